@@ -1,0 +1,1 @@
+"""MAID engine: ECS, tick loop, events, packs, storage, network. No game rules."""

@@ -1,0 +1,141 @@
+"""The server: one engine, its telnet and metrics listeners, one async lifespan.
+
+    async with MaidServer(settings).lifespan() as server:
+        await server.serve_until(stop_event)
+
+On stop: listeners close to new clients, connected players are told, systems shut
+down, a final checkpoint is written, the store closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
+
+from maid_engine.clock import GameClock
+from maid_engine.config import Settings
+from maid_engine.content import ContentPack
+from maid_engine.engine import GameEngine
+from maid_engine.metrics import MetricsServer
+
+log = logging.getLogger("maid.server")
+
+
+class MaidServer:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        clock: GameClock | None = None,
+        packs: Sequence[str | type[ContentPack] | ContentPack] | None = None,
+        announce: Callable[[str], None] = print,
+    ) -> None:
+        self.settings = settings
+        self.engine = GameEngine(settings, clock=clock, packs=packs)
+        self.announce = announce
+        self.telnet: Any = None
+        self.metrics_server: MetricsServer | None = None
+        self._ticker: asyncio.Task[None] | None = None
+        self._stop_ticking = asyncio.Event()
+
+    @property
+    def telnet_port(self) -> int:
+        return int(self.telnet.port) if self.telnet is not None else 0
+
+    @property
+    def metrics_port(self) -> int:
+        return self.metrics_server.port if self.metrics_server is not None else 0
+
+    async def start(self) -> None:
+        from maid_engine.accounts.service import install_accounts
+
+        install_accounts(self.engine)
+        await self.engine.start()
+        try:
+            if self.settings.metrics_enabled:
+                self.metrics_server = MetricsServer(
+                    self.engine.metrics, self.settings.metrics_host, self.settings.metrics_port
+                )
+                await self.metrics_server.start()
+                self.announce(
+                    f"MAID metrics listening on {self.metrics_server.host}:{self.metrics_server.port}"
+                )
+            if self.settings.telnet_enabled:
+                from maid_engine.net import TelnetServer
+
+                self.telnet = TelnetServer(
+                    self.engine.sessions,
+                    host=self.settings.telnet_host,
+                    port=self.settings.telnet_port,
+                    limits=net_limits(self.settings),
+                )
+                await self.telnet.start()
+                self.announce(f"MAID telnet listening on {self.telnet.host}:{self.telnet.port}")
+        except BaseException:
+            await self._close_listeners(None)
+            await self.engine.stop()
+            raise
+        self._stop_ticking.clear()
+        self._ticker = asyncio.create_task(self.engine.run(self._stop_ticking), name="maid-ticks")
+
+    async def serve_until(self, stop: asyncio.Event) -> str:
+        """Run until ``stop`` is set or an admin asks for shutdown. Returns the reason."""
+        waits = [
+            asyncio.create_task(stop.wait()),
+            asyncio.create_task(self.engine.shutdown_requested.wait()),
+        ]
+        assert self._ticker is not None
+        done, pending = await asyncio.wait(
+            [*waits, self._ticker], return_when=asyncio.FIRST_COMPLETED
+        )
+        for task in pending:
+            if task is not self._ticker:
+                task.cancel()
+        if self._ticker in done and self._ticker.exception() is not None:
+            raise RuntimeError("the tick loop died") from self._ticker.exception()
+        return self.engine.shutdown_reason or "signal"
+
+    async def stop(self, reason: str = "") -> None:
+        message = "The server is shutting down" + (f" ({reason})" if reason else "") + ". Goodbye!"
+        self._stop_ticking.set()
+        if self._ticker is not None:
+            with contextlib.suppress(Exception):
+                await self._ticker
+            self._ticker = None
+        await self._close_listeners(message)
+        await self.engine.stop()
+
+    async def _close_listeners(self, message: str | None) -> None:
+        if self.telnet is not None:
+            try:
+                await self.telnet.stop(message)
+            except Exception:
+                log.exception("closing the telnet listener failed")
+            self.telnet = None
+        if self.metrics_server is not None:
+            await self.metrics_server.stop()
+            self.metrics_server = None
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self) -> AsyncIterator[MaidServer]:
+        await self.start()
+        try:
+            yield self
+        finally:
+            await self.stop(self.engine.shutdown_reason)
+
+
+def net_limits(settings: Settings) -> Any:
+    from maid_engine.net import NetLimits
+
+    return NetLimits(
+        max_line_length=settings.max_line_length,
+        commands_per_second=settings.commands_per_second,
+        command_burst=settings.command_burst,
+        idle_timeout=settings.idle_timeout,
+        max_connections_per_ip=settings.max_connections_per_ip,
+        max_connections=settings.max_connections,
+    )

@@ -1,0 +1,142 @@
+"""The ``maid`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from maid_engine.config import ConfigError, Settings, load_settings
+from maid_engine.content import PackError
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, Any] = {}
+    for flag, key in (
+        ("telnet_port", "telnet_port"),
+        ("telnet_host", "telnet_host"),
+        ("metrics_port", "metrics_port"),
+        ("metrics_host", "metrics_host"),
+        ("database_url", "database_url"),
+        ("data_dir", "data_dir"),
+        ("tick_rate", "tick_rate"),
+        ("log_level", "log_level"),
+    ):
+        value = getattr(args, flag, None)
+        if value is not None:
+            overrides[key] = value
+    if getattr(args, "pack", None):
+        overrides["packs"] = args.pack
+    if getattr(args, "log_json", False):
+        overrides["log_json"] = True
+    return load_settings(getattr(args, "config", None), **overrides)
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", help="TOML settings file (also MAID_CONFIG)")
+    p.add_argument("--data-dir", help="folder for the SQLite file and caches (MAID_DATA_DIR)")
+    p.add_argument(
+        "--database-url",
+        help="sqlite+aiosqlite:///file.db or postgresql+asyncpg://... (MAID_DATABASE_URL)",
+    )
+    p.add_argument(
+        "--pack", action="append", help="content pack to load (repeatable; MAID_PACKS)"
+    )
+    p.add_argument("--log-level", help="DEBUG, INFO, WARNING, ERROR (MAID_LOG_LEVEL)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="maid", description="MAID: a MUD whose world is alive")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="start the server and serve until SIGINT/SIGTERM")
+    _add_common(run)
+    run.add_argument("--telnet-host", help="telnet bind address (MAID_TELNET_HOST)")
+    run.add_argument("--telnet-port", type=int, help="telnet port, 0 = any free (MAID_TELNET_PORT)")
+    run.add_argument("--metrics-host", help="/metrics bind address (MAID_METRICS_HOST)")
+    run.add_argument("--metrics-port", type=int, help="/metrics port, 0 = any free")
+    run.add_argument("--tick-rate", type=float, help="ticks per second (MAID_TICK_RATE)")
+    run.add_argument("--log-json", action="store_true", help="one JSON object per log line")
+
+    admin = sub.add_parser("create-admin", help="create an admin account (or promote one)")
+    _add_common(admin)
+    admin.add_argument("name")
+
+    check = sub.add_parser("check-pack", help="validate a content pack without starting")
+    check.add_argument("path", help="pack folder, or an installed pack's name")
+    return parser
+
+
+async def _run(settings: Settings) -> int:
+    from maid_engine.app import MaidServer
+
+    server = MaidServer(settings, announce=lambda line: print(line, flush=True))
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await server.start()
+    reason = "signal"
+    try:
+        reason = await server.serve_until(stop)
+    finally:
+        await server.stop(reason if reason != "signal" else "")
+    print("MAID stopped", flush=True)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "check-pack":
+        from maid_engine.packcheck import check_pack
+
+        problems = check_pack(args.path)
+        for problem in problems:
+            print(problem)
+        if problems:
+            print(f"{len(problems)} problem(s) found", file=sys.stderr)
+            return 1
+        print(f"{args.path}: OK")
+        return 0
+    try:
+        settings = _settings(args)
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    from maid_engine.logs import setup_logging
+
+    setup_logging(settings.log_level, settings.log_json)
+    if args.command == "create-admin":
+        from maid_engine.accounts.admin_cli import create_admin
+
+        password = os.environ.get("MAID_ADMIN_PASSWORD") or getpass.getpass(
+            f"Password for {args.name}: "
+        )
+        if not os.environ.get("MAID_ADMIN_PASSWORD"):
+            again = getpass.getpass("Repeat the password: ")
+            if again != password:
+                print("The passwords do not match.", file=sys.stderr)
+                return 1
+        try:
+            print(asyncio.run(create_admin(settings, args.name, password)))
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        return 0
+    try:
+        return asyncio.run(_run(settings))
+    except PackError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
+    except OSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 4
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,20 @@
+"""Declarative commands, their registry, parser and permissions."""
+
+from maid_engine.commands.command import (
+    Command,
+    CommandContext,
+    CommandError,
+    Role,
+    command,
+)
+from maid_engine.commands.registry import CommandRegistry, run_line
+
+__all__ = [
+    "Command",
+    "CommandContext",
+    "CommandError",
+    "CommandRegistry",
+    "Role",
+    "command",
+    "run_line",
+]

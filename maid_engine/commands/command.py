@@ -1,0 +1,154 @@
+"""Declarative commands.
+
+    @command("look", aliases=("l",))
+    def look(ctx: CommandContext) -> None:
+        '''Look around, or at something.
+
+        Usage: look [<target>]
+        '''
+
+The first docstring line is the summary shown in ``help``; the whole docstring is
+the help entry. Game rules do not live in command bodies: a command validates
+input, then changes components or emits events that systems act on.
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+if TYPE_CHECKING:
+    from maid_engine.ecs import World
+    from maid_engine.engine import GameEngine
+    from maid_engine.sessions import Session
+
+
+class Role(enum.IntEnum):
+    """Account roles; a higher role may do everything a lower one may."""
+
+    PLAYER = 1
+    BUILDER = 2
+    ADMIN = 3
+
+    @classmethod
+    def parse(cls, value: str | int | Role) -> Role:
+        if isinstance(value, Role):
+            return value
+        if isinstance(value, int):
+            return cls(value)
+        try:
+            return cls[value.strip().upper()]
+        except KeyError:
+            raise ValueError(
+                f"unknown role {value!r} (player, builder or admin)"
+            ) from None
+
+
+class CommandError(Exception):
+    """Raise from a command to tell the user something went wrong (no traceback)."""
+
+
+CommandFunc = Callable[["CommandContext"], Awaitable[None] | None]
+
+
+@dataclass(frozen=True)
+class Command:
+    key: str
+    func: CommandFunc
+    aliases: tuple[str, ...] = ()
+    permission: Role = Role.PLAYER
+    category: str = "general"
+    #: Needs a puppeted character (most game commands do).
+    needs_character: bool = True
+    #: Whether unambiguous prefixes of the key select this command.
+    prefix_match: bool = True
+    #: Breaks ties between prefix matches (higher wins), e.g. "n" -> north.
+    priority: int = 0
+    help: str = ""
+
+    @property
+    def summary(self) -> str:
+        return self.help.strip().splitlines()[0] if self.help.strip() else ""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.key, *self.aliases)
+
+    async def run(self, ctx: CommandContext) -> None:
+        result = self.func(ctx)
+        if inspect.isawaitable(result):
+            await result
+
+
+def command(
+    key: str,
+    *,
+    aliases: tuple[str, ...] | list[str] = (),
+    permission: Role | str = Role.PLAYER,
+    category: str = "general",
+    needs_character: bool = True,
+    prefix_match: bool = True,
+    priority: int = 0,
+) -> Callable[[CommandFunc], Command]:
+    """Decorator turning a function into a :class:`Command`."""
+    role = Role.parse(permission)
+    if key.startswith("@") and role < Role.BUILDER:
+        raise ValueError(f"{key}: @-commands are for builders or admins")
+
+    def wrap(func: CommandFunc) -> Command:
+        return Command(
+            key=key.lower(),
+            func=func,
+            aliases=tuple(a.lower() for a in aliases),
+            permission=role,
+            category=category,
+            needs_character=needs_character,
+            prefix_match=prefix_match,
+            priority=priority,
+            help=inspect.cleandoc(func.__doc__ or ""),
+        )
+
+    return wrap
+
+
+@dataclass
+class CommandContext:
+    """Everything a command body may use."""
+
+    engine: GameEngine
+    session: Session | None
+    actor: UUID | None
+    role: Role = Role.PLAYER
+    account_id: str | None = None
+    raw: str = ""
+    name: str = ""
+    args: str = ""
+    command: Command | None = None
+    output: list[str] = field(default_factory=list)
+
+    @property
+    def world(self) -> World:
+        return self.engine.world
+
+    @property
+    def argv(self) -> list[str]:
+        return self.args.split()
+
+    def send(self, text: str) -> None:
+        """Send text to whoever issued the command."""
+        if self.session is not None:
+            self.session.send(text)
+        else:
+            self.output.append(text)
+
+    def service(self, key: type[Any]) -> Any:
+        return self.engine.services.get(key)
+
+    def require_actor(self) -> UUID:
+        if self.actor is None:
+            raise CommandError("You need to be playing a character to do that.")
+        return self.actor

@@ -1,0 +1,148 @@
+"""The command registry: lookup, prefix matching, permissions, execution."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from maid_engine.commands.command import Command, CommandContext, CommandError, Role
+
+if TYPE_CHECKING:
+    from maid_engine.engine import GameEngine
+
+log = logging.getLogger("maid.commands")
+
+#: Called with the context of input no command matched; returns True if it handled it.
+Fallback = Callable[[CommandContext], Awaitable[bool] | bool]
+
+#: One-character shortcuts: ``'hello`` -> ``say hello``, ``:waves`` -> ``emote waves``.
+SHORTCUTS = {"'": "say", '"': "say", ":": "emote", ";": "emote"}
+
+
+class CommandRegistry:
+    def __init__(self) -> None:
+        self._commands: dict[str, Command] = {}
+        self._names: dict[str, Command] = {}
+        self._owner: dict[str, str] = {}
+        self.fallbacks: list[Fallback] = []
+        self.executed = 0
+        self.on_executed: Callable[[Command, float], None] | None = None
+
+    def add(self, cmd: Command, pack: str = "") -> None:
+        for name in cmd.names:
+            other = self._names.get(name)
+            if other is not None and other.key != cmd.key:
+                raise ValueError(
+                    f"command name {name!r} of {cmd.key!r} ({pack or 'engine'}) is already "
+                    f"used by {other.key!r} ({self._owner.get(other.key) or 'engine'})"
+                )
+        old = self._commands.get(cmd.key)
+        if old is not None:
+            for name in old.names:
+                self._names.pop(name, None)
+        self._commands[cmd.key] = cmd
+        self._owner[cmd.key] = pack
+        for name in cmd.names:
+            self._names[name] = cmd
+
+    def add_fallback(self, fallback: Fallback) -> None:
+        self.fallbacks.append(fallback)
+
+    def all(self) -> list[Command]:
+        return list(self._commands.values())
+
+    def get(self, key: str) -> Command | None:
+        return self._commands.get(key.lower())
+
+    def visible_to(self, role: Role) -> list[Command]:
+        return sorted(
+            (c for c in self._commands.values() if c.permission <= role), key=lambda c: c.key
+        )
+
+    def match(self, word: str, role: Role = Role.ADMIN) -> list[Command]:
+        """Commands ``word`` selects: an exact name, else the best prefix matches."""
+        word = word.lower()
+        exact = self._names.get(word)
+        if exact is not None:
+            return [exact]
+        found: dict[str, Command] = {}
+        for name, cmd in self._names.items():
+            if cmd.prefix_match and name.startswith(word) and cmd.permission <= role:
+                found[cmd.key] = cmd
+        if len(found) <= 1:
+            return list(found.values())
+        best = max(c.priority for c in found.values())
+        return sorted((c for c in found.values() if c.priority == best), key=lambda c: c.key)
+
+    @staticmethod
+    def split(line: str) -> tuple[str, str]:
+        line = line.strip()
+        if not line:
+            return "", ""
+        if line[0] in SHORTCUTS:
+            return SHORTCUTS[line[0]], line[1:].strip()
+        word, _, rest = line.partition(" ")
+        return word, rest.strip()
+
+    async def execute(self, ctx: CommandContext, line: str) -> bool:
+        """Parse and run ``line``. Returns False if nothing handled it."""
+        name, args = self.split(line)
+        ctx.raw, ctx.name, ctx.args = line, name, args
+        if not name:
+            return True
+        matches = self.match(name, ctx.role)
+        if len(matches) > 1:
+            names = ", ".join(c.key for c in matches[:8])
+            ctx.send(f"'{name}' could mean: {names}. Type more letters.")
+            return True
+        if not matches:
+            for fallback in self.fallbacks:
+                handled = fallback(ctx)
+                if inspect.isawaitable(handled):
+                    handled = await handled
+                if handled:
+                    return True
+            if name.startswith("@") and ctx.role < Role.BUILDER:
+                ctx.send(f"You do not have permission to use {name}.")
+            else:
+                ctx.send(f"Huh? '{name}' is not a command. Type 'help' for a list.")
+            return False
+        cmd = matches[0]
+        ctx.command = cmd
+        if cmd.permission > ctx.role:
+            ctx.send(
+                f"You do not have permission to use {cmd.key} "
+                f"(it needs the {cmd.permission.name.lower()} role)."
+            )
+            return True
+        if cmd.needs_character and ctx.actor is None:
+            ctx.send("You need to be playing a character to do that.")
+            return True
+        if cmd.needs_character and ctx.actor is not None and not ctx.world.entity_exists(
+            ctx.actor
+        ):
+            ctx.send("Your character is not in the world right now.")
+            return True
+        started = time.perf_counter()
+        try:
+            await cmd.run(ctx)
+        except CommandError as exc:
+            ctx.send(str(exc))
+        except Exception:
+            log.exception("command %r failed (input %r)", cmd.key, line)
+            ctx.send("Something went wrong running that command; it has been logged.")
+        finally:
+            self.executed += 1
+            if self.on_executed is not None:
+                self.on_executed(cmd, time.perf_counter() - started)
+        return True
+
+
+async def run_line(engine: GameEngine, ctx: CommandContext, line: str) -> bool:
+    """Execute a line and then deliver the events it queued."""
+    handled = await engine.commands.execute(ctx, line)
+    await engine.dispatch_events()
+    return handled

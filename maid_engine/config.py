@@ -1,0 +1,136 @@
+"""Settings: ``MAID_*`` environment variables, an optional TOML file, CLI flags.
+
+Precedence (highest first): explicit overrides (CLI flags), environment, the TOML
+file named by ``MAID_CONFIG`` (or ``--config``), defaults.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+
+class ConfigError(Exception):
+    """Invalid configuration; ``str()`` has one line per problem."""
+
+
+def _split_list(value: Any) -> Any:
+    if isinstance(value, str):
+        return [p.strip() for p in value.split(",") if p.strip()]
+    return value
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="MAID_", env_nested_delimiter="__", extra="forbid", validate_default=True
+    )
+
+    # Where the SQLite file, logs and the narrative cache live.
+    data_dir: Path = Path("data")
+    # Empty means sqlite+aiosqlite:///<data_dir>/maid.db
+    database_url: str = ""
+    packs: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["ironvale"])
+
+    telnet_host: str = "127.0.0.1"
+    telnet_port: int = Field(default=4000, ge=0, le=65535)
+    telnet_enabled: bool = True
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int = Field(default=9464, ge=0, le=65535)
+    metrics_enabled: bool = True
+
+    tick_rate: float = Field(default=10.0, gt=0, le=1000, description="ticks per real second")
+    time_scale: float = Field(default=24.0, gt=0, description="game seconds per real second")
+    checkpoint_interval: float = Field(default=5.0, gt=0, description="real seconds")
+    random_seed: int | None = None
+
+    # Off the event loop: scrypt parameters (n=2**14, r=8, p=1 is ~16 MiB, ~50 ms).
+    scrypt_n: int = Field(default=2**14, ge=2**10)
+    scrypt_r: int = Field(default=8, ge=1)
+    scrypt_p: int = Field(default=1, ge=1)
+
+    max_line_length: int = Field(default=4096, ge=80)
+    commands_per_second: float = Field(default=10.0, gt=0)
+    command_burst: int = Field(default=20, ge=1)
+    idle_timeout: float = Field(default=1800.0, gt=0)
+    max_connections_per_ip: int = Field(default=20, ge=1)
+    max_connections: int = Field(default=2000, ge=1)
+    login_attempts_per_minute: int = Field(default=5, ge=1)
+
+    llm_model: str = ""
+    llm_api_base: str = ""
+    llm_api_key: str = ""
+    llm_timeout: float = Field(default=30.0, gt=0)
+    llm_requests_per_minute: int = Field(default=60, ge=1)
+    llm_tokens_per_hour: int = Field(default=200_000, ge=0)
+
+    log_level: str = "INFO"
+    log_json: bool = False
+
+    @field_validator("packs", mode="before")
+    @classmethod
+    def _packs(cls, value: Any) -> Any:
+        return _split_list(value)
+
+    @field_validator("log_level")
+    @classmethod
+    def _level(cls, value: str) -> str:
+        upper = value.upper()
+        if upper not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+            raise ValueError("must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL")
+        return upper
+
+    @field_validator("database_url")
+    @classmethod
+    def _db(cls, value: str) -> str:
+        if value and not value.startswith(("sqlite+aiosqlite://", "postgresql+asyncpg://")):
+            raise ValueError(
+                "must start with sqlite+aiosqlite:// or postgresql+asyncpg:// "
+                f"(got {value.split('://')[0]}://)"
+            )
+        return value
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite+aiosqlite:///{(self.data_dir / 'maid.db').resolve()}"
+
+
+def load_settings(
+    config_file: Path | str | None = None, **overrides: Any
+) -> Settings:
+    """Build settings, raising :class:`ConfigError` with one line per problem."""
+    import os
+
+    file_values: dict[str, Any] = {}
+    path = config_file or os.environ.get("MAID_CONFIG")
+    if path:
+        try:
+            with open(path, "rb") as fh:
+                file_values = tomllib.load(fh)
+        except FileNotFoundError:
+            raise ConfigError(f"config file {path}: not found") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config file {path}: {exc}") from None
+        file_values = file_values.get("maid", file_values)
+    env_keys = {
+        name for name in Settings.model_fields if f"MAID_{name.upper()}" in os.environ
+    }
+    # Environment beats the file: drop file values the environment also sets.
+    merged = {k: v for k, v in file_values.items() if k not in env_keys}
+    merged.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return Settings(**merged)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err["loc"]) or "settings"
+            msg = err["msg"]
+            if err["type"] == "extra_forbidden":
+                msg = "unknown setting"
+            lines.append(f"config error: {loc}: {msg} (MAID_{loc.upper()})")
+        raise ConfigError("\n".join(lines)) from None

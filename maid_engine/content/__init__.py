@@ -1,0 +1,15 @@
+"""Content packs: base class, context, discovery and dependency ordering."""
+
+from maid_engine.content.loader import available_packs, collect_packs, order_packs, resolve_pack
+from maid_engine.content.pack import ContentPack, PackContext, PackError, Services
+
+__all__ = [
+    "ContentPack",
+    "PackContext",
+    "PackError",
+    "Services",
+    "available_packs",
+    "collect_packs",
+    "order_packs",
+    "resolve_pack",
+]

@@ -1,0 +1,127 @@
+"""Content packs: the plugin unit of MAID.
+
+A pack is one class with ``name``, ``version``, ``requires`` and a single
+``register(ctx)`` method that registers everything it adds through the
+:class:`PackContext`: systems, event handlers, commands, document collections,
+services, and data read from the pack's own folder.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+if TYPE_CHECKING:
+    from maid_engine.ecs import System
+    from maid_engine.engine import GameEngine
+    from maid_engine.events import Event
+
+T = TypeVar("T")
+
+
+class PackError(Exception):
+    """A pack could not be loaded. The message names the pack (and file, if any)."""
+
+    def __init__(self, pack: str, message: str, file: Path | str | None = None) -> None:
+        where = f"content pack {pack!r}" + (f" ({file})" if file else "")
+        super().__init__(f"{where}: {message}")
+        self.pack = pack
+        self.file = file
+
+
+class ContentPack:
+    name: ClassVar[str] = ""
+    version: ClassVar[str] = "0.1.0"
+    requires: ClassVar[tuple[str, ...]] = ()
+    description: ClassVar[str] = ""
+
+    @property
+    def path(self) -> Path:
+        """The folder of the pack's module (where its data files live)."""
+        return Path(inspect.getfile(type(self))).resolve().parent
+
+    def register(self, ctx: PackContext) -> None:
+        """Register everything the pack adds."""
+        raise NotImplementedError(f"content pack {self.name!r} must implement register()")
+
+    async def on_world_loaded(self, ctx: PackContext) -> None:
+        """Called after persisted entities were loaded (or on an empty world).
+
+        Packs that build world entities from data do it here, creating only what
+        is not in the store yet, so a restart continues the world instead of
+        duplicating it.
+        """
+
+
+class PackContext:
+    """What a pack may touch while registering."""
+
+    def __init__(self, engine: GameEngine, pack: ContentPack) -> None:
+        self.engine = engine
+        self.pack = pack
+        self.collections: list[str] = []
+
+    @property
+    def world(self) -> Any:
+        return self.engine.world
+
+    @property
+    def path(self) -> Path:
+        return self.pack.path
+
+    def add_system(self, system: System) -> None:
+        self.engine.add_system(system)
+
+    def subscribe(self, event_type: type[Event], handler: Callable[..., Any]) -> None:
+        self.engine.events.subscribe(event_type, handler)
+
+    def add_command(self, command: Any) -> None:
+        self.engine.commands.add(command, pack=self.pack.name)
+
+    def add_commands(self, commands: Any) -> None:
+        for command in commands:
+            self.add_command(command)
+
+    def ensure_collection(self, name: str) -> None:
+        """Declare a document collection (created when the store opens)."""
+        self.engine.declare_collection(name)
+        self.collections.append(name)
+
+    def provide(self, key: type[T], service: T) -> None:
+        """Make ``service`` available to other packs and systems under ``key``."""
+        self.engine.services.provide(key, service)
+
+    def service(self, key: type[T]) -> T:
+        return self.engine.services.get(key)
+
+    def error(self, message: str, file: Path | str | None = None) -> PackError:
+        return PackError(self.pack.name, message, file)
+
+
+class Services:
+    """A typed registry of shared services (archetype registries, managers ...)."""
+
+    def __init__(self) -> None:
+        self._items: dict[type[Any], Any] = {}
+
+    def provide(self, key: type[T], service: T) -> None:
+        if key in self._items:
+            raise ValueError(f"service {key.__name__} is already provided")
+        self._items[key] = service
+
+    def get(self, key: type[T]) -> T:
+        try:
+            result: T = self._items[key]
+        except KeyError:
+            raise LookupError(
+                f"no service {key.__name__} (is the pack that provides it loaded?)"
+            ) from None
+        return result
+
+    def try_get(self, key: type[T]) -> T | None:
+        return self._items.get(key)
+
+    def __contains__(self, key: type[Any]) -> bool:
+        return key in self._items

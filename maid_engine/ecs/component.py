@@ -1,0 +1,100 @@
+"""Typed components.
+
+A component is a ``@dataclass`` subclass of :class:`Component`. Every subclass is
+registered by name so that persistence can turn stored rows back into objects.
+Assigning a field marks the owning entity dirty for the next checkpoint; code that
+mutates a container in place (``inv.items.append(x)``) calls :meth:`Component.touch`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any, ClassVar, TypeVar
+from uuid import UUID
+
+from pydantic import TypeAdapter
+
+C = TypeVar("C", bound="Component")
+
+_REGISTRY: dict[str, type[Component]] = {}
+_ADAPTERS: dict[type[Component], TypeAdapter[Any]] = {}
+
+
+class Component:
+    """Base class of every component.
+
+    Class attributes a subclass may set:
+
+    * ``persist`` -- ``False`` for runtime-only state (combat rounds, caches).
+    * ``component_name`` -- the stable stored name; defaults to the class name.
+      Set it explicitly if a class may be renamed later.
+    * ``name_field`` -- the field the world's name index reads, if any.
+    """
+
+    persist: ClassVar[bool] = True
+    component_name: ClassVar[str] = ""
+    name_field: ClassVar[str | None] = None
+
+    # Set by World.add_component; a plain attribute (not a dataclass field) so it is
+    # neither compared nor serialised.
+    _owner: Callable[[], None] | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("component_name") or cls.__name__
+        cls.component_name = name
+        existing = _REGISTRY.get(name)
+        if existing is not None and existing.__qualname__ != cls.__qualname__:
+            raise TypeError(
+                f"component name {name!r} is used by both {existing.__module__}."
+                f"{existing.__qualname__} and {cls.__module__}.{cls.__qualname__}"
+            )
+        _REGISTRY[name] = cls
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        object.__setattr__(self, key, value)
+        owner = self.__dict__.get("_owner")
+        if owner is not None and key != "_owner":
+            owner()
+
+    def touch(self) -> None:
+        """Mark the owning entity dirty after an in-place container mutation."""
+        owner = self.__dict__.get("_owner")
+        if owner is not None:
+            owner()
+
+
+def component_type(name: str) -> type[Component] | None:
+    return _REGISTRY.get(name)
+
+
+def _adapter(cls: type[Component]) -> TypeAdapter[Any]:
+    adapter = _ADAPTERS.get(cls)
+    if adapter is None:
+        if not dataclasses.is_dataclass(cls):
+            raise TypeError(f"component {cls.__name__} must be a dataclass to persist")
+        adapter = TypeAdapter(cls)
+        _ADAPTERS[cls] = adapter
+    return adapter
+
+
+def dump_component(component: Component) -> dict[str, Any]:
+    """JSON-ready dict of a component's fields."""
+    data = _adapter(type(component)).dump_python(component, mode="json")
+    assert isinstance(data, dict)
+    return data
+
+
+def load_component(name: str, data: dict[str, Any]) -> Component:
+    """Rebuild a stored component; unknown names raise ``KeyError`` naming the type."""
+    cls = _REGISTRY.get(name)
+    if cls is None:
+        raise KeyError(f"unknown component type {name!r} (is its content pack loaded?)")
+    obj = _adapter(cls).validate_python(data)
+    assert isinstance(obj, cls)
+    return obj
+
+
+def is_uuid(value: object) -> bool:
+    return isinstance(value, UUID)

@@ -1,0 +1,397 @@
+"""GameEngine: packs, systems, the tick, checkpoints.
+
+The engine is built and torn down by one async lifespan::
+
+    async with GameEngine(settings).lifespan() as engine:
+        await engine.run_ticks(10)
+
+Ticks and player commands never interleave: both hold ``engine.world_lock`` while
+they touch the world, so a system that awaits inside ``update()`` cannot be
+surprised by a command half-way through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from maid_engine.clock import GameClock
+from maid_engine.commands import CommandRegistry
+from maid_engine.config import Settings
+from maid_engine.content import ContentPack, PackContext, PackError, Services, collect_packs
+from maid_engine.ecs import System, World
+from maid_engine.ecs.component import dump_component, load_component
+from maid_engine.events import (
+    EngineStartedEvent,
+    EngineStoppingEvent,
+    EntityDestroyedEvent,
+    EventBus,
+)
+from maid_engine.metrics import EngineMetrics
+
+if TYPE_CHECKING:
+    from maid_engine.session_manager import SessionManager
+    from maid_engine.store import Store
+
+log = logging.getLogger("maid.engine")
+
+ENGINE_COLLECTION = "engine_state"
+
+
+class GameEngine:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        clock: GameClock | None = None,
+        packs: Sequence[str | type[ContentPack] | ContentPack] | None = None,
+        store: Store | None = None,
+        use_store: bool = True,
+    ) -> None:
+        from maid_engine.session_manager import SessionManager
+
+        self.settings = settings or Settings()
+        self.clock = clock or GameClock(time_scale=self.settings.time_scale)
+        self.world = World()
+        self.events = EventBus()
+        self.commands = CommandRegistry()
+        self.services = Services()
+        self.metrics = EngineMetrics()
+        self.random = random.Random(self.settings.random_seed)
+        self.world_lock = asyncio.Lock()
+        self.sessions: SessionManager = SessionManager(self)
+        self._pack_refs = list(packs) if packs is not None else list(self.settings.packs)
+        self.packs: list[ContentPack] = []
+        self._systems: list[System] = []
+        self._sorted: list[System] | None = None
+        self._collections: set[str] = {ENGINE_COLLECTION}
+        self._store = store
+        self._use_store = use_store
+        self._owns_store = store is None
+        self._system_errors: dict[str, int] = {}
+        self._checkpoint_task: asyncio.Task[None] | None = None
+        self._last_checkpoint = time.monotonic()
+        self.started = False
+        self.tick_count = 0
+        self.tick_overruns = 0
+        self.checkpoint_failures = 0
+        self.started_at = time.time()
+        self.events.on_dispatch = lambda _e: self.metrics.events_dispatched.inc()
+        #: Set by request_shutdown(); the server's main loop waits on it.
+        self.shutdown_requested = asyncio.Event()
+        self.shutdown_reason = ""
+
+    def request_shutdown(self, reason: str = "", requested_by: Any = None) -> None:
+        """Ask the hosting server to stop gracefully (players told, final checkpoint)."""
+        from maid_engine.events import ShutdownRequestedEvent
+
+        self.shutdown_reason = reason
+        self.events.emit(ShutdownRequestedEvent(reason=reason, requested_by=requested_by))
+        self.shutdown_requested.set()
+
+    # -- registration -------------------------------------------------------------
+    def add_system(self, system: System) -> None:
+        system.bind(self)
+        self._systems.append(system)
+        self._sorted = None
+
+    @property
+    def systems(self) -> list[System]:
+        """Systems in run order: ascending priority, ties in registration order."""
+        if self._sorted is None:
+            self._sorted = sorted(self._systems, key=lambda s: s.priority)
+        return self._sorted
+
+    def get_system(self, system_type: type[Any]) -> Any:
+        """The registered system of ``system_type`` (or a subclass); LookupError if none."""
+        for system in self._systems:
+            if isinstance(system, system_type):
+                return system
+        raise LookupError(f"no {system_type.__name__} registered")
+
+    def declare_collection(self, name: str) -> None:
+        self._collections.add(name)
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            raise RuntimeError("the engine has no store (use_store=False)")
+        return self._store
+
+    @property
+    def has_store(self) -> bool:
+        return self._store is not None
+
+    # -- lifespan -------------------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def lifespan(self) -> AsyncIterator[GameEngine]:
+        await self.start()
+        try:
+            yield self
+        finally:
+            await self.stop()
+
+    async def start(self) -> None:
+        if self.started:
+            return
+        self.packs = collect_packs(self._pack_refs)
+        for pack in self.packs:
+            ctx = PackContext(self, pack)
+            try:
+                pack.register(ctx)
+            except PackError:
+                raise
+            except Exception as exc:
+                raise PackError(pack.name, f"register() failed: {type(exc).__name__}: {exc}") from exc
+        if self._use_store:
+            if self._store is None:
+                from maid_engine.store import Store
+
+                self.settings.data_dir.mkdir(parents=True, exist_ok=True)
+                self._store = Store(self.settings.resolved_database_url)
+            await self._store.open()
+            for name in sorted(self._collections):
+                await self._store.documents.ensure_collection(name)
+            await self._load_world()
+        for pack in self.packs:
+            try:
+                await pack.on_world_loaded(PackContext(self, pack))
+            except PackError:
+                raise
+            except Exception as exc:
+                raise PackError(pack.name, f"building the world failed: {exc}") from exc
+        for system in self.systems:
+            await system.startup()
+        self.started = True
+        self.started_at = time.time()
+        self.events.emit(EngineStartedEvent())
+        await self.dispatch_events()
+        if self._store is not None:
+            await self.checkpoint()
+        log.info(
+            "engine started: %d packs, %d systems, %d entities",
+            len(self.packs), len(self._systems), self.world.entity_count,
+        )
+
+    async def stop(self) -> None:
+        if not self.started:
+            self.world.close()
+            if self._store is not None and self._owns_store:
+                await self._store.close()
+            return
+        self.started = False
+        await self.events.publish(EngineStoppingEvent())
+        for system in reversed(self.systems):
+            try:
+                await system.shutdown()
+            except Exception:
+                log.exception("system %s failed to shut down", system.name)
+        if self._store is not None:
+            await self._await_checkpoint()
+            try:
+                await self.checkpoint()
+            except Exception:
+                log.exception("final checkpoint failed")
+            if self._owns_store:
+                await self._store.close()
+        self.world.close()
+
+    # -- the tick -------------------------------------------------------------------
+    async def dispatch_events(self) -> None:
+        """The safe point: destroy what was scheduled, then deliver queued events."""
+        for uid in self.world.flush_destroyed():
+            self.events.emit(EntityDestroyedEvent(uid))
+        if self.events.pending:
+            await self.events.dispatch_pending()
+            # Handlers may have destroyed entities in turn.
+            if self.world.flush_destroyed():
+                await self.dispatch_events()
+
+    async def tick(self) -> float:
+        """Run every system once, in priority order. Returns the tick's wall time."""
+        started = time.perf_counter()
+        async with self.world_lock:
+            delta = self.clock.advance()
+            for system in self.systems:
+                t0 = time.perf_counter()
+                try:
+                    await system.update(delta)
+                except Exception:
+                    self._system_failed(system)
+                self.metrics.system_duration.labels(system.name).observe(
+                    time.perf_counter() - t0
+                )
+                await self.dispatch_events()
+        self.tick_count += 1
+        elapsed = time.perf_counter() - started
+        self.metrics.ticks.inc()
+        self.metrics.tick_duration.observe(elapsed)
+        self.metrics.entities.set(self.world.entity_count)
+        return elapsed
+
+    def _system_failed(self, system: System) -> None:
+        count = self._system_errors.get(system.name, 0) + 1
+        self._system_errors[system.name] = count
+        self.metrics.system_errors.labels(system.name).inc()
+        # Log the first few failures in full, then only now and then: a system that
+        # fails every tick must not flood the log.
+        if count <= 5 or count % 1000 == 0:
+            log.exception("system %s failed (failure #%d); the tick goes on", system.name, count)
+
+    def system_errors(self, name: str) -> int:
+        return self._system_errors.get(name, 0)
+
+    async def run_ticks(self, n: int) -> None:
+        """Run ``n`` ticks back to back (tests and simulations use a manual clock)."""
+        for _ in range(n):
+            await self.tick()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Tick at ``settings.tick_rate`` until ``stop`` is set; checkpoint periodically.
+
+        An overrunning tick is counted, and a backlog of more than one tick is
+        dropped instead of being caught up (no death spiral).
+        """
+        interval = 1.0 / self.settings.tick_rate
+        deadline = time.monotonic()
+        while not stop.is_set():
+            elapsed = await self.tick()
+            if elapsed > interval:
+                self.tick_overruns += 1
+                self.metrics.tick_overruns.inc()
+            deadline += interval
+            now = time.monotonic()
+            if now - deadline > interval:
+                deadline = now
+            if self._store is not None and now - self._last_checkpoint >= (
+                self.settings.checkpoint_interval
+            ):
+                self.start_checkpoint()
+            wait = deadline - now
+            if wait > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), timeout=wait)
+            else:
+                await asyncio.sleep(0)
+
+    # -- persistence ----------------------------------------------------------------
+    async def _load_world(self) -> None:
+        assert self._store is not None
+        state = await self._store.documents.get(ENGINE_COLLECTION, "clock")
+        if state is not None and "game_time" in state:
+            self.clock.game_time = float(state["game_time"])
+        stored = await self._store.entities.load_all()
+        unknown: set[str] = set()
+        for uid, comps in stored.items():
+            components = []
+            for name, data in comps.items():
+                try:
+                    components.append(load_component(name, data))
+                except KeyError:
+                    unknown.add(name)
+                except Exception as exc:
+                    raise PackError(
+                        "engine", f"stored component {name} of entity {uid} is invalid: {exc}"
+                    ) from exc
+            self.world.create_entity(*components, entity_id=uid)
+        # Loading is not a change: nothing needs to be written back.
+        self.world.take_changes()
+        for name in sorted(unknown):
+            log.warning("stored component type %r is unknown and was kept untouched", name)
+        if stored:
+            log.info("loaded %d entities from the store", len(stored))
+
+    def _collect_changes(self) -> tuple[Any, tuple[Any, ...]] | None:
+        from maid_engine.store import EntityChangeSet
+
+        dirty, removed, destroyed = self.world.take_changes()
+        if not dirty and not removed and not destroyed:
+            return None
+        upserts: dict[Any, dict[str, dict[str, Any]]] = {}
+        for uid in dirty:
+            if not self.world.entity_exists(uid):
+                continue
+            upserts[uid] = {
+                c.component_name: dump_component(c)
+                for c in self.world.components_of(uid)
+                if c.persist
+            }
+        gone = set(destroyed)
+        removed = [
+            (u, n) for (u, n) in removed if u not in gone and n not in upserts.get(u, {})
+        ]
+        return EntityChangeSet(upserts=upserts, removed=removed, destroyed=destroyed), (
+            dirty,
+            removed,
+            destroyed,
+        )
+
+    async def checkpoint(self) -> int:
+        """Write what changed since the last checkpoint. Returns the entity count.
+
+        On failure the changes are handed back to the world so the next checkpoint
+        retries them; the exception propagates.
+        """
+        if self._store is None:
+            return 0
+        async with self.world_lock:
+            collected = self._collect_changes()
+            game_time = self.clock.game_time
+        started = time.perf_counter()
+        self._last_checkpoint = time.monotonic()
+        count = 0
+        try:
+            async with self._store.atomic() as tx:
+                if collected is not None:
+                    changes, _ = collected
+                    await tx.entities.save(changes)
+                    count = len(changes.upserts) + len(changes.destroyed)
+                await tx.documents.put(ENGINE_COLLECTION, "clock", {"game_time": game_time})
+        except Exception:
+            if collected is not None:
+                self.world.restore_changes(*collected[1])
+            self.checkpoint_failures += 1
+            self.metrics.checkpoint_failures.inc()
+            raise
+        self.metrics.checkpoint_duration.observe(time.perf_counter() - started)
+        self.metrics.checkpoint_entities.inc(count)
+        return count
+
+    async def save_entities_now(self, *entity_ids: Any) -> None:
+        """Write the given entities immediately (used for things that must never be
+        lost, such as a new character). Other dirty entities wait for the checkpoint."""
+        if self._store is None:
+            return
+        from maid_engine.store import EntityChangeSet
+
+        upserts = {
+            uid: {c.component_name: dump_component(c) for c in self.world.components_of(uid)
+                  if c.persist}
+            for uid in entity_ids
+            if self.world.entity_exists(uid) and self.world.is_persistent(uid)
+        }
+        await self._store.entities.save(EntityChangeSet(upserts=upserts, removed=[], destroyed=[]))
+
+    def start_checkpoint(self) -> None:
+        """Start a checkpoint in the background unless one is already running."""
+        if self._checkpoint_task is not None and not self._checkpoint_task.done():
+            return
+        self._last_checkpoint = time.monotonic()
+        self._checkpoint_task = asyncio.create_task(self._background_checkpoint())
+
+    async def _background_checkpoint(self) -> None:
+        try:
+            await self.checkpoint()
+        except Exception as exc:
+            log.warning("checkpoint failed, will retry: %s", exc)
+
+    async def _await_checkpoint(self) -> None:
+        task = self._checkpoint_task
+        if task is not None and not task.done():
+            with contextlib.suppress(Exception):
+                await task

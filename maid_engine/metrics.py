@@ -1,0 +1,146 @@
+"""Prometheus metrics: one registry per engine, served on ``/metrics``.
+
+Packs add their own metrics to ``engine.metrics.registry`` (use :meth:`counter`,
+:meth:`gauge`, :meth:`histogram` so a pack loaded twice in tests never collides).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+
+log = logging.getLogger("maid.metrics")
+
+TICK_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
+
+
+class EngineMetrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self._made: dict[str, Any] = {}
+        self.tick_duration = self.histogram(
+            "maid_tick_duration_seconds", "Wall time of one engine tick", buckets=TICK_BUCKETS
+        )
+        self.system_duration = self.histogram(
+            "maid_system_update_duration_seconds",
+            "Wall time of one system update",
+            ["system"],
+            buckets=TICK_BUCKETS,
+        )
+        self.system_errors = self.counter(
+            "maid_system_errors", "Exceptions raised by system updates", ["system"]
+        )
+        self.tick_overruns = self.counter(
+            "maid_tick_overruns", "Ticks that took longer than the tick interval"
+        )
+        self.ticks = self.counter("maid_ticks", "Engine ticks run")
+        self.entities = self.gauge("maid_entities", "Live entities in the world")
+        self.events_dispatched = self.counter("maid_events_dispatched", "Events delivered")
+        self.event_handler_errors = self.counter(
+            "maid_event_handler_errors", "Exceptions raised by event handlers"
+        )
+        self.checkpoint_duration = self.histogram(
+            "maid_checkpoint_duration_seconds",
+            "Wall time of one checkpoint",
+            buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+        )
+        self.checkpoint_entities = self.counter(
+            "maid_checkpoint_entities", "Entities written by checkpoints"
+        )
+        self.checkpoint_failures = self.counter(
+            "maid_checkpoint_failures", "Checkpoints that could not be written"
+        )
+
+    def _get(self, kind: type, name: str, doc: str, labels: Sequence[str], **kw: Any) -> Any:
+        made = self._made.get(name)
+        if made is not None:
+            return made
+        metric = kind(name, doc, list(labels), registry=self.registry, **kw)
+        self._made[name] = metric
+        return metric
+
+    def counter(self, name: str, doc: str, labels: Sequence[str] = ()) -> Counter:
+        """A counter; the exposed name gets ``_total`` appended by the client library."""
+        result: Counter = self._get(Counter, name, doc, labels)
+        return result
+
+    def gauge(self, name: str, doc: str, labels: Sequence[str] = ()) -> Gauge:
+        result: Gauge = self._get(Gauge, name, doc, labels)
+        return result
+
+    def histogram(
+        self,
+        name: str,
+        doc: str,
+        labels: Sequence[str] = (),
+        buckets: Sequence[float] = Histogram.DEFAULT_BUCKETS,
+    ) -> Histogram:
+        result: Histogram = self._get(Histogram, name, doc, labels, buckets=tuple(buckets))
+        return result
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+class MetricsServer:
+    """A tiny asyncio HTTP server for ``GET /metrics`` (no extra dependency)."""
+
+    def __init__(self, metrics: EngineMetrics, host: str = "127.0.0.1", port: int = 9464):
+        self.metrics = metrics
+        self.host = host
+        self.port = port
+        self._server: asyncio.Server | None = None
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._handle, self.host, self.port)
+        sock = self._server.sockets[0].getsockname()
+        self.host, self.port = sock[0], sock[1]
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            request = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=5)
+            first = request.split(b"\r\n", 1)[0].decode("latin-1").split()
+            if len(first) >= 2 and first[0] in {"GET", "HEAD"} and first[1].split("?")[0] in {
+                "/metrics",
+                "/",
+            }:
+                body = self.metrics.render()
+                head = (
+                    f"HTTP/1.1 200 OK\r\nContent-Type: {CONTENT_TYPE_LATEST}\r\n"
+                    f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+                )
+                writer.write(head.encode() + (body if first[0] == "GET" else b""))
+            else:
+                msg = b"not found\n"
+                writer.write(
+                    b"HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\n"
+                    + f"Content-Length: {len(msg)}\r\nConnection: close\r\n\r\n".encode()
+                    + msg
+                )
+            await writer.drain()
+        except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
+                ConnectionError):
+            pass
+        finally:
+            writer.close()
+            try:
+                await writer.wait_closed()
+            except ConnectionError:
+                pass

@@ -1,0 +1,177 @@
+"""The game side of sessions: who is connected, as whom, and routing their input.
+
+:class:`SessionManager` implements :class:`maid_engine.sessions.SessionHandler`.
+A session is in one of two states: at the login screen (its lines go to the
+``LoginFlow`` service) or puppeting a character (its lines go to the command
+registry). Messaging helpers (``send_to``) let systems reach characters without
+knowing anything about transports.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+from uuid import UUID
+
+from maid_engine.commands import CommandContext, Role, run_line
+from maid_engine.sessions import Session
+
+if TYPE_CHECKING:
+    from maid_engine.engine import GameEngine
+
+log = logging.getLogger("maid.sessions")
+
+
+class LoginFlow(Protocol):
+    """Drives a session from connect to puppeting a character (see maid_engine.login)."""
+
+    async def greet(self, session: Session) -> None: ...
+
+    async def handle_line(self, session: Session, line: str) -> None: ...
+
+    async def closed(self, session: Session) -> None: ...
+
+
+class SessionManager:
+    def __init__(self, engine: GameEngine) -> None:
+        self.engine = engine
+        self._sessions: dict[str, Session] = {}
+        self._by_character: dict[UUID, Session] = {}
+        self.login: LoginFlow | None = None
+        #: Extra MSSP variables packs contribute (AREAS, ROOMS, ...): name -> callable.
+        self.mssp_providers: dict[str, Callable[[], str | list[str]]] = {}
+        self.prompt_provider: Callable[[Session], str] | None = None
+        self.commands_total = 0
+
+    # -- registry -------------------------------------------------------------------
+    def all(self) -> list[Session]:
+        return list(self._sessions.values())
+
+    def playing(self) -> list[Session]:
+        return [s for s in self._sessions.values() if s.character_id is not None]
+
+    def session_for(self, character_id: UUID) -> Session | None:
+        return self._by_character.get(character_id)
+
+    def is_online(self, character_id: UUID) -> bool:
+        return character_id in self._by_character
+
+    def characters_online(self) -> list[UUID]:
+        return list(self._by_character)
+
+    def attach(self, session: Session, character_id: UUID) -> Session | None:
+        """Bind ``session`` to a character. Returns the session it took over, if any."""
+        old = self._by_character.get(character_id)
+        if old is session:
+            return None
+        if session.character_id is not None:
+            self._by_character.pop(session.character_id, None)
+        session.character_id = character_id
+        self._by_character[character_id] = session
+        if old is not None:
+            old.character_id = None
+        return old
+
+    def detach(self, session: Session) -> UUID | None:
+        char = session.character_id
+        if char is not None and self._by_character.get(char) is session:
+            del self._by_character[char]
+        session.character_id = None
+        return char
+
+    # -- messaging ------------------------------------------------------------------
+    def send_to(self, character_id: UUID, text: str) -> bool:
+        session = self._by_character.get(character_id)
+        if session is None:
+            return False
+        session.send(text)
+        return True
+
+    def send_many(
+        self, character_ids: Iterable[UUID], text: str, exclude: Iterable[UUID] = ()
+    ) -> None:
+        skip = set(exclude)
+        for cid in character_ids:
+            if cid not in skip:
+                self.send_to(cid, text)
+
+    def gmcp_to(self, character_id: UUID, package: str, data: Any) -> None:
+        session = self._by_character.get(character_id)
+        if session is not None:
+            session.send_gmcp(package, data)
+
+    def broadcast(self, text: str) -> None:
+        for session in self._sessions.values():
+            session.send(text)
+
+    def role_of(self, session: Session) -> Role:
+        return Role.parse(session.data.get("role", Role.PLAYER))
+
+    def prompt(self, session: Session) -> None:
+        if self.prompt_provider is not None and session.character_id is not None:
+            session.prompt(self.prompt_provider(session))
+        else:
+            session.prompt("> ")
+
+    # -- SessionHandler ----------------------------------------------------------------
+    async def session_opened(self, session: Session) -> None:
+        self._sessions[session.id] = session
+        session.data.setdefault("connected_at", time.time())
+        if self.login is not None:
+            await self.login.greet(session)
+        else:
+            session.send("Welcome to MAID. (No login flow is installed.)")
+
+    async def session_line(self, session: Session, line: str) -> None:
+        session.data["last_input"] = time.time()
+        if session.character_id is None:
+            if self.login is not None:
+                await self.login.handle_line(session, line)
+            return
+        await self.execute(session, line)
+        if session.connected:
+            self.prompt(session)
+
+    async def execute(self, session: Session, line: str) -> None:
+        """Run a command line for a puppeting session."""
+        ctx = CommandContext(
+            engine=self.engine,
+            session=session,
+            actor=session.character_id,
+            role=self.role_of(session),
+            account_id=session.account_id,
+        )
+        self.commands_total += 1
+        async with self.engine.world_lock:
+            await run_line(self.engine, ctx, line)
+
+    async def session_closed(self, session: Session) -> None:
+        self._sessions.pop(session.id, None)
+        if self.login is not None:
+            try:
+                await self.login.closed(session)
+            except Exception:
+                log.exception("login flow failed to close session %s", session.id)
+        self.detach(session)
+
+    async def session_gmcp(self, session: Session, package: str, data: Any) -> None:
+        log.debug("unhandled GMCP %s from %s", package, session.id)
+
+    def session_resized(self, session: Session) -> None:
+        pass
+
+    def mssp_status(self) -> Mapping[str, str | list[str]]:
+        status: dict[str, str | list[str]] = {
+            "NAME": "MAID",
+            "PLAYERS": str(len(self._by_character)),
+            "UPTIME": str(int(self.engine.started_at)),
+            "CODEBASE": "MAID 0.1",
+        }
+        for key, provider in self.mssp_providers.items():
+            try:
+                status[key] = provider()
+            except Exception:
+                log.exception("MSSP provider %s failed", key)
+        return status

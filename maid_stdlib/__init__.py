@@ -1,0 +1,1 @@
+"""Reusable, game-agnostic systems registered by StdlibContentPack."""

@@ -1,0 +1,223 @@
+import logging
+from dataclasses import dataclass
+
+import pytest
+
+from maid_engine.clock import GAME_HOUR, ManualClock
+from maid_engine.config import Settings
+from maid_engine.ecs import Component, System
+from maid_engine.engine import GameEngine
+from maid_engine.events import EntityDestroyedEvent, Event
+
+
+@dataclass
+class Hp(Component):
+    value: int = 10
+
+
+@dataclass
+class Ping(Event):
+    n: int
+
+
+def engine_with(*systems: System) -> GameEngine:
+    engine = GameEngine(Settings(), clock=ManualClock(), packs=[], use_store=False)
+    for s in systems:
+        engine.add_system(s)
+    return engine
+
+
+class Recorder(System):
+    def __init__(self, label: str, priority: int, log: list[str]) -> None:
+        self.label, self.log = label, log
+        type(self)  # instance-level priority below
+        self._priority = priority
+
+    async def update(self, delta: float) -> None:
+        self.log.append(self.label)
+
+
+def recorder(label: str, priority: int, log: list[str]) -> System:
+    cls = type(f"Rec{label}", (Recorder,), {"priority": priority})
+    return cls(label, priority, log)
+
+
+async def test_systems_run_in_priority_order_lower_first() -> None:
+    log: list[str] = []
+    engine = engine_with(
+        recorder("ground", 225, log),
+        recorder("story", 200, log),
+        recorder("conseq", 220, log),
+        recorder("questgen", 210, log),
+        recorder("needs", 150, log),
+    )
+    async with engine.lifespan():
+        await engine.run_ticks(2)
+    assert log == ["needs", "story", "questgen", "conseq", "ground"] * 2
+
+
+async def test_equal_priorities_keep_registration_order() -> None:
+    log: list[str] = []
+    engine = engine_with(recorder("a", 100, log), recorder("b", 100, log))
+    async with engine.lifespan():
+        await engine.run_ticks(1)
+    assert log == ["a", "b"]
+
+
+class Boom(System):
+    priority = 50
+
+    async def update(self, delta: float) -> None:
+        raise RuntimeError("boom")
+
+
+async def test_crashing_system_does_not_stop_the_loop(caplog: pytest.LogCaptureFixture) -> None:
+    log: list[str] = []
+    engine = engine_with(Boom(), recorder("after", 60, log))
+    caplog.set_level(logging.ERROR)
+    async with engine.lifespan():
+        await engine.run_ticks(3)
+        assert engine.system_errors("Boom") == 3
+        assert log == ["after"] * 3
+        text = engine.metrics.render().decode()
+        assert 'maid_system_errors_total{system="Boom"} 3.0' in text
+    assert "Boom failed" in caplog.text
+
+
+class Reaper(System):
+    """Destroys every other entity while iterating."""
+
+    priority = 10
+
+    async def update(self, delta: float) -> None:
+        for i, (uid, (hp,)) in enumerate(self.world.query(Hp)):
+            hp.value -= 1
+            if i % 2 == 0:
+                self.world.destroy_entity(uid)
+
+
+class Observer(System):
+    priority = 20
+
+    def __init__(self) -> None:
+        self.seen: list[int] = []
+
+    async def update(self, delta: float) -> None:
+        self.seen.append(self.world.count(Hp))
+
+
+async def test_deferred_destroy_lands_between_systems_with_events() -> None:
+    obs = Observer()
+    engine = engine_with(Reaper(), obs)
+    destroyed: list[object] = []
+    engine.events.subscribe(EntityDestroyedEvent, lambda e: destroyed.append(e.entity_id))
+    async with engine.lifespan():
+        ids = [engine.world.create_entity(Hp()) for _ in range(6)]
+        await engine.run_ticks(1)
+        # Reaper saw all six; the observer (next system) sees the survivors only.
+        assert obs.seen == [3]
+        assert len(destroyed) == 3 and set(destroyed) <= set(ids)
+
+
+class Emitter(System):
+    priority = 1
+
+    async def update(self, delta: float) -> None:
+        for i in range(3):
+            self.engine.events.emit(Ping(i))
+
+
+async def test_events_emitted_during_a_tick_reach_handlers_in_order() -> None:
+    engine = engine_with(Emitter())
+    got: list[tuple[str, int]] = []
+
+    async def async_handler(e: Ping) -> None:
+        got.append(("async", e.n))
+        if e.n == 0:
+            engine.events.emit(Ping(100))  # emitted while dispatching: delivered after
+
+    def failing(e: Ping) -> None:
+        raise ValueError("handler bug")
+
+    engine.events.subscribe(Ping, lambda e: got.append(("sync", e.n)))
+    engine.events.subscribe(Ping, failing)
+    engine.events.subscribe(Ping, async_handler)
+    async with engine.lifespan():
+        await engine.run_ticks(1)
+    assert [n for kind, n in got if kind == "sync"] == [0, 1, 2, 100]
+    assert [n for kind, n in got if kind == "async"] == [0, 1, 2, 100]
+    assert engine.events.handler_errors == 4
+
+
+async def test_publish_awaits_handlers_now() -> None:
+    engine = engine_with()
+    got: list[int] = []
+    engine.events.subscribe(Ping, lambda e: got.append(e.n))
+    async with engine.lifespan():
+        await engine.events.publish(Ping(7))
+        assert got == [7]
+
+
+class Clocked(System):
+    def __init__(self) -> None:
+        self.deltas: list[float] = []
+
+    async def update(self, delta: float) -> None:
+        self.deltas.append(delta)
+
+
+async def test_manual_clock_steps_game_time() -> None:
+    sys = Clocked()
+    clock = ManualClock(tick_game_seconds=60.0, game_time=0.0)
+    engine = GameEngine(Settings(), clock=clock, packs=[], use_store=False)
+    engine.add_system(sys)
+    async with engine.lifespan():
+        await engine.run_ticks(60)
+    assert sys.deltas == [60.0] * 60
+    assert clock.game_time == GAME_HOUR
+    clock.skip(23 * GAME_HOUR)
+    assert clock.game_day == 1
+    assert str(clock.time_of_day()) == "day 2, 00:00"
+
+
+async def test_get_system_by_type() -> None:
+    obs = Observer()
+    engine = engine_with(obs)
+    assert engine.get_system(Observer) is obs
+    with pytest.raises(LookupError):
+        engine.get_system(Boom)
+    engine.world.close()
+
+
+class Slow(System):
+    """Takes 3x the tick interval; stops the loop after a few ticks."""
+
+    def __init__(self, stop: "asyncio.Event", ticks: int) -> None:
+        self.stop, self.left, self.calls = stop, ticks, 0
+
+    async def update(self, delta: float) -> None:
+        import time as _t
+
+        self.calls += 1
+        _t.sleep(0.03)  # deliberately blocking: an overrunning system
+        self.left -= 1
+        if self.left == 0:
+            self.stop.set()
+
+
+async def test_overruns_are_counted_not_accumulated() -> None:
+    import asyncio
+    import time as _t
+
+    stop = asyncio.Event()
+    slow = Slow(stop, ticks=5)
+    engine = GameEngine(Settings(tick_rate=100), packs=[], use_store=False)
+    engine.add_system(slow)
+    async with engine.lifespan():
+        t0 = _t.monotonic()
+        await asyncio.wait_for(engine.run(stop), timeout=10)
+        elapsed = _t.monotonic() - t0
+    assert slow.calls == 5
+    assert engine.tick_overruns == 5
+    # No catch-up burst: 5 ticks of 30 ms each, not squeezed or multiplied.
+    assert elapsed >= 0.15

@@ -1,0 +1,149 @@
+from dataclasses import dataclass, field
+from uuid import uuid4
+
+import pytest
+
+from maid_engine.ecs import Component, ComponentNotFound, EntityNotFound, World
+from maid_engine.ecs.component import dump_component, load_component
+
+
+@dataclass
+class Pos(Component):
+    room: str = "start"
+
+
+@dataclass
+class Label(Component):
+    name_field = "name"
+    name: str = ""
+    tags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Scratch(Component):
+    persist = False
+    value: int = 0
+
+
+@pytest.fixture
+def world():
+    w = World()
+    yield w
+    w.close()
+
+
+def test_uuid_identity_both_ways(world: World) -> None:
+    uid = uuid4()
+    got = world.create_entity(Pos("hall"), entity_id=uid)
+    assert got == uid
+    assert world.get_component(uid, Pos).room == "hall"
+    assert world.entity_exists(uid)
+    with pytest.raises(ValueError):
+        world.create_entity(entity_id=uid)
+
+
+def test_missing_entity_and_component_errors(world: World) -> None:
+    uid = world.create_entity(Pos())
+    with pytest.raises(ComponentNotFound):
+        world.get_component(uid, Label)
+    assert world.try_component(uid, Label) is None
+    ghost = uuid4()
+    with pytest.raises(EntityNotFound):
+        world.get_component(ghost, Pos)
+    with pytest.raises(EntityNotFound):
+        world.add_component(ghost, Pos())
+    assert world.try_component(ghost, Pos) is None
+    assert not world.has_component(ghost, Pos)
+
+
+def test_deferred_destroy_during_iteration(world: World) -> None:
+    ids = [world.create_entity(Pos(str(i))) for i in range(5)]
+    seen = []
+    for uid, (pos,) in world.query(Pos):
+        seen.append(pos.room)
+        world.destroy_entity(ids[4])
+        # Destroyed-but-not-flushed: reported gone, components still readable.
+        assert not world.entity_exists(ids[4])
+        assert world.try_component(ids[4], Pos) is not None
+    assert len(seen) == 5
+    assert ids[4] not in [u for u, _ in world.query(Pos)]
+    assert world.flush_destroyed() == [ids[4]]
+    assert world.try_component(ids[4], Pos) is None
+    assert world.entity_count == 4
+    # Destroying twice or destroying an unknown id is harmless.
+    world.destroy_entity(ids[4])
+    world.destroy_entity(uuid4())
+    assert world.flush_destroyed() == []
+
+
+def test_name_index(world: World) -> None:
+    a = world.create_entity(Label("Gundrik"))
+    b = world.create_entity(Label("gundrik"))
+    assert set(world.find_by_name("GUNDRIK")) == {a, b}
+    world.rename(b, world.get_component(b, Label), "Voss")
+    assert world.find_by_name("voss") == [b]
+    assert world.find_by_name("gundrik") == [a]
+    world.destroy_entity(a)
+    assert world.find_by_name("gundrik") == []
+    world.flush_destroyed()
+    assert world.find_by_name("gundrik") == []
+
+
+def test_dirty_tracking(world: World) -> None:
+    uid = world.create_entity(Pos(), Label("x"))
+    temp = world.create_entity(Pos(), persistent=False)
+    dirty, removed, destroyed = world.take_changes()
+    assert dirty == {uid}
+    world.get_component(temp, Pos).room = "moved"
+    assert world.take_changes()[0] == set()
+    world.get_component(uid, Pos).room = "moved"
+    assert world.take_changes()[0] == {uid}
+    label = world.get_component(uid, Label)
+    label.tags.append("t")  # in-place: invisible until touched
+    assert world.take_changes()[0] == set()
+    label.touch()
+    assert world.take_changes()[0] == {uid}
+    world.remove_component(uid, Label)
+    assert world.take_changes()[1] == [(uid, "Label")]
+    world.destroy_entity(uid)
+    world.flush_destroyed()
+    assert world.take_changes()[2] == [uid]
+
+
+def test_restore_changes_after_failed_save(world: World) -> None:
+    uid = world.create_entity(Pos())
+    changes = world.take_changes()
+    world.restore_changes(*changes)
+    assert world.take_changes()[0] == {uid}
+
+
+def test_component_roundtrip_and_non_persistent() -> None:
+    data = dump_component(Label("Kral", ["bandit"]))
+    assert data == {"name": "Kral", "tags": ["bandit"]}
+    back = load_component("Label", data)
+    assert back == Label("Kral", ["bandit"])
+    assert not Scratch.persist
+    with pytest.raises(KeyError, match="unknown component type"):
+        load_component("NoSuchThing", {})
+
+
+def test_two_worlds_are_isolated() -> None:
+    w1, w2 = World(), World()
+    try:
+        a = w1.create_entity(Pos("one"))
+        w2.create_entity(Pos("two"))
+        assert [p.room for _, (p,) in w1.query(Pos)] == ["one"]
+        assert [p.room for _, (p,) in w2.query(Pos)] == ["two"]
+        assert w1.get_component(a, Pos).room == "one"
+    finally:
+        w1.close()
+        w2.close()
+
+
+def test_query_multiple_components(world: World) -> None:
+    a = world.create_entity(Pos("a"), Label("A"))
+    world.create_entity(Pos("b"))
+    rows = list(world.query(Pos, Label))
+    assert [(u, p.room, lab.name) for u, (p, lab) in rows] == [(a, "a", "A")]
+    assert [u for u, _ in world.each(Label)] == [a]
+    assert world.count(Pos) == 2
