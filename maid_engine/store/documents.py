@@ -1,0 +1,197 @@
+"""Keyed JSON documents grouped in named collections (accounts, help pages, ...)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from maid_engine.store import filters
+from maid_engine.store.connection import ConnectionSource
+from maid_engine.store.errors import CollectionNotFound
+from maid_engine.store.schema import collections, documents, upsert_statement
+
+
+def _check_name(what: str, value: object) -> None:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{what} must be a non-empty string, not {value!r}")
+
+
+def _check_document(key: str, doc: object) -> None:
+    if not isinstance(doc, dict):
+        raise TypeError(f"document {key!r} must be a dict, not {type(doc).__name__}")
+
+
+class DocumentStore:
+    """JSON documents addressed by (collection, key).
+
+    Every method is its own transaction, unless this object came from
+    ``store.atomic()``, in which case all calls share the block's transaction.
+    Database failures raise StoreUnavailable (or StoreError); bad arguments raise
+    TypeError/ValueError before anything is sent.
+    """
+
+    def __init__(
+        self,
+        connections: ConnectionSource,
+        known_collections: set[str],
+        pending_collections: set[str] | None = None,
+    ) -> None:
+        self._connections = connections
+        # Collections known to exist in committed data, shared by every
+        # DocumentStore of one Store so each is looked up at most once.
+        self._known = known_collections
+        # Inside atomic(): collections created or seen by this transaction; the
+        # Store merges them into _known only once the transaction commits.
+        self._pending = pending_collections
+
+    async def ensure_collection(self, name: str) -> None:
+        """Create collection ``name`` unless it exists already."""
+        _check_name("collection name", name)
+        if name in self._known:
+            return
+        async with self._connections.writing() as conn:
+            stmt = upsert_statement(conn.dialect.name, collections).on_conflict_do_nothing(
+                index_elements=[collections.c.name]
+            )
+            await conn.execute(stmt, {"name": name})
+        self._remember(name)
+
+    async def put(self, collection: str, key: str, doc: dict[str, Any]) -> None:
+        """Insert or replace one document."""
+        await self.put_many(collection, {key: doc})
+
+    async def put_many(self, collection: str, items: Mapping[str, dict[str, Any]]) -> None:
+        """Insert or replace several documents in one statement batch."""
+        _check_name("collection name", collection)
+        rows: list[dict[str, Any]] = []
+        for key, doc in items.items():
+            _check_name("document key", key)
+            _check_document(key, doc)
+            rows.append({"collection": collection, "key": key, "data": doc})
+        async with self._connections.writing() as conn:
+            await self._require(conn, collection)
+            if not rows:
+                return
+            insert = upsert_statement(conn.dialect.name, documents)
+            stmt = insert.on_conflict_do_update(
+                index_elements=[documents.c.collection, documents.c.key],
+                set_={
+                    "data": insert.excluded.data,
+                    "version": documents.c.version + 1,
+                    "updated_at": sa.func.current_timestamp(),
+                },
+            )
+            await conn.execute(stmt, rows)
+
+    async def get(self, collection: str, key: str) -> dict[str, Any] | None:
+        """The document, or None if there is none under ``key``."""
+        _check_name("collection name", collection)
+        async with self._connections.reading() as conn:
+            await self._require(conn, collection)
+            data = await conn.scalar(
+                sa.select(documents.c.data).where(
+                    documents.c.collection == collection, documents.c.key == key
+                )
+            )
+        return data if isinstance(data, dict) else None
+
+    async def delete(self, collection: str, key: str) -> bool:
+        """Delete one document; False if it did not exist."""
+        _check_name("collection name", collection)
+        async with self._connections.writing() as conn:
+            await self._require(conn, collection)
+            result = await conn.execute(
+                sa.delete(documents).where(
+                    documents.c.collection == collection, documents.c.key == key
+                )
+            )
+        return result.rowcount > 0
+
+    async def query(
+        self,
+        collection: str,
+        where: Mapping[str, Any] | None = None,
+        *,
+        limit: int | None = None,
+        order_by: str | None = None,
+        descending: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Documents whose top-level fields equal every value in ``where``.
+
+        Values may be str, int, float, bool or None (None: null or absent). Results
+        come in insertion order, or sorted by the top-level field ``order_by``
+        (documents without it last, ties in insertion order); ``descending``
+        reverses either order.
+        """
+        _check_name("collection name", collection)
+        if limit is not None and limit < 0:
+            raise ValueError(f"limit must be >= 0, not {limit}")
+        async with self._connections.reading() as conn:
+            await self._require(conn, collection)
+            dialect = conn.dialect.name
+            stmt = sa.select(documents.c.data).where(
+                documents.c.collection == collection,
+                *self._conditions(where, dialect),
+            )
+            if order_by is None:
+                stmt = stmt.order_by(documents.c.id.desc() if descending else documents.c.id)
+            else:
+                sort = filters.sort_key(documents.c.data, order_by, dialect)
+                direction = sort.desc() if descending else sort.asc()
+                stmt = stmt.order_by(direction.nulls_last(), documents.c.id)
+            if limit is not None:
+                stmt = stmt.limit(limit)
+            result = await conn.execute(stmt)
+            return [row[0] for row in result]
+
+    async def count(self, collection: str, where: Mapping[str, Any] | None = None) -> int:
+        """How many documents ``query(collection, where)`` would return."""
+        _check_name("collection name", collection)
+        async with self._connections.reading() as conn:
+            await self._require(conn, collection)
+            stmt = (
+                sa.select(sa.func.count())
+                .select_from(documents)
+                .where(
+                    documents.c.collection == collection,
+                    *self._conditions(where, conn.dialect.name),
+                )
+            )
+            total = await conn.scalar(stmt)
+        return int(total or 0)
+
+    async def keys(self, collection: str) -> list[str]:
+        """Every key of the collection, in insertion order."""
+        _check_name("collection name", collection)
+        async with self._connections.reading() as conn:
+            await self._require(conn, collection)
+            result = await conn.execute(
+                sa.select(documents.c.key)
+                .where(documents.c.collection == collection)
+                .order_by(documents.c.id)
+            )
+            return [row[0] for row in result]
+
+    @staticmethod
+    def _conditions(where: Mapping[str, Any] | None, dialect: str) -> list[Any]:
+        if not where:
+            return []
+        return [filters.equals(documents.c.data, k, v, dialect) for k, v in where.items()]
+
+    def _remember(self, name: str) -> None:
+        if self._pending is None:
+            self._known.add(name)
+        else:
+            self._pending.add(name)
+
+    async def _require(self, conn: AsyncConnection, name: str) -> None:
+        """Raise CollectionNotFound unless ``name`` exists (as seen by ``conn``)."""
+        if name in self._known or (self._pending is not None and name in self._pending):
+            return
+        found = await conn.scalar(sa.select(collections.c.name).where(collections.c.name == name))
+        if found is None:
+            raise CollectionNotFound(name)
+        self._remember(name)

@@ -1,0 +1,146 @@
+"""Persistence of ECS entities as rows of JSON components."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+from uuid import UUID
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from maid_engine.store.connection import ConnectionSource
+from maid_engine.store.schema import components, entities, upsert_statement
+
+# Keeps IN (...) lists well below the bound-parameter limits of both backends.
+_DELETE_CHUNK = 500
+
+_T = TypeVar("_T")
+
+
+@dataclass
+class EntityChangeSet:
+    """What changed since the last save; produced by the ECS, applied by save().
+
+    Applied in this order, so a later category wins over an earlier one for the
+    same target: upserts, then removed, then destroyed.
+    """
+
+    # entity -> {component type name -> JSON data}, only the components that changed.
+    # An entity with an empty dict is still created (it may have no components yet).
+    upserts: dict[UUID, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    # Components removed from entities that still exist.
+    removed: list[tuple[UUID, str]] = field(default_factory=list)
+    # Entities gone entirely, with all their components.
+    destroyed: list[UUID] = field(default_factory=list)
+
+    def is_empty(self) -> bool:
+        return not (self.upserts or self.removed or self.destroyed)
+
+
+def _chunks(items: Sequence[_T], size: int) -> Iterator[Sequence[_T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _check(changes: EntityChangeSet) -> None:
+    """Fail on malformed input before touching the database."""
+    for entity_id, comps in changes.upserts.items():
+        if not isinstance(entity_id, UUID):
+            raise TypeError(f"entity ids must be UUIDs, not {entity_id!r}")
+        for type_name, data in comps.items():
+            if not isinstance(type_name, str) or not type_name:
+                raise ValueError(f"component type must be a non-empty string: {type_name!r}")
+            if not isinstance(data, dict):
+                raise TypeError(
+                    f"component {type_name!r} of {entity_id} must be a dict, "
+                    f"not {type(data).__name__}"
+                )
+    for entity_id, type_name in changes.removed:
+        if not isinstance(entity_id, UUID) or not isinstance(type_name, str):
+            raise TypeError(f"removed entries must be (UUID, str), not {(entity_id, type_name)!r}")
+    for entity_id in changes.destroyed:
+        if not isinstance(entity_id, UUID):
+            raise TypeError(f"entity ids must be UUIDs, not {entity_id!r}")
+
+
+class EntityStore:
+    """Entities and their components, saved in batches and loaded back whole."""
+
+    def __init__(self, connections: ConnectionSource) -> None:
+        self._connections = connections
+
+    async def save(self, changes: EntityChangeSet) -> None:
+        """Apply ``changes`` in one transaction (all or nothing).
+
+        Rows go to the database as executemany batches, not one statement per row.
+        """
+        _check(changes)
+        if changes.is_empty():
+            return
+        async with self._connections.writing() as conn:
+            await self._apply(conn, changes)
+
+    async def load_all(self) -> dict[UUID, dict[str, dict[str, Any]]]:
+        """Every stored entity with all its components."""
+        async with self._connections.reading() as conn:
+            result = await conn.execute(self._select())
+            loaded: dict[UUID, dict[str, dict[str, Any]]] = {}
+            for entity_id, type_name, data in result:
+                comps = loaded.setdefault(UUID(entity_id), {})
+                if type_name is not None:
+                    comps[type_name] = data
+        return loaded
+
+    async def load(self, entity_id: UUID) -> dict[str, dict[str, Any]] | None:
+        """One entity's components, or None if the entity is not stored."""
+        async with self._connections.reading() as conn:
+            result = await conn.execute(self._select().where(entities.c.id == str(entity_id)))
+            rows = result.all()
+        if not rows:
+            return None
+        return {type_name: data for _, type_name, data in rows if type_name is not None}
+
+    @staticmethod
+    def _select() -> sa.Select[tuple[str, str | None, Any]]:
+        # Outer join so entities without components load too.
+        return sa.select(entities.c.id, components.c.type, components.c.data).select_from(
+            entities.outerjoin(components, components.c.entity_id == entities.c.id)
+        )
+
+    @staticmethod
+    async def _apply(conn: AsyncConnection, changes: EntityChangeSet) -> None:
+        dialect = conn.dialect.name
+        if changes.upserts:
+            new_entities = upsert_statement(dialect, entities).on_conflict_do_nothing(
+                index_elements=[entities.c.id]
+            )
+            await conn.execute(new_entities, [{"id": str(e)} for e in changes.upserts])
+            rows = [
+                {"entity_id": str(entity_id), "type": type_name, "data": data}
+                for entity_id, comps in changes.upserts.items()
+                for type_name, data in comps.items()
+            ]
+            if rows:
+                insert = upsert_statement(dialect, components)
+                stmt = insert.on_conflict_do_update(
+                    index_elements=[components.c.entity_id, components.c.type],
+                    set_={"data": insert.excluded.data, "version": components.c.version + 1},
+                )
+                await conn.execute(stmt, rows)
+        if changes.removed:
+            stmt = sa.delete(components).where(
+                components.c.entity_id == sa.bindparam("b_entity"),
+                components.c.type == sa.bindparam("b_type"),
+            )
+            await conn.execute(
+                stmt, [{"b_entity": str(e), "b_type": t} for e, t in set(changes.removed)]
+            )
+        if changes.destroyed:
+            ids = sorted({str(e) for e in changes.destroyed})
+            for chunk in _chunks(ids, _DELETE_CHUNK):
+                # ON DELETE CASCADE would do on its own; deleting components
+                # explicitly keeps this correct even where foreign keys are off.
+                await conn.execute(sa.delete(components).where(components.c.entity_id.in_(chunk)))
+                await conn.execute(sa.delete(entities).where(entities.c.id.in_(chunk)))

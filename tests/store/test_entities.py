@@ -1,0 +1,276 @@
+"""EntityStore behaviour on both backends, and recovery from a PostgreSQL outage."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Iterator
+from uuid import UUID
+
+import pytest
+import sqlalchemy as sa
+from pg import ThrowawayPostgres
+
+from maid_engine.store import EntityChangeSet, Store, StoreError, StoreUnavailable
+from maid_engine.store.schema import components, entities
+
+
+async def test_save_and_load_roundtrip(store: Store) -> None:
+    hero, sword, empty = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+    await store.entities.save(
+        EntityChangeSet(
+            upserts={
+                hero: {
+                    "Name": {"value": "Hero"},
+                    "Health": {"hp": 10, "max": 12},
+                    "Inventory": {"items": [str(sword)], "gold": 3.5, "flags": {"cursed": False}},
+                },
+                sword: {"Name": {"value": "Épée ⚔"}},
+                empty: {},
+            }
+        )
+    )
+    loaded = await store.entities.load_all()
+    assert loaded == {
+        hero: {
+            "Name": {"value": "Hero"},
+            "Health": {"hp": 10, "max": 12},
+            "Inventory": {"items": [str(sword)], "gold": 3.5, "flags": {"cursed": False}},
+        },
+        sword: {"Name": {"value": "Épée ⚔"}},
+        empty: {},
+    }
+    assert all(isinstance(key, UUID) for key in loaded)
+    assert await store.entities.load(sword) == {"Name": {"value": "Épée ⚔"}}
+    assert await store.entities.load(empty) == {}
+    assert await store.entities.load(uuid.uuid4()) is None
+
+
+async def test_partial_upsert_only_touches_given_components(store: Store) -> None:
+    hero = uuid.uuid4()
+    await store.entities.save(
+        EntityChangeSet(upserts={hero: {"Name": {"value": "Hero"}, "Health": {"hp": 10}}})
+    )
+    await store.entities.save(EntityChangeSet(upserts={hero: {"Health": {"hp": 4}}}))
+    await store.entities.save(EntityChangeSet(upserts={hero: {"Mana": {"mp": 1}}}))
+    assert await store.entities.load(hero) == {
+        "Name": {"value": "Hero"},
+        "Health": {"hp": 4},
+        "Mana": {"mp": 1},
+    }
+
+
+async def test_removed_component(store: Store) -> None:
+    hero, other = uuid.uuid4(), uuid.uuid4()
+    await store.entities.save(
+        EntityChangeSet(
+            upserts={
+                hero: {"Name": {"value": "Hero"}, "Poisoned": {"turns": 3}},
+                other: {"Poisoned": {"turns": 1}},
+            }
+        )
+    )
+    await store.entities.save(EntityChangeSet(removed=[(hero, "Poisoned"), (hero, "NeverHad")]))
+    assert await store.entities.load(hero) == {"Name": {"value": "Hero"}}
+    assert await store.entities.load(other) == {"Poisoned": {"turns": 1}}
+
+
+async def test_destroyed_entity_cascades(store: Store) -> None:
+    doomed, survivor = uuid.uuid4(), uuid.uuid4()
+    await store.entities.save(
+        EntityChangeSet(
+            upserts={
+                doomed: {"Name": {"value": "Orc"}, "Health": {"hp": 1}},
+                survivor: {"Name": {"value": "Elf"}},
+            }
+        )
+    )
+    await store.entities.save(EntityChangeSet(destroyed=[doomed, uuid.uuid4()]))
+    assert await store.entities.load(doomed) is None
+    assert await store.entities.load_all() == {survivor: {"Name": {"value": "Elf"}}}
+
+
+async def test_foreign_key_cascade_is_enforced_by_the_database(store: Store) -> None:
+    # Deleting the entity row alone (not through save) must take its components.
+    doomed = uuid.uuid4()
+    await store.entities.save(EntityChangeSet(upserts={doomed: {"A": {}, "B": {}}}))
+    # The Store's own engine, so SQLite runs with the Store's per-connection pragmas.
+    engine = store._require_engine()
+    async with engine.begin() as conn:
+        await conn.execute(sa.delete(entities).where(entities.c.id == str(doomed)))
+        left = await conn.scalar(sa.select(sa.func.count()).select_from(components))
+    assert left == 0
+
+
+async def test_destroy_wins_over_upsert_in_the_same_change_set(store: Store) -> None:
+    entity = uuid.uuid4()
+    await store.entities.save(
+        EntityChangeSet(upserts={entity: {"A": {"x": 1}}}, destroyed=[entity])
+    )
+    assert await store.entities.load(entity) is None
+
+
+async def test_empty_change_set_is_a_no_op(store: Store) -> None:
+    await store.entities.save(EntityChangeSet())
+    assert await store.entities.load_all() == {}
+
+
+async def test_bad_change_set_is_rejected(store: Store) -> None:
+    with pytest.raises(TypeError):
+        await store.entities.save(EntityChangeSet(upserts={"not-a-uuid": {}}))  # type: ignore[dict-item]
+    with pytest.raises(TypeError):
+        await store.entities.save(EntityChangeSet(upserts={uuid.uuid4(): {"A": [1]}}))  # type: ignore[dict-item]
+
+
+async def test_ten_thousand_components_in_one_save(store: Store) -> None:
+    ids = [uuid.uuid4() for _ in range(2500)]
+    changes = EntityChangeSet(
+        upserts={
+            entity: {
+                "Position": {"room": f"room-{i % 50}", "x": i},
+                "Health": {"hp": i % 100},
+                "Name": {"value": f"mob {i}"},
+                "Tags": {"tags": ["mob", str(i)]},
+            }
+            for i, entity in enumerate(ids)
+        }
+    )
+    await store.entities.save(changes)
+    loaded = await store.entities.load_all()
+    assert loaded == changes.upserts
+    assert sum(len(comps) for comps in loaded.values()) == 10_000
+
+    # A second large save updating half of them and destroying a quarter.
+    update = EntityChangeSet(
+        upserts={entity: {"Health": {"hp": -1}} for entity in ids[:1250]},
+        destroyed=ids[1875:],
+    )
+    await store.entities.save(update)
+    loaded = await store.entities.load_all()
+    assert len(loaded) == 1875
+    assert all(loaded[entity]["Health"] == {"hp": -1} for entity in ids[:1250])
+    assert all(
+        loaded[entity]["Health"] == {"hp": i % 100} for i, entity in enumerate(ids[1250:1875], 1250)
+    )
+
+
+async def test_reopened_store_sees_the_data(db_url: str) -> None:
+    entity = uuid.uuid4()
+    first = Store(db_url)
+    await first.open()
+    try:
+        await first.entities.save(EntityChangeSet(upserts={entity: {"Name": {"value": "Kept"}}}))
+        await first.documents.ensure_collection("c")
+        await first.documents.put("c", "k", {"v": 1})
+    finally:
+        await first.close()
+
+    second = Store(db_url)
+    await second.open()
+    try:
+        assert await second.entities.load_all() == {entity: {"Name": {"value": "Kept"}}}
+        assert await second.documents.get("c", "k") == {"v": 1}
+    finally:
+        await second.close()
+
+    # The same object can be opened again after close().
+    await first.open()
+    try:
+        assert await first.entities.load(entity) == {"Name": {"value": "Kept"}}
+    finally:
+        await first.close()
+
+
+async def test_closed_store_raises_store_error(db_url: str) -> None:
+    store = Store(db_url)
+    with pytest.raises(StoreError, match="not open"):
+        await store.entities.load_all()
+    assert await store.ping() is False
+
+
+# --- outage ------------------------------------------------------------------
+
+
+@pytest.fixture
+def private_postgres() -> Iterator[ThrowawayPostgres]:
+    # Its own server: stopping the shared one would break every other test.
+    server = ThrowawayPostgres()
+    try:
+        server.start()
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.mark.postgres
+async def test_postgres_outage_raises_store_unavailable_then_recovers(
+    private_postgres: ThrowawayPostgres,
+) -> None:
+    url = await private_postgres.create_database("outage")
+    store = Store(url)
+    await store.open()
+    entity = uuid.uuid4()
+    try:
+        await store.documents.ensure_collection("c")
+        await store.entities.save(EntityChangeSet(upserts={entity: {"A": {"n": 1}}}))
+        assert await store.ping() is True
+
+        await asyncio.to_thread(private_postgres.stop)
+
+        # Pooled connections are now dead and new ones are refused: every kind of
+        # call must say "unavailable", not leak a driver exception.
+        with pytest.raises(StoreUnavailable):
+            await store.entities.save(EntityChangeSet(upserts={entity: {"A": {"n": 2}}}))
+        with pytest.raises(StoreUnavailable):
+            await store.documents.put("c", "k", {"v": 1})
+        with pytest.raises(StoreUnavailable):
+            await store.entities.load_all()
+        with pytest.raises(StoreUnavailable):
+            async with store.atomic() as tx:
+                await tx.documents.get("c", "k")
+        assert await store.ping() is False
+
+        await asyncio.to_thread(private_postgres.start)
+
+        # The same Store works again, and the failed save left nothing behind.
+        assert await store.ping() is True
+        assert await store.entities.load(entity) == {"A": {"n": 1}}
+        await store.entities.save(EntityChangeSet(upserts={entity: {"A": {"n": 3}}}))
+        assert await store.entities.load(entity) == {"A": {"n": 3}}
+        await store.documents.put("c", "k", {"v": 1})
+        assert await store.documents.get("c", "k") == {"v": 1}
+
+        # The connection dropping in the middle of a transaction, and at commit.
+        with pytest.raises(StoreUnavailable):
+            async with store.atomic() as tx:
+                await tx.documents.put("c", "mid", {"v": 2})
+                await asyncio.to_thread(private_postgres.stop)
+                await tx.entities.save(EntityChangeSet(destroyed=[entity]))
+        await asyncio.to_thread(private_postgres.start)
+        with pytest.raises(StoreUnavailable):
+            async with store.atomic() as tx:
+                await tx.documents.put("c", "commit", {"v": 2})
+                await asyncio.to_thread(private_postgres.stop)
+        await asyncio.to_thread(private_postgres.start)
+        assert await store.documents.keys("c") == ["k"]
+        assert await store.entities.load(entity) == {"A": {"n": 3}}
+    finally:
+        await store.close()
+
+
+@pytest.mark.postgres
+async def test_open_while_postgres_is_down_raises_store_unavailable(
+    private_postgres: ThrowawayPostgres,
+) -> None:
+    url = await private_postgres.create_database("down")
+    await asyncio.to_thread(private_postgres.stop)
+    store = Store(url)
+    with pytest.raises(StoreUnavailable):
+        await store.open()
+    assert not store.is_open
+    await asyncio.to_thread(private_postgres.start)
+    await store.open()
+    try:
+        assert await store.ping() is True
+    finally:
+        await store.close()
