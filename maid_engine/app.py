@@ -133,8 +133,8 @@ def net_limits(settings: Settings) -> Any:
 
     return NetLimits(
         max_line_length=settings.max_line_length,
-        commands_per_second=settings.commands_per_second,
-        command_burst=settings.command_burst,
+        rate_per_second=settings.commands_per_second,
+        rate_burst=settings.command_burst,
         idle_timeout=settings.idle_timeout,
         max_connections_per_ip=settings.max_connections_per_ip,
         max_connections=settings.max_connections,

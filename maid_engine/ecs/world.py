@@ -118,6 +118,7 @@ class World:
                 continue
             del self._eid_to_uuid[eid]
             for component in esper.components_for_entity(eid):
+                assert isinstance(component, Component)
                 self._unindex(uid, component)
                 component._owner = None
             if esper.entity_exists(eid):

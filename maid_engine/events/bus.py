@@ -57,7 +57,7 @@ class EventBus:
         if resolved is None:
             out: list[Handler] = []
             for klass in event_type.__mro__:
-                out.extend(self._handlers.get(klass, ()))  # type: ignore[arg-type]
+                out.extend(self._handlers.get(klass, ()))
             resolved = tuple(out)
             self._resolved[event_type] = resolved
         return resolved

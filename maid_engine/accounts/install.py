@@ -1,0 +1,46 @@
+"""Wiring the account layer into an engine."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from maid_engine.accounts.commands import ACCOUNT_COMMANDS
+from maid_engine.accounts.login import LoginFlow
+from maid_engine.accounts.model import ACCOUNTS_COLLECTION
+from maid_engine.accounts.service import DEFAULT_MAX_CHARACTERS, AccountService
+from maid_engine.events import EngineStoppingEvent
+
+if TYPE_CHECKING:
+    from maid_engine.engine import GameEngine
+
+
+def install_accounts(
+    engine: GameEngine,
+    *,
+    clock: Callable[[], float] | None = None,
+    max_characters: int = DEFAULT_MAX_CHARACTERS,
+    max_failures: int = 3,
+) -> AccountService:
+    """Provide the AccountService, the login flow and the account commands.
+
+    Call it before ``engine.start()`` (it declares the ``accounts`` collection,
+    which the engine creates when the store opens). Calling it again returns the
+    service already installed. ``clock`` is the monotonic clock of the login
+    throttle (default: the engine clock's).
+    """
+    existing = engine.services.try_get(AccountService)
+    if existing is not None:
+        return existing
+    engine.declare_collection(ACCOUNTS_COLLECTION)
+    service = AccountService(engine, clock=clock, max_characters=max_characters)
+    engine.services.provide(AccountService, service)
+    engine.sessions.login = LoginFlow(engine, service, max_failures=max_failures)
+    for cmd in ACCOUNT_COMMANDS:
+        engine.commands.add(cmd, pack="accounts")
+
+    async def finish_background_work(_event: EngineStoppingEvent) -> None:
+        await service.drain()
+
+    engine.events.subscribe(EngineStoppingEvent, finish_background_work)
+    return service

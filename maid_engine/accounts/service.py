@@ -1,0 +1,358 @@
+"""AccountService: accounts, their characters, authentication and roles.
+
+Provided as an engine service (``engine.services.get(AccountService)``) by
+:func:`maid_engine.accounts.install_accounts`. Accounts live in the ``accounts``
+document collection; characters are world entities with a
+:class:`~maid_engine.accounts.components.PlayerCharacter` component, persisted by
+the engine like every other entity.
+
+Methods that create characters take ``engine.world_lock`` themselves: never call
+them while holding it (asyncio locks are not re-entrant).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import TYPE_CHECKING, Any, cast
+from uuid import UUID
+
+from maid_engine.accounts.components import CharacterFactory, PlayerCharacter
+from maid_engine.accounts.errors import (
+    AccountNotFound,
+    AuthenticationFailed,
+    LoginThrottled,
+    NameTaken,
+    TooManyCharacters,
+)
+from maid_engine.accounts.model import (
+    Account,
+    AccountRepository,
+    CharacterRef,
+    MemoryDocuments,
+)
+from maid_engine.accounts.names import name_key, validate_name
+from maid_engine.accounts.passwords import PasswordHasher, check_password_policy
+from maid_engine.accounts.throttle import LoginThrottle, account_key, ip_key
+from maid_engine.commands import Role
+
+if TYPE_CHECKING:
+    from maid_engine.engine import GameEngine
+
+log = logging.getLogger("maid.accounts")
+
+DEFAULT_MAX_CHARACTERS = 5
+
+
+class _KeyedLocks:
+    """One asyncio.Lock per key, dropped when nobody holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        lock, users = self._locks.get(key, (asyncio.Lock(), 0))
+        self._locks[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[key]
+            if users <= 1:
+                del self._locks[key]
+            else:
+                self._locks[key] = (lock, users - 1)
+
+
+class AccountService:
+    def __init__(
+        self,
+        engine: GameEngine,
+        *,
+        hasher: PasswordHasher | None = None,
+        throttle: LoginThrottle | None = None,
+        clock: Callable[[], float] | None = None,
+        max_characters: int = DEFAULT_MAX_CHARACTERS,
+    ) -> None:
+        self.engine = engine
+        self.hasher = hasher or PasswordHasher.from_settings(engine.settings)
+        self.throttle = throttle or LoginThrottle(
+            engine.settings.login_attempts_per_minute,
+            window=60.0,
+            clock=clock or engine.clock.monotonic,
+        )
+        self.max_characters = max_characters
+        # Name uniqueness spans accounts and characters, so every name reservation
+        # (check, then write) runs under one lock; otherwise two connections creating
+        # "Aldric" at the same moment would both pass the check.
+        self._names_lock = asyncio.Lock()
+        # Read-modify-write of one account document (login time, characters, role)
+        # must not interleave, or one writer's change would be lost.
+        self._account_locks = _KeyedLocks()
+        self._memory = MemoryDocuments()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # -- storage --------------------------------------------------------------------
+    @property
+    def repository(self) -> AccountRepository:
+        engine = self.engine
+        if engine.has_store:
+            return AccountRepository(engine.store.documents)
+        if engine.started:
+            return AccountRepository(self._memory)
+        raise RuntimeError("the account service needs a started engine")
+
+    async def _update(self, key: str, change: Callable[[Account], None]) -> Account:
+        async with self._account_locks.hold(key):
+            account = await self.repository.get(key)
+            if account is None:
+                raise AccountNotFound(key)
+            change(account)
+            await self.repository.put(account)
+            return account
+
+    def _wall(self) -> float:
+        return self.engine.clock.wall()
+
+    # -- lookup ---------------------------------------------------------------------
+    async def get(self, name: str) -> Account | None:
+        """The account called ``name`` (case-insensitive), or None."""
+        key = name_key(name)
+        if not key:
+            return None
+        return await self.repository.get(key)
+
+    def character_named(self, name: str) -> tuple[UUID, PlayerCharacter] | None:
+        """The player character called ``name`` (case-insensitive), if any."""
+        world = self.engine.world
+        for uid in world.find_by_name(name):
+            pc = world.try_component(uid, PlayerCharacter)
+            if pc is not None:
+                return uid, pc
+        return None
+
+    async def find_account(self, name: str) -> Account | None:
+        """The account called ``name``, or owning the character called ``name``."""
+        account = await self.get(name)
+        if account is not None:
+            return account
+        found = self.character_named(name.strip())
+        if found is not None and found[1].account_id:
+            return await self.repository.get(found[1].account_id)
+        return None
+
+    async def check_name_available(self, name: str, *, own_account: str | None = None) -> None:
+        """Raise NameTaken if an account (other than ``own_account``) or anything
+        named in the world already uses ``name``."""
+        key = name_key(name)
+        shown = name.strip()
+        existing = await self.repository.get(key)
+        if existing is not None and existing.key != own_account:
+            raise NameTaken(f"The name {existing.name} is already taken.")
+        if self.engine.world.find_by_name(key):
+            raise NameTaken(f"The name {shown} is already taken.")
+
+    # -- accounts -------------------------------------------------------------------
+    async def create_account(
+        self, name: str, password: str, role: Role = Role.PLAYER
+    ) -> Account:
+        """Create an account (without characters; the first login adds one)."""
+        display = validate_name(name)
+        check_password_policy(password, display)
+        # Fail fast before paying for a hash; checked again under the lock below.
+        await self.check_name_available(display)
+        password_hash = await self.hasher.hash(password)
+        return await self.create_account_from_hash(display, password_hash, role)
+
+    async def create_account_from_hash(
+        self, name: str, password_hash: str, role: Role = Role.PLAYER
+    ) -> Account:
+        """Create an account whose password the caller has already hashed with
+        :attr:`hasher` (the interactive login does, to avoid keeping the plain text)."""
+        display = validate_name(name)
+        async with self._names_lock:
+            await self.check_name_available(display)
+            account = Account(
+                key=name_key(display),
+                name=display,
+                password_hash=password_hash,
+                role=Role.parse(role),
+                created_at=self._wall(),
+            )
+            await self.repository.put(account)
+        log.info("account %s created (role %s)", display, account.role.name.lower())
+        return account
+
+    async def _check_password(self, account: Account | None, typed: str, password: str,
+                              ip: str) -> Account:
+        """Throttle, then verify; raises LoginThrottled or AuthenticationFailed."""
+        keys = (ip_key(ip), account_key(account.key if account else name_key(typed)))
+        if self.throttle.blocked(*keys):
+            log.warning("login throttled for %r from %s", typed, ip)
+            raise LoginThrottled()
+        # Counted before verifying, so parallel attempts cannot all slip in while the
+        # hashes are running; a success takes the count back.
+        self.throttle.hit(*keys)
+        if account is None:
+            await self.hasher.verify_dummy(password)
+            log.info("login failed for unknown name %r from %s", typed, ip)
+            raise AuthenticationFailed("unknown")
+        if not await self.hasher.verify(password, account.password_hash):
+            log.info("login failed for %s from %s (wrong password)", account.name, ip)
+            raise AuthenticationFailed("password")
+        self.throttle.undo(keys[0])
+        self.throttle.reset(keys[1])
+        return account
+
+    async def authenticate(self, name: str, password: str, ip: str) -> Account:
+        """The account for ``name`` (an account or one of its characters) if
+        ``password`` is right.
+
+        Raises LoginThrottled (without looking at the password) when the address or
+        the account has too many recent failures, else AuthenticationFailed.
+        """
+        account = await self.find_account(name)
+        account = await self._check_password(account, name, password, ip)
+        new_hash = None
+        if self.hasher.needs_rehash(account.password_hash):
+            new_hash = await self.hasher.hash(password)
+        now = self._wall()
+
+        def record(a: Account) -> None:
+            a.last_login_at = now
+            a.last_login_ip = ip
+            if new_hash is not None:
+                a.password_hash = new_hash
+
+        account = await self._update(account.key, record)
+        log.info("account %s logged in from %s", account.name, ip)
+        return account
+
+    async def change_password(self, name: str, old: str, new: str, ip: str) -> None:
+        account = await self.get(name)
+        if account is None:
+            raise AccountNotFound(name)
+        check_password_policy(new, account.name)
+        await self._check_password(account, name, old, ip)
+        new_hash = await self.hasher.hash(new)
+
+        def store(a: Account) -> None:
+            a.password_hash = new_hash
+
+        await self._update(account.key, store)
+        log.info("account %s changed its password", account.name)
+
+    async def set_role(self, name: str, role: Role | str) -> Account:
+        """Give the account (found by account or character name) ``role``; sessions
+        of that account get the new role at once."""
+        new_role = Role.parse(role)
+        account = await self.find_account(name)
+        if account is None:
+            raise AccountNotFound(name.strip())
+
+        def assign(a: Account) -> None:
+            a.role = new_role
+
+        account = await self._update(account.key, assign)
+        for session in self.engine.sessions.all():
+            if session.account_id == account.key:
+                session.data["role"] = new_role
+        log.info("account %s now has role %s", account.name, new_role.name.lower())
+        return account
+
+    # -- characters -----------------------------------------------------------------
+    async def characters(self, account: Account) -> list[CharacterRef]:
+        """The account's characters that exist in the world, in creation order.
+
+        A character whose entity was saved but whose account document was not (a
+        crash in between) is found by its ``PlayerCharacter.account_id`` and adopted.
+        """
+        world = self.engine.world
+        refs: list[CharacterRef] = []
+        for uid in account.character_ids:
+            pc = world.try_component(uid, PlayerCharacter)
+            if pc is not None and world.entity_exists(uid):
+                refs.append(CharacterRef(uid, pc.name))
+        listed = set(account.character_ids)
+        orphans = [
+            CharacterRef(uid, pc.name)
+            for uid, pc in world.each(PlayerCharacter)
+            if pc.account_id == account.key and uid not in listed
+        ]
+        if orphans:
+            orphans.sort(key=lambda ref: world.get_component(ref.id, PlayerCharacter).created_at)
+
+            def adopt(a: Account) -> None:
+                a.character_ids.extend(r.id for r in orphans if r.id not in a.character_ids)
+
+            updated = await self._update(account.key, adopt)
+            account.character_ids = updated.character_ids
+            refs.extend(orphans)
+        return refs
+
+    def _create_entity(self, name: str, account: Account) -> UUID:
+        # Services are keyed by the Protocol class itself, which mypy will not accept
+        # as a type[T] argument, hence the cast.
+        factory: CharacterFactory | None = self.engine.services.try_get(
+            cast(type[Any], CharacterFactory)
+        )
+        if factory is not None:
+            return factory.create_character(name, account.key)
+        now = self._wall()
+        return self.engine.world.create_entity(
+            PlayerCharacter(name=name, account_id=account.key, created_at=now, last_seen=now)
+        )
+
+    async def add_character(self, account: Account, name: str) -> UUID:
+        """Create a character for ``account`` and write it to the store at once.
+
+        The entity is saved before the account document, so a crash in between
+        leaves a character that :meth:`characters` adopts, never an account that
+        points at nothing.
+        """
+        display = validate_name(name)
+        async with self._names_lock:
+            current = await self.repository.get(account.key)
+            if current is None:
+                raise AccountNotFound(account.name)
+            if len(await self.characters(current)) >= self.max_characters:
+                raise TooManyCharacters(self.max_characters)
+            await self.check_name_available(display, own_account=account.key)
+            async with self.engine.world_lock:
+                uid = self._create_entity(display, current)
+                # Deliver what the factory emitted (e.g. "character created") now,
+                # before the character connects, as a command would.
+                await self.engine.dispatch_events()
+            await self.engine.save_entities_now(uid)
+
+            def attach(a: Account) -> None:
+                if uid not in a.character_ids:
+                    a.character_ids.append(uid)
+
+            updated = await self._update(account.key, attach)
+        account.character_ids = updated.character_ids
+        log.info("character %s created for account %s", display, account.name)
+        return uid
+
+    # -- background work ------------------------------------------------------------
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run ``coro`` in the background (work too slow to do under the world lock)."""
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def drain(self) -> None:
+        """Wait for background work started with :meth:`spawn`."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+
+def install_accounts(engine: GameEngine, **options: Any) -> AccountService:
+    """Same as :func:`maid_engine.accounts.install_accounts` (importable from here too)."""
+    from maid_engine.accounts.install import install_accounts as install
+
+    return install(engine, **options)

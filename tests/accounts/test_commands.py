@@ -1,0 +1,82 @@
+"""quit, password and @role."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from accounts.account_helpers import PASSWORD, Client
+
+from maid_engine.accounts import AccountService
+from maid_engine.commands import Role
+from maid_engine.engine import GameEngine
+
+MakeClient = Callable[..., Client]
+
+
+async def play(make: MakeClient, name: str, host: str = "127.0.0.1") -> Client:
+    c = make(host)
+    await c.open()
+    await c.line(f"create {name} {PASSWORD}")
+    assert c.session.character_id is not None
+    return c
+
+
+async def test_account_commands_are_registered(engine: GameEngine) -> None:
+    for key in ("quit", "password", "@role"):
+        assert engine.commands.get(key) is not None
+    assert engine.commands.get("@role").permission is Role.ADMIN  # type: ignore[union-attr]
+
+
+async def test_password_command_changes_the_password(
+    accounts: AccountService, make_client: MakeClient
+) -> None:
+    c = make_client()
+    await c.open()
+    await c.line("create Aldric oldpass123")
+    assert "Usage: password" in await c.line("password onlyone")
+    out = await c.line("password wrong-old brand-new-pass")
+    # Hashing happens in the background, not under the world lock.
+    assert "Changing your password..." in out
+    await accounts.drain()
+    assert c.session.sent[-1] == "Wrong name or password."
+    assert c.last_prompt == "> "
+    await c.line("password oldpass123 short")
+    await accounts.drain()
+    assert "at least 6 characters" in c.session.sent[-1]
+    await c.line("password oldpass123 brand-new-pass")
+    await accounts.drain()
+    assert c.session.sent[-1] == "Your password has been changed."
+    await c.line("quit")
+    d = make_client()
+    await d.open()
+    assert "Wrong name or password." in await d.line("connect aldric oldpass123")
+    assert "Welcome" in await d.line("connect aldric brand-new-pass")
+
+
+async def test_role_command_needs_admin(
+    engine: GameEngine, accounts: AccountService, make_client: MakeClient
+) -> None:
+    target = await play(make_client, "Bryn")
+    player = await play(make_client, "Cora")
+    out = await player.line("@role bryn builder")
+    assert "You do not have permission to use @role" in out
+    assert "admin" in out
+    admin = await play(make_client, "Dain")
+    await accounts.set_role("dain", Role.ADMIN)
+    assert admin.session.data["role"] is Role.ADMIN  # applied to the live session
+    assert "Bryn is a player." in await admin.line("@role bryn")
+    assert "Bryn is now a builder." in await admin.line("@role BRYN builder")
+    assert target.session.data["role"] is Role.BUILDER
+    assert "Your role is now builder." in target.session.sent
+    account = await accounts.get("bryn")
+    assert account is not None and account.role is Role.BUILDER
+    assert "Unknown role" in await admin.line("@role bryn wizard")
+    assert "There is no account or character named Zed" in await admin.line("@role Zed admin")
+    assert "cannot change your own role" in await admin.line("@role dain player")
+    assert "Usage: @role" in await admin.line("@role")
+
+
+@pytest.fixture
+def make_client(client: MakeClient) -> MakeClient:
+    return client
