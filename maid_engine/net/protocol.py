@@ -1,0 +1,274 @@
+"""The telnetlib3 protocol subclass: option negotiation and raw bytes, nothing about the game.
+
+telnetlib3 interprets IAC commands and negotiates NAWS, TTYPE, CHARSET, SGA, BINARY and
+(for non-MUD clients) ECHO. This subclass adds what a MUD server offers (EOR, GMCP, MSSP),
+diverts in-band bytes to our own bounded line assembler instead of telnetlib3's reader
+buffer, and forwards every capability change to the :class:`TelnetSession`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from contextlib import suppress
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import telnetlib3
+from telnetlib3.stream_reader import TelnetReaderUnicode
+from telnetlib3.stream_writer import TelnetWriter
+from telnetlib3.telopt import CHARSET, ECHO, EOR, GMCP, MSSP, WILL, WONT
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from maid_engine.net.server import TelnetServer
+    from maid_engine.net.session import TelnetSession
+
+log = logging.getLogger("maid.net")
+
+_MAX_TTYPES = 9
+# NEW-ENVIRON values we read: terminal hints, plus MNES (CLIENT_NAME, MTTS, ...) which
+# MUD clients such as TinTin++ volunteer.
+_ENVIRON_KEYS = (
+    "COLORTERM", "LANG", "LC_ALL", "CHARSET", "CLIENT_NAME", "CLIENT_VERSION", "MTTS",
+    "TERMINAL_TYPE",
+)  # fmt: skip
+
+
+class _InputSink(TelnetReaderUnicode):
+    """Stands in for telnetlib3's reader: in-band bytes go straight to a callback.
+
+    telnetlib3's reader buffers everything until someone reads it; we want the bytes at
+    once, in our own bounded structures, so nothing can pile up here.
+    """
+
+    sink: Callable[[bytes], None] | None = None
+
+    def feed_data(self, data: bytes) -> None:
+        if data and self.sink is not None:
+            try:
+                self.sink(data)
+            except Exception:
+                # An exception here would escape data_received and kill the connection
+                # with a fatal-error log; one bad line must not do that.
+                log.exception("input handling failed")
+
+
+class MaidTelnetProtocol(telnetlib3.TelnetServer):
+    """One TCP connection. ``maid_server`` is bound by :meth:`TelnetServer.start`."""
+
+    maid_server: ClassVar[TelnetServer]
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("reader_factory_encoding", _InputSink)
+        super().__init__(**kwargs)
+        self.session: TelnetSession | None = None
+        self.peer_host = "unknown"
+        self.charset_agreed: str | None = None
+        self._rejected = False
+        self._torn_down = False
+        self._mssp_sent = False
+
+    # -- connection lifecycle -------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = transport.get_extra_info("peername")
+        self.peer_host = str(peer[0]) if peer else "unknown"
+        refusal = self.maid_server._admit(self.peer_host)
+        if refusal is not None:
+            # Refused before telnetlib3 sets anything up: no negotiation, no session.
+            self._rejected = True
+            self._closing = True
+            with suppress(Exception):
+                transport.write(refusal.encode("utf-8") + b"\r\n")  # type: ignore[attr-defined]
+            transport.close()
+            return
+        super().connection_made(transport)
+        assert isinstance(self.reader, _InputSink) and self.writer is not None
+        self.writer.set_ext_callback(GMCP, self._on_gmcp)
+        self.writer.set_ext_send_callback(CHARSET, self._choose_charset)
+        self.session = self.maid_server._new_session(self)
+        self.reader.sink = self.session._on_input
+
+    def data_received(self, data: bytes) -> None:
+        if self._rejected or self._torn_down:
+            return
+        try:
+            super().data_received(data)
+        except Exception:
+            log.exception("telnet data handling failed for %s", self.peer_host)
+        self._sync_options()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._rejected:
+            return
+        first = not self._torn_down
+        self._torn_down = True
+        try:
+            super().connection_lost(exc)
+        except Exception:
+            log.debug("telnetlib3 connection_lost failed", exc_info=True)
+        if first:
+            self.maid_server._release(self.peer_host)
+            if self.session is not None:
+                self.session._on_disconnect()
+
+    def begin_shell(self, future: asyncio.Future[None]) -> None:
+        # Negotiation is settled (or timed out): the session may now meet the game.
+        if future.cancelled() or future.exception() is not None:
+            return
+        if self.session is not None and not self._torn_down:
+            self.session._start()
+
+    # -- negotiation hooks ----------------------------------------------------------------
+
+    def begin_advanced_negotiation(self) -> None:
+        super().begin_advanced_negotiation()
+        assert self.writer is not None
+        # telnetlib3 agrees to these when asked but never offers them itself.
+        self.writer.iac(WILL, EOR)
+        self.writer.iac(WILL, GMCP)
+        self.writer.iac(WILL, MSSP)
+
+    def on_naws(self, rows: int, cols: int) -> None:
+        super().on_naws(rows, cols)
+        if self.session is not None:
+            self.session._on_resize(cols, rows)
+
+    def on_ttype(self, ttype: str) -> None:
+        super().on_ttype(ttype)
+        self._refresh()
+
+    def on_environ(self, mapping: dict[str, str]) -> None:
+        super().on_environ(mapping)
+        self._refresh()
+
+    def on_charset(self, charset: str) -> None:
+        super().on_charset(charset)
+        self.charset_agreed = charset
+        self._refresh()
+
+    def on_request_charset(self) -> list[str]:
+        # We only ever speak UTF-8; offering anything else would oblige us to encode it.
+        return ["UTF-8"]
+
+    def _choose_charset(self, offered: list[str]) -> str | None:
+        """Answer a client-initiated CHARSET REQUEST: UTF-8 or nothing (REJECTED)."""
+        for name in offered:
+            if name.strip().lower().replace("-", "").replace("_", "") == "utf8":
+                self.charset_agreed = name.strip()
+                self._refresh()
+                return name.strip()
+        return None
+
+    def _refresh(self) -> None:
+        if self.session is not None:
+            self.session._refresh_caps()
+
+    def _on_gmcp(self, package: str, data: Any) -> None:
+        if self.session is not None:
+            self.session._on_gmcp(package, data)
+
+    def _sync_options(self) -> None:
+        """Mirror option state into the session once per received chunk."""
+        writer = self.writer
+        if writer is None or self.session is None or self._torn_down:
+            return
+        self.session.caps.gmcp = self.gmcp_enabled
+        if writer.local_option.enabled(MSSP) and not self._mssp_sent:
+            self._mssp_sent = True
+            try:
+                writer.send_mssp(self.maid_server.mssp_variables())
+            except Exception:
+                log.exception("MSSP status failed")
+
+    # -- what the session uses ------------------------------------------------------------
+
+    def ttypes(self) -> list[str]:
+        out = []
+        for i in range(1, _MAX_TTYPES + 1):
+            value = self.get_extra_info(f"ttype{i}")
+            if not value:
+                break
+            out.append(str(value))
+        return out
+
+    def environ(self) -> dict[str, str]:
+        return {
+            key: str(self.get_extra_info(key)) for key in _ENVIRON_KEYS if self.get_extra_info(key)
+        }
+
+    @property
+    def alive(self) -> bool:
+        return not self._torn_down and self.writer is not None and not self.writer.is_closing()
+
+    @property
+    def gmcp_enabled(self) -> bool:
+        w = self.writer
+        return w is not None and (w.local_option.enabled(GMCP) or w.remote_option.enabled(GMCP))
+
+    def server_echoes(self) -> bool:
+        """True when the client agreed that we echo its input (it will not echo itself)."""
+        return self.writer is not None and self.writer.local_option.enabled(ECHO)
+
+    def write_bytes(self, data: bytes) -> None:
+        """Write in-band data; the base writer doubles every IAC byte on the way."""
+        if not self.alive or not data:
+            return
+        assert self.writer is not None
+        TelnetWriter.write(self.writer, data)
+        transport = self._transport
+        limit = self.maid_server.limits.max_output_buffer
+        if transport is not None and limit and transport.get_write_buffer_size() > limit:
+            # The client stopped reading; drop it rather than buffer without bound.
+            self.maid_server._limit_hit("output_overflow")
+            log.info("dropping %s: output buffer over %d bytes", self.peer_host, limit)
+            transport.abort()
+            self.close_connection()
+
+    def negotiate(self, command: bytes, option: bytes) -> bool:
+        if not self.alive:
+            return False
+        assert self.writer is not None
+        return self.writer.iac(command, option)
+
+    def will_echo(self) -> bool:
+        return self.negotiate(WILL, ECHO)
+
+    def wont_echo(self) -> None:
+        w = self.writer
+        if w is not None and (
+            w.local_option.enabled(ECHO) or w.pending_option.enabled(WILL + ECHO)
+        ):
+            self.negotiate(WONT, ECHO)
+
+    def end_of_prompt(self) -> None:
+        """IAC EOR when the client asked for it, else IAC GA (telnetlib3 skips GA under SGA)."""
+        if not self.alive:
+            return
+        assert self.writer is not None
+        if self.writer.local_option.enabled(EOR):
+            self.writer.send_eor()
+        else:
+            self.writer.send_ga()
+
+    def send_gmcp(self, package: str, data: Any) -> None:
+        if self.alive and self.gmcp_enabled:
+            assert self.writer is not None
+            self.writer.send_gmcp(package, data)
+
+    def detach(self, session: TelnetSession) -> None:
+        """Forget a finished session so neither keeps the other alive longer than needed."""
+        if self.session is session:
+            self.session = None
+            if isinstance(self.reader, _InputSink):
+                self.reader.sink = None
+
+    def close_connection(self) -> None:
+        """Flush what is queued and close; connection_lost runs synchronously from here."""
+        if self._torn_down:
+            return
+        if self.writer is not None:
+            self.writer.close()
+        else:
+            self.connection_lost(None)

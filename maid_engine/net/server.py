@@ -1,0 +1,212 @@
+"""The listening telnet server: connection limits, session registry, start and stop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import telnetlib3
+
+from maid_engine.net.limits import MSG_PER_IP, MSG_SERVER_FULL, NetLimits
+from maid_engine.net.protocol import MaidTelnetProtocol
+from maid_engine.net.session import TelnetSession
+from maid_engine.sessions import SessionHandler
+
+log = logging.getLogger("maid.net")
+
+_MSSP_JUNK = re.compile(r"[\x00-\x1f\x7f-\x9f\xff]")
+
+
+def _mssp_value(value: Any) -> str:
+    # MSSP_VAR (1) / MSSP_VAL (2) bytes inside a value would corrupt the whole table.
+    return _MSSP_JUNK.sub("", str(value))
+
+
+class TelnetServer:
+    """Accepts telnet connections and hands each one to ``handler`` as a Session.
+
+    ``on_limit(kind)`` is called whenever a limit refuses something; the same counts are
+    kept in :attr:`counters`. Kinds: ``line_too_long``, ``rate_limited``, ``inbox_full``,
+    ``gmcp_rate_limited``, ``idle_timeout``, ``output_overflow``, ``per_ip``,
+    ``max_connections``.
+    """
+
+    def __init__(
+        self,
+        handler: SessionHandler,
+        host: str = "127.0.0.1",
+        port: int = 4000,
+        limits: NetLimits = NetLimits(),  # noqa: B008 - frozen dataclass, safe to share
+        clock: Callable[[], float] = time.monotonic,
+        on_limit: Callable[[str], None] | None = None,
+    ) -> None:
+        self.handler = handler
+        self.limits = limits
+        self.clock = clock
+        self.on_limit = on_limit
+        self.counters: Counter[str] = Counter()
+        self._host = host
+        self._port = port
+        self._server: telnetlib3.Server | None = None
+        self._sessions: dict[str, TelnetSession] = {}
+        self._per_ip: Counter[str] = Counter()
+        self._connections = 0
+        self._accepting = False
+
+    # -- public ---------------------------------------------------------------------------
+
+    @property
+    def host(self) -> str:
+        return self._host
+
+    @property
+    def port(self) -> int:
+        return self._port
+
+    @property
+    def sessions(self) -> list[TelnetSession]:
+        """Sessions the handler knows about (opened) that are still connected."""
+        return [s for s in self._sessions.values() if s.opened and s.connected]
+
+    @property
+    def connection_count(self) -> int:
+        return self._connections
+
+    async def start(self) -> None:
+        if self._server is not None:
+            raise RuntimeError("TelnetServer already started")
+        server = self
+
+        class _BoundProtocol(MaidTelnetProtocol):
+            maid_server = server
+
+        self._server = await telnetlib3.create_server(
+            host=self._host,
+            port=self._port,
+            protocol_factory=_BoundProtocol,
+            shell=None,
+            encoding="utf8",
+            encoding_errors="replace",
+            # We encode and decode ourselves; this only stops telnetlib3 from holding the
+            # session back until BINARY is agreed in both directions.
+            force_binary=True,
+            connect_maxwait=self.limits.negotiation_timeout,
+            compression=False,
+            timeout=0,  # idle handling is ours (it counts typed input, not telnet chatter)
+        )
+        sockets = self._server.sockets or ()
+        if sockets:
+            name = sockets[0].getsockname()
+            self._host, self._port = str(name[0]), int(name[1])
+        self._accepting = True
+        log.info("telnet listening on %s:%d", self._host, self._port)
+
+    async def stop(self, message: str | None = None) -> None:
+        """Tell every session ``message``, close them all and stop listening.
+
+        Commands already running get ``limits.stop_timeout`` seconds to finish; every
+        opened session sees ``session_closed`` before this returns.
+        """
+        if self._server is None:
+            return
+        self._accepting = False
+        server, self._server = self._server, None
+        live = list(self._sessions.values())
+        workers = [s.worker for s in live if s.worker is not None]
+        for session in live:
+            session.close(message)
+        server.close()
+        try:
+            await server.wait_closed()
+        except Exception:
+            log.debug("wait_closed failed", exc_info=True)
+        workers = [w for w in workers if not w.done()]
+        if workers:
+            _, pending = await asyncio.wait(workers, timeout=self.limits.stop_timeout)
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.wait(pending, timeout=1.0)
+        log.info("telnet server stopped")
+
+    def mssp_variables(self) -> dict[str, str | list[str]]:
+        """MSSP table: what the transport knows, overridden by the game's own values."""
+        table: dict[str, str | list[str]] = {
+            "PORT": str(self._port),
+            "CODEBASE": "MAID",
+            "ANSI": "1",
+            "UTF-8": "1",
+            "VT100": "0",
+            "XTERM 256 COLORS": "1",
+            "XTERM TRUE COLORS": "1",
+            "GMCP": "1",
+            "MSSP": "1",
+            "MCCP": "0",
+            "MCP": "0",
+            "MSDP": "0",
+            "MSP": "0",
+            "MXP": "0",
+            "PUEBLO": "0",
+            "SSL": "0",
+        }
+        try:
+            game = self.handler.mssp_status()
+        except Exception:
+            log.exception("mssp_status failed")
+            game = {}
+        for key, value in game.items():
+            clean_key = _mssp_value(key)
+            if not clean_key:
+                continue
+            if isinstance(value, list | tuple):
+                table[clean_key] = [_mssp_value(v) for v in value]
+            else:
+                table[clean_key] = _mssp_value(value)
+        return table
+
+    # -- called by the protocol / sessions ------------------------------------------------
+
+    def _admit(self, host: str) -> str | None:
+        """Count a new connection in, or return the message it is refused with."""
+        limits = self.limits
+        if not self._accepting:
+            return MSG_SERVER_FULL
+        if limits.max_connections and self._connections >= limits.max_connections:
+            self._limit_hit("max_connections")
+            return MSG_SERVER_FULL
+        if limits.max_connections_per_ip and self._per_ip[host] >= limits.max_connections_per_ip:
+            self._limit_hit("per_ip")
+            return MSG_PER_IP
+        self._connections += 1
+        self._per_ip[host] += 1
+        return None
+
+    def _release(self, host: str) -> None:
+        self._connections = max(self._connections - 1, 0)
+        self._per_ip[host] -= 1
+        if self._per_ip[host] <= 0:
+            del self._per_ip[host]
+
+    def _new_session(self, protocol: MaidTelnetProtocol) -> TelnetSession:
+        session = TelnetSession(protocol, self)
+        self._sessions[session.id] = session
+        return session
+
+    def _forget(self, session: TelnetSession) -> None:
+        self._sessions.pop(session.id, None)
+        # telnetlib3's Server keeps the last 1000 protocols in a queue we never read;
+        # cut the link so a finished session (and its game data) can be freed.
+        session._detach()
+
+    def _limit_hit(self, kind: str) -> None:
+        self.counters[kind] += 1
+        if self.on_limit is not None:
+            try:
+                self.on_limit(kind)
+            except Exception:
+                log.exception("on_limit hook failed")

@@ -1,0 +1,341 @@
+"""A telnet connection as the game sees it: the :class:`~maid_engine.sessions.Session`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from typing import TYPE_CHECKING, Any
+from uuid import UUID, uuid4
+
+from maid_engine.net.limits import (
+    MSG_IDLE,
+    MSG_INBOX_FULL,
+    MSG_LINE_TOO_LONG,
+    MSG_TOO_FAST,
+    TokenBucket,
+)
+from maid_engine.net.lines import OVERFLOW, LineAssembler
+from maid_engine.net.markup import render_markup
+from maid_engine.net.mtts import detect
+from maid_engine.net.sanitize import clean_input_line, decode_input, sanitize_output
+from maid_engine.net.wrapping import effective_width, wrap_text
+from maid_engine.sessions import ClientCaps
+
+if TYPE_CHECKING:
+    from maid_engine.net.protocol import MaidTelnetProtocol
+    from maid_engine.net.server import TelnetServer
+
+log = logging.getLogger("maid.net")
+
+_GMCP_PACKAGE = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+_MAX_SUPPORTS = 256
+_Item = tuple[str, Any, Any]
+
+
+def _gmcp_modules(data: Any) -> list[str]:
+    """Module names of a Core.Supports payload: ``["Char 1", "Room 1"]`` -> Char, Room."""
+    if not isinstance(data, list):
+        return []
+    names = []
+    for item in data[:_MAX_SUPPORTS]:
+        if isinstance(item, str):
+            name = item.strip().split(" ", 1)[0]
+            if _GMCP_PACKAGE.fullmatch(name):
+                names.append(name)
+    return names
+
+
+def _label(value: Any) -> str:
+    """A client-supplied name, made safe to print and log."""
+    return clean_input_line(str(value))[:64]
+
+
+class TelnetSession:
+    """Implements the Session protocol for one telnet connection.
+
+    Input is decoded and queued here, then handed to the SessionHandler by one worker task
+    per session, so lines of a session are handled one at a time and in order while
+    reading carries on. Output is sanitised, rendered, wrapped and written synchronously.
+    """
+
+    def __init__(self, protocol: MaidTelnetProtocol, server: TelnetServer) -> None:
+        self.id: str = uuid4().hex
+        self.peer_host: str = protocol.peer_host
+        self.caps = ClientCaps()
+        self.account_id: str | None = None
+        self.character_id: UUID | None = None
+        self.data: dict[str, Any] = {}
+        self._proto = protocol
+        self._server = server
+        limits = server.limits
+        self._limits = limits
+        self._clock = server.clock
+        self._lines = LineAssembler(limits.max_line_bytes)
+        self._bucket = TokenBucket(limits.rate_burst, limits.rate_per_second, server.clock)
+        self._gmcp_bucket = TokenBucket(limits.rate_burst, limits.rate_per_second, server.clock)
+        self._inbox: asyncio.Queue[_Item | None] = asyncio.Queue(maxsize=max(limits.inbox_size, 0))
+        self._echo = True
+        self._password_echo = False  # we sent WILL ECHO only to hide a password
+        self._line_open = False  # the cursor sits after a prompt, not at a line start
+        self._connected = True
+        self._opened = False
+        self._worker: asyncio.Task[None] | None = None
+        self._notice_at: dict[str, float] = {}
+        self._hello_seen = False
+        self._last_input = self._clock()
+        self._idle_timer: asyncio.TimerHandle | None = None
+        self._arm_idle(limits.idle_timeout)
+
+    def __repr__(self) -> str:
+        return f"<TelnetSession {self.id[:8]} {self.peer_host}>"
+
+    # -- the Session protocol -------------------------------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        return self._connected and self._proto.alive
+
+    @property
+    def opened(self) -> bool:
+        """True once the handler has been told about this session."""
+        return self._opened
+
+    def send(self, text: str) -> None:
+        """Sanitise, render, wrap and send ``text`` as whole lines (a final newline is added)."""
+        self._output(text, newline=True)
+
+    def prompt(self, text: str) -> None:
+        if self._output(text, newline=False):
+            try:
+                self._proto.end_of_prompt()
+            except Exception:
+                log.debug("end of prompt failed for %s", self, exc_info=True)
+
+    def send_gmcp(self, package: str, data: Any) -> None:
+        if not self.connected or not self.caps.gmcp:
+            return
+        if not _GMCP_PACKAGE.fullmatch(package):
+            log.warning("refusing to send GMCP with a malformed package name %r", package)
+            return
+        try:
+            self._proto.send_gmcp(package, data)
+        except (TypeError, ValueError):
+            log.exception("GMCP %s: data is not JSON-serialisable", package)
+        except Exception:
+            log.debug("GMCP send failed for %s", self, exc_info=True)
+
+    def set_echo(self, echo: bool) -> None:
+        if not self.connected:
+            self._echo = echo
+            return
+        self._echo = echo
+        if not echo:
+            if not self._proto.server_echoes():
+                # The client echoes locally: WILL ECHO tells it to stop (password mode).
+                self._password_echo = self._proto.will_echo()
+        elif self._password_echo:
+            self._password_echo = False
+            self._proto.wont_echo()
+
+    def close(self, message: str | None = None) -> None:
+        if not self.connected:
+            return
+        if message:
+            self.send(message)
+        self._proto.close_connection()
+
+    # -- output ---------------------------------------------------------------------------
+
+    def _output(self, text: str, *, newline: bool) -> bool:
+        if not self.connected:
+            return False
+        try:
+            out = render_markup(sanitize_output(text), self.caps.color)
+            out = wrap_text(out, self.caps.width, markup=False)
+            if newline and not out.endswith("\n"):
+                out += "\n"
+            if self._line_open:
+                out = "\n" + out
+            self._line_open = not newline
+            self._proto.write_bytes(out.replace("\n", "\r\n").encode("utf-8"))
+            return True
+        except Exception:
+            # Never let one bad message propagate into game code; but do make it visible.
+            log.exception("send failed for %s", self)
+            return False
+
+    def _notice(self, kind: str, message: str, throttle: bool = True) -> None:
+        self._server._limit_hit(kind)
+        now = self._clock()
+        if throttle and now - self._notice_at.get(kind, float("-inf")) < (
+            self._limits.notice_interval
+        ):
+            return
+        self._notice_at[kind] = now
+        self.send(message)
+
+    # -- input ----------------------------------------------------------------------------
+
+    def _on_input(self, data: bytes) -> None:
+        """In-band bytes from the protocol (IAC already removed)."""
+        if not self._connected:
+            return
+        self._last_input = self._clock()
+        server_echoes = self._proto.server_echoes()
+        events, echo_bytes = self._lines.feed(data, self._echo and server_echoes)
+        if server_echoes and not self._echo and events:
+            # Hidden input (password): still end the line, as the client will not.
+            echo_bytes = b"\r\n" * len(events)
+        if echo_bytes:
+            self._proto.write_bytes(echo_bytes)
+        for raw in events:
+            self._line_open = False
+            if raw is OVERFLOW:
+                self._notice("line_too_long", self._too_long(), throttle=False)
+                continue
+            text = decode_input(raw, self.caps.utf8)
+            if self._limits.max_line_length and len(text) > self._limits.max_line_length:
+                self._notice("line_too_long", self._too_long(), throttle=False)
+                continue
+            if not self._bucket.take():
+                self._notice("rate_limited", MSG_TOO_FAST)
+                continue
+            self._enqueue(("line", clean_input_line(text), None))
+
+    def _too_long(self) -> str:
+        return MSG_LINE_TOO_LONG.format(max=self._limits.max_line_length)
+
+    def _enqueue(self, item: _Item) -> None:
+        try:
+            self._inbox.put_nowait(item)
+        except asyncio.QueueFull:
+            self._notice("inbox_full", MSG_INBOX_FULL)
+
+    def _on_gmcp(self, package: str, data: Any) -> None:
+        if not self._connected:
+            return
+        key = package.lower()
+        if key == "core.hello":
+            if isinstance(data, dict):
+                self._hello_seen = True
+                self.caps.client_name = _label(data.get("client", ""))
+                self.caps.client_version = _label(data.get("version", ""))
+        elif key == "core.supports.set":
+            self.caps.gmcp_supports = set(_gmcp_modules(data))
+        elif key == "core.supports.add":
+            added = _gmcp_modules(data)
+            room = _MAX_SUPPORTS - len(self.caps.gmcp_supports)
+            self.caps.gmcp_supports.update(added[: max(room, 0)])
+        elif key == "core.supports.remove":
+            self.caps.gmcp_supports.difference_update(_gmcp_modules(data))
+        elif not self._gmcp_bucket.take():
+            self._server._limit_hit("gmcp_rate_limited")
+        else:
+            self._enqueue(("gmcp", package, data))
+
+    # -- negotiation results --------------------------------------------------------------
+
+    def _refresh_caps(self) -> None:
+        found = detect(self._proto.ttypes(), self._proto.environ(), self._proto.charset_agreed)
+        caps = self.caps
+        caps.color = found.color
+        caps.utf8 = found.utf8
+        caps.mtts = found.mtts
+        caps.terminal = _label(found.terminal) or "unknown"
+        if found.client_name and not self._hello_seen:
+            # Core.Hello, when it comes, is more precise than TTYPE/MNES and wins.
+            caps.client_name = _label(found.client_name)
+            caps.client_version = _label(found.client_version)
+        caps.gmcp = self._proto.gmcp_enabled
+
+    def _on_resize(self, cols: int, rows: int) -> None:
+        width = effective_width(cols)
+        height = rows if 1 <= rows <= 1000 else 24
+        if (width, height) == (self.caps.width, self.caps.height):
+            return
+        self.caps.width, self.caps.height = width, height
+        if self._opened:
+            try:
+                self._server.handler.session_resized(self)
+            except Exception:
+                log.exception("session_resized failed for %s", self)
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        if not self._connected or self._worker is not None:
+            return
+        self._refresh_caps()
+        self._worker = asyncio.get_running_loop().create_task(
+            self._run(), name=f"telnet-session-{self.id[:8]}"
+        )
+
+    async def _run(self) -> None:
+        handler = self._server.handler
+        self._opened = True
+        try:
+            try:
+                await handler.session_opened(self)
+            except Exception:
+                log.exception("session_opened failed for %s", self)
+                self.close()
+            while True:
+                item = await self._inbox.get()
+                if item is None:  # the connection is gone
+                    break
+                kind, first, second = item
+                try:
+                    if kind == "line":
+                        await handler.session_line(self, first)
+                    else:
+                        await handler.session_gmcp(self, first, second)
+                except Exception:
+                    log.exception("handler failed on %s input for %s", kind, self)
+        finally:
+            try:
+                await handler.session_closed(self)
+            except Exception:
+                log.exception("session_closed failed for %s", self)
+            self._server._forget(self)
+
+    def _on_disconnect(self) -> None:
+        """The connection is gone (either side closed it). Runs exactly once."""
+        if not self._connected:
+            return
+        self._connected = False
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
+            self._idle_timer = None
+        # Lines still queued cannot be answered any more: drop them and stop the worker.
+        while not self._inbox.empty():
+            self._inbox.get_nowait()
+        if self._worker is None:
+            self._server._forget(self)
+        else:
+            self._inbox.put_nowait(None)
+
+    def _detach(self) -> None:
+        self._proto.detach(self)
+
+    @property
+    def worker(self) -> asyncio.Task[None] | None:
+        return self._worker
+
+    def _arm_idle(self, delay: float | None) -> None:
+        if not self._limits.idle_timeout or delay is None:
+            return
+        loop = asyncio.get_running_loop()
+        self._idle_timer = loop.call_later(max(delay, 0.01), self._check_idle)
+
+    def _check_idle(self) -> None:
+        self._idle_timer = None
+        timeout = self._limits.idle_timeout
+        if not self._connected or not timeout:
+            return
+        idle = self._clock() - self._last_input
+        if idle >= timeout:
+            self._server._limit_hit("idle_timeout")
+            self.close(MSG_IDLE)
+        else:
+            self._arm_idle(timeout - idle)

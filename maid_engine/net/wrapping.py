@@ -1,0 +1,185 @@
+"""Word wrapping that measures what the player sees, not the bytes we send.
+
+Escape sequences and (optionally) markup codes are zero-width and never split; East Asian
+wide characters count two columns and combining marks none.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+DEFAULT_WIDTH = 80
+MIN_WIDTH = 10
+MAX_WIDTH = 1000
+_TAB_WIDTH = 8  # counted as a full tab stop: conservative, never overflows the line
+
+# Escape sequences the renderer can produce (plus any other CSI, to be safe).
+_ESC = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]"
+_MARKUP = r"\|(?:\[#[0-9a-fA-F]{6}|#[0-9a-fA-F]{6}|\[[xrgybmcwXRGYBMCW]|[xrgybmcwXRGYBMCWnhu])"
+_ATOMS_PLAIN = re.compile(rf"({_ESC})|([ \t]+)|([^ \t\x1b]+|\x1b)")
+_ATOMS_MARKUP = re.compile(rf"({_ESC}|{_MARKUP})|([ \t]+)|(\|\||[^ \t\x1b|]+|[\x1b|])")
+
+
+def effective_width(width: int) -> int:
+    """The width we really wrap to: nonsense values (0, 3, 70000) fall back to 80."""
+    if width < MIN_WIDTH or width > MAX_WIDTH:
+        return DEFAULT_WIDTH
+    return width
+
+
+def char_width(ch: str) -> int:
+    if ch < "\u0300":  # everything below the combining block is one column (tabs aside)
+        return _TAB_WIDTH if ch == "\t" else 1
+    if unicodedata.combining(ch):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def text_width(text: str) -> int:
+    """Columns of plain text (no escapes in it)."""
+    if text.isascii() and "\t" not in text:
+        return len(text)
+    return sum(char_width(c) for c in text)
+
+
+def visible_width(line: str, *, markup: bool = False) -> int:
+    """Columns ``line`` occupies once escape codes (and markup, if asked) take none."""
+    if "\x1b" not in line and not (markup and "|" in line):
+        return text_width(line)
+    total = 0
+    atoms = _ATOMS_MARKUP if markup else _ATOMS_PLAIN
+    for m in atoms.finditer(line):
+        if m.group(1):
+            continue
+        piece = m.group()
+        total += 1 if piece == "||" else text_width(piece)
+    return total
+
+
+# A word's pieces: (text, width), where escape and markup codes have width 0.
+_Piece = tuple[str, int]
+_CHUNKS = re.compile(r"[ \t]+|[^ \t]+")  # our codes never contain blanks
+
+
+def _word_width(word: str, markup: bool) -> int:
+    if word.isascii() and "\x1b" not in word and not (markup and "|" in word):
+        return len(word)
+    return visible_width(word, markup=markup)
+
+
+def _pieces(word: str, markup: bool) -> list[_Piece]:
+    atoms = _ATOMS_MARKUP if markup else _ATOMS_PLAIN
+    out: list[_Piece] = []
+    for m in atoms.finditer(word):
+        piece = m.group()
+        out.append((piece, 0 if m.group(1) else (1 if piece == "||" else text_width(piece))))
+    return out
+
+
+def _hard_split(pieces: list[_Piece], room: int, width: int) -> list[tuple[str, int]]:
+    """Cut an over-long word into chunks: the first ``room`` wide, then ``width`` wide."""
+    chunks: list[tuple[str, int]] = []
+    cur: list[str] = []
+    cur_w = 0
+    limit = room
+    for piece, w in pieces:
+        if w == 0 or piece == "||":
+            if cur_w + w > limit and cur:
+                chunks.append(("".join(cur), cur_w))
+                cur, cur_w, limit = [], 0, width
+            cur.append(piece)
+            cur_w += w
+            continue
+        for ch in piece:
+            cw = char_width(ch)
+            if cur_w + cw > limit and (cur_w > 0 or limit < width):
+                chunks.append(("".join(cur), cur_w))
+                cur, cur_w, limit = [], 0, width
+            cur.append(ch)
+            cur_w += cw
+    if cur:
+        chunks.append(("".join(cur), cur_w))
+    return chunks
+
+
+def _wrap_plain(line: str, width: int) -> list[str]:
+    """Same result as _wrap_line for ASCII without codes or tabs, several times faster."""
+    out: list[str] = []
+    while len(line) > width:
+        cut = line.rfind(" ", 0, width + 1)
+        if cut >= 0:
+            after = line.find(" ", cut + 1)
+            if (after if after != -1 else len(line)) - cut - 1 > width:
+                cut = width  # the next word needs cutting anyway: fill this line first
+        else:
+            cut = width
+        head = line[:cut].rstrip(" ")
+        if head:
+            out.append(head)
+        line = line[cut:].lstrip(" ")  # (no head: only the indentation was cut off)
+    if line or not out:
+        out.append(line)
+    return out
+
+
+def _wrap_line(line: str, width: int, markup: bool) -> list[str]:
+    if line.isascii() and "\x1b" not in line and "\t" not in line and not (markup and "|" in line):
+        return _wrap_plain(line, width)
+    return _wrap_tokens(line, width, markup)
+
+
+def _wrap_tokens(line: str, width: int, markup: bool) -> list[str]:
+    out: list[str] = []
+    cur: list[str] = []
+    cur_w = 0
+    space = ""
+    space_w = 0
+    for tok in _CHUNKS.findall(line):
+        if tok[0] in " \t":
+            space, space_w = tok, text_width(tok)
+            continue
+        w = _word_width(tok, markup)
+        if cur_w + space_w + w <= width:
+            cur.append(space + tok)
+            cur_w += space_w + w
+        elif w <= width:
+            if cur:
+                out.append("".join(cur))
+            cur, cur_w = [tok], w
+        else:
+            room = width - cur_w - space_w
+            if room < 1:
+                if cur:
+                    out.append("".join(cur))
+                cur, cur_w, room, space, space_w = [], 0, width, "", 0
+            chunks = _hard_split(_pieces(tok, markup), room, width)
+            first, first_w = chunks[0]
+            cur.append(space + first)
+            cur_w += space_w + first_w
+            for chunk, chunk_w in chunks[1:]:
+                out.append("".join(cur))
+                cur, cur_w = [chunk], chunk_w
+        space, space_w = "", 0
+    if space and cur_w + space_w <= width:
+        cur.append(space)  # trailing blanks of a line that fits (e.g. a prompt's "> ")
+    out.append("".join(cur))
+    return out
+
+
+def wrap_text(text: str, width: int, *, markup: bool = True) -> str:
+    """Word-wrap every line of ``text`` to ``width`` visible columns.
+
+    Existing newlines are kept; blanks at a wrap point are dropped; words longer than the
+    line are cut (never inside an escape code or markup code). With ``markup`` the colour
+    markup is zero-width too (pass False for text that was already rendered).
+    """
+    width = effective_width(width)
+    lines = text.split("\n")
+    result: list[str] = []
+    for line in lines:
+        if visible_width(line, markup=markup) <= width:
+            result.append(line)
+        else:
+            result.extend(_wrap_line(line, width, markup))
+    return "\n".join(result)

@@ -1,0 +1,244 @@
+"""What goes over the wire: output safety, input decoding, ordering, closing."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from maid_engine.net import NetLimits, TelnetServer
+
+Connect = Callable[..., Awaitable[Any]]
+
+
+async def test_send_cannot_smuggle_escapes_or_telnet_commands(
+    server: TelnetServer, connect: Connect, handler
+) -> None:
+    for index, profile in enumerate(("refuse", "mud")):
+        client = await connect(server, profile)
+        session = await handler.session(index)
+        commands_before = len(client.commands)
+        session.send("\x1b[31mred\x1b[0m \xff\xfb\x01 bell\x07 osc\x1b]0;pwned\x07 c1\x9b2J ÿ")
+        await client.wait_text("ÿ\r\n")
+        # No escape at all (the MUD client would get only ours, and there are none here),
+        # and the IAC WILL ECHO characters arrived as text, not as a command.
+        assert b"\x1b" not in client.data
+        assert client.text().endswith("red ÿû bell osc c1 ÿ\r\n")
+        assert len(client.commands) == commands_before
+
+
+async def test_iac_bytes_are_doubled_on_the_wire(
+    server: TelnetServer, connect: Connect, handler
+) -> None:
+    client = await connect(server, "refuse")
+    session = await handler.session()
+    wire_before = len(client.wire)
+    # Below the session (which never produces 0xFF from UTF-8): the writer must escape it.
+    session._proto.write_bytes(b"a\xff\xfb\x01b\r\n")
+    await client.wait_text("b\r\n")
+    assert bytes(client.wire[wire_before:]) == b"a\xff\xff\xfb\x01b\r\n"
+    assert client.data.endswith(b"a\xff\xfb\x01b\r\n")
+
+
+async def test_newlines_are_normalised(server: TelnetServer, connect: Connect, handler) -> None:
+    client = await connect(server, "refuse")
+    session = await handler.session()
+    session.send("a\nb\r\nc\rd\n")
+    session.send("tab\tkept")
+    await client.wait_text("kept")
+    assert client.text() == "a\r\nb\r\nc\r\nd\r\ntab\tkept\r\n"
+
+
+async def test_input_is_decoded_and_cleaned(
+    server: TelnetServer, connect: Connect, handler
+) -> None:
+    client = await connect(server)
+    session = await handler.session()
+    client.send_raw("  say héllo  \r\n".encode())
+    client.send_raw(b"say \x1b[31mred\x1b[0m\x07!\r\n")
+    client.send_raw(b"bad \xff\xff\xc3\x28 utf8\r\n")  # IAC IAC = data byte 0xFF
+    client.send_raw(b"\r\n")
+    await handler.wait_until(lambda: len(handler.lines) == 4)
+    assert handler.lines_of(session) == ["say héllo", "say red!", "bad \ufffd\ufffd( utf8", ""]
+
+
+async def test_latin1_fallback_for_non_utf8_client(
+    server: TelnetServer, connect: Connect, handler
+) -> None:
+    client = await connect(server, "refuse")
+    session = await handler.session()
+    client.send_raw(b"caf\xe9\r\n")
+    await handler.wait_until(lambda: bool(handler.lines))
+    assert handler.lines_of(session) == ["café"]
+
+
+async def test_random_bytes_do_not_crash(
+    make_server: Callable[..., Awaitable[TelnetServer]], connect: Connect, handler
+) -> None:
+    server = await make_server(NetLimits(negotiation_timeout=0.3, rate_burst=0, inbox_size=0))
+    rng = random.Random(1234)
+    victim = await connect(server)
+    bystander = await connect(server)
+    await handler.session(1)
+    for _ in range(20):
+        victim.send_raw(b"x" + rng.randbytes(4096))
+    victim.send_raw(b"\xff\xf0\xff\xfa\xff\xf0\r\nstill here\r\n")
+    bystander.send_line("fine")
+    await handler.wait_until(lambda: "fine" in (line for _, line in handler.lines))
+    if victim.eof:  # random IAC commands may legitimately ask to close (e.g. DO LOGOUT)
+        await handler.wait_until(lambda: len(handler.closed) == 1)
+    else:
+        await handler.wait_until(lambda: any("still here" in line for _, line in handler.lines))
+    assert all(handler.closed.count(s) <= 1 for s in handler.opened)
+
+
+async def test_lines_run_one_at_a_time_while_reading_continues(
+    server: TelnetServer, connect: Connect, handler
+) -> None:
+    release = asyncio.Event()
+    running = 0
+    peak = 0
+
+    async def on_line(session: Any, line: str) -> None:
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        if line == "slow":
+            await release.wait()
+        running -= 1
+
+    handler.on_line = on_line
+    client = await connect(server)
+    session = await handler.session()
+    client.send_line("slow")
+    await handler.wait_until(lambda: bool(handler.lines))
+    client.send_raw(b"a\r\n" + b"z" * 20_000 + b"\r\nb\r\n")
+    # Refusing the long line proves the connection is still being read mid-command.
+    await client.wait_text("Line too long")
+    assert handler.lines_of(session) == ["slow"]
+    release.set()
+    await handler.wait_until(lambda: len(handler.lines) == 3)
+    assert handler.lines_of(session) == ["slow", "a", "b"]
+    assert peak == 1
+
+
+async def test_game_close_sends_message_and_closes_once(
+    server: TelnetServer, connect: Connect, handler
+) -> None:
+    client = await connect(server)
+    session = await handler.session()
+    session.close("Goodbye!")
+    await client.wait_eof()
+    assert "Goodbye!\r\n" in client.text()
+    await handler.wait_until(lambda: bool(handler.closed))
+    session.close("again")
+    assert not session.connected
+    assert handler.closed == [session]
+    assert session not in server.sessions
+
+
+async def test_writes_after_the_peer_vanished_are_harmless(
+    server: TelnetServer, connect: Connect, handler
+) -> None:
+    client = await connect(server)
+    session = await handler.session()
+    await client.close()
+    await handler.wait_until(lambda: bool(handler.closed))
+    session.send("anyone there?")
+    session.prompt("> ")
+    session.send_gmcp("Char.Vitals", {"hp": 1})
+    session.set_echo(False)
+    session.set_echo(True)
+    session.close("bye")
+    assert handler.closed == [session]
+
+
+async def test_closed_waits_for_the_running_command(
+    server: TelnetServer, connect: Connect, handler
+) -> None:
+    release = asyncio.Event()
+
+    async def on_line(session: Any, line: str) -> None:
+        await release.wait()
+        session.send("too late")  # the peer is gone: must not raise
+
+    handler.on_line = on_line
+    client = await connect(server)
+    session = await handler.session()
+    client.send_line("work")
+    client.send_line("queued")
+    await handler.wait_until(lambda: bool(handler.lines))
+    await client.close()
+    await handler.wait_until(lambda: not session.connected)
+    assert handler.closed == []  # never while a command of the session is still running
+    release.set()
+    await handler.wait_until(lambda: bool(handler.closed))
+    assert handler.lines_of(session) == ["work"]  # queued input of a gone client is dropped
+    assert handler.closed == [session]
+
+
+async def test_handler_errors_do_not_kill_the_session(
+    server: TelnetServer, connect: Connect, handler
+) -> None:
+    async def on_line(session: Any, line: str) -> None:
+        if line == "boom":
+            raise RuntimeError("game bug")
+        session.send(f"ok {line}")
+
+    handler.on_line = on_line
+    client = await connect(server)
+    await handler.session()
+    client.send_line("boom")
+    client.send_line("next")
+    await client.wait_text("ok next")
+
+
+async def test_stop_tells_everyone_and_closes(
+    make_server: Callable[..., Awaitable[TelnetServer]], connect: Connect, handler
+) -> None:
+    server = await make_server()
+    first = await connect(server)
+    second = await connect(server, "refuse")
+    await handler.session(1)
+    await asyncio.wait_for(server.stop("Server shutting down."), 5)
+    for client in (first, second):
+        await client.wait_eof()
+        assert "Server shutting down.\r\n" in client.text()
+    assert sorted(map(id, handler.closed)) == sorted(map(id, handler.opened))
+    assert server.sessions == []
+    try:
+        await asyncio.wait_for(asyncio.open_connection(server.host, server.port), 2)
+    except OSError:
+        pass
+    else:
+        raise AssertionError("server still accepting after stop()")
+
+
+async def test_output_to_a_client_that_never_reads_is_bounded(
+    make_server: Callable[..., Awaitable[TelnetServer]], handler
+) -> None:
+    server = await make_server(NetLimits(negotiation_timeout=0.2, max_output_buffer=64 * 1024))
+    _reader, writer = await asyncio.open_connection(server.host, server.port)  # never reads
+    session = await handler.session()
+    block = ("y" * 70 + "\n") * 15_000  # ~1 MB per send
+    for _ in range(64):
+        session.send(block)
+        if not session.connected:
+            break
+    assert not session.connected
+    assert server.counters["output_overflow"] == 1
+    await handler.wait_until(lambda: bool(handler.closed))
+    writer.close()
+
+
+async def test_stop_during_negotiation_never_reaches_the_handler(
+    make_server: Callable[..., Awaitable[TelnetServer]], connect: Connect, handler
+) -> None:
+    server = await make_server(NetLimits(negotiation_timeout=5.0))
+    client = await connect(server, "silent")  # would keep negotiation pending for 5 s
+    await client.wait_for(lambda: bool(client.commands))  # the server is talking to it
+    await asyncio.wait_for(server.stop("bye"), 5)
+    await client.wait_eof()
+    assert handler.opened == [] and handler.closed == []
+    assert server.connection_count == 0

@@ -1,0 +1,94 @@
+"""Word wrapping measured in visible columns."""
+
+from __future__ import annotations
+
+import re
+
+from maid_engine.net import render_markup, wrap_text
+from maid_engine.net.wrapping import visible_width
+from maid_engine.sessions import ColorMode
+
+_ESC = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def plain(text: str) -> str:
+    return _ESC.sub("", text)
+
+
+def test_short_lines_and_newlines_are_kept() -> None:
+    text = "one\n\ntwo  spaced\n"
+    assert wrap_text(text, 40) == text
+
+
+def test_wraps_on_words() -> None:
+    text = "the quick brown fox jumps over the lazy dog"
+    assert wrap_text(text, 15) == "the quick brown\nfox jumps over\nthe lazy dog"
+
+
+def test_escape_codes_do_not_count() -> None:
+    words = " ".join(f"|rw{i:02d}|n" for i in range(30))
+    rendered = render_markup(words, ColorMode.TRUECOLOR)
+    wrapped = wrap_text(rendered, 20, markup=False)
+    lines = wrapped.split("\n")
+    assert all(visible_width(line) <= 20 for line in lines)
+    # 3-letter words plus a space: five fit in 20 columns
+    assert plain(lines[0]) == "w00 w01 w02 w03 w04"
+    assert plain(wrapped).replace("\n", " ") == plain(rendered)
+
+
+def test_markup_codes_do_not_count() -> None:
+    text = "|rred|n |ggreen|n |bblue|n |yyellow|n"
+    wrapped = wrap_text(text, 16)
+    assert wrapped == "|rred|n |ggreen|n |bblue|n\n|yyellow|n"
+
+
+def test_never_breaks_inside_an_escape() -> None:
+    word = "".join(f"\x1b[3{i % 8}m{chr(97 + i % 26)}" for i in range(60))
+    wrapped = wrap_text(word, 20, markup=False)
+    for line in wrapped.split("\n"):
+        assert visible_width(line) <= 20
+        # every ESC in a line starts a complete code
+        assert all(m == "\x1b[3" for m in re.findall(r"\x1b.{0,2}", line))
+    assert _ESC.sub("", wrapped).replace("\n", "") == _ESC.sub("", word)
+
+
+def test_long_word_is_cut() -> None:
+    assert wrap_text("x" * 25, 10) == "xxxxxxxxxx\nxxxxxxxxxx\nxxxxx"
+    assert wrap_text("ab " + "y" * 12, 10) == "ab yyyyyyy\nyyyyy"
+
+
+def test_absurd_widths_fall_back_to_80() -> None:
+    text = " ".join(["word"] * 40)
+    for width in (0, -5, 3, 100000):
+        assert all(len(line) <= 80 for line in wrap_text(text, width).split("\n"))
+        assert max(len(line) for line in wrap_text(text, width).split("\n")) > 70
+
+
+def test_wide_characters_count_double() -> None:
+    text = "漢字" * 10  # 40 columns
+    lines = wrap_text(text, 10).split("\n")
+    assert lines[0] == "漢字漢字漢"
+    assert all(visible_width(line) <= 10 for line in lines)
+
+
+def test_indentation_is_kept_on_first_line() -> None:
+    text = "    indented text that goes on and on"
+    assert wrap_text(text, 20).split("\n")[0] == "    indented text"
+
+
+def test_fast_path_agrees_with_the_general_one() -> None:
+    import random
+
+    from maid_engine.net.wrapping import _wrap_plain, _wrap_tokens
+
+    rng = random.Random(7)
+    for _ in range(3000):
+        parts = [" " * rng.randint(0, 2)]
+        for _ in range(rng.randint(1, 10)):
+            parts.append("x" * rng.randint(1, 30))
+            parts.append(" " * rng.randint(1, 3))
+        line = "".join(parts)
+        if rng.random() < 0.5:
+            line = line.rstrip()
+        width = rng.randint(10, 30)
+        assert _wrap_plain(line, width) == _wrap_tokens(line, width, False), (line, width)
