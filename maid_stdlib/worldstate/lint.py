@@ -1,0 +1,72 @@
+"""Builder recommendations for a schema that is valid but invites known failures.
+
+Seed 001 found these in real play:
+
+* A numeric stat whose ``initial`` sits on the boundary it moves away from (hp at
+  ``initial == max``) turns every wrong-signed change, and every total sent as a
+  change, into a clamp that moves nothing. Counters are exempt: a wrong sign on a
+  counter is refused out loud instead.
+* A description that names a direction ("drop the HP") but never a sign, or that
+  says "reset"/"set to", gets totals back instead of changes. The one stat worded
+  "Add 1 each time" was the one that worked.
+* A counter with no ``max_delta_per_turn`` cannot have a total told from a change.
+"""
+
+from __future__ import annotations
+
+import re
+
+from maid_stdlib.worldstate.schema import StatSchema, fmt_number
+
+_SIGNED = re.compile(
+    r"(?<![\w.])[+\-\u2212]\s?\d|\b(negative|positive|minus|plus)\b|\badd\s+\d",
+    re.IGNORECASE,
+)
+_ABSOLUTE = re.compile(
+    r"\b(reset|set (it |this |them )?to|new total|current total)\b", re.IGNORECASE
+)
+
+
+def lint_schema(schema: StatSchema) -> list[str]:
+    """Warnings (not errors), each prefixed by its path; ``[]`` means nothing to fix."""
+    warnings: list[str] = []
+    for target in schema.stat_targets():
+        stat = target.stat
+        assert stat is not None
+        where = target.path
+        if target.npc is not None:
+            where = f"npcs.{target.npc}.{target.name}"
+        if not stat.is_counter:
+            for edge, name in ((stat.max, "max"), (stat.min, "min")):
+                if edge is not None and stat.start == edge:
+                    warnings.append(
+                        f"{where}: initial {fmt_number(stat.start)} equals its {name}; a change "
+                        "sent with the wrong sign, or a total sent as a change, clamps to "
+                        f"nothing. Start it inside the range, or make it a counter."
+                    )
+        if stat.is_counter and stat.max_delta_per_turn is None:
+            warnings.append(
+                f"{where}: a counter without max_delta_per_turn; the engine cannot tell a "
+                "total sent by mistake from a real change."
+            )
+        if not stat.desc.strip():
+            warnings.append(
+                f"{where}: no desc; describe it as a signed change (e.g. \"-10 when hurt, "
+                "+10 when healed\")."
+            )
+            continue
+        if not _SIGNED.search(stat.desc):
+            warnings.append(
+                f"{where}: desc names no sign; word it as a signed change (e.g. \"-10 when "
+                "hurt, +10 when healed\") so the model sends changes, not totals."
+            )
+        absolute = _ABSOLUTE.search(stat.desc)
+        if absolute:
+            warnings.append(
+                f"{where}: desc reads as an instruction to send a total "
+                f"({absolute.group(0)!r}); every number sent is a change."
+            )
+    for name, ms in schema.milestones.items():
+        if not ms.desc.strip():
+            warnings.append(f"milestones.{name}: no desc; the model sees only the id.")
+    return warnings

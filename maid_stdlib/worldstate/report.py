@@ -1,0 +1,238 @@
+"""What happened to each change the model sent: applied, clamped or rejected.
+
+The post-mortem's lesson (seed 001): every consumer must read all three lists. A
+refused change shown as an ordinary change tells the player a lie and, replayed, teaches
+the model the refused value was right. So the report is one JSON-ready object, stored
+whole, and these helpers read every list.
+
+* ``applied``: every change that moved a stored value (partial clamps included,
+  ``code == "limited"``). Nothing in it is a no-op.
+* ``clamped``: every change the limits reduced. A partial clamp (also in ``applied``)
+  carries no ``fix``: telling a model its 80 damage became 30 invites it to send the
+  other 50 next turn. A clamp that moved nothing (``code == "at_limit"``) carries one.
+* ``rejected``: refused outright, each with a reason and a ``fix``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from maid_stdlib.worldstate.bands import fmt_signed, range_text
+from maid_stdlib.worldstate.schema import Number, StatDef, StatSchema, Target, fmt_number
+
+ChangeKind = Literal["stat", "flag", "milestone", "unknown"]
+
+#: Refusals players do not need to see: restating what already holds is noise to them
+#: (the model still gets the fix).
+QUIET_CODES = frozenset({"zero_change", "unchanged", "milestone_repeat", "milestone_unset"})
+
+
+def jsonable(value: object) -> JsonValue:
+    """What the model sent, made safe to store (NaN and objects become strings)."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if isinstance(value, list):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    return repr(value)
+
+
+class Change(BaseModel):
+    """One entry of the model's block and what became of it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seq: int  # position in the block, so every list renders in the order sent
+    path: str  # canonical path, or the key as sent when it names nothing
+    kind: ChangeKind
+    requested: JsonValue = None
+    old: bool | int | float | None = None
+    new: bool | int | float | None = None
+    actual: bool | int | float | None = None  # the numeric delta made, or the flag value set
+    code: str
+    reason: str = ""
+    fix: str | None = None
+
+    @property
+    def moved(self) -> bool:
+        return self.actual is not None and self.old != self.new
+
+
+class Report(BaseModel):
+    """The outcome of one ``apply_delta``: JSON-serialisable, meant to be stored whole."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action_index: int
+    delta: dict[str, JsonValue] = Field(default_factory=dict)
+    applied: list[Change] = Field(default_factory=list)
+    clamped: list[Change] = Field(default_factory=list)
+    rejected: list[Change] = Field(default_factory=list)
+    milestones_reached: list[str] = Field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.applied)
+
+    def refusals(self) -> list[Change]:
+        """Entries the model must hear about: rejections and clamps that moved nothing."""
+        items = self.rejected + [c for c in self.clamped if c.fix]
+        return sorted(items, key=lambda c: c.seq)
+
+    def entries(self) -> list[Change]:
+        """Every entry once, in block order."""
+        seen: dict[int, Change] = {}
+        for c in self.applied + self.clamped + self.rejected:
+            seen.setdefault(c.seq, c)
+        return [seen[k] for k in sorted(seen)]
+
+    def to_json(self) -> str:
+        return self.model_dump_json()
+
+    @classmethod
+    def from_json(cls, data: str | bytes | dict[str, Any]) -> Report:
+        if isinstance(data, dict):
+            return cls.model_validate(data)
+        return cls.model_validate_json(data)
+
+
+# -- fix strings: built from the definition at the point of refusal, so they quote the
+# -- real limits and the real names ------------------------------------------------
+
+
+def _limits(stat: StatDef) -> str:
+    parts = [range_text(stat)]
+    if stat.max_delta_per_turn is not None:
+        parts.append(f"it moves at most {fmt_number(stat.max_delta_per_turn)} per turn")
+    if stat.cooldown:
+        parts.append(f"it can change once every {stat.cooldown} actions")
+    text = "; ".join(p for p in parts if p)
+    return f" ({text})" if text else ""
+
+
+def fix_at_limit(target: Target, value: Number, upward: bool) -> str:
+    assert target.stat is not None
+    which = "maximum" if upward else "minimum"
+    return (
+        f"`{target.path}` did not move. It is already at its {which} of "
+        f"{fmt_number(value)}{_limits(target.stat)}."
+    )
+
+
+def fix_cooldown(target: Target, last: int) -> str:
+    assert target.stat is not None
+    ready = last + target.stat.cooldown
+    return (
+        f"`{target.path}` changed at action {last} and has a cooldown of "
+        f"{target.stat.cooldown}; leave it out until action {ready}."
+    )
+
+
+def fix_counter_negative(target: Target) -> str:
+    return (
+        f"`{target.path}` is a counter: it only goes up. Send a positive change such as +1, "
+        "or leave it out."
+    )
+
+
+def fix_counter_total(target: Target, current: Number, sent: Number) -> str:
+    if sent == current:
+        guess = f"{fmt_number(sent)} is its current value, not a change. Leave it out"
+    else:
+        guess = (
+            f"{fmt_number(sent)} looks like a new total, not a change. "
+            f"Send the change ({fmt_signed(sent - current)}) instead"
+        )
+    return f"`{target.path}` is a counter at {fmt_number(current)}; {guess}."
+
+
+def fix_unknown(schema: StatSchema, key: str) -> str:
+    paths = schema.paths()
+    close = difflib.get_close_matches(key.strip().lower(), paths, n=3, cutoff=0.8)
+    tail = key.strip().lower().rsplit(".", 1)[-1]
+    close += [p for p in paths if p.endswith("." + tail) and p not in close]
+    if close:
+        return f"`{key}` is not in the world state. Did you mean " + _or(close[:3]) + "?"
+    sample = ", ".join(f"`{p}`" for p in paths[:12])
+    more = ", …" if len(paths) > 12 else ""
+    return f"`{key}` is not in the world state. Real names: {sample}{more}."
+
+
+def _or(items: list[str]) -> str:
+    quoted = [f"`{i}`" for i in items]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+FIXES_PLAIN: dict[str, str] = {
+    "not_a_number": "`{path}` takes a signed number such as -10 or +5.",
+    "not_a_boolean": "`{path}` takes true or false.",
+    "zero_change": "`{path}` did not change; leave unchanged stats out of the block.",
+    "unchanged": "`{path}` is already {value}; send a flag only when it flips.",
+    "milestone_not_true": "Mark `{path}` with true, and only once it is reached.",
+    "milestone_unset": "Milestones stay reached and pending ones need no entry; "
+    "leave `{path}` out unless it was just reached (then send true).",
+    "milestone_repeat": "`{path}` is already achieved; leave it out.",
+    "absent": "`{path}` belongs to someone who is not in this world; leave it out.",
+    "duplicate": "Send `{path}` once per block, as one combined change.",
+}
+
+
+def fix_plain(code: str, path: str, value: object = None) -> str:
+    text = value if not isinstance(value, bool) else str(value).lower()
+    return FIXES_PLAIN[code].format(path=path, value=text)
+
+
+# -- the players' change line ------------------------------------------------------
+
+
+def _esc(text: str) -> str:
+    # Stat ids, names and the model's values must never act as colour codes.
+    return text.replace("|", "||")
+
+
+def change_label(change: Change, schema: StatSchema | None = None) -> str:
+    """``hp``, ``Gwen trust``, ``alarm raised``: a path as a player reads it."""
+    parts = change.path.split(".")
+    if change.kind == "unknown":
+        return change.path
+    if parts[0] == "npc" and len(parts) == 3:
+        who = schema.npc_name(parts[1]) if schema else parts[1]
+        return f"{who} {parts[2]}".replace("_", " ")
+    return parts[-1].replace("_", " ")
+
+
+def _segment(change: Change, schema: StatSchema | None) -> str | None:
+    label = _esc(change_label(change, schema))
+    if change.code == "at_limit":
+        return f"|y{label} no change — at its limit|n"
+    if change.fix is not None or change.actual is None:
+        if change.code in QUIET_CODES:
+            return None
+        return f"|r{label} refused — {_esc(change.reason)}|n"
+    if not change.moved:
+        return None
+    if change.kind == "milestone":
+        return f"|g✓ {label}|n"
+    if change.kind == "flag":
+        return f"|g{label} {'on' if change.new else 'off'}|n"
+    assert isinstance(change.actual, int | float)
+    if change.code == "limited":
+        return f"|y{label} {fmt_signed(change.actual)} (limited)|n"
+    return f"|g{label} {fmt_signed(change.actual)}|n"
+
+
+def render_changes(report: Report, schema: StatSchema | None = None) -> str:
+    """One compact line for everyone in the room, e.g.
+    ``hp -10, Gwen trust +20 (limited), day refused — counters only go up, ✓ rescue gwen``.
+
+    Empty when nothing worth showing happened. Pass the schema to show NPC names.
+    """
+    segments = [s for c in report.entries() if (s := _segment(c, schema))]
+    return ", ".join(segments)

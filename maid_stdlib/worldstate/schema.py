@@ -1,0 +1,396 @@
+"""The stat schema of a narrated room: which stats exist, their limits and their words.
+
+A content pack ships it as YAML (or a dict); it is validated once, at load, so a turn
+never meets a bad definition. Every error names the stat path a builder would look for
+in the YAML (``npcs.gwen.trust: bands overlap at 40``), not pydantic's location tuple.
+
+Paths used at run time (by the model's state block, views and reports) are canonical:
+
+* ``world.<stat>``, ``player.<stat>``, ``npc.<npc_id>.<stat>``
+* ``flags.<name>``, ``milestones.<id>``
+
+``npcs.``, ``flag.`` and ``milestone.`` are accepted as aliases of the canonical
+section names because models and builders write both.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+Number = int | float
+Section = Literal["world", "player", "npc", "flags", "milestones"]
+Kind = Literal["stat", "flag", "milestone"]
+
+SECTIONS: tuple[str, ...] = ("world", "player", "npcs", "flags", "milestones")
+_ALIASES: dict[str, Section] = {
+    "world": "world",
+    "player": "player",
+    "npc": "npc",
+    "npcs": "npc",
+    "flags": "flags",
+    "flag": "flags",
+    "milestones": "milestones",
+    "milestone": "milestones",
+}
+
+
+class SchemaError(ValueError):
+    """A stat schema failed validation; ``errors`` holds one message per problem."""
+
+    def __init__(self, errors: list[str], source: str = "") -> None:
+        self.errors = errors
+        self.source = source
+        where = f" ({source})" if source else ""
+        super().__init__(f"invalid stat schema{where}:\n  " + "\n  ".join(errors))
+
+
+def fmt_number(value: Number) -> str:
+    """``3`` for 3 and 3.0, ``2.5`` for 2.5: the model and players never see ``3.0``."""
+    if isinstance(value, float):
+        if value.is_integer():
+            return str(int(value))
+        return f"{value:g}"
+    return str(value)
+
+
+def _number(value: object) -> Number:
+    # A plain validator so a bad value gives one message, not one per union member,
+    # and so YAML's `yes` or "10" never sneak in as numbers.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"must be a number, got {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"must be a finite number, got {value!r}")
+    return value
+
+
+def _band(value: object) -> tuple[Number, Number, str]:
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 3
+        or not isinstance(value[2], str)
+    ):
+        raise ValueError(f"a band is [low, high, label], got {value!r}")
+    return (_number(value[0]), _number(value[1]), value[2])
+
+
+def _identifier(value: str) -> str:
+    if not value or not value[0].isascii() or not value[0].islower() or not all(
+        c.isascii() and (c.islower() or c.isdigit() or c == "_") for c in value
+    ):
+        raise ValueError("ids are lowercase letters, digits and _, starting with a letter")
+    return value
+
+
+Num = Annotated[Number, PlainValidator(_number)]
+Band = Annotated[tuple[Number, Number, str], PlainValidator(_band)]
+Id = Annotated[str, AfterValidator(_identifier)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StatDef(_Strict):
+    """One numeric stat. Every rule field is optional; the engine enforces each one set."""
+
+    type: Literal["number", "counter"] = "number"
+    desc: str = ""
+    min: Num | None = None
+    max: Num | None = None
+    initial: Num | None = None
+    max_delta_per_turn: Num | None = None
+    cooldown: int = Field(default=0, ge=0, strict=True)
+    bands: tuple[Band, ...] = ()
+
+    @model_validator(mode="after")
+    def _check(self) -> StatDef:
+        problems: list[str] = []
+        lo, hi = self.min, self.max
+        if lo is not None and hi is not None and lo > hi:
+            problems.append(f"min {fmt_number(lo)} is above max {fmt_number(hi)}")
+        if self.max_delta_per_turn is not None and self.max_delta_per_turn <= 0:
+            problems.append("max_delta_per_turn must be above 0")
+        if self.initial is None:
+            # 0 pulled into range: a day counter with min 1 starts at 1, hp at 0..100 at 0
+            # (which lint_schema then flags as the initial == boundary trap).
+            start: Number = 0
+            if lo is not None and start < lo:
+                start = lo
+            if hi is not None and start > hi:
+                start = hi
+            self.initial = start
+        elif lo is not None and self.initial < lo:
+            problems.append(f"initial {fmt_number(self.initial)} is below min {fmt_number(lo)}")
+        elif hi is not None and self.initial > hi:
+            problems.append(f"initial {fmt_number(self.initial)} is above max {fmt_number(hi)}")
+        problems += _band_problems(self.bands, lo, hi)
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+    @property
+    def start(self) -> Number:
+        """The initial value (always set after validation)."""
+        assert self.initial is not None
+        return self.initial
+
+    @property
+    def is_counter(self) -> bool:
+        return self.type == "counter"
+
+    @cached_property
+    def integral(self) -> bool:
+        """Whole-number stat: every number in its definition is an int.
+
+        Fractional changes to it are rounded, so hp never reads 57.5.
+        """
+        nums = [self.min, self.max, self.initial, self.max_delta_per_turn]
+        nums += [n for band in self.bands for n in band[:2]]
+        return all(n is None or isinstance(n, int) for n in nums)
+
+
+def _band_problems(
+    bands: tuple[tuple[Number, Number, str], ...], lo: Number | None, hi: Number | None
+) -> list[str]:
+    problems: list[str] = []
+    if not bands:
+        return problems
+    for b_lo, b_hi, label in bands:
+        if b_lo >= b_hi:
+            problems.append(f"band [{fmt_number(b_lo)}, {fmt_number(b_hi)}] is empty or reversed")
+        if not label.strip():
+            problems.append(f"band [{fmt_number(b_lo)}, {fmt_number(b_hi)}] has no label")
+    ordered = sorted(bands, key=lambda b: (b[0], b[1]))
+    for prev, cur in itertools.pairwise(ordered):
+        if cur[0] < prev[1]:
+            problems.append(f"bands overlap at {fmt_number(cur[0])}")
+        elif cur[0] > prev[1]:
+            problems.append(
+                f"bands leave a gap between {fmt_number(prev[1])} and {fmt_number(cur[0])}"
+            )
+    first, last = ordered[0][0], max(b[1] for b in ordered)
+    if lo is not None and first > lo:
+        problems.append(f"bands leave a gap between {fmt_number(lo)} (min) and {fmt_number(first)}")
+    if lo is not None and first < lo:
+        problems.append(f"bands start at {fmt_number(first)}, below min {fmt_number(lo)}")
+    if hi is not None and last < hi:
+        problems.append(f"bands leave a gap between {fmt_number(last)} and {fmt_number(hi)} (max)")
+    if hi is not None and last > hi:
+        problems.append(f"bands end at {fmt_number(last)}, above max {fmt_number(hi)}")
+    return problems
+
+
+class NPCDef(_Strict):
+    """A dedicated NPC with its own stats block (no shared template)."""
+
+    name: str = ""
+    desc: str = ""
+    keys: list[str] = Field(default_factory=list)
+    stats: dict[Id, StatDef] = Field(default_factory=dict)
+
+    @field_validator("keys", mode="before")
+    @classmethod
+    def _split_keys(cls, value: object) -> object:
+        # The seed writes trigger keys as one comma-separated string.
+        if isinstance(value, str):
+            return [k.strip() for k in value.split(",") if k.strip()]
+        return value
+
+
+class FlagDef(_Strict):
+    """A two-way on/off boolean; no clamp, no cooldown."""
+
+    desc: str = ""
+    initial: bool = Field(default=False, strict=True)
+
+
+class MilestoneDef(_Strict):
+    """A sticky story objective; only its description."""
+
+    desc: str = ""
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a canonical path names in the schema."""
+
+    path: str
+    kind: Kind
+    section: Section
+    name: str
+    npc: str | None = None
+    stat: StatDef | None = None
+    flag: FlagDef | None = None
+    milestone: MilestoneDef | None = None
+
+
+def split_path(path: str) -> tuple[Section, str | None, str] | None:
+    """``"npcs.gwen.trust"`` -> ``("npc", "gwen", "trust")``; ``None`` if malformed."""
+    parts = path.strip().strip("`'\" ").lower().split(".")
+    section = _ALIASES.get(parts[0]) if parts else None
+    if section is None:
+        return None
+    if section == "npc":
+        if len(parts) != 3 or not parts[1] or not parts[2]:
+            return None
+        return section, parts[1], parts[2]
+    if len(parts) != 2 or not parts[1]:
+        return None
+    return section, None, parts[1]
+
+
+def canonical(section: Section, name: str, npc: str | None = None) -> str:
+    return f"npc.{npc}.{name}" if section == "npc" else f"{section}.{name}"
+
+
+class StatSchema(_Strict):
+    """A room's whole schema. ``StatSchema()`` is the empty schema: the feature is off."""
+
+    world: dict[Id, StatDef] = Field(default_factory=dict)
+    player: dict[Id, StatDef] = Field(default_factory=dict)
+    npcs: dict[Id, NPCDef] = Field(default_factory=dict)
+    flags: dict[Id, FlagDef] = Field(default_factory=dict)
+    milestones: dict[Id, MilestoneDef] = Field(default_factory=dict)
+
+    @property
+    def is_empty(self) -> bool:
+        return not self._index
+
+    @cached_property
+    def _index(self) -> dict[str, Target]:
+        index: dict[str, Target] = {}
+        for name, stat in self.world.items():
+            index[f"world.{name}"] = Target(f"world.{name}", "stat", "world", name, stat=stat)
+        for name, stat in self.player.items():
+            index[f"player.{name}"] = Target(f"player.{name}", "stat", "player", name, stat=stat)
+        for npc_id, npc in self.npcs.items():
+            for name, stat in npc.stats.items():
+                path = f"npc.{npc_id}.{name}"
+                index[path] = Target(path, "stat", "npc", name, npc=npc_id, stat=stat)
+        for name, flag in self.flags.items():
+            index[f"flags.{name}"] = Target(f"flags.{name}", "flag", "flags", name, flag=flag)
+        for name, ms in self.milestones.items():
+            path = f"milestones.{name}"
+            index[path] = Target(path, "milestone", "milestones", name, milestone=ms)
+        return index
+
+    def resolve(self, path: str) -> Target | None:
+        """The schema entry a (possibly aliased, oddly cased) path names, or ``None``."""
+        parts = split_path(path)
+        if parts is None:
+            return None
+        section, npc, name = parts
+        return self._index.get(canonical(section, name, npc))
+
+    def targets(self) -> Iterator[Target]:
+        """Every path in schema order: world, player, npcs, flags, milestones."""
+        return iter(self._index.values())
+
+    def stat_targets(self, npcs: bool = True) -> Iterator[Target]:
+        return (t for t in self._index.values() if t.kind == "stat" and (npcs or not t.npc))
+
+    def paths(self) -> list[str]:
+        return list(self._index)
+
+    def npc_name(self, npc_id: str) -> str:
+        npc = self.npcs.get(npc_id)
+        return (npc.name if npc and npc.name else npc_id.replace("_", " ").title())
+
+
+_FIELDS: dict[str, type[BaseModel]] = {
+    "stat": StatDef,
+    "npc": NPCDef,
+    "flag": FlagDef,
+    "milestone": MilestoneDef,
+}
+
+
+def _loc_kind(loc: list[str | int]) -> str:
+    """Which model a location points into, to list the keys it allows."""
+    if len(loc) <= 1:
+        return "schema"
+    if loc[0] in ("world", "player") and len(loc) == 2:
+        return "stat"
+    if loc[0] == "npcs":
+        return "npc" if len(loc) == 2 else "stat"
+    return {"flags": "flag", "milestones": "milestone"}.get(str(loc[0]), "schema")
+
+
+def _render_path(loc: list[str | int]) -> str:
+    out = ""
+    for i, part in enumerate(loc):
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif i == 2 and loc[0] == "npcs" and part == "stats":
+            # `npcs.gwen.trust` is how builders and the model name it; `stats` is noise.
+            continue
+        else:
+            out += ("." if out else "") + part
+    return out
+
+
+def _messages(err: ValidationError) -> list[str]:
+    out: list[str] = []
+    for e in err.errors():
+        loc: list[str | int] = list(e["loc"])
+        msg = e["msg"].removeprefix("Value error, ")
+        if loc and loc[-1] == "[key]":
+            loc = loc[:-1]
+        if e["type"] == "extra_forbidden":
+            key, loc = loc[-1], loc[:-1]
+            kind = _loc_kind(loc)
+            allowed = SECTIONS if kind == "schema" else tuple(_FIELDS[kind].model_fields)
+            where = _render_path(loc) or "schema"
+            out.append(f"{where}: unknown key {key!r} (allowed: {', '.join(allowed)})")
+            continue
+        if e["type"] == "missing":
+            msg = "required"
+        where = _render_path(loc) or "schema"
+        out.extend(f"{where}: {line}" for line in msg.split("\n"))
+    return out
+
+
+def load_schema(data: Mapping[str, Any] | None, source: str = "") -> StatSchema:
+    """Validate a schema from a dict (a content pack's YAML data).
+
+    ``None`` or ``{}`` is the empty schema. Raises :class:`SchemaError` listing every
+    problem found, each prefixed by its stat path.
+    """
+    if data is None:
+        return StatSchema()
+    if not isinstance(data, Mapping):
+        raise SchemaError(
+            [f"schema: must be a mapping of sections ({', '.join(SECTIONS)})"], source
+        )
+    try:
+        return StatSchema.model_validate(dict(data))
+    except ValidationError as err:
+        raise SchemaError(_messages(err), source) from None
+
+
+def load_schema_file(path: str | Path) -> StatSchema:
+    """Read and validate a YAML schema file."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as err:
+        raise SchemaError([f"not valid YAML: {err}"], str(path)) from None
+    return load_schema(data, source=str(path))
