@@ -1,0 +1,111 @@
+"""Staff commands of the world layer: ``@goto``, ``@who``, ``@shutdown``."""
+
+from __future__ import annotations
+
+import time
+
+from maid_engine.accounts.components import PlayerCharacter
+from maid_engine.commands import Command, CommandContext, CommandError, Role, command
+from maid_stdlib.world.look import name_of, render_room
+from maid_stdlib.world.movement import world_of
+from maid_stdlib.world.service import WorldService
+
+
+def resolve_room(ws: WorldService, wanted: str) -> str:
+    """A room key from a key ("ironvale:smithy"), a local key ("smithy"), a room name,
+    or the name of someone whose room to go to. CommandError if none or ambiguous."""
+    text = wanted.strip()
+    if ws.has_room(text):
+        return text
+    lower = text.lower()
+    keys = ws.room_keys()
+    candidates = [k for k in keys if k.partition(":")[2] == lower]
+    if not candidates:
+        named = [(k, r.name.lower()) for k in keys if (r := ws.room(k)) is not None]
+        candidates = [k for k, n in named if n == lower] or [
+            k for k, n in named if lower in n
+        ]
+    if not candidates:
+        for uid in ws.world.find_by_name(text):
+            room = ws.room_key_of(uid)
+            if room is not None and ws.has_room(room):
+                return room
+        raise CommandError(f"No room or character matches '{text}'.")
+    if len(candidates) > 1:
+        listed = ", ".join(sorted(candidates)[:8])
+        raise CommandError(f"'{text}' matches several rooms: {listed}. Use a room key.")
+    return candidates[0]
+
+
+@command("@goto", permission=Role.BUILDER, category="building")
+def goto(ctx: CommandContext) -> None:
+    """Teleport to a room.
+
+    Usage: @goto <room key | room name | character name>
+    Examples: @goto ironvale:smithy, @goto smithy, @goto village square, @goto Gundrik
+    """
+    ws = world_of(ctx)
+    actor = ctx.require_actor()
+    if not ctx.args.strip():
+        raise CommandError("Usage: @goto <room key or name>")
+    target = resolve_room(ws, ctx.args)
+    old = ws.room_key_of(actor)
+    name = name_of(ws, actor)
+    if old == target:
+        raise CommandError("You are already there.")
+    if old is not None:
+        ws.message_room(old, f"{name} vanishes in a swirl of mist.", exclude=(actor,))
+    ws.move(actor, target, reason="goto")
+    ws.message_room(target, f"{name} appears out of thin air.", exclude=(actor,))
+    ctx.send(render_room(ws, target, actor))
+
+
+def _idle(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m"
+    return f"{seconds // 3600}h{(seconds % 3600) // 60:02d}m"
+
+
+@command("@who", permission=Role.ADMIN, category="admin", needs_character=False)
+def at_who(ctx: CommandContext) -> None:
+    """List every connection: character, address, idle time and room.
+
+    Usage: @who
+    """
+    ws = world_of(ctx)
+    now = time.time()
+    sessions = ctx.engine.sessions.all()
+    rows = [("Character", "Address", "Idle", "Room")]
+    for session in sorted(sessions, key=lambda s: s.data.get("connected_at", 0.0)):
+        char = session.character_id
+        pc = ctx.world.try_component(char, PlayerCharacter) if char is not None else None
+        name = pc.name if pc is not None else "(logging in)"
+        last = session.data.get("last_input") or session.data.get("connected_at") or now
+        room_key = ws.room_key_of(char) if char is not None else None
+        room = room_key or "-"
+        rows.append((name, session.peer_host, _idle(now - float(last)), room))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    lines = [
+        f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]}" for r in rows
+    ]
+    lines[0] = f"|c{lines[0]}|n"
+    count = len(sessions)
+    lines.append(f"{count} connection{'s' if count != 1 else ''}.")
+    ctx.send("\n".join(lines))
+
+
+@command("@shutdown", permission=Role.ADMIN, category="admin", needs_character=False)
+def shutdown(ctx: CommandContext) -> None:
+    """Stop the server gracefully (players are told, the world is saved).
+
+    Usage: @shutdown [reason]
+    """
+    reason = ctx.args.strip()
+    ctx.engine.request_shutdown(reason, requested_by=ctx.actor)
+    ctx.send("Shutdown requested" + (f": {reason}" if reason else "") + ".")
+
+
+COMMANDS: list[Command] = [goto, at_who, shutdown]

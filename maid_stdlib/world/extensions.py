@@ -1,0 +1,91 @@
+"""Extension sections of world data entries.
+
+Other packs teach the world loader new keys of an entry kind, each with its own
+pydantic model and an ``apply`` function that adds components to the entity built
+from the entry::
+
+    class StatsData(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        level: int = 1
+        hp: int = 10
+
+    def apply_stats(ctx: ExtensionContext, value: StatsData) -> None:
+        ctx.world.add_component(ctx.entity_id, Stats(level=value.level, hp=value.hp))
+
+    ctx.service(WorldData).register_extension("npc", "stats", StatsData, apply_stats)
+
+``apply`` runs when the entity is created from data (NPCs, items) or rebuilt
+because its data changed (rooms, areas); persisted entities keep their state.
+An optional ``check(value, scope)`` returns extra problems that need the whole
+pack (e.g. a schedule naming rooms), reported like every other data problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from maid_engine.ecs import World
+    from maid_engine.engine import GameEngine
+    from maid_stdlib.world.loader import Entry
+
+KINDS = ("area", "room", "npc", "item")
+
+
+@dataclass
+class ExtensionContext:
+    """What an extension's ``apply`` gets besides its validated value."""
+
+    engine: GameEngine
+    entity_id: UUID
+    entry: Entry
+
+    @property
+    def world(self) -> World:
+        return self.engine.world
+
+    @property
+    def pack(self) -> str:
+        return self.entry.pack
+
+    @property
+    def key(self) -> str:
+        """The entry's full key ("ironvale:gundrik")."""
+        return self.entry.full_key
+
+
+@dataclass
+class CheckScope:
+    """What an extension's ``check`` may ask about the pack being validated."""
+
+    pack: str
+    entry: Entry
+    room_keys: frozenset[str]
+    npc_keys: frozenset[str]
+    item_keys: frozenset[str]
+
+    def qualify(self, ref: str) -> str:
+        return ref if ":" in ref else f"{self.pack}:{ref}"
+
+    def room_exists(self, ref: str) -> bool:
+        return self.qualify(ref) in self.room_keys
+
+
+ApplyFunc = Callable[[ExtensionContext, Any], None]
+CheckFunc = Callable[[Any, CheckScope], Iterable[str]]
+
+
+@dataclass(frozen=True)
+class Extension:
+    kind: str
+    key: str
+    model: type[BaseModel]
+    apply: ApplyFunc
+    check: CheckFunc | None = None
+    #: The pack that registered it (for messages).
+    owner: str = ""

@@ -1,0 +1,129 @@
+"""Information commands: ``help`` and ``score`` (with its extensible sections)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from uuid import UUID
+
+from maid_engine.commands import Command, CommandContext, CommandError, command
+from maid_stdlib.world.look import name_of
+from maid_stdlib.world.service import WorldService
+
+if TYPE_CHECKING:
+    from maid_engine.engine import GameEngine
+
+#: ``provider(engine, character) -> lines``; a str is one line, None/[] adds nothing.
+ScoreProvider = Callable[["GameEngine", UUID], "Iterable[str] | str | None"]
+
+#: Display order of help categories; others follow alphabetically.
+CATEGORY_ORDER = ("general", "movement", "communication", "building", "admin")
+
+
+@dataclass
+class ScoreSection:
+    key: str
+    provider: ScoreProvider
+    order: int = 100
+
+
+class ScoreSheet:
+    """The sections ``score`` shows. Other layers add, replace or remove sections::
+
+        engine.services.get(ScoreSheet).add("combat", lambda e, c: [...], order=20)
+    """
+
+    def __init__(self) -> None:
+        self._sections: dict[str, ScoreSection] = {}
+
+    def add(self, key: str, provider: ScoreProvider, order: int = 100) -> None:
+        """Add a section (or replace the one with the same key)."""
+        self._sections[key] = ScoreSection(key, provider, order)
+
+    def remove(self, key: str) -> bool:
+        return self._sections.pop(key, None) is not None
+
+    def keys(self) -> list[str]:
+        return [s.key for s in self._ordered()]
+
+    def _ordered(self) -> list[ScoreSection]:
+        return sorted(self._sections.values(), key=lambda s: (s.order, s.key))
+
+    def render(self, engine: GameEngine, character: UUID) -> str:
+        lines: list[str] = []
+        for section in self._ordered():
+            out = section.provider(engine, character)
+            if out is None:
+                continue
+            lines.extend([out] if isinstance(out, str) else out)
+        return "\n".join(lines)
+
+
+def identity_section(engine: GameEngine, character: UUID) -> list[str]:
+    ws = engine.services.get(WorldService)
+    lines = [f"|cName:|n  {name_of(ws, character)}"]
+    room_key = ws.room_key_of(character)
+    room = ws.room(room_key) if room_key else None
+    if room is not None:
+        lines.append(f"|cRoom:|n  {room.name}")
+        area = ws.area(room.area) if room.area else None
+        if area is not None:
+            lines.append(f"|cArea:|n  {area.name}")
+    return lines
+
+
+def default_score_sheet() -> ScoreSheet:
+    sheet = ScoreSheet()
+    sheet.add("identity", identity_section, order=0)
+    return sheet
+
+
+@command("score", category="general")
+def score(ctx: CommandContext) -> None:
+    """Show your character: name, where you are, and what other layers add.
+
+    Usage: score
+    """
+    actor = ctx.require_actor()
+    sheet: ScoreSheet = ctx.service(ScoreSheet)
+    ctx.send(sheet.render(ctx.engine, actor))
+
+
+def _category_key(category: str) -> tuple[int, str]:
+    try:
+        return (CATEGORY_ORDER.index(category), category)
+    except ValueError:
+        return (len(CATEGORY_ORDER), category)
+
+
+@command("help", aliases=("?",), category="general", needs_character=False)
+def help_(ctx: CommandContext) -> None:
+    """List the commands you can use, or show the help of one.
+
+    Usage:
+      help              every command you may use, by category
+      help <command>    how to use that command
+    """
+    topic = ctx.args.strip().lower()
+    if topic:
+        matches = ctx.engine.commands.match(topic, ctx.role)
+        visible = [c for c in matches if c.permission <= ctx.role]
+        if not visible:
+            raise CommandError(f"There is no help on '{topic}'. Type 'help' for a list.")
+        if len(visible) > 1:
+            raise CommandError(f"'{topic}' could mean: {', '.join(c.key for c in visible)}.")
+        cmd = visible[0]
+        aliases = f" (also: {', '.join(cmd.aliases)})" if cmd.aliases else ""
+        ctx.send(f"|c{cmd.key}|n{aliases}\n{cmd.help or 'No help written yet.'}")
+        return
+    groups: dict[str, list[str]] = {}
+    for cmd in ctx.engine.commands.visible_to(ctx.role):
+        groups.setdefault(cmd.category, []).append(cmd.key)
+    lines = ["Commands you can use (type 'help <command>' for details):"]
+    for category in sorted(groups, key=_category_key):
+        lines.append(f"|c{category.capitalize()}:|n {', '.join(sorted(groups[category]))}")
+    ctx.send("\n".join(lines))
+
+
+COMMANDS: list[Command] = [score, help_]

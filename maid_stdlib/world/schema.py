@@ -1,0 +1,144 @@
+"""The data format of world packs, as pydantic models (``extra="forbid"``).
+
+An area file (``areas/*.yaml``) has an ``area:`` header and lists of ``rooms``,
+``npcs`` and ``items``; ``pack.yaml`` names the start room. Keys are local to the
+pack ("smithy"); references may name another pack's room ("ironvale:square").
+Keys other packs register as extensions (``stats:``, ``needs:`` ...) are split off
+before these models see an entry, so anything left over is a typo.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, ClassVar
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+from maid_stdlib.world.text import normalize_exit
+
+_KEY = re.compile(r"[a-z0-9][a-z0-9_\-]*")
+_REF = re.compile(r"(?:[a-z0-9][a-z0-9_\-]*:)?[a-z0-9][a-z0-9_\-]*")
+_EXIT = re.compile(r"[a-z][a-z0-9 _\-]*")
+
+
+def _key(value: str) -> str:
+    if not _KEY.fullmatch(value):
+        raise ValueError(
+            f"{value!r} is not a valid key (use lower-case letters, digits, '_' and '-')"
+        )
+    return value
+
+
+def _ref(value: str) -> str:
+    if not _REF.fullmatch(value):
+        raise ValueError(f"{value!r} is not a valid room reference ('key' or 'pack:key')")
+    return value
+
+
+def _text(value: str) -> str:
+    value = value.strip()
+    if not value:
+        raise ValueError("must not be empty")
+    return value
+
+
+Key = Annotated[str, AfterValidator(_key)]
+RoomRef = Annotated[str, AfterValidator(_ref)]
+Text = Annotated[str, AfterValidator(_text)]
+
+
+def qualify(pack: str, ref: str) -> str:
+    """"smithy" in pack ironvale -> "ironvale:smithy"; qualified refs are kept."""
+    return ref if ":" in ref else f"{pack}:{ref}"
+
+
+class Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    #: The entry kind extensions are registered for ("area", "room", "npc", "item").
+    kind: ClassVar[str] = ""
+
+
+class KeyedSpec(Spec):
+    """An entry with a key: areas, rooms, NPCs and items."""
+
+    key: Key
+
+
+class AreaSpec(KeyedSpec):
+    kind = "area"
+    name: Text
+    #: The region the area belongs to (quest density limits count per region).
+    region: Key
+    description: str = ""
+
+
+class RoomSpec(KeyedSpec):
+    kind = "room"
+    name: Text
+    description: Text
+    #: Exit name -> room reference; "n", "ne" ... are expanded to full directions.
+    exits: dict[str, RoomRef] = Field(default_factory=dict)
+    flags: list[Key] = Field(default_factory=list)
+    #: Scenery players can look at: "anvil scarred" (keywords) -> description.
+    details: dict[str, Text] = Field(default_factory=dict)
+
+    @field_validator("exits", mode="before")
+    @classmethod
+    def _exits(cls, value: object) -> object:
+        if not isinstance(value, dict):
+            return value
+        out: dict[object, object] = {}
+        for name, target in value.items():
+            if not isinstance(name, str) or not _EXIT.fullmatch(normalize_exit(name)):
+                raise ValueError(f"exit name {name!r} is not a word")
+            full = normalize_exit(name)
+            if full in out:
+                raise ValueError(f"exit {full!r} is given twice")
+            out[full] = target
+        return out
+
+    @field_validator("details")
+    @classmethod
+    def _details(cls, value: dict[str, str]) -> dict[str, str]:
+        return {" ".join(k.lower().split()): v for k, v in value.items()}
+
+
+class ThingSpec(KeyedSpec):
+    name: Text
+    keywords: list[Text] = Field(min_length=1)
+    #: The line shown in a room ("Gundrik the blacksmith is here."); default "<Name> is here."
+    short: str = ""
+    description: str = ""
+    #: Where it starts. Without a room the entry is only a template others spawn.
+    room: RoomRef | None = None
+    #: How many instances to spawn in ``room``.
+    count: int = Field(default=1, ge=1, le=1000)
+
+    @field_validator("keywords")
+    @classmethod
+    def _keywords(cls, value: list[str]) -> list[str]:
+        return [k.lower() for k in value]
+
+
+class NpcSpec(ThingSpec):
+    kind = "npc"
+
+
+class ItemSpec(ThingSpec):
+    kind = "item"
+
+
+class PackManifest(Spec):
+    """``pack.yaml``."""
+
+    name: str | None = None
+    description: str = ""
+    #: Where new characters start (the top pack's start room wins).
+    start_room: RoomRef | None = None
+
+
+#: Section of an area file -> the model of its entries.
+SECTIONS: dict[str, type[KeyedSpec]] = {"rooms": RoomSpec, "npcs": NpcSpec, "items": ItemSpec}
+SPECS: dict[str, type[KeyedSpec]] = {
+    "area": AreaSpec, "room": RoomSpec, "npc": NpcSpec, "item": ItemSpec,
+}  # fmt: skip

@@ -1,0 +1,390 @@
+"""WorldService: the room index, movement, lookup by keyword and path finding.
+
+The service keeps an index ``room key -> entities there`` that is updated on every
+move in O(1) and rebuilt from the components after the world is loaded, so asking
+"who is here" never scans the world. Anything that puts an entity somewhere, moves
+it or takes it out of the world goes through :meth:`place`, :meth:`move` or
+:meth:`remove_from_world`; assigning ``Position.room`` by hand bypasses the index
+(call :meth:`reindex` if you must).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+from uuid import UUID
+
+from maid_engine.accounts.components import PlayerCharacter
+from maid_engine.ecs import Component, World
+from maid_engine.events import EntityDestroyedEvent
+from maid_stdlib.world.components import NPC, Area, Describable, Exits, Item, Position, Room
+from maid_stdlib.world.events import EntityRelocatedEvent
+
+if TYPE_CHECKING:
+    from maid_engine.engine import GameEngine
+
+log = logging.getLogger("maid.world")
+
+#: Source rooms whose BFS trees are cached; bounded so a wandering population of
+#: path-finding NPCs cannot grow the cache without limit.
+PATH_CACHE_SOURCES = 512
+
+#: ``check(viewer, target) -> bool``; False hides ``target`` from ``viewer``.
+VisibilityCheck = Callable[[UUID | None, UUID], bool]
+
+
+class UnknownRoom(LookupError):
+    def __init__(self, key: str) -> None:
+        super().__init__(f"there is no room {key!r}")
+        self.key = key
+
+
+class WorldService:
+    def __init__(self, engine: GameEngine) -> None:
+        self.engine = engine
+        self._rooms: dict[str, UUID] = {}
+        self._room_keys: dict[UUID, str] = {}
+        self._areas: dict[str, UUID] = {}
+        # dict-as-ordered-set: O(1) add/remove and a stable arrival order, which
+        # makes "2.scout" mean the same thing on every call.
+        self._contents: dict[str, dict[UUID, None]] = {}
+        self._where: dict[UUID, str] = {}
+        self._trees: dict[str, dict[str, tuple[str, str] | None]] = {}
+        #: Room new characters start in (set by the world data of the top pack).
+        self.start_room: str | None = None
+        #: Extra visibility rules (invisibility, darkness ...) other layers add.
+        self.visibility_checks: list[VisibilityCheck] = []
+
+    @property
+    def world(self) -> World:
+        return self.engine.world
+
+    # -- index ------------------------------------------------------------------
+    def rebuild_index(self) -> None:
+        """Rebuild every index from the components (after loading or bulk spawning)."""
+        world = self.world
+        self._rooms = {room.key: uid for uid, room in world.each(Room)}
+        self._room_keys = {uid: key for key, uid in self._rooms.items()}
+        self._areas = {area.key: uid for uid, area in world.each(Area)}
+        self._contents = {}
+        self._where = {}
+        for uid, pos in world.each(Position):
+            self._index(uid, pos.room)
+        self._trees.clear()
+        unknown = {k for k in self._contents if k not in self._rooms}
+        if unknown:
+            log.warning("entities are positioned in unknown rooms: %s", sorted(unknown))
+
+    def register_room(self, entity_id: UUID) -> None:
+        """Index a room entity created (or re-keyed) after the last rebuild."""
+        room = self.world.get_component(entity_id, Room)
+        old = self._room_keys.pop(entity_id, None)
+        if old is not None:
+            self._rooms.pop(old, None)
+        self._rooms[room.key] = entity_id
+        self._room_keys[entity_id] = room.key
+        self._trees.clear()
+
+    def register_area(self, entity_id: UUID) -> None:
+        self._areas[self.world.get_component(entity_id, Area).key] = entity_id
+
+    def reindex(self, entity_id: UUID) -> None:
+        """Bring the index in line with the entity's Position component."""
+        self._unindex(entity_id)
+        pos = self.world.try_component(entity_id, Position)
+        if pos is not None:
+            self._index(entity_id, pos.room)
+
+    def _index(self, entity_id: UUID, room_key: str) -> None:
+        self._where[entity_id] = room_key
+        bucket = self._contents.get(room_key)
+        if bucket is None:
+            bucket = self._contents[room_key] = {}
+        bucket[entity_id] = None
+
+    def _unindex(self, entity_id: UUID) -> str | None:
+        room_key = self._where.pop(entity_id, None)
+        if room_key is not None:
+            bucket = self._contents.get(room_key)
+            if bucket is not None:
+                bucket.pop(entity_id, None)
+                if not bucket:
+                    del self._contents[room_key]
+        return room_key
+
+    def on_destroyed(self, event: EntityDestroyedEvent) -> None:
+        uid = event.entity_id
+        self._unindex(uid)
+        key = self._room_keys.pop(uid, None)
+        if key is not None:
+            self._rooms.pop(key, None)
+            self._trees.clear()
+        for area_key, area_id in list(self._areas.items()):
+            if area_id == uid:
+                del self._areas[area_key]
+
+    # -- rooms and areas --------------------------------------------------------
+    def room_id(self, key: str) -> UUID | None:
+        return self._rooms.get(key)
+
+    def has_room(self, key: str) -> bool:
+        return key in self._rooms
+
+    def room(self, key: str) -> Room | None:
+        uid = self._rooms.get(key)
+        return None if uid is None else self.world.try_component(uid, Room)
+
+    def room_keys(self) -> list[str]:
+        return list(self._rooms)
+
+    @property
+    def room_count(self) -> int:
+        return len(self._rooms)
+
+    def exits_of(self, room_key: str) -> dict[str, str]:
+        """Exit name -> target room key (a copy)."""
+        uid = self._rooms.get(room_key)
+        exits = None if uid is None else self.world.try_component(uid, Exits)
+        return dict(exits.exits) if exits is not None else {}
+
+    def set_exit(self, room_key: str, name: str, target: str) -> None:
+        """Add or change an exit; cached paths are invalidated."""
+        uid = self._require_room(room_key)
+        self._require_room(target)
+        exits = self.world.try_component(uid, Exits)
+        if exits is None:
+            self.world.add_component(uid, Exits({name: target}))
+        else:
+            exits.exits[name] = target
+            exits.touch()
+        self._trees.clear()
+
+    def remove_exit(self, room_key: str, name: str) -> bool:
+        exits = self.world.try_component(self._require_room(room_key), Exits)
+        if exits is None or name not in exits.exits:
+            return False
+        del exits.exits[name]
+        exits.touch()
+        self._trees.clear()
+        return True
+
+    def invalidate_paths(self) -> None:
+        """Forget cached paths (call after changing an Exits component directly)."""
+        self._trees.clear()
+
+    def area(self, area_key: str) -> Area | None:
+        uid = self._areas.get(area_key)
+        return None if uid is None else self.world.try_component(uid, Area)
+
+    def area_keys(self) -> list[str]:
+        return list(self._areas)
+
+    def area_of(self, room_key: str) -> str | None:
+        """Key of the area ``room_key`` belongs to."""
+        room = self.room(room_key)
+        return room.area if room is not None and room.area else None
+
+    def region_of(self, room_key: str) -> str | None:
+        area_key = self.area_of(room_key)
+        area = self.area(area_key) if area_key else None
+        return area.region if area is not None and area.region else None
+
+    def rooms_in_region(self, region: str) -> list[str]:
+        return [k for k in self._rooms if self.region_of(k) == region]
+
+    def _require_room(self, key: str) -> UUID:
+        uid = self._rooms.get(key)
+        if uid is None:
+            raise UnknownRoom(key)
+        return uid
+
+    # -- positions ----------------------------------------------------------------
+    def room_key_of(self, entity_id: UUID) -> str | None:
+        return self._where.get(entity_id)
+
+    def place(self, entity_id: UUID, room_key: str, reason: str = "spawn") -> None:
+        """Put an entity into a room (adding its Position), as from nowhere."""
+        self.move(entity_id, room_key, reason)
+
+    def move(self, entity_id: UUID, to_room: str, reason: str = "walk") -> str | None:
+        """Move an entity to ``to_room``; returns the room it left (None: nowhere).
+
+        Emits :class:`EntityRelocatedEvent`. Moving to the room it is in does nothing.
+        """
+        self._require_room(to_room)
+        pos = self.world.try_component(entity_id, Position)
+        if pos is None:
+            self.world.add_component(entity_id, Position(to_room))  # EntityNotFound if gone
+            from_room = self._unindex(entity_id)
+        else:
+            if pos.room == to_room and self._where.get(entity_id) == to_room:
+                return to_room
+            from_room = self._unindex(entity_id)
+            pos.room = to_room
+        self._index(entity_id, to_room)
+        self.engine.events.emit(EntityRelocatedEvent(entity_id, from_room, to_room, reason))
+        return from_room
+
+    def remove_from_world(self, entity_id: UUID, reason: str = "removed") -> str | None:
+        """Take an entity out of every room (e.g. into an inventory). Returns its room."""
+        from_room = self._unindex(entity_id)
+        if self.world.entity_exists(entity_id):
+            self.world.remove_component(entity_id, Position)
+        if from_room is not None:
+            self.engine.events.emit(EntityRelocatedEvent(entity_id, from_room, None, reason))
+        return from_room
+
+    def contents(self, room_key: str) -> list[UUID]:
+        """Entities in the room, in arrival order (a copy: safe to move while iterating)."""
+        bucket = self._contents.get(room_key)
+        if not bucket:
+            return []
+        exists = self.world.entity_exists
+        return [uid for uid in bucket if exists(uid)]
+
+    def count_in(self, room_key: str) -> int:
+        return len(self._contents.get(room_key, ()))
+
+    def _with(self, room_key: str, ctype: type[Component]) -> list[UUID]:
+        has = self.world.has_component
+        return [uid for uid in self.contents(room_key) if has(uid, ctype)]
+
+    def characters_in(self, room_key: str, include_offline: bool = False) -> list[UUID]:
+        """Player characters in the room; offline ones only if asked."""
+        chars = self._with(room_key, PlayerCharacter)
+        if include_offline:
+            return chars
+        online = self.engine.sessions.is_online
+        return [c for c in chars if online(c)]
+
+    def npcs_in(self, room_key: str) -> list[UUID]:
+        return self._with(room_key, NPC)
+
+    def items_in(self, room_key: str) -> list[UUID]:
+        return self._with(room_key, Item)
+
+    # -- visibility and lookup ---------------------------------------------------
+    def is_visible(self, entity_id: UUID, viewer: UUID | None = None) -> bool:
+        """Offline characters are not seen; other layers add rules to visibility_checks."""
+        if entity_id == viewer:
+            return True
+        world = self.world
+        if world.has_component(entity_id, PlayerCharacter) and not (
+            self.engine.sessions.is_online(entity_id)
+        ):
+            return False
+        return all(check(viewer, entity_id) for check in self.visibility_checks)
+
+    def visible_in(self, room_key: str, viewer: UUID | None = None) -> list[UUID]:
+        """Describable entities in the room that ``viewer`` can see, viewer excluded."""
+        has = self.world.has_component
+        return [
+            uid
+            for uid in self.contents(room_key)
+            if uid != viewer and has(uid, Describable) and self.is_visible(uid, viewer)
+        ]
+
+    def keywords_of(self, entity_id: UUID) -> list[str]:
+        desc = self.world.try_component(entity_id, Describable)
+        if desc is None:
+            return []
+        words = [k.lower() for k in desc.keywords]
+        words.extend(w.strip(".,'\"!?").lower() for w in desc.name.split())
+        return [w for w in words if w]
+
+    def matches(self, entity_id: UUID, words: Iterable[str]) -> bool:
+        """Every word is a prefix of one of the entity's keywords (classic MUD rule)."""
+        keywords = self.keywords_of(entity_id)
+        return all(any(k.startswith(w) for k in keywords) for w in words)
+
+    def find_in_room(
+        self,
+        room_key: str,
+        keyword: str,
+        kinds: Iterable[type[Component]] | None = None,
+        viewer: UUID | None = None,
+    ) -> UUID | None:
+        """The entity ``keyword`` names in the room: "scout", "bandit sc", "2.scout".
+
+        ``kinds`` limits the search to entities having one of these component types;
+        ``viewer`` is skipped and only what they can see is found.
+        """
+        ordinal, words = parse_ordinal(keyword)
+        if not words or ordinal < 1:
+            return None
+        wanted = tuple(kinds) if kinds is not None else ()
+        has = self.world.has_component
+        # Lazy: in a crowded room stop at the match instead of filtering everyone.
+        for uid in self.contents(room_key):
+            if uid == viewer or (wanted and not any(has(uid, k) for k in wanted)):
+                continue
+            if self.matches(uid, words) and self.is_visible(uid, viewer):
+                ordinal -= 1
+                if ordinal == 0:
+                    return uid
+        return None
+
+    # -- travel -----------------------------------------------------------------
+    def _tree(self, source: str) -> dict[str, tuple[str, str] | None]:
+        """BFS tree from ``source``: room -> (previous room, exit taken) (None at the root)."""
+        tree = self._trees.get(source)
+        if tree is not None:
+            return tree
+        tree = {source: None}
+        queue = deque([source])
+        world = self.world
+        while queue:
+            here = queue.popleft()
+            uid = self._rooms.get(here)
+            exits = None if uid is None else world.try_component(uid, Exits)
+            if exits is None:
+                continue
+            for name, target in exits.exits.items():
+                if target not in tree and target in self._rooms:
+                    tree[target] = (here, name)
+                    queue.append(target)
+        if len(self._trees) >= PATH_CACHE_SOURCES:
+            self._trees.pop(next(iter(self._trees)))
+        self._trees[source] = tree
+        return tree
+
+    def is_reachable(self, from_room: str, to_room: str) -> bool:
+        if from_room not in self._rooms or to_room not in self._rooms:
+            return False
+        return to_room in self._tree(from_room)
+
+    def path(self, from_room: str, to_room: str) -> list[str] | None:
+        """Exit names of a shortest walk from one room to another ([] if the same);
+        None if there is no way."""
+        if not self.is_reachable(from_room, to_room):
+            return None
+        tree = self._tree(from_room)
+        steps: list[str] = []
+        here = to_room
+        while (link := tree[here]) is not None:
+            here, name = link
+            steps.append(name)
+        steps.reverse()
+        return steps
+
+    # -- messages -----------------------------------------------------------------
+    def message_room(self, room_key: str, text: str, exclude: Iterable[UUID] = ()) -> int:
+        """Send ``text`` to the connected characters in the room. Returns how many."""
+        skip = set(exclude)
+        sent = 0
+        for cid in self.characters_in(room_key):
+            if cid not in skip and self.engine.sessions.send_to(cid, text):
+                sent += 1
+        return sent
+
+
+def parse_ordinal(keyword: str) -> tuple[int, list[str]]:
+    """ "2.scout" -> (2, ["scout"]); "bandit scout" -> (1, ["bandit", "scout"])."""
+    text = keyword.strip().lower()
+    ordinal = 1
+    head, dot, rest = text.partition(".")
+    if dot and head.isdigit():
+        ordinal, text = int(head), rest
+    return ordinal, text.split()

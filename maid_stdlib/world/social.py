@@ -1,0 +1,114 @@
+"""Talking: ``say``, ``emote``, ``tell`` and ``who``.
+
+Everything a player types that others will see passes through ``escape_markup``
+so nobody can paint other people's screens with colour codes.
+"""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from maid_engine.accounts.components import PlayerCharacter
+from maid_engine.commands import Command, CommandContext, CommandError, command
+from maid_stdlib.world.look import name_of
+from maid_stdlib.world.movement import here, world_of
+from maid_stdlib.world.service import WorldService
+from maid_stdlib.world.text import escape_markup
+
+
+@command("say", category="communication")
+def say(ctx: CommandContext) -> None:
+    """Say something to everyone in the room.
+
+    Usage: say <message>     (or 'message)
+    """
+    ws, actor, room = here(ctx)
+    text = ctx.args.strip()
+    if not text:
+        raise CommandError("Say what?")
+    safe = escape_markup(text)
+    ctx.send(f'You say, "{safe}"')
+    ws.message_room(room, f'{name_of(ws, actor)} says, "{safe}"', exclude=(actor,))
+
+
+@command("emote", aliases=("pose",), category="communication")
+def emote(ctx: CommandContext) -> None:
+    """Show the room what you do.
+
+    Usage: emote <action>    (or :action)
+    Example: "emote waves." shows "Alice waves." to everyone here.
+    """
+    ws, actor, room = here(ctx)
+    text = ctx.args.strip()
+    if not text:
+        raise CommandError("Emote what?")
+    safe = escape_markup(text)
+    glue = "" if safe.startswith(("'", ",")) else " "
+    line = f"{name_of(ws, actor)}{glue}{safe}"
+    ctx.send(line)
+    ws.message_room(room, line, exclude=(actor,))
+
+
+def online_characters(ctx: CommandContext) -> list[tuple[str, UUID]]:
+    """(name, id) of every connected character, sorted by name."""
+    world = ctx.world
+    out = []
+    for uid in ctx.engine.sessions.characters_online():
+        pc = world.try_component(uid, PlayerCharacter)
+        if pc is not None and world.entity_exists(uid):
+            out.append((pc.name, uid))
+    return sorted(out, key=lambda item: item[0].casefold())
+
+
+def find_online(ctx: CommandContext, name: str) -> UUID:
+    """The connected character called ``name`` (or a unique prefix of the name)."""
+    wanted = name.casefold()
+    chars = online_characters(ctx)
+    exact = [uid for n, uid in chars if n.casefold() == wanted]
+    if exact:
+        return exact[0]
+    prefixed = [(n, uid) for n, uid in chars if n.casefold().startswith(wanted)]
+    if len(prefixed) == 1:
+        return prefixed[0][1]
+    if prefixed:
+        raise CommandError(f"Who do you mean: {', '.join(n for n, _ in prefixed[:8])}?")
+    raise CommandError(f"Nobody called '{name}' is playing right now.")
+
+
+@command("tell", category="communication")
+def tell(ctx: CommandContext) -> None:
+    """Send a private message to a player anywhere in the world.
+
+    Usage: tell <name> <message>
+    """
+    actor = ctx.require_actor()
+    name, _, text = ctx.args.strip().partition(" ")
+    text = text.strip()
+    if not name or not text:
+        raise CommandError("Usage: tell <name> <message>")
+    target = find_online(ctx, name)
+    if target == actor:
+        raise CommandError("You mutter something to yourself.")
+    ws: WorldService = world_of(ctx)
+    safe = escape_markup(text)
+    ctx.engine.sessions.send_to(target, f'|m{name_of(ws, actor)} tells you,|n "{safe}"')
+    ctx.send(f'|mYou tell {name_of(ws, target)},|n "{safe}"')
+
+
+@command("who", category="general", needs_character=False)
+def who(ctx: CommandContext) -> None:
+    """List the players who are online.
+
+    Usage: who
+    """
+    chars = online_characters(ctx)
+    if not chars:
+        ctx.send("Nobody is playing right now.")
+        return
+    lines = ["|cPlayers online:|n", *(f"  {name}" for name, _ in chars)]
+    count = len(chars)
+    lines.append(f"{count} player{'s' if count != 1 else ''} online.")
+    ctx.send("\n".join(lines))
+
+
+COMMANDS: list[Command] = [say, emote, tell, who]

@@ -1,0 +1,256 @@
+"""Building world entities from validated data.
+
+Data-defined entities get deterministic ids (:func:`data_uuid`), so a restart on a
+persisted world finds them instead of duplicating them:
+
+* areas and rooms are geography owned by the data: created if missing, rebuilt
+  when their entry changed (the digest in :class:`DataOrigin` differs), otherwise
+  left as persisted (runtime changes such as an opened exit survive restarts);
+* NPCs and items are spawned once. The pack's :class:`SpawnLedger` remembers them,
+  so one that was destroyed in play (a slain bandit) is not spawned again; entries
+  added to the data later are spawned on the next start.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from uuid import UUID, uuid4
+
+from maid_engine.content import PackError
+from maid_engine.ecs import Component
+from maid_stdlib.world.components import (
+    NPC,
+    Area,
+    DataOrigin,
+    Describable,
+    Exits,
+    Item,
+    Position,
+    Room,
+    SpawnLedger,
+    data_uuid,
+)
+from maid_stdlib.world.extensions import ExtensionContext
+from maid_stdlib.world.loader import Entry, PackData, WorldData
+from maid_stdlib.world.schema import AreaSpec, RoomSpec, ThingSpec, qualify
+from maid_stdlib.world.text import capitalize
+
+if TYPE_CHECKING:
+    from maid_engine.engine import GameEngine
+
+log = logging.getLogger("maid.world")
+
+
+@dataclass
+class SpawnReport:
+    created: int = 0
+    refreshed: int = 0
+    kept: int = 0
+
+
+def area_components(entry: Entry) -> list[Component]:
+    spec = entry.spec
+    assert isinstance(spec, AreaSpec)
+    return [Area(key=entry.full_key, name=spec.name, region=spec.region)]
+
+
+def room_components(entry: Entry) -> list[Component]:
+    spec = entry.spec
+    assert isinstance(spec, RoomSpec)
+    return [
+        Room(
+            key=entry.full_key,
+            name=spec.name,
+            description=spec.description,
+            area=entry.area,
+            flags=list(spec.flags),
+            details=dict(spec.details),
+        ),
+        Exits({name: qualify(entry.pack, t) for name, t in spec.exits.items()}),
+    ]
+
+
+def thing_components(entry: Entry) -> list[Component]:
+    spec = entry.spec
+    assert isinstance(spec, ThingSpec)
+    marker: Component = NPC(entry.full_key) if entry.kind == "npc" else Item(entry.full_key)
+    return [
+        marker,
+        Describable(
+            name=spec.name,
+            short=spec.short or f"{capitalize(spec.name)} is here.",
+            description=spec.description,
+            keywords=list(spec.keywords),
+        ),
+    ]
+
+
+def _apply_extensions(
+    engine: GameEngine, data: WorldData, entry: Entry, uid: UUID,
+    only: list[str] | None = None,
+) -> None:
+    for name, value in entry.extensions.items():
+        if only is not None and name not in only:
+            continue
+        ext = data.extension(entry.kind, name)
+        if ext is None:  # validated earlier; only a changed registry gets here
+            continue
+        try:
+            ext.apply(ExtensionContext(engine, uid, entry), value)
+        except PackError:
+            raise
+        except Exception as exc:
+            raise PackError(
+                entry.pack,
+                f"{entry.file}: {entry.kind} {entry.key!r}: {name}: applying it failed: "
+                f"{type(exc).__name__}: {exc}",
+            ) from exc
+
+
+def _origin(entry: Entry, instance: str) -> DataOrigin:
+    return DataOrigin(
+        pack=entry.pack, kind=entry.kind, key=instance, digest=entry.digest,
+        extensions=list(entry.extensions),
+    )
+
+
+def _catch_up(engine: GameEngine, data: WorldData, entry: Entry, uid: UUID) -> bool:
+    """Apply extension sections added to the data since the entity was built."""
+    origin = engine.world.try_component(uid, DataOrigin)
+    if origin is None:
+        return False
+    missing = [name for name in entry.extensions if name not in origin.extensions]
+    if not missing:
+        return False
+    _apply_extensions(engine, data, entry, uid, only=missing)
+    origin.extensions.extend(missing)
+    origin.touch()
+    return True
+
+
+def _sync_static(
+    engine: GameEngine, data: WorldData, entry: Entry, comps: list[Component],
+    report: SpawnReport,
+) -> None:
+    world = engine.world
+    uid = data_uuid(entry.pack, entry.kind, entry.key)
+    if not world.entity_exists(uid):
+        world.create_entity(*comps, _origin(entry, entry.key), entity_id=uid)
+        _apply_extensions(engine, data, entry, uid)
+        report.created += 1
+        return
+    origin = world.try_component(uid, DataOrigin)
+    if origin is not None and origin.digest == entry.digest:
+        report.kept += 1
+        return
+    for comp in comps:
+        world.add_component(uid, comp)
+    world.add_component(uid, _origin(entry, entry.key))
+    _apply_extensions(engine, data, entry, uid)
+    report.refreshed += 1
+
+
+def _ledger(engine: GameEngine, pack: str) -> SpawnLedger:
+    world = engine.world
+    uid = data_uuid(pack, "ledger", "spawned")
+    ledger = world.try_component(uid, SpawnLedger)
+    if ledger is None:
+        ledger = SpawnLedger(pack=pack)
+        if world.entity_exists(uid):
+            world.add_component(uid, ledger)
+        else:
+            world.create_entity(ledger, entity_id=uid)
+    return ledger
+
+
+def instance_keys(entry: Entry) -> list[str]:
+    """"gundrik" for a single NPC; "bandit_scout#1" ... for ``count: 3``."""
+    spec = entry.spec
+    assert isinstance(spec, ThingSpec)
+    if spec.count == 1:
+        return [entry.key]
+    return [f"{entry.key}#{i}" for i in range(1, spec.count + 1)]
+
+
+def spawn_pack(engine: GameEngine, data: WorldData, pack: PackData) -> SpawnReport:
+    """Create (or refresh) the pack's entities; see the module docstring for the rules.
+
+    Positions are set directly and the caller rebuilds the WorldService index once
+    afterwards, so no relocation events are emitted for the initial population.
+    """
+    world = engine.world
+    report = SpawnReport()
+    for entry in pack.of("area"):
+        _sync_static(engine, data, entry, area_components(entry), report)
+    for entry in pack.of("room"):
+        _sync_static(engine, data, entry, room_components(entry), report)
+    ledger = _ledger(engine, pack.pack)
+    spawned = set(ledger.spawned)
+    added: list[str] = []
+    for kind in ("npc", "item"):
+        for entry in pack.of(kind):
+            spec = entry.spec
+            assert isinstance(spec, ThingSpec)
+            if spec.room is None:
+                continue  # a template only
+            room = qualify(entry.pack, spec.room)
+            for instance in instance_keys(entry):
+                tag = f"{kind}:{instance}"
+                uid = data_uuid(entry.pack, kind, instance)
+                if tag in spawned or world.entity_exists(uid):
+                    if tag not in spawned:
+                        added.append(tag)
+                    if world.entity_exists(uid) and _catch_up(engine, data, entry, uid):
+                        report.refreshed += 1
+                    else:
+                        report.kept += 1
+                    continue
+                world.create_entity(
+                    *thing_components(entry), Position(room), _origin(entry, instance),
+                    entity_id=uid,
+                )
+                _apply_extensions(engine, data, entry, uid)
+                added.append(tag)
+                report.created += 1
+    if added:
+        ledger.spawned.extend(added)
+        ledger.touch()
+    stale = [
+        origin.key
+        for _, origin in world.each(DataOrigin)
+        if origin.pack == pack.pack and origin.kind == "room"
+        and origin.key not in pack.entries["room"]
+    ]
+    if stale:
+        log.warning("pack %s: rooms no longer in its data were kept: %s", pack.pack, stale)
+    return report
+
+
+def spawn_template(
+    engine: GameEngine,
+    template: str,
+    room: str | None,
+    *,
+    kind: str | None = None,
+    entity_id: UUID | None = None,
+    reason: str = "spawn",
+) -> UUID:
+    """Create a new NPC or item from a data entry ("ironvale:bandit_scout").
+
+    Used by later layers (behaviour systems spawning hostile NPCs, loot). The entity
+    gets a fresh id (unless given), the entry's extension components, and is placed
+    in ``room`` through the WorldService (emitting a relocation event).
+    """
+    from maid_stdlib.world.service import WorldService
+
+    data = engine.services.get(WorldData)
+    entry = data.template(template, kind)
+    if entry is None or entry.kind not in ("npc", "item"):
+        raise LookupError(f"no NPC or item template {template!r}")
+    uid = engine.world.create_entity(*thing_components(entry), entity_id=entity_id or uuid4())
+    _apply_extensions(engine, data, entry, uid)
+    if room is not None:
+        engine.services.get(WorldService).place(uid, room, reason)
+    return uid

@@ -1,0 +1,91 @@
+"""Directions and small text helpers shared by the world commands."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable
+from typing import cast
+
+#: The ten directions in display order, with their short forms and opposites.
+DIRECTIONS: tuple[str, ...] = (
+    "north", "east", "south", "west", "northeast", "northwest", "southeast", "southwest",
+    "up", "down",
+)  # fmt: skip
+SHORT: dict[str, str] = {
+    "north": "n", "east": "e", "south": "s", "west": "w", "northeast": "ne",
+    "northwest": "nw", "southeast": "se", "southwest": "sw", "up": "u", "down": "d",
+}  # fmt: skip
+ALIASES: dict[str, str] = {short: full for full, short in SHORT.items()}
+OPPOSITE: dict[str, str] = {
+    "north": "south", "south": "north", "east": "west", "west": "east",
+    "northeast": "southwest", "southwest": "northeast", "northwest": "southeast",
+    "southeast": "northwest", "up": "down", "down": "up",
+}  # fmt: skip
+
+
+def normalize_exit(name: str) -> str:
+    """Lower-case exit name with short directions expanded ("N" -> "north")."""
+    word = " ".join(name.lower().split())
+    return ALIASES.get(word, word)
+
+
+def exit_order(name: str) -> tuple[int, str]:
+    """Sort key: the ten directions in compass order first, named exits after."""
+    try:
+        return (DIRECTIONS.index(name), name)
+    except ValueError:
+        return (len(DIRECTIONS), name)
+
+
+def arrival_phrase(direction: str) -> str:
+    """Where someone who left by ``direction`` appears from, seen from the new room."""
+    back = OPPOSITE.get(direction)
+    if back == "up":
+        return "from above"
+    if back == "down":
+        return "from below"
+    if back is not None:
+        return f"from the {back}"
+    return ""
+
+
+def departure_phrase(direction: str) -> str:
+    """How leaving by ``direction`` reads: "north", "up", "via the gate"."""
+    return direction if direction in OPPOSITE else f"via {direction}"
+
+
+def capitalize(text: str) -> str:
+    """First letter upper-case, the rest untouched ("a rusty key" -> "A rusty key")."""
+    return text[:1].upper() + text[1:]
+
+
+def join_words(words: Iterable[str]) -> str:
+    items = list(words)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _resolve_escape() -> Callable[[str], str]:
+    # The telnet layer owns the markup syntax; use its escaper when it is there so
+    # both sides agree on what is inert.
+    for module in ("maid_engine.net.markup", "maid_engine.net"):
+        try:
+            found = getattr(importlib.import_module(module), "escape_markup", None)
+        except ImportError:
+            continue
+        if callable(found):
+            return cast(Callable[[str], str], found)
+    return _fallback_escape
+
+
+def _fallback_escape(text: str) -> str:
+    return text.replace("|", "||")
+
+
+_escape = _resolve_escape()
+
+
+def escape_markup(text: str) -> str:
+    """Make player-typed text inert as colour markup before echoing it to others."""
+    return _escape(text)

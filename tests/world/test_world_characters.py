@@ -1,0 +1,112 @@
+"""Characters: creation, connecting, disconnecting, and MSSP counts."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from world.worldkit import connect, disconnect, new_character, ws_of
+
+from maid_engine.accounts import PlayerCharacter
+from maid_engine.engine import GameEngine
+from maid_engine.events import CharacterConnectedEvent
+from maid_engine.testing import FakeSession, cmd
+from maid_stdlib.world import (
+    CharacterCreatedEvent,
+    Describable,
+    Position,
+    WorldCharacterFactory,
+)
+
+
+async def test_the_factory_builds_a_character_in_the_start_room(engine: GameEngine) -> None:
+    created: list[CharacterCreatedEvent] = []
+    engine.events.subscribe(CharacterCreatedEvent, created.append)
+    factory = engine.services.get(WorldCharacterFactory)
+    hooked: list[tuple[UUID, str, str]] = []
+    factory.creation_hooks.append(lambda uid, name, acct: hooked.append((uid, name, acct)))
+    hero = new_character(engine, "Alice", "acct-1")
+    pc = engine.world.get_component(hero, PlayerCharacter)
+    assert (pc.name, pc.account_id) == ("Alice", "acct-1")
+    assert pc.created_at == engine.clock.wall()
+    desc = engine.world.get_component(hero, Describable)
+    assert (desc.name, desc.short, desc.keywords) == ("Alice", "Alice is here.", ["alice"])
+    assert engine.world.get_component(hero, Position).room == "ironvale:square"
+    assert ws_of(engine).room_key_of(hero) == "ironvale:square"
+    assert engine.world.find_by_name("alice") == [hero]
+    assert hooked == [(hero, "Alice", "acct-1")]
+    await engine.dispatch_events()
+    assert [(e.character_id, e.name) for e in created] == [(hero, "Alice")]
+
+
+async def test_connecting_shows_the_room_and_tells_the_others(engine: GameEngine) -> None:
+    bob = await connect(engine, new_character(engine, "Bob"))
+    bob.sent.clear()
+    hero = new_character(engine, "Alice")
+    session = await connect(engine, hero)
+    assert session.sent[0].startswith("|cIronvale Village Square|n")
+    assert "Bob is here." in session.sent[0]
+    assert [p for p, _ in session.gmcp] == ["Char.Name", "Room.Info"]
+    assert session.gmcp[0][1] == {"name": "Alice", "fullname": "Alice"}
+    assert session.gmcp[1][1]["id"] == "ironvale:square"
+    assert bob.sent == ["Alice has entered the game."]
+
+
+async def test_a_stashed_character_is_put_back_into_the_world(engine: GameEngine) -> None:
+    ws = ws_of(engine)
+    bob = await connect(engine, new_character(engine, "Bob"))
+    hero = new_character(engine, "Alice")
+    ws.remove_from_world(hero, reason="stashed")
+    await engine.dispatch_events()
+    bob.sent.clear()
+    session = await connect(engine, hero)
+    assert ws.room_key_of(hero) == "ironvale:square"
+    assert bob.sent == ["Alice has arrived."]
+    assert [p for p, _ in session.gmcp] == ["Char.Name", "Room.Info"]
+    # A room that vanished from the data counts as stashed too.
+    engine.world.get_component(hero, Position).room = "ironvale:demolished"
+    ws.reindex(hero)
+    await connect(engine, hero)
+    assert ws.room_key_of(hero) == "ironvale:square"
+
+
+async def test_disconnecting_leaves_the_character_in_place_unseen(engine: GameEngine) -> None:
+    ws = ws_of(engine)
+    bob_id = new_character(engine, "Bob")
+    bob = await connect(engine, bob_id)
+    hero = new_character(engine, "Alice")
+    session = await connect(engine, hero)
+    await cmd(engine, hero, "north")
+    await cmd(engine, bob_id, "north")
+    bob.sent.clear()
+    await disconnect(engine, session)
+    assert bob.sent == ["Alice has left the game."]
+    assert ws.room_key_of(hero) == "ironvale:watch_street"
+    assert "Alice" not in await cmd(engine, bob_id, "look")
+    assert "Alice" not in await cmd(engine, bob_id, "who")
+    assert hero in ws.characters_in("ironvale:watch_street", include_offline=True)
+    # Reconnecting continues where she stood.
+    bob.sent.clear()
+    again = await connect(engine, hero)
+    assert again.sent[0].startswith("|cWatch Street|n")
+    assert bob.sent == ["Alice has entered the game."]
+
+
+async def test_a_takeover_is_not_announced(engine: GameEngine) -> None:
+    bob = await connect(engine, new_character(engine, "Bob"))
+    hero = new_character(engine, "Alice")
+    await connect(engine, hero)
+    bob.sent.clear()
+    fresh = FakeSession()
+    engine.sessions.attach(fresh, hero)
+    engine.events.emit(CharacterConnectedEvent(hero, fresh.id, takeover=True))
+    await engine.dispatch_events()
+    assert fresh.sent[0].startswith("|cIronvale Village Square|n")
+    assert bob.sent == []
+
+
+async def test_mssp_counts_come_from_the_world(engine: GameEngine) -> None:
+    status = engine.sessions.mssp_status()
+    assert status["AREAS"] == "2"
+    assert int(status["ROOMS"]) == ws_of(engine).room_count >= 12  # type: ignore[arg-type]
+    assert status["MOBILES"] == "9"
+    assert status["OBJECTS"] == "4"

@@ -1,0 +1,266 @@
+"""Player and staff commands of the world layer."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import pytest
+from world.worldkit import connect, new_character, ws_of
+
+from maid_engine.commands import Role
+from maid_engine.engine import GameEngine
+from maid_engine.events import ShutdownRequestedEvent
+from maid_engine.testing import cmd, session_for
+from maid_stdlib.world import Describable, ScoreSheet, data_uuid
+
+
+@pytest.fixture
+def hero(engine: GameEngine) -> UUID:
+    return new_character(engine, "Alice")
+
+
+def at(engine: GameEngine, who: UUID) -> str | None:
+    return ws_of(engine).room_key_of(who)
+
+
+async def test_look_shows_room_exits_and_what_is_here(engine: GameEngine, hero: UUID) -> None:
+    out = await cmd(engine, hero, "look")
+    lines = out.splitlines()
+    assert lines[0] == "|cIronvale Village Square|n"
+    assert "old stone well" in lines[1]
+    assert lines[2] == "|gExits:|n north, east, south, west"
+    assert "A weathered notice board stands beside the well." in lines
+    assert "Alice" not in out  # you do not see yourself
+    assert await cmd(engine, hero, "l") == out
+
+
+async def test_look_groups_identical_things(engine: GameEngine, hero: UUID) -> None:
+    ws_of(engine).move(hero, "ironvale:road_wagon")
+    out = await cmd(engine, hero, "look")
+    assert "A bandit scout picks through the wreckage of the wagon. [x3]" in out
+
+
+async def test_look_at_things_details_directions_and_self(engine: GameEngine, hero: UUID) -> None:
+    assert "notices are pinned" in (await cmd(engine, hero, "look board")).lower()
+    assert "granite blocks" in await cmd(engine, hero, "look well")
+    assert await cmd(engine, hero, "look n") == "Looking north, you see: |cWatch Street|n."
+    engine.world.get_component(hero, Describable).description = "A tall woman."
+    assert "A tall woman." in await cmd(engine, hero, "look me")
+    assert await cmd(engine, hero, "look dragon") == "You do not see 'dragon' here."
+
+
+async def test_look_at_numbered_scouts(engine: GameEngine, hero: UUID) -> None:
+    ws = ws_of(engine)
+    ws.move(hero, "ironvale:road_wagon")
+    second = data_uuid("ironvale", "npc", "bandit_scout#2")
+    engine.world.get_component(second, Describable).description = "The second one."
+    assert "The second one." in await cmd(engine, hero, "look 2.scout")
+    assert "The second one." in await cmd(engine, hero, "look 2.bandit sc")
+    assert "The second one." not in await cmd(engine, hero, "look scout")
+    assert await cmd(engine, hero, "look 4.scout") == "You do not see '4.scout' here."
+
+
+async def test_walking_with_directions_and_aliases(engine: GameEngine, hero: UUID) -> None:
+    out = await cmd(engine, hero, "w")
+    assert out.startswith("|cForge Lane|n")
+    assert at(engine, hero) == "ironvale:forge_lane"
+    await cmd(engine, hero, "west")
+    assert at(engine, hero) == "ironvale:smithy"
+    assert await cmd(engine, hero, "n") == "You cannot go that way."
+    await cmd(engine, hero, "e")
+    await cmd(engine, hero, "ea")
+    assert at(engine, hero) == "ironvale:square"
+    for line, room in [("n", "watch_street"), ("n", "guard_post"), ("u", "watchtower"),
+                       ("d", "guard_post"), ("s", "watch_street"), ("s", "square")]:
+        await cmd(engine, hero, line)
+        assert at(engine, hero) == f"ironvale:{room}", line
+
+
+async def test_short_direction_names_win_over_other_commands(engine: GameEngine) -> None:
+    from maid_engine.commands import CommandContext, command
+
+    @command("nod", category="social")
+    def nod(ctx: CommandContext) -> None:
+        """Nod."""
+
+    @command("unlock")
+    def unlock(ctx: CommandContext) -> None:
+        """Unlock."""
+
+    engine.commands.add(nod, pack="test")
+    engine.commands.add(unlock, pack="test")
+    for word, key in [("n", "north"), ("u", "up"), ("no", "north"), ("s", "south"),
+                      ("d", "down"), ("ne", "northeast"), ("l", "look")]:
+        assert [c.key for c in engine.commands.match(word)] == [key], word
+
+
+async def test_go_through_named_or_prefixed_exits(engine: GameEngine, hero: UUID) -> None:
+    await cmd(engine, hero, "go east")
+    assert at(engine, hero) == "ironvale:market_row"
+    await cmd(engine, hero, "go we")
+    assert at(engine, hero) == "ironvale:square"
+    assert await cmd(engine, hero, "go") == "Go where?"
+    assert await cmd(engine, hero, "go sideways") == "You cannot go that way."
+    ws = ws_of(engine)
+    ws.set_exit("ironvale:square", "well", "ironvale:watchtower")
+    ws.set_exit("ironvale:square", "wellhouse", "ironvale:tavern")
+    assert await cmd(engine, hero, "go wel") == "Which way: well, wellhouse?"
+    await cmd(engine, hero, "go well")
+    assert at(engine, hero) == "ironvale:watchtower"
+
+
+async def test_others_see_you_leave_and_arrive(engine: GameEngine, hero: UUID) -> None:
+    bob = new_character(engine, "Bob")
+    carol = new_character(engine, "Carol")
+    bob_session = await connect(engine, bob)
+    ws_of(engine).move(carol, "ironvale:forge_lane")
+    carol_session = await connect(engine, carol)
+    await connect(engine, hero)
+    bob_session.sent.clear()
+    carol_session.sent.clear()
+    await cmd(engine, hero, "west")
+    assert bob_session.sent == ["Alice leaves west."]
+    assert carol_session.sent == ["Alice arrives from the east."]
+    await cmd(engine, hero, "east")
+    await cmd(engine, hero, "north")
+    await cmd(engine, hero, "north")
+    await cmd(engine, hero, "up")
+    assert bob_session.sent[-1] == "Alice leaves north."
+
+
+async def test_say_and_emote_reach_the_room_escaped(engine: GameEngine, hero: UUID) -> None:
+    bob = new_character(engine, "Bob")
+    far = new_character(engine, "Far")
+    ws_of(engine).move(far, "ironvale:smithy")
+    bob_session = await connect(engine, bob)
+    far_session = await connect(engine, far)
+    await connect(engine, hero)
+    bob_session.sent.clear()
+    far_session.sent.clear()
+    assert await cmd(engine, hero, "say hello |rthere") == 'You say, "hello ||rthere"'
+    assert bob_session.sent == ['Alice says, "hello ||rthere"']
+    assert await cmd(engine, hero, "'again") == 'You say, "again"'
+    assert await cmd(engine, hero, "emote waves |Bbrightly.") == "Alice waves ||Bbrightly."
+    assert bob_session.sent[-1] == "Alice waves ||Bbrightly."
+    assert await cmd(engine, hero, ":'s hat tilts.") == "Alice's hat tilts."
+    assert far_session.sent == []
+    assert await cmd(engine, hero, "say") == "Say what?"
+    assert await cmd(engine, hero, "emote") == "Emote what?"
+
+
+async def test_tell_reaches_a_player_anywhere(engine: GameEngine, hero: UUID) -> None:
+    bob = new_character(engine, "Bobby")
+    ws_of(engine).move(bob, "ironvale:bandit_camp")
+    bob_session = await connect(engine, bob)
+    await connect(engine, hero)
+    bob_session.sent.clear()
+    out = await cmd(engine, hero, "tell bob meet me at the |gforge")
+    assert out == '|mYou tell Bobby,|n "meet me at the ||gforge"'
+    assert bob_session.sent == ['|mAlice tells you,|n "meet me at the ||gforge"']
+    assert await cmd(engine, hero, "tell alice hi") == "You mutter something to yourself."
+    assert await cmd(engine, hero, "tell zed hi") == "Nobody called 'zed' is playing right now."
+    assert await cmd(engine, hero, "tell bobby") == "Usage: tell <name> <message>"
+    offline = new_character(engine, "Olga")
+    assert offline
+    assert "Nobody called 'Olga'" in await cmd(engine, hero, "tell Olga hi")
+
+
+async def test_who_lists_online_players_only(engine: GameEngine, hero: UUID) -> None:
+    new_character(engine, "Sleeper")
+    bob = new_character(engine, "Bob")
+    await connect(engine, bob)
+    await connect(engine, hero)
+    out = await cmd(engine, hero, "who")
+    assert out == "|cPlayers online:|n\n  Alice\n  Bob\n2 players online."
+    assert "Sleeper" not in await cmd(engine, hero, "look")
+
+
+async def test_help_lists_commands_by_category_for_the_role(
+    engine: GameEngine, hero: UUID
+) -> None:
+    out = await cmd(engine, hero, "help")
+    assert "|cGeneral:|n help, look, score, who" in out
+    assert "|cCommunication:|n emote, say, tell" in out
+    assert "@shutdown" not in out and "@goto" not in out
+    admin = await cmd(engine, hero, "help", role=Role.ADMIN)
+    assert "|cAdmin:|n @shutdown, @who" in admin
+    assert "|cBuilding:|n @goto" in admin
+    topic = await cmd(engine, hero, "help look")
+    assert topic.startswith("|clook|n (also: l)\nLook around")
+    assert "look 2.scout" in topic
+    assert (await cmd(engine, hero, "help sc")).startswith("|cscore|n")
+    assert "There is no help on '@shutdown'" in await cmd(engine, hero, "help @shutdown")
+    assert "Teleport" in await cmd(engine, hero, "help @goto", role=Role.ADMIN)
+    assert "could mean" in await cmd(engine, hero, "help @", role=Role.ADMIN)
+
+
+async def test_score_has_extensible_sections(engine: GameEngine, hero: UUID) -> None:
+    out = await cmd(engine, hero, "score")
+    assert out.splitlines() == [
+        "|cName:|n  Alice", "|cRoom:|n  Ironvale Village Square", "|cArea:|n  Ironvale",
+    ]
+    sheet = engine.services.get(ScoreSheet)
+    sheet.add("level", lambda e, c: "|cLevel:|n 1", order=10)
+    sheet.add("empty", lambda e, c: None)
+    assert (await cmd(engine, hero, "score")).endswith("|cLevel:|n 1")
+    sheet.add("identity", lambda e, c: ["replaced"], order=0)
+    assert (await cmd(engine, hero, "score")).splitlines() == ["replaced", "|cLevel:|n 1"]
+    assert sheet.remove("level") and sheet.keys() == ["identity", "empty"]
+
+
+async def test_goto_by_key_local_key_name_or_character(engine: GameEngine, hero: UUID) -> None:
+    assert await cmd(engine, hero, "@goto smithy") == (
+        "You do not have permission to use @goto (it needs the builder role)."
+    )
+    assert at(engine, hero) == "ironvale:square"
+    bob = new_character(engine, "Bob")
+    bob_session = await connect(engine, bob)
+    bob_session.sent.clear()
+    out = await cmd(engine, hero, "@goto ironvale:smithy", role=Role.BUILDER)
+    assert out.startswith("|cGundrik's Smithy|n")
+    assert bob_session.sent == ["Alice vanishes in a swirl of mist."]
+    await cmd(engine, hero, "@goto tavern", role=Role.BUILDER)
+    assert at(engine, hero) == "ironvale:tavern"
+    await cmd(engine, hero, "@goto bandit camp", role=Role.BUILDER)
+    assert at(engine, hero) == "ironvale:bandit_camp"
+    await cmd(engine, hero, "@goto captain voss", role=Role.BUILDER)
+    assert at(engine, hero) == "ironvale:guard_post"
+    out = await cmd(engine, hero, "@goto old trade road", role=Role.BUILDER)
+    assert "matches several rooms" in out
+    assert "No room or character matches 'atlantis'" in await cmd(
+        engine, hero, "@goto atlantis", role=Role.ADMIN
+    )
+    assert await cmd(engine, hero, "@goto guard_post", role=Role.ADMIN) == "You are already there."
+
+
+async def test_at_who_lists_sessions_for_admins(engine: GameEngine, hero: UUID) -> None:
+    bob = new_character(engine, "Bob")
+    await connect(engine, bob)
+    await connect(engine, hero, role=Role.ADMIN)
+    session_for(engine, hero).data["last_input"] = None
+    assert "permission" in await cmd(engine, hero, "@who")
+    out = await cmd(engine, hero, "@who", role=Role.ADMIN)
+    lines = out.splitlines()
+    assert lines[0].startswith("|cCharacter")
+    assert any(line.startswith("Bob") and "127.0.0.1" in line and "ironvale:square" in line
+               for line in lines)
+    assert lines[-1] == "2 connections."
+
+
+async def test_shutdown_needs_an_admin(engine: GameEngine, hero: UUID) -> None:
+    seen: list[ShutdownRequestedEvent] = []
+    engine.events.subscribe(ShutdownRequestedEvent, seen.append)
+    out = await cmd(engine, hero, "@shutdown now")
+    assert "permission" in out
+    assert not engine.shutdown_requested.is_set()
+    out = await cmd(engine, hero, "@shutdown for the patch", role=Role.ADMIN)
+    assert out == "Shutdown requested: for the patch."
+    assert engine.shutdown_requested.is_set()
+    assert engine.shutdown_reason == "for the patch"
+    assert seen and seen[0].requested_by == hero
+
+
+async def test_commands_without_a_room_say_so(engine: GameEngine, hero: UUID) -> None:
+    ws_of(engine).remove_from_world(hero)
+    assert "You are nowhere" in await cmd(engine, hero, "look")
+    assert "You are nowhere" in await cmd(engine, hero, "north")

@@ -1,0 +1,374 @@
+"""Loading world data: the Ironvale pack, validation problems, extensions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from world.worldkit import (
+    OgreStats,
+    StatsData,
+    apply_stats,
+    make_engine,
+    stats_pack,
+    tiny_area,
+    tmp_pack,
+    write_yaml,
+    ws_of,
+)
+
+from maid_engine.content import PackError
+from maid_stdlib.world import (
+    NPC,
+    Area,
+    Describable,
+    Exits,
+    Item,
+    Room,
+    WorldData,
+    data_uuid,
+)
+
+
+async def test_ironvale_loads_two_areas_in_two_regions(tmp_path: Path) -> None:
+    async with make_engine(tmp_path).lifespan() as engine:
+        ws = ws_of(engine)
+        assert ws.room_count >= 12
+        assert ws.start_room == "ironvale:square"
+        assert {a: ws.area(a).name for a in ws.area_keys()} == {  # type: ignore[union-attr]
+            "ironvale:village": "Ironvale",
+            "ironvale:old_trade_road": "Old Trade Road",
+        }
+        assert ws.area_of("ironvale:smithy") == "ironvale:village"
+        assert ws.region_of("ironvale:smithy") == "ironvale"
+        assert ws.area_of("ironvale:bandit_camp") == "ironvale:old_trade_road"
+        assert ws.region_of("ironvale:bandit_camp") == "trade_road"
+        assert engine.world.count(Area) == 2
+
+
+async def test_ironvale_cast_is_where_the_story_needs_it(tmp_path: Path) -> None:
+    async with make_engine(tmp_path).lifespan() as engine:
+        ws = ws_of(engine)
+
+        def named(room: str, word: str) -> str:
+            found = ws.find_in_room(room, word, kinds=[NPC])
+            assert found is not None, f"no {word} in {room}"
+            return engine.world.get_component(found, Describable).name
+
+        assert named("ironvale:smithy", "blacksmith") == "Gundrik"
+        assert named("ironvale:guard_post", "captain") == "Captain Voss"
+        assert named("ironvale:selena_stall", "merchant") == "Selena"
+        assert named("ironvale:tavern", "keeper") == "Bram Holloway"
+        assert named("ironvale:bandit_camp", "kral") == "Kral"
+        scouts = [
+            n for n in ws.npcs_in("ironvale:road_wagon")
+            if engine.world.get_component(n, NPC).template == "ironvale:bandit_scout"
+        ]
+        assert len(scouts) == 3
+        assert engine.world.count(Item) >= 3
+
+
+async def test_every_room_is_reachable_from_the_start(tmp_path: Path) -> None:
+    async with make_engine(tmp_path).lifespan() as engine:
+        ws = ws_of(engine)
+        for key in ws.room_keys():
+            assert ws.is_reachable("ironvale:square", key), key
+            assert ws.is_reachable(key, "ironvale:square"), key
+
+
+async def test_data_entities_have_deterministic_ids(tmp_path: Path) -> None:
+    async with make_engine(tmp_path).lifespan() as engine:
+        ws = ws_of(engine)
+        assert ws.room_id("ironvale:smithy") == data_uuid("ironvale", "room", "smithy")
+        gundrik = data_uuid("ironvale", "npc", "gundrik")
+        assert engine.world.get_component(gundrik, NPC).template == "ironvale:gundrik"
+        assert engine.world.entity_exists(data_uuid("ironvale", "npc", "bandit_scout#3"))
+        exits = engine.world.get_component(ws.room_id("ironvale:square"), Exits)  # type: ignore[arg-type]
+        assert exits.exits["west"] == "ironvale:forge_lane"
+
+
+async def test_on_world_loaded_twice_does_not_duplicate(tmp_path: Path) -> None:
+    async with make_engine(tmp_path).lifespan() as engine:
+        before = engine.world.entity_count
+        gundrik = data_uuid("ironvale", "npc", "gundrik")
+        ws_of(engine).move(gundrik, "ironvale:square", reason="test")
+        pack = next(p for p in engine.packs if p.name == "ironvale")
+        from maid_engine.content import PackContext
+
+        await pack.on_world_loaded(PackContext(engine, pack))
+        assert engine.world.entity_count == before
+        assert ws_of(engine).room_key_of(gundrik) == "ironvale:square"
+        assert engine.world.count(Room) == ws_of(engine).room_count
+
+
+async def test_slain_npcs_are_not_respawned_by_a_rebuild(tmp_path: Path) -> None:
+    async with make_engine(tmp_path).lifespan() as engine:
+        kral = data_uuid("ironvale", "npc", "kral")
+        engine.world.destroy_entity(kral)
+        await engine.dispatch_events()
+        pack = next(p for p in engine.packs if p.name == "ironvale")
+        from maid_engine.content import PackContext
+
+        await pack.on_world_loaded(PackContext(engine, pack))
+        assert not engine.world.entity_exists(kral)
+        assert ws_of(engine).npcs_in("ironvale:bandit_camp") == []
+
+
+# -- validation -------------------------------------------------------------------
+
+
+def problems_of(tmp_path: Path, area: dict | str, manifest: dict | None = None) -> list[str]:
+    root = tmp_path / "testpack"
+    write_yaml(root / "areas" / "town.yaml", area)
+    if manifest is not None:
+        write_yaml(root / "pack.yaml", manifest)
+    from maid_engine.packcheck import check_pack
+
+    return check_pack(tmp_pack(root))
+
+
+def test_a_valid_tiny_pack_has_no_problems(tmp_path: Path) -> None:
+    assert problems_of(tmp_path, tiny_area(), {"start_room": "hall"}) == []
+
+
+def test_the_ironvale_pack_has_no_problems() -> None:
+    from maid_engine.packcheck import check_pack
+
+    assert check_pack("ironvale") == []
+    assert check_pack(Path(__file__).parents[2] / "content_packs" / "ironvale") == []
+
+
+@pytest.mark.parametrize(
+    ("area", "expected"),
+    [
+        ("rooms: [unclosed", "testpack/areas/town.yaml: invalid YAML at line"),
+        ("", "testpack/areas/town.yaml: the file is empty"),
+        ("- a\n- b\n", "testpack/areas/town.yaml: must be a mapping"),
+        (
+            {"area": {"key": "town", "name": "Town", "region": "r"}, "monsters": []},
+            "testpack/areas/town.yaml: unknown section 'monsters'",
+        ),
+        ({"rooms": []}, "testpack/areas/town.yaml: area: missing"),
+        (
+            tiny_area(rooms=[{"key": "hall", "name": "Hall"}]),
+            "testpack/areas/town.yaml: room 'hall': description: required but missing",
+        ),
+        (
+            tiny_area(rooms=[{"key": "Hall!", "name": "Hall", "description": "x"}]),
+            "testpack/areas/town.yaml: room 'Hall!': key: 'Hall!' is not a valid key",
+        ),
+        (
+            tiny_area(rooms=[{"key": "hall", "name": "Hall", "description": "x", "smell": 1}]),
+            "testpack/areas/town.yaml: room 'hall': unknown key 'smell'",
+        ),
+        (
+            tiny_area(rooms=[{"key": "hall", "name": "Hall", "description": "x",
+                              "exits": {"north": "nowhere"}}]),
+            "testpack/areas/town.yaml: room 'hall': exit 'north' leads to unknown room "
+            "'testpack:nowhere'",
+        ),
+        (
+            tiny_area(rooms=[{"key": "hall", "name": "Hall", "description": "x",
+                              "exits": {"n": "hall", "north": "hall"}}]),
+            "testpack/areas/town.yaml: room 'hall': exits: exit 'north' is given twice",
+        ),
+        (
+            tiny_area(rooms=[{"key": "hall", "name": "Hall", "description": "x",
+                              "exits": {"north": "elsewhere:hall"}}]),
+            "(pack 'elsewhere' is not among the packs 'testpack' requires)",
+        ),
+        (
+            tiny_area(rooms=[{"key": "hall", "name": "Hall", "description": "x"},
+                             {"key": "hall", "name": "Hall 2", "description": "y"}]),
+            "testpack/areas/town.yaml: room 'hall': duplicate room key",
+        ),
+        (
+            tiny_area(npcs=[{"key": "bob", "name": "Bob", "keywords": ["bob"],
+                             "room": "cellar"}]),
+            "testpack/areas/town.yaml: npc 'bob': room 'testpack:cellar' does not exist",
+        ),
+        (
+            tiny_area(npcs=[{"key": "bob", "name": "Bob", "keywords": [], "room": "hall"}]),
+            "testpack/areas/town.yaml: npc 'bob': keywords: List should have at least 1 item",
+        ),
+        (
+            tiny_area(items=[{"key": "rock", "name": "a rock", "keywords": ["rock"],
+                              "count": 0, "room": "hall"}]),
+            "testpack/areas/town.yaml: item 'rock': count: Input should be greater than",
+        ),
+        (tiny_area(npcs="bob"), "testpack/areas/town.yaml: npcs: must be a list of entries"),
+        (tiny_area(items=["rock"]), "testpack/areas/town.yaml: items[0]: must be a mapping"),
+    ],
+)
+def test_each_kind_of_problem_names_file_entry_and_problem(
+    tmp_path: Path, area: dict | str, expected: str
+) -> None:
+    problems = problems_of(tmp_path, area)
+    assert any(expected in p for p in problems), problems
+
+
+def test_manifest_problems(tmp_path: Path) -> None:
+    problems = problems_of(tmp_path, tiny_area(), {"start_room": "attic", "colour": "red"})
+    assert "testpack/pack.yaml: colour: unknown key" in problems
+    problems = problems_of(tmp_path, tiny_area(), {"start_room": "attic"})
+    assert problems == ["testpack/pack.yaml: start_room: unknown room 'testpack:attic'"]
+
+
+def test_a_pack_without_area_files_is_reported(tmp_path: Path) -> None:
+    from maid_engine.packcheck import check_pack
+
+    root = tmp_path / "empty"
+    root.mkdir()
+    assert check_pack(tmp_pack(root, "empty")) == ["empty/areas: no area files (*.yaml) found"]
+
+
+def test_check_pack_reports_every_problem_at_once(tmp_path: Path) -> None:
+    root = tmp_path / "testpack"
+    write_yaml(root / "areas" / "a.yaml", tiny_area(rooms=[
+        {"key": "hall", "name": "Hall", "description": "x", "exits": {"up": "loft"}},
+        {"key": "yard", "description": "no name"},
+    ]))
+    write_yaml(root / "areas" / "b.yaml", "area: [broken")
+    write_yaml(root / "areas" / "c.yaml", tiny_area("other", rooms=[
+        {"key": "hall", "name": "Hall again", "description": "dup"},
+    ], npcs=[{"key": "ghost", "name": "a ghost", "keywords": ["ghost"], "room": "crypt"}]))
+    write_yaml(root / "pack.yaml", {"start_room": "nowhere"})
+    from maid_engine.packcheck import check_pack
+
+    problems = check_pack(tmp_pack(root))
+    assert len(problems) == 6, problems
+    text = "\n".join(problems)
+    assert "testpack/areas/a.yaml: room 'hall': exit 'up' leads to unknown room" in text
+    assert "testpack/areas/a.yaml: room 'yard': name: required but missing" in text
+    assert "testpack/areas/b.yaml: invalid YAML" in text
+    assert "testpack/areas/c.yaml: room 'hall': duplicate room key (first defined in" in text
+    assert "testpack/areas/c.yaml: npc 'ghost': room 'testpack:crypt' does not exist" in text
+    assert "testpack/pack.yaml: start_room: unknown room 'testpack:nowhere'" in text
+
+
+def test_check_pack_by_path_imports_the_pack_file(tmp_path: Path) -> None:
+    from maid_engine.packcheck import check_pack
+
+    root = tmp_path / "pathpack"
+    write_yaml(root / "pack.py", (
+        "from maid_stdlib.world import WorldDataPack\n\n\n"
+        "class PathPack(WorldDataPack):\n    name = 'pathpack'\n"
+    ))
+    write_yaml(root / "areas" / "a.yaml", tiny_area(rooms=[
+        {"key": "hall", "name": "Hall", "description": "x", "exits": {"east": "void"}},
+    ]))
+    assert check_pack(root) == [
+        "pathpack/areas/a.yaml: room 'hall': exit 'east' leads to unknown room 'pathpack:void'"
+    ]
+    assert check_pack(root / "pack.py") == check_pack(root)
+    [problem] = check_pack(tmp_path)
+    assert "no pack.py" in problem
+
+
+def test_check_pack_of_an_unknown_name() -> None:
+    from maid_engine.packcheck import check_pack
+
+    problems = check_pack("no-such-pack")
+    assert len(problems) == 1 and "no-such-pack" in problems[0] and "not found" in problems[0]
+
+
+async def test_bad_data_fails_start_up_with_a_pack_error(tmp_path: Path) -> None:
+    root = tmp_path / "testpack"
+    write_yaml(root / "areas" / "town.yaml", tiny_area(rooms=[
+        {"key": "hall", "name": "Hall", "description": "x", "exits": {"north": "nowhere"}},
+    ]))
+    engine = make_engine(tmp_path, packs=[tmp_pack(root)])
+    with pytest.raises(PackError) as info:
+        async with engine.lifespan():
+            pass
+    message = str(info.value)
+    assert "content pack 'testpack'" in message
+    assert "testpack/areas/town.yaml: room 'hall': exit 'north' leads to unknown room" in message
+    assert info.value.file == "testpack/areas/town.yaml"
+
+
+async def test_exits_may_lead_into_a_required_pack(tmp_path: Path) -> None:
+    root = tmp_path / "annex"
+    write_yaml(root / "areas" / "annex.yaml", tiny_area("annex", rooms=[
+        {"key": "porch", "name": "Porch", "description": "A porch.",
+         "exits": {"west": "ironvale:square"}},
+    ]))
+    annex = tmp_pack(root, "annex", requires=("ironvale",))
+    from maid_engine.packcheck import check_pack
+
+    assert check_pack(annex) == []
+    async with make_engine(tmp_path, packs=[annex]).lifespan() as engine:
+        ws = ws_of(engine)
+        ws.set_exit("ironvale:square", "east", "annex:porch")
+        assert ws.path("ironvale:smithy", "annex:porch") == ["east", "east", "east"]
+        assert ws.start_room == "ironvale:square"
+
+
+# -- extensions ---------------------------------------------------------------------
+
+
+def npc_area(stats: object) -> dict:
+    return tiny_area(npcs=[{"key": "ogre", "name": "an ogre", "keywords": ["ogre"],
+                            "room": "hall", "stats": stats}])
+
+
+async def test_extension_sections_add_components(tmp_path: Path) -> None:
+    root = tmp_path / "testpack"
+    write_yaml(root / "areas" / "town.yaml", npc_area({"level": 3, "hp": 40}))
+    pack = tmp_pack(root, requires=("stdlib", "rules"))
+    async with make_engine(tmp_path, packs=[stats_pack(), pack]).lifespan() as engine:
+        ogre = data_uuid("testpack", "npc", "ogre")
+        assert engine.world.get_component(ogre, OgreStats) == OgreStats(level=3, hp=40)
+
+
+def test_extension_values_are_validated_by_their_model(tmp_path: Path) -> None:
+    from maid_engine.packcheck import check_pack
+
+    root = tmp_path / "testpack"
+    write_yaml(root / "areas" / "town.yaml", npc_area({"level": "high", "mana": 3}))
+    problems = check_pack(tmp_pack(root), also=[stats_pack()])
+    assert sorted(problems) == [
+        "testpack/areas/town.yaml: npc 'ogre': stats.level: Input should be a valid integer, "
+        "unable to parse string as an integer",
+        "testpack/areas/town.yaml: npc 'ogre': stats.mana: unknown key",
+    ]
+
+
+def test_an_extension_key_nobody_registered_is_an_error(tmp_path: Path) -> None:
+    from maid_engine.packcheck import check_pack
+
+    root = tmp_path / "testpack"
+    write_yaml(root / "areas" / "town.yaml", npc_area({"level": 3}))
+    [problem] = check_pack(tmp_pack(root))
+    assert problem.startswith("testpack/areas/town.yaml: npc 'ogre': unknown key 'stats'")
+    assert "no loaded pack registered a 'stats' extension for npcs" in problem
+
+
+def test_extension_checks_see_the_whole_pack(tmp_path: Path) -> None:
+    from maid_engine.packcheck import check_pack
+
+    root = tmp_path / "testpack"
+    write_yaml(root / "areas" / "town.yaml", npc_area({"level": 5, "hp": 5}))
+    assert check_pack(tmp_pack(root), also=[stats_pack(with_check=True)]) == [
+        "testpack/areas/town.yaml: npc 'ogre': stats: hp must exceed the level"
+    ]
+
+
+def test_extension_registration_rules() -> None:
+    data = WorldData()
+    data.register_extension("npc", "stats", StatsData, apply_stats, owner="rules")
+    with pytest.raises(ValueError, match="already registered by rules"):
+        data.register_extension("npc", "stats", StatsData, apply_stats)
+    with pytest.raises(ValueError, match="already have a 'room' field"):
+        data.register_extension("npc", "room", StatsData, apply_stats)
+    with pytest.raises(ValueError, match="unknown entry kind"):
+        data.register_extension("monster", "stats", StatsData, apply_stats)
+    assert [e.key for e in data.extensions_for("npc")] == ["stats"]
+
+
+def test_one_broken_room_is_one_problem(tmp_path: Path) -> None:
+    problems = problems_of(tmp_path, tiny_area(rooms=[
+        {"key": "hall", "name": "Hall"},
+        {"key": "yard", "name": "Yard", "description": "A yard.", "exits": {"s": "hall"}},
+    ]))
+    assert problems == ["testpack/areas/town.yaml: room 'hall': description: required but missing"]

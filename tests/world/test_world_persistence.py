@@ -1,0 +1,105 @@
+"""The world across a checkpoint and a restart (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from world.worldkit import (
+    OgreStats,
+    new_character,
+    stats_pack,
+    tiny_area,
+    tmp_pack,
+    write_yaml,
+    ws_of,
+)
+
+from maid_engine.clock import ManualClock
+from maid_engine.config import Settings
+from maid_engine.engine import GameEngine
+from maid_stdlib.world import NPC, Describable, Room, data_uuid
+
+
+def engine_on(db_url: str, tmp_path: Path, packs: list | None = None) -> GameEngine:
+    return GameEngine(
+        Settings(data_dir=tmp_path, database_url=db_url),
+        clock=ManualClock(),
+        packs=packs or ["ironvale"],
+    )
+
+
+async def test_positions_survive_a_restart_without_duplicates(
+    db_url: str, tmp_path: Path
+) -> None:
+    gundrik = data_uuid("ironvale", "npc", "gundrik")
+    kral = data_uuid("ironvale", "npc", "kral")
+    async with engine_on(db_url, tmp_path).lifespan() as engine:
+        ws = ws_of(engine)
+        hero = new_character(engine, "Alice")
+        ws.move(gundrik, "ironvale:tavern", reason="thirst")
+        ws.move(hero, "ironvale:bandit_camp", reason="walk")
+        engine.world.destroy_entity(kral)
+        await engine.dispatch_events()
+        await engine.checkpoint()
+        count = engine.world.entity_count
+    async with engine_on(db_url, tmp_path).lifespan() as engine:
+        ws = ws_of(engine)
+        assert engine.world.entity_count == count
+        assert ws.room_key_of(gundrik) == "ironvale:tavern"
+        assert ws.room_key_of(hero) == "ironvale:bandit_camp"
+        assert ws.npcs_in("ironvale:tavern")[-1] == gundrik
+        assert not engine.world.entity_exists(kral)  # slain stays slain
+        assert engine.world.count(NPC) == 8
+        assert engine.world.count(Room) == ws.room_count
+
+
+async def test_rooms_follow_edited_data_but_keep_runtime_changes_otherwise(
+    db_url: str, tmp_path: Path
+) -> None:
+    root = tmp_path / "testpack"
+    area = tiny_area(npcs=[{"key": "bob", "name": "Bob", "keywords": ["bob"], "room": "hall"}])
+    write_yaml(root / "areas" / "town.yaml", area)
+    pack = tmp_pack(root)
+    bob = data_uuid("testpack", "npc", "bob")
+    async with engine_on(db_url, tmp_path, [pack]).lifespan() as engine:
+        ws = ws_of(engine)
+        ws.set_exit("testpack:hall", "down", "testpack:yard")  # a trapdoor opened in play
+        engine.world.get_component(bob, Describable).description = "Bob, older now."
+    async with engine_on(db_url, tmp_path, [pack]).lifespan() as engine:
+        ws = ws_of(engine)
+        assert ws.exits_of("testpack:hall") == {"north": "testpack:yard", "down": "testpack:yard"}
+    area["rooms"][0]["description"] = "A hall, freshly painted."
+    area["npcs"][0]["description"] = "Data Bob."
+    write_yaml(root / "areas" / "town.yaml", area)
+    async with engine_on(db_url, tmp_path, [pack]).lifespan() as engine:
+        ws = ws_of(engine)
+        room = ws.room("testpack:hall")
+        assert room is not None and room.description == "A hall, freshly painted."
+        assert ws.exits_of("testpack:hall") == {"north": "testpack:yard"}
+        # NPCs keep their persisted state: the data is only where they started.
+        assert engine.world.get_component(bob, Describable).description == "Bob, older now."
+
+
+async def test_a_section_added_to_the_data_later_reaches_existing_npcs(
+    db_url: str, tmp_path: Path
+) -> None:
+    root = tmp_path / "testpack"
+    area = tiny_area(npcs=[{"key": "ogre", "name": "an ogre", "keywords": ["ogre"],
+                            "room": "hall"}])
+    write_yaml(root / "areas" / "town.yaml", area)
+    pack = tmp_pack(root, requires=("stdlib", "rules"))
+    rules = stats_pack()
+    ogre = data_uuid("testpack", "npc", "ogre")
+    async with engine_on(db_url, tmp_path, [rules, pack]).lifespan() as engine:
+        assert not engine.world.has_component(ogre, OgreStats)
+    area["npcs"][0]["stats"] = {"level": 4, "hp": 30}
+    write_yaml(root / "areas" / "town.yaml", area)
+    async with engine_on(db_url, tmp_path, [rules, pack]).lifespan() as engine:
+        stats = engine.world.get_component(ogre, OgreStats)
+        assert stats == OgreStats(level=4, hp=30)
+        stats.hp = 7  # wounded in play
+    area["npcs"][0]["stats"] = {"level": 4, "hp": 99}
+    write_yaml(root / "areas" / "town.yaml", area)
+    async with engine_on(db_url, tmp_path, [rules, pack]).lifespan() as engine:
+        # Already applied once: the persisted state wins over the edited data.
+        assert engine.world.get_component(ogre, OgreStats).hp == 7
