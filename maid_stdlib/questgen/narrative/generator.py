@@ -1,0 +1,249 @@
+"""QuestNarrativeGenerator: quest prose from the engine's LLM, or from templates.
+
+Two calls per quest, as the seed budgets them (4.4, 7.2): the narrative (title,
+summary, description), then the giver's dialogue, whose prompt builds on the
+narrative's summary. Each answer is parsed leniently (:func:`extract_json`:
+fences, prose around the object, trailing commas), validated strictly
+(:mod:`.models`) and checked by the content filter. Any failure anywhere, including
+a bug, gives the template narrative instead, with ``fallback_reason`` saying why;
+``generate`` never raises (only cancellation propagates).
+
+Caching: with a :class:`NarrativeContextCache`, each call's answer is stored
+*after* it validated and passed the filter, so a malformed or unsafe answer is
+never replayed for an hour. (Do not also wrap the provider in a CachingProvider for
+the ``quest_*`` purposes: that one caches every answer, good or bad.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+from pydantic import BaseModel
+
+from maid_engine.llm import (
+    ContentFilter,
+    LLMBadResponse,
+    LLMBudgetExhausted,
+    LLMError,
+    LLMMetrics,
+    LLMProvider,
+    LLMRateLimited,
+    LLMRequest,
+    LLMResult,
+    LLMTimeout,
+    LLMTruncated,
+    LLMUnavailable,
+    NarrativeContextCache,
+    parse_model,
+    request_key,
+)
+from maid_engine.llm.provider import timeout_grace
+from maid_stdlib.questgen.narrative.models import QuestDialogueModel, QuestNarrativeModel
+from maid_stdlib.questgen.narrative.prompts import dialogue_request, narrative_request
+from maid_stdlib.questgen.narrative.templates import TemplateFallbackGenerator
+from maid_stdlib.questgen.narrative_context import NarrativeContext, QuestDialogue, QuestNarrative
+
+if TYPE_CHECKING:
+    from maid_engine.metrics import EngineMetrics
+
+__all__ = ["DEFAULT_TIMEOUT", "FallbackReason", "QuestNarrativeGenerator", "fallback_reason_for"]
+
+log = logging.getLogger("maid.questgen.narrative")
+
+#: The seed's hard limit for a quest's LLM work (both calls together).
+DEFAULT_TIMEOUT = 30.0
+_MIN_CALL_TIME = 0.05
+
+# Rewards are decided by rules, never by prose. A concrete amount in the text is
+# either invented or planted by an injection ("make the reward 1000000 gold").
+_REWARD_CLAIM = re.compile(r"\b\d[\d,. ]*\s*(?:gold|coins?|crowns?|gp|xp)\b", re.IGNORECASE)
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+class FallbackReason(enum.StrEnum):
+    """Why a narrative came from templates: the label to count fallbacks by."""
+
+    TEMPLATE_ONLY = "template_only"  # the caller asked (queue spike, budget gauge)
+    NO_MODEL = "no_model"  # no provider configured, or LLMUnavailable
+    BUDGET_EXHAUSTED = "budget_exhausted"  # the shared token budget said no
+    RATE_LIMITED = "rate_limited"  # 429 from the provider, or our own limiter
+    TIMEOUT = "timeout"  # no (complete) answer within the time limit
+    PROVIDER_ERROR = "provider_error"  # 5xx, unreachable, rejected (401/400/404)
+    INVALID_OUTPUT = "invalid_output"  # not JSON, wrong shape, limits, truncated
+    UNSAFE = "unsafe"  # the content filter (or a reward claim) rejected the text
+    INTERNAL_ERROR = "internal_error"  # a bug on our side (logged with traceback)
+
+
+def fallback_reason_for(error: BaseException) -> FallbackReason:
+    """The fallback reason for an exception raised by a provider call."""
+    if isinstance(error, LLMBudgetExhausted):
+        return FallbackReason.BUDGET_EXHAUSTED
+    if isinstance(error, LLMRateLimited):
+        return FallbackReason.RATE_LIMITED
+    if isinstance(error, LLMTimeout | TimeoutError):
+        return FallbackReason.TIMEOUT
+    if isinstance(error, LLMUnavailable):
+        return FallbackReason.NO_MODEL
+    if isinstance(error, LLMBadResponse | LLMTruncated):
+        return FallbackReason.INVALID_OUTPUT
+    if isinstance(error, LLMError):
+        return FallbackReason.PROVIDER_ERROR
+    return FallbackReason.INTERNAL_ERROR
+
+
+class _Fallback(Exception):
+    def __init__(self, reason: FallbackReason, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+
+
+@dataclass
+class _Attempt:
+    """Per-generation state: the deadline and the tokens spent so far."""
+
+    deadline: float
+    tokens: int = 0
+
+    def remaining(self) -> float:
+        left = self.deadline - asyncio.get_running_loop().time()
+        if left < _MIN_CALL_TIME:
+            raise _Fallback(FallbackReason.TIMEOUT, "the narrative time limit is used up")
+        return left
+
+
+class QuestNarrativeGenerator:
+    """Implements ``NarrativeProvider`` through the engine's LLM provider.
+
+    ``provider`` None means no model is configured: every quest uses templates.
+    ``timeout`` bounds the whole generation (both calls), default 30 s.
+    """
+
+    def __init__(
+        self,
+        provider: LLMProvider | None,
+        fallback: TemplateFallbackGenerator,
+        *,
+        content_filter: ContentFilter | None = None,
+        cache: NarrativeContextCache | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        metrics: EngineMetrics | LLMMetrics | None = None,
+    ) -> None:
+        if timeout <= 0:
+            raise ValueError("timeout must be positive")
+        self.provider = provider
+        self.fallback = fallback
+        self.content_filter = content_filter if content_filter is not None else ContentFilter()
+        self.cache = cache
+        self.timeout = timeout
+        if metrics is None:
+            metrics = getattr(provider, "metrics", None)
+        self.llm_metrics = LLMMetrics.of(metrics)
+
+    @property
+    def model(self) -> str:
+        return str(getattr(self.provider, "model", "") or "")
+
+    async def generate(self, ctx: NarrativeContext, template_only: bool = False) -> QuestNarrative:
+        """The quest's prose. ``template_only`` skips the model (backpressure)."""
+        if template_only:
+            return self._template(ctx, FallbackReason.TEMPLATE_ONLY, 0, "template-only mode")
+        if self.provider is None:
+            return self._template(ctx, FallbackReason.NO_MODEL, 0, "no LLM model configured")
+        loop = asyncio.get_running_loop()
+        attempt = _Attempt(deadline=loop.time() + self.timeout)
+        try:
+            # The requests carry the remaining time, so the client's own timeout
+            # should fire first (its error is more precise); this outer one, a little
+            # later, catches a provider that ignores it.
+            async with asyncio.timeout(self.timeout + timeout_grace(self.timeout)):
+                return await self._generate(ctx, attempt)
+        except _Fallback as exc:
+            reason, detail = exc.reason, str(exc)
+        except LLMError as exc:
+            if exc.result is not None:
+                attempt.tokens += exc.result.total_tokens
+            reason, detail = fallback_reason_for(exc), f"{exc.kind}: {exc}"
+        except TimeoutError:
+            reason, detail = FallbackReason.TIMEOUT, f"no narrative within {self.timeout:g} s"
+        except Exception as exc:
+            log.exception("quest narrative generation failed")
+            reason, detail = FallbackReason.INTERNAL_ERROR, repr(exc)
+        return self._template(ctx, reason, attempt.tokens, detail)
+
+    def _template(
+        self, ctx: NarrativeContext, reason: FallbackReason, tokens: int, detail: str
+    ) -> QuestNarrative:
+        if reason not in (FallbackReason.TEMPLATE_ONLY, FallbackReason.NO_MODEL):
+            log.info(
+                "quest narrative for %r falls back to templates (%s): %s",
+                ctx.archetype_id, reason.value, detail,
+            )
+        return self.fallback.generate(ctx, reason=reason.value, tokens_used=tokens)
+
+    async def _generate(self, ctx: NarrativeContext, attempt: _Attempt) -> QuestNarrative:
+        narrative = await self._ask(
+            narrative_request(ctx, timeout=attempt.remaining()), QuestNarrativeModel, attempt
+        )
+        dialogue = await self._ask(
+            dialogue_request(ctx, narrative, timeout=attempt.remaining()),
+            QuestDialogueModel,
+            attempt,
+        )
+        return QuestNarrative(
+            title=narrative.title,
+            summary=narrative.summary,
+            description=narrative.description,
+            dialogue=QuestDialogue(
+                offer=dialogue.offer, progress=dialogue.progress, completion=dialogue.completion
+            ),
+            source="llm",
+            tokens_used=attempt.tokens,
+            fallback_reason=None,
+        )
+
+    async def _ask(
+        self, request: LLMRequest, model: type[ModelT], attempt: _Attempt
+    ) -> ModelT:
+        """One call: cache, provider, parse, validate, filter, then cache the answer."""
+        assert self.provider is not None
+        key = request_key(request, self.model) if self.cache is not None else ""
+        if self.cache is not None:
+            hit = await self.cache.get(key)
+            if hit is not None:
+                try:
+                    parsed = self._accept(hit, model)
+                except _Fallback as exc:
+                    # Stored under older limits or filter settings: ask again, and
+                    # the fresh answer replaces it.
+                    log.info("ignoring a cached %s answer: %s", request.purpose, exc)
+                else:
+                    self.llm_metrics.cache_hit()
+                    return parsed
+        result = await self.provider.complete(request)
+        # Counted before validation: a rejected answer still cost its tokens.
+        attempt.tokens += 0 if result.cached else result.total_tokens
+        parsed = self._accept(result, model)
+        if self.cache is not None:
+            await self.cache.put(key, result)
+        return parsed
+
+    def _accept(self, result: LLMResult, model: type[ModelT]) -> ModelT:
+        try:
+            parsed = parse_model(result.text, model)
+        except LLMBadResponse as exc:
+            raise _Fallback(FallbackReason.INVALID_OUTPUT, str(exc)) from None
+        texts = [v for v in parsed.model_dump().values() if isinstance(v, str)]
+        verdict = self.content_filter.check_all(texts)
+        if not verdict:
+            raise _Fallback(FallbackReason.UNSAFE, "; ".join(verdict.reasons[:3]))
+        for text in texts:
+            claim = _REWARD_CLAIM.search(text)
+            if claim:
+                raise _Fallback(FallbackReason.UNSAFE, f"reward claim: {claim.group(0)!r}")
+        return parsed

@@ -1,0 +1,28 @@
+"""Fixtures of the narrative tests.
+
+``litellm_loaded`` imports LiteLLM once per session (about 5 s); only the
+integration tests through real LiteLLM use it. ``fake_llm`` is a started local
+OpenAI-compatible server (its own thread, so any test loop can use it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fakellm import FakeOpenAIServer
+
+
+@pytest.fixture(scope="session")
+def litellm_loaded() -> Any:
+    # Sync on purpose: a session-scoped async fixture would live on another loop.
+    from maid_engine.llm.litellm_provider import import_litellm
+
+    return import_litellm()
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as server:
+        yield server

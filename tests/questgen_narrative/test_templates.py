@@ -1,0 +1,231 @@
+"""TemplateRegistry and TemplateFallbackGenerator: every archetype, packs win, seeded."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict
+
+import pytest
+from questgen_narrative.narrative_helpers import BUILTIN_ARCHETYPES, make_ctx, make_fallback
+
+from maid_engine.llm import ContentFilter
+from maid_stdlib.questgen.narrative import (
+    DEFAULT_TEMPLATES,
+    QuestDialogueModel,
+    QuestNarrativeModel,
+    TemplateFallbackGenerator,
+    TemplateRegistry,
+    register_default_templates,
+)
+from maid_stdlib.questgen.narrative.templates import _title_case, template_values
+from maid_stdlib.questgen.narrative_context import NarrativeContext, QuestNarrative
+
+FILTER = ContentFilter()
+
+
+def assert_valid(narrative: QuestNarrative) -> None:
+    """Template prose meets the same limits and filter as model prose."""
+    QuestNarrativeModel.model_validate(
+        {"title": narrative.title, "summary": narrative.summary,
+         "description": narrative.description}
+    )
+    QuestDialogueModel.model_validate(asdict(narrative.dialogue))
+    texts = [narrative.title, narrative.summary, narrative.description,
+             *asdict(narrative.dialogue).values()]
+    assert FILTER.check_all(texts).ok, FILTER.check_all(texts).reasons
+    assert all("{" not in t and "}" not in t for t in texts)
+
+
+def test_the_six_builtin_archetypes_have_defaults() -> None:
+    assert set(DEFAULT_TEMPLATES) == set(BUILTIN_ARCHETYPES)
+
+
+@pytest.mark.parametrize("archetype", BUILTIN_ARCHETYPES)
+def test_each_archetype_generates_valid_grounded_prose(archetype: str) -> None:
+    fallback = make_fallback()
+    for _ in range(12):  # cover the template variants
+        narrative = fallback.generate(make_ctx(archetype_id=archetype), reason="no_model")
+        assert narrative.source == "template"
+        assert narrative.fallback_reason == "no_model"
+        assert narrative.tokens_used == 0
+        assert_valid(narrative)
+        assert "Gundrik" in narrative.title + narrative.summary + narrative.description
+    # The archetype's own templates are used, not the generic ones.
+    values = {k: _title_case(v) for k, v in template_values(make_ctx()).items()}
+    titles = {t.format(**values) for t in DEFAULT_TEMPLATES[archetype]["title"]}
+    assert fallback.generate(make_ctx(archetype_id=archetype)).title in titles
+
+
+@pytest.mark.parametrize("archetype", [*BUILTIN_ARCHETYPES, "heist", ""])
+def test_a_bare_context_still_gives_valid_prose(archetype: str) -> None:
+    fallback = make_fallback()
+    for ctx in (NarrativeContext(archetype_id=archetype, giver_name="Mara"),
+                NarrativeContext(archetype_id=archetype, giver_name="")):
+        for _ in range(8):
+            assert_valid(fallback.generate(ctx))
+
+
+def test_unknown_archetype_uses_the_generic_set() -> None:
+    registry = TemplateRegistry()
+    values = template_values(make_ctx())
+    generic = {t.format(**values) for t in registry.templates("heist", "title")}
+    narrative = make_fallback(defaults=False).generate(make_ctx(archetype_id="heist"))
+    assert narrative.title in generic
+    assert registry.templates("heist", "offer") == registry.templates(registry.GENERIC, "offer")
+    assert not registry.has_templates("heist")
+
+
+def test_works_without_any_registration() -> None:
+    narrative = make_fallback(defaults=False).generate(make_ctx())
+    assert_valid(narrative)
+
+
+@pytest.mark.parametrize("pack_first", [True, False])
+def test_pack_registered_templates_win_over_defaults(pack_first: bool) -> None:
+    registry = TemplateRegistry()
+    if not pack_first:
+        register_default_templates(registry)
+    registry.register("threat_elimination", title=["The Siege of {location}"])
+    registry.register_dialogue_templates(
+        {"threat_elimination": {"offer": ["Will you help {npc}, stranger? Please say yes."]}}
+    )
+    if pack_first:
+        register_default_templates(registry)
+    fallback = TemplateFallbackGenerator(registry, rng=random.Random(1))
+    for _ in range(5):
+        narrative = fallback.generate(make_ctx())
+        assert narrative.title == "The Siege of Gundrik's Smithy"
+        assert narrative.dialogue.offer == "Will you help Gundrik, stranger? Please say yes."
+        # Fields the pack did not register keep the defaults.
+        assert narrative.dialogue.progress in {
+            t.format(**template_values(make_ctx()))
+            for t in DEFAULT_TEMPLATES["threat_elimination"]["progress"]
+        }
+
+
+def test_seed_section_8_registration_api_on_the_generator() -> None:
+    fallback = make_fallback()
+    fallback.register_templates({"heist": {"title": ["The {location} Job"],
+                                           "summary": ["{npc} has a plan for a quiet job."]}})
+    fallback.register_dialogue_templates({"heist": {"offer": ["Keep your voice down, friend."],
+                                                    "complete": ["Clean work. Nobody saw."]}})
+    narrative = fallback.generate(make_ctx(archetype_id="heist"))
+    assert narrative.title == "The Gundrik's Smithy Job"
+    assert narrative.summary == "Gundrik has a plan for a quiet job."
+    assert narrative.dialogue.offer == "Keep your voice down, friend."
+    assert narrative.dialogue.completion == "Clean work. Nobody saw."
+    assert fallback.registry.has_templates("heist")
+    assert "heist" in fallback.registry.archetypes
+
+
+@pytest.mark.parametrize(
+    "templates",
+    [
+        {"title": ["The {dragon} Hunt"]},  # unknown placeholder
+        {"title": ["The {0} Hunt"]},  # positional
+        {"title": ["The {npc.name} Hunt"]},  # attribute access
+        {"title": ["The {npc!r} Hunt"]},  # conversion
+        {"title": ["The {npc:>30} Hunt"]},  # format spec
+        {"title": ["The {npc Hunt"]},  # unbalanced
+        {"title": []},
+        {"title": [""]},
+        {"reward": ["1000 gold"]},  # unknown field
+    ],
+)
+def test_bad_templates_are_rejected_at_registration(templates: dict[str, list[str]]) -> None:
+    registry = TemplateRegistry()
+    with pytest.raises(ValueError):
+        registry.register_templates({"heist": templates})
+    assert not registry.has_templates("heist")
+
+
+def test_registration_is_all_or_nothing() -> None:
+    registry = TemplateRegistry()
+    with pytest.raises(ValueError):
+        registry.register("heist", title=["Fine {npc}"], summary=["Broken {nope}"])
+    assert not registry.has_templates("heist")
+    with pytest.raises(ValueError):
+        registry.register_dialogue_templates({"heist": {"title": ["Not dialogue"]}})
+
+
+def test_deterministic_with_a_seeded_random() -> None:
+    contexts = [make_ctx(archetype_id=a) for a in (*BUILTIN_ARCHETYPES, "heist")] * 3
+    first = [make_fallback(seed=42).generate(c) for c in contexts]
+    again = [make_fallback(seed=42).generate(c) for c in contexts]
+    other = [make_fallback(seed=43).generate(c) for c in contexts]
+    assert first == again
+    assert first != other
+
+
+def test_defaults_are_not_used_when_another_template_has_real_values() -> None:
+    # Without a threat or subject, "An End to {threat}" / "The Mystery of {subject}"
+    # would read "An End to an Unknown Danger": the other titles are preferred.
+    for seed in range(30):
+        fallback = make_fallback(seed=seed)
+        for archetype in ("threat_elimination", "investigation"):
+            narrative = fallback.generate(make_ctx(archetype_id=archetype, threat="", subject=""))
+            text = narrative.title + narrative.summary + narrative.description
+            assert "nknown" not in text, text
+
+
+def test_threat_and_subject_are_used_when_present() -> None:
+    titles = {
+        make_fallback(seed=s).generate(make_ctx(threat="the grey wolves")).title
+        for s in range(40)
+    }
+    assert "An End to the Grey Wolves" in titles
+    subjects = {
+        make_fallback(seed=s).generate(
+            make_ctx(archetype_id="investigation", subject="the missing iron")
+        ).title
+        for s in range(40)
+    }
+    assert "The Mystery of the Missing Iron" in subjects
+
+
+def test_long_names_still_fit_the_title_limits() -> None:
+    ctx = make_ctx(
+        giver_name="Aldebrand Ironhand of the Deep Hollow Forge Guild of Smiths",
+        locations=("The Great Northern Watchtower Overlooking the Frozen Marshes of Ull",),
+        threat="the unusually large and unpleasant marsh goblins from the north",
+    )
+    for seed in range(20):
+        for archetype in (*BUILTIN_ARCHETYPES, "heist"):
+            assert_valid(make_fallback(seed=seed).generate(
+                NarrativeContext(**{**asdict(ctx), "archetype_id": archetype})
+            ))
+
+
+def test_very_long_context_text_is_cut_to_the_limits() -> None:
+    ctx = make_ctx(motivation="The forge is cold. " * 100, stakes="Everything is lost. " * 100,
+                   objectives=tuple(f"Defeat bandit number {i}" for i in range(200)))
+    for seed in range(10):
+        assert_valid(make_fallback(seed=seed).generate(ctx))
+
+
+def test_objectives_read_inside_a_sentence() -> None:
+    values = template_values(make_ctx(objectives=("Talk to Voss", "Gundrik must be told")))
+    assert values["objective"] == "talk to Voss"
+    assert values["objectives"] == "talk to Voss and Gundrik must be told"
+    assert values["ally"] == "Voss"
+    assert values["motivation"].endswith("losing money")
+
+
+def test_reason_and_tokens_are_reported() -> None:
+    narrative = make_fallback().generate(make_ctx(), reason="timeout", tokens_used=321)
+    assert (narrative.fallback_reason, narrative.tokens_used) == ("timeout", 321)
+
+
+def test_never_raises_even_if_rendering_breaks(monkeypatch: pytest.MonkeyPatch,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    fallback = make_fallback()
+
+    def broken(archetype_id: str, field_name: str) -> tuple[str, ...]:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(fallback.registry, "templates", broken)
+    narrative = fallback.generate(make_ctx(), reason="unsafe")
+    assert narrative.source == "template" and narrative.fallback_reason == "unsafe"
+    assert "Gundrik" in narrative.title
+    assert_valid(narrative)
+    assert "template narrative failed" in caplog.text
