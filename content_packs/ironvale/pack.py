@@ -7,11 +7,20 @@ layer's ``stats:``, the living world's ``needs:``/``goals:``/``schedule:``).
 
 from __future__ import annotations
 
+from maid_engine.content import PackContext
 from maid_stdlib.world.datapack import WorldDataPack
 
 
 class IronvalePack(WorldDataPack):
     name = "ironvale"
     version = "0.1.0"
-    requires = ("stdlib",)
+    # WorldDataPack's un-annotated default narrows the type to tuple[str] (drop the
+    # ignore once maid_stdlib/world/datapack.py annotates it as ClassVar[tuple[str, ...]]).
+    requires = ("stdlib", "classic_rpg")
     description = "Ironvale, a mining village cut off by bandits on the Old Trade Road."
+
+    def validate_data(self, ctx: PackContext) -> list[str]:
+        # quests.yaml is read by the QuestManager at start-up; check it here too.
+        from classic_rpg.systems.quests.data import pack_quest_problems
+
+        return [*super().validate_data(ctx), *pack_quest_problems(ctx)]

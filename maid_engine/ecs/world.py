@@ -117,8 +117,8 @@ class World:
             if eid is None:
                 continue
             del self._eid_to_uuid[eid]
-            for component in esper.components_for_entity(eid):
-                assert isinstance(component, Component)
+            components: tuple[Component, ...] = esper.components_for_entity(eid)
+            for component in components:
                 self._unindex(uid, component)
                 component._owner = None
             if esper.entity_exists(eid):

@@ -13,6 +13,7 @@ overrides ``register`` must call ``super().register(ctx)``.
 from __future__ import annotations
 
 import logging
+from typing import ClassVar
 
 from maid_engine.content import ContentPack, PackContext, PackError
 from maid_stdlib.world.loader import WorldData
@@ -26,7 +27,7 @@ MAX_LISTED_PROBLEMS = 20
 
 
 class WorldDataPack(ContentPack):
-    requires = ("stdlib",)
+    requires: ClassVar[tuple[str, ...]] = ("stdlib",)
 
     def register(self, ctx: PackContext) -> None:
         ctx.service(WorldData).declare(self)

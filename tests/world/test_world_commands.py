@@ -180,7 +180,8 @@ async def test_help_lists_commands_by_category_for_the_role(
 ) -> None:
     out = await cmd(engine, hero, "help")
     assert "|cGeneral:|n help, look, score, who" in out
-    assert "|cCommunication:|n emote, say, tell" in out
+    comm = next(ln for ln in out.splitlines() if ln.startswith("|cCommunication:|n"))
+    assert {"emote", "say", "tell"} <= set(comm.split("|n ", 1)[1].split(", "))
     assert "@shutdown" not in out and "@goto" not in out
     admin = await cmd(engine, hero, "help", role=Role.ADMIN)
     assert "|cAdmin:|n @shutdown, @who" in admin
@@ -196,16 +197,19 @@ async def test_help_lists_commands_by_category_for_the_role(
 
 async def test_score_has_extensible_sections(engine: GameEngine, hero: UUID) -> None:
     out = await cmd(engine, hero, "score")
-    assert out.splitlines() == [
+    # The world layer's own section comes first; loaded packs (classic_rpg) add more.
+    assert out.splitlines()[:3] == [
         "|cName:|n  Alice", "|cRoom:|n  Ironvale Village Square", "|cArea:|n  Ironvale",
     ]
     sheet = engine.services.get(ScoreSheet)
-    sheet.add("level", lambda e, c: "|cLevel:|n 1", order=10)
+    sheet.add("level", lambda e, c: "|cLevel:|n 1", order=10_000)
     sheet.add("empty", lambda e, c: None)
     assert (await cmd(engine, hero, "score")).endswith("|cLevel:|n 1")
     sheet.add("identity", lambda e, c: ["replaced"], order=0)
-    assert (await cmd(engine, hero, "score")).splitlines() == ["replaced", "|cLevel:|n 1"]
-    assert sheet.remove("level") and sheet.keys() == ["identity", "empty"]
+    lines = (await cmd(engine, hero, "score")).splitlines()
+    assert lines[0] == "replaced" and lines[-1] == "|cLevel:|n 1"
+    assert sheet.remove("level") and "level" not in sheet.keys()
+    assert sheet.keys()[0] == "identity" and "empty" in sheet.keys()
 
 
 async def test_goto_by_key_local_key_name_or_character(engine: GameEngine, hero: UUID) -> None:

@@ -1,0 +1,1 @@
+"""Classic RPG rules: characters, levels, combat, items, and the QuestManager."""

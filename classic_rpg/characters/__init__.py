@@ -1,0 +1,1 @@
+"""Player characters and NPC people: progression, vitals, score, dialogue."""

@@ -1,0 +1,122 @@
+"""Health and mana outside combat: GMCP ``Char.Vitals``/``Char.Status``, the
+prompt, healing, and slow regeneration while not fighting."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from classic_rpg.characters.levels import xp_for_level
+from classic_rpg.combat.components import Fighting
+from classic_rpg.components import CharacterStats, Health, Mana
+from classic_rpg.events import VitalsChangedEvent
+from maid_engine.ecs import System
+
+if TYPE_CHECKING:
+    from maid_engine.engine import GameEngine
+    from maid_engine.sessions import Session
+
+
+def vitals_of(engine: GameEngine, uid: UUID) -> dict[str, Any]:
+    world = engine.world
+    health = world.try_component(uid, Health)
+    mana = world.try_component(uid, Mana)
+    return {
+        "hp": health.current if health else 0,
+        "maxhp": health.maximum if health else 0,
+        "mp": mana.current if mana else 0,
+        "maxmp": mana.maximum if mana else 0,
+    }
+
+
+def send_vitals(engine: GameEngine, uid: UUID) -> None:
+    if engine.sessions.is_online(uid) and engine.world.has_component(uid, Health):
+        engine.sessions.gmcp_to(uid, "Char.Vitals", vitals_of(engine, uid))
+
+
+def send_status(engine: GameEngine, uid: UUID) -> None:
+    stats = engine.world.try_component(uid, CharacterStats)
+    if stats is None or not engine.sessions.is_online(uid):
+        return
+    engine.sessions.gmcp_to(
+        uid,
+        "Char.Status",
+        {
+            "level": stats.level,
+            "xp": stats.experience,
+            "xp_next_level": xp_for_level(stats.level + 1),
+            "gold": stats.gold,
+        },
+    )
+
+
+class VitalsRelay:
+    """Sends Char.Vitals to the owner whenever someone reports a change."""
+
+    def __init__(self, engine: GameEngine) -> None:
+        self.engine = engine
+
+    def on_vitals_changed(self, event: VitalsChangedEvent) -> None:
+        send_vitals(self.engine, event.entity_id)
+
+
+def make_prompt(engine: GameEngine) -> Any:
+    """The classic ``<hp mp>`` prompt for characters with vitals."""
+
+    def prompt(session: Session) -> str:
+        uid = session.character_id
+        if uid is None or not engine.world.has_component(uid, Health):
+            return "> "
+        v = vitals_of(engine, uid)
+        return f"<{v['hp']}/{v['maxhp']}hp {v['mp']}/{v['maxmp']}mp> "
+
+    return prompt
+
+
+def heal(engine: GameEngine, uid: UUID, amount: int) -> int:
+    """Restore up to ``amount`` health (never above the maximum); returns how much."""
+    health = engine.world.try_component(uid, Health)
+    if health is None or amount <= 0:
+        return 0
+    gained = min(amount, health.maximum - health.current)
+    if gained > 0:
+        health.current += gained
+        engine.events.emit(VitalsChangedEvent(uid))
+    return gained
+
+
+class RegenSystem(System):
+    """Every ``interval`` game seconds, everyone not fighting regains 5% of their
+    maximum health and mana (at least 1). Runs before combat so a death's 50%
+    health is what a test sees right after the tick it happened in."""
+
+    priority = 115
+    interval: float = 10.0
+    fraction: float = 0.05
+
+    def __init__(self) -> None:
+        self._elapsed = 0.0
+
+    async def update(self, delta: float) -> None:
+        if self.interval <= 0:
+            return
+        self._elapsed += delta
+        if self._elapsed < self.interval:
+            return
+        self._elapsed -= self.interval
+        world = self.world
+        changed: set[UUID] = set()
+        for uid, (health,) in world.query(Health):
+            if health.current < health.maximum and not world.has_component(uid, Fighting):
+                health.current = min(
+                    health.maximum, health.current + max(1, int(health.maximum * self.fraction))
+                )
+                changed.add(uid)
+        for uid, (mana,) in world.query(Mana):
+            if mana.current < mana.maximum and not world.has_component(uid, Fighting):
+                mana.current = min(
+                    mana.maximum, mana.current + max(1, int(mana.maximum * self.fraction))
+                )
+                changed.add(uid)
+        for uid in changed:
+            self.engine.events.emit(VitalsChangedEvent(uid))

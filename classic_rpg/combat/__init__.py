@@ -1,0 +1,1 @@
+"""Combat: NPC stats/combat/loot data, CombatService, CombatSystem, death, respawn."""

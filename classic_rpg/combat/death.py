@@ -1,0 +1,195 @@
+"""Death: what happens when health reaches 0, and NPC respawns.
+
+NPCs: EntityDiedEvent; their carried items, worn items and rolled loot drop in the
+room; the killer gets their experience value and gold; the entity is destroyed
+(EntityDestroyedEvent follows at the next safe point); if their ``combat.respawn``
+is set, a :class:`PendingRespawn` is stored and the RespawnSystem creates a *new*
+NPC (new id) from the same template at the spawn room when it is due.
+
+Players never lose their character: EntityDiedEvent (is_player=True), 10% of the
+gold they carry goes to the killer (or is lost), health is set to 50% of the
+maximum, and they wake up in the recall room. Items, equipment, experience, level
+and quests are kept.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+from uuid import UUID
+
+from classic_rpg.characters.levels import Progression
+from classic_rpg.characters.vitals import send_status
+from classic_rpg.combat.components import (
+    CombatProfile,
+    CombatRules,
+    LootTable,
+    PendingRespawn,
+    SpawnPoint,
+)
+from classic_rpg.combat.service import CombatService
+from classic_rpg.components import CharacterStats, Health
+from classic_rpg.events import EntityDiedEvent, VitalsChangedEvent
+from classic_rpg.items.factory import ItemFactory
+from classic_rpg.items.select import group_names
+from maid_engine.ecs import System
+from maid_stdlib.world.characters import WorldCharacterFactory
+from maid_stdlib.world.components import NPC
+from maid_stdlib.world.look import name_of, render_room
+from maid_stdlib.world.service import WorldService
+from maid_stdlib.world.spawner import spawn_template
+from maid_stdlib.world.text import capitalize, join_words
+
+if TYPE_CHECKING:
+    from maid_engine.engine import GameEngine
+
+log = logging.getLogger("maid.rpg.death")
+
+
+def handle_death(engine: GameEngine, victim: UUID, killer: UUID | None) -> None:
+    world = engine.world
+    ws = engine.services.get(WorldService)
+    combat = engine.services.get(CombatService)
+    room = ws.room_key_of(victim) or ""
+    npc = world.try_component(victim, NPC)
+    is_player = combat.is_player(victim)
+    combat.disengage(victim)
+    engine.events.emit(
+        EntityDiedEvent(
+            entity_id=victim,
+            killer_id=killer,
+            room=room,
+            template=npc.template if npc is not None else "",
+            is_player=is_player,
+        )
+    )
+    if is_player:
+        _player_death(engine, victim, killer, room)
+    else:
+        _npc_death(engine, victim, killer, room)
+
+
+def _npc_death(engine: GameEngine, victim: UUID, killer: UUID | None, room: str) -> None:
+    world = engine.world
+    ws = engine.services.get(WorldService)
+    items = engine.services.get(ItemFactory)
+    name = name_of(ws, victim)
+    if room:
+        ws.message_room(room, f"|r{capitalize(name)} falls to the ground, dead.|n")
+    dropped: list[UUID] = []
+    if room:
+        for item in items.all_items(victim):
+            items.move_to_room(item, room, reason="loot")
+            dropped.append(item)
+        table = world.try_component(victim, LootTable)
+        for entry in table.entries if table is not None else []:
+            if engine.random.random() >= entry.chance:
+                continue
+            for _ in range(engine.random.randint(entry.min_count, entry.max_count)):
+                try:
+                    item = items.spawn(entry.item, room=room)
+                except LookupError:
+                    log.warning("loot of %s names unknown item template %r", name, entry.item)
+                    break
+                dropped.append(item)
+        if dropped:
+            what = join_words(group_names(ws, dropped))
+            ws.message_room(room, f"{capitalize(name)} drops {what}.")
+    if killer is not None and world.entity_exists(killer):
+        progression = engine.services.get(Progression)
+        profile = world.try_component(victim, CombatProfile)
+        if profile is not None and profile.xp_value > 0:
+            progression.award_experience(killer, profile.xp_value, f"for killing {name}")
+        stats = world.try_component(victim, CharacterStats)
+        if stats is not None and stats.gold > 0:
+            progression.award_gold(killer, stats.gold, f"from the body of {name}")
+            stats.gold = 0
+    _schedule_respawn(engine, victim, room)
+    world.destroy_entity(victim)
+
+
+def _schedule_respawn(engine: GameEngine, victim: UUID, room: str) -> None:
+    world = engine.world
+    rules = world.try_component(victim, CombatRules)
+    npc = world.try_component(victim, NPC)
+    if rules is None or rules.respawn is None or npc is None or not npc.template:
+        return
+    point = world.try_component(victim, SpawnPoint)
+    where = point.room if point is not None and point.room else room
+    if not where:
+        return
+    due = engine.clock.game_time + rules.respawn
+    world.create_entity(PendingRespawn(template=npc.template, room=where, due=due))
+    log.info("%s will respawn in %s at game time %.0f", npc.template, where, due)
+
+
+def recall_room(engine: GameEngine) -> str | None:
+    combat = engine.services.get(CombatService)
+    ws = engine.services.get(WorldService)
+    if combat.recall_room is not None and ws.has_room(combat.recall_room):
+        return combat.recall_room
+    factory = engine.services.try_get(WorldCharacterFactory)
+    try:
+        return factory.start_room() if factory is not None else ws.start_room
+    except RuntimeError:
+        return None
+
+
+def _player_death(engine: GameEngine, victim: UUID, killer: UUID | None, room: str) -> None:
+    world = engine.world
+    ws = engine.services.get(WorldService)
+    combat = engine.services.get(CombatService)
+    send = engine.sessions.send_to
+    name = name_of(ws, victim)
+    by = f" by {name_of(ws, killer)}" if killer is not None and world.entity_exists(killer) else ""
+    send(victim, f"|rYou have been slain{by}!|n Everything goes dark...")
+    if room:
+        ws.message_room(room, f"|r{name} has been slain{by}!|n", exclude=(victim,))
+    stats = world.try_component(victim, CharacterStats)
+    if stats is not None and stats.gold > 0:
+        lost = int(stats.gold * combat.death_gold_penalty)
+        if lost > 0:
+            stats.gold -= lost
+            send(victim, f"You lost {lost} gold.")
+            if killer is not None and not combat.is_player(killer):
+                loot = world.try_component(killer, CharacterStats)
+                if loot is not None:
+                    loot.gold += lost  # kill it to get your gold back
+    health = world.get_component(victim, Health)
+    health.current = max(1, int(health.maximum * combat.death_health_fraction))
+    engine.events.emit(VitalsChangedEvent(victim))
+    send_status(engine, victim)
+    target = recall_room(engine)
+    if target is not None and target != ws.room_key_of(victim):
+        ws.move(victim, target, reason="death")
+        ws.message_room(target, f"{name} appears, pale and shaken.", exclude=(victim,))
+    if target is not None:
+        send(victim, "You wake up, sore but alive.\n" + render_room(ws, target, victim))
+
+
+class RespawnSystem(System):
+    """Brings back NPCs whose PendingRespawn is due (a new entity each time)."""
+
+    priority = 130
+
+    async def update(self, delta: float) -> None:
+        now = self.engine.clock.game_time
+        world = self.world
+        for marker, (pending,) in world.query(PendingRespawn):
+            if pending.due > now:
+                continue
+            world.destroy_entity(marker)
+            try:
+                uid = spawn_template(self.engine, pending.template, None, kind="npc")
+            except LookupError:
+                log.warning("cannot respawn %r: the template is gone", pending.template)
+                continue
+            ws = self.engine.services.get(WorldService)
+            if not ws.has_room(pending.room):
+                log.warning("cannot respawn %r: room %r is gone", pending.template, pending.room)
+                world.destroy_entity(uid)
+                continue
+            world.add_component(uid, SpawnPoint(pending.room))
+            ws.place(uid, pending.room, reason="respawn")
+            ws.message_room(pending.room, f"{capitalize(name_of(ws, uid))} arrives.")
+            log.info("respawned %s in %s", pending.template, pending.room)

@@ -1,0 +1,266 @@
+"""CombatService: starting and ending fights, resolving attacks, applying damage.
+
+Commands and the aggression handler only *mark* fights (a :class:`Fighting`
+component on each side); :class:`~classic_rpg.combat.system.CombatSystem` calls
+:meth:`CombatService.attack_round` on the tick when a fighter's round is due.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+from uuid import UUID
+
+from classic_rpg.combat.components import CombatRules, Fighting
+from classic_rpg.combat.formulas import (
+    ROUND_SECONDS,
+    defense_of,
+    offense_of,
+    roll_damage,
+    roll_hit,
+)
+from classic_rpg.components import Health
+from classic_rpg.events import CombatStartedEvent, DamageDealtEvent, VitalsChangedEvent
+from maid_engine.accounts.components import PlayerCharacter
+from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
+from maid_stdlib.world.events import EntityRelocatedEvent
+from maid_stdlib.world.look import name_of
+from maid_stdlib.world.service import WorldService
+from maid_stdlib.world.text import capitalize
+
+if TYPE_CHECKING:
+    from maid_engine.ecs import World
+    from maid_engine.engine import GameEngine
+
+log = logging.getLogger("maid.rpg.combat")
+
+
+class CombatService:
+    """Service: who fights whom, attacks, damage and (through death.py) death.
+
+    Tunables (instance attributes, change them after the pack registered):
+    ``recall_room`` where dead players wake up (default: the world's start room),
+    ``death_gold_penalty`` (0.10), ``death_health_fraction`` (0.5),
+    ``flee_chance`` (0.75), ``pvp`` (False: players cannot attack players).
+    """
+
+    def __init__(self, engine: GameEngine) -> None:
+        self.engine = engine
+        self.recall_room: str | None = None
+        self.death_gold_penalty = 0.10
+        self.death_health_fraction = 0.5
+        self.flee_chance = 0.75
+        self.pvp = False
+
+    @property
+    def world(self) -> World:
+        return self.engine.world
+
+    @property
+    def ws(self) -> WorldService:
+        return self.engine.services.get(WorldService)
+
+    def name(self, uid: UUID) -> str:
+        return name_of(self.ws, uid)
+
+    # -- queries ----------------------------------------------------------------------
+    def is_player(self, uid: UUID) -> bool:
+        return self.world.has_component(uid, PlayerCharacter)
+
+    def can_fight(self, uid: UUID) -> bool:
+        """Alive, in the world, and (for players) connected."""
+        world = self.world
+        health = world.try_component(uid, Health)
+        if health is None or health.current <= 0 or not world.entity_exists(uid):
+            return False
+        if self.is_player(uid) and not self.engine.sessions.is_online(uid):
+            return False
+        return self.ws.room_key_of(uid) is not None
+
+    def attack_refusal(self, attacker: UUID, target: UUID) -> str | None:
+        """Why ``attacker`` may not start a fight with ``target`` (None: it may)."""
+        if target == attacker:
+            return "You cannot attack yourself."
+        name = self.name(target)
+        if self.is_player(target) and not self.pvp:
+            return f"You cannot attack other players here, and {name} is a player."
+        rules = self.world.try_component(target, CombatRules)
+        if not self.world.has_component(target, Health) or (
+            rules is not None and not rules.attackable
+        ):
+            return f"{capitalize(name)} is not someone you can fight."
+        if not self.can_fight(target):
+            return f"{capitalize(name)} cannot fight right now."
+        return None
+
+    def target_of(self, uid: UUID) -> UUID | None:
+        fighting = self.world.try_component(uid, Fighting)
+        return fighting.target if fighting is not None else None
+
+    def is_fighting(self, uid: UUID) -> bool:
+        return self.world.has_component(uid, Fighting)
+
+    def opponents_of(self, uid: UUID) -> list[UUID]:
+        """Everyone whose target is ``uid``."""
+        return [other for other, (f,) in self.world.query(Fighting) if f.target == uid]
+
+    def valid_target(self, attacker: UUID, target: UUID | None) -> bool:
+        if target is None or not self.can_fight(attacker) or not self.can_fight(target):
+            return False
+        return self.ws.room_key_of(attacker) == self.ws.room_key_of(target)
+
+    # -- starting and stopping ----------------------------------------------------------
+    def engage(self, attacker: UUID, target: UUID) -> bool:
+        """Mark a fight: ``attacker`` strikes on the next tick; ``target`` fights back
+        half a round later unless it is already fighting someone. Returns True if
+        the attacker was not already fighting this target."""
+        now = self.engine.clock.game_time
+        world = self.world
+        current = world.try_component(attacker, Fighting)
+        if current is not None and current.target == target:
+            return False
+        if current is None:
+            world.add_component(attacker, Fighting(target, now))
+        else:
+            current.target = target  # switching targets does not reset the round timer
+        if not world.has_component(target, Fighting):
+            world.add_component(target, Fighting(attacker, now + ROUND_SECONDS / 2))
+        self.engine.events.emit(CombatStartedEvent(attacker, target))
+        return True
+
+    def disengage(self, uid: UUID) -> None:
+        """``uid`` stops fighting, and nobody fights ``uid`` any more (those who were
+        switch to another opponent attacking them, or stop)."""
+        world = self.world
+        if world.has_component(uid, Fighting):
+            world.remove_component(uid, Fighting)
+        for other in self.opponents_of(uid):
+            replacement = self.new_target(other, exclude=uid)
+            if replacement is None:
+                world.remove_component(other, Fighting)
+            else:
+                world.get_component(other, Fighting).target = replacement
+
+    def new_target(self, uid: UUID, exclude: UUID | None = None) -> UUID | None:
+        """Someone in ``uid``'s room still attacking it, to turn on."""
+        for other in self.opponents_of(uid):
+            if other != exclude and self.valid_target(uid, other):
+                return other
+        return None
+
+    # -- hostility ----------------------------------------------------------------------
+    def is_hostile(self, uid: UUID) -> bool:
+        rules = self.world.try_component(uid, CombatRules)
+        return rules is not None and rules.hostile
+
+    def aggress(self, npc: UUID, victim: UUID) -> None:
+        room = self.ws.room_key_of(npc)
+        if room is None or not self.engage(npc, victim):
+            return
+        npc_name = capitalize(self.name(npc))
+        self.engine.sessions.send_to(victim, f"|r{npc_name} attacks you!|n")
+        self.ws.message_room(room, f"{npc_name} attacks {self.name(victim)}!", exclude=(victim,))
+
+    def check_aggression(self, uid: UUID, room: str) -> None:
+        """``uid`` just appeared in ``room``: hostile NPCs there jump it, or, if it is
+        a hostile NPC, it jumps a player there."""
+        if not self.can_fight(uid):
+            return
+        if self.is_player(uid):
+            for npc in self.ws.npcs_in(room):
+                if self.is_hostile(npc) and not self.is_fighting(npc) and self.can_fight(npc):
+                    self.aggress(npc, uid)
+        elif self.is_hostile(uid) and not self.is_fighting(uid):
+            for char in self.ws.characters_in(room):
+                if self.can_fight(char):
+                    self.aggress(uid, char)
+                    break
+
+    def on_relocated(self, event: EntityRelocatedEvent) -> None:
+        if event.to_room is not None and self.world.entity_exists(event.entity_id):
+            self.check_aggression(event.entity_id, event.to_room)
+
+    def on_connected(self, event: CharacterConnectedEvent) -> None:
+        room = self.ws.room_key_of(event.character_id)
+        if room is not None and not event.takeover:
+            self.check_aggression(event.character_id, room)
+
+    def on_disconnected(self, event: CharacterDisconnectedEvent) -> None:
+        # Offline characters are invisible and cannot act: nobody fights them.
+        if self.world.entity_exists(event.character_id):
+            self.disengage(event.character_id)
+
+    # -- attacks and damage ---------------------------------------------------------------
+    def attack_round(self, attacker: UUID, target: UUID) -> None:
+        """One attack of ``attacker`` on ``target`` (called by the CombatSystem)."""
+        world = self.world
+        rng = self.engine.random
+        att, dfn = offense_of(world, attacker), defense_of(world, target)
+        a_name, t_name = self.name(attacker), self.name(target)
+        room = self.ws.room_key_of(attacker)
+        send = self.engine.sessions.send_to
+        if not roll_hit(rng, att, dfn):
+            send(attacker, f"You miss {t_name}.")
+            send(target, f"{capitalize(a_name)} misses you.")
+            if room is not None:
+                self.ws.message_room(
+                    room, f"{capitalize(a_name)} misses {t_name}.", exclude=(attacker, target)
+                )
+            return
+        amount = roll_damage(rng, att, dfn)
+        send(attacker, f"You hit {t_name} for |y{amount}|n damage.")
+        send(target, f"|r{capitalize(a_name)} hits you for {amount} damage.|n")
+        if room is not None:
+            self.ws.message_room(
+                room, f"{capitalize(a_name)} hits {t_name}.", exclude=(attacker, target)
+            )
+        self.apply_damage(target, amount, attacker)
+
+    def apply_damage(
+        self, target: UUID, amount: int, attacker: UUID | None = None,
+        damage_type: str = "physical",
+    ) -> bool:
+        """Take ``amount`` health from ``target`` (combat, traps, spells ...), emit
+        DamageDealtEvent and VitalsChangedEvent, make it fight back, and handle its
+        death. Returns True if it died."""
+        health = self.world.try_component(target, Health)
+        if health is None or amount <= 0 or health.current <= 0:
+            return False
+        health.current = max(0, health.current - amount)
+        events = self.engine.events
+        events.emit(
+            DamageDealtEvent(attacker, target, amount, health.current, health.maximum, damage_type)
+        )
+        events.emit(VitalsChangedEvent(target))
+        if health.current <= 0:
+            from classic_rpg.combat.death import handle_death
+
+            handle_death(self.engine, target, attacker)
+            return True
+        if (
+            attacker is not None
+            and not self.is_fighting(target)
+            and self.valid_target(target, attacker)
+        ):
+            self.engage(target, attacker)
+        return False
+
+    # -- fleeing ------------------------------------------------------------------------
+    def flee(self, uid: UUID) -> str | None:
+        """Try to run from the fight through a random exit. Returns the exit taken,
+        or None if the attempt failed (the fight goes on)."""
+        ws = self.ws
+        room = ws.room_key_of(uid)
+        if room is None:
+            return None
+        exits = sorted((name, t) for name, t in ws.exits_of(room).items() if ws.has_room(t))
+        rng = self.engine.random
+        if not exits or rng.random() >= self.flee_chance:
+            return None
+        direction, target = exits[rng.randrange(len(exits))]
+        self.disengage(uid)
+        name = capitalize(self.name(uid))
+        ws.message_room(room, f"{name} flees {direction}!", exclude=(uid,))
+        ws.move(uid, target, reason="flee")
+        ws.message_room(target, f"{name} stumbles in, out of breath.", exclude=(uid,))
+        return direction

@@ -1,0 +1,1 @@
+"""Items: templates (item ``stats:``), ItemFactory, and the item commands."""

@@ -1,0 +1,80 @@
+"""The rules layer of classic_rpg: characters, NPC stats, items, combat, dialogue.
+
+``register_rules`` (called by ClassicRPGContentPack.register) wires it in:
+
+* data extensions: npc ``stats:``, ``combat:``, ``loot:``, ``dialogue:``; item ``stats:``
+* services: Progression, ItemFactory, CombatService, TalkService
+* systems: RegenSystem (115), CombatSystem (120), RespawnSystem (130)
+* a WorldCharacterFactory creation hook giving new characters their components,
+  a ``score`` section, the ``<hp mp>`` prompt and GMCP Char.Vitals/Char.Status
+* commands: get/take, drop, give, inventory, equipment, wear/wield, remove,
+  examine, drink, kill/attack, flee, consider, talk, ask
+
+See docs/rpg.md.
+"""
+
+from __future__ import annotations
+
+from classic_rpg.characters import dialogue
+from classic_rpg.characters.dialogue import TalkService, register_dialogue_data
+from classic_rpg.characters.levels import Progression
+from classic_rpg.characters.setup import CharacterSetup, rpg_score
+from classic_rpg.characters.vitals import RegenSystem, VitalsRelay, make_prompt
+from classic_rpg.combat import commands as combat_commands
+from classic_rpg.combat.data import register_npc_data
+from classic_rpg.combat.death import RespawnSystem
+from classic_rpg.combat.service import CombatService
+from classic_rpg.combat.system import CombatSystem
+from classic_rpg.events import VitalsChangedEvent
+from classic_rpg.items import commands as item_commands
+from classic_rpg.items import gear
+from classic_rpg.items.data import register_item_data
+from classic_rpg.items.factory import ItemFactory
+from maid_engine.content import PackContext
+from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
+from maid_stdlib.world.characters import WorldCharacterFactory
+from maid_stdlib.world.events import EntityRelocatedEvent
+from maid_stdlib.world.info import ScoreSheet
+from maid_stdlib.world.loader import WorldData
+
+#: Order of the RPG section in ``score`` (the world layer's identity section is 0).
+SCORE_ORDER = 10
+
+
+def register_rules(ctx: PackContext) -> None:
+    engine = ctx.engine
+    owner = ctx.pack.name
+
+    data = ctx.service(WorldData)
+    register_npc_data(data, owner)
+    register_dialogue_data(data, owner)
+    register_item_data(data, owner)
+
+    combat = CombatService(engine)
+    ctx.provide(Progression, Progression(engine))
+    ctx.provide(ItemFactory, ItemFactory(engine))
+    ctx.provide(CombatService, combat)
+    ctx.provide(TalkService, TalkService())
+
+    ctx.add_system(RegenSystem())
+    ctx.add_system(CombatSystem())
+    ctx.add_system(RespawnSystem())
+
+    setup = CharacterSetup(engine)
+    ctx.service(WorldCharacterFactory).creation_hooks.append(setup.on_created)
+    # Registered after the world layer's own handlers (stdlib registers first), so
+    # the room description reaches a player before "X attacks you!".
+    ctx.subscribe(CharacterConnectedEvent, setup.on_connected)
+    ctx.subscribe(CharacterConnectedEvent, combat.on_connected)
+    ctx.subscribe(CharacterDisconnectedEvent, combat.on_disconnected)
+    ctx.subscribe(EntityRelocatedEvent, combat.on_relocated)
+    ctx.subscribe(VitalsChangedEvent, VitalsRelay(engine).on_vitals_changed)
+
+    ctx.service(ScoreSheet).add("rpg", rpg_score, order=SCORE_ORDER)
+    if engine.sessions.prompt_provider is None:
+        engine.sessions.prompt_provider = make_prompt(engine)
+
+    for group in (
+        item_commands.COMMANDS, gear.COMMANDS, combat_commands.COMMANDS, dialogue.COMMANDS,
+    ):
+        ctx.add_commands(group)

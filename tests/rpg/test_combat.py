@@ -1,0 +1,339 @@
+"""Combat: rounds on the tick, damage, death of NPCs and players, respawn, hostility."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from rpg.rpgkit import Recorder, items_of, make_strong, new_character, npcs, place, ws_of
+
+from classic_rpg.combat.components import Fighting, PendingRespawn
+from classic_rpg.combat.service import CombatService
+from classic_rpg.components import CharacterStats, Health
+from classic_rpg.events import (
+    CombatStartedEvent,
+    DamageDealtEvent,
+    EntityDiedEvent,
+    VitalsChangedEvent,
+)
+from maid_engine.engine import GameEngine
+from maid_engine.events import CharacterDisconnectedEvent, EntityDestroyedEvent
+from maid_engine.testing import cmd, session_for
+from maid_stdlib.world.spawner import spawn_template
+
+FIELD, CAMP, ROAD, SQUARE = "rpgtest:field", "rpgtest:camp", "rpgtest:road", "rpgtest:square"
+
+
+async def run_until(engine: GameEngine, done: object, limit: int = 200) -> int:
+    """Tick until ``done()`` is true; returns the ticks it took."""
+    assert callable(done)
+    for n in range(1, limit + 1):
+        await engine.run_ticks(1)
+        if done():
+            return n
+    raise AssertionError(f"not done after {limit} ticks")
+
+
+def the(engine: GameEngine, template: str) -> UUID:
+    [uid] = npcs(engine, template)
+    return uid
+
+
+async def test_kill_only_marks_the_fight_rounds_happen_on_ticks(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    place(engine, hero, CAMP)
+    await engine.dispatch_events()  # the bandit jumps the hero as they arrive
+    bandit = the(engine, "rpgtest:bandit")
+    engine.world.remove_component(bandit, Fighting)
+    engine.world.remove_component(hero, Fighting)
+    rec = Recorder(engine, DamageDealtEvent, CombatStartedEvent)
+
+    assert await cmd(engine, hero, "kill bandit") == "|rYou attack a bandit!|n"
+    assert engine.world.get_component(hero, Fighting).target == bandit
+    assert engine.world.get_component(bandit, Fighting).target == hero
+    [started] = rec.of(CombatStartedEvent)
+    assert (started.attacker_id, started.target_id) == (hero, bandit)
+    assert rec.of(DamageDealtEvent) == []
+    assert engine.world.get_component(bandit, Health).current == 20
+
+    await run_until(engine, lambda: len(rec.of(DamageDealtEvent)) >= 4)
+    for event in rec.of(DamageDealtEvent):
+        target_max = 20 if event.target_id == bandit else 30
+        assert event.attacker_id == (hero if event.target_id == bandit else bandit)
+        assert event.target_max_health == target_max
+        assert event.amount >= 1
+        assert event.damage_type == "physical"
+    on_bandit = [e for e in rec.of(DamageDealtEvent) if e.target_id == bandit]
+    health = 20
+    for event in on_bandit:  # target_health is the health after each hit
+        health = max(0, health - event.amount)
+        assert event.target_health == health
+
+
+async def test_rounds_come_every_three_game_seconds(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    make_strong(engine, hero)
+    place(engine, hero, FIELD)
+    rat = the(engine, "rpgtest:rat")
+    engine.world.add_component(rat, Health(1000, 1000))
+    rec = Recorder(engine, DamageDealtEvent)
+    await cmd(engine, hero, "kill rat")
+    session = session_for(engine, hero)
+    session.sent.clear()
+    await engine.run_ticks(9)
+    swings = [line for line in session.sent if line.startswith(("You hit", "You miss"))]
+    assert len(swings) == 3
+    assert all(e.attacker_id in (hero, rat) for e in rec.of(DamageDealtEvent))
+
+
+async def test_npc_death_loot_experience_gold_and_destruction(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    make_strong(engine, hero)
+    place(engine, hero, FIELD)
+    rat = the(engine, "rpgtest:rat")
+    carried = items_of(engine).spawn("rpgtest:insignia", holder=rat)
+    rec = Recorder(engine, EntityDiedEvent, EntityDestroyedEvent)
+
+    await cmd(engine, hero, "kill rat")
+    await run_until(engine, lambda: bool(rec.of(EntityDestroyedEvent)))
+
+    died = rec.of(EntityDiedEvent)
+    assert len(died) == 1
+    assert (died[0].entity_id, died[0].killer_id, died[0].room) == (rat, hero, FIELD)
+    assert (died[0].template, died[0].is_player) == ("rpgtest:rat", False)
+    assert [e.entity_id for e in rec.of(EntityDestroyedEvent)] == [rat]
+    assert rec.events.index(died[0]) < rec.events.index(rec.of(EntityDestroyedEvent)[0])
+    assert not engine.world.entity_exists(rat)
+    assert rat not in ws_of(engine).contents(FIELD)
+    assert not engine.world.has_component(hero, Fighting)
+
+    items = items_of(engine)
+    on_floor = [items.template_of(i) for i in ws_of(engine).items_in(FIELD)]
+    assert sorted(on_floor) == ["rpgtest:insignia", "rpgtest:ore", "rpgtest:ore"]
+    assert ws_of(engine).room_key_of(carried) == FIELD  # what it carried drops too
+    stats = engine.world.get_component(hero, CharacterStats)
+    assert (stats.experience, stats.gold) == (30, 14)
+    text = session_for(engine, hero).text()
+    assert "A giant rat falls to the ground, dead." in text
+    assert "A giant rat drops a bandit insignia and a lump of iron ore (x2)." in text
+    assert "You gain 30 experience for killing a giant rat." in text
+
+
+async def test_npc_respawns_as_a_new_entity_after_its_delay(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    make_strong(engine, hero)
+    place(engine, hero, FIELD)
+    rat = the(engine, "rpgtest:rat")
+    rec = Recorder(engine, EntityDiedEvent)
+    await cmd(engine, hero, "kill rat")
+    await run_until(engine, lambda: bool(rec.of(EntityDiedEvent)))
+    died_at = engine.clock.game_time
+    [(_, (pending,))] = list(engine.world.query(PendingRespawn))
+    assert (pending.template, pending.room, pending.due) == ("rpgtest:rat", FIELD, died_at + 60)
+
+    ticks = await run_until(engine, lambda: bool(npcs(engine, "rpgtest:rat")), limit=100)
+    assert ticks == 60
+    new_rat = the(engine, "rpgtest:rat")
+    assert new_rat != rat
+    assert ws_of(engine).room_key_of(new_rat) == FIELD
+    health = engine.world.get_component(new_rat, Health)
+    assert health.current == health.maximum == 6
+    assert list(engine.world.query(PendingRespawn)) == []
+    assert "A giant rat arrives." in session_for(engine, hero).text()
+
+
+async def test_npcs_without_respawn_stay_dead(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    make_strong(engine, hero, level=20, hp=500)
+    await cmd(engine, hero, "east")
+    await cmd(engine, hero, "east")
+    await run_until(engine, lambda: not npcs(engine, "rpgtest:bandit"))
+    await engine.run_ticks(300)
+    assert npcs(engine, "rpgtest:bandit") == []
+    assert list(engine.world.query(PendingRespawn)) == []
+
+
+async def test_hostile_npc_attacks_a_player_who_enters(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    bandit = the(engine, "rpgtest:bandit")
+    rec = Recorder(engine, DamageDealtEvent)
+    await cmd(engine, hero, "east")
+    assert not engine.world.has_component(bandit, Fighting)
+    out = await cmd(engine, hero, "east")
+    assert "|rA bandit attacks you!|n" in out
+    assert engine.world.get_component(bandit, Fighting).target == hero
+    assert engine.world.get_component(hero, Fighting).target == bandit
+    assert rec.of(DamageDealtEvent) == []
+    await run_until(engine, lambda: any(e.target_id == hero for e in rec.of(DamageDealtEvent)))
+    assert engine.world.get_component(hero, Health).current < 30
+    vitals = [d for p, d in session_for(engine, hero).gmcp if p == "Char.Vitals"]
+    assert vitals[-1]["hp"] == engine.world.get_component(hero, Health).current
+    assert vitals[-1]["maxhp"] == 30
+
+
+async def test_hostile_npc_arriving_attacks_a_player_there(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    await cmd(engine, hero, "look")
+    newcomer = spawn_template(engine, "rpgtest:bandit", SQUARE)
+    await engine.dispatch_events()
+    assert engine.world.get_component(newcomer, Fighting).target == hero
+
+
+async def test_offline_players_are_not_attacked(engine: GameEngine) -> None:
+    hero = new_character(engine, online=False)
+    place(engine, hero, CAMP)
+    await engine.dispatch_events()
+    assert not engine.world.has_component(the(engine, "rpgtest:bandit"), Fighting)
+
+
+async def test_player_death_is_not_destructive(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    world = engine.world
+    items = items_of(engine)
+    sword = items.spawn("rpgtest:sword", holder=hero)
+    world.get_component(hero, CharacterStats).gold = 50
+    world.add_component(hero, Health(1, 30))
+    bandit = the(engine, "rpgtest:bandit")
+    bandit_gold = world.get_component(bandit, CharacterStats).gold
+    rec = Recorder(engine, EntityDiedEvent, EntityDestroyedEvent, VitalsChangedEvent)
+
+    await cmd(engine, hero, "east")
+    await cmd(engine, hero, "east")
+    await run_until(engine, lambda: bool(rec.of(EntityDiedEvent)))
+
+    [died] = rec.of(EntityDiedEvent)
+    assert (died.entity_id, died.killer_id, died.room, died.is_player) == (
+        hero, bandit, CAMP, True
+    )
+    assert world.entity_exists(hero)
+    assert rec.of(EntityDestroyedEvent) == []
+    assert ws_of(engine).room_key_of(hero) == SQUARE  # the start room
+    assert world.get_component(hero, Health).current == 15
+    assert world.get_component(hero, CharacterStats).gold == 45
+    assert world.get_component(bandit, CharacterStats).gold == bandit_gold + 5
+    assert items.carried(hero) == [sword]
+    assert not world.has_component(hero, Fighting)
+    assert not world.has_component(bandit, Fighting)
+    text = session_for(engine, hero).text()
+    assert "You have been slain by a bandit!" in text
+    assert "You lost 5 gold." in text
+    assert "Town Square" in text.split("You wake up")[-1]
+
+
+async def test_recall_room_can_be_configured(engine: GameEngine) -> None:
+    engine.services.get(CombatService).recall_room = "rpgtest:temple"
+    hero = new_character(engine)
+    place(engine, hero, FIELD)
+    engine.services.get(CombatService).apply_damage(hero, 100)
+    await engine.dispatch_events()
+    assert ws_of(engine).room_key_of(hero) == "rpgtest:temple"
+    assert engine.world.get_component(hero, Health).current == 15
+
+
+async def test_flee_leaves_the_fight(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    make_strong(engine, hero, level=1, hp=1000)
+    assert await cmd(engine, hero, "flee") == "You are not fighting anyone."
+    await cmd(engine, hero, "east")
+    await cmd(engine, hero, "east")
+    bandit = the(engine, "rpgtest:bandit")
+    outs = []
+    for _ in range(20):
+        outs.append(await cmd(engine, hero, "flee"))
+        if ws_of(engine).room_key_of(hero) != CAMP:
+            break
+    assert outs[-1].startswith("You flee west!\n|cThe Road|n")
+    assert ws_of(engine).room_key_of(hero) == ROAD
+    assert not engine.world.has_component(hero, Fighting)
+    assert not engine.world.has_component(bandit, Fighting)
+
+
+async def test_walking_away_ends_the_fight(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    place(engine, hero, FIELD)
+    rat = the(engine, "rpgtest:rat")
+    engine.world.add_component(rat, Health(1000, 1000))
+    await cmd(engine, hero, "kill rat")
+    await cmd(engine, hero, "north")
+    await engine.run_ticks(1)
+    assert not engine.world.has_component(hero, Fighting)
+    assert not engine.world.has_component(rat, Fighting)
+
+
+async def test_disconnecting_ends_fights(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    await cmd(engine, hero, "east")
+    await cmd(engine, hero, "east")
+    bandit = the(engine, "rpgtest:bandit")
+    assert engine.world.has_component(bandit, Fighting)
+    engine.events.emit(CharacterDisconnectedEvent(hero, session_for(engine, hero).id))
+    await engine.dispatch_events()
+    assert not engine.world.has_component(bandit, Fighting)
+    assert not engine.world.has_component(hero, Fighting)
+
+
+async def test_kill_errors(engine: GameEngine) -> None:
+    alice = new_character(engine, "Alice")
+    new_character(engine, "Bob")
+    assert await cmd(engine, alice, "kill") == "Kill whom?"
+    assert await cmd(engine, alice, "kill dragon") == "You do not see 'dragon' here."
+    assert await cmd(engine, alice, "kill elder") == (
+        "The village elder is not someone you can fight."
+    )
+    assert await cmd(engine, alice, "kill bob") == (
+        "You cannot attack other players here, and Bob is a player."
+    )
+    place(engine, alice, FIELD)
+    assert await cmd(engine, alice, "kill scarecrow") == (
+        "A scarecrow is not someone you can fight."
+    )
+    await cmd(engine, alice, "kill rat")
+    assert await cmd(engine, alice, "kill rat") == "You are already fighting a giant rat!"
+
+
+async def test_consider(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    place(engine, hero, FIELD)
+    assert await cmd(engine, hero, "consider rat") == "A giant rat looks like a fair fight."
+    engine.world.get_component(hero, CharacterStats).level = 9
+    assert await cmd(engine, hero, "con rat") == "A giant rat would be an easy kill."
+    assert await cmd(engine, hero, "con scarecrow") == "A scarecrow is not someone you can fight."
+
+
+async def test_regeneration_out_of_combat(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    engine.world.add_component(hero, Health(10, 30))
+    await engine.run_ticks(10)
+    assert engine.world.get_component(hero, Health).current == 11
+
+
+async def test_fight_messages_reach_both_sides_and_the_room(engine: GameEngine) -> None:
+    hero = new_character(engine, "Alice")
+    bob = new_character(engine, "Bob")
+    make_strong(engine, hero)
+    place(engine, hero, FIELD)
+    place(engine, bob, FIELD)
+    rat = the(engine, "rpgtest:rat")
+    engine.world.add_component(rat, Health(1000, 1000))
+    await cmd(engine, bob, "look")
+    await cmd(engine, hero, "kill rat")
+    assert "Alice attacks a giant rat!" in session_for(engine, bob).text()
+    await engine.run_ticks(6)
+    mine = session_for(engine, hero).text()
+    theirs = session_for(engine, bob).text()
+    assert "You hit a giant rat for" in mine or "You miss a giant rat." in mine
+    assert "Alice hits a giant rat." in theirs or "Alice misses a giant rat." in theirs
+    assert "A giant rat hits Alice." in theirs or "A giant rat misses Alice." in theirs
+    assert "A giant rat hits you for" in mine or "A giant rat misses you." in mine
+
+
+async def test_hostile_npcs_attack_on_login(engine: GameEngine) -> None:
+    from maid_engine.events import CharacterConnectedEvent
+
+    hero = new_character(engine, online=False)
+    place(engine, hero, CAMP)
+    await engine.dispatch_events()
+    session = session_for(engine, hero)
+    engine.events.emit(CharacterConnectedEvent(hero, session.id))
+    await engine.dispatch_events()
+    assert engine.world.get_component(the(engine, "rpgtest:bandit"), Fighting).target == hero
+    assert "A bandit attacks you!" in session.text()

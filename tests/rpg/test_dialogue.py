@@ -1,0 +1,106 @@
+"""``talk``/``ask``, TalkedToEvent and the TalkService extension point."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from rpg.rpgkit import Recorder, new_character, npcs, place
+
+from classic_rpg.characters.dialogue import TalkService
+from classic_rpg.events import TalkedToEvent
+from maid_engine.commands import CommandContext
+from maid_engine.engine import GameEngine
+from maid_engine.testing import cmd, session_for
+
+
+async def test_talk_shows_the_greeting_and_emits_talked_to(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    bob = new_character(engine, "Bob")
+    rec = Recorder(engine, TalkedToEvent)
+    [elder] = npcs(engine, "rpgtest:elder")
+    assert await cmd(engine, hero, "talk elder") == (
+        'The village elder says, "Welcome, traveller."\n(You could ask about: bandits, weather.)'
+    )
+    [event] = rec.of(TalkedToEvent)
+    assert (event.character_id, event.npc_id, event.room, event.topic) == (
+        hero, elder, "rpgtest:square", ""
+    )
+    assert "Alice talks to the village elder." in session_for(engine, bob).text()
+
+
+async def test_topics(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    rec = Recorder(engine, TalkedToEvent)
+    assert await cmd(engine, hero, "ask elder about camp") == (
+        'The village elder says, "They camp east of here."'
+    )
+    assert await cmd(engine, hero, "talk old man about weath") == (
+        'The village elder says, "It will rain."'
+    )
+    assert await cmd(engine, hero, "ask elder bandits") == (
+        'The village elder says, "They camp east of here."'
+    )
+    assert await cmd(engine, hero, "ask elder about dragons") == (
+        "The village elder does not know anything about 'dragons'."
+    )
+    assert [e.topic for e in rec.of(TalkedToEvent)] == ["camp", "weath", "bandits", "dragons"]
+
+
+async def test_talk_errors_and_npcs_without_dialogue(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    new_character(engine, "Bob")
+    assert await cmd(engine, hero, "talk") == "Talk to whom?"
+    assert await cmd(engine, hero, "talk ghost") == "You do not see 'ghost' here."
+    assert await cmd(engine, hero, "talk bob") == "Use 'say' or 'tell' to talk to other players."
+    assert await cmd(engine, hero, "ask elder") == "Usage: ask <npc> about <topic>"
+    place(engine, hero, "rpgtest:field")
+    assert await cmd(engine, hero, "talk rat") == "A giant rat has nothing to say to you."
+    place(engine, hero, "rpgtest:camp")
+    assert (await cmd(engine, hero, "talk bandit")).startswith("A bandit snarls at you.")
+
+
+async def test_talk_handlers_run_first_and_can_take_over(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    talk = engine.services.get(TalkService)
+    seen: list[UUID] = []
+
+    def quiet(ctx: CommandContext, npc: UUID) -> bool:
+        seen.append(npc)
+        return False
+
+    async def quest_giver(ctx: CommandContext, npc: UUID) -> bool:
+        ctx.send("The elder offers you a quest.")
+        return True
+
+    talk.add_handler(quiet)
+    talk.add_handler(quest_giver)
+    rec = Recorder(engine, TalkedToEvent)
+    assert await cmd(engine, hero, "talk elder") == "The elder offers you a quest."
+    assert len(seen) == 1
+    assert len(rec.of(TalkedToEvent)) == 1  # emitted even when a handler took over
+    assert talk.remove_handler(quest_giver)
+    assert "Welcome, traveller." in await cmd(engine, hero, "talk elder")
+
+
+async def test_failing_handler_does_not_break_talk(engine: GameEngine) -> None:
+    hero = new_character(engine)
+
+    def broken(ctx: CommandContext, npc: UUID) -> bool:
+        raise RuntimeError("boom")
+
+    engine.services.get(TalkService).add_handler(broken)
+    assert "Welcome, traveller." in await cmd(engine, hero, "talk elder")
+
+
+async def test_topic_handlers(engine: GameEngine) -> None:
+    hero = new_character(engine)
+
+    def quests(ctx: CommandContext, npc: UUID, topic: str) -> bool:
+        if topic == "work":
+            ctx.send("There is work for you.")
+            return True
+        return False
+
+    engine.services.get(TalkService).add_topic_handler(quests)
+    assert await cmd(engine, hero, "ask elder about work") == "There is work for you."
+    assert "It will rain." in await cmd(engine, hero, "ask elder about weather")
