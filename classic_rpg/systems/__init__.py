@@ -1,0 +1,1 @@
+"""Game systems of the classic RPG layer (the QuestManager lives in ``quests``)."""

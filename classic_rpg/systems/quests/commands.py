@@ -1,0 +1,290 @@
+"""Player commands (quests, quest, accept, abandon, turnin) and ``talk <npc>``.
+
+Talking to an NPC (a TalkService handler): a COMPLETED quest whose turn-in NPC this
+is gets turned in; else the NPC's open quests are offered (with the accept hint);
+else an accepted quest of this NPC gets its progress dialogue; else the NPC's
+ordinary greeting runs.
+"""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from classic_rpg.components import CharacterStats
+from classic_rpg.systems.quests.manager import QuestError, QuestManager
+from classic_rpg.systems.quests.models import (
+    Quest,
+    QuestDeliveryMethod,
+    QuestObjective,
+    QuestState,
+)
+from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog
+from maid_engine.commands import Command, CommandContext, CommandError, command
+from maid_stdlib.world.service import WorldService
+from maid_stdlib.world.text import capitalize
+
+_LABEL = {
+    QuestState.AVAILABLE: "|yoffered|n",
+    QuestState.IN_PROGRESS: "in progress",
+    QuestState.COMPLETED: "|gready to turn in|n",
+}
+
+
+def manager_of(ctx: CommandContext) -> QuestManager:
+    manager: QuestManager = ctx.service(QuestManager)
+    return manager
+
+
+def listed(manager: QuestManager, character: UUID) -> list[tuple[Quest, QuestEntry]]:
+    """The numbered list of ``quests``: accepted quests first, then offers."""
+    qlog = manager.engine.world.try_component(character, QuestLog)
+    if qlog is None:
+        return []
+    rows = []
+    for entry in qlog.quests.values():
+        quest = manager.get_quest(entry.quest_id)
+        if quest is not None and not entry.state.terminal:
+            rows.append((quest, entry))
+    rows.sort(key=lambda r: (r[1].state is QuestState.AVAILABLE,
+                             r[1].accepted_at or r[1].offered_at or 0.0, r[0].quest_id))
+    return rows
+
+
+def resolve(ctx: CommandContext, what: str) -> tuple[Quest, QuestEntry]:
+    """A quest of the actor's list by number, id, or the start of its title."""
+    manager = manager_of(ctx)
+    rows = listed(manager, ctx.require_actor())
+    what = what.strip()
+    if not what:
+        raise CommandError("Which quest? (See 'quests' for the numbers.)")
+    if what.isdigit():
+        n = int(what)
+        if 1 <= n <= len(rows):
+            return rows[n - 1]
+        raise CommandError(f"You have no quest number {n}. (See 'quests'.)")
+    low = what.casefold()
+    qlog = ctx.world.try_component(ctx.require_actor(), QuestLog)
+    exact = qlog.entry(low) if qlog is not None else None
+    quest = manager.get_quest(low) if exact is not None else None
+    if exact is not None and quest is not None:
+        return quest, exact  # finished quests too, by their id
+    found = [r for r in rows if r[0].title.casefold().startswith(low)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise CommandError("Which one? " + ", ".join(f"'{q.title}'" for q, _ in found))
+    raise CommandError(f"You have no quest '{what}'. (See 'quests'.)")
+
+
+def objective_line(manager: QuestManager, quest: Quest, entry: QuestEntry,
+                   o: QuestObjective) -> str:
+    p = entry.objectives.get(o.objective_id)
+    optional = " (optional)" if not o.required else ""
+    if p is None or not p.unlocked:
+        return f"   |x[locked]{optional} {o.description}|n"
+    if p.failed:
+        return f"   |r[failed]|n{optional} {o.description}"
+    mark = "|g[x]|n" if p.completed else "[ ]"
+    tally = f" ({p.count}/{o.target_count})" if o.target_count > 1 else ""
+    line = f"   {mark}{optional} {o.description}{tally}"
+    if o.hint and not p.completed:
+        line += f"\n       |xHint: {o.hint}|n"
+    if o.time_limit_seconds and p.open and p.unlocked_at is not None:
+        left = p.unlocked_at + o.time_limit_seconds - manager.now
+        line += f" |y[{max(0, int(left))}s left]|n"
+    return line
+
+
+def describe(manager: QuestManager, quest: Quest, entry: QuestEntry, full: bool) -> list[str]:
+    lines = [f"|c{quest.title}|n  [{_LABEL.get(entry.state, entry.state.value)}]"]
+    if full:
+        text = quest.description or quest.summary
+        if text:
+            lines.append(text)
+        if quest.giver_npc_id is not None:
+            lines.append(f"Given by {manager.name_of(quest.giver_npc_id)}; turn in to "
+                         f"{manager.name_of(quest.turn_in_npc)}.")
+        if quest.level_requirement > 1:
+            lines.append(f"Requires level {quest.level_requirement}.")
+    elif quest.summary:
+        lines.append(f"   {quest.summary}")
+    if entry.state.active:
+        lines += [objective_line(manager, quest, entry, o) for o in quest.objectives]
+        if quest.time_limit_seconds and entry.accepted_at is not None:
+            left = entry.accepted_at + quest.time_limit_seconds - manager.now
+            lines.append(f"   |yTime left: {max(0.0, left) / 3600:.1f} game hours.|n")
+    elif full:
+        lines += [f"   - {o.description}" for o in quest.objectives if o.required]
+    if full:
+        r = quest.rewards
+        parts = [f"{r.experience} experience"] if r.experience else []
+        parts += [f"{r.gold} gold"] if r.gold else []
+        parts += [f"{len(r.item_template_ids)} item(s)"] if r.item_template_ids else []
+        if parts:
+            lines.append("Reward: " + ", ".join(parts) + ".")
+    return lines
+
+
+@command("quests", aliases=("questlog", "journal"), category="quests")
+def quests_cmd(ctx: CommandContext) -> None:
+    """Your quest log: accepted quests with their objectives, and open offers.
+
+    Usage: quests
+    Objectives show [x] done, [ ] open, [locked] (opens after earlier steps).
+    """
+    manager = manager_of(ctx)
+    actor = ctx.require_actor()
+    rows = listed(manager, actor)
+    if not rows:
+        ctx.send("You have no quests. Talk to people; some of them may need help.")
+    else:
+        out = ["|wYour quests:|n"]
+        for n, (quest, entry) in enumerate(rows, 1):
+            head, *rest = describe(manager, quest, entry, full=False)
+            out.append(f"{n}. {head}")
+            out += rest
+        if any(e.state is QuestState.AVAILABLE for _, e in rows):
+            out.append("Type 'accept <number>' to take on an offered quest.")
+        ctx.send("\n".join(out))
+    qlog = ctx.world.try_component(actor, QuestLog)
+    done = [manager.title(q) for q, n in (qlog.turn_ins.items() if qlog else []) if n]
+    if done:
+        ctx.send("Completed: " + ", ".join(sorted(done)) + ".")
+
+
+@command("quest", category="quests")
+def quest_cmd(ctx: CommandContext) -> None:
+    """Details of one quest.
+
+    Usage: quest <number|id>
+    """
+    quest, entry = resolve(ctx, ctx.args)
+    ctx.send("\n".join(describe(manager_of(ctx), quest, entry, full=True)))
+
+
+@command("accept", category="quests")
+async def accept_cmd(ctx: CommandContext) -> None:
+    """Accept a quest someone offered you.
+
+    Usage: accept [<number|id>]      (no argument: your only offer)
+    """
+    manager = manager_of(ctx)
+    actor = ctx.require_actor()
+    if ctx.args.strip():
+        quest, _ = resolve(ctx, ctx.args)
+    else:
+        offers = [r for r in listed(manager, actor) if r[1].state is QuestState.AVAILABLE]
+        if len(offers) != 1:
+            raise CommandError("Accept which quest? (See 'quests'.)" if offers
+                               else "Nobody has offered you a quest.")
+        quest = offers[0][0]
+    try:
+        await manager.accept_quest(actor, quest.quest_id)
+    except QuestError as exc:
+        raise CommandError(str(exc)) from exc
+    # accept_dialogue is the giver's offer (seed: QuestDialogue.offer), spoken when
+    # the quest is offered, so acceptance only confirms.
+    ctx.send(f"|gYou accept '{quest.title}'.|n Type 'quests' to see what to do.")
+
+
+@command("abandon", category="quests", prefix_match=False)
+def abandon_cmd(ctx: CommandContext) -> None:
+    """Give up a quest you accepted.
+
+    Usage: abandon <number|id>
+    """
+    manager = manager_of(ctx)
+    quest, _ = resolve(ctx, ctx.args)
+    try:
+        manager.abandon_quest(ctx.require_actor(), quest.quest_id)
+    except QuestError as exc:
+        raise CommandError(str(exc)) from exc
+    ctx.send(f"You abandon '{quest.title}'.")
+
+
+@command("turnin", aliases=("turn-in",), category="quests")
+async def turnin_cmd(ctx: CommandContext) -> None:
+    """Turn in a finished quest to the person who asked for it (or just talk to them).
+
+    Usage: turnin [<number|id>]     (no argument: everything you can turn in here)
+    """
+    manager = manager_of(ctx)
+    actor = ctx.require_actor()
+    if ctx.args.strip():
+        targets = [resolve(ctx, ctx.args)[0]]
+    else:
+        ws: WorldService = ctx.service(WorldService)
+        here = ws.room_key_of(actor)
+        targets = [
+            q for q, e in listed(manager, actor)
+            if e.state is QuestState.COMPLETED
+            and (q.turn_in_npc is None or ws.room_key_of(q.turn_in_npc) == here)
+        ]
+        if not targets:
+            raise CommandError("You have nothing to turn in here.")
+    for quest in targets:
+        try:
+            await manager.turn_in_quest(actor, quest.quest_id)
+        except QuestError as exc:
+            raise CommandError(str(exc)) from exc
+
+
+class QuestTalk:
+    """The TalkService handler: turn in, offer, or progress dialogue."""
+
+    def __init__(self, manager: QuestManager) -> None:
+        self.manager = manager
+
+    async def __call__(self, ctx: CommandContext, npc: UUID) -> bool:
+        manager = self.manager
+        actor = ctx.require_actor()
+        # ``talk`` queued its TalkedToEvent but it is dispatched after this handler;
+        # count the conversation now so "report to X" completes before the turn-in.
+        manager.objectives.talk_now(actor, npc)
+        name = capitalize(manager.name_of(npc))
+        running = manager.objectives.running(actor)
+        ready = [q for q, e in running if e.state is QuestState.COMPLETED and q.turn_in_npc == npc]
+        if ready:
+            for quest in ready:
+                try:
+                    await manager.turn_in_quest(actor, quest.quest_id)
+                except QuestError as exc:
+                    ctx.send(str(exc))
+            return True
+        offers = self._offers(actor, npc)
+        if offers:
+            for quest in offers:
+                manager.offer_quest(actor, quest.quest_id, QuestDeliveryMethod.CONVERSATION)
+                speech = quest.accept_dialogue or quest.description or quest.summary
+                ctx.send(f'{name} says, "{speech}"' if speech else f"{name} has work for you.")
+                ctx.send(f"|yQuest offered: '{quest.title}'.|n "
+                         f"(Type 'accept {quest.quest_id}' to take it on.)")
+            return True
+        mine = [(q, e) for q, e in running if npc in (q.giver_npc_id, q.turn_in_npc)]
+        if mine:
+            for quest, entry in mine:
+                if quest.progress_dialogue:
+                    ctx.send(f'{name} says, "{quest.progress_dialogue}"')
+                ctx.send("\n".join(describe(manager, quest, entry, full=False)))
+            return True
+        return False
+
+    def _offers(self, actor: UUID, npc: UUID) -> list[Quest]:
+        manager = self.manager
+        stats = manager.engine.world.try_component(actor, CharacterStats)
+        level = stats.level if stats is not None else 1
+        qlog = manager.engine.world.try_component(actor, QuestLog)
+        out = []
+        for quest in manager.quests_from(npc):
+            entry = qlog.entry(quest.quest_id) if qlog is not None else None
+            if not manager.is_open(quest.quest_id) or level < quest.level_requirement:
+                continue
+            if entry is not None and entry.state.active:
+                continue
+            if qlog is not None and qlog.turn_ins.get(quest.quest_id) and not quest.repeatable:
+                continue
+            out.append(quest)
+        return out
+
+
+COMMANDS: list[Command] = [quests_cmd, quest_cmd, accept_cmd, abandon_cmd, turnin_cmd]

@@ -1,0 +1,433 @@
+"""QuestManager: quest definitions and the per-character lifecycle state machine.
+
+States (per character, in the ``QuestLog`` component)::
+
+    offer_quest -> AVAILABLE -accept_quest-> IN_PROGRESS -(objectives met)-> COMPLETED
+    IN_PROGRESS/COMPLETED -turn_in_quest-> TURNED_IN      (graded, rewards paid once)
+    IN_PROGRESS/COMPLETED -abandon_quest-> ABANDONED
+    IN_PROGRESS/COMPLETED -fail_quest----> FAILED (reason failed | expired)
+    any non-terminal -expire_quest / invalidate_quest-> FAILED (expired | invalidated)
+
+Every transition emits its event and writes a structured log line. A refused
+transition raises :class:`QuestError` with a message fit for the player.
+See docs/quests.md for the API the generation pipeline uses.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from classic_rpg.components import CharacterStats
+from classic_rpg.systems.quests.events import (
+    QuestAbandonedEvent,
+    QuestAcceptedEvent,
+    QuestCompletedEvent,
+    QuestExpiredInternalEvent,
+    QuestFailedEvent,
+    QuestGeneratedEvent,
+    QuestOfferedEvent,
+)
+from classic_rpg.systems.quests.grading import required_ratio
+from classic_rpg.systems.quests.history import QuestHistory, QuestHistoryEntry
+from classic_rpg.systems.quests.models import (
+    FailReason,
+    Quest,
+    QuestDeliveryMethod,
+    QuestOutcome,
+    QuestState,
+)
+from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog
+from classic_rpg.systems.quests.registry import QuestRegistry, resolve_room_ids
+from maid_stdlib.world.components import Describable
+
+if TYPE_CHECKING:
+    from classic_rpg.systems.quests.objectives import ObjectiveTracker
+    from classic_rpg.systems.quests.rewards import TurnInLedger
+    from maid_engine.engine import GameEngine
+
+log = logging.getLogger("maid.rpg.quests")
+
+#: ``validator(quest, character_id) -> reason | None`` (sync or async). A reason
+#: means the quest's grounding is stale: accepting it invalidates the quest.
+AcceptValidator = Callable[[Quest, UUID], "str | Awaitable[str | None] | None"]
+
+
+#: What ``register_generated_quest`` accepts as metadata for the QuestHistory entry.
+_HISTORY_META = frozenset({
+    "seed_type", "archetype_id", "importance", "grounding_score", "coherence_score",
+    "novelty_score", "region", "chain_depth", "chain_parent_id",
+})
+
+
+class QuestError(Exception):
+    """A refused quest operation; the message is meant for the player."""
+
+
+class QuestManager:
+    def __init__(self, engine: GameEngine) -> None:
+        from classic_rpg.systems.quests.objectives import ObjectiveTracker
+        from classic_rpg.systems.quests.rewards import TurnInLedger
+
+        self.engine = engine
+        self.registry = QuestRegistry()
+        self.history = QuestHistory()
+        #: Run before every acceptance; the grounding monitor adds its check here.
+        self.accept_validators: list[AcceptValidator] = []
+        self.objectives: ObjectiveTracker = ObjectiveTracker(self)
+        self.ledger: TurnInLedger = TurnInLedger(self)
+
+    @property
+    def now(self) -> float:
+        return self.engine.clock.game_time
+
+    # -- definitions -------------------------------------------------------------------
+    def register_quest(self, quest: Quest) -> None:
+        """Register a hand-authored quest (from pack data or code)."""
+        self.registry.add(quest)
+        if self.history.get(quest.quest_id) is None:
+            self.history.record(self._history_entry(quest))
+
+    def register_generated_quest(self, quest: Quest, **meta: Any) -> str:
+        """Register a quest built by the generation pipeline; returns its id.
+
+        ``meta`` (optional) fills the QuestHistory entry: seed_type, archetype_id,
+        importance, grounding_score, coherence_score, novelty_score, region,
+        chain_depth, chain_parent_id. Room ids given as UUIDs become room keys.
+        """
+        unknown = set(meta) - _HISTORY_META
+        if unknown:
+            raise TypeError(f"unknown quest metadata: {', '.join(sorted(unknown))}")
+        try:
+            quest = resolve_room_ids(self.engine.world, quest)
+        except LookupError as exc:
+            raise QuestError(str(exc)) from exc
+        quest = quest.model_copy(update={"source": "generated"})
+        self.registry.add(quest, persist=True)
+        entry = self._history_entry(quest, **meta)
+        self.history.record(entry)
+        self.engine.events.emit(
+            QuestGeneratedEvent(
+                quest.quest_id, quest.giver_npc_id, entry.seed_type, entry.archetype_id,
+                entry.importance,
+            )
+        )
+        log.info("quest generated", extra={"quest_id": quest.quest_id})
+        return quest.quest_id
+
+    def get_quest(self, quest_id: str) -> Quest | None:
+        return self.registry.get(quest_id)
+
+    def quests(self) -> list[Quest]:
+        return self.registry.all()
+
+    def is_open(self, quest_id: str) -> bool:
+        """Registered and neither expired nor invalidated."""
+        return self.registry.get(quest_id) is not None and self.registry.status(quest_id) is None
+
+    def quests_from(self, npc: UUID) -> list[Quest]:
+        return [q for q in self.registry.all() if q.giver_npc_id == npc]
+
+    def _history_entry(self, quest: Quest, **meta: Any) -> QuestHistoryEntry:
+        return QuestHistoryEntry(
+            quest_id=quest.quest_id, source=quest.source, quest_giver_id=quest.giver_npc_id,
+            created_at=self.now, **meta,
+        )
+
+    async def flush(self) -> None:
+        """Write queued registry and history documents now (the QuestSystem does it
+        in the background each tick; tests and shutdown call this)."""
+        if self.engine.has_store:
+            documents = self.engine.store.documents
+            await self.registry.flush(documents)
+            await self.history.flush(documents)
+
+    # -- per-character state -----------------------------------------------------------
+    def log_of(self, character: UUID) -> QuestLog:
+        """The character's QuestLog, created on first use."""
+        world = self.engine.world
+        qlog = world.try_component(character, QuestLog)
+        if qlog is None:
+            qlog = QuestLog()
+            world.add_component(character, qlog)  # EntityNotFound for a bad id
+        return qlog
+
+    def entry(self, character: UUID, quest_id: str) -> QuestEntry | None:
+        qlog = self.engine.world.try_component(character, QuestLog)
+        return qlog.entry(quest_id) if qlog is not None else None
+
+    def quest_state(self, character: UUID, quest_id: str) -> QuestState | None:
+        entry = self.entry(character, quest_id)
+        return entry.state if entry is not None else None
+
+    def quests_of(self, character: UUID, *states: QuestState) -> list[tuple[Quest, QuestEntry]]:
+        """The character's quests in ``states`` (all states if none are given)."""
+        qlog = self.engine.world.try_component(character, QuestLog)
+        out = []
+        for entry in qlog.quests.values() if qlog is not None else ():
+            quest = self.registry.get(entry.quest_id)
+            if quest is not None and (not states or entry.state in states):
+                out.append((quest, entry))
+        return out
+
+    def count_pending_offers(self, character: UUID) -> int:
+        """Offers the character has not accepted yet (the per-player offer cap)."""
+        return len(self.quests_of(character, QuestState.AVAILABLE))
+
+    def holders(self, quest_id: str) -> list[tuple[UUID, QuestEntry]]:
+        """Characters holding the quest in a non-terminal state."""
+        out = []
+        for uid, qlog in self.engine.world.each(QuestLog):
+            entry = qlog.entry(quest_id)
+            if entry is not None and not entry.state.terminal:
+                out.append((uid, entry))
+        return out
+
+    def title(self, quest_id: str) -> str:
+        quest = self.registry.get(quest_id)
+        return quest.title if quest is not None else quest_id
+
+    def name_of(self, entity: UUID | None) -> str:
+        desc = self.engine.world.try_component(entity, Describable) if entity else None
+        return desc.name if desc is not None and desc.name else "someone"
+
+    def notify(self, character: UUID, text: str) -> None:
+        self.engine.sessions.send_to(character, text)
+
+    def _require(self, quest_id: str) -> Quest:
+        quest = self.registry.get(quest_id)
+        if quest is None:
+            raise QuestError(f"There is no quest '{quest_id}'.")
+        return quest
+
+    def _log(self, what: str, quest_id: str, character: UUID | None, **extra: Any) -> None:
+        fields = {"quest_id": quest_id, "character_id": str(character) if character else None}
+        log.info(what, extra={**fields, **extra})
+
+    def _write_run(self, character: UUID, entry: QuestEntry) -> str:
+        return self.history.write_run(self.registry.get(entry.quest_id), character, entry,
+                                      self.now)
+
+    # -- transitions ---------------------------------------------------------------------
+    def offer_quest(
+        self,
+        character: UUID,
+        quest_id: str,
+        method: QuestDeliveryMethod | str = QuestDeliveryMethod.DIRECT_OFFER,
+        match_score: float = 1.0,
+    ) -> QuestEntry:
+        """Offer the quest (state AVAILABLE). Re-offering a pending offer is a no-op."""
+        quest = self._require(quest_id)
+        if not self.is_open(quest_id):
+            raise QuestError(f"'{quest.title}' is no longer available.")
+        qlog = self.log_of(character)
+        old = qlog.entry(quest_id)
+        if old is not None and old.state is QuestState.AVAILABLE:
+            return old
+        if old is not None and old.state.active:
+            raise QuestError(f"You are already on '{quest.title}'.")
+        if qlog.turn_ins.get(quest_id) and not quest.repeatable:
+            raise QuestError(f"You have already completed '{quest.title}'.")
+        method_value = method.value if isinstance(method, QuestDeliveryMethod) else str(method)
+        entry = QuestEntry(
+            quest_id, QuestState.AVAILABLE, run=old.run if old is not None else 0,
+            offered_at=self.now, offer_method=method_value, match_score=match_score,
+        )
+        qlog.quests[quest_id] = entry
+        qlog.touch()
+        self.engine.events.emit(QuestOfferedEvent(quest_id, character, method_value, match_score))
+        self._log("quest offered", quest_id, character, delivery_method=method_value)
+        return entry
+
+    async def accept_quest(self, character: UUID, quest_id: str) -> QuestEntry:
+        """Accept an offered quest; re-validates it first (see ``accept_validators``)."""
+        quest = self._require(quest_id)
+        entry = self.entry(character, quest_id)
+        if entry is not None and entry.state.active:
+            raise QuestError(f"You are already on '{quest.title}'.")
+        if entry is None or entry.state is not QuestState.AVAILABLE:
+            raise QuestError(f"'{quest.title}' has not been offered to you.")
+        if not self.is_open(quest_id):
+            raise QuestError(f"'{quest.title}' is no longer available.")
+        stats = self.engine.world.try_component(character, CharacterStats)
+        level = stats.level if stats is not None else 1
+        if level < quest.level_requirement:
+            raise QuestError(
+                f"You must be level {quest.level_requirement} to accept '{quest.title}'."
+            )
+        for validator in list(self.accept_validators):
+            result = validator(quest, character)
+            reason = await result if inspect.isawaitable(result) else result
+            if reason:
+                self.invalidate_quest(quest_id, reason)
+                raise QuestError(
+                    f"The situation has changed: '{quest.title}' is no longer available "
+                    f"({reason})."
+                )
+        entry.state = QuestState.IN_PROGRESS
+        entry.run += 1
+        entry.accepted_at = self.now
+        entry.completed_at = entry.finished_at = None
+        entry.fail_reason, entry.fail_detail, entry.outcome = None, "", None
+        entry.lowest_health_pct = 1.0
+        self.log_of(character).touch()
+        self.engine.events.emit(QuestAcceptedEvent(quest_id, character))
+        self._log("quest accepted", quest_id, character)
+        self._write_run(character, entry)
+        self.objectives.start(character, quest, entry)
+        return entry
+
+    def mark_objectives_met(self, character: UUID, quest: Quest, entry: QuestEntry) -> None:
+        """IN_PROGRESS -> COMPLETED (called by the objective tracker)."""
+        if entry.state is not QuestState.IN_PROGRESS:
+            return
+        entry.state = QuestState.COMPLETED
+        entry.completed_at = self.now
+        self.log_of(character).touch()
+        self.engine.events.emit(QuestCompletedEvent(quest.quest_id, character))
+        self._log("quest objectives met", quest.quest_id, character)
+        self._write_run(character, entry)
+        turn_in = quest.turn_in_npc
+        where = f" Return to {self.name_of(turn_in)}." if turn_in else ""
+        self.notify(character, f"|gYou have completed the objectives of '{quest.title}'.|n{where}")
+
+    def abandon_quest(self, character: UUID, quest_id: str) -> None:
+        quest = self._require(quest_id)
+        entry = self.entry(character, quest_id)
+        if entry is None or not entry.state.active:
+            raise QuestError(f"You are not on '{quest.title}'.")
+        self._finish(character, entry, QuestState.ABANDONED, QuestOutcome.ABANDONED)
+        self.engine.events.emit(QuestAbandonedEvent(quest_id, character))
+        self._log("quest abandoned", quest_id, character)
+
+    def fail_quest(
+        self,
+        character: UUID,
+        quest_id: str,
+        reason: FailReason | str = FailReason.FAILED,
+        detail: str = "",
+    ) -> QuestOutcome:
+        """Fail an accepted quest; returns the graded outcome carried by the event."""
+        quest = self._require(quest_id)
+        reason = FailReason(reason)
+        entry = self.entry(character, quest_id)
+        if entry is None or not entry.state.active:
+            raise QuestError(f"You are not on '{quest.title}'.")
+        return self._fail(character, quest, entry, reason, detail)
+
+    def _fail(
+        self, character: UUID, quest: Quest, entry: QuestEntry, reason: FailReason,
+        detail: str, *, emit: bool = True,
+    ) -> QuestOutcome:
+        previous = entry.state
+        if reason is FailReason.EXPIRED:
+            outcome = QuestOutcome.EXPIRED
+        elif reason is FailReason.FAILED and previous.active:
+            # Seed 4.6: >= 50% of the required objectives at failure is a partial success.
+            ratio = required_ratio(quest, entry)
+            outcome = QuestOutcome.PARTIAL_SUCCESS if ratio >= 0.5 else QuestOutcome.FAILED
+        else:
+            outcome = QuestOutcome.FAILED
+        entry.fail_reason, entry.fail_detail = reason, detail
+        self._finish(character, entry, QuestState.FAILED, outcome)
+        if emit:
+            self.engine.events.emit(
+                QuestFailedEvent(quest.quest_id, character, reason, outcome, detail, previous)
+            )
+        self._log("quest failed", quest.quest_id, character, reason=reason.value, detail=detail)
+        if previous.active:
+            why = f" ({detail})" if detail else ""
+            self.notify(character, f"|rQuest failed: '{quest.title}'{why}.|n")
+        return outcome
+
+    def _finish(
+        self, character: UUID, entry: QuestEntry, state: QuestState, outcome: QuestOutcome
+    ) -> None:
+        was_active = entry.state.active
+        entry.state, entry.outcome, entry.finished_at = state, outcome, self.now
+        self.log_of(character).touch()
+        if was_active:
+            self._write_run(character, entry)
+        self.objectives.stopped(character, entry.quest_id)
+
+    def expire_quest(self, quest_id: str) -> list[UUID]:
+        """The quest opportunity is gone: every holder's copy fails with reason expired.
+
+        Emits one QuestExpiredInternalEvent (listing the characters who had accepted
+        it); returns those characters. Expiring a closed quest does nothing.
+        """
+        quest = self._require(quest_id)
+        if not self.is_open(quest_id):
+            return []
+        self.registry.close(quest_id, "expired", "", self.now)
+        accepted: list[UUID] = []
+        for character, entry in self.holders(quest_id):
+            if entry.state.active:
+                accepted.append(character)
+            self._fail(character, quest, entry, FailReason.EXPIRED, "time ran out", emit=False)
+        self.history.close(quest_id, QuestOutcome.EXPIRED, self.now, "expired")
+        self.engine.events.emit(QuestExpiredInternalEvent(quest_id, accepted))
+        self._log("quest expired", quest_id, None, characters=len(accepted))
+        return accepted
+
+    def invalidate_quest(self, quest_id: str, reason: str) -> list[UUID]:
+        """The world changed underneath the quest: it fails for every holder.
+
+        Emits QuestFailedEvent(reason=invalidated, detail=reason) per holder (offered
+        or accepted) and tells them in game. Returns the characters affected.
+        """
+        quest = self._require(quest_id)
+        if not self.is_open(quest_id):
+            return []
+        self.registry.close(quest_id, "invalidated", reason, self.now)
+        affected = []
+        for character, entry in self.holders(quest_id):
+            affected.append(character)
+            self._fail(character, quest, entry, FailReason.INVALIDATED, reason)
+            self.notify(
+                character, f"The situation has changed: '{quest.title}' is no longer available."
+            )
+        self.history.close(quest_id, QuestOutcome.FAILED, self.now, f"invalidated: {reason}")
+        self._log("quest invalidated", quest_id, None, reason=reason, characters=len(affected))
+        return affected
+
+    def complete_custom(self, character: UUID, quest_id: str, objective_id: str) -> None:
+        """Complete a CUSTOM objective from code (branch choices, scripted events)."""
+        quest = self._require(quest_id)
+        entry = self.entry(character, quest_id)
+        if entry is None or not entry.state.active:
+            raise QuestError(f"You are not on '{quest.title}'.")
+        self.objectives.complete_custom(character, quest, entry, objective_id)
+
+    async def turn_in_quest(self, character: UUID, quest_id: str) -> QuestOutcome:
+        """Turn the quest in to its NPC: grade, pay the rewards once, persist, emit.
+
+        Needs the character in the turn-in NPC's room. Awaits the store (one
+        transaction for rewards + record), so call it from a command or handler.
+        """
+        quest = self._require(quest_id)
+        entry = self.entry(character, quest_id)
+        if entry is None:
+            raise QuestError(f"You are not on '{quest.title}'.")
+        if entry.state is QuestState.TURNED_IN:
+            raise QuestError(f"You have already turned in '{quest.title}'.")
+        if entry.state.terminal or entry.state is QuestState.AVAILABLE:
+            raise QuestError(f"You are not on '{quest.title}'.")
+        if entry.state is QuestState.IN_PROGRESS and not (
+            quest.partial_turn_in and required_ratio(quest, entry) >= 0.5
+        ):
+            raise QuestError(f"You have not finished '{quest.title}' yet.")
+        npc = quest.turn_in_npc
+        if npc is not None:
+            from maid_stdlib.world.service import WorldService
+
+            ws = self.engine.services.get(WorldService)
+            here = ws.room_key_of(character)
+            if not self.engine.world.entity_exists(npc) or ws.room_key_of(npc) != here:
+                raise QuestError(
+                    f"You need to be with {self.name_of(npc)} to turn in '{quest.title}'."
+                )
+        return await self.ledger.turn_in(character, quest, entry)

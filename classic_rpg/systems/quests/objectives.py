@@ -1,0 +1,398 @@
+"""Objective progress from game events, per character.
+
+Order semantics (seed 4.3): objectives of the same ``order`` run in parallel; an
+objective unlocks once every *required* objective of lower order is complete;
+order 0 is available at acceptance. Optional objectives never block unlocking.
+Progress only counts while an objective is unlocked, and completion latches.
+
+Sources: KILL <- EntityDiedEvent (the character is the killer), COLLECT <-
+ItemPickedUpEvent/ItemGivenEvent + the inventory, DELIVER <- ItemGivenEvent, VISIT
+<- EntityRelocatedEvent, TALK <- TalkedToEvent, PROTECT/ESCORT <- the NPC's death
+and relocation, TIMED/PROTECT durations/quest time limits <- the QuestSystem tick,
+CUSTOM <- ``QuestManager.complete_custom``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING
+from uuid import UUID
+
+from classic_rpg.events import (
+    DamageDealtEvent,
+    EntityDiedEvent,
+    ItemGivenEvent,
+    ItemPickedUpEvent,
+    TalkedToEvent,
+)
+from classic_rpg.systems.quests.events import QuestProgressEvent
+from classic_rpg.systems.quests.manager import QuestError
+from classic_rpg.systems.quests.matching import count_items, npc_matches, template_name
+from classic_rpg.systems.quests.models import (
+    WATCHERS,
+    FailReason,
+    ObjectiveType,
+    Quest,
+    QuestObjective,
+    QuestState,
+)
+from classic_rpg.systems.quests.questlog import ObjectiveProgress, QuestEntry, QuestLog
+from classic_rpg.systems.quests.tracker import QuestProgressTracker
+from maid_stdlib.world.events import EntityRelocatedEvent
+from maid_stdlib.world.service import WorldService
+from maid_stdlib.world.text import capitalize
+
+if TYPE_CHECKING:
+    from classic_rpg.systems.quests.manager import QuestManager
+    from maid_engine.ecs import World
+
+_Key = tuple[UUID, str]
+
+
+class ObjectiveTracker:
+    def __init__(self, manager: QuestManager) -> None:
+        self.manager = manager
+        #: character -> ids of its accepted (IN_PROGRESS/COMPLETED) quests.
+        self._active: dict[UUID, set[str]] = defaultdict(set)
+        #: PROTECT/ESCORT NPC -> (character, quest) watching it.
+        self._npcs: dict[UUID, set[_Key]] = defaultdict(set)
+        #: (character, quest) with something that runs out over time.
+        self._timed: set[_Key] = set()
+        #: Conversations already counted by ``talk_now`` -> how many events to skip.
+        self._talked: dict[tuple[UUID, UUID], int] = {}
+
+    @property
+    def world(self) -> World:
+        return self.manager.engine.world
+
+    def _ws(self) -> WorldService:
+        return self.manager.engine.services.get(WorldService)
+
+    # -- index -------------------------------------------------------------------------
+    def rebuild(self) -> None:
+        """Rebuild the indexes from every QuestLog (after loading the world)."""
+        self._active.clear()
+        self._npcs.clear()
+        self._timed.clear()
+        for uid, qlog in self.world.each(QuestLog):
+            for entry in qlog.active:
+                quest = self.manager.get_quest(entry.quest_id)
+                if quest is not None:
+                    self._index(uid, quest)
+
+    def _index(self, character: UUID, quest: Quest) -> None:
+        key = (character, quest.quest_id)
+        self._active[character].add(quest.quest_id)
+        for o in quest.objectives:
+            if o.target_id is not None and o.objective_type in (
+                ObjectiveType.PROTECT, ObjectiveType.ESCORT
+            ):
+                self._npcs[o.target_id].add(key)
+        if quest.time_limit_seconds is not None or any(
+            o.objective_type is ObjectiveType.TIMED
+            or (o.objective_type is ObjectiveType.PROTECT and o.time_limit_seconds)
+            for o in quest.objectives
+        ):
+            self._timed.add(key)
+
+    def stopped(self, character: UUID, quest_id: str) -> None:
+        """Forget a quest that left the active states."""
+        key = (character, quest_id)
+        ids = self._active.get(character)
+        if ids is not None:
+            ids.discard(quest_id)
+            if not ids:
+                del self._active[character]
+        for npc in [n for n, keys in self._npcs.items() if key in keys]:
+            self._npcs[npc].discard(key)
+            if not self._npcs[npc]:
+                del self._npcs[npc]
+        self._timed.discard(key)
+
+    def running(self, character: UUID) -> list[tuple[Quest, QuestEntry]]:
+        """The character's accepted quests, in a stable order."""
+        ids = self._active.get(character)
+        qlog = self.world.try_component(character, QuestLog) if ids else None
+        if not ids or qlog is None:
+            return []
+        out = []
+        for quest_id in sorted(ids):
+            entry = qlog.entry(quest_id)
+            quest = self.manager.get_quest(quest_id)
+            if entry is not None and quest is not None and entry.state.active:
+                out.append((quest, entry))
+        return out
+
+    # -- lifecycle ---------------------------------------------------------------------
+    def start(self, character: UUID, quest: Quest, entry: QuestEntry) -> None:
+        entry.objectives = {o.objective_id: ObjectiveProgress() for o in quest.objectives}
+        self._index(character, quest)
+        self._advance(character, quest, entry)
+
+    def complete_custom(
+        self, character: UUID, quest: Quest, entry: QuestEntry, objective_id: str
+    ) -> None:
+        o = quest.objective(objective_id)
+        if o is None or o.objective_type is not ObjectiveType.CUSTOM:
+            raise QuestError(f"'{quest.title}' has no custom objective '{objective_id}'.")
+        progress = entry.objectives[objective_id]
+        if not progress.unlocked:
+            raise QuestError(f"That part of '{quest.title}' is not open yet.")
+        self._set(character, quest, entry, o, o.target_count)
+
+    # -- the state of objectives -------------------------------------------------------
+    def _advance(self, character: UUID, quest: Quest, entry: QuestEntry) -> None:
+        """Unlock what the order allows, settle watchers, detect completion."""
+        now = self.manager.now
+        changed = True
+        while changed and entry.state.active:
+            changed = False
+            gate = min(
+                (o.order for o in quest.required if not entry.objectives[o.objective_id].completed),
+                default=None,
+            )
+            for o in quest.objectives:
+                p = entry.objectives[o.objective_id]
+                if p.unlocked_at is None and (gate is None or o.order <= gate):
+                    p.unlocked_at = now
+                    changed = True
+                    self._on_unlock(character, quest, entry, o)
+                    if not entry.state.active:
+                        return
+            for o in quest.objectives:
+                p = entry.objectives[o.objective_id]
+                if o.objective_type in WATCHERS and p.open and self._watch_done(quest, entry, o):
+                    self._set(character, quest, entry, o, o.target_count, advance=False)
+                    changed = True
+        if entry.state is QuestState.IN_PROGRESS and all(
+            entry.objectives[o.objective_id].completed for o in quest.required
+        ):
+            self.manager.mark_objectives_met(character, quest, entry)
+
+    def _watch_done(self, quest: Quest, entry: QuestEntry, o: QuestObjective) -> bool:
+        if any(not entry.objectives[w].completed for w in quest.watched(o)):
+            return False
+        p = entry.objectives[o.objective_id]
+        assert p.unlocked_at is not None
+        elapsed = self.manager.now - p.unlocked_at
+        if o.objective_type is ObjectiveType.TIMED:
+            return o.time_limit_seconds is None or elapsed <= o.time_limit_seconds
+        if o.time_limit_seconds is not None and elapsed < o.time_limit_seconds:
+            return False
+        return o.target_id is not None and self.world.entity_exists(o.target_id)
+
+    def _on_unlock(
+        self, character: UUID, quest: Quest, entry: QuestEntry, o: QuestObjective
+    ) -> None:
+        """Checks that need no event: what is already true when an objective opens."""
+        t = o.objective_type
+        if t in (ObjectiveType.PROTECT, ObjectiveType.ESCORT):
+            assert o.target_id is not None
+            if not self.world.entity_exists(o.target_id):
+                name = o.target_name or "the one you were to look after"
+                self._fail_objective(character, quest, entry, o, f"{name} is gone")
+                return
+        if t is ObjectiveType.COLLECT:
+            assert o.item_template is not None
+            self._set(character, quest, entry, o, self.count_items(character, o.item_template),
+                      advance=False)
+        elif t is ObjectiveType.VISIT and self._ws().room_key_of(character) == (
+            o.destination_room_id
+        ):
+            self._set(character, quest, entry, o, o.target_count, advance=False)
+        elif t is ObjectiveType.ESCORT:
+            self._check_escort(character, quest, entry, o, advance=False)
+
+    def _set(
+        self, character: UUID, quest: Quest, entry: QuestEntry, o: QuestObjective, count: int,
+        *, advance: bool = True,
+    ) -> None:
+        """Raise an open objective's count to ``count`` (capped); completion latches."""
+        p = entry.objectives[o.objective_id]
+        count = min(count, o.target_count)
+        if not p.open or count <= p.count:
+            return
+        p.count = count
+        done = count >= o.target_count
+        if done:
+            p.completed, p.completed_at = True, self.manager.now
+        self.manager.log_of(character).touch()
+        self.manager.engine.events.emit(
+            QuestProgressEvent(quest.quest_id, character, o.objective_id, count,
+                               o.target_count, done)
+        )
+        tally = f" ({count}/{o.target_count})" if o.target_count > 1 else ""
+        status = " |g- done|n" if done else ""
+        self.manager.notify(character, f"[{quest.title}] {o.description}{tally}{status}")
+        if advance:
+            self._advance(character, quest, entry)
+
+    def _fail_objective(
+        self, character: UUID, quest: Quest, entry: QuestEntry, o: QuestObjective, why: str
+    ) -> None:
+        entry.objectives[o.objective_id].failed = True
+        self.manager.log_of(character).touch()
+        if o.required:
+            self.manager._fail(character, quest, entry, FailReason.FAILED, why)
+        else:
+            self.manager.notify(character, f"[{quest.title}] {o.description} |r- failed ({why})|n")
+
+    def _each_open(
+        self, character: UUID, *types: ObjectiveType
+    ) -> list[tuple[Quest, QuestEntry, QuestObjective]]:
+        out = []
+        for quest, entry in self.running(character):
+            for o in quest.objectives:
+                if o.objective_type in types and entry.objectives[o.objective_id].open:
+                    out.append((quest, entry, o))
+        return out
+
+    # -- helpers -----------------------------------------------------------------------
+    def _watching(self, npc: UUID) -> list[tuple[UUID, Quest, QuestEntry]]:
+        """Accepted quests with a PROTECT/ESCORT objective about ``npc``."""
+        out = []
+        for character, quest_id in sorted(self._npcs.get(npc, ()), key=str):
+            quest = self.manager.get_quest(quest_id)
+            entry = self.manager.entry(character, quest_id)
+            if quest is not None and entry is not None and entry.state.active:
+                out.append((character, quest, entry))
+        return out
+
+    def count_items(self, character: UUID, template: str) -> int:
+        return count_items(self.manager.engine, character, template)
+
+    def _npc_matches(self, o: QuestObjective, npc: UUID, template: str = "") -> bool:
+        return npc_matches(self.manager.engine, o, npc, template)
+
+    def _dead_name(self, template: str) -> str:
+        return template_name(self.manager.engine, template) or "the one you were protecting"
+
+    def _check_escort(
+        self, character: UUID, quest: Quest, entry: QuestEntry, o: QuestObjective,
+        *, advance: bool = True,
+    ) -> None:
+        ws = self._ws()
+        assert o.target_id is not None
+        room = ws.room_key_of(o.target_id)
+        if room is not None and room == o.destination_room_id == ws.room_key_of(character):
+            self._set(character, quest, entry, o, o.target_count, advance=advance)
+
+    # -- event handlers ----------------------------------------------------------------
+    def on_died(self, event: EntityDiedEvent) -> None:
+        if event.killer_id is not None:
+            for quest, entry, o in self._each_open(event.killer_id, ObjectiveType.KILL):
+                if entry.state.active and self._npc_matches(o, event.entity_id, event.template):
+                    count = entry.objectives[o.objective_id].count + 1
+                    self._set(event.killer_id, quest, entry, o, count)
+        for character, quest, entry in self._watching(event.entity_id):
+            for o in quest.objectives:
+                p = entry.objectives[o.objective_id]
+                if o.target_id == event.entity_id and o.objective_type in (
+                    ObjectiveType.PROTECT, ObjectiveType.ESCORT
+                ) and not p.completed and not p.failed and entry.state.active:
+                    name = o.target_name or self._dead_name(event.template)
+                    self._fail_objective(character, quest, entry, o, f"{name} died")
+
+    def on_picked_up(self, event: ItemPickedUpEvent) -> None:
+        self._recount(event.holder_id, event.template)
+
+    def on_given(self, event: ItemGivenEvent) -> None:
+        for quest, entry, o in self._each_open(event.giver_id, ObjectiveType.DELIVER):
+            if o.item_template == event.template and self._npc_matches(o, event.receiver_id):
+                if entry.state.active:
+                    count = entry.objectives[o.objective_id].count + 1
+                    self._set(event.giver_id, quest, entry, o, count)
+        self._recount(event.receiver_id, event.template)
+
+    def _recount(self, character: UUID, template: str) -> None:
+        for quest, entry, o in self._each_open(character, ObjectiveType.COLLECT):
+            if o.item_template == template and entry.state.active:
+                self._set(character, quest, entry, o, self.count_items(character, template))
+
+    def talk_now(self, character: UUID, npc: UUID) -> None:
+        """Count a conversation before its queued TalkedToEvent is dispatched (the
+        ``talk`` handler turns quests in right away); that event is then skipped."""
+        self._talked[(character, npc)] = self._talked.get((character, npc), 0) + 1
+        self._on_talk(character, npc)
+
+    def on_talked(self, event: TalkedToEvent) -> None:
+        key = (event.character_id, event.npc_id)
+        pending = self._talked.get(key, 0)
+        if pending:
+            if pending == 1:
+                del self._talked[key]
+            else:
+                self._talked[key] = pending - 1
+            return
+        self._on_talk(event.character_id, event.npc_id)
+
+    def _on_talk(self, character: UUID, npc: UUID) -> None:
+        for quest, entry, o in self._each_open(character, ObjectiveType.TALK):
+            if entry.state.active and self._npc_matches(o, npc):
+                count = entry.objectives[o.objective_id].count + 1
+                self._set(character, quest, entry, o, count)
+
+    def on_relocated(self, event: EntityRelocatedEvent) -> None:
+        uid, to_room = event.entity_id, event.to_room
+        if uid in self._active and to_room is not None:
+            ws = self._ws()
+            for quest, entry, o in self._each_open(
+                uid, ObjectiveType.VISIT, ObjectiveType.ESCORT
+            ):
+                if not entry.state.active:
+                    continue
+                if o.objective_type is ObjectiveType.VISIT:
+                    if o.destination_room_id == to_room:
+                        self._set(uid, quest, entry, o, o.target_count)
+                    continue
+                assert o.target_id is not None
+                # The escorted NPC follows its escort; its own relocation event
+                # then checks whether it has arrived.
+                if event.from_room is not None and ws.room_key_of(o.target_id) == (
+                    event.from_room
+                ):
+                    ws.move(o.target_id, to_room, reason="follow")
+                    who = capitalize(self.manager.name_of(o.target_id))
+                    self.manager.notify(uid, f"{who} follows you.")
+                self._check_escort(uid, quest, entry, o)
+        for character, quest, entry in self._watching(uid):
+            for o in quest.objectives:
+                if o.objective_type is ObjectiveType.ESCORT and o.target_id == uid and (
+                    entry.objectives[o.objective_id].open
+                ):
+                    self._check_escort(character, quest, entry, o)
+
+    def on_damage(self, event: DamageDealtEvent) -> None:
+        if event.target_id not in self._active:
+            return
+        for _quest, entry in self.running(event.target_id):
+            tracker = QuestProgressTracker(entry)
+            if tracker.record_health(event.target_health, event.target_max_health):
+                self.manager.log_of(event.target_id).touch()
+
+    # -- time --------------------------------------------------------------------------
+    def tick(self) -> None:
+        """Time limits, TIMED objectives and PROTECT durations (game time)."""
+        now = self.manager.now
+        for character, quest_id in sorted(self._timed, key=str):
+            quest = self.manager.get_quest(quest_id)
+            entry = self.manager.entry(character, quest_id)
+            if quest is None or entry is None or not entry.state.active:
+                self._timed.discard((character, quest_id))
+                continue
+            limit = quest.time_limit_seconds
+            if limit is not None and entry.accepted_at is not None and (
+                now - entry.accepted_at > limit
+            ):
+                self.manager._fail(character, quest, entry, FailReason.EXPIRED,
+                                   "the time limit ran out")
+                continue
+            for o in quest.objectives:
+                p = entry.objectives[o.objective_id]
+                if (
+                    o.objective_type is ObjectiveType.TIMED and p.open and entry.state.active
+                    and o.time_limit_seconds is not None and p.unlocked_at is not None
+                    and now - p.unlocked_at > o.time_limit_seconds
+                ):
+                    self._fail_objective(character, quest, entry, o, "you ran out of time")
+            self._advance(character, quest, entry)

@@ -1,0 +1,79 @@
+"""Per-character quest state: the persisted ``QuestLog`` component.
+
+Everything a restart must not lose lives here (states, objective progress, the
+lowest health seen, the turn-in records already paid), so the character entity is
+the single source of truth and is written with the rewards in one transaction.
+Nested objects are plain dataclasses; code that changes them calls ``touch()``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from classic_rpg.systems.quests.models import FailReason, QuestOutcome, QuestState
+from maid_engine.ecs import Component
+
+
+@dataclass
+class ObjectiveProgress:
+    count: int = 0
+    completed: bool = False
+    #: A PROTECT/TIMED/ESCORT objective that can no longer be met.
+    failed: bool = False
+    #: Game time the objective became available (None while locked).
+    unlocked_at: float | None = None
+    completed_at: float | None = None
+    #: Lowest health fraction seen while this objective was unlocked and open.
+    lowest_health_pct: float = 1.0
+
+    @property
+    def unlocked(self) -> bool:
+        return self.unlocked_at is not None
+
+    @property
+    def open(self) -> bool:
+        """Unlocked and still waiting for progress."""
+        return self.unlocked_at is not None and not self.completed and not self.failed
+
+
+@dataclass
+class QuestEntry:
+    quest_id: str
+    state: QuestState = QuestState.AVAILABLE
+    #: How many times the character accepted this quest (1 on the first run).
+    run: int = 0
+    offered_at: float | None = None
+    offer_method: str = ""
+    match_score: float = 0.0
+    accepted_at: float | None = None
+    #: When the required objectives were all met.
+    completed_at: float | None = None
+    #: When the quest reached a terminal state.
+    finished_at: float | None = None
+    fail_reason: FailReason | None = None
+    fail_detail: str = ""
+    outcome: QuestOutcome | None = None
+    #: Minimum current/max health observed while the quest was active.
+    lowest_health_pct: float = 1.0
+    objectives: dict[str, ObjectiveProgress] = field(default_factory=dict)
+
+
+@dataclass
+class QuestLog(Component):
+    component_name = "QuestLog"
+    #: quest id -> the character's current (or most recent) run of that quest.
+    quests: dict[str, QuestEntry] = field(default_factory=dict)
+    #: quest id -> how many times it was turned in.
+    turn_ins: dict[str, int] = field(default_factory=dict)
+    #: Keys of the ``quest_turnins`` records whose rewards this character received.
+    paid: list[str] = field(default_factory=list)
+
+    def entry(self, quest_id: str) -> QuestEntry | None:
+        return self.quests.get(quest_id)
+
+    def in_state(self, *states: QuestState) -> list[QuestEntry]:
+        return [e for e in self.quests.values() if e.state in states]
+
+    @property
+    def active(self) -> list[QuestEntry]:
+        return [e for e in self.quests.values() if e.state.active]

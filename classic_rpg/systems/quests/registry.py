@@ -1,0 +1,118 @@
+"""Quest definitions and their quest-level status, persisted where needed.
+
+Authored quests come back from pack data on every start; generated quests exist
+only at runtime, so their definitions are stored in the ``quest_registry``
+collection. A quest closed by ``expire_quest``/``invalidate_quest`` stays closed
+after a restart (its status document is stored whatever its source).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from classic_rpg.systems.quests.models import Quest
+from maid_stdlib.world.components import Room
+
+if TYPE_CHECKING:
+    from maid_engine.ecs import World
+    from maid_engine.store import DocumentStore
+
+COLLECTION = "quest_registry"
+
+
+class QuestRegistry:
+    def __init__(self) -> None:
+        self._quests: dict[str, Quest] = {}
+        #: quest id -> (status, reason) for closed quests.
+        self._closed: dict[str, tuple[str, str]] = {}
+        self._pending: dict[str, dict[str, Any]] = {}
+
+    def add(self, quest: Quest, persist: bool = False) -> None:
+        """Register ``quest``; an id already used by a different quest is an error."""
+        old = self._quests.get(quest.quest_id)
+        if old is not None and old != quest:
+            raise ValueError(f"quest id {quest.quest_id!r} is already registered")
+        self._quests[quest.quest_id] = quest
+        if persist:
+            self._pending[quest.quest_id] = self._document(quest.quest_id)
+
+    def get(self, quest_id: str) -> Quest | None:
+        return self._quests.get(quest_id)
+
+    def all(self) -> list[Quest]:
+        return list(self._quests.values())
+
+    def status(self, quest_id: str) -> tuple[str, str] | None:
+        """(``expired``|``invalidated``, reason) once closed; None while open."""
+        return self._closed.get(quest_id)
+
+    def close(self, quest_id: str, status: str, reason: str, now: float) -> None:
+        self._closed[quest_id] = (status, reason)
+        doc = self._document(quest_id)
+        doc["changed_at"] = now
+        self._pending[quest_id] = doc
+
+    def _document(self, quest_id: str) -> dict[str, Any]:
+        quest = self._quests[quest_id]
+        status, reason = self._closed.get(quest_id, ("open", ""))
+        return {
+            "quest_id": quest_id,
+            "source": quest.source,
+            "status": status,
+            "reason": reason,
+            # Authored definitions are reloaded from data; only generated ones are kept.
+            "quest": quest.model_dump(mode="json") if quest.source == "generated" else None,
+        }
+
+    # -- persistence ---------------------------------------------------------------------
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def discard_pending(self) -> None:
+        """Forget queued writes (an engine without a store never flushes)."""
+        self._pending.clear()
+
+    async def load(self, documents: DocumentStore) -> int:
+        """Restore generated definitions and closed statuses; returns how many docs."""
+        docs = await documents.query(COLLECTION)
+        for doc in docs:
+            quest_id = doc.get("quest_id")
+            if not isinstance(quest_id, str):
+                continue
+            if doc.get("quest") and quest_id not in self._quests:
+                self._quests[quest_id] = Quest.model_validate(doc["quest"])
+            if doc.get("status") in ("expired", "invalidated"):
+                self._closed[quest_id] = (str(doc["status"]), str(doc.get("reason", "")))
+        return len(docs)
+
+    async def flush(self, documents: DocumentStore) -> None:
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, {}
+        try:
+            await documents.put_many(COLLECTION, pending)
+        except Exception:
+            self._pending = {**pending, **self._pending}
+            raise
+
+
+def resolve_room_ids(world: World, quest: Quest) -> Quest:
+    """``quest`` with room entity ids (generated quests) replaced by room keys.
+
+    LookupError names an objective whose room is neither a key nor a room entity.
+    """
+    objectives = []
+    for o in quest.objectives:
+        room = o.destination_room_id
+        if room is not None and ":" not in room:
+            try:
+                comp = world.try_component(UUID(room), Room)
+            except ValueError:
+                comp = None
+            if comp is None:
+                raise LookupError(f"objective {o.objective_id!r}: unknown room {room!r}")
+            o = o.model_copy(update={"destination_room_id": comp.key})
+        objectives.append(o)
+    return quest.model_copy(update={"objectives": objectives})

@@ -1,0 +1,250 @@
+"""Turn-in: rewards paid once and only once, atomically with the turn-in record.
+
+On turn-in the rewards are applied to the character's components, the quest is
+marked TURNED_IN in its QuestLog, and then the character entity, any reward item
+entities and a ``quest_turnins`` record are written in ONE store transaction,
+before the player is told. If the write fails, the in-memory changes are rolled
+back and nothing was paid.
+
+A record that already exists means "already paid". A background checkpoint that
+collected the character *before* the turn-in may still land *after* it and write
+the older components back; a crash before the next checkpoint would then lose the
+reward. So each record keeps the components it wrote and starts ``settled: false``:
+at start-up, :meth:`TurnInLedger.reconcile` restores those components for every
+unsettled record the character's QuestLog does not list as paid, then settles it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from classic_rpg.components import CharacterStats, Inventory
+from classic_rpg.systems.quests.events import QuestTurnedInEvent
+from classic_rpg.systems.quests.grading import grade_outcome
+from classic_rpg.systems.quests.history import COLLECTION as HISTORY
+from classic_rpg.systems.quests.manager import QuestError
+from classic_rpg.systems.quests.models import Quest, QuestOutcome, QuestRewards, QuestState
+from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog
+from maid_engine.ecs import dump_component, load_component
+from maid_stdlib.world.text import capitalize
+
+if TYPE_CHECKING:
+    from classic_rpg.systems.quests.manager import QuestManager
+    from maid_engine.ecs import World
+
+log = logging.getLogger("maid.rpg.quests")
+
+COLLECTION = "quest_turnins"
+#: Reward share of a PARTIAL_SUCCESS turn-in (items are withheld).
+PARTIAL_SHARE = 0.5
+#: Components never restored from a record: the world index owns positions.
+_NOT_RESTORED = frozenset({"Position"})
+
+
+def rewards_for(quest: Quest, outcome: QuestOutcome) -> QuestRewards:
+    if outcome is QuestOutcome.PARTIAL_SUCCESS:
+        return QuestRewards(
+            experience=int(quest.rewards.experience * PARTIAL_SHARE),
+            gold=int(quest.rewards.gold * PARTIAL_SHARE),
+        )
+    return quest.rewards
+
+
+def record_key(quest_id: str, character: UUID, previous_turn_ins: int) -> str:
+    base = f"{quest_id}:{character}"
+    return base if previous_turn_ins == 0 else f"{base}:{previous_turn_ins + 1}"
+
+
+class TurnInLedger:
+    def __init__(self, manager: QuestManager) -> None:
+        self.manager = manager
+
+    @property
+    def world(self) -> World:
+        return self.manager.engine.world
+
+    def _components(self, uid: UUID) -> dict[str, dict[str, Any]]:
+        return {c.component_name: dump_component(c) for c in self.world.components_of(uid)
+                if c.persist}
+
+    # -- turning in ----------------------------------------------------------------------
+    async def turn_in(self, character: UUID, quest: Quest, entry: QuestEntry) -> QuestOutcome:
+        manager, engine = self.manager, self.manager.engine
+        qlog = manager.log_of(character)
+        previous = qlog.turn_ins.get(quest.quest_id, 0)
+        key = record_key(quest.quest_id, character, previous)
+        store = engine.store if engine.has_store else None
+        if key in qlog.paid:
+            raise QuestError(f"You have already turned in '{quest.title}'.")
+        if store is not None:
+            existing = await store.documents.get(COLLECTION, key)
+            if existing is not None:
+                self.restore(existing)
+                raise QuestError(f"You have already turned in '{quest.title}'.")
+        now = manager.now
+        outcome = grade_outcome(quest, entry, now)
+        rewards = rewards_for(quest, outcome)
+        npc = quest.turn_in_npc
+        if quest.complete_dialogue and npc is not None:
+            speaker = capitalize(manager.name_of(npc))
+            manager.notify(character, f'{speaker} says, "{quest.complete_dialogue}"')
+        snapshot = self._components(character)
+        spawned: list[UUID] = []
+        try:
+            spawned = self._pay(character, quest, rewards)
+            entry.state, entry.outcome, entry.finished_at = QuestState.TURNED_IN, outcome, now
+            qlog.turn_ins[quest.quest_id] = previous + 1
+            qlog.paid.append(key)
+            qlog.touch()
+            manager.objectives.stopped(character, quest.quest_id)
+            history_key = manager._write_run(character, entry)
+            if store is not None:
+                upserts = {uid: self._components(uid)
+                           for uid in (character, *spawned) if self.world.entity_exists(uid)}
+                record = {
+                    "key": key, "quest_id": quest.quest_id, "character_id": str(character),
+                    "outcome": outcome.value, "rewards": rewards.model_dump(mode="json"),
+                    "items": [str(i) for i in spawned], "turned_in_at": now,
+                    "settled": False,
+                    "components": {str(uid): comps for uid, comps in upserts.items()},
+                }
+                history_doc = manager.history.take_run(history_key)
+                await self._write(upserts, key, record, history_key, history_doc)
+        except Exception as exc:
+            self._rollback(character, snapshot, spawned)
+            manager.objectives.rebuild()
+            log.exception("quest turn-in could not be saved; rolled back",
+                          extra={"quest_id": quest.quest_id, "character_id": str(character)})
+            raise QuestError(
+                "Your report could not be recorded just now and nothing was paid; "
+                "please try again in a moment."
+            ) from exc
+        engine.events.emit(QuestTurnedInEvent(quest.quest_id, character, outcome))
+        log.info("quest turned in", extra={"quest_id": quest.quest_id,
+                                           "character_id": str(character),
+                                           "outcome": outcome.value})
+        grade = outcome.value.replace("_", " ")
+        manager.notify(character, f"|gQuest complete: '{quest.title}' ({grade}).|n")
+        if spawned:
+            names = ", ".join(manager.name_of(i) for i in spawned)
+            manager.notify(character, f"You receive {names}.")
+        return outcome
+
+    def _pay(self, character: UUID, quest: Quest, rewards: QuestRewards) -> list[UUID]:
+        from classic_rpg.characters.levels import Progression
+        from classic_rpg.items.factory import ItemFactory
+
+        services = self.manager.engine.services
+        reason = f"for completing '{quest.title}'"
+        progression = services.try_get(Progression)
+        if progression is not None:
+            progression.award_experience(character, rewards.experience, reason)
+            progression.award_gold(character, rewards.gold, reason)
+        elif rewards.experience or rewards.gold:
+            stats = self.world.try_component(character, CharacterStats)
+            if stats is None:
+                stats = CharacterStats()
+                self.world.add_component(character, stats)
+            stats.experience += rewards.experience
+            stats.gold += rewards.gold
+        factory = services.try_get(ItemFactory)
+        spawned: list[UUID] = []
+        for template in rewards.item_template_ids:
+            try:
+                if factory is not None:
+                    spawned.append(factory.spawn(template, holder=character))
+                else:
+                    spawned.append(self._spawn_plain(template, character))
+            except LookupError:
+                # A missing template must not make the quest impossible to turn in.
+                log.error("quest reward item template %r does not exist", template,
+                          extra={"quest_id": quest.quest_id})
+        return spawned
+
+    def _spawn_plain(self, template: str, character: UUID) -> UUID:
+        from maid_stdlib.world.spawner import spawn_template
+
+        uid = spawn_template(self.manager.engine, template, None, kind="item")
+        inv = self.world.try_component(character, Inventory)
+        if inv is None:
+            inv = Inventory()
+            self.world.add_component(character, inv)
+        inv.items.append(uid)
+        inv.touch()
+        return uid
+
+    async def _write(
+        self, upserts: dict[UUID, dict[str, dict[str, Any]]], key: str, record: dict[str, Any],
+        history_key: str, history_doc: dict[str, Any] | None,
+    ) -> None:
+        from maid_engine.store import EntityChangeSet
+
+        store = self.manager.engine.store
+        async with store.atomic() as tx:
+            await tx.entities.save(EntityChangeSet(upserts=upserts))
+            await tx.documents.put(COLLECTION, key, record)
+            if history_doc is not None:
+                await tx.documents.put(HISTORY, history_key, history_doc)
+
+    def _rollback(
+        self, character: UUID, snapshot: dict[str, dict[str, Any]], spawned: list[UUID]
+    ) -> None:
+        for uid in spawned:
+            self.world.destroy_entity(uid)
+        for name, data in snapshot.items():
+            self.world.add_component(character, load_component(name, data))
+
+    # -- recovery ------------------------------------------------------------------------
+    def restore(self, record: dict[str, Any]) -> bool:
+        """Bring a character to the state written with ``record`` unless its QuestLog
+        already lists the record as paid. Returns True if something was restored."""
+        character = UUID(record["character_id"])
+        if not self.world.entity_exists(character):
+            return False
+        qlog = self.world.try_component(character, QuestLog)
+        if qlog is not None and record["key"] in qlog.paid:
+            return False
+        for uid_text, comps in (record.get("components") or {}).items():
+            uid = UUID(uid_text)
+            loaded = []
+            for name, data in comps.items():
+                if name in _NOT_RESTORED:
+                    continue
+                try:
+                    loaded.append(load_component(name, data))
+                except KeyError:
+                    log.warning("turn-in record %s: unknown component %s", record["key"], name)
+            if self.world.entity_exists(uid):
+                for comp in loaded:
+                    self.world.add_component(uid, comp)
+            else:
+                self.world.create_entity(*loaded, entity_id=uid)
+        log.warning("restored a quest turn-in lost by a stale checkpoint",
+                    extra={"quest_id": record["quest_id"], "character_id": str(character)})
+        return True
+
+    async def reconcile(self) -> int:
+        """Settle every unsettled turn-in record (start-up). Returns how many were restored."""
+        from maid_engine.store import EntityChangeSet
+
+        engine = self.manager.engine
+        if not engine.has_store:
+            return 0
+        store = engine.store
+        restored = 0
+        for record in await store.documents.query(COLLECTION, {"settled": False}):
+            changed = self.restore(record)
+            uids = [UUID(u) for u in (record.get("components") or {})] if changed else []
+            settled = {**record, "settled": True, "components": {}}
+            async with store.atomic() as tx:
+                if uids:
+                    await tx.entities.save(EntityChangeSet(upserts={
+                        u: self._components(u) for u in uids if self.world.entity_exists(u)
+                    }))
+                await tx.documents.put(COLLECTION, record["key"], settled)
+            restored += int(changed)
+        if restored:
+            self.manager.objectives.rebuild()
+        return restored

@@ -1,0 +1,103 @@
+"""The player's quest commands and quest conversations (``talk``)."""
+
+from __future__ import annotations
+
+from quests.questkit import new_character, npc, place, plain, qm, quest, start, state
+
+from classic_rpg.components import CharacterStats
+from classic_rpg.systems.quests import QuestState
+from maid_engine.engine import GameEngine
+from maid_engine.testing import cmd
+
+YARD = {"objective_id": "yard", "objective_type": "visit", "destination_room_id": "qtest:yard",
+        "description": "Look at the yard.", "hint": "North of the hall."}
+LATER = {"objective_id": "later", "objective_type": "visit", "destination_room_id": "qtest:gate",
+         "description": "Go to the gate.", "order": 1}
+
+
+async def test_quest_log_lists_objectives_progress_locks_and_hints(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    assert "You have no quests" in await cmd(engine, hero, "quests")
+    await start(engine, hero, quest("test-quest", YARD, LATER, summary="Have a look around."))
+    qm(engine).offer_quest(hero, "wolf-trouble")
+    out = plain(await cmd(engine, hero, "quests"))
+    assert "1. Test Quest  [in progress]" in out
+    assert "[ ] Look at the yard." in out and "Hint: North of the hall." in out
+    assert "[locked] Go to the gate." in out
+    assert "2. Wolf Trouble  [offered]" in out
+    assert "Type 'accept <number>'" in out
+    await cmd(engine, hero, "north")
+    out = plain(await cmd(engine, hero, "quests"))
+    assert "[x] Look at the yard." in out and "Hint: North" not in out
+    assert "[ ] Go to the gate." in out
+    out = plain(await cmd(engine, hero, "quest 1"))
+    assert "Given by the elder; turn in to the elder." in out
+    out = plain(await cmd(engine, hero, "quest wolf"))  # by the start of the title
+    assert "Wolf Trouble  [offered]" in out and "Reward: 40 experience, 15 gold, 1 item(s)." in out
+    assert "You have no quest number 7" in await cmd(engine, hero, "quest 7")
+    assert "You have no quest 'dragons'" in await cmd(engine, hero, "quest dragons")
+
+
+async def test_accept_and_abandon_by_number(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    assert "Nobody has offered you a quest" in await cmd(engine, hero, "accept")
+    qm(engine).offer_quest(hero, "wolf-trouble")
+    out = await cmd(engine, hero, "accept")  # the only offer
+    assert "You accept 'Wolf Trouble'" in out
+    assert "You are already on 'Wolf Trouble'" in await cmd(engine, hero, "accept wolf-trouble")
+    assert "You abandon 'Wolf Trouble'" in await cmd(engine, hero, "abandon 1")
+    assert state(engine, hero, "wolf-trouble") is QuestState.ABANDONED
+    assert "You have no quest number 1" in await cmd(engine, hero, "abandon 1")
+    assert "Which quest?" in await cmd(engine, hero, "abandon")
+
+
+async def test_talking_offers_then_gives_progress_then_turns_in(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    out = plain(await cmd(engine, hero, "talk elder"))
+    assert 'The elder says, "Wolves got into my yard, north of here. Will you help?"' in out
+    assert "Quest offered: 'Wolf Trouble'. (Type 'accept wolf-trouble' to take it on.)" in out
+    assert "Welcome, traveller" not in out  # the quest replaced the greeting
+    await cmd(engine, hero, "accept 1")
+    out = plain(await cmd(engine, hero, "talk elder"))
+    assert 'The elder says, "Still wolves in my yard, I hear."' in out
+    assert "[ ] Kill a grey wolf in the yard." in out
+    assert "Quest complete" not in out
+
+
+async def test_turnin_command_turns_in_what_can_be_turned_in_here(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    await start(engine, hero, quest("test-quest", YARD, rewards={"gold": 7}))
+    assert "You have nothing to turn in here" in await cmd(engine, hero, "turnin")
+    assert "You have not finished" in await cmd(engine, hero, "turnin 1")
+    await cmd(engine, hero, "north")
+    assert "You need to be with the elder" in await cmd(engine, hero, "turnin 1")
+    assert "You have nothing to turn in here" in await cmd(engine, hero, "turnin")
+    await cmd(engine, hero, "south")
+    gold = engine.world.get_component(hero, CharacterStats).gold
+    out = plain(await cmd(engine, hero, "turnin"))
+    assert "Quest complete: 'Test Quest' (perfect)." in out
+    assert "You receive 7 gold for completing 'Test Quest'." in out
+    assert engine.world.get_component(hero, CharacterStats).gold == gold + 7
+    out = plain(await cmd(engine, hero, "quests"))
+    assert "Completed: Test Quest." in out
+
+
+async def test_after_turn_in_the_npc_greets_again(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    await start(engine, hero, quest("other-quest", YARD, giver_npc_id=npc("smith")))
+    await cmd(engine, hero, "north")
+    out = plain(await cmd(engine, hero, "talk smith"))
+    assert "Quest complete: 'Other Quest'" in out
+    out = plain(await cmd(engine, hero, "talk smith"))
+    assert 'The smith says, "Mind the sparks."' in out
+
+
+async def test_offers_respect_the_level_requirement(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    qm(engine).register_quest(quest("hard-quest", YARD, giver_npc_id=npc("smith"),
+                                    level_requirement=5))
+    place(engine, hero, "yard")
+    out = plain(await cmd(engine, hero, "talk smith"))
+    assert "Mind the sparks" in out and "Quest offered" not in out
+    engine.world.get_component(hero, CharacterStats).level = 5
+    assert "Quest offered: 'Hard Quest'" in plain(await cmd(engine, hero, "talk smith"))

@@ -1,0 +1,181 @@
+"""Outcome grades (seed 4.6), including the heal-before-turn-in exploit."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import pytest
+from quests.questkit import (
+    Recorder,
+    new_character,
+    npc,
+    place,
+    progress,
+    qm,
+    quest,
+    start,
+)
+
+from classic_rpg.combat.service import CombatService
+from classic_rpg.components import CharacterStats, Health, Inventory
+from classic_rpg.items.factory import ItemFactory
+from classic_rpg.systems.quests import (
+    QuestEntry,
+    QuestError,
+    QuestOutcome,
+    QuestProgressTracker,
+    QuestTurnedInEvent,
+)
+from classic_rpg.systems.quests.grading import grade_outcome
+from classic_rpg.systems.quests.questlog import ObjectiveProgress
+from maid_engine.engine import GameEngine
+from maid_engine.testing import cmd
+
+YARD = {"objective_id": "yard", "objective_type": "visit", "destination_room_id": "qtest:yard"}
+GATE = {"objective_id": "gate", "objective_type": "visit", "destination_room_id": "qtest:gate"}
+CAMP = {"objective_id": "camp", "objective_type": "visit", "destination_room_id": "qtest:camp",
+        "required": False}
+
+
+async def finish_yard(engine: GameEngine, hero: UUID) -> None:
+    await cmd(engine, hero, "north")
+    await cmd(engine, hero, "south")
+
+
+async def turn_in(engine: GameEngine, hero: UUID) -> QuestOutcome:
+    rec = Recorder(engine, QuestTurnedInEvent)
+    outcome = await qm(engine).turn_in_quest(hero, "test-quest")
+    await engine.dispatch_events()
+    assert rec.of(QuestTurnedInEvent)[0].outcome is outcome  # the grade travels on the event
+    return outcome
+
+
+def hurt(engine: GameEngine, hero: UUID, amount: int) -> None:
+    engine.services.get(CombatService).apply_damage(hero, amount, npc("pilgrim"))
+
+
+async def test_perfect_when_optional_objectives_are_done_too(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    await start(engine, hero, quest("test-quest", YARD, CAMP))
+    await finish_yard(engine, hero)
+    place(engine, hero, "camp")
+    place(engine, hero, "hall")
+    await engine.dispatch_events()
+    assert await turn_in(engine, hero) is QuestOutcome.PERFECT
+
+
+async def test_completed_when_an_optional_objective_is_not(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    await start(engine, hero, quest("test-quest", YARD, CAMP))
+    await finish_yard(engine, hero)
+    assert await turn_in(engine, hero) is QuestOutcome.COMPLETED
+
+
+async def test_partial_success_turn_in_pays_half_and_no_items(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    q = quest("test-quest", YARD, GATE, {**CAMP, "required": True},
+              {"objective_id": "x", "objective_type": "custom"},
+              partial_turn_in=True,
+              rewards={"experience": 10, "gold": 20, "item_template_ids": ["qtest:ring"]})
+    await start(engine, hero, q)
+    await finish_yard(engine, hero)
+    with pytest.raises(QuestError, match="not finished"):
+        await qm(engine).turn_in_quest(hero, "test-quest")  # 1 of 4 is below half
+    qm(engine).complete_custom(hero, "test-quest", "x")
+    stats = engine.world.get_component(hero, CharacterStats)
+    xp, gold = stats.experience, stats.gold
+    assert await turn_in(engine, hero) is QuestOutcome.PARTIAL_SUCCESS
+    assert (stats.experience, stats.gold) == (xp + 5, gold + 10)
+    assert engine.world.get_component(hero, Inventory).items == []
+
+
+async def test_pyrrhic_when_health_fell_to_a_tenth(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    await start(engine, hero, quest("test-quest", YARD))
+    health = engine.world.get_component(hero, Health)
+    hurt(engine, hero, health.maximum - health.maximum // 10)  # exactly 10% left
+    await engine.dispatch_events()
+    await finish_yard(engine, hero)
+    assert await turn_in(engine, hero) is QuestOutcome.PYRRHIC_VICTORY
+
+
+async def test_healing_before_turn_in_does_not_hide_the_cost(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    await start(engine, hero, quest("test-quest", YARD))
+    health = engine.world.get_component(hero, Health)
+    hurt(engine, hero, health.maximum - 2)
+    await engine.dispatch_events()
+    engine.services.get(ItemFactory).spawn("qtest:tonic", holder=hero)
+    await cmd(engine, hero, "drink tonic")
+    assert health.current == health.maximum
+    await engine.run_ticks(30)  # and regenerate, for good measure
+    await finish_yard(engine, hero)
+    entry = qm(engine).entry(hero, "test-quest")
+    assert entry is not None
+    assert QuestProgressTracker(entry).lowest_health_pct == pytest.approx(2 / health.maximum)
+    assert await turn_in(engine, hero) is QuestOutcome.PYRRHIC_VICTORY
+
+
+async def test_light_wounds_and_damage_before_accepting_do_not_count(
+    engine: GameEngine,
+) -> None:
+    hero = new_character(engine)
+    health = engine.world.get_component(hero, Health)
+    hurt(engine, hero, health.maximum - 1)  # before the quest
+    await engine.dispatch_events()
+    health.current = health.maximum
+    await start(engine, hero, quest("test-quest", YARD))
+    hurt(engine, hero, health.maximum // 2)
+    await engine.dispatch_events()
+    assert progress(engine, hero, "yard").lowest_health_pct == pytest.approx(0.5, abs=0.05)
+    await finish_yard(engine, hero)
+    assert await turn_in(engine, hero) is QuestOutcome.PERFECT
+
+
+async def test_dying_during_the_quest_is_pyrrhic(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    await start(engine, hero, quest("test-quest", YARD))
+    hurt(engine, hero, 10_000)
+    await engine.run_ticks(1)
+    place(engine, hero, "yard")
+    place(engine, hero, "hall")
+    await engine.dispatch_events()
+    assert await turn_in(engine, hero) is QuestOutcome.PYRRHIC_VICTORY
+
+
+@pytest.mark.parametrize(("seconds", "expected"), [
+    (15, QuestOutcome.PERFECT), (25, QuestOutcome.PYRRHIC_VICTORY),
+])
+async def test_twice_the_estimated_time_is_pyrrhic(
+    engine: GameEngine, seconds: int, expected: QuestOutcome
+) -> None:
+    hero = new_character(engine)
+    await start(engine, hero, quest("test-quest", YARD, estimated_duration_seconds=10))
+    await engine.run_ticks(seconds)
+    await finish_yard(engine, hero)
+    await engine.run_ticks(100)  # dawdling before the turn-in is not counted
+    assert await turn_in(engine, hero) is expected
+
+
+def test_grade_outcome_table() -> None:
+    q = quest("test-quest", YARD, GATE, {**CAMP, "required": True},
+              {"objective_id": "x", "objective_type": "custom", "required": False})
+
+    def entry(*done: str, lowest: float = 1.0) -> QuestEntry:
+        return QuestEntry("test-quest", accepted_at=0.0, lowest_health_pct=lowest, objectives={
+            o.objective_id: ObjectiveProgress(completed=o.objective_id in done)
+            for o in q.objectives
+        })
+
+    assert grade_outcome(q, entry("yard", "gate", "camp", "x"), 1.0) is QuestOutcome.PERFECT
+    assert grade_outcome(q, entry("yard", "gate", "camp"), 1.0) is QuestOutcome.COMPLETED
+    assert grade_outcome(q, entry("yard", "gate"), 1.0) is QuestOutcome.PARTIAL_SUCCESS
+    assert grade_outcome(q, entry("yard", "x"), 1.0) is QuestOutcome.FAILED
+    assert grade_outcome(q, entry(), 1.0) is QuestOutcome.FAILED
+    assert grade_outcome(q, entry("yard", "gate", "camp", "x", lowest=0.1), 1.0) is (
+        QuestOutcome.PYRRHIC_VICTORY)
+    # Not pyrrhic just above the threshold; partial stays partial however hurt.
+    assert grade_outcome(q, entry("yard", "gate", "camp", "x", lowest=0.11), 1.0) is (
+        QuestOutcome.PERFECT)
+    assert grade_outcome(q, entry("yard", "gate", lowest=0.0), 1.0) is (
+        QuestOutcome.PARTIAL_SUCCESS)
