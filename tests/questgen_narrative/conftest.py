@@ -7,7 +7,7 @@ OpenAI-compatible server (its own thread, so any test loop can use it).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -23,6 +23,11 @@ def litellm_loaded() -> Any:
 
 
 @pytest.fixture
-def fake_llm() -> Iterator[FakeOpenAIServer]:
+async def fake_llm() -> AsyncIterator[FakeOpenAIServer]:
+    from maid_engine.llm.litellm_provider import close_litellm_clients
+
     with FakeOpenAIServer() as server:
         yield server
+        # LiteLLM caches an HTTP client per loop and never closes it: close it
+        # before this test's loop ends, or its sockets leak as ResourceWarnings.
+        await close_litellm_clients()

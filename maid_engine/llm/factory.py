@@ -1,0 +1,84 @@
+"""Building the process's one LLM provider from settings."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING
+
+from maid_engine.llm.cache import CachingProvider, NarrativeContextCache
+from maid_engine.llm.limiter import Clock, LLMLimiter
+from maid_engine.llm.litellm_provider import LiteLLMProvider
+from maid_engine.llm.provider import LLMMetrics, LLMProvider
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+    from maid_engine.config import Settings
+    from maid_engine.metrics import EngineMetrics
+
+#: The token budget window: settings give tokens per hour.
+BUDGET_WINDOW_SECONDS = 3600.0
+#: OpenAI-compatible clients insist on a key even when the local server ignores it.
+PLACEHOLDER_API_KEY = "sk-no-key-required"
+
+
+def build_limiter(
+    settings: Settings,
+    metrics: EngineMetrics | LLMMetrics | None = None,
+    *,
+    clock: Clock = time.monotonic,
+) -> LLMLimiter:
+    """The shared limiter for ``settings`` (use one per process)."""
+    limiter = LLMLimiter.from_limits(
+        settings.llm_requests_per_minute,
+        settings.llm_tokens_per_hour,
+        BUDGET_WINDOW_SECONDS,
+        clock=clock,
+    )
+    limiter.bind_metrics(LLMMetrics.of(metrics))
+    return limiter
+
+
+def build_provider(
+    settings: Settings,
+    metrics: EngineMetrics | LLMMetrics | None = None,
+    *,
+    clock: Clock = time.monotonic,
+    limiter: LLMLimiter | None = None,
+    cache: NarrativeContextCache | None = None,
+    cache_purposes: Collection[str] | None = None,
+) -> LLMProvider | None:
+    """The configured provider, or None when ``settings.llm_model`` is empty.
+
+    With None the server runs fully on templates and LiteLLM is never imported.
+    Otherwise: a LiteLLMProvider behind one shared limiter (requests per minute
+    and a rolling tokens-per-hour budget), wrapped in a CachingProvider when a
+    ``cache`` is given. ``clock`` is real time (``engine.clock.monotonic``); a
+    test may pass a ManualClock's.
+    """
+    model = settings.llm_model.strip()
+    if not model:
+        return None
+    llm_metrics = LLMMetrics.of(metrics)
+    if limiter is None:
+        limiter = build_limiter(settings, llm_metrics, clock=clock)
+    api_key = settings.llm_api_key or None
+    if (
+        api_key is None
+        and settings.llm_api_base
+        and model.startswith("openai/")
+        and not os.environ.get("OPENAI_API_KEY")
+    ):
+        api_key = PLACEHOLDER_API_KEY
+    provider: LLMProvider = LiteLLMProvider(
+        model,
+        api_base=settings.llm_api_base or None,
+        api_key=api_key,
+        timeout=settings.llm_timeout,
+        limiter=limiter,
+        metrics=llm_metrics,
+    )
+    if cache is not None:
+        provider = CachingProvider(provider, cache, purposes=cache_purposes, metrics=llm_metrics)
+    return provider
