@@ -60,6 +60,13 @@ class StdlibContentPack(ContentPack):
         mssp["MOBILES"] = lambda: str(world.count(NPC))
         mssp["OBJECTS"] = lambda: str(world.count(Item))
 
+        # The living world, stories and quests build on the world layer above.
+        from maid_stdlib.narration.register import register_narration
+        from maid_stdlib.questgen import register_questgen
+
+        register_questgen(ctx)
+        register_narration(ctx)
+
     async def on_world_loaded(self, ctx: PackContext) -> None:
         # Persisted entities are in the world now; world packs spawn after this.
         ctx.service(WorldService).rebuild_index()

@@ -109,7 +109,7 @@ async def test_a_takeover_is_not_announced(engine: GameEngine) -> None:
 
 async def test_mssp_counts_come_from_the_world(engine: GameEngine) -> None:
     status = engine.sessions.mssp_status()
-    assert status["AREAS"] == "2"
+    assert status["AREAS"] == str(len(ws_of(engine).area_keys()))
     assert int(status["ROOMS"]) == ws_of(engine).room_count >= 12  # type: ignore[arg-type]
-    assert status["MOBILES"] == str(engine.world.count(NPC)) == "9"
+    assert status["MOBILES"] == str(engine.world.count(NPC))
     assert status["OBJECTS"] == str(engine.world.count(Item))

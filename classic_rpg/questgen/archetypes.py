@@ -1,0 +1,81 @@
+"""The six built-in quest archetypes of a classic RPG (seed 4.2).
+
+They are data for the stdlib's ArchetypeRegistry; registering them is the RPG's
+call because "clear the threat by force" is an RPG idea of what a quest is.
+"""
+
+from __future__ import annotations
+
+from maid_stdlib.questgen import (
+    BranchingPattern,
+    NarrativeArcs,
+    ObjectivePatterns,
+    QuestArchetype,
+    QuestSeedTypes,
+)
+
+__all__ = ["RPG_ARCHETYPES", "rpg_archetypes"]
+
+T = QuestSeedTypes
+
+
+def rpg_archetypes() -> list[QuestArchetype]:
+    """Fresh copies (the registry may be mutated by packs)."""
+    return [
+        QuestArchetype(
+            archetype_id="threat_elimination", name="Threat Elimination",
+            objective_pattern=ObjectivePatterns.CLEAR, branching=BranchingPattern.LINEAR,
+            estimated_steps=3,  # locate -> engage -> confirm
+            compatible_seed_types=[T.THREAT_RESPONSE, T.RESOURCE_CRISIS],
+            requires_combat=True, narrative_arc=NarrativeArcs.THREE_ACT,
+            tone=["urgent", "heroic"], chain_potential=0.4,
+        ),
+        QuestArchetype(
+            archetype_id="diplomatic_resolution", name="Diplomatic Resolution",
+            objective_pattern=ObjectivePatterns.NEGOTIATE, branching=BranchingPattern.BRANCHING,
+            estimated_steps=4,  # learn sides -> talk to A -> talk to B -> resolve
+            compatible_seed_types=[T.RIVALRY_INTERVENTION, T.FACTION_CONFLICT,
+                                   T.POWER_STRUGGLE],
+            requires_social=True, narrative_arc=NarrativeArcs.DILEMMA,
+            tone=["political", "nuanced"], chain_potential=0.4,
+        ),
+        QuestArchetype(
+            archetype_id="supply_chain", name="Supply Chain",
+            objective_pattern=ObjectivePatterns.CRAFT_AND_DELIVER,
+            branching=BranchingPattern.LINEAR,
+            estimated_steps=4,  # source -> gather -> craft/transport -> deliver
+            compatible_seed_types=[T.RESOURCE_CRISIS, T.TRADE_MISSION, T.GOAL_ASSISTANCE],
+            requires_exploration=True, narrative_arc=NarrativeArcs.JOURNEY,
+            tone=["practical", "rewarding"], chain_potential=0.2,
+        ),
+        QuestArchetype(
+            archetype_id="investigation", name="Investigation",
+            objective_pattern=ObjectivePatterns.INVESTIGATE, branching=BranchingPattern.OPEN,
+            estimated_steps=5,  # initial lead -> 2-3 clues -> confrontation
+            compatible_seed_types=[T.MYSTERY, T.JUSTICE, T.DISCOVERY_EXPEDITION],
+            requires_social=True, requires_exploration=True,
+            narrative_arc=NarrativeArcs.MYSTERY, tone=["mysterious", "cerebral"],
+            chain_potential=0.5,
+        ),
+        QuestArchetype(
+            archetype_id="rescue_mission", name="Rescue Mission",
+            objective_pattern=ObjectivePatterns.ESCORT, branching=BranchingPattern.LINEAR,
+            estimated_steps=4,  # learn location -> travel -> rescue -> return
+            compatible_seed_types=[T.RESCUE, T.THREAT_RESPONSE],
+            requires_combat=True, requires_exploration=True,
+            narrative_arc=NarrativeArcs.ESCALATION, tone=["urgent", "emotional"],
+            chain_potential=0.3,
+        ),
+        QuestArchetype(
+            archetype_id="faction_choice", name="Faction Choice",
+            objective_pattern=ObjectivePatterns.CHOICE, branching=BranchingPattern.BRANCHING,
+            estimated_steps=5,
+            compatible_seed_types=[T.FACTION_CONFLICT, T.POWER_STRUGGLE,
+                                   T.RIVALRY_INTERVENTION],
+            requires_social=True, narrative_arc=NarrativeArcs.DILEMMA,
+            tone=["political", "consequential"], chain_potential=0.5,
+        ),
+    ]
+
+
+RPG_ARCHETYPES: tuple[str, ...] = tuple(a.archetype_id for a in rpg_archetypes())

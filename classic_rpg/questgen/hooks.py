@@ -1,0 +1,133 @@
+"""What the stdlib pipeline cannot know about a classic RPG, given to it as hooks:
+who is alive (health), how strong someone is (level), who is hostile (combat
+rules), which items exist at which tier, where items can be had (loot tables),
+which items a giver can offer as a reward, and where finished quests go.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+from uuid import UUID
+
+from classic_rpg.combat.components import CombatRules, LootTable
+from classic_rpg.components import CharacterStats, Health
+from classic_rpg.items.components import HeldBy, ItemStats
+from classic_rpg.questgen.convert import registration_meta, to_quest_model
+from maid_engine.ecs import World
+from maid_stdlib.questgen import DifficultyTier, GeneratedQuest, QuestSeed, WorldFacts
+from maid_stdlib.world.components import NPC, Describable, Item
+from maid_stdlib.world.loader import WorldData
+
+if TYPE_CHECKING:
+    from classic_rpg.systems.quests.manager import QuestManager
+    from maid_engine.engine import GameEngine
+
+__all__ = ["RPG_ITEM_TIER_CAPS", "RpgHooks", "RpgQuestSink"]
+
+#: The highest item tier (1 common .. 5 legendary) a quest of each difficulty pays.
+RPG_ITEM_TIER_CAPS: dict[DifficultyTier, int] = {
+    DifficultyTier.TRIVIAL: 1,
+    DifficultyTier.EASY: 1,
+    DifficultyTier.MODERATE: 2,
+    DifficultyTier.HARD: 3,
+    DifficultyTier.EPIC: 4,
+}
+
+
+class RpgHooks:
+    def __init__(self, engine: GameEngine) -> None:
+        self.engine = engine
+
+    @property
+    def world(self) -> World:
+        return self.engine.world
+
+    def alive(self, entity: UUID) -> bool:
+        health = self.world.try_component(entity, Health)
+        return health is None or health.current > 0
+
+    def level(self, entity: UUID) -> int | None:
+        stats = self.world.try_component(entity, CharacterStats)
+        return stats.level if stats is not None else None
+
+    def hostile_threats(self, world: World) -> Iterable[tuple[UUID, str]]:
+        """Hostile NPCs, their source named after their template ("bandit_scout")."""
+        for uid, rules in world.each(CombatRules):
+            if not rules.hostile:
+                continue
+            npc = world.try_component(uid, NPC)
+            desc = world.try_component(uid, Describable)
+            source = (npc.template.split(":")[-1] if npc is not None and npc.template
+                      else desc.name if desc is not None else "hostiles")
+            yield uid, source
+
+    def item_tier(self, template: str) -> int | None:
+        entry = self.engine.services.get(WorldData).template(template, "item")
+        if entry is not None:
+            stats = entry.extensions.get("stats")
+            tier = getattr(stats, "tier", None)
+            if isinstance(tier, int):
+                return tier
+        for uid, item in self.world.each(Item):
+            if item.template == template:
+                spawned = self.world.try_component(uid, ItemStats)
+                if spawned is not None:
+                    return spawned.tier
+        return None
+
+    def dropped_by_loot(self, template: str) -> bool:
+        """Some living NPC's loot table can drop ``template``."""
+        for uid, table in self.world.each(LootTable):
+            if any(e.item == template and e.chance > 0 for e in table.entries) and self.alive(uid):
+                return True
+        return False
+
+    def pick_reward_items(
+        self, seed: QuestSeed, difficulty: DifficultyTier, facts: WorldFacts, rng: random.Random
+    ) -> list[str]:
+        """One item the giver actually owns, of the best tier the difficulty allows.
+
+        A giver with nothing of value offers no item: rewards stay grounded in what
+        the giver has.
+        """
+        cap = RPG_ITEM_TIER_CAPS[difficulty]
+        best: list[tuple[int, str]] = []
+        for uid, held in self.world.each(HeldBy):
+            if held.holder != seed.primary_npc:
+                continue
+            item = self.world.try_component(uid, Item)
+            stats = self.world.try_component(uid, ItemStats)
+            if item is None or stats is None or not item.template or stats.tier > cap:
+                continue
+            best.append((stats.tier, item.template))
+        if not best:
+            return []
+        top = max(t for t, _ in best)
+        choices = sorted({tpl for t, tpl in best if t == top})
+        return [rng.choice(choices)]
+
+    def install(self, facts: WorldFacts) -> None:
+        facts.alive_checks.append(self.alive)
+        facts.level_readers.append(self.level)
+        facts.item_sources.append(self.dropped_by_loot)
+        facts.threat_providers.append(self.hostile_threats)
+
+
+class RpgQuestSink:
+    """Registers finished quests with the QuestManager (``QuestGen.sink``)."""
+
+    def __init__(self, manager: QuestManager) -> None:
+        self.manager = manager
+
+    def register(self, quest: GeneratedQuest) -> str:
+        return self.manager.register_generated_quest(
+            to_quest_model(quest), **registration_meta(quest)
+        )
+
+    def expire(self, quest_id: str) -> list[UUID]:
+        return self.manager.expire_quest(quest_id)
+
+    def invalidate(self, quest_id: str, reason: str) -> list[UUID]:
+        return self.manager.invalidate_quest(quest_id, reason)

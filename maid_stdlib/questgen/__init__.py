@@ -1,0 +1,107 @@
+"""Quest generation, first half (seed doc 08, sections 4.1-4.3, 5.1-5.2, 6.6-6.7).
+
+Story signals become enriched seeds (SeedEvaluator, CompoundSeedComposer), seeds
+become grounded quests (ArchetypeRegistry, ObjectiveBuilder, QuestBuilder), and
+quests are checked (QuestValidator, QuestQualityFilter) and remembered
+(QuestHistory). ``register_questgen(ctx)`` provides the :class:`QuestGen`
+service holding it all; see docs/quest-generation.md.
+"""
+
+from maid_stdlib.questgen.archetypes import ArchetypeRegistry, QuestArchetype
+from maid_stdlib.questgen.builder import QuestBuilder, QuestPlan
+from maid_stdlib.questgen.composer import CompoundSeedComposer
+from maid_stdlib.questgen.contract import SeedGrounding, SignalContract, SignalContracts
+from maid_stdlib.questgen.evaluator import SeedEvaluator, SignalThrottle
+from maid_stdlib.questgen.facts import WorldFacts
+from maid_stdlib.questgen.history import QuestHistory, QuestHistoryEntry
+from maid_stdlib.questgen.narrative_context import (
+    NarrativeContext,
+    NarrativeProvider,
+    QuestDialogue,
+    QuestNarrative,
+)
+from maid_stdlib.questgen.objectives import ObjectiveBuilder
+from maid_stdlib.questgen.quality import AntiPattern, QuestQualityFilter
+from maid_stdlib.questgen.quest import (
+    BranchOption,
+    ConsequenceType,
+    DifficultyTier,
+    GeneratedQuest,
+    ObjectiveType,
+    ProgressionMode,
+    QuestBranch,
+    QuestConsequence,
+    QuestObjective,
+    QuestRewards,
+    quest_from_document,
+    quest_to_document,
+)
+from maid_stdlib.questgen.register import GENERATED_QUESTS_COLLECTION, QuestGen, register_questgen
+from maid_stdlib.questgen.rewards import RewardPolicy
+from maid_stdlib.questgen.seed import QuestSeed, seed_expiry
+from maid_stdlib.questgen.signals import BasicSignal, StorySignalLike
+from maid_stdlib.questgen.types import (
+    BranchingPattern,
+    NarrativeArcs,
+    ObjectivePatterns,
+    QuestSeedTypes,
+    SeedTypeRegistry,
+)
+from maid_stdlib.questgen.validator import (
+    QuestValidator,
+    RewardLimits,
+    ValidationResult,
+    clamp_rewards,
+)
+
+__all__ = [
+    "GENERATED_QUESTS_COLLECTION",
+    "AntiPattern",
+    "ArchetypeRegistry",
+    "BasicSignal",
+    "BranchOption",
+    "BranchingPattern",
+    "CompoundSeedComposer",
+    "ConsequenceType",
+    "DifficultyTier",
+    "GeneratedQuest",
+    "NarrativeArcs",
+    "NarrativeContext",
+    "NarrativeProvider",
+    "ObjectiveBuilder",
+    "ObjectivePatterns",
+    "ObjectiveType",
+    "ProgressionMode",
+    "QuestArchetype",
+    "QuestBranch",
+    "QuestBuilder",
+    "QuestConsequence",
+    "QuestDialogue",
+    "QuestGen",
+    "QuestHistory",
+    "QuestHistoryEntry",
+    "QuestNarrative",
+    "QuestObjective",
+    "QuestPlan",
+    "QuestQualityFilter",
+    "QuestRewards",
+    "QuestSeed",
+    "QuestSeedTypes",
+    "QuestValidator",
+    "RewardLimits",
+    "RewardPolicy",
+    "SeedEvaluator",
+    "SeedGrounding",
+    "SeedTypeRegistry",
+    "SignalContract",
+    "SignalContracts",
+    "SignalThrottle",
+    "StorySignalLike",
+    "ValidationResult",
+    "WorldFacts",
+    "clamp_rewards",
+    "quest_from_document",
+    "quest_to_document",
+    "register_questgen",
+    "seed_expiry",
+]

@@ -1,0 +1,144 @@
+"""CompoundSeedComposer: related signals combine into one richer seed (seed 4.1).
+
+Two signals are related when they share an NPC, when their places are in the
+same area, or when one names what the other is about (Gundrik's goal is
+"blocked by bandits on the Old Trade Road"; the road's THREAT_DETECTED is about
+"bandits"). Related signals are clustered transitively; a cluster of two or more
+becomes one seed whose type is the most actionable one in the cluster (a threat
+to clear before a goal to assist), whose giver is the NPC with the most at stake
+(the lowest unmet need, the most important blocked goal) and whose importance is
+the cluster's mean times 1.3, capped at 1.0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+from uuid import UUID
+
+from maid_stdlib.living.components import GoalStatus
+from maid_stdlib.questgen.evaluator import GroundedSignal, SeedEvaluator
+from maid_stdlib.questgen.facts import WorldFacts
+from maid_stdlib.questgen.seed import QuestSeed
+from maid_stdlib.questgen.signals import StorySignalLike
+from maid_stdlib.questgen.text import topic_tokens
+from maid_stdlib.questgen.types import QuestSeedType, QuestSeedTypes
+
+__all__ = ["CompoundSeedComposer"]
+
+T = QuestSeedTypes
+
+#: Which seed type leads a compound seed: situations with something concrete to
+#: do first, a person's blocked goal last (the person becomes the giver instead).
+DEFAULT_PRECEDENCE: tuple[QuestSeedType, ...] = (
+    T.RESCUE, T.THREAT_RESPONSE, T.JUSTICE, T.MYSTERY, T.COLD_CASE, T.FACTION_CONFLICT,
+    T.POWER_STRUGGLE, T.RIVALRY_INTERVENTION, T.RESOURCE_CRISIS, T.TRADE_MISSION,
+    T.DISCOVERY_EXPEDITION, T.ALLIANCE_QUEST, T.CRAFTING_REQUEST, T.SOCIAL_MANIPULATION,
+    T.CONSEQUENCE_CHAIN, T.PLAYER_REPUTATION, T.GOAL_ASSISTANCE,
+)  # fmt: skip
+
+#: Context keys whose text says what a signal is about.
+TOPIC_KEYS = ("threat_source", "blocker", "resource_type", "subject", "cause",
+              "common_threat", "crisis_type", "tension_cause", "item_type")  # fmt: skip
+
+
+class CompoundSeedComposer:
+    COMPOUND_BOOST: ClassVar[float] = 1.3
+
+    def __init__(
+        self, evaluator: SeedEvaluator, precedence: Sequence[QuestSeedType] = DEFAULT_PRECEDENCE
+    ) -> None:
+        self.evaluator = evaluator
+        self.precedence = list(precedence)
+
+    @property
+    def facts(self) -> WorldFacts:
+        return self.evaluator.facts
+
+    async def compose(self, signals: Sequence[StorySignalLike]) -> list[QuestSeed]:
+        """Seeds for every cluster of two or more related, grounded signals.
+
+        Single signals are left to ``SeedEvaluator.evaluate``.
+        """
+        grounded = [g for g in (self.evaluator.ground(s) for s in signals) if g is not None]
+        seeds: list[QuestSeed] = []
+        for cluster in self.cluster(grounded):
+            if len(cluster) < 2:
+                continue
+            seed = self._compose(cluster)
+            if seed is not None:
+                seeds.append(seed)
+        return seeds
+
+    # -- clustering -------------------------------------------------------------------
+    def cluster(self, grounded: Sequence[GroundedSignal]) -> list[list[GroundedSignal]]:
+        parent = list(range(len(grounded)))
+
+        def find(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        for i in range(len(grounded)):
+            for j in range(i + 1, len(grounded)):
+                if self.related(grounded[i], grounded[j]):
+                    parent[find(i)] = find(j)
+        groups: dict[int, list[GroundedSignal]] = {}
+        for i, g in enumerate(grounded):
+            groups.setdefault(find(i), []).append(g)
+        return list(groups.values())
+
+    def related(self, a: GroundedSignal, b: GroundedSignal) -> bool:
+        if self._npcs(a) & self._npcs(b):
+            return True
+        areas_a, areas_b = self._areas(a), self._areas(b)
+        if areas_a & areas_b:
+            return True
+        return bool(self._topics(a, areas_a) & self._topics(b, areas_b))
+
+    def _npcs(self, g: GroundedSignal) -> set[UUID]:
+        return {g.grounding.primary_npc, *g.grounding.involved_npcs, *g.signal.involved_npcs}
+
+    def _areas(self, g: GroundedSignal) -> set[str]:
+        # Where the situation is, not where the people are: a smith and a guard
+        # live in the same village without their troubles being one story.
+        rooms = [r for r in [g.grounding.location, *g.grounding.affected_area] if r]
+        return {a for a in (self.facts.area_of(r) for r in rooms) if a}
+
+    def _topics(self, g: GroundedSignal, areas: set[str]) -> set[str]:
+        ctx = g.signal.context
+        texts = [str(ctx[k]) for k in TOPIC_KEYS if ctx.get(k)]
+        texts.extend(str(v) for k, v in g.grounding.fields.items()
+                     if k in ("threat_source", "blocker", "resource_type") and v)
+        texts.extend(self.facts.area_name(a) for a in areas)
+        return topic_tokens(*texts)
+
+    # -- composition ------------------------------------------------------------------
+    def _rank(self, seed_type: QuestSeedType) -> int:
+        try:
+            return self.precedence.index(seed_type)
+        except ValueError:
+            # Pack-defined types rank after the built-in situations but before a
+            # bare goal assistance.
+            return len(self.precedence) - 1
+
+    def _stake(self, npc: UUID) -> float:
+        facts = self.facts
+        needs = facts.needs(npc)
+        lowest = min((s.value for s in needs.values() if s.unmet), default=1.0)
+        blocked = [g.priority for g in facts.open_goals(npc) if g.status == GoalStatus.BLOCKED]
+        return (1.0 - lowest) + max(blocked, default=0.0)
+
+    def _compose(self, cluster: list[GroundedSignal]) -> QuestSeed | None:
+        lead = min(cluster, key=lambda g: (self._rank(g.seed_type), -g.signal.importance))
+        candidates: list[UUID] = []
+        for g in sorted(cluster, key=lambda g: -g.signal.importance):
+            if g.grounding.primary_npc not in candidates:
+                candidates.append(g.grounding.primary_npc)
+        primary = max(candidates, key=lambda n: (self._stake(n), -candidates.index(n)))
+        mean = sum(g.signal.importance for g in cluster) / len(cluster)
+        importance = min(1.0, mean * self.COMPOUND_BOOST)
+        if importance < self.evaluator.MIN_IMPORTANCE:
+            return None
+        return self.evaluator.build_seed(cluster, lead, importance, primary_npc=primary)

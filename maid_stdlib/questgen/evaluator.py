@@ -1,0 +1,255 @@
+"""SeedEvaluator: story signals in, enriched quest seeds out (seed 4.1).
+
+The filters, in order: the signal contract (known signal type, registered seed
+type, required context keys present, seed 6.7), the chain-depth circuit
+breaker, the importance threshold, grounding against the world (the named NPCs
+and places must exist), the per-NPC cooldown, variety (a seed type seen among
+the last quests has its importance halved rather than being rejected) and
+feasibility (the giver alive and able to reach the place). A signal that fails
+any of them returns None, without side effects.
+
+:class:`SignalThrottle` is the dedup and world-wide rate limit of seed 6.1, on
+game time; the evaluator applies it first when it has one.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+from uuid import UUID
+
+from maid_engine.clock import GAME_HOUR
+from maid_stdlib.questgen.contract import SeedGrounding, SignalContracts
+from maid_stdlib.questgen.enrich import enrich
+from maid_stdlib.questgen.facts import WorldFacts
+from maid_stdlib.questgen.history import QuestHistory
+from maid_stdlib.questgen.seed import QuestSeed, seed_expiry
+from maid_stdlib.questgen.signals import StorySignalLike, chain_depth_of, signal_type_of
+from maid_stdlib.questgen.types import QuestSeedType, SeedTypeRegistry
+
+R = TypeVar("R")
+
+__all__ = ["GroundedSignal", "SeedEvaluator", "SignalThrottle"]
+
+#: Typed fields a compound seed takes from its other signals when the lead lacks them.
+SHARED_FIELDS = frozenset({"threat_source", "resource_type", "item_template",
+                           "evidence_location", "discovery_type", "chain_parent_id"})
+#: ... and these too, when that signal is about the compound seed's giver.
+GIVER_FIELDS = frozenset({"blocked_goal", "blocker", "mood"})
+
+
+class SignalThrottle:
+    """Suppress repeats of one (signal type, first NPC) within ``dedup_window``
+    and cap accepted signals world-wide to ``global_max`` per ``global_window``.
+    All windows are game seconds."""
+
+    def __init__(
+        self, dedup_window: float = 60.0, global_window: float = 300.0, global_max: int = 30
+    ) -> None:
+        self.dedup_window = dedup_window
+        self.global_window = global_window
+        self.global_max = global_max
+        self._seen: dict[tuple[str, UUID | None], float] = {}
+        self._accepted: deque[float] = deque()
+
+    def admit(self, signal: StorySignalLike, now: float) -> bool:
+        while self._accepted and now - self._accepted[0] >= self.global_window:
+            self._accepted.popleft()
+        if len(self._accepted) >= self.global_max:
+            return False
+        npcs = list(signal.involved_npcs)
+        key = (signal_type_of(signal), npcs[0] if npcs else None)
+        last = self._seen.get(key)
+        if last is not None and now - last < self.dedup_window:
+            return False
+        self._seen[key] = now
+        self._accepted.append(now)
+        if len(self._seen) > 4096:
+            # Forget keys outside the window so a long-running world stays bounded.
+            self._seen = {k: t for k, t in self._seen.items() if now - t < self.dedup_window}
+        return True
+
+
+@dataclass
+class GroundedSignal:
+    """A signal that passed its contract, resolved against the world."""
+
+    signal: StorySignalLike
+    seed_type: QuestSeedType
+    grounding: SeedGrounding
+    chain_depth: int
+
+
+class SeedEvaluator:
+    MIN_IMPORTANCE: ClassVar[float] = 0.4
+    MIN_INVOLVED_NPCS: ClassVar[int] = 1
+    #: Game seconds between two quests from the same NPC.
+    COOLDOWN_PER_NPC: ClassVar[float] = GAME_HOUR
+    VARIETY_WINDOW: ClassVar[int] = 5
+    VARIETY_FACTOR: ClassVar[float] = 0.5
+    #: Signals deeper than this in an emergent chain are dropped (circuit breaker).
+    MAX_CHAIN_DEPTH: ClassVar[int] = 5
+
+    def __init__(
+        self,
+        facts: WorldFacts,
+        seed_types: SeedTypeRegistry,
+        contracts: SignalContracts,
+        history: QuestHistory,
+        throttle: SignalThrottle | None = None,
+    ) -> None:
+        self.facts = facts
+        self.seed_types = seed_types
+        self.contracts = contracts
+        self.history = history
+        self.throttle = throttle
+        #: Why the last signal was rejected (diagnostics, admin tools, tests).
+        self.last_rejection: str | None = None
+
+    async def evaluate(self, signal: StorySignalLike) -> QuestSeed | None:
+        now = self.facts.now
+        if self.throttle is not None and not self.throttle.admit(signal, now):
+            return self._reject("throttled")
+        grounded = self.ground(signal)
+        if grounded is None:
+            return None
+        if signal.importance < self.MIN_IMPORTANCE:
+            return self._reject("importance below threshold")
+        return self.build_seed([grounded], grounded, signal.importance)
+
+    def ground(self, signal: StorySignalLike) -> GroundedSignal | None:
+        """Contract, circuit breaker and grounding of one signal (no history checks)."""
+        contract = self.contracts.for_signal(signal)
+        if contract is None:
+            return self._reject(f"no contract for signal type {signal_type_of(signal)}")
+        missing = self.contracts.missing_keys(contract, signal.context)
+        if missing:
+            return self._reject(f"missing context keys: {', '.join(missing)}")
+        seed_type = contract.seed_type_for(signal.context)
+        if not self.seed_types.is_registered(seed_type):
+            return self._reject(f"seed type {seed_type!r} is not registered")
+        depth = chain_depth_of(signal)
+        if depth > self.MAX_CHAIN_DEPTH:
+            return self._reject(f"chain depth {depth} exceeds {self.MAX_CHAIN_DEPTH}")
+        try:
+            grounding = contract.ground(signal, self.facts)
+        except (KeyError, TypeError, ValueError) as exc:
+            return self._reject(f"grounding failed: {exc}")
+        if grounding is None:
+            return self._reject("the signal names nothing real")
+        return GroundedSignal(signal, seed_type, grounding, depth)
+
+    def build_seed(
+        self,
+        parts: Sequence[GroundedSignal],
+        lead: GroundedSignal,
+        importance: float,
+        primary_npc: UUID | None = None,
+    ) -> QuestSeed | None:
+        """Apply the history and feasibility filters and build the enriched seed.
+
+        ``lead`` gives the seed type and location; ``parts`` (which include it)
+        contribute typed fields and NPCs. The compound composer calls this too.
+        """
+        facts = self.facts
+        now = facts.now
+        primary = primary_npc or lead.grounding.primary_npc
+        if self.history.recent_quest_from_npc(primary, self.COOLDOWN_PER_NPC, now):
+            return self._reject("the giver is on cooldown")
+        if lead.seed_type in self.history.recent_types(self.VARIETY_WINDOW):
+            importance *= self.VARIETY_FACTOR
+        if not facts.is_alive(primary) or not facts.is_npc(primary):
+            return self._reject("the giver is not a living NPC")
+        giver_room = facts.room_of(primary)
+        location = lead.grounding.location or giver_room
+        if giver_room is None or location is None or not facts.room_exists(location):
+            return self._reject("no place to ground the quest in")
+        if not facts.reachable(giver_room, location):
+            return self._reject("the place cannot be reached from the giver")
+
+        fields: dict[str, Any] = {}
+        involved: list[UUID] = []
+        factions: list[str] = []
+        area: list[str] = []
+        fields.update(lead.grounding.fields)
+        for part in parts:
+            if part is lead:
+                continue
+            # Other signals add context, not structure: the sides of a negotiation
+            # or the one to rescue stay the lead's. A blocked goal only counts when
+            # it is the giver's own.
+            own = part.grounding.primary_npc == primary
+            for key, value in part.grounding.fields.items():
+                if key in SHARED_FIELDS or (own and key in GIVER_FIELDS):
+                    fields.setdefault(key, value)
+        parties = {fields.get("party_a"), fields.get("party_b"), fields.get("rescue_target")}
+        for part in [lead, *[p for p in parts if p is not lead]]:
+            g = part.grounding
+            for npc in [g.primary_npc, *g.involved_npcs, *part.signal.involved_npcs]:
+                if npc == primary or npc in involved or not facts.is_alive(npc) \
+                        or not facts.is_npc(npc):
+                    continue
+                # The bandits are what the quest is about, not people it involves
+                # (unless a grounder named them as a side).
+                if npc not in parties and facts.is_threat(npc):
+                    continue
+                involved.append(npc)
+            factions.extend(f for f in g.involved_factions if f not in factions)
+            area.extend(r for r in g.affected_area if r not in area and facts.room_exists(r))
+        for key in ("party_a", "party_b", "rescue_target", "recipient", "supplier"):
+            if fields.get(key) is not None and not facts.is_alive(fields[key]):
+                return self._reject(f"{key} is no longer alive")
+        if len(involved) + 1 < self.MIN_INVOLVED_NPCS:
+            return self._reject("too few NPCs involved")
+
+        merged = SeedGrounding(primary, location, fields, involved, area, factions,
+                               lead.grounding.urgency)
+        # Only text the story layer marked as tellable: a discovery's description,
+        # a betrayal's public memory ("what_happened" is None when it is private).
+        texts = [str(p.signal.context.get(k) or "") for p in parts
+                 for k in ("description", "what_happened")]
+        extra = enrich(facts, primary, merged, location, [t for t in texts if t], importance)
+        secondary: list[str] = []
+        for p in parts:
+            if p.seed_type != lead.seed_type and p.seed_type not in secondary:
+                secondary.append(p.seed_type)
+        chain_parent = fields.pop("chain_parent_id", None)
+        for p in parts:
+            chain_parent = chain_parent or p.signal.context.get("previous_quest_id")
+        urgency = extra.urgency
+        mood = fields.pop("mood", None) or extra.mood
+        self.last_rejection = None
+        return QuestSeed(
+            id=facts.new_uuid(),
+            source_signals=[p.signal for p in parts],
+            seed_type=lead.seed_type,
+            secondary_seed_types=secondary,
+            importance=min(1.0, max(0.0, importance)),
+            urgency=urgency,
+            primary_npc=primary,
+            primary_npc_motivation=extra.motivation,
+            involved_npcs=involved,
+            involved_factions=factions,
+            location=location,
+            affected_area=area or [location],
+            backstory=extra.backstory,
+            tension=extra.tension,
+            stakes=extra.stakes,
+            mood=mood,
+            estimated_difficulty=extra.difficulty,
+            required_player_level=extra.difficulty.min_level,
+            estimated_duration_minutes=extra.duration_minutes,
+            created_at=now,
+            expires_at=seed_expiry(now, urgency),
+            chain_depth=max(p.chain_depth for p in parts),
+            chain_parent_id=str(chain_parent) if chain_parent else None,
+            **fields,
+        )
+
+    def _reject(self, reason: str, _expected: type[R] | None = None) -> R | None:
+        # Generic so ``return self._reject(...)`` type-checks in any Optional-
+        # returning step; it records why and always returns None.
+        self.last_rejection = reason
+        return None

@@ -1,0 +1,410 @@
+"""WorldFacts: the one place the pipeline reads the world from.
+
+Names, rooms, areas, regions and reachability come from the WorldService;
+needs, goals, relationships, factions, wealth, memories and threats from the
+living layer (``maid_stdlib.living``). Rules layers add what the stdlib cannot
+know through hooks: ``alive_checks`` (a classic RPG: health above zero),
+``level_readers`` (character levels) and ``item_sources`` (an item template that
+can be bought or looted counts as obtainable).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+from uuid import UUID
+
+from maid_engine.ecs import World
+from maid_stdlib.living.components import (
+    FactionMembership,
+    Goal,
+    GoalsComponent,
+    NeedsComponent,
+    NeedState,
+    Relationships,
+    Wealth,
+)
+from maid_stdlib.living.facts import Hostile, WatchedRooms
+from maid_stdlib.living.gossip import KnownGossip
+from maid_stdlib.living.memory import EpisodicMemory, MemoryVisibility
+from maid_stdlib.living.service import LivingWorld
+from maid_stdlib.questgen.text import topic_tokens
+from maid_stdlib.world.components import NPC, Area, Describable, Item, Position, Room
+from maid_stdlib.world.service import WorldService
+
+if TYPE_CHECKING:
+    from maid_engine.engine import GameEngine
+
+__all__ = ["WorldFacts"]
+
+AliveCheck = Callable[[UUID], bool]
+LevelReader = Callable[[UUID], "int | None"]
+ItemSource = Callable[[str], bool]
+ThreatProvider = Callable[[World], Iterable[tuple[UUID, str]]]
+
+
+class WorldFacts:
+    def __init__(self, engine: GameEngine) -> None:
+        self.engine = engine
+        self.alive_checks: list[AliveCheck] = []
+        self.level_readers: list[LevelReader] = []
+        self.item_sources: list[ItemSource] = []
+        #: Extra ``(world) -> [(entity, source)]`` threats the living layer does not
+        #: know of (a rules layer's hostile flag); merged with its threat map.
+        self.threat_providers: list[ThreatProvider] = []
+
+    # -- plumbing ---------------------------------------------------------------------
+    @property
+    def ws(self) -> WorldService:
+        return self.engine.services.get(WorldService)
+
+    @property
+    def living(self) -> LivingWorld | None:
+        return self.engine.services.try_get(LivingWorld)
+
+    @property
+    def now(self) -> float:
+        return self.engine.clock.game_time
+
+    @property
+    def rng(self) -> random.Random:
+        return self.engine.random
+
+    def new_uuid(self) -> UUID:
+        """A UUID from the engine's seeded random source (reproducible runs)."""
+        return UUID(int=self.rng.getrandbits(128), version=4)
+
+    # -- entities ---------------------------------------------------------------------
+    def exists(self, entity: UUID | None) -> bool:
+        return entity is not None and self.engine.world.entity_exists(entity)
+
+    def is_alive(self, entity: UUID | None) -> bool:
+        return self.exists(entity) and all(check(entity) for check in self.alive_checks)  # type: ignore[arg-type]
+
+    def is_npc(self, entity: UUID) -> bool:
+        return self.engine.world.has_component(entity, NPC)
+
+    def name(self, entity: UUID | None) -> str:
+        if entity is None:
+            return ""
+        desc = self.engine.world.try_component(entity, Describable)
+        if desc is not None and desc.name:
+            return desc.name
+        living = self.living
+        return living.name_of(entity) if living is not None else str(entity)
+
+    def short(self, entity: UUID) -> str:
+        desc = self.engine.world.try_component(entity, Describable)
+        return desc.short if desc is not None else ""
+
+    def template(self, entity: UUID) -> str | None:
+        world = self.engine.world
+        npc = world.try_component(entity, NPC)
+        if npc is not None and npc.template:
+            return npc.template
+        item = world.try_component(entity, Item)
+        return item.template if item is not None and item.template else None
+
+    def level_of(self, entity: UUID) -> int | None:
+        for reader in self.level_readers:
+            level = reader(entity)
+            if level is not None:
+                return level
+        return None
+
+    def resolve_npc(self, ref: object) -> UUID | None:
+        """An existing NPC from a UUID, a UUID string, a template key or a name."""
+        if isinstance(ref, UUID):
+            return ref if self.exists(ref) else None
+        if not isinstance(ref, str) or not ref.strip():
+            return None
+        text = ref.strip()
+        try:
+            uid = UUID(text)
+        except ValueError:
+            pass
+        else:
+            return uid if self.exists(uid) else None
+        world = self.engine.world
+        if ":" in text:
+            for uid, npc in world.each(NPC):
+                if npc.template == text:
+                    return uid
+        found = [u for u in world.find_by_name(text) if world.has_component(u, NPC)]
+        return sorted(found)[0] if found else None
+
+    # -- rooms --------------------------------------------------------------------------
+    def room_of(self, entity: UUID | None) -> str | None:
+        if entity is None:
+            return None
+        room = self.ws.room_key_of(entity)
+        if room is None:
+            pos = self.engine.world.try_component(entity, Position)
+            room = pos.room if pos is not None and pos.room else None
+        return room
+
+    def room_exists(self, room: str | None) -> bool:
+        return room is not None and self.ws.has_room(room)
+
+    def room_name(self, room: str | None) -> str:
+        found = self.ws.room(room) if room else None
+        return found.name if found is not None and found.name else (room or "")
+
+    def area_of(self, room: str | None) -> str | None:
+        return self.ws.area_of(room) if room else None
+
+    def area_name(self, area: str | None) -> str:
+        found = self.ws.area(area) if area else None
+        return found.name if found is not None and found.name else (area or "")
+
+    def region_of(self, room: str | None) -> str | None:
+        return self.ws.region_of(room) if room else None
+
+    def rooms_of_area(self, area: str) -> list[str]:
+        ws = self.ws
+        return [k for k in ws.room_keys() if ws.area_of(k) == area]
+
+    def reachable(self, from_room: str | None, to_room: str | None) -> bool:
+        if from_room is None or to_room is None:
+            return False
+        return self.ws.is_reachable(from_room, to_room)
+
+    def distance(self, from_room: str | None, to_room: str | None) -> int | None:
+        """Rooms walked from one room to another (None: no way)."""
+        if from_room is None or to_room is None:
+            return None
+        path = self.ws.path(from_room, to_room)
+        return None if path is None else len(path)
+
+    def resolve_place(self, ref: object) -> list[str]:
+        """Room keys a reference names: one room (room key, room entity id, room
+        name) or every room of an area (area key, area entity id, area name)."""
+        ws = self.ws
+        if isinstance(ref, list | tuple | set):
+            out: list[str] = []
+            for item in ref:
+                out.extend(r for r in self.resolve_place(item) if r not in out)
+            return out
+        if isinstance(ref, str):
+            text = ref.strip()
+            if not text:
+                return []
+            if ws.has_room(text):
+                return [text]
+            try:
+                ref = UUID(text)
+            except ValueError:
+                pass
+        if isinstance(ref, UUID):
+            room = self.engine.world.try_component(ref, Room)
+            if room is not None:
+                return [room.key] if ws.has_room(room.key) else []
+            area = self.engine.world.try_component(ref, Area)
+            return self.rooms_of_area(area.key) if area is not None else []
+        if not isinstance(ref, str):
+            return []
+        wanted = text.casefold()
+        for area_key in ws.area_keys():
+            if text in (area_key, area_key.split(":")[-1]) or (
+                self.area_name(area_key).casefold() == wanted
+            ):
+                return self.rooms_of_area(area_key)
+        for key in ws.room_keys():
+            if self.room_name(key).casefold() == wanted or key.split(":")[-1] == text:
+                return [key]
+        return []
+
+    def resolve_room(self, ref: object) -> str | None:
+        """A room key from any place reference (an area means its first room)."""
+        rooms = self.resolve_place(ref)
+        return rooms[0] if rooms else None
+
+    # -- living state -------------------------------------------------------------------
+    def needs(self, npc: UUID) -> dict[str, NeedState]:
+        comp = self.engine.world.try_component(npc, NeedsComponent)
+        return dict(comp.needs) if comp is not None else {}
+
+    def open_goals(self, npc: UUID) -> list[Goal]:
+        comp = self.engine.world.try_component(npc, GoalsComponent)
+        return comp.open_goals() if comp is not None else []
+
+    def goal(self, npc: UUID, goal_id: str) -> Goal | None:
+        comp = self.engine.world.try_component(npc, GoalsComponent)
+        return comp.get(goal_id) if comp is not None else None
+
+    def find_goal(self, npc: UUID, ref: str | None) -> Goal | None:
+        """An open goal by id, or the one whose description/target shares words with ``ref``."""
+        goals = self.open_goals(npc)
+        if ref:
+            for goal in goals:
+                if goal.id == ref:
+                    return goal
+            wanted = topic_tokens(ref)
+            scored = [
+                (len(wanted & topic_tokens(g.description, g.target, g.id)), g) for g in goals
+            ]
+            scored = [(s, g) for s, g in scored if s > 0]
+            if scored:
+                return max(scored, key=lambda sg: (sg[0], sg[1].priority))[1]
+            return None
+        blocked = [g for g in goals if g.status == "blocked"]
+        pool = blocked or goals
+        return max(pool, key=lambda g: g.priority) if pool else None
+
+    def trust(self, source: UUID, target: UUID) -> float | None:
+        rels = self.engine.world.try_component(source, Relationships)
+        rel = rels.entries.get(str(target)) if rels is not None else None
+        return rel.trust if rel is not None else None
+
+    def wealth(self, npc: UUID) -> int | None:
+        """Coin the NPC can spend; None when its wealth is not modelled."""
+        comp = self.engine.world.try_component(npc, Wealth)
+        return comp.gold if comp is not None else None
+
+    def factions(self, entity: UUID) -> dict[str, str]:
+        comp = self.engine.world.try_component(entity, FactionMembership)
+        return dict(comp.factions) if comp is not None else {}
+
+    def faction_name(self, faction: str) -> str:
+        living = self.living
+        return living.source_name(faction) if living is not None else faction.replace("_", " ")
+
+    def faction_representative(self, faction: str) -> UUID | None:
+        """A living member of ``faction``: its leader if it has one."""
+        members: list[tuple[bool, UUID]] = []
+        for uid, membership in self.engine.world.each(FactionMembership):
+            role = membership.role(faction)
+            if role is not None and self.is_npc(uid) and self.is_alive(uid):
+                members.append((role != "leader", uid))
+        return min(members)[1] if members else None
+
+    def public_memories(self, npc: UUID, limit: int = 5) -> list[EpisodicMemory]:
+        """The NPC's newest PUBLIC memories; private ones never reach a quest."""
+        living = self.living
+        if living is None:
+            return []
+        return living.memory.get_recent(
+            npc, limit=limit, visibility_filter=MemoryVisibility.PUBLIC
+        )
+
+    def knowledge(self, npc: UUID, topics: set[str], rooms: set[str] | None = None) -> float:
+        """How much ``npc`` knows about a topic: public memories and gossip that
+        mention it, and whether it watches the rooms (a guard's patrol reports)."""
+        score = 0.0
+        if topics:
+            for memory in self.public_memories(npc, limit=20):
+                if topics & topic_tokens(memory.content):
+                    score += 1.0
+            known = self.engine.world.try_component(npc, KnownGossip)
+            if known is not None:
+                for item in known.items.values():
+                    if topics & topic_tokens(item.content, item.subject):
+                        score += 0.5 * item.confidence
+        if rooms:
+            watched = self.engine.world.try_component(npc, WatchedRooms)
+            if watched is not None and rooms & set(watched.rooms):
+                score += 2.0
+        return score
+
+    def npcs_in_region(self, region: str | None) -> list[UUID]:
+        out = []
+        for uid, _npc in self.engine.world.each(NPC):
+            if not self.is_alive(uid):
+                continue
+            if region is None or self.region_of(self.room_of(uid)) == region:
+                out.append(uid)
+        return sorted(out)
+
+    # -- threats and items ---------------------------------------------------------------
+    def threats(self, source: str | None, rooms: list[str]) -> list[UUID]:
+        """Living, hostile entities in ``rooms`` whose threat source matches ``source``.
+
+        Hostility comes from the living layer's threat map (Hostile markers, hostile
+        factions, providers added by rules layers); without a living layer, from the
+        Hostile markers alone.
+        """
+        wanted = topic_tokens(source)
+        room_set = set(rooms)
+        pairs: list[tuple[UUID, str]] = []
+        living = self.living
+        if living is not None:
+            threat_map = living.threat_map()
+            for room in rooms:
+                pairs.extend(threat_map.by_room.get(room, ()))
+        else:
+            for uid, marker in self.engine.world.each(Hostile):
+                if marker.active and self.room_of(uid) in room_set:
+                    pairs.append((uid, marker.source))
+        for provider in self.threat_providers:
+            pairs.extend(p for p in provider(self.engine.world) if self.room_of(p[0]) in room_set)
+        out: list[UUID] = []
+        for uid, threat_source in pairs:
+            if not self.is_alive(uid) or uid in out:
+                continue
+            names = topic_tokens(threat_source, self.faction_name(threat_source))
+            if wanted and not (wanted & names) and not self._keywords_match(uid, wanted):
+                continue
+            out.append(uid)
+        return out
+
+    def is_threat(self, entity: UUID) -> bool:
+        """Whether ``entity`` is one of the world's threats (hostile, living)."""
+        living = self.living
+        if living is not None and living.is_threat(entity):
+            return True
+        marker = self.engine.world.try_component(entity, Hostile)
+        if marker is not None and marker.active:
+            return True
+        return any(
+            uid == entity for provider in self.threat_providers
+            for uid, _ in provider(self.engine.world)
+        )
+
+    def threat_keys(self, entities: list[UUID]) -> list[str]:
+        """The living layer's keys ("threat:bandits:ironvale:old_trade_road") of the
+        threat groups these entities belong to."""
+        living = self.living
+        if living is None:
+            return []
+        wanted = set(entities)
+        return sorted(
+            key for key, group in living.threat_map().groups.items()
+            if wanted & set(group.entities)
+        )
+
+    def _keywords_match(self, entity: UUID, wanted: set[str]) -> bool:
+        desc = self.engine.world.try_component(entity, Describable)
+        if desc is None:
+            return False
+        return bool(wanted & topic_tokens(desc.name, " ".join(desc.keywords)))
+
+    def items_with_template(self, template: str) -> list[UUID]:
+        return [
+            uid
+            for uid, item in self.engine.world.each(Item)
+            if item.template == template and self.exists(uid)
+        ]
+
+    def item_obtainable(self, template: str | None) -> bool:
+        """An item lying in a room somewhere, or one a rules layer can supply."""
+        if not template:
+            return False
+        for uid in self.items_with_template(template):
+            if self.room_of(uid) is not None:
+                return True
+        return any(source(template) for source in self.item_sources)
+
+    def item_room(self, template: str) -> str | None:
+        for uid in self.items_with_template(template):
+            room = self.room_of(uid)
+            if room is not None:
+                return room
+        return None
+
+    def item_name(self, template: str) -> str:
+        for uid in self.items_with_template(template):
+            name = self.name(uid)
+            if name:
+                return name
+        return template.split(":")[-1].replace("_", " ")

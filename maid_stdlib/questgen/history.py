@@ -1,0 +1,223 @@
+"""QuestHistory (seed 6.6): what the generator produced, for cooldowns, variety,
+anti-patterns and analytics. Persisted in the ``quest_history`` collection.
+
+Times are game seconds (seed pitfall 1). The document of a quest (key: its id,
+``character_id`` None, ``source`` "generated") uses the same field names as the
+QuestManager's history entries in the same collection, so either side can read
+what the other wrote; the generator adds ``area``, ``archetype`` facts and
+``chain_parent_id``. Writes are queued and flushed by whoever owns the tick
+(``flush(documents)``), never awaited inside a build.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict
+
+from maid_stdlib.questgen.quest import GeneratedQuest
+
+if TYPE_CHECKING:
+    from maid_engine.store import DocumentStore
+
+__all__ = ["COLLECTION", "QuestHistory", "QuestHistoryEntry"]
+
+COLLECTION = "quest_history"
+SUCCESS_OUTCOMES = frozenset({"perfect", "completed", "partial_success", "pyrrhic_victory"})
+
+
+class QuestHistoryEntry(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    quest_id: str
+    seed_type: str
+    archetype_id: str
+    quest_giver_id: UUID | None
+    character_id: UUID | None = None
+    #: A QuestOutcome value ("completed", "expired" ...); None while still open.
+    outcome: str | None = None
+    importance: float = 0.0
+    grounding_score: float = 0.0
+    coherence_score: float = 0.0
+    novelty_score: float = 0.0
+    created_at: float = 0.0
+    accepted_at: float | None = None
+    completed_at: float | None = None
+    finished_at: float | None = None
+    chain_depth: int = 0
+    chain_parent_id: str | None = None
+    source: str = "generated"
+    region: str | None = None
+    area: str | None = None
+    location: str | None = None
+    objective_pattern: str = ""
+    requires_combat: bool = False
+    #: Characters who hold an unaccepted offer of it (pending-offer caps).
+    offered_to: list[UUID] = []
+    #: Order of recording: breaks ties between quests generated at the same game time.
+    sequence: int = 0
+
+    @property
+    def active(self) -> bool:
+        return self.outcome is None
+
+    def document(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+class QuestHistory:
+    def __init__(self) -> None:
+        self._entries: dict[str, QuestHistoryEntry] = {}
+        self._pending: dict[str, dict[str, Any]] = {}
+        self._sequence = 0
+
+    # -- writing ------------------------------------------------------------------------
+    def record(
+        self,
+        quest: GeneratedQuest,
+        now: float,
+        *,
+        objective_pattern: str = "",
+        requires_combat: bool = False,
+    ) -> QuestHistoryEntry:
+        """Record a newly generated quest. seed_type and importance come from the
+        quest (which copied them from its seed), not from its scores."""
+        self._sequence += 1
+        entry = QuestHistoryEntry(
+            sequence=self._sequence,
+            quest_id=quest.id,
+            seed_type=quest.seed_type,
+            archetype_id=quest.archetype_id,
+            quest_giver_id=quest.quest_giver_id,
+            importance=quest.importance,
+            grounding_score=quest.grounding_score,
+            coherence_score=quest.coherence_score,
+            novelty_score=quest.novelty_score,
+            created_at=now,
+            chain_depth=quest.chain_depth,
+            chain_parent_id=quest.chain_parent_id,
+            region=quest.region,
+            area=quest.area,
+            location=quest.location,
+            objective_pattern=objective_pattern,
+            requires_combat=requires_combat,
+        )
+        self._put(entry)
+        return entry
+
+    def _put(self, entry: QuestHistoryEntry) -> None:
+        self._entries[entry.quest_id] = entry
+        self._pending[entry.quest_id] = entry.document()
+
+    def _update(self, quest_id: str, **changes: Any) -> QuestHistoryEntry | None:
+        entry = self._entries.get(quest_id)
+        if entry is None:
+            return None
+        updated = entry.model_copy(update=changes)
+        self._put(updated)
+        return updated
+
+    def mark_offered(self, quest_id: str, character_id: UUID) -> None:
+        entry = self._entries.get(quest_id)
+        if entry is not None and character_id not in entry.offered_to:
+            self._update(quest_id, offered_to=[*entry.offered_to, character_id])
+
+    def mark_accepted(self, quest_id: str, character_id: UUID, now: float) -> None:
+        entry = self._entries.get(quest_id)
+        if entry is None:
+            return
+        offered = [c for c in entry.offered_to if c != character_id]
+        self._update(quest_id, character_id=character_id, accepted_at=now, offered_to=offered)
+
+    def mark_finished(self, quest_id: str, outcome: str, now: float) -> None:
+        """Close the quest (turned in, failed, expired or invalidated)."""
+        entry = self._entries.get(quest_id)
+        if entry is None or entry.outcome is not None:
+            return
+        success = outcome in SUCCESS_OUTCOMES
+        self._update(quest_id, outcome=outcome, finished_at=now,
+                     completed_at=now if success else entry.completed_at, offered_to=[])
+
+    # -- queries --------------------------------------------------------------------------
+    def get(self, quest_id: str) -> QuestHistoryEntry | None:
+        return self._entries.get(quest_id)
+
+    def entries(self) -> list[QuestHistoryEntry]:
+        return list(self._entries.values())
+
+    def recent(self, count: int) -> list[QuestHistoryEntry]:
+        """The ``count`` most recently generated quests, newest first."""
+        ordered = sorted(self._entries.values(), key=lambda e: (e.created_at, e.sequence),
+                         reverse=True)
+        return ordered[:count]
+
+    def recent_types(self, count: int) -> list[str]:
+        return [e.seed_type for e in self.recent(count)]
+
+    def recent_quest_from_npc(self, npc_id: UUID, window_seconds: float, now: float) -> bool:
+        cutoff = now - window_seconds
+        return any(
+            e.quest_giver_id == npc_id and e.created_at > cutoff for e in self._entries.values()
+        )
+
+    def count_from_npc_since(self, npc_id: UUID, since: float) -> int:
+        return sum(
+            1 for e in self._entries.values() if e.quest_giver_id == npc_id and e.created_at > since
+        )
+
+    def since(self, when: float) -> list[QuestHistoryEntry]:
+        return [e for e in self._entries.values() if e.created_at > when]
+
+    def active_generated_quest_ids(self) -> set[str]:
+        return {q for q, e in self._entries.items() if e.active}
+
+    def count_active_in_region(self, region: str) -> int:
+        return sum(1 for e in self._entries.values() if e.active and e.region == region)
+
+    def count_pending_offers(self, character_id: UUID) -> int:
+        return sum(1 for e in self._entries.values() if e.active and character_id in e.offered_to)
+
+    def chain_of(self, quest_id: str) -> list[QuestHistoryEntry]:
+        """The quest and its ancestors, oldest first (cycles cut)."""
+        out: list[QuestHistoryEntry] = []
+        seen: set[str] = set()
+        current = self._entries.get(quest_id)
+        while current is not None and current.quest_id not in seen:
+            seen.add(current.quest_id)
+            out.append(current)
+            parent = current.chain_parent_id
+            current = self._entries.get(parent) if parent else None
+        return list(reversed(out))
+
+    # -- persistence ----------------------------------------------------------------------
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def load_documents(self, docs: Iterable[dict[str, Any]]) -> int:
+        count = 0
+        for doc in docs:
+            if doc.get("character_id") is not None or doc.get("source") != "generated":
+                continue
+            entry = QuestHistoryEntry.model_validate(doc)
+            self._entries[entry.quest_id] = entry
+            self._sequence = max(self._sequence, entry.sequence)
+            count += 1
+        return count
+
+    async def load(self, documents: DocumentStore) -> int:
+        """Read the generated quests' entries (run entries of characters are skipped)."""
+        return self.load_documents(await documents.query(COLLECTION, {"character_id": None}))
+
+    async def flush(self, documents: DocumentStore) -> int:
+        if not self._pending:
+            return 0
+        pending, self._pending = self._pending, {}
+        try:
+            await documents.put_many(COLLECTION, pending)
+        except Exception:
+            self._pending = {**pending, **self._pending}
+            raise
+        return len(pending)

@@ -1,0 +1,369 @@
+"""The built-in objective patterns: CLEAR, INVESTIGATE, NEGOTIATE, CHOICE, ESCORT,
+DELIVER, FETCH and CRAFT_AND_DELIVER (seed 4.3 "Objective Construction").
+
+Each builder reads only the seed's typed fields and the world, and returns []
+when the world does not hold what it needs (no threat entities, no lead, no
+obtainable item). Higher-level patterns map onto the nine base objective types:
+an investigation is TALK + VISIT, a negotiation TALK + a CUSTOM decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from uuid import UUID
+
+from maid_stdlib.questgen.facts import WorldFacts
+from maid_stdlib.questgen.quest import ObjectiveType, QuestObjective
+from maid_stdlib.questgen.seed import QuestSeed
+from maid_stdlib.questgen.text import join_names, topic_tokens
+from maid_stdlib.questgen.types import ObjectivePatterns
+
+__all__ = ["BUILTIN_PATTERNS", "MAX_LEADS", "MAX_THREATS"]
+
+#: At most this many threat entities become kill targets (a horde is not a quest).
+MAX_THREATS = 8
+#: An investigation talks to at most this many people; beyond 3 clues are optional.
+MAX_LEADS = 4
+MAX_FETCH = 3
+
+
+def _strip_article(name: str) -> str:
+    for article in ("a ", "an ", "the ", "some "):
+        if name.lower().startswith(article):
+            return name[len(article):]
+    return name
+
+
+def _plural(name: str) -> str:
+    base = _strip_article(name)
+    if base.endswith("man"):
+        return base[:-3] + "men"
+    if base.endswith("lf"):
+        return base[:-1] + "ves"
+    if base.endswith("fe"):
+        return base[:-2] + "ves"
+    if base.endswith(("s", "x", "ch", "sh")):
+        return base + "es"
+    if base.endswith("y") and base[-2:-1] not in "aeiou":
+        return base[:-1] + "ies"
+    return base + "s"
+
+
+def _where_hint(facts: WorldFacts, npc: UUID) -> list[str]:
+    room = facts.room_of(npc)
+    return [f"{facts.name(npc)} is usually found at {facts.room_name(room)}."] if room else []
+
+
+def _talk(
+    facts: WorldFacts, npc: UUID, description: str, order: int, optional: bool = False
+) -> QuestObjective:
+    return QuestObjective(
+        objective_type=ObjectiveType.TALK, description=description, target=facts.name(npc),
+        target_entity_id=npc, target_location=facts.room_of(npc), order=order,
+        optional=optional, hints=_where_hint(facts, npc), target_template=facts.template(npc),
+    )
+
+
+def _visit(facts: WorldFacts, room: str, description: str, order: int) -> QuestObjective:
+    return QuestObjective(
+        objective_type=ObjectiveType.VISIT, description=description,
+        target=facts.room_name(room), target_location=room, order=order,
+    )
+
+
+def _report(facts: WorldFacts, seed: QuestSeed, order: int, what: str = "") -> QuestObjective:
+    giver = seed.primary_npc
+    text = f"Report back to {facts.name(giver)}" + (f" {what}" if what else "")
+    return _talk(facts, giver, text, order)
+
+
+def _reachable_npcs(facts: WorldFacts, seed: QuestSeed, npcs: list[UUID]) -> list[UUID]:
+    start = facts.room_of(seed.primary_npc)
+    return [n for n in npcs if facts.is_alive(n) and facts.reachable(start, facts.room_of(n))]
+
+
+def _search_rooms(facts: WorldFacts, seed: QuestSeed) -> list[str]:
+    """The seed's rooms and every room of their areas."""
+    rooms = list(dict.fromkeys([seed.location, *seed.affected_area]))
+    for room in list(rooms):
+        area = facts.area_of(room)
+        if area:
+            rooms.extend(r for r in facts.rooms_of_area(area) if r not in rooms)
+    return rooms
+
+
+def _kill_groups(facts: WorldFacts, threats: list[UUID]) -> list[list[UUID]]:
+    groups: dict[str, list[UUID]] = {}
+    for uid in threats[:MAX_THREATS]:
+        key = facts.template(uid) or facts.name(uid).casefold()
+        groups.setdefault(key, []).append(uid)
+    # Rank-and-file first, then the ones who stand alone: leaders come last.
+    return sorted(groups.values(), key=lambda g: (len(g) == 1, facts.name(g[0])))
+
+
+def _kill(facts: WorldFacts, group: list[UUID], order: int) -> QuestObjective:
+    first = group[0]
+    room = facts.room_of(first)
+    if len(group) == 1:
+        desc, target = f"Defeat {facts.name(first)}", facts.name(first)
+        hints = [f"{facts.name(first)} was last seen at {facts.room_name(room)}."]
+    else:
+        plural = _plural(facts.name(first))
+        desc, target = f"Defeat {len(group)} {plural}", plural
+        rooms = sorted({facts.room_name(facts.room_of(u)) for u in group})
+        hints = [f"The {plural} were last seen at {join_names(rooms)}."]
+    template = facts.template(first)
+    keyword = None
+    if template is None and len(group) > 1:
+        words = _strip_article(facts.name(first)).lower().split()
+        keyword = words[-1] if words else None
+    return QuestObjective(
+        objective_type=ObjectiveType.KILL, description=desc, target=target,
+        target_entity_id=first if len(group) == 1 else None, target_entity_ids=list(group),
+        target_template=template, target_keyword=keyword, target_location=room,
+        quantity=len(group), order=order, hints=hints,
+    )
+
+
+def build_clear(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
+    """Learn about the threat, go there, defeat the real threats, report back."""
+    search = _search_rooms(facts, seed)
+    threats = facts.threats(seed.threat_source, search)
+    if not threats:
+        region = facts.region_of(seed.location)
+        wider = [r for r in facts.ws.rooms_in_region(region)] if region else []
+        threats = facts.threats(seed.threat_source, wider)
+    start = facts.room_of(seed.primary_npc)
+    threats = [t for t in threats if facts.reachable(start, facts.room_of(t))]
+    if not threats:
+        return []
+    objectives: list[QuestObjective] = []
+    topics = topic_tokens(seed.threat_source)
+    rooms = set(search)
+    candidates = _reachable_npcs(facts, seed, seed.involved_npcs)
+    if candidates:
+        informant = max(
+            candidates,
+            key=lambda n: (facts.knowledge(n, topics, rooms), -candidates.index(n)),
+        )
+        objectives.append(_talk(
+            facts, informant, f"Speak with {facts.name(informant)} about the "
+            f"{seed.threat_source or 'threat'}", order=1,
+        ))
+    area = facts.area_of(seed.location)
+    place = facts.area_name(area) if area and len(search) > 1 else facts.room_name(seed.location)
+    objectives.append(_visit(facts, seed.location, f"Travel to {place}", order=2))
+    groups = _kill_groups(facts, threats)
+    has_rank_and_file = any(len(g) > 1 for g in groups)
+    for group in groups:
+        order = 4 if has_rank_and_file and len(group) == 1 else 3
+        objectives.append(_kill(facts, group, order))
+    last = max(o.order for o in objectives)
+    objectives.append(_report(facts, seed, last + 1))
+    return objectives
+
+
+def build_investigation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
+    """Ask people who know something, search the evidence, report (or confront)."""
+    topics = topic_tokens(seed.subject, seed.discovery_type)
+    rooms = {seed.evidence_location} if seed.evidence_location else set()
+    # People near the mystery and people near the giver may both have heard something.
+    regions = {facts.region_of(seed.location), facts.region_of(facts.room_of(seed.primary_npc))}
+    pool = list(dict.fromkeys([
+        *seed.involved_npcs, *(n for r in sorted(x for x in regions if x)
+                               for n in facts.npcs_in_region(r)),
+    ]))
+    pool = [n for n in _reachable_npcs(facts, seed, pool) if n != seed.primary_npc]
+    scored = [(facts.knowledge(n, topics, rooms), n) for n in pool]
+    leads = [n for s, n in sorted(scored, key=lambda t: (-t[0], pool.index(t[1]))) if s > 0]
+    leads.extend(n for n in seed.involved_npcs if n in pool and n not in leads)
+    leads = leads[:MAX_LEADS]
+    evidence = seed.evidence_location
+    if not leads and not evidence:
+        return []
+    objectives: list[QuestObjective] = []
+    if leads:
+        objectives.append(_talk(facts, leads[0], f"Ask {facts.name(leads[0])} what they know",
+                                order=1))
+    for i, npc in enumerate(leads[1:], start=2):
+        objectives.append(_talk(facts, npc, f"Investigate: speak with {facts.name(npc)}",
+                                order=2, optional=i > 3))
+    if evidence and facts.reachable(facts.room_of(seed.primary_npc), evidence):
+        objectives.append(_visit(facts, evidence,
+                                 f"Search {facts.room_name(evidence)} for evidence", order=2))
+    suspect = seed.party_a
+    if suspect is not None and suspect != seed.primary_npc and facts.is_alive(suspect):
+        objectives.append(_talk(facts, suspect, f"Confront {facts.name(suspect)}", order=3,
+                                optional=True))
+    objectives.append(_report(facts, seed, 3, "with what you found"))
+    return objectives
+
+
+def _two_sides(seed: QuestSeed) -> tuple[UUID, UUID] | None:
+    if seed.party_a is not None and seed.party_b is not None and seed.party_a != seed.party_b:
+        return seed.party_a, seed.party_b
+    return None
+
+
+def _decision(description: str, target: str, order: int) -> QuestObjective:
+    return QuestObjective(objective_type=ObjectiveType.CUSTOM, description=description,
+                          target=target, order=order, choice=True)
+
+
+def build_negotiation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
+    """Hear both sides, decide how to settle it, tell the giver."""
+    sides = _two_sides(seed)
+    if sides is None or len(_reachable_npcs(facts, seed, list(sides))) < 2:
+        return []
+    a, b = sides
+    about = f" over {seed.subject}" if seed.subject else ""
+    objectives = [
+        _talk(facts, a, f"Hear {facts.name(a)}'s side of the dispute{about}", order=1),
+        _talk(facts, b, f"Hear {facts.name(b)}'s side of the dispute{about}", order=1),
+        _decision(f"Decide how to settle the dispute between {facts.name(a)} and "
+                  f"{facts.name(b)}", f"the dispute{about}", order=2),
+    ]
+    objectives.append(_report(facts, seed, 3, "with your decision"))
+    return objectives
+
+
+def build_choice(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
+    """Meet both camps, choose one, tell the giver."""
+    sides = _two_sides(seed)
+    if sides is None or len(_reachable_npcs(facts, seed, list(sides))) < 2:
+        return []
+    a, b = sides
+    name_a = facts.faction_name(seed.faction_a) if seed.faction_a else facts.name(a)
+    name_b = facts.faction_name(seed.faction_b) if seed.faction_b else facts.name(b)
+    objectives = [
+        _talk(facts, a, f"Meet {facts.name(a)} to hear what {name_a} want", order=1),
+        _talk(facts, b, f"Meet {facts.name(b)} to hear what {name_b} want", order=1),
+        _decision(f"Choose whether to back {name_a} or {name_b}", f"{name_a} or {name_b}",
+                  order=2),
+    ]
+    objectives.append(_report(facts, seed, 3, "with your choice"))
+    return objectives
+
+
+def build_escort(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
+    """Find the one in danger, deal with whoever holds them, bring them back."""
+    victim = seed.rescue_target
+    if victim is None or not facts.is_alive(victim):
+        return []
+    where = facts.room_of(victim)
+    destination = seed.destination or facts.room_of(seed.primary_npc)
+    start = facts.room_of(seed.primary_npc)
+    if where is None or destination is None or not facts.reachable(start, where):
+        return []
+    if not facts.reachable(where, destination):
+        return []
+    name = facts.name(victim)
+    objectives = [_visit(facts, where, f"Find {name} at {facts.room_name(where)}", order=1)]
+    order = 2
+    if seed.threat_source:
+        threats = facts.threats(seed.threat_source, [where])
+        for group in _kill_groups(facts, threats):
+            objectives.append(_kill(facts, group, order))
+        if threats:
+            order += 1
+    objectives.append(QuestObjective(
+        objective_type=ObjectiveType.ESCORT,
+        description=f"Bring {name} safely to {facts.room_name(destination)}", target=name,
+        target_entity_id=victim, target_location=destination, order=order,
+        target_template=facts.template(victim),
+    ))
+    objectives.append(_report(facts, seed, order + 1, f"that {name} is safe"))
+    return objectives
+
+
+def _collect(facts: WorldFacts, template: str, quantity: int, order: int) -> QuestObjective:
+    room = facts.item_room(template)
+    name = facts.item_name(template)
+    found = f"{name[0].upper() + name[1:]} can be found at {facts.room_name(room)}."
+    hints = [found] if room else []
+    label = name if quantity == 1 else f"{quantity} {_plural(name)}"
+    return QuestObjective(
+        objective_type=ObjectiveType.COLLECT, description=f"Obtain {label}", target=name,
+        item_template=template, target_location=room, quantity=quantity, order=order,
+        hints=hints,
+    )
+
+
+def _deliver(
+    facts: WorldFacts, template: str, recipient: UUID, quantity: int, order: int, why: str = ""
+) -> QuestObjective:
+    name = facts.item_name(template)
+    return QuestObjective(
+        objective_type=ObjectiveType.DELIVER,
+        description=f"Bring {_strip_article(name)} to {facts.name(recipient)}{why}",
+        target=name, item_template=template, target_entity_id=recipient,
+        target_location=facts.room_of(recipient), quantity=quantity, order=order,
+        hints=_where_hint(facts, recipient),
+    )
+
+
+def build_deliver(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
+    template, recipient = seed.item_template, seed.recipient
+    if template is None or recipient is None or not facts.item_obtainable(template):
+        return []
+    objectives = [
+        _collect(facts, template, 1, order=1),
+        _deliver(facts, template, recipient, 1, order=2),
+    ]
+    if recipient != seed.primary_npc:
+        objectives.append(_report(facts, seed, 3))
+    return objectives
+
+
+def build_fetch(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
+    template = seed.item_template
+    if template is None:
+        return []
+    source = facts.item_room(template)
+    available = len(facts.items_with_template(template))
+    if source is None and not facts.item_obtainable(template):
+        return []
+    quantity = max(1, min(MAX_FETCH, available or 1))
+    objectives: list[QuestObjective] = []
+    if source is not None:
+        objectives.append(_visit(facts, source, f"Go to {facts.room_name(source)}", order=1))
+    objectives.append(_collect(facts, template, quantity, order=2))
+    objectives.append(_deliver(facts, template, seed.primary_npc, quantity, order=3))
+    return objectives
+
+
+def build_craft_and_deliver(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
+    """Source the material, gather it, bring it to whoever works it."""
+    template = seed.item_template
+    if template is None or not facts.item_obtainable(template):
+        return []
+    objectives: list[QuestObjective] = []
+    supplier = seed.supplier
+    material = facts.item_name(template)
+    if supplier is not None and supplier != seed.primary_npc and facts.is_alive(supplier):
+        objectives.append(_talk(facts, supplier,
+                                f"Ask {facts.name(supplier)} where to get {material}", order=1))
+    objectives.append(_collect(facts, template, 1, order=2))
+    crafter = seed.primary_npc
+    objectives.append(_deliver(facts, template, crafter, 1, order=3,
+                               why=" so the work can go on"))
+    if seed.recipient is not None and seed.recipient not in (crafter, supplier):
+        objectives.append(_talk(facts, seed.recipient,
+                                f"Tell {facts.name(seed.recipient)} the order is under way",
+                                order=4))
+    return objectives
+
+
+Builder = Callable[[QuestSeed, WorldFacts], list[QuestObjective]]
+
+#: pattern -> (builder, QuestSeed fields it requires)
+BUILTIN_PATTERNS: dict[str, tuple[Builder, tuple[str, ...]]] = {
+    ObjectivePatterns.CLEAR: (build_clear, ("threat_source",)),
+    ObjectivePatterns.INVESTIGATE: (build_investigation, ()),
+    ObjectivePatterns.NEGOTIATE: (build_negotiation, ("party_a", "party_b")),
+    ObjectivePatterns.CHOICE: (build_choice, ("party_a", "party_b")),
+    ObjectivePatterns.ESCORT: (build_escort, ("rescue_target",)),
+    ObjectivePatterns.DELIVER: (build_deliver, ("item_template", "recipient")),
+    ObjectivePatterns.FETCH: (build_fetch, ("item_template",)),
+    ObjectivePatterns.CRAFT_AND_DELIVER: (build_craft_and_deliver, ("item_template",)),
+}

@@ -1,0 +1,127 @@
+"""QuestQualityFilter: reject quests matching known anti-patterns (seed 5.2).
+
+History-aware and registry-aware: whether a past quest was a fetch quest or a
+combat quest is read from the archetype registry (pack archetypes included) or,
+for archetypes since unregistered, from what the history recorded. Windows are
+game time. Packs add their own :class:`AntiPattern` objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from maid_engine.clock import GAME_DAY
+from maid_stdlib.questgen.archetypes import ArchetypeRegistry
+from maid_stdlib.questgen.history import QuestHistory, QuestHistoryEntry
+from maid_stdlib.questgen.quest import GeneratedQuest
+from maid_stdlib.questgen.types import ObjectivePatterns
+
+__all__ = ["AntiPattern", "QuestQualityFilter"]
+
+#: Patterns that make a quest a "bring X to Y" errand.
+FETCH_LIKE = frozenset({ObjectivePatterns.FETCH, ObjectivePatterns.DELIVER,
+                        ObjectivePatterns.CRAFT_AND_DELIVER})
+
+
+@dataclass(frozen=True)
+class AntiPattern:
+    """``matches(quest, filter) -> bool``: True rejects the quest."""
+
+    name: str
+    matches: Callable[[GeneratedQuest, QuestQualityFilter], bool]
+
+
+class QuestQualityFilter:
+    MAX_CONSECUTIVE_FETCH: ClassVar[int] = 2
+    MAX_CONSECUTIVE_COMBAT: ClassVar[int] = 2
+    MAX_PER_NPC_PER_DAY: ClassVar[int] = 2
+    MAX_SAME_AREA: ClassVar[int] = 3
+    MAX_ACTIVE_QUESTS_PER_REGION: ClassVar[int] = 3
+
+    def __init__(self, history: QuestHistory, archetypes: ArchetypeRegistry) -> None:
+        self.history = history
+        self.archetypes = archetypes
+        self.anti_patterns: list[AntiPattern] = [
+            AntiPattern("fetch_loop", lambda q, f: f._fetch_loop(q)),
+            AntiPattern("combat_fatigue", lambda q, f: f._combat_fatigue(q)),
+            AntiPattern("npc_monopoly", lambda q, f: f._npc_monopoly(q)),
+            AntiPattern("location_repetition", lambda q, f: f._location_repetition(q)),
+            AntiPattern("impossible_quest", lambda q, f: f._impossible(q)),
+            AntiPattern("region_density", lambda q, f: f._region_full(q)),
+        ]
+
+    def add(self, pattern: AntiPattern) -> None:
+        self.anti_patterns.append(pattern)
+
+    def check(self, quest: GeneratedQuest) -> list[str]:
+        """Names of the anti-patterns ``quest`` matches ([] means it passes)."""
+        return [p.name for p in self.anti_patterns if p.matches(quest, self)]
+
+    def filter(self, quest: GeneratedQuest) -> bool:
+        return not self.check(quest)
+
+    # -- facts about quests -------------------------------------------------------------
+    def _pattern(self, archetype_id: str, entry: QuestHistoryEntry | None = None) -> str:
+        archetype = self.archetypes.get(archetype_id)
+        if archetype is not None:
+            return archetype.objective_pattern
+        return entry.objective_pattern if entry is not None else ""
+
+    def _combat(self, archetype_id: str, entry: QuestHistoryEntry | None = None) -> bool:
+        archetype = self.archetypes.get(archetype_id)
+        if archetype is not None:
+            return archetype.requires_combat
+        return entry.requires_combat if entry is not None else False
+
+    def _recent(self, count: int, quest: GeneratedQuest) -> list[QuestHistoryEntry]:
+        # The quest itself may already be recorded (re-checking a registered quest).
+        return [e for e in self.history.recent(count + 1) if e.quest_id != quest.id][:count]
+
+    # -- the anti-patterns ----------------------------------------------------------------
+    def _fetch_loop(self, quest: GeneratedQuest) -> bool:
+        if self._pattern(quest.archetype_id) not in FETCH_LIKE:
+            return False
+        recent = self._recent(self.MAX_CONSECUTIVE_FETCH, quest)
+        return len(recent) == self.MAX_CONSECUTIVE_FETCH and all(
+            self._pattern(e.archetype_id, e) in FETCH_LIKE for e in recent
+        )
+
+    def _combat_fatigue(self, quest: GeneratedQuest) -> bool:
+        if not self._combat(quest.archetype_id):
+            return False
+        recent = self._recent(self.MAX_CONSECUTIVE_COMBAT, quest)
+        return len(recent) == self.MAX_CONSECUTIVE_COMBAT and all(
+            self._combat(e.archetype_id, e) for e in recent
+        )
+
+    def _npc_monopoly(self, quest: GeneratedQuest) -> bool:
+        since = quest.created_at - GAME_DAY
+        count = sum(
+            1 for e in self.history.since(since)
+            if e.quest_giver_id == quest.quest_giver_id and e.quest_id != quest.id
+        )
+        return count >= self.MAX_PER_NPC_PER_DAY
+
+    def _location_repetition(self, quest: GeneratedQuest) -> bool:
+        if quest.area is None:
+            return False
+        since = quest.created_at - GAME_DAY
+        count = sum(1 for e in self.history.since(since)
+                    if e.area == quest.area and e.quest_id != quest.id)
+        return count >= self.MAX_SAME_AREA
+
+    def _impossible(self, quest: GeneratedQuest) -> bool:
+        if quest.time_limit is None:
+            return False
+        return quest.estimated_duration_minutes / 60.0 > quest.time_limit
+
+    def _region_full(self, quest: GeneratedQuest) -> bool:
+        if quest.region is None:
+            return False
+        active = sum(
+            1 for e in self.history.entries()
+            if e.active and e.region == quest.region and e.quest_id != quest.id
+        )
+        return active >= self.MAX_ACTIVE_QUESTS_PER_REGION

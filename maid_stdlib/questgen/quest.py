@@ -1,0 +1,279 @@
+"""The data of a generated quest (seed 4.3): objectives, branches, rewards,
+consequences and the GeneratedQuest itself.
+
+Everything here is plain data. All dataclasses are keyword-only, which is what
+makes the seed's field order (required fields after defaulted ones) valid
+(seed pitfall 2). Rooms are room keys ("ironvale:road_ridge"), as everywhere in
+the world layer; entities are UUIDs. Times are game seconds, except
+``GeneratedQuest.time_limit`` which is game hours as in the seed.
+
+``ObjectiveType`` mirrors the nine values of the QuestManager's ObjectiveType
+(classic_rpg) by value: the stdlib may not import classic_rpg.
+"""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+from pydantic import TypeAdapter
+
+from maid_stdlib.questgen.narrative_context import QuestDialogue
+from maid_stdlib.questgen.types import QuestSeedType
+
+__all__ = [
+    "BranchOption",
+    "ConsequenceType",
+    "DifficultyTier",
+    "GeneratedQuest",
+    "ObjectiveType",
+    "ProgressionMode",
+    "QuestBranch",
+    "QuestConsequence",
+    "QuestDialogue",
+    "QuestObjective",
+    "QuestRewards",
+    "quest_from_document",
+    "quest_to_document",
+]
+
+
+class DifficultyTier(enum.StrEnum):
+    TRIVIAL = "trivial"
+    EASY = "easy"
+    MODERATE = "moderate"
+    HARD = "hard"
+    EPIC = "epic"
+
+    @property
+    def recommended_level(self) -> int:
+        return _TIER_LEVEL[self]
+
+    @property
+    def min_level(self) -> int:
+        """The lowest level allowed to accept: a quest one level above you is fair."""
+        return max(1, self.recommended_level - 1)
+
+    @property
+    def rank(self) -> int:
+        return list(DifficultyTier).index(self)
+
+    @classmethod
+    def for_level(cls, level: float) -> DifficultyTier:
+        """The tier whose recommended level is the highest not above ``level``."""
+        chosen = cls.TRIVIAL
+        for tier in cls:
+            if tier.recommended_level <= level:
+                chosen = tier
+        return chosen
+
+
+_TIER_LEVEL = {
+    DifficultyTier.TRIVIAL: 1,
+    DifficultyTier.EASY: 2,
+    DifficultyTier.MODERATE: 4,
+    DifficultyTier.HARD: 7,
+    DifficultyTier.EPIC: 10,
+}
+
+
+class ProgressionMode(enum.StrEnum):
+    """How multi-player progress is credited. Side-table only, not on the Quest model."""
+
+    INDIVIDUAL = "individual"
+    SHARED_CREDIT = "shared_credit"
+    COMPETITIVE = "competitive"
+
+
+class ObjectiveType(enum.StrEnum):
+    KILL = "kill"
+    COLLECT = "collect"
+    DELIVER = "deliver"
+    VISIT = "visit"
+    TALK = "talk"
+    PROTECT = "protect"
+    ESCORT = "escort"
+    TIMED = "timed"
+    CUSTOM = "custom"
+
+
+class ConsequenceType(enum.StrEnum):
+    NPC_GOAL_ADVANCE = "npc_goal_advance"
+    NPC_GOAL_COMPLETE = "npc_goal_complete"
+    NPC_NEED_SATISFY = "npc_need_satisfy"
+    RELATIONSHIP_CHANGE = "relationship_change"
+    FACTION_STANDING = "faction_standing"
+    ECONOMIC_CHANGE = "economic_change"
+    SOCIAL_INFLUENCE = "social_influence"
+    GOSSIP_INJECTION = "gossip_injection"
+    MEMORY_CREATION = "memory_creation"
+    WORLD_STATE = "world_state"
+
+
+@dataclass(kw_only=True)
+class QuestConsequence:
+    """A planned world change. Only the payload field of its type is set.
+
+    ``target_key`` (not in the seed) names which need or goal of ``target_npc`` is
+    meant ("economic", a goal id): without it "satisfy Gundrik's need" is ambiguous.
+    RELATIONSHIP_CHANGE is how ``target_npc`` comes to see the character who did
+    the quest (the propagator knows the character).
+    """
+
+    consequence_type: ConsequenceType
+    target_npc: UUID | None = None
+    target_faction: str | None = None
+    description: str = ""
+    target_key: str | None = None
+    relationship_delta: float | None = None
+    faction_delta: float | None = None
+    goal_progress: float | None = None
+    need_delta: float | None = None
+    economic_amount: float | None = None
+    gossip_content: str | None = None
+    memory_content: str | None = None
+    world_state_key: str | None = None
+    world_state_value: str | None = None
+    social_influence_delta: float | None = None
+
+
+@dataclass(kw_only=True)
+class QuestRewards:
+    """Field names match the QuestManager's QuestRewards (experience, gold,
+    item_template_ids). ``extra_rewards`` is checked against a whitelist."""
+
+    experience: int = 0
+    gold: int = 0
+    item_template_ids: list[str] = field(default_factory=list)
+    extra_rewards: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(kw_only=True)
+class QuestObjective:
+    """One objective, grounded: entity ids and room keys that exist in the world.
+
+    ``target_entity_ids`` lists every real entity a counted objective stands for
+    (three bandit scouts for "KILL x 3"); ``target_entity_id`` is the single one
+    when there is exactly one. ``target_template``/``item_template`` are the data
+    keys the QuestManager's tracker matches on. ``choice`` marks the CUSTOM
+    objective at which a branch's decision is made.
+    """
+
+    id: str = ""
+    objective_type: ObjectiveType
+    description: str
+    target: str
+    target_entity_id: UUID | None = None
+    target_location: str | None = None
+    quantity: int = 1
+    optional: bool = False
+    hints: list[str] = field(default_factory=list)
+    #: Same order = parallel; a higher order unlocks when every lower one is done.
+    order: int = 0
+    target_entity_ids: list[UUID] = field(default_factory=list)
+    target_template: str | None = None
+    #: KILL groups without a shared template: a keyword every member answers to.
+    target_keyword: str | None = None
+    item_template: str | None = None
+    time_limit_seconds: float | None = None
+    choice: bool = False
+
+
+@dataclass(kw_only=True)
+class BranchOption:
+    id: UUID = field(default_factory=uuid.uuid4)
+    label: str
+    description: str
+    follow_up_objectives: list[QuestObjective] = field(default_factory=list)
+    consequences: list[QuestConsequence] = field(default_factory=list)
+    alignment: str | None = None
+
+
+@dataclass(kw_only=True)
+class QuestBranch:
+    id: UUID = field(default_factory=uuid.uuid4)
+    trigger_objective: str
+    description: str
+    options: list[BranchOption] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
+class GeneratedQuest:
+    """A fully built quest, ready for validation, the quality filter and delivery.
+
+    Generation-only metadata (branches, consequences, scores, progression mode)
+    goes to the ``generated_quests`` side-table, not onto the Quest model.
+    """
+
+    id: str
+    seed_id: UUID
+    seed_type: QuestSeedType
+    archetype_id: str
+    importance: float
+    # Metadata
+    title: str
+    summary: str
+    detailed_description: str
+    # Structure
+    objectives: list[QuestObjective]
+    branches: list[QuestBranch] | None = None
+    # Grounding
+    quest_giver_id: UUID
+    quest_giver_motivation: str
+    quest_giver_dialogue: QuestDialogue
+    involved_npcs: dict[UUID, str] = field(default_factory=dict)
+    involved_locations: list[str] = field(default_factory=list)
+    # Rewards and consequences
+    rewards: QuestRewards = field(default_factory=QuestRewards)
+    consequences: list[QuestConsequence] = field(default_factory=list)
+    failure_consequences: list[QuestConsequence] = field(default_factory=list)
+    # Lifecycle
+    difficulty: DifficultyTier
+    #: Game hours from acceptance, or None for unlimited.
+    time_limit: float | None = None
+    #: Game seconds at which the offer disappears.
+    expiry: float
+    chain_potential: float = 0.0
+    chain_depth: int = 0
+    chain_parent_id: str | None = None
+    progression_mode: ProgressionMode = ProgressionMode.INDIVIDUAL
+    # Quality metadata
+    grounding_score: float = 0.0
+    coherence_score: float = 0.0
+    novelty_score: float = 0.0
+    # Not in the seed, needed downstream
+    created_at: float = 0.0
+    estimated_duration_minutes: int = 0
+    required_player_level: int = 1
+    #: Where the quest is centred (its giver's room unless the seed says otherwise).
+    location: str | None = None
+    area: str | None = None
+    region: str | None = None
+    secondary_seed_types: list[QuestSeedType] = field(default_factory=list)
+    narrative_source: str = "template"
+    tokens_used: int = 0
+    tone: list[str] = field(default_factory=list)
+
+    def objective(self, objective_id: str) -> QuestObjective | None:
+        return next((o for o in self.objectives if o.id == objective_id), None)
+
+    @property
+    def required_objectives(self) -> list[QuestObjective]:
+        return [o for o in self.objectives if not o.optional]
+
+
+_QUEST_ADAPTER: TypeAdapter[GeneratedQuest] = TypeAdapter(GeneratedQuest)
+
+
+def quest_to_document(quest: GeneratedQuest) -> dict[str, Any]:
+    """JSON-ready dict (for the ``generated_quests`` side-table)."""
+    data = _QUEST_ADAPTER.dump_python(quest, mode="json")
+    assert isinstance(data, dict)
+    return data
+
+
+def quest_from_document(doc: dict[str, Any]) -> GeneratedQuest:
+    return _QUEST_ADAPTER.validate_python(doc)

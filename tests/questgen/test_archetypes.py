@@ -1,0 +1,74 @@
+"""ArchetypeRegistry: registration, and scoring that reads the registry (pitfall 4)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from questgen.qgkit import Town, goal_signal, threat_signal
+
+from maid_stdlib.questgen import ArchetypeRegistry, ObjectivePatterns, QuestArchetype
+
+
+def _arch(aid: str, *types: str, **kw: object) -> QuestArchetype:
+    return QuestArchetype(archetype_id=aid, name=aid, objective_pattern=ObjectivePatterns.CLEAR,
+                          compatible_seed_types=list(types), **kw)  # type: ignore[arg-type]
+
+
+def test_register_rejects_duplicates_unless_replacing() -> None:
+    registry = ArchetypeRegistry([_arch("a", "x")])
+    with pytest.raises(ValueError):
+        registry.register(_arch("a", "y"))
+    registry.register(_arch("a", "y"), replace=True)
+    replaced = registry.get("a")
+    assert replaced is not None and replaced.compatible_seed_types == ["y"]
+    assert registry.unregister("a") and len(registry) == 0
+
+
+async def test_scoring_reads_the_registry_so_pack_archetypes_are_chosen(town: Town) -> None:
+    seed = await town.qg.evaluator().evaluate(threat_signal(town, threat_location="Darkwood"))
+    assert seed is not None
+    assert town.qg.select_archetype(seed).archetype_id == "clear_out"  # type: ignore[union-attr]
+    # A pack registers a better fit later: it is scored because scoring reads the registry.
+    town.qg.register_archetype(_arch("wolf_hunt", "threat_response", requires_combat=True,
+                                     requires_exploration=True))
+    assert town.qg.select_archetype(seed).archetype_id == "wolf_hunt"  # type: ignore[union-attr]
+
+
+async def test_score_rules(town: Town) -> None:
+    registry = ArchetypeRegistry()
+    seeds = await town.qg.composer().compose([goal_signal(town), threat_signal(town)])
+    seed = seeds[0]  # threat_response, secondary goal_assistance, combat + exploration
+    primary = _arch("p", "threat_response")
+    secondary = _arch("s", "goal_assistance")
+    neither = _arch("n", "mystery")
+    fighty = _arch("f", "threat_response", requires_combat=True)
+    social = _arch("so", "threat_response", requires_social=True)
+    picky = _arch("m", "threat_response", min_importance=0.99)
+    assert registry.score(primary, seed) == 1.0
+    assert registry.score(secondary, seed) == ArchetypeRegistry.SECONDARY_MATCH
+    assert registry.score(neither, seed) == 0.0
+    assert registry.score(fighty, seed) == pytest.approx(1.2)
+    assert registry.score(social, seed) == pytest.approx(1.2)  # Brann and Orla are involved
+    assert registry.score(picky, seed) == 0.0
+    assert registry.score(primary, seed, ["p", "p"]) == pytest.approx(0.7)
+
+
+async def test_ranking_respects_usable_and_breaks_ties_reproducibly(town: Town) -> None:
+    seed = await town.qg.evaluator().evaluate(threat_signal(town))
+    assert seed is not None
+    registry = ArchetypeRegistry([_arch(f"a{i}", "threat_response") for i in range(5)])
+    first = [r.archetype.archetype_id for r in registry.ranked(seed, rng=random.Random(3))]
+    again = [r.archetype.archetype_id for r in registry.ranked(seed, rng=random.Random(3))]
+    assert first == again and sorted(first) == [f"a{i}" for i in range(5)]
+    usable = registry.ranked(seed, usable=lambda a: a.archetype_id == "a2")
+    assert [r.archetype.archetype_id for r in usable] == ["a2"]
+
+
+async def test_archetypes_whose_pattern_cannot_use_the_seed_are_skipped(town: Town) -> None:
+    seed = await town.qg.evaluator().evaluate(goal_signal(town))
+    assert seed is not None  # goal_assistance: "errand" (FETCH) fits, needs item_template
+    assert seed.item_template is None
+    assert [a.archetype_id for a in town.qg.ranked_archetypes(seed)] == []
+    seed.item_template = "brookhaven:iron_ore"
+    assert [a.archetype_id for a in town.qg.ranked_archetypes(seed)] == ["errand"]

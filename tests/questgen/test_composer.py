@@ -1,0 +1,87 @@
+"""CompoundSeedComposer: clustering by area, NPC involvement and topic; the boost."""
+
+from __future__ import annotations
+
+import pytest
+from questgen.qgkit import Town, goal_signal, threat_signal
+
+from maid_stdlib.questgen import BasicSignal, QuestSeedTypes
+
+
+async def test_goal_and_threat_compose_into_a_threat_response_for_the_one_at_stake(
+    town: Town,
+) -> None:
+    composer = town.qg.composer()
+    seeds = await composer.compose([goal_signal(town, 0.8), threat_signal(town, 0.6)])
+    assert len(seeds) == 1
+    seed = seeds[0]
+    assert seed.seed_type == QuestSeedTypes.THREAT_RESPONSE
+    assert seed.secondary_seed_types == [QuestSeedTypes.GOAL_ASSISTANCE]
+    # Hilda has the lowest need and a blocked goal: she gives the quest.
+    assert seed.primary_npc == town.hilda
+    assert set(seed.involved_npcs) == {town.brann, town.orla}
+    assert seed.threat_source == "wolves" and seed.blocked_goal == "get_iron"
+    assert seed.importance == pytest.approx((0.8 + 0.6) / 2 * 1.3)
+    assert len(seed.source_signals) == 2
+
+
+async def test_compound_importance_is_capped_at_one(town: Town) -> None:
+    seeds = await town.qg.composer().compose([goal_signal(town, 1.0), threat_signal(town, 0.9)])
+    assert seeds[0].importance == 1.0
+
+
+async def test_clusters_by_shared_npc_by_area_and_by_topic(town: Town) -> None:
+    composer = town.qg.composer()
+    evaluator = composer.evaluator
+    grounded = {
+        "goal": evaluator.ground(goal_signal(town)),
+        "threat": evaluator.ground(threat_signal(town)),
+        # Shares Orla with the threat signal.
+        "rivalry": evaluator.ground(BasicSignal(
+            "RIVALRY_ESCALATION", 0.7, [town.tam],
+            {"npc_a": str(town.orla), "npc_b": str(town.tam), "cause": "flour prices",
+             "trust_level": -0.5})),
+        # Only the town area in common with the rivalry (Orla's market).
+        "discovery": evaluator.ground(BasicSignal(
+            "DISCOVERY", 0.7, [town.hermit], {"discovery_type": "ruins",
+                                              "discovery_location": "brookhaven:island"})),
+    }
+    g = {k: v for k, v in grounded.items() if v is not None}
+    assert set(g) == set(grounded)
+    assert composer.related(g["goal"], g["threat"])  # same area and "wolves"
+    assert composer.related(g["threat"], g["rivalry"])  # Orla
+    assert not composer.related(g["goal"], g["rivalry"])
+    assert not composer.related(g["discovery"], g["threat"])
+    assert composer.related(g["discovery"], g["rivalry"])  # both in Brookhaven
+    clusters = composer.cluster(list(g.values()))
+    assert [len(c) for c in clusters] == [4]  # transitively one story
+    assert [len(c) for c in composer.cluster([g["goal"], g["discovery"]])] == [1, 1]
+
+
+async def test_topic_alone_relates_signals_in_different_areas(town: Town) -> None:
+    composer = town.qg.composer()
+    evaluator = composer.evaluator
+    # The goal's blocker names the wolves; the threat is reported from the den,
+    # seen from town by someone else entirely.
+    goal = evaluator.ground(BasicSignal(
+        "GOAL_BLOCKED", 0.8, [town.hilda],
+        {"blocked_goal": "get_iron", "blocker": "the wolves", "npc_id": str(town.hilda)}))
+    den = evaluator.ground(BasicSignal(
+        "THREAT_DETECTED", 0.6, [town.tam],
+        {"threat_source": "wolves", "threat_location": "brookhaven:den"}))
+    assert goal is not None and den is not None
+    assert composer.related(goal, den)
+
+
+async def test_single_and_unrelated_signals_make_no_compound_seed(town: Town) -> None:
+    composer = town.qg.composer()
+    assert await composer.compose([goal_signal(town)]) == []
+    lonely = BasicSignal("DISCOVERY", 0.9, [town.hermit],
+                         {"discovery_type": "ruins", "discovery_location": "brookhaven:island"})
+    assert await composer.compose([lonely, goal_signal(town)]) == []
+
+
+async def test_ungrounded_signals_are_dropped_before_clustering(town: Town) -> None:
+    bogus = BasicSignal("THREAT_DETECTED", 0.9, [town.hilda],
+                        {"threat_source": "wolves"})  # no threat_location
+    assert await town.qg.composer().compose([bogus, goal_signal(town)]) == []

@@ -1,0 +1,20 @@
+"""Fixtures of the RPG quest-generation tests (puts rpgkit.py on the import path)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from questgen_rpg.rpgkit import make_engine
+
+from maid_engine.engine import GameEngine
+
+
+@pytest.fixture
+async def ironvale(tmp_path: Path) -> AsyncIterator[GameEngine]:
+    """Ironvale with the living world, story signals and quest generation, after
+    five game hours: Gundrik's iron goal is blocked by then."""
+    async with make_engine(tmp_path).lifespan() as engine:
+        await engine.run_ticks(5 * 60)
+        yield engine

@@ -1,0 +1,150 @@
+"""``to_quest_model`` (GeneratedQuest -> Quest), registration metadata, and the RPG
+hooks: health, levels, hostility, item tiers, loot, reward items, archetypes."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from questgen_rpg.rpgkit import EchoNarrator, npc, npcs
+
+from classic_rpg.components import Health
+from classic_rpg.items.factory import ItemFactory
+from classic_rpg.questgen import (
+    RPG_ARCHETYPES,
+    RPG_ITEM_TIER_CAPS,
+    registration_meta,
+    side_table_document,
+    to_quest_model,
+)
+from classic_rpg.systems.quests.history import QuestHistoryEntry as RPGHistoryEntry
+from classic_rpg.systems.quests.models import ObjectiveType as RPGObjectiveType
+from classic_rpg.systems.quests.models import QuestRewards as RPGQuestRewards
+from maid_engine.engine import GameEngine
+from maid_stdlib.questgen import (
+    BasicSignal,
+    DifficultyTier,
+    GeneratedQuest,
+    ObjectiveType,
+    QuestGen,
+    QuestRewards,
+    quest_from_document,
+)
+
+
+async def _quest(engine: GameEngine) -> GeneratedQuest:
+    qg = engine.services.get(QuestGen)
+    gundrik = npc(engine, "ironvale:gundrik")
+    signals = [
+        BasicSignal("GOAL_BLOCKED", 0.8, [gundrik], {
+            "blocked_goal": "source_iron", "blocker": "bandits", "npc_id": str(gundrik)}),
+        BasicSignal("THREAT_DETECTED", 0.6, [npc(engine, "ironvale:voss")], {
+            "threat_source": "bandits", "threat_location": "ironvale:old_trade_road"}),
+    ]
+    seeds = await qg.composer().compose(signals)
+    assert seeds
+    quest = await qg.build_best(seeds[0], qg.builder(EchoNarrator()))
+    assert quest is not None
+    return quest
+
+
+def test_the_six_archetypes_and_reward_fields() -> None:
+    assert set(RPG_ARCHETYPES) == {"threat_elimination", "diplomatic_resolution", "supply_chain",
+                                   "investigation", "rescue_mission", "faction_choice"}
+    ours = [f.name for f in dataclasses.fields(QuestRewards) if f.name != "extra_rewards"]
+    assert ours == list(RPGQuestRewards.model_fields)
+    assert {t.value for t in ObjectiveType} == {t.value for t in RPGObjectiveType}
+
+
+async def test_register_rpg_questgen_wires_archetypes_hooks_and_sink(
+    ironvale: GameEngine,
+) -> None:
+    qg = ironvale.services.get(QuestGen)
+    assert {a.archetype_id for a in qg.archetypes.all()} >= set(RPG_ARCHETYPES)
+    assert qg.sink is not None
+    assert qg.rewards.limits.max_item_tier == RPG_ITEM_TIER_CAPS
+    assert qg.rewards.item_picker is not None
+
+
+async def test_to_quest_model_maps_every_field(ironvale: GameEngine) -> None:
+    quest = await _quest(ironvale)
+    quest = dataclasses.replace(quest, time_limit=3.0)
+    model = to_quest_model(quest)
+    assert model.quest_id == quest.id and model.source == "generated"
+    assert model.title == quest.title and model.description == quest.detailed_description
+    assert model.giver_npc_id == model.turn_in_npc_id == quest.quest_giver_id
+    assert model.accept_dialogue == quest.quest_giver_dialogue.offer
+    assert model.complete_dialogue == quest.quest_giver_dialogue.completion
+    assert model.level_requirement == quest.required_player_level
+    assert model.time_limit_seconds == 3 * 3600.0
+    assert model.estimated_duration_seconds == quest.estimated_duration_minutes * 60
+    assert (model.rewards.gold, model.rewards.experience) == (quest.rewards.gold,
+                                                              quest.rewards.experience)
+    assert "generated" in model.tags and quest.archetype_id in model.tags
+    by_id = {o.objective_id: o for o in model.objectives}
+    assert list(by_id) == [o.id for o in quest.objectives]
+    scouts = by_id["o3-kill"]
+    assert scouts.objective_type is RPGObjectiveType.KILL and scouts.target_count == 3
+    assert scouts.target_id is None and scouts.target_template == "ironvale:bandit_scout"
+    kral = by_id["o4-kill"]
+    assert kral.target_id == npc(ironvale, "ironvale:kral") and kral.target_template is None
+    visit = by_id["o2-visit"]
+    assert visit.destination_room_id == quest.objectives[1].target_location
+    assert by_id["o1-talk"].destination_room_id is None  # only VISIT/ESCORT track rooms
+    assert by_id["o1-talk"].hint.startswith("Captain Voss is usually found at")
+    assert all(o.required for o in model.objectives)
+
+
+async def test_long_titles_are_cut_and_metadata_fits_the_managers_history(
+    ironvale: GameEngine,
+) -> None:
+    quest = dataclasses.replace(await _quest(ironvale), title="T" * 100)
+    assert len(to_quest_model(quest).title) == 80
+    meta = registration_meta(quest)
+    entry = RPGHistoryEntry(quest_id=quest.id, **meta)
+    assert entry.seed_type == quest.seed_type and entry.importance == quest.importance
+    assert quest_from_document(side_table_document(quest)) == quest
+
+
+async def test_choice_quests_convert_with_a_custom_decision(ironvale: GameEngine) -> None:
+    qg = ironvale.services.get(QuestGen)
+    signal = BasicSignal("RIVALRY_ESCALATION", 0.8, [npc(ironvale, "ironvale:bram")], {
+        "npc_a": str(npc(ironvale, "ironvale:selena")),
+        "npc_b": str(npc(ironvale, "ironvale:voss")),
+        "cause": "the road", "trust_level": -0.4})
+    seed = await qg.evaluator().evaluate(signal)
+    assert seed is not None
+    quest = await qg.build_best(seed, qg.builder(EchoNarrator()))
+    assert quest is not None and quest.branches
+    model = to_quest_model(quest)
+    decision = [o for o in model.objectives if o.objective_type is RPGObjectiveType.CUSTOM]
+    assert len(decision) == 1 and decision[0].required
+
+
+async def test_rules_hooks(ironvale: GameEngine) -> None:
+    qg = ironvale.services.get(QuestGen)
+    facts = qg.facts
+    kral = npc(ironvale, "ironvale:kral")
+    assert facts.level_of(kral) == 5
+    assert facts.is_alive(kral)
+    ironvale.world.get_component(kral, Health).current = 0
+    assert not facts.is_alive(kral)  # dead but not yet removed: not a target
+    scouts = npcs(ironvale, "ironvale:bandit_scout")
+    # Combat hostility counts as a threat, matched by template words ("bandit").
+    assert set(facts.threats("bandit", ["ironvale:road_wagon"])) == set(scouts)
+    limits = qg.rewards.limits
+    assert limits.item_tier("ironvale:bandit_insignia") == 1
+    assert limits.item_tier("ironvale:nothing") is None
+    assert facts.item_obtainable("ironvale:bandit_insignia")  # the scouts drop them
+    assert not facts.item_obtainable("ironvale:kral_axe")  # Kral is dead now
+
+
+async def test_reward_items_come_from_what_the_giver_owns(ironvale: GameEngine) -> None:
+    qg = ironvale.services.get(QuestGen)
+    gundrik = npc(ironvale, "ironvale:gundrik")
+    factory = ironvale.services.get(ItemFactory)
+    item = factory.spawn("ironvale:bandit_insignia")
+    factory.add_to_inventory(item, gundrik)
+    quest = await _quest(ironvale)
+    assert quest.rewards.item_template_ids == ["ironvale:bandit_insignia"]
+    assert (await qg.validator.validate(quest)).valid
+    assert RPG_ITEM_TIER_CAPS[DifficultyTier.MODERATE] == 2
