@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+from uuid import UUID
+
 from maid_engine.content import ContentPack, PackContext
 
 
@@ -19,3 +23,23 @@ class ClassicRPGContentPack(ContentPack):
         register_rules(ctx)
         register_quests(ctx)
         register_rpg_questgen(ctx)
+        _connect_living_world(ctx)
+
+
+def _connect_living_world(ctx: PackContext) -> None:
+    """Teach the living world what combat knows: hostile NPCs are threats, and an
+    NPC in a fight does not wander off on its schedule."""
+    from classic_rpg.combat.components import CombatRules
+    from classic_rpg.combat.service import CombatService
+    from maid_stdlib.living import LivingWorld
+
+    living = ctx.engine.services.try_get(LivingWorld)
+    if living is None:
+        return
+    combat = ctx.service(CombatService)
+
+    def hostiles(world: Any) -> Iterator[tuple[UUID, str]]:
+        return ((uid, "hostiles") for uid, rules in world.each(CombatRules) if rules.hostile)
+
+    living.threat_providers.append(hostiles)
+    living.movement_guards.append(lambda uid: not combat.is_fighting(uid))

@@ -61,9 +61,13 @@ class StdlibContentPack(ContentPack):
         mssp["OBJECTS"] = lambda: str(world.count(Item))
 
         # The living world, stories and quests build on the world layer above.
+        from maid_stdlib.living import register_living
         from maid_stdlib.narration.register import register_narration
         from maid_stdlib.questgen import register_questgen
+        from maid_stdlib.story import register_story
 
+        register_living(ctx)
+        register_story(ctx)
         register_questgen(ctx)
         register_narration(ctx)
 

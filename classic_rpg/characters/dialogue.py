@@ -27,6 +27,7 @@ from classic_rpg.combat.components import CombatRules
 from classic_rpg.events import TalkedToEvent
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, command
+from maid_stdlib.living import LivingWorld
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.extensions import ExtensionContext
 from maid_stdlib.world.loader import WorldData
@@ -156,6 +157,10 @@ async def converse(ctx: CommandContext, who: str, topic: str | None) -> None:
     npc, room = _find_npc(ctx, who)
     talk: TalkService = ctx.service(TalkService)
     ctx.engine.events.emit(TalkedToEvent(actor, npc, room, topic=topic or ""))
+    # The living world remembers the conversation and hands back what the NPC has
+    # heard lately (gossip, including news of finished quests).
+    living = ctx.engine.services.try_get(LivingWorld)
+    gossip = living.note_conversation(npc, actor) if living is not None else []
     name = capitalize(name_of(ws, npc))
     dialogue = ctx.world.try_component(npc, Dialogue)
     if topic is None:
@@ -169,6 +174,8 @@ async def converse(ctx: CommandContext, who: str, topic: str | None) -> None:
             ctx.send(f"{name} {'snarls at you.' if hostile else 'has nothing to say to you.'}")
             return
         ctx.send(f'{name} says, "{dialogue.greeting}"{topic_hint(dialogue)}')
+        for line in gossip:
+            ctx.send(line)
         return
     if await talk.run_topic(ctx, npc, topic):
         return

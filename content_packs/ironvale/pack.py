@@ -14,10 +14,14 @@ from maid_stdlib.world.datapack import WorldDataPack
 class IronvalePack(WorldDataPack):
     name = "ironvale"
     version = "0.1.0"
-    # WorldDataPack's un-annotated default narrows the type to tuple[str] (drop the
-    # ignore once maid_stdlib/world/datapack.py annotates it as ClassVar[tuple[str, ...]]).
     requires = ("stdlib", "classic_rpg")
     description = "Ironvale, a mining village cut off by bandits on the Old Trade Road."
+
+    def register(self, ctx: PackContext) -> None:
+        from maid_stdlib.living import load_living_data
+
+        super().register(ctx)
+        load_living_data(ctx, self.path / "living.yaml")
 
     def validate_data(self, ctx: PackContext) -> list[str]:
         # quests.yaml is read by the QuestManager at start-up; check it here too.

@@ -1,0 +1,103 @@
+"""The living world (Doc 03/07-lite): needs, goals, relationships, factions,
+memory, gossip, schedules and autonomy. See docs/living-world.md.
+
+Public API:
+
+* components: ``NeedsComponent`` (``NeedState``), ``GoalsComponent`` (``Goal``),
+  ``Relationships`` (``Relationship``), ``FactionMembership``, ``FactionStandings``,
+  ``FactionRelations``, ``SocialInfluence``, ``Wealth``; world facts
+  ``SupplyRoutes``, ``WatchedRooms``, ``TradeGoods``, ``Hostile``, ``Schedule``,
+  ``DiscoverySite``; ``KnownGossip``
+* bounded mutations: :mod:`maid_stdlib.living.api`
+* ``MemoryService`` / ``EpisodicMemory`` / ``MemoryVisibility`` / ``EmotionalValence``
+* gossip: :mod:`maid_stdlib.living.gossip` (``observe``, ``inject``, ``gossip_lines``)
+* ``LivingWorld`` (service), ``register_living(ctx)``, ``load_living_data(ctx, path)``
+* systems: ``ScheduleSystem`` (140), ``AutonomySystem`` (150), ``SocialFabricSystem`` (155)
+"""
+
+from maid_stdlib.living.autonomy import AutonomySystem, ScheduleSystem, SocialFabricSystem
+from maid_stdlib.living.components import (
+    FactionMembership,
+    FactionRelations,
+    FactionStandings,
+    Goal,
+    GoalsComponent,
+    GoalStatus,
+    GoalTemplate,
+    GoalType,
+    NeedModifier,
+    NeedsComponent,
+    NeedState,
+    NeedType,
+    Relationship,
+    Relationships,
+    Satisfier,
+    SocialInfluence,
+    Wealth,
+)
+from maid_stdlib.living.data import load_living_data
+from maid_stdlib.living.events import GoalFormedEvent, GoalStatusChangedEvent, ThreatObservedEvent
+from maid_stdlib.living.facts import (
+    DiscoverySite,
+    Hostile,
+    Schedule,
+    ScheduleEntry,
+    SupplyRoute,
+    SupplyRoutes,
+    TradeGoods,
+    WatchedRooms,
+)
+from maid_stdlib.living.gossip import GossipItem, KnownGossip
+from maid_stdlib.living.memory import (
+    EmotionalValence,
+    EpisodicMemory,
+    MemoryService,
+    MemoryVisibility,
+)
+from maid_stdlib.living.register import register_living
+from maid_stdlib.living.service import CrisisRule, FactionDef, LivingWorld
+
+__all__ = [
+    "AutonomySystem",
+    "CrisisRule",
+    "DiscoverySite",
+    "EmotionalValence",
+    "EpisodicMemory",
+    "FactionDef",
+    "FactionMembership",
+    "FactionRelations",
+    "FactionStandings",
+    "Goal",
+    "GoalFormedEvent",
+    "GoalStatus",
+    "GoalStatusChangedEvent",
+    "GoalTemplate",
+    "GoalType",
+    "GoalsComponent",
+    "GossipItem",
+    "Hostile",
+    "KnownGossip",
+    "LivingWorld",
+    "MemoryService",
+    "MemoryVisibility",
+    "NeedModifier",
+    "NeedState",
+    "NeedType",
+    "NeedsComponent",
+    "Relationship",
+    "Relationships",
+    "Satisfier",
+    "Schedule",
+    "ScheduleEntry",
+    "ScheduleSystem",
+    "SocialFabricSystem",
+    "SocialInfluence",
+    "SupplyRoute",
+    "SupplyRoutes",
+    "ThreatObservedEvent",
+    "TradeGoods",
+    "WatchedRooms",
+    "Wealth",
+    "load_living_data",
+    "register_living",
+]

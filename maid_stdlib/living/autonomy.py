@@ -1,0 +1,346 @@
+"""The systems that make the world move on its own (Doc 07-lite).
+
+* :class:`ScheduleSystem` (140): NPCs walk, room by room, to where their schedule
+  wants them at this game hour.
+* :class:`AutonomySystem` (150): needs decay and recover under world conditions;
+  unmet needs form goals; goals are blocked and unblocked by world facts (a threat
+  on a supply route) and progress when they can.
+* :class:`SocialFabricSystem` (155): NPCs perceive threats where they are, watch
+  or trade; gossip spreads; relationships drift when their people meet.
+
+All of them run on game time (never tick counts), so the tick rate can change and a
+test can run days in seconds. Work is spread over ticks so that no tick stalls on a
+big world: Autonomy and SocialFabric visit every NPC once per ``interval`` game
+seconds, a slice per tick, each NPC with the exact game time elapsed since its last
+visit; walkers take their steps at staggered moments.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from math import ceil
+from uuid import UUID
+
+from maid_engine.clock import GAME_HOUR
+from maid_engine.ecs import System
+from maid_stdlib.living import gossip
+from maid_stdlib.living.api import finish_goal
+from maid_stdlib.living.components import (
+    Goal,
+    GoalsComponent,
+    GoalStatus,
+    NeedsComponent,
+    Relationships,
+    clamp_signed,
+    clamp_unit,
+)
+from maid_stdlib.living.conditions import Evaluation, ThreatGroup
+from maid_stdlib.living.events import GoalFormedEvent, GoalStatusChangedEvent, ThreatObservedEvent
+from maid_stdlib.living.memory import EmotionalValence, EpisodicMemory, MemoryVisibility
+from maid_stdlib.living.schedule import ScheduleSystem
+from maid_stdlib.living.service import LivingWorld
+from maid_stdlib.world.text import capitalize
+
+log = logging.getLogger("maid.living")
+
+__all__ = ["AutonomySystem", "ScheduleSystem", "SocialFabricSystem"]
+
+#: A goal whose need climbs this far above its threshold is no longer needed.
+RESOLVE_MARGIN = 0.35
+
+
+class _Sliced(System):
+    """Visits every member once per ``interval`` game seconds, a slice per tick."""
+
+    interval = 300.0
+    #: Members handled per tick at least (a small world finishes a cycle at once).
+    min_batch = 256
+
+    def __init__(self, living: LivingWorld) -> None:
+        self.living = living
+        self._queue: deque[UUID] = deque()
+        self._cycle_start = 0.0
+        self._cycle_size = 0
+        self._last: dict[UUID, float] = {}
+
+    def members(self) -> list[UUID]:
+        raise NotImplementedError
+
+    def visit(self, ev: Evaluation, uid: UUID, hours: float, now: float) -> None:
+        raise NotImplementedError
+
+    async def startup(self) -> None:
+        await self.living.startup()
+        now = self.engine.clock.game_time
+        self._cycle_start = now
+        self._last = dict.fromkeys(self.members(), now)
+
+    async def update(self, delta: float) -> None:
+        now = self.engine.clock.game_time
+        if not self._queue:
+            if now - self._cycle_start < self.interval:
+                return
+            self._cycle_start = now
+            members = self.members()
+            self._last = {u: self._last.get(u, now) for u in members}
+            self._queue = deque(members)
+            self._cycle_size = len(members)
+        budget = max(self.min_batch, ceil(self._cycle_size * max(delta, 0.0) / self.interval))
+        ev = Evaluation(self.living, now)
+        world = self.living.world
+        while self._queue and budget > 0:
+            uid = self._queue.popleft()
+            budget -= 1
+            if not world.entity_exists(uid):
+                continue
+            last = self._last.get(uid, now)
+            self._last[uid] = now
+            self.visit(ev, uid, max(0.0, now - last) / GAME_HOUR, now)
+
+    def run_now(self) -> None:
+        """Visit every member at once (tests, admin tools)."""
+        now = self.engine.clock.game_time
+        ev = Evaluation(self.living, now)
+        for uid in self.members():
+            last = self._last.get(uid, now)
+            self._last[uid] = now
+            self.visit(ev, uid, max(0.0, now - last) / GAME_HOUR, now)
+
+
+class AutonomySystem(_Sliced):
+    priority = 150
+    interval = 300.0
+
+    def members(self) -> list[UUID]:
+        world = self.living.world
+        uids = [u for u, _ in world.each(NeedsComponent)]
+        uids.extend(u for u, _ in world.each(GoalsComponent))
+        return list(dict.fromkeys(uids))
+
+    def visit(self, ev: Evaluation, uid: UUID, hours: float, now: float) -> None:
+        world = self.living.world
+        needs = world.try_component(uid, NeedsComponent)
+        if needs is not None:
+            self._needs(ev, uid, needs, hours)
+            self._form_goals(uid, needs, now)
+        goals = world.try_component(uid, GoalsComponent)
+        if goals is not None:
+            self._goals(ev, uid, goals, hours, now)
+
+    def _needs(self, ev: Evaluation, uid: UUID, needs: NeedsComponent, hours: float) -> None:
+        changed = False
+        for state in needs.needs.values():
+            decay = state.decay
+            extra = 0.0
+            for mod in state.modifiers:
+                if ev.holds(mod.when, uid):
+                    decay *= mod.decay_x
+                    extra += mod.add
+            gain = sum(s.rate for s in state.satisfied_by if ev.holds(s.when, uid))
+            value = clamp_unit(state.value + (gain - decay - extra) * hours)
+            if value != state.value:
+                state.value = value
+                changed = True
+        if changed:
+            needs.touch()
+
+    def _form_goals(self, uid: UUID, needs: NeedsComponent, now: float) -> None:
+        world = self.living.world
+        goals = world.try_component(uid, GoalsComponent)
+        for name in needs.unmet():
+            template = needs.needs[name].goal
+            if template is None:
+                continue
+            if goals is not None and any(g.id == template.id and g.is_open for g in goals.goals):
+                continue
+            if goals is None:
+                goals = GoalsComponent()
+                world.add_component(uid, goals)
+            goals.add(Goal.from_template(template, name, now))
+            self.engine.events.emit(GoalFormedEvent(uid, template.id, name))
+            self._remember(uid, f"I must {_lower_first(template.description)}.", 0.5,
+                           EmotionalValence.NEGATIVE, ["goal", template.type.lower()], now)
+
+    def _goals(
+        self, ev: Evaluation, uid: UUID, goals: GoalsComponent, hours: float, now: float
+    ) -> None:
+        world = self.living.world
+        needs = world.try_component(uid, NeedsComponent)
+        for goal in goals.open_goals():
+            old = goal.status
+            fact = next(
+                (f for f in (ev.check(c, uid) for c in goal.blocked_when) if f is not None), None
+            )
+            if fact is not None:
+                if old != GoalStatus.BLOCKED or goal.blocker_key != fact.key:
+                    goal.status = GoalStatus.BLOCKED
+                    goal.blocker, goal.blocker_key = fact.description, fact.key
+                    goal.blocker_source = fact.source or None
+                    goal.blocker_rooms = list(fact.rooms)
+                    if old != GoalStatus.BLOCKED:
+                        goal.blocked_since = now
+                    goals.touch()
+                    self._changed(uid, goal, old, now, fact.description)
+                continue
+            if old == GoalStatus.BLOCKED:
+                blocker = goal.blocker
+                goal.status = GoalStatus.ACTIVE
+                goal.blocker = goal.blocker_key = goal.blocker_source = None
+                goal.blocker_rooms = []
+                goal.blocked_since = None
+                goals.touch()
+                self._changed(uid, goal, old, now, blocker)
+                old = GoalStatus.ACTIVE
+            if goal.progress_when and goal.progress_rate > 0 and ev.holds(goal.progress_when, uid):
+                goal.progress = clamp_unit(goal.progress + goal.progress_rate * hours)
+                goals.touch()
+            state = needs.needs.get(goal.need) if needs is not None and goal.need else None
+            recovered = state is not None and state.value >= min(
+                1.0, state.threshold + RESOLVE_MARGIN
+            )
+            if goal.progress >= 1.0 or recovered:
+                finish_goal(world, uid, goals, goal, now)
+                self._changed(uid, goal, old, now, None)
+
+    def _changed(self, uid: UUID, goal: Goal, old: str, now: float, blocker: str | None) -> None:
+        self.engine.events.emit(GoalStatusChangedEvent(uid, goal.id, old, goal.status, blocker))
+        what = _lower_first(goal.description)
+        if goal.status == GoalStatus.BLOCKED and blocker:
+            self._remember(uid, f"I cannot {what}: {blocker}.", max(goal.priority, 0.5),
+                           EmotionalValence.NEGATIVE, ["goal", "blocked"], now, public=True)
+        elif old == GoalStatus.BLOCKED and goal.status == GoalStatus.ACTIVE:
+            self._remember(uid, f"Nothing stands in my way any more: I can {what} again.",
+                           0.5, EmotionalValence.POSITIVE, ["goal", "unblocked"], now, public=True)
+        elif goal.status == GoalStatus.DONE:
+            self._remember(uid, f"I managed to {what}.", 0.5, EmotionalValence.POSITIVE,
+                           ["goal", "done"], now, public=True)
+
+    def _remember(
+        self, uid: UUID, content: str, importance: float, valence: EmotionalValence,
+        tags: list[str], now: float, public: bool = False,
+    ) -> None:
+        self.living.memory.add(EpisodicMemory(
+            uid, content, importance, valence, 0.5, tags,
+            MemoryVisibility.PUBLIC if public else MemoryVisibility.PRIVATE, game_time=now,
+        ))
+
+
+class SocialFabricSystem(_Sliced):
+    priority = 155
+    interval = 900.0
+
+    def __init__(self, living: LivingWorld) -> None:
+        super().__init__(living)
+        self._rooms: dict[str, list[UUID]] = {}
+        self._rooms_at: float | None = None
+
+    def members(self) -> list[UUID]:
+        world = self.living.world
+        uids = [u for u, _ in world.each(gossip.KnownGossip)]
+        uids.extend(u for u, _ in world.each(Relationships))
+        return list(dict.fromkeys(uids))
+
+    def _roommates(self, room: str, now: float) -> list[UUID]:
+        if self._rooms_at != now:
+            self._rooms, self._rooms_at = {}, now
+        found = self._rooms.get(room)
+        if found is None:
+            has = self.living.world.has_component
+            found = [u for u in self.living.world_service.contents(room)
+                     if has(u, gossip.KnownGossip)]
+            self._rooms[room] = found
+        return found
+
+    def visit(self, ev: Evaluation, uid: UUID, hours: float, now: float) -> None:
+        world = self.living.world
+        known = world.try_component(uid, gossip.KnownGossip)
+        if known is not None:
+            self._perceive(ev, uid, known, now)
+            gossip.forget_stale(known, now)
+            room = ev.ws.room_key_of(uid)
+            if room is not None:
+                gossip.tell_round(world, uid, self._roommates(room, now), self.engine.random,
+                                  hours, now)
+        rels = world.try_component(uid, Relationships)
+        if rels is not None and rels.entries:
+            self._drift(ev, uid, rels, hours, now)
+
+    def _perceive(self, ev: Evaluation, uid: UUID, known: gossip.KnownGossip, now: float) -> None:
+        rooms = ev.observed_rooms(uid)
+        for group in ev.threats.groups_in(rooms):
+            self._observe_threat(uid, known, group, now)
+        watched = set(rooms)
+        for item in list(known.items.values()):
+            if "threat" not in item.tags or item.subject in ev.threats.groups:
+                continue
+            if item.location is not None and item.location in watched:
+                self._observe_cleared(uid, item, now)
+
+    def _observe_threat(
+        self, uid: UUID, known: gossip.KnownGossip, group: ThreatGroup, now: float
+    ) -> None:
+        world = self.living.world
+        first = group.key not in known.items
+        place = self.living.place_name(sorted(group.rooms))
+        content = f"{capitalize(group.source_name)} have been seen on {place}."
+        gossip.observe(world, uid, group.key, content, now, subject=group.key,
+                       tags=["threat", group.source], location=group.primary_room)
+        if first:
+            self.living.memory.add(EpisodicMemory(
+                uid, f"I learned that {group.source_name} are on {place}.", 0.6,
+                EmotionalValence.NEGATIVE, 0.6, ["threat", group.source],
+                MemoryVisibility.PUBLIC, location=group.primary_room, game_time=now,
+            ))
+            self.engine.events.emit(
+                ThreatObservedEvent(uid, group.key, group.source, group.primary_room)
+            )
+
+    def _observe_cleared(self, uid: UUID, item: gossip.GossipItem, now: float) -> None:
+        source = next((t for t in item.tags if t != "threat"), "threat")
+        name = self.living.source_name(source)
+        assert item.location is not None
+        place = self.living.place_name([item.location])
+        content = f"The {name} are gone from {place}."
+        gossip.observe(self.living.world, uid, f"{item.subject}:cleared", content, now,
+                       subject=item.subject, tags=["threat_cleared", source],
+                       location=item.location, supersedes=item.id)
+        self.living.memory.add(EpisodicMemory(
+            uid, content, 0.5, EmotionalValence.POSITIVE, 0.5, ["threat_cleared", source],
+            MemoryVisibility.PUBLIC, location=item.location, game_time=now,
+        ))
+        self.engine.events.emit(
+            ThreatObservedEvent(uid, item.subject, source, item.location, cleared=True)
+        )
+
+    def _drift(
+        self, ev: Evaluation, uid: UUID, rels: Relationships, hours: float, now: float
+    ) -> None:
+        room = ev.ws.room_key_of(uid)
+        if room is None:
+            return
+        needs = self.living.world.try_component(uid, NeedsComponent)
+        lowest = needs.lowest() if needs is not None else None
+        # Hard times sour a drifting relationship faster (up to twice as fast).
+        stress = 1.0 + (1.0 - lowest[1] if lowest is not None else 0.0)
+        changed = False
+        for target, rel in rels.entries.items():
+            try:
+                other = UUID(target)
+            except ValueError:
+                continue
+            if ev.ws.room_key_of(other) != room:
+                continue
+            rel.last_seen = now
+            if rel.drift:
+                rel.trust = clamp_signed(rel.trust + rel.drift * hours * stress)
+            changed = True
+        if changed:
+            rels.touch()
+
+
+def _lower_first(text: str) -> str:
+    text = text.strip().rstrip(".")
+    if len(text) > 1 and text[1].islower():
+        return text[:1].lower() + text[1:]
+    return text

@@ -1,0 +1,294 @@
+"""World facts the simulation reads: threats, and named conditions about an NPC.
+
+A *condition* ("supply_blocked", "company", "threat_known", "at:tavern") answers
+"does this hold for this NPC right now?" with a :class:`Fact` (why it holds) or
+None. Needs decay and recover under conditions, and goals are blocked by them; the
+fact's description becomes the goal's blocker ("bandits on the Old Trade Road").
+Packs add their own with ``LivingWorld.conditions.register``.
+
+Threats come from *threat providers* (``(world) -> [(entity, source)]``): the
+stdlib ones read the :class:`Hostile` marker and members of factions declared
+``hostile``. A combat layer can add one for its own hostility flag, keeping this
+layer free of any import of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from uuid import UUID
+
+from maid_engine.accounts.components import PlayerCharacter
+from maid_engine.ecs import World
+from maid_stdlib.living.facts import Hostile, SupplyRoutes, WatchedRooms
+from maid_stdlib.world.components import NPC
+
+if TYPE_CHECKING:
+    from maid_stdlib.living.service import LivingWorld
+    from maid_stdlib.world.service import WorldService
+
+ThreatProvider = Callable[[World], Iterable[tuple[UUID, str]]]
+
+
+@dataclass(frozen=True)
+class Fact:
+    key: str
+    description: str
+    source: str = ""
+    rooms: tuple[str, ...] = ()
+    entities: tuple[UUID, ...] = ()
+
+
+@dataclass
+class ThreatGroup:
+    """Threats of one source in one area (or one room outside any area)."""
+
+    key: str
+    source: str
+    source_name: str
+    place: str
+    entities: list[UUID] = field(default_factory=list)
+    rooms: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def primary_room(self) -> str:
+        return max(sorted(self.rooms), key=lambda r: self.rooms[r])
+
+
+class ThreatMap:
+    """Where the threats are right now, grouped by source and area."""
+
+    def __init__(self, living: LivingWorld, pairs: Iterable[tuple[UUID, str]]) -> None:
+        ws = living.world_service
+        self.living = living
+        self.by_room: dict[str, list[tuple[UUID, str]]] = {}
+        self.groups: dict[str, ThreatGroup] = {}
+        #: Every threat entity.
+        self.ids: set[UUID] = set()
+        self._group_of: dict[tuple[str, str], str] = {}
+        seen: set[UUID] = set()
+        for uid, source in pairs:
+            room = ws.room_key_of(uid)
+            if uid in seen or room is None or not living.engine.world.entity_exists(uid):
+                continue
+            seen.add(uid)
+            self.ids.add(uid)
+            self.by_room.setdefault(room, []).append((uid, source))
+            place = ws.area_of(room) or room
+            key = f"threat:{source}:{place}"
+            group = self.groups.get(key)
+            if group is None:
+                group = self.groups[key] = ThreatGroup(
+                    key, source, living.source_name(source), place
+                )
+            group.entities.append(uid)
+            group.rooms[room] = group.rooms.get(room, 0) + 1
+            self._group_of[(source, room)] = key
+
+    def __bool__(self) -> bool:
+        return bool(self.groups)
+
+    def groups_in(self, rooms: Iterable[str]) -> list[ThreatGroup]:
+        """Threat groups with a member in any of ``rooms``, by key."""
+        keys = {
+            self._group_of[(source, room)]
+            for room in rooms
+            for _uid, source in self.by_room.get(room, ())
+        }
+        return [self.groups[k] for k in sorted(keys)]
+
+    def fact_for(self, rooms: list[str], what: str = "") -> Fact | None:
+        """The threats among ``rooms`` as one Fact, described by where they are."""
+        hit = [r for r in rooms if r in self.by_room]
+        if not hit:
+            return None
+        groups = self.groups_in(hit)
+        sources = sorted({g.source for g in groups})
+        entities = tuple(uid for r in hit for uid, _ in self.by_room[r])
+        names = [self.living.source_name(s) for s in sources]
+        who = " and ".join(names)
+        desc = f"{who} on {self.living.place_name(hit)}"
+        key = "+".join(g.key for g in groups)
+        return Fact(key, desc if not what else f"{desc} ({what})", sources[0], tuple(hit),
+                    entities)
+
+
+def hostile_marker_threats(world: World) -> Iterable[tuple[UUID, str]]:
+    for uid, marker in world.each(Hostile):
+        if marker.active:
+            yield uid, marker.source
+
+
+ConditionFunc = Callable[["Evaluation", UUID, str], Fact | None]
+
+
+class ConditionRegistry:
+    """Named conditions; a name may take an argument after a colon ("at:tavern")."""
+
+    def __init__(self) -> None:
+        self._funcs: dict[str, ConditionFunc] = {}
+
+    def register(self, name: str, func: ConditionFunc) -> None:
+        if name in self._funcs:
+            raise ValueError(f"condition {name!r} is already registered")
+        self._funcs[name] = func
+
+    def names(self) -> list[str]:
+        return sorted(self._funcs)
+
+    def __contains__(self, spec: str) -> bool:
+        return spec.partition(":")[0] in self._funcs
+
+    def resolve(self, spec: str) -> tuple[ConditionFunc, str]:
+        name, _, arg = spec.partition(":")
+        func = self._funcs.get(name)
+        if func is None:
+            raise KeyError(f"unknown condition {name!r} (known: {', '.join(self.names())})")
+        return func, arg
+
+
+class Evaluation:
+    """One pass of the simulation: a snapshot of threats and a per-NPC cache."""
+
+    def __init__(self, living: LivingWorld, now: float) -> None:
+        self.living = living
+        self.now = now
+        self.world = living.engine.world
+        self.ws: WorldService = living.world_service
+        self.threats = living.threat_map()
+        self._cache: dict[UUID, dict[str, Fact | None]] = {}
+        self._company: dict[str, set[UUID]] = {}
+
+    def check(self, spec: str, npc: UUID) -> Fact | None:
+        mine = self._cache.get(npc)
+        if mine is None:
+            mine = self._cache[npc] = {}
+        elif spec in mine:
+            return mine[spec]
+        try:
+            func, arg = self.living.conditions.resolve(spec)
+        except KeyError:
+            mine[spec] = None
+            return None
+        fact = mine[spec] = func(self, npc, arg)
+        return fact
+
+    def company_in(self, room: str) -> set[UUID]:
+        """Who counts as company in a room: non-hostile NPCs and online characters."""
+        found = self._company.get(room)
+        if found is None:
+            has = self.world.has_component
+            online = self.living.engine.sessions.is_online
+            threats = self.threats.ids
+            found = {
+                uid for uid in self.ws.contents(room)
+                if (has(uid, NPC) and uid not in threats)
+                or (has(uid, PlayerCharacter) and online(uid))
+            }
+            self._company[room] = found
+        return found
+
+    def holds(self, spec: str, npc: UUID) -> bool:
+        return self.check(spec, npc) is not None
+
+    def observed_rooms(self, npc: UUID) -> list[str]:
+        """Rooms the NPC knows first-hand: where it is, what it watches, its routes."""
+        rooms: list[str] = []
+        here = self.ws.room_key_of(npc)
+        if here is not None:
+            rooms.append(here)
+        watched = self.world.try_component(npc, WatchedRooms)
+        if watched is not None:
+            rooms.extend(watched.rooms)
+        routes = self.world.try_component(npc, SupplyRoutes)
+        if routes is not None:
+            for route in routes.routes:
+                rooms.extend(route.rooms)
+        return list(dict.fromkeys(rooms))
+
+
+# -- built-in conditions -----------------------------------------------------------
+def _supply_blocked(ev: Evaluation, npc: UUID, resource: str) -> Fact | None:
+    routes = ev.world.try_component(npc, SupplyRoutes)
+    if routes is None or not ev.threats:
+        return None
+    for route in routes.routes:
+        if resource and route.resource != resource:
+            continue
+        fact = ev.threats.fact_for(route.rooms)
+        if fact is not None:
+            return fact
+    return None
+
+
+def _supply_clear(ev: Evaluation, npc: UUID, resource: str) -> Fact | None:
+    routes = ev.world.try_component(npc, SupplyRoutes)
+    blocked = ev.check(f"supply_blocked:{resource}" if resource else "supply_blocked", npc)
+    if routes is None or not routes.routes or blocked is not None:
+        return None
+    return Fact("supply_clear", "the supply routes are clear")
+
+
+def _company(ev: Evaluation, npc: UUID, _arg: str) -> Fact | None:
+    room = ev.ws.room_key_of(npc)
+    if room is None:
+        return None
+    others = ev.company_in(room)
+    if len(others) - (npc in others) > 0:
+        return Fact(f"company:{room}", "in company", rooms=(room,))
+    return None
+
+
+def _alone(ev: Evaluation, npc: UUID, _arg: str) -> Fact | None:
+    if ev.check("company", npc) is not None:
+        return None
+    return Fact("alone", "alone")
+
+
+def _threat_known(ev: Evaluation, npc: UUID, _arg: str) -> Fact | None:
+    for key in ev.living.known_threat_keys(npc):
+        group = ev.threats.groups.get(key)
+        if group is not None:
+            return Fact(group.key, f"{group.source_name} about", group.source,
+                        tuple(sorted(group.rooms)), tuple(group.entities))
+    return None
+
+
+def _no_threat_known(ev: Evaluation, npc: UUID, _arg: str) -> Fact | None:
+    if ev.check("threat_known", npc) is not None:
+        return None
+    return Fact("safe", "no known threat")
+
+
+def _threat_near(ev: Evaluation, npc: UUID, _arg: str) -> Fact | None:
+    return ev.threats.fact_for(ev.observed_rooms(npc))
+
+
+def _at(ev: Evaluation, npc: UUID, room: str) -> Fact | None:
+    here = ev.ws.room_key_of(npc)
+    if here is None or here != room:
+        return None
+    return Fact(f"at:{room}", f"at {room}", rooms=(room,))
+
+
+def _away(ev: Evaluation, npc: UUID, room: str) -> Fact | None:
+    return None if _at(ev, npc, room) is not None else Fact(f"away:{room}", f"away from {room}")
+
+
+def builtin_conditions() -> ConditionRegistry:
+    reg = ConditionRegistry()
+    for name, func in (
+        ("supply_blocked", _supply_blocked),
+        ("supply_clear", _supply_clear),
+        ("company", _company),
+        ("alone", _alone),
+        ("threat_known", _threat_known),
+        ("no_threat_known", _no_threat_known),
+        ("threat_near", _threat_near),
+        ("at", _at),
+        ("away", _away),
+        ("always", lambda _ev, npc, _a: Fact("always", "always")),
+    ):
+        reg.register(name, func)
+    return reg

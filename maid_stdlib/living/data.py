@@ -1,0 +1,322 @@
+"""Living-world data of a content pack: one YAML file, validated with pydantic.
+
+A pack calls :func:`load_living_data` from its ``register``::
+
+    def register(self, ctx):
+        super().register(ctx)
+        load_living_data(ctx, self.path / "living.yaml")
+
+The file is read and validated at once (a malformed file stops start-up with a
+PackError naming the file and entry). References to rooms, NPCs, factions and
+conditions are checked, and components applied, when the living systems start --
+after every pack built its world -- by :mod:`maid_stdlib.living.seeding`.
+
+Format (keys local to the pack may omit the "pack:" prefix)::
+
+    factions:
+      bandits: {name: bandits, hostile: true}
+    faction_relations:
+      - {a: village, b: bandits, value: -0.8, cause: raids on the road}
+    crises:
+      - {need: safety, below: 0.3, min_npcs: 3, crisis_type: fear}
+    discoveries:
+      old_shaft: {type: ancient_ruins, description: a sealed door}
+    npcs:
+      gundrik:                      # NPC template key; applies to every instance
+        needs:
+          economic:
+            value: 0.55             # initial value, [0, 1]
+            decay: 0.004            # per game hour
+            threshold: 0.35
+            modifiers: [{when: supply_blocked, decay_x: 6}]
+            satisfied_by: [{when: supply_clear, rate: 0.03}]
+            goal: {id: source_iron, type: ACQUIRE, target: iron, priority: 0.8,
+                   description: Source quality iron, blocked_when: [supply_blocked],
+                   progress_when: supply_clear, progress_rate: 0.1}
+        supply: [{resource: iron, route: [trade_road, ford], need: economic}]
+        schedule: [{hour: 7, room: smithy}, {hour: 19, room: tavern}]
+        relationships: {selena: {trust: 0.1, affinity: -0.1, kind: rival, drift: -0.03}}
+        factions: {village: member}
+        influence: 0.4
+        wealth: 300
+        watch: [trade_road]
+        trade: {offers: [tools], wants: [iron]}
+        hostile: bandits            # marks a threat (source "bandits")
+        memories: [{content: ..., importance: 0.5, valence: negative, visibility: public}]
+        gossip: [{content: ..., subject: ..., confidence: 0.9, secret: false}]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from maid_engine.content import PackContext, PackError
+from maid_stdlib.living.memory import EmotionalValence, MemoryVisibility
+
+if TYPE_CHECKING:
+    from maid_stdlib.living.service import LivingWorld
+
+Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+Signed = Annotated[float, Field(ge=-1.0, le=1.0)]
+Ref = Annotated[str, Field(pattern=r"^([a-z0-9][a-z0-9_\-]*:)?[a-z0-9][a-z0-9_\-#]*$")]
+Name = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_\-]*$")]
+Text = Annotated[str, Field(min_length=1)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ModifierSpec(_Model):
+    when: Text
+    decay_x: float = Field(1.0, ge=0.0)
+    add: float = Field(0.0, ge=0.0)
+
+
+class SatisfierSpec(_Model):
+    when: Text
+    rate: float = Field(ge=0.0)
+
+
+class GoalTemplateSpec(_Model):
+    id: Name
+    type: Text = "ACQUIRE"
+    description: Text
+    priority: Unit = 0.5
+    target: str | None = None
+    blocked_when: list[Text] = Field(default_factory=list)
+    progress_when: str | None = None
+    progress_rate: float = Field(0.0, ge=0.0)
+    completion_need_delta: Unit = 0.3
+
+
+class GoalSpec(GoalTemplateSpec):
+    need: Name | None = None
+
+
+class NeedSpec(_Model):
+    value: Unit = 0.8
+    decay: float = Field(0.0, ge=0.0)
+    threshold: Unit = 0.3
+    modifiers: list[ModifierSpec] = Field(default_factory=list)
+    satisfied_by: list[SatisfierSpec] = Field(default_factory=list)
+    goal: GoalTemplateSpec | None = None
+
+
+class RelationshipSpec(_Model):
+    trust: Signed = 0.0
+    affinity: Signed = 0.0
+    kind: str = ""
+    cause: str = ""
+    drift: Signed = 0.0
+
+
+class SupplySpec(_Model):
+    resource: Text
+    route: list[Ref] = Field(min_length=1)
+    need: Name = "economic"
+    origin: str = ""
+
+
+class ScheduleSpec(_Model):
+    hour: int = Field(ge=0, le=23)
+    room: Ref
+
+
+class MemorySpec(_Model):
+    content: Text
+    importance: Unit = 0.5
+    valence: EmotionalValence = EmotionalValence.NEUTRAL
+    intensity: Unit = 0.3
+    tags: list[str] = Field(default_factory=list)
+    visibility: MemoryVisibility = MemoryVisibility.PRIVATE
+    #: NPC key the memory is about (a betrayer, a rival).
+    about: Ref | None = None
+    location: Ref | None = None
+    #: How long ago it happened, in game hours.
+    age_hours: float = Field(0.0, ge=0.0)
+
+
+class GossipSpec(_Model):
+    id: Text | None = None
+    content: Text
+    subject: str = ""
+    #: NPC key the gossip is about (sets the subject to that NPC's id).
+    about: Ref | None = None
+    confidence: Unit = 0.9
+    #: Seen first-hand: confidence 1.0 and the NPC is the source.
+    observed: bool = False
+    secret: bool = False
+    tags: list[str] = Field(default_factory=list)
+    location: Ref | None = None
+
+
+class TradeSpec(_Model):
+    offers: list[Text] = Field(default_factory=list)
+    wants: list[Text] = Field(default_factory=list)
+
+
+class NpcSpec(_Model):
+    needs: dict[Name, NeedSpec] = Field(default_factory=dict)
+    goals: list[GoalSpec] = Field(default_factory=list)
+    relationships: dict[Ref, RelationshipSpec] = Field(default_factory=dict)
+    factions: dict[Name, Name] = Field(default_factory=dict)
+    standings: dict[Name, Signed] = Field(default_factory=dict)
+    influence: Unit | None = None
+    wealth: int | None = Field(None, ge=0)
+    supply: list[SupplySpec] = Field(default_factory=list)
+    watch: list[Ref] = Field(default_factory=list)
+    schedule: list[ScheduleSpec] = Field(default_factory=list)
+    trade: TradeSpec | None = None
+    hostile: Name | None = None
+    memories: list[MemorySpec] = Field(default_factory=list)
+    gossip: list[GossipSpec] = Field(default_factory=list)
+
+
+class FactionSpec(_Model):
+    name: Text
+    hostile: bool = False
+    description: str = ""
+
+
+class FactionRelationSpec(_Model):
+    a: Name
+    b: Name
+    value: Signed
+    cause: str = ""
+
+
+class CrisisSpec(_Model):
+    need: Name
+    below: Unit = 0.25
+    min_npcs: int = Field(3, ge=1)
+    crisis_type: str = ""
+
+
+class DiscoverySpec(_Model):
+    type: Name
+    description: str = ""
+
+
+class LivingFile(_Model):
+    factions: dict[Name, FactionSpec] = Field(default_factory=dict)
+    faction_relations: list[FactionRelationSpec] = Field(default_factory=list)
+    crises: list[CrisisSpec] = Field(default_factory=list)
+    discoveries: dict[Ref, DiscoverySpec] = Field(default_factory=dict)
+    npcs: dict[Ref, NpcSpec] = Field(default_factory=dict)
+
+
+@dataclass
+class LivingData:
+    pack: str
+    #: The file as shown in messages ("ironvale/living.yaml").
+    file: str
+    spec: LivingFile
+
+    def qualify(self, ref: str) -> str:
+        return ref if ":" in ref else f"{self.pack}:{ref}"
+
+    def qualify_condition(self, spec: str) -> str:
+        """Room arguments of "at:"/"away:" become full room keys."""
+        name, sep, arg = spec.partition(":")
+        if sep and name in ("at", "away"):
+            return f"{name}:{self.qualify(arg)}"
+        return spec
+
+
+def _label(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(path.resolve().parents[1]))
+    except (ValueError, IndexError):
+        return str(path)
+
+
+def _where(loc: tuple[Any, ...]) -> tuple[str | None, str]:
+    """pydantic location -> ("npc 'gundrik'", "needs.economic.decay")."""
+    parts = [str(p) for p in loc]
+    kinds = {"npcs": "npc", "factions": "faction", "discoveries": "discovery"}
+    if len(parts) >= 2 and parts[0] in kinds:
+        return f"{kinds[parts[0]]} {parts[1]!r}", ".".join(parts[2:])
+    if len(parts) >= 2 and parts[0] in ("faction_relations", "crises"):
+        return f"{parts[0]}[{parts[1]}]", ".".join(parts[2:])
+    return None, ".".join(parts)
+
+
+def parse_living(raw: object, file: str) -> tuple[LivingFile | None, list[str]]:
+    """Validate a loaded document; problems read "file: entry: field: message"."""
+    if raw is None:
+        return LivingFile(), []
+    if not isinstance(raw, dict):
+        return None, [f"{file}: must be a mapping (factions, crises, discoveries, npcs)"]
+    try:
+        return LivingFile.model_validate(raw), []
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            entry, field_path = _where(tuple(err["loc"]))
+            msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+            if err["type"] == "missing":
+                msg = "required but missing"
+            text = f"{field_path}: {msg}" if field_path else msg
+            problems.append(f"{file}: {entry}: {text}" if entry else f"{file}: {text}")
+        return None, problems
+
+
+def read_living_file(pack: str, path: Path) -> LivingData:
+    """Read and validate ``path``; PackError naming the file and entries if invalid."""
+    file = _label(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        reason = getattr(exc, "problem", None) or str(exc)
+        raise PackError(pack, f"{file}: invalid YAML{where}: {reason}", file) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PackError(pack, f"{file}: cannot read: {exc}", file) from exc
+    spec, problems = parse_living(raw, file)
+    if problems or spec is None:
+        raise problems_error(pack, problems, file)
+    return LivingData(pack, file, spec)
+
+
+def problems_error(pack: str, problems: list[str], file: str) -> PackError:
+    if len(problems) == 1:
+        return PackError(pack, f"invalid living data: {problems[0]}", file)
+    listed = "\n  ".join(problems[:20])
+    more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+    return PackError(pack, f"{len(problems)} problems in its living data:\n  {listed}{more}", file)
+
+
+def load_living_data(
+    ctx: PackContext, path: Path | str, namespace: str | None = None
+) -> LivingData:
+    """Validate a pack's living file now and queue it to be applied at start-up.
+
+    Unqualified keys in the file ("smithy") belong to ``namespace`` (default: the
+    calling pack's name). Needs ``register_living`` to have run (StdlibContentPack
+    does it), so the pack must require "stdlib".
+    """
+    from maid_stdlib.living.service import LivingWorld
+
+    living: LivingWorld | None = ctx.engine.services.try_get(LivingWorld)
+    if living is None:
+        raise ctx.error("living data needs the living world (require the 'stdlib' pack)")
+    data = read_living_file(namespace or ctx.pack.name, Path(path))
+    if living.started:
+        apply_living_data(living, data)
+        living.applied_data.append(data)
+    else:
+        living.pending_data.append(data)
+    return data
+
+
+def apply_living_data(living: LivingWorld, data: LivingData) -> None:
+    from maid_stdlib.living.seeding import apply_data
+
+    apply_data(living, data)

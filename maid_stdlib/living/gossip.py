@@ -1,0 +1,231 @@
+"""Gossip: statements NPCs know, retell and mention when talked to.
+
+A statement has an id shared by every copy ("threat:bandits:ironvale:trade_road"),
+a source (who first stated it), a subject, content and a confidence:
+
+* direct observation gives 1.0 (:func:`observe`);
+* generated gossip (quest consequences, pack events) is capped at 0.9
+  (:func:`inject`, the Doc 03 convention the quest seed relies on);
+* each retelling multiplies it by :data:`RETELL_DECAY`; below
+  :data:`MIN_RETELL_CONFIDENCE` nobody passes it on.
+
+Every NPC's copies live in its :class:`KnownGossip` component (persistent).
+Spreading is done by the SocialFabric system, between NPCs sharing a room or a
+relationship, over game time.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from uuid import UUID
+
+from maid_engine.ecs import Component, World
+from maid_stdlib.living.components import Relationships, clamp_unit
+
+DIRECT_CONFIDENCE = 1.0
+GENERATED_CONFIDENCE_CAP = 0.9
+RETELL_DECAY = 0.8
+MIN_RETELL_CONFIDENCE = 0.3
+#: Statements kept per NPC; the least confident (then oldest) is forgotten first.
+MAX_KNOWN = 24
+#: Statements not heard again for this many game seconds are forgotten.
+FORGET_AFTER = 5 * 86400.0
+#: Chance per game hour that a statement is passed on to one listener.
+ROOM_CHANCE_PER_HOUR = 0.6
+RELATION_CHANCE_PER_HOUR = 0.15
+#: Secrets are passed on reluctantly.
+SECRET_FACTOR = 0.25
+#: Roommates one NPC talks to per pass, at most.
+MAX_LISTENERS = 4
+#: A relationship carries gossip when trust or affinity reaches this.
+RELATION_CARRIES_AT = 0.3
+
+
+@dataclass
+class GossipItem:
+    id: str
+    content: str
+    subject: str = ""
+    #: UUID string of who first stated it ("" for injected gossip).
+    source: str = ""
+    confidence: float = GENERATED_CONFIDENCE_CAP
+    tags: list[str] = field(default_factory=list)
+    #: UUID string of who told this NPC (None: observed or injected).
+    heard_from: str | None = None
+    heard_at: float = 0.0
+    hops: int = 0
+    #: Room key the statement is about, if any.
+    location: str | None = None
+    #: Id of a statement this one makes obsolete ("the road is clear again").
+    supersedes: str | None = None
+
+    @property
+    def is_secret(self) -> bool:
+        return "secret" in self.tags
+
+
+@dataclass
+class KnownGossip(Component):
+    component_name = "KnownGossip"
+    items: dict[str, GossipItem] = field(default_factory=dict)
+
+
+def learn(world: World, npc: UUID, item: GossipItem) -> bool:
+    """Give ``npc`` its copy of ``item``; keeps the more confident copy. Returns
+    whether anything changed. Learning a superseding statement drops the old one."""
+    known = world.try_component(npc, KnownGossip)
+    if known is None:
+        known = KnownGossip()
+        world.add_component(npc, known)
+    item.confidence = clamp_unit(item.confidence)
+    superseding = [k for k, i in known.items.items() if i.supersedes == item.id]
+    if superseding:
+        if item.heard_from is not None:
+            # Old news retold does not undo what this NPC knows to be newer.
+            return False
+        for key in superseding:  # seen again first-hand: the news is current again
+            del known.items[key]
+    current = known.items.get(item.id)
+    if current is not None and current.confidence >= item.confidence:
+        # Hearing it again keeps it fresh.
+        current.heard_at = max(current.heard_at, item.heard_at)
+        known.touch()
+        return False
+    known.items[item.id] = item
+    if item.supersedes:
+        known.items.pop(item.supersedes, None)
+    _trim(known)
+    known.touch()
+    return True
+
+
+def _trim(known: KnownGossip) -> None:
+    if len(known.items) <= MAX_KNOWN:
+        return
+    ranked = sorted(known.items.values(), key=lambda i: (i.confidence, i.heard_at))
+    for item in ranked[: len(known.items) - MAX_KNOWN]:
+        del known.items[item.id]
+
+
+def observe(
+    world: World, npc: UUID, statement_id: str, content: str, now: float, *,
+    subject: str = "", tags: Iterable[str] = (), location: str | None = None,
+    supersedes: str | None = None,
+) -> bool:
+    """``npc`` saw it with its own eyes: confidence 1.0, source itself."""
+    return learn(world, npc, GossipItem(
+        statement_id, content, subject, str(npc), DIRECT_CONFIDENCE, list(tags),
+        None, now, 0, location, supersedes,
+    ))
+
+
+def inject(
+    world: World, tellers: Iterable[UUID], statement_id: str, content: str, now: float, *,
+    subject: str = "", confidence: float = GENERATED_CONFIDENCE_CAP,
+    tags: Iterable[str] = (), source: str = "", location: str | None = None,
+) -> list[UUID]:
+    """Generated gossip (a quest consequence): confidence capped at 0.9. Returns the
+    NPCs who now know it."""
+    capped = min(confidence, GENERATED_CONFIDENCE_CAP)
+    out = []
+    for npc in tellers:
+        item = GossipItem(statement_id, content, subject, source, capped, list(tags),
+                          None, now, 0, location)
+        if learn(world, npc, item):
+            out.append(npc)
+    return out
+
+
+def retell(world: World, teller: UUID, listener: UUID, item: GossipItem, now: float) -> bool:
+    """``teller`` tells ``listener``: confidence decays by RETELL_DECAY."""
+    copy = GossipItem(
+        item.id, item.content, item.subject, item.source,
+        item.confidence * RETELL_DECAY, list(item.tags), str(teller), now, item.hops + 1,
+        item.location, item.supersedes,
+    )
+    return learn(world, listener, copy)
+
+
+def forget_stale(known: KnownGossip, now: float) -> int:
+    stale = [k for k, i in known.items.items() if now - i.heard_at > FORGET_AFTER]
+    for key in stale:
+        del known.items[key]
+    if stale:
+        known.touch()
+    return len(stale)
+
+
+def tell_round(
+    world: World, teller: UUID, roommates: list[UUID], rng: random.Random, hours: float,
+    now: float,
+) -> int:
+    """``teller`` passes its news on for ``hours`` of game time. Returns how many
+    statements it passed on.
+
+    Listeners are gossiping NPCs sharing its room (``roommates``, a few of them in
+    a crowd) and its relationship partners (trust or affinity >= RELATION_CARRIES_AT)
+    wherever they are. Each statement reaches each listener with a chance per game
+    hour; secrets much more rarely; nothing below MIN_RETELL_CONFIDENCE.
+    """
+    known = world.try_component(teller, KnownGossip)
+    if known is None or not known.items or hours <= 0:
+        return 0
+    items = sorted(
+        (i for i in known.items.values() if i.confidence >= MIN_RETELL_CONFIDENCE),
+        key=lambda i: i.id,
+    )
+    if not items:
+        return 0
+    listeners: dict[UUID, float] = {}
+    others = [o for o in roommates if o != teller]
+    if len(others) > MAX_LISTENERS:
+        # In a crowd one talks to a few: keeps a pass linear in the population.
+        others = rng.sample(others, MAX_LISTENERS)
+    for other in others:
+        listeners[other] = ROOM_CHANCE_PER_HOUR
+    rels = world.try_component(teller, Relationships)
+    if rels is not None:
+        for target, rel in sorted(rels.entries.items()):
+            if max(rel.trust, rel.affinity) < RELATION_CARRIES_AT:
+                continue
+            try:
+                uid = UUID(target)
+            except ValueError:
+                continue
+            if uid not in listeners and world.has_component(uid, KnownGossip):
+                listeners[uid] = RELATION_CHANCE_PER_HOUR
+    told = 0
+    for listener, chance in listeners.items():
+        theirs = world.try_component(listener, KnownGossip)
+        for item in items:
+            mine = theirs.items.get(item.id) if theirs is not None else None
+            if mine is not None and mine.confidence >= item.confidence * RETELL_DECAY:
+                continue
+            p = chance * hours * (SECRET_FACTOR if item.is_secret else 1.0)
+            if rng.random() < min(p, 1.0) and retell(world, teller, listener, item, now):
+                told += 1
+    return told
+
+
+def gossip_lines(world: World, npc: UUID, limit: int = 3) -> list[str]:
+    """What ``npc`` mentions when talked to: its most confident, freshest news,
+    hedged by confidence. Secrets are kept."""
+    known = world.try_component(npc, KnownGossip)
+    if known is None:
+        return []
+    items = [i for i in known.items.values() if not i.is_secret]
+    items.sort(key=lambda i: (-i.confidence, -i.heard_at, i.id))
+    return [_phrase(i) for i in items[:limit]]
+
+
+def _phrase(item: GossipItem) -> str:
+    content = item.content.strip()
+    if item.confidence >= 0.95:
+        return f"I know it for a fact: {content}"
+    if item.confidence >= 0.7:
+        return content
+    if item.confidence >= 0.45:
+        return f"Word is: {content}"
+    return f"I only heard a rumour, mind: {content}"

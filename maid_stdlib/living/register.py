@@ -1,0 +1,71 @@
+"""``register_living(ctx)``: wires the living world into an engine (called by the
+stdlib pack's ``register``)."""
+
+from __future__ import annotations
+
+from maid_engine.accounts.components import PlayerCharacter
+from maid_engine.content import PackContext
+from maid_engine.events import EntityDestroyedEvent
+from maid_stdlib.living.autonomy import AutonomySystem, ScheduleSystem, SocialFabricSystem
+from maid_stdlib.living.commands import COMMANDS
+from maid_stdlib.living.facts import DiscoverySite
+from maid_stdlib.living.memory import COLLECTION, MemoryFlushSystem, MemoryService
+from maid_stdlib.living.seeding import apply_spawned
+from maid_stdlib.living.service import LivingWorld
+from maid_stdlib.world.components import NPC
+from maid_stdlib.world.events import EntityRelocatedEvent
+
+
+class _Handlers:
+    def __init__(self, living: LivingWorld) -> None:
+        self.living = living
+
+    def on_relocated(self, event: EntityRelocatedEvent) -> None:
+        living = self.living
+        living.invalidate_threats()
+        if not living.started:
+            return
+        uid = event.entity_id
+        if event.from_room is None:
+            apply_spawned(living, uid)
+        if event.to_room is not None:
+            self._discover(event.to_room, event)
+
+    def _discover(self, room_key: str, event: EntityRelocatedEvent) -> None:
+        living = self.living
+        world = living.world
+        room_id = living.world_service.room_id(room_key)
+        site = None if room_id is None else world.try_component(room_id, DiscoverySite)
+        if site is None or site.found_by is not None:
+            return
+        uid = event.entity_id
+        finder = world.has_component(uid, PlayerCharacter) or (
+            world.has_component(uid, NPC) and not living.is_threat(uid)
+        )
+        if finder:
+            site.found_by = str(uid)
+            site.found_at = living.engine.clock.game_time
+
+    def on_destroyed(self, event: EntityDestroyedEvent) -> None:
+        self.living.invalidate_threats()
+        self.living.memory.forget_npc(event.entity_id)
+
+
+def register_living(ctx: PackContext) -> LivingWorld:
+    """Provide ``LivingWorld`` and ``MemoryService``, declare ``npc_memories``, add the
+    Schedule (140), Autonomy (150), SocialFabric (155) and memory-flush (990)
+    systems and the ``@living`` builder command. Packs then add living data with
+    ``load_living_data(ctx, path)``."""
+    living = LivingWorld(ctx.engine)
+    ctx.provide(LivingWorld, living)
+    ctx.provide(MemoryService, living.memory)
+    ctx.ensure_collection(COLLECTION)
+    ctx.add_system(ScheduleSystem(living))
+    ctx.add_system(AutonomySystem(living))
+    ctx.add_system(SocialFabricSystem(living))
+    ctx.add_system(MemoryFlushSystem(living.memory))
+    ctx.add_commands(COMMANDS)
+    handlers = _Handlers(living)
+    ctx.subscribe(EntityRelocatedEvent, handlers.on_relocated)
+    ctx.subscribe(EntityDestroyedEvent, handlers.on_destroyed)
+    return living

@@ -1,0 +1,324 @@
+"""Applying validated living data to the world (at start-up, and to spawned NPCs).
+
+Restart rules: data owns configuration (decay rates, thresholds, goal templates,
+routes, schedules, trade goods, faction roles, relationship kinds and drift) and
+refreshes it on every start; evolving state (need values, goals, trust and
+affinity, standings, influence, wealth, memories, gossip) is set from data once,
+the first time an entity is seeded (:class:`LivingProfile`), and persisted after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from uuid import UUID
+
+from maid_engine.content import PackError
+from maid_stdlib.living import api, gossip
+from maid_stdlib.living.components import (
+    Goal,
+    GoalsComponent,
+    GoalTemplate,
+    NeedModifier,
+    NeedsComponent,
+    NeedState,
+    Relationship,
+    Relationships,
+    Satisfier,
+    SocialInfluence,
+    Wealth,
+)
+from maid_stdlib.living.data import (
+    GoalTemplateSpec,
+    LivingData,
+    NeedSpec,
+    NpcSpec,
+    problems_error,
+)
+from maid_stdlib.living.facts import (
+    DiscoverySite,
+    Hostile,
+    LivingProfile,
+    Schedule,
+    ScheduleEntry,
+    SupplyRoute,
+    SupplyRoutes,
+    TradeGoods,
+    WatchedRooms,
+)
+from maid_stdlib.living.memory import EpisodicMemory
+from maid_stdlib.living.service import CrisisRule, FactionDef, LivingWorld
+from maid_stdlib.world.components import NPC, data_uuid
+from maid_stdlib.world.loader import WorldData
+
+
+def npc_index(living: LivingWorld) -> dict[str, list[UUID]]:
+    """NPC template key -> its entities, the data-spawned one first."""
+    index: dict[str, list[UUID]] = {}
+    for uid, npc in living.world.each(NPC):
+        index.setdefault(npc.template, []).append(uid)
+    for template, uids in index.items():
+        pack, _, key = template.partition(":")
+        first = data_uuid(pack, "npc", key)
+        uids.sort(key=lambda u: (u != first, str(u)))
+    return index
+
+
+def check(living: LivingWorld, data: LivingData, index: dict[str, list[UUID]]) -> list[str]:
+    """Every reference the data makes that the world cannot satisfy."""
+    ws = living.world_service
+    templates = living.engine.services.try_get(WorldData)
+    spec = data.spec
+    factions = set(living.factions) | set(spec.factions)
+    problems: list[str] = []
+
+    def bad(entry: str, message: str) -> None:
+        problems.append(f"{data.file}: {entry}: {message}")
+
+    def room(entry: str, where: str, ref: str) -> None:
+        if not ws.has_room(data.qualify(ref)):
+            bad(entry, f"{where}: unknown room {data.qualify(ref)!r}")
+
+    def npc_known(key: str) -> bool:
+        full = data.qualify(key)
+        return full in index or (
+            templates is not None and templates.template(full, "npc") is not None
+        )
+
+    def condition(entry: str, where: str, cond: str | None) -> None:
+        if cond is None:
+            return
+        if cond not in living.conditions:
+            bad(entry, f"{where}: unknown condition {cond!r} "
+                       f"(known: {', '.join(living.conditions.names())})")
+        name, sep, arg = cond.partition(":")
+        if sep and name in ("at", "away"):
+            room(entry, where, arg)
+
+    for rel in spec.faction_relations:
+        for f in (rel.a, rel.b):
+            if f not in factions:
+                bad("faction_relations", f"unknown faction {f!r}")
+    for ref in spec.discoveries:
+        room(f"discovery {ref!r}", "room", ref)
+    for key, npc in spec.npcs.items():
+        entry = f"npc {key!r}"
+        if not npc_known(key):
+            bad(entry, f"no NPC {data.qualify(key)!r} in the world data")
+        for name, need in npc.needs.items():
+            for i, mod in enumerate(need.modifiers):
+                condition(entry, f"needs.{name}.modifiers[{i}].when", mod.when)
+            for i, sat in enumerate(need.satisfied_by):
+                condition(entry, f"needs.{name}.satisfied_by[{i}].when", sat.when)
+            if need.goal is not None:
+                _check_goal(need.goal, f"needs.{name}.goal", entry, condition)
+        for i, goal in enumerate(npc.goals):
+            _check_goal(goal, f"goals[{i}]", entry, condition)
+        for target in npc.relationships:
+            if data.qualify(target) not in index:
+                bad(entry, f"relationships: no NPC {data.qualify(target)!r} in the world")
+        for f in npc.factions:
+            if f not in factions:
+                bad(entry, f"factions: unknown faction {f!r}")
+        for i, sup in enumerate(npc.supply):
+            for ref in sup.route:
+                room(entry, f"supply[{i}].route", ref)
+        for ref in npc.watch:
+            room(entry, "watch", ref)
+        for i, item in enumerate(npc.schedule):
+            room(entry, f"schedule[{i}].room", item.room)
+        for i, mem in enumerate(npc.memories):
+            if mem.location is not None:
+                room(entry, f"memories[{i}].location", mem.location)
+            if mem.about is not None and data.qualify(mem.about) not in index:
+                bad(entry, f"memories[{i}].about: no NPC {data.qualify(mem.about)!r}")
+        for i, gos in enumerate(npc.gossip):
+            if gos.location is not None:
+                room(entry, f"gossip[{i}].location", gos.location)
+            if gos.about is not None and data.qualify(gos.about) not in index:
+                bad(entry, f"gossip[{i}].about: no NPC {data.qualify(gos.about)!r}")
+    return problems
+
+
+def _check_goal(
+    goal: GoalTemplateSpec, where: str, entry: str,
+    condition: Callable[[str, str, str | None], None],
+) -> None:
+    for i, cond in enumerate(goal.blocked_when):
+        condition(entry, f"{where}.blocked_when[{i}]", cond)
+    condition(entry, f"{where}.progress_when", goal.progress_when)
+
+
+def apply_data(living: LivingWorld, data: LivingData) -> None:
+    index = npc_index(living)
+    problems = check(living, data, index)
+    if problems:
+        raise problems_error(data.pack, problems, data.file)
+    spec = data.spec
+    world = living.world
+    for key, fdef in spec.factions.items():
+        living.add_faction(FactionDef(key, fdef.name, fdef.hostile, fdef.description))
+    for rel in spec.faction_relations:
+        if api.get_faction_relation(world, rel.a, rel.b) is None:
+            api.adjust_faction_relation(world, rel.a, rel.b, rel.value, rel.cause)
+    for crisis in spec.crises:
+        living.registries.crises.append(
+            CrisisRule(crisis.need, crisis.below, crisis.min_npcs, crisis.crisis_type)
+        )
+    ws = living.world_service
+    for ref, disc in spec.discoveries.items():
+        room_id = ws.room_id(data.qualify(ref))
+        if room_id is None:
+            continue
+        site = world.try_component(room_id, DiscoverySite)
+        if site is None:
+            world.add_component(room_id, DiscoverySite(disc.type, disc.description))
+        else:
+            site.discovery_type, site.description = disc.type, disc.description
+    for key, npc in spec.npcs.items():
+        template = data.qualify(key)
+        living.templates[template] = (data, npc)
+        for uid in index.get(template, []):
+            apply_npc(living, data, template, npc, uid, index)
+
+
+def _template(spec: GoalTemplateSpec, data: LivingData) -> GoalTemplate:
+    return GoalTemplate(
+        spec.id, spec.type, spec.description, spec.priority, spec.target,
+        [data.qualify_condition(c) for c in spec.blocked_when],
+        data.qualify_condition(spec.progress_when) if spec.progress_when else None,
+        spec.progress_rate, spec.completion_need_delta,
+    )
+
+
+def _need(spec: NeedSpec, data: LivingData, value: float) -> NeedState:
+    return NeedState(
+        value, spec.decay, spec.threshold,
+        [NeedModifier(data.qualify_condition(m.when), m.decay_x, m.add) for m in spec.modifiers],
+        [Satisfier(data.qualify_condition(s.when), s.rate) for s in spec.satisfied_by],
+        _template(spec.goal, data) if spec.goal is not None else None,
+    )
+
+
+def apply_npc(
+    living: LivingWorld, data: LivingData, template: str, spec: NpcSpec, uid: UUID,
+    index: dict[str, list[UUID]] | None = None,
+) -> None:
+    """Give one NPC entity its living components (see the module doc for restarts)."""
+    world = living.world
+    now = living.engine.clock.game_time
+    index = index if index is not None else npc_index(living)
+    profile = world.try_component(uid, LivingProfile)
+    first = profile is None or not profile.seeded
+
+    def target(ref: str) -> UUID | None:
+        found = index.get(data.qualify(ref))
+        return found[0] if found else None
+
+    if spec.needs:
+        old = world.try_component(uid, NeedsComponent)
+        needs = {}
+        for name, need in spec.needs.items():
+            kept = old.needs.get(name) if old is not None and not first else None
+            needs[name] = _need(need, data, kept.value if kept is not None else need.value)
+        world.add_component(uid, NeedsComponent(needs))
+    if first and spec.goals:
+        for goal in spec.goals:
+            made = Goal.from_template(_template(goal, data), goal.need, now)
+            goals = world.try_component(uid, GoalsComponent)
+            existing = goals.get(goal.id) if goals is not None else None
+            if existing is None or not existing.is_open:
+                api.add_goal(world, uid, made)
+    if spec.relationships:
+        rels = world.try_component(uid, Relationships)
+        if rels is None:
+            rels = Relationships()
+            world.add_component(uid, rels)
+        for ref, rspec in spec.relationships.items():
+            other = target(ref)
+            if other is None or other == uid:
+                continue
+            rel = rels.entries.get(str(other))
+            if rel is None or first:
+                rel = rels.entries[str(other)] = Relationship(rspec.trust, rspec.affinity)
+            rel.kind, rel.cause, rel.drift = rspec.kind, rspec.cause, rspec.drift
+        rels.touch()
+    for faction, role in spec.factions.items():
+        api.join_faction(world, uid, faction, role)
+    if first:
+        for faction, value in spec.standings.items():
+            api.adjust_faction_standing(
+                world, uid, faction, value - api.get_faction_standing(world, uid, faction)
+            )
+    if spec.influence is not None and (first or not world.has_component(uid, SocialInfluence)):
+        world.add_component(uid, SocialInfluence(spec.influence))
+    if spec.wealth is not None and (first or not world.has_component(uid, Wealth)):
+        world.add_component(uid, Wealth(spec.wealth))
+    if spec.supply:
+        world.add_component(uid, SupplyRoutes([
+            SupplyRoute(s.resource, [data.qualify(r) for r in s.route], s.need, s.origin)
+            for s in spec.supply
+        ]))
+    if spec.watch:
+        world.add_component(uid, WatchedRooms([data.qualify(r) for r in spec.watch]))
+    if spec.schedule:
+        world.add_component(uid, Schedule(
+            [ScheduleEntry(e.hour, data.qualify(e.room)) for e in spec.schedule]
+        ))
+    if spec.trade is not None:
+        world.add_component(uid, TradeGoods(list(spec.trade.offers), list(spec.trade.wants)))
+    if spec.hostile is not None:
+        world.add_component(uid, Hostile(spec.hostile))
+        living.invalidate_threats()
+    hostile = spec.hostile is not None or any(
+        living.factions.get(f) is not None and living.factions[f].hostile for f in spec.factions
+    )
+    if not hostile and not world.has_component(uid, gossip.KnownGossip):
+        world.add_component(uid, gossip.KnownGossip())
+    if first:
+        _seed_knowledge(living, data, template, spec, uid, target, now)
+    world.add_component(uid, LivingProfile(template, True))
+
+
+def _seed_knowledge(
+    living: LivingWorld, data: LivingData, template: str, spec: NpcSpec, uid: UUID,
+    target: Callable[[str], UUID | None], now: float,
+) -> None:
+    world = living.world
+    for mem in spec.memories:
+        subject = target(mem.about) if mem.about else None
+        living.memory.add(EpisodicMemory(
+            uid, mem.content, mem.importance, mem.valence, mem.intensity, list(mem.tags),
+            mem.visibility, subject_id=subject,
+            location=data.qualify(mem.location) if mem.location else None,
+            # Negative for backstory older than the world: "before it all began".
+            game_time=now - mem.age_hours * 3600.0,
+        ))
+    for i, gos in enumerate(spec.gossip):
+        about = target(gos.about) if gos.about else None
+        topic = str(about) if about is not None else gos.subject
+        tags = [*gos.tags, *(["secret"] if gos.secret else [])]
+        statement = gos.id or f"{template}:gossip:{i}"
+        location = data.qualify(gos.location) if gos.location else None
+        if gos.observed:
+            gossip.observe(world, uid, statement, gos.content, now, subject=topic,
+                           tags=tags, location=location)
+        else:
+            gossip.inject(world, [uid], statement, gos.content, now, subject=topic,
+                          confidence=gos.confidence, tags=tags,
+                          source=str(uid) if gos.secret else "", location=location)
+
+
+def apply_spawned(living: LivingWorld, uid: UUID) -> bool:
+    """Give an NPC spawned after start-up the living components of its template."""
+    npc = living.world.try_component(uid, NPC)
+    if npc is None or living.world.has_component(uid, LivingProfile):
+        return False
+    found = living.templates.get(npc.template)
+    if found is None:
+        return False
+    data, spec = found
+    try:
+        apply_npc(living, data, npc.template, spec, uid)
+    except PackError:
+        raise
+    return True

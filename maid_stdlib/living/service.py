@@ -1,0 +1,225 @@
+"""LivingWorld: the service that holds the living world together.
+
+It owns the registries packs extend (conditions, threat providers, factions,
+crisis rules), the memory service, the living data waiting to be applied, and the
+threat map every system reads. Provided by ``register_living`` under
+``LivingWorld``; ``MemoryService`` is provided too.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from uuid import UUID
+
+from maid_engine.ecs import World
+from maid_stdlib.living.components import FactionMembership
+from maid_stdlib.living.conditions import (
+    ThreatMap,
+    ThreatProvider,
+    builtin_conditions,
+    hostile_marker_threats,
+)
+from maid_stdlib.living.gossip import KnownGossip, gossip_lines
+from maid_stdlib.living.memory import MemoryService
+from maid_stdlib.world.components import Describable
+from maid_stdlib.world.service import WorldService
+
+if TYPE_CHECKING:
+    from maid_engine.engine import GameEngine
+    from maid_stdlib.living.data import LivingData, NpcSpec
+
+log = logging.getLogger("maid.living")
+
+
+@dataclass
+class FactionDef:
+    key: str
+    name: str
+    hostile: bool = False
+    description: str = ""
+
+
+@dataclass
+class CrisisRule:
+    """A crisis: at least ``min_npcs`` NPCs of one area have ``need`` below ``below``."""
+
+    need: str
+    below: float = 0.25
+    min_npcs: int = 3
+    crisis_type: str = ""
+
+    @property
+    def kind(self) -> str:
+        return self.crisis_type or f"{self.need}_crisis"
+
+
+DEFAULT_CRISES = [CrisisRule("safety", 0.25, 3, "fear")]
+
+#: Game seconds before talking to the same NPC again makes a new memory.
+CONVERSATION_GAP = 3600.0
+
+#: ``guard(entity) -> bool``: False holds an NPC where it is (e.g. in combat).
+MovementGuard = Callable[[UUID], bool]
+
+
+@dataclass
+class Registries:
+    factions: dict[str, FactionDef] = field(default_factory=dict)
+    crises: list[CrisisRule] = field(default_factory=list)
+
+
+class LivingWorld:
+    def __init__(self, engine: GameEngine) -> None:
+        self.engine = engine
+        self.memory = MemoryService(engine)
+        self.conditions = builtin_conditions()
+        self.threat_providers: list[ThreatProvider] = [
+            hostile_marker_threats, self._hostile_faction_threats,
+        ]
+        self.registries = Registries()
+        self.movement_guards: list[MovementGuard] = []
+        self.pending_data: list[LivingData] = []
+        #: NPC template key -> its living data, for NPCs spawned later.
+        self.templates: dict[str, tuple[LivingData, NpcSpec]] = {}
+        self.applied_data: list[LivingData] = []
+        self._threats: ThreatMap | None = None
+        self._threat_time: float | None = None
+        self._started = False
+
+    @property
+    def world(self) -> World:
+        return self.engine.world
+
+    @property
+    def world_service(self) -> WorldService:
+        return self.engine.services.get(WorldService)
+
+    @property
+    def started(self) -> bool:
+        return self._started
+
+    # -- start-up -------------------------------------------------------------------
+    async def startup(self) -> None:
+        """Load memories, then apply pending living data. Idempotent: every living
+        and story system calls it from its own ``startup``."""
+        if self._started:
+            return
+        self._started = True
+        await self.memory.load()
+        from maid_stdlib.living.data import apply_living_data
+
+        pending, self.pending_data = self.pending_data, []
+        for data in pending:
+            apply_living_data(self, data)
+            self.applied_data.append(data)
+
+    # -- registries -----------------------------------------------------------------
+    @property
+    def factions(self) -> dict[str, FactionDef]:
+        return self.registries.factions
+
+    @property
+    def crises(self) -> list[CrisisRule]:
+        return self.registries.crises or DEFAULT_CRISES
+
+    def add_faction(self, faction: FactionDef) -> None:
+        self.registries.factions[faction.key] = faction
+        self.invalidate_threats()
+
+    def source_name(self, source: str) -> str:
+        faction = self.registries.factions.get(source)
+        return faction.name if faction is not None else source.replace("_", " ")
+
+    def place_name(self, rooms: list[str]) -> str:
+        """"the Old Trade Road": a room's name, or the area's when several rooms of
+        one area are meant."""
+        ws = self.world_service
+        if len(rooms) == 1:
+            room = ws.room(rooms[0])
+            return room.name if room is not None else rooms[0]
+        areas = {ws.area_of(r) for r in rooms}
+        if len(areas) == 1 and None not in areas:
+            (area_key,) = areas
+            assert area_key is not None
+            area = ws.area(area_key)
+            if area is not None:
+                return area.name
+        names = []
+        for r in rooms:
+            room = ws.room(r)
+            names.append(room.name if room is not None else r)
+        return ", ".join(names)
+
+    # -- threats --------------------------------------------------------------------
+    def _hostile_faction_threats(self, world: World) -> Iterable[tuple[UUID, str]]:
+        hostile = {k for k, f in self.registries.factions.items() if f.hostile}
+        if not hostile:
+            return
+        for uid, membership in world.each(FactionMembership):
+            for faction in membership.factions:
+                if faction in hostile:
+                    yield uid, faction
+                    break
+
+    def invalidate_threats(self) -> None:
+        self._threats = None
+
+    def threat_map(self) -> ThreatMap:
+        """Threats right now (cached until something moves, dies or time passes)."""
+        now = self.engine.clock.game_time
+        if self._threats is None or self._threat_time != now:
+            pairs: list[tuple[UUID, str]] = []
+            for provider in self.threat_providers:
+                pairs.extend(provider(self.world))
+            self._threats = ThreatMap(self, pairs)
+            self._threat_time = now
+        return self._threats
+
+    def is_threat(self, entity: UUID) -> bool:
+        return entity in self.threat_map().ids
+
+    def known_threat_keys(self, npc: UUID) -> list[str]:
+        known = self.world.try_component(npc, KnownGossip)
+        if known is None:
+            return []
+        return sorted(i.subject for i in known.items.values() if "threat" in i.tags)
+
+    # -- dialogue hooks -------------------------------------------------------------
+    def gossip_lines(self, npc: UUID, limit: int = 3) -> list[str]:
+        """Lines an NPC offers when talked to (for the RPG ``talk`` command)."""
+        return gossip_lines(self.world, npc, limit)
+
+    def note_conversation(self, npc: UUID, speaker: UUID) -> list[str]:
+        """``speaker`` talked to ``npc``: the NPC remembers it (at most once per game
+        hour per speaker) and warms a little to them. Returns ``gossip_lines(npc)``,
+        so a ``talk`` command needs this one call."""
+        from maid_engine.accounts.components import PlayerCharacter
+        from maid_stdlib.living.api import adjust_relationship, get_relationship
+        from maid_stdlib.living.memory import EpisodicMemory
+
+        now = self.engine.clock.game_time
+        rel = get_relationship(self.world, npc, speaker)
+        if rel is None or rel.last_seen is None or now - rel.last_seen >= CONVERSATION_GAP:
+            is_pc = self.world.has_component(speaker, PlayerCharacter)
+            self.memory.add(EpisodicMemory(
+                npc, f"{self.name_of(speaker)} stopped to talk with me.", importance=0.2,
+                tags=["conversation"], player_id=speaker if is_pc else None,
+                subject_id=speaker, location=self.world_service.room_key_of(npc),
+            ))
+            adjust_relationship(self.world, npc, speaker, trust=0.01, affinity=0.01, now=now)
+        return self.gossip_lines(npc)
+
+    def name_of(self, entity: UUID) -> str:
+        desc = self.world.try_component(entity, Describable)
+        if desc is not None and desc.name:
+            return desc.name
+        from maid_engine.accounts.components import PlayerCharacter
+
+        pc = self.world.try_component(entity, PlayerCharacter)
+        return pc.name if pc is not None and pc.name else str(entity)
+
+    def movement_allowed(self, entity: UUID) -> bool:
+        return all(guard(entity) for guard in self.movement_guards)

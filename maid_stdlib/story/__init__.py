@@ -1,0 +1,40 @@
+"""Story signals (Doc 07-lite): detectors watch the living world and emit
+``StorySignalEvent`` for situations worth a quest. See docs/living-world.md.
+
+Public API:
+
+* ``StorySignal``, ``StorySignalType``, ``REQUIRED_CONTEXT``, ``missing_context``,
+  ``register_signal_type``
+* events: ``StorySignalEvent``, ``StorySituationResolvedEvent``
+* ``StorySignalSystem`` (priority 200), ``StoryDetectors`` (registry service),
+  ``Detection``, ``DetectionContext``
+* ``register_story(ctx)``
+"""
+
+from maid_stdlib.story.detectors import Detection, DetectionContext, StoryDetectors
+from maid_stdlib.story.register import register_story
+from maid_stdlib.story.signals import (
+    REQUIRED_CONTEXT,
+    StorySignal,
+    StorySignalEvent,
+    StorySignalType,
+    StorySituationResolvedEvent,
+    missing_context,
+    register_signal_type,
+)
+from maid_stdlib.story.system import StorySignalSystem
+
+__all__ = [
+    "REQUIRED_CONTEXT",
+    "Detection",
+    "DetectionContext",
+    "StoryDetectors",
+    "StorySignal",
+    "StorySignalEvent",
+    "StorySignalSystem",
+    "StorySignalType",
+    "StorySituationResolvedEvent",
+    "missing_context",
+    "register_signal_type",
+    "register_story",
+]

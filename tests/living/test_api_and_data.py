@@ -1,0 +1,124 @@
+"""Bounded mutations (what quest consequences write) and living-data validation."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+from living.livingkit import LIVING, hamlet_pack, living_of, make_engine, npc
+
+from maid_engine.content import PackError
+from maid_stdlib.living import GoalsComponent, GoalStatus, api
+from maid_stdlib.living.data import parse_living
+
+
+async def test_bounded_mutations(tmp_path: Path) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        world = engine.world
+        smith, trader = npc(engine, "smith"), npc(engine, "trader")
+        # Needs: [0, 1]; project_* shows the unclamped value for batch validation.
+        assert api.project_need(world, smith, 0.5, "economic") == pytest.approx(1.4)
+        assert api.satisfy_need(world, smith, 0.5, "economic") == ("economic", 1.0)
+        assert api.satisfy_need(world, smith, -3.0) == ("economic", 0.0)  # default need
+        with pytest.raises(KeyError):
+            api.satisfy_need(world, trader, 0.1)
+        # Relationships: trust and affinity in [-1, 1], created on first write.
+        assert api.get_relationship(world, smith, trader) is None
+        rel = api.adjust_relationship(world, smith, trader, trust=0.7, affinity=-2.0)
+        assert (rel.trust, rel.affinity) == (0.7, -1.0)
+        assert api.adjust_relationship(world, smith, trader, trust=0.7).trust == 1.0
+        # Faction standings and faction relations: [-1, 1].
+        assert api.get_faction_standing(world, trader, "village") == 0.0
+        assert api.adjust_faction_standing(world, trader, "village", 1.5) == 1.0
+        assert api.adjust_faction_standing(world, trader, "village", -2.5) == -1.0
+        assert api.adjust_faction_relation(world, "village", "bandits", -1.4, "raids") == -1.0
+        tie = api.get_faction_relation(world, "bandits", "village")
+        assert tie is not None and tie.cause == "raids"
+        # Influence [0, 1]; wealth never negative.
+        assert api.adjust_influence(world, trader, 0.4) == 0.4
+        assert api.adjust_influence(world, trader, 2.0) == 1.0
+        assert api.adjust_wealth(world, trader, 50) == 50
+        assert api.adjust_wealth(world, trader, -80) == 0
+        assert api.wealth_of(world, smith) == 0
+        # Goals: progress clamps, reaching 1 completes and satisfies the need.
+        from maid_stdlib.living import Goal
+
+        api.add_goal(world, smith, Goal("forge", description="Relight the forge",
+                                        need="economic", completion_need_delta=0.25))
+        goals = world.get_component(smith, GoalsComponent)
+        assert goals.has_active_goals() and goals.primary() is not None
+        goal = api.advance_goal(world, smith, 0.6, "forge")
+        assert goal is not None and goal.progress == pytest.approx(0.6) and goal.is_open
+        api.advance_goal(world, smith, 0.6)
+        assert goal.status == GoalStatus.DONE and goal.progress == 1.0
+        assert api.get_need_value(world, smith, "economic") == pytest.approx(0.25)
+        assert not goals.has_active_goals()
+        assert api.complete_goal(world, trader) is None
+
+
+def test_schema_problems_name_the_file_and_entry() -> None:
+    raw = copy.deepcopy(LIVING)
+    raw["npcs"]["smith"]["needs"]["economic"]["decay"] = -1
+    raw["npcs"]["smith"]["moods"] = {}
+    raw["factions"]["bandits"]["hostle"] = True
+    _, problems = parse_living(raw, "hamlet/living.yaml")
+    assert "hamlet/living.yaml: npc 'smith': needs.economic.decay: " \
+           "Input should be greater than or equal to 0" in problems
+    assert "hamlet/living.yaml: npc 'smith': moods: unknown key" in problems
+    assert "hamlet/living.yaml: faction 'bandits': hostle: unknown key" in problems
+
+
+async def test_invalid_yaml_stops_registration(tmp_path: Path) -> None:
+    pack = hamlet_pack(tmp_path / "p")
+    (tmp_path / "p" / "living.yaml").write_text("npcs: [unclosed\n")
+    engine = make_engine(tmp_path, [pack])
+    with pytest.raises(PackError, match=r"p/living.yaml: invalid YAML at line 2"):
+        await engine.start()
+    await engine.stop()
+
+
+async def test_bad_references_stop_startup_naming_each(tmp_path: Path) -> None:
+    data = copy.deepcopy(LIVING)
+    smith = data["npcs"]["smith"]
+    smith["supply"][0]["route"] = ["road1", "roda2"]
+    smith["needs"]["economic"]["modifiers"][0]["when"] = "supply_blockd"
+    smith["relationships"] = {"nobody": {"trust": 0.2}}
+    smith["schedule"] = [{"hour": 9, "room": "tavern"}, {"hour": 20, "room": "pub"}]
+    data["npcs"]["ghost"] = {}
+    engine = make_engine(tmp_path, [hamlet_pack(tmp_path / "p", data)])
+    with pytest.raises(PackError) as err:
+        await engine.start()
+    text = str(err.value)
+    for expected in (
+        "p/living.yaml: npc 'smith': supply[0].route: unknown room 'hamlet:roda2'",
+        "p/living.yaml: npc 'smith': needs.economic.modifiers[0].when: "
+        "unknown condition 'supply_blockd'",
+        "p/living.yaml: npc 'smith': relationships: no NPC 'hamlet:nobody' in the world",
+        "p/living.yaml: npc 'smith': schedule[1].room: unknown room 'hamlet:pub'",
+        "p/living.yaml: npc 'ghost': no NPC 'hamlet:ghost' in the world data",
+    ):
+        assert expected in text
+    await engine.stop()
+
+
+async def test_restart_keeps_state_and_refreshes_configuration(
+    db_url: str, tmp_path: Path
+) -> None:
+    pack = hamlet_pack(tmp_path / "p")
+    async with make_engine(tmp_path, [pack], db_url=db_url).lifespan() as engine:
+        smith = npc(engine, "smith")
+        api.satisfy_need(engine.world, smith, -0.5, "economic")
+        api.adjust_relationship(engine.world, smith, npc(engine, "trader"), trust=0.3)
+    data = copy.deepcopy(LIVING)
+    data["npcs"]["smith"]["needs"]["economic"]["threshold"] = 0.2  # a builder's edit
+    hamlet_pack(tmp_path / "p", data)
+    async with make_engine(tmp_path, [pack], db_url=db_url).lifespan() as engine:
+        from maid_stdlib.living import NeedsComponent
+
+        needs = engine.world.get_component(npc(engine, "smith"), NeedsComponent)
+        assert needs.value("economic") == pytest.approx(0.4)  # state kept
+        assert needs.needs["economic"].threshold == 0.2  # configuration refreshed
+        rel = api.get_relationship(engine.world, npc(engine, "smith"), npc(engine, "trader"))
+        assert rel is not None and rel.trust == pytest.approx(0.3)
+        assert living_of(engine).factions["bandits"].hostile

@@ -1,0 +1,170 @@
+"""Needs decay and recover under world conditions; goals form, block and unblock."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+from living.livingkit import LIVING, hamlet_pack, living_of, make_engine, npc, run_hours, ws_of
+
+from maid_stdlib.living import (
+    GoalFormedEvent,
+    GoalsComponent,
+    GoalStatus,
+    GoalStatusChangedEvent,
+    NeedsComponent,
+)
+from maid_stdlib.world import data_uuid
+
+
+def needs_of(engine, key: str) -> NeedsComponent:  # type: ignore[no-untyped-def]
+    return engine.world.get_component(npc(engine, key), NeedsComponent)
+
+
+def living_data(**smith_needs: dict) -> dict:
+    data = copy.deepcopy(LIVING)
+    data["npcs"]["smith"]["needs"].update(smith_needs)
+    return data
+
+
+async def test_need_decays_per_game_hour(tmp_path: Path) -> None:
+    data = living_data(rest={"value": 0.9, "decay": 0.1})
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p", data)]).lifespan() as engine:
+        await run_hours(engine, 3)
+        assert needs_of(engine, "smith").value("rest") == pytest.approx(0.6)
+        await run_hours(engine, 10)
+        assert needs_of(engine, "smith").value("rest") == 0.0  # clamped at the floor
+
+
+async def test_company_satisfies_social_need(tmp_path: Path) -> None:
+    data = living_data(social={
+        "value": 0.5, "decay": 0.1, "satisfied_by": [{"when": "company", "rate": 0.3}],
+    })
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p", data)]).lifespan() as engine:
+        await run_hours(engine, 2)  # alone in the smithy: decays
+        assert needs_of(engine, "smith").value("social") == pytest.approx(0.3)
+        ws_of(engine).move(npc(engine, "trader"), "hamlet:smithy")
+        await run_hours(engine, 2)  # in company: +0.3 - 0.1 per hour
+        assert needs_of(engine, "smith").value("social") == pytest.approx(0.7)
+
+
+async def test_blocked_supply_makes_the_need_fall_faster(tmp_path: Path) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        # Bandits stand on road2, on the smith's iron route: +0.1/h decay.
+        await run_hours(engine, 2)
+        blocked = needs_of(engine, "smith").value("economic")
+        assert blocked == pytest.approx(0.7)
+        for i in (1, 2):
+            ws_of(engine).move(npc(engine, f"bandit#{i}"), "hamlet:camp")
+        await run_hours(engine, 2)
+        # Clear road: recovers at 0.05/h.
+        assert needs_of(engine, "smith").value("economic") == pytest.approx(0.8)
+
+
+async def test_goal_forms_blocks_unblocks_and_completes(tmp_path: Path) -> None:
+    engine = make_engine(tmp_path, [hamlet_pack(tmp_path / "p")])
+    formed: list[GoalFormedEvent] = []
+    changes: list[GoalStatusChangedEvent] = []
+    engine.events.subscribe(GoalFormedEvent, formed.append)
+    engine.events.subscribe(GoalStatusChangedEvent, changes.append)
+    async with engine.lifespan():
+        smith = npc(engine, "smith")
+        assert engine.world.try_component(smith, GoalsComponent) is None
+        await run_hours(engine, 6)  # 0.9 - 0.1/h crosses the 0.4 threshold
+        goals = engine.world.get_component(smith, GoalsComponent)
+        goal = goals.get("get_iron")
+        assert goal is not None and goal.type == "ACQUIRE" and goal.need == "economic"
+        assert [(e.npc_id, e.goal_id) for e in formed] == [(smith, "get_iron")]
+        # The blocker is computed from who stands on the route right now.
+        assert goal.status == GoalStatus.BLOCKED
+        assert goal.blocker == "bandits on Road South"
+        assert goal.blocker_source == "bandits" and goal.blocker_rooms == ["hamlet:road2"]
+        assert goals.has_active_goals()
+        memories = living_of(engine).memory.get_recent(smith, tags=["blocked"])
+        assert memories and "bandits on Road South" in memories[0].content
+
+        # Kill the bandits: the goal unblocks, progresses (0.5/h) and completes.
+        for i in (1, 2):
+            engine.world.destroy_entity(data_uuid("hamlet", "npc", f"bandit#{i}"))
+        await engine.dispatch_events()
+        await run_hours(engine, 0.5)
+        assert goal.status == GoalStatus.ACTIVE and goal.blocker is None
+        before = needs_of(engine, "smith").value("economic")
+        await run_hours(engine, 2)
+        assert goal.status == GoalStatus.DONE and goal.progress == 1.0
+        assert not goals.has_active_goals()
+        assert needs_of(engine, "smith").value("economic") > (before or 0) + 0.3
+    kinds = [(c.old_status, c.new_status) for c in changes]
+    assert kinds == [
+        (GoalStatus.ACTIVE, GoalStatus.BLOCKED),
+        (GoalStatus.BLOCKED, GoalStatus.ACTIVE),
+        (GoalStatus.ACTIVE, GoalStatus.DONE),
+    ]
+
+
+async def test_goal_blocks_again_when_the_threat_returns(tmp_path: Path) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        ws = ws_of(engine)
+        bandits = [npc(engine, f"bandit#{i}") for i in (1, 2)]
+        await run_hours(engine, 6)
+        goal = engine.world.get_component(npc(engine, "smith"), GoalsComponent).get("get_iron")
+        assert goal is not None and goal.status == GoalStatus.BLOCKED
+        for b in bandits:  # off the route (the camp is not on it)
+            ws.move(b, "hamlet:camp")
+        await run_hours(engine, 0.25)
+        assert goal.status == GoalStatus.ACTIVE
+        ws.move(bandits[0], "hamlet:road1")
+        await run_hours(engine, 0.25)
+        assert goal.status == GoalStatus.BLOCKED
+        assert goal.blocker == "bandits on Road North"
+
+
+async def test_a_hostile_marker_blocks_like_a_hostile_faction(tmp_path: Path) -> None:
+    data = copy.deepcopy(LIVING)
+    data["npcs"]["bandit"] = {}
+    data["npcs"]["boss"] = {}
+    data["npcs"]["wolf"] = {"hostile": "wolves"}
+    data["factions"]["wolves"] = {"name": "wolves"}
+    # A goal given by data (not formed from a need) is blocked the same way.
+    data["npcs"]["smith"]["goals"] = [{
+        "id": "get_iron", "description": "Get iron", "target": "iron",
+        "blocked_when": ["supply_blocked"],
+    }]
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p", data)]).lifespan() as engine:
+        from maid_stdlib.world import spawn_template
+
+        await run_hours(engine, 1)
+        goal = engine.world.get_component(npc(engine, "smith"), GoalsComponent).get("get_iron")
+        assert goal is not None and goal.status == GoalStatus.ACTIVE  # bandits are harmless now
+        # A wolf spawned later gets its living data (the Hostile marker) on arrival.
+        spawn_template(engine, "hamlet:wolf", "hamlet:road1")
+        await engine.dispatch_events()
+        await run_hours(engine, 0.25)
+        assert goal.status == GoalStatus.BLOCKED and goal.blocker == "wolves on Road North"
+
+
+async def test_schedule_walks_room_by_room_at_the_hour(tmp_path: Path) -> None:
+    from maid_stdlib.world import EntityRelocatedEvent
+
+    data = copy.deepcopy(LIVING)
+    data["npcs"]["smith"]["schedule"] = [
+        {"hour": 7, "room": "smithy"}, {"hour": 10, "room": "tavern"},
+    ]
+    engine = make_engine(tmp_path, [hamlet_pack(tmp_path / "p", data)])
+    moves: list[EntityRelocatedEvent] = []
+    engine.events.subscribe(EntityRelocatedEvent, moves.append)
+    async with engine.lifespan():
+        smith = npc(engine, "smith")
+        ws = ws_of(engine)
+        await run_hours(engine, 1.9)  # 08:00 -> 09:54: still at work
+        assert ws.room_key_of(smith) == "hamlet:smithy"
+        await run_hours(engine, 0.5)
+        assert ws.room_key_of(smith) == "hamlet:tavern"
+        route = [(m.from_room, m.to_room, m.reason) for m in moves if m.entity_id == smith]
+        assert route == [
+            ("hamlet:smithy", "hamlet:square", "schedule"),
+            ("hamlet:square", "hamlet:tavern", "schedule"),
+        ]
+        await run_hours(engine, 21)  # 07:00 the next day: back to the smithy
+        assert ws.room_key_of(smith) == "hamlet:smithy"

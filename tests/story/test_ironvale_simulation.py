@@ -1,0 +1,104 @@
+"""The Iron Crisis (seed section 9) arises in Ironvale by itself, and ends when the
+bandits are gone. No test code touches needs, goals or gossip: only time passes,
+and later the bandits die."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from living.livingkit import (
+    IronvaleLivingPack,
+    collect_signals,
+    living_of,
+    make_engine,
+    run_hours,
+    story_of,
+)
+
+from maid_stdlib.living import GoalsComponent, GoalStatus, KnownGossip, NeedsComponent
+from maid_stdlib.story import REQUIRED_CONTEXT, StorySignalType, StorySituationResolvedEvent
+from maid_stdlib.world import data_uuid
+
+T = StorySignalType
+
+
+def iv(key: str, kind: str = "npc") -> str:
+    return str(data_uuid("ironvale", kind, key))
+
+
+@pytest.mark.slow
+async def test_the_iron_crisis_emerges_and_resolves(tmp_path: Path) -> None:
+    engine = make_engine(tmp_path, [IronvaleLivingPack])
+    resolved: list[StorySituationResolvedEvent] = []
+    engine.events.subscribe(StorySituationResolvedEvent, resolved.append)
+    async with engine.lifespan():
+        signals = collect_signals(engine)
+        gundrik = data_uuid("ironvale", "npc", "gundrik")
+        living = living_of(engine)
+        await run_hours(engine, 3 * 24)
+
+        for s in signals:
+            assert s.missing_context() == [], s
+            assert set(REQUIRED_CONTEXT[s.signal_type]) <= set(s.context)
+        types = {s.signal_type for s in signals}
+        assert {T.GOAL_BLOCKED, T.THREAT_DETECTED, T.RESOURCE_SCARCITY,
+                T.RIVALRY_ESCALATION, T.CRISIS} <= types
+
+        # GOAL_BLOCKED: Gundrik's ACQUIRE iron goal, blocked by the bandits on the road.
+        blocked = [s for s in signals if s.signal_type == T.GOAL_BLOCKED
+                   and s.context["npc_id"] == str(gundrik)]
+        assert blocked and blocked[0].involved_npcs == [gundrik]
+        ctx = blocked[0].context
+        assert ctx["blocked_goal"] == "Source quality iron" and ctx["goal_type"] == "ACQUIRE"
+        assert ctx["threat_source"] == "bandits" and "bandits on Old Trade Road" in ctx["blocker"]
+        assert blocked[0].importance >= 0.8
+
+        # THREAT_DETECTED: the trade road, known to Selena and Voss among others.
+        threats = [s for s in signals if s.signal_type == T.THREAT_DETECTED]
+        assert threats[0].context["threat_source"] == "bandits"
+        assert threats[0].context["threat_location"] == iv("road_wagon", "room")
+        assert threats[0].context["threat_area"] == iv("old_trade_road", "area")
+        aware = {str(u) for u in threats[0].involved_npcs}
+        assert {iv("selena"), iv("voss")} <= aware
+
+        scarcity = [s for s in signals if s.signal_type == T.RESOURCE_SCARCITY
+                    and s.context["resource_type"] == "iron"]
+        assert scarcity and scarcity[0].context["affected_npcs"] == [str(gundrik)]
+        rivalry = [s for s in signals if s.signal_type == T.RIVALRY_ESCALATION]
+        assert {rivalry[0].context["npc_a"], rivalry[0].context["npc_b"]} == {
+            iv("selena"), iv("voss")
+        }
+        crisis = [s for s in signals if s.signal_type == T.CRISIS]
+        assert crisis[0].context["affected_area"] == iv("village", "area")
+        assert crisis[0].context["crisis_type"] == "fear"
+
+        # The state behind the signals, as section 9 describes it.
+        needs = engine.world.get_component(gundrik, NeedsComponent)
+        assert (needs.value("economic") or 0.0) < 0.2
+        goal = engine.world.get_component(gundrik, GoalsComponent).get("source_iron")
+        assert goal is not None and goal.status == GoalStatus.BLOCKED
+        selena = data_uuid("ironvale", "npc", "selena")
+        key = "threat:bandits:ironvale:old_trade_road"
+        assert engine.world.get_component(selena, KnownGossip).items[key].confidence == 1.0
+        assert any("andits" in line for line in living.gossip_lines(selena))
+        assert key in engine.world.get_component(
+            data_uuid("ironvale", "npc", "voss"), KnownGossip
+        ).items
+        assert engine.world.get_component(
+            data_uuid("ironvale", "npc", "bram"), KnownGossip
+        ).items[key].confidence < 1.0  # heard it, did not see it
+
+        # The bandits die: the road clears, the goal unblocks and is reached.
+        for uid, _source in list(living.threat_map().by_room.get("ironvale:road_wagon", [])):
+            engine.world.destroy_entity(uid)
+        await engine.dispatch_events()
+        await run_hours(engine, 1)
+        assert goal.status == GoalStatus.ACTIVE and goal.blocker is None
+        gone = {r.situation_key for r in resolved}
+        assert any(k.startswith(f"goal_blocked:{gundrik}:source_iron") for k in gone)
+        assert "scarcity:iron" in gone
+        await run_hours(engine, 6)
+        assert goal.status == GoalStatus.DONE
+        assert (needs.value("economic") or 0.0) >= 0.4
+        assert not story_of(engine).is_active(blocked[-1].situation_key)

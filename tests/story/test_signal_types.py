@@ -1,0 +1,248 @@
+"""Each of the 13 signal types, emitted from a constructed world with its 6.7 keys."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from living.livingkit import (
+    LIVING,
+    hamlet_pack,
+    living_of,
+    make_engine,
+    npc,
+    run_hours,
+    story_of,
+    ws_of,
+)
+
+from maid_engine.engine import GameEngine
+from maid_stdlib.living import EpisodicMemory, TradeGoods, api, gossip
+from maid_stdlib.story import REQUIRED_CONTEXT, StorySignal, StorySignalType
+from maid_stdlib.world import data_uuid
+
+T = StorySignalType
+
+
+def room_id(key: str) -> str:
+    return str(data_uuid("hamlet", "room", key))
+
+
+def only(signals: list[StorySignal], signal_type: str) -> StorySignal:
+    found = [s for s in signals if s.signal_type == signal_type]
+    assert len(found) == 1, [s.signal_type for s in signals]
+    signal = found[0]
+    assert signal.missing_context() == []
+    assert set(REQUIRED_CONTEXT[signal_type]) <= set(signal.context)
+    assert 0.0 <= signal.importance <= 1.0 and signal.situation_key and signal.chain_depth == 0
+    return signal
+
+
+_emitted: dict[int, list[StorySignal]] = {}
+
+
+def detect(engine: GameEngine) -> list[StorySignal]:
+    """Signals emitted since the last call: by the system's own passes during the
+    ticks a test ran, and by one more pass now."""
+    story_of(engine).detect_now()
+    seen = _emitted.setdefault(id(engine), [])
+    new = [s for s in story_of(engine).recent if s not in seen]
+    seen.extend(new)
+    return new
+
+
+@pytest.fixture
+async def engine(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[GameEngine]:
+    data: dict[str, Any] = getattr(request, "param", None) or copy.deepcopy(LIVING)
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p", data)]).lifespan() as started:
+        yield started
+    _emitted.pop(id(started), None)
+
+
+async def test_threat_detected(engine: GameEngine) -> None:
+    await run_hours(engine, 0.5)  # the smith's route crosses the bandits' road
+    s = only(detect(engine), T.THREAT_DETECTED)
+    assert s.context["threat_source"] == "bandits"
+    assert s.context["threat_location"] == room_id("road2")  # where most of them stand
+    assert s.context["threat_location_name"] == "Road South"
+    assert s.context["threat_count"] == 3 and s.band == "3-5"
+    assert s.involved_npcs == [npc(engine, "smith")]
+
+
+async def test_goal_blocked_and_resource_scarcity(engine: GameEngine) -> None:
+    await run_hours(engine, 6)
+    signals = detect(engine)
+    s = only(signals, T.GOAL_BLOCKED)
+    smith = npc(engine, "smith")
+    assert s.context["npc_id"] == str(smith) and s.involved_npcs == [smith]
+    assert s.context["blocked_goal"] == "Get iron"
+    assert s.context["blocker"] == "bandits on Road South"
+    assert s.context["threat_source"] == "bandits"
+    assert s.context["blocker_location"] == room_id("road2")
+    assert s.importance == pytest.approx(0.8)
+    r = only(signals, T.RESOURCE_SCARCITY)
+    assert r.context["resource_type"] == "iron"
+    assert r.context["affected_npcs"] == [str(smith)]
+    assert 0.0 < r.context["shortage_severity"] <= 1.0
+
+
+def _crisis_data() -> dict[str, Any]:
+    data = copy.deepcopy(LIVING)
+    data["crises"] = [{"need": "safety", "below": 0.3, "min_npcs": 3, "crisis_type": "fear"}]
+    for key in ("trader", "captain", "keeper"):
+        data["npcs"][key]["needs"] = {"safety": {"value": 0.1}}
+    return data
+
+
+@pytest.mark.parametrize("engine", [_crisis_data()], indirect=True)
+async def test_crisis(engine: GameEngine) -> None:
+    s = only(detect(engine), T.CRISIS)
+    assert s.context["crisis_type"] == "fear"
+    assert s.context["affected_area"] == str(data_uuid("hamlet", "area", "hamlet"))
+    assert s.context["affected_area_name"] == "Hamlet"
+    assert len(s.context["affected_npcs"]) == 3
+    assert s.context["severity"] == pytest.approx(0.5 * 1.0 + 0.5 * (1 - 0.1 / 0.3), abs=1e-3)
+
+
+async def test_rivalry_escalation(engine: GameEngine) -> None:
+    trader, keeper = npc(engine, "trader"), npc(engine, "keeper")
+    rel = api.adjust_relationship(engine.world, trader, keeper, trust=-0.4)
+    rel.cause = "the keeper watered the trader's wine"
+    s = only(detect(engine), T.RIVALRY_ESCALATION)
+    assert (s.context["npc_a"], s.context["npc_b"]) == (str(trader), str(keeper))
+    assert s.context["cause"] == "the keeper watered the trader's wine"
+    assert s.context["trust_level"] == pytest.approx(-0.4)
+    assert s.band == "0.3"
+
+
+async def test_faction_tension(engine: GameEngine) -> None:
+    api.adjust_faction_relation(engine.world, "village", "bandits", -0.7, "raids on the road")
+    s = only(detect(engine), T.FACTION_TENSION)
+    assert {s.context["faction_a"], s.context["faction_b"]} == {"village", "bandits"}
+    assert s.context["tension_cause"] == "raids on the road"
+    assert npc(engine, "boss") in s.involved_npcs  # the bandits' leader speaks for them
+
+
+async def test_trade_opportunity(engine: GameEngine) -> None:
+    trader = npc(engine, "trader")
+    engine.world.add_component(trader, TradeGoods(offers=["iron"]))
+    await run_hours(engine, 6)  # the smith now has an open ACQUIRE goal for iron
+    s = only(detect(engine), T.TRADE_OPPORTUNITY)
+    assert s.context["supply_npc"] == str(trader)
+    assert s.context["demand_npc"] == str(npc(engine, "smith"))
+    assert s.context["item_type"] == "iron" and s.context["demand_goal"] == "get_iron"
+
+
+async def test_alliance_forming(engine: GameEngine) -> None:
+    smith, keeper = npc(engine, "smith"), npc(engine, "keeper")
+    api.adjust_relationship(engine.world, smith, keeper, trust=0.6)
+    api.adjust_relationship(engine.world, keeper, smith, trust=0.7)
+    await run_hours(engine, 0.5)  # the smith sees the bandits
+    key = "threat:bandits:hamlet:road"
+    item = engine.world.get_component(smith, gossip.KnownGossip).items[key]
+    gossip.retell(engine.world, smith, keeper, item, engine.clock.game_time)
+    s = only(detect(engine), T.ALLIANCE_FORMING)
+    assert s.context["allied_npcs"] == sorted([str(smith), str(keeper)])
+    assert s.context["common_threat"] == "bandits"
+
+
+@pytest.mark.parametrize(
+    "engine", [{**copy.deepcopy(LIVING), "discoveries": {"camp": {"type": "hidden_cache"}}}],
+    indirect=True,
+)
+async def test_discovery(engine: GameEngine) -> None:
+    assert not [s for s in detect(engine) if s.signal_type == T.DISCOVERY]
+    ws = ws_of(engine)
+    ws.move(npc(engine, "bandit#1"), "hamlet:camp")  # a threat finds nothing
+    await engine.dispatch_events()
+    assert not [s for s in detect(engine) if s.signal_type == T.DISCOVERY]
+    trader = npc(engine, "trader")
+    ws.move(trader, "hamlet:camp")
+    await engine.dispatch_events()
+    s = only(detect(engine), T.DISCOVERY)
+    assert s.context["discovery_type"] == "hidden_cache"
+    assert s.context["discovery_location"] == room_id("camp")
+    assert s.context["found_by"] == str(trader) and s.involved_npcs == [trader]
+
+
+async def test_betrayal(engine: GameEngine) -> None:
+    trader, keeper = npc(engine, "trader"), npc(engine, "keeper")
+    living_of(engine).memory.add(EpisodicMemory(
+        keeper, "The trader sold my ledger to the bandits.", importance=0.8,
+        tags=["betrayal"], subject_id=trader, location="hamlet:tavern",
+    ))
+    s = only(detect(engine), T.BETRAYAL)
+    assert (s.context["betrayer"], s.context["victim"]) == (str(trader), str(keeper))
+    assert s.context["evidence_location"] == room_id("tavern")
+    assert s.context["what_happened"] is None  # a private memory's words stay private
+
+
+def _secret_data() -> dict[str, Any]:
+    data = copy.deepcopy(LIVING)
+    del data["npcs"]["smith"]["supply"]
+    data["npcs"]["keeper"]["gossip"] = [
+        {"id": "bribes", "content": "The captain takes bribes from the bandits.",
+         "about": "captain", "secret": True},
+    ]
+    return data
+
+
+@pytest.mark.parametrize("engine", [_secret_data()], indirect=True)
+async def test_secret_revealed(engine: GameEngine) -> None:
+    keeper, trader = npc(engine, "keeper"), npc(engine, "trader")
+    await run_hours(engine, 12)
+    assert not [s for s in detect(engine) if s.signal_type == T.SECRET_REVEALED]
+    ws_of(engine).move(trader, "hamlet:tavern")  # loose lips over an ale
+    signals: list[StorySignal] = []
+    for _ in range(96):
+        await run_hours(engine, 1)
+        signals += [s for s in detect(engine) if s.signal_type == T.SECRET_REVEALED]
+        if signals:
+            break
+    s = only(signals, T.SECRET_REVEALED)
+    assert s.context["secret_content"] == "The captain takes bribes from the bandits."
+    assert s.context["revealer"] == str(keeper)
+    assert s.context["subject"] == str(npc(engine, "captain"))
+    assert npc(engine, "captain") in s.involved_npcs
+
+
+def _power_data() -> dict[str, Any]:
+    data = copy.deepcopy(LIVING)
+    data["factions"]["guard"] = {"name": "the guard"}
+    data["npcs"]["captain"].update(factions={"guard": "leader"}, influence=0.5)
+    data["npcs"]["trader"].update(factions={"guard": "member"}, influence=0.3)
+    return data
+
+
+@pytest.mark.parametrize("engine", [_power_data()], indirect=True)
+async def test_power_shift(engine: GameEngine) -> None:
+    assert not [s for s in detect(engine) if s.signal_type == T.POWER_SHIFT]
+    trader, captain = npc(engine, "trader"), npc(engine, "captain")
+    api.adjust_influence(engine.world, trader, 0.4)  # 0.7 > 0.5 + margin
+    s = only(detect(engine), T.POWER_SHIFT)
+    assert (s.context["rising_npc"], s.context["falling_npc"]) == (str(trader), str(captain))
+    assert s.context["faction"] == "guard"
+
+
+async def test_unrequited(engine: GameEngine) -> None:
+    smith, keeper = npc(engine, "smith"), npc(engine, "keeper")
+    rel = api.adjust_relationship(engine.world, smith, keeper, affinity=0.8)
+    rel.kind = "romantic"
+    api.adjust_relationship(engine.world, keeper, smith, affinity=0.05)
+    s = only(detect(engine), T.UNREQUITED)
+    assert (s.context["npc_a"], s.context["npc_b"]) == (str(smith), str(keeper))
+    assert s.context["relationship_type"] == "romantic"
+    api.adjust_relationship(engine.world, keeper, smith, affinity=0.6)  # returned now
+    assert not [s for s in detect(engine) if s.signal_type == T.UNREQUITED]
+
+
+def test_every_contract_type_has_a_builtin_detector() -> None:
+    from maid_stdlib.story.register import builtin_detectors
+
+    covered = {d.signal_type for d in builtin_detectors()}
+    assert covered == set(REQUIRED_CONTEXT) == {
+        v for k, v in vars(StorySignalType).items() if k.isupper()
+    }
