@@ -33,6 +33,7 @@ from maid_engine.events import (
     EventBus,
 )
 from maid_engine.metrics import EngineMetrics
+from maid_engine.reliability import SaveMonitor
 
 if TYPE_CHECKING:
     from maid_engine.session_manager import SessionManager
@@ -82,6 +83,9 @@ class GameEngine:
         self.checkpoint_failures = 0
         self.started_at = time.time()
         self.events.on_dispatch = lambda _e: self.metrics.events_dispatched.inc()
+        #: Tells players when checkpoints cannot reach the database (and when they can again).
+        self.saving = SaveMonitor(self)
+        self.metrics.bind_engine(self)
         #: Set by request_shutdown(); the server's main loop waits on it.
         self.shutdown_requested = asyncio.Event()
         self.shutdown_reason = ""
@@ -352,14 +356,16 @@ class GameEngine:
                     await tx.entities.save(changes)
                     count = len(changes.upserts) + len(changes.destroyed)
                 await tx.documents.put(ENGINE_COLLECTION, "clock", {"game_time": game_time})
-        except Exception:
+        except Exception as exc:
             if collected is not None:
                 self.world.restore_changes(*collected[1])
             self.checkpoint_failures += 1
             self.metrics.checkpoint_failures.inc()
+            self.saving.checkpoint_failed(exc)
             raise
         self.metrics.checkpoint_duration.observe(time.perf_counter() - started)
         self.metrics.checkpoint_entities.inc(count)
+        self.saving.checkpoint_succeeded()
         return count
 
     async def save_entities_now(self, *entity_ids: Any) -> None:

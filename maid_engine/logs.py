@@ -51,6 +51,11 @@ class PlainFormatter(logging.Formatter):
 def setup_logging(level: str = "INFO", json_lines: bool = False) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter() if json_lines else PlainFormatter())
+    # A client sending garbage must not be able to flood the log (telnetlib3 warns
+    # once per malformed subnegotiation).
+    from maid_engine.reliability import LogFloodFilter
+
+    handler.addFilter(LogFloodFilter())
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)

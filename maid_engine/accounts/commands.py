@@ -8,7 +8,9 @@ from maid_engine.accounts.errors import AccountError
 from maid_engine.accounts.login import DISCONNECT_REASON_KEY, escape
 from maid_engine.accounts.service import AccountService
 from maid_engine.commands import Command, CommandContext, CommandError, Role, command
+from maid_engine.reliability import DATABASE_UNAVAILABLE
 from maid_engine.sessions import Session
+from maid_engine.store.errors import StoreUnavailable
 
 log = logging.getLogger("maid.accounts")
 
@@ -34,6 +36,9 @@ async def _change_password(service: AccountService, session: Session, account: s
         await service.change_password(account, old, new, session.peer_host)
     except AccountError as exc:
         message = str(exc)
+    except StoreUnavailable:
+        log.warning("password change failed for account %s: database unavailable", account)
+        message = DATABASE_UNAVAILABLE
     except Exception:
         log.exception("password change failed for account %s", account)
         message = "Something went wrong changing your password; it has been logged."

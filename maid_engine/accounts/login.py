@@ -22,7 +22,9 @@ from maid_engine.accounts.model import Account, CharacterRef
 from maid_engine.accounts.names import validate_name
 from maid_engine.accounts.passwords import check_password_policy
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
+from maid_engine.reliability import DATABASE_UNAVAILABLE
 from maid_engine.sessions import Session
+from maid_engine.store.errors import StoreUnavailable
 
 if TYPE_CHECKING:
     from maid_engine.accounts.service import AccountService
@@ -99,6 +101,17 @@ class LoginFlow:
             state = session.data[STATE_KEY] = LoginState()
         try:
             await self._dispatch(session, state, line)
+        except StoreUnavailable:
+            # Nothing was pretended: the account/character write did not happen.
+            log.warning("login step failed for session %s (stage %s): database unavailable",
+                        session.id, state.stage.value)
+            session.set_echo(True)
+            self._reset(state)
+            if session.character_id is None:
+                session.account_id = None
+            if session.connected:
+                session.send(DATABASE_UNAVAILABLE)
+                session.prompt(NAME_PROMPT)
         except Exception:
             # Never log the line: at this screen it may be a password.
             log.exception("login flow failed for session %s (stage %s)",

@@ -35,6 +35,12 @@ _ENVIRON_KEYS = (
 )  # fmt: skip
 
 
+# Input is interpreted at most this many bytes per event-loop turn: telnetlib3 parses
+# option data byte by byte in Python, so one client flooding us with a large read
+# would otherwise hold the loop (and every other player's command) for a long time.
+_INPUT_SLICE = 512
+
+
 class _InputSink(TelnetReaderUnicode):
     """Stands in for telnetlib3's reader: in-band bytes go straight to a callback.
 
@@ -68,6 +74,9 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         self._rejected = False
         self._torn_down = False
         self._mssp_sent = False
+        # Received bytes not interpreted yet (see data_received) and where they resume.
+        self._pending = b""
+        self._pending_at = 0
 
     # -- connection lifecycle -------------------------------------------------------------
 
@@ -85,6 +94,9 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
             return
         super().connection_made(transport)
         assert isinstance(self.reader, _InputSink) and self.writer is not None
+        # Our LineAssembler does the line editing; telnetlib3's simulated SLC would
+        # otherwise inspect every input byte in Python (slow for floods, see _INPUT_SLICE).
+        self.writer.slc_simulated = False
         self.writer.set_ext_callback(GMCP, self._on_gmcp)
         self.writer.set_ext_send_callback(CHARSET, self._choose_charset)
         self.session = self.maid_server._new_session(self)
@@ -93,6 +105,36 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
     def data_received(self, data: bytes) -> None:
         if self._rejected or self._torn_down:
             return
+        if self._pending:
+            # Reading is paused while a backlog is worked off; keep the order.
+            self._pending = self._pending[self._pending_at :] + data
+            self._pending_at = 0
+            return
+        if len(data) > _INPUT_SLICE:
+            self._pending, self._pending_at = data, _INPUT_SLICE
+            data = data[:_INPUT_SLICE]
+            with suppress(Exception):
+                self._transport.pause_reading()
+            asyncio.get_running_loop().call_soon(self._next_slice)
+        self._interpret(data)
+
+    def _next_slice(self) -> None:
+        """Interpret the next slice of a large read, one slice per event-loop turn."""
+        if self._torn_down or not self._pending:
+            self._pending, self._pending_at = b"", 0
+            return
+        data, start = self._pending, self._pending_at
+        end = start + _INPUT_SLICE
+        if end < len(data):
+            self._pending_at = end
+            asyncio.get_running_loop().call_soon(self._next_slice)
+        else:
+            self._pending, self._pending_at = b"", 0
+            with suppress(Exception):
+                self._transport.resume_reading()
+        self._interpret(data[start:end])
+
+    def _interpret(self, data: bytes) -> None:
         try:
             super().data_received(data)
         except Exception:

@@ -1,0 +1,57 @@
+"""The e2e telnet client itself, against an in-process server on a real socket."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from e2e.client import EOR, ClientPool, ConnectionClosed, LoginFailed, flat, loose
+from e2e.fixtures import telnet
+
+from maid_engine.app import MaidServer
+from maid_engine.config import Settings
+
+__all__ = ["telnet"]
+
+
+@pytest.fixture
+async def live(tmp_path: Path) -> AsyncIterator[MaidServer]:
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, data_dir=tmp_path, telnet_port=0, metrics_enabled=False,
+        scrypt_n=1024, checkpoint_interval=3600.0,
+    )
+    server = MaidServer(settings, announce=lambda _line: None)
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+def test_loose_matches_across_line_wrapping() -> None:
+    assert loose("Saving is delayed; kept.").search("Saving is\ndelayed;  kept.")
+    assert flat(" a\n b  c ") == "a b c"
+
+
+@pytest.mark.parametrize("accept", [(), (EOR,)], ids=["ga", "eor"])
+async def test_login_commands_and_prompts(
+    live: MaidServer, telnet: ClientPool, accept: tuple[int, ...]
+) -> None:
+    client = await telnet.open("127.0.0.1", live.telnet_port, accept=accept)
+    banner = await client.read_until_prompt()
+    assert "Welcome to MAID" in banner and banner.rstrip().endswith("What is your name?")
+    out = await client.create("Alice", "secret123")
+    assert "Account Alice created." in out and "\x1b" not in out
+    assert "Watch Street" in await client.command("north")
+    assert "Exits:" in await client.command("look")
+    assert len(client.prompt_marks) >= 4
+
+    other = await telnet.open("127.0.0.1", live.telnet_port)
+    await other.read_until_prompt()
+    with pytest.raises(LoginFailed):
+        await other.connect_as("Alice", "wrong-password")
+    await other.connect_as("Alice", "secret123")  # a takeover counts as playing
+    await client.expect("taken over")
+    with pytest.raises(ConnectionClosed):
+        await client.command("look", within=5)
