@@ -60,9 +60,8 @@ class MaidServer:
                     self.engine.metrics, self.settings.metrics_host, self.settings.metrics_port
                 )
                 await self.metrics_server.start()
-                self.announce(
-                    f"MAID metrics listening on {self.metrics_server.host}:{self.metrics_server.port}"
-                )
+                ms = self.metrics_server
+                self.announce(f"MAID metrics listening on {ms.host}:{ms.port}")
             if self.settings.telnet_enabled:
                 from maid_engine.net import TelnetServer
 

@@ -86,6 +86,13 @@ async def _run(settings: Settings) -> int:
         reason = await server.serve_until(stop)
     finally:
         await server.stop(reason if reason != "signal" else "")
+    if server.engine.final_checkpoint_failed:
+        print(
+            "MAID stopped, but the final save failed: changes since the last checkpoint "
+            "were lost (is the database reachable?)",
+            file=sys.stderr, flush=True,
+        )
+        return 5
     print("MAID stopped", flush=True)
     return 0
 

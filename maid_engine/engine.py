@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("maid.engine")
 
 ENGINE_COLLECTION = "engine_state"
+#: Tries of the last checkpoint at shutdown (0.5 s, 1 s, 2 s ... apart).
+FINAL_CHECKPOINT_ATTEMPTS = 4
+FINAL_CHECKPOINT_FIRST_DELAY = 0.5
 
 
 class GameEngine:
@@ -81,6 +84,7 @@ class GameEngine:
         self.tick_count = 0
         self.tick_overruns = 0
         self.checkpoint_failures = 0
+        self.final_checkpoint_failed = False
         self.started_at = time.time()
         self.events.on_dispatch = lambda _e: self.metrics.events_dispatched.inc()
         #: Tells players when checkpoints cannot reach the database (and when they can again).
@@ -151,7 +155,8 @@ class GameEngine:
             except PackError:
                 raise
             except Exception as exc:
-                raise PackError(pack.name, f"register() failed: {type(exc).__name__}: {exc}") from exc
+                why = f"register() failed: {type(exc).__name__}: {exc}"
+                raise PackError(pack.name, why) from exc
         if self._use_store:
             if self._store is None:
                 from maid_engine.store import Store
@@ -197,13 +202,31 @@ class GameEngine:
                 log.exception("system %s failed to shut down", system.name)
         if self._store is not None:
             await self._await_checkpoint()
-            try:
-                await self.checkpoint()
-            except Exception:
-                log.exception("final checkpoint failed")
+            await self._final_checkpoint()
             if self._owns_store:
                 await self._store.close()
         self.world.close()
+
+    async def _final_checkpoint(self) -> None:
+        """The last write before exit. A database that is briefly away gets a few
+        tries; if it stays away, ``final_checkpoint_failed`` tells the caller that
+        unsaved changes were lost (``maid run`` then exits non-zero)."""
+        delay = FINAL_CHECKPOINT_FIRST_DELAY
+        for attempt in range(1, FINAL_CHECKPOINT_ATTEMPTS + 1):
+            try:
+                await self.checkpoint()
+                self.final_checkpoint_failed = False
+                return
+            except Exception as exc:
+                log.warning("final checkpoint attempt %d failed: %s", attempt, exc)
+                if attempt < FINAL_CHECKPOINT_ATTEMPTS:
+                    await asyncio.sleep(delay)
+                    delay *= 2
+        self.final_checkpoint_failed = True
+        log.error(
+            "final checkpoint failed %d times: changes since the last checkpoint are lost",
+            FINAL_CHECKPOINT_ATTEMPTS,
+        )
 
     # -- the tick -------------------------------------------------------------------
     async def dispatch_events(self) -> None:

@@ -17,7 +17,9 @@ _STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"mess
 
 
 def _extras(record: logging.LogRecord) -> dict[str, Any]:
-    return {k: v for k, v in record.__dict__.items() if k not in _STANDARD and not k.startswith("_")}
+    return {
+        k: v for k, v in record.__dict__.items() if k not in _STANDARD and not k.startswith("_")
+    }
 
 
 class JsonFormatter(logging.Formatter):
@@ -29,7 +31,8 @@ class JsonFormatter(logging.Formatter):
             "event": record.getMessage(),
         }
         for key, value in _extras(record).items():
-            doc[key] = value if isinstance(value, (str, int, float, bool, type(None))) else str(value)
+            plain = isinstance(value, (str, int, float, bool, type(None)))
+            doc[key] = value if plain else str(value)
         if record.exc_info:
             doc["exc"] = self.formatException(record.exc_info)
         return json.dumps(doc, ensure_ascii=False)

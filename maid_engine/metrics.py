@@ -61,6 +61,34 @@ class EngineMetrics:
         self.checkpoint_failures = self.counter(
             "maid_checkpoint_failures", "Checkpoints that could not be written"
         )
+        self.sessions = self.gauge(
+            "maid_sessions", "Connected sessions, at the login screen or playing", ["state"]
+        )
+        self.commands = self.counter("maid_commands", "Commands executed", ["category"])
+        self.command_duration = self.histogram(
+            "maid_command_duration_seconds", "Wall time of one command", buckets=TICK_BUCKETS
+        )
+
+    def bind_engine(self, engine: Any) -> None:
+        """Read the session count at scrape time and count commands as they run.
+
+        The LLM metrics are registered here too, so a server without a model still
+        exposes them (at zero): dashboards and alerts see a flat line, not a gap.
+        """
+        from maid_engine.llm.provider import LLMMetrics
+
+        sessions = engine.sessions
+        playing = self.sessions.labels("playing")
+        playing.set_function(lambda: len(sessions.playing()))
+        login = self.sessions.labels("login")
+        login.set_function(lambda: len(sessions.all()) - len(sessions.playing()))
+
+        def executed(cmd: Any, seconds: float) -> None:
+            self.commands.labels(cmd.category).inc()
+            self.command_duration.observe(seconds)
+
+        engine.commands.on_executed = executed
+        LLMMetrics(self)
 
     def _get(self, kind: type, name: str, doc: str, labels: Sequence[str], **kw: Any) -> Any:
         made = self._made.get(name)

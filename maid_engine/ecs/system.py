@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
     from maid_engine.ecs.world import World
+    from maid_engine.engine import GameEngine
 
 
 class System:

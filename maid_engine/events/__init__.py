@@ -13,10 +13,10 @@ from maid_engine.events.core import (
 __all__ = [
     "CharacterConnectedEvent",
     "CharacterDisconnectedEvent",
-    "ShutdownRequestedEvent",
     "EngineStartedEvent",
     "EngineStoppingEvent",
     "EntityDestroyedEvent",
     "Event",
     "EventBus",
+    "ShutdownRequestedEvent",
 ]

@@ -14,7 +14,9 @@ from prometheus_client.parser import text_string_to_metric_families
 LISTEN = re.compile(rb"MAID (\w+) listening on ([\d.]+):(\d+)")
 
 
-async def start_server(tmp_path: Path, *extra: str) -> tuple[asyncio.subprocess.Process, dict[str, int]]:
+async def start_server(
+    tmp_path: Path, *extra: str
+) -> tuple[asyncio.subprocess.Process, dict[str, int]]:
     env = {**os.environ, "MAID_DATA_DIR": str(tmp_path), "PYTHONUNBUFFERED": "1"}
     env.pop("MAID_CONFIG", None)
     proc = await asyncio.create_subprocess_exec(

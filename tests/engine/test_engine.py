@@ -1,3 +1,4 @@
+import asyncio
 import logging
 from dataclasses import dataclass
 
@@ -192,21 +193,20 @@ async def test_get_system_by_type() -> None:
 class Slow(System):
     """Takes 3x the tick interval; stops the loop after a few ticks."""
 
-    def __init__(self, stop: "asyncio.Event", ticks: int) -> None:
+    def __init__(self, stop: asyncio.Event, ticks: int) -> None:
         self.stop, self.left, self.calls = stop, ticks, 0
 
     async def update(self, delta: float) -> None:
         import time as _t
 
         self.calls += 1
-        _t.sleep(0.03)  # deliberately blocking: an overrunning system
+        _t.sleep(0.03)  # noqa: ASYNC251 -- deliberately blocking: an overrunning system
         self.left -= 1
         if self.left == 0:
             self.stop.set()
 
 
 async def test_overruns_are_counted_not_accumulated() -> None:
-    import asyncio
     import time as _t
 
     stop = asyncio.Event()

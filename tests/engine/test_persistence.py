@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.ecs import Component
@@ -74,3 +76,40 @@ async def test_only_changed_entities_are_written(db_url: str, tmp_path: Path) ->
         assert await engine.checkpoint() == 0
         engine.world.get_component(ids[7], Wallet).gold += 1
         assert await engine.checkpoint() == 1
+
+
+async def test_final_checkpoint_retries_then_reports_loss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from maid_engine import engine as engine_module
+    from maid_engine.store import StoreUnavailable
+
+    monkeypatch.setattr(engine_module, "FINAL_CHECKPOINT_FIRST_DELAY", 0.0)
+    url = f"sqlite+aiosqlite:///{tmp_path / 'maid.db'}"
+    engine = make(url, tmp_path)
+    await engine.start()
+    engine.world.create_entity(Wallet(1))
+    calls = 0
+    real_atomic = engine.store.atomic
+
+    def flaky_atomic() -> object:
+        nonlocal calls
+        calls += 1
+        if calls < 3:
+            raise StoreUnavailable("database went away")
+        return real_atomic()
+
+    monkeypatch.setattr(engine.store, "atomic", flaky_atomic)
+    await engine.stop()
+    assert calls == 3 and not engine.final_checkpoint_failed
+
+    engine = make(url, tmp_path)
+    await engine.start()
+    engine.world.create_entity(Wallet(2))
+
+    def down() -> object:
+        raise StoreUnavailable("database went away")
+
+    monkeypatch.setattr(engine.store, "atomic", down)
+    await engine.stop()
+    assert engine.final_checkpoint_failed

@@ -59,7 +59,7 @@ def test_missing_entity_and_component_errors(world: World) -> None:
 def test_deferred_destroy_during_iteration(world: World) -> None:
     ids = [world.create_entity(Pos(str(i))) for i in range(5)]
     seen = []
-    for uid, (pos,) in world.query(Pos):
+    for _uid, (pos,) in world.query(Pos):
         seen.append(pos.room)
         world.destroy_entity(ids[4])
         # Destroyed-but-not-flushed: reported gone, components still readable.
@@ -92,7 +92,7 @@ def test_name_index(world: World) -> None:
 def test_dirty_tracking(world: World) -> None:
     uid = world.create_entity(Pos(), Label("x"))
     temp = world.create_entity(Pos(), persistent=False)
-    dirty, removed, destroyed = world.take_changes()
+    dirty, _removed, _destroyed = world.take_changes()
     assert dirty == {uid}
     world.get_component(temp, Pos).room = "moved"
     assert world.take_changes()[0] == set()
