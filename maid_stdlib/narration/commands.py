@@ -1,0 +1,190 @@
+"""Player and builder commands of narrated rooms, and the fallback for free input.
+
+Every command here returns at once: turns, retries and undos are queued on the
+room (the command holds ``world_lock``, and the model must never be awaited under
+it). Results reach the room when the queued job runs.
+
+None of them allow prefix matching, so adding them changes nothing for existing
+abbreviations ("re" still means remove, "un" unwield).
+"""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from maid_engine.accounts.components import PlayerCharacter
+from maid_engine.commands import Command, CommandContext, CommandError, Role, command
+from maid_engine.commands.registry import Fallback
+from maid_stdlib.narration.components import NarratedRoom
+from maid_stdlib.narration.rooms import RoomSetup
+from maid_stdlib.narration.service import NarrationError, NarrationService, TurnHandle
+from maid_stdlib.narration.sheet import render_sheet, set_value
+from maid_stdlib.world.look import name_of
+from maid_stdlib.world.text import escape_markup
+
+CATEGORY = "narration"
+
+
+def service_of(ctx: CommandContext) -> NarrationService:
+    svc: NarrationService = ctx.service(NarrationService)
+    return svc
+
+
+def _here(ctx: CommandContext) -> tuple[NarrationService, UUID, RoomSetup]:
+    svc = service_of(ctx)
+    actor = ctx.require_actor()
+    setup = svc.room_of(actor)
+    if setup is None:
+        raise CommandError("Nothing here answers to free-form actions.")
+    return svc, actor, setup
+
+
+def acknowledge(ctx: CommandContext, svc: NarrationService, handle: TurnHandle, text: str) -> None:
+    """Tell the actor (and the room) what was asked for, before the story answers."""
+    shown = escape_markup(" ".join(text.split()))
+    ctx.send(f"You act: {shown}")
+    ahead = svc.waiting(handle.room) - 1
+    if ahead > 0:
+        ctx.send(f"|x(The story is still telling {ahead} earlier action"
+                 f"{'s' if ahead > 1 else ''} here; yours follows.)|n")
+    name = name_of(svc.ws, handle.actor)
+    svc.ws.message_room(handle.room, f"{name} acts: {shown}", exclude=(handle.actor,))
+
+
+def submit(ctx: CommandContext, svc: NarrationService, actor: UUID, text: str) -> TurnHandle:
+    try:
+        handle = svc.submit_action(actor, text)
+    except NarrationError as exc:
+        raise CommandError(str(exc)) from None
+    acknowledge(ctx, svc, handle, text)
+    return handle
+
+
+@command("act", prefix_match=False, category=CATEGORY)
+def act(ctx: CommandContext) -> None:
+    """Do something free-form in a narrated room; the story tells what happens.
+
+    Usage: act <what you do>
+    Example: act pry the lid off the crate as quietly as I can
+
+    In a narrated room anything that is not a command works the same way.
+    """
+    svc, actor, _ = _here(ctx)
+    submit(ctx, svc, actor, ctx.args)
+
+
+def _has_turns(ctx: CommandContext, setup: RoomSetup) -> bool:
+    room_id = service_of(ctx).ws.room_id(setup.key)
+    record = ctx.world.try_component(room_id, NarratedRoom) if room_id else None
+    return record is not None and bool(record.last_turn)
+
+
+@command("undo", prefix_match=False, category=CATEGORY)
+def undo(ctx: CommandContext) -> None:
+    """Take back your last action in a narrated room, and everything it changed.
+
+    Usage: undo
+
+    Only the last turn told in the room can be undone.
+    """
+    svc, actor, setup = _here(ctx)
+    if not _has_turns(ctx, setup):
+        raise CommandError("You have nothing to undo here.")
+    try:
+        svc.submit_undo(actor)
+    except NarrationError as exc:
+        raise CommandError(str(exc)) from None
+
+
+@command("retry", prefix_match=False, category=CATEGORY)
+def retry(ctx: CommandContext) -> None:
+    """Have your last action in a narrated room told again.
+
+    Usage: retry
+
+    What the last telling changed is taken back first, so nothing happens twice.
+    If the new telling fails, the old one stands.
+    """
+    svc, actor, setup = _here(ctx)
+    if not _has_turns(ctx, setup):
+        raise CommandError("You have no turn here to tell again.")
+    try:
+        svc.submit_retry(actor)
+    except NarrationError as exc:
+        raise CommandError(str(exc)) from None
+    ctx.send("You ask for your last action to be told again.")
+
+
+@command("state", prefix_match=False, category=CATEGORY)
+def state(ctx: CommandContext) -> None:
+    """Show the world state of the narrated room you are in.
+
+    Usage: state
+    """
+    svc, actor, setup = _here(ctx)
+    ctx.send(render_sheet(svc, setup, actor))
+
+
+def _character_here(svc: NarrationService, setup: RoomSetup, viewer: UUID, name: str) -> UUID:
+    found = svc.ws.find_in_room(setup.key, name, kinds=[PlayerCharacter])
+    if found is None:
+        raise CommandError(f"No character called '{name}' is here.")
+    return found
+
+
+@command("@state", permission=Role.BUILDER, prefix_match=False, category="building")
+def admin_state(ctx: CommandContext) -> None:
+    """View or set the world state of the narrated room you are in.
+
+    Usage:
+      @state                              every value, with paths and bookkeeping
+      @state <character>                  with that character's player.* values
+      @state set <path> <value> [<char>]  set a value (not a change)
+
+    Examples: @state set world.day 3, @state set player.hp 50 Bryn,
+    @state set flags.alarm_raised false, @state set milestones.rescue_gwen true
+
+    Values are checked against the schema and clamped to the stat's limits. A
+    milestone set to false becomes pending again.
+    """
+    svc = service_of(ctx)
+    actor = ctx.require_actor()
+    setup = svc.room_of(actor)
+    if setup is None:
+        raise CommandError("This room is not narrated.")
+    words = ctx.argv
+    if not words:
+        ctx.send(render_sheet(svc, setup, actor, builder=True))
+        return
+    if words[0].lower() != "set":
+        target = _character_here(svc, setup, actor, " ".join(words))
+        ctx.send(render_sheet(svc, setup, target, builder=True))
+        return
+    if len(words) not in (3, 4):
+        raise CommandError("Usage: @state set <path> <value> [<character>]")
+    who = _character_here(svc, setup, actor, words[3]) if len(words) == 4 else actor
+    if setup.schema.is_empty:
+        raise CommandError("This room's schema is empty: there is nothing to set.")
+    ctx.send(escape_markup(set_value(svc, setup, who, words[1], words[2])))
+
+
+COMMANDS: list[Command] = [act, undo, retry, state, admin_state]
+
+
+def make_fallback(svc: NarrationService) -> Fallback:
+    """Input no command matched becomes an action in a narrated room; elsewhere it is
+    left alone, so unknown commands still get "Huh?"."""
+
+    def fallback(ctx: CommandContext) -> bool:
+        actor = ctx.actor
+        if actor is None or not ctx.name or ctx.name.startswith("@"):
+            return False
+        if not ctx.world.entity_exists(actor) or svc.room_of(actor) is None:
+            return False
+        try:
+            submit(ctx, svc, actor, ctx.raw)
+        except CommandError as exc:
+            ctx.send(str(exc))
+        return True
+
+    return fallback

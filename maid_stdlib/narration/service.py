@@ -1,0 +1,266 @@
+"""NarrationService: the narrated rooms and their turn queues.
+
+Turns of one room run one at a time, in the order they were asked for (a per-room
+FIFO lock); rooms never wait for each other. Each turn is a background task: the
+command that asks for it returns at once, the LLM call runs without any engine
+lock, and ``engine.world_lock`` is taken only to read the scene and to apply the
+result (see :mod:`maid_stdlib.narration.turn`). Undo and retry are queued the same
+way, so they can never interleave with a turn in flight.
+
+Tests and tools await a :class:`TurnHandle` (or :meth:`NarrationService.drain`)
+instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Generator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from maid_engine.llm import ContentFilter, LLMProvider
+from maid_stdlib.narration.llm import LLMService
+from maid_stdlib.narration.rooms import RoomSetup, collect_rooms, sync_room
+from maid_stdlib.narration.turnlog import MemoryTurnLog, StoreTurnLog, TurnLog, TurnRecord
+from maid_stdlib.world.service import WorldService
+from maid_stdlib.worldstate import Report
+
+if TYPE_CHECKING:
+    from prometheus_client import Counter
+
+    from maid_engine.engine import GameEngine
+
+log = logging.getLogger("maid.narration")
+
+# Turn outcomes (the ``outcome`` label of maid_narrated_turns_total).
+OK = "ok"
+NO_MODEL = "no_model"
+TIMEOUT = "timeout"
+LLM_ERROR = "llm_error"
+FILTERED = "filtered"
+DROPPED = "dropped"
+FAILED = "failed"
+
+
+class NarrationError(Exception):
+    """A turn cannot be asked for; the message is for the player."""
+
+
+@dataclass
+class NarrationConfig:
+    """Timing and size of turns. Tests use small values."""
+
+    #: Seconds before the room is told the story is unfolding.
+    unfolding_after: float = 2.0
+    #: Seconds a turn's LLM call may take in all; None: ``settings.llm_timeout``.
+    timeout: float | None = None
+    #: Past turns replayed to the model.
+    history_turns: int = 8
+    max_tokens: int = 600
+    temperature: float = 0.8
+    #: Longest free-form action accepted, in characters.
+    max_action_length: int = 500
+    #: Jobs one character may have waiting at once: every turn costs a model call, so
+    #: a player typing ahead must not queue up a bill (or the room's patience).
+    max_pending_per_actor: int = 1
+
+
+@dataclass
+class TurnResult:
+    """What became of one queued job."""
+
+    outcome: str
+    record: TurnRecord | None = None
+    report: Report | None = None
+    narration: str = ""
+    changes: str = ""
+
+
+@dataclass(eq=False)
+class TurnHandle:
+    """One queued job (a turn, a retry or an undo). Await it for its result."""
+
+    room: str
+    actor: UUID
+    kind: str
+    phase: str = "queued"  # queued -> reading -> calling -> applying -> done
+    task: asyncio.Task[TurnResult] = field(init=False, repr=False)
+
+    def __await__(self) -> Generator[Any, None, TurnResult]:
+        return self.task.__await__()
+
+    def done(self) -> bool:
+        return self.task.done()
+
+
+class _RoomQueue:
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()  # asyncio.Lock wakes waiters in FIFO order
+        self.jobs = 0
+
+
+Job = Callable[[TurnHandle], Awaitable[TurnResult]]
+
+
+class NarrationService:
+    def __init__(self, engine: GameEngine, config: NarrationConfig | None = None) -> None:
+        self.engine = engine
+        self.config = config or NarrationConfig()
+        self.rooms: dict[str, RoomSetup] = {}
+        #: Checks every narration before anyone sees it; None turns the check off.
+        self.content_filter: ContentFilter | None = ContentFilter()
+        self._provider: LLMProvider | None = None
+        self._provider_set = False
+        self._log: TurnLog | None = None
+        self._queues: dict[str, _RoomQueue] = {}
+        self._handles: set[TurnHandle] = set()
+        self.turns_total: Counter = engine.metrics.counter(
+            "maid_narrated_turns", "Narrated-room turns by outcome", ["outcome"]
+        )
+        self.changes_total: Counter = engine.metrics.counter(
+            "maid_narrated_changes",
+            "Changes proposed by the model in narrated rooms, by what the engine did",
+            ["kind"],
+        )
+
+    # -- set-up ------------------------------------------------------------------------
+    def start(self) -> None:
+        """Read the narrated rooms from the world data and prepare each one."""
+        self.rooms = collect_rooms(self.engine)
+        for setup in self.rooms.values():
+            sync_room(self.engine, setup)
+        if self.rooms:
+            log.info("narration: %d narrated rooms", len(self.rooms))
+
+    async def shutdown(self) -> None:
+        """Drop turns still waiting for the model; let those applying finish."""
+        for handle in list(self._handles):
+            if handle.phase in ("queued", "reading", "calling"):
+                handle.task.cancel()
+        await asyncio.gather(*(h.task for h in list(self._handles)), return_exceptions=True)
+
+    @property
+    def provider(self) -> LLMProvider | None:
+        """The model narration asks: set explicitly, else the engine's LLMService's."""
+        if self._provider_set:
+            return self._provider
+        service = self.engine.services.try_get(LLMService)
+        return service.provider if service is not None else None
+
+    @provider.setter
+    def provider(self, value: LLMProvider | None) -> None:
+        self._provider, self._provider_set = value, True
+
+    @property
+    def log(self) -> TurnLog:
+        """Where turns are stored: the engine's store, or memory without one."""
+        if self._log is None:
+            engine = self.engine
+            self._log = StoreTurnLog(engine.store) if engine.has_store else MemoryTurnLog()
+        return self._log
+
+    @property
+    def timeout(self) -> float:
+        cfg = self.config.timeout
+        return cfg if cfg is not None else float(self.engine.settings.llm_timeout)
+
+    @property
+    def ws(self) -> WorldService:
+        return self.engine.services.get(WorldService)
+
+    # -- lookups -------------------------------------------------------------------------
+    def setup_for(self, room_key: str | None) -> RoomSetup | None:
+        return self.rooms.get(room_key) if room_key else None
+
+    def room_of(self, actor: UUID) -> RoomSetup | None:
+        """The narrated room ``actor`` stands in, if any."""
+        return self.setup_for(self.ws.room_key_of(actor))
+
+    def waiting(self, room_key: str) -> int:
+        """Jobs of the room queued or running."""
+        queue = self._queues.get(room_key)
+        return queue.jobs if queue is not None else 0
+
+    async def drain(self) -> None:
+        """Wait until every queued job has finished (including jobs they queue)."""
+        while self._handles:
+            await asyncio.gather(*(h.task for h in list(self._handles)), return_exceptions=True)
+
+    # -- asking for turns ------------------------------------------------------------------
+    def submit_action(self, actor: UUID, text: str) -> TurnHandle:
+        """Queue a free-form action in the actor's narrated room."""
+        from maid_stdlib.narration.turn import run_turn
+
+        setup = self._require_room(actor)
+        text = " ".join(text.split())
+        if not text:
+            raise NarrationError("Act how? Type what you do, e.g. 'act search the tents'.")
+        limit = self.config.max_action_length
+        if len(text) > limit:
+            raise NarrationError(f"That is too much at once (at most {limit} characters).")
+        return self._queue(setup, actor, "act", lambda h: run_turn(self, h, setup, actor, text))
+
+    def submit_retry(self, actor: UUID) -> TurnHandle:
+        """Queue a new telling of the actor's last turn here (its changes undone first)."""
+        from maid_stdlib.narration.turn import run_turn
+
+        setup = self._require_room(actor)
+        return self._queue(setup, actor, "retry", lambda h: run_turn(self, h, setup, actor, None))
+
+    def submit_undo(self, actor: UUID) -> TurnHandle:
+        """Queue taking back the actor's last turn here."""
+        from maid_stdlib.narration.turn import run_undo
+
+        setup = self._require_room(actor)
+        return self._queue(setup, actor, "undo", lambda h: run_undo(self, h, setup, actor))
+
+    def _require_room(self, actor: UUID) -> RoomSetup:
+        setup = self.room_of(actor)
+        if setup is None:
+            raise NarrationError("Nothing here answers to free-form actions.")
+        return setup
+
+    def _queue(self, setup: RoomSetup, actor: UUID, kind: str, job: Job) -> TurnHandle:
+        mine = sum(1 for h in self._handles if h.actor == actor and not h.done())
+        if mine >= self.config.max_pending_per_actor:
+            raise NarrationError("The story is still answering your last action; wait for it.")
+        queue = self._queues.setdefault(setup.key, _RoomQueue())
+        handle = TurnHandle(setup.key, actor, kind)
+        queue.jobs += 1
+
+        async def run() -> TurnResult:
+            try:
+                async with queue.lock:
+                    handle.phase = "reading"
+                    return await job(handle)
+            except asyncio.CancelledError:
+                self.count_turn(DROPPED)
+                raise
+            except Exception:
+                log.exception("narrated %s in %s failed", kind, setup.key)
+                self.count_turn(FAILED)
+                self.engine.sessions.send_to(
+                    actor, "Something went wrong telling that; it has been logged."
+                )
+                return TurnResult(FAILED)
+            finally:
+                queue.jobs -= 1
+                handle.phase = "done"
+
+        handle.task = asyncio.create_task(run(), name=f"narration:{setup.key}:{kind}")
+        self._handles.add(handle)
+        handle.task.add_done_callback(lambda _t: self._handles.discard(handle))
+        return handle
+
+    # -- metrics -----------------------------------------------------------------------------
+    def count_turn(self, outcome: str, report: Report | None = None) -> None:
+        self.turns_total.labels(outcome).inc()
+        if report is not None:
+            for kind, items in (
+                ("applied", report.applied), ("clamped", report.clamped),
+                ("rejected", report.rejected),
+            ):
+                if items:
+                    self.changes_total.labels(kind).inc(len(items))

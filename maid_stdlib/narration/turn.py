@@ -1,0 +1,350 @@
+"""One narrated turn, retry and undo: the bodies of the jobs the service queues.
+
+A turn, in four phases (the room's queue lock is held throughout, so turns of one
+room never interleave; other rooms and the tick never wait for it):
+
+1. *read the log* (no engine lock): the previous turn's report (its refusals go to
+   the model, and only that turn's) and the history, both read back from the store;
+2. *read the world* (``world_lock``): the scene, the World State, the messages;
+3. *ask the model* (no lock): one call; after ``unfolding_after`` seconds the room is
+   told the story is unfolding; past the timeout the turn ends with a fallback
+   narration and no change;
+4. *apply* (``world_lock``): snapshot, ``apply_delta``, tell the room; then, outside
+   the lock, store the turn with its snapshot and report, and the components it
+   changed, in one transaction.
+
+Retry restores the snapshot of the turn it replaces in the same critical section
+that applies the new reply, so a change is never applied twice; if the new telling
+fails, the old turn stands untouched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from maid_engine.llm import (
+    LLMError,
+    LLMProvider,
+    LLMRequest,
+    LLMResult,
+    LLMTimeout,
+    LLMUnavailable,
+    sanitize_generated,
+)
+from maid_stdlib.narration.components import NarratedRoom
+from maid_stdlib.narration.context import Scene, build_messages
+from maid_stdlib.narration.rooms import RoomSetup, present_npcs
+from maid_stdlib.narration.service import (
+    DROPPED,
+    FILTERED,
+    LLM_ERROR,
+    NO_MODEL,
+    OK,
+    TIMEOUT,
+    TurnHandle,
+    TurnResult,
+)
+from maid_stdlib.narration.turnlog import TurnRecord
+from maid_stdlib.narration.writes import entity_changes, record_view, snapshot_view, store
+from maid_stdlib.world.look import name_of
+from maid_stdlib.world.text import escape_markup
+from maid_stdlib.worldstate import (
+    ComponentStatView,
+    Report,
+    StatView,
+    apply_delta,
+    extract_delta,
+    instantiate,
+    render_changes,
+    restore,
+    take_snapshot,
+)
+
+if TYPE_CHECKING:
+    from maid_stdlib.narration.service import NarrationService
+
+log = logging.getLogger("maid.narration")
+
+UNFOLDING = "|xThe story is unfolding...|n"
+FALLBACK = "The moment hangs, unfinished, as if the world has lost its thread."
+RETRY_HINT = "|yNothing changed. Type 'retry' to try again.|n"
+NO_MODEL_NOTE = (
+    "|x(No storyteller is configured on this server: this is only a sketch, "
+    "and nothing in the world changes.)|n"
+)
+GMCP_CHANGES = "Room.Narration.Changes"
+GMCP_UNDONE = "Room.Narration.Undone"
+
+
+@dataclass
+class Telling:
+    """What came back from the model (or instead of it)."""
+
+    outcome: str
+    narration: str
+    reply: str = ""
+    delta: dict[str, Any] = field(default_factory=dict)
+    model: str = ""
+    latency: float = 0.0
+
+
+def _refuse(svc: NarrationService, actor: UUID, message: str) -> TurnResult:
+    svc.engine.sessions.send_to(actor, message)
+    return TurnResult("refused")
+
+
+def template_narration(actor_name: str, text: str) -> str:
+    return f'{actor_name} sets about it: "{text}". The scene holds still, waiting.'
+
+
+def make_scene(svc: NarrationService, setup: RoomSetup, actor: UUID) -> Scene:
+    ws = svc.ws
+    room = ws.room(setup.key)
+    assert room is not None
+    return Scene(
+        room_name=room.name, description=room.description, actor_name=name_of(ws, actor),
+        premise=setup.premise,
+        others=[name_of(ws, c) for c in ws.characters_in(setup.key) if c != actor],
+        npcs=[name_of(ws, n) for n in ws.npcs_in(setup.key) if ws.is_visible(n, actor)],
+    )
+
+
+# -- phase 3: the model ------------------------------------------------------------------
+async def call_with_notice(
+    svc: NarrationService, provider: LLMProvider, request: LLMRequest, room_key: str
+) -> LLMResult:
+    started = time.monotonic()
+    call = asyncio.ensure_future(provider.complete(request))
+    try:
+        done, _ = await asyncio.wait({call}, timeout=svc.config.unfolding_after)
+        if not done:
+            # Synchronous (no await inside), so it cannot interleave with a command.
+            svc.ws.message_room(room_key, UNFOLDING)
+        remaining = svc.timeout - (time.monotonic() - started)
+        return await asyncio.wait_for(call, max(remaining, 0.001))
+    finally:
+        if not call.done():
+            call.cancel()
+            with contextlib.suppress(BaseException):
+                await call
+
+
+async def ask_model(
+    svc: NarrationService, setup: RoomSetup, messages: list[dict[str, Any]], scene: Scene,
+    text: str,
+) -> Telling:
+    provider = svc.provider
+    sketch = template_narration(scene.actor_name, text)
+    if provider is None:
+        return Telling(NO_MODEL, sketch)
+    cfg = svc.config
+    request = LLMRequest(
+        messages=messages, purpose="narration", max_tokens=cfg.max_tokens,
+        temperature=cfg.temperature, timeout=svc.timeout,
+    )
+    try:
+        result = await call_with_notice(svc, provider, request, setup.key)
+    except LLMUnavailable:
+        return Telling(NO_MODEL, sketch)
+    except (LLMTimeout, TimeoutError):
+        return Telling(TIMEOUT, FALLBACK)
+    except LLMError as exc:
+        log.info("narration in %s failed: %s", setup.key, exc)
+        return Telling(LLM_ERROR, FALLBACK)
+    except Exception:
+        log.exception("the LLM provider failed in %s", setup.key)
+        return Telling(LLM_ERROR, FALLBACK)
+    clean, delta = extract_delta(result.text)
+    narration = sanitize_generated(clean)
+    verdict = svc.content_filter.check(narration) if svc.content_filter else None
+    if not narration or (verdict is not None and not verdict.ok):
+        reasons = verdict.reasons if verdict is not None else ("empty",)
+        log.warning("narration in %s refused by the content filter: %s", setup.key, reasons)
+        return Telling(FILTERED, FALLBACK, reply=result.text, model=result.model)
+    return Telling(OK, narration, reply=result.text, delta=delta, model=result.model,
+                   latency=result.latency)
+
+
+# -- the turn ----------------------------------------------------------------------------
+async def run_turn(
+    svc: NarrationService, handle: TurnHandle, setup: RoomSetup, actor: UUID, text: str | None
+) -> TurnResult:
+    """A new turn (``text``) or a retry of the actor's last turn (``text=None``)."""
+    engine, room = svc.engine, setup.key
+    cfg = svc.config
+    recent = await svc.log.recent(room, cfg.history_turns + 1)
+    old: TurnRecord | None = None
+    if text is None:
+        old = await svc.log.last_of(room, str(actor))
+        if old is None:
+            return _refuse(svc, actor, "You have no turn here to tell again.")
+        if not recent or recent[0].key != old.key:
+            return _refuse(svc, actor, "Someone has acted since: only the last turn here "
+                                       "can be told again.")
+        text, recent = old.player_text, recent[1:]
+    previous = recent[0].parsed_report() if recent else None
+    history = list(reversed(recent[: cfg.history_turns]))
+    async with engine.world_lock:
+        room_id = svc.ws.room_id(room)
+        if room_id is None or svc.ws.room_key_of(actor) != room:
+            svc.count_turn(DROPPED)
+            return _refuse(svc, actor, "You are no longer there; that action fades.")
+        present = present_npcs(engine, setup)
+        shown: StatView = ComponentStatView(engine.world, room_id, actor, setup.scope, present)
+        before = old.snapshot() if old is not None else None
+        if before is not None:
+            shown = snapshot_view(before)
+        scene = make_scene(svc, setup, actor)
+        messages, sections = build_messages(
+            setup.schema, shown, scene, text, present_npcs=list(present), history=history,
+            previous=previous,
+        )
+    handle.phase = "calling"
+    telling = await ask_model(svc, setup, messages, scene, text)
+    handle.phase = "applying"
+    async with engine.world_lock:
+        records, report, touched = apply_turn(
+            svc, setup, actor, text, telling, old, sections, scene.actor_name
+        )
+        changes, written = entity_changes(engine, touched)
+    await store(svc, records, changes, written)
+    line = render_changes(report, setup.schema) if report is not None else ""
+    return TurnResult(telling.outcome, records[0], report, telling.narration, line)
+
+
+def apply_turn(
+    svc: NarrationService, setup: RoomSetup, actor: UUID, text: str, telling: Telling,
+    old: TurnRecord | None, sections: dict[str, str], actor_name: str,
+) -> tuple[list[TurnRecord], Report | None, list[UUID]]:
+    """Phase 4, under the world lock. Returns the records to store, the report and the
+    entities whose components changed."""
+    engine, room = svc.engine, setup.key
+    world, ws = engine.world, svc.ws
+    room_id = ws.room_id(room)
+    assert room_id is not None
+    ok = telling.outcome == OK
+    base: dict[str, Any] = dict(
+        room=room, actor=str(actor), actor_name=actor_name, kind="retry" if old else "act",
+        player_text=text, narration=telling.narration, reply=telling.reply,
+        outcome=telling.outcome, scope=setup.scope, context=sections,
+        game_time=engine.clock.game_time, retry_of=old.key if old else None,
+        model=telling.model, latency=telling.latency,
+    )
+    if old is not None and not ok:
+        # A failed retry changes nothing: the turn it meant to replace stands.
+        failed = TurnRecord(key=TurnRecord.new_key(room, old.action_index),
+                            action_index=old.action_index, active=False,
+                            status="retry_failed", **base)
+        engine.sessions.send_to(actor, "|yThe new telling did not come; your last turn "
+                                       "stands as it was. Type 'retry' to try again.|n")
+        svc.count_turn(telling.outcome)
+        return [failed], None, []
+    record = world.try_component(room_id, NarratedRoom)
+    if record is None:
+        record = NarratedRoom(schema_ref=setup.ref, scope=setup.scope)
+        world.add_component(room_id, record)
+    touched: list[UUID] = [room_id, actor]
+    if old is not None:
+        before = old.snapshot()
+        if before is not None:
+            restore(record_view(engine, setup, room_id, old), before)
+        touched += [UUID(uid) for uid in old.npcs.values()]
+        index = old.action_index
+        old.active, old.status = False, "retried"
+    else:
+        index = record.action_index + 1
+    present = present_npcs(engine, setup)
+    touched += present.values()
+    view = ComponentStatView(world, room_id, actor, setup.scope, present)
+    schema = setup.schema
+    if not schema.is_empty:
+        # A newcomer's values are written at their initial before the snapshot, so the
+        # snapshot (and every later undo) starts from real values, not from "unset".
+        instantiate(schema, view)
+    snapshot = None if schema.is_empty else take_snapshot(view)
+    report = None if schema.is_empty else apply_delta(
+        schema, view, telling.delta if ok else {}, index
+    )
+    turn = TurnRecord(
+        key=TurnRecord.new_key(room, index), action_index=index,
+        npcs={npc_id: str(uid) for npc_id, uid in present.items()},
+        snapshot_before=snapshot.model_dump(mode="json") if snapshot else None,
+        report=report.model_dump(mode="json") if report else None,
+        **base,
+    )
+    record.action_index, record.last_turn = index, turn.key
+    record.turns_stored += 1
+    announce(svc, setup, actor, turn, report, rewound=old is not None)
+    svc.count_turn(telling.outcome, report)
+    return [turn] + ([old] if old is not None else []), report, touched
+
+
+def announce(
+    svc: NarrationService, setup: RoomSetup, actor: UUID, turn: TurnRecord,
+    report: Report | None, rewound: bool,
+) -> None:
+    ws, sessions = svc.ws, svc.engine.sessions
+    room = setup.key
+    if rewound:
+        ws.message_room(room, f"|yThe story rewinds, and {turn.actor_name}'s action is "
+                              "told anew.|n")
+    ws.message_room(room, escape_markup(turn.narration))
+    if turn.outcome == NO_MODEL:
+        ws.message_room(room, NO_MODEL_NOTE)
+    elif turn.outcome != OK:
+        sessions.send_to(actor, RETRY_HINT)
+    if report is None or turn.outcome != OK:
+        return
+    line = render_changes(report, setup.schema)
+    if line:
+        ws.message_room(room, f"|wChanges:|n {line}")
+    payload = {
+        "room": room, "turn": turn.key, "action": turn.action_index, "actor": turn.actor_name,
+        "applied": [c.model_dump(mode="json") for c in report.applied],
+        "clamped": [c.model_dump(mode="json") for c in report.clamped],
+        "rejected": [c.model_dump(mode="json") for c in report.rejected],
+        "milestones_reached": list(report.milestones_reached),
+    }
+    for character in ws.characters_in(room):
+        sessions.gmcp_to(character, GMCP_CHANGES, payload)
+
+
+# -- undo --------------------------------------------------------------------------------
+async def run_undo(
+    svc: NarrationService, handle: TurnHandle, setup: RoomSetup, actor: UUID
+) -> TurnResult:
+    engine, room = svc.engine, setup.key
+    mine = await svc.log.last_of(room, str(actor))
+    recent = await svc.log.recent(room, 2)
+    if mine is None:
+        return _refuse(svc, actor, "You have nothing to undo here.")
+    if not recent or recent[0].key != mine.key:
+        return _refuse(svc, actor, "Someone has acted since: only the last turn here can "
+                                   "be undone.")
+    handle.phase = "applying"
+    async with engine.world_lock:
+        room_id = svc.ws.room_id(room)
+        if room_id is None:
+            return _refuse(svc, actor, "That place is gone.")
+        before = mine.snapshot()
+        if before is not None:
+            restore(record_view(engine, setup, room_id, mine), before)
+        record = engine.world.try_component(room_id, NarratedRoom)
+        if record is not None:
+            record.action_index = mine.action_index - 1
+            record.last_turn = recent[1].key if len(recent) > 1 else ""
+        mine.active, mine.status = False, "undone"
+        svc.ws.message_room(room, f"|yThe story steps back: {mine.actor_name}'s last action "
+                                  "is undone.|n")
+        for character in svc.ws.characters_in(room):
+            engine.sessions.gmcp_to(character, GMCP_UNDONE, {"room": room, "turn": mine.key})
+        touched = [room_id, UUID(mine.actor), *(UUID(u) for u in mine.npcs.values())]
+        changes, written = entity_changes(engine, touched)
+    await store(svc, [mine], changes, written)
+    return TurnResult("undone", mine, mine.parsed_report(), mine.narration)
