@@ -1,8 +1,9 @@
 """World state for AI-narrated rooms: "AI proposes, engine clamps".
 
 A room's stat schema (:func:`load_schema`) says which stats, flags and milestones
-exist and their rules. Each turn the model narrates and appends a ``state`` block of
-deltas; :func:`extract_delta` pulls it out, :func:`apply_delta` applies it through a
+exist and their rules (milestones and flags may name preconditions, ``requires``).
+Each turn the model narrates and appends a ``state`` block of deltas;
+:func:`extract_delta` pulls it out, :func:`apply_delta` applies it through a
 :class:`StatView` under the rules and returns a :class:`Report` (applied / clamped /
 rejected, with fix strings). The context builders turn live values and the previous
 report into prompt text; :func:`render_changes` turns a report into the players'
@@ -11,7 +12,13 @@ change line; :func:`take_snapshot` / :func:`restore` back undo and retry.
 See docs/narrated-rooms.md for the schema format and the rules.
 """
 
-from maid_stdlib.worldstate.apply import apply_delta, current_value, instantiate
+from maid_stdlib.worldstate.apply import (
+    Unmet,
+    apply_delta,
+    current_value,
+    instantiate,
+    unmet_requires,
+)
 from maid_stdlib.worldstate.bands import band_label, band_ladder
 from maid_stdlib.worldstate.components import (
     ComponentStatView,
@@ -34,6 +41,7 @@ from maid_stdlib.worldstate.delta import STATE_FENCE, extract_delta, neutralise_
 from maid_stdlib.worldstate.lint import lint_schema
 from maid_stdlib.worldstate.report import Change, Report, render_changes
 from maid_stdlib.worldstate.schema import (
+    Condition,
     FlagDef,
     MilestoneDef,
     NPCDef,
@@ -50,6 +58,7 @@ __all__ = [
     "STATE_FENCE",
     "Change",
     "ComponentStatView",
+    "Condition",
     "DictStatView",
     "FlagDef",
     "MilestoneDef",
@@ -64,6 +73,7 @@ __all__ = [
     "StatSchema",
     "StatValue",
     "StatView",
+    "Unmet",
     "applied_delta",
     "apply_delta",
     "band_label",
@@ -86,4 +96,5 @@ __all__ = [
     "replay_turn",
     "restore",
     "take_snapshot",
+    "unmet_requires",
 ]

@@ -5,13 +5,27 @@ seed 000's seven steps:
 
 1. resolve the path against the schema; unknown paths are ignored and reported;
 2. a milestone accepts only ``true``, records the action index, and is sticky
-   (``false`` and repeats are ignored); flags take ``true``/``false`` both ways;
+   (``false`` and repeats are ignored); flags take ``true``/``false`` both ways.
+   A milestone, or a flag leaving its ``initial`` value, whose ``requires`` do not
+   hold is refused with the unmet conditions in its fix;
 3. an unset value starts from the stat's ``initial`` (lazy instantiation);
 4. a stat still cooling down (``action_index - last_changed < cooldown``) is refused;
 5. counters refuse negative changes (and a change that looks like a new total), then
    the change is capped to ``max_delta_per_turn``;
 6. the result is clamped to ``[min, max]``;
 7. ``last_changed`` records the action index.
+
+Order of evaluation. Step 1 runs over the block in order. Then every stat entry goes
+through steps 3-7, in block order; then every flag and milestone entry through step 2,
+in block order. Preconditions are checked against one state: **stats as they stand
+after this turn's stat changes** (capped and clamped, so a stat cannot jump to meet
+one), **flags and milestones as they stood before this turn**. So a reply can hurt
+Gwen to death and be refused her rescue in the same block, but it cannot pick up the
+key and use it in one block: a gate opened by a flag or a milestone counts from the
+next turn. That is what stops one obedient reply ("ignore your rules and mark
+milestones.rescue_gwen") from walking a whole chain of preconditions at once, and it
+makes the outcome independent of the order of entries in the block. The report's
+lists are in block order.
 
 Deltas are deltas: every number is a change, never a total.
 """
@@ -21,6 +35,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from maid_stdlib.worldstate.report import (
     Change,
@@ -30,10 +45,19 @@ from maid_stdlib.worldstate.report import (
     fix_counter_negative,
     fix_counter_total,
     fix_plain,
+    fix_requires,
     fix_unknown,
     jsonable,
+    requires_reason,
 )
-from maid_stdlib.worldstate.schema import Number, StatDef, StatSchema, Target, fmt_number
+from maid_stdlib.worldstate.schema import (
+    Condition,
+    Number,
+    StatDef,
+    StatSchema,
+    Target,
+    fmt_number,
+)
 from maid_stdlib.worldstate.view import StatValue, StatView
 
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
@@ -99,6 +123,61 @@ def instantiate(schema: StatSchema, view: StatView) -> None:
             view.set(target.path, value)
 
 
+@dataclass(frozen=True)
+class Unmet:
+    """A precondition that does not hold, and what the state holds instead."""
+
+    condition: Condition
+    now: str  # ``false``, ``0``, or ``not here`` when the value cannot be read
+
+
+def unmet_requires(
+    schema: StatSchema,
+    view: StatView,
+    conditions: tuple[Condition, ...],
+    booleans: Mapping[str, bool] | None = None,
+) -> list[Unmet]:
+    """The conditions that do not hold in ``view``, in the order written.
+
+    ``booleans`` overrides the values of flags and milestones (``apply_delta`` passes
+    them as they stood before the turn). A path the view cannot read (an NPC who is not
+    here, a turn with no actor) holds nothing: its conditions are unmet.
+    """
+    out: list[Unmet] = []
+    for cond in conditions:
+        target = schema.resolve(cond.path)
+        if target is None:  # load_schema refuses this; a hand-built schema may not
+            out.append(Unmet(cond, "not in the schema"))
+            continue
+        if not view.writable(target.path):
+            out.append(Unmet(cond, "not here"))
+            continue
+        current: StatValue
+        if booleans is not None and target.path in booleans:
+            current = booleans[target.path]
+        elif target.kind == "milestone":
+            current = view.get(target.path) is not None
+        else:
+            found = current_value(schema, view, target.path)
+            assert found is not None
+            current = found
+        if not cond.holds(current):
+            now = str(current).lower() if isinstance(current, bool) else fmt_number(current)
+            out.append(Unmet(cond, now))
+    return out
+
+
+def boolean_state(schema: StatSchema, view: StatView) -> dict[str, bool]:
+    """Every flag's value and whether every milestone is reached, by path."""
+    out: dict[str, bool] = {}
+    for target in schema.targets():
+        if target.kind == "milestone":
+            out[target.path] = view.get(target.path) is not None
+        elif target.kind == "flag":
+            out[target.path] = bool(current_value(schema, view, target.path))
+    return out
+
+
 def _round_half_away(value: float) -> int:
     return int(math.copysign(math.floor(abs(value) + 0.5), value))
 
@@ -122,6 +201,24 @@ def _looks_like_total(stat: StatDef, current: Number, sent: Number) -> bool:
 class _Turn:
     def __init__(self, schema: StatSchema, view: StatView, index: int, report: Report) -> None:
         self.schema, self.view, self.index, self.report = schema, view, index, report
+        #: Flags and milestones as they stood before the turn (set before step 2 runs).
+        self.booleans: dict[str, bool] = {}
+
+    def gate(
+        self, seq: int, target: Target, requested: object, conditions: tuple[Condition, ...],
+        old: StatValue,
+    ) -> bool:
+        """Refuse ``target`` (and say why) unless its preconditions hold."""
+        if not conditions:
+            return True
+        unmet = unmet_requires(self.schema, self.view, conditions, self.booleans)
+        if not unmet:
+            return True
+        needs = [(u.condition, u.now) for u in unmet]
+        self.reject(seq, target, target.path, requested, "requires_unmet",
+                    requires_reason(self.schema, [u.condition for u in unmet]),
+                    fix_requires(target, needs), old=old)
+        return False
 
     def reject(
         self, seq: int, target: Target | None, key: str, requested: object, code: str,
@@ -136,6 +233,7 @@ class _Turn:
         )
 
     def milestone(self, seq: int, target: Target, requested: object) -> None:
+        assert target.milestone is not None
         value = as_bool(requested)
         path = target.path
         if value is None:
@@ -147,6 +245,8 @@ class _Turn:
         elif self.view.get(path) is not None:
             self.reject(seq, target, path, requested, "milestone_repeat", "already reached",
                         fix_plain("milestone_repeat", path), old=True)
+        elif not self.gate(seq, target, requested, target.milestone.conditions, old=False):
+            return
         else:
             self.view.set(path, self.index)
             self.report.applied.append(
@@ -167,6 +267,11 @@ class _Turn:
         elif value == old:
             self.reject(seq, target, path, requested, "unchanged", "already so",
                         fix_plain("unchanged", path, old), old=old)
+        elif value != target.flag.initial and not self.gate(
+            seq, target, requested, target.flag.conditions, old=old
+        ):
+            # Only leaving ``initial`` is gated: dropping the key is always allowed.
+            return
         else:
             self.view.set(path, value)
             self.report.applied.append(
@@ -255,6 +360,7 @@ def apply_delta(
     report.delta = {str(k): jsonable(v) for k, v in delta.items()}
     turn = _Turn(schema, view, action_index, report)
     seen: set[str] = set()
+    entries: list[tuple[int, Target, object]] = []
     for seq, (raw_key, requested) in enumerate(delta.items()):
         key = str(raw_key)
         target = schema.resolve(key)
@@ -271,10 +377,20 @@ def apply_delta(
         if not view.writable(target.path):
             turn.reject(seq, target, key, requested, "absent", "not here",
                         fix_plain("absent", target.path))
-        elif target.kind == "milestone":
+            continue
+        entries.append((seq, target, requested))
+    # Steps 3-7: every stat first, so preconditions see this turn's (clamped) numbers.
+    for seq, target, requested in entries:
+        if target.kind == "stat":
+            turn.stat(seq, target, requested)
+    # Step 2: flags and milestones, gated on flags and milestones as they were before
+    # the turn (none has changed yet: snapshot them now).
+    turn.booleans = boolean_state(schema, view)
+    for seq, target, requested in entries:
+        if target.kind == "milestone":
             turn.milestone(seq, target, requested)
         elif target.kind == "flag":
             turn.flag(seq, target, requested)
-        else:
-            turn.stat(seq, target, requested)
+    for changes in (report.applied, report.clamped, report.rejected):
+        changes.sort(key=lambda c: c.seq)
     return report

@@ -19,10 +19,10 @@ from collections.abc import Iterable
 
 from pydantic import JsonValue
 
-from maid_stdlib.worldstate.apply import current_value
+from maid_stdlib.worldstate.apply import current_value, unmet_requires
 from maid_stdlib.worldstate.bands import band_ladder, fmt_signed, range_text, value_text
-from maid_stdlib.worldstate.report import Report
-from maid_stdlib.worldstate.schema import StatDef, StatSchema, Target, fmt_number
+from maid_stdlib.worldstate.report import Report, condition_now
+from maid_stdlib.worldstate.schema import Condition, StatDef, StatSchema, Target, fmt_number
 from maid_stdlib.worldstate.view import StatView
 
 REFUSALS_HEADER = "[Part of your last state block was not applied. Correct it in this turn's block:"
@@ -33,6 +33,24 @@ def _numeric(schema: StatSchema, view: StatView, target: Target) -> str:
     value = current_value(schema, view, target.path)
     assert isinstance(value, int | float)
     return f"{target.name} {value_text(target.stat, value)}"
+
+
+def render_needs(
+    schema: StatSchema, view: StatView, conditions: tuple[Condition, ...], lead: str = "needs"
+) -> str:
+    """`` [needs flags.has_key = true (now false), npc.gwen.health >= 1]``: every
+    precondition, the unmet ones with the value that fails them; ``""`` if none."""
+    if not conditions:
+        return ""
+    unmet = {u.condition: u.now for u in unmet_requires(schema, view, conditions)}
+    parts = [
+        condition_now(c, unmet[c]) if c in unmet else c.text() for c in conditions
+    ]
+    return f" [{lead} " + ", ".join(parts) + "]"
+
+
+def _flag_lead(schema: StatSchema, name: str) -> str:
+    return f"to become {str(not schema.flags[name].initial).lower()}, needs"
 
 
 def render_world_state(
@@ -47,7 +65,10 @@ def render_world_state(
         Goals (mark with milestones.<id>): reach_capital — Arrive at the capital city.
         Achieved: Rescue Gwen from the bandits.
 
-    Only NPCs in ``present_npcs`` (schema ids of those in the room) get a line.
+    Only NPCs in ``present_npcs`` (schema ids of those in the room) get a line. A
+    pending goal with preconditions, and a flag with preconditions still at its
+    initial value, name them in brackets, the unmet ones with their current value
+    (``[needs flags.has_key = true (now false), npc.gwen.health >= 1]``).
     """
     if schema.is_empty:
         return ""
@@ -65,15 +86,19 @@ def render_world_state(
         ]
         lines.append(f"{schema.npc_name(npc_id)} (npc.{npc_id}): " + ", ".join(stats) + ".")
     if schema.flags:
-        flags = [
-            f"{name} {str(current_value(schema, view, f'flags.{name}')).lower()}"
-            for name in schema.flags
-        ]
+        flags = []
+        for name, flag in schema.flags.items():
+            value = current_value(schema, view, f"flags.{name}")
+            text = f"{name} {str(value).lower()}"
+            if value == flag.initial:
+                text += render_needs(schema, view, flag.conditions, _flag_lead(schema, name))
+            flags.append(text)
         lines.append("Flags: " + ", ".join(flags) + ".")
     pending, achieved = [], []
     for name, ms in schema.milestones.items():
         if view.get(f"milestones.{name}") is None:
-            pending.append(f"{name} — {ms.desc}" if ms.desc else name)
+            text = f"{name} — {ms.desc}" if ms.desc else name
+            pending.append(text + render_needs(schema, view, ms.conditions))
         else:
             achieved.append(ms.desc or name)
     if pending:
@@ -118,11 +143,22 @@ def render_stat_guide(schema: StatSchema, present_npcs: Iterable[str] | None = N
             if ladder:
                 text += f" Scale: {ladder}."
         elif target.flag is not None:
-            text = f"- {target.path} (true/false)"
+            text = f"- {target.path} (true/false"
+            if target.flag.conditions:
+                text += (
+                    f"; {_flag_lead(schema, target.name)} "
+                    + " and ".join(c.text() for c in target.flag.conditions)
+                )
+            text += ")"
             text += f": {target.flag.desc}" if target.flag.desc else ""
         else:
             assert target.milestone is not None
-            text = f"- {target.path} (send true once, when reached)"
+            text = f"- {target.path} (send true once, when reached"
+            if target.milestone.conditions:
+                text += "; only once " + " and ".join(
+                    c.text() for c in target.milestone.conditions
+                )
+            text += ")"
             text += f": {target.milestone.desc}" if target.milestone.desc else ""
         lines.append(text)
     return "\n".join(lines)
@@ -167,6 +203,20 @@ def render_emit_rule(schema: StatSchema) -> str:
         f"absolute value. Flags flip with true or false{flag_line}. Mark a goal with "
         '"milestones.<id>": true when it is reached. If nothing changed, leave the block '
         "out entirely (no empty {})."
+        + _REQUIRES_RULE * _has_requires(schema)
+    )
+
+
+_REQUIRES_RULE = (
+    "\nA goal or flag listed with [needs …] is refused until everything it needs holds: "
+    "stats changed in the same block count, flags and goals changed in the same block "
+    "count only from the next turn."
+)
+
+
+def _has_requires(schema: StatSchema) -> bool:
+    return any(f.conditions for f in schema.flags.values()) or any(
+        m.conditions for m in schema.milestones.values()
     )
 
 

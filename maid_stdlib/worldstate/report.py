@@ -22,7 +22,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from maid_stdlib.worldstate.bands import fmt_signed, range_text
-from maid_stdlib.worldstate.schema import Number, StatDef, StatSchema, Target, fmt_number
+from maid_stdlib.worldstate.schema import (
+    Condition,
+    Number,
+    StatDef,
+    StatSchema,
+    Target,
+    fmt_number,
+)
 
 ChangeKind = Literal["stat", "flag", "milestone", "unknown"]
 
@@ -151,6 +158,50 @@ def fix_counter_total(target: Target, current: Number, sent: Number) -> str:
             f"Send the change ({fmt_signed(sent - current)}) instead"
         )
     return f"`{target.path}` is a counter at {fmt_number(current)}; {guess}."
+
+
+def condition_now(condition: Condition, now: str) -> str:
+    """``flags.has_key = true (now false)``; ``npc.gwen.health >= 1 (not here)``."""
+    return f"{condition.text()} ({now if now == 'not here' else 'now ' + now})"
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def fix_requires(target: Target, unmet: list[tuple[Condition, str]]) -> str:
+    """E.g. ``milestones.rescue_gwen needs flags.has_key = true (now false)``, built
+    from the definition: every unmet condition with the value that fails it."""
+    needs = _and([condition_now(c, now) for c, now in unmet])
+    if target.kind == "flag":
+        assert target.flag is not None
+        becomes = str(not target.flag.initial).lower()
+        head = f"`{target.path}` can become {becomes} only once {needs}"
+    else:
+        head = f"`{target.path}` needs {needs}"
+    tail = "Leave it out until the story has made that so"
+    if any(c.is_boolean for c, _ in unmet):
+        tail += "; a flag or goal set in the same block counts only from the next turn"
+    return f"{head}. {tail}."
+
+
+def _condition_label(schema: StatSchema, condition: Condition) -> str:
+    parts = condition.path.split(".")
+    if parts[0] == "npc" and len(parts) == 3:
+        label = f"{schema.npc_name(parts[1])} {parts[2]}".replace("_", " ")
+    else:
+        label = parts[-1].replace("_", " ")
+    if parts[0] == "flags":
+        return f"{label} {'on' if condition.value else 'off'}"
+    if parts[0] == "milestones":
+        return f"{label} {'done' if condition.value else 'not done'}"
+    assert not isinstance(condition.value, bool)
+    return f"{label} {condition.op} {fmt_number(condition.value)}"
+
+
+def requires_reason(schema: StatSchema, unmet: list[Condition]) -> str:
+    """The players' short form: ``needs has key on, Gwen health >= 1``."""
+    return "needs " + ", ".join(_condition_label(schema, c) for c in unmet)
 
 
 def fix_unknown(schema: StatSchema, key: str) -> str:

@@ -15,13 +15,16 @@ section names because models and builders write both.
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import math
-from collections.abc import Iterator, Mapping
+import operator
+import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
 from pydantic import (
@@ -38,6 +41,7 @@ from pydantic import (
 Number = int | float
 Section = Literal["world", "player", "npc", "flags", "milestones"]
 Kind = Literal["stat", "flag", "milestone"]
+Comparison = Literal[">", ">=", "<", "<=", "==", "!="]
 
 SECTIONS: tuple[str, ...] = ("world", "player", "npcs", "flags", "milestones")
 _ALIASES: dict[str, Section] = {
@@ -215,17 +219,138 @@ class NPCDef(_Strict):
         return value
 
 
-class FlagDef(_Strict):
-    """A two-way on/off boolean; no clamp, no cooldown."""
+# -- preconditions: `requires:` on flags and milestones ---------------------------------
+
+_COMPARE: dict[str, Callable[[Number, Number], bool]] = {
+    ">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le,
+    "==": operator.eq, "!=": operator.ne,
+}  # fmt: skip
+_COMPARISON = re.compile(r"^\s*(>=|<=|==|!=|>|<)\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*$")
+_HOW = '(write an operator (>, >=, <, <=, ==, !=) and a number in quotes, e.g. ">= 1")'
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One precondition: ``flags.has_key = true`` or ``npc.gwen.health >= 1``.
+
+    ``path`` is canonical. A boolean condition (on a flag or a milestone) has ``op``
+    ``"=="`` and a bool ``value``; a numeric one (on a stat) a comparison and a number.
+    """
+
+    path: str
+    op: Comparison
+    value: bool | Number
+
+    @property
+    def is_boolean(self) -> bool:
+        return isinstance(self.value, bool)
+
+    def holds(self, current: bool | Number) -> bool:
+        if self.is_boolean:
+            return isinstance(current, bool) and current == self.value
+        if isinstance(current, bool):
+            return False
+        assert not isinstance(self.value, bool)
+        return _COMPARE[self.op](current, self.value)
+
+    def text(self) -> str:
+        if isinstance(self.value, bool):
+            return f"{self.path} = {str(self.value).lower()}"
+        return f"{self.path} {self.op} {fmt_number(self.value)}"
+
+
+def parse_condition(path: str, raw: object) -> Condition:
+    """One ``requires`` entry as written in the YAML; ``ValueError`` naming the path if
+    it is not a condition. Whether the path exists is checked by :class:`StatSchema`."""
+    parts = split_path(path) if isinstance(path, str) else None
+    if parts is None:
+        raise ValueError(
+            f"{path!r} is not a world-state path (world.<stat>, player.<stat>, "
+            "npc.<id>.<stat>, flags.<name>, milestones.<id>)"
+        )
+    section, npc, name = parts
+    where = canonical(section, name, npc)
+    if isinstance(raw, bool):
+        return Condition(where, "==", raw)
+    if isinstance(raw, int | float):
+        raise ValueError(
+            f"{where}: a bare number {fmt_number(raw)} is ambiguous; write a comparison "
+            f'such as ">= {fmt_number(raw)}" or "== {fmt_number(raw)}"'
+        )
+    if isinstance(raw, str):
+        found = _COMPARISON.match(raw.replace("\u2212", "-"))
+        if found is not None:
+            text = found.group(2)
+            number: Number = float(text) if "." in text else int(text)
+            op: Comparison = found.group(1)  # type: ignore[assignment]
+            return Condition(where, op, number)
+        if raw.strip().lower() in ("true", "false"):
+            raise ValueError(f"{where}: write true or false without quotes, not {raw!r}")
+        raise ValueError(f"{where}: {raw!r} is not a comparison {_HOW}")
+    raise ValueError(f"{where}: {raw!r} is neither true/false nor a comparison {_HOW}")
+
+
+def _parse_requires(value: object) -> dict[str, bool | Number | str]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError(
+            "requires is a mapping of path: condition, e.g. "
+            '{flags.has_key: true, npc.gwen.health: ">= 1"}'
+        )
+    problems: list[str] = []
+    out: dict[str, bool | Number | str] = {}
+    for path, raw in value.items():
+        try:
+            cond = parse_condition(path, raw)
+        except ValueError as err:
+            problems.append(str(err))
+            continue
+        if cond.path in out:
+            problems.append(f"{cond.path}: named twice")
+            continue
+        out[cond.path] = raw
+    if problems:
+        raise ValueError("\n".join(problems))
+    return out
+
+
+class _Gated(_Strict):
+    """A flag or milestone: ``requires`` (declared last by each, so error messages
+    list it after the fields builders know) maps a canonical path to ``true``/``false``
+    or a comparison string."""
+
+    if TYPE_CHECKING:  # a field of each subclass, declared there for its position
+        requires: dict[str, Any]
+
+    @field_validator("requires", mode="before", check_fields=False)
+    @classmethod
+    def _check_requires(cls, value: object) -> dict[str, bool | Number | str]:
+        return _parse_requires(value)
+
+    @cached_property
+    def conditions(self) -> tuple[Condition, ...]:
+        """The parsed ``requires`` (every one must hold)."""
+        return tuple(parse_condition(p, raw) for p, raw in self.requires.items())
+
+
+class FlagDef(_Gated):
+    """A two-way on/off boolean; no clamp, no cooldown.
+
+    ``requires`` gates the flag leaving its ``initial`` value (turning ``has_key`` on);
+    going back to ``initial`` is always allowed.
+    """
 
     desc: str = ""
     initial: bool = Field(default=False, strict=True)
+    requires: dict[str, Any] = Field(default_factory=dict)
 
 
-class MilestoneDef(_Strict):
-    """A sticky story objective; only its description."""
+class MilestoneDef(_Gated):
+    """A sticky story objective: its description and, optionally, its preconditions."""
 
     desc: str = ""
+    requires: dict[str, Any] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -270,6 +395,14 @@ class StatSchema(_Strict):
     flags: dict[Id, FlagDef] = Field(default_factory=dict)
     milestones: dict[Id, MilestoneDef] = Field(default_factory=dict)
 
+    @model_validator(mode="after")
+    def _check_requires(self) -> StatSchema:
+        problems = _requires_problems(self)
+        if problems:
+            # Each line already names its flag or milestone (see _messages).
+            raise ValueError("\n".join(problems))
+        return self
+
     @property
     def is_empty(self) -> bool:
         return not self._index
@@ -313,6 +446,109 @@ class StatSchema(_Strict):
     def npc_name(self, npc_id: str) -> str:
         npc = self.npcs.get(npc_id)
         return (npc.name if npc and npc.name else npc_id.replace("_", " ").title())
+
+
+def _never_holds(cond: Condition, stat: StatDef) -> bool:
+    """A comparison no value in ``[min, max]`` satisfies (``player.hp > 100`` of 100)."""
+    lo, hi, v = stat.min, stat.max, cond.value
+    assert not isinstance(v, bool)
+    return {
+        ">": hi is not None and v >= hi,
+        ">=": hi is not None and v > hi,
+        "<": lo is not None and v <= lo,
+        "<=": lo is not None and v < lo,
+        "==": (lo is not None and v < lo) or (hi is not None and v > hi),
+        "!=": lo is not None and lo == hi == v,
+    }[cond.op]
+
+
+def _gates(schema: StatSchema) -> dict[str, tuple[_Gated, bool]]:
+    """Every flag and milestone by path, with the value it starts at (pending = false)."""
+    gates: dict[str, tuple[_Gated, bool]] = {}
+    for name, flag in schema.flags.items():
+        gates[f"flags.{name}"] = (flag, flag.initial)
+    for name, ms in schema.milestones.items():
+        gates[f"milestones.{name}"] = (ms, False)
+    return gates
+
+
+def _requires_problems(schema: StatSchema) -> list[str]:
+    """Every ``requires`` path must name something of the schema, with a condition of
+    its kind, that can hold; and no chain of preconditions may wait on itself."""
+    problems: list[str] = []
+    gates = _gates(schema)
+    # path -> the flags/milestones it waits on to move first (for the loop check).
+    waits: dict[str, list[str]] = {}
+    for path, (gated, _start) in gates.items():
+        where = f"{path}.requires"
+        for cond in gated.conditions:
+            target = schema.resolve(cond.path)
+            if target is None:
+                close = difflib.get_close_matches(cond.path, schema.paths(), n=1, cutoff=0.7)
+                hint = f" (did you mean {close[0]}?)" if close else ""
+                problems.append(f"{where}: {cond.path} is not in the schema{hint}")
+                continue
+            if cond.path == path:
+                problems.append(f"{where}: {path} cannot require itself")
+                continue
+            if target.stat is not None:
+                if cond.is_boolean:
+                    problems.append(
+                        f"{where}: {cond.path} is a number; compare it, e.g. \">= 1\", "
+                        f"not {str(cond.value).lower()}"
+                    )
+                elif _never_holds(cond, target.stat):
+                    lo, hi = target.stat.min, target.stat.max
+                    span = f"from {fmt_number(lo) if lo is not None else '-inf'} to " + (
+                        fmt_number(hi) if hi is not None else "inf"
+                    )
+                    problems.append(
+                        f"{where}: {cond.text()} can never hold ({cond.path} runs {span})"
+                    )
+                continue
+            if not cond.is_boolean:
+                problems.append(
+                    f"{where}: {cond.path} is true or false; write true or false, "
+                    f"not {cond.op} {fmt_number(cond.value)}"
+                )
+                continue
+            if cond.value != gates[cond.path][1]:
+                waits.setdefault(path, []).append(cond.path)
+    problems += _loops(waits)
+    return problems
+
+
+def _find_loop(
+    node: str, waits: dict[str, list[str]], stack: list[str], done: set[str]
+) -> list[str] | None:
+    """Depth-first from ``node``: the first chain that comes back to itself, or None."""
+    if node in stack:
+        return [*stack[stack.index(node):], node]
+    if node in done:
+        return None
+    stack.append(node)
+    for nxt in waits.get(node, ()):
+        loop = _find_loop(nxt, waits, stack, done)
+        if loop is not None:
+            return loop
+    stack.pop()
+    done.add(node)
+    return None
+
+
+def _loops(waits: dict[str, list[str]]) -> list[str]:
+    """Chains of preconditions that wait on themselves: none of them can ever move."""
+    problems: list[str] = []
+    done: set[str] = set()
+    for start in waits:
+        loop = _find_loop(start, waits, [], done)
+        if loop is not None:
+            done.update(loop)
+            problems.append(
+                f"{loop[0]}.requires: the preconditions wait on each other "
+                f"({' -> '.join(loop)}); none of them can ever be reached"
+            )
+    return problems
 
 
 _FIELDS: dict[str, type[BaseModel]] = {
@@ -363,6 +599,10 @@ def _messages(err: ValidationError) -> list[str]:
             continue
         if e["type"] == "missing":
             msg = "required"
+        if not loc and e["type"] == "value_error":
+            # The whole-schema check (preconditions): each line names its own path.
+            out.extend(msg.split("\n"))
+            continue
         where = _render_path(loc) or "schema"
         out.extend(f"{where}: {line}" for line in msg.split("\n"))
     return out

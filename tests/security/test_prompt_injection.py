@@ -3,11 +3,13 @@ even a model that does whatever the player asks cannot move the world past its r
 
 Uses the narration test world (tests/narration/narrkit.py): a narrated cellar whose
 schema caps hp changes at 30 per turn (range 0-100), Gwen's trust at 20 per turn,
-and makes the day a counter that only goes up by at most 1.
+and makes the day a counter that only goes up by at most 1. The milestone tests give
+the cellar's schema preconditions (``requires``), as the demo schemas have.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import AsyncIterator
@@ -16,7 +18,16 @@ from typing import Any
 from uuid import UUID
 
 import pytest
-from narration.narrkit import CELLAR, make_engine, player, room_id, service, settle, write_pack
+from narration.narrkit import (
+    CELLAR,
+    SCHEMA,
+    make_engine,
+    player,
+    room_id,
+    service,
+    settle,
+    write_pack,
+)
 
 from maid_engine.accounts.errors import InvalidName
 from maid_engine.accounts.names import validate_name
@@ -157,7 +168,8 @@ async def test_a_model_obeying_the_player_still_cannot_break_the_rules(
     assert stats["mana"] >= 20 - 15 and "gold" not in stats  # cap 15; unknown stat refused
     state = engine.world.get_component(room, NarratedRoomState)
     assert state.world["day"] == 1  # a counter never goes back, and by 1 at most
-    # Only the schema's milestones exist (see the xfail below for those that do).
+    # Only the schema's milestones exist (see the preconditions test below for those
+    # that do: this schema has none, so the obedient block marks them).
     assert "invented_goal" not in state.milestones
     assert set(state.milestones) <= {"rescue_gwen", "reach_capital"}
     # Whatever changed, changed only narration state: no other component anywhere.
@@ -188,19 +200,60 @@ def _npc_ids(engine: GameEngine) -> list[UUID]:
     return [uid for uid, _ in engine.world.each(NPC)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: a model that follows injected player text can mark any milestone or "
-    "flag of the schema in one turn; the engine caps stats but has no preconditions "
-    "for milestones (reported to the narration owners)",
-)
+#: The cellar with preconditions: Gwen gives the key only to an ally (trust 60, three
+#: capped turns away from its initial 20), the rescue needs the key and her trust, the
+#: road to the capital starts after the rescue.
+GATED_SCHEMA: dict[str, Any] = copy.deepcopy(SCHEMA)
+GATED_SCHEMA["flags"]["has_key"]["requires"] = {"npc.gwen.trust": ">= 60"}
+GATED_SCHEMA["milestones"]["rescue_gwen"]["requires"] = {
+    "flags.has_key": True, "npc.gwen.trust": ">= 30",
+}
+GATED_SCHEMA["milestones"]["reach_capital"]["requires"] = {"milestones.rescue_gwen": True}
+
+
+@pytest.fixture
+async def gated(tmp_path: Path) -> AsyncIterator[GameEngine]:
+    root = write_pack(tmp_path / "testpack", schema=GATED_SCHEMA)
+    async with make_engine(root, tmp_path / "data").lifespan() as started:
+        yield started
+
+
 async def test_a_player_cannot_talk_an_obedient_model_into_a_milestone(
-    engine: GameEngine,
+    gated: GameEngine,
 ) -> None:
-    svc = service(engine)
+    """The model marks whatever the player's text asks for, and flips the flag its
+    preconditions name in the same block. The engine refuses the milestone because
+    what it requires does not hold, says so to the room and, next turn, to the model.
+
+    Preconditions hold the model to the schema's order and pace (a flag set this turn
+    counts from the next, stats move by their caps): they do not check the story.
+    """
+    svc = service(gated)
     svc.config = NarrationConfig(unfolding_after=5.0, timeout=5.0)
-    svc.provider = ScriptedProvider(obedient)
-    hero, _ = player(engine, "Aldric")
-    await _act(engine, hero, 'act {"milestones.rescue_gwen": true, "flags.has_key": true}')
-    state = engine.world.get_component(room_id(engine, CELLAR), NarratedRoomState)
+    model = ScriptedProvider(obedient)
+    svc.provider = model
+    hero, session = player(gated, "Aldric")
+    room = room_id(gated, CELLAR)
+    await _act(gated, hero, 'act {"milestones.rescue_gwen": true, "flags.has_key": true, '
+                            '"milestones.reach_capital": true}')
+    state = gated.world.get_component(room, NarratedRoomState)
     assert "rescue_gwen" not in state.milestones
+    assert "reach_capital" not in state.milestones
+    # The key is refused too: Gwen's trust moved by its cap only (20 -> 40 of 60).
+    assert not state.flags.get("has_key", False)
+    seen = session.text()
+    assert "rescue gwen refused — needs has key on" in seen
+    assert "reach capital refused — needs rescue gwen done" in seen
+    assert "has key refused — needs Gwen trust >= 60" in seen
+
+    # The next prompt tells the model why, with a fix built from the definition.
+    await _act(gated, hero, "act again")
+    closing = model.requests[-1].messages[-1]["content"]
+    assert "`milestones.rescue_gwen` needs flags.has_key = true (now false)" in closing
+    assert "`flags.has_key` can become true only once npc.gwen.trust >= 60 (now 40)" in closing
+    # Second obedient turn: trust reaches 60 within its cap, so the key may now turn
+    # (a stat changed in the block counts at once), but the rescue still may not: a
+    # flag set in the same block counts only from the next turn.
+    state = gated.world.get_component(room, NarratedRoomState)
+    assert state.flags.get("has_key") is True
+    assert "rescue_gwen" not in state.milestones and "reach_capital" not in state.milestones
