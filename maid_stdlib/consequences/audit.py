@@ -1,0 +1,141 @@
+"""The ``quest_consequences`` audit collection, and what one propagation did.
+
+Every propagation -- applied or not -- leaves a document (key: the audit key
+``<quest>:<characters>:<run>:<outcome>``) with its status, attempts, errors, the
+merged mutations that were applied and the signals raised. An applied batch is
+written in one transaction with the components it changed, so the store never
+holds the audit without the change or the change without its audit.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from maid_engine.ecs import Component
+from maid_engine.ecs.component import dump_component
+from maid_engine.events import Event
+from maid_stdlib.consequences.mutations import WorldMutation
+from maid_stdlib.consequences.outcome import Outcome
+from maid_stdlib.questgen.quest import GeneratedQuest
+from maid_stdlib.story.signals import StorySignal
+
+if TYPE_CHECKING:
+    from maid_engine.engine import GameEngine
+
+__all__ = [
+    "AUDIT_COLLECTION",
+    "ConsequenceAudit",
+    "ConsequencesAppliedEvent",
+    "Propagation",
+    "audit_document",
+]
+
+log = logging.getLogger("maid.consequences")
+
+AUDIT_COLLECTION = "quest_consequences"
+
+
+@dataclass
+class ConsequencesAppliedEvent(Event):
+    """A quest outcome's consequences were applied (``audit_key`` in the audit)."""
+
+    quest_id: str
+    character_ids: list[UUID]
+    outcome: str
+    audit_key: str
+    mutations: int
+
+
+@dataclass
+class Propagation:
+    """What one propagation did (returned by the ConsequenceSystem's ``on_*``)."""
+
+    quest_id: str
+    outcome: Outcome
+    #: "applied", "invalid" (validation refused it), "conflict" or "failed".
+    status: str
+    audit_key: str
+    attempts: int = 0
+    applied: list[WorldMutation] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    signals: list[StorySignal] = field(default_factory=list)
+
+
+def audit_document(
+    quest: GeneratedQuest, result: Propagation, characters: list[UUID], game_time: float,
+    wall_time: float,
+) -> dict[str, Any]:
+    return {
+        "quest_id": quest.id,
+        "character_ids": [str(c) for c in characters],
+        "outcome": result.outcome.value,
+        "status": result.status,
+        "attempts": result.attempts,
+        "errors": result.errors,
+        "mutations": [m.document() for m in result.applied],
+        "chain_depth": quest.chain_depth,
+        "signals": [
+            {"signal_type": s.signal_type, "importance": s.importance,
+             "chain_type": s.context.get("chain_type"), "chain_depth": s.chain_depth,
+             "waits_for": s.context.get("await_threat")}
+            for s in result.signals
+        ],
+        "game_time": game_time,
+        "wall_time": wall_time,
+    }
+
+
+class ConsequenceAudit:
+    def __init__(self, engine: GameEngine) -> None:
+        self.engine = engine
+        self._pending: dict[str, dict[str, Any]] = {}
+
+    @property
+    def pending(self) -> int:
+        """Documents waiting for the store to come back."""
+        return len(self._pending)
+
+    async def already_applied(self, key: str) -> bool:
+        if not self.engine.has_store:
+            return False
+        doc = await self.engine.store.documents.get(AUDIT_COLLECTION, key)
+        return doc is not None and doc.get("status") == "applied"
+
+    async def write(
+        self, key: str, doc: dict[str, Any], touched: list[tuple[UUID, type[Component]]]
+    ) -> None:
+        """The audit document and the changed components, in one transaction. If the
+        store is down the document is retried later; the components are dirty and
+        reach the store with the next checkpoint anyway."""
+        if not self.engine.has_store:
+            return
+        from maid_engine.store import EntityChangeSet
+
+        world = self.engine.world
+        upserts: dict[UUID, dict[str, dict[str, Any]]] = {}
+        for entity, ctype in touched:
+            component = world.try_component(entity, ctype)
+            if component is None or not ctype.persist or not world.is_persistent(entity):
+                continue
+            upserts.setdefault(entity, {})[ctype.component_name] = dump_component(component)
+        try:
+            async with self.engine.store.atomic() as tx:
+                if upserts:
+                    await tx.entities.save(EntityChangeSet(upserts=upserts))
+                await tx.documents.put(AUDIT_COLLECTION, key, doc)
+        except Exception as exc:
+            log.warning("writing the consequence audit %s failed, will retry: %s", key, exc)
+            self._pending[key] = doc
+
+    async def retry(self) -> None:
+        if not self._pending or not self.engine.has_store:
+            return
+        pending, self._pending = self._pending, {}
+        try:
+            await self.engine.store.documents.put_many(AUDIT_COLLECTION, pending)
+        except Exception as exc:
+            self._pending = {**pending, **self._pending}
+            log.warning("consequence audits still cannot be written: %s", exc)

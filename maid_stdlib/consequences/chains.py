@@ -1,0 +1,371 @@
+"""Emergent quest chains (seed 4.6 ``detect_consequence_signals``, 4.7).
+
+Chains are not authored: an applied consequence batch may raise new story
+signals, which the generation pipeline evaluates like any other. Each carries
+``chain_depth`` (attribute and context) and ``previous_quest_id``, so the seed
+evaluator's circuit breaker sees it and the next quest records its
+``chain_parent_id`` in the QuestHistory (``history.chain_of(id)`` walks it).
+
+* **Follow-up**: a COMPLETED/PERFECT quest with ``chain_potential > 0.5`` below
+  depth ``MAX_CHAIN_DEPTH`` raises one follow-up, chosen by the first matching
+  chain rule. Built in: a quest that fought a threat -> THREAT_DETECTED
+  "retaliation" (the bandits regroup; Ironvale's Iron Crisis leads to "The
+  Bandit's Revenge"); an investigation -> DISCOVERY "follow_up"; anything else ->
+  CONSEQUENCE_CHAIN "follow_up". Packs add rules (``ChainRules.register``).
+* **Retaliation**: every applied trust change below ``RETALIATION_THRESHOLD``
+  toward the character raises RIVALRY_ESCALATION between the wronged NPC and the
+  quest giver who benefited.
+* A follow-up's importance is the importance of the chain's first quest x 0.7 per
+  link (x1 after a standalone quest, x0.49 two links down): the stakes carry over
+  and fade. (The seed starts from ``chain_potential``, but a potential of 0.6 is
+  below the seed evaluator's threshold once its variety filter halves a
+  same-type follow-up, so no follow-up would ever be built.) A retaliation's
+  importance is the size of the trust change, dampened the same way. At most
+  ``CONSEQUENCE_SIGNAL_BUDGET`` signals come out of one propagation.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+from uuid import UUID
+
+from pydantic import TypeAdapter
+
+from maid_engine.clock import GAME_DAY
+from maid_engine.events import Event
+from maid_stdlib.consequences.mutations import WorldMutation
+from maid_stdlib.consequences.outcome import Outcome
+from maid_stdlib.questgen.facts import WorldFacts
+from maid_stdlib.questgen.quest import ConsequenceType, GeneratedQuest, ObjectiveType
+from maid_stdlib.questgen.types import ObjectivePatterns
+from maid_stdlib.story.signals import StorySignal, StorySignalType
+
+if TYPE_CHECKING:
+    from maid_engine.store import DocumentStore
+
+log = logging.getLogger("maid.consequences")
+
+__all__ = [
+    "CHAINS_COLLECTION",
+    "CHAIN_DAMPENING",
+    "CHAIN_POTENTIAL_THRESHOLD",
+    "CONSEQUENCE_SIGNAL_BUDGET",
+    "MAX_CHAIN_DEPTH",
+    "RETALIATION_THRESHOLD",
+    "ChainContext",
+    "ChainRule",
+    "ChainRules",
+    "PendingChains",
+    "QuestChainEvent",
+    "detect_consequence_signals",
+]
+
+#: Circuit breaker: at most this many new signals per propagation.
+CONSEQUENCE_SIGNAL_BUDGET: Final = 5
+MAX_CHAIN_DEPTH: Final = 5
+CHAIN_DAMPENING: Final = 0.7
+CHAIN_POTENTIAL_THRESHOLD: Final = 0.5
+RETALIATION_THRESHOLD: Final = -0.3
+CHAIN_OUTCOMES: Final = frozenset({Outcome.COMPLETED, Outcome.PERFECT})
+#: Follow-ups waiting for the world, persisted (key: signal id).
+CHAINS_COLLECTION: Final = "quest_chains"
+
+
+@dataclass
+class QuestChainEvent(Event):
+    """A quest's consequences created a follow-up opportunity (seed 6.4)."""
+
+    original_quest_id: str
+    chain_signal: StorySignal
+    #: "follow_up", "retaliation" or "escalation".
+    chain_type: str
+    chain_depth: int
+
+
+@dataclass
+class ChainContext:
+    quest: GeneratedQuest
+    outcome: Outcome
+    characters: list[UUID]
+    facts: WorldFacts
+    #: Objective pattern of the quest's archetype ("" if unknown).
+    pattern: str
+    #: Depth of the follow-up (the quest's depth + 1).
+    depth: int
+    #: Importance the follow-up gets (already dampened).
+    importance: float
+    now: float
+    rng: random.Random
+
+    def signal(self, signal_type: str, npcs: list[UUID], chain_type: str,
+               **context: Any) -> StorySignal:
+        return StorySignal(
+            signal_type=signal_type,
+            importance=round(max(0.0, min(1.0, self.importance)), 3),
+            involved_npcs=npcs,
+            involved_players=list(self.characters),
+            context={"previous_quest_id": self.quest.id, "chain_type": chain_type,
+                     "chain_depth": self.depth, **context},
+            chain_depth=self.depth,
+            situation_key=f"chain:{self.quest.id}:{chain_type}",
+            band=chain_type,
+            id=uuid.UUID(int=self.rng.getrandbits(128), version=4),
+            created_at=self.now,
+        )
+
+    def living_npcs(self, *first: UUID | None) -> list[UUID]:
+        """``first`` and the quest's involved NPCs, then its giver, alive, no repeats."""
+        giver = self.quest.quest_giver_id
+        out: list[UUID] = []
+        for npc in [*first, *self.quest.involved_npcs, giver]:
+            if npc is not None and npc not in out and self.facts.is_alive(npc):
+                out.append(npc)
+        return out
+
+
+ChainRule = Callable[[ChainContext], "StorySignal | None"]
+
+
+class ChainRules:
+    """Follow-up rules, tried in order; the first to return a signal wins."""
+
+    def __init__(self, rules: Sequence[ChainRule] = ()) -> None:
+        self.rules: list[ChainRule] = list(rules)
+
+    def register(self, rule: ChainRule, first: bool = True) -> None:
+        """Add a pack's rule (before the built-in ones unless ``first`` is False)."""
+        if first:
+            self.rules.insert(0, rule)
+        else:
+            self.rules.append(rule)
+
+    def follow_up(self, ctx: ChainContext) -> StorySignal | None:
+        for rule in self.rules:
+            signal = rule(ctx)
+            if signal is not None:
+                return signal
+        return None
+
+    @classmethod
+    def builtin(cls) -> ChainRules:
+        return cls([retaliation_rule, investigation_rule, generic_rule])
+
+
+def threat_source(quest: GeneratedQuest) -> str | None:
+    """What the quest fought: the source of a "threat:<source>:..." world-state
+    consequence, else the keyword of its kill objectives."""
+    for c in quest.consequences:
+        key = c.world_state_key or ""
+        if c.consequence_type is ConsequenceType.WORLD_STATE and key.startswith("threat:"):
+            parts = key.split(":")
+            if len(parts) > 1 and parts[1]:
+                return parts[1]
+    for o in quest.objectives:
+        if o.objective_type is ObjectiveType.KILL and (o.target_keyword or o.target):
+            return o.target_keyword or o.target
+    return None
+
+
+def retaliation_rule(ctx: ChainContext) -> StorySignal | None:
+    """Those the quest fought regroup where they were beaten (seed 4.7, quest 2)."""
+    quest = ctx.quest
+    kills = [o for o in quest.objectives if o.objective_type is ObjectiveType.KILL]
+    source = threat_source(quest)
+    if not kills or source is None:
+        return None
+    rooms = [o.target_location for o in kills if o.target_location]
+    # Where the fighting was, which need not be where the quest was given.
+    place = (ctx.facts.area_of(rooms[-1]) or rooms[-1]) if rooms else \
+        (quest.area or quest.location)
+    if place is None:
+        return None
+    # The follow-up comes from someone who watches over the place, not the giver
+    # who was just helped (who also sits out the seed evaluator's NPC cooldown).
+    npcs = ctx.living_npcs()
+    giver = quest.quest_giver_id
+    npcs = [n for n in npcs if n != giver] + [n for n in npcs if n == giver]
+    if not npcs:
+        return None
+    where = ctx.facts.area_name(place) or ctx.facts.room_name(place)
+    return ctx.signal(
+        StorySignalType.THREAT_DETECTED, npcs, "retaliation",
+        threat_source=source, threat_location=place, threat_location_key=place,
+        severity=round(min(1.0, ctx.importance), 3), await_threat=source,
+        description=f"The {source} driven off {where} are regrouping, bent on revenge.",
+    )
+
+
+def investigation_rule(ctx: ChainContext) -> StorySignal | None:
+    """What an investigation uncovered points somewhere new (seed 4.6)."""
+    quest = ctx.quest
+    if ctx.pattern != ObjectivePatterns.INVESTIGATE or not quest.consequences:
+        return None
+    room = quest.location or (quest.involved_locations[0] if quest.involved_locations else None)
+    npcs = ctx.living_npcs()
+    if room is None or not npcs:
+        return None
+    return ctx.signal(
+        StorySignalType.DISCOVERY, npcs, "follow_up",
+        discovery_type="revelation", discovery_location=room, discovery_location_key=room,
+        revealed_information=quest.consequences[-1].description,
+        description=quest.consequences[-1].description,
+    )
+
+
+def generic_rule(ctx: ChainContext) -> StorySignal | None:
+    npcs = ctx.living_npcs()
+    if not npcs:
+        return None
+    return ctx.signal("CONSEQUENCE_CHAIN", npcs, "follow_up")
+
+
+def detect_consequence_signals(
+    quest: GeneratedQuest,
+    outcome: Outcome,
+    characters: Sequence[UUID],
+    applied: Sequence[WorldMutation],
+    facts: WorldFacts,
+    *,
+    rules: ChainRules | None = None,
+    pattern: str = "",
+    budget: int = CONSEQUENCE_SIGNAL_BUDGET,
+    root_importance: float | None = None,
+) -> list[StorySignal]:
+    """New story signals raised by an applied consequence batch (the feedback loop).
+
+    ``applied`` are the mutations that were actually applied (merged, including
+    branch and abandonment consequences). ``root_importance``: importance of the
+    chain's first quest (default: this quest's). At most ``budget`` signals.
+    """
+    depth = quest.chain_depth + 1
+    if depth > MAX_CHAIN_DEPTH or budget <= 0:
+        return []
+    dampening = CHAIN_DAMPENING ** quest.chain_depth
+    base = quest.importance if root_importance is None else root_importance
+    ctx = ChainContext(
+        quest=quest, outcome=outcome, characters=list(characters), facts=facts,
+        pattern=pattern, depth=depth, importance=base * dampening,
+        now=facts.now, rng=facts.rng,
+    )
+    signals: list[StorySignal] = []
+    if outcome in CHAIN_OUTCOMES and quest.chain_potential > CHAIN_POTENTIAL_THRESHOLD:
+        follow = (rules or ChainRules.builtin()).follow_up(ctx)
+        if follow is not None:
+            signals.append(follow)
+    giver = quest.quest_giver_id
+    for m in applied:
+        if len(signals) >= budget:
+            break
+        if m.mutation_type != "relationship_change" or m.delta is None:
+            continue
+        if m.delta >= RETALIATION_THRESHOLD or m.target_entity is None:
+            continue
+        wronged = m.target_entity
+        if wronged == giver or not facts.is_alive(giver) or not facts.is_alive(wronged):
+            continue
+        trust = facts.trust(wronged, giver)
+        signal = ctx.signal(
+            StorySignalType.RIVALRY_ESCALATION, [wronged, giver], "retaliation",
+            npc_a=str(wronged), npc_b=str(giver), cause=m.description or "the quest",
+            trust_level=round(trust if trust is not None else m.delta, 3),
+        )
+        signal.importance = round(min(1.0, abs(m.delta)) * dampening, 3)
+        signals.append(signal)
+    return signals[:budget]
+
+
+def is_ready(signal: StorySignal, facts: WorldFacts) -> bool:
+    """Whether the world is ready for ``signal`` (an awaited threat is back)."""
+    source = signal.context.get("await_threat")
+    if not source:
+        return True
+    place = signal.context.get("threat_location_key") or signal.context.get("threat_location")
+    rooms = facts.resolve_place(place) if place else []
+    return bool(rooms and facts.threats(str(source), rooms))
+
+
+_SIGNAL: TypeAdapter[StorySignal] = TypeAdapter(StorySignal)
+
+
+class PendingChains:
+    """Follow-up signals waiting for the world to be ready (:func:`is_ready`)."""
+
+    #: Game seconds a follow-up may wait; then the moment has passed.
+    MAX_WAIT: Final = 2 * GAME_DAY
+    #: Game seconds between two checks.
+    CHECK_EVERY: Final = 60.0
+
+    def __init__(self) -> None:
+        self._waiting: dict[str, tuple[StorySignal, float]] = {}
+        #: signal id -> document to write, or None to delete.
+        self._dirty: dict[str, dict[str, Any] | None] = {}
+        self._checked: float | None = None
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+    def signals(self) -> list[StorySignal]:
+        return [s for s, _ in self._waiting.values()]
+
+    def park(self, signal: StorySignal, now: float) -> None:
+        key = str(signal.id)
+        deadline = now + self.MAX_WAIT
+        self._waiting[key] = (signal, deadline)
+        self._dirty[key] = {"signal": _SIGNAL.dump_python(signal, mode="json"),
+                            "deadline": deadline}
+
+    def due(self, facts: WorldFacts, force: bool = False) -> list[StorySignal]:
+        """Signals whose moment has come (removed); those past their deadline are
+        dropped. Checks at most every CHECK_EVERY game seconds unless ``force``."""
+        now = facts.now
+        if not self._waiting or (not force and self._checked is not None
+                                 and 0 <= now - self._checked < self.CHECK_EVERY):
+            return []
+        self._checked = now
+        out: list[StorySignal] = []
+        for key, (signal, deadline) in sorted(self._waiting.items()):
+            if is_ready(signal, facts):
+                signal.created_at = now
+                out.append(signal)
+            elif now <= deadline:
+                continue
+            else:
+                log.info("follow-up %s of %s lapsed", signal.signal_type,
+                         signal.context.get("previous_quest_id"))
+            del self._waiting[key]
+            self._dirty[key] = None
+        return out
+
+    # -- persistence ------------------------------------------------------------------
+    @property
+    def pending_writes(self) -> int:
+        return len(self._dirty)
+
+    async def load(self, documents: DocumentStore) -> int:
+        for doc in await documents.query(CHAINS_COLLECTION):
+            try:
+                signal = _SIGNAL.validate_python(doc["signal"])
+            except Exception as exc:
+                log.warning("skipping an unreadable waiting follow-up: %s", exc)
+                continue
+            self._waiting[str(signal.id)] = (signal, float(doc.get("deadline", 0.0)))
+        return len(self._waiting)
+
+    async def flush(self, documents: DocumentStore) -> None:
+        if not self._dirty:
+            return
+        dirty, self._dirty = self._dirty, {}
+        try:
+            writes = {k: d for k, d in dirty.items() if d is not None}
+            if writes:
+                await documents.put_many(CHAINS_COLLECTION, writes)
+            for key in (k for k, d in dirty.items() if d is None):
+                await documents.delete(CHAINS_COLLECTION, key)
+        except Exception:
+            self._dirty = {**dirty, **self._dirty}
+            raise

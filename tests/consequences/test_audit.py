@@ -1,0 +1,140 @@
+"""The audit collection and durability of consequences (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from consequences.ckit import (
+    accept,
+    deliver,
+    iv,
+    living_of,
+    make_engine,
+    new_hero,
+    simple_quest,
+    system_of,
+    trust,
+)
+
+from classic_rpg.systems.quests import QuestOutcome, QuestTurnedInEvent
+from maid_stdlib.consequences import AUDIT_COLLECTION, ConsequencesAppliedEvent, Outcome
+from maid_stdlib.living import MemoryVisibility
+
+
+async def test_applied_batches_are_audited_with_the_entities_they_changed(
+    tmp_path: Path, db_url: str
+) -> None:
+    async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
+        gundrik = iv("gundrik")
+        hero = new_hero(engine)
+        await engine.save_entities_now(hero)
+        quest_id = await deliver(engine, simple_quest(engine))
+        await accept(engine, hero, quest_id)
+        engine.events.emit(QuestTurnedInEvent(quest_id, hero, QuestOutcome.COMPLETED))
+        await engine.dispatch_events()
+
+        docs = await engine.store.documents.query(AUDIT_COLLECTION, {"quest_id": quest_id})
+        assert len(docs) == 1
+        doc = docs[0]
+        assert doc["status"] == "applied" and doc["outcome"] == "completed"
+        assert doc["character_ids"] == [str(hero)] and doc["attempts"] == 1
+        kinds = [m["mutation_type"] for m in doc["mutations"]]
+        assert kinds == ["npc_need_satisfy", "relationship_change", "relationship_change",
+                         "faction_standing", "gossip_injection", "memory_creation",
+                         "world_state"]
+        key = system_of(engine).audit_key(quest_id, [hero], 1, Outcome.COMPLETED)
+        assert await engine.store.documents.get(AUDIT_COLLECTION, key) == doc
+
+        # In the same transaction, before any checkpoint: Gundrik's new view of the hero.
+        stored = await engine.store.entities.load_all()
+        rel = stored[gundrik]["Relationships"]["entries"][str(hero)]
+        assert rel["trust"] == pytest.approx(0.3)
+        assert stored[hero]["FactionStandings"]["standings"]["village"] == pytest.approx(0.1)
+
+    # After a restart the world remembers, and the same event changes nothing twice.
+    async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
+        applied: list[ConsequencesAppliedEvent] = []
+        engine.events.subscribe(ConsequencesAppliedEvent, applied.append)
+        assert trust(engine, gundrik, hero) == pytest.approx(0.3)
+        memory = living_of(engine).memory.get_recent(gundrik, 1, MemoryVisibility.PUBLIC)[0]
+        assert memory.content == "A stranger spoke to Voss for me."
+        engine.events.emit(QuestTurnedInEvent(quest_id, hero, QuestOutcome.COMPLETED))
+        await engine.dispatch_events()
+        assert not applied and trust(engine, gundrik, hero) == pytest.approx(0.3)
+
+
+async def test_failed_batches_are_audited_and_counted(tmp_path: Path, db_url: str) -> None:
+    async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
+        gundrik = iv("gundrik")
+        hero = new_hero(engine)
+        quest_id = await deliver(engine, simple_quest(engine))
+        await accept(engine, hero, quest_id)
+        system = system_of(engine)
+        system.before_apply.append(lambda batch, attempt: system.versions.bump(gundrik) and None)
+        result = await system.on_turned_in(quest_id, hero, "completed", run=1)
+        assert result is not None and result.status == "conflict"
+        doc = await engine.store.documents.get(AUDIT_COLLECTION, result.audit_key)
+        assert doc is not None and doc["status"] == "conflict" and doc["mutations"] == []
+        assert doc["attempts"] == 2 and len(doc["errors"]) == 2
+        # a failed batch does not block a later, successful one
+        system.before_apply.clear()
+        again = await system.on_turned_in(quest_id, hero, "completed", run=1)
+        assert again is not None and again.status == "applied"
+        doc = await engine.store.documents.get(AUDIT_COLLECTION, result.audit_key)
+        assert doc is not None and doc["status"] == "applied"
+
+
+
+async def test_a_follow_up_waiting_for_the_bandits_survives_a_restart(
+    tmp_path: Path, db_url: str
+) -> None:
+    from maid_stdlib.questgen import ConsequenceType, ObjectiveType, QuestConsequence
+    from maid_stdlib.questgen import QuestObjective as Objective
+    from maid_stdlib.world import NPC, spawn_template
+
+    def bandits(engine: object) -> list[object]:
+        world = engine.world  # type: ignore[attr-defined]
+        return [u for u, n in world.each(NPC) if n.template in ("ironvale:bandit_scout",
+                                                                 "ironvale:kral")]
+
+    async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
+        hero = new_hero(engine)
+        kral = iv("kral")
+        quest = simple_quest(
+            engine, "road-clearing", chain_potential=0.6,
+            objectives=[Objective(id="o1-kill", objective_type=ObjectiveType.KILL,
+                                  description="Defeat Kral", target="Kral",
+                                  target_entity_id=kral, target_entity_ids=[kral],
+                                  target_location="ironvale:bandit_camp")],
+            consequences=[QuestConsequence(
+                consequence_type=ConsequenceType.WORLD_STATE,
+                world_state_key="threat:bandits:ironvale:old_trade_road",
+                world_state_value="cleared")])
+        await deliver(engine, quest)
+        for uid in bandits(engine):
+            engine.world.destroy_entity(uid)
+        engine.world.flush_destroyed()
+        engine.events.emit(QuestTurnedInEvent(quest.id, hero, QuestOutcome.COMPLETED))
+        await engine.dispatch_events()
+        system = system_of(engine)
+        assert [s.context["chain_type"] for s in system.pending.signals()] == ["retaliation"]
+        await engine.run_ticks(1)  # writes it in the background
+        await system.shutdown()  # and waits for the write
+
+    async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
+        from maid_stdlib.consequences import QuestChainEvent
+
+        chains: list[QuestChainEvent] = []
+        engine.events.subscribe(QuestChainEvent, chains.append)
+        system = system_of(engine)
+        assert [s.context["previous_quest_id"] for s in system.pending.signals()] == [
+            "road-clearing"]
+        if not bandits(engine):
+            spawn_template(engine, "ironvale:bandit_scout", "ironvale:road_wagon")
+        await engine.run_ticks(2)
+        assert [c.chain_type for c in chains] == ["retaliation"]
+        assert not system.pending.signals()
+        await engine.run_ticks(1)
+        await system.shutdown()
+        assert await engine.store.documents.query("quest_chains") == []

@@ -1,0 +1,264 @@
+"""WorldMutationBatch: merging, validation, atomic application with rollback, and
+optimistic concurrency."""
+
+from __future__ import annotations
+
+import math
+import uuid
+
+import pytest
+from consequences.ckit import iv, living_of, new_hero
+
+from maid_engine.ecs import Component
+from maid_engine.engine import GameEngine
+from maid_engine.events import Event
+from maid_stdlib.consequences import (
+    Applied,
+    EntityVersions,
+    MutationEnv,
+    MutationKind,
+    MutationKinds,
+    WorldMutation,
+    WorldMutationBatch,
+    world_flag,
+)
+from maid_stdlib.living import (
+    Goal,
+    GoalStatusChangedEvent,
+    KnownGossip,
+    NeedsComponent,
+    SocialInfluence,
+)
+from maid_stdlib.living.api import (
+    add_goal,
+    adjust_faction_standing,
+    get_faction_standing,
+    get_influence,
+    get_need_value,
+    get_relationship,
+    set_need,
+)
+
+
+def env(engine: GameEngine) -> MutationEnv:
+    return MutationEnv(engine.world, engine.clock.game_time, living_of(engine))
+
+
+def trust(engine: GameEngine, npc: uuid.UUID, who: uuid.UUID) -> float:
+    rel = get_relationship(engine.world, npc, who)
+    return rel.trust if rel is not None else 0.0
+
+
+def rel(npc: uuid.UUID, who: uuid.UUID, delta: float, text: str = "",
+        saturate: bool = True) -> WorldMutation:
+    return WorldMutation("relationship_change", npc, str(who), delta, description=text,
+                         saturate=saturate)
+
+
+def gossip(teller: uuid.UUID, content: str) -> WorldMutation:
+    return WorldMutation("gossip_injection", teller, None, None, payload={
+        "tellers": [str(teller)], "content": content, "statement_id": f"test:{content}",
+        "confidence": 0.9, "tags": ["quest"]})
+
+
+class Explode(MutationKind):
+    """A mutation kind that fails while being applied (after touching its component)."""
+
+    name = "explode"
+
+    def components(self, m: WorldMutation) -> list[tuple[uuid.UUID, type[Component]]]:
+        assert m.target_entity is not None
+        return [(m.target_entity, NeedsComponent)]
+
+    def apply(self, env: MutationEnv, m: WorldMutation) -> Applied | None:
+        assert m.target_entity is not None
+        needs = env.world.get_component(m.target_entity, NeedsComponent)
+        needs.needs["economic"].value = 0.01  # half-applied ...
+        raise RuntimeError("boom")  # ... then it fails
+
+
+def kinds_with_explode() -> MutationKinds:
+    kinds = MutationKinds.builtin()
+    kinds.register(Explode())
+    return kinds
+
+
+# -- merging ----------------------------------------------------------------------------
+async def test_same_target_deltas_are_summed_into_one_mutation(engine: GameEngine) -> None:
+    hero, gundrik = new_hero(engine), iv("gundrik")
+    batch = WorldMutationBatch(env(engine))
+    batch.add(rel(gundrik, hero, -0.1, "Gundrik is let down"))
+    batch.add(rel(gundrik, hero, -0.15, "Abandoned quest"))
+    batch.add(rel(iv("voss"), hero, 0.2))
+    assert batch.validate()
+    assert [(m.target_entity, m.delta) for m in batch.planned] == [
+        (gundrik, pytest.approx(-0.25)), (iv("voss"), 0.2)]
+    assert batch.planned[0].description == "Gundrik is let down; Abandoned quest"
+    assert batch.apply().ok
+    assert trust(engine, gundrik, hero) == pytest.approx(-0.25)
+    assert trust(engine, iv("voss"), hero) == pytest.approx(0.2)
+
+
+async def test_merge_rules_for_flags_goals_and_gossip(engine: GameEngine) -> None:
+    gundrik = iv("gundrik")
+    add_goal(engine.world, gundrik, Goal(id="source_iron", need="economic"))
+    batch = WorldMutationBatch(env(engine))
+    batch.add(WorldMutation("world_state", None, "road", None, payload={"value": "cleared"}))
+    batch.add(WorldMutation("npc_goal_advance", gundrik, "source_iron", 0.5, saturate=True))
+    batch.add(WorldMutation("npc_goal_complete", gundrik, "source_iron", None))
+    batch.add(WorldMutation("npc_goal_complete", gundrik, "source_iron", None))
+    batch.add(WorldMutation("world_state", None, "road", None, payload={"value": "contested"}))
+    batch.add(gossip(gundrik, "The road is clear"))
+    batch.add(gossip(gundrik, "The road is clear"))
+    batch.add(gossip(gundrik, "Kral is dead"))
+    assert batch.validate()
+    types = [m.mutation_type for m in batch.planned]
+    # the advance is subsumed by the completion; duplicates collapse; last flag wins
+    assert types == ["world_state", "npc_goal_complete", "gossip_injection", "gossip_injection"]
+    assert batch.apply().ok
+    assert world_flag(engine.world, "road") == "contested"
+    known = engine.world.get_component(gundrik, KnownGossip)
+    assert {i.content for i in known.items.values()} == {"The road is clear", "Kral is dead"}
+
+
+async def test_saturating_changes_stop_at_the_bound(engine: GameEngine) -> None:
+    hero = new_hero(engine)
+    adjust_faction_standing(engine.world, hero, "village", 0.95)
+    batch = WorldMutationBatch(env(engine))
+    batch.add(WorldMutation("faction_standing", hero, "village", 0.125, saturate=True))
+    assert batch.validate()
+    assert batch.planned[0].delta == pytest.approx(0.05)
+    assert batch.planned[0].payload["requested_delta"] == 0.125
+    assert batch.apply().ok
+    assert get_faction_standing(engine.world, hero, "village") == pytest.approx(1.0)
+
+
+# -- validation failures ------------------------------------------------------------------
+@pytest.mark.parametrize("case", [
+    "missing_entity", "standing_bounds", "need_bounds", "unknown_type", "nan", "huge_delta",
+    "no_such_need", "gossip_without_teller",
+])
+async def test_validation_failures_apply_nothing(engine: GameEngine, case: str) -> None:
+    hero, gundrik = new_hero(engine), iv("gundrik")
+    adjust_faction_standing(engine.world, hero, "village", 0.95)
+    set_need(engine.world, gundrik, "economic", 0.9)
+    bad: dict[str, WorldMutation] = {
+        "missing_entity": rel(uuid.uuid4(), hero, 0.1),
+        "standing_bounds": WorldMutation("faction_standing", hero, "village", 0.1),
+        "need_bounds": WorldMutation("npc_need_satisfy", gundrik, "economic", 0.2),
+        "unknown_type": WorldMutation("teleport_castle", gundrik, None, 1.0),
+        "nan": rel(gundrik, hero, math.nan),
+        "huge_delta": WorldMutation("npc_need_satisfy", gundrik, "economic", -5.0,
+                                    saturate=True),
+        "no_such_need": WorldMutation("npc_need_satisfy", gundrik, "hunger", 0.1),
+        "gossip_without_teller": WorldMutation("gossip_injection", None, None, None,
+                                               payload={"content": "x", "tellers": []}),
+    }
+    batch = WorldMutationBatch(env(engine))
+    batch.add(rel(gundrik, hero, 0.3))
+    batch.add(bad[case])
+    validation = batch.validate()
+    assert not validation and len(validation.errors) == 1, validation.errors
+    result = batch.apply()
+    assert result.status == "failed" and not result.applied
+    assert trust(engine, gundrik, hero) == 0.0
+    assert get_faction_standing(engine.world, hero, "village") == pytest.approx(0.95)
+    assert get_need_value(engine.world, gundrik, "economic") == pytest.approx(0.9)
+
+
+# -- atomicity ------------------------------------------------------------------------------
+async def test_rollback_when_the_third_of_five_fails(engine: GameEngine) -> None:
+    hero, gundrik, voss, bram = new_hero(engine), iv("gundrik"), iv("voss"), iv("bram")
+    living = living_of(engine)
+    memories_before = living.memory.count(gundrik)
+    need_before = get_need_value(engine.world, gundrik, "economic")
+    influence_before = get_influence(engine.world, voss)
+    versions = EntityVersions()
+    events: list[Event] = []
+    batch = WorldMutationBatch(env(engine), versions, kinds_with_explode(), emit=events.append)
+    batch.add(rel(gundrik, hero, 0.3))
+    batch.add(WorldMutation("memory_creation", gundrik, None, None, payload={
+        "content": "A stranger helped", "tags": ["quest"], "visibility": "public"}))
+    batch.add(WorldMutation("explode", gundrik, None, None))
+    batch.add(WorldMutation("social_influence", voss, None, 0.1, saturate=True))
+    batch.add(gossip(bram, "The road is clear"))
+    assert batch.validate()
+    needs_obj = engine.world.get_component(gundrik, NeedsComponent)
+
+    result = batch.apply()
+
+    assert result.status == "failed" and "boom" in (result.error or "")
+    assert trust(engine, gundrik, hero) == 0.0
+    assert get_relationship(engine.world, gundrik, hero) is None
+    assert living.memory.count(gundrik) == memories_before
+    # the half-applied change of the failing mutation is undone too, in place
+    assert engine.world.get_component(gundrik, NeedsComponent) is needs_obj
+    assert get_need_value(engine.world, gundrik, "economic") == need_before
+    # the fourth and fifth never ran
+    assert get_influence(engine.world, voss) == influence_before
+    assert engine.world.try_component(bram, KnownGossip) is None or \
+        "test:The road is clear" not in engine.world.get_component(bram, KnownGossip).items
+    assert versions.version(gundrik) == 0 and not events
+
+
+async def test_events_are_emitted_only_once_the_batch_commits(engine: GameEngine) -> None:
+    gundrik = iv("gundrik")
+    add_goal(engine.world, gundrik, Goal(id="source_iron", status="blocked", need="economic"))
+    events: list[Event] = []
+    batch = WorldMutationBatch(env(engine), emit=events.append)
+    batch.add(WorldMutation("npc_goal_complete", gundrik, "source_iron", None))
+    assert batch.apply().ok
+    assert [type(e) for e in events] == [GoalStatusChangedEvent]
+    assert isinstance(events[0], GoalStatusChangedEvent)
+    assert (events[0].old_status, events[0].new_status) == ("blocked", "done")
+
+
+# -- optimistic concurrency -------------------------------------------------------------------
+async def test_a_concurrent_batch_makes_the_second_conflict_and_roll_back(
+    engine: GameEngine,
+) -> None:
+    hero, gundrik, voss = new_hero(engine), iv("gundrik"), iv("voss")
+    versions = EntityVersions()
+    first = WorldMutationBatch(env(engine), versions)
+    first.add(rel(gundrik, hero, 0.3))
+    second = WorldMutationBatch(env(engine), versions)
+    second.add(WorldMutation("social_influence", voss, None, 0.1, saturate=True))
+    second.add(rel(gundrik, hero, 0.15))
+    # both planned from the same world, as two turn-ins resolved in one tick
+    assert first.validate() and second.validate()
+    influence_before = get_influence(engine.world, voss)
+
+    assert first.apply().ok
+    result = second.apply()
+
+    assert result.status == "conflict" and str(gundrik) in (result.error or "")
+    # Voss's change (applied before the conflict was found) was rolled back
+    assert get_influence(engine.world, voss) == influence_before
+    assert trust(engine, gundrik, hero) == pytest.approx(0.3)
+    # re-read and retry
+    assert second.validate() and second.apply().ok
+    assert trust(engine, gundrik, hero) == pytest.approx(0.45)
+    assert versions.version(gundrik) == 2 and versions.version(voss) == 1
+
+
+async def test_a_writer_that_never_bumps_versions_is_noticed(engine: GameEngine) -> None:
+    gundrik = iv("gundrik")
+    batch = WorldMutationBatch(env(engine))
+    batch.add(WorldMutation("npc_need_satisfy", gundrik, "economic", 0.2, saturate=True))
+    assert batch.validate()
+    set_need(engine.world, gundrik, "economic", 0.1)  # e.g. the autonomy system
+    result = batch.apply()
+    assert result.status == "conflict" and "value changed" in (result.error or "")
+    assert get_need_value(engine.world, gundrik, "economic") == pytest.approx(0.1)
+
+
+async def test_restored_components_are_the_same_objects(engine: GameEngine) -> None:
+    gundrik = iv("gundrik")
+    engine.world.add_component(gundrik, SocialInfluence(0.5))
+    influence = engine.world.get_component(gundrik, SocialInfluence)
+    batch = WorldMutationBatch(env(engine), kinds=kinds_with_explode())
+    batch.add(WorldMutation("social_influence", gundrik, None, 0.2, saturate=True))
+    batch.add(WorldMutation("explode", gundrik, None, None))
+    assert batch.apply().status == "failed"
+    assert engine.world.get_component(gundrik, SocialInfluence) is influence
+    assert influence.value == 0.5
