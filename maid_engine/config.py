@@ -33,7 +33,7 @@ class Settings(BaseSettings):
     data_dir: Path = Path("data")
     # Empty means sqlite+aiosqlite:///<data_dir>/maid.db
     database_url: str = ""
-    packs: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["ironvale"])
+    packs: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["ironvale", "admin"])
 
     telnet_host: str = "127.0.0.1"
     telnet_port: int = Field(default=4000, ge=0, le=65535)

@@ -41,6 +41,12 @@ class CommandRegistry:
                 )
         old = self._commands.get(cmd.key)
         if old is not None:
+            # A later pack may replace a command on purpose (a richer `score`), but
+            # never silently: the log says who replaced whom.
+            log.warning(
+                "command %r of %s replaced by %s", cmd.key,
+                self._owner.get(cmd.key) or "engine", pack or "engine",
+            )
             for name in old.names:
                 self._names.pop(name, None)
         self._commands[cmd.key] = cmd

@@ -11,7 +11,7 @@ def test_defaults_are_embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert s.telnet_host == "127.0.0.1" and s.telnet_port == 4000
     assert s.resolved_database_url.startswith("sqlite+aiosqlite:///")
     assert s.llm_model == ""
-    assert s.packs == ["ironvale"]
+    assert s.packs == ["ironvale", "admin"]
 
 
 def test_env_beats_file_and_overrides_beat_env(tmp_path: Path,

@@ -1,0 +1,1 @@
+"""The heist pack: a second, small content pack that extends quest generation."""

@@ -1,0 +1,197 @@
+"""The heist pack's extensions of quest generation (seed 8.1).
+
+* seed type ``heist_opportunity`` ("A valuable target is poorly guarded");
+* a contract mapping the pack's ``VAULT_UNGUARDED`` story signal to it, whose
+  grounder resolves the mark, the vault room and the valuables against the world;
+* the objective pattern ``stealth``, built on base objective types only:
+  VISIT the vault, CUSTOM "go unseen", COLLECT the valuables, DELIVER them to
+  whoever wanted them taken;
+* the ``heist`` archetype using it;
+* narrative and dialogue templates (``narrative.yaml``) for the template path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import yaml
+
+from content_packs.heist.detector import REQUIRED_KEYS, SIGNAL_TYPE
+from maid_stdlib.questgen import (
+    BranchingPattern,
+    NarrativeArcs,
+    ObjectiveType,
+    QuestArchetype,
+    QuestGen,
+    QuestObjective,
+    QuestSeed,
+    QuestSeedTypes,
+    SeedGrounding,
+    SignalContract,
+    StorySignalLike,
+    WorldFacts,
+)
+from maid_stdlib.questgen.narrative import TemplateRegistry
+from maid_stdlib.questgen.narrative.templates import check_template
+
+__all__ = [
+    "ARCHETYPE_ID",
+    "SEED_TYPE",
+    "STEALTH_OBJECTIVE",
+    "STEALTH_PATTERN",
+    "build_stealth",
+    "ground_heist",
+    "heist_archetype",
+    "load_templates",
+    "register_heist_questgen",
+    "template_problems",
+]
+
+SEED_TYPE = "heist_opportunity"
+SEED_DESCRIPTION = "A valuable target is poorly guarded"
+STEALTH_PATTERN = "stealth"
+ARCHETYPE_ID = "heist"
+#: Id of the CUSTOM objective the stealth watcher completes (or fails).
+STEALTH_OBJECTIVE = "stay-unseen"
+
+
+def _uuid(value: Any) -> UUID | None:
+    try:
+        return value if isinstance(value, UUID) else UUID(str(value))
+    except ValueError:
+        return None
+
+
+def ground_heist(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
+    """The mark, the vault and the valuables, as they are in the world now."""
+    ctx = signal.context
+    giver = facts.resolve_npc(ctx["npc_id"])
+    mark = facts.resolve_npc(ctx["mark"])
+    vault = facts.resolve_room(ctx.get("vault_key") or ctx["vault"])
+    if giver is None or mark is None or vault is None or giver == mark:
+        return None
+    item = _uuid(ctx["valuables"])
+    template = ctx.get("valuables_template") or (facts.template(item) if item else None)
+    # The valuables must still lie in the vault: someone may have been quicker.
+    if not template or facts.item_room(template) != vault:
+        return None
+    guards = [g for g in (facts.resolve_npc(r) for r in ctx.get("guards") or [])
+              if g is not None and facts.is_alive(g)]
+    item_name = facts.item_name(template)
+    if item_name.lower().startswith(("a ", "an ", "the ")):
+        item_name = item_name.split(" ", 1)[1]
+    return SeedGrounding(
+        giver, vault,
+        {"party_a": mark, "item_template": template, "recipient": giver,
+         "subject": f"{facts.name(mark)}'s {item_name}", "mood": "resentful"},
+        involved_npcs=[mark, *guards],
+        affected_area=[vault],
+    )
+
+
+def build_stealth(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
+    """Into the vault while it is unwatched, take the valuables, bring them back."""
+    vault, template = seed.location, seed.item_template
+    recipient = seed.recipient or seed.primary_npc
+    if template is None or facts.item_room(template) != vault:
+        return []
+    if not facts.reachable(facts.room_of(seed.primary_npc), vault):
+        return []
+    guards = [n for n in seed.involved_npcs if n != seed.party_a and facts.is_alive(n)]
+    watcher = " or ".join(facts.name(g) for g in guards) or "anyone"
+    room = facts.room_name(vault)
+    item = facts.item_name(template)
+    short = item.split(" ", 1)[1] if item.lower().startswith(("a ", "an ")) else item
+    return [
+        QuestObjective(
+            objective_type=ObjectiveType.VISIT, order=1, target=room, target_location=vault,
+            description=f"Reach {room} while {watcher} is away from it",
+            hints=[f"{watcher} keeps regular hours; watch when the room is left alone."],
+        ),
+        QuestObjective(
+            id=STEALTH_OBJECTIVE, objective_type=ObjectiveType.CUSTOM, order=2,
+            target=f"unseen by {watcher}", target_location=vault,
+            description=f"Go unseen by {watcher}",
+            hints=[f"Take nothing while {watcher} is in {room}."],
+        ),
+        QuestObjective(
+            objective_type=ObjectiveType.COLLECT, order=2, target=item, item_template=template,
+            target_location=vault, description=f"Take {item} from {room}",
+        ),
+        QuestObjective(
+            objective_type=ObjectiveType.DELIVER, order=3, target=item, item_template=template,
+            target_entity_id=recipient, target_location=facts.room_of(recipient),
+            description=f"Bring the {short} to {facts.name(recipient)}",
+        ),
+    ]
+
+
+def heist_archetype() -> QuestArchetype:
+    return QuestArchetype(
+        archetype_id=ARCHETYPE_ID, name="Heist", objective_pattern=STEALTH_PATTERN,
+        # The choice in a heist is whether to do it at all: no branch point.
+        branching=BranchingPattern.LINEAR, estimated_steps=4,
+        compatible_seed_types=[SEED_TYPE, QuestSeedTypes.JUSTICE, QuestSeedTypes.TRADE_MISSION],
+        requires_combat=False, requires_social=True,
+        narrative_arc=NarrativeArcs.ESCALATION, tone=["tense", "clever"],
+        # A robbed moneylender does not let it rest.
+        chain_potential=0.6,
+    )
+
+
+def load_templates(path: Path) -> dict[str, dict[str, list[str]]]:
+    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path.name}: must map archetype ids to template fields")
+    return raw
+
+
+def template_problems(path: Path, label: str) -> list[str]:
+    """Every problem of the templates file, as "file: entry: problem" lines."""
+    try:
+        raw = load_templates(path)
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        return [f"{label}: {exc}"]
+    problems: list[str] = []
+    registry = TemplateRegistry()
+    for archetype_id, fields in raw.items():
+        if not isinstance(fields, dict):
+            problems.append(f"{label}: {archetype_id}: must map fields to lists of templates")
+            continue
+        for field_name, templates in fields.items():
+            where = f"{label}: {archetype_id}.{field_name}"
+            items = [templates] if isinstance(templates, str) else templates
+            if not isinstance(items, list) or not items:
+                problems.append(f"{where}: must be a non-empty list of templates")
+                continue
+            for template in items:
+                try:
+                    check_template(template, "template")
+                except ValueError as exc:
+                    problems.append(f"{where}: {exc}")
+            try:
+                registry.register_templates({archetype_id: {field_name: items}})
+            except ValueError as exc:
+                if not any(p.startswith(where) for p in problems):
+                    problems.append(f"{where}: {exc}")
+    return problems
+
+
+def register_heist_questgen(qg: QuestGen, templates: TemplateRegistry | None,
+                            templates_path: Path) -> None:
+    """Seed type, contract, pattern, archetype (and templates when a registry is given).
+
+    Safe to call twice (a second engine in a test process, a re-registration)."""
+    qg.seed_types.register(SEED_TYPE, SEED_DESCRIPTION)
+    if qg.contracts.get(SIGNAL_TYPE) is None:
+        qg.contracts.register(SignalContract(SIGNAL_TYPE, (SEED_TYPE,), REQUIRED_KEYS,
+                                             ground_heist))
+    if not qg.objective_builder.has(STEALTH_PATTERN):
+        qg.objective_builder.register(STEALTH_PATTERN, build_stealth,
+                                      requires=("item_template", "party_a"))
+    if ARCHETYPE_ID not in qg.archetypes:
+        qg.register_archetype(heist_archetype())
+    if templates is not None:
+        templates.register_templates(load_templates(templates_path))
