@@ -52,10 +52,16 @@ def check_pack(
         try:
             problems: list[str] = []
             for pack in packs:
+                # Keep going after a failed register(): a bad file found while
+                # registering must not hide the problems of every other file.
                 try:
                     pack.register(PackContext(engine, pack))
+                except PackError as exc:
+                    problems.append(str(exc))
                 except Exception as exc:
-                    return [f"{pack.name}: register() failed: {type(exc).__name__}: {exc}"]
+                    problems.append(
+                        f"{pack.name}: register() failed: {type(exc).__name__}: {exc}"
+                    )
             for pack in packs:
                 hook = getattr(pack, HOOK, None)
                 if not callable(hook):

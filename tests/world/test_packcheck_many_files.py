@@ -1,0 +1,33 @@
+"""`check_pack` reports the problems of every file at once, even when one of them
+is read while the pack registers (ironvale's living.yaml)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from maid_engine.packcheck import check_pack
+
+IRONVALE = Path(__file__).resolve().parents[2] / "content_packs" / "ironvale"
+
+
+def test_a_bad_living_file_does_not_hide_area_problems(tmp_path: Path) -> None:
+    pack = tmp_path / "broken_ironvale"
+    shutil.copytree(IRONVALE, pack)
+    living = pack / "living.yaml"
+    living.write_text(living.read_text().replace("needs:", "needz:", 1))
+    village = pack / "areas" / "village.yaml"
+    text = village.read_text()
+    cut = text.index("exits:") + len("exits:\n")
+    village.write_text(text[:cut] + "      nowhere: no_such_room\n" + text[cut:])
+
+    problems = check_pack(pack)
+
+    assert any("living.yaml" in p and "needz" in p for p in problems), problems
+    assert any(
+        "village.yaml" in p and "unknown room 'ironvale:no_such_room'" in p for p in problems
+    ), problems
+
+
+def test_the_shipped_ironvale_is_clean() -> None:
+    assert check_pack(IRONVALE) == []
