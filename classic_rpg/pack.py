@@ -16,13 +16,17 @@ class ClassicRPGContentPack(ContentPack):
     description = "Levels, combat, items, quests"
 
     def register(self, ctx: PackContext) -> None:
+        from classic_rpg.consequences_glue import register_consequences_glue
         from classic_rpg.questgen import register_rpg_questgen
+        from classic_rpg.questgen.wiring import register_rpg_quest_delivery
         from classic_rpg.rules import register_rules
         from classic_rpg.systems.quests import register_quests
 
         register_rules(ctx)
         register_quests(ctx)
         register_rpg_questgen(ctx)
+        register_rpg_quest_delivery(ctx)
+        register_consequences_glue(ctx)
         _connect_living_world(ctx)
 
 

@@ -90,6 +90,13 @@ class GameEngine:
         #: Tells players when checkpoints cannot reach the database (and when they can again).
         self.saving = SaveMonitor(self)
         self.metrics.bind_engine(self)
+        from maid_engine.llm.service import CACHE_COLLECTION, LLMService
+
+        #: The process's one LLM provider (None without a model), shared by every
+        #: LLM user so the rate limit and token budget are global.
+        self.llm = LLMService.for_engine(self)
+        self.services.provide(LLMService, self.llm)
+        self._collections.add(CACHE_COLLECTION)
         #: Set by request_shutdown(); the server's main loop waits on it.
         self.shutdown_requested = asyncio.Event()
         self.shutdown_reason = ""
@@ -167,6 +174,7 @@ class GameEngine:
             for name in sorted(self._collections):
                 await self._store.documents.ensure_collection(name)
             await self._load_world()
+        await self.llm.start(self._store.documents if self._store is not None else None)
         for pack in self.packs:
             try:
                 await pack.on_world_loaded(PackContext(self, pack))
@@ -200,6 +208,7 @@ class GameEngine:
                 await system.shutdown()
             except Exception:
                 log.exception("system %s failed to shut down", system.name)
+        await self.llm.close()
         if self._store is not None:
             await self._await_checkpoint()
             await self._final_checkpoint()

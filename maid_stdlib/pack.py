@@ -61,14 +61,20 @@ class StdlibContentPack(ContentPack):
         mssp["OBJECTS"] = lambda: str(world.count(Item))
 
         # The living world, stories and quests build on the world layer above.
+        from maid_stdlib.consequences.register import register_consequences
+        from maid_stdlib.grounding.register import register_grounding
         from maid_stdlib.living import register_living
         from maid_stdlib.narration.register import register_narration
         from maid_stdlib.questgen import register_questgen
+        from maid_stdlib.questgen.system_wiring import register_quest_generation
         from maid_stdlib.story import register_story
 
         register_living(ctx)
         register_story(ctx)
         register_questgen(ctx)
+        register_quest_generation(ctx)
+        register_consequences(ctx)
+        register_grounding(ctx)
         register_narration(ctx)
 
     async def on_world_loaded(self, ctx: PackContext) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from maid_engine.content import PackContext
 from maid_engine.events import EngineStartedEvent, EngineStoppingEvent
 from maid_stdlib.narration.commands import COMMANDS, make_fallback
-from maid_stdlib.narration.llm import LLMService
 from maid_stdlib.narration.rooms import EXTENSION, NarratedData, apply_narrated, make_check
 from maid_stdlib.narration.service import NarrationService
 from maid_stdlib.narration.turnlog import COLLECTION
@@ -18,16 +17,12 @@ from maid_stdlib.world.loader import WorldData
 
 
 def register_narration(ctx: PackContext) -> NarrationService:
-    """Provide NarrationService (and LLMService if nobody did), the ``narrated:``
+    """Provide NarrationService, the ``narrated:``
     room extension, the ``narrated_turns`` collection, the commands and the fallback."""
     engine = ctx.engine
     existing = engine.services.try_get(NarrationService)
     if existing is not None:
         return existing
-    llm: LLMService | None = None
-    if engine.services.try_get(LLMService) is None:
-        llm = LLMService.from_engine(engine)
-        ctx.provide(LLMService, llm)
     svc = NarrationService(engine)
     ctx.provide(NarrationService, svc)
     ctx.ensure_collection(COLLECTION)
@@ -40,10 +35,6 @@ def register_narration(ctx: PackContext) -> NarrationService:
     # After every pack built its world (and the stdlib rebuilt the room index).
     ctx.subscribe(EngineStartedEvent, lambda _event: svc.start())
     ctx.subscribe(EngineStoppingEvent, lambda _event: svc.shutdown())
-    if llm is not None:
-        # Subscribed after the service: at shutdown, turns stop before the provider.
-        ctx.subscribe(EngineStartedEvent, lambda _event: llm.start())
-        ctx.subscribe(EngineStoppingEvent, lambda _event: llm.close())
     ctx.add_commands(COMMANDS)
     engine.commands.add_fallback(make_fallback(svc))
     return svc

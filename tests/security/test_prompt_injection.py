@@ -178,7 +178,11 @@ async def test_a_model_obeying_the_player_still_cannot_break_the_rules(
     assert dirty <= {hero, room} | set(_npc_ids(engine))
     after = _component_sets(engine)
     assert set(after) == set(before)  # no entity created or destroyed
-    narration = {"NarratedPlayerStats", "NarratedRoomState", "NarratedNPCStats"}
+    # Quest personalization creates a character's play-style profile the first time
+    # it matches them to quests; that is the quest system's bookkeeping, never
+    # something the model's reply can write.
+    narration = {"NarratedPlayerStats", "NarratedRoomState", "NarratedNPCStats",
+                 "QuestgenPlayProfile"}
     for uid, names in after.items():
         assert names - before[uid] <= narration, names - before[uid]
 

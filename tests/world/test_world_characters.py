@@ -10,13 +10,13 @@ from maid_engine.accounts import PlayerCharacter
 from maid_engine.engine import GameEngine
 from maid_engine.events import CharacterConnectedEvent
 from maid_engine.testing import FakeSession, cmd
-from maid_stdlib.world.components import NPC, Item
 from maid_stdlib.world import (
     CharacterCreatedEvent,
     Describable,
     Position,
     WorldCharacterFactory,
 )
+from maid_stdlib.world.components import NPC, Item
 
 
 async def test_the_factory_builds_a_character_in_the_start_room(engine: GameEngine) -> None:

@@ -1,0 +1,184 @@
+"""RPG glue of the QuestGenerationSystem: offers through the QuestManager, the
+RPG's actions feeding play-style inference, quest lifecycle events, and the
+conversations that deliver rumors and quests emerging in dialogue.
+
+``register_rpg_quest_delivery(ctx)``: call it from ClassicRPGContentPack.register
+after ``register_quests(ctx)`` and ``register_rpg_questgen(ctx)``, with the
+stdlib's ``register_quest_generation`` already run (the stdlib pack registers
+first). Idempotent; does nothing without the QuestGenerationSystem.
+"""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from classic_rpg.characters.dialogue import TalkService
+from classic_rpg.events import (
+    CombatStartedEvent,
+    EntityDiedEvent,
+    ItemGivenEvent,
+    ItemPickedUpEvent,
+    TalkedToEvent,
+)
+from classic_rpg.questgen.hooks import RpgQuestSink
+from classic_rpg.systems.quests.events import (
+    QuestAbandonedEvent,
+    QuestAcceptedEvent,
+    QuestExpiredInternalEvent,
+    QuestFailedEvent,
+    QuestTurnedInEvent,
+)
+from classic_rpg.systems.quests.manager import QuestError, QuestManager
+from classic_rpg.systems.quests.models import QuestDeliveryMethod, QuestState
+from classic_rpg.systems.quests.questlog import QuestLog
+from maid_engine.accounts.components import PlayerCharacter
+from maid_engine.commands import CommandContext
+from maid_engine.content import PackContext
+from maid_stdlib.questgen.personalization import PlayStyle, styles_of_archetype
+from maid_stdlib.questgen.system import QuestGenerationSystem
+
+__all__ = ["ConversationDelivery", "RpgQuestOffers", "register_rpg_quest_delivery"]
+
+#: How much each action says about a play style.
+KILL, ATTACK, TALK, PICK_UP, GIVE = 1.0, 0.3, 1.0, 1.0, 0.5
+
+
+class RpgQuestOffers:
+    """The QuestOffers sink of delivery, on the QuestManager."""
+
+    def __init__(self, manager: QuestManager) -> None:
+        self.manager = manager
+
+    def offer(self, character: UUID, quest_id: str, method: str, match_score: float) -> str | None:
+        try:
+            self.manager.offer_quest(character, quest_id, QuestDeliveryMethod(method), match_score)
+        except QuestError:
+            return None
+        title = self.manager.title(quest_id)
+        return f"|yQuest offered: '{title}'.|n (Type 'accept {quest_id}' to take it on.)"
+
+    def pending_offers(self, character: UUID) -> int:
+        return self.manager.count_pending_offers(character)
+
+    def active_quests(self, character: UUID) -> list[str]:
+        return [q.quest_id for q, _ in self.manager.quests_of(
+            character, QuestState.IN_PROGRESS, QuestState.COMPLETED)]
+
+    def has_quest(self, character: UUID, quest_id: str) -> bool:
+        qlog = self.manager.engine.world.try_component(character, QuestLog)
+        return qlog is not None and (qlog.entry(quest_id) is not None
+                                     or bool(qlog.turn_ins.get(quest_id)))
+
+    def is_open(self, quest_id: str) -> bool:
+        return self.manager.is_open(quest_id)
+
+    def accepted(self, quest_id: str) -> bool:
+        for _uid, qlog in self.manager.engine.world.each(QuestLog):
+            entry = qlog.entry(quest_id)
+            if entry is not None and (entry.accepted_at is not None or qlog.turn_ins.get(quest_id)):
+                return True
+        return False
+
+
+class ConversationDelivery:
+    """TalkService handler (runs first): rumors and quests emerging in dialogue.
+
+    It only adds to a conversation: when the NPC has quest business of its own
+    (it gives or takes quests), the QuestManager's handler still runs after it.
+    """
+
+    def __init__(self, system: QuestGenerationSystem, manager: QuestManager) -> None:
+        self.system = system
+        self.manager = manager
+
+    def __call__(self, ctx: CommandContext, npc: UUID) -> bool:
+        actor = ctx.require_actor()
+        lines = self.system.deliveries.on_conversation(actor, npc)
+        if not lines:
+            return False
+        ctx.send("\n".join(lines))
+        busy = any(npc in (q.giver_npc_id, q.turn_in_npc) for q in self.manager.quests())
+        return not busy
+
+    def topic(self, ctx: CommandContext, npc: UUID, topic: str) -> bool:
+        lines = self.system.deliveries.on_conversation(ctx.require_actor(), npc, topic)
+        if lines:
+            ctx.send("\n".join(lines))
+        return False  # the NPC still answers the question itself
+
+
+def register_rpg_quest_delivery(ctx: PackContext) -> QuestGenerationSystem | None:
+    engine = ctx.engine
+    system = engine.services.try_get(QuestGenerationSystem)
+    manager = engine.services.try_get(QuestManager)
+    if system is None or manager is None:
+        return None
+    if isinstance(system.deliveries.offers, RpgQuestOffers):
+        return system
+    system.deliveries.offers = RpgQuestOffers(manager)
+    if system.qg.sink is None:
+        system.qg.sink = RpgQuestSink(manager)
+    tracker, world = system.tracker, engine.world
+
+    def is_character(uid: UUID | None) -> bool:
+        return uid is not None and world.has_component(uid, PlayerCharacter)
+
+    def died(event: EntityDiedEvent) -> None:
+        if is_character(event.killer_id) and not event.is_player:
+            assert event.killer_id is not None
+            tracker.record(event.killer_id, PlayStyle.COMBAT, KILL)
+
+    def attacked(event: CombatStartedEvent) -> None:
+        if is_character(event.attacker_id):
+            tracker.record(event.attacker_id, PlayStyle.COMBAT, ATTACK)
+
+    def talked(event: TalkedToEvent) -> None:
+        tracker.record(event.character_id, PlayStyle.SOCIAL, TALK)
+
+    def picked(event: ItemPickedUpEvent) -> None:
+        if is_character(event.holder_id):
+            tracker.record(event.holder_id, PlayStyle.CRAFTER, PICK_UP)
+
+    def given(event: ItemGivenEvent) -> None:
+        if is_character(event.giver_id):
+            tracker.record(event.giver_id, PlayStyle.CRAFTER, GIVE)
+            tracker.record(event.giver_id, PlayStyle.SOCIAL, GIVE)
+
+    def finished(quest_id: str, character: UUID, outcome: str) -> None:
+        entry = system.qg.history.get(quest_id)
+        if entry is None:
+            return  # an authored quest
+        styles = styles_of_archetype(system.qg.archetypes, entry.archetype_id)
+        tracker.record_quest(character, quest_id, entry.archetype_id, entry.quest_giver_id,
+                             outcome, styles if outcome != "abandoned" else ())
+
+    def accepted(event: QuestAcceptedEvent) -> None:
+        system.quest_accepted(event.quest_id, event.character_id)
+
+    def turned_in(event: QuestTurnedInEvent) -> None:
+        finished(event.quest_id, event.character_id, event.outcome.value)
+        system.quest_turned_in(event.quest_id, event.outcome.value)
+
+    def failed(event: QuestFailedEvent) -> None:
+        if event.previous_state.active:
+            finished(event.quest_id, event.character_id, event.outcome.value)
+
+    def abandoned(event: QuestAbandonedEvent) -> None:
+        finished(event.quest_id, event.character_id, "abandoned")
+
+    def expired(event: QuestExpiredInternalEvent) -> None:
+        for character in event.character_ids:
+            finished(event.quest_id, character, "expired")
+
+    for event_type, handler in (
+        (EntityDiedEvent, died), (CombatStartedEvent, attacked), (TalkedToEvent, talked),
+        (ItemPickedUpEvent, picked), (ItemGivenEvent, given), (QuestAcceptedEvent, accepted),
+        (QuestTurnedInEvent, turned_in), (QuestFailedEvent, failed),
+        (QuestAbandonedEvent, abandoned), (QuestExpiredInternalEvent, expired),
+    ):
+        ctx.subscribe(event_type, handler)
+    talk = ctx.service(TalkService)
+    conversation = ConversationDelivery(system, manager)
+    talk.add_handler(conversation, first=True)
+    talk.add_topic_handler(conversation.topic)
+    return system

@@ -1,0 +1,105 @@
+"""Configuration and the signal gate of the QuestGenerationSystem (seed 6.1).
+
+Every limit of the system is a field of :class:`QuestGenerationConfig`, with the
+seed's values as defaults. Times are game seconds on the engine clock (seed
+pitfall 1: no tick counts, so the tick rate may change), except the token budget
+and alert windows, which are monotonic seconds like the shared LLM limiter's.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from maid_engine.clock import GAME_DAY, GAME_HOUR
+from maid_stdlib.questgen.delivery import DeliveryPolicy
+from maid_stdlib.questgen.metrics import ThrottleLimits
+from maid_stdlib.questgen.signals import StorySignalLike, signal_type_of
+
+__all__ = ["QuestGenerationConfig", "SignalGate"]
+
+
+class QuestGenerationConfig(BaseModel):
+    """Every limit of the system; the seed's values are the defaults. Times are
+    game seconds unless marked monotonic."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    generation_interval: float = Field(default=300.0, gt=0)
+    urgent_importance: float = Field(default=0.85, ge=0, le=1)
+    max_pending_quests: int = Field(default=10, ge=1)
+    max_quests_per_cycle: int = Field(default=2, ge=1)
+    reduced_quests_per_cycle: int = Field(default=1, ge=1)
+    max_seed_attempts: int = Field(default=3, ge=1)
+    max_pending_seeds: int = Field(default=50, ge=1)
+    signal_dedup_window: float = Field(default=60.0, ge=0)
+    global_signal_window: float = Field(default=300.0, gt=0)
+    global_signal_max: int = Field(default=30, ge=1)
+    compose_window: float = Field(default=12 * GAME_HOUR, ge=0)
+    compose_max_signals: int = Field(default=40, ge=1)
+    max_concurrent_builds: int = Field(default=3, ge=1)
+    build_timeout: float = Field(default=30.0, gt=0, description="wall seconds for both LLM calls")
+    token_budget_window: float = Field(default=3600.0, gt=0, description="monotonic seconds")
+    token_budget_limit: int = Field(default=15_000, ge=0)
+    queue_spike_threshold: int = Field(default=20, ge=1)
+    queue_spike_recover: int = Field(default=10, ge=0)
+    latency_p99_threshold: float = Field(default=20.0, gt=0)
+    alert_window: float = Field(default=3600.0, gt=0, description="monotonic seconds")
+    fallback_alert_ratio: float = Field(default=0.5, ge=0, le=1)
+    rejection_alert_ratio: float = Field(default=0.8, ge=0, le=1)
+    max_active_quests_per_region: int = Field(default=3, ge=1)
+    max_pending_offers_per_player: int = Field(default=2, ge=0)
+    min_match_score: float = Field(default=0.3, ge=0)
+    active_quest_damping_at: int = Field(default=3, ge=1)
+    active_quest_damping: float = Field(default=0.5, ge=0, le=1)
+    play_style_half_life: float = Field(default=3 * GAME_DAY, gt=0)
+    notice_board_keywords: tuple[str, ...] = ("noticeboard",)
+    notice_board_templates: tuple[str, ...] = ()
+
+    def throttle_limits(self) -> ThrottleLimits:
+        return ThrottleLimits(
+            self.max_concurrent_builds, self.max_quests_per_cycle, self.reduced_quests_per_cycle,
+            self.token_budget_limit, self.token_budget_window, self.queue_spike_threshold,
+            self.queue_spike_recover, self.latency_p99_threshold, alert_window=self.alert_window,
+            fallback_alert_ratio=self.fallback_alert_ratio,
+            rejection_alert_ratio=self.rejection_alert_ratio)
+
+    def delivery_policy(self) -> DeliveryPolicy:
+        return DeliveryPolicy(
+            self.max_pending_offers_per_player, self.min_match_score,
+            board_keywords=self.notice_board_keywords,
+            board_templates=self.notice_board_templates)
+
+
+class SignalGate:
+    """The seed's signal throttle on game time: a world-wide cap of ``global_max``
+    accepted signals per ``global_window``, then suppression of repeats of one
+    (signal type, first NPC) within ``dedup_window``."""
+
+    def __init__(self, dedup_window: float, global_window: float, global_max: int) -> None:
+        self.dedup_window, self.global_window, self.global_max = (
+            dedup_window, global_window, global_max)
+        self._seen: dict[tuple[str, UUID | None], float] = {}
+        self._accepted: deque[float] = deque()
+
+    def in_window(self, now: float) -> int:
+        while self._accepted and now - self._accepted[0] >= self.global_window:
+            self._accepted.popleft()
+        return len(self._accepted)
+
+    def admit(self, signal: StorySignalLike, now: float) -> str:
+        """"accepted", "throttled" (world-wide cap) or "duplicate"."""
+        if self.in_window(now) >= self.global_max:
+            return "throttled"
+        npcs = list(signal.involved_npcs)
+        key = (signal_type_of(signal), npcs[0] if npcs else None)
+        last = self._seen.get(key)
+        if last is not None and now - last < self.dedup_window:
+            return "duplicate"
+        self._seen[key] = now
+        self._accepted.append(now)
+        if len(self._seen) > 4096:
+            self._seen = {k: t for k, t in self._seen.items() if now - t < self.dedup_window}
+        return "accepted"

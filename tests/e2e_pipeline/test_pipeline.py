@@ -1,0 +1,182 @@
+"""The whole loop, over a real telnet socket (seed 10.2, first integration test):
+
+story signal -> seed -> quest -> delivery -> play over telnet -> turn-in ->
+consequences visible -> follow-up generated.
+
+Nothing is fed by hand: Ironvale's living world raises the Iron Crisis by itself,
+the QuestGenerationSystem builds Gundrik's quest (template narrative, no model),
+a player takes it and does it with ordinary commands, the consequences change the
+village, and once the bandits are back on the road the retaliation follow-up is
+generated from the chain signal. The server runs its own tick loop; the test only
+changes how fast game time flows (and makes the newcomer sturdy enough for Kral).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from uuid import UUID
+
+import pytest
+from consequences.ckit import CLEARED_NEWS, ConsequenceWiring, iv, make_strong
+from e2e.client import TelnetClient, flat
+from questgen_system.qskit import SystemWiring
+
+from classic_rpg.systems.quests import QuestManager, QuestState
+from maid_engine.app import MaidServer
+from maid_engine.clock import ManualClock
+from maid_engine.config import Settings
+from maid_engine.engine import GameEngine
+from maid_stdlib.consequences import AUDIT_COLLECTION, ConsequenceSystem, QuestChainEvent
+from maid_stdlib.living.api import get_relationship
+from maid_stdlib.questgen import QuestGen
+from maid_stdlib.world import WorldService
+
+FAST, SLOW = 600.0, 1.0  # game seconds per tick
+
+
+async def until(check: Callable[[], object], what: str, within: float = 60.0) -> None:
+    """Poll ``check`` while the server's own tick loop runs."""
+    step = 0.02
+    for _ in range(int(within / step)):
+        if check():
+            return
+        await asyncio.sleep(step)
+    raise AssertionError(f"never happened: {what}")
+
+
+async def walk_to(client: TelnetClient, engine: GameEngine, hero: UUID, npc: UUID) -> None:
+    """Walk to wherever ``npc`` is, one exit at a time (NPCs keep their schedules)."""
+    ws = engine.services.get(WorldService)
+    for _ in range(60):
+        here, there = ws.room_key_of(hero), ws.room_key_of(npc)
+        assert here is not None and there is not None
+        if here == there:
+            return
+        steps = ws.path(here, there)
+        assert steps, f"no way from {here} to {there}"
+        await client.command(f"go {steps[0]}")
+    raise AssertionError("could not catch up")
+
+
+async def fight(client: TelnetClient, engine: GameEngine, hero: UUID, keyword: str) -> None:
+    """``kill <keyword>`` and wait until one of them fewer stands here."""
+    ws = engine.services.get(WorldService)
+    room = ws.room_key_of(hero)
+    assert room is not None
+
+    def standing() -> int:
+        return sum(1 for u in ws.npcs_in(room) if ws.matches(u, [keyword]))
+
+    before = standing()
+    assert before, f"no {keyword} in {room}"
+    await client.command(f"kill {keyword}")
+    await until(lambda: standing() < before, f"a {keyword} dead", 30)
+
+
+@pytest.mark.slow
+async def test_signal_to_follow_up_over_telnet(tmp_path: Path) -> None:
+    settings = Settings(
+        data_dir=tmp_path, telnet_port=0, metrics_enabled=False, tick_rate=50, random_seed=4,
+        commands_per_second=100, command_burst=100, scrypt_n=2**10,
+    )
+    clock = ManualClock(tick_game_seconds=FAST)
+    server = MaidServer(settings, clock=clock, announce=lambda _text: None,
+                        packs=["ironvale", SystemWiring(), ConsequenceWiring])
+    async with server.lifespan():
+        engine = server.engine
+        manager = engine.services.get(QuestManager)
+        gundrik, voss = iv("gundrik"), iv("voss")
+        chains: list[QuestChainEvent] = []
+        engine.events.subscribe(QuestChainEvent, chains.append)
+        client = await TelnetClient.open("127.0.0.1", server.telnet_port, within=30)
+        try:
+            await client.create("Aldric", "hunter22")
+            [hero] = engine.sessions.characters_online()
+            async with engine.world_lock:
+                make_strong(engine, hero)
+
+            # -- signal -> seed -> quest: the world raises the Iron Crisis itself -----
+            def gundriks_quest() -> str | None:
+                for q in manager.quests():
+                    if q.source == "generated" and q.giver_npc_id == gundrik and \
+                            "threat_elimination" in q.tags and manager.is_open(q.quest_id):
+                        return q.quest_id
+                return None
+
+            await until(gundriks_quest, "Gundrik's generated quest")
+            quest_id = gundriks_quest()
+            assert quest_id is not None
+            clock.tick_game_seconds = SLOW
+            quest = manager.get_quest(quest_id)
+            assert quest is not None
+
+            # -- delivery: Gundrik offers it when talked to ---------------------------
+            await walk_to(client, engine, hero, gundrik)
+            out = flat(await client.command("talk gundrik"))
+            assert f"'{quest.title}'" in out and f"accept {quest_id}" in out
+            out = flat(await client.command(f"accept {quest_id}"))
+            assert f"You accept '{quest.title}'" in out
+
+            # -- play ------------------------------------------------------------------
+            await walk_to(client, engine, hero, voss)
+            await client.command("talk voss")
+            await walk_to(client, engine, hero, _one(engine, "ironvale:bandit_scout"))
+            for _ in range(3):
+                await fight(client, engine, hero, "scout")
+            await walk_to(client, engine, hero, iv("kral"))
+            await fight(client, engine, hero, "kral")
+            entry = manager.entry(hero, quest_id)
+            assert entry is not None and entry.state is QuestState.IN_PROGRESS
+            kills = [o.objective_id for o in quest.objectives if o.objective_type.value == "kill"]
+            assert kills and all(entry.objectives[k].completed for k in kills)
+
+            # -- turn-in -----------------------------------------------------------------
+            await walk_to(client, engine, hero, gundrik)
+            out = flat(await client.command("talk gundrik"))
+            assert f"Quest complete: '{quest.title}'" in out
+
+            # -- consequences visible ------------------------------------------------------
+            system = engine.services.get(ConsequenceSystem)
+            await until(lambda: any(p.quest_id == quest_id for p in system.recent),
+                        "consequences applied")
+            result = [p for p in system.recent if p.quest_id == quest_id][-1]
+            assert result.status == "applied" and result.outcome.value in (
+                "perfect", "completed", "pyrrhic_victory")
+            rel = get_relationship(engine.world, gundrik, hero)
+            assert rel is not None and rel.trust > 0.05
+            out = flat(await client.command("talk gundrik"))
+            assert CLEARED_NEWS in out  # Gundrik talks about it
+            audit = await engine.store.documents.query(AUDIT_COLLECTION, {"quest_id": quest_id})
+            assert [a["status"] for a in audit] == ["applied"]
+
+            # -- follow-up generated, once the bandits are back on the road -------------
+            clock.tick_game_seconds = FAST
+            history = engine.services.get(QuestGen).history
+
+            def follow_up() -> str | None:
+                for entry in history.entries():
+                    if entry.chain_parent_id == quest_id:
+                        return entry.quest_id
+                return None
+
+            await until(follow_up, "a follow-up quest", within=90)
+            revenge = [c for c in chains if c.original_quest_id == quest_id]
+            assert [c.chain_type for c in revenge] == ["retaliation"]
+            assert revenge[0].chain_signal.signal_type == "THREAT_DETECTED"
+            follow_id = follow_up()
+            assert follow_id is not None and manager.get_quest(follow_id) is not None
+            walked = history.chain_of(follow_id)
+            assert [e.quest_id for e in walked] == [quest_id, follow_id]
+            assert [e.chain_depth for e in walked] == [0, 1]
+        finally:
+            await client.close()
+
+
+def _one(engine: GameEngine, template: str) -> UUID:
+    from maid_stdlib.world import NPC
+
+    found = sorted(u for u, n in engine.world.each(NPC) if n.template == template)
+    assert found, f"no {template}"
+    return found[0]

@@ -1,0 +1,74 @@
+"""Over a real telnet socket: the living world of a running server brings on the
+Iron Crisis by itself; a newcomer walks into Gundrik's smithy and Gundrik offers a
+generated quest about Captain Voss, the Old Trade Road and the real bandits."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from e2e.client import TelnetClient, flat
+from questgen_system.qskit import SystemWiring, npc, system_of
+
+from classic_rpg.components import CharacterStats
+from classic_rpg.systems.quests import QuestManager, QuestState
+from maid_engine.app import MaidServer
+from maid_engine.clock import ManualClock
+from maid_engine.config import Settings
+from maid_engine.engine import GameEngine
+from maid_stdlib.questgen.quest import GeneratedQuest
+from maid_stdlib.world import NPC
+
+
+def gundriks(engine: GameEngine) -> GeneratedQuest | None:
+    gundrik = npc(engine, "gundrik")
+    return next((oq.quest for oq in system_of(engine).open_quests.values()
+                 if oq.quest.quest_giver_id == gundrik), None)
+
+
+async def test_a_newcomer_is_offered_gundriks_quest_in_the_smithy(tmp_path: Path) -> None:
+    settings = Settings(
+        data_dir=tmp_path, telnet_port=0, metrics_enabled=False, tick_rate=100,
+        random_seed=3, commands_per_second=100, command_burst=100, scrypt_n=2**10,
+    )
+    # A game minute per tick, a hundred ticks a second: the morning passes in seconds.
+    clock = ManualClock(tick_game_seconds=60.0)
+    server = MaidServer(settings, clock=clock, packs=["ironvale", SystemWiring()],
+                        announce=lambda _text: None)
+    async with server.lifespan():
+        engine = server.engine
+        started = time.monotonic()
+        while gundriks(engine) is None:
+            assert time.monotonic() - started < 30, "no quest from Gundrik within 30 s"
+            await asyncio.sleep(0.05)
+        quest = gundriks(engine)
+        assert quest is not None
+        clock.tick_game_seconds = 1.0  # from now on the world moves at walking pace
+        async with await TelnetClient.open("127.0.0.1", server.telnet_port) as client:
+            await client.create("Aldric", "hunter22")
+            [hero] = engine.sessions.characters_online()
+            async with engine.world_lock:
+                # A newcomer, but no greenhorn: the job asks for level 3.
+                engine.world.get_component(hero, CharacterStats).level = 4
+            assert "Forge Lane" in await client.command("west")
+            out = flat(await client.command("west"))
+            hint = f"Type 'accept {quest.id}' to take it on."
+            if hint not in out:  # the offer may follow the prompt
+                out += flat(await client.expect(hint))
+            assert "Gundrik's Smithy" in out
+            assert "Gundrik sizes you up, then beckons you closer." in out
+            assert f"Quest offered: '{quest.title}'." in out
+            out = flat(await client.command(f"quest {quest.id}"))
+            assert "Captain Voss" in out and "Old Trade Road" in out
+            assert "Defeat 3 bandit scouts" in out and "Defeat Kral" in out
+            out = flat(await client.command(f"accept {quest.id}"))
+            assert f"You accept '{quest.title}'." in out
+        manager = engine.services.get(QuestManager)
+        assert manager.quest_state(hero, quest.id) is QuestState.IN_PROGRESS
+        entry = manager.entry(hero, quest.id)
+        assert entry is not None and entry.offer_method == "direct_offer"
+        # The kill objectives are the bandits standing on the road, not invented ones.
+        targets = [u for o in quest.objectives for u in o.target_entity_ids]
+        assert targets and {engine.world.get_component(u, NPC).template for u in targets} == {
+            "ironvale:bandit_scout", "ironvale:kral"}

@@ -1,0 +1,230 @@
+"""Ironvale with the whole quest pipeline wired: living world, story signals, the
+QuestGen toolkit, the RPG archetypes and hooks, the QuestGenerationSystem and its
+RPG delivery glue.
+
+Until the stdlib and classic_rpg packs call the registration functions
+themselves, :class:`SystemWiring` does, registering only what is missing (so the
+tests keep working once the real wiring lands). Ironvale's bandit cellar uses the
+``narrated:`` room extension, registered here too while nobody else does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from classic_rpg.components import CharacterStats
+from classic_rpg.systems.quests import QuestManager
+from maid_engine.clock import ManualClock
+from maid_engine.config import Settings
+from maid_engine.content import ContentPack, PackContext
+from maid_engine.engine import GameEngine
+from maid_engine.events import CharacterConnectedEvent
+from maid_engine.testing import FakeSession, session_for
+from maid_stdlib.living.service import LivingWorld
+from maid_stdlib.questgen import QuestGen, QuestSeed, register_questgen
+from maid_stdlib.questgen.contract import SeedGrounding
+from maid_stdlib.questgen.evaluator import GroundedSignal
+from maid_stdlib.questgen.generation_config import QuestGenerationConfig
+from maid_stdlib.questgen.signals import BasicSignal
+from maid_stdlib.questgen.system import QuestGenerationSystem
+from maid_stdlib.world import NPC, WorldCharacterFactory, WorldService
+from maid_stdlib.world.loader import WorldData
+
+IRONVALE = Path(__file__).resolve().parents[2] / "content_packs" / "ironvale"
+
+
+class SystemWiring(ContentPack):
+    name = "questgen_system_wiring"
+    requires = ("ironvale",)
+
+    def __init__(self, config: QuestGenerationConfig | None = None, quiet: bool = False) -> None:
+        self.config = config
+        self.quiet = quiet
+
+    def register(self, ctx: PackContext) -> None:
+        from classic_rpg.questgen import register_rpg_questgen
+        from classic_rpg.questgen.wiring import register_rpg_quest_delivery
+        from maid_stdlib.living.data import load_living_data
+        from maid_stdlib.living.register import register_living
+        from maid_stdlib.questgen.system_wiring import register_quest_generation
+        from maid_stdlib.story.detectors import StoryDetectors
+        from maid_stdlib.story.register import register_story
+
+        services = ctx.engine.services
+        if ctx.service(WorldData).extension("room", "narrated") is None:
+            from maid_stdlib.narration import register_narration
+
+            register_narration(ctx)
+        if LivingWorld not in services:
+            register_living(ctx)
+        living = services.get(LivingWorld)
+        if not any(d.pack == "ironvale" for d in [*living.pending_data, *living.applied_data]):
+            load_living_data(ctx, IRONVALE / "living.yaml", namespace="ironvale")
+        if StoryDetectors not in services:
+            register_story(ctx)
+        if self.quiet:
+            detectors = services.get(StoryDetectors)
+            for name in detectors.names():
+                detectors.unregister(name)
+        if QuestGen not in services:
+            register_questgen(ctx)
+        if "threat_elimination" not in services.get(QuestGen).archetypes:
+            register_rpg_questgen(ctx)
+        system = register_quest_generation(ctx, self.config)
+        if self.config is not None:
+            system.configure(self.config)
+        register_rpg_quest_delivery(ctx)
+
+
+def make_engine(
+    tmp_path: Path, *, tick: float = 60.0, config: QuestGenerationConfig | None = None,
+    quiet: bool = False, use_store: bool = False, seed: int = 7, **settings: Any,
+) -> GameEngine:
+    return GameEngine(
+        Settings(data_dir=tmp_path, random_seed=seed, **settings),
+        clock=ManualClock(tick_game_seconds=tick),
+        packs=["ironvale", SystemWiring(config, quiet)],
+        use_store=use_store,
+    )
+
+
+def system_of(engine: GameEngine) -> QuestGenerationSystem:
+    return engine.services.get(QuestGenerationSystem)
+
+
+def qg_of(engine: GameEngine) -> QuestGen:
+    return engine.services.get(QuestGen)
+
+
+def manager_of(engine: GameEngine) -> QuestManager:
+    return engine.services.get(QuestManager)
+
+
+def npc(engine: GameEngine, key: str) -> UUID:
+    template = key if ":" in key else f"ironvale:{key}"
+    found = sorted(u for u, n in engine.world.each(NPC) if n.template == template)
+    assert found, f"no NPC {template}"
+    return found[0]
+
+
+async def ticks(engine: GameEngine, n: int = 1) -> None:
+    """Run ``n`` ticks, letting background builds finish between them (as the real
+    loop's sleeps do)."""
+    system = system_of(engine)
+    for _ in range(n):
+        await engine.tick()
+        await system.drain()
+        await asyncio.sleep(0)
+
+
+async def until(engine: GameEngine, check: Any, limit: int = 2000) -> int:
+    """Tick until ``check()`` is truthy; returns the ticks it took."""
+    for n in range(limit):
+        if check():
+            return n
+        await ticks(engine)
+    raise AssertionError(f"not reached within {limit} ticks")
+
+
+async def online(
+    engine: GameEngine, name: str = "Aldric", room: str | None = None, level: int | None = None
+) -> tuple[UUID, FakeSession]:
+    """A new character, logged in (CharacterConnectedEvent dispatched)."""
+    uid = engine.services.get(WorldCharacterFactory).create_character(name, f"acct-{name}")
+    if level is not None:
+        engine.world.get_component(uid, CharacterStats).level = level
+    if room is not None:
+        engine.services.get(WorldService).move(uid, room, reason="test")
+    session = session_for(engine, uid)
+    engine.events.emit(CharacterConnectedEvent(uid, session.id))
+    await engine.dispatch_events()
+    return uid, session
+
+
+async def move(engine: GameEngine, uid: UUID, room: str, reason: str = "walk") -> None:
+    """Move like a walk (or, with ``reason="goto"``, like a teleport, which is not
+    exploring) and dispatch what it caused."""
+    engine.services.get(WorldService).move(
+        uid, room if ":" in room else f"ironvale:{room}", reason=reason)
+    await engine.dispatch_events()
+
+
+def seed_for(
+    engine: GameEngine, giver: str, seed_type: str = "threat_response",
+    room: str = "ironvale:road_wagon", importance: float = 0.9,
+    involved: tuple[str, ...] = (), **fields: Any,
+) -> QuestSeed:
+    """A grounded seed built through the evaluator (cooldown and variety apply)."""
+    system = system_of(engine)
+    uid = npc(engine, giver)
+    fields.setdefault("threat_source", "bandits")
+    grounding = SeedGrounding(uid, room, fields, [npc(engine, n) for n in involved])
+    part = GroundedSignal(BasicSignal("TEST", importance, [uid]), seed_type, grounding, 0)
+    seed = system.evaluator.build_seed([part], part, importance)
+    assert seed is not None, system.evaluator.last_rejection
+    return seed
+
+
+# -- model answers -----------------------------------------------------------------------
+NARRATIVE = {
+    "title": "The Iron Road",
+    "summary": "Gundrik's iron has stopped coming. He needs the Old Trade Road cleared of "
+    "bandits before he must close his forge.",
+    "description": "Gundrik looks up from his cold forge. 'Three days now without a single "
+    "iron shipment. Those bandits on the Old Trade Road...' He slams his fist on the anvil."
+    "\n\n'Captain Voss knows, but his patrol is stretched thin. If someone does not deal "
+    "with them soon, I will have to board up the shop.'",
+}
+DIALOGUE = {
+    "offer": "You look like you can swing a blade. The bandits on the Old Trade Road are "
+    "strangling my trade. Will you talk to Captain Voss and help clear them out?",
+    "progress": "Any word from the road? My forge is still cold.",
+    "completion": "The road is clear? Then the iron will flow again. Thank you, friend.",
+}
+
+
+def answer_for(request: Any, tokens: int = 0) -> Any:
+    """A valid model answer for a quest narrative or dialogue request."""
+    import json
+
+    from maid_engine.llm import LLMResult
+
+    data = NARRATIVE if request.purpose == "quest_narrative" else DIALOGUE
+    text = json.dumps(data)
+    if tokens:
+        half = tokens // 2
+        return LLMResult(text=text, prompt_tokens=half, completion_tokens=tokens - half)
+    return text
+
+
+def scripted(engine: GameEngine, responder: Any = None, **kw: Any) -> Any:
+    """Give the system's generator a ScriptedProvider (default: valid answers)."""
+    from maid_engine.llm import ScriptedProvider
+
+    provider = ScriptedProvider(responder or answer_for, metrics=engine.metrics, **kw)
+    system_of(engine).generator.provider = provider
+    return provider
+
+
+def metric(engine: GameEngine, name: str, **labels: str) -> float:
+    value = engine.metrics.registry.get_sample_value(name, labels)
+    return 0.0 if value is None else value
+
+
+def iron_crisis(engine: GameEngine) -> UUID:
+    """Gundrik's state in the worked example (seed 9), set directly: economic need
+    0.2 and a blocked ACQUIRE goal. Returns Gundrik."""
+    from maid_stdlib.living import api
+    from maid_stdlib.living.components import Goal, GoalStatus
+
+    gundrik = npc(engine, "gundrik")
+    api.set_need(engine.world, gundrik, "economic", 0.2)
+    api.add_goal(engine.world, gundrik, Goal(
+        id="source_iron", type="ACQUIRE", description="Source quality iron", priority=0.8,
+        status=GoalStatus.BLOCKED, blocker="bandits on Old Trade Road, The Broken Wagon",
+        blocker_source="bandits", blocker_rooms=["ironvale:road_wagon"], need="economic",
+        target="iron", created_at=engine.clock.game_time))
+    return gundrik

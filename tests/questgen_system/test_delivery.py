@@ -1,0 +1,188 @@
+"""The seven delivery methods (seed 4.5), each planned and then fired by its real
+trigger: the giver in the room, the next room entered, a gossiping NPC talked to,
+the notice board read, the quest's place entered, two knowing NPCs overheard, a
+person involved talked to."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from questgen_system.qskit import (
+    manager_of,
+    move,
+    npc,
+    online,
+    seed_for,
+    system_of,
+    until,
+)
+
+from maid_engine.engine import GameEngine
+from maid_engine.testing import FakeSession, cmd
+from maid_stdlib.living import api
+from maid_stdlib.living.gossip import KnownGossip, inject
+from maid_stdlib.questgen.delivery import PendingDelivery, QuestDeliveryMethod
+from maid_stdlib.questgen.personalization import PlayStyle
+from maid_stdlib.questgen.quest import GeneratedQuest
+from maid_stdlib.world import WorldService
+
+M = QuestDeliveryMethod
+GOSSIP = "threat:bandits:ironvale:old_trade_road"
+
+
+def silence(engine: GameEngine) -> None:
+    """Nobody knows any gossip (the living world may have spread some already)."""
+    for uid, _ in list(engine.world.each(KnownGossip)):
+        engine.world.remove_component(uid, KnownGossip)
+
+
+def tell(engine: GameEngine, *who: str) -> None:
+    inject(engine.world, [npc(engine, w) for w in who], GOSSIP,
+           "Bandits hold the Old Trade Road at the broken wagon.", engine.clock.game_time,
+           subject="bandits")
+
+
+async def gundriks_quest(
+    engine: GameEngine, importance: float = 0.9, involved: tuple[str, ...] = ()
+) -> GeneratedQuest:
+    system = system_of(engine)
+    system.enqueue(seed_for(engine, "gundrik", importance=importance, involved=involved))
+    await until(engine, lambda: bool(system.open_quests))
+    return next(iter(system.open_quests.values())).quest
+
+
+def planned(engine: GameEngine, hero: UUID, quest: GeneratedQuest) -> PendingDelivery:
+    pending = system_of(engine).deliveries.pending(hero)
+    assert quest.id in pending, f"nothing planned; offers: {manager_of(engine).quests_of(hero)}"
+    return pending[quest.id]
+
+
+def offered_by(engine: GameEngine, hero: UUID, quest: GeneratedQuest) -> str | None:
+    entry = manager_of(engine).entry(hero, quest.id)
+    return entry.offer_method if entry is not None else None
+
+
+async def test_direct_offer_when_the_character_is_in_the_givers_room(quiet: GameEngine) -> None:
+    silence(quiet)
+    present, present_session = await online(quiet, "Present", room="ironvale:smithy", level=4)
+    quest = await gundriks_quest(quiet)
+    # Planned and fired at once: the giver is right there.
+    assert offered_by(quiet, present, quest) == M.DIRECT_OFFER
+    assert 'Gundrik says, "' in present_session.text()
+    assert quest.quest_giver_dialogue.offer in present_session.text()
+    # Someone walking in later is approached too.
+    later, later_session = await online(quiet, "Later", level=4)
+    assert offered_by(quiet, later, quest) is None
+    await move(quiet, later, "forge_lane")
+    assert offered_by(quiet, later, quest) is None
+    await move(quiet, later, "smithy")
+    assert offered_by(quiet, later, quest) == M.DIRECT_OFFER
+    assert "Gundrik sizes you up, then beckons you closer." in later_session.text()
+
+
+async def test_a_letter_arrives_on_the_next_room_entered(quiet: GameEngine) -> None:
+    silence(quiet)
+    hero, session = await online(quiet, "Aldric", level=4)
+    api.adjust_relationship(quiet.world, npc(quiet, "gundrik"), hero, trust=0.8)
+    quest = await gundriks_quest(quiet)
+    assert planned(quiet, hero, quest).method is M.LETTER
+    assert offered_by(quiet, hero, quest) is None
+    await move(quiet, hero, "south_street")
+    assert offered_by(quiet, hero, quest) == M.LETTER
+    text = session.text()
+    assert "presses a sealed letter into your hand" in text and "It is from Gundrik" in text
+
+
+async def test_a_rumor_from_an_npc_who_knows_the_gossip(quiet: GameEngine) -> None:
+    silence(quiet)
+    tell(quiet, "bram")
+    hero, _ = await online(quiet, "Aldric", level=4)
+    quest = await gundriks_quest(quiet)
+    pending = planned(quiet, hero, quest)
+    assert (pending.method, pending.delivery_npc) == (M.RUMOR, npc(quiet, "bram"))
+    await move(quiet, hero, "market_row")
+    await move(quiet, hero, "selena_stall")
+    await cmd(quiet, hero, "talk selena")  # she has not heard
+    assert offered_by(quiet, hero, quest) is None
+    for room in ("market_row", "square", "south_street", "tavern"):
+        await move(quiet, hero, room)
+    out = await cmd(quiet, hero, "talk bram")
+    assert "Bram Holloway lowers their voice" in out
+    assert "Bandits hold the Old Trade Road" in out and "Gundrik is looking for someone" in out
+    assert offered_by(quiet, hero, quest) == M.RUMOR
+
+
+async def test_a_notice_on_the_village_board(quiet: GameEngine) -> None:
+    silence(quiet)
+    hero, _ = await online(quiet, "Aldric", room="ironvale:smithy", level=4)
+    await move(quiet, hero, "forge_lane")
+    quest = await gundriks_quest(quiet, importance=0.6)
+    pending = planned(quiet, hero, quest)
+    assert (pending.method, pending.trigger_location) == (M.NOTICE_BOARD, "ironvale:square")
+    assert "There is no notice board here." in await cmd(quiet, hero, "board")
+    await move(quiet, hero, "square")
+    assert offered_by(quiet, hero, quest) is None
+    out = await cmd(quiet, hero, "read board")
+    assert "TRAVEL ON THE OLD TRADE ROAD IS AT YOUR OWN RISK" in out
+    assert "A fresh notice is pinned to the board, signed by Gundrik" in out
+    assert offered_by(quiet, hero, quest) == M.NOTICE_BOARD
+    assert "Nothing new has been posted for you." in await cmd(quiet, hero, "board")
+
+
+async def test_an_explorer_discovers_it_at_the_quests_place(quiet: GameEngine) -> None:
+    silence(quiet)
+    hero, session = await online(quiet, "Aldric", level=4)
+    system_of(quiet).tracker.record(hero, PlayStyle.EXPLORER, 6.0)
+    quest = await gundriks_quest(quiet)
+    pending = planned(quiet, hero, quest)
+    assert (pending.method, pending.trigger_location) == (M.DISCOVERY, "ironvale:road_wagon")
+    for room in ("south_street", "south_gate", "road_gate", "road_ford", "road_bend"):
+        await move(quiet, hero, room)
+    assert offered_by(quiet, hero, quest) is None
+    await move(quiet, hero, "road_wagon")
+    assert offered_by(quiet, hero, quest) == M.DISCOVERY
+    assert "Something here catches your eye" in session.text()
+
+
+async def test_overheard_when_two_npcs_who_know_are_in_the_room(quiet: GameEngine) -> None:
+    silence(quiet)
+    tell(quiet, "selena", "bram")
+    hero, session = await online(quiet, "Aldric", level=4)
+    quest = await gundriks_quest(quiet, importance=0.6)
+    assert planned(quiet, hero, quest).method is M.OVERHEARD
+    ws = quiet.services.get(WorldService)
+    await move(quiet, hero, "south_street")
+    await move(quiet, hero, "tavern")  # Bram alone knows nothing worth overhearing
+    assert offered_by(quiet, hero, quest) is None
+    ws.move(npc(quiet, "selena"), "ironvale:tavern")  # Selena comes in for a drink
+    await quiet.dispatch_events()
+    assert offered_by(quiet, hero, quest) == M.OVERHEARD
+    assert "You overhear Bram Holloway and Selena talking in low voices." in session.text() \
+        or "You overhear Selena and Bram Holloway talking in low voices." in session.text()
+
+
+async def test_a_social_character_hears_of_it_in_conversation(quiet: GameEngine) -> None:
+    silence(quiet)
+    hero, _ = await online(quiet, "Aldric", level=4)
+    system_of(quiet).tracker.record(hero, PlayStyle.SOCIAL, 6.0)
+    quest = await gundriks_quest(quiet, involved=("voss",))
+    voss = npc(quiet, "voss")
+    assert voss in quest.involved_npcs
+    pending = planned(quiet, hero, quest)
+    assert (pending.method, pending.delivery_npc) == (M.CONVERSATION, voss)
+    await move(quiet, hero, "watch_street")
+    await move(quiet, hero, "guard_post")
+    assert offered_by(quiet, hero, quest) is None
+    out = await cmd(quiet, hero, "ask voss about the weather")
+    assert offered_by(quiet, hero, quest) is None  # not what the quest is about
+    out = await cmd(quiet, hero, "ask voss about bandits")
+    assert "As you talk, Captain Voss mentions it" in out
+    assert offered_by(quiet, hero, quest) == M.CONVERSATION
+
+
+async def test_offers_are_only_made_to_characters_online(quiet: GameEngine) -> None:
+    hero, session = await online(quiet, "Aldric", room="ironvale:smithy", level=4)
+    quiet.sessions.detach(session)
+    quest = await gundriks_quest(quiet)
+    assert offered_by(quiet, hero, quest) is None
+    assert isinstance(session, FakeSession)

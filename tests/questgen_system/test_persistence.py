@@ -1,0 +1,88 @@
+"""What survives a restart: the generated_quests side-table, the QuestHistory, the
+characters' play profiles and their pending deliveries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from questgen_system.qskit import (
+    make_engine,
+    manager_of,
+    move,
+    online,
+    qg_of,
+    seed_for,
+    system_of,
+    until,
+)
+
+from maid_engine.events import CharacterConnectedEvent
+from maid_engine.testing import session_for
+from maid_stdlib.living.gossip import KnownGossip
+from maid_stdlib.questgen.delivery import QuestDeliveryMethod
+from maid_stdlib.questgen.personalization import PlayStyle
+from maid_stdlib.questgen.register import GENERATED_QUESTS_COLLECTION
+
+
+async def test_open_quests_history_profiles_and_pending_deliveries_survive_a_restart(
+    tmp_path: Path,
+) -> None:
+    engine = make_engine(tmp_path, quiet=True, use_store=True)
+    async with engine.lifespan():
+        for uid, _ in list(engine.world.each(KnownGossip)):
+            engine.world.remove_component(uid, KnownGossip)
+        system = system_of(engine)
+        hero, _ = await online(engine, "Aldric", room="ironvale:smithy", level=4)
+        system.tracker.record(hero, PlayStyle.COMBAT, 4.0)
+        await move(engine, hero, "forge_lane")
+        system.enqueue(seed_for(engine, "gundrik", importance=0.6))
+        await until(engine, lambda: bool(system.open_quests))
+        [quest_id] = list(system.open_quests)
+        pending = system.deliveries.pending(hero)[quest_id]
+        assert pending.method is QuestDeliveryMethod.NOTICE_BOARD
+        await system.flush()
+        doc = await engine.store.documents.get(GENERATED_QUESTS_COLLECTION, quest_id)
+        assert doc is not None
+        for key in ("seed_id", "seed_type", "archetype_id", "importance", "consequences",
+                    "failure_consequences", "branches", "chain_potential", "chain_depth",
+                    "grounding_score", "coherence_score", "novelty_score"):
+            assert key in doc, key
+        assert "bandit" in doc["delivery"]["topics"]
+
+    engine = make_engine(tmp_path, quiet=True, use_store=True)
+    async with engine.lifespan():
+        system = system_of(engine)
+        assert list(system.open_quests) == [quest_id]
+        entry = qg_of(engine).history.get(quest_id)
+        assert entry is not None and entry.active and entry.region == "trade_road"
+        assert system.tracker.style_of(hero) is PlayStyle.COMBAT
+        assert system.deliveries.pending(hero)[quest_id].method is QuestDeliveryMethod.NOTICE_BOARD
+        session = session_for(engine, hero)
+        engine.events.emit(CharacterConnectedEvent(hero, session.id))
+        await engine.dispatch_events()
+        await move(engine, hero, "square")
+        assert manager_of(engine).is_open(quest_id)
+        from maid_engine.testing import cmd
+
+        assert "signed by Gundrik" in await cmd(engine, hero, "read board")
+        assert manager_of(engine).entry(hero, quest_id) is not None
+
+
+async def test_an_accepted_quest_is_still_open_after_a_restart(tmp_path: Path) -> None:
+    engine = make_engine(tmp_path, quiet=True, use_store=True)
+    async with engine.lifespan():
+        system = system_of(engine)
+        hero, _ = await online(engine, "Aldric", room="ironvale:smithy", level=4)
+        system.enqueue(seed_for(engine, "gundrik"))
+        await until(engine, lambda: bool(system.open_quests))
+        [quest_id] = list(system.open_quests)
+        await manager_of(engine).accept_quest(hero, quest_id)
+        await engine.dispatch_events()
+        assert system.unaccepted_quests() == 0
+        await system.flush()
+    engine = make_engine(tmp_path, quiet=True, use_store=True)
+    async with engine.lifespan():
+        system = system_of(engine)
+        assert list(system.open_quests) == [quest_id]
+        assert system.unaccepted_quests() == 0
+        assert qg_of(engine).history.count_active_in_region("trade_road") == 1

@@ -1,0 +1,166 @@
+"""Personalization (seed 4.5): play style from what a character really does, the
+match score, active-quest damping, reputation wording, and the opt-out."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import pytest
+from questgen_system.qskit import (
+    manager_of,
+    move,
+    npc,
+    online,
+    seed_for,
+    system_of,
+    ticks,
+    until,
+)
+
+from classic_rpg.combat.components import Fighting
+from classic_rpg.components import Attributes, CharacterStats, Health
+from maid_engine.clock import GAME_DAY, ManualClock
+from maid_engine.engine import GameEngine
+from maid_engine.testing import cmd
+from maid_stdlib.living import api
+from maid_stdlib.questgen.personalization import PlayStyle, QuestPreference
+from maid_stdlib.questgen.preferences import QuestGenMode, set_questgen_mode
+from maid_stdlib.questgen.quest import GeneratedQuest
+
+
+def make_strong(engine: GameEngine, uid: UUID) -> None:
+    world = engine.world
+    world.get_component(uid, CharacterStats).level = 10
+    world.add_component(uid, Health(900, 900))
+    world.add_component(uid, Attributes(strength=18, dexterity=18, constitution=16))
+
+
+async def a_quest(engine: GameEngine, giver: str = "gundrik") -> GeneratedQuest:
+    system = system_of(engine)
+    system.enqueue(seed_for(engine, giver))
+    await until(engine, lambda: bool(system.open_quests))
+    return next(iter(system.open_quests.values())).quest
+
+
+async def test_a_fight_makes_a_combat_player(quiet: GameEngine) -> None:
+    tracker = system_of(quiet).tracker
+    hero, _ = await online(quiet, "Aldric")
+    make_strong(quiet, hero)
+    assert tracker.style_of(hero) is PlayStyle.BALANCED
+    await move(quiet, hero, "road_wagon", reason="goto")  # a teleport is not exploring
+    await cmd(quiet, hero, "kill scout")
+    for _ in range(600):
+        await quiet.tick()
+        if not quiet.world.has_component(hero, Fighting):
+            break
+    scores = tracker.scores(hero)
+    # Three scouts killed (their deaths counted, a little decayed by the fight's time).
+    assert scores[PlayStyle.COMBAT] >= 2.9 and PlayStyle.EXPLORER not in scores
+    assert tracker.style_of(hero) is PlayStyle.COMBAT
+
+
+async def test_talking_walking_and_gathering_make_their_styles(quiet: GameEngine) -> None:
+    tracker = system_of(quiet).tracker
+    talker, _ = await online(quiet, "Talker")
+    await move(quiet, talker, "smithy", reason="goto")
+    for _ in range(4):
+        await cmd(quiet, talker, "talk gundrik")
+    walker, _ = await online(quiet, "Walker")
+    for room in ("south_street", "south_gate", "road_gate", "road_ford"):
+        await move(quiet, walker, room)
+    gatherer, _ = await online(quiet, "Gatherer")
+    for room, item in (("smithy", "sword"), ("guard_post", "armour"), ("tavern", "draught")):
+        await move(quiet, gatherer, room, reason="goto")
+        assert "You pick up" in await cmd(quiet, gatherer, f"get {item}")
+    assert [tracker.style_of(c) for c in (talker, walker, gatherer)] == [
+        PlayStyle.SOCIAL, PlayStyle.EXPLORER, PlayStyle.CRAFTER]
+    # Going back where one has been is hardly exploring.
+    before = tracker.scores(walker)[PlayStyle.EXPLORER]
+    await move(quiet, walker, "road_gate")
+    assert tracker.scores(walker)[PlayStyle.EXPLORER] == pytest.approx(before + 0.1)
+    # Styles follow recent play: activity halves every half-life.
+    assert isinstance(quiet.clock, ManualClock)
+    quiet.clock.skip(3 * GAME_DAY)
+    assert tracker.style_of(talker) is PlayStyle.BALANCED, tracker.scores(talker)
+
+
+async def test_the_match_score_follows_the_seed(quiet: GameEngine) -> None:
+    system = system_of(quiet)
+    quest = await a_quest(quiet)
+    assert quest.difficulty.recommended_level == 4
+    hero, _ = await online(quiet, "Aldric", level=4)
+    personalizer, gundrik = system.personalizer, quest.quest_giver_id
+
+    def score(active: list[str] | None = None) -> float:
+        profile = personalizer.build_profile(hero, active or [], [gundrik])
+        return personalizer.score_match(quest, profile)
+
+    # Level 0 apart +0.3, the square is 2 rooms from the smithy +0.1, novel +0.1.
+    assert score() == 0.5
+    quiet.world.get_component(hero, CharacterStats).level = 8
+    assert score() == 0.3  # 4 levels apart: +0.1 only
+    quiet.world.get_component(hero, CharacterStats).level = 10
+    assert score() == 0.0 and not personalizer.is_eligible(
+        quest, personalizer.build_profile(hero, [], [gundrik]))
+    quiet.world.get_component(hero, CharacterStats).level = 4
+    system.tracker.record(hero, PlayStyle.COMBAT, 5.0)
+    assert score() == 0.7  # the archetype requires combat
+    api.adjust_relationship(quiet.world, gundrik, hero, trust=0.6)
+    assert score() == 0.85  # a trusted giver
+    await move(quiet, hero, "bandit_camp", reason="goto")
+    assert score() == 0.85  # the camp is itself one of the quest's places
+    await move(quiet, hero, "watchtower", reason="goto")
+    assert score() == 0.75  # too far from any of them
+    system.tracker.record_quest(hero, "older", quest.archetype_id, gundrik, "completed")
+    assert score() == 0.65  # not novel any more
+    assert score(["a", "b", "c"]) == 0.325  # three active quests halve it
+
+
+async def test_the_offer_is_worded_for_the_character(quiet: GameEngine) -> None:
+    system = system_of(quiet)
+    quest = await a_quest(quiet)
+    gundrik = quest.quest_giver_id
+    friend, friend_session = await online(quiet, "Friend", level=4)
+    foe, foe_session = await online(quiet, "Foe", level=4)
+    newbie, newbie_session = await online(quiet, "Newbie", level=1)
+    api.adjust_relationship(quiet.world, gundrik, friend, trust=0.8)
+    api.adjust_relationship(quiet.world, gundrik, foe, trust=-0.5)
+    system.tracker.record_quest(friend, "earlier", "supply_chain", gundrik, "completed")
+    system.tracker.record(newbie, PlayStyle.COMBAT, 5.0)
+    for who in (friend, foe, newbie):
+        await move(quiet, who, "smithy", reason="goto")
+    assert "Gundrik greets you like an old friend" in friend_session.text()
+    assert "Gundrik has not forgotten the last job you did for them." in friend_session.text()
+    assert "Gundrik eyes you warily" in foe_session.text()
+    assert "work for someone more seasoned than you (level 3)" in newbie_session.text()
+    manager = manager_of(quiet)
+    assert all(manager.quest_state(c, quest.id) is not None for c in (friend, foe, newbie))
+
+
+async def test_a_character_can_ask_for_fewer_offers_or_none(quiet: GameEngine) -> None:
+    # The questgen preference (seed 11, item 5) is the admin layer's; delivery reads
+    # its offer policy.
+    system = system_of(quiet)
+    quest = await a_quest(quiet)
+    hero, _ = await online(quiet, "Aldric", level=4)
+    set_questgen_mode(quiet, hero, QuestGenMode.OFF)
+    assert system.tracker.preference(hero) is QuestPreference.OFF
+    await move(quiet, hero, "smithy", reason="goto")
+    assert manager_of(quiet).quest_state(hero, quest.id) is None
+    set_questgen_mode(quiet, hero, QuestGenMode.LESS)
+    assert system.deliveries.cap_for(hero) == 1
+    await move(quiet, hero, "forge_lane")
+    await move(quiet, hero, "smithy")
+    # "less" halves the match score: a plain match (0.5 -> 0.25) is not enough ...
+    assert manager_of(quiet).quest_state(hero, quest.id) is None
+    system.tracker.record(hero, PlayStyle.COMBAT, 5.0)
+    await move(quiet, hero, "forge_lane")
+    await move(quiet, hero, "smithy")
+    # ... a quest that suits the character well (0.7 -> 0.35) still comes.
+    entry = manager_of(quiet).entry(hero, quest.id)
+    assert entry is not None and entry.match_score == 0.35
+    await ticks(quiet)
+
+
+def test_npc_key_helper_is_stable(quiet: GameEngine) -> None:
+    assert npc(quiet, "gundrik") == npc(quiet, "ironvale:gundrik")

@@ -1,0 +1,104 @@
+"""Signal intake (seed 6.1): dedup window, global throttle, evaluation, composition."""
+
+from __future__ import annotations
+
+from questgen_system.qskit import iron_crisis, metric, npc, system_of, ticks
+
+from maid_engine.clock import ManualClock
+from maid_engine.engine import GameEngine
+from maid_stdlib.questgen.generation_config import QuestGenerationConfig, SignalGate
+from maid_stdlib.questgen.signals import BasicSignal
+from maid_stdlib.story.signals import StorySignal, StorySignalEvent, StorySituationResolvedEvent
+
+
+def threat(engine: GameEngine, *npcs: str, importance: float = 0.6) -> StorySignal:
+    ids = [npc(engine, n) for n in npcs]
+    return StorySignal(
+        "THREAT_DETECTED", importance, ids,
+        context={"threat_source": "bandits", "threat_location": "ironvale:road_wagon"},
+        situation_key="threat:bandits:ironvale:old_trade_road")
+
+
+def blocked(engine: GameEngine, importance: float = 0.8) -> StorySignal:
+    gundrik = npc(engine, "gundrik")
+    return StorySignal(
+        "GOAL_BLOCKED", importance, [gundrik],
+        context={"blocked_goal": "Source quality iron", "blocker": "bandits on the Old Trade Road",
+                 "npc_id": str(gundrik), "threat_source": "bandits",
+                 "blocker_location": "ironvale:road_wagon"},
+        situation_key="goal_blocked:gundrik:source_iron")
+
+
+def test_the_gate_suppresses_repeats_within_the_dedup_window() -> None:
+    gate = SignalGate(dedup_window=60.0, global_window=300.0, global_max=30)
+    a = BasicSignal("THREAT_DETECTED", 0.6, ["npc-a"])  # type: ignore[list-item]
+    b = BasicSignal("THREAT_DETECTED", 0.6, ["npc-b"])  # type: ignore[list-item]
+    assert gate.admit(a, 100.0) == "accepted"
+    assert gate.admit(a, 159.0) == "duplicate"
+    assert gate.admit(b, 159.0) == "accepted"  # another NPC is another situation
+    assert gate.admit(BasicSignal("CRISIS", 0.6, ["npc-a"]), 159.0) == "accepted"  # type: ignore[list-item]
+    assert gate.admit(a, 160.0) == "accepted"  # the window is over
+
+
+def test_the_gate_caps_accepted_signals_world_wide_per_rolling_window() -> None:
+    gate = SignalGate(dedup_window=60.0, global_window=300.0, global_max=3)
+    signals = [BasicSignal("X", 0.5, [f"n{i}"]) for i in range(5)]  # type: ignore[list-item]
+    assert [gate.admit(s, 10.0 * i) for i, s in enumerate(signals)] == [
+        "accepted", "accepted", "accepted", "throttled", "throttled"]
+    assert gate.in_window(40.0) == 3
+    # The first acceptance (t=0) rolls out at t=300: one more fits, then none.
+    assert gate.admit(signals[3], 300.0) == "accepted"
+    assert gate.admit(signals[4], 300.0) == "throttled"
+    assert gate.admit(signals[4], 310.0) == "accepted"
+
+
+async def test_signals_are_counted_by_outcome_on_the_metrics(quiet: GameEngine) -> None:
+    system = system_of(quiet)
+    system.configure(QuestGenerationConfig(global_signal_max=2))
+    signal = threat(quiet, "selena")
+    quiet.events.emit(StorySignalEvent(signal))
+    quiet.events.emit(StorySignalEvent(signal))  # same type and first NPC: a duplicate
+    quiet.events.emit(StorySignalEvent(threat(quiet, "voss")))
+    quiet.events.emit(StorySignalEvent(threat(quiet, "bram")))  # over the global cap
+    await quiet.dispatch_events()
+    assert metric(quiet, "maid_questgen_signals_total", outcome="accepted") == 2
+    assert metric(quiet, "maid_questgen_signals_total", outcome="duplicate") == 1
+    assert metric(quiet, "maid_questgen_signals_total", outcome="throttled") == 1
+    await ticks(quiet)
+    assert metric(quiet, "maid_questgen_signals_in_window") == 2
+
+
+async def test_a_goal_and_a_threat_compose_and_the_compound_supersedes_the_single(
+    quiet: GameEngine,
+) -> None:
+    system = system_of(quiet)
+    iron_crisis(quiet)
+    first = await system.accept_signal(threat(quiet, "selena", "voss"))
+    assert first is not None and first.source_signals and len(first.source_signals) == 1
+    system._drain_incoming()
+    assert [s.id for s in system.pending_seeds] == [first.id]
+    compound = await system.accept_signal(blocked(quiet))
+    assert compound is not None and len(compound.source_signals) == 2
+    assert compound.primary_npc == npc(quiet, "gundrik")
+    assert compound.importance > 0.8  # boosted by composition
+    system._drain_incoming()
+    # The single threat seed is part of the compound: only the compound waits.
+    assert [s.id for s in system.pending_seeds] == [compound.id]
+    assert metric(quiet, "maid_questgen_seeds_total", outcome="superseded") == 1
+
+
+async def test_a_resolved_situation_makes_its_seeds_stale(quiet: GameEngine) -> None:
+    system = system_of(quiet)
+    system.configure(QuestGenerationConfig(generation_interval=3600.0, urgent_importance=1.0))
+    await ticks(quiet)  # the first cycle runs at once; the next one is an hour away
+    seed = await system.accept_signal(threat(quiet, "selena", "voss"))
+    assert seed is not None
+    quiet.events.emit(StorySituationResolvedEvent("threat:bandits:ironvale:old_trade_road",
+                                                  "THREAT_DETECTED"))
+    await quiet.dispatch_events()
+    assert not system.is_fresh(seed)
+    assert isinstance(quiet.clock, ManualClock)
+    quiet.clock.skip(3600.0)
+    await ticks(quiet)
+    assert system.pending_seeds == [] and not system.records
+    assert metric(quiet, "maid_questgen_seeds_total", outcome="stale") == 1
