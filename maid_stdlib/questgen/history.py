@@ -56,6 +56,9 @@ class QuestHistoryEntry(BaseModel):
     requires_combat: bool = False
     #: Characters who hold an unaccepted offer of it (pending-offer caps).
     offered_to: list[UUID] = []
+    #: Characters who accepted it. (``character_id`` stays None: in the shared
+    #: collection a set character_id marks a QuestManager run entry.)
+    accepted_by: list[UUID] = []
     #: Order of recording: breaks ties between quests generated at the same game time.
     sequence: int = 0
 
@@ -129,7 +132,10 @@ class QuestHistory:
         if entry is None:
             return
         offered = [c for c in entry.offered_to if c != character_id]
-        self._update(quest_id, character_id=character_id, accepted_at=now, offered_to=offered)
+        accepted = [*entry.accepted_by, character_id] if character_id not in entry.accepted_by \
+            else entry.accepted_by
+        self._update(quest_id, accepted_at=entry.accepted_at or now, offered_to=offered,
+                     accepted_by=accepted)
 
     def mark_finished(self, quest_id: str, outcome: str, now: float) -> None:
         """Close the quest (turned in, failed, expired or invalidated)."""

@@ -480,9 +480,7 @@ class QuestGenerationSystem(System):
         return expired
 
     def quest_accepted(self, quest_id: str, character: UUID) -> None:
-        # Not QuestHistory.mark_accepted: it sets the quest entry's character_id, and
-        # QuestHistory.load skips entries that have one, so the quest would vanish
-        # from the history at the next start. The QuestManager knows who accepted.
+        self.qg.history.mark_accepted(quest_id, character, self.engine.clock.game_time)
         self.deliveries.drop(character, quest_id)
 
     def quest_turned_in(self, quest_id: str, outcome: str) -> None:

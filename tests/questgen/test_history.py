@@ -69,6 +69,10 @@ async def test_history_persists_in_the_quest_history_collection(
 ) -> None:
     quest = await iron_quest(town)
     town.qg.record(quest)
+    # An accepted quest must still load (its acceptance is not a character_id,
+    # which in this shared collection marks a QuestManager run entry).
+    town.qg.history.mark_offered(quest.id, town.tam)
+    town.qg.history.mark_accepted(quest.id, town.tam, town.now)
     store = Store(f"sqlite+aiosqlite:///{tmp_path / 'h.db'}")
     await store.open()
     try:
@@ -81,5 +85,6 @@ async def test_history_persists_in_the_quest_history_collection(
         loaded = QuestHistory()
         assert await loaded.load(store.documents) == 1
         assert loaded.get(quest.id) == town.qg.history.get(quest.id)
+        assert loaded.get(quest.id).accepted_by == [town.tam]  # type: ignore[union-attr]
     finally:
         await store.close()

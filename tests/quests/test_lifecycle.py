@@ -324,3 +324,29 @@ async def test_transitions_write_structured_log_lines(
         record = lines[what]
         assert record.quest_id == "test-quest"  # type: ignore[attr-defined]
         assert record.character_id == str(hero)  # type: ignore[attr-defined]
+
+
+async def test_turning_in_a_generated_quest_resolves_it(engine: GameEngine) -> None:
+    manager = qm(engine)
+    hero, other = new_character(engine), new_character(engine, "Bryn")
+    generated = quest("bandit-threat-2", YARD)
+    manager.register_generated_quest(generated, seed_type="threat_response",
+                                     archetype_id="threat_elimination", importance=0.7)
+    manager.offer_quest(hero, "bandit-threat-2")
+    manager.offer_quest(other, "bandit-threat-2")
+    assert manager.count_pending_offers(other) == 1
+    await manager.accept_quest(hero, "bandit-threat-2")
+    await cmd(engine, hero, "north")
+    await cmd(engine, hero, "south")
+    await manager.turn_in_quest(hero, "bandit-threat-2")
+    # The situation is resolved: no longer open, the other offer withdrawn (it no
+    # longer blocks that character's pending-offer cap) and it can't be re-offered.
+    assert not manager.is_open("bandit-threat-2")
+    assert manager.registry.status("bandit-threat-2") == ("resolved", "turned in by Alice")
+    assert manager.entry(other, "bandit-threat-2") is None
+    assert manager.count_pending_offers(other) == 0
+    with pytest.raises(QuestError, match="no longer available"):
+        manager.offer_quest(other, "bandit-threat-2")
+    # ... and nothing invalidates it afterwards: the hero's run stays turned in.
+    assert manager.invalidate_quest("bandit-threat-2", "targets gone") == []
+    assert state(engine, hero, "bandit-threat-2") is QuestState.TURNED_IN

@@ -74,7 +74,11 @@ class QuestHistory:
         if entry.character_id is not None:
             raise ValueError("record() takes quest entries; runs are written by the manager")
         self._entries[entry.quest_id] = entry
-        self._pending[entry.quest_id] = entry.document()
+        # The generation pipeline's history owns the stored quest entry of a
+        # generated quest (it carries chain_parent_id and the build metadata);
+        # writing ours under the same key would overwrite it.
+        if entry.source != "generated":
+            self._pending[entry.quest_id] = entry.document()
 
     def get(self, quest_id: str) -> QuestHistoryEntry | None:
         return self._entries.get(quest_id)

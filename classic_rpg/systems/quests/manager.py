@@ -430,4 +430,24 @@ class QuestManager:
                 raise QuestError(
                     f"You need to be with {self.name_of(npc)} to turn in '{quest.title}'."
                 )
-        return await self.ledger.turn_in(character, quest, entry)
+        outcome = await self.ledger.turn_in(character, quest, entry)
+        if quest.source == "generated" and not quest.repeatable:
+            self.resolve_quest(quest_id, f"turned in by {self.name_of(character)}")
+        return outcome
+
+    def resolve_quest(self, quest_id: str, reason: str) -> None:
+        """A generated quest's situation was resolved by a turn-in: close it to new
+        offers and withdraw unanswered ones. Characters already on it may finish.
+
+        Without this a resolved quest stays open: it is offered again and the
+        grounding sweep later "invalidates" it (its targets are gone by then).
+        """
+        if not self.is_open(quest_id):
+            return
+        self.registry.close(quest_id, "resolved", reason, self.now)
+        for character, entry in self.holders(quest_id):
+            if entry.state is QuestState.AVAILABLE:
+                qlog = self.log_of(character)
+                qlog.quests.pop(quest_id, None)
+                qlog.touch()
+        self._log("quest resolved", quest_id, None, reason=reason)

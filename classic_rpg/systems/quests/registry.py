@@ -44,7 +44,7 @@ class QuestRegistry:
         return list(self._quests.values())
 
     def status(self, quest_id: str) -> tuple[str, str] | None:
-        """(``expired``|``invalidated``, reason) once closed; None while open."""
+        """(``expired``|``invalidated``|``resolved``, reason) once closed; None while open."""
         return self._closed.get(quest_id)
 
     def close(self, quest_id: str, status: str, reason: str, now: float) -> None:
