@@ -26,7 +26,7 @@ from maid_stdlib.questgen.delivery import (
 )
 from maid_stdlib.questgen.narrative.reputation import ReputationLabel
 from maid_stdlib.questgen.personalization import PersonalizedQuest, QuestPersonalizer
-from maid_stdlib.questgen.preferences import offer_policy
+from maid_stdlib.questgen.preferences import QuestGenMode, offer_policy
 from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.world.components import NPC
@@ -87,7 +87,18 @@ class QuestDeliveryService:
         return comp.items if comp is not None else {}
 
     # -- matching -----------------------------------------------------------------------
-    def personalize(self, oq: OpenQuest, character: UUID) -> PersonalizedQuest | None:
+    def personalize(
+        self, oq: OpenQuest, character: UUID, *, in_person: bool = False
+    ) -> PersonalizedQuest | None:
+        """The quest as offered to ``character``, or None if it is not for them.
+
+        ``in_person``: the character stands before the giver. A giver asks whoever
+        walks in (the seed's Iron Crisis: a newcomer enters the smithy and Gundrik
+        speaks up), so the match-score threshold, which ranks quests for remote
+        delivery, does not apply; eligibility (level range, opt-out) and the offer
+        caps still do, and so does the threshold for a character who asked for fewer
+        quests (``questgen less``).
+        """
         offers, quest = self.offers, oq.quest
         if offers is None or offers.has_quest(character, quest.id):
             return None
@@ -97,9 +108,10 @@ class QuestDeliveryService:
         if not personalizer.is_eligible(quest, profile):
             return None
         # The preference scales the score ("less" halves it) before the threshold.
-        score = offer_policy(self.engine.world, character).scale(
-            personalizer.score_match(quest, profile))
-        if score <= self.policy.min_match_score:
+        policy = offer_policy(self.engine.world, character)
+        score = policy.scale(personalizer.score_match(quest, profile))
+        asked_for_less = policy.mode is not QuestGenMode.ON
+        if score <= self.policy.min_match_score and (asked_for_less or not in_person):
             return None
         lines, label = personalizer.narrative_additions(quest, profile)
         return PersonalizedQuest(quest, character, score, self.planner.plan(oq, profile),
@@ -277,7 +289,7 @@ class QuestDeliveryService:
             offers = self.offers
             if offers is None or offers.pending_offers(character) >= self.cap_for(character):
                 break
-            pq = self.personalize(oq, character)
+            pq = self.personalize(oq, character, in_person=True)
             if pq is None:
                 continue
             planned = self.schedule(pq)

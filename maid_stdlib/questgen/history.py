@@ -28,6 +28,16 @@ COLLECTION = "quest_history"
 SUCCESS_OUTCOMES = frozenset({"perfect", "completed", "partial_success", "pyrrhic_victory"})
 
 
+#: The QuestManager keeps its own entries in the same collection (the quest, then
+#: one per character's run). Ours carry the build metadata and chain links under
+#: keys of their own, so neither side overwrites the other.
+RECORD_KIND = "generation"
+
+
+def record_key(quest_id: str) -> str:
+    return f"gen:{quest_id}"
+
+
 class QuestHistoryEntry(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -67,7 +77,7 @@ class QuestHistoryEntry(BaseModel):
         return self.outcome is None
 
     def document(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
+        return {**self.model_dump(mode="json"), "record_kind": RECORD_KIND}
 
 
 class QuestHistory:
@@ -112,7 +122,7 @@ class QuestHistory:
 
     def _put(self, entry: QuestHistoryEntry) -> None:
         self._entries[entry.quest_id] = entry
-        self._pending[entry.quest_id] = entry.document()
+        self._pending[record_key(entry.quest_id)] = entry.document()
 
     def _update(self, quest_id: str, **changes: Any) -> QuestHistoryEntry | None:
         entry = self._entries.get(quest_id)
@@ -205,7 +215,7 @@ class QuestHistory:
     def load_documents(self, docs: Iterable[dict[str, Any]]) -> int:
         count = 0
         for doc in docs:
-            if doc.get("character_id") is not None or doc.get("source") != "generated":
+            if doc.get("record_kind") != RECORD_KIND:
                 continue
             entry = QuestHistoryEntry.model_validate(doc)
             self._entries[entry.quest_id] = entry
@@ -214,8 +224,9 @@ class QuestHistory:
         return count
 
     async def load(self, documents: DocumentStore) -> int:
-        """Read the generated quests' entries (run entries of characters are skipped)."""
-        return self.load_documents(await documents.query(COLLECTION, {"character_id": None}))
+        """Read the generation records (not the QuestManager's entries)."""
+        where = {"record_kind": RECORD_KIND}
+        return self.load_documents(await documents.query(COLLECTION, where))
 
     async def flush(self, documents: DocumentStore) -> int:
         if not self._pending:

@@ -13,6 +13,7 @@ from maid_engine.commands import Role
 from maid_engine.engine import GameEngine
 from maid_engine.testing import session_for
 from maid_stdlib.questgen import QuestGen
+from maid_stdlib.questgen.history import RECORD_KIND
 
 
 @pytest.fixture
@@ -26,7 +27,7 @@ async def engine(tmp_path: Path) -> AsyncIterator[GameEngine]:
             {"quest_id": q, "seed_type": "threat_response", "archetype_id": "threat_elimination",
              "quest_giver_id": giver, "character_id": None, "source": "generated",
              "chain_parent_id": parent, "chain_depth": depth, "created_at": float(depth),
-             "sequence": depth + 1}
+             "sequence": depth + 1, "record_kind": RECORD_KIND}
             for depth, (q, parent) in enumerate(links.items())
         ])
         yield engine

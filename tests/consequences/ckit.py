@@ -126,9 +126,11 @@ CLEARED_NEWS = "An adventurer cleared the bandits from Old Trade Road"
 
 
 def make_strong(engine: GameEngine, uid: UUID) -> None:
-    """A veteran's level and health, so the dice cannot end a test early."""
+    """A veteran's health, so the dice cannot end a test early. The level stays in
+    the range of the village's quests (moderate 4 to hard 7): quests are matched to
+    characters near their level, and an over-levelled hero is not offered them."""
     world = engine.world
-    world.get_component(uid, CharacterStats).level = 10
+    world.get_component(uid, CharacterStats).level = 6
     world.add_component(uid, Health(400, 400))
     world.add_component(uid, Attributes(strength=18, dexterity=18, constitution=16))
 

@@ -164,3 +164,20 @@ async def test_a_character_can_ask_for_fewer_offers_or_none(quiet: GameEngine) -
 
 def test_npc_key_helper_is_stable(quiet: GameEngine) -> None:
     assert npc(quiet, "gundrik") == npc(quiet, "ironvale:gundrik")
+
+
+async def test_talking_to_the_giver_follows_the_delivery_rules(quiet: GameEngine) -> None:
+    # `talk <giver>` is the seed's CONVERSATION delivery: it may bring a generated
+    # quest up, but never to a character who opted out.
+    quest = await a_quest(quiet)
+    hero, _ = await online(quiet, "Aldric", level=4)
+    set_questgen_mode(quiet, hero, QuestGenMode.OFF)
+    await move(quiet, hero, "smithy", reason="goto")
+    out = await cmd(quiet, hero, "talk gundrik")
+    assert "Quest offered" not in out
+    assert manager_of(quiet).quest_state(hero, quest.id) is None
+    set_questgen_mode(quiet, hero, QuestGenMode.ON)
+    out = await cmd(quiet, hero, "talk gundrik")
+    assert "Quest offered" in out
+    assert manager_of(quiet).entry(hero, quest.id) is not None
+    await ticks(quiet)

@@ -269,6 +269,27 @@ class QuestTalk:
             return True
         return False
 
+    def _may_offer(self, actor: UUID, quest_id: str, offering: int) -> bool:
+        from maid_stdlib.questgen.system import QuestGenerationSystem
+
+        engine = self.manager.engine
+        system = engine.services.try_get(QuestGenerationSystem)
+        if system is None:
+            return True
+        open_quest = system.open_quests.get(quest_id)
+        if open_quest is None:
+            # Registered outside the generation system's delivery (by a pack or a
+            # test): offered like an authored quest.
+            quest = self.manager.get_quest(quest_id)
+            stats = engine.world.try_component(actor, CharacterStats)
+            level = stats.level if stats is not None else 1
+            return quest is not None and level >= quest.level_requirement
+        deliveries = system.deliveries
+        pending = self.manager.count_pending_offers(actor) + offering
+        if pending >= deliveries.cap_for(actor):
+            return False
+        return deliveries.personalize(open_quest, actor, in_person=True) is not None
+
     def _offers(self, actor: UUID, npc: UUID) -> list[Quest]:
         manager = self.manager
         stats = manager.engine.world.try_component(actor, CharacterStats)
@@ -277,7 +298,18 @@ class QuestTalk:
         out = []
         for quest in manager.quests_from(npc):
             entry = qlog.entry(quest.quest_id) if qlog is not None else None
-            if not manager.is_open(quest.quest_id) or level < quest.level_requirement:
+            if not manager.is_open(quest.quest_id):
+                continue
+            if quest.source == "generated":
+                # Talking to the giver is the seed's CONVERSATION delivery: it may
+                # bring up the quest, but within the delivery rules (level range,
+                # opt-out, pending-offer cap), like an offer in person.
+                if entry is not None and entry.state is QuestState.AVAILABLE:
+                    out.append(quest)
+                elif entry is None and self._may_offer(actor, quest.quest_id, len(out)):
+                    out.append(quest)
+                continue
+            if level < quest.level_requirement:
                 continue
             if entry is not None and entry.state.active:
                 continue

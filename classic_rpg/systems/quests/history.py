@@ -74,11 +74,7 @@ class QuestHistory:
         if entry.character_id is not None:
             raise ValueError("record() takes quest entries; runs are written by the manager")
         self._entries[entry.quest_id] = entry
-        # The generation pipeline's history owns the stored quest entry of a
-        # generated quest (it carries chain_parent_id and the build metadata);
-        # writing ours under the same key would overwrite it.
-        if entry.source != "generated":
-            self._pending[entry.quest_id] = entry.document()
+        self._pending[entry.quest_id] = entry.document()
 
     def get(self, quest_id: str) -> QuestHistoryEntry | None:
         return self._entries.get(quest_id)
@@ -147,7 +143,10 @@ class QuestHistory:
         self._pending.clear()
 
     async def load(self, documents: DocumentStore) -> None:
-        for doc in await documents.query(COLLECTION, {"character_id": None}):
+        # The generation pipeline keeps its own records in this collection (keys
+        # "gen:<quest_id>", record_kind "generation"); they are not ours to load.
+        where = {"character_id": None, "record_kind": None}
+        for doc in await documents.query(COLLECTION, where):
             entry = QuestHistoryEntry.model_validate(doc)
             self._entries[entry.quest_id] = entry
 
