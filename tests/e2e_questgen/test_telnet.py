@@ -48,9 +48,8 @@ async def test_a_newcomer_is_offered_gundriks_quest_in_the_smithy(tmp_path: Path
         async with await TelnetClient.open("127.0.0.1", server.telnet_port) as client:
             await client.create("Aldric", "hunter22")
             [hero] = engine.sessions.characters_online()
-            async with engine.world_lock:
-                # A newcomer, but no greenhorn: the job asks for level 3.
-                engine.world.get_component(hero, CharacterStats).level = 4
+            # A brand-new character: level 1, no history, walking in off the square.
+            assert engine.world.get_component(hero, CharacterStats).level == 1
             assert "Forge Lane" in await client.command("west")
             out = flat(await client.command("west"))
             hint = f"Type 'accept {quest.id}' to take it on."
@@ -62,7 +61,14 @@ async def test_a_newcomer_is_offered_gundriks_quest_in_the_smithy(tmp_path: Path
             out = flat(await client.command(f"quest {quest.id}"))
             assert "Captain Voss" in out and "Old Trade Road" in out
             assert "Defeat 3 bandit scouts" in out and "Defeat Kral" in out
+            # Gundrik asks whoever walks in; taking the job on needs some experience.
             out = flat(await client.command(f"accept {quest.id}"))
+            if quest.required_player_level > 1:
+                assert f"You must be level {quest.required_player_level}" in out
+                async with engine.world_lock:
+                    engine.world.get_component(hero, CharacterStats).level = (
+                        quest.required_player_level)
+                out = flat(await client.command(f"accept {quest.id}"))
             assert f"You accept '{quest.title}'." in out
         manager = engine.services.get(QuestManager)
         assert manager.quest_state(hero, quest.id) is QuestState.IN_PROGRESS
