@@ -62,25 +62,11 @@ class RpgQuestBoard:
     def title(self, quest_id: str) -> str:
         return self.manager.title(quest_id)
 
-    def invalidate(self, quest_id: str, reason: str) -> list[UUID]:
-        return self.manager.invalidate_quest(quest_id, reason)
+    def invalidate(self, quest_id: str, reason: str, explanation: str = "") -> list[UUID]:
+        return self.manager.invalidate_quest(quest_id, reason, explanation)
 
     def set_hint(self, quest_id: str, objective_id: str, hint: str) -> bool:
-        quest = self.manager.get_quest(quest_id)
-        if quest is None or quest.objective(objective_id) is None:
-            return False
-        objectives = [o.model_copy(update={"hint": hint}) if o.objective_id == objective_id
-                      else o for o in quest.objectives]
-        _replace_definition(self.manager, quest.model_copy(update={"objectives": objectives}))
-        return True
-
-
-def _replace_definition(manager: QuestManager, quest: Quest) -> None:
-    # The QuestManager has no public way to update a registered definition yet
-    # (reported); this mirrors what registry.add(persist=True) does for a new one.
-    registry = manager.registry
-    registry._quests[quest.quest_id] = quest
-    registry._pending[quest.quest_id] = registry._document(quest.quest_id)
+        return self.manager.set_objective_hint(quest_id, objective_id, hint)
 
 
 class _Forwarder:

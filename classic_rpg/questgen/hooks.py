@@ -129,5 +129,5 @@ class RpgQuestSink:
     def expire(self, quest_id: str) -> list[UUID]:
         return self.manager.expire_quest(quest_id)
 
-    def invalidate(self, quest_id: str, reason: str) -> list[UUID]:
-        return self.manager.invalidate_quest(quest_id, reason)
+    def invalidate(self, quest_id: str, reason: str, explanation: str = "") -> list[UUID]:
+        return self.manager.invalidate_quest(quest_id, reason, explanation)

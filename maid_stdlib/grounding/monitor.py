@@ -190,12 +190,11 @@ class QuestGroundingMonitor(System):
         """Invalidate through the rules layer, then tell each affected player why."""
         if self.board is None:
             return []
-        affected = self.board.invalidate(quest.id, reason)
+        # One message per player: the rules layer says the quest is gone and why.
+        affected = self.board.invalidate(quest.id, reason, why)
         self._invalidations.labels(reason).inc()
         log.info("generated quest invalidated", extra={"quest_id": quest.id, "reason": reason,
                                                        "characters": len(affected)})
-        for character in affected:
-            self.engine.sessions.send_to(character, f"|y{why}|n")
         for ids in self._refs.values():
             ids.discard(quest.id)
         return affected

@@ -36,9 +36,10 @@ class QuestBoard(Protocol):
 
     def title(self, quest_id: str) -> str: ...
 
-    def invalidate(self, quest_id: str, reason: str) -> list[UUID]:
-        """Close the quest for everyone (the rules layer tells the holders it is
-        gone); returns the characters affected."""
+    def invalidate(self, quest_id: str, reason: str, explanation: str = "") -> list[UUID]:
+        """Close the quest for everyone; the rules layer tells the holders it is
+        gone, with ``explanation`` (words for players). Returns the characters
+        affected."""
         ...
 
     def set_hint(self, quest_id: str, objective_id: str, hint: str) -> bool:

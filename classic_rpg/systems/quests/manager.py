@@ -194,6 +194,18 @@ class QuestManager:
         desc = self.engine.world.try_component(entity, Describable) if entity else None
         return desc.name if desc is not None and desc.name else "someone"
 
+    def set_objective_hint(self, quest_id: str, objective_id: str, hint: str) -> bool:
+        """Replace the hint players see for one objective (e.g. the NPC moved)."""
+        quest = self.registry.get(quest_id)
+        if quest is None or quest.objective(objective_id) is None:
+            return False
+        objectives = [
+            o.model_copy(update={"hint": hint}) if o.objective_id == objective_id else o
+            for o in quest.objectives
+        ]
+        self.registry.replace(quest.model_copy(update={"objectives": objectives}))
+        return True
+
     def notify(self, character: UUID, text: str) -> None:
         self.engine.sessions.send_to(character, text)
 
@@ -373,11 +385,14 @@ class QuestManager:
         self._log("quest expired", quest_id, None, characters=len(accepted))
         return accepted
 
-    def invalidate_quest(self, quest_id: str, reason: str) -> list[UUID]:
+    def invalidate_quest(
+        self, quest_id: str, reason: str, explanation: str = ""
+    ) -> list[UUID]:
         """The world changed underneath the quest: it fails for every holder.
 
         Emits QuestFailedEvent(reason=invalidated, detail=reason) per holder (offered
-        or accepted) and tells them in game. Returns the characters affected.
+        or accepted) and tells them in game, with ``explanation`` (what happened,
+        in words for players) when given. Returns the characters affected.
         """
         quest = self._require(quest_id)
         if not self.is_open(quest_id):
@@ -388,7 +403,9 @@ class QuestManager:
             affected.append(character)
             self._fail(character, quest, entry, FailReason.INVALIDATED, reason)
             self.notify(
-                character, f"The situation has changed: '{quest.title}' is no longer available."
+                character,
+                f"The situation has changed: '{quest.title}' is no longer available."
+                + (f" {explanation}" if explanation else ""),
             )
         self.history.close(quest_id, QuestOutcome.FAILED, self.now, f"invalidated: {reason}")
         self._log("quest invalidated", quest_id, None, reason=reason, characters=len(affected))

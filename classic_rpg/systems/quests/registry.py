@@ -37,6 +37,13 @@ class QuestRegistry:
         if persist:
             self._pending[quest.quest_id] = self._document(quest.quest_id)
 
+    def replace(self, quest: Quest) -> None:
+        """Update the definition of a registered quest (same id), persisted."""
+        if quest.quest_id not in self._quests:
+            raise KeyError(f"quest {quest.quest_id!r} is not registered")
+        self._quests[quest.quest_id] = quest
+        self._pending[quest.quest_id] = self._document(quest.quest_id)
+
     def get(self, quest_id: str) -> Quest | None:
         return self._quests.get(quest_id)
 
