@@ -69,7 +69,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check-pack", help="validate a content pack without starting")
     check.add_argument("path", help="pack folder, or an installed pack's name")
+
+    # Its options belong to the simulator (main() hands it the rest of the line).
+    sub.add_parser("simulate", add_help=False,
+                   help="run the world with bot players and report on its quests")
     return parser
+
+
+#: Imported only for ``maid simulate``: the engine must not import a rules layer.
+SIMULATE_MODULE = "classic_rpg.simulate.cli"
+
+
+def _simulate(argv: Sequence[str]) -> int:
+    import importlib
+
+    result: int = importlib.import_module(SIMULATE_MODULE).main(list(argv))
+    return result
 
 
 async def _run(settings: Settings) -> int:
@@ -98,6 +113,9 @@ async def _run(settings: Settings) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    line = list(sys.argv[1:] if argv is None else argv)
+    if line[:1] == ["simulate"]:
+        return _simulate(line[1:])
     args = build_parser().parse_args(argv)
     if args.command == "check-pack":
         from maid_engine.packcheck import check_pack

@@ -1,0 +1,387 @@
+"""Who plays which quest, each bot's turn, and how each attempt ended.
+
+Every generated quest is meant to be attempted by a bot of the right level: one
+whose level lies between the quest's minimum level and its recommended level + 2
+(the personalizer's "close" band). An idle bot first takes a fitting quest that
+was *offered* to it by the game (delivery), else volunteers for the oldest
+unclaimed one it fits, preferring quests whose archetype suits its style, then the
+level closest to the recommended one. A quest has one proper attempt; the
+quitter's attempts (it abandons on purpose) do not count, and the quest goes back
+to the others.
+
+How an attempt ended is read from the quest events of the bot's own quest (turned
+in with its grade, failed, invalidated, expired, abandoned); a bot gives up (with
+``abandon``, like a player) after dying three times on a quest or when it has made
+no progress for ``stuck_after`` game seconds, and the reason is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TextIO
+from uuid import UUID
+
+from classic_rpg.events import EntityDiedEvent
+from classic_rpg.simulate.bots import create_bot, log_out
+from classic_rpg.simulate.play import Planner, Step
+from classic_rpg.systems.quests import (
+    QuestAbandonedEvent,
+    QuestExpiredInternalEvent,
+    QuestFailedEvent,
+    QuestGeneratedEvent,
+    QuestManager,
+    QuestState,
+    QuestTurnedInEvent,
+)
+from classic_rpg.systems.quests.questlog import QuestLog
+from maid_engine.clock import GAME_HOUR
+from maid_stdlib.consequences import GeneratedQuestIndex
+from maid_stdlib.grounding import QuestGroundingMonitor
+from maid_stdlib.questgen import QuestGen
+from maid_stdlib.questgen.system import QuestGenerationSystem
+from maid_stdlib.world.service import WorldService
+
+if TYPE_CHECKING:
+    from classic_rpg.simulate.bots import Bot
+    from maid_engine.engine import GameEngine
+
+__all__ = ["SUCCESS", "Attempt", "Coordinator", "QuestInfo"]
+
+SUCCESS = frozenset({"perfect", "completed", "pyrrhic_victory"})
+MAX_DEATHS = 3
+#: Band above the recommended level that still counts as "the right level".
+LEVEL_ABOVE = 2
+#: Quitters take the first try at one quest in this many.
+QUITTER_SHARE = 3
+#: A bot this many levels above its style's level is replaced by a new one.
+RETIRE_ABOVE = 1
+#: Times a bot asks a giver in person for a quest before it lets another try.
+ASK_TIMES = 2
+
+
+@dataclass
+class QuestInfo:
+    quest_id: str
+    archetype_id: str
+    seed_type: str
+    generated_at: float
+    recommended_level: int
+    min_level: int
+    traits: tuple[str, ...]
+    #: Order of generation (1, 2, ...).
+    sequence: int = 0
+
+
+@dataclass
+class Attempt:
+    quest_id: str
+    bot: str
+    style: str
+    level: int
+    started: float
+    ended: float | None = None
+    result: str = "in_progress"
+    reason: str = ""
+    #: A proper attempt (the quitter's designed abandonments are not).
+    counts: bool = True
+    doing: str = ""
+
+    def document(self) -> dict[str, Any]:
+        return {"bot": self.bot, "style": self.style, "level": self.level,
+                "started": self.started, "ended": self.ended, "result": self.result,
+                "reason": self.reason, "counts": self.counts}
+
+
+@dataclass
+class Coordinator:
+    engine: GameEngine
+    bots: list[Bot]
+    stuck_after: float = 3 * GAME_HOUR
+    quests: dict[str, QuestInfo] = field(default_factory=dict)
+    attempts: list[Attempt] = field(default_factory=list)
+    #: Bots whose players quit (outgrown), in order.
+    retired: list[Bot] = field(default_factory=list)
+    #: Where each bot's command and the game's answer are written, if anywhere.
+    trace: TextIO | None = None
+    _claims: dict[str, Bot] = field(default_factory=dict)
+    _current: dict[UUID, Attempt] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        engine = self.engine
+        self.manager = engine.services.get(QuestManager)
+        self.system = engine.services.get(QuestGenerationSystem)
+        self.qg = engine.services.get(QuestGen)
+        self.monitor = engine.services.try_get(QuestGroundingMonitor)
+        self.ws = engine.services.get(WorldService)
+        self.planner = Planner(engine, self.decision_options)
+        self.start_room = self.ws.start_room
+        planner = self.system.planner
+        self.boards = [r for r in self.ws.room_keys() if planner.board_in(r) is not None]
+        self._by_uid = {b.uid: b for b in self.bots}
+        events = engine.events
+        events.subscribe(QuestGeneratedEvent, self._on_generated)
+        events.subscribe(QuestTurnedInEvent, self._on_turned_in)
+        events.subscribe(QuestFailedEvent, self._on_failed)
+        events.subscribe(QuestAbandonedEvent, self._on_abandoned)
+        events.subscribe(QuestExpiredInternalEvent, self._on_expired)
+        events.subscribe(EntityDiedEvent, self._on_died)
+
+    # -- what the game tells ------------------------------------------------------------
+    def _on_generated(self, event: QuestGeneratedEvent) -> None:
+        oq = self.system.open_quests.get(event.quest_id)
+        quest = self.manager.get_quest(event.quest_id)
+        min_level = quest.level_requirement if quest is not None else 1
+        rec = oq.quest.difficulty.recommended_level if oq is not None else min_level + 1
+        archetype = self.qg.archetypes.get(event.archetype_id)
+        traits = tuple(t for t, flag in (
+            ("combat", archetype.requires_combat if archetype else False),
+            ("social", archetype.requires_social if archetype else False),
+            ("exploration", archetype.requires_exploration if archetype else False)) if flag)
+        self.quests[event.quest_id] = QuestInfo(
+            event.quest_id, event.archetype_id, event.seed_type, self.engine.clock.game_time,
+            rec, min_level, traits, len(self.quests) + 1)
+
+    def _attempt_of(self, character: UUID, quest_id: str) -> Attempt | None:
+        attempt = self._current.get(character)
+        return attempt if attempt is not None and attempt.quest_id == quest_id else None
+
+    def _end(self, character: UUID, quest_id: str, result: str, reason: str = "") -> None:
+        attempt = self._attempt_of(character, quest_id)
+        if attempt is None:
+            return
+        attempt.result = result
+        attempt.reason = attempt.reason or reason
+        attempt.ended = self.engine.clock.game_time
+        del self._current[character]
+        bot = self._by_uid[character]
+        bot.quest_id, bot.idle_since = None, attempt.ended
+        self._claims.pop(quest_id, None)
+
+    def _on_turned_in(self, event: QuestTurnedInEvent) -> None:
+        self._end(event.character_id, event.quest_id, event.outcome.value)
+
+    def _on_failed(self, event: QuestFailedEvent) -> None:
+        if self._attempt_of(event.character_id, event.quest_id) is None:
+            return
+        why = event.detail or event.outcome.value
+        if event.reason.value == "invalidated":
+            # The monitor's own words for what no longer fits (it tells the player so).
+            oq = self.system.open_quests.get(event.quest_id)
+            index = self.engine.services.try_get(GeneratedQuestIndex)
+            quest = oq.quest if oq is not None else (
+                index.cached(event.quest_id) if index is not None else None)
+            explained = self.monitor.explain(quest) if quest and self.monitor else None
+            why = f"{why} ({explained})" if explained else why
+        self._end(event.character_id, event.quest_id, event.reason.value, why)
+
+    def _on_abandoned(self, event: QuestAbandonedEvent) -> None:
+        self._end(event.character_id, event.quest_id, "abandoned")
+
+    def _on_expired(self, event: QuestExpiredInternalEvent) -> None:
+        for character in [*event.character_ids, *self._current]:
+            self._end(character, event.quest_id, "expired", "the opportunity expired")
+
+    def _on_died(self, event: EntityDiedEvent) -> None:
+        bot = self._by_uid.get(event.entity_id)
+        if bot is not None:
+            bot.deaths += 1
+            bot.deaths_on_quest += 1
+
+    def decision_options(self, quest_id: str, objective_id: str) -> int:
+        oq = self.system.open_quests.get(quest_id)
+        for branch in (oq.quest.branches or []) if oq is not None else []:
+            if branch.trigger_objective == objective_id:
+                return len(branch.options)
+        return 0
+
+    # -- claiming -------------------------------------------------------------------------
+    def level_of(self, bot: Bot) -> int:
+        from classic_rpg.components import CharacterStats
+
+        stats = self.engine.world.try_component(bot.uid, CharacterStats)
+        return stats.level if stats is not None else 1
+
+    def fits(self, bot: Bot, info: QuestInfo) -> bool:
+        if info.quest_id in self._claims or not self.manager.is_open(info.quest_id):
+            return False
+        tried = [a for a in self.attempts if a.quest_id == info.quest_id]
+        if any(a.counts for a in tried) or any(a.bot == bot.name for a in tried):
+            return False
+        level = self.level_of(bot)
+        return info.min_level <= level <= info.recommended_level + LEVEL_ABOVE
+
+    def _offered(self, bot: Bot) -> list[str]:
+        qlog = self.engine.world.try_component(bot.uid, QuestLog)
+        if qlog is None:
+            return []
+        return [e.quest_id for e in qlog.quests.values() if e.state is QuestState.AVAILABLE]
+
+    def claim(self, bot: Bot) -> str | None:
+        for quest_id in self._offered(bot):
+            info = self.quests.get(quest_id)
+            if info is not None and self.fits(bot, info):
+                return self._take(bot, info, "offered")
+        level = self.level_of(bot)
+        ranked = sorted(
+            (info for info in self.quests.values() if self.fits(bot, info)),
+            key=lambda i: (i.generated_at, not set(i.traits) & set(bot.style.prefers),
+                           abs(level - i.recommended_level)))
+        for info in ranked:
+            if self._best_idle(info) is bot:
+                return self._take(bot, info, "volunteered")
+        return None
+
+    def _best_idle(self, info: QuestInfo) -> Bot | None:
+        idle = [b for b in self.bots if b.quest_id is None and self.fits(b, info)]
+        if not idle:
+            return None
+        # Quitters go first on every QUITTER_SHARE-th quest: without a turn of their
+        # own they would never play, and abandonment would go unmeasured.
+        quitters = [b for b in idle if b.style.gives_up_after is not None]
+        if quitters and info.sequence % QUITTER_SHARE == 0:
+            return min(quitters, key=lambda b: (b.idle_since, self.bots.index(b)))
+        # Whoever was offered it goes first (no one else may be); ties then go to
+        # whoever has waited longest, so every style gets its turn.
+        return min(idle, key=lambda b: (info.quest_id not in self._offered(b),
+                                        not set(info.traits) & set(b.style.prefers),
+                                        abs(self.level_of(b) - info.recommended_level),
+                                        b.idle_since, self.bots.index(b)))
+
+    def _take(self, bot: Bot, info: QuestInfo, how: str) -> str:
+        now = self.engine.clock.game_time
+        attempt = Attempt(info.quest_id, bot.name, bot.style.name, self.level_of(bot), now,
+                          counts=bot.style.gives_up_after is None, doing=how)
+        self.attempts.append(attempt)
+        self._current[bot.uid] = attempt
+        self._claims[info.quest_id] = bot
+        bot.quest_id, bot.since, bot.progress_at, bot.deaths_on_quest = info.quest_id, now, now, 0
+        bot.asked = 0
+        return info.quest_id
+
+    # -- a turn ---------------------------------------------------------------------------
+    async def retire_outgrown(self, seed: int) -> None:
+        """A bot whose rewards lifted it more than RETIRE_ABOVE levels above its style
+        no longer tests quests at the right level: its player quits and a new player
+        of the same style, at the style's level, logs in."""
+        for n, bot in enumerate(self.bots):
+            if bot.quest_id is not None or self.level_of(bot) <= bot.style.level + RETIRE_ABOVE:
+                continue
+            await log_out(self.engine, bot)
+            self.retired.append(bot)
+            generation = sum(1 for b in self.retired if b.name.split("-")[0] ==
+                             bot.name.split("-")[0]) + 1
+            fresh = await create_bot(self.engine, bot.style,
+                                     f"{bot.name.split('-')[0]}-{generation}", seed)
+            fresh.idle_since = self.engine.clock.game_time
+            self.bots[n] = fresh
+            del self._by_uid[bot.uid]
+            self._by_uid[fresh.uid] = fresh
+
+    async def step(self, claims_open: bool) -> None:
+        for bot in self.bots:
+            if bot.quest_id is None and claims_open:
+                self.claim(bot)
+            line = self.decide(bot)
+            if line is not None:
+                bot.commands += 1
+                await self.engine.sessions.execute(bot.session, line)
+            sent = bot.session.sent
+            if sent:
+                bot.last_output = " | ".join(sent[-3:])[-400:]
+            if self.trace is not None and (line is not None or sent):
+                when = self.engine.clock.game_time / GAME_HOUR
+                said = " | ".join(" ".join(s.split()) for s in sent)[:600]
+                self.trace.write(f"{when:9.2f}h {bot.name:<15} {bot.quest_id or '-':<40} "
+                                 f"{line or '':<30} -> {said}\n")
+            sent.clear()
+
+    def decide(self, bot: Bot) -> str | None:
+        planner = self.planner
+        survive = planner.survive(bot)
+        # An idle bot need not stand still to heal: its idle pastime is safe enough.
+        if survive is not None and (bot.quest_id is not None or survive.doing != "resting"):
+            self._note(bot, survive)
+            return survive.line
+        if bot.quest_id is None:
+            return planner.idle_step(bot, self.start_room, self.boards).line
+        quest = self.manager.get_quest(bot.quest_id)
+        entry = self.manager.entry(bot.uid, bot.quest_id)
+        if quest is None:
+            self._end(bot.uid, bot.quest_id, "gone", "the quest disappeared")
+            return None
+        if entry is None or entry.state is QuestState.AVAILABLE:
+            status = self.manager.registry.status(quest.quest_id)
+            if status is not None:
+                self._end(bot.uid, quest.quest_id, status[0], status[1])
+                return None
+        give_up = self._give_up(bot, entry)
+        if give_up is not None:
+            return self._abandon(bot, entry, give_up)
+        step = planner.quest_step(bot, quest, entry)
+        if step.line is not None and step.line.startswith("talk") and (
+                entry is None or entry.state.terminal):
+            bot.asked += 1
+            if bot.asked > ASK_TIMES:
+                self._not_offered(bot, quest.quest_id)
+                return None
+        self._note(bot, step)
+        if step.blocked is not None:
+            return self._abandon(bot, entry, step.blocked)
+        return step.line
+
+    def _not_offered(self, bot: Bot, quest_id: str) -> None:
+        """The giver, met in person, did not offer the quest: delivery decides who
+        hears of a generated quest. Not an attempt; another bot may be offered it."""
+        attempt = self._current[bot.uid]
+        attempt.counts = False
+        qlog = self.engine.world.try_component(bot.uid, QuestLog)
+        held = len(qlog.in_state(QuestState.AVAILABLE)) if qlog is not None else 0
+        cap = self.system.deliveries.cap_for(bot.uid)
+        oq = self.system.open_quests.get(quest_id)
+        if held >= cap:
+            why = f"its {held} unanswered offer(s) fill the offer cap ({cap})"
+        elif oq is not None and self.system.deliveries.personalize(
+                oq, bot.uid, in_person=True) is None:
+            why = f"the delivery planner does not match a level {self.level_of(bot)} " \
+                  f"{bot.style.name} to it"
+        else:
+            why = "no offer came"
+        self._end(bot.uid, quest_id, "not_offered", why)
+
+    def _note(self, bot: Bot, step: Step) -> None:
+        attempt = self._current.get(bot.uid)
+        if attempt is not None:
+            attempt.doing = step.doing
+
+    def _give_up(self, bot: Bot, entry: Any) -> str | None:
+        now = self.engine.clock.game_time
+        attempt = self._current[bot.uid]
+        done = sorted(o for o, p in entry.objectives.items() if p.completed) if entry else []
+        signature = (entry.state if entry else None, tuple(done),
+                     tuple(p.count for p in entry.objectives.values()) if entry else ())
+        if signature != bot.progress:
+            bot.progress, bot.progress_at = signature, now
+        quitter = bot.style.gives_up_after
+        if quitter is not None and len(done) >= quitter:
+            return f"gives up after {len(done)} objective(s), as quitters do"
+        if bot.deaths_on_quest >= MAX_DEATHS:
+            return f"died {bot.deaths_on_quest} times while: {attempt.doing}"
+        if now - bot.progress_at >= self.stuck_after:
+            hours = (now - bot.progress_at) / GAME_HOUR
+            return f"no progress for {hours:.1f} game hours while: {attempt.doing}"
+        return None
+
+    def _abandon(self, bot: Bot, entry: Any, reason: str) -> str | None:
+        attempt = self._current[bot.uid]
+        attempt.reason = reason
+        quest_id = attempt.quest_id
+        if entry is not None and entry.state.active:
+            return f"abandon {quest_id}"  # QuestAbandonedEvent ends the attempt
+        self._end(bot.uid, quest_id, "gave_up", reason)
+        return None
+
+    def finish(self) -> None:
+        """End of the run: attempts still going are unfinished."""
+        for character, attempt in list(self._current.items()):
+            self._end(character, attempt.quest_id, "unfinished",
+                      f"still going when the simulation ended: {attempt.doing}")

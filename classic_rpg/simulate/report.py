@@ -1,0 +1,298 @@
+"""The simulation report: one JSON-ready dict, and a readable summary of it.
+
+Quality targets (seed sections 1 and 10.3), checked in ``targets``:
+
+* 2-5 quests generated in every game day of the run;
+* 100% grounded: every entity and room a quest refers to existed when it was
+  generated and when it was accepted;
+* variety: no more than 2 quests of one archetype in a row (in generation order);
+* chains: a chain of depth >= 2, depth as the pipeline counts it (``chain_depth``
+  of the deepest follow-up: 0 for a quest of its own, 2 for a follow-up of a
+  follow-up, i.e. three quests);
+* feasibility: every quest generated during the run was completed by a bot of
+  the right level (turned in as perfect, completed or pyrrhic victory).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from classic_rpg.simulate.coordinator import SUCCESS, Attempt, QuestInfo
+from maid_engine.clock import GAME_DAY
+
+__all__ = ["PER_DAY", "build_report", "entropy_bits", "longest_run", "percentile", "summary"]
+
+PER_DAY = (2, 5)
+MAX_RUN = 2
+MIN_CHAIN_DEPTH = 2
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (0 for no values)."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def longest_run(sequence: list[str]) -> tuple[int, str | None]:
+    best, best_item, run = 0, None, 0
+    for n, item in enumerate(sequence):
+        run = run + 1 if n and sequence[n - 1] == item else 1
+        if run > best:
+            best, best_item = run, item
+    return best, best_item
+
+
+def entropy_bits(items: Iterable[str]) -> float:
+    counts = Counter(items)
+    total = sum(counts.values())
+    return -sum(c / total * math.log2(c / total) for c in counts.values()) if total else 0.0
+
+
+def _share(part: float, whole: float) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+def _chains(history: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Chains from the QuestHistory's parent links."""
+    children: dict[str, list[str]] = {}
+    for qid, entry in history.items():
+        parent = entry.get("chain_parent_id")
+        if parent:
+            children.setdefault(parent, []).append(qid)
+
+    def length(qid: str, seen: frozenset[str]) -> int:
+        kids = [k for k in children.get(qid, []) if k not in seen]
+        return 1 + max((length(k, seen | {k}) for k in kids), default=0)
+
+    roots = [q for q, e in history.items()
+             if not e.get("chain_parent_id") or e["chain_parent_id"] not in history]
+    lengths = [length(r, frozenset({r})) for r in roots if children.get(r)]
+    depths = [int(e.get("chain_depth") or 0) for e in history.values()]
+    return {"chains": len(lengths), "quests_in_chains": sum(
+                1 for e in history.values() if e.get("chain_parent_id")) + len(lengths),
+            "max_depth": max(depths, default=0), "longest_chain": max(lengths, default=1 if
+                                                                       history else 0)}
+
+
+def _not_completed_reason(info: QuestInfo, mine: list[Attempt], closed: tuple[str, str] | None,
+                          levels: list[int]) -> str:
+    proper = [a for a in mine if a.counts]
+    if proper:
+        last = proper[-1]
+        return f"{last.result}: {last.reason}" if last.reason else last.result
+    refused = [a for a in mine if a.result == "not_offered"]
+    ended = [a for a in mine if a.result not in ("abandoned", "gave_up", "in_progress",
+                                                   "not_offered")]
+    if refused and not ended:
+        return "never offered to a bot of the right level that asked: " + "; ".join(
+            f"{a.bot} (L{a.level}): {a.reason}" for a in refused)
+    if ended:
+        last = ended[-1]
+        return (f"{last.result} while a {last.style} had it, before a proper attempt: "
+                f"{last.reason}")
+    band = f"{info.min_level}-{info.recommended_level + 2}"
+    if closed is not None:
+        status, why = closed
+        return (f"{status}{f' ({why})' if why else ''} before a bot of the right level "
+                f"(levels {band}) took it")
+    if not any(info.min_level <= lv <= info.recommended_level + 2 for lv in levels):
+        return f"no bot of the right level (levels {band}; bots start at {levels})"
+    return f"no bot of the right level (levels {band}) was free"
+
+
+def _feasibility(quests: dict[str, QuestInfo], attempts: list[Attempt],
+                 status_of: Callable[[str], tuple[str, str] | None], end: float,
+                 bots: list[dict[str, Any]]) -> dict[str, Any]:
+    rows = []
+    completed = attempted = due = 0
+    levels = sorted({b["level_start"] for b in bots})
+    for qid, info in quests.items():
+        if info.generated_at > end:
+            continue
+        due += 1
+        mine = [a for a in attempts if a.quest_id == qid]
+        if any(a.counts for a in mine):
+            attempted += 1
+        if any(a.counts and a.result in SUCCESS for a in mine):
+            completed += 1
+            continue
+        rows.append({"quest_id": qid, "archetype": info.archetype_id,
+                     "recommended_level": info.recommended_level,
+                     "reason": _not_completed_reason(info, mine, status_of(qid), levels),
+                     "attempts": [a.document() for a in mine]})
+    return {"quests": due, "attempted": attempted, "completed": completed,
+            "not_completed": rows}
+
+
+def build_report(*, options: dict[str, Any], start: float, end: float, days: int,
+                 collector: Any, coordinator: Any, bots: list[dict[str, Any]],
+                 tick_ms: list[float], bot_ms: list[float], wall: float) -> dict[str, Any]:
+    records = collector.quests
+    in_run = [r for r in records.values() if r.generated_at <= end]
+    per_day = [0] * days
+    for r in in_run:
+        per_day[min(days - 1, int((r.generated_at - start) // GAME_DAY))] += 1
+    history = collector.history()
+    ordered = sorted(in_run, key=lambda r: (history.get(r.quest_id, {}).get("sequence", 0),
+                                            r.generated_at))
+    sequence = [r.archetype_id for r in ordered]
+    run, run_item = longest_run(sequence)
+    metrics = collector.metrics()
+    qgm, cm, gm = (metrics["maid_questgen_"], metrics["maid_consequence_"],
+                   metrics["maid_grounding_"])
+    built = qgm.get("maid_questgen_quests_built_total", {})
+    rejections = qgm.get("maid_questgen_rejections_total", {})
+    n_built, n_rejected = sum(built.values()), sum(rejections.values())
+    batches = cm.get("maid_consequence_batches_total", {})
+    grounded_gen = [r for r in records.values() if not r.grounded_at_generation]
+    accepted = [(r, who, p) for r in records.values()
+                for who, p in r.grounded_at_acceptance.items()]
+    ungrounded = [{"quest_id": r.quest_id, "when": "generation",
+                   "problems": r.grounded_at_generation}
+                  for r in records.values() if r.grounded_at_generation]
+    ungrounded += [{"quest_id": r.quest_id, "when": f"acceptance by {who}", "problems": p}
+                   for r, who, p in accepted if p]
+    fully = [r for r in records.values() if not r.grounded_at_generation
+             and not any(r.grounded_at_acceptance.values())]
+    chains = _chains(history)
+    chains.update(chain_signals=len(collector.chain_events),
+                  chain_signals_by_type=dict(Counter(t for t, _ in collector.chain_events)))
+    feasibility = _feasibility(coordinator.quests, coordinator.attempts,
+                               coordinator.manager.registry.status, end, bots)
+    signals = [s for s in collector.signals if s[0] <= end]
+    report: dict[str, Any] = {
+        "simulation": {**options, "bots_option": options.get("bots"), "start_game_time": start,
+                       "end_game_time": end, "wall_seconds": round(wall, 2),
+                       "ticks": len(tick_ms), "bots": bots},
+        "story_signals": {
+            "total": len(signals),
+            "by_type": dict(sorted(Counter(s[1] for s in signals).items())),
+            "from_consequences_by_type": dict(sorted(Counter(
+                s[1] for s in signals if s[2] > 0).items())),
+        },
+        "quests": {
+            "generated": len(in_run), "per_game_day": per_day,
+            "target_per_day": list(PER_DAY),
+            "generated_after_end": len(records) - len(in_run),
+            "by_archetype": dict(sorted(Counter(r.archetype_id for r in in_run).items())),
+            "by_seed_type": dict(sorted(Counter(r.seed_type for r in in_run).items())),
+            "by_difficulty": dict(sorted(Counter(r.difficulty for r in in_run).items())),
+            "by_giver": dict(sorted(Counter(r.giver for r in in_run).items())),
+        },
+        "narrative": {
+            "built": {k: int(v) for k, v in built.items()},
+            "template_share": _share(built.get("template", 0), n_built),
+            "llm_share": _share(built.get("llm", 0), n_built),
+            "template_fallbacks_by_reason": {k: int(v) for k, v in qgm.get(
+                "maid_questgen_template_fallbacks_total", {}).items()},
+        },
+        "rejections": {
+            "by_stage": {k: int(v) for k, v in sorted(rejections.items())},
+            "rejection_rate": _share(n_rejected, n_built + n_rejected),
+            "signals_by_outcome": {k: int(v) for k, v in qgm.get(
+                "maid_questgen_signals_total", {}).items()},
+            "seeds_by_outcome": {k: int(v) for k, v in qgm.get(
+                "maid_questgen_seeds_total", {}).items()},
+        },
+        "grounding": {
+            "share": _share(len(fully), len(records)),
+            "at_generation": {"grounded": len(grounded_gen), "of": len(records)},
+            "at_acceptance": {"grounded": sum(1 for _, _, p in accepted if not p),
+                              "of": len(accepted)},
+            "ungrounded": ungrounded,
+        },
+        "variety": {
+            "sequence": sequence, "longest_run": run, "longest_run_archetype": run_item,
+            "entropy_bits": round(entropy_bits(sequence), 3),
+            "max_entropy_bits": round(math.log2(len(set(sequence))), 3) if sequence else 0.0,
+            "distinct_archetypes": len(set(sequence)),
+        },
+        "lifecycle": dict(sorted(collector.lifecycle.items())),
+        "outcomes": dict(sorted(collector.outcomes.items())),
+        "failure_details": dict(collector.fail_details.most_common(10)),
+        "offers_by_method": dict(sorted(collector.offers.items())),
+        "invalidations_by_reason": {k: int(v) for k, v in gm.get(
+            "maid_grounding_invalidations_total", {}).items()},
+        "chains": chains,
+        "consequences": {
+            "batches_applied": int(batches.get("applied", 0)),
+            "batches_rolled_back": int(batches.get("conflict", 0) + batches.get("failed", 0)),
+            "batches_invalid": int(batches.get("invalid", 0)),
+            "applied_events": collector.consequences_applied,
+        },
+        "feasibility": feasibility,
+        "ticks": {
+            "p50_ms": round(percentile(tick_ms, 0.5), 3),
+            "p99_ms": round(percentile(tick_ms, 0.99), 3),
+            "max_ms": round(max(tick_ms, default=0.0), 3),
+            "bots_p50_ms": round(percentile(bot_ms, 0.5), 3),
+            "bots_p99_ms": round(percentile(bot_ms, 0.99), 3),
+        },
+    }
+    report["targets"] = {
+        "quests_per_day": all(PER_DAY[0] <= n <= PER_DAY[1] for n in per_day),
+        "grounded": report["grounding"]["share"] == 1.0,
+        "variety": run <= MAX_RUN,
+        "chain_depth": chains["max_depth"] >= MIN_CHAIN_DEPTH,
+        "feasibility": not feasibility["not_completed"],
+    }
+    return report
+
+
+def summary(report: dict[str, Any]) -> str:
+    """The report in a few readable lines."""
+    sim, q, g = report["simulation"], report["quests"], report["grounding"]
+    v, c, f = report["variety"], report["chains"], report["feasibility"]
+    nar, rej, ticks = report["narrative"], report["rejections"], report["ticks"]
+    ok = report["targets"]
+
+    def mark(key: str) -> str:
+        return "ok  " if ok[key] else "MISS"
+
+    def pct(x: float | None) -> str:
+        return "n/a" if x is None else f"{100 * x:.0f}%"
+
+    bots = ", ".join(f"{b['name']} (L{b['level_start']}->{b['level_end']}"
+                     f"{', retired' if b.get('retired') else ''})" for b in sim["bots"])
+    lines = [
+        f"maid simulate: {sim['days']} game days of {', '.join(sim['packs'])}, seed "
+        f"{sim['seed']}, {sim['bots_option']} bots, {sim['ticks']} ticks in "
+        f"{sim['wall_seconds']:.1f} s",
+        f"  bots: {bots}",
+        f"  story signals: {report['story_signals']['total']} "
+        + ", ".join(f"{k} {n}" for k, n in report["story_signals"]["by_type"].items()),
+        f"[{mark('quests_per_day')}] quests per game day: {q['per_game_day']} "
+        f"(target {q['target_per_day'][0]}-{q['target_per_day'][1]}); {q['generated']} in all",
+        "         by archetype: " + ", ".join(f"{k} {n}" for k, n in q["by_archetype"].items()),
+        "         by seed type: " + ", ".join(f"{k} {n}" for k, n in q["by_seed_type"].items()),
+        f"         narrative: template {pct(nar['template_share'])}, LLM "
+        f"{pct(nar['llm_share'])}; rejected {pct(rej['rejection_rate'])} of builds "
+        + str(rej["by_stage"]),
+        f"[{mark('grounded')}] grounded: {pct(g['share'])} (generation "
+        f"{g['at_generation']['grounded']}/{g['at_generation']['of']}, acceptance "
+        f"{g['at_acceptance']['grounded']}/{g['at_acceptance']['of']})",
+        f"[{mark('variety')}] variety: longest run {v['longest_run']} "
+        f"({v['longest_run_archetype']}), entropy {v['entropy_bits']:.2f} of "
+        f"{v['max_entropy_bits']:.2f} bits",
+        f"[{mark('chain_depth')}] chains: {c['chains']} chain(s), max depth {c['max_depth']}, "
+        f"longest {c['longest_chain']} quest(s); {c['chain_signals']} chain signal(s)",
+        f"[{mark('feasibility')}] feasibility: {f['completed']}/{f['quests']} completed by a bot "
+        f"of the right level ({f['attempted']} attempted)",
+    ]
+    lines += [f"         - {row['quest_id']} ({row['archetype']}): {row['reason']}"
+              for row in f["not_completed"][:10]]
+    cons = report["consequences"]
+    lines += [
+        "  lifecycle: " + ", ".join(f"{k} {n}" for k, n in report["lifecycle"].items()),
+        "  outcomes: " + ", ".join(f"{k} {n}" for k, n in report["outcomes"].items()),
+        f"  consequence batches: {cons['batches_applied']} applied, "
+        f"{cons['batches_rolled_back']} rolled back, {cons['batches_invalid']} invalid",
+        f"  tick time: p50 {ticks['p50_ms']:.2f} ms, p99 {ticks['p99_ms']:.2f} ms "
+        f"(bots p50 {ticks['bots_p50_ms']:.2f} ms)",
+    ]
+    return "\n".join(lines)
