@@ -35,9 +35,10 @@ def rpg_archetypes() -> list[QuestArchetype]:
             objective_pattern=ObjectivePatterns.NEGOTIATE, branching=BranchingPattern.BRANCHING,
             estimated_steps=4,  # learn sides -> talk to A -> talk to B -> resolve
             compatible_seed_types=[T.RIVALRY_INTERVENTION, T.FACTION_CONFLICT,
-                                   T.POWER_STRUGGLE],
+                                   T.POWER_STRUGGLE, T.ALLIANCE_QUEST, T.CONSEQUENCE_CHAIN],
             requires_social=True, narrative_arc=NarrativeArcs.DILEMMA,
-            tone=["political", "nuanced"], chain_potential=0.4,
+            # above the follow-up threshold (0.5): a settled dispute has aftermath
+            tone=["political", "nuanced"], chain_potential=0.6,
         ),
         QuestArchetype(
             archetype_id="supply_chain", name="Supply Chain",
@@ -71,9 +72,11 @@ def rpg_archetypes() -> list[QuestArchetype]:
             objective_pattern=ObjectivePatterns.CHOICE, branching=BranchingPattern.BRANCHING,
             estimated_steps=5,
             compatible_seed_types=[T.FACTION_CONFLICT, T.POWER_STRUGGLE,
-                                   T.RIVALRY_INTERVENTION],
+                                   T.RIVALRY_INTERVENTION, T.ALLIANCE_QUEST,
+                                   T.CONSEQUENCE_CHAIN],
             requires_social=True, narrative_arc=NarrativeArcs.DILEMMA,
-            tone=["political", "consequential"], chain_potential=0.5,
+            # above the follow-up threshold (0.5): whoever was not backed reacts
+            tone=["political", "consequential"], chain_potential=0.6,
         ),
     ]
 

@@ -25,6 +25,11 @@ _ROOM_TYPES = (ObjectiveType.VISIT, ObjectiveType.ESCORT)
 
 def _objective(o: QuestObjective) -> QuestObjectiveModel:
     single = o.target_entity_id
+    if o.objective_type is ObjectiveType.KILL and o.target_template:
+        # Kills match by kind: a respawning NPC killed by someone else comes back
+        # as a new entity, and the stdlib's grounding accepts the objective while
+        # one of the kind is alive or due to respawn (WorldFacts.kind_available).
+        single = None
     return QuestObjectiveModel(
         objective_id=o.id,
         objective_type=RPGObjectiveType(o.objective_type.value),

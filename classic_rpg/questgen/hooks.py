@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 from uuid import UUID
 
-from classic_rpg.combat.components import CombatRules, LootTable
+from classic_rpg.combat.components import CombatRules, LootTable, PendingRespawn
 from classic_rpg.components import CharacterStats, Health
 from classic_rpg.items.components import HeldBy, ItemStats
 from classic_rpg.questgen.convert import registration_meta, to_quest_model
@@ -108,8 +108,22 @@ class RpgHooks:
         choices = sorted({tpl for t, tpl in best if t == top})
         return [rng.choice(choices)]
 
+    def respawn_pending(self, template: str) -> bool:
+        """The RespawnSystem has a respawn of ``template`` scheduled."""
+        return any(p.template == template for _, p in self.world.each(PendingRespawn))
+
+    def respawns(self, entity: UUID) -> bool:
+        """``entity`` is an NPC the RespawnSystem brings back when it dies."""
+        rules = self.world.try_component(entity, CombatRules)
+        npc = self.world.try_component(entity, NPC)
+        return (rules is not None and rules.respawn is not None and npc is not None
+                and bool(npc.template))
+
     def install(self, facts: WorldFacts) -> None:
         facts.alive_checks.append(self.alive)
+        facts.respawn_pending.append(self.respawn_pending)
+        facts.respawners.append(self.respawns)
+
         facts.level_readers.append(self.level)
         facts.item_sources.append(self.dropped_by_loot)
         facts.threat_providers.append(self.hostile_threats)

@@ -67,7 +67,8 @@ class RpgQuestOffers:
     def has_quest(self, character: UUID, quest_id: str) -> bool:
         qlog = self.manager.engine.world.try_component(character, QuestLog)
         return qlog is not None and (qlog.entry(quest_id) is not None
-                                     or bool(qlog.turn_ins.get(quest_id)))
+                                     or bool(qlog.turn_ins.get(quest_id))
+                                     or quest_id in qlog.declined)
 
     def is_open(self, quest_id: str) -> bool:
         return self.manager.is_open(quest_id)

@@ -62,6 +62,8 @@ class Style:
     rest_below: float = 0.6
     #: Which option it picks at a quest's decision (1-based; 0 = the last).
     choice: int = 1
+    #: Turns down (``decline``) offers it will not take on, freeing its offer cap.
+    declines: bool = True
 
 
 STYLES: dict[str, Style] = {
@@ -74,6 +76,7 @@ STYLES: dict[str, Style] = {
         Style("talker", level=3, gear_tier=1, potions=2, prefers=("social",), idle="chat",
               choice=0),
         Style("completionist", level=4, gear_tier=2, potions=3, prefers=(), idle="board",
+              declines=False,
               optional=True, rest_below=0.8),
         Style("quitter", level=3, gear_tier=1, potions=1, prefers=(), idle="chat",
               gives_up_after=1, flee_below=0.4),

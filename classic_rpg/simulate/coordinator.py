@@ -216,6 +216,17 @@ class Coordinator:
             return []
         return [e.quest_id for e in qlog.quests.values() if e.state is QuestState.AVAILABLE]
 
+    def unwanted_offer(self, bot: Bot) -> str | None:
+        """An offer an idle bot will not take on (someone else has the quest, or it
+        is not for its level), which a bot of a declining style turns down."""
+        if not bot.style.declines:
+            return None
+        for quest_id in self._offered(bot):
+            info = self.quests.get(quest_id)
+            if info is not None and not self.fits(bot, info):
+                return quest_id
+        return None
+
     def claim(self, bot: Bot) -> str | None:
         for quest_id in self._offered(bot):
             info = self.quests.get(quest_id)
@@ -303,6 +314,9 @@ class Coordinator:
             self._note(bot, survive)
             return survive.line
         if bot.quest_id is None:
+            unwanted = self.unwanted_offer(bot)
+            if unwanted is not None:
+                return f"decline {unwanted}"
             return planner.idle_step(bot, self.start_room, self.boards).line
         quest = self.manager.get_quest(bot.quest_id)
         entry = self.manager.entry(bot.uid, bot.quest_id)

@@ -5,7 +5,9 @@
   one whose *specific* objective target is gone while some accepted holder still
   needed it -- except a KILL target killed by a holder of the quest, which is
   progress. Group objectives ("defeat 3 bandit scouts") match any such NPC, so
-  one of them dying elsewhere invalidates nothing.
+  one of them dying elsewhere invalidates nothing; so do kill objectives with a
+  template (matched by kind), as long as an NPC of that kind is alive or really
+  due to respawn (``WorldFacts.kind_available``, from the rules layer's hooks).
 * **Relocation** (EntityRelocatedEvent): hints of objectives about a moved NPC name
   its new room ("Gundrik was last seen at The Rusty Tankard."), in the quest the
   players see and in the side-table.
@@ -175,6 +177,9 @@ class QuestGroundingMonitor(System):
             if o.objective_type is ObjectiveType.KILL:
                 if killer is not None and any(h.character == killer for h in accepted):
                     return None  # progress, not a problem
+                if o.target_template and self.qg.facts.kind_available(o.target_template,
+                                                                       dying=entity):
+                    continue  # matched by kind: another one is alive or respawning
                 if accepted and all(o.id in h.completed for h in accepted):
                     continue
                 # An offer-holder who killed the target themselves knows who did it.
@@ -238,6 +243,9 @@ class QuestGroundingMonitor(System):
             if not facts.is_alive(npc):
                 return f"{self.name_of(npc)} is dead"
         for o in quest.objectives:
+            if (o.objective_type is ObjectiveType.KILL and o.target_template
+                    and facts.kind_available(o.target_template)):
+                continue  # matched by kind
             if o.target_entity_id is not None and not facts.is_alive(o.target_entity_id):
                 return f"{self.name_of(o.target_entity_id)} is gone"
             if o.target_location is not None and not facts.room_exists(o.target_location):
@@ -274,6 +282,9 @@ class QuestGroundingMonitor(System):
         for o in quest.objectives:
             if o.optional or o.id in holder.completed:
                 continue
+            if (o.objective_type is ObjectiveType.KILL and o.target_template
+                    and facts.kind_available(o.target_template)):
+                continue  # matched by kind
             if o.target_entity_id is not None and not facts.is_alive(o.target_entity_id):
                 return f"{self.name_of(o.target_entity_id)} is gone"
             if o.target_location is not None and not facts.room_exists(o.target_location):

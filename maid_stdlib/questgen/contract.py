@@ -199,7 +199,10 @@ def _rivalry(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None
     a, b = _npc(facts, ctx["npc_a"]), _npc(facts, ctx["npc_b"])
     if a is None or b is None or a == b:
         return None
-    others = [n for n in _alive_npcs(signal, facts) if n not in (a, b)]
+    if not (facts.is_npc(a) and facts.is_npc(b)):
+        return None  # a rivalry with a player character is not a quest to mediate
+    others = [n for n in _alive_npcs(signal, facts)
+              if n not in (a, b) and facts.is_npc(n)]
     primary = _first(others, a)
     assert primary is not None
     return SeedGrounding(
@@ -389,13 +392,19 @@ def _crisis(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
 
 def _chain(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     ctx = signal.context
-    primary = _first(_alive_npcs(signal, facts))
+    npcs = _alive_npcs(signal, facts)
+    primary = _first(npcs)
     if primary is None:
         return None
-    return SeedGrounding(primary, facts.room_of(primary),
-                         {"chain_parent_id": str(ctx["previous_quest_id"]),
-                          "subject": str(ctx["chain_type"])},
-                         involved_npcs=_alive_npcs(signal, facts)[1:])
+    fields_: dict[str, Any] = {"chain_parent_id": str(ctx["previous_quest_id"]),
+                               "subject": str(ctx["chain_type"])}
+    # The previous quest's people are the sides of what follows (a social
+    # follow-up -- negotiation or choice -- needs two of them).
+    others = npcs[1:]
+    sides = others[:2] if len(others) >= 2 else npcs[:2]
+    if len(sides) == 2:
+        fields_["party_a"], fields_["party_b"] = sides
+    return SeedGrounding(primary, facts.room_of(primary), fields_, involved_npcs=others)
 
 
 def _reputation(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:

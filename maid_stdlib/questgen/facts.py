@@ -4,8 +4,11 @@ Names, rooms, areas, regions and reachability come from the WorldService;
 needs, goals, relationships, factions, wealth, memories and threats from the
 living layer (``maid_stdlib.living``). Rules layers add what the stdlib cannot
 know through hooks: ``alive_checks`` (a classic RPG: health above zero),
-``level_readers`` (character levels) and ``item_sources`` (an item template that
-can be bought or looted counts as obtainable).
+``level_readers`` (character levels), ``item_sources`` (an item template that
+can be bought or looted counts as obtainable), ``respawn_pending`` (a respawn of
+an NPC template is scheduled) and ``respawners`` (this NPC comes back when killed).
+Kill objectives with a template are matched by kind: :meth:`kind_available`
+says whether an NPC of that kind is alive or really due to respawn.
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ AliveCheck = Callable[[UUID], bool]
 LevelReader = Callable[[UUID], "int | None"]
 ItemSource = Callable[[str], bool]
 ThreatProvider = Callable[[World], Iterable[tuple[UUID, str]]]
+RespawnPending = Callable[[str], bool]
+Respawner = Callable[[UUID], bool]
 
 
 class WorldFacts:
@@ -53,6 +58,11 @@ class WorldFacts:
         #: Extra ``(world) -> [(entity, source)]`` threats the living layer does not
         #: know of (a rules layer's hostile flag); merged with its threat map.
         self.threat_providers: list[ThreatProvider] = []
+        #: ``(template) -> bool``: the rules layer has a respawn of that NPC template
+        #: scheduled (a classic RPG's PendingRespawn).
+        self.respawn_pending: list[RespawnPending] = []
+        #: ``(entity) -> bool``: this NPC will be respawned when it dies.
+        self.respawners: list[Respawner] = []
 
     # -- plumbing ---------------------------------------------------------------------
     @property
@@ -112,6 +122,22 @@ class WorldFacts:
             if level is not None:
                 return level
         return None
+
+    def kind_available(self, template: str | None, dying: UUID | None = None) -> bool:
+        """Is an NPC of ``template`` alive, or is one really due to respawn?
+
+        ``dying``: an NPC of that kind being killed right now (it still counts if
+        the rules layer will respawn it, even before the respawn is scheduled).
+        """
+        if not template:
+            return False
+        for uid, npc in self.engine.world.each(NPC):
+            if npc.template == template and uid != dying and self.is_alive(uid):
+                return True
+        if any(pending(template) for pending in self.respawn_pending):
+            return True
+        return dying is not None and self.exists(dying) and any(
+            respawns(dying) for respawns in self.respawners)
 
     def resolve_npc(self, ref: object) -> UUID | None:
         """An existing NPC from a UUID, a UUID string, a template key or a name."""

@@ -32,7 +32,15 @@ class QuestGenerationConfig(BaseModel):
     max_pending_quests: int = Field(default=10, ge=1)
     max_quests_per_cycle: int = Field(default=2, ge=1)
     reduced_quests_per_cycle: int = Field(default=1, ge=1)
-    max_seed_attempts: int = Field(default=3, ge=1)
+    #: Failed builds before a seed is evicted. The attempts are spread over game
+    #: time: after the n-th failure the seed waits ``seed_retry_backoff * 2**(n-1)``
+    #: (30 min, 1 h, 2 h ...), so a persisting situation outlives a passing
+    #: rejection (combat fatigue, a full day) that the story layer will not re-signal.
+    max_seed_attempts: int = Field(default=5, ge=1)
+    seed_retry_backoff: float = Field(default=1800.0, ge=0,
+                                      description="game seconds before the first retry")
+    #: Generated quests in any rolling game day (the seed's "2-5 quests per game day").
+    max_quests_per_day: int | None = Field(default=5, ge=1)
     max_pending_seeds: int = Field(default=50, ge=1)
     signal_dedup_window: float = Field(default=60.0, ge=0)
     global_signal_window: float = Field(default=300.0, gt=0)

@@ -152,8 +152,12 @@ def grounding_problems(
             problems.append(f"{where}: unknown room {o.target_location!r}")
         t = o.objective_type
         progress_may_remove = accepted and t in (ObjectiveType.KILL, ObjectiveType.COLLECT)
+        # A kill objective with a template is matched by kind: a dead target is
+        # not a problem while one of its kind is alive or really due to respawn.
+        by_kind = t is ObjectiveType.KILL and bool(o.target_template)
+        kind_ok = by_kind and facts.kind_available(o.target_template)
         for uid in [*([o.target_entity_id] if o.target_entity_id else []), *o.target_entity_ids]:
-            if not progress_may_remove and not facts.is_alive(uid):
+            if not progress_may_remove and not kind_ok and not facts.is_alive(uid):
                 problems.append(f"{where}: entity {uid} does not exist or is dead")
         if t in _NPC_TARGETS and o.target_entity_id is None:
             problems.append(f"{where}: a {t.value} objective needs a target NPC")

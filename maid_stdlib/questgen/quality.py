@@ -39,6 +39,15 @@ class QuestQualityFilter:
     MAX_PER_NPC_PER_DAY: ClassVar[int] = 2
     MAX_SAME_AREA: ClassVar[int] = 3
     MAX_ACTIVE_QUESTS_PER_REGION: ClassVar[int] = 3
+    #: At most this many quests of one archetype in a row (a third is rejected).
+    MAX_SAME_ARCHETYPE_RUN: ClassVar[int] = 2
+    #: At most this many generated quests in any game day (rolling; seed: 2-5 a day).
+    #: None: no cap. The QuestGenerationSystem sets it from its config.
+    max_quests_per_day: int | None = None
+    #: The anti-patterns that depend only on the archetype and the history, so
+    #: the system can skip an archetype before building it (see ``archetype_blocked``).
+    HISTORY_RULES: ClassVar[tuple[str, ...]] = (
+        "fetch_loop", "combat_fatigue", "archetype_repetition")
 
     def __init__(self, history: QuestHistory, archetypes: ArchetypeRegistry) -> None:
         self.history = history
@@ -46,6 +55,8 @@ class QuestQualityFilter:
         self.anti_patterns: list[AntiPattern] = [
             AntiPattern("fetch_loop", lambda q, f: f._fetch_loop(q)),
             AntiPattern("combat_fatigue", lambda q, f: f._combat_fatigue(q)),
+            AntiPattern("archetype_repetition", lambda q, f: f._archetype_repetition(q)),
+            AntiPattern("daily_cap", lambda q, f: f._daily_cap(q)),
             AntiPattern("npc_monopoly", lambda q, f: f._npc_monopoly(q)),
             AntiPattern("location_repetition", lambda q, f: f._location_repetition(q)),
             AntiPattern("impossible_quest", lambda q, f: f._impossible(q)),
@@ -62,6 +73,26 @@ class QuestQualityFilter:
     def filter(self, quest: GeneratedQuest) -> bool:
         return not self.check(quest)
 
+    def archetype_blocked(self, archetype_id: str) -> list[str]:
+        """The history rules (``HISTORY_RULES``) a quest of ``archetype_id`` built
+        now would break: the system tries the next archetype instead of building
+        one the filter is bound to reject."""
+        recent = self._recent_ids(self.MAX_SAME_ARCHETYPE_RUN + 1, None)
+        checks = {
+            "fetch_loop": self._fetch_loop_for(archetype_id, recent),
+            "combat_fatigue": self._combat_fatigue_for(archetype_id, recent),
+            "archetype_repetition": self._repetition_for(archetype_id, recent),
+        }
+        return [name for name in self.HISTORY_RULES if checks[name]]
+
+    def day_full(self, now: float) -> bool:
+        """Has the rolling game day before ``now`` had ``max_quests_per_day`` quests?"""
+        cap = self.max_quests_per_day
+        if cap is None:
+            return False
+        return sum(1 for e in self.history.since(now - GAME_DAY)
+                   if e.source == "generated") >= cap
+
     # -- facts about quests -------------------------------------------------------------
     def _pattern(self, archetype_id: str, entry: QuestHistoryEntry | None = None) -> str:
         archetype = self.archetypes.get(archetype_id)
@@ -76,25 +107,54 @@ class QuestQualityFilter:
         return entry.requires_combat if entry is not None else False
 
     def _recent(self, count: int, quest: GeneratedQuest) -> list[QuestHistoryEntry]:
+        return self._recent_ids(count, quest.id)
+
+    def _recent_ids(self, count: int, quest_id: str | None) -> list[QuestHistoryEntry]:
         # The quest itself may already be recorded (re-checking a registered quest).
-        return [e for e in self.history.recent(count + 1) if e.quest_id != quest.id][:count]
+        return [e for e in self.history.recent(count + 1) if e.quest_id != quest_id][:count]
 
     # -- the anti-patterns ----------------------------------------------------------------
     def _fetch_loop(self, quest: GeneratedQuest) -> bool:
-        if self._pattern(quest.archetype_id) not in FETCH_LIKE:
+        return self._fetch_loop_for(
+            quest.archetype_id, self._recent(self.MAX_CONSECUTIVE_FETCH, quest))
+
+    def _fetch_loop_for(self, archetype_id: str, recent: list[QuestHistoryEntry]) -> bool:
+        if self._pattern(archetype_id) not in FETCH_LIKE:
             return False
-        recent = self._recent(self.MAX_CONSECUTIVE_FETCH, quest)
+        recent = recent[:self.MAX_CONSECUTIVE_FETCH]
         return len(recent) == self.MAX_CONSECUTIVE_FETCH and all(
             self._pattern(e.archetype_id, e) in FETCH_LIKE for e in recent
         )
 
     def _combat_fatigue(self, quest: GeneratedQuest) -> bool:
-        if not self._combat(quest.archetype_id):
+        return self._combat_fatigue_for(
+            quest.archetype_id, self._recent(self.MAX_CONSECUTIVE_COMBAT, quest))
+
+    def _combat_fatigue_for(self, archetype_id: str, recent: list[QuestHistoryEntry]) -> bool:
+        if not self._combat(archetype_id):
             return False
-        recent = self._recent(self.MAX_CONSECUTIVE_COMBAT, quest)
+        recent = recent[:self.MAX_CONSECUTIVE_COMBAT]
         return len(recent) == self.MAX_CONSECUTIVE_COMBAT and all(
             self._combat(e.archetype_id, e) for e in recent
         )
+
+    def _archetype_repetition(self, quest: GeneratedQuest) -> bool:
+        return self._repetition_for(
+            quest.archetype_id, self._recent(self.MAX_SAME_ARCHETYPE_RUN, quest))
+
+    def _repetition_for(self, archetype_id: str, recent: list[QuestHistoryEntry]) -> bool:
+        """A third quest of one archetype in a row."""
+        recent = recent[:self.MAX_SAME_ARCHETYPE_RUN]
+        return len(recent) == self.MAX_SAME_ARCHETYPE_RUN and all(
+            e.archetype_id == archetype_id for e in recent)
+
+    def _daily_cap(self, quest: GeneratedQuest) -> bool:
+        cap = self.max_quests_per_day
+        if cap is None:
+            return False
+        count = sum(1 for e in self.history.since(quest.created_at - GAME_DAY)
+                    if e.quest_id != quest.id and e.source == "generated")
+        return count >= cap
 
     def _npc_monopoly(self, quest: GeneratedQuest) -> bool:
         since = quest.created_at - GAME_DAY

@@ -14,7 +14,16 @@ resulting seed goes to the incoming queue. ``update()`` then, every tick:
    waits -- evicts expired seeds and seeds that failed ``max_seed_attempts``
    times, checks each candidate is still fresh, prepares its structure (no LLM)
    and launches the narrative in a background task, within the backpressure
-   limits decided by :class:`~maid_stdlib.questgen.metrics.AutoThrottle`.
+   limits decided by :class:`~maid_stdlib.questgen.metrics.AutoThrottle` and the
+   daily cap (``max_quests_per_day``, a rolling game day).
+
+A failed build (no archetype could be planned, or the quest was rejected) does
+not retry at the next cycle: the seed waits ``seed_retry_backoff * 2**(n-1)``
+game seconds after its n-th failure, so its ``max_seed_attempts`` attempts are
+spread over hours and a passing rejection (combat fatigue, a full day) does not
+kill a situation the story layer will not signal again. Planning skips the
+archetypes the quality filter's history rules would reject (three in a row,
+combat fatigue, fetch loops) and tries the next.
 
 The LLM is never awaited in ``update()``: only the narrative runs in the
 background task, on an immutable NarrativeContext, so it never touches the world
@@ -124,6 +133,8 @@ class QuestGenerationSystem(System):
         self._recent_signals: deque[tuple[float, StorySignalLike]] = deque()
         self._resolved: set[str] = set()
         self._next_cycle_at: float | None = None
+        #: seed id -> game time before which a failed seed is not retried
+        self._retry_at: dict[UUID, float] = {}
         self.side_table = GeneratedQuestTable(qg)
         self._grounding: deque[float] = deque(maxlen=50)
         self.records: deque[BuildRecord] = deque(maxlen=100)
@@ -142,6 +153,7 @@ class QuestGenerationSystem(System):
         self.personalizer.active_damping = cfg.active_quest_damping
         self.planner.policy = self.deliveries.policy = cfg.delivery_policy()
         self.generator.timeout = cfg.build_timeout
+        self.qg.quality_filter.max_quests_per_day = cfg.max_quests_per_day
 
     # -- lifecycle ------------------------------------------------------------------
     @property
@@ -232,7 +244,8 @@ class QuestGenerationSystem(System):
                                             budget is not None and budget.exhausted)
         self._publish_gauges(depth)
         urgent = any(s.importance >= self.config.urgent_importance
-                     and s.id not in self._in_flight for s in self.pending_seeds)
+                     and s.id not in self._in_flight and not self.backing_off(s, now)
+                     for s in self.pending_seeds)
         if self._next_cycle_at is not None and now < self._next_cycle_at and not urgent:
             self._flush_in_background()
             return
@@ -262,6 +275,26 @@ class QuestGenerationSystem(System):
                 kept.append(old)
             self.pending_seeds = [*kept, seed]
 
+    def backing_off(self, seed: QuestSeed, now: float) -> bool:
+        """Is ``seed`` waiting out the backoff after a failed build?"""
+        return self._retry_at.get(seed.id, now) > now
+
+    def _schedule_retry(self, seed: QuestSeed) -> None:
+        now = self.engine.clock.game_time
+        failures = max(1, seed.attempt_count)
+        delay = self.config.seed_retry_backoff * 2 ** (failures - 1)
+        self._retry_at[seed.id] = now + delay
+        log.info("seed %s failed %d time(s); retry in %.0f game seconds", seed.id, failures,
+                 delay, extra={"seed_id": str(seed.id), "seed_type": seed.seed_type})
+
+    def day_room(self, now: float) -> int | None:
+        """Quests the daily cap still allows (builds in flight count), None: no cap."""
+        cap = self.config.max_quests_per_day
+        if cap is None:
+            return None
+        today = sum(1 for e in self.qg.history.since(now - GAME_DAY) if e.source == "generated")
+        return max(0, cap - today - len(self._in_flight))
+
     def _evict(self, now: float) -> None:
         kept = []
         for seed in self.pending_seeds:
@@ -281,6 +314,8 @@ class QuestGenerationSystem(System):
                 self.metrics.seed("evicted_overflow")
         self.pending_seeds = [s for i, s in enumerate(kept)
                               if i < self.config.max_pending_seeds or s.id in self._in_flight]
+        pending = {s.id for s in self.pending_seeds}
+        self._retry_at = {k: t for k, t in self._retry_at.items() if k in pending}
 
     def is_fresh(self, seed: QuestSeed) -> bool:
         """Does the world that produced the seed still hold? (seed 6.1)"""
@@ -322,10 +357,14 @@ class QuestGenerationSystem(System):
             return 0
         launched = 0
         facts = self.qg.facts
+        now = self.engine.clock.game_time
         for seed in sorted(self.pending_seeds, key=lambda s: -s.importance):
             if launched >= state.max_quests_per_cycle:
                 break
-            if seed.id in self._in_flight:
+            room = self.day_room(now)
+            if room is not None and room <= 0:
+                break  # the day is full: seeds wait, and it is not an attempt
+            if seed.id in self._in_flight or self.backing_off(seed, now):
                 continue
             if len(self._in_flight) >= self.config.max_concurrent_builds:
                 break
@@ -339,7 +378,7 @@ class QuestGenerationSystem(System):
             seed.attempt_count += 1
             plan = await self._plan(seed)
             if plan is None:
-                self._reject(seed, None, "plan")
+                self._reject(seed, None, "plan")  # schedules the retry
                 continue
             template_only = state.template_only
             task = asyncio.create_task(self._narrate(plan, template_only),
@@ -349,7 +388,13 @@ class QuestGenerationSystem(System):
         return launched
 
     async def _plan(self, seed: QuestSeed) -> QuestPlan | None:
+        quality = self.qg.quality_filter
         for archetype in self.qg.ranked_archetypes(seed):
+            blocked = quality.archetype_blocked(archetype.archetype_id)
+            if blocked:
+                log.debug("seed %s: skipping %s (%s)", seed.id, archetype.archetype_id,
+                          ", ".join(blocked))
+                continue
             plan = await self.builder.prepare(seed, archetype)
             if plan is not None:
                 return plan
@@ -387,6 +432,7 @@ class QuestGenerationSystem(System):
         log.info("quest for seed %s rejected at %s: %s", seed.id, stage,
                  self.builder.last_rejection or "",
                  extra={"seed_id": str(seed.id), "seed_type": seed.seed_type, "stage": stage})
+        self._schedule_retry(seed)
         if plan is not None:
             self.records.append(BuildRecord(
                 seed.id, plan.archetype.archetype_id, f"rejected:{stage}", None,

@@ -124,6 +124,7 @@ async def test_budget_and_queue_spike_switch_to_templates_and_back(
     async with engine.lifespan():
         system = system_of(engine)
         monkeypatch.setattr(system.qg.quality_filter, "check", lambda _quest: [])
+        monkeypatch.setattr(system.qg.quality_filter, "archetype_blocked", lambda _a: [])
         first = await build_one(engine, "selena")
         assert first.narrative_source == "llm" and first.tokens == 1600
         assert fake_llm.request_count == 2

@@ -106,8 +106,30 @@ async def test_a_kill_target_killed_by_the_holder_is_progress(engine: GameEngine
     assert await monitor_of(engine).sweep() == []
 
 
+async def test_a_respawning_kill_target_killed_by_someone_else_is_matched_by_kind(
+        engine: GameEngine) -> None:
+    # Kral respawns: the objective is "defeat Kral" (the kind), not that entity.
+    hero = new_hero(engine)
+    quest_id = await deliver(engine, kral_quest(engine))
+    await accept(engine, hero, quest_id)
+    rival = new_hero(engine, "Bjorn")
+    await walk(engine, rival, "ironvale:bandit_camp")
+    await fight(engine, rival, "kral")
+    await engine.dispatch_events()
+    assert closed(engine, quest_id) is None
+    assert qg_of(engine).facts.kind_available("ironvale:kral")  # the respawn is pending
+    assert "killed by someone else" not in output(engine, hero)
+    assert await monitor_of(engine).sweep() == []
+    quest = qm(engine).get_quest(quest_id)
+    assert quest is not None
+    kill = next(o for o in quest.objectives if o.objective_id == "o1-kill")
+    assert kill.target_id is None and kill.target_template == "ironvale:kral"
+
+
 async def test_a_kill_target_killed_by_someone_else_invalidates(engine: GameEngine) -> None:
     hero = new_hero(engine)
+    # This Kral does not come back: once he is dead, the quest cannot be done.
+    engine.world.get_component(iv("kral"), CombatRules).respawn = None
     quest_id = await deliver(engine, kral_quest(engine))
     await accept(engine, hero, quest_id)
     rival = new_hero(engine, "Bjorn")

@@ -26,9 +26,11 @@ from maid_stdlib.questgen import (
     GeneratedQuest,
     ObjectiveType,
     QuestGen,
+    QuestObjective,
     QuestRewards,
     quest_from_document,
 )
+from maid_stdlib.questgen.objectives import grounding_problems
 
 
 async def _quest(engine: GameEngine) -> GeneratedQuest:
@@ -86,7 +88,8 @@ async def test_to_quest_model_maps_every_field(ironvale: GameEngine) -> None:
     assert scouts.objective_type is RPGObjectiveType.KILL and scouts.target_count == 3
     assert scouts.target_id is None and scouts.target_template == "ironvale:bandit_scout"
     kral = by_id["o4-kill"]
-    assert kral.target_id == npc(ironvale, "ironvale:kral") and kral.target_template is None
+    # Kills match by kind (Kral respawns as a new entity): the template, not the id.
+    assert kral.target_id is None and kral.target_template == "ironvale:kral"
     visit = by_id["o2-visit"]
     assert visit.destination_room_id == quest.objectives[1].target_location
     assert by_id["o1-talk"].destination_room_id is None  # only VISIT/ESCORT track rooms
@@ -148,3 +151,43 @@ async def test_reward_items_come_from_what_the_giver_owns(ironvale: GameEngine) 
     assert quest.rewards.item_template_ids == ["ironvale:bandit_insignia"]
     assert (await qg.validator.validate(quest)).valid
     assert RPG_ITEM_TIER_CAPS[DifficultyTier.MODERATE] == 2
+
+
+async def test_a_rivalry_with_a_player_character_is_no_quest(ironvale: GameEngine) -> None:
+    from maid_stdlib.world.characters import WorldCharacterFactory
+
+    qg = ironvale.services.get(QuestGen)
+    player = ironvale.services.get(WorldCharacterFactory).create_character(
+        "Quitter", "acct-quitter")
+    selena = npc(ironvale, "ironvale:selena")
+    signal = BasicSignal("RIVALRY_ESCALATION", 0.8, [selena, player], {
+        "npc_a": str(selena), "npc_b": str(player), "cause": "a slight", "trust_level": -0.5})
+    assert await qg.evaluator().evaluate(signal) is None  # both sides must be NPCs
+    signal = BasicSignal("RIVALRY_ESCALATION", 0.8, [player, selena], {
+        "npc_a": str(npc(ironvale, "ironvale:voss")), "npc_b": str(selena),
+        "cause": "the road", "trust_level": -0.4})
+    seed = await qg.evaluator().evaluate(signal)
+    assert seed is not None and seed.primary_npc != player and player not in seed.involved_npcs
+
+
+async def test_kills_match_by_kind_and_respawns_keep_them_grounded(ironvale: GameEngine) -> None:
+    from classic_rpg.combat.components import PendingRespawn
+
+    qg = ironvale.services.get(QuestGen)
+    facts = qg.facts
+    kral = npc(ironvale, "ironvale:kral")
+    kill = QuestObjective(id="o1-kill", objective_type=ObjectiveType.KILL,
+                          description="Defeat Kral", target="Kral", target_entity_id=kral,
+                          target_entity_ids=[kral],
+                          target_template="ironvale:kral", quantity=1)
+    model = to_quest_model(dataclasses.replace(await _quest(ironvale), objectives=[kill]))
+    assert model.objectives[0].target_id is None
+    assert model.objectives[0].target_template == "ironvale:kral"
+    assert facts.kind_available("ironvale:kral")
+    assert facts.kind_available("ironvale:kral", dying=kral)  # Kral respawns
+    ironvale.world.get_component(kral, Health).current = 0
+    assert not facts.kind_available("ironvale:kral")  # dead, no respawn scheduled yet
+    assert grounding_problems([kill], facts)
+    ironvale.world.create_entity(PendingRespawn(template="ironvale:kral", room="x", due=1.0))
+    assert facts.kind_available("ironvale:kral")
+    assert grounding_problems([kill], facts) == []

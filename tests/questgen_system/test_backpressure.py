@@ -21,6 +21,7 @@ def no_quality_filter(engine: GameEngine, monkeypatch: pytest.MonkeyPatch) -> No
     """Several bandit quests in a row would trip combat fatigue; these tests are
     about throughput, not variety."""
     monkeypatch.setattr(system_of(engine).qg.quality_filter, "check", lambda _quest: [])
+    monkeypatch.setattr(system_of(engine).qg.quality_filter, "archetype_blocked", lambda _a: [])
 
 
 async def test_the_token_budget_counts_real_usage_and_recovers_when_the_window_rolls(

@@ -27,6 +27,7 @@ def no_quality_filter(quiet: GameEngine, monkeypatch: pytest.MonkeyPatch) -> Non
     # Several bandit quests in a row would trip combat fatigue; these tests are
     # about the caps.
     monkeypatch.setattr(system_of(quiet).qg.quality_filter, "check", lambda _quest: [])
+    monkeypatch.setattr(system_of(quiet).qg.quality_filter, "archetype_blocked", lambda _a: [])
 
 
 async def build(engine: GameEngine, *givers: str) -> list[str]:

@@ -7,6 +7,7 @@ import asyncio
 import time
 from typing import Any
 
+import pytest
 from questgen_system.qskit import (
     answer_for,
     iron_crisis,
@@ -54,7 +55,8 @@ async def test_cycles_run_every_interval_and_at_once_for_an_urgent_seed(quiet: G
 
 async def test_a_seed_that_keeps_failing_is_evicted_after_max_attempts(quiet: GameEngine) -> None:
     system = system_of(quiet)
-    system.configure(QuestGenerationConfig(max_seed_attempts=3))
+    # No backoff: the attempts come one cycle after the other.
+    system.configure(QuestGenerationConfig(max_seed_attempts=3, seed_retry_backoff=0.0))
     # Nothing called "dragons" threatens the road: every build finds no targets.
     seed = seed_for(quiet, "selena", threat_source="dragons", importance=0.9)
     system.enqueue(seed)
@@ -101,9 +103,12 @@ async def test_freshness_drops_seeds_whose_giver_died_or_already_got_a_quest(
 
 
 async def test_update_never_waits_for_the_llm_and_caps_concurrent_builds(
-    quiet: GameEngine,
+    quiet: GameEngine, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     system = system_of(quiet)
+    # Four bandit quests in a row: planning would skip the third (combat fatigue);
+    # this test is about concurrency, not variety.
+    monkeypatch.setattr(system.qg.quality_filter, "archetype_blocked", lambda _a: [])
     system.configure(QuestGenerationConfig(max_concurrent_builds=2, max_quests_per_cycle=4))
     release = asyncio.Event()
 

@@ -101,3 +101,36 @@ async def test_offers_respect_the_level_requirement(engine: GameEngine) -> None:
     assert "Mind the sparks" in out and "Quest offered" not in out
     engine.world.get_component(hero, CharacterStats).level = 5
     assert "Quest offered: 'Hard Quest'" in plain(await cmd(engine, hero, "talk smith"))
+
+
+async def test_decline_an_offer_frees_the_offer_cap(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    manager = qm(engine)
+    manager.offer_quest(hero, "wolf-trouble")
+    assert manager.count_pending_offers(hero) == 1
+    assert "Which quest?" in await cmd(engine, hero, "decline")
+    assert "You decline 'Wolf Trouble'" in await cmd(engine, hero, "decline 1")
+    assert state(engine, hero, "wolf-trouble") is None
+    assert manager.count_pending_offers(hero) == 0
+    assert "wolf-trouble" in manager.log_of(hero).declined
+    assert "You have no quest number 1" in await cmd(engine, hero, "decline 1")
+    # An accepted quest is abandoned, not declined.
+    manager.offer_quest(hero, "wolf-trouble")
+    await cmd(engine, hero, "accept 1")
+    assert "'abandon' it instead" in await cmd(engine, hero, "decline 1")
+    assert state(engine, hero, "wolf-trouble") is QuestState.IN_PROGRESS
+
+
+async def test_unanswered_offers_lapse(engine: GameEngine) -> None:
+    from maid_engine.clock import GAME_DAY
+
+    hero = new_character(engine)
+    manager = qm(engine)
+    manager.offer_quest(hero, "wolf-trouble")
+    assert manager.lapse_offers(GAME_DAY) == []
+    entry = manager.entry(hero, "wolf-trouble")
+    assert entry is not None and entry.offered_at is not None
+    entry.offered_at -= GAME_DAY
+    assert manager.lapse_offers(GAME_DAY) == [(hero, "wolf-trouble")]
+    assert state(engine, hero, "wolf-trouble") is None
+    assert manager.count_pending_offers(hero) == 0

@@ -1,4 +1,4 @@
-"""Player commands (quests, quest, accept, abandon, turnin) and ``talk <npc>``.
+"""Player commands (quests, quest, accept, decline, abandon, turnin) and ``talk <npc>``.
 
 Talking to an NPC (a TalkService handler): a COMPLETED quest whose turn-in NPC this
 is gets turned in; else the NPC's open quests are offered (with the accept hint);
@@ -202,6 +202,23 @@ def abandon_cmd(ctx: CommandContext) -> None:
     ctx.send(f"You abandon '{quest.title}'.")
 
 
+@command("decline", category="quests", prefix_match=False)
+def decline_cmd(ctx: CommandContext) -> None:
+    """Turn down a quest you were offered (it frees room for other offers).
+
+    Usage: decline <number|id>
+    """
+    manager = manager_of(ctx)
+    quest, entry = resolve(ctx, ctx.args)
+    if entry.state is not QuestState.AVAILABLE:
+        raise CommandError(f"You have already taken on '{quest.title}'; 'abandon' it instead.")
+    try:
+        manager.decline_quest(ctx.require_actor(), quest.quest_id)
+    except QuestError as exc:
+        raise CommandError(str(exc)) from exc
+    ctx.send(f"You decline '{quest.title}'.")
+
+
 @command("turnin", aliases=("turn-in",), category="quests")
 async def turnin_cmd(ctx: CommandContext) -> None:
     """Turn in a finished quest to the person who asked for it (or just talk to them).
@@ -319,4 +336,5 @@ class QuestTalk:
         return out
 
 
-COMMANDS: list[Command] = [quests_cmd, quest_cmd, accept_cmd, abandon_cmd, turnin_cmd]
+COMMANDS: list[Command] = [quests_cmd, quest_cmd, accept_cmd, decline_cmd, abandon_cmd,
+                         turnin_cmd]

@@ -306,6 +306,33 @@ class QuestManager:
         where = f" Return to {self.name_of(turn_in)}." if turn_in else ""
         self.notify(character, f"|gYou have completed the objectives of '{quest.title}'.|n{where}")
 
+    def decline_quest(self, character: UUID, quest_id: str, *, lapsed: bool = False) -> None:
+        """Turn down an offer (AVAILABLE): the entry is removed, which frees the offer
+        cap, and the quest is remembered as declined so delivery does not offer it
+        again. ``lapsed``: nobody answered the offer in time (``lapse_offers``)."""
+        quest = self._require(quest_id)
+        qlog = self.log_of(character)
+        entry = qlog.entry(quest_id)
+        if entry is None or entry.state is not QuestState.AVAILABLE:
+            raise QuestError(f"'{quest.title}' has not been offered to you.")
+        del qlog.quests[quest_id]
+        qlog.declined[quest_id] = self.now
+        qlog.touch()
+        self._log("quest offer lapsed" if lapsed else "quest declined", quest_id, character)
+
+    def lapse_offers(self, max_age: float) -> list[tuple[UUID, str]]:
+        """Decline, for them, every offer older than ``max_age`` game seconds that
+        the character never answered. Returns the (character, quest id) lapsed."""
+        now = self.now
+        out: list[tuple[UUID, str]] = []
+        for uid, qlog in list(self.engine.world.each(QuestLog)):
+            for entry in list(qlog.quests.values()):
+                if (entry.state is QuestState.AVAILABLE and entry.offered_at is not None
+                        and now - entry.offered_at >= max_age):
+                    self.decline_quest(uid, entry.quest_id, lapsed=True)
+                    out.append((uid, entry.quest_id))
+        return out
+
     def abandon_quest(self, character: UUID, quest_id: str) -> None:
         quest = self._require(quest_id)
         entry = self.entry(character, quest_id)

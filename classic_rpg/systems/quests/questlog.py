@@ -67,6 +67,9 @@ class QuestLog(Component):
     turn_ins: dict[str, int] = field(default_factory=dict)
     #: Keys of the ``quest_turnins`` records whose rewards this character received.
     paid: list[str] = field(default_factory=list)
+    #: quest id -> game time the character declined (or let lapse) its offer; such
+    #: a quest is not offered to them again by quest delivery.
+    declined: dict[str, float] = field(default_factory=dict)
 
     def entry(self, quest_id: str) -> QuestEntry | None:
         return self.quests.get(quest_id)

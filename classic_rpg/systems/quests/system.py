@@ -7,6 +7,7 @@ import logging
 from typing import TYPE_CHECKING, ClassVar
 
 from classic_rpg.systems.quests.data import load_pack_quests
+from maid_engine.clock import GAME_DAY
 from maid_engine.content import PackError
 from maid_engine.ecs import System
 
@@ -27,10 +28,16 @@ class QuestSystem(System):
     """
 
     priority: ClassVar[int] = 190
+    #: Game seconds an unanswered offer stands before it lapses (None: never), so
+    #: ignored offers do not fill a player's offer cap for good.
+    offer_lapse: ClassVar[float | None] = GAME_DAY
+    #: Game seconds between lapse checks.
+    LAPSE_CHECK_INTERVAL: ClassVar[float] = 600.0
 
     def __init__(self, manager: QuestManager) -> None:
         self.manager = manager
         self._flush_task: asyncio.Task[None] | None = None
+        self._next_lapse_check = 0.0
 
     async def startup(self) -> None:
         quests, problems = load_pack_quests(self.engine)
@@ -55,6 +62,10 @@ class QuestSystem(System):
 
     async def update(self, delta: float) -> None:
         self.manager.objectives.tick()
+        now = self.engine.clock.game_time
+        if self.offer_lapse is not None and now >= self._next_lapse_check:
+            self._next_lapse_check = now + self.LAPSE_CHECK_INTERVAL
+            self.manager.lapse_offers(self.offer_lapse)
         if not self.engine.has_store:
             self.manager.history.discard_pending()
             self.manager.registry.discard_pending()

@@ -1,0 +1,105 @@
+"""The quest economy fixes: failed seeds retry with backoff instead of being
+evicted within minutes, a daily cap, planning skips the archetypes the quality
+filter's history rules would reject, and a third quest of one archetype in a row
+is rejected."""
+
+from __future__ import annotations
+
+from uuid import uuid4
+
+from questgen_system.qskit import metric, seed_for, system_of, ticks
+
+from maid_engine.clock import GAME_DAY, GAME_HOUR, ManualClock
+from maid_engine.engine import GameEngine
+from maid_stdlib.questgen.generation_config import QuestGenerationConfig
+from maid_stdlib.questgen.history import QuestHistory, QuestHistoryEntry
+from maid_stdlib.questgen.quality import QuestQualityFilter
+
+
+def clock(engine: GameEngine) -> ManualClock:
+    assert isinstance(engine.clock, ManualClock)
+    return engine.clock
+
+
+def record(history: QuestHistory, archetype: str, now: float) -> str:
+    """A past generated quest in the history (only what the rules read)."""
+    quest_id = f"q-{uuid4().hex[:8]}"
+    history._sequence += 1
+    history._put(QuestHistoryEntry(quest_id=quest_id, seed_type="threat_response",
+                                   archetype_id=archetype, quest_giver_id=uuid4(),
+                                   created_at=now, sequence=history._sequence))
+    return quest_id
+
+
+async def test_a_failed_seed_retries_with_backoff_then_is_evicted(quiet: GameEngine) -> None:
+    system = system_of(quiet)
+    system.configure(QuestGenerationConfig(max_seed_attempts=3, seed_retry_backoff=1800.0,
+                                           generation_interval=60.0))
+    # Nothing called "dragons" threatens the road: every build finds no targets.
+    seed = seed_for(quiet, "selena", threat_source="dragons", importance=0.5)
+    seed.expires_at = quiet.clock.game_time + 2 * GAME_DAY
+    system.enqueue(seed)
+    await ticks(quiet, 3)
+    assert seed.attempt_count == 1  # no second try within minutes
+    assert system.backing_off(seed, quiet.clock.game_time)
+    clock(quiet).skip(1800.0)
+    await ticks(quiet, 2)
+    assert seed.attempt_count == 2
+    clock(quiet).skip(1800.0)  # the second wait is twice as long
+    await ticks(quiet, 2)
+    assert seed.attempt_count == 2
+    clock(quiet).skip(1800.0)
+    await ticks(quiet, 1)
+    assert seed.attempt_count == 3  # three attempts spread over 1.5 game hours
+    await ticks(quiet, 2)
+    assert seed not in system.pending_seeds
+    assert metric(quiet, "maid_questgen_seeds_total", outcome="evicted_attempts") == 1
+
+
+async def test_the_daily_cap_holds_seeds_back(quiet: GameEngine) -> None:
+    system = system_of(quiet)
+    system.configure(QuestGenerationConfig(max_quests_per_day=2))
+    now = quiet.clock.game_time
+    for _ in range(2):
+        record(system.qg.history, "investigation", now - GAME_HOUR)
+    assert system.day_room(now) == 0
+    assert system.qg.quality_filter.day_full(now)
+    seed = seed_for(quiet, "selena", importance=0.5)
+    system.enqueue(seed)
+    await ticks(quiet, 3)
+    assert seed.attempt_count == 0 and seed in system.pending_seeds  # waiting, not failing
+    clock(quiet).skip(GAME_DAY)
+    assert system.day_room(quiet.clock.game_time) == 2
+
+
+def test_the_daily_cap_is_five_by_default() -> None:
+    assert QuestGenerationConfig().max_quests_per_day == 5
+
+
+async def test_planning_skips_an_archetype_the_filter_would_reject(quiet: GameEngine) -> None:
+    system = system_of(quiet)
+    qg = system.qg
+    now = quiet.clock.game_time
+    seed = seed_for(quiet, "selena", importance=0.5)
+    ranked = [a.archetype_id for a in qg.ranked_archetypes(seed)]
+    assert "threat_elimination" in ranked
+    # Two combat quests in a row: a third would be combat fatigue.
+    record(qg.history, "threat_elimination", now - 2 * GAME_HOUR)
+    record(qg.history, "rescue_mission", now - GAME_HOUR)
+    assert qg.quality_filter.archetype_blocked("threat_elimination") == ["combat_fatigue"]
+    plan = await system._plan(seed)
+    assert plan is None or plan.archetype.archetype_id != "threat_elimination"
+    assert plan is None or not qg.quality_filter.archetype_blocked(plan.archetype.archetype_id)
+
+
+async def test_third_of_one_archetype_in_a_row_is_rejected(quiet: GameEngine) -> None:
+    qg = system_of(quiet).qg
+    quality: QuestQualityFilter = qg.quality_filter
+    now = quiet.clock.game_time
+    record(qg.history, "investigation", now - 2 * GAME_HOUR)
+    assert quality.archetype_blocked("investigation") == []
+    record(qg.history, "investigation", now - GAME_HOUR)
+    assert quality.archetype_blocked("investigation") == ["archetype_repetition"]
+    assert quality.archetype_blocked("supply_chain") == []
+    record(qg.history, "supply_chain", now)
+    assert quality.archetype_blocked("investigation") == []
