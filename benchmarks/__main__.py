@@ -1,0 +1,102 @@
+"""Run MAID's benchmarks.
+
+    .venv/bin/python -m benchmarks                 # standard: 50 + 200 clients, full tick world
+    .venv/bin/python -m benchmarks --full          # + 500 clients, 1,000 held, login at 200
+    .venv/bin/python -m benchmarks --quick         # smoke sizes (seconds)
+    .venv/bin/python -m benchmarks --only tick,budget --json out.json --markdown out.md
+    .venv/bin/python -m benchmarks --only telnet --clients 100,300
+
+Benchmarks: ``telnet`` (load test against a real ``maid run`` and an echo
+baseline, each in its own process), ``tick`` (10,000 NPCs, 2,000 rooms, 200 active
+quests), ``budget`` (the quest-generation processing budget, seed section 7.1).
+See docs/performance.md for what each measures and the latest figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import machine
+
+ALL = ("telnet", "tick", "budget")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_const", dest="mode", const="quick",
+                      help="smallest sizes: checks that everything runs")
+    size.add_argument("--full", action="store_const", dest="mode", const="full",
+                      help="every client count (50, 200, 500, 1,000 held)")
+    p.set_defaults(mode="standard")
+    p.add_argument("--only", default=",".join(ALL),
+                   help=f"comma-separated subset of {', '.join(ALL)}")
+    p.add_argument("--clients", default="",
+                   help="telnet: comma-separated client counts instead of the mode's")
+    p.add_argument("--json", type=Path, help="write every figure (JSON) here")
+    p.add_argument("--markdown", type=Path, help="write the report (markdown) here")
+    p.add_argument("--keep-logs", action="store_true",
+                   help="telnet: keep the servers' data and logs (path printed)")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    wanted = [w.strip() for w in args.only.split(",") if w.strip()]
+    unknown = [w for w in wanted if w not in ALL]
+    if unknown:
+        print(f"unknown benchmark(s): {', '.join(unknown)} (choose from {', '.join(ALL)})",
+              file=sys.stderr)
+        return 2
+    clients = [int(c) for c in args.clients.split(",") if c.strip()] or None
+    results: dict[str, Any] = {"mode": args.mode, "machine": machine(), "started": time.time()}
+
+    def log(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    sections: list[str] = []
+    if "telnet" in wanted:
+        from benchmarks import telnet_load
+
+        log("telnet load test ...")
+        results["telnet"] = telnet_load.run(args.mode, clients, log, keep=args.keep_logs)
+        sections.append("## Telnet load\n\n" + results["telnet"]["settings"] + "\n\n"
+                        + telnet_load.markdown(results["telnet"]))
+    if "tick" in wanted:
+        from benchmarks import tick
+
+        log("tick benchmark ...")
+        results["tick"] = tick.run(args.mode, log)
+        sections.append("## Tick\n\n" + tick.markdown(results["tick"]))
+    if "budget" in wanted:
+        from benchmarks import budget
+
+        log("section 7.1 budget ...")
+        results["budget"] = budget.run(args.mode, log)
+        sections.append("## Section 7.1 processing budget\n\n"
+                        + budget.markdown(results["budget"]))
+    results["finished"] = time.time()
+    m = results["machine"]
+    took = results["finished"] - results["started"]
+    header = (
+        f"# MAID benchmarks ({args.mode})\n\n"
+        f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, Python "
+        f"{m['python']}, Linux {m['kernel']}; commit {m['commit']}; load average "
+        f"{m['loadavg_at_start']} at the start. Took {took:.0f} s."
+    )
+    report = "\n\n".join([header, *sections]) + "\n"
+    print(report)
+    if args.markdown:
+        args.markdown.write_text(report)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

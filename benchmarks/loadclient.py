@@ -1,0 +1,332 @@
+"""The telnet load client: N connections in one asyncio process, minimal telnet.
+
+    python -m benchmarks.loadclient --port P --clients 200 --commands 20 \
+        --mode maid --server-pid PID
+
+Each connection refuses every option the server offers (DONT/WONT, once per option),
+reads until a prompt marker (IAC GA or IAC EOR: what MAID and the echo server send
+after a prompt to a client that refused everything), and never decodes text except
+to check that a login worked. Connections start ``--stagger-ms`` apart.
+
+Phases, each bounded in time:
+
+1. connect + log in (maid mode: ``create benchaaab password``, as names may not
+   contain digits; echo mode: the first prompt); the login time is from starting
+   the TCP connect to the prompt after the game's welcome;
+2. once every connection logged in (or failed), all of them issue ``--commands``
+   commands one after another, each waiting for the answer's prompt.
+
+``/proc/<server-pid>/stat`` is sampled at the phase boundaries, so the server's
+CPU time of each phase is exact. One JSON object is printed on stdout at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import sys
+import time
+from collections import deque
+from typing import Any
+
+IAC, DONT, DO, WONT, WILL, SB, SE, GA, EOR = 255, 254, 253, 252, 251, 250, 240, 249, 239
+_IAC_B = b"\xff"
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def proc_cpu(pid: int) -> float | None:
+    """utime + stime of ``pid`` in seconds (all its threads), or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            raw = fh.read()
+    except OSError:
+        return None
+    # Field 2 (comm) may contain spaces; everything after the last ')' is fixed.
+    fields = raw[raw.rindex(b")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def letters(n: int, width: int = 4) -> str:
+    """0 -> "aaaa", 1 -> "aaab" ...: MAID names may not contain digits."""
+    out = []
+    for _ in range(width):
+        n, r = divmod(n, 26)
+        out.append(chr(97 + r))
+    return "".join(reversed(out))
+
+
+class Conn(asyncio.Protocol):
+    """One telnet connection. ``expect_prompt()`` returns a future for the next
+    prompt marker; the text since the last marker is kept only while ``capture``."""
+
+    __slots__ = (
+        "_answered", "_ready", "_tail", "_waiter", "capture", "closed", "received", "text",
+        "transport",
+    )
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self._answered: set[tuple[int, int]] = set()
+        self._tail = b""
+        self._waiter: asyncio.Future[bytes] | None = None
+        #: Texts of prompts that arrived while nobody was waiting (oldest first).
+        self._ready: deque[bytes] = deque()
+        self.capture = True
+        self.text = bytearray()
+        self.received = 0
+        self.closed = False
+
+    # -- asyncio.Protocol --------------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_exception(ConnectionError("closed by the server"))
+
+    def data_received(self, data: bytes) -> None:
+        self.received += len(data)
+        if self._tail:
+            data = self._tail + data
+            self._tail = b""
+        pos = 0
+        n = len(data)
+        while True:
+            i = data.find(_IAC_B, pos)
+            if i < 0:
+                if self.capture:
+                    self.text += data[pos:]
+                return
+            if self.capture and i > pos:
+                self.text += data[pos:i]
+            if i + 1 >= n:
+                self._tail = data[i:]
+                return
+            cmd = data[i + 1]
+            if cmd in (DO, DONT, WILL, WONT):
+                if i + 2 >= n:
+                    self._tail = data[i:]
+                    return
+                self._negotiate(cmd, data[i + 2])
+                pos = i + 3
+            elif cmd == SB:
+                end = data.find(b"\xff\xf0", i + 2)
+                if end < 0:
+                    self._tail = data[i:]
+                    return
+                pos = end + 2
+            elif cmd == GA or cmd == EOR:
+                pos = i + 2
+                self._prompt()
+            elif cmd == IAC:
+                if self.capture:
+                    self.text.append(IAC)
+                pos = i + 2
+            else:
+                pos = i + 2
+
+    # -- telnet ------------------------------------------------------------------------
+    def _negotiate(self, cmd: int, opt: int) -> None:
+        # Refuse everything, answering each (verb, option) once (no loops).
+        if cmd in (DO, WILL) and (cmd, opt) not in self._answered:
+            self._answered.add((cmd, opt))
+            reply = WONT if cmd == DO else DONT
+            if self.transport is not None:
+                self.transport.write(bytes((IAC, reply, opt)))
+
+    def _prompt(self) -> None:
+        text = bytes(self.text) if self.capture else b""
+        self.text.clear()
+        waiter = self._waiter
+        self._waiter = None
+        if waiter is not None and not waiter.done():
+            waiter.set_result(text)
+        else:
+            self._ready.append(text)
+
+    # -- use ---------------------------------------------------------------------------
+    def expect_prompt(self) -> asyncio.Future[bytes]:
+        fut: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        if self._ready:
+            fut.set_result(self._ready.popleft())
+        elif self.closed:
+            fut.set_exception(ConnectionError("closed"))
+        else:
+            self._waiter = fut
+        return fut
+
+    def send_line(self, line: str) -> None:
+        if self.transport is not None and not self.closed:
+            self.transport.write(line.encode() + b"\r\n")
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.abort()
+
+
+class Client:
+    """One simulated player: connect, log in, then issue commands on a signal."""
+
+    def __init__(self, index: int, args: argparse.Namespace) -> None:
+        self.index = index
+        self.args = args
+        self.conn: Conn | None = None
+        self.login_time: float | None = None
+        self.error: str | None = None
+        self.rtts: list[float] = []
+        self.timeouts = 0
+
+    async def login(self, loop: asyncio.AbstractEventLoop) -> None:
+        args = self.args
+        started = time.perf_counter()
+        try:
+            _, conn = await asyncio.wait_for(
+                loop.create_connection(Conn, args.host, args.port), args.login_timeout
+            )
+            self.conn = conn
+            deadline = started + args.login_timeout
+            await asyncio.wait_for(conn.expect_prompt(), max(deadline - time.perf_counter(), 0))
+            if args.mode == "maid":
+                fut = conn.expect_prompt()
+                conn.send_line(f"create {args.prefix}{letters(self.index)} {args.password}")
+                text = await asyncio.wait_for(fut, max(deadline - time.perf_counter(), 0))
+                if b"Welcome," not in text:
+                    self.error = "login refused: " + text.decode("utf-8", "replace")[-200:]
+                    return
+            conn.capture = False
+            self.login_time = time.perf_counter() - started
+        except TimeoutError:
+            self.error = "login timed out"
+        except (OSError, ConnectionError) as exc:
+            self.error = f"login failed: {type(exc).__name__}: {exc}"
+
+    async def run_commands(self, deadline: float) -> None:
+        conn = self.conn
+        if conn is None or self.login_time is None:
+            return
+        args = self.args
+        command = args.command
+        for _ in range(args.commands):
+            left = min(args.command_timeout, deadline - time.perf_counter())
+            if left <= 0:
+                self.timeouts += 1
+                return
+            fut = conn.expect_prompt()
+            t0 = time.perf_counter()
+            conn.send_line(command)
+            try:
+                await asyncio.wait_for(fut, left)
+            except TimeoutError:
+                self.timeouts += 1
+                return  # the answer may still come: later prompts would be misattributed
+            except ConnectionError:
+                self.error = "closed during commands"
+                return
+            self.rtts.append(time.perf_counter() - t0)
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    loop = asyncio.get_running_loop()
+    clients = [Client(i + args.first_index, args) for i in range(args.clients)]
+    pid = args.server_pid
+    cpu0 = proc_cpu(pid) if pid else None
+    t0 = time.perf_counter()
+    tasks = []
+    for client in clients:
+        tasks.append(loop.create_task(client.login(loop)))
+        await asyncio.sleep(args.stagger_ms / 1000.0)
+    await asyncio.wait(tasks, timeout=args.login_timeout + 5)
+    login_wall = time.perf_counter() - t0
+    cpu1 = proc_cpu(pid) if pid else None
+    logged_in = [c for c in clients if c.login_time is not None]
+
+    if args.settle > 0:
+        await asyncio.sleep(args.settle)  # let arrival announcements drain
+    cpu2 = proc_cpu(pid) if pid else None
+    t1 = time.perf_counter()
+    deadline = t1 + args.phase_timeout
+    cmd_tasks = [loop.create_task(c.run_commands(deadline)) for c in logged_in]
+    if cmd_tasks:
+        await asyncio.wait(cmd_tasks, timeout=args.phase_timeout + 5)
+    cmd_wall = time.perf_counter() - t1
+    cpu3 = proc_cpu(pid) if pid else None
+
+    for c in clients:
+        if c.conn is not None:
+            c.conn.close()
+    await asyncio.sleep(0)
+
+    rtts = [r for c in clients for r in c.rtts]
+    errors: dict[str, int] = {}
+    for c in clients:
+        if c.error:
+            key = c.error.split(":")[0]
+            errors[key] = errors.get(key, 0) + 1
+    return {
+        "mode": args.mode,
+        "clients": args.clients,
+        "commands_per_client": args.commands,
+        "logged_in": len(logged_in),
+        "login_times": [c.login_time for c in logged_in],
+        "login_wall": login_wall,
+        "login_cpu": _delta(cpu0, cpu1),
+        "rtts": rtts,
+        "answered": len(rtts),
+        "expected": len(logged_in) * args.commands,
+        "timeouts": sum(c.timeouts for c in clients),
+        "clients_all_answered": sum(1 for c in logged_in if len(c.rtts) == args.commands),
+        "command_wall": cmd_wall,
+        "command_cpu": _delta(cpu2, cpu3),
+        "errors": errors,
+        "error_samples": [c.error for c in clients if c.error][:3],
+        "client_cpu": time.process_time(),
+    }
+
+
+def _delta(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else b - a
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description="MAID telnet load client")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--clients", type=int, default=50)
+    p.add_argument("--commands", type=int, default=20)
+    p.add_argument("--command", default="look")
+    p.add_argument("--mode", choices=("maid", "echo"), default="maid")
+    p.add_argument("--prefix", default="bench")
+    p.add_argument("--first-index", type=int, default=0)
+    p.add_argument("--password", default="password")
+    p.add_argument("--stagger-ms", type=float, default=2.0)
+    p.add_argument("--login-timeout", type=float, default=120.0)
+    p.add_argument("--command-timeout", type=float, default=30.0)
+    p.add_argument("--phase-timeout", type=float, default=180.0)
+    p.add_argument("--settle", type=float, default=0.5,
+                   help="seconds to wait between the phases")
+    p.add_argument("--server-pid", type=int, default=0)
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    result = asyncio.run(run(args))
+    json.dump(result, sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

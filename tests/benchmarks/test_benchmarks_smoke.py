@@ -1,0 +1,75 @@
+"""Keep the benchmarks from rotting: each runs at its quickest size and reports numbers.
+
+Nothing here asserts a timing -- the figures live in docs/performance.md and come
+from ``python -m benchmarks``; these tests only check that the machinery runs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks import budget, tick
+from benchmarks.__main__ import main as bench_main
+from benchmarks.loadclient import letters
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and value >= 0
+
+
+def test_load_client_names_have_no_digits() -> None:
+    names = {letters(i) for i in range(2000)}
+    assert len(names) == 2000
+    assert all(n.isalpha() and n.islower() for n in names)
+
+
+def test_tick_benchmark_runs_and_reports() -> None:
+    res = tick.run("quick", log=lambda _line: None)
+    assert res["ticks_run"] == res["ticks_asked"] > 0
+    for key in ("p50", "p95", "p99", "max"):
+        assert _number(res["tick_ms"][key])
+        assert _number(res["tick_cpu_ms"][key])
+    assert res["systems"], "no system was timed"
+    assert all(_number(s["total_ms"]) for s in res["systems"])
+    assert res["entities"]["before"].get("NPC") == 100
+    assert "wall time" in tick.markdown(res)
+
+
+def test_budget_benchmark_runs_and_reports() -> None:
+    res = budget.run("quick", log=lambda _line: None)
+    operations = [r["operation"] for r in res["rows"]]
+    assert "Seed evaluation" in operations and "Validation" in operations
+    for row in res["rows"]:
+        assert row["verdict"] in ("met", "MISSED", "-", "no samples") or row["status"] != (
+            "measured"
+        )
+        if row["status"] == "measured" and row["ms"]["n"]:
+            assert _number(row["ms"]["p50"]) and _number(row["ms"]["max"])
+    assert "| Seed evaluation |" in budget.markdown(res)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc for server CPU time")
+def test_telnet_benchmark_runs_against_maid_and_echo(tmp_path: Path) -> None:
+    out = tmp_path / "telnet.json"
+    report = tmp_path / "telnet.md"
+    code = bench_main(["--quick", "--only", "telnet", "--json", str(out),
+                       "--markdown", str(report)])
+    assert code == 0
+    res = json.loads(out.read_text())
+    (scenario,) = res["telnet"]["scenarios"]
+    for target in ("echo", "maid"):
+        figures = scenario[target]
+        assert "error" not in figures, figures.get("error")
+        assert figures["logged_in"] == scenario["clients"] == 5
+        assert figures["answered"] == figures["expected"] == 5 * scenario["commands"]
+        assert _number(figures["rtt_ms"]["p50"]) and _number(figures["rtt_ms"]["p99"])
+        assert figures["exit_code"] is not None  # the server process was reaped
+    assert _number(scenario["ratio"]["p99"])
+    assert "MAID / echo" in report.read_text()
