@@ -1,0 +1,1 @@
+from e2e.fixtures import maid_server  # noqa: F401
