@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 async def test_tintin_logs_in_looks_moves_and_quits(
     tmp_path: Path, maid_server: Callable[..., Awaitable[ServerProcess]]
 ) -> None:
-    if not Path(TINTIN).exists():
+    if shutil.which(TINTIN) is None:
         if os.environ.get("CI"):
             pytest.fail("tintin++ must be installed in CI (apt-get install tintin++)")
         pytest.skip("tintin++ not installed (apt-get install tintin++)")
@@ -52,7 +52,7 @@ async def test_tintin_logs_in_looks_moves_and_quits(
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
-    text = log.read_text(errors="replace")
+    text = await asyncio.to_thread(log.read_text, errors="replace")
     assert "Welcome to MAID" in text
     assert "Ironvale Village Square" in text  # logged in, the room shown
     assert "Exits:" in text  # look
