@@ -57,14 +57,12 @@ def equipment(ctx: CommandContext) -> None:
     ctx.send("\n".join(lines))
 
 
-@command("wear", aliases=("wield", "hold"), category="items")
-def wear(ctx: CommandContext) -> None:
-    """Wear armour or wield a weapon you carry (what was in that slot is removed).
-
-    Usage: wear <item>     wield <weapon>
-    """
+def _carried_item(
+    ctx: CommandContext, verb: str
+) -> tuple[WorldService, UUID, str, UUID, str, ItemStats | None]:
+    """The one carried item the arguments name, for ``verb`` (wear, drink...):
+    (world, actor, room, item, its name, its stats)."""
     ws, actor, room = here(ctx)
-    verb = "wield" if ctx.name.lower().startswith("wi") else "wear"
     wanted = ctx.args.strip()
     if not wanted:
         raise CommandError(f"{verb.capitalize()} what?")
@@ -73,8 +71,18 @@ def wear(ctx: CommandContext) -> None:
     if not found:
         raise not_carrying(ws, items, actor, wanted)
     item = found[0]
-    name = name_of(ws, item)
-    stats = ctx.world.try_component(item, ItemStats)
+    return ws, actor, room, item, name_of(ws, item), ctx.world.try_component(item, ItemStats)
+
+
+@command("wear", aliases=("wield", "hold"), category="items")
+def wear(ctx: CommandContext) -> None:
+    """Wear armour or wield a weapon you carry (what was in that slot is removed).
+
+    Usage: wear <item>     wield <weapon>
+    """
+    verb = "wield" if ctx.name.lower().startswith("wi") else "wear"
+    ws, actor, room, item, name, stats = _carried_item(ctx, verb)
+    items = items_of(ctx)
     if stats is None or stats.slot is None:
         raise CommandError(f"You cannot {verb} {name}.")
     if verb == "wield" and stats.slot != "weapon":
@@ -200,18 +208,9 @@ def drink(ctx: CommandContext) -> None:
 
     Usage: drink <item>     (also: quaff, eat)
     """
-    ws, actor, room = here(ctx)
     verb = "eat" if ctx.name.lower().startswith("ea") else "drink"
-    wanted = ctx.args.strip()
-    if not wanted:
-        raise CommandError(f"{verb.capitalize()} what?")
+    ws, actor, room, item, name, stats = _carried_item(ctx, verb)
     items = items_of(ctx)
-    _, found = select(ws, items.carried(actor), wanted)
-    if not found:
-        raise not_carrying(ws, items, actor, wanted)
-    item = found[0]
-    name = name_of(ws, item)
-    stats = ctx.world.try_component(item, ItemStats)
     if stats is None or stats.heal <= 0:
         raise CommandError(f"You cannot {verb} {name}.")
     items.destroy(item)
