@@ -160,3 +160,8 @@ async def test_quest_state_history_and_generated_quests_survive_a_restart(
         assert run is not None
         assert run["outcome"] == "perfect" and run["accepted_at"] is not None
         assert run["character_id"] == str(hero) and run["finished_at"] is not None
+        # Turning it in resolved it, and that survives a restart too.
+        assert not manager.is_open("gen-1")
+    async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
+        assert qm(engine).registry.status("gen-1") == ("resolved", "turned in by Alice")
+        assert not qm(engine).is_open("gen-1")

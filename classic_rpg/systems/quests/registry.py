@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 COLLECTION = "quest_registry"
 
 
+#: How a registered quest can be closed (``QuestRegistry.close``).
+CLOSED_STATUSES = ("expired", "invalidated", "resolved")
+
+
 class QuestRegistry:
     def __init__(self) -> None:
         self._quests: dict[str, Quest] = {}
@@ -90,7 +94,7 @@ class QuestRegistry:
                 continue
             if doc.get("quest") and quest_id not in self._quests:
                 self._quests[quest_id] = Quest.model_validate(doc["quest"])
-            if doc.get("status") in ("expired", "invalidated"):
+            if doc.get("status") in CLOSED_STATUSES:
                 self._closed[quest_id] = (str(doc["status"]), str(doc.get("reason", "")))
         return len(docs)
 
