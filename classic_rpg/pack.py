@@ -45,5 +45,9 @@ def _connect_living_world(ctx: PackContext) -> None:
     def hostiles(world: Any) -> Iterator[tuple[UUID, str]]:
         return ((uid, "hostiles") for uid, rules in world.each(CombatRules) if rules.hostile)
 
-    living.threat_providers.append(hostiles)
+    def is_hostile(world: Any, uid: UUID) -> bool:
+        rules = world.try_component(uid, CombatRules)
+        return rules is not None and bool(rules.hostile)
+
+    living.add_threat_provider(hostiles, is_hostile)
     living.movement_guards.append(lambda uid: not combat.is_fighting(uid))

@@ -44,6 +44,9 @@ class SessionManager:
         self.mssp_providers: dict[str, Callable[[], str | list[str]]] = {}
         self.prompt_provider: Callable[[Session], str] | None = None
         self.commands_total = 0
+        #: Bumped whenever a character comes online or goes offline (attach/detach);
+        #: caches of what is visible (room listings) key on it.
+        self.presence_version = 0
 
     # -- registry -------------------------------------------------------------------
     def all(self) -> list[Session]:
@@ -66,6 +69,7 @@ class SessionManager:
         old = self._by_character.get(character_id)
         if old is session:
             return None
+        self.presence_version += 1
         if session.character_id is not None:
             self._by_character.pop(session.character_id, None)
         session.character_id = character_id
@@ -76,6 +80,7 @@ class SessionManager:
 
     def detach(self, session: Session) -> UUID | None:
         char = session.character_id
+        self.presence_version += 1
         if char is not None and self._by_character.get(char) is session:
             del self._by_character[char]
         session.character_id = None

@@ -21,6 +21,11 @@ from maid_engine.store import Store
 
 _database_numbers = itertools.count(1)
 
+# GameEngine.start() collects and freezes the GC (a long-lived world); thousands of
+# engines in one test process would each pay a full collection. tests/engine tests
+# the setting explicitly.
+os.environ.setdefault("MAID_GC_FREEZE", "0")
+
 
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[ThrowawayPostgres]:

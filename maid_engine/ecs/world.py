@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar, overload
 from uuid import UUID
 
@@ -54,8 +54,18 @@ class World:
         self._persistent: set[UUID] = set()
         self._dirty: set[UUID] = set()
         self._removed: list[tuple[UUID, str]] = []
+        #: component type -> callbacks ``(entity, component)`` run after a component
+        #: of that type is added (or replaced): systems that keep their own index of
+        #: the entities needing work (RegenSystem's wounded set) learn of new ones.
+        self.added_hooks: dict[type[Component], list[Callable[[UUID, Any], None]]] = {}
         self._destroyed: list[UUID] = []
         self._closed = False
+        #: Component types whose addition or removal ``listing_version`` tracks
+        #: (registered by caches that depend on which entities have them).
+        self.listing_types: set[type[Component]] = set()
+        #: Bumped when a component of a ``listing_types`` type is added or removed and
+        #: when an entity is scheduled for destruction.
+        self.listing_version = 0
 
     # -- context ---------------------------------------------------------------
     def _use(self) -> None:
@@ -104,6 +114,7 @@ class World:
         """
         if entity_id in self._uuid_to_eid and entity_id not in self._pending_destroy:
             self._pending_destroy.append(entity_id)
+            self.listing_version += 1
 
     def flush_destroyed(self) -> list[UUID]:
         """Destroy everything scheduled. Called by the engine between systems."""
@@ -157,10 +168,14 @@ class World:
             self._unindex(entity_id, old)
             old._owner = None
         esper.add_component(eid, component)
+        if type(component) in self.listing_types:
+            self.listing_version += 1
         if entity_id in self._persistent:
             component._owner = self._dirty_marker(entity_id)
             self._dirty.add(entity_id)
         self._index(entity_id, component)
+        for hook in self.added_hooks.get(type(component), ()):
+            hook(entity_id, component)
 
     def remove_component(self, entity_id: UUID, ctype: type[C]) -> C | None:
         eid = self._eid(entity_id)
@@ -169,6 +184,8 @@ class World:
             return None
         component = esper.remove_component(eid, ctype)
         assert isinstance(component, ctype)
+        if ctype in self.listing_types:
+            self.listing_version += 1
         self._unindex(entity_id, component)
         component._owner = None
         if entity_id in self._persistent and ctype.persist:

@@ -22,10 +22,13 @@ class _Handlers:
 
     def on_relocated(self, event: EntityRelocatedEvent) -> None:
         living = self.living
-        living.invalidate_threats()
+        uid = event.entity_id
+        # Only a threat's moves change the threat map (a spawn's living data, which
+        # may make it one, invalidates it in apply_spawned).
+        if living.may_be_threat(uid):
+            living.invalidate_threats()
         if not living.started:
             return
-        uid = event.entity_id
         if event.from_room is None:
             apply_spawned(living, uid)
         if event.to_room is not None:
@@ -47,7 +50,8 @@ class _Handlers:
             site.found_at = living.engine.clock.game_time
 
     def on_destroyed(self, event: EntityDestroyedEvent) -> None:
-        self.living.invalidate_threats()
+        if self.living.may_be_threat(event.entity_id):
+            self.living.invalidate_threats()
         self.living.memory.forget_npc(event.entity_id)
 
 

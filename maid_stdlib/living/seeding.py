@@ -268,10 +268,11 @@ def apply_npc(
         world.add_component(uid, TradeGoods(list(spec.trade.offers), list(spec.trade.wants)))
     if spec.hostile is not None:
         world.add_component(uid, Hostile(spec.hostile))
-        living.invalidate_threats()
     hostile = spec.hostile is not None or any(
         living.factions.get(f) is not None and living.factions[f].hostile for f in spec.factions
     )
+    if hostile:
+        living.invalidate_threats()  # a new threat (marker or hostile faction)
     if not hostile and not world.has_component(uid, gossip.KnownGossip):
         world.add_component(uid, gossip.KnownGossip())
     if first:

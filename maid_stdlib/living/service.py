@@ -22,6 +22,7 @@ from maid_stdlib.living.conditions import (
     builtin_conditions,
     hostile_marker_threats,
 )
+from maid_stdlib.living.facts import Hostile
 from maid_stdlib.living.gossip import KnownGossip, gossip_lines
 from maid_stdlib.living.memory import MemoryService
 from maid_stdlib.world.components import Describable
@@ -71,6 +72,11 @@ class Registries:
     crises: list[CrisisRule] = field(default_factory=list)
 
 
+def _has_active_hostile_marker(world: World, entity: UUID) -> bool:
+    marker = world.try_component(entity, Hostile)
+    return marker is not None and marker.active
+
+
 class LivingWorld:
     def __init__(self, engine: GameEngine) -> None:
         self.engine = engine
@@ -85,8 +91,15 @@ class LivingWorld:
         #: NPC template key -> its living data, for NPCs spawned later.
         self.templates: dict[str, tuple[LivingData, NpcSpec]] = {}
         self.applied_data: list[LivingData] = []
+        #: provider -> ``(world, entity) -> bool``: whether that provider would name
+        #: the entity. A move or death invalidates the threat map only when the
+        #: entity is (or was) a threat; a provider without a check here makes every
+        #: move invalidate it (the map cannot tell who it would name).
+        self.threat_checks: dict[ThreatProvider, Callable[[World, UUID], bool]] = {
+            hostile_marker_threats: _has_active_hostile_marker,
+            self._hostile_faction_threats: self._in_hostile_faction,
+        }
         self._threats: ThreatMap | None = None
-        self._threat_time: float | None = None
         self._started = False
 
     @property
@@ -164,18 +177,48 @@ class LivingWorld:
                     yield uid, faction
                     break
 
+    def _in_hostile_faction(self, world: World, entity: UUID) -> bool:
+        membership = world.try_component(entity, FactionMembership)
+        if membership is None:
+            return False
+        factions = self.registries.factions
+        return any((f := factions.get(k)) is not None and f.hostile
+                   for k in membership.factions)
+
+    def add_threat_provider(self, provider: ThreatProvider,
+                            check: Callable[[World, UUID], bool] | None = None) -> None:
+        """Add a source of threats; ``check(world, entity)`` tells whether it would
+        name ``entity`` (without it, any move invalidates the threat map)."""
+        self.threat_providers.append(provider)
+        if check is not None:
+            self.threat_checks[provider] = check
+        self.invalidate_threats()
+
+    def may_be_threat(self, entity: UUID) -> bool:
+        """Whether ``entity`` is, or in the cached map was, a threat: its moves and
+        death change the threat map; anyone else's do not."""
+        threats = self._threats
+        if threats is not None and entity in threats.ids:
+            return True
+        world = self.world
+        checks = self.threat_checks
+        for provider in self.threat_providers:
+            check = checks.get(provider)
+            if check is None or check(world, entity):
+                return True
+        return False
+
     def invalidate_threats(self) -> None:
         self._threats = None
 
     def threat_map(self) -> ThreatMap:
-        """Threats right now (cached until something moves, dies or time passes)."""
-        now = self.engine.clock.game_time
-        if self._threats is None or self._threat_time != now:
+        """Threats right now, cached until a threat moves or dies (``may_be_threat``)
+        or something calls ``invalidate_threats`` (a new hostile, a new faction)."""
+        if self._threats is None:
             pairs: list[tuple[UUID, str]] = []
             for provider in self.threat_providers:
                 pairs.extend(provider(self.world))
             self._threats = ThreatMap(self, pairs)
-            self._threat_time = now
         return self._threats
 
     def is_threat(self, entity: UUID) -> bool:

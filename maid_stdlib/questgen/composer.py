@@ -60,7 +60,12 @@ class CompoundSeedComposer:
 
         Single signals are left to ``SeedEvaluator.evaluate``.
         """
-        grounded = [g for g in (self.evaluator.ground(s) for s in signals) if g is not None]
+        # Ground each signal once per call (a signal may be listed twice).
+        memo: dict[int, GroundedSignal | None] = {}
+        for s in signals:
+            if id(s) not in memo:
+                memo[id(s)] = self.evaluator.ground(s)
+        grounded = [g for g in memo.values() if g is not None]
         seeds: list[QuestSeed] = []
         for cluster in self.cluster(grounded):
             if len(cluster) < 2:
@@ -80,9 +85,14 @@ class CompoundSeedComposer:
                 i = parent[i]
             return i
 
+        # ``related`` for every pair, with each signal's NPCs, areas and topics
+        # computed once (not once per pair: 40 recent signals are 780 pairs).
+        npcs = [self._npcs(g) for g in grounded]
+        areas = [self._areas(g) for g in grounded]
+        topics = [self._topics(g, a) for g, a in zip(grounded, areas, strict=True)]
         for i in range(len(grounded)):
             for j in range(i + 1, len(grounded)):
-                if self.related(grounded[i], grounded[j]):
+                if npcs[i] & npcs[j] or areas[i] & areas[j] or topics[i] & topics[j]:
                     parent[find(i)] = find(j)
         groups: dict[int, list[GroundedSignal]] = {}
         for i, g in enumerate(grounded):

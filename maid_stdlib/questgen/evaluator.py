@@ -171,6 +171,7 @@ class SeedEvaluator:
 
         fields: dict[str, Any] = {}
         involved: list[UUID] = []
+        seen: set[UUID] = set()  # every NPC considered (the list stays ordered)
         factions: list[str] = []
         area: list[str] = []
         fields.update(lead.grounding.fields)
@@ -188,8 +189,10 @@ class SeedEvaluator:
         for part in [lead, *[p for p in parts if p is not lead]]:
             g = part.grounding
             for npc in [g.primary_npc, *g.involved_npcs, *part.signal.involved_npcs]:
-                if npc == primary or npc in involved or not facts.is_alive(npc) \
-                        or not facts.is_npc(npc):
+                if npc == primary or npc in seen:
+                    continue
+                seen.add(npc)
+                if not facts.is_alive(npc) or not facts.is_npc(npc):
                     continue
                 # The bandits are what the quest is about, not people it involves
                 # (unless a grounder named them as a side).

@@ -58,6 +58,8 @@ class WorldFacts:
         #: Extra ``(world) -> [(entity, source)]`` threats the living layer does not
         #: know of (a rules layer's hostile flag); merged with its threat map.
         self.threat_providers: list[ThreatProvider] = []
+        #: (game time, ids the providers named then): see ``_provider_threats``
+        self._threat_cache: tuple[float, set[UUID]] | None = None
         #: ``(template) -> bool``: the rules layer has a respawn of that NPC template
         #: scheduled (a classic RPG's PendingRespawn).
         self.respawn_pending: list[RespawnPending] = []
@@ -382,10 +384,21 @@ class WorldFacts:
         marker = self.engine.world.try_component(entity, Hostile)
         if marker is not None and marker.active:
             return True
-        return any(
-            uid == entity for provider in self.threat_providers
-            for uid, _ in provider(self.engine.world)
-        )
+        return entity in self._provider_threats()
+
+    def _provider_threats(self) -> set[UUID]:
+        """The ids the threat providers name, computed once per game time: a
+        provider may walk every entity (a rules layer's hostile flag), and seed
+        evaluation asks about each involved NPC."""
+        if not self.threat_providers:
+            return set()
+        now = self.now
+        cached = self._threat_cache
+        if cached is None or cached[0] != now:
+            ids = {uid for provider in self.threat_providers
+                   for uid, _ in provider(self.engine.world)}
+            self._threat_cache = cached = (now, ids)
+        return cached[1]
 
     def threat_keys(self, entities: list[UUID]) -> list[str]:
         """The living layer's keys ("threat:bandits:ironvale:old_trade_road") of the

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 from uuid import UUID
 
 from maid_engine.ecs import Component
@@ -71,6 +72,15 @@ class Describable(Component):
     description: str = ""
     #: Lower-case words players can use to refer to it ("scout", "bandit").
     keywords: list[str] = field(default_factory=list)
+
+    #: Bumped whenever any Describable's ``name`` or ``short`` is assigned (renames
+    #: included): cached room listings key on it.
+    listing_version: ClassVar[int] = 0
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        if key == "name" or key == "short":
+            Describable.listing_version += 1
+        super().__setattr__(key, value)
 
 
 @dataclass

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
-from maid_stdlib.world.components import NPC, Describable
+from maid_engine.ecs import World
+from maid_stdlib.world.components import NPC, Describable, Room
 from maid_stdlib.world.text import capitalize, exit_order
 
 if TYPE_CHECKING:
@@ -31,26 +32,149 @@ def render_exits(ws: WorldService, room_key: str) -> str:
 
 
 def render_room(ws: WorldService, room_key: str, viewer: UUID | None = None) -> str:
-    """The room as ``look`` shows it: name, description, exits, then who and what is here."""
+    """The room as ``look`` shows it: name, description, exits, then who and what is here.
+
+    The header and the listing are cached per room (see :class:`_RoomListing`); a
+    look then costs a few dictionary lookups and one join, whatever the crowd.
+    """
     room = ws.room(room_key)
     if room is None:
         return "You are nowhere. (Ask an admin to @goto you somewhere.)"
-    lines = [f"|c{room.name}|n", room.description, render_exits(ws, room_key)]
+    if ws.visibility_checks:
+        # Visibility depends on the viewer: no shared listing.
+        return _render_uncached(ws, room_key, room, viewer)
+    listing = _listing(ws, room_key, room)
+    return listing.text_for(viewer)
+
+
+def _header(ws: WorldService, room_key: str, room: Room) -> str:
+    return "\n".join([f"|c{room.name}|n", room.description, render_exits(ws, room_key)])
+
+
+def _render_uncached(ws: WorldService, room_key: str, room: Room, viewer: UUID | None) -> str:
     world = ws.world
-    chars: list[str] = []
-    npcs: list[str] = []
-    things: list[str] = []
-    for uid in ws.visible_in(room_key, viewer):
+    lines = [_header(ws, room_key, room)]
+    entries = _classified(world, ws.visible_in(room_key, viewer))
+    lines.extend(_grouped([line for _, line in entries]))
+    return "\n".join(lines)
+
+
+def _classified(world: World, uids: list[UUID]) -> list[tuple[UUID, str]]:
+    """``(uid, line)`` of each entity: characters first, then NPCs, then things."""
+    chars: list[tuple[UUID, str]] = []
+    npcs: list[tuple[UUID, str]] = []
+    things: list[tuple[UUID, str]] = []
+    for uid in uids:
         desc = world.get_component(uid, Describable)
         line = desc.short or f"{capitalize(desc.name)} is here."
         if world.has_component(uid, PlayerCharacter):
-            chars.append(line)
+            chars.append((uid, line))
         elif world.has_component(uid, NPC):
-            npcs.append(line)
+            npcs.append((uid, line))
         else:
-            things.append(line)
-    lines.extend(_grouped(chars + npcs + things))
-    return "\n".join(lines)
+            things.append((uid, line))
+    return chars + npcs + things
+
+
+class _RoomListing:
+    """A room's rendered header and its listing as seen by nobody in particular.
+
+    Valid while ``key`` is unchanged: the world, the room's version (every arrival
+    and departure goes through ``WorldService._index`` / ``_unindex``), who is online
+    (``SessionManager.presence_version``), which entities are Describable / characters
+    / NPCs or being destroyed (``World.listing_version``), and every Describable
+    name or short (``Describable.listing_version``). The header is re-checked against
+    the room's name, description and exits.
+    """
+
+    __slots__ = (
+        "counts",
+        "entries",
+        "first",
+        "full_text",
+        "group_index",
+        "groups",
+        "header",
+        "header_key",
+        "key",
+        "position",
+    )
+
+    def __init__(
+        self,
+        key: tuple[object, ...],
+        header_key: tuple[object, ...],
+        header: str,
+        entries: list[tuple[UUID, str]],
+    ) -> None:
+        self.key = key
+        self.header_key = header_key
+        self.header = header
+        self.entries = entries
+        self.position = {uid: i for i, (uid, _) in enumerate(entries)}
+        counts: dict[str, int] = {}
+        first: dict[str, int] = {}
+        for i, (_, line) in enumerate(entries):
+            if line in counts:
+                counts[line] += 1
+            else:
+                counts[line] = 1
+                first[line] = i
+        self.counts = counts
+        self.first = first
+        self.groups = [line if n == 1 else f"{line} [x{n}]" for line, n in counts.items()]
+        self.group_index = {line: i for i, line in enumerate(counts)}
+        self.full_text = "\n".join([header, *self.groups])
+
+    def set_header(self, header_key: tuple[object, ...], header: str) -> None:
+        self.header_key = header_key
+        self.header = header
+        self.full_text = "\n".join([header, *self.groups])
+
+    def text_for(self, viewer: UUID | None) -> str:
+        i = self.position.get(viewer) if viewer is not None else None
+        if i is None:
+            return self.full_text
+        line = self.entries[i][1]
+        n = self.counts[line]
+        groups = self.groups.copy()
+        g = self.group_index[line]
+        if n == 1:
+            del groups[g]
+        elif self.first[line] == i:
+            # The viewer's line leads its group: without them the group's place in
+            # the order moves. Rare (someone else looks exactly like the viewer).
+            return "\n".join(
+                [self.header, *_grouped([ln for j, (_, ln) in enumerate(self.entries) if j != i])]
+            )
+        else:
+            groups[g] = line if n == 2 else f"{line} [x{n - 1}]"
+        return "\n".join([self.header, *groups])
+
+
+def _listing(ws: WorldService, room_key: str, room: Room) -> _RoomListing:
+    world = ws.world
+    if Describable not in world.listing_types:
+        world.listing_types.update((Describable, PlayerCharacter, NPC))
+    key = (
+        world,
+        ws.room_version(room_key),
+        ws.engine.sessions.presence_version,
+        world.listing_version,
+        Describable.listing_version,
+    )
+    exits = ws.exits_of(room_key)
+    header_key = (room, room.name, room.description, exits)
+    cache = ws.look_cache
+    listing = cache.get(room_key)
+    if isinstance(listing, _RoomListing) and listing.key == key:
+        if listing.header_key != header_key:
+            listing.set_header(header_key, _header(ws, room_key, room))
+        return listing
+    entries = _classified(world, ws.visible_in(room_key, None))
+    listing = _RoomListing(key, header_key, _header(ws, room_key, room), entries)
+    cache[room_key] = listing
+    return listing
 
 
 def _grouped(lines: list[str]) -> list[str]:

@@ -27,10 +27,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("maid.world")
 
-#: Source rooms whose BFS trees are cached; bounded so a wandering population of
-#: path-finding NPCs cannot grow the cache without limit.
-PATH_CACHE_SOURCES = 512
-
 #: ``check(viewer, target) -> bool``; False hides ``target`` from ``viewer``.
 VisibilityCheck = Callable[[UUID | None, UUID], bool]
 
@@ -51,11 +47,18 @@ class WorldService:
         # makes "2.scout" mean the same thing on every call.
         self._contents: dict[str, dict[UUID, None]] = {}
         self._where: dict[UUID, str] = {}
-        self._trees: dict[str, dict[str, tuple[str, str] | None]] = {}
+        #: room key -> [(neighbour, exit name)] for every exit into a known room,
+        #: built on demand; dropped whenever rooms or exits change.
+        self._adjacency: dict[str, list[tuple[str, str]]] | None = None
         #: Room new characters start in (set by the world data of the top pack).
         self.start_room: str | None = None
         #: Extra visibility rules (invisibility, darkness ...) other layers add.
         self.visibility_checks: list[VisibilityCheck] = []
+        #: room key -> version, bumped whenever something enters or leaves the room
+        #: (``_index`` / ``_unindex``); the room-listing cache in ``look`` keys on it.
+        self._room_versions: dict[str, int] = {}
+        #: Cache of ``look``'s room listings (owned by maid_stdlib.world.look).
+        self.look_cache: dict[str, object] = {}
 
     @property
     def world(self) -> World:
@@ -72,7 +75,8 @@ class WorldService:
         self._where = {}
         for uid, pos in world.each(Position):
             self._index(uid, pos.room)
-        self._trees.clear()
+        self._adjacency = None
+        self.look_cache.clear()
         unknown = {k for k in self._contents if k not in self._rooms}
         if unknown:
             log.warning("entities are positioned in unknown rooms: %s", sorted(unknown))
@@ -85,7 +89,8 @@ class WorldService:
             self._rooms.pop(old, None)
         self._rooms[room.key] = entity_id
         self._room_keys[entity_id] = room.key
-        self._trees.clear()
+        self._adjacency = None
+        self.look_cache.clear()
 
     def register_area(self, entity_id: UUID) -> None:
         self._areas[self.world.get_component(entity_id, Area).key] = entity_id
@@ -97,7 +102,16 @@ class WorldService:
         if pos is not None:
             self._index(entity_id, pos.room)
 
+    def room_version(self, room_key: str) -> int:
+        """Changes whenever an entity enters or leaves ``room_key``."""
+        return self._room_versions.get(room_key, 0)
+
+    def _bump_room(self, room_key: str) -> None:
+        versions = self._room_versions
+        versions[room_key] = versions.get(room_key, 0) + 1
+
     def _index(self, entity_id: UUID, room_key: str) -> None:
+        self._bump_room(room_key)
         self._where[entity_id] = room_key
         bucket = self._contents.get(room_key)
         if bucket is None:
@@ -107,6 +121,7 @@ class WorldService:
     def _unindex(self, entity_id: UUID) -> str | None:
         room_key = self._where.pop(entity_id, None)
         if room_key is not None:
+            self._bump_room(room_key)
             bucket = self._contents.get(room_key)
             if bucket is not None:
                 bucket.pop(entity_id, None)
@@ -120,7 +135,7 @@ class WorldService:
         key = self._room_keys.pop(uid, None)
         if key is not None:
             self._rooms.pop(key, None)
-            self._trees.clear()
+            self._adjacency = None
         for area_key, area_id in list(self._areas.items()):
             if area_id == uid:
                 del self._areas[area_key]
@@ -159,7 +174,7 @@ class WorldService:
         else:
             exits.exits[name] = target
             exits.touch()
-        self._trees.clear()
+        self._adjacency = None
 
     def remove_exit(self, room_key: str, name: str) -> bool:
         exits = self.world.try_component(self._require_room(room_key), Exits)
@@ -167,12 +182,12 @@ class WorldService:
             return False
         del exits.exits[name]
         exits.touch()
-        self._trees.clear()
+        self._adjacency = None
         return True
 
     def invalidate_paths(self) -> None:
         """Forget cached paths (call after changing an Exits component directly)."""
-        self._trees.clear()
+        self._adjacency = None
 
     def area(self, area_key: str) -> Area | None:
         uid = self._areas.get(area_key)
@@ -327,40 +342,51 @@ class WorldService:
         return None
 
     # -- travel -----------------------------------------------------------------
-    def _tree(self, source: str) -> dict[str, tuple[str, str] | None]:
-        """BFS tree from ``source``: room -> (previous room, exit taken) (None at the root)."""
-        tree = self._trees.get(source)
-        if tree is not None:
+    def _neighbours(self) -> dict[str, list[tuple[str, str]]]:
+        adjacency = self._adjacency
+        if adjacency is None:
+            adjacency = {}
+            world = self.world
+            rooms = self._rooms
+            for key, uid in rooms.items():
+                exits = world.try_component(uid, Exits)
+                adjacency[key] = [] if exits is None else [
+                    (target, name) for name, target in exits.exits.items() if target in rooms]
+            self._adjacency = adjacency
+        return adjacency
+
+    def _search(self, source: str, target: str) -> dict[str, tuple[str, str] | None] | None:
+        """Breadth-first from ``source`` until ``target`` is reached: room ->
+        (previous room, exit taken) (None at the root); None if unreachable.
+        Stopping early leaves the target's chain as a full BFS would."""
+        tree: dict[str, tuple[str, str] | None] = {source: None}
+        if source == target:
             return tree
-        tree = {source: None}
+        adjacency = self._neighbours()
         queue = deque([source])
-        world = self.world
         while queue:
             here = queue.popleft()
-            uid = self._rooms.get(here)
-            exits = None if uid is None else world.try_component(uid, Exits)
-            if exits is None:
-                continue
-            for name, target in exits.exits.items():
-                if target not in tree and target in self._rooms:
-                    tree[target] = (here, name)
-                    queue.append(target)
-        if len(self._trees) >= PATH_CACHE_SOURCES:
-            self._trees.pop(next(iter(self._trees)))
-        self._trees[source] = tree
-        return tree
+            for there, name in adjacency.get(here, ()):
+                if there not in tree:
+                    tree[there] = (here, name)
+                    if there == target:
+                        return tree
+                    queue.append(there)
+        return None
 
     def is_reachable(self, from_room: str, to_room: str) -> bool:
         if from_room not in self._rooms or to_room not in self._rooms:
             return False
-        return to_room in self._tree(from_room)
+        return self._search(from_room, to_room) is not None
 
     def path(self, from_room: str, to_room: str) -> list[str] | None:
         """Exit names of a shortest walk from one room to another ([] if the same);
         None if there is no way."""
-        if not self.is_reachable(from_room, to_room):
+        if from_room not in self._rooms or to_room not in self._rooms:
             return None
-        tree = self._tree(from_room)
+        tree = self._search(from_room, to_room)
+        if tree is None:
+            return None
         steps: list[str] = []
         here = to_room
         while (link := tree[here]) is not None:

@@ -168,3 +168,58 @@ async def test_schedule_walks_room_by_room_at_the_hour(tmp_path: Path) -> None:
         ]
         await run_hours(engine, 21)  # 07:00 the next day: back to the smithy
         assert ws.room_key_of(smith) == "hamlet:smithy"
+
+
+async def test_the_threat_map_changes_only_when_a_threat_moves_or_dies(tmp_path: Path) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        living, ws = living_of(engine), ws_of(engine)
+        bandit = ws.npcs_in("hamlet:road2")[0]
+        first = living.threat_map()
+        assert living.is_threat(bandit) and not living.is_threat(npc(engine, "smith"))
+        # Time passing and a villager walking about keep the cached map.
+        await run_hours(engine, 0.25)
+        ws.move(npc(engine, "smith"), "hamlet:square")
+        await engine.dispatch_events()
+        assert living.threat_map() is first
+        # A threat moving is seen at once.
+        ws.move(bandit, "hamlet:road1")
+        await engine.dispatch_events()
+        assert living.threat_map() is not first
+        assert (bandit, "bandits") in living.threat_map().by_room["hamlet:road1"]
+        # So is a threat's death.
+        second = living.threat_map()
+        engine.world.destroy_entity(bandit)
+        await engine.dispatch_events()
+        assert not living.is_threat(bandit) and living.threat_map() is not second
+
+
+async def test_a_sliced_system_visits_everyone_once_per_cycle_in_small_slices(
+    tmp_path: Path,
+) -> None:
+    from uuid import UUID
+
+    from maid_stdlib.living.autonomy import _Sliced
+    from maid_stdlib.living.conditions import Evaluation
+
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        ids = [engine.world.create_entity() for _ in range(100)]
+        seen: list[UUID] = []
+
+        class Probe(_Sliced):
+            def members(self) -> list[UUID]:
+                return list(ids)
+
+            def visit(self, ev: Evaluation, uid: UUID, hours: float, now: float) -> None:
+                seen.append(uid)
+
+        probe = Probe(living_of(engine))
+        probe.bind(engine)
+        await probe.startup()
+        assert probe.min_batch == 32
+        engine.clock.skip(probe.interval)  # type: ignore[attr-defined]
+        slices = []
+        for _ in range(5):
+            await probe.update(1.0)
+            slices.append(len(seen))
+        assert slices == [32, 64, 96, 100, 100]
+        assert sorted(seen) == sorted(ids)

@@ -102,3 +102,41 @@ async def test_a_resolved_situation_makes_its_seeds_stale(quiet: GameEngine) -> 
     await ticks(quiet)
     assert system.pending_seeds == [] and not system.records
     assert metric(quiet, "maid_questgen_seeds_total", outcome="stale") == 1
+
+
+async def test_signals_wait_in_a_queue_and_a_few_are_evaluated_per_tick(
+    quiet: GameEngine,
+) -> None:
+    system = system_of(quiet)
+    system.configure(QuestGenerationConfig(signals_per_tick=1))
+    iron_crisis(quiet)
+    quiet.events.emit(StorySignalEvent(threat(quiet, "selena", "voss")))
+    quiet.events.emit(StorySignalEvent(blocked(quiet)))
+    await quiet.dispatch_events()
+    # Admitted (counted at once) but not evaluated inside event dispatch.
+    assert metric(quiet, "maid_questgen_signals_total", outcome="accepted") == 2
+    assert system.queued_signals == 2 and not system.pending_seeds
+    system._drain_incoming()
+    assert not system.pending_seeds
+    await system._evaluate_queued()
+    assert system.queued_signals == 1
+    system._drain_incoming()
+    [single] = system.pending_seeds
+    assert len(single.source_signals) == 1
+    await system._evaluate_queued()
+    assert system.queued_signals == 0
+    system._drain_incoming()
+    # The second signal composed with the first: the compound supersedes the single.
+    [compound] = system.pending_seeds
+    assert len(compound.source_signals) == 2 and compound.primary_npc == npc(quiet, "gundrik")
+
+
+async def test_a_full_signal_queue_drops_the_oldest(quiet: GameEngine) -> None:
+    system = system_of(quiet)
+    system.configure(QuestGenerationConfig(max_queued_signals=2))
+    signals = [threat(quiet, n) for n in ("selena", "voss", "bram")]
+    for s in signals:
+        quiet.events.emit(StorySignalEvent(s))
+    await quiet.dispatch_events()
+    assert [s for _, s in system._signal_queue] == signals[1:]
+    assert metric(quiet, "maid_questgen_signals_total", outcome="dropped") == 1

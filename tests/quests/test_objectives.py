@@ -316,3 +316,26 @@ async def test_custom_is_completed_by_code(engine: GameEngine) -> None:
     manager.complete_custom(hero, "test-quest", "choice")
     await engine.dispatch_events()
     assert state(engine, hero) is QuestState.COMPLETED
+
+
+async def test_the_tick_advances_only_quests_with_time_watchers(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    await start(engine, hero, quest("limit-only", VISIT_CAMP, time_limit_hours=1))
+    await start(engine, hero, quest(
+        "timed", VISIT_CAMP,
+        {"objective_id": "hurry", "objective_type": "timed", "time_limit_seconds": 500},
+    ))
+    tracker = qm(engine).objectives
+    advanced: list[str] = []
+    original = tracker._advance
+
+    def spy(character, q, entry):  # type: ignore[no-untyped-def]
+        advanced.append(q.quest_id)
+        original(character, q, entry)
+
+    tracker._advance = spy  # type: ignore[method-assign]
+    await engine.run_ticks(2)
+    # Both are watched for their time, but only the TIMED one needs advancing.
+    assert {k[1] for k in tracker._timed} == {"limit-only", "timed"}
+    assert advanced and set(advanced) == {"timed"}
+    assert state(engine, hero, "limit-only") is QuestState.IN_PROGRESS

@@ -337,3 +337,22 @@ async def test_hostile_npcs_attack_on_login(engine: GameEngine) -> None:
     await engine.dispatch_events()
     assert engine.world.get_component(the(engine, "rpgtest:bandit"), Fighting).target == hero
     assert "A bandit attacks you!" in session.text()
+
+
+async def test_regeneration_visits_only_the_wounded(engine: GameEngine) -> None:
+    from classic_rpg.characters.vitals import RegenSystem
+
+    regen = next(s for s in engine.systems if isinstance(s, RegenSystem))
+    hero = new_character(engine)
+    health = engine.world.get_component(hero, Health)
+    health.current = health.maximum
+    await engine.run_ticks(10)
+    assert hero not in regen._wounded  # full: dropped (or never added)
+    # Damage (any path emits VitalsChangedEvent) puts it back on the list.
+    engine.services.get(CombatService).apply_damage(hero, 3)
+    await engine.dispatch_events()
+    assert hero in regen._wounded
+    await engine.run_ticks(30)  # 1 point (5% of 30) per 10 ticks
+    assert health.current == health.maximum
+    await engine.run_ticks(10)
+    assert hero not in regen._wounded

@@ -227,3 +227,39 @@ async def test_index_stays_exact_with_ten_thousand_npcs(engine: GameEngine) -> N
         expected = rooms[(i + 1) % len(rooms)]
         assert ws.room_key_of(crowd[i]) == expected
         assert crowd[i] in ws.contents(expected)
+
+
+def _reference_path(engine: GameEngine, source: str, target: str) -> list[str] | None:
+    """The whole-world BFS tree from ``source`` (what WorldService used to cache)."""
+    from collections import deque
+
+    from maid_stdlib.world import Exits
+
+    ws = ws_of(engine)
+    tree: dict[str, tuple[str, str] | None] = {source: None}
+    queue = deque([source])
+    while queue:
+        here = queue.popleft()
+        uid = ws.room_id(here)
+        exits = None if uid is None else engine.world.try_component(uid, Exits)
+        for name, there in ({} if exits is None else exits.exits).items():
+            if there not in tree and ws.has_room(there):
+                tree[there] = (here, name)
+                queue.append(there)
+    if target not in tree:
+        return None
+    steps: list[str] = []
+    while (link := tree[target]) is not None:
+        target, name = link
+        steps.append(name)
+    return steps[::-1]
+
+
+async def test_early_stopping_search_matches_a_whole_world_bfs(engine: GameEngine) -> None:
+    ws = ws_of(engine)
+    rooms = sorted(ws._rooms)
+    for a in rooms:
+        for b in rooms:
+            expected = _reference_path(engine, a, b)
+            assert ws.path(a, b) == expected, (a, b)
+            assert ws.is_reachable(a, b) == (expected is not None)

@@ -374,7 +374,8 @@ class ObjectiveTracker:
     def tick(self) -> None:
         """Time limits, TIMED objectives and PROTECT durations (game time)."""
         now = self.manager.now
-        for character, quest_id in sorted(self._timed, key=str):
+        # A stable order without formatting UUIDs (str() of each key every tick).
+        for character, quest_id in sorted(self._timed, key=lambda k: (k[0].int, k[1])):
             quest = self.manager.get_quest(quest_id)
             entry = self.manager.entry(character, quest_id)
             if quest is None or entry is None or not entry.state.active:
@@ -395,4 +396,7 @@ class ObjectiveTracker:
                     and now - p.unlocked_at > o.time_limit_seconds
                 ):
                     self._fail_objective(character, quest, entry, o, "you ran out of time")
-            self._advance(character, quest, entry)
+            # Only watchers (TIMED, PROTECT) settle with time alone; a quest here just
+            # for its time limit advances on events as every other quest does.
+            if any(o.objective_type in WATCHERS for o in quest.objectives):
+                self._advance(character, quest, entry)

@@ -1,0 +1,160 @@
+"""The cached room listing of ``look`` reads exactly as the uncached one did."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from world.worldkit import connect, disconnect, new_character, ws_of
+
+from maid_engine.accounts.components import PlayerCharacter
+from maid_engine.engine import GameEngine
+from maid_stdlib.world import Describable, WorldService, data_uuid
+from maid_stdlib.world.components import NPC, Item
+from maid_stdlib.world.look import _grouped, render_exits, render_room
+from maid_stdlib.world.text import capitalize
+
+SQUARE = "ironvale:square"
+
+
+def reference(ws: WorldService, room_key: str, viewer: UUID | None = None) -> str:
+    """``render_room`` as it was before the cache (the specification)."""
+    room = ws.room(room_key)
+    if room is None:
+        return "You are nowhere. (Ask an admin to @goto you somewhere.)"
+    lines = [f"|c{room.name}|n", room.description, render_exits(ws, room_key)]
+    world = ws.world
+    chars: list[str] = []
+    npcs: list[str] = []
+    things: list[str] = []
+    for uid in ws.visible_in(room_key, viewer):
+        desc = world.get_component(uid, Describable)
+        line = desc.short or f"{capitalize(desc.name)} is here."
+        if world.has_component(uid, PlayerCharacter):
+            chars.append(line)
+        elif world.has_component(uid, NPC):
+            npcs.append(line)
+        else:
+            things.append(line)
+    lines.extend(_grouped(chars + npcs + things))
+    return "\n".join(lines)
+
+
+def check(ws: WorldService, viewers: list[UUID | None], rooms: tuple[str, ...] = (SQUARE,)) -> None:
+    for room in rooms:
+        for viewer in [*viewers, None]:
+            expected = reference(ws, room, viewer)
+            assert render_room(ws, room, viewer) == expected, (room, viewer)
+            # A second look is served from the cache: still the same.
+            assert render_room(ws, room, viewer) == expected, (room, viewer)
+            if viewer is not None:
+                # An equal but distinct UUID object is still recognised as the viewer.
+                assert render_room(ws, room, UUID(str(viewer))) == expected
+
+
+async def test_arrivals_departures_and_several_viewers(engine: GameEngine) -> None:
+    ws = ws_of(engine)
+    chars = [new_character(engine, name) for name in ("Alice", "Bob", "Cara", "Dan")]
+    for c in chars:
+        await connect(engine, c)
+    check(ws, list(chars))
+    ws.move(chars[1], "ironvale:forge_lane")
+    check(ws, list(chars), (SQUARE, "ironvale:forge_lane"))
+    ws.move(chars[1], SQUARE)
+    ws.move(chars[2], "ironvale:forge_lane")
+    check(ws, list(chars), (SQUARE, "ironvale:forge_lane"))
+    assert "Bob" in render_room(ws, SQUARE, chars[0])
+    assert "Bob" not in render_room(ws, SQUARE, chars[1])
+
+
+async def test_players_going_offline_and_online(engine: GameEngine) -> None:
+    ws = ws_of(engine)
+    alice, bob = new_character(engine, "Alice"), new_character(engine, "Bob")
+    s_alice = await connect(engine, alice)
+    check(ws, [alice, bob])
+    before = render_room(ws, SQUARE, alice)
+    s_bob = await connect(engine, bob)
+    check(ws, [alice, bob])
+    assert render_room(ws, SQUARE, alice) != before
+    await disconnect(engine, s_bob)
+    check(ws, [alice, bob])
+    assert render_room(ws, SQUARE, alice) == before
+    await disconnect(engine, s_alice)
+    check(ws, [alice, bob])
+
+
+async def test_renamed_npc_and_changed_short(engine: GameEngine) -> None:
+    ws = ws_of(engine)
+    hero = new_character(engine, "Alice")
+    await connect(engine, hero)
+    ws.move(hero, "ironvale:road_wagon")
+    rooms = ("ironvale:road_wagon",)
+    check(ws, [hero], rooms)
+    second = data_uuid("ironvale", "npc", "bandit_scout#2")
+    desc = engine.world.get_component(second, Describable)
+    desc.short = ""
+    check(ws, [hero], rooms)
+    engine.world.rename(second, desc, "a renamed scout")
+    check(ws, [hero], rooms)
+    assert "A renamed scout is here." in render_room(ws, "ironvale:road_wagon", hero)
+    desc.short = "A scout sulks here."
+    check(ws, [hero], rooms)
+    engine.world.add_component(second, Describable(name="thing", short="A new look."))
+    check(ws, [hero], rooms)
+    engine.world.remove_component(second, NPC)
+    check(ws, [hero], rooms)
+
+
+async def test_items_dropped_picked_up_spawned_and_destroyed(engine: GameEngine) -> None:
+    ws = ws_of(engine)
+    hero, bob = new_character(engine, "Alice"), new_character(engine, "Bob")
+    await connect(engine, hero)
+    await connect(engine, bob)
+    check(ws, [hero, bob])
+    coin = engine.world.create_entity(Describable(name="a coin"), Item())
+    ws.place(coin, SQUARE, "drop")
+    check(ws, [hero, bob])
+    assert "A coin is here." in render_room(ws, SQUARE, hero)
+    ws.remove_from_world(coin, "picked up")
+    check(ws, [hero, bob])
+    ws.place(coin, SQUARE, "drop")
+    check(ws, [hero, bob])
+    engine.world.destroy_entity(coin)  # unseen at once, before the flush
+    check(ws, [hero, bob])
+    engine.world.flush_destroyed()
+    await engine.dispatch_events()
+    check(ws, [hero, bob])
+
+
+async def test_visibility_checks_bypass_the_cache(engine: GameEngine) -> None:
+    ws = ws_of(engine)
+    alice, bob, cara = (new_character(engine, n) for n in ("Alice", "Bob", "Cara"))
+    for c in (alice, bob, cara):
+        await connect(engine, c)
+    check(ws, [alice, bob, cara])
+    ws.visibility_checks.append(lambda viewer, target: not (viewer == alice and target == bob))
+    check(ws, [alice, bob, cara])
+    assert "Bob" not in render_room(ws, SQUARE, alice)
+    assert "Bob" in render_room(ws, SQUARE, cara)
+    ws.visibility_checks.clear()
+    check(ws, [alice, bob, cara])
+    assert "Bob" in render_room(ws, SQUARE, alice)
+
+
+async def test_look_alike_viewers_and_room_header_changes(engine: GameEngine) -> None:
+    ws = ws_of(engine)
+    twins = [new_character(engine, n) for n in ("Ann", "Bea", "Cat")]
+    for t in twins:
+        await connect(engine, t)
+        engine.world.get_component(t, Describable).short = "A hooded figure stands here."
+    other = new_character(engine, "Dee")
+    await connect(engine, other)
+    check(ws, [*twins, other])
+    ws.move(twins[2], "ironvale:forge_lane")
+    check(ws, [*twins, other])
+    room = ws.room(SQUARE)
+    assert room is not None
+    room.description = "A changed square."
+    check(ws, [*twins, other])
+    ws.set_exit(SQUARE, "up", "ironvale:forge_lane")
+    check(ws, [*twins, other])
+    assert "up" in render_room(ws, SQUARE, other)
