@@ -47,10 +47,6 @@ class QuestGenerationConfig(BaseModel):
     global_signal_max: int = Field(default=30, ge=1)
     compose_window: float = Field(default=12 * GAME_HOUR, ge=0)
     compose_max_signals: int = Field(default=40, ge=1)
-    #: Admitted story signals evaluated (and composed) per tick; the rest wait.
-    signals_per_tick: int = Field(default=4, ge=1)
-    #: Admitted signals waiting for evaluation; past it the oldest is dropped.
-    max_queued_signals: int = Field(default=200, ge=1)
     max_concurrent_builds: int = Field(default=3, ge=1)
     build_timeout: float = Field(default=30.0, gt=0, description="wall seconds for both LLM calls")
     token_budget_window: float = Field(default=3600.0, gt=0, description="monotonic seconds")

@@ -1,11 +1,9 @@
 """QuestGenerationSystem (priority 210): story signals in, offered quests out (seed 6.1).
 
-Signals are gated (per-(type, NPC) dedup window, world-wide rolling cap) in the
-event handler and queued. ``update()`` then, every tick:
+Signals are gated (per-(type, NPC) dedup window, world-wide rolling cap), then
+evaluated alone and composed with the recent signals they relate to; the best
+resulting seed goes to the incoming queue. ``update()`` then, every tick:
 
-0. evaluates up to ``signals_per_tick`` queued signals alone and composes them
-   with the recent signals they relate to; per signal the best resulting seed
-   goes to the incoming queue;
 1. drains the incoming queue into the pending seeds (a compound seed supersedes
    pending seeds built from a subset of its signals);
 2. collects finished background builds: finish, content check, validation,
@@ -133,8 +131,6 @@ class QuestGenerationSystem(System):
         self._processed: set[UUID] = set()
         self._in_flight: dict[UUID, BuildJob] = {}
         self._recent_signals: deque[tuple[float, StorySignalLike]] = deque()
-        #: admitted signals not evaluated yet (game time of admission, signal)
-        self._signal_queue: deque[tuple[float, StorySignalLike]] = deque()
         self._resolved: set[str] = set()
         self._next_cycle_at: float | None = None
         #: seed id -> game time before which a failed seed is not retried
@@ -195,80 +191,36 @@ class QuestGenerationSystem(System):
 
     # -- signals --------------------------------------------------------------------
     async def on_story_signal(self, event: StorySignalEvent) -> None:
-        """Gate the signal and queue it; ``update()`` evaluates a few per tick.
-
-        A detection round emits hundreds of signals at once: evaluating and
-        composing each inside event dispatch stalled whole ticks (seconds)."""
-        signal = event.signal
-        now = self.engine.clock.game_time
-        if not self._admit(signal, now):
-            return
-        queue = self._signal_queue
-        if len(queue) >= self.config.max_queued_signals:
-            queue.popleft()  # the oldest gives way: the story layer re-signals live situations
-            self.metrics.signal("dropped")
-        queue.append((now, signal))
+        await self.accept_signal(event.signal)
 
     def on_situation_resolved(self, event: StorySituationResolvedEvent) -> None:
         self._resolved.add(event.situation_key)
 
-    def _admit(self, signal: StorySignalLike, now: float) -> bool:
+    async def accept_signal(self, signal: StorySignalLike) -> QuestSeed | None:
+        """Gate, evaluate and compose one signal; the seed queued, if any."""
+        now = self.engine.clock.game_time
         verdict = self.gate.admit(signal, now)
         self.metrics.signal(verdict)
         if verdict != "accepted":
-            return False
-        self._resolved.discard(getattr(signal, "situation_key", "") or "")
-        return True
-
-    async def accept_signal(self, signal: StorySignalLike) -> QuestSeed | None:
-        """Gate, evaluate and compose one signal now; the seed queued, if any."""
-        now = self.engine.clock.game_time
-        if not self._admit(signal, now):
             return None
-        return (await self._evaluate_signals([(now, signal)]))[0]
-
-    @property
-    def queued_signals(self) -> int:
-        """Admitted signals waiting for evaluation."""
-        return len(self._signal_queue)
-
-    async def _evaluate_queued(self) -> None:
-        queue = self._signal_queue
-        n = min(len(queue), self.config.signals_per_tick)
-        if n:
-            await self._evaluate_signals([queue.popleft() for _ in range(n)])
-
-    async def _evaluate_signals(
-        self, batch: list[tuple[float, StorySignalLike]],
-    ) -> list[QuestSeed | None]:
-        """Evaluate each admitted signal alone, compose the recent ones once, and
-        queue, per signal, the best compound it is part of (else its own seed)."""
+        self._resolved.discard(getattr(signal, "situation_key", "") or "")
         recent = self._recent_signals
-        for at, signal in batch:
-            recent.append((at, signal))
-        now = self.engine.clock.game_time
+        recent.append((now, signal))
         while recent and (now - recent[0][0] > self.config.compose_window
                           or len(recent) > self.config.compose_max_signals):
             recent.popleft()
-        singles: list[QuestSeed | None] = []
-        for _, signal in batch:
-            seed = await self.evaluator.evaluate(signal)
-            if seed is None:
-                log.info("seed rejected", extra={"signal_type": signal_type_of(signal),
-                                                 "reason": self.evaluator.last_rejection})
-            singles.append(seed)
-        composed = await self.composer.compose([s for _, s in recent])
-        out: list[QuestSeed | None] = []
-        for (_, signal), seed in zip(batch, singles, strict=True):
-            key = _signal_key(signal)
-            compounds = [s for s in composed
-                         if any(_signal_key(x) == key for x in s.source_signals)]
-            if compounds:
-                seed = max(compounds, key=lambda s: s.importance)
-            if seed is not None and all(seed is not o for o in out):
-                self.enqueue(seed)
-            out.append(seed)
-        return out
+        seed = await self.evaluator.evaluate(signal)
+        if seed is None:
+            log.info("seed rejected", extra={"signal_type": signal_type_of(signal),
+                                             "reason": self.evaluator.last_rejection})
+        key = _signal_key(signal)
+        compounds = [s for s in await self.composer.compose([s for _, s in recent])
+                     if any(_signal_key(x) == key for x in s.source_signals)]
+        if compounds:
+            seed = max(compounds, key=lambda s: s.importance)
+        if seed is not None:
+            self.enqueue(seed)
+        return seed
 
     def enqueue(self, seed: QuestSeed) -> None:
         """Queue a seed for the next tick (signals, admin tools, pack code)."""
@@ -283,7 +235,6 @@ class QuestGenerationSystem(System):
     # -- the tick -------------------------------------------------------------------
     async def update(self, delta: float) -> None:
         now = self.engine.clock.game_time
-        await self._evaluate_queued()
         self._drain_incoming()
         await self._collect()
         self.check_expiry(now)
