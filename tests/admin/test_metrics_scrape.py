@@ -7,7 +7,7 @@ import asyncio
 import re
 from pathlib import Path
 
-from heist.loopkit import HeistPack, LoopWiring
+from heist.loopkit import HeistPack
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 
@@ -84,7 +84,7 @@ def value(samples: list[Sample], name: str, **labels: str) -> float | None:
 async def test_metrics_are_complete_and_well_named(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path, telnet_port=0, metrics_port=0,
                         telnet_host="127.0.0.1", metrics_host="127.0.0.1")
-    server = MaidServer(settings, packs=["ironvale", LoopWiring, HeistPack, AdminContentPack],
+    server = MaidServer(settings, packs=["ironvale", HeistPack, AdminContentPack],
                         announce=lambda _line: None)
     async with server.lifespan():
         # A client at the login screen, and a command run by a character.

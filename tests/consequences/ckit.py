@@ -1,9 +1,6 @@
 """Ironvale with the living world, story signals, quest generation, consequences and
-the grounding monitor wired in, and helpers to build, deliver and play quests.
-
-Until the stdlib and classic_rpg packs register these layers themselves, the test
-pack here does it, registering only what is missing (so the tests keep working
-once the real wiring lands).
+the grounding monitor (all wired by the default packs), and helpers to build,
+deliver and play quests.
 """
 
 from __future__ import annotations
@@ -18,7 +15,6 @@ from classic_rpg.components import Attributes, CharacterStats, Health
 from classic_rpg.systems.quests import QuestManager
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
-from maid_engine.content import ContentPack, PackContext
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd, session_for
 from maid_stdlib.consequences import ConsequenceSystem, GeneratedQuestIndex
@@ -42,50 +38,13 @@ from maid_stdlib.questgen import (
 from maid_stdlib.story import StorySignal, StorySignalEvent
 from maid_stdlib.world import WorldCharacterFactory, WorldService, data_uuid
 
-IRONVALE = Path(__file__).resolve().parents[2] / "content_packs" / "ironvale"
-
-
-class ConsequenceWiring(ContentPack):
-    name = "consequence_wiring"
-    requires = ("ironvale",)
-
-    def register(self, ctx: PackContext) -> None:
-        from classic_rpg.consequences_glue import RpgQuestBoard, register_consequences_glue
-        from classic_rpg.questgen import register_rpg_questgen
-        from maid_stdlib.consequences import register_consequences
-        from maid_stdlib.grounding import register_grounding
-        from maid_stdlib.living.data import load_living_data
-        from maid_stdlib.living.register import register_living
-        from maid_stdlib.questgen import register_questgen
-        from maid_stdlib.story.detectors import StoryDetectors
-        from maid_stdlib.story.register import register_story
-
-        services = ctx.engine.services
-        if LivingWorld not in services:
-            register_living(ctx)
-        living = services.get(LivingWorld)
-        if not any(d.pack == "ironvale" for d in [*living.pending_data, *living.applied_data]):
-            load_living_data(ctx, IRONVALE / "living.yaml", namespace="ironvale")
-        if StoryDetectors not in services:
-            register_story(ctx)
-        if QuestGen not in services:
-            register_questgen(ctx)
-        if "threat_elimination" not in services.get(QuestGen).archetypes:
-            register_rpg_questgen(ctx)
-        if ConsequenceSystem not in services:
-            register_consequences(ctx)
-        if QuestGroundingMonitor not in services:
-            register_grounding(ctx)
-        if RpgQuestBoard not in services:
-            register_consequences_glue(ctx)
-
 
 def make_engine(tmp_path: Path, *, db_url: str | None = None, tick: float = 60.0,
                 seed: int = 7) -> GameEngine:
     settings = Settings(data_dir=tmp_path, random_seed=seed,
                         **({"database_url": db_url} if db_url else {}))
     return GameEngine(settings, clock=ManualClock(tick_game_seconds=tick),
-                      packs=["ironvale", ConsequenceWiring], use_store=db_url is not None)
+                      packs=["ironvale"], use_store=db_url is not None)
 
 
 def iv(key: str) -> UUID:

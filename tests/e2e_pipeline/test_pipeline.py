@@ -19,9 +19,8 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
-from consequences.ckit import CLEARED_NEWS, ConsequenceWiring, iv, make_strong
+from consequences.ckit import CLEARED_NEWS, iv, make_strong
 from e2e.client import TelnetClient, flat
-from questgen_system.qskit import SystemWiring
 
 from classic_rpg.systems.quests import QuestManager, QuestState
 from maid_engine.app import MaidServer
@@ -83,7 +82,7 @@ async def test_signal_to_follow_up_over_telnet(tmp_path: Path) -> None:
     )
     clock = ManualClock(tick_game_seconds=FAST)
     server = MaidServer(settings, clock=clock, announce=lambda _text: None,
-                        packs=["ironvale", SystemWiring(), ConsequenceWiring])
+                        packs=["ironvale"])
     async with server.lifespan():
         engine = server.engine
         manager = engine.services.get(QuestManager)

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from consequences.ckit import (
     CLEARED_NEWS,
-    ConsequenceWiring,
     iv,
     new_hero,
     plain,
@@ -16,7 +15,7 @@ from consequences.ckit import (
     qm,
     system_of,
 )
-from questgen_system.qskit import SystemWiring, ticks
+from questgen_system.qskit import ticks
 
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
@@ -29,7 +28,7 @@ from maid_stdlib.living import KnownGossip
 async def test_generated_quests_have_consequences_without_a_store(tmp_path: Path) -> None:
     engine = GameEngine(Settings(data_dir=tmp_path, random_seed=4),
                         clock=ManualClock(tick_game_seconds=600.0),
-                        packs=["ironvale", SystemWiring(), ConsequenceWiring], use_store=False)
+                        packs=["ironvale"], use_store=False)
     async with engine.lifespan():
         gundrik = iv("gundrik")
         for _ in range(400):

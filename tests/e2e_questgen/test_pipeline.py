@@ -113,7 +113,7 @@ class CargoPack(ContentPack):
     """A pack adding a seed type, its signal contract, archetype, pattern and templates."""
 
     name = "cargo"
-    requires = ("questgen_system_wiring",)
+    requires = ("questgen_tuning",)
 
     def register(self, ctx: PackContext) -> None:
         qg = ctx.service(QuestGen)
@@ -134,14 +134,14 @@ class CargoPack(ContentPack):
 
 
 async def test_a_packs_own_seed_type_produces_a_quest(tmp_path: Path) -> None:
-    from questgen_system.qskit import SystemWiring
+    from questgen_system.qskit import QuestgenTuning
 
     from maid_engine.clock import ManualClock
     from maid_engine.config import Settings
 
     engine = GameEngine(Settings(data_dir=tmp_path, random_seed=7),
                         clock=ManualClock(tick_game_seconds=60.0),
-                        packs=["ironvale", SystemWiring(quiet=True), CargoPack()],
+                        packs=["ironvale", QuestgenTuning(quiet=True), CargoPack()],
                         use_store=False)
     async with engine.lifespan():
         selena = npc(engine, "selena")

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from e2e.client import TelnetClient, flat
-from questgen_system.qskit import SystemWiring, npc, system_of
+from questgen_system.qskit import npc, system_of
 
 from classic_rpg.components import CharacterStats
 from classic_rpg.systems.quests import QuestManager, QuestState
@@ -34,7 +34,7 @@ async def test_a_newcomer_is_offered_gundriks_quest_in_the_smithy(tmp_path: Path
     )
     # A game minute per tick, a hundred ticks a second: the morning passes in seconds.
     clock = ManualClock(tick_game_seconds=60.0)
-    server = MaidServer(settings, clock=clock, packs=["ironvale", SystemWiring()],
+    server = MaidServer(settings, clock=clock, packs=["ironvale"],
                         announce=lambda _text: None)
     async with server.lifespan():
         engine = server.engine

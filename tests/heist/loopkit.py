@@ -1,9 +1,5 @@
-"""Ironvale + the heist pack + the admin pack, with the whole quest loop wired.
-
-Until the stdlib and classic_rpg packs register every layer themselves,
-:class:`LoopWiring` registers what is missing (and nothing else), so these tests
-keep working unchanged once the real wiring lands.
-"""
+"""Ironvale + the heist pack + the admin pack, with the whole quest loop wired (by
+the stdlib and classic_rpg packs)."""
 
 from __future__ import annotations
 
@@ -20,56 +16,18 @@ from maid_engine.accounts.components import CharacterFactory
 from maid_engine.clock import ManualClock
 from maid_engine.commands import Role
 from maid_engine.config import Settings
-from maid_engine.content import ContentPack, PackContext
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
 from maid_stdlib.questgen.system import QuestGenerationSystem
 from maid_stdlib.world import NPC
 
-IRONVALE = Path(__file__).resolve().parents[2] / "content_packs" / "ironvale"
-
-
-class LoopWiring(ContentPack):
-    name = "admin_test_wiring"
-    requires = ("ironvale",)
-
-    def register(self, ctx: PackContext) -> None:
-        from classic_rpg.consequences_glue import register_consequences_glue
-        from classic_rpg.questgen import register_rpg_questgen
-        from classic_rpg.questgen.wiring import register_rpg_quest_delivery
-        from maid_stdlib.consequences import register_consequences
-        from maid_stdlib.grounding import register_grounding
-        from maid_stdlib.living import LivingWorld, load_living_data, register_living
-        from maid_stdlib.questgen import QuestGen, register_questgen
-        from maid_stdlib.questgen.system_wiring import register_quest_generation
-        from maid_stdlib.story import StoryDetectors, register_story
-
-        services = ctx.engine.services
-        if LivingWorld not in services:
-            register_living(ctx)
-        living = services.get(LivingWorld)
-        if not any(d.pack == "ironvale" for d in [*living.pending_data, *living.applied_data]):
-            load_living_data(ctx, IRONVALE / "living.yaml", namespace="ironvale")
-        if StoryDetectors not in services:
-            register_story(ctx)
-        if QuestGen not in services:
-            register_questgen(ctx)
-        if "threat_elimination" not in services.get(QuestGen).archetypes:
-            register_rpg_questgen(ctx)
-        register_quest_generation(ctx)
-        register_rpg_quest_delivery(ctx)
-        register_consequences(ctx)
-        register_grounding(ctx)
-        register_consequences_glue(ctx)
-
 
 def make_engine(tmp_path: Path, *, store: bool = True, seed: int = 11, **settings: Any
                 ) -> GameEngine:
-    # The heist pack comes after the wiring so it finds every layer at register time.
     return GameEngine(
         Settings(data_dir=tmp_path, random_seed=seed, **settings),
         clock=ManualClock(tick_game_seconds=60.0),
-        packs=["ironvale", LoopWiring, HeistPack, AdminContentPack],
+        packs=["ironvale", HeistPack, AdminContentPack],
         use_store=store,
     )
 

@@ -76,15 +76,13 @@ def test_every_problem_is_reported_at_once(
 
 
 async def test_a_broken_pack_does_not_start(broken: Path) -> None:
-    from heist.loopkit import LoopWiring
-
     from maid_engine.config import Settings
     from maid_engine.content import PackError
     from maid_engine.engine import GameEngine
     from maid_engine.packcheck import find_pack_class
 
     engine = GameEngine(Settings(data_dir=broken.parent / "data"),
-                        packs=["ironvale", LoopWiring, find_pack_class(broken)],
+                        packs=["ironvale", find_pack_class(broken)],
                         use_store=False)
     with pytest.raises(PackError) as caught:
         await engine.start()

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from heist.loopkit import LoopWiring, admin, character, system_of, ticks
+from heist.loopkit import admin, character, system_of, ticks
 
 from admin import AdminContentPack
 from maid_engine.clock import ManualClock
@@ -48,10 +48,10 @@ async def test_the_example_pack_builds_a_quest(tmp_path: Path) -> None:
     (folder / "__init__.py").write_text("")
     (folder / "pack.py").write_text(code)
     pack = find_pack_class(folder)
-    assert check_pack(pack, also=[LoopWiring]) == []
+    assert check_pack(pack) == []
     engine = GameEngine(Settings(data_dir=tmp_path, random_seed=3),
                         clock=ManualClock(tick_game_seconds=60.0),
-                        packs=["ironvale", LoopWiring, pack, AdminContentPack], use_store=False)
+                        packs=["ironvale", pack, AdminContentPack], use_store=False)
     async with engine.lifespan():
         boss = character(engine, "Morgan", level=10)
         out = await admin(engine, boss, "@quest force-generate vigil_needed")

@@ -20,7 +20,6 @@ from world.worldkit import tmp_pack, write_yaml
 
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
-from maid_engine.content import ContentPack, PackContext
 from maid_engine.engine import GameEngine
 from maid_stdlib.living.components import (
     FactionMembership,
@@ -44,7 +43,6 @@ from maid_stdlib.questgen import (
     QuestGen,
     QuestNarrative,
     QuestSeedTypes,
-    register_questgen,
 )
 from maid_stdlib.world import NPC
 
@@ -100,21 +98,6 @@ WOODS = {
 }
 
 
-class Wiring(ContentPack):
-    """Registers the living world (if not there yet) and the QuestGen service."""
-
-    name = "qg_wiring"
-    requires = ("brookhaven",)
-
-    def register(self, ctx: PackContext) -> None:
-        from maid_stdlib.living.register import register_living
-
-        if LivingWorld not in ctx.engine.services:
-            register_living(ctx)
-        if QuestGen not in ctx.engine.services:
-            register_questgen(ctx)
-
-
 def make_engine(tmp_path: Path, **kw: Any) -> GameEngine:
     root = tmp_path / "brookhaven"
     write_yaml(root / "areas" / "town.yaml", TOWN)
@@ -124,7 +107,7 @@ def make_engine(tmp_path: Path, **kw: Any) -> GameEngine:
     return GameEngine(
         Settings(data_dir=tmp_path, random_seed=kw.pop("random_seed", 11)),
         clock=ManualClock(tick_game_seconds=60.0),
-        packs=["stdlib", pack, Wiring],
+        packs=["stdlib", pack],
         use_store=kw.pop("use_store", False),
         **kw,
     )

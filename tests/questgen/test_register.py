@@ -51,7 +51,7 @@ class HeistPack(ContentPack):
     """What a content pack does in its register() to add a new kind of quest."""
 
     name = "heist"
-    requires = ("qg_wiring",)
+    requires = ("brookhaven",)
 
     def register(self, ctx: PackContext) -> None:
         qg = ctx.service(QuestGen)

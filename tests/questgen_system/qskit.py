@@ -1,11 +1,9 @@
-"""Ironvale with the whole quest pipeline wired: living world, story signals, the
-QuestGen toolkit, the RPG archetypes and hooks, the QuestGenerationSystem and its
-RPG delivery glue.
+"""Ironvale with the whole quest pipeline (wired by the stdlib and classic_rpg
+packs): living world, story signals, the QuestGen toolkit, the RPG archetypes and
+hooks, the QuestGenerationSystem and its RPG delivery glue.
 
-Until the stdlib and classic_rpg packs call the registration functions
-themselves, :class:`SystemWiring` does, registering only what is missing (so the
-tests keep working once the real wiring lands). Ironvale's bandit cellar uses the
-``narrated:`` room extension, registered here too while nobody else does.
+:class:`QuestgenTuning` only applies a test's generation config and/or silences
+the story detectors.
 """
 
 from __future__ import annotations
@@ -23,21 +21,20 @@ from maid_engine.content import ContentPack, PackContext
 from maid_engine.engine import GameEngine
 from maid_engine.events import CharacterConnectedEvent
 from maid_engine.testing import FakeSession, session_for
-from maid_stdlib.living.service import LivingWorld
-from maid_stdlib.questgen import QuestGen, QuestSeed, register_questgen
+from maid_stdlib.questgen import QuestGen, QuestSeed
 from maid_stdlib.questgen.contract import SeedGrounding
 from maid_stdlib.questgen.evaluator import GroundedSignal
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
 from maid_stdlib.questgen.signals import BasicSignal
 from maid_stdlib.questgen.system import QuestGenerationSystem
 from maid_stdlib.world import NPC, WorldCharacterFactory, WorldService
-from maid_stdlib.world.loader import WorldData
-
-IRONVALE = Path(__file__).resolve().parents[2] / "content_packs" / "ironvale"
 
 
-class SystemWiring(ContentPack):
-    name = "questgen_system_wiring"
+class QuestgenTuning(ContentPack):
+    """Only test tuning of the (default-wired) quest pipeline: a generation config,
+    and ``quiet`` unregisters every story detector so only test signals arrive."""
+
+    name = "questgen_tuning"
     requires = ("ironvale",)
 
     def __init__(self, config: QuestGenerationConfig | None = None, quiet: bool = False) -> None:
@@ -45,38 +42,14 @@ class SystemWiring(ContentPack):
         self.quiet = quiet
 
     def register(self, ctx: PackContext) -> None:
-        from classic_rpg.questgen import register_rpg_questgen
-        from classic_rpg.questgen.wiring import register_rpg_quest_delivery
-        from maid_stdlib.living.data import load_living_data
-        from maid_stdlib.living.register import register_living
-        from maid_stdlib.questgen.system_wiring import register_quest_generation
         from maid_stdlib.story.detectors import StoryDetectors
-        from maid_stdlib.story.register import register_story
 
-        services = ctx.engine.services
-        if ctx.service(WorldData).extension("room", "narrated") is None:
-            from maid_stdlib.narration import register_narration
-
-            register_narration(ctx)
-        if LivingWorld not in services:
-            register_living(ctx)
-        living = services.get(LivingWorld)
-        if not any(d.pack == "ironvale" for d in [*living.pending_data, *living.applied_data]):
-            load_living_data(ctx, IRONVALE / "living.yaml", namespace="ironvale")
-        if StoryDetectors not in services:
-            register_story(ctx)
         if self.quiet:
-            detectors = services.get(StoryDetectors)
+            detectors = ctx.service(StoryDetectors)
             for name in detectors.names():
                 detectors.unregister(name)
-        if QuestGen not in services:
-            register_questgen(ctx)
-        if "threat_elimination" not in services.get(QuestGen).archetypes:
-            register_rpg_questgen(ctx)
-        system = register_quest_generation(ctx, self.config)
         if self.config is not None:
-            system.configure(self.config)
-        register_rpg_quest_delivery(ctx)
+            ctx.service(QuestGenerationSystem).configure(self.config)
 
 
 def make_engine(
@@ -86,7 +59,7 @@ def make_engine(
     return GameEngine(
         Settings(data_dir=tmp_path, random_seed=seed, **settings),
         clock=ManualClock(tick_game_seconds=tick),
-        packs=["ironvale", SystemWiring(config, quiet)],
+        packs=["ironvale", QuestgenTuning(config, quiet)],
         use_store=use_store,
     )
 
