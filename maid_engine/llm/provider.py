@@ -7,6 +7,7 @@ imports LiteLLM: a server without a model configured never pays for it.
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import logging
 import time
@@ -290,7 +291,7 @@ def timeout_grace(timeout: float) -> float:
     return min(1.0, 0.1 * timeout)
 
 
-class BaseProvider:
+class BaseProvider(abc.ABC):
     """Limiter admission, result checks, usage accounting and metrics around ``_call``.
 
     Subclasses implement ``_call(request, time_limit)`` and return the raw result; the
@@ -315,11 +316,12 @@ class BaseProvider:
         if limiter is not None:
             limiter.bind_metrics(self.metrics)
 
-    async def _prepare(self) -> None:
+    async def _prepare(self) -> None:  # noqa: B027 -- optional hook, nothing by default
         """One-off setup before a call (e.g. a slow import); not counted in the timeout."""
 
+    @abc.abstractmethod
     async def _call(self, request: LLMRequest, time_limit: float) -> LLMResult:
-        raise NotImplementedError
+        """Make the one call (the LiteLLM request, a scripted answer ...)."""
 
     async def complete(self, request: LLMRequest) -> LLMResult:
         purpose = request.purpose

@@ -28,6 +28,14 @@ class StoreUnavailable(StoreError):
     """
 
 
+def unsupported_backend(dialect: str) -> StoreError:
+    """The error for a database MAID has no SQL for (only the two URLs it documents)."""
+    return StoreError(
+        f"unsupported database backend {dialect!r}: use sqlite+aiosqlite:// or "
+        "postgresql+asyncpg://"
+    )
+
+
 class CollectionNotFound(StoreError):
     """A document collection was used before ``ensure_collection`` created it."""
 

@@ -18,6 +18,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.sql.elements import ColumnElement
 
+from maid_engine.store.errors import unsupported_backend
+
 # JSON type names as reported by each backend's type function.
 _TYPE_NAMES: dict[str, dict[str, tuple[str, ...]]] = {
     "postgresql": {
@@ -64,7 +66,7 @@ def equals(column: ColumnElement[Any], key: str, value: Any, dialect: str) -> Co
     """
     check_key(key)
     if dialect not in _TYPE_NAMES:
-        raise NotImplementedError(f"unsupported database backend {dialect!r}")
+        raise unsupported_backend(dialect)
     field = column[key]
     if value is None:
         return sa.func.coalesce(json_type(column, key, dialect), "null") == "null"
@@ -111,4 +113,4 @@ def sort_key(column: ColumnElement[Any], key: str, dialect: str) -> ColumnElemen
     if dialect == "sqlite":
         # Raw json_extract keeps SQL numbers as numbers (no cast to text).
         return sa.func.json_extract(column, _sqlite_path(key))
-    raise NotImplementedError(f"unsupported database backend {dialect!r}")
+    raise unsupported_backend(dialect)

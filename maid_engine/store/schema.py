@@ -13,6 +13,8 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import JSONB
 
+from maid_engine.store.errors import unsupported_backend
+
 # Same JSON on both backends, but JSONB on PostgreSQL so documents can be indexed
 # and compared server-side.
 JSON_DATA = sa.JSON().with_variant(JSONB(), "postgresql")
@@ -94,4 +96,4 @@ def upsert_statement(dialect_name: str, table: sa.Table) -> Any:
         return postgresql.insert(table)
     if dialect_name == "sqlite":
         return sqlite.insert(table)
-    raise NotImplementedError(f"unsupported database backend {dialect_name!r}")
+    raise unsupported_backend(dialect_name)

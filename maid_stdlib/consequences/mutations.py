@@ -10,6 +10,7 @@ consequence type, are in :mod:`maid_stdlib.consequences.kinds`.
 
 from __future__ import annotations
 
+import abc
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -111,7 +112,7 @@ class Applied:
     events: list[Event] = field(default_factory=list)
 
 
-class MutationKind:
+class MutationKind(abc.ABC):
     """How one ``mutation_type`` is validated, snapshotted and applied.
 
     ``merge``: how several mutations with the same (type, entity, key) combine in a
@@ -139,8 +140,9 @@ class MutationKind:
         """Components ``apply`` may change (snapshotted before, restored on rollback)."""
         return []
 
+    @abc.abstractmethod
     def apply(self, env: MutationEnv, m: WorldMutation) -> Applied | None:
-        raise NotImplementedError
+        """Change the world; what changed (None: nothing to do)."""
 
 
 def statement_id(quest_id: str, content: str) -> str:

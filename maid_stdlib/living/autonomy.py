@@ -17,6 +17,7 @@ visit; walkers take their steps at staggered moments.
 
 from __future__ import annotations
 
+import abc
 import logging
 from collections import deque
 from math import ceil
@@ -50,7 +51,7 @@ __all__ = ["AutonomySystem", "ScheduleSystem", "SocialFabricSystem"]
 RESOLVE_MARGIN = 0.35
 
 
-class _Sliced(System):
+class _Sliced(System, abc.ABC):
     """Visits every member once per ``interval`` game seconds, a slice per tick."""
 
     interval = 300.0
@@ -67,11 +68,13 @@ class _Sliced(System):
         self._cycle_size = 0
         self._last: dict[UUID, float] = {}
 
+    @abc.abstractmethod
     def members(self) -> list[UUID]:
-        raise NotImplementedError
+        """Who this system visits, once per cycle."""
 
+    @abc.abstractmethod
     def visit(self, ev: Evaluation, uid: UUID, hours: float, now: float) -> None:
-        raise NotImplementedError
+        """Advance one member by ``hours`` of game time."""
 
     async def startup(self) -> None:
         await self.living.startup()
