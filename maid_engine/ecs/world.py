@@ -4,6 +4,19 @@ esper 3 keeps its state in module globals switched by name, so every World owns 
 uniquely named esper context and switches to it before each call. Entities are
 addressed by stable UUIDs everywhere outside this module; esper's integer ids are
 an implementation detail.
+
+Reads do not go through esper: the World keeps its own index, component type ->
+{entity UUID: component}, updated on every add, remove and destroy. esper drops
+*every* query cache on any structural change and rebuilds a query by walking the
+type's entity set, so in a big world where something is created, destroyed or
+gains a component on most ticks, each ``each(NPC)`` cost 7-14 ms at 10,000
+entities; from the index it is ~1 ms, and ``try_component`` is two dict lookups
+instead of a context check and an esper call.
+
+Queries iterate in esper's order (its per-type sets of entity ids), which the
+World mirrors set for set, operation for operation: iteration order is part of
+what a seeded simulation reproduces, so reading from the index must not change
+which NPC acts first.
 """
 
 from __future__ import annotations
@@ -49,7 +62,19 @@ class World:
         esper.switch_world(self._context)
         self._uuid_to_eid: dict[UUID, int] = {}
         self._eid_to_uuid: dict[int, UUID] = {}
-        self._pending_destroy: list[UUID] = []
+        # Ordered (destroyed in scheduling order) and O(1) to test.
+        self._pending_destroy: dict[UUID, None] = {}
+        #: component type -> {entity: component}: the read index (module docstring).
+        self._by_type: dict[type[Component], dict[UUID, Component]] = {}
+        #: component type -> esper ids, a mirror of esper's own set (same adds,
+        #: discards and deletions in the same order): the order of queries.
+        self._order: dict[type[Component], set[int]] = {}
+        #: component type -> {esper id: (entity, component)}: ``each`` rows, built
+        #: once per add instead of once per query.
+        self._rows: dict[type[Component], dict[int, tuple[UUID, Component]]] = {}
+        #: component type -> a counter bumped when which entities have one (or
+        #: which component object they have) changes: see ``version_of``.
+        self._versions: dict[type[Component], int] = {}
         self._names: dict[str, set[UUID]] = defaultdict(set)
         self._persistent: set[UUID] = set()
         self._dirty: set[UUID] = set()
@@ -113,16 +138,22 @@ class World:
         still be read, so an iteration in progress is not disturbed.
         """
         if entity_id in self._uuid_to_eid and entity_id not in self._pending_destroy:
-            self._pending_destroy.append(entity_id)
+            self._pending_destroy[entity_id] = None
             self.listing_version += 1
+            # It leaves every query at once: caches keyed on versions must see it.
+            self._use()
+            held: tuple[Component, ...] = esper.components_for_entity(self._uuid_to_eid[entity_id])
+            for component in held:
+                self.changed(type(component))
 
     def flush_destroyed(self) -> list[UUID]:
         """Destroy everything scheduled. Called by the engine between systems."""
         if not self._pending_destroy:
             return []
         self._use()
-        done = self._pending_destroy
-        self._pending_destroy = []
+        done = list(self._pending_destroy)
+        self._pending_destroy = {}
+        by_type = self._by_type
         for uid in done:
             eid = self._uuid_to_eid.pop(uid, None)
             if eid is None:
@@ -131,6 +162,10 @@ class World:
             components: tuple[Component, ...] = esper.components_for_entity(eid)
             for component in components:
                 self._unindex(uid, component)
+                index = by_type.get(type(component))
+                if index is not None:
+                    index.pop(uid, None)
+                self._unorder(eid, type(component))
                 component._owner = None
             if esper.entity_exists(eid):
                 esper.delete_entity(eid, immediate=True)
@@ -168,6 +203,18 @@ class World:
             self._unindex(entity_id, old)
             old._owner = None
         esper.add_component(eid, component)
+        ctype = type(component)
+        index = self._by_type.get(ctype)
+        if index is None:
+            index = self._by_type[ctype] = {}
+        index[entity_id] = component
+        order = self._order.get(ctype)
+        if order is None:
+            order = self._order[ctype] = set()
+            self._rows[ctype] = {}
+        order.add(eid)
+        self._rows[ctype][eid] = (entity_id, component)
+        self.changed(ctype)
         if type(component) in self.listing_types:
             self.listing_version += 1
         if entity_id in self._persistent:
@@ -184,6 +231,9 @@ class World:
             return None
         component = esper.remove_component(eid, ctype)
         assert isinstance(component, ctype)
+        self._by_type[ctype].pop(entity_id, None)
+        self._unorder(eid, ctype)
+        self.changed(ctype)
         if ctype in self.listing_types:
             self.listing_version += 1
         self._unindex(entity_id, component)
@@ -194,26 +244,21 @@ class World:
 
     def get_component(self, entity_id: UUID, ctype: type[C]) -> C:
         """The component, or ``ComponentNotFound``/``EntityNotFound``."""
-        eid = self._eid(entity_id)
-        self._use()
-        component = esper.try_component(eid, ctype)
+        index = self._by_type.get(ctype)
+        component = index.get(entity_id) if index is not None else None
         if component is None:
+            if entity_id not in self._uuid_to_eid:
+                raise EntityNotFound(entity_id)
             raise ComponentNotFound(entity_id, ctype)
-        return component
+        return component  # type: ignore[return-value]
 
     def try_component(self, entity_id: UUID, ctype: type[C]) -> C | None:
-        eid = self._uuid_to_eid.get(entity_id)
-        if eid is None:
-            return None
-        self._use()
-        return esper.try_component(eid, ctype)
+        index = self._by_type.get(ctype)
+        return index.get(entity_id) if index is not None else None  # type: ignore[return-value]
 
     def has_component(self, entity_id: UUID, ctype: type[Component]) -> bool:
-        eid = self._uuid_to_eid.get(entity_id)
-        if eid is None:
-            return False
-        self._use()
-        return esper.has_component(eid, ctype)
+        index = self._by_type.get(ctype)
+        return index is not None and entity_id in index
 
     def components_of(self, entity_id: UUID) -> tuple[Component, ...]:
         eid = self._eid(entity_id)
@@ -238,29 +283,104 @@ class World:
         The result is materialised first, so the caller may create, destroy or
         change components while iterating.
         """
-        self._use()
-        rows = esper.get_components(*ctypes)
-        e2u = self._eid_to_uuid
-        pending = self._pending_destroy
-        out = [(e2u[eid], tuple(comps)) for eid, comps in rows]
-        if pending:
-            dead = set(pending)
-            out = [row for row in out if row[0] not in dead]
+        if not ctypes:
+            return iter(())
+        by_type, order = self._by_type, self._order
+        indexes = [by_type.get(t) for t in ctypes]
+        sets = [order.get(t) for t in ctypes]
+        if any(not ix for ix in indexes):
+            return iter(())
+        # Walk the smallest set (the first of equals, as esper does); look the
+        # others up.
+        lead = min(sets, key=len)  # type: ignore[arg-type]
+        e2u, pending = self._eid_to_uuid, self._pending_destroy
+        out = []
+        for eid in lead:  # type: ignore[union-attr]
+            uid = e2u[eid]
+            if uid in pending:
+                continue
+            row = []
+            for ix in indexes:
+                comp = ix.get(uid)  # type: ignore[union-attr]
+                if comp is None:
+                    break
+                row.append(comp)
+            else:
+                out.append((uid, tuple(row)))
         return iter(out)
 
     def each(self, ctype: type[C]) -> Iterator[tuple[UUID, C]]:
         """Single-component query (the common case), materialised like ``query``."""
-        self._use()
-        e2u = self._eid_to_uuid
-        out = [(e2u[eid], comp) for eid, comp in esper.get_component(ctype)]
-        if self._pending_destroy:
-            dead = set(self._pending_destroy)
-            out = [row for row in out if row[0] not in dead]
-        return iter(out)
+        order = self._order.get(ctype)
+        if not order:
+            return iter(())
+        rows = list(map(self._rows[ctype].__getitem__, order))
+        pending = self._pending_destroy
+        if pending:
+            rows = [row for row in rows if row[0] not in pending]
+        return iter(rows)  # type: ignore[arg-type]
+
+    def each_in(self, ctype: type[C], entities: Iterable[UUID]) -> Iterator[tuple[UUID, C]]:
+        """``each(ctype)`` restricted to ``entities``, in ``each`` order, without
+        visiting every holder in Python (for a few among thousands)."""
+        order = self._order.get(ctype)
+        if not order:
+            return iter(())
+        u2e, pending = self._uuid_to_eid, self._pending_destroy
+        wanted = {u2e[u] for u in entities if u in u2e and u not in pending}
+        rows = self._rows[ctype]
+        return iter([rows[e] for e in filter(wanted.__contains__, order)])  # type: ignore[misc]
+
+    def notify(self, entity_id: UUID, component: Component) -> None:
+        """Tell the ``added_hooks`` (and ``version_of`` caches) of ``component``'s
+        type that it changed in place (say, a membership gained a faction)."""
+        ctype = type(component)
+        self.changed(ctype)
+        for hook in self.added_hooks.get(ctype, ()):
+            hook(entity_id, component)
+
+    def holders(self, ctype: type[Component]) -> list[UUID]:
+        """Entities with a ``ctype``, in ``each`` order (a copy)."""
+        order = self._order.get(ctype)
+        if not order:
+            return []
+        uids = list(map(self._eid_to_uuid.__getitem__, order))
+        pending = self._pending_destroy
+        return [u for u in uids if u not in pending] if pending else uids
+
+    def count_any(self, *ctypes: type[Component]) -> int:
+        """Entities holding at least one of ``ctypes`` (scheduled destructions
+        included, like ``count``), without hashing their UUIDs."""
+        sets = [self._order.get(t) for t in ctypes]
+        present = [s for s in sets if s]
+        if not present:
+            return 0
+        return len(present[0].union(*present[1:]))
+
+    def version_of(self, ctype: type[Component]) -> int:
+        """Changes whenever a ``ctype`` is added, replaced or removed, an entity
+        holding one is scheduled for destruction, or someone calls ``changed``: a
+        cache derived from the holders of a type keys on it."""
+        return self._versions.get(ctype, 0)
+
+    def changed(self, ctype: type[Component]) -> None:
+        """Bump ``version_of(ctype)`` (after changing such components in place in a
+        way the caches keyed on it must notice)."""
+        self._versions[ctype] = self._versions.get(ctype, 0) + 1
 
     def count(self, ctype: type[Component]) -> int:
-        self._use()
-        return len(esper.get_component(ctype))
+        """Entities with a ``ctype`` (those scheduled for destruction included)."""
+        index = self._by_type.get(ctype)
+        return len(index) if index is not None else 0
+
+    def _unorder(self, eid: int, ctype: type[Component]) -> None:
+        order = self._order.get(ctype)
+        if order is not None:
+            order.discard(eid)
+            self._rows[ctype].pop(eid, None)
+            if not order:
+                del self._order[ctype]  # esper drops an empty set too
+                del self._rows[ctype]
 
     # -- names -----------------------------------------------------------------
     def _index(self, entity_id: UUID, component: Component) -> None:
