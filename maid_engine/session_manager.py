@@ -64,6 +64,11 @@ class SessionManager:
     def characters_online(self) -> list[UUID]:
         return list(self._by_character)
 
+    @property
+    def online_count(self) -> int:
+        """Characters online (a cheap test before looking for them anywhere)."""
+        return len(self._by_character)
+
     def attach(self, session: Session, character_id: UUID) -> Session | None:
         """Bind ``session`` to a character. Returns the session it took over, if any."""
         old = self._by_character.get(character_id)

@@ -45,7 +45,11 @@ class StdlibContentPack(ContentPack):
         ctx.subscribe(EntityDestroyedEvent, ws.on_destroyed)
         # After every pack built its entities and systems started: one full rebuild
         # catches entities created without going through the service.
-        ctx.subscribe(EngineStartedEvent, lambda _event: ws.rebuild_index())
+        def started(_event: EngineStartedEvent) -> None:
+            ws.rebuild_index()
+            ws.warm()
+
+        ctx.subscribe(EngineStartedEvent, started)
         ctx.subscribe(EntityRelocatedEvent, GmcpRelay(ws).on_relocated)
         ctx.subscribe(CharacterConnectedEvent, factory.on_connected)
         ctx.subscribe(CharacterDisconnectedEvent, factory.on_disconnected)

@@ -11,7 +11,6 @@ it or takes it out of the world goes through :meth:`place`, :meth:`move` or
 from __future__ import annotations
 
 import logging
-from collections import deque
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 from uuid import UUID
@@ -21,6 +20,7 @@ from maid_engine.ecs import Component, World
 from maid_engine.events import EntityDestroyedEvent
 from maid_stdlib.world.components import NPC, Area, Describable, Exits, Item, Position, Room
 from maid_stdlib.world.events import EntityRelocatedEvent
+from maid_stdlib.world.graph import RoomGraph
 
 if TYPE_CHECKING:
     from maid_engine.engine import GameEngine
@@ -47,9 +47,12 @@ class WorldService:
         # makes "2.scout" mean the same thing on every call.
         self._contents: dict[str, dict[UUID, None]] = {}
         self._where: dict[UUID, str] = {}
-        #: room key -> [(neighbour, exit name)] for every exit into a known room,
-        #: built on demand; dropped whenever rooms or exits change.
-        self._adjacency: dict[str, list[tuple[str, str]]] | None = None
+        #: The exits as a graph, built on demand; dropped whenever rooms or exits
+        #: change.
+        self._graph: RoomGraph | None = None
+        #: (area key -> room keys, region -> room keys), in room registration order;
+        #: built on demand, dropped whenever rooms or areas change.
+        self._placement: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None
         #: Room new characters start in (set by the world data of the top pack).
         self.start_room: str | None = None
         #: Extra visibility rules (invisibility, darkness ...) other layers add.
@@ -75,11 +78,19 @@ class WorldService:
         self._where = {}
         for uid, pos in world.each(Position):
             self._index(uid, pos.room)
-        self._adjacency = None
+        self._graph = None
+        self._placement = None
         self.look_cache.clear()
         unknown = {k for k in self._contents if k not in self._rooms}
         if unknown:
             log.warning("entities are positioned in unknown rooms: %s", sorted(unknown))
+
+    def warm(self) -> None:
+        """Build the derived indexes now -- the room graph with its components, the
+        rooms of each area and region -- so the first tick that needs them (in a
+        big world, tens of ms) is not the one that pays."""
+        self.graph().components()
+        self._placements()
 
     def register_room(self, entity_id: UUID) -> None:
         """Index a room entity created (or re-keyed) after the last rebuild."""
@@ -89,11 +100,13 @@ class WorldService:
             self._rooms.pop(old, None)
         self._rooms[room.key] = entity_id
         self._room_keys[entity_id] = room.key
-        self._adjacency = None
+        self._graph = None
+        self._placement = None
         self.look_cache.clear()
 
     def register_area(self, entity_id: UUID) -> None:
         self._areas[self.world.get_component(entity_id, Area).key] = entity_id
+        self._placement = None
 
     def reindex(self, entity_id: UUID) -> None:
         """Bring the index in line with the entity's Position component."""
@@ -135,10 +148,12 @@ class WorldService:
         key = self._room_keys.pop(uid, None)
         if key is not None:
             self._rooms.pop(key, None)
-            self._adjacency = None
+            self._graph = None
+            self._placement = None
         for area_key, area_id in list(self._areas.items()):
             if area_id == uid:
                 del self._areas[area_key]
+                self._placement = None
 
     # -- rooms and areas --------------------------------------------------------
     def room_id(self, key: str) -> UUID | None:
@@ -174,7 +189,7 @@ class WorldService:
         else:
             exits.exits[name] = target
             exits.touch()
-        self._adjacency = None
+        self._graph = None
 
     def remove_exit(self, room_key: str, name: str) -> bool:
         exits = self.world.try_component(self._require_room(room_key), Exits)
@@ -182,12 +197,12 @@ class WorldService:
             return False
         del exits.exits[name]
         exits.touch()
-        self._adjacency = None
+        self._graph = None
         return True
 
     def invalidate_paths(self) -> None:
         """Forget cached paths (call after changing an Exits component directly)."""
-        self._adjacency = None
+        self._graph = None
 
     def area(self, area_key: str) -> Area | None:
         uid = self._areas.get(area_key)
@@ -207,7 +222,30 @@ class WorldService:
         return area.region if area is not None and area.region else None
 
     def rooms_in_region(self, region: str) -> list[str]:
-        return [k for k in self._rooms if self.region_of(k) == region]
+        """Room keys of every area of ``region`` (a copy)."""
+        return list(self._placements()[1].get(region, ()))
+
+    def rooms_of_area(self, area_key: str) -> list[str]:
+        """Room keys of the area (a copy), in ``room_keys()`` order."""
+        return list(self._placements()[0].get(area_key, ()))
+
+    def _placements(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        # Rooms name their area (and areas their region) when loaded; asking
+        # "which rooms are in area X" used to read every Room component.
+        placement = self._placement
+        if placement is None:
+            by_area: dict[str, list[str]] = {}
+            by_region: dict[str, list[str]] = {}
+            for key in self._rooms:
+                area_key = self.area_of(key)
+                if area_key is None:
+                    continue
+                by_area.setdefault(area_key, []).append(key)
+                region = self.region_of(key)
+                if region is not None:
+                    by_region.setdefault(region, []).append(key)
+            placement = self._placement = (by_area, by_region)
+        return placement
 
     def _require_room(self, key: str) -> UUID:
         uid = self._rooms.get(key)
@@ -268,10 +306,13 @@ class WorldService:
 
     def characters_in(self, room_key: str, include_offline: bool = False) -> list[UUID]:
         """Player characters in the room; offline ones only if asked."""
+        sessions = self.engine.sessions
+        if not include_offline and not sessions.online_count:
+            return []  # nobody is online: no need to look (NPCs walk all the time)
         chars = self._with(room_key, PlayerCharacter)
         if include_offline:
             return chars
-        online = self.engine.sessions.is_online
+        online = sessions.is_online
         return [c for c in chars if online(c)]
 
     def npcs_in(self, room_key: str) -> list[UUID]:
@@ -342,9 +383,11 @@ class WorldService:
         return None
 
     # -- travel -----------------------------------------------------------------
-    def _neighbours(self) -> dict[str, list[tuple[str, str]]]:
-        adjacency = self._adjacency
-        if adjacency is None:
+    def graph(self) -> RoomGraph:
+        """The exits as a graph (maid_stdlib.world.graph), built when first needed
+        after a change of rooms or exits."""
+        graph = self._graph
+        if graph is None:
             adjacency = {}
             world = self.world
             rooms = self._rooms
@@ -352,48 +395,20 @@ class WorldService:
                 exits = world.try_component(uid, Exits)
                 adjacency[key] = [] if exits is None else [
                     (target, name) for name, target in exits.exits.items() if target in rooms]
-            self._adjacency = adjacency
-        return adjacency
-
-    def _search(self, source: str, target: str) -> dict[str, tuple[str, str] | None] | None:
-        """Breadth-first from ``source`` until ``target`` is reached: room ->
-        (previous room, exit taken) (None at the root); None if unreachable.
-        Stopping early leaves the target's chain as a full BFS would."""
-        tree: dict[str, tuple[str, str] | None] = {source: None}
-        if source == target:
-            return tree
-        adjacency = self._neighbours()
-        queue = deque([source])
-        while queue:
-            here = queue.popleft()
-            for there, name in adjacency.get(here, ()):
-                if there not in tree:
-                    tree[there] = (here, name)
-                    if there == target:
-                        return tree
-                    queue.append(there)
-        return None
+            graph = self._graph = RoomGraph(adjacency)
+        return graph
 
     def is_reachable(self, from_room: str, to_room: str) -> bool:
         if from_room not in self._rooms or to_room not in self._rooms:
             return False
-        return self._search(from_room, to_room) is not None
+        return self.graph().is_reachable(from_room, to_room)
 
     def path(self, from_room: str, to_room: str) -> list[str] | None:
         """Exit names of a shortest walk from one room to another ([] if the same);
         None if there is no way."""
         if from_room not in self._rooms or to_room not in self._rooms:
             return None
-        tree = self._search(from_room, to_room)
-        if tree is None:
-            return None
-        steps: list[str] = []
-        here = to_room
-        while (link := tree[here]) is not None:
-            here, name = link
-            steps.append(name)
-        steps.reverse()
-        return steps
+        return self.graph().path(from_room, to_room)
 
     # -- messages -----------------------------------------------------------------
     def message_room(self, room_key: str, text: str, exclude: Iterable[UUID] = ()) -> int:

@@ -1,0 +1,129 @@
+"""RoomGraph: the world's exits as a graph, for paths and reachability.
+
+The WorldService builds one from the Exits components when it is first needed and
+drops it whenever rooms or exits change, so everything it remembers is valid for
+exactly one shape of the world:
+
+* ``search`` is a breadth-first search that stops as soon as it reaches its target
+  (nothing is cached per source: thousands of walkers at distinct rooms made such
+  a cache thrash);
+* ``is_reachable`` answers from the strongly connected components (rooms that can
+  all reach one another, computed once, iteratively): in most worlds every room is
+  in one component and the answer needs no search at all; otherwise it searches;
+* ``path`` remembers the latest ``PATH_CACHE_SIZE`` answers: quest generation and
+  personalization ask the same giver-to-place distances again and again.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+
+__all__ = ["PATH_CACHE_SIZE", "RoomGraph"]
+
+#: Shortest paths remembered.
+PATH_CACHE_SIZE = 4096
+
+#: room key -> [(neighbour room key, exit name)]
+Adjacency = dict[str, list[tuple[str, str]]]
+#: room -> (previous room, exit taken); None at the root
+SearchTree = dict[str, "tuple[str, str] | None"]
+
+
+class RoomGraph:
+    def __init__(self, adjacency: Adjacency) -> None:
+        self.adjacency = adjacency
+        self._components: dict[str, int] | None = None
+        self._paths: OrderedDict[tuple[str, str], tuple[str, ...] | None] = OrderedDict()
+
+    def search(self, source: str, target: str) -> SearchTree | None:
+        """Breadth-first from ``source`` until ``target`` is reached; None if it
+        cannot be. Stopping early leaves the target's chain as a full BFS would."""
+        tree: SearchTree = {source: None}
+        if source == target:
+            return tree
+        adjacency = self.adjacency
+        queue = deque([source])
+        while queue:
+            here = queue.popleft()
+            for there, name in adjacency.get(here, ()):
+                if there not in tree:
+                    tree[there] = (here, name)
+                    if there == target:
+                        return tree
+                    queue.append(there)
+        return None
+
+    def components(self) -> dict[str, int]:
+        """Room -> its strongly connected component (iterative Tarjan)."""
+        if self._components is not None:
+            return self._components
+        adjacency = self.adjacency
+        index: dict[str, int] = {}
+        low: dict[str, int] = {}
+        comp: dict[str, int] = {}
+        stack: list[str] = []
+        on_stack: set[str] = set()
+        counter = labels = 0
+        for root in adjacency:
+            if root in index:
+                continue
+            work = [(root, 0)]
+            while work:
+                node, i = work[-1]
+                if i == 0:
+                    index[node] = low[node] = counter
+                    counter += 1
+                    stack.append(node)
+                    on_stack.add(node)
+                edges = adjacency.get(node, ())
+                if i < len(edges):
+                    work[-1] = (node, i + 1)
+                    nxt = edges[i][0]
+                    if nxt not in index:
+                        work.append((nxt, 0))
+                    elif nxt in on_stack:
+                        low[node] = min(low[node], index[nxt])
+                    continue
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+                if low[node] == index[node]:
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        comp[member] = labels
+                        if member == node:
+                            break
+                    labels += 1
+        self._components = comp
+        return comp
+
+    def is_reachable(self, source: str, target: str) -> bool:
+        comps = self.components()
+        here, there = comps.get(source), comps.get(target)
+        if here is not None and here == there:
+            return True
+        return self.search(source, target) is not None
+
+    def path(self, source: str, target: str) -> list[str] | None:
+        """Exit names of a shortest walk ([] if the same room); None: no way."""
+        paths = self._paths
+        key = (source, target)
+        if key in paths:
+            paths.move_to_end(key)
+            found = paths[key]
+            return None if found is None else list(found)
+        tree = self.search(source, target)
+        steps: list[str] | None = None
+        if tree is not None:
+            steps = []
+            here = target
+            while (link := tree[here]) is not None:
+                here, name = link
+                steps.append(name)
+            steps.reverse()
+        paths[key] = None if steps is None else tuple(steps)
+        if len(paths) > PATH_CACHE_SIZE:
+            paths.popitem(last=False)
+        return steps
