@@ -83,12 +83,18 @@ class _HandlerTimer:
 
 
 class _GcTimer:
+    """Collections during ticks (``in_tick`` is set around each tick); the collector
+    policy's own collections between ticks are reported apart."""
+
     def __init__(self) -> None:
         self.pauses: list[tuple[int, float]] = []
+        self.in_tick = False
         self._t0 = 0.0
         self._gen = 0
 
     def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if not self.in_tick:
+            return
         if phase == "start":
             self._t0 = time.perf_counter()
             self._gen = info.get("generation", 0)
@@ -146,14 +152,30 @@ async def run_async(spec: WorldSpec, ticks: int, log: Any = print,
         tick_times: list[float] = []
         tick_cpu: list[float] = []
         dispatch_per_tick: list[float] = []
+        between: list[float] = []
+        # The collector policy schedules full collections by real time between
+        # ticks; ticks run back to back here, so give it the production clock:
+        # one tick interval of real time per tick.
+        real_tick = 1.0 / engine.settings.tick_rate
+        ticks_done = [0]
+        engine.collector.use_clock(lambda: ticks_done[0] * real_tick)
+        collections_before = len(engine.collector.history)
         deadline = time.monotonic() + time_limit
         try:
             for _ in range(ticks):
                 before = len(dispatch)
                 c0 = time.thread_time()
+                gc_timer.in_tick = True
                 tick_times.append(await engine.tick())
+                gc_timer.in_tick = False
                 tick_cpu.append(time.thread_time() - c0)
                 dispatch_per_tick.append(sum(dispatch[before:]))
+                ticks_done[0] += 1
+                # What a server's loop does after each tick (checkpoint start, the
+                # collector's scheduled collections), timed apart from the tick.
+                b0 = time.perf_counter()
+                engine.between_ticks()
+                between.append(time.perf_counter() - b0)
                 # A server sleeps between ticks; background tasks (quest builds,
                 # document writes) run then, outside the tick's time.
                 await asyncio.sleep(0)
@@ -161,6 +183,8 @@ async def run_async(spec: WorldSpec, ticks: int, log: Any = print,
                     break
         finally:
             gc.callbacks.remove(gc_timer)
+        policy_runs = engine.collector.history[collections_before:]
+        policy_active = engine.collector.active
         errors = {s.name: engine.system_errors(s.name) for s in engine.systems
                   if engine.system_errors(s.name)}
         entities_after = engine.world.entity_count
@@ -202,7 +226,11 @@ async def run_async(spec: WorldSpec, ticks: int, log: Any = print,
             "gen2": sum(1 for g, _ in gc_timer.pauses if g == 2),
             "total_ms": sum(gc_pauses) * 1000,
             "max_ms": max(gc_pauses) * 1000 if gc_pauses else 0.0,
+            "policy_active": policy_active,
+            "between_ticks": [{"kind": r.kind, "ms": r.seconds * 1000,
+                               "collected": r.collected} for r in policy_runs],
         },
+        "between_ticks_ms": summary(between),
         "target_p99_ms": TICK_P99_TARGET_MS,
     }
 
@@ -255,8 +283,16 @@ def markdown(res: dict[str, Any]) -> str:
              for h in handlers],
         )
     g = res["gc"]
-    body += (f"\n\nGarbage collection during the run: {g['collections']} collections "
+    body += (f"\n\nGarbage collection inside ticks: {g['collections']} collections "
              f"({g['gen2']} full), {g['total_ms']:.0f} ms in all, longest {g['max_ms']:.1f} ms.")
+    runs = g.get("between_ticks") or []
+    if g.get("policy_active"):
+        body += (f" Between ticks (`GameEngine.between_ticks`, the collector policy): "
+                 f"{len(runs)} full collections of what was not frozen"
+                 + (f", {', '.join(fmt(r['ms'], 1) for r in runs)} ms" if runs else "")
+                 + "; automatic full collections are off (maid_engine/collector.py).")
+    else:
+        body += " The collector policy was off (MAID_GC_FREEZE=0)."
     layer_rows = [[k, v] for k, v in res["layers"].items()]
     body += "\n\nLayers:\n\n" + table(["layer", "status"], layer_rows)
     counts = res["entities"]["before"]

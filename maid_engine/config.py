@@ -45,8 +45,11 @@ class Settings(BaseSettings):
     tick_rate: float = Field(default=10.0, gt=0, le=1000, description="ticks per real second")
     time_scale: float = Field(default=24.0, gt=0, description="game seconds per real second")
     checkpoint_interval: float = Field(default=5.0, gt=0, description="real seconds")
-    # Freeze the loaded world out of the cyclic GC at start (see GameEngine.start).
+    # Freeze the loaded world out of the cyclic GC at start and run full collections
+    # only between ticks (maid_engine.collector); the two intervals are real seconds.
     gc_freeze: bool = True
+    gc_refreeze_interval: float = Field(default=60.0, gt=0)
+    gc_deep_interval: float = Field(default=6 * 3600.0, ge=0, description="0: never")
     random_seed: int | None = None
 
     # Off the event loop: scrypt parameters (n=2**14, r=8, p=1 is ~16 MiB, ~50 ms).

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import random
 import time
@@ -22,6 +21,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from maid_engine.clock import GameClock
+from maid_engine.collector import CollectorPolicy
 from maid_engine.commands import CommandRegistry
 from maid_engine.config import Settings
 from maid_engine.content import ContentPack, PackContext, PackError, Services, collect_packs
@@ -68,7 +68,9 @@ class GameEngine:
         self.services = Services()
         self.metrics = EngineMetrics()
         self.random = random.Random(self.settings.random_seed)
-        self._gc_frozen = False
+        #: The cyclic GC's schedule (maid_engine.collector); off with gc_freeze=False.
+        self.collector = CollectorPolicy(self.settings.gc_refreeze_interval,
+                                         self.settings.gc_deep_interval)
         self.world_lock = asyncio.Lock()
         self.sessions: SessionManager = SessionManager(self)
         self._pack_refs = list(packs) if packs is not None else list(self.settings.packs)
@@ -192,17 +194,12 @@ class GameEngine:
         await self.dispatch_events()
         if self._store is not None:
             await self.checkpoint()
-        # The loaded world (entities, components, packs, indexes) lives as long as
-        # the engine. Collect once, then freeze what survives into the permanent
-        # generation so the cyclic GC never traverses it again: otherwise every full
-        # collection walks the whole world (pauses of hundreds of ms in a tick at
-        # 10,000 NPCs). stop() unfreezes, so a stopped engine's cycles can be freed.
+        # The loaded world lives as long as the engine: freeze it out of the cyclic
+        # GC, and run full collections only between ticks (maid_engine.collector).
         # (The test suite turns it off: thousands of engine starts in one process,
         # each paying a full collection.)
         if self.settings.gc_freeze:
-            gc.collect()
-            gc.freeze()
-            self._gc_frozen = True
+            self.collector.start()
         log.info(
             "engine started: %d packs, %d systems, %d entities",
             len(self.packs), len(self._systems), self.world.entity_count,
@@ -215,22 +212,24 @@ class GameEngine:
                 await self._store.close()
             return
         self.started = False
-        await self.events.publish(EngineStoppingEvent())
-        for system in reversed(self.systems):
-            try:
-                await system.shutdown()
-            except Exception:
-                log.exception("system %s failed to shut down", system.name)
-        await self.llm.close()
-        if self._store is not None:
-            await self._await_checkpoint()
-            await self._final_checkpoint()
-            if self._owns_store:
-                await self._store.close()
-        self.world.close()
-        if self._gc_frozen:
-            gc.unfreeze()  # see start(): this world's cycles are garbage now
-            self._gc_frozen = False
+        try:
+            await self.events.publish(EngineStoppingEvent())
+            for system in reversed(self.systems):
+                try:
+                    await system.shutdown()
+                except Exception:
+                    log.exception("system %s failed to shut down", system.name)
+            await self.llm.close()
+            if self._store is not None:
+                await self._await_checkpoint()
+                await self._final_checkpoint()
+                if self._owns_store:
+                    await self._store.close()
+            self.world.close()
+        finally:
+            # Whatever failed above, the process gets its collector back (and this
+            # world's cycles can be freed).
+            self.collector.stop()
 
     async def _final_checkpoint(self) -> None:
         """The last write before exit. A database that is briefly away gets a few
@@ -316,20 +315,30 @@ class GameEngine:
             if elapsed > interval:
                 self.tick_overruns += 1
                 self.metrics.tick_overruns.inc()
+            self.between_ticks()
             deadline += interval
             now = time.monotonic()
             if now - deadline > interval:
                 deadline = now
-            if self._store is not None and now - self._last_checkpoint >= (
-                self.settings.checkpoint_interval
-            ):
-                self.start_checkpoint()
             wait = deadline - now
             if wait > 0:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), timeout=wait)
             else:
                 await asyncio.sleep(0)
+
+    def between_ticks(self) -> None:
+        """Housekeeping that must not run inside a tick: start a checkpoint when
+        one is due and run the garbage collection the collector policy schedules.
+        ``run()`` calls it after every tick (a benchmark stepping ticks by hand
+        calls it too)."""
+        if self._store is not None and time.monotonic() - self._last_checkpoint >= (
+            self.settings.checkpoint_interval
+        ):
+            self.start_checkpoint()
+        record = self.collector.maintain()
+        if record is not None:
+            self.metrics.gc_pauses.labels(record.kind).observe(record.seconds)
 
     # -- persistence ----------------------------------------------------------------
     async def _load_world(self) -> None:

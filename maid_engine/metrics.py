@@ -61,6 +61,12 @@ class EngineMetrics:
         self.checkpoint_failures = self.counter(
             "maid_checkpoint_failures", "Checkpoints that could not be written"
         )
+        self.gc_pauses = self.histogram(
+            "maid_gc_pause_seconds",
+            "Full garbage collections run between ticks (refreeze or deep)",
+            ["kind"],
+            buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+        )
         self.sessions = self.gauge(
             "maid_sessions", "Connected sessions, at the login screen or playing", ["state"]
         )

@@ -121,6 +121,7 @@ async def _run(options: SimulationOptions, data_dir: Path) -> dict[str, Any]:
         end = start + run_ticks * tick
         for n in range(total):
             tick_ms.append(await engine.tick() * 1000)
+            engine.collector.maintain()  # the loop never sleeps: GC between ticks here
             await system.drain()
             t0 = time.perf_counter()
             await coordinator.step(claims_open=n < run_ticks)

@@ -1,0 +1,306 @@
+"""CollectorPolicy (maid_engine.collector): freezing, the refreeze/deep schedule on an
+injected clock, handing the process's collector back, and the engine's use of it
+(GameEngine.between_ticks, the maid_gc_pause_seconds histogram).
+
+The collector is process-wide: the ``gc_state`` fixture stops every policy a test
+made and restores the thresholds, the freeze and gc.enable() even if it fails."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from maid_engine.clock import ManualClock
+from maid_engine.collector import CollectorPolicy
+from maid_engine.config import Settings
+from maid_engine.engine import GameEngine
+
+#: A custom threshold set before each test, so "restored exactly" means something.
+CUSTOM = (650, 9, 11)
+
+
+class FakeMonotonic:
+    def __init__(self, now: float = 0.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+PolicyFactory = Callable[..., CollectorPolicy]
+
+
+@pytest.fixture
+def gc_state() -> Iterator[list[CollectorPolicy]]:
+    """Policies to stop at teardown; the collector's state is put back whatever happens."""
+    assert gc.get_freeze_count() == 0, "an earlier test left the collector frozen"
+    saved, enabled = gc.get_threshold(), gc.isenabled()
+    gc.set_threshold(*CUSTOM)
+    policies: list[CollectorPolicy] = []
+    try:
+        yield policies
+    finally:
+        for policy in policies:
+            policy.stop()
+        gc.unfreeze()
+        gc.set_threshold(*saved)
+        if enabled:
+            gc.enable()
+
+
+@pytest.fixture
+def make(gc_state: list[CollectorPolicy]) -> PolicyFactory:
+    def factory(**kw: Any) -> CollectorPolicy:
+        policy = CollectorPolicy(**kw)
+        gc_state.append(policy)
+        return policy
+
+    return factory
+
+
+def is_frozen(obj: object) -> bool:
+    """Tracked by the collector but in none of its three generations."""
+    assert gc.is_tracked(obj)
+    return not any(o is obj for o in gc.get_objects())
+
+
+class Node:
+    other: Any = None  # an instance in a reference cycle, watched through a weakref
+
+
+def cycle() -> weakref.ref[Node]:
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    return weakref.ref(a)
+
+
+# -- start / stop -----------------------------------------------------------------------
+
+
+def test_start_freezes_and_raises_the_third_threshold_stop_restores(make: PolicyFactory) -> None:
+    policy = make(refreeze_interval=10, deep_interval=0, monotonic=FakeMonotonic())
+    assert not policy.active
+    policy.start()
+    assert policy.active
+    assert gc.get_freeze_count() > 0
+    first, second, third = gc.get_threshold()
+    assert (first, second) == CUSTOM[:2]  # young collections stay automatic
+    assert third >= 1 << 30
+    policy.stop()
+    assert not policy.active
+    assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == CUSTOM
+
+
+def test_start_and_stop_twice_are_harmless(make: PolicyFactory) -> None:
+    policy = make(monotonic=FakeMonotonic())
+    policy.start()
+    policy.start()
+    policy.stop()
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == CUSTOM
+    policy.stop()
+    assert gc.get_threshold() == CUSTOM
+
+
+def test_the_last_of_two_policies_to_stop_gives_the_collector_back(make: PolicyFactory) -> None:
+    first, second = make(monotonic=FakeMonotonic()), make(monotonic=FakeMonotonic())
+    first.start()
+    second.start()
+    assert gc.get_threshold()[2] >= 1 << 30
+    first.stop()
+    first.stop()  # a second stop must not release the other's hold
+    assert gc.get_freeze_count() > 0
+    assert gc.get_threshold()[2] >= 1 << 30
+    second.stop()
+    assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == CUSTOM
+
+
+# -- the schedule -------------------------------------------------------------------
+
+
+def test_maintain_runs_refreezes_and_deep_collections_when_due(make: PolicyFactory) -> None:
+    clock = FakeMonotonic(1000.0)
+    policy = make(refreeze_interval=10, deep_interval=100, monotonic=clock)
+    assert policy.maintain() is None  # not started
+    policy.start()
+    kinds = []
+    for now in (1000, 1009.9, 1010, 1015, 1020, 1099, 1100, 1109.5, 1110, 1200):
+        clock.now = now
+        record = policy.maintain()
+        kinds.append(None if record is None else record.kind)
+    # A deep collection restarts the refreeze schedule too (1109.5 < 1100 + 10).
+    assert kinds == [None, None, "refreeze", None, "refreeze", "refreeze", "deep", None,
+                     "refreeze", "deep"]
+    assert [r.kind for r in policy.history] == [k for k in kinds if k is not None]
+    assert all(r.seconds >= 0 and r.collected >= 0 for r in policy.history)
+    assert gc.get_freeze_count() > 0
+    policy.stop()
+    clock.now = 5000
+    assert policy.maintain() is None  # stopped
+
+
+def test_a_refreeze_freezes_what_survived_since_start(make: PolicyFactory) -> None:
+    clock = FakeMonotonic()
+    policy = make(refreeze_interval=5, deep_interval=0, monotonic=clock)
+    policy.start()
+    survivor = [object()]
+    assert not is_frozen(survivor)
+    clock.now = 5
+    record = policy.maintain()
+    assert record is not None and record.kind == "refreeze"
+    assert is_frozen(survivor)
+    assert gc.get_freeze_count() > 0
+
+
+def test_deep_interval_zero_means_never(make: PolicyFactory) -> None:
+    clock = FakeMonotonic()
+    policy = make(refreeze_interval=1, deep_interval=0, monotonic=clock)
+    policy.start()
+    for now in (1.0, 1e6, 1e9):
+        clock.now = now
+        record = policy.maintain()
+        assert record is not None and record.kind == "refreeze"
+
+
+def test_history_keeps_the_latest_sixteen(make: PolicyFactory) -> None:
+    clock = FakeMonotonic()
+    policy = make(refreeze_interval=1, deep_interval=0, monotonic=clock)
+    policy.start()
+    records = []
+    for now in range(1, 21):
+        clock.now = now
+        records.append(policy.maintain())
+    assert len(policy.history) == 16
+    assert policy.history == records[-16:]
+
+
+def test_use_clock_restarts_the_schedule(make: PolicyFactory) -> None:
+    old = FakeMonotonic()
+    policy = make(refreeze_interval=10, deep_interval=30, monotonic=old)
+    policy.start()
+    old.now = 8
+    new = FakeMonotonic(500.0)
+    policy.use_clock(new)
+    old.now = 10_000  # no longer read
+    assert policy.maintain() is None
+    new.now = 509
+    assert policy.maintain() is None
+    new.now = 510
+    assert policy.maintain().kind == "refreeze"  # type: ignore[union-attr]
+    new.now = 519
+    assert policy.maintain() is None
+    new.now = 530
+    assert policy.maintain().kind == "deep"  # type: ignore[union-attr]
+
+
+# -- what the collections free ----------------------------------------------------------
+
+
+def test_a_refreeze_collects_cyclic_garbage_made_after_start(make: PolicyFactory) -> None:
+    clock = FakeMonotonic()
+    policy = make(refreeze_interval=5, deep_interval=0, monotonic=clock)
+    policy.start()
+    gc.disable()  # only the policy collects (the fixture re-enables)
+    ref = cycle()
+    assert ref() is not None  # a cycle: reference counting alone cannot free it
+    clock.now = 4
+    assert policy.maintain() is None
+    assert ref() is not None
+    clock.now = 5
+    record = policy.maintain()
+    assert record is not None and record.kind == "refreeze"
+    assert ref() is None
+    assert record.collected >= 2
+
+
+def test_only_a_deep_collection_frees_cycles_that_were_frozen_alive(
+    make: PolicyFactory,
+) -> None:
+    clock = FakeMonotonic()
+    policy = make(refreeze_interval=5, deep_interval=20, monotonic=clock)
+    holder = [Node()]
+    holder[0].other = holder[0]  # a self cycle, alive while ``holder`` holds it
+    ref = weakref.ref(holder[0])
+    policy.start()  # freezes the live cycle
+    gc.disable()
+    holder.clear()  # now garbage, but frozen
+    clock.now = 5
+    assert policy.maintain().kind == "refreeze"  # type: ignore[union-attr]
+    assert ref() is not None  # the permanent generation is not traversed
+    clock.now = 20
+    assert policy.maintain().kind == "deep"  # type: ignore[union-attr]
+    assert ref() is None
+    assert gc.get_freeze_count() > 0  # frozen again afterwards
+
+
+# -- the engine ---------------------------------------------------------------------------
+
+
+def pauses(engine: GameEngine, kind: str) -> float:
+    sample = engine.metrics.registry.get_sample_value("maid_gc_pause_seconds_count", {"kind": kind})
+    return sample or 0.0
+
+
+def gc_engine(clock: ManualClock, **settings: Any) -> GameEngine:
+    return GameEngine(Settings(**settings), clock=clock, packs=[], use_store=False)
+
+
+async def test_between_ticks_runs_due_collections_and_counts_them(
+    gc_state: list[CollectorPolicy],
+) -> None:
+    clock = ManualClock(tick_game_seconds=1.0)
+    engine = gc_engine(clock, gc_freeze=True, gc_refreeze_interval=30, gc_deep_interval=75)
+    gc_state.append(engine.collector)
+    assert (engine.collector.refreeze_interval, engine.collector.deep_interval) == (30, 75)
+    async with engine.lifespan():
+        assert engine.collector.active
+        engine.collector.use_clock(clock.monotonic)
+        for _ in range(29):  # as run() does: a tick, then the housekeeping
+            await engine.tick()
+            engine.between_ticks()
+        assert pauses(engine, "refreeze") == 0
+        await engine.tick()
+        engine.between_ticks()
+        assert pauses(engine, "refreeze") == 1
+        engine.between_ticks()
+        assert pauses(engine, "refreeze") == 1  # not due again yet
+        clock.advance_wall(30)
+        engine.between_ticks()
+        assert pauses(engine, "refreeze") == 2
+        assert pauses(engine, "deep") == 0
+        clock.advance_wall(15)  # 75 s since use_clock
+        engine.between_ticks()
+        assert (pauses(engine, "refreeze"), pauses(engine, "deep")) == (2, 1)
+        assert [r.kind for r in engine.collector.history] == ["refreeze", "refreeze", "deep"]
+    assert not engine.collector.active
+    assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == CUSTOM
+
+
+async def test_without_gc_freeze_the_policy_is_inactive(gc_state: list[CollectorPolicy]) -> None:
+    clock = ManualClock()
+    engine = gc_engine(clock, gc_freeze=False, gc_refreeze_interval=1, gc_deep_interval=2)
+    gc_state.append(engine.collector)
+    async with engine.lifespan():
+        assert not engine.collector.active
+        engine.collector.use_clock(clock.monotonic)
+        for _ in range(5):
+            clock.advance_wall(10)
+            engine.between_ticks()
+        assert gc.get_freeze_count() == 0
+        assert gc.get_threshold() == CUSTOM
+        assert engine.collector.history == []
+        assert pauses(engine, "refreeze") == 0 and pauses(engine, "deep") == 0
+
+
+def test_the_interval_settings_are_validated() -> None:
+    for bad in ({"gc_refreeze_interval": 0}, {"gc_deep_interval": -1}):
+        with pytest.raises(ValidationError):
+            Settings(**bad)
+    assert Settings(gc_deep_interval=0).gc_deep_interval == 0
