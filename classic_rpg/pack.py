@@ -42,8 +42,16 @@ def _connect_living_world(ctx: PackContext) -> None:
         return
     combat = ctx.service(CombatService)
 
+    cache: list[Any] = [None, []]
+
     def hostiles(world: Any) -> Iterator[tuple[UUID, str]]:
-        return ((uid, "hostiles") for uid, rules in world.each(CombatRules) if rules.hostile)
+        # Rebuilding the threat map walked every NPC's rules; they are set when an
+        # NPC is made (World.version_of tells when any were added or removed).
+        version = world.version_of(CombatRules)
+        if cache[0] != version:
+            cache[:] = [version, [(uid, "hostiles") for uid, rules in world.each(CombatRules)
+                                  if rules.hostile]]
+        return iter(cache[1])
 
     def is_hostile(world: Any, uid: UUID) -> bool:
         rules = world.try_component(uid, CombatRules)

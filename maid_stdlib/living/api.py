@@ -196,6 +196,7 @@ def join_faction(world: World, entity: UUID, faction: str, role: str = "member")
         world.add_component(entity, membership)
     membership.factions[faction] = role
     membership.touch()
+    world.notify(entity, membership)  # LivingWorld keeps who is in a hostile faction
 
 
 def faction_relations(world: World) -> FactionRelations:

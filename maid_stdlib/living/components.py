@@ -13,6 +13,8 @@ social influence in [0, 1]; wealth >= 0.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
+from uuid import UUID
 
 from maid_engine.ecs import Component
 
@@ -260,6 +262,17 @@ class Relationship:
     #: owner's stress (a negative drift is a rivalry that feeds on hard times).
     drift: float = 0.0
     last_seen: float | None = None
+
+
+@lru_cache(maxsize=65536)
+def target_uuid(key: str) -> UUID | None:
+    """The entity a ``Relationships`` entry is keyed by (its UUID as text), or None
+    for a key that is not one. Remembered: the social systems read every NPC's
+    relationships over and over, and parsing a UUID costs more than the rest."""
+    try:
+        return UUID(key)
+    except ValueError:
+        return None
 
 
 @dataclass

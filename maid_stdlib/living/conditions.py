@@ -67,6 +67,8 @@ class ThreatMap:
         #: Every threat entity.
         self.ids: set[UUID] = set()
         self._group_of: dict[tuple[str, str], str] = {}
+        self._facts: dict[tuple[tuple[str, ...], str], Fact | None] = {}
+        self._groups_in: dict[tuple[str, ...], list[ThreatGroup]] = {}
         seen: set[UUID] = set()
         for uid, source in pairs:
             room = ws.room_key_of(uid)
@@ -91,15 +93,29 @@ class ThreatMap:
 
     def groups_in(self, rooms: Iterable[str]) -> list[ThreatGroup]:
         """Threat groups with a member in any of ``rooms``, by key."""
-        keys = {
-            self._group_of[(source, room)]
-            for room in rooms
-            for _uid, source in self.by_room.get(room, ())
-        }
-        return [self.groups[k] for k in sorted(keys)]
+        wanted = tuple(rooms)
+        found = self._groups_in.get(wanted)
+        if found is None:
+            keys = {
+                self._group_of[(source, room)]
+                for room in wanted
+                for _uid, source in self.by_room.get(room, ())
+            }
+            found = self._groups_in[wanted] = [self.groups[k] for k in sorted(keys)]
+        return list(found)
 
     def fact_for(self, rooms: list[str], what: str = "") -> Fact | None:
-        """The threats among ``rooms`` as one Fact, described by where they are."""
+        """The threats among ``rooms`` as one Fact, described by where they are.
+
+        A map never changes once built (a change of threats builds a new one), so
+        its answers are kept: thousands of NPCs share a few supply routes."""
+        key = (tuple(rooms), what)
+        if key in self._facts:
+            return self._facts[key]
+        fact = self._facts[key] = self._fact_for(rooms, what)
+        return fact
+
+    def _fact_for(self, rooms: list[str], what: str) -> Fact | None:
         hit = [r for r in rooms if r in self.by_room]
         if not hit:
             return None
@@ -128,6 +144,9 @@ class ConditionRegistry:
 
     def __init__(self) -> None:
         self._funcs: dict[str, ConditionFunc] = {}
+        #: spec -> (function, argument): the same few specs are checked for every
+        #: NPC visit.
+        self._resolved: dict[str, tuple[ConditionFunc, str]] = {}
 
     def register(self, name: str, func: ConditionFunc) -> None:
         if name in self._funcs:
@@ -141,11 +160,15 @@ class ConditionRegistry:
         return spec.partition(":")[0] in self._funcs
 
     def resolve(self, spec: str) -> tuple[ConditionFunc, str]:
+        found = self._resolved.get(spec)
+        if found is not None:
+            return found
         name, _, arg = spec.partition(":")
         func = self._funcs.get(name)
         if func is None:
             raise KeyError(f"unknown condition {name!r} (known: {', '.join(self.names())})")
-        return func, arg
+        found = self._resolved[spec] = (func, arg)
+        return found
 
 
 class Evaluation:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from uuid import UUID
 
 from maid_engine.ecs import Component, World
-from maid_stdlib.living.components import Relationships, clamp_unit
+from maid_stdlib.living.components import Relationships, clamp_unit, target_uuid
 
 DIRECT_CONFIDENCE = 1.0
 GENERATED_CONFIDENCE_CAP = 0.9
@@ -190,9 +190,8 @@ def tell_round(
         for target, rel in sorted(rels.entries.items()):
             if max(rel.trust, rel.affinity) < RELATION_CARRIES_AT:
                 continue
-            try:
-                uid = UUID(target)
-            except ValueError:
+            uid = target_uuid(target)
+            if uid is None:
                 continue
             if uid not in listeners and world.has_component(uid, KnownGossip):
                 listeners[uid] = RELATION_CHANCE_PER_HOUR

@@ -1,0 +1,117 @@
+"""The living layer's shortcuts for big worlds behave like the plain walks they
+replaced: sliced cycles, the spawned NPC's template lookup, hostile members."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+from uuid import UUID
+
+from living.livingkit import hamlet_pack, living_of, make_engine, npc
+
+from maid_engine.clock import GAME_HOUR
+from maid_engine.ecs import Component
+from maid_engine.engine import GameEngine
+from maid_stdlib.living import api
+from maid_stdlib.living.autonomy import _Sliced
+from maid_stdlib.living.components import FactionMembership, NeedsComponent, Relationships
+from maid_stdlib.living.conditions import Evaluation
+from maid_stdlib.living.seeding import first_npc_lookup, npc_index
+
+
+class _Probe(_Sliced):
+    """Records (member, hours) of each visit."""
+
+    member_types: ClassVar[tuple[type[Component], ...]] = (NeedsComponent, Relationships)
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)  # type: ignore[arg-type]
+        self.visits: list[tuple[UUID, float]] = []
+
+    def visit(self, ev: Evaluation, uid: UUID, hours: float, now: float) -> None:
+        self.visits.append((uid, hours))
+
+
+async def _probe(engine: GameEngine) -> _Probe:
+    probe = _Probe(living_of(engine))
+    probe.bind(engine)
+    await probe.startup()
+    return probe
+
+
+async def _cycle(engine: GameEngine, probe: _Probe) -> list[tuple[UUID, float]]:
+    probe.visits.clear()
+    engine.clock.skip(probe.interval)  # type: ignore[attr-defined]
+    await probe.update(probe.interval)
+    while probe._queue:
+        await probe.update(0.0)
+    return list(probe.visits)
+
+
+async def test_a_holder_of_two_member_types_is_visited_once_a_cycle(tmp_path: Path) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        smith = npc(engine, "smith")
+        api.adjust_relationship(engine.world, smith, npc(engine, "trader"), trust=0.1)
+        assert engine.world.has_component(smith, NeedsComponent)
+        probe = await _probe(engine)
+        visits = await _cycle(engine, probe)
+        assert [u for u, _ in visits].count(smith) == 1
+        assert [u for u, _ in visits] == probe.members()
+
+
+async def test_each_visit_covers_the_time_since_the_last_and_newcomers_the_cycle(
+    tmp_path: Path,
+) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        probe = await _probe(engine)
+        hours = probe.interval / GAME_HOUR
+        first = await _cycle(engine, probe)
+        assert first and all(h == hours for _, h in first)
+        trader = npc(engine, "trader")
+        api.adjust_relationship(engine.world, trader, npc(engine, "smith"), trust=0.1)
+        second = dict(await _cycle(engine, probe))
+        assert second[trader] == 0.0  # joined during the cycle: counted from its start
+        assert all(h == hours for u, h in second.items() if u != trader)
+        # Out for a cycle, then back: a newcomer again, not two cycles' worth.
+        engine.world.remove_component(trader, Relationships)
+        assert trader not in dict(await _cycle(engine, probe))
+        api.adjust_relationship(engine.world, trader, npc(engine, "smith"), trust=0.1)
+        assert dict(await _cycle(engine, probe))[trader] == 0.0
+
+
+async def test_the_template_lookup_of_a_spawn_agrees_with_the_whole_index(
+    tmp_path: Path,
+) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        living = living_of(engine)
+        index = npc_index(living)
+        first = first_npc_lookup(living)
+        for template, uids in index.items():
+            assert first(template) == uids[0]
+        assert first("hamlet:nobody") is None
+        # The data-spawned bandit gone, the other one answers, as in the index.
+        bandit = npc(engine, "bandit")
+        engine.world.destroy_entity(bandit)
+        engine.world.flush_destroyed()
+        assert first_npc_lookup(living)("hamlet:bandit") == npc_index(living)["hamlet:bandit"][0]
+
+
+async def test_who_joins_a_hostile_faction_later_is_a_threat_in_world_order(
+    tmp_path: Path,
+) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        living, world = living_of(engine), engine.world
+        before = living.threat_map()
+        trader = npc(engine, "trader")
+        assert trader not in before.ids
+        api.join_faction(world, trader, "bandits")
+        living.invalidate_threats()
+        after = living.threat_map()
+        assert trader in after.ids
+        plain = [(u, f) for u, m in world.each(FactionMembership)
+                 for f in [next((f for f in m.factions if f == "bandits"), None)] if f]
+        assert list(living._hostile_faction_threats(world)) == plain
+        # Destroyed members drop out.
+        world.destroy_entity(trader)
+        living.invalidate_threats()
+        assert trader not in living.threat_map().ids
