@@ -6,12 +6,18 @@ Public API:
 * ``StorySignal``, ``StorySignalType``, ``REQUIRED_CONTEXT``, ``missing_context``,
   ``register_signal_type``
 * events: ``StorySignalEvent``, ``StorySituationResolvedEvent``
-* ``StorySignalSystem`` (priority 200), ``StoryDetectors`` (registry service),
-  ``Detection``, ``DetectionContext``
+* ``StorySignalSystem`` (priority 200), ``StoryDetectors`` (registry service:
+  ``register`` plain detectors, ``register_sliced`` generator ones), ``Detection``,
+  ``DetectionContext``, ``DetectorWork`` (what a sliced detector returns)
 * ``register_story(ctx)``
 """
 
-from maid_stdlib.story.detectors import Detection, DetectionContext, StoryDetectors
+from maid_stdlib.story.detectors import (
+    Detection,
+    DetectionContext,
+    DetectorWork,
+    StoryDetectors,
+)
 from maid_stdlib.story.register import register_story
 from maid_stdlib.story.signals import (
     REQUIRED_CONTEXT,
@@ -28,6 +34,7 @@ __all__ = [
     "REQUIRED_CONTEXT",
     "Detection",
     "DetectionContext",
+    "DetectorWork",
     "StoryDetectors",
     "StorySignal",
     "StorySignalEvent",

@@ -1,5 +1,9 @@
 """Built-in detectors of opportunity and drama: trade, alliances, discoveries,
-betrayals, revealed secrets, power shifts and unrequited feelings."""
+betrayals, revealed secrets, power shifts and unrequited feelings.
+
+Those that scan many entities are sliced (see :mod:`maid_stdlib.story.detectors`);
+discoveries and betrayals read small indexes and run whole.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +13,25 @@ from uuid import UUID
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.clock import GAME_DAY
 from maid_stdlib.living.api import get_relationship
-from maid_stdlib.living.components import GoalsComponent, GoalType, Relationships, clamp_unit
+from maid_stdlib.living.components import (
+    GoalsComponent,
+    GoalType,
+    Relationships,
+    clamp_unit,
+    target_uuid,
+)
 from maid_stdlib.living.facts import DiscoverySite, TradeGoods
-from maid_stdlib.story.detectors import Detection, DetectionContext, uid_list
+from maid_stdlib.living.gossip import GossipItem
+from maid_stdlib.story.detectors import (
+    DETECTION_UNITS,
+    SLICE,
+    Detection,
+    DetectionContext,
+    Detector,
+    DetectorWork,
+    chunks,
+    uid_list,
+)
 from maid_stdlib.story.signals import StorySignalType as T
 from maid_stdlib.world.components import Room
 
@@ -33,21 +53,26 @@ def _people(ctx: DetectionContext, uids: list[UUID]) -> tuple[list[UUID], list[U
     return npcs, players
 
 
-def detect_trade(ctx: DetectionContext) -> Iterator[Detection]:
+def detect_trade(ctx: DetectionContext) -> DetectorWork:
     """Someone offers what someone else is trying to acquire (or wants)."""
     offers: dict[str, list[UUID]] = {}
     demand: dict[tuple[UUID, str], str | None] = {}
-    for uid, goods in ctx.world.each(TradeGoods):
-        for item in goods.offers:
-            offers.setdefault(item, []).append(uid)
-        for item in goods.wants:
-            demand.setdefault((uid, item), None)
+    for chunk in ctx.scan(TradeGoods):
+        for uid, goods in chunk:
+            for item in goods.offers:
+                offers.setdefault(item, []).append(uid)
+            for item in goods.wants:
+                demand.setdefault((uid, item), None)
+        yield len(chunk)
     if not offers:
-        return
-    for uid, goals in ctx.world.each(GoalsComponent):
-        for goal in goals.open_goals():
-            if goal.type == GoalType.ACQUIRE and goal.target:
-                demand[(uid, goal.target)] = goal.id
+        return []
+    for goal_chunk in ctx.scan(GoalsComponent):
+        for uid, goals in goal_chunk:
+            for goal in goals.open_goals():
+                if goal.type == GoalType.ACQUIRE and goal.target:
+                    demand[(uid, goal.target)] = goal.id
+        yield len(goal_chunk)
+    found: list[Detection] = []
     for (buyer, item), goal_id in sorted(demand.items(), key=lambda d: (str(d[0][0]), d[0][1])):
         here = ctx.ws.room_key_of(buyer)
         sellers = []
@@ -59,10 +84,11 @@ def detect_trade(ctx: DetectionContext) -> Iterator[Detection]:
                 continue
             rel = get_relationship(ctx.world, buyer, seller)
             sellers.append((-(rel.trust if rel else 0.0), str(seller), seller))
+        yield 1 + len(offers.get(item, ()))
         if not sellers:
             continue
         seller = min(sellers)[2]
-        yield Detection(
+        found.append(Detection(
             T.TRADE_OPPORTUNITY, f"trade:{seller}:{buyer}:{item}", 0.6 if goal_id else 0.45,
             [buyer, seller],
             {
@@ -73,55 +99,68 @@ def detect_trade(ctx: DetectionContext) -> Iterator[Detection]:
                 "item_type": item,
                 "demand_goal": goal_id,
             },
-        )
+        ))
+        yield DETECTION_UNITS
+    return found
 
 
-def detect_alliances(ctx: DetectionContext) -> Iterator[Detection]:
+def detect_alliances(ctx: DetectionContext) -> DetectorWork:
     """NPCs who trust each other and know of the same threat draw together."""
-    for group in ctx.threats.groups.values():
-        aware = ctx.aware_of(group.key)
+    found: list[Detection] = []
+    for group in list(ctx.threats.groups.values()):
+        aware = yield from ctx.aware_of_work(group.key)
         if len(aware) < 2:
             continue
         parent = {u: u for u in aware}
         # Walk each NPC's own relationships, not all pairs: linear in the aware.
-        for a in aware:
-            rels = ctx.world.try_component(a, Relationships)
-            if rels is None:
-                continue
-            for target, rel in rels.entries.items():
-                if rel.trust < ALLY_TRUST:
+        for part in chunks(aware):
+            entries = 0
+            for a in part:
+                rels = ctx.world.try_component(a, Relationships)
+                if rels is None:
                     continue
-                try:
-                    b = UUID(target)
-                except ValueError:
-                    continue
-                back = get_relationship(ctx.world, b, a) if b in parent else None
-                if back is not None and back.trust >= ALLY_TRUST:
-                    parent[_root(parent, b)] = _root(parent, a)
+                entries += len(rels.entries)
+                for target, rel in rels.entries.items():
+                    if rel.trust < ALLY_TRUST:
+                        continue
+                    b = target_uuid(target)
+                    if b is None:
+                        continue
+                    back = get_relationship(ctx.world, b, a) if b in parent else None
+                    if back is not None and back.trust >= ALLY_TRUST:
+                        parent[_root(parent, b)] = _root(parent, a)
+            yield len(part) + entries
         clusters: dict[UUID, list[UUID]] = {}
-        for u in aware:
-            clusters.setdefault(_root(parent, u), []).append(u)
+        for part in chunks(aware):
+            for u in part:
+                clusters.setdefault(_root(parent, u), []).append(u)
+            yield len(part)
         for members in clusters.values():
             if len(members) < 2:
                 continue
             members.sort(key=str)
-            yield Detection(
+            names = yield from ctx.names(members)
+            found.append(Detection(
                 T.ALLIANCE_FORMING, f"alliance:{group.key}:{'+'.join(uid_list(members))}",
                 0.55, members,
                 {
                     "allied_npcs": uid_list(members),
-                    "allied_npc_names": [ctx.name(u) for u in members],
+                    "allied_npc_names": names,
                     "common_threat": group.source,
                     "common_threat_name": group.source_name,
                     "common_threat_key": group.key,
                     "threat_location": ctx.room_ref(group.primary_room),
                     "threat_location_name": ctx.room_name(group.primary_room),
                 },
-            )
+            ))
+            yield DETECTION_UNITS
+    return found
 
 
 def _root(parent: dict[UUID, UUID], u: UUID) -> UUID:
+    # Path halving: which node is a set's root stays the same, paths get short.
     while parent[u] != u:
+        parent[u] = parent[parent[u]]
         u = parent[u]
     return u
 
@@ -176,17 +215,30 @@ def detect_betrayals(ctx: DetectionContext) -> Iterator[Detection]:
         )
 
 
-def detect_secrets(ctx: DetectionContext) -> Iterator[Detection]:
+def detect_secrets(ctx: DetectionContext) -> DetectorWork:
     """A secret statement known by someone other than its keeper."""
-    for statement, holders in sorted(ctx.statements.items()):
-        secret = [(u, i) for u, i in holders if i.is_secret]
+    statements = yield from ctx.build_statements()
+    found: list[Detection] = []
+    for statement, holders in sorted(statements.items()):
+        secret: list[tuple[UUID, GossipItem]] = []
+        for part in chunks(holders):
+            secret += [(u, i) for u, i in ctx.present(part) if i.is_secret]
+            yield len(part) // 2 + 1  # a comprehension: cheaper than a visit
         if not secret:
             continue
         keeper = secret[0][1].source
-        others = sorted((i.heard_at, str(u), u, i) for u, i in secret if str(u) != keeper)
-        if not others:
+        # The first outsider to hear it (the least of a sort, without the sort).
+        first_heard: tuple[float, str, UUID, GossipItem] | None = None
+        for share in chunks(secret):
+            for u, i in share:
+                if str(u) != keeper:
+                    row = (i.heard_at, str(u), u, i)
+                    if first_heard is None or row < first_heard:
+                        first_heard = row
+            yield len(share)
+        if first_heard is None:
             continue
-        _, _, first, item = others[0]
+        _, _, first, item = first_heard
         revealer = UUID(item.heard_from) if item.heard_from else first
         subject = item.subject
         try:
@@ -197,7 +249,7 @@ def detect_secrets(ctx: DetectionContext) -> Iterator[Detection]:
         if keeper:
             involved.append(UUID(keeper))
         npcs, players = _people(ctx, list(dict.fromkeys(involved)))
-        yield Detection(
+        found.append(Detection(
             T.SECRET_REVEALED, f"secret:{statement}", 0.6, npcs,
             {
                 "secret_content": item.content,
@@ -210,23 +262,37 @@ def detect_secrets(ctx: DetectionContext) -> Iterator[Detection]:
                 "known_by": len(secret),
             },
             involved_players=players,
-        )
+        ))
+        yield DETECTION_UNITS
+    return found
 
 
-def detect_power_shifts(ctx: DetectionContext) -> Iterator[Detection]:
+def detect_power_shifts(ctx: DetectionContext) -> DetectorWork:
     """A member outgrew the faction's leader in influence."""
-    for faction, members in sorted(ctx.faction_members.items()):
-        leaders = [u for u, role in members if role == "leader"]
+    members_of = yield from ctx.build_faction_members()
+    found: list[Detection] = []
+    for faction, all_members in sorted(members_of.items()):
+        members: list[tuple[UUID, str]] = []
+        leaders: list[UUID] = []
+        for many in chunks(all_members, 8 * SLICE):
+            part = ctx.present(many)
+            members += part
+            leaders += [u for u, role in part if role == "leader"]
+            yield len(many) // 4 + 1  # comprehensions: cheaper than visits
         if not leaders:
             continue
         leader = max(leaders, key=lambda u: (ctx.influence(u), str(u)))
         bar = ctx.influence(leader) + POWER_MARGIN
-        rivals = [(ctx.influence(u), str(u), u) for u, role in members if role != "leader"]
-        rivals = [r for r in rivals if r[0] > bar]
+        rivals: list[tuple[float, str, UUID]] = []
+        for part in chunks(members):
+            for u, role in part:
+                if role != "leader" and (influence := ctx.influence(u)) > bar:
+                    rivals.append((influence, str(u), u))
+            yield len(part)
         if not rivals:
             continue
         rising = max(rivals)[2]
-        yield Detection(
+        found.append(Detection(
             T.POWER_SHIFT, f"power:{faction}:{rising}:{leader}", 0.6, [rising, leader],
             {
                 "rising_npc": str(rising),
@@ -238,46 +304,52 @@ def detect_power_shifts(ctx: DetectionContext) -> Iterator[Detection]:
                 "rising_influence": round(ctx.influence(rising), 3),
                 "falling_influence": round(ctx.influence(leader), 3),
             },
-        )
+        ))
+        yield DETECTION_UNITS
+    return found
 
 
-def detect_unrequited(ctx: DetectionContext) -> Iterator[Detection]:
-    for uid, rels in ctx.world.each(Relationships):
-        for target, rel in sorted(rels.entries.items()):
-            if rel.affinity < UNREQUITED_FROM:
-                continue
-            try:
-                other = UUID(target)
-            except ValueError:
-                continue
-            if not ctx.world.entity_exists(other):
-                continue
-            back = get_relationship(ctx.world, other, uid)
-            back_affinity = back.affinity if back is not None else 0.0
-            if back_affinity > UNREQUITED_BACK:
-                continue
-            npcs, players = _people(ctx, [uid, other])
-            yield Detection(
-                T.UNREQUITED, f"unrequited:{uid}:{other}", 0.45, npcs,
-                {
-                    "npc_a": str(uid),
-                    "npc_b": str(other),
-                    "npc_a_name": ctx.name(uid),
-                    "npc_b_name": ctx.name(other),
-                    "relationship_type": rel.kind or "affection",
-                    "affinity_a": round(rel.affinity, 3),
-                    "affinity_b": round(back_affinity, 3),
-                },
-                involved_players=players,
-            )
+def detect_unrequited(ctx: DetectionContext) -> DetectorWork:
+    found: list[Detection] = []
+    for chunk in ctx.scan(Relationships):
+        made = len(found)
+        for uid, rels in chunk:
+            # Sorting only the fond ones keeps their order and skips most sorts.
+            fond = [(t, r) for t, r in rels.entries.items() if not r.affinity < UNREQUITED_FROM]
+            for target, rel in sorted(fond) if fond else ():
+                other = target_uuid(target)
+                if other is None:
+                    continue
+                if not ctx.world.entity_exists(other):
+                    continue
+                back = get_relationship(ctx.world, other, uid)
+                back_affinity = back.affinity if back is not None else 0.0
+                if back_affinity > UNREQUITED_BACK:
+                    continue
+                npcs, players = _people(ctx, [uid, other])
+                found.append(Detection(
+                    T.UNREQUITED, f"unrequited:{uid}:{other}", 0.45, npcs,
+                    {
+                        "npc_a": str(uid),
+                        "npc_b": str(other),
+                        "npc_a_name": ctx.name(uid),
+                        "npc_b_name": ctx.name(other),
+                        "relationship_type": rel.kind or "affection",
+                        "affinity_a": round(rel.affinity, 3),
+                        "affinity_b": round(back_affinity, 3),
+                    },
+                    involved_players=players,
+                ))
+        yield len(chunk) + DETECTION_UNITS * (len(found) - made)
+    return found
 
 
 BUILTIN = [
-    ("trade", T.TRADE_OPPORTUNITY, detect_trade),
-    ("alliances", T.ALLIANCE_FORMING, detect_alliances),
-    ("discoveries", T.DISCOVERY, detect_discoveries),
-    ("betrayals", T.BETRAYAL, detect_betrayals),
-    ("secrets", T.SECRET_REVEALED, detect_secrets),
-    ("power_shifts", T.POWER_SHIFT, detect_power_shifts),
-    ("unrequited", T.UNREQUITED, detect_unrequited),
+    Detector("trade", T.TRADE_OPPORTUNITY, detect_trade, sliced=True),
+    Detector("alliances", T.ALLIANCE_FORMING, detect_alliances, sliced=True),
+    Detector("discoveries", T.DISCOVERY, detect_discoveries),
+    Detector("betrayals", T.BETRAYAL, detect_betrayals),
+    Detector("secrets", T.SECRET_REVEALED, detect_secrets, sliced=True),
+    Detector("power_shifts", T.POWER_SHIFT, detect_power_shifts, sliced=True),
+    Detector("unrequited", T.UNREQUITED, detect_unrequited, sliced=True),
 ]

@@ -12,8 +12,8 @@ from maid_stdlib.story.system import COLLECTION, StorySignalSystem
 
 def builtin_detectors() -> StoryDetectors:
     registry = StoryDetectors()
-    for name, signal_type, func in (*conflict.BUILTIN, *drama.BUILTIN):
-        registry.register(name, signal_type, func)
+    for detector in (*conflict.BUILTIN, *drama.BUILTIN):
+        registry.add(detector)
     return registry
 
 

@@ -1,14 +1,19 @@
 """StorySignalSystem (priority 200): turns detected situations into story signals.
 
 Every ``interval`` game seconds it starts a round that runs every registered
-detector once; the round is spread over the ticks of (at most) ``round_seconds`` of
-game time, so a big world never stalls one tick on all detectors at once. A situation
-(its ``situation_key``) is signalled once when it first appears, again only when
-its severity band changes, and is forgotten -- with a
-:class:`StorySituationResolvedEvent` -- when no detector reports it any more; if it
-arises again later it is a new signal. The table of live situations is kept in the
-DocumentStore (collection ``story_situations``) so a restart does not signal
-everything again.
+detector's pass once, in registration order, with one :class:`DetectionContext`.
+The round's work is paced by game time: a tick of ``delta`` game seconds does
+``ceil(work_per_second * delta)`` units of it (a unit is an entity or item a sliced
+detector visits; a plain detector's whole pass counts as one), so a big world never
+stalls a tick on a whole scan; a tick that covers ``round_seconds`` or more (a fast
+simulation) runs the whole round at once, exactly as one pass over the world. Work
+is counted, never timed: the same seed gives the same story. A detector's detections
+are judged when its pass is finished: a situation (its ``situation_key``) is
+signalled once when it first appears, again only when its severity band changes,
+and is forgotten -- with a :class:`StorySituationResolvedEvent` -- when the pass no
+longer reports it; if it arises again later it is a new signal. The table of live
+situations is kept in the DocumentStore (collection ``story_situations``) so a
+restart does not signal everything again.
 """
 
 from __future__ import annotations
@@ -18,13 +23,23 @@ import contextlib
 import logging
 import uuid
 from collections import deque
-from dataclasses import asdict, dataclass
+from collections.abc import Generator
+from dataclasses import asdict, dataclass, field
 from math import ceil
 from typing import Any
 
 from maid_engine.ecs import System
+from maid_engine.events import EntityDestroyedEvent
 from maid_stdlib.living.service import LivingWorld
-from maid_stdlib.story.detectors import Detection, DetectionContext, Detector, StoryDetectors
+from maid_stdlib.story.detectors import (
+    DETECTION_UNITS,
+    Detection,
+    DetectionContext,
+    Detector,
+    StoryDetectors,
+    Work,
+    chunks,
+)
 from maid_stdlib.story.signals import (
     StorySignal,
     StorySignalEvent,
@@ -47,12 +62,42 @@ class Situation:
     detector: str
 
 
+@dataclass
+class RoundStats:
+    """What the last finished round took (admin views, tests)."""
+
+    started: float
+    finished: float
+    ticks: int
+    work: int
+
+
+@dataclass
+class _Round:
+    ctx: DetectionContext
+    queue: deque[Detector]
+    #: Signals emitted by the round, when the caller wants them (detect_now).
+    emitted: list[StorySignal] | None = None
+    #: The pass in progress (the detector's work, then judging its detections).
+    current: Generator[int, None, None] | None = None
+    ticks: int = 0
+    work: int = 0
+    started: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.started = self.ctx.now
+
+
 class StorySignalSystem(System):
     priority = 200
     #: Game seconds between the starts of detection rounds.
     interval = 600.0
-    #: A round's detectors are spread over at most this many game seconds of ticks.
+    #: A tick covering at least this much game time runs a whole round at once.
     round_seconds = 60.0
+    #: Units of detection work per game second of a shorter tick: 720 units per
+    #: 2.4-s tick at the default time scale, about 1 ms; a round of the 10,000-NPC
+    #: benchmark world (~130,000 units) then takes about 430 of its 600 seconds.
+    work_per_second = 300.0
 
     def __init__(self, living: LivingWorld, detectors: StoryDetectors) -> None:
         self.living = living
@@ -62,12 +107,16 @@ class StorySignalSystem(System):
         self.recent: deque[StorySignal] = deque(maxlen=200)
         self.rejected = 0
         self.detector_errors: dict[str, int] = {}
+        self.last_round: RoundStats | None = None
+        #: Detector name -> units of the first step of its last pass.
+        self._openings: dict[str, int] = {}
         self._last: float | None = None
-        self._pending: deque[Detector] = deque()
+        self._round: _Round | None = None
         self._dirty = False
         self._save_task: asyncio.Task[None] | None = None
 
     async def startup(self) -> None:
+        self.engine.events.subscribe(EntityDestroyedEvent, self._on_destroyed)
         await self.living.startup()
         if self.engine.has_store:
             doc = await self.engine.store.documents.get(COLLECTION, _DOC)
@@ -77,20 +126,25 @@ class StorySignalSystem(System):
 
     async def update(self, delta: float) -> None:
         now = self.engine.clock.game_time
-        if not self._pending:
+        if self._round is None:
             if self._last is not None and self._last <= now < self._last + self.interval:
                 return
             self._last = now
-            self._pending = deque(self.detectors)
-        # Enough detectors per tick to finish a round within round_seconds.
-        count = max(1, ceil(len(self.detectors.names()) * max(delta, 0.0) / self.round_seconds))
-        batch = [self._pending.popleft() for _ in range(min(count, len(self._pending)))]
-        self._run(batch, DetectionContext(self.living, now))
+            self._round = _Round(DetectionContext(self.living, now), deque(self.detectors))
+        else:
+            self._round.ctx.refresh(now)
+        budget = None
+        if delta < self.round_seconds:
+            budget = max(1, ceil(self.work_per_second * max(delta, 0.0)))
+        if self._advance(self._round, budget):
+            self._round = None
         if self._dirty and self.engine.has_store:
             if self._save_task is None or self._save_task.done():
                 self._save_task = asyncio.create_task(self._save_in_background())
 
     async def shutdown(self) -> None:
+        self._abandon_round()
+        self.engine.events.unsubscribe(EntityDestroyedEvent, self._on_destroyed)
         if self._save_task is not None and not self._save_task.done():
             with contextlib.suppress(Exception):
                 await self._save_task
@@ -100,73 +154,161 @@ class StorySignalSystem(System):
             except Exception:
                 log.exception("could not save the story situations")
 
+    def _on_destroyed(self, event: EntityDestroyedEvent) -> None:
+        if self._round is not None:
+            self._round.ctx.forget(event.entity_id)
+
     # -- detection ------------------------------------------------------------------
     def detect_now(self) -> list[StorySignal]:
-        """Run every detector once, now; emit signals for new or changed situations."""
-        self._pending.clear()
+        """Run every detector once, now; emit signals for new or changed situations.
+        A round in progress is dropped (this one covers it)."""
+        self._abandon_round()
         return self._run(list(self.detectors), DetectionContext(self.living, self.now))
 
     @property
     def now(self) -> float:
         return self.engine.clock.game_time
 
-    def _run(self, detectors: list[Detector], ctx: DetectionContext) -> list[StorySignal]:
-        emitted: list[StorySignal] = []
-        for detector in detectors:
-            found = self._detect(detector, ctx)
-            if found is None:
-                continue  # a failing detector must not make its situations look resolved
-            for key in sorted(found):
-                d = found[key]
-                prev = self.active.get(key)
-                if prev is not None and prev.band == d.band and prev.signal_type == d.signal_type:
-                    continue
-                signal = self._signal(d, ctx.now)
-                self.active[key] = Situation(d.signal_type, d.band, str(signal.id), ctx.now,
-                                             detector.name)
-                self._dirty = True
-                emitted.append(signal)
-                self.recent.append(signal)
-                self.engine.events.emit(StorySignalEvent(signal=signal))
-            gone = [k for k, s in self.active.items()
-                    if s.detector == detector.name and k not in found]
-            for key in sorted(gone):
-                situation = self.active.pop(key)
-                self._dirty = True
-                self.engine.events.emit(StorySituationResolvedEvent(
-                    key, situation.signal_type, _uuid_or_none(situation.signal_id)
-                ))
-        # Situations of detectors that were unregistered end too.
-        names = set(self.detectors.names())
-        for key in sorted(k for k, s in self.active.items() if s.detector not in names):
-            situation = self.active.pop(key)
-            self._dirty = True
-            self.engine.events.emit(StorySituationResolvedEvent(
-                key, situation.signal_type, _uuid_or_none(situation.signal_id)
-            ))
-        return emitted
+    @property
+    def round_in_progress(self) -> bool:
+        return self._round is not None
 
-    def _detect(self, detector: Detector, ctx: DetectionContext) -> dict[str, Detection] | None:
+    def _run(self, detectors: list[Detector], ctx: DetectionContext) -> list[StorySignal]:
+        """Run ``detectors`` whole, one after the other, with ``ctx``."""
+        whole = _Round(ctx, deque(detectors), emitted=[])
+        self._advance(whole, None)
+        return whole.emitted or []
+
+    def _abandon_round(self) -> None:
+        if self._round is not None and self._round.current is not None:
+            self._round.current.close()
+        self._round = None
+
+    def _advance(self, run: _Round, budget: int | None) -> bool:
+        """Do up to ``budget`` units (None: all) of a round; True once it is over."""
+        spent = 0
+        opening: str | None = None
+        while budget is None or spent < budget:
+            if run.current is None:
+                if not run.queue:
+                    break
+                detector = run.queue[0]
+                # A pass's first step lists its entities, a step that cannot be
+                # sliced: it goes into a tick only if it fits, as measured in units
+                # last round (until then, only into a fresh tick).
+                if budget is not None and spent and (
+                    spent + self._openings.get(detector.name, budget) > budget
+                ):
+                    break
+                run.queue.popleft()
+                run.current = self._pass(detector, run)
+                opening = detector.name
+            try:
+                units = next(run.current)
+            except StopIteration:
+                run.current = None
+                units = 1  # a pass costs a unit at least, so plain ones are paced too
+            if opening is not None:
+                self._openings[opening] = units
+                opening = None
+            spent += max(units, 1)  # every step counts: a pass yielding 0s still ends a tick
+        run.ticks += 1
+        run.work += spent
+        if run.current is not None or run.queue:
+            return False
+        self._resolve_unregistered()
+        self.last_round = RoundStats(run.started, run.ctx.now, run.ticks, run.work)
+        return True
+
+    def _pass(self, detector: Detector, run: _Round) -> Generator[int, None, None]:
+        """One detector's pass: its work, then its detections judged."""
+        if self.detectors.get(detector.name) is not detector:
+            return  # unregistered (or replaced) since the round began
+        work = None
         try:
-            detections = list(detector.func(ctx))
+            made = detector.work(run.ctx)
+            if not isinstance(made, Generator):
+                raise TypeError(f"a sliced detector must be a generator, not {made!r}")
+            work = made
+            while True:
+                try:
+                    units = next(work)
+                except StopIteration as stop:
+                    detections = list(stop.value or ())
+                    break
+                if type(units) is not int or units < 0:
+                    raise TypeError(f"a sliced detector must yield units of work, not {units!r}")
+                yield units + run.ctx.debt
+                run.ctx.debt = 0
         except Exception:
             count = self.detector_errors.get(detector.name, 0) + 1
             self.detector_errors[detector.name] = count
             if count <= 5 or count % 100 == 0:
                 log.exception("story detector %s failed (#%d)", detector.name, count)
-            return None
+            run.ctx.debt = 0
+            return  # a failing detector must not make its situations look resolved
+        finally:
+            if work is not None:
+                work.close()
+        if run.ctx.debt:  # a plain detector's scans
+            yield run.ctx.debt
+            run.ctx.debt = 0
+        found = yield from self._accepted(detector, detections)
+        yield from self._judge(detector, found, run)
+
+    def _accepted(self, detector: Detector, detections: list[Detection]
+                  ) -> Work[dict[str, Detection]]:
         found: dict[str, Detection] = {}
-        for d in detections:
-            missing = missing_context(d.signal_type, d.context)
-            if d.signal_type != detector.signal_type or missing:
-                self.rejected += 1
-                log.warning(
-                    "detector %s: dropped %s %s (type %s, missing %s)",
-                    detector.name, d.signal_type, d.key, detector.signal_type, missing,
-                )
-                continue
-            found.setdefault(d.key, d)
+        for part in chunks(detections):
+            for d in part:
+                missing = missing_context(d.signal_type, d.context)
+                if d.signal_type != detector.signal_type or missing:
+                    self.rejected += 1
+                    log.warning(
+                        "detector %s: dropped %s %s (type %s, missing %s)",
+                        detector.name, d.signal_type, d.key, detector.signal_type, missing,
+                    )
+                    continue
+                found.setdefault(d.key, d)
+            yield len(part)
         return found
+
+    def _judge(self, detector: Detector, found: dict[str, Detection], run: _Round) -> Work[None]:
+        """Signal new and changed situations, then resolve those no longer found."""
+        for part in chunks(sorted(found)):
+            signalled = 0
+            for key in part:
+                d = found[key]
+                prev = self.active.get(key)
+                if prev is not None and prev.band == d.band and prev.signal_type == d.signal_type:
+                    continue
+                signalled += 1
+                now = run.ctx.now
+                signal = self._signal(d, now)
+                self.active[key] = Situation(d.signal_type, d.band, str(signal.id), now,
+                                             detector.name)
+                self._dirty = True
+                if run.emitted is not None:
+                    run.emitted.append(signal)
+                self.recent.append(signal)
+                self.engine.events.emit(StorySignalEvent(signal=signal))
+            yield len(part) + DETECTION_UNITS * signalled
+        gone = [k for k, s in self.active.items() if s.detector == detector.name and k not in found]
+        for key in sorted(gone):
+            self._resolve(key)
+
+    def _resolve_unregistered(self) -> None:
+        """Situations of detectors that were unregistered end too."""
+        names = set(self.detectors.names())
+        for key in sorted(k for k, s in self.active.items() if s.detector not in names):
+            self._resolve(key)
+
+    def _resolve(self, key: str) -> None:
+        situation = self.active.pop(key)
+        self._dirty = True
+        self.engine.events.emit(StorySituationResolvedEvent(
+            key, situation.signal_type, _uuid_or_none(situation.signal_id)
+        ))
 
     def _signal(self, d: Detection, now: float) -> StorySignal:
         return StorySignal(

@@ -1,0 +1,332 @@
+"""Detection rounds sliced over ticks: the same situations as a whole round, work per
+tick bounded in units, whole rounds when a tick covers ``round_seconds``, plain
+detectors unchanged, resolution once a pass is over, entities destroyed mid-pass."""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import pytest
+from living.livingkit import LIVING, collect_signals, hamlet_pack, make_engine, npc, story_of
+
+from maid_engine.engine import GameEngine
+from maid_stdlib.living import api
+from maid_stdlib.story import (
+    Detection,
+    DetectionContext,
+    StoryDetectors,
+    StorySignalSystem,
+    StorySituationResolvedEvent,
+)
+from maid_stdlib.story.detectors import DetectorWork, run_whole
+from maid_stdlib.story.register import builtin_detectors
+from maid_stdlib.world.components import NPC
+
+#: A game second per tick, as a real server at a slow time scale.
+SHORT = 2.4
+
+
+def _rich_living() -> dict[str, Any]:
+    """Hamlet data with a crisis rule, a faction with a leader, and NPCs in fear."""
+    data = copy.deepcopy(LIVING)
+    data["crises"] = [{"need": "safety", "below": 0.3, "min_npcs": 3, "crisis_type": "fear"}]
+    for key in ("trader", "captain", "keeper"):
+        data["npcs"][key]["needs"] = {"safety": {"value": 0.1}}
+    data["factions"]["guard"] = {"name": "the guard"}
+    data["npcs"]["captain"].update(factions={"guard": "leader"}, influence=0.5)
+    data["npcs"]["trader"].update(factions={"guard": "member"}, influence=0.3)
+    return data
+
+
+async def _start(engine: GameEngine) -> None:
+    """The same history in every engine: a rivalry, then half an hour of life."""
+    trader, keeper = npc(engine, "trader"), npc(engine, "keeper")
+    api.adjust_relationship(engine.world, trader, keeper, trust=-0.4)
+    await engine.run_ticks(30)
+
+
+def _change(engine: GameEngine) -> None:
+    """New, escalated and ended situations for the next round to find."""
+    world = engine.world
+    smith, trader = npc(engine, "smith"), npc(engine, "trader")
+    keeper, captain = npc(engine, "keeper"), npc(engine, "captain")
+    api.adjust_relationship(world, trader, keeper, trust=1.4)  # reconciled: resolves
+    api.adjust_relationship(world, captain, smith, trust=-0.8)  # a new rivalry
+    rel = api.adjust_relationship(world, smith, keeper, affinity=0.8)
+    rel.kind = "romantic"
+    api.adjust_relationship(world, keeper, smith, affinity=0.05)
+    api.adjust_faction_relation(world, "village", "bandits", -0.7, "raids on the road")
+    api.adjust_influence(world, trader, 0.4)  # out-influences the captain
+
+
+async def _sliced_round(engine: GameEngine, delta: float = SHORT) -> int:
+    """Run one detection round with only the story system ticking (the world holds
+    still) at ``delta`` game seconds per tick; returns the ticks it took."""
+    story = story_of(engine)
+    engine.clock.skip(story.interval)
+    ticks = 0
+    while True:
+        engine.clock.skip(delta)
+        await story.update(delta)
+        await engine.dispatch_events()
+        ticks += 1
+        if not story.round_in_progress:
+            return ticks
+        assert ticks < 10_000
+
+
+def _table(story: StorySignalSystem) -> dict[str, tuple[str, str, str]]:
+    return {k: (s.signal_type, s.band, s.detector) for k, s in story.active.items()}
+
+
+def _content(signals: list[Any]) -> list[tuple[Any, ...]]:
+    return [(s.signal_type, s.situation_key, s.band, s.importance, s.involved_npcs,
+             s.involved_players, s.context) for s in signals]
+
+
+async def test_a_sliced_round_finds_what_a_whole_round_finds(tmp_path: Path) -> None:
+    outcome: dict[str, Any] = {}
+    for mode in ("sliced", "whole"):
+        root = tmp_path / mode
+        engine = make_engine(root, [hamlet_pack(root / "p", _rich_living())])
+        resolved: list[str] = []
+        engine.events.subscribe(StorySituationResolvedEvent,
+                                lambda e, out=resolved: out.append(e.situation_key))
+        async with engine.lifespan():
+            await _start(engine)
+            story = story_of(engine)
+            before = _table(story)
+            signals = collect_signals(engine)
+            resolved.clear()
+            _change(engine)
+            if mode == "sliced":
+                story.work_per_second = 0.4  # 1 unit per tick: every pass over many ticks
+                outcome["ticks"] = await _sliced_round(engine)
+                assert story.last_round is not None and story.last_round.ticks > 40
+            else:
+                story.detect_now()
+                await engine.dispatch_events()
+            outcome[mode] = (_content(signals), resolved, _table(story))
+    sliced, whole = outcome["sliced"], outcome["whole"]
+    assert sliced == whole
+    types = {s[0] for s in sliced[0]}
+    assert {"RIVALRY_ESCALATION", "UNREQUITED", "FACTION_TENSION", "POWER_SHIFT"} <= types
+    assert any(k.startswith("rivalry:") for k in sliced[1])  # the reconciled pair
+    assert any(v[0] == "CRISIS" for v in sliced[2].values())
+    assert before != sliced[2]
+
+
+async def test_a_tick_of_round_seconds_runs_the_whole_round(tmp_path: Path) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        story = story_of(engine)
+        resumed: list[float] = []
+
+        def slow(ctx: DetectionContext) -> DetectorWork:
+            for _ in range(5_000):
+                resumed.append(ctx.now)
+                yield 10
+            return []
+
+        engine.services.get(StoryDetectors).register_sliced("slow", "CUSTOM", slow)
+        engine.clock.skip(story.interval)
+        await engine.tick()  # 60 game seconds: round_seconds
+        assert not story.round_in_progress
+        assert len(resumed) == 5_000 and len(set(resumed)) == 1
+        assert story.last_round is not None and story.last_round.ticks == 1
+
+        resumed.clear()
+        await _sliced_round(engine)
+        assert len(resumed) == 5_000 and len(set(resumed)) > 20  # spread at 2.4 s ticks
+
+
+async def test_work_per_tick_is_bounded_in_units(tmp_path: Path) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        story = story_of(engine)
+        story.work_per_second = 1.0  # ceil(2.4) = 3 units per tick
+        visits: Counter[float] = Counter()
+
+        def one_by_one(ctx: DetectionContext) -> DetectorWork:
+            for chunk in ctx.scan(NPC, size=1):
+                for _uid, _npc in chunk:
+                    visits[ctx.now] += 1
+                yield len(chunk)
+            return []
+
+        detectors = engine.services.get(StoryDetectors)
+        for name in detectors.names():
+            detectors.unregister(name)
+        detectors.register_sliced("one_by_one", "CUSTOM", one_by_one)
+        ticks = await _sliced_round(engine)
+        assert sum(visits.values()) == engine.world.count(NPC)
+        assert max(visits.values()) <= 3
+        assert ticks >= engine.world.count(NPC) // 3
+
+
+async def test_plain_detectors_run_whole_in_one_tick(tmp_path: Path) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        story = story_of(engine)
+        story.work_per_second = 2.0
+        smith = npc(engine, "smith")
+        calls: list[float] = []
+
+        def plague(ctx: DetectionContext) -> list[Detection]:
+            calls.append(ctx.now)
+            return [Detection("CRISIS", "crisis:plague", 0.7, [smith],
+                              {"crisis_type": "plague", "affected_area": "x", "severity": 0.5})]
+
+        engine.services.get(StoryDetectors).register("plague", "CRISIS", plague)
+        signals = collect_signals(engine)
+        ticks = await _sliced_round(engine)
+        assert ticks > 1 and len(calls) == 1
+        assert [s.situation_key for s in signals if s.signal_type == "CRISIS"] == [
+            "crisis:plague"
+        ]
+
+
+async def test_resolution_waits_for_the_end_of_the_pass(tmp_path: Path) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        story = story_of(engine)
+        story.work_per_second = 1.0
+        smith = npc(engine, "smith")
+        state = {"report": True, "fail": False}
+        steps: list[int] = []
+
+        def feud(ctx: DetectionContext) -> DetectorWork:
+            found = []
+            if state["report"]:
+                found.append(Detection(
+                    "RIVALRY_ESCALATION", "feud", 0.5, [smith],
+                    {"npc_a": str(smith), "npc_b": "x", "cause": "c", "trust_level": -0.5}))
+            for step in range(10):
+                steps.append(step)
+                if state["fail"] and step == 5:
+                    raise RuntimeError("boom")
+                yield 1
+            return found
+
+        detectors = engine.services.get(StoryDetectors)
+        for name in detectors.names():
+            detectors.unregister(name)
+        detectors.register_sliced("feud", "RIVALRY_ESCALATION", feud)
+        await _sliced_round(engine)
+        assert story.is_active("feud")
+
+        state["report"] = False
+        engine.clock.skip(story.interval)
+        steps.clear()
+        while len(steps) < 8:  # the pass is under way, not finished
+            engine.clock.skip(SHORT)
+            await story.update(SHORT)
+        assert story.round_in_progress and story.is_active("feud")
+        while story.round_in_progress:
+            engine.clock.skip(SHORT)
+            await story.update(SHORT)
+        assert not story.is_active("feud")  # judged once the pass was over
+
+        state.update(report=True)
+        await _sliced_round(engine)
+        assert story.is_active("feud")
+        state.update(report=False, fail=True)  # fails mid-pass: resolves nothing
+        await _sliced_round(engine)
+        assert story.is_active("feud") and story.detector_errors["feud"] == 1
+
+
+async def test_entities_destroyed_mid_pass(tmp_path: Path) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        story = story_of(engine)
+        story.work_per_second = 1.0
+        trader, keeper = npc(engine, "trader"), npc(engine, "keeper")
+        api.adjust_relationship(engine.world, trader, keeper, trust=-0.6)
+        api.adjust_relationship(engine.world, keeper, trader, trust=-0.6)
+        seen: list[UUID] = []
+
+        def census(ctx: DetectionContext) -> DetectorWork:
+            for chunk in ctx.scan(NPC, size=1):
+                seen.extend(uid for uid, _ in chunk)
+                yield len(chunk)
+            return []
+
+        detectors = engine.services.get(StoryDetectors)
+        for name in detectors.names():
+            detectors.unregister(name)
+        detectors.register_sliced("census", "CUSTOM", census)
+        for detector in builtin_detectors():  # after the census, with the keeper gone
+            detectors.add(detector)
+        engine.clock.skip(story.interval)
+        while not seen:
+            engine.clock.skip(SHORT)
+            await story.update(SHORT)
+        assert story.round_in_progress
+        doomed = [uid for uid, _ in engine.world.each(NPC)][-3:]
+        for uid in (*doomed, keeper):
+            engine.world.destroy_entity(uid)
+        await engine.dispatch_events()
+        while story.round_in_progress:
+            engine.clock.skip(SHORT)
+            await story.update(SHORT)
+            await engine.dispatch_events()
+        assert story.detector_errors == {}
+        assert not set(doomed) & set(seen)
+        assert not [k for k in story.active if str(keeper) in k]
+
+
+async def test_detect_now_replaces_a_round_in_progress(tmp_path: Path) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        story = story_of(engine)
+        story.work_per_second = 1.0
+        trader, keeper = npc(engine, "trader"), npc(engine, "keeper")
+        api.adjust_relationship(engine.world, trader, keeper, trust=-0.4)
+        engine.clock.skip(story.interval)
+        for _ in range(3):
+            engine.clock.skip(SHORT)
+            await story.update(SHORT)
+        assert story.round_in_progress
+        emitted = story.detect_now()
+        assert not story.round_in_progress
+        assert [s.signal_type for s in emitted].count("RIVALRY_ESCALATION") == 1
+
+
+async def test_bad_sliced_detectors_are_errors(tmp_path: Path) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        story = story_of(engine)
+        detectors = engine.services.get(StoryDetectors)
+
+        def not_a_count(ctx: DetectionContext) -> Any:
+            yield Detection("CUSTOM", "k", 0.5, [], {})
+
+        def not_a_generator(ctx: DetectionContext) -> Any:
+            return []
+
+        detectors.register_sliced("not_a_count", "CUSTOM", not_a_count)
+        detectors.register_sliced("not_a_generator", "CUSTOM", not_a_generator)
+        story.detect_now()
+        assert story.detector_errors == {"not_a_count": 1, "not_a_generator": 1}
+
+
+@pytest.mark.parametrize("name", ["threats", "crises", "rivalries", "power_shifts"])
+async def test_builtin_detectors_are_sliced(tmp_path: Path, name: str) -> None:
+    engine = make_engine(tmp_path, [hamlet_pack(tmp_path / "p", _rich_living())])
+    async with engine.lifespan():
+        await _start(engine)
+        _change(engine)
+        detector = engine.services.get(StoryDetectors).get(name)
+        assert detector is not None and detector.sliced
+        ctx = DetectionContext(story_of(engine).living, engine.clock.game_time)
+        work = detector.work(ctx)
+        steps = 0
+        while True:
+            try:
+                units = next(work)
+            except StopIteration as stop:
+                sliced = list(stop.value or ())
+                break
+            assert isinstance(units, int) and units >= 0
+            steps += 1
+        whole = list(run_whole(detector.work(
+            DetectionContext(story_of(engine).living, engine.clock.game_time))) or ())
+        assert steps >= 1 and [asdict(d) for d in sliced] == [asdict(d) for d in whole]
