@@ -39,6 +39,7 @@ RPG_ITEM_TIER_CAPS: dict[DifficultyTier, int] = {
 class RpgHooks:
     def __init__(self, engine: GameEngine) -> None:
         self.engine = engine
+        self._hostiles: tuple[tuple[int, int, int], list[tuple[UUID, str]]] | None = None
 
     @property
     def world(self) -> World:
@@ -53,15 +54,25 @@ class RpgHooks:
         return stats.level if stats is not None else None
 
     def hostile_threats(self, world: World) -> Iterable[tuple[UUID, str]]:
-        """Hostile NPCs, their source named after their template ("bandit_scout")."""
-        for uid, rules in world.each(CombatRules):
-            if not rules.hostile:
-                continue
-            npc = world.try_component(uid, NPC)
-            desc = world.try_component(uid, Describable)
-            source = (npc.template.split(":")[-1] if npc is not None and npc.template
-                      else desc.name if desc is not None else "hostiles")
-            yield uid, source
+        """Hostile NPCs, their source named after their template ("bandit_scout").
+
+        Kept until combat rules, NPC markers or descriptions are added or removed
+        (``World.version_of``): quest generation asks on every tick it works, and
+        walking every NPC's rules each time was most of a seed's cost."""
+        key = (world.version_of(CombatRules), world.version_of(NPC),
+               world.version_of(Describable))
+        if self._hostiles is None or self._hostiles[0] != key:
+            found = []
+            for uid, rules in world.each(CombatRules):
+                if not rules.hostile:
+                    continue
+                npc = world.try_component(uid, NPC)
+                desc = world.try_component(uid, Describable)
+                source = (npc.template.split(":")[-1] if npc is not None and npc.template
+                          else desc.name if desc is not None else "hostiles")
+                found.append((uid, source))
+            self._hostiles = (key, found)
+        return iter(self._hostiles[1])
 
     def item_tier(self, template: str) -> int | None:
         entry = self.engine.services.get(WorldData).template(template, "item")

@@ -3,7 +3,9 @@
 Two signals are related when they share an NPC, when their places are in the
 same area, or when one names what the other is about (Gundrik's goal is
 "blocked by bandits on the Old Trade Road"; the road's THREAT_DETECTED is about
-"bandits"). Related signals are clustered transitively; a cluster of two or more
+"bandits"), or names the other's place. Two places whose names merely share a
+word are not a relation (in a big world every "Area 7" would otherwise be one
+story with every other). Related signals are clustered transitively; a cluster of two or more
 becomes one seed whose type is the most actionable one in the cluster (a threat
 to clear before a goal to assist), whose giver is the NPC with the most at stake
 (the lowest unmet need, the most important blocked goal) and whose importance is
@@ -25,6 +27,10 @@ from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.questgen.types import QuestSeedType, QuestSeedTypes
 
 __all__ = ["CompoundSeedComposer"]
+
+#: What relates a signal to others: its NPCs, its areas, its own topic words, the
+#: words of its areas' names.
+Links = tuple[set[UUID], set[str], set[str], set[str]]
 
 T = QuestSeedTypes
 
@@ -60,12 +66,7 @@ class CompoundSeedComposer:
 
         Single signals are left to ``SeedEvaluator.evaluate``.
         """
-        # Ground each signal once per call (a signal may be listed twice).
-        memo: dict[int, GroundedSignal | None] = {}
-        for s in signals:
-            if id(s) not in memo:
-                memo[id(s)] = self.evaluator.ground(s)
-        grounded = [g for g in memo.values() if g is not None]
+        grounded = self.grounded(signals)
         seeds: list[QuestSeed] = []
         for cluster in self.cluster(grounded):
             if len(cluster) < 2:
@@ -74,6 +75,15 @@ class CompoundSeedComposer:
             if seed is not None:
                 seeds.append(seed)
         return seeds
+
+    def grounded(self, signals: Sequence[StorySignalLike]) -> list[GroundedSignal]:
+        """Each signal grounded once (a signal may be listed twice), in order;
+        groundings are reused for ``SeedEvaluator.GROUND_TTL`` game seconds."""
+        memo: dict[int, GroundedSignal | None] = {}
+        for s in signals:
+            if id(s) not in memo:
+                memo[id(s)] = self.evaluator.ground_cached(s)
+        return [g for g in memo.values() if g is not None]
 
     # -- clustering -------------------------------------------------------------------
     def cluster(self, grounded: Sequence[GroundedSignal]) -> list[list[GroundedSignal]]:
@@ -85,27 +95,37 @@ class CompoundSeedComposer:
                 i = parent[i]
             return i
 
-        # ``related`` for every pair, with each signal's NPCs, areas and topics
-        # computed once (not once per pair: 40 recent signals are 780 pairs).
-        npcs = [self._npcs(g) for g in grounded]
-        areas = [self._areas(g) for g in grounded]
-        topics = [self._topics(g, a) for g, a in zip(grounded, areas, strict=True)]
+        keys = self._keys(grounded)
         for i in range(len(grounded)):
             for j in range(i + 1, len(grounded)):
-                if npcs[i] & npcs[j] or areas[i] & areas[j] or topics[i] & topics[j]:
+                if self._linked(keys[i], keys[j]):
                     parent[find(i)] = find(j)
         groups: dict[int, list[GroundedSignal]] = {}
         for i, g in enumerate(grounded):
             groups.setdefault(find(i), []).append(g)
         return list(groups.values())
 
+    def _keys(self, grounded: Sequence[GroundedSignal]) -> list[Links]:
+        # ``related``'s NPCs, areas and topics of each signal, computed once (not
+        # once per pair: 40 recent signals are 780 pairs).
+        out = []
+        for g in grounded:
+            if g.links is None:
+                areas = self._areas(g)
+                g.links = (self._npcs(g), areas, self._topics(g), self._place_words(areas))
+            out.append(g.links)
+        return out
+
+    @staticmethod
+    def _linked(a: Links, b: Links) -> bool:
+        # Words of one's area names count against the other's own words only:
+        # "the bandits of Darkwood" meets a situation in Darkwood, but two places
+        # whose names share a word ("North Farm", "South Farm") are not one story.
+        return bool(a[0] & b[0] or a[1] & b[1] or a[2] & b[2] or a[2] & b[3]
+                    or a[3] & b[2])
+
     def related(self, a: GroundedSignal, b: GroundedSignal) -> bool:
-        if self._npcs(a) & self._npcs(b):
-            return True
-        areas_a, areas_b = self._areas(a), self._areas(b)
-        if areas_a & areas_b:
-            return True
-        return bool(self._topics(a, areas_a) & self._topics(b, areas_b))
+        return self._linked(*self._keys([a, b]))
 
     def _npcs(self, g: GroundedSignal) -> set[UUID]:
         return {g.grounding.primary_npc, *g.grounding.involved_npcs, *g.signal.involved_npcs}
@@ -116,13 +136,16 @@ class CompoundSeedComposer:
         rooms = [r for r in [g.grounding.location, *g.grounding.affected_area] if r]
         return {a for a in (self.facts.area_of(r) for r in rooms) if a}
 
-    def _topics(self, g: GroundedSignal, areas: set[str]) -> set[str]:
+    def _topics(self, g: GroundedSignal) -> set[str]:
+        """What the signal's own words say it is about."""
         ctx = g.signal.context
         texts = [str(ctx[k]) for k in TOPIC_KEYS if ctx.get(k)]
         texts.extend(str(v) for k, v in g.grounding.fields.items()
                      if k in ("threat_source", "blocker", "resource_type") and v)
-        texts.extend(self.facts.area_name(a) for a in areas)
         return topic_tokens(*texts)
+
+    def _place_words(self, areas: set[str]) -> set[str]:
+        return topic_tokens(*(self.facts.area_name(a) for a in areas))
 
     # -- composition ------------------------------------------------------------------
     def _rank(self, seed_type: QuestSeedType) -> int:
@@ -146,7 +169,9 @@ class CompoundSeedComposer:
         for g in sorted(cluster, key=lambda g: -g.signal.importance):
             if g.grounding.primary_npc not in candidates:
                 candidates.append(g.grounding.primary_npc)
-        primary = max(candidates, key=lambda n: (self._stake(n), -candidates.index(n)))
+        # The highest stake; of equals, the earliest candidate.
+        primary = candidates[max(range(len(candidates)),
+                                 key=lambda i: (self._stake(candidates[i]), -i))]
         mean = sum(g.signal.importance for g in cluster) / len(cluster)
         importance = min(1.0, mean * self.COMPOUND_BOOST)
         if importance < self.evaluator.MIN_IMPORTANCE:

@@ -106,6 +106,10 @@ class SignalContracts:
         return [k for k in contract.required_keys if _blank(context.get(k))]
 
 
+#: NPCs of a scarcity's affected list a grounding resolves (the neediest first).
+MAX_AFFECTED = 32
+
+
 def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str | list | tuple | dict | set) and not value)
 
@@ -115,17 +119,27 @@ def _alive_npcs(signal: StorySignalLike, facts: WorldFacts) -> list[UUID]:
     return [n for n in signal.involved_npcs if facts.is_alive(n) and facts.is_npc(n)]
 
 
+def _first_alive_npc(signal: StorySignalLike, facts: WorldFacts) -> UUID | None:
+    """``_alive_npcs(...)[0]`` without checking everyone after it (a threat's
+    signal lists every NPC aware of it: hundreds in a big world)."""
+    return next((n for n in signal.involved_npcs if facts.is_alive(n) and facts.is_npc(n)), None)
+
+
 def _npc(facts: WorldFacts, ref: Any) -> UUID | None:
     uid = facts.resolve_npc(ref)
     return uid if uid is not None and facts.is_alive(uid) else None
 
 
-def _npcs(facts: WorldFacts, refs: Any) -> list[UUID]:
+def _npcs(facts: WorldFacts, refs: Any, limit: int | None = None) -> list[UUID]:
     items = refs if isinstance(refs, list | tuple | set) else [refs]
+    if limit is not None:
+        items = list(items)[:limit]
     out: list[UUID] = []
+    seen: set[UUID] = set()
     for ref in items:
         uid = _npc(facts, ref)
-        if uid is not None and uid not in out:
+        if uid is not None and uid not in seen:
+            seen.add(uid)
             out.append(uid)
     return out
 
@@ -177,7 +191,7 @@ def _threat(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     ctx = signal.context
     source = str(ctx["threat_source"])
     named = _place(facts, ctx, "threat_location")
-    primary = _first(_alive_npcs(signal, facts))
+    primary = _first_alive_npc(signal, facts)
     if not named or primary is None:
         return None
     rooms = (facts.resolve_place(ctx.get("threat_rooms") or [])
@@ -185,7 +199,8 @@ def _threat(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     location = facts.resolve_room(ctx.get("threat_room_key")) or (
         named[0] if len(named) == 1
         # An area was named: centre the quest where most of the threat is.
-        else max(named, key=lambda r: (len(facts.threats(source, [r])), -named.index(r)))
+        else named[max(range(len(named)),
+                       key=lambda i: (len(facts.threats(source, [named[i]])), -i))]
     )
     return SeedGrounding(
         primary, location, {"threat_source": source},
@@ -218,8 +233,7 @@ def _faction(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None
     rep_a, rep_b = facts.faction_representative(fa), facts.faction_representative(fb)
     if rep_a is None or rep_b is None:
         return None
-    primary = _first(_alive_npcs(signal, facts), rep_a)
-    assert primary is not None
+    primary = _first_alive_npc(signal, facts) or rep_a
     return SeedGrounding(
         primary, facts.room_of(primary),
         {"faction_a": fa, "faction_b": fb, "party_a": rep_a, "party_b": rep_b,
@@ -230,7 +244,10 @@ def _faction(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None
 
 def _resource(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     ctx = signal.context
-    affected = _npcs(facts, ctx["affected_npcs"]) or _alive_npcs(signal, facts)
+    # The story layer lists the affected neediest first, and in a big world there
+    # are hundreds: the giver is found among the first few.
+    affected = (_npcs(facts, ctx["affected_npcs"], MAX_AFFECTED)
+                or _alive_npcs(signal, facts)[:MAX_AFFECTED])
     if not affected:
         return None
 
@@ -280,7 +297,7 @@ def _alliance(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | Non
 def _discovery(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     ctx = signal.context
     room = facts.resolve_room(ctx.get("discovery_location_key") or ctx["discovery_location"])
-    primary = _first(_alive_npcs(signal, facts))
+    primary = _first_alive_npc(signal, facts)
     if room is None or primary is None:
         return None
     kind = str(ctx["discovery_type"])
@@ -375,7 +392,7 @@ def _crisis_type(ctx: Mapping[str, Any]) -> QuestSeedType:
 def _crisis(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     ctx = signal.context
     rooms = _place(facts, ctx, "affected_area")
-    primary = _first(_alive_npcs(signal, facts))
+    primary = _first_alive_npc(signal, facts)
     if not rooms or primary is None:
         return None
     fields_: dict[str, Any] = {"threat_source": str(ctx.get("threat_source") or
@@ -410,7 +427,7 @@ def _chain(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
 def _reputation(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     ctx = signal.context
     faction = str(ctx["faction"])
-    giver = _first(_alive_npcs(signal, facts), facts.faction_representative(faction))
+    giver = _first_alive_npc(signal, facts) or facts.faction_representative(faction)
     try:
         character = UUID(str(ctx["character_id"]))
     except ValueError:

@@ -39,6 +39,8 @@ NEED_STAKES = {
 MINUTES_PER_ROOM = 3
 MINUTES_BASE = 20
 MINUTES_PER_THREAT = 10
+#: Names the stakes list before "and N others".
+STAKES_NAMES = 4
 
 
 @dataclass
@@ -138,9 +140,13 @@ def enrich(
             stakes_parts.append(NEED_STAKES.get(need[0], "{name} will suffer").format(name=name))
     if goal is not None:
         stakes_parts.append(f"{name} will never {_goal_phrase(goal)}")
-    others = [facts.name(n) for n in grounding.involved_npcs if n != npc]
+    others = [n for n in grounding.involved_npcs if n != npc]
     if others:
-        stakes_parts.append(f"{join_names(others)} will feel it too")
+        # A few names read as people; the rest as a number.
+        named = [facts.name(n) for n in others[:STAKES_NAMES]]
+        if len(others) > STAKES_NAMES:
+            named.append(f"{len(others) - STAKES_NAMES} others")
+        stakes_parts.append(f"{join_names(named)} will feel it too")
     if not stakes_parts:
         stakes_parts.append(f"things at {place} will only get worse")
     stakes = _sentence("; ".join(stakes_parts))

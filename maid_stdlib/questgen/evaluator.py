@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
@@ -26,7 +26,12 @@ from maid_stdlib.questgen.enrich import enrich
 from maid_stdlib.questgen.facts import WorldFacts
 from maid_stdlib.questgen.history import QuestHistory
 from maid_stdlib.questgen.seed import QuestSeed, seed_expiry
-from maid_stdlib.questgen.signals import StorySignalLike, chain_depth_of, signal_type_of
+from maid_stdlib.questgen.signals import (
+    StorySignalLike,
+    chain_depth_of,
+    signal_key,
+    signal_type_of,
+)
 from maid_stdlib.questgen.types import QuestSeedType, SeedTypeRegistry
 
 R = TypeVar("R")
@@ -80,6 +85,10 @@ class GroundedSignal:
     seed_type: QuestSeedType
     grounding: SeedGrounding
     chain_depth: int
+    #: What the composer relates signals by (NPCs, areas, topics, place words),
+    #: computed once.
+    links: tuple[set[UUID], set[str], set[str], set[str]] | None = field(
+        default=None, repr=False, compare=False)
 
 
 class SeedEvaluator:
@@ -91,6 +100,21 @@ class SeedEvaluator:
     VARIETY_FACTOR: ClassVar[float] = 0.5
     #: Signals deeper than this in an emergent chain are dropped (circuit breaker).
     MAX_CHAIN_DEPTH: ClassVar[int] = 5
+    #: Game seconds the composer reuses a signal's grounding (``ground_cached``).
+    #: Each new signal is composed with up to 40 recent ones; grounding all of them
+    #: again for every arrival was most of the cost of a signal in a big world.
+    #: What a seed is finally built from is checked live by ``build_seed``.
+    GROUND_TTL: ClassVar[float] = 60.0
+    #: NPCs a seed names besides its giver. A crisis or a threat in a big world is
+    #: signalled with everyone affected or aware (hundreds); a quest about them
+    #: needs the first few -- the grounders and detectors list the closest first --
+    #: and every one more was checked, named in the prose and carried to delivery,
+    #: validation and consequences.
+    MAX_INVOLVED_NPCS: ClassVar[int] = 24
+    #: Rooms a seed names as its affected area (the lead's first): a compound of
+    #: signals from all over a big world named hundreds, and every threat in them
+    #: was counted for each seed built.
+    MAX_AFFECTED_ROOMS: ClassVar[int] = 64
 
     def __init__(
         self,
@@ -107,17 +131,38 @@ class SeedEvaluator:
         self.throttle = throttle
         #: Why the last signal was rejected (diagnostics, admin tools, tests).
         self.last_rejection: str | None = None
+        #: signal key -> (game time, grounding, the signal): see ``ground_cached``
+        self._grounded: dict[object, tuple[float, GroundedSignal | None, StorySignalLike]] = {}
 
     async def evaluate(self, signal: StorySignalLike) -> QuestSeed | None:
         now = self.facts.now
         if self.throttle is not None and not self.throttle.admit(signal, now):
             return self._reject("throttled")
         grounded = self.ground(signal)
+        self._remember(signal, grounded)
         if grounded is None:
             return None
         if signal.importance < self.MIN_IMPORTANCE:
             return self._reject("importance below threshold")
         return self.build_seed([grounded], grounded, signal.importance)
+
+    def ground_cached(self, signal: StorySignalLike) -> GroundedSignal | None:
+        """``ground(signal)``, reused for ``GROUND_TTL`` game seconds."""
+        hit = self._grounded.get(signal_key(signal))
+        if hit is not None and hit[2] is signal and self.facts.now - hit[0] < self.GROUND_TTL:
+            return hit[1]
+        grounded = self.ground(signal)
+        self._remember(signal, grounded)
+        return grounded
+
+    def _remember(self, signal: StorySignalLike, grounded: GroundedSignal | None) -> None:
+        memo = self._grounded
+        now = self.facts.now
+        memo[signal_key(signal)] = (now, grounded, signal)
+        if len(memo) > 512:
+            fresh = {k: v for k, v in memo.items() if now - v[0] < self.GROUND_TTL}
+            # Keep the newest half if a burst filled it within the TTL.
+            self._grounded = fresh if len(fresh) <= 256 else dict(list(fresh.items())[-256:])
 
     def ground(self, signal: StorySignalLike) -> GroundedSignal | None:
         """Contract, circuit breaker and grounding of one signal (no history checks)."""
@@ -174,6 +219,7 @@ class SeedEvaluator:
         seen: set[UUID] = set()  # every NPC considered (the list stays ordered)
         factions: list[str] = []
         area: list[str] = []
+        area_seen: set[str] = set()
         fields.update(lead.grounding.fields)
         for part in parts:
             if part is lead:
@@ -189,6 +235,8 @@ class SeedEvaluator:
         for part in [lead, *[p for p in parts if p is not lead]]:
             g = part.grounding
             for npc in [g.primary_npc, *g.involved_npcs, *part.signal.involved_npcs]:
+                if len(involved) >= self.MAX_INVOLVED_NPCS:
+                    break
                 if npc == primary or npc in seen:
                     continue
                 seen.add(npc)
@@ -200,7 +248,12 @@ class SeedEvaluator:
                     continue
                 involved.append(npc)
             factions.extend(f for f in g.involved_factions if f not in factions)
-            area.extend(r for r in g.affected_area if r not in area and facts.room_exists(r))
+            for room in g.affected_area:
+                if len(area) >= self.MAX_AFFECTED_ROOMS:
+                    break
+                if room not in area_seen and facts.room_exists(room):
+                    area_seen.add(room)
+                    area.append(room)
         for key in ("party_a", "party_b", "rescue_target", "recipient", "supplier"):
             if fields.get(key) is not None and not facts.is_alive(fields[key]):
                 return self._reject(f"{key} is no longer alive")

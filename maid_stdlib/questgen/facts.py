@@ -14,7 +14,8 @@ says whether an NPC of that kind is alive or really due to respawn.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 from uuid import UUID
 
@@ -58,13 +59,18 @@ class WorldFacts:
         #: Extra ``(world) -> [(entity, source)]`` threats the living layer does not
         #: know of (a rules layer's hostile flag); merged with its threat map.
         self.threat_providers: list[ThreatProvider] = []
-        #: (game time, ids the providers named then): see ``_provider_threats``
-        self._threat_cache: tuple[float, set[UUID]] | None = None
+        #: (game time, [(entity, source)] the providers named then, their ids):
+        #: see ``_provider_pairs``
+        self._threat_cache: tuple[float, list[tuple[UUID, str]], set[UUID] | None] | None = None
+        #: (source, rooms) -> threats, inside ``steady`` only
+        self._threats_memo: dict[tuple[str | None, tuple[str, ...]], list[UUID]] | None = None
         #: ``(template) -> bool``: the rules layer has a respawn of that NPC template
         #: scheduled (a classic RPG's PendingRespawn).
         self.respawn_pending: list[RespawnPending] = []
         #: ``(entity) -> bool``: this NPC will be respawned when it dies.
         self.respawners: list[Respawner] = []
+        #: (NPC version, template -> NPC entities): see ``npcs_of_template``
+        self._by_template: tuple[int, dict[str, list[UUID]]] | None = None
 
     # -- plumbing ---------------------------------------------------------------------
     @property
@@ -133,13 +139,26 @@ class WorldFacts:
         """
         if not template:
             return False
-        for uid, npc in self.engine.world.each(NPC):
-            if npc.template == template and uid != dying and self.is_alive(uid):
+        for uid in self.npcs_of_template(template):
+            if uid != dying and self.is_alive(uid):
                 return True
         if any(pending(template) for pending in self.respawn_pending):
             return True
         return dying is not None and self.exists(dying) and any(
             respawns(dying) for respawns in self.respawners)
+
+    def npcs_of_template(self, template: str) -> list[UUID]:
+        """NPC entities of ``template``, in world order (kept per NPC version:
+        the grounding monitor asks for each kill objective of each open quest)."""
+        world = self.engine.world
+        version = world.version_of(NPC)
+        cached = self._by_template
+        if cached is None or cached[0] != version:
+            index: dict[str, list[UUID]] = {}
+            for uid, npc in world.each(NPC):
+                index.setdefault(npc.template, []).append(uid)
+            self._by_template = cached = (version, index)
+        return cached[1].get(template, [])
 
     def resolve_npc(self, ref: object) -> UUID | None:
         """An existing NPC from a UUID, a UUID string, a template key or a name."""
@@ -156,9 +175,9 @@ class WorldFacts:
             return uid if self.exists(uid) else None
         world = self.engine.world
         if ":" in text:
-            for uid, npc in world.each(NPC):
-                if npc.template == text:
-                    return uid
+            found = self.npcs_of_template(text)
+            if found:
+                return found[0]
         found = [u for u in world.find_by_name(text) if world.has_component(u, NPC)]
         return sorted(found)[0] if found else None
 
@@ -190,8 +209,7 @@ class WorldFacts:
         return self.ws.region_of(room) if room else None
 
     def rooms_of_area(self, area: str) -> list[str]:
-        ws = self.ws
-        return [k for k in ws.room_keys() if ws.area_of(k) == area]
+        return self.ws.rooms_of_area(area)
 
     def reachable(self, from_room: str | None, to_room: str | None) -> bool:
         if from_room is None or to_room is None:
@@ -350,8 +368,32 @@ class WorldFacts:
 
         Hostility comes from the living layer's threat map (Hostile markers, hostile
         factions, providers added by rules layers); without a living layer, from the
-        Hostile markers alone.
+        Hostile markers alone. Inside :meth:`steady` answers are remembered.
         """
+        memo = self._threats_memo
+        if memo is None:
+            return self._threats(source, rooms)
+        key = (source, tuple(rooms))
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = self._threats(source, rooms)
+        return list(found)
+
+    @contextmanager
+    def steady(self) -> Iterator[None]:
+        """A stretch of reading in which the world does not change (one signal's
+        evaluation and composition): the threats of a place are looked up once.
+        Nested uses share the outermost one's answers."""
+        if self._threats_memo is not None:
+            yield
+            return
+        self._threats_memo = {}
+        try:
+            yield
+        finally:
+            self._threats_memo = None
+
+    def _threats(self, source: str | None, rooms: list[str]) -> list[UUID]:
         wanted = topic_tokens(source)
         room_set = set(rooms)
         pairs: list[tuple[UUID, str]] = []
@@ -364,15 +406,27 @@ class WorldFacts:
             for uid, marker in self.engine.world.each(Hostile):
                 if marker.active and self.room_of(uid) in room_set:
                     pairs.append((uid, marker.source))
-        for provider in self.threat_providers:
-            pairs.extend(p for p in provider(self.engine.world) if self.room_of(p[0]) in room_set)
+        room_key_of = self.ws.room_key_of  # the index; room_of only for the unindexed
+        for pair in self._provider_pairs()[0]:
+            if (room_key_of(pair[0]) or self.room_of(pair[0])) in room_set:
+                pairs.append(pair)
         out: list[UUID] = []
+        taken: set[UUID] = set()
+        #: threat source -> whether its name matches ``source``
+        named: dict[str, bool] = {}
         for uid, threat_source in pairs:
-            if not self.is_alive(uid) or uid in out:
+            # An entity named by several sources counts once, under the first
+            # source that matches ``source``.
+            if uid in taken or not self.is_alive(uid):
                 continue
-            names = topic_tokens(threat_source, self.faction_name(threat_source))
-            if wanted and not (wanted & names) and not self._keywords_match(uid, wanted):
-                continue
+            if wanted:
+                match = named.get(threat_source)
+                if match is None:
+                    match = named[threat_source] = bool(wanted & topic_tokens(
+                        threat_source, self.faction_name(threat_source)))
+                if not match and not self._keywords_match(uid, wanted):
+                    continue
+            taken.add(uid)
             out.append(uid)
         return out
 
@@ -384,21 +438,28 @@ class WorldFacts:
         marker = self.engine.world.try_component(entity, Hostile)
         if marker is not None and marker.active:
             return True
-        return entity in self._provider_threats()
-
-    def _provider_threats(self) -> set[UUID]:
-        """The ids the threat providers name, computed once per game time: a
-        provider may walk every entity (a rules layer's hostile flag), and seed
-        evaluation asks about each involved NPC."""
         if not self.threat_providers:
-            return set()
+            return False
+        pairs, ids = self._provider_pairs()
+        if ids is None:
+            ids = {uid for uid, _ in pairs}
+            assert self._threat_cache is not None
+            self._threat_cache = (self._threat_cache[0], pairs, ids)
+        return entity in ids
+
+    def _provider_pairs(self) -> tuple[list[tuple[UUID, str]], set[UUID] | None]:
+        """What the threat providers name (and, once asked, their ids), computed
+        once per game time: a provider may walk every entity (a rules layer's
+        hostile flag), and seed evaluation asks about each involved NPC and the
+        threats of each place."""
+        if not self.threat_providers:
+            return [], set()
         now = self.now
         cached = self._threat_cache
         if cached is None or cached[0] != now:
-            ids = {uid for provider in self.threat_providers
-                   for uid, _ in provider(self.engine.world)}
-            self._threat_cache = cached = (now, ids)
-        return cached[1]
+            pairs = [p for provider in self.threat_providers for p in provider(self.engine.world)]
+            self._threat_cache = cached = (now, pairs, None)
+        return cached[1], cached[2]
 
     def threat_keys(self, entities: list[UUID]) -> list[str]:
         """The living layer's keys ("threat:bandits:ironvale:old_trade_road") of the

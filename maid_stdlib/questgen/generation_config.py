@@ -47,6 +47,10 @@ class QuestGenerationConfig(BaseModel):
     global_signal_max: int = Field(default=30, ge=1)
     compose_window: float = Field(default=12 * GAME_HOUR, ge=0)
     compose_max_signals: int = Field(default=40, ge=1)
+    #: A burst of admitted signals is evaluated within this many game seconds,
+    #: at least ``signals_per_tick`` a tick (0: all at once, as they arrive).
+    signal_spread: float = Field(default=60.0, ge=0)
+    signals_per_tick: int = Field(default=1, ge=1)
     max_concurrent_builds: int = Field(default=3, ge=1)
     build_timeout: float = Field(default=30.0, gt=0, description="wall seconds for both LLM calls")
     token_budget_window: float = Field(default=3600.0, gt=0, description="monotonic seconds")

@@ -142,10 +142,11 @@ def build_clear(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     rooms = set(search)
     candidates = _reachable_npcs(facts, seed, seed.involved_npcs)
     if candidates:
-        informant = max(
-            candidates,
-            key=lambda n: (facts.knowledge(n, topics, rooms), -candidates.index(n)),
-        )
+        # The one who knows most; of equals, the earliest candidate.
+        informant = candidates[max(
+            range(len(candidates)),
+            key=lambda i: (facts.knowledge(candidates[i], topics, rooms), -i),
+        )]
         objectives.append(_talk(
             facts, informant, f"Speak with {facts.name(informant)} about the "
             f"{seed.threat_source or 'threat'}", order=1,
@@ -174,9 +175,13 @@ def build_investigation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjecti
                                for n in facts.npcs_in_region(r)),
     ]))
     pool = [n for n in _reachable_npcs(facts, seed, pool) if n != seed.primary_npc]
-    scored = [(facts.knowledge(n, topics, rooms), n) for n in pool]
-    leads = [n for s, n in sorted(scored, key=lambda t: (-t[0], pool.index(t[1]))) if s > 0]
-    leads.extend(n for n in seed.involved_npcs if n in pool and n not in leads)
+    scored = [(facts.knowledge(n, topics, rooms), i, n) for i, n in enumerate(pool)]
+    leads = [n for s, _, n in sorted(scored, key=lambda t: (-t[0], t[1])) if s > 0]
+    pooled, led = set(pool), set(leads)
+    for n in seed.involved_npcs:
+        if n in pooled and n not in led:
+            led.add(n)
+            leads.append(n)
     leads = leads[:MAX_LEADS]
     evidence = seed.evidence_location
     if not leads and not evidence:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 from uuid import UUID
 
-__all__ = ["BasicSignal", "StorySignalLike", "chain_depth_of", "signal_type_of"]
+__all__ = ["BasicSignal", "StorySignalLike", "chain_depth_of", "signal_key", "signal_type_of"]
 
 
 @runtime_checkable
@@ -49,6 +49,11 @@ def signal_type_of(signal: StorySignalLike) -> str:
     raw = signal.signal_type
     value = getattr(raw, "value", raw)
     return str(value).upper()
+
+
+def signal_key(signal: StorySignalLike) -> object:
+    """What identifies a signal: its ``id`` when it has one, else the object."""
+    return getattr(signal, "id", None) or id(signal)
 
 
 def chain_depth_of(signal: StorySignalLike) -> int:

@@ -1,9 +1,12 @@
 """QuestGenerationSystem (priority 210): story signals in, offered quests out (seed 6.1).
 
-Signals are gated (per-(type, NPC) dedup window, world-wide rolling cap), then
-evaluated alone and composed with the recent signals they relate to; the best
-resulting seed goes to the incoming queue. ``update()`` then, every tick:
+Signals are gated as they arrive (per-(type, NPC) dedup window, world-wide
+rolling cap), then evaluated alone and composed with the recent signals they
+relate to (:mod:`.intake`: at once, or a burst spread over the ticks of
+``signal_spread`` game seconds); the best resulting seed goes to the incoming
+queue. ``update()`` then, every tick:
 
+0. evaluates waiting signals within the tick's allowance;
 1. drains the incoming queue into the pending seeds (a compound seed supersedes
    pending seeds built from a subset of its signals);
 2. collects finished background builds: finish, content check, validation,
@@ -51,6 +54,7 @@ from maid_stdlib.questgen.builder import QuestPlan
 from maid_stdlib.questgen.delivery import DeliveryPlanner, DeliveryPolicy, OpenQuest
 from maid_stdlib.questgen.delivery_service import QuestDeliveryService
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig, SignalGate
+from maid_stdlib.questgen.intake import SignalIntake
 from maid_stdlib.questgen.metrics import AutoThrottle, QuestGenMetrics, ThrottleState
 from maid_stdlib.questgen.narrative import (
     QuestNarrativeGenerator,
@@ -63,7 +67,7 @@ from maid_stdlib.questgen.quest import GeneratedQuest, ObjectiveType
 from maid_stdlib.questgen.register import QuestGen
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.side_table import GeneratedQuestTable
-from maid_stdlib.questgen.signals import StorySignalLike, signal_type_of
+from maid_stdlib.questgen.signals import StorySignalLike, signal_key
 from maid_stdlib.questgen.text import topic_tokens
 
 if TYPE_CHECKING:
@@ -98,10 +102,6 @@ class BuildRecord:
     plan: QuestPlan
 
 
-def _signal_key(signal: StorySignalLike) -> object:
-    return getattr(signal, "id", None) or id(signal)
-
-
 class QuestGenerationSystem(System):
     priority: ClassVar[int] = 210
 
@@ -130,7 +130,7 @@ class QuestGenerationSystem(System):
         self.pending_seeds: list[QuestSeed] = []
         self._processed: set[UUID] = set()
         self._in_flight: dict[UUID, BuildJob] = {}
-        self._recent_signals: deque[tuple[float, StorySignalLike]] = deque()
+        self.intake = SignalIntake(self)
         self._resolved: set[str] = set()
         self._next_cycle_at: float | None = None
         #: seed id -> game time before which a failed seed is not retried
@@ -191,36 +191,36 @@ class QuestGenerationSystem(System):
 
     # -- signals --------------------------------------------------------------------
     async def on_story_signal(self, event: StorySignalEvent) -> None:
-        await self.accept_signal(event.signal)
+        """Gate the signal now; evaluate it now or, in a burst, on a later tick
+        (:mod:`.intake`)."""
+        signal = event.signal
+        now = self.engine.clock.game_time
+        if self._admit(signal, now):
+            self.intake.admitted(signal, now)
+        await self.intake.evaluate_waiting()
 
     def on_situation_resolved(self, event: StorySituationResolvedEvent) -> None:
         self._resolved.add(event.situation_key)
 
     async def accept_signal(self, signal: StorySignalLike) -> QuestSeed | None:
-        """Gate, evaluate and compose one signal; the seed queued, if any."""
+        """Gate, evaluate and compose one signal at once; the seed queued, if any."""
         now = self.engine.clock.game_time
+        if not self._admit(signal, now):
+            return None
+        return await self.intake.evaluate(now, signal)
+
+    def _admit(self, signal: StorySignalLike, now: float) -> bool:
         verdict = self.gate.admit(signal, now)
         self.metrics.signal(verdict)
         if verdict != "accepted":
-            return None
+            return False
         self._resolved.discard(getattr(signal, "situation_key", "") or "")
-        recent = self._recent_signals
-        recent.append((now, signal))
-        while recent and (now - recent[0][0] > self.config.compose_window
-                          or len(recent) > self.config.compose_max_signals):
-            recent.popleft()
-        seed = await self.evaluator.evaluate(signal)
-        if seed is None:
-            log.info("seed rejected", extra={"signal_type": signal_type_of(signal),
-                                             "reason": self.evaluator.last_rejection})
-        key = _signal_key(signal)
-        compounds = [s for s in await self.composer.compose([s for _, s in recent])
-                     if any(_signal_key(x) == key for x in s.source_signals)]
-        if compounds:
-            seed = max(compounds, key=lambda s: s.importance)
-        if seed is not None:
-            self.enqueue(seed)
-        return seed
+        return True
+
+    @property
+    def signals_waiting(self) -> int:
+        """Admitted signals not evaluated yet (a burst spread over ticks)."""
+        return len(self.intake.waiting)
 
     def enqueue(self, seed: QuestSeed) -> None:
         """Queue a seed for the next tick (signals, admin tools, pack code)."""
@@ -235,6 +235,8 @@ class QuestGenerationSystem(System):
     # -- the tick -------------------------------------------------------------------
     async def update(self, delta: float) -> None:
         now = self.engine.clock.game_time
+        self.intake.delta = max(delta, 0.0)
+        await self.intake.evaluate_waiting()
         self._drain_incoming()
         await self._collect()
         self.check_expiry(now)
@@ -265,11 +267,11 @@ class QuestGenerationSystem(System):
             seed = self._incoming.popleft()
             if seed.id in self._processed:
                 continue
-            mine = {_signal_key(s) for s in seed.source_signals}
+            mine = {signal_key(s) for s in seed.source_signals}
             kept = []
             for old in self.pending_seeds:
                 if old.id not in self._in_flight and {
-                        _signal_key(s) for s in old.source_signals} <= mine:
+                        signal_key(s) for s in old.source_signals} <= mine:
                     self.metrics.seed("superseded")
                     continue
                 kept.append(old)
@@ -389,15 +391,16 @@ class QuestGenerationSystem(System):
 
     async def _plan(self, seed: QuestSeed) -> QuestPlan | None:
         quality = self.qg.quality_filter
-        for archetype in self.qg.ranked_archetypes(seed):
-            blocked = quality.archetype_blocked(archetype.archetype_id)
-            if blocked:
-                log.debug("seed %s: skipping %s (%s)", seed.id, archetype.archetype_id,
-                          ", ".join(blocked))
-                continue
-            plan = await self.builder.prepare(seed, archetype)
-            if plan is not None:
-                return plan
+        with self.qg.facts.steady():  # planning reads the world, never changes it
+            for archetype in self.qg.ranked_archetypes(seed):
+                blocked = quality.archetype_blocked(archetype.archetype_id)
+                if blocked:
+                    log.debug("seed %s: skipping %s (%s)", seed.id, archetype.archetype_id,
+                              ", ".join(blocked))
+                    continue
+                plan = await self.builder.prepare(seed, archetype)
+                if plan is not None:
+                    return plan
         return None
 
     async def _narrate(self, plan: QuestPlan, template_only: bool) -> tuple[QuestNarrative, float]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 __all__ = ["join_names", "mentions", "slugify", "topic_tokens"]
 
@@ -32,14 +33,22 @@ def topic_tokens(*texts: str | None) -> set[str]:
     """Significant, stemmed words of ``texts`` (stop words and short words dropped)."""
     out: set[str] = set()
     for text in texts:
-        if not text:
-            continue
-        for word in _WORD.findall(text.lower().replace("_", " ")):
-            word = word.strip("'")
-            if len(word) < 3 or word in _STOP:
-                continue
-            out.add(_stem(word))
+        if text:
+            out |= _tokens(text)
     return out
+
+
+@lru_cache(maxsize=8192)
+def _tokens(text: str) -> frozenset[str]:
+    # The same names, sources and memories are matched over and over (every
+    # threat of an area against a quest's source, each time a seed is built).
+    out = set()
+    for word in _WORD.findall(text.lower().replace("_", " ")):
+        word = word.strip("'")
+        if len(word) < 3 or word in _STOP:
+            continue
+        out.add(_stem(word))
+    return frozenset(out)
 
 
 def mentions(text: str, *topics: str | None) -> bool:

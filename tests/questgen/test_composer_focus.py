@@ -1,0 +1,79 @@
+"""Composition at scale: groundings reused briefly, seeds that stay readable in a
+crowd, place names that do not make one story of every place."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import pytest
+from questgen.qgkit import Town, threat_signal
+
+from maid_stdlib.questgen import BasicSignal, SeedEvaluator
+from maid_stdlib.questgen.enrich import STAKES_NAMES
+
+
+async def test_a_grounding_is_reused_within_its_ttl_and_redone_after(town: Town) -> None:
+    evaluator = town.qg.evaluator()
+    signal = threat_signal(town)
+    first = evaluator.ground_cached(signal)
+    assert first is not None
+    assert evaluator.ground_cached(signal) is first
+    # Another object with the same content is another signal: grounded afresh.
+    assert evaluator.ground_cached(threat_signal(town)) is not first
+    town.skip(SeedEvaluator.GROUND_TTL)
+    later = evaluator.ground_cached(signal)
+    assert later is not None and later is not first
+
+
+async def test_a_crowded_signal_gives_a_seed_of_a_few_people(
+    town: Town, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Everyone aware of a threat is listed by the story layer; the seed keeps the
+    first MAX_INVOLVED_NPCS (in the signal's order) and the stakes name a few."""
+    monkeypatch.setattr(SeedEvaluator, "MAX_INVOLVED_NPCS", 2)
+    crowd = [town.brann, town.orla, town.tam, town.hermit]
+    signal = BasicSignal("THREAT_DETECTED", 0.7, crowd,
+                         {"threat_source": "wolves", "threat_location": "brookhaven:clearing"})
+    seed = await town.qg.evaluator().evaluate(signal)
+    assert seed is not None
+    assert seed.primary_npc == town.brann
+    assert seed.involved_npcs == [town.orla, town.tam]
+
+
+async def test_the_stakes_name_a_few_and_count_the_rest(town: Town) -> None:
+    from maid_stdlib.questgen.contract import SeedGrounding
+    from maid_stdlib.questgen.enrich import enrich
+
+    others: list[UUID] = [town.brann, town.orla, town.tam, town.hermit, town.alpha]
+    assert len(others) > STAKES_NAMES
+    grounding = SeedGrounding(town.hilda, "brookhaven:square", {}, others)
+    extra = enrich(town.qg.facts, town.hilda, grounding, "brookhaven:square", [], 0.6)
+    named = [town.qg.facts.name(u) for u in others]
+    for name in named[:STAKES_NAMES]:
+        assert name in extra.stakes
+    assert named[STAKES_NAMES] not in extra.stakes
+    assert f"{len(others) - STAKES_NAMES} others will feel it too" in extra.stakes
+
+
+async def test_places_whose_names_share_a_word_are_not_one_story(town: Town) -> None:
+    ws = town.qg.facts.ws
+    woods = ws.area("brookhaven:woods")
+    assert woods is not None
+    woods.name = "Brookhaven Woods"  # shares "Brookhaven" with the town's name
+    composer = town.qg.composer()
+    evaluator = composer.evaluator
+    in_woods = evaluator.ground(BasicSignal(
+        "THREAT_DETECTED", 0.7, [town.brann],
+        {"threat_source": "wolves", "threat_location": "brookhaven:clearing"}))
+    in_town = evaluator.ground(BasicSignal(
+        "RIVALRY_ESCALATION", 0.7, [town.tam],
+        {"npc_a": str(town.hilda), "npc_b": str(town.tam), "cause": "flour prices",
+         "trust_level": -0.5}))
+    assert in_woods is not None and in_town is not None
+    assert not composer.related(in_woods, in_town)
+    # Naming the other's place is a relation: the smugglers are Brookhaven's worry.
+    named = evaluator.ground(BasicSignal(
+        "THREAT_DETECTED", 0.7, [town.brann],
+        {"threat_source": "Brookhaven smugglers", "threat_location": "brookhaven:clearing"}))
+    assert named is not None
+    assert composer.related(named, in_town) and composer.related(in_town, named)
