@@ -58,6 +58,11 @@ class ObjectiveTracker:
         self._npcs: dict[UUID, set[_Key]] = defaultdict(set)
         #: (character, quest) with something that runs out over time.
         self._timed: set[_Key] = set()
+        #: ``_timed`` in the order ``tick`` visits it (None: to be sorted again).
+        self._timed_order: list[_Key] | None = None
+        #: Timed quests whose only clock is the quest's time limit: key ->
+        #: (accepted at, limit). ``tick`` skips them until the limit runs out.
+        self._limit_only: dict[_Key, tuple[float, float]] = {}
         #: Conversations already counted by ``talk_now`` -> how many events to skip.
         self._talked: dict[tuple[UUID, UUID], int] = {}
 
@@ -74,6 +79,8 @@ class ObjectiveTracker:
         self._active.clear()
         self._npcs.clear()
         self._timed.clear()
+        self._timed_order = None
+        self._limit_only.clear()
         for uid, qlog in self.world.each(QuestLog):
             for entry in qlog.active:
                 quest = self.manager.get_quest(entry.quest_id)
@@ -94,6 +101,8 @@ class ObjectiveTracker:
             for o in quest.objectives
         ):
             self._timed.add(key)
+            self._timed_order = None
+            self._limit_only.pop(key, None)  # accepted again: a new clock
 
     def stopped(self, character: UUID, quest_id: str) -> None:
         """Forget a quest that left the active states."""
@@ -107,7 +116,10 @@ class ObjectiveTracker:
             self._npcs[npc].discard(key)
             if not self._npcs[npc]:
                 del self._npcs[npc]
-        self._timed.discard(key)
+        if key in self._timed:
+            self._timed.discard(key)
+            self._timed_order = None
+        self._limit_only.pop(key, None)
 
     def running(self, character: UUID) -> list[tuple[Quest, QuestEntry]]:
         """The character's accepted quests, in a stable order."""
@@ -374,12 +386,25 @@ class ObjectiveTracker:
     def tick(self) -> None:
         """Time limits, TIMED objectives and PROTECT durations (game time)."""
         now = self.manager.now
-        # A stable order without formatting UUIDs (str() of each key every tick).
-        for character, quest_id in sorted(self._timed, key=lambda k: (k[0].int, k[1])):
+        # A stable order without formatting UUIDs, sorted again only when the set
+        # changed (not on every tick).
+        order = self._timed_order
+        if order is None:
+            order = self._timed_order = sorted(self._timed, key=lambda k: (k[0].int, k[1]))
+        limit_only = self._limit_only
+        for key in list(order):
+            clock = limit_only.get(key)
+            if clock is not None and now - clock[0] <= clock[1]:
+                # Nothing to do before the limit runs out; an entry that left the
+                # active states meanwhile is dropped then (or by ``stopped``).
+                continue
+            character, quest_id = key
             quest = self.manager.get_quest(quest_id)
             entry = self.manager.entry(character, quest_id)
             if quest is None or entry is None or not entry.state.active:
-                self._timed.discard((character, quest_id))
+                self._timed.discard(key)
+                self._timed_order = None
+                limit_only.pop(key, None)
                 continue
             limit = quest.time_limit_seconds
             if limit is not None and entry.accepted_at is not None and (
@@ -387,6 +412,11 @@ class ObjectiveTracker:
             ):
                 self.manager._fail(character, quest, entry, FailReason.EXPIRED,
                                    "the time limit ran out")
+                continue
+            if limit is not None and entry.accepted_at is not None and not any(
+                    o.objective_type is ObjectiveType.TIMED or o.objective_type in WATCHERS
+                    for o in quest.objectives):
+                limit_only[key] = (entry.accepted_at, limit)
                 continue
             for o in quest.objectives:
                 p = entry.objectives[o.objective_id]
