@@ -69,8 +69,8 @@ class WorldFacts:
         self.respawn_pending: list[RespawnPending] = []
         #: ``(entity) -> bool``: this NPC will be respawned when it dies.
         self.respawners: list[Respawner] = []
-        #: (NPC version, template -> NPC entities): see ``npcs_of_template``
-        self._by_template: tuple[int, dict[str, list[UUID]]] | None = None
+        #: template -> NPC entities that have (or had) it: see ``npcs_of_template``
+        self._template_members: dict[str, set[UUID]] | None = None
 
     # -- plumbing ---------------------------------------------------------------------
     @property
@@ -147,18 +147,38 @@ class WorldFacts:
         return dying is not None and self.exists(dying) and any(
             respawns(dying) for respawns in self.respawners)
 
+    def warm(self) -> None:
+        """Build the indexes the pipeline keeps (NPCs by template) now, at start-up,
+        rather than in the first tick that asks (milliseconds in a big world)."""
+        self.npcs_of_template("")
+
     def npcs_of_template(self, template: str) -> list[UUID]:
-        """NPC entities of ``template``, in world order (kept per NPC version:
-        the grounding monitor asks for each kill objective of each open quest)."""
+        """NPC entities of ``template``, in world order.
+
+        The grounding monitor and quest building ask for each kill objective; a
+        scan of every NPC was milliseconds in a big world, and NPCs die and respawn
+        all the time there. So candidates per template are kept -- all NPCs once,
+        then each NPC added since (``World.added_hooks``) -- and checked on reading.
+        """
         world = self.engine.world
-        version = world.version_of(NPC)
-        cached = self._by_template
-        if cached is None or cached[0] != version:
-            index: dict[str, list[UUID]] = {}
+        members = self._template_members
+        if members is None:
+            members = self._template_members = {}
             for uid, npc in world.each(NPC):
-                index.setdefault(npc.template, []).append(uid)
-            self._by_template = cached = (version, index)
-        return cached[1].get(template, [])
+                members.setdefault(npc.template, set()).add(uid)
+            world.added_hooks.setdefault(NPC, []).append(self._npc_added)
+        candidates = members.get(template)
+        if not candidates:
+            return []
+        found = [uid for uid, npc in world.each_in(NPC, candidates) if npc.template == template]
+        if len(found) < len(candidates):
+            candidates.intersection_update(found)  # forget the dead and the changed
+        return found
+
+    def _npc_added(self, entity: UUID, npc: NPC) -> None:
+        members = self._template_members
+        if members is not None:
+            members.setdefault(npc.template, set()).add(entity)
 
     def resolve_npc(self, ref: object) -> UUID | None:
         """An existing NPC from a UUID, a UUID string, a template key or a name."""

@@ -136,6 +136,7 @@ class QuestGen:
         self._loaded = True
         if self.engine.has_store:
             await self.history.load(self.engine.store.documents)
+        self.facts.warm()
 
     async def flush(self) -> int:
         if not self.engine.has_store:

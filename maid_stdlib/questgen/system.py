@@ -127,6 +127,8 @@ class QuestGenerationSystem(System):
             cache=self.llm.cache, metrics=engine.metrics)
         self.configure(config or QuestGenerationConfig())
         self._incoming: deque[QuestSeed] = deque()
+        #: seed id -> the keys of its source signals (for supersession, computed once)
+        self._signal_keys: dict[UUID, frozenset[object]] = {}
         self.pending_seeds: list[QuestSeed] = []
         self._processed: set[UUID] = set()
         self._in_flight: dict[UUID, BuildJob] = {}
@@ -263,19 +265,25 @@ class QuestGenerationSystem(System):
         return len(self._incoming) + waiting
 
     def _drain_incoming(self) -> None:
+        keys = self._signal_keys
         while self._incoming:
             seed = self._incoming.popleft()
             if seed.id in self._processed:
                 continue
-            mine = {signal_key(s) for s in seed.source_signals}
+            mine = keys[seed.id] = frozenset(signal_key(s) for s in seed.source_signals)
             kept = []
             for old in self.pending_seeds:
-                if old.id not in self._in_flight and {
-                        signal_key(s) for s in old.source_signals} <= mine:
+                theirs = keys.get(old.id)
+                if theirs is None:
+                    theirs = keys[old.id] = frozenset(signal_key(s) for s in old.source_signals)
+                if old.id not in self._in_flight and theirs <= mine:
                     self.metrics.seed("superseded")
                     continue
                 kept.append(old)
             self.pending_seeds = [*kept, seed]
+        if len(keys) > 4 * len(self.pending_seeds) + 64:
+            pending = {s.id for s in self.pending_seeds}
+            self._signal_keys = {k: v for k, v in keys.items() if k in pending}
 
     def backing_off(self, seed: QuestSeed, now: float) -> bool:
         """Is ``seed`` waiting out the backoff after a failed build?"""
