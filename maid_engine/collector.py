@@ -16,11 +16,12 @@ The policy:
   of reach); young collections (generations 0 and 1) stay automatic -- their cost
   is bounded by what was allocated since the last of them;
 * a full collection of what is not frozen -- only what survived since the last
-  refreeze, so it is cheap -- runs between ticks as soon as the collector's own
-  count says one is due (as many generation-1 runs as the third threshold it
-  would have used), which frees the reference cycles that died meanwhile (a
-  server under connection churn would otherwise grow by the dead connections'
-  cycles);
+  refreeze, so it is cheap -- runs between ticks when the collector's own count
+  says one is due (as many generation-1 runs as the third threshold it would have
+  used) and ``collect_gap`` real seconds have passed since the last full one; it
+  frees the reference cycles that died meanwhile (a server under connection churn
+  would otherwise grow by the dead connections' cycles), at most that often, so
+  a burst of commands is not interrupted by one collection after another;
 * every ``refreeze_interval`` real seconds that collection is followed by
   ``gc.freeze()``, so the unfrozen heap never grows with uptime;
 * every ``deep_interval`` real seconds (0: never), ``gc.unfreeze()`` and a full
@@ -71,7 +72,9 @@ class CollectorPolicy:
         refreeze_interval: float = 60.0,
         deep_interval: float = 6 * 3600.0,
         monotonic: Callable[[], float] = time.monotonic,
+        collect_gap: float = 5.0,
     ) -> None:
+        self.collect_gap = collect_gap
         self.refreeze_interval = refreeze_interval
         self.deep_interval = deep_interval
         #: Real-time source (a benchmark stepping ticks by hand injects its own).
@@ -80,6 +83,7 @@ class CollectorPolicy:
         #: Generation-1 runs after which a full collection is due (the third
         #: threshold the collector had before ``start``).
         self._due_after = 10
+        self._last_full = 0.0
         self._next_refreeze = 0.0
         self._next_deep = 0.0
         #: The latest collections run by ``maintain`` (newest last, at most 16).
@@ -95,6 +99,7 @@ class CollectorPolicy:
         self._schedule(monotonic())
 
     def _schedule(self, now: float) -> None:
+        self._last_full = now
         self._next_refreeze = now + self.refreeze_interval
         self._next_deep = now + self.deep_interval
 
@@ -138,8 +143,10 @@ class CollectorPolicy:
             return record
         if now >= self._next_refreeze:
             self._next_refreeze = now + self.refreeze_interval
+            self._last_full = now
             return self._collect("refreeze", unfreeze=False, freeze=True)
-        if gc.get_count()[2] >= self._due_after:
+        if gc.get_count()[2] >= self._due_after and now - self._last_full >= self.collect_gap:
+            self._last_full = now
             return self._collect("collect", unfreeze=False, freeze=False)
         return None
 

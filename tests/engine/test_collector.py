@@ -304,3 +304,36 @@ def test_the_interval_settings_are_validated() -> None:
         with pytest.raises(ValidationError):
             Settings(**bad)
     assert Settings(gc_deep_interval=0).gc_deep_interval == 0
+
+
+def test_a_due_full_collection_runs_between_ticks_at_most_once_a_gap(make: PolicyFactory) -> None:
+    """Dead cycles are freed without waiting for a refreeze once the collector's own
+    count says a full collection is due, but not more often than ``collect_gap``."""
+    clock = FakeMonotonic(1000.0)
+    policy = make(refreeze_interval=3600.0, deep_interval=0.0, monotonic=clock,
+                  collect_gap=5.0)
+    gc.disable()  # nothing collects on its own during the test
+    policy.start()
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    gc.collect(1)  # the pair survives into the oldest generation ...
+    dead = weakref.ref(a)
+    del a, b  # ... and dies there: only a full collection frees it
+    for _ in range(CUSTOM[2]):
+        gc.collect(1)  # each young collection counts towards a due full one
+    assert gc.get_count()[2] >= CUSTOM[2]
+    clock.now += 4.0
+    assert policy.maintain() is None  # due, but within the gap since start
+    assert dead() is not None
+    clock.now += 1.0
+    record = policy.maintain()
+    assert record is not None and record.kind == "collect"
+    assert dead() is None
+    frozen = gc.get_freeze_count()
+    survivor = [Node()]
+    for _ in range(CUSTOM[2]):
+        gc.collect(1)
+    clock.now += 5.0
+    assert policy.maintain() is not None
+    assert gc.get_freeze_count() == frozen  # a plain collection freezes nothing
+    assert not is_frozen(survivor)

@@ -115,3 +115,31 @@ async def test_who_joins_a_hostile_faction_later_is_a_threat_in_world_order(
         world.destroy_entity(trader)
         living.invalidate_threats()
         assert trader not in living.threat_map().ids
+
+
+def test_due_walkers_come_in_the_order_of_the_travel_table() -> None:
+    """The heap of next steps finds exactly the walkers a scan of ``_travel`` would,
+    in its order, through arbitrary re-plans, stops and steps."""
+    import random
+    from uuid import uuid4
+
+    from maid_stdlib.living.schedule import ScheduleSystem
+
+    rng = random.Random(3)
+    system = ScheduleSystem.__new__(ScheduleSystem)
+    ScheduleSystem.__init__(system, None)  # type: ignore[arg-type]
+    walkers = [uuid4() for _ in range(40)]
+    now = 0.0
+    for _ in range(400):
+        op = rng.random()
+        uid = rng.choice(walkers)
+        if op < 0.5:
+            system._go(uid, rng.choice("abc"), now + rng.choice((0.0, 1.0, 2.5, 7.0)))
+        elif op < 0.65:
+            system._stop(uid)
+        else:
+            now += rng.choice((0.5, 1.0, 3.0))
+            expected = [(u, t) for u, (t, at) in system._travel.items() if at <= now]
+            assert system._take_due(now) == expected
+            for u, t in expected:  # stepped: the next step is later
+                system._go(u, t, now + 2.0)

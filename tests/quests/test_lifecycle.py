@@ -191,6 +191,24 @@ async def test_time_limit_expires_an_accepted_quest(engine: GameEngine) -> None:
     assert (event.reason, event.outcome) == (FailReason.EXPIRED, QuestOutcome.EXPIRED)
 
 
+async def test_a_quest_taken_again_runs_on_a_new_clock(engine: GameEngine) -> None:
+    """The timer of a time-limited quest is the acceptance's: abandoning it and
+    taking it again later restarts the limit (the tracker must not keep the old
+    clock of a quest it skips until its limit runs out)."""
+    hero = new_character(engine)
+    q = quest("test-quest", YARD, time_limit_hours=0.01, repeatable=True)  # 36 s
+    await start(engine, hero, q)
+    await engine.run_ticks(20)
+    qm(engine).abandon_quest(hero, "test-quest")
+    await engine.dispatch_events()
+    await engine.run_ticks(10)
+    await start(engine, hero, q)
+    await engine.run_ticks(30)  # 60 s after the first acceptance, 30 after this one
+    assert state(engine, hero) is QuestState.IN_PROGRESS
+    await engine.run_ticks(8)
+    assert state(engine, hero) is QuestState.FAILED
+
+
 async def test_expire_quest(engine: GameEngine) -> None:
     hero, offered_only, done = (new_character(engine, n) for n in ("Alice", "Bob", "Cara"))
     q = quest("test-quest", YARD, repeatable=True)
