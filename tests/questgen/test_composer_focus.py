@@ -77,3 +77,43 @@ async def test_places_whose_names_share_a_word_are_not_one_story(town: Town) -> 
         {"threat_source": "Brookhaven smugglers", "threat_location": "brookhaven:clearing"}))
     assert named is not None
     assert composer.related(named, in_town) and composer.related(in_town, named)
+
+
+def test_clusters_from_the_index_are_the_pairwise_relation_closed() -> None:
+    """``cluster`` joins signals through an index of what relates them; the groups
+    (and their order) must be those of testing every pair with ``_linked``."""
+    import random
+    from types import SimpleNamespace
+    from typing import Any
+
+    from maid_stdlib.questgen.composer import CompoundSeedComposer
+
+    composer = CompoundSeedComposer.__new__(CompoundSeedComposer)
+
+    def pairwise(signals: list[Any]) -> list[list[Any]]:
+        parent = list(range(len(signals)))
+
+        def find(i: int) -> int:
+            while parent[i] != i:
+                i = parent[i]
+            return i
+
+        for i in range(len(signals)):
+            for j in range(i + 1, len(signals)):
+                if CompoundSeedComposer._linked(signals[i].links, signals[j].links):
+                    parent[find(i)] = find(j)
+        groups: dict[int, list[Any]] = {}
+        for i, s in enumerate(signals):
+            groups.setdefault(find(i), []).append(s)
+        return list(groups.values())
+
+    rng = random.Random(5)
+
+    def some(pool: Any, most: int) -> set[Any]:
+        return set(rng.sample(list(pool), rng.randint(0, most)))
+
+    for _ in range(2000):
+        signals = [SimpleNamespace(links=(
+            some(range(8), 2), some("abcdef", 1), some(["w1", "w2", "w3", "w4"], 2),
+            some(["w1", "w2", "w5", "w6"], 2))) for _ in range(rng.randint(0, 12))]
+        assert composer.cluster(signals) == pairwise(signals)  # type: ignore[arg-type]
