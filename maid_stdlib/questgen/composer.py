@@ -30,7 +30,7 @@ __all__ = ["CompoundSeedComposer"]
 
 #: What relates a signal to others: its NPCs, its areas, its own topic words, the
 #: words of its areas' names.
-Links = tuple[set[UUID], set[str], set[str], set[str]]
+Links = tuple[set[int], set[str], set[str], set[str]]
 
 T = QuestSeedTypes
 
@@ -109,21 +109,23 @@ class CompoundSeedComposer:
                 parent[find(other)] = root
 
         keys = self._keys(grounded)
-        shared: dict[object, list[int]] = {}
+        first_with_npc: dict[int, int] = {}
+        first_in_area: dict[str, int] = {}
         words: dict[str, list[int]] = {}  # word -> signals whose own words hold it
         places: dict[str, list[int]] = {}  # word -> signals whose place names hold it
         for i, (npcs, areas, topics, place_words) in enumerate(keys):
             for npc in npcs:
-                shared.setdefault(("npc", npc), []).append(i)
+                j = first_with_npc.setdefault(npc, i)
+                if j != i:
+                    parent[find(i)] = find(j)
             for area in areas:
-                shared.setdefault(("area", area), []).append(i)
+                j = first_in_area.setdefault(area, i)
+                if j != i:
+                    parent[find(i)] = find(j)
             for word in topics:
                 words.setdefault(word, []).append(i)
             for word in place_words:
                 places.setdefault(word, []).append(i)
-        for members in shared.values():
-            if len(members) > 1:
-                join(members)
         for word, members in words.items():
             join(members + places.get(word, []))
         groups: dict[int, list[GroundedSignal]] = {}
@@ -153,8 +155,11 @@ class CompoundSeedComposer:
     def related(self, a: GroundedSignal, b: GroundedSignal) -> bool:
         return self._linked(*self._keys([a, b]))
 
-    def _npcs(self, g: GroundedSignal) -> set[UUID]:
-        return {g.grounding.primary_npc, *g.grounding.involved_npcs, *g.signal.involved_npcs}
+    def _npcs(self, g: GroundedSignal) -> set[int]:
+        # As integers: a UUID hashes in Python code, an int in C, and a threat's
+        # signal names everyone aware of it (hundreds in a big world).
+        return {u.int for u in (g.grounding.primary_npc, *g.grounding.involved_npcs,
+                                *g.signal.involved_npcs)}
 
     def _areas(self, g: GroundedSignal) -> set[str]:
         # Where the situation is, not where the people are: a smith and a guard

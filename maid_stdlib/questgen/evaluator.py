@@ -87,7 +87,7 @@ class GroundedSignal:
     chain_depth: int
     #: What the composer relates signals by (NPCs, areas, topics, place words),
     #: computed once.
-    links: tuple[set[UUID], set[str], set[str], set[str]] | None = field(
+    links: tuple[set[int], set[str], set[str], set[str]] | None = field(
         default=None, repr=False, compare=False)
 
 
