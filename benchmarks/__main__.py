@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import machine
+from benchmarks.common import calibration_ms, machine
 
 ALL = ("telnet", "tick", "budget")
 
@@ -82,12 +82,16 @@ def main(argv: list[str] | None = None) -> int:
                         + budget.markdown(results["budget"]))
     results["finished"] = time.time()
     m = results["machine"]
+    m["calibration_ms_at_end"] = calibration_ms()
     took = results["finished"] - results["started"]
     header = (
         f"# MAID benchmarks ({args.mode})\n\n"
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, Python "
         f"{m['python']}, Linux {m['kernel']}; commit {m['commit']}; load average "
-        f"{m['loadavg_at_start']} at the start. Took {took:.0f} s."
+        f"{m['loadavg_at_start']} at the start. Took {took:.0f} s. Machine speed "
+        f"(`benchmarks.common.calibration_ms`, a fixed Python workload; lower is "
+        f"faster): {m['calibration_ms_at_start']} ms at the start, "
+        f"{m['calibration_ms_at_end']} ms at the end."
     )
     report = "\n\n".join([header, *sections]) + "\n"
     print(report)

@@ -7,6 +7,7 @@ import os
 import platform
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,25 @@ def loadavg() -> float | None:
         return None
 
 
+def calibration_ms(rounds: int = 3) -> float:
+    """Milliseconds of a fixed pure-Python workload (the best of ``rounds``).
+
+    A shared virtual machine's speed drifts by tens of percent within minutes;
+    measured at the start and the end of a run, this tells how fast the machine
+    was, so figures of different runs can be compared (a run with a 30 % slower
+    calibration is expected to show 30 % slower ticks)."""
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        table: dict[int, int] = {}
+        total = 0
+        for i in range(200_000):
+            total += i & 7
+            table[i & 1023] = i
+        best = min(best, time.perf_counter() - t0)
+    return round(best * 1000, 1)
+
+
 def machine() -> dict[str, Any]:
     """What the figures were measured on."""
     cpu = platform.processor() or ""
@@ -102,6 +122,7 @@ def machine() -> dict[str, Any]:
         "kernel": platform.release(),
         "commit": git_commit(),
         "loadavg_at_start": loadavg(),
+        "calibration_ms_at_start": calibration_ms(),
     }
 
 
