@@ -41,6 +41,10 @@ MINUTES_BASE = 20
 MINUTES_PER_THREAT = 10
 #: Names the stakes list before "and N others".
 STAKES_NAMES = 4
+#: Threats a seed's difficulty and duration are estimated from: the quest itself
+#: (its kill objectives) finds its targets when it is built; counting every bandit
+#: of a big world's province here told nothing more.
+THREATS_COUNTED = 16
 
 
 @dataclass
@@ -172,7 +176,8 @@ def enrich(
     if threat:
         area = facts.area_of(location)
         rooms = facts.rooms_of_area(area) if area else [location]
-        threats = facts.threats(threat, sorted(set(rooms) | set(grounding.affected_area)))
+        threats = facts.threats(threat, sorted(set(rooms) | set(grounding.affected_area)),
+                                limit=THREATS_COUNTED)
     difficulty = estimate_difficulty(facts, threats, importance)
     giver_room = facts.room_of(npc)
     walk = facts.distance(giver_room, location) or 0

@@ -62,8 +62,9 @@ class WorldFacts:
         #: (game time, [(entity, source)] the providers named then, their ids):
         #: see ``_provider_pairs``
         self._threat_cache: tuple[float, list[tuple[UUID, str]], set[UUID] | None] | None = None
-        #: (source, rooms) -> threats, inside ``steady`` only
-        self._threats_memo: dict[tuple[str | None, tuple[str, ...]], list[UUID]] | None = None
+        #: (source, rooms, limit) -> threats, inside ``steady`` only
+        self._threats_memo: dict[tuple[str | None, tuple[str, ...], int | None], list[UUID]] | (
+            None) = None
         #: ``(template) -> bool``: the rules layer has a respawn of that NPC template
         #: scheduled (a classic RPG's PendingRespawn).
         self.respawn_pending: list[RespawnPending] = []
@@ -383,8 +384,10 @@ class WorldFacts:
         return sorted(out)
 
     # -- threats and items ---------------------------------------------------------------
-    def threats(self, source: str | None, rooms: list[str]) -> list[UUID]:
-        """Living, hostile entities in ``rooms`` whose threat source matches ``source``.
+    def threats(self, source: str | None, rooms: list[str],
+                limit: int | None = None) -> list[UUID]:
+        """Living, hostile entities in ``rooms`` whose threat source matches ``source``
+        (the first ``limit`` of them, if given).
 
         Hostility comes from the living layer's threat map (Hostile markers, hostile
         factions, providers added by rules layers); without a living layer, from the
@@ -392,11 +395,11 @@ class WorldFacts:
         """
         memo = self._threats_memo
         if memo is None:
-            return self._threats(source, rooms)
-        key = (source, tuple(rooms))
+            return self._threats(source, rooms, limit)
+        key = (source, tuple(rooms), limit)
         found = memo.get(key)
         if found is None:
-            found = memo[key] = self._threats(source, rooms)
+            found = memo[key] = self._threats(source, rooms, limit)
         return list(found)
 
     @contextmanager
@@ -413,7 +416,8 @@ class WorldFacts:
         finally:
             self._threats_memo = None
 
-    def _threats(self, source: str | None, rooms: list[str]) -> list[UUID]:
+    def _threats(self, source: str | None, rooms: list[str],
+                 limit: int | None) -> list[UUID]:
         wanted = topic_tokens(source)
         room_set = set(rooms)
         pairs: list[tuple[UUID, str]] = []
@@ -448,6 +452,8 @@ class WorldFacts:
                     continue
             taken.add(uid)
             out.append(uid)
+            if limit is not None and len(out) >= limit:
+                break
         return out
 
     def is_threat(self, entity: UUID) -> bool:

@@ -117,3 +117,24 @@ def test_clusters_from_the_index_are_the_pairwise_relation_closed() -> None:
             some(range(8), 2), some("abcdef", 1), some(["w1", "w2", "w3", "w4"], 2),
             some(["w1", "w2", "w5", "w6"], 2))) for _ in range(rng.randint(0, 12))]
         assert composer.cluster(signals) == pairwise(signals)  # type: ignore[arg-type]
+
+
+async def test_a_seed_counts_at_most_a_few_threats(
+    town: Town, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Difficulty and duration come from the first THREATS_COUNTED threats: in a big
+    world a province's every bandit was counted (hours of estimated fighting)."""
+    from maid_stdlib.questgen import enrich as enrich_module
+
+    signal = threat_signal(town)
+    evaluator = town.qg.evaluator()
+    full = await evaluator.evaluate(signal)
+    assert full is not None and len(town.wolves) + 1 > 1
+    monkeypatch.setattr(enrich_module, "THREATS_COUNTED", 1)
+    town.skip(SeedEvaluator.COOLDOWN_PER_NPC + 1)
+    capped = await evaluator.evaluate(threat_signal(town))
+    assert capped is not None
+    per_threat = enrich_module.MINUTES_PER_THREAT
+    fewer = len(town.wolves) + 1 - 1  # the wolves and the alpha, less the one counted
+    assert full.estimated_duration_minutes - capped.estimated_duration_minutes == (
+        fewer * per_threat)
