@@ -69,6 +69,7 @@ class ThreatMap:
         self._group_of: dict[tuple[str, str], str] = {}
         self._facts: dict[tuple[tuple[str, ...], str], Fact | None] = {}
         self._groups_in: dict[tuple[str, ...], list[ThreatGroup]] = {}
+        self._places: dict[str, str] = {}
         seen: set[UUID] = set()
         for uid, source in pairs:
             room = ws.room_key_of(uid)
@@ -90,6 +91,14 @@ class ThreatMap:
 
     def __bool__(self) -> bool:
         return bool(self.groups)
+
+    def place_of(self, group: ThreatGroup) -> str:
+        """``LivingWorld.place_name`` of the group's rooms (kept: every NPC that
+        sees the group tells it the same way)."""
+        name = self._places.get(group.key)
+        if name is None:
+            name = self._places[group.key] = self.living.place_name(sorted(group.rooms))
+        return name
 
     def groups_in(self, rooms: Iterable[str]) -> list[ThreatGroup]:
         """Threat groups with a member in any of ``rooms``, by key."""
@@ -182,6 +191,7 @@ class Evaluation:
         self.threats = living.threat_map()
         self._cache: dict[UUID, dict[str, Fact | None]] = {}
         self._company: dict[str, set[UUID]] = {}
+        self._resolve = living.conditions.resolve
 
     def check(self, spec: str, npc: UUID) -> Fact | None:
         mine = self._cache.get(npc)
@@ -190,7 +200,7 @@ class Evaluation:
         elif spec in mine:
             return mine[spec]
         try:
-            func, arg = self.living.conditions.resolve(spec)
+            func, arg = self._resolve(spec)
         except KeyError:
             mine[spec] = None
             return None
