@@ -1,0 +1,176 @@
+"""ThreatFacts: the threats part of :class:`~maid_stdlib.questgen.facts.WorldFacts`.
+
+Which living, hostile entities stand in a place and what names them: the living
+layer's threat map, the Hostile markers, and providers a rules layer adds (a
+classic RPG's hostile flag). Kept apart from the rest of the facts because it
+has its own caches: the providers' answers per game time and, inside
+:meth:`ThreatFacts.steady`, the threats of each place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+from uuid import UUID
+
+from maid_stdlib.living.conditions import ThreatProvider
+from maid_stdlib.living.facts import Hostile
+from maid_stdlib.questgen.text import topic_tokens
+from maid_stdlib.world.components import Describable
+
+if TYPE_CHECKING:
+    from maid_engine.engine import GameEngine
+    from maid_stdlib.living.service import LivingWorld
+    from maid_stdlib.world.service import WorldService
+
+__all__ = ["ThreatFacts"]
+
+
+class ThreatFacts:
+    """Mixed into WorldFacts, which supplies the plumbing declared below."""
+
+    if TYPE_CHECKING:
+        engine: GameEngine
+
+        @property
+        def ws(self) -> WorldService: ...
+        @property
+        def living(self) -> LivingWorld | None: ...
+        @property
+        def now(self) -> float: ...
+        def is_alive(self, entity: UUID | None) -> bool: ...
+        def room_of(self, entity: UUID | None) -> str | None: ...
+        def faction_name(self, faction: str) -> str: ...
+
+    def _init_threats(self) -> None:
+        #: Extra ``(world) -> [(entity, source)]`` threats the living layer does not
+        #: know of (a rules layer's hostile flag); merged with its threat map.
+        self.threat_providers: list[ThreatProvider] = []
+        #: (game time, [(entity, source)] the providers named then, their ids):
+        #: see ``_provider_pairs``
+        self._threat_cache: tuple[float, list[tuple[UUID, str]], set[UUID] | None] | None = None
+        #: (source, rooms, limit) -> threats, inside ``steady`` only
+        self._threats_memo: dict[tuple[str | None, tuple[str, ...], int | None], list[UUID]] | (
+            None) = None
+
+    def threats(self, source: str | None, rooms: list[str],
+                limit: int | None = None) -> list[UUID]:
+        """Living, hostile entities in ``rooms`` whose threat source matches ``source``
+        (the first ``limit`` of them, if given).
+
+        Hostility comes from the living layer's threat map (Hostile markers, hostile
+        factions, providers added by rules layers); without a living layer, from the
+        Hostile markers alone. Inside :meth:`steady` answers are remembered.
+        """
+        memo = self._threats_memo
+        if memo is None:
+            return self._threats(source, rooms, limit)
+        key = (source, tuple(rooms), limit)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = self._threats(source, rooms, limit)
+        return list(found)
+
+    @contextmanager
+    def steady(self) -> Iterator[None]:
+        """A stretch of reading in which the world does not change (one signal's
+        evaluation and composition): the threats of a place are looked up once.
+        Nested uses share the outermost one's answers."""
+        if self._threats_memo is not None:
+            yield
+            return
+        self._threats_memo = {}
+        try:
+            yield
+        finally:
+            self._threats_memo = None
+
+    def _threats(self, source: str | None, rooms: list[str],
+                 limit: int | None) -> list[UUID]:
+        wanted = topic_tokens(source)
+        room_set = set(rooms)
+        pairs: list[tuple[UUID, str]] = []
+        living = self.living
+        if living is not None:
+            threat_map = living.threat_map()
+            for room in rooms:
+                pairs.extend(threat_map.by_room.get(room, ()))
+        else:
+            for uid, marker in self.engine.world.each(Hostile):
+                if marker.active and self.room_of(uid) in room_set:
+                    pairs.append((uid, marker.source))
+        room_key_of = self.ws.room_key_of  # the index; room_of only for the unindexed
+        for pair in self._provider_pairs()[0]:
+            if (room_key_of(pair[0]) or self.room_of(pair[0])) in room_set:
+                pairs.append(pair)
+        out: list[UUID] = []
+        taken: set[UUID] = set()
+        #: threat source -> whether its name matches ``source``
+        named: dict[str, bool] = {}
+        for uid, threat_source in pairs:
+            # An entity named by several sources counts once, under the first
+            # source that matches ``source``.
+            if uid in taken or not self.is_alive(uid):
+                continue
+            if wanted:
+                match = named.get(threat_source)
+                if match is None:
+                    match = named[threat_source] = bool(wanted & topic_tokens(
+                        threat_source, self.faction_name(threat_source)))
+                if not match and not self._keywords_match(uid, wanted):
+                    continue
+            taken.add(uid)
+            out.append(uid)
+            if limit is not None and len(out) >= limit:
+                break
+        return out
+
+    def is_threat(self, entity: UUID) -> bool:
+        """Whether ``entity`` is one of the world's threats (hostile, living)."""
+        living = self.living
+        if living is not None and living.is_threat(entity):
+            return True
+        marker = self.engine.world.try_component(entity, Hostile)
+        if marker is not None and marker.active:
+            return True
+        if not self.threat_providers:
+            return False
+        pairs, ids = self._provider_pairs()
+        if ids is None:
+            ids = {uid for uid, _ in pairs}
+            assert self._threat_cache is not None
+            self._threat_cache = (self._threat_cache[0], pairs, ids)
+        return entity in ids
+
+    def _provider_pairs(self) -> tuple[list[tuple[UUID, str]], set[UUID] | None]:
+        """What the threat providers name (and, once asked, their ids), computed
+        once per game time: a provider may walk every entity (a rules layer's
+        hostile flag), and seed evaluation asks about each involved NPC and the
+        threats of each place."""
+        if not self.threat_providers:
+            return [], set()
+        now = self.now
+        cached = self._threat_cache
+        if cached is None or cached[0] != now:
+            pairs = [p for provider in self.threat_providers for p in provider(self.engine.world)]
+            self._threat_cache = cached = (now, pairs, None)
+        return cached[1], cached[2]
+
+    def threat_keys(self, entities: list[UUID]) -> list[str]:
+        """The living layer's keys ("threat:bandits:ironvale:old_trade_road") of the
+        threat groups these entities belong to."""
+        living = self.living
+        if living is None:
+            return []
+        wanted = set(entities)
+        return sorted(
+            key for key, group in living.threat_map().groups.items()
+            if wanted & set(group.entities)
+        )
+
+    def _keywords_match(self, entity: UUID, wanted: set[str]) -> bool:
+        desc = self.engine.world.try_component(entity, Describable)
+        if desc is None:
+            return False
+        return bool(wanted & topic_tokens(desc.name, " ".join(desc.keywords)))
