@@ -227,12 +227,13 @@ class WorldFacts(ThreatFacts):
             return False
         return self.ws.is_reachable(from_room, to_room)
 
-    def distance(self, from_room: str | None, to_room: str | None) -> int | None:
-        """Rooms walked from one room to another (None: no way)."""
+    def distance(self, from_room: str | None, to_room: str | None,
+                 limit: int | None = None) -> int | None:
+        """Rooms walked from one room to another (None: no way or, with ``limit``,
+        farther than ``limit`` rooms: a bounded search)."""
         if from_room is None or to_room is None:
             return None
-        path = self.ws.path(from_room, to_room)
-        return None if path is None else len(path)
+        return self.ws.distance(from_room, to_room, limit)
 
     def resolve_place(self, ref: object) -> list[str]:
         """Room keys a reference names: one room (room key, room entity id, room

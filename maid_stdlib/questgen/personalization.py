@@ -356,9 +356,10 @@ class QuestPersonalizer:
             score += 0.15
         if quest.involved_locations and profile.recent_locations:
             here = profile.recent_locations[-1]
-            distances = [d for d in (self.facts.distance(here, loc)
-                                     for loc in quest.involved_locations) if d is not None]
-            if distances and min(distances) < self.NEAR_ROOMS:
+            # Only "closer than NEAR_ROOMS" matters, so each search stops there.
+            near = self.NEAR_ROOMS - 1
+            if any(self.facts.distance(here, loc, near) is not None
+                   for loc in quest.involved_locations):
                 score += 0.1
         recent_types = [q.archetype_id for q in profile.quest_history[-self.NOVELTY_WINDOW:]]
         if quest.archetype_id not in recent_types:

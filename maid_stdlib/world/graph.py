@@ -11,7 +11,9 @@ exactly one shape of the world:
   all reach one another, computed once, iteratively): in most worlds every room is
   in one component and the answer needs no search at all; otherwise it searches;
 * ``path`` remembers the latest ``PATH_CACHE_SIZE`` answers: quest generation and
-  personalization ask the same giver-to-place distances again and again.
+  personalization ask the same giver-to-place distances again and again;
+* ``distance`` with a ``limit`` searches only that many rooms deep ("is it within
+  five rooms?" needs a few dozen rooms, not the whole world).
 """
 
 from __future__ import annotations
@@ -105,6 +107,32 @@ class RoomGraph:
         if here is not None and here == there:
             return True
         return self.search(source, target) is not None
+
+    def distance(self, source: str, target: str, limit: int | None = None) -> int | None:
+        """Rooms walked on a shortest way (0: the same room); None if there is no
+        way or, with ``limit``, if it is longer than ``limit``."""
+        if limit is None or (source, target) in self._paths:
+            steps = self.path(source, target)
+            found = None if steps is None else len(steps)
+            return found if found is None or limit is None or found <= limit else None
+        if source == target:
+            return 0
+        adjacency = self.adjacency
+        seen = {source}
+        frontier = [source]
+        depth = 0
+        while frontier and depth < limit:
+            depth += 1
+            outer: list[str] = []
+            for here in frontier:
+                for there, _ in adjacency.get(here, ()):
+                    if there not in seen:
+                        if there == target:
+                            return depth
+                        seen.add(there)
+                        outer.append(there)
+            frontier = outer
+        return None
 
     def path(self, source: str, target: str) -> list[str] | None:
         """Exit names of a shortest walk ([] if the same room); None: no way."""

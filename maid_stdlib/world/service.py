@@ -410,6 +410,12 @@ class WorldService:
             return None
         return self.graph().path(from_room, to_room)
 
+    def distance(self, from_room: str, to_room: str, limit: int | None = None) -> int | None:
+        """Rooms walked on a shortest way (None: no way, or longer than ``limit``)."""
+        if from_room not in self._rooms or to_room not in self._rooms:
+            return None
+        return self.graph().distance(from_room, to_room, limit)
+
     # -- messages -----------------------------------------------------------------
     def message_room(self, room_key: str, text: str, exclude: Iterable[UUID] = ()) -> int:
         """Send ``text`` to the connected characters in the room. Returns how many."""

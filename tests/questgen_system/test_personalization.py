@@ -97,6 +97,11 @@ async def test_the_match_score_follows_the_seed(quiet: GameEngine) -> None:
 
     # Level 0 apart +0.3, the square is 2 rooms from the smithy +0.1, novel +0.1.
     assert score() == 0.5
+    personalizer.NEAR_ROOMS = 3  # the boundary: "closer than"
+    assert score() == 0.5
+    personalizer.NEAR_ROOMS = 2
+    assert score() == 0.4  # 2 rooms is not closer than 2
+    del personalizer.NEAR_ROOMS
     quiet.world.get_component(hero, CharacterStats).level = 8
     assert score() == 0.3  # 4 levels apart: +0.1 only
     quiet.world.get_component(hero, CharacterStats).level = 10

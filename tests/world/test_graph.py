@@ -116,6 +116,44 @@ def test_paths_are_shortest_and_lead_to_the_target(seed: int) -> None:
     assert longest >= 3  # the graphs are not trivially shallow
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 42])
+def test_a_bounded_distance_is_the_shortest_one_or_none_past_the_limit(seed: int) -> None:
+    adjacency = random_adjacency(random.Random(seed))
+    nodes = all_nodes(adjacency)
+    for limit in (None, 0, 1, 2, 3, 50):
+        graph = RoomGraph(adjacency)  # a fresh cache: the bounded search itself runs
+        for a in nodes:
+            dist = bfs_distances(adjacency, a)
+            for b in nodes:
+                expected = dist.get(b)
+                if expected is not None and limit is not None and expected > limit:
+                    expected = None
+                assert graph.distance(a, b, limit) == expected, (a, b, limit)
+    # A cached path answers too, within the limit or not.
+    graph = RoomGraph({"a": [("b", "east")], "b": [("c", "north")], "c": []})
+    assert graph.path("a", "c") == ["east", "north"]
+    assert graph.distance("a", "c", 2) == 2 and graph.distance("a", "c", 1) is None
+
+
+def test_a_bounded_distance_does_not_walk_past_its_limit() -> None:
+    """A long corridor: asking whether the far end is within 3 rooms looks at the
+    first few rooms only, and remembers nothing."""
+    n = 1000
+    adjacency: Adjacency = {f"r{i}": [(f"r{i + 1}", "east")] for i in range(n)}
+    looked: list[str] = []
+
+    class Watched(dict[str, list[tuple[str, str]]]):
+        def get(self, key: str, default: Any = None) -> Any:
+            looked.append(key)
+            return super().get(key, default)
+
+    graph = RoomGraph(Watched(adjacency))
+    assert graph.distance("r0", f"r{n - 1}", 3) is None
+    assert looked == ["r0", "r1", "r2"]
+    assert graph.distance("r0", "r3", 3) == 3
+    assert graph._paths == {}
+
+
 def test_a_repeated_path_is_an_equal_but_distinct_list() -> None:
     graph = RoomGraph({"a": [("b", "east")], "b": [("c", "north")], "c": []})
     first = graph.path("a", "c")
@@ -204,8 +242,10 @@ async def test_paths_follow_set_exit_and_remove_exit(engine: GameEngine) -> None
     ws.set_exit("b", "north", "c")
     assert ws.graph() is not built  # rebuilt
     assert ws.path("a", "c") == ["east", "north"]
+    assert ws.distance("a", "c") == 2 and ws.distance("a", "c", 1) is None
     assert ws.is_reachable("a", "c") and not ws.is_reachable("c", "a")
     ws.set_exit("a", "portal", "c")
+    assert ws.distance("a", "c", 1) == 1
     assert ws.path("a", "c") == ["portal"]
     ws.set_exit("c", "up", "a")  # c had no Exits component
     assert ws.path("c", "b") == ["up", "east"] and ws.is_reachable("c", "b")
@@ -217,6 +257,7 @@ async def test_paths_follow_set_exit_and_remove_exit(engine: GameEngine) -> None
     assert not ws.remove_exit("b", "north")
     assert ws.is_reachable("c", "a")
     assert ws.path("a", "nowhere") is None and not ws.is_reachable("nowhere", "a")
+    assert ws.distance("a", "nowhere") is None and ws.distance("nowhere", "a", 9) is None
 
 
 async def test_an_exit_to_a_room_registered_later_opens_when_it_is(engine: GameEngine) -> None:
