@@ -50,6 +50,10 @@ class ThreatFacts:
         #: (game time, [(entity, source)] the providers named then, their ids):
         #: see ``_provider_pairs``
         self._threat_cache: tuple[float, list[tuple[UUID, str]], set[UUID] | None] | None = None
+        #: ((game time, placement version), pairs, room -> their indexes, unindexed):
+        #: see ``_provider_rooms``
+        self._provider_index: tuple[tuple[float, int], list[tuple[UUID, str]],
+                                    dict[str, list[int]], list[int]] | None = None
         #: (source, rooms, limit) -> threats, inside ``steady`` only
         self._threats_memo: dict[tuple[str | None, tuple[str, ...], int | None], list[UUID]] | (
             None) = None
@@ -100,10 +104,13 @@ class ThreatFacts:
             for uid, marker in self.engine.world.each(Hostile):
                 if marker.active and self.room_of(uid) in room_set:
                     pairs.append((uid, marker.source))
-        room_key_of = self.ws.room_key_of  # the index; room_of only for the unindexed
-        for pair in self._provider_pairs()[0]:
-            if (room_key_of(pair[0]) or self.room_of(pair[0])) in room_set:
-                pairs.append(pair)
+        if self.threat_providers:
+            named_pairs, by_room, loose = self._provider_rooms()
+            # In the providers' order, as if each of their pairs were tested in turn.
+            picked = [i for room in room_set for i in by_room.get(room, ())]
+            picked.extend(i for i in loose if self.room_of(named_pairs[i][0]) in room_set)
+            picked.sort()
+            pairs.extend(named_pairs[i] for i in picked)
         out: list[UUID] = []
         taken: set[UUID] = set()
         #: threat source -> whether its name matches ``source``
@@ -156,6 +163,27 @@ class ThreatFacts:
             pairs = [p for provider in self.threat_providers for p in provider(self.engine.world)]
             self._threat_cache = cached = (now, pairs, None)
         return cached[1], cached[2]
+
+    def _provider_rooms(self) -> tuple[list[tuple[UUID, str]], dict[str, list[int]], list[int]]:
+        """The providers' pairs, and their indexes by the room each entity stands in
+        (``loose``: entities the WorldService has not indexed, looked up each time).
+        Kept while the game time and every entity's place are unchanged."""
+        pairs = self._provider_pairs()[0]
+        ws = self.ws
+        key = (self.now, ws.placement_version)
+        cached = self._provider_index
+        if cached is None or cached[0] != key or cached[1] is not pairs:
+            by_room: dict[str, list[int]] = {}
+            loose: list[int] = []
+            room_key_of = ws.room_key_of
+            for i, (uid, _) in enumerate(pairs):
+                room = room_key_of(uid)
+                if room:
+                    by_room.setdefault(room, []).append(i)
+                else:
+                    loose.append(i)
+            self._provider_index = cached = (key, pairs, by_room, loose)
+        return cached[1], cached[2], cached[3]
 
     def threat_keys(self, entities: list[UUID]) -> list[str]:
         """The living layer's keys ("threat:bandits:ironvale:old_trade_road") of the

@@ -60,6 +60,8 @@ class WorldService:
         #: room key -> version, bumped whenever something enters or leaves the room
         #: (``_index`` / ``_unindex``); the room-listing cache in ``look`` keys on it.
         self._room_versions: dict[str, int] = {}
+        #: Bumped with every room version: changes whenever anything moves anywhere.
+        self.placement_version = 0
         #: Cache of ``look``'s room listings (owned by maid_stdlib.world.look).
         self.look_cache: dict[str, object] = {}
 
@@ -120,6 +122,7 @@ class WorldService:
         return self._room_versions.get(room_key, 0)
 
     def _bump_room(self, room_key: str) -> None:
+        self.placement_version += 1
         versions = self._room_versions
         versions[room_key] = versions.get(room_key, 0) + 1
 
