@@ -19,6 +19,9 @@ _TOKEN = re.compile(
     r"\|(?:\||\[#[0-9a-fA-F]{6}|#[0-9a-fA-F]{6}|\[[xrgybmcwXRGYBMCW]|[xrgybmcwXRGYBMCWnhu])"
 )
 
+#: The same tokens, kept by ``split`` (text, token, text, token, ..., text).
+_SPLIT = re.compile(f"({_TOKEN.pattern})")
+
 RESET = "\x1b[0m"
 
 #: xterm's default 16-colour palette, used to find the nearest ANSI colour for ``|#rrggbb``.
@@ -86,6 +89,28 @@ def _code(token: str, mode: ColorMode) -> str:
     return f"\x1b[{(100 if background else 90) + index - 8}m"
 
 
+class _Codes(dict[str, str]):
+    """Token -> what it renders as in one colour mode (``||`` -> ``|``), filled as
+    tokens are met; looked up in C by a list comprehension instead of a Python
+    callback per token (a room listing of 200 people has hundreds)."""
+
+    #: Distinct tokens kept; 24-bit colours make the set of tokens open-ended.
+    LIMIT = 4096
+
+    def __init__(self, mode: ColorMode) -> None:
+        super().__init__()
+        self.mode = mode
+
+    def __missing__(self, token: str) -> str:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        code = self[token] = "|" if token == "||" else _code(token, self.mode)
+        return code
+
+
+_TABLES = {mode: _Codes(mode) for mode in ColorMode}
+
+
 def render_markup(text: str, mode: ColorMode, *, auto_reset: bool = True) -> str:
     """Turn markup into escape codes for ``mode`` (ColorMode.NONE: none at all).
 
@@ -95,24 +120,21 @@ def render_markup(text: str, mode: ColorMode, *, auto_reset: bool = True) -> str
     """
     if "|" not in text:
         return text
-    emitted = False
-    last = ""
-
-    def sub(m: re.Match[str]) -> str:
-        nonlocal emitted, last
-        token = m.group()
-        if token == "||":
-            return "|"
-        code = _code(token, mode)
-        if code:
-            emitted = True
-            last = code
-        return code
-
-    out = _TOKEN.sub(sub, text)
-    if auto_reset and emitted and last != RESET:
-        stripped = out.rstrip("\n")
-        out = stripped + RESET + out[len(stripped) :]
+    parts = _SPLIT.split(text)
+    if len(parts) == 1:
+        return text
+    tokens = parts[1::2]
+    table = _TABLES[mode]
+    codes = [table[token] for token in tokens]
+    parts[1::2] = codes
+    out = "".join(parts)
+    if auto_reset:
+        # The last code emitted (a literal pipe is not one): still on unless a reset.
+        last = next((code for token, code in zip(reversed(tokens), reversed(codes), strict=True)
+                     if code and token != "||"), RESET)
+        if last != RESET:
+            stripped = out.rstrip("\n")
+            out = stripped + RESET + out[len(stripped) :]
     return out
 
 

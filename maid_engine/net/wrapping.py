@@ -18,6 +18,7 @@ _TAB_WIDTH = 8  # counted as a full tab stop: conservative, never overflows the 
 _ESC = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]"
 _MARKUP = r"\|(?:\[#[0-9a-fA-F]{6}|#[0-9a-fA-F]{6}|\[[xrgybmcwXRGYBMCW]|[xrgybmcwXRGYBMCWnhu])"
 _ATOMS_PLAIN = re.compile(rf"({_ESC})|([ \t]+)|([^ \t\x1b]+|\x1b)")
+_ESC_RE = re.compile(_ESC)
 _ATOMS_MARKUP = re.compile(rf"({_ESC}|{_MARKUP})|([ \t]+)|(\|\||[^ \t\x1b|]+|[\x1b|])")
 
 
@@ -47,6 +48,10 @@ def visible_width(line: str, *, markup: bool = False) -> int:
     """Columns ``line`` occupies once escape codes (and markup, if asked) take none."""
     if "\x1b" not in line and not (markup and "|" in line):
         return text_width(line)
+    if not markup:
+        # Every escape sequence is zero-width, everything else (a stray ESC too)
+        # counts as text: removing the sequences in one pass in C measures the same.
+        return text_width(_ESC_RE.sub("", line))
     total = 0
     atoms = _ATOMS_MARKUP if markup else _ATOMS_PLAIN
     for m in atoms.finditer(line):

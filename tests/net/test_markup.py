@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 
 from maid_engine.net import escape_markup, render_markup, strip_markup
+from maid_engine.net import markup as markup_module
 from maid_engine.net.markup import nearest_ansi16, nearest_xterm256
 from maid_engine.sessions import ColorMode
 
@@ -79,3 +83,56 @@ def test_escape_round_trip() -> None:
 def test_plain_text_is_returned_unchanged() -> None:
     text = "no markup here"
     assert render_markup(text, ColorMode.TRUECOLOR) is text
+
+
+# -- the table-driven renderer against the plain one it replaced --------------------------
+
+_REFERENCE_TOKEN = re.compile(
+    r"\|(?:\||\[#[0-9a-fA-F]{6}|#[0-9a-fA-F]{6}|\[[xrgybmcwXRGYBMCW]|[xrgybmcwXRGYBMCWnhu])"
+)
+
+
+def reference_render(text: str, mode: ColorMode, auto_reset: bool = True) -> str:
+    """One callback per token, as render_markup was first written."""
+    emitted, last = False, ""
+
+    def sub(m: re.Match[str]) -> str:
+        nonlocal emitted, last
+        token = m.group()
+        if token == "||":
+            return "|"
+        code = markup_module._code(token, mode)
+        if code:
+            emitted, last = True, code
+        return code
+
+    out = _REFERENCE_TOKEN.sub(sub, text)
+    if auto_reset and emitted and last != markup_module.RESET:
+        stripped = out.rstrip("\n")
+        out = stripped + markup_module.RESET + out[len(stripped):]
+    return out
+
+
+_PIECES = ["|r", "|R", "|n", "|h", "|u", "|[b", "|[W", "|#ff8800", "|[#00ff00", "|", "||",
+           "|||", "|q", "|#12", "a", "word ", " ", "\n", "\n\n", "\x1b", "é", "|n\n"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_rendering_matches_the_reference_on_random_markup(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(50):
+        text = "".join(rng.choice(_PIECES) for _ in range(rng.randrange(0, 30)))
+        for mode in ColorMode:
+            for auto_reset in (True, False):
+                assert render_markup(text, mode, auto_reset=auto_reset) == reference_render(
+                    text, mode, auto_reset), (text, mode, auto_reset)
+
+
+def test_the_token_table_stays_bounded() -> None:
+    table = markup_module._TABLES[ColorMode.TRUECOLOR]
+    for i in range(markup_module._Codes.LIMIT + 10):
+        colour = f"{i:06x}"
+        assert render_markup(f"|#{colour}x", ColorMode.TRUECOLOR) == (
+            f"\x1b[38;2;{int(colour[:2], 16)};{int(colour[2:4], 16)};{int(colour[4:], 16)}m"
+            f"x{markup_module.RESET}")
+    assert len(table) <= markup_module._Codes.LIMIT

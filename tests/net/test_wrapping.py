@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 
 from maid_engine.net import render_markup, wrap_text
@@ -110,3 +111,22 @@ def test_cached_output_rendering_matches_the_pipeline() -> None:
                 assert tsession._rendered(text, mode, width) == want  # from the cache
     info = tsession._rendered_cached.cache_info()
     assert info.maxsize is not None and info.currsize <= info.maxsize
+
+
+_REFERENCE_ATOMS = re.compile(r"(\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_])|([ \t]+)|([^ \t\x1b]+|\x1b)")
+
+
+def reference_width(line: str) -> int:
+    """Atom by atom, as visible_width measures text with markup."""
+    from maid_engine.net.wrapping import text_width
+
+    return sum(0 if m.group(1) else text_width(m.group()) for m in _REFERENCE_ATOMS.finditer(line))
+
+
+def test_width_of_rendered_text_matches_measuring_atom_by_atom() -> None:
+    pieces = ["\x1b[31m", "\x1b[0m", "\x1b[38;2;1;2;3m", "\x1b", "\x1b[", "\x1b[9", "\x1bX",
+              "a", "word", " ", "\t", "界", "e\u0301", "|", "||r"]
+    rng = random.Random(7)
+    for _ in range(3000):
+        line = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12)))
+        assert visible_width(line) == reference_width(line), repr(line)
