@@ -196,6 +196,8 @@ def scrape(metrics_port: int) -> dict[str, float]:
     wanted = ("maid_ticks_total", "maid_tick_overruns_total", "maid_tick_duration_seconds_sum",
               "maid_tick_duration_seconds_count", "maid_checkpoint_duration_seconds_sum",
               "maid_checkpoint_duration_seconds_count", "maid_entities")
+    # Collector pauses between ticks, per kind (labelled samples).
+    labelled = ("maid_gc_pause_seconds_sum{", "maid_gc_pause_seconds_count{")
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as r:
             body = r.read().decode()
@@ -204,7 +206,7 @@ def scrape(metrics_port: int) -> dict[str, float]:
     out: dict[str, float] = {}
     for line in body.splitlines():
         name, _, value = line.partition(" ")
-        if name in wanted:
+        if name in wanted or name.startswith(labelled):
             try:
                 out[name] = float(value)
             except ValueError:

@@ -111,6 +111,23 @@ class _Codes(dict[str, str]):
 _TABLES = {mode: _Codes(mode) for mode in ColorMode}
 
 
+def mark(text: str, mode: ColorMode) -> tuple[str, str]:
+    """``text`` with its markup turned into codes for ``mode`` (no reset added), and
+    the last code it emits ("" if none; a literal pipe is not a code)."""
+    if "|" not in text:
+        return text, ""
+    parts = _SPLIT.split(text)
+    if len(parts) == 1:
+        return text, ""
+    tokens = parts[1::2]
+    table = _TABLES[mode]
+    codes = [table[token] for token in tokens]
+    parts[1::2] = codes
+    last = next((code for token, code in zip(reversed(tokens), reversed(codes), strict=True)
+                 if code and token != "||"), "")
+    return "".join(parts), last
+
+
 def render_markup(text: str, mode: ColorMode, *, auto_reset: bool = True) -> str:
     """Turn markup into escape codes for ``mode`` (ColorMode.NONE: none at all).
 
@@ -118,23 +135,10 @@ def render_markup(text: str, mode: ColorMode, *, auto_reset: bool = True) -> str
     so colour never bleeds into the next message. This does not sanitise ``text``:
     callers that handle untrusted text go through the session, which strips escapes first.
     """
-    if "|" not in text:
-        return text
-    parts = _SPLIT.split(text)
-    if len(parts) == 1:
-        return text
-    tokens = parts[1::2]
-    table = _TABLES[mode]
-    codes = [table[token] for token in tokens]
-    parts[1::2] = codes
-    out = "".join(parts)
-    if auto_reset:
-        # The last code emitted (a literal pipe is not one): still on unless a reset.
-        last = next((code for token, code in zip(reversed(tokens), reversed(codes), strict=True)
-                     if code and token != "||"), RESET)
-        if last != RESET:
-            stripped = out.rstrip("\n")
-            out = stripped + RESET + out[len(stripped) :]
+    out, last = mark(text, mode)
+    if auto_reset and last and last != RESET:
+        stripped = out.rstrip("\n")
+        out = stripped + RESET + out[len(stripped) :]
     return out
 
 

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import telnetlib3
 from telnetlib3.stream_reader import TelnetReaderUnicode
-from telnetlib3.stream_writer import TelnetWriter
-from telnetlib3.telopt import CHARSET, ECHO, EOR, GMCP, MSSP, WILL, WONT
+from telnetlib3.telopt import CHARSET, CMD_EOR, ECHO, EOR, GA, GMCP, IAC, MSSP, SGA, WILL, WONT
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -39,6 +38,12 @@ _ENVIRON_KEYS = (
 # option data byte by byte in Python, so one client flooding us with a large read
 # would otherwise hold the loop (and every other player's command) for a long time.
 _INPUT_SLICE = 512
+
+# Output is queued and written once per event-loop turn (or at once at the end of a
+# prompt), as MUD servers flush a descriptor's output queue once per pass: a command's
+# text, its prompt and the GA go out in one write instead of three. Past this many
+# queued bytes it is written at once.
+_OUTPUT_FLUSH_AT = 65536
 
 
 class _InputSink(TelnetReaderUnicode):
@@ -77,6 +82,10 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         # Received bytes not interpreted yet (see data_received) and where they resume.
         self._pending = b""
         self._pending_at = 0
+        # In-band output not written yet (see write_bytes) and its flush callback.
+        self._out: list[bytes] = []
+        self._out_size = 0
+        self._flush_handle: asyncio.Handle | None = None
 
     # -- connection lifecycle -------------------------------------------------------------
 
@@ -146,6 +155,7 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
             return
         first = not self._torn_down
         self._torn_down = True
+        self._drop_output()
         try:
             super().connection_lost(exc)
         except Exception:
@@ -220,6 +230,7 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         if writer.local_option.enabled(MSSP) and not self._mssp_sent:
             self._mssp_sent = True
             try:
+                self.flush_output()
                 writer.send_mssp(self.maid_server.mssp_variables())
             except Exception:
                 log.exception("MSSP status failed")
@@ -254,24 +265,53 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         return self.writer is not None and self.writer.local_option.enabled(ECHO)
 
     def write_bytes(self, data: bytes) -> None:
-        """Write in-band data; the base writer doubles every IAC byte on the way."""
+        """Queue in-band data (every IAC byte is doubled when it is written): written
+        at the end of this event-loop turn, with the prompt's end, or before any
+        command byte (negotiation, GMCP, closing), so the order on the wire is kept."""
         if not self.alive or not data:
             return
-        assert self.writer is not None
-        TelnetWriter.write(self.writer, data)
+        self._out.append(data)
+        self._out_size += len(data)
+        if self._out_size >= _OUTPUT_FLUSH_AT:
+            self.flush_output()
+        elif self._flush_handle is None:
+            self._flush_handle = asyncio.get_running_loop().call_soon(self.flush_output)
+
+    def flush_output(self, marker: bytes = b"") -> None:
+        """Write the queued data, then ``marker`` (IAC commands, not escaped), in one write."""
+        handle = self._flush_handle
+        if handle is not None:
+            handle.cancel()
+            self._flush_handle = None
+        if not self._out and not marker:
+            return
+        data = b"".join(self._out).replace(IAC, IAC + IAC) + marker
+        self._out.clear()
+        self._out_size = 0
         transport = self._transport
+        if not self.alive or transport is None:
+            return
+        transport.write(data)
         limit = self.maid_server.limits.max_output_buffer
-        if transport is not None and limit and transport.get_write_buffer_size() > limit:
+        if limit and transport.get_write_buffer_size() > limit:
             # The client stopped reading; drop it rather than buffer without bound.
             self.maid_server._limit_hit("output_overflow")
             log.info("dropping %s: output buffer over %d bytes", self.peer_host, limit)
             transport.abort()
             self.close_connection()
 
+    def _drop_output(self) -> None:
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        self._out.clear()
+        self._out_size = 0
+
     def negotiate(self, command: bytes, option: bytes) -> bool:
         if not self.alive:
             return False
         assert self.writer is not None
+        self.flush_output()
         return self.writer.iac(command, option)
 
     def will_echo(self) -> bool:
@@ -289,14 +329,18 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         if not self.alive:
             return
         assert self.writer is not None
-        if self.writer.local_option.enabled(EOR):
-            self.writer.send_eor()
+        options = self.writer.local_option
+        if options.enabled(EOR):
+            self.flush_output(IAC + CMD_EOR)
+        elif not options.enabled(SGA):
+            self.flush_output(IAC + GA)
         else:
-            self.writer.send_ga()
+            self.flush_output()
 
     def send_gmcp(self, package: str, data: Any) -> None:
         if self.alive and self.gmcp_enabled:
             assert self.writer is not None
+            self.flush_output()
             self.writer.send_gmcp(package, data)
 
     def detach(self, session: TelnetSession) -> None:
@@ -311,6 +355,7 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         if self._torn_down:
             return
         if self.writer is not None:
+            self.flush_output()
             self.writer.close()
         else:
             self.connection_lost(None)

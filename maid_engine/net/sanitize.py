@@ -28,6 +28,11 @@ _CONTROL_IN = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _ERASE = "\b\x7f"
 
 
+def needs_sanitizing(text: str) -> bool:
+    """Whether :func:`sanitize_output` would change ``text``."""
+    return _CONTROL_OUT.search(text) is not None
+
+
 def sanitize_output(text: str) -> str:
     """Game text -> text with only TAB and LF left as controls (CR/CRLF become LF)."""
     if not _CONTROL_OUT.search(text):

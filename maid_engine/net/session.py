@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from uuid import UUID, uuid4
 
@@ -17,11 +16,11 @@ from maid_engine.net.limits import (
     TokenBucket,
 )
 from maid_engine.net.lines import OVERFLOW, LineAssembler
-from maid_engine.net.markup import render_markup
 from maid_engine.net.mtts import detect
-from maid_engine.net.sanitize import clean_input_line, decode_input, sanitize_output
-from maid_engine.net.wrapping import effective_width, wrap_text
-from maid_engine.sessions import ClientCaps, ColorMode
+from maid_engine.net.rendering import render_output
+from maid_engine.net.sanitize import clean_input_line, decode_input
+from maid_engine.net.wrapping import effective_width
+from maid_engine.sessions import ClientCaps
 
 if TYPE_CHECKING:
     from maid_engine.net.protocol import MaidTelnetProtocol
@@ -32,26 +31,6 @@ log = logging.getLogger("maid.net")
 _GMCP_PACKAGE = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
 _MAX_SUPPORTS = 256
 _Item = tuple[str, Any, Any]
-
-
-#: Texts longer than this are rendered every time instead of being cached.
-RENDER_CACHE_MAX_TEXT = 16384
-
-
-@lru_cache(maxsize=256)
-def _rendered_cached(text: str, color: ColorMode, width: int) -> str:
-    return wrap_text(render_markup(sanitize_output(text), color), width, markup=False)
-
-
-def _rendered(text: str, color: ColorMode, width: int) -> str:
-    """``text`` sanitised, with its markup rendered for ``color`` and wrapped to ``width``.
-
-    Pure, so identical sends (the same room listing, the same prompt) to clients with
-    the same capabilities are rendered once: a small bounded LRU, big texts excluded.
-    """
-    if len(text) > RENDER_CACHE_MAX_TEXT:
-        return wrap_text(render_markup(sanitize_output(text), color), width, markup=False)
-    return _rendered_cached(text, color, width)
 
 
 def _gmcp_modules(data: Any) -> list[str]:
@@ -172,7 +151,7 @@ class TelnetSession:
         if not self.connected:
             return False
         try:
-            out = _rendered(text, self.caps.color, self.caps.width)
+            out = render_output(text, self.caps.color, self.caps.width)
             if newline and not out.endswith("\n"):
                 out += "\n"
             if self._line_open:

@@ -242,3 +242,76 @@ async def test_stop_during_negotiation_never_reaches_the_handler(
     await client.wait_eof()
     assert handler.opened == [] and handler.closed == []
     assert server.connection_count == 0
+
+
+def count_writes(session: Any) -> list[bytes]:
+    """Every transport.write of the session's connection, from now on."""
+    transport = session._proto._transport
+    writes: list[bytes] = []
+    write = transport.write
+
+    def counted(data: bytes) -> None:
+        writes.append(bytes(data))
+        write(data)
+
+    transport.write = counted
+    return writes
+
+
+async def test_a_response_and_its_prompt_go_out_in_one_write(
+    server: TelnetServer, connect: Connect, handler
+) -> None:
+    client = await connect(server, "refuse")
+    session = await handler.session()
+    writes = count_writes(session)
+    session.send("You look around.")
+    session.send("Bram is here.")
+    session.prompt("> ")
+    assert writes == [b"You look around.\r\nBram is here.\r\n> \xff\xf9"]  # ... IAC GA
+    await client.wait_for(lambda: client.ga_count >= 1)
+    assert client.text().endswith("You look around.\r\nBram is here.\r\n> ")
+
+
+async def test_output_without_a_prompt_is_written_within_the_loop_turn(
+    server: TelnetServer, connect: Connect, handler
+) -> None:
+    client = await connect(server, "refuse")
+    session = await handler.session()
+    writes = count_writes(session)
+    session.send("Bram arrives from the north.")
+    session.send("Bram says, 'Hello.'")
+    assert writes == []  # queued ...
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert writes == [b"Bram arrives from the north.\r\nBram says, 'Hello.'\r\n"]  # ... once
+    await client.wait_text("Hello.'\r\n")
+
+
+async def test_queued_text_keeps_its_place_before_telnet_commands(
+    server: TelnetServer, connect: Connect, handler
+) -> None:
+    client = await connect(server, "mud")
+    session = await handler.session()
+    await handler.wait_until(lambda: session.caps.gmcp)
+    writes = count_writes(session)
+    session.send("Password:")
+    session.set_echo(False)  # IAC WILL ECHO: after the text it follows
+    session.send("The room.")
+    session.send_gmcp("Room.Info", {"num": 1})  # after the room's text too
+    assert writes[0] == b"Password:\r\n" and writes[1].startswith(b"\xff\xfb\x01")
+    assert writes[2] == b"The room.\r\n" and writes[3].startswith(b"\xff\xfa\xc9Room.Info")
+    await client.wait_for(lambda: bool(client.subneg))
+    wire = bytes(client.wire)
+    assert wire.index(b"Password:") < wire.index(b"\xff\xfb\x01") < wire.index(b"The room.")
+    assert wire.index(b"The room.") < wire.index(b"Room.Info")
+
+
+async def test_a_big_output_is_not_held_back(
+    server: TelnetServer, connect: Connect, handler
+) -> None:
+    client = await connect(server, "refuse")
+    session = await handler.session()
+    writes = count_writes(session)
+    session.send("z" * 70_000)
+    assert len(writes) == 1 and len(writes[0]) >= 70_000  # written at once
+    await client.wait_text("zzz\r\n")

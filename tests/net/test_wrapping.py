@@ -6,8 +6,6 @@ import random
 import re
 
 from maid_engine.net import render_markup, wrap_text
-from maid_engine.net import session as tsession
-from maid_engine.net.sanitize import sanitize_output
 from maid_engine.net.wrapping import visible_width
 from maid_engine.sessions import ColorMode
 
@@ -95,22 +93,6 @@ def test_fast_path_agrees_with_the_general_one() -> None:
             line = line.rstrip()
         width = rng.randint(10, 30)
         assert _wrap_plain(line, width) == _wrap_tokens(line, width, False), (line, width)
-
-
-def test_cached_output_rendering_matches_the_pipeline() -> None:
-    texts = [
-        "|cRoom|n\nA |rred|n door and a long line " + "word " * 40,
-        "bad \x1b[2J escape\x07 and |||| pipes",
-        "x" * (tsession.RENDER_CACHE_MAX_TEXT + 10),
-    ]
-    for text in texts:
-        for mode in ColorMode:
-            for width in (0, 20, 80):
-                want = wrap_text(render_markup(sanitize_output(text), mode), width, markup=False)
-                assert tsession._rendered(text, mode, width) == want
-                assert tsession._rendered(text, mode, width) == want  # from the cache
-    info = tsession._rendered_cached.cache_info()
-    assert info.maxsize is not None and info.currsize <= info.maxsize
 
 
 _REFERENCE_ATOMS = re.compile(r"(\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_])|([ \t]+)|([^ \t\x1b]+|\x1b)")

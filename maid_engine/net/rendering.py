@@ -1,0 +1,78 @@
+"""Output rendering: game text -> what a client with given capabilities is sent.
+
+The pipeline is ``wrap_text(render_markup(sanitize_output(text), colour), width)``. It
+is pure, and a MUD sends the same texts again and again (a room listing to everyone in
+the room, a prompt), so :func:`render_output` remembers its answers in two bounded
+caches:
+
+* whole texts (``TEXT_CACHE_SIZE``): the same listing sent to clients with the same
+  capabilities is rendered once;
+* single lines (``LINE_CACHE_SIZE``), used when a whole text is new: each player's
+  listing of a crowded room differs only in leaving that player out, so the first
+  look of 200 players is 200 new texts made of the same 200 lines. Rendering line by
+  line gives exactly what the pipeline gives (markup codes never span a newline and
+  wrapping is per line); the only cross-line effect, the reset appended when colour
+  is left switched on, is applied to the line the pipeline would put it on.
+
+Texts with control characters (which sanitising would change) and texts longer than
+``MAX_CACHED_TEXT`` go through the pipeline as they are.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from maid_engine.net.markup import RESET, mark, render_markup
+from maid_engine.net.sanitize import needs_sanitizing, sanitize_output
+from maid_engine.net.wrapping import wrap_text
+from maid_engine.sessions import ColorMode
+
+__all__ = ["LINE_CACHE_SIZE", "MAX_CACHED_TEXT", "TEXT_CACHE_SIZE", "render_output"]
+
+#: Whole texts remembered.
+TEXT_CACHE_SIZE = 256
+#: Single lines remembered (a few crowded rooms' worth of listing lines).
+LINE_CACHE_SIZE = 4096
+#: Texts longer than this are rendered every time instead of being cached.
+MAX_CACHED_TEXT = 16384
+
+
+def _pipeline(text: str, color: ColorMode, width: int) -> str:
+    return wrap_text(render_markup(sanitize_output(text), color), width, markup=False)
+
+
+@lru_cache(maxsize=LINE_CACHE_SIZE)
+def _line(line: str, color: ColorMode, width: int) -> tuple[str, str, bool]:
+    """One line with its codes but no final reset, wrapped; its last code; and
+    whether it shows anything (the final reset goes on the last line that does)."""
+    marked, last = mark(line, color)
+    return wrap_text(marked, width, markup=False), last, bool(marked)
+
+
+def _by_lines(text: str, color: ColorMode, width: int) -> str:
+    lines = text.split("\n")
+    done = [_line(line, color, width) for line in lines]
+    last = next((code for _, code, _ in reversed(done) if code), RESET)
+    out = [rendered for rendered, _, _ in done]
+    if last != RESET:
+        # render_markup puts the reset after the last character that is not a
+        # trailing newline, before wrapping: at the end of the last line showing
+        # anything.
+        k = max(i for i, (_, _, shows) in enumerate(done) if shows)
+        out[k] = wrap_text(mark(lines[k], color)[0] + RESET, width, markup=False)
+    return "\n".join(out)
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _text(text: str, color: ColorMode, width: int) -> str:
+    if "\n" not in text or needs_sanitizing(text):
+        return _pipeline(text, color, width)
+    return _by_lines(text, color, width)
+
+
+def render_output(text: str, color: ColorMode, width: int) -> str:
+    """``text`` sanitised, with its markup rendered for ``color`` and wrapped to
+    ``width``: exactly the pipeline's answer, from the caches when it can be."""
+    if len(text) > MAX_CACHED_TEXT:
+        return _pipeline(text, color, width)
+    return _text(text, color, width)

@@ -1,0 +1,70 @@
+"""Output rendering (maid_engine.net.rendering): the cached answers, whole or built
+line by line, are exactly the pipeline's."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from maid_engine.net import rendering
+from maid_engine.net.markup import render_markup
+from maid_engine.net.rendering import render_output
+from maid_engine.net.sanitize import sanitize_output
+from maid_engine.net.wrapping import wrap_text
+from maid_engine.sessions import ColorMode
+
+WIDTHS = (0, 12, 20, 80)
+
+
+def pipeline(text: str, mode: ColorMode, width: int) -> str:
+    return wrap_text(render_markup(sanitize_output(text), mode), width, markup=False)
+
+
+def test_known_texts_match_the_pipeline_and_the_caches_stay_bounded() -> None:
+    texts = [
+        "|cRoom|n\nA |rred|n door and a long line " + "word " * 40,
+        "bad \x1b[2J escape\x07 and |||| pipes",
+        "x" * (rendering.MAX_CACHED_TEXT + 10),
+        "|rred left on\nacross lines\n\n",  # the reset goes after "lines"
+        "|gGreen|n\n|b",  # a last line that only switches colour on
+        "one\r\ntwo |r\r\n",  # sanitising changes it: the whole pipeline
+    ]
+    for text in texts:
+        for mode in ColorMode:
+            for width in WIDTHS:
+                want = pipeline(text, mode, width)
+                assert render_output(text, mode, width) == want, (text, mode, width)
+                assert render_output(text, mode, width) == want  # from the cache
+    for cached in (rendering._text, rendering._line):
+        info = cached.cache_info()
+        assert info.maxsize is not None and info.currsize <= info.maxsize
+
+
+_PIECES = ["|r", "|G", "|n", "|h", "|[b", "|#ff8800", "|", "||", "|||r", "a", "word ",
+           "long" * 6, " ", "  ", "\t", "\n", "\n", "\n\n", "界", "e\u0301", "\x1b[1m", "\x07"]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_texts_render_as_the_pipeline_renders_them(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(40):
+        text = "".join(rng.choice(_PIECES) for _ in range(rng.randrange(0, 40)))
+        for mode in ColorMode:
+            width = rng.choice(WIDTHS)
+            assert render_output(text, mode, width) == pipeline(text, mode, width), (
+                text, mode, width)
+
+
+def test_a_crowd_listing_is_rendered_from_cached_lines() -> None:
+    """Each viewer's listing leaves the viewer out: new texts, known lines."""
+    rendering._text.cache_clear()
+    rendering._line.cache_clear()
+    people = [f"|y{name}|n is standing here." for name in ("Anna", "Bram", "Cara", "Dov")]
+    for viewer in range(len(people)):
+        listing = "\n".join(["|cSquare|n", *(p for i, p in enumerate(people) if i != viewer)])
+        assert render_output(listing, ColorMode.ANSI16, 80) == pipeline(
+            listing, ColorMode.ANSI16, 80)
+    info = rendering._line.cache_info()
+    assert info.misses == 1 + len(people)  # the header and each person, once
+    assert info.hits == len(people) * len(people) - info.misses
