@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
@@ -234,10 +235,14 @@ class SeedEvaluator:
         parties = {fields.get("party_a"), fields.get("party_b"), fields.get("rescue_target")}
         for part in [lead, *[p for p in parts if p is not lead]]:
             g = part.grounding
-            for npc in [g.primary_npc, *g.involved_npcs, *part.signal.involved_npcs]:
+            # Once enough NPCs are found the rest are not looked at (a threat's
+            # signal names everyone aware of it: hundreds in a big world).
+            names = () if len(involved) >= self.MAX_INVOLVED_NPCS else chain(
+                (g.primary_npc,), g.involved_npcs, part.signal.involved_npcs)
+            for npc in names:
                 if len(involved) >= self.MAX_INVOLVED_NPCS:
                     break
-                if npc == primary or npc in seen:
+                if npc in seen or npc == primary:
                     continue
                 seen.add(npc)
                 if not facts.is_alive(npc) or not facts.is_npc(npc):
