@@ -57,22 +57,29 @@ def _fixed(fields: dict[str, Any]) -> Callable[[UUID], dict[str, Any]]:
 def _shapes(ops: QuestOps) -> Iterator[Shape]:
     facts, world = ops.qg.facts, ops.engine.world
     living = facts.living
-    peaceful = [n for n in facts.npcs_in_region(None)
-                if facts.room_of(n) is not None and (living is None or not living.is_threat(n))]
+    peaceful = [
+        n
+        for n in facts.npcs_in_region(None)
+        if facts.room_of(n) is not None and (living is None or not living.is_threat(n))
+    ]
     groups = sorted(living.threat_map().groups.values(), key=lambda g: g.key) if living else []
     for group in groups:
         source = group.source
-        yield Shape(f"{source} at {group.primary_room}", group.primary_room,
-                    _fixed({"threat_source": source}), [])
+        yield Shape(
+            f"{source} at {group.primary_room}",
+            group.primary_room,
+            _fixed({"threat_source": source}),
+            [],
+        )
         for victim in peaceful[:1]:
 
             def rescue(giver: UUID, v: UUID = victim, s: str = source) -> dict[str, Any]:
                 # Rescued people are brought home to whoever asked for them.
-                return {"rescue_target": v, "threat_source": s,
-                        "destination": facts.room_of(giver)}
+                return {"rescue_target": v, "threat_source": s, "destination": facts.room_of(giver)}
 
-            yield Shape(f"{facts.name(victim)} caught by {source}", group.primary_room, rescue,
-                        [victim])
+            yield Shape(
+                f"{facts.name(victim)} caught by {source}", group.primary_room, rescue, [victim]
+            )
     seen: set[str] = set()
     for uid, item in sorted(world.each(Item), key=lambda p: str(p[0])):
         room, template = facts.room_of(uid), item.template
@@ -83,27 +90,44 @@ def _shapes(ops: QuestOps) -> Iterator[Shape]:
         owner = here[0] if here else None
         name = facts.item_name(template)
 
-        def item_fields(giver: UUID, t: str = template, o: UUID | None = owner,
-                        n: str = name) -> dict[str, Any]:
-            out: dict[str, Any] = {"item_template": t, "recipient": giver,
-                                   "resource_type": n, "subject": n}
+        def item_fields(
+            giver: UUID, t: str = template, o: UUID | None = owner, n: str = name
+        ) -> dict[str, Any]:
+            out: dict[str, Any] = {
+                "item_template": t,
+                "recipient": giver,
+                "resource_type": n,
+                "subject": n,
+            }
             if o is not None and o != giver:
                 out.update(party_a=o, supplier=o)
             return out
 
         yield Shape(f"{name} at {room}", room, item_fields, [owner] if owner else [])
     for a, b in itertools.pairwise(peaceful):
-        yield Shape(f"{facts.name(a)} and {facts.name(b)} at odds", facts.room_of(a) or "",
-                    _fixed({"party_a": a, "party_b": b, "subject": "their quarrel"}), [a, b])
+        yield Shape(
+            f"{facts.name(a)} and {facts.name(b)} at odds",
+            facts.room_of(a) or "",
+            _fixed({"party_a": a, "party_b": b, "subject": "their quarrel"}),
+            [a, b],
+        )
         break
     for area in sorted(facts.ws.area_keys()):
         rooms = facts.rooms_of_area(area)
         if rooms:
             room = rooms[-1]
-            yield Shape(f"rumours about {room}", room,
-                        _fixed({"evidence_location": room, "discovery_type": "rumour",
-                                "subject": f"what happened at {facts.room_name(room)}"}),
-                        peaceful[:2])
+            yield Shape(
+                f"rumours about {room}",
+                room,
+                _fixed(
+                    {
+                        "evidence_location": room,
+                        "discovery_type": "rumour",
+                        "subject": f"what happened at {facts.room_name(room)}",
+                    }
+                ),
+                peaceful[:2],
+            )
 
 
 def _givers(ops: QuestOps, shape: Shape, forced: dict[UUID, float]) -> list[UUID]:
@@ -128,7 +152,10 @@ def _givers(ops: QuestOps, shape: Shape, forced: dict[UUID, float]) -> list[UUID
 
 
 async def force_generate(
-    ops: QuestOps, seed_type: str, giver: UUID | None = None, by: str = "admin",
+    ops: QuestOps,
+    seed_type: str,
+    giver: UUID | None = None,
+    by: str = "admin",
     forced: dict[UUID, float] | None = None,
 ) -> ForceResult:
     """Queue a synthetic, grounded seed of ``seed_type``; see the module docstring.
@@ -143,14 +170,18 @@ async def force_generate(
         for npc in givers:
             who = f"{ops.name(npc)}, {shape.label}"
             try:
-                grounding = SeedGrounding(npc, shape.location, shape.fields(npc),
-                                          involved_npcs=list(shape.involved))
+                grounding = SeedGrounding(
+                    npc, shape.location, shape.fields(npc), involved_npcs=list(shape.involved)
+                )
             except ValueError as exc:
                 result.tried.append(f"{who}: {exc}")
                 continue
-            signal = BasicSignal("ADMIN_FORCED", FORCED_IMPORTANCE, [npc],
-                                 {"forced_by": by, "seed_type": seed_type,
-                                  "shape": shape.label})
+            signal = BasicSignal(
+                "ADMIN_FORCED",
+                FORCED_IMPORTANCE,
+                [npc],
+                {"forced_by": by, "seed_type": seed_type, "shape": shape.label},
+            )
             part = GroundedSignal(signal, seed_type, grounding, 0)
             seed = system.evaluator.build_seed([part], part, FORCED_IMPORTANCE)
             if seed is None:
@@ -171,6 +202,7 @@ async def force_generate(
                     forced[npc] = ops.now
                     result.seed, result.archetype = seed, archetype
                     return result
-                result.tried.append(f"{who}, {archetype.archetype_id}: "
-                                    f"{system.builder.last_rejection}")
+                result.tried.append(
+                    f"{who}, {archetype.archetype_id}: {system.builder.last_rejection}"
+                )
     return result

@@ -97,11 +97,12 @@ def pending(session: Session) -> PagerState | None:
     return state if isinstance(state, PagerState) and state.remaining > 0 else None
 
 
-def _send_page(ctx: CommandContext, session: Session, state: PagerState, rest: bool = False
-               ) -> None:
+def _send_page(
+    ctx: CommandContext, session: Session, state: PagerState, rest: bool = False
+) -> None:
     size = page_height(session)
     end = len(state.lines) if rest or state.remaining <= size + 1 else state.position + size
-    chunk = state.lines[state.position:end]
+    chunk = state.lines[state.position : end]
     state.position = end
     if state.remaining > 0:
         chunk = [*chunk, *_prompt(session)]
@@ -110,8 +111,7 @@ def _send_page(ctx: CommandContext, session: Session, state: PagerState, rest: b
     ctx.send("\n".join(chunk))
 
 
-@command("more", aliases=("next",), category="general", needs_character=False,
-         prefix_match=False)
+@command("more", aliases=("next",), category="general", needs_character=False, prefix_match=False)
 def more_command(ctx: CommandContext) -> None:
     """Show the next page of a long report.
 

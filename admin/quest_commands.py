@@ -28,13 +28,19 @@ from maid_stdlib.questgen import GeneratedQuest
 __all__ = ["QUEST_COMMANDS", "SUBCOMMANDS", "USAGE", "quest_command"]
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "list-generated": ("[--active|--expired|--all]", "generated quests: status, archetype, "
-                       "grounding score"),
+    "list-generated": (
+        "[--active|--expired|--all]",
+        "generated quests: status, archetype, grounding score",
+    ),
     "seed-status": ("", "seed queue depth, builds in flight, seed age histogram"),
-    "inspect": ("<quest_id>", "objectives, consequences, branches, quality scores, narrative "
-                "source and token cost"),
-    "force-generate": ("<seed_type> [<npc>]", "queue a synthetic seed grounded in real "
-                       "entities; it goes through the real pipeline"),
+    "inspect": (
+        "<quest_id>",
+        "objectives, consequences, branches, quality scores, narrative source and token cost",
+    ),
+    "force-generate": (
+        "<seed_type> [<npc>]",
+        "queue a synthetic seed grounded in real entities; it goes through the real pipeline",
+    ),
     "quality-report": ("", "average scores, rejection and template fallback rates"),
     "grounding-check": ("<quest_id>", "re-run grounding validation against the world now"),
     "backpressure": ("", "builds in flight, token budget, queue depth, throttle actions"),
@@ -43,7 +49,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 
 USAGE = "Usage: @quest <subcommand> [arguments]\n" + "\n".join(
     f"  @quest {name} {args}".rstrip() + f"\n      {what}"
-    for name, (args, what) in SUBCOMMANDS.items())
+    for name, (args, what) in SUBCOMMANDS.items()
+)
 
 Handler = Callable[[CommandContext, QuestOps, list[str]], Awaitable[list[str]]]
 
@@ -81,8 +88,7 @@ async def _generated(ops: QuestOps, name: str, args: list[str]) -> GeneratedQues
     if ops.is_authored(quest_id):
         raise CommandError(f"'{quest_id}' is a hand-authored quest, not a generated one.")
     if not ops.is_generated(quest_id):
-        raise CommandError(f"No generated quest '{quest_id}'. (See '@quest list-generated "
-                           "--all'.)")
+        raise CommandError(f"No generated quest '{quest_id}'. (See '@quest list-generated --all'.)")
     quest = await ops.quest(quest_id)
     if quest is None:
         raise CommandError(f"Generated quest '{quest_id}' has no side-table record left.")
@@ -114,8 +120,10 @@ async def _force(ctx: CommandContext, ops: QuestOps, args: list[str]) -> list[st
     _need_system(ops)
     seed_type, qg = args[0].lower(), ops.qg
     if not qg.seed_types.is_registered(seed_type):
-        raise CommandError(f"Unknown seed type '{seed_type}'. Registered: "
-                           f"{', '.join(sorted(qg.seed_types.all()))}.")
+        raise CommandError(
+            f"Unknown seed type '{seed_type}'. Registered: "
+            f"{', '.join(sorted(qg.seed_types.all()))}."
+        )
     if not any(seed_type in a.compatible_seed_types for a in qg.archetypes.all()):
         raise CommandError(f"No archetype accepts seed type '{seed_type}'.")
     giver = None
@@ -124,16 +132,19 @@ async def _force(ctx: CommandContext, ops: QuestOps, args: list[str]) -> list[st
         if giver is None:
             raise CommandError(f"No NPC '{args[1]}'.")
     who = ctx.account_id or (ops.name(ctx.actor) if ctx.actor else "admin")
-    result = await force_generate(ops, seed_type, giver, by=who,
-                                  forced=ops.admin.forced if ops.admin is not None else None)
+    result = await force_generate(
+        ops, seed_type, giver, by=who, forced=ops.admin.forced if ops.admin is not None else None
+    )
     if result.seed is None or result.archetype is None:
         lines = [f"Could not ground a {seed_type} seed in the world as it is now. Tried:"]
         return lines + [f"  - {t}" for t in result.tried[:30]]
     seed, facts = result.seed, qg.facts
-    return [f"Queued seed {seed.id} ({seed_type}, importance {seed.importance:.2f}) from "
-            f"{facts.name(seed.primary_npc)} at {facts.room_name(seed.location)}.",
-            f"It plans as archetype '{result.archetype.archetype_id}' and is built on the next "
-            "tick; see '@quest seed-status' and '@quest list-generated'."]
+    return [
+        f"Queued seed {seed.id} ({seed_type}, importance {seed.importance:.2f}) from "
+        f"{facts.name(seed.primary_npc)} at {facts.room_name(seed.location)}.",
+        f"It plans as archetype '{result.archetype.archetype_id}' and is built on the next "
+        "tick; see '@quest seed-status' and '@quest list-generated'.",
+    ]
 
 
 async def _quality(ctx: CommandContext, ops: QuestOps, args: list[str]) -> list[str]:
@@ -161,9 +172,14 @@ async def _chain(ctx: CommandContext, ops: QuestOps, args: list[str]) -> list[st
 
 
 HANDLERS: dict[str, Handler] = {
-    "list-generated": _list, "seed-status": _seed_status, "inspect": _inspect,
-    "force-generate": _force, "quality-report": _quality, "grounding-check": _grounding,
-    "backpressure": _backpressure, "chain": _chain,
+    "list-generated": _list,
+    "seed-status": _seed_status,
+    "inspect": _inspect,
+    "force-generate": _force,
+    "quality-report": _quality,
+    "grounding-check": _grounding,
+    "backpressure": _backpressure,
+    "chain": _chain,
 }
 
 

@@ -154,8 +154,12 @@ class QuestOps:
             return "active"
         if entry is not None and entry.outcome is not None:
             return entry.outcome
-        for state in (QuestState.TURNED_IN, QuestState.AVAILABLE, QuestState.FAILED,
-                      QuestState.ABANDONED):
+        for state in (
+            QuestState.TURNED_IN,
+            QuestState.AVAILABLE,
+            QuestState.FAILED,
+            QuestState.ABANDONED,
+        ):
             if state in states:
                 return "offered" if state is QuestState.AVAILABLE else state.value
         return "generated"
@@ -164,16 +168,24 @@ class QuestOps:
         entry = self.entry(quest_id)
         quest = self.manager.get_quest(quest_id) if self.manager is not None else None
         open_quest = self.system.open_quests.get(quest_id) if self.system is not None else None
-        title = quest.title if quest is not None else (
-            open_quest.quest.title if open_quest is not None else "")
-        giver = entry.quest_giver_id if entry is not None else (
-            quest.giver_npc_id if quest is not None else None)
+        title = (
+            quest.title
+            if quest is not None
+            else (open_quest.quest.title if open_quest is not None else "")
+        )
+        giver = (
+            entry.quest_giver_id
+            if entry is not None
+            else (quest.giver_npc_id if quest is not None else None)
+        )
         return QuestRow(
-            quest_id=quest_id, status=self.status(quest_id),
+            quest_id=quest_id,
+            status=self.status(quest_id),
             archetype_id=entry.archetype_id if entry is not None else "?",
             seed_type=entry.seed_type if entry is not None else "?",
             grounding=entry.grounding_score if entry is not None else 0.0,
-            title=title, giver=self.name(giver),
+            title=title,
+            giver=self.name(giver),
             created_at=entry.created_at if entry is not None else 0.0,
             chain_depth=entry.chain_depth if entry is not None else 0,
             chain_parent_id=entry.chain_parent_id if entry is not None else None,
@@ -216,11 +228,17 @@ class QuestOps:
         """Consequence batches of the quest: the store's audit documents, else what
         was applied since start-up."""
         if self.engine.has_store:
-            docs = await self.engine.store.documents.query(AUDIT_COLLECTION,
-                                                           {"quest_id": quest_id})
+            docs = await self.engine.store.documents.query(AUDIT_COLLECTION, {"quest_id": quest_id})
             if docs:
                 return docs
         events = self.admin.by_quest.get(quest_id, ()) if self.admin is not None else ()
-        return [{"outcome": e.outcome, "status": "applied", "audit_key": e.audit_key,
-                 "mutations": [None] * e.mutations,
-                 "character_ids": [str(c) for c in e.character_ids]} for e in events]
+        return [
+            {
+                "outcome": e.outcome,
+                "status": "applied",
+                "audit_key": e.audit_key,
+                "mutations": [None] * e.mutations,
+                "character_ids": [str(c) for c in e.character_ids],
+            }
+            for e in events
+        ]

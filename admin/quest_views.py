@@ -25,8 +25,13 @@ __all__ = [
 ]
 
 #: Seed age buckets (upper bound in game seconds, label).
-AGE_BUCKETS = ((600.0, "< 10m"), (3600.0, "10m-1h"), (6 * 3600.0, "1-6h"),
-               (24 * 3600.0, "6-24h"), (float("inf"), "> 24h"))
+AGE_BUCKETS = (
+    (600.0, "< 10m"),
+    (3600.0, "10m-1h"),
+    (6 * 3600.0, "1-6h"),
+    (24 * 3600.0, "6-24h"),
+    (float("inf"), "> 24h"),
+)
 BAR_WIDTH = 20
 
 
@@ -47,8 +52,11 @@ def _ratio(value: float | None) -> str:
 
 
 def _holders(ops: QuestOps, quest_id: str) -> str:
-    label = {QuestState.AVAILABLE: "offered", QuestState.IN_PROGRESS: "in progress",
-             QuestState.COMPLETED: "ready to turn in"}
+    label = {
+        QuestState.AVAILABLE: "offered",
+        QuestState.IN_PROGRESS: "in progress",
+        QuestState.COMPLETED: "ready to turn in",
+    }
     parts = [f"{ops.name(c)}: {label.get(s, s.value)}" for c, s in ops.holders(quest_id)]
     return "; ".join(parts) or "nobody"
 
@@ -62,9 +70,11 @@ def list_lines(ops: QuestOps, which: str) -> list[str]:
     for r in rows:
         lines.append(f"  {r.quest_id} [{r.status}] grounding {r.grounding:.2f}")
         title = f'"{r.title}"' if r.title else "(untitled)"
-        lines.append(f"      {r.archetype_id}: {title} from {r.giver}, "
-                     f"{duration(ops.now - r.created_at)} ago"
-                     + (f", chain depth {r.chain_depth}" if r.chain_depth else ""))
+        lines.append(
+            f"      {r.archetype_id}: {title} from {r.giver}, "
+            f"{duration(ops.now - r.created_at)} ago"
+            + (f", chain depth {r.chain_depth}" if r.chain_depth else "")
+        )
     return lines
 
 
@@ -76,9 +86,11 @@ def seed_status_lines(ops: QuestOps) -> list[str]:
     in_flight = system.in_flight_ids()
     seeds = list(system.pending_seeds)
     waiting = sum(1 for s in seeds if s.id not in in_flight)
-    lines = [f"Seed queue: depth {system.queue_depth} ({system.queue_depth - waiting} arrived "
-             f"for the next tick, {waiting} waiting), builds in flight {len(in_flight)} of "
-             f"{system.config.max_concurrent_builds}"]
+    lines = [
+        f"Seed queue: depth {system.queue_depth} ({system.queue_depth - waiting} arrived "
+        f"for the next tick, {waiting} waiting), builds in flight {len(in_flight)} of "
+        f"{system.config.max_concurrent_builds}"
+    ]
     counts = [0] * len(AGE_BUCKETS)
     for seed in seeds:
         age = now - seed.created_at
@@ -92,10 +104,12 @@ def seed_status_lines(ops: QuestOps) -> list[str]:
         lines.append("Pending seeds, most important first:")
     for seed in sorted(seeds, key=lambda s: (-s.importance, s.created_at)):
         flag = "  [building]" if seed.id in in_flight else ""
-        lines.append(f"  {seed.seed_type} from {facts.name(seed.primary_npc)}: importance "
-                     f"{seed.importance:.2f}, age {duration(now - seed.created_at)}, expires "
-                     f"in {duration(seed.expires_at - now)}, attempts {seed.attempt_count}"
-                     f"{flag}")
+        lines.append(
+            f"  {seed.seed_type} from {facts.name(seed.primary_npc)}: importance "
+            f"{seed.importance:.2f}, age {duration(now - seed.created_at)}, expires "
+            f"in {duration(seed.expires_at - now)}, attempts {seed.attempt_count}"
+            f"{flag}"
+        )
     outcomes: dict[str, int] = {}
     for record in system.records:
         outcomes[record.outcome] = outcomes.get(record.outcome, 0) + 1
@@ -106,13 +120,22 @@ def seed_status_lines(ops: QuestOps) -> list[str]:
 
 # -- inspect -------------------------------------------------------------------------
 def _consequence(c: QuestConsequence, ops: QuestOps) -> str:
-    payload = [f"{name.removesuffix('_delta').removesuffix('_amount')} {value:+g}"
-               for name in ("relationship_delta", "faction_delta", "goal_progress", "need_delta",
-                            "economic_amount", "social_influence_delta")
-               if isinstance(value := getattr(c, name), float | int)]
+    payload = [
+        f"{name.removesuffix('_delta').removesuffix('_amount')} {value:+g}"
+        for name in (
+            "relationship_delta",
+            "faction_delta",
+            "goal_progress",
+            "need_delta",
+            "economic_amount",
+            "social_influence_delta",
+        )
+        if isinstance(value := getattr(c, name), float | int)
+    ]
     who = ops.name(c.target_npc) if c.target_npc else (c.target_faction or "")
-    extra = f" ({who}{', ' if who and payload else ''}{', '.join(payload)})" if who or payload \
-        else ""
+    extra = (
+        f" ({who}{', ' if who and payload else ''}{', '.join(payload)})" if who or payload else ""
+    )
     return f"    - {c.consequence_type.value}{extra}: {c.description}"
 
 
@@ -144,27 +167,38 @@ async def inspect_lines(ops: QuestOps, quest: GeneratedQuest) -> list[str]:
         flags = [f for f, on in (("optional", o.optional), ("choice", o.choice)) if on]
         where = f" @ {facts.room_name(o.target_location)}" if o.target_location else ""
         count = f" x{o.quantity}" if o.quantity > 1 else ""
-        lines.append(f"  {o.order}. [{o.objective_type.value}] {o.description}{count}{where}"
-                     + (f" ({', '.join(flags)})" if flags else "") + f"  <{o.id}>")
+        lines.append(
+            f"  {o.order}. [{o.objective_type.value}] {o.description}{count}{where}"
+            + (f" ({', '.join(flags)})" if flags else "")
+            + f"  <{o.id}>"
+        )
     r = quest.rewards
-    lines.append(f"Rewards: {r.gold} gold, {r.experience} experience, items: "
-                 f"{', '.join(r.item_template_ids) or '-'}")
-    for title, items in (("Consequences on success", quest.consequences),
-                         ("Consequences on failure", quest.failure_consequences)):
+    lines.append(
+        f"Rewards: {r.gold} gold, {r.experience} experience, items: "
+        f"{', '.join(r.item_template_ids) or '-'}"
+    )
+    for title, items in (
+        ("Consequences on success", quest.consequences),
+        ("Consequences on failure", quest.failure_consequences),
+    ):
         lines.append(f"{title}: {len(items)}")
         lines += [_consequence(c, ops) for c in items]
     lines.append(f"Branches: {len(quest.branches or [])}")
     for branch in quest.branches or []:
         lines.append(f"  at <{branch.trigger_objective}>: {branch.description}")
         for option in branch.options:
-            lines.append(f"    * {option.label}: {len(option.consequences)} consequences"
-                         + (f", alignment {option.alignment}" if option.alignment else ""))
+            lines.append(
+                f"    * {option.label}: {len(option.consequences)} consequences"
+                + (f", alignment {option.alignment}" if option.alignment else "")
+            )
     audits = await ops.audits(quest.id)
     lines.append(f"Consequence batches applied: {len(audits)}")
     for doc in audits:
         who = ", ".join(ops.qg.facts.name(_uuid(c)) for c in doc.get("character_ids", []))
-        lines.append(f"  - {doc.get('outcome')} by {who or 'the world'}: {doc.get('status')}, "
-                     f"{len(doc.get('mutations') or [])} mutations")
+        lines.append(
+            f"  - {doc.get('outcome')} by {who or 'the world'}: {doc.get('status')}, "
+            f"{len(doc.get('mutations') or [])} mutations"
+        )
     return lines
 
 
@@ -182,9 +216,11 @@ async def grounding_lines(ops: QuestOps, quest: GeneratedQuest) -> list[str]:
     accepted = any(s.active or s is QuestState.TURNED_IN for _, s in ops.holders(quest.id))
     result = await ops.qg.validator.validate(quest, accepted=accepted)
     verdict = "|gVALID|n" if result.valid else "|rINVALID|n"
-    lines = [f"Grounding check of {quest.id}: {verdict} (checked as "
-             f"{'accepted' if accepted else 'an offer'}; status {ops.status(quest.id)})",
-             f"  grounding score when built: {quest.grounding_score:.2f}"]
+    lines = [
+        f"Grounding check of {quest.id}: {verdict} (checked as "
+        f"{'accepted' if accepted else 'an offer'}; status {ops.status(quest.id)})",
+        f"  grounding score when built: {quest.grounding_score:.2f}",
+    ]
     lines += [f"  error: {e}" for e in result.errors]
     lines += [f"  warning: {w}" for w in result.warnings]
     lines.append("Objectives:")
@@ -223,7 +259,8 @@ def quality_lines(ops: QuestOps) -> list[str]:
         lines.append(
             f"  average grounding {sum(e.grounding_score for e in entries) / n:.2f}, coherence "
             f"{sum(e.coherence_score for e in entries) / n:.2f}, novelty "
-            f"{sum(e.novelty_score for e in entries) / n:.2f}")
+            f"{sum(e.novelty_score for e in entries) / n:.2f}"
+        )
     statuses: dict[str, float] = {}
     archetypes: dict[str, float] = {}
     for r in rows:
@@ -302,8 +339,10 @@ def chain_lines(ops: QuestOps, quest_id: str) -> list[str]:
     root = ops.chain_root(quest_id)
     children = ops.children()
     ancestry = [e.quest_id for e in ops.qg.history.chain_of(quest_id)]
-    lines = [f"Chain of {quest_id}: depth {max(0, len(ancestry) - 1)}, ancestry "
-             + (" -> ".join(ancestry) if ancestry else quest_id)]
+    lines = [
+        f"Chain of {quest_id}: depth {max(0, len(ancestry) - 1)}, ancestry "
+        + (" -> ".join(ancestry) if ancestry else quest_id)
+    ]
     seen: set[str] = set()
 
     def walk(node: str, prefix: str, last: bool, top: bool) -> None:

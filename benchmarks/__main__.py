@@ -29,19 +29,34 @@ ALL = ("telnet", "tick", "budget")
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     size = p.add_mutually_exclusive_group()
-    size.add_argument("--quick", action="store_const", dest="mode", const="quick",
-                      help="smallest sizes: checks that everything runs")
-    size.add_argument("--full", action="store_const", dest="mode", const="full",
-                      help="every client count (50, 200, 500, 1,000 held)")
+    size.add_argument(
+        "--quick",
+        action="store_const",
+        dest="mode",
+        const="quick",
+        help="smallest sizes: checks that everything runs",
+    )
+    size.add_argument(
+        "--full",
+        action="store_const",
+        dest="mode",
+        const="full",
+        help="every client count (50, 200, 500, 1,000 held)",
+    )
     p.set_defaults(mode="standard")
-    p.add_argument("--only", default=",".join(ALL),
-                   help=f"comma-separated subset of {', '.join(ALL)}")
-    p.add_argument("--clients", default="",
-                   help="telnet: comma-separated client counts instead of the mode's")
+    p.add_argument(
+        "--only", default=",".join(ALL), help=f"comma-separated subset of {', '.join(ALL)}"
+    )
+    p.add_argument(
+        "--clients", default="", help="telnet: comma-separated client counts instead of the mode's"
+    )
     p.add_argument("--json", type=Path, help="write every figure (JSON) here")
     p.add_argument("--markdown", type=Path, help="write the report (markdown) here")
-    p.add_argument("--keep-logs", action="store_true",
-                   help="telnet: keep the servers' data and logs (path printed)")
+    p.add_argument(
+        "--keep-logs",
+        action="store_true",
+        help="telnet: keep the servers' data and logs (path printed)",
+    )
     return p.parse_args(argv)
 
 
@@ -50,8 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     wanted = [w.strip() for w in args.only.split(",") if w.strip()]
     unknown = [w for w in wanted if w not in ALL]
     if unknown:
-        print(f"unknown benchmark(s): {', '.join(unknown)} (choose from {', '.join(ALL)})",
-              file=sys.stderr)
+        print(
+            f"unknown benchmark(s): {', '.join(unknown)} (choose from {', '.join(ALL)})",
+            file=sys.stderr,
+        )
         return 2
     clients = [int(c) for c in args.clients.split(",") if c.strip()] or None
     results: dict[str, Any] = {"mode": args.mode, "machine": machine(), "started": time.time()}
@@ -65,8 +82,12 @@ def main(argv: list[str] | None = None) -> int:
 
         log("telnet load test ...")
         results["telnet"] = telnet_load.run(args.mode, clients, log, keep=args.keep_logs)
-        sections.append("## Telnet load\n\n" + results["telnet"]["settings"] + "\n\n"
-                        + telnet_load.markdown(results["telnet"]))
+        sections.append(
+            "## Telnet load\n\n"
+            + results["telnet"]["settings"]
+            + "\n\n"
+            + telnet_load.markdown(results["telnet"])
+        )
     if "tick" in wanted:
         from benchmarks import tick
 
@@ -78,8 +99,7 @@ def main(argv: list[str] | None = None) -> int:
 
         log("section 7.1 budget ...")
         results["budget"] = budget.run(args.mode, log)
-        sections.append("## Section 7.1 processing budget\n\n"
-                        + budget.markdown(results["budget"]))
+        sections.append("## Section 7.1 processing budget\n\n" + budget.markdown(results["budget"]))
     results["finished"] = time.time()
     m = results["machine"]
     m["calibration_ms_at_end"] = calibration_ms()

@@ -58,27 +58,46 @@ class Row:
             else:
                 verdict = "met" if (s["max"] or 0) < self.budget_ms else "MISSED"
         return {
-            "operation": self.operation, "frequency": self.frequency,
-            "budget": self.budget_text, "budget_ms": self.budget_ms, "status": self.status,
-            "verdict": verdict, "ms": s, "note": self.note,
+            "operation": self.operation,
+            "frequency": self.frequency,
+            "budget": self.budget_text,
+            "budget_ms": self.budget_ms,
+            "status": self.status,
+            "verdict": verdict,
+            "ms": s,
+            "note": self.note,
         }
 
 
 def rows() -> dict[str, Row]:
     return {
-        "detect": Row("Story signal detection, per tick (feeds the table; not a 7.1 row)",
-                      "every 10 game minutes, a round spread over ticks", 10.0,
-                      "< 10 ms (a tick's share of a round)"),
+        "detect": Row(
+            "Story signal detection, per tick (feeds the table; not a 7.1 row)",
+            "every 10 game minutes, a round spread over ticks",
+            10.0,
+            "< 10 ms (a tick's share of a round)",
+        ),
         "seed": Row("Seed evaluation", "per story signal (~1/min)", 1.0, "< 1 ms"),
-        "compose": Row("Seed evaluation with composition, per admitted signal as the "
-                       "system runs it (not a 7.1 row)", "per admitted signal, one a tick",
-                       10.0, "< 10 ms (inside one tick)"),
-        "tick": Row("Quest construction (tick portion)", "every 5 minutes", 5.0,
-                    "< 5 ms (launch task + drain results only)"),
-        "build": Row("Quest construction (background), template narrative", "per quest",
-                     30_000.0, "< 30 s (off the tick loop)"),
-        "personal": Row("Personalization", "per quest x online players", 5.0,
-                        "< 5 ms per player"),
+        "compose": Row(
+            "Seed evaluation with composition, per admitted signal as the "
+            "system runs it (not a 7.1 row)",
+            "per admitted signal, one a tick",
+            10.0,
+            "< 10 ms (inside one tick)",
+        ),
+        "tick": Row(
+            "Quest construction (tick portion)",
+            "every 5 minutes",
+            5.0,
+            "< 5 ms (launch task + drain results only)",
+        ),
+        "build": Row(
+            "Quest construction (background), template narrative",
+            "per quest",
+            30_000.0,
+            "< 30 s (off the tick loop)",
+        ),
+        "personal": Row("Personalization", "per quest x online players", 5.0, "< 5 ms per player"),
         "consequence": Row("Consequence propagation", "per quest turn-in", 10.0, "< 10 ms"),
         "grounding": Row("Grounding monitor sweep", "every 10 minutes", 20.0, "< 20 ms"),
         "validate": Row("Validation", "per generated quest", 5.0, "< 5 ms"),
@@ -88,14 +107,31 @@ def rows() -> dict[str, Row]:
 #: Where each not-yet-built row looks for its code: (system priority, module names).
 ROW_PROBES: dict[str, tuple[int | None, tuple[str, ...]]] = {
     "tick": (210, ("maid_stdlib.questgen.system", "maid_stdlib.questgen.generation")),
-    "personal": (None, ("maid_stdlib.questgen.personalization",
-                        "maid_stdlib.questgen.personalize", "maid_stdlib.questgen.delivery",
-                        "classic_rpg.questgen.personalization")),
-    "consequence": (220, ("maid_stdlib.questgen.propagation",
-                          "maid_stdlib.questgen.consequence_system",
-                          "classic_rpg.questgen.consequences")),
-    "grounding": (225, ("maid_stdlib.questgen.grounding", "maid_stdlib.questgen.monitor",
-                        "maid_stdlib.questgen.grounding_monitor")),
+    "personal": (
+        None,
+        (
+            "maid_stdlib.questgen.personalization",
+            "maid_stdlib.questgen.personalize",
+            "maid_stdlib.questgen.delivery",
+            "classic_rpg.questgen.personalization",
+        ),
+    ),
+    "consequence": (
+        220,
+        (
+            "maid_stdlib.questgen.propagation",
+            "maid_stdlib.questgen.consequence_system",
+            "classic_rpg.questgen.consequences",
+        ),
+    ),
+    "grounding": (
+        225,
+        (
+            "maid_stdlib.questgen.grounding",
+            "maid_stdlib.questgen.monitor",
+            "maid_stdlib.questgen.grounding_monitor",
+        ),
+    ),
 }
 
 
@@ -139,9 +175,14 @@ async def live(built: BuiltWorld, game_seconds: float, step: float = 60.0) -> No
         clock.tick_game_seconds = old
 
 
-async def run_async(spec: WorldSpec, log: Any = print, live_hours: float = 1.0,
-                    max_signals: int = 100, max_builds: int = 30,
-                    system_ticks: int = 600) -> dict[str, Any]:
+async def run_async(
+    spec: WorldSpec,
+    log: Any = print,
+    live_hours: float = 1.0,
+    max_signals: int = 100,
+    max_builds: int = 30,
+    system_ticks: int = 600,
+) -> dict[str, Any]:
     table_rows = rows()
     signals: list[Any] = []
     seeds: list[Any] = []
@@ -186,10 +227,10 @@ async def run_async(spec: WorldSpec, log: Any = print, live_hours: float = 1.0,
                 table_rows[key].status = "skipped: no QuestGen service"
         if qg is not None:
             async with engine.world_lock:
-                seeds = await _seed_evaluation(qg, signals[:max_signals], table_rows["seed"],
-                                               rejections)
-                quests = await _template_builds(engine, qg, seeds[:max_builds],
-                                                table_rows["build"])
+                seeds = await _seed_evaluation(
+                    qg, signals[:max_signals], table_rows["seed"], rejections
+                )
+                quests = await _template_builds(engine, qg, seeds[:max_builds], table_rows["build"])
                 await _validation(qg, quests, table_rows["validate"])
                 _personalization(engine, quests, table_rows["personal"])
 
@@ -211,8 +252,9 @@ async def run_async(spec: WorldSpec, log: Any = print, live_hours: float = 1.0,
                 sink = wrapped.setdefault(key, [])
                 original = system.update
 
-                async def update(delta: float, _orig: Any = original,
-                                 _sink: list[float] = sink) -> None:
+                async def update(
+                    delta: float, _orig: Any = original, _sink: list[float] = sink
+                ) -> None:
                     intake_time.clear()
                     t0 = time.perf_counter()
                     await _orig(delta)
@@ -223,8 +265,7 @@ async def run_async(spec: WorldSpec, log: Any = print, live_hours: float = 1.0,
                 row.note = f"{system.name} (priority {priority}): its busiest update() calls"
                 if key == "tick":
                     _time_intake(system, table_rows["compose"], intake_time)
-                    row.note += (" without the signal evaluation they also run (the row"
-                                 " below)")
+                    row.note += " without the signal evaluation they also run (the row below)"
                 continue
             module = _module_found(modules)
             if module is not None:
@@ -237,7 +278,7 @@ async def run_async(spec: WorldSpec, log: Any = print, live_hours: float = 1.0,
                 await engine.tick()
                 await asyncio.sleep(0)
             for key, samples in wrapped.items():
-                busy = sorted(samples)[-max(1, len(samples) // 50):]
+                busy = sorted(samples)[-max(1, len(samples) // 50) :]
                 table_rows[key].samples = busy
         if quests and qg is not None:
             # The sweep's work grows with the open quests; a world this size may have
@@ -248,8 +289,10 @@ async def run_async(spec: WorldSpec, log: Any = print, live_hours: float = 1.0,
                 await qg.validator.validate(quest, accepted=True)
             took = (time.perf_counter() - t0) * 1000
             row = table_rows["grounding"]
-            proxy = (f"proxy: re-validating {len(quests)} quests (accepted=True) took "
-                     f"{took:.1f} ms ({took / len(quests):.2f} ms each)")
+            proxy = (
+                f"proxy: re-validating {len(quests)} quests (accepted=True) took "
+                f"{took:.1f} ms ({took / len(quests):.2f} ms each)"
+            )
             row.note = f"{row.note}; {proxy}" if row.note else proxy
 
     return {
@@ -291,8 +334,10 @@ async def _grounding_sweep(engine: Any, row: Row, runs: int = 5) -> None:
     invalidated = 0
     for _ in range(runs):
         invalidated += len(await _timed(monitor.sweep, row.samples))
-    row.note = (f"{type(monitor).__name__}.sweep() over the {len(open_ids)} open generated "
-                f"quests the world had made ({invalidated} invalidated)")
+    row.note = (
+        f"{type(monitor).__name__}.sweep() over the {len(open_ids)} open generated "
+        f"quests the world had made ({invalidated} invalidated)"
+    )
 
 
 async def _consequence_propagation(engine: Any, row: Row, limit: int = 10) -> None:
@@ -307,8 +352,9 @@ async def _consequence_propagation(engine: Any, row: Row, limit: int = 10) -> No
     quest_ids = _open_generated(engine)[:limit]
     if not characters or not quest_ids:
         row.status = "measured"
-        row.note = (f"{type(system).__name__}: no generated quest was open to turn in "
-                    "(nothing measured)")
+        row.note = (
+            f"{type(system).__name__}: no generated quest was open to turn in (nothing measured)"
+        )
         return
     row.status = "measured"
     applied = 0
@@ -320,8 +366,10 @@ async def _consequence_propagation(engine: Any, row: Row, limit: int = 10) -> No
             row.samples,
         )
         applied += result is not None
-    row.note = (f"{type(system).__name__}.on_turned_in(..., 'completed') for {len(quest_ids)} "
-                f"open generated quests ({applied} propagated)")
+    row.note = (
+        f"{type(system).__name__}.on_turned_in(..., 'completed') for {len(quest_ids)} "
+        f"open generated quests ({applied} propagated)"
+    )
 
 
 def _personalization(engine: Any, quests: list[Any], row: Row, players: int = 20) -> None:
@@ -350,8 +398,10 @@ def _personalization(engine: Any, quests: list[Any], row: Row, players: int = 20
                 matched += personalizer.score_match(quest, profile) > 0
                 personalizer.narrative_additions(quest, profile)
             row.samples.append(time.perf_counter() - t0)
-    row.note = (f"QuestPersonalizer: profile + eligibility + score + narrative additions, "
-                f"{len(quests)} quests x {len(characters)} characters ({matched} matches)")
+    row.note = (
+        f"QuestPersonalizer: profile + eligibility + score + narrative additions, "
+        f"{len(quests)} quests x {len(characters)} characters ({matched} matches)"
+    )
 
 
 def _whole_passes(story: Any, row: Row, passes: int = 2) -> None:
@@ -362,8 +412,10 @@ def _whole_passes(story: Any, row: Row, passes: int = 2) -> None:
         t0 = time.perf_counter()
         story.detect_now()
         whole.append(time.perf_counter() - t0)
-    row.note = (f"{len(getattr(story, 'active', {}))} live situations; a whole pass at once "
-                f"(one long tick) {min(whole) * 1000:.0f} ms")
+    row.note = (
+        f"{len(getattr(story, 'active', {}))} live situations; a whole pass at once "
+        f"(one long tick) {min(whole) * 1000:.0f} ms"
+    )
 
 
 def _time_detection_ticks(story: Any, row: Row) -> None:
@@ -406,12 +458,15 @@ def _time_intake(system: Any, row: Row, sink: list[float]) -> None:
 
     intake.evaluate = evaluate
     row.status = "measured"
-    row.note = ("SignalIntake.evaluate: SeedEvaluator.evaluate, then the composer over the "
-                "recent signals' window (up to 40)")
+    row.note = (
+        "SignalIntake.evaluate: SeedEvaluator.evaluate, then the composer over the "
+        "recent signals' window (up to 40)"
+    )
 
 
-async def _seed_evaluation(qg: Any, signals: list[Any], row: Row,
-                           rejections: dict[str, int]) -> list[Any]:
+async def _seed_evaluation(
+    qg: Any, signals: list[Any], row: Row, rejections: dict[str, int]
+) -> list[Any]:
     seeds = []
     row.status = "measured"
     evaluator = qg.evaluator()
@@ -440,19 +495,19 @@ async def _template_builds(engine: Any, qg: Any, seeds: list[Any], row: Row) -> 
         return []
     registry = TemplateRegistry()
     register_default_templates(registry)
-    provider = QuestNarrativeGenerator(None, TemplateFallbackGenerator(registry,
-                                                                       rng=engine.random))
+    provider = QuestNarrativeGenerator(None, TemplateFallbackGenerator(registry, rng=engine.random))
     builder = qg.builder(provider)
     row.status = "measured"
     quests = []
-    first = await _first_call(lambda: qg.build_best(seeds[0], builder, provider)) if seeds \
-        else None
+    first = await _first_call(lambda: qg.build_best(seeds[0], builder, provider)) if seeds else None
     for seed in seeds:
         quest = await _timed(lambda s=seed: qg.build_best(s, builder, provider), row.samples)
         if quest is not None:
             quests.append(quest)
-    row.note = (f"{len(seeds)} seeds, {len(quests)} quests built (no LLM: the template "
-                f"narrative){_first_note(first)}")
+    row.note = (
+        f"{len(seeds)} seeds, {len(quests)} quests built (no LLM: the template "
+        f"narrative){_first_note(first)}"
+    )
     return quests
 
 
@@ -485,10 +540,16 @@ def sizes(mode: str) -> WorldSpec:
 
 def run(mode: str, log: Any = print, spec: WorldSpec | None = None) -> dict[str, Any]:
     quick = mode == "quick"
-    return asyncio.run(run_async(
-        spec or sizes(mode), log, live_hours=1.0, max_signals=20 if quick else 100,
-        max_builds=5 if quick else 30, system_ticks=30 if quick else 600,
-    ))
+    return asyncio.run(
+        run_async(
+            spec or sizes(mode),
+            log,
+            live_hours=1.0,
+            max_signals=20 if quick else 100,
+            max_builds=5 if quick else 30,
+            system_ticks=30 if quick else 600,
+        )
+    )
 
 
 def markdown(res: dict[str, Any]) -> str:
@@ -502,14 +563,29 @@ def markdown(res: dict[str, Any]) -> str:
     out_rows = []
     for r in res["rows"]:
         ms = r["ms"]
-        measured = (f"{fmt(ms['p50'], 3)} / {fmt(ms['p99'], 3)} / {fmt(ms['max'], 3)}"
-                    if ms["n"] else "-")
-        out_rows.append([r["operation"], r["frequency"], r["budget"], ms["n"] or "-", measured,
-                         r["verdict"], r["note"]])
-    body = head + table(["operation", "frequency", "budget", "n", "p50 / p99 / max ms",
-                         "verdict", "note"], out_rows)
+        measured = (
+            f"{fmt(ms['p50'], 3)} / {fmt(ms['p99'], 3)} / {fmt(ms['max'], 3)}" if ms["n"] else "-"
+        )
+        out_rows.append(
+            [
+                r["operation"],
+                r["frequency"],
+                r["budget"],
+                ms["n"] or "-",
+                measured,
+                r["verdict"],
+                r["note"],
+            ]
+        )
+    body = head + table(
+        ["operation", "frequency", "budget", "n", "p50 / p99 / max ms", "verdict", "note"], out_rows
+    )
     if res["rejections"]:
-        body += "\n\nSignals the evaluator turned down: " + ", ".join(
-            f"{k} ({v})" for k, v in sorted(res["rejections"].items(), key=lambda kv: -kv[1])
-        ) + "."
+        body += (
+            "\n\nSignals the evaluator turned down: "
+            + ", ".join(
+                f"{k} ({v})" for k, v in sorted(res["rejections"].items(), key=lambda kv: -kv[1])
+            )
+            + "."
+        )
     return body

@@ -41,8 +41,12 @@ async def shell(reader: Any, writer: Any) -> None:
 
 async def main(port: int) -> None:
     server = await telnetlib3.create_server(
-        host="127.0.0.1", port=port, shell=shell, encoding="utf8",
-        connect_maxwait=0.5, timeout=0,
+        host="127.0.0.1",
+        port=port,
+        shell=shell,
+        encoding="utf8",
+        connect_maxwait=0.5,
+        timeout=0,
     )
     sockets = server.sockets or ()
     host, real_port = sockets[0].getsockname()[:2]

@@ -65,7 +65,14 @@ class Conn(asyncio.Protocol):
     prompt marker; the text since the last marker is kept only while ``capture``."""
 
     __slots__ = (
-        "_answered", "_ready", "_tail", "_waiter", "capture", "closed", "received", "text",
+        "_answered",
+        "_ready",
+        "_tail",
+        "_waiter",
+        "capture",
+        "closed",
+        "received",
+        "text",
         "transport",
     )
 
@@ -314,8 +321,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--login-timeout", type=float, default=120.0)
     p.add_argument("--command-timeout", type=float, default=30.0)
     p.add_argument("--phase-timeout", type=float, default=180.0)
-    p.add_argument("--settle", type=float, default=0.5,
-                   help="seconds to wait between the phases")
+    p.add_argument("--settle", type=float, default=0.5, help="seconds to wait between the phases")
     p.add_argument("--server-pid", type=int, default=0)
     return p.parse_args(argv)
 

@@ -65,20 +65,29 @@ def scenarios(mode: str, clients: list[int] | None = None) -> list[Scenario]:
         return [Scenario(f"{n} clients", n, commands=20 if n < 1000 else 5) for n in clients]
     if mode == "quick":
         return [
-            Scenario("smoke", 5, commands=3, command_timeout=20, login_timeout=60,
-                     phase_timeout=60),
+            Scenario(
+                "smoke", 5, commands=3, command_timeout=20, login_timeout=60, phase_timeout=60
+            ),
         ]
     login = Scenario(
-        "login, default scrypt", 50 if mode == "standard" else 200, scrypt_n=None,
-        targets=("maid",), note="login time with the real password hashing",
+        "login, default scrypt",
+        50 if mode == "standard" else 200,
+        scrypt_n=None,
+        targets=("maid",),
+        note="login time with the real password hashing",
     )
     runs = [login, Scenario("50 clients", 50), Scenario("200 clients", 200)]
     if mode == "full":
         runs += [
             Scenario("500 clients", 500),
             Scenario(
-                "1000 held", 1000, commands=5, command_timeout=60.0, login_timeout=300.0,
-                phase_timeout=300.0, note="1,000 connections logged in and held, 5 looks each",
+                "1000 held",
+                1000,
+                commands=5,
+                command_timeout=60.0,
+                login_timeout=300.0,
+                phase_timeout=300.0,
+                note="1,000 connections logged in and held, 5 looks each",
             ),
         ]
     return runs
@@ -93,8 +102,13 @@ class Proc:
         self.err_path = logdir / f"{name}.err"
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.popen = subprocess.Popen(
-                argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env,
-                cwd=str(REPO), start_new_session=True,
+                argv,
+                stdout=out,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                cwd=str(REPO),
+                start_new_session=True,
             )
 
     @property
@@ -145,13 +159,15 @@ def _clean_env() -> dict[str, str]:
 
 def maid_env(scrypt_n: int | None, data_dir: Path, extra: dict[str, str]) -> dict[str, str]:
     env = _clean_env()
-    env.update({
-        "MAID_DATA_DIR": str(data_dir),
-        "MAID_MAX_CONNECTIONS_PER_IP": "5000",
-        "MAID_MAX_CONNECTIONS": "5000",
-        "MAID_COMMANDS_PER_SECOND": "1000",
-        "MAID_COMMAND_BURST": "1000",
-    })
+    env.update(
+        {
+            "MAID_DATA_DIR": str(data_dir),
+            "MAID_MAX_CONNECTIONS_PER_IP": "5000",
+            "MAID_MAX_CONNECTIONS": "5000",
+            "MAID_COMMANDS_PER_SECOND": "1000",
+            "MAID_COMMAND_BURST": "1000",
+        }
+    )
     if scrypt_n is not None:
         env["MAID_SCRYPT_N"] = str(scrypt_n)
     env.update(extra)
@@ -161,16 +177,30 @@ def maid_env(scrypt_n: int | None, data_dir: Path, extra: dict[str, str]) -> dic
 def maid_argv() -> list[str]:
     script = Path(sys.executable).with_name("maid")
     base = [str(script)] if script.exists() else [sys.executable, "-m", "maid_engine.cli"]
-    return [*base, "run", "--telnet-port", "0", "--metrics-port", "0",
-            "--telnet-host", "127.0.0.1", "--metrics-host", "127.0.0.1"]
+    return [
+        *base,
+        "run",
+        "--telnet-port",
+        "0",
+        "--metrics-port",
+        "0",
+        "--telnet-host",
+        "127.0.0.1",
+        "--metrics-host",
+        "127.0.0.1",
+    ]
 
 
 def start_maid(workdir: Path, sc: Scenario) -> tuple[Proc, int, int]:
     data = workdir / "maid-data"
     shutil.rmtree(data, ignore_errors=True)
     data.mkdir(parents=True)
-    proc = Proc("maid", [*maid_argv(), "--data-dir", str(data)],
-                maid_env(sc.scrypt_n, data, sc.extra_env), workdir)
+    proc = Proc(
+        "maid",
+        [*maid_argv(), "--data-dir", str(data)],
+        maid_env(sc.scrypt_n, data, sc.extra_env),
+        workdir,
+    )
     try:
         found = proc.wait_for(_MAID_LISTEN, 2, timeout=120)
     except BaseException:
@@ -181,8 +211,12 @@ def start_maid(workdir: Path, sc: Scenario) -> tuple[Proc, int, int]:
 
 
 def start_echo(workdir: Path) -> tuple[Proc, int]:
-    proc = Proc("echo", [sys.executable, "-m", "benchmarks.echo_server", "--port", "0"],
-                _clean_env(), workdir)
+    proc = Proc(
+        "echo",
+        [sys.executable, "-m", "benchmarks.echo_server", "--port", "0"],
+        _clean_env(),
+        workdir,
+    )
     try:
         found = proc.wait_for(_ECHO_LISTEN, 1, timeout=30)
     except BaseException:
@@ -193,9 +227,15 @@ def start_echo(workdir: Path) -> tuple[Proc, int]:
 
 def scrape(metrics_port: int) -> dict[str, float]:
     """A few samples of MAID's /metrics (tick health under load)."""
-    wanted = ("maid_ticks_total", "maid_tick_overruns_total", "maid_tick_duration_seconds_sum",
-              "maid_tick_duration_seconds_count", "maid_checkpoint_duration_seconds_sum",
-              "maid_checkpoint_duration_seconds_count", "maid_entities")
+    wanted = (
+        "maid_ticks_total",
+        "maid_tick_overruns_total",
+        "maid_tick_duration_seconds_sum",
+        "maid_tick_duration_seconds_count",
+        "maid_checkpoint_duration_seconds_sum",
+        "maid_checkpoint_duration_seconds_count",
+        "maid_entities",
+    )
     # Collector pauses between ticks, per kind (labelled samples).
     labelled = ("maid_gc_pause_seconds_sum{", "maid_gc_pause_seconds_count{")
     try:
@@ -216,14 +256,36 @@ def scrape(metrics_port: int) -> dict[str, float]:
 
 def run_client(port: int, pid: int, sc: Scenario, mode: str) -> dict[str, Any]:
     argv = [
-        sys.executable, "-m", "benchmarks.loadclient", "--port", str(port),
-        "--clients", str(sc.clients), "--commands", str(sc.commands), "--mode", mode,
-        "--server-pid", str(pid), "--command-timeout", str(sc.command_timeout),
-        "--login-timeout", str(sc.login_timeout), "--phase-timeout", str(sc.phase_timeout),
+        sys.executable,
+        "-m",
+        "benchmarks.loadclient",
+        "--port",
+        str(port),
+        "--clients",
+        str(sc.clients),
+        "--commands",
+        str(sc.commands),
+        "--mode",
+        mode,
+        "--server-pid",
+        str(pid),
+        "--command-timeout",
+        str(sc.command_timeout),
+        "--login-timeout",
+        str(sc.login_timeout),
+        "--phase-timeout",
+        str(sc.phase_timeout),
     ]
     limit = sc.login_timeout + sc.phase_timeout + 60
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=limit, cwd=str(REPO),
-                          env=_clean_env(), check=False)
+    done = subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=limit,
+        cwd=str(REPO),
+        env=_clean_env(),
+        check=False,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"load client failed ({done.returncode}):\n{done.stderr[-3000:]}")
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -241,14 +303,16 @@ def digest(raw: dict[str, Any]) -> dict[str, Any]:
         "login_ms": summary(raw["login_times"]),
         "login_wall_s": raw["login_wall"],
         "login_cpu_ms_each": (login_cpu / raw["logged_in"] * 1000)
-        if login_cpu is not None and raw["logged_in"] else None,
+        if login_cpu is not None and raw["logged_in"]
+        else None,
         "rtt_ms": summary(raw["rtts"]),
         "answered": answered,
         "expected": raw["expected"],
         "timeouts": raw["timeouts"],
         "clients_all_answered": raw["clients_all_answered"],
         "commands_per_s": answered / raw["command_wall"] if raw["command_wall"] > 0 else None,
-        "cpu_ms_per_command": (cmd_cpu / answered * 1000) if cmd_cpu is not None and answered
+        "cpu_ms_per_command": (cmd_cpu / answered * 1000)
+        if cmd_cpu is not None and answered
         else None,
         "server_cpu_s_commands": cmd_cpu,
         "client_cpu_s": raw["client_cpu"],
@@ -284,8 +348,12 @@ def run_target(sc: Scenario, target: str, workdir: Path) -> dict[str, Any]:
 
 def run_scenario(sc: Scenario, workdir: Path, log: Any = print) -> dict[str, Any]:
     result: dict[str, Any] = {
-        "name": sc.name, "clients": sc.clients, "commands": sc.commands, "scrypt": sc.scrypt,
-        "note": sc.note, "loadavg_before": loadavg(),
+        "name": sc.name,
+        "clients": sc.clients,
+        "commands": sc.commands,
+        "scrypt": sc.scrypt,
+        "note": sc.note,
+        "loadavg_before": loadavg(),
     }
     for target in sc.targets:
         log(f"  telnet: {sc.name}: {target} ...")
@@ -298,9 +366,11 @@ def run_scenario(sc: Scenario, workdir: Path, log: Any = print) -> dict[str, Any
             continue
         result[target] = out
         rtt = out["rtt_ms"]
-        log(f"    logged in {out['logged_in']}/{sc.clients}, answered "
+        log(
+            f"    logged in {out['logged_in']}/{sc.clients}, answered "
             f"{out['answered']}/{out['expected']}, rtt p50 {fmt(rtt['p50'])} p99 "
-            f"{fmt(rtt['p99'])} ms, cpu/cmd {fmt(out['cpu_ms_per_command'], 3)} ms")
+            f"{fmt(rtt['p99'])} ms, cpu/cmd {fmt(out['cpu_ms_per_command'], 3)} ms"
+        )
     echo, maid = result.get("echo"), result.get("maid")
     if echo and maid and "error" not in echo and "error" not in maid:
         result["ratio"] = {
@@ -317,8 +387,9 @@ def _ratio(a: float | None, b: float | None) -> float | None:
     return None if a is None or not b else a / b
 
 
-def run(mode: str, clients: list[int] | None = None, log: Any = print,
-        keep: bool = False) -> dict[str, Any]:
+def run(
+    mode: str, clients: list[int] | None = None, log: Any = print, keep: bool = False
+) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix="maid-bench-telnet-"))
     results = []
     try:
@@ -330,8 +401,8 @@ def run(mode: str, clients: list[int] | None = None, log: Any = print,
     return {
         "scenarios": results,
         "settings": "MAID_MAX_CONNECTIONS_PER_IP=5000 MAID_MAX_CONNECTIONS=5000 "
-                    "MAID_COMMANDS_PER_SECOND=1000 MAID_COMMAND_BURST=1000; clients started "
-                    "2 ms apart, all in the start room, 'look' after every client logged in",
+        "MAID_COMMANDS_PER_SECOND=1000 MAID_COMMAND_BURST=1000; clients started "
+        "2 ms apart, all in the start room, 'look' after every client logged in",
         "workdir": str(workdir) if keep else None,
     }
 
@@ -349,27 +420,51 @@ def markdown(res: dict[str, Any]) -> str:
                 rows.append([sc["name"], target, "-", f"FAILED: {why}", "", "", "", "", "", ""])
                 continue
             rtt, login = out["rtt_ms"], out["login_ms"]
-            rows.append([
-                sc["name"], target, sc["scrypt"] if target == "maid" else "-",
-                f"{out['logged_in']}/{sc['clients']}",
-                f"{fmt(login['p50'])} / {fmt(login['p95'])} / {fmt(login['p99'])}"
-                if target == "maid" else f"({fmt(login['p50'])} connect)",
-                f"{out['answered']}/{out['expected']}",
-                f"{fmt(rtt['p50'])} / {fmt(rtt['p95'])} / {fmt(rtt['p99'])} / {fmt(rtt['max'])}",
-                fmt(out["commands_per_s"], 0),
-                fmt(out["cpu_ms_per_command"], 3),
-                fmt(out.get("server_rss_mib"), 0),
-            ])
+            rows.append(
+                [
+                    sc["name"],
+                    target,
+                    sc["scrypt"] if target == "maid" else "-",
+                    f"{out['logged_in']}/{sc['clients']}",
+                    f"{fmt(login['p50'])} / {fmt(login['p95'])} / {fmt(login['p99'])}"
+                    if target == "maid"
+                    else f"({fmt(login['p50'])} connect)",
+                    f"{out['answered']}/{out['expected']}",
+                    f"{fmt(rtt['p50'])} / {fmt(rtt['p95'])} / "
+                    f"{fmt(rtt['p99'])} / {fmt(rtt['max'])}",
+                    fmt(out["commands_per_s"], 0),
+                    fmt(out["cpu_ms_per_command"], 3),
+                    fmt(out.get("server_rss_mib"), 0),
+                ]
+            )
     body = table(
-        ["scenario", "server", "scrypt", "logged in", "login p50/p95/p99 ms", "answered",
-         "look rtt p50/p95/p99/max ms", "cmds/s", "server CPU ms/cmd", "RSS MiB"], rows,
+        [
+            "scenario",
+            "server",
+            "scrypt",
+            "logged in",
+            "login p50/p95/p99 ms",
+            "answered",
+            "look rtt p50/p95/p99/max ms",
+            "cmds/s",
+            "server CPU ms/cmd",
+            "RSS MiB",
+        ],
+        rows,
     )
     ratios = []
     for sc in res["scenarios"]:
         r = sc.get("ratio")
         if r:
-            ratios.append([sc["name"], fmt(r["p50"], 2), fmt(r["p95"], 2), fmt(r["p99"], 2),
-                           fmt(r["cpu_per_command"], 1)])
+            ratios.append(
+                [
+                    sc["name"],
+                    fmt(r["p50"], 2),
+                    fmt(r["p95"], 2),
+                    fmt(r["p99"], 2),
+                    fmt(r["cpu_per_command"], 1),
+                ]
+            )
     if ratios:
         body += "\n\nMAID / echo, same run:\n\n" + table(
             ["scenario", "p50", "p95", "p99", "CPU per command"], ratios

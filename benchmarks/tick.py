@@ -56,6 +56,7 @@ class _HandlerTimer:
     @staticmethod
     def _wrap(handler: Callable[[Any], Any], sink: list[float]) -> Callable[[Any], Any]:
         if inspect.iscoroutinefunction(handler):
+
             async def timed_async(event: Any) -> Any:
                 t0 = time.perf_counter()
                 try:
@@ -76,8 +77,11 @@ class _HandlerTimer:
         return timed
 
     def top(self, n: int = 8) -> list[dict[str, Any]]:
-        rows = [{"handler": name, "calls": len(v), "total_ms": sum(v) * 1000,
-                 "max_ms": max(v) * 1000} for name, v in self.samples.items() if v]
+        rows = [
+            {"handler": name, "calls": len(v), "total_ms": sum(v) * 1000, "max_ms": max(v) * 1000}
+            for name, v in self.samples.items()
+            if v
+        ]
         rows.sort(key=lambda r: -r["total_ms"])
         return rows[:n]
 
@@ -118,9 +122,14 @@ def _wrap(
     return timed
 
 
-async def run_async(spec: WorldSpec, ticks: int, log: Any = print,
-                    time_limit: float = 900.0, warmup: int = 5,
-                    prepare: Callable[[Any], Any] | None = None) -> dict[str, Any]:
+async def run_async(
+    spec: WorldSpec,
+    ticks: int,
+    log: Any = print,
+    time_limit: float = 900.0,
+    warmup: int = 5,
+    prepare: Callable[[Any], Any] | None = None,
+) -> dict[str, Any]:
     """Build the world, run ``warmup`` unmeasured then ``ticks`` measured ticks.
 
     ``prepare(engine)`` runs after the world is built and before the ticks (the
@@ -143,9 +152,7 @@ async def run_async(spec: WorldSpec, ticks: int, log: Any = print,
             meta[system.name] = system.priority
             system.update = _wrap(system.update, sink, cpu_sink)
         dispatch: list[float] = []
-        engine.dispatch_events = _wrap(
-            engine.dispatch_events, dispatch
-        )
+        engine.dispatch_events = _wrap(engine.dispatch_events, dispatch)
         handler_timer = _HandlerTimer(engine.events)
         gc_timer = _GcTimer()
         gc.callbacks.append(gc_timer)
@@ -185,8 +192,11 @@ async def run_async(spec: WorldSpec, ticks: int, log: Any = print,
             gc.callbacks.remove(gc_timer)
         policy_runs = engine.collector.history[collections_before:]
         policy_active = engine.collector.active
-        errors = {s.name: engine.system_errors(s.name) for s in engine.systems
-                  if engine.system_errors(s.name)}
+        errors = {
+            s.name: engine.system_errors(s.name)
+            for s in engine.systems
+            if engine.system_errors(s.name)
+        }
         entities_after = engine.world.entity_count
 
     total = sum(tick_times) or 1.0
@@ -194,18 +204,28 @@ async def run_async(spec: WorldSpec, ticks: int, log: Any = print,
     for name, samples in per_system.items():
         busy = [x for x in samples if x >= BUSY_S]
         cpu = per_system_cpu[name]
-        systems.append({
-            "system": name, "priority": meta[name], **summary(samples),
-            "total_ms": sum(samples) * 1000, "share": sum(samples) / total,
-            "cpu_total_ms": sum(cpu) * 1000, "cpu_max_ms": max(cpu, default=0.0) * 1000,
-            "busy_calls": len(busy), "busy_mean_ms": (sum(busy) / len(busy) * 1000)
-            if busy else None,
-        })
+        systems.append(
+            {
+                "system": name,
+                "priority": meta[name],
+                **summary(samples),
+                "total_ms": sum(samples) * 1000,
+                "share": sum(samples) / total,
+                "cpu_total_ms": sum(cpu) * 1000,
+                "cpu_max_ms": max(cpu, default=0.0) * 1000,
+                "busy_calls": len(busy),
+                "busy_mean_ms": (sum(busy) / len(busy) * 1000) if busy else None,
+            }
+        )
     systems.sort(key=lambda r: -r["total_ms"])
     gc_pauses = [p for _, p in gc_timer.pauses]
     return {
-        "spec": {"rooms": spec.rooms, "npcs": spec.npcs, "quests": built.quests,
-                 "fights": built.fights},
+        "spec": {
+            "rooms": spec.rooms,
+            "npcs": spec.npcs,
+            "quests": built.quests,
+            "fights": built.fights,
+        },
         "ticks_run": len(tick_times),
         "ticks_asked": ticks,
         "warmup_ticks": warmup,
@@ -227,16 +247,19 @@ async def run_async(spec: WorldSpec, ticks: int, log: Any = print,
             "total_ms": sum(gc_pauses) * 1000,
             "max_ms": max(gc_pauses) * 1000 if gc_pauses else 0.0,
             "policy_active": policy_active,
-            "between_ticks": [{"kind": r.kind, "ms": r.seconds * 1000,
-                               "collected": r.collected} for r in policy_runs],
+            "between_ticks": [
+                {"kind": r.kind, "ms": r.seconds * 1000, "collected": r.collected}
+                for r in policy_runs
+            ],
         },
         "between_ticks_ms": summary(between),
         "target_p99_ms": TICK_P99_TARGET_MS,
     }
 
 
-def run(mode: str, log: Any = print, spec: WorldSpec | None = None,
-        ticks: int | None = None) -> dict[str, Any]:
+def run(
+    mode: str, log: Any = print, spec: WorldSpec | None = None, ticks: int | None = None
+) -> dict[str, Any]:
     default_spec, default_ticks = sizes(mode)
     return asyncio.run(run_async(spec or default_spec, ticks or default_ticks, log))
 
@@ -256,50 +279,106 @@ def markdown(res: dict[str, Any]) -> str:
     cpu_verdict = "met" if c["p99"] is not None and c["p99"] < target else "MISSED"
     head += table(
         ["tick", "p50 ms", "p95", "p99", "max", "mean", f"target p99 < {target:.0f} ms"],
-        [["wall time", fmt(t["p50"], 2), fmt(t["p95"], 2), fmt(t["p99"], 2), fmt(t["max"], 1),
-          fmt(t["mean"], 2), f"{verdict} ({res['ticks_over_target']} ticks over)"],
-         ["CPU time (other processes excluded)", fmt(c["p50"], 2), fmt(c["p95"], 2),
-          fmt(c["p99"], 2), fmt(c["max"], 1), fmt(c["mean"], 2), cpu_verdict]],
+        [
+            [
+                "wall time",
+                fmt(t["p50"], 2),
+                fmt(t["p95"], 2),
+                fmt(t["p99"], 2),
+                fmt(t["max"], 1),
+                fmt(t["mean"], 2),
+                f"{verdict} ({res['ticks_over_target']} ticks over)",
+            ],
+            [
+                "CPU time (other processes excluded)",
+                fmt(c["p50"], 2),
+                fmt(c["p95"], 2),
+                fmt(c["p99"], 2),
+                fmt(c["max"], 1),
+                fmt(c["mean"], 2),
+                cpu_verdict,
+            ],
+        ],
     )
     rows = [
-        [s["system"], s["priority"], s["n"], fmt(s["p50"], 3), fmt(s["p99"], 2), fmt(s["max"], 1),
-         f"{s['busy_calls']} x {fmt(s['busy_mean_ms'], 2)}", fmt(s["total_ms"], 0),
-         f"{fmt(s['cpu_total_ms'], 0)} / {fmt(s['cpu_max_ms'], 1)}", f"{s['share'] * 100:.0f}%"]
+        [
+            s["system"],
+            s["priority"],
+            s["n"],
+            fmt(s["p50"], 3),
+            fmt(s["p99"], 2),
+            fmt(s["max"], 1),
+            f"{s['busy_calls']} x {fmt(s['busy_mean_ms'], 2)}",
+            fmt(s["total_ms"], 0),
+            f"{fmt(s['cpu_total_ms'], 0)} / {fmt(s['cpu_max_ms'], 1)}",
+            f"{s['share'] * 100:.0f}%",
+        ]
         for s in res["systems"]
     ]
     d = res["dispatch_ms"]
-    rows.append(["(event dispatch after each system)", "-", d["n"], fmt(d["p50"], 3),
-                 fmt(d["p99"], 2), fmt(d["max"], 1), "-",
-                 fmt((d["mean"] or 0) * (d["n"] or 0), 0), "-", "-"])
+    rows.append(
+        [
+            "(event dispatch after each system)",
+            "-",
+            d["n"],
+            fmt(d["p50"], 3),
+            fmt(d["p99"], 2),
+            fmt(d["max"], 1),
+            "-",
+            fmt((d["mean"] or 0) * (d["n"] or 0), 0),
+            "-",
+            "-",
+        ]
+    )
     body = head + "\n\nPer system (wall time of its update; event dispatch is separate):\n\n"
-    body += table(["system", "priority", "calls", "p50 ms", "p99 ms", "max ms",
-                   "busy calls x mean ms", "total ms", "CPU total / max ms",
-                   "share of tick time"], rows)
+    body += table(
+        [
+            "system",
+            "priority",
+            "calls",
+            "p50 ms",
+            "p99 ms",
+            "max ms",
+            "busy calls x mean ms",
+            "total ms",
+            "CPU total / max ms",
+            "share of tick time",
+        ],
+        rows,
+    )
     handlers = res.get("event_handlers") or []
     if handlers:
         body += "\n\nSlowest event handlers (inside the dispatch row above):\n\n" + table(
             ["event -> handler", "calls", "total ms", "max ms"],
-            [[h["handler"], h["calls"], fmt(h["total_ms"], 0), fmt(h["max_ms"], 1)]
-             for h in handlers],
+            [
+                [h["handler"], h["calls"], fmt(h["total_ms"], 0), fmt(h["max_ms"], 1)]
+                for h in handlers
+            ],
         )
     g = res["gc"]
-    body += (f"\n\nGarbage collection inside ticks: {g['collections']} collections "
-             f"({g['gen2']} full), {g['total_ms']:.0f} ms in all, longest {g['max_ms']:.1f} ms.")
+    body += (
+        f"\n\nGarbage collection inside ticks: {g['collections']} collections "
+        f"({g['gen2']} full), {g['total_ms']:.0f} ms in all, longest {g['max_ms']:.1f} ms."
+    )
     runs = g.get("between_ticks") or []
     if g.get("policy_active"):
-        body += (f" Between ticks (`GameEngine.between_ticks`, the collector policy): "
-                 f"{len(runs)} full collections of what was not frozen"
-                 + (f", {', '.join(fmt(r['ms'], 1) for r in runs)} ms" if runs else "")
-                 + "; automatic full collections are off (maid_engine/collector.py).")
+        body += (
+            f" Between ticks (`GameEngine.between_ticks`, the collector policy): "
+            f"{len(runs)} full collections of what was not frozen"
+            + (f", {', '.join(fmt(r['ms'], 1) for r in runs)} ms" if runs else "")
+            + "; automatic full collections are off (maid_engine/collector.py)."
+        )
     else:
         body += " The collector policy was off (MAID_GC_FREEZE=0)."
     layer_rows = [[k, v] for k, v in res["layers"].items()]
     body += "\n\nLayers:\n\n" + table(["layer", "status"], layer_rows)
     counts = res["entities"]["before"]
     if counts:
-        body += "\n\nEntities with the components the systems iterate: " + ", ".join(
-            f"{k} {v}" for k, v in counts.items()
-        ) + "."
+        body += (
+            "\n\nEntities with the components the systems iterate: "
+            + ", ".join(f"{k} {v}" for k, v in counts.items())
+            + "."
+        )
     if res["system_errors"]:
         body += f"\n\nSystem errors during the run: {res['system_errors']}"
     return body

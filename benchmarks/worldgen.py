@@ -43,8 +43,12 @@ LAYERS: list[tuple[str, str, str, str]] = [
     ("living world", "maid_stdlib.living", "LivingWorld", "register_living"),
     ("story signals", "maid_stdlib.story", "StoryDetectors", "register_story"),
     ("quest generation toolkit", "maid_stdlib.questgen", "QuestGen", "register_questgen"),
-    ("quest generation system", "maid_stdlib.questgen.system_wiring", "QuestGenerationSystem",
-     "register_quest_generation"),
+    (
+        "quest generation system",
+        "maid_stdlib.questgen.system_wiring",
+        "QuestGenerationSystem",
+        "register_quest_generation",
+    ),
 ]
 
 
@@ -112,24 +116,37 @@ def area_documents(spec: WorldSpec, rpg: bool) -> dict[str, dict[str, Any]]:
     per_room, extra = divmod(spec.npcs, spec.rooms)
     for i in range(spec.rooms):
         area = i // ROOMS_PER_AREA
-        doc = docs.setdefault(f"area{area:03d}.yaml", {
-            "area": {"key": f"area{area:03d}", "name": f"Area {area}",
-                     "region": f"region{area // 5:02d}"},
-            "rooms": [], "npcs": [],
-        })
+        doc = docs.setdefault(
+            f"area{area:03d}.yaml",
+            {
+                "area": {
+                    "key": f"area{area:03d}",
+                    "name": f"Area {area}",
+                    "region": f"region{area // 5:02d}",
+                },
+                "rooms": [],
+                "npcs": [],
+            },
+        )
         key = room_key(i)
-        doc["rooms"].append({
-            "key": key, "name": f"Room {i}",
-            "description": f"Room {i} of area {area}: a plain place with a few people in it.",
-            "exits": _exits(i, spec.rooms),
-        })
+        doc["rooms"].append(
+            {
+                "key": key,
+                "name": f"Room {i}",
+                "description": f"Room {i} of area {area}: a plain place with a few people in it.",
+                "exits": _exits(i, spec.rooms),
+            }
+        )
         count = per_room + (1 if i < extra else 0)
         if count == 0:
             continue
         role = _role(i)
         npc: dict[str, Any] = {
-            "key": f"n{i:05d}", "name": f"a {role}", "keywords": [role, f"n{i}"],
-            "room": key, "count": count,
+            "key": f"n{i:05d}",
+            "name": f"a {role}",
+            "keywords": [role, f"n{i}"],
+            "room": key,
+            "count": count,
         }
         if rpg:
             if role == "bandit":
@@ -176,10 +193,15 @@ def living_document(spec: WorldSpec, rng: random.Random) -> dict[str, Any]:
                     "modifiers": [{"when": "supply_blocked", "decay_x": 8}],
                     "satisfied_by": [{"when": "supply_clear", "rate": 0.02}],
                     "goal": {
-                        "id": "get_goods", "type": "ACQUIRE", "target": "goods",
-                        "description": "Get goods from the next village", "priority": 0.7,
-                        "blocked_when": ["supply_blocked"], "progress_when": "supply_clear",
-                        "progress_rate": 0.25, "completion_need_delta": 0.4,
+                        "id": "get_goods",
+                        "type": "ACQUIRE",
+                        "target": "goods",
+                        "description": "Get goods from the next village",
+                        "priority": 0.7,
+                        "blocked_when": ["supply_blocked"],
+                        "progress_when": "supply_clear",
+                        "progress_rate": 0.25,
+                        "completion_need_delta": 0.4,
                     },
                 },
                 "safety": {**safety, "value": round(rng.uniform(0.3, 0.9), 2)},
@@ -193,12 +215,14 @@ def living_document(spec: WorldSpec, rng: random.Random) -> dict[str, Any]:
             route = [room_key(r) for r in range(i + 1, route_end + 1)]
             if i % 4 == 0:
                 route.append(bandit_rooms[(i // 4) % len(bandit_rooms)])
-            entry["supply"] = [{"resource": "goods", "need": "economic", "route": route or
-                                [room_key(i)]}]
+            entry["supply"] = [
+                {"resource": "goods", "need": "economic", "route": route or [room_key(i)]}
+            ]
         if i % 3 == 0:
             neighbour = next(iter(_exits(i, rooms).values()), room_key(i))
             entry["schedule"] = [
-                {"hour": 6, "room": room_key(i)}, {"hour": 9, "room": neighbour},
+                {"hour": 6, "room": room_key(i)},
+                {"hour": 9, "room": neighbour},
                 {"hour": 19, "room": room_key(i)},
             ]
         others = [r for r in range(area0, area0 + size) if _role(r) == "villager" and r != i]
@@ -215,11 +239,17 @@ def living_document(spec: WorldSpec, rng: random.Random) -> dict[str, Any]:
         if rels:
             entry["relationships"] = rels
         if i % 10 == 1:
-            entry["memories"] = [{
-                "content": "The last cart from the next village came three days ago.",
-                "importance": 0.6, "valence": "negative", "intensity": 0.5,
-                "tags": ["goods", "supply"], "visibility": "public", "age_hours": 72,
-            }]
+            entry["memories"] = [
+                {
+                    "content": "The last cart from the next village came three days ago.",
+                    "importance": 0.6,
+                    "valence": "negative",
+                    "intensity": 0.5,
+                    "tags": ["goods", "supply"],
+                    "visibility": "public",
+                    "age_hours": 72,
+                }
+            ]
         npcs[key] = entry
     return {
         "factions": {
@@ -394,11 +424,19 @@ async def add_quests(engine: Any, spec: WorldSpec, layers: Layers) -> int:
                 title=f"Benchmark quest {i}",
                 summary="Clear the road and look around.",
                 objectives=[
-                    QuestObjective(objective_id="kill", objective_type=ObjectiveType.KILL,
-                                   description="Kill three bandits.", target_keyword="bandit",
-                                   target_count=3),
-                    QuestObjective(objective_id="visit", objective_type=ObjectiveType.VISIT,
-                                   description="Visit a room.", destination_room_id=target),
+                    QuestObjective(
+                        objective_id="kill",
+                        objective_type=ObjectiveType.KILL,
+                        description="Kill three bandits.",
+                        target_keyword="bandit",
+                        target_count=3,
+                    ),
+                    QuestObjective(
+                        objective_id="visit",
+                        objective_type=ObjectiveType.VISIT,
+                        description="Visit a room.",
+                        destination_room_id=target,
+                    ),
                 ],
                 time_limit_seconds=7 * 86400.0 if i % 2 == 0 else None,
             )
@@ -407,8 +445,10 @@ async def add_quests(engine: Any, spec: WorldSpec, layers: Layers) -> int:
             await manager.accept_quest(uid, quest.quest_id)
             made += 1
         await engine.dispatch_events()
-    layers.set(label, f"{made} characters with one accepted quest each "
-                      f"({(made + 1) // 2} with a time limit)")
+    layers.set(
+        label,
+        f"{made} characters with one accepted quest each ({(made + 1) // 2} with a time limit)",
+    )
     return made
 
 
@@ -451,14 +491,17 @@ def _letters(n: int, width: int = 4) -> str:
 def component_counts(engine: Any) -> dict[str, int]:
     """How many entities carry the components the systems iterate."""
     wanted = [
-        ("maid_stdlib.world.components", "Room"), ("maid_stdlib.world.components", "NPC"),
+        ("maid_stdlib.world.components", "Room"),
+        ("maid_stdlib.world.components", "NPC"),
         ("maid_stdlib.world.components", "Position"),
         ("maid_stdlib.living.components", "NeedsComponent"),
         ("maid_stdlib.living.components", "GoalsComponent"),
         ("maid_stdlib.living.components", "Relationships"),
-        ("maid_stdlib.living.facts", "Schedule"), ("maid_stdlib.living.facts", "SupplyRoutes"),
+        ("maid_stdlib.living.facts", "Schedule"),
+        ("maid_stdlib.living.facts", "SupplyRoutes"),
         ("maid_stdlib.living.gossip", "KnownGossip"),
-        ("classic_rpg.components", "Health"), ("classic_rpg.combat.components", "Fighting"),
+        ("classic_rpg.components", "Health"),
+        ("classic_rpg.combat.components", "Fighting"),
         ("classic_rpg.systems.quests.questlog", "QuestLog"),
     ]
     out: dict[str, int] = {}
@@ -469,8 +512,6 @@ def component_counts(engine: Any) -> dict[str, int]:
             continue
         out[cls_name] = engine.world.count(cls)
     return out
-
-
 
 
 @dataclass
@@ -520,8 +561,10 @@ async def open_world(
             quests = await add_quests(engine, spec, layers)
             fights = start_fights(engine, spec, layers)
             build_s = time.perf_counter() - t_build
-            log(f"  world built in {build_s:.1f} s: {engine.world.entity_count} entities, "
-                f"{len(engine.systems)} systems")
+            log(
+                f"  world built in {build_s:.1f} s: {engine.world.entity_count} entities, "
+                f"{len(engine.systems)} systems"
+            )
             yield BuiltWorld(engine, layers, quests, fights, build_s, per_tick)
         finally:
             await engine.stop()

@@ -54,8 +54,11 @@ class RpgQuestBoard:
 
     def holders(self, quest_id: str) -> list[Holder]:
         return [
-            Holder(character, entry.state.active,
-                   frozenset(o for o, p in entry.objectives.items() if p.completed))
+            Holder(
+                character,
+                entry.state.active,
+                frozenset(o for o, p in entry.objectives.items() if p.completed),
+            )
             for character, entry in self.manager.holders(quest_id)
         ]
 
@@ -70,8 +73,9 @@ class RpgQuestBoard:
 
 
 class _Forwarder:
-    def __init__(self, manager: QuestManager, system: ConsequenceSystem,
-                 monitor: QuestGroundingMonitor) -> None:
+    def __init__(
+        self, manager: QuestManager, system: ConsequenceSystem, monitor: QuestGroundingMonitor
+    ) -> None:
         self.manager = manager
         self.system = system
         self.monitor = monitor
@@ -81,19 +85,28 @@ class _Forwarder:
         return entry.run if entry is not None else 0
 
     async def on_turned_in(self, event: QuestTurnedInEvent) -> None:
-        await self.system.on_turned_in(event.quest_id, event.character_id, event.outcome.value,
-                                       run=self._run(event.character_id, event.quest_id))
+        await self.system.on_turned_in(
+            event.quest_id,
+            event.character_id,
+            event.outcome.value,
+            run=self._run(event.character_id, event.quest_id),
+        )
 
     async def on_failed(self, event: QuestFailedEvent) -> None:
         if not event.previous_state.active:
             return  # an offer that was never taken: nothing was let down
-        await self.system.on_failed(event.quest_id, event.character_id, event.outcome.value,
-                                    event.reason.value,
-                                    run=self._run(event.character_id, event.quest_id))
+        await self.system.on_failed(
+            event.quest_id,
+            event.character_id,
+            event.outcome.value,
+            event.reason.value,
+            run=self._run(event.character_id, event.quest_id),
+        )
 
     async def on_abandoned(self, event: QuestAbandonedEvent) -> None:
-        await self.system.on_abandoned(event.quest_id, event.character_id,
-                                       run=self._run(event.character_id, event.quest_id))
+        await self.system.on_abandoned(
+            event.quest_id, event.character_id, run=self._run(event.character_id, event.quest_id)
+        )
 
     async def on_expired(self, event: QuestExpiredInternalEvent) -> None:
         await self.system.on_expired(event.quest_id, event.character_ids)
@@ -158,17 +171,22 @@ async def choose_cmd(ctx: CommandContext) -> None:
     if not args:
         if not decisions:
             raise CommandError("None of your quests asks a decision of you right now.")
-        ctx.send("\n".join(_describe(q, b) for q, b in decisions)
-                 + "\nType 'choose <number>' to decide.")
+        ctx.send(
+            "\n".join(_describe(q, b) for q, b in decisions) + "\nType 'choose <number>' to decide."
+        )
         return
     if not args[-1].isdigit():
         raise CommandError("Usage: choose <number>  (or: choose <quest> <number>)")
     if not decisions:
-        raise CommandError("That quest asks no decision of you right now." if only
-                           else "None of your quests asks a decision of you right now.")
+        raise CommandError(
+            "That quest asks no decision of you right now."
+            if only
+            else "None of your quests asks a decision of you right now."
+        )
     if len(decisions) > 1:
-        raise CommandError("You have more than one decision to make; say which quest: "
-                           "choose <quest> <number>.")
+        raise CommandError(
+            "You have more than one decision to make; say which quest: choose <quest> <number>."
+        )
     quest, branch = decisions[0]
     n = int(args[-1])
     if not 1 <= n <= len(branch.options):
@@ -176,8 +194,9 @@ async def choose_cmd(ctx: CommandContext) -> None:
     await _decide(ctx, quest, branch, branch.options[n - 1])
 
 
-async def _decide(ctx: CommandContext, quest: Quest, branch: QuestBranch,
-                  option: BranchOption) -> None:
+async def _decide(
+    ctx: CommandContext, quest: Quest, branch: QuestBranch, option: BranchOption
+) -> None:
     actor = ctx.require_actor()
     manager: QuestManager = ctx.service(QuestManager)
     choices: BranchChoices = ctx.service(BranchChoices)

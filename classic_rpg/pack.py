@@ -49,8 +49,10 @@ def _connect_living_world(ctx: PackContext) -> None:
         # NPC is made (World.version_of tells when any were added or removed).
         version = world.version_of(CombatRules)
         if cache[0] != version:
-            cache[:] = [version, [(uid, "hostiles") for uid, rules in world.each(CombatRules)
-                                  if rules.hostile]]
+            cache[:] = [
+                version,
+                [(uid, "hostiles") for uid, rules in world.each(CombatRules) if rules.hostile],
+            ]
         return iter(cache[1])
 
     def is_hostile(world: Any, uid: UUID) -> bool:

@@ -75,6 +75,9 @@ def register_rules(ctx: PackContext) -> None:
         engine.sessions.prompt_provider = make_prompt(engine)
 
     for group in (
-        item_commands.COMMANDS, gear.COMMANDS, combat_commands.COMMANDS, dialogue.COMMANDS,
+        item_commands.COMMANDS,
+        gear.COMMANDS,
+        combat_commands.COMMANDS,
+        dialogue.COMMANDS,
     ):
         ctx.add_commands(group)

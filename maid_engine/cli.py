@@ -44,9 +44,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
         "--database-url",
         help="sqlite+aiosqlite:///file.db or postgresql+asyncpg://... (MAID_DATABASE_URL)",
     )
-    p.add_argument(
-        "--pack", action="append", help="content pack to load (repeatable; MAID_PACKS)"
-    )
+    p.add_argument("--pack", action="append", help="content pack to load (repeatable; MAID_PACKS)")
     p.add_argument("--log-level", help="DEBUG, INFO, WARNING, ERROR (MAID_LOG_LEVEL)")
 
 
@@ -71,8 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("path", help="pack folder, or an installed pack's name")
 
     # Its options belong to the simulator (main() hands it the rest of the line).
-    sub.add_parser("simulate", add_help=False,
-                   help="run the world with bot players and report on its quests")
+    sub.add_parser(
+        "simulate", add_help=False, help="run the world with bot players and report on its quests"
+    )
     return parser
 
 
@@ -105,7 +104,8 @@ async def _run(settings: Settings) -> int:
         print(
             "MAID stopped, but the final save failed: changes since the last checkpoint "
             "were lost (is the database reachable?)",
-            file=sys.stderr, flush=True,
+            file=sys.stderr,
+            flush=True,
         )
         return 5
     print("MAID stopped", flush=True)

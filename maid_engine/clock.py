@@ -35,9 +35,7 @@ class GameClock:
     that must be real time, such as cache TTLs.
     """
 
-    def __init__(
-        self, time_scale: float = 24.0, game_time: float = 8 * GAME_HOUR
-    ) -> None:
+    def __init__(self, time_scale: float = 24.0, game_time: float = 8 * GAME_HOUR) -> None:
         if time_scale <= 0:
             raise ValueError("time_scale must be positive")
         self.time_scale = time_scale

@@ -138,8 +138,11 @@ class CollectorPolicy:
         if self.deep_interval > 0 and now >= self._next_deep:
             record = self._collect("deep", unfreeze=True, freeze=True)
             self._schedule(now)
-            log.info("deep garbage collection: %.0f ms, %d objects freed",
-                     record.seconds * 1000, record.collected)
+            log.info(
+                "deep garbage collection: %.0f ms, %d objects freed",
+                record.seconds * 1000,
+                record.collected,
+            )
             return record
         if now >= self._next_refreeze:
             self._next_refreeze = now + self.refreeze_interval

@@ -105,9 +105,7 @@ class Settings(BaseSettings):
         return f"sqlite+aiosqlite:///{(self.data_dir / 'maid.db').resolve()}"
 
 
-def load_settings(
-    config_file: Path | str | None = None, **overrides: Any
-) -> Settings:
+def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Settings:
     """Build settings, raising :class:`ConfigError` with one line per problem."""
     import os
 
@@ -122,9 +120,7 @@ def load_settings(
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config file {path}: {exc}") from None
         file_values = file_values.get("maid", file_values)
-    env_keys = {
-        name for name in Settings.model_fields if f"MAID_{name.upper()}" in os.environ
-    }
+    env_keys = {name for name in Settings.model_fields if f"MAID_{name.upper()}" in os.environ}
     # Environment beats the file: drop file values the environment also sets.
     merged = {k: v for k, v in file_values.items() if k not in env_keys}
     merged.update({k: v for k, v in overrides.items() if v is not None})

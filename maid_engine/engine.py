@@ -69,8 +69,9 @@ class GameEngine:
         self.metrics = EngineMetrics()
         self.random = random.Random(self.settings.random_seed)
         #: The cyclic GC's schedule (maid_engine.collector); off with gc_freeze=False.
-        self.collector = CollectorPolicy(self.settings.gc_refreeze_interval,
-                                         self.settings.gc_deep_interval)
+        self.collector = CollectorPolicy(
+            self.settings.gc_refreeze_interval, self.settings.gc_deep_interval
+        )
         self.world_lock = asyncio.Lock()
         self.sessions: SessionManager = SessionManager(self)
         self._pack_refs = list(packs) if packs is not None else list(self.settings.packs)
@@ -202,7 +203,9 @@ class GameEngine:
             self.collector.start()
         log.info(
             "engine started: %d packs, %d systems, %d entities",
-            len(self.packs), len(self._systems), self.world.entity_count,
+            len(self.packs),
+            len(self._systems),
+            self.world.entity_count,
         )
 
     async def stop(self) -> None:
@@ -274,9 +277,7 @@ class GameEngine:
                     await system.update(delta)
                 except Exception:
                     self._system_failed(system)
-                self.metrics.system_duration.labels(system.name).observe(
-                    time.perf_counter() - t0
-                )
+                self.metrics.system_duration.labels(system.name).observe(time.perf_counter() - t0)
                 await self.dispatch_events()
         self.tick_count += 1
         elapsed = time.perf_counter() - started
@@ -383,9 +384,7 @@ class GameEngine:
                 if c.persist
             }
         gone = set(destroyed)
-        removed = [
-            (u, n) for (u, n) in removed if u not in gone and n not in upserts.get(u, {})
-        ]
+        removed = [(u, n) for (u, n) in removed if u not in gone and n not in upserts.get(u, {})]
         return EntityChangeSet(upserts=upserts, removed=removed, destroyed=destroyed), (
             dirty,
             removed,
@@ -433,8 +432,11 @@ class GameEngine:
         from maid_engine.store import EntityChangeSet
 
         upserts = {
-            uid: {c.component_name: dump_component(c) for c in self.world.components_of(uid)
-                  if c.persist}
+            uid: {
+                c.component_name: dump_component(c)
+                for c in self.world.components_of(uid)
+                if c.persist
+            }
             for uid in entity_ids
             if self.world.entity_exists(uid) and self.world.is_persistent(uid)
         }

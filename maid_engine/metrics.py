@@ -151,10 +151,15 @@ class MetricsServer:
         try:
             request = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=5)
             first = request.split(b"\r\n", 1)[0].decode("latin-1").split()
-            if len(first) >= 2 and first[0] in {"GET", "HEAD"} and first[1].split("?")[0] in {
-                "/metrics",
-                "/",
-            }:
+            if (
+                len(first) >= 2
+                and first[0] in {"GET", "HEAD"}
+                and first[1].split("?")[0]
+                in {
+                    "/metrics",
+                    "/",
+                }
+            ):
                 body = self.metrics.render()
                 head = (
                     f"HTTP/1.1 200 OK\r\nContent-Type: {CONTENT_TYPE_LATEST}\r\n"
@@ -169,8 +174,12 @@ class MetricsServer:
                     + msg
                 )
             await writer.drain()
-        except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
-                ConnectionError):
+        except (
+            TimeoutError,
+            asyncio.IncompleteReadError,
+            asyncio.LimitOverrunError,
+            ConnectionError,
+        ):
             pass
         finally:
             writer.close()

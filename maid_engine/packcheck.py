@@ -59,9 +59,7 @@ def check_pack(
                 except PackError as exc:
                     problems.append(str(exc))
                 except Exception as exc:
-                    problems.append(
-                        f"{pack.name}: register() failed: {type(exc).__name__}: {exc}"
-                    )
+                    problems.append(f"{pack.name}: register() failed: {type(exc).__name__}: {exc}")
             for pack in packs:
                 hook = getattr(pack, HOOK, None)
                 if not callable(hook):

@@ -75,9 +75,7 @@ def session_for(engine: GameEngine, actor: UUID, role: Role = Role.PLAYER) -> Fa
     return session
 
 
-async def cmd(
-    engine: GameEngine, actor: UUID | None, line: str, role: Role = Role.PLAYER
-) -> str:
+async def cmd(engine: GameEngine, actor: UUID | None, line: str, role: Role = Role.PLAYER) -> str:
     """Run ``line`` as ``actor`` and return everything it sent to that actor."""
     if actor is None:
         ctx = CommandContext(engine=engine, session=None, actor=None, role=role)

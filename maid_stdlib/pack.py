@@ -43,6 +43,7 @@ class StdlibContentPack(ContentPack):
         ctx.provide(WorldCharacterFactory, factory)
 
         ctx.subscribe(EntityDestroyedEvent, ws.on_destroyed)
+
         # After every pack built its entities and systems started: one full rebuild
         # catches entities created without going through the service.
         def started(_event: EngineStartedEvent) -> None:

@@ -164,9 +164,7 @@ class FakeOpenAIServer:
             }
         raw = json.dumps(body).encode() if isinstance(body, dict) else _as_bytes(body)
         return self.push(
-            Behaviour(
-                "status", status=code, body=raw, headers=tuple((headers or {}).items())
-            )
+            Behaviour("status", status=code, body=raw, headers=tuple((headers or {}).items()))
         )
 
     def garbage(self, body: str | bytes = b"<html>definitely not json") -> FakeOpenAIServer:

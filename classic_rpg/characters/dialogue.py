@@ -164,8 +164,9 @@ async def converse(ctx: CommandContext, who: str, topic: str | None) -> None:
     name = capitalize(name_of(ws, npc))
     dialogue = ctx.world.try_component(npc, Dialogue)
     if topic is None:
-        ws.message_room(room, f"{capitalize(name_of(ws, actor))} talks to {name_of(ws, npc)}.",
-                        exclude=(actor,))
+        ws.message_room(
+            room, f"{capitalize(name_of(ws, actor))} talks to {name_of(ws, npc)}.", exclude=(actor,)
+        )
         if await talk.run(ctx, npc):
             return
         if dialogue is None or not dialogue.greeting:

@@ -85,10 +85,7 @@ def attack_line(engine: GameEngine, uid: UUID) -> str:
     off = offense_of(engine.world, uid)
     dfn = defense_of(engine.world, uid)
     low, high = off.damage_min + off.bonus, off.damage_max + off.bonus
-    return (
-        f"|cAttack:|n {max(1, low)}-{max(1, high)} ({off.weapon})   "
-        f"|cArmor:|n {dfn.armor}"
-    )
+    return f"|cAttack:|n {max(1, low)}-{max(1, high)} ({off.weapon})   |cArmor:|n {dfn.armor}"
 
 
 def rpg_score(engine: GameEngine, uid: UUID) -> list[str] | None:

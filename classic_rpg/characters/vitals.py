@@ -150,8 +150,9 @@ class RegenSystem(System):
                     mana.maximum, mana.current + max(1, int(mana.maximum * self.fraction))
                 )
                 changed.add(uid)
-            if (health is None or health.current >= health.maximum) \
-                    and (mana is None or mana.current >= mana.maximum):
+            if (health is None or health.current >= health.maximum) and (
+                mana is None or mana.current >= mana.maximum
+            ):
                 full.append(uid)
         self._wounded.difference_update(full)
         for uid in changed:

@@ -100,8 +100,8 @@ def apply_stats(ctx: ExtensionContext, value: NpcStatsData) -> None:
     world.add_component(uid, CharacterStats(level=value.level, experience=0, gold=gold))
     world.add_component(uid, Attributes(**value.attributes.model_dump()))
     world.add_component(
-        uid, CombatProfile(damage_min=low, damage_max=high, armor=value.armor,
-                           xp_value=value.xp_value),
+        uid,
+        CombatProfile(damage_min=low, damage_max=high, armor=value.armor, xp_value=value.xp_value),
     )
 
 
@@ -165,7 +165,5 @@ def apply_loot(ctx: ExtensionContext, value: LootData) -> None:
 
 def register_npc_data(data: WorldData, owner: str) -> None:
     data.register_extension("npc", "stats", NpcStatsData, apply_stats, check_stats, owner=owner)
-    data.register_extension(
-        "npc", "combat", CombatData, apply_combat, check_combat, owner=owner
-    )
+    data.register_extension("npc", "combat", CombatData, apply_combat, check_combat, owner=owner)
     data.register_extension("npc", "loot", LootData, apply_loot, check_loot, owner=owner)

@@ -217,7 +217,10 @@ class CombatService:
         self.apply_damage(target, amount, attacker)
 
     def apply_damage(
-        self, target: UUID, amount: int, attacker: UUID | None = None,
+        self,
+        target: UUID,
+        amount: int,
+        attacker: UUID | None = None,
         damage_type: str = "physical",
     ) -> bool:
         """Take ``amount`` health from ``target`` (combat, traps, spells ...), emit

@@ -44,9 +44,7 @@ class ItemFactory:
         return self.engine.services.get(WorldService)
 
     # -- creating and destroying ------------------------------------------------------
-    def spawn(
-        self, template_key: str, room: str | None = None, holder: UUID | None = None
-    ) -> UUID:
+    def spawn(self, template_key: str, room: str | None = None, holder: UUID | None = None) -> UUID:
         """A new item from ``template_key`` ("ironvale:rusty_sword"), put in ``room``
         or in ``holder``'s inventory (holder wins; capacity is not enforced, so a
         reward is never lost). LookupError if there is no such item template."""

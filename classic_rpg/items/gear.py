@@ -30,9 +30,11 @@ def inventory(ctx: CommandContext) -> None:
     carried = items.carried(actor)
     stats = ctx.world.try_component(actor, CharacterStats)
     inv = ctx.world.try_component(actor, Inventory)
-    lines = ["You are carrying:", *(f"  {n}" for n in group_names(ws, carried))] if carried else [
-        "You are not carrying anything."
-    ]
+    lines = (
+        ["You are carrying:", *(f"  {n}" for n in group_names(ws, carried))]
+        if carried
+        else ["You are not carrying anything."]
+    )
     gold = stats.gold if stats is not None else 0
     capacity = f" ({len(carried)}/{inv.capacity} items)" if inv is not None else ""
     lines.append(f"You have |y{gold}|n gold.{capacity}")
@@ -117,8 +119,7 @@ def remove(ctx: CommandContext) -> None:
         items.unequip(actor, item)
     what = ", ".join(name_of(ws, i) for i in found)
     ctx.send(f"You stop using {what}.")
-    ws.message_room(room, f"{capitalize(name_of(ws, actor))} stops using {what}.",
-                    exclude=(actor,))
+    ws.message_room(room, f"{capitalize(name_of(ws, actor))} stops using {what}.", exclude=(actor,))
 
 
 def item_lines(world: World, item: UUID) -> list[str]:
@@ -158,8 +159,10 @@ def condition_of(world: World, ws: WorldService, uid: UUID) -> list[str]:
     text = next(t for limit, t in _CONDITION if health.fraction >= limit)
     lines = [f"{name} {text}"]
     fighting = world.try_component(uid, Fighting)
-    if fighting is not None and fighting.target is not None and world.entity_exists(
-        fighting.target
+    if (
+        fighting is not None
+        and fighting.target is not None
+        and world.entity_exists(fighting.target)
     ):
         lines.append(f"{name} is fighting {name_of(ws, fighting.target)}!")
     return lines
@@ -197,8 +200,11 @@ def examine(ctx: CommandContext) -> None:
     lines.extend(condition_of(world, ws, target))
     worn = items.equipped(target)
     if worn and target != actor:
-        lines.append(f"{capitalize(name_of(ws, target))} is using: "
-                     + ", ".join(name_of(ws, i) for i in worn.values()) + ".")
+        lines.append(
+            f"{capitalize(name_of(ws, target))} is using: "
+            + ", ".join(name_of(ws, i) for i in worn.values())
+            + "."
+        )
     ctx.send("\n".join(lines))
 
 

@@ -42,8 +42,9 @@ def register_rpg_questgen(ctx: PackContext) -> QuestGen:
     from classic_rpg.systems.quests.manager import QuestManager
 
     qg = ctx.service(QuestGen)
-    if any(isinstance(getattr(check, "__self__", None), RpgHooks)
-           for check in qg.facts.alive_checks):
+    if any(
+        isinstance(getattr(check, "__self__", None), RpgHooks) for check in qg.facts.alive_checks
+    ):
         return qg  # already wired
     for archetype in rpg_archetypes():
         if archetype.archetype_id not in qg.archetypes:

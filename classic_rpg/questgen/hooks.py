@@ -59,8 +59,7 @@ class RpgHooks:
         Kept until combat rules, NPC markers or descriptions are added or removed
         (``World.version_of``): quest generation asks on every tick it works, and
         walking every NPC's rules each time was most of a seed's cost."""
-        key = (world.version_of(CombatRules), world.version_of(NPC),
-               world.version_of(Describable))
+        key = (world.version_of(CombatRules), world.version_of(NPC), world.version_of(Describable))
         if self._hostiles is None or self._hostiles[0] != key:
             found = []
             for uid, rules in world.each(CombatRules):
@@ -68,8 +67,13 @@ class RpgHooks:
                     continue
                 npc = world.try_component(uid, NPC)
                 desc = world.try_component(uid, Describable)
-                source = (npc.template.split(":")[-1] if npc is not None and npc.template
-                          else desc.name if desc is not None else "hostiles")
+                source = (
+                    npc.template.split(":")[-1]
+                    if npc is not None and npc.template
+                    else desc.name
+                    if desc is not None
+                    else "hostiles"
+                )
                 found.append((uid, source))
             self._hostiles = (key, found)
         return iter(self._hostiles[1])
@@ -127,8 +131,12 @@ class RpgHooks:
         """``entity`` is an NPC the RespawnSystem brings back when it dies."""
         rules = self.world.try_component(entity, CombatRules)
         npc = self.world.try_component(entity, NPC)
-        return (rules is not None and rules.respawn is not None and npc is not None
-                and bool(npc.template))
+        return (
+            rules is not None
+            and rules.respawn is not None
+            and npc is not None
+            and bool(npc.template)
+        )
 
     def install(self, facts: WorldFacts) -> None:
         facts.alive_checks.append(self.alive)

@@ -61,14 +61,20 @@ class RpgQuestOffers:
         return self.manager.count_pending_offers(character)
 
     def active_quests(self, character: UUID) -> list[str]:
-        return [q.quest_id for q, _ in self.manager.quests_of(
-            character, QuestState.IN_PROGRESS, QuestState.COMPLETED)]
+        return [
+            q.quest_id
+            for q, _ in self.manager.quests_of(
+                character, QuestState.IN_PROGRESS, QuestState.COMPLETED
+            )
+        ]
 
     def has_quest(self, character: UUID, quest_id: str) -> bool:
         qlog = self.manager.engine.world.try_component(character, QuestLog)
-        return qlog is not None and (qlog.entry(quest_id) is not None
-                                     or bool(qlog.turn_ins.get(quest_id))
-                                     or quest_id in qlog.declined)
+        return qlog is not None and (
+            qlog.entry(quest_id) is not None
+            or bool(qlog.turn_ins.get(quest_id))
+            or quest_id in qlog.declined
+        )
 
     def is_open(self, quest_id: str) -> bool:
         return self.manager.is_open(quest_id)
@@ -150,8 +156,14 @@ def register_rpg_quest_delivery(ctx: PackContext) -> QuestGenerationSystem | Non
         if entry is None:
             return  # an authored quest
         styles = styles_of_archetype(system.qg.archetypes, entry.archetype_id)
-        tracker.record_quest(character, quest_id, entry.archetype_id, entry.quest_giver_id,
-                             outcome, styles if outcome != "abandoned" else ())
+        tracker.record_quest(
+            character,
+            quest_id,
+            entry.archetype_id,
+            entry.quest_giver_id,
+            outcome,
+            styles if outcome != "abandoned" else (),
+        )
 
     def accepted(event: QuestAcceptedEvent) -> None:
         system.quest_accepted(event.quest_id, event.character_id)
@@ -172,10 +184,16 @@ def register_rpg_quest_delivery(ctx: PackContext) -> QuestGenerationSystem | Non
             finished(event.quest_id, character, "expired")
 
     for event_type, handler in (
-        (EntityDiedEvent, died), (CombatStartedEvent, attacked), (TalkedToEvent, talked),
-        (ItemPickedUpEvent, picked), (ItemGivenEvent, given), (QuestAcceptedEvent, accepted),
-        (QuestTurnedInEvent, turned_in), (QuestFailedEvent, failed),
-        (QuestAbandonedEvent, abandoned), (QuestExpiredInternalEvent, expired),
+        (EntityDiedEvent, died),
+        (CombatStartedEvent, attacked),
+        (TalkedToEvent, talked),
+        (ItemPickedUpEvent, picked),
+        (ItemGivenEvent, given),
+        (QuestAcceptedEvent, accepted),
+        (QuestTurnedInEvent, turned_in),
+        (QuestFailedEvent, failed),
+        (QuestAbandonedEvent, abandoned),
+        (QuestExpiredInternalEvent, expired),
     ):
         ctx.subscribe(event_type, handler)
     talk = ctx.service(TalkService)

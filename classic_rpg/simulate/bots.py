@@ -31,7 +31,14 @@ if TYPE_CHECKING:
     from maid_engine.engine import GameEngine
 
 __all__ = [
-    "DEFAULT_ORDER", "STYLES", "Bot", "Gear", "Style", "create_bot", "create_bots", "log_out",
+    "DEFAULT_ORDER",
+    "STYLES",
+    "Bot",
+    "Gear",
+    "Style",
+    "create_bot",
+    "create_bots",
+    "log_out",
     "pick_gear",
 ]
 
@@ -69,17 +76,41 @@ class Style:
 STYLES: dict[str, Style] = {
     s.name: s
     for s in (
-        Style("fighter", level=6, gear_tier=2, potions=2, prefers=("combat",), idle="rest",
-              flee_below=0.15, rest_below=0.7),
-        Style("explorer", level=4, gear_tier=1, potions=2, prefers=("exploration",),
-              idle="wander"),
-        Style("talker", level=3, gear_tier=1, potions=2, prefers=("social",), idle="chat",
-              choice=0),
-        Style("completionist", level=4, gear_tier=2, potions=3, prefers=(), idle="board",
-              declines=False,
-              optional=True, rest_below=0.8),
-        Style("quitter", level=3, gear_tier=1, potions=1, prefers=(), idle="chat",
-              gives_up_after=1, flee_below=0.4),
+        Style(
+            "fighter",
+            level=6,
+            gear_tier=2,
+            potions=2,
+            prefers=("combat",),
+            idle="rest",
+            flee_below=0.15,
+            rest_below=0.7,
+        ),
+        Style("explorer", level=4, gear_tier=1, potions=2, prefers=("exploration",), idle="wander"),
+        Style(
+            "talker", level=3, gear_tier=1, potions=2, prefers=("social",), idle="chat", choice=0
+        ),
+        Style(
+            "completionist",
+            level=4,
+            gear_tier=2,
+            potions=3,
+            prefers=(),
+            idle="board",
+            declines=False,
+            optional=True,
+            rest_below=0.8,
+        ),
+        Style(
+            "quitter",
+            level=3,
+            gear_tier=1,
+            potions=1,
+            prefers=(),
+            idle="chat",
+            gives_up_after=1,
+            flee_below=0.4,
+        ),
     )
 }
 #: Styles of bots 1..K, repeating.
@@ -156,13 +187,16 @@ def pick_gear(engine: GameEngine, tier_cap: int) -> Gear:
             value = int(getattr(stats, "armor", 0) or 0)
             if value > 0 and (slot not in armour or (value, key) > armour[slot]):
                 armour[slot] = (value, key)
-    return Gear(weapon[1] if weapon else None,
-                tuple(k for _, (_, k) in sorted(armour.items())),
-                potion[1] if potion else None)
+    return Gear(
+        weapon[1] if weapon else None,
+        tuple(k for _, (_, k) in sorted(armour.items())),
+        potion[1] if potion else None,
+    )
 
 
-async def create_bots(engine: GameEngine, count: int, seed: int,
-                      order: tuple[str, ...] = DEFAULT_ORDER) -> list[Bot]:
+async def create_bots(
+    engine: GameEngine, count: int, seed: int, order: tuple[str, ...] = DEFAULT_ORDER
+) -> list[Bot]:
     """Create, equip and log in ``count`` bots (styles in ``order``, repeating)."""
     bots = []
     for n in range(count):
@@ -194,15 +228,17 @@ async def create_bot(engine: GameEngine, style: Style, name: str, seed: int) -> 
 async def log_out(engine: GameEngine, bot: Bot) -> None:
     """The bot's player quits (as the login flow does when a connection closes)."""
     async with engine.world_lock:
-        await engine.events.publish(CharacterDisconnectedEvent(bot.uid, bot.session.id,
-                                                               reason="quit"))
+        await engine.events.publish(
+            CharacterDisconnectedEvent(bot.uid, bot.session.id, reason="quit")
+        )
         engine.sessions.detach(bot.session)
     await engine.dispatch_events()
 
 
 def _grant(engine: GameEngine, uid: UUID, style: Style) -> None:
-    engine.services.get(Progression).award_experience(uid, xp_for_level(style.level),
-                                                      "(simulation kit)")
+    engine.services.get(Progression).award_experience(
+        uid, xp_for_level(style.level), "(simulation kit)"
+    )
     gear = pick_gear(engine, style.gear_tier)
     items = engine.services.get(ItemFactory)
     for template in [gear.weapon, *gear.armour]:

@@ -31,27 +31,61 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run the world with scripted bot players on a manual clock, as fast "
         "as the machine allows, and report on the quests it generates: how many per "
         "game day, how varied, how grounded, whether chains emerge, whether bots of "
-        "the right level can finish them.")
+        "the right level can finish them.",
+    )
     p.add_argument("--days", type=int, default=7, help="game days to simulate (default 7)")
-    p.add_argument("--bots", type=int, default=5,
-                   help=f"bot players; styles in turn: {', '.join(DEFAULT_ORDER)} (default 5)")
+    p.add_argument(
+        "--bots",
+        type=int,
+        default=5,
+        help=f"bot players; styles in turn: {', '.join(DEFAULT_ORDER)} (default 5)",
+    )
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    p.add_argument("--pack", action="append", dest="packs", metavar="PACK",
-                   help="content pack to load (repeatable; default ironvale)")
+    p.add_argument(
+        "--pack",
+        action="append",
+        dest="packs",
+        metavar="PACK",
+        help="content pack to load (repeatable; default ironvale)",
+    )
     p.add_argument("--json", type=Path, metavar="FILE", help="write the full report here")
-    p.add_argument("--llm", choices=LLM_MODES, default="none",
-                   help="quest prose: none = templates, scripted = a deterministic "
-                   "scripted model through the real LLM path (default none)")
-    p.add_argument("--persist", action="store_true",
-                   help="keep the world in a temporary SQLite database (default: in memory)")
-    p.add_argument("--tick", type=float, default=60.0, metavar="SECONDS",
-                   help="game seconds per tick (default 60)")
-    p.add_argument("--drain-hours", type=float, default=12.0, metavar="HOURS",
-                   help="game hours the bots get after the last day to finish quests")
-    p.add_argument("--styles", metavar="LIST",
-                   help=f"comma-separated bot styles to cycle ({', '.join(STYLES)})")
-    p.add_argument("--trace", type=Path, metavar="FILE",
-                   help="write every bot command and the game's answer to FILE")
+    p.add_argument(
+        "--llm",
+        choices=LLM_MODES,
+        default="none",
+        help="quest prose: none = templates, scripted = a deterministic "
+        "scripted model through the real LLM path (default none)",
+    )
+    p.add_argument(
+        "--persist",
+        action="store_true",
+        help="keep the world in a temporary SQLite database (default: in memory)",
+    )
+    p.add_argument(
+        "--tick",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="game seconds per tick (default 60)",
+    )
+    p.add_argument(
+        "--drain-hours",
+        type=float,
+        default=12.0,
+        metavar="HOURS",
+        help="game hours the bots get after the last day to finish quests",
+    )
+    p.add_argument(
+        "--styles",
+        metavar="LIST",
+        help=f"comma-separated bot styles to cycle ({', '.join(STYLES)})",
+    )
+    p.add_argument(
+        "--trace",
+        type=Path,
+        metavar="FILE",
+        help="write every bot command and the game's answer to FILE",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("-v", "--verbose", action="store_true", help="show the game's log")
     return p
@@ -65,11 +99,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unknown or not styles:
             raise ValueError(f"unknown bot style(s): {', '.join(unknown) or '(none)'}")
         options = SimulationOptions(
-            days=args.days, bots=args.bots, seed=args.seed,
-            packs=args.packs or ["ironvale"], llm=args.llm, persist=args.persist,
-            tick_game_seconds=args.tick, drain_hours=args.drain_hours, styles=styles,
-            progress=False if args.no_progress else None, verbose=args.verbose,
-            trace=args.trace)
+            days=args.days,
+            bots=args.bots,
+            seed=args.seed,
+            packs=args.packs or ["ironvale"],
+            llm=args.llm,
+            persist=args.persist,
+            tick_game_seconds=args.tick,
+            drain_hours=args.drain_hours,
+            styles=styles,
+            progress=False if args.no_progress else None,
+            verbose=args.verbose,
+            trace=args.trace,
+        )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -83,8 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 3
     if args.json is not None:
-        args.json.write_text(json.dumps(report, indent=2, sort_keys=False) + "\n",
-                             encoding="utf-8")
+        args.json.write_text(json.dumps(report, indent=2, sort_keys=False) + "\n", encoding="utf-8")
     print(summary(report))
     return 0 if all(report["targets"].values()) else 1
 

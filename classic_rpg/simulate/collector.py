@@ -50,17 +50,20 @@ def _by_kind(engine: GameEngine, quest_id: str) -> dict[str, str]:
     model = engine.services.get(QuestManager).get_quest(quest_id)
     if model is None:
         return {}
-    return {o.objective_id: o.target_template for o in model.objectives
-            if o.target_id is None and o.target_template}
+    return {
+        o.objective_id: o.target_template
+        for o in model.objectives
+        if o.target_id is None and o.target_template
+    }
 
 
 def _kind_exists(engine: GameEngine, template: str) -> bool:
     """Some NPC of the kind lives, or one is due to respawn."""
     facts = engine.services.get(QuestGen).facts
     world = engine.world
-    return any(n.template == template and facts.is_alive(uid)
-               for uid, n in world.each(NPC)) or any(
-        p.template == template for _, p in world.each(PendingRespawn))
+    return any(n.template == template and facts.is_alive(uid) for uid, n in world.each(NPC)) or any(
+        p.template == template for _, p in world.each(PendingRespawn)
+    )
 
 
 def ungrounded(quest: GeneratedQuest, engine: GameEngine) -> list[str]:
@@ -90,10 +93,14 @@ def ungrounded(quest: GeneratedQuest, engine: GameEngine) -> list[str]:
                     entities.setdefault(uid, f"objective {o.id}")
         if o.target_location is not None:
             rooms.setdefault(o.target_location, f"objective {o.id}")
-    out += [f"{role}: entity {uid} is gone" for uid, role in entities.items()
-            if not facts.is_alive(uid)]
-    out += [f"{role}: room {room} does not exist" for room, role in rooms.items()
-            if not facts.room_exists(room)]
+    out += [
+        f"{role}: entity {uid} is gone" for uid, role in entities.items() if not facts.is_alive(uid)
+    ]
+    out += [
+        f"{role}: room {room} does not exist"
+        for room, role in rooms.items()
+        if not facts.room_exists(room)
+    ]
     return out
 
 
@@ -181,7 +188,9 @@ class Collector:
         facts = self.engine.services.get(QuestGen).facts
         self.lifecycle["generated"] += 1
         self.quests[event.quest_id] = QuestRecord(
-            event.quest_id, event.archetype_id, event.seed_type,
+            event.quest_id,
+            event.archetype_id,
+            event.seed_type,
             facts.name(event.quest_giver_id) if event.quest_giver_id else "",
             self.now,
             quest.difficulty.value if quest else "",
@@ -258,5 +267,7 @@ class Collector:
         return {e.quest_id: e.document() for e in history.entries()}
 
     def metrics(self) -> dict[str, dict[str, dict[str, float]]]:
-        return {prefix: metric_samples(self.engine, prefix) for prefix in (
-            "maid_questgen_", "maid_consequence_", "maid_grounding_")}
+        return {
+            prefix: metric_samples(self.engine, prefix)
+            for prefix in ("maid_questgen_", "maid_consequence_", "maid_grounding_")
+        }

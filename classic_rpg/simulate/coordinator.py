@@ -87,9 +87,16 @@ class Attempt:
     doing: str = ""
 
     def document(self) -> dict[str, Any]:
-        return {"bot": self.bot, "style": self.style, "level": self.level,
-                "started": self.started, "ended": self.ended, "result": self.result,
-                "reason": self.reason, "counts": self.counts}
+        return {
+            "bot": self.bot,
+            "style": self.style,
+            "level": self.level,
+            "started": self.started,
+            "ended": self.ended,
+            "result": self.result,
+            "reason": self.reason,
+            "counts": self.counts,
+        }
 
 
 @dataclass
@@ -133,13 +140,25 @@ class Coordinator:
         min_level = quest.level_requirement if quest is not None else 1
         rec = oq.quest.difficulty.recommended_level if oq is not None else min_level + 1
         archetype = self.qg.archetypes.get(event.archetype_id)
-        traits = tuple(t for t, flag in (
-            ("combat", archetype.requires_combat if archetype else False),
-            ("social", archetype.requires_social if archetype else False),
-            ("exploration", archetype.requires_exploration if archetype else False)) if flag)
+        traits = tuple(
+            t
+            for t, flag in (
+                ("combat", archetype.requires_combat if archetype else False),
+                ("social", archetype.requires_social if archetype else False),
+                ("exploration", archetype.requires_exploration if archetype else False),
+            )
+            if flag
+        )
         self.quests[event.quest_id] = QuestInfo(
-            event.quest_id, event.archetype_id, event.seed_type, self.engine.clock.game_time,
-            rec, min_level, traits, len(self.quests) + 1)
+            event.quest_id,
+            event.archetype_id,
+            event.seed_type,
+            self.engine.clock.game_time,
+            rec,
+            min_level,
+            traits,
+            len(self.quests) + 1,
+        )
 
     def _attempt_of(self, character: UUID, quest_id: str) -> Attempt | None:
         attempt = self._current.get(character)
@@ -168,8 +187,11 @@ class Coordinator:
             # The monitor's own words for what no longer fits (it tells the player so).
             oq = self.system.open_quests.get(event.quest_id)
             index = self.engine.services.try_get(GeneratedQuestIndex)
-            quest = oq.quest if oq is not None else (
-                index.cached(event.quest_id) if index is not None else None)
+            quest = (
+                oq.quest
+                if oq is not None
+                else (index.cached(event.quest_id) if index is not None else None)
+            )
             explained = self.monitor.explain(quest) if quest and self.monitor else None
             why = f"{why} ({explained})" if explained else why
         self._end(event.character_id, event.quest_id, event.reason.value, why)
@@ -235,8 +257,12 @@ class Coordinator:
         level = self.level_of(bot)
         ranked = sorted(
             (info for info in self.quests.values() if self.fits(bot, info)),
-            key=lambda i: (i.generated_at, not set(i.traits) & set(bot.style.prefers),
-                           abs(level - i.recommended_level)))
+            key=lambda i: (
+                i.generated_at,
+                not set(i.traits) & set(bot.style.prefers),
+                abs(level - i.recommended_level),
+            ),
+        )
         for info in ranked:
             if self._best_idle(info) is bot:
                 return self._take(bot, info, "volunteered")
@@ -253,15 +279,28 @@ class Coordinator:
             return min(quitters, key=lambda b: (b.idle_since, self.bots.index(b)))
         # Whoever was offered it goes first (no one else may be); ties then go to
         # whoever has waited longest, so every style gets its turn.
-        return min(idle, key=lambda b: (info.quest_id not in self._offered(b),
-                                        not set(info.traits) & set(b.style.prefers),
-                                        abs(self.level_of(b) - info.recommended_level),
-                                        b.idle_since, self.bots.index(b)))
+        return min(
+            idle,
+            key=lambda b: (
+                info.quest_id not in self._offered(b),
+                not set(info.traits) & set(b.style.prefers),
+                abs(self.level_of(b) - info.recommended_level),
+                b.idle_since,
+                self.bots.index(b),
+            ),
+        )
 
     def _take(self, bot: Bot, info: QuestInfo, how: str) -> str:
         now = self.engine.clock.game_time
-        attempt = Attempt(info.quest_id, bot.name, bot.style.name, self.level_of(bot), now,
-                          counts=bot.style.gives_up_after is None, doing=how)
+        attempt = Attempt(
+            info.quest_id,
+            bot.name,
+            bot.style.name,
+            self.level_of(bot),
+            now,
+            counts=bot.style.gives_up_after is None,
+            doing=how,
+        )
         self.attempts.append(attempt)
         self._current[bot.uid] = attempt
         self._claims[info.quest_id] = bot
@@ -279,10 +318,12 @@ class Coordinator:
                 continue
             await log_out(self.engine, bot)
             self.retired.append(bot)
-            generation = sum(1 for b in self.retired if b.name.split("-")[0] ==
-                             bot.name.split("-")[0]) + 1
-            fresh = await create_bot(self.engine, bot.style,
-                                     f"{bot.name.split('-')[0]}-{generation}", seed)
+            generation = (
+                sum(1 for b in self.retired if b.name.split("-")[0] == bot.name.split("-")[0]) + 1
+            )
+            fresh = await create_bot(
+                self.engine, bot.style, f"{bot.name.split('-')[0]}-{generation}", seed
+            )
             fresh.idle_since = self.engine.clock.game_time
             self.bots[n] = fresh
             del self._by_uid[bot.uid]
@@ -302,8 +343,10 @@ class Coordinator:
             if self.trace is not None and (line is not None or sent):
                 when = self.engine.clock.game_time / GAME_HOUR
                 said = " | ".join(" ".join(s.split()) for s in sent)[:600]
-                self.trace.write(f"{when:9.2f}h {bot.name:<15} {bot.quest_id or '-':<40} "
-                                 f"{line or '':<30} -> {said}\n")
+                self.trace.write(
+                    f"{when:9.2f}h {bot.name:<15} {bot.quest_id or '-':<40} "
+                    f"{line or '':<30} -> {said}\n"
+                )
             sent.clear()
 
     def decide(self, bot: Bot) -> str | None:
@@ -332,8 +375,11 @@ class Coordinator:
         if give_up is not None:
             return self._abandon(bot, entry, give_up)
         step = planner.quest_step(bot, quest, entry)
-        if step.line is not None and step.line.startswith("talk") and (
-                entry is None or entry.state.terminal):
+        if (
+            step.line is not None
+            and step.line.startswith("talk")
+            and (entry is None or entry.state.terminal)
+        ):
             bot.asked += 1
             if bot.asked > ASK_TIMES:
                 self._not_offered(bot, quest.quest_id)
@@ -354,10 +400,14 @@ class Coordinator:
         oq = self.system.open_quests.get(quest_id)
         if held >= cap:
             why = f"its {held} unanswered offer(s) fill the offer cap ({cap})"
-        elif oq is not None and self.system.deliveries.personalize(
-                oq, bot.uid, in_person=True) is None:
-            why = f"the delivery planner does not match a level {self.level_of(bot)} " \
-                  f"{bot.style.name} to it"
+        elif (
+            oq is not None
+            and self.system.deliveries.personalize(oq, bot.uid, in_person=True) is None
+        ):
+            why = (
+                f"the delivery planner does not match a level {self.level_of(bot)} "
+                f"{bot.style.name} to it"
+            )
         else:
             why = "no offer came"
         self._end(bot.uid, quest_id, "not_offered", why)
@@ -371,8 +421,11 @@ class Coordinator:
         now = self.engine.clock.game_time
         attempt = self._current[bot.uid]
         done = sorted(o for o, p in entry.objectives.items() if p.completed) if entry else []
-        signature = (entry.state if entry else None, tuple(done),
-                     tuple(p.count for p in entry.objectives.values()) if entry else ())
+        signature = (
+            entry.state if entry else None,
+            tuple(done),
+            tuple(p.count for p in entry.objectives.values()) if entry else (),
+        )
         if signature != bot.progress:
             bot.progress, bot.progress_at = signature, now
         quitter = bot.style.gives_up_after
@@ -397,5 +450,9 @@ class Coordinator:
     def finish(self) -> None:
         """End of the run: attempts still going are unfinished."""
         for character, attempt in list(self._current.items()):
-            self._end(character, attempt.quest_id, "unfinished",
-                      f"still going when the simulation ended: {attempt.doing}")
+            self._end(
+                character,
+                attempt.quest_id,
+                "unfinished",
+                f"still going when the simulation ended: {attempt.doing}",
+            )

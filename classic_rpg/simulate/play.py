@@ -159,8 +159,11 @@ class Planner:
     def name(self, uid: UUID | None) -> str:
         from maid_stdlib.world.look import name_of
 
-        return name_of(self.ws, uid) if uid is not None and self.world.entity_exists(uid) \
+        return (
+            name_of(self.ws, uid)
+            if uid is not None and self.world.entity_exists(uid)
             else "someone"
+        )
 
     # -- staying alive -----------------------------------------------------------------
     def potion(self, bot: Bot) -> str | None:
@@ -237,8 +240,12 @@ class Planner:
                 return Step(None, doing, blocked=f"nobody to talk to for '{doing}'")
             if self.world.has_component(npc, PlayerCharacter):
                 # ``talk`` refuses players: the quest asks for something no one can do.
-                return Step(None, doing, blocked=f"'{doing}' asks to talk to a player "
-                                                 f"character ({self.name(npc)}), not an NPC")
+                return Step(
+                    None,
+                    doing,
+                    blocked=f"'{doing}' asks to talk to a player "
+                    f"character ({self.name(npc)}), not an NPC",
+                )
             return self.meet(bot, npc, "talk", doing)
         if t is T.KILL:
             return self.kill_step(bot, o, doing)
@@ -289,8 +296,11 @@ class Planner:
                 return Step(None, doing, blocked="nobody to deliver to")
             words = self.ws.keywords_of(carried[0])
             return self.meet(bot, recipient, f"give {words[0] if words else 'it'} to", doing)
-        lying = [uid for uid, item in self.world.each(Item)
-                 if item.template == template and self.ws.room_key_of(uid) is not None]
+        lying = [
+            uid
+            for uid, item in self.world.each(Item)
+            if item.template == template and self.ws.room_key_of(uid) is not None
+        ]
         found = self.nearest(bot, lying)
         if found is not None:
             step = self.go_to(bot, self.ws.room_key_of(found) or "", doing)
@@ -298,8 +308,11 @@ class Planner:
                 return step
             phrase = self.phrase(bot, found, _ITEM_KINDS)
             return Step(f"get {phrase}" if phrase else None, doing)
-        droppers = [uid for uid, table in self.world.each(LootTable)
-                    if any(e.item == template and e.chance > 0 for e in table.entries)]
+        droppers = [
+            uid
+            for uid, table in self.world.each(LootTable)
+            if any(e.item == template and e.chance > 0 for e in table.entries)
+        ]
         dropper = self.nearest(bot, droppers)
         if dropper is not None:
             return self.meet(bot, dropper, "kill", f"{doing} (from {self.name(dropper)})")
@@ -315,8 +328,7 @@ class Planner:
         if idle == "wander":
             return self._wander(bot, here)
         if idle == "chat" and bot.idle_ticks % 5 == 0:
-            talkable = [u for u in self.ws.npcs_in(here)
-                        if self.alive(u) and not self._hostile(u)]
+            talkable = [u for u in self.ws.npcs_in(here) if self.alive(u) and not self._hostile(u)]
             if talkable:
                 npc = talkable[bot.rng.randrange(len(talkable))]
                 phrase = self.phrase(bot, npc, _NPC_KINDS)
@@ -342,8 +354,11 @@ class Planner:
 
     def _wander(self, bot: Bot, here: str) -> Step:
         exits = sorted(self.ws.exits_of(here).items())
-        safe = [(name, room) for name, room in exits
-                if self.ws.has_room(room) and not self.hostile_in(room)]
+        safe = [
+            (name, room)
+            for name, room in exits
+            if self.ws.has_room(room) and not self.hostile_in(room)
+        ]
         if not safe:
             return Step(None, "wandering")
         fresh = [e for e in safe if e[1] not in bot.visited[-6:]] or safe

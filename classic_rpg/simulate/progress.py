@@ -16,8 +16,9 @@ class ProgressBar:
     #: than the tick.
     INTERVAL = 0.2
 
-    def __init__(self, total: int, stream: TextIO | None = None,
-                 enabled: bool | None = None) -> None:
+    def __init__(
+        self, total: int, stream: TextIO | None = None, enabled: bool | None = None
+    ) -> None:
         self.total = max(1, total)
         self.stream = stream if stream is not None else sys.stderr
         isatty = getattr(self.stream, "isatty", None)

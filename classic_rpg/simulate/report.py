@@ -69,45 +69,59 @@ def _chains(history: dict[str, dict[str, Any]]) -> dict[str, Any]:
         kids = [k for k in children.get(qid, []) if k not in seen]
         return 1 + max((length(k, seen | {k}) for k in kids), default=0)
 
-    roots = [q for q, e in history.items()
-             if not e.get("chain_parent_id") or e["chain_parent_id"] not in history]
+    roots = [
+        q
+        for q, e in history.items()
+        if not e.get("chain_parent_id") or e["chain_parent_id"] not in history
+    ]
     lengths = [length(r, frozenset({r})) for r in roots if children.get(r)]
     depths = [int(e.get("chain_depth") or 0) for e in history.values()]
-    return {"chains": len(lengths), "quests_in_chains": sum(
-                1 for e in history.values() if e.get("chain_parent_id")) + len(lengths),
-            "max_depth": max(depths, default=0), "longest_chain": max(lengths, default=1 if
-                                                                       history else 0)}
+    return {
+        "chains": len(lengths),
+        "quests_in_chains": sum(1 for e in history.values() if e.get("chain_parent_id"))
+        + len(lengths),
+        "max_depth": max(depths, default=0),
+        "longest_chain": max(lengths, default=1 if history else 0),
+    }
 
 
-def _not_completed_reason(info: QuestInfo, mine: list[Attempt], closed: tuple[str, str] | None,
-                          levels: list[int]) -> str:
+def _not_completed_reason(
+    info: QuestInfo, mine: list[Attempt], closed: tuple[str, str] | None, levels: list[int]
+) -> str:
     proper = [a for a in mine if a.counts]
     if proper:
         last = proper[-1]
         return f"{last.result}: {last.reason}" if last.reason else last.result
     refused = [a for a in mine if a.result == "not_offered"]
-    ended = [a for a in mine if a.result not in ("abandoned", "gave_up", "in_progress",
-                                                   "not_offered")]
+    ended = [
+        a for a in mine if a.result not in ("abandoned", "gave_up", "in_progress", "not_offered")
+    ]
     if refused and not ended:
         return "never offered to a bot of the right level that asked: " + "; ".join(
-            f"{a.bot} (L{a.level}): {a.reason}" for a in refused)
+            f"{a.bot} (L{a.level}): {a.reason}" for a in refused
+        )
     if ended:
         last = ended[-1]
-        return (f"{last.result} while a {last.style} had it, before a proper attempt: "
-                f"{last.reason}")
+        return f"{last.result} while a {last.style} had it, before a proper attempt: {last.reason}"
     band = f"{info.min_level}-{info.recommended_level + 2}"
     if closed is not None:
         status, why = closed
-        return (f"{status}{f' ({why})' if why else ''} before a bot of the right level "
-                f"(levels {band}) took it")
+        return (
+            f"{status}{f' ({why})' if why else ''} before a bot of the right level "
+            f"(levels {band}) took it"
+        )
     if not any(info.min_level <= lv <= info.recommended_level + 2 for lv in levels):
         return f"no bot of the right level (levels {band}; bots start at {levels})"
     return f"no bot of the right level (levels {band}) was free"
 
 
-def _feasibility(quests: dict[str, QuestInfo], attempts: list[Attempt],
-                 status_of: Callable[[str], tuple[str, str] | None], end: float,
-                 bots: list[dict[str, Any]]) -> dict[str, Any]:
+def _feasibility(
+    quests: dict[str, QuestInfo],
+    attempts: list[Attempt],
+    status_of: Callable[[str], tuple[str, str] | None],
+    end: float,
+    bots: list[dict[str, Any]],
+) -> dict[str, Any]:
     rows = []
     completed = attempted = due = 0
     levels = sorted({b["level_start"] for b in bots})
@@ -121,62 +135,100 @@ def _feasibility(quests: dict[str, QuestInfo], attempts: list[Attempt],
         if any(a.counts and a.result in SUCCESS for a in mine):
             completed += 1
             continue
-        rows.append({"quest_id": qid, "archetype": info.archetype_id,
-                     "recommended_level": info.recommended_level,
-                     "reason": _not_completed_reason(info, mine, status_of(qid), levels),
-                     "attempts": [a.document() for a in mine]})
-    return {"quests": due, "attempted": attempted, "completed": completed,
-            "not_completed": rows}
+        rows.append(
+            {
+                "quest_id": qid,
+                "archetype": info.archetype_id,
+                "recommended_level": info.recommended_level,
+                "reason": _not_completed_reason(info, mine, status_of(qid), levels),
+                "attempts": [a.document() for a in mine],
+            }
+        )
+    return {"quests": due, "attempted": attempted, "completed": completed, "not_completed": rows}
 
 
-def build_report(*, options: dict[str, Any], start: float, end: float, days: int,
-                 collector: Any, coordinator: Any, bots: list[dict[str, Any]],
-                 tick_ms: list[float], bot_ms: list[float], wall: float) -> dict[str, Any]:
+def build_report(
+    *,
+    options: dict[str, Any],
+    start: float,
+    end: float,
+    days: int,
+    collector: Any,
+    coordinator: Any,
+    bots: list[dict[str, Any]],
+    tick_ms: list[float],
+    bot_ms: list[float],
+    wall: float,
+) -> dict[str, Any]:
     records = collector.quests
     in_run = [r for r in records.values() if r.generated_at <= end]
     per_day = [0] * days
     for r in in_run:
         per_day[min(days - 1, int((r.generated_at - start) // GAME_DAY))] += 1
     history = collector.history()
-    ordered = sorted(in_run, key=lambda r: (history.get(r.quest_id, {}).get("sequence", 0),
-                                            r.generated_at))
+    ordered = sorted(
+        in_run, key=lambda r: (history.get(r.quest_id, {}).get("sequence", 0), r.generated_at)
+    )
     sequence = [r.archetype_id for r in ordered]
     run, run_item = longest_run(sequence)
     metrics = collector.metrics()
-    qgm, cm, gm = (metrics["maid_questgen_"], metrics["maid_consequence_"],
-                   metrics["maid_grounding_"])
+    qgm, cm, gm = (
+        metrics["maid_questgen_"],
+        metrics["maid_consequence_"],
+        metrics["maid_grounding_"],
+    )
     built = qgm.get("maid_questgen_quests_built_total", {})
     rejections = qgm.get("maid_questgen_rejections_total", {})
     n_built, n_rejected = sum(built.values()), sum(rejections.values())
     batches = cm.get("maid_consequence_batches_total", {})
     grounded_gen = [r for r in records.values() if not r.grounded_at_generation]
-    accepted = [(r, who, p) for r in records.values()
-                for who, p in r.grounded_at_acceptance.items()]
-    ungrounded = [{"quest_id": r.quest_id, "when": "generation",
-                   "problems": r.grounded_at_generation}
-                  for r in records.values() if r.grounded_at_generation]
-    ungrounded += [{"quest_id": r.quest_id, "when": f"acceptance by {who}", "problems": p}
-                   for r, who, p in accepted if p]
-    fully = [r for r in records.values() if not r.grounded_at_generation
-             and not any(r.grounded_at_acceptance.values())]
+    accepted = [
+        (r, who, p) for r in records.values() for who, p in r.grounded_at_acceptance.items()
+    ]
+    ungrounded = [
+        {"quest_id": r.quest_id, "when": "generation", "problems": r.grounded_at_generation}
+        for r in records.values()
+        if r.grounded_at_generation
+    ]
+    ungrounded += [
+        {"quest_id": r.quest_id, "when": f"acceptance by {who}", "problems": p}
+        for r, who, p in accepted
+        if p
+    ]
+    fully = [
+        r
+        for r in records.values()
+        if not r.grounded_at_generation and not any(r.grounded_at_acceptance.values())
+    ]
     chains = _chains(history)
-    chains.update(chain_signals=len(collector.chain_events),
-                  chain_signals_by_type=dict(Counter(t for t, _ in collector.chain_events)))
-    feasibility = _feasibility(coordinator.quests, coordinator.attempts,
-                               coordinator.manager.registry.status, end, bots)
+    chains.update(
+        chain_signals=len(collector.chain_events),
+        chain_signals_by_type=dict(Counter(t for t, _ in collector.chain_events)),
+    )
+    feasibility = _feasibility(
+        coordinator.quests, coordinator.attempts, coordinator.manager.registry.status, end, bots
+    )
     signals = [s for s in collector.signals if s[0] <= end]
     report: dict[str, Any] = {
-        "simulation": {**options, "bots_option": options.get("bots"), "start_game_time": start,
-                       "end_game_time": end, "wall_seconds": round(wall, 2),
-                       "ticks": len(tick_ms), "bots": bots},
+        "simulation": {
+            **options,
+            "bots_option": options.get("bots"),
+            "start_game_time": start,
+            "end_game_time": end,
+            "wall_seconds": round(wall, 2),
+            "ticks": len(tick_ms),
+            "bots": bots,
+        },
         "story_signals": {
             "total": len(signals),
             "by_type": dict(sorted(Counter(s[1] for s in signals).items())),
-            "from_consequences_by_type": dict(sorted(Counter(
-                s[1] for s in signals if s[2] > 0).items())),
+            "from_consequences_by_type": dict(
+                sorted(Counter(s[1] for s in signals if s[2] > 0).items())
+            ),
         },
         "quests": {
-            "generated": len(in_run), "per_game_day": per_day,
+            "generated": len(in_run),
+            "per_game_day": per_day,
             "target_per_day": list(PER_DAY),
             "generated_after_end": len(records) - len(in_run),
             "by_archetype": dict(sorted(Counter(r.archetype_id for r in in_run).items())),
@@ -188,26 +240,33 @@ def build_report(*, options: dict[str, Any], start: float, end: float, days: int
             "built": {k: int(v) for k, v in built.items()},
             "template_share": _share(built.get("template", 0), n_built),
             "llm_share": _share(built.get("llm", 0), n_built),
-            "template_fallbacks_by_reason": {k: int(v) for k, v in qgm.get(
-                "maid_questgen_template_fallbacks_total", {}).items()},
+            "template_fallbacks_by_reason": {
+                k: int(v) for k, v in qgm.get("maid_questgen_template_fallbacks_total", {}).items()
+            },
         },
         "rejections": {
             "by_stage": {k: int(v) for k, v in sorted(rejections.items())},
             "rejection_rate": _share(n_rejected, n_built + n_rejected),
-            "signals_by_outcome": {k: int(v) for k, v in qgm.get(
-                "maid_questgen_signals_total", {}).items()},
-            "seeds_by_outcome": {k: int(v) for k, v in qgm.get(
-                "maid_questgen_seeds_total", {}).items()},
+            "signals_by_outcome": {
+                k: int(v) for k, v in qgm.get("maid_questgen_signals_total", {}).items()
+            },
+            "seeds_by_outcome": {
+                k: int(v) for k, v in qgm.get("maid_questgen_seeds_total", {}).items()
+            },
         },
         "grounding": {
             "share": _share(len(fully), len(records)),
             "at_generation": {"grounded": len(grounded_gen), "of": len(records)},
-            "at_acceptance": {"grounded": sum(1 for _, _, p in accepted if not p),
-                              "of": len(accepted)},
+            "at_acceptance": {
+                "grounded": sum(1 for _, _, p in accepted if not p),
+                "of": len(accepted),
+            },
             "ungrounded": ungrounded,
         },
         "variety": {
-            "sequence": sequence, "longest_run": run, "longest_run_archetype": run_item,
+            "sequence": sequence,
+            "longest_run": run,
+            "longest_run_archetype": run_item,
             "entropy_bits": round(entropy_bits(sequence), 3),
             "max_entropy_bits": round(math.log2(len(set(sequence))), 3) if sequence else 0.0,
             "distinct_archetypes": len(set(sequence)),
@@ -216,8 +275,9 @@ def build_report(*, options: dict[str, Any], start: float, end: float, days: int
         "outcomes": dict(sorted(collector.outcomes.items())),
         "failure_details": dict(collector.fail_details.most_common(10)),
         "offers_by_method": dict(sorted(collector.offers.items())),
-        "invalidations_by_reason": {k: int(v) for k, v in gm.get(
-            "maid_grounding_invalidations_total", {}).items()},
+        "invalidations_by_reason": {
+            k: int(v) for k, v in gm.get("maid_grounding_invalidations_total", {}).items()
+        },
         "chains": chains,
         "consequences": {
             "batches_applied": int(batches.get("applied", 0)),
@@ -257,8 +317,11 @@ def summary(report: dict[str, Any]) -> str:
     def pct(x: float | None) -> str:
         return "n/a" if x is None else f"{100 * x:.0f}%"
 
-    bots = ", ".join(f"{b['name']} (L{b['level_start']}->{b['level_end']}"
-                     f"{', retired' if b.get('retired') else ''})" for b in sim["bots"])
+    bots = ", ".join(
+        f"{b['name']} (L{b['level_start']}->{b['level_end']}"
+        f"{', retired' if b.get('retired') else ''})"
+        for b in sim["bots"]
+    )
     lines = [
         f"maid simulate: {sim['days']} game days of {', '.join(sim['packs'])}, seed "
         f"{sim['seed']}, {sim['bots_option']} bots, {sim['ticks']} ticks in "
@@ -284,8 +347,10 @@ def summary(report: dict[str, Any]) -> str:
         f"[{mark('feasibility')}] feasibility: {f['completed']}/{f['quests']} completed by a bot "
         f"of the right level ({f['attempted']} attempted)",
     ]
-    lines += [f"         - {row['quest_id']} ({row['archetype']}): {row['reason']}"
-              for row in f["not_completed"][:10]]
+    lines += [
+        f"         - {row['quest_id']} ({row['archetype']}): {row['reason']}"
+        for row in f["not_completed"][:10]
+    ]
     cons = report["consequences"]
     lines += [
         "  lifecycle: " + ", ".join(f"{k} {n}" for k, n in report["lifecycle"].items()),

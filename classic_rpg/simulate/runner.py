@@ -84,10 +84,19 @@ def _quiet(verbose: bool) -> Iterator[None]:
 def _engine(options: SimulationOptions, data_dir: Path) -> GameEngine:
     db = f"sqlite+aiosqlite:///{data_dir / 'simulate.db'}" if options.persist else ""
     # Explicit settings: a model configured in the environment is never called.
-    settings = Settings(data_dir=data_dir, random_seed=options.seed, packs=options.packs,
-                        llm_model="", database_url=db)
-    engine = GameEngine(settings, clock=ManualClock(options.tick_game_seconds),
-                        packs=options.packs, use_store=options.persist)
+    settings = Settings(
+        data_dir=data_dir,
+        random_seed=options.seed,
+        packs=options.packs,
+        llm_model="",
+        database_url=db,
+    )
+    engine = GameEngine(
+        settings,
+        clock=ManualClock(options.tick_game_seconds),
+        packs=options.packs,
+        use_store=options.persist,
+    )
     if options.llm == "scripted":
         install_scripted_llm(engine)
     return engine
@@ -132,8 +141,9 @@ async def _run(options: SimulationOptions, data_dir: Path) -> dict[str, Any]:
                 # background write would only run whenever something else yields.
                 await engine.checkpoint()
             day = (engine.clock.game_time - start) / GAME_DAY
-            bar.update(n + 1, f"day {min(day, options.days):.1f}/{options.days}",
-                       force=n + 1 == total)
+            bar.update(
+                n + 1, f"day {min(day, options.days):.1f}/{options.days}", force=n + 1 == total
+            )
         bar.close()
         coordinator.finish()
         if trace is not None:
@@ -141,17 +151,32 @@ async def _run(options: SimulationOptions, data_dir: Path) -> dict[str, Any]:
         bot_rows = []
         for b in [*coordinator.retired, *coordinator.bots]:
             mine = [a.result for a in coordinator.attempts if a.bot == b.name]
-            bot_rows.append({
-                "name": b.name, "style": b.style.name, "level_start": b.style.level,
-                "level_end": coordinator.level_of(b), "commands": b.commands,
-                "deaths": b.deaths, "quests_taken": len(mine),
-                "completed": sum(1 for r in mine if r in SUCCESS),
-                "abandoned": sum(1 for r in mine if r in ("abandoned", "gave_up")),
-                "retired": b in coordinator.retired})
+            bot_rows.append(
+                {
+                    "name": b.name,
+                    "style": b.style.name,
+                    "level_start": b.style.level,
+                    "level_end": coordinator.level_of(b),
+                    "commands": b.commands,
+                    "deaths": b.deaths,
+                    "quests_taken": len(mine),
+                    "completed": sum(1 for r in mine if r in SUCCESS),
+                    "abandoned": sum(1 for r in mine if r in ("abandoned", "gave_up")),
+                    "retired": b in coordinator.retired,
+                }
+            )
         opts = asdict(options)
         for key in ("progress", "verbose", "styles", "trace"):
             opts.pop(key)
-        return build_report(options=opts, start=start, end=end, days=options.days,
-                            collector=collector, coordinator=coordinator, bots=bot_rows,
-                            tick_ms=tick_ms, bot_ms=bot_ms,
-                            wall=time.perf_counter() - started_wall)
+        return build_report(
+            options=opts,
+            start=start,
+            end=end,
+            days=options.days,
+            collector=collector,
+            coordinator=coordinator,
+            bots=bot_rows,
+            tick_ms=tick_ms,
+            bot_ms=bot_ms,
+            wall=time.perf_counter() - started_wall,
+        )

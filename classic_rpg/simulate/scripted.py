@@ -50,18 +50,24 @@ def scripted_answer(request: LLMRequest) -> str:
     steps = facts.get("objectives") or ["set things right"]
     if request.purpose == "quest_narrative":
         title = " ".join(f"{giver}'s Request".split()[:8])[:60]
-        return json.dumps({
-            "title": title,
-            "summary": f"{giver} asks for help at {place}."[:300],
-            "description": (f"{giver} explains: {motive} First, {steps[0].lower()}. "
-                            f"It all turns on {place}.")[:1500],
-        })
+        return json.dumps(
+            {
+                "title": title,
+                "summary": f"{giver} asks for help at {place}."[:300],
+                "description": (
+                    f"{giver} explains: {motive} First, {steps[0].lower()}. "
+                    f"It all turns on {place}."
+                )[:1500],
+            }
+        )
     if request.purpose == "quest_dialogue":
-        return json.dumps({
-            "offer": f"{motive} Will you help me?"[:500],
-            "progress": f"Have you been to {place} yet?"[:500],
-            "completion": f"You did it. {giver} will not forget this."[:500],
-        })
+        return json.dumps(
+            {
+                "offer": f"{motive} Will you help me?"[:500],
+                "progress": f"Have you been to {place} yet?"[:500],
+                "completion": f"You did it. {giver} will not forget this."[:500],
+            }
+        )
     return "{}"
 
 
@@ -69,7 +75,8 @@ def install_scripted_llm(engine: GameEngine) -> ScriptedProvider:
     """Make :func:`scripted_answer` the engine's model. Call before ``start()``: the
     quest generator takes the service's provider when its pack registers."""
     limiter = build_limiter(engine.settings, engine.metrics, clock=engine.clock.monotonic)
-    provider = ScriptedProvider(scripted_answer, model="scripted", limiter=limiter,
-                                metrics=engine.metrics)
+    provider = ScriptedProvider(
+        scripted_answer, model="scripted", limiter=limiter, metrics=engine.metrics
+    )
     engine.llm.provider = provider
     return provider

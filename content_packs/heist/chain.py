@@ -21,8 +21,11 @@ __all__ = ["heist_follow_up"]
 
 def _mark(ctx: ChainContext) -> UUID | None:
     world = ctx.facts.engine.world
-    templates = {o.item_template for o in ctx.quest.objectives
-                 if o.objective_type is ObjectiveType.COLLECT and o.item_template}
+    templates = {
+        o.item_template
+        for o in ctx.quest.objectives
+        if o.objective_type is ObjectiveType.COLLECT and o.item_template
+    }
     from maid_stdlib.world.components import Item
 
     for uid, valuables in world.each(HeistValuables):
@@ -40,8 +43,12 @@ def heist_follow_up(ctx: ChainContext) -> StorySignal | None:
         return None
     name = ctx.facts.name(mark)
     return ctx.signal(
-        StorySignalType.DISCOVERY, [mark], "follow_up",
-        discovery_type="theft", discovery_location=vault, discovery_location_key=vault,
+        StorySignalType.DISCOVERY,
+        [mark],
+        "follow_up",
+        discovery_type="theft",
+        discovery_location=vault,
+        discovery_location_key=vault,
         description=f"{name} has found {ctx.facts.room_name(vault)} empty and wants the "
         "thief found.",
     )

@@ -47,8 +47,9 @@ def _grudges(ctx: DetectionContext, mark: UUID) -> Iterator[tuple[UUID, str, flo
 
 def detect_heist_opportunities(ctx: DetectionContext) -> Iterator[Detection]:
     world = ctx.world
-    watchers = [(uid, set(w.rooms)) for uid, w in world.each(WatchedRooms)
-                if world.entity_exists(uid)]
+    watchers = [
+        (uid, set(w.rooms)) for uid, w in world.each(WatchedRooms) if world.entity_exists(uid)
+    ]
     for item_uid, valuables in world.each(HeistValuables):
         vault = ctx.ws.room_key_of(item_uid)
         mark = owner_of(world, valuables)
@@ -67,8 +68,10 @@ def detect_heist_opportunities(ctx: DetectionContext) -> Iterator[Detection]:
             # The more desperate, the more likely it becomes a plan.
             pressure = 1.0 - state.value / max(state.threshold, 1e-9)
             yield Detection(
-                SIGNAL_TYPE, f"heist:{item_uid}:{giver}",
-                clamp_unit(0.55 + 0.3 * pressure), [giver, mark],
+                SIGNAL_TYPE,
+                f"heist:{item_uid}:{giver}",
+                clamp_unit(0.55 + 0.3 * pressure),
+                [giver, mark],
                 {
                     "mark": str(mark),
                     "mark_name": ctx.name(mark),

@@ -58,8 +58,7 @@ class HeistPack(WorldDataPack):
         # quests.yaml is read by the QuestManager at start-up; check it here too.
         from classic_rpg.systems.quests.data import pack_quest_problems
 
-        return [*super().validate_data(ctx), *self._file_problems(),
-                *pack_quest_problems(ctx)]
+        return [*super().validate_data(ctx), *self._file_problems(), *pack_quest_problems(ctx)]
 
     def _file_problems(self) -> list[str]:
         """Problems of living.yaml and narrative.yaml, as "file: entry: problem"."""
@@ -72,8 +71,10 @@ class HeistPack(WorldDataPack):
             problems = [f"{label}: cannot read: {exc}"]
         else:
             problems = parse_living(raw, label)[1]
-        return [*problems, *template_problems(self.path / "narrative.yaml",
-                                              f"{self.path.name}/narrative.yaml")]
+        return [
+            *problems,
+            *template_problems(self.path / "narrative.yaml", f"{self.path.name}/narrative.yaml"),
+        ]
 
     async def on_world_loaded(self, ctx: PackContext) -> None:
         await super().on_world_loaded(ctx)
@@ -92,8 +93,10 @@ class HeistPack(WorldDataPack):
             raise data_error(self.name, problems)
         services = ctx.engine.services
         living = services.try_get(LivingWorld)
-        if living is not None and not problems and not any(
-            d.pack == self.name for d in [*living.pending_data, *living.applied_data]
+        if (
+            living is not None
+            and not problems
+            and not any(d.pack == self.name for d in [*living.pending_data, *living.applied_data])
         ):
             load_living_data(ctx, self.path / "living.yaml")
         detectors = services.try_get(StoryDetectors)
@@ -101,17 +104,28 @@ class HeistPack(WorldDataPack):
             detectors.register(DETECTOR, SIGNAL_TYPE, detect_heist_opportunities)
         qg = services.try_get(QuestGen)
         if qg is not None:
-            register_heist_questgen(qg, None if problems else _templates(ctx),
-                                    self.path / "narrative.yaml")
+            register_heist_questgen(
+                qg, None if problems else _templates(ctx), self.path / "narrative.yaml"
+            )
         consequences = services.try_get(ConsequenceSystem)
         if consequences is not None and heist_follow_up not in consequences.chain_rules.rules:
             consequences.chain_rules.register(heist_follow_up)
         if final:
-            missing = [name for name, svc in (("LivingWorld", living), ("StoryDetectors",
-                       detectors), ("QuestGen", qg)) if svc is None]
+            missing = [
+                name
+                for name, svc in (
+                    ("LivingWorld", living),
+                    ("StoryDetectors", detectors),
+                    ("QuestGen", qg),
+                )
+                if svc is None
+            ]
             if missing:
-                raise PackError(self.name, f"needs {', '.join(missing)} (the stdlib's living "
-                                           "world, story signals and quest generation)")
+                raise PackError(
+                    self.name,
+                    f"needs {', '.join(missing)} (the stdlib's living "
+                    "world, story signals and quest generation)",
+                )
 
 
 def _templates(ctx: PackContext) -> TemplateRegistry | None:

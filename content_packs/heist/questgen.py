@@ -77,15 +77,24 @@ def ground_heist(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | 
     # The valuables must still lie in the vault: someone may have been quicker.
     if not template or facts.item_room(template) != vault:
         return None
-    guards = [g for g in (facts.resolve_npc(r) for r in ctx.get("guards") or [])
-              if g is not None and facts.is_alive(g)]
+    guards = [
+        g
+        for g in (facts.resolve_npc(r) for r in ctx.get("guards") or [])
+        if g is not None and facts.is_alive(g)
+    ]
     item_name = facts.item_name(template)
     if item_name.lower().startswith(("a ", "an ", "the ")):
         item_name = item_name.split(" ", 1)[1]
     return SeedGrounding(
-        giver, vault,
-        {"party_a": mark, "item_template": template, "recipient": giver,
-         "subject": f"{facts.name(mark)}'s {item_name}", "mood": "resentful"},
+        giver,
+        vault,
+        {
+            "party_a": mark,
+            "item_template": template,
+            "recipient": giver,
+            "subject": f"{facts.name(mark)}'s {item_name}",
+            "mood": "resentful",
+        },
         involved_npcs=[mark, *guards],
         affected_area=[vault],
     )
@@ -106,23 +115,37 @@ def build_stealth(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     short = item.split(" ", 1)[1] if item.lower().startswith(("a ", "an ")) else item
     return [
         QuestObjective(
-            objective_type=ObjectiveType.VISIT, order=1, target=room, target_location=vault,
+            objective_type=ObjectiveType.VISIT,
+            order=1,
+            target=room,
+            target_location=vault,
             description=f"Reach {room} while {watcher} is away from it",
             hints=[f"{watcher} keeps regular hours; watch when the room is left alone."],
         ),
         QuestObjective(
-            id=STEALTH_OBJECTIVE, objective_type=ObjectiveType.CUSTOM, order=2,
-            target=f"unseen by {watcher}", target_location=vault,
+            id=STEALTH_OBJECTIVE,
+            objective_type=ObjectiveType.CUSTOM,
+            order=2,
+            target=f"unseen by {watcher}",
+            target_location=vault,
             description=f"Go unseen by {watcher}",
             hints=[f"Take nothing while {watcher} is in {room}."],
         ),
         QuestObjective(
-            objective_type=ObjectiveType.COLLECT, order=2, target=item, item_template=template,
-            target_location=vault, description=f"Take {item} from {room}",
+            objective_type=ObjectiveType.COLLECT,
+            order=2,
+            target=item,
+            item_template=template,
+            target_location=vault,
+            description=f"Take {item} from {room}",
         ),
         QuestObjective(
-            objective_type=ObjectiveType.DELIVER, order=3, target=item, item_template=template,
-            target_entity_id=recipient, target_location=facts.room_of(recipient),
+            objective_type=ObjectiveType.DELIVER,
+            order=3,
+            target=item,
+            item_template=template,
+            target_entity_id=recipient,
+            target_location=facts.room_of(recipient),
             description=f"Bring the {short} to {facts.name(recipient)}",
         ),
     ]
@@ -130,12 +153,17 @@ def build_stealth(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
 
 def heist_archetype() -> QuestArchetype:
     return QuestArchetype(
-        archetype_id=ARCHETYPE_ID, name="Heist", objective_pattern=STEALTH_PATTERN,
+        archetype_id=ARCHETYPE_ID,
+        name="Heist",
+        objective_pattern=STEALTH_PATTERN,
         # The choice in a heist is whether to do it at all: no branch point.
-        branching=BranchingPattern.LINEAR, estimated_steps=4,
+        branching=BranchingPattern.LINEAR,
+        estimated_steps=4,
         compatible_seed_types=[SEED_TYPE, QuestSeedTypes.JUSTICE, QuestSeedTypes.TRADE_MISSION],
-        requires_combat=False, requires_social=True,
-        narrative_arc=NarrativeArcs.ESCALATION, tone=["tense", "clever"],
+        requires_combat=False,
+        requires_social=True,
+        narrative_arc=NarrativeArcs.ESCALATION,
+        tone=["tense", "clever"],
         # A robbed moneylender does not let it rest.
         chain_potential=0.6,
     )
@@ -179,18 +207,21 @@ def template_problems(path: Path, label: str) -> list[str]:
     return problems
 
 
-def register_heist_questgen(qg: QuestGen, templates: TemplateRegistry | None,
-                            templates_path: Path) -> None:
+def register_heist_questgen(
+    qg: QuestGen, templates: TemplateRegistry | None, templates_path: Path
+) -> None:
     """Seed type, contract, pattern, archetype (and templates when a registry is given).
 
     Safe to call twice (a second engine in a test process, a re-registration)."""
     qg.seed_types.register(SEED_TYPE, SEED_DESCRIPTION)
     if qg.contracts.get(SIGNAL_TYPE) is None:
-        qg.contracts.register(SignalContract(SIGNAL_TYPE, (SEED_TYPE,), REQUIRED_KEYS,
-                                             ground_heist))
+        qg.contracts.register(
+            SignalContract(SIGNAL_TYPE, (SEED_TYPE,), REQUIRED_KEYS, ground_heist)
+        )
     if not qg.objective_builder.has(STEALTH_PATTERN):
-        qg.objective_builder.register(STEALTH_PATTERN, build_stealth,
-                                      requires=("item_template", "party_a"))
+        qg.objective_builder.register(
+            STEALTH_PATTERN, build_stealth, requires=("item_template", "party_a")
+        )
     if ARCHETYPE_ID not in qg.archetypes:
         qg.register_archetype(heist_archetype())
     if templates is not None:

@@ -32,8 +32,11 @@ class StealthWatcher:
     def witnesses(self, room: str) -> list[UUID]:
         """Who watches ``room`` and stands in it right now."""
         ws = self.engine.services.get(WorldService)
-        return sorted(uid for uid, watched in self.engine.world.each(WatchedRooms)
-                      if room in watched.rooms and ws.room_key_of(uid) == room)
+        return sorted(
+            uid
+            for uid, watched in self.engine.world.each(WatchedRooms)
+            if room in watched.rooms and ws.room_key_of(uid) == room
+        )
 
     def on_picked_up(self, event: ItemPickedUpEvent) -> None:
         manager = self.engine.services.try_get(QuestManager)
@@ -44,8 +47,10 @@ class StealthWatcher:
             stealth = quest.objective(STEALTH_OBJECTIVE)
             if stealth is None or stealth.objective_type is not ObjectiveType.CUSTOM:
                 continue
-            if not any(o.objective_type is ObjectiveType.COLLECT
-                       and o.item_template == event.template for o in quest.objectives):
+            if not any(
+                o.objective_type is ObjectiveType.COLLECT and o.item_template == event.template
+                for o in quest.objectives
+            ):
                 continue
             progress = entry.objectives.get(STEALTH_OBJECTIVE)
             if progress is None or not progress.open or entry.state is not QuestState.IN_PROGRESS:
@@ -55,7 +60,8 @@ class StealthWatcher:
                 if seen_by:
                     names = " and ".join(self._name(u) for u in seen_by)
                     self.engine.services.get(WorldService).message_room(
-                        event.room, f"{names} shouts: \"Thief! Stop, thief!\"")
+                        event.room, f'{names} shouts: "Thief! Stop, thief!"'
+                    )
                     manager.fail_quest(character, quest.quest_id, detail=f"seen by {names}")
                 else:
                     manager.complete_custom(character, quest.quest_id, STEALTH_OBJECTIVE)

@@ -54,8 +54,9 @@ def check_valuables(value: ValuablesData, scope: CheckScope) -> Iterable[str]:
 
 def register_valuables(data: WorldData, owner: str) -> None:
     if data.extension("item", EXTENSION) is None:
-        data.register_extension("item", EXTENSION, ValuablesData, apply_valuables,
-                                check=check_valuables, owner=owner)
+        data.register_extension(
+            "item", EXTENSION, ValuablesData, apply_valuables, check=check_valuables, owner=owner
+        )
 
 
 def owner_of(world: World, valuables: HeistValuables) -> UUID | None:

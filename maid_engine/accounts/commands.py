@@ -30,8 +30,9 @@ def quit_command(ctx: CommandContext) -> None:
     ctx.session.close("Goodbye. Come back soon!")
 
 
-async def _change_password(service: AccountService, session: Session, account: str,
-                           old: str, new: str) -> None:
+async def _change_password(
+    service: AccountService, session: Session, account: str, old: str, new: str
+) -> None:
     try:
         await service.change_password(account, old, new, session.peer_host)
     except AccountError as exc:
@@ -64,9 +65,7 @@ def password_command(ctx: CommandContext) -> None:
         service = ctx.engine.services.get(AccountService)
         # Hashing takes tens of milliseconds; commands run under the world lock, so
         # do it in the background instead of stalling every tick until it is done.
-        service.spawn(
-            _change_password(service, ctx.session, ctx.account_id, argv[0], argv[1])
-        )
+        service.spawn(_change_password(service, ctx.session, ctx.account_id, argv[0], argv[1]))
     except Exception:
         # Handled here because the registry would log the input line, passwords and all.
         log.exception("password command failed for account %s", ctx.account_id)

@@ -79,8 +79,9 @@ class LoginState:
 class LoginFlow:
     """Implements ``maid_engine.session_manager.LoginFlow``."""
 
-    def __init__(self, engine: GameEngine, accounts: AccountService, *,
-                 max_failures: int = 3) -> None:
+    def __init__(
+        self, engine: GameEngine, accounts: AccountService, *, max_failures: int = 3
+    ) -> None:
         self.engine = engine
         self.accounts = accounts
         self.max_failures = max_failures
@@ -103,8 +104,11 @@ class LoginFlow:
             await self._dispatch(session, state, line)
         except StoreUnavailable:
             # Nothing was pretended: the account/character write did not happen.
-            log.warning("login step failed for session %s (stage %s): database unavailable",
-                        session.id, state.stage.value)
+            log.warning(
+                "login step failed for session %s (stage %s): database unavailable",
+                session.id,
+                state.stage.value,
+            )
             session.set_echo(True)
             self._reset(state)
             if session.character_id is None:
@@ -114,8 +118,9 @@ class LoginFlow:
                 session.prompt(NAME_PROMPT)
         except Exception:
             # Never log the line: at this screen it may be a password.
-            log.exception("login flow failed for session %s (stage %s)",
-                          session.id, state.stage.value)
+            log.exception(
+                "login flow failed for session %s (stage %s)", session.id, state.stage.value
+            )
             session.set_echo(True)
             self._reset(state)
             if session.character_id is None:
@@ -138,8 +143,7 @@ class LoginFlow:
             if pc is not None:
                 pc.last_seen = self.engine.clock.wall()
             await self.engine.events.publish(
-                CharacterDisconnectedEvent(character_id=char, session_id=session.id,
-                                           reason=reason)
+                CharacterDisconnectedEvent(character_id=char, session_id=session.id, reason=reason)
             )
         log.info("character %s left (%s), session %s", char, reason, session.id)
 
@@ -250,9 +254,7 @@ class LoginFlow:
         answer = text.lower()
         if answer in ("y", "yes"):
             state.stage = Stage.NEW_PASSWORD
-            self._ask_password(
-                session, "Choose a password (at least 6 characters): "
-            )
+            self._ask_password(session, "Choose a password (at least 6 characters): ")
         elif answer in ("n", "no"):
             self._ask_name(session, state)
         else:
@@ -271,8 +273,7 @@ class LoginFlow:
         state.stage = Stage.CONFIRM_PASSWORD
         self._ask_password(session, "Type the password again: ")
 
-    async def _confirm_password(self, session: Session, state: LoginState,
-                                password: str) -> None:
+    async def _confirm_password(self, session: Session, state: LoginState, password: str) -> None:
         pending = state.pending_hash
         state.pending_hash = None
         if pending is None or not await self.accounts.hasher.verify(password, pending):
@@ -292,8 +293,9 @@ class LoginFlow:
             return
         await self._logged_in(session, state, account, wanted=None, created=True)
 
-    async def _one_line_create(self, session: Session, state: LoginState, name: str,
-                               password: str) -> None:
+    async def _one_line_create(
+        self, session: Session, state: LoginState, name: str, password: str
+    ) -> None:
         try:
             account = await self.accounts.create_account(name, password)
         except AccountError as exc:
@@ -305,8 +307,9 @@ class LoginFlow:
             return
         await self._logged_in(session, state, account, wanted=None, created=True)
 
-    async def _one_line_connect(self, session: Session, state: LoginState, name: str,
-                                password: str) -> None:
+    async def _one_line_connect(
+        self, session: Session, state: LoginState, name: str, password: str
+    ) -> None:
         try:
             account = await self.accounts.authenticate(name, password, session.peer_host)
         except (AuthenticationFailed, LoginThrottled) as exc:
@@ -318,8 +321,15 @@ class LoginFlow:
         await self._logged_in(session, state, account, wanted=name)
 
     # -- after the password ---------------------------------------------------------
-    async def _logged_in(self, session: Session, state: LoginState, account: Account, *,
-                         wanted: str | None, created: bool = False) -> None:
+    async def _logged_in(
+        self,
+        session: Session,
+        state: LoginState,
+        account: Account,
+        *,
+        wanted: str | None,
+        created: bool = False,
+    ) -> None:
         session.account_id = account.key
         session.data["role"] = account.role
         state.account, state.name, state.failures = account, account.name, 0
@@ -392,8 +402,9 @@ class LoginFlow:
             return
         await self._puppet(session, state, account, choice.id)
 
-    async def _puppet(self, session: Session, state: LoginState, account: Account,
-                      character_id: UUID) -> None:
+    async def _puppet(
+        self, session: Session, state: LoginState, account: Account, character_id: UUID
+    ) -> None:
         engine = self.engine
         async with engine.world_lock:
             if state.closed or not session.connected:
@@ -417,11 +428,17 @@ class LoginFlow:
                 session.send(f"Welcome, {pc.name}.")
             await engine.events.publish(
                 CharacterConnectedEvent(
-                    character_id=character_id, session_id=session.id,
+                    character_id=character_id,
+                    session_id=session.id,
                     takeover=old is not None,
                 )
             )
-        log.info("account %s plays %s (session %s%s)", account.name, pc.name, session.id,
-                 ", takeover" if old is not None else "")
+        log.info(
+            "account %s plays %s (session %s%s)",
+            account.name,
+            pc.name,
+            session.id,
+            ", takeover" if old is not None else "",
+        )
         if session.connected:
             engine.sessions.prompt(session)

@@ -67,13 +67,9 @@ class _Parsed:
 def check_password_policy(password: str, name: str | None = None) -> None:
     """Raise :class:`InvalidPassword` if ``password`` may not be used as a new one."""
     if len(password) < MIN_PASSWORD_LENGTH:
-        raise InvalidPassword(
-            f"Passwords must be at least {MIN_PASSWORD_LENGTH} characters long."
-        )
+        raise InvalidPassword(f"Passwords must be at least {MIN_PASSWORD_LENGTH} characters long.")
     if len(password) > MAX_PASSWORD_LENGTH:
-        raise InvalidPassword(
-            f"Passwords can be at most {MAX_PASSWORD_LENGTH} characters long."
-        )
+        raise InvalidPassword(f"Passwords can be at most {MAX_PASSWORD_LENGTH} characters long.")
     if name is not None and password.casefold() == name.strip().casefold():
         raise InvalidPassword("Your password must not be your name.")
 
@@ -156,6 +152,4 @@ class PasswordHasher:
     def needs_rehash(self, encoded: str) -> bool:
         """True if ``encoded`` was made with other parameters than the current ones."""
         parsed = _parse(encoded)
-        return parsed is None or parsed.params != self.params or (
-            len(parsed.digest) != HASH_BYTES
-        )
+        return parsed is None or parsed.params != self.params or (len(parsed.digest) != HASH_BYTES)

@@ -156,9 +156,7 @@ class AccountService:
             raise NameTaken(f"The name {shown} is already taken.")
 
     # -- accounts -------------------------------------------------------------------
-    async def create_account(
-        self, name: str, password: str, role: Role = Role.PLAYER
-    ) -> Account:
+    async def create_account(self, name: str, password: str, role: Role = Role.PLAYER) -> Account:
         """Create an account (without characters; the first login adds one)."""
         display = validate_name(name)
         check_password_policy(password, display)
@@ -186,8 +184,9 @@ class AccountService:
         log.info("account %s created (role %s)", display, account.role.name.lower())
         return account
 
-    async def _check_password(self, account: Account | None, typed: str, password: str,
-                              ip: str) -> Account:
+    async def _check_password(
+        self, account: Account | None, typed: str, password: str, ip: str
+    ) -> Account:
         """Throttle, then verify; raises LoginThrottled or AuthenticationFailed."""
         keys = (ip_key(ip), account_key(account.key if account else name_key(typed)))
         if self.throttle.blocked(*keys):

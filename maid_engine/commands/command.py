@@ -43,9 +43,7 @@ class Role(enum.IntEnum):
         try:
             return cls[value.strip().upper()]
         except KeyError:
-            raise ValueError(
-                f"unknown role {value!r} (player, builder or admin)"
-            ) from None
+            raise ValueError(f"unknown role {value!r} (player, builder or admin)") from None
 
 
 class CommandError(Exception):

@@ -44,8 +44,10 @@ class CommandRegistry:
             # A later pack may replace a command on purpose (a richer `score`), but
             # never silently: the log says who replaced whom.
             log.warning(
-                "command %r of %s replaced by %s", cmd.key,
-                self._owner.get(cmd.key) or "engine", pack or "engine",
+                "command %r of %s replaced by %s",
+                cmd.key,
+                self._owner.get(cmd.key) or "engine",
+                pack or "engine",
             )
             for name in old.names:
                 self._names.pop(name, None)
@@ -127,9 +129,7 @@ class CommandRegistry:
         if cmd.needs_character and ctx.actor is None:
             ctx.send("You need to be playing a character to do that.")
             return True
-        if cmd.needs_character and ctx.actor is not None and not ctx.world.entity_exists(
-            ctx.actor
-        ):
+        if cmd.needs_character and ctx.actor is not None and not ctx.world.entity_exists(ctx.actor):
             ctx.send("Your character is not in the world right now.")
             return True
         started = time.perf_counter()

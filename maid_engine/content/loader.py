@@ -97,7 +97,7 @@ def order_packs(packs: Sequence[ContentPack]) -> list[ContentPack]:
         if mark == 2:
             return
         if mark == 1:
-            cycle = " -> ".join([*path[path.index(name):], name])
+            cycle = " -> ".join([*path[path.index(name) :], name])
             raise PackError(name, f"dependency cycle: {cycle}")
         state[name] = 1
         for dep in by_name[name].requires:

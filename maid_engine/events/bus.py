@@ -82,9 +82,7 @@ class EventBus:
                     await result
             except Exception:
                 self.handler_errors += 1
-                log.exception(
-                    "event handler %s failed on %s", _name(handler), type(event).__name__
-                )
+                log.exception("event handler %s failed on %s", _name(handler), type(event).__name__)
 
     async def dispatch_pending(self) -> int:
         """Deliver queued events (and those they cause) in order. Returns the count."""

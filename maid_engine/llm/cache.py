@@ -133,9 +133,7 @@ class NarrativeContextCache:
             try:
                 if not isinstance(key, str) or doc.get("format") != _FORMAT:
                     raise ValueError("unknown cache document")
-                entry = CacheEntry(
-                    LLMResult.from_dict(doc["result"]), float(doc["created_at"])
-                )
+                entry = CacheEntry(LLMResult.from_dict(doc["result"]), float(doc["created_at"]))
             except (KeyError, TypeError, ValueError):
                 continue
             if not self._expired(entry):

@@ -51,9 +51,7 @@ def import_litellm() -> Any:
             try:
                 module = importlib.import_module("litellm")
             except ImportError as exc:
-                raise LLMUnavailable(
-                    "litellm is not installed (install the 'llm' extra)"
-                ) from exc
+                raise LLMUnavailable("litellm is not installed (install the 'llm' extra)") from exc
             except Exception as exc:
                 log.exception("importing litellm failed")
                 raise LLMUnavailable(f"litellm could not be imported: {exc}") from exc

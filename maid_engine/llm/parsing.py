@@ -42,9 +42,9 @@ def _fenced_blocks(text: str) -> list[str]:
         end = text.find("```", opening.end())
         if end == -1:
             # The model ran out of tokens or forgot the closing fence.
-            blocks.append(text[opening.end():])
+            blocks.append(text[opening.end() :])
             return blocks
-        blocks.append(text[opening.end():end])
+        blocks.append(text[opening.end() : end])
         pos = end + 3
 
 

@@ -64,9 +64,7 @@ class LLMRequest:
             raise ValueError("purpose must be a non-empty string")
 
     @classmethod
-    def from_prompt(
-        cls, prompt: str, *, system: str | None = None, **kwargs: Any
-    ) -> LLMRequest:
+    def from_prompt(cls, prompt: str, *, system: str | None = None, **kwargs: Any) -> LLMRequest:
         """A request with an optional system message and one user message."""
         messages: list[dict[str, Any]] = []
         if system:
@@ -253,9 +251,7 @@ class LLMMetrics:
         assert self.latency is not None
         self.latency.labels(purpose).observe(result.latency)
 
-    def failure(
-        self, purpose: str, error: LLMError, latency: float | None = None
-    ) -> None:
+    def failure(self, purpose: str, error: LLMError, latency: float | None = None) -> None:
         if self.requests is None or self.errors is None:
             return
         kind = error.kind

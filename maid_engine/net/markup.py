@@ -123,8 +123,14 @@ def mark(text: str, mode: ColorMode) -> tuple[str, str]:
     table = _TABLES[mode]
     codes = [table[token] for token in tokens]
     parts[1::2] = codes
-    last = next((code for token, code in zip(reversed(tokens), reversed(codes), strict=True)
-                 if code and token != "||"), "")
+    last = next(
+        (
+            code
+            for token, code in zip(reversed(tokens), reversed(codes), strict=True)
+            if code and token != "||"
+        ),
+        "",
+    )
     return "".join(parts), last
 
 

@@ -65,7 +65,10 @@ class Propagation:
 
 
 def audit_document(
-    quest: GeneratedQuest, result: Propagation, characters: list[UUID], game_time: float,
+    quest: GeneratedQuest,
+    result: Propagation,
+    characters: list[UUID],
+    game_time: float,
     wall_time: float,
 ) -> dict[str, Any]:
     return {
@@ -78,9 +81,13 @@ def audit_document(
         "mutations": [m.document() for m in result.applied],
         "chain_depth": quest.chain_depth,
         "signals": [
-            {"signal_type": s.signal_type, "importance": s.importance,
-             "chain_type": s.context.get("chain_type"), "chain_depth": s.chain_depth,
-             "waits_for": s.context.get("await_threat")}
+            {
+                "signal_type": s.signal_type,
+                "importance": s.importance,
+                "chain_type": s.context.get("chain_type"),
+                "chain_depth": s.chain_depth,
+                "waits_for": s.context.get("await_threat"),
+            }
             for s in result.signals
         ],
         "game_time": game_time,

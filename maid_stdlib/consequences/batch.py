@@ -165,8 +165,11 @@ class WorldMutationBatch:
         """The mutations after merging (see the module doc), as new objects."""
         out: list[WorldMutation] = []
         index: dict[tuple[str, UUID | None, str | None], int] = {}
-        completes = {(m.target_entity, m.target_key) for m in self._mutations
-                     if m.mutation_type == "npc_goal_complete"}
+        completes = {
+            (m.target_entity, m.target_key)
+            for m in self._mutations
+            if m.mutation_type == "npc_goal_complete"
+        }
         for m in self._mutations:
             goal = (m.target_entity, m.target_key)
             if m.mutation_type == "npc_goal_advance" and goal in completes:
@@ -244,8 +247,10 @@ class WorldMutationBatch:
             m.payload.setdefault("requested_delta", m.delta)
             m.delta = clipped - base
             return None
-        return (f"{m.target_entity}/{m.target_key}: {base:.3f} {m.delta:+.3f} = "
-                f"{projected:.3f} is outside [{low}, {high}]")
+        return (
+            f"{m.target_entity}/{m.target_key}: {base:.3f} {m.delta:+.3f} = "
+            f"{projected:.3f} is outside [{low}, {high}]"
+        )
 
     # -- application ------------------------------------------------------------------
     def apply(self) -> BatchResult:

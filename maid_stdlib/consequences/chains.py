@@ -102,15 +102,20 @@ class ChainContext:
     now: float
     rng: random.Random
 
-    def signal(self, signal_type: str, npcs: list[UUID], chain_type: str,
-               **context: Any) -> StorySignal:
+    def signal(
+        self, signal_type: str, npcs: list[UUID], chain_type: str, **context: Any
+    ) -> StorySignal:
         return StorySignal(
             signal_type=signal_type,
             importance=round(max(0.0, min(1.0, self.importance)), 3),
             involved_npcs=npcs,
             involved_players=list(self.characters),
-            context={"previous_quest_id": self.quest.id, "chain_type": chain_type,
-                     "chain_depth": self.depth, **context},
+            context={
+                "previous_quest_id": self.quest.id,
+                "chain_type": chain_type,
+                "chain_depth": self.depth,
+                **context,
+            },
             chain_depth=self.depth,
             situation_key=f"chain:{self.quest.id}:{chain_type}",
             band=chain_type,
@@ -180,8 +185,7 @@ def retaliation_rule(ctx: ChainContext) -> StorySignal | None:
         return None
     rooms = [o.target_location for o in kills if o.target_location]
     # Where the fighting was, which need not be where the quest was given.
-    place = (ctx.facts.area_of(rooms[-1]) or rooms[-1]) if rooms else \
-        (quest.area or quest.location)
+    place = (ctx.facts.area_of(rooms[-1]) or rooms[-1]) if rooms else (quest.area or quest.location)
     if place is None:
         return None
     # The follow-up comes from someone who watches over the place, not the giver
@@ -193,9 +197,14 @@ def retaliation_rule(ctx: ChainContext) -> StorySignal | None:
         return None
     where = ctx.facts.area_name(place) or ctx.facts.room_name(place)
     return ctx.signal(
-        StorySignalType.THREAT_DETECTED, npcs, "retaliation",
-        threat_source=source, threat_location=place, threat_location_key=place,
-        severity=round(min(1.0, ctx.importance), 3), await_threat=source,
+        StorySignalType.THREAT_DETECTED,
+        npcs,
+        "retaliation",
+        threat_source=source,
+        threat_location=place,
+        threat_location_key=place,
+        severity=round(min(1.0, ctx.importance), 3),
+        await_threat=source,
         description=f"The {source} driven off {where} are regrouping, bent on revenge.",
     )
 
@@ -210,8 +219,12 @@ def investigation_rule(ctx: ChainContext) -> StorySignal | None:
     if room is None or not npcs:
         return None
     return ctx.signal(
-        StorySignalType.DISCOVERY, npcs, "follow_up",
-        discovery_type="revelation", discovery_location=room, discovery_location_key=room,
+        StorySignalType.DISCOVERY,
+        npcs,
+        "follow_up",
+        discovery_type="revelation",
+        discovery_location=room,
+        discovery_location_key=room,
         revealed_information=quest.consequences[-1].description,
         description=quest.consequences[-1].description,
     )
@@ -245,12 +258,18 @@ def detect_consequence_signals(
     depth = quest.chain_depth + 1
     if depth > MAX_CHAIN_DEPTH or budget <= 0:
         return []
-    dampening = CHAIN_DAMPENING ** quest.chain_depth
+    dampening = CHAIN_DAMPENING**quest.chain_depth
     base = quest.importance if root_importance is None else root_importance
     ctx = ChainContext(
-        quest=quest, outcome=outcome, characters=list(characters), facts=facts,
-        pattern=pattern, depth=depth, importance=base * dampening,
-        now=facts.now, rng=facts.rng,
+        quest=quest,
+        outcome=outcome,
+        characters=list(characters),
+        facts=facts,
+        pattern=pattern,
+        depth=depth,
+        importance=base * dampening,
+        now=facts.now,
+        rng=facts.rng,
     )
     signals: list[StorySignal] = []
     if outcome in CHAIN_OUTCOMES and quest.chain_potential > CHAIN_POTENTIAL_THRESHOLD:
@@ -270,8 +289,12 @@ def detect_consequence_signals(
             continue
         trust = facts.trust(wronged, giver)
         signal = ctx.signal(
-            StorySignalType.RIVALRY_ESCALATION, [wronged, giver], "retaliation",
-            npc_a=str(wronged), npc_b=str(giver), cause=m.description or "the quest",
+            StorySignalType.RIVALRY_ESCALATION,
+            [wronged, giver],
+            "retaliation",
+            npc_a=str(wronged),
+            npc_b=str(giver),
+            cause=m.description or "the quest",
             trust_level=round(trust if trust is not None else m.delta, 3),
         )
         signal.importance = round(min(1.0, abs(m.delta)) * dampening, 3)
@@ -316,15 +339,18 @@ class PendingChains:
         key = str(signal.id)
         deadline = now + self.MAX_WAIT
         self._waiting[key] = (signal, deadline)
-        self._dirty[key] = {"signal": _SIGNAL.dump_python(signal, mode="json"),
-                            "deadline": deadline}
+        self._dirty[key] = {
+            "signal": _SIGNAL.dump_python(signal, mode="json"),
+            "deadline": deadline,
+        }
 
     def due(self, facts: WorldFacts, force: bool = False) -> list[StorySignal]:
         """Signals whose moment has come (removed); those past their deadline are
         dropped. Checks at most every CHECK_EVERY game seconds unless ``force``."""
         now = facts.now
-        if not self._waiting or (not force and self._checked is not None
-                                 and 0 <= now - self._checked < self.CHECK_EVERY):
+        if not self._waiting or (
+            not force and self._checked is not None and 0 <= now - self._checked < self.CHECK_EVERY
+        ):
             return []
         self._checked = now
         out: list[StorySignal] = []
@@ -335,8 +361,11 @@ class PendingChains:
             elif now <= deadline:
                 continue
             else:
-                log.info("follow-up %s of %s lapsed", signal.signal_type,
-                         signal.context.get("previous_quest_id"))
+                log.info(
+                    "follow-up %s of %s lapsed",
+                    signal.signal_type,
+                    signal.context.get("previous_quest_id"),
+                )
             del self._waiting[key]
             self._dirty[key] = None
         return out

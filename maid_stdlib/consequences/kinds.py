@@ -63,8 +63,9 @@ class RelationshipChange(MutationKind):
         return [(_npc(m), Relationships)]
 
     def apply(self, env: MutationEnv, m: WorldMutation) -> Applied | None:
-        api.adjust_relationship(env.world, _npc(m), UUID(str(m.target_key)),
-                                trust=m.delta or 0.0, now=env.now)
+        api.adjust_relationship(
+            env.world, _npc(m), UUID(str(m.target_key)), trust=m.delta or 0.0, now=env.now
+        )
         return None
 
 
@@ -142,8 +143,9 @@ class GoalAdvance(MutationKind):
         before = _goal_status(env, m)
         goal = api.advance_goal(env.world, _npc(m), m.delta or 0.0, m.target_key, env.now)
         if goal is not None and before != goal.status:
-            return Applied(events=[GoalStatusChangedEvent(_npc(m), goal.id, before or "",
-                                                          goal.status)])
+            return Applied(
+                events=[GoalStatusChangedEvent(_npc(m), goal.id, before or "", goal.status)]
+            )
         return None
 
 
@@ -156,8 +158,9 @@ class GoalComplete(GoalAdvance):
         before = _goal_status(env, m)
         goal = api.complete_goal(env.world, _npc(m), m.target_key, env.now)
         if goal is not None and before in GoalStatus.OPEN:
-            return Applied(events=[GoalStatusChangedEvent(_npc(m), goal.id, before or "",
-                                                          goal.status)])
+            return Applied(
+                events=[GoalStatusChangedEvent(_npc(m), goal.id, before or "", goal.status)]
+            )
         return None
 
 
@@ -219,11 +222,18 @@ class GossipInjection(MutationKind):
     def apply(self, env: MutationEnv, m: WorldMutation) -> Applied | None:
         p = m.payload
         gossip.inject(
-            env.world, self.entities(m), str(p["statement_id"]), str(p["content"]), env.now,
+            env.world,
+            self.entities(m),
+            str(p["statement_id"]),
+            str(p["content"]),
+            env.now,
             subject=str(p.get("subject") or ""),
-            confidence=min(float(p.get("confidence", gossip.GENERATED_CONFIDENCE_CAP)),
-                           gossip.GENERATED_CONFIDENCE_CAP),
-            tags=list(p.get("tags") or []), source=str(p.get("source") or ""),
+            confidence=min(
+                float(p.get("confidence", gossip.GENERATED_CONFIDENCE_CAP)),
+                gossip.GENERATED_CONFIDENCE_CAP,
+            ),
+            tags=list(p.get("tags") or []),
+            source=str(p.get("source") or ""),
             location=p.get("location"),
         )
         return None
@@ -246,17 +256,19 @@ class MemoryCreation(MutationKind):
         assert env.living is not None
         p = m.payload
         player = p.get("character_id")
-        memory = env.living.memory.add(EpisodicMemory(
-            npc_id=_npc(m),
-            content=str(p["content"]),
-            importance=float(p.get("importance", 0.5)),
-            emotional_valence=EmotionalValence(p.get("valence", EmotionalValence.NEUTRAL)),
-            emotional_intensity=float(p.get("intensity", 0.0)),
-            tags=list(p.get("tags") or []),
-            visibility=MemoryVisibility(p.get("visibility", MemoryVisibility.PUBLIC)),
-            player_id=UUID(str(player)) if player else None,
-            location=p.get("location"),
-        ))
+        memory = env.living.memory.add(
+            EpisodicMemory(
+                npc_id=_npc(m),
+                content=str(p["content"]),
+                importance=float(p.get("importance", 0.5)),
+                emotional_valence=EmotionalValence(p.get("valence", EmotionalValence.NEUTRAL)),
+                emotional_intensity=float(p.get("intensity", 0.0)),
+                tags=list(p.get("tags") or []),
+                visibility=MemoryVisibility(p.get("visibility", MemoryVisibility.PUBLIC)),
+                player_id=UUID(str(player)) if player else None,
+                location=p.get("location"),
+            )
+        )
         memory_id = memory.id
         assert memory_id is not None
         m.payload["memory_id"] = str(memory_id)
@@ -324,8 +336,17 @@ class MutationKinds:
 
     @classmethod
     def builtin(cls) -> MutationKinds:
-        return cls([
-            RelationshipChange(), FactionStanding(), NeedSatisfy(), GoalAdvance(),
-            GoalComplete(), EconomicChange(), SocialInfluenceChange(), GossipInjection(),
-            MemoryCreation(), WorldState(),
-        ])
+        return cls(
+            [
+                RelationshipChange(),
+                FactionStanding(),
+                NeedSatisfy(),
+                GoalAdvance(),
+                GoalComplete(),
+                EconomicChange(),
+                SocialInfluenceChange(),
+                GossipInjection(),
+                MemoryCreation(),
+                WorldState(),
+            ]
+        )

@@ -28,9 +28,14 @@ class Outcome(enum.StrEnum):
         return self in SUCCESS_OUTCOMES
 
 
-SUCCESS_OUTCOMES: Final = frozenset({
-    Outcome.PERFECT, Outcome.COMPLETED, Outcome.PARTIAL_SUCCESS, Outcome.PYRRHIC_VICTORY,
-})
+SUCCESS_OUTCOMES: Final = frozenset(
+    {
+        Outcome.PERFECT,
+        Outcome.COMPLETED,
+        Outcome.PARTIAL_SUCCESS,
+        Outcome.PYRRHIC_VICTORY,
+    }
+)
 FAILURE_OUTCOMES: Final = frozenset({Outcome.FAILED, Outcome.EXPIRED, Outcome.ABANDONED})
 
 #: Magnitude of success consequences per grade (seed 4.6). Failure grades are not

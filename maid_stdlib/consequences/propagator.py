@@ -82,51 +82,87 @@ class ConsequencePropagator:
         ``outcome_scale`` multiplies every numeric change.
         """
         c = consequence
-        npc = c.target_npc if c.target_npc is not None and world.entity_exists(c.target_npc) \
-            else None
+        npc = (
+            c.target_npc if c.target_npc is not None and world.entity_exists(c.target_npc) else None
+        )
         s = outcome_scale
         match c.consequence_type:
             case C.NPC_GOAL_ADVANCE:
                 if npc is None or c.goal_progress is None or not _open_goal(world, npc, c):
                     return None
-                return WorldMutation("npc_goal_advance", npc, c.target_key, c.goal_progress * s,
-                                     description=c.description, saturate=True)
+                return WorldMutation(
+                    "npc_goal_advance",
+                    npc,
+                    c.target_key,
+                    c.goal_progress * s,
+                    description=c.description,
+                    saturate=True,
+                )
             case C.NPC_GOAL_COMPLETE:
                 if npc is None or not _open_goal(world, npc, c):
                     return None
-                return WorldMutation("npc_goal_complete", npc, c.target_key, None,
-                                     description=c.description)
+                return WorldMutation(
+                    "npc_goal_complete", npc, c.target_key, None, description=c.description
+                )
             case C.NPC_NEED_SATISFY:
                 if npc is None or c.need_delta is None:
                     return None
                 need = c.target_key or api.default_need(world, npc)
                 if need is None or api.get_need_value(world, npc, need) is None:
                     return None
-                return WorldMutation("npc_need_satisfy", npc, need, c.need_delta * s,
-                                     description=c.description, saturate=True)
+                return WorldMutation(
+                    "npc_need_satisfy",
+                    npc,
+                    need,
+                    c.need_delta * s,
+                    description=c.description,
+                    saturate=True,
+                )
             case C.RELATIONSHIP_CHANGE:
                 if npc is None or c.relationship_delta is None or character_id is None:
                     return None
-                return WorldMutation("relationship_change", npc, str(character_id),
-                                     c.relationship_delta * s, description=c.description,
-                                     saturate=True)
+                return WorldMutation(
+                    "relationship_change",
+                    npc,
+                    str(character_id),
+                    c.relationship_delta * s,
+                    description=c.description,
+                    saturate=True,
+                )
             case C.FACTION_STANDING:
                 if not c.target_faction or c.faction_delta is None or character_id is None:
                     return None
-                return WorldMutation("faction_standing", character_id, c.target_faction,
-                                     c.faction_delta * s, payload={"faction": c.target_faction},
-                                     description=c.description, saturate=True)
+                return WorldMutation(
+                    "faction_standing",
+                    character_id,
+                    c.target_faction,
+                    c.faction_delta * s,
+                    payload={"faction": c.target_faction},
+                    description=c.description,
+                    saturate=True,
+                )
             case C.ECONOMIC_CHANGE:
                 if npc is None or c.economic_amount is None:
                     return None
-                return WorldMutation("economic_change", npc, None, c.economic_amount * s,
-                                     description=c.description, saturate=True)
+                return WorldMutation(
+                    "economic_change",
+                    npc,
+                    None,
+                    c.economic_amount * s,
+                    description=c.description,
+                    saturate=True,
+                )
             case C.SOCIAL_INFLUENCE:
                 if npc is None or c.social_influence_delta is None:
                     return None
-                return WorldMutation("social_influence", npc, None,
-                                     c.social_influence_delta * s, description=c.description,
-                                     saturate=True)
+                return WorldMutation(
+                    "social_influence",
+                    npc,
+                    None,
+                    c.social_influence_delta * s,
+                    description=c.description,
+                    saturate=True,
+                )
             case C.GOSSIP_INJECTION:
                 return self._gossip(c, npc, character_id, world, context)
             case C.MEMORY_CREATION:
@@ -134,14 +170,23 @@ class ConsequencePropagator:
             case C.WORLD_STATE:
                 if not c.world_state_key:
                     return None
-                return WorldMutation("world_state", None, c.world_state_key, None,
-                                     payload={"value": c.world_state_value},
-                                     description=c.description)
+                return WorldMutation(
+                    "world_state",
+                    None,
+                    c.world_state_key,
+                    None,
+                    payload={"value": c.world_state_value},
+                    description=c.description,
+                )
             case _:
                 return None
 
     def _gossip(
-        self, c: QuestConsequence, npc: UUID | None, character_id: UUID | None, world: World,
+        self,
+        c: QuestConsequence,
+        npc: UUID | None,
+        character_id: UUID | None,
+        world: World,
         context: PlanContext | None,
     ) -> WorldMutation | None:
         teller = npc or _existing(world, context.giver if context else None)
@@ -151,7 +196,10 @@ class ConsequencePropagator:
         quest_id = context.quest_id if context else "quest"
         outcome = context.outcome.value if context else "completed"
         return WorldMutation(
-            "gossip_injection", teller, None, None,
+            "gossip_injection",
+            teller,
+            None,
+            None,
             payload={
                 "tellers": [str(teller)],
                 "content": content,
@@ -167,7 +215,11 @@ class ConsequencePropagator:
         )
 
     def _memory(
-        self, c: QuestConsequence, npc: UUID | None, character_id: UUID | None, world: World,
+        self,
+        c: QuestConsequence,
+        npc: UUID | None,
+        character_id: UUID | None,
+        world: World,
         context: PlanContext | None,
     ) -> WorldMutation | None:
         owner = npc or _existing(world, context.giver if context else None)
@@ -177,7 +229,10 @@ class ConsequencePropagator:
         outcome = context.outcome if context else Outcome.COMPLETED
         valence, intensity = _VALENCE[outcome]
         return WorldMutation(
-            "memory_creation", owner, None, None,
+            "memory_creation",
+            owner,
+            None,
+            None,
             payload={
                 "content": content,
                 "character_id": str(character_id) if character_id else None,

@@ -32,8 +32,9 @@ def register_consequences(ctx: PackContext) -> ConsequenceSystem:
     living = services.try_get(LivingWorld)
     qg = services.try_get(QuestGen)
     if living is None or qg is None:
-        raise ctx.error("register_consequences needs register_living and register_questgen "
-                        "to have run first")
+        raise ctx.error(
+            "register_consequences needs register_living and register_questgen to have run first"
+        )
     index = services.try_get(GeneratedQuestIndex)
     if index is None:
         index = GeneratedQuestIndex(ctx.engine)
@@ -42,8 +43,12 @@ def register_consequences(ctx: PackContext) -> ConsequenceSystem:
     ctx.provide(BranchChoices, choices)
     system = ConsequenceSystem(qg, living, index, choices)
     ctx.provide(ConsequenceSystem, system)
-    for name in (AUDIT_COLLECTION, BRANCH_CHOICES_COLLECTION, GENERATED_QUESTS_COLLECTION,
-                 CHAINS_COLLECTION):
+    for name in (
+        AUDIT_COLLECTION,
+        BRANCH_CHOICES_COLLECTION,
+        GENERATED_QUESTS_COLLECTION,
+        CHAINS_COLLECTION,
+    ):
         ctx.ensure_collection(name)
     ctx.add_system(system)
     return system

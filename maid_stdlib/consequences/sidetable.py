@@ -84,8 +84,9 @@ class GeneratedQuestIndex:
             # Writers may keep their own keys next to the quest (delivery state).
             quest = quest_from_document({k: v for k, v in doc.items() if k in _FIELDS})
         except Exception as exc:
-            log.warning("generated quest %s has an unreadable side-table document: %s",
-                        quest_id, exc)
+            log.warning(
+                "generated quest %s has an unreadable side-table document: %s", quest_id, exc
+            )
             return None
         self._quests[quest_id] = quest
         return quest
@@ -149,7 +150,11 @@ class BranchChoices:
         return f"{quest_id}:{character}"
 
     async def record(
-        self, quest_id: str, character: UUID, branch_id: UUID | str, option_id: UUID | str,
+        self,
+        quest_id: str,
+        character: UUID,
+        branch_id: UUID | str,
+        option_id: UUID | str,
         label: str = "",
     ) -> dict[str, Any]:
         """Remember the choice; durable (written to the store) when this returns."""
@@ -157,14 +162,16 @@ class BranchChoices:
         doc = dict(await self._load(key) or {})
         choices = dict(doc.get("choices") or {})
         choices[str(branch_id)] = str(option_id)
-        doc.update({
-            "quest_id": quest_id,
-            "character_id": str(character),
-            "choices": choices,
-            "option_id": str(option_id),
-            "label": label,
-            "chosen_at": self.engine.clock.game_time,
-        })
+        doc.update(
+            {
+                "quest_id": quest_id,
+                "character_id": str(character),
+                "choices": choices,
+                "option_id": str(option_id),
+                "label": label,
+                "chosen_at": self.engine.clock.game_time,
+            }
+        )
         if self.engine.has_store:
             await self.engine.store.documents.put(BRANCH_CHOICES_COLLECTION, key, doc)
         self._cache[key] = doc

@@ -84,7 +84,10 @@ class ConsequenceSystem(System):
     MAX_ATTEMPTS: ClassVar[int] = 2
 
     def __init__(
-        self, qg: QuestGen, living: LivingWorld, index: GeneratedQuestIndex,
+        self,
+        qg: QuestGen,
+        living: LivingWorld,
+        index: GeneratedQuestIndex,
         choices: BranchChoices,
     ) -> None:
         self.qg = qg
@@ -109,12 +112,16 @@ class ConsequenceSystem(System):
         super().bind(engine)
         metrics = engine.metrics
         self._batches = metrics.counter(
-            "maid_consequence_batches", "Consequence batches by result", ["status"])
+            "maid_consequence_batches", "Consequence batches by result", ["status"]
+        )
         self._signals = metrics.counter(
-            "maid_consequence_signals", "Story signals raised by consequences", ["chain_type"])
+            "maid_consequence_signals", "Story signals raised by consequences", ["chain_type"]
+        )
         self._duration = metrics.histogram(
-            "maid_consequence_seconds", "Wall time of one consequence propagation",
-            buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25))
+            "maid_consequence_seconds",
+            "Wall time of one consequence propagation",
+            buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25),
+        )
 
     async def startup(self) -> None:
         await self.living.startup()
@@ -144,8 +151,13 @@ class ConsequenceSystem(System):
         return await self._propagate(quest_id, Outcome(outcome), [character_id], run=run)
 
     async def on_failed(
-        self, quest_id: str, character_id: UUID, outcome: str = Outcome.FAILED,
-        reason: str = "failed", *, run: int = 0,
+        self,
+        quest_id: str,
+        character_id: UUID,
+        outcome: str = Outcome.FAILED,
+        reason: str = "failed",
+        *,
+        run: int = 0,
     ) -> Propagation | None:
         """Failure consequences. ``reason`` "invalidated" means the world, not the
         character, ended the quest: nothing happens."""
@@ -205,16 +217,23 @@ class ConsequenceSystem(System):
             result.errors.append(batch_result.error or batch_result.status)
             if batch_result.status != "conflict":
                 break
-            log.info("consequence batch %s conflicted (attempt %d): %s", key, attempt,
-                     batch_result.error)
+            log.info(
+                "consequence batch %s conflicted (attempt %d): %s", key, attempt, batch_result.error
+            )
         self._batches.labels(result.status).inc()
         self.recent.append(result)
         if result.status != "applied":
             log.warning(
-                "consequence batch failed: %s", key,
-                extra={"quest_id": quest_id, "outcome": outcome.value, "status": result.status,
-                       "attempts": result.attempts, "errors": result.errors,
-                       "character_ids": ",".join(str(c) for c in characters)},
+                "consequence batch failed: %s",
+                key,
+                extra={
+                    "quest_id": quest_id,
+                    "outcome": outcome.value,
+                    "status": result.status,
+                    "attempts": result.attempts,
+                    "errors": result.errors,
+                    "character_ids": ",".join(str(c) for c in characters),
+                },
             )
             await self.audit.write(key, self._audit_doc(quest, result, characters), [])
             self._duration.observe(time.perf_counter() - started)
@@ -222,14 +241,21 @@ class ConsequenceSystem(System):
         self._done.add(key)
         assert batch_result is not None
         result.signals = self._signals_for(quest, outcome, characters, result.applied)
-        await self.audit.write(key, self._audit_doc(quest, result, characters),
-                               batch_result.touched)
+        await self.audit.write(
+            key, self._audit_doc(quest, result, characters), batch_result.touched
+        )
         await self._flush_memories()
         self._emit(quest, result, characters)
         self._duration.observe(time.perf_counter() - started)
-        log.info("consequences applied", extra={"quest_id": quest_id, "outcome": outcome.value,
-                                                "mutations": len(result.applied),
-                                                "character_ids": ",".join(map(str, characters))})
+        log.info(
+            "consequences applied",
+            extra={
+                "quest_id": quest_id,
+                "outcome": outcome.value,
+                "mutations": len(result.applied),
+                "character_ids": ",".join(map(str, characters)),
+            },
+        )
         return result
 
     async def _consequences(
@@ -246,15 +272,23 @@ class ConsequenceSystem(System):
             giver = quest.quest_giver_id
             for character in characters:
                 name = facts.name(character) or "An adventurer"
-                out.append(QuestConsequence(
-                    consequence_type=ConsequenceType.RELATIONSHIP_CHANGE, target_npc=giver,
-                    relationship_delta=self.ABANDON_TRUST,
-                    description="Abandoned quest: the quest giver is disappointed"))
-                out.append(QuestConsequence(
-                    consequence_type=ConsequenceType.GOSSIP_INJECTION, target_npc=giver,
-                    gossip_content=f"{name} gave up on helping {facts.name(giver)}: "
-                    f"{quest.title}",
-                    description="Word spreads that the task was left unfinished"))
+                out.append(
+                    QuestConsequence(
+                        consequence_type=ConsequenceType.RELATIONSHIP_CHANGE,
+                        target_npc=giver,
+                        relationship_delta=self.ABANDON_TRUST,
+                        description="Abandoned quest: the quest giver is disappointed",
+                    )
+                )
+                out.append(
+                    QuestConsequence(
+                        consequence_type=ConsequenceType.GOSSIP_INJECTION,
+                        target_npc=giver,
+                        gossip_content=f"{name} gave up on helping {facts.name(giver)}: "
+                        f"{quest.title}",
+                        description="Word spreads that the task was left unfinished",
+                    )
+                )
         return out
 
     async def _branch_consequences(
@@ -272,7 +306,10 @@ class ConsequenceSystem(System):
         return out
 
     def _plan(
-        self, quest: GeneratedQuest, outcome: Outcome, characters: list[UUID],
+        self,
+        quest: GeneratedQuest,
+        outcome: Outcome,
+        characters: list[UUID],
         consequences: list[QuestConsequence],
     ) -> WorldMutationBatch:
         """A fresh batch planned from the world as it is now (re-run on a retry)."""
@@ -280,36 +317,55 @@ class ConsequenceSystem(System):
         env = MutationEnv(engine.world, engine.clock.game_time, self.living)
         batch = WorldMutationBatch(env, self.versions, self.kinds, emit=engine.events.emit)
         scale = OUTCOME_SCALE.get(outcome, 1.0)
-        context = PlanContext(quest.id, outcome, quest.quest_giver_id, quest.importance,
-                              quest.location)
+        context = PlanContext(
+            quest.id, outcome, quest.quest_giver_id, quest.importance, quest.location
+        )
         first = characters[0] if characters else None
         for c in consequences:
-            who: list[UUID | None] = list(characters) if c.consequence_type in _PER_CHARACTER \
-                else [first]
+            who: list[UUID | None] = (
+                list(characters) if c.consequence_type in _PER_CHARACTER else [first]
+            )
             for character in who:
-                mutation = self.propagator.plan_mutation(c, character, scale, engine.world,
-                                                         context=context)
+                mutation = self.propagator.plan_mutation(
+                    c, character, scale, engine.world, context=context
+                )
                 if mutation is not None:
                     batch.add(mutation)
         return batch
 
     def _signals_for(
-        self, quest: GeneratedQuest, outcome: Outcome, characters: list[UUID],
+        self,
+        quest: GeneratedQuest,
+        outcome: Outcome,
+        characters: list[UUID],
         applied: list[WorldMutation],
     ) -> list[StorySignal]:
         archetype = self.qg.archetypes.get(quest.archetype_id)
         chain = self.qg.history.chain_of(quest.id)
         root = chain[0].importance if chain and chain[0].quest_id != quest.id else None
         return detect_consequence_signals(
-            quest, outcome, characters, applied, self.qg.facts, rules=self.chain_rules,
+            quest,
+            outcome,
+            characters,
+            applied,
+            self.qg.facts,
+            rules=self.chain_rules,
             pattern=archetype.objective_pattern if archetype is not None else "",
-            budget=self.signal_budget, root_importance=root,
+            budget=self.signal_budget,
+            root_importance=root,
         )
 
     def _emit(self, quest: GeneratedQuest, result: Propagation, characters: list[UUID]) -> None:
         events = self.engine.events
-        events.emit(ConsequencesAppliedEvent(quest.id, list(characters), result.outcome.value,
-                                             result.audit_key, len(result.applied)))
+        events.emit(
+            ConsequencesAppliedEvent(
+                quest.id,
+                list(characters),
+                result.outcome.value,
+                result.audit_key,
+                len(result.applied),
+            )
+        )
         for signal in result.signals:
             if is_ready(signal, self.qg.facts):
                 self._emit_signal(quest.id, signal)

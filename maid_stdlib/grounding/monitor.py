@@ -66,7 +66,8 @@ class QuestGroundingMonitor(System):
     def bind(self, engine: GameEngine) -> None:
         super().bind(engine)
         self._invalidations = engine.metrics.counter(
-            "maid_grounding_invalidations", "Generated quests invalidated", ["reason"])
+            "maid_grounding_invalidations", "Generated quests invalidated", ["reason"]
+        )
 
     async def startup(self) -> None:
         await self.qg.startup()
@@ -177,18 +178,24 @@ class QuestGroundingMonitor(System):
             if o.objective_type is ObjectiveType.KILL:
                 if killer is not None and any(h.character == killer for h in accepted):
                     return None  # progress, not a problem
-                if o.target_template and self.qg.facts.kind_available(o.target_template,
-                                                                       dying=entity):
+                if o.target_template and self.qg.facts.kind_available(
+                    o.target_template, dying=entity
+                ):
                     continue  # matched by kind: another one is alive or respawning
                 if accepted and all(o.id in h.completed for h in accepted):
                     continue
                 # An offer-holder who killed the target themselves knows who did it.
-                by = " by someone else" if killer is not None and not any(
-                    h.character == killer for h in holders) else ""
+                by = (
+                    " by someone else"
+                    if killer is not None and not any(h.character == killer for h in holders)
+                    else ""
+                )
                 return "objective_target_destroyed", f"{name} was killed{by}."
             if not accepted or any(o.id not in h.completed for h in accepted):
-                return "objective_target_destroyed", f"{name} is gone: {o.description} " \
-                    "can no longer be done."
+                return (
+                    "objective_target_destroyed",
+                    f"{name} is gone: {o.description} can no longer be done.",
+                )
         return None
 
     def invalidate(self, quest: GeneratedQuest, reason: str, why: str) -> list[UUID]:
@@ -198,8 +205,10 @@ class QuestGroundingMonitor(System):
         # One message per player: the rules layer says the quest is gone and why.
         affected = self.board.invalidate(quest.id, reason, why)
         self._invalidations.labels(reason).inc()
-        log.info("generated quest invalidated", extra={"quest_id": quest.id, "reason": reason,
-                                                       "characters": len(affected)})
+        log.info(
+            "generated quest invalidated",
+            extra={"quest_id": quest.id, "reason": reason, "characters": len(affected)},
+        )
         for ids in self._refs.values():
             ids.discard(quest.id)
         return affected
@@ -243,8 +252,11 @@ class QuestGroundingMonitor(System):
             if not facts.is_alive(npc):
                 return f"{self.name_of(npc)} is dead"
         for o in quest.objectives:
-            if (o.objective_type is ObjectiveType.KILL and o.target_template
-                    and facts.kind_available(o.target_template)):
+            if (
+                o.objective_type is ObjectiveType.KILL
+                and o.target_template
+                and facts.kind_available(o.target_template)
+            ):
                 continue  # matched by kind
             if o.target_entity_id is not None and not facts.is_alive(o.target_entity_id):
                 return f"{self.name_of(o.target_entity_id)} is gone"
@@ -282,8 +294,11 @@ class QuestGroundingMonitor(System):
         for o in quest.objectives:
             if o.optional or o.id in holder.completed:
                 continue
-            if (o.objective_type is ObjectiveType.KILL and o.target_template
-                    and facts.kind_available(o.target_template)):
+            if (
+                o.objective_type is ObjectiveType.KILL
+                and o.target_template
+                and facts.kind_available(o.target_template)
+            ):
                 continue  # matched by kind
             if o.target_entity_id is not None and not facts.is_alive(o.target_entity_id):
                 return f"{self.name_of(o.target_entity_id)} is gone"

@@ -89,7 +89,11 @@ def _goal(world: World, npc: UUID, goal_id: str | None) -> tuple[GoalsComponent,
 
 
 def finish_goal(
-    world: World, npc: UUID, goals: GoalsComponent, goal: Goal, now: float,
+    world: World,
+    npc: UUID,
+    goals: GoalsComponent,
+    goal: Goal,
+    now: float,
     status: str = GoalStatus.DONE,
 ) -> None:
     """Mark a goal finished; a DONE goal gives its need ``completion_need_delta``."""
@@ -153,7 +157,11 @@ def get_relationship(world: World, source: UUID, target: UUID) -> Relationship |
 
 
 def adjust_relationship(
-    world: World, source: UUID, target: UUID, trust: float = 0.0, affinity: float = 0.0,
+    world: World,
+    source: UUID,
+    target: UUID,
+    trust: float = 0.0,
+    affinity: float = 0.0,
     now: float | None = None,
 ) -> Relationship:
     """Shift how ``source`` sees ``target`` (clamped to [-1, 1]); creates it if new."""

@@ -120,8 +120,11 @@ class _Sliced(System, abc.ABC):
                 # that returns later starts afresh, from its cycle's start).
                 self._last, self._seen = self._seen, {}
             self._queue = deque(self._snapshot())
-            self._cycle_size = (self.living.world.count_any(*self.member_types)
-                                if self.member_types else len(self._queue))
+            self._cycle_size = (
+                self.living.world.count_any(*self.member_types)
+                if self.member_types
+                else len(self._queue)
+            )
         budget = max(self.min_batch, ceil(self._cycle_size * max(delta, 0.0) / self.interval))
         ev = Evaluation(self.living, now)
         world = self.living.world
@@ -202,8 +205,14 @@ class AutonomySystem(_Sliced):
                 world.add_component(uid, goals)
             goals.add(Goal.from_template(template, name, now))
             self.engine.events.emit(GoalFormedEvent(uid, template.id, name))
-            self._remember(uid, f"I must {_lower_first(template.description)}.", 0.5,
-                           EmotionalValence.NEGATIVE, ["goal", template.type.lower()], now)
+            self._remember(
+                uid,
+                f"I must {_lower_first(template.description)}.",
+                0.5,
+                EmotionalValence.NEGATIVE,
+                ["goal", template.type.lower()],
+                now,
+            )
 
     def _goals(
         self, ev: Evaluation, uid: UUID, goals: GoalsComponent, hours: float, now: float
@@ -250,23 +259,58 @@ class AutonomySystem(_Sliced):
         self.engine.events.emit(GoalStatusChangedEvent(uid, goal.id, old, goal.status, blocker))
         what = _lower_first(goal.description)
         if goal.status == GoalStatus.BLOCKED and blocker:
-            self._remember(uid, f"I cannot {what}: {blocker}.", max(goal.priority, 0.5),
-                           EmotionalValence.NEGATIVE, ["goal", "blocked"], now, public=True)
+            self._remember(
+                uid,
+                f"I cannot {what}: {blocker}.",
+                max(goal.priority, 0.5),
+                EmotionalValence.NEGATIVE,
+                ["goal", "blocked"],
+                now,
+                public=True,
+            )
         elif old == GoalStatus.BLOCKED and goal.status == GoalStatus.ACTIVE:
-            self._remember(uid, f"Nothing stands in my way any more: I can {what} again.",
-                           0.5, EmotionalValence.POSITIVE, ["goal", "unblocked"], now, public=True)
+            self._remember(
+                uid,
+                f"Nothing stands in my way any more: I can {what} again.",
+                0.5,
+                EmotionalValence.POSITIVE,
+                ["goal", "unblocked"],
+                now,
+                public=True,
+            )
         elif goal.status == GoalStatus.DONE:
-            self._remember(uid, f"I managed to {what}.", 0.5, EmotionalValence.POSITIVE,
-                           ["goal", "done"], now, public=True)
+            self._remember(
+                uid,
+                f"I managed to {what}.",
+                0.5,
+                EmotionalValence.POSITIVE,
+                ["goal", "done"],
+                now,
+                public=True,
+            )
 
     def _remember(
-        self, uid: UUID, content: str, importance: float, valence: EmotionalValence,
-        tags: list[str], now: float, public: bool = False,
+        self,
+        uid: UUID,
+        content: str,
+        importance: float,
+        valence: EmotionalValence,
+        tags: list[str],
+        now: float,
+        public: bool = False,
     ) -> None:
-        self.living.memory.add(EpisodicMemory(
-            uid, content, importance, valence, 0.5, tags,
-            MemoryVisibility.PUBLIC if public else MemoryVisibility.PRIVATE, game_time=now,
-        ))
+        self.living.memory.add(
+            EpisodicMemory(
+                uid,
+                content,
+                importance,
+                valence,
+                0.5,
+                tags,
+                MemoryVisibility.PUBLIC if public else MemoryVisibility.PRIVATE,
+                game_time=now,
+            )
+        )
 
 
 class SocialFabricSystem(_Sliced):
@@ -286,8 +330,9 @@ class SocialFabricSystem(_Sliced):
         found = self._rooms.get(room)
         if found is None:
             has = self.living.world.has_component
-            found = [u for u in self.living.world_service.contents(room)
-                     if has(u, gossip.KnownGossip)]
+            found = [
+                u for u in self.living.world_service.contents(room) if has(u, gossip.KnownGossip)
+            ]
             self._rooms[room] = found
         return found
 
@@ -299,8 +344,9 @@ class SocialFabricSystem(_Sliced):
             gossip.forget_stale(known, now)
             room = ev.ws.room_key_of(uid)
             if room is not None:
-                gossip.tell_round(world, uid, self._roommates(room, now), self.engine.random,
-                                  hours, now)
+                gossip.tell_round(
+                    world, uid, self._roommates(room, now), self.engine.random, hours, now
+                )
         rels = world.try_component(uid, Relationships)
         if rels is not None and rels.entries:
             self._drift(ev, uid, rels, hours, now)
@@ -317,21 +363,41 @@ class SocialFabricSystem(_Sliced):
                 self._observe_cleared(uid, item, now)
 
     def _observe_threat(
-        self, ev: Evaluation, uid: UUID, known: gossip.KnownGossip, group: ThreatGroup,
+        self,
+        ev: Evaluation,
+        uid: UUID,
+        known: gossip.KnownGossip,
+        group: ThreatGroup,
         now: float,
     ) -> None:
         world = self.living.world
         first = group.key not in known.items
         place = ev.threats.place_of(group)
         content = f"{capitalize(group.source_name)} have been seen on {place}."
-        gossip.observe(world, uid, group.key, content, now, subject=group.key,
-                       tags=["threat", group.source], location=group.primary_room)
+        gossip.observe(
+            world,
+            uid,
+            group.key,
+            content,
+            now,
+            subject=group.key,
+            tags=["threat", group.source],
+            location=group.primary_room,
+        )
         if first:
-            self.living.memory.add(EpisodicMemory(
-                uid, f"I learned that {group.source_name} are on {place}.", 0.6,
-                EmotionalValence.NEGATIVE, 0.6, ["threat", group.source],
-                MemoryVisibility.PUBLIC, location=group.primary_room, game_time=now,
-            ))
+            self.living.memory.add(
+                EpisodicMemory(
+                    uid,
+                    f"I learned that {group.source_name} are on {place}.",
+                    0.6,
+                    EmotionalValence.NEGATIVE,
+                    0.6,
+                    ["threat", group.source],
+                    MemoryVisibility.PUBLIC,
+                    location=group.primary_room,
+                    game_time=now,
+                )
+            )
             self.engine.events.emit(
                 ThreatObservedEvent(uid, group.key, group.source, group.primary_room)
             )
@@ -342,13 +408,30 @@ class SocialFabricSystem(_Sliced):
         assert item.location is not None
         place = self.living.place_name([item.location])
         content = f"The {name} are gone from {place}."
-        gossip.observe(self.living.world, uid, f"{item.subject}:cleared", content, now,
-                       subject=item.subject, tags=["threat_cleared", source],
-                       location=item.location, supersedes=item.id)
-        self.living.memory.add(EpisodicMemory(
-            uid, content, 0.5, EmotionalValence.POSITIVE, 0.5, ["threat_cleared", source],
-            MemoryVisibility.PUBLIC, location=item.location, game_time=now,
-        ))
+        gossip.observe(
+            self.living.world,
+            uid,
+            f"{item.subject}:cleared",
+            content,
+            now,
+            subject=item.subject,
+            tags=["threat_cleared", source],
+            location=item.location,
+            supersedes=item.id,
+        )
+        self.living.memory.add(
+            EpisodicMemory(
+                uid,
+                content,
+                0.5,
+                EmotionalValence.POSITIVE,
+                0.5,
+                ["threat_cleared", source],
+                MemoryVisibility.PUBLIC,
+                location=item.location,
+                game_time=now,
+            )
+        )
         self.engine.events.emit(
             ThreatObservedEvent(uid, item.subject, source, item.location, cleared=True)
         )

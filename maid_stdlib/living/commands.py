@@ -39,14 +39,16 @@ def at_living(ctx: CommandContext) -> None:
     uid = _find_npc(ctx, ctx.args.strip())
     lines = [f"|w{living.name_of(uid)}|n ({uid})"]
     needs = world.try_component(uid, NeedsComponent)
-    for name, state in (needs.needs.items() if needs is not None else ()):
+    for name, state in needs.needs.items() if needs is not None else ():
         flag = " |rUNMET|n" if state.unmet else ""
         lines.append(f"  need {name}: {state.value:.2f} (threshold {state.threshold:.2f}){flag}")
     goals = world.try_component(uid, GoalsComponent)
     for goal in goals.goals if goals is not None else ():
         blocker = f" -- blocked by {goal.blocker}" if goal.blocker else ""
-        lines.append(f"  goal {goal.id} [{goal.status}] {goal.description} "
-                     f"p={goal.priority:.1f} progress={goal.progress:.2f}{blocker}")
+        lines.append(
+            f"  goal {goal.id} [{goal.status}] {goal.description} "
+            f"p={goal.priority:.1f} progress={goal.progress:.2f}{blocker}"
+        )
     rels = world.try_component(uid, Relationships)
     for target, rel in sorted(rels.entries.items()) if rels is not None else ():
         try:
@@ -54,16 +56,16 @@ def at_living(ctx: CommandContext) -> None:
         except ValueError:
             who = target
         kind = f" ({rel.kind})" if rel.kind else ""
-        lines.append(f"  feels about {who}{kind}: trust {rel.trust:+.2f}, "
-                     f"affinity {rel.affinity:+.2f}")
+        lines.append(
+            f"  feels about {who}{kind}: trust {rel.trust:+.2f}, affinity {rel.affinity:+.2f}"
+        )
     known = world.try_component(uid, KnownGossip)
     for item in sorted(known.items.values(), key=lambda i: -i.confidence) if known else ():
         lines.append(f"  knows ({item.confidence:.2f}): {item.content}")
     now = ctx.engine.clock.game_time
     for memory in living.memory.get_recent(uid, limit=5):
         ago = (now - (memory.game_time or now)) / GAME_HOUR
-        lines.append(f"  remembers ({memory.visibility.value}, {ago:.1f}h ago): "
-                     f"{memory.content}")
+        lines.append(f"  remembers ({memory.visibility.value}, {ago:.1f}h ago): {memory.content}")
     ctx.send("\n".join(lines))
 
 

@@ -135,8 +135,7 @@ class ThreatMap:
         who = " and ".join(names)
         desc = f"{who} on {self.living.place_name(hit)}"
         key = "+".join(g.key for g in groups)
-        return Fact(key, desc if not what else f"{desc} ({what})", sources[0], tuple(hit),
-                    entities)
+        return Fact(key, desc if not what else f"{desc} ({what})", sources[0], tuple(hit), entities)
 
 
 def hostile_marker_threats(world: World) -> Iterable[tuple[UUID, str]]:
@@ -215,7 +214,8 @@ class Evaluation:
             online = self.living.engine.sessions.is_online
             threats = self.threats.ids
             found = {
-                uid for uid in self.ws.contents(room)
+                uid
+                for uid in self.ws.contents(room)
                 if (has(uid, NPC) and uid not in threats)
                 or (has(uid, PlayerCharacter) and online(uid))
             }
@@ -283,8 +283,13 @@ def _threat_known(ev: Evaluation, npc: UUID, _arg: str) -> Fact | None:
     for key in ev.living.known_threat_keys(npc):
         group = ev.threats.groups.get(key)
         if group is not None:
-            return Fact(group.key, f"{group.source_name} about", group.source,
-                        tuple(sorted(group.rooms)), tuple(group.entities))
+            return Fact(
+                group.key,
+                f"{group.source_name} about",
+                group.source,
+                tuple(sorted(group.rooms)),
+                tuple(group.entities),
+            )
     return None
 
 

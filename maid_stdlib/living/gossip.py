@@ -110,29 +110,58 @@ def _trim(known: KnownGossip) -> None:
 
 
 def observe(
-    world: World, npc: UUID, statement_id: str, content: str, now: float, *,
-    subject: str = "", tags: Iterable[str] = (), location: str | None = None,
+    world: World,
+    npc: UUID,
+    statement_id: str,
+    content: str,
+    now: float,
+    *,
+    subject: str = "",
+    tags: Iterable[str] = (),
+    location: str | None = None,
     supersedes: str | None = None,
 ) -> bool:
     """``npc`` saw it with its own eyes: confidence 1.0, source itself."""
-    return learn(world, npc, GossipItem(
-        statement_id, content, subject, str(npc), DIRECT_CONFIDENCE, list(tags),
-        None, now, 0, location, supersedes,
-    ))
+    return learn(
+        world,
+        npc,
+        GossipItem(
+            statement_id,
+            content,
+            subject,
+            str(npc),
+            DIRECT_CONFIDENCE,
+            list(tags),
+            None,
+            now,
+            0,
+            location,
+            supersedes,
+        ),
+    )
 
 
 def inject(
-    world: World, tellers: Iterable[UUID], statement_id: str, content: str, now: float, *,
-    subject: str = "", confidence: float = GENERATED_CONFIDENCE_CAP,
-    tags: Iterable[str] = (), source: str = "", location: str | None = None,
+    world: World,
+    tellers: Iterable[UUID],
+    statement_id: str,
+    content: str,
+    now: float,
+    *,
+    subject: str = "",
+    confidence: float = GENERATED_CONFIDENCE_CAP,
+    tags: Iterable[str] = (),
+    source: str = "",
+    location: str | None = None,
 ) -> list[UUID]:
     """Generated gossip (a quest consequence): confidence capped at 0.9. Returns the
     NPCs who now know it."""
     capped = min(confidence, GENERATED_CONFIDENCE_CAP)
     out = []
     for npc in tellers:
-        item = GossipItem(statement_id, content, subject, source, capped, list(tags),
-                          None, now, 0, location)
+        item = GossipItem(
+            statement_id, content, subject, source, capped, list(tags), None, now, 0, location
+        )
         if learn(world, npc, item):
             out.append(npc)
     return out
@@ -141,9 +170,17 @@ def inject(
 def retell(world: World, teller: UUID, listener: UUID, item: GossipItem, now: float) -> bool:
     """``teller`` tells ``listener``: confidence decays by RETELL_DECAY."""
     copy = GossipItem(
-        item.id, item.content, item.subject, item.source,
-        item.confidence * RETELL_DECAY, list(item.tags), str(teller), now, item.hops + 1,
-        item.location, item.supersedes,
+        item.id,
+        item.content,
+        item.subject,
+        item.source,
+        item.confidence * RETELL_DECAY,
+        list(item.tags),
+        str(teller),
+        now,
+        item.hops + 1,
+        item.location,
+        item.supersedes,
     )
     return learn(world, listener, copy)
 
@@ -158,7 +195,11 @@ def forget_stale(known: KnownGossip, now: float) -> int:
 
 
 def tell_round(
-    world: World, teller: UUID, roommates: list[UUID], rng: random.Random, hours: float,
+    world: World,
+    teller: UUID,
+    roommates: list[UUID],
+    rng: random.Random,
+    hours: float,
     now: float,
 ) -> int:
     """``teller`` passes its news on for ``hours`` of game time. Returns how many

@@ -62,8 +62,9 @@ class ScheduleSystem(System):
             self._to_plan = deque(self.living.world.holders(Schedule))
             self._plan_size = len(self._to_plan)
         if self._to_plan:
-            budget = max(self.plan_batch,
-                         ceil(self._plan_size * max(delta, 0.0) / self.plan_seconds))
+            budget = max(
+                self.plan_batch, ceil(self._plan_size * max(delta, 0.0) / self.plan_seconds)
+            )
             self._plan(hour, now, budget)
         if self._travel:
             self._step(now)
@@ -136,12 +137,14 @@ class ScheduleSystem(System):
             seen = here in watched or nxt in watched
             name = capitalize(self.living.name_of(uid)) if seen else ""
             if here in watched:
-                ws.message_room(here, f"{name} leaves {departure_phrase(exit_name)}.",
-                                exclude=(uid,))
+                ws.message_room(
+                    here, f"{name} leaves {departure_phrase(exit_name)}.", exclude=(uid,)
+                )
             ws.move(uid, nxt, reason="schedule")
             if nxt in watched:
                 arrival = arrival_phrase(exit_name)
-                ws.message_room(nxt, f"{name} arrives{' ' + arrival if arrival else ''}.",
-                                exclude=(uid,))
+                ws.message_room(
+                    nxt, f"{name} arrives{' ' + arrival if arrival else ''}.", exclude=(uid,)
+                )
             if nxt == target:
                 self._stop(uid)

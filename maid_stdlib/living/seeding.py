@@ -123,8 +123,11 @@ def check(living: LivingWorld, data: LivingData, index: dict[str, list[UUID]]) -
         if cond is None:
             return
         if cond not in living.conditions:
-            bad(entry, f"{where}: unknown condition {cond!r} "
-                       f"(known: {', '.join(living.conditions.names())})")
+            bad(
+                entry,
+                f"{where}: unknown condition {cond!r} "
+                f"(known: {', '.join(living.conditions.names())})",
+            )
         name, sep, arg = cond.partition(":")
         if sep and name in ("at", "away"):
             room(entry, where, arg)
@@ -175,7 +178,9 @@ def check(living: LivingWorld, data: LivingData, index: dict[str, list[UUID]]) -
 
 
 def _check_goal(
-    goal: GoalTemplateSpec, where: str, entry: str,
+    goal: GoalTemplateSpec,
+    where: str,
+    entry: str,
     condition: Callable[[str, str, str | None], None],
 ) -> None:
     for i, cond in enumerate(goal.blocked_when):
@@ -218,16 +223,23 @@ def apply_data(living: LivingWorld, data: LivingData) -> None:
 
 def _template(spec: GoalTemplateSpec, data: LivingData) -> GoalTemplate:
     return GoalTemplate(
-        spec.id, spec.type, spec.description, spec.priority, spec.target,
+        spec.id,
+        spec.type,
+        spec.description,
+        spec.priority,
+        spec.target,
         [data.qualify_condition(c) for c in spec.blocked_when],
         data.qualify_condition(spec.progress_when) if spec.progress_when else None,
-        spec.progress_rate, spec.completion_need_delta,
+        spec.progress_rate,
+        spec.completion_need_delta,
     )
 
 
 def _need(spec: NeedSpec, data: LivingData, value: float) -> NeedState:
     return NeedState(
-        value, spec.decay, spec.threshold,
+        value,
+        spec.decay,
+        spec.threshold,
         [NeedModifier(data.qualify_condition(m.when), m.decay_x, m.add) for m in spec.modifiers],
         [Satisfier(data.qualify_condition(s.when), s.rate) for s in spec.satisfied_by],
         _template(spec.goal, data) if spec.goal is not None else None,
@@ -235,7 +247,11 @@ def _need(spec: NeedSpec, data: LivingData, value: float) -> NeedState:
 
 
 def apply_npc(
-    living: LivingWorld, data: LivingData, template: str, spec: NpcSpec, uid: UUID,
+    living: LivingWorld,
+    data: LivingData,
+    template: str,
+    spec: NpcSpec,
+    uid: UUID,
     index: dict[str, list[UUID]] | None = None,
 ) -> None:
     """Give one NPC entity its living components (see the module doc for restarts).
@@ -299,16 +315,21 @@ def apply_npc(
     if spec.wealth is not None and (first or not world.has_component(uid, Wealth)):
         world.add_component(uid, Wealth(spec.wealth))
     if spec.supply:
-        world.add_component(uid, SupplyRoutes([
-            SupplyRoute(s.resource, [data.qualify(r) for r in s.route], s.need, s.origin)
-            for s in spec.supply
-        ]))
+        world.add_component(
+            uid,
+            SupplyRoutes(
+                [
+                    SupplyRoute(s.resource, [data.qualify(r) for r in s.route], s.need, s.origin)
+                    for s in spec.supply
+                ]
+            ),
+        )
     if spec.watch:
         world.add_component(uid, WatchedRooms([data.qualify(r) for r in spec.watch]))
     if spec.schedule:
-        world.add_component(uid, Schedule(
-            [ScheduleEntry(e.hour, data.qualify(e.room)) for e in spec.schedule]
-        ))
+        world.add_component(
+            uid, Schedule([ScheduleEntry(e.hour, data.qualify(e.room)) for e in spec.schedule])
+        )
     if spec.trade is not None:
         world.add_component(uid, TradeGoods(list(spec.trade.offers), list(spec.trade.wants)))
     if spec.hostile is not None:
@@ -326,19 +347,32 @@ def apply_npc(
 
 
 def _seed_knowledge(
-    living: LivingWorld, data: LivingData, template: str, spec: NpcSpec, uid: UUID,
-    target: Callable[[str], UUID | None], now: float,
+    living: LivingWorld,
+    data: LivingData,
+    template: str,
+    spec: NpcSpec,
+    uid: UUID,
+    target: Callable[[str], UUID | None],
+    now: float,
 ) -> None:
     world = living.world
     for mem in spec.memories:
         subject = target(mem.about) if mem.about else None
-        living.memory.add(EpisodicMemory(
-            uid, mem.content, mem.importance, mem.valence, mem.intensity, list(mem.tags),
-            mem.visibility, subject_id=subject,
-            location=data.qualify(mem.location) if mem.location else None,
-            # Negative for backstory older than the world: "before it all began".
-            game_time=now - mem.age_hours * 3600.0,
-        ))
+        living.memory.add(
+            EpisodicMemory(
+                uid,
+                mem.content,
+                mem.importance,
+                mem.valence,
+                mem.intensity,
+                list(mem.tags),
+                mem.visibility,
+                subject_id=subject,
+                location=data.qualify(mem.location) if mem.location else None,
+                # Negative for backstory older than the world: "before it all began".
+                game_time=now - mem.age_hours * 3600.0,
+            )
+        )
     for i, gos in enumerate(spec.gossip):
         about = target(gos.about) if gos.about else None
         topic = str(about) if about is not None else gos.subject
@@ -346,12 +380,22 @@ def _seed_knowledge(
         statement = gos.id or f"{template}:gossip:{i}"
         location = data.qualify(gos.location) if gos.location else None
         if gos.observed:
-            gossip.observe(world, uid, statement, gos.content, now, subject=topic,
-                           tags=tags, location=location)
+            gossip.observe(
+                world, uid, statement, gos.content, now, subject=topic, tags=tags, location=location
+            )
         else:
-            gossip.inject(world, [uid], statement, gos.content, now, subject=topic,
-                          confidence=gos.confidence, tags=tags,
-                          source=str(uid) if gos.secret else "", location=location)
+            gossip.inject(
+                world,
+                [uid],
+                statement,
+                gos.content,
+                now,
+                subject=topic,
+                confidence=gos.confidence,
+                tags=tags,
+                source=str(uid) if gos.secret else "",
+                location=location,
+            )
 
 
 def apply_spawned(living: LivingWorld, uid: UUID) -> bool:

@@ -83,7 +83,8 @@ class LivingWorld:
         self.memory = MemoryService(engine)
         self.conditions = builtin_conditions()
         self.threat_providers: list[ThreatProvider] = [
-            hostile_marker_threats, self._hostile_faction_threats,
+            hostile_marker_threats,
+            self._hostile_faction_threats,
         ]
         self.registries = Registries()
         self.movement_guards: list[MovementGuard] = []
@@ -153,7 +154,7 @@ class LivingWorld:
         return faction.name if faction is not None else source.replace("_", " ")
 
     def place_name(self, rooms: list[str]) -> str:
-        """"the Old Trade Road": a room's name, or the area's when several rooms of
+        """ "the Old Trade Road": a room's name, or the area's when several rooms of
         one area are meant."""
         ws = self.world_service
         if len(rooms) == 1:
@@ -186,8 +187,11 @@ class LivingWorld:
         if cached is None or cached[0] != key:
             candidates = self._hostile_candidates
             if candidates is None or candidates[0] != key[1]:
-                found = {uid for uid, m in world.each(FactionMembership)
-                         if not hostile.isdisjoint(m.factions)}
+                found = {
+                    uid
+                    for uid, m in world.each(FactionMembership)
+                    if not hostile.isdisjoint(m.factions)
+                }
                 candidates = self._hostile_candidates = (key[1], found)
             members = []
             for uid, membership in world.each_in(FactionMembership, candidates[1]):
@@ -210,11 +214,11 @@ class LivingWorld:
         if membership is None:
             return False
         factions = self.registries.factions
-        return any((f := factions.get(k)) is not None and f.hostile
-                   for k in membership.factions)
+        return any((f := factions.get(k)) is not None and f.hostile for k in membership.factions)
 
-    def add_threat_provider(self, provider: ThreatProvider,
-                            check: Callable[[World, UUID], bool] | None = None) -> None:
+    def add_threat_provider(
+        self, provider: ThreatProvider, check: Callable[[World, UUID], bool] | None = None
+    ) -> None:
         """Add a source of threats; ``check(world, entity)`` tells whether it would
         name ``entity`` (without it, any move invalidates the threat map)."""
         self.threat_providers.append(provider)
@@ -275,11 +279,17 @@ class LivingWorld:
         rel = get_relationship(self.world, npc, speaker)
         if rel is None or rel.last_seen is None or now - rel.last_seen >= CONVERSATION_GAP:
             is_pc = self.world.has_component(speaker, PlayerCharacter)
-            self.memory.add(EpisodicMemory(
-                npc, f"{self.name_of(speaker)} stopped to talk with me.", importance=0.2,
-                tags=["conversation"], player_id=speaker if is_pc else None,
-                subject_id=speaker, location=self.world_service.room_key_of(npc),
-            ))
+            self.memory.add(
+                EpisodicMemory(
+                    npc,
+                    f"{self.name_of(speaker)} stopped to talk with me.",
+                    importance=0.2,
+                    tags=["conversation"],
+                    player_id=speaker if is_pc else None,
+                    subject_id=speaker,
+                    location=self.world_service.room_key_of(npc),
+                )
+            )
             adjust_relationship(self.world, npc, speaker, trust=0.01, affinity=0.01, now=now)
         return self.gossip_lines(npc)
 

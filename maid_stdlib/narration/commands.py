@@ -45,8 +45,10 @@ def acknowledge(ctx: CommandContext, svc: NarrationService, handle: TurnHandle, 
     ctx.send(f"You act: {shown}")
     ahead = svc.waiting(handle.room) - 1
     if ahead > 0:
-        ctx.send(f"|x(The story is still telling {ahead} earlier action"
-                 f"{'s' if ahead > 1 else ''} here; yours follows.)|n")
+        ctx.send(
+            f"|x(The story is still telling {ahead} earlier action"
+            f"{'s' if ahead > 1 else ''} here; yours follows.)|n"
+        )
     name = name_of(svc.ws, handle.actor)
     svc.ws.message_room(handle.room, f"{name} acts: {shown}", exclude=(handle.actor,))
 

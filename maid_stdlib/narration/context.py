@@ -105,8 +105,9 @@ def build_messages(
     if "world_state" in sections:
         setting.append(f'In the world state, "You" and player.* mean {scene.actor_name}.')
     closing = [f"What {scene.actor_name} does now:", action_block(scene.actor_name, action)]
-    closing += [sections[k] for k in ("world_state_refusals", "world_state_reminder")
-                if k in sections]
+    closing += [
+        sections[k] for k in ("world_state_refusals", "world_state_reminder") if k in sections
+    ]
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": "\n\n".join(system)},
         {"role": "system", "content": "\n\n".join(setting)},

@@ -29,7 +29,11 @@ def register_narration(ctx: PackContext) -> NarrationService:
     data = ctx.service(WorldData)
     if data.extension("room", EXTENSION) is None:
         data.register_extension(
-            "room", EXTENSION, NarratedData, apply_narrated, check=make_check(engine),
+            "room",
+            EXTENSION,
+            NarratedData,
+            apply_narrated,
+            check=make_check(engine),
             owner=ctx.pack.name,
         )
     # After every pack built its world (and the stdlib rebuilt the room index).

@@ -168,8 +168,12 @@ def collect_rooms(engine: GameEngine) -> dict[str, RoomSetup]:
             for warning in lint_schema(schema):
                 log.warning("narrated room %s (%s): %s", entry.full_key, ref, warning)
             rooms[entry.full_key] = RoomSetup(
-                key=entry.full_key, pack=entry.pack, schema=schema,
-                scope=value.scope or entry.full_key, premise=value.premise.strip(), ref=ref,
+                key=entry.full_key,
+                pack=entry.pack,
+                schema=schema,
+                scope=value.scope or entry.full_key,
+                premise=value.premise.strip(),
+                ref=ref,
             )
     return rooms
 
@@ -220,7 +224,9 @@ def sync_room(engine: GameEngine, setup: RoomSetup) -> None:
         world.create_entity(
             NPC(template=template),
             Describable(
-                name=name, short=f"{capitalize(name)} is here.", description=npc.desc,
+                name=name,
+                short=f"{capitalize(name)} is here.",
+                description=npc.desc,
                 keywords=_npc_keywords(name, npc.keys),
             ),
             Position(setup.key),
@@ -239,6 +245,7 @@ def present_npcs(engine: GameEngine, setup: RoomSetup) -> dict[str, UUID]:
     ws = engine.services.get(WorldService)
     exists = engine.world.entity_exists
     return {
-        npc_id: uid for npc_id, uid in setup.npcs.items()
+        npc_id: uid
+        for npc_id, uid in setup.npcs.items()
         if exists(uid) and ws.room_key_of(uid) == setup.key
     }

@@ -259,7 +259,8 @@ class NarrationService:
         self.turns_total.labels(outcome).inc()
         if report is not None:
             for kind, items in (
-                ("applied", report.applied), ("clamped", report.clamped),
+                ("applied", report.applied),
+                ("clamped", report.clamped),
                 ("rejected", report.rejected),
             ):
                 if items:

@@ -83,8 +83,11 @@ def render_sheet(
                 continue
             value = current_value(schema, view, target.path)
             assert target.stat is not None and isinstance(value, int | float)
-            out.append(_stat_line(target.path if builder else target.name.replace("_", " "),
-                                  target.stat, value))
+            out.append(
+                _stat_line(
+                    target.path if builder else target.name.replace("_", " "), target.stat, value
+                )
+            )
         return out
 
     world = stats("world")
@@ -110,12 +113,15 @@ def render_sheet(
     reached = [(n, m) for n, m in schema.milestones.items() if (n, m) not in pending]
     if pending:
         lines.append("Goals")
-        lines += [f"  [ ] {m.desc or n}" + (f" (milestones.{n})" if builder else "")
-                  for n, m in pending]
+        lines += [
+            f"  [ ] {m.desc or n}" + (f" (milestones.{n})" if builder else "") for n, m in pending
+        ]
     if reached:
         lines.append("Achieved")
-        lines += [f"  |g[x]|n {m.desc or n}" + (f" (milestones.{n})" if builder else "")
-                  for n, m in reached]
+        lines += [
+            f"  |g[x]|n {m.desc or n}" + (f" (milestones.{n})" if builder else "")
+            for n, m in reached
+        ]
     if builder:
         lines.append(_bookkeeping(svc, setup))
     return "\n".join(lines)
@@ -125,8 +131,10 @@ def _bookkeeping(svc: NarrationService, setup: RoomSetup) -> str:
     room_id = svc.ws.room_id(setup.key)
     record = svc.engine.world.try_component(room_id, NarratedRoom) if room_id else None
     index = record.action_index if record is not None else 0
-    return (f"|xschema {setup.ref}; scope {setup.scope}; action index {index}; "
-            f"{svc.waiting(setup.key)} job(s) queued|n")
+    return (
+        f"|xschema {setup.ref}; scope {setup.scope}; action index {index}; "
+        f"{svc.waiting(setup.key)} job(s) queued|n"
+    )
 
 
 def _integral(value: float) -> int:
@@ -141,8 +149,9 @@ def set_value(
     schema = setup.schema
     target = schema.resolve(path)
     if target is None:
-        return fix_unknown(schema, path).replace("is not in the world state", "is not in "
-                                                 "this room's schema")
+        return fix_unknown(schema, path).replace(
+            "is not in the world state", "is not in this room's schema"
+        )
     view, _ = _view(svc, setup, actor, every_npc=True)
     where = target.path
     if not view.writable(where):
@@ -159,8 +168,10 @@ def set_value(
                 room_id = svc.ws.room_id(setup.key)
                 record = svc.engine.world.try_component(room_id, NarratedRoom) if room_id else None
                 view.set(where, (record.action_index if record else 0) if flag else None)
-            return f"{where}: {'reached' if reached else 'pending'} -> " \
-                   f"{'reached' if flag else 'pending'}."
+            return (
+                f"{where}: {'reached' if reached else 'pending'} -> "
+                f"{'reached' if flag else 'pending'}."
+            )
         view.set(where, flag)
         return f"{where}: {str(old).lower()} -> {str(flag).lower()}."
     stat = target.stat

@@ -108,7 +108,9 @@ def make_scene(svc: NarrationService, setup: RoomSetup, actor: UUID) -> Scene:
     room = ws.room(setup.key)
     assert room is not None
     return Scene(
-        room_name=room.name, description=room.description, actor_name=name_of(ws, actor),
+        room_name=room.name,
+        description=room.description,
+        actor_name=name_of(ws, actor),
         premise=setup.premise,
         others=[name_of(ws, c) for c in ws.characters_in(setup.key) if c != actor],
         npcs=[name_of(ws, n) for n in ws.npcs_in(setup.key) if ws.is_visible(n, actor)],
@@ -136,7 +138,10 @@ async def call_with_notice(
 
 
 async def ask_model(
-    svc: NarrationService, setup: RoomSetup, messages: list[dict[str, Any]], scene: Scene,
+    svc: NarrationService,
+    setup: RoomSetup,
+    messages: list[dict[str, Any]],
+    scene: Scene,
     text: str,
 ) -> Telling:
     provider = svc.provider
@@ -145,8 +150,11 @@ async def ask_model(
         return Telling(NO_MODEL, sketch)
     cfg = svc.config
     request = LLMRequest(
-        messages=messages, purpose="narration", max_tokens=cfg.max_tokens,
-        temperature=cfg.temperature, timeout=svc.timeout,
+        messages=messages,
+        purpose="narration",
+        max_tokens=cfg.max_tokens,
+        temperature=cfg.temperature,
+        timeout=svc.timeout,
     )
     try:
         result = await call_with_notice(svc, provider, request, setup.key)
@@ -167,8 +175,9 @@ async def ask_model(
         reasons = verdict.reasons if verdict is not None else ("empty",)
         log.warning("narration in %s refused by the content filter: %s", setup.key, reasons)
         return Telling(FILTERED, FALLBACK, reply=result.text, model=result.model)
-    return Telling(OK, narration, reply=result.text, delta=delta, model=result.model,
-                   latency=result.latency)
+    return Telling(
+        OK, narration, reply=result.text, delta=delta, model=result.model, latency=result.latency
+    )
 
 
 # -- the turn ----------------------------------------------------------------------------
@@ -185,8 +194,9 @@ async def run_turn(
         if old is None:
             return _refuse(svc, actor, "You have no turn here to tell again.")
         if not recent or recent[0].key != old.key:
-            return _refuse(svc, actor, "Someone has acted since: only the last turn here "
-                                       "can be told again.")
+            return _refuse(
+                svc, actor, "Someone has acted since: only the last turn here can be told again."
+            )
         text, recent = old.player_text, recent[1:]
     previous = recent[0].parsed_report() if recent else None
     history = list(reversed(recent[: cfg.history_turns]))
@@ -202,7 +212,12 @@ async def run_turn(
             shown = snapshot_view(before)
         scene = make_scene(svc, setup, actor)
         messages, sections = build_messages(
-            setup.schema, shown, scene, text, present_npcs=list(present), history=history,
+            setup.schema,
+            shown,
+            scene,
+            text,
+            present_npcs=list(present),
+            history=history,
             previous=previous,
         )
     handle.phase = "calling"
@@ -219,8 +234,14 @@ async def run_turn(
 
 
 def apply_turn(
-    svc: NarrationService, setup: RoomSetup, actor: UUID, text: str, telling: Telling,
-    old: TurnRecord | None, sections: dict[str, str], actor_name: str,
+    svc: NarrationService,
+    setup: RoomSetup,
+    actor: UUID,
+    text: str,
+    telling: Telling,
+    old: TurnRecord | None,
+    sections: dict[str, str],
+    actor_name: str,
 ) -> tuple[list[TurnRecord], Report | None, list[UUID]]:
     """Phase 4, under the world lock. Returns the records to store, the report and the
     entities whose components changed."""
@@ -230,19 +251,35 @@ def apply_turn(
     assert room_id is not None
     ok = telling.outcome == OK
     base: dict[str, Any] = dict(
-        room=room, actor=str(actor), actor_name=actor_name, kind="retry" if old else "act",
-        player_text=text, narration=telling.narration, reply=telling.reply,
-        outcome=telling.outcome, scope=setup.scope, context=sections,
-        game_time=engine.clock.game_time, retry_of=old.key if old else None,
-        model=telling.model, latency=telling.latency,
+        room=room,
+        actor=str(actor),
+        actor_name=actor_name,
+        kind="retry" if old else "act",
+        player_text=text,
+        narration=telling.narration,
+        reply=telling.reply,
+        outcome=telling.outcome,
+        scope=setup.scope,
+        context=sections,
+        game_time=engine.clock.game_time,
+        retry_of=old.key if old else None,
+        model=telling.model,
+        latency=telling.latency,
     )
     if old is not None and not ok:
         # A failed retry changes nothing: the turn it meant to replace stands.
-        failed = TurnRecord(key=TurnRecord.new_key(room, old.action_index),
-                            action_index=old.action_index, active=False,
-                            status="retry_failed", **base)
-        engine.sessions.send_to(actor, "|yThe new telling did not come; your last turn "
-                                       "stands as it was. Type 'retry' to try again.|n")
+        failed = TurnRecord(
+            key=TurnRecord.new_key(room, old.action_index),
+            action_index=old.action_index,
+            active=False,
+            status="retry_failed",
+            **base,
+        )
+        engine.sessions.send_to(
+            actor,
+            "|yThe new telling did not come; your last turn "
+            "stands as it was. Type 'retry' to try again.|n",
+        )
         svc.count_turn(telling.outcome)
         return [failed], None, []
     record = world.try_component(room_id, NarratedRoom)
@@ -268,11 +305,12 @@ def apply_turn(
         # snapshot (and every later undo) starts from real values, not from "unset".
         instantiate(schema, view)
     snapshot = None if schema.is_empty else take_snapshot(view)
-    report = None if schema.is_empty else apply_delta(
-        schema, view, telling.delta if ok else {}, index
+    report = (
+        None if schema.is_empty else apply_delta(schema, view, telling.delta if ok else {}, index)
     )
     turn = TurnRecord(
-        key=TurnRecord.new_key(room, index), action_index=index,
+        key=TurnRecord.new_key(room, index),
+        action_index=index,
         npcs={npc_id: str(uid) for npc_id, uid in present.items()},
         snapshot_before=snapshot.model_dump(mode="json") if snapshot else None,
         report=report.model_dump(mode="json") if report else None,
@@ -286,14 +324,19 @@ def apply_turn(
 
 
 def announce(
-    svc: NarrationService, setup: RoomSetup, actor: UUID, turn: TurnRecord,
-    report: Report | None, rewound: bool,
+    svc: NarrationService,
+    setup: RoomSetup,
+    actor: UUID,
+    turn: TurnRecord,
+    report: Report | None,
+    rewound: bool,
 ) -> None:
     ws, sessions = svc.ws, svc.engine.sessions
     room = setup.key
     if rewound:
-        ws.message_room(room, f"|yThe story rewinds, and {turn.actor_name}'s action is "
-                              "told anew.|n")
+        ws.message_room(
+            room, f"|yThe story rewinds, and {turn.actor_name}'s action is told anew.|n"
+        )
     ws.message_room(room, escape_markup(turn.narration))
     if turn.outcome == NO_MODEL:
         ws.message_room(room, NO_MODEL_NOTE)
@@ -305,7 +348,10 @@ def announce(
     if line:
         ws.message_room(room, f"|wChanges:|n {line}")
     payload = {
-        "room": room, "turn": turn.key, "action": turn.action_index, "actor": turn.actor_name,
+        "room": room,
+        "turn": turn.key,
+        "action": turn.action_index,
+        "actor": turn.actor_name,
         "applied": [c.model_dump(mode="json") for c in report.applied],
         "clamped": [c.model_dump(mode="json") for c in report.clamped],
         "rejected": [c.model_dump(mode="json") for c in report.rejected],
@@ -325,8 +371,9 @@ async def run_undo(
     if mine is None:
         return _refuse(svc, actor, "You have nothing to undo here.")
     if not recent or recent[0].key != mine.key:
-        return _refuse(svc, actor, "Someone has acted since: only the last turn here can "
-                                   "be undone.")
+        return _refuse(
+            svc, actor, "Someone has acted since: only the last turn here can be undone."
+        )
     handle.phase = "applying"
     async with engine.world_lock:
         room_id = svc.ws.room_id(room)
@@ -340,8 +387,9 @@ async def run_undo(
             record.action_index = mine.action_index - 1
             record.last_turn = recent[1].key if len(recent) > 1 else ""
         mine.active, mine.status = False, "undone"
-        svc.ws.message_room(room, f"|yThe story steps back: {mine.actor_name}'s last action "
-                                  "is undone.|n")
+        svc.ws.message_room(
+            room, f"|yThe story steps back: {mine.actor_name}'s last action is undone.|n"
+        )
         for character in svc.ws.characters_in(room):
             engine.sessions.gmcp_to(character, GMCP_UNDONE, {"room": room, "turn": mine.key})
         touched = [room_id, UUID(mine.actor), *(UUID(u) for u in mine.npcs.values())]

@@ -63,8 +63,8 @@ class TurnRecord(BaseModel):
         return f"{room}#{action_index:06d}-{uuid.uuid4().hex[:8]}"
 
     def snapshot(self) -> Snapshot | None:
-        return None if self.snapshot_before is None else Snapshot.model_validate(
-            self.snapshot_before
+        return (
+            None if self.snapshot_before is None else Snapshot.model_validate(self.snapshot_before)
         )
 
     def parsed_report(self) -> Report | None:
@@ -75,9 +75,7 @@ class TurnRecord(BaseModel):
 
 
 class TurnLog(Protocol):
-    async def write(
-        self, *records: TurnRecord, entities: EntityChangeSet | None = None
-    ) -> None:
+    async def write(self, *records: TurnRecord, entities: EntityChangeSet | None = None) -> None:
         """Store turns (and, in the same transaction, the entities they changed)."""
 
     async def get(self, key: str) -> TurnRecord | None: ...
@@ -98,9 +96,7 @@ class StoreTurnLog:
     def __init__(self, store: Store) -> None:
         self.store = store
 
-    async def write(
-        self, *records: TurnRecord, entities: EntityChangeSet | None = None
-    ) -> None:
+    async def write(self, *records: TurnRecord, entities: EntityChangeSet | None = None) -> None:
         async with self.store.atomic() as tx:
             await tx.documents.put_many(COLLECTION, {r.key: r.to_doc() for r in records})
             if entities is not None and not entities.is_empty():
@@ -112,15 +108,21 @@ class StoreTurnLog:
 
     async def recent(self, room: str, limit: int) -> list[TurnRecord]:
         docs = await self.store.documents.query(
-            COLLECTION, {"room": room, "active": True},
-            order_by="action_index", descending=True, limit=limit,
+            COLLECTION,
+            {"room": room, "active": True},
+            order_by="action_index",
+            descending=True,
+            limit=limit,
         )
         return [TurnRecord.model_validate(d) for d in docs]
 
     async def last_of(self, room: str, actor: str) -> TurnRecord | None:
         docs = await self.store.documents.query(
-            COLLECTION, {"room": room, "actor": actor, "active": True},
-            order_by="action_index", descending=True, limit=1,
+            COLLECTION,
+            {"room": room, "actor": actor, "active": True},
+            order_by="action_index",
+            descending=True,
+            limit=1,
         )
         return TurnRecord.model_validate(docs[0]) if docs else None
 
@@ -139,9 +141,7 @@ class MemoryTurnLog:
     def __init__(self) -> None:
         self.docs: dict[str, dict[str, Any]] = {}
 
-    async def write(
-        self, *records: TurnRecord, entities: EntityChangeSet | None = None
-    ) -> None:
+    async def write(self, *records: TurnRecord, entities: EntityChangeSet | None = None) -> None:
         for record in records:
             self.docs[record.key] = TurnRecord.model_validate_json(
                 record.model_dump_json()
@@ -153,7 +153,8 @@ class MemoryTurnLog:
 
     def _active(self, room: str) -> list[TurnRecord]:
         found = [
-            TurnRecord.model_validate(d) for d in self.docs.values()
+            TurnRecord.model_validate(d)
+            for d in self.docs.values()
             if d["room"] == room and d["active"]
         ]
         return sorted(found, key=lambda r: r.action_index, reverse=True)

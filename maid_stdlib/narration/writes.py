@@ -60,7 +60,9 @@ def entity_changes(
 
 
 async def store(
-    svc: NarrationService, records: list[TurnRecord], changes: EntityChangeSet,
+    svc: NarrationService,
+    records: list[TurnRecord],
+    changes: EntityChangeSet,
     written: list[Component],
 ) -> None:
     try:

@@ -138,12 +138,14 @@ class QuestBuilder:
             return self._reject(problem)
         try:
             objectives = await self.objective_builder.build_objectives(
-                seed, archetype.objective_pattern, facts)
+                seed, archetype.objective_pattern, facts
+            )
         except ValueError as exc:
             return self._reject(str(exc))
         if not objectives:
-            return self._reject(f"pattern {archetype.objective_pattern!r} found nothing real "
-                                "to build objectives on")
+            return self._reject(
+                f"pattern {archetype.objective_pattern!r} found nothing real to build objectives on"
+            )
         branches = None
         if archetype.branching is BranchingPattern.BRANCHING:
             branches = self.planner.branches(seed, objectives, facts)
@@ -155,10 +157,24 @@ class QuestBuilder:
         locations = self._locations(seed, objectives)
         duration = self._duration(seed, objectives)
         has_stake = bool(facts.open_goals(seed.primary_npc)) or any(
-            s.unmet for s in facts.needs(seed.primary_npc).values())
+            s.unmet for s in facts.needs(seed.primary_npc).values()
+        )
         context = self._context(seed, archetype, objectives, involved, locations)
-        return QuestPlan(seed, archetype, objectives, branches, rewards, notes, consequences,
-                         difficulty, involved, locations, context, has_stake, duration)
+        return QuestPlan(
+            seed,
+            archetype,
+            objectives,
+            branches,
+            rewards,
+            notes,
+            consequences,
+            difficulty,
+            involved,
+            locations,
+            context,
+            has_stake,
+            duration,
+        )
 
     def finish(self, plan: QuestPlan, narrative: QuestNarrative) -> GeneratedQuest | None:
         facts, seed, archetype = self.facts, plan.seed, plan.archetype
@@ -166,43 +182,66 @@ class QuestBuilder:
         location = seed.location
         time_limit = None
         if seed.urgency >= self.URGENT:
-            time_limit = max(self.MIN_TIME_LIMIT_HOURS,
-                             round(plan.duration_minutes * self.URGENT_TIME_FACTOR / 60.0, 1))
+            time_limit = max(
+                self.MIN_TIME_LIMIT_HOURS,
+                round(plan.duration_minutes * self.URGENT_TIME_FACTOR / 60.0, 1),
+            )
         quest = GeneratedQuest(
             id=self._quest_id(archetype.archetype_id),
-            seed_id=seed.id, seed_type=seed.seed_type, archetype_id=archetype.archetype_id,
+            seed_id=seed.id,
+            seed_type=seed.seed_type,
+            archetype_id=archetype.archetype_id,
             importance=seed.importance,
-            title=narrative.title.strip(), summary=narrative.summary.strip(),
+            title=narrative.title.strip(),
+            summary=narrative.summary.strip(),
             detailed_description=narrative.description.strip(),
-            objectives=plan.objectives, branches=plan.branches,
-            quest_giver_id=seed.primary_npc, quest_giver_motivation=seed.primary_npc_motivation,
+            objectives=plan.objectives,
+            branches=plan.branches,
+            quest_giver_id=seed.primary_npc,
+            quest_giver_motivation=seed.primary_npc_motivation,
             quest_giver_dialogue=self._dialogue(plan, narrative),
-            involved_npcs=plan.involved_npcs, involved_locations=plan.locations,
-            rewards=plan.rewards, consequences=plan.consequences.success,
+            involved_npcs=plan.involved_npcs,
+            involved_locations=plan.locations,
+            rewards=plan.rewards,
+            consequences=plan.consequences.success,
             failure_consequences=plan.consequences.failure,
-            difficulty=plan.difficulty, time_limit=time_limit,
+            difficulty=plan.difficulty,
+            time_limit=time_limit,
             expiry=max(seed.expires_at, seed_expiry(now, seed.urgency)),
-            chain_potential=plan.consequences.chain_potential, chain_depth=seed.chain_depth,
-            chain_parent_id=seed.chain_parent_id, created_at=now,
+            chain_potential=plan.consequences.chain_potential,
+            chain_depth=seed.chain_depth,
+            chain_parent_id=seed.chain_parent_id,
+            created_at=now,
             estimated_duration_minutes=plan.duration_minutes,
             required_player_level=plan.difficulty.min_level,
-            location=location, area=facts.area_of(location), region=facts.region_of(location),
+            location=location,
+            area=facts.area_of(location),
+            region=facts.region_of(location),
             secondary_seed_types=list(seed.secondary_seed_types),
-            narrative_source=narrative.source, tokens_used=narrative.tokens_used,
+            narrative_source=narrative.source,
+            tokens_used=narrative.tokens_used,
             tone=list(archetype.tone),
         )
         quest.grounding_score, grounding_failed = score_grounding(
-            quest, facts, plan.has_stake, seed.backstory)
+            quest, facts, plan.has_stake, seed.backstory
+        )
         quest.coherence_score, coherence_failed = score_coherence(quest, archetype)
         quest.novelty_score = score_novelty(quest, self.history)
-        self.last_failures = {"grounding": grounding_failed, "coherence": coherence_failed,
-                              "rewards": plan.reward_notes}
+        self.last_failures = {
+            "grounding": grounding_failed,
+            "coherence": coherence_failed,
+            "rewards": plan.reward_notes,
+        }
         if quest.grounding_score < self.MIN_GROUNDING:
-            return self._reject(f"grounding score {quest.grounding_score} < {self.MIN_GROUNDING}"
-                                f": {', '.join(grounding_failed)}")
+            return self._reject(
+                f"grounding score {quest.grounding_score} < {self.MIN_GROUNDING}"
+                f": {', '.join(grounding_failed)}"
+            )
         if quest.coherence_score < self.MIN_COHERENCE:
-            return self._reject(f"coherence score {quest.coherence_score} < "
-                                f"{self.MIN_COHERENCE}: {', '.join(coherence_failed)}")
+            return self._reject(
+                f"coherence score {quest.coherence_score} < "
+                f"{self.MIN_COHERENCE}: {', '.join(coherence_failed)}"
+            )
         return quest
 
     # -- steps --------------------------------------------------------------------------
@@ -228,8 +267,12 @@ class QuestBuilder:
         return None
 
     def _difficulty(self, seed: QuestSeed, objectives: list[QuestObjective]) -> DifficultyTier:
-        targets = [u for o in objectives if o.objective_type is ObjectiveType.KILL
-                   for u in o.target_entity_ids]
+        targets = [
+            u
+            for o in objectives
+            if o.objective_type is ObjectiveType.KILL
+            for u in o.target_entity_ids
+        ]
         if not targets:
             return seed.estimated_difficulty
         return estimate_difficulty(self.facts, targets, seed.importance)
@@ -251,8 +294,12 @@ class QuestBuilder:
             else:
                 roles.setdefault(uid, "informant")
         for uid in seed.involved_npcs:
-            if uid not in roles and uid != seed.primary_npc and self.facts.is_alive(uid) and not \
-                    any(uid in o.target_entity_ids for o in objectives):
+            if (
+                uid not in roles
+                and uid != seed.primary_npc
+                and self.facts.is_alive(uid)
+                and not any(uid in o.target_entity_ids for o in objectives)
+            ):
                 roles[uid] = "witness"
         return roles
 
@@ -265,9 +312,15 @@ class QuestBuilder:
         """Game minutes: walking from objective to objective plus the work itself."""
         from maid_stdlib.questgen.enrich import MINUTES_PER_ROOM
 
-        per_type = {ObjectiveType.KILL: 10, ObjectiveType.TALK: 5, ObjectiveType.VISIT: 2,
-                    ObjectiveType.COLLECT: 10, ObjectiveType.DELIVER: 5,
-                    ObjectiveType.ESCORT: 15, ObjectiveType.CUSTOM: 10}
+        per_type = {
+            ObjectiveType.KILL: 10,
+            ObjectiveType.TALK: 5,
+            ObjectiveType.VISIT: 2,
+            ObjectiveType.COLLECT: 10,
+            ObjectiveType.DELIVER: 5,
+            ObjectiveType.ESCORT: 15,
+            ObjectiveType.CUSTOM: 10,
+        }
         here = self.facts.room_of(seed.primary_npc)
         minutes = 0
         for o in sorted((o for o in objectives if not o.optional), key=lambda o: o.order):
@@ -292,15 +345,22 @@ class QuestBuilder:
                 names.append(facts.name(o.target_entity_id))
         memories = facts.public_memories(seed.primary_npc, limit=self.PUBLIC_MEMORIES)
         return NarrativeContext(
-            archetype_id=archetype.archetype_id, giver_name=facts.name(seed.primary_npc),
-            motivation=seed.primary_npc_motivation, backstory=seed.backstory, stakes=seed.stakes,
+            archetype_id=archetype.archetype_id,
+            giver_name=facts.name(seed.primary_npc),
+            motivation=seed.primary_npc_motivation,
+            backstory=seed.backstory,
+            stakes=seed.stakes,
             objectives=tuple(o.description for o in objectives),
             locations=tuple(dict.fromkeys(facts.room_name(r) for r in locations)),
             involved_npcs=tuple(dict.fromkeys(n for n in names if n)),
             public_memories=tuple(m.content for m in memories),
-            tone=tuple(archetype.tone), narrative_arc=archetype.narrative_arc,
-            seed_type=seed.seed_type, tension=seed.tension, mood=seed.mood,
-            threat=seed.threat_source or "", subject=seed.subject or "",
+            tone=tuple(archetype.tone),
+            narrative_arc=archetype.narrative_arc,
+            seed_type=seed.seed_type,
+            tension=seed.tension,
+            mood=seed.mood,
+            threat=seed.threat_source or "",
+            subject=seed.subject or "",
             giver_description=facts.short(seed.primary_npc),
             area_name=facts.area_name(facts.area_of(seed.location)),
         )

@@ -149,8 +149,7 @@ class CompoundSeedComposer:
         # Words of one's area names count against the other's own words only:
         # "the bandits of Darkwood" meets a situation in Darkwood, but two places
         # whose names share a word ("North Farm", "South Farm") are not one story.
-        return bool(a[0] & b[0] or a[1] & b[1] or a[2] & b[2] or a[2] & b[3]
-                    or a[3] & b[2])
+        return bool(a[0] & b[0] or a[1] & b[1] or a[2] & b[2] or a[2] & b[3] or a[3] & b[2])
 
     def related(self, a: GroundedSignal, b: GroundedSignal) -> bool:
         return self._linked(*self._keys([a, b]))
@@ -158,8 +157,10 @@ class CompoundSeedComposer:
     def _npcs(self, g: GroundedSignal) -> set[int]:
         # As integers: a UUID hashes in Python code, an int in C, and a threat's
         # signal names everyone aware of it (hundreds in a big world).
-        return {u.int for u in (g.grounding.primary_npc, *g.grounding.involved_npcs,
-                                *g.signal.involved_npcs)}
+        return {
+            u.int
+            for u in (g.grounding.primary_npc, *g.grounding.involved_npcs, *g.signal.involved_npcs)
+        }
 
     def _areas(self, g: GroundedSignal) -> set[str]:
         # Where the situation is, not where the people are: a smith and a guard
@@ -171,8 +172,11 @@ class CompoundSeedComposer:
         """What the signal's own words say it is about."""
         ctx = g.signal.context
         texts = [str(ctx[k]) for k in TOPIC_KEYS if ctx.get(k)]
-        texts.extend(str(v) for k, v in g.grounding.fields.items()
-                     if k in ("threat_source", "blocker", "resource_type") and v)
+        texts.extend(
+            str(v)
+            for k, v in g.grounding.fields.items()
+            if k in ("threat_source", "blocker", "resource_type") and v
+        )
         return topic_tokens(*texts)
 
     def _place_words(self, areas: set[str]) -> set[str]:
@@ -201,8 +205,9 @@ class CompoundSeedComposer:
             if g.grounding.primary_npc not in candidates:
                 candidates.append(g.grounding.primary_npc)
         # The highest stake; of equals, the earliest candidate.
-        primary = candidates[max(range(len(candidates)),
-                                 key=lambda i: (self._stake(candidates[i]), -i))]
+        primary = candidates[
+            max(range(len(candidates)), key=lambda i: (self._stake(candidates[i]), -i))
+        ]
         mean = sum(g.signal.importance for g in cluster) / len(cluster)
         importance = min(1.0, mean * self.COMPOUND_BOOST)
         if importance < self.evaluator.MIN_IMPORTANCE:

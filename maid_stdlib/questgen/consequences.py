@@ -67,14 +67,24 @@ class ConsequencePlanner:
 
         if goal is not None:
             if completes:
-                plan.success.append(QuestConsequence(
-                    consequence_type=C.NPC_GOAL_COMPLETE, target_npc=giver, target_key=goal.id,
-                    description=f"{name}'s goal is achieved: {goal.description or goal.id}"))
+                plan.success.append(
+                    QuestConsequence(
+                        consequence_type=C.NPC_GOAL_COMPLETE,
+                        target_npc=giver,
+                        target_key=goal.id,
+                        description=f"{name}'s goal is achieved: {goal.description or goal.id}",
+                    )
+                )
             else:
-                plan.success.append(QuestConsequence(
-                    consequence_type=C.NPC_GOAL_ADVANCE, target_npc=giver, target_key=goal.id,
-                    goal_progress=0.5,
-                    description=f"{name} gets closer to: {goal.description or goal.id}"))
+                plan.success.append(
+                    QuestConsequence(
+                        consequence_type=C.NPC_GOAL_ADVANCE,
+                        target_npc=giver,
+                        target_key=goal.id,
+                        goal_progress=0.5,
+                        description=f"{name} gets closer to: {goal.description or goal.id}",
+                    )
+                )
         need = self._need(seed, goal, facts)
         if need is not None:
             key, value = need
@@ -82,55 +92,101 @@ class ConsequencePlanner:
             already = goal.completion_need_delta if completes and goal and goal.need == key else 0.0
             delta = round(self.SATISFIED - value - already, 3)
             if delta > 0:
-                plan.success.append(QuestConsequence(
-                    consequence_type=C.NPC_NEED_SATISFY, target_npc=giver, target_key=key,
-                    need_delta=delta,
-                    description=f"{name}'s {key} need recovers to {self.SATISFIED}"))
+                plan.success.append(
+                    QuestConsequence(
+                        consequence_type=C.NPC_NEED_SATISFY,
+                        target_npc=giver,
+                        target_key=key,
+                        need_delta=delta,
+                        description=f"{name}'s {key} need recovers to {self.SATISFIED}",
+                    )
+                )
 
-        plan.success.append(QuestConsequence(
-            consequence_type=C.RELATIONSHIP_CHANGE, target_npc=giver,
-            relationship_delta=self.GIVER_TRUST, description=f"{name} trusts the character more"))
+        plan.success.append(
+            QuestConsequence(
+                consequence_type=C.RELATIONSHIP_CHANGE,
+                target_npc=giver,
+                relationship_delta=self.GIVER_TRUST,
+                description=f"{name} trusts the character more",
+            )
+        )
         for helper in self._helpers(seed, objectives):
-            plan.success.append(QuestConsequence(
-                consequence_type=C.RELATIONSHIP_CHANGE, target_npc=helper,
-                relationship_delta=self.HELPER_TRUST,
-                description=f"{facts.name(helper)} appreciates the help"))
+            plan.success.append(
+                QuestConsequence(
+                    consequence_type=C.RELATIONSHIP_CHANGE,
+                    target_npc=helper,
+                    relationship_delta=self.HELPER_TRUST,
+                    description=f"{facts.name(helper)} appreciates the help",
+                )
+            )
         for faction, role in facts.factions(giver).items():
-            plan.success.append(QuestConsequence(
-                consequence_type=C.FACTION_STANDING, target_faction=faction,
-                faction_delta=self.FACTION_GAIN,
-                description=f"{facts.faction_name(faction)} hear that one of their own "
-                f"({name}, {role}) was helped"))
+            plan.success.append(
+                QuestConsequence(
+                    consequence_type=C.FACTION_STANDING,
+                    target_faction=faction,
+                    faction_delta=self.FACTION_GAIN,
+                    description=f"{facts.faction_name(faction)} hear that one of their own "
+                    f"({name}, {role}) was helped",
+                )
+            )
             break
 
-        plan.success.append(QuestConsequence(
-            consequence_type=C.GOSSIP_INJECTION, target_npc=giver,
-            gossip_content=f"An adventurer {deed}", description=f"Word spreads: someone {deed}"))
-        plan.success.append(QuestConsequence(
-            consequence_type=C.MEMORY_CREATION, target_npc=giver,
-            memory_content=f"A stranger {deed} when I needed help.",
-            description=f"{name} remembers who helped"))
+        plan.success.append(
+            QuestConsequence(
+                consequence_type=C.GOSSIP_INJECTION,
+                target_npc=giver,
+                gossip_content=f"An adventurer {deed}",
+                description=f"Word spreads: someone {deed}",
+            )
+        )
+        plan.success.append(
+            QuestConsequence(
+                consequence_type=C.MEMORY_CREATION,
+                target_npc=giver,
+                memory_content=f"A stranger {deed} when I needed help.",
+                description=f"{name} remembers who helped",
+            )
+        )
         kills = [o for o in objectives if o.objective_type is ObjectiveType.KILL]
         if kills:
             targets = [u for o in kills for u in o.target_entity_ids]
             for key in facts.threat_keys(targets):
-                plan.success.append(QuestConsequence(
-                    consequence_type=C.WORLD_STATE, world_state_key=key,
-                    world_state_value="cleared",
-                    description=f"{seed.threat_source or 'The threat'} no longer holds the place"))
+                plan.success.append(
+                    QuestConsequence(
+                        consequence_type=C.WORLD_STATE,
+                        world_state_key=key,
+                        world_state_value="cleared",
+                        description=(
+                            f"{seed.threat_source or 'The threat'} no longer holds the place"
+                        ),
+                    )
+                )
 
-        plan.failure.append(QuestConsequence(
-            consequence_type=C.RELATIONSHIP_CHANGE, target_npc=giver,
-            relationship_delta=self.FAILURE_TRUST, description=f"{name} is let down"))
+        plan.failure.append(
+            QuestConsequence(
+                consequence_type=C.RELATIONSHIP_CHANGE,
+                target_npc=giver,
+                relationship_delta=self.FAILURE_TRUST,
+                description=f"{name} is let down",
+            )
+        )
         topic = seed.threat_source or seed.subject or (goal.description if goal else "") or "it"
-        plan.failure.append(QuestConsequence(
-            consequence_type=C.GOSSIP_INJECTION, target_npc=giver,
-            gossip_content=f"Nobody helped {name} with {topic}",
-            description="Word spreads that nobody came"))
-        plan.failure.append(QuestConsequence(
-            consequence_type=C.MEMORY_CREATION, target_npc=giver,
-            memory_content=f"Nobody came when I asked for help with {topic}.",
-            description=f"{name} remembers being let down"))
+        plan.failure.append(
+            QuestConsequence(
+                consequence_type=C.GOSSIP_INJECTION,
+                target_npc=giver,
+                gossip_content=f"Nobody helped {name} with {topic}",
+                description="Word spreads that nobody came",
+            )
+        )
+        plan.failure.append(
+            QuestConsequence(
+                consequence_type=C.MEMORY_CREATION,
+                target_npc=giver,
+                memory_content=f"Nobody came when I asked for help with {topic}.",
+                description=f"{name} remembers being let down",
+            )
+        )
 
         chain = archetype.chain_potential
         if any(len(o.target_entity_ids) == 1 for o in kills) and len(kills) > 1:
@@ -146,17 +202,22 @@ class ConsequencePlanner:
         objectives: Sequence[QuestObjective],
         facts: WorldFacts,
     ) -> str:
-        """"cleared the bandits from Old Trade Road": what completion means, in words."""
+        """ "cleared the bandits from Old Trade Road": what completion means, in words."""
         place = facts.area_name(facts.area_of(seed.location)) or facts.room_name(seed.location)
         pattern = archetype.objective_pattern
         if pattern == ObjectivePatterns.CLEAR:
             return f"cleared the {seed.threat_source or 'threat'} from {place}"
         if pattern == ObjectivePatterns.ESCORT and seed.rescue_target:
             return f"brought {facts.name(seed.rescue_target)} home safely"
-        if pattern in (ObjectivePatterns.NEGOTIATE, ObjectivePatterns.CHOICE) and seed.party_a \
-                and seed.party_b:
-            return (f"settled the matter between {facts.name(seed.party_a)} and "
-                    f"{facts.name(seed.party_b)}")
+        if (
+            pattern in (ObjectivePatterns.NEGOTIATE, ObjectivePatterns.CHOICE)
+            and seed.party_a
+            and seed.party_b
+        ):
+            return (
+                f"settled the matter between {facts.name(seed.party_a)} and "
+                f"{facts.name(seed.party_b)}"
+            )
         if pattern == ObjectivePatterns.INVESTIGATE:
             return f"uncovered the truth about {seed.subject or place}"
         delivered = [o for o in objectives if o.objective_type is ObjectiveType.DELIVER]
@@ -172,8 +233,7 @@ class ConsequencePlanner:
                 return goal
         topics = topic_tokens(seed.threat_source, seed.subject, seed.resource_type, seed.blocker)
         for goal in facts.open_goals(seed.primary_npc):
-            words = topic_tokens(goal.description, goal.target, goal.blocker,
-                                 goal.blocker_source)
+            words = topic_tokens(goal.description, goal.target, goal.blocker, goal.blocker_source)
             if topics & words:
                 return goal
         return None
@@ -184,10 +244,14 @@ class ConsequencePlanner:
         if pattern == ObjectivePatterns.CLEAR:
             blockers = topic_tokens(goal.blocker_source, goal.blocker)
             return bool(blockers & topic_tokens(seed.threat_source))
-        if pattern in (ObjectivePatterns.FETCH, ObjectivePatterns.DELIVER,
-                       ObjectivePatterns.CRAFT_AND_DELIVER):
-            return bool(topic_tokens(goal.target) & topic_tokens(seed.item_template,
-                                                                  seed.resource_type))
+        if pattern in (
+            ObjectivePatterns.FETCH,
+            ObjectivePatterns.DELIVER,
+            ObjectivePatterns.CRAFT_AND_DELIVER,
+        ):
+            return bool(
+                topic_tokens(goal.target) & topic_tokens(seed.item_template, seed.resource_type)
+            )
         return False
 
     def _need(
@@ -220,58 +284,108 @@ class ConsequencePlanner:
             return None
         sides = [(seed.party_a, seed.faction_a), (seed.party_b, seed.faction_b)]
         options: list[BranchOption] = []
-        for (npc, faction), (other, other_faction) in (
-            (sides[0], sides[1]), (sides[1], sides[0])
-        ):
+        for (npc, faction), (other, other_faction) in ((sides[0], sides[1]), (sides[1], sides[0])):
             label_name = facts.faction_name(faction) if faction else facts.name(npc)
             other_name = facts.faction_name(other_faction) if other_faction else facts.name(other)
             effects = [
-                QuestConsequence(consequence_type=C.RELATIONSHIP_CHANGE, target_npc=npc,
-                                 relationship_delta=0.2,
-                                 description=f"{facts.name(npc)} is grateful for the support"),
-                QuestConsequence(consequence_type=C.RELATIONSHIP_CHANGE, target_npc=other,
-                                 relationship_delta=-0.15,
-                                 description=f"{facts.name(other)} feels betrayed"),
-                QuestConsequence(consequence_type=C.SOCIAL_INFLUENCE, target_npc=npc,
-                                 social_influence_delta=0.1,
-                                 description=f"{facts.name(npc)} gains standing"),
-                QuestConsequence(consequence_type=C.GOSSIP_INJECTION, target_npc=npc,
-                                 gossip_content=f"An adventurer backed {label_name} against "
-                                 f"{other_name}",
-                                 description="Word spreads of whose side the adventurer took"),
+                QuestConsequence(
+                    consequence_type=C.RELATIONSHIP_CHANGE,
+                    target_npc=npc,
+                    relationship_delta=0.2,
+                    description=f"{facts.name(npc)} is grateful for the support",
+                ),
+                QuestConsequence(
+                    consequence_type=C.RELATIONSHIP_CHANGE,
+                    target_npc=other,
+                    relationship_delta=-0.15,
+                    description=f"{facts.name(other)} feels betrayed",
+                ),
+                QuestConsequence(
+                    consequence_type=C.SOCIAL_INFLUENCE,
+                    target_npc=npc,
+                    social_influence_delta=0.1,
+                    description=f"{facts.name(npc)} gains standing",
+                ),
+                QuestConsequence(
+                    consequence_type=C.GOSSIP_INJECTION,
+                    target_npc=npc,
+                    gossip_content=f"An adventurer backed {label_name} against {other_name}",
+                    description="Word spreads of whose side the adventurer took",
+                ),
             ]
             if faction:
-                effects.append(QuestConsequence(
-                    consequence_type=C.FACTION_STANDING, target_faction=faction, faction_delta=0.15,
-                    description=f"{label_name} think better of the character"))
+                effects.append(
+                    QuestConsequence(
+                        consequence_type=C.FACTION_STANDING,
+                        target_faction=faction,
+                        faction_delta=0.15,
+                        description=f"{label_name} think better of the character",
+                    )
+                )
             if other_faction:
-                effects.append(QuestConsequence(
-                    consequence_type=C.FACTION_STANDING, target_faction=other_faction,
-                    faction_delta=-0.1,
-                    description=f"{facts.faction_name(other_faction)} resent the choice"))
-            options.append(BranchOption(
-                id=facts.new_uuid(), label=f"Side with {label_name}",
-                description=f"Back {label_name} in the matter of {seed.subject or 'the dispute'}",
-                follow_up_objectives=[QuestObjective(
-                    objective_type=ObjectiveType.TALK, description=f"Tell {facts.name(npc)} "
-                    "that you stand with them", target=facts.name(npc), target_entity_id=npc,
-                    target_location=facts.room_of(npc), order=trigger.order,
-                    id=f"{trigger.id}-{len(options) + 1}"[:50])],
-                consequences=effects, alignment=faction or facts.name(npc)))
+                effects.append(
+                    QuestConsequence(
+                        consequence_type=C.FACTION_STANDING,
+                        target_faction=other_faction,
+                        faction_delta=-0.1,
+                        description=f"{facts.faction_name(other_faction)} resent the choice",
+                    )
+                )
+            options.append(
+                BranchOption(
+                    id=facts.new_uuid(),
+                    label=f"Side with {label_name}",
+                    description=(
+                        f"Back {label_name} in the matter of {seed.subject or 'the dispute'}"
+                    ),
+                    follow_up_objectives=[
+                        QuestObjective(
+                            objective_type=ObjectiveType.TALK,
+                            description=f"Tell {facts.name(npc)} that you stand with them",
+                            target=facts.name(npc),
+                            target_entity_id=npc,
+                            target_location=facts.room_of(npc),
+                            order=trigger.order,
+                            id=f"{trigger.id}-{len(options) + 1}"[:50],
+                        )
+                    ],
+                    consequences=effects,
+                    alignment=faction or facts.name(npc),
+                )
+            )
         if seed.faction_a is None and seed.faction_b is None:
             a, b = seed.party_a, seed.party_b
-            options.append(BranchOption(
-                id=facts.new_uuid(), label="Broker a compromise",
-                description=f"Find terms both {facts.name(a)} and {facts.name(b)} can accept",
-                consequences=[
-                    QuestConsequence(consequence_type=C.RELATIONSHIP_CHANGE, target_npc=npc,
-                                     relationship_delta=0.1,
-                                     description=f"{facts.name(npc)} accepts the compromise")
-                    for npc in (a, b)
-                ] + [QuestConsequence(
-                    consequence_type=C.GOSSIP_INJECTION, target_npc=a,
-                    gossip_content=f"{join_names([facts.name(a), facts.name(b)])} settled "
-                    "their differences", description="Word spreads of the settlement")],
-                alignment=None))
-        return [QuestBranch(id=facts.new_uuid(), trigger_objective=trigger.id,
-                            description=trigger.description, options=options)]
+            options.append(
+                BranchOption(
+                    id=facts.new_uuid(),
+                    label="Broker a compromise",
+                    description=f"Find terms both {facts.name(a)} and {facts.name(b)} can accept",
+                    consequences=[
+                        QuestConsequence(
+                            consequence_type=C.RELATIONSHIP_CHANGE,
+                            target_npc=npc,
+                            relationship_delta=0.1,
+                            description=f"{facts.name(npc)} accepts the compromise",
+                        )
+                        for npc in (a, b)
+                    ]
+                    + [
+                        QuestConsequence(
+                            consequence_type=C.GOSSIP_INJECTION,
+                            target_npc=a,
+                            gossip_content=f"{join_names([facts.name(a), facts.name(b)])} settled "
+                            "their differences",
+                            description="Word spreads of the settlement",
+                        )
+                    ],
+                    alignment=None,
+                )
+            )
+        return [
+            QuestBranch(
+                id=facts.new_uuid(),
+                trigger_objective=trigger.id,
+                description=trigger.description,
+                options=options,
+            )
+        ]

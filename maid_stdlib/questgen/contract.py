@@ -194,16 +194,23 @@ def _threat(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     primary = _first_alive_npc(signal, facts)
     if not named or primary is None:
         return None
-    rooms = (facts.resolve_place(ctx.get("threat_rooms") or [])
-             or _place(facts, ctx, "threat_area") or named)
+    rooms = (
+        facts.resolve_place(ctx.get("threat_rooms") or [])
+        or _place(facts, ctx, "threat_area")
+        or named
+    )
     location = facts.resolve_room(ctx.get("threat_room_key")) or (
-        named[0] if len(named) == 1
+        named[0]
+        if len(named) == 1
         # An area was named: centre the quest where most of the threat is.
-        else named[max(range(len(named)),
-                       key=lambda i: (len(facts.threats(source, [named[i]])), -i))]
+        else named[
+            max(range(len(named)), key=lambda i: (len(facts.threats(source, [named[i]])), -i))
+        ]
     )
     return SeedGrounding(
-        primary, location, {"threat_source": source},
+        primary,
+        location,
+        {"threat_source": source},
         affected_area=[location, *[r for r in rooms if r != location]],
         urgency=_unit(ctx.get("severity")),
     )
@@ -216,12 +223,12 @@ def _rivalry(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None
         return None
     if not (facts.is_npc(a) and facts.is_npc(b)):
         return None  # a rivalry with a player character is not a quest to mediate
-    others = [n for n in _alive_npcs(signal, facts)
-              if n not in (a, b) and facts.is_npc(n)]
+    others = [n for n in _alive_npcs(signal, facts) if n not in (a, b) and facts.is_npc(n)]
     primary = _first(others, a)
     assert primary is not None
     return SeedGrounding(
-        primary, facts.room_of(a),
+        primary,
+        facts.room_of(a),
         {"party_a": a, "party_b": b, "subject": str(ctx["cause"])},
         involved_npcs=[n for n in (a, b) if n != primary],
     )
@@ -235,10 +242,17 @@ def _faction(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None
         return None
     primary = _first_alive_npc(signal, facts) or rep_a
     return SeedGrounding(
-        primary, facts.room_of(primary),
-        {"faction_a": fa, "faction_b": fb, "party_a": rep_a, "party_b": rep_b,
-         "subject": str(ctx["tension_cause"])},
-        involved_npcs=[n for n in (rep_a, rep_b) if n != primary], involved_factions=[fa, fb],
+        primary,
+        facts.room_of(primary),
+        {
+            "faction_a": fa,
+            "faction_b": fb,
+            "party_a": rep_a,
+            "party_b": rep_b,
+            "subject": str(ctx["tension_cause"]),
+        },
+        involved_npcs=[n for n in (rep_a, rep_b) if n != primary],
+        involved_factions=[fa, fb],
     )
 
 
@@ -246,8 +260,10 @@ def _resource(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | Non
     ctx = signal.context
     # The story layer lists the affected neediest first, and in a big world there
     # are hundreds: the giver is found among the first few.
-    affected = (_npcs(facts, ctx["affected_npcs"], MAX_AFFECTED)
-                or _alive_npcs(signal, facts)[:MAX_AFFECTED])
+    affected = (
+        _npcs(facts, ctx["affected_npcs"], MAX_AFFECTED)
+        or _alive_npcs(signal, facts)[:MAX_AFFECTED]
+    )
     if not affected:
         return None
 
@@ -262,7 +278,9 @@ def _resource(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | Non
     if template is not None:
         fields_["item_template"] = template
     return SeedGrounding(
-        primary, facts.room_of(primary), fields_,
+        primary,
+        facts.room_of(primary),
+        fields_,
         involved_npcs=[n for n in affected if n != primary],
         urgency=_unit(ctx["shortage_severity"]),
     )
@@ -275,9 +293,14 @@ def _trade(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     if supplier is None or buyer is None or template is None:
         return None
     return SeedGrounding(
-        buyer, facts.room_of(supplier),
-        {"supplier": supplier, "recipient": buyer, "item_template": template,
-         "resource_type": str(ctx["item_type"])},
+        buyer,
+        facts.room_of(supplier),
+        {
+            "supplier": supplier,
+            "recipient": buyer,
+            "item_template": template,
+            "resource_type": str(ctx["item_type"]),
+        },
         involved_npcs=[supplier],
     )
 
@@ -288,7 +311,8 @@ def _alliance(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | Non
     if len(allies) < 2:
         return None
     return SeedGrounding(
-        allies[0], facts.room_of(allies[0]),
+        allies[0],
+        facts.room_of(allies[0]),
         {"party_a": allies[0], "party_b": allies[1], "threat_source": str(ctx["common_threat"])},
         involved_npcs=allies[1:],
     )
@@ -302,7 +326,8 @@ def _discovery(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | No
         return None
     kind = str(ctx["discovery_type"])
     return SeedGrounding(
-        primary, room,
+        primary,
+        room,
         {"discovery_type": kind, "evidence_location": room, "subject": kind},
         affected_area=[room],
     )
@@ -322,8 +347,9 @@ def _goal_blocked(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding |
     if goal.target:
         fields_["resource_type"] = goal.target
     rooms = [r for r in goal.blocker_rooms if facts.room_exists(r)]
-    return SeedGrounding(npc, rooms[0] if rooms else facts.room_of(npc), fields_,
-                         affected_area=rooms)
+    return SeedGrounding(
+        npc, rooms[0] if rooms else facts.room_of(npc), fields_, affected_area=rooms
+    )
 
 
 def _betrayal(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
@@ -333,10 +359,16 @@ def _betrayal(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | Non
     if betrayer is None or victim is None or evidence is None:
         return None
     return SeedGrounding(
-        victim, facts.room_of(victim),
-        {"party_a": betrayer, "party_b": victim, "evidence_location": evidence,
-         "subject": f"the betrayal of {facts.name(victim)}"},
-        involved_npcs=[betrayer], affected_area=[evidence],
+        victim,
+        facts.room_of(victim),
+        {
+            "party_a": betrayer,
+            "party_b": victim,
+            "evidence_location": evidence,
+            "subject": f"the betrayal of {facts.name(victim)}",
+        },
+        involved_npcs=[betrayer],
+        affected_area=[evidence],
     )
 
 
@@ -353,8 +385,9 @@ def _secret(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     evidence = facts.resolve_room(ctx.get("evidence_location"))
     if evidence is not None:
         fields_["evidence_location"] = evidence
-    return SeedGrounding(revealer, facts.room_of(revealer), fields_,
-                         involved_npcs=[about] if about else [])
+    return SeedGrounding(
+        revealer, facts.room_of(revealer), fields_, involved_npcs=[about] if about else []
+    )
 
 
 def _power(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
@@ -364,9 +397,11 @@ def _power(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
         return None
     faction = str(ctx["faction"])
     return SeedGrounding(
-        falling, facts.room_of(falling),
+        falling,
+        facts.room_of(falling),
         {"party_a": rising, "party_b": falling, "faction_a": faction, "subject": faction},
-        involved_npcs=[rising], involved_factions=[faction],
+        involved_npcs=[rising],
+        involved_factions=[faction],
     )
 
 
@@ -375,9 +410,12 @@ def _unrequited(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | N
     a, b = _npc(facts, ctx["npc_a"]), _npc(facts, ctx["npc_b"])
     if a is None or b is None:
         return None
-    return SeedGrounding(a, facts.room_of(a),
-                         {"party_a": a, "party_b": b, "subject": str(ctx["relationship_type"])},
-                         involved_npcs=[b])
+    return SeedGrounding(
+        a,
+        facts.room_of(a),
+        {"party_a": a, "party_b": b, "subject": str(ctx["relationship_type"])},
+        involved_npcs=[b],
+    )
 
 
 def _crisis_type(ctx: Mapping[str, Any]) -> QuestSeedType:
@@ -395,16 +433,16 @@ def _crisis(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     primary = _first_alive_npc(signal, facts)
     if not rooms or primary is None:
         return None
-    fields_: dict[str, Any] = {"threat_source": str(ctx.get("threat_source") or
-                                                    ctx["crisis_type"])}
+    fields_: dict[str, Any] = {"threat_source": str(ctx.get("threat_source") or ctx["crisis_type"])}
     if _crisis_type(ctx) == QuestSeedTypes.RESCUE:
         victim = _npc(facts, ctx.get("victim"))
         if victim is None:
             return None
         fields_["rescue_target"] = victim
         fields_["destination"] = facts.room_of(primary)
-    return SeedGrounding(primary, rooms[0], fields_, affected_area=rooms,
-                         urgency=_unit(ctx["severity"]))
+    return SeedGrounding(
+        primary, rooms[0], fields_, affected_area=rooms, urgency=_unit(ctx["severity"])
+    )
 
 
 def _chain(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
@@ -413,8 +451,10 @@ def _chain(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     primary = _first(npcs)
     if primary is None:
         return None
-    fields_: dict[str, Any] = {"chain_parent_id": str(ctx["previous_quest_id"]),
-                               "subject": str(ctx["chain_type"])}
+    fields_: dict[str, Any] = {
+        "chain_parent_id": str(ctx["previous_quest_id"]),
+        "subject": str(ctx["chain_type"]),
+    }
     # The previous quest's people are the sides of what follows (a social
     # follow-up -- negotiation or choice -- needs two of them).
     others = npcs[1:]
@@ -434,45 +474,99 @@ def _reputation(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | N
         return None
     if giver is None or not facts.exists(character):
         return None
-    return SeedGrounding(giver, facts.room_of(giver),
-                         {"faction_a": faction, "involved_characters": [character],
-                          "subject": str(ctx["reputation_level"])},
-                         involved_factions=[faction])
+    return SeedGrounding(
+        giver,
+        facts.room_of(giver),
+        {
+            "faction_a": faction,
+            "involved_characters": [character],
+            "subject": str(ctx["reputation_level"]),
+        },
+        involved_factions=[faction],
+    )
 
 
 def builtin_contracts() -> list[SignalContract]:
     T = QuestSeedTypes
     return [
-        SignalContract("THREAT_DETECTED", (T.THREAT_RESPONSE,),
-                       ("threat_source", "threat_location"), _threat),
-        SignalContract("RIVALRY_ESCALATION", (T.RIVALRY_INTERVENTION,),
-                       ("npc_a", "npc_b", "cause", "trust_level"), _rivalry),
-        SignalContract("FACTION_TENSION", (T.FACTION_CONFLICT,),
-                       ("faction_a", "faction_b", "tension_cause"), _faction),
-        SignalContract("RESOURCE_SCARCITY", (T.RESOURCE_CRISIS,),
-                       ("resource_type", "affected_npcs", "shortage_severity"), _resource),
-        SignalContract("TRADE_OPPORTUNITY", (T.TRADE_MISSION,),
-                       ("supply_npc", "demand_npc", "item_type"), _trade),
-        SignalContract("ALLIANCE_FORMING", (T.ALLIANCE_QUEST,),
-                       ("allied_npcs", "common_threat"), _alliance),
-        SignalContract("DISCOVERY", (T.DISCOVERY_EXPEDITION,),
-                       ("discovery_type", "discovery_location"), _discovery),
-        SignalContract("GOAL_BLOCKED", (T.GOAL_ASSISTANCE,),
-                       ("blocked_goal", "blocker", "npc_id"), _goal_blocked),
-        SignalContract("BETRAYAL", (T.MYSTERY,),
-                       ("betrayer", "victim", "evidence_location"), _betrayal),
-        SignalContract("SECRET_REVEALED", (T.MYSTERY, T.JUSTICE),
-                       ("secret_content", "revealer", "subject"), _secret,
-                       classify=lambda c: T.JUSTICE if c.get("wrongdoing") else T.MYSTERY),
-        SignalContract("POWER_SHIFT", (T.POWER_STRUGGLE,),
-                       ("rising_npc", "falling_npc", "faction"), _power),
-        SignalContract("UNREQUITED", (T.SOCIAL_MANIPULATION,),
-                       ("npc_a", "npc_b", "relationship_type"), _unrequited),
-        SignalContract("CRISIS", (T.THREAT_RESPONSE, T.RESCUE),
-                       ("crisis_type", "affected_area", "severity"), _crisis,
-                       classify=_crisis_type),
-        SignalContract("CONSEQUENCE_CHAIN", (T.CONSEQUENCE_CHAIN,),
-                       ("previous_quest_id", "chain_type", "chain_depth"), _chain),
-        SignalContract("REPUTATION_THRESHOLD", (T.PLAYER_REPUTATION,),
-                       ("character_id", "faction", "reputation_level"), _reputation),
+        SignalContract(
+            "THREAT_DETECTED", (T.THREAT_RESPONSE,), ("threat_source", "threat_location"), _threat
+        ),
+        SignalContract(
+            "RIVALRY_ESCALATION",
+            (T.RIVALRY_INTERVENTION,),
+            ("npc_a", "npc_b", "cause", "trust_level"),
+            _rivalry,
+        ),
+        SignalContract(
+            "FACTION_TENSION",
+            (T.FACTION_CONFLICT,),
+            ("faction_a", "faction_b", "tension_cause"),
+            _faction,
+        ),
+        SignalContract(
+            "RESOURCE_SCARCITY",
+            (T.RESOURCE_CRISIS,),
+            ("resource_type", "affected_npcs", "shortage_severity"),
+            _resource,
+        ),
+        SignalContract(
+            "TRADE_OPPORTUNITY",
+            (T.TRADE_MISSION,),
+            ("supply_npc", "demand_npc", "item_type"),
+            _trade,
+        ),
+        SignalContract(
+            "ALLIANCE_FORMING", (T.ALLIANCE_QUEST,), ("allied_npcs", "common_threat"), _alliance
+        ),
+        SignalContract(
+            "DISCOVERY",
+            (T.DISCOVERY_EXPEDITION,),
+            ("discovery_type", "discovery_location"),
+            _discovery,
+        ),
+        SignalContract(
+            "GOAL_BLOCKED",
+            (T.GOAL_ASSISTANCE,),
+            ("blocked_goal", "blocker", "npc_id"),
+            _goal_blocked,
+        ),
+        SignalContract(
+            "BETRAYAL", (T.MYSTERY,), ("betrayer", "victim", "evidence_location"), _betrayal
+        ),
+        SignalContract(
+            "SECRET_REVEALED",
+            (T.MYSTERY, T.JUSTICE),
+            ("secret_content", "revealer", "subject"),
+            _secret,
+            classify=lambda c: T.JUSTICE if c.get("wrongdoing") else T.MYSTERY,
+        ),
+        SignalContract(
+            "POWER_SHIFT", (T.POWER_STRUGGLE,), ("rising_npc", "falling_npc", "faction"), _power
+        ),
+        SignalContract(
+            "UNREQUITED",
+            (T.SOCIAL_MANIPULATION,),
+            ("npc_a", "npc_b", "relationship_type"),
+            _unrequited,
+        ),
+        SignalContract(
+            "CRISIS",
+            (T.THREAT_RESPONSE, T.RESCUE),
+            ("crisis_type", "affected_area", "severity"),
+            _crisis,
+            classify=_crisis_type,
+        ),
+        SignalContract(
+            "CONSEQUENCE_CHAIN",
+            (T.CONSEQUENCE_CHAIN,),
+            ("previous_quest_id", "chain_type", "chain_depth"),
+            _chain,
+        ),
+        SignalContract(
+            "REPUTATION_THRESHOLD",
+            (T.PLAYER_REPUTATION,),
+            ("character_id", "faction", "reputation_level"),
+            _reputation,
+        ),
     ]

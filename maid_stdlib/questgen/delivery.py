@@ -82,9 +82,13 @@ class QuestDeliveryMethod(enum.StrEnum):
 
 M = QuestDeliveryMethod
 TRIGGERS: dict[QuestDeliveryMethod, str] = {
-    M.DIRECT_OFFER: "npc_proximity", M.LETTER: "next_room_enter", M.RUMOR: "npc_gossip",
-    M.DISCOVERY: "room_enter", M.OVERHEARD: "npc_pair_in_room",
-    M.CONVERSATION: "npc_conversation", M.NOTICE_BOARD: "notice_board",
+    M.DIRECT_OFFER: "npc_proximity",
+    M.LETTER: "next_room_enter",
+    M.RUMOR: "npc_gossip",
+    M.DISCOVERY: "room_enter",
+    M.OVERHEARD: "npc_pair_in_room",
+    M.CONVERSATION: "npc_conversation",
+    M.NOTICE_BOARD: "notice_board",
 }
 GREETINGS: dict[ReputationLabel, str] = {
     ReputationLabel.TRUSTED_ALLY: "greets you like an old friend",
@@ -192,16 +196,23 @@ class DeliveryPlanner:
 
     def knows(self, npc: UUID, oq: OpenQuest) -> bool:
         quest = oq.quest
-        return (npc == quest.quest_giver_id or npc in quest.involved_npcs
-                or self.gossip_about(npc, oq) is not None)
+        return (
+            npc == quest.quest_giver_id
+            or npc in quest.involved_npcs
+            or self.gossip_about(npc, oq) is not None
+        )
 
     def gossips(self, oq: OpenQuest) -> list[UUID]:
         """Living NPCs other than the giver who carry gossip about the situation."""
         facts = self.facts
         out = []
         for uid, _known in facts.engine.world.each(KnownGossip):
-            if uid != oq.quest.quest_giver_id and facts.is_alive(uid) and facts.is_npc(uid) \
-                    and self.gossip_about(uid, oq) is not None:
+            if (
+                uid != oq.quest.quest_giver_id
+                and facts.is_alive(uid)
+                and facts.is_npc(uid)
+                and self.gossip_about(uid, oq) is not None
+            ):
                 out.append(uid)
         return sorted(out)
 
@@ -274,8 +285,11 @@ class DeliveryPlanner:
                 return QuestDelivery(M.DISCOVERY, TRIGGERS[M.DISCOVERY], None, place)
         involved = [n for n in quest.involved_npcs if facts.is_alive(n)]
         if profile.play_style is PlayStyle.SOCIAL and involved:
-            return QuestDelivery(M.CONVERSATION, TRIGGERS[M.CONVERSATION],
-                                 self.nearest(here, involved) or involved[0])
+            return QuestDelivery(
+                M.CONVERSATION,
+                TRIGGERS[M.CONVERSATION],
+                self.nearest(here, involved) or involved[0],
+            )
         if len(self.gossips(oq)) >= 2:
             # The matter is talked about: the character will overhear it.
             return QuestDelivery(M.OVERHEARD, TRIGGERS[M.OVERHEARD])

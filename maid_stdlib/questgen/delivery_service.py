@@ -74,7 +74,8 @@ class QuestDeliveryService:
         """Unanswered offers the character may hold: the system's cap, lowered by the
         character's ``questgen`` preference (seed 11, item 5)."""
         return offer_policy(self.engine.world, character).max_pending(
-            self.policy.max_pending_offers)
+            self.policy.max_pending_offers
+        )
 
     def _open(self, quest_id: str) -> OpenQuest | None:
         oq = self.open_quests.get(quest_id)
@@ -114,8 +115,9 @@ class QuestDeliveryService:
         if score <= self.policy.min_match_score and (asked_for_less or not in_person):
             return None
         lines, label = personalizer.narrative_additions(quest, profile)
-        return PersonalizedQuest(quest, character, score, self.planner.plan(oq, profile),
-                                 lines, label)
+        return PersonalizedQuest(
+            quest, character, score, self.planner.plan(oq, profile), lines, label
+        )
 
     def match(self, quest_ids: Iterable[str], characters: Iterable[UUID]) -> int:
         """Plan deliveries of the quests for the characters, best match first, within
@@ -150,8 +152,14 @@ class QuestDeliveryService:
             comp = PendingDeliveries()
             world.add_component(pq.character_id, comp)
         pending = PendingDelivery(
-            pq.quest.id, d.method, d.trigger, pq.quest.quest_giver_id, pq.match_score,
-            self.facts.now, d.delivery_npc, d.trigger_location,
+            pq.quest.id,
+            d.method,
+            d.trigger,
+            pq.quest.quest_giver_id,
+            pq.match_score,
+            self.facts.now,
+            d.delivery_npc,
+            d.trigger_location,
         )
         comp.items[pq.quest.id] = pending
         comp.touch()
@@ -171,7 +179,10 @@ class QuestDeliveryService:
 
     # -- delivering ---------------------------------------------------------------------
     def deliver(
-        self, character: UUID, pending: PendingDelivery, method: QuestDeliveryMethod,
+        self,
+        character: UUID,
+        pending: PendingDelivery,
+        method: QuestDeliveryMethod,
         intro: list[str],
     ) -> list[str] | None:
         """Offer now if the caps allow; returns the lines to show (None: not now)."""
@@ -190,9 +201,17 @@ class QuestDeliveryService:
         self.metrics.offered(method.value)
         for observer in self.on_offer:
             observer(character, pending.quest_id, method)
-        log.info("quest %s offered to %s by %s", pending.quest_id, character, method.value,
-                 extra={"quest_id": pending.quest_id, "character_id": str(character),
-                        "delivery_method": method.value})
+        log.info(
+            "quest %s offered to %s by %s",
+            pending.quest_id,
+            character,
+            method.value,
+            extra={
+                "quest_id": pending.quest_id,
+                "character_id": str(character),
+                "delivery_method": method.value,
+            },
+        )
         return [*intro, *self.additions(character, oq.quest)[0], line]
 
     def additions(
@@ -224,8 +243,10 @@ class QuestDeliveryService:
             return None
         giver = self.name(pending.giver_id)
         greeting = GREETINGS.get(self.additions(character, quest)[1], "looks you over")
-        intro = [f"{giver} {greeting}, then beckons you closer.",
-                 f'{giver} says, "{quest.quest_giver_dialogue.offer}"']
+        intro = [
+            f"{giver} {greeting}, then beckons you closer.",
+            f'{giver} says, "{quest.quest_giver_dialogue.offer}"',
+        ]
         return self.deliver(character, pending, M.DIRECT_OFFER, intro)
 
     # -- triggers -----------------------------------------------------------------------
@@ -247,8 +268,14 @@ class QuestDeliveryService:
             made += self.meet_givers(character, npcs_here)
         return made
 
-    def _fire(self, character: UUID, pending: PendingDelivery, room: str, npcs_here: set[UUID],
-              entered: bool) -> list[str] | None:
+    def _fire(
+        self,
+        character: UUID,
+        pending: PendingDelivery,
+        room: str,
+        npcs_here: set[UUID],
+        entered: bool,
+    ) -> list[str] | None:
         quest = self._quest(pending)
         if quest is None or self._open(pending.quest_id) is None:
             self.drop(character, pending.quest_id)
@@ -258,22 +285,41 @@ class QuestDeliveryService:
         giver = self.name(pending.giver_id)
         method = pending.method
         if method is M.LETTER and entered:
-            return self.deliver(character, pending, M.LETTER, [
-                "A runner catches up with you and presses a sealed letter into your hand.",
-                f'It is from {giver}: "{quest.summary} {quest.quest_giver_dialogue.offer}"'])
+            return self.deliver(
+                character,
+                pending,
+                M.LETTER,
+                [
+                    "A runner catches up with you and presses a sealed letter into your hand.",
+                    f'It is from {giver}: "{quest.summary} {quest.quest_giver_dialogue.offer}"',
+                ],
+            )
         if method is M.DISCOVERY and entered and room == pending.trigger_location:
-            return self.deliver(character, pending, M.DISCOVERY, [
-                f"Something here catches your eye: signs of the trouble {giver} has been "
-                f"worrying about.", quest.summary])
+            return self.deliver(
+                character,
+                pending,
+                M.DISCOVERY,
+                [
+                    f"Something here catches your eye: signs of the trouble {giver} has been "
+                    f"worrying about.",
+                    quest.summary,
+                ],
+            )
         if method is M.OVERHEARD:
             oq = self.open_quests[pending.quest_id]
             knowers = sorted((n for n in npcs_here if self.planner.knows(n, oq)), key=str)
             if len(knowers) >= 2:
                 a, b = self.name(knowers[0]), self.facts.name(knowers[1])
-                return self.deliver(character, pending, M.OVERHEARD, [
-                    f"You overhear {a} and {b} talking in low voices.",
-                    f'"{quest.summary}" one of them mutters. "{giver} is looking for '
-                    f'someone to help," the other replies.'])
+                return self.deliver(
+                    character,
+                    pending,
+                    M.OVERHEARD,
+                    [
+                        f"You overhear {a} and {b} talking in low voices.",
+                        f'"{quest.summary}" one of them mutters. "{giver} is looking for '
+                        f'someone to help," the other replies.',
+                    ],
+                )
         return None
 
     def meet_givers(self, character: UUID, npcs_here: set[UUID]) -> int:
@@ -323,17 +369,32 @@ class QuestDeliveryService:
             gossip = self.planner.gossip_about(npc, oq) if npc != quest.quest_giver_id else None
             speaker = self.name(npc)
             if pending.method is M.RUMOR and gossip is not None:
-                lines = self.deliver(character, pending, M.RUMOR, [
-                    f'{speaker} lowers their voice. "Word is: {gossip.content}"',
-                    f'"{giver} is looking for someone to do something about it. '
-                    f'{quest.summary}"'])
+                lines = self.deliver(
+                    character,
+                    pending,
+                    M.RUMOR,
+                    [
+                        f'{speaker} lowers their voice. "Word is: {gossip.content}"',
+                        f'"{giver} is looking for someone to do something about it. '
+                        f'{quest.summary}"',
+                    ],
+                )
             elif pending.method is M.CONVERSATION and (
-                    npc == pending.delivery_npc or npc == quest.quest_giver_id
-                    or npc in quest.involved_npcs):
-                said = (quest.quest_giver_dialogue.offer if npc == quest.quest_giver_id
-                        else f"{quest.summary} {giver} could use a hand.")
-                lines = self.deliver(character, pending, M.CONVERSATION, [
-                    f'As you talk, {speaker} mentions it: "{said}"'])
+                npc == pending.delivery_npc
+                or npc == quest.quest_giver_id
+                or npc in quest.involved_npcs
+            ):
+                said = (
+                    quest.quest_giver_dialogue.offer
+                    if npc == quest.quest_giver_id
+                    else f"{quest.summary} {giver} could use a hand."
+                )
+                lines = self.deliver(
+                    character,
+                    pending,
+                    M.CONVERSATION,
+                    [f'As you talk, {speaker} mentions it: "{said}"'],
+                )
             if lines:
                 out.extend(lines)
         return out or None
@@ -349,8 +410,15 @@ class QuestDeliveryService:
                 continue
             if pending.trigger_location not in (None, room):
                 continue
-            lines = self.deliver(character, pending, M.NOTICE_BOARD, [
-                f"A fresh notice is pinned to the board, signed by "
-                f"{self.name(pending.giver_id)}:", f'"{quest.title}. {quest.summary}"'])
+            lines = self.deliver(
+                character,
+                pending,
+                M.NOTICE_BOARD,
+                [
+                    f"A fresh notice is pinned to the board, signed by "
+                    f"{self.name(pending.giver_id)}:",
+                    f'"{quest.title}. {quest.summary}"',
+                ],
+            )
             out.extend(lines or [])
         return out

@@ -91,8 +91,10 @@ def enrich(
 ) -> Enrichment:
     name = facts.name(npc)
     fields = grounding.fields
-    goal = facts.find_goal(npc, fields.get("blocked_goal")) if fields.get("blocked_goal") else (
-        facts.find_goal(npc, None)
+    goal = (
+        facts.find_goal(npc, fields.get("blocked_goal"))
+        if fields.get("blocked_goal")
+        else (facts.find_goal(npc, None))
     )
     need = _unmet_need(facts, npc, goal)
     blocker = fields.get("blocker") or (goal.blocker if goal is not None else None)
@@ -107,8 +109,9 @@ def enrich(
             wants += f", but the way is blocked by {blocker or 'something'}"
         parts.append(wants)
     if need is not None:
-        parts.append(NEED_MOTIVES.get(need[0], "{name} is short of {need}").format(
-            name=name, need=need[0]))
+        parts.append(
+            NEED_MOTIVES.get(need[0], "{name} is short of {need}").format(name=name, need=need[0])
+        )
     if not parts:
         if threat:
             parts.append(f"{threat} threaten {place}, and {name} cannot face them alone")
@@ -138,7 +141,7 @@ def enrich(
     stakes_parts: list[str] = []
     if need is not None:
         if need[0] == "economic" and room_name.startswith(f"{name}'s "):
-            business = room_name[len(name) + 3:].strip().lower()
+            business = room_name[len(name) + 3 :].strip().lower()
             stakes_parts.append(f"{name} may have to close the {business}")
         else:
             stakes_parts.append(NEED_STAKES.get(need[0], "{name} will suffer").format(name=name))
@@ -168,25 +171,36 @@ def enrich(
         tension = f"It has gone on long enough that {name} wants it settled"
 
     value = need[1] if need is not None else 1.0
-    mood = "desperate" if value < 0.15 else "worried" if value < 0.35 else (
-        "frustrated" if goal is not None and goal.status == GoalStatus.BLOCKED else "neutral"
+    mood = (
+        "desperate"
+        if value < 0.15
+        else "worried"
+        if value < 0.35
+        else ("frustrated" if goal is not None and goal.status == GoalStatus.BLOCKED else "neutral")
     )
 
     threats: list[UUID] = []
     if threat:
         area = facts.area_of(location)
         rooms = facts.rooms_of_area(area) if area else [location]
-        threats = facts.threats(threat, sorted(set(rooms) | set(grounding.affected_area)),
-                                limit=THREATS_COUNTED)
+        threats = facts.threats(
+            threat, sorted(set(rooms) | set(grounding.affected_area)), limit=THREATS_COUNTED
+        )
     difficulty = estimate_difficulty(facts, threats, importance)
     giver_room = facts.room_of(npc)
     walk = facts.distance(giver_room, location) or 0
     duration = MINUTES_BASE + 2 * walk * MINUTES_PER_ROOM + MINUTES_PER_THREAT * len(threats)
 
     return Enrichment(
-        motivation=_sentence(motivation), backstory=backstory, stakes=stakes,
-        tension=_sentence(tension), mood=mood, urgency=urgency, difficulty=difficulty,
-        duration_minutes=duration, has_stake=goal is not None or need is not None,
+        motivation=_sentence(motivation),
+        backstory=backstory,
+        stakes=stakes,
+        tension=_sentence(tension),
+        mood=mood,
+        urgency=urgency,
+        difficulty=difficulty,
+        duration_minutes=duration,
+        has_stake=goal is not None or need is not None,
     )
 
 
@@ -198,8 +212,15 @@ def estimate_difficulty(
         return DifficultyTier.for_level(max(levels) + (1 if len(threats) > 3 else 0))
     if threats:
         count = len(threats)
-        return (DifficultyTier.EASY if count <= 2 else DifficultyTier.MODERATE if count <= 4
-                else DifficultyTier.HARD if count <= 7 else DifficultyTier.EPIC)
+        return (
+            DifficultyTier.EASY
+            if count <= 2
+            else DifficultyTier.MODERATE
+            if count <= 4
+            else DifficultyTier.HARD
+            if count <= 7
+            else DifficultyTier.EPIC
+        )
     if importance < 0.5:
         return DifficultyTier.EASY
     return DifficultyTier.MODERATE if importance < 0.8 else DifficultyTier.HARD

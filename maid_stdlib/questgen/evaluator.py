@@ -40,8 +40,16 @@ R = TypeVar("R")
 __all__ = ["GroundedSignal", "SeedEvaluator", "SignalThrottle"]
 
 #: Typed fields a compound seed takes from its other signals when the lead lacks them.
-SHARED_FIELDS = frozenset({"threat_source", "resource_type", "item_template",
-                           "evidence_location", "discovery_type", "chain_parent_id"})
+SHARED_FIELDS = frozenset(
+    {
+        "threat_source",
+        "resource_type",
+        "item_template",
+        "evidence_location",
+        "discovery_type",
+        "chain_parent_id",
+    }
+)
 #: ... and these too, when that signal is about the compound seed's giver.
 GIVER_FIELDS = frozenset({"blocked_goal", "blocker", "mood"})
 
@@ -89,7 +97,8 @@ class GroundedSignal:
     #: What the composer relates signals by (NPCs, areas, topics, place words),
     #: computed once.
     links: tuple[set[int], set[str], set[str], set[str]] | None = field(
-        default=None, repr=False, compare=False)
+        default=None, repr=False, compare=False
+    )
 
 
 class SeedEvaluator:
@@ -237,8 +246,11 @@ class SeedEvaluator:
             g = part.grounding
             # Once enough NPCs are found the rest are not looked at (a threat's
             # signal names everyone aware of it: hundreds in a big world).
-            names = () if len(involved) >= self.MAX_INVOLVED_NPCS else chain(
-                (g.primary_npc,), g.involved_npcs, part.signal.involved_npcs)
+            names = (
+                ()
+                if len(involved) >= self.MAX_INVOLVED_NPCS
+                else chain((g.primary_npc,), g.involved_npcs, part.signal.involved_npcs)
+            )
             for npc in names:
                 if len(involved) >= self.MAX_INVOLVED_NPCS:
                     break
@@ -265,12 +277,16 @@ class SeedEvaluator:
         if len(involved) + 1 < self.MIN_INVOLVED_NPCS:
             return self._reject("too few NPCs involved")
 
-        merged = SeedGrounding(primary, location, fields, involved, area, factions,
-                               lead.grounding.urgency)
+        merged = SeedGrounding(
+            primary, location, fields, involved, area, factions, lead.grounding.urgency
+        )
         # Only text the story layer marked as tellable: a discovery's description,
         # a betrayal's public memory ("what_happened" is None when it is private).
-        texts = [str(p.signal.context.get(k) or "") for p in parts
-                 for k in ("description", "what_happened")]
+        texts = [
+            str(p.signal.context.get(k) or "")
+            for p in parts
+            for k in ("description", "what_happened")
+        ]
         extra = enrich(facts, primary, merged, location, [t for t in texts if t], importance)
         secondary: list[str] = []
         for p in parts:

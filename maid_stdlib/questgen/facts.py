@@ -135,8 +135,11 @@ class WorldFacts(ThreatFacts):
                 return True
         if any(pending(template) for pending in self.respawn_pending):
             return True
-        return dying is not None and self.exists(dying) and any(
-            respawns(dying) for respawns in self.respawners)
+        return (
+            dying is not None
+            and self.exists(dying)
+            and any(respawns(dying) for respawns in self.respawners)
+        )
 
     def warm(self) -> None:
         """Build the indexes the pipeline keeps (NPCs by template) now, at start-up,
@@ -227,8 +230,9 @@ class WorldFacts(ThreatFacts):
             return False
         return self.ws.is_reachable(from_room, to_room)
 
-    def distance(self, from_room: str | None, to_room: str | None,
-                 limit: int | None = None) -> int | None:
+    def distance(
+        self, from_room: str | None, to_room: str | None, limit: int | None = None
+    ) -> int | None:
         """Rooms walked from one room to another (None: no way or, with ``limit``,
         farther than ``limit`` rooms: a bounded search)."""
         if from_room is None or to_room is None:
@@ -299,9 +303,7 @@ class WorldFacts(ThreatFacts):
                 if goal.id == ref:
                     return goal
             wanted = topic_tokens(ref)
-            scored = [
-                (len(wanted & topic_tokens(g.description, g.target, g.id)), g) for g in goals
-            ]
+            scored = [(len(wanted & topic_tokens(g.description, g.target, g.id)), g) for g in goals]
             scored = [(s, g) for s, g in scored if s > 0]
             if scored:
                 return max(scored, key=lambda sg: (sg[0], sg[1].priority))[1]
@@ -342,9 +344,7 @@ class WorldFacts(ThreatFacts):
         living = self.living
         if living is None:
             return []
-        return living.memory.get_recent(
-            npc, limit=limit, visibility_filter=MemoryVisibility.PUBLIC
-        )
+        return living.memory.get_recent(npc, limit=limit, visibility_filter=MemoryVisibility.PUBLIC)
 
     def knowledge(self, npc: UUID, topics: set[str], rooms: set[str] | None = None) -> float:
         """How much ``npc`` knows about a topic: public memories and gossip that

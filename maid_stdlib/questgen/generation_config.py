@@ -37,8 +37,9 @@ class QuestGenerationConfig(BaseModel):
     #: (30 min, 1 h, 2 h ...), so a persisting situation outlives a passing
     #: rejection (combat fatigue, a full day) that the story layer will not re-signal.
     max_seed_attempts: int = Field(default=5, ge=1)
-    seed_retry_backoff: float = Field(default=1800.0, ge=0,
-                                      description="game seconds before the first retry")
+    seed_retry_backoff: float = Field(
+        default=1800.0, ge=0, description="game seconds before the first retry"
+    )
     #: Generated quests in any rolling game day (the seed's "2-5 quests per game day").
     max_quests_per_day: int | None = Field(default=5, ge=1)
     max_pending_seeds: int = Field(default=50, ge=1)
@@ -72,17 +73,26 @@ class QuestGenerationConfig(BaseModel):
 
     def throttle_limits(self) -> ThrottleLimits:
         return ThrottleLimits(
-            self.max_concurrent_builds, self.max_quests_per_cycle, self.reduced_quests_per_cycle,
-            self.token_budget_limit, self.token_budget_window, self.queue_spike_threshold,
-            self.queue_spike_recover, self.latency_p99_threshold, alert_window=self.alert_window,
+            self.max_concurrent_builds,
+            self.max_quests_per_cycle,
+            self.reduced_quests_per_cycle,
+            self.token_budget_limit,
+            self.token_budget_window,
+            self.queue_spike_threshold,
+            self.queue_spike_recover,
+            self.latency_p99_threshold,
+            alert_window=self.alert_window,
             fallback_alert_ratio=self.fallback_alert_ratio,
-            rejection_alert_ratio=self.rejection_alert_ratio)
+            rejection_alert_ratio=self.rejection_alert_ratio,
+        )
 
     def delivery_policy(self) -> DeliveryPolicy:
         return DeliveryPolicy(
-            self.max_pending_offers_per_player, self.min_match_score,
+            self.max_pending_offers_per_player,
+            self.min_match_score,
             board_keywords=self.notice_board_keywords,
-            board_templates=self.notice_board_templates)
+            board_templates=self.notice_board_templates,
+        )
 
 
 class SignalGate:
@@ -92,7 +102,10 @@ class SignalGate:
 
     def __init__(self, dedup_window: float, global_window: float, global_max: int) -> None:
         self.dedup_window, self.global_window, self.global_max = (
-            dedup_window, global_window, global_max)
+            dedup_window,
+            global_window,
+            global_max,
+        )
         self._seen: dict[tuple[str, UUID | None], float] = {}
         self._accepted: deque[float] = deque()
 
@@ -102,7 +115,7 @@ class SignalGate:
         return len(self._accepted)
 
     def admit(self, signal: StorySignalLike, now: float) -> str:
-        """"accepted", "throttled" (world-wide cap) or "duplicate"."""
+        """ "accepted", "throttled" (world-wide cap) or "duplicate"."""
         if self.in_window(now) >= self.global_max:
             return "throttled"
         npcs = list(signal.involved_npcs)

@@ -142,10 +142,14 @@ class QuestHistory:
         if entry is None:
             return
         offered = [c for c in entry.offered_to if c != character_id]
-        accepted = [*entry.accepted_by, character_id] if character_id not in entry.accepted_by \
+        accepted = (
+            [*entry.accepted_by, character_id]
+            if character_id not in entry.accepted_by
             else entry.accepted_by
-        self._update(quest_id, accepted_at=entry.accepted_at or now, offered_to=offered,
-                     accepted_by=accepted)
+        )
+        self._update(
+            quest_id, accepted_at=entry.accepted_at or now, offered_to=offered, accepted_by=accepted
+        )
 
     def mark_finished(self, quest_id: str, outcome: str, now: float) -> None:
         """Close the quest (turned in, failed, expired or invalidated)."""
@@ -153,8 +157,13 @@ class QuestHistory:
         if entry is None or entry.outcome is not None:
             return
         success = outcome in SUCCESS_OUTCOMES
-        self._update(quest_id, outcome=outcome, finished_at=now,
-                     completed_at=now if success else entry.completed_at, offered_to=[])
+        self._update(
+            quest_id,
+            outcome=outcome,
+            finished_at=now,
+            completed_at=now if success else entry.completed_at,
+            offered_to=[],
+        )
 
     # -- queries --------------------------------------------------------------------------
     def get(self, quest_id: str) -> QuestHistoryEntry | None:
@@ -165,8 +174,9 @@ class QuestHistory:
 
     def recent(self, count: int) -> list[QuestHistoryEntry]:
         """The ``count`` most recently generated quests, newest first."""
-        ordered = sorted(self._entries.values(), key=lambda e: (e.created_at, e.sequence),
-                         reverse=True)
+        ordered = sorted(
+            self._entries.values(), key=lambda e: (e.created_at, e.sequence), reverse=True
+        )
         return ordered[:count]
 
     def recent_types(self, count: int) -> list[str]:

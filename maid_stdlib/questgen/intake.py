@@ -70,21 +70,30 @@ class SignalIntake:
         cfg = system.config
         recent = self.recent
         recent.append((arrived, signal))
-        while recent and (arrived - recent[0][0] > cfg.compose_window
-                          or len(recent) > cfg.compose_max_signals):
+        while recent and (
+            arrived - recent[0][0] > cfg.compose_window or len(recent) > cfg.compose_max_signals
+        ):
             recent.popleft()
         with system.qg.facts.steady():  # nothing below changes the world
             seed = await system.evaluator.evaluate(signal)
             if seed is None:
-                log.info("seed rejected", extra={"signal_type": signal_type_of(signal),
-                                                 "reason": system.evaluator.last_rejection})
+                log.info(
+                    "seed rejected",
+                    extra={
+                        "signal_type": signal_type_of(signal),
+                        "reason": system.evaluator.last_rejection,
+                    },
+                )
             # Every cluster of the window is composed (each draws its seed's id
             # from the engine's random stream: composing only the new signal's
             # cluster would change every seeded world's dice); the one holding
             # the new signal is kept.
             key = signal_key(signal)
-            compounds = [s for s in await system.composer.compose([s for _, s in recent])
-                         if any(signal_key(x) == key for x in s.source_signals)]
+            compounds = [
+                s
+                for s in await system.composer.compose([s for _, s in recent])
+                if any(signal_key(x) == key for x in s.source_signals)
+            ]
         if compounds:
             seed = max(compounds, key=lambda s: s.importance)
         if seed is not None:

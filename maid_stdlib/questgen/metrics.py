@@ -54,8 +54,13 @@ __all__ = ["AutoThrottle", "QuestGenMetrics", "ThrottleLimits", "ThrottleState"]
 log = logging.getLogger("maid.questgen.metrics")
 
 LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0)
-ACTIONS = ("template_only_queue_spike", "template_only_token_budget",
-           "template_only_llm_budget", "reduced_cycle", "launches_blocked")
+ACTIONS = (
+    "template_only_queue_spike",
+    "template_only_token_budget",
+    "template_only_llm_budget",
+    "reduced_cycle",
+    "launches_blocked",
+)
 ALERTS = ("template_fallback_rate", "rejection_rate")
 
 
@@ -68,49 +73,63 @@ class QuestGenMetrics:
             return
         m = metrics
         self.seed_queue_depth = m.gauge(
-            "maid_questgen_seed_queue_depth", "Quest seeds waiting to be built")
+            "maid_questgen_seed_queue_depth", "Quest seeds waiting to be built"
+        )
         self.in_flight_builds = m.gauge(
-            "maid_questgen_in_flight_builds", "Quest builds running in the background")
+            "maid_questgen_in_flight_builds", "Quest builds running in the background"
+        )
         self.llm_latency = m.histogram(
             "maid_questgen_llm_latency_seconds",
             "Wall time of quest narrative generation that asked the LLM",
-            buckets=LATENCY_BUCKETS)
+            buckets=LATENCY_BUCKETS,
+        )
         self.llm_latency_p99 = m.gauge(
             "maid_questgen_llm_latency_p99_seconds",
-            "99th percentile of recent quest narrative LLM latency")
+            "99th percentile of recent quest narrative LLM latency",
+        )
         self.token_budget_remaining = m.gauge(
             "maid_questgen_token_budget_remaining_tokens",
-            "Tokens left in quest generation's rolling token budget")
+            "Tokens left in quest generation's rolling token budget",
+        )
         self.quests_built = m.counter(
-            "maid_questgen_quests_built", "Generated quests registered", ["narrative"])
+            "maid_questgen_quests_built", "Generated quests registered", ["narrative"]
+        )
         self.template_fallbacks = m.counter(
-            "maid_questgen_template_fallbacks", "Quests whose prose came from templates",
-            ["reason"])
+            "maid_questgen_template_fallbacks", "Quests whose prose came from templates", ["reason"]
+        )
         self.template_fallback_ratio = m.gauge(
             "maid_questgen_template_fallback_ratio",
-            "Share of quests built from templates over the alert window")
+            "Share of quests built from templates over the alert window",
+        )
         self.rejections = m.counter(
-            "maid_questgen_rejections", "Quests rejected, by pipeline stage", ["stage"])
+            "maid_questgen_rejections", "Quests rejected, by pipeline stage", ["stage"]
+        )
         self.rejection_ratio = m.gauge(
             "maid_questgen_rejection_ratio",
-            "Share of finished builds rejected over the alert window")
+            "Share of finished builds rejected over the alert window",
+        )
         self.signals = m.counter(
-            "maid_questgen_signals", "Story signals seen by quest generation", ["outcome"])
+            "maid_questgen_signals", "Story signals seen by quest generation", ["outcome"]
+        )
         self.signals_in_window = m.gauge(
-            "maid_questgen_signals_in_window", "Signals accepted in the global signal window")
+            "maid_questgen_signals_in_window", "Signals accepted in the global signal window"
+        )
         self.grounding_score_avg = m.gauge(
-            "maid_questgen_grounding_score_avg", "Rolling average grounding score")
+            "maid_questgen_grounding_score_avg", "Rolling average grounding score"
+        )
         self.chain_depth_max = m.gauge(
-            "maid_questgen_chain_depth_max", "Deepest chain among open generated quests")
+            "maid_questgen_chain_depth_max", "Deepest chain among open generated quests"
+        )
         self.offers = m.counter(
-            "maid_questgen_offers", "Generated quests offered to characters", ["method"])
-        self.seeds = m.counter(
-            "maid_questgen_seeds", "What became of quest seeds", ["outcome"])
+            "maid_questgen_offers", "Generated quests offered to characters", ["method"]
+        )
+        self.seeds = m.counter("maid_questgen_seeds", "What became of quest seeds", ["outcome"])
         self.throttle_active = m.gauge(
-            "maid_questgen_throttle_active", "Automatic throttle actions in force (1/0)",
-            ["action"])
+            "maid_questgen_throttle_active", "Automatic throttle actions in force (1/0)", ["action"]
+        )
         self.alert_active = m.gauge(
-            "maid_questgen_alert_active", "Quest generation alerts raised (1/0)", ["alert"])
+            "maid_questgen_alert_active", "Quest generation alerts raised (1/0)", ["alert"]
+        )
 
     # Every recorder is a no-op without a registry, so callers never check.
     def signal(self, outcome: str) -> None:
@@ -242,8 +261,12 @@ class AutoThrottle:
         return sum(1 for _, rejected in self._finished if rejected) / len(self._finished)
 
     # -- deciding -------------------------------------------------------------------
-    def evaluate(self, queue_depth: int, in_flight: int, llm_budget_exhausted: bool = False,
-                 ) -> ThrottleState:
+    def evaluate(
+        self,
+        queue_depth: int,
+        in_flight: int,
+        llm_budget_exhausted: bool = False,
+    ) -> ThrottleState:
         limits = self.limits
         # Hysteresis: enter above the threshold, leave only once the backlog has
         # drained to the recovery level, so one seed more or less does not flap.
@@ -265,8 +288,9 @@ class AutoThrottle:
                 state.template_only, state.reason = True, "llm_budget"
         p99 = self.p99()
         if p99 is not None and p99 > limits.latency_p99_threshold:
-            state.max_quests_per_cycle = min(limits.max_quests_per_cycle,
-                                             limits.reduced_quests_per_cycle)
+            state.max_quests_per_cycle = min(
+                limits.max_quests_per_cycle, limits.reduced_quests_per_cycle
+            )
             state.actions.add("reduced_cycle")
         if in_flight >= limits.max_concurrent_builds:
             state.launches_blocked = True
@@ -278,17 +302,28 @@ class AutoThrottle:
         limits = self.limits
         alerts: set[str] = set()
         fallback = self.fallback_ratio()
-        if (fallback is not None and len(self._built) >= limits.alert_min_samples
-                and fallback > limits.fallback_alert_ratio):
+        if (
+            fallback is not None
+            and len(self._built) >= limits.alert_min_samples
+            and fallback > limits.fallback_alert_ratio
+        ):
             alerts.add("template_fallback_rate")
         rejection = self.rejection_ratio()
-        if (rejection is not None and len(self._finished) >= limits.alert_min_samples
-                and rejection > limits.rejection_alert_ratio):
+        if (
+            rejection is not None
+            and len(self._finished) >= limits.alert_min_samples
+            and rejection > limits.rejection_alert_ratio
+        ):
             alerts.add("rejection_rate")
         for alert in alerts - self._alerts:
-            log.warning("quest generation alert: %s (template fallback ratio %s, rejection "
-                        "ratio %s over the last %g s)", alert, _fmt(fallback), _fmt(rejection),
-                        limits.alert_window)
+            log.warning(
+                "quest generation alert: %s (template fallback ratio %s, rejection "
+                "ratio %s over the last %g s)",
+                alert,
+                _fmt(fallback),
+                _fmt(rejection),
+                limits.alert_window,
+            )
         for alert in self._alerts - alerts:
             log.info("quest generation alert cleared: %s", alert)
         self._alerts = alerts

@@ -30,7 +30,7 @@ MAX_FETCH = 3
 def _strip_article(name: str) -> str:
     for article in ("a ", "an ", "the ", "some "):
         if name.lower().startswith(article):
-            return name[len(article):]
+            return name[len(article) :]
     return name
 
 
@@ -58,16 +58,25 @@ def _talk(
     facts: WorldFacts, npc: UUID, description: str, order: int, optional: bool = False
 ) -> QuestObjective:
     return QuestObjective(
-        objective_type=ObjectiveType.TALK, description=description, target=facts.name(npc),
-        target_entity_id=npc, target_location=facts.room_of(npc), order=order,
-        optional=optional, hints=_where_hint(facts, npc), target_template=facts.template(npc),
+        objective_type=ObjectiveType.TALK,
+        description=description,
+        target=facts.name(npc),
+        target_entity_id=npc,
+        target_location=facts.room_of(npc),
+        order=order,
+        optional=optional,
+        hints=_where_hint(facts, npc),
+        target_template=facts.template(npc),
     )
 
 
 def _visit(facts: WorldFacts, room: str, description: str, order: int) -> QuestObjective:
     return QuestObjective(
-        objective_type=ObjectiveType.VISIT, description=description,
-        target=facts.room_name(room), target_location=room, order=order,
+        objective_type=ObjectiveType.VISIT,
+        description=description,
+        target=facts.room_name(room),
+        target_location=room,
+        order=order,
     )
 
 
@@ -118,10 +127,17 @@ def _kill(facts: WorldFacts, group: list[UUID], order: int) -> QuestObjective:
         words = _strip_article(facts.name(first)).lower().split()
         keyword = words[-1] if words else None
     return QuestObjective(
-        objective_type=ObjectiveType.KILL, description=desc, target=target,
-        target_entity_id=first if len(group) == 1 else None, target_entity_ids=list(group),
-        target_template=template, target_keyword=keyword, target_location=room,
-        quantity=len(group), order=order, hints=hints,
+        objective_type=ObjectiveType.KILL,
+        description=desc,
+        target=target,
+        target_entity_id=first if len(group) == 1 else None,
+        target_entity_ids=list(group),
+        target_template=template,
+        target_keyword=keyword,
+        target_location=room,
+        quantity=len(group),
+        order=order,
+        hints=hints,
     )
 
 
@@ -143,14 +159,20 @@ def build_clear(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     candidates = _reachable_npcs(facts, seed, seed.involved_npcs)
     if candidates:
         # The one who knows most; of equals, the earliest candidate.
-        informant = candidates[max(
-            range(len(candidates)),
-            key=lambda i: (facts.knowledge(candidates[i], topics, rooms), -i),
-        )]
-        objectives.append(_talk(
-            facts, informant, f"Speak with {facts.name(informant)} about the "
-            f"{seed.threat_source or 'threat'}", order=1,
-        ))
+        informant = candidates[
+            max(
+                range(len(candidates)),
+                key=lambda i: (facts.knowledge(candidates[i], topics, rooms), -i),
+            )
+        ]
+        objectives.append(
+            _talk(
+                facts,
+                informant,
+                f"Speak with {facts.name(informant)} about the {seed.threat_source or 'threat'}",
+                order=1,
+            )
+        )
     area = facts.area_of(seed.location)
     place = facts.area_name(area) if area and len(search) > 1 else facts.room_name(seed.location)
     objectives.append(_visit(facts, seed.location, f"Travel to {place}", order=2))
@@ -170,10 +192,14 @@ def build_investigation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjecti
     rooms = {seed.evidence_location} if seed.evidence_location else set()
     # People near the mystery and people near the giver may both have heard something.
     regions = {facts.region_of(seed.location), facts.region_of(facts.room_of(seed.primary_npc))}
-    pool = list(dict.fromkeys([
-        *seed.involved_npcs, *(n for r in sorted(x for x in regions if x)
-                               for n in facts.npcs_in_region(r)),
-    ]))
+    pool = list(
+        dict.fromkeys(
+            [
+                *seed.involved_npcs,
+                *(n for r in sorted(x for x in regions if x) for n in facts.npcs_in_region(r)),
+            ]
+        )
+    )
     pool = [n for n in _reachable_npcs(facts, seed, pool) if n != seed.primary_npc]
     scored = [(facts.knowledge(n, topics, rooms), i, n) for i, n in enumerate(pool)]
     leads = [n for s, _, n in sorted(scored, key=lambda t: (-t[0], t[1])) if s > 0]
@@ -188,18 +214,22 @@ def build_investigation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjecti
         return []
     objectives: list[QuestObjective] = []
     if leads:
-        objectives.append(_talk(facts, leads[0], f"Ask {facts.name(leads[0])} what they know",
-                                order=1))
+        objectives.append(
+            _talk(facts, leads[0], f"Ask {facts.name(leads[0])} what they know", order=1)
+        )
     for i, npc in enumerate(leads[1:], start=2):
-        objectives.append(_talk(facts, npc, f"Investigate: speak with {facts.name(npc)}",
-                                order=2, optional=i > 3))
+        objectives.append(
+            _talk(facts, npc, f"Investigate: speak with {facts.name(npc)}", order=2, optional=i > 3)
+        )
     if evidence and facts.reachable(facts.room_of(seed.primary_npc), evidence):
-        objectives.append(_visit(facts, evidence,
-                                 f"Search {facts.room_name(evidence)} for evidence", order=2))
+        objectives.append(
+            _visit(facts, evidence, f"Search {facts.room_name(evidence)} for evidence", order=2)
+        )
     suspect = seed.party_a
     if suspect is not None and suspect != seed.primary_npc and facts.is_alive(suspect):
-        objectives.append(_talk(facts, suspect, f"Confront {facts.name(suspect)}", order=3,
-                                optional=True))
+        objectives.append(
+            _talk(facts, suspect, f"Confront {facts.name(suspect)}", order=3, optional=True)
+        )
     objectives.append(_report(facts, seed, 3, "with what you found"))
     return objectives
 
@@ -211,8 +241,13 @@ def _two_sides(seed: QuestSeed) -> tuple[UUID, UUID] | None:
 
 
 def _decision(description: str, target: str, order: int) -> QuestObjective:
-    return QuestObjective(objective_type=ObjectiveType.CUSTOM, description=description,
-                          target=target, order=order, choice=True)
+    return QuestObjective(
+        objective_type=ObjectiveType.CUSTOM,
+        description=description,
+        target=target,
+        order=order,
+        choice=True,
+    )
 
 
 def build_negotiation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
@@ -225,8 +260,11 @@ def build_negotiation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective
     objectives = [
         _talk(facts, a, f"Hear {facts.name(a)}'s side of the dispute{about}", order=1),
         _talk(facts, b, f"Hear {facts.name(b)}'s side of the dispute{about}", order=1),
-        _decision(f"Decide how to settle the dispute between {facts.name(a)} and "
-                  f"{facts.name(b)}", f"the dispute{about}", order=2),
+        _decision(
+            f"Decide how to settle the dispute between {facts.name(a)} and {facts.name(b)}",
+            f"the dispute{about}",
+            order=2,
+        ),
     ]
     objectives.append(_report(facts, seed, 3, "with your decision"))
     return objectives
@@ -243,8 +281,7 @@ def build_choice(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     objectives = [
         _talk(facts, a, f"Meet {facts.name(a)} to hear what {name_a} want", order=1),
         _talk(facts, b, f"Meet {facts.name(b)} to hear what {name_b} want", order=1),
-        _decision(f"Choose whether to back {name_a} or {name_b}", f"{name_a} or {name_b}",
-                  order=2),
+        _decision(f"Choose whether to back {name_a} or {name_b}", f"{name_a} or {name_b}", order=2),
     ]
     objectives.append(_report(facts, seed, 3, "with your choice"))
     return objectives
@@ -271,12 +308,17 @@ def build_escort(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
             objectives.append(_kill(facts, group, order))
         if threats:
             order += 1
-    objectives.append(QuestObjective(
-        objective_type=ObjectiveType.ESCORT,
-        description=f"Bring {name} safely to {facts.room_name(destination)}", target=name,
-        target_entity_id=victim, target_location=destination, order=order,
-        target_template=facts.template(victim),
-    ))
+    objectives.append(
+        QuestObjective(
+            objective_type=ObjectiveType.ESCORT,
+            description=f"Bring {name} safely to {facts.room_name(destination)}",
+            target=name,
+            target_entity_id=victim,
+            target_location=destination,
+            order=order,
+            target_template=facts.template(victim),
+        )
+    )
     objectives.append(_report(facts, seed, order + 1, f"that {name} is safe"))
     return objectives
 
@@ -288,8 +330,13 @@ def _collect(facts: WorldFacts, template: str, quantity: int, order: int) -> Que
     hints = [found] if room else []
     label = name if quantity == 1 else f"{quantity} {_plural(name)}"
     return QuestObjective(
-        objective_type=ObjectiveType.COLLECT, description=f"Obtain {label}", target=name,
-        item_template=template, target_location=room, quantity=quantity, order=order,
+        objective_type=ObjectiveType.COLLECT,
+        description=f"Obtain {label}",
+        target=name,
+        item_template=template,
+        target_location=room,
+        quantity=quantity,
+        order=order,
         hints=hints,
     )
 
@@ -301,8 +348,12 @@ def _deliver(
     return QuestObjective(
         objective_type=ObjectiveType.DELIVER,
         description=f"Bring {_strip_article(name)} to {facts.name(recipient)}{why}",
-        target=name, item_template=template, target_entity_id=recipient,
-        target_location=facts.room_of(recipient), quantity=quantity, order=order,
+        target=name,
+        item_template=template,
+        target_entity_id=recipient,
+        target_location=facts.room_of(recipient),
+        quantity=quantity,
+        order=order,
         hints=_where_hint(facts, recipient),
     )
 
@@ -346,16 +397,21 @@ def build_craft_and_deliver(seed: QuestSeed, facts: WorldFacts) -> list[QuestObj
     supplier = seed.supplier
     material = facts.item_name(template)
     if supplier is not None and supplier != seed.primary_npc and facts.is_alive(supplier):
-        objectives.append(_talk(facts, supplier,
-                                f"Ask {facts.name(supplier)} where to get {material}", order=1))
+        objectives.append(
+            _talk(facts, supplier, f"Ask {facts.name(supplier)} where to get {material}", order=1)
+        )
     objectives.append(_collect(facts, template, 1, order=2))
     crafter = seed.primary_npc
-    objectives.append(_deliver(facts, template, crafter, 1, order=3,
-                               why=" so the work can go on"))
+    objectives.append(_deliver(facts, template, crafter, 1, order=3, why=" so the work can go on"))
     if seed.recipient is not None and seed.recipient not in (crafter, supplier):
-        objectives.append(_talk(facts, seed.recipient,
-                                f"Tell {facts.name(seed.recipient)} the order is under way",
-                                order=4))
+        objectives.append(
+            _talk(
+                facts,
+                seed.recipient,
+                f"Tell {facts.name(seed.recipient)} the order is under way",
+                order=4,
+            )
+        )
     return objectives
 
 

@@ -50,11 +50,13 @@ __all__ = [
 ]
 
 #: Objective patterns that make a quest gathering-and-making work.
-CRAFT_PATTERNS = frozenset({ObjectivePatterns.FETCH, ObjectivePatterns.DELIVER,
-                            ObjectivePatterns.CRAFT_AND_DELIVER})
+CRAFT_PATTERNS = frozenset(
+    {ObjectivePatterns.FETCH, ObjectivePatterns.DELIVER, ObjectivePatterns.CRAFT_AND_DELIVER}
+)
 #: Moves that are not the character exploring.
-NON_EXPLORING_MOVES = frozenset({"spawn", "created", "login", "respawn", "goto", "teleport",
-                                 "death"})
+NON_EXPLORING_MOVES = frozenset(
+    {"spawn", "created", "login", "respawn", "goto", "teleport", "death"}
+)
 
 
 class PlayStyle(enum.StrEnum):
@@ -188,12 +190,12 @@ class PlayStyleTracker:
         prof = self.profile(character)
         if prof is None:
             return
-        prof.recent_locations = [*prof.recent_locations, room][-self.MAX_RECENT:]
+        prof.recent_locations = [*prof.recent_locations, room][-self.MAX_RECENT :]
         if reason in NON_EXPLORING_MOVES:
             return
         new = room not in prof.visited
         if new:
-            prof.visited = [*prof.visited, room][-self.MAX_VISITED:]
+            prof.visited = [*prof.visited, room][-self.MAX_VISITED :]
         self.record(character, PlayStyle.EXPLORER, self.NEW_ROOM if new else self.KNOWN_ROOM)
 
     def record_quest(
@@ -210,7 +212,7 @@ class PlayStyleTracker:
         if prof is None:
             return
         summary = CompletedQuestSummary(quest_id, archetype_id, giver, outcome, self.now)
-        prof.quests = [*prof.quests, summary][-self.MAX_QUESTS:]
+        prof.quests = [*prof.quests, summary][-self.MAX_QUESTS :]
         for style in styles:
             self.record(character, style, 1.0)
 
@@ -358,10 +360,11 @@ class QuestPersonalizer:
             here = profile.recent_locations[-1]
             # Only "closer than NEAR_ROOMS" matters, so each search stops there.
             near = self.NEAR_ROOMS - 1
-            if any(self.facts.distance(here, loc, near) is not None
-                   for loc in quest.involved_locations):
+            if any(
+                self.facts.distance(here, loc, near) is not None for loc in quest.involved_locations
+            ):
                 score += 0.1
-        recent_types = [q.archetype_id for q in profile.quest_history[-self.NOVELTY_WINDOW:]]
+        recent_types = [q.archetype_id for q in profile.quest_history[-self.NOVELTY_WINDOW :]]
         if quest.archetype_id not in recent_types:
             score += 0.1
         if len(profile.active_quests) >= self.active_damping_at:
@@ -385,8 +388,10 @@ class QuestPersonalizer:
             elif last.outcome in ("abandoned", "failed", "expired"):
                 lines.append(f"{name} has not forgotten that you let them down last time.")
         if profile.level < quest.required_player_level:
-            lines.append(f"This is work for someone more seasoned than you "
-                         f"(level {quest.required_player_level}).")
+            lines.append(
+                f"This is work for someone more seasoned than you "
+                f"(level {quest.required_player_level})."
+            )
         elif profile.level > quest.difficulty.recommended_level + self.LEVEL_CLOSE:
             lines.append("It should be easy work for someone of your experience.")
         return lines, label

@@ -21,8 +21,9 @@ from maid_stdlib.questgen.types import ObjectivePatterns
 __all__ = ["AntiPattern", "QuestQualityFilter"]
 
 #: Patterns that make a quest a "bring X to Y" errand.
-FETCH_LIKE = frozenset({ObjectivePatterns.FETCH, ObjectivePatterns.DELIVER,
-                        ObjectivePatterns.CRAFT_AND_DELIVER})
+FETCH_LIKE = frozenset(
+    {ObjectivePatterns.FETCH, ObjectivePatterns.DELIVER, ObjectivePatterns.CRAFT_AND_DELIVER}
+)
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,10 @@ class QuestQualityFilter:
     #: The anti-patterns that depend only on the archetype and the history, so
     #: the system can skip an archetype before building it (see ``archetype_blocked``).
     HISTORY_RULES: ClassVar[tuple[str, ...]] = (
-        "fetch_loop", "combat_fatigue", "archetype_repetition")
+        "fetch_loop",
+        "combat_fatigue",
+        "archetype_repetition",
+    )
 
     def __init__(self, history: QuestHistory, archetypes: ArchetypeRegistry) -> None:
         self.history = history
@@ -90,8 +94,7 @@ class QuestQualityFilter:
         cap = self.max_quests_per_day
         if cap is None:
             return False
-        return sum(1 for e in self.history.since(now - GAME_DAY)
-                   if e.source == "generated") >= cap
+        return sum(1 for e in self.history.since(now - GAME_DAY) if e.source == "generated") >= cap
 
     # -- facts about quests -------------------------------------------------------------
     def _pattern(self, archetype_id: str, entry: QuestHistoryEntry | None = None) -> str:
@@ -116,50 +119,58 @@ class QuestQualityFilter:
     # -- the anti-patterns ----------------------------------------------------------------
     def _fetch_loop(self, quest: GeneratedQuest) -> bool:
         return self._fetch_loop_for(
-            quest.archetype_id, self._recent(self.MAX_CONSECUTIVE_FETCH, quest))
+            quest.archetype_id, self._recent(self.MAX_CONSECUTIVE_FETCH, quest)
+        )
 
     def _fetch_loop_for(self, archetype_id: str, recent: list[QuestHistoryEntry]) -> bool:
         if self._pattern(archetype_id) not in FETCH_LIKE:
             return False
-        recent = recent[:self.MAX_CONSECUTIVE_FETCH]
+        recent = recent[: self.MAX_CONSECUTIVE_FETCH]
         return len(recent) == self.MAX_CONSECUTIVE_FETCH and all(
             self._pattern(e.archetype_id, e) in FETCH_LIKE for e in recent
         )
 
     def _combat_fatigue(self, quest: GeneratedQuest) -> bool:
         return self._combat_fatigue_for(
-            quest.archetype_id, self._recent(self.MAX_CONSECUTIVE_COMBAT, quest))
+            quest.archetype_id, self._recent(self.MAX_CONSECUTIVE_COMBAT, quest)
+        )
 
     def _combat_fatigue_for(self, archetype_id: str, recent: list[QuestHistoryEntry]) -> bool:
         if not self._combat(archetype_id):
             return False
-        recent = recent[:self.MAX_CONSECUTIVE_COMBAT]
+        recent = recent[: self.MAX_CONSECUTIVE_COMBAT]
         return len(recent) == self.MAX_CONSECUTIVE_COMBAT and all(
             self._combat(e.archetype_id, e) for e in recent
         )
 
     def _archetype_repetition(self, quest: GeneratedQuest) -> bool:
         return self._repetition_for(
-            quest.archetype_id, self._recent(self.MAX_SAME_ARCHETYPE_RUN, quest))
+            quest.archetype_id, self._recent(self.MAX_SAME_ARCHETYPE_RUN, quest)
+        )
 
     def _repetition_for(self, archetype_id: str, recent: list[QuestHistoryEntry]) -> bool:
         """A third quest of one archetype in a row."""
-        recent = recent[:self.MAX_SAME_ARCHETYPE_RUN]
+        recent = recent[: self.MAX_SAME_ARCHETYPE_RUN]
         return len(recent) == self.MAX_SAME_ARCHETYPE_RUN and all(
-            e.archetype_id == archetype_id for e in recent)
+            e.archetype_id == archetype_id for e in recent
+        )
 
     def _daily_cap(self, quest: GeneratedQuest) -> bool:
         cap = self.max_quests_per_day
         if cap is None:
             return False
-        count = sum(1 for e in self.history.since(quest.created_at - GAME_DAY)
-                    if e.quest_id != quest.id and e.source == "generated")
+        count = sum(
+            1
+            for e in self.history.since(quest.created_at - GAME_DAY)
+            if e.quest_id != quest.id and e.source == "generated"
+        )
         return count >= cap
 
     def _npc_monopoly(self, quest: GeneratedQuest) -> bool:
         since = quest.created_at - GAME_DAY
         count = sum(
-            1 for e in self.history.since(since)
+            1
+            for e in self.history.since(since)
             if e.quest_giver_id == quest.quest_giver_id and e.quest_id != quest.id
         )
         return count >= self.MAX_PER_NPC_PER_DAY
@@ -168,8 +179,9 @@ class QuestQualityFilter:
         if quest.area is None:
             return False
         since = quest.created_at - GAME_DAY
-        count = sum(1 for e in self.history.since(since)
-                    if e.area == quest.area and e.quest_id != quest.id)
+        count = sum(
+            1 for e in self.history.since(since) if e.area == quest.area and e.quest_id != quest.id
+        )
         return count >= self.MAX_SAME_AREA
 
     def _impossible(self, quest: GeneratedQuest) -> bool:
@@ -181,7 +193,8 @@ class QuestQualityFilter:
         if quest.region is None:
             return False
         active = sum(
-            1 for e in self.history.entries()
+            1
+            for e in self.history.entries()
             if e.active and e.region == quest.region and e.quest_id != quest.id
         )
         return active >= self.MAX_ACTIVE_QUESTS_PER_REGION

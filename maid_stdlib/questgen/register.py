@@ -87,14 +87,17 @@ class QuestGen:
         return CompoundSeedComposer(evaluator or self.evaluator())
 
     def builder(self, provider: NarrativeProvider | None = None) -> QuestBuilder:
-        return QuestBuilder(self.facts, self.objective_builder, self.history, provider,
-                            self.rewards, self.planner)
+        return QuestBuilder(
+            self.facts, self.objective_builder, self.history, provider, self.rewards, self.planner
+        )
 
     def ranked_archetypes(self, seed: QuestSeed) -> list[QuestArchetype]:
         """Archetypes that fit ``seed`` and whose pattern can use its fields, best first."""
         recent = [e.archetype_id for e in self.history.recent(5)]
         ranked = self.archetypes.ranked(
-            seed, recent, self.engine.random,
+            seed,
+            recent,
+            self.engine.random,
             usable=lambda a: self.objective_builder.can_build(a.objective_pattern, seed),
         )
         return [r.archetype for r in ranked]
@@ -123,7 +126,8 @@ class QuestGen:
         """Record ``quest`` in the history (call once it is registered)."""
         archetype = self.archetypes.get(quest.archetype_id)
         return self.history.record(
-            quest, self.engine.clock.game_time,
+            quest,
+            self.engine.clock.game_time,
             objective_pattern=archetype.objective_pattern if archetype else "",
             requires_combat=archetype.requires_combat if archetype else False,
         )

@@ -34,8 +34,9 @@ def score_grounding(
     giver = quest.quest_giver_id
     giver_room = facts.room_of(giver)
     grounded = [o for o in quest.objectives if not grounding_problems([o], facts)]
-    text = " ".join([quest.title, quest.summary, quest.detailed_description,
-                     quest.quest_giver_dialogue.offer])
+    text = " ".join(
+        [quest.title, quest.summary, quest.detailed_description, quest.quest_giver_dialogue.offer]
+    )
     names = [facts.name(n) for n in quest.involved_npcs]
     places = [facts.room_name(r) for r in quest.involved_locations]
     places += [facts.area_name(quest.area)] if quest.area else []
@@ -43,13 +44,21 @@ def score_grounding(
         ("giver alive and in the world", 2.0, facts.is_alive(giver) and giver_room is not None),
         ("giver has a real need or goal", 1.0, has_stake),
         ("objectives point at real things", 2.0, len(grounded) / max(1, len(quest.objectives))),
-        ("locations exist and are reachable", 1.0, all(
-            facts.room_exists(r) and facts.reachable(giver_room, r)
-            for r in quest.involved_locations)),
+        (
+            "locations exist and are reachable",
+            1.0,
+            all(
+                facts.room_exists(r) and facts.reachable(giver_room, r)
+                for r in quest.involved_locations
+            ),
+        ),
         ("reward paid from known wealth", 1.0, facts.wealth(giver) is not None),
         ("narrative names the giver", 1.0, facts.name(giver) in text),
-        ("narrative names real people or places", 1.0,
-         any(n and n in text for n in [*names, *places])),
+        (
+            "narrative names real people or places",
+            1.0,
+            any(n and n in text for n in [*names, *places]),
+        ),
         ("backstory from memories or events", 0.5, bool(backstory.strip())),
     ]
     return _score(checks)
@@ -57,32 +66,48 @@ def score_grounding(
 
 def score_coherence(quest: GeneratedQuest, archetype: QuestArchetype) -> tuple[float, list[str]]:
     orders = sorted({o.order for o in quest.objectives})
-    contiguous = bool(orders) and orders[0] <= 1 and orders == list(
-        range(orders[0], orders[0] + len(orders)))
+    contiguous = (
+        bool(orders)
+        and orders[0] <= 1
+        and orders == list(range(orders[0], orders[0] + len(orders)))
+    )
     last = [o for o in quest.objectives if o.order == (orders[-1] if orders else 0)]
     returns = archetype.branching is BranchingPattern.OPEN or any(
         o.target_entity_id == quest.quest_giver_id
-        and o.objective_type in (ObjectiveType.TALK, ObjectiveType.DELIVER) for o in last
+        and o.objective_type in (ObjectiveType.TALK, ObjectiveType.DELIVER)
+        for o in last
     )
     dialogue = quest.quest_giver_dialogue
     wants_branches = archetype.branching is BranchingPattern.BRANCHING
     ids = {o.id for o in quest.objectives}
     branches_ok = (
-        bool(quest.branches)
-        and all(b.trigger_objective in ids and len(b.options) >= 2 for b in quest.branches or [])
-    ) if wants_branches else not quest.branches
+        (
+            bool(quest.branches)
+            and all(
+                b.trigger_objective in ids and len(b.options) >= 2 for b in quest.branches or []
+            )
+        )
+        if wants_branches
+        else not quest.branches
+    )
     checks: list[Check] = [
         ("objective orders are sequential", 1.0, contiguous),
         ("at least one required objective", 1.0, bool(quest.required_objectives)),
         ("ends back with the giver", 1.0, returns),
-        ("objective count fits the archetype", 1.0,
-         abs(len(quest.objectives) - archetype.estimated_steps) <= 3),
+        (
+            "objective count fits the archetype",
+            1.0,
+            abs(len(quest.objectives) - archetype.estimated_steps) <= 3,
+        ),
         # The prose players read first weighs double: a quest without it is not one.
         ("title present and short", 2.0, 0 < len(quest.title) <= 60),
         ("description long enough", 2.0, len(quest.detailed_description) >= 50),
         ("summary present", 1.0, bool(quest.summary.strip())),
-        ("dialogue complete", 1.0, all(x.strip() for x in
-                                       (dialogue.offer, dialogue.progress, dialogue.completion))),
+        (
+            "dialogue complete",
+            1.0,
+            all(x.strip() for x in (dialogue.offer, dialogue.progress, dialogue.completion)),
+        ),
         ("branches match the archetype", 1.0, branches_ok),
         ("motivation stated", 1.0, bool(quest.quest_giver_motivation.strip())),
     ]

@@ -47,8 +47,9 @@ class GeneratedQuestTable:
         except ValueError as exc:
             log.warning("unreadable generated quest %s: %s", doc.get("id"), exc)
             return None
-        return OpenQuest(quest, frozenset(extra.get("topics", ())),
-                         frozenset(extra.get("gossip_ids", ())))
+        return OpenQuest(
+            quest, frozenset(extra.get("topics", ())), frozenset(extra.get("gossip_ids", ()))
+        )
 
     async def load(self, quest_ids: Iterable[str]) -> list[OpenQuest]:
         """The stored quests of ``quest_ids`` (the ones the history has open)."""

@@ -105,8 +105,12 @@ class BuildRecord:
 class QuestGenerationSystem(System):
     priority: ClassVar[int] = 210
 
-    def __init__(self, qg: QuestGen, config: QuestGenerationConfig | None = None,
-                 templates: TemplateRegistry | None = None) -> None:
+    def __init__(
+        self,
+        qg: QuestGen,
+        config: QuestGenerationConfig | None = None,
+        templates: TemplateRegistry | None = None,
+    ) -> None:
         self.qg = qg
         self.templates = templates or TemplateRegistry()
         engine = qg.engine
@@ -119,12 +123,17 @@ class QuestGenerationSystem(System):
         self.tracker = PlayStyleTracker(engine, GAME_DAY)
         self.personalizer = QuestPersonalizer(qg.facts, self.tracker, qg.archetypes)
         self.planner = DeliveryPlanner(qg.facts, DeliveryPolicy())
-        self.deliveries = QuestDeliveryService(engine, qg.facts, self.personalizer, self.planner,
-                                               qg.history, self.metrics)
+        self.deliveries = QuestDeliveryService(
+            engine, qg.facts, self.personalizer, self.planner, qg.history, self.metrics
+        )
         self.llm, self._owns_llm = llm_service_of(engine)
         self.generator = QuestNarrativeGenerator(
-            self.llm.provider, self.fallback_generator, content_filter=self.content_filter,
-            cache=self.llm.cache, metrics=engine.metrics)
+            self.llm.provider,
+            self.fallback_generator,
+            content_filter=self.content_filter,
+            cache=self.llm.cache,
+            metrics=engine.metrics,
+        )
         self.configure(config or QuestGenerationConfig())
         self._incoming: deque[QuestSeed] = deque()
         #: seed id -> the keys of its source signals (for supersession, computed once)
@@ -148,8 +157,9 @@ class QuestGenerationSystem(System):
         engine = self.qg.engine
         self.throttle = AutoThrottle(cfg.throttle_limits(), engine.clock.monotonic)
         self.state = ThrottleState(max_quests_per_cycle=cfg.max_quests_per_cycle)
-        self.gate = SignalGate(cfg.signal_dedup_window, cfg.global_signal_window,
-                               cfg.global_signal_max)
+        self.gate = SignalGate(
+            cfg.signal_dedup_window, cfg.global_signal_window, cfg.global_signal_max
+        )
         self.tracker.half_life = cfg.play_style_half_life
         self.personalizer.active_damping_at = cfg.active_quest_damping_at
         self.personalizer.active_damping = cfg.active_quest_damping
@@ -228,8 +238,14 @@ class QuestGenerationSystem(System):
         """Queue a seed for the next tick (signals, admin tools, pack code)."""
         self._incoming.append(seed)
         self.metrics.seed("queued")
-        log.info("seed queued", extra={"seed_id": str(seed.id), "seed_type": seed.seed_type,
-                                       "npc_id": str(seed.primary_npc)})
+        log.info(
+            "seed queued",
+            extra={
+                "seed_id": str(seed.id),
+                "seed_type": seed.seed_type,
+                "npc_id": str(seed.primary_npc),
+            },
+        )
 
     def in_flight_ids(self) -> set[UUID]:
         return set(self._in_flight)
@@ -244,12 +260,16 @@ class QuestGenerationSystem(System):
         self.check_expiry(now)
         depth = self.queue_depth
         budget = self.llm.budget
-        self.state = self.throttle.evaluate(depth, len(self._in_flight),
-                                            budget is not None and budget.exhausted)
+        self.state = self.throttle.evaluate(
+            depth, len(self._in_flight), budget is not None and budget.exhausted
+        )
         self._publish_gauges(depth)
-        urgent = any(s.importance >= self.config.urgent_importance
-                     and s.id not in self._in_flight and not self.backing_off(s, now)
-                     for s in self.pending_seeds)
+        urgent = any(
+            s.importance >= self.config.urgent_importance
+            and s.id not in self._in_flight
+            and not self.backing_off(s, now)
+            for s in self.pending_seeds
+        )
         if self._next_cycle_at is not None and now < self._next_cycle_at and not urgent:
             self._flush_in_background()
             return
@@ -294,8 +314,13 @@ class QuestGenerationSystem(System):
         failures = max(1, seed.attempt_count)
         delay = self.config.seed_retry_backoff * 2 ** (failures - 1)
         self._retry_at[seed.id] = now + delay
-        log.info("seed %s failed %d time(s); retry in %.0f game seconds", seed.id, failures,
-                 delay, extra={"seed_id": str(seed.id), "seed_type": seed.seed_type})
+        log.info(
+            "seed %s failed %d time(s); retry in %.0f game seconds",
+            seed.id,
+            failures,
+            delay,
+            extra={"seed_id": str(seed.id), "seed_type": seed.seed_type},
+        )
 
     def day_room(self, now: float) -> int | None:
         """Quests the daily cap still allows (builds in flight count), None: no cap."""
@@ -319,11 +344,14 @@ class QuestGenerationSystem(System):
             else:
                 kept.append(seed)
         kept.sort(key=lambda s: -s.importance)
-        for seed in kept[self.config.max_pending_seeds:]:
+        for seed in kept[self.config.max_pending_seeds :]:
             if seed.id not in self._in_flight:
                 self.metrics.seed("evicted_overflow")
-        self.pending_seeds = [s for i, s in enumerate(kept)
-                              if i < self.config.max_pending_seeds or s.id in self._in_flight]
+        self.pending_seeds = [
+            s
+            for i, s in enumerate(kept)
+            if i < self.config.max_pending_seeds or s.id in self._in_flight
+        ]
         pending = {s.id for s in self.pending_seeds}
         self._retry_at = {k: t for k, t in self._retry_at.items() if k in pending}
 
@@ -333,11 +361,16 @@ class QuestGenerationSystem(System):
         if self.builder.grounding_problem(seed) is not None:
             return False
         goals = self.engine.world.try_component(seed.primary_npc, GoalsComponent)
-        if goals is not None and goals.goals and not goals.open_goals() and not any(
-                s.unmet for s in facts.needs(seed.primary_npc).values()):
+        if (
+            goals is not None
+            and goals.goals
+            and not goals.open_goals()
+            and not any(s.unmet for s in facts.needs(seed.primary_npc).values())
+        ):
             return False
-        situations = [k for k in (getattr(s, "situation_key", "") for s in seed.source_signals)
-                      if k]
+        situations = [
+            k for k in (getattr(s, "situation_key", "") for s in seed.source_signals) if k
+        ]
         if situations and all(k in self._resolved for k in situations):
             return False
         living = facts.living
@@ -347,13 +380,16 @@ class QuestGenerationSystem(System):
         if any(oq.quest.quest_giver_id == giver for oq in self.open_quests.values()):
             return False  # one open request per person: the new seed is its double
         return not self.qg.history.recent_quest_from_npc(
-            giver, self.evaluator.COOLDOWN_PER_NPC, facts.now)
+            giver, self.evaluator.COOLDOWN_PER_NPC, facts.now
+        )
 
     def region_full(self, region: str | None) -> bool:
         if region is None:
             return False
-        return self.qg.history.count_active_in_region(region) >= \
-            self.config.max_active_quests_per_region
+        return (
+            self.qg.history.count_active_in_region(region)
+            >= self.config.max_active_quests_per_region
+        )
 
     def unaccepted_quests(self) -> int:
         """Open generated quests nobody has taken on (the rules layer knows)."""
@@ -391,8 +427,9 @@ class QuestGenerationSystem(System):
                 self._reject(seed, None, "plan")  # schedules the retry
                 continue
             template_only = state.template_only
-            task = asyncio.create_task(self._narrate(plan, template_only),
-                                       name=f"quest-build-{seed.id}")
+            task = asyncio.create_task(
+                self._narrate(plan, template_only), name=f"quest-build-{seed.id}"
+            )
             self._in_flight[seed.id] = BuildJob(seed, plan, template_only, task)
             launched += 1
         return launched
@@ -403,8 +440,12 @@ class QuestGenerationSystem(System):
             for archetype in self.qg.ranked_archetypes(seed):
                 blocked = quality.archetype_blocked(archetype.archetype_id)
                 if blocked:
-                    log.debug("seed %s: skipping %s (%s)", seed.id, archetype.archetype_id,
-                              ", ".join(blocked))
+                    log.debug(
+                        "seed %s: skipping %s (%s)",
+                        seed.id,
+                        archetype.archetype_id,
+                        ", ".join(blocked),
+                    )
                     continue
                 plan = await self.builder.prepare(seed, archetype)
                 if plan is not None:
@@ -436,28 +477,47 @@ class QuestGenerationSystem(System):
             await self.complete(job.seed, job.plan, narrative)
 
     # -- finishing a quest -----------------------------------------------------------
-    def _reject(self, seed: QuestSeed, plan: QuestPlan | None, stage: str,
-                narrative: QuestNarrative | None = None) -> None:
+    def _reject(
+        self,
+        seed: QuestSeed,
+        plan: QuestPlan | None,
+        stage: str,
+        narrative: QuestNarrative | None = None,
+    ) -> None:
         self.throttle.record_rejection()
         self.metrics.rejected(stage)
-        log.info("quest for seed %s rejected at %s: %s", seed.id, stage,
-                 self.builder.last_rejection or "",
-                 extra={"seed_id": str(seed.id), "seed_type": seed.seed_type, "stage": stage})
+        log.info(
+            "quest for seed %s rejected at %s: %s",
+            seed.id,
+            stage,
+            self.builder.last_rejection or "",
+            extra={"seed_id": str(seed.id), "seed_type": seed.seed_type, "stage": stage},
+        )
         self._schedule_retry(seed)
         if plan is not None:
-            self.records.append(BuildRecord(
-                seed.id, plan.archetype.archetype_id, f"rejected:{stage}", None,
-                narrative.source if narrative else "", narrative.fallback_reason if narrative
-                else None, narrative.tokens_used if narrative else 0, plan))
+            self.records.append(
+                BuildRecord(
+                    seed.id,
+                    plan.archetype.archetype_id,
+                    f"rejected:{stage}",
+                    None,
+                    narrative.source if narrative else "",
+                    narrative.fallback_reason if narrative else None,
+                    narrative.tokens_used if narrative else 0,
+                    plan,
+                )
+            )
 
-    async def complete(self, seed: QuestSeed, plan: QuestPlan,
-                       narrative: QuestNarrative) -> GeneratedQuest | None:
+    async def complete(
+        self, seed: QuestSeed, plan: QuestPlan, narrative: QuestNarrative
+    ) -> GeneratedQuest | None:
         """Finish, check, register and deliver one built quest."""
         qg, builder = self.qg, self.builder
         quest = builder.finish(plan, narrative)
         if quest is not None and quest.narrative_source == "llm" and not self._safe(quest):
-            narrative = self.fallback_generator.generate(plan.context, reason="unsafe",
-                                                         tokens_used=narrative.tokens_used)
+            narrative = self.fallback_generator.generate(
+                plan.context, reason="unsafe", tokens_used=narrative.tokens_used
+            )
             quest = builder.finish(plan, narrative)
         if quest is None:
             self._reject(seed, plan, "scores", narrative)
@@ -490,30 +550,62 @@ class QuestGenerationSystem(System):
         self.metrics.built(narrative.source, narrative.fallback_reason)
         self.metrics.seed("built")
         self._grounding.append(quest.grounding_score)
-        self.records.append(BuildRecord(seed.id, quest.archetype_id, "registered", quest.id,
-                                        narrative.source, narrative.fallback_reason,
-                                        narrative.tokens_used, plan))
-        log.info("generated quest %s (%s, %s narrative) from %s", quest.id, quest.archetype_id,
-                 narrative.source, self.qg.facts.name(quest.quest_giver_id),
-                 extra={"quest_id": quest.id, "seed_id": str(seed.id),
-                        "npc_id": str(quest.quest_giver_id)})
+        self.records.append(
+            BuildRecord(
+                seed.id,
+                quest.archetype_id,
+                "registered",
+                quest.id,
+                narrative.source,
+                narrative.fallback_reason,
+                narrative.tokens_used,
+                plan,
+            )
+        )
+        log.info(
+            "generated quest %s (%s, %s narrative) from %s",
+            quest.id,
+            quest.archetype_id,
+            narrative.source,
+            self.qg.facts.name(quest.quest_giver_id),
+            extra={
+                "quest_id": quest.id,
+                "seed_id": str(seed.id),
+                "npc_id": str(quest.quest_giver_id),
+            },
+        )
         self.deliveries.match([quest.id], self.engine.sessions.characters_online())
         return quest
 
     def _safe(self, quest: GeneratedQuest) -> bool:
         d = quest.quest_giver_dialogue
-        texts = [quest.title, quest.summary, quest.detailed_description, d.offer, d.progress,
-                 d.completion]
+        texts = [
+            quest.title,
+            quest.summary,
+            quest.detailed_description,
+            d.offer,
+            d.progress,
+            d.completion,
+        ]
         return bool(self.content_filter.check_all([t for t in texts if t]))
 
     def _open_quest(self, seed: QuestSeed, quest: GeneratedQuest) -> OpenQuest:
         facts = self.qg.facts
-        targets = [u for o in quest.objectives if o.objective_type is ObjectiveType.KILL
-                   for u in o.target_entity_ids]
+        targets = [
+            u
+            for o in quest.objectives
+            if o.objective_type is ObjectiveType.KILL
+            for u in o.target_entity_ids
+        ]
         topics = topic_tokens(
-            seed.threat_source, seed.subject, seed.resource_type, seed.blocker,
-            seed.discovery_type, facts.area_name(quest.area),
-            *(o.target for o in quest.objectives if o.objective_type is ObjectiveType.KILL))
+            seed.threat_source,
+            seed.subject,
+            seed.resource_type,
+            seed.blocker,
+            seed.discovery_type,
+            facts.area_name(quest.area),
+            *(o.target for o in quest.objectives if o.objective_type is ObjectiveType.KILL),
+        )
         return OpenQuest(quest, frozenset(topics), frozenset(facts.threat_keys(targets)))
 
     side_table_document = staticmethod(GeneratedQuestTable.document)
@@ -551,13 +643,16 @@ class QuestGenerationSystem(System):
         depths = [oq.quest.chain_depth for oq in self.open_quests.values()]
         avg = sum(self._grounding) / len(self._grounding) if self._grounding else 0.0
         self.metrics.gauges(
-            seed_queue_depth=depth, in_flight_builds=len(self._in_flight),
+            seed_queue_depth=depth,
+            in_flight_builds=len(self._in_flight),
             token_budget_remaining=self.throttle.tokens.remaining(),
             llm_latency_p99=self.throttle.p99() or 0.0,
             template_fallback_ratio=self.throttle.fallback_ratio() or 0.0,
             rejection_ratio=self.throttle.rejection_ratio() or 0.0,
             signals_in_window=self.gate.in_window(self.engine.clock.game_time),
-            grounding_score_avg=avg, chain_depth_max=max(depths, default=0))
+            grounding_score_avg=avg,
+            chain_depth_max=max(depths, default=0),
+        )
         self.metrics.state(self.state)
 
     def _flush_in_background(self) -> None:

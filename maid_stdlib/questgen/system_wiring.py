@@ -94,8 +94,11 @@ def _show_board(ctx: CommandContext) -> None:
         ctx.send(f"You study the notices posted here in {desc}.")
     else:
         look = world.try_component(board, Describable)
-        ctx.send(" ".join((look.description or look.short).split()) if look is not None
-                 else "A notice board.")
+        ctx.send(
+            " ".join((look.description or look.short).split())
+            if look is not None
+            else "A notice board."
+        )
     lines = system.deliveries.read_board(actor)
     ctx.send("\n".join(lines) if lines else "Nothing new has been posted for you.")
 

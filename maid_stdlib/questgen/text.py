@@ -64,7 +64,7 @@ def slugify(text: str, limit: int = 50) -> str:
 
 
 def join_names(names: Iterable[str]) -> str:
-    """"A", "A and B", "A, B and C"."""
+    """ "A", "A and B", "A, B and C"."""
     items = [n for n in names if n]
     if len(items) <= 1:
         return items[0] if items else ""

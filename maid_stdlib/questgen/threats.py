@@ -52,14 +52,15 @@ class ThreatFacts:
         self._threat_cache: tuple[float, list[tuple[UUID, str]], set[UUID] | None] | None = None
         #: ((game time, placement version), pairs, room -> their indexes, unindexed):
         #: see ``_provider_rooms``
-        self._provider_index: tuple[tuple[float, int], list[tuple[UUID, str]],
-                                    dict[str, list[int]], list[int]] | None = None
+        self._provider_index: (
+            tuple[tuple[float, int], list[tuple[UUID, str]], dict[str, list[int]], list[int]] | None
+        ) = None
         #: (source, rooms, limit) -> threats, inside ``steady`` only
         self._threats_memo: dict[tuple[str | None, tuple[str, ...], int | None], list[UUID]] | (
-            None) = None
+            None
+        ) = None
 
-    def threats(self, source: str | None, rooms: list[str],
-                limit: int | None = None) -> list[UUID]:
+    def threats(self, source: str | None, rooms: list[str], limit: int | None = None) -> list[UUID]:
         """Living, hostile entities in ``rooms`` whose threat source matches ``source``
         (the first ``limit`` of them, if given).
 
@@ -90,8 +91,7 @@ class ThreatFacts:
         finally:
             self._threats_memo = None
 
-    def _threats(self, source: str | None, rooms: list[str],
-                 limit: int | None) -> list[UUID]:
+    def _threats(self, source: str | None, rooms: list[str], limit: int | None) -> list[UUID]:
         wanted = topic_tokens(source)
         room_set = set(rooms)
         pairs: list[tuple[UUID, str]] = []
@@ -123,8 +123,9 @@ class ThreatFacts:
             if wanted:
                 match = named.get(threat_source)
                 if match is None:
-                    match = named[threat_source] = bool(wanted & topic_tokens(
-                        threat_source, self.faction_name(threat_source)))
+                    match = named[threat_source] = bool(
+                        wanted & topic_tokens(threat_source, self.faction_name(threat_source))
+                    )
                 if not match and not self._keywords_match(uid, wanted):
                     continue
             taken.add(uid)
@@ -193,8 +194,7 @@ class ThreatFacts:
             return []
         wanted = set(entities)
         return sorted(
-            key for key, group in living.threat_map().groups.items()
-            if wanted & set(group.entities)
+            key for key, group in living.threat_map().groups.items() if wanted & set(group.entities)
         )
 
     def _keywords_match(self, entity: UUID, wanted: set[str]) -> bool:

@@ -41,20 +41,35 @@ class RewardLimits:
     """Reward economy per difficulty tier. ``item_tier`` tells an item template's
     tier (None: unknown item); the stdlib knows no items, a rules layer does."""
 
-    base_gold: dict[DifficultyTier, int] = field(default_factory=lambda: {
-        DifficultyTier.TRIVIAL: 20, DifficultyTier.EASY: 50, DifficultyTier.MODERATE: 120,
-        DifficultyTier.HARD: 250, DifficultyTier.EPIC: 500,
-    })
-    base_experience: dict[DifficultyTier, int] = field(default_factory=lambda: {
-        DifficultyTier.TRIVIAL: 40, DifficultyTier.EASY: 80, DifficultyTier.MODERATE: 160,
-        DifficultyTier.HARD: 320, DifficultyTier.EPIC: 640,
-    })
+    base_gold: dict[DifficultyTier, int] = field(
+        default_factory=lambda: {
+            DifficultyTier.TRIVIAL: 20,
+            DifficultyTier.EASY: 50,
+            DifficultyTier.MODERATE: 120,
+            DifficultyTier.HARD: 250,
+            DifficultyTier.EPIC: 500,
+        }
+    )
+    base_experience: dict[DifficultyTier, int] = field(
+        default_factory=lambda: {
+            DifficultyTier.TRIVIAL: 40,
+            DifficultyTier.EASY: 80,
+            DifficultyTier.MODERATE: 160,
+            DifficultyTier.HARD: 320,
+            DifficultyTier.EPIC: 640,
+        }
+    )
     #: Caps are this many times the tier's base.
     cap_factor: float = 2.0
-    max_item_tier: dict[DifficultyTier, int] = field(default_factory=lambda: {
-        DifficultyTier.TRIVIAL: 1, DifficultyTier.EASY: 1, DifficultyTier.MODERATE: 2,
-        DifficultyTier.HARD: 3, DifficultyTier.EPIC: 4,
-    })
+    max_item_tier: dict[DifficultyTier, int] = field(
+        default_factory=lambda: {
+            DifficultyTier.TRIVIAL: 1,
+            DifficultyTier.EASY: 1,
+            DifficultyTier.MODERATE: 2,
+            DifficultyTier.HARD: 3,
+            DifficultyTier.EPIC: 4,
+        }
+    )
     max_items: int = 2
     item_tier: Callable[[str], int | None] = lambda _template: None
 
@@ -91,8 +106,13 @@ def clamp_rewards(
     extra = {k: v for k, v in rewards.extra_rewards.items() if k in ALLOWED_REWARD_TYPES}
     if len(extra) != len(rewards.extra_rewards):
         notes.append("unknown reward types dropped")
-    clamped = dataclasses.replace(rewards, gold=max(0, gold), experience=max(0, xp),
-                                  item_template_ids=items, extra_rewards=extra)
+    clamped = dataclasses.replace(
+        rewards,
+        gold=max(0, gold),
+        experience=max(0, xp),
+        item_template_ids=items,
+        extra_rewards=extra,
+    )
     return clamped, notes
 
 
@@ -145,13 +165,17 @@ class QuestValidator:
             errors.append(problem)
         for o in quest.objectives:
             if o.objective_type is ObjectiveType.KILL and not accepted:
-                targets = o.target_entity_ids or ([o.target_entity_id] if o.target_entity_id
-                                                  else [])
+                targets = o.target_entity_ids or (
+                    [o.target_entity_id] if o.target_entity_id else []
+                )
                 if not targets:
                     errors.append(f"Kill target {o.target} is not a real entity")
-            if (o.target_location is not None and giver_room is not None
-                    and facts.room_exists(o.target_location)
-                    and not facts.reachable(giver_room, o.target_location)):
+            if (
+                o.target_location is not None
+                and giver_room is not None
+                and facts.room_exists(o.target_location)
+                and not facts.reachable(giver_room, o.target_location)
+            ):
                 errors.append(f"Objective {o.id} takes place where nobody can get to")
         if not any(not o.optional for o in quest.objectives):
             errors.append("The quest has no required objective")
@@ -165,18 +189,24 @@ class QuestValidator:
         if rewards.gold < 0 or rewards.experience < 0:
             errors.append("Rewards may not be negative")
         if rewards.gold > limits.max_gold(tier):
-            errors.append(f"Gold reward {rewards.gold} exceeds {limits.max_gold(tier)} "
-                          f"({tier.value}); clamp_rewards was not applied")
+            errors.append(
+                f"Gold reward {rewards.gold} exceeds {limits.max_gold(tier)} "
+                f"({tier.value}); clamp_rewards was not applied"
+            )
         if rewards.experience > limits.max_experience(tier):
-            errors.append(f"Experience reward {rewards.experience} exceeds "
-                          f"{limits.max_experience(tier)} ({tier.value})")
+            errors.append(
+                f"Experience reward {rewards.experience} exceeds "
+                f"{limits.max_experience(tier)} ({tier.value})"
+            )
         for item in rewards.item_template_ids:
             item_tier = limits.item_tier(item)
             if item_tier is None:
                 errors.append(f"Reward item {item} is not a known item")
             elif item_tier > limits.max_item_tier[tier]:
-                errors.append(f"Reward item {item} is tier {item_tier}, max allowed is "
-                              f"{limits.max_item_tier[tier]}")
+                errors.append(
+                    f"Reward item {item} is tier {item_tier}, max allowed is "
+                    f"{limits.max_item_tier[tier]}"
+                )
         if len(rewards.item_template_ids) > limits.max_items:
             errors.append(f"More than {limits.max_items} reward items")
         for key in rewards.extra_rewards:
@@ -189,9 +219,14 @@ class QuestValidator:
         if not quest.detailed_description or len(quest.detailed_description) < self.MIN_DESCRIPTION:
             warnings.append("Quest description is too short")
         dialogue = quest.quest_giver_dialogue
-        texts = {"title": quest.title, "summary": quest.summary,
-                 "description": quest.detailed_description, "offer": dialogue.offer,
-                 "progress": dialogue.progress, "completion": dialogue.completion}
+        texts = {
+            "title": quest.title,
+            "summary": quest.summary,
+            "description": quest.detailed_description,
+            "offer": dialogue.offer,
+            "progress": dialogue.progress,
+            "completion": dialogue.completion,
+        }
         for name, text in texts.items():
             if text and _PLACEHOLDER.search(text):
                 errors.append(f"The {name} contains an unfilled placeholder")

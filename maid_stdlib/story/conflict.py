@@ -55,24 +55,29 @@ def detect_threats(ctx: DetectionContext) -> DetectorWork:
         area_ref, area_name = ctx.place_ref(group.place)
         players = sorted({c for r in rooms for c in ctx.ws.characters_in(r)}, key=str)
         aware_names = yield from ctx.names(aware)
-        found.append(Detection(
-            T.THREAT_DETECTED, group.key, min(0.9, 0.4 + 0.08 * count), aware,
-            {
-                "threat_source": group.source,
-                "threat_source_name": group.source_name,
-                "threat_location": ctx.room_ref(room),
-                "threat_location_name": ctx.room_name(room),
-                "threat_room_key": room,
-                "threat_rooms": rooms,
-                "threat_area": area_ref,
-                "threat_area_name": area_name,
-                "threat_count": count,
-                "threat_entities": uid_list(group.entities),
-                "aware_npc_names": aware_names,
-            },
-            band="1-2" if count <= 2 else "3-5" if count <= 5 else "6+",
-            involved_players=players,
-        ))
+        found.append(
+            Detection(
+                T.THREAT_DETECTED,
+                group.key,
+                min(0.9, 0.4 + 0.08 * count),
+                aware,
+                {
+                    "threat_source": group.source,
+                    "threat_source_name": group.source_name,
+                    "threat_location": ctx.room_ref(room),
+                    "threat_location_name": ctx.room_name(room),
+                    "threat_room_key": room,
+                    "threat_rooms": rooms,
+                    "threat_area": area_ref,
+                    "threat_area_name": area_name,
+                    "threat_count": count,
+                    "threat_entities": uid_list(group.entities),
+                    "aware_npc_names": aware_names,
+                },
+                band="1-2" if count <= 2 else "3-5" if count <= 5 else "6+",
+                involved_players=players,
+            )
+        )
         yield DETECTION_UNITS
     return found
 
@@ -107,11 +112,16 @@ def detect_blocked_goals(ctx: DetectionContext) -> DetectorWork:
                     "need_value": None if value is None else round(value, 3),
                     "blocked_since": goal.blocked_since,
                 }
-                found.append(Detection(
-                    T.GOAL_BLOCKED, f"goal_blocked:{uid}:{goal.id}:{goal.blocker_key}",
-                    clamp_unit(goal.priority + (0.1 if critical else 0.0)), [uid], context,
-                    band="critical" if critical else "strained",
-                ))
+                found.append(
+                    Detection(
+                        T.GOAL_BLOCKED,
+                        f"goal_blocked:{uid}:{goal.id}:{goal.blocker_key}",
+                        clamp_unit(goal.priority + (0.1 if critical else 0.0)),
+                        [uid],
+                        context,
+                        band="critical" if critical else "strained",
+                    )
+                )
         yield len(chunk) + DETECTION_UNITS * (len(found) - made)
     return found
 
@@ -151,18 +161,23 @@ def detect_scarcity(ctx: DetectionContext) -> DetectorWork:
         severity = round(1.0 - sum(r[1] for r in rows) / len(rows), 3)
         npcs = [r[0] for r in rows]
         names = yield from ctx.names(npcs)
-        found.append(Detection(
-            T.RESOURCE_SCARCITY, f"scarcity:{resource}", clamp_unit(0.3 + 0.6 * severity), npcs,
-            {
-                "resource_type": resource,
-                "affected_npcs": uid_list(npcs),
-                "affected_npc_names": names,
-                "shortage_severity": severity,
-                "cause": "; ".join(sorted({r[2] for r in rows})),
-                "blocked_rooms": sorted({room for r in rows for room in r[3]}),
-            },
-            band=severity_band(severity),
-        ))
+        found.append(
+            Detection(
+                T.RESOURCE_SCARCITY,
+                f"scarcity:{resource}",
+                clamp_unit(0.3 + 0.6 * severity),
+                npcs,
+                {
+                    "resource_type": resource,
+                    "affected_npcs": uid_list(npcs),
+                    "affected_npc_names": names,
+                    "shortage_severity": severity,
+                    "cause": "; ".join(sorted({r[2] for r in rows})),
+                    "blocked_rooms": sorted({room for r in rows for room in r[3]}),
+                },
+                band=severity_band(severity),
+            )
+        )
         yield DETECTION_UNITS
     return found
 
@@ -207,21 +222,26 @@ def detect_crises(ctx: DetectionContext) -> DetectorWork:
             area_ref, area_name = ctx.place_ref(place)
             npcs = [u for u, _ in rows]
             names = yield from ctx.names(npcs)
-            found.append(Detection(
-                T.CRISIS, f"crisis:{rule.kind}:{place}", clamp_unit(0.5 + 0.5 * severity), npcs,
-                {
-                    "crisis_type": rule.kind,
-                    "affected_area": area_ref,
-                    "affected_area_name": area_name,
-                    "affected_area_key": place,
-                    "severity": severity,
-                    "need": rule.need,
-                    "threshold": rule.below,
-                    "affected_npcs": uid_list(npcs),
-                    "affected_npc_names": names,
-                },
-                band=severity_band(severity),
-            ))
+            found.append(
+                Detection(
+                    T.CRISIS,
+                    f"crisis:{rule.kind}:{place}",
+                    clamp_unit(0.5 + 0.5 * severity),
+                    npcs,
+                    {
+                        "crisis_type": rule.kind,
+                        "affected_area": area_ref,
+                        "affected_area_name": area_name,
+                        "affected_area_key": place,
+                        "severity": severity,
+                        "need": rule.need,
+                        "threshold": rule.below,
+                        "affected_npcs": uid_list(npcs),
+                        "affected_npc_names": names,
+                    },
+                    band=severity_band(severity),
+                )
+            )
             yield DETECTION_UNITS
     return found
 
@@ -250,23 +270,26 @@ def detect_rivalries(ctx: DetectionContext) -> DetectorWork:
         for pair, (trust, a, b, cause, kind, _) in part:
             back = ctx.world.try_component(b, Relationships)
             back_rel = back.entries.get(str(a)) if back is not None else None
-            found.append(Detection(
-                T.RIVALRY_ESCALATION, f"rivalry:{pair[0]}:{pair[1]}",
-                clamp_unit(0.4 + 0.5 * min(1.0, -trust)),
-                [u for u in (a, b) if ctx.is_npc(u)],
-                {
-                    "npc_a": str(a),
-                    "npc_b": str(b),
-                    "npc_a_name": ctx.name(a),
-                    "npc_b_name": ctx.name(b),
-                    "cause": cause or f"{ctx.name(a)} no longer trusts {ctx.name(b)}",
-                    "trust_level": round(trust, 3),
-                    "trust_back": None if back_rel is None else round(back_rel.trust, 3),
-                    "relationship_type": kind or "rivalry",
-                },
-                band=band_of(-trust, RIVALRY_EDGES),
-                involved_players=[u for u in (a, b) if not ctx.is_npc(u)],
-            ))
+            found.append(
+                Detection(
+                    T.RIVALRY_ESCALATION,
+                    f"rivalry:{pair[0]}:{pair[1]}",
+                    clamp_unit(0.4 + 0.5 * min(1.0, -trust)),
+                    [u for u in (a, b) if ctx.is_npc(u)],
+                    {
+                        "npc_a": str(a),
+                        "npc_b": str(b),
+                        "npc_a_name": ctx.name(a),
+                        "npc_b_name": ctx.name(b),
+                        "cause": cause or f"{ctx.name(a)} no longer trusts {ctx.name(b)}",
+                        "trust_level": round(trust, 3),
+                        "trust_back": None if back_rel is None else round(back_rel.trust, 3),
+                        "relationship_type": kind or "rivalry",
+                    },
+                    band=band_of(-trust, RIVALRY_EDGES),
+                    involved_players=[u for u in (a, b) if not ctx.is_npc(u)],
+                )
+            )
         yield DETECTION_UNITS * len(part)
     return found
 
@@ -281,19 +304,24 @@ def detect_faction_tension(ctx: DetectionContext) -> DetectorWork:
             continue
         a, _, b = key.partition("|")
         voices = (yield from ctx.faction_voices_work(a)) + (yield from ctx.faction_voices_work(b))
-        found.append(Detection(
-            T.FACTION_TENSION, f"tension:{key}", clamp_unit(0.4 + 0.5 * -tie.value), voices,
-            {
-                "faction_a": a,
-                "faction_b": b,
-                "faction_a_name": ctx.living.source_name(a),
-                "faction_b_name": ctx.living.source_name(b),
-                "tension_cause": tie.cause or f"{a} and {b} are at odds",
-                "tension_level": round(tie.value, 3),
-                "spokesmen": uid_list(voices),
-            },
-            band=band_of(-tie.value, TENSION_EDGES),
-        ))
+        found.append(
+            Detection(
+                T.FACTION_TENSION,
+                f"tension:{key}",
+                clamp_unit(0.4 + 0.5 * -tie.value),
+                voices,
+                {
+                    "faction_a": a,
+                    "faction_b": b,
+                    "faction_a_name": ctx.living.source_name(a),
+                    "faction_b_name": ctx.living.source_name(b),
+                    "tension_cause": tie.cause or f"{a} and {b} are at odds",
+                    "tension_level": round(tie.value, 3),
+                    "spokesmen": uid_list(voices),
+                },
+                band=band_of(-tie.value, TENSION_EDGES),
+            )
+        )
         yield DETECTION_UNITS
     return found
 

@@ -156,7 +156,7 @@ class StoryDetectors:
 def chunks(items: Sequence[T], size: int = SLICE) -> Iterator[Sequence[T]]:
     """``items`` in consecutive slices of ``size``."""
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]
 
 
 class DetectionContext:
@@ -332,8 +332,9 @@ class DetectionContext:
         members = (yield from self.build_faction_members()).get(faction, [])
         ranked: list[tuple[tuple[bool, float], UUID]] = []
         for chunk in chunks(members):
-            ranked += [((role != "leader", -self.influence(u)), u)
-                       for u, role in self.present(chunk)]
+            ranked += [
+                ((role != "leader", -self.influence(u)), u) for u, role in self.present(chunk)
+            ]
             yield len(chunk)
         # The first ``limit`` by (rank, str(uid)) all rank at most the limit-th best
         # rank: only those need their (costly) str; nsmallest(n) is sorted(...)[:n].

@@ -88,18 +88,22 @@ def detect_trade(ctx: DetectionContext) -> DetectorWork:
         if not sellers:
             continue
         seller = min(sellers)[2]
-        found.append(Detection(
-            T.TRADE_OPPORTUNITY, f"trade:{seller}:{buyer}:{item}", 0.6 if goal_id else 0.45,
-            [buyer, seller],
-            {
-                "supply_npc": str(seller),
-                "demand_npc": str(buyer),
-                "supply_npc_name": ctx.name(seller),
-                "demand_npc_name": ctx.name(buyer),
-                "item_type": item,
-                "demand_goal": goal_id,
-            },
-        ))
+        found.append(
+            Detection(
+                T.TRADE_OPPORTUNITY,
+                f"trade:{seller}:{buyer}:{item}",
+                0.6 if goal_id else 0.45,
+                [buyer, seller],
+                {
+                    "supply_npc": str(seller),
+                    "demand_npc": str(buyer),
+                    "supply_npc_name": ctx.name(seller),
+                    "demand_npc_name": ctx.name(buyer),
+                    "item_type": item,
+                    "demand_goal": goal_id,
+                },
+            )
+        )
         yield DETECTION_UNITS
     return found
 
@@ -140,19 +144,23 @@ def detect_alliances(ctx: DetectionContext) -> DetectorWork:
                 continue
             members.sort(key=str)
             names = yield from ctx.names(members)
-            found.append(Detection(
-                T.ALLIANCE_FORMING, f"alliance:{group.key}:{'+'.join(uid_list(members))}",
-                0.55, members,
-                {
-                    "allied_npcs": uid_list(members),
-                    "allied_npc_names": names,
-                    "common_threat": group.source,
-                    "common_threat_name": group.source_name,
-                    "common_threat_key": group.key,
-                    "threat_location": ctx.room_ref(group.primary_room),
-                    "threat_location_name": ctx.room_name(group.primary_room),
-                },
-            ))
+            found.append(
+                Detection(
+                    T.ALLIANCE_FORMING,
+                    f"alliance:{group.key}:{'+'.join(uid_list(members))}",
+                    0.55,
+                    members,
+                    {
+                        "allied_npcs": uid_list(members),
+                        "allied_npc_names": names,
+                        "common_threat": group.source,
+                        "common_threat_name": group.source_name,
+                        "common_threat_key": group.key,
+                        "threat_location": ctx.room_ref(group.primary_room),
+                        "threat_location_name": ctx.room_name(group.primary_room),
+                    },
+                )
+            )
             yield DETECTION_UNITS
     return found
 
@@ -173,7 +181,10 @@ def detect_discoveries(ctx: DetectionContext) -> Iterator[Detection]:
         finder = UUID(site.found_by)
         npcs, players = _people(ctx, [finder])
         yield Detection(
-            T.DISCOVERY, f"discovery:{room.key if room else room_id}", 0.6, npcs,
+            T.DISCOVERY,
+            f"discovery:{room.key if room else room_id}",
+            0.6,
+            npcs,
             {
                 "discovery_type": site.discovery_type,
                 "discovery_location": str(room_id),
@@ -200,7 +211,10 @@ def detect_betrayals(ctx: DetectionContext) -> Iterator[Detection]:
             continue
         npcs, players = _people(ctx, [victim, betrayer])
         yield Detection(
-            T.BETRAYAL, f"betrayal:{memory.id}", clamp_unit(0.5 + 0.4 * memory.importance), npcs,
+            T.BETRAYAL,
+            f"betrayal:{memory.id}",
+            clamp_unit(0.5 + 0.4 * memory.importance),
+            npcs,
             {
                 "betrayer": str(betrayer),
                 "victim": str(victim),
@@ -249,20 +263,25 @@ def detect_secrets(ctx: DetectionContext) -> DetectorWork:
         if keeper:
             involved.append(UUID(keeper))
         npcs, players = _people(ctx, list(dict.fromkeys(involved)))
-        found.append(Detection(
-            T.SECRET_REVEALED, f"secret:{statement}", 0.6, npcs,
-            {
-                "secret_content": item.content,
-                "revealer": str(revealer),
-                "revealer_name": ctx.name(revealer),
-                "subject": subject,
-                "subject_name": ctx.name(subject_id) if subject_id else subject,
-                "secret_id": statement,
-                "keeper": keeper or None,
-                "known_by": len(secret),
-            },
-            involved_players=players,
-        ))
+        found.append(
+            Detection(
+                T.SECRET_REVEALED,
+                f"secret:{statement}",
+                0.6,
+                npcs,
+                {
+                    "secret_content": item.content,
+                    "revealer": str(revealer),
+                    "revealer_name": ctx.name(revealer),
+                    "subject": subject,
+                    "subject_name": ctx.name(subject_id) if subject_id else subject,
+                    "secret_id": statement,
+                    "keeper": keeper or None,
+                    "known_by": len(secret),
+                },
+                involved_players=players,
+            )
+        )
         yield DETECTION_UNITS
     return found
 
@@ -292,19 +311,24 @@ def detect_power_shifts(ctx: DetectionContext) -> DetectorWork:
         if not rivals:
             continue
         rising = max(rivals)[2]
-        found.append(Detection(
-            T.POWER_SHIFT, f"power:{faction}:{rising}:{leader}", 0.6, [rising, leader],
-            {
-                "rising_npc": str(rising),
-                "falling_npc": str(leader),
-                "rising_npc_name": ctx.name(rising),
-                "falling_npc_name": ctx.name(leader),
-                "faction": faction,
-                "faction_name": ctx.living.source_name(faction),
-                "rising_influence": round(ctx.influence(rising), 3),
-                "falling_influence": round(ctx.influence(leader), 3),
-            },
-        ))
+        found.append(
+            Detection(
+                T.POWER_SHIFT,
+                f"power:{faction}:{rising}:{leader}",
+                0.6,
+                [rising, leader],
+                {
+                    "rising_npc": str(rising),
+                    "falling_npc": str(leader),
+                    "rising_npc_name": ctx.name(rising),
+                    "falling_npc_name": ctx.name(leader),
+                    "faction": faction,
+                    "faction_name": ctx.living.source_name(faction),
+                    "rising_influence": round(ctx.influence(rising), 3),
+                    "falling_influence": round(ctx.influence(leader), 3),
+                },
+            )
+        )
         yield DETECTION_UNITS
     return found
 
@@ -327,19 +351,24 @@ def detect_unrequited(ctx: DetectionContext) -> DetectorWork:
                 if back_affinity > UNREQUITED_BACK:
                     continue
                 npcs, players = _people(ctx, [uid, other])
-                found.append(Detection(
-                    T.UNREQUITED, f"unrequited:{uid}:{other}", 0.45, npcs,
-                    {
-                        "npc_a": str(uid),
-                        "npc_b": str(other),
-                        "npc_a_name": ctx.name(uid),
-                        "npc_b_name": ctx.name(other),
-                        "relationship_type": rel.kind or "affection",
-                        "affinity_a": round(rel.affinity, 3),
-                        "affinity_b": round(back_affinity, 3),
-                    },
-                    involved_players=players,
-                ))
+                found.append(
+                    Detection(
+                        T.UNREQUITED,
+                        f"unrequited:{uid}:{other}",
+                        0.45,
+                        npcs,
+                        {
+                            "npc_a": str(uid),
+                            "npc_b": str(other),
+                            "npc_a_name": ctx.name(uid),
+                            "npc_b_name": ctx.name(other),
+                            "relationship_type": rel.kind or "affection",
+                            "affinity_a": round(rel.affinity, 3),
+                            "affinity_b": round(back_affinity, 3),
+                        },
+                        involved_players=players,
+                    )
+                )
         yield len(chunk) + DETECTION_UNITS * (len(found) - made)
     return found
 

@@ -66,7 +66,8 @@ def register_signal_type(signal_type: str, required: tuple[str, ...] = ()) -> No
 def missing_context(signal_type: str, context: dict[str, Any]) -> list[str]:
     """Required keys absent or empty in ``context``."""
     return [
-        k for k in REQUIRED_CONTEXT.get(signal_type, ())
+        k
+        for k in REQUIRED_CONTEXT.get(signal_type, ())
         if context.get(k) is None or context.get(k) == "" or context.get(k) == []
     ]
 

@@ -196,8 +196,10 @@ class StorySignalSystem(System):
                 # A pass's first step lists its entities, a step that cannot be
                 # sliced: it goes into a tick only if it fits, as measured in units
                 # last round (until then, only into a fresh tick).
-                if budget is not None and spent and (
-                    spent + self._openings.get(detector.name, budget) > budget
+                if (
+                    budget is not None
+                    and spent
+                    and (spent + self._openings.get(detector.name, budget) > budget)
                 ):
                     break
                 run.queue.popleft()
@@ -256,8 +258,9 @@ class StorySignalSystem(System):
         found = yield from self._accepted(detector, detections)
         yield from self._judge(detector, found, run)
 
-    def _accepted(self, detector: Detector, detections: list[Detection]
-                  ) -> Work[dict[str, Detection]]:
+    def _accepted(
+        self, detector: Detector, detections: list[Detection]
+    ) -> Work[dict[str, Detection]]:
         found: dict[str, Detection] = {}
         for part in chunks(detections):
             for d in part:
@@ -266,7 +269,11 @@ class StorySignalSystem(System):
                     self.rejected += 1
                     log.warning(
                         "detector %s: dropped %s %s (type %s, missing %s)",
-                        detector.name, d.signal_type, d.key, detector.signal_type, missing,
+                        detector.name,
+                        d.signal_type,
+                        d.key,
+                        detector.signal_type,
+                        missing,
                     )
                     continue
                 found.setdefault(d.key, d)
@@ -285,8 +292,9 @@ class StorySignalSystem(System):
                 signalled += 1
                 now = run.ctx.now
                 signal = self._signal(d, now)
-                self.active[key] = Situation(d.signal_type, d.band, str(signal.id), now,
-                                             detector.name)
+                self.active[key] = Situation(
+                    d.signal_type, d.band, str(signal.id), now, detector.name
+                )
                 self._dirty = True
                 if run.emitted is not None:
                     run.emitted.append(signal)
@@ -306,9 +314,11 @@ class StorySignalSystem(System):
     def _resolve(self, key: str) -> None:
         situation = self.active.pop(key)
         self._dirty = True
-        self.engine.events.emit(StorySituationResolvedEvent(
-            key, situation.signal_type, _uuid_or_none(situation.signal_id)
-        ))
+        self.engine.events.emit(
+            StorySituationResolvedEvent(
+                key, situation.signal_type, _uuid_or_none(situation.signal_id)
+            )
+        )
 
     def _signal(self, d: Detection, now: float) -> StorySignal:
         return StorySignal(

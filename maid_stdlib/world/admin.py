@@ -22,9 +22,7 @@ def resolve_room(ws: WorldService, wanted: str) -> str:
     candidates = [k for k in keys if k.partition(":")[2] == lower]
     if not candidates:
         named = [(k, r.name.lower()) for k in keys if (r := ws.room(k)) is not None]
-        candidates = [k for k, n in named if n == lower] or [
-            k for k, n in named if lower in n
-        ]
+        candidates = [k for k, n in named if n == lower] or [k for k, n in named if lower in n]
     if not candidates:
         for uid in ws.world.find_by_name(text):
             room = ws.room_key_of(uid)
@@ -88,9 +86,7 @@ def at_who(ctx: CommandContext) -> None:
         room = room_key or "-"
         rows.append((name, session.peer_host, _idle(now - float(last)), room))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    lines = [
-        f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]}" for r in rows
-    ]
+    lines = [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]}" for r in rows]
     lines[0] = f"|c{lines[0]}|n"
     count = len(sessions)
     lines.append(f"{count} connection{'s' if count != 1 else ''}.")

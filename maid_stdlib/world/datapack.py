@@ -51,7 +51,10 @@ class WorldDataPack(ContentPack):
             world.start_room = loaded.start_room
         log.info(
             "pack %s: world built (%d created, %d refreshed, %d kept)",
-            self.name, report.created, report.refreshed, report.kept,
+            self.name,
+            report.created,
+            report.refreshed,
+            report.kept,
         )
 
 

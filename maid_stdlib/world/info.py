@@ -31,7 +31,7 @@ class ScoreSection:
 class ScoreSheet:
     """The sections ``score`` shows. Other layers add, replace or remove sections::
 
-        engine.services.get(ScoreSheet).add("combat", lambda e, c: [...], order=20)
+    engine.services.get(ScoreSheet).add("combat", lambda e, c: [...], order=20)
     """
 
     def __init__(self) -> None:

@@ -203,9 +203,11 @@ class _Reader:
     def read(self) -> PackData:
         manifest = self.read_manifest()
         area_dir = self.root / AREA_DIR
-        files = sorted(
-            p for p in area_dir.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file()
-        ) if area_dir.is_dir() else []
+        files = (
+            sorted(p for p in area_dir.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+            if area_dir.is_dir()
+            else []
+        )
         if not files:
             self.problem(self.label(area_dir), None, "no area files (*.yaml) found")
         for path in files:
@@ -312,7 +314,8 @@ class _Reader:
                 known = sorted(e for (k, e) in self.extensions if k == kind)
                 hint = f"; extensions for {kind}s: {', '.join(known)}" if known else ""
                 self.problem(
-                    file, label,
+                    file,
+                    label,
                     f"unknown key {name!r} (not a {kind} field, and no loaded pack "
                     f"registered a {name!r} extension for {kind}s{hint})",
                 )
@@ -345,7 +348,7 @@ class _Reader:
             elif err["type"] == "missing":
                 msg = "required but missing"
             elif msg.startswith("Value error, "):
-                msg = msg[len("Value error, "):]
+                msg = msg[len("Value error, ") :]
             self.problem(file, label, f"{loc}: {msg}" if loc else msg)
 
     # -- references --------------------------------------------------------------------
@@ -358,7 +361,8 @@ class _Reader:
                 full = qualify(self.pack, target)
                 if full not in rooms:
                     self.problem(
-                        room.file, f"room {room.key!r}",
+                        room.file,
+                        f"room {room.key!r}",
                         f"exit {name!r} leads to unknown room {full!r}{self.hint(full)}",
                     )
         for kind in ("npc", "item"):
@@ -367,7 +371,8 @@ class _Reader:
                 if ref is not None and qualify(self.pack, ref) not in rooms:
                     full = qualify(self.pack, ref)
                     self.problem(
-                        thing.file, f"{kind} {thing.key!r}",
+                        thing.file,
+                        f"{kind} {thing.key!r}",
                         f"room {full!r} does not exist{self.hint(full)}",
                     )
         if manifest is not None:

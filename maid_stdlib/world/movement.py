@@ -82,9 +82,7 @@ def walk(ctx: CommandContext, exit_name: str) -> None:
     ws.message_room(room, f"{name} leaves {departure_phrase(exit_name)}.", exclude=(actor,))
     ws.move(actor, target, reason="walk")
     arrival = arrival_phrase(exit_name)
-    ws.message_room(
-        target, f"{name} arrives{' ' + arrival if arrival else ''}.", exclude=(actor,)
-    )
+    ws.message_room(target, f"{name} arrives{' ' + arrival if arrival else ''}.", exclude=(actor,))
     ctx.send(render_room(ws, target, actor))
 
 
@@ -98,9 +96,9 @@ def _direction_command(direction: str) -> Command:
     # packs add commands starting with the same letters ("nod", "drop"); the plain
     # directions outrank the diagonals so "no" is north, not northeast.
     priority = 10 if len(SHORT[direction]) == 2 else 11
-    return command(
-        direction, aliases=(SHORT[direction],), category="movement", priority=priority
-    )(move)
+    return command(direction, aliases=(SHORT[direction],), category="movement", priority=priority)(
+        move
+    )
 
 
 DIRECTION_COMMANDS: list[Command] = [_direction_command(d) for d in DIRECTIONS]

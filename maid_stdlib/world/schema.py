@@ -48,7 +48,7 @@ Text = Annotated[str, AfterValidator(_text)]
 
 
 def qualify(pack: str, ref: str) -> str:
-    """"smithy" in pack ironvale -> "ironvale:smithy"; qualified refs are kept."""
+    """ "smithy" in pack ironvale -> "ironvale:smithy"; qualified refs are kept."""
     return ref if ":" in ref else f"{pack}:{ref}"
 
 

@@ -396,8 +396,11 @@ class WorldService:
             rooms = self._rooms
             for key, uid in rooms.items():
                 exits = world.try_component(uid, Exits)
-                adjacency[key] = [] if exits is None else [
-                    (target, name) for name, target in exits.exits.items() if target in rooms]
+                adjacency[key] = (
+                    []
+                    if exits is None
+                    else [(target, name) for name, target in exits.exits.items() if target in rooms]
+                )
             graph = self._graph = RoomGraph(adjacency)
         return graph
 

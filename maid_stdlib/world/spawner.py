@@ -88,7 +88,10 @@ def thing_components(entry: Entry) -> list[Component]:
 
 
 def _apply_extensions(
-    engine: GameEngine, data: WorldData, entry: Entry, uid: UUID,
+    engine: GameEngine,
+    data: WorldData,
+    entry: Entry,
+    uid: UUID,
     only: list[str] | None = None,
 ) -> None:
     for name, value in entry.extensions.items():
@@ -111,7 +114,10 @@ def _apply_extensions(
 
 def _origin(entry: Entry, instance: str) -> DataOrigin:
     return DataOrigin(
-        pack=entry.pack, kind=entry.kind, key=instance, digest=entry.digest,
+        pack=entry.pack,
+        kind=entry.kind,
+        key=instance,
+        digest=entry.digest,
         extensions=list(entry.extensions),
     )
 
@@ -131,7 +137,10 @@ def _catch_up(engine: GameEngine, data: WorldData, entry: Entry, uid: UUID) -> b
 
 
 def _sync_static(
-    engine: GameEngine, data: WorldData, entry: Entry, comps: list[Component],
+    engine: GameEngine,
+    data: WorldData,
+    entry: Entry,
+    comps: list[Component],
     report: SpawnReport,
 ) -> None:
     world = engine.world
@@ -166,7 +175,7 @@ def _ledger(engine: GameEngine, pack: str) -> SpawnLedger:
 
 
 def instance_keys(entry: Entry) -> list[str]:
-    """"gundrik" for a single NPC; "bandit_scout#1" ... for ``count: 3``."""
+    """ "gundrik" for a single NPC; "bandit_scout#1" ... for ``count: 3``."""
     spec = entry.spec
     assert isinstance(spec, ThingSpec)
     if spec.count == 1:
@@ -208,7 +217,9 @@ def spawn_pack(engine: GameEngine, data: WorldData, pack: PackData) -> SpawnRepo
                         report.kept += 1
                     continue
                 world.create_entity(
-                    *thing_components(entry), Position(room), _origin(entry, instance),
+                    *thing_components(entry),
+                    Position(room),
+                    _origin(entry, instance),
                     entity_id=uid,
                 )
                 _apply_extensions(engine, data, entry, uid)
@@ -220,7 +231,8 @@ def spawn_pack(engine: GameEngine, data: WorldData, pack: PackData) -> SpawnRepo
     stale = [
         origin.key
         for _, origin in world.each(DataOrigin)
-        if origin.pack == pack.pack and origin.kind == "room"
+        if origin.pack == pack.pack
+        and origin.kind == "room"
         and origin.key not in pack.entries["room"]
     ]
     if stale:

@@ -205,7 +205,11 @@ class _Turn:
         self.booleans: dict[str, bool] = {}
 
     def gate(
-        self, seq: int, target: Target, requested: object, conditions: tuple[Condition, ...],
+        self,
+        seq: int,
+        target: Target,
+        requested: object,
+        conditions: tuple[Condition, ...],
         old: StatValue,
     ) -> bool:
         """Refuse ``target`` (and say why) unless its preconditions hold."""
@@ -215,20 +219,39 @@ class _Turn:
         if not unmet:
             return True
         needs = [(u.condition, u.now) for u in unmet]
-        self.reject(seq, target, target.path, requested, "requires_unmet",
-                    requires_reason(self.schema, [u.condition for u in unmet]),
-                    fix_requires(target, needs), old=old)
+        self.reject(
+            seq,
+            target,
+            target.path,
+            requested,
+            "requires_unmet",
+            requires_reason(self.schema, [u.condition for u in unmet]),
+            fix_requires(target, needs),
+            old=old,
+        )
         return False
 
     def reject(
-        self, seq: int, target: Target | None, key: str, requested: object, code: str,
-        reason: str, fix: str, old: StatValue | None = None,
+        self,
+        seq: int,
+        target: Target | None,
+        key: str,
+        requested: object,
+        code: str,
+        reason: str,
+        fix: str,
+        old: StatValue | None = None,
     ) -> None:
         self.report.rejected.append(
             Change(
-                seq=seq, path=target.path if target else key,
-                kind=target.kind if target else "unknown", requested=jsonable(requested),
-                old=old, code=code, reason=reason, fix=fix,
+                seq=seq,
+                path=target.path if target else key,
+                kind=target.kind if target else "unknown",
+                requested=jsonable(requested),
+                old=old,
+                code=code,
+                reason=reason,
+                fix=fix,
             )
         )
 
@@ -237,21 +260,52 @@ class _Turn:
         value = as_bool(requested)
         path = target.path
         if value is None:
-            self.reject(seq, target, path, requested, "milestone_not_true", "takes true only",
-                        fix_plain("milestone_not_true", path))
+            self.reject(
+                seq,
+                target,
+                path,
+                requested,
+                "milestone_not_true",
+                "takes true only",
+                fix_plain("milestone_not_true", path),
+            )
         elif value is False:
-            self.reject(seq, target, path, requested, "milestone_unset", "milestones are sticky",
-                        fix_plain("milestone_unset", path))
+            self.reject(
+                seq,
+                target,
+                path,
+                requested,
+                "milestone_unset",
+                "milestones are sticky",
+                fix_plain("milestone_unset", path),
+            )
         elif self.view.get(path) is not None:
-            self.reject(seq, target, path, requested, "milestone_repeat", "already reached",
-                        fix_plain("milestone_repeat", path), old=True)
+            self.reject(
+                seq,
+                target,
+                path,
+                requested,
+                "milestone_repeat",
+                "already reached",
+                fix_plain("milestone_repeat", path),
+                old=True,
+            )
         elif not self.gate(seq, target, requested, target.milestone.conditions, old=False):
             return
         else:
             self.view.set(path, self.index)
             self.report.applied.append(
-                Change(seq=seq, path=path, kind="milestone", requested=jsonable(requested),
-                       old=False, new=True, actual=True, code="reached", reason="reached")
+                Change(
+                    seq=seq,
+                    path=path,
+                    kind="milestone",
+                    requested=jsonable(requested),
+                    old=False,
+                    new=True,
+                    actual=True,
+                    code="reached",
+                    reason="reached",
+                )
             )
             self.report.milestones_reached.append(target.name)
 
@@ -262,11 +316,27 @@ class _Turn:
         stored = self.view.get(path)
         old = stored if isinstance(stored, bool) else target.flag.initial
         if value is None:
-            self.reject(seq, target, path, requested, "not_a_boolean", "takes true or false",
-                        fix_plain("not_a_boolean", path), old=old)
+            self.reject(
+                seq,
+                target,
+                path,
+                requested,
+                "not_a_boolean",
+                "takes true or false",
+                fix_plain("not_a_boolean", path),
+                old=old,
+            )
         elif value == old:
-            self.reject(seq, target, path, requested, "unchanged", "already so",
-                        fix_plain("unchanged", path, old), old=old)
+            self.reject(
+                seq,
+                target,
+                path,
+                requested,
+                "unchanged",
+                "already so",
+                fix_plain("unchanged", path, old),
+                old=old,
+            )
         elif value != target.flag.initial and not self.gate(
             seq, target, requested, target.flag.conditions, old=old
         ):
@@ -275,8 +345,17 @@ class _Turn:
         else:
             self.view.set(path, value)
             self.report.applied.append(
-                Change(seq=seq, path=path, kind="flag", requested=jsonable(requested),
-                       old=old, new=value, actual=value, code="applied", reason="applied")
+                Change(
+                    seq=seq,
+                    path=path,
+                    kind="flag",
+                    requested=jsonable(requested),
+                    old=old,
+                    new=value,
+                    actual=value,
+                    code="applied",
+                    reason="applied",
+                )
             )
 
     def stat(self, seq: int, target: Target, requested: object) -> None:
@@ -289,28 +368,68 @@ class _Turn:
             old = stored
         sent = as_number(requested)
         if sent is None:
-            self.reject(seq, target, path, requested, "not_a_number", "not a number",
-                        fix_plain("not_a_number", path), old=old)
+            self.reject(
+                seq,
+                target,
+                path,
+                requested,
+                "not_a_number",
+                "not a number",
+                fix_plain("not_a_number", path),
+                old=old,
+            )
             return
         sent = _tidy(sent, stat)
         if sent == 0:
-            self.reject(seq, target, path, requested, "zero_change", "no change sent",
-                        fix_plain("zero_change", path), old=old)
+            self.reject(
+                seq,
+                target,
+                path,
+                requested,
+                "zero_change",
+                "no change sent",
+                fix_plain("zero_change", path),
+                old=old,
+            )
             return
         # Step 4: cooldown, counted in player actions.
         last = self.view.last_changed(path)
         if stat.cooldown and last is not None and self.index - last < stat.cooldown:
-            self.reject(seq, target, path, requested, "cooldown", "cooling down",
-                        fix_cooldown(target, last), old=old)
+            self.reject(
+                seq,
+                target,
+                path,
+                requested,
+                "cooldown",
+                "cooling down",
+                fix_cooldown(target, last),
+                old=old,
+            )
             return
         # Step 5: counters only go up, and take changes, not totals; then the cap.
         if stat.is_counter and sent < 0:
-            self.reject(seq, target, path, requested, "counter_negative",
-                        "counters only go up", fix_counter_negative(target), old=old)
+            self.reject(
+                seq,
+                target,
+                path,
+                requested,
+                "counter_negative",
+                "counters only go up",
+                fix_counter_negative(target),
+                old=old,
+            )
             return
         if stat.is_counter and _looks_like_total(stat, old, sent):
-            self.reject(seq, target, path, requested, "counter_total",
-                        "a total, not a change", fix_counter_total(target, old, sent), old=old)
+            self.reject(
+                seq,
+                target,
+                path,
+                requested,
+                "counter_total",
+                "a total, not a change",
+                fix_counter_total(target, old, sent),
+                old=old,
+            )
             return
         step, reasons = sent, []
         cap = stat.max_delta_per_turn
@@ -327,17 +446,32 @@ class _Turn:
             reasons.append(f"stopped at its minimum of {fmt_number(stat.min)}")
         if new == old:
             self.report.clamped.append(
-                Change(seq=seq, path=path, kind="stat", requested=jsonable(requested), old=old,
-                       new=old, actual=0, code="at_limit", reason="no change — at its limit",
-                       fix=fix_at_limit(target, old, upward=sent > 0))
+                Change(
+                    seq=seq,
+                    path=path,
+                    kind="stat",
+                    requested=jsonable(requested),
+                    old=old,
+                    new=old,
+                    actual=0,
+                    code="at_limit",
+                    reason="no change — at its limit",
+                    fix=fix_at_limit(target, old, upward=sent > 0),
+                )
             )
             return
         # Step 7: apply and record the action index for the cooldown rule.
         self.view.set(path, new)
         self.view.set_last_changed(path, self.index)
         change = Change(
-            seq=seq, path=path, kind="stat", requested=jsonable(requested), old=old, new=new,
-            actual=_tidy(new - old, stat), code="limited" if reasons else "applied",
+            seq=seq,
+            path=path,
+            kind="stat",
+            requested=jsonable(requested),
+            old=old,
+            new=new,
+            actual=_tidy(new - old, stat),
+            code="limited" if reasons else "applied",
             reason="; ".join(reasons) or "applied",
         )
         self.report.applied.append(change)
@@ -366,17 +500,26 @@ def apply_delta(
         target = schema.resolve(key)
         # Step 1: unknown paths change nothing but are reported, with the real names.
         if target is None:
-            turn.reject(seq, None, key, requested, "unknown_path", "no such stat",
-                        fix_unknown(schema, key))
+            turn.reject(
+                seq, None, key, requested, "unknown_path", "no such stat", fix_unknown(schema, key)
+            )
             continue
         if target.path in seen:
-            turn.reject(seq, target, key, requested, "duplicate", "sent twice",
-                        fix_plain("duplicate", target.path))
+            turn.reject(
+                seq,
+                target,
+                key,
+                requested,
+                "duplicate",
+                "sent twice",
+                fix_plain("duplicate", target.path),
+            )
             continue
         seen.add(target.path)
         if not view.writable(target.path):
-            turn.reject(seq, target, key, requested, "absent", "not here",
-                        fix_plain("absent", target.path))
+            turn.reject(
+                seq, target, key, requested, "absent", "not here", fix_plain("absent", target.path)
+            )
             continue
         entries.append((seq, target, requested))
     # Steps 3-7: every stat first, so preconditions see this turn's (clamped) numbers.

@@ -43,9 +43,7 @@ def render_needs(
     if not conditions:
         return ""
     unmet = {u.condition: u.now for u in unmet_requires(schema, view, conditions)}
-    parts = [
-        condition_now(c, unmet[c]) if c in unmet else c.text() for c in conditions
-    ]
+    parts = [condition_now(c, unmet[c]) if c in unmet else c.text() for c in conditions]
     return f" [{lead} " + ", ".join(parts) + "]"
 
 
@@ -53,9 +51,7 @@ def _flag_lead(schema: StatSchema, name: str) -> str:
     return f"to become {str(not schema.flags[name].initial).lower()}, needs"
 
 
-def render_world_state(
-    schema: StatSchema, view: StatView, present_npcs: Iterable[str] = ()
-) -> str:
+def render_world_state(schema: StatSchema, view: StatView, present_npcs: Iterable[str] = ()) -> str:
     """The live-values section, e.g.::
 
         World state — day 3.
@@ -81,9 +77,7 @@ def render_world_state(
     for npc_id, npc in schema.npcs.items():
         if npc_id not in present or not npc.stats:
             continue
-        stats = [
-            _numeric(schema, view, t) for t in schema.stat_targets() if t.npc == npc_id
-        ]
+        stats = [_numeric(schema, view, t) for t in schema.stat_targets() if t.npc == npc_id]
         lines.append(f"{schema.npc_name(npc_id)} (npc.{npc_id}): " + ", ".join(stats) + ".")
     if schema.flags:
         flags = []
@@ -145,9 +139,8 @@ def render_stat_guide(schema: StatSchema, present_npcs: Iterable[str] | None = N
         elif target.flag is not None:
             text = f"- {target.path} (true/false"
             if target.flag.conditions:
-                text += (
-                    f"; {_flag_lead(schema, target.name)} "
-                    + " and ".join(c.text() for c in target.flag.conditions)
+                text += f"; {_flag_lead(schema, target.name)} " + " and ".join(
+                    c.text() for c in target.flag.conditions
                 )
             text += ")"
             text += f": {target.flag.desc}" if target.flag.desc else ""
@@ -155,9 +148,7 @@ def render_stat_guide(schema: StatSchema, present_npcs: Iterable[str] | None = N
             assert target.milestone is not None
             text = f"- {target.path} (send true once, when reached"
             if target.milestone.conditions:
-                text += "; only once " + " and ".join(
-                    c.text() for c in target.milestone.conditions
-                )
+                text += "; only once " + " and ".join(c.text() for c in target.milestone.conditions)
             text += ")"
             text += f": {target.milestone.desc}" if target.milestone.desc else ""
         lines.append(text)
@@ -202,8 +193,7 @@ def render_emit_rule(schema: StatSchema) -> str:
         "Include only what changed: never restate unchanged stats, never send a full or "
         f"absolute value. Flags flip with true or false{flag_line}. Mark a goal with "
         '"milestones.<id>": true when it is reached. If nothing changed, leave the block '
-        "out entirely (no empty {})."
-        + _REQUIRES_RULE * _has_requires(schema)
+        "out entirely (no empty {})." + _REQUIRES_RULE * _has_requires(schema)
     )
 
 
@@ -261,8 +251,11 @@ def replay_block(report: Report | None) -> str:
         return ""
     body = ", ".join(
         f"{json.dumps(k)}: "
-        + (json.dumps(v) if isinstance(v, bool) or not isinstance(v, int | float)
-           else fmt_signed(v))
+        + (
+            json.dumps(v)
+            if isinstance(v, bool) or not isinstance(v, int | float)
+            else fmt_signed(v)
+        )
         for k, v in delta.items()
     )
     return "```state\n{" + body + "}\n```"

@@ -55,14 +55,14 @@ def lint_schema(schema: StatSchema) -> list[str]:
             )
         if not stat.desc.strip():
             warnings.append(
-                f"{where}: no desc; describe it as a signed change (e.g. \"-10 when hurt, "
-                "+10 when healed\")."
+                f'{where}: no desc; describe it as a signed change (e.g. "-10 when hurt, '
+                '+10 when healed").'
             )
             continue
         if not _SIGNED.search(stat.desc):
             warnings.append(
-                f"{where}: desc names no sign; word it as a signed change (e.g. \"-10 when "
-                "hurt, +10 when healed\") so the model sends changes, not totals."
+                f'{where}: desc names no sign; word it as a signed change (e.g. "-10 when '
+                'hurt, +10 when healed") so the model sends changes, not totals.'
             )
         absolute = _ABSOLUTE.search(stat.desc)
         if absolute:

@@ -86,18 +86,17 @@ def _number(value: object) -> Number:
 
 
 def _band(value: object) -> tuple[Number, Number, str]:
-    if (
-        not isinstance(value, list | tuple)
-        or len(value) != 3
-        or not isinstance(value[2], str)
-    ):
+    if not isinstance(value, list | tuple) or len(value) != 3 or not isinstance(value[2], str):
         raise ValueError(f"a band is [low, high, label], got {value!r}")
     return (_number(value[0]), _number(value[1]), value[2])
 
 
 def _identifier(value: str) -> str:
-    if not value or not value[0].isascii() or not value[0].islower() or not all(
-        c.isascii() and (c.islower() or c.isdigit() or c == "_") for c in value
+    if (
+        not value
+        or not value[0].isascii()
+        or not value[0].islower()
+        or not all(c.isascii() and (c.islower() or c.isdigit() or c == "_") for c in value)
     ):
         raise ValueError("ids are lowercase letters, digits and _, starting with a letter")
     return value
@@ -445,7 +444,7 @@ class StatSchema(_Strict):
 
     def npc_name(self, npc_id: str) -> str:
         npc = self.npcs.get(npc_id)
-        return (npc.name if npc and npc.name else npc_id.replace("_", " ").title())
+        return npc.name if npc and npc.name else npc_id.replace("_", " ").title()
 
 
 def _never_holds(cond: Condition, stat: StatDef) -> bool:
@@ -494,7 +493,7 @@ def _requires_problems(schema: StatSchema) -> list[str]:
             if target.stat is not None:
                 if cond.is_boolean:
                     problems.append(
-                        f"{where}: {cond.path} is a number; compare it, e.g. \">= 1\", "
+                        f'{where}: {cond.path} is a number; compare it, e.g. ">= 1", '
                         f"not {str(cond.value).lower()}"
                     )
                 elif _never_holds(cond, target.stat):
@@ -523,7 +522,7 @@ def _find_loop(
 ) -> list[str] | None:
     """Depth-first from ``node``: the first chain that comes back to itself, or None."""
     if node in stack:
-        return [*stack[stack.index(node):], node]
+        return [*stack[stack.index(node) :], node]
     if node in done:
         return None
     stack.append(node)

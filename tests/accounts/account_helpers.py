@@ -108,5 +108,3 @@ def build_engine(tmp_path: Path, database_url: str = "", **settings: Any) -> Gam
     engine = GameEngine(Settings(**values), clock=ManualClock(), packs=[])
     install_accounts(engine)
     return engine
-
-

@@ -20,8 +20,14 @@ from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEve
 MakeClient = Callable[..., Client]
 
 
-async def create(make: MakeClient, name: str, password: str = PASSWORD,
-                 host: str = "127.0.0.1", *, stay: bool = True) -> Client:
+async def create(
+    make: MakeClient,
+    name: str,
+    password: str = PASSWORD,
+    host: str = "127.0.0.1",
+    *,
+    stay: bool = True,
+) -> Client:
     """Create an account (and its first character) with the one-line form; with
     ``stay=False`` quit right away."""
     c = make(host)
@@ -265,8 +271,12 @@ async def test_three_failures_close_the_connection(client: MakeClient) -> None:
     assert "Too many failed attempts" in c.session.close_message
 
 
-async def test_throttle_per_ip(engine: GameEngine, accounts: AccountService,
-                               client: MakeClient, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_throttle_per_ip(
+    engine: GameEngine,
+    accounts: AccountService,
+    client: MakeClient,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     limit = engine.settings.login_attempts_per_minute
     await create(client, "Lorn", stay=False)
     for i in range(limit):
@@ -320,8 +330,7 @@ async def test_throttle_per_account(engine: GameEngine, client: MakeClient) -> N
     assert "Welcome, Nessa" in await other.line(f"connect Nessa {PASSWORD}")
 
 
-async def test_success_clears_the_account_failures(engine: GameEngine,
-                                                   client: MakeClient) -> None:
+async def test_success_clears_the_account_failures(engine: GameEngine, client: MakeClient) -> None:
     limit = engine.settings.login_attempts_per_minute
     await create(client, "Orla", stay=False)
     c = client("10.4.0.1")
@@ -339,8 +348,9 @@ async def test_success_clears_the_account_failures(engine: GameEngine,
     assert "Welcome" in await d.line(f"connect orla {PASSWORD}")
 
 
-async def test_character_menu(engine: GameEngine, accounts: AccountService,
-                              client: MakeClient, events: Events) -> None:
+async def test_character_menu(
+    engine: GameEngine, accounts: AccountService, client: MakeClient, events: Events
+) -> None:
     first = await create(client, "Aldric")
     await first.line("quit")
     account = await accounts.get("Aldric")
@@ -480,8 +490,10 @@ async def test_leaving_from_the_login_screen_publishes_nothing(
 
 
 async def test_disconnect_while_the_password_is_being_checked(
-    engine: GameEngine, accounts: AccountService, client: MakeClient,
-    monkeypatch: pytest.MonkeyPatch
+    engine: GameEngine,
+    accounts: AccountService,
+    client: MakeClient,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     first = await create(client, "Aldric")
     await first.line("quit")
@@ -503,8 +515,9 @@ async def test_disconnect_while_the_password_is_being_checked(
     assert engine.sessions.playing() == []
 
 
-async def test_nothing_logs_the_password(client: MakeClient,
-                                         caplog: pytest.LogCaptureFixture) -> None:
+async def test_nothing_logs_the_password(
+    client: MakeClient, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.DEBUG)
     c = client()
     await c.open()

@@ -170,8 +170,7 @@ async def test_character_factory_is_used(tmp_path: Path) -> None:
         await engine.stop()
 
 
-async def test_orphaned_character_is_adopted(engine: GameEngine,
-                                             accounts: AccountService) -> None:
+async def test_orphaned_character_is_adopted(engine: GameEngine, accounts: AccountService) -> None:
     """A crash between saving the character and the account document leaves a
     character whose account does not list it; the next login finds it."""
     account = await accounts.create_account("Aldric", PASSWORD)
@@ -185,7 +184,9 @@ async def test_orphaned_character_is_adopted(engine: GameEngine,
 
 async def test_without_a_store_accounts_live_in_memory(tmp_path: Path) -> None:
     engine = GameEngine(
-        Settings(data_dir=tmp_path, scrypt_n=2**10), clock=ManualClock(), packs=[],
+        Settings(data_dir=tmp_path, scrypt_n=2**10),
+        clock=ManualClock(),
+        packs=[],
         use_store=False,
     )
     service = install_accounts(engine)

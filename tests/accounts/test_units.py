@@ -56,8 +56,21 @@ def test_invalid_names_say_what_is_wrong(typed: str, message: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "typed", ["admin", "Root", "SYSTEM", "maid", "new", "quit", "who", "create", "connect",
-              "god", "ad-min", "sys'op"]
+    "typed",
+    [
+        "admin",
+        "Root",
+        "SYSTEM",
+        "maid",
+        "new",
+        "quit",
+        "who",
+        "create",
+        "connect",
+        "god",
+        "ad-min",
+        "sys'op",
+    ],
 )
 def test_reserved_names(typed: str) -> None:
     with pytest.raises(InvalidName, match="is reserved"):

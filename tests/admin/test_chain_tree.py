@@ -21,15 +21,30 @@ async def engine(tmp_path: Path) -> AsyncIterator[GameEngine]:
     engine = make_engine(tmp_path, store=False)
     async with engine.lifespan():
         giver = str(npc(engine, "ironvale:gundrik"))
-        links = {"gen-a-00000001": None, "gen-b-00000002": "gen-a-00000001",
-                 "gen-c-00000003": "gen-a-00000001", "gen-d-00000004": "gen-b-00000002"}
-        engine.services.get(QuestGen).history.load_documents([
-            {"quest_id": q, "seed_type": "threat_response", "archetype_id": "threat_elimination",
-             "quest_giver_id": giver, "character_id": None, "source": "generated",
-             "chain_parent_id": parent, "chain_depth": depth, "created_at": float(depth),
-             "sequence": depth + 1, "record_kind": RECORD_KIND}
-            for depth, (q, parent) in enumerate(links.items())
-        ])
+        links = {
+            "gen-a-00000001": None,
+            "gen-b-00000002": "gen-a-00000001",
+            "gen-c-00000003": "gen-a-00000001",
+            "gen-d-00000004": "gen-b-00000002",
+        }
+        engine.services.get(QuestGen).history.load_documents(
+            [
+                {
+                    "quest_id": q,
+                    "seed_type": "threat_response",
+                    "archetype_id": "threat_elimination",
+                    "quest_giver_id": giver,
+                    "character_id": None,
+                    "source": "generated",
+                    "chain_parent_id": parent,
+                    "chain_depth": depth,
+                    "created_at": float(depth),
+                    "sequence": depth + 1,
+                    "record_kind": RECORD_KIND,
+                }
+                for depth, (q, parent) in enumerate(links.items())
+            ]
+        )
         yield engine
 
 
@@ -40,8 +55,12 @@ async def test_a_branching_chain(engine: GameEngine) -> None:
     lines = out.splitlines()
     assert lines[0].startswith("Chain of gen-d-00000004: depth 2, ancestry gen-a-00000001 ->")
     tree = [line.split(" [")[0] for line in lines[1:-1]]
-    assert tree == ["  gen-a-00000001", "  |-- gen-b-00000002", "  |   `-- gen-d-00000004",
-                    "  `-- gen-c-00000003"]
+    assert tree == [
+        "  gen-a-00000001",
+        "  |-- gen-b-00000002",
+        "  |   `-- gen-d-00000004",
+        "  `-- gen-c-00000003",
+    ]
     assert "<-- this one" in lines[3] and lines[-1] == "2 ancestor(s), 0 descendant(s)"
     out = await admin(engine, boss, "@quest chain gen-a-00000001")
     assert out.splitlines()[-1] == "0 ancestor(s), 3 descendant(s)"

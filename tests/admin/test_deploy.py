@@ -51,12 +51,22 @@ async def test_the_dashboard_uses_only_real_metrics(tmp_path: Path) -> None:
     real = await exposed(tmp_path)
     assert not names - real, f"the dashboard refers to unknown metrics: {sorted(names - real)}"
     # What the dashboard must show (the brief of deploy/).
-    for needed in ("maid_tick_duration_seconds", "maid_system_update_duration_seconds",
-                   "maid_sessions", "maid_commands", "maid_llm_latency_seconds",
-                   "maid_llm_tokens", "maid_llm_errors", "maid_narrated_turns",
-                   "maid_narrated_changes", "maid_questgen_quests_built",
-                   "maid_questgen_rejections", "maid_questgen_template_fallbacks",
-                   "maid_consequence_batches", "maid_checkpoint_duration_seconds"):
+    for needed in (
+        "maid_tick_duration_seconds",
+        "maid_system_update_duration_seconds",
+        "maid_sessions",
+        "maid_commands",
+        "maid_llm_latency_seconds",
+        "maid_llm_tokens",
+        "maid_llm_errors",
+        "maid_narrated_turns",
+        "maid_narrated_changes",
+        "maid_questgen_quests_built",
+        "maid_questgen_rejections",
+        "maid_questgen_template_fallbacks",
+        "maid_consequence_batches",
+        "maid_checkpoint_duration_seconds",
+    ):
         assert needed in names, needed
     assert all("$instance" in e for e in exprs_of(panels))
 

@@ -82,10 +82,16 @@ def value(samples: list[Sample], name: str, **labels: str) -> float | None:
 
 
 async def test_metrics_are_complete_and_well_named(tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path, telnet_port=0, metrics_port=0,
-                        telnet_host="127.0.0.1", metrics_host="127.0.0.1")
-    server = MaidServer(settings, packs=["ironvale", HeistPack, AdminContentPack],
-                        announce=lambda _line: None)
+    settings = Settings(
+        data_dir=tmp_path,
+        telnet_port=0,
+        metrics_port=0,
+        telnet_host="127.0.0.1",
+        metrics_host="127.0.0.1",
+    )
+    server = MaidServer(
+        settings, packs=["ironvale", HeistPack, AdminContentPack], announce=lambda _line: None
+    )
     async with server.lifespan():
         # A client at the login screen, and a command run by a character.
         _, writer = await asyncio.open_connection("127.0.0.1", server.telnet_port)
@@ -98,7 +104,8 @@ async def test_metrics_are_complete_and_well_named(tmp_path: Path) -> None:
             families = {f.name: f for f in text_string_to_metric_families(body)}
             samples = [s for f in families.values() for s in f.samples]
             if value(samples, "maid_sessions", state="login") == 1.0 and value(
-                    samples, "maid_ticks_total"):
+                samples, "maid_ticks_total"
+            ):
                 break
             await asyncio.sleep(0.05)
         writer.close()

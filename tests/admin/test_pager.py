@@ -34,8 +34,9 @@ def window(engine: GameEngine, actor: UUID, width: int, height: int) -> FakeSess
 
 
 def ctx_for(engine: GameEngine, session: FakeSession) -> CommandContext:
-    return CommandContext(engine=engine, session=session, actor=session.character_id,
-                          role=Role.ADMIN)
+    return CommandContext(
+        engine=engine, session=session, actor=session.character_id, role=Role.ADMIN
+    )
 
 
 async def test_short_output_is_sent_whole_and_wrapped(engine: GameEngine) -> None:

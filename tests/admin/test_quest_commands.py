@@ -92,8 +92,11 @@ async def test_seed_status_shows_queue_in_flight_and_ages(loop_world: LoopWorld)
     finally:
         system.pending_seeds.remove(seed)
     assert "Seed queue: depth 1 (0 arrived for the next tick, 1 waiting)" in out
-    histogram = {line.split()[0]: line.split()[-1] for line in out.splitlines()
-                 if line.strip().startswith(("<", "10m", "1-6h", "6-24h", ">"))}
+    histogram = {
+        line.split()[0]: line.split()[-1]
+        for line in out.splitlines()
+        if line.strip().startswith(("<", "10m", "1-6h", "6-24h", ">"))
+    }
     assert histogram == {"<": "0", "10m-1h": "0", "1-6h": "1", "6-24h": "0", ">": "0"}
     assert "#" in next(line for line in out.splitlines() if "1-6h" in line)
     assert "mystery from Bram Holloway: importance 0.60, age 2.0h" in out
@@ -103,15 +106,19 @@ async def test_seed_status_shows_queue_in_flight_and_ages(loop_world: LoopWorld)
 async def test_inspect_a_finished_heist(loop_world: LoopWorld) -> None:
     w = loop_world
     out = await run(w, f"@quest inspect {w.heist}")
-    assert out.startswith(f"{w.heist}  \"")
+    assert out.startswith(f'{w.heist}  "')
     assert "status: perfect -- Aria: turned_in" in out
     assert "seed: heist_opportunity" in out and "archetype heist" in out
     assert "giver: Tamsin Reed at The Tenements" in out
     assert "narrative source: template (fallback: no_model); token cost 0" in out
     assert re.search(r"quality: grounding \d\.\d\d, coherence \d\.\d\d, novelty \d\.\d\d", out)
-    for objective in ("[visit] Reach Vesk's Strongroom", "[custom] Go unseen by Hobb",
-                      "<stay-unseen>", "[collect] Take an iron-bound strongbox",
-                      "[deliver] Bring the iron-bound strongbox to Tamsin Reed"):
+    for objective in (
+        "[visit] Reach Vesk's Strongroom",
+        "[custom] Go unseen by Hobb",
+        "<stay-unseen>",
+        "[collect] Take an iron-bound strongbox",
+        "[deliver] Bring the iron-bound strongbox to Tamsin Reed",
+    ):
         assert objective in out
     assert "Consequences on success: 4" in out
     assert "npc_need_satisfy (Tamsin Reed, need +" in out
@@ -134,7 +141,8 @@ async def test_inspect_and_grounding_check_refuse_bad_ids(loop_world: LoopWorld)
     w = loop_world
     for sub in ("inspect", "grounding-check", "chain"):
         assert "No generated quest 'gen-nope-00000000'" in await run(
-            w, f"@quest {sub} gen-nope-00000000")
+            w, f"@quest {sub} gen-nope-00000000"
+        )
         assert f"Usage: @quest {sub} <quest_id>" in await run(w, f"@quest {sub}")
     assert "hand-authored" in await run(w, "@quest inspect road-scouts")
 

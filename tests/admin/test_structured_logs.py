@@ -67,8 +67,9 @@ def find(docs: list[dict[str, Any]], event: str, **fields: Any) -> dict[str, Any
     for doc in docs:
         if doc["event"].startswith(event) and all(doc.get(k) == v for k, v in fields.items()):
             return doc
-    raise AssertionError(f"no {event!r} line with {fields}; events: "
-                         f"{sorted({d['event'][:40] for d in docs})}")
+    raise AssertionError(
+        f"no {event!r} line with {fields}; events: {sorted({d['event'][:40] for d in docs})}"
+    )
 
 
 async def test_every_transition_is_one_json_line_with_its_ids(
@@ -108,15 +109,14 @@ async def test_every_transition_is_one_json_line_with_its_ids(
     find(docs, "consequences applied", quest_id=heist, character_ids=aria)
     find(docs, "generated quest", quest_id=follow_up)
     find(docs, "quest abandoned", quest_id=forced, character_id=quinn)
-    find(docs, "consequences applied", quest_id=forced, outcome="abandoned",
-         character_ids=quinn)
+    find(docs, "consequences applied", quest_id=forced, outcome="abandoned", character_ids=quinn)
     find(docs, "quest expired", quest_id=follow_up)
     # Every line about a quest names it; every seed line names its seed.
-    lifecycle = ("maid.rpg.quests", "maid.consequences", "maid.questgen.delivery",
-                 "maid.grounding")
+    lifecycle = ("maid.rpg.quests", "maid.consequences", "maid.questgen.delivery", "maid.grounding")
     for doc in docs:
         if doc["logger"] in lifecycle and doc["event"].startswith(
-                ("quest ", "consequence", "generated quest")):
+            ("quest ", "consequence", "generated quest")
+        ):
             assert "quest_id" in doc, doc
         if doc["event"].startswith("seed queued"):
             assert doc.get("seed_id"), doc

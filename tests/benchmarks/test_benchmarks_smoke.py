@@ -59,8 +59,9 @@ def test_budget_benchmark_runs_and_reports() -> None:
 def test_telnet_benchmark_runs_against_maid_and_echo(tmp_path: Path) -> None:
     out = tmp_path / "telnet.json"
     report = tmp_path / "telnet.md"
-    code = bench_main(["--quick", "--only", "telnet", "--json", str(out),
-                       "--markdown", str(report)])
+    code = bench_main(
+        ["--quick", "--only", "telnet", "--json", str(out), "--markdown", str(report)]
+    )
     assert code == 0
     res = json.loads(out.read_text())
     (scenario,) = res["telnet"]["scenarios"]

@@ -20,9 +20,18 @@ async def start_server(
     env = {**os.environ, "MAID_DATA_DIR": str(tmp_path), "PYTHONUNBUFFERED": "1"}
     env.pop("MAID_CONFIG", None)
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "maid_engine.cli", "run", "--telnet-port", "0",
-        "--metrics-port", "0", *extra,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
+        sys.executable,
+        "-m",
+        "maid_engine.cli",
+        "run",
+        "--telnet-port",
+        "0",
+        "--metrics-port",
+        "0",
+        *extra,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
     )
     ports: dict[str, int] = {}
     assert proc.stdout is not None
@@ -54,9 +63,14 @@ async def test_run_serves_metrics_and_stops_cleanly_on_sigterm(tmp_path: Path) -
         status, body = await http_get(ports["metrics"], "/metrics")
         assert status == 200
         names = {f.name for f in text_string_to_metric_families(body)}
-        assert {"maid_tick_duration_seconds", "maid_entities", "maid_tick_overruns",
-                "maid_checkpoint_duration_seconds", "maid_events_dispatched",
-                "maid_system_update_duration_seconds"} <= names
+        assert {
+            "maid_tick_duration_seconds",
+            "maid_entities",
+            "maid_tick_overruns",
+            "maid_checkpoint_duration_seconds",
+            "maid_events_dispatched",
+            "maid_system_update_duration_seconds",
+        } <= names
         status, _ = await http_get(ports["metrics"], "/nope")
         assert status == 404
     finally:
@@ -73,8 +87,15 @@ async def test_run_serves_metrics_and_stops_cleanly_on_sigterm(tmp_path: Path) -
 async def test_bad_config_exits_nonzero_with_one_line_per_problem(tmp_path: Path) -> None:
     env = {**os.environ, "MAID_DATA_DIR": str(tmp_path), "MAID_TICK_RATE": "-5"}
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "maid_engine.cli", "run", "--telnet-port", "99999",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
+        sys.executable,
+        "-m",
+        "maid_engine.cli",
+        "run",
+        "--telnet-port",
+        "99999",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
     )
     _, err = await asyncio.wait_for(proc.communicate(), timeout=60)
     assert proc.returncode == 2
@@ -86,9 +107,19 @@ async def test_bad_config_exits_nonzero_with_one_line_per_problem(tmp_path: Path
 async def test_missing_pack_exits_nonzero_naming_it(tmp_path: Path) -> None:
     env = {**os.environ, "MAID_DATA_DIR": str(tmp_path)}
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "maid_engine.cli", "run", "--telnet-port", "0",
-        "--metrics-port", "0", "--pack", "atlantis",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
+        sys.executable,
+        "-m",
+        "maid_engine.cli",
+        "run",
+        "--telnet-port",
+        "0",
+        "--metrics-port",
+        "0",
+        "--pack",
+        "atlantis",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
     )
     _, err = await asyncio.wait_for(proc.communicate(), timeout=60)
     assert proc.returncode == 3

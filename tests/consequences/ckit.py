@@ -39,12 +39,18 @@ from maid_stdlib.story import StorySignal, StorySignalEvent
 from maid_stdlib.world import WorldCharacterFactory, WorldService, data_uuid
 
 
-def make_engine(tmp_path: Path, *, db_url: str | None = None, tick: float = 60.0,
-                seed: int = 7) -> GameEngine:
-    settings = Settings(data_dir=tmp_path, random_seed=seed,
-                        **({"database_url": db_url} if db_url else {}))
-    return GameEngine(settings, clock=ManualClock(tick_game_seconds=tick),
-                      packs=["ironvale"], use_store=db_url is not None)
+def make_engine(
+    tmp_path: Path, *, db_url: str | None = None, tick: float = 60.0, seed: int = 7
+) -> GameEngine:
+    settings = Settings(
+        data_dir=tmp_path, random_seed=seed, **({"database_url": db_url} if db_url else {})
+    )
+    return GameEngine(
+        settings,
+        clock=ManualClock(tick_game_seconds=tick),
+        packs=["ironvale"],
+        use_store=db_url is not None,
+    )
 
 
 def iv(key: str) -> UUID:
@@ -114,10 +120,12 @@ class EchoNarrator:
         return QuestNarrative(
             title=f"{ctx.giver_name}'s Plea",
             summary=f"{ctx.giver_name} needs help at {where}.",
-            description=f"{ctx.giver_name} speaks: {ctx.motivation} {ctx.backstory} "
-            f"{ctx.stakes}",
-            dialogue=QuestDialogue(offer=f"{ctx.motivation} Will you help?",
-                                   progress="Any news?", completion="You have my thanks."),
+            description=f"{ctx.giver_name} speaks: {ctx.motivation} {ctx.backstory} {ctx.stakes}",
+            dialogue=QuestDialogue(
+                offer=f"{ctx.motivation} Will you help?",
+                progress="Any news?",
+                completion="You have my thanks.",
+            ),
         )
 
 
@@ -141,8 +149,9 @@ async def the_iron_crisis(engine: GameEngine, signals: SignalLog, hours: float =
     assert signals.of("GOAL_BLOCKED") and signals.of("THREAT_DETECTED")
 
 
-async def build(engine: GameEngine, signals: list[Any],
-                narrator: EchoNarrator | None = None) -> GeneratedQuest:
+async def build(
+    engine: GameEngine, signals: list[Any], narrator: EchoNarrator | None = None
+) -> GeneratedQuest:
     """The quest the real pipeline builds from ``signals`` (composed into one seed)."""
     qg = qg_of(engine)
     if len(signals) == 1:
@@ -210,8 +219,9 @@ async def fight(engine: GameEngine, hero: UUID, keyword: str, max_ticks: int = 3
     raise AssertionError(f"{keyword} did not die")
 
 
-async def play_iron_crisis(engine: GameEngine, hero: UUID, quest: GeneratedQuest,
-                           turn_in: bool = True) -> str:
+async def play_iron_crisis(
+    engine: GameEngine, hero: UUID, quest: GeneratedQuest, turn_in: bool = True
+) -> str:
     """Take Gundrik's quest and do it with real commands; returns the turn-in output."""
     await walk(engine, hero, "ironvale:smithy")
     out = await cmd(engine, hero, "talk gundrik")
@@ -231,8 +241,7 @@ async def play_iron_crisis(engine: GameEngine, hero: UUID, quest: GeneratedQuest
     return await cmd(engine, hero, "talk gundrik")
 
 
-def simple_quest(engine: GameEngine, quest_id: str = "smiths-errand", **kw: Any
-                 ) -> GeneratedQuest:
+def simple_quest(engine: GameEngine, quest_id: str = "smiths-errand", **kw: Any) -> GeneratedQuest:
     """A small generated quest from Gundrik, made by hand: hear Voss out, report
     back. Success: Gundrik's economic need +0.3, his trust +0.3, Voss's +0.15,
     standing with the village +0.1, gossip, a memory, a world flag. Failure:
@@ -240,64 +249,119 @@ def simple_quest(engine: GameEngine, quest_id: str = "smiths-errand", **kw: Any
     gundrik, voss = iv("gundrik"), iv("voss")
     C = ConsequenceType
     fields: dict[str, Any] = {
-        "id": quest_id, "seed_id": uuid.uuid4(), "seed_type": "threat_response",
-        "archetype_id": "threat_elimination", "importance": 0.8,
+        "id": quest_id,
+        "seed_id": uuid.uuid4(),
+        "seed_type": "threat_response",
+        "archetype_id": "threat_elimination",
+        "importance": 0.8,
         "title": "The Smith's Errand",
         "summary": "Gundrik wants to know what Captain Voss will do about the road.",
         "detailed_description": "Gundrik scowls at his cold forge. Ask Captain Voss what the "
         "guard means to do about the bandits, and come back to tell me.",
         "objectives": [
-            QuestObjective(id="o1-talk", objective_type=ObjectiveType.TALK,
-                           description="Ask Captain Voss about the road", target="Captain Voss",
-                           target_entity_id=voss, target_location="ironvale:guard_post",
-                           order=1, hints=["Captain Voss is usually found at The Guard Post."]),
-            QuestObjective(id="o2-talk", objective_type=ObjectiveType.TALK,
-                           description="Report back to Gundrik", target="Gundrik",
-                           target_entity_id=gundrik, target_location="ironvale:smithy",
-                           order=2, hints=["Gundrik is usually found at Gundrik's Smithy."]),
+            QuestObjective(
+                id="o1-talk",
+                objective_type=ObjectiveType.TALK,
+                description="Ask Captain Voss about the road",
+                target="Captain Voss",
+                target_entity_id=voss,
+                target_location="ironvale:guard_post",
+                order=1,
+                hints=["Captain Voss is usually found at The Guard Post."],
+            ),
+            QuestObjective(
+                id="o2-talk",
+                objective_type=ObjectiveType.TALK,
+                description="Report back to Gundrik",
+                target="Gundrik",
+                target_entity_id=gundrik,
+                target_location="ironvale:smithy",
+                order=2,
+                hints=["Gundrik is usually found at Gundrik's Smithy."],
+            ),
         ],
         "quest_giver_id": gundrik,
         "quest_giver_motivation": "The forge is cold.",
         "quest_giver_dialogue": QuestDialogue(
             offer="Ask Voss what the guard will do about the road. Will you?",
-            progress="Well? What did Voss say?", completion="So that is how it is. Thank you."),
+            progress="Well? What did Voss say?",
+            completion="So that is how it is. Thank you.",
+        ),
         "involved_npcs": {voss: "informant"},
         "involved_locations": ["ironvale:smithy", "ironvale:guard_post"],
         "rewards": QuestRewards(experience=40, gold=10),
         "consequences": [
-            QuestConsequence(consequence_type=C.NPC_NEED_SATISFY, target_npc=gundrik,
-                             target_key="economic", need_delta=0.3,
-                             description="Gundrik's worries ease"),
-            QuestConsequence(consequence_type=C.RELATIONSHIP_CHANGE, target_npc=gundrik,
-                             relationship_delta=0.3, description="Gundrik trusts the character"),
-            QuestConsequence(consequence_type=C.RELATIONSHIP_CHANGE, target_npc=voss,
-                             relationship_delta=0.15, description="Voss appreciates it"),
-            QuestConsequence(consequence_type=C.FACTION_STANDING, target_faction="village",
-                             faction_delta=0.1, description="The village hears of it"),
-            QuestConsequence(consequence_type=C.GOSSIP_INJECTION, target_npc=gundrik,
-                             gossip_content="An adventurer carried Gundrik's words to the guard",
-                             description="Word spreads"),
-            QuestConsequence(consequence_type=C.MEMORY_CREATION, target_npc=gundrik,
-                             memory_content="A stranger spoke to Voss for me.",
-                             description="Gundrik remembers"),
-            QuestConsequence(consequence_type=C.WORLD_STATE, world_state_key="errand:voss",
-                             world_state_value="asked", description="Voss was asked"),
+            QuestConsequence(
+                consequence_type=C.NPC_NEED_SATISFY,
+                target_npc=gundrik,
+                target_key="economic",
+                need_delta=0.3,
+                description="Gundrik's worries ease",
+            ),
+            QuestConsequence(
+                consequence_type=C.RELATIONSHIP_CHANGE,
+                target_npc=gundrik,
+                relationship_delta=0.3,
+                description="Gundrik trusts the character",
+            ),
+            QuestConsequence(
+                consequence_type=C.RELATIONSHIP_CHANGE,
+                target_npc=voss,
+                relationship_delta=0.15,
+                description="Voss appreciates it",
+            ),
+            QuestConsequence(
+                consequence_type=C.FACTION_STANDING,
+                target_faction="village",
+                faction_delta=0.1,
+                description="The village hears of it",
+            ),
+            QuestConsequence(
+                consequence_type=C.GOSSIP_INJECTION,
+                target_npc=gundrik,
+                gossip_content="An adventurer carried Gundrik's words to the guard",
+                description="Word spreads",
+            ),
+            QuestConsequence(
+                consequence_type=C.MEMORY_CREATION,
+                target_npc=gundrik,
+                memory_content="A stranger spoke to Voss for me.",
+                description="Gundrik remembers",
+            ),
+            QuestConsequence(
+                consequence_type=C.WORLD_STATE,
+                world_state_key="errand:voss",
+                world_state_value="asked",
+                description="Voss was asked",
+            ),
         ],
         "failure_consequences": [
-            QuestConsequence(consequence_type=C.RELATIONSHIP_CHANGE, target_npc=gundrik,
-                             relationship_delta=-0.1, description="Gundrik is let down"),
-            QuestConsequence(consequence_type=C.GOSSIP_INJECTION, target_npc=gundrik,
-                             gossip_content="Nobody asked Voss for Gundrik",
-                             description="Word spreads that nobody came"),
-            QuestConsequence(consequence_type=C.MEMORY_CREATION, target_npc=gundrik,
-                             memory_content="Nobody came when I asked for help.",
-                             description="Gundrik remembers being let down"),
+            QuestConsequence(
+                consequence_type=C.RELATIONSHIP_CHANGE,
+                target_npc=gundrik,
+                relationship_delta=-0.1,
+                description="Gundrik is let down",
+            ),
+            QuestConsequence(
+                consequence_type=C.GOSSIP_INJECTION,
+                target_npc=gundrik,
+                gossip_content="Nobody asked Voss for Gundrik",
+                description="Word spreads that nobody came",
+            ),
+            QuestConsequence(
+                consequence_type=C.MEMORY_CREATION,
+                target_npc=gundrik,
+                memory_content="Nobody came when I asked for help.",
+                description="Gundrik remembers being let down",
+            ),
         ],
         "difficulty": DifficultyTier.EASY,
         "expiry": engine.clock.game_time + 86400.0,
         "chain_potential": 0.0,
         "created_at": engine.clock.game_time,
-        "location": "ironvale:smithy", "area": "ironvale:village", "region": "ironvale",
+        "location": "ironvale:smithy",
+        "area": "ironvale:village",
+        "region": "ironvale",
         "estimated_duration_minutes": 30,
     }
     fields.update(kw)
@@ -328,19 +392,26 @@ def metric(engine: GameEngine, name: str, **labels: str) -> float:
 WARMTH = 0.01
 
 
-def applied_delta(engine: GameEngine, mutation_type: str, target: UUID,
-                  key: str | None = None) -> float:
+def applied_delta(
+    engine: GameEngine, mutation_type: str, target: UUID, key: str | None = None
+) -> float:
     """The delta the latest propagation applied to ``target`` (merged mutations)."""
     result = system_of(engine).recent[-1]
     assert result.status == "applied", result
-    found = [m.delta or 0.0 for m in result.applied if m.mutation_type == mutation_type
-             and m.target_entity == target and (key is None or m.target_key == key)]
+    found = [
+        m.delta or 0.0
+        for m in result.applied
+        if m.mutation_type == mutation_type
+        and m.target_entity == target
+        and (key is None or m.target_key == key)
+    ]
     assert found, f"no {mutation_type} of {target} in {result.applied}"
     return sum(found)
 
 
-def assert_trust(engine: GameEngine, npc: UUID, hero: UUID, expected: float,
-                 talks: int = 0) -> None:
+def assert_trust(
+    engine: GameEngine, npc: UUID, hero: UUID, expected: float, talks: int = 0
+) -> None:
     """``npc``'s trust in ``hero`` is ``expected`` (from consequences) plus what up to
     ``talks`` conversations added."""
     value = trust(engine, npc, hero)

@@ -40,9 +40,15 @@ async def test_applied_batches_are_audited_with_the_entities_they_changed(
         assert doc["status"] == "applied" and doc["outcome"] == "completed"
         assert doc["character_ids"] == [str(hero)] and doc["attempts"] == 1
         kinds = [m["mutation_type"] for m in doc["mutations"]]
-        assert kinds == ["npc_need_satisfy", "relationship_change", "relationship_change",
-                         "faction_standing", "gossip_injection", "memory_creation",
-                         "world_state"]
+        assert kinds == [
+            "npc_need_satisfy",
+            "relationship_change",
+            "relationship_change",
+            "faction_standing",
+            "gossip_injection",
+            "memory_creation",
+            "world_state",
+        ]
         key = system_of(engine).audit_key(quest_id, [hero], 1, Outcome.COMPLETED)
         assert await engine.store.documents.get(AUDIT_COLLECTION, key) == doc
 
@@ -85,7 +91,6 @@ async def test_failed_batches_are_audited_and_counted(tmp_path: Path, db_url: st
         assert doc is not None and doc["status"] == "applied"
 
 
-
 async def test_a_follow_up_waiting_for_the_bandits_survives_a_restart(
     tmp_path: Path, db_url: str
 ) -> None:
@@ -95,22 +100,38 @@ async def test_a_follow_up_waiting_for_the_bandits_survives_a_restart(
 
     def bandits(engine: object) -> list[object]:
         world = engine.world  # type: ignore[attr-defined]
-        return [u for u, n in world.each(NPC) if n.template in ("ironvale:bandit_scout",
-                                                                 "ironvale:kral")]
+        return [
+            u
+            for u, n in world.each(NPC)
+            if n.template in ("ironvale:bandit_scout", "ironvale:kral")
+        ]
 
     async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
         hero = new_hero(engine)
         kral = iv("kral")
         quest = simple_quest(
-            engine, "road-clearing", chain_potential=0.6,
-            objectives=[Objective(id="o1-kill", objective_type=ObjectiveType.KILL,
-                                  description="Defeat Kral", target="Kral",
-                                  target_entity_id=kral, target_entity_ids=[kral],
-                                  target_location="ironvale:bandit_camp")],
-            consequences=[QuestConsequence(
-                consequence_type=ConsequenceType.WORLD_STATE,
-                world_state_key="threat:bandits:ironvale:old_trade_road",
-                world_state_value="cleared")])
+            engine,
+            "road-clearing",
+            chain_potential=0.6,
+            objectives=[
+                Objective(
+                    id="o1-kill",
+                    objective_type=ObjectiveType.KILL,
+                    description="Defeat Kral",
+                    target="Kral",
+                    target_entity_id=kral,
+                    target_entity_ids=[kral],
+                    target_location="ironvale:bandit_camp",
+                )
+            ],
+            consequences=[
+                QuestConsequence(
+                    consequence_type=ConsequenceType.WORLD_STATE,
+                    world_state_key="threat:bandits:ironvale:old_trade_road",
+                    world_state_value="cleared",
+                )
+            ],
+        )
         await deliver(engine, quest)
         for uid in bandits(engine):
             engine.world.destroy_entity(uid)
@@ -129,7 +150,8 @@ async def test_a_follow_up_waiting_for_the_bandits_survives_a_restart(
         engine.events.subscribe(QuestChainEvent, chains.append)
         system = system_of(engine)
         assert [s.context["previous_quest_id"] for s in system.pending.signals()] == [
-            "road-clearing"]
+            "road-clearing"
+        ]
         if not bandits(engine):
             spawn_template(engine, "ironvale:bandit_scout", "ironvale:road_wagon")
         await engine.run_ticks(2)

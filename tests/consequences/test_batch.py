@@ -49,16 +49,28 @@ def trust(engine: GameEngine, npc: uuid.UUID, who: uuid.UUID) -> float:
     return rel.trust if rel is not None else 0.0
 
 
-def rel(npc: uuid.UUID, who: uuid.UUID, delta: float, text: str = "",
-        saturate: bool = True) -> WorldMutation:
-    return WorldMutation("relationship_change", npc, str(who), delta, description=text,
-                         saturate=saturate)
+def rel(
+    npc: uuid.UUID, who: uuid.UUID, delta: float, text: str = "", saturate: bool = True
+) -> WorldMutation:
+    return WorldMutation(
+        "relationship_change", npc, str(who), delta, description=text, saturate=saturate
+    )
 
 
 def gossip(teller: uuid.UUID, content: str) -> WorldMutation:
-    return WorldMutation("gossip_injection", teller, None, None, payload={
-        "tellers": [str(teller)], "content": content, "statement_id": f"test:{content}",
-        "confidence": 0.9, "tags": ["quest"]})
+    return WorldMutation(
+        "gossip_injection",
+        teller,
+        None,
+        None,
+        payload={
+            "tellers": [str(teller)],
+            "content": content,
+            "statement_id": f"test:{content}",
+            "confidence": 0.9,
+            "tags": ["quest"],
+        },
+    )
 
 
 class Explode(MutationKind):
@@ -92,7 +104,9 @@ async def test_same_target_deltas_are_summed_into_one_mutation(engine: GameEngin
     batch.add(rel(iv("voss"), hero, 0.2))
     assert batch.validate()
     assert [(m.target_entity, m.delta) for m in batch.planned] == [
-        (gundrik, pytest.approx(-0.25)), (iv("voss"), 0.2)]
+        (gundrik, pytest.approx(-0.25)),
+        (iv("voss"), 0.2),
+    ]
     assert batch.planned[0].description == "Gundrik is let down; Abandoned quest"
     assert batch.apply().ok
     assert trust(engine, gundrik, hero) == pytest.approx(-0.25)
@@ -134,10 +148,19 @@ async def test_saturating_changes_stop_at_the_bound(engine: GameEngine) -> None:
 
 
 # -- validation failures ------------------------------------------------------------------
-@pytest.mark.parametrize("case", [
-    "missing_entity", "standing_bounds", "need_bounds", "unknown_type", "nan", "huge_delta",
-    "no_such_need", "gossip_without_teller",
-])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "missing_entity",
+        "standing_bounds",
+        "need_bounds",
+        "unknown_type",
+        "nan",
+        "huge_delta",
+        "no_such_need",
+        "gossip_without_teller",
+    ],
+)
 async def test_validation_failures_apply_nothing(engine: GameEngine, case: str) -> None:
     hero, gundrik = new_hero(engine), iv("gundrik")
     adjust_faction_standing(engine.world, hero, "village", 0.95)
@@ -148,11 +171,11 @@ async def test_validation_failures_apply_nothing(engine: GameEngine, case: str) 
         "need_bounds": WorldMutation("npc_need_satisfy", gundrik, "economic", 0.2),
         "unknown_type": WorldMutation("teleport_castle", gundrik, None, 1.0),
         "nan": rel(gundrik, hero, math.nan),
-        "huge_delta": WorldMutation("npc_need_satisfy", gundrik, "economic", -5.0,
-                                    saturate=True),
+        "huge_delta": WorldMutation("npc_need_satisfy", gundrik, "economic", -5.0, saturate=True),
         "no_such_need": WorldMutation("npc_need_satisfy", gundrik, "hunger", 0.1),
-        "gossip_without_teller": WorldMutation("gossip_injection", None, None, None,
-                                               payload={"content": "x", "tellers": []}),
+        "gossip_without_teller": WorldMutation(
+            "gossip_injection", None, None, None, payload={"content": "x", "tellers": []}
+        ),
     }
     batch = WorldMutationBatch(env(engine))
     batch.add(rel(gundrik, hero, 0.3))
@@ -177,8 +200,15 @@ async def test_rollback_when_the_third_of_five_fails(engine: GameEngine) -> None
     events: list[Event] = []
     batch = WorldMutationBatch(env(engine), versions, kinds_with_explode(), emit=events.append)
     batch.add(rel(gundrik, hero, 0.3))
-    batch.add(WorldMutation("memory_creation", gundrik, None, None, payload={
-        "content": "A stranger helped", "tags": ["quest"], "visibility": "public"}))
+    batch.add(
+        WorldMutation(
+            "memory_creation",
+            gundrik,
+            None,
+            None,
+            payload={"content": "A stranger helped", "tags": ["quest"], "visibility": "public"},
+        )
+    )
     batch.add(WorldMutation("explode", gundrik, None, None))
     batch.add(WorldMutation("social_influence", voss, None, 0.1, saturate=True))
     batch.add(gossip(bram, "The road is clear"))
@@ -196,8 +226,10 @@ async def test_rollback_when_the_third_of_five_fails(engine: GameEngine) -> None
     assert get_need_value(engine.world, gundrik, "economic") == need_before
     # the fourth and fifth never ran
     assert get_influence(engine.world, voss) == influence_before
-    assert engine.world.try_component(bram, KnownGossip) is None or \
-        "test:The road is clear" not in engine.world.get_component(bram, KnownGossip).items
+    assert (
+        engine.world.try_component(bram, KnownGossip) is None
+        or "test:The road is clear" not in engine.world.get_component(bram, KnownGossip).items
+    )
     assert versions.version(gundrik) == 0 and not events
 
 

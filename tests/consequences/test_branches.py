@@ -32,9 +32,17 @@ from maid_stdlib.questgen import BasicSignal, GeneratedQuest
 async def rivalry_quest(engine: GameEngine) -> GeneratedQuest:
     """Selena blames Voss for the road: a branching quest (back one side, or not)."""
     selena, voss = iv("selena"), iv("voss")
-    signal = BasicSignal("RIVALRY_ESCALATION", 0.7, [selena, voss], {
-        "npc_a": str(selena), "npc_b": str(voss), "trust_level": -0.35,
-        "cause": "Selena blames the guard for leaving the road to the bandits"})
+    signal = BasicSignal(
+        "RIVALRY_ESCALATION",
+        0.7,
+        [selena, voss],
+        {
+            "npc_a": str(selena),
+            "npc_b": str(voss),
+            "trust_level": -0.35,
+            "cause": "Selena blames the guard for leaving the road to the bandits",
+        },
+    )
     quest = await build(engine, [signal])
     assert quest.quest_giver_id == selena and quest.branches
     await deliver(engine, quest)
@@ -92,8 +100,7 @@ async def test_the_choice_made_in_game_decides_the_consequences(
         assert_trust(engine, selena, hero, 0.1875, talks=3)
         assert get_influence(engine.world, voss) > get_influence(engine.world, selena)
         known = engine.world.get_component(voss, KnownGossip)
-        assert any("backed Captain Voss against Selena" in i.content
-                   for i in known.items.values())
+        assert any("backed Captain Voss against Selena" in i.content for i in known.items.values())
         audit = await engine.store.documents.query(AUDIT_COLLECTION, {"quest_id": quest.id})
         assert [a["status"] for a in audit] == ["applied"] and audit[0]["outcome"] == "perfect"
 

@@ -30,10 +30,23 @@ from maid_stdlib.questgen import (
 from maid_stdlib.story import StorySignal, StorySignalEvent
 
 
-def chained(engine: GameEngine, quest_id: str, depth: int, importance: float,
-            parent: str | None = None, **kw: object) -> GeneratedQuest:
-    return simple_quest(engine, quest_id, chain_depth=depth, chain_parent_id=parent,
-                        importance=importance, chain_potential=0.6, **kw)
+def chained(
+    engine: GameEngine,
+    quest_id: str,
+    depth: int,
+    importance: float,
+    parent: str | None = None,
+    **kw: object,
+) -> GeneratedQuest:
+    return simple_quest(
+        engine,
+        quest_id,
+        chain_depth=depth,
+        chain_parent_id=parent,
+        importance=importance,
+        chain_potential=0.6,
+        **kw,
+    )
 
 
 class Chains:
@@ -65,7 +78,7 @@ async def test_a_chain_of_three_quests_dampens_x07_per_link(engine: GameEngine) 
         signal = follow.chain_signal
         assert signal.chain_depth == signal.context["chain_depth"] == depth + 1
         assert signal.context["previous_quest_id"] == quest_id
-        assert signal.importance == pytest.approx(round(0.9 * 0.7 ** depth, 3))
+        assert signal.importance == pytest.approx(round(0.9 * 0.7**depth, 3))
         assert signal in chains.signals
         parent, importance = quest_id, signal.importance
 
@@ -80,16 +93,21 @@ async def test_the_chain_stops_at_depth_five(engine: GameEngine) -> None:
     facts = qg_of(engine).facts
     hero = new_hero(engine)
     deepest = chained(engine, "deep-4", MAX_CHAIN_DEPTH - 1, 0.9)
-    signals = detect_consequence_signals(deepest, Outcome.COMPLETED, [hero], [], facts,
-                                         root_importance=0.9)
+    signals = detect_consequence_signals(
+        deepest, Outcome.COMPLETED, [hero], [], facts, root_importance=0.9
+    )
     assert [s.chain_depth for s in signals] == [MAX_CHAIN_DEPTH]
-    assert signals[0].importance == pytest.approx(round(0.9 * 0.7 ** 4, 3))
+    assert signals[0].importance == pytest.approx(round(0.9 * 0.7**4, 3))
     too_deep = chained(engine, "deep-5", MAX_CHAIN_DEPTH, 0.9)
     assert detect_consequence_signals(too_deep, Outcome.COMPLETED, [hero], [], facts) == []
     # and the seed evaluator drops anything deeper that gets through anyway
     evaluator = qg_of(engine).evaluator()
-    deeper = BasicSignal("CONSEQUENCE_CHAIN", 0.9, [iv("voss")], {
-        "previous_quest_id": "deep-5", "chain_type": "follow_up", "chain_depth": 6})
+    deeper = BasicSignal(
+        "CONSEQUENCE_CHAIN",
+        0.9,
+        [iv("voss")],
+        {"previous_quest_id": "deep-5", "chain_type": "follow_up", "chain_depth": 6},
+    )
     assert await evaluator.evaluate(deeper) is None
     assert "chain depth" in (evaluator.last_rejection or "")
 
@@ -100,8 +118,12 @@ async def test_only_completed_or_perfect_quests_with_potential_chain(
     facts = qg_of(engine).facts
     hero = new_hero(engine)
     quest = chained(engine, "q", 0, 0.9)
-    for outcome in (Outcome.PARTIAL_SUCCESS, Outcome.PYRRHIC_VICTORY, Outcome.FAILED,
-                    Outcome.ABANDONED):
+    for outcome in (
+        Outcome.PARTIAL_SUCCESS,
+        Outcome.PYRRHIC_VICTORY,
+        Outcome.FAILED,
+        Outcome.ABANDONED,
+    ):
         assert detect_consequence_signals(quest, outcome, [hero], [], facts) == []
     quest.chain_potential = 0.5
     assert detect_consequence_signals(quest, Outcome.PERFECT, [hero], [], facts) == []
@@ -113,16 +135,36 @@ async def test_large_trust_losses_raise_retaliation_and_the_budget_caps_them(
     hero = new_hero(engine)
     wronged = [iv(k) for k in ("voss", "selena", "bram", "gate_guard")]
     # A branch that betrays four people at once, and a quest that can chain.
-    betrayal = BranchOption(label="Betray everyone", description="...", consequences=[
-        QuestConsequence(consequence_type=ConsequenceType.RELATIONSHIP_CHANGE, target_npc=n,
-                         relationship_delta=-0.5, description="betrayed") for n in wronged])
-    quest = chained(engine, "betrayal", 0, 0.9, branches=[
-        QuestBranch(trigger_objective="o1-talk", description="Whom to betray",
-                    options=[betrayal])])
+    betrayal = BranchOption(
+        label="Betray everyone",
+        description="...",
+        consequences=[
+            QuestConsequence(
+                consequence_type=ConsequenceType.RELATIONSHIP_CHANGE,
+                target_npc=n,
+                relationship_delta=-0.5,
+                description="betrayed",
+            )
+            for n in wronged
+        ],
+    )
+    quest = chained(
+        engine,
+        "betrayal",
+        0,
+        0.9,
+        branches=[
+            QuestBranch(
+                trigger_objective="o1-talk", description="Whom to betray", options=[betrayal]
+            )
+        ],
+    )
     other = chained(engine, "betrayal-too", 0, 0.9)
     facts = qg_of(engine).facts
-    applied = [WorldMutation("relationship_change", n, str(hero), -0.5, description="betrayed")
-               for n in wronged]
+    applied = [
+        WorldMutation("relationship_change", n, str(hero), -0.5, description="betrayed")
+        for n in wronged
+    ]
     signals = detect_consequence_signals(other, Outcome.COMPLETED, [hero], applied, facts)
     assert [s.signal_type for s in signals] == ["CONSEQUENCE_CHAIN"] + ["RIVALRY_ESCALATION"] * 4
     rivalry = signals[1]
@@ -143,8 +185,10 @@ async def test_large_trust_losses_raise_retaliation_and_the_budget_caps_them(
     assert len(chains.signals) == 3
     system.signal_budget = CONSEQUENCE_SIGNAL_BUDGET
     assert CONSEQUENCE_SIGNAL_BUDGET == 5
-    assert len(detect_consequence_signals(other, Outcome.COMPLETED, [hero], applied * 2,
-                                          facts)) == CONSEQUENCE_SIGNAL_BUDGET
+    assert (
+        len(detect_consequence_signals(other, Outcome.COMPLETED, [hero], applied * 2, facts))
+        == CONSEQUENCE_SIGNAL_BUDGET
+    )
 
 
 async def test_packs_can_add_chain_rules(engine: GameEngine) -> None:
@@ -154,12 +198,18 @@ async def test_packs_can_add_chain_rules(engine: GameEngine) -> None:
     def market_rumour(ctx: ChainContext) -> StorySignal | None:
         if ctx.quest.archetype_id != "threat_elimination":
             return None
-        return ctx.signal("TRADE_OPPORTUNITY", [iv("selena")], "escalation",
-                          supply_npc=str(iv("selena")), demand_npc=str(iv("gundrik")),
-                          item_type="iron")
+        return ctx.signal(
+            "TRADE_OPPORTUNITY",
+            [iv("selena")],
+            "escalation",
+            supply_npc=str(iv("selena")),
+            demand_npc=str(iv("gundrik")),
+            item_type="iron",
+        )
 
     system_of(engine).chain_rules.register(market_rumour)
     await deliver(engine, chained(engine, "rumour", 0, 0.8))
     await turn_in(engine, hero, "rumour")
     assert [(s.signal_type, s.context["chain_type"]) for s in chains.signals] == [
-        ("TRADE_OPPORTUNITY", "escalation")]
+        ("TRADE_OPPORTUNITY", "escalation")
+    ]

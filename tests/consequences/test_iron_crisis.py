@@ -82,7 +82,8 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
         turned_in_at = clock.game_time
         waiting = system_of(engine).pending.signals()
         assert [(s.signal_type, s.context["chain_type"]) for s in waiting] == [
-            ("THREAT_DETECTED", "retaliation")]
+            ("THREAT_DETECTED", "retaliation")
+        ]
         assert not chains
 
         # NPCs mention it: Gundrik ...
@@ -92,13 +93,15 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
         for _ in range(12 * 4):
             await engine.run_ticks(30)  # 12 game hours
             bram_news = world.try_component(bram, KnownGossip)
-            if bram_news is not None and any(i.content == CLEARED
-                                             for i in bram_news.items.values()):
+            if bram_news is not None and any(
+                i.content == CLEARED for i in bram_news.items.values()
+            ):
                 break
         else:
             raise AssertionError("the news never reached the tavern")
-        told = next(i for i in world.get_component(bram, KnownGossip).items.values()
-                if i.content == CLEARED)
+        told = next(
+            i for i in world.get_component(bram, KnownGossip).items.values() if i.content == CLEARED
+        )
         assert told.confidence < 0.9 and told.hops >= 1
         bram_room = ws_of(engine).room_key_of(bram)
         assert bram_room is not None
@@ -133,12 +136,14 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
         assert [e.quest_id for e in history.chain_of(follow_up.id)] == [quest.id, follow_up.id]
 
         # And when Gundrik next asks for help, his prompt carries what he remembers.
-        again = BasicSignal("THREAT_DETECTED", 0.7, [gundrik],
-                            {"threat_source": "bandits",
-                             "threat_location": "ironvale:old_trade_road"})
+        again = BasicSignal(
+            "THREAT_DETECTED",
+            0.7,
+            [gundrik],
+            {"threat_source": "bandits", "threat_location": "ironvale:old_trade_road"},
+        )
         await build(engine, [again], narrator)
         context = narrator.contexts[-1]
         assert context.giver_name == "Gundrik"
         assert remembered in context.public_memories
         assert remembered in build_narrative_prompt(context)
-

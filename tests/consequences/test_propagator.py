@@ -22,23 +22,32 @@ from maid_stdlib.questgen import ConsequenceType, QuestConsequence
 
 C = ConsequenceType
 HERO = uuid.UUID(int=42)
-CTX = PlanContext("q-iron", Outcome.COMPLETED, giver=iv("gundrik"), importance=0.8,
-                  location="ironvale:smithy")
+CTX = PlanContext(
+    "q-iron", Outcome.COMPLETED, giver=iv("gundrik"), importance=0.8, location="ironvale:smithy"
+)
 
 
-def plan(engine: GameEngine, c: QuestConsequence, scale: float = 1.0,
-         context: PlanContext | None = CTX, character: uuid.UUID | None = HERO
-         ) -> WorldMutation | None:
-    return ConsequencePropagator().plan_mutation(c, character, scale, engine.world,
-                                                 context=context)
+def plan(
+    engine: GameEngine,
+    c: QuestConsequence,
+    scale: float = 1.0,
+    context: PlanContext | None = CTX,
+    character: uuid.UUID | None = HERO,
+) -> WorldMutation | None:
+    return ConsequencePropagator().plan_mutation(c, character, scale, engine.world, context=context)
 
 
 def test_plan_mutation_is_the_only_public_entry_point() -> None:
-    public = [n for n, v in inspect.getmembers(ConsequencePropagator)
-              if not n.startswith("_") and callable(v)]
+    public = [
+        n
+        for n, v in inspect.getmembers(ConsequencePropagator)
+        if not n.startswith("_") and callable(v)
+    ]
     assert public == ["plan_mutation"]
     assert ConsequencePropagator.OUTCOME_SCALE == {
-        Outcome.PERFECT: 1.25, Outcome.COMPLETED: 1.0, Outcome.PARTIAL_SUCCESS: 0.5,
+        Outcome.PERFECT: 1.25,
+        Outcome.COMPLETED: 1.0,
+        Outcome.PARTIAL_SUCCESS: 0.5,
         Outcome.PYRRHIC_VICTORY: 0.3,
     }
     assert OUTCOME_SCALE is ConsequencePropagator.OUTCOME_SCALE
@@ -46,72 +55,162 @@ def test_plan_mutation_is_the_only_public_entry_point() -> None:
 
 async def test_goal_advance_and_complete(engine: GameEngine) -> None:
     gundrik = iv("gundrik")
-    add_goal(engine.world, gundrik, Goal(id="source_iron", description="Source iron",
-                                         need="economic"))
-    m = plan(engine, QuestConsequence(consequence_type=C.NPC_GOAL_ADVANCE, target_npc=gundrik,
-                                      target_key="source_iron", goal_progress=0.4,
-                                      description="closer"), scale=1.25)
+    add_goal(
+        engine.world, gundrik, Goal(id="source_iron", description="Source iron", need="economic")
+    )
+    m = plan(
+        engine,
+        QuestConsequence(
+            consequence_type=C.NPC_GOAL_ADVANCE,
+            target_npc=gundrik,
+            target_key="source_iron",
+            goal_progress=0.4,
+            description="closer",
+        ),
+        scale=1.25,
+    )
     assert m is not None and m.mutation_type == "npc_goal_advance"
-    assert (m.target_entity, m.target_key, m.delta, m.saturate) == (gundrik, "source_iron",
-                                                                      0.5, True)
-    done = plan(engine, QuestConsequence(consequence_type=C.NPC_GOAL_COMPLETE,
-                                         target_npc=gundrik, target_key="source_iron"))
+    assert (m.target_entity, m.target_key, m.delta, m.saturate) == (
+        gundrik,
+        "source_iron",
+        0.5,
+        True,
+    )
+    done = plan(
+        engine,
+        QuestConsequence(
+            consequence_type=C.NPC_GOAL_COMPLETE, target_npc=gundrik, target_key="source_iron"
+        ),
+    )
     assert done is not None and done.mutation_type == "npc_goal_complete" and done.delta is None
     # A goal that is finished already (the world moved on) plans to nothing.
     complete_goal(engine.world, gundrik, "source_iron")
-    assert plan(engine, QuestConsequence(consequence_type=C.NPC_GOAL_COMPLETE,
-                                         target_npc=gundrik, target_key="source_iron")) is None
-    assert plan(engine, QuestConsequence(consequence_type=C.NPC_GOAL_ADVANCE, target_npc=gundrik,
-                                         target_key="source_iron", goal_progress=0.2)) is None
+    assert (
+        plan(
+            engine,
+            QuestConsequence(
+                consequence_type=C.NPC_GOAL_COMPLETE, target_npc=gundrik, target_key="source_iron"
+            ),
+        )
+        is None
+    )
+    assert (
+        plan(
+            engine,
+            QuestConsequence(
+                consequence_type=C.NPC_GOAL_ADVANCE,
+                target_npc=gundrik,
+                target_key="source_iron",
+                goal_progress=0.2,
+            ),
+        )
+        is None
+    )
 
 
 async def test_need_satisfy(engine: GameEngine) -> None:
     gundrik = iv("gundrik")
-    m = plan(engine, QuestConsequence(consequence_type=C.NPC_NEED_SATISFY, target_npc=gundrik,
-                                      target_key="economic", need_delta=0.3), scale=0.5)
+    m = plan(
+        engine,
+        QuestConsequence(
+            consequence_type=C.NPC_NEED_SATISFY,
+            target_npc=gundrik,
+            target_key="economic",
+            need_delta=0.3,
+        ),
+        scale=0.5,
+    )
     assert m is not None and (m.mutation_type, m.target_key, m.delta) == (
-        "npc_need_satisfy", "economic", 0.15)
+        "npc_need_satisfy",
+        "economic",
+        0.15,
+    )
     assert m.saturate
-    assert plan(engine, QuestConsequence(consequence_type=C.NPC_NEED_SATISFY, target_npc=gundrik,
-                                         target_key="no_such_need", need_delta=0.3)) is None
+    assert (
+        plan(
+            engine,
+            QuestConsequence(
+                consequence_type=C.NPC_NEED_SATISFY,
+                target_npc=gundrik,
+                target_key="no_such_need",
+                need_delta=0.3,
+            ),
+        )
+        is None
+    )
 
 
 async def test_relationship_change_is_about_the_character(engine: GameEngine) -> None:
-    m = plan(engine, QuestConsequence(consequence_type=C.RELATIONSHIP_CHANGE,
-                                      target_npc=iv("voss"), relationship_delta=0.15),
-             scale=OUTCOME_SCALE[Outcome.PYRRHIC_VICTORY])
+    m = plan(
+        engine,
+        QuestConsequence(
+            consequence_type=C.RELATIONSHIP_CHANGE, target_npc=iv("voss"), relationship_delta=0.15
+        ),
+        scale=OUTCOME_SCALE[Outcome.PYRRHIC_VICTORY],
+    )
     assert m is not None and m.mutation_type == "relationship_change"
     assert m.target_entity == iv("voss") and m.target_key == str(HERO)
     assert m.delta == pytest.approx(0.045)
     # Nobody did the quest (an offer that expired untaken): nobody to change views of.
-    assert plan(engine, QuestConsequence(consequence_type=C.RELATIONSHIP_CHANGE,
-                                         target_npc=iv("voss"), relationship_delta=0.15),
-                character=None) is None
+    assert (
+        plan(
+            engine,
+            QuestConsequence(
+                consequence_type=C.RELATIONSHIP_CHANGE,
+                target_npc=iv("voss"),
+                relationship_delta=0.15,
+            ),
+            character=None,
+        )
+        is None
+    )
 
 
 async def test_faction_standing_is_the_characters_reputation(engine: GameEngine) -> None:
-    m = plan(engine, QuestConsequence(consequence_type=C.FACTION_STANDING,
-                                      target_faction="village", faction_delta=0.1), scale=1.25)
+    m = plan(
+        engine,
+        QuestConsequence(
+            consequence_type=C.FACTION_STANDING, target_faction="village", faction_delta=0.1
+        ),
+        scale=1.25,
+    )
     assert m is not None and m.mutation_type == "faction_standing"
     assert (m.target_entity, m.target_key, m.delta) == (HERO, "village", 0.125)
-    assert plan(engine, QuestConsequence(consequence_type=C.FACTION_STANDING,
-                                         faction_delta=0.1)) is None
+    assert (
+        plan(engine, QuestConsequence(consequence_type=C.FACTION_STANDING, faction_delta=0.1))
+        is None
+    )
 
 
 async def test_economic_change_and_social_influence(engine: GameEngine) -> None:
-    m = plan(engine, QuestConsequence(consequence_type=C.ECONOMIC_CHANGE,
-                                      target_npc=iv("selena"), economic_amount=40), scale=0.5)
+    m = plan(
+        engine,
+        QuestConsequence(
+            consequence_type=C.ECONOMIC_CHANGE, target_npc=iv("selena"), economic_amount=40
+        ),
+        scale=0.5,
+    )
     assert m is not None and (m.mutation_type, m.delta) == ("economic_change", 20.0)
-    m = plan(engine, QuestConsequence(consequence_type=C.SOCIAL_INFLUENCE, target_npc=iv("voss"),
-                                      social_influence_delta=0.1), scale=1.25)
+    m = plan(
+        engine,
+        QuestConsequence(
+            consequence_type=C.SOCIAL_INFLUENCE, target_npc=iv("voss"), social_influence_delta=0.1
+        ),
+        scale=1.25,
+    )
     assert m is not None and m.mutation_type == "social_influence"
     assert m.delta == pytest.approx(0.125)
 
 
 async def test_gossip_confidence_is_capped_at_0_9(engine: GameEngine) -> None:
-    m = plan(engine, QuestConsequence(consequence_type=C.GOSSIP_INJECTION,
-                                      target_npc=iv("bram"),
-                                      gossip_content="An adventurer cleared the road"))
+    m = plan(
+        engine,
+        QuestConsequence(
+            consequence_type=C.GOSSIP_INJECTION,
+            target_npc=iv("bram"),
+            gossip_content="An adventurer cleared the road",
+        ),
+    )
     assert m is not None and m.mutation_type == "gossip_injection"
     p = m.payload
     assert p["confidence"] == 0.9
@@ -119,37 +218,56 @@ async def test_gossip_confidence_is_capped_at_0_9(engine: GameEngine) -> None:
     assert p["tags"] == ["quest", "completed"] and p["subject"] == str(HERO)
     assert p["statement_id"].startswith("quest:q-iron:")
     # No NPC named: the quest giver tells it; no content: the description.
-    m = plan(engine, QuestConsequence(consequence_type=C.GOSSIP_INJECTION,
-                                      description="Word spreads"))
+    m = plan(
+        engine, QuestConsequence(consequence_type=C.GOSSIP_INJECTION, description="Word spreads")
+    )
     assert m is not None and m.payload["tellers"] == [str(iv("gundrik"))]
     assert m.payload["content"] == "Word spreads"
-    assert plan(engine, QuestConsequence(consequence_type=C.GOSSIP_INJECTION,
-                                         description="x"), context=None) is None
+    assert (
+        plan(
+            engine,
+            QuestConsequence(consequence_type=C.GOSSIP_INJECTION, description="x"),
+            context=None,
+        )
+        is None
+    )
 
 
 async def test_memory_is_public_and_tagged_with_the_outcome(engine: GameEngine) -> None:
     ctx = PlanContext("q-iron", Outcome.PERFECT, giver=iv("gundrik"), importance=0.8)
-    m = plan(engine, QuestConsequence(consequence_type=C.MEMORY_CREATION,
-                                      target_npc=iv("gundrik"),
-                                      memory_content="A stranger cleared the road."),
-             context=ctx)
+    m = plan(
+        engine,
+        QuestConsequence(
+            consequence_type=C.MEMORY_CREATION,
+            target_npc=iv("gundrik"),
+            memory_content="A stranger cleared the road.",
+        ),
+        context=ctx,
+    )
     assert m is not None and m.mutation_type == "memory_creation"
     p = m.payload
     assert p["tags"] == ["quest", "perfect", "visibility:public"]
     assert p["visibility"] == "public" and p["valence"] == "very_positive"
     assert p["importance"] == 0.8 and p["character_id"] == str(HERO)
-    failed = plan(engine, QuestConsequence(consequence_type=C.MEMORY_CREATION,
-                                           memory_content="Nobody came."),
-                  context=PlanContext("q-iron", Outcome.EXPIRED, giver=iv("gundrik")))
+    failed = plan(
+        engine,
+        QuestConsequence(consequence_type=C.MEMORY_CREATION, memory_content="Nobody came."),
+        context=PlanContext("q-iron", Outcome.EXPIRED, giver=iv("gundrik")),
+    )
     assert failed is not None and failed.target_entity == iv("gundrik")
     assert failed.payload["tags"] == ["quest", "expired", "visibility:public"]
     assert failed.payload["valence"] == "negative"
 
 
 async def test_world_state(engine: GameEngine) -> None:
-    m = plan(engine, QuestConsequence(consequence_type=C.WORLD_STATE,
-                                      world_state_key="threat:bandits:ironvale:old_trade_road",
-                                      world_state_value="cleared"))
+    m = plan(
+        engine,
+        QuestConsequence(
+            consequence_type=C.WORLD_STATE,
+            world_state_key="threat:bandits:ironvale:old_trade_road",
+            world_state_value="cleared",
+        ),
+    )
     assert m is not None and m.mutation_type == "world_state" and m.target_entity is None
     assert m.target_key == "threat:bandits:ironvale:old_trade_road"
     assert m.payload == {"value": "cleared"}
@@ -159,13 +277,14 @@ async def test_world_state(engine: GameEngine) -> None:
 async def test_a_target_that_no_longer_exists_plans_to_nothing(engine: GameEngine) -> None:
     ghost = uuid.uuid4()
     for c in (
-        QuestConsequence(consequence_type=C.RELATIONSHIP_CHANGE, target_npc=ghost,
-                         relationship_delta=0.3),
+        QuestConsequence(
+            consequence_type=C.RELATIONSHIP_CHANGE, target_npc=ghost, relationship_delta=0.3
+        ),
         QuestConsequence(consequence_type=C.NPC_NEED_SATISFY, target_npc=ghost, need_delta=0.3),
-        QuestConsequence(consequence_type=C.SOCIAL_INFLUENCE, target_npc=ghost,
-                         social_influence_delta=0.1),
-        QuestConsequence(consequence_type=C.ECONOMIC_CHANGE, target_npc=ghost,
-                         economic_amount=10),
+        QuestConsequence(
+            consequence_type=C.SOCIAL_INFLUENCE, target_npc=ghost, social_influence_delta=0.1
+        ),
+        QuestConsequence(consequence_type=C.ECONOMIC_CHANGE, target_npc=ghost, economic_amount=10),
         QuestConsequence(consequence_type=C.NPC_GOAL_COMPLETE, target_npc=ghost),
         # a typed payload missing
         QuestConsequence(consequence_type=C.RELATIONSHIP_CHANGE, target_npc=iv("voss")),

@@ -169,8 +169,9 @@ async def test_abandoning_merges_the_penalty_with_the_failure_consequences(
     assert "Nobody asked Voss for Gundrik" in news
     assert "Aria gave up on helping Gundrik: The Smith's Errand" in news
     known = engine.world.get_component(gundrik, KnownGossip)
-    assert all(i.confidence == pytest.approx(0.9) for i in known.items.values()
-               if "quest" in i.tags)
+    assert all(
+        i.confidence == pytest.approx(0.9) for i in known.items.values() if "quest" in i.tags
+    )
     memory = living_of(engine).memory.get_recent(gundrik, 1)[0]
     assert memory.content == "Nobody came when I asked for help."
     assert "abandoned" in memory.tags

@@ -209,7 +209,8 @@ class TelnetClient:
             while not predicate():
                 if self.eof:
                     raise ConnectionClosed(
-                        f"connection closed while waiting for {what}", self.transcript[self.cursor:]
+                        f"connection closed while waiting for {what}",
+                        self.transcript[self.cursor :],
                     )
                 self._changed.clear()
                 await self._changed.wait()
@@ -218,7 +219,7 @@ class TelnetClient:
             await asyncio.wait_for(loop(), self.timeout if within is None else within)
         except TimeoutError:
             raise TimeoutError(
-                f"timed out waiting for {what}; unread text: {self.transcript[self.cursor:]!r}"
+                f"timed out waiting for {what}; unread text: {self.transcript[self.cursor :]!r}"
             ) from None
 
     def _next_prompt(self) -> int | None:
@@ -231,7 +232,7 @@ class TelnetClient:
         await self._wait(lambda: self._next_prompt() is not None, within, "a prompt")
         mark = self._next_prompt()
         assert mark is not None
-        out, self.cursor = self.transcript[self.cursor:mark], mark
+        out, self.cursor = self.transcript[self.cursor : mark], mark
         return out
 
     async def expect(self, pattern: str | re.Pattern[str], within: float | None = None) -> str:
@@ -252,11 +253,12 @@ class TelnetClient:
 
         await self._wait(seen, within, repr(regex.pattern))
         end = found[-1].end()
-        out, self.cursor = self.transcript[self.cursor:end], end
+        out, self.cursor = self.transcript[self.cursor : end], end
         return out
 
     async def wait_closed(self, within: float | None = None) -> str:
         """Wait for the server to close the connection; return the unread text."""
+
         async def loop() -> None:
             while not self.eof:
                 self._changed.clear()
@@ -266,17 +268,17 @@ class TelnetClient:
             await asyncio.wait_for(loop(), self.timeout if within is None else within)
         except TimeoutError:
             raise TimeoutError(
-                f"connection still open; unread text: {self.transcript[self.cursor:]!r}"
+                f"connection still open; unread text: {self.transcript[self.cursor :]!r}"
             ) from None
-        out, self.cursor = self.transcript[self.cursor:], len(self.transcript)
+        out, self.cursor = self.transcript[self.cursor :], len(self.transcript)
         return out
 
     def unread(self) -> str:
-        return self.transcript[self.cursor:]
+        return self.transcript[self.cursor :]
 
     def skip(self) -> str:
         """Move the cursor to the end of what has arrived; return what was skipped."""
-        out, self.cursor = self.transcript[self.cursor:], len(self.transcript)
+        out, self.cursor = self.transcript[self.cursor :], len(self.transcript)
         return out
 
     def count(self, text: str) -> int:
@@ -321,8 +323,9 @@ class TelnetClient:
         """``connect name password``; returns the output (LoginFailed unless playing)."""
         return await self._login("connect", name, password, within)
 
-    async def try_login(self, verb: str, name: str, password: str,
-                        within: float | None = None) -> str:
+    async def try_login(
+        self, verb: str, name: str, password: str, within: float | None = None
+    ) -> str:
         """Send ``verb name password`` at the login screen and return the answer up to the
         next prompt (or up to the close), without judging it."""
         if self.cursor == 0 and not self.prompt_marks:
@@ -361,10 +364,10 @@ class TelnetClient:
 class ClientPool:
     """Opens clients and closes them all at once (the ``telnet`` fixture is one)::
 
-        pool = ClientPool()
-        alice = await pool.open(host, port)
-        ...
-        await pool.close_all()
+    pool = ClientPool()
+    alice = await pool.open(host, port)
+    ...
+    await pool.close_all()
     """
 
     def __init__(self) -> None:

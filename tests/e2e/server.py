@@ -195,14 +195,13 @@ class ServerProcess:
         changes just before the change was made.
         """
         return int(
-            await self.wait_metric(
-                "maid_checkpoint_duration_seconds_count", after + count, within
-            )
+            await self.wait_metric("maid_checkpoint_duration_seconds_count", after + count, within)
         )
 
 
-async def run_cli(*args: str, env: dict[str, str] | None = None, within: float = 60.0
-                  ) -> tuple[int, str, str]:
+async def run_cli(
+    *args: str, env: dict[str, str] | None = None, within: float = 60.0
+) -> tuple[int, str, str]:
     """Run ``python -m maid_engine.cli ARGS`` to completion: (code, stdout, stderr)."""
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "maid_engine.cli", *args,

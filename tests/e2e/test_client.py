@@ -18,8 +18,12 @@ __all__ = ["telnet"]
 @pytest.fixture
 async def live(tmp_path: Path) -> AsyncIterator[MaidServer]:
     settings = Settings(  # type: ignore[call-arg]
-        _env_file=None, data_dir=tmp_path, telnet_port=0, metrics_enabled=False,
-        scrypt_n=1024, checkpoint_interval=3600.0,
+        _env_file=None,
+        data_dir=tmp_path,
+        telnet_port=0,
+        metrics_enabled=False,
+        scrypt_n=1024,
+        checkpoint_interval=3600.0,
     )
     server = MaidServer(settings, announce=lambda _line: None)
     await server.start()

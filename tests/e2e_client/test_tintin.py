@@ -28,23 +28,32 @@ async def test_tintin_logs_in_looks_moves_and_quits(
     server = await maid_server(tmp_path / "data", env={"MAID_SCRYPT_N": "1024"})
     log = tmp_path / "tintin.log"
     # Each step waits for what the server really says before the next command.
-    script = ";".join([
-        "#config {log mode} {plain}",
-        "#event {SESSION DISCONNECTED} {#end}",
-        "#action {What is your name?} {#send {create Tintin hunter22}}",
-        # One-shot actions (each removes itself) so a repeated line cannot loop.
-        "#action {^Ironvale Village Square$} {#unaction {^Ironvale Village Square$};"
-        "#send {look};#action {^Exits:} {#unaction {^Exits:};#send {west}}}",
-        "#action {^Forge Lane$} {#unaction {^Forge Lane$};#send {quit}}",
-        "#delay {20} {#zap t}",  # safety net: never hang the suite
-        f"#session t 127.0.0.1 {server.telnet_port}",
-        f"#log overwrite {{{log}}}",
-    ])
+    script = ";".join(
+        [
+            "#config {log mode} {plain}",
+            "#event {SESSION DISCONNECTED} {#end}",
+            "#action {What is your name?} {#send {create Tintin hunter22}}",
+            # One-shot actions (each removes itself) so a repeated line cannot loop.
+            "#action {^Ironvale Village Square$} {#unaction {^Ironvale Village Square$};"
+            "#send {look};#action {^Exits:} {#unaction {^Exits:};#send {west}}}",
+            "#action {^Forge Lane$} {#unaction {^Forge Lane$};#send {quit}}",
+            "#delay {20} {#zap t}",  # safety net: never hang the suite
+            f"#session t 127.0.0.1 {server.telnet_port}",
+            f"#log overwrite {{{log}}}",
+        ]
+    )
     env = {**os.environ, "HOME": str(tmp_path), "TERM": "xterm-256color"}
     proc = await asyncio.create_subprocess_exec(
-        shutil.which(TINTIN) or TINTIN, "-G", "-H", "-e", script,
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        cwd=tmp_path, env=env,
+        shutil.which(TINTIN) or TINTIN,
+        "-G",
+        "-H",
+        "-e",
+        script,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=tmp_path,
+        env=env,
     )
     try:
         code = await asyncio.wait_for(proc.wait(), 40)

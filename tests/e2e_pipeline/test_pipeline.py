@@ -77,12 +77,17 @@ async def fight(client: TelnetClient, engine: GameEngine, hero: UUID, keyword: s
 @pytest.mark.slow
 async def test_signal_to_follow_up_over_telnet(tmp_path: Path) -> None:
     settings = Settings(
-        data_dir=tmp_path, telnet_port=0, metrics_enabled=False, tick_rate=50, random_seed=4,
-        commands_per_second=100, command_burst=100, scrypt_n=2**10,
+        data_dir=tmp_path,
+        telnet_port=0,
+        metrics_enabled=False,
+        tick_rate=50,
+        random_seed=4,
+        commands_per_second=100,
+        command_burst=100,
+        scrypt_n=2**10,
     )
     clock = ManualClock(tick_game_seconds=FAST)
-    server = MaidServer(settings, clock=clock, announce=lambda _text: None,
-                        packs=["ironvale"])
+    server = MaidServer(settings, clock=clock, announce=lambda _text: None, packs=["ironvale"])
     async with server.lifespan():
         engine = server.engine
         manager = engine.services.get(QuestManager)
@@ -99,8 +104,12 @@ async def test_signal_to_follow_up_over_telnet(tmp_path: Path) -> None:
             # -- signal -> seed -> quest: the world raises the Iron Crisis itself -----
             def gundriks_quest() -> str | None:
                 for q in manager.quests():
-                    if q.source == "generated" and q.giver_npc_id == gundrik and \
-                            "threat_elimination" in q.tags and manager.is_open(q.quest_id):
+                    if (
+                        q.source == "generated"
+                        and q.giver_npc_id == gundrik
+                        and "threat_elimination" in q.tags
+                        and manager.is_open(q.quest_id)
+                    ):
                         return q.quest_id
                 return None
 
@@ -138,11 +147,15 @@ async def test_signal_to_follow_up_over_telnet(tmp_path: Path) -> None:
 
             # -- consequences visible ------------------------------------------------------
             system = engine.services.get(ConsequenceSystem)
-            await until(lambda: any(p.quest_id == quest_id for p in system.recent),
-                        "consequences applied")
+            await until(
+                lambda: any(p.quest_id == quest_id for p in system.recent), "consequences applied"
+            )
             result = [p for p in system.recent if p.quest_id == quest_id][-1]
             assert result.status == "applied" and result.outcome.value in (
-                "perfect", "completed", "pyrrhic_victory")
+                "perfect",
+                "completed",
+                "pyrrhic_victory",
+            )
             rel = get_relationship(engine.world, gundrik, hero)
             assert rel is not None and rel.trust > 0.05
             out = flat(await client.command("talk gundrik"))

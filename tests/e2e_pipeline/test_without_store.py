@@ -26,15 +26,23 @@ from maid_stdlib.living import KnownGossip
 
 @pytest.mark.slow
 async def test_generated_quests_have_consequences_without_a_store(tmp_path: Path) -> None:
-    engine = GameEngine(Settings(data_dir=tmp_path, random_seed=4),
-                        clock=ManualClock(tick_game_seconds=600.0),
-                        packs=["ironvale"], use_store=False)
+    engine = GameEngine(
+        Settings(data_dir=tmp_path, random_seed=4),
+        clock=ManualClock(tick_game_seconds=600.0),
+        packs=["ironvale"],
+        use_store=False,
+    )
     async with engine.lifespan():
         gundrik = iv("gundrik")
         for _ in range(400):
             await ticks(engine)
-            ours = [q for q in qm(engine).quests() if q.source == "generated"
-                    and q.giver_npc_id == gundrik and "threat_elimination" in q.tags]
+            ours = [
+                q
+                for q in qm(engine).quests()
+                if q.source == "generated"
+                and q.giver_npc_id == gundrik
+                and "threat_elimination" in q.tags
+            ]
             if ours:
                 break
         else:

@@ -64,8 +64,9 @@ async def test_the_iron_crisis_becomes_gundriks_quest_offered_to_the_right_chara
         text = " ".join(o.description for o in quest.objectives)
         assert "Captain Voss" in text and "Old Trade Road" in text and "Kral" in text
         kill = [o for o in quest.objectives if o.objective_type is ObjectiveType.KILL]
-        templates = {engine.world.get_component(u, NPC).template
-                     for o in kill for u in o.target_entity_ids}
+        templates = {
+            engine.world.get_component(u, NPC).template for o in kill for u in o.target_entity_ids
+        }
         assert templates == {"ironvale:bandit_scout", "ironvale:kral"}
         assert quest.narrative_source == "template"
         # Early afternoon: Gundrik is at his forge (his schedule takes him to the
@@ -100,12 +101,20 @@ def _ground_cargo(signal: Any, facts: WorldFacts) -> SeedGrounding | None:
 def _search(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     place = facts.room_name(seed.location)
     return [
-        QuestObjective(objective_type=ObjectiveType.VISIT, description=f"Search {place}",
-                       target=place, target_location=seed.location, order=1),
-        QuestObjective(objective_type=ObjectiveType.TALK,
-                       description=f"Tell {facts.name(seed.primary_npc)} what you found",
-                       target=facts.name(seed.primary_npc), target_entity_id=seed.primary_npc,
-                       order=2),
+        QuestObjective(
+            objective_type=ObjectiveType.VISIT,
+            description=f"Search {place}",
+            target=place,
+            target_location=seed.location,
+            order=1,
+        ),
+        QuestObjective(
+            objective_type=ObjectiveType.TALK,
+            description=f"Tell {facts.name(seed.primary_npc)} what you found",
+            target=facts.name(seed.primary_npc),
+            target_entity_id=seed.primary_npc,
+            order=2,
+        ),
     ]
 
 
@@ -118,19 +127,35 @@ class CargoPack(ContentPack):
     def register(self, ctx: PackContext) -> None:
         qg = ctx.service(QuestGen)
         qg.seed_types.register("missing_cargo", "A shipment has gone missing")
-        qg.contracts.register(SignalContract("CARGO_MISSING", ("missing_cargo",),
-                                             ("cargo", "owner", "last_seen"), _ground_cargo))
-        qg.register_archetype(QuestArchetype(
-            archetype_id="cargo_search", name="Cargo Search", objective_pattern="search",
-            estimated_steps=2, compatible_seed_types=["missing_cargo"],
-            requires_exploration=True, tone=["curious"]))
+        qg.contracts.register(
+            SignalContract(
+                "CARGO_MISSING", ("missing_cargo",), ("cargo", "owner", "last_seen"), _ground_cargo
+            )
+        )
+        qg.register_archetype(
+            QuestArchetype(
+                archetype_id="cargo_search",
+                name="Cargo Search",
+                objective_pattern="search",
+                estimated_steps=2,
+                compatible_seed_types=["missing_cargo"],
+                requires_exploration=True,
+                tone=["curious"],
+            )
+        )
         qg.objective_builder.register("search", _search, requires=("subject",))
-        ctx.service(TemplateRegistry).register_templates({"cargo_search": {
-            "title": ["The Missing {subject}"],
-            "summary": ["{npc} has lost {subject} somewhere around {location}."],
-            "description": ["{npc} wrings their hands. {subject} never arrived, and the last "
-                            "anyone saw of it was at {location}. Someone has to look."],
-        }})
+        ctx.service(TemplateRegistry).register_templates(
+            {
+                "cargo_search": {
+                    "title": ["The Missing {subject}"],
+                    "summary": ["{npc} has lost {subject} somewhere around {location}."],
+                    "description": [
+                        "{npc} wrings their hands. {subject} never arrived, and the last "
+                        "anyone saw of it was at {location}. Someone has to look."
+                    ],
+                }
+            }
+        )
 
 
 async def test_a_packs_own_seed_type_produces_a_quest(tmp_path: Path) -> None:
@@ -139,16 +164,28 @@ async def test_a_packs_own_seed_type_produces_a_quest(tmp_path: Path) -> None:
     from maid_engine.clock import ManualClock
     from maid_engine.config import Settings
 
-    engine = GameEngine(Settings(data_dir=tmp_path, random_seed=7),
-                        clock=ManualClock(tick_game_seconds=60.0),
-                        packs=["ironvale", QuestgenTuning(quiet=True), CargoPack()],
-                        use_store=False)
+    engine = GameEngine(
+        Settings(data_dir=tmp_path, random_seed=7),
+        clock=ManualClock(tick_game_seconds=60.0),
+        packs=["ironvale", QuestgenTuning(quiet=True), CargoPack()],
+        use_store=False,
+    )
     async with engine.lifespan():
         selena = npc(engine, "selena")
-        engine.events.emit(StorySignalEvent(StorySignal(
-            "CARGO_MISSING", 0.9, [selena],
-            context={"cargo": "spice crate", "owner": str(selena),
-                     "last_seen": "ironvale:road_ford"})))
+        engine.events.emit(
+            StorySignalEvent(
+                StorySignal(
+                    "CARGO_MISSING",
+                    0.9,
+                    [selena],
+                    context={
+                        "cargo": "spice crate",
+                        "owner": str(selena),
+                        "last_seen": "ironvale:road_ford",
+                    },
+                )
+            )
+        )
         system = system_of(engine)
         await until(engine, lambda: bool(system.open_quests), limit=20)
         quest = next(iter(system.open_quests.values())).quest
@@ -158,8 +195,7 @@ async def test_a_packs_own_seed_type_produces_a_quest(tmp_path: Path) -> None:
 
 
 async def test_over_a_long_run_the_caps_hold(tmp_path: Path) -> None:
-    config = QuestGenerationConfig(max_active_quests_per_region=1,
-                                   max_pending_offers_per_player=1)
+    config = QuestGenerationConfig(max_active_quests_per_region=1, max_pending_offers_per_player=1)
     engine = make_engine(tmp_path, config=config)
     async with engine.lifespan():
         hero, _ = await online(engine, "Aldric", level=4)

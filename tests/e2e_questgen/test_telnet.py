@@ -23,19 +23,30 @@ from maid_stdlib.world import NPC
 
 def gundriks(engine: GameEngine) -> GeneratedQuest | None:
     gundrik = npc(engine, "gundrik")
-    return next((oq.quest for oq in system_of(engine).open_quests.values()
-                 if oq.quest.quest_giver_id == gundrik), None)
+    return next(
+        (
+            oq.quest
+            for oq in system_of(engine).open_quests.values()
+            if oq.quest.quest_giver_id == gundrik
+        ),
+        None,
+    )
 
 
 async def test_a_newcomer_is_offered_gundriks_quest_in_the_smithy(tmp_path: Path) -> None:
     settings = Settings(
-        data_dir=tmp_path, telnet_port=0, metrics_enabled=False, tick_rate=100,
-        random_seed=3, commands_per_second=100, command_burst=100, scrypt_n=2**10,
+        data_dir=tmp_path,
+        telnet_port=0,
+        metrics_enabled=False,
+        tick_rate=100,
+        random_seed=3,
+        commands_per_second=100,
+        command_burst=100,
+        scrypt_n=2**10,
     )
     # A game minute per tick, a hundred ticks a second: the morning passes in seconds.
     clock = ManualClock(tick_game_seconds=60.0)
-    server = MaidServer(settings, clock=clock, packs=["ironvale"],
-                        announce=lambda _text: None)
+    server = MaidServer(settings, clock=clock, packs=["ironvale"], announce=lambda _text: None)
     async with server.lifespan():
         engine = server.engine
         started = time.monotonic()
@@ -66,8 +77,9 @@ async def test_a_newcomer_is_offered_gundriks_quest_in_the_smithy(tmp_path: Path
             if quest.required_player_level > 1:
                 assert f"You must be level {quest.required_player_level}" in out
                 async with engine.world_lock:
-                    engine.world.get_component(hero, CharacterStats).level = (
-                        quest.required_player_level)
+                    engine.world.get_component(
+                        hero, CharacterStats
+                    ).level = quest.required_player_level
                 out = flat(await client.command(f"accept {quest.id}"))
             assert f"You accept '{quest.title}'." in out
         manager = engine.services.get(QuestManager)
@@ -77,4 +89,6 @@ async def test_a_newcomer_is_offered_gundriks_quest_in_the_smithy(tmp_path: Path
         # The kill objectives are the bandits standing on the road, not invented ones.
         targets = [u for o in quest.objectives for u in o.target_entity_ids]
         assert targets and {engine.world.get_component(u, NPC).template for u in targets} == {
-            "ironvale:bandit_scout", "ironvale:kral"}
+            "ironvale:bandit_scout",
+            "ironvale:kral",
+        }

@@ -135,8 +135,18 @@ def test_maintain_runs_refreezes_and_deep_collections_when_due(make: PolicyFacto
         record = policy.maintain()
         kinds.append(None if record is None else record.kind)
     # A deep collection restarts the refreeze schedule too (1109.5 < 1100 + 10).
-    assert kinds == [None, None, "refreeze", None, "refreeze", "refreeze", "deep", None,
-                     "refreeze", "deep"]
+    assert kinds == [
+        None,
+        None,
+        "refreeze",
+        None,
+        "refreeze",
+        "refreeze",
+        "deep",
+        None,
+        "refreeze",
+        "deep",
+    ]
     assert [r.kind for r in policy.history] == [k for k in kinds if k is not None]
     assert all(r.seconds >= 0 and r.collected >= 0 for r in policy.history)
     assert gc.get_freeze_count() > 0
@@ -310,8 +320,7 @@ def test_a_due_full_collection_runs_between_ticks_at_most_once_a_gap(make: Polic
     """Dead cycles are freed without waiting for a refreeze once the collector's own
     count says a full collection is due, but not more often than ``collect_gap``."""
     clock = FakeMonotonic(1000.0)
-    policy = make(refreeze_interval=3600.0, deep_interval=0.0, monotonic=clock,
-                  collect_gap=5.0)
+    policy = make(refreeze_interval=3600.0, deep_interval=0.0, monotonic=clock, collect_gap=5.0)
     gc.disable()  # nothing collects on its own during the test
     policy.start()
     a, b = Node(), Node()

@@ -14,8 +14,9 @@ def test_defaults_are_embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert s.packs == ["ironvale", "admin"]
 
 
-def test_env_beats_file_and_overrides_beat_env(tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_env_beats_file_and_overrides_beat_env(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cfg = tmp_path / "maid.toml"
     cfg.write_text('[maid]\ntelnet_port = 5000\ntick_rate = 20\npacks = ["a", "b"]\n')
     monkeypatch.setenv("MAID_TICK_RATE", "30")

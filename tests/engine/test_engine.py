@@ -226,8 +226,7 @@ async def test_overruns_are_counted_not_accumulated() -> None:
 async def test_start_freezes_the_loaded_world_out_of_the_gc_and_stop_unfreezes() -> None:
     import gc
 
-    engine = GameEngine(Settings(gc_freeze=True), clock=ManualClock(), packs=[],
-                        use_store=False)
+    engine = GameEngine(Settings(gc_freeze=True), clock=ManualClock(), packs=[], use_store=False)
     entity = engine.world.create_entity()
     before = gc.get_freeze_count()
     async with engine.lifespan():
@@ -239,7 +238,6 @@ async def test_start_freezes_the_loaded_world_out_of_the_gc_and_stop_unfreezes()
 async def test_gc_freeze_can_be_turned_off() -> None:
     import gc
 
-    engine = GameEngine(Settings(gc_freeze=False), clock=ManualClock(), packs=[],
-                        use_store=False)
+    engine = GameEngine(Settings(gc_freeze=False), clock=ManualClock(), packs=[], use_store=False)
     async with engine.lifespan():
         assert gc.get_freeze_count() == 0

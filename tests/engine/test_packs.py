@@ -12,14 +12,20 @@ def pack(name: str, requires: tuple[str, ...] = (), log: list[str] | None = None
         if log is not None:
             log.append(name)
 
-    cls = type(f"P_{name}", (ContentPack,), {"name": name, "requires": requires,
-                                              "register": register})
+    cls = type(
+        f"P_{name}", (ContentPack,), {"name": name, "requires": requires, "register": register}
+    )
     return cls()
 
 
 def test_dependency_order_is_topological_and_stable() -> None:
-    packs = [pack("heist", ("ironvale",)), pack("ironvale", ("rpg", "stdlib")),
-             pack("rpg", ("stdlib",)), pack("stdlib"), pack("extra")]
+    packs = [
+        pack("heist", ("ironvale",)),
+        pack("ironvale", ("rpg", "stdlib")),
+        pack("rpg", ("stdlib",)),
+        pack("stdlib"),
+        pack("extra"),
+    ]
     names = [p.name for p in order_packs(packs)]
     assert names.index("stdlib") < names.index("rpg") < names.index("ironvale")
     assert names.index("ironvale") < names.index("heist")
@@ -71,7 +77,9 @@ class Sys(System):
 async def test_packs_register_in_dependency_order() -> None:
     log: list[str] = []
     engine = GameEngine(
-        Settings(), clock=ManualClock(), use_store=False,
+        Settings(),
+        clock=ManualClock(),
+        use_store=False,
         packs=[pack("top", ("mid",), log), pack("mid", ("base",), log), pack("base", (), log)],
     )
     async with engine.lifespan():

@@ -38,7 +38,12 @@ class Cx(Component):
 
 TYPES: tuple[type[Component], ...] = (Ax, Bx, Cx)
 QUERIES: tuple[tuple[type[Component], ...], ...] = (
-    (Ax, Bx), (Bx, Ax), (Ax, Cx), (Bx, Cx), (Ax, Bx, Cx), (Cx, Cx),
+    (Ax, Bx),
+    (Bx, Ax),
+    (Ax, Cx),
+    (Bx, Cx),
+    (Ax, Bx, Cx),
+    (Cx, Cx),
 )
 
 

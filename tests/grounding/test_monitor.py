@@ -37,14 +37,27 @@ from maid_stdlib.questgen import GeneratedQuest, ObjectiveType, QuestObjective, 
 def kral_quest(engine: GameEngine, quest_id: str = "kral-must-fall") -> GeneratedQuest:
     kral = iv("kral")
     objectives = [
-        QuestObjective(id="o1-kill", objective_type=ObjectiveType.KILL, description="Defeat Kral",
-                       target="Kral", target_entity_id=kral, target_entity_ids=[kral],
-                       target_template="ironvale:kral", target_location="ironvale:bandit_camp",
-                       order=1, hints=["Kral was last seen at The Bandit Camp."]),
-        QuestObjective(id="o2-talk", objective_type=ObjectiveType.TALK,
-                       description="Report back to Gundrik", target="Gundrik",
-                       target_entity_id=iv("gundrik"), target_location="ironvale:smithy",
-                       order=2),
+        QuestObjective(
+            id="o1-kill",
+            objective_type=ObjectiveType.KILL,
+            description="Defeat Kral",
+            target="Kral",
+            target_entity_id=kral,
+            target_entity_ids=[kral],
+            target_template="ironvale:kral",
+            target_location="ironvale:bandit_camp",
+            order=1,
+            hints=["Kral was last seen at The Bandit Camp."],
+        ),
+        QuestObjective(
+            id="o2-talk",
+            objective_type=ObjectiveType.TALK,
+            description="Report back to Gundrik",
+            target="Gundrik",
+            target_entity_id=iv("gundrik"),
+            target_location="ironvale:smithy",
+            order=2,
+        ),
     ]
     return simple_quest(engine, quest_id, objectives=objectives, involved_npcs={})
 
@@ -107,7 +120,8 @@ async def test_a_kill_target_killed_by_the_holder_is_progress(engine: GameEngine
 
 
 async def test_a_respawning_kill_target_killed_by_someone_else_is_matched_by_kind(
-        engine: GameEngine) -> None:
+    engine: GameEngine,
+) -> None:
     # Kral respawns: the objective is "defeat Kral" (the kind), not that entity.
     hero = new_hero(engine)
     quest_id = await deliver(engine, kral_quest(engine))
@@ -147,7 +161,8 @@ async def test_an_npc_who_moves_has_the_hints_follow_him(engine: GameEngine) -> 
     await deliver(engine, quest)
     await accept(engine, hero, quest.id)
     assert "Captain Voss is usually found at The Guard Post." in plain(
-        await cmd(engine, hero, "quests"))
+        await cmd(engine, hero, "quests")
+    )
 
     # Voss keeps his schedule: at 13:00 he climbs the watchtower.
     clock = engine.clock

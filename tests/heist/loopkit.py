@@ -22,8 +22,9 @@ from maid_stdlib.questgen.system import QuestGenerationSystem
 from maid_stdlib.world import NPC
 
 
-def make_engine(tmp_path: Path, *, store: bool = True, seed: int = 11, **settings: Any
-                ) -> GameEngine:
+def make_engine(
+    tmp_path: Path, *, store: bool = True, seed: int = 11, **settings: Any
+) -> GameEngine:
     return GameEngine(
         Settings(data_dir=tmp_path, random_seed=seed, **settings),
         clock=ManualClock(tick_game_seconds=60.0),
@@ -75,20 +76,27 @@ def newest_quest(engine: GameEngine, archetype: str | None = None) -> str | None
     """Id of the most recently generated quest (of ``archetype``)."""
     from maid_stdlib.questgen import QuestGen
 
-    entries = [e for e in engine.services.get(QuestGen).history.recent(50)
-               if archetype is None or e.archetype_id == archetype]
+    entries = [
+        e
+        for e in engine.services.get(QuestGen).history.recent(50)
+        if archetype is None or e.archetype_id == archetype
+    ]
     return entries[0].quest_id if entries else None
 
 
-async def until_quest(engine: GameEngine, archetype: str, limit: int = 120,
-                      exclude: frozenset[str] = frozenset()) -> str:
+async def until_quest(
+    engine: GameEngine, archetype: str, limit: int = 120, exclude: frozenset[str] = frozenset()
+) -> str:
     """Tick until a quest of ``archetype`` is registered; returns its id."""
     from maid_stdlib.questgen import QuestGen
 
     history = engine.services.get(QuestGen).history
     for _ in range(limit):
-        found = [e.quest_id for e in history.recent(50)
-                 if e.archetype_id == archetype and e.quest_id not in exclude]
+        found = [
+            e.quest_id
+            for e in history.recent(50)
+            if e.archetype_id == archetype and e.quest_id not in exclude
+        ]
         if found:
             await ticks(engine, 2)  # the side-table is written in the background
             return found[0]
@@ -111,8 +119,16 @@ async def force(engine: GameEngine, actor: UUID, seed_type: str, npc_ref: str = 
 
 
 HEIST_WALK = ("east", "north", "west")
-HEIST_JOB = ("east", "east", "north", "get strongbox", "south", "west", "west",
-             "give strongbox to tamsin")
+HEIST_JOB = (
+    "east",
+    "east",
+    "north",
+    "get strongbox",
+    "south",
+    "west",
+    "west",
+    "give strongbox to tamsin",
+)
 
 
 async def do_heist(engine: GameEngine, hero: UUID, quest_id: str) -> list[str]:

@@ -33,11 +33,17 @@ def broken(tmp_path: Path) -> Path:
     shutil.copytree(HEIST, pack, ignore=shutil.ignore_patterns("__pycache__"))
     areas = pack / "areas" / "counting_quarter.yaml"
     _edit(areas, "      west: tenements\n", "      west: cellar\n")
-    _edit(areas, "    stats: {level: 5, hp: 50, damage: [2, 6], armor: 3}\n",
-          "    stats: {level: 5, hp: fifty, damage: [2, 6], armor: 3}\n")
+    _edit(
+        areas,
+        "    stats: {level: 5, hp: 50, damage: [2, 6], armor: 3}\n",
+        "    stats: {level: 5, hp: fifty, damage: [2, 6], armor: 3}\n",
+    )
     _edit(areas, "    valuables: {owner: vesk}\n", "    valuables: {owner: vosk}\n")
-    _edit(areas, "    keywords: [tamsin, reed, clerk]\n",
-          "    keywords: [tamsin, reed, clerk]\n    mood: sulky\n")
+    _edit(
+        areas,
+        "    keywords: [tamsin, reed, clerk]\n",
+        "    keywords: [tamsin, reed, clerk]\n    mood: sulky\n",
+    )
     living = pack / "living.yaml"
     _edit(living, "        value: 0.22\n", "        value: 1.5\n")
     _edit(living, "    wealth: 900\n", "    wealth: 900\n    riches: 5\n")
@@ -62,12 +68,19 @@ def test_every_problem_is_reported_at_once(
         ("heist/narrative.yaml", "heist.title", "{villain}"),
         ("heist/pack.yaml", "start_room", "heist:plaza"),
         ("heist/quests.yaml", "quest 'missing-page'", "heist:tamsn"),
-        ("heist/areas/counting_quarter.yaml", "room 'counting_house'",
-         "narrated/counting_house.yaml): player.nerve: initial 70 is above max 10"),
+        (
+            "heist/areas/counting_quarter.yaml",
+            "room 'counting_house'",
+            "narrated/counting_house.yaml): player.nerve: initial 70 is above max 10",
+        ),
     ]
     for file, entry, detail in expected:
-        assert any(p.startswith(f"{file}: ") and entry in p and detail in p
-                   for p in problems), (file, entry, detail, problems)
+        assert any(p.startswith(f"{file}: ") and entry in p and detail in p for p in problems), (
+            file,
+            entry,
+            detail,
+            problems,
+        )
     assert len(problems) >= len(expected)
     assert main(["check-pack", str(broken)]) == 1
     captured = capsys.readouterr()
@@ -81,9 +94,11 @@ async def test_a_broken_pack_does_not_start(broken: Path) -> None:
     from maid_engine.engine import GameEngine
     from maid_engine.packcheck import find_pack_class
 
-    engine = GameEngine(Settings(data_dir=broken.parent / "data"),
-                        packs=["ironvale", find_pack_class(broken)],
-                        use_store=False)
+    engine = GameEngine(
+        Settings(data_dir=broken.parent / "data"),
+        packs=["ironvale", find_pack_class(broken)],
+        use_store=False,
+    )
     with pytest.raises(PackError) as caught:
         await engine.start()
     await engine.stop()

@@ -22,8 +22,9 @@ from maid_engine.packcheck import check_pack, find_pack_class
 from maid_stdlib.questgen import QuestGen
 
 ROOT = Path(__file__).resolve().parents[2]
-SECTION = (ROOT / "docs" / "content-packs.md").read_text().split(
-    "## Extending quest generation", 1)[1]
+SECTION = (
+    (ROOT / "docs" / "content-packs.md").read_text().split("## Extending quest generation", 1)[1]
+)
 
 
 def blocks(language: str) -> list[str]:
@@ -34,10 +35,14 @@ def subset(part: Any, whole: Any) -> bool:
     """``part`` is ``whole`` with some mapping keys left out."""
     if isinstance(part, dict):
         return isinstance(whole, dict) and all(
-            k in whole and subset(v, whole[k]) for k, v in part.items())
+            k in whole and subset(v, whole[k]) for k, v in part.items()
+        )
     if isinstance(part, list):
-        return isinstance(whole, list) and len(part) == len(whole) and all(
-            subset(p, w) for p, w in zip(part, whole, strict=True))
+        return (
+            isinstance(whole, list)
+            and len(part) == len(whole)
+            and all(subset(p, w) for p, w in zip(part, whole, strict=True))
+        )
     return bool(part == whole)
 
 
@@ -49,16 +54,22 @@ async def test_the_example_pack_builds_a_quest(tmp_path: Path) -> None:
     (folder / "pack.py").write_text(code)
     pack = find_pack_class(folder)
     assert check_pack(pack) == []
-    engine = GameEngine(Settings(data_dir=tmp_path, random_seed=3),
-                        clock=ManualClock(tick_game_seconds=60.0),
-                        packs=["ironvale", pack, AdminContentPack], use_store=False)
+    engine = GameEngine(
+        Settings(data_dir=tmp_path, random_seed=3),
+        clock=ManualClock(tick_game_seconds=60.0),
+        packs=["ironvale", pack, AdminContentPack],
+        use_store=False,
+    )
     async with engine.lifespan():
         boss = character(engine, "Morgan", level=10)
         out = await admin(engine, boss, "@quest force-generate vigil_needed")
         assert "plans as archetype 'night_vigil'" in out
         await ticks(engine, 3)
-        (quest,) = [oq.quest for oq in system_of(engine).open_quests.values()
-                    if oq.quest.archetype_id == "night_vigil"]
+        (quest,) = [
+            oq.quest
+            for oq in system_of(engine).open_quests.values()
+            if oq.quest.archetype_id == "night_vigil"
+        ]
         assert quest.title.startswith(("A Watch Over", "Lanterns at"))
         assert [o.objective_type.value for o in quest.objectives] == ["visit", "talk"]
         entry = engine.services.get(QuestGen).history.get(quest.id)

@@ -40,8 +40,9 @@ from maid_stdlib.story.detectors import DetectionContext
 from maid_stdlib.world import WorldService
 from maid_stdlib.world.components import Item
 
-TEMPLATES = load_templates(Path(__file__).resolve().parents[2] / "content_packs" / "heist"
-                           / "narrative.yaml")["heist"]
+TEMPLATES = load_templates(
+    Path(__file__).resolve().parents[2] / "content_packs" / "heist" / "narrative.yaml"
+)["heist"]
 
 
 @pytest.fixture
@@ -104,7 +105,10 @@ async def test_the_quest_arises_from_real_state(engine: GameEngine) -> None:
     (signal,) = [s for s in signals if s.signal_type == SIGNAL_TYPE]
     ctx = signal.context
     assert (ctx["npc_name"], ctx["mark_name"], ctx["vault_key"]) == (
-        "Tamsin Reed", "Orlan Vesk", "heist:strongroom")
+        "Tamsin Reed",
+        "Orlan Vesk",
+        "heist:strongroom",
+    )
     assert ctx["guard_names"] == ["Hobb"] and ctx["valuables_template"] == "heist:strongbox"
     assert engine.clock.game_time >= 9 * 3600  # Hobb left the strongroom at nine
     qg = engine.services.get(QuestGen)
@@ -115,8 +119,10 @@ async def test_the_quest_arises_from_real_state(engine: GameEngine) -> None:
     kinds = [(o.objective_type.value, o.order) for o in quest.objectives]
     assert kinds == [("visit", 1), ("custom", 2), ("collect", 2), ("deliver", 3)]
     assert quest.objective(STEALTH_OBJECTIVE) is not None
-    assert any(t.format(ally="Orlan Vesk", location="Vesk's Strongroom") == quest.title
-               for t in TEMPLATES["title"])
+    assert any(
+        t.format(ally="Orlan Vesk", location="Vesk's Strongroom") == quest.title
+        for t in TEMPLATES["title"]
+    )
 
 
 async def test_a_character_plays_it_through_commands(engine: GameEngine) -> None:
@@ -164,8 +170,9 @@ async def test_the_signal_grounds_only_while_the_strongbox_is_there(engine: Game
     living = engine.services.get(LivingWorld)
     (found,) = detect_heist_opportunities(DetectionContext(living, engine.clock.game_time))
     qg = engine.services.get(QuestGen)
-    signal = StorySignal(found.signal_type, found.importance, found.involved_npcs,
-                         context=found.context)
+    signal = StorySignal(
+        found.signal_type, found.importance, found.involved_npcs, context=found.context
+    )
     grounding = ground_heist(signal, qg.facts)
     assert grounding is not None and grounding.location == "heist:strongroom"
     assert grounding.fields["item_template"] == "heist:strongbox"

@@ -37,12 +37,20 @@ def wire(ctx: PackContext) -> None:
 HAMLET: dict[str, Any] = {
     "area": {"key": "hamlet", "name": "Hamlet", "region": "testland"},
     "rooms": [
-        {"key": "square", "name": "Square", "description": "A square.",
-         "exits": {"w": "smithy", "e": "tavern", "s": "gate"}},
+        {
+            "key": "square",
+            "name": "Square",
+            "description": "A square.",
+            "exits": {"w": "smithy", "e": "tavern", "s": "gate"},
+        },
         {"key": "smithy", "name": "Smithy", "description": "A smithy.", "exits": {"e": "square"}},
         {"key": "tavern", "name": "Tavern", "description": "A tavern.", "exits": {"w": "square"}},
-        {"key": "gate", "name": "Gate", "description": "A gate.",
-         "exits": {"n": "square", "s": "road1"}},
+        {
+            "key": "gate",
+            "name": "Gate",
+            "description": "A gate.",
+            "exits": {"n": "square", "s": "road1"},
+        },
     ],
     "npcs": [
         {"key": "smith", "name": "Smith", "keywords": ["smith"], "room": "smithy"},
@@ -55,15 +63,22 @@ HAMLET: dict[str, Any] = {
 ROAD: dict[str, Any] = {
     "area": {"key": "road", "name": "The Road", "region": "testland"},
     "rooms": [
-        {"key": "road1", "name": "Road North", "description": "A road.",
-         "exits": {"n": "gate", "s": "road2"}},
-        {"key": "road2", "name": "Road South", "description": "A road.",
-         "exits": {"n": "road1", "e": "camp"}},
+        {
+            "key": "road1",
+            "name": "Road North",
+            "description": "A road.",
+            "exits": {"n": "gate", "s": "road2"},
+        },
+        {
+            "key": "road2",
+            "name": "Road South",
+            "description": "A road.",
+            "exits": {"n": "road1", "e": "camp"},
+        },
         {"key": "camp", "name": "Camp", "description": "A camp.", "exits": {"w": "road2"}},
     ],
     "npcs": [
-        {"key": "bandit", "name": "a bandit", "keywords": ["bandit"], "room": "road2",
-         "count": 2},
+        {"key": "bandit", "name": "a bandit", "keywords": ["bandit"], "room": "road2", "count": 2},
         {"key": "boss", "name": "the Boss", "keywords": ["boss"], "room": "camp"},
         {"key": "wolf", "name": "a wolf", "keywords": ["wolf"]},
     ],
@@ -79,14 +94,21 @@ LIVING: dict[str, Any] = {
         "smith": {
             "needs": {
                 "economic": {
-                    "value": 0.9, "decay": 0.0, "threshold": 0.4,
+                    "value": 0.9,
+                    "decay": 0.0,
+                    "threshold": 0.4,
                     "modifiers": [{"when": "supply_blocked", "decay_x": 1.0, "add": 0.1}],
                     "satisfied_by": [{"when": "supply_clear", "rate": 0.05}],
                     "goal": {
-                        "id": "get_iron", "type": "ACQUIRE", "target": "iron",
-                        "description": "Get iron", "priority": 0.8,
-                        "blocked_when": ["supply_blocked"], "progress_when": "supply_clear",
-                        "progress_rate": 0.5, "completion_need_delta": 0.3,
+                        "id": "get_iron",
+                        "type": "ACQUIRE",
+                        "target": "iron",
+                        "description": "Get iron",
+                        "priority": 0.8,
+                        "blocked_when": ["supply_blocked"],
+                        "progress_when": "supply_clear",
+                        "progress_rate": 0.5,
+                        "completion_need_delta": 0.3,
                     },
                 },
             },
@@ -152,7 +174,9 @@ def make_engine(
     if db_url is not None:
         settings = Settings(data_dir=tmp_path, random_seed=seed, database_url=db_url)
     return GameEngine(
-        settings, clock=ManualClock(tick_game_seconds=60), packs=packs,
+        settings,
+        clock=ManualClock(tick_game_seconds=60),
+        packs=packs,
         use_store=db_url is not None,
     )
 

@@ -44,8 +44,16 @@ async def test_bounded_mutations(tmp_path: Path) -> None:
         # Goals: progress clamps, reaching 1 completes and satisfies the need.
         from maid_stdlib.living import Goal
 
-        api.add_goal(world, smith, Goal("forge", description="Relight the forge",
-                                        need="economic", completion_need_delta=0.25))
+        api.add_goal(
+            world,
+            smith,
+            Goal(
+                "forge",
+                description="Relight the forge",
+                need="economic",
+                completion_need_delta=0.25,
+            ),
+        )
         goals = world.get_component(smith, GoalsComponent)
         assert goals.has_active_goals() and goals.primary() is not None
         goal = api.advance_goal(world, smith, 0.6, "forge")
@@ -63,8 +71,10 @@ def test_schema_problems_name_the_file_and_entry() -> None:
     raw["npcs"]["smith"]["moods"] = {}
     raw["factions"]["bandits"]["hostle"] = True
     _, problems = parse_living(raw, "hamlet/living.yaml")
-    assert "hamlet/living.yaml: npc 'smith': needs.economic.decay: " \
-           "Input should be greater than or equal to 0" in problems
+    assert (
+        "hamlet/living.yaml: npc 'smith': needs.economic.decay: "
+        "Input should be greater than or equal to 0" in problems
+    )
     assert "hamlet/living.yaml: npc 'smith': moods: unknown key" in problems
     assert "hamlet/living.yaml: faction 'bandits': hostle: unknown key" in problems
 
@@ -102,9 +112,7 @@ async def test_bad_references_stop_startup_naming_each(tmp_path: Path) -> None:
     await engine.stop()
 
 
-async def test_restart_keeps_state_and_refreshes_configuration(
-    db_url: str, tmp_path: Path
-) -> None:
+async def test_restart_keeps_state_and_refreshes_configuration(db_url: str, tmp_path: Path) -> None:
     pack = hamlet_pack(tmp_path / "p")
     async with make_engine(tmp_path, [pack], db_url=db_url).lifespan() as engine:
         smith = npc(engine, "smith")

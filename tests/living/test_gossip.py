@@ -25,8 +25,9 @@ def quiet_world() -> dict:
 
 
 async def test_confidence_rules(tmp_path: Path) -> None:
-    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p", quiet_world())]).lifespan() \
-            as engine:
+    async with make_engine(
+        tmp_path, [hamlet_pack(tmp_path / "p", quiet_world())]
+    ).lifespan() as engine:
         world, now = engine.world, engine.clock.game_time
         smith, trader, keeper = (npc(engine, k) for k in ("smith", "trader", "keeper"))
         gossip.observe(world, smith, "s1", "The well is dry.", now)
@@ -47,12 +48,12 @@ async def test_confidence_rules(tmp_path: Path) -> None:
 
 
 async def test_gossip_spreads_between_npcs_sharing_a_room(tmp_path: Path) -> None:
-    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p", quiet_world())]).lifespan() \
-            as engine:
+    async with make_engine(
+        tmp_path, [hamlet_pack(tmp_path / "p", quiet_world())]
+    ).lifespan() as engine:
         ws = ws_of(engine)
         smith = npc(engine, "smith")
-        gossip.inject(engine.world, [smith], "rumour", "The mine is haunted.", 0.0,
-                      confidence=0.9)
+        gossip.inject(engine.world, [smith], "rumour", "The mine is haunted.", 0.0, confidence=0.9)
         await run_hours(engine, 3)
         assert "rumour" not in known(engine, "keeper")  # in another room
         ws.move(npc(engine, "keeper"), "hamlet:smithy")
@@ -63,8 +64,9 @@ async def test_gossip_spreads_between_npcs_sharing_a_room(tmp_path: Path) -> Non
 
 
 async def test_gossip_travels_along_relationships(tmp_path: Path) -> None:
-    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p", quiet_world())]).lifespan() \
-            as engine:
+    async with make_engine(
+        tmp_path, [hamlet_pack(tmp_path / "p", quiet_world())]
+    ).lifespan() as engine:
         smith, captain = npc(engine, "smith"), npc(engine, "captain")
         adjust_relationship(engine.world, smith, captain, trust=0.6)
         gossip.inject(engine.world, [smith], "rumour", "The mine is haunted.", 0.0)
@@ -74,17 +76,20 @@ async def test_gossip_travels_along_relationships(tmp_path: Path) -> None:
 
 
 async def test_retold_gossip_fades_below_the_retelling_line(tmp_path: Path) -> None:
-    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p", quiet_world())]).lifespan() \
-            as engine:
+    async with make_engine(
+        tmp_path, [hamlet_pack(tmp_path / "p", quiet_world())]
+    ).lifespan() as engine:
         ws = ws_of(engine)
         for key in ("trader", "captain", "keeper"):
             ws.move(npc(engine, key), "hamlet:smithy")
-        gossip.inject(engine.world, [npc(engine, "smith")], "r", "Odd lights.", 0.0,
-                      confidence=0.35)
+        gossip.inject(
+            engine.world, [npc(engine, "smith")], "r", "Odd lights.", 0.0, confidence=0.35
+        )
         await run_hours(engine, 24)
         # 0.35 is retold once (0.28) and then never again: below MIN_RETELL_CONFIDENCE.
-        confidences = sorted(known(engine, k)["r"].confidence for k in ("trader", "captain",
-                                                                         "keeper"))
+        confidences = sorted(
+            known(engine, k)["r"].confidence for k in ("trader", "captain", "keeper")
+        )
         assert confidences == pytest.approx([0.28, 0.28, 0.28])
 
 
@@ -112,9 +117,7 @@ async def test_npcs_perceive_threats_on_their_routes_and_tell_others(tmp_path: P
         ws_of(engine).move(npc(engine, "keeper"), "hamlet:smithy")
         await run_hours(engine, 6)
         assert known(engine, "keeper")[key].confidence == pytest.approx(0.8)
-        assert living.gossip_lines(npc(engine, "keeper")) == [
-            "Bandits have been seen on The Road."
-        ]
+        assert living.gossip_lines(npc(engine, "keeper")) == ["Bandits have been seen on The Road."]
         # The bandits are gone: the smith sees the road clear and says so.
         for key_ in ("bandit#1", "bandit#2", "boss"):
             engine.world.destroy_entity(npc(engine, key_))

@@ -19,14 +19,28 @@ async def test_recent_memories_newest_first_with_visibility_and_tags(tmp_path: P
         assert first.visibility == MemoryVisibility.PRIVATE  # the default
         assert first.game_time == engine.clock.game_time and first.id is not None
         await engine.run_ticks(1)
-        memory.add(EpisodicMemory(smith, "Told the square about the road.",
-                                  visibility=MemoryVisibility.PUBLIC, tags=["road"]))
+        memory.add(
+            EpisodicMemory(
+                smith,
+                "Told the square about the road.",
+                visibility=MemoryVisibility.PUBLIC,
+                tags=["road"],
+            )
+        )
         await engine.run_ticks(1)
         # The seed's tag convention means PUBLIC too.
-        memory.add(EpisodicMemory(smith, "Quest done.", tags=["quest", "visibility:public"],
-                                  emotional_valence=EmotionalValence.POSITIVE))
+        memory.add(
+            EpisodicMemory(
+                smith,
+                "Quest done.",
+                tags=["quest", "visibility:public"],
+                emotional_valence=EmotionalValence.POSITIVE,
+            )
+        )
         assert [m.content for m in memory.get_recent(smith)] == [
-            "Quest done.", "Told the square about the road.", "A quiet morning.",
+            "Quest done.",
+            "Told the square about the road.",
+            "A quiet morning.",
         ]
         public = memory.get_recent(smith, visibility_filter=MemoryVisibility.PUBLIC)
         assert [m.content for m in public] == ["Quest done.", "Told the square about the road."]
@@ -62,10 +76,15 @@ async def test_memory_cap_forgets_the_least_important(tmp_path: Path, monkeypatc
 
 async def test_memories_survive_a_restart(db_url: str, tmp_path: Path) -> None:
     data = copy.deepcopy(LIVING)
-    data["npcs"]["smith"]["memories"] = [{
-        "content": "The last wagon came three days ago.", "visibility": "public",
-        "importance": 0.6, "age_hours": 72, "tags": ["iron"],
-    }]
+    data["npcs"]["smith"]["memories"] = [
+        {
+            "content": "The last wagon came three days ago.",
+            "visibility": "public",
+            "importance": 0.6,
+            "age_hours": 72,
+            "tags": ["iron"],
+        }
+    ]
     pack = hamlet_pack(tmp_path / "p", data)
     async with make_engine(tmp_path, [pack], db_url=db_url).lifespan() as engine:
         memory = living_of(engine).memory
@@ -74,23 +93,37 @@ async def test_memories_survive_a_restart(db_url: str, tmp_path: Path) -> None:
         assert [m.content for m in seeded] == ["The last wagon came three days ago."]
         assert seeded[0].game_time == engine.clock.game_time - 72 * 3600
         await engine.run_ticks(1)
-        memory.add(EpisodicMemory(smith, "Queued, written at shutdown.", importance=0.7,
-                                  player_id=npc(engine, "trader"), location="hamlet:smithy"))
+        memory.add(
+            EpisodicMemory(
+                smith,
+                "Queued, written at shutdown.",
+                importance=0.7,
+                player_id=npc(engine, "trader"),
+                location="hamlet:smithy",
+            )
+        )
         await engine.run_ticks(1)
         durable = await memory.store(EpisodicMemory(smith, "Written at once.", tags=["x"]))
         assert memory.pending == 0
         await engine.run_ticks(1)
         memory.add(EpisodicMemory(smith, "Also queued.", visibility=MemoryVisibility.PUBLIC))
         assert memory.pending == 1
-        expected = [(m.id, m.content, m.visibility, m.game_time, m.player_id, m.location)
-                    for m in memory.get_recent(smith)]
+        expected = [
+            (m.id, m.content, m.visibility, m.game_time, m.player_id, m.location)
+            for m in memory.get_recent(smith)
+        ]
     async with make_engine(tmp_path, [pack], db_url=db_url).lifespan() as engine:
         memory = living_of(engine).memory
-        got = [(m.id, m.content, m.visibility, m.game_time, m.player_id, m.location)
-               for m in memory.get_recent(npc(engine, "smith"))]
+        got = [
+            (m.id, m.content, m.visibility, m.game_time, m.player_id, m.location)
+            for m in memory.get_recent(npc(engine, "smith"))
+        ]
         assert got == expected
         assert len(got) == 4  # the data memory was seeded once, not again
         assert memory.get(durable.id) is not None  # type: ignore[arg-type]
-        assert [m.content for m in memory.get_recent(
-            npc(engine, "smith"), visibility_filter=MemoryVisibility.PUBLIC
-        )] == ["Also queued.", "The last wagon came three days ago."]
+        assert [
+            m.content
+            for m in memory.get_recent(
+                npc(engine, "smith"), visibility_filter=MemoryVisibility.PUBLIC
+            )
+        ] == ["Also queued.", "The last wagon came three days ago."]

@@ -38,9 +38,13 @@ async def test_need_decays_per_game_hour(tmp_path: Path) -> None:
 
 
 async def test_company_satisfies_social_need(tmp_path: Path) -> None:
-    data = living_data(social={
-        "value": 0.5, "decay": 0.1, "satisfied_by": [{"when": "company", "rate": 0.3}],
-    })
+    data = living_data(
+        social={
+            "value": 0.5,
+            "decay": 0.1,
+            "satisfied_by": [{"when": "company", "rate": 0.3}],
+        }
+    )
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p", data)]).lifespan() as engine:
         await run_hours(engine, 2)  # alone in the smithy: decays
         assert needs_of(engine, "smith").value("social") == pytest.approx(0.3)
@@ -127,10 +131,14 @@ async def test_a_hostile_marker_blocks_like_a_hostile_faction(tmp_path: Path) ->
     data["npcs"]["wolf"] = {"hostile": "wolves"}
     data["factions"]["wolves"] = {"name": "wolves"}
     # A goal given by data (not formed from a need) is blocked the same way.
-    data["npcs"]["smith"]["goals"] = [{
-        "id": "get_iron", "description": "Get iron", "target": "iron",
-        "blocked_when": ["supply_blocked"],
-    }]
+    data["npcs"]["smith"]["goals"] = [
+        {
+            "id": "get_iron",
+            "description": "Get iron",
+            "target": "iron",
+            "blocked_when": ["supply_blocked"],
+        }
+    ]
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p", data)]).lifespan() as engine:
         from maid_stdlib.world import spawn_template
 
@@ -149,7 +157,8 @@ async def test_schedule_walks_room_by_room_at_the_hour(tmp_path: Path) -> None:
 
     data = copy.deepcopy(LIVING)
     data["npcs"]["smith"]["schedule"] = [
-        {"hour": 7, "room": "smithy"}, {"hour": 10, "room": "tavern"},
+        {"hour": 7, "room": "smithy"},
+        {"hour": 10, "room": "tavern"},
     ]
     engine = make_engine(tmp_path, [hamlet_pack(tmp_path / "p", data)])
     moves: list[EntityRelocatedEvent] = []

@@ -108,8 +108,12 @@ async def test_who_joins_a_hostile_faction_later_is_a_threat_in_world_order(
         living.invalidate_threats()
         after = living.threat_map()
         assert trader in after.ids
-        plain = [(u, f) for u, m in world.each(FactionMembership)
-                 for f in [next((f for f in m.factions if f == "bandits"), None)] if f]
+        plain = [
+            (u, f)
+            for u, m in world.each(FactionMembership)
+            for f in [next((f for f in m.factions if f == "bandits"), None)]
+            if f
+        ]
         assert list(living._hostile_faction_threats(world)) == plain
         # Destroyed members drop out.
         world.destroy_entity(trader)

@@ -85,7 +85,8 @@ class MemoryDocuments:
         descending: bool = False,
     ) -> list[dict[str, Any]]:
         docs = [
-            d for d in self._check(collection).values()
+            d
+            for d in self._check(collection).values()
             if all(d.get(k) == v for k, v in (where or {}).items())
         ]
         if order_by is not None:

@@ -12,15 +12,19 @@ from fakellm import Behaviour, FakeOpenAIServer
 
 
 async def post(
-    srv: FakeOpenAIServer, body: dict[str, Any] | bytes, path: str = "/v1/chat/completions",
-    *, wait: float = 5.0,
+    srv: FakeOpenAIServer,
+    body: dict[str, Any] | bytes,
+    path: str = "/v1/chat/completions",
+    *,
+    wait: float = 5.0,
 ) -> tuple[int, bytes]:
     raw = body if isinstance(body, bytes) else json.dumps(body).encode()
     reader, writer = await asyncio.open_connection(srv.host, srv.port)
     try:
         writer.write(
             f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(raw)}\r\n\r\n".encode() + raw
+            f"Content-Length: {len(raw)}\r\n\r\n".encode()
+            + raw
         )
         await writer.drain()
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), wait)

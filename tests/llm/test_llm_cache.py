@@ -75,8 +75,9 @@ async def test_cache_hit_avoids_the_second_http_call(
 
 async def test_hits_do_not_need_budget(clock: ManualClock) -> None:
     limiter = LLMLimiter.from_limits(60, 20, clock=clock.monotonic)
-    inner = ScriptedProvider(default=LLMResult("x", prompt_tokens=15, completion_tokens=15),
-                             limiter=limiter)
+    inner = ScriptedProvider(
+        default=LLMResult("x", prompt_tokens=15, completion_tokens=15), limiter=limiter
+    )
     provider = CachingProvider(inner, NarrativeContextCache(wall=clock.wall))
     await provider.complete(req())
     with pytest.raises(LLMBudgetExhausted):

@@ -111,7 +111,8 @@ def test_invalid_limits_are_rejected() -> None:
 async def test_exhausted_budget_raises_without_calling_the_model(clock: ManualClock) -> None:
     limiter = LLMLimiter.from_limits(600, 500, window_seconds=60, clock=clock.monotonic)
     provider = ScriptedProvider(
-        [LLMResult("A tale.", prompt_tokens=400, completion_tokens=200)], default="Another.",
+        [LLMResult("A tale.", prompt_tokens=400, completion_tokens=200)],
+        default="Another.",
         limiter=limiter,
     )
     await provider.complete(req())
@@ -147,7 +148,8 @@ async def test_limiter_status_and_gauge(clock: ManualClock) -> None:
     metrics = EngineMetrics()
     limiter = LLMLimiter.from_limits(60, 1000, clock=clock.monotonic)
     provider = ScriptedProvider(
-        default=LLMResult("x", prompt_tokens=100, completion_tokens=150), limiter=limiter,
+        default=LLMResult("x", prompt_tokens=100, completion_tokens=150),
+        limiter=limiter,
         metrics=metrics,
     )
     await provider.complete(req())

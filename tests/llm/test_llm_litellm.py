@@ -45,8 +45,12 @@ def make_provider(
     metrics: EngineMetrics | None = None,
 ) -> LiteLLMProvider:
     return LiteLLMProvider(
-        TEST_MODEL, api_base=srv.url, api_key=TEST_KEY, timeout=timeout,
-        limiter=limiter, metrics=metrics,
+        TEST_MODEL,
+        api_base=srv.url,
+        api_key=TEST_KEY,
+        timeout=timeout,
+        limiter=limiter,
+        metrics=metrics,
     )
 
 
@@ -282,9 +286,10 @@ async def test_budget_exhaustion_blocks_calls_until_the_window_rolls(
         with pytest.raises(LLMBudgetExhausted):
             await provider.complete(request(purpose="quest_narrative"))
     assert fake_llm.request_count == 1  # no HTTP call while exhausted
-    assert sample(
-        metrics, "maid_llm_errors_total", purpose="quest_narrative", kind="budget_exhausted"
-    ) == 3
+    assert (
+        sample(metrics, "maid_llm_errors_total", purpose="quest_narrative", kind="budget_exhausted")
+        == 3
+    )
 
     clock.advance_wall(3599)
     assert budget.exhausted and budget.seconds_until_recovery() == pytest.approx(1.0)
@@ -306,9 +311,9 @@ async def test_rate_limit_refuses_locally_and_refills(
         await provider.complete(request())
     assert info.value.local
     assert fake_llm.request_count == 2
-    assert sample(
-        metrics, "maid_llm_errors_total", purpose="general", kind="rate_limited_local"
-    ) == 1
+    assert (
+        sample(metrics, "maid_llm_errors_total", purpose="general", kind="rate_limited_local") == 1
+    )
     clock.advance_wall(1.0)
     await provider.complete(request())
     assert fake_llm.request_count == 3
@@ -361,8 +366,13 @@ def test_import_happened_off_the_event_loop() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAID_")}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "tests")])
     proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-        timeout=120, check=False,
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     stats = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -382,8 +392,13 @@ def test_importing_the_package_does_not_import_litellm() -> None:
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAID_")}
     proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-        timeout=60, check=False,
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
 

@@ -37,7 +37,7 @@ def test_strings_with_braces_commas_and_quotes_survive() -> None:
 
 
 def test_nested_objects_and_python_literals() -> None:
-    text = "{'ignored': 1} {\"a\": {\"b\": True, \"c\": None}, \"d\": False}"
+    text = '{\'ignored\': 1} {"a": {"b": True, "c": None}, "d": False}'
     assert extract_json(text) == {"a": {"b": True, "c": None}, "d": False}
 
 

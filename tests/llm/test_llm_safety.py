@@ -20,7 +20,7 @@ FILTER = ContentFilter()
 CLEAN_FANTASY = [
     "The orc's blade bit deep, and blood darkened the snow as the bandit fell dead.",
     "Brother Aldric cocked his crossbow and shouldered his bastard sword.",
-    "\"I'm sorry, but I cannot help with that,\" the miller sighed. \"My sons are gone.\"",
+    '"I\'m sorry, but I cannot help with that," the miller sighed. "My sons are gone."',
     "Old Dick the ferryman swears the river spirits took his nets in Sussex Vale.",
     "Kill the wolves that stalk the Thornwood before they take another child.",
     "The assassin's poison left the duke gasping; by dawn the keep was in mourning.",
@@ -182,9 +182,7 @@ def assert_isolated(wrapped: str) -> str:
 def test_isolate_neutralises_tag_breakouts(attack: str) -> None:
     body = assert_isolated(isolate("npc_memories", f"The miller said: {attack}"))
     lowered = body.lower()
-    assert "user_content" not in lowered and "user content" not in lowered.replace(
-        "user text", ""
-    )
+    assert "user_content" not in lowered and "user content" not in lowered.replace("user text", "")
     assert "im_start" not in lowered and "[inst]" not in lowered
 
 

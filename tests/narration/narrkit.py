@@ -71,22 +71,42 @@ TOWER_SCHEMA: dict[str, Any] = {
 
 
 def area(cellar: dict[str, Any] | None = None) -> dict[str, Any]:
-    narrated = {"schema_file": "narrated/cellar.yaml",
-                "premise": "Gwen is caged here; the bandits sleep upstairs."}
+    narrated = {
+        "schema_file": "narrated/cellar.yaml",
+        "premise": "Gwen is caged here; the bandits sleep upstairs.",
+    }
     if cellar is not None:
         narrated = cellar
     return {
         "area": {"key": "woods", "name": "Woods", "region": "testland"},
         "rooms": [
-            {"key": "camp", "name": "The Camp", "description": "Tents around a fire.",
-             "exits": {"down": "cellar", "up": "tower", "in": "hut"}},
-            {"key": "cellar", "name": "The Cellar", "description": "A damp cellar.",
-             "exits": {"up": "camp"}, "narrated": narrated},
-            {"key": "tower", "name": "The Tower", "description": "A wooden watchtower.",
-             "exits": {"down": "camp"},
-             "narrated": {"stat_schema": TOWER_SCHEMA, "scope": "woods"}},
-            {"key": "hut", "name": "The Hut", "description": "An empty hut.",
-             "exits": {"out": "camp"}, "narrated": {"stat_schema": {}}},
+            {
+                "key": "camp",
+                "name": "The Camp",
+                "description": "Tents around a fire.",
+                "exits": {"down": "cellar", "up": "tower", "in": "hut"},
+            },
+            {
+                "key": "cellar",
+                "name": "The Cellar",
+                "description": "A damp cellar.",
+                "exits": {"up": "camp"},
+                "narrated": narrated,
+            },
+            {
+                "key": "tower",
+                "name": "The Tower",
+                "description": "A wooden watchtower.",
+                "exits": {"down": "camp"},
+                "narrated": {"stat_schema": TOWER_SCHEMA, "scope": "woods"},
+            },
+            {
+                "key": "hut",
+                "name": "The Hut",
+                "description": "An empty hut.",
+                "exits": {"out": "camp"},
+                "narrated": {"stat_schema": {}},
+            },
         ],
         "npcs": [{"key": "kral", "name": "Kral", "keywords": ["kral"], "room": "tower"}],
     }
@@ -116,19 +136,30 @@ class NarrationPack(ContentPack):
 
 
 def data_pack(root: Path) -> type[WorldDataPack]:
-    return type("TestPack", (WorldDataPack,), {
-        "name": PACK, "requires": ("stdlib", "narration_test"),
-        "path": property(lambda self: root),
-    })
+    return type(
+        "TestPack",
+        (WorldDataPack,),
+        {
+            "name": PACK,
+            "requires": ("stdlib", "narration_test"),
+            "path": property(lambda self: root),
+        },
+    )
 
 
 def make_engine(
-    root: Path, data_dir: Path, *, database_url: str = "", use_store: bool = True,
+    root: Path,
+    data_dir: Path,
+    *,
+    database_url: str = "",
+    use_store: bool = True,
     settings: dict[str, Any] | None = None,
 ) -> GameEngine:
     return GameEngine(
         Settings(data_dir=data_dir, database_url=database_url, **(settings or {})),
-        clock=ManualClock(), packs=[NarrationPack, data_pack(root)], use_store=use_store,
+        clock=ManualClock(),
+        packs=[NarrationPack, data_pack(root)],
+        use_store=use_store,
     )
 
 
@@ -187,6 +218,7 @@ class Gate:
 
 async def until(predicate: Callable[[], bool], within: float = 5.0) -> None:
     """Poll real state until ``predicate`` holds (fails after ``within`` seconds)."""
+
     async def loop() -> None:
         # Polling: the states watched (ticks, handle phases, sessions) have no event.
         while not predicate():  # noqa: ASYNC110

@@ -114,6 +114,7 @@ class Client:
 
     async def wait_gmcp(self, package: str, within: float = 5.0) -> Any:
         """The data of the first GMCP message ``package`` (waiting for it if needed)."""
+
         async def loop() -> Any:
             while True:
                 for name, data in self.gmcp:

@@ -72,11 +72,14 @@ async def test_the_command_returns_before_the_story_and_everyone_reads_it(
 async def test_undo_restores_every_value_and_retry_never_applies_twice(
     engine: GameEngine,
 ) -> None:
-    fast(engine, scripted(
-        block('{"player.hp": -10, "milestones.rescue_gwen": true, "npc.gwen.trust": +10}'),
-        block('{"player.hp": -20}', "A second telling."),
-        block('{"player.hp": -5}', "A third telling."),
-    ))
+    fast(
+        engine,
+        scripted(
+            block('{"player.hp": -10, "milestones.rescue_gwen": true, "npc.gwen.trust": +10}'),
+            block('{"player.hp": -20}', "A second telling."),
+            block('{"player.hp": -5}', "A third telling."),
+        ),
+    )
     hero, session = player(engine, "Aldric")
     await act(engine, hero, "act break the cage")
     gwen = service(engine).rooms[CELLAR].npcs["gwen"]
@@ -95,7 +98,9 @@ async def test_undo_restores_every_value_and_retry_never_applies_twice(
     assert hp(engine, hero) == 85
     docs = await engine.store.documents.query(COLLECTION, {"room": CELLAR})
     assert sorted((d["status"], d["action_index"]) for d in docs) == [
-        ("applied", 1), ("retried", 1), ("undone", 1),
+        ("applied", 1),
+        ("retried", 1),
+        ("undone", 1),
     ]
 
 

@@ -22,8 +22,12 @@ SCHEMA = Path(__file__).resolve().parents[2] / "content_packs/ironvale/narrated/
 
 @pytest.fixture
 async def ironvale(tmp_path: Path) -> AsyncIterator[GameEngine]:
-    engine = GameEngine(Settings(data_dir=tmp_path), clock=ManualClock(),
-                        packs=["ironvale", NarrationPack], use_store=False)
+    engine = GameEngine(
+        Settings(data_dir=tmp_path),
+        clock=ManualClock(),
+        packs=["ironvale", NarrationPack],
+        use_store=False,
+    )
     async with engine.lifespan():
         yield engine
 
@@ -46,10 +50,15 @@ async def test_the_cellar_is_below_the_camp_and_gwen_waits_there(ironvale: GameE
 
 
 async def test_a_turn_in_the_cellar(ironvale: GameEngine) -> None:
-    fast(ironvale, scripted(block(
-        '{"npc.gwen.trust": +10, "flags.alarm_raised": true}',
-        "The padlock clangs against the bars; boots stop overhead.",
-    )))
+    fast(
+        ironvale,
+        scripted(
+            block(
+                '{"npc.gwen.trust": +10, "flags.alarm_raised": true}',
+                "The padlock clangs against the bars; boots stop overhead.",
+            )
+        ),
+    )
     hero, session = player(ironvale, "Aldric", room=CELLAR)
     await cmd(ironvale, hero, "rattle the padlock")
     await settle(service(ironvale).drain())

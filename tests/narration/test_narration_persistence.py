@@ -43,10 +43,16 @@ async def test_stats_and_the_log_survive_a_restart(
 ) -> None:
     first = make_engine(pack_root, tmp_path / "data", database_url=db_url)
     async with first.lifespan():
-        fast(first, scripted(block(
-            '{"player.hp": -10, "npc.gwen.trust": +10, "world.day": +1, '
-            '"milestones.rescue_gwen": true}', "Aldric frees Gwen."
-        )))
+        fast(
+            first,
+            scripted(
+                block(
+                    '{"player.hp": -10, "npc.gwen.trust": +10, "world.day": +1, '
+                    '"milestones.rescue_gwen": true}',
+                    "Aldric frees Gwen.",
+                )
+            ),
+        )
         hero, _ = player(first, "Aldric")
         await act(first, hero, "act free gwen")
         # Stored by the turn's own transaction, before any checkpoint.

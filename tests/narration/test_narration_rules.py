@@ -72,11 +72,14 @@ async def test_a_counter_refuses_a_negative_change_and_advances_by_one(
 
 
 async def test_a_milestone_is_sticky_and_false_is_ignored(engine: GameEngine) -> None:
-    fast(engine, scripted(
-        block('{"milestones.rescue_gwen": true}'),
-        block('{"milestones.rescue_gwen": true}'),
-        block('{"milestones.rescue_gwen": false}'),
-    ))
+    fast(
+        engine,
+        scripted(
+            block('{"milestones.rescue_gwen": true}'),
+            block('{"milestones.rescue_gwen": true}'),
+            block('{"milestones.rescue_gwen": false}'),
+        ),
+    )
     hero, _ = player(engine, "Aldric")
     first = await turn(engine, hero, "act open the cage")
     second = await turn(engine, hero, "act open it again")
@@ -123,9 +126,12 @@ async def test_an_empty_block_is_a_no_op(engine: GameEngine) -> None:
 
 
 async def test_the_stored_report_carries_all_three_lists(engine: GameEngine) -> None:
-    fast(engine, scripted(block(
-        '{"player.hp": -50, "world.day": -1, "npc.gwen.trust": +5, "player.luck": 3}'
-    )))
+    fast(
+        engine,
+        scripted(
+            block('{"player.hp": -50, "world.day": -1, "npc.gwen.trust": +5, "player.luck": 3}')
+        ),
+    )
     hero, _ = player(engine, "Aldric")
     record = await turn(engine, hero, "act fight")
     raw = record.report

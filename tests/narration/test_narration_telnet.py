@@ -37,11 +37,17 @@ async def test_two_players_over_telnet_both_read_the_story_and_the_changes(
     with FakeOpenAIServer() as llm:
         llm.ok(REPLY)
         settings = Settings(
-            data_dir=tmp_path / "data", telnet_port=0, metrics_port=0, scrypt_n=2**10,
-            llm_model="openai/test-model", llm_api_base=llm.url, llm_api_key="sk-test",
+            data_dir=tmp_path / "data",
+            telnet_port=0,
+            metrics_port=0,
+            scrypt_n=2**10,
+            llm_model="openai/test-model",
+            llm_api_base=llm.url,
+            llm_api_key="sk-test",
         )
-        server = MaidServer(settings, packs=[NarrationPack, data_pack(root)],
-                            announce=lambda _line: None)
+        server = MaidServer(
+            settings, packs=[NarrationPack, data_pack(root)], announce=lambda _line: None
+        )
         async with server.lifespan():
             provider = server.engine.services.get(LLMService).provider
             assert isinstance(provider, LiteLLMProvider)
@@ -73,4 +79,3 @@ async def test_two_players_over_telnet_both_read_the_story_and_the_changes(
             finally:
                 await aldric.close()
                 await bryn.close()
-

@@ -109,12 +109,34 @@ def reference_render(text: str, mode: ColorMode, auto_reset: bool = True) -> str
     out = _REFERENCE_TOKEN.sub(sub, text)
     if auto_reset and emitted and last != markup_module.RESET:
         stripped = out.rstrip("\n")
-        out = stripped + markup_module.RESET + out[len(stripped):]
+        out = stripped + markup_module.RESET + out[len(stripped) :]
     return out
 
 
-_PIECES = ["|r", "|R", "|n", "|h", "|u", "|[b", "|[W", "|#ff8800", "|[#00ff00", "|", "||",
-           "|||", "|q", "|#12", "a", "word ", " ", "\n", "\n\n", "\x1b", "é", "|n\n"]
+_PIECES = [
+    "|r",
+    "|R",
+    "|n",
+    "|h",
+    "|u",
+    "|[b",
+    "|[W",
+    "|#ff8800",
+    "|[#00ff00",
+    "|",
+    "||",
+    "|||",
+    "|q",
+    "|#12",
+    "a",
+    "word ",
+    " ",
+    "\n",
+    "\n\n",
+    "\x1b",
+    "é",
+    "|n\n",
+]
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -125,7 +147,8 @@ def test_rendering_matches_the_reference_on_random_markup(seed: int) -> None:
         for mode in ColorMode:
             for auto_reset in (True, False):
                 assert render_markup(text, mode, auto_reset=auto_reset) == reference_render(
-                    text, mode, auto_reset), (text, mode, auto_reset)
+                    text, mode, auto_reset
+                ), (text, mode, auto_reset)
 
 
 def test_the_token_table_stays_bounded() -> None:
@@ -134,5 +157,6 @@ def test_the_token_table_stays_bounded() -> None:
         colour = f"{i:06x}"
         assert render_markup(f"|#{colour}x", ColorMode.TRUECOLOR) == (
             f"\x1b[38;2;{int(colour[:2], 16)};{int(colour[2:4], 16)};{int(colour[4:], 16)}m"
-            f"x{markup_module.RESET}")
+            f"x{markup_module.RESET}"
+        )
     assert len(table) <= markup_module._Codes.LIMIT

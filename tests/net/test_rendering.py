@@ -41,8 +41,30 @@ def test_known_texts_match_the_pipeline_and_the_caches_stay_bounded() -> None:
         assert info.maxsize is not None and info.currsize <= info.maxsize
 
 
-_PIECES = ["|r", "|G", "|n", "|h", "|[b", "|#ff8800", "|", "||", "|||r", "a", "word ",
-           "long" * 6, " ", "  ", "\t", "\n", "\n", "\n\n", "界", "e\u0301", "\x1b[1m", "\x07"]
+_PIECES = [
+    "|r",
+    "|G",
+    "|n",
+    "|h",
+    "|[b",
+    "|#ff8800",
+    "|",
+    "||",
+    "|||r",
+    "a",
+    "word ",
+    "long" * 6,
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\n",
+    "\n\n",
+    "界",
+    "e\u0301",
+    "\x1b[1m",
+    "\x07",
+]
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -53,7 +75,10 @@ def test_random_texts_render_as_the_pipeline_renders_them(seed: int) -> None:
         for mode in ColorMode:
             width = rng.choice(WIDTHS)
             assert render_output(text, mode, width) == pipeline(text, mode, width), (
-                text, mode, width)
+                text,
+                mode,
+                width,
+            )
 
 
 def test_a_crowd_listing_is_rendered_from_cached_lines() -> None:
@@ -64,7 +89,8 @@ def test_a_crowd_listing_is_rendered_from_cached_lines() -> None:
     for viewer in range(len(people)):
         listing = "\n".join(["|cSquare|n", *(p for i, p in enumerate(people) if i != viewer)])
         assert render_output(listing, ColorMode.ANSI16, 80) == pipeline(
-            listing, ColorMode.ANSI16, 80)
+            listing, ColorMode.ANSI16, 80
+        )
     info = rendering._line.cache_info()
     assert info.misses == 1 + len(people)  # the header and each person, once
     assert info.hits == len(people) * len(people) - info.misses

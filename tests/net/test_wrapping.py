@@ -106,8 +106,23 @@ def reference_width(line: str) -> int:
 
 
 def test_width_of_rendered_text_matches_measuring_atom_by_atom() -> None:
-    pieces = ["\x1b[31m", "\x1b[0m", "\x1b[38;2;1;2;3m", "\x1b", "\x1b[", "\x1b[9", "\x1bX",
-              "a", "word", " ", "\t", "界", "e\u0301", "|", "||r"]
+    pieces = [
+        "\x1b[31m",
+        "\x1b[0m",
+        "\x1b[38;2;1;2;3m",
+        "\x1b",
+        "\x1b[",
+        "\x1b[9",
+        "\x1bX",
+        "a",
+        "word",
+        " ",
+        "\t",
+        "界",
+        "e\u0301",
+        "|",
+        "||r",
+    ]
     rng = random.Random(7)
     for _ in range(3000):
         line = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12)))

@@ -51,23 +51,47 @@ T = QuestSeedTypes
 TOWN = {
     "area": {"key": "town", "name": "Brookhaven", "region": "vale"},
     "rooms": [
-        {"key": "square", "name": "Brookhaven Square", "description": "A square.",
-         "exits": {"west": "forge", "north": "barracks", "east": "market", "south": "mill",
-                   "down": "trail"}},
-        {"key": "forge", "name": "Hilda's Forge", "description": "A forge.",
-         "exits": {"east": "square"}},
-        {"key": "barracks", "name": "The Barracks", "description": "Barracks.",
-         "exits": {"south": "square"}},
-        {"key": "market", "name": "The Market", "description": "A market.",
-         "exits": {"west": "square"}},
-        {"key": "mill", "name": "The Mill", "description": "A mill.",
-         "exits": {"north": "square"}},
+        {
+            "key": "square",
+            "name": "Brookhaven Square",
+            "description": "A square.",
+            "exits": {
+                "west": "forge",
+                "north": "barracks",
+                "east": "market",
+                "south": "mill",
+                "down": "trail",
+            },
+        },
+        {
+            "key": "forge",
+            "name": "Hilda's Forge",
+            "description": "A forge.",
+            "exits": {"east": "square"},
+        },
+        {
+            "key": "barracks",
+            "name": "The Barracks",
+            "description": "Barracks.",
+            "exits": {"south": "square"},
+        },
+        {
+            "key": "market",
+            "name": "The Market",
+            "description": "A market.",
+            "exits": {"west": "square"},
+        },
+        {"key": "mill", "name": "The Mill", "description": "A mill.", "exits": {"north": "square"}},
         {"key": "island", "name": "The Island", "description": "Nobody gets here."},
     ],
     "npcs": [
         {"key": "hilda", "name": "Hilda", "keywords": ["hilda", "smith"], "room": "forge"},
-        {"key": "brann", "name": "Captain Brann", "keywords": ["brann", "captain"],
-         "room": "barracks"},
+        {
+            "key": "brann",
+            "name": "Captain Brann",
+            "keywords": ["brann", "captain"],
+            "room": "barracks",
+        },
         {"key": "orla", "name": "Orla", "keywords": ["orla", "merchant"], "room": "market"},
         {"key": "tam", "name": "Tam", "keywords": ["tam", "miller"], "room": "mill"},
         {"key": "hermit", "name": "the hermit", "keywords": ["hermit"], "room": "island"},
@@ -79,21 +103,43 @@ TOWN = {
 WOODS = {
     "area": {"key": "woods", "name": "Darkwood", "region": "wilds"},
     "rooms": [
-        {"key": "trail", "name": "Darkwood Trail", "description": "A trail.",
-         "exits": {"up": "square", "east": "clearing"}},
-        {"key": "clearing", "name": "A Clearing", "description": "A clearing.",
-         "exits": {"west": "trail", "east": "den"}},
-        {"key": "den", "name": "The Wolf Den", "description": "A den.",
-         "exits": {"west": "clearing"}},
+        {
+            "key": "trail",
+            "name": "Darkwood Trail",
+            "description": "A trail.",
+            "exits": {"up": "square", "east": "clearing"},
+        },
+        {
+            "key": "clearing",
+            "name": "A Clearing",
+            "description": "A clearing.",
+            "exits": {"west": "trail", "east": "den"},
+        },
+        {
+            "key": "den",
+            "name": "The Wolf Den",
+            "description": "A den.",
+            "exits": {"west": "clearing"},
+        },
     ],
     "npcs": [
-        {"key": "wolf", "name": "a grey wolf", "keywords": ["wolf", "grey"], "room": "clearing",
-         "count": 2},
+        {
+            "key": "wolf",
+            "name": "a grey wolf",
+            "keywords": ["wolf", "grey"],
+            "room": "clearing",
+            "count": 2,
+        },
         {"key": "alpha", "name": "the alpha wolf", "keywords": ["wolf", "alpha"], "room": "den"},
     ],
     "items": [
-        {"key": "iron_ore", "name": "a lump of iron ore", "keywords": ["ore", "iron"],
-         "room": "clearing", "count": 2},
+        {
+            "key": "iron_ore",
+            "name": "a lump of iron ore",
+            "keywords": ["ore", "iron"],
+            "room": "clearing",
+            "count": 2,
+        },
     ],
 }
 
@@ -142,60 +188,118 @@ def npc_ids(engine: GameEngine, template: str) -> list[UUID]:
 def populate(engine: GameEngine) -> Town:
     """Hilda's iron is cut off by wolves; Brann watches the woods."""
     world = engine.world
-    one = {k: npc_ids(engine, f"brookhaven:{k}")[0]
-           for k in ("hilda", "brann", "orla", "tam", "hermit", "alpha")}
+    one = {
+        k: npc_ids(engine, f"brookhaven:{k}")[0]
+        for k in ("hilda", "brann", "orla", "tam", "hermit", "alpha")
+    }
     wolves = npc_ids(engine, "brookhaven:wolf")
     hilda = one["hilda"]
-    world.add_component(hilda, NeedsComponent({
-        "economic": NeedState(value=0.2, threshold=0.35),
-        "safety": NeedState(value=0.8),
-    }))
-    world.add_component(hilda, GoalsComponent([Goal(
-        id="get_iron", description="Get iron for the forge", priority=0.8, status="blocked",
-        blocker="wolves in Darkwood", blocker_source="wolves",
-        blocker_rooms=["brookhaven:clearing"],
-        need="economic", target="iron", completion_need_delta=0.3,
-    )]))
+    world.add_component(
+        hilda,
+        NeedsComponent(
+            {
+                "economic": NeedState(value=0.2, threshold=0.35),
+                "safety": NeedState(value=0.8),
+            }
+        ),
+    )
+    world.add_component(
+        hilda,
+        GoalsComponent(
+            [
+                Goal(
+                    id="get_iron",
+                    description="Get iron for the forge",
+                    priority=0.8,
+                    status="blocked",
+                    blocker="wolves in Darkwood",
+                    blocker_source="wolves",
+                    blocker_rooms=["brookhaven:clearing"],
+                    need="economic",
+                    target="iron",
+                    completion_need_delta=0.3,
+                )
+            ]
+        ),
+    )
     world.add_component(hilda, Wealth(500))
     world.add_component(hilda, FactionMembership({"smiths": "member"}))
     world.add_component(one["orla"], Wealth(1000))
-    world.add_component(one["brann"], WatchedRooms(["brookhaven:trail", "brookhaven:clearing",
-                                                    "brookhaven:den"]))
+    world.add_component(
+        one["brann"], WatchedRooms(["brookhaven:trail", "brookhaven:clearing", "brookhaven:den"])
+    )
     for uid in [*wolves, one["alpha"]]:
         world.add_component(uid, Hostile("wolves"))
     living = engine.services.get(LivingWorld)
-    living.memory.add(EpisodicMemory(
-        npc_id=hilda, content="The ore carts stopped coming when the wolves moved into Darkwood",
-        visibility=MemoryVisibility.PUBLIC, importance=0.6))
-    living.memory.add(EpisodicMemory(
-        npc_id=hilda, content="I owe the moneylender more than I can pay",
-        visibility=MemoryVisibility.PRIVATE, importance=0.9))
+    living.memory.add(
+        EpisodicMemory(
+            npc_id=hilda,
+            content="The ore carts stopped coming when the wolves moved into Darkwood",
+            visibility=MemoryVisibility.PUBLIC,
+            importance=0.6,
+        )
+    )
+    living.memory.add(
+        EpisodicMemory(
+            npc_id=hilda,
+            content="I owe the moneylender more than I can pay",
+            visibility=MemoryVisibility.PRIVATE,
+            importance=0.9,
+        )
+    )
     living.invalidate_threats()
     qg = engine.services.get(QuestGen)
-    return Town(engine, qg, hilda, one["brann"], one["orla"], one["tam"], one["hermit"],
-                wolves, one["alpha"])
+    return Town(
+        engine,
+        qg,
+        hilda,
+        one["brann"],
+        one["orla"],
+        one["tam"],
+        one["hermit"],
+        wolves,
+        one["alpha"],
+    )
 
 
 def kit_archetypes() -> list[QuestArchetype]:
     """Archetypes of these tests (the stdlib registers none itself)."""
     return [
-        QuestArchetype(archetype_id="clear_out", name="Clear Out",
-                       objective_pattern=ObjectivePatterns.CLEAR,
-                       compatible_seed_types=[T.THREAT_RESPONSE, T.RESOURCE_CRISIS],
-                       requires_combat=True, tone=["urgent"], chain_potential=0.4),
-        QuestArchetype(archetype_id="mediate", name="Mediate",
-                       objective_pattern=ObjectivePatterns.NEGOTIATE,
-                       branching=BranchingPattern.BRANCHING, estimated_steps=4,
-                       compatible_seed_types=[T.RIVALRY_INTERVENTION, T.FACTION_CONFLICT],
-                       requires_social=True, narrative_arc=NarrativeArcs.DILEMMA),
-        QuestArchetype(archetype_id="errand", name="Errand",
-                       objective_pattern=ObjectivePatterns.FETCH, estimated_steps=3,
-                       compatible_seed_types=[T.RESOURCE_CRISIS, T.GOAL_ASSISTANCE]),
-        QuestArchetype(archetype_id="inquiry", name="Inquiry",
-                       objective_pattern=ObjectivePatterns.INVESTIGATE,
-                       branching=BranchingPattern.OPEN, estimated_steps=5,
-                       compatible_seed_types=[T.MYSTERY, T.DISCOVERY_EXPEDITION],
-                       narrative_arc=NarrativeArcs.MYSTERY),
+        QuestArchetype(
+            archetype_id="clear_out",
+            name="Clear Out",
+            objective_pattern=ObjectivePatterns.CLEAR,
+            compatible_seed_types=[T.THREAT_RESPONSE, T.RESOURCE_CRISIS],
+            requires_combat=True,
+            tone=["urgent"],
+            chain_potential=0.4,
+        ),
+        QuestArchetype(
+            archetype_id="mediate",
+            name="Mediate",
+            objective_pattern=ObjectivePatterns.NEGOTIATE,
+            branching=BranchingPattern.BRANCHING,
+            estimated_steps=4,
+            compatible_seed_types=[T.RIVALRY_INTERVENTION, T.FACTION_CONFLICT],
+            requires_social=True,
+            narrative_arc=NarrativeArcs.DILEMMA,
+        ),
+        QuestArchetype(
+            archetype_id="errand",
+            name="Errand",
+            objective_pattern=ObjectivePatterns.FETCH,
+            estimated_steps=3,
+            compatible_seed_types=[T.RESOURCE_CRISIS, T.GOAL_ASSISTANCE],
+        ),
+        QuestArchetype(
+            archetype_id="inquiry",
+            name="Inquiry",
+            objective_pattern=ObjectivePatterns.INVESTIGATE,
+            branching=BranchingPattern.OPEN,
+            estimated_steps=5,
+            compatible_seed_types=[T.MYSTERY, T.DISCOVERY_EXPEDITION],
+            narrative_arc=NarrativeArcs.MYSTERY,
+        ),
     ]
 
 
@@ -217,29 +321,43 @@ class EchoNarrator:
         return QuestNarrative(
             title=f"{ctx.giver_name}'s Plea",
             summary=f"{ctx.giver_name} needs help at {where}.",
-            description=f"{ctx.giver_name} speaks: {ctx.motivation} {ctx.backstory} "
-            f"{ctx.stakes}",
-            dialogue=QuestDialogue(offer=f"{ctx.motivation} Will you help?",
-                                   progress="Any news?", completion="You have my thanks."),
+            description=f"{ctx.giver_name} speaks: {ctx.motivation} {ctx.backstory} {ctx.stakes}",
+            dialogue=QuestDialogue(
+                offer=f"{ctx.motivation} Will you help?",
+                progress="Any news?",
+                completion="You have my thanks.",
+            ),
         )
 
 
 def threat_signal(town: Town, importance: float = 0.7, **extra: Any) -> BasicSignal:
-    return BasicSignal("THREAT_DETECTED", importance, [town.brann, town.orla],
-                       {"threat_source": "wolves", "threat_location": "brookhaven:clearing",
-                        **extra})
+    return BasicSignal(
+        "THREAT_DETECTED",
+        importance,
+        [town.brann, town.orla],
+        {"threat_source": "wolves", "threat_location": "brookhaven:clearing", **extra},
+    )
 
 
 def goal_signal(town: Town, importance: float = 0.8, **extra: Any) -> BasicSignal:
-    return BasicSignal("GOAL_BLOCKED", importance, [town.hilda],
-                       {"blocked_goal": "get_iron", "blocker": "wolves in Darkwood",
-                        "npc_id": str(town.hilda), **extra})
+    return BasicSignal(
+        "GOAL_BLOCKED",
+        importance,
+        [town.hilda],
+        {
+            "blocked_goal": "get_iron",
+            "blocker": "wolves in Darkwood",
+            "npc_id": str(town.hilda),
+            **extra,
+        },
+    )
 
 
 async def iron_quest(town: Town, archetype: str = "clear_out") -> Any:
     """Hilda's wolf quest, built from the goal + threat compound seed."""
     seeds = await town.qg.composer().compose(
-        [goal_signal(town), threat_signal(town, threat_location="Darkwood")])
+        [goal_signal(town), threat_signal(town, threat_location="Darkwood")]
+    )
     assert seeds, "no compound seed"
     arch = town.qg.archetypes.get(archetype)
     assert arch is not None

@@ -11,8 +11,13 @@ from maid_stdlib.questgen import ArchetypeRegistry, ObjectivePatterns, QuestArch
 
 
 def _arch(aid: str, *types: str, **kw: object) -> QuestArchetype:
-    return QuestArchetype(archetype_id=aid, name=aid, objective_pattern=ObjectivePatterns.CLEAR,
-                          compatible_seed_types=list(types), **kw)  # type: ignore[arg-type]
+    return QuestArchetype(
+        archetype_id=aid,
+        name=aid,
+        objective_pattern=ObjectivePatterns.CLEAR,
+        compatible_seed_types=list(types),
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 def test_register_rejects_duplicates_unless_replacing() -> None:
@@ -30,8 +35,9 @@ async def test_scoring_reads_the_registry_so_pack_archetypes_are_chosen(town: To
     assert seed is not None
     assert town.qg.select_archetype(seed).archetype_id == "clear_out"  # type: ignore[union-attr]
     # A pack registers a better fit later: it is scored because scoring reads the registry.
-    town.qg.register_archetype(_arch("wolf_hunt", "threat_response", requires_combat=True,
-                                     requires_exploration=True))
+    town.qg.register_archetype(
+        _arch("wolf_hunt", "threat_response", requires_combat=True, requires_exploration=True)
+    )
     assert town.qg.select_archetype(seed).archetype_id == "wolf_hunt"  # type: ignore[union-attr]
 
 

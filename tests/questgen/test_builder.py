@@ -37,13 +37,15 @@ UUID_TEXT = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-")
 
 async def _iron_seed(town: Town) -> QuestSeed:
     seeds = await town.qg.composer().compose(
-        [goal_signal(town), threat_signal(town, threat_location="Darkwood")])
+        [goal_signal(town), threat_signal(town, threat_location="Darkwood")]
+    )
     assert seeds
     return seeds[0]
 
 
-async def _build(town: Town, seed: QuestSeed, archetype: str = "clear_out",
-                 narrator: EchoNarrator | None = None) -> GeneratedQuest:
+async def _build(
+    town: Town, seed: QuestSeed, archetype: str = "clear_out", narrator: EchoNarrator | None = None
+) -> GeneratedQuest:
     builder = town.qg.builder(narrator or EchoNarrator())
     arch = town.qg.archetypes.get(archetype)
     assert arch is not None
@@ -60,7 +62,12 @@ async def test_the_iron_seed_becomes_a_grounded_scored_quest(town: Town) -> None
     assert quest.seed_id == seed.id and quest.seed_type == "threat_response"
     assert quest.importance == seed.importance and quest.quest_giver_id == town.hilda
     assert [o.objective_type.value for o in quest.objectives] == [
-        "talk", "visit", "kill", "kill", "talk"]
+        "talk",
+        "visit",
+        "kill",
+        "kill",
+        "talk",
+    ]
     assert quest.involved_npcs == {town.brann: "informant", town.orla: "witness"}
     assert "brookhaven:clearing" in quest.involved_locations
     assert quest.area == "brookhaven:woods" and quest.region == "wilds"
@@ -75,9 +82,17 @@ async def test_the_iron_seed_becomes_a_grounded_scored_quest(town: Town) -> None
     assert "Captain Brann" in ctx.involved_npcs and "the alpha wolf" in ctx.involved_npcs
     assert "Defeat 2 grey wolves" in ctx.objectives
     assert ctx.public_memories == (
-        "The ore carts stopped coming when the wolves moved into Darkwood",)
-    for value in [*ctx.objectives, *ctx.locations, *ctx.involved_npcs, ctx.backstory,
-                  ctx.motivation, ctx.stakes, *ctx.public_memories]:
+        "The ore carts stopped coming when the wolves moved into Darkwood",
+    )
+    for value in [
+        *ctx.objectives,
+        *ctx.locations,
+        *ctx.involved_npcs,
+        ctx.backstory,
+        ctx.motivation,
+        ctx.stakes,
+        *ctx.public_memories,
+    ]:
         assert not UUID_TEXT.search(value), value
         assert "moneylender" not in value  # private memory never leaks
     assert quest.title == "Hilda's Plea" and quest.quest_giver_dialogue.progress == "Any news?"
@@ -103,8 +118,7 @@ async def test_rewards_scale_with_the_givers_wealth_and_are_clamped(town: Town) 
     capped = await builder.build(seed, town.qg.archetypes.get("clear_out"))  # type: ignore[arg-type]
     assert capped is not None
     assert (capped.rewards.gold, capped.rewards.experience) == (60, 80)
-    assert builder.last_failures["rewards"] == ["gold clamped to 60",
-                                                "experience clamped to 80"]
+    assert builder.last_failures["rewards"] == ["gold clamped to 60", "experience clamped to 80"]
 
 
 async def test_consequences_are_planned_against_real_needs_goals_and_people(town: Town) -> None:
@@ -133,9 +147,19 @@ async def test_consequences_are_planned_against_real_needs_goals_and_people(town
 
 async def test_branching_archetypes_get_per_option_consequences(town: Town) -> None:
     evaluator = town.qg.evaluator()
-    seed = await evaluator.evaluate(BasicSignal("RIVALRY_ESCALATION", 0.8, [town.tam], {
-        "npc_a": str(town.orla), "npc_b": str(town.brann), "cause": "the market tax",
-        "trust_level": -0.5}))
+    seed = await evaluator.evaluate(
+        BasicSignal(
+            "RIVALRY_ESCALATION",
+            0.8,
+            [town.tam],
+            {
+                "npc_a": str(town.orla),
+                "npc_b": str(town.brann),
+                "cause": "the market tax",
+                "trust_level": -0.5,
+            },
+        )
+    )
     assert seed is not None
     quest = await _build(town, seed, "mediate")
     assert quest.branches is not None and len(quest.branches) == 1
@@ -145,8 +169,11 @@ async def test_branching_archetypes_get_per_option_consequences(town: Town) -> N
     labels = [o.label for o in branch.options]
     assert labels == ["Side with Orla", "Side with Captain Brann", "Broker a compromise"]
     side_orla = branch.options[0]
-    deltas = {c.target_npc: c.relationship_delta for c in side_orla.consequences
-              if c.consequence_type is C.RELATIONSHIP_CHANGE}
+    deltas = {
+        c.target_npc: c.relationship_delta
+        for c in side_orla.consequences
+        if c.consequence_type is C.RELATIONSHIP_CHANGE
+    }
     assert deltas == {town.orla: 0.2, town.brann: -0.15}
     assert side_orla.follow_up_objectives[0].target_entity_id == town.orla
     # A linear archetype gets no branches.
@@ -157,12 +184,14 @@ async def test_build_from_narrative_is_the_template_path(town: Town) -> None:
     seed = await _iron_seed(town)
     builder = town.qg.builder()  # no provider at all
     narrative = QuestNarrative(
-        title="Wolves at the Door", summary="Hilda's ore is cut off by wolves.",
+        title="Wolves at the Door",
+        summary="Hilda's ore is cut off by wolves.",
         description="Hilda wipes her hands. The wolves in Darkwood have cut off her ore, "
-        "and the forge is going cold.", dialogue=QuestDialogue("Help me, please.", "", ""),
-        source="template")
-    quest = await builder.build_from_narrative(
-        seed, town.qg.archetypes.get("clear_out"), narrative)  # type: ignore[arg-type]
+        "and the forge is going cold.",
+        dialogue=QuestDialogue("Help me, please.", "", ""),
+        source="template",
+    )
+    quest = await builder.build_from_narrative(seed, town.qg.archetypes.get("clear_out"), narrative)  # type: ignore[arg-type]
     assert quest is not None and quest.title == "Wolves at the Door"
     # Empty dialogue lines are filled from the facts.
     assert quest.quest_giver_dialogue.progress.startswith("Have you done it yet?")
@@ -177,7 +206,8 @@ async def test_provider_errors_propagate_for_the_caller_to_fall_back(town: Town)
 
     with pytest.raises(TimeoutError):
         await town.qg.builder(Broken()).build(
-            await _iron_seed(town), town.qg.archetypes.get("clear_out"))  # type: ignore[arg-type]
+            await _iron_seed(town), town.qg.archetypes.get("clear_out")
+        )  # type: ignore[arg-type]
 
 
 async def test_low_grounding_or_coherence_is_rejected(town: Town) -> None:
@@ -196,9 +226,12 @@ async def test_low_grounding_or_coherence_is_rejected(town: Town) -> None:
 
     class Vague:
         async def generate(self, ctx: NarrativeContext) -> QuestNarrative:
-            return QuestNarrative("A Task", "Someone needs help.", "Someone somewhere needs a "
-                                  "hand with something, and will pay for it.",
-                                  QuestDialogue("Help?", "Well?", "Thanks."))
+            return QuestNarrative(
+                "A Task",
+                "Someone needs help.",
+                "Someone somewhere needs a hand with something, and will pay for it.",
+                QuestDialogue("Help?", "Well?", "Thanks."),
+            )
 
     world = town.engine.world
     world.remove_component(town.hilda, Wealth)

@@ -37,14 +37,28 @@ async def test_clusters_by_shared_npc_by_area_and_by_topic(town: Town) -> None:
         "goal": evaluator.ground(goal_signal(town)),
         "threat": evaluator.ground(threat_signal(town)),
         # Shares Orla with the threat signal.
-        "rivalry": evaluator.ground(BasicSignal(
-            "RIVALRY_ESCALATION", 0.7, [town.tam],
-            {"npc_a": str(town.orla), "npc_b": str(town.tam), "cause": "flour prices",
-             "trust_level": -0.5})),
+        "rivalry": evaluator.ground(
+            BasicSignal(
+                "RIVALRY_ESCALATION",
+                0.7,
+                [town.tam],
+                {
+                    "npc_a": str(town.orla),
+                    "npc_b": str(town.tam),
+                    "cause": "flour prices",
+                    "trust_level": -0.5,
+                },
+            )
+        ),
         # Only the town area in common with the rivalry (Orla's market).
-        "discovery": evaluator.ground(BasicSignal(
-            "DISCOVERY", 0.7, [town.hermit], {"discovery_type": "ruins",
-                                              "discovery_location": "brookhaven:island"})),
+        "discovery": evaluator.ground(
+            BasicSignal(
+                "DISCOVERY",
+                0.7,
+                [town.hermit],
+                {"discovery_type": "ruins", "discovery_location": "brookhaven:island"},
+            )
+        ),
     }
     g = {k: v for k, v in grounded.items() if v is not None}
     assert set(g) == set(grounded)
@@ -63,12 +77,22 @@ async def test_topic_alone_relates_signals_in_different_areas(town: Town) -> Non
     evaluator = composer.evaluator
     # The goal's blocker names the wolves; the threat is reported from the den,
     # seen from town by someone else entirely.
-    goal = evaluator.ground(BasicSignal(
-        "GOAL_BLOCKED", 0.8, [town.hilda],
-        {"blocked_goal": "get_iron", "blocker": "the wolves", "npc_id": str(town.hilda)}))
-    den = evaluator.ground(BasicSignal(
-        "THREAT_DETECTED", 0.6, [town.tam],
-        {"threat_source": "wolves", "threat_location": "brookhaven:den"}))
+    goal = evaluator.ground(
+        BasicSignal(
+            "GOAL_BLOCKED",
+            0.8,
+            [town.hilda],
+            {"blocked_goal": "get_iron", "blocker": "the wolves", "npc_id": str(town.hilda)},
+        )
+    )
+    den = evaluator.ground(
+        BasicSignal(
+            "THREAT_DETECTED",
+            0.6,
+            [town.tam],
+            {"threat_source": "wolves", "threat_location": "brookhaven:den"},
+        )
+    )
     assert goal is not None and den is not None
     assert composer.related(goal, den)
 
@@ -76,12 +100,17 @@ async def test_topic_alone_relates_signals_in_different_areas(town: Town) -> Non
 async def test_single_and_unrelated_signals_make_no_compound_seed(town: Town) -> None:
     composer = town.qg.composer()
     assert await composer.compose([goal_signal(town)]) == []
-    lonely = BasicSignal("DISCOVERY", 0.9, [town.hermit],
-                         {"discovery_type": "ruins", "discovery_location": "brookhaven:island"})
+    lonely = BasicSignal(
+        "DISCOVERY",
+        0.9,
+        [town.hermit],
+        {"discovery_type": "ruins", "discovery_location": "brookhaven:island"},
+    )
     assert await composer.compose([lonely, goal_signal(town)]) == []
 
 
 async def test_ungrounded_signals_are_dropped_before_clustering(town: Town) -> None:
-    bogus = BasicSignal("THREAT_DETECTED", 0.9, [town.hilda],
-                        {"threat_source": "wolves"})  # no threat_location
+    bogus = BasicSignal(
+        "THREAT_DETECTED", 0.9, [town.hilda], {"threat_source": "wolves"}
+    )  # no threat_location
     assert await town.qg.composer().compose([bogus, goal_signal(town)]) == []

@@ -26,14 +26,19 @@ async def test_a_grounding_is_reused_within_its_ttl_and_redone_after(town: Town)
 
 
 async def test_a_crowded_signal_gives_a_seed_of_a_few_people(
-    town: Town, monkeypatch: pytest.MonkeyPatch,
+    town: Town,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Everyone aware of a threat is listed by the story layer; the seed keeps the
     first MAX_INVOLVED_NPCS (in the signal's order) and the stakes name a few."""
     monkeypatch.setattr(SeedEvaluator, "MAX_INVOLVED_NPCS", 2)
     crowd = [town.brann, town.orla, town.tam, town.hermit]
-    signal = BasicSignal("THREAT_DETECTED", 0.7, crowd,
-                         {"threat_source": "wolves", "threat_location": "brookhaven:clearing"})
+    signal = BasicSignal(
+        "THREAT_DETECTED",
+        0.7,
+        crowd,
+        {"threat_source": "wolves", "threat_location": "brookhaven:clearing"},
+    )
     seed = await town.qg.evaluator().evaluate(signal)
     assert seed is not None
     assert seed.primary_npc == town.brann
@@ -62,19 +67,38 @@ async def test_places_whose_names_share_a_word_are_not_one_story(town: Town) -> 
     woods.name = "Brookhaven Woods"  # shares "Brookhaven" with the town's name
     composer = town.qg.composer()
     evaluator = composer.evaluator
-    in_woods = evaluator.ground(BasicSignal(
-        "THREAT_DETECTED", 0.7, [town.brann],
-        {"threat_source": "wolves", "threat_location": "brookhaven:clearing"}))
-    in_town = evaluator.ground(BasicSignal(
-        "RIVALRY_ESCALATION", 0.7, [town.tam],
-        {"npc_a": str(town.hilda), "npc_b": str(town.tam), "cause": "flour prices",
-         "trust_level": -0.5}))
+    in_woods = evaluator.ground(
+        BasicSignal(
+            "THREAT_DETECTED",
+            0.7,
+            [town.brann],
+            {"threat_source": "wolves", "threat_location": "brookhaven:clearing"},
+        )
+    )
+    in_town = evaluator.ground(
+        BasicSignal(
+            "RIVALRY_ESCALATION",
+            0.7,
+            [town.tam],
+            {
+                "npc_a": str(town.hilda),
+                "npc_b": str(town.tam),
+                "cause": "flour prices",
+                "trust_level": -0.5,
+            },
+        )
+    )
     assert in_woods is not None and in_town is not None
     assert not composer.related(in_woods, in_town)
     # Naming the other's place is a relation: the smugglers are Brookhaven's worry.
-    named = evaluator.ground(BasicSignal(
-        "THREAT_DETECTED", 0.7, [town.brann],
-        {"threat_source": "Brookhaven smugglers", "threat_location": "brookhaven:clearing"}))
+    named = evaluator.ground(
+        BasicSignal(
+            "THREAT_DETECTED",
+            0.7,
+            [town.brann],
+            {"threat_source": "Brookhaven smugglers", "threat_location": "brookhaven:clearing"},
+        )
+    )
     assert named is not None
     assert composer.related(named, in_town) and composer.related(in_town, named)
 
@@ -113,14 +137,23 @@ def test_clusters_from_the_index_are_the_pairwise_relation_closed() -> None:
         return set(rng.sample(list(pool), rng.randint(0, most)))
 
     for _ in range(2000):
-        signals = [SimpleNamespace(links=(
-            some(range(8), 2), some("abcdef", 1), some(["w1", "w2", "w3", "w4"], 2),
-            some(["w1", "w2", "w5", "w6"], 2))) for _ in range(rng.randint(0, 12))]
+        signals = [
+            SimpleNamespace(
+                links=(
+                    some(range(8), 2),
+                    some("abcdef", 1),
+                    some(["w1", "w2", "w3", "w4"], 2),
+                    some(["w1", "w2", "w5", "w6"], 2),
+                )
+            )
+            for _ in range(rng.randint(0, 12))
+        ]
         assert composer.cluster(signals) == pairwise(signals)  # type: ignore[arg-type]
 
 
 async def test_a_seed_counts_at_most_a_few_threats(
-    town: Town, monkeypatch: pytest.MonkeyPatch,
+    town: Town,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Difficulty and duration come from the first THREATS_COUNTED threats: in a big
     world a province's every bandit was counted (hours of estimated fighting)."""
@@ -137,4 +170,5 @@ async def test_a_seed_counts_at_most_a_few_threats(
     per_threat = enrich_module.MINUTES_PER_THREAT
     fewer = len(town.wolves) + 1 - 1  # the wolves and the alpha, less the one counted
     assert full.estimated_duration_minutes - capped.estimated_duration_minutes == (
-        fewer * per_threat)
+        fewer * per_threat
+    )

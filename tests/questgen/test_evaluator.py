@@ -29,11 +29,21 @@ def _recorded(
     town: Town, seed_type: str = "threat_response", giver: UUID | None = None
 ) -> GeneratedQuest:
     quest = GeneratedQuest(
-        id=f"gen-x-{uuid4().hex[:8]}", seed_id=uuid4(), seed_type=seed_type,
-        archetype_id="clear_out", importance=0.5, title="t", summary="s",
-        detailed_description="d", objectives=[], quest_giver_id=giver or town.hilda,
-        quest_giver_motivation="m", quest_giver_dialogue=QuestDialogue("o", "p", "c"),
-        difficulty=DifficultyTier.EASY, expiry=town.now + 10, created_at=town.now,
+        id=f"gen-x-{uuid4().hex[:8]}",
+        seed_id=uuid4(),
+        seed_type=seed_type,
+        archetype_id="clear_out",
+        importance=0.5,
+        title="t",
+        summary="s",
+        detailed_description="d",
+        objectives=[],
+        quest_giver_id=giver or town.hilda,
+        quest_giver_motivation="m",
+        quest_giver_dialogue=QuestDialogue("o", "p", "c"),
+        difficulty=DifficultyTier.EASY,
+        expiry=town.now + 10,
+        created_at=town.now,
     )
     town.qg.record(quest)
     return quest
@@ -98,11 +108,19 @@ async def test_throttle_dedups_repeats_and_caps_signals_worldwide(town: Town) ->
     town.skip(61)
     assert await evaluator.evaluate(threat_signal(town)) is not None
     # Different first NPCs are different keys, until the world-wide cap is reached.
-    other = BasicSignal("THREAT_DETECTED", 0.7, [town.orla],
-                        {"threat_source": "wolves", "threat_location": "brookhaven:den"})
+    other = BasicSignal(
+        "THREAT_DETECTED",
+        0.7,
+        [town.orla],
+        {"threat_source": "wolves", "threat_location": "brookhaven:den"},
+    )
     assert await evaluator.evaluate(other) is not None
-    third = BasicSignal("THREAT_DETECTED", 0.7, [town.tam],
-                        {"threat_source": "wolves", "threat_location": "brookhaven:den"})
+    third = BasicSignal(
+        "THREAT_DETECTED",
+        0.7,
+        [town.tam],
+        {"threat_source": "wolves", "threat_location": "brookhaven:den"},
+    )
     assert await evaluator.evaluate(third) is None
     town.skip(301)
     assert await evaluator.evaluate(third) is not None
@@ -113,10 +131,16 @@ def _valid_context(town: Town) -> dict[str, dict[str, object]]:
     return {
         "THREAT_DETECTED": {"threat_source": "wolves", "threat_location": "brookhaven:clearing"},
         "RIVALRY_ESCALATION": {"npc_a": o, "npc_b": b, "cause": "taxes", "trust_level": -0.5},
-        "FACTION_TENSION": {"faction_a": "smiths", "faction_b": "smiths",
-                            "tension_cause": "prices"},
-        "RESOURCE_SCARCITY": {"resource_type": "iron", "affected_npcs": [h],
-                              "shortage_severity": 0.7},
+        "FACTION_TENSION": {
+            "faction_a": "smiths",
+            "faction_b": "smiths",
+            "tension_cause": "prices",
+        },
+        "RESOURCE_SCARCITY": {
+            "resource_type": "iron",
+            "affected_npcs": [h],
+            "shortage_severity": 0.7,
+        },
         "TRADE_OPPORTUNITY": {"supply_npc": o, "demand_npc": h, "item_type": "letter"},
         "ALLIANCE_FORMING": {"allied_npcs": [b, o], "common_threat": "wolves"},
         "DISCOVERY": {"discovery_type": "ruins", "discovery_location": "brookhaven:den"},
@@ -126,8 +150,11 @@ def _valid_context(town: Town) -> dict[str, dict[str, object]]:
         "POWER_SHIFT": {"rising_npc": o, "falling_npc": b, "faction": "council"},
         "UNREQUITED": {"npc_a": t, "npc_b": o, "relationship_type": "love"},
         "CRISIS": {"crisis_type": "fear", "affected_area": "brookhaven:town", "severity": 0.8},
-        "CONSEQUENCE_CHAIN": {"previous_quest_id": "gen-a-1", "chain_type": "follow_up",
-                              "chain_depth": 1},
+        "CONSEQUENCE_CHAIN": {
+            "previous_quest_id": "gen-a-1",
+            "chain_type": "follow_up",
+            "chain_depth": 1,
+        },
     }
 
 
@@ -174,9 +201,12 @@ async def test_chain_depth_circuit_breaker(town: Town) -> None:
     ok = threat_signal(town)
     ok.chain_depth = 5
     assert await evaluator.evaluate(ok) is not None
-    deep = BasicSignal("THREAT_DETECTED", 0.9, [town.orla],
-                       {"threat_source": "wolves", "threat_location": "brookhaven:den",
-                        "chain_depth": 6})
+    deep = BasicSignal(
+        "THREAT_DETECTED",
+        0.9,
+        [town.orla],
+        {"threat_source": "wolves", "threat_location": "brookhaven:den", "chain_depth": 6},
+    )
     assert await evaluator.evaluate(deep) is None
     assert "chain depth 6" in (evaluator.last_rejection or "")
 
@@ -184,16 +214,28 @@ async def test_chain_depth_circuit_breaker(town: Town) -> None:
 async def test_feasibility_and_grounding(town: Town) -> None:
     evaluator = town.qg.evaluator()
     # A place that does not exist, or cannot be reached from the giver.
-    nowhere = BasicSignal("THREAT_DETECTED", 0.9, [town.brann],
-                          {"threat_source": "wolves", "threat_location": "brookhaven:moon"})
+    nowhere = BasicSignal(
+        "THREAT_DETECTED",
+        0.9,
+        [town.brann],
+        {"threat_source": "wolves", "threat_location": "brookhaven:moon"},
+    )
     assert await evaluator.evaluate(nowhere) is None
-    island = BasicSignal("THREAT_DETECTED", 0.9, [town.brann],
-                         {"threat_source": "wolves", "threat_location": "brookhaven:island"})
+    island = BasicSignal(
+        "THREAT_DETECTED",
+        0.9,
+        [town.brann],
+        {"threat_source": "wolves", "threat_location": "brookhaven:island"},
+    )
     assert await evaluator.evaluate(island) is None
     assert evaluator.last_rejection == "the place cannot be reached from the giver"
     # A goal that does not exist is nothing to assist with.
-    fake = BasicSignal("GOAL_BLOCKED", 0.9, [town.hilda],
-                       {"blocked_goal": "become_queen", "blocker": "x", "npc_id": str(town.hilda)})
+    fake = BasicSignal(
+        "GOAL_BLOCKED",
+        0.9,
+        [town.hilda],
+        {"blocked_goal": "become_queen", "blocker": "x", "npc_id": str(town.hilda)},
+    )
     assert await evaluator.evaluate(fake) is None
     # A dead giver.
     town.engine.world.destroy_entity(town.hilda)
@@ -203,19 +245,25 @@ async def test_feasibility_and_grounding(town: Town) -> None:
 
 async def test_names_and_area_references_resolve(town: Town) -> None:
     evaluator = town.qg.evaluator()
-    by_name = BasicSignal("RIVALRY_ESCALATION", 0.8, [town.tam],
-                          {"npc_a": "Orla", "npc_b": "brookhaven:brann", "cause": "taxes",
-                           "trust_level": -0.6})
+    by_name = BasicSignal(
+        "RIVALRY_ESCALATION",
+        0.8,
+        [town.tam],
+        {"npc_a": "Orla", "npc_b": "brookhaven:brann", "cause": "taxes", "trust_level": -0.6},
+    )
     seed = await evaluator.evaluate(by_name)
     assert seed is not None
     assert (seed.party_a, seed.party_b) == (town.orla, town.brann)
     assert seed.primary_npc == town.tam  # a third party asks for mediation
-    area = BasicSignal("THREAT_DETECTED", 0.8, [town.brann],
-                       {"threat_source": "wolves", "threat_location": "Darkwood"})
+    area = BasicSignal(
+        "THREAT_DETECTED",
+        0.8,
+        [town.brann],
+        {"threat_source": "wolves", "threat_location": "Darkwood"},
+    )
     seed = await evaluator.evaluate(area)
     assert seed is not None
-    assert set(seed.affected_area) == {"brookhaven:trail", "brookhaven:clearing",
-                                       "brookhaven:den"}
+    assert set(seed.affected_area) == {"brookhaven:trail", "brookhaven:clearing", "brookhaven:den"}
     assert seed.location == "brookhaven:clearing"  # where most of the wolves are
 
 

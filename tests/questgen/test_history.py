@@ -57,16 +57,13 @@ async def test_chains_follow_chain_parent_id(town: Town) -> None:
     town.qg.record(quest)
     child = dataclasses.replace(quest, id="gen-c-1", chain_parent_id=quest.id, chain_depth=1)
     town.qg.record(child)
-    grandchild = dataclasses.replace(quest, id="gen-c-2", chain_parent_id="gen-c-1",
-                                     chain_depth=2)
+    grandchild = dataclasses.replace(quest, id="gen-c-2", chain_parent_id="gen-c-1", chain_depth=2)
     town.qg.record(grandchild)
     assert [e.quest_id for e in history.chain_of("gen-c-2")] == [quest.id, "gen-c-1", "gen-c-2"]
     assert history.get("gen-c-2").chain_parent_id == "gen-c-1"  # type: ignore[union-attr]
 
 
-async def test_history_persists_in_the_quest_history_collection(
-    town: Town, tmp_path: Path
-) -> None:
+async def test_history_persists_in_the_quest_history_collection(town: Town, tmp_path: Path) -> None:
     quest = await iron_quest(town)
     town.qg.record(quest)
     # An accepted quest must still load (its acceptance is not a character_id,
@@ -78,8 +75,11 @@ async def test_history_persists_in_the_quest_history_collection(
     try:
         await store.documents.ensure_collection("quest_history")
         # A QuestManager run entry in the same collection is not a generated quest.
-        await store.documents.put("quest_history", f"{quest.id}:x:1", {
-            "quest_id": quest.id, "character_id": str(town.tam), "source": "generated"})
+        await store.documents.put(
+            "quest_history",
+            f"{quest.id}:x:1",
+            {"quest_id": quest.id, "character_id": str(town.tam), "source": "generated"},
+        )
         assert await town.qg.history.flush(store.documents) == 1
         assert town.qg.history.pending == 0
         loaded = QuestHistory()

@@ -40,16 +40,17 @@ def _kinds(objectives: list[QuestObjective]) -> list[tuple[int, str]]:
 
 async def test_clear_targets_the_real_threats_with_the_leader_last(town: Town) -> None:
     seeds = await town.qg.composer().compose(
-        [goal_signal(town), threat_signal(town, threat_location="Darkwood")])
+        [goal_signal(town), threat_signal(town, threat_location="Darkwood")]
+    )
     seed = seeds[0]
     assert seed.primary_npc == town.hilda
     objectives = await _build(town, seed, P.CLEAR)
-    assert _kinds(objectives) == [(1, "talk"), (2, "visit"), (3, "kill"), (4, "kill"),
-                                  (5, "talk")]
+    assert _kinds(objectives) == [(1, "talk"), (2, "visit"), (3, "kill"), (4, "kill"), (5, "talk")]
     talk, visit, wolves, alpha, report = objectives
     assert talk.target_entity_id == town.brann  # he watches the woods
     assert "wolves" in talk.description and talk.hints == [
-        "Captain Brann is usually found at The Barracks."]
+        "Captain Brann is usually found at The Barracks."
+    ]
     assert visit.description == "Travel to Darkwood"
     assert visit.target_location == "brookhaven:clearing"
     assert wolves.description == "Defeat 2 grey wolves"
@@ -86,26 +87,53 @@ async def test_investigation_asks_people_who_know_and_searches(town: Town) -> No
     from maid_stdlib.living.service import LivingWorld
 
     living = town.engine.services.get(LivingWorld)
-    living.memory.add(EpisodicMemory(npc_id=town.tam, content="I heard the ruins in the den "
-                                     "glow at night", visibility=MemoryVisibility.PUBLIC))
-    seed = await _seed(town, BasicSignal("DISCOVERY", 0.8, [town.brann], {
-        "discovery_type": "ruins", "discovery_location": "brookhaven:den"}))
+    living.memory.add(
+        EpisodicMemory(
+            npc_id=town.tam,
+            content="I heard the ruins in the den glow at night",
+            visibility=MemoryVisibility.PUBLIC,
+        )
+    )
+    seed = await _seed(
+        town,
+        BasicSignal(
+            "DISCOVERY",
+            0.8,
+            [town.brann],
+            {"discovery_type": "ruins", "discovery_location": "brookhaven:den"},
+        ),
+    )
     objectives = await _build(town, seed, P.INVESTIGATE)
     first = objectives[0]
     assert first.objective_type is ObjectiveType.TALK and first.target_entity_id == town.tam
-    assert any(o.objective_type is ObjectiveType.VISIT and o.target_location == "brookhaven:den"
-               for o in objectives)
+    assert any(
+        o.objective_type is ObjectiveType.VISIT and o.target_location == "brookhaven:den"
+        for o in objectives
+    )
     assert objectives[-1].target_entity_id == town.brann and objectives[-1].order == 3
 
 
 async def test_negotiation_hears_both_sides_and_has_a_decision(town: Town) -> None:
-    seed = await _seed(town, BasicSignal("RIVALRY_ESCALATION", 0.8, [town.tam], {
-        "npc_a": str(town.orla), "npc_b": str(town.brann), "cause": "the market tax",
-        "trust_level": -0.5}))
+    seed = await _seed(
+        town,
+        BasicSignal(
+            "RIVALRY_ESCALATION",
+            0.8,
+            [town.tam],
+            {
+                "npc_a": str(town.orla),
+                "npc_b": str(town.brann),
+                "cause": "the market tax",
+                "trust_level": -0.5,
+            },
+        ),
+    )
     objectives = await _build(town, seed, P.NEGOTIATE)
     assert _kinds(objectives) == [(1, "talk"), (1, "talk"), (2, "custom"), (3, "talk")]
     assert {objectives[0].target_entity_id, objectives[1].target_entity_id} == {
-        town.orla, town.brann}
+        town.orla,
+        town.brann,
+    }
     decision = objectives[2]
     assert decision.choice and "Orla and Captain Brann" in decision.description
     assert objectives[3].target_entity_id == town.tam
@@ -115,9 +143,21 @@ async def test_negotiation_hears_both_sides_and_has_a_decision(town: Town) -> No
 
 async def test_escort_finds_the_victim_fights_and_brings_them_home(town: Town) -> None:
     town.qg.facts.ws.move(town.tam, "brookhaven:den")
-    seed = await _seed(town, BasicSignal("CRISIS", 0.9, [town.orla], {
-        "crisis_type": "kidnapped", "affected_area": "Darkwood", "severity": 0.9,
-        "victim": str(town.tam), "threat_source": "wolves"}))
+    seed = await _seed(
+        town,
+        BasicSignal(
+            "CRISIS",
+            0.9,
+            [town.orla],
+            {
+                "crisis_type": "kidnapped",
+                "affected_area": "Darkwood",
+                "severity": 0.9,
+                "victim": str(town.tam),
+                "threat_source": "wolves",
+            },
+        ),
+    )
     assert seed.seed_type == "rescue" and seed.rescue_target == town.tam
     objectives = await _build(town, seed, P.ESCORT)
     assert _kinds(objectives) == [(1, "visit"), (2, "kill"), (3, "escort"), (4, "talk")]
@@ -147,8 +187,16 @@ async def test_item_patterns_use_obtainable_items_only(town: Town) -> None:
 
 async def test_every_builtin_pattern_maps_to_the_nine_base_types(town: Town) -> None:
     builder = town.qg.objective_builder
-    assert set(builder.patterns()) >= {P.CLEAR, P.INVESTIGATE, P.NEGOTIATE, P.ESCORT, P.DELIVER,
-                                       P.FETCH, P.CRAFT_AND_DELIVER, P.CHOICE}
+    assert set(builder.patterns()) >= {
+        P.CLEAR,
+        P.INVESTIGATE,
+        P.NEGOTIATE,
+        P.ESCORT,
+        P.DELIVER,
+        P.FETCH,
+        P.CRAFT_AND_DELIVER,
+        P.CHOICE,
+    }
     seed = await _seed(town, threat_signal(town))
     for objective in await _build(town, seed, P.CLEAR):
         assert isinstance(objective.objective_type, ObjectiveType)
@@ -158,9 +206,15 @@ async def test_custom_builders_register_and_may_be_async(town: Town) -> None:
     builder = town.qg.objective_builder
 
     async def stealth(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
-        return [QuestObjective(objective_type=ObjectiveType.VISIT, description="Sneak into "
-                               "the den", target="The Wolf Den", target_location="brookhaven:den",
-                               order=1)]
+        return [
+            QuestObjective(
+                objective_type=ObjectiveType.VISIT,
+                description="Sneak into the den",
+                target="The Wolf Den",
+                target_location="brookhaven:den",
+                order=1,
+            )
+        ]
 
     builder.register("stealth", stealth, requires=("threat_source",))
     with pytest.raises(ValueError):
@@ -177,15 +231,29 @@ async def test_custom_builders_register_and_may_be_async(town: Town) -> None:
 async def test_objectives_naming_unreal_things_void_the_list(town: Town) -> None:
     builder: ObjectiveBuilder = town.qg.objective_builder
     seed = await _seed(town, threat_signal(town))
-    good = QuestObjective(objective_type=ObjectiveType.TALK, description="Talk to Orla",
-                          target="Orla", target_entity_id=town.orla, order=1)
+    good = QuestObjective(
+        objective_type=ObjectiveType.TALK,
+        description="Talk to Orla",
+        target="Orla",
+        target_entity_id=town.orla,
+        order=1,
+    )
     cases = [
         dataclasses.replace(good, target_entity_id=uuid4()),  # no such entity
         dataclasses.replace(good, target_location="brookhaven:moon"),  # no such room
-        QuestObjective(objective_type=ObjectiveType.KILL, description="Kill", target="x",
-                       target_entity_ids=[town.wolves[0]], quantity=2),  # only one exists
-        QuestObjective(objective_type=ObjectiveType.COLLECT, description="Get", target="x",
-                       item_template="brookhaven:nothing"),  # not obtainable
+        QuestObjective(
+            objective_type=ObjectiveType.KILL,
+            description="Kill",
+            target="x",
+            target_entity_ids=[town.wolves[0]],
+            quantity=2,
+        ),  # only one exists
+        QuestObjective(
+            objective_type=ObjectiveType.COLLECT,
+            description="Get",
+            target="x",
+            item_template="brookhaven:nothing",
+        ),  # not obtainable
         QuestObjective(objective_type="fly", description="Fly", target="x"),  # type: ignore[arg-type]
     ]
     for case in cases:

@@ -40,9 +40,14 @@ async def test_combat_fatigue_after_two_combat_quests(town: Town) -> None:
 
 async def test_fetch_loop_reads_pack_archetypes_from_the_registry(town: Town) -> None:
     quest = await iron_quest(town)
-    town.qg.register_archetype(QuestArchetype(
-        archetype_id="courier", name="Courier", objective_pattern=ObjectivePatterns.DELIVER,
-        compatible_seed_types=["trade_mission"]))
+    town.qg.register_archetype(
+        QuestArchetype(
+            archetype_id="courier",
+            name="Courier",
+            objective_pattern=ObjectivePatterns.DELIVER,
+            compatible_seed_types=["trade_mission"],
+        )
+    )
     errand = dataclasses.replace(quest, archetype_id="errand")
     qf = town.qg.quality_filter
     _past(town, quest, archetype_id="courier", quest_giver_id=town.tam, area=None, region=None)

@@ -27,23 +27,37 @@ def _ground_heist(signal: Any, facts: WorldFacts) -> SeedGrounding | None:
     vault = facts.resolve_room(signal.context["vault"])
     if target is None or vault is None:
         return None
-    return SeedGrounding(signal.involved_npcs[0], vault,
-                         {"party_a": target, "subject": "the mill's strongbox"},
-                         involved_npcs=[target])
+    return SeedGrounding(
+        signal.involved_npcs[0],
+        vault,
+        {"party_a": target, "subject": "the mill's strongbox"},
+        involved_npcs=[target],
+    )
 
 
 def _stealth(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     assert seed.party_a is not None
     return [
-        QuestObjective(objective_type=ObjectiveType.VISIT, description=f"Slip into "
-                       f"{facts.room_name(seed.location)} unseen",
-                       target=facts.room_name(seed.location), target_location=seed.location,
-                       order=1),
-        QuestObjective(objective_type=ObjectiveType.CUSTOM, description="Crack the strongbox",
-                       target="the strongbox", order=2),
-        QuestObjective(objective_type=ObjectiveType.TALK, description=f"Report to "
-                       f"{facts.name(seed.primary_npc)}", target=facts.name(seed.primary_npc),
-                       target_entity_id=seed.primary_npc, order=3),
+        QuestObjective(
+            objective_type=ObjectiveType.VISIT,
+            description=f"Slip into {facts.room_name(seed.location)} unseen",
+            target=facts.room_name(seed.location),
+            target_location=seed.location,
+            order=1,
+        ),
+        QuestObjective(
+            objective_type=ObjectiveType.CUSTOM,
+            description="Crack the strongbox",
+            target="the strongbox",
+            order=2,
+        ),
+        QuestObjective(
+            objective_type=ObjectiveType.TALK,
+            description=f"Report to {facts.name(seed.primary_npc)}",
+            target=facts.name(seed.primary_npc),
+            target_entity_id=seed.primary_npc,
+            order=3,
+        ),
     ]
 
 
@@ -56,12 +70,22 @@ class HeistPack(ContentPack):
     def register(self, ctx: PackContext) -> None:
         qg = ctx.service(QuestGen)
         qg.seed_types.register("heist_opportunity", "A valuable target is poorly guarded")
-        qg.contracts.register(SignalContract("VAULT_UNGUARDED", ("heist_opportunity",),
-                                             ("mark", "vault"), _ground_heist))
-        qg.register_archetype(QuestArchetype(
-            archetype_id="heist", name="Heist", objective_pattern="stealth", estimated_steps=3,
-            compatible_seed_types=["heist_opportunity"], requires_social=True,
-            tone=["tense", "clever"]))
+        qg.contracts.register(
+            SignalContract(
+                "VAULT_UNGUARDED", ("heist_opportunity",), ("mark", "vault"), _ground_heist
+            )
+        )
+        qg.register_archetype(
+            QuestArchetype(
+                archetype_id="heist",
+                name="Heist",
+                objective_pattern="stealth",
+                estimated_steps=3,
+                compatible_seed_types=["heist_opportunity"],
+                requires_social=True,
+                tone=["tense", "clever"],
+            )
+        )
         qg.objective_builder.register("stealth", _stealth, requires=("party_a",))
 
 
@@ -79,15 +103,19 @@ async def test_a_content_pack_adds_a_seed_type_archetype_and_pattern(tmp_path: P
     async with engine.lifespan():
         town = populate(engine)
         qg = town.qg
-        signal = BasicSignal("VAULT_UNGUARDED", 0.8, [town.orla],
-                             {"mark": "Tam", "vault": "brookhaven:mill"})
+        signal = BasicSignal(
+            "VAULT_UNGUARDED", 0.8, [town.orla], {"mark": "Tam", "vault": "brookhaven:mill"}
+        )
         seed = await qg.evaluator().evaluate(signal)
         assert seed is not None and seed.seed_type == "heist_opportunity"
         assert [a.archetype_id for a in qg.ranked_archetypes(seed)] == ["heist"]
         quest = await qg.build_best(seed, qg.builder(EchoNarrator()))
         assert quest is not None and quest.archetype_id == "heist"
         assert [o.objective_type for o in quest.objectives] == [
-            ObjectiveType.VISIT, ObjectiveType.CUSTOM, ObjectiveType.TALK]
+            ObjectiveType.VISIT,
+            ObjectiveType.CUSTOM,
+            ObjectiveType.TALK,
+        ]
         assert (await qg.validator.validate(quest)).valid
 
 

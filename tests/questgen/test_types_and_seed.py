@@ -59,10 +59,19 @@ def _seed(**kw: object) -> QuestSeed:
     import uuid
 
     fields: dict[str, object] = dict(
-        seed_type=QuestSeedTypes.THREAT_RESPONSE, importance=0.5, urgency=0.0,
-        primary_npc=uuid.uuid4(), primary_npc_motivation="m", location="x:y",
-        backstory="b", tension="t", stakes="s", estimated_difficulty=DifficultyTier.EASY,
-        required_player_level=1, estimated_duration_minutes=30, created_at=0.0,
+        seed_type=QuestSeedTypes.THREAT_RESPONSE,
+        importance=0.5,
+        urgency=0.0,
+        primary_npc=uuid.uuid4(),
+        primary_npc_motivation="m",
+        location="x:y",
+        backstory="b",
+        tension="t",
+        stakes="s",
+        estimated_difficulty=DifficultyTier.EASY,
+        required_player_level=1,
+        estimated_duration_minutes=30,
+        created_at=0.0,
         expires_at=seed_expiry(0.0, 0.0),
     )
     fields.update(kw)

@@ -61,9 +61,14 @@ async def test_kill_targets_must_exist_until_the_quest_is_under_way(town: Town) 
 
 async def test_collect_items_must_be_obtainable(town: Town) -> None:
     quest = await iron_quest(town)
-    fetch = QuestObjective(id="o9-collect", objective_type=ObjectiveType.COLLECT,
-                           description="Get a unicorn horn", target="a unicorn horn",
-                           item_template="brookhaven:unicorn_horn", order=5)
+    fetch = QuestObjective(
+        id="o9-collect",
+        objective_type=ObjectiveType.COLLECT,
+        description="Get a unicorn horn",
+        target="a unicorn horn",
+        item_template="brookhaven:unicorn_horn",
+        order=5,
+    )
     bad = dataclasses.replace(quest, objectives=[*quest.objectives, fetch])
     assert any("cannot be obtained" in e for e in await _valid(town, bad))
     fetch.item_template = "brookhaven:iron_ore"
@@ -80,8 +85,10 @@ async def test_rewards_over_the_caps_fail_and_validation_never_mutates(town: Tow
     assert any(e.startswith("Experience reward 99999 exceeds 320") for e in errors)
     assert greedy == before  # untouched: clamping is not validation's job
     clamped, notes = clamp_rewards(greedy.rewards, greedy.difficulty, limits)
-    assert (clamped.gold, clamped.experience) == (limits.max_gold(DifficultyTier.MODERATE),
-                                                  limits.max_experience(DifficultyTier.MODERATE))
+    assert (clamped.gold, clamped.experience) == (
+        limits.max_gold(DifficultyTier.MODERATE),
+        limits.max_experience(DifficultyTier.MODERATE),
+    )
     assert notes == ["gold clamped to 240", "experience clamped to 320"]
     assert greedy.rewards.gold == 10_000  # clamp_rewards returns a copy
     assert await _valid(town, dataclasses.replace(greedy, rewards=clamped)) == []
@@ -91,17 +98,21 @@ async def test_item_tier_and_the_reward_whitelist(town: Town) -> None:
     quest = await iron_quest(town)
     tiers = {"brookhaven:dagger": 1, "brookhaven:runeblade": 4}
     town.qg.validator.limits.item_tier = tiers.get
-    items = dataclasses.replace(quest, rewards=QuestRewards(
-        item_template_ids=["brookhaven:dagger", "brookhaven:runeblade", "brookhaven:rock"]))
+    items = dataclasses.replace(
+        quest,
+        rewards=QuestRewards(
+            item_template_ids=["brookhaven:dagger", "brookhaven:runeblade", "brookhaven:rock"]
+        ),
+    )
     errors = await _valid(town, items)
     assert "Reward item brookhaven:runeblade is tier 4, max allowed is 2" in errors
     assert "Reward item brookhaven:rock is not a known item" in errors
     assert not any("dagger" in e for e in errors)
-    extra = dataclasses.replace(quest, rewards=QuestRewards(
-        extra_rewards={"reputation": 0.2, "castle": 1.0}))
+    extra = dataclasses.replace(
+        quest, rewards=QuestRewards(extra_rewards={"reputation": 0.2, "castle": 1.0})
+    )
     assert await _valid(town, extra) == ["Unknown reward type: castle"]
-    clamped, notes = clamp_rewards(items.rewards, DifficultyTier.MODERATE,
-                                   town.qg.validator.limits)
+    clamped, notes = clamp_rewards(items.rewards, DifficultyTier.MODERATE, town.qg.validator.limits)
     assert clamped.item_template_ids == ["brookhaven:dagger"]
     assert len(notes) == 2
     assert ALLOWED_REWARD_TYPES == {"gold", "xp", "items", "reputation", "faction_standing"}
@@ -121,7 +132,8 @@ async def test_text_heuristics(town: Town) -> None:
     result = await town.qg.validator.validate(long_title)
     assert result.valid
     assert {"Quest title is missing or too long", "Quest description is too short"} <= set(
-        result.warnings)
+        result.warnings
+    )
     placeholder = dataclasses.replace(quest, summary="Help {npc} at once.")
     assert "The summary contains an unfilled placeholder" in await _valid(town, placeholder)
     mechanical = dataclasses.replace(quest, title="Kill wolves for XP")

@@ -117,8 +117,12 @@ async def test_unsafe_dialogue_falls_back_and_counts_both_calls() -> None:
         answer('["The Iron Road"]'),  # not an object
         answer(narrative_json(title="A Title That Is Much Too Long For The Seed's Limit")),
         answer(narrative_json(description="Too short.")),
-        LLMResult(text=narrative_json()[:40], finish_reason="length", prompt_tokens=100,
-                  completion_tokens=50),
+        LLMResult(
+            text=narrative_json()[:40],
+            finish_reason="length",
+            prompt_tokens=100,
+            completion_tokens=50,
+        ),
     ],
 )
 async def test_invalid_output_falls_back(first: LLMResult) -> None:

@@ -40,8 +40,12 @@ pytestmark = pytest.mark.usefixtures("litellm_loaded")
 
 def provider_for(srv: FakeOpenAIServer, metrics: EngineMetrics | None = None) -> LiteLLMProvider:
     return LiteLLMProvider(
-        TEST_MODEL, api_base=srv.url, api_key=TEST_KEY, timeout=5.0,
-        limiter=LLMLimiter.from_limits(600, 1_000_000), metrics=metrics,
+        TEST_MODEL,
+        api_base=srv.url,
+        api_key=TEST_KEY,
+        timeout=5.0,
+        limiter=LLMLimiter.from_limits(600, 1_000_000),
+        metrics=metrics,
     )
 
 
@@ -78,14 +82,20 @@ async def test_valid_json_gives_an_llm_narrative(fake_llm: FakeOpenAIServer) -> 
     assert "ignore previous instructions" in memories
     assert "ignore previous instructions" not in rest
     assert user.count("<user_content ") == user.count("</user_content>")
-    assert metrics.registry.get_sample_value(
-        "maid_llm_tokens_total", {"purpose": "quest_dialogue", "kind": "completion"}
-    ) == 70.0
+    assert (
+        metrics.registry.get_sample_value(
+            "maid_llm_tokens_total", {"purpose": "quest_dialogue", "kind": "completion"}
+        )
+        == 70.0
+    )
 
 
 async def test_malformed_json_falls_back(fake_llm: FakeOpenAIServer) -> None:
-    fake_llm.ok('{"title": "The Iron Road", "summary": "Bandits", description: oops',
-                prompt_tokens=300, completion_tokens=20)
+    fake_llm.ok(
+        '{"title": "The Iron Road", "summary": "Bandits", description: oops',
+        prompt_tokens=300,
+        completion_tokens=20,
+    )
     narrative = await make_generator(provider_for(fake_llm)).generate(make_ctx())
     assert_template(narrative, "invalid_output")
     assert narrative.tokens_used == 320  # the discarded answer still cost its tokens
@@ -93,8 +103,11 @@ async def test_malformed_json_falls_back(fake_llm: FakeOpenAIServer) -> None:
 
 
 async def test_prose_wrapped_json_is_parsed(fake_llm: FakeOpenAIServer) -> None:
-    fake_llm.ok("Here is your quest narrative:\n\n```json\n" + narrative_json()[:-1]
-                + ",\n}\n```\n\nLet me know if you want changes!")
+    fake_llm.ok(
+        "Here is your quest narrative:\n\n```json\n"
+        + narrative_json()[:-1]
+        + ",\n}\n```\n\nLet me know if you want changes!"
+    )
     fake_llm.ok("Of course. " + dialogue_json() + " I hope this fits the tone.")
     narrative = await make_generator(provider_for(fake_llm)).generate(make_ctx())
     assert narrative.source == "llm"
@@ -109,9 +122,7 @@ async def test_a_timeout_falls_back(fake_llm: FakeOpenAIServer) -> None:
 
 
 @pytest.mark.parametrize(("status", "reason"), [(500, "provider_error"), (429, "rate_limited")])
-async def test_http_errors_fall_back(
-    fake_llm: FakeOpenAIServer, status: int, reason: str
-) -> None:
+async def test_http_errors_fall_back(fake_llm: FakeOpenAIServer, status: int, reason: str) -> None:
     fake_llm.status(status)
     narrative = await make_generator(provider_for(fake_llm)).generate(make_ctx())
     assert_template(narrative, reason)

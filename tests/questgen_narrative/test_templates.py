@@ -26,12 +26,19 @@ FILTER = ContentFilter()
 def assert_valid(narrative: QuestNarrative) -> None:
     """Template prose meets the same limits and filter as model prose."""
     QuestNarrativeModel.model_validate(
-        {"title": narrative.title, "summary": narrative.summary,
-         "description": narrative.description}
+        {
+            "title": narrative.title,
+            "summary": narrative.summary,
+            "description": narrative.description,
+        }
     )
     QuestDialogueModel.model_validate(asdict(narrative.dialogue))
-    texts = [narrative.title, narrative.summary, narrative.description,
-             *asdict(narrative.dialogue).values()]
+    texts = [
+        narrative.title,
+        narrative.summary,
+        narrative.description,
+        *asdict(narrative.dialogue).values(),
+    ]
     assert FILTER.check_all(texts).ok, FILTER.check_all(texts).reasons
     assert all("{" not in t and "}" not in t for t in texts)
 
@@ -59,8 +66,10 @@ def test_each_archetype_generates_valid_grounded_prose(archetype: str) -> None:
 @pytest.mark.parametrize("archetype", [*BUILTIN_ARCHETYPES, "heist", ""])
 def test_a_bare_context_still_gives_valid_prose(archetype: str) -> None:
     fallback = make_fallback()
-    for ctx in (NarrativeContext(archetype_id=archetype, giver_name="Mara"),
-                NarrativeContext(archetype_id=archetype, giver_name="")):
+    for ctx in (
+        NarrativeContext(archetype_id=archetype, giver_name="Mara"),
+        NarrativeContext(archetype_id=archetype, giver_name=""),
+    ):
         for _ in range(8):
             assert_valid(fallback.generate(ctx))
 
@@ -105,10 +114,22 @@ def test_pack_registered_templates_win_over_defaults(pack_first: bool) -> None:
 
 def test_seed_section_8_registration_api_on_the_generator() -> None:
     fallback = make_fallback()
-    fallback.register_templates({"heist": {"title": ["The {location} Job"],
-                                           "summary": ["{npc} has a plan for a quiet job."]}})
-    fallback.register_dialogue_templates({"heist": {"offer": ["Keep your voice down, friend."],
-                                                    "complete": ["Clean work. Nobody saw."]}})
+    fallback.register_templates(
+        {
+            "heist": {
+                "title": ["The {location} Job"],
+                "summary": ["{npc} has a plan for a quiet job."],
+            }
+        }
+    )
+    fallback.register_dialogue_templates(
+        {
+            "heist": {
+                "offer": ["Keep your voice down, friend."],
+                "complete": ["Clean work. Nobody saw."],
+            }
+        }
+    )
     narrative = fallback.generate(make_ctx(archetype_id="heist"))
     assert narrative.title == "The Gundrik's Smithy Job"
     assert narrative.summary == "Gundrik has a plan for a quiet job."
@@ -170,14 +191,13 @@ def test_defaults_are_not_used_when_another_template_has_real_values() -> None:
 
 def test_threat_and_subject_are_used_when_present() -> None:
     titles = {
-        make_fallback(seed=s).generate(make_ctx(threat="the grey wolves")).title
-        for s in range(40)
+        make_fallback(seed=s).generate(make_ctx(threat="the grey wolves")).title for s in range(40)
     }
     assert "An End to the Grey Wolves" in titles
     subjects = {
-        make_fallback(seed=s).generate(
-            make_ctx(archetype_id="investigation", subject="the missing iron")
-        ).title
+        make_fallback(seed=s)
+        .generate(make_ctx(archetype_id="investigation", subject="the missing iron"))
+        .title
         for s in range(40)
     }
     assert "The Mystery of the Missing Iron" in subjects
@@ -191,14 +211,19 @@ def test_long_names_still_fit_the_title_limits() -> None:
     )
     for seed in range(20):
         for archetype in (*BUILTIN_ARCHETYPES, "heist"):
-            assert_valid(make_fallback(seed=seed).generate(
-                NarrativeContext(**{**asdict(ctx), "archetype_id": archetype})
-            ))
+            assert_valid(
+                make_fallback(seed=seed).generate(
+                    NarrativeContext(**{**asdict(ctx), "archetype_id": archetype})
+                )
+            )
 
 
 def test_very_long_context_text_is_cut_to_the_limits() -> None:
-    ctx = make_ctx(motivation="The forge is cold. " * 100, stakes="Everything is lost. " * 100,
-                   objectives=tuple(f"Defeat bandit number {i}" for i in range(200)))
+    ctx = make_ctx(
+        motivation="The forge is cold. " * 100,
+        stakes="Everything is lost. " * 100,
+        objectives=tuple(f"Defeat bandit number {i}" for i in range(200)),
+    )
     for seed in range(10):
         assert_valid(make_fallback(seed=seed).generate(ctx))
 
@@ -216,8 +241,9 @@ def test_reason_and_tokens_are_reported() -> None:
     assert (narrative.fallback_reason, narrative.tokens_used) == ("timeout", 321)
 
 
-def test_never_raises_even_if_rendering_breaks(monkeypatch: pytest.MonkeyPatch,
-                                               caplog: pytest.LogCaptureFixture) -> None:
+def test_never_raises_even_if_rendering_breaks(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     fallback = make_fallback()
 
     def broken(archetype_id: str, field_name: str) -> tuple[str, ...]:

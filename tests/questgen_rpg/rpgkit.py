@@ -50,8 +50,7 @@ class EchoNarrator:
         return QuestNarrative(
             title=f"{ctx.giver_name}'s Plea",
             summary=f"{ctx.giver_name} needs help at {where}.",
-            description=f"{ctx.giver_name} speaks: {ctx.motivation} {ctx.backstory} "
-            f"{ctx.stakes}",
+            description=f"{ctx.giver_name} speaks: {ctx.motivation} {ctx.backstory} {ctx.stakes}",
             dialogue=QuestDialogue(
                 offer=f"{ctx.motivation} Will you help?",
                 progress="Any news?",

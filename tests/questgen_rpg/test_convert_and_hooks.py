@@ -37,10 +37,18 @@ async def _quest(engine: GameEngine) -> GeneratedQuest:
     qg = engine.services.get(QuestGen)
     gundrik = npc(engine, "ironvale:gundrik")
     signals = [
-        BasicSignal("GOAL_BLOCKED", 0.8, [gundrik], {
-            "blocked_goal": "source_iron", "blocker": "bandits", "npc_id": str(gundrik)}),
-        BasicSignal("THREAT_DETECTED", 0.6, [npc(engine, "ironvale:voss")], {
-            "threat_source": "bandits", "threat_location": "ironvale:old_trade_road"}),
+        BasicSignal(
+            "GOAL_BLOCKED",
+            0.8,
+            [gundrik],
+            {"blocked_goal": "source_iron", "blocker": "bandits", "npc_id": str(gundrik)},
+        ),
+        BasicSignal(
+            "THREAT_DETECTED",
+            0.6,
+            [npc(engine, "ironvale:voss")],
+            {"threat_source": "bandits", "threat_location": "ironvale:old_trade_road"},
+        ),
     ]
     seeds = await qg.composer().compose(signals)
     assert seeds
@@ -50,8 +58,14 @@ async def _quest(engine: GameEngine) -> GeneratedQuest:
 
 
 def test_the_six_archetypes_and_reward_fields() -> None:
-    assert set(RPG_ARCHETYPES) == {"threat_elimination", "diplomatic_resolution", "supply_chain",
-                                   "investigation", "rescue_mission", "faction_choice"}
+    assert set(RPG_ARCHETYPES) == {
+        "threat_elimination",
+        "diplomatic_resolution",
+        "supply_chain",
+        "investigation",
+        "rescue_mission",
+        "faction_choice",
+    }
     ours = [f.name for f in dataclasses.fields(QuestRewards) if f.name != "extra_rewards"]
     assert ours == list(RPGQuestRewards.model_fields)
     assert {t.value for t in ObjectiveType} == {t.value for t in RPGObjectiveType}
@@ -79,8 +93,10 @@ async def test_to_quest_model_maps_every_field(ironvale: GameEngine) -> None:
     assert model.level_requirement == quest.required_player_level
     assert model.time_limit_seconds == 3 * 3600.0
     assert model.estimated_duration_seconds == quest.estimated_duration_minutes * 60
-    assert (model.rewards.gold, model.rewards.experience) == (quest.rewards.gold,
-                                                              quest.rewards.experience)
+    assert (model.rewards.gold, model.rewards.experience) == (
+        quest.rewards.gold,
+        quest.rewards.experience,
+    )
     assert "generated" in model.tags and quest.archetype_id in model.tags
     by_id = {o.objective_id: o for o in model.objectives}
     assert list(by_id) == [o.id for o in quest.objectives]
@@ -110,10 +126,17 @@ async def test_long_titles_are_cut_and_metadata_fits_the_managers_history(
 
 async def test_choice_quests_convert_with_a_custom_decision(ironvale: GameEngine) -> None:
     qg = ironvale.services.get(QuestGen)
-    signal = BasicSignal("RIVALRY_ESCALATION", 0.8, [npc(ironvale, "ironvale:bram")], {
-        "npc_a": str(npc(ironvale, "ironvale:selena")),
-        "npc_b": str(npc(ironvale, "ironvale:voss")),
-        "cause": "the road", "trust_level": -0.4})
+    signal = BasicSignal(
+        "RIVALRY_ESCALATION",
+        0.8,
+        [npc(ironvale, "ironvale:bram")],
+        {
+            "npc_a": str(npc(ironvale, "ironvale:selena")),
+            "npc_b": str(npc(ironvale, "ironvale:voss")),
+            "cause": "the road",
+            "trust_level": -0.4,
+        },
+    )
     seed = await qg.evaluator().evaluate(signal)
     assert seed is not None
     quest = await qg.build_best(seed, qg.builder(EchoNarrator()))
@@ -158,14 +181,27 @@ async def test_a_rivalry_with_a_player_character_is_no_quest(ironvale: GameEngin
 
     qg = ironvale.services.get(QuestGen)
     player = ironvale.services.get(WorldCharacterFactory).create_character(
-        "Quitter", "acct-quitter")
+        "Quitter", "acct-quitter"
+    )
     selena = npc(ironvale, "ironvale:selena")
-    signal = BasicSignal("RIVALRY_ESCALATION", 0.8, [selena, player], {
-        "npc_a": str(selena), "npc_b": str(player), "cause": "a slight", "trust_level": -0.5})
+    signal = BasicSignal(
+        "RIVALRY_ESCALATION",
+        0.8,
+        [selena, player],
+        {"npc_a": str(selena), "npc_b": str(player), "cause": "a slight", "trust_level": -0.5},
+    )
     assert await qg.evaluator().evaluate(signal) is None  # both sides must be NPCs
-    signal = BasicSignal("RIVALRY_ESCALATION", 0.8, [player, selena], {
-        "npc_a": str(npc(ironvale, "ironvale:voss")), "npc_b": str(selena),
-        "cause": "the road", "trust_level": -0.4})
+    signal = BasicSignal(
+        "RIVALRY_ESCALATION",
+        0.8,
+        [player, selena],
+        {
+            "npc_a": str(npc(ironvale, "ironvale:voss")),
+            "npc_b": str(selena),
+            "cause": "the road",
+            "trust_level": -0.4,
+        },
+    )
     seed = await qg.evaluator().evaluate(signal)
     assert seed is not None and seed.primary_npc != player and player not in seed.involved_npcs
 
@@ -176,10 +212,16 @@ async def test_kills_match_by_kind_and_respawns_keep_them_grounded(ironvale: Gam
     qg = ironvale.services.get(QuestGen)
     facts = qg.facts
     kral = npc(ironvale, "ironvale:kral")
-    kill = QuestObjective(id="o1-kill", objective_type=ObjectiveType.KILL,
-                          description="Defeat Kral", target="Kral", target_entity_id=kral,
-                          target_entity_ids=[kral],
-                          target_template="ironvale:kral", quantity=1)
+    kill = QuestObjective(
+        id="o1-kill",
+        objective_type=ObjectiveType.KILL,
+        description="Defeat Kral",
+        target="Kral",
+        target_entity_id=kral,
+        target_entity_ids=[kral],
+        target_template="ironvale:kral",
+        quantity=1,
+    )
     model = to_quest_model(dataclasses.replace(await _quest(ironvale), objectives=[kill]))
     assert model.objectives[0].target_id is None
     assert model.objectives[0].target_template == "ironvale:kral"

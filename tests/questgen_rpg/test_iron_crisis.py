@@ -34,15 +34,30 @@ def _signals(engine: GameEngine) -> list[StorySignal]:
     assert goal is not None and goal.status == "blocked", "the living world did not block it"
     threat_room = "ironvale:road_wagon"
     return [
-        StorySignal("GOAL_BLOCKED", 0.8, [gundrik], context={
-            "blocked_goal": goal.description, "blocked_goal_id": goal.id,
-            "blocker": goal.blocker, "threat_source": goal.blocker_source,
-            "npc_id": str(gundrik), "npc_name": "Gundrik"}),
-        StorySignal("THREAT_DETECTED", 0.6, [npc(engine, "ironvale:selena"),
-                                             npc(engine, "ironvale:voss")], context={
-            "threat_source": "bandits", "threat_location": str(ws.room_id(threat_room)),
-            "threat_location_name": "Old Trade Road, The Broken Wagon",
-            "threat_rooms": ["ironvale:road_wagon", "ironvale:bandit_camp"]}),
+        StorySignal(
+            "GOAL_BLOCKED",
+            0.8,
+            [gundrik],
+            context={
+                "blocked_goal": goal.description,
+                "blocked_goal_id": goal.id,
+                "blocker": goal.blocker,
+                "threat_source": goal.blocker_source,
+                "npc_id": str(gundrik),
+                "npc_name": "Gundrik",
+            },
+        ),
+        StorySignal(
+            "THREAT_DETECTED",
+            0.6,
+            [npc(engine, "ironvale:selena"), npc(engine, "ironvale:voss")],
+            context={
+                "threat_source": "bandits",
+                "threat_location": str(ws.room_id(threat_room)),
+                "threat_location_name": "Old Trade Road, The Broken Wagon",
+                "threat_rooms": ["ironvale:road_wagon", "ironvale:bandit_camp"],
+            },
+        ),
     ]
 
 
@@ -175,8 +190,9 @@ async def test_the_quest_is_registered_and_playable_through_the_quest_manager(
     await ironvale.dispatch_events()
     assert entry.objectives["o2-visit"].completed
     for scout in npcs(ironvale, "ironvale:bandit_scout"):
-        ironvale.events.emit(EntityDiedEvent(scout, hero, "ironvale:road_wagon",
-                                             "ironvale:bandit_scout"))
+        ironvale.events.emit(
+            EntityDiedEvent(scout, hero, "ironvale:road_wagon", "ironvale:bandit_scout")
+        )
     await ironvale.dispatch_events()
     assert entry.objectives["o3-kill"].completed
     assert entry.state is QuestState.IN_PROGRESS
@@ -201,7 +217,12 @@ async def test_the_living_world_and_story_layer_produce_the_quest(tmp_path: Path
         quest = await _quest(engine, lead[0])
         assert quest.archetype_id == "threat_elimination"
         assert [o.objective_type.value for o in quest.objectives] == [
-            "talk", "visit", "kill", "kill", "talk"]
+            "talk",
+            "visit",
+            "kill",
+            "kill",
+            "talk",
+        ]
         assert quest.objectives[0].target_entity_id == npc(engine, "ironvale:voss")
 
 

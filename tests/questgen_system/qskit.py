@@ -53,8 +53,14 @@ class QuestgenTuning(ContentPack):
 
 
 def make_engine(
-    tmp_path: Path, *, tick: float = 60.0, config: QuestGenerationConfig | None = None,
-    quiet: bool = False, use_store: bool = False, seed: int = 7, **settings: Any,
+    tmp_path: Path,
+    *,
+    tick: float = 60.0,
+    config: QuestGenerationConfig | None = None,
+    quiet: bool = False,
+    use_store: bool = False,
+    seed: int = 7,
+    **settings: Any,
 ) -> GameEngine:
     return GameEngine(
         Settings(data_dir=tmp_path, random_seed=seed, **settings),
@@ -121,14 +127,19 @@ async def move(engine: GameEngine, uid: UUID, room: str, reason: str = "walk") -
     """Move like a walk (or, with ``reason="goto"``, like a teleport, which is not
     exploring) and dispatch what it caused."""
     engine.services.get(WorldService).move(
-        uid, room if ":" in room else f"ironvale:{room}", reason=reason)
+        uid, room if ":" in room else f"ironvale:{room}", reason=reason
+    )
     await engine.dispatch_events()
 
 
 def seed_for(
-    engine: GameEngine, giver: str, seed_type: str = "threat_response",
-    room: str = "ironvale:road_wagon", importance: float = 0.9,
-    involved: tuple[str, ...] = (), **fields: Any,
+    engine: GameEngine,
+    giver: str,
+    seed_type: str = "threat_response",
+    room: str = "ironvale:road_wagon",
+    importance: float = 0.9,
+    involved: tuple[str, ...] = (),
+    **fields: Any,
 ) -> QuestSeed:
     """A grounded seed built through the evaluator (cooldown and variety apply)."""
     system = system_of(engine)
@@ -195,9 +206,21 @@ def iron_crisis(engine: GameEngine) -> UUID:
 
     gundrik = npc(engine, "gundrik")
     api.set_need(engine.world, gundrik, "economic", 0.2)
-    api.add_goal(engine.world, gundrik, Goal(
-        id="source_iron", type="ACQUIRE", description="Source quality iron", priority=0.8,
-        status=GoalStatus.BLOCKED, blocker="bandits on Old Trade Road, The Broken Wagon",
-        blocker_source="bandits", blocker_rooms=["ironvale:road_wagon"], need="economic",
-        target="iron", created_at=engine.clock.game_time))
+    api.add_goal(
+        engine.world,
+        gundrik,
+        Goal(
+            id="source_iron",
+            type="ACQUIRE",
+            description="Source quality iron",
+            priority=0.8,
+            status=GoalStatus.BLOCKED,
+            blocker="bandits on Old Trade Road, The Broken Wagon",
+            blocker_source="bandits",
+            blocker_rooms=["ironvale:road_wagon"],
+            need="economic",
+            target="iron",
+            created_at=engine.clock.game_time,
+        ),
+    )
     return gundrik

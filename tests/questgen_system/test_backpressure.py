@@ -25,7 +25,8 @@ def no_quality_filter(engine: GameEngine, monkeypatch: pytest.MonkeyPatch) -> No
 
 
 async def test_the_token_budget_counts_real_usage_and_recovers_when_the_window_rolls(
-    quiet: GameEngine, monkeypatch: pytest.MonkeyPatch,
+    quiet: GameEngine,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     system = system_of(quiet)
     no_quality_filter(quiet, monkeypatch)
@@ -55,13 +56,19 @@ async def test_the_token_budget_counts_real_usage_and_recovers_when_the_window_r
 
 
 async def test_a_queue_spike_switches_to_templates_until_the_queue_drains(
-    quiet: GameEngine, monkeypatch: pytest.MonkeyPatch,
+    quiet: GameEngine,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     system = system_of(quiet)
     no_quality_filter(quiet, monkeypatch)
-    system.configure(QuestGenerationConfig(
-        queue_spike_threshold=3, queue_spike_recover=1, max_quests_per_cycle=1,
-        max_active_quests_per_region=10))
+    system.configure(
+        QuestGenerationConfig(
+            queue_spike_threshold=3,
+            queue_spike_recover=1,
+            max_quests_per_cycle=1,
+            max_active_quests_per_region=10,
+        )
+    )
     provider = scripted(quiet)
     for giver in GIVERS:
         system.enqueue(seed_for(quiet, giver))
@@ -80,7 +87,8 @@ async def test_a_queue_spike_switches_to_templates_until_the_queue_drains(
 
 
 async def test_slow_llm_calls_reduce_quests_per_cycle(
-    quiet: GameEngine, monkeypatch: pytest.MonkeyPatch,
+    quiet: GameEngine,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     system = system_of(quiet)
     no_quality_filter(quiet, monkeypatch)
@@ -99,8 +107,9 @@ def test_the_p99_and_the_ratios_roll_with_the_alert_window(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     now = [0.0]
-    throttle = AutoThrottle(ThrottleLimits(alert_window=3600.0, alert_min_samples=4),
-                            lambda: now[0])
+    throttle = AutoThrottle(
+        ThrottleLimits(alert_window=3600.0, alert_min_samples=4), lambda: now[0]
+    )
     for i in range(100):
         throttle.record_latency(1.0 + i / 10)
     assert throttle.p99() == pytest.approx(10.8)
@@ -124,17 +133,22 @@ async def test_the_seed_metrics_are_on_the_engine_registry(quiet: GameEngine) ->
     await ticks(quiet, 2)
     text = quiet.metrics.render().decode()
     for name in (
-        "maid_questgen_seed_queue_depth", "maid_questgen_in_flight_builds",
-        "maid_questgen_llm_latency_seconds_bucket", "maid_questgen_llm_latency_p99_seconds",
-        "maid_questgen_token_budget_remaining_tokens", "maid_questgen_template_fallbacks_total",
-        "maid_questgen_template_fallback_ratio", "maid_questgen_rejection_ratio",
-        "maid_questgen_signals_in_window", "maid_questgen_grounding_score_avg",
-        "maid_questgen_chain_depth_max", "maid_questgen_quests_built_total",
-        "maid_questgen_throttle_active", "maid_questgen_alert_active",
+        "maid_questgen_seed_queue_depth",
+        "maid_questgen_in_flight_builds",
+        "maid_questgen_llm_latency_seconds_bucket",
+        "maid_questgen_llm_latency_p99_seconds",
+        "maid_questgen_token_budget_remaining_tokens",
+        "maid_questgen_template_fallbacks_total",
+        "maid_questgen_template_fallback_ratio",
+        "maid_questgen_rejection_ratio",
+        "maid_questgen_signals_in_window",
+        "maid_questgen_grounding_score_avg",
+        "maid_questgen_chain_depth_max",
+        "maid_questgen_quests_built_total",
+        "maid_questgen_throttle_active",
+        "maid_questgen_alert_active",
     ):
         assert name in text, name
     assert metric(quiet, "maid_questgen_quests_built_total", narrative="template") == 1
     assert metric(quiet, "maid_questgen_template_fallbacks_total", reason="no_model") == 1
     assert 0.6 <= metric(quiet, "maid_questgen_grounding_score_avg") <= 1.0
-
-

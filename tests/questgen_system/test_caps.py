@@ -110,5 +110,7 @@ async def test_open_quests_expire_on_game_time(quiet: GameEngine) -> None:
     assert manager.quest_state(hero, quest_id) is QuestState.FAILED
     assert qg_of(quiet).history.get(quest_id).outcome == "expired"  # type: ignore[union-attr]
     assert [e.character_ids for e in expired] == [[hero]]
-    assert quiet.world.try_component(hero, PendingDeliveries) is None or not \
-        quiet.world.get_component(hero, PendingDeliveries).items
+    assert (
+        quiet.world.try_component(hero, PendingDeliveries) is None
+        or not quiet.world.get_component(hero, PendingDeliveries).items
+    )

@@ -37,9 +37,14 @@ def silence(engine: GameEngine) -> None:
 
 
 def tell(engine: GameEngine, *who: str) -> None:
-    inject(engine.world, [npc(engine, w) for w in who], GOSSIP,
-           "Bandits hold the Old Trade Road at the broken wagon.", engine.clock.game_time,
-           subject="bandits")
+    inject(
+        engine.world,
+        [npc(engine, w) for w in who],
+        GOSSIP,
+        "Bandits hold the Old Trade Road at the broken wagon.",
+        engine.clock.game_time,
+        subject="bandits",
+    )
 
 
 async def gundriks_quest(
@@ -157,8 +162,10 @@ async def test_overheard_when_two_npcs_who_know_are_in_the_room(quiet: GameEngin
     ws.move(npc(quiet, "selena"), "ironvale:tavern")  # Selena comes in for a drink
     await quiet.dispatch_events()
     assert offered_by(quiet, hero, quest) == M.OVERHEARD
-    assert "You overhear Bram Holloway and Selena talking in low voices." in session.text() \
+    assert (
+        "You overhear Bram Holloway and Selena talking in low voices." in session.text()
         or "You overhear Selena and Bram Holloway talking in low voices." in session.text()
+    )
 
 
 async def test_a_social_character_hears_of_it_in_conversation(quiet: GameEngine) -> None:

@@ -25,16 +25,26 @@ def record(history: QuestHistory, archetype: str, now: float) -> str:
     """A past generated quest in the history (only what the rules read)."""
     quest_id = f"q-{uuid4().hex[:8]}"
     history._sequence += 1
-    history._put(QuestHistoryEntry(quest_id=quest_id, seed_type="threat_response",
-                                   archetype_id=archetype, quest_giver_id=uuid4(),
-                                   created_at=now, sequence=history._sequence))
+    history._put(
+        QuestHistoryEntry(
+            quest_id=quest_id,
+            seed_type="threat_response",
+            archetype_id=archetype,
+            quest_giver_id=uuid4(),
+            created_at=now,
+            sequence=history._sequence,
+        )
+    )
     return quest_id
 
 
 async def test_a_failed_seed_retries_with_backoff_then_is_evicted(quiet: GameEngine) -> None:
     system = system_of(quiet)
-    system.configure(QuestGenerationConfig(max_seed_attempts=3, seed_retry_backoff=1800.0,
-                                           generation_interval=60.0))
+    system.configure(
+        QuestGenerationConfig(
+            max_seed_attempts=3, seed_retry_backoff=1800.0, generation_interval=60.0
+        )
+    )
     # Nothing called "dragons" threatens the road: every build finds no targets.
     seed = seed_for(quiet, "selena", threat_source="dragons", importance=0.5)
     seed.expires_at = quiet.clock.game_time + 2 * GAME_DAY

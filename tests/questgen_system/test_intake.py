@@ -28,15 +28,24 @@ def _spread(**extra: object) -> QuestGenerationConfig:
 @pytest.fixture
 async def short_ticks(tmp_path: Path) -> AsyncIterator[GameEngine]:
     """Production-like ticks of 2.4 game seconds, no story detectors."""
-    engine = make_engine(tmp_path, tick=2.4, quiet=True,
-                         config=_spread(signal_spread=60.0, signals_per_tick=2))
+    engine = make_engine(
+        tmp_path, tick=2.4, quiet=True, config=_spread(signal_spread=60.0, signals_per_tick=2)
+    )
     async with engine.lifespan():
         yield engine
 
 
 def _burst(engine: GameEngine, n: int) -> list[StorySignal]:
-    return [StorySignal("RIVALRY_ESCALATION", 0.5, [npc(engine, NAMES[i % len(NAMES)])],
-                        context={"n": i}, situation_key=f"burst:{i}") for i in range(n)]
+    return [
+        StorySignal(
+            "RIVALRY_ESCALATION",
+            0.5,
+            [npc(engine, NAMES[i % len(NAMES)])],
+            context={"n": i},
+            situation_key=f"burst:{i}",
+        )
+        for i in range(n)
+    ]
 
 
 def _record(engine: GameEngine) -> list[tuple[float, StorySignalLike]]:
@@ -81,8 +90,9 @@ async def test_a_burst_is_evaluated_over_ticks_in_arrival_order(
 async def test_a_tick_as_long_as_the_spread_evaluates_everything_as_it_arrives(
     tmp_path: Path,
 ) -> None:
-    engine = make_engine(tmp_path, tick=60.0, quiet=True,
-                         config=_spread(signal_spread=60.0, signals_per_tick=1))
+    engine = make_engine(
+        tmp_path, tick=60.0, quiet=True, config=_spread(signal_spread=60.0, signals_per_tick=1)
+    )
     async with engine.lifespan():
         await engine.run_ticks(1)
         seen = _record(engine)
@@ -94,8 +104,9 @@ async def test_a_tick_as_long_as_the_spread_evaluates_everything_as_it_arrives(
 
 
 async def test_a_spread_of_zero_evaluates_at_once_whatever_the_tick(tmp_path: Path) -> None:
-    engine = make_engine(tmp_path, tick=2.4, quiet=True,
-                         config=_spread(signal_spread=0.0, signals_per_tick=1))
+    engine = make_engine(
+        tmp_path, tick=2.4, quiet=True, config=_spread(signal_spread=0.0, signals_per_tick=1)
+    )
     async with engine.lifespan():
         seen = _record(engine)
         for signal in _burst(engine, 25):
@@ -110,8 +121,11 @@ async def test_signals_are_gated_when_they_arrive_not_when_evaluated(
     """A repeat within the dedup window is refused at arrival even while the first
     one still waits for its turn."""
     engine, system = short_ticks, system_of(short_ticks)
-    system.configure(QuestGenerationConfig(signal_dedup_window=60.0, global_signal_max=1000,
-                                           signal_spread=60.0, signals_per_tick=1))
+    system.configure(
+        QuestGenerationConfig(
+            signal_dedup_window=60.0, global_signal_max=1000, signal_spread=60.0, signals_per_tick=1
+        )
+    )
     await engine.run_ticks(1)
     burst = _burst(engine, 8)  # 4 NPCs: the second round repeats the first
     for signal in burst:
@@ -150,4 +164,5 @@ async def test_a_late_evaluation_composes_with_what_arrived_before_it(
     assert seen[-1][0] - seen[0][0] == pytest.approx(4 * 2.4)  # well past the 1 s window
     compound = [s for s in queued if len(s.source_signals) == 2]
     assert [sorted(str(x.signal_type) for x in s.source_signals) for s in compound] == [
-        ["GOAL_BLOCKED", "THREAT_DETECTED"]]
+        ["GOAL_BLOCKED", "THREAT_DETECTED"]
+    ]

@@ -23,8 +23,12 @@ def test_no_model_means_no_provider_and_templates() -> None:
 
 
 def test_a_model_gets_one_budgeted_provider_without_importing_litellm() -> None:
-    settings = Settings(llm_model="openai/m", llm_api_base="http://127.0.0.1:9",  # type: ignore[call-arg]
-                        llm_tokens_per_hour=1234, _env_file=None)
+    settings = Settings(
+        llm_model="openai/m",
+        llm_api_base="http://127.0.0.1:9",  # type: ignore[call-arg]
+        llm_tokens_per_hour=1234,
+        _env_file=None,
+    )
     now = [100.0]
     service = LLMService.from_settings(settings, EngineMetrics(), clock=lambda: now[0])
     assert isinstance(service.provider, LiteLLMProvider)
@@ -62,8 +66,15 @@ async def test_the_quest_events_carry_the_seed_fields(quiet: GameEngine) -> None
     [event] = generated
     quest = system.open_quests[event.quest_id].quest
     assert (event.seed_type, event.archetype_id, event.importance, event.quest_giver_id) == (
-        "threat_response", "threat_elimination", quest.importance, quest.quest_giver_id)
+        "threat_response",
+        "threat_elimination",
+        quest.importance,
+        quest.quest_giver_id,
+    )
     [offer] = offered
     assert (offer.quest_id, offer.character_id, offer.delivery_method) == (
-        quest.id, hero, "direct_offer")
+        quest.id,
+        hero,
+        "direct_offer",
+    )
     assert offer.match_score == 0.5

@@ -43,9 +43,20 @@ async def test_open_quests_history_profiles_and_pending_deliveries_survive_a_res
         await system.flush()
         doc = await engine.store.documents.get(GENERATED_QUESTS_COLLECTION, quest_id)
         assert doc is not None
-        for key in ("seed_id", "seed_type", "archetype_id", "importance", "consequences",
-                    "failure_consequences", "branches", "chain_potential", "chain_depth",
-                    "grounding_score", "coherence_score", "novelty_score"):
+        for key in (
+            "seed_id",
+            "seed_type",
+            "archetype_id",
+            "importance",
+            "consequences",
+            "failure_consequences",
+            "branches",
+            "chain_potential",
+            "chain_depth",
+            "grounding_score",
+            "coherence_score",
+            "novelty_score",
+        ):
             assert key in doc, key
         assert "bandit" in doc["delivery"]["topics"]
 

@@ -73,7 +73,10 @@ async def test_talking_walking_and_gathering_make_their_styles(quiet: GameEngine
         await move(quiet, gatherer, room, reason="goto")
         assert "You pick up" in await cmd(quiet, gatherer, f"get {item}")
     assert [tracker.style_of(c) for c in (talker, walker, gatherer)] == [
-        PlayStyle.SOCIAL, PlayStyle.EXPLORER, PlayStyle.CRAFTER]
+        PlayStyle.SOCIAL,
+        PlayStyle.EXPLORER,
+        PlayStyle.CRAFTER,
+    ]
     # Going back where one has been is hardly exploring.
     before = tracker.scores(walker)[PlayStyle.EXPLORER]
     await move(quiet, walker, "road_gate")
@@ -106,7 +109,8 @@ async def test_the_match_score_follows_the_seed(quiet: GameEngine) -> None:
     assert score() == 0.3  # 4 levels apart: +0.1 only
     quiet.world.get_component(hero, CharacterStats).level = 10
     assert score() == 0.0 and not personalizer.is_eligible(
-        quest, personalizer.build_profile(hero, [], [gundrik]))
+        quest, personalizer.build_profile(hero, [], [gundrik])
+    )
     quiet.world.get_component(hero, CharacterStats).level = 4
     system.tracker.record(hero, PlayStyle.COMBAT, 5.0)
     assert score() == 0.7  # the archetype requires combat

@@ -103,7 +103,8 @@ async def test_freshness_drops_seeds_whose_giver_died_or_already_got_a_quest(
 
 
 async def test_update_never_waits_for_the_llm_and_caps_concurrent_builds(
-    quiet: GameEngine, monkeypatch: pytest.MonkeyPatch,
+    quiet: GameEngine,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     system = system_of(quiet)
     # Four bandit quests in a row: planning would skip the third (combat fatigue);

@@ -14,19 +14,29 @@ from maid_stdlib.story.signals import StorySignal, StorySignalEvent, StorySituat
 def threat(engine: GameEngine, *npcs: str, importance: float = 0.6) -> StorySignal:
     ids = [npc(engine, n) for n in npcs]
     return StorySignal(
-        "THREAT_DETECTED", importance, ids,
+        "THREAT_DETECTED",
+        importance,
+        ids,
         context={"threat_source": "bandits", "threat_location": "ironvale:road_wagon"},
-        situation_key="threat:bandits:ironvale:old_trade_road")
+        situation_key="threat:bandits:ironvale:old_trade_road",
+    )
 
 
 def blocked(engine: GameEngine, importance: float = 0.8) -> StorySignal:
     gundrik = npc(engine, "gundrik")
     return StorySignal(
-        "GOAL_BLOCKED", importance, [gundrik],
-        context={"blocked_goal": "Source quality iron", "blocker": "bandits on the Old Trade Road",
-                 "npc_id": str(gundrik), "threat_source": "bandits",
-                 "blocker_location": "ironvale:road_wagon"},
-        situation_key="goal_blocked:gundrik:source_iron")
+        "GOAL_BLOCKED",
+        importance,
+        [gundrik],
+        context={
+            "blocked_goal": "Source quality iron",
+            "blocker": "bandits on the Old Trade Road",
+            "npc_id": str(gundrik),
+            "threat_source": "bandits",
+            "blocker_location": "ironvale:road_wagon",
+        },
+        situation_key="goal_blocked:gundrik:source_iron",
+    )
 
 
 def test_the_gate_suppresses_repeats_within_the_dedup_window() -> None:
@@ -44,7 +54,12 @@ def test_the_gate_caps_accepted_signals_world_wide_per_rolling_window() -> None:
     gate = SignalGate(dedup_window=60.0, global_window=300.0, global_max=3)
     signals = [BasicSignal("X", 0.5, [f"n{i}"]) for i in range(5)]  # type: ignore[list-item]
     assert [gate.admit(s, 10.0 * i) for i, s in enumerate(signals)] == [
-        "accepted", "accepted", "accepted", "throttled", "throttled"]
+        "accepted",
+        "accepted",
+        "accepted",
+        "throttled",
+        "throttled",
+    ]
     assert gate.in_window(40.0) == 3
     # The first acceptance (t=0) rolls out at t=300: one more fits, then none.
     assert gate.admit(signals[3], 300.0) == "accepted"
@@ -93,8 +108,9 @@ async def test_a_resolved_situation_makes_its_seeds_stale(quiet: GameEngine) -> 
     await ticks(quiet)  # the first cycle runs at once; the next one is an hour away
     seed = await system.accept_signal(threat(quiet, "selena", "voss"))
     assert seed is not None
-    quiet.events.emit(StorySituationResolvedEvent("threat:bandits:ironvale:old_trade_road",
-                                                  "THREAT_DETECTED"))
+    quiet.events.emit(
+        StorySituationResolvedEvent("threat:bandits:ironvale:old_trade_road", "THREAT_DETECTED")
+    )
     await quiet.dispatch_events()
     assert not system.is_fresh(seed)
     assert isinstance(quiet.clock, ManualClock)

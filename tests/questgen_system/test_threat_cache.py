@@ -35,14 +35,16 @@ async def test_provider_threats_are_computed_once_per_game_time(quiet: GameEngin
 
 
 async def test_provider_threats_of_a_place_follow_moves_at_the_same_game_time(
-        quiet: GameEngine) -> None:
+    quiet: GameEngine,
+) -> None:
     """The providers' pairs are indexed by room once per game time and placement;
     a move in between (a command, say) is seen at once, and the providers' order
     is kept whichever rooms are asked for."""
     facts = qg_of(quiet).facts
     gundrik, voss, selena = npc(quiet, "gundrik"), npc(quiet, "voss"), npc(quiet, "selena")
     facts.threat_providers.append(
-        lambda world: [(voss, "bandits"), (gundrik, "bandits"), (selena, "wolves")])
+        lambda world: [(voss, "bandits"), (gundrik, "bandits"), (selena, "wolves")]
+    )
     for who in (gundrik, voss, selena):
         await move(quiet, who, "smithy", reason="goto")
     now = facts.now

@@ -41,10 +41,16 @@ def make_engine(tmp_path: Path, *, db_url: str | None = None, **kw: Any) -> Game
     from classic_rpg.pack import ClassicRPGContentPack
     from maid_stdlib.pack import StdlibContentPack
 
-    packs = kw.pop("packs", None) or [StdlibContentPack(), ClassicRPGContentPack(),
-                                      QuestTestWorld()]
-    settings = Settings(data_dir=tmp_path, random_seed=kw.pop("seed", 1),
-                        **({"database_url": db_url} if db_url else {}))
+    packs = kw.pop("packs", None) or [
+        StdlibContentPack(),
+        ClassicRPGContentPack(),
+        QuestTestWorld(),
+    ]
+    settings = Settings(
+        data_dir=tmp_path,
+        random_seed=kw.pop("seed", 1),
+        **({"database_url": db_url} if db_url else {}),
+    )
     return GameEngine(settings, clock=ManualClock(), packs=packs, use_store=db_url is not None)
 
 
@@ -142,8 +148,9 @@ def state(engine: GameEngine, hero: UUID, quest_id: str = "test-quest") -> Quest
     return qm(engine).quest_state(hero, quest_id)
 
 
-def progress(engine: GameEngine, hero: UUID, objective: str,
-             quest_id: str = "test-quest") -> ObjectiveProgress:
+def progress(
+    engine: GameEngine, hero: UUID, objective: str, quest_id: str = "test-quest"
+) -> ObjectiveProgress:
     entry = qm(engine).entry(hero, quest_id)
     assert entry is not None
     return entry.objectives[objective]

@@ -9,10 +9,20 @@ from classic_rpg.systems.quests import QuestState
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
 
-YARD = {"objective_id": "yard", "objective_type": "visit", "destination_room_id": "qtest:yard",
-        "description": "Look at the yard.", "hint": "North of the hall."}
-LATER = {"objective_id": "later", "objective_type": "visit", "destination_room_id": "qtest:gate",
-         "description": "Go to the gate.", "order": 1}
+YARD = {
+    "objective_id": "yard",
+    "objective_type": "visit",
+    "destination_room_id": "qtest:yard",
+    "description": "Look at the yard.",
+    "hint": "North of the hall.",
+}
+LATER = {
+    "objective_id": "later",
+    "objective_type": "visit",
+    "destination_room_id": "qtest:gate",
+    "description": "Go to the gate.",
+    "order": 1,
+}
 
 
 async def test_quest_log_lists_objectives_progress_locks_and_hints(engine: GameEngine) -> None:
@@ -94,8 +104,9 @@ async def test_after_turn_in_the_npc_greets_again(engine: GameEngine) -> None:
 
 async def test_offers_respect_the_level_requirement(engine: GameEngine) -> None:
     hero = new_character(engine)
-    qm(engine).register_quest(quest("hard-quest", YARD, giver_npc_id=npc("smith"),
-                                    level_requirement=5))
+    qm(engine).register_quest(
+        quest("hard-quest", YARD, giver_npc_id=npc("smith"), level_requirement=5)
+    )
     place(engine, hero, "yard")
     out = plain(await cmd(engine, hero, "talk smith"))
     assert "Mind the sparks" in out and "Quest offered" not in out

@@ -39,7 +39,9 @@ async def start_error(tmp_path: Path, quests: object) -> str:
 
 def one(**kw: object) -> dict[str, object]:
     base: dict[str, object] = {
-        "id": "q1", "title": "Q1", "giver": "elder",
+        "id": "q1",
+        "title": "Q1",
+        "giver": "elder",
         "objectives": [{"id": "o", "type": "visit", "room": "yard", "description": "Go."}],
     }
     base.update(kw)
@@ -61,25 +63,36 @@ async def test_the_pack_quest_file_is_loaded(engine: GameEngine) -> None:
     assert kinds["kill-wolf"].hint == "The yard is north of the hall."
 
 
-@pytest.mark.parametrize(("data", "problem"), [
-    (one(giver="nobody"), "quests.yaml: quest 'q1': giver: unknown NPC 'qtest:nobody'"),
-    (one(giver="wolf"), "quest 'q1': giver: NPC 'qtest:wolf' is not one placed NPC"),
-    (one(objectives=[{"id": "o", "type": "visit", "room": "moon", "description": "Go."}]),
-     "quest 'q1': objectives[0].room: unknown room 'qtest:moon'"),
-    (one(rewards={"items": ["gold_bar"]}),
-     "quest 'q1': rewards.items[0]: unknown item template 'qtest:gold_bar'"),
-    (one(objectives=[{"id": "o", "type": "kill", "description": "Kill."}]),
-     "quest 'q1': objectives.0: a kill objective needs target_id, target_template or "
-     "target_keyword"),
-    (one(objectives=[{"id": "o", "type": "fly", "description": "Fly."}]),
-     "quest 'q1': objectives.0.type: Input should be"),
-    (one(colour="red"), "quest 'q1': colour: unknown key"),
-    (one(title=None), "quest 'q1': title:"),
-    (one(id="Bad Id"), "quest 'Bad Id': quest_id: 'Bad Id' is not a valid id"),
-    ({"quests": [{"title": "no id"}]}, "quests.yaml: quests[0]: id: required but missing"),
-    ({"quest": []}, "quests.yaml: must be a mapping with one key, 'quests'"),
-    ("quests: [\n  - id: x\n  title: y", "quests.yaml: invalid YAML at line"),
-])
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        (one(giver="nobody"), "quests.yaml: quest 'q1': giver: unknown NPC 'qtest:nobody'"),
+        (one(giver="wolf"), "quest 'q1': giver: NPC 'qtest:wolf' is not one placed NPC"),
+        (
+            one(objectives=[{"id": "o", "type": "visit", "room": "moon", "description": "Go."}]),
+            "quest 'q1': objectives[0].room: unknown room 'qtest:moon'",
+        ),
+        (
+            one(rewards={"items": ["gold_bar"]}),
+            "quest 'q1': rewards.items[0]: unknown item template 'qtest:gold_bar'",
+        ),
+        (
+            one(objectives=[{"id": "o", "type": "kill", "description": "Kill."}]),
+            "quest 'q1': objectives.0: a kill objective needs target_id, target_template or "
+            "target_keyword",
+        ),
+        (
+            one(objectives=[{"id": "o", "type": "fly", "description": "Fly."}]),
+            "quest 'q1': objectives.0.type: Input should be",
+        ),
+        (one(colour="red"), "quest 'q1': colour: unknown key"),
+        (one(title=None), "quest 'q1': title:"),
+        (one(id="Bad Id"), "quest 'Bad Id': quest_id: 'Bad Id' is not a valid id"),
+        ({"quests": [{"title": "no id"}]}, "quests.yaml: quests[0]: id: required but missing"),
+        ({"quest": []}, "quests.yaml: must be a mapping with one key, 'quests'"),
+        ("quests: [\n  - id: x\n  title: y", "quests.yaml: invalid YAML at line"),
+    ],
+)
 async def test_problems_name_the_file_and_the_quest(
     tmp_path: Path, data: object, problem: str
 ) -> None:
@@ -90,15 +103,29 @@ async def test_problems_name_the_file_and_the_quest(
 
 
 async def test_all_problems_are_listed_at_once(tmp_path: Path) -> None:
-    data = {"quests": [
-        {"id": "a", "title": "A", "giver": "ghost",
-         "objectives": [{"id": "o", "type": "talk", "npc": "ghost2", "description": "x"}]},
-        {"id": "a", "title": "A again",
-         "objectives": [{"id": "o", "type": "custom", "description": "x"}]},
-        {"id": "b", "title": "B",
-         "objectives": [{"id": "o", "type": "custom", "description": "x"},
-                        {"id": "o", "type": "custom", "description": "y"}]},
-    ]}
+    data = {
+        "quests": [
+            {
+                "id": "a",
+                "title": "A",
+                "giver": "ghost",
+                "objectives": [{"id": "o", "type": "talk", "npc": "ghost2", "description": "x"}],
+            },
+            {
+                "id": "a",
+                "title": "A again",
+                "objectives": [{"id": "o", "type": "custom", "description": "x"}],
+            },
+            {
+                "id": "b",
+                "title": "B",
+                "objectives": [
+                    {"id": "o", "type": "custom", "description": "x"},
+                    {"id": "o", "type": "custom", "description": "y"},
+                ],
+            },
+        ]
+    }
     message = await start_error(tmp_path, data)
     assert "giver: unknown NPC 'qtest:ghost'" in message
     assert "objectives[0].npc: unknown NPC 'qtest:ghost2'" in message
@@ -119,30 +146,56 @@ async def test_a_pack_without_quest_data_is_fine(tmp_path: Path) -> None:
 
 
 def test_model_rules() -> None:
-    visit = {"objective_id": "v", "objective_type": "visit", "description": "v",
-             "destination_room_id": "a:b"}
+    visit = {
+        "objective_id": "v",
+        "objective_type": "visit",
+        "description": "v",
+        "destination_room_id": "a:b",
+    }
     with pytest.raises(ValidationError, match="at least one required objective"):
         Quest(quest_id="q", title="Q", objectives=[QuestObjective(**{**visit, "required": False})])
     with pytest.raises(ValidationError, match="time_limit_hours or time_limit_seconds"):
-        Quest.model_validate({"quest_id": "q", "title": "Q", "objectives": [visit],
-                              "time_limit_hours": 1, "time_limit_seconds": 5})
-    q = Quest.model_validate({"quest_id": "q", "title": "Q", "objectives": [visit],
-                              "time_limit_hours": 2})
+        Quest.model_validate(
+            {
+                "quest_id": "q",
+                "title": "Q",
+                "objectives": [visit],
+                "time_limit_hours": 1,
+                "time_limit_seconds": 5,
+            }
+        )
+    q = Quest.model_validate(
+        {"quest_id": "q", "title": "Q", "objectives": [visit], "time_limit_hours": 2}
+    )
     assert q.time_limit_seconds == 7200
-    timed = {"objective_id": "t", "objective_type": "timed", "description": "t",
-             "time_limit_seconds": 5}
+    timed = {
+        "objective_id": "t",
+        "objective_type": "timed",
+        "description": "t",
+        "time_limit_seconds": 5,
+    }
     with pytest.raises(ValidationError, match="has nothing to watch"):
         Quest(quest_id="q", title="Q", objectives=[QuestObjective(**timed)])
     with pytest.raises(ValidationError, match="of a different order"):
-        Quest(quest_id="q", title="Q", objectives=[
-            QuestObjective(**visit), QuestObjective(**{**timed, "watch": ["v"], "order": 1})])
+        Quest(
+            quest_id="q",
+            title="Q",
+            objectives=[
+                QuestObjective(**visit),
+                QuestObjective(**{**timed, "watch": ["v"], "order": 1}),
+            ],
+        )
     with pytest.raises(ValidationError, match="watches unknown 'x'"):
-        Quest(quest_id="q", title="Q", objectives=[
-            QuestObjective(**visit), QuestObjective(**{**timed, "watch": ["x"]})])
+        Quest(
+            quest_id="q",
+            title="Q",
+            objectives=[QuestObjective(**visit), QuestObjective(**{**timed, "watch": ["x"]})],
+        )
     with pytest.raises(ValidationError, match="only protect and timed"):
         QuestObjective(**{**visit, "watch": ["t"]})
     with pytest.raises(ValidationError, match="1-50 characters"):
         Quest(quest_id="x" * 51, title="Q", objectives=[QuestObjective(**visit)])
-    ok = Quest(quest_id="q", title="Q", objectives=[
-        QuestObjective(**visit), QuestObjective(**timed)])
+    ok = Quest(
+        quest_id="q", title="Q", objectives=[QuestObjective(**visit), QuestObjective(**timed)]
+    )
     assert ok.watched(ok.objectives[1]) == ["v"]

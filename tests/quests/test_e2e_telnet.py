@@ -85,8 +85,14 @@ class Telnet:
 
 async def test_new_character_plays_scouts_on_the_road_over_telnet(tmp_path: Path) -> None:
     settings = Settings(
-        data_dir=tmp_path, telnet_port=0, metrics_enabled=False, packs=["ironvale"],
-        tick_rate=100, random_seed=3, commands_per_second=100, command_burst=100,
+        data_dir=tmp_path,
+        telnet_port=0,
+        metrics_enabled=False,
+        packs=["ironvale"],
+        tick_rate=100,
+        random_seed=3,
+        commands_per_second=100,
+        command_burst=100,
         scrypt_n=2**10,
     )
     server = MaidServer(settings, clock=ManualClock(), announce=lambda _text: None)
@@ -119,8 +125,10 @@ async def test_new_character_plays_scouts_on_the_road_over_telnet(tmp_path: Path
             for _ in range(7):
                 await client.line("north", "Exits:")
             await client.expect("The Guard Post")
-            out = await client.line("give insignia to voss",
-                                    "You have completed the objectives of 'Scouts on the Road'.")
+            out = await client.line(
+                "give insignia to voss",
+                "You have completed the objectives of 'Scouts on the Road'.",
+            )
             xp = engine.world.get_component(hero, CharacterStats).experience
             out = await client.line("talk voss", "Quest complete: 'Scouts on the Road'")
             assert "Kral's mark, then." in out

@@ -22,8 +22,14 @@ from maid_stdlib.world import Item
 async def test_wolf_trouble_start_to_finish(engine: GameEngine) -> None:
     hero = new_character(engine)
     make_strong(engine, hero)
-    rec = Recorder(engine, QuestOfferedEvent, QuestAcceptedEvent, QuestCompletedEvent,
-                   QuestTurnedInEvent, QuestProgressEvent)
+    rec = Recorder(
+        engine,
+        QuestOfferedEvent,
+        QuestAcceptedEvent,
+        QuestCompletedEvent,
+        QuestTurnedInEvent,
+        QuestProgressEvent,
+    )
     assert "Quest offered: 'Wolf Trouble'" in plain(await cmd(engine, hero, "talk elder"))
     assert "You accept 'Wolf Trouble'" in await cmd(engine, hero, "accept wolf-trouble")
     await cmd(engine, hero, "north")
@@ -46,8 +52,14 @@ async def test_wolf_trouble_start_to_finish(engine: GameEngine) -> None:
     assert "qtest:ring" in [engine.world.get_component(i, Item).template for i in inv.items]
     assert qm(engine).quest_state(hero, "wolf-trouble") is QuestState.TURNED_IN
     assert [type(e).__name__ for e in rec.events if not isinstance(e, QuestProgressEvent)] == [
-        "QuestOfferedEvent", "QuestAcceptedEvent", "QuestCompletedEvent", "QuestTurnedInEvent",
+        "QuestOfferedEvent",
+        "QuestAcceptedEvent",
+        "QuestCompletedEvent",
+        "QuestTurnedInEvent",
     ]
     assert [e.objective_id for e in rec.of(QuestProgressEvent)] == [
-        "kill-wolf", "get-pelt", "report"]
+        "kill-wolf",
+        "get-pelt",
+        "report",
+    ]
     assert rec.of(QuestTurnedInEvent)[0].outcome is QuestOutcome.COMPLETED

@@ -33,8 +33,12 @@ from maid_engine.testing import cmd
 
 YARD = {"objective_id": "yard", "objective_type": "visit", "destination_room_id": "qtest:yard"}
 GATE = {"objective_id": "gate", "objective_type": "visit", "destination_room_id": "qtest:gate"}
-CAMP = {"objective_id": "camp", "objective_type": "visit", "destination_room_id": "qtest:camp",
-        "required": False}
+CAMP = {
+    "objective_id": "camp",
+    "objective_type": "visit",
+    "destination_room_id": "qtest:camp",
+    "required": False,
+}
 
 
 async def finish_yard(engine: GameEngine, hero: UUID) -> None:
@@ -73,10 +77,15 @@ async def test_completed_when_an_optional_objective_is_not(engine: GameEngine) -
 
 async def test_partial_success_turn_in_pays_half_and_no_items(engine: GameEngine) -> None:
     hero = new_character(engine)
-    q = quest("test-quest", YARD, GATE, {**CAMP, "required": True},
-              {"objective_id": "x", "objective_type": "custom"},
-              partial_turn_in=True,
-              rewards={"experience": 10, "gold": 20, "item_template_ids": ["qtest:ring"]})
+    q = quest(
+        "test-quest",
+        YARD,
+        GATE,
+        {**CAMP, "required": True},
+        {"objective_id": "x", "objective_type": "custom"},
+        partial_turn_in=True,
+        rewards={"experience": 10, "gold": 20, "item_template_ids": ["qtest:ring"]},
+    )
     await start(engine, hero, q)
     await finish_yard(engine, hero)
     with pytest.raises(QuestError, match="not finished"):
@@ -143,9 +152,13 @@ async def test_dying_during_the_quest_is_pyrrhic(engine: GameEngine) -> None:
     assert await turn_in(engine, hero) is QuestOutcome.PYRRHIC_VICTORY
 
 
-@pytest.mark.parametrize(("seconds", "expected"), [
-    (15, QuestOutcome.PERFECT), (25, QuestOutcome.PYRRHIC_VICTORY),
-])
+@pytest.mark.parametrize(
+    ("seconds", "expected"),
+    [
+        (15, QuestOutcome.PERFECT),
+        (25, QuestOutcome.PYRRHIC_VICTORY),
+    ],
+)
 async def test_twice_the_estimated_time_is_pyrrhic(
     engine: GameEngine, seconds: int, expected: QuestOutcome
 ) -> None:
@@ -158,14 +171,24 @@ async def test_twice_the_estimated_time_is_pyrrhic(
 
 
 def test_grade_outcome_table() -> None:
-    q = quest("test-quest", YARD, GATE, {**CAMP, "required": True},
-              {"objective_id": "x", "objective_type": "custom", "required": False})
+    q = quest(
+        "test-quest",
+        YARD,
+        GATE,
+        {**CAMP, "required": True},
+        {"objective_id": "x", "objective_type": "custom", "required": False},
+    )
 
     def entry(*done: str, lowest: float = 1.0) -> QuestEntry:
-        return QuestEntry("test-quest", accepted_at=0.0, lowest_health_pct=lowest, objectives={
-            o.objective_id: ObjectiveProgress(completed=o.objective_id in done)
-            for o in q.objectives
-        })
+        return QuestEntry(
+            "test-quest",
+            accepted_at=0.0,
+            lowest_health_pct=lowest,
+            objectives={
+                o.objective_id: ObjectiveProgress(completed=o.objective_id in done)
+                for o in q.objectives
+            },
+        )
 
     assert grade_outcome(q, entry("yard", "gate", "camp", "x"), 1.0) is QuestOutcome.PERFECT
     assert grade_outcome(q, entry("yard", "gate", "camp"), 1.0) is QuestOutcome.COMPLETED
@@ -173,9 +196,12 @@ def test_grade_outcome_table() -> None:
     assert grade_outcome(q, entry("yard", "x"), 1.0) is QuestOutcome.FAILED
     assert grade_outcome(q, entry(), 1.0) is QuestOutcome.FAILED
     assert grade_outcome(q, entry("yard", "gate", "camp", "x", lowest=0.1), 1.0) is (
-        QuestOutcome.PYRRHIC_VICTORY)
+        QuestOutcome.PYRRHIC_VICTORY
+    )
     # Not pyrrhic just above the threshold; partial stays partial however hurt.
     assert grade_outcome(q, entry("yard", "gate", "camp", "x", lowest=0.11), 1.0) is (
-        QuestOutcome.PERFECT)
+        QuestOutcome.PERFECT
+    )
     assert grade_outcome(q, entry("yard", "gate", lowest=0.0), 1.0) is (
-        QuestOutcome.PARTIAL_SUCCESS)
+        QuestOutcome.PARTIAL_SUCCESS
+    )

@@ -25,8 +25,12 @@ WAGON_TO_VOSS = ["north"] * 6 + ["north", "north"]
 
 @pytest.fixture
 async def ironvale(tmp_path: Path) -> AsyncIterator[GameEngine]:
-    engine = GameEngine(Settings(data_dir=tmp_path, random_seed=7), clock=ManualClock(),
-                        packs=["ironvale"], use_store=False)
+    engine = GameEngine(
+        Settings(data_dir=tmp_path, random_seed=7),
+        clock=ManualClock(),
+        packs=["ironvale"],
+        use_store=False,
+    )
     async with engine.lifespan():
         yield engine
 
@@ -85,8 +89,10 @@ async def test_scouts_on_the_road(ironvale: GameEngine) -> None:
     assert "Kral's mark, then." in out
     assert "Quest complete: 'Scouts on the Road' (perfect)." in out
     assert (stats.experience, stats.gold) == (xp + 120, gold + 30)
-    carried = [engine.world.get_component(i, Item).template
-               for i in engine.world.get_component(hero, Inventory).items]
+    carried = [
+        engine.world.get_component(i, Item).template
+        for i in engine.world.get_component(hero, Inventory).items
+    ]
     assert "ironvale:healing_draught" in carried
     assert manager.quest_state(hero, "road-scouts") is QuestState.TURNED_IN
     assert [e.outcome for e in rec.of(QuestTurnedInEvent)] == [QuestOutcome.PERFECT]

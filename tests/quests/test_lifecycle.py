@@ -37,8 +37,16 @@ from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
 from maid_stdlib.world import WorldService
 
-ALL = (QuestOfferedEvent, QuestAcceptedEvent, QuestCompletedEvent, QuestTurnedInEvent,
-       QuestFailedEvent, QuestAbandonedEvent, QuestExpiredInternalEvent, QuestGeneratedEvent)
+ALL = (
+    QuestOfferedEvent,
+    QuestAcceptedEvent,
+    QuestCompletedEvent,
+    QuestTurnedInEvent,
+    QuestFailedEvent,
+    QuestAbandonedEvent,
+    QuestExpiredInternalEvent,
+    QuestGeneratedEvent,
+)
 YARD = {"objective_id": "yard", "objective_type": "visit", "destination_room_id": "qtest:yard"}
 CAMP = {"objective_id": "camp", "objective_type": "visit", "destination_room_id": "qtest:camp"}
 
@@ -68,11 +76,18 @@ async def test_offer_accept_complete_turn_in(engine: GameEngine) -> None:
     await engine.dispatch_events()
     assert outcome is QuestOutcome.PERFECT
     assert state(engine, hero) is QuestState.TURNED_IN
-    assert names(rec) == ["QuestOfferedEvent", "QuestAcceptedEvent", "QuestCompletedEvent",
-                          "QuestTurnedInEvent"]
+    assert names(rec) == [
+        "QuestOfferedEvent",
+        "QuestAcceptedEvent",
+        "QuestCompletedEvent",
+        "QuestTurnedInEvent",
+    ]
     turned = rec.of(QuestTurnedInEvent)[0]
     assert (turned.quest_id, turned.character_id, turned.outcome) == (
-        "test-quest", hero, QuestOutcome.PERFECT)
+        "test-quest",
+        hero,
+        QuestOutcome.PERFECT,
+    )
 
 
 async def test_refused_transitions_say_why(engine: GameEngine) -> None:
@@ -148,7 +163,8 @@ async def test_abandon(engine: GameEngine) -> None:
     entry = qm(engine).entry(hero, "test-quest")
     assert entry is not None and entry.outcome is QuestOutcome.ABANDONED
     assert [(e.quest_id, e.character_id) for e in rec.of(QuestAbandonedEvent)] == [
-        ("test-quest", hero)]
+        ("test-quest", hero)
+    ]
     # Progress no longer counts, and the quest can be taken up again.
     await cmd(engine, hero, "north")
     assert state(engine, hero) is QuestState.ABANDONED
@@ -167,7 +183,8 @@ async def test_fail_quest_grades_the_failure(engine: GameEngine) -> None:
     await cmd(engine, hero, "north")
     manager = qm(engine)
     assert manager.fail_quest(hero, "test-quest", "failed", "the bridge fell") is (
-        QuestOutcome.PARTIAL_SUCCESS)  # half the required objectives were met
+        QuestOutcome.PARTIAL_SUCCESS
+    )  # half the required objectives were met
     assert manager.fail_quest(other, "test-quest") is QuestOutcome.FAILED
     await engine.dispatch_events()
     events = rec.of(QuestFailedEvent)
@@ -223,7 +240,8 @@ async def test_expire_quest(engine: GameEngine) -> None:
     assert qm(engine).expire_quest("test-quest") == [hero]
     await engine.dispatch_events()
     assert [(e.quest_id, e.character_ids) for e in rec.of(QuestExpiredInternalEvent)] == [
-        ("test-quest", [hero])]
+        ("test-quest", [hero])
+    ]
     assert rec.of(QuestFailedEvent) == []  # consequences come from the one expiry event
     for c in (hero, offered_only):
         entry = qm(engine).entry(c, "test-quest")
@@ -251,11 +269,17 @@ async def test_invalidate_from_every_non_terminal_state(engine: GameEngine) -> N
     assert set(affected) == {offered, running, completed}
     events = {e.character_id: e for e in rec.of(QuestFailedEvent)}
     assert set(events) == {offered, running, completed}
-    for c, before in ((offered, QuestState.AVAILABLE), (running, QuestState.IN_PROGRESS),
-                      (completed, QuestState.COMPLETED)):
+    for c, before in (
+        (offered, QuestState.AVAILABLE),
+        (running, QuestState.IN_PROGRESS),
+        (completed, QuestState.COMPLETED),
+    ):
         e = events[c]
         assert (e.reason, e.detail, e.previous_state) == (
-            FailReason.INVALIDATED, "quest_giver_destroyed", before)
+            FailReason.INVALIDATED,
+            "quest_giver_destroyed",
+            before,
+        )
         assert state(engine, c) is QuestState.FAILED
         text = engine.sessions.session_for(c).text()  # type: ignore[union-attr]
         assert "The situation has changed: 'Test Quest' is no longer available." in text
@@ -277,8 +301,11 @@ async def test_accept_validators_can_invalidate_a_stale_quest(engine: GameEngine
     manager.accept_validators.append(lambda q, c: None)
     manager.accept_validators.append(stale)
     rec = Recorder(engine, QuestFailedEvent)
-    with pytest.raises(QuestError, match="The situation has changed: 'Test Quest' is no longer "
-                                         r"available \(stale_grounding_at_acceptance\)"):
+    with pytest.raises(
+        QuestError,
+        match="The situation has changed: 'Test Quest' is no longer "
+        r"available \(stale_grounding_at_acceptance\)",
+    ):
         await manager.accept_quest(hero, "test-quest")
     await engine.dispatch_events()
     assert seen == [("test-quest", hero)]
@@ -308,7 +335,9 @@ async def test_register_generated_quest(engine: GameEngine) -> None:
     yard_id = ws.room_id("qtest:yard")
     generated = quest("bandit-threat-1", {**YARD, "destination_room_id": yard_id})
     quest_id = qm(engine).register_generated_quest(
-        generated, seed_type="threat_response", archetype_id="threat_elimination",
+        generated,
+        seed_type="threat_response",
+        archetype_id="threat_elimination",
         importance=0.7,
     )
     await engine.dispatch_events()
@@ -318,7 +347,11 @@ async def test_register_generated_quest(engine: GameEngine) -> None:
     assert stored.objectives[0].destination_room_id == "qtest:yard"
     [event] = rec.of(QuestGeneratedEvent)
     assert (event.quest_id, event.quest_giver_id, event.seed_type, event.importance) == (
-        quest_id, npc("elder"), "threat_response", 0.7)
+        quest_id,
+        npc("elder"),
+        "threat_response",
+        0.7,
+    )
     entry = qm(engine).history.get(quest_id)
     assert entry is not None and entry.archetype_id == "threat_elimination"
     assert qm(engine).history.active_generated_quest_ids() == {quest_id}
@@ -348,8 +381,9 @@ async def test_turning_in_a_generated_quest_resolves_it(engine: GameEngine) -> N
     manager = qm(engine)
     hero, other = new_character(engine), new_character(engine, "Bryn")
     generated = quest("bandit-threat-2", YARD)
-    manager.register_generated_quest(generated, seed_type="threat_response",
-                                     archetype_id="threat_elimination", importance=0.7)
+    manager.register_generated_quest(
+        generated, seed_type="threat_response", archetype_id="threat_elimination", importance=0.7
+    )
     manager.offer_quest(hero, "bandit-threat-2")
     manager.offer_quest(other, "bandit-threat-2")
     assert manager.count_pending_offers(other) == 1

@@ -23,22 +23,41 @@ from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
 from maid_stdlib.world import WorldService
 
-VISIT_GATE = {"objective_id": "gate", "objective_type": "visit",
-              "destination_room_id": "qtest:gate"}
-VISIT_YARD = {"objective_id": "yard", "objective_type": "visit",
-              "destination_room_id": "qtest:yard"}
-VISIT_CAMP = {"objective_id": "camp", "objective_type": "visit",
-              "destination_room_id": "qtest:camp"}
+VISIT_GATE = {
+    "objective_id": "gate",
+    "objective_type": "visit",
+    "destination_room_id": "qtest:gate",
+}
+VISIT_YARD = {
+    "objective_id": "yard",
+    "objective_type": "visit",
+    "destination_room_id": "qtest:yard",
+}
+VISIT_CAMP = {
+    "objective_id": "camp",
+    "objective_type": "visit",
+    "destination_room_id": "qtest:camp",
+}
 
 
 # -- order ---------------------------------------------------------------------------------
 async def test_same_order_is_parallel_and_higher_order_waits_for_all(engine: GameEngine) -> None:
     hero = new_character(engine)
-    await start(engine, hero, quest(
-        "test-quest", VISIT_GATE, VISIT_YARD,
-        {"objective_id": "report", "objective_type": "talk", "target_id": npc("elder"),
-         "order": 1},
-    ))
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            VISIT_GATE,
+            VISIT_YARD,
+            {
+                "objective_id": "report",
+                "objective_type": "talk",
+                "target_id": npc("elder"),
+                "order": 1,
+            },
+        ),
+    )
     assert progress(engine, hero, "gate").unlocked and progress(engine, hero, "yard").unlocked
     assert not progress(engine, hero, "report").unlocked
     # Parallel: the yard first, although it is listed second.
@@ -58,12 +77,22 @@ async def test_same_order_is_parallel_and_higher_order_waits_for_all(engine: Gam
 
 async def test_optional_objectives_do_not_block_unlocking(engine: GameEngine) -> None:
     hero = new_character(engine)
-    await start(engine, hero, quest(
-        "test-quest", VISIT_YARD, {**VISIT_CAMP, "required": False},
-        {**VISIT_GATE, "order": 1},
-        {"objective_id": "later-optional", "objective_type": "custom", "order": 2,
-         "required": False},
-    ))
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            VISIT_YARD,
+            {**VISIT_CAMP, "required": False},
+            {**VISIT_GATE, "order": 1},
+            {
+                "objective_id": "later-optional",
+                "objective_type": "custom",
+                "order": 2,
+                "required": False,
+            },
+        ),
+    )
     assert not progress(engine, hero, "gate").unlocked
     await cmd(engine, hero, "north")
     assert progress(engine, hero, "gate").unlocked
@@ -79,8 +108,9 @@ async def test_optional_objectives_do_not_block_unlocking(engine: GameEngine) ->
 
 async def test_orders_need_not_be_consecutive(engine: GameEngine) -> None:
     hero = new_character(engine)
-    await start(engine, hero, quest("test-quest", {**VISIT_YARD, "order": 3},
-                                    {**VISIT_GATE, "order": 7}))
+    await start(
+        engine, hero, quest("test-quest", {**VISIT_YARD, "order": 3}, {**VISIT_GATE, "order": 7})
+    )
     assert progress(engine, hero, "yard").unlocked
     assert not progress(engine, hero, "gate").unlocked
 
@@ -91,10 +121,19 @@ async def test_kill_by_template_counts_only_own_kills(engine: GameEngine) -> Non
     for c in (hero, other):
         make_strong(engine, c)
         place(engine, c, "yard")
-    await start(engine, hero, quest("test-quest", {
-        "objective_id": "wolves", "objective_type": "kill",
-        "target_template": "qtest:wolf", "target_count": 2,
-    }))
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            {
+                "objective_id": "wolves",
+                "objective_type": "kill",
+                "target_template": "qtest:wolf",
+                "target_count": 2,
+            },
+        ),
+    )
     rec = Recorder(engine, QuestProgressEvent)
     await kill(engine, other, "wolf")
     assert progress(engine, hero, "wolves").count == 0
@@ -112,11 +151,15 @@ async def test_kill_by_entity_id_and_by_keyword(engine: GameEngine) -> None:
     first = ws.find_in_room("qtest:yard", "1.wolf", viewer=hero)
     second = ws.find_in_room("qtest:yard", "2.wolf", viewer=hero)
     assert first is not None and second is not None
-    await start(engine, hero, quest(
-        "test-quest",
-        {"objective_id": "that-one", "objective_type": "kill", "target_id": second},
-        {"objective_id": "any-grey", "objective_type": "kill", "target_keyword": "grey"},
-    ))
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            {"objective_id": "that-one", "objective_type": "kill", "target_id": second},
+            {"objective_id": "any-grey", "objective_type": "kill", "target_keyword": "grey"},
+        ),
+    )
     # Kill the first wolf: the keyword objective counts, the id one does not.
     await kill(engine, hero, "1.wolf")
     assert not engine.world.entity_exists(first)
@@ -131,10 +174,19 @@ async def test_collect_counts_pickups_and_what_is_already_carried(engine: GameEn
     hero = new_character(engine)
     items = engine.services.get(ItemFactory)
     items.spawn("qtest:pelt", holder=hero)
-    await start(engine, hero, quest("test-quest", {
-        "objective_id": "pelts", "objective_type": "collect", "item_template": "qtest:pelt",
-        "target_count": 3,
-    }))
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            {
+                "objective_id": "pelts",
+                "objective_type": "collect",
+                "item_template": "qtest:pelt",
+                "target_count": 3,
+            },
+        ),
+    )
     assert progress(engine, hero, "pelts").count == 1  # already carried at acceptance
     place(engine, hero, "yard")
     await cmd(engine, hero, "get pelt")
@@ -149,10 +201,19 @@ async def test_deliver_needs_the_item_given_to_the_recipient(engine: GameEngine)
     items = engine.services.get(ItemFactory)
     items.spawn("qtest:letter", holder=hero)
     items.spawn("qtest:letter", holder=hero)
-    await start(engine, hero, quest("test-quest", {
-        "objective_id": "letter", "objective_type": "deliver", "item_template": "qtest:letter",
-        "target_template": "qtest:smith",
-    }))
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            {
+                "objective_id": "letter",
+                "objective_type": "deliver",
+                "item_template": "qtest:letter",
+                "target_template": "qtest:smith",
+            },
+        ),
+    )
     await cmd(engine, hero, "give letter to elder")  # the wrong person
     assert progress(engine, hero, "letter").count == 0
     place(engine, hero, "yard")
@@ -175,10 +236,19 @@ async def test_visit_by_walking_and_when_already_there(engine: GameEngine) -> No
 async def test_talk_counts_conversations_with_the_target(engine: GameEngine) -> None:
     hero = new_character(engine)
     place(engine, hero, "yard")
-    await start(engine, hero, quest("test-quest", {
-        "objective_id": "smith", "objective_type": "talk", "target_template": "qtest:smith",
-        "target_count": 2,
-    }))
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            {
+                "objective_id": "smith",
+                "objective_type": "talk",
+                "target_template": "qtest:smith",
+                "target_count": 2,
+            },
+        ),
+    )
     out = await cmd(engine, hero, "talk smith")
     assert "Mind the sparks" in out  # not the smith's quest: the greeting still shows
     await cmd(engine, hero, "ask smith about weather")
@@ -187,10 +257,19 @@ async def test_talk_counts_conversations_with_the_target(engine: GameEngine) -> 
 
 async def test_protect_completes_when_its_duration_passes(engine: GameEngine) -> None:
     hero = new_character(engine)
-    await start(engine, hero, quest("test-quest", {
-        "objective_id": "guard", "objective_type": "protect", "target_id": npc("pilgrim"),
-        "time_limit_seconds": 10,
-    }))
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            {
+                "objective_id": "guard",
+                "objective_type": "protect",
+                "target_id": npc("pilgrim"),
+                "time_limit_seconds": 10,
+            },
+        ),
+    )
     await engine.run_ticks(9)
     assert not progress(engine, hero, "guard").completed
     await engine.run_ticks(2)
@@ -203,11 +282,19 @@ async def test_protect_fails_the_quest_when_the_npc_dies(engine: GameEngine) -> 
     make_strong(engine, hero)
     place(engine, hero, "yard")
     rec = Recorder(engine, QuestFailedEvent)
-    await start(engine, hero, quest(
-        "test-quest", VISIT_CAMP,
-        {"objective_id": "guard", "objective_type": "protect", "target_id": npc("pilgrim"),
-},
-    ))
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            VISIT_CAMP,
+            {
+                "objective_id": "guard",
+                "objective_type": "protect",
+                "target_id": npc("pilgrim"),
+            },
+        ),
+    )
     await cmd(engine, hero, "south")
     await kill(engine, hero, "pilgrim")
     assert state(engine, hero) is QuestState.FAILED
@@ -218,10 +305,15 @@ async def test_protect_fails_the_quest_when_the_npc_dies(engine: GameEngine) -> 
 
 async def test_protect_watching_siblings_completes_with_them(engine: GameEngine) -> None:
     hero = new_character(engine)
-    await start(engine, hero, quest(
-        "test-quest", VISIT_YARD,
-        {"objective_id": "guard", "objective_type": "protect", "target_id": npc("pilgrim")},
-    ))
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            VISIT_YARD,
+            {"objective_id": "guard", "objective_type": "protect", "target_id": npc("pilgrim")},
+        ),
+    )
     assert not progress(engine, hero, "guard").completed
     await cmd(engine, hero, "north")
     assert progress(engine, hero, "guard").completed
@@ -231,10 +323,19 @@ async def test_protect_watching_siblings_completes_with_them(engine: GameEngine)
 async def test_escort_npc_follows_the_character_to_the_destination(engine: GameEngine) -> None:
     hero = new_character(engine)
     pilgrim = npc("pilgrim")
-    await start(engine, hero, quest("test-quest", {
-        "objective_id": "escort", "objective_type": "escort", "target_id": pilgrim,
-        "destination_room_id": "qtest:road",
-    }))
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            {
+                "objective_id": "escort",
+                "objective_type": "escort",
+                "target_id": pilgrim,
+                "destination_room_id": "qtest:road",
+            },
+        ),
+    )
     out = await cmd(engine, hero, "east")
     assert "the pilgrim follows you" in out.lower()
     assert room_of(engine, pilgrim) == "qtest:gate"
@@ -248,10 +349,19 @@ async def test_escort_does_not_count_without_the_character(engine: GameEngine) -
     hero = new_character(engine)
     pilgrim = npc("pilgrim")
     place(engine, hero, "yard")  # the pilgrim stays in the hall: no one to follow
-    await start(engine, hero, quest("test-quest", {
-        "objective_id": "escort", "objective_type": "escort", "target_id": pilgrim,
-        "destination_room_id": "qtest:gate",
-    }))
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            {
+                "objective_id": "escort",
+                "objective_type": "escort",
+                "target_id": pilgrim,
+                "destination_room_id": "qtest:gate",
+            },
+        ),
+    )
     place(engine, pilgrim, "gate")  # wanders there on its own
     await engine.dispatch_events()
     assert not progress(engine, hero, "escort").completed
@@ -263,10 +373,15 @@ async def test_escort_does_not_count_without_the_character(engine: GameEngine) -
 async def test_timed_fails_when_too_slow(engine: GameEngine) -> None:
     hero = new_character(engine)
     rec = Recorder(engine, QuestFailedEvent)
-    await start(engine, hero, quest(
-        "test-quest", VISIT_CAMP,
-        {"objective_id": "hurry", "objective_type": "timed", "time_limit_seconds": 5},
-    ))
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            VISIT_CAMP,
+            {"objective_id": "hurry", "objective_type": "timed", "time_limit_seconds": 5},
+        ),
+    )
     await engine.run_ticks(6)
     assert progress(engine, hero, "hurry").failed
     assert state(engine, hero) is QuestState.FAILED
@@ -275,11 +390,20 @@ async def test_timed_fails_when_too_slow(engine: GameEngine) -> None:
 
 async def test_timed_completes_within_the_limit(engine: GameEngine) -> None:
     hero = new_character(engine)
-    await start(engine, hero, quest(
-        "test-quest", VISIT_GATE,
-        {"objective_id": "hurry", "objective_type": "timed", "time_limit_seconds": 5,
-         "watch": ["gate"]},
-    ))
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            VISIT_GATE,
+            {
+                "objective_id": "hurry",
+                "objective_type": "timed",
+                "time_limit_seconds": 5,
+                "watch": ["gate"],
+            },
+        ),
+    )
     await engine.run_ticks(3)
     await cmd(engine, hero, "east")
     assert progress(engine, hero, "hurry").completed
@@ -289,11 +413,20 @@ async def test_timed_completes_within_the_limit(engine: GameEngine) -> None:
 
 async def test_optional_timed_failing_only_fails_the_objective(engine: GameEngine) -> None:
     hero = new_character(engine)
-    await start(engine, hero, quest(
-        "test-quest", VISIT_CAMP,
-        {"objective_id": "hurry", "objective_type": "timed", "time_limit_seconds": 2,
-         "required": False},
-    ))
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            VISIT_CAMP,
+            {
+                "objective_id": "hurry",
+                "objective_type": "timed",
+                "time_limit_seconds": 2,
+                "required": False,
+            },
+        ),
+    )
     await engine.run_ticks(3)
     assert progress(engine, hero, "hurry").failed
     assert state(engine, hero) is QuestState.IN_PROGRESS
@@ -301,10 +434,15 @@ async def test_optional_timed_failing_only_fails_the_objective(engine: GameEngin
 
 async def test_custom_is_completed_by_code(engine: GameEngine) -> None:
     hero = new_character(engine)
-    await start(engine, hero, quest(
-        "test-quest", VISIT_YARD,
-        {"objective_id": "choice", "objective_type": "custom", "order": 1},
-    ))
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            VISIT_YARD,
+            {"objective_id": "choice", "objective_type": "custom", "order": 1},
+        ),
+    )
     manager = qm(engine)
     try:
         manager.complete_custom(hero, "test-quest", "choice")
@@ -321,10 +459,15 @@ async def test_custom_is_completed_by_code(engine: GameEngine) -> None:
 async def test_the_tick_advances_only_quests_with_time_watchers(engine: GameEngine) -> None:
     hero = new_character(engine)
     await start(engine, hero, quest("limit-only", VISIT_CAMP, time_limit_hours=1))
-    await start(engine, hero, quest(
-        "timed", VISIT_CAMP,
-        {"objective_id": "hurry", "objective_type": "timed", "time_limit_seconds": 500},
-    ))
+    await start(
+        engine,
+        hero,
+        quest(
+            "timed",
+            VISIT_CAMP,
+            {"objective_id": "hurry", "objective_type": "timed", "time_limit_seconds": 500},
+        ),
+    )
     tracker = qm(engine).objectives
     advanced: list[str] = []
     original = tracker._advance

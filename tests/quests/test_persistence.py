@@ -44,17 +44,18 @@ def wealth(engine: GameEngine, hero: UUID) -> tuple[int, int, list[str]]:
 
 async def completed_hero(engine: GameEngine) -> UUID:
     hero = new_character(engine)
-    await start(engine, hero, qm(engine).get_quest("test-quest") or quest(
-        "test-quest", YARD, rewards=REWARDS))
+    await start(
+        engine,
+        hero,
+        qm(engine).get_quest("test-quest") or quest("test-quest", YARD, rewards=REWARDS),
+    )
     await cmd(engine, hero, "north")
     await cmd(engine, hero, "south")
     assert state(engine, hero) is QuestState.COMPLETED
     return hero
 
 
-async def test_rewards_once_across_a_crash_right_after_turn_in(
-    db_url: str, tmp_path: Path
-) -> None:
+async def test_rewards_once_across_a_crash_right_after_turn_in(db_url: str, tmp_path: Path) -> None:
     engine = await started(db_url, tmp_path)
     hero = await completed_hero(engine)
     await engine.checkpoint()

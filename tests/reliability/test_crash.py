@@ -78,8 +78,9 @@ async def test_kill9_keeps_acknowledged_accounts_and_the_last_checkpoint(
     assert "Traceback" not in server.stderr()
 
 
-async def _bump_loop(client: TelnetClient, acks: list[tuple[float, int]],
-                     stop: asyncio.Event) -> None:
+async def _bump_loop(
+    client: TelnetClient, acks: list[tuple[float, int]], stop: asyncio.Event
+) -> None:
     """Bump the counter as fast as the server answers; record (time, value) of each ack."""
     while not stop.is_set():
         try:
@@ -92,8 +93,9 @@ async def _bump_loop(client: TelnetClient, acks: list[tuple[float, int]],
         acks.append((time.monotonic(), int(m.group(1))))
 
 
-async def _create_loop(server: ServerProcess, prefix: str, created: list[str],
-                       stop: asyncio.Event) -> None:
+async def _create_loop(
+    server: ServerProcess, prefix: str, created: list[str], stop: asyncio.Event
+) -> None:
     """Create accounts one after another; record the names whose creation was acked."""
     n = 0
     while not stop.is_set():

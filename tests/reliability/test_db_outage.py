@@ -39,13 +39,13 @@ def private_postgres() -> Iterator[ThrowawayPostgres]:
 
 
 async def test_postgres_outage_delays_saving_and_loses_nothing(
-    tmp_path: Path, private_postgres: ThrowawayPostgres, maid_server: StartServer,
+    tmp_path: Path,
+    private_postgres: ThrowawayPostgres,
+    maid_server: StartServer,
     telnet: ClientPool,
 ) -> None:
     url = await private_postgres.create_database("outage")
-    server = await maid_server(
-        tmp_path, database_url=url, env={"MAID_CHECKPOINT_INTERVAL": "0.3"}
-    )
+    server = await maid_server(tmp_path, database_url=url, env={"MAID_CHECKPOINT_INTERVAL": "0.3"})
     alice = await telnet.open(server.host, server.telnet_port)
     await alice.create("Alice", "secret123")
 

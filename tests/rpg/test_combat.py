@@ -201,9 +201,7 @@ async def test_player_death_is_not_destructive(engine: GameEngine) -> None:
     await run_until(engine, lambda: bool(rec.of(EntityDiedEvent)))
 
     [died] = rec.of(EntityDiedEvent)
-    assert (died.entity_id, died.killer_id, died.room, died.is_player) == (
-        hero, bandit, CAMP, True
-    )
+    assert (died.entity_id, died.killer_id, died.room, died.is_player) == (hero, bandit, CAMP, True)
     assert world.entity_exists(hero)
     assert rec.of(EntityDestroyedEvent) == []
     assert ws_of(engine).room_key_of(hero) == SQUARE  # the start room

@@ -66,8 +66,12 @@ async def test_problems_are_reported_with_file_and_entry(tmp_path: Path) -> None
         ],
         [
             {"key": "gem", "name": "a gem", "keywords": ["gem"], "stats": {"tier": 9}},
-            {"key": "axe", "name": "an axe", "keywords": ["axe"],
-             "stats": {"damage": [1, 4], "slot": "body", "colour": "red"}},
+            {
+                "key": "axe",
+                "name": "an axe",
+                "keywords": ["axe"],
+                "stats": {"damage": [1, 4], "slot": "body", "colour": "red"},
+            },
         ],
     )
     engine = engine_for(tmp_path, pack)
@@ -91,8 +95,14 @@ async def test_cross_checks(tmp_path: Path) -> None:
     pack = data_pack(
         tmp_path,
         [npc(stats={"damage": [5, 2]}, loot=[{"item": "nope"}, {"item": "gem", "count": [3, 1]}])],
-        [{"key": "gem", "name": "a gem", "keywords": ["gem"],
-          "stats": {"damage": [1, 4], "slot": "body"}}],
+        [
+            {
+                "key": "gem",
+                "name": "a gem",
+                "keywords": ["gem"],
+                "stats": {"damage": [1, 4], "slot": "body"},
+            }
+        ],
     )
     ctx = _ctx(tmp_path, pack)
     try:
@@ -118,10 +128,14 @@ def _ctx(tmp_path: Path, pack: Any) -> Any:
 async def test_sections_become_components_with_defaults(tmp_path: Path) -> None:
     pack = data_pack(
         tmp_path,
-        [npc(stats={"level": 3, "gold": [2, 9], "attributes": {"strength": 15}},
-             combat={"respawn": 30},
-             loot=[{"item": "gem", "chance": 0.5, "count": [1, 2]}],
-             dialogue={"greeting": "Grr.", "topics": {"Gold  Coins": "Mine!"}})],
+        [
+            npc(
+                stats={"level": 3, "gold": [2, 9], "attributes": {"strength": 15}},
+                combat={"respawn": 30},
+                loot=[{"item": "gem", "chance": 0.5, "count": [1, 2]}],
+                dialogue={"greeting": "Grr.", "topics": {"Gold  Coins": "Mine!"}},
+            )
+        ],
         [{"key": "gem", "name": "a gem", "keywords": ["gem"], "stats": {"value": 50}}],
     )
     async with engine_for(tmp_path, pack).lifespan() as engine:
@@ -137,7 +151,5 @@ async def test_sections_become_components_with_defaults(tmp_path: Path) -> None:
         assert world.get_component(orc, CombatRules).respawn == 30
         assert world.get_component(orc, SpawnPoint).room == "dp:room"
         [entry] = world.get_component(orc, LootTable).entries
-        assert (entry.item, entry.chance, entry.min_count, entry.max_count) == (
-            "dp:gem", 0.5, 1, 2
-        )
+        assert (entry.item, entry.chance, entry.min_count, entry.max_count) == ("dp:gem", 0.5, 1, 2)
         assert world.get_component(orc, Dialogue).topics == {"gold coins": "Mine!"}

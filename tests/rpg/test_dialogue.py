@@ -23,7 +23,10 @@ async def test_talk_shows_the_greeting_and_emits_talked_to(engine: GameEngine) -
     )
     [event] = rec.of(TalkedToEvent)
     assert (event.character_id, event.npc_id, event.room, event.topic) == (
-        hero, elder, "rpgtest:square", ""
+        hero,
+        elder,
+        "rpgtest:square",
+        "",
     )
     assert "Alice talks to the village elder." in session_for(engine, bob).text()
 

@@ -67,13 +67,13 @@ async def test_villagers_talk_and_do_not_fight(ironvale: GameEngine) -> None:
 async def test_item_templates(ironvale: GameEngine) -> None:
     items = items_of(ironvale)
     hero = new_character(ironvale)
-    for key in ("iron_ore", "rusty_sword", "leather_armour", "healing_draught",
-                "bandit_insignia"):
+    for key in ("iron_ore", "rusty_sword", "leather_armour", "healing_draught", "bandit_insignia"):
         uid = items.spawn(f"ironvale:{key}", holder=hero)
         assert ironvale.world.has_component(uid, ItemStats)
-    assert ironvale.world.get_component(
-        items.spawn("ironvale:rusty_sword"), ItemStats
-    ).slot == "weapon"
+    assert (
+        ironvale.world.get_component(items.spawn("ironvale:rusty_sword"), ItemStats).slot
+        == "weapon"
+    )
 
 
 async def test_a_strong_character_clears_the_road(ironvale: GameEngine) -> None:
@@ -84,15 +84,19 @@ async def test_a_strong_character_clears_the_road(ironvale: GameEngine) -> None:
 
     place(ironvale, hero, WAGON)
     await ironvale.dispatch_events()  # all three scouts attack on sight
-    assert {world.get_component(s, Fighting).target
-            for s in npcs(ironvale, "ironvale:bandit_scout")} == {hero}
+    assert {
+        world.get_component(s, Fighting).target for s in npcs(ironvale, "ironvale:bandit_scout")
+    } == {hero}
     for _ in range(300):  # the hero turns on the next scout when one falls
         if not npcs(ironvale, "ironvale:bandit_scout"):
             break
         await ironvale.run_ticks(1)
     assert npcs(ironvale, "ironvale:bandit_scout") == []
-    insignias = [i for i in ws.items_in(WAGON)
-                 if items_of(ironvale).template_of(i) == "ironvale:bandit_insignia"]
+    insignias = [
+        i
+        for i in ws.items_in(WAGON)
+        if items_of(ironvale).template_of(i) == "ironvale:bandit_insignia"
+    ]
     assert len(insignias) == 3
 
     place(ironvale, hero, CAMP)

@@ -44,7 +44,10 @@ async def test_get_and_drop_move_items_between_room_and_inventory(engine: GameEn
     assert world.get_component(hero, Inventory).items == [sword]
     [picked] = rec.of(ItemPickedUpEvent)
     assert (picked.holder_id, picked.item_id, picked.template, picked.room) == (
-        hero, sword, "rpgtest:sword", "rpgtest:square"
+        hero,
+        sword,
+        "rpgtest:sword",
+        "rpgtest:square",
     )
 
     place(engine, hero, "rpgtest:field")
@@ -129,9 +132,7 @@ async def test_wear_wield_and_remove(engine: GameEngine) -> None:
 
     assert await cmd(engine, hero, "remove jerkin") == "You stop using a leather jerkin."
     assert "body" not in world.get_component(hero, Equipment).slots
-    assert await cmd(engine, hero, "remove jerkin") == (
-        "You are not wearing or wielding 'jerkin'."
-    )
+    assert await cmd(engine, hero, "remove jerkin") == ("You are not wearing or wielding 'jerkin'.")
     assert await cmd(engine, hero, "remove") == "Remove what?"
 
 
@@ -158,7 +159,10 @@ async def test_give_to_npc_and_player(engine: GameEngine) -> None:
     assert items.carried(elder) == [insignia]
     [given] = rec.of(ItemGivenEvent)
     assert (given.giver_id, given.receiver_id, given.item_id, given.template) == (
-        alice, elder, insignia, "rpgtest:insignia"
+        alice,
+        elder,
+        insignia,
+        "rpgtest:insignia",
     )
 
     sword = items.spawn("rpgtest:sword", holder=alice)
@@ -182,9 +186,7 @@ async def test_give_errors(engine: GameEngine) -> None:
     assert await cmd(engine, alice, "give sword to nobody") == "You do not see 'nobody' here."
     assert await cmd(engine, alice, "give sword to me") == "You cannot give things to yourself."
     assert await cmd(engine, alice, "give axe to elder") == "You are not carrying 'axe'."
-    assert await cmd(engine, alice, "give 500 gold to elder") == (
-        "You do not have that much gold."
-    )
+    assert await cmd(engine, alice, "give 500 gold to elder") == ("You do not have that much gold.")
 
 
 async def test_examine_items_and_npcs(engine: GameEngine) -> None:

@@ -37,8 +37,29 @@ IAC, DONT, DO, WONT, WILL, SB, SE = 255, 254, 253, 252, 251, 250, 240
 NOP, DM, BRK, IP, AO, AYT, EC, EL, GA = 241, 242, 243, 244, 245, 246, 247, 248, 249
 ECHO, SGA, TTYPE, NAWS, LINEMODE, NEW_ENVIRON, CHARSET = 1, 3, 24, 31, 34, 39, 42
 EOR, MSSP, MSDP, GMCP, MCCP2, MCCP3 = 25, 70, 69, 201, 86, 87
-OPTIONS = [0, ECHO, SGA, 5, TTYPE, EOR, NAWS, 32, 33, LINEMODE, NEW_ENVIRON, CHARSET,
-           MSDP, MSSP, MCCP2, MCCP3, 91, 93, 200, GMCP, 255]
+OPTIONS = [
+    0,
+    ECHO,
+    SGA,
+    5,
+    TTYPE,
+    EOR,
+    NAWS,
+    32,
+    33,
+    LINEMODE,
+    NEW_ENVIRON,
+    CHARSET,
+    MSDP,
+    MSSP,
+    MCCP2,
+    MCCP3,
+    91,
+    93,
+    200,
+    GMCP,
+    255,
+]
 
 
 def sb(option: int, payload: bytes, *, close: bool = True) -> bytes:
@@ -110,12 +131,56 @@ def huge_line(rng: random.Random) -> bytes:
 
 def garbage_command(rng: random.Random) -> bytes:
     """A line a logged-in character types: commands with junk arguments."""
-    words = ["look", "say", "emote", "tell", "go", "north", "who", "help", "score", "@goto",
-             "@shutdown", "@role", "get", "drop", "kill", "give", "quest", "l", "'", ":",
-             "password", "inventory", "examine", "talk", "ask", "x"]
+    words = [
+        "look",
+        "say",
+        "emote",
+        "tell",
+        "go",
+        "north",
+        "who",
+        "help",
+        "score",
+        "@goto",
+        "@shutdown",
+        "@role",
+        "get",
+        "drop",
+        "kill",
+        "give",
+        "quest",
+        "l",
+        "'",
+        ":",
+        "password",
+        "inventory",
+        "examine",
+        "talk",
+        "ask",
+        "x",
+    ]
     junk = "".join(
-        rng.choice(["|r", "||", "|[#ff0000", "%s", "{0}", "\\", "\x00", "é", "🙂", "A" * 50,
-                    " ", "..", "*", "-1", "99999999999999999999", "\u202e", "$(id)"])
+        rng.choice(
+            [
+                "|r",
+                "||",
+                "|[#ff0000",
+                "%s",
+                "{0}",
+                "\\",
+                "\x00",
+                "é",
+                "🙂",
+                "A" * 50,
+                " ",
+                "..",
+                "*",
+                "-1",
+                "99999999999999999999",
+                "\u202e",
+                "$(id)",
+            ]
+        )
         for _ in range(rng.randint(0, 12))
     )
     line = f"{rng.choice(words)} {junk}"
@@ -272,9 +337,7 @@ async def run(host: str, port: int, seconds: float, seed: int) -> dict[str, int]
     half_open = []
     for _ in range(3):
         with contextlib.suppress(OSError):
-            half_open.append(
-                await asyncio.open_connection(host, port, local_addr=(ATTACKER, 0))
-            )
+            half_open.append(await asyncio.open_connection(host, port, local_addr=(ATTACKER, 0)))
     await asyncio.gather(
         fuzzers[0].blast(kinds, deadline),
         fuzzers[1].blast(kinds, deadline),

@@ -44,14 +44,24 @@ def test_hashing_parameters_are_the_documented_ones() -> None:
     assert params == (2**14, 8, 1)
     assert PasswordHasher.from_settings(settings).params == ScryptParams(*params)
     doc = flat((REPO / "docs" / "operations.md").read_text())
-    for fact in ("scrypt", "n = 2^14 (16384)", "r = 8", "p = 1", "16-byte salt",
-                 f"{HASH_BYTES}-byte", "MAID_SCRYPT_N", "MAID_LOGIN_ATTEMPTS_PER_MINUTE"):
+    for fact in (
+        "scrypt",
+        "n = 2^14 (16384)",
+        "r = 8",
+        "p = 1",
+        "16-byte salt",
+        f"{HASH_BYTES}-byte",
+        "MAID_SCRYPT_N",
+        "MAID_LOGIN_ATTEMPTS_PER_MINUTE",
+    ):
         assert fact in doc, f"docs/operations.md does not mention {fact!r}"
 
 
 async def test_stored_hashes_carry_the_configured_parameters(tmp_path: Path) -> None:
-    engine = GameEngine(Settings(_env_file=None, data_dir=tmp_path, packs=[], scrypt_n=2048),  # type: ignore[call-arg]
-                        packs=[])
+    engine = GameEngine(
+        Settings(_env_file=None, data_dir=tmp_path, packs=[], scrypt_n=2048),  # type: ignore[call-arg]
+        packs=[],
+    )
     service = install_accounts(engine)
     async with engine.lifespan():
         account = await service.create_account("Alice", "secret123")
@@ -64,8 +74,13 @@ async def test_stored_hashes_carry_the_configured_parameters(tmp_path: Path) -> 
 async def test_unknown_name_and_wrong_password_do_the_same_work(tmp_path: Path) -> None:
     """Structural: each failed login runs exactly one scrypt with the configured
     parameters and output length, whether the name exists or not."""
-    settings = Settings(_env_file=None, data_dir=tmp_path, packs=[], scrypt_n=4096,  # type: ignore[call-arg]
-                        login_attempts_per_minute=1000)
+    settings = Settings(
+        _env_file=None,
+        data_dir=tmp_path,
+        packs=[],
+        scrypt_n=4096,  # type: ignore[call-arg]
+        login_attempts_per_minute=1000,
+    )
     engine = GameEngine(settings, packs=[])
     service = install_accounts(engine)
     kdf = CountingKdf()
@@ -103,8 +118,12 @@ async def test_unknown_name_and_wrong_password_do_the_same_work(tmp_path: Path) 
 async def test_unknown_name_and_wrong_password_take_about_as_long(tmp_path: Path) -> None:
     """Coarse timing check with the real default parameters (~50 ms per scrypt): the
     medians of the two kinds of failure are within a factor of two of each other."""
-    settings = Settings(_env_file=None, data_dir=tmp_path, packs=[],  # type: ignore[call-arg]
-                        login_attempts_per_minute=1000)
+    settings = Settings(
+        _env_file=None,
+        data_dir=tmp_path,
+        packs=[],  # type: ignore[call-arg]
+        login_attempts_per_minute=1000,
+    )
     engine = GameEngine(settings, packs=[])
     service = install_accounts(engine)
     async with engine.lifespan():
@@ -137,8 +156,9 @@ def _hasher_of(live: MaidServer) -> CountingKdf:
     return kdf
 
 
-async def _fail_login(telnet: ClientPool, live: MaidServer, source: str,
-                      names: list[str]) -> list[str]:
+async def _fail_login(
+    telnet: ClientPool, live: MaidServer, source: str, names: list[str]
+) -> list[str]:
     """Failed ``connect`` attempts from ``source`` (new connection every 2 attempts,
     since the login screen hangs up after 3 failures)."""
     answers = []

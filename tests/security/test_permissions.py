@@ -71,8 +71,14 @@ class World:
 @pytest.fixture
 async def world(tmp_path: Path) -> AsyncIterator[World]:
     settings = Settings(  # type: ignore[call-arg]
-        _env_file=None, data_dir=tmp_path, packs=all_packs(), telnet_enabled=False,
-        metrics_enabled=False, scrypt_n=1024, tick_rate=0.001, checkpoint_interval=3600.0,
+        _env_file=None,
+        data_dir=tmp_path,
+        packs=all_packs(),
+        telnet_enabled=False,
+        metrics_enabled=False,
+        scrypt_n=1024,
+        tick_rate=0.001,
+        checkpoint_interval=3600.0,
     )
     server = MaidServer(settings, announce=lambda _line: None)
     await server.start()

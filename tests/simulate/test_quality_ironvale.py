@@ -24,8 +24,7 @@ DAYS = 7
 @pytest.fixture(scope="module")
 def report() -> dict[str, Any]:
     # Synchronous and module-scoped: one run for every test of the module.
-    return asyncio.run(run_simulation(SimulationOptions(days=DAYS, bots=5, seed=1,
-                                                        progress=False)))
+    return asyncio.run(run_simulation(SimulationOptions(days=DAYS, bots=5, seed=1, progress=False)))
 
 
 def _why(report: dict[str, Any], *keys: str) -> str:
@@ -35,8 +34,7 @@ def _why(report: dict[str, Any], *keys: str) -> str:
 def test_two_to_five_quests_per_game_day(report: dict[str, Any]) -> None:
     per_day = report["quests"]["per_game_day"]
     assert len(per_day) == DAYS
-    assert all(2 <= n <= 5 for n in per_day), _why(report, "quests", "rejections",
-                                                  "story_signals")
+    assert all(2 <= n <= 5 for n in per_day), _why(report, "quests", "rejections", "story_signals")
 
 
 def test_every_quest_is_grounded_at_generation_and_acceptance(report: dict[str, Any]) -> None:

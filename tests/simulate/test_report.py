@@ -29,7 +29,8 @@ def test_entropy_in_bits() -> None:
     assert entropy_bits(["a", "b"]) == pytest.approx(1.0)
     assert entropy_bits(["a", "b", "c", "d"]) == pytest.approx(2.0)
     assert entropy_bits(["a", "a", "a", "b"]) == pytest.approx(
-        -(0.75 * math.log2(0.75) + 0.25 * math.log2(0.25)))
+        -(0.75 * math.log2(0.75) + 0.25 * math.log2(0.25))
+    )
 
 
 def test_nearest_rank_percentiles() -> None:
@@ -53,8 +54,7 @@ def test_chains_follow_the_history_parent_links() -> None:
     assert chains["chains"] == 2
     assert chains["max_depth"] == 2 and chains["longest_chain"] == 3
     assert chains["quests_in_chains"] == 5
-    assert _chains({}) == {"chains": 0, "quests_in_chains": 0, "max_depth": 0,
-                           "longest_chain": 0}
+    assert _chains({}) == {"chains": 0, "quests_in_chains": 0, "max_depth": 0, "longest_chain": 0}
     assert _chains({"q": {"chain_depth": 0}})["longest_chain"] == 1
 
 
@@ -65,12 +65,18 @@ def test_why_a_quest_was_not_completed() -> None:
         return Attempt("q", "Bot", "talker", 4, 0.0, 1.0, result, reason, counts)
 
     levels = [3, 4, 6]
-    assert _not_completed_reason(info, [attempt("invalidated", "Kral is gone")], None,
-                                 levels) == "invalidated: Kral is gone"
+    assert (
+        _not_completed_reason(info, [attempt("invalidated", "Kral is gone")], None, levels)
+        == "invalidated: Kral is gone"
+    )
+    assert (
+        _not_completed_reason(
+            info, [attempt("abandoned", "quits", counts=False)], ("expired", ""), levels
+        )
+        == "expired before a bot of the right level (levels 3-6) took it"
+    )
     assert _not_completed_reason(
-        info, [attempt("abandoned", "quits", counts=False)], ("expired", ""), levels
-    ) == "expired before a bot of the right level (levels 3-6) took it"
-    assert _not_completed_reason(info, [attempt("not_offered", "cap", counts=False)], None,
-                                 levels).startswith("never offered to a bot of the right level")
+        info, [attempt("not_offered", "cap", counts=False)], None, levels
+    ).startswith("never offered to a bot of the right level")
     assert "was free" in _not_completed_reason(info, [], None, levels)
     assert "bots start at [8]" in _not_completed_reason(info, [], None, [8])

@@ -22,15 +22,30 @@ from maid_engine.llm import LLMRequest
 from maid_stdlib.questgen.system import QuestGenerationSystem
 
 REPORT_KEYS = {
-    "simulation", "story_signals", "quests", "narrative", "rejections", "grounding",
-    "variety", "lifecycle", "outcomes", "failure_details", "offers_by_method",
-    "invalidations_by_reason", "chains", "consequences", "feasibility", "ticks", "targets",
+    "simulation",
+    "story_signals",
+    "quests",
+    "narrative",
+    "rejections",
+    "grounding",
+    "variety",
+    "lifecycle",
+    "outcomes",
+    "failure_details",
+    "offers_by_method",
+    "invalidations_by_reason",
+    "chains",
+    "consequences",
+    "feasibility",
+    "ticks",
+    "targets",
 }
 
 
 def _one_day(**kw: Any) -> dict[str, Any]:
-    return asyncio.run(run_simulation(SimulationOptions(days=1, progress=False,
-                                                        drain_hours=2, **kw)))
+    return asyncio.run(
+        run_simulation(SimulationOptions(days=1, progress=False, drain_hours=2, **kw))
+    )
 
 
 def _stable(report: dict[str, Any]) -> dict[str, Any]:
@@ -42,9 +57,24 @@ def test_cli_writes_the_json_report_and_prints_a_summary(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out, trace = tmp_path / "report.json", tmp_path / "trace.txt"
-    code = maid_main(["simulate", "--days", "1", "--bots", "3", "--seed", "3",
-                      "--drain-hours", "1", "--json", str(out), "--trace", str(trace),
-                      "--no-progress"])
+    code = maid_main(
+        [
+            "simulate",
+            "--days",
+            "1",
+            "--bots",
+            "3",
+            "--seed",
+            "3",
+            "--drain-hours",
+            "1",
+            "--json",
+            str(out),
+            "--trace",
+            str(trace),
+            "--no-progress",
+        ]
+    )
     report = json.loads(out.read_text(encoding="utf-8"))
     lines = trace.read_text(encoding="utf-8").splitlines()
     # Every bot typed commands, and what the game answered is there.
@@ -55,8 +85,7 @@ def test_cli_writes_the_json_report_and_prints_a_summary(
     printed = capsys.readouterr().out
     assert printed.startswith("maid simulate: 1 game days of ironvale, seed 3, 3 bots")
     assert "quests per game day" in printed and "feasibility" in printed
-    assert [b["style"] for b in report["simulation"]["bots"]] == [
-        "fighter", "explorer", "talker"]
+    assert [b["style"] for b in report["simulation"]["bots"]] == ["fighter", "explorer", "talker"]
 
 
 def test_cli_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
@@ -96,14 +125,17 @@ def test_scripted_llm_writes_the_prose_through_the_real_llm_path() -> None:
 
 
 def test_scripted_answers_are_made_of_the_prompts_facts() -> None:
-    prompt = ('<user_content source="quest_giver">\nGundrik\n</user_content>\n'
-              '<user_content source="locations">\n- Old Trade Road\n</user_content>')
+    prompt = (
+        '<user_content source="quest_giver">\nGundrik\n</user_content>\n'
+        '<user_content source="locations">\n- Old Trade Road\n</user_content>'
+    )
     request = LLMRequest([{"role": "user", "content": prompt}], purpose="quest_narrative")
     answer = json.loads(scripted_answer(request))
     assert answer["title"] == "Gundrik's Request"
     assert "Old Trade Road" in answer["summary"] and len(answer["description"]) >= 50
-    dialogue = json.loads(scripted_answer(LLMRequest([{"role": "user", "content": prompt}],
-                                                     purpose="quest_dialogue")))
+    dialogue = json.loads(
+        scripted_answer(LLMRequest([{"role": "user", "content": prompt}], purpose="quest_dialogue"))
+    )
     assert set(dialogue) == {"offer", "progress", "completion"}
 
 
@@ -118,7 +150,13 @@ async def test_bots_get_the_level_and_kit_of_their_style(tmp_path: Path) -> None
     async with engine.lifespan():
         bots = await create_bots(engine, 6, seed=1)
         assert [b.style.name for b in bots] == [
-            "fighter", "explorer", "talker", "completionist", "quitter", "fighter"]
+            "fighter",
+            "explorer",
+            "talker",
+            "completionist",
+            "quitter",
+            "fighter",
+        ]
         assert [b.name for b in bots][-1] == "Fighter2"
         items = engine.services.get(ItemFactory)
         for bot in bots:

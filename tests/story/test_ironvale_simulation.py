@@ -42,12 +42,20 @@ async def test_the_iron_crisis_emerges_and_resolves(tmp_path: Path) -> None:
             assert s.missing_context() == [], s
             assert set(REQUIRED_CONTEXT[s.signal_type]) <= set(s.context)
         types = {s.signal_type for s in signals}
-        assert {T.GOAL_BLOCKED, T.THREAT_DETECTED, T.RESOURCE_SCARCITY,
-                T.RIVALRY_ESCALATION, T.CRISIS} <= types
+        assert {
+            T.GOAL_BLOCKED,
+            T.THREAT_DETECTED,
+            T.RESOURCE_SCARCITY,
+            T.RIVALRY_ESCALATION,
+            T.CRISIS,
+        } <= types
 
         # GOAL_BLOCKED: Gundrik's ACQUIRE iron goal, blocked by the bandits on the road.
-        blocked = [s for s in signals if s.signal_type == T.GOAL_BLOCKED
-                   and s.context["npc_id"] == str(gundrik)]
+        blocked = [
+            s
+            for s in signals
+            if s.signal_type == T.GOAL_BLOCKED and s.context["npc_id"] == str(gundrik)
+        ]
         assert blocked and blocked[0].involved_npcs == [gundrik]
         ctx = blocked[0].context
         assert ctx["blocked_goal"] == "Source quality iron" and ctx["goal_type"] == "ACQUIRE"
@@ -62,12 +70,16 @@ async def test_the_iron_crisis_emerges_and_resolves(tmp_path: Path) -> None:
         aware = {str(u) for u in threats[0].involved_npcs}
         assert {iv("selena"), iv("voss")} <= aware
 
-        scarcity = [s for s in signals if s.signal_type == T.RESOURCE_SCARCITY
-                    and s.context["resource_type"] == "iron"]
+        scarcity = [
+            s
+            for s in signals
+            if s.signal_type == T.RESOURCE_SCARCITY and s.context["resource_type"] == "iron"
+        ]
         assert scarcity and scarcity[0].context["affected_npcs"] == [str(gundrik)]
         rivalry = [s for s in signals if s.signal_type == T.RIVALRY_ESCALATION]
         assert {rivalry[0].context["npc_a"], rivalry[0].context["npc_b"]} == {
-            iv("selena"), iv("voss")
+            iv("selena"),
+            iv("voss"),
         }
         crisis = [s for s in signals if s.signal_type == T.CRISIS]
         assert crisis[0].context["affected_area"] == iv("village", "area")
@@ -82,12 +94,16 @@ async def test_the_iron_crisis_emerges_and_resolves(tmp_path: Path) -> None:
         key = "threat:bandits:ironvale:old_trade_road"
         assert engine.world.get_component(selena, KnownGossip).items[key].confidence == 1.0
         assert any("andits" in line for line in living.gossip_lines(selena))
-        assert key in engine.world.get_component(
-            data_uuid("ironvale", "npc", "voss"), KnownGossip
-        ).items
-        assert engine.world.get_component(
-            data_uuid("ironvale", "npc", "bram"), KnownGossip
-        ).items[key].confidence < 1.0  # heard it, did not see it
+        assert (
+            key
+            in engine.world.get_component(data_uuid("ironvale", "npc", "voss"), KnownGossip).items
+        )
+        assert (
+            engine.world.get_component(data_uuid("ironvale", "npc", "bram"), KnownGossip)
+            .items[key]
+            .confidence
+            < 1.0
+        )  # heard it, did not see it
 
         # The bandits die: the road clears, the goal unblocks and is reached.
         for uid, _source in list(living.threat_map().by_room.get("ironvale:road_wagon", [])):

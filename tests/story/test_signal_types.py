@@ -150,7 +150,8 @@ async def test_alliance_forming(engine: GameEngine) -> None:
 
 
 @pytest.mark.parametrize(
-    "engine", [{**copy.deepcopy(LIVING), "discoveries": {"camp": {"type": "hidden_cache"}}}],
+    "engine",
+    [{**copy.deepcopy(LIVING), "discoveries": {"camp": {"type": "hidden_cache"}}}],
     indirect=True,
 )
 async def test_discovery(engine: GameEngine) -> None:
@@ -170,10 +171,16 @@ async def test_discovery(engine: GameEngine) -> None:
 
 async def test_betrayal(engine: GameEngine) -> None:
     trader, keeper = npc(engine, "trader"), npc(engine, "keeper")
-    living_of(engine).memory.add(EpisodicMemory(
-        keeper, "The trader sold my ledger to the bandits.", importance=0.8,
-        tags=["betrayal"], subject_id=trader, location="hamlet:tavern",
-    ))
+    living_of(engine).memory.add(
+        EpisodicMemory(
+            keeper,
+            "The trader sold my ledger to the bandits.",
+            importance=0.8,
+            tags=["betrayal"],
+            subject_id=trader,
+            location="hamlet:tavern",
+        )
+    )
     s = only(detect(engine), T.BETRAYAL)
     assert (s.context["betrayer"], s.context["victim"]) == (str(trader), str(keeper))
     assert s.context["evidence_location"] == room_id("tavern")
@@ -184,8 +191,12 @@ def _secret_data() -> dict[str, Any]:
     data = copy.deepcopy(LIVING)
     del data["npcs"]["smith"]["supply"]
     data["npcs"]["keeper"]["gossip"] = [
-        {"id": "bribes", "content": "The captain takes bribes from the bandits.",
-         "about": "captain", "secret": True},
+        {
+            "id": "bribes",
+            "content": "The captain takes bribes from the bandits.",
+            "about": "captain",
+            "secret": True,
+        },
     ]
     return data
 
@@ -243,6 +254,8 @@ def test_every_contract_type_has_a_builtin_detector() -> None:
     from maid_stdlib.story.register import builtin_detectors
 
     covered = {d.signal_type for d in builtin_detectors()}
-    assert covered == set(REQUIRED_CONTEXT) == {
-        v for k, v in vars(StorySignalType).items() if k.isupper()
-    }
+    assert (
+        covered
+        == set(REQUIRED_CONTEXT)
+        == {v for k, v in vars(StorySignalType).items() if k.isupper()}
+    )

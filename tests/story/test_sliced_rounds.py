@@ -85,8 +85,18 @@ def _table(story: StorySignalSystem) -> dict[str, tuple[str, str, str]]:
 
 
 def _content(signals: list[Any]) -> list[tuple[Any, ...]]:
-    return [(s.signal_type, s.situation_key, s.band, s.importance, s.involved_npcs,
-             s.involved_players, s.context) for s in signals]
+    return [
+        (
+            s.signal_type,
+            s.situation_key,
+            s.band,
+            s.importance,
+            s.involved_npcs,
+            s.involved_players,
+            s.context,
+        )
+        for s in signals
+    ]
 
 
 async def test_a_sliced_round_finds_what_a_whole_round_finds(tmp_path: Path) -> None:
@@ -95,8 +105,9 @@ async def test_a_sliced_round_finds_what_a_whole_round_finds(tmp_path: Path) -> 
         root = tmp_path / mode
         engine = make_engine(root, [hamlet_pack(root / "p", _rich_living())])
         resolved: list[str] = []
-        engine.events.subscribe(StorySituationResolvedEvent,
-                                lambda e, out=resolved: out.append(e.situation_key))
+        engine.events.subscribe(
+            StorySituationResolvedEvent, lambda e, out=resolved: out.append(e.situation_key)
+        )
         async with engine.lifespan():
             await _start(engine)
             story = story_of(engine)
@@ -176,16 +187,21 @@ async def test_plain_detectors_run_whole_in_one_tick(tmp_path: Path) -> None:
 
         def plague(ctx: DetectionContext) -> list[Detection]:
             calls.append(ctx.now)
-            return [Detection("CRISIS", "crisis:plague", 0.7, [smith],
-                              {"crisis_type": "plague", "affected_area": "x", "severity": 0.5})]
+            return [
+                Detection(
+                    "CRISIS",
+                    "crisis:plague",
+                    0.7,
+                    [smith],
+                    {"crisis_type": "plague", "affected_area": "x", "severity": 0.5},
+                )
+            ]
 
         engine.services.get(StoryDetectors).register("plague", "CRISIS", plague)
         signals = collect_signals(engine)
         ticks = await _sliced_round(engine)
         assert ticks > 1 and len(calls) == 1
-        assert [s.situation_key for s in signals if s.signal_type == "CRISIS"] == [
-            "crisis:plague"
-        ]
+        assert [s.situation_key for s in signals if s.signal_type == "CRISIS"] == ["crisis:plague"]
 
 
 async def test_resolution_waits_for_the_end_of_the_pass(tmp_path: Path) -> None:
@@ -199,9 +215,15 @@ async def test_resolution_waits_for_the_end_of_the_pass(tmp_path: Path) -> None:
         def feud(ctx: DetectionContext) -> DetectorWork:
             found = []
             if state["report"]:
-                found.append(Detection(
-                    "RIVALRY_ESCALATION", "feud", 0.5, [smith],
-                    {"npc_a": str(smith), "npc_b": "x", "cause": "c", "trust_level": -0.5}))
+                found.append(
+                    Detection(
+                        "RIVALRY_ESCALATION",
+                        "feud",
+                        0.5,
+                        [smith],
+                        {"npc_a": str(smith), "npc_b": "x", "cause": "c", "trust_level": -0.5},
+                    )
+                )
             for step in range(10):
                 steps.append(step)
                 if state["fail"] and step == 5:
@@ -327,6 +349,10 @@ async def test_builtin_detectors_are_sliced(tmp_path: Path, name: str) -> None:
                 break
             assert isinstance(units, int) and units >= 0
             steps += 1
-        whole = list(run_whole(detector.work(
-            DetectionContext(story_of(engine).living, engine.clock.game_time))) or ())
+        whole = list(
+            run_whole(
+                detector.work(DetectionContext(story_of(engine).living, engine.clock.game_time))
+            )
+            or ()
+        )
         assert steps >= 1 and [asdict(d) for d in sliced] == [asdict(d) for d in whole]

@@ -77,16 +77,19 @@ async def test_pack_detectors_bad_detections_and_failures(tmp_path: Path) -> Non
             if state["fail"]:
                 raise RuntimeError("boom")
             return [
-                Detection(T.CRISIS, "crisis:plague", 0.7, [smith],
-                          {"crisis_type": "plague", "affected_area": "x", "severity": 0.5}),
+                Detection(
+                    T.CRISIS,
+                    "crisis:plague",
+                    0.7,
+                    [smith],
+                    {"crisis_type": "plague", "affected_area": "x", "severity": 0.5},
+                ),
                 Detection(T.CRISIS, "crisis:incomplete", 0.7, [smith], {"crisis_type": "x"}),
             ]
 
         detectors.register("plague", T.CRISIS, plague)
         emitted = story.detect_now()
-        assert [s.situation_key for s in emitted if s.signal_type == T.CRISIS] == [
-            "crisis:plague"
-        ]
+        assert [s.situation_key for s in emitted if s.signal_type == T.CRISIS] == ["crisis:plague"]
         assert story.rejected == 1  # missing affected_area and severity: never emitted
         state["fail"] = True
         story.detect_now()

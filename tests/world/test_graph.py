@@ -303,8 +303,15 @@ async def test_rooms_of_area_and_region_in_registration_order(engine: GameEngine
     add_area(engine, "t:east", "r2")
     add_area(engine, "t:lone")  # no region
     # Created in one order, registered in another: registration decides.
-    spec = [("n1", "t:north"), ("s1", "t:south"), ("n2", "t:north"), ("e1", "t:east"),
-            ("s2", "t:south"), ("l1", "t:lone"), ("x1", "")]
+    spec = [
+        ("n1", "t:north"),
+        ("s1", "t:south"),
+        ("n2", "t:north"),
+        ("e1", "t:east"),
+        ("s2", "t:south"),
+        ("l1", "t:lone"),
+        ("x1", ""),
+    ]
     created = {key: create_room(engine, key, area) for key, area in reversed(spec)}
     for key, _ in spec:
         ws.register_room(created[key])

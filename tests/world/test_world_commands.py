@@ -70,8 +70,14 @@ async def test_walking_with_directions_and_aliases(engine: GameEngine, hero: UUI
     await cmd(engine, hero, "e")
     await cmd(engine, hero, "ea")
     assert at(engine, hero) == "ironvale:square"
-    for line, room in [("n", "watch_street"), ("n", "guard_post"), ("u", "watchtower"),
-                       ("d", "guard_post"), ("s", "watch_street"), ("s", "square")]:
+    for line, room in [
+        ("n", "watch_street"),
+        ("n", "guard_post"),
+        ("u", "watchtower"),
+        ("d", "guard_post"),
+        ("s", "watch_street"),
+        ("s", "square"),
+    ]:
         await cmd(engine, hero, line)
         assert at(engine, hero) == f"ironvale:{room}", line
 
@@ -89,8 +95,15 @@ async def test_short_direction_names_win_over_other_commands(engine: GameEngine)
 
     engine.commands.add(nod, pack="test")
     engine.commands.add(unlock, pack="test")
-    for word, key in [("n", "north"), ("u", "up"), ("no", "north"), ("s", "south"),
-                      ("d", "down"), ("ne", "northeast"), ("l", "look")]:
+    for word, key in [
+        ("n", "north"),
+        ("u", "up"),
+        ("no", "north"),
+        ("s", "south"),
+        ("d", "down"),
+        ("ne", "northeast"),
+        ("l", "look"),
+    ]:
         assert [c.key for c in engine.commands.match(word)] == [key], word
 
 
@@ -175,9 +188,7 @@ async def test_who_lists_online_players_only(engine: GameEngine, hero: UUID) -> 
     assert "Sleeper" not in await cmd(engine, hero, "look")
 
 
-async def test_help_lists_commands_by_category_for_the_role(
-    engine: GameEngine, hero: UUID
-) -> None:
+async def test_help_lists_commands_by_category_for_the_role(engine: GameEngine, hero: UUID) -> None:
     out = await cmd(engine, hero, "help")
     general = next(ln for ln in out.splitlines() if ln.startswith("|cGeneral:|n"))
     assert {"help", "look", "score", "who"} <= set(general.split("|n ", 1)[1].split(", "))
@@ -200,7 +211,9 @@ async def test_score_has_extensible_sections(engine: GameEngine, hero: UUID) -> 
     out = await cmd(engine, hero, "score")
     # The world layer's own section comes first; loaded packs (classic_rpg) add more.
     assert out.splitlines()[:3] == [
-        "|cName:|n  Alice", "|cRoom:|n  Ironvale Village Square", "|cArea:|n  Ironvale",
+        "|cName:|n  Alice",
+        "|cRoom:|n  Ironvale Village Square",
+        "|cArea:|n  Ironvale",
     ]
     sheet = engine.services.get(ScoreSheet)
     sheet.add("level", lambda e, c: "|cLevel:|n 1", order=10_000)
@@ -247,8 +260,10 @@ async def test_at_who_lists_sessions_for_admins(engine: GameEngine, hero: UUID) 
     out = await cmd(engine, hero, "@who", role=Role.ADMIN)
     lines = out.splitlines()
     assert lines[0].startswith("|cCharacter")
-    assert any(line.startswith("Bob") and "127.0.0.1" in line and "ironvale:square" in line
-               for line in lines)
+    assert any(
+        line.startswith("Bob") and "127.0.0.1" in line and "ironvale:square" in line
+        for line in lines
+    )
     assert lines[-1] == "2 connections."
 
 

@@ -61,7 +61,8 @@ async def test_ironvale_cast_is_where_the_story_needs_it(tmp_path: Path) -> None
         assert named("ironvale:tavern", "keeper") == "Bram Holloway"
         assert named("ironvale:bandit_camp", "kral") == "Kral"
         scouts = [
-            n for n in ws.npcs_in("ironvale:road_wagon")
+            n
+            for n in ws.npcs_in("ironvale:road_wagon")
             if engine.world.get_component(n, NPC).template == "ironvale:bandit_scout"
         ]
         assert len(scouts) == 3
@@ -162,29 +163,56 @@ def test_the_ironvale_pack_has_no_problems() -> None:
             "testpack/areas/town.yaml: room 'hall': unknown key 'smell'",
         ),
         (
-            tiny_area(rooms=[{"key": "hall", "name": "Hall", "description": "x",
-                              "exits": {"north": "nowhere"}}]),
+            tiny_area(
+                rooms=[
+                    {
+                        "key": "hall",
+                        "name": "Hall",
+                        "description": "x",
+                        "exits": {"north": "nowhere"},
+                    }
+                ]
+            ),
             "testpack/areas/town.yaml: room 'hall': exit 'north' leads to unknown room "
             "'testpack:nowhere'",
         ),
         (
-            tiny_area(rooms=[{"key": "hall", "name": "Hall", "description": "x",
-                              "exits": {"n": "hall", "north": "hall"}}]),
+            tiny_area(
+                rooms=[
+                    {
+                        "key": "hall",
+                        "name": "Hall",
+                        "description": "x",
+                        "exits": {"n": "hall", "north": "hall"},
+                    }
+                ]
+            ),
             "testpack/areas/town.yaml: room 'hall': exits: exit 'north' is given twice",
         ),
         (
-            tiny_area(rooms=[{"key": "hall", "name": "Hall", "description": "x",
-                              "exits": {"north": "elsewhere:hall"}}]),
+            tiny_area(
+                rooms=[
+                    {
+                        "key": "hall",
+                        "name": "Hall",
+                        "description": "x",
+                        "exits": {"north": "elsewhere:hall"},
+                    }
+                ]
+            ),
             "(pack 'elsewhere' is not among the packs 'testpack' requires)",
         ),
         (
-            tiny_area(rooms=[{"key": "hall", "name": "Hall", "description": "x"},
-                             {"key": "hall", "name": "Hall 2", "description": "y"}]),
+            tiny_area(
+                rooms=[
+                    {"key": "hall", "name": "Hall", "description": "x"},
+                    {"key": "hall", "name": "Hall 2", "description": "y"},
+                ]
+            ),
             "testpack/areas/town.yaml: room 'hall': duplicate room key",
         ),
         (
-            tiny_area(npcs=[{"key": "bob", "name": "Bob", "keywords": ["bob"],
-                             "room": "cellar"}]),
+            tiny_area(npcs=[{"key": "bob", "name": "Bob", "keywords": ["bob"], "room": "cellar"}]),
             "testpack/areas/town.yaml: npc 'bob': room 'testpack:cellar' does not exist",
         ),
         (
@@ -192,8 +220,17 @@ def test_the_ironvale_pack_has_no_problems() -> None:
             "testpack/areas/town.yaml: npc 'bob': keywords: List should have at least 1 item",
         ),
         (
-            tiny_area(items=[{"key": "rock", "name": "a rock", "keywords": ["rock"],
-                              "count": 0, "room": "hall"}]),
+            tiny_area(
+                items=[
+                    {
+                        "key": "rock",
+                        "name": "a rock",
+                        "keywords": ["rock"],
+                        "count": 0,
+                        "room": "hall",
+                    }
+                ]
+            ),
             "testpack/areas/town.yaml: item 'rock': count: Input should be greater than",
         ),
         (tiny_area(npcs="bob"), "testpack/areas/town.yaml: npcs: must be a list of entries"),
@@ -224,14 +261,26 @@ def test_a_pack_without_area_files_is_reported(tmp_path: Path) -> None:
 
 def test_check_pack_reports_every_problem_at_once(tmp_path: Path) -> None:
     root = tmp_path / "testpack"
-    write_yaml(root / "areas" / "a.yaml", tiny_area(rooms=[
-        {"key": "hall", "name": "Hall", "description": "x", "exits": {"up": "loft"}},
-        {"key": "yard", "description": "no name"},
-    ]))
+    write_yaml(
+        root / "areas" / "a.yaml",
+        tiny_area(
+            rooms=[
+                {"key": "hall", "name": "Hall", "description": "x", "exits": {"up": "loft"}},
+                {"key": "yard", "description": "no name"},
+            ]
+        ),
+    )
     write_yaml(root / "areas" / "b.yaml", "area: [broken")
-    write_yaml(root / "areas" / "c.yaml", tiny_area("other", rooms=[
-        {"key": "hall", "name": "Hall again", "description": "dup"},
-    ], npcs=[{"key": "ghost", "name": "a ghost", "keywords": ["ghost"], "room": "crypt"}]))
+    write_yaml(
+        root / "areas" / "c.yaml",
+        tiny_area(
+            "other",
+            rooms=[
+                {"key": "hall", "name": "Hall again", "description": "dup"},
+            ],
+            npcs=[{"key": "ghost", "name": "a ghost", "keywords": ["ghost"], "room": "crypt"}],
+        ),
+    )
     write_yaml(root / "pack.yaml", {"start_room": "nowhere"})
     from maid_engine.packcheck import check_pack
 
@@ -250,13 +299,21 @@ def test_check_pack_by_path_imports_the_pack_file(tmp_path: Path) -> None:
     from maid_engine.packcheck import check_pack
 
     root = tmp_path / "pathpack"
-    write_yaml(root / "pack.py", (
-        "from maid_stdlib.world import WorldDataPack\n\n\n"
-        "class PathPack(WorldDataPack):\n    name = 'pathpack'\n"
-    ))
-    write_yaml(root / "areas" / "a.yaml", tiny_area(rooms=[
-        {"key": "hall", "name": "Hall", "description": "x", "exits": {"east": "void"}},
-    ]))
+    write_yaml(
+        root / "pack.py",
+        (
+            "from maid_stdlib.world import WorldDataPack\n\n\n"
+            "class PathPack(WorldDataPack):\n    name = 'pathpack'\n"
+        ),
+    )
+    write_yaml(
+        root / "areas" / "a.yaml",
+        tiny_area(
+            rooms=[
+                {"key": "hall", "name": "Hall", "description": "x", "exits": {"east": "void"}},
+            ]
+        ),
+    )
     assert check_pack(root) == [
         "pathpack/areas/a.yaml: room 'hall': exit 'east' leads to unknown room 'pathpack:void'"
     ]
@@ -274,9 +331,14 @@ def test_check_pack_of_an_unknown_name() -> None:
 
 async def test_bad_data_fails_start_up_with_a_pack_error(tmp_path: Path) -> None:
     root = tmp_path / "testpack"
-    write_yaml(root / "areas" / "town.yaml", tiny_area(rooms=[
-        {"key": "hall", "name": "Hall", "description": "x", "exits": {"north": "nowhere"}},
-    ]))
+    write_yaml(
+        root / "areas" / "town.yaml",
+        tiny_area(
+            rooms=[
+                {"key": "hall", "name": "Hall", "description": "x", "exits": {"north": "nowhere"}},
+            ]
+        ),
+    )
     engine = make_engine(tmp_path, packs=[tmp_pack(root)])
     with pytest.raises(PackError) as info:
         async with engine.lifespan():
@@ -289,10 +351,20 @@ async def test_bad_data_fails_start_up_with_a_pack_error(tmp_path: Path) -> None
 
 async def test_exits_may_lead_into_a_required_pack(tmp_path: Path) -> None:
     root = tmp_path / "annex"
-    write_yaml(root / "areas" / "annex.yaml", tiny_area("annex", rooms=[
-        {"key": "porch", "name": "Porch", "description": "A porch.",
-         "exits": {"west": "ironvale:square"}},
-    ]))
+    write_yaml(
+        root / "areas" / "annex.yaml",
+        tiny_area(
+            "annex",
+            rooms=[
+                {
+                    "key": "porch",
+                    "name": "Porch",
+                    "description": "A porch.",
+                    "exits": {"west": "ironvale:square"},
+                },
+            ],
+        ),
+    )
     annex = tmp_pack(root, "annex", requires=("ironvale",))
     from maid_engine.packcheck import check_pack
 
@@ -308,8 +380,11 @@ async def test_exits_may_lead_into_a_required_pack(tmp_path: Path) -> None:
 
 
 def npc_area(stats: object) -> dict:
-    return tiny_area(npcs=[{"key": "ogre", "name": "an ogre", "keywords": ["ogre"],
-                            "room": "hall", "stats": stats}])
+    return tiny_area(
+        npcs=[
+            {"key": "ogre", "name": "an ogre", "keywords": ["ogre"], "room": "hall", "stats": stats}
+        ]
+    )
 
 
 async def test_extension_sections_add_components(tmp_path: Path) -> None:
@@ -367,8 +442,13 @@ def test_extension_registration_rules() -> None:
 
 
 def test_one_broken_room_is_one_problem(tmp_path: Path) -> None:
-    problems = problems_of(tmp_path, tiny_area(rooms=[
-        {"key": "hall", "name": "Hall"},
-        {"key": "yard", "name": "Yard", "description": "A yard.", "exits": {"s": "hall"}},
-    ]))
+    problems = problems_of(
+        tmp_path,
+        tiny_area(
+            rooms=[
+                {"key": "hall", "name": "Hall"},
+                {"key": "yard", "name": "Yard", "description": "A yard.", "exits": {"s": "hall"}},
+            ]
+        ),
+    )
     assert problems == ["testpack/areas/town.yaml: room 'hall': description: required but missing"]

@@ -28,9 +28,7 @@ def engine_on(db_url: str, tmp_path: Path, packs: list | None = None) -> GameEng
     )
 
 
-async def test_positions_survive_a_restart_without_duplicates(
-    db_url: str, tmp_path: Path
-) -> None:
+async def test_positions_survive_a_restart_without_duplicates(db_url: str, tmp_path: Path) -> None:
     gundrik = data_uuid("ironvale", "npc", "gundrik")
     kral = data_uuid("ironvale", "npc", "kral")
     async with engine_on(db_url, tmp_path).lifespan() as engine:
@@ -85,8 +83,9 @@ async def test_a_section_added_to_the_data_later_reaches_existing_npcs(
     db_url: str, tmp_path: Path
 ) -> None:
     root = tmp_path / "testpack"
-    area = tiny_area(npcs=[{"key": "ogre", "name": "an ogre", "keywords": ["ogre"],
-                            "room": "hall"}])
+    area = tiny_area(
+        npcs=[{"key": "ogre", "name": "an ogre", "keywords": ["ogre"], "room": "hall"}]
+    )
     write_yaml(root / "areas" / "town.yaml", area)
     pack = tmp_pack(root, requires=("stdlib", "rules"))
     rules = stats_pack()

@@ -138,7 +138,16 @@ async def test_paths_and_reachability(engine: GameEngine) -> None:
     ws = ws_of(engine)
     assert ws.path("ironvale:square", "ironvale:square") == []
     assert ws.path("ironvale:smithy", "ironvale:bandit_camp") == [
-        "east", "east", "south", "south", "south", "south", "south", "south", "south", "east",
+        "east",
+        "east",
+        "south",
+        "south",
+        "south",
+        "south",
+        "south",
+        "south",
+        "south",
+        "east",
         "east",
     ]
     assert ws.is_reachable("ironvale:bandit_camp", "ironvale:watchtower")
@@ -185,7 +194,9 @@ async def test_room_info_gmcp_on_every_move_of_a_connected_character(
     assert info["name"] == "South Street"
     assert info["area"] == "Ironvale"
     assert info["exit_ids"] == {
-        "north": "ironvale:square", "east": "ironvale:tavern", "south": "ironvale:south_gate",
+        "north": "ironvale:square",
+        "east": "ironvale:tavern",
+        "south": "ironvale:south_gate",
     }
     assert info["exits"]["east"] == room_num(ws.room_id("ironvale:tavern"))  # type: ignore[arg-type]
     ws.move(hero, "ironvale:smithy", reason="teleport")

@@ -122,8 +122,12 @@ def stats_pack(with_check: bool = False) -> type:
 
         def register(self, ctx: PackContext) -> None:
             ctx.service(WorldData).register_extension(
-                "npc", "stats", StatsData, apply_stats,
-                check=check_stats if with_check else None, owner=self.name,
+                "npc",
+                "stats",
+                StatsData,
+                apply_stats,
+                check=check_stats if with_check else None,
+                owner=self.name,
             )
 
     return RulesPack

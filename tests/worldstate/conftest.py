@@ -13,7 +13,10 @@ from maid_engine.ecs import World
 from maid_stdlib.worldstate import DictStatView, StatSchema, load_schema
 
 EXAMPLE = (
-    Path(__file__).resolve().parents[2] / "maid_stdlib" / "worldstate" / "examples"
+    Path(__file__).resolve().parents[2]
+    / "maid_stdlib"
+    / "worldstate"
+    / "examples"
     / "bandit_camp.yaml"
 )
 
@@ -57,7 +60,6 @@ SEED_SCHEMA: dict[str, Any] = {
 
 def seed_data() -> dict[str, Any]:
     return copy.deepcopy(SEED_SCHEMA)
-
 
 
 @pytest.fixture

@@ -130,49 +130,96 @@ def _with(target: str, requires: Any) -> dict[str, Any]:
     ("target", "requires", "message"),
     [
         # Syntax, checked per entry.
-        ("milestones.rescue_gwen", {"player.hp": 5},
-         'milestones.rescue_gwen.requires: player.hp: a bare number 5 is ambiguous; write '
-         'a comparison such as ">= 5" or "== 5"'),
-        ("milestones.rescue_gwen", {"player.hp": "=> 1"},
-         "milestones.rescue_gwen.requires: player.hp: '=> 1' is not a comparison"),
-        ("milestones.rescue_gwen", {"player.hp": "> one"},
-         "milestones.rescue_gwen.requires: player.hp: '> one' is not a comparison"),
-        ("milestones.rescue_gwen", {"flags.has_key": "true"},
-         "milestones.rescue_gwen.requires: flags.has_key: write true or false without "
-         "quotes, not 'true'"),
-        ("milestones.rescue_gwen", {"flags.has_key": None},
-         "milestones.rescue_gwen.requires: flags.has_key: None is neither true/false nor "
-         "a comparison"),
-        ("flags.has_key", {"hp": "> 1"},
-         "flags.has_key.requires: 'hp' is not a world-state path"),
-        ("flags.has_key", {"npc.gwen": "> 1"},
-         "flags.has_key.requires: 'npc.gwen' is not a world-state path"),
-        ("milestones.sneak_out", ["flags.alarm_raised"],
-         "milestones.sneak_out.requires: requires is a mapping of path: condition"),
-        ("milestones.sneak_out", {"player.hp": "> 1", "player.HP": "> 2"},
-         "milestones.sneak_out.requires: player.hp: named twice"),
+        (
+            "milestones.rescue_gwen",
+            {"player.hp": 5},
+            "milestones.rescue_gwen.requires: player.hp: a bare number 5 is ambiguous; write "
+            'a comparison such as ">= 5" or "== 5"',
+        ),
+        (
+            "milestones.rescue_gwen",
+            {"player.hp": "=> 1"},
+            "milestones.rescue_gwen.requires: player.hp: '=> 1' is not a comparison",
+        ),
+        (
+            "milestones.rescue_gwen",
+            {"player.hp": "> one"},
+            "milestones.rescue_gwen.requires: player.hp: '> one' is not a comparison",
+        ),
+        (
+            "milestones.rescue_gwen",
+            {"flags.has_key": "true"},
+            "milestones.rescue_gwen.requires: flags.has_key: write true or false without "
+            "quotes, not 'true'",
+        ),
+        (
+            "milestones.rescue_gwen",
+            {"flags.has_key": None},
+            "milestones.rescue_gwen.requires: flags.has_key: None is neither true/false nor "
+            "a comparison",
+        ),
+        ("flags.has_key", {"hp": "> 1"}, "flags.has_key.requires: 'hp' is not a world-state path"),
+        (
+            "flags.has_key",
+            {"npc.gwen": "> 1"},
+            "flags.has_key.requires: 'npc.gwen' is not a world-state path",
+        ),
+        (
+            "milestones.sneak_out",
+            ["flags.alarm_raised"],
+            "milestones.sneak_out.requires: requires is a mapping of path: condition",
+        ),
+        (
+            "milestones.sneak_out",
+            {"player.hp": "> 1", "player.HP": "> 2"},
+            "milestones.sneak_out.requires: player.hp: named twice",
+        ),
         # Against the whole schema.
-        ("milestones.rescue_gwen", {"flags.has_kee": True},
-         "milestones.rescue_gwen.requires: flags.has_kee is not in the schema (did you mean "
-         "flags.has_key?)"),
-        ("milestones.rescue_gwen", {"npc.milo.trust": "> 1"},
-         "milestones.rescue_gwen.requires: npc.milo.trust is not in the schema"),
-        ("milestones.rescue_gwen", {"npc.gwen.health": True},
-         'milestones.rescue_gwen.requires: npc.gwen.health is a number; compare it, e.g. '
-         '">= 1", not true'),
-        ("flags.has_key", {"flags.alarm_raised": ">= 1"},
-         "flags.has_key.requires: flags.alarm_raised is true or false; write true or false, "
-         "not >= 1"),
-        ("milestones.sneak_out", {"milestones.sneak_out": False},
-         "milestones.sneak_out.requires: milestones.sneak_out cannot require itself"),
-        ("milestones.sneak_out", {"player.hp": "> 100"},
-         "milestones.sneak_out.requires: player.hp > 100 can never hold (player.hp runs "
-         "from 0 to 100)"),
-        ("milestones.sneak_out", {"player.hp": "< 0"},
-         "milestones.sneak_out.requires: player.hp < 0 can never hold"),
-        ("milestones.sneak_out", {"world.day": "== 0"},
-         "milestones.sneak_out.requires: world.day == 0 can never hold (world.day runs "
-         "from 1 to inf)"),
+        (
+            "milestones.rescue_gwen",
+            {"flags.has_kee": True},
+            "milestones.rescue_gwen.requires: flags.has_kee is not in the schema (did you mean "
+            "flags.has_key?)",
+        ),
+        (
+            "milestones.rescue_gwen",
+            {"npc.milo.trust": "> 1"},
+            "milestones.rescue_gwen.requires: npc.milo.trust is not in the schema",
+        ),
+        (
+            "milestones.rescue_gwen",
+            {"npc.gwen.health": True},
+            "milestones.rescue_gwen.requires: npc.gwen.health is a number; compare it, e.g. "
+            '">= 1", not true',
+        ),
+        (
+            "flags.has_key",
+            {"flags.alarm_raised": ">= 1"},
+            "flags.has_key.requires: flags.alarm_raised is true or false; write true or false, "
+            "not >= 1",
+        ),
+        (
+            "milestones.sneak_out",
+            {"milestones.sneak_out": False},
+            "milestones.sneak_out.requires: milestones.sneak_out cannot require itself",
+        ),
+        (
+            "milestones.sneak_out",
+            {"player.hp": "> 100"},
+            "milestones.sneak_out.requires: player.hp > 100 can never hold (player.hp runs "
+            "from 0 to 100)",
+        ),
+        (
+            "milestones.sneak_out",
+            {"player.hp": "< 0"},
+            "milestones.sneak_out.requires: player.hp < 0 can never hold",
+        ),
+        (
+            "milestones.sneak_out",
+            {"world.day": "== 0"},
+            "milestones.sneak_out.requires: world.day == 0 can never hold (world.day runs "
+            "from 1 to inf)",
+        ),
     ],
 )
 def test_requires_errors_name_the_milestone_or_flag(
@@ -193,8 +240,10 @@ def test_preconditions_that_wait_on_each_other_are_refused() -> None:
         "them can ever be reached"
     ]
     # Waiting on a flag's *initial* value, or on a milestone still pending, is no wait.
-    schema["flags"]["has_key"]["requires"] = {"milestones.reach_capital": False,
-                                              "flags.door_locked": True}
+    schema["flags"]["has_key"]["requires"] = {
+        "milestones.reach_capital": False,
+        "flags.door_locked": True,
+    }
     load_schema(schema)
 
 
@@ -516,8 +565,10 @@ def test_the_goals_line_names_each_goals_preconditions(camp: StatSchema) -> None
     view.set("flags.has_key", True)
     text = render_world_state(camp, view, ["gwen"])
     assert "rescue_gwen —" not in text and "Achieved: Rescue Gwen." in text
-    assert "reach_capital — Arrive at the capital [needs milestones.rescue_gwen = true, " \
-           "player.hp > 0]" in text
+    assert (
+        "reach_capital — Arrive at the capital [needs milestones.rescue_gwen = true, "
+        "player.hp > 0]" in text
+    )
     assert "has_key true," in text
 
 
@@ -541,8 +592,9 @@ def test_a_schema_without_requires_reads_as_before(schema: StatSchema) -> None:
     sections = prompt_sections(schema, DictStatView(), ["gwen"])
     assert "[needs" not in sections["world_state"] and "[to become" not in sections["world_state"]
     assert "[needs" not in sections["world_state_rule"]
-    assert "- milestones.rescue_gwen (send true once, when reached): " in (
-        sections["world_state_guide"]
+    assert (
+        "- milestones.rescue_gwen (send true once, when reached): "
+        in (sections["world_state_guide"])
     )
 
 
@@ -560,7 +612,9 @@ def test_lint_advises_requires_on_every_milestone() -> None:
         },
     }))  # fmt: skip
     assert [w.split(":")[0] for w in warnings] == [
-        "milestones.open", "milestones.empty", "milestones.vain.requires"
+        "milestones.open",
+        "milestones.empty",
+        "milestones.vain.requires",
     ]
     assert warnings[0].startswith("milestones.open: no requires; any one reply can mark it")
     assert warnings[2] == (
@@ -575,7 +629,8 @@ def test_the_demo_schemas_gate_every_milestone_and_pass_lint(path: Path) -> None
     assert lint_schema(schema) == []
     assert all(ms.conditions for ms in schema.milestones.values())
     assert schema.milestones["rescue_gwen"].conditions == (
-        Condition("flags.has_key", "==", True), Condition("npc.gwen.health", ">=", 1),
+        Condition("flags.has_key", "==", True),
+        Condition("npc.gwen.health", ">=", 1),
     )
 
 

@@ -279,6 +279,9 @@ def test_entries_keep_block_order(schema: StatSchema, view: DictStatView) -> Non
     delta = {"nope": 1, "player.hp": -50, "world.day": -1, "npc.gwen.trust": 1}
     report = apply_delta(schema, view, delta, 1)
     assert [c.path for c in report.entries()] == [
-        "nope", "player.hp", "world.day", "npc.gwen.trust"
+        "nope",
+        "player.hp",
+        "world.day",
+        "npc.gwen.trust",
     ]
     assert report.delta == delta

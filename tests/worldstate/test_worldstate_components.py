@@ -49,7 +49,8 @@ def test_one_character_carries_stats_for_several_rooms(schema: StatSchema, world
     apply_delta(schema, ComponentStatView(world, camp, hero, "camp"), {"player.hp": -10}, 1)
     apply_delta(schema, ComponentStatView(world, keep, hero, "keep"), {"player.hp": -20}, 1)
     assert world.get_component(hero, NarratedPlayerStats).values == {
-        "camp": {"hp": 90}, "keep": {"hp": 80}
+        "camp": {"hp": 90},
+        "keep": {"hp": 80},
     }
 
 

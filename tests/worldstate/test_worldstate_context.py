@@ -70,8 +70,10 @@ def test_stat_guide_has_descs_ranges_and_ladders(schema: StatSchema) -> None:
         "- player.hp (from 0 to 100; at most 30 per turn) Scale: 0\u201320 very weak, "
         "20\u201340 hurt, 40\u201360 minor damage, 60\u201390 healthy, 90\u2013100 full health."
     ) in guide
-    assert "- world.day (counter, only goes up; from 1 upward; at most 1 per turn): In-game day" \
+    assert (
+        "- world.day (counter, only goes up; from 1 upward; at most 1 per turn): In-game day"
         in guide
+    )
     assert "- flags.has_key (true/false): Player holds the dungeon key" in guide
     assert "npc.milo.trust" in guide
     assert "npc.milo.trust" not in render_stat_guide(schema, ["gwen"])
@@ -83,9 +85,7 @@ def test_emit_rule_asks_for_deltas_only(schema: StatSchema) -> None:
     assert "never restate unchanged stats" in rule
     assert "leave the block out entirely (no empty {})" in rule
     # The example uses real paths and parses with our own parser.
-    assert extract_delta(rule.split("e.g.\n", 1)[1])[1] == {
-        "player.hp": -15, "npc.gwen.health": 5
-    }
+    assert extract_delta(rule.split("e.g.\n", 1)[1])[1] == {"player.hp": -15, "npc.gwen.health": 5}
     assert "deltas only" in render_emit_reminder(schema)
 
 

@@ -58,15 +58,12 @@ def test_inline_block_mid_prose() -> None:
 
 
 def test_braces_inside_strings_and_apostrophes() -> None:
-    reply = "Gwen's eyes narrow.\n```state\n{\"flags.note\": \"a } b\", \"player.hp\": -1}\n```"
+    reply = 'Gwen\'s eyes narrow.\n```state\n{"flags.note": "a } b", "player.hp": -1}\n```'
     assert extract_delta(reply) == ("Gwen's eyes narrow.", {"flags.note": "a } b", "player.hp": -1})
 
 
 def test_last_block_wins_and_every_block_is_stripped() -> None:
-    reply = (
-        'Start.\n```state\n{"player.hp": -5}\n```\nMiddle.\n'
-        '```state\n{"player.hp": -7}\n```\n'
-    )
+    reply = 'Start.\n```state\n{"player.hp": -5}\n```\nMiddle.\n```state\n{"player.hp": -7}\n```\n'
     clean, delta = extract_delta(reply)
     assert delta == {"player.hp": -7}
     assert "state" not in clean and "```" not in clean

@@ -34,7 +34,10 @@ def mixed(schema: StatSchema, view: DictStatView) -> Report:
 
 def test_report_carries_all_three_lists(mixed: Report) -> None:
     assert [c.path for c in mixed.applied] == [
-        "player.hp", "npc.gwen.trust", "milestones.rescue_gwen", "flags.alarm_raised"
+        "player.hp",
+        "npc.gwen.trust",
+        "milestones.rescue_gwen",
+        "flags.alarm_raised",
     ]
     assert [c.path for c in mixed.clamped] == ["player.hp", "npc.gwen.health"]
     assert [c.path for c in mixed.rejected] == ["world.day", "nope.x", "player.mana"]

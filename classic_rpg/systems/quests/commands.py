@@ -45,8 +45,13 @@ def listed(manager: QuestManager, character: UUID) -> list[tuple[Quest, QuestEnt
         quest = manager.get_quest(entry.quest_id)
         if quest is not None and not entry.state.terminal:
             rows.append((quest, entry))
-    rows.sort(key=lambda r: (r[1].state is QuestState.AVAILABLE,
-                             r[1].accepted_at or r[1].offered_at or 0.0, r[0].quest_id))
+    rows.sort(
+        key=lambda r: (
+            r[1].state is QuestState.AVAILABLE,
+            r[1].accepted_at or r[1].offered_at or 0.0,
+            r[0].quest_id,
+        )
+    )
     return rows
 
 
@@ -76,8 +81,9 @@ def resolve(ctx: CommandContext, what: str) -> tuple[Quest, QuestEntry]:
     raise CommandError(f"You have no quest '{what}'. (See 'quests'.)")
 
 
-def objective_line(manager: QuestManager, quest: Quest, entry: QuestEntry,
-                   o: QuestObjective) -> str:
+def objective_line(
+    manager: QuestManager, quest: Quest, entry: QuestEntry, o: QuestObjective
+) -> str:
     p = entry.objectives.get(o.objective_id)
     optional = " (optional)" if not o.required else ""
     if p is None or not p.unlocked:
@@ -102,8 +108,10 @@ def describe(manager: QuestManager, quest: Quest, entry: QuestEntry, full: bool)
         if text:
             lines.append(text)
         if quest.giver_npc_id is not None:
-            lines.append(f"Given by {manager.name_of(quest.giver_npc_id)}; turn in to "
-                         f"{manager.name_of(quest.turn_in_npc)}.")
+            lines.append(
+                f"Given by {manager.name_of(quest.giver_npc_id)}; turn in to "
+                f"{manager.name_of(quest.turn_in_npc)}."
+            )
         if quest.level_requirement > 1:
             lines.append(f"Requires level {quest.level_requirement}.")
     elif quest.summary:
@@ -175,8 +183,11 @@ async def accept_cmd(ctx: CommandContext) -> None:
     else:
         offers = [r for r in listed(manager, actor) if r[1].state is QuestState.AVAILABLE]
         if len(offers) != 1:
-            raise CommandError("Accept which quest? (See 'quests'.)" if offers
-                               else "Nobody has offered you a quest.")
+            raise CommandError(
+                "Accept which quest? (See 'quests'.)"
+                if offers
+                else "Nobody has offered you a quest."
+            )
         quest = offers[0][0]
     try:
         await manager.accept_quest(actor, quest.quest_id)
@@ -233,7 +244,8 @@ async def turnin_cmd(ctx: CommandContext) -> None:
         ws: WorldService = ctx.service(WorldService)
         here = ws.room_key_of(actor)
         targets = [
-            q for q, e in listed(manager, actor)
+            q
+            for q, e in listed(manager, actor)
             if e.state is QuestState.COMPLETED
             and (q.turn_in_npc is None or ws.room_key_of(q.turn_in_npc) == here)
         ]
@@ -274,8 +286,10 @@ class QuestTalk:
                 manager.offer_quest(actor, quest.quest_id, QuestDeliveryMethod.CONVERSATION)
                 speech = quest.accept_dialogue or quest.description or quest.summary
                 ctx.send(f'{name} says, "{speech}"' if speech else f"{name} has work for you.")
-                ctx.send(f"|yQuest offered: '{quest.title}'.|n "
-                         f"(Type 'accept {quest.quest_id}' to take it on.)")
+                ctx.send(
+                    f"|yQuest offered: '{quest.title}'.|n "
+                    f"(Type 'accept {quest.quest_id}' to take it on.)"
+                )
             return True
         mine = [(q, e) for q, e in running if npc in (q.giver_npc_id, q.turn_in_npc)]
         if mine:
@@ -336,5 +350,4 @@ class QuestTalk:
         return out
 
 
-COMMANDS: list[Command] = [quests_cmd, quest_cmd, accept_cmd, decline_cmd, abandon_cmd,
-                         turnin_cmd]
+COMMANDS: list[Command] = [quests_cmd, quest_cmd, accept_cmd, decline_cmd, abandon_cmd, turnin_cmd]

@@ -133,41 +133,57 @@ class _Resolver:
 def _objective(o: ObjectiveSpec, i: int, r: _Resolver, rooms: set[str]) -> dict[str, Any]:
     f = f"objectives[{i}]"
     return {
-        "objective_id": o.id, "objective_type": o.type, "description": o.description,
+        "objective_id": o.id,
+        "objective_type": o.type,
+        "description": o.description,
         "target_name": o.target_name,
         "target_id": r.npc(o.npc, f"{f}.npc") if o.npc else None,
         "target_template": r.template(o.npc_template, "npc", f"{f}.npc_template")
-        if o.npc_template else None,
+        if o.npc_template
+        else None,
         "target_keyword": o.keyword,
         "item_template": r.template(o.item, "item", f"{f}.item") if o.item else None,
         "destination_room_id": r.room(o.room, f"{f}.room", rooms) if o.room else None,
-        "target_count": o.count, "required": not o.optional, "order": o.order,
-        "hint": o.hint, "time_limit_seconds": o.time_limit_seconds, "watch": o.watch,
+        "target_count": o.count,
+        "required": not o.optional,
+        "order": o.order,
+        "hint": o.hint,
+        "time_limit_seconds": o.time_limit_seconds,
+        "watch": o.watch,
     }
 
 
 def build_quest(spec: QuestSpec, r: _Resolver, rooms: set[str]) -> dict[str, Any]:
     before = len(r.problems)
     data = {
-        "quest_id": spec.id, "title": spec.title, "summary": spec.summary,
-        "description": spec.description, "level_requirement": spec.level,
+        "quest_id": spec.id,
+        "title": spec.title,
+        "summary": spec.summary,
+        "description": spec.description,
+        "level_requirement": spec.level,
         "giver_npc_id": r.npc(spec.giver, "giver") if spec.giver else None,
         "turn_in_npc_id": r.npc(spec.turn_in, "turn_in") if spec.turn_in else None,
-        "accept_dialogue": spec.accept_dialogue, "progress_dialogue": spec.progress_dialogue,
+        "accept_dialogue": spec.accept_dialogue,
+        "progress_dialogue": spec.progress_dialogue,
         "complete_dialogue": spec.complete_dialogue,
         "objectives": [_objective(o, i, r, rooms) for i, o in enumerate(spec.objectives)],
         "rewards": {
-            "experience": spec.rewards.experience, "gold": spec.rewards.gold,
+            "experience": spec.rewards.experience,
+            "gold": spec.rewards.gold,
             "item_template_ids": [
-                t for n, ref in enumerate(spec.rewards.items)
+                t
+                for n, ref in enumerate(spec.rewards.items)
                 if (t := r.template(ref, "item", f"rewards.items[{n}]"))
             ],
         },
         "time_limit_hours": spec.time_limit_hours,
         "estimated_duration_seconds": spec.estimated_minutes * 60
-        if spec.estimated_minutes else None,
-        "repeatable": spec.repeatable, "partial_turn_in": spec.partial_turn_in,
-        "tags": spec.tags, "source": "authored",
+        if spec.estimated_minutes
+        else None,
+        "repeatable": spec.repeatable,
+        "partial_turn_in": spec.partial_turn_in,
+        "tags": spec.tags,
+        "source": "authored",
     }
     data["_ok"] = len(r.problems) == before
     return data
@@ -251,8 +267,13 @@ def load_pack_quests(engine: GameEngine) -> tuple[list[Quest], list[tuple[str, s
             for quest in found:
                 if quest.quest_id in seen:
                     first = seen[quest.quest_id]
-                    problems.append((pack.name, f"{label}: quest {quest.quest_id!r}: duplicate "
-                                                f"quest id (first defined in {first})"))
+                    problems.append(
+                        (
+                            pack.name,
+                            f"{label}: quest {quest.quest_id!r}: duplicate "
+                            f"quest id (first defined in {first})",
+                        )
+                    )
                     continue
                 seen[quest.quest_id] = label
                 quests.append(quest)

@@ -43,8 +43,10 @@ def _grade_outcome(quest: Quest, entry: QuestEntry, now: float) -> QuestOutcome:
         return QuestOutcome.PYRRHIC_VICTORY
     estimate = quest.estimated_duration_seconds
     duration = tracker.duration(now)
-    if estimate is not None and duration is not None and (
-        duration > PYRRHIC_DURATION_FACTOR * estimate
+    if (
+        estimate is not None
+        and duration is not None
+        and (duration > PYRRHIC_DURATION_FACTOR * estimate)
     ):
         return QuestOutcome.PYRRHIC_VICTORY
     if len(optional_done) == len(optional):

@@ -83,8 +83,9 @@ class QuestHistory:
         entry = self._entries.get(quest_id)
         if entry is None or entry.outcome is not None:
             return
-        closed = entry.model_copy(update={"outcome": outcome, "finished_at": now,
-                                          "fail_reason": reason})
+        closed = entry.model_copy(
+            update={"outcome": outcome, "finished_at": now, "fail_reason": reason}
+        )
         self.record(closed)
 
     def active_generated_quest_ids(self) -> set[str]:
@@ -95,7 +96,8 @@ class QuestHistory:
     def count_active_in_region(self, region: str) -> int:
         """Open generated quests recorded with ``region`` (the density limit)."""
         return sum(
-            1 for e in self._entries.values()
+            1
+            for e in self._entries.values()
             if e.source == "generated" and e.outcome is None and e.region == region
         )
 
@@ -113,17 +115,18 @@ class QuestHistory:
         return list(self._entries.values())
 
     # -- runs ------------------------------------------------------------------------
-    def write_run(
-        self, quest: Quest | None, character: UUID, entry: QuestEntry, now: float
-    ) -> str:
+    def write_run(self, quest: Quest | None, character: UUID, entry: QuestEntry, now: float) -> str:
         """Queue the run entry of a character's quest; returns its key."""
         key = run_key(entry.quest_id, character, entry.run)
         self._pending[key] = QuestHistoryEntry(
-            quest_id=entry.quest_id, character_id=character,
+            quest_id=entry.quest_id,
+            character_id=character,
             source=quest.source if quest else "authored",
             quest_giver_id=quest.giver_npc_id if quest else None,
-            outcome=entry.outcome, created_at=entry.offered_at or now,
-            accepted_at=entry.accepted_at, completed_at=entry.completed_at,
+            outcome=entry.outcome,
+            created_at=entry.offered_at or now,
+            accepted_at=entry.accepted_at,
+            completed_at=entry.completed_at,
             finished_at=entry.finished_at,
             fail_reason=entry.fail_reason.value if entry.fail_reason else None,
         ).document()

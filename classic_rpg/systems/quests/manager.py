@@ -57,10 +57,19 @@ AcceptValidator = Callable[[Quest, UUID], "str | Awaitable[str | None] | None"]
 
 
 #: What ``register_generated_quest`` accepts as metadata for the QuestHistory entry.
-_HISTORY_META = frozenset({
-    "seed_type", "archetype_id", "importance", "grounding_score", "coherence_score",
-    "novelty_score", "region", "chain_depth", "chain_parent_id",
-})
+_HISTORY_META = frozenset(
+    {
+        "seed_type",
+        "archetype_id",
+        "importance",
+        "grounding_score",
+        "coherence_score",
+        "novelty_score",
+        "region",
+        "chain_depth",
+        "chain_parent_id",
+    }
+)
 
 
 class QuestError(Exception):
@@ -111,7 +120,10 @@ class QuestManager:
         self.history.record(entry)
         self.engine.events.emit(
             QuestGeneratedEvent(
-                quest.quest_id, quest.giver_npc_id, entry.seed_type, entry.archetype_id,
+                quest.quest_id,
+                quest.giver_npc_id,
+                entry.seed_type,
+                entry.archetype_id,
                 entry.importance,
             )
         )
@@ -133,8 +145,11 @@ class QuestManager:
 
     def _history_entry(self, quest: Quest, **meta: Any) -> QuestHistoryEntry:
         return QuestHistoryEntry(
-            quest_id=quest.quest_id, source=quest.source, quest_giver_id=quest.giver_npc_id,
-            created_at=self.now, **meta,
+            quest_id=quest.quest_id,
+            source=quest.source,
+            quest_giver_id=quest.giver_npc_id,
+            created_at=self.now,
+            **meta,
         )
 
     async def flush(self) -> None:
@@ -220,8 +235,7 @@ class QuestManager:
         log.info(what, extra={**fields, **extra})
 
     def _write_run(self, character: UUID, entry: QuestEntry) -> str:
-        return self.history.write_run(self.registry.get(entry.quest_id), character, entry,
-                                      self.now)
+        return self.history.write_run(self.registry.get(entry.quest_id), character, entry, self.now)
 
     # -- transitions ---------------------------------------------------------------------
     def offer_quest(
@@ -245,8 +259,12 @@ class QuestManager:
             raise QuestError(f"You have already completed '{quest.title}'.")
         method_value = method.value if isinstance(method, QuestDeliveryMethod) else str(method)
         entry = QuestEntry(
-            quest_id, QuestState.AVAILABLE, run=old.run if old is not None else 0,
-            offered_at=self.now, offer_method=method_value, match_score=match_score,
+            quest_id,
+            QuestState.AVAILABLE,
+            run=old.run if old is not None else 0,
+            offered_at=self.now,
+            offer_method=method_value,
+            match_score=match_score,
         )
         qlog.quests[quest_id] = entry
         qlog.touch()
@@ -276,8 +294,7 @@ class QuestManager:
             if reason:
                 self.invalidate_quest(quest_id, reason)
                 raise QuestError(
-                    f"The situation has changed: '{quest.title}' is no longer available "
-                    f"({reason})."
+                    f"The situation has changed: '{quest.title}' is no longer available ({reason})."
                 )
         entry.state = QuestState.IN_PROGRESS
         entry.run += 1
@@ -327,8 +344,11 @@ class QuestManager:
         out: list[tuple[UUID, str]] = []
         for uid, qlog in list(self.engine.world.each(QuestLog)):
             for entry in list(qlog.quests.values()):
-                if (entry.state is QuestState.AVAILABLE and entry.offered_at is not None
-                        and now - entry.offered_at >= max_age):
+                if (
+                    entry.state is QuestState.AVAILABLE
+                    and entry.offered_at is not None
+                    and now - entry.offered_at >= max_age
+                ):
                     self.decline_quest(uid, entry.quest_id, lapsed=True)
                     out.append((uid, entry.quest_id))
         return out
@@ -358,8 +378,14 @@ class QuestManager:
         return self._fail(character, quest, entry, reason, detail)
 
     def _fail(
-        self, character: UUID, quest: Quest, entry: QuestEntry, reason: FailReason,
-        detail: str, *, emit: bool = True,
+        self,
+        character: UUID,
+        quest: Quest,
+        entry: QuestEntry,
+        reason: FailReason,
+        detail: str,
+        *,
+        emit: bool = True,
     ) -> QuestOutcome:
         previous = entry.state
         if reason is FailReason.EXPIRED:
@@ -412,9 +438,7 @@ class QuestManager:
         self._log("quest expired", quest_id, None, characters=len(accepted))
         return accepted
 
-    def invalidate_quest(
-        self, quest_id: str, reason: str, explanation: str = ""
-    ) -> list[UUID]:
+    def invalidate_quest(self, quest_id: str, reason: str, explanation: str = "") -> list[UUID]:
         """The world changed underneath the quest: it fails for every holder.
 
         Emits QuestFailedEvent(reason=invalidated, detail=reason) per holder (offered

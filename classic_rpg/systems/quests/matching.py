@@ -25,8 +25,7 @@ def count_items(engine: GameEngine, character: UUID, template: str) -> int:
     inv = world.try_component(character, Inventory)
     items = inv.items if inv is not None else []
     return sum(
-        1 for i in items
-        if (marker := world.try_component(i, Item)) and marker.template == template
+        1 for i in items if (marker := world.try_component(i, Item)) and marker.template == template
     )
 
 

@@ -158,11 +158,14 @@ class QuestObjective(_Model):
                 "item_template and a recipient (target_id or target_template)",
             ),
             ObjectiveType.VISIT: (self.destination_room_id, "destination_room_id"),
-            ObjectiveType.TALK: (self.target_id or self.target_template, "target_id or "
-                                 "target_template"),
+            ObjectiveType.TALK: (
+                self.target_id or self.target_template,
+                "target_id or target_template",
+            ),
             ObjectiveType.PROTECT: (self.target_id, "target_id (the NPC to protect)"),
             ObjectiveType.ESCORT: (
-                self.target_id and self.destination_room_id, "target_id and destination_room_id"
+                self.target_id and self.destination_room_id,
+                "target_id and destination_room_id",
             ),
             ObjectiveType.TIMED: (self.time_limit_seconds, "time_limit_seconds"),
         }

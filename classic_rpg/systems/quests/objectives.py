@@ -92,7 +92,8 @@ class ObjectiveTracker:
         self._active[character].add(quest.quest_id)
         for o in quest.objectives:
             if o.target_id is not None and o.objective_type in (
-                ObjectiveType.PROTECT, ObjectiveType.ESCORT
+                ObjectiveType.PROTECT,
+                ObjectiveType.ESCORT,
             ):
                 self._npcs[o.target_id].add(key)
         if quest.time_limit_seconds is not None or any(
@@ -206,8 +207,14 @@ class ObjectiveTracker:
                 return
         if t is ObjectiveType.COLLECT:
             assert o.item_template is not None
-            self._set(character, quest, entry, o, self.count_items(character, o.item_template),
-                      advance=False)
+            self._set(
+                character,
+                quest,
+                entry,
+                o,
+                self.count_items(character, o.item_template),
+                advance=False,
+            )
         elif t is ObjectiveType.VISIT and self._ws().room_key_of(character) == (
             o.destination_room_id
         ):
@@ -216,8 +223,14 @@ class ObjectiveTracker:
             self._check_escort(character, quest, entry, o, advance=False)
 
     def _set(
-        self, character: UUID, quest: Quest, entry: QuestEntry, o: QuestObjective, count: int,
-        *, advance: bool = True,
+        self,
+        character: UUID,
+        quest: Quest,
+        entry: QuestEntry,
+        o: QuestObjective,
+        count: int,
+        *,
+        advance: bool = True,
     ) -> None:
         """Raise an open objective's count to ``count`` (capped); completion latches."""
         p = entry.objectives[o.objective_id]
@@ -230,8 +243,9 @@ class ObjectiveTracker:
             p.completed, p.completed_at = True, self.manager.now
         self.manager.log_of(character).touch()
         self.manager.engine.events.emit(
-            QuestProgressEvent(quest.quest_id, character, o.objective_id, count,
-                               o.target_count, done)
+            QuestProgressEvent(
+                quest.quest_id, character, o.objective_id, count, o.target_count, done
+            )
         )
         tally = f" ({count}/{o.target_count})" if o.target_count > 1 else ""
         status = " |g- done|n" if done else ""
@@ -280,8 +294,13 @@ class ObjectiveTracker:
         return template_name(self.manager.engine, template) or "the one you were protecting"
 
     def _check_escort(
-        self, character: UUID, quest: Quest, entry: QuestEntry, o: QuestObjective,
-        *, advance: bool = True,
+        self,
+        character: UUID,
+        quest: Quest,
+        entry: QuestEntry,
+        o: QuestObjective,
+        *,
+        advance: bool = True,
     ) -> None:
         ws = self._ws()
         assert o.target_id is not None
@@ -299,9 +318,13 @@ class ObjectiveTracker:
         for character, quest, entry in self._watching(event.entity_id):
             for o in quest.objectives:
                 p = entry.objectives[o.objective_id]
-                if o.target_id == event.entity_id and o.objective_type in (
-                    ObjectiveType.PROTECT, ObjectiveType.ESCORT
-                ) and not p.completed and not p.failed and entry.state.active:
+                if (
+                    o.target_id == event.entity_id
+                    and o.objective_type in (ObjectiveType.PROTECT, ObjectiveType.ESCORT)
+                    and not p.completed
+                    and not p.failed
+                    and entry.state.active
+                ):
                     name = o.target_name or self._dead_name(event.template)
                     self._fail_objective(character, quest, entry, o, f"{name} died")
 
@@ -348,9 +371,7 @@ class ObjectiveTracker:
         uid, to_room = event.entity_id, event.to_room
         if uid in self._active and to_room is not None:
             ws = self._ws()
-            for quest, entry, o in self._each_open(
-                uid, ObjectiveType.VISIT, ObjectiveType.ESCORT
-            ):
+            for quest, entry, o in self._each_open(uid, ObjectiveType.VISIT, ObjectiveType.ESCORT):
                 if not entry.state.active:
                     continue
                 if o.objective_type is ObjectiveType.VISIT:
@@ -360,17 +381,17 @@ class ObjectiveTracker:
                 assert o.target_id is not None
                 # The escorted NPC follows its escort; its own relocation event
                 # then checks whether it has arrived.
-                if event.from_room is not None and ws.room_key_of(o.target_id) == (
-                    event.from_room
-                ):
+                if event.from_room is not None and ws.room_key_of(o.target_id) == (event.from_room):
                     ws.move(o.target_id, to_room, reason="follow")
                     who = capitalize(self.manager.name_of(o.target_id))
                     self.manager.notify(uid, f"{who} follows you.")
                 self._check_escort(uid, quest, entry, o)
         for character, quest, entry in self._watching(uid):
             for o in quest.objectives:
-                if o.objective_type is ObjectiveType.ESCORT and o.target_id == uid and (
-                    entry.objectives[o.objective_id].open
+                if (
+                    o.objective_type is ObjectiveType.ESCORT
+                    and o.target_id == uid
+                    and (entry.objectives[o.objective_id].open)
                 ):
                     self._check_escort(character, quest, entry, o)
 
@@ -407,22 +428,33 @@ class ObjectiveTracker:
                 limit_only.pop(key, None)
                 continue
             limit = quest.time_limit_seconds
-            if limit is not None and entry.accepted_at is not None and (
-                now - entry.accepted_at > limit
+            if (
+                limit is not None
+                and entry.accepted_at is not None
+                and (now - entry.accepted_at > limit)
             ):
-                self.manager._fail(character, quest, entry, FailReason.EXPIRED,
-                                   "the time limit ran out")
+                self.manager._fail(
+                    character, quest, entry, FailReason.EXPIRED, "the time limit ran out"
+                )
                 continue
-            if limit is not None and entry.accepted_at is not None and not any(
+            if (
+                limit is not None
+                and entry.accepted_at is not None
+                and not any(
                     o.objective_type is ObjectiveType.TIMED or o.objective_type in WATCHERS
-                    for o in quest.objectives):
+                    for o in quest.objectives
+                )
+            ):
                 limit_only[key] = (entry.accepted_at, limit)
                 continue
             for o in quest.objectives:
                 p = entry.objectives[o.objective_id]
                 if (
-                    o.objective_type is ObjectiveType.TIMED and p.open and entry.state.active
-                    and o.time_limit_seconds is not None and p.unlocked_at is not None
+                    o.objective_type is ObjectiveType.TIMED
+                    and p.open
+                    and entry.state.active
+                    and o.time_limit_seconds is not None
+                    and p.unlocked_at is not None
                     and now - p.unlocked_at > o.time_limit_seconds
                 ):
                     self._fail_objective(character, quest, entry, o, "you ran out of time")

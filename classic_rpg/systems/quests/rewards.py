@@ -66,8 +66,9 @@ class TurnInLedger:
         return self.manager.engine.world
 
     def _components(self, uid: UUID) -> dict[str, dict[str, Any]]:
-        return {c.component_name: dump_component(c) for c in self.world.components_of(uid)
-                if c.persist}
+        return {
+            c.component_name: dump_component(c) for c in self.world.components_of(uid) if c.persist
+        }
 
     # -- turning in ----------------------------------------------------------------------
     async def turn_in(self, character: UUID, quest: Quest, entry: QuestEntry) -> QuestOutcome:
@@ -101,12 +102,19 @@ class TurnInLedger:
             manager.objectives.stopped(character, quest.quest_id)
             history_key = manager._write_run(character, entry)
             if store is not None:
-                upserts = {uid: self._components(uid)
-                           for uid in (character, *spawned) if self.world.entity_exists(uid)}
+                upserts = {
+                    uid: self._components(uid)
+                    for uid in (character, *spawned)
+                    if self.world.entity_exists(uid)
+                }
                 record = {
-                    "key": key, "quest_id": quest.quest_id, "character_id": str(character),
-                    "outcome": outcome.value, "rewards": rewards.model_dump(mode="json"),
-                    "items": [str(i) for i in spawned], "turned_in_at": now,
+                    "key": key,
+                    "quest_id": quest.quest_id,
+                    "character_id": str(character),
+                    "outcome": outcome.value,
+                    "rewards": rewards.model_dump(mode="json"),
+                    "items": [str(i) for i in spawned],
+                    "turned_in_at": now,
                     "settled": False,
                     "components": {str(uid): comps for uid, comps in upserts.items()},
                 }
@@ -115,16 +123,23 @@ class TurnInLedger:
         except Exception as exc:
             self._rollback(character, snapshot, spawned)
             manager.objectives.rebuild()
-            log.exception("quest turn-in could not be saved; rolled back",
-                          extra={"quest_id": quest.quest_id, "character_id": str(character)})
+            log.exception(
+                "quest turn-in could not be saved; rolled back",
+                extra={"quest_id": quest.quest_id, "character_id": str(character)},
+            )
             raise QuestError(
                 "Your report could not be recorded just now and nothing was paid; "
                 "please try again in a moment."
             ) from exc
         engine.events.emit(QuestTurnedInEvent(quest.quest_id, character, outcome))
-        log.info("quest turned in", extra={"quest_id": quest.quest_id,
-                                           "character_id": str(character),
-                                           "outcome": outcome.value})
+        log.info(
+            "quest turned in",
+            extra={
+                "quest_id": quest.quest_id,
+                "character_id": str(character),
+                "outcome": outcome.value,
+            },
+        )
         grade = outcome.value.replace("_", " ")
         manager.notify(character, f"|gQuest complete: '{quest.title}' ({grade}).|n")
         if spawned:
@@ -159,8 +174,11 @@ class TurnInLedger:
                     spawned.append(self._spawn_plain(template, character))
             except LookupError:
                 # A missing template must not make the quest impossible to turn in.
-                log.error("quest reward item template %r does not exist", template,
-                          extra={"quest_id": quest.quest_id})
+                log.error(
+                    "quest reward item template %r does not exist",
+                    template,
+                    extra={"quest_id": quest.quest_id},
+                )
         return spawned
 
     def _spawn_plain(self, template: str, character: UUID) -> UUID:
@@ -176,8 +194,12 @@ class TurnInLedger:
         return uid
 
     async def _write(
-        self, upserts: dict[UUID, dict[str, dict[str, Any]]], key: str, record: dict[str, Any],
-        history_key: str, history_doc: dict[str, Any] | None,
+        self,
+        upserts: dict[UUID, dict[str, dict[str, Any]]],
+        key: str,
+        record: dict[str, Any],
+        history_key: str,
+        history_doc: dict[str, Any] | None,
     ) -> None:
         from maid_engine.store import EntityChangeSet
 
@@ -221,8 +243,10 @@ class TurnInLedger:
                     self.world.add_component(uid, comp)
             else:
                 self.world.create_entity(*loaded, entity_id=uid)
-        log.warning("restored a quest turn-in lost by a stale checkpoint",
-                    extra={"quest_id": record["quest_id"], "character_id": str(character)})
+        log.warning(
+            "restored a quest turn-in lost by a stale checkpoint",
+            extra={"quest_id": record["quest_id"], "character_id": str(character)},
+        )
         return True
 
     async def reconcile(self) -> int:
@@ -240,9 +264,13 @@ class TurnInLedger:
             settled = {**record, "settled": True, "components": {}}
             async with store.atomic() as tx:
                 if uids:
-                    await tx.entities.save(EntityChangeSet(upserts={
-                        u: self._components(u) for u in uids if self.world.entity_exists(u)
-                    }))
+                    await tx.entities.save(
+                        EntityChangeSet(
+                            upserts={
+                                u: self._components(u) for u in uids if self.world.entity_exists(u)
+                            }
+                        )
+                    )
                 await tx.documents.put(COLLECTION, record["key"], settled)
             restored += int(changed)
         if restored:

@@ -46,8 +46,11 @@ class QuestSystem(System):
             lines = [p for _, p in problems]
             listed = "\n  ".join(lines[:MAX_LISTED])
             more = f"\n  ... and {len(lines) - MAX_LISTED} more" if len(lines) > MAX_LISTED else ""
-            raise PackError(pack, f"{len(lines)} problem(s) in its quest data:\n  {listed}{more}",
-                            file=lines[0].split(": ", 1)[0])
+            raise PackError(
+                pack,
+                f"{len(lines)} problem(s) in its quest data:\n  {listed}{more}",
+                file=lines[0].split(": ", 1)[0],
+            )
         if self.engine.has_store:
             # Stored history first, so authored quests keep their first created_at.
             documents = self.engine.store.documents
@@ -70,9 +73,7 @@ class QuestSystem(System):
             self.manager.history.discard_pending()
             self.manager.registry.discard_pending()
             return
-        if self._pending() and (
-            self._flush_task is None or self._flush_task.done()
-        ):
+        if self._pending() and (self._flush_task is None or self._flush_task.done()):
             # Documents are written off the tick, like checkpoints; a failure keeps
             # them queued for the next try.
             self._flush_task = asyncio.create_task(self._background_flush())

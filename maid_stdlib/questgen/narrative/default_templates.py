@@ -63,10 +63,8 @@ THREAT_ELIMINATION: Templates = {
         "A Call to Arms",
     ),
     "summary": (
-        "{npc} needs someone to deal with {threat} around {location} before more "
-        "harm is done.",
-        "{npc} needs someone to deal with the danger around {location} before more "
-        "harm is done.",
+        "{npc} needs someone to deal with {threat} around {location} before more harm is done.",
+        "{npc} needs someone to deal with the danger around {location} before more harm is done.",
         "Something threatens {location}, and {npc} is asking for help to put an end to it.",
     ),
     "description": (
@@ -105,8 +103,7 @@ DIPLOMATIC_RESOLUTION: Templates = {
     "summary": (
         "{npc} hopes a level head can settle the quarrel involving {ally} before it "
         "turns into open conflict.",
-        "Tempers are rising around {location}, and {npc} wants someone to broker an "
-        "understanding.",
+        "Tempers are rising around {location}, and {npc} wants someone to broker an understanding.",
     ),
     "description": (
         "{npc} lowers their voice. {backstory}. {motivation}.\n\n"
@@ -117,8 +114,7 @@ DIPLOMATIC_RESOLUTION: Templates = {
         "{objective}.\n\n{stakes}. Choose your words carefully.",
     ),
     "offer": (
-        "This needs a calm head, not a sharp blade. Would you {objective} and hear "
-        "both sides out?",
+        "This needs a calm head, not a sharp blade. Would you {objective} and hear both sides out?",
         "I am tired of the shouting. {ally} will not listen to me anymore. Could you "
         "talk some sense into them?",
     ),
@@ -140,10 +136,8 @@ SUPPLY_CHAIN: Templates = {
         "Goods in Short Supply",
     ),
     "summary": (
-        "{npc} has run short of what they need and is looking for someone to help "
-        "bring it in.",
-        "With supplies running out, {npc} needs a reliable hand for the trip to "
-        "{destination}.",
+        "{npc} has run short of what they need and is looking for someone to help bring it in.",
+        "With supplies running out, {npc} needs a reliable hand for the trip to {destination}.",
     ),
     "description": (
         "{npc} gestures at the nearly empty shelves. {motivation}. {backstory}.\n\n"
@@ -153,8 +147,7 @@ SUPPLY_CHAIN: Templates = {
         "The work will be paid fairly.\n\n{stakes}.",
     ),
     "offer": (
-        "I could use a dependable pair of hands. Will you {objective}? "
-        "You will be paid fairly.",
+        "I could use a dependable pair of hands. Will you {objective}? You will be paid fairly.",
         "Times are lean, and my stores are nearly empty. Would you help me get what I "
         "need from {destination}?",
     ),
@@ -225,8 +218,7 @@ RESCUE_MISSION: Templates = {
         "The way is dangerous, but someone has to go: {objectives}.\n\n{stakes}.",
     ),
     "offer": (
-        "Please, you have to help me. Will you {objective}? There is no one else I "
-        "can ask.",
+        "Please, you have to help me. Will you {objective}? There is no one else I can ask.",
         "Every hour counts. Whoever is out there at {destination} cannot wait much "
         "longer. I am begging you, go.",
     ),
@@ -248,8 +240,7 @@ FACTION_CHOICE: Templates = {
         "The Weight of Choosing",
     ),
     "summary": (
-        "Lines are being drawn around {location}, and {npc} wants you on the right side "
-        "of them.",
+        "Lines are being drawn around {location}, and {npc} wants you on the right side of them.",
         "{npc} asks for help in a struggle where every choice will be remembered.",
     ),
     "description": (
@@ -263,8 +254,7 @@ FACTION_CHOICE: Templates = {
     "offer": (
         "You will hear many versions of this story. Hear mine first, and then "
         "{objective}. Will you?",
-        "Sooner or later everyone around {location} picks a side. I hope you will "
-        "stand with us.",
+        "Sooner or later everyone around {location} picks a side. I hope you will stand with us.",
     ),
     "progress": (
         "Have you made up your mind? People are watching what you do.",

@@ -182,7 +182,9 @@ class QuestNarrativeGenerator:
         if reason not in (FallbackReason.TEMPLATE_ONLY, FallbackReason.NO_MODEL):
             log.info(
                 "quest narrative for %r falls back to templates (%s): %s",
-                ctx.archetype_id, reason.value, detail,
+                ctx.archetype_id,
+                reason.value,
+                detail,
             )
         return self.fallback.generate(ctx, reason=reason.value, tokens_used=tokens)
 
@@ -207,9 +209,7 @@ class QuestNarrativeGenerator:
             fallback_reason=None,
         )
 
-    async def _ask(
-        self, request: LLMRequest, model: type[ModelT], attempt: _Attempt
-    ) -> ModelT:
+    async def _ask(self, request: LLMRequest, model: type[ModelT], attempt: _Attempt) -> ModelT:
         """One call: cache, provider, parse, validate, filter, then cache the answer."""
         assert self.provider is not None
         key = request_key(request, self.model) if self.cache is not None else ""

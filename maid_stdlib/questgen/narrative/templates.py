@@ -52,8 +52,12 @@ log = logging.getLogger("maid.questgen.narrative")
 NARRATIVE_FIELDS = ("title", "summary", "description")
 DIALOGUE_FIELDS = ("offer", "progress", "completion")
 FIELDS = NARRATIVE_FIELDS + DIALOGUE_FIELDS
-_ALIASES = {"complete": "completion", "titles": "title", "summaries": "summary",
-            "descriptions": "description"}
+_ALIASES = {
+    "complete": "completion",
+    "titles": "title",
+    "summaries": "summary",
+    "descriptions": "description",
+}
 Layer = Literal["pack", "default"]
 
 #: Placeholders a template may use. ``motivation``, ``stakes`` and ``backstory`` are
@@ -64,10 +68,23 @@ Layer = Literal["pack", "default"]
 #: ``ally`` the first involved NPC other than the giver; ``threat`` what threatens
 #: ("bandits"), ``subject`` what an investigation is about. In titles, all-lower-case
 #: values are title-cased ("An End to the Bandits").
-PLACEHOLDERS = frozenset({
-    "npc", "location", "destination", "area", "ally", "objective", "final_objective",
-    "objectives", "motivation", "stakes", "backstory", "threat", "subject",
-})
+PLACEHOLDERS = frozenset(
+    {
+        "npc",
+        "location",
+        "destination",
+        "area",
+        "ally",
+        "objective",
+        "final_objective",
+        "objectives",
+        "motivation",
+        "stakes",
+        "backstory",
+        "threat",
+        "subject",
+    }
+)
 
 _DEFAULTS = {
     "npc": "Someone",
@@ -83,13 +100,15 @@ _DEFAULTS = {
 _SMALL_WORDS = frozenset("a an and at but by for in of on or the to with".split())
 # Objective descriptions start with an imperative verb ("Talk to Voss"); only those
 # are lower-cased to read inside a sentence. A proper noun ("Gundrik must ...") is not.
-_VERBS = frozenset("""
+_VERBS = frozenset(
+    """
     talk speak travel go visit defeat kill slay clear destroy collect gather bring deliver
     fetch retrieve find locate search examine investigate question ask learn discover
     escort protect defend guard rescue free return report meet negotiate convince persuade
     choose decide side craft make forge repair build buy sell trade help warn follow track
     hunt explore scout reach recover obtain acquire give take carry lead confront stop
-""".split())
+""".split()
+)
 _TRAILING = ".!?;:,\u2026 "
 
 
@@ -101,7 +120,9 @@ class TemplateRegistry:
 
     def __init__(self) -> None:
         self._layers: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {
-            "pack": {}, "default": {}, "builtin": {},
+            "pack": {},
+            "default": {},
+            "builtin": {},
         }
         for field_name, templates in GENERIC.items():
             self._layers["builtin"].setdefault(self.GENERIC, {})[field_name] = tuple(templates)
@@ -265,8 +286,12 @@ def template_values(ctx: NarrativeContext) -> dict[str, str]:
     return values
 
 
-_DEFAULT_OF = {"destination": "location", "area": "location", "final_objective": "objective",
-               "objectives": "objective"}
+_DEFAULT_OF = {
+    "destination": "location",
+    "area": "location",
+    "final_objective": "objective",
+    "objectives": "objective",
+}
 
 
 def _title_case(value: str) -> str:
@@ -305,8 +330,13 @@ def _fit_title(title: str) -> str:
     return " ".join(words) or title[:TITLE_MAX_CHARS]
 
 
-_LIMITS = {"summary": SUMMARY_MAX, "description": DESCRIPTION_MAX, "offer": DIALOGUE_MAX,
-           "progress": DIALOGUE_MAX, "completion": DIALOGUE_MAX}
+_LIMITS = {
+    "summary": SUMMARY_MAX,
+    "description": DESCRIPTION_MAX,
+    "offer": DIALOGUE_MAX,
+    "progress": DIALOGUE_MAX,
+    "completion": DIALOGUE_MAX,
+}
 _SPACES = re.compile(r"[ \t]{2,}")
 
 
