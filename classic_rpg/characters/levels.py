@@ -32,7 +32,8 @@ START_GOLD = 10
 
 def xp_to_next(level: int) -> int:
     """Experience needed to go from ``level`` to ``level + 1``."""
-    return round(100 * max(1, level) ** 1.5)
+    needed: float = 100 * max(1, level) ** 1.5
+    return round(needed)
 
 
 @cache

@@ -114,8 +114,9 @@ class DictStatView(StatView):
             bucket[name] = value
 
     def _meta(self) -> dict[str, Any]:
-        meta = self.data.setdefault("_meta", {})
-        return meta.setdefault("last_changed", {})
+        meta: dict[str, Any] = self.data.setdefault("_meta", {})
+        last_changed: dict[str, Any] = meta.setdefault("last_changed", {})
+        return last_changed
 
     def last_changed(self, path: str) -> int | None:
         section, npc, name = parse_path(path)
