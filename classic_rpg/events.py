@@ -89,6 +89,13 @@ class LevelUpEvent(Event):
 
 
 @dataclass
+class ProgressChangedEvent(Event):
+    """Experience, level or gold changed; the GMCP layer sends Char.Status to the owner."""
+
+    character_id: UUID
+
+
+@dataclass
 class VitalsChangedEvent(Event):
     """Health/mana changed; the GMCP layer sends Char.Vitals to the owner."""
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from classic_rpg.characters import dialogue
 from classic_rpg.characters.dialogue import TalkService, register_dialogue_data
-from classic_rpg.characters.levels import Progression
+from classic_rpg.characters.levels import Progression, StatusRelay
 from classic_rpg.characters.setup import CharacterSetup, rpg_score
 from classic_rpg.characters.vitals import RegenSystem, VitalsRelay, make_prompt
 from classic_rpg.combat import commands as combat_commands
@@ -25,7 +25,7 @@ from classic_rpg.combat.data import register_npc_data
 from classic_rpg.combat.death import RespawnSystem
 from classic_rpg.combat.service import CombatService
 from classic_rpg.combat.system import CombatSystem
-from classic_rpg.events import VitalsChangedEvent
+from classic_rpg.events import ProgressChangedEvent, VitalsChangedEvent
 from classic_rpg.items import commands as item_commands
 from classic_rpg.items import gear
 from classic_rpg.items.data import register_item_data
@@ -69,6 +69,7 @@ def register_rules(ctx: PackContext) -> None:
     ctx.subscribe(CharacterDisconnectedEvent, combat.on_disconnected)
     ctx.subscribe(EntityRelocatedEvent, combat.on_relocated)
     ctx.subscribe(VitalsChangedEvent, VitalsRelay(engine).on_vitals_changed)
+    ctx.subscribe(ProgressChangedEvent, StatusRelay(engine).on_progress_changed)
 
     ctx.service(ScoreSheet).add("rpg", rpg_score, order=SCORE_ORDER)
     if engine.sessions.prompt_provider is None:

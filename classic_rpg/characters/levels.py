@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from classic_rpg.components import Attributes, CharacterStats, Health, Mana
-from classic_rpg.events import LevelUpEvent, VitalsChangedEvent
+from classic_rpg.events import LevelUpEvent, ProgressChangedEvent, VitalsChangedEvent
 
 if TYPE_CHECKING:
     from maid_engine.engine import GameEngine
@@ -61,11 +61,39 @@ def mana_per_level(attrs: Attributes | None) -> int:
     return max(1, 5 + (intelligence - 10) // 2)
 
 
+def send_status(engine: GameEngine, uid: UUID) -> None:
+    """GMCP ``Char.Status`` (level, experience, the next level's threshold, gold)."""
+    stats = engine.world.try_component(uid, CharacterStats)
+    if stats is None or not engine.sessions.is_online(uid):
+        return
+    engine.sessions.gmcp_to(
+        uid,
+        "Char.Status",
+        {
+            "level": stats.level,
+            "xp": stats.experience,
+            "xp_next_level": xp_for_level(stats.level + 1),
+            "gold": stats.gold,
+        },
+    )
+
+
+class StatusRelay:
+    """Sends Char.Status to the owner whenever their progress changed."""
+
+    def __init__(self, engine: GameEngine) -> None:
+        self.engine = engine
+
+    def on_progress_changed(self, event: ProgressChangedEvent) -> None:
+        send_status(self.engine, event.character_id)
+
+
 class Progression:
     """Service: awarding experience and gold, and levelling up.
 
     Quests grant rewards through it (``award_experience``/``award_gold``) so the
-    player is told and level-ups happen in one place.
+    player is told and level-ups happen in one place. It reports what changed
+    with ProgressChangedEvent (the StatusRelay turns that into Char.Status).
     """
 
     def __init__(self, engine: GameEngine) -> None:
@@ -85,9 +113,7 @@ class Progression:
         while stats.level < MAX_LEVEL and stats.experience >= xp_for_level(stats.level + 1):
             self.level_up(uid)
             gained += 1
-        from classic_rpg.characters.vitals import send_status
-
-        send_status(self.engine, uid)
+        self.engine.events.emit(ProgressChangedEvent(uid))
         return gained
 
     def level_up(self, uid: UUID) -> int:
@@ -118,7 +144,5 @@ class Progression:
         stats.gold = max(0, stats.gold + amount)
         if amount > 0:
             self._tell(uid, f"|yYou receive {amount} gold{' ' + reason if reason else ''}.|n")
-        from classic_rpg.characters.vitals import send_status
-
-        send_status(self.engine, uid)
+        self.engine.events.emit(ProgressChangedEvent(uid))
         return stats.gold

@@ -10,9 +10,10 @@ from classic_rpg.characters.levels import (
     START_GOLD,
     START_HEALTH,
     START_MANA,
+    send_status,
     xp_for_level,
 )
-from classic_rpg.characters.vitals import send_status, send_vitals
+from classic_rpg.characters.vitals import send_vitals
 from classic_rpg.components import (
     Attributes,
     CharacterStats,

@@ -1,14 +1,13 @@
-"""Health and mana outside combat: GMCP ``Char.Vitals``/``Char.Status``, the
-prompt, healing, and slow regeneration while not fighting."""
+"""Health and mana outside combat: GMCP ``Char.Vitals``, the prompt, healing, and
+slow regeneration while not fighting. (``Char.Status`` is progression's: levels.py.)"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from classic_rpg.characters.levels import xp_for_level
 from classic_rpg.combat.components import Fighting
-from classic_rpg.components import CharacterStats, Health, Mana
+from classic_rpg.components import Health, Mana
 from classic_rpg.events import VitalsChangedEvent
 from maid_engine.ecs import System
 
@@ -32,22 +31,6 @@ def vitals_of(engine: GameEngine, uid: UUID) -> dict[str, Any]:
 def send_vitals(engine: GameEngine, uid: UUID) -> None:
     if engine.sessions.is_online(uid) and engine.world.has_component(uid, Health):
         engine.sessions.gmcp_to(uid, "Char.Vitals", vitals_of(engine, uid))
-
-
-def send_status(engine: GameEngine, uid: UUID) -> None:
-    stats = engine.world.try_component(uid, CharacterStats)
-    if stats is None or not engine.sessions.is_online(uid):
-        return
-    engine.sessions.gmcp_to(
-        uid,
-        "Char.Status",
-        {
-            "level": stats.level,
-            "xp": stats.experience,
-            "xp_next_level": xp_for_level(stats.level + 1),
-            "gold": stats.gold,
-        },
-    )
 
 
 class VitalsRelay:

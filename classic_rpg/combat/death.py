@@ -18,8 +18,7 @@ import logging
 from typing import TYPE_CHECKING
 from uuid import UUID
 
-from classic_rpg.characters.levels import Progression
-from classic_rpg.characters.vitals import send_status
+from classic_rpg.characters.levels import Progression, send_status
 from classic_rpg.combat.components import (
     CombatProfile,
     CombatRules,

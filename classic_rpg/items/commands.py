@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from uuid import UUID
 
-from classic_rpg.characters.vitals import send_status
+from classic_rpg.characters.levels import send_status
 from classic_rpg.components import CharacterStats
 from classic_rpg.events import (
     GoldGivenEvent,
