@@ -22,7 +22,7 @@ from classic_rpg.characters.setup import CharacterSetup, rpg_score
 from classic_rpg.characters.vitals import RegenSystem, VitalsRelay, make_prompt
 from classic_rpg.combat import commands as combat_commands
 from classic_rpg.combat.data import register_npc_data
-from classic_rpg.combat.death import RespawnSystem
+from classic_rpg.combat.death import RespawnSystem, handle_death
 from classic_rpg.combat.service import CombatService
 from classic_rpg.combat.system import CombatSystem
 from classic_rpg.events import ProgressChangedEvent, VitalsChangedEvent
@@ -50,7 +50,7 @@ def register_rules(ctx: PackContext) -> None:
     register_dialogue_data(data, owner)
     register_item_data(data, owner)
 
-    combat = CombatService(engine)
+    combat = CombatService(engine, on_death=lambda event: handle_death(engine, event))
     ctx.provide(Progression, Progression(engine))
     ctx.provide(ItemFactory, ItemFactory(engine))
     ctx.provide(CombatService, combat)

@@ -45,27 +45,13 @@ if TYPE_CHECKING:
 log = logging.getLogger("maid.rpg.death")
 
 
-def handle_death(engine: GameEngine, victim: UUID, killer: UUID | None) -> None:
-    world = engine.world
-    ws = engine.services.get(WorldService)
-    combat = engine.services.get(CombatService)
-    room = ws.room_key_of(victim) or ""
-    npc = world.try_component(victim, NPC)
-    is_player = combat.is_player(victim)
-    combat.disengage(victim)
-    engine.events.emit(
-        EntityDiedEvent(
-            entity_id=victim,
-            killer_id=killer,
-            room=room,
-            template=npc.template if npc is not None else "",
-            is_player=is_player,
-        )
-    )
-    if is_player:
-        _player_death(engine, victim, killer, room)
+def handle_death(engine: GameEngine, event: EntityDiedEvent) -> None:
+    """The death rules, given to CombatService as its ``on_death`` handler: it has
+    already stopped the fights and emitted ``event``."""
+    if event.is_player:
+        _player_death(engine, event.entity_id, event.killer_id, event.room)
     else:
-        _npc_death(engine, victim, killer, room)
+        _npc_death(engine, event.entity_id, event.killer_id, event.room)
 
 
 def _npc_death(engine: GameEngine, victim: UUID, killer: UUID | None, room: str) -> None:

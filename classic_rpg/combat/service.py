@@ -8,6 +8,7 @@ component on each side); :class:`~classic_rpg.combat.system.CombatSystem` calls
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from uuid import UUID
 
@@ -20,9 +21,15 @@ from classic_rpg.combat.formulas import (
     roll_hit,
 )
 from classic_rpg.components import Health
-from classic_rpg.events import CombatStartedEvent, DamageDealtEvent, VitalsChangedEvent
+from classic_rpg.events import (
+    CombatStartedEvent,
+    DamageDealtEvent,
+    EntityDiedEvent,
+    VitalsChangedEvent,
+)
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
+from maid_stdlib.world.components import NPC
 from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.service import WorldService
@@ -34,9 +41,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("maid.rpg.combat")
 
+#: The death rules (loot, experience, respawn, a player's recall: death.py): called
+#: with the EntityDiedEvent the moment health reaches 0. A call, not a subscription:
+#: queued events are delivered only after the whole system's update, and until then
+#: the dead would keep fighting and loot would be rolled after later attacks.
+DeathHandler = Callable[[EntityDiedEvent], None]
+
 
 class CombatService:
-    """Service: who fights whom, attacks, damage and (through death.py) death.
+    """Service: who fights whom, attacks, damage and death (the rules of what
+    follows are the ``on_death`` handler given to it: death.py's).
 
     Tunables (instance attributes, change them after the pack registered):
     ``recall_room`` where dead players wake up (default: the world's start room),
@@ -44,8 +58,9 @@ class CombatService:
     ``flee_chance`` (0.75), ``pvp`` (False: players cannot attack players).
     """
 
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: GameEngine, on_death: DeathHandler) -> None:
         self.engine = engine
+        self.on_death = on_death
         self.recall_room: str | None = None
         self.death_gold_penalty = 0.10
         self.death_health_fraction = 0.5
@@ -236,9 +251,7 @@ class CombatService:
         )
         events.emit(VitalsChangedEvent(target))
         if health.current <= 0:
-            from classic_rpg.combat.death import handle_death
-
-            handle_death(self.engine, target, attacker)
+            self.die(target, attacker)
             return True
         if (
             attacker is not None
@@ -247,6 +260,21 @@ class CombatService:
         ):
             self.engage(target, attacker)
         return False
+
+    def die(self, victim: UUID, killer: UUID | None) -> None:
+        """``victim`` stops fighting, EntityDiedEvent is emitted (while it still
+        exists) and the death rules run at once."""
+        npc = self.world.try_component(victim, NPC)
+        event = EntityDiedEvent(
+            entity_id=victim,
+            killer_id=killer,
+            room=self.ws.room_key_of(victim) or "",
+            template=npc.template if npc is not None else "",
+            is_player=self.is_player(victim),
+        )
+        self.disengage(victim)
+        self.engine.events.emit(event)
+        self.on_death(event)
 
     # -- fleeing ------------------------------------------------------------------------
     def flee(self, uid: UUID) -> str | None:
