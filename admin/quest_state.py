@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from classic_rpg.systems.quests import QuestManager, QuestState
+from classic_rpg.systems.quests import QuestManager
 from classic_rpg.systems.quests.questlog import QuestLog
 from maid_stdlib.consequences import AUDIT_COLLECTION, ConsequencesAppliedEvent
 from maid_stdlib.consequences.sidetable import GeneratedQuestIndex
@@ -25,6 +25,7 @@ from maid_stdlib.questgen import GENERATED_QUESTS_COLLECTION, GeneratedQuest, Qu
 from maid_stdlib.questgen.history import QuestHistoryEntry
 from maid_stdlib.questgen.quest import quest_from_document
 from maid_stdlib.questgen.system import BuildRecord, QuestGenerationSystem
+from maid_stdlib.questgen.vocabulary import QuestState
 
 if TYPE_CHECKING:
     from maid_engine.engine import GameEngine

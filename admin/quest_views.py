@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from admin.quest_state import QuestOps, QuestRow
-from classic_rpg.systems.quests import QuestState
 from maid_stdlib.questgen import GeneratedQuest, QuestConsequence
 from maid_stdlib.questgen.objectives import grounding_problems
+from maid_stdlib.questgen.vocabulary import QuestState
 
 __all__ = [
     "backpressure_lines",

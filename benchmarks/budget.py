@@ -348,6 +348,12 @@ async def _consequence_propagation(engine: Any, row: Row, limit: int = 10) -> No
         from maid_engine.accounts.components import PlayerCharacter
     except ImportError:
         return
+    try:
+        from maid_stdlib.questgen.vocabulary import QuestOutcome
+
+        completed: Any = QuestOutcome.COMPLETED
+    except ImportError:  # older revisions took the grade as a string
+        completed = "completed"
     characters = [uid for uid, _ in engine.world.each(PlayerCharacter)]
     quest_ids = _open_generated(engine)[:limit]
     if not characters or not quest_ids:
@@ -362,7 +368,7 @@ async def _consequence_propagation(engine: Any, row: Row, limit: int = 10) -> No
     for i, quest_id in enumerate(quest_ids):
         character = characters[i % count]
         result = await _timed(
-            lambda q=quest_id, c=character: system.on_turned_in(q, c, "completed", run=1),
+            lambda q=quest_id, c=character: system.on_turned_in(q, c, completed, run=1),
             row.samples,
         )
         applied += result is not None

@@ -32,12 +32,13 @@ from classic_rpg.systems.quests.events import (
     QuestTurnedInEvent,
 )
 from classic_rpg.systems.quests.manager import QuestError, QuestManager
-from classic_rpg.systems.quests.models import Quest, QuestState
+from classic_rpg.systems.quests.models import Quest
 from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_engine.content import PackContext
 from maid_stdlib.consequences import BranchChoices, ConsequenceSystem, GeneratedQuestIndex
 from maid_stdlib.grounding import Holder, QuestGroundingMonitor
 from maid_stdlib.questgen.quest import BranchOption, QuestBranch
+from maid_stdlib.questgen.vocabulary import QuestState
 
 __all__ = ["RpgQuestBoard", "choose_cmd", "register_consequences_glue"]
 
@@ -88,7 +89,7 @@ class _Forwarder:
         await self.system.on_turned_in(
             event.quest_id,
             event.character_id,
-            event.outcome.value,
+            event.outcome,
             run=self._run(event.character_id, event.quest_id),
         )
 
@@ -98,8 +99,8 @@ class _Forwarder:
         await self.system.on_failed(
             event.quest_id,
             event.character_id,
-            event.outcome.value,
-            event.reason.value,
+            event.outcome,
+            event.reason,
             run=self._run(event.character_id, event.quest_id),
         )
 

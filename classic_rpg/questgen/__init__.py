@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from classic_rpg.questgen.archetypes import RPG_ARCHETYPES, rpg_archetypes
 from classic_rpg.questgen.convert import (
-    _to_quest_model,
     registration_meta,
     side_table_document,
     to_quest_model,
@@ -24,7 +23,6 @@ __all__ = [
     "RPG_ITEM_TIER_CAPS",
     "RpgHooks",
     "RpgQuestSink",
-    "_to_quest_model",
     "register_rpg_questgen",
     "registration_meta",
     "rpg_archetypes",

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from classic_rpg.systems.quests.models import ObjectiveType as RPGObjectiveType
 from classic_rpg.systems.quests.models import Quest, QuestRewards
 from classic_rpg.systems.quests.models import QuestObjective as QuestObjectiveModel
 from maid_stdlib.questgen import GeneratedQuest, ObjectiveType, QuestObjective, quest_to_document
@@ -32,7 +31,7 @@ def _objective(o: QuestObjective) -> QuestObjectiveModel:
         single = None
     return QuestObjectiveModel(
         objective_id=o.id,
-        objective_type=RPGObjectiveType(o.objective_type.value),
+        objective_type=o.objective_type,
         description=o.description,
         target_name=o.target,
         target_id=single,
@@ -75,10 +74,6 @@ def to_quest_model(quest: GeneratedQuest) -> Quest:
         tags=["generated", quest.archetype_id, quest.seed_type],
         source="generated",
     )
-
-
-#: The seed's name for the conversion.
-_to_quest_model = to_quest_model
 
 
 def registration_meta(quest: GeneratedQuest) -> dict[str, Any]:

@@ -29,13 +29,13 @@ from classic_rpg.systems.quests.events import (
     QuestTurnedInEvent,
 )
 from classic_rpg.systems.quests.manager import QuestError, QuestManager
-from classic_rpg.systems.quests.models import QuestDeliveryMethod, QuestState
 from classic_rpg.systems.quests.questlog import QuestLog
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import CommandContext
 from maid_engine.content import PackContext
 from maid_stdlib.questgen.personalization import PlayStyle, styles_of_archetype
 from maid_stdlib.questgen.system import QuestGenerationSystem
+from maid_stdlib.questgen.vocabulary import QuestDeliveryMethod, QuestState
 
 __all__ = ["ConversationDelivery", "RpgQuestOffers", "register_rpg_quest_delivery"]
 

@@ -30,7 +30,6 @@ from classic_rpg.systems.quests import (
     QuestFailedEvent,
     QuestGeneratedEvent,
     QuestManager,
-    QuestState,
     QuestTurnedInEvent,
 )
 from classic_rpg.systems.quests.questlog import QuestLog
@@ -39,6 +38,7 @@ from maid_stdlib.consequences import GeneratedQuestIndex
 from maid_stdlib.grounding import QuestGroundingMonitor
 from maid_stdlib.questgen import QuestGen
 from maid_stdlib.questgen.system import QuestGenerationSystem
+from maid_stdlib.questgen.vocabulary import QuestState
 from maid_stdlib.world.service import WorldService
 
 if TYPE_CHECKING:

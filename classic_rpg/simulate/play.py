@@ -16,10 +16,11 @@ from classic_rpg.combat.components import CombatRules, Fighting, LootTable, Pend
 from classic_rpg.components import Health
 from classic_rpg.items.components import ItemStats
 from classic_rpg.items.factory import ItemFactory
-from classic_rpg.systems.quests.models import ObjectiveType, Quest, QuestObjective, QuestState
+from classic_rpg.systems.quests.models import Quest, QuestObjective
 from classic_rpg.systems.quests.questlog import QuestEntry
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.ecs import Component
+from maid_stdlib.questgen.vocabulary import ObjectiveType, QuestState
 from maid_stdlib.world.components import NPC, Item
 from maid_stdlib.world.service import WorldService
 

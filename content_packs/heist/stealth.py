@@ -13,10 +13,11 @@ import logging
 from uuid import UUID
 
 from classic_rpg.events import ItemPickedUpEvent
-from classic_rpg.systems.quests import ObjectiveType, QuestError, QuestManager, QuestState
+from classic_rpg.systems.quests import QuestError, QuestManager
 from content_packs.heist.questgen import STEALTH_OBJECTIVE
 from maid_engine.engine import GameEngine
 from maid_stdlib.living.facts import WatchedRooms
+from maid_stdlib.questgen.vocabulary import ObjectiveType, QuestState
 from maid_stdlib.world.components import Describable
 from maid_stdlib.world.service import WorldService
 

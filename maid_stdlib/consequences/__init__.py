@@ -6,7 +6,7 @@ Public API:
 
 * ``ConsequenceSystem`` (priority 220) with ``on_turned_in``, ``on_failed``,
   ``on_abandoned``, ``on_expired``; ``ConsequencesAppliedEvent``, ``Propagation``
-* ``ConsequencePropagator.plan_mutation`` (``PlanContext``), ``Outcome``,
+* ``ConsequencePropagator.plan_mutation`` (``PlanContext``),
   ``OUTCOME_SCALE``
 * ``WorldMutation``, ``WorldMutationBatch``, ``BatchResult``, ``Validation``,
   ``EntityVersions``, ``MutationKind``/``MutationKinds``/``MutationEnv``/``Applied``,
@@ -49,7 +49,7 @@ from maid_stdlib.consequences.mutations import (
     WorldMutation,
     world_flag,
 )
-from maid_stdlib.consequences.outcome import OUTCOME_SCALE, Outcome
+from maid_stdlib.consequences.outcome import OUTCOME_SCALE
 from maid_stdlib.consequences.propagator import ConsequencePropagator, PlanContext
 from maid_stdlib.consequences.register import register_consequences
 from maid_stdlib.consequences.sidetable import (
@@ -88,7 +88,6 @@ __all__ = [
     "MutationEnv",
     "MutationKind",
     "MutationKinds",
-    "Outcome",
     "PendingChains",
     "PlanContext",
     "Propagation",

@@ -18,8 +18,8 @@ from maid_engine.ecs import Component
 from maid_engine.ecs.component import dump_component
 from maid_engine.events import Event
 from maid_stdlib.consequences.mutations import WorldMutation
-from maid_stdlib.consequences.outcome import Outcome
 from maid_stdlib.questgen.quest import GeneratedQuest
+from maid_stdlib.questgen.vocabulary import QuestOutcome
 from maid_stdlib.story.signals import StorySignal
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ class Propagation:
     """What one propagation did (returned by the ConsequenceSystem's ``on_*``)."""
 
     quest_id: str
-    outcome: Outcome
+    outcome: QuestOutcome
     #: "applied", "invalid" (validation refused it), "conflict" or "failed".
     status: str
     audit_key: str

@@ -39,10 +39,10 @@ from pydantic import TypeAdapter
 from maid_engine.clock import GAME_DAY
 from maid_engine.events import Event
 from maid_stdlib.consequences.mutations import WorldMutation
-from maid_stdlib.consequences.outcome import Outcome
 from maid_stdlib.questgen.facts import WorldFacts
-from maid_stdlib.questgen.quest import ConsequenceType, GeneratedQuest, ObjectiveType
+from maid_stdlib.questgen.quest import ConsequenceType, GeneratedQuest
 from maid_stdlib.questgen.types import ObjectivePatterns
+from maid_stdlib.questgen.vocabulary import ObjectiveType, QuestOutcome
 from maid_stdlib.story.signals import StorySignal, StorySignalType
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ MAX_CHAIN_DEPTH: Final = 5
 CHAIN_DAMPENING: Final = 0.7
 CHAIN_POTENTIAL_THRESHOLD: Final = 0.5
 RETALIATION_THRESHOLD: Final = -0.3
-CHAIN_OUTCOMES: Final = frozenset({Outcome.COMPLETED, Outcome.PERFECT})
+CHAIN_OUTCOMES: Final = frozenset({QuestOutcome.COMPLETED, QuestOutcome.PERFECT})
 #: Follow-ups waiting for the world, persisted (key: signal id).
 CHAINS_COLLECTION: Final = "quest_chains"
 
@@ -90,7 +90,7 @@ class QuestChainEvent(Event):
 @dataclass
 class ChainContext:
     quest: GeneratedQuest
-    outcome: Outcome
+    outcome: QuestOutcome
     characters: list[UUID]
     facts: WorldFacts
     #: Objective pattern of the quest's archetype ("" if unknown).
@@ -239,7 +239,7 @@ def generic_rule(ctx: ChainContext) -> StorySignal | None:
 
 def detect_consequence_signals(
     quest: GeneratedQuest,
-    outcome: Outcome,
+    outcome: QuestOutcome,
     characters: Sequence[UUID],
     applied: Sequence[WorldMutation],
     facts: WorldFacts,

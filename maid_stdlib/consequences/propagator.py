@@ -27,25 +27,26 @@ from uuid import UUID
 
 from maid_engine.ecs import World
 from maid_stdlib.consequences.mutations import WorldMutation, statement_id
-from maid_stdlib.consequences.outcome import OUTCOME_SCALE, Outcome
+from maid_stdlib.consequences.outcome import OUTCOME_SCALE
 from maid_stdlib.living import api
 from maid_stdlib.living.components import GoalsComponent
 from maid_stdlib.living.gossip import GENERATED_CONFIDENCE_CAP
 from maid_stdlib.living.memory import EmotionalValence
 from maid_stdlib.questgen.quest import ConsequenceType, QuestConsequence
+from maid_stdlib.questgen.vocabulary import QuestOutcome
 
 __all__ = ["ConsequencePropagator", "PlanContext"]
 
 C = ConsequenceType
 
 _VALENCE = {
-    Outcome.PERFECT: (EmotionalValence.VERY_POSITIVE, 0.8),
-    Outcome.COMPLETED: (EmotionalValence.POSITIVE, 0.8),
-    Outcome.PARTIAL_SUCCESS: (EmotionalValence.POSITIVE, 0.4),
-    Outcome.PYRRHIC_VICTORY: (EmotionalValence.POSITIVE, 0.5),
-    Outcome.FAILED: (EmotionalValence.NEGATIVE, 0.5),
-    Outcome.EXPIRED: (EmotionalValence.NEGATIVE, 0.5),
-    Outcome.ABANDONED: (EmotionalValence.NEGATIVE, 0.5),
+    QuestOutcome.PERFECT: (EmotionalValence.VERY_POSITIVE, 0.8),
+    QuestOutcome.COMPLETED: (EmotionalValence.POSITIVE, 0.8),
+    QuestOutcome.PARTIAL_SUCCESS: (EmotionalValence.POSITIVE, 0.4),
+    QuestOutcome.PYRRHIC_VICTORY: (EmotionalValence.POSITIVE, 0.5),
+    QuestOutcome.FAILED: (EmotionalValence.NEGATIVE, 0.5),
+    QuestOutcome.EXPIRED: (EmotionalValence.NEGATIVE, 0.5),
+    QuestOutcome.ABANDONED: (EmotionalValence.NEGATIVE, 0.5),
 }
 
 
@@ -55,14 +56,14 @@ class PlanContext:
     it (the default teller of gossip), how much it mattered, where and when."""
 
     quest_id: str
-    outcome: Outcome
+    outcome: QuestOutcome
     giver: UUID | None = None
     importance: float = 0.5
     location: str | None = None
 
 
 class ConsequencePropagator:
-    OUTCOME_SCALE: ClassVar[dict[Outcome, float]] = OUTCOME_SCALE
+    OUTCOME_SCALE: ClassVar[dict[QuestOutcome, float]] = OUTCOME_SCALE
     #: Generated gossip never reaches first-hand certainty (Doc 03 convention).
     GOSSIP_CONFIDENCE: ClassVar[float] = GENERATED_CONFIDENCE_CAP
 
@@ -226,7 +227,7 @@ class ConsequencePropagator:
         content = (c.memory_content or c.description or "").strip()
         if owner is None or not content:
             return None
-        outcome = context.outcome if context else Outcome.COMPLETED
+        outcome = context.outcome if context else QuestOutcome.COMPLETED
         valence, intensity = _VALENCE[outcome]
         return WorldMutation(
             "memory_creation",

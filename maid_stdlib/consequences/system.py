@@ -51,7 +51,7 @@ from maid_stdlib.consequences.chains import (
 )
 from maid_stdlib.consequences.kinds import MutationKinds
 from maid_stdlib.consequences.mutations import MutationEnv, WorldMutation
-from maid_stdlib.consequences.outcome import OUTCOME_SCALE, Outcome
+from maid_stdlib.consequences.outcome import OUTCOME_SCALE
 from maid_stdlib.consequences.propagator import ConsequencePropagator, PlanContext
 from maid_stdlib.consequences.sidetable import (
     BranchChoices,
@@ -61,6 +61,7 @@ from maid_stdlib.consequences.sidetable import (
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.questgen.quest import ConsequenceType, GeneratedQuest, QuestConsequence
 from maid_stdlib.questgen.register import QuestGen
+from maid_stdlib.questgen.vocabulary import FailReason, QuestOutcome
 from maid_stdlib.story.signals import StorySignal, StorySignalEvent
 
 if TYPE_CHECKING:
@@ -145,49 +146,51 @@ class ConsequenceSystem(System):
 
     # -- entry points (the rules layer's quest events) -------------------------------
     async def on_turned_in(
-        self, quest_id: str, character_id: UUID, outcome: str, *, run: int = 0
+        self, quest_id: str, character_id: UUID, outcome: QuestOutcome, *, run: int = 0
     ) -> Propagation | None:
         """Read the grade from the event (``outcome``); never re-grade."""
-        return await self._propagate(quest_id, Outcome(outcome), [character_id], run=run)
+        return await self._propagate(quest_id, outcome, [character_id], run=run)
 
     async def on_failed(
         self,
         quest_id: str,
         character_id: UUID,
-        outcome: str = Outcome.FAILED,
-        reason: str = "failed",
+        outcome: QuestOutcome = QuestOutcome.FAILED,
+        reason: FailReason = FailReason.FAILED,
         *,
         run: int = 0,
     ) -> Propagation | None:
         """Failure consequences. ``reason`` "invalidated" means the world, not the
         character, ended the quest: nothing happens."""
-        if reason == "invalidated":
+        if reason is FailReason.INVALIDATED:
             return None
-        graded = Outcome(outcome)
+        graded = outcome
         # A failure graded PARTIAL_SUCCESS is still a failure (with partial credit
         # recorded); EXPIRED stays EXPIRED.
         if graded.success:
-            graded = Outcome.FAILED
+            graded = QuestOutcome.FAILED
         return await self._propagate(quest_id, graded, [character_id], run=run)
 
     async def on_abandoned(
         self, quest_id: str, character_id: UUID, *, run: int = 0
     ) -> Propagation | None:
-        return await self._propagate(quest_id, Outcome.ABANDONED, [character_id], run=run)
+        return await self._propagate(quest_id, QuestOutcome.ABANDONED, [character_id], run=run)
 
     async def on_expired(self, quest_id: str, character_ids: Sequence[UUID]) -> Propagation | None:
         """The opportunity expired: failure consequences once, character-specific
         ones for each character who had accepted it (seed pitfall 5)."""
-        return await self._propagate(quest_id, Outcome.EXPIRED, list(character_ids))
+        return await self._propagate(quest_id, QuestOutcome.EXPIRED, list(character_ids))
 
     # -- propagation ------------------------------------------------------------------
     @staticmethod
-    def audit_key(quest_id: str, characters: Sequence[UUID], run: int, outcome: Outcome) -> str:
+    def audit_key(
+        quest_id: str, characters: Sequence[UUID], run: int, outcome: QuestOutcome
+    ) -> str:
         who = ",".join(sorted(str(c) for c in characters)) or "world"
         return f"{quest_id}:{who}:{run}:{outcome.value}"
 
     async def _propagate(
-        self, quest_id: str, outcome: Outcome, characters: list[UUID], *, run: int = 0
+        self, quest_id: str, outcome: QuestOutcome, characters: list[UUID], *, run: int = 0
     ) -> Propagation | None:
         quest = await self.index.get(quest_id)
         if quest is None:
@@ -259,7 +262,7 @@ class ConsequenceSystem(System):
         return result
 
     async def _consequences(
-        self, quest: GeneratedQuest, outcome: Outcome, characters: list[UUID]
+        self, quest: GeneratedQuest, outcome: QuestOutcome, characters: list[UUID]
     ) -> list[QuestConsequence]:
         if outcome.success:
             out = list(quest.consequences)
@@ -267,7 +270,7 @@ class ConsequenceSystem(System):
                 out.extend(await self._branch_consequences(quest, character))
             return out
         out = list(quest.failure_consequences)
-        if outcome is Outcome.ABANDONED:
+        if outcome is QuestOutcome.ABANDONED:
             facts = self.qg.facts
             giver = quest.quest_giver_id
             for character in characters:
@@ -308,7 +311,7 @@ class ConsequenceSystem(System):
     def _plan(
         self,
         quest: GeneratedQuest,
-        outcome: Outcome,
+        outcome: QuestOutcome,
         characters: list[UUID],
         consequences: list[QuestConsequence],
     ) -> WorldMutationBatch:
@@ -336,7 +339,7 @@ class ConsequenceSystem(System):
     def _signals_for(
         self,
         quest: GeneratedQuest,
-        outcome: Outcome,
+        outcome: QuestOutcome,
         characters: list[UUID],
         applied: list[WorldMutation],
     ) -> list[StorySignal]:

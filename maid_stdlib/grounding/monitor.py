@@ -32,8 +32,9 @@ from maid_engine.ecs import System
 from maid_engine.events import EntityDestroyedEvent
 from maid_stdlib.consequences.sidetable import GeneratedQuestIndex, connect_generation
 from maid_stdlib.grounding.port import Holder, QuestBoard
-from maid_stdlib.questgen.quest import GeneratedQuest, ObjectiveType, QuestObjective
+from maid_stdlib.questgen.quest import GeneratedQuest, QuestObjective
 from maid_stdlib.questgen.register import QuestGen
+from maid_stdlib.questgen.vocabulary import ObjectiveType
 from maid_stdlib.world.events import EntityRelocatedEvent
 
 if TYPE_CHECKING:

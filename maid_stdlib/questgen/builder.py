@@ -38,7 +38,6 @@ from maid_stdlib.questgen.objectives import ObjectiveBuilder
 from maid_stdlib.questgen.quest import (
     DifficultyTier,
     GeneratedQuest,
-    ObjectiveType,
     QuestBranch,
     QuestObjective,
     QuestRewards,
@@ -49,6 +48,7 @@ from maid_stdlib.questgen.seed import QuestSeed, seed_expiry
 from maid_stdlib.questgen.text import slugify
 from maid_stdlib.questgen.types import BranchingPattern
 from maid_stdlib.questgen.validator import clamp_rewards
+from maid_stdlib.questgen.vocabulary import ObjectiveType
 
 R = TypeVar("R")
 

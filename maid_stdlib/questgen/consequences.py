@@ -20,7 +20,6 @@ from maid_stdlib.questgen.facts import WorldFacts
 from maid_stdlib.questgen.quest import (
     BranchOption,
     ConsequenceType,
-    ObjectiveType,
     QuestBranch,
     QuestConsequence,
     QuestObjective,
@@ -28,6 +27,7 @@ from maid_stdlib.questgen.quest import (
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.text import join_names, topic_tokens
 from maid_stdlib.questgen.types import ObjectivePatterns
+from maid_stdlib.questgen.vocabulary import ObjectiveType
 
 __all__ = ["ConsequencePlan", "ConsequencePlanner"]
 

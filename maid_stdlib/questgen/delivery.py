@@ -35,7 +35,6 @@ trigger fires.
 
 from __future__ import annotations
 
-import enum
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -48,6 +47,7 @@ from maid_stdlib.questgen.narrative.reputation import ReputationLabel
 from maid_stdlib.questgen.personalization import PlayerProfile, PlayStyle
 from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.text import topic_tokens
+from maid_stdlib.questgen.vocabulary import QuestDeliveryMethod
 from maid_stdlib.world.components import Describable, Item, Room
 
 if TYPE_CHECKING:
@@ -60,7 +60,6 @@ __all__ = [
     "PendingDeliveries",
     "PendingDelivery",
     "QuestDelivery",
-    "QuestDeliveryMethod",
     "QuestOffers",
 ]
 
@@ -68,16 +67,6 @@ log = logging.getLogger("maid.questgen.delivery")
 
 #: Room flag marking a room as having a notice board.
 BOARD_FLAG = "notice_board"
-
-
-class QuestDeliveryMethod(enum.StrEnum):
-    DIRECT_OFFER = "direct_offer"
-    CONVERSATION = "conversation"
-    OVERHEARD = "overheard"
-    NOTICE_BOARD = "notice_board"
-    LETTER = "letter"
-    RUMOR = "rumor"
-    DISCOVERY = "discovery"
 
 
 M = QuestDeliveryMethod

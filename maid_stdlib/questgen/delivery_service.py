@@ -21,7 +21,6 @@ from maid_stdlib.questgen.delivery import (
     OpenQuest,
     PendingDeliveries,
     PendingDelivery,
-    QuestDeliveryMethod,
     QuestOffers,
 )
 from maid_stdlib.questgen.narrative.reputation import ReputationLabel
@@ -29,6 +28,7 @@ from maid_stdlib.questgen.personalization import PersonalizedQuest, QuestPersona
 from maid_stdlib.questgen.preferences import QuestGenMode, offer_policy
 from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.text import topic_tokens
+from maid_stdlib.questgen.vocabulary import QuestDeliveryMethod
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.text import capitalize

@@ -18,6 +18,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict
 
 from maid_stdlib.questgen.quest import GeneratedQuest
+from maid_stdlib.questgen.vocabulary import SUCCESS_OUTCOMES
 
 if TYPE_CHECKING:
     from maid_engine.store import DocumentStore
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["COLLECTION", "QuestHistory", "QuestHistoryEntry"]
 
 COLLECTION = "quest_history"
-SUCCESS_OUTCOMES = frozenset({"perfect", "completed", "partial_success", "pyrrhic_victory"})
 
 
 #: The QuestManager keeps its own entries in the same collection (the quest, then

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from maid_stdlib.questgen.facts import WorldFacts
-from maid_stdlib.questgen.quest import BranchOption, ObjectiveType, QuestBranch, QuestObjective
+from maid_stdlib.questgen.quest import BranchOption, QuestBranch, QuestObjective
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.types import ObjectivePattern
+from maid_stdlib.questgen.vocabulary import ObjectiveType
 
 __all__ = [
     "BranchOption",

@@ -13,10 +13,11 @@ from collections.abc import Callable
 from uuid import UUID
 
 from maid_stdlib.questgen.facts import WorldFacts
-from maid_stdlib.questgen.quest import ObjectiveType, QuestObjective
+from maid_stdlib.questgen.quest import QuestObjective
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.text import join_names, topic_tokens
 from maid_stdlib.questgen.types import ObjectivePatterns
+from maid_stdlib.questgen.vocabulary import ObjectiveType
 
 __all__ = ["BUILTIN_PATTERNS", "MAX_LEADS", "MAX_THREATS"]
 

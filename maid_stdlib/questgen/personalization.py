@@ -33,6 +33,7 @@ from maid_stdlib.questgen.facts import WorldFacts
 from maid_stdlib.questgen.narrative.reputation import ReputationLabel, reputation_label
 from maid_stdlib.questgen.quest import DifficultyTier, GeneratedQuest
 from maid_stdlib.questgen.types import ObjectivePatterns
+from maid_stdlib.questgen.vocabulary import FAILURE_OUTCOMES, SUCCESS_OUTCOMES
 
 if TYPE_CHECKING:
     from maid_engine.engine import GameEngine
@@ -383,9 +384,9 @@ class QuestPersonalizer:
         worked = [q for q in profile.quest_history if q.giver_id == giver]
         if worked:
             last = worked[-1]
-            if last.outcome in ("perfect", "completed", "partial_success", "pyrrhic_victory"):
+            if last.outcome in SUCCESS_OUTCOMES:
                 lines.append(f"{name} has not forgotten the last job you did for them.")
-            elif last.outcome in ("abandoned", "failed", "expired"):
+            elif last.outcome in FAILURE_OUTCOMES:
                 lines.append(f"{name} has not forgotten that you let them down last time.")
         if profile.level < quest.required_player_level:
             lines.append(

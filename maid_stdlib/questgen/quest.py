@@ -7,8 +7,8 @@ makes the seed's field order (required fields after defaulted ones) valid
 the world layer; entities are UUIDs. Times are game seconds, except
 ``GeneratedQuest.time_limit`` which is game hours as in the seed.
 
-``ObjectiveType`` mirrors the nine values of the QuestManager's ObjectiveType
-(classic_rpg) by value: the stdlib may not import classic_rpg.
+``ObjectiveType`` is the shared one of :mod:`maid_stdlib.questgen.vocabulary`,
+which the rules layer's quest manager uses too.
 """
 
 from __future__ import annotations
@@ -23,13 +23,13 @@ from pydantic import TypeAdapter
 
 from maid_stdlib.questgen.narrative_context import QuestDialogue
 from maid_stdlib.questgen.types import QuestSeedType
+from maid_stdlib.questgen.vocabulary import ObjectiveType
 
 __all__ = [
     "BranchOption",
     "ConsequenceType",
     "DifficultyTier",
     "GeneratedQuest",
-    "ObjectiveType",
     "ProgressionMode",
     "QuestBranch",
     "QuestConsequence",
@@ -86,18 +86,6 @@ class ProgressionMode(enum.StrEnum):
     INDIVIDUAL = "individual"
     SHARED_CREDIT = "shared_credit"
     COMPETITIVE = "competitive"
-
-
-class ObjectiveType(enum.StrEnum):
-    KILL = "kill"
-    COLLECT = "collect"
-    DELIVER = "deliver"
-    VISIT = "visit"
-    TALK = "talk"
-    PROTECT = "protect"
-    ESCORT = "escort"
-    TIMED = "timed"
-    CUSTOM = "custom"
 
 
 class ConsequenceType(enum.StrEnum):

@@ -12,8 +12,9 @@ from maid_stdlib.questgen.archetypes import QuestArchetype
 from maid_stdlib.questgen.facts import WorldFacts
 from maid_stdlib.questgen.history import QuestHistory
 from maid_stdlib.questgen.objectives import grounding_problems
-from maid_stdlib.questgen.quest import GeneratedQuest, ObjectiveType
+from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.types import BranchingPattern
+from maid_stdlib.questgen.vocabulary import ObjectiveType
 
 __all__ = ["score_coherence", "score_grounding", "score_novelty"]
 

@@ -63,12 +63,13 @@ from maid_stdlib.questgen.narrative import (
 )
 from maid_stdlib.questgen.narrative_context import QuestNarrative
 from maid_stdlib.questgen.personalization import PlayStyleTracker, QuestPersonalizer
-from maid_stdlib.questgen.quest import GeneratedQuest, ObjectiveType
+from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.register import QuestGen
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.side_table import GeneratedQuestTable
 from maid_stdlib.questgen.signals import StorySignalLike, signal_key
 from maid_stdlib.questgen.text import topic_tokens
+from maid_stdlib.questgen.vocabulary import ObjectiveType
 
 if TYPE_CHECKING:
     from maid_stdlib.story.signals import StorySignalEvent, StorySituationResolvedEvent

@@ -20,7 +20,8 @@ from typing import ClassVar
 
 from maid_stdlib.questgen.facts import WorldFacts
 from maid_stdlib.questgen.objectives import grounding_problems
-from maid_stdlib.questgen.quest import DifficultyTier, GeneratedQuest, ObjectiveType, QuestRewards
+from maid_stdlib.questgen.quest import DifficultyTier, GeneratedQuest, QuestRewards
+from maid_stdlib.questgen.vocabulary import ObjectiveType
 
 __all__ = [
     "ALLOWED_REWARD_TYPES",

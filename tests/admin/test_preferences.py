@@ -7,7 +7,6 @@ from uuid import UUID
 
 from heist.loopkit import HEIST_WALK, character, make_engine, ticks, until_quest
 
-from classic_rpg.systems.quests import QuestState
 from classic_rpg.systems.quests.questlog import QuestLog
 from maid_engine.testing import cmd
 from maid_stdlib.questgen.personalization import PlayProfile, QuestPreference
@@ -19,6 +18,7 @@ from maid_stdlib.questgen.preferences import (
     offer_policy,
     questgen_mode,
 )
+from maid_stdlib.questgen.vocabulary import QuestState
 
 
 def test_policy_of_each_mode() -> None:

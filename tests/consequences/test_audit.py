@@ -17,9 +17,10 @@ from consequences.ckit import (
     trust,
 )
 
-from classic_rpg.systems.quests import QuestOutcome, QuestTurnedInEvent
-from maid_stdlib.consequences import AUDIT_COLLECTION, ConsequencesAppliedEvent, Outcome
+from classic_rpg.systems.quests import QuestTurnedInEvent
+from maid_stdlib.consequences import AUDIT_COLLECTION, ConsequencesAppliedEvent
 from maid_stdlib.living import MemoryVisibility
+from maid_stdlib.questgen.vocabulary import QuestOutcome
 
 
 async def test_applied_batches_are_audited_with_the_entities_they_changed(
@@ -49,7 +50,7 @@ async def test_applied_batches_are_audited_with_the_entities_they_changed(
             "memory_creation",
             "world_state",
         ]
-        key = system_of(engine).audit_key(quest_id, [hero], 1, Outcome.COMPLETED)
+        key = system_of(engine).audit_key(quest_id, [hero], 1, QuestOutcome.COMPLETED)
         assert await engine.store.documents.get(AUDIT_COLLECTION, key) == doc
 
         # In the same transaction, before any checkpoint: Gundrik's new view of the hero.
@@ -78,14 +79,14 @@ async def test_failed_batches_are_audited_and_counted(tmp_path: Path, db_url: st
         await accept(engine, hero, quest_id)
         system = system_of(engine)
         system.before_apply.append(lambda batch, attempt: system.versions.bump(gundrik) and None)
-        result = await system.on_turned_in(quest_id, hero, "completed", run=1)
+        result = await system.on_turned_in(quest_id, hero, QuestOutcome.COMPLETED, run=1)
         assert result is not None and result.status == "conflict"
         doc = await engine.store.documents.get(AUDIT_COLLECTION, result.audit_key)
         assert doc is not None and doc["status"] == "conflict" and doc["mutations"] == []
         assert doc["attempts"] == 2 and len(doc["errors"]) == 2
         # a failed batch does not block a later, successful one
         system.before_apply.clear()
-        again = await system.on_turned_in(quest_id, hero, "completed", run=1)
+        again = await system.on_turned_in(quest_id, hero, QuestOutcome.COMPLETED, run=1)
         assert again is not None and again.status == "applied"
         doc = await engine.store.documents.get(AUDIT_COLLECTION, result.audit_key)
         assert doc is not None and doc["status"] == "applied"

@@ -8,13 +8,12 @@ from uuid import UUID
 import pytest
 from consequences.ckit import deliver, iv, new_hero, qg_of, simple_quest, system_of
 
-from classic_rpg.systems.quests import QuestOutcome, QuestTurnedInEvent
+from classic_rpg.systems.quests import QuestTurnedInEvent
 from maid_engine.engine import GameEngine
 from maid_stdlib.consequences import (
     CONSEQUENCE_SIGNAL_BUDGET,
     MAX_CHAIN_DEPTH,
     ChainContext,
-    Outcome,
     QuestChainEvent,
     WorldMutation,
     detect_consequence_signals,
@@ -27,6 +26,7 @@ from maid_stdlib.questgen import (
     QuestBranch,
     QuestConsequence,
 )
+from maid_stdlib.questgen.vocabulary import QuestOutcome
 from maid_stdlib.story import StorySignal, StorySignalEvent
 
 
@@ -94,12 +94,12 @@ async def test_the_chain_stops_at_depth_five(engine: GameEngine) -> None:
     hero = new_hero(engine)
     deepest = chained(engine, "deep-4", MAX_CHAIN_DEPTH - 1, 0.9)
     signals = detect_consequence_signals(
-        deepest, Outcome.COMPLETED, [hero], [], facts, root_importance=0.9
+        deepest, QuestOutcome.COMPLETED, [hero], [], facts, root_importance=0.9
     )
     assert [s.chain_depth for s in signals] == [MAX_CHAIN_DEPTH]
     assert signals[0].importance == pytest.approx(round(0.9 * 0.7**4, 3))
     too_deep = chained(engine, "deep-5", MAX_CHAIN_DEPTH, 0.9)
-    assert detect_consequence_signals(too_deep, Outcome.COMPLETED, [hero], [], facts) == []
+    assert detect_consequence_signals(too_deep, QuestOutcome.COMPLETED, [hero], [], facts) == []
     # and the seed evaluator drops anything deeper that gets through anyway
     evaluator = qg_of(engine).evaluator()
     deeper = BasicSignal(
@@ -119,14 +119,14 @@ async def test_only_completed_or_perfect_quests_with_potential_chain(
     hero = new_hero(engine)
     quest = chained(engine, "q", 0, 0.9)
     for outcome in (
-        Outcome.PARTIAL_SUCCESS,
-        Outcome.PYRRHIC_VICTORY,
-        Outcome.FAILED,
-        Outcome.ABANDONED,
+        QuestOutcome.PARTIAL_SUCCESS,
+        QuestOutcome.PYRRHIC_VICTORY,
+        QuestOutcome.FAILED,
+        QuestOutcome.ABANDONED,
     ):
         assert detect_consequence_signals(quest, outcome, [hero], [], facts) == []
     quest.chain_potential = 0.5
-    assert detect_consequence_signals(quest, Outcome.PERFECT, [hero], [], facts) == []
+    assert detect_consequence_signals(quest, QuestOutcome.PERFECT, [hero], [], facts) == []
 
 
 async def test_large_trust_losses_raise_retaliation_and_the_budget_caps_them(
@@ -165,7 +165,7 @@ async def test_large_trust_losses_raise_retaliation_and_the_budget_caps_them(
         WorldMutation("relationship_change", n, str(hero), -0.5, description="betrayed")
         for n in wronged
     ]
-    signals = detect_consequence_signals(other, Outcome.COMPLETED, [hero], applied, facts)
+    signals = detect_consequence_signals(other, QuestOutcome.COMPLETED, [hero], applied, facts)
     assert [s.signal_type for s in signals] == ["CONSEQUENCE_CHAIN"] + ["RIVALRY_ESCALATION"] * 4
     rivalry = signals[1]
     assert rivalry.involved_npcs == [iv("voss"), iv("gundrik")]
@@ -186,7 +186,7 @@ async def test_large_trust_losses_raise_retaliation_and_the_budget_caps_them(
     system.signal_budget = CONSEQUENCE_SIGNAL_BUDGET
     assert CONSEQUENCE_SIGNAL_BUDGET == 5
     assert (
-        len(detect_consequence_signals(other, Outcome.COMPLETED, [hero], applied * 2, facts))
+        len(detect_consequence_signals(other, QuestOutcome.COMPLETED, [hero], applied * 2, facts))
         == CONSEQUENCE_SIGNAL_BUDGET
     )
 

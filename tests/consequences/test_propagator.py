@@ -12,18 +12,22 @@ from maid_engine.engine import GameEngine
 from maid_stdlib.consequences import (
     OUTCOME_SCALE,
     ConsequencePropagator,
-    Outcome,
     PlanContext,
     WorldMutation,
 )
 from maid_stdlib.living import Goal
 from maid_stdlib.living.api import add_goal, complete_goal
 from maid_stdlib.questgen import ConsequenceType, QuestConsequence
+from maid_stdlib.questgen.vocabulary import QuestOutcome
 
 C = ConsequenceType
 HERO = uuid.UUID(int=42)
 CTX = PlanContext(
-    "q-iron", Outcome.COMPLETED, giver=iv("gundrik"), importance=0.8, location="ironvale:smithy"
+    "q-iron",
+    QuestOutcome.COMPLETED,
+    giver=iv("gundrik"),
+    importance=0.8,
+    location="ironvale:smithy",
 )
 
 
@@ -45,10 +49,10 @@ def test_plan_mutation_is_the_only_public_entry_point() -> None:
     ]
     assert public == ["plan_mutation"]
     assert ConsequencePropagator.OUTCOME_SCALE == {
-        Outcome.PERFECT: 1.25,
-        Outcome.COMPLETED: 1.0,
-        Outcome.PARTIAL_SUCCESS: 0.5,
-        Outcome.PYRRHIC_VICTORY: 0.3,
+        QuestOutcome.PERFECT: 1.25,
+        QuestOutcome.COMPLETED: 1.0,
+        QuestOutcome.PARTIAL_SUCCESS: 0.5,
+        QuestOutcome.PYRRHIC_VICTORY: 0.3,
     }
     assert OUTCOME_SCALE is ConsequencePropagator.OUTCOME_SCALE
 
@@ -146,7 +150,7 @@ async def test_relationship_change_is_about_the_character(engine: GameEngine) ->
         QuestConsequence(
             consequence_type=C.RELATIONSHIP_CHANGE, target_npc=iv("voss"), relationship_delta=0.15
         ),
-        scale=OUTCOME_SCALE[Outcome.PYRRHIC_VICTORY],
+        scale=OUTCOME_SCALE[QuestOutcome.PYRRHIC_VICTORY],
     )
     assert m is not None and m.mutation_type == "relationship_change"
     assert m.target_entity == iv("voss") and m.target_key == str(HERO)
@@ -234,7 +238,7 @@ async def test_gossip_confidence_is_capped_at_0_9(engine: GameEngine) -> None:
 
 
 async def test_memory_is_public_and_tagged_with_the_outcome(engine: GameEngine) -> None:
-    ctx = PlanContext("q-iron", Outcome.PERFECT, giver=iv("gundrik"), importance=0.8)
+    ctx = PlanContext("q-iron", QuestOutcome.PERFECT, giver=iv("gundrik"), importance=0.8)
     m = plan(
         engine,
         QuestConsequence(
@@ -252,7 +256,7 @@ async def test_memory_is_public_and_tagged_with_the_outcome(engine: GameEngine) 
     failed = plan(
         engine,
         QuestConsequence(consequence_type=C.MEMORY_CREATION, memory_content="Nobody came."),
-        context=PlanContext("q-iron", Outcome.EXPIRED, giver=iv("gundrik")),
+        context=PlanContext("q-iron", QuestOutcome.EXPIRED, giver=iv("gundrik")),
     )
     assert failed is not None and failed.target_entity == iv("gundrik")
     assert failed.payload["tags"] == ["quest", "expired", "visibility:public"]

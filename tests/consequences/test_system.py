@@ -24,7 +24,7 @@ from consequences.ckit import (
     walk,
 )
 
-from classic_rpg.systems.quests import QuestOutcome, QuestState, QuestTurnedInEvent
+from classic_rpg.systems.quests import QuestTurnedInEvent
 from classic_rpg.systems.quests.grading import grade_outcome
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
@@ -35,6 +35,7 @@ from maid_stdlib.consequences import (
 )
 from maid_stdlib.living import KnownGossip, MemoryVisibility
 from maid_stdlib.living.api import get_faction_standing, get_need_value, set_need
+from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
 
 
 class Applied:
@@ -124,7 +125,7 @@ async def test_a_conflict_is_retried_once_from_a_fresh_read(engine: GameEngine) 
             set_need(engine.world, gundrik, "economic", 0.25)
 
     system.before_apply.append(concurrent_writer)
-    result = await system.on_turned_in(quest_id, hero, "completed")
+    result = await system.on_turned_in(quest_id, hero, QuestOutcome.COMPLETED)
     assert result is not None and result.status == "applied" and result.attempts == 2
     # the retry planned from the new value
     assert get_need_value(engine.world, gundrik, "economic") == pytest.approx(0.55)
@@ -142,7 +143,7 @@ async def test_a_second_conflict_is_rolled_back_logged_and_counted(
     memories_before = living_of(engine).memory.count(gundrik)
     system.before_apply.append(lambda batch, attempt: system.versions.bump(gundrik) and None)
     with caplog.at_level(logging.WARNING, logger="maid.consequences"):
-        result = await system.on_turned_in(quest_id, hero, "completed")
+        result = await system.on_turned_in(quest_id, hero, QuestOutcome.COMPLETED)
     assert result is not None and result.status == "conflict" and result.attempts == 2
     assert any("consequence batch failed" in r.getMessage() for r in caplog.records)
     assert metric(engine, "maid_consequence_batches_total", status="conflict") == 1

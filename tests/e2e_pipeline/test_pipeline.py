@@ -22,7 +22,7 @@ import pytest
 from consequences.ckit import CLEARED_NEWS, iv, make_strong
 from e2e.client import TelnetClient, flat
 
-from classic_rpg.systems.quests import QuestManager, QuestState
+from classic_rpg.systems.quests import QuestManager
 from maid_engine.app import MaidServer
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
@@ -30,6 +30,7 @@ from maid_engine.engine import GameEngine
 from maid_stdlib.consequences import AUDIT_COLLECTION, ConsequenceSystem, QuestChainEvent
 from maid_stdlib.living.api import get_relationship
 from maid_stdlib.questgen import QuestGen
+from maid_stdlib.questgen.vocabulary import QuestState
 from maid_stdlib.world import WorldService
 
 FAST, SLOW = 600.0, 1.0  # game seconds per tick

@@ -19,7 +19,6 @@ from questgen_system.qskit import (
     until,
 )
 
-from classic_rpg.systems.quests import QuestState
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen import (
@@ -35,6 +34,7 @@ from maid_stdlib.questgen import (
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
 from maid_stdlib.questgen.narrative import TemplateRegistry
 from maid_stdlib.questgen.quest import GeneratedQuest
+from maid_stdlib.questgen.vocabulary import QuestState
 from maid_stdlib.story.signals import StorySignal, StorySignalEvent
 from maid_stdlib.world import NPC
 

@@ -12,12 +12,13 @@ from e2e.client import TelnetClient, flat
 from questgen_system.qskit import npc, system_of
 
 from classic_rpg.components import CharacterStats
-from classic_rpg.systems.quests import QuestManager, QuestState
+from classic_rpg.systems.quests import QuestManager
 from maid_engine.app import MaidServer
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen.quest import GeneratedQuest
+from maid_stdlib.questgen.vocabulary import QuestState
 from maid_stdlib.world import NPC
 
 

@@ -26,12 +26,12 @@ from consequences.ckit import (
 )
 
 from classic_rpg.combat.components import CombatRules
-from classic_rpg.systems.quests import FailReason, QuestState
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd, session_for
 from maid_stdlib.consequences import GeneratedQuestIndex
 from maid_stdlib.questgen import GeneratedQuest, ObjectiveType, QuestObjective, QuestRewards
+from maid_stdlib.questgen.vocabulary import FailReason, QuestState
 
 
 def kral_quest(engine: GameEngine, quest_id: str = "kral-must-fall") -> GeneratedQuest:

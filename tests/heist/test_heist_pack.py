@@ -18,7 +18,7 @@ from heist.loopkit import (
 )
 
 from classic_rpg.items.components import HeldBy
-from classic_rpg.systems.quests import QuestManager, QuestState
+from classic_rpg.systems.quests import QuestManager
 from content_packs.heist.detector import SIGNAL_TYPE, detect_heist_opportunities
 from content_packs.heist.questgen import (
     ARCHETYPE_ID,
@@ -35,6 +35,7 @@ from maid_stdlib.living.components import NeedsComponent, Relationships
 from maid_stdlib.narration.service import NarrationService
 from maid_stdlib.questgen import QuestGen
 from maid_stdlib.questgen.narrative import TemplateRegistry
+from maid_stdlib.questgen.vocabulary import QuestState
 from maid_stdlib.story import StorySignal, StorySignalEvent
 from maid_stdlib.story.detectors import DetectionContext
 from maid_stdlib.world import WorldService

@@ -17,7 +17,7 @@ from classic_rpg.questgen import (
     to_quest_model,
 )
 from classic_rpg.systems.quests.history import QuestHistoryEntry as RPGHistoryEntry
-from classic_rpg.systems.quests.models import ObjectiveType as RPGObjectiveType
+from classic_rpg.systems.quests.models import QuestObjective as RPGObjective
 from classic_rpg.systems.quests.models import QuestRewards as RPGQuestRewards
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen import (
@@ -68,7 +68,8 @@ def test_the_six_archetypes_and_reward_fields() -> None:
     }
     ours = [f.name for f in dataclasses.fields(QuestRewards) if f.name != "extra_rewards"]
     assert ours == list(RPGQuestRewards.model_fields)
-    assert {t.value for t in ObjectiveType} == {t.value for t in RPGObjectiveType}
+    # One vocabulary: the QuestManager's objective is typed with the stdlib's enum.
+    assert RPGObjective.model_fields["objective_type"].annotation is ObjectiveType
 
 
 async def test_register_rpg_questgen_wires_archetypes_hooks_and_sink(
@@ -101,7 +102,7 @@ async def test_to_quest_model_maps_every_field(ironvale: GameEngine) -> None:
     by_id = {o.objective_id: o for o in model.objectives}
     assert list(by_id) == [o.id for o in quest.objectives]
     scouts = by_id["o3-kill"]
-    assert scouts.objective_type is RPGObjectiveType.KILL and scouts.target_count == 3
+    assert scouts.objective_type is ObjectiveType.KILL and scouts.target_count == 3
     assert scouts.target_id is None and scouts.target_template == "ironvale:bandit_scout"
     kral = by_id["o4-kill"]
     # Kills match by kind (Kral respawns as a new entity): the template, not the id.
@@ -142,7 +143,7 @@ async def test_choice_quests_convert_with_a_custom_decision(ironvale: GameEngine
     quest = await qg.build_best(seed, qg.builder(EchoNarrator()))
     assert quest is not None and quest.branches
     model = to_quest_model(quest)
-    decision = [o for o in model.objectives if o.objective_type is RPGObjectiveType.CUSTOM]
+    decision = [o for o in model.objectives if o.objective_type is ObjectiveType.CUSTOM]
     assert len(decision) == 1 and decision[0].required
 
 

@@ -8,7 +8,7 @@ import pytest
 from questgen_rpg.rpgkit import EchoNarrator, make_engine, npc, npcs
 
 from classic_rpg.events import EntityDiedEvent, TalkedToEvent
-from classic_rpg.systems.quests import QuestManager, QuestState
+from classic_rpg.systems.quests import QuestManager
 from maid_engine.engine import GameEngine
 from maid_stdlib.living.components import GoalsComponent, NeedsComponent, Wealth
 from maid_stdlib.questgen import (
@@ -19,6 +19,7 @@ from maid_stdlib.questgen import (
     QuestSeed,
     QuestSeedTypes,
 )
+from maid_stdlib.questgen.vocabulary import QuestState
 from maid_stdlib.story import StorySignal, StorySignalEvent
 from maid_stdlib.world import WorldService
 

@@ -15,11 +15,12 @@ from questgen_system.qskit import (
     until,
 )
 
-from classic_rpg.systems.quests import QuestExpiredInternalEvent, QuestState
+from classic_rpg.systems.quests import QuestExpiredInternalEvent
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen.delivery import PendingDeliveries
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
+from maid_stdlib.questgen.vocabulary import QuestState
 
 
 @pytest.fixture(autouse=True)

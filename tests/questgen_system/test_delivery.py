@@ -21,9 +21,10 @@ from maid_engine.engine import GameEngine
 from maid_engine.testing import FakeSession, cmd
 from maid_stdlib.living import api
 from maid_stdlib.living.gossip import KnownGossip, inject
-from maid_stdlib.questgen.delivery import PendingDelivery, QuestDeliveryMethod
+from maid_stdlib.questgen.delivery import PendingDelivery
 from maid_stdlib.questgen.personalization import PlayStyle
 from maid_stdlib.questgen.quest import GeneratedQuest
+from maid_stdlib.questgen.vocabulary import QuestDeliveryMethod
 from maid_stdlib.world import WorldService
 
 M = QuestDeliveryMethod

@@ -19,9 +19,9 @@ from questgen_system.qskit import (
 from maid_engine.events import CharacterConnectedEvent
 from maid_engine.testing import session_for
 from maid_stdlib.living.gossip import KnownGossip
-from maid_stdlib.questgen.delivery import QuestDeliveryMethod
 from maid_stdlib.questgen.personalization import PlayStyle
 from maid_stdlib.questgen.register import GENERATED_QUESTS_COLLECTION
+from maid_stdlib.questgen.vocabulary import QuestDeliveryMethod
 
 
 async def test_open_quests_history_profiles_and_pending_deliveries_survive_a_restart(

@@ -14,13 +14,13 @@ from classic_rpg.systems.quests import (
     QuestEntry,
     QuestManager,
     QuestObjective,
-    QuestState,
 )
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_engine.events import Event
 from maid_engine.testing import cmd, session_for
+from maid_stdlib.questgen.vocabulary import QuestState
 from maid_stdlib.world import NPC, WorldCharacterFactory, WorldDataPack, WorldService
 from maid_stdlib.world.components import data_uuid
 

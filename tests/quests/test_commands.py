@@ -5,9 +5,9 @@ from __future__ import annotations
 from quests.questkit import new_character, npc, place, plain, qm, quest, start, state
 
 from classic_rpg.components import CharacterStats
-from classic_rpg.systems.quests import QuestState
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
+from maid_stdlib.questgen.vocabulary import QuestState
 
 YARD = {
     "objective_id": "yard",

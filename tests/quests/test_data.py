@@ -10,9 +10,10 @@ import yaml
 from pydantic import ValidationError
 from quests.questkit import WORLD, QuestTestWorld, make_engine, npc, qm
 
-from classic_rpg.systems.quests import ObjectiveType, Quest, QuestObjective
+from classic_rpg.systems.quests import Quest, QuestObjective
 from maid_engine.content import PackError
 from maid_engine.engine import GameEngine
+from maid_stdlib.questgen.vocabulary import ObjectiveType
 
 
 def world_copy(tmp_path: Path, quests: object) -> type[QuestTestWorld]:

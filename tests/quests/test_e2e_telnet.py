@@ -10,11 +10,12 @@ from pathlib import Path
 from quests.questkit import make_strong
 
 from classic_rpg.components import CharacterStats
-from classic_rpg.systems.quests import QuestManager, QuestState
+from classic_rpg.systems.quests import QuestManager
 from maid_engine.app import MaidServer
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.store import Store
+from maid_stdlib.questgen.vocabulary import QuestState
 
 IAC, DONT, DO, WONT, WILL, SB, SE = 255, 254, 253, 252, 251, 250, 240
 TIMEOUT = 15.0

@@ -9,13 +9,12 @@ from classic_rpg.systems.quests import (
     QuestAcceptedEvent,
     QuestCompletedEvent,
     QuestOfferedEvent,
-    QuestOutcome,
     QuestProgressEvent,
-    QuestState,
     QuestTurnedInEvent,
 )
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
+from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
 from maid_stdlib.world import Item
 
 

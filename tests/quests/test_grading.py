@@ -22,7 +22,6 @@ from classic_rpg.items.factory import ItemFactory
 from classic_rpg.systems.quests import (
     QuestEntry,
     QuestError,
-    QuestOutcome,
     QuestProgressTracker,
     QuestTurnedInEvent,
 )
@@ -30,6 +29,7 @@ from classic_rpg.systems.quests.grading import grade_outcome
 from classic_rpg.systems.quests.questlog import ObjectiveProgress
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
+from maid_stdlib.questgen.vocabulary import QuestOutcome
 
 YARD = {"objective_id": "yard", "objective_type": "visit", "destination_room_id": "qtest:yard"}
 GATE = {"objective_id": "gate", "objective_type": "visit", "destination_room_id": "qtest:gate"}

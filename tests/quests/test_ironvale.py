@@ -11,11 +11,12 @@ from quests.questkit import Recorder, make_strong, new_character, plain, qm
 
 from classic_rpg.combat.components import Fighting
 from classic_rpg.components import CharacterStats, Inventory
-from classic_rpg.systems.quests import QuestOutcome, QuestState, QuestTurnedInEvent
+from classic_rpg.systems.quests import QuestTurnedInEvent
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
+from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
 from maid_stdlib.world import NPC, Item, WorldService
 
 TO_VOSS = ["north", "north"]  # from the square

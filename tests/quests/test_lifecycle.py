@@ -19,7 +19,6 @@ from quests.questkit import (
 
 from classic_rpg.components import CharacterStats
 from classic_rpg.systems.quests import (
-    FailReason,
     Quest,
     QuestAbandonedEvent,
     QuestAcceptedEvent,
@@ -29,12 +28,11 @@ from classic_rpg.systems.quests import (
     QuestFailedEvent,
     QuestGeneratedEvent,
     QuestOfferedEvent,
-    QuestOutcome,
-    QuestState,
     QuestTurnedInEvent,
 )
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
+from maid_stdlib.questgen.vocabulary import FailReason, QuestOutcome, QuestState
 from maid_stdlib.world import WorldService
 
 ALL = (

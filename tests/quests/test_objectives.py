@@ -18,9 +18,10 @@ from quests.questkit import (
 )
 
 from classic_rpg.items.factory import ItemFactory
-from classic_rpg.systems.quests import QuestFailedEvent, QuestProgressEvent, QuestState
+from classic_rpg.systems.quests import QuestFailedEvent, QuestProgressEvent
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
+from maid_stdlib.questgen.vocabulary import QuestState
 from maid_stdlib.world import WorldService
 
 VISIT_GATE = {

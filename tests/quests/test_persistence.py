@@ -10,11 +10,12 @@ import pytest
 from quests.questkit import make_engine, new_character, place, qm, quest, start, state
 
 from classic_rpg.components import CharacterStats, Inventory
-from classic_rpg.systems.quests import QuestError, QuestOutcome, QuestState
+from classic_rpg.systems.quests import QuestError
 from classic_rpg.systems.quests.rewards import COLLECTION as TURNINS
 from maid_engine.engine import GameEngine
 from maid_engine.store import EntityChangeSet
 from maid_engine.testing import cmd
+from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
 from maid_stdlib.world.components import Item
 
 YARD = {"objective_id": "yard", "objective_type": "visit", "destination_room_id": "qtest:yard"}

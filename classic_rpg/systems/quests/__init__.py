@@ -19,30 +19,18 @@ from classic_rpg.systems.quests.events import (
     QuestTurnedInEvent,
 )
 from classic_rpg.systems.quests.manager import AcceptValidator, QuestError, QuestManager
-from classic_rpg.systems.quests.models import (
-    FailReason,
-    ObjectiveType,
-    Quest,
-    QuestDeliveryMethod,
-    QuestObjective,
-    QuestOutcome,
-    QuestRewards,
-    QuestState,
-)
+from classic_rpg.systems.quests.models import Quest, QuestObjective, QuestRewards
 from classic_rpg.systems.quests.questlog import ObjectiveProgress, QuestEntry, QuestLog
 from classic_rpg.systems.quests.tracker import QuestProgressTracker
 from maid_engine.content import PackContext
 
 __all__ = [
     "AcceptValidator",
-    "FailReason",
     "ObjectiveProgress",
-    "ObjectiveType",
     "Quest",
     "QuestAbandonedEvent",
     "QuestAcceptedEvent",
     "QuestCompletedEvent",
-    "QuestDeliveryMethod",
     "QuestEntry",
     "QuestError",
     "QuestExpiredInternalEvent",
@@ -52,11 +40,9 @@ __all__ = [
     "QuestManager",
     "QuestObjective",
     "QuestOfferedEvent",
-    "QuestOutcome",
     "QuestProgressEvent",
     "QuestProgressTracker",
     "QuestRewards",
-    "QuestState",
     "QuestTurnedInEvent",
     "register_quests",
 ]

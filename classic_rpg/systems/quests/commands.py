@@ -12,14 +12,10 @@ from uuid import UUID
 
 from classic_rpg.components import CharacterStats
 from classic_rpg.systems.quests.manager import QuestError, QuestManager
-from classic_rpg.systems.quests.models import (
-    Quest,
-    QuestDeliveryMethod,
-    QuestObjective,
-    QuestState,
-)
+from classic_rpg.systems.quests.models import Quest, QuestObjective
 from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog
 from maid_engine.commands import Command, CommandContext, CommandError, command
+from maid_stdlib.questgen.vocabulary import QuestDeliveryMethod, QuestState
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize
 

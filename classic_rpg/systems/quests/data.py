@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from classic_rpg.systems.quests.models import ObjectiveType, Quest
+from classic_rpg.systems.quests.models import Quest
+from maid_stdlib.questgen.vocabulary import ObjectiveType
 from maid_stdlib.world.components import data_uuid
 from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.schema import NpcSpec

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from uuid import UUID
 
-from classic_rpg.systems.quests.models import FailReason, QuestOutcome, QuestState
 from maid_engine.events import Event
+from maid_stdlib.questgen.vocabulary import FailReason, QuestOutcome, QuestState
 
 
 @dataclass

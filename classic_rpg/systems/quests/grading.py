@@ -7,9 +7,10 @@ same grade (seed pitfall 7).
 
 from __future__ import annotations
 
-from classic_rpg.systems.quests.models import Quest, QuestOutcome
+from classic_rpg.systems.quests.models import Quest
 from classic_rpg.systems.quests.questlog import QuestEntry
 from classic_rpg.systems.quests.tracker import QuestProgressTracker
+from maid_stdlib.questgen.vocabulary import QuestOutcome
 
 #: Lowest health fraction at or below which a success is pyrrhic.
 PYRRHIC_HEALTH = 0.10

@@ -20,8 +20,9 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
-from classic_rpg.systems.quests.models import Quest, QuestOutcome
+from classic_rpg.systems.quests.models import Quest
 from classic_rpg.systems.quests.questlog import QuestEntry
+from maid_stdlib.questgen.vocabulary import QuestOutcome
 
 if TYPE_CHECKING:
     from maid_engine.store import DocumentStore

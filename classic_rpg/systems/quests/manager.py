@@ -33,15 +33,15 @@ from classic_rpg.systems.quests.events import (
 )
 from classic_rpg.systems.quests.grading import required_ratio
 from classic_rpg.systems.quests.history import QuestHistory, QuestHistoryEntry
-from classic_rpg.systems.quests.models import (
+from classic_rpg.systems.quests.models import Quest
+from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog
+from classic_rpg.systems.quests.registry import QuestRegistry, resolve_room_ids
+from maid_stdlib.questgen.vocabulary import (
     FailReason,
-    Quest,
     QuestDeliveryMethod,
     QuestOutcome,
     QuestState,
 )
-from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog
-from classic_rpg.systems.quests.registry import QuestRegistry, resolve_room_ids
 from maid_stdlib.world.components import Describable
 
 if TYPE_CHECKING:

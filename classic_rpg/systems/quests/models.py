@@ -10,12 +10,21 @@ in the world layer; entities (NPCs) by UUID.
 
 from __future__ import annotations
 
-import enum
 import re
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from maid_stdlib.questgen.vocabulary import ObjectiveType
+
+__all__ = [
+    "WATCHERS",
+    "Quest",
+    "QuestObjective",
+    "QuestRewards",
+    "Slug",
+]
 
 _SLUG = re.compile(r"[a-z0-9][a-z0-9_\-]{0,49}")
 
@@ -29,68 +38,6 @@ def _slug(value: str) -> str:
 
 
 Slug = Annotated[str, AfterValidator(_slug)]
-
-
-class ObjectiveType(enum.StrEnum):
-    KILL = "kill"
-    COLLECT = "collect"
-    DELIVER = "deliver"
-    VISIT = "visit"
-    TALK = "talk"
-    PROTECT = "protect"
-    ESCORT = "escort"
-    TIMED = "timed"
-    CUSTOM = "custom"
-
-
-class QuestState(enum.StrEnum):
-    """Per-character state of a quest (seed 6.4's table, QuestManager column)."""
-
-    AVAILABLE = "available"  # offered to the character, not accepted yet
-    IN_PROGRESS = "in_progress"
-    COMPLETED = "completed"  # required objectives met, awaiting turn-in
-    TURNED_IN = "turned_in"
-    FAILED = "failed"  # see FailReason
-    ABANDONED = "abandoned"
-
-    @property
-    def terminal(self) -> bool:
-        return self in (QuestState.TURNED_IN, QuestState.FAILED, QuestState.ABANDONED)
-
-    @property
-    def active(self) -> bool:
-        """Accepted and still running (objectives are tracked)."""
-        return self in (QuestState.IN_PROGRESS, QuestState.COMPLETED)
-
-
-class FailReason(enum.StrEnum):
-    FAILED = "failed"  # objectives could not be met (a protected NPC died, a timer ran out)
-    EXPIRED = "expired"  # the quest's time limit, or the opportunity itself, ran out
-    INVALIDATED = "invalidated"  # the world changed underneath the quest
-
-
-class QuestOutcome(enum.StrEnum):
-    """Graded outcome (seed 4.6 / 6.4)."""
-
-    PERFECT = "perfect"
-    COMPLETED = "completed"
-    PARTIAL_SUCCESS = "partial_success"
-    PYRRHIC_VICTORY = "pyrrhic_victory"
-    FAILED = "failed"
-    EXPIRED = "expired"
-    ABANDONED = "abandoned"
-
-
-class QuestDeliveryMethod(enum.StrEnum):
-    """How an offer reached the character (seed 4.5)."""
-
-    DIRECT_OFFER = "direct_offer"
-    CONVERSATION = "conversation"
-    OVERHEARD = "overheard"
-    NOTICE_BOARD = "notice_board"
-    LETTER = "letter"
-    RUMOR = "rumor"
-    DISCOVERY = "discovery"
 
 
 class _Model(BaseModel):

@@ -28,16 +28,10 @@ from classic_rpg.events import (
 from classic_rpg.systems.quests.events import QuestProgressEvent
 from classic_rpg.systems.quests.manager import QuestError
 from classic_rpg.systems.quests.matching import count_items, npc_matches, template_name
-from classic_rpg.systems.quests.models import (
-    WATCHERS,
-    FailReason,
-    ObjectiveType,
-    Quest,
-    QuestObjective,
-    QuestState,
-)
+from classic_rpg.systems.quests.models import WATCHERS, Quest, QuestObjective
 from classic_rpg.systems.quests.questlog import ObjectiveProgress, QuestEntry, QuestLog
 from classic_rpg.systems.quests.tracker import QuestProgressTracker
+from maid_stdlib.questgen.vocabulary import FailReason, ObjectiveType, QuestState
 from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from classic_rpg.systems.quests.models import FailReason, QuestOutcome, QuestState
 from maid_engine.ecs import Component
+from maid_stdlib.questgen.vocabulary import FailReason, QuestOutcome, QuestState
 
 
 @dataclass

@@ -25,9 +25,10 @@ from classic_rpg.systems.quests.events import QuestTurnedInEvent
 from classic_rpg.systems.quests.grading import grade_outcome
 from classic_rpg.systems.quests.history import COLLECTION as HISTORY
 from classic_rpg.systems.quests.manager import QuestError
-from classic_rpg.systems.quests.models import Quest, QuestOutcome, QuestRewards, QuestState
+from classic_rpg.systems.quests.models import Quest, QuestRewards
 from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog
 from maid_engine.ecs import dump_component, load_component
+from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
 from maid_stdlib.world.text import capitalize
 
 if TYPE_CHECKING:
