@@ -104,9 +104,10 @@ def rows() -> dict[str, Row]:
     }
 
 
-#: Where each not-yet-built row looks for its code: (system priority, module names).
-ROW_PROBES: dict[str, tuple[int | None, tuple[str, ...]]] = {
-    "tick": (210, ("maid_stdlib.questgen.system", "maid_stdlib.questgen.generation")),
+#: Where each not-yet-built row looks for its code: (the tick phase of its system,
+#: module names).
+ROW_PROBES: dict[str, tuple[str | None, tuple[str, ...]]] = {
+    "tick": ("generation", ("maid_stdlib.questgen.system", "maid_stdlib.questgen.generation")),
     "personal": (
         None,
         (
@@ -117,7 +118,7 @@ ROW_PROBES: dict[str, tuple[int | None, tuple[str, ...]]] = {
         ),
     ),
     "consequence": (
-        220,
+        "consequences",
         (
             "maid_stdlib.questgen.propagation",
             "maid_stdlib.questgen.consequence_system",
@@ -125,7 +126,7 @@ ROW_PROBES: dict[str, tuple[int | None, tuple[str, ...]]] = {
         ),
     ),
     "grounding": (
-        225,
+        "grounding",
         (
             "maid_stdlib.questgen.grounding",
             "maid_stdlib.questgen.monitor",
@@ -143,9 +144,10 @@ async def _timed(fn: Callable[[], Awaitable[Any]], sink: list[float]) -> Any:
         sink.append(time.perf_counter() - t0)
 
 
-def _system_at(engine: Any, priority: int) -> Any | None:
+def _system_at(engine: Any, phase: str) -> Any | None:
+    """The first system of ``phase`` in run order."""
     for system in engine.systems:
-        if system.priority == priority:
+        if system.phase == phase:
             return system
     return None
 
@@ -243,11 +245,11 @@ async def run_async(
         # -- rows whose code may or may not exist ----------------------------------------
         wrapped: dict[str, list[float]] = {}
         intake_time: list[float] = []  # signal evaluation inside the current update
-        for key, (priority, modules) in ROW_PROBES.items():
+        for key, (phase, modules) in ROW_PROBES.items():
             row = table_rows[key]
             if row.status != NOT_BUILT:
                 continue
-            system = _system_at(engine, priority) if priority is not None else None
+            system = _system_at(engine, phase) if phase is not None else None
             if system is not None:
                 sink = wrapped.setdefault(key, [])
                 original = system.update
@@ -262,7 +264,7 @@ async def run_async(
 
                 system.update = update
                 row.status = "measured"
-                row.note = f"{system.name} (priority {priority}): its busiest update() calls"
+                row.note = f"{system.name} (phase {phase}): its busiest update() calls"
                 if key == "tick":
                     _time_intake(system, table_rows["compose"], intake_time)
                     row.note += " without the signal evaluation they also run (the row below)"

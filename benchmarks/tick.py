@@ -145,11 +145,11 @@ async def run_async(
         await engine.run_ticks(warmup)
         per_system: dict[str, list[float]] = {}
         per_system_cpu: dict[str, list[float]] = {}
-        meta: dict[str, int] = {}
+        meta: dict[str, str] = {}
         for system in engine.systems:
             sink = per_system.setdefault(system.name, [])
             cpu_sink = per_system_cpu.setdefault(system.name, [])
-            meta[system.name] = system.priority
+            meta[system.name] = system.phase
             system.update = _wrap(system.update, sink, cpu_sink)
         dispatch: list[float] = []
         engine.dispatch_events = _wrap(engine.dispatch_events, dispatch)
@@ -207,7 +207,7 @@ async def run_async(
         systems.append(
             {
                 "system": name,
-                "priority": meta[name],
+                "phase": meta[name],
                 **summary(samples),
                 "total_ms": sum(samples) * 1000,
                 "share": sum(samples) / total,
@@ -303,7 +303,7 @@ def markdown(res: dict[str, Any]) -> str:
     rows = [
         [
             s["system"],
-            s["priority"],
+            s["phase"],
             s["n"],
             fmt(s["p50"], 3),
             fmt(s["p99"], 2),
@@ -334,7 +334,7 @@ def markdown(res: dict[str, Any]) -> str:
     body += table(
         [
             "system",
-            "priority",
+            "phase",
             "calls",
             "p50 ms",
             "p99 ms",

@@ -13,6 +13,7 @@ from typing import Any
 
 from maid_engine.config import ConfigError, Settings, load_settings
 from maid_engine.content import PackError
+from maid_engine.ecs.schedule import ScheduleError
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -65,6 +66,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(admin)
     admin.add_argument("name")
 
+    systems = sub.add_parser(
+        "systems", help="print the tick's resolved system order (no database is opened)"
+    )
+    _add_common(systems)
+    systems.add_argument(
+        "--markdown", action="store_true", help="the marked block of docs/architecture.md"
+    )
+
     check = sub.add_parser("check-pack", help="validate a content pack without starting")
     check.add_argument("path", help="pack folder, or an installed pack's name")
 
@@ -84,6 +93,22 @@ def _simulate(argv: Sequence[str]) -> int:
 
     result: int = importlib.import_module(SIMULATE_MODULE).main(list(argv))
     return result
+
+
+def _systems(settings: Settings, markdown: bool) -> int:
+    """Register the configured packs (nothing is started, no database opened) and
+    print the order their systems run in."""
+    from maid_engine.ecs.schedule import render_markdown, render_text
+    from maid_engine.engine import GameEngine
+
+    engine = GameEngine(settings, use_store=False)
+    try:
+        engine.register_packs()
+        table = engine.resolved_schedule()
+    finally:
+        engine.world.close()
+    print(render_markdown(table) if markdown else render_text(table))
+    return 0
 
 
 async def _run(settings: Settings) -> int:
@@ -133,6 +158,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 2
+    if args.command == "systems":
+        # No logging set up: the table is the whole answer (warnings still show).
+        try:
+            return _systems(settings, args.markdown)
+        except (PackError, ScheduleError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 3
     from maid_engine.logs import setup_logging
 
     setup_logging(settings.log_level, settings.log_json)
@@ -155,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         return asyncio.run(_run(settings))
-    except PackError as exc:
+    except (PackError, ScheduleError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 3
     except OSError as exc:

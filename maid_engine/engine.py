@@ -27,6 +27,7 @@ from maid_engine.config import Settings
 from maid_engine.content import ContentPack, PackContext, PackError, Services, collect_packs
 from maid_engine.ecs import System, World
 from maid_engine.ecs.component import dump_component, load_component
+from maid_engine.ecs.schedule import ScheduleRow, resolve_order, schedule_rows
 from maid_engine.events import (
     EngineStartedEvent,
     EngineStoppingEvent,
@@ -78,6 +79,7 @@ class GameEngine:
         self.packs: list[ContentPack] = []
         self._systems: list[System] = []
         self._sorted: list[System] | None = None
+        self._system_packs: dict[int, str] = {}
         self._collections: set[str] = {ENGINE_COLLECTION}
         self._store = store
         self._use_store = use_store
@@ -115,17 +117,25 @@ class GameEngine:
         self.shutdown_requested.set()
 
     # -- registration -------------------------------------------------------------
-    def add_system(self, system: System) -> None:
+    def add_system(self, system: System, *, pack: str | None = None) -> None:
+        """Add ``system`` to the tick (``pack``: who added it, for ``maid systems``)."""
         system.bind(self)
         self._systems.append(system)
+        if pack is not None:
+            self._system_packs[id(system)] = pack
         self._sorted = None
 
     @property
     def systems(self) -> list[System]:
-        """Systems in run order: ascending priority, ties in registration order."""
+        """Systems in run order, resolved from their phases and after/before
+        declarations (maid_engine.ecs.schedule); ScheduleError if they conflict."""
         if self._sorted is None:
-            self._sorted = sorted(self._systems, key=lambda s: s.priority)
+            self._sorted = resolve_order(self._systems)
         return self._sorted
+
+    def resolved_schedule(self) -> list[ScheduleRow]:
+        """The resolved order as rows (phase, system, pack, after/before)."""
+        return schedule_rows(self.systems, self._system_packs)
 
     def get_system(self, system_type: type[Any]) -> Any:
         """The registered system of ``system_type`` (or a subclass); LookupError if none."""
@@ -159,16 +169,10 @@ class GameEngine:
     async def start(self) -> None:
         if self.started:
             return
-        self.packs = collect_packs(self._pack_refs)
-        for pack in self.packs:
-            ctx = PackContext(self, pack)
-            try:
-                pack.register(ctx)
-            except PackError:
-                raise
-            except Exception as exc:
-                why = f"register() failed: {type(exc).__name__}: {exc}"
-                raise PackError(pack.name, why) from exc
+        self.register_packs()
+        # Resolve the schedule before touching the database: a conflict in the
+        # declared order is a start-up error naming the systems.
+        _ = self.systems
         if self._use_store:
             if self._store is None:
                 from maid_engine.store import Store
@@ -207,6 +211,22 @@ class GameEngine:
             len(self._systems),
             self.world.entity_count,
         )
+
+    def register_packs(self) -> None:
+        """Collect the configured packs and let each register what it adds (once;
+        ``start()`` calls it, ``maid systems`` calls only this)."""
+        if self.packs:
+            return
+        self.packs = collect_packs(self._pack_refs)
+        for pack in self.packs:
+            ctx = PackContext(self, pack)
+            try:
+                pack.register(ctx)
+            except PackError:
+                raise
+            except Exception as exc:
+                why = f"register() failed: {type(exc).__name__}: {exc}"
+                raise PackError(pack.name, why) from exc
 
     async def stop(self) -> None:
         if not self.started:
@@ -267,7 +287,7 @@ class GameEngine:
                 await self.dispatch_events()
 
     async def tick(self) -> float:
-        """Run every system once, in priority order. Returns the tick's wall time."""
+        """Run every system once, in schedule order. Returns the tick's wall time."""
         started = time.perf_counter()
         async with self.world_lock:
             delta = self.clock.advance()

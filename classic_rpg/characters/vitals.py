@@ -73,7 +73,7 @@ class RegenSystem(System):
     maximum health and mana (at least 1). Runs before combat so a death's 50%
     health is what a test sees right after the tick it happened in."""
 
-    priority = 115
+    phase = "combat"
     interval: float = 10.0
     fraction: float = 0.05
 

@@ -27,6 +27,7 @@ from classic_rpg.combat.components import (
     SpawnPoint,
 )
 from classic_rpg.combat.service import CombatService
+from classic_rpg.combat.system import CombatSystem
 from classic_rpg.components import CharacterStats, Health
 from classic_rpg.events import EntityDiedEvent, VitalsChangedEvent
 from classic_rpg.items.factory import ItemFactory
@@ -155,7 +156,8 @@ def _player_death(engine: GameEngine, victim: UUID, killer: UUID | None, room: s
 class RespawnSystem(System):
     """Brings back NPCs whose PendingRespawn is due (a new entity each time)."""
 
-    priority = 130
+    phase = "combat"
+    after = (CombatSystem,)
 
     async def update(self, delta: float) -> None:
         now = self.engine.clock.game_time

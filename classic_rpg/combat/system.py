@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from classic_rpg.characters.vitals import RegenSystem
 from classic_rpg.combat.components import Fighting
 from classic_rpg.combat.formulas import ROUND_SECONDS
 from classic_rpg.combat.service import CombatService
@@ -15,7 +16,8 @@ class CombatSystem(System):
     someone else still attacking it in the room, or stops fighting.
     """
 
-    priority = 120
+    phase = "combat"
+    after = (RegenSystem,)
 
     async def update(self, delta: float) -> None:
         combat = self.engine.services.get(CombatService)

@@ -1,6 +1,6 @@
 """Running a simulation: the engine on a manual clock, the bots, the report.
 
-Each tick: the engine ticks (every system, in priority order), then quest builds
+Each tick: the engine ticks (every system, in schedule order), then quest builds
 started in the background are awaited (the QuestGenerationSystem's ``drain``), so
 a build always lands on the next tick whatever the machine's speed and the run is
 reproducible; then each bot types at most one command. After ``days`` game days

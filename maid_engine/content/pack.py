@@ -72,7 +72,7 @@ class PackContext:
         return self.pack.path
 
     def add_system(self, system: System) -> None:
-        self.engine.add_system(system)
+        self.engine.add_system(system, pack=self.pack.name)
 
     def subscribe(self, event_type: type[Event], handler: Callable[..., Any]) -> None:
         self.engine.events.subscribe(event_type, handler)

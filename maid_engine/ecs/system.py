@@ -2,22 +2,32 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
 if TYPE_CHECKING:
     from maid_engine.ecs.world import World
     from maid_engine.engine import GameEngine
 
+#: A system named in ``after``/``before``: its class (matching subclasses too) or
+#: its name.
+SystemRef: TypeAlias = "type[System] | str"
+
 
 class System:
     """Base class of every system.
 
-    ``priority``: lower numbers run first (140 schedule ... 200 story signals, 210
-    quest generation, 220 consequences, 225 grounding). Ties keep registration order.
+    Where a system runs in the tick is declared, not numbered (see
+    :mod:`maid_engine.ecs.schedule`): ``phase`` names one of the engine's phases
+    (``PHASES``); ``after``/``before`` name systems (by class or name) that must
+    run before/after this one; ``order`` is a sort key for systems the
+    declarations leave free (lower first; then registration order).
     ``update(delta)`` receives the game seconds elapsed since the previous tick.
     """
 
-    priority: ClassVar[int] = 100
+    phase: ClassVar[str] = ""
+    after: ClassVar[tuple[SystemRef, ...]] = ()
+    before: ClassVar[tuple[SystemRef, ...]] = ()
+    order: ClassVar[int] = 0
     #: Name used in metrics and logs; defaults to the class name.
     name: ClassVar[str] = ""
 
@@ -48,4 +58,4 @@ class System:
         """Advance by ``delta`` game seconds. Must not await slow work."""
 
     async def shutdown(self) -> None:
-        """Called once when the engine stops, in reverse priority order."""
+        """Called once when the engine stops, in reverse run order."""

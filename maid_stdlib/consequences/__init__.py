@@ -4,7 +4,7 @@ docs/consequences.md.
 
 Public API:
 
-* ``ConsequenceSystem`` (priority 220) with ``on_turned_in``, ``on_failed``,
+* ``ConsequenceSystem`` (phase consequences) with ``on_turned_in``, ``on_failed``,
   ``on_abandoned``, ``on_expired``; ``ConsequencesAppliedEvent``, ``Propagation``
 * ``ConsequencePropagator.plan_mutation`` (``PlanContext``),
   ``OUTCOME_SCALE``

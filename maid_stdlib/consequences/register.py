@@ -24,7 +24,7 @@ def register_consequences(ctx: PackContext) -> ConsequenceSystem:
     """Provide ``ConsequenceSystem``, ``GeneratedQuestIndex`` and ``BranchChoices``,
     declare ``quest_consequences``, ``quest_branch_choices`` and ``quest_chains``,
     and add the
-    ConsequenceSystem (priority 220). Registering twice returns the first."""
+    ConsequenceSystem (phase consequences). Registering twice returns the first."""
     services = ctx.engine.services
     existing = services.try_get(ConsequenceSystem)
     if existing is not None:

@@ -1,4 +1,4 @@
-"""ConsequenceSystem (priority 220): quest outcomes change the living world.
+"""ConsequenceSystem (phase consequences): quest outcomes change the living world.
 
 The rules layer calls the ``on_*`` methods from its quest events (classic_rpg:
 ``classic_rpg.consequences_glue``), passing the outcome graded by its quest
@@ -79,7 +79,7 @@ PreApplyHook = Callable[[WorldMutationBatch, int], None]
 
 
 class ConsequenceSystem(System):
-    priority: ClassVar[int] = 220
+    phase = "consequences"
     #: Trust a giver loses when the character walks away from the quest (seed 6.1).
     ABANDON_TRUST: ClassVar[float] = -0.15
     MAX_ATTEMPTS: ClassVar[int] = 2

@@ -1,7 +1,7 @@
 """Quest grounding (seed doc 08, sections 5.1 and 6.1): open generated quests stay
 true to the world. See docs/consequences.md.
 
-Public API: ``QuestGroundingMonitor`` (priority 225), ``QuestBoard`` and ``Holder``
+Public API: ``QuestGroundingMonitor`` (phase grounding), ``QuestBoard`` and ``Holder``
 (what the rules layer provides), ``register_grounding(ctx)``.
 """
 

@@ -1,4 +1,4 @@
-"""QuestGroundingMonitor (priority 225): keeps open generated quests true to the world.
+"""QuestGroundingMonitor (phase grounding): keeps open generated quests true to the world.
 
 * **Deaths and destruction** (EntityDestroyedEvent; the rules layer forwards its
   death event with the killer): a quest whose giver is gone is invalidated. So is
@@ -46,7 +46,7 @@ log = logging.getLogger("maid.grounding")
 
 
 class QuestGroundingMonitor(System):
-    priority: ClassVar[int] = 225
+    phase = "grounding"
     #: Game seconds between two sweeps (10 game minutes).
     sweep_interval: ClassVar[float] = 600.0
 

@@ -16,7 +16,7 @@ __all__ = ["register_grounding"]
 
 
 def register_grounding(ctx: PackContext) -> QuestGroundingMonitor:
-    """Provide and add the QuestGroundingMonitor (priority 225). Registering twice
+    """Provide and add the QuestGroundingMonitor (phase grounding). Registering twice
     returns the first."""
     services = ctx.engine.services
     existing = services.try_get(QuestGroundingMonitor)

@@ -154,7 +154,8 @@ class _Sliced(System, abc.ABC):
 
 
 class AutonomySystem(_Sliced):
-    priority = 150
+    phase = "living"
+    after = (ScheduleSystem,)
     interval = 300.0
     member_types = (NeedsComponent, GoalsComponent)
 
@@ -314,7 +315,8 @@ class AutonomySystem(_Sliced):
 
 
 class SocialFabricSystem(_Sliced):
-    priority = 155
+    phase = "living"
+    after = (AutonomySystem,)
     interval = 900.0
 
     def __init__(self, living: LivingWorld) -> None:

@@ -342,7 +342,7 @@ class MemoryFlushSystem(System):
     Priority 990: last in the tick, first to shut down (while the store is open).
     """
 
-    priority = 990
+    phase = "persistence"
 
     def __init__(self, memory: MemoryService) -> None:
         self.memory = memory

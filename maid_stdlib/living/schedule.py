@@ -1,4 +1,4 @@
-"""ScheduleSystem (priority 140): NPCs walk, room by room through
+"""ScheduleSystem (phase living): NPCs walk, room by room through
 ``WorldService.move`` (so every step emits EntityRelocatedEvent), to where their
 :class:`~maid_stdlib.living.facts.Schedule` wants them at this game hour.
 
@@ -27,7 +27,7 @@ log = logging.getLogger("maid.living")
 
 
 class ScheduleSystem(System):
-    priority = 140
+    phase = "living"
     #: Game seconds an NPC takes per room when walking to its scheduled place.
     step_seconds = 120.0
     #: Schedules planned per tick at least, and the game seconds an hour's plan

@@ -1,4 +1,4 @@
-"""QuestGenerationSystem (priority 210): story signals in, offered quests out (seed 6.1).
+"""QuestGenerationSystem (phase generation): story signals in, offered quests out (seed 6.1).
 
 Signals are gated as they arrive (per-(type, NPC) dedup window, world-wide
 rolling cap), then evaluated alone and composed with the recent signals they
@@ -104,7 +104,7 @@ class BuildRecord:
 
 
 class QuestGenerationSystem(System):
-    priority: ClassVar[int] = 210
+    phase: ClassVar[str] = "generation"
 
     def __init__(
         self,

@@ -6,7 +6,7 @@ Public API:
 * ``StorySignal``, ``StorySignalType``, ``REQUIRED_CONTEXT``, ``missing_context``,
   ``register_signal_type``
 * events: ``StorySignalEvent``, ``StorySituationResolvedEvent``
-* ``StorySignalSystem`` (priority 200), ``StoryDetectors`` (registry service:
+* ``StorySignalSystem`` (phase story), ``StoryDetectors`` (registry service:
   ``register`` plain detectors, ``register_sliced`` generator ones), ``Detection``,
   ``DetectionContext``, ``DetectorWork`` (what a sliced detector returns)
 * ``register_story(ctx)``

@@ -19,7 +19,7 @@ def builtin_detectors() -> StoryDetectors:
 
 def register_story(ctx: PackContext) -> StorySignalSystem:
     """Provide ``StoryDetectors`` (the pluggable detector registry), declare
-    ``story_situations``, add the StorySignalSystem (priority 200) and ``@story``."""
+    ``story_situations``, add the StorySignalSystem (phase story) and ``@story``."""
     living = ctx.engine.services.try_get(LivingWorld)
     if living is None:
         raise ctx.error("register_story needs register_living to have run first")

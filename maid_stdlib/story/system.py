@@ -1,4 +1,4 @@
-"""StorySignalSystem (priority 200): turns detected situations into story signals.
+"""StorySignalSystem (phase story): turns detected situations into story signals.
 
 Every ``interval`` game seconds it starts a round that runs every registered
 detector's pass once, in registration order, with one :class:`DetectionContext`.
@@ -89,7 +89,7 @@ class _Round:
 
 
 class StorySignalSystem(System):
-    priority = 200
+    phase = "story"
     #: Game seconds between the starts of detection rounds.
     interval = 600.0
     #: A tick covering at least this much game time runs a whole round at once.

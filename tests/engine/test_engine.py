@@ -1,6 +1,7 @@
 import asyncio
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -29,44 +30,49 @@ def engine_with(*systems: System) -> GameEngine:
 
 
 class Recorder(System):
-    def __init__(self, label: str, priority: int, log: list[str]) -> None:
+    def __init__(self, label: str, log: list[str]) -> None:
         self.label, self.log = label, log
-        type(self)  # instance-level priority below
-        self._priority = priority
 
     async def update(self, delta: float) -> None:
         self.log.append(self.label)
 
-
-def recorder(label: str, priority: int, log: list[str]) -> System:
-    cls = type(f"Rec{label}", (Recorder,), {"priority": priority})
-    return cls(label, priority, log)
+    async def shutdown(self) -> None:
+        self.log.append(f"stop {self.label}")
 
 
-async def test_systems_run_in_priority_order_lower_first() -> None:
+def recorder(label: str, phase: str, log: list[str], **declared: Any) -> System:
+    cls = type(label, (Recorder,), {"phase": phase, **declared})
+    system: System = cls(label, log)
+    return system
+
+
+async def test_systems_run_in_phase_order() -> None:
     log: list[str] = []
     engine = engine_with(
-        recorder("ground", 225, log),
-        recorder("story", 200, log),
-        recorder("conseq", 220, log),
-        recorder("questgen", 210, log),
-        recorder("needs", 150, log),
+        recorder("ground", "grounding", log),
+        recorder("story", "story", log),
+        recorder("conseq", "consequences", log),
+        recorder("questgen", "generation", log),
+        recorder("needs", "living", log),
     )
     async with engine.lifespan():
         await engine.run_ticks(2)
-    assert log == ["needs", "story", "questgen", "conseq", "ground"] * 2
+    order = ["needs", "story", "questgen", "conseq", "ground"]
+    assert log == order * 2 + [f"stop {label}" for label in reversed(order)]
 
 
-async def test_equal_priorities_keep_registration_order() -> None:
+async def test_same_phase_keeps_registration_order_and_shutdown_reverses() -> None:
     log: list[str] = []
-    engine = engine_with(recorder("a", 100, log), recorder("b", 100, log))
+    engine = engine_with(
+        recorder("b", "living", log), recorder("a", "living", log), recorder("c", "combat", log)
+    )
     async with engine.lifespan():
         await engine.run_ticks(1)
-    assert log == ["a", "b"]
+    assert log == ["c", "b", "a", "stop a", "stop b", "stop c"]
 
 
 class Boom(System):
-    priority = 50
+    phase = "combat"
 
     async def update(self, delta: float) -> None:
         raise RuntimeError("boom")
@@ -74,7 +80,7 @@ class Boom(System):
 
 async def test_crashing_system_does_not_stop_the_loop(caplog: pytest.LogCaptureFixture) -> None:
     log: list[str] = []
-    engine = engine_with(Boom(), recorder("after", 60, log))
+    engine = engine_with(Boom(), recorder("after", "living", log))
     caplog.set_level(logging.ERROR)
     async with engine.lifespan():
         await engine.run_ticks(3)
@@ -88,7 +94,7 @@ async def test_crashing_system_does_not_stop_the_loop(caplog: pytest.LogCaptureF
 class Reaper(System):
     """Destroys every other entity while iterating."""
 
-    priority = 10
+    phase = "combat"
 
     async def update(self, delta: float) -> None:
         for i, (uid, (hp,)) in enumerate(self.world.query(Hp)):
@@ -98,7 +104,8 @@ class Reaper(System):
 
 
 class Observer(System):
-    priority = 20
+    phase = "combat"
+    after = (Reaper,)
 
     def __init__(self) -> None:
         self.seen: list[int] = []
@@ -121,7 +128,7 @@ async def test_deferred_destroy_lands_between_systems_with_events() -> None:
 
 
 class Emitter(System):
-    priority = 1
+    phase = "combat"
 
     async def update(self, delta: float) -> None:
         for i in range(3):
@@ -160,6 +167,8 @@ async def test_publish_awaits_handlers_now() -> None:
 
 
 class Clocked(System):
+    phase = "living"
+
     def __init__(self) -> None:
         self.deltas: list[float] = []
 
@@ -192,6 +201,8 @@ async def test_get_system_by_type() -> None:
 
 class Slow(System):
     """Takes 3x the tick interval; stops the loop after a few ticks."""
+
+    phase = "living"
 
     def __init__(self, stop: asyncio.Event, ticks: int) -> None:
         self.stop, self.left, self.calls = stop, ticks, 0

@@ -71,7 +71,7 @@ async def test_broken_pack_stops_startup_naming_the_pack() -> None:
 
 
 class Sys(System):
-    priority = 5
+    phase = "living"
 
 
 async def test_packs_register_in_dependency_order() -> None:

@@ -27,7 +27,7 @@ class QuestSystem(System):
     limits are settled before new quests are built in the same tick.
     """
 
-    priority: ClassVar[int] = 190
+    phase = "quests"
     #: Game seconds an unanswered offer stands before it lapses (None: never), so
     #: ignored offers do not fill a player's offer cap for good.
     offer_lapse: ClassVar[float | None] = GAME_DAY
