@@ -6,8 +6,8 @@ names something that exists right now -- a hostile group on the map, other NPCs,
 an item lying somewhere. Each such situation ("shape") is offered to the nearest
 NPCs who could plausibly ask for help with it; the first seed whose structure the
 real QuestBuilder can plan, for an archetype accepting the seed type, is queued on
-the QuestGenerationSystem, which builds, validates, filters, registers and
-delivers it like any other seed (it is urgent, so on the next tick).
+the QuestGenerationService, whose pipeline builds, validates, filters, registers
+and delivers it like any other seed (it is urgent, so on the next tick).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from uuid import UUID
 from admin.quest_state import QuestOps
 from maid_stdlib.questgen import BasicSignal, QuestArchetype, QuestSeed, SeedGrounding
 from maid_stdlib.questgen.evaluator import GroundedSignal
+from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.world.components import Item
 
 __all__ = ["FORCED_IMPORTANCE", "ForceResult", "Shape", "force_generate"]
@@ -132,9 +133,9 @@ def _shapes(ops: QuestOps) -> Iterator[Shape]:
 
 def _givers(ops: QuestOps, shape: Shape, forced: dict[UUID, float]) -> list[UUID]:
     """The nearest peaceful NPCs to the shape's place who may give a quest now."""
-    facts, history, system = ops.qg.facts, ops.qg.history, ops.system
-    assert system is not None
-    cooldown = system.evaluator.COOLDOWN_PER_NPC
+    facts, history, generation = ops.qg.facts, ops.qg.history, ops.generation
+    assert generation is not None
+    cooldown = generation.giver_cooldown
     living = facts.living
     out = []
     for npc in facts.npcs_in_region(None):
@@ -161,8 +162,8 @@ async def force_generate(
     """Queue a synthetic, grounded seed of ``seed_type``; see the module docstring.
     ``forced`` (giver -> game time) remembers earlier forced seeds so repeated calls
     spread over different givers instead of tripping the per-NPC cooldown."""
-    system = ops.system
-    assert system is not None
+    generation = ops.generation
+    assert generation is not None
     forced = forced if forced is not None else {}
     result = ForceResult()
     for shape in _shapes(ops):
@@ -183,26 +184,26 @@ async def force_generate(
                 {"forced_by": by, "seed_type": seed_type, "shape": shape.label},
             )
             part = GroundedSignal(signal, seed_type, grounding, 0)
-            seed = system.evaluator.build_seed([part], part, FORCED_IMPORTANCE)
-            if seed is None:
-                result.tried.append(f"{who}: {system.evaluator.last_rejection}")
+            seed = generation.build_seed([part], part, FORCED_IMPORTANCE)
+            if isinstance(seed, Rejection):
+                result.tried.append(f"{who}: {seed.reason}")
                 continue
             seed.importance = max(seed.importance, FORCED_IMPORTANCE)
-            if not system.is_fresh(seed):
-                result.tried.append(f"{who}: the giver's situation is stale")
+            stale = generation.screen(seed)
+            if stale is not None:
+                result.tried.append(f"{who}: the giver's situation is stale ({stale.reason})")
                 continue
-            if system.region_full(ops.qg.facts.region_of(seed.location)):
+            if generation.region_full_at(seed.location):
                 result.tried.append(f"{who}: the region is full of quests")
                 continue
             for archetype in ops.qg.ranked_archetypes(seed):
                 # A dry run of the real builder's structural step; the system repeats
                 # it when it launches the build.
-                if await system.builder.prepare(seed, archetype) is not None:
-                    system.enqueue(seed)
+                plan = await generation.dry_run(seed, archetype)
+                if not isinstance(plan, Rejection):
+                    generation.enqueue(seed)
                     forced[npc] = ops.now
                     result.seed, result.archetype = seed, archetype
                     return result
-                result.tried.append(
-                    f"{who}, {archetype.archetype_id}: {system.builder.last_rejection}"
-                )
+                result.tried.append(f"{who}, {archetype.archetype_id}: {plan.reason}")
     return result

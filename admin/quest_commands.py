@@ -73,8 +73,8 @@ def _subcommand(word: str) -> str:
 
 
 def _need_system(ops: QuestOps) -> None:
-    if ops.system is None:
-        raise CommandError("Quest generation is not running (no QuestGenerationSystem).")
+    if ops.generation is None:
+        raise CommandError("Quest generation is not running (no QuestGenerationService).")
 
 
 def _one_id(name: str, args: list[str]) -> str:

@@ -1,7 +1,7 @@
 """What ``@quest`` reads: the live state of quest generation, in one place.
 
 Every figure comes from the running engine, never from a copy: the
-QuestGenerationSystem (seed queue, builds in flight, throttle, build records),
+QuestGenerationService (seed queue, builds in flight, throttle, build records),
 the QuestGen toolkit (history with chain links, validator), the QuestManager
 (who holds which quest in which state, closed quests), the ``generated_quests``
 side-table (the GeneratedQuest in full) and the consequence audit. Services a
@@ -23,8 +23,9 @@ from maid_stdlib.consequences.sidetable import GeneratedQuestIndex
 from maid_stdlib.grounding import QuestGroundingMonitor
 from maid_stdlib.questgen import GENERATED_QUESTS_COLLECTION, GeneratedQuest, QuestGen
 from maid_stdlib.questgen.history import QuestHistoryEntry
+from maid_stdlib.questgen.pipeline import BuildRecord
 from maid_stdlib.questgen.quest import quest_from_document
-from maid_stdlib.questgen.system import BuildRecord, QuestGenerationSystem
+from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.vocabulary import QuestState
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ class QuestOps:
         self.engine = engine
         services = engine.services
         self.qg: QuestGen = services.get(QuestGen)
-        self.system = services.try_get(QuestGenerationSystem)
+        self.generation = services.try_get(QuestGenerationService)
         self.manager = services.try_get(QuestManager)
         self.index = services.try_get(GeneratedQuestIndex)
         self.monitor = services.try_get(QuestGroundingMonitor)
@@ -111,8 +112,9 @@ class QuestOps:
     async def quest(self, quest_id: str) -> GeneratedQuest | None:
         """The GeneratedQuest in full: open in the system, cached by the consequence
         layer, or read back from the side-table."""
-        if self.system is not None and quest_id in self.system.open_quests:
-            return self.system.open_quests[quest_id].quest
+        open_quest = self.generation.open_quest(quest_id) if self.generation is not None else None
+        if open_quest is not None:
+            return open_quest.quest
         if self.index is not None:
             quest = await self.index.get(quest_id)
             if quest is not None:
@@ -168,7 +170,7 @@ class QuestOps:
     def row(self, quest_id: str) -> QuestRow:
         entry = self.entry(quest_id)
         quest = self.manager.get_quest(quest_id) if self.manager is not None else None
-        open_quest = self.system.open_quests.get(quest_id) if self.system is not None else None
+        open_quest = self.generation.open_quest(quest_id) if self.generation is not None else None
         title = (
             quest.title
             if quest is not None
@@ -221,9 +223,9 @@ class QuestOps:
 
     # -- build records and audits -----------------------------------------------------
     def records_for(self, quest_id: str) -> list[BuildRecord]:
-        if self.system is None:
+        if self.generation is None:
             return []
-        return [r for r in self.system.records if r.quest_id == quest_id]
+        return [r for r in self.generation.build_records() if r.quest_id == quest_id]
 
     async def audits(self, quest_id: str) -> list[dict[str, Any]]:
         """Consequence batches of the quest: the store's audit documents, else what

@@ -80,16 +80,17 @@ def list_lines(ops: QuestOps, which: str) -> list[str]:
 
 # -- seed-status -------------------------------------------------------------------
 def seed_status_lines(ops: QuestOps) -> list[str]:
-    system = ops.system
-    assert system is not None
+    generation = ops.generation
+    assert generation is not None
     now, facts = ops.now, ops.qg.facts
-    in_flight = system.in_flight_ids()
-    seeds = list(system.pending_seeds)
+    in_flight = generation.in_flight_ids()
+    seeds = generation.pending_seeds()
     waiting = sum(1 for s in seeds if s.id not in in_flight)
+    depth = generation.queue_depth()
     lines = [
-        f"Seed queue: depth {system.queue_depth} ({system.queue_depth - waiting} arrived "
+        f"Seed queue: depth {depth} ({depth - waiting} arrived "
         f"for the next tick, {waiting} waiting), builds in flight {len(in_flight)} of "
-        f"{system.config.max_concurrent_builds}"
+        f"{generation.settings.max_concurrent_builds}"
     ]
     counts = [0] * len(AGE_BUCKETS)
     for seed in seeds:
@@ -111,7 +112,7 @@ def seed_status_lines(ops: QuestOps) -> list[str]:
             f"{flag}"
         )
     outcomes: dict[str, int] = {}
-    for record in system.records:
+    for record in generation.build_records():
         outcomes[record.outcome] = outcomes.get(record.outcome, 0) + 1
     if outcomes:
         lines.append("Recent builds: " + ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
@@ -268,10 +269,11 @@ def quality_lines(ops: QuestOps) -> list[str]:
         archetypes[r.archetype_id] = archetypes.get(r.archetype_id, 0) + 1
     lines.append(f"  by status: {_counts(statuses)}")
     lines.append(f"  by archetype: {_counts(archetypes)}")
-    system = ops.system
-    if system is None:
+    generation = ops.generation
+    if generation is None:
         return [*lines, "Quest generation is not running: no pipeline figures."]
-    m = system.metrics
+    m = generation.metrics
+    fallback_ratio, rejection_ratio = generation.alert_ratios()
     built, fallbacks = _by_label(m.quests_built), _by_label(m.template_fallbacks)
     rejected = _by_label(m.rejections)
     total_built, total_rejected = sum(built.values()), sum(rejected.values())
@@ -285,19 +287,20 @@ def quality_lines(ops: QuestOps) -> list[str]:
         f"{_ratio(total_rejected / finished if finished else None)}",
         f"  seeds: {_counts(_by_label(m.seeds))}",
         f"  signals: {_counts(_by_label(m.signals))}",
-        f"Alert window ({system.config.alert_window:g}s): template fallback ratio "
-        f"{_ratio(system.throttle.fallback_ratio())}, rejection ratio "
-        f"{_ratio(system.throttle.rejection_ratio())}; alerts: "
-        f"{', '.join(sorted(system.state.alerts)) or 'none'}",
+        f"Alert window ({generation.settings.alert_window:g}s): template fallback ratio "
+        f"{_ratio(fallback_ratio)}, rejection ratio "
+        f"{_ratio(rejection_ratio)}; alerts: "
+        f"{', '.join(sorted(generation.throttle_state().alerts)) or 'none'}",
     ]
     return lines
 
 
 # -- backpressure --------------------------------------------------------------------
 def backpressure_lines(ops: QuestOps) -> list[str]:
-    system = ops.system
-    assert system is not None
-    cfg, state, snap = system.config, system.state, system.throttle.snapshot()
+    generation = ops.generation
+    assert generation is not None
+    cfg, state = generation.settings, generation.throttle_state()
+    snap = generation.throttle_snapshot()
     mode = f"|yTEMPLATE-ONLY ({state.reason})|n" if state.template_only else "normal"
     spike = "on" if snap["queue_spike"] else "off"
     p99 = snap.get("llm_latency_p99")
@@ -308,9 +311,10 @@ def backpressure_lines(ops: QuestOps) -> list[str]:
         regions[region] = regions.get(region, 0) + 1
     lines = [
         f"Backpressure: {mode}",
-        f"  builds in flight: {len(system.in_flight_ids())} of {cfg.max_concurrent_builds}"
+        f"  builds in flight: {len(generation.in_flight_ids())} of {cfg.max_concurrent_builds}"
         f" (launches blocked: {'yes' if state.launches_blocked else 'no'})",
-        f"  seed queue: {system.queue_depth}, template-only above {cfg.queue_spike_threshold} "
+        f"  seed queue: {generation.queue_depth()}, template-only above "
+        f"{cfg.queue_spike_threshold} "
         f"until back to {cfg.queue_spike_recover}; spike mode {spike}",
         f"  token budget: {snap['token_budget_remaining']} of {snap['token_budget_limit']} left, "
         f"{snap['token_budget_used']} used (recovers in "
@@ -320,10 +324,10 @@ def backpressure_lines(ops: QuestOps) -> list[str]:
         f"{cfg.max_quests_per_cycle}",
         f"  actions: {', '.join(sorted(state.actions)) or 'none'}; alerts: "
         f"{', '.join(sorted(state.alerts)) or 'none'}",
-        f"  unaccepted quests: {system.unaccepted_quests()} of {cfg.max_pending_quests}; active"
+        f"  unaccepted quests: {generation.unaccepted_quests()} of {cfg.max_pending_quests}; active"
         f" per region (max {cfg.max_active_quests_per_region}): "
         + (", ".join(f"{k} {v}" for k, v in sorted(regions.items())) or "none"),
-        "  LLM service: " + ", ".join(f"{k} {v}" for k, v in system.llm.status().items()),
+        "  LLM service: " + ", ".join(f"{k} {v}" for k, v in generation.llm_status().items()),
     ]
     return lines
 

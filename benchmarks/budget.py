@@ -33,6 +33,7 @@ from typing import Any
 
 from benchmarks.common import fmt, summary, table
 from benchmarks.worldgen import BuiltWorld, WorldSpec, open_world
+from maid_stdlib.questgen.rejection import Rejection
 
 NOT_BUILT = "not built yet"
 
@@ -387,8 +388,8 @@ def _personalization(engine: Any, quests: list[Any], row: Row, players: int = 20
         from maid_stdlib.questgen.system import QuestGenerationSystem
     except ImportError:
         return  # the probe below reports what exists
-    system = engine.services.try_get(QuestGenerationSystem)
-    personalizer = getattr(system, "personalizer", None)
+    system = next((s for s in engine.systems if isinstance(s, QuestGenerationSystem)), None)
+    personalizer = system.stages.deliveries.personalizer if system is not None else None
     if personalizer is None or not quests:
         return
     characters = [uid for uid, _ in engine.world.each(PlayerCharacter)][:players]
@@ -481,8 +482,8 @@ async def _seed_evaluation(
     first = await _first_call(lambda: evaluator.evaluate(signals[0])) if signals else None
     for signal in signals:
         seed = await _timed(lambda s=signal: evaluator.evaluate(s), row.samples)
-        if seed is None:
-            reason = (evaluator.last_rejection or "rejected").split(":")[0]
+        if isinstance(seed, Rejection):
+            reason = seed.reason.split(":")[0]
             rejections[reason] = rejections.get(reason, 0) + 1
         else:
             seeds.append(seed)

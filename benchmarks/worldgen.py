@@ -46,7 +46,7 @@ LAYERS: list[tuple[str, str, str, str]] = [
     (
         "quest generation system",
         "maid_stdlib.questgen.system_wiring",
-        "QuestGenerationSystem",
+        "QuestGenerationService",
         "register_quest_generation",
     ),
 ]
@@ -322,15 +322,15 @@ def _wire_rpg_delivery(ctx: PackContext, layers: Layers) -> None:
     label = "RPG quest delivery (offers through the QuestManager)"
     try:
         from classic_rpg.questgen.wiring import RpgQuestOffers, register_rpg_quest_delivery
-        from maid_stdlib.questgen.system import QuestGenerationSystem
+        from maid_stdlib.questgen.service import QuestGenerationService
     except ImportError as exc:
         layers.set(label, f"skipped: does not import yet ({exc})")
         return
-    system = ctx.engine.services.try_get(QuestGenerationSystem)
-    if system is None:
-        layers.set(label, "skipped: no QuestGenerationSystem")
+    generation = ctx.engine.services.try_get(QuestGenerationService)
+    if generation is None:
+        layers.set(label, "skipped: no QuestGenerationService")
         return
-    if isinstance(getattr(getattr(system, "deliveries", None), "offers", None), RpgQuestOffers):
+    if isinstance(generation.offers, RpgQuestOffers):
         layers.set(label, "registered by the loaded packs")
         return
     try:

@@ -1,11 +1,13 @@
-"""RPG glue of the QuestGenerationSystem: offers through the QuestManager, the
+"""RPG glue of quest generation: offers through the QuestManager, the
 RPG's actions feeding play-style inference, quest lifecycle events, and the
 conversations that deliver rumors and quests emerging in dialogue.
 
 ``register_rpg_quest_delivery(ctx)``: call it from ClassicRPGContentPack.register
 after ``register_quests(ctx)`` and ``register_rpg_questgen(ctx)``, with the
 stdlib's ``register_quest_generation`` already run (the stdlib pack registers
-first). Idempotent; does nothing without the QuestGenerationSystem.
+first). Idempotent; does nothing without the QuestGenerationService. Everything
+goes through the service (:mod:`maid_stdlib.questgen.service`); the quest sink is
+installed on QuestGen by ``register_rpg_questgen``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from classic_rpg.events import (
     ItemPickedUpEvent,
     TalkedToEvent,
 )
-from classic_rpg.questgen.hooks import RpgQuestSink
 from classic_rpg.systems.quests.events import (
     QuestAbandonedEvent,
     QuestAcceptedEvent,
@@ -34,7 +35,8 @@ from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import CommandContext
 from maid_engine.content import PackContext
 from maid_stdlib.questgen.personalization import PlayStyle, styles_of_archetype
-from maid_stdlib.questgen.system import QuestGenerationSystem
+from maid_stdlib.questgen.register import QuestGen
+from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.vocabulary import QuestDeliveryMethod, QuestState
 
 __all__ = ["ConversationDelivery", "RpgQuestOffers", "register_rpg_quest_delivery"]
@@ -94,13 +96,13 @@ class ConversationDelivery:
     (it gives or takes quests), the QuestManager's handler still runs after it.
     """
 
-    def __init__(self, system: QuestGenerationSystem, manager: QuestManager) -> None:
-        self.system = system
+    def __init__(self, generation: QuestGenerationService, manager: QuestManager) -> None:
+        self.generation = generation
         self.manager = manager
 
     def __call__(self, ctx: CommandContext, npc: UUID) -> bool:
         actor = ctx.require_actor()
-        lines = self.system.deliveries.on_conversation(actor, npc)
+        lines = self.generation.conversation(actor, npc)
         if not lines:
             return False
         ctx.send("\n".join(lines))
@@ -108,24 +110,21 @@ class ConversationDelivery:
         return not busy
 
     def topic(self, ctx: CommandContext, npc: UUID, topic: str) -> bool:
-        lines = self.system.deliveries.on_conversation(ctx.require_actor(), npc, topic)
+        lines = self.generation.conversation(ctx.require_actor(), npc, topic)
         if lines:
             ctx.send("\n".join(lines))
         return False  # the NPC still answers the question itself
 
 
-def register_rpg_quest_delivery(ctx: PackContext) -> QuestGenerationSystem | None:
+def register_rpg_quest_delivery(ctx: PackContext) -> QuestGenerationService | None:
     engine = ctx.engine
-    system = engine.services.try_get(QuestGenerationSystem)
+    generation = engine.services.try_get(QuestGenerationService)
     manager = engine.services.try_get(QuestManager)
-    if system is None or manager is None:
+    if generation is None or manager is None:
         return None
-    if isinstance(system.deliveries.offers, RpgQuestOffers):
-        return system
-    system.deliveries.offers = RpgQuestOffers(manager)
-    if system.qg.sink is None:
-        system.qg.sink = RpgQuestSink(manager)
-    tracker, world = system.tracker, engine.world
+    if not generation.install_offers(RpgQuestOffers(manager)):
+        return generation  # wired already
+    qg, world = engine.services.get(QuestGen), engine.world
 
     def is_character(uid: UUID | None) -> bool:
         return uid is not None and world.has_component(uid, PlayerCharacter)
@@ -133,30 +132,30 @@ def register_rpg_quest_delivery(ctx: PackContext) -> QuestGenerationSystem | Non
     def died(event: EntityDiedEvent) -> None:
         if is_character(event.killer_id) and not event.is_player:
             assert event.killer_id is not None
-            tracker.record(event.killer_id, PlayStyle.COMBAT, KILL)
+            generation.record_play(event.killer_id, PlayStyle.COMBAT, KILL)
 
     def attacked(event: CombatStartedEvent) -> None:
         if is_character(event.attacker_id):
-            tracker.record(event.attacker_id, PlayStyle.COMBAT, ATTACK)
+            generation.record_play(event.attacker_id, PlayStyle.COMBAT, ATTACK)
 
     def talked(event: TalkedToEvent) -> None:
-        tracker.record(event.character_id, PlayStyle.SOCIAL, TALK)
+        generation.record_play(event.character_id, PlayStyle.SOCIAL, TALK)
 
     def picked(event: ItemPickedUpEvent) -> None:
         if is_character(event.holder_id):
-            tracker.record(event.holder_id, PlayStyle.CRAFTER, PICK_UP)
+            generation.record_play(event.holder_id, PlayStyle.CRAFTER, PICK_UP)
 
     def given(event: ItemGivenEvent) -> None:
         if is_character(event.giver_id):
-            tracker.record(event.giver_id, PlayStyle.CRAFTER, GIVE)
-            tracker.record(event.giver_id, PlayStyle.SOCIAL, GIVE)
+            generation.record_play(event.giver_id, PlayStyle.CRAFTER, GIVE)
+            generation.record_play(event.giver_id, PlayStyle.SOCIAL, GIVE)
 
     def finished(quest_id: str, character: UUID, outcome: str) -> None:
-        entry = system.qg.history.get(quest_id)
+        entry = qg.history.get(quest_id)
         if entry is None:
             return  # an authored quest
-        styles = styles_of_archetype(system.qg.archetypes, entry.archetype_id)
-        tracker.record_quest(
+        styles = styles_of_archetype(qg.archetypes, entry.archetype_id)
+        generation.record_quest_outcome(
             character,
             quest_id,
             entry.archetype_id,
@@ -166,11 +165,11 @@ def register_rpg_quest_delivery(ctx: PackContext) -> QuestGenerationSystem | Non
         )
 
     def accepted(event: QuestAcceptedEvent) -> None:
-        system.quest_accepted(event.quest_id, event.character_id)
+        generation.quest_accepted(event.quest_id, event.character_id)
 
     def turned_in(event: QuestTurnedInEvent) -> None:
         finished(event.quest_id, event.character_id, event.outcome.value)
-        system.quest_turned_in(event.quest_id, event.outcome.value)
+        generation.quest_turned_in(event.quest_id, event.outcome.value)
 
     def failed(event: QuestFailedEvent) -> None:
         if event.previous_state.active:
@@ -197,7 +196,7 @@ def register_rpg_quest_delivery(ctx: PackContext) -> QuestGenerationSystem | Non
     ):
         ctx.subscribe(event_type, handler)
     talk = ctx.service(TalkService)
-    conversation = ConversationDelivery(system, manager)
+    conversation = ConversationDelivery(generation, manager)
     talk.add_handler(conversation, first=True)
     talk.add_topic_handler(conversation.topic)
-    return system
+    return generation

@@ -21,11 +21,13 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from classic_rpg.characters.levels import Progression, xp_for_level
+from classic_rpg.items.components import ItemStats
 from classic_rpg.items.factory import ItemFactory
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_engine.testing import FakeSession
 from maid_stdlib.world.characters import WorldCharacterFactory
 from maid_stdlib.world.loader import WorldData
+from maid_stdlib.world.service import WorldService
 
 if TYPE_CHECKING:
     from maid_engine.engine import GameEngine
@@ -251,9 +253,6 @@ def _grant(engine: GameEngine, uid: UUID, style: Style) -> None:
 
 def _equip_lines(engine: GameEngine, uid: UUID) -> list[str]:
     """``wield``/``wear`` lines for what the bot carries that can be worn."""
-    from classic_rpg.items.components import ItemStats
-    from maid_stdlib.world.service import WorldService
-
     items = engine.services.get(ItemFactory)
     ws = engine.services.get(WorldService)
     lines = []

@@ -21,6 +21,7 @@ from classic_rpg.simulate.bots import DEFAULT_ORDER, STYLES
 from classic_rpg.simulate.report import summary
 from classic_rpg.simulate.runner import LLM_MODES, SimulationOptions, run_simulation
 from maid_engine.content import PackError
+from maid_engine.logs import setup_logging
 
 __all__ = ["build_parser", "main"]
 
@@ -116,8 +117,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.verbose:
-        from maid_engine.logs import setup_logging
-
         setup_logging("INFO", False)
     try:
         report = asyncio.run(run_simulation(options))

@@ -34,7 +34,7 @@ from classic_rpg.systems.quests import (
 )
 from maid_stdlib.consequences import ConsequencesAppliedEvent, GeneratedQuestIndex, QuestChainEvent
 from maid_stdlib.questgen import GeneratedQuest, QuestGen
-from maid_stdlib.questgen.system import QuestGenerationSystem
+from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.story import StorySignalEvent
 from maid_stdlib.world.components import NPC
 
@@ -170,8 +170,8 @@ class Collector:
     def generated_quest(self, quest_id: str) -> GeneratedQuest | None:
         """The pipeline's own GeneratedQuest (open ones, else the side-table cache)."""
         services = self.engine.services
-        system = services.try_get(QuestGenerationSystem)
-        oq = system.open_quests.get(quest_id) if system is not None else None
+        generation = services.try_get(QuestGenerationService)
+        oq = generation.open_quest(quest_id) if generation is not None else None
         if oq is not None:
             return oq.quest
         index = services.try_get(GeneratedQuestIndex)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 from uuid import UUID
 
+from classic_rpg.components import CharacterStats
 from classic_rpg.events import EntityDiedEvent
 from classic_rpg.simulate.bots import create_bot, log_out
 from classic_rpg.simulate.play import Planner, Step
@@ -37,7 +38,7 @@ from maid_engine.clock import GAME_HOUR
 from maid_stdlib.consequences import GeneratedQuestIndex
 from maid_stdlib.grounding import QuestGroundingMonitor
 from maid_stdlib.questgen import QuestGen
-from maid_stdlib.questgen.system import QuestGenerationSystem
+from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.vocabulary import QuestState
 from maid_stdlib.world.service import WorldService
 
@@ -116,14 +117,14 @@ class Coordinator:
     def __post_init__(self) -> None:
         engine = self.engine
         self.manager = engine.services.get(QuestManager)
-        self.system = engine.services.get(QuestGenerationSystem)
+        self.generation = engine.services.get(QuestGenerationService)
         self.qg = engine.services.get(QuestGen)
         self.monitor = engine.services.try_get(QuestGroundingMonitor)
         self.ws = engine.services.get(WorldService)
         self.planner = Planner(engine, self.decision_options)
         self.start_room = self.ws.start_room
-        planner = self.system.planner
-        self.boards = [r for r in self.ws.room_keys() if planner.board_in(r) is not None]
+        generation = self.generation
+        self.boards = [r for r in self.ws.room_keys() if generation.notice_board_in(r) is not None]
         self._by_uid = {b.uid: b for b in self.bots}
         events = engine.events
         events.subscribe(QuestGeneratedEvent, self._on_generated)
@@ -135,7 +136,7 @@ class Coordinator:
 
     # -- what the game tells ------------------------------------------------------------
     def _on_generated(self, event: QuestGeneratedEvent) -> None:
-        oq = self.system.open_quests.get(event.quest_id)
+        oq = self.generation.open_quest(event.quest_id)
         quest = self.manager.get_quest(event.quest_id)
         min_level = quest.level_requirement if quest is not None else 1
         rec = oq.quest.difficulty.recommended_level if oq is not None else min_level + 1
@@ -185,7 +186,7 @@ class Coordinator:
         why = event.detail or event.outcome.value
         if event.reason.value == "invalidated":
             # The monitor's own words for what no longer fits (it tells the player so).
-            oq = self.system.open_quests.get(event.quest_id)
+            oq = self.generation.open_quest(event.quest_id)
             index = self.engine.services.try_get(GeneratedQuestIndex)
             quest = (
                 oq.quest
@@ -210,7 +211,7 @@ class Coordinator:
             bot.deaths_on_quest += 1
 
     def decision_options(self, quest_id: str, objective_id: str) -> int:
-        oq = self.system.open_quests.get(quest_id)
+        oq = self.generation.open_quest(quest_id)
         for branch in (oq.quest.branches or []) if oq is not None else []:
             if branch.trigger_objective == objective_id:
                 return len(branch.options)
@@ -218,8 +219,6 @@ class Coordinator:
 
     # -- claiming -------------------------------------------------------------------------
     def level_of(self, bot: Bot) -> int:
-        from classic_rpg.components import CharacterStats
-
         stats = self.engine.world.try_component(bot.uid, CharacterStats)
         return stats.level if stats is not None else 1
 
@@ -396,14 +395,11 @@ class Coordinator:
         attempt.counts = False
         qlog = self.engine.world.try_component(bot.uid, QuestLog)
         held = len(qlog.in_state(QuestState.AVAILABLE)) if qlog is not None else 0
-        cap = self.system.deliveries.cap_for(bot.uid)
-        oq = self.system.open_quests.get(quest_id)
+        cap = self.generation.offer_cap(bot.uid)
+        oq = self.generation.open_quest(quest_id)
         if held >= cap:
             why = f"its {held} unanswered offer(s) fill the offer cap ({cap})"
-        elif (
-            oq is not None
-            and self.system.deliveries.personalize(oq, bot.uid, in_person=True) is None
-        ):
+        elif oq is not None and not self.generation.would_offer_in_person(quest_id, bot.uid):
             why = (
                 f"the delivery planner does not match a level {self.level_of(bot)} "
                 f"{bot.style.name} to it"

@@ -22,6 +22,7 @@ from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.ecs import Component
 from maid_stdlib.questgen.vocabulary import ObjectiveType, QuestState
 from maid_stdlib.world.components import NPC, Item
+from maid_stdlib.world.look import name_of
 from maid_stdlib.world.service import WorldService
 
 if TYPE_CHECKING:
@@ -158,8 +159,6 @@ class Planner:
         return Step(f"{verb} {phrase}{suffix}", doing)
 
     def name(self, uid: UUID | None) -> str:
-        from maid_stdlib.world.look import name_of
-
         return (
             name_of(self.ws, uid)
             if uid is not None and self.world.entity_exists(uid)

@@ -1,7 +1,7 @@
 """Running a simulation: the engine on a manual clock, the bots, the report.
 
 Each tick: the engine ticks (every system, in schedule order), then quest builds
-started in the background are awaited (the QuestGenerationSystem's ``drain``), so
+started in the background are awaited (the QuestGenerationService's ``drain``), so
 a build always lands on the next tick whatever the machine's speed and the run is
 reproducible; then each bot types at most one command. After ``days`` game days
 the world runs on for ``drain_hours`` more, with no new claims, so that quests
@@ -35,6 +35,7 @@ from classic_rpg.simulate.scripted import install_scripted_llm
 from maid_engine.clock import GAME_DAY, GAME_HOUR, ManualClock
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
+from maid_stdlib.questgen.service import QuestGenerationService
 
 __all__ = ["SimulationOptions", "run_simulation"]
 
@@ -109,8 +110,6 @@ async def run_simulation(options: SimulationOptions) -> dict[str, Any]:
 
 
 async def _run(options: SimulationOptions, data_dir: Path) -> dict[str, Any]:
-    from maid_stdlib.questgen.system import QuestGenerationSystem
-
     engine = _engine(options, data_dir)
     collector = Collector(engine)
     started_wall = time.perf_counter()
@@ -122,7 +121,7 @@ async def _run(options: SimulationOptions, data_dir: Path) -> dict[str, Any]:
     bot_ms: list[float] = []
     checkpoint_every = max(1, round(GAME_HOUR / tick))
     async with engine.lifespan():
-        system = engine.services.get(QuestGenerationSystem)
+        generation = engine.services.get(QuestGenerationService)
         bots = await create_bots(engine, options.bots, options.seed, options.styles)
         trace = options.trace.open("w", encoding="utf-8") if options.trace else None
         coordinator = Coordinator(engine, bots, trace=trace)
@@ -131,7 +130,7 @@ async def _run(options: SimulationOptions, data_dir: Path) -> dict[str, Any]:
         for n in range(total):
             tick_ms.append(await engine.tick() * 1000)
             engine.collector.maintain()  # the loop never sleeps: GC between ticks here
-            await system.drain()
+            await generation.drain()
             t0 = time.perf_counter()
             await coordinator.step(claims_open=n < run_ticks)
             await coordinator.retire_outgrown(options.seed)

@@ -23,6 +23,7 @@ from uuid import UUID
 
 from maid_stdlib.questgen.quest import GeneratedQuest, quest_from_document, quest_to_document
 from maid_stdlib.questgen.register import GENERATED_QUESTS_COLLECTION
+from maid_stdlib.questgen.service import QuestGenerationService
 
 if TYPE_CHECKING:
     from maid_engine.engine import GameEngine
@@ -122,15 +123,13 @@ class GeneratedQuestIndex:
 
 
 def connect_generation(engine: GameEngine, index: GeneratedQuestIndex) -> bool:
-    """Make the QuestGenerationSystem's open quests a source of ``index`` (once)."""
-    from maid_stdlib.questgen.system import QuestGenerationSystem
-
-    system = engine.services.try_get(QuestGenerationSystem)
-    if system is None or index.generation_connected:
+    """Make the QuestGenerationService's open quests a source of ``index`` (once)."""
+    generation = engine.services.try_get(QuestGenerationService)
+    if generation is None or index.generation_connected:
         return False
 
     def open_quest(quest_id: str) -> GeneratedQuest | None:
-        found = system.open_quests.get(quest_id)
+        found = generation.open_quest(quest_id)
         return found.quest if found is not None else None
 
     index.add_source(open_quest)

@@ -12,20 +12,21 @@ The pipeline, split so the narrative can come from anywhere:
    grounding or 0.7 coherence are rejected.
 
 Narrative provider errors propagate from ``build`` so the caller (the
-generation system) can fall back to templates; ``last_rejection`` says why a
-build returned None.
+generation system) can fall back to templates. A step that refuses returns a
+:class:`~maid_stdlib.questgen.rejection.Rejection` (stage ``plan`` from
+``prepare``, ``scores`` from ``finish``) saying why.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import ClassVar, TypeVar
+from typing import ClassVar
 from uuid import UUID
 
 from maid_stdlib.questgen.archetypes import QuestArchetype
 from maid_stdlib.questgen.consequences import ConsequencePlan, ConsequencePlanner
-from maid_stdlib.questgen.enrich import estimate_difficulty
+from maid_stdlib.questgen.enrich import MINUTES_PER_ROOM, estimate_difficulty
 from maid_stdlib.questgen.facts import WorldFacts
 from maid_stdlib.questgen.history import QuestHistory
 from maid_stdlib.questgen.narrative_context import (
@@ -42,6 +43,7 @@ from maid_stdlib.questgen.quest import (
     QuestObjective,
     QuestRewards,
 )
+from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.rewards import RewardPolicy
 from maid_stdlib.questgen.scoring import score_coherence, score_grounding, score_novelty
 from maid_stdlib.questgen.seed import QuestSeed, seed_expiry
@@ -49,8 +51,6 @@ from maid_stdlib.questgen.text import slugify
 from maid_stdlib.questgen.types import BranchingPattern
 from maid_stdlib.questgen.validator import clamp_rewards
 from maid_stdlib.questgen.vocabulary import ObjectiveType
-
-R = TypeVar("R")
 
 __all__ = ["QuestBuilder", "QuestPlan"]
 
@@ -99,16 +99,15 @@ class QuestBuilder:
         self.narrative_provider = narrative_provider
         self.rewards = rewards or RewardPolicy()
         self.planner = planner or ConsequencePlanner()
-        self.last_rejection: str | None = None
         self.last_failures: dict[str, list[str]] = {}
 
     # -- the pipeline ---------------------------------------------------------------------
     async def build(
         self, seed: QuestSeed, archetype: QuestArchetype, provider: NarrativeProvider | None = None
-    ) -> GeneratedQuest | None:
+    ) -> GeneratedQuest | Rejection:
         plan = await self.prepare(seed, archetype)
-        if plan is None:
-            return None
+        if isinstance(plan, Rejection):
+            return plan
         narrator = provider or self.narrative_provider
         if narrator is None:
             raise RuntimeError("QuestBuilder has no narrative provider")
@@ -120,31 +119,34 @@ class QuestBuilder:
         seed: QuestSeed,
         archetype: QuestArchetype,
         narrative: QuestNarrative | Callable[[NarrativeContext], QuestNarrative],
-    ) -> GeneratedQuest | None:
+    ) -> GeneratedQuest | Rejection:
         """The template path: structure from the world, prose given -- either
         written already, or by a synchronous generator of the plan's context
         (``TemplateFallbackGenerator.generate``)."""
         plan = await self.prepare(seed, archetype)
-        if plan is None:
-            return None
+        if isinstance(plan, Rejection):
+            return plan
         prose = narrative if isinstance(narrative, QuestNarrative) else narrative(plan.context)
         return self.finish(plan, prose)
 
-    async def prepare(self, seed: QuestSeed, archetype: QuestArchetype) -> QuestPlan | None:
-        self.last_rejection, self.last_failures = None, {}
+    async def prepare(self, seed: QuestSeed, archetype: QuestArchetype) -> QuestPlan | Rejection:
+        """The quest's structure from the world, or why there is none (stage ``plan``)."""
+        self.last_failures = {}
         facts = self.facts
         problem = self.grounding_problem(seed)
         if problem is not None:
-            return self._reject(problem)
+            return Rejection("plan", problem)
         try:
             objectives = await self.objective_builder.build_objectives(
                 seed, archetype.objective_pattern, facts
             )
         except ValueError as exc:
-            return self._reject(str(exc))
+            return Rejection("plan", str(exc) or type(exc).__name__)
         if not objectives:
-            return self._reject(
-                f"pattern {archetype.objective_pattern!r} found nothing real to build objectives on"
+            return Rejection(
+                "plan",
+                f"pattern {archetype.objective_pattern!r} found nothing real to build "
+                "objectives on",
             )
         branches = None
         if archetype.branching is BranchingPattern.BRANCHING:
@@ -176,7 +178,8 @@ class QuestBuilder:
             duration,
         )
 
-    def finish(self, plan: QuestPlan, narrative: QuestNarrative) -> GeneratedQuest | None:
+    def finish(self, plan: QuestPlan, narrative: QuestNarrative) -> GeneratedQuest | Rejection:
+        """The quest in full, or why its scores fail it (stage ``scores``)."""
         facts, seed, archetype = self.facts, plan.seed, plan.archetype
         now = facts.now
         location = seed.location
@@ -233,14 +236,16 @@ class QuestBuilder:
             "rewards": plan.reward_notes,
         }
         if quest.grounding_score < self.MIN_GROUNDING:
-            return self._reject(
+            return Rejection(
+                "scores",
                 f"grounding score {quest.grounding_score} < {self.MIN_GROUNDING}"
-                f": {', '.join(grounding_failed)}"
+                f": {', '.join(grounding_failed)}",
             )
         if quest.coherence_score < self.MIN_COHERENCE:
-            return self._reject(
+            return Rejection(
+                "scores",
                 f"coherence score {quest.coherence_score} < "
-                f"{self.MIN_COHERENCE}: {', '.join(coherence_failed)}"
+                f"{self.MIN_COHERENCE}: {', '.join(coherence_failed)}",
             )
         return quest
 
@@ -310,8 +315,6 @@ class QuestBuilder:
 
     def _duration(self, seed: QuestSeed, objectives: list[QuestObjective]) -> int:
         """Game minutes: walking from objective to objective plus the work itself."""
-        from maid_stdlib.questgen.enrich import MINUTES_PER_ROOM
-
         per_type = {
             ObjectiveType.KILL: 10,
             ObjectiveType.TALK: 5,
@@ -379,9 +382,3 @@ class QuestBuilder:
     def _quest_id(self, archetype_id: str) -> str:
         suffix = f"{self.facts.rng.getrandbits(32):08x}"
         return f"gen-{slugify(archetype_id, 36)}-{suffix}"
-
-    def _reject(self, reason: str, _expected: type[R] | None = None) -> R | None:
-        # Generic so ``return self._reject(...)`` type-checks in any Optional-
-        # returning step; it records why and always returns None.
-        self.last_rejection = reason
-        return None

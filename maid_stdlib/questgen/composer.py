@@ -21,6 +21,7 @@ from uuid import UUID
 from maid_stdlib.living.components import GoalStatus
 from maid_stdlib.questgen.evaluator import GroundedSignal, SeedEvaluator
 from maid_stdlib.questgen.facts import WorldFacts
+from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.signals import StorySignalLike
 from maid_stdlib.questgen.text import topic_tokens
@@ -72,18 +73,18 @@ class CompoundSeedComposer:
             if len(cluster) < 2:
                 continue
             seed = self._compose(cluster)
-            if seed is not None:
+            if isinstance(seed, QuestSeed):
                 seeds.append(seed)
         return seeds
 
     def grounded(self, signals: Sequence[StorySignalLike]) -> list[GroundedSignal]:
         """Each signal grounded once (a signal may be listed twice), in order;
         groundings are reused for ``SeedEvaluator.GROUND_TTL`` game seconds."""
-        memo: dict[int, GroundedSignal | None] = {}
+        memo: dict[int, GroundedSignal | Rejection] = {}
         for s in signals:
             if id(s) not in memo:
                 memo[id(s)] = self.evaluator.ground_cached(s)
-        return [g for g in memo.values() if g is not None]
+        return [g for g in memo.values() if isinstance(g, GroundedSignal)]
 
     # -- clustering -------------------------------------------------------------------
     def cluster(self, grounded: Sequence[GroundedSignal]) -> list[list[GroundedSignal]]:
@@ -198,7 +199,7 @@ class CompoundSeedComposer:
         blocked = [g.priority for g in facts.open_goals(npc) if g.status == GoalStatus.BLOCKED]
         return (1.0 - lowest) + max(blocked, default=0.0)
 
-    def _compose(self, cluster: list[GroundedSignal]) -> QuestSeed | None:
+    def _compose(self, cluster: list[GroundedSignal]) -> QuestSeed | Rejection:
         lead = min(cluster, key=lambda g: (self._rank(g.seed_type), -g.signal.importance))
         candidates: list[UUID] = []
         for g in sorted(cluster, key=lambda g: -g.signal.importance):
@@ -211,5 +212,5 @@ class CompoundSeedComposer:
         mean = sum(g.signal.importance for g in cluster) / len(cluster)
         importance = min(1.0, mean * self.COMPOUND_BOOST)
         if importance < self.evaluator.MIN_IMPORTANCE:
-            return None
+            return Rejection("evaluate", "compound importance below threshold")
         return self.evaluator.build_seed(cluster, lead, importance, primary_npc=primary)

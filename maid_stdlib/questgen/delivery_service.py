@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
+from maid_engine.ecs import World
 from maid_stdlib.questgen.delivery import (
     GREETINGS,
     DeliveryPlanner,
@@ -23,6 +24,9 @@ from maid_stdlib.questgen.delivery import (
     PendingDelivery,
     QuestOffers,
 )
+from maid_stdlib.questgen.facts import WorldFacts
+from maid_stdlib.questgen.history import QuestHistory
+from maid_stdlib.questgen.metrics import QuestGenMetrics
 from maid_stdlib.questgen.narrative.reputation import ReputationLabel
 from maid_stdlib.questgen.personalization import PersonalizedQuest, QuestPersonalizer
 from maid_stdlib.questgen.preferences import QuestGenMode, offer_policy
@@ -33,49 +37,69 @@ from maid_stdlib.world.components import NPC
 from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.text import capitalize
 
-if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
-    from maid_stdlib.questgen.facts import WorldFacts
-    from maid_stdlib.questgen.history import QuestHistory
-    from maid_stdlib.questgen.metrics import QuestGenMetrics
-
-__all__ = ["QuestDeliveryService"]
+__all__ = ["OnlineCharacters", "QuestDeliveryService"]
 
 log = logging.getLogger("maid.questgen.delivery")
 M = QuestDeliveryMethod
 
 
+class OnlineCharacters(Protocol):
+    """The sessions delivery talks through (the engine's SessionManager)."""
+
+    def is_online(self, character_id: UUID) -> bool: ...
+
+    def send_to(self, character_id: UUID, text: str) -> bool: ...
+
+
 class QuestDeliveryService:
-    """Matches characters to open quests, keeps pending deliveries, fires triggers."""
+    """Matches characters to open quests, keeps pending deliveries, fires triggers.
+
+    ``open_quests`` is the generation pipeline's book of open generated quests
+    (shared, not copied); the rules layer installs its :class:`QuestOffers` once
+    with :meth:`install_offers` -- until then nothing is offered."""
 
     def __init__(
         self,
-        engine: GameEngine,
+        world: World,
+        sessions: OnlineCharacters,
         facts: WorldFacts,
         personalizer: QuestPersonalizer,
         planner: DeliveryPlanner,
         history: QuestHistory,
         metrics: QuestGenMetrics,
+        open_quests: dict[str, OpenQuest],
     ) -> None:
-        self.engine = engine
+        self.world = world
+        self.sessions = sessions
         self.facts = facts
         self.personalizer = personalizer
         self.planner = planner
         self.history = history
         self.metrics = metrics
         self.policy = planner.policy
-        self.open_quests: dict[str, OpenQuest] = {}
-        self.offers: QuestOffers | None = None
+        self.open_quests = open_quests
+        self._offers: QuestOffers | None = None
         #: Observers of every offer made: ``(character, quest_id, method)``.
         self.on_offer: list[Callable[[UUID, str, QuestDeliveryMethod], None]] = []
+
+    @property
+    def offers(self) -> QuestOffers | None:
+        """The rules layer's offer side (None until installed)."""
+        return self._offers
+
+    def install_offers(self, offers: QuestOffers) -> bool:
+        """Install the rules layer's offers; False (and nothing changes) if some
+        are installed already."""
+        if self._offers is not None:
+            return False
+        self._offers = offers
+        return True
 
     # -- policy -------------------------------------------------------------------------
     def cap_for(self, character: UUID) -> int:
         """Unanswered offers the character may hold: the system's cap, lowered by the
         character's ``questgen`` preference (seed 11, item 5)."""
-        return offer_policy(self.engine.world, character).max_pending(
-            self.policy.max_pending_offers
-        )
+        return offer_policy(self.world, character).max_pending(self.policy.max_pending_offers)
 
     def _open(self, quest_id: str) -> OpenQuest | None:
         oq = self.open_quests.get(quest_id)
@@ -84,7 +108,7 @@ class QuestDeliveryService:
         return oq
 
     def pending(self, character: UUID) -> dict[str, PendingDelivery]:
-        comp = self.engine.world.try_component(character, PendingDeliveries)
+        comp = self.world.try_component(character, PendingDeliveries)
         return comp.items if comp is not None else {}
 
     # -- matching -----------------------------------------------------------------------
@@ -109,7 +133,7 @@ class QuestDeliveryService:
         if not personalizer.is_eligible(quest, profile):
             return None
         # The preference scales the score ("less" halves it) before the threshold.
-        policy = offer_policy(self.engine.world, character)
+        policy = offer_policy(self.world, character)
         score = policy.scale(personalizer.score_match(quest, profile))
         asked_for_less = policy.mode is not QuestGenMode.ON
         if score <= self.policy.min_match_score and (asked_for_less or not in_person):
@@ -146,7 +170,7 @@ class QuestDeliveryService:
         return planned
 
     def schedule(self, pq: PersonalizedQuest) -> PendingDelivery:
-        world, d = self.engine.world, pq.delivery
+        world, d = self.world, pq.delivery
         comp = world.try_component(pq.character_id, PendingDeliveries)
         if comp is None:
             comp = PendingDeliveries()
@@ -166,14 +190,14 @@ class QuestDeliveryService:
         return pending
 
     def drop(self, character: UUID, quest_id: str) -> None:
-        comp = self.engine.world.try_component(character, PendingDeliveries)
+        comp = self.world.try_component(character, PendingDeliveries)
         if comp is not None and comp.items.pop(quest_id, None) is not None:
             comp.touch()
 
     def forget_quest(self, quest_id: str) -> None:
         """The quest closed: nobody is told about it any more."""
         self.open_quests.pop(quest_id, None)
-        for uid, comp in list(self.engine.world.each(PendingDeliveries)):
+        for uid, comp in list(self.world.each(PendingDeliveries)):
             if quest_id in comp.items:
                 self.drop(uid, quest_id)
 
@@ -226,7 +250,7 @@ class QuestDeliveryService:
 
     def _send(self, character: UUID, lines: list[str] | None) -> bool:
         if lines:
-            self.engine.sessions.send_to(character, "\n".join(lines))
+            self.sessions.send_to(character, "\n".join(lines))
             return True
         return False
 
@@ -253,8 +277,8 @@ class QuestDeliveryService:
     def check(self, character: UUID, entered: bool) -> int:
         """Fire what the character's situation triggers (after a move, a login or a
         new plan). Returns how many offers were made."""
-        world = self.engine.world
-        if not world.entity_exists(character) or not self.engine.sessions.is_online(character):
+        world = self.world
+        if not world.entity_exists(character) or not self.sessions.is_online(character):
             return 0
         room = self.facts.room_of(character)
         if room is None:
@@ -345,7 +369,7 @@ class QuestDeliveryService:
     def on_relocated(self, event: EntityRelocatedEvent) -> None:
         if event.to_room is None or not self.open_quests:
             return
-        world = self.engine.world
+        world = self.world
         mover = event.entity_id
         if world.has_component(mover, PlayerCharacter):
             self.check(mover, entered=event.reason not in ("spawn",))

@@ -6,7 +6,8 @@ breaker, the importance threshold, grounding against the world (the named NPCs
 and places must exist), the per-NPC cooldown, variety (a seed type seen among
 the last quests has its importance halved rather than being rejected) and
 feasibility (the giver alive and able to reach the place). A signal that fails
-any of them returns None, without side effects.
+any of them returns a :class:`~maid_stdlib.questgen.rejection.Rejection` (stage
+``evaluate``) saying why, without side effects.
 
 :class:`SignalThrottle` is the dedup and world-wide rate limit of seed 6.1, on
 game time; the evaluator applies it first when it has one.
@@ -18,7 +19,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 from uuid import UUID
 
 from maid_engine.clock import GAME_HOUR
@@ -26,6 +27,7 @@ from maid_stdlib.questgen.contract import SeedGrounding, SignalContracts
 from maid_stdlib.questgen.enrich import enrich
 from maid_stdlib.questgen.facts import WorldFacts
 from maid_stdlib.questgen.history import QuestHistory
+from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed, seed_expiry
 from maid_stdlib.questgen.signals import (
     StorySignalLike,
@@ -34,8 +36,6 @@ from maid_stdlib.questgen.signals import (
     signal_type_of,
 )
 from maid_stdlib.questgen.types import QuestSeedType, SeedTypeRegistry
-
-R = TypeVar("R")
 
 __all__ = ["GroundedSignal", "SeedEvaluator", "SignalThrottle"]
 
@@ -139,24 +139,22 @@ class SeedEvaluator:
         self.contracts = contracts
         self.history = history
         self.throttle = throttle
-        #: Why the last signal was rejected (diagnostics, admin tools, tests).
-        self.last_rejection: str | None = None
         #: signal key -> (game time, grounding, the signal): see ``ground_cached``
-        self._grounded: dict[object, tuple[float, GroundedSignal | None, StorySignalLike]] = {}
+        self._grounded: dict[object, tuple[float, GroundedSignal | Rejection, StorySignalLike]] = {}
 
-    async def evaluate(self, signal: StorySignalLike) -> QuestSeed | None:
+    async def evaluate(self, signal: StorySignalLike) -> QuestSeed | Rejection:
         now = self.facts.now
         if self.throttle is not None and not self.throttle.admit(signal, now):
             return self._reject("throttled")
         grounded = self.ground(signal)
         self._remember(signal, grounded)
-        if grounded is None:
-            return None
+        if isinstance(grounded, Rejection):
+            return grounded
         if signal.importance < self.MIN_IMPORTANCE:
             return self._reject("importance below threshold")
         return self.build_seed([grounded], grounded, signal.importance)
 
-    def ground_cached(self, signal: StorySignalLike) -> GroundedSignal | None:
+    def ground_cached(self, signal: StorySignalLike) -> GroundedSignal | Rejection:
         """``ground(signal)``, reused for ``GROUND_TTL`` game seconds."""
         hit = self._grounded.get(signal_key(signal))
         if hit is not None and hit[2] is signal and self.facts.now - hit[0] < self.GROUND_TTL:
@@ -165,7 +163,7 @@ class SeedEvaluator:
         self._remember(signal, grounded)
         return grounded
 
-    def _remember(self, signal: StorySignalLike, grounded: GroundedSignal | None) -> None:
+    def _remember(self, signal: StorySignalLike, grounded: GroundedSignal | Rejection) -> None:
         memo = self._grounded
         now = self.facts.now
         memo[signal_key(signal)] = (now, grounded, signal)
@@ -174,7 +172,7 @@ class SeedEvaluator:
             # Keep the newest half if a burst filled it within the TTL.
             self._grounded = fresh if len(fresh) <= 256 else dict(list(fresh.items())[-256:])
 
-    def ground(self, signal: StorySignalLike) -> GroundedSignal | None:
+    def ground(self, signal: StorySignalLike) -> GroundedSignal | Rejection:
         """Contract, circuit breaker and grounding of one signal (no history checks)."""
         contract = self.contracts.for_signal(signal)
         if contract is None:
@@ -202,7 +200,7 @@ class SeedEvaluator:
         lead: GroundedSignal,
         importance: float,
         primary_npc: UUID | None = None,
-    ) -> QuestSeed | None:
+    ) -> QuestSeed | Rejection:
         """Apply the history and feasibility filters and build the enriched seed.
 
         ``lead`` gives the seed type and location; ``parts`` (which include it)
@@ -297,7 +295,6 @@ class SeedEvaluator:
             chain_parent = chain_parent or p.signal.context.get("previous_quest_id")
         urgency = extra.urgency
         mood = fields.pop("mood", None) or extra.mood
-        self.last_rejection = None
         return QuestSeed(
             id=facts.new_uuid(),
             source_signals=[p.signal for p in parts],
@@ -325,8 +322,6 @@ class SeedEvaluator:
             **fields,
         )
 
-    def _reject(self, reason: str, _expected: type[R] | None = None) -> R | None:
-        # Generic so ``return self._reject(...)`` type-checks in any Optional-
-        # returning step; it records why and always returns None.
-        self.last_rejection = reason
-        return None
+    @staticmethod
+    def _reject(reason: str) -> Rejection:
+        return Rejection("evaluate", reason)

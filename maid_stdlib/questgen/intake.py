@@ -1,15 +1,16 @@
-"""SignalIntake: admitted story signals evaluated into seeds, a burst spread over ticks.
+"""SignalIntake: the first stage -- story signals gated, evaluated and composed into seeds.
 
-The QuestGenerationSystem gates each signal as it arrives (its ``SignalGate``:
-dedup window, world-wide cap) and hands the admitted ones here. Evaluation -- the
-signal alone, then composed with the recent signals it relates to -- is the
-costly part, and a detection round in a big world admits dozens of signals in one
-event dispatch: evaluating them all there stalled that tick (seconds at 10,000
-NPCs). So each tick evaluates at least ``signals_per_tick`` and enough for a burst
-to be through within ``signal_spread`` game seconds. When a tick is that long
-(``maid simulate``'s 60 s ticks) everything is evaluated at once, as it arrives,
-exactly as if there were no queue. Order is kept, and each signal is composed with
-the window of signals admitted before it, stamped with its arrival time.
+Each signal is gated as it arrives (the :class:`SignalGate`: per-(type, NPC)
+dedup window, world-wide rolling cap). Evaluation -- the signal alone, then
+composed with the recent signals it relates to -- is the costly part, and a
+detection round in a big world admits dozens of signals in one event dispatch:
+evaluating them all there stalled that tick (seconds at 10,000 NPCs). So each
+tick evaluates at least ``signals_per_tick`` and enough for a burst to be through
+within ``signal_spread`` game seconds. When a tick is that long (``maid
+simulate``'s 60 s ticks) everything is evaluated at once, as it arrives, exactly
+as if there were no queue. Order is kept, and each signal is composed with the
+window of signals admitted before it, stamped with its arrival time. The best
+seed goes to the :class:`~maid_stdlib.questgen.pipeline.queue.SeedQueue`.
 """
 
 from __future__ import annotations
@@ -17,13 +18,18 @@ from __future__ import annotations
 import logging
 from collections import deque
 from math import ceil
-from typing import TYPE_CHECKING
 
+from maid_engine.clock import GameClock
+from maid_stdlib.questgen.composer import CompoundSeedComposer
+from maid_stdlib.questgen.evaluator import SeedEvaluator
+from maid_stdlib.questgen.facts import WorldFacts
+from maid_stdlib.questgen.generation_config import QuestGenerationConfig, SignalGate
+from maid_stdlib.questgen.metrics import QuestGenMetrics
+from maid_stdlib.questgen.pipeline.queue import SeedQueue
+from maid_stdlib.questgen.pipeline.screen import ResolvedSituations
+from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.signals import StorySignalLike, signal_key, signal_type_of
-
-if TYPE_CHECKING:
-    from maid_stdlib.questgen.system import QuestGenerationSystem
 
 __all__ = ["SignalIntake"]
 
@@ -31,58 +37,104 @@ log = logging.getLogger("maid.questgen.system")
 
 
 class SignalIntake:
-    def __init__(self, system: QuestGenerationSystem) -> None:
-        self.system = system
+    def __init__(
+        self,
+        settings: QuestGenerationConfig,
+        clock: GameClock,
+        metrics: QuestGenMetrics,
+        facts: WorldFacts,
+        evaluator: SeedEvaluator,
+        composer: CompoundSeedComposer,
+        queue: SeedQueue,
+        resolved: ResolvedSituations,
+    ) -> None:
+        self._settings = settings
+        self._clock = clock
+        self._metrics = metrics
+        self._facts = facts
+        self._evaluator = evaluator
+        self._composer = composer
+        self._queue = queue
+        self._resolved = resolved
+        self.gate = SignalGate(
+            settings.signal_dedup_window, settings.global_signal_window, settings.global_signal_max
+        )
         #: The composition window: (arrival game time, signal), oldest first.
-        self.recent: deque[tuple[float, StorySignalLike]] = deque()
+        self._recent: deque[tuple[float, StorySignalLike]] = deque()
         #: Admitted signals waiting for evaluation, oldest first.
-        self.waiting: deque[tuple[float, StorySignalLike]] = deque()
+        self._waiting: deque[tuple[float, StorySignalLike]] = deque()
         #: Game seconds of the latest tick (the allowance follows game time).
-        self.delta = 0.0
+        self._delta = 0.0
         self._allowance_at: float | None = None
         self._evaluated = 0
 
-    def admitted(self, signal: StorySignalLike, arrived: float) -> None:
-        self.waiting.append((arrived, signal))
+    @property
+    def waiting(self) -> list[tuple[float, StorySignalLike]]:
+        """(arrival, signal) of the admitted signals not evaluated yet, oldest first."""
+        return list(self._waiting)
+
+    def tick_started(self, delta: float) -> None:
+        self._delta = max(delta, 0.0)
+
+    def signals_in_window(self) -> int:
+        return self.gate.in_window(self._clock.game_time)
+
+    async def receive(self, signal: StorySignalLike) -> None:
+        """Gate the signal now; evaluate it now or, in a burst, on a later tick."""
+        now = self._clock.game_time
+        if self._admit(signal, now):
+            self._waiting.append((now, signal))
+        await self.evaluate_waiting()
+
+    async def accept(self, signal: StorySignalLike) -> QuestSeed | Rejection:
+        """Gate, evaluate and compose one signal at once; the seed queued, or why not."""
+        now = self._clock.game_time
+        if not self._admit(signal, now):
+            return Rejection("intake", "the signal gate did not admit the signal")
+        return await self.evaluate(now, signal)
+
+    def _admit(self, signal: StorySignalLike, now: float) -> bool:
+        verdict = self.gate.admit(signal, now)
+        self._metrics.signal(verdict)
+        if verdict != "accepted":
+            return False
+        self._resolved.reopen(getattr(signal, "situation_key", "") or "")
+        return True
 
     async def evaluate_waiting(self) -> None:
         """Evaluate waiting signals, oldest first, within this tick's allowance."""
-        waiting = self.waiting
+        waiting = self._waiting
         if not waiting:
             return
-        now = self.system.engine.clock.game_time
+        now = self._clock.game_time
         if self._allowance_at != now:
             self._allowance_at, self._evaluated = now, 0
-        cfg = self.system.config
+        cfg = self._settings
         while waiting:
             backlog = self._evaluated + len(waiting)
             spread = cfg.signal_spread
-            share = backlog if spread <= 0 else ceil(backlog * self.delta / spread)
+            share = backlog if spread <= 0 else ceil(backlog * self._delta / spread)
             if self._evaluated >= max(cfg.signals_per_tick, share):
                 break
             self._evaluated += 1
             arrived, signal = waiting.popleft()
             await self.evaluate(arrived, signal)
 
-    async def evaluate(self, arrived: float, signal: StorySignalLike) -> QuestSeed | None:
-        """Evaluate and compose one admitted signal; the seed queued, if any."""
-        system = self.system
-        cfg = system.config
-        recent = self.recent
+    async def evaluate(self, arrived: float, signal: StorySignalLike) -> QuestSeed | Rejection:
+        """Evaluate and compose one admitted signal; the seed queued, or why none."""
+        cfg = self._settings
+        recent = self._recent
         recent.append((arrived, signal))
         while recent and (
             arrived - recent[0][0] > cfg.compose_window or len(recent) > cfg.compose_max_signals
         ):
             recent.popleft()
-        with system.qg.facts.steady():  # nothing below changes the world
-            seed = await system.evaluator.evaluate(signal)
-            if seed is None:
+        with self._facts.steady():  # nothing below changes the world
+            seed = await self._evaluator.evaluate(signal)
+            if isinstance(seed, Rejection):
                 log.info(
                     "seed rejected",
-                    extra={
-                        "signal_type": signal_type_of(signal),
-                        "reason": system.evaluator.last_rejection,
-                    },
+                    extra={"signal_type": signal_type_of(signal), "reason": seed.reason},
                 )
             # Every cluster of the window is composed (each draws its seed's id
             # from the engine's random stream: composing only the new signal's
@@ -91,11 +143,11 @@ class SignalIntake:
             key = signal_key(signal)
             compounds = [
                 s
-                for s in await system.composer.compose([s for _, s in recent])
+                for s in await self._composer.compose([s for _, s in recent])
                 if any(signal_key(x) == key for x in s.source_signals)
             ]
         if compounds:
             seed = max(compounds, key=lambda s: s.importance)
-        if seed is not None:
-            system.enqueue(seed)
+        if not isinstance(seed, Rejection):
+            self._queue.enqueue(seed)
         return seed

@@ -155,6 +155,13 @@ class PlayStyleTracker:
     def now(self) -> float:
         return self.engine.clock.game_time
 
+    def connected(self, character: UUID) -> None:
+        """The character logged in now (kept from the first login of a session)."""
+        self.connected_at.setdefault(character, self.now)
+
+    def disconnected(self, character: UUID) -> None:
+        self.connected_at.pop(character, None)
+
     def profile(self, character: UUID) -> PlayProfile | None:
         """The character's profile, created on first use (None: not a character)."""
         world = self.engine.world

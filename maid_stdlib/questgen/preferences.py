@@ -25,10 +25,12 @@ How the generation system uses it (before personalising for a character)::
     score = policy.scale(personalized.match_score)  # "less" halves it
     if score > MIN_MATCH_SCORE: deliver(...)
 
-Until delivery reads :func:`offer_policy`, :func:`set_questgen_mode` also sets the
-personalization layer's ``PlayProfile.preference`` (on -> normal, less -> fewer,
-off -> off), which the QuestDeliveryService honours today (fewer: one pending
-offer and a higher minimum match score; off: not eligible).
+:func:`set_questgen_mode` also sets the personalization layer's
+``PlayProfile.preference`` (on -> normal, less -> fewer, off -> off), which the
+personalizer honours (fewer: one pending offer and a higher minimum match score;
+off: not eligible). It does so through the :class:`PreferenceObserver` service
+(the quest generation service provides it), so this module needs nothing of the
+generation pipeline.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from uuid import UUID
 
 from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_engine.ecs import Component
+from maid_stdlib.questgen.personalization import PlayProfile, QuestPreference
 
 if TYPE_CHECKING:
     from maid_engine.ecs import World
@@ -51,6 +54,7 @@ __all__ = [
     "LESS_SCORE_FACTOR",
     "PREFERENCE_COMMANDS",
     "OfferPolicy",
+    "PreferenceObserver",
     "QuestGenMode",
     "QuestGenPreference",
     "offer_policy",
@@ -135,8 +139,6 @@ def questgen_mode(world: World, character: UUID) -> QuestGenMode:
 
 
 def _profile_word(world: World, character: UUID) -> str | None:
-    from maid_stdlib.questgen.personalization import PlayProfile
-
     prof = world.try_component(character, PlayProfile)
     return str(prof.preference.value) if prof is not None else None
 
@@ -145,10 +147,19 @@ def offer_policy(world: World, character: UUID) -> OfferPolicy:
     return OfferPolicy(questgen_mode(world, character))
 
 
+class PreferenceObserver:
+    """Told at once when a character changes the preference; provided as a service
+    under this class by the quest generation service (its personalizer reads
+    ``PlayProfile.preference``, and offers not yet made are dropped when the
+    character opts out). A base class rather than a Protocol so it can be the
+    service's key."""
+
+    def preference_changed(self, character: UUID, preference: QuestPreference) -> None:
+        """Called after the character's preference component changed."""
+
+
 def set_questgen_mode(engine: GameEngine, character: UUID, mode: QuestGenMode) -> None:
-    """Store the mode, and tell the generation system at once: its delivery reads
-    ``PlayProfile.preference`` (normal/fewer/off), and offers not yet made are
-    dropped when the character opts out."""
+    """Store the mode, and tell the :class:`PreferenceObserver`, if any, at once."""
     world, now = engine.world, engine.clock.game_time
     pref = world.try_component(character, QuestGenPreference)
     if pref is None:
@@ -156,16 +167,9 @@ def set_questgen_mode(engine: GameEngine, character: UUID, mode: QuestGenMode) -
     else:
         pref.mode = mode.value
         pref.changed_at = now
-    from maid_stdlib.questgen.personalization import QuestPreference
-    from maid_stdlib.questgen.system import QuestGenerationSystem
-
-    system = engine.services.try_get(QuestGenerationSystem)
-    if system is None:
-        return
-    system.tracker.set_preference(character, QuestPreference(_PROFILE_WORD[mode]))
-    if mode is QuestGenMode.OFF:
-        for quest_id in list(system.deliveries.pending(character)):
-            system.deliveries.drop(character, quest_id)
+    observer = engine.services.try_get(PreferenceObserver)
+    if observer is not None:
+        observer.preference_changed(character, QuestPreference(_PROFILE_WORD[mode]))
 
 
 _EXPLAIN = {

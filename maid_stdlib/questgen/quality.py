@@ -42,9 +42,6 @@ class QuestQualityFilter:
     MAX_ACTIVE_QUESTS_PER_REGION: ClassVar[int] = 3
     #: At most this many quests of one archetype in a row (a third is rejected).
     MAX_SAME_ARCHETYPE_RUN: ClassVar[int] = 2
-    #: At most this many generated quests in any game day (rolling; seed: 2-5 a day).
-    #: None: no cap. The QuestGenerationSystem sets it from its config.
-    max_quests_per_day: int | None = None
     #: The anti-patterns that depend only on the archetype and the history, so
     #: the system can skip an archetype before building it (see ``archetype_blocked``).
     HISTORY_RULES: ClassVar[tuple[str, ...]] = (
@@ -60,7 +57,6 @@ class QuestQualityFilter:
             AntiPattern("fetch_loop", lambda q, f: f._fetch_loop(q)),
             AntiPattern("combat_fatigue", lambda q, f: f._combat_fatigue(q)),
             AntiPattern("archetype_repetition", lambda q, f: f._archetype_repetition(q)),
-            AntiPattern("daily_cap", lambda q, f: f._daily_cap(q)),
             AntiPattern("npc_monopoly", lambda q, f: f._npc_monopoly(q)),
             AntiPattern("location_repetition", lambda q, f: f._location_repetition(q)),
             AntiPattern("impossible_quest", lambda q, f: f._impossible(q)),
@@ -88,13 +84,6 @@ class QuestQualityFilter:
             "archetype_repetition": self._repetition_for(archetype_id, recent),
         }
         return [name for name in self.HISTORY_RULES if checks[name]]
-
-    def day_full(self, now: float) -> bool:
-        """Has the rolling game day before ``now`` had ``max_quests_per_day`` quests?"""
-        cap = self.max_quests_per_day
-        if cap is None:
-            return False
-        return sum(1 for e in self.history.since(now - GAME_DAY) if e.source == "generated") >= cap
 
     # -- facts about quests -------------------------------------------------------------
     def _pattern(self, archetype_id: str, entry: QuestHistoryEntry | None = None) -> str:
@@ -154,17 +143,6 @@ class QuestQualityFilter:
         return len(recent) == self.MAX_SAME_ARCHETYPE_RUN and all(
             e.archetype_id == archetype_id for e in recent
         )
-
-    def _daily_cap(self, quest: GeneratedQuest) -> bool:
-        cap = self.max_quests_per_day
-        if cap is None:
-            return False
-        count = sum(
-            1
-            for e in self.history.since(quest.created_at - GAME_DAY)
-            if e.quest_id != quest.id and e.source == "generated"
-        )
-        return count >= cap
 
     def _npc_monopoly(self, quest: GeneratedQuest) -> bool:
         since = quest.created_at - GAME_DAY

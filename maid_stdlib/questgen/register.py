@@ -33,6 +33,7 @@ from maid_stdlib.questgen.narrative_context import NarrativeProvider
 from maid_stdlib.questgen.objectives import ObjectiveBuilder
 from maid_stdlib.questgen.quality import QuestQualityFilter
 from maid_stdlib.questgen.quest import GeneratedQuest
+from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.rewards import RewardPolicy
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.types import SeedTypeRegistry
@@ -54,7 +55,13 @@ class QuestSink(Protocol):
     import it, so the rules layer installs one (``QuestGen.sink``); classic_rpg's
     converts with ``to_quest_model`` and calls ``register_generated_quest``."""
 
-    def register(self, quest: GeneratedQuest) -> str: ...
+    def register(self, quest: GeneratedQuest) -> str:
+        """Make the quest playable; returns its id in the rules layer."""
+        ...
+
+    def expire(self, quest_id: str) -> object:
+        """The quest's offer window closed: withdraw the offers still open."""
+        ...
 
 
 class QuestGen:
@@ -112,13 +119,13 @@ class QuestGen:
         """The quest of the best archetype that can be built on the world as it is."""
         for archetype in self.ranked_archetypes(seed):
             plan = await builder.prepare(seed, archetype)
-            if plan is None:
+            if isinstance(plan, Rejection):
                 continue
             narrator = provider or builder.narrative_provider
             if narrator is None:
                 raise RuntimeError("no narrative provider")
             quest = builder.finish(plan, await narrator.generate(plan.context))
-            if quest is not None:
+            if not isinstance(quest, Rejection):
                 return quest
         return None
 

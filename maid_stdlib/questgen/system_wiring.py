@@ -1,14 +1,20 @@
-"""Wiring the QuestGenerationSystem into an engine: ``register_quest_generation(ctx)``.
+"""Building quest generation and wiring it into an engine: ``register_quest_generation(ctx)``.
 
-Called from StdlibContentPack.register after ``register_living``,
-``register_story`` and ``register_questgen``; idempotent. It provides the system
-(under ``QuestGenerationSystem``) and the ``TemplateRegistry`` packs add their
-archetypes' templates to, subscribes the stdlib events (story signals, moves,
-logins) and adds the player commands ``board`` and ``read`` (the notice board).
-The rules layer then installs the offer sink and its own events
-(``classic_rpg.questgen.wiring.register_rpg_quest_delivery``). The ``questgen``
-preference and ``@quest`` admin commands live in ``maid_stdlib.questgen.preferences``
-and the ``admin`` pack.
+:func:`build_quest_generation` is the one place the pipeline's stages and their
+collaborators are constructed, each once, with the frozen
+:class:`~maid_stdlib.questgen.generation_config.QuestGenerationConfig`; nothing
+is reconfigured afterwards. ``register_quest_generation`` (called from
+StdlibContentPack.register after ``register_living``, ``register_story`` and
+``register_questgen``; idempotent) builds it with the config given, else the
+``QuestGenerationConfig`` an earlier pack provided as a service, else the
+defaults; adds the system; provides the :class:`QuestGenerationService` (also as
+the ``questgen`` preference's observer) and the ``TemplateRegistry`` packs add
+their archetypes' templates to; subscribes the stdlib events (story signals,
+moves, logins) and adds the player commands ``board`` and ``read`` (the notice
+board). The rules layer then installs its offers through the service and its
+sink on QuestGen (``classic_rpg.questgen.wiring.register_rpg_quest_delivery``).
+The ``questgen`` preference and ``@quest`` admin commands live in
+``maid_stdlib.questgen.preferences`` and the ``admin`` pack.
 """
 
 from __future__ import annotations
@@ -17,27 +23,161 @@ from typing import TYPE_CHECKING
 
 from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
-from maid_engine.llm.service import CACHE_COLLECTION
+from maid_engine.llm import ContentFilter
+from maid_engine.llm.service import CACHE_COLLECTION, llm_service_of
+from maid_stdlib.questgen.delivery import DeliveryPlanner, OpenQuest
+from maid_stdlib.questgen.delivery_service import QuestDeliveryService
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
 from maid_stdlib.questgen.history import COLLECTION as HISTORY_COLLECTION
-from maid_stdlib.questgen.narrative import TemplateRegistry, register_default_templates
+from maid_stdlib.questgen.intake import SignalIntake
+from maid_stdlib.questgen.metrics import QuestGenMetrics
+from maid_stdlib.questgen.narrative import (
+    QuestNarrativeGenerator,
+    TemplateFallbackGenerator,
+    TemplateRegistry,
+    register_default_templates,
+)
+from maid_stdlib.questgen.personalization import PlayStyleTracker, QuestPersonalizer
+from maid_stdlib.questgen.pipeline.backpressure import Backpressure
+from maid_stdlib.questgen.pipeline.check import CheckStage
+from maid_stdlib.questgen.pipeline.lifecycle import OpenQuestLifecycle
+from maid_stdlib.questgen.pipeline.narrate import NarrateStage
+from maid_stdlib.questgen.pipeline.plan import PlanStage
+from maid_stdlib.questgen.pipeline.publish import PublishStage
+from maid_stdlib.questgen.pipeline.queue import SeedQueue
+from maid_stdlib.questgen.pipeline.quotas import Quotas
+from maid_stdlib.questgen.pipeline.screen import ResolvedSituations, SeedScreen
+from maid_stdlib.questgen.preferences import PreferenceObserver
 from maid_stdlib.questgen.register import GENERATED_QUESTS_COLLECTION, QuestGen, register_questgen
-from maid_stdlib.questgen.system import QuestGenerationSystem
+from maid_stdlib.questgen.service import QuestGenerationService
+from maid_stdlib.questgen.side_table import GeneratedQuestTable
+from maid_stdlib.questgen.system import QuestGenerationStages, QuestGenerationSystem
 from maid_stdlib.story.signals import StorySignalEvent, StorySituationResolvedEvent
 from maid_stdlib.world.components import Describable
 from maid_stdlib.world.events import EntityRelocatedEvent
 
 if TYPE_CHECKING:
     from maid_engine.content import PackContext
+    from maid_engine.engine import GameEngine
+    from maid_engine.store import DocumentStore
 
-__all__ = ["COMMANDS", "register_quest_generation", "system_of"]
+__all__ = [
+    "COMMANDS",
+    "build_quest_generation",
+    "register_quest_generation",
+    "service_of",
+]
+
+
+def build_quest_generation(
+    engine: GameEngine,
+    qg: QuestGen,
+    settings: QuestGenerationConfig,
+    templates: TemplateRegistry,
+) -> tuple[QuestGenerationSystem, QuestGenerationService]:
+    """Every stage of the pipeline and its collaborators, each built once (in the
+    order the engine's random stream has always seen them)."""
+    clock, world = engine.clock, engine.world
+    metrics = QuestGenMetrics(engine.metrics)
+    evaluator = qg.evaluator()
+    composer = qg.composer(evaluator)
+    builder = qg.builder()
+    fallback = TemplateFallbackGenerator(templates, rng=engine.random)
+    content_filter = ContentFilter()
+    tracker = PlayStyleTracker(engine, settings.play_style_half_life)
+    personalizer = QuestPersonalizer(
+        qg.facts,
+        tracker,
+        qg.archetypes,
+        active_damping_at=settings.active_quest_damping_at,
+        active_damping=settings.active_quest_damping,
+    )
+    planner = DeliveryPlanner(qg.facts, settings.delivery_policy())
+    open_quests: dict[str, OpenQuest] = {}
+    deliveries = QuestDeliveryService(
+        world,
+        engine.sessions,
+        qg.facts,
+        personalizer,
+        planner,
+        qg.history,
+        metrics,
+        open_quests,
+    )
+    llm, owns_llm = llm_service_of(engine)
+    generator = QuestNarrativeGenerator(
+        llm.provider,
+        fallback,
+        content_filter=content_filter,
+        cache=llm.cache,
+        metrics=engine.metrics,
+        timeout=settings.build_timeout,
+    )
+    queue = SeedQueue(settings, metrics)
+    resolved = ResolvedSituations()
+    quotas = Quotas(settings, qg.history, qg.facts)
+    side_table = GeneratedQuestTable(qg)
+
+    stages = QuestGenerationStages(
+        intake=SignalIntake(
+            settings, clock, metrics, qg.facts, evaluator, composer, queue, resolved
+        ),
+        queue=queue,
+        screen=SeedScreen(
+            qg.facts,
+            world,
+            builder,
+            qg.history,
+            open_quests,
+            resolved,
+            evaluator.COOLDOWN_PER_NPC,
+        ),
+        resolved=resolved,
+        quotas=quotas,
+        plan=PlanStage(qg.facts, builder, qg.quality_filter, qg.ranked_archetypes),
+        narrate=NarrateStage(generator, fallback),
+        check=CheckStage(
+            builder, fallback, content_filter, qg.validator, qg.quality_filter, quotas
+        ),
+        publish=PublishStage(
+            lambda: qg.sink,
+            qg.record,
+            qg.facts,
+            queue,
+            open_quests,
+            side_table,
+            deliveries,
+            engine.sessions.characters_online,
+        ),
+        lifecycle=OpenQuestLifecycle(open_quests, deliveries, qg.history, lambda: qg.sink),
+        backpressure=Backpressure(settings, metrics, clock.monotonic),
+        deliveries=deliveries,
+        side_table=side_table,
+        open_quests=open_quests,
+    )
+
+    def documents() -> DocumentStore | None:
+        return engine.store.documents if engine.has_store else None
+
+    system = QuestGenerationSystem(
+        settings,
+        stages,
+        clock,
+        qg.history,
+        llm,
+        owns_llm,
+        qg.startup,
+        documents,
+    )
+    service = QuestGenerationService(system, stages, evaluator, tracker, metrics, clock)
+    return system, service
 
 
 def register_quest_generation(
     ctx: PackContext, config: QuestGenerationConfig | None = None
-) -> QuestGenerationSystem:
+) -> QuestGenerationService:
     engine = ctx.engine
-    existing = engine.services.try_get(QuestGenerationSystem)
+    existing = engine.services.try_get(QuestGenerationService)
     if existing is not None:
         return existing
     qg = engine.services.try_get(QuestGen) or register_questgen(ctx)
@@ -47,49 +187,46 @@ def register_quest_generation(
         # The default layer: any pack registration of the same archetype wins.
         register_default_templates(templates)
         ctx.provide(TemplateRegistry, templates)
-    system = QuestGenerationSystem(qg, config, templates)
-    ctx.provide(QuestGenerationSystem, system)
+    settings = config or engine.services.try_get(QuestGenerationConfig) or QuestGenerationConfig()
+    system, service = build_quest_generation(engine, qg, settings, templates)
+    ctx.provide(QuestGenerationService, service)
+    ctx.provide(PreferenceObserver, service)
     ctx.add_system(system)
     for name in (GENERATED_QUESTS_COLLECTION, HISTORY_COLLECTION, CACHE_COLLECTION):
         ctx.ensure_collection(name)
     ctx.subscribe(StorySignalEvent, system.on_story_signal)
     ctx.subscribe(StorySituationResolvedEvent, system.on_situation_resolved)
 
-    def moved(event: EntityRelocatedEvent) -> None:
-        system.tracker.on_moved(event.entity_id, event.to_room, event.reason)
-        system.deliveries.on_relocated(event)
-
     def connected(event: CharacterConnectedEvent) -> None:
-        system.tracker.connected_at.setdefault(event.character_id, engine.clock.game_time)
-        system.deliveries.match(list(system.open_quests), [event.character_id])
+        service.character_connected(event.character_id)
 
     def disconnected(event: CharacterDisconnectedEvent) -> None:
-        system.tracker.connected_at.pop(event.character_id, None)
+        service.character_disconnected(event.character_id)
 
-    ctx.subscribe(EntityRelocatedEvent, moved)
+    ctx.subscribe(EntityRelocatedEvent, service.character_moved)
     ctx.subscribe(CharacterConnectedEvent, connected)
     ctx.subscribe(CharacterDisconnectedEvent, disconnected)
     ctx.add_commands(COMMANDS)
-    return system
+    return service
 
 
-def system_of(ctx: CommandContext) -> QuestGenerationSystem:
-    system = ctx.engine.services.try_get(QuestGenerationSystem)
-    if system is None:
+def service_of(ctx: CommandContext) -> QuestGenerationService:
+    service = ctx.engine.services.try_get(QuestGenerationService)
+    if service is None:
         raise CommandError("Quest generation is not running.")
-    return system
+    return service
 
 
 def _show_board(ctx: CommandContext) -> None:
-    system = system_of(ctx)
+    service = service_of(ctx)
+    facts = ctx.engine.services.get(QuestGen).facts
     actor = ctx.require_actor()
-    room = system.qg.facts.room_of(actor)
-    board = system.planner.board_in(room)
+    board = service.notice_board_in(facts.room_of(actor))
     if board is None:
         raise CommandError("There is no notice board here.")
     world = ctx.world
     if isinstance(board, str):
-        found = system.qg.facts.ws.room(board)
+        found = facts.ws.room(board)
         desc = found.name if found is not None else "this place"
         ctx.send(f"You study the notices posted here in {desc}.")
     else:
@@ -99,7 +236,7 @@ def _show_board(ctx: CommandContext) -> None:
             if look is not None
             else "A notice board."
         )
-    lines = system.deliveries.read_board(actor)
+    lines = service.read_board(actor)
     ctx.send("\n".join(lines) if lines else "Nothing new has been posted for you.")
 
 

@@ -13,6 +13,8 @@ from maid_engine.commands import Role
 from maid_engine.testing import cmd
 from maid_stdlib.questgen import BasicSignal, QuestGen, SeedGrounding
 from maid_stdlib.questgen.evaluator import GroundedSignal
+from maid_stdlib.questgen.rejection import Rejection
+from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.system import QuestGenerationSystem
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -72,7 +74,8 @@ async def test_list_generated_filters_by_status(loop_world: LoopWorld) -> None:
 
 async def test_seed_status_shows_queue_in_flight_and_ages(loop_world: LoopWorld) -> None:
     w = loop_world
-    system = w.engine.services.get(QuestGenerationSystem)
+    system = w.engine.services.get(QuestGenerationService)
+    queue = next(s for s in w.engine.systems if isinstance(s, QuestGenerationSystem)).stages.queue
     out = await run(w, "@quest seed-status")
     assert "Seed queue: depth 0" in out and "builds in flight 0 of 3" in out
     assert "Recent builds: registered" in out
@@ -83,14 +86,15 @@ async def test_seed_status_shows_queue_in_flight_and_ages(loop_world: LoopWorld)
     grounding = SeedGrounding(bram, "ironvale:tavern", {"subject": "a lost ledger"})
     signal = BasicSignal("ADMIN_FORCED", 0.6, [bram], {})
     part = GroundedSignal(signal, "mystery", grounding, 0)
-    seed = system.evaluator.build_seed([part], part, 0.6)
-    assert seed is not None, system.evaluator.last_rejection
+    seed = system.build_seed([part], part, 0.6)
+    assert not isinstance(seed, Rejection), seed
     seed.created_at -= 2 * 3600
-    system.pending_seeds.append(seed)
+    queue.enqueue(seed)
+    queue.drain_incoming(system.in_flight_ids())  # pending, as on the next tick
     try:
         out = await run(w, "@quest seed-status")
     finally:
-        system.pending_seeds.remove(seed)
+        queue.withdraw(seed)
     assert "Seed queue: depth 1 (0 arrived for the next tick, 1 waiting)" in out
     histogram = {
         line.split()[0]: line.split()[-1]

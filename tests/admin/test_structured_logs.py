@@ -32,7 +32,7 @@ from maid_engine.clock import GAME_HOUR
 from maid_engine.logs import JsonFormatter
 from maid_engine.testing import cmd
 from maid_stdlib.questgen import BasicSignal
-from maid_stdlib.questgen.system import QuestGenerationSystem
+from maid_stdlib.questgen.service import QuestGenerationService
 
 
 @pytest.fixture
@@ -77,7 +77,7 @@ async def test_every_transition_is_one_json_line_with_its_ids(
 ) -> None:
     engine = make_engine(tmp_path)
     async with engine.lifespan():
-        system = engine.services.get(QuestGenerationSystem)
+        system = engine.services.get(QuestGenerationService)
         await system.accept_signal(BasicSignal("THREAT_DETECTED", 0.9, [], {}))
         heist = await until_quest(engine, "heist")
         hero = character(engine, "Aria")

@@ -35,6 +35,7 @@ from maid_stdlib.questgen import (
     QuestSeed,
     quest_to_document,
 )
+from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.story import StorySignal, StorySignalEvent
 from maid_stdlib.world import WorldCharacterFactory, WorldService, data_uuid
 
@@ -157,7 +158,7 @@ async def build(
     if len(signals) == 1:
         evaluator = qg.evaluator()
         seed = await evaluator.evaluate(signals[0])
-        assert seed is not None, f"no seed: {evaluator.last_rejection}"
+        assert not isinstance(seed, Rejection), seed
     else:
         seeds: list[QuestSeed] = await qg.composer().compose(signals)
         assert seeds, "no seed"

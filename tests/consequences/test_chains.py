@@ -26,6 +26,7 @@ from maid_stdlib.questgen import (
     QuestBranch,
     QuestConsequence,
 )
+from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.vocabulary import QuestOutcome
 from maid_stdlib.story import StorySignal, StorySignalEvent
 
@@ -108,8 +109,9 @@ async def test_the_chain_stops_at_depth_five(engine: GameEngine) -> None:
         [iv("voss")],
         {"previous_quest_id": "deep-5", "chain_type": "follow_up", "chain_depth": 6},
     )
-    assert await evaluator.evaluate(deeper) is None
-    assert "chain depth" in (evaluator.last_rejection or "")
+    rejection = await evaluator.evaluate(deeper)
+    assert isinstance(rejection, Rejection)
+    assert "chain depth" in rejection.reason
 
 
 async def test_only_completed_or_perfect_quests_with_potential_chain(

@@ -41,7 +41,7 @@ from maid_stdlib.world import NPC
 
 def gundriks(engine: GameEngine) -> GeneratedQuest | None:
     gundrik = npc(engine, "gundrik")
-    for oq in system_of(engine).open_quests.values():
+    for oq in system_of(engine).open_quests().values():
         if oq.quest.quest_giver_id == gundrik:
             return oq.quest
     return None
@@ -80,7 +80,7 @@ async def test_the_iron_crisis_becomes_gundriks_quest_offered_to_the_right_chara
         await manager.accept_quest(hero, quest.id)
         await engine.dispatch_events()
         assert manager.quest_state(hero, quest.id) is QuestState.IN_PROGRESS
-        offers = system_of(engine).deliveries.offers
+        offers = system_of(engine).offers
         assert offers is not None and offers.accepted(quest.id)
         # Twelve levels are too far from a moderate quest: Brienne is never offered it.
         await move(engine, veteran, "forge_lane")
@@ -187,8 +187,8 @@ async def test_a_packs_own_seed_type_produces_a_quest(tmp_path: Path) -> None:
             )
         )
         system = system_of(engine)
-        await until(engine, lambda: bool(system.open_quests), limit=20)
-        quest = next(iter(system.open_quests.values())).quest
+        await until(engine, lambda: bool(system.open_quests()), limit=20)
+        quest = next(iter(system.open_quests().values())).quest
         assert (quest.seed_type, quest.archetype_id) == ("missing_cargo", "cargo_search")
         assert quest.title == "The Missing Spice Crate"
         assert manager_of(engine).get_quest(quest.id) is not None

@@ -27,7 +27,7 @@ def gundriks(engine: GameEngine) -> GeneratedQuest | None:
     return next(
         (
             oq.quest
-            for oq in system_of(engine).open_quests.values()
+            for oq in system_of(engine).open_quests().values()
             if oq.quest.quest_giver_id == gundrik
         ),
         None,

@@ -18,7 +18,7 @@ from maid_engine.commands import Role
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
-from maid_stdlib.questgen.system import QuestGenerationSystem
+from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.world import NPC
 
 
@@ -33,8 +33,8 @@ def make_engine(
     )
 
 
-def system_of(engine: GameEngine) -> QuestGenerationSystem:
-    return engine.services.get(QuestGenerationSystem)
+def system_of(engine: GameEngine) -> QuestGenerationService:
+    return engine.services.get(QuestGenerationService)
 
 
 def npc(engine: GameEngine, template: str) -> UUID:

@@ -67,7 +67,7 @@ async def test_the_example_pack_builds_a_quest(tmp_path: Path) -> None:
         await ticks(engine, 3)
         (quest,) = [
             oq.quest
-            for oq in system_of(engine).open_quests.values()
+            for oq in system_of(engine).open_quests().values()
             if oq.quest.archetype_id == "night_vigil"
         ]
         assert quest.title.startswith(("A Watch Over", "Lanterns at"))

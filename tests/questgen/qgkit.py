@@ -44,6 +44,7 @@ from maid_stdlib.questgen import (
     QuestNarrative,
     QuestSeedTypes,
 )
+from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.world import NPC
 
 T = QuestSeedTypes
@@ -363,5 +364,5 @@ async def iron_quest(town: Town, archetype: str = "clear_out") -> Any:
     assert arch is not None
     builder = town.qg.builder(EchoNarrator())
     quest = await builder.build(seeds[0], arch)
-    assert quest is not None, builder.last_rejection
+    assert not isinstance(quest, Rejection), quest
     return quest

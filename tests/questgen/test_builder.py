@@ -29,6 +29,7 @@ from maid_stdlib.questgen import (
     quest_from_document,
     quest_to_document,
 )
+from maid_stdlib.questgen.rejection import Rejection
 
 C = ConsequenceType
 SLUG = re.compile(r"[a-z0-9][a-z0-9_\-]{0,49}")
@@ -50,7 +51,7 @@ async def _build(
     arch = town.qg.archetypes.get(archetype)
     assert arch is not None
     quest = await builder.build(seed, arch)
-    assert quest is not None, (builder.last_rejection, builder.last_failures)
+    assert not isinstance(quest, Rejection), (quest, builder.last_failures)
     return quest
 
 
@@ -116,7 +117,7 @@ async def test_rewards_scale_with_the_givers_wealth_and_are_clamped(town: Town) 
     town.engine.world.add_component(town.hilda, Wealth(1_000_000))
     builder = town.qg.builder(EchoNarrator())
     capped = await builder.build(seed, town.qg.archetypes.get("clear_out"))  # type: ignore[arg-type]
-    assert capped is not None
+    assert not isinstance(capped, Rejection)
     assert (capped.rewards.gold, capped.rewards.experience) == (60, 80)
     assert builder.last_failures["rewards"] == ["gold clamped to 60", "experience clamped to 80"]
 
@@ -160,7 +161,7 @@ async def test_branching_archetypes_get_per_option_consequences(town: Town) -> N
             },
         )
     )
-    assert seed is not None
+    assert not isinstance(seed, Rejection)
     quest = await _build(town, seed, "mediate")
     assert quest.branches is not None and len(quest.branches) == 1
     branch = quest.branches[0]
@@ -192,7 +193,8 @@ async def test_build_from_narrative_is_the_template_path(town: Town) -> None:
         source="template",
     )
     quest = await builder.build_from_narrative(seed, town.qg.archetypes.get("clear_out"), narrative)  # type: ignore[arg-type]
-    assert quest is not None and quest.title == "Wolves at the Door"
+    assert not isinstance(quest, Rejection), quest
+    assert quest.title == "Wolves at the Door"
     # Empty dialogue lines are filled from the facts.
     assert quest.quest_giver_dialogue.progress.startswith("Have you done it yet?")
     with pytest.raises(RuntimeError):
@@ -220,8 +222,10 @@ async def test_low_grounding_or_coherence_is_rejected(town: Town) -> None:
             return QuestNarrative("", "", "", QuestDialogue("", "", ""))
 
     builder = town.qg.builder(Blank())
-    assert await builder.build(seed, arch) is None
-    assert (builder.last_rejection or "").startswith("coherence score")
+    rejection = await builder.build(seed, arch)
+    assert isinstance(rejection, Rejection)
+    assert rejection.stage == "scores"
+    assert rejection.reason.startswith("coherence score")
     assert "title present and short" in builder.last_failures["coherence"]
 
     class Vague:
@@ -241,8 +245,9 @@ async def test_low_grounding_or_coherence_is_rejected(town: Town) -> None:
     world.remove_component(town.hilda, NeedsComponent)
     seed.backstory = ""
     builder = town.qg.builder(Vague())
-    assert await builder.build(seed, arch) is None
-    assert (builder.last_rejection or "").startswith("grounding score")
+    rejection = await builder.build(seed, arch)
+    assert isinstance(rejection, Rejection)
+    assert rejection.reason.startswith("grounding score")
 
 
 async def test_a_seed_that_no_longer_stands_is_not_built(town: Town) -> None:
@@ -251,8 +256,9 @@ async def test_a_seed_that_no_longer_stands_is_not_built(town: Town) -> None:
     assert arch is not None
     builder = town.qg.builder(EchoNarrator())
     town.skip(seed.expires_at - town.now + 1)
-    assert await builder.build(seed, arch) is None
-    assert builder.last_rejection == "the seed has expired"
+    rejection = await builder.build(seed, arch)
+    assert isinstance(rejection, Rejection)
+    assert rejection.reason == "the seed has expired"
 
 
 async def test_urgent_seeds_get_a_time_limit_and_the_quest_round_trips(town: Town) -> None:

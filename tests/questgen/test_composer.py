@@ -6,6 +6,7 @@ import pytest
 from questgen.qgkit import Town, goal_signal, threat_signal
 
 from maid_stdlib.questgen import BasicSignal, QuestSeedTypes
+from maid_stdlib.questgen.rejection import Rejection
 
 
 async def test_goal_and_threat_compose_into_a_threat_response_for_the_one_at_stake(
@@ -60,7 +61,7 @@ async def test_clusters_by_shared_npc_by_area_and_by_topic(town: Town) -> None:
             )
         ),
     }
-    g = {k: v for k, v in grounded.items() if v is not None}
+    g = {k: v for k, v in grounded.items() if not isinstance(v, Rejection)}
     assert set(g) == set(grounded)
     assert composer.related(g["goal"], g["threat"])  # same area and "wolves"
     assert composer.related(g["threat"], g["rivalry"])  # Orla
@@ -93,7 +94,8 @@ async def test_topic_alone_relates_signals_in_different_areas(town: Town) -> Non
             {"threat_source": "wolves", "threat_location": "brookhaven:den"},
         )
     )
-    assert goal is not None and den is not None
+    assert not isinstance(goal, Rejection), goal
+    assert not isinstance(den, Rejection), den
     assert composer.related(goal, den)
 
 

@@ -10,19 +10,21 @@ from questgen.qgkit import Town, threat_signal
 
 from maid_stdlib.questgen import BasicSignal, SeedEvaluator
 from maid_stdlib.questgen.enrich import STAKES_NAMES
+from maid_stdlib.questgen.rejection import Rejection
 
 
 async def test_a_grounding_is_reused_within_its_ttl_and_redone_after(town: Town) -> None:
     evaluator = town.qg.evaluator()
     signal = threat_signal(town)
     first = evaluator.ground_cached(signal)
-    assert first is not None
+    assert not isinstance(first, Rejection)
     assert evaluator.ground_cached(signal) is first
     # Another object with the same content is another signal: grounded afresh.
     assert evaluator.ground_cached(threat_signal(town)) is not first
     town.skip(SeedEvaluator.GROUND_TTL)
     later = evaluator.ground_cached(signal)
-    assert later is not None and later is not first
+    assert not isinstance(later, Rejection), later
+    assert later is not first
 
 
 async def test_a_crowded_signal_gives_a_seed_of_a_few_people(
@@ -40,7 +42,7 @@ async def test_a_crowded_signal_gives_a_seed_of_a_few_people(
         {"threat_source": "wolves", "threat_location": "brookhaven:clearing"},
     )
     seed = await town.qg.evaluator().evaluate(signal)
-    assert seed is not None
+    assert not isinstance(seed, Rejection)
     assert seed.primary_npc == town.brann
     assert seed.involved_npcs == [town.orla, town.tam]
 
@@ -88,7 +90,8 @@ async def test_places_whose_names_share_a_word_are_not_one_story(town: Town) -> 
             },
         )
     )
-    assert in_woods is not None and in_town is not None
+    assert not isinstance(in_woods, Rejection), in_woods
+    assert not isinstance(in_town, Rejection), in_town
     assert not composer.related(in_woods, in_town)
     # Naming the other's place is a relation: the smugglers are Brookhaven's worry.
     named = evaluator.ground(
@@ -99,7 +102,7 @@ async def test_places_whose_names_share_a_word_are_not_one_story(town: Town) -> 
             {"threat_source": "Brookhaven smugglers", "threat_location": "brookhaven:clearing"},
         )
     )
-    assert named is not None
+    assert not isinstance(named, Rejection)
     assert composer.related(named, in_town) and composer.related(in_town, named)
 
 
@@ -162,11 +165,12 @@ async def test_a_seed_counts_at_most_a_few_threats(
     signal = threat_signal(town)
     evaluator = town.qg.evaluator()
     full = await evaluator.evaluate(signal)
-    assert full is not None and len(town.wolves) + 1 > 1
+    assert not isinstance(full, Rejection), full
+    assert len(town.wolves) + 1 > 1
     monkeypatch.setattr(enrich_module, "THREATS_COUNTED", 1)
     town.skip(SeedEvaluator.COOLDOWN_PER_NPC + 1)
     capped = await evaluator.evaluate(threat_signal(town))
-    assert capped is not None
+    assert not isinstance(capped, Rejection)
     per_threat = enrich_module.MINUTES_PER_THREAT
     fewer = len(town.wolves) + 1 - 1  # the wolves and the alpha, less the one counted
     assert full.estimated_duration_minutes - capped.estimated_duration_minutes == (

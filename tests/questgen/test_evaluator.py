@@ -23,6 +23,7 @@ from maid_stdlib.questgen import (
 )
 from maid_stdlib.questgen.contract import builtin_contracts
 from maid_stdlib.questgen.quest import DifficultyTier
+from maid_stdlib.questgen.rejection import Rejection
 
 
 def _recorded(
@@ -52,7 +53,7 @@ def _recorded(
 async def test_a_grounded_signal_becomes_an_enriched_seed(town: Town) -> None:
     evaluator = town.qg.evaluator()
     seed = await evaluator.evaluate(goal_signal(town))
-    assert seed is not None, evaluator.last_rejection
+    assert not isinstance(seed, Rejection), seed
     assert seed.seed_type == QuestSeedTypes.GOAL_ASSISTANCE
     assert seed.primary_npc == town.hilda
     assert seed.blocked_goal == "get_iron"
@@ -73,40 +74,44 @@ async def test_a_grounded_signal_becomes_an_enriched_seed(town: Town) -> None:
 
 async def test_importance_below_threshold_is_filtered(town: Town) -> None:
     evaluator = town.qg.evaluator()
-    assert await evaluator.evaluate(threat_signal(town, importance=0.3)) is None
-    assert evaluator.last_rejection == "importance below threshold"
-    assert await evaluator.evaluate(threat_signal(town, importance=0.4)) is not None
+    rejection = await evaluator.evaluate(threat_signal(town, importance=0.3))
+    assert isinstance(rejection, Rejection)
+    assert rejection.reason == "importance below threshold"
+    assert not isinstance(await evaluator.evaluate(threat_signal(town, importance=0.4)), Rejection)
 
 
 async def test_cooldown_per_npc_runs_on_game_time(town: Town) -> None:
     evaluator = town.qg.evaluator()
     _recorded(town)
-    assert await evaluator.evaluate(goal_signal(town)) is None
-    assert evaluator.last_rejection == "the giver is on cooldown"
+    rejection = await evaluator.evaluate(goal_signal(town))
+    assert isinstance(rejection, Rejection)
+    assert rejection.reason == "the giver is on cooldown"
     # Another giver is not affected.
-    assert await evaluator.evaluate(threat_signal(town)) is not None
+    assert not isinstance(await evaluator.evaluate(threat_signal(town)), Rejection)
     town.skip(GAME_HOUR + 1)
-    assert await evaluator.evaluate(goal_signal(town)) is not None
+    assert not isinstance(await evaluator.evaluate(goal_signal(town)), Rejection)
 
 
 async def test_variety_reduces_importance_instead_of_rejecting(town: Town) -> None:
     evaluator = town.qg.evaluator()
     before = await evaluator.evaluate(threat_signal(town, importance=0.8))
-    assert before is not None and before.importance == pytest.approx(0.8)
+    assert not isinstance(before, Rejection), before
+    assert before.importance == pytest.approx(0.8)
     _recorded(town, "threat_response", giver=town.tam)
     after = await evaluator.evaluate(threat_signal(town, importance=0.8))
-    assert after is not None
+    assert not isinstance(after, Rejection)
     assert after.importance == pytest.approx(0.4)
 
 
 async def test_throttle_dedups_repeats_and_caps_signals_worldwide(town: Town) -> None:
     throttle = SignalThrottle(dedup_window=60.0, global_window=300.0, global_max=3)
     evaluator = town.qg.evaluator(throttle)
-    assert await evaluator.evaluate(threat_signal(town)) is not None
-    assert await evaluator.evaluate(threat_signal(town)) is None
-    assert evaluator.last_rejection == "throttled"
+    assert not isinstance(await evaluator.evaluate(threat_signal(town)), Rejection)
+    rejection = await evaluator.evaluate(threat_signal(town))
+    assert isinstance(rejection, Rejection)
+    assert rejection.reason == "throttled"
     town.skip(61)
-    assert await evaluator.evaluate(threat_signal(town)) is not None
+    assert not isinstance(await evaluator.evaluate(threat_signal(town)), Rejection)
     # Different first NPCs are different keys, until the world-wide cap is reached.
     other = BasicSignal(
         "THREAT_DETECTED",
@@ -114,16 +119,16 @@ async def test_throttle_dedups_repeats_and_caps_signals_worldwide(town: Town) ->
         [town.orla],
         {"threat_source": "wolves", "threat_location": "brookhaven:den"},
     )
-    assert await evaluator.evaluate(other) is not None
+    assert not isinstance(await evaluator.evaluate(other), Rejection)
     third = BasicSignal(
         "THREAT_DETECTED",
         0.7,
         [town.tam],
         {"threat_source": "wolves", "threat_location": "brookhaven:den"},
     )
-    assert await evaluator.evaluate(third) is None
+    assert isinstance(await evaluator.evaluate(third), Rejection)
     town.skip(301)
-    assert await evaluator.evaluate(third) is not None
+    assert not isinstance(await evaluator.evaluate(third), Rejection)
 
 
 def _valid_context(town: Town) -> dict[str, dict[str, object]]:
@@ -166,29 +171,33 @@ async def test_every_contract_key_is_required(town: Town, contract: SignalContra
     signal = BasicSignal(contract.signal_type, 0.9, [town.brann, town.orla], dict(context))
     grounded = evaluator.ground(signal)
     if contract.signal_type != "FACTION_TENSION":  # nobody belongs to two camps here
-        assert grounded is not None, evaluator.last_rejection
+        assert not isinstance(grounded, Rejection), grounded
     for key in contract.required_keys:
         partial = {k: v for k, v in context.items() if k != key}
         missing = BasicSignal(contract.signal_type, 0.9, [town.brann], partial)
-        assert await evaluator.evaluate(missing) is None
-        assert evaluator.last_rejection == f"missing context keys: {key}"
+        rejection = await evaluator.evaluate(missing)
+        assert isinstance(rejection, Rejection)
+        assert rejection.reason == f"missing context keys: {key}"
 
 
 async def test_unregistered_seed_types_and_unknown_signals_are_rejected(town: Town) -> None:
     qg = town.qg
     evaluator = qg.evaluator()
-    assert await evaluator.evaluate(BasicSignal("COMET_SIGHTED", 0.9, [town.tam])) is None
-    assert evaluator.last_rejection == "no contract for signal type COMET_SIGHTED"
+    rejection = await evaluator.evaluate(BasicSignal("COMET_SIGHTED", 0.9, [town.tam]))
+    assert isinstance(rejection, Rejection)
+    assert rejection.reason == "no contract for signal type COMET_SIGHTED"
 
     def ground(signal: object, facts: object) -> SeedGrounding:
         return SeedGrounding(town.tam, "brookhaven:mill", {"subject": "the comet"})
 
     qg.contracts.register(SignalContract("COMET_SIGHTED", ("stargazing",), (), ground))
-    assert await evaluator.evaluate(BasicSignal("COMET_SIGHTED", 0.9, [town.tam])) is None
-    assert evaluator.last_rejection == "seed type 'stargazing' is not registered"
+    rejection = await evaluator.evaluate(BasicSignal("COMET_SIGHTED", 0.9, [town.tam]))
+    assert isinstance(rejection, Rejection)
+    assert rejection.reason == "seed type 'stargazing' is not registered"
     qg.seed_types.register("stargazing", "Something in the sky")
     seed = await evaluator.evaluate(BasicSignal("COMET_SIGHTED", 0.9, [town.tam]))
-    assert seed is not None and seed.seed_type == "stargazing" and seed.subject == "the comet"
+    assert not isinstance(seed, Rejection), seed
+    assert seed.seed_type == "stargazing" and seed.subject == "the comet"
 
 
 def test_a_grounder_may_only_set_typed_seed_fields() -> None:
@@ -200,15 +209,16 @@ async def test_chain_depth_circuit_breaker(town: Town) -> None:
     evaluator = town.qg.evaluator()
     ok = threat_signal(town)
     ok.chain_depth = 5
-    assert await evaluator.evaluate(ok) is not None
+    assert not isinstance(await evaluator.evaluate(ok), Rejection)
     deep = BasicSignal(
         "THREAT_DETECTED",
         0.9,
         [town.orla],
         {"threat_source": "wolves", "threat_location": "brookhaven:den", "chain_depth": 6},
     )
-    assert await evaluator.evaluate(deep) is None
-    assert "chain depth 6" in (evaluator.last_rejection or "")
+    rejection = await evaluator.evaluate(deep)
+    assert isinstance(rejection, Rejection)
+    assert "chain depth 6" in rejection.reason
 
 
 async def test_feasibility_and_grounding(town: Town) -> None:
@@ -220,15 +230,16 @@ async def test_feasibility_and_grounding(town: Town) -> None:
         [town.brann],
         {"threat_source": "wolves", "threat_location": "brookhaven:moon"},
     )
-    assert await evaluator.evaluate(nowhere) is None
+    assert isinstance(await evaluator.evaluate(nowhere), Rejection)
     island = BasicSignal(
         "THREAT_DETECTED",
         0.9,
         [town.brann],
         {"threat_source": "wolves", "threat_location": "brookhaven:island"},
     )
-    assert await evaluator.evaluate(island) is None
-    assert evaluator.last_rejection == "the place cannot be reached from the giver"
+    rejection = await evaluator.evaluate(island)
+    assert isinstance(rejection, Rejection)
+    assert rejection.reason == "the place cannot be reached from the giver"
     # A goal that does not exist is nothing to assist with.
     fake = BasicSignal(
         "GOAL_BLOCKED",
@@ -236,11 +247,11 @@ async def test_feasibility_and_grounding(town: Town) -> None:
         [town.hilda],
         {"blocked_goal": "become_queen", "blocker": "x", "npc_id": str(town.hilda)},
     )
-    assert await evaluator.evaluate(fake) is None
+    assert isinstance(await evaluator.evaluate(fake), Rejection)
     # A dead giver.
     town.engine.world.destroy_entity(town.hilda)
     await town.engine.dispatch_events()
-    assert await evaluator.evaluate(goal_signal(town)) is None
+    assert isinstance(await evaluator.evaluate(goal_signal(town)), Rejection)
 
 
 async def test_names_and_area_references_resolve(town: Town) -> None:
@@ -252,7 +263,7 @@ async def test_names_and_area_references_resolve(town: Town) -> None:
         {"npc_a": "Orla", "npc_b": "brookhaven:brann", "cause": "taxes", "trust_level": -0.6},
     )
     seed = await evaluator.evaluate(by_name)
-    assert seed is not None
+    assert not isinstance(seed, Rejection)
     assert (seed.party_a, seed.party_b) == (town.orla, town.brann)
     assert seed.primary_npc == town.tam  # a third party asks for mediation
     area = BasicSignal(
@@ -262,7 +273,7 @@ async def test_names_and_area_references_resolve(town: Town) -> None:
         {"threat_source": "wolves", "threat_location": "Darkwood"},
     )
     seed = await evaluator.evaluate(area)
-    assert seed is not None
+    assert not isinstance(seed, Rejection)
     assert set(seed.affected_area) == {"brookhaven:trail", "brookhaven:clearing", "brookhaven:den"}
     assert seed.location == "brookhaven:clearing"  # where most of the wolves are
 
@@ -271,7 +282,7 @@ async def test_unknown_wealth_or_missing_living_state_still_enriches(town: Town)
     town.engine.world.remove_component(town.orla, Wealth)
     evaluator = town.qg.evaluator()
     seed = await evaluator.evaluate(threat_signal(town))
-    assert seed is not None
+    assert not isinstance(seed, Rejection)
     assert seed.primary_npc == town.brann
     # No goal, no unmet need: the motivation falls back to the signal's facts.
     assert "wolves threaten darkwood" in seed.primary_npc_motivation.lower()

@@ -19,6 +19,7 @@ from maid_stdlib.questgen import (
     QuestSeed,
     WorldFacts,
 )
+from maid_stdlib.questgen.rejection import Rejection
 
 P = ObjectivePatterns
 
@@ -26,7 +27,7 @@ P = ObjectivePatterns
 async def _seed(town: Town, signal: BasicSignal) -> QuestSeed:
     evaluator = town.qg.evaluator()
     seed = await evaluator.evaluate(signal)
-    assert seed is not None, evaluator.last_rejection
+    assert not isinstance(seed, Rejection), seed
     return seed
 
 

@@ -20,6 +20,7 @@ from maid_stdlib.questgen import (
     WorldFacts,
 )
 from maid_stdlib.questgen.register import GENERATED_QUESTS_COLLECTION
+from maid_stdlib.questgen.rejection import Rejection
 
 
 def _ground_heist(signal: Any, facts: WorldFacts) -> SeedGrounding | None:
@@ -107,7 +108,8 @@ async def test_a_content_pack_adds_a_seed_type_archetype_and_pattern(tmp_path: P
             "VAULT_UNGUARDED", 0.8, [town.orla], {"mark": "Tam", "vault": "brookhaven:mill"}
         )
         seed = await qg.evaluator().evaluate(signal)
-        assert seed is not None and seed.seed_type == "heist_opportunity"
+        assert not isinstance(seed, Rejection), seed
+        assert seed.seed_type == "heist_opportunity"
         assert [a.archetype_id for a in qg.ranked_archetypes(seed)] == ["heist"]
         quest = await qg.build_best(seed, qg.builder(EchoNarrator()))
         assert quest is not None and quest.archetype_id == "heist"

@@ -31,6 +31,7 @@ from maid_stdlib.questgen import (
     quest_from_document,
 )
 from maid_stdlib.questgen.objectives import grounding_problems
+from maid_stdlib.questgen.rejection import Rejection
 
 
 async def _quest(engine: GameEngine) -> GeneratedQuest:
@@ -139,7 +140,7 @@ async def test_choice_quests_convert_with_a_custom_decision(ironvale: GameEngine
         },
     )
     seed = await qg.evaluator().evaluate(signal)
-    assert seed is not None
+    assert not isinstance(seed, Rejection)
     quest = await qg.build_best(seed, qg.builder(EchoNarrator()))
     assert quest is not None and quest.branches
     model = to_quest_model(quest)
@@ -191,7 +192,7 @@ async def test_a_rivalry_with_a_player_character_is_no_quest(ironvale: GameEngin
         [selena, player],
         {"npc_a": str(selena), "npc_b": str(player), "cause": "a slight", "trust_level": -0.5},
     )
-    assert await qg.evaluator().evaluate(signal) is None  # both sides must be NPCs
+    assert isinstance(await qg.evaluator().evaluate(signal), Rejection)  # both sides must be NPCs
     signal = BasicSignal(
         "RIVALRY_ESCALATION",
         0.8,
@@ -204,7 +205,8 @@ async def test_a_rivalry_with_a_player_character_is_no_quest(ironvale: GameEngin
         },
     )
     seed = await qg.evaluator().evaluate(signal)
-    assert seed is not None and seed.primary_npc != player and player not in seed.involved_npcs
+    assert not isinstance(seed, Rejection), seed
+    assert seed.primary_npc != player and player not in seed.involved_npcs
 
 
 async def test_kills_match_by_kind_and_respawns_keep_them_grounded(ironvale: GameEngine) -> None:

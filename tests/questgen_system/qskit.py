@@ -1,14 +1,19 @@
 """Ironvale with the whole quest pipeline (wired by the stdlib and classic_rpg
 packs): living world, story signals, the QuestGen toolkit, the RPG archetypes and
-hooks, the QuestGenerationSystem and its RPG delivery glue.
+hooks, the quest generation pipeline and its RPG delivery glue.
 
-:class:`QuestgenTuning` only applies a test's generation config and/or silences
-the story detectors.
+:class:`QuestgenSettings` provides a test's generation config before the stdlib
+builds the pipeline with it; :class:`QuestgenTuning` silences the story detectors.
+Tests talk to the pipeline through the :class:`QuestGenerationService`
+(``system_of``); ``pipeline_of`` gives the coordinator and its stages to the
+tests that check a stage itself.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -25,20 +30,35 @@ from maid_stdlib.questgen import QuestGen, QuestSeed
 from maid_stdlib.questgen.contract import SeedGrounding
 from maid_stdlib.questgen.evaluator import GroundedSignal
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
+from maid_stdlib.questgen.personalization import PlayStyleTracker, QuestPersonalizer
+from maid_stdlib.questgen.rejection import Rejection
+from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.signals import BasicSignal
 from maid_stdlib.questgen.system import QuestGenerationSystem
 from maid_stdlib.world import NPC, WorldCharacterFactory, WorldService
 
 
+class QuestgenSettings(ContentPack):
+    """A test's generation config, provided before the stdlib builds the pipeline
+    (it requires nothing, so it registers first)."""
+
+    name = "questgen_settings"
+
+    def __init__(self, config: QuestGenerationConfig) -> None:
+        self.config = config
+
+    def register(self, ctx: PackContext) -> None:
+        ctx.provide(QuestGenerationConfig, self.config)
+
+
 class QuestgenTuning(ContentPack):
-    """Only test tuning of the (default-wired) quest pipeline: a generation config,
-    and ``quiet`` unregisters every story detector so only test signals arrive."""
+    """Only test tuning of the (default-wired) quest pipeline: ``quiet``
+    unregisters every story detector so only test signals arrive."""
 
     name = "questgen_tuning"
     requires = ("ironvale",)
 
-    def __init__(self, config: QuestGenerationConfig | None = None, quiet: bool = False) -> None:
-        self.config = config
+    def __init__(self, quiet: bool = False) -> None:
         self.quiet = quiet
 
     def register(self, ctx: PackContext) -> None:
@@ -48,8 +68,6 @@ class QuestgenTuning(ContentPack):
             detectors = ctx.service(StoryDetectors)
             for name in detectors.names():
                 detectors.unregister(name)
-        if self.config is not None:
-            ctx.service(QuestGenerationSystem).configure(self.config)
 
 
 def make_engine(
@@ -62,16 +80,47 @@ def make_engine(
     seed: int = 7,
     **settings: Any,
 ) -> GameEngine:
+    packs: list[str | ContentPack] = ["ironvale", QuestgenTuning(quiet)]
+    if config is not None:
+        packs.insert(0, QuestgenSettings(config))
     return GameEngine(
         Settings(data_dir=tmp_path, random_seed=seed, **settings),
         clock=ManualClock(tick_game_seconds=tick),
-        packs=["ironvale", QuestgenTuning(config, quiet)],
+        packs=packs,
         use_store=use_store,
     )
 
 
-def system_of(engine: GameEngine) -> QuestGenerationSystem:
-    return engine.services.get(QuestGenerationSystem)
+@asynccontextmanager
+async def started(
+    tmp_path: Path, config: QuestGenerationConfig | None = None, *, quiet: bool = True
+) -> AsyncIterator[GameEngine]:
+    """A started engine (quiet by default) whose pipeline runs with ``config``."""
+    engine = make_engine(tmp_path, config=config, quiet=quiet)
+    async with engine.lifespan():
+        yield engine
+
+
+def system_of(engine: GameEngine) -> QuestGenerationService:
+    """The quest generation service (what commands and the simulator use)."""
+    return engine.services.get(QuestGenerationService)
+
+
+def pipeline_of(engine: GameEngine) -> QuestGenerationSystem:
+    """The coordinator, for tests of a stage itself."""
+    found = [s for s in engine.systems if isinstance(s, QuestGenerationSystem)]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def personalizer_of(engine: GameEngine) -> QuestPersonalizer:
+    """The delivery stage's personalizer (tests of scoring)."""
+    return pipeline_of(engine).stages.deliveries.personalizer
+
+
+def tracker_of(engine: GameEngine) -> PlayStyleTracker:
+    """The play-style tracker (tests of style inference)."""
+    return personalizer_of(engine).tracker
 
 
 def qg_of(engine: GameEngine) -> QuestGen:
@@ -142,13 +191,12 @@ def seed_for(
     **fields: Any,
 ) -> QuestSeed:
     """A grounded seed built through the evaluator (cooldown and variety apply)."""
-    system = system_of(engine)
     uid = npc(engine, giver)
     fields.setdefault("threat_source", "bandits")
     grounding = SeedGrounding(uid, room, fields, [npc(engine, n) for n in involved])
     part = GroundedSignal(BasicSignal("TEST", importance, [uid]), seed_type, grounding, 0)
-    seed = system.evaluator.build_seed([part], part, importance)
-    assert seed is not None, system.evaluator.last_rejection
+    seed = system_of(engine).build_seed([part], part, importance)
+    assert not isinstance(seed, Rejection), seed
     return seed
 
 
@@ -189,7 +237,7 @@ def scripted(engine: GameEngine, responder: Any = None, **kw: Any) -> Any:
     from maid_engine.llm import ScriptedProvider
 
     provider = ScriptedProvider(responder or answer_for, metrics=engine.metrics, **kw)
-    system_of(engine).generator.provider = provider
+    pipeline_of(engine).stages.narrate.generator.provider = provider
     return provider
 
 

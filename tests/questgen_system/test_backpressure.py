@@ -5,9 +5,21 @@ alerts, and the metrics on the engine's registry."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
-from questgen_system.qskit import answer_for, metric, scripted, seed_for, system_of, ticks, until
+from questgen_system.qskit import (
+    answer_for,
+    metric,
+    pipeline_of,
+    qg_of,
+    scripted,
+    seed_for,
+    started,
+    system_of,
+    ticks,
+    until,
+)
 
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
@@ -20,87 +32,101 @@ GIVERS = ("selena", "voss", "bram", "gate_guard", "gundrik")
 def no_quality_filter(engine: GameEngine, monkeypatch: pytest.MonkeyPatch) -> None:
     """Several bandit quests in a row would trip combat fatigue; these tests are
     about throughput, not variety."""
-    monkeypatch.setattr(system_of(engine).qg.quality_filter, "check", lambda _quest: [])
-    monkeypatch.setattr(system_of(engine).qg.quality_filter, "archetype_blocked", lambda _a: [])
+    monkeypatch.setattr(qg_of(engine).quality_filter, "check", lambda _quest: [])
+    monkeypatch.setattr(qg_of(engine).quality_filter, "archetype_blocked", lambda _a: [])
 
 
 async def test_the_token_budget_counts_real_usage_and_recovers_when_the_window_rolls(
-    quiet: GameEngine,
+    tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    system = system_of(quiet)
-    no_quality_filter(quiet, monkeypatch)
-    system.configure(QuestGenerationConfig(token_budget_limit=1000, token_budget_window=3600.0))
-    provider = scripted(quiet, lambda request: answer_for(request, tokens=600))
-    system.enqueue(seed_for(quiet, "selena"))
-    await ticks(quiet, 2)
-    first = system.records[-1]
-    assert (first.narrative_source, first.tokens) == ("llm", 1200)
-    assert system.throttle.tokens.used() == 1200  # what the provider reported, not an estimate
-    await ticks(quiet)
-    assert metric(quiet, "maid_questgen_token_budget_remaining_tokens") == 0
-    assert metric(quiet, "maid_questgen_throttle_active", action="template_only_token_budget") == 1
-    system.enqueue(seed_for(quiet, "voss"))
-    await until(quiet, lambda: len(system.records) == 2)
-    second = system.records[-1]
-    assert (second.narrative_source, second.fallback_reason) == ("template", "template_only")
-    assert len(provider.requests) == 2  # no call was made
-    assert isinstance(quiet.clock, ManualClock)
-    quiet.clock.advance_wall(3600.0)  # the window rolls (monotonic time, like the limiter's)
-    system.enqueue(seed_for(quiet, "bram"))
-    await until(quiet, lambda: len(system.records) == 3)
-    assert system.records[-1].narrative_source == "llm"
-    assert len(provider.requests) == 4
-    # Only the newest build is in the window now (and it spent the budget again).
-    assert system.throttle.tokens.used() == 1200
+    async with started(
+        tmp_path, QuestGenerationConfig(token_budget_limit=1000, token_budget_window=3600.0)
+    ) as quiet:
+        system = system_of(quiet)
+        no_quality_filter(quiet, monkeypatch)
+        provider = scripted(quiet, lambda request: answer_for(request, tokens=600))
+        system.enqueue(seed_for(quiet, "selena"))
+        await ticks(quiet, 2)
+        first = system.build_records()[-1]
+        assert (first.narrative_source, first.tokens) == ("llm", 1200)
+        assert (
+            pipeline_of(quiet).stages.backpressure.throttle.tokens.used() == 1200
+        )  # what the provider reported, not an estimate
+        await ticks(quiet)
+        assert metric(quiet, "maid_questgen_token_budget_remaining_tokens") == 0
+        assert (
+            metric(quiet, "maid_questgen_throttle_active", action="template_only_token_budget") == 1
+        )
+        system.enqueue(seed_for(quiet, "voss"))
+        await until(quiet, lambda: len(system.build_records()) == 2)
+        second = system.build_records()[-1]
+        assert (second.narrative_source, second.fallback_reason) == ("template", "template_only")
+        assert len(provider.requests) == 2  # no call was made
+        assert isinstance(quiet.clock, ManualClock)
+        quiet.clock.advance_wall(3600.0)  # the window rolls (monotonic time, like the limiter's)
+        system.enqueue(seed_for(quiet, "bram"))
+        await until(quiet, lambda: len(system.build_records()) == 3)
+        assert system.build_records()[-1].narrative_source == "llm"
+        assert len(provider.requests) == 4
+        # Only the newest build is in the window now (and it spent the budget again).
+        assert pipeline_of(quiet).stages.backpressure.throttle.tokens.used() == 1200
 
 
 async def test_a_queue_spike_switches_to_templates_until_the_queue_drains(
-    quiet: GameEngine,
+    tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    system = system_of(quiet)
-    no_quality_filter(quiet, monkeypatch)
-    system.configure(
+    async with started(
+        tmp_path,
         QuestGenerationConfig(
             queue_spike_threshold=3,
             queue_spike_recover=1,
             max_quests_per_cycle=1,
             max_active_quests_per_region=10,
+        ),
+    ) as quiet:
+        system = system_of(quiet)
+        no_quality_filter(quiet, monkeypatch)
+        provider = scripted(quiet)
+        for giver in GIVERS:
+            system.enqueue(seed_for(quiet, giver))
+        await ticks(quiet)
+        assert (
+            system.throttle_state().template_only
+            and system.throttle_state().reason == "queue_spike"
         )
-    )
-    provider = scripted(quiet)
-    for giver in GIVERS:
-        system.enqueue(seed_for(quiet, giver))
-    await ticks(quiet)
-    assert system.state.template_only and system.state.reason == "queue_spike"
-    assert metric(quiet, "maid_questgen_seed_queue_depth") == 5
-    assert metric(quiet, "maid_questgen_throttle_active", action="template_only_queue_spike") == 1
-    await ticks(quiet, 6)
-    sources = [r.narrative_source for r in system.records]
-    # Hysteresis: template-only while the backlog is above the recovery level.
-    assert sources == ["template", "template", "template", "template", "llm"]
-    assert {r.fallback_reason for r in list(system.records)[:4]} == {"template_only"}
-    assert len(provider.requests) == 2
-    assert not system.state.template_only
-    assert metric(quiet, "maid_questgen_throttle_active", action="template_only_queue_spike") == 0
+        assert metric(quiet, "maid_questgen_seed_queue_depth") == 5
+        assert (
+            metric(quiet, "maid_questgen_throttle_active", action="template_only_queue_spike") == 1
+        )
+        await ticks(quiet, 6)
+        sources = [r.narrative_source for r in system.build_records()]
+        # Hysteresis: template-only while the backlog is above the recovery level.
+        assert sources == ["template", "template", "template", "template", "llm"]
+        assert {r.fallback_reason for r in list(system.build_records())[:4]} == {"template_only"}
+        assert len(provider.requests) == 2
+        assert not system.throttle_state().template_only
+        assert (
+            metric(quiet, "maid_questgen_throttle_active", action="template_only_queue_spike") == 0
+        )
 
 
 async def test_slow_llm_calls_reduce_quests_per_cycle(
-    quiet: GameEngine,
+    tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    system = system_of(quiet)
-    no_quality_filter(quiet, monkeypatch)
-    system.configure(QuestGenerationConfig(max_active_quests_per_region=10))
-    system.throttle.record_latency(25.0)
-    for giver in GIVERS[:3]:
-        system.enqueue(seed_for(quiet, giver))
-    await quiet.tick()
-    assert system.state.max_quests_per_cycle == 1
-    assert len(system.in_flight_ids()) == 1
-    assert metric(quiet, "maid_questgen_llm_latency_p99_seconds") == 25.0
-    assert metric(quiet, "maid_questgen_throttle_active", action="reduced_cycle") == 1
+    async with started(tmp_path, QuestGenerationConfig(max_active_quests_per_region=10)) as quiet:
+        system = system_of(quiet)
+        no_quality_filter(quiet, monkeypatch)
+        pipeline_of(quiet).stages.backpressure.throttle.record_latency(25.0)
+        for giver in GIVERS[:3]:
+            system.enqueue(seed_for(quiet, giver))
+        await quiet.tick()
+        assert system.throttle_state().max_quests_per_cycle == 1
+        assert len(system.in_flight_ids()) == 1
+        assert metric(quiet, "maid_questgen_llm_latency_p99_seconds") == 25.0
+        assert metric(quiet, "maid_questgen_throttle_active", action="reduced_cycle") == 1
 
 
 def test_the_p99_and_the_ratios_roll_with_the_alert_window(

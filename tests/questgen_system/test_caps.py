@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from questgen_system.qskit import (
     manager_of,
@@ -10,6 +12,7 @@ from questgen_system.qskit import (
     online,
     qg_of,
     seed_for,
+    started,
     system_of,
     ticks,
     until,
@@ -27,29 +30,29 @@ from maid_stdlib.questgen.vocabulary import QuestState
 def no_quality_filter(quiet: GameEngine, monkeypatch: pytest.MonkeyPatch) -> None:
     # Several bandit quests in a row would trip combat fatigue; these tests are
     # about the caps.
-    monkeypatch.setattr(system_of(quiet).qg.quality_filter, "check", lambda _quest: [])
-    monkeypatch.setattr(system_of(quiet).qg.quality_filter, "archetype_blocked", lambda _a: [])
+    monkeypatch.setattr(qg_of(quiet).quality_filter, "check", lambda _quest: [])
+    monkeypatch.setattr(qg_of(quiet).quality_filter, "archetype_blocked", lambda _a: [])
 
 
 async def build(engine: GameEngine, *givers: str) -> list[str]:
     system = system_of(engine)
-    before = len(system.open_quests)
+    before = len(system.open_quests())
     for giver in givers:
         system.enqueue(seed_for(engine, giver))
-    await until(engine, lambda: len(system.open_quests) >= before + len(givers))
-    return list(system.open_quests)[before:]
+    await until(engine, lambda: len(system.open_quests()) >= before + len(givers))
+    return list(system.open_quests())[before:]
 
 
 async def test_a_full_region_gets_no_new_builds_until_a_quest_closes(quiet: GameEngine) -> None:
     system = system_of(quiet)
     await build(quiet, "selena", "voss", "bram")
-    region = next(iter(system.open_quests.values())).quest.region
+    region = next(iter(system.open_quests().values())).quest.region
     assert region == "trade_road" and qg_of(quiet).history.count_active_in_region(region) == 3
     waiting = seed_for(quiet, "gate_guard")
     system.enqueue(waiting)
     await ticks(quiet, 3)
-    assert waiting.attempt_count == 0 and waiting in system.pending_seeds
-    first = next(iter(system.open_quests))
+    assert waiting.attempt_count == 0 and waiting in system.pending_seeds()
+    first = next(iter(system.open_quests()))
     system.quest_turned_in(first, "completed")
     await until(quiet, lambda: waiting.attempt_count == 1)
 
@@ -62,32 +65,34 @@ async def test_the_density_cap_is_checked_again_when_a_build_finishes(quiet: Gam
     # Both launch in one cycle: the region holds 2 of 3.
     await until(quiet, lambda: len(system.in_flight_ids()) == 2)
     await ticks(quiet)
-    assert len(system.open_quests) == 3
-    assert [r.outcome for r in system.records][-2:] == ["registered", "rejected:region_density"]
+    assert len(system.open_quests()) == 3
+    assert [r.outcome for r in system.build_records()][-2:] == [
+        "registered",
+        "rejected:region_density",
+    ]
     assert metric(quiet, "maid_questgen_rejections_total", stage="region_density") == 1
 
 
 async def test_a_character_never_holds_more_unanswered_offers_than_the_cap(
-    quiet: GameEngine,
+    tmp_path: Path,
 ) -> None:
-    system = system_of(quiet)
-    system.configure(QuestGenerationConfig(max_pending_offers_per_player=1))
-    hero, session = await online(quiet, "Aldric", level=4)
-    voss_quest, gundrik_quest = await build(quiet, "voss", "gundrik")
-    manager = manager_of(quiet)
-    await move(quiet, hero, "watch_street")
-    await move(quiet, hero, "guard_post")
-    assert manager.quest_state(hero, voss_quest) is QuestState.AVAILABLE
-    for room in ("watch_street", "square", "forge_lane", "smithy"):
-        await move(quiet, hero, room)
-    assert manager.quest_state(hero, gundrik_quest) is None  # one unanswered offer is enough
-    assert manager.count_pending_offers(hero) == 1
-    await manager.accept_quest(hero, voss_quest)
-    await move(quiet, hero, "forge_lane")
-    await move(quiet, hero, "smithy")
-    assert manager.quest_state(hero, gundrik_quest) is QuestState.AVAILABLE
-    assert "beckons you closer" in session.text()
-    assert metric(quiet, "maid_questgen_offers_total", method="direct_offer") == 2
+    async with started(tmp_path, QuestGenerationConfig(max_pending_offers_per_player=1)) as quiet:
+        hero, session = await online(quiet, "Aldric", level=4)
+        voss_quest, gundrik_quest = await build(quiet, "voss", "gundrik")
+        manager = manager_of(quiet)
+        await move(quiet, hero, "watch_street")
+        await move(quiet, hero, "guard_post")
+        assert manager.quest_state(hero, voss_quest) is QuestState.AVAILABLE
+        for room in ("watch_street", "square", "forge_lane", "smithy"):
+            await move(quiet, hero, room)
+        assert manager.quest_state(hero, gundrik_quest) is None  # one unanswered offer is enough
+        assert manager.count_pending_offers(hero) == 1
+        await manager.accept_quest(hero, voss_quest)
+        await move(quiet, hero, "forge_lane")
+        await move(quiet, hero, "smithy")
+        assert manager.quest_state(hero, gundrik_quest) is QuestState.AVAILABLE
+        assert "beckons you closer" in session.text()
+        assert metric(quiet, "maid_questgen_offers_total", method="direct_offer") == 2
 
 
 async def test_open_quests_expire_on_game_time(quiet: GameEngine) -> None:
@@ -96,7 +101,7 @@ async def test_open_quests_expire_on_game_time(quiet: GameEngine) -> None:
     quiet.events.subscribe(QuestExpiredInternalEvent, expired.append)
     hero, _ = await online(quiet, "Aldric", level=4)
     [quest_id] = await build(quiet, "voss")
-    quest = system.open_quests[quest_id].quest
+    quest = system.open_quests()[quest_id].quest
     await move(quiet, hero, "watch_street")
     await move(quiet, hero, "guard_post")
     manager = manager_of(quiet)
@@ -105,9 +110,9 @@ async def test_open_quests_expire_on_game_time(quiet: GameEngine) -> None:
     assert isinstance(quiet.clock, ManualClock)
     quiet.clock.skip(quest.expiry - quiet.clock.game_time - 90.0)
     await ticks(quiet)
-    assert quest_id in system.open_quests  # not yet
+    assert quest_id in system.open_quests()  # not yet
     await ticks(quiet)
-    assert quest_id not in system.open_quests and not manager.is_open(quest_id)
+    assert quest_id not in system.open_quests() and not manager.is_open(quest_id)
     assert manager.quest_state(hero, quest_id) is QuestState.FAILED
     assert qg_of(quiet).history.get(quest_id).outcome == "expired"  # type: ignore[union-attr]
     assert [e.character_ids for e in expired] == [[hero]]

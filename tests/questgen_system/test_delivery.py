@@ -53,12 +53,12 @@ async def gundriks_quest(
 ) -> GeneratedQuest:
     system = system_of(engine)
     system.enqueue(seed_for(engine, "gundrik", importance=importance, involved=involved))
-    await until(engine, lambda: bool(system.open_quests))
-    return next(iter(system.open_quests.values())).quest
+    await until(engine, lambda: bool(system.open_quests()))
+    return next(iter(system.open_quests().values())).quest
 
 
 def planned(engine: GameEngine, hero: UUID, quest: GeneratedQuest) -> PendingDelivery:
-    pending = system_of(engine).deliveries.pending(hero)
+    pending = system_of(engine).pending_deliveries(hero)
     assert quest.id in pending, f"nothing planned; offers: {manager_of(engine).quests_of(hero)}"
     return pending[quest.id]
 
@@ -138,7 +138,7 @@ async def test_a_notice_on_the_village_board(quiet: GameEngine) -> None:
 async def test_an_explorer_discovers_it_at_the_quests_place(quiet: GameEngine) -> None:
     silence(quiet)
     hero, session = await online(quiet, "Aldric", level=4)
-    system_of(quiet).tracker.record(hero, PlayStyle.EXPLORER, 6.0)
+    system_of(quiet).record_play(hero, PlayStyle.EXPLORER, 6.0)
     quest = await gundriks_quest(quiet)
     pending = planned(quiet, hero, quest)
     assert (pending.method, pending.trigger_location) == (M.DISCOVERY, "ironvale:road_wagon")
@@ -172,7 +172,7 @@ async def test_overheard_when_two_npcs_who_know_are_in_the_room(quiet: GameEngin
 async def test_a_social_character_hears_of_it_in_conversation(quiet: GameEngine) -> None:
     silence(quiet)
     hero, _ = await online(quiet, "Aldric", level=4)
-    system_of(quiet).tracker.record(hero, PlayStyle.SOCIAL, 6.0)
+    system_of(quiet).record_play(hero, PlayStyle.SOCIAL, 6.0)
     quest = await gundriks_quest(quiet, involved=("voss",))
     voss = npc(quiet, "voss")
     assert voss in quest.involved_npcs

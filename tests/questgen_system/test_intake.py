@@ -4,10 +4,11 @@ composed with the signals admitted before it; a long tick evaluates at once."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from questgen_system.qskit import iron_crisis, make_engine, npc, system_of
+from questgen_system.qskit import iron_crisis, make_engine, npc, pipeline_of, system_of
 from questgen_system.test_signals import blocked, threat
 
 from maid_engine.engine import GameEngine
@@ -25,13 +26,17 @@ def _spread(**extra: object) -> QuestGenerationConfig:
     return QuestGenerationConfig(**OPEN_GATE, **extra)  # type: ignore[arg-type]
 
 
+@asynccontextmanager
+async def _short(tmp_path: Path, config: QuestGenerationConfig) -> AsyncIterator[GameEngine]:
+    """Production-like ticks of 2.4 game seconds, no story detectors."""
+    engine = make_engine(tmp_path, tick=2.4, quiet=True, config=config)
+    async with engine.lifespan():
+        yield engine
+
+
 @pytest.fixture
 async def short_ticks(tmp_path: Path) -> AsyncIterator[GameEngine]:
-    """Production-like ticks of 2.4 game seconds, no story detectors."""
-    engine = make_engine(
-        tmp_path, tick=2.4, quiet=True, config=_spread(signal_spread=60.0, signals_per_tick=2)
-    )
-    async with engine.lifespan():
+    async with _short(tmp_path, _spread(signal_spread=60.0, signals_per_tick=2)) as engine:
         yield engine
 
 
@@ -50,7 +55,7 @@ def _burst(engine: GameEngine, n: int) -> list[StorySignal]:
 
 def _record(engine: GameEngine) -> list[tuple[float, StorySignalLike]]:
     """(game time, signal) of every evaluation, in order."""
-    intake = system_of(engine).intake
+    intake = pipeline_of(engine).stages.intake
     seen: list[tuple[float, StorySignalLike]] = []
     evaluate = intake.evaluate
 
@@ -74,10 +79,10 @@ async def test_a_burst_is_evaluated_over_ticks_in_arrival_order(
     await engine.dispatch_events()
     # 60 waiting * 2.4 s / 60 s: 3 a tick at first, never fewer than 2.
     assert len(seen) == 3
-    assert system.signals_waiting == 57
+    assert system.signals_waiting() == 57
     for _ in range(40):
         await engine.run_ticks(1)
-    assert system.signals_waiting == 0
+    assert system.signals_waiting() == 0
     assert [s for _, s in seen] == burst  # first come, first evaluated
     per_tick: dict[float, int] = {}
     for when, _ in seen:
@@ -100,7 +105,7 @@ async def test_a_tick_as_long_as_the_spread_evaluates_everything_as_it_arrives(
             engine.events.emit(StorySignalEvent(signal))
         await engine.dispatch_events()
         assert len(seen) == 25
-        assert system_of(engine).signals_waiting == 0
+        assert system_of(engine).signals_waiting() == 0
 
 
 async def test_a_spread_of_zero_evaluates_at_once_whatever_the_tick(tmp_path: Path) -> None:
@@ -115,54 +120,49 @@ async def test_a_spread_of_zero_evaluates_at_once_whatever_the_tick(tmp_path: Pa
         assert len(seen) == 25
 
 
-async def test_signals_are_gated_when_they_arrive_not_when_evaluated(
-    short_ticks: GameEngine,
-) -> None:
+async def test_signals_are_gated_when_they_arrive_not_when_evaluated(tmp_path: Path) -> None:
     """A repeat within the dedup window is refused at arrival even while the first
     one still waits for its turn."""
-    engine, system = short_ticks, system_of(short_ticks)
-    system.configure(
-        QuestGenerationConfig(
-            signal_dedup_window=60.0, global_signal_max=1000, signal_spread=60.0, signals_per_tick=1
-        )
+    config = QuestGenerationConfig(
+        signal_dedup_window=60.0, global_signal_max=1000, signal_spread=60.0, signals_per_tick=1
     )
-    await engine.run_ticks(1)
-    burst = _burst(engine, 8)  # 4 NPCs: the second round repeats the first
-    for signal in burst:
-        engine.events.emit(StorySignalEvent(signal))
-    await engine.dispatch_events()
-    waiting = [s for _, s in system.intake.waiting]
-    assert len(waiting) == 4 - 1  # one evaluated at once, 3 wait; 4 were duplicates
-    assert waiting == burst[1:4]
+    async with _short(tmp_path, config) as engine:
+        await engine.run_ticks(1)
+        burst = _burst(engine, 8)  # 4 NPCs: the second round repeats the first
+        for signal in burst:
+            engine.events.emit(StorySignalEvent(signal))
+        await engine.dispatch_events()
+        waiting = [s for _, s in pipeline_of(engine).stages.intake.waiting]
+        assert len(waiting) == 4 - 1  # one evaluated at once, 3 wait; 4 were duplicates
+        assert waiting == burst[1:4]
 
 
-async def test_a_late_evaluation_composes_with_what_arrived_before_it(
-    short_ticks: GameEngine,
-) -> None:
+async def test_a_late_evaluation_composes_with_what_arrived_before_it(tmp_path: Path) -> None:
     """The composition window is measured from arrival: a signal evaluated a few
     ticks after it came still meets the signals that came with it."""
-    engine, system = short_ticks, system_of(short_ticks)
-    system.configure(_spread(signal_spread=600.0, signals_per_tick=1, compose_window=1.0))
-    await engine.run_ticks(1)
-    iron_crisis(engine)
-    seen = _record(engine)
-    queued: list[QuestSeed] = []
-    enqueue = system.enqueue
-
-    def recording(seed: QuestSeed) -> None:
-        queued.append(seed)
-        enqueue(seed)
-
-    system.enqueue = recording  # type: ignore[method-assign]
-    signals = [threat(engine, "selena", "voss"), *_burst(engine, 3), blocked(engine)]
-    for signal in signals:
-        engine.events.emit(StorySignalEvent(signal))
-    await engine.dispatch_events()
-    for _ in range(10):
+    config = _spread(signal_spread=600.0, signals_per_tick=1, compose_window=1.0)
+    async with _short(tmp_path, config) as engine:
         await engine.run_ticks(1)
-    assert [s for _, s in seen] == signals
-    assert seen[-1][0] - seen[0][0] == pytest.approx(4 * 2.4)  # well past the 1 s window
-    compound = [s for s in queued if len(s.source_signals) == 2]
-    assert [sorted(str(x.signal_type) for x in s.source_signals) for s in compound] == [
-        ["GOAL_BLOCKED", "THREAT_DETECTED"]
-    ]
+        iron_crisis(engine)
+        seen = _record(engine)
+        queued: list[QuestSeed] = []
+        queue = pipeline_of(engine).stages.queue
+        enqueue = queue.enqueue
+
+        def recording(seed: QuestSeed) -> None:
+            queued.append(seed)
+            enqueue(seed)
+
+        queue.enqueue = recording  # type: ignore[method-assign]
+        signals = [threat(engine, "selena", "voss"), *_burst(engine, 3), blocked(engine)]
+        for signal in signals:
+            engine.events.emit(StorySignalEvent(signal))
+        await engine.dispatch_events()
+        for _ in range(10):
+            await engine.run_ticks(1)
+        assert [s for _, s in seen] == signals
+        assert seen[-1][0] - seen[0][0] == pytest.approx(4 * 2.4)  # well past the 1 s window
+        compound = [s for s in queued if len(s.source_signals) == 2]
+        assert [sorted(str(x.signal_type) for x in s.source_signals) for s in compound] == [
+            ["GOAL_BLOCKED", "THREAT_DETECTED"]
+        ]

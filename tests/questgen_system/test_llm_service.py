@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from questgen_system.qskit import online, seed_for, system_of, until
+from questgen_system.qskit import online, pipeline_of, seed_for, system_of, until
 
 from classic_rpg.systems.quests import QuestGeneratedEvent, QuestOfferedEvent
 from maid_engine.config import Settings
@@ -43,10 +43,9 @@ async def test_the_engine_holds_one_service_found_by_every_user(
     quiet: GameEngine, tmp_path: Path
 ) -> None:
     engine = quiet
-    system = system_of(engine)
     # Nobody put one on the engine yet: the quest system installed it as a service.
     service, owned = llm_service_of(engine)
-    assert service is system.llm and not owned
+    assert service is pipeline_of(engine).llm and not owned
     assert engine.services.get(LLMService) is service
     other = GameEngine(Settings(data_dir=tmp_path), use_store=False)
     held = LLMService(None, NarrativeContextCache())
@@ -64,7 +63,7 @@ async def test_the_quest_events_carry_the_seed_fields(quiet: GameEngine) -> None
     system.enqueue(seed_for(quiet, "gundrik"))
     await until(quiet, lambda: bool(offered))
     [event] = generated
-    quest = system.open_quests[event.quest_id].quest
+    quest = system.open_quests()[event.quest_id].quest
     assert (event.seed_type, event.archetype_id, event.importance, event.quest_giver_id) == (
         "threat_response",
         "threat_elimination",

@@ -13,6 +13,7 @@ from questgen_system.qskit import (
     qg_of,
     seed_for,
     system_of,
+    tracker_of,
     until,
 )
 
@@ -33,12 +34,12 @@ async def test_open_quests_history_profiles_and_pending_deliveries_survive_a_res
             engine.world.remove_component(uid, KnownGossip)
         system = system_of(engine)
         hero, _ = await online(engine, "Aldric", room="ironvale:smithy", level=4)
-        system.tracker.record(hero, PlayStyle.COMBAT, 4.0)
+        system.record_play(hero, PlayStyle.COMBAT, 4.0)
         await move(engine, hero, "forge_lane")
         system.enqueue(seed_for(engine, "gundrik", importance=0.6))
-        await until(engine, lambda: bool(system.open_quests))
-        [quest_id] = list(system.open_quests)
-        pending = system.deliveries.pending(hero)[quest_id]
+        await until(engine, lambda: bool(system.open_quests()))
+        [quest_id] = list(system.open_quests())
+        pending = system.pending_deliveries(hero)[quest_id]
         assert pending.method is QuestDeliveryMethod.NOTICE_BOARD
         await system.flush()
         doc = await engine.store.documents.get(GENERATED_QUESTS_COLLECTION, quest_id)
@@ -63,11 +64,11 @@ async def test_open_quests_history_profiles_and_pending_deliveries_survive_a_res
     engine = make_engine(tmp_path, quiet=True, use_store=True)
     async with engine.lifespan():
         system = system_of(engine)
-        assert list(system.open_quests) == [quest_id]
+        assert list(system.open_quests()) == [quest_id]
         entry = qg_of(engine).history.get(quest_id)
         assert entry is not None and entry.active and entry.region == "trade_road"
-        assert system.tracker.style_of(hero) is PlayStyle.COMBAT
-        assert system.deliveries.pending(hero)[quest_id].method is QuestDeliveryMethod.NOTICE_BOARD
+        assert tracker_of(engine).style_of(hero) is PlayStyle.COMBAT
+        assert system.pending_deliveries(hero)[quest_id].method is QuestDeliveryMethod.NOTICE_BOARD
         session = session_for(engine, hero)
         engine.events.emit(CharacterConnectedEvent(hero, session.id))
         await engine.dispatch_events()
@@ -85,8 +86,8 @@ async def test_an_accepted_quest_is_still_open_after_a_restart(tmp_path: Path) -
         system = system_of(engine)
         hero, _ = await online(engine, "Aldric", room="ironvale:smithy", level=4)
         system.enqueue(seed_for(engine, "gundrik"))
-        await until(engine, lambda: bool(system.open_quests))
-        [quest_id] = list(system.open_quests)
+        await until(engine, lambda: bool(system.open_quests()))
+        [quest_id] = list(system.open_quests())
         await manager_of(engine).accept_quest(hero, quest_id)
         await engine.dispatch_events()
         assert system.unaccepted_quests() == 0
@@ -94,6 +95,6 @@ async def test_an_accepted_quest_is_still_open_after_a_restart(tmp_path: Path) -
     engine = make_engine(tmp_path, quiet=True, use_store=True)
     async with engine.lifespan():
         system = system_of(engine)
-        assert list(system.open_quests) == [quest_id]
+        assert list(system.open_quests()) == [quest_id]
         assert system.unaccepted_quests() == 0
         assert qg_of(engine).history.count_active_in_region("trade_road") == 1

@@ -11,9 +11,11 @@ from questgen_system.qskit import (
     move,
     npc,
     online,
+    personalizer_of,
     seed_for,
     system_of,
     ticks,
+    tracker_of,
     until,
 )
 
@@ -38,12 +40,12 @@ def make_strong(engine: GameEngine, uid: UUID) -> None:
 async def a_quest(engine: GameEngine, giver: str = "gundrik") -> GeneratedQuest:
     system = system_of(engine)
     system.enqueue(seed_for(engine, giver))
-    await until(engine, lambda: bool(system.open_quests))
-    return next(iter(system.open_quests.values())).quest
+    await until(engine, lambda: bool(system.open_quests()))
+    return next(iter(system.open_quests().values())).quest
 
 
 async def test_a_fight_makes_a_combat_player(quiet: GameEngine) -> None:
-    tracker = system_of(quiet).tracker
+    tracker = tracker_of(quiet)
     hero, _ = await online(quiet, "Aldric")
     make_strong(quiet, hero)
     assert tracker.style_of(hero) is PlayStyle.BALANCED
@@ -60,7 +62,7 @@ async def test_a_fight_makes_a_combat_player(quiet: GameEngine) -> None:
 
 
 async def test_talking_walking_and_gathering_make_their_styles(quiet: GameEngine) -> None:
-    tracker = system_of(quiet).tracker
+    tracker = tracker_of(quiet)
     talker, _ = await online(quiet, "Talker")
     await move(quiet, talker, "smithy", reason="goto")
     for _ in range(4):
@@ -92,7 +94,7 @@ async def test_the_match_score_follows_the_seed(quiet: GameEngine) -> None:
     quest = await a_quest(quiet)
     assert quest.difficulty.recommended_level == 4
     hero, _ = await online(quiet, "Aldric", level=4)
-    personalizer, gundrik = system.personalizer, quest.quest_giver_id
+    personalizer, gundrik = personalizer_of(quiet), quest.quest_giver_id
 
     def score(active: list[str] | None = None) -> float:
         profile = personalizer.build_profile(hero, active or [], [gundrik])
@@ -112,7 +114,7 @@ async def test_the_match_score_follows_the_seed(quiet: GameEngine) -> None:
         quest, personalizer.build_profile(hero, [], [gundrik])
     )
     quiet.world.get_component(hero, CharacterStats).level = 4
-    system.tracker.record(hero, PlayStyle.COMBAT, 5.0)
+    system.record_play(hero, PlayStyle.COMBAT, 5.0)
     assert score() == 0.7  # the archetype requires combat
     api.adjust_relationship(quiet.world, gundrik, hero, trust=0.6)
     assert score() == 0.85  # a trusted giver
@@ -120,7 +122,7 @@ async def test_the_match_score_follows_the_seed(quiet: GameEngine) -> None:
     assert score() == 0.85  # the camp is itself one of the quest's places
     await move(quiet, hero, "watchtower", reason="goto")
     assert score() == 0.75  # too far from any of them
-    system.tracker.record_quest(hero, "older", quest.archetype_id, gundrik, "completed")
+    system.record_quest_outcome(hero, "older", quest.archetype_id, gundrik, "completed")
     assert score() == 0.65  # not novel any more
     assert score(["a", "b", "c"]) == 0.325  # three active quests halve it
 
@@ -134,8 +136,8 @@ async def test_the_offer_is_worded_for_the_character(quiet: GameEngine) -> None:
     newbie, newbie_session = await online(quiet, "Newbie", level=1)
     api.adjust_relationship(quiet.world, gundrik, friend, trust=0.8)
     api.adjust_relationship(quiet.world, gundrik, foe, trust=-0.5)
-    system.tracker.record_quest(friend, "earlier", "supply_chain", gundrik, "completed")
-    system.tracker.record(newbie, PlayStyle.COMBAT, 5.0)
+    system.record_quest_outcome(friend, "earlier", "supply_chain", gundrik, "completed")
+    system.record_play(newbie, PlayStyle.COMBAT, 5.0)
     for who in (friend, foe, newbie):
         await move(quiet, who, "smithy", reason="goto")
     assert "Gundrik greets you like an old friend" in friend_session.text()
@@ -153,16 +155,16 @@ async def test_a_character_can_ask_for_fewer_offers_or_none(quiet: GameEngine) -
     quest = await a_quest(quiet)
     hero, _ = await online(quiet, "Aldric", level=4)
     set_questgen_mode(quiet, hero, QuestGenMode.OFF)
-    assert system.tracker.preference(hero) is QuestPreference.OFF
+    assert tracker_of(quiet).preference(hero) is QuestPreference.OFF
     await move(quiet, hero, "smithy", reason="goto")
     assert manager_of(quiet).quest_state(hero, quest.id) is None
     set_questgen_mode(quiet, hero, QuestGenMode.LESS)
-    assert system.deliveries.cap_for(hero) == 1
+    assert system.offer_cap(hero) == 1
     await move(quiet, hero, "forge_lane")
     await move(quiet, hero, "smithy")
     # "less" halves the match score: a plain match (0.5 -> 0.25) is not enough ...
     assert manager_of(quiet).quest_state(hero, quest.id) is None
-    system.tracker.record(hero, PlayStyle.COMBAT, 5.0)
+    system.record_play(hero, PlayStyle.COMBAT, 5.0)
     await move(quiet, hero, "forge_lane")
     await move(quiet, hero, "smithy")
     # ... a quest that suits the character well (0.7 -> 0.35) still comes.

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from questgen_system.qskit import iron_crisis, metric, npc, system_of, ticks
+from pathlib import Path
+
+from questgen_system.qskit import iron_crisis, metric, npc, pipeline_of, started, system_of, ticks
 
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig, SignalGate
+from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.signals import BasicSignal
 from maid_stdlib.story.signals import StorySignal, StorySignalEvent, StorySituationResolvedEvent
 
@@ -67,20 +70,19 @@ def test_the_gate_caps_accepted_signals_world_wide_per_rolling_window() -> None:
     assert gate.admit(signals[4], 310.0) == "accepted"
 
 
-async def test_signals_are_counted_by_outcome_on_the_metrics(quiet: GameEngine) -> None:
-    system = system_of(quiet)
-    system.configure(QuestGenerationConfig(global_signal_max=2))
-    signal = threat(quiet, "selena")
-    quiet.events.emit(StorySignalEvent(signal))
-    quiet.events.emit(StorySignalEvent(signal))  # same type and first NPC: a duplicate
-    quiet.events.emit(StorySignalEvent(threat(quiet, "voss")))
-    quiet.events.emit(StorySignalEvent(threat(quiet, "bram")))  # over the global cap
-    await quiet.dispatch_events()
-    assert metric(quiet, "maid_questgen_signals_total", outcome="accepted") == 2
-    assert metric(quiet, "maid_questgen_signals_total", outcome="duplicate") == 1
-    assert metric(quiet, "maid_questgen_signals_total", outcome="throttled") == 1
-    await ticks(quiet)
-    assert metric(quiet, "maid_questgen_signals_in_window") == 2
+async def test_signals_are_counted_by_outcome_on_the_metrics(tmp_path: Path) -> None:
+    async with started(tmp_path, QuestGenerationConfig(global_signal_max=2)) as quiet:
+        signal = threat(quiet, "selena")
+        quiet.events.emit(StorySignalEvent(signal))
+        quiet.events.emit(StorySignalEvent(signal))  # same type and first NPC: a duplicate
+        quiet.events.emit(StorySignalEvent(threat(quiet, "voss")))
+        quiet.events.emit(StorySignalEvent(threat(quiet, "bram")))  # over the global cap
+        await quiet.dispatch_events()
+        assert metric(quiet, "maid_questgen_signals_total", outcome="accepted") == 2
+        assert metric(quiet, "maid_questgen_signals_total", outcome="duplicate") == 1
+        assert metric(quiet, "maid_questgen_signals_total", outcome="throttled") == 1
+        await ticks(quiet)
+        assert metric(quiet, "maid_questgen_signals_in_window") == 2
 
 
 async def test_a_goal_and_a_threat_compose_and_the_compound_supersedes_the_single(
@@ -88,33 +90,38 @@ async def test_a_goal_and_a_threat_compose_and_the_compound_supersedes_the_singl
 ) -> None:
     system = system_of(quiet)
     iron_crisis(quiet)
+    queue = pipeline_of(quiet).stages.queue
     first = await system.accept_signal(threat(quiet, "selena", "voss"))
-    assert first is not None and first.source_signals and len(first.source_signals) == 1
-    system._drain_incoming()
-    assert [s.id for s in system.pending_seeds] == [first.id]
+    assert not isinstance(first, Rejection), first
+    assert first.source_signals and len(first.source_signals) == 1
+    queue.drain_incoming(system.in_flight_ids())
+    assert [s.id for s in system.pending_seeds()] == [first.id]
     compound = await system.accept_signal(blocked(quiet))
-    assert compound is not None and len(compound.source_signals) == 2
+    assert not isinstance(compound, Rejection), compound
+    assert len(compound.source_signals) == 2
     assert compound.primary_npc == npc(quiet, "gundrik")
     assert compound.importance > 0.8  # boosted by composition
-    system._drain_incoming()
+    queue.drain_incoming(system.in_flight_ids())
     # The single threat seed is part of the compound: only the compound waits.
-    assert [s.id for s in system.pending_seeds] == [compound.id]
+    assert [s.id for s in system.pending_seeds()] == [compound.id]
     assert metric(quiet, "maid_questgen_seeds_total", outcome="superseded") == 1
 
 
-async def test_a_resolved_situation_makes_its_seeds_stale(quiet: GameEngine) -> None:
-    system = system_of(quiet)
-    system.configure(QuestGenerationConfig(generation_interval=3600.0, urgent_importance=1.0))
-    await ticks(quiet)  # the first cycle runs at once; the next one is an hour away
-    seed = await system.accept_signal(threat(quiet, "selena", "voss"))
-    assert seed is not None
-    quiet.events.emit(
-        StorySituationResolvedEvent("threat:bandits:ironvale:old_trade_road", "THREAT_DETECTED")
-    )
-    await quiet.dispatch_events()
-    assert not system.is_fresh(seed)
-    assert isinstance(quiet.clock, ManualClock)
-    quiet.clock.skip(3600.0)
-    await ticks(quiet)
-    assert system.pending_seeds == [] and not system.records
-    assert metric(quiet, "maid_questgen_seeds_total", outcome="stale") == 1
+async def test_a_resolved_situation_makes_its_seeds_stale(tmp_path: Path) -> None:
+    async with started(
+        tmp_path, QuestGenerationConfig(generation_interval=3600.0, urgent_importance=1.0)
+    ) as quiet:
+        system = system_of(quiet)
+        await ticks(quiet)  # the first cycle runs at once; the next one is an hour away
+        seed = await system.accept_signal(threat(quiet, "selena", "voss"))
+        assert not isinstance(seed, Rejection), seed
+        quiet.events.emit(
+            StorySituationResolvedEvent("threat:bandits:ironvale:old_trade_road", "THREAT_DETECTED")
+        )
+        await quiet.dispatch_events()
+        assert system.screen(seed) is not None
+        assert isinstance(quiet.clock, ManualClock)
+        quiet.clock.skip(3600.0)
+        await ticks(quiet)
+        assert system.pending_seeds() == [] and not system.build_records()
+        assert metric(quiet, "maid_questgen_seeds_total", outcome="stale") == 1

@@ -15,6 +15,7 @@ from classic_rpg.systems.quests.manager import QuestError, QuestManager
 from classic_rpg.systems.quests.models import Quest, QuestObjective
 from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog
 from maid_engine.commands import Command, CommandContext, CommandError, command
+from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.vocabulary import QuestDeliveryMethod, QuestState
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize
@@ -297,13 +298,11 @@ class QuestTalk:
         return False
 
     def _may_offer(self, actor: UUID, quest_id: str, offering: int) -> bool:
-        from maid_stdlib.questgen.system import QuestGenerationSystem
-
         engine = self.manager.engine
-        system = engine.services.try_get(QuestGenerationSystem)
-        if system is None:
+        generation = engine.services.try_get(QuestGenerationService)
+        if generation is None:
             return True
-        open_quest = system.open_quests.get(quest_id)
+        open_quest = generation.open_quest(quest_id)
         if open_quest is None:
             # Registered outside the generation system's delivery (by a pack or a
             # test): offered like an authored quest.
@@ -311,11 +310,10 @@ class QuestTalk:
             stats = engine.world.try_component(actor, CharacterStats)
             level = stats.level if stats is not None else 1
             return quest is not None and level >= quest.level_requirement
-        deliveries = system.deliveries
         pending = self.manager.count_pending_offers(actor) + offering
-        if pending >= deliveries.cap_for(actor):
+        if pending >= generation.offer_cap(actor):
             return False
-        return deliveries.personalize(open_quest, actor, in_person=True) is not None
+        return generation.would_offer_in_person(quest_id, actor)
 
     def _offers(self, actor: UUID, npc: UUID) -> list[Quest]:
         manager = self.manager

@@ -1,0 +1,82 @@
+"""CheckStage: a written quest finished and checked before anyone sees it.
+
+In order: the builder's scores (grounding, coherence), the content filter on a
+model's prose (unsafe prose is replaced by the template's and the quest finished
+again), the validator, the quality filter's anti-patterns with the daily cap, and
+region density. The first that fails is the rejection, named by its stage:
+``scores``, ``validation``, ``quality`` or ``region_density``.
+"""
+
+from __future__ import annotations
+
+from maid_engine.llm import ContentFilter
+from maid_stdlib.questgen.builder import QuestBuilder, QuestPlan
+from maid_stdlib.questgen.narrative import TemplateFallbackGenerator
+from maid_stdlib.questgen.narrative_context import QuestNarrative
+from maid_stdlib.questgen.pipeline.quotas import Quotas
+from maid_stdlib.questgen.pipeline.results import CheckOutcome
+from maid_stdlib.questgen.quality import QuestQualityFilter
+from maid_stdlib.questgen.quest import GeneratedQuest
+from maid_stdlib.questgen.rejection import Rejection
+from maid_stdlib.questgen.validator import QuestValidator
+
+__all__ = ["CheckStage"]
+
+
+class CheckStage:
+    def __init__(
+        self,
+        builder: QuestBuilder,
+        fallback: TemplateFallbackGenerator,
+        content_filter: ContentFilter,
+        validator: QuestValidator,
+        quality: QuestQualityFilter,
+        quotas: Quotas,
+    ) -> None:
+        self._builder = builder
+        self._fallback = fallback
+        self._content_filter = content_filter
+        self._validator = validator
+        self._quality = quality
+        self._quotas = quotas
+
+    async def check(self, plan: QuestPlan, narrative: QuestNarrative) -> CheckOutcome:
+        builder = self._builder
+        quest = builder.finish(plan, narrative)
+        if (
+            not isinstance(quest, Rejection)
+            and quest.narrative_source == "llm"
+            and not self._safe(quest)
+        ):
+            narrative = self._fallback.generate(
+                plan.context, reason="unsafe", tokens_used=narrative.tokens_used
+            )
+            quest = builder.finish(plan, narrative)
+        if isinstance(quest, Rejection):
+            return CheckOutcome(narrative, quest)
+        validation = await self._validator.validate(quest)
+        if not validation.valid:
+            why = "; ".join(validation.errors) or "invalid"
+            return CheckOutcome(narrative, Rejection("validation", why))
+        problems = [p for p in self._quality.check(quest) if p != "region_density"]
+        if self._quotas.over_daily_cap(quest):
+            problems.append("daily_cap")
+        if problems:
+            return CheckOutcome(narrative, Rejection("quality", ", ".join(problems)))
+        if self._quotas.region_full(quest.region):
+            return CheckOutcome(
+                narrative, Rejection("region_density", f"region {quest.region} is full")
+            )
+        return CheckOutcome(narrative, quest)
+
+    def _safe(self, quest: GeneratedQuest) -> bool:
+        d = quest.quest_giver_dialogue
+        texts = [
+            quest.title,
+            quest.summary,
+            quest.detailed_description,
+            d.offer,
+            d.progress,
+            d.completion,
+        ]
+        return bool(self._content_filter.check_all([t for t in texts if t]))

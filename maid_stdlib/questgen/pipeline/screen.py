@@ -1,0 +1,95 @@
+"""SeedScreen: does the world that produced a seed still hold?
+
+Checked just before a seed is built (and by ``@quest force-generate``): the
+seed's grounding (giver alive and able to reach the place), the giver still
+wanting something, its story situations not all resolved, the giver not a
+threat, no open quest from the same giver, and the giver off cooldown. The first
+failing check is the reason; a stale seed is dropped, not retried.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from maid_engine.ecs import World
+from maid_stdlib.living.components import GoalsComponent
+from maid_stdlib.questgen.builder import QuestBuilder
+from maid_stdlib.questgen.delivery import OpenQuest
+from maid_stdlib.questgen.facts import WorldFacts
+from maid_stdlib.questgen.history import QuestHistory
+from maid_stdlib.questgen.rejection import Rejection
+from maid_stdlib.questgen.seed import QuestSeed
+
+__all__ = ["ResolvedSituations", "SeedScreen"]
+
+
+class ResolvedSituations:
+    """Story situations resolved since their signals arrived (the intake reopens
+    one when a new signal about it is admitted)."""
+
+    def __init__(self) -> None:
+        self._keys: set[str] = set()
+
+    def resolve(self, key: str) -> None:
+        self._keys.add(key)
+
+    def reopen(self, key: str) -> None:
+        self._keys.discard(key)
+
+    def all_resolved(self, keys: Iterable[str]) -> bool:
+        keys = list(keys)
+        return bool(keys) and all(k in self._keys for k in keys)
+
+
+class SeedScreen:
+    def __init__(
+        self,
+        facts: WorldFacts,
+        world: World,
+        builder: QuestBuilder,
+        history: QuestHistory,
+        open_quests: Mapping[str, OpenQuest],
+        resolved: ResolvedSituations,
+        giver_cooldown: float,
+    ) -> None:
+        self._facts = facts
+        self._world = world
+        self._builder = builder
+        self._history = history
+        self._open_quests = open_quests
+        self._resolved = resolved
+        self.giver_cooldown = giver_cooldown
+
+    def screen(self, seed: QuestSeed) -> Rejection | None:
+        """None if the seed still stands on the world, else why not (stage ``screen``)."""
+        reason = self._stale(seed)
+        return Rejection("screen", reason) if reason is not None else None
+
+    def _stale(self, seed: QuestSeed) -> str | None:
+        facts = self._facts
+        problem = self._builder.grounding_problem(seed)
+        if problem is not None:
+            return problem
+        goals = self._world.try_component(seed.primary_npc, GoalsComponent)
+        if (
+            goals is not None
+            and goals.goals
+            and not goals.open_goals()
+            and not any(s.unmet for s in facts.needs(seed.primary_npc).values())
+        ):
+            return "the giver wants nothing any more"
+        situations = [
+            k for k in (getattr(s, "situation_key", "") for s in seed.source_signals) if k
+        ]
+        if self._resolved.all_resolved(situations):
+            return "every situation of the seed is resolved"
+        living = facts.living
+        if living is not None and living.is_threat(seed.primary_npc):
+            # Nobody can walk up to a hostile bandit chief and ask for work.
+            return "the giver is a threat"
+        giver = seed.primary_npc
+        if any(oq.quest.quest_giver_id == giver for oq in self._open_quests.values()):
+            return "the giver already has an open request"  # the new seed is its double
+        if self._history.recent_quest_from_npc(giver, self.giver_cooldown, facts.now):
+            return "the giver is on cooldown"
+        return None

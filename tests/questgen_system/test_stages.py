@@ -1,0 +1,86 @@
+"""The generation pipeline's shape: typed rejections named by their stage, the
+service as the only way in, the configuration fixed at construction, and no
+import cycle between the system, delivery and the player's preference."""
+
+from __future__ import annotations
+
+import ast
+import logging
+from pathlib import Path
+
+import pytest
+from questgen_system.qskit import pipeline_of, seed_for, started, system_of, ticks
+
+from maid_engine.engine import GameEngine
+from maid_stdlib.questgen.generation_config import QuestGenerationConfig
+from maid_stdlib.questgen.preferences import PreferenceObserver
+from maid_stdlib.questgen.rejection import Rejection
+from maid_stdlib.questgen.service import QuestGenerationService
+from maid_stdlib.questgen.system import QuestGenerationSystem
+
+
+def test_a_rejection_needs_a_stage_and_a_reason() -> None:
+    assert Rejection("plan", "no archetype fits the seed").reason == "no archetype fits the seed"
+    with pytest.raises(ValueError):
+        Rejection("plan", "")
+    with pytest.raises(ValueError):
+        Rejection("", "why")
+
+
+async def test_a_seed_that_cannot_be_planned_is_rejected_by_the_plan_stage(
+    quiet: GameEngine, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Nothing called "dragons" threatens the road: no archetype finds targets.
+    seed = seed_for(quiet, "selena", threat_source="dragons", importance=0.9)
+    planned = await pipeline_of(quiet).stages.plan.plan(seed)
+    assert isinstance(planned, Rejection)
+    assert planned.stage == "plan"
+    assert planned.reason
+    with caplog.at_level(logging.INFO, "maid.questgen.system"):
+        system_of(quiet).enqueue(seed)
+        await ticks(quiet, 2)
+    assert f"quest for seed {seed.id} rejected at plan: {planned.reason}" in caplog.text
+    assert seed.attempt_count == 1
+
+
+async def test_the_service_is_the_way_in_and_the_system_is_not_a_service(
+    quiet: GameEngine,
+) -> None:
+    service = quiet.services.get(QuestGenerationService)
+    assert quiet.services.get(PreferenceObserver) is service
+    assert quiet.services.try_get(QuestGenerationSystem) is None
+    assert [s for s in quiet.systems if isinstance(s, QuestGenerationSystem)]
+
+
+async def test_the_configuration_is_the_one_given_at_construction(tmp_path: Path) -> None:
+    config = QuestGenerationConfig(max_concurrent_builds=1, generation_interval=600.0)
+    async with started(tmp_path, config) as engine:
+        assert system_of(engine).settings is config
+        assert pipeline_of(engine).settings is config
+        with pytest.raises(Exception, match="frozen"):
+            config.max_concurrent_builds = 2  # type: ignore[misc]
+
+
+def test_no_pipeline_module_imports_inside_a_function() -> None:
+    """The system, delivery and preference modules import each other at the top
+    only: a function-body import was how the old cycle between them was hidden."""
+    root = Path(__file__).resolve().parents[2] / "maid_stdlib" / "questgen"
+    files = [
+        root / name
+        for name in (
+            "system.py",
+            "system_wiring.py",
+            "service.py",
+            "delivery_service.py",
+            "preferences.py",
+            "intake.py",
+        )
+    ] + sorted((root / "pipeline").glob("*.py"))
+    found = []
+    for path in files:
+        for fn in ast.walk(ast.parse(path.read_text())):
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                for node in ast.walk(fn):
+                    if isinstance(node, ast.Import | ast.ImportFrom):
+                        found.append(f"{path.name}:{node.lineno}")
+    assert found == []
