@@ -1,4 +1,4 @@
-"""GeneratedQuest -> the QuestManager's Quest model (seed 6.1 ``_to_quest_model``).
+"""GeneratedQuest -> the QuestManager's Quest model (``to_quest_model``).
 
 Only what the QuestManager tracks crosses over; branches, consequences, scores
 and the progression mode stay in the ``generated_quests`` side-table

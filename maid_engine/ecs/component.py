@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
-from uuid import UUID
 
 from pydantic import TypeAdapter
 
@@ -94,7 +93,3 @@ def load_component(name: str, data: dict[str, Any]) -> Component:
     obj = _adapter(cls).validate_python(data)
     assert isinstance(obj, cls)
     return obj
-
-
-def is_uuid(value: object) -> bool:
-    return isinstance(value, UUID)

@@ -212,13 +212,6 @@ class NarrativeContextCache:
         await self._delete(key)
         return found
 
-    async def purge_expired(self) -> int:
-        expired = [k for k, e in self._entries.items() if self._expired(e)]
-        for key in expired:
-            del self._entries[key]
-            await self._delete(key)
-        return len(expired)
-
     async def clear(self) -> None:
         keys = list(self._entries)
         self._entries.clear()

@@ -11,7 +11,6 @@ import abc
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
@@ -375,8 +374,3 @@ class NullProvider:
 
     async def complete(self, request: LLMRequest) -> LLMResult:
         raise LLMUnavailable("no LLM model is configured", purpose=request.purpose)
-
-
-def messages_text(messages: Sequence[dict[str, Any]]) -> str:
-    """All message contents joined, for logs and token estimates."""
-    return "\n".join(str(m.get("content", "")) for m in messages)

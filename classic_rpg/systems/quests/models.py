@@ -1,7 +1,7 @@
 """Quest definitions: the pydantic models the QuestManager works on.
 
 A :class:`Quest` is the static definition (authored in pack data or built by the
-generation pipeline, seed doc 6.1 ``_to_quest_model``). Per-character progress lives
+generation pipeline, seed doc 6.1 ``to_quest_model``). Per-character progress lives
 in the ``QuestLog`` component (:mod:`classic_rpg.systems.quests.questlog`).
 
 Rooms are referred to by their string key ("ironvale:road_ridge"), as everywhere
