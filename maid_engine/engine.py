@@ -277,14 +277,15 @@ class GameEngine:
 
     # -- the tick -------------------------------------------------------------------
     async def dispatch_events(self) -> None:
-        """The safe point: destroy what was scheduled, then deliver queued events."""
-        for uid in self.world.flush_destroyed():
-            self.events.emit(EntityDestroyedEvent(uid))
-        if self.events.pending:
+        """The safe point: destroy what was scheduled, then deliver queued events,
+        and again until neither is left (a handler may destroy entities in turn,
+        whose EntityDestroyedEvent must reach everyone like any other)."""
+        while True:
+            for uid in self.world.flush_destroyed():
+                self.events.emit(EntityDestroyedEvent(uid))
+            if not self.events.pending:
+                return
             await self.events.dispatch_pending()
-            # Handlers may have destroyed entities in turn.
-            if self.world.flush_destroyed():
-                await self.dispatch_events()
 
     async def tick(self) -> float:
         """Run every system once, in schedule order. Returns the tick's wall time."""

@@ -2,6 +2,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
 import pytest
 
@@ -10,6 +11,9 @@ from maid_engine.config import Settings
 from maid_engine.ecs import Component, System
 from maid_engine.engine import GameEngine
 from maid_engine.events import EntityDestroyedEvent, Event
+from maid_stdlib.pack import StdlibContentPack
+from maid_stdlib.world.components import NPC, Room
+from maid_stdlib.world.service import WorldService
 
 
 @dataclass
@@ -125,6 +129,63 @@ async def test_deferred_destroy_lands_between_systems_with_events() -> None:
         # Reaper saw all six; the observer (next system) sees the survivors only.
         assert obs.seen == [3]
         assert len(destroyed) == 3 and set(destroyed) <= set(ids)
+
+
+@dataclass
+class Doom(Event):
+    """Asks a handler to destroy an entity (a destroy made outside any system)."""
+
+    victim: UUID
+
+
+async def test_a_destroy_made_by_an_event_handler_is_announced_in_the_same_round() -> None:
+    engine = engine_with()
+    destroyed: list[UUID] = []
+    async with engine.lifespan():
+        first, second, survivor = (engine.world.create_entity(Hp()) for _ in range(3))
+        engine.events.subscribe(Doom, lambda e: engine.world.destroy_entity(e.victim))
+
+        def chain(event: EntityDestroyedEvent) -> None:
+            # The announcement of one destroy destroys another: a third round.
+            destroyed.append(event.entity_id)
+            if event.entity_id == first:
+                engine.world.destroy_entity(second)
+
+        engine.events.subscribe(EntityDestroyedEvent, chain)
+        engine.events.emit(Doom(first))
+        await engine.dispatch_events()
+        assert destroyed == [first, second]
+        assert engine.events.pending == 0
+        assert not engine.world.entity_exists(first)
+        assert not engine.world.entity_exists(second)
+        assert engine.world.count(Hp) == 1 and engine.world.entity_exists(survivor)
+
+
+async def test_a_handler_destroy_reaches_the_world_service_index() -> None:
+    engine = GameEngine(Settings(), clock=ManualClock(), packs=[StdlibContentPack], use_store=False)
+    async with engine.lifespan():
+        ws = engine.services.get(WorldService)
+        hall = engine.world.create_entity(Room(key="t:hall", name="Hall"))
+        cellar = engine.world.create_entity(Room(key="t:cellar", name="Cellar"))
+        ws.register_room(hall)
+        ws.register_room(cellar)
+        npc = engine.world.create_entity(NPC())
+        ws.place(npc, "t:hall")
+        await engine.dispatch_events()
+        assert ws.room_key_of(npc) == "t:hall" and ws.count_in("t:hall") == 1
+        announced: list[UUID] = []
+        engine.events.subscribe(EntityDestroyedEvent, lambda e: announced.append(e.entity_id))
+        engine.events.subscribe(Doom, lambda e: engine.world.destroy_entity(e.victim))
+
+        engine.events.emit(Doom(npc))
+        engine.events.emit(Doom(cellar))
+        await engine.dispatch_events()
+        assert announced == [npc, cellar]
+        assert ws.room_key_of(npc) is None
+        assert ws.count_in("t:hall") == 0
+        assert ws.contents("t:hall") == []
+        assert not ws.has_room("t:cellar")
+        assert ws.room_keys() == ["t:hall"]
 
 
 class Emitter(System):
