@@ -35,6 +35,7 @@ from maid_engine.events import (
     EventBus,
 )
 from maid_engine.metrics import EngineMetrics
+from maid_engine.pacing import Pacer, RealPacer
 from maid_engine.reliability import SaveMonitor
 
 if TYPE_CHECKING:
@@ -324,30 +325,32 @@ class GameEngine:
         for _ in range(n):
             await self.tick()
 
-    async def run(self, stop: asyncio.Event) -> None:
+    async def run(self, stop: asyncio.Event, pacer: Pacer | None = None) -> None:
         """Tick at ``settings.tick_rate`` until ``stop`` is set; checkpoint periodically.
 
-        An overrunning tick is counted, and a backlog of more than one tick is
-        dropped instead of being caught up (no death spiral).
+        Time comes from ``pacer`` (the real monotonic clock and asyncio timers by
+        default; tests pass a ManualPacer). A tick that takes longer than the
+        interval is counted as an overrun. Ticks start on a fixed grid; a tick
+        that ends less than one interval late lets the next start at once (the
+        grid is kept), but a backlog of more than one interval is dropped instead
+        of being caught up with a burst of ticks (no death spiral): the grid
+        restarts from now.
         """
+        pacer = pacer or RealPacer()
         interval = 1.0 / self.settings.tick_rate
-        deadline = time.monotonic()
+        deadline = pacer.monotonic()
         while not stop.is_set():
-            elapsed = await self.tick()
-            if elapsed > interval:
+            started = pacer.monotonic()
+            await self.tick()
+            if pacer.monotonic() - started > interval:
                 self.tick_overruns += 1
                 self.metrics.tick_overruns.inc()
             self.between_ticks()
             deadline += interval
-            now = time.monotonic()
+            now = pacer.monotonic()
             if now - deadline > interval:
                 deadline = now
-            wait = deadline - now
-            if wait > 0:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), timeout=wait)
-            else:
-                await asyncio.sleep(0)
+            await pacer.wait(max(0.0, deadline - now), stop)
 
     def between_ticks(self) -> None:
         """Housekeeping that must not run inside a tick: start a checkpoint when

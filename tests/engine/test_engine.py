@@ -11,6 +11,7 @@ from maid_engine.config import Settings
 from maid_engine.ecs import Component, System
 from maid_engine.engine import GameEngine
 from maid_engine.events import EntityDestroyedEvent, Event
+from maid_engine.pacing import ManualPacer, RealPacer
 from maid_stdlib.pack import StdlibContentPack
 from maid_stdlib.world.components import NPC, Room
 from maid_stdlib.world.service import WorldService
@@ -260,39 +261,85 @@ async def test_get_system_by_type() -> None:
     engine.world.close()
 
 
-class Slow(System):
-    """Takes 3x the tick interval; stops the loop after a few ticks."""
+class Worker(System):
+    """Works ``work[i]`` pacer seconds in its i-th tick, records when each tick
+    started, and stops the loop after the last one."""
 
     phase = "living"
 
-    def __init__(self, stop: asyncio.Event, ticks: int) -> None:
-        self.stop, self.left, self.calls = stop, ticks, 0
+    def __init__(self, pacer: ManualPacer, stop: asyncio.Event, work: list[float]) -> None:
+        self.pacer, self.stop, self.work = pacer, stop, work
+        self.starts: list[float] = []
 
     async def update(self, delta: float) -> None:
-        import time as _t
-
-        self.calls += 1
-        _t.sleep(0.03)  # noqa: ASYNC251 -- deliberately blocking: an overrunning system
-        self.left -= 1
-        if self.left == 0:
+        self.starts.append(self.pacer.now)
+        self.pacer.advance(self.work[len(self.starts) - 1])
+        if len(self.starts) == len(self.work):
             self.stop.set()
 
 
-async def test_overruns_are_counted_not_accumulated() -> None:
-    import time as _t
-
-    stop = asyncio.Event()
-    slow = Slow(stop, ticks=5)
-    engine = GameEngine(Settings(tick_rate=100), packs=[], use_store=False)
-    engine.add_system(slow)
+async def run_paced(work: list[float], tick_rate: float = 4) -> tuple[GameEngine, Worker]:
+    """Run the real loop on a ManualPacer (the clock moves only by the work done and
+    the waits the loop asks for: nothing sleeps)."""
+    stop, pacer = asyncio.Event(), ManualPacer(now=100.0)
+    worker = Worker(pacer, stop, work)
+    engine = engine_with(worker)
+    engine.settings.tick_rate = tick_rate
     async with engine.lifespan():
-        t0 = _t.monotonic()
-        await asyncio.wait_for(engine.run(stop), timeout=10)
-        elapsed = _t.monotonic() - t0
-    assert slow.calls == 5
-    assert engine.tick_overruns == 5
-    # No catch-up burst: 5 ticks of 30 ms each, not squeezed or multiplied.
-    assert elapsed >= 0.15
+        await asyncio.wait_for(engine.run(stop, pacer=pacer), timeout=10)
+    return engine, worker
+
+
+# Binary fractions of the 0.25 s interval keep the arithmetic exact.
+WORK = 1 / 64
+
+
+async def test_normal_ticks_are_spaced_by_the_interval() -> None:
+    engine, worker = await run_paced([WORK] * 5)
+    assert worker.starts == [100.0, 100.25, 100.5, 100.75, 101.0]
+    assert engine.tick_overruns == 0
+
+
+async def test_one_long_tick_is_counted_and_not_followed_by_a_catch_up_burst() -> None:
+    # The second tick takes three intervals: two tick starts were missed.
+    engine, worker = await run_paced([WORK, 0.75, WORK, WORK, WORK, WORK])
+    # The next tick starts at once when the long one ends, then the grid restarts
+    # from there; a catch-up burst would start ticks 3 and 4 at ~101.0 as well.
+    assert worker.starts == [100.0, 100.25, 101.0, 101.25, 101.5, 101.75]
+    assert engine.tick_overruns == 1
+    assert "maid_tick_overruns_total 1.0" in engine.metrics.render().decode()
+
+
+async def test_a_backlog_under_one_interval_is_caught_up_keeping_the_grid() -> None:
+    # 0.375 s is 1.5 intervals: the next tick starts at once, the one after that
+    # is back on the original grid.
+    engine, worker = await run_paced([WORK, 0.375, WORK, WORK])
+    assert worker.starts == [100.0, 100.25, 100.625, 100.75]
+    assert engine.tick_overruns == 1
+
+
+async def test_every_overrun_is_counted() -> None:
+    engine, worker = await run_paced([0.5] * 4)
+    assert engine.tick_overruns == 4
+    # Each tick ends two intervals after its start: more than one interval
+    # behind, so none is caught up and the ticks run back to back.
+    assert worker.starts == [100.0, 100.5, 101.0, 101.5]
+
+
+async def test_the_real_pacer_wakes_up_when_stopped_and_yields_at_zero() -> None:
+    pacer, stop = RealPacer(), asyncio.Event()
+    stop.set()
+    # An hour's wait ends at once when stop is set (the test times out otherwise).
+    await asyncio.wait_for(pacer.wait(3600, stop), timeout=5)
+    ran: list[int] = []
+
+    async def other() -> None:
+        ran.append(1)
+
+    task = asyncio.create_task(other())
+    await pacer.wait(0, asyncio.Event())
+    assert ran == [1]
+    await task
 
 
 async def test_start_freezes_the_loaded_world_out_of_the_gc_and_stop_unfreezes() -> None:
