@@ -20,7 +20,7 @@ generation system) can fall back to templates. A step that refuses returns a
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 from uuid import UUID
 
@@ -72,7 +72,6 @@ class QuestPlan:
     context: NarrativeContext
     has_stake: bool
     duration_minutes: int
-    failures: dict[str, list[str]] = field(default_factory=dict)
 
 
 class QuestBuilder:
@@ -99,7 +98,6 @@ class QuestBuilder:
         self.narrative_provider = narrative_provider
         self.rewards = rewards or RewardPolicy()
         self.planner = planner or ConsequencePlanner()
-        self.last_failures: dict[str, list[str]] = {}
 
     # -- the pipeline ---------------------------------------------------------------------
     async def build(
@@ -131,7 +129,6 @@ class QuestBuilder:
 
     async def prepare(self, seed: QuestSeed, archetype: QuestArchetype) -> QuestPlan | Rejection:
         """The quest's structure from the world, or why there is none (stage ``plan``)."""
-        self.last_failures = {}
         facts = self.facts
         problem = self.grounding_problem(seed)
         if problem is not None:
@@ -230,11 +227,6 @@ class QuestBuilder:
         )
         quest.coherence_score, coherence_failed = score_coherence(quest, archetype)
         quest.novelty_score = score_novelty(quest, self.history)
-        self.last_failures = {
-            "grounding": grounding_failed,
-            "coherence": coherence_failed,
-            "rewards": plan.reward_notes,
-        }
         if quest.grounding_score < self.MIN_GROUNDING:
             return Rejection(
                 "scores",

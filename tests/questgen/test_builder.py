@@ -51,7 +51,7 @@ async def _build(
     arch = town.qg.archetypes.get(archetype)
     assert arch is not None
     quest = await builder.build(seed, arch)
-    assert not isinstance(quest, Rejection), (quest, builder.last_failures)
+    assert not isinstance(quest, Rejection), quest
     return quest
 
 
@@ -119,7 +119,9 @@ async def test_rewards_scale_with_the_givers_wealth_and_are_clamped(town: Town) 
     capped = await builder.build(seed, town.qg.archetypes.get("clear_out"))  # type: ignore[arg-type]
     assert not isinstance(capped, Rejection)
     assert (capped.rewards.gold, capped.rewards.experience) == (60, 80)
-    assert builder.last_failures["rewards"] == ["gold clamped to 60", "experience clamped to 80"]
+    plan = await builder.prepare(seed, town.qg.archetypes.get("clear_out"))  # type: ignore[arg-type]
+    assert not isinstance(plan, Rejection)
+    assert plan.reward_notes == ["gold clamped to 60", "experience clamped to 80"]
 
 
 async def test_consequences_are_planned_against_real_needs_goals_and_people(town: Town) -> None:
@@ -226,7 +228,7 @@ async def test_low_grounding_or_coherence_is_rejected(town: Town) -> None:
     assert isinstance(rejection, Rejection)
     assert rejection.stage == "scores"
     assert rejection.reason.startswith("coherence score")
-    assert "title present and short" in builder.last_failures["coherence"]
+    assert "title present and short" in rejection.reason
 
     class Vague:
         async def generate(self, ctx: NarrativeContext) -> QuestNarrative:
