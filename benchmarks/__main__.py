@@ -8,7 +8,7 @@
 
 Benchmarks: ``telnet`` (load test against a real ``maid run`` and an echo
 baseline, each in its own process), ``tick`` (10,000 NPCs, 2,000 rooms, 200 active
-quests), ``budget`` (the quest-generation processing budget, seed section 7.1).
+quests), ``budget`` (the quest-generation processing budget).
 See docs/performance.md for what each measures and the latest figures.
 """
 
@@ -97,9 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     if "budget" in wanted:
         from benchmarks import budget
 
-        log("section 7.1 budget ...")
+        log("processing budget ...")
         results["budget"] = budget.run(args.mode, log)
-        sections.append("## Section 7.1 processing budget\n\n" + budget.markdown(results["budget"]))
+        sections.append(
+            "## Quest-generation processing budget\n\n" + budget.markdown(results["budget"])
+        )
     results["finished"] = time.time()
     m = results["machine"]
     m["calibration_ms_at_end"] = calibration_ms()

@@ -1,4 +1,4 @@
-"""Benchmark 3: the processing budget of the quest-generation design (section 7.1).
+"""Benchmark 3: the processing budget of the quest-generation design.
 
 Every row of the table is measured on the tick benchmark's world (10,000 NPCs by
 default) after it has lived for a game hour, so the story signals, seeds and

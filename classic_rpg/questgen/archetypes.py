@@ -1,4 +1,4 @@
-"""The six built-in quest archetypes of a classic RPG (seed 4.2).
+"""The six built-in quest archetypes of a classic RPG.
 
 They are data for the stdlib's ArchetypeRegistry; registering them is the RPG's
 call because "clear the threat by force" is an RPG idea of what a quest is.

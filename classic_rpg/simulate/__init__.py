@@ -1,5 +1,5 @@
 """``maid simulate``: bot players in a fast-forwarded world, and a report on the
-quests it generated (seed section 10.3's quality tests as a tool). See
+quests it generated (the quest-quality targets, measured by a tool). See
 docs/simulate.md.
 
 * :class:`SimulationOptions`, :func:`run_simulation` -> the report dict

@@ -1,6 +1,6 @@
 """The simulation report: one JSON-ready dict, and a readable summary of it.
 
-Quality targets (seed sections 1 and 10.3), checked in ``targets``:
+Quality targets (the quest rate and the quality tests), checked in ``targets``:
 
 * 2-5 quests generated in every game day of the run;
 * 100% grounded: every entity and room a quest refers to existed when it was

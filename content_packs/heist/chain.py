@@ -1,6 +1,6 @@
 """What a finished heist leads to: the mark finds the strongroom empty.
 
-A chain rule of the consequence layer (seed 4.7). After a completed heist the
+A chain rule of the consequence layer (an emergent follow-up). After a completed heist the
 owner of the valuables raises a DISCOVERY signal ("theft" at the vault) so the
 next quest is an investigation for the mark, grounded in the same room and the
 same guard -- the emergent second link of the chain.

@@ -1,4 +1,4 @@
-"""The heist pack's extensions of quest generation (seed 8.1).
+"""The heist pack's extensions of quest generation, added through the QuestGen registries.
 
 * seed type ``heist_opportunity`` ("A valuable target is poorly guarded");
 * a contract mapping the pack's ``VAULT_UNGUARDED`` story signal to it, whose

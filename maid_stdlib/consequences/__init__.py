@@ -1,4 +1,4 @@
-"""Consequence propagation (seed doc 08, sections 4.6-4.7): quest outcomes change
+"""Consequence propagation: quest outcomes change
 the living world, and those changes may raise the next quest. See
 docs/consequences.md.
 

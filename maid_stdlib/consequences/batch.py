@@ -5,8 +5,9 @@
     if batch.validate():
         result = batch.apply()      # BatchResult: applied | conflict | failed
 
-**Merging** (seed pitfall 6). Mutations with the same (type, target entity, key)
-are combined before anything is checked, in the order they were added:
+**Merging**, so two changes to one value never invalidate each other. Mutations with
+the same (type, target entity, key) are combined before anything is checked, in the
+order they were added:
 
 * numeric changes (trust, standing, needs, goal progress, influence, coin) add up
   into one mutation; it saturates only if every part did;

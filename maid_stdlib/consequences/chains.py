@@ -1,4 +1,4 @@
-"""Emergent quest chains (seed 4.6 ``detect_consequence_signals``, 4.7).
+"""Emergent quest chains: applied consequences may raise the next quest's signal.
 
 Chains are not authored: an applied consequence batch may raise new story
 signals, which the generation pipeline evaluates like any other. Each carries
@@ -78,7 +78,7 @@ CHAINS_COLLECTION: Final = "quest_chains"
 
 @dataclass
 class QuestChainEvent(Event):
-    """A quest's consequences created a follow-up opportunity (seed 6.4)."""
+    """A quest's consequences created a follow-up opportunity."""
 
     original_quest_id: str
     chain_signal: StorySignal
@@ -177,7 +177,7 @@ def threat_source(quest: GeneratedQuest) -> str | None:
 
 
 def retaliation_rule(ctx: ChainContext) -> StorySignal | None:
-    """Those the quest fought regroup where they were beaten (seed 4.7, quest 2)."""
+    """Those the quest fought regroup where they were beaten."""
     quest = ctx.quest
     kills = [o for o in quest.objectives if o.objective_type is ObjectiveType.KILL]
     source = threat_source(quest)
@@ -210,7 +210,7 @@ def retaliation_rule(ctx: ChainContext) -> StorySignal | None:
 
 
 def investigation_rule(ctx: ChainContext) -> StorySignal | None:
-    """What an investigation uncovered points somewhere new (seed 4.6)."""
+    """What an investigation uncovered points somewhere new."""
     quest = ctx.quest
     if ctx.pattern != ObjectivePatterns.INVESTIGATE or not quest.consequences:
         return None

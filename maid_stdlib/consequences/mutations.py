@@ -52,7 +52,7 @@ def world_flag(world: World, key: str) -> str | None:
 
 @dataclass
 class WorldMutation:
-    """A single planned world-state change (seed 4.6).
+    """A single planned world-state change.
 
     ``saturate``: a bounded value that would leave its bounds stops at the bound
     instead of invalidating the batch (reputation that is already 0.95 still

@@ -1,8 +1,8 @@
 """How strongly each graded quest outcome carries its consequences.
 
 The grade is computed once, by the rules layer's quest manager at turn-in, and
-travels on its event; nothing here grades anything. The grades themselves are the
-shared ``QuestOutcome`` of :mod:`maid_stdlib.questgen.vocabulary`.
+travels on its event, so every consumer sees the same grade; nothing here grades. The
+grades themselves are the shared ``QuestOutcome`` of :mod:`maid_stdlib.questgen.vocabulary`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""ConsequencePropagator: a planned QuestConsequence -> a WorldMutation (seed 4.6).
+"""ConsequencePropagator: a planned QuestConsequence -> a WorldMutation.
 
 It plans, it never applies: ``plan_mutation`` is its only public entry point, and
 the ConsequenceSystem collects the results into a WorldMutationBatch that is

@@ -2,7 +2,7 @@
 
 The rules layer calls the ``on_*`` methods from its quest events (classic_rpg:
 ``classic_rpg.consequences_glue``), passing the outcome graded by its quest
-manager; nothing here grades (seed pitfall 7). For a generated quest (one with a
+manager; nothing here grades (one grade, many readers). For a generated quest (one with a
 ``generated_quests`` document; authored quests are skipped):
 
 1. consequences: the quest's own on success (scaled by OUTCOME_SCALE), plus those
@@ -80,7 +80,7 @@ PreApplyHook = Callable[[WorldMutationBatch, int], None]
 
 class ConsequenceSystem(System):
     phase = "consequences"
-    #: Trust a giver loses when the character walks away from the quest (seed 6.1).
+    #: Trust a giver loses when the character walks away from the quest.
     ABANDON_TRUST: ClassVar[float] = -0.15
     MAX_ATTEMPTS: ClassVar[int] = 2
 
@@ -178,7 +178,7 @@ class ConsequenceSystem(System):
 
     async def on_expired(self, quest_id: str, character_ids: Sequence[UUID]) -> Propagation | None:
         """The opportunity expired: failure consequences once, character-specific
-        ones for each character who had accepted it (seed pitfall 5)."""
+        ones for each character who had accepted it (expiry is an outcome too)."""
         return await self._propagate(quest_id, QuestOutcome.EXPIRED, list(character_ids))
 
     # -- propagation ------------------------------------------------------------------

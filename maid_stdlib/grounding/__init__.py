@@ -1,4 +1,4 @@
-"""Quest grounding (seed doc 08, sections 5.1 and 6.1): open generated quests stay
+"""Quest grounding: open generated quests stay
 true to the world. See docs/consequences.md.
 
 Public API: ``QuestGroundingMonitor`` (phase grounding), ``QuestBoard`` and ``Holder``

@@ -234,7 +234,7 @@ class QuestGroundingMonitor(System):
     # -- validation -------------------------------------------------------------------
     async def check_acceptance(self, quest_id: str, character: UUID) -> str | None:
         """Why ``quest_id`` may no longer be accepted (None: it may). Never changes
-        the quest (the validator has no side effects, seed pitfall 8)."""
+        the quest (the validator has no side effects)."""
         quest = await self.index.get(quest_id)
         if quest is None:
             return None

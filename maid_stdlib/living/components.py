@@ -42,7 +42,7 @@ class NeedType:
 
 
 class GoalType:
-    """Built-in goal types (plain strings, like the seed's QuestSeedType)."""
+    """Built-in goal types (plain strings, like questgen's QuestSeedType)."""
 
     ACQUIRE = "ACQUIRE"
     PROTECT = "PROTECT"

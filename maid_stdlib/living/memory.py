@@ -86,7 +86,7 @@ class EpisodicMemory:
     emotional_intensity: float = 0.0
     tags: list[str] = field(default_factory=list)
     visibility: MemoryVisibility = MemoryVisibility.PRIVATE
-    #: The character involved, if any (the seed's ``player_id``).
+    #: The character involved, if any.
     player_id: UUID | None = None
     #: Whom the memory is about (a betrayer, a rival), if not the character.
     subject_id: UUID | None = None

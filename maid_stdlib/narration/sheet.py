@@ -1,6 +1,6 @@
 """The world-state sheet (``state``, ``@state``) and builders' edits (``@state set``).
 
-The sheet reads like the seed's World State panel: world, you, the NPCs here, with
+The sheet reads like a World State panel: world, you, the NPCs here, with
 a bar for every stat that has both a min and a max, then the goals checklist.
 Builders see paths instead of labels, every NPC of the schema and the room's
 bookkeeping, and may set values: an edit is validated against the schema and

@@ -3,7 +3,7 @@
 One document per turn: room, actor, action index, the player's text, the narration,
 the snapshot taken before the turn was applied and the whole report (all three
 lists). The next turn's refusals and replayed history are read back from here, so
-what the model hears is exactly what was stored (seed 001: a write path that
+what the model hears is exactly what was stored (once, a write path that
 dropped two of the three lists went unnoticed because tests built the column by
 hand).
 

@@ -1,4 +1,4 @@
-"""Quest generation, first half (seed doc 08, sections 4.1-4.3, 5.1-5.2, 6.6-6.7).
+"""Quest generation, first half: signals -> seeds -> grounded, checked quests.
 
 Story signals become enriched seeds (SeedEvaluator, CompoundSeedComposer), seeds
 become grounded quests (ArchetypeRegistry, ObjectiveBuilder, QuestBuilder), and

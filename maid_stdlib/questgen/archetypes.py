@@ -1,8 +1,8 @@
-"""Quest archetypes: the structural shape of a quest, never its content (seed 4.2).
+"""Quest archetypes: the structural shape of a quest, never its content.
 
 The :class:`ArchetypeRegistry` holds every archetype, built-in or pack-defined,
-and scoring reads the registry (seed pitfall 4: the seed's ``_score_match``
-read a global dict, so pack archetypes were never chosen).
+and scoring reads the registry (scoring from a fixed table of the built-in ones
+would never choose a pack's archetype).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class QuestArchetype:
     # Narrative shape
     narrative_arc: NarrativeArc = NarrativeArcs.THREE_ACT
     tone: list[str] = field(default_factory=list)
-    #: How likely completion leads to a follow-up (seed 4.7), before adjustments.
+    #: How likely completion leads to a follow-up quest, before adjustments.
     chain_potential: float = 0.3
 
 

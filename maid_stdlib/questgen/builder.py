@@ -1,10 +1,10 @@
-"""QuestBuilder: seed + archetype -> GeneratedQuest (seed 4.3).
+"""QuestBuilder: seed + archetype -> GeneratedQuest.
 
 The pipeline, split so the narrative can come from anywhere:
 
 1. ``prepare``: validate the seed's grounding, build grounded objectives,
    branches (BRANCHING archetypes), rewards scaled by difficulty and the
-   giver's wealth (then clamped: the clamp is a build step, seed pitfall 8),
+   giver's wealth (then clamped: the clamp is a build step, never the validator's),
    consequences, and the :class:`NarrativeContext` of real names and places.
 2. the narrative: ``build`` asks a :class:`NarrativeProvider` (LLM or
    template); ``build_from_narrative`` takes one already written.

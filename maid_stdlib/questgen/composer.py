@@ -1,4 +1,4 @@
-"""CompoundSeedComposer: related signals combine into one richer seed (seed 4.1).
+"""CompoundSeedComposer: related signals combine into one richer seed.
 
 Two signals are related when they share an NPC, when their places are in the
 same area, or when one names what the other is about (Gundrik's goal is

@@ -1,4 +1,4 @@
-"""The StorySignal -> QuestSeedType contract (seed 6.7).
+"""The StorySignal -> QuestSeedType contract.
 
 Each signal type maps to the seed type(s) it can become, names the context keys
 it must carry, and has a *grounder* that resolves those keys against the world
@@ -186,7 +186,7 @@ def _item_template(facts: WorldFacts, ref: Any) -> str | None:
     return None
 
 
-# -- built-in grounders (seed 6.7's table) ------------------------------------------------
+# -- built-in grounders (one per built-in signal type) --------------------------------------
 def _threat(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     ctx = signal.context
     source = str(ctx["threat_source"])

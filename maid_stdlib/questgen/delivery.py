@@ -1,4 +1,4 @@
-"""Quest delivery (seed 4.5, 12.5): how a generated quest reaches a character.
+"""Quest delivery: how a generated quest reaches a character.
 
 Quests are never injected into a quest log. The :class:`DeliveryPlanner` picks one
 of seven ways for each matched character, and the delivery waits in the
@@ -165,7 +165,7 @@ class DeliveryPolicy:
 
 
 class DeliveryPlanner:
-    """Chooses how a quest reaches a character (the seed's order, extended)."""
+    """Chooses how a quest reaches a character (the first method that fits, in order)."""
 
     def __init__(self, facts: WorldFacts, policy: DeliveryPolicy) -> None:
         self.facts = facts

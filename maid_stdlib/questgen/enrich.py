@@ -1,5 +1,5 @@
 """Enrichment of a seed from the giver's real state: motivation, backstory,
-stakes, tension, mood, difficulty and duration (seed 4.1 ``_build_seed``).
+stakes, tension, mood, difficulty and duration.
 
 Every sentence is assembled from something that exists: a goal and its blocker,
 a need below its threshold, a PUBLIC memory, a room's name. Nothing is invented;

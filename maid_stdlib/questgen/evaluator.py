@@ -1,7 +1,7 @@
-"""SeedEvaluator: story signals in, enriched quest seeds out (seed 4.1).
+"""SeedEvaluator: story signals in, enriched quest seeds out.
 
 The filters, in order: the signal contract (known signal type, registered seed
-type, required context keys present, seed 6.7), the chain-depth circuit
+type, required context keys present), the chain-depth circuit
 breaker, the importance threshold, grounding against the world (the named NPCs
 and places must exist), the per-NPC cooldown, variety (a seed type seen among
 the last quests has its importance halved rather than being rejected) and
@@ -9,7 +9,7 @@ feasibility (the giver alive and able to reach the place). A signal that fails
 any of them returns a :class:`~maid_stdlib.questgen.rejection.Rejection` (stage
 ``evaluate``) saying why, without side effects.
 
-:class:`SignalThrottle` is the dedup and world-wide rate limit of seed 6.1, on
+:class:`SignalThrottle` is the dedup and world-wide rate limit of signals, on
 game time; the evaluator applies it first when it has one.
 """
 

@@ -1,8 +1,8 @@
-"""Configuration and the signal gate of the QuestGenerationSystem (seed 6.1).
+"""Configuration and the signal gate of the QuestGenerationSystem.
 
 Every limit of the system is a field of :class:`QuestGenerationConfig`, with the
-seed's values as defaults. Times are game seconds on the engine clock (seed
-pitfall 1: no tick counts, so the tick rate may change), except the token budget
+design's values as defaults. Times are game seconds on the engine clock (no
+tick counts, so the tick rate may change), except the token budget
 and alert windows, which are monotonic seconds like the shared LLM limiter's.
 """
 
@@ -22,7 +22,7 @@ __all__ = ["QuestGenerationConfig", "SignalGate"]
 
 
 class QuestGenerationConfig(BaseModel):
-    """Every limit of the system; the seed's values are the defaults. Times are
+    """Every limit of the system, with the design's values as defaults. Times are
     game seconds unless marked monotonic."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -40,7 +40,7 @@ class QuestGenerationConfig(BaseModel):
     seed_retry_backoff: float = Field(
         default=1800.0, ge=0, description="game seconds before the first retry"
     )
-    #: Generated quests in any rolling game day (the seed's "2-5 quests per game day").
+    #: Generated quests in any rolling game day (a few a day: the aim is 2 to 5).
     max_quests_per_day: int | None = Field(default=5, ge=1)
     max_pending_seeds: int = Field(default=50, ge=1)
     signal_dedup_window: float = Field(default=60.0, ge=0)
@@ -96,7 +96,7 @@ class QuestGenerationConfig(BaseModel):
 
 
 class SignalGate:
-    """The seed's signal throttle on game time: a world-wide cap of ``global_max``
+    """The signal throttle on game time: a world-wide cap of ``global_max``
     accepted signals per ``global_window``, then suppression of repeats of one
     (signal type, first NPC) within ``dedup_window``."""
 

@@ -1,7 +1,7 @@
-"""QuestHistory (seed 6.6): what the generator produced, for cooldowns, variety,
+"""QuestHistory: what the generator produced, for cooldowns, variety,
 anti-patterns and analytics. Persisted in the ``quest_history`` collection.
 
-Times are game seconds (seed pitfall 1). The document of a quest (key: its id,
+Times are game seconds (one game clock). The document of a quest (key: its id,
 ``character_id`` None, ``source`` "generated") uses the same field names as the
 QuestManager's history entries in the same collection, so either side can read
 what the other wrote; the generator adds ``area``, ``archetype`` facts and

@@ -1,11 +1,11 @@
-"""Telemetry and auto-throttle of quest generation (seed 7.3).
+"""Telemetry and auto-throttle of quest generation.
 
-:class:`QuestGenMetrics` puts the seed's metrics on the engine's Prometheus
+:class:`QuestGenMetrics` puts the designed metrics on the engine's Prometheus
 registry, named by Prometheus conventions (``maid_questgen_`` prefix, base units,
 ``_total`` added to counters by the client library, ``_ratio`` for fractions):
 
 =============================================  ======================================
-seed                                           here
+design name                                    here
 =============================================  ======================================
 ``quest_gen.seed_queue_depth``                 ``maid_questgen_seed_queue_depth``
 ``quest_gen.in_flight_builds``                 ``maid_questgen_in_flight_builds``
@@ -26,7 +26,7 @@ plus ``maid_questgen_quests_built_total{narrative}``, ``maid_questgen_offers_tot
 ``maid_questgen_seeds_total{outcome}``, and the state of every automatic action as
 ``maid_questgen_throttle_active{action}`` / ``maid_questgen_alert_active{alert}``.
 
-:class:`AutoThrottle` takes the actions of the seed's table: template-only mode on
+:class:`AutoThrottle` takes these automatic actions: template-only mode on
 a queue spike (with hysteresis, so it does not flap) or when the rolling token
 budget is spent, one quest per cycle while the LLM's p99 latency is above its
 threshold, no launches at the concurrency cap, and alerts (a logged warning and a

@@ -7,7 +7,7 @@ world by the builder (never entity ids, never private memories). A
 templates on any failure and so never raises.
 
 The narrative is generated once per quest, before any character is matched, so
-nothing here is about a particular player (seed pitfall 3): reputation-dependent
+nothing here is about a particular player: reputation-dependent
 wording belongs to personalization and delivery.
 """
 

@@ -1,4 +1,4 @@
-"""ObjectiveBuilder: the registry of objective patterns (seed 4.3).
+"""ObjectiveBuilder: the registry of objective patterns.
 
 A pattern ("clear", "investigate", a pack's "stealth") maps to a builder
 ``(seed, facts) -> list[QuestObjective]`` (sync or async) that turns the seed's

@@ -1,5 +1,5 @@
 """The built-in objective patterns: CLEAR, INVESTIGATE, NEGOTIATE, CHOICE, ESCORT,
-DELIVER, FETCH and CRAFT_AND_DELIVER (seed 4.3 "Objective Construction").
+DELIVER, FETCH and CRAFT_AND_DELIVER.
 
 Each builder reads only the seed's typed fields and the world, and returns []
 when the world does not hold what it needs (no threat entities, no lead, no

@@ -1,4 +1,4 @@
-"""Quest personalization (seed 4.5): who a generated quest suits, and how much.
+"""Quest personalization: who a generated quest suits, and how much.
 
 A character's play style is inferred from what it actually does. Every kill,
 conversation, new room, pick-up and finished quest adds to a per-style activity
@@ -8,12 +8,12 @@ here (a stdlib event); kills, talks, items and quests come from the rules layer,
 which calls :meth:`PlayStyleTracker.record` / :meth:`record_quest`
 (``classic_rpg.questgen.wiring`` does).
 
-:class:`QuestPersonalizer` builds the seed's :class:`PlayerProfile` for a
-character and scores a quest against it exactly as the seed's ``_score_match``
-(plus a CRAFTER match for errand-shaped quests, which the seed's style enum has
-but its scoring forgot), reading archetypes from the registry (pitfall 4).
-Narrative and dialogue were written once per quest, for nobody in particular
-(pitfall 3): what depends on the character -- how the giver greets them, whether
+:class:`QuestPersonalizer` builds the matching :class:`PlayerProfile` for a
+character and scores a quest against it (level, play style against the
+archetype's needs, trust in the giver, nearness, novelty; a CRAFTER matches
+errand-shaped quests), reading archetypes from the registry so a pack's score too.
+Narrative and dialogue were written once per quest, for nobody in particular,
+so what depends on the character -- how the giver greets them, whether
 they have worked for the giver before, whether the job is beyond them -- is
 added here as ``narrative_additions``.
 """
@@ -105,7 +105,7 @@ class PlayProfile(Component):
 
 @dataclass
 class PlayerProfile:
-    """The seed's matching profile of one character (built fresh for each match)."""
+    """The matching profile of one character (built fresh for each match)."""
 
     character_id: UUID
     level: int
@@ -267,7 +267,7 @@ def styles_of_archetype(archetypes: ArchetypeRegistry, archetype_id: str) -> tup
 
 
 class QuestPersonalizer:
-    """Builds profiles and scores quests for characters (the seed's PlayerMatcher)."""
+    """Builds profiles and scores quests for characters."""
 
     LEVEL_CLOSE: ClassVar[int] = 2
     LEVEL_NEAR: ClassVar[int] = 5
@@ -341,7 +341,7 @@ class QuestPersonalizer:
         return abs(profile.level - quest.difficulty.recommended_level) <= self.LEVEL_NEAR
 
     def score_match(self, quest: GeneratedQuest, profile: PlayerProfile) -> float:
-        """The seed's ``_score_match``; 0 means "not for this character"."""
+        """How well ``quest`` suits the profile; 0 means "not for this character"."""
         score = 0.0
         level_diff = abs(profile.level - quest.difficulty.recommended_level)
         if level_diff <= self.LEVEL_CLOSE:
@@ -377,7 +377,7 @@ class QuestPersonalizer:
             score += 0.1
         if len(profile.active_quests) >= self.active_damping_at:
             score *= self.active_damping
-        # Rounded so that 0.1 + 0.1 + 0.1 compares as 0.3, as the seed's thresholds mean.
+        # Rounded so that 0.1 + 0.1 + 0.1 compares as 0.3, as the thresholds mean.
         return round(score, 4)
 
     def narrative_additions(

@@ -1,4 +1,4 @@
-"""QuestQualityFilter: reject quests matching known anti-patterns (seed 5.2).
+"""QuestQualityFilter: reject quests matching known anti-patterns.
 
 History-aware and registry-aware: whether a past quest was a fetch quest or a
 combat quest is read from the archetype registry (pack archetypes included) or,

@@ -1,11 +1,11 @@
-"""The data of a generated quest (seed 4.3): objectives, branches, rewards,
+"""The data of a generated quest: objectives, branches, rewards,
 consequences and the GeneratedQuest itself.
 
 Everything here is plain data. All dataclasses are keyword-only, which is what
-makes the seed's field order (required fields after defaulted ones) valid
-(seed pitfall 2). Rooms are room keys ("ironvale:road_ridge"), as everywhere in
+makes our field order (required fields after defaulted ones) valid.
+Rooms are room keys ("ironvale:road_ridge"), as everywhere in
 the world layer; entities are UUIDs. Times are game seconds, except
-``GeneratedQuest.time_limit`` which is game hours as in the seed.
+``GeneratedQuest.time_limit`` which is game hours, as authors write it.
 
 ``ObjectiveType`` is the shared one of :mod:`maid_stdlib.questgen.vocabulary`,
 which the rules layer's quest manager uses too.

@@ -2,7 +2,7 @@
 
 ``register_questgen(ctx)`` (called by StdlibContentPack.register) provides one
 :class:`QuestGen` service holding every registry, so content packs extend the
-pipeline from their own ``register`` (seed 8.1)::
+pipeline from their own ``register``::
 
     qg = ctx.service(QuestGen)
     qg.seed_types.register("heist_opportunity", "A valuable target is poorly guarded")
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = ["GENERATED_QUESTS_COLLECTION", "QuestGen", "QuestSink", "register_questgen"]
 
-#: Side-table of generation metadata (consequences, branches, scores), seed 6.1.
+#: Side-table of generation metadata (consequences, branches, scores).
 GENERATED_QUESTS_COLLECTION = "generated_quests"
 
 
@@ -81,7 +81,7 @@ class QuestGen:
         self.sink: QuestSink | None = None
         self._loaded = False
 
-    # -- registration (seed 8.1) ------------------------------------------------------------
+    # -- registration (what packs call) -------------------------------------------------------
     def register_archetype(self, archetype: QuestArchetype, replace: bool = False) -> None:
         self.archetypes.register(archetype, replace=replace)
 

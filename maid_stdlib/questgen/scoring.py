@@ -1,4 +1,4 @@
-"""Quality scores of a built quest (seed 4.3 step 8): grounding, coherence, novelty.
+"""Quality scores of a built quest (its last build step): grounding, coherence, novelty.
 
 Each score is the weighted share of checks passed, so a low score can be
 explained check by check (``explain=True`` returns the failed checks).

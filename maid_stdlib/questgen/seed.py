@@ -1,9 +1,9 @@
 """QuestSeed: a validated, enriched story signal ready for quest construction.
 
 Every value an objective builder reads is a typed field filled when the seed is
-built; there is no free-form context dict to fall back on (seed 4.1). Rooms are
-room keys. Times are game seconds on the engine's game clock (seed pitfall 1):
-``expires_at`` follows the seed's formula, 24 game hours scaled down by urgency.
+built; there is no free-form context dict to fall back on. Rooms are
+room keys. Times are game seconds on the engine's game clock (never tick counts):
+``expires_at`` is 24 game hours scaled down by urgency.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class QuestSeed:
     #: Room keys affected.
     affected_area: list[str] = field(default_factory=list)
 
-    # Typed context fields (seed 6.7's required keys, resolved against the world)
+    # Typed context fields (the signal's required keys, resolved against the world)
     threat_source: str | None = None
     evidence_location: str | None = None
     subject: str | None = None

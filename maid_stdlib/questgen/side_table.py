@@ -1,9 +1,9 @@
-"""The ``generated_quests`` side-table of the QuestGenerationSystem (seed 6.1).
+"""The ``generated_quests`` side-table of the QuestGenerationSystem.
 
 One document per generated quest: the whole GeneratedQuest (``quest_to_document``:
 seed id and type, archetype, importance, consequences, failure consequences,
-branches, chain potential and depth, the three quality scores -- the seed's
-side-table fields are a subset) plus ``delivery`` (topics and gossip ids), so that
+branches, chain potential and depth, the three quality scores -- more than the
+designed side-table fields) plus ``delivery`` (topics and gossip ids), so that
 open quests can be delivered after a restart. Writes are queued and flushed off
 the tick, with the QuestHistory's, like the QuestManager's documents.
 """

@@ -58,7 +58,7 @@ def signal_key(signal: StorySignalLike) -> object:
 
 def chain_depth_of(signal: StorySignalLike) -> int:
     """Depth in an emergent chain: the larger of the signal's attribute and the
-    ``chain_depth`` context key the consequence layer sets (seed 4.6), so neither
+    ``chain_depth`` context key the consequence layer sets, so neither
     source can hide a deep chain from the circuit breaker."""
     depths = [getattr(signal, "chain_depth", 0), signal.context.get("chain_depth", 0)]
     out = 0

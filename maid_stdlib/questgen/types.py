@@ -1,7 +1,7 @@
 """String identifiers of the quest pipeline and the registry of seed types.
 
 Seed types, objective patterns and narrative arcs are plain strings, not enums
-(seed 4.1/4.2): content packs add their own at runtime. The ``*s`` classes hold
+because content packs add their own at runtime. The ``*s`` classes hold
 the built-in constants; :class:`SeedTypeRegistry` is where a seed type must be
 registered before the SeedEvaluator accepts a seed of that type.
 """

@@ -1,6 +1,6 @@
-"""QuestValidator (seed 5.1) and the reward clamp.
+"""QuestValidator and the reward clamp.
 
-Validation has no side effects (seed pitfall 8): the grounding monitor re-runs it
+Validation has no side effects: the grounding monitor re-runs it
 on live, accepted quests, and a validator that clamped as it went would quietly
 rewrite their rewards. Clamping is :func:`clamp_rewards`, a build step the
 QuestBuilder runs once; a quest whose rewards still exceed the limits fails

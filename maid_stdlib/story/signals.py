@@ -1,8 +1,8 @@
 """Story signals: "something worth a story is happening" (Doc 07 -> quest seeds).
 
 ``StorySignalType`` values are plain strings (packs may add their own), like the
-seed's ``QuestSeedType``. :data:`REQUIRED_CONTEXT` is the contract of the quest
-seed document's section 6.7: a detector emits a signal only with every required
+questgen's ``QuestSeedType``. :data:`REQUIRED_CONTEXT` is the contract between story
+and quest generation: a detector emits a signal only with every required
 key filled from real state. Keys that name an NPC or a room carry the entity's
 UUID as a string; a ``<key>_name`` (or ``<key>_names``) next to it carries the
 human-readable name.
@@ -37,7 +37,7 @@ class StorySignalType:
     CRISIS = "CRISIS"
 
 
-#: Signal type -> context keys it must carry (seed doc 6.7).
+#: Signal type -> context keys it must carry (quest generation grounds on them).
 REQUIRED_CONTEXT: dict[str, tuple[str, ...]] = {
     StorySignalType.THREAT_DETECTED: ("threat_source", "threat_location"),
     StorySignalType.RIVALRY_ESCALATION: ("npc_a", "npc_b", "cause", "trust_level"),

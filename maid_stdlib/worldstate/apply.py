@@ -1,7 +1,7 @@
 """The referee: apply the model's proposed changes under the schema's rules.
 
 "AI proposes, engine clamps." For each ``path: change`` of the block, in the order of
-seed 000's seven steps:
+these seven steps:
 
 1. resolve the path against the schema; unknown paths are ignored and reported;
 2. a milestone accepts only ``true``, records the action index, and is sticky

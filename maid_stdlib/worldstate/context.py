@@ -7,7 +7,7 @@ with the system text; ``world_state`` and ``world_state_guide`` near the scene; 
 replayed history; ``world_state_refusals`` directly above ``world_state_reminder``
 at the end.
 
-Lessons of seed 001 built in: milestone ids and NPC ids are named to the model (it
+Lessons of real play built in: milestone ids and NPC ids are named to the model (it
 cannot emit a path it never saw), refusals of the previous turn only are fed forward
 with their fix, and the history replays what was applied, never what was sent.
 """
@@ -120,7 +120,7 @@ def render_stat_guide(schema: StatSchema, present_npcs: Iterable[str] | None = N
     """The fixed legend: every path with its rules, description and full band ladder.
 
     ``present_npcs=None`` lists every NPC; otherwise only those present. Milestones are
-    listed too (seed 001: a path missing from the prompt is a path never emitted).
+    listed too (a path missing from the prompt is a path the model never emits).
     """
     if schema.is_empty:
         return ""

@@ -1,6 +1,6 @@
 """Builder recommendations for a schema that is valid but invites known failures.
 
-Seed 001 found these in real play:
+Real play found these:
 
 * A numeric stat whose ``initial`` sits on the boundary it moves away from (hp at
   ``initial == max``) turns every wrong-signed change, and every total sent as a

@@ -1,6 +1,6 @@
 """What happened to each change the model sent: applied, clamped or rejected.
 
-The post-mortem's lesson (seed 001): every consumer must read all three lists. A
+Every consumer must read all three lists (a write path once dropped two). A
 refused change shown as an ordinary change tells the player a lie and, replayed, teaches
 the model the refused value was right. So the report is one JSON-ready object, stored
 whole, and these helpers read every list.

@@ -68,7 +68,7 @@ class StatView(ABC):
 
 
 class DictStatView(StatView):
-    """A view over one plain document in the seed's ``world_state`` shape::
+    """A view over one plain document in the ``world_state`` shape::
 
         {"world": {"day": 3}, "player": {"hp": 55}, "npc": {"gwen": {"trust": 20}},
          "flags": {"has_key": false}, "milestones": {"rescue_gwen": {"reached": true, "at": 7}},

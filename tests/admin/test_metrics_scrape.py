@@ -1,5 +1,5 @@
 """Scrape /metrics of a real MaidServer and check what operators rely on: every
-metric of seed section 7.3 and the engine's, named by Prometheus conventions."""
+quest-generation metric and the engine's, named by Prometheus conventions."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ EXPECTED = {
     # narrated rooms: turns, and changes applied / clamped / rejected
     "maid_narrated_turns": "counter",
     "maid_narrated_changes": "counter",
-    # seed 7.3
+    # quest generation's telemetry
     "maid_questgen_seed_queue_depth": "gauge",
     "maid_questgen_in_flight_builds": "gauge",
     "maid_questgen_llm_latency_seconds": "histogram",

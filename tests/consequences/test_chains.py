@@ -1,5 +1,5 @@
 """Emergent chains: follow-up signals with chain context, dampened x0.7 per link,
-stopped at depth 5, capped per propagation (seed 4.6, 4.7, 10.2)."""
+stopped at depth 5, capped per propagation."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The Iron Crisis (seed 9) played to the end: the consequences really change the
-living world, and the world answers with the next quest (seed 4.7).
+"""The Iron Crisis (the worked example) played to the end: the consequences really change the
+living world, and the world answers with the next quest (an emergent chain).
 
 The quest is built by the real pipeline from the signals Ironvale raises by itself;
 it is played with real commands (talk, accept, walk, kill); nothing here sets

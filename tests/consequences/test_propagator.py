@@ -1,4 +1,4 @@
-"""ConsequencePropagator.plan_mutation: one case per ConsequenceType (seed 10.1)."""
+"""ConsequencePropagator.plan_mutation: one case per ConsequenceType."""
 
 from __future__ import annotations
 

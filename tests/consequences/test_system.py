@@ -1,5 +1,5 @@
 """ConsequenceSystem: graded outcomes from the event, retries on conflict, failure,
-abandonment and expiry consequences (seed 4.6, 6.1; pitfalls 5, 6, 7)."""
+abandonment and expiry consequences, same-target merging, one grade for all."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The whole loop, over a real telnet socket (seed 10.2, first integration test):
+"""The whole loop, over a real telnet socket (the first integration test):
 
 story signal -> seed -> quest -> delivery -> play over telnet -> turn-in ->
 consequences visible -> follow-up generated.

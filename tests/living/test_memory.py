@@ -28,7 +28,7 @@ async def test_recent_memories_newest_first_with_visibility_and_tags(tmp_path: P
             )
         )
         await engine.run_ticks(1)
-        # The seed's tag convention means PUBLIC too.
+        # The ``visibility:public`` tag means PUBLIC too.
         memory.add(
             EpisodicMemory(
                 smith,

@@ -33,7 +33,7 @@ CELLAR, TOWER, HUT, CAMP = (f"{PACK}:{k}" for k in ("cellar", "tower", "hut", "c
 HP_BANDS = [[0, 20, "very weak"], [20, 40, "hurt"], [40, 60, "minor damage"],
             [60, 90, "healthy"], [90, 100, "full health"]]  # fmt: skip
 
-#: Seed 000's schema, with a cooldown on mana and hp starting inside its range.
+#: The bandit-camp schema, with a cooldown on mana and hp starting inside its range.
 SCHEMA: dict[str, Any] = {
     "world": {"day": {"type": "counter", "min": 1, "initial": 1, "max_delta_per_turn": 1,
                       "desc": "In-game day. Send +1 when a night passes."}},

@@ -1,4 +1,4 @@
-"""Seed 000's checklist, end to end through the service: a player acts, a scripted
+"""The narration rules' checklist, end to end through the service: a player acts, a scripted
 model answers, the engine clamps, and the outcome is read back from the store."""
 
 from __future__ import annotations

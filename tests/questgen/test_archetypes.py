@@ -1,4 +1,4 @@
-"""ArchetypeRegistry: registration, and scoring that reads the registry (pitfall 4)."""
+"""ArchetypeRegistry: registration, and scoring that reads the registry (packs' too)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""QuestHistory (10.1, seed 6.6): what it records, queries, and persistence."""
+"""QuestHistory: what it records, queries, and persistence."""
 
 from __future__ import annotations
 

@@ -81,7 +81,7 @@ def _seed(**kw: object) -> QuestSeed:
 def test_quest_seed_is_a_valid_keyword_dataclass_with_typed_fields_only() -> None:
     seed = _seed()
     names = {f.name for f in dataclasses.fields(QuestSeed)}
-    # No free-form context dict to fall back on (seed 4.1).
+    # No free-form context dict to fall back on: every value is a typed field.
     assert "context" not in names
     assert {"threat_source", "evidence_location", "subject", "mood"} <= names
     assert seed.all_seed_types == ["threat_response"]

@@ -115,7 +115,7 @@ async def test_unsafe_dialogue_falls_back_and_counts_both_calls() -> None:
         answer("The Iron Road: a tale of bandits and a cold forge."),  # no JSON at all
         answer('{"title": "The Iron Road", "summary": '),  # cut off
         answer('["The Iron Road"]'),  # not an object
-        answer(narrative_json(title="A Title That Is Much Too Long For The Seed's Limit")),
+        answer(narrative_json(title="A Title That Is Much Too Long For The Word Limit")),
         answer(narrative_json(description="Too short.")),
         LLMResult(
             text=narrative_json()[:40],

@@ -1,4 +1,4 @@
-"""QuestNarrativeModel / QuestDialogueModel: the seed's limits, cleaning, strictness."""
+"""QuestNarrativeModel / QuestDialogueModel: the length limits, cleaning, strictness."""
 
 from __future__ import annotations
 

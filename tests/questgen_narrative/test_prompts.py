@@ -108,7 +108,7 @@ def test_prompt_names_only_come_from_the_context(which: str) -> None:
     assert extra <= context_words(ctx), extra - context_words(ctx)
     for name in ("Mara Fenwick", "Fenwick Cellar", "Brindle Lane", "Inspector Hobb"):
         assert name in prompt
-    # No name from anywhere else (the seed's worked example, say) sneaks in.
+    # No name from anywhere else (another world's example, say) sneaks in.
     for foreign in ("Gundrik", "Voss", "Selena", "Kral"):
         assert foreign not in build_narrative_prompt(ctx)
 

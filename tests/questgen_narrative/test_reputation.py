@@ -1,4 +1,4 @@
-"""Reputation labels from trust (seed 4.4's thresholds)."""
+"""Reputation labels from trust (the band thresholds)."""
 
 from __future__ import annotations
 

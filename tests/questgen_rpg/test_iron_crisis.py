@@ -1,4 +1,4 @@
-"""The Iron Crisis (seed section 9), end to end on Ironvale's real world state."""
+"""The Iron Crisis (the worked example), end to end on Ironvale's real world state."""
 
 from __future__ import annotations
 

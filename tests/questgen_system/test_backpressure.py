@@ -1,4 +1,4 @@
-"""Backpressure and telemetry (seed 6.1, 7.3): the rolling token budget from real
+"""Backpressure and telemetry: the rolling token budget from real
 usage, queue-spike template-only mode with recovery, the latency auto-throttle,
 alerts, and the metrics on the engine's registry."""
 

@@ -1,4 +1,4 @@
-"""The seven delivery methods (seed 4.5), each planned and then fired by its real
+"""The seven delivery methods, each planned and then fired by its real
 trigger: the giver in the room, the next room entered, a gossiping NPC talked to,
 the notice board read, the quest's place entered, two knowing NPCs overheard, a
 person involved talked to."""

@@ -1,4 +1,4 @@
-"""Personalization (seed 4.5): play style from what a character really does, the
+"""Personalization: play style from what a character really does, the
 match score, active-quest damping, reputation wording, and the opt-out."""
 
 from __future__ import annotations
@@ -178,7 +178,7 @@ def test_npc_key_helper_is_stable(quiet: GameEngine) -> None:
 
 
 async def test_talking_to_the_giver_follows_the_delivery_rules(quiet: GameEngine) -> None:
-    # `talk <giver>` is the seed's CONVERSATION delivery: it may bring a generated
+    # `talk <giver>` is the CONVERSATION delivery: it may bring a generated
     # quest up, but never to a character who opted out.
     quest = await a_quest(quiet)
     hero, _ = await online(quiet, "Aldric", level=4)

@@ -1,4 +1,4 @@
-"""Generation cycles (seed 6.1): interval and adaptive scheduling, seed eviction,
+"""Generation cycles: interval and adaptive scheduling, seed eviction,
 freshness, the concurrent-build cap, and update() never awaiting the LLM."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Signal intake (seed 6.1): dedup window, global throttle, evaluation, composition."""
+"""Signal intake: dedup window, global throttle, evaluation, composition."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Outcome grades (seed 4.6), including the heal-before-turn-in exploit."""
+"""Outcome grades, including the heal-before-turn-in exploit."""
 
 from __future__ import annotations
 

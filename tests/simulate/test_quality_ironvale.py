@@ -1,8 +1,8 @@
-"""Seed section 10.3's quality tests (and section 1's quest rate), on Ironvale over
+"""The quest-quality targets (and the quest rate), on Ironvale over
 seven game days with five bot players, through ``maid simulate``'s engine.
 
 One simulation (about 10-15 s) serves every test. A failing test prints what the
-report says about why; the targets are the seed's and are not to be relaxed here:
+report says about why; the targets are the design's and are not to be relaxed here:
 fix the pack or the pipeline (see docs/simulate.md, "Reading a miss").
 """
 

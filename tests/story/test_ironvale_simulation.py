@@ -1,4 +1,4 @@
-"""The Iron Crisis (seed section 9) arises in Ironvale by itself, and ends when the
+"""The Iron Crisis (the worked example) arises in Ironvale by itself, and ends when the
 bandits are gone. No test code touches needs, goals or gossip: only time passes,
 and later the bandits die."""
 

@@ -1,4 +1,4 @@
-"""Fixtures of the world-state tests: seed 000's schema, the example file, a World."""
+"""Fixtures of the world-state tests: the bandit-camp schema, the example file, a World."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ EXAMPLE = (
 HP_BANDS = [[0, 20, "very weak"], [20, 40, "hurt"], [40, 60, "minor damage"],
             [60, 90, "healthy"], [90, 100, "full health"]]  # fmt: skip
 
-#: Seed 000's schema, as written there (the elided Gwen health bands filled in).
+#: The bandit-camp demo schema, as first written (with Gwen's health bands).
 SEED_SCHEMA: dict[str, Any] = {
     "world": {
         "day": {"type": "counter", "min": 1, "initial": 1, "desc": "In-game day",
@@ -64,7 +64,7 @@ def seed_data() -> dict[str, Any]:
 
 @pytest.fixture
 def seed_dict() -> dict[str, Any]:
-    """A fresh copy of seed 000's schema data, to edit freely."""
+    """A fresh copy of the bandit-camp schema data, to edit freely."""
     return seed_data()
 
 

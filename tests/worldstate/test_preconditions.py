@@ -347,7 +347,7 @@ def test_an_unmet_milestone_is_refused_with_a_fix_from_its_definition(
     refusals = render_refusals(report)
     assert "- `milestones.rescue_gwen` needs flags.has_key = true (now false)." in refusals
     assert prompt_sections(camp, view, ["gwen"], report)["world_state_refusals"] == refusals
-    # Stored whole and read back, the refusal is still there (seed 001's write path).
+    # Stored whole and read back, the refusal is still there (the write path keeps it).
     assert render_refusals(Report.from_json(report.to_json())) == refusals
 
 
@@ -588,7 +588,7 @@ def test_the_guide_and_the_rule_name_the_preconditions(camp: StatSchema) -> None
 
 
 def test_a_schema_without_requires_reads_as_before(schema: StatSchema) -> None:
-    # Seed 000's schema (conftest) has no preconditions: no brackets, no extra rule.
+    # The bandit-camp schema (conftest) has no preconditions: no brackets, no extra rule.
     sections = prompt_sections(schema, DictStatView(), ["gwen"])
     assert "[needs" not in sections["world_state"] and "[to become" not in sections["world_state"]
     assert "[needs" not in sections["world_state_rule"]

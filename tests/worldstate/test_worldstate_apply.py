@@ -1,4 +1,4 @@
-"""apply_delta: seed 000's seven steps and test checklist, seed 001's regressions."""
+"""apply_delta: its seven steps, the rules' checklist, and regressions found in play."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_max_delta_clamps_then_the_floor_holds(schema: StatSchema, view: DictSta
     change = one(report)
     assert report.applied == [] and report.clamped == [change]
     assert change.code == "at_limit" and change.reason == "no change — at its limit"
-    # Seed 001's correction, word for word in shape.
+    # The correction the model is fed, word for word in shape.
     assert change.fix == (
         "`player.hp` did not move. It is already at its minimum of 0 "
         "(it runs from 0 to 100; it moves at most 30 per turn)."
@@ -66,7 +66,7 @@ def test_a_clamp_that_still_moved_the_value_says_nothing(
 def test_wrong_signed_change_at_the_ceiling_is_reported(
     schema: StatSchema, view: DictStatView
 ) -> None:
-    # Seed 001: hp at initial == max healed by mistake used to vanish silently.
+    # Regression: hp at initial == max healed by mistake used to vanish silently.
     report = apply_delta(schema, view, {"npc.gwen.health": +20}, 1)
     change = one(report)
     assert change.code == "at_limit" and change.new == 100
@@ -75,7 +75,7 @@ def test_wrong_signed_change_at_the_ceiling_is_reported(
 
 
 def test_absolute_sent_as_a_delta_clamps_out_loud() -> None:
-    # Seed 001's pokemon_left: "two left" sent as +2 at 3/3 -> capped +1 -> clamped to 3.
+    # Regression (pokemon_left): "two left" sent as +2 at 3/3 -> capped +1 -> clamped to 3.
     schema = load_schema({"npcs": {"milo": {"stats": {"pokemon_left": {
         "min": 0, "max": 3, "initial": 3, "max_delta_per_turn": 1}}}}})  # fmt: skip
     view = DictStatView()

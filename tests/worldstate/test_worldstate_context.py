@@ -55,7 +55,7 @@ def test_goals_and_achieved_lines_are_omitted_when_empty(
 
 
 def test_milestone_ids_are_named_to_the_model(schema: StatSchema, view: DictStatView) -> None:
-    # Seed 001: the id was nowhere in the prompt, so it was never emitted.
+    # A regression: the id was nowhere in the prompt, so it was never emitted.
     sections = prompt_sections(schema, view, ["gwen"])
     assert "rescue_gwen — Rescue Gwen" in sections["world_state"]
     guide = sections["world_state_guide"]

@@ -48,7 +48,7 @@ def test_report_carries_all_three_lists(mixed: Report) -> None:
 
 
 def test_report_round_trips_json_and_keeps_every_list(mixed: Report) -> None:
-    # Seed 001's write-path bug: the stored column dropped clamped and rejected, so
+    # A past write-path bug: the stored column dropped clamped and rejected, so
     # nothing downstream could see them. What is stored must be the whole report.
     stored = json.loads(mixed.to_json())
     assert set(stored) >= {"applied", "clamped", "rejected", "milestones_reached", "delta"}

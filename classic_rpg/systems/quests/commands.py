@@ -326,7 +326,7 @@ class QuestTalk:
             if not manager.is_open(quest.quest_id):
                 continue
             if quest.source == "generated":
-                # Talking to the giver is the seed's CONVERSATION delivery: it may
+                # Talking to the giver is the CONVERSATION delivery: it may
                 # bring up the quest, but within the delivery rules (level range,
                 # opt-out, pending-offer cap), like an offer in person.
                 if entry is not None and entry.state is QuestState.AVAILABLE:

@@ -1,4 +1,4 @@
-"""Quest events (seed 6.4). Every QuestManager transition emits one of these.
+"""Quest events. Every QuestManager transition emits one of these.
 
 ``character_id`` is always the in-world character entity, never the account.
 """

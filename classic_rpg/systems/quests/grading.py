@@ -1,8 +1,8 @@
-"""Outcome grading (seed 4.6), done once, by ``QuestManager.turn_in_quest``.
+"""Outcome grading, done once, by ``QuestManager.turn_in_quest``.
 
-The seed sketches ``_grade_outcome`` on the ConsequenceSystem; grading lives here
-instead and travels on ``QuestTurnedInEvent.outcome`` so every consumer sees the
-same grade (seed pitfall 7).
+Grading does not belong to the ConsequenceSystem: it lives here and travels on
+``QuestTurnedInEvent.outcome``, so every consumer sees the same grade instead of
+each grading again (and perhaps differently).
 """
 
 from __future__ import annotations

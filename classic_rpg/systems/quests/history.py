@@ -1,4 +1,4 @@
-"""QuestHistory (seed 6.6): every quest and every character's run of it.
+"""QuestHistory: every quest and every character's run of it.
 
 Persisted in the ``quest_history`` collection. Two kinds of entries share it:
 
@@ -8,7 +8,7 @@ Persisted in the ``quest_history`` collection. Two kinds of entries share it:
 * run entries (key ``<quest_id>:<character_id>:<run>``): one per acceptance, with
   the character's timestamps and outcome.
 
-Times are game seconds (the one game clock, seed pitfall 1), not datetimes.
+Times are game seconds (the one game clock, so time scaling cannot skew them), not datetimes.
 Writes are queued and flushed by the QuestSystem each tick; turn-ins write their
 run entry inside the turn-in transaction.
 """

@@ -391,7 +391,7 @@ class QuestManager:
         if reason is FailReason.EXPIRED:
             outcome = QuestOutcome.EXPIRED
         elif reason is FailReason.FAILED and previous.active:
-            # Seed 4.6: >= 50% of the required objectives at failure is a partial success.
+            # >= 50% of the required objectives done at failure is a partial success.
             ratio = required_ratio(quest, entry)
             outcome = QuestOutcome.PARTIAL_SUCCESS if ratio >= 0.5 else QuestOutcome.FAILED
         else:

@@ -1,7 +1,7 @@
 """Quest definitions: the pydantic models the QuestManager works on.
 
 A :class:`Quest` is the static definition (authored in pack data or built by the
-generation pipeline, seed doc 6.1 ``to_quest_model``). Per-character progress lives
+generation pipeline, ``to_quest_model``). Per-character progress lives
 in the ``QuestLog`` component (:mod:`classic_rpg.systems.quests.questlog`).
 
 Rooms are referred to by their string key ("ironvale:road_ridge"), as everywhere
@@ -152,7 +152,7 @@ class Quest(_Model):
     @model_validator(mode="before")
     @classmethod
     def _hours(cls, data: Any) -> Any:
-        # Authors think in game hours (the seed's time_limit); the model keeps seconds.
+        # Authors think in game hours (``time_limit_hours``); the model keeps seconds.
         if isinstance(data, dict) and "time_limit_hours" in data:
             data = dict(data)
             hours = data.pop("time_limit_hours")

@@ -1,6 +1,6 @@
 """Objective progress from game events, per character.
 
-Order semantics (seed 4.3): objectives of the same ``order`` run in parallel; an
+Order semantics: objectives of the same ``order`` run in parallel; an
 objective unlocks once every *required* objective of lower order is complete;
 order 0 is available at acceptance. Optional objectives never block unlocking.
 Progress only counts while an objective is unlocked, and completion latches.

@@ -1,4 +1,4 @@
-"""QuestProgressTracker: the lowest health seen during a quest (seed 4.6).
+"""QuestProgressTracker: the lowest health seen during a quest (grading reads it).
 
 The tracker is a view over the persisted :class:`QuestEntry`, so what it records
 survives restarts (a crash must not reset the pyrrhic flag). The QuestManager

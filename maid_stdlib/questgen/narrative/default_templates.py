@@ -1,6 +1,6 @@
 """The template texts: a generic set (always present) and one per built-in archetype.
 
-The six archetype ids are the seed's (section 4.2). ``register_default_templates``
+The six archetype ids are the built-in ones. ``register_default_templates``
 installs them as the registry's *default* layer; the RPG pack calls it, and any pack
 registering its own templates for the same archetype wins over these.
 

@@ -55,7 +55,7 @@ __all__ = ["DEFAULT_TIMEOUT", "FallbackReason", "QuestNarrativeGenerator", "fall
 
 log = logging.getLogger("maid.questgen.narrative")
 
-#: The seed's hard limit for a quest's LLM work (both calls together).
+#: The hard limit for a quest's LLM work (both calls together).
 DEFAULT_TIMEOUT = 30.0
 _MIN_CALL_TIME = 0.05
 

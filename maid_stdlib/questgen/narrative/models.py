@@ -1,6 +1,6 @@
-"""Pydantic models every LLM answer must pass before a player can see it (seed 6.5).
+"""Pydantic models every LLM answer must pass before a player can see it.
 
-The limits are the seed's: a title of at most 8 words and 60 characters, a summary of
+The limits: a title of at most 8 words and 60 characters, a summary of
 10-300 characters, a description of 50-3000, and 10-500 characters per dialogue line.
 Text is cleaned (:func:`maid_engine.llm.sanitize_generated`: markdown emphasis,
 headings, invisible characters) *before* the limits apply, so a model cannot pass a

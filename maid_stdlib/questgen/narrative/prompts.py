@@ -1,4 +1,4 @@
-"""The prompts of the two quest calls (seed 4.4): narrative, then dialogue.
+"""The prompts of the two quest calls: narrative, then dialogue.
 
 What goes in:
 
@@ -54,12 +54,12 @@ __all__ = [
 
 NARRATIVE_PURPOSE = "quest_narrative"
 DIALOGUE_PURPOSE = "quest_dialogue"
-# The seed's budgets (max_tokens 500 and 400); the 3000-character description
+# Token budgets per call (the design's were 500 and 400); the 3000-character description
 # limit is the model's ceiling, the prompt asks for far less.
 NARRATIVE_MAX_TOKENS = 800
 DIALOGUE_MAX_TOKENS = 400
 TEMPERATURE = 0.7
-#: The seed asks the memory service for the 5 most recent public memories.
+#: The prompt quotes the 5 most recent public memories.
 MAX_MEMORIES = 5
 _FIELD_CHARS = 600
 _MEMORY_CHARS = 1500

@@ -1,4 +1,4 @@
-"""Reputation labels: how an NPC regards one character, in words (seed 4.4).
+"""Reputation labels: how an NPC regards one character, in words.
 
 Narrative and dialogue are generated once per quest, before any character is
 matched, so these labels are NOT part of the generation prompts. They are for the
@@ -46,7 +46,7 @@ _PHRASES = {
     ReputationLabel.DISTRUSTED: "distrusted",
 }
 
-#: Lower bounds (inclusive) of each band, highest first: the seed's thresholds.
+#: Lower bounds (inclusive) of each band, highest first.
 THRESHOLDS: tuple[tuple[float, ReputationLabel], ...] = (
     (0.7, ReputationLabel.TRUSTED_ALLY),
     (0.3, ReputationLabel.FRIENDLY),
@@ -72,5 +72,5 @@ def reputation_label(relationship: float | HasTrust | None) -> ReputationLabel:
 
 
 def describe_reputation(relationship: float | HasTrust | None) -> str:
-    """The seed's ``_describe_reputation``: e.g. "trusted ally", "wary"."""
+    """The band's phrase: e.g. "trusted ally", "wary"."""
     return reputation_label(relationship).phrase

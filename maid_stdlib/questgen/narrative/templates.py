@@ -1,4 +1,4 @@
-"""Template narratives: the path that always works (seed 5.3).
+"""Template narratives: the path that always works.
 
 :class:`TemplateRegistry` holds title, summary, description and dialogue templates
 per archetype in three layers, looked up in this order per field:
@@ -166,7 +166,7 @@ class TemplateRegistry:
     def register_templates(
         self, templates: Mapping[str, Mapping[str, Sequence[str]]], *, layer: Layer = "pack"
     ) -> None:
-        """Seed section 8's ``register_templates``: archetype -> {"title": [...],
+        """Register many at once: archetype -> {"title": [...],
         "summary": [...], "description": [...]} (dialogue fields are accepted too)."""
         for archetype_id, fields in templates.items():
             self.register(archetype_id, layer=layer, **fields)
@@ -174,7 +174,7 @@ class TemplateRegistry:
     def register_dialogue_templates(
         self, templates: Mapping[str, Mapping[str, Sequence[str]]], *, layer: Layer = "pack"
     ) -> None:
-        """Seed section 8's ``register_dialogue_templates``: archetype ->
+        """Register dialogue only: archetype ->
         {"offer": [...], "progress": [...], "completion": [...]}."""
         for archetype_id, fields in templates.items():
             unknown = {_ALIASES.get(f, f) for f in fields} - set(DIALOGUE_FIELDS)
@@ -351,7 +351,7 @@ class TemplateFallbackGenerator:
         self.registry = registry if registry is not None else TemplateRegistry()
         self.rng = rng
 
-    # Seed section 8 calls these on the fallback generator itself.
+    # Packs may call these on the fallback generator itself, as on the registry.
     def register_templates(self, templates: Mapping[str, Mapping[str, Sequence[str]]]) -> None:
         self.registry.register_templates(templates)
 
