@@ -4,6 +4,7 @@
   a test needs it.
 - ``db_url``: a fresh, empty database URL per test, once for SQLite and once for
   PostgreSQL (ids ``sqlite`` / ``postgres``; ``-m "not postgres"`` skips the latter).
+  A PostgreSQL database is dropped when its test ends, so the server stays small.
 - ``store``: an opened Store on ``db_url``.
 """
 
@@ -53,6 +54,7 @@ async def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterato
     # pid + counter: unique even if several pytest processes share a server.
     name = f"t{os.getpid()}_{next(_database_numbers)}"
     yield await server.create_database(name)
+    await server.drop_database(name)
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -23,9 +24,13 @@ _numbers = itertools.count(1)
         pytest.param("postgres", id="postgres", marks=pytest.mark.postgres),
     ]
 )
-async def server_db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A fresh database URL for a ``maid run`` process whose data dir is ``tmp_path``."""
+async def server_db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    """A fresh database URL for a ``maid run`` process whose data dir is ``tmp_path``
+    (a PostgreSQL database is dropped when the test ends)."""
     if request.param == "sqlite":
-        return sqlite_url(tmp_path)
+        yield sqlite_url(tmp_path)
+        return
     server: ThrowawayPostgres = request.getfixturevalue("postgres")
-    return await server.create_database(f"rel{os.getpid()}_{next(_numbers)}")
+    name = f"rel{os.getpid()}_{next(_numbers)}"
+    yield await server.create_database(name)
+    await server.drop_database(name)
