@@ -14,15 +14,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from heist.loopkit import (
-    LoopWorld,
-    character,
-    do_heist,
-    force,
-    make_engine,
-    ticks,
-    until_quest,
-)
+from kits.heist import LoopWorld, character, do_heist, force, make_engine, ticks, until_quest
 
 from classic_rpg.systems.quests import QuestManager
 from maid_engine.clock import GAME_HOUR

@@ -7,7 +7,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from heist.loopkit import admin, character, make_engine, npc
+from kits.engines import npc
+from kits.heist import admin, character, make_engine
 
 from maid_engine.commands import Role
 from maid_engine.engine import GameEngine

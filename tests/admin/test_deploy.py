@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import yaml
-from heist.loopkit import make_engine
+from kits.heist import make_engine
 from prometheus_client.parser import text_string_to_metric_families
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"

@@ -7,7 +7,7 @@ import asyncio
 import re
 from pathlib import Path
 
-from heist.loopkit import HeistPack
+from kits.heist import HeistPack
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
-from heist.loopkit import character, make_engine
+from kits.heist import character, make_engine
 
 from admin.pager import MORE_PROMPT, page, page_height, wrap_for
 from maid_engine.commands import CommandContext, Role

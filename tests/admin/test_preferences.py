@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from uuid import UUID
 
-from heist.loopkit import HEIST_WALK, character, make_engine, ticks, until_quest
+from kits.heist import HEIST_WALK, character, make_engine, ticks, until_quest
 
 from classic_rpg.systems.quests.questlog import QuestLog
 from maid_engine.testing import cmd

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from heist.loopkit import LoopWorld, admin, ticks
+from kits.heist import LoopWorld, admin, ticks
 
 from admin.quest_commands import SUBCOMMANDS
 from maid_engine.commands import Role

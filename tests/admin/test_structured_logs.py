@@ -17,15 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from heist.loopkit import (
-    HEIST_WALK,
-    character,
-    do_heist,
-    force,
-    make_engine,
-    ticks,
-    until_quest,
-)
+from kits.heist import HEIST_WALK, character, do_heist, force, make_engine, ticks, until_quest
 
 from classic_rpg.systems.quests import QuestManager
 from maid_engine.clock import GAME_HOUR

@@ -5,31 +5,26 @@ deliver and play quests.
 
 from __future__ import annotations
 
-import re
 import uuid
-from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from classic_rpg.components import Attributes, CharacterStats, Health
-from classic_rpg.systems.quests import QuestManager
+from kits.engines import iv, plain, qg_of, qm
+from kits.heroes import fight, make_strong, walk
+from kits.narrators import EchoNarrator
+
 from maid_engine.clock import ManualClock
-from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd, session_for
 from maid_stdlib.consequences import ConsequenceSystem, GeneratedQuestIndex
 from maid_stdlib.grounding import QuestGroundingMonitor
-from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.questgen import (
     ConsequenceType,
     DifficultyTier,
     GeneratedQuest,
-    NarrativeContext,
     ObjectiveType,
     QuestConsequence,
     QuestDialogue,
-    QuestGen,
-    QuestNarrative,
     QuestObjective,
     QuestRewards,
     QuestSeed,
@@ -37,34 +32,7 @@ from maid_stdlib.questgen import (
 )
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.story import StorySignal, StorySignalEvent
-from maid_stdlib.world import WorldCharacterFactory, WorldService, data_uuid
-
-
-def make_engine(
-    tmp_path: Path, *, db_url: str | None = None, tick: float = 60.0, seed: int = 7
-) -> GameEngine:
-    settings = Settings(
-        data_dir=tmp_path, random_seed=seed, **({"database_url": db_url} if db_url else {})
-    )
-    return GameEngine(
-        settings,
-        clock=ManualClock(tick_game_seconds=tick),
-        packs=["ironvale"],
-        use_store=db_url is not None,
-    )
-
-
-def iv(key: str) -> UUID:
-    """A placed Ironvale NPC."""
-    return data_uuid("ironvale", "npc", key)
-
-
-def qg_of(engine: GameEngine) -> QuestGen:
-    return engine.services.get(QuestGen)
-
-
-def qm(engine: GameEngine) -> QuestManager:
-    return engine.services.get(QuestManager)
+from maid_stdlib.world import WorldCharacterFactory
 
 
 def system_of(engine: GameEngine) -> ConsequenceSystem:
@@ -75,59 +43,25 @@ def monitor_of(engine: GameEngine) -> QuestGroundingMonitor:
     return engine.services.get(QuestGroundingMonitor)
 
 
-def ws_of(engine: GameEngine) -> WorldService:
-    return engine.services.get(WorldService)
-
-
-def living_of(engine: GameEngine) -> LivingWorld:
-    return engine.services.get(LivingWorld)
-
-
-def plain(text: str) -> str:
-    return re.sub(r"\|[a-zA-Z]", "", text)
-
-
 #: What Ironvale says once the Iron Crisis quest is done (its gossip consequence).
 CLEARED_NEWS = "An adventurer cleared the bandits from Old Trade Road"
 
 
-def make_strong(engine: GameEngine, uid: UUID) -> None:
-    """A veteran's health, so the dice cannot end a test early. The level stays in
-    the range of the village's quests (moderate 4 to hard 7): quests are matched to
-    characters near their level, and an over-levelled hero is not offered them."""
-    world = engine.world
-    world.get_component(uid, CharacterStats).level = 6
-    world.add_component(uid, Health(400, 400))
-    world.add_component(uid, Attributes(strength=18, dexterity=18, constitution=16))
+#: A hero strong enough for the village's quests, and still offered them.
+VETERAN_LEVEL = 6
+VETERAN_HP = 400
 
 
 def new_hero(engine: GameEngine, name: str = "Aria", strong: bool = True) -> UUID:
+    """A player character online; ``strong``: a veteran's health, so the dice cannot
+    end a test early. The level stays in the range of the village's quests (moderate
+    4 to hard 7): quests are matched to characters near their level, and an
+    over-levelled hero is not offered them."""
     uid = engine.services.get(WorldCharacterFactory).create_character(name, f"acct-{name}")
     session_for(engine, uid)
     if strong:
-        make_strong(engine, uid)
+        make_strong(engine, uid, level=VETERAN_LEVEL, hp=VETERAN_HP)
     return uid
-
-
-class EchoNarrator:
-    """A NarrativeProvider whose prose is made of the context's facts (no LLM)."""
-
-    def __init__(self) -> None:
-        self.contexts: list[NarrativeContext] = []
-
-    async def generate(self, ctx: NarrativeContext) -> QuestNarrative:
-        self.contexts.append(ctx)
-        where = ctx.area_name or (ctx.locations[0] if ctx.locations else "the village")
-        return QuestNarrative(
-            title=f"{ctx.giver_name}'s Plea",
-            summary=f"{ctx.giver_name} needs help at {where}.",
-            description=f"{ctx.giver_name} speaks: {ctx.motivation} {ctx.backstory} {ctx.stakes}",
-            dialogue=QuestDialogue(
-                offer=f"{ctx.motivation} Will you help?",
-                progress="Any news?",
-                completion="You have my thanks.",
-            ),
-        )
 
 
 class SignalLog:
@@ -191,33 +125,6 @@ async def iron_crisis_quest(engine: GameEngine, signals: SignalLog) -> Generated
     assert quest.quest_giver_id == gundrik and quest.archetype_id == "threat_elimination"
     await deliver(engine, quest)
     return quest
-
-
-async def walk(engine: GameEngine, hero: UUID, room: str) -> None:
-    """Walk ``hero`` to ``room`` exit by exit, with real movement commands."""
-    ws = ws_of(engine)
-    here = ws.room_key_of(hero)
-    assert here is not None
-    steps = ws.path(here, room)
-    assert steps is not None, f"no way from {here} to {room}"
-    for step in steps:
-        await cmd(engine, hero, f"go {step}")
-    assert ws.room_key_of(hero) == room
-
-
-async def fight(engine: GameEngine, hero: UUID, keyword: str, max_ticks: int = 300) -> UUID:
-    """``kill <keyword>`` and tick until the target is dead; returns the target."""
-    ws = ws_of(engine)
-    room = ws.room_key_of(hero)
-    assert room is not None
-    target = ws.find_in_room(room, keyword, viewer=hero)
-    assert target is not None, f"no {keyword} in {room}"
-    await cmd(engine, hero, f"kill {keyword}")
-    for _ in range(max_ticks):
-        if not engine.world.entity_exists(target):
-            return target
-        await engine.run_ticks(1)
-    raise AssertionError(f"{keyword} did not die")
 
 
 async def play_iron_crisis(
@@ -381,11 +288,6 @@ def trust(engine: GameEngine, npc: UUID, who: UUID) -> float:
 
     rel = get_relationship(engine.world, npc, who)
     return rel.trust if rel is not None else 0.0
-
-
-def metric(engine: GameEngine, name: str, **labels: str) -> float:
-    value = engine.metrics.registry.get_sample_value(name, labels)
-    return value or 0.0
 
 
 #: ``talk`` warms an NPC to the speaker a little (the living world's

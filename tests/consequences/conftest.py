@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from consequences.ckit import make_engine
+from kits.engines import ironvale_engine
 
 from maid_engine.engine import GameEngine
 
@@ -14,5 +14,5 @@ from maid_engine.engine import GameEngine
 @pytest.fixture
 async def engine(tmp_path: Path) -> AsyncIterator[GameEngine]:
     """A started Ironvale with every layer wired in; no store, 60 s ticks."""
-    async with make_engine(tmp_path).lifespan() as eng:
+    async with ironvale_engine(tmp_path).lifespan() as eng:
         yield eng

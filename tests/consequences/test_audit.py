@@ -5,17 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from consequences.ckit import (
-    accept,
-    deliver,
-    iv,
-    living_of,
-    make_engine,
-    new_hero,
-    simple_quest,
-    system_of,
-    trust,
-)
+from consequences.ckit import accept, deliver, new_hero, simple_quest, system_of, trust
+from kits.engines import ironvale_engine, iv, living_of
 
 from classic_rpg.systems.quests import QuestTurnedInEvent
 from maid_stdlib.consequences import AUDIT_COLLECTION, ConsequencesAppliedEvent
@@ -26,7 +17,7 @@ from maid_stdlib.questgen.vocabulary import QuestOutcome
 async def test_applied_batches_are_audited_with_the_entities_they_changed(
     tmp_path: Path, db_url: str
 ) -> None:
-    async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
+    async with ironvale_engine(tmp_path, db_url=db_url).lifespan() as engine:
         gundrik = iv("gundrik")
         hero = new_hero(engine)
         await engine.save_entities_now(hero)
@@ -60,7 +51,7 @@ async def test_applied_batches_are_audited_with_the_entities_they_changed(
         assert stored[hero]["FactionStandings"]["standings"]["village"] == pytest.approx(0.1)
 
     # After a restart the world remembers, and the same event changes nothing twice.
-    async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
+    async with ironvale_engine(tmp_path, db_url=db_url).lifespan() as engine:
         applied: list[ConsequencesAppliedEvent] = []
         engine.events.subscribe(ConsequencesAppliedEvent, applied.append)
         assert trust(engine, gundrik, hero) == pytest.approx(0.3)
@@ -72,7 +63,7 @@ async def test_applied_batches_are_audited_with_the_entities_they_changed(
 
 
 async def test_failed_batches_are_audited_and_counted(tmp_path: Path, db_url: str) -> None:
-    async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
+    async with ironvale_engine(tmp_path, db_url=db_url).lifespan() as engine:
         gundrik = iv("gundrik")
         hero = new_hero(engine)
         quest_id = await deliver(engine, simple_quest(engine))
@@ -107,7 +98,7 @@ async def test_a_follow_up_waiting_for_the_bandits_survives_a_restart(
             if n.template in ("ironvale:bandit_scout", "ironvale:kral")
         ]
 
-    async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
+    async with ironvale_engine(tmp_path, db_url=db_url).lifespan() as engine:
         hero = new_hero(engine)
         kral = iv("kral")
         quest = simple_quest(
@@ -144,7 +135,7 @@ async def test_a_follow_up_waiting_for_the_bandits_survives_a_restart(
         await engine.run_ticks(1)  # writes it in the background
         await system.shutdown()  # and waits for the write
 
-    async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
+    async with ironvale_engine(tmp_path, db_url=db_url).lifespan() as engine:
         from maid_stdlib.consequences import QuestChainEvent
 
         chains: list[QuestChainEvent] = []

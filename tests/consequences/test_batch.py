@@ -7,7 +7,8 @@ import math
 import uuid
 
 import pytest
-from consequences.ckit import iv, living_of, new_hero
+from consequences.ckit import new_hero
+from kits.engines import iv, living_of
 
 from maid_engine.ecs import Component
 from maid_engine.engine import GameEngine

@@ -7,19 +7,9 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
-from consequences.ckit import (
-    applied_delta,
-    assert_trust,
-    build,
-    deliver,
-    iv,
-    make_engine,
-    new_hero,
-    plain,
-    qm,
-    walk,
-    ws_of,
-)
+from consequences.ckit import applied_delta, assert_trust, build, deliver, new_hero
+from kits.engines import ironvale_engine, iv, plain, qm, ws_of
+from kits.heroes import walk
 
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
@@ -59,7 +49,7 @@ async def talk_to(engine: GameEngine, hero: UUID, npc: UUID, keyword: str) -> st
 async def test_the_choice_made_in_game_decides_the_consequences(
     tmp_path: Path, db_url: str
 ) -> None:
-    async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
+    async with ironvale_engine(tmp_path, db_url=db_url).lifespan() as engine:
         selena, voss = iv("selena"), iv("voss")
         quest = await rivalry_quest(engine)
         branch = quest.branches[0] if quest.branches else None
@@ -106,10 +96,10 @@ async def test_the_choice_made_in_game_decides_the_consequences(
 
 
 async def test_the_recorded_choice_survives_a_restart(tmp_path: Path, db_url: str) -> None:
-    async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
+    async with ironvale_engine(tmp_path, db_url=db_url).lifespan() as engine:
         hero = new_hero(engine)
         choices = engine.services.get(BranchChoices)
         await choices.record("some-quest", hero, "b1", "o2", "Side with Captain Voss")
-    async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
+    async with ironvale_engine(tmp_path, db_url=db_url).lifespan() as engine:
         choices = engine.services.get(BranchChoices)
         assert await choices.get("some-quest", hero) == {"b1": "o2"}

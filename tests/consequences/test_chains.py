@@ -6,7 +6,8 @@ from __future__ import annotations
 from uuid import UUID
 
 import pytest
-from consequences.ckit import deliver, iv, new_hero, qg_of, simple_quest, system_of
+from consequences.ckit import deliver, new_hero, simple_quest, system_of
+from kits.engines import iv, qg_of
 
 from classic_rpg.systems.quests import QuestTurnedInEvent
 from maid_engine.engine import GameEngine

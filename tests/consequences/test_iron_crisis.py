@@ -11,24 +11,19 @@ from pathlib import Path
 
 import pytest
 from consequences.ckit import (
-    EchoNarrator,
     SignalLog,
     applied_delta,
     assert_trust,
     build,
     deliver,
     iron_crisis_quest,
-    iv,
-    living_of,
-    make_engine,
     new_hero,
-    plain,
     play_iron_crisis,
-    qg_of,
     system_of,
-    walk,
-    ws_of,
 )
+from kits.engines import ironvale_engine, iv, living_of, plain, qg_of, ws_of
+from kits.heroes import walk
+from kits.narrators import EchoNarrator
 
 from maid_engine.clock import ManualClock
 from maid_engine.testing import cmd
@@ -43,7 +38,7 @@ CLEARED = "An adventurer cleared the bandits from Old Trade Road"
 
 @pytest.mark.slow
 async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: Path) -> None:
-    engine = make_engine(tmp_path, tick=600.0)
+    engine = ironvale_engine(tmp_path, tick=600.0)
     async with engine.lifespan():
         clock = engine.clock
         assert isinstance(clock, ManualClock)

@@ -6,7 +6,7 @@ import inspect
 import uuid
 
 import pytest
-from consequences.ckit import iv
+from kits.engines import iv
 
 from maid_engine.engine import GameEngine
 from maid_stdlib.consequences import (

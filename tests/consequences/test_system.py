@@ -12,17 +12,13 @@ from consequences.ckit import (
     applied_delta,
     assert_trust,
     deliver,
-    iv,
-    living_of,
-    metric,
     new_hero,
-    plain,
-    qm,
     simple_quest,
     system_of,
     trust,
-    walk,
 )
+from kits.engines import iv, living_of, metric, plain, qm
+from kits.heroes import walk
 
 from classic_rpg.systems.quests import QuestTurnedInEvent
 from classic_rpg.systems.quests.grading import grade_outcome

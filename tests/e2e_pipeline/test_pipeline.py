@@ -19,8 +19,10 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
-from consequences.ckit import CLEARED_NEWS, iv, make_strong
+from consequences.ckit import CLEARED_NEWS, VETERAN_HP, VETERAN_LEVEL
 from e2e.client import TelnetClient, flat
+from kits.engines import iv
+from kits.heroes import make_strong
 
 from classic_rpg.systems.quests import QuestManager
 from maid_engine.app import MaidServer
@@ -100,7 +102,7 @@ async def test_signal_to_follow_up_over_telnet(tmp_path: Path) -> None:
             await client.create("Aldric", "hunter22")
             [hero] = engine.sessions.characters_online()
             async with engine.world_lock:
-                make_strong(engine, hero)
+                make_strong(engine, hero, level=VETERAN_LEVEL, hp=VETERAN_HP)
 
             # -- signal -> seed -> quest: the world raises the Iron Crisis itself -----
             def gundriks_quest() -> str | None:

@@ -6,15 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from consequences.ckit import (
-    CLEARED_NEWS,
-    iv,
-    new_hero,
-    plain,
-    play_iron_crisis,
-    qm,
-    system_of,
-)
+from consequences.ckit import CLEARED_NEWS, new_hero, play_iron_crisis, system_of
+from kits.engines import iv, plain, qm
 from questgen_system.qskit import ticks
 
 from maid_engine.clock import ManualClock

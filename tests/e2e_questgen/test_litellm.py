@@ -12,15 +12,14 @@ from typing import Any
 
 import pytest
 from fakellm import Behaviour, FakeOpenAIServer
+from kits.engines import qg_of, qm
 from questgen_system.qskit import (
     DIALOGUE,
     NARRATIVE,
     make_engine,
-    manager_of,
     npc,
     online,
     pipeline_of,
-    qg_of,
     seed_for,
     system_of,
     until,
@@ -89,7 +88,7 @@ async def test_the_models_prose_through_litellm_reaches_the_player(
         quest = system.open_quests()[record.quest_id or ""].quest
         assert quest.title == "The Iron Road"
         assert DIALOGUE["offer"] in session.text()
-        assert manager_of(engine).entry(hero, quest.id) is not None
+        assert qm(engine).entry(hero, quest.id) is not None
 
 
 @pytest.mark.parametrize(
@@ -133,7 +132,7 @@ async def test_every_model_failure_ends_in_a_valid_quest(
         assert (record.narrative_source, record.fallback_reason) == (source, reason)
         quest = system_of(engine).open_quests()[record.quest_id or ""].quest
         assert (await qg_of(engine).validator.validate(quest)).valid
-        assert manager_of(engine).get_quest(quest.id) is not None
+        assert qm(engine).get_quest(quest.id) is not None
 
 
 async def test_budget_and_queue_spike_switch_to_templates_and_back(

@@ -7,17 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from questgen_system.qskit import (
-    make_engine,
-    manager_of,
-    move,
-    npc,
-    online,
-    qg_of,
-    system_of,
-    ticks,
-    until,
-)
+from kits.engines import qg_of, qm
+from questgen_system.qskit import make_engine, move, npc, online, system_of, ticks, until
 
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.engine import GameEngine
@@ -73,7 +64,7 @@ async def test_the_iron_crisis_becomes_gundriks_quest_offered_to_the_right_chara
         # tavern at seven).
         await move(engine, hero, "forge_lane")
         await move(engine, hero, "smithy")
-        manager = manager_of(engine)
+        manager = qm(engine)
         assert manager.quest_state(hero, quest.id) is QuestState.AVAILABLE
         assert manager.entry(hero, quest.id).offer_method == "direct_offer"  # type: ignore[union-attr]
         assert "Gundrik sizes you up, then beckons you closer." in session.text()
@@ -191,7 +182,7 @@ async def test_a_packs_own_seed_type_produces_a_quest(tmp_path: Path) -> None:
         quest = next(iter(system.open_quests().values())).quest
         assert (quest.seed_type, quest.archetype_id) == ("missing_cargo", "cargo_search")
         assert quest.title == "The Missing Spice Crate"
-        assert manager_of(engine).get_quest(quest.id) is not None
+        assert qm(engine).get_quest(quest.id) is not None
 
 
 async def test_over_a_long_run_the_caps_hold(tmp_path: Path) -> None:
@@ -200,7 +191,7 @@ async def test_over_a_long_run_the_caps_hold(tmp_path: Path) -> None:
     async with engine.lifespan():
         hero, _ = await online(engine, "Aldric", level=4)
         history = qg_of(engine).history
-        manager = manager_of(engine)
+        manager = qm(engine)
         worst_region = worst_offers = 0
         for _ in range(40):
             await ticks(engine, 25)  # 40 x 25 minutes: most of a game day

@@ -7,23 +7,9 @@ import dataclasses
 from pathlib import Path
 from uuid import UUID
 
-from consequences.ckit import (
-    accept,
-    deliver,
-    fight,
-    iv,
-    make_engine,
-    monitor_of,
-    new_hero,
-    plain,
-    qg_of,
-    qm,
-    simple_quest,
-    system_of,
-    trust,
-    walk,
-    ws_of,
-)
+from consequences.ckit import accept, deliver, monitor_of, new_hero, simple_quest, system_of, trust
+from kits.engines import ironvale_engine, iv, plain, qg_of, qm, ws_of
+from kits.heroes import fight, walk
 
 from classic_rpg.combat.components import CombatRules
 from maid_engine.clock import ManualClock
@@ -185,7 +171,7 @@ async def test_an_npc_who_moves_has_the_hints_follow_him(engine: GameEngine) -> 
 
 
 async def test_moved_hints_reach_the_side_table(tmp_path: Path, db_url: str) -> None:
-    async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
+    async with ironvale_engine(tmp_path, db_url=db_url).lifespan() as engine:
         quest = simple_quest(engine)
         await deliver(engine, quest)
         ws_of(engine).move(iv("gundrik"), "ironvale:tavern", reason="walk")

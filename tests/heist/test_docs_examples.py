@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from heist.loopkit import admin, character, system_of, ticks
+from kits.heist import admin, character, system_of, ticks
 
 from admin import AdminContentPack
 from maid_engine.clock import ManualClock

@@ -7,15 +7,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from heist.loopkit import (
-    HEIST_WALK,
-    character,
-    do_heist,
-    make_engine,
-    npc,
-    ticks,
-    until_quest,
-)
+from kits.engines import npc
+from kits.heist import HEIST_WALK, character, do_heist, make_engine, ticks, until_quest
 
 from classic_rpg.items.components import HeldBy
 from classic_rpg.systems.quests import QuestManager

@@ -22,7 +22,7 @@ from maid_engine.engine import GameEngine
 from maid_stdlib.living import LivingWorld, load_living_data, register_living
 from maid_stdlib.story import StoryDetectors, StorySignal, StorySignalEvent, register_story
 from maid_stdlib.story.system import StorySignalSystem
-from maid_stdlib.world import WorldDataPack, WorldService, data_uuid
+from maid_stdlib.world import WorldDataPack, data_uuid
 
 IRONVALE_LIVING = Path(__file__).resolve().parents[2] / "content_packs/ironvale/living.yaml"
 
@@ -183,14 +183,6 @@ def make_engine(
 
 def npc(engine: GameEngine, key: str, pack: str = "hamlet") -> UUID:
     return data_uuid(pack, "npc", key)
-
-
-def ws_of(engine: GameEngine) -> WorldService:
-    return engine.services.get(WorldService)
-
-
-def living_of(engine: GameEngine) -> LivingWorld:
-    return engine.services.get(LivingWorld)
 
 
 def story_of(engine: GameEngine) -> StorySignalSystem:

@@ -6,7 +6,8 @@ import copy
 from pathlib import Path
 
 import pytest
-from living.livingkit import LIVING, hamlet_pack, living_of, make_engine, npc
+from kits.engines import living_of
+from living.livingkit import LIVING, hamlet_pack, make_engine, npc
 
 from maid_engine.content import PackError
 from maid_stdlib.living import GoalsComponent, GoalStatus, api

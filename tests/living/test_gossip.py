@@ -6,7 +6,8 @@ import copy
 from pathlib import Path
 
 import pytest
-from living.livingkit import LIVING, hamlet_pack, living_of, make_engine, npc, run_hours, ws_of
+from kits.engines import living_of, ws_of
+from living.livingkit import LIVING, hamlet_pack, make_engine, npc, run_hours
 
 from maid_stdlib.living import KnownGossip, MemoryVisibility, ThreatObservedEvent, api, gossip
 from maid_stdlib.living.api import adjust_relationship

@@ -5,7 +5,8 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from living.livingkit import LIVING, hamlet_pack, living_of, make_engine, npc
+from kits.engines import living_of
+from living.livingkit import LIVING, hamlet_pack, make_engine, npc
 
 from maid_stdlib.living import EmotionalValence, EpisodicMemory, MemoryVisibility
 from maid_stdlib.living import memory as memory_module

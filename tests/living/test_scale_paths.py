@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import ClassVar
 from uuid import UUID
 
-from living.livingkit import hamlet_pack, living_of, make_engine, npc
+from kits.engines import living_of
+from living.livingkit import hamlet_pack, make_engine, npc
 
 from maid_engine.clock import GAME_HOUR
 from maid_engine.ecs import Component

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from kits.narrators import EchoNarrator
 from world.worldkit import tmp_pack, write_yaml
 
 from maid_engine.clock import ManualClock
@@ -36,12 +37,9 @@ from maid_stdlib.questgen import (
     BasicSignal,
     BranchingPattern,
     NarrativeArcs,
-    NarrativeContext,
     ObjectivePatterns,
     QuestArchetype,
-    QuestDialogue,
     QuestGen,
-    QuestNarrative,
     QuestSeedTypes,
 )
 from maid_stdlib.questgen.rejection import Rejection
@@ -308,27 +306,6 @@ def register_test_archetypes(qg: QuestGen) -> None:
     for archetype in kit_archetypes():
         if archetype.archetype_id not in qg.archetypes:
             qg.register_archetype(archetype)
-
-
-class EchoNarrator:
-    """A trivial NarrativeProvider whose prose is made of the context's facts."""
-
-    def __init__(self) -> None:
-        self.contexts: list[NarrativeContext] = []
-
-    async def generate(self, ctx: NarrativeContext) -> QuestNarrative:
-        self.contexts.append(ctx)
-        where = ctx.area_name or (ctx.locations[0] if ctx.locations else "town")
-        return QuestNarrative(
-            title=f"{ctx.giver_name}'s Plea",
-            summary=f"{ctx.giver_name} needs help at {where}.",
-            description=f"{ctx.giver_name} speaks: {ctx.motivation} {ctx.backstory} {ctx.stakes}",
-            dialogue=QuestDialogue(
-                offer=f"{ctx.motivation} Will you help?",
-                progress="Any news?",
-                completion="You have my thanks.",
-            ),
-        )
 
 
 def threat_signal(town: Town, importance: float = 0.7, **extra: Any) -> BasicSignal:

@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
+from kits.narrators import EchoNarrator
 from questgen.qgkit import (
-    EchoNarrator,
     Town,
     goal_signal,
     make_engine,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from questgen.qgkit import EchoNarrator, Town, make_engine, populate
+from kits.narrators import EchoNarrator
+from questgen.qgkit import Town, make_engine, populate
 
 from maid_engine.content import ContentPack, PackContext
 from maid_stdlib.questgen import (

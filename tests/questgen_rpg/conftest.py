@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from questgen_rpg.rpgkit import make_engine
+from kits.engines import ironvale_engine
 
 from maid_engine.engine import GameEngine
 
@@ -15,6 +15,6 @@ from maid_engine.engine import GameEngine
 async def ironvale(tmp_path: Path) -> AsyncIterator[GameEngine]:
     """Ironvale with the living world, story signals and quest generation, after
     five game hours: Gundrik's iron goal is blocked by then."""
-    async with make_engine(tmp_path).lifespan() as engine:
+    async with ironvale_engine(tmp_path).lifespan() as engine:
         await engine.run_ticks(5 * 60)
         yield engine

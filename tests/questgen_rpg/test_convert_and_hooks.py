@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from questgen_rpg.rpgkit import EchoNarrator, npc, npcs
+from kits.engines import npc, npcs
+from kits.narrators import EchoNarrator
 
 from classic_rpg.components import Health
 from classic_rpg.items.factory import ItemFactory

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from questgen_rpg.rpgkit import EchoNarrator, make_engine, npc, npcs
+from kits.engines import ironvale_engine, npc, npcs
+from kits.narrators import EchoNarrator
 
 from classic_rpg.events import EntityDiedEvent, TalkedToEvent
 from classic_rpg.systems.quests import QuestManager
@@ -202,7 +203,7 @@ async def test_the_quest_is_registered_and_playable_through_the_quest_manager(
 
 async def test_the_living_world_and_story_layer_produce_the_quest(tmp_path: Path) -> None:
     """No hand-made signals: the simulation notices the crisis by itself."""
-    engine = make_engine(tmp_path)
+    engine = ironvale_engine(tmp_path)
     signals: list[StorySignal] = []
     engine.events.subscribe(StorySignalEvent, lambda e: signals.append(e.signal))
     async with engine.lifespan():

@@ -19,14 +19,13 @@ from typing import Any
 from uuid import UUID
 
 from classic_rpg.components import CharacterStats
-from classic_rpg.systems.quests import QuestManager
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.engine import GameEngine
 from maid_engine.events import CharacterConnectedEvent
 from maid_engine.testing import FakeSession, session_for
-from maid_stdlib.questgen import QuestGen, QuestSeed
+from maid_stdlib.questgen import QuestSeed
 from maid_stdlib.questgen.contract import SeedGrounding
 from maid_stdlib.questgen.evaluator import GroundedSignal
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
@@ -121,14 +120,6 @@ def personalizer_of(engine: GameEngine) -> QuestPersonalizer:
 def tracker_of(engine: GameEngine) -> PlayStyleTracker:
     """The play-style tracker (tests of style inference)."""
     return personalizer_of(engine).tracker
-
-
-def qg_of(engine: GameEngine) -> QuestGen:
-    return engine.services.get(QuestGen)
-
-
-def manager_of(engine: GameEngine) -> QuestManager:
-    return engine.services.get(QuestManager)
 
 
 def npc(engine: GameEngine, key: str) -> UUID:
@@ -239,11 +230,6 @@ def scripted(engine: GameEngine, responder: Any = None, **kw: Any) -> Any:
     provider = ScriptedProvider(responder or answer_for, metrics=engine.metrics, **kw)
     pipeline_of(engine).stages.narrate.generator.provider = provider
     return provider
-
-
-def metric(engine: GameEngine, name: str, **labels: str) -> float:
-    value = engine.metrics.registry.get_sample_value(name, labels)
-    return 0.0 if value is None else value
 
 
 def iron_crisis(engine: GameEngine) -> UUID:

@@ -8,11 +8,10 @@ import logging
 from pathlib import Path
 
 import pytest
+from kits.engines import metric, qg_of
 from questgen_system.qskit import (
     answer_for,
-    metric,
     pipeline_of,
-    qg_of,
     scripted,
     seed_for,
     started,

@@ -5,18 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from questgen_system.qskit import (
-    manager_of,
-    metric,
-    move,
-    online,
-    qg_of,
-    seed_for,
-    started,
-    system_of,
-    ticks,
-    until,
-)
+from kits.engines import metric, qg_of, qm
+from questgen_system.qskit import move, online, seed_for, started, system_of, ticks, until
 
 from classic_rpg.systems.quests import QuestExpiredInternalEvent
 from maid_engine.clock import ManualClock
@@ -79,7 +69,7 @@ async def test_a_character_never_holds_more_unanswered_offers_than_the_cap(
     async with started(tmp_path, QuestGenerationConfig(max_pending_offers_per_player=1)) as quiet:
         hero, session = await online(quiet, "Aldric", level=4)
         voss_quest, gundrik_quest = await build(quiet, "voss", "gundrik")
-        manager = manager_of(quiet)
+        manager = qm(quiet)
         await move(quiet, hero, "watch_street")
         await move(quiet, hero, "guard_post")
         assert manager.quest_state(hero, voss_quest) is QuestState.AVAILABLE
@@ -104,7 +94,7 @@ async def test_open_quests_expire_on_game_time(quiet: GameEngine) -> None:
     quest = system.open_quests()[quest_id].quest
     await move(quiet, hero, "watch_street")
     await move(quiet, hero, "guard_post")
-    manager = manager_of(quiet)
+    manager = qm(quiet)
     await manager.accept_quest(hero, quest_id)
     await move(quiet, hero, "watch_street")
     assert isinstance(quiet.clock, ManualClock)

@@ -7,15 +7,8 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from questgen_system.qskit import (
-    manager_of,
-    move,
-    npc,
-    online,
-    seed_for,
-    system_of,
-    until,
-)
+from kits.engines import qm
+from questgen_system.qskit import move, npc, online, seed_for, system_of, until
 
 from maid_engine.engine import GameEngine
 from maid_engine.testing import FakeSession, cmd
@@ -59,12 +52,12 @@ async def gundriks_quest(
 
 def planned(engine: GameEngine, hero: UUID, quest: GeneratedQuest) -> PendingDelivery:
     pending = system_of(engine).pending_deliveries(hero)
-    assert quest.id in pending, f"nothing planned; offers: {manager_of(engine).quests_of(hero)}"
+    assert quest.id in pending, f"nothing planned; offers: {qm(engine).quests_of(hero)}"
     return pending[quest.id]
 
 
 def offered_by(engine: GameEngine, hero: UUID, quest: GeneratedQuest) -> str | None:
-    entry = manager_of(engine).entry(hero, quest.id)
+    entry = qm(engine).entry(hero, quest.id)
     return entry.offer_method if entry is not None else None
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from uuid import uuid4
 
-from questgen_system.qskit import metric, pipeline_of, qg_of, seed_for, started, system_of, ticks
+from kits.engines import metric, qg_of
+from questgen_system.qskit import pipeline_of, seed_for, started, system_of, ticks
 
 from maid_engine.clock import GAME_DAY, GAME_HOUR, ManualClock
 from maid_engine.engine import GameEngine

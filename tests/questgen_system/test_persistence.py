@@ -5,17 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from questgen_system.qskit import (
-    make_engine,
-    manager_of,
-    move,
-    online,
-    qg_of,
-    seed_for,
-    system_of,
-    tracker_of,
-    until,
-)
+from kits.engines import qg_of, qm
+from questgen_system.qskit import make_engine, move, online, seed_for, system_of, tracker_of, until
 
 from maid_engine.events import CharacterConnectedEvent
 from maid_engine.testing import session_for
@@ -73,11 +64,11 @@ async def test_open_quests_history_profiles_and_pending_deliveries_survive_a_res
         engine.events.emit(CharacterConnectedEvent(hero, session.id))
         await engine.dispatch_events()
         await move(engine, hero, "square")
-        assert manager_of(engine).is_open(quest_id)
+        assert qm(engine).is_open(quest_id)
         from maid_engine.testing import cmd
 
         assert "signed by Gundrik" in await cmd(engine, hero, "read board")
-        assert manager_of(engine).entry(hero, quest_id) is not None
+        assert qm(engine).entry(hero, quest_id) is not None
 
 
 async def test_an_accepted_quest_is_still_open_after_a_restart(tmp_path: Path) -> None:
@@ -88,7 +79,7 @@ async def test_an_accepted_quest_is_still_open_after_a_restart(tmp_path: Path) -
         system.enqueue(seed_for(engine, "gundrik"))
         await until(engine, lambda: bool(system.open_quests()))
         [quest_id] = list(system.open_quests())
-        await manager_of(engine).accept_quest(hero, quest_id)
+        await qm(engine).accept_quest(hero, quest_id)
         await engine.dispatch_events()
         assert system.unaccepted_quests() == 0
         await system.flush()

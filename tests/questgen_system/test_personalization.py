@@ -6,8 +6,8 @@ from __future__ import annotations
 from uuid import UUID
 
 import pytest
+from kits.engines import qm
 from questgen_system.qskit import (
-    manager_of,
     move,
     npc,
     online,
@@ -144,7 +144,7 @@ async def test_the_offer_is_worded_for_the_character(quiet: GameEngine) -> None:
     assert "Gundrik has not forgotten the last job you did for them." in friend_session.text()
     assert "Gundrik eyes you warily" in foe_session.text()
     assert "work for someone more seasoned than you (level 3)" in newbie_session.text()
-    manager = manager_of(quiet)
+    manager = qm(quiet)
     assert all(manager.quest_state(c, quest.id) is not None for c in (friend, foe, newbie))
 
 
@@ -157,18 +157,18 @@ async def test_a_character_can_ask_for_fewer_offers_or_none(quiet: GameEngine) -
     set_questgen_mode(quiet, hero, QuestGenMode.OFF)
     assert tracker_of(quiet).preference(hero) is QuestPreference.OFF
     await move(quiet, hero, "smithy", reason="goto")
-    assert manager_of(quiet).quest_state(hero, quest.id) is None
+    assert qm(quiet).quest_state(hero, quest.id) is None
     set_questgen_mode(quiet, hero, QuestGenMode.LESS)
     assert system.offer_cap(hero) == 1
     await move(quiet, hero, "forge_lane")
     await move(quiet, hero, "smithy")
     # "less" halves the match score: a plain match (0.5 -> 0.25) is not enough ...
-    assert manager_of(quiet).quest_state(hero, quest.id) is None
+    assert qm(quiet).quest_state(hero, quest.id) is None
     system.record_play(hero, PlayStyle.COMBAT, 5.0)
     await move(quiet, hero, "forge_lane")
     await move(quiet, hero, "smithy")
     # ... a quest that suits the character well (0.7 -> 0.35) still comes.
-    entry = manager_of(quiet).entry(hero, quest.id)
+    entry = qm(quiet).entry(hero, quest.id)
     assert entry is not None and entry.match_score == 0.35
     await ticks(quiet)
 
@@ -186,9 +186,9 @@ async def test_talking_to_the_giver_follows_the_delivery_rules(quiet: GameEngine
     await move(quiet, hero, "smithy", reason="goto")
     out = await cmd(quiet, hero, "talk gundrik")
     assert "Quest offered" not in out
-    assert manager_of(quiet).quest_state(hero, quest.id) is None
+    assert qm(quiet).quest_state(hero, quest.id) is None
     set_questgen_mode(quiet, hero, QuestGenMode.ON)
     out = await cmd(quiet, hero, "talk gundrik")
     assert "Quest offered" in out
-    assert manager_of(quiet).entry(hero, quest.id) is not None
+    assert qm(quiet).entry(hero, quest.id) is not None
     await ticks(quiet)

@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kits.engines import metric, qg_of
 from questgen_system.qskit import (
     answer_for,
     iron_crisis,
-    metric,
     npc,
-    qg_of,
     scripted,
     seed_for,
     started,

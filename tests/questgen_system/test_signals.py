@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from questgen_system.qskit import iron_crisis, metric, npc, pipeline_of, started, system_of, ticks
+from kits.engines import metric
+from questgen_system.qskit import iron_crisis, npc, pipeline_of, started, system_of, ticks
 
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from questgen_system.qskit import move, npc, qg_of
+from kits.engines import qg_of
+from questgen_system.qskit import move, npc
 
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from quests.questkit import new_character, npc, place, plain, qm, quest, start, state
+from kits.engines import plain, qm
+from kits.heroes import new_character
+from quests.questkit import npc, place, quest, start, state
 
 from classic_rpg.components import CharacterStats
 from maid_engine.engine import GameEngine

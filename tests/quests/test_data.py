@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from kits.engines import qm
 from pydantic import ValidationError
-from quests.questkit import WORLD, QuestTestWorld, make_engine, npc, qm
+from quests.questkit import WORLD, QuestTestWorld, make_engine, npc
 
 from classic_rpg.systems.quests import Quest, QuestObjective
 from maid_engine.content import PackError

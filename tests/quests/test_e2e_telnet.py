@@ -7,7 +7,7 @@ import asyncio
 import re
 from pathlib import Path
 
-from quests.questkit import make_strong
+from kits.heroes import make_strong
 
 from classic_rpg.components import CharacterStats
 from classic_rpg.systems.quests import QuestManager

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from quests.questkit import Recorder, kill, make_strong, new_character, npcs, plain, qm
+from kits.engines import npcs, plain, qm
+from kits.heroes import Recorder, fight, make_strong, new_character
 
 from classic_rpg.components import CharacterStats, Inventory
 from classic_rpg.systems.quests import (
@@ -33,7 +34,7 @@ async def test_wolf_trouble_start_to_finish(engine: GameEngine) -> None:
     assert "You accept 'Wolf Trouble'" in await cmd(engine, hero, "accept wolf-trouble")
     await cmd(engine, hero, "north")
     wolves = npcs(engine, "qtest:wolf")
-    await kill(engine, hero, "wolf")
+    await fight(engine, hero, "wolf")
     assert len(npcs(engine, "qtest:wolf")) == len(wolves) - 1
     out = plain(await cmd(engine, hero, "get pelt"))
     assert "[Wolf Trouble] Take a wolf pelt. - done" in out

@@ -5,16 +5,9 @@ from __future__ import annotations
 from uuid import UUID
 
 import pytest
-from quests.questkit import (
-    Recorder,
-    new_character,
-    npc,
-    place,
-    progress,
-    qm,
-    quest,
-    start,
-)
+from kits.engines import qm
+from kits.heroes import Recorder, new_character
+from quests.questkit import npc, place, progress, quest, start
 
 from classic_rpg.combat.service import CombatService
 from classic_rpg.components import CharacterStats, Health, Inventory

@@ -7,7 +7,8 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
-from quests.questkit import Recorder, make_strong, new_character, plain, qm
+from kits.engines import plain, qm
+from kits.heroes import Recorder, make_strong, new_character
 
 from classic_rpg.combat.components import Fighting
 from classic_rpg.components import CharacterStats, Inventory

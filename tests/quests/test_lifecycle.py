@@ -6,16 +6,9 @@ import logging
 from uuid import UUID
 
 import pytest
-from quests.questkit import (
-    Recorder,
-    new_character,
-    npc,
-    place,
-    qm,
-    quest,
-    start,
-    state,
-)
+from kits.engines import qm
+from kits.heroes import Recorder, new_character
+from quests.questkit import npc, place, quest, start, state
 
 from classic_rpg.components import CharacterStats
 from classic_rpg.systems.quests import (

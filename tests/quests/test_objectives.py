@@ -2,20 +2,9 @@
 
 from __future__ import annotations
 
-from quests.questkit import (
-    Recorder,
-    kill,
-    make_strong,
-    new_character,
-    npc,
-    place,
-    progress,
-    qm,
-    quest,
-    room_of,
-    start,
-    state,
-)
+from kits.engines import qm
+from kits.heroes import Recorder, fight, make_strong, new_character, room_of
+from quests.questkit import npc, place, progress, quest, start, state
 
 from classic_rpg.items.factory import ItemFactory
 from classic_rpg.systems.quests import QuestFailedEvent, QuestProgressEvent
@@ -136,9 +125,9 @@ async def test_kill_by_template_counts_only_own_kills(engine: GameEngine) -> Non
         ),
     )
     rec = Recorder(engine, QuestProgressEvent)
-    await kill(engine, other, "wolf")
+    await fight(engine, other, "wolf")
     assert progress(engine, hero, "wolves").count == 0
-    await kill(engine, hero, "wolf")
+    await fight(engine, hero, "wolf")
     assert progress(engine, hero, "wolves").count == 1
     assert rec.of(QuestProgressEvent)[-1].count == 1
     assert state(engine, hero) is QuestState.IN_PROGRESS
@@ -162,11 +151,11 @@ async def test_kill_by_entity_id_and_by_keyword(engine: GameEngine) -> None:
         ),
     )
     # Kill the first wolf: the keyword objective counts, the id one does not.
-    await kill(engine, hero, "1.wolf")
+    await fight(engine, hero, "1.wolf")
     assert not engine.world.entity_exists(first)
     assert progress(engine, hero, "any-grey").completed
     assert not progress(engine, hero, "that-one").completed
-    await kill(engine, hero, "wolf")
+    await fight(engine, hero, "wolf")
     assert progress(engine, hero, "that-one").completed
     assert state(engine, hero) is QuestState.COMPLETED
 
@@ -297,7 +286,7 @@ async def test_protect_fails_the_quest_when_the_npc_dies(engine: GameEngine) -> 
         ),
     )
     await cmd(engine, hero, "south")
-    await kill(engine, hero, "pilgrim")
+    await fight(engine, hero, "pilgrim")
     assert state(engine, hero) is QuestState.FAILED
     failed = rec.of(QuestFailedEvent)
     assert len(failed) == 1 and failed[0].detail == "the pilgrim died"

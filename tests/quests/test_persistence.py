@@ -7,7 +7,9 @@ from typing import Any
 from uuid import UUID
 
 import pytest
-from quests.questkit import make_engine, new_character, place, qm, quest, start, state
+from kits.engines import qm
+from kits.heroes import new_character
+from quests.questkit import make_engine, place, quest, start, state
 
 from classic_rpg.components import CharacterStats, Inventory
 from classic_rpg.systems.quests import QuestError

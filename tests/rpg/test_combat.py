@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from rpg.rpgkit import Recorder, items_of, make_strong, new_character, npcs, place, ws_of
+from kits.engines import npcs, ws_of
+from kits.heroes import Recorder, make_strong, new_character, place
+from rpg.rpgkit import items_of
 
 from classic_rpg.combat.components import Fighting, PendingRespawn
 from classic_rpg.combat.service import CombatService
@@ -71,7 +73,7 @@ async def test_kill_only_marks_the_fight_rounds_happen_on_ticks(engine: GameEngi
 
 async def test_rounds_come_every_three_game_seconds(engine: GameEngine) -> None:
     hero = new_character(engine)
-    make_strong(engine, hero)
+    make_strong(engine, hero, dexterity=16)
     place(engine, hero, FIELD)
     rat = the(engine, "rpgtest:rat")
     engine.world.add_component(rat, Health(1000, 1000))
@@ -87,7 +89,7 @@ async def test_rounds_come_every_three_game_seconds(engine: GameEngine) -> None:
 
 async def test_npc_death_loot_experience_gold_and_destruction(engine: GameEngine) -> None:
     hero = new_character(engine)
-    make_strong(engine, hero)
+    make_strong(engine, hero, dexterity=16)
     place(engine, hero, FIELD)
     rat = the(engine, "rpgtest:rat")
     carried = items_of(engine).spawn("rpgtest:insignia", holder=rat)
@@ -120,7 +122,7 @@ async def test_npc_death_loot_experience_gold_and_destruction(engine: GameEngine
 
 async def test_npc_respawns_as_a_new_entity_after_its_delay(engine: GameEngine) -> None:
     hero = new_character(engine)
-    make_strong(engine, hero)
+    make_strong(engine, hero, dexterity=16)
     place(engine, hero, FIELD)
     rat = the(engine, "rpgtest:rat")
     rec = Recorder(engine, EntityDiedEvent)
@@ -143,7 +145,7 @@ async def test_npc_respawns_as_a_new_entity_after_its_delay(engine: GameEngine) 
 
 async def test_npcs_without_respawn_stay_dead(engine: GameEngine) -> None:
     hero = new_character(engine)
-    make_strong(engine, hero, level=20, hp=500)
+    make_strong(engine, hero, level=20, hp=500, dexterity=16)
     await cmd(engine, hero, "east")
     await cmd(engine, hero, "east")
     await run_until(engine, lambda: not npcs(engine, "rpgtest:bandit"))
@@ -229,7 +231,7 @@ async def test_recall_room_can_be_configured(engine: GameEngine) -> None:
 
 async def test_flee_leaves_the_fight(engine: GameEngine) -> None:
     hero = new_character(engine)
-    make_strong(engine, hero, level=1, hp=1000)
+    make_strong(engine, hero, level=1, hp=1000, dexterity=16)
     assert await cmd(engine, hero, "flee") == "You are not fighting anyone."
     await cmd(engine, hero, "east")
     await cmd(engine, hero, "east")
@@ -307,7 +309,7 @@ async def test_regeneration_out_of_combat(engine: GameEngine) -> None:
 async def test_fight_messages_reach_both_sides_and_the_room(engine: GameEngine) -> None:
     hero = new_character(engine, "Alice")
     bob = new_character(engine, "Bob")
-    make_strong(engine, hero)
+    make_strong(engine, hero, dexterity=16)
     place(engine, hero, FIELD)
     place(engine, bob, FIELD)
     rat = the(engine, "rpgtest:rat")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from rpg.rpgkit import Recorder, new_character, npcs, place
+from kits.engines import npcs
+from kits.heroes import Recorder, new_character, place
 
 from classic_rpg.characters.dialogue import TalkService
 from classic_rpg.events import TalkedToEvent

@@ -6,7 +6,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from rpg.rpgkit import Recorder, items_of, make_strong, new_character, npcs, place, ws_of
+from kits.engines import npcs, ws_of
+from kits.heroes import Recorder, make_strong, new_character, place
+from rpg.rpgkit import items_of
 
 from classic_rpg.characters.components import Dialogue
 from classic_rpg.combat.components import CombatProfile, CombatRules, Fighting
@@ -79,7 +81,7 @@ async def test_item_templates(ironvale: GameEngine) -> None:
 async def test_a_strong_character_clears_the_road(ironvale: GameEngine) -> None:
     world, ws = ironvale.world, ws_of(ironvale)
     hero = new_character(ironvale)
-    make_strong(ironvale, hero, level=12, hp=400)
+    make_strong(ironvale, hero, level=12, hp=400, dexterity=16)
     rec = Recorder(ironvale, EntityDiedEvent)
 
     place(ironvale, hero, WAGON)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from rpg.rpgkit import Recorder, items_of, new_character, npcs, place, ws_of
+from kits.engines import npcs, ws_of
+from kits.heroes import Recorder, new_character, place
+from rpg.rpgkit import items_of
 
 from classic_rpg.components import CharacterStats, Equipment, Health, Inventory
 from classic_rpg.events import (

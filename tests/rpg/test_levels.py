@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rpg.rpgkit import Recorder, new_character
+from kits.heroes import Recorder, new_character
 
 from classic_rpg.characters.levels import (
     MAX_LEVEL,

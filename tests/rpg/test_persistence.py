@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rpg.rpgkit import items_of, make_engine, make_strong, new_character, npcs, place, ws_of
+from kits.engines import npcs, ws_of
+from kits.heroes import make_strong, new_character, place
+from rpg.rpgkit import items_of, make_engine
 
 from classic_rpg.combat.components import PendingRespawn
 from classic_rpg.components import Attributes, CharacterStats, Equipment, Health, Mana
@@ -24,7 +26,7 @@ async def test_character_state_survives_restart(tmp_path: Path, db_url: str) -> 
         ore = items.spawn("rpgtest:ore", holder=hero)
         world = engine.world
         # kill the rat: it must stay dead and its respawn must still be pending
-        make_strong(engine, hero)
+        make_strong(engine, hero, dexterity=16)
         place(engine, hero, "rpgtest:field")
         await cmd(engine, hero, "kill rat")
         for _ in range(30):

@@ -7,14 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from living.livingkit import (
-    IronvaleLivingPack,
-    collect_signals,
-    living_of,
-    make_engine,
-    run_hours,
-    story_of,
-)
+from kits.engines import living_of
+from living.livingkit import IronvaleLivingPack, collect_signals, make_engine, run_hours, story_of
 
 from maid_stdlib.living import GoalsComponent, GoalStatus, KnownGossip, NeedsComponent
 from maid_stdlib.story import REQUIRED_CONTEXT, StorySignalType, StorySituationResolvedEvent

@@ -8,16 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from living.livingkit import (
-    LIVING,
-    hamlet_pack,
-    living_of,
-    make_engine,
-    npc,
-    run_hours,
-    story_of,
-    ws_of,
-)
+from kits.engines import living_of, ws_of
+from living.livingkit import LIVING, hamlet_pack, make_engine, npc, run_hours, story_of
 
 from maid_engine.engine import GameEngine
 from maid_stdlib.living import EpisodicMemory, TradeGoods, api, gossip

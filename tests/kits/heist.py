@@ -12,6 +12,7 @@ from uuid import UUID
 from admin import AdminContentPack
 from classic_rpg.components import CharacterStats
 from content_packs.heist.pack import HeistPack
+from kits.engines import qg_of
 from maid_engine.accounts.components import CharacterFactory
 from maid_engine.clock import ManualClock
 from maid_engine.commands import Role
@@ -19,7 +20,6 @@ from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
 from maid_stdlib.questgen.service import QuestGenerationService
-from maid_stdlib.world import NPC
 
 
 def make_engine(
@@ -35,12 +35,6 @@ def make_engine(
 
 def system_of(engine: GameEngine) -> QuestGenerationService:
     return engine.services.get(QuestGenerationService)
-
-
-def npc(engine: GameEngine, template: str) -> UUID:
-    found = sorted(u for u, n in engine.world.each(NPC) if n.template == template)
-    assert found, f"no NPC {template}"
-    return found[0]
 
 
 async def settle() -> None:
@@ -74,11 +68,9 @@ async def admin(engine: GameEngine, actor: UUID, line: str) -> str:
 # -- building a world through the real pipeline --------------------------------------
 def newest_quest(engine: GameEngine, archetype: str | None = None) -> str | None:
     """Id of the most recently generated quest (of ``archetype``)."""
-    from maid_stdlib.questgen import QuestGen
-
     entries = [
         e
-        for e in engine.services.get(QuestGen).history.recent(50)
+        for e in qg_of(engine).history.recent(50)
         if archetype is None or e.archetype_id == archetype
     ]
     return entries[0].quest_id if entries else None
@@ -88,9 +80,7 @@ async def until_quest(
     engine: GameEngine, archetype: str, limit: int = 120, exclude: frozenset[str] = frozenset()
 ) -> str:
     """Tick until a quest of ``archetype`` is registered; returns its id."""
-    from maid_stdlib.questgen import QuestGen
-
-    history = engine.services.get(QuestGen).history
+    history = qg_of(engine).history
     for _ in range(limit):
         found = [
             e.quest_id

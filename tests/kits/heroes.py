@@ -1,0 +1,80 @@
+"""Player characters: made, strengthened, placed, walked and fighting with real
+commands; and a recorder of the events they cause."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from classic_rpg.components import Attributes, CharacterStats, Health
+from kits.engines import ws_of
+from maid_engine.engine import GameEngine
+from maid_engine.events import Event
+from maid_engine.testing import cmd, session_for
+from maid_stdlib.world import WorldCharacterFactory
+
+
+def new_character(engine: GameEngine, name: str = "Alice", online: bool = True) -> UUID:
+    """A player character of account ``acct-<name>``, online (a session) by default."""
+    uid = engine.services.get(WorldCharacterFactory).create_character(name, f"acct-{name}")
+    if online:
+        session_for(engine, uid)
+    return uid
+
+
+def make_strong(
+    engine: GameEngine, uid: UUID, *, level: int = 10, hp: int = 200, dexterity: int = 18
+) -> None:
+    """Enough health and attributes that the dice cannot end a test early."""
+    world = engine.world
+    world.get_component(uid, CharacterStats).level = level
+    world.add_component(uid, Health(hp, hp))
+    world.add_component(uid, Attributes(strength=18, dexterity=dexterity, constitution=16))
+
+
+def place(engine: GameEngine, uid: UUID, room: str) -> None:
+    """Put ``uid`` in ``room`` (a room key) without walking."""
+    ws_of(engine).move(uid, room, reason="test")
+
+
+def room_of(engine: GameEngine, uid: UUID) -> str | None:
+    return ws_of(engine).room_key_of(uid)
+
+
+async def walk(engine: GameEngine, hero: UUID, room: str) -> None:
+    """Walk ``hero`` to ``room`` exit by exit, with real movement commands."""
+    ws = ws_of(engine)
+    here = ws.room_key_of(hero)
+    assert here is not None
+    steps = ws.path(here, room)
+    assert steps is not None, f"no way from {here} to {room}"
+    for step in steps:
+        await cmd(engine, hero, f"go {step}")
+    assert ws.room_key_of(hero) == room
+
+
+async def fight(engine: GameEngine, hero: UUID, keyword: str, max_ticks: int = 300) -> UUID:
+    """``kill <keyword>`` and tick until the target is dead; returns the target."""
+    ws = ws_of(engine)
+    room = ws.room_key_of(hero)
+    assert room is not None
+    target = ws.find_in_room(room, keyword, viewer=hero)
+    assert target is not None, f"no {keyword} in {room}"
+    await cmd(engine, hero, f"kill {keyword}")
+    for _ in range(max_ticks):
+        if not engine.world.entity_exists(target):
+            return target
+        await engine.run_ticks(1)
+    raise AssertionError(f"{keyword} did not die")
+
+
+class Recorder:
+    """Collects the events of the given types, in order."""
+
+    def __init__(self, engine: GameEngine, *types: type[Event]) -> None:
+        self.events: list[Event] = []
+        for t in types:
+            engine.events.subscribe(t, self.events.append)
+
+    def of(self, t: type[Event]) -> list[Any]:
+        return [e for e in self.events if isinstance(e, t)]
