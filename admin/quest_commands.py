@@ -1,4 +1,4 @@
-"""``@quest``: the admin tools of quest generation (seed 11, item 6).
+"""``@quest``: the admin tools of quest generation.
 
 One command, ``@quest``, with eight subcommands (unambiguous prefixes work:
 ``@quest list``). Every report reads the live engine through

@@ -48,7 +48,7 @@ class ConsequencePlanner:
     HELPER_TRUST: ClassVar[float] = 0.15
     FAILURE_TRUST: ClassVar[float] = -0.1
     FACTION_GAIN: ClassVar[float] = 0.1
-    #: A band whose leader falls may regroup (seed 9: chain potential 0.6).
+    #: A band whose leader falls may regroup (chain potential 0.6, as in the Iron Crisis).
     LEADER_CHAIN_BONUS: ClassVar[float] = 0.2
 
     def plan(

@@ -98,7 +98,7 @@ class QuestDeliveryService:
     # -- policy -------------------------------------------------------------------------
     def cap_for(self, character: UUID) -> int:
         """Unanswered offers the character may hold: the system's cap, lowered by the
-        character's ``questgen`` preference (seed 11, item 5)."""
+        character's ``questgen`` preference."""
         return offer_policy(self.world, character).max_pending(self.policy.max_pending_offers)
 
     def _open(self, quest_id: str) -> OpenQuest | None:

@@ -69,7 +69,7 @@ class PlayStyle(enum.StrEnum):
 
 
 class QuestPreference(enum.StrEnum):
-    """A character's opt-out (seed 11, item 5): ``fewer`` offers or ``off``."""
+    """A character's opt-out: ``fewer`` offers or ``off``."""
 
     NORMAL = "normal"
     FEWER = "fewer"

@@ -1,4 +1,4 @@
-"""The player's opt-out of generated quests (seed 11, item 5): ``questgen on|less|off``.
+"""The player's opt-out of generated quests: ``questgen on|less|off``.
 
 The preference is a persisted component on the character entity (per character,
 not per account: each character plays differently). Delivery reads it through

@@ -76,7 +76,7 @@ class SignalLog:
 
 
 async def the_iron_crisis(engine: GameEngine, signals: SignalLog, hours: float = 48) -> None:
-    """Let the world run until the bandits have choked Ironvale (seed 9, step 1)."""
+    """Let the world run until the bandits have choked Ironvale (the Iron Crisis begins)."""
     clock = engine.clock
     assert isinstance(clock, ManualClock)
     ticks = int(hours * 3600 / clock.tick_game_seconds)

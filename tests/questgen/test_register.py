@@ -1,4 +1,4 @@
-"""register_questgen and content-pack extension (seed 8 / 8.1)."""
+"""register_questgen and content-pack extension from the pack's own register."""
 
 from __future__ import annotations
 

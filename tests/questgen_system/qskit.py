@@ -233,7 +233,7 @@ def scripted(engine: GameEngine, responder: Any = None, **kw: Any) -> Any:
 
 
 def iron_crisis(engine: GameEngine) -> UUID:
-    """Gundrik's state in the worked example (seed 9), set directly: economic need
+    """Gundrik's state in the worked example (the Iron Crisis), set directly: economic need
     0.2 and a blocked ACQUIRE goal. Returns Gundrik."""
     from maid_stdlib.living import api
     from maid_stdlib.living.components import Goal, GoalStatus

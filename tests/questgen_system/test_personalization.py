@@ -149,7 +149,7 @@ async def test_the_offer_is_worded_for_the_character(quiet: GameEngine) -> None:
 
 
 async def test_a_character_can_ask_for_fewer_offers_or_none(quiet: GameEngine) -> None:
-    # The questgen preference (seed 11, item 5) is the admin layer's; delivery reads
+    # The questgen preference is the admin layer's; delivery reads
     # its offer policy.
     system = system_of(quiet)
     quest = await a_quest(quiet)
