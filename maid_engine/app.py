@@ -15,6 +15,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
+from maid_engine.accounts import install_accounts
 from maid_engine.clock import GameClock
 from maid_engine.config import Settings
 from maid_engine.content import ContentPack
@@ -50,8 +51,6 @@ class MaidServer:
         return self.metrics_server.port if self.metrics_server is not None else 0
 
     async def start(self) -> None:
-        from maid_engine.accounts.service import install_accounts
-
         install_accounts(self.engine)
         await self.engine.start()
         try:
@@ -63,6 +62,7 @@ class MaidServer:
                 ms = self.metrics_server
                 self.announce(f"MAID metrics listening on {ms.host}:{ms.port}")
             if self.settings.telnet_enabled:
+                # telnetlib3 is loaded only by a server that listens for players.
                 from maid_engine.net import TelnetServer
 
                 self.telnet = TelnetServer(
@@ -128,6 +128,7 @@ class MaidServer:
 
 
 def net_limits(settings: Settings) -> Any:
+    # Like TelnetServer above: maid_engine.net pulls in telnetlib3.
     from maid_engine.net import NetLimits
 
     return NetLimits(

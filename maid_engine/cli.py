@@ -13,7 +13,9 @@ from typing import Any
 
 from maid_engine.config import ConfigError, Settings, load_settings
 from maid_engine.content import PackError
-from maid_engine.ecs.schedule import ScheduleError
+from maid_engine.ecs.schedule import ScheduleError, render_markdown, render_text
+from maid_engine.engine import GameEngine
+from maid_engine.logs import setup_logging
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -98,9 +100,6 @@ def _simulate(argv: Sequence[str]) -> int:
 def _systems(settings: Settings, markdown: bool) -> int:
     """Register the configured packs (nothing is started, no database opened) and
     print the order their systems run in."""
-    from maid_engine.ecs.schedule import render_markdown, render_text
-    from maid_engine.engine import GameEngine
-
     engine = GameEngine(settings, use_store=False)
     try:
         engine.register_packs()
@@ -112,6 +111,9 @@ def _systems(settings: Settings, markdown: bool) -> int:
 
 
 async def _run(settings: Settings) -> int:
+    # The server, the pack checker and the admin tool are imported by the command
+    # that needs them: they pull in SQLAlchemy and telnetlib3, which ``maid --help``
+    # and ``maid simulate`` must not pay for.
     from maid_engine.app import MaidServer
 
     server = MaidServer(settings, announce=lambda line: print(line, flush=True))
@@ -165,8 +167,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (PackError, ScheduleError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 3
-    from maid_engine.logs import setup_logging
-
     setup_logging(settings.log_level, settings.log_json)
     if args.command == "create-admin":
         from maid_engine.accounts.admin_cli import create_admin

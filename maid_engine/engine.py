@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from maid_engine.clock import GameClock
 from maid_engine.collector import CollectorPolicy
-from maid_engine.commands import CommandRegistry
+from maid_engine.commands import CommandContext, CommandRegistry, run_line
 from maid_engine.config import Settings
 from maid_engine.content import ContentPack, PackContext, PackError, Services, collect_packs
 from maid_engine.ecs import System, World
@@ -33,13 +33,18 @@ from maid_engine.events import (
     EngineStoppingEvent,
     EntityDestroyedEvent,
     EventBus,
+    ShutdownRequestedEvent,
 )
+from maid_engine.llm.service import CACHE_COLLECTION, LLMService
 from maid_engine.metrics import EngineMetrics
 from maid_engine.pacing import Pacer, RealPacer
 from maid_engine.reliability import SaveMonitor
+from maid_engine.session_manager import SessionManager
+from maid_engine.sessions import Session
 
 if TYPE_CHECKING:
-    from maid_engine.session_manager import SessionManager
+    # maid_engine.store is imported where a store is opened or written: it pulls in
+    # SQLAlchemy, which an engine without a database never loads.
     from maid_engine.store import Store
 
 log = logging.getLogger("maid.engine")
@@ -60,8 +65,8 @@ class GameEngine:
         store: Store | None = None,
         use_store: bool = True,
     ) -> None:
-        from maid_engine.session_manager import SessionManager
-
+        # Collaborators get the narrow ports they use (maid_engine.ports), never the
+        # engine itself; systems, commands and packs see it as the composite Host.
         self.settings = settings or Settings()
         self.clock = clock or GameClock(time_scale=self.settings.time_scale)
         self.world = World()
@@ -75,7 +80,7 @@ class GameEngine:
             self.settings.gc_refreeze_interval, self.settings.gc_deep_interval
         )
         self.world_lock = asyncio.Lock()
-        self.sessions: SessionManager = SessionManager(self)
+        self.sessions = SessionManager(self._run_session_line, started_at=lambda: self.started_at)
         self._pack_refs = list(packs) if packs is not None else list(self.settings.packs)
         self.packs: list[ContentPack] = []
         self._systems: list[System] = []
@@ -96,13 +101,16 @@ class GameEngine:
         self.started_at = time.time()
         self.events.on_dispatch = lambda _e: self.metrics.events_dispatched.inc()
         #: Tells players when checkpoints cannot reach the database (and when they can again).
-        self.saving = SaveMonitor(self)
-        self.metrics.bind_engine(self)
-        from maid_engine.llm.service import CACHE_COLLECTION, LLMService
-
+        self.saving = SaveMonitor(self.metrics, self.sessions)
+        self.metrics.watch_sessions(self.sessions)
+        self.commands.on_executed = self.metrics.command_executed
         #: The process's one LLM provider (None without a model), shared by every
-        #: LLM user so the rate limit and token budget are global.
-        self.llm = LLMService.for_engine(self)
+        #: LLM user so the rate limit and token budget are global. Budget and rate
+        #: run on the engine's monotonic clock (a ManualClock steps them in tests),
+        #: cache TTLs on its wall clock.
+        self.llm = LLMService.from_settings(
+            self.settings, self.metrics, clock=self.clock.monotonic, wall=self.clock.wall
+        )
         self.services.provide(LLMService, self.llm)
         self._collections.add(CACHE_COLLECTION)
         #: Set by request_shutdown(); the server's main loop waits on it.
@@ -111,11 +119,22 @@ class GameEngine:
 
     def request_shutdown(self, reason: str = "", requested_by: Any = None) -> None:
         """Ask the hosting server to stop gracefully (players told, final checkpoint)."""
-        from maid_engine.events import ShutdownRequestedEvent
-
         self.shutdown_reason = reason
         self.events.emit(ShutdownRequestedEvent(reason=reason, requested_by=requested_by))
         self.shutdown_requested.set()
+
+    async def _run_session_line(self, session: Session, line: str) -> None:
+        """A puppeting session's command line (the SessionManager's ``run_line``): run
+        under the world lock, so it never interleaves with a tick."""
+        ctx = CommandContext(
+            engine=self,
+            session=session,
+            actor=session.character_id,
+            role=self.sessions.role_of(session),
+            account_id=session.account_id,
+        )
+        async with self.world_lock:
+            await run_line(self, ctx, line)
 
     # -- registration -------------------------------------------------------------
     def add_system(self, system: System, *, pack: str | None = None) -> None:

@@ -13,6 +13,8 @@ import sys
 import time
 from typing import Any
 
+from maid_engine.reliability import LogFloodFilter
+
 _STANDARD = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message", "asctime"}
 
 
@@ -56,8 +58,6 @@ def setup_logging(level: str = "INFO", json_lines: bool = False) -> None:
     handler.setFormatter(JsonFormatter() if json_lines else PlainFormatter())
     # A client sending garbage must not be able to flood the log (telnetlib3 warns
     # once per malformed subnegotiation).
-    from maid_engine.reliability import LogFloodFilter
-
     handler.addFilter(LogFloodFilter())
     root = logging.getLogger()
     for old in list(root.handlers):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Sequence, Sized
+from typing import Any, Protocol
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -21,6 +21,20 @@ from prometheus_client import (
 )
 
 log = logging.getLogger("maid.metrics")
+
+
+class SessionCounts(Protocol):
+    """What the session gauge reads (``maid_engine.ports.Sessions`` has it)."""
+
+    def all(self) -> Sized: ...
+
+    def playing(self) -> Sized: ...
+
+
+class CommandLike(Protocol):
+    @property
+    def category(self) -> str: ...
+
 
 TICK_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 
@@ -75,26 +89,17 @@ class EngineMetrics:
             "maid_command_duration_seconds", "Wall time of one command", buckets=TICK_BUCKETS
         )
 
-    def bind_engine(self, engine: Any) -> None:
-        """Read the session count at scrape time and count commands as they run.
-
-        The LLM metrics are registered here too, so a server without a model still
-        exposes them (at zero): dashboards and alerts see a flat line, not a gap.
-        """
-        from maid_engine.llm.provider import LLMMetrics
-
-        sessions = engine.sessions
+    def watch_sessions(self, sessions: SessionCounts) -> None:
+        """Read the session counts from ``sessions`` at scrape time."""
         playing = self.sessions.labels("playing")
         playing.set_function(lambda: len(sessions.playing()))
         login = self.sessions.labels("login")
         login.set_function(lambda: len(sessions.all()) - len(sessions.playing()))
 
-        def executed(cmd: Any, seconds: float) -> None:
-            self.commands.labels(cmd.category).inc()
-            self.command_duration.observe(seconds)
-
-        engine.commands.on_executed = executed
-        LLMMetrics(self)
+    def command_executed(self, cmd: CommandLike, seconds: float) -> None:
+        """Count one command run (the command registry's ``on_executed`` hook)."""
+        self.commands.labels(cmd.category).inc()
+        self.command_duration.observe(seconds)
 
     def _get(self, kind: type, name: str, doc: str, labels: Sequence[str], **kw: Any) -> Any:
         made = self._made.get(name)

@@ -24,7 +24,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
+from maid_engine.config import Settings
 from maid_engine.content import ContentPack, PackContext, PackError, collect_packs, resolve_pack
+from maid_engine.engine import GameEngine
 
 HOOK = "validate_data"
 
@@ -38,8 +40,6 @@ def check_pack(
 
     ``also`` loads more packs alongside (e.g. a rules pack whose extension sections
     the data uses without requiring it)."""
-    from maid_engine.config import Settings
-    from maid_engine.engine import GameEngine
 
     try:
         pack_cls = target if isinstance(target, type) else find_pack_class(target)

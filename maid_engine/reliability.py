@@ -18,10 +18,10 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
+from uuid import UUID
 
-if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+from maid_engine.metrics import EngineMetrics
 
 log = logging.getLogger("maid.reliability")
 
@@ -33,22 +33,32 @@ DATABASE_UNAVAILABLE = "The database is unavailable; try again in a moment."
 
 
 def is_store_unavailable(exc: BaseException) -> bool:
+    # Imported here, not at the top: maid_engine.store pulls in SQLAlchemy, which
+    # an engine without a database (tests, ``maid check``) never needs to load.
     from maid_engine.store import StoreUnavailable
 
     return isinstance(exc, StoreUnavailable)
 
 
+class Audience(Protocol):
+    """Who is told about saving (``maid_engine.ports.Sessions`` has it)."""
+
+    def characters_online(self) -> list[UUID]: ...
+
+    def send_to(self, character_id: UUID, text: str) -> bool: ...
+
+
 class SaveMonitor:
     """Tracks whether checkpoints reach the database and tells players about outages."""
 
-    def __init__(self, engine: GameEngine) -> None:
-        self.engine = engine
+    def __init__(self, metrics: EngineMetrics, audience: Audience) -> None:
+        self.audience = audience
         #: True from the first checkpoint that failed for lack of a database until the
         #: next one that succeeds.
         self.delayed = False
         self.outages = 0
         self._since: float | None = None
-        self._gauge = engine.metrics.gauge(
+        self._gauge = metrics.gauge(
             "maid_saving_delayed", "1 while checkpoints cannot reach the database"
         )
 
@@ -73,10 +83,9 @@ class SaveMonitor:
         self._tell(SAVING_RESUMED)
 
     def _tell(self, text: str) -> None:
-        sessions = self.engine.sessions
-        for character in sessions.characters_online():
+        for character in self.audience.characters_online():
             try:
-                sessions.send_to(character, text)
+                self.audience.send_to(character, text)
             except Exception:
                 log.exception("could not tell %s about saving", character)
 

@@ -3,8 +3,9 @@
 :class:`SessionManager` implements :class:`maid_engine.sessions.SessionHandler`.
 A session is in one of two states: at the login screen (its lines go to the
 ``LoginFlow`` service) or puppeting a character (its lines go to the command
-registry). Messaging helpers (``send_to``) let systems reach characters without
-knowing anything about transports.
+registry, through the ``run_line`` callable the engine gives it). Messaging
+helpers (``send_to``) let systems reach characters without knowing anything about
+transports. Others see it through :class:`maid_engine.ports.Sessions`.
 """
 
 from __future__ import annotations
@@ -12,31 +13,24 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 from uuid import UUID
 
-from maid_engine.commands import CommandContext, Role, run_line
+from maid_engine.commands import Role
+from maid_engine.ports import LineRunner, LoginFlow
 from maid_engine.sessions import Session
-
-if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
 
 log = logging.getLogger("maid.sessions")
 
 
-class LoginFlow(Protocol):
-    """Drives a session from connect to puppeting a character (see maid_engine.login)."""
-
-    async def greet(self, session: Session) -> None: ...
-
-    async def handle_line(self, session: Session, line: str) -> None: ...
-
-    async def closed(self, session: Session) -> None: ...
-
-
 class SessionManager:
-    def __init__(self, engine: GameEngine) -> None:
-        self.engine = engine
+    """``run_line`` runs a command line for a puppeting session (the engine builds
+    the command context and holds the world lock); ``started_at`` gives the server's
+    start time for MSSP's UPTIME."""
+
+    def __init__(self, run_line: LineRunner, started_at: Callable[[], float]) -> None:
+        self._run_line = run_line
+        self._started_at = started_at
         self._sessions: dict[str, Session] = {}
         self._by_character: dict[UUID, Session] = {}
         self.login: LoginFlow | None = None
@@ -146,16 +140,8 @@ class SessionManager:
 
     async def execute(self, session: Session, line: str) -> None:
         """Run a command line for a puppeting session."""
-        ctx = CommandContext(
-            engine=self.engine,
-            session=session,
-            actor=session.character_id,
-            role=self.role_of(session),
-            account_id=session.account_id,
-        )
         self.commands_total += 1
-        async with self.engine.world_lock:
-            await run_line(self.engine, ctx, line)
+        await self._run_line(session, line)
 
     async def session_closed(self, session: Session) -> None:
         self._sessions.pop(session.id, None)
@@ -176,7 +162,7 @@ class SessionManager:
         status: dict[str, str | list[str]] = {
             "NAME": "MAID",
             "PLAYERS": str(len(self._by_character)),
-            "UPTIME": str(int(self.engine.started_at)),
+            "UPTIME": str(int(self._started_at())),
             "CODEBASE": "MAID 0.1",
         }
         for key, provider in self.mssp_providers.items():

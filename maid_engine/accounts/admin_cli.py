@@ -11,6 +11,7 @@ from maid_engine.accounts.names import name_key, validate_name
 from maid_engine.accounts.passwords import PasswordHasher, check_password_policy
 from maid_engine.commands import Role
 from maid_engine.config import Settings
+from maid_engine.store import Store
 
 log = logging.getLogger("maid.accounts")
 
@@ -24,8 +25,6 @@ async def create_admin(settings: Settings, name: str, password: str) -> str:
     for the user; raises AccountError (InvalidName, InvalidPassword) with a message
     saying what is wrong.
     """
-    from maid_engine.store import Store
-
     key = name_key(name)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     store = Store(settings.resolved_database_url)

@@ -3,20 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from maid_engine.accounts.commands import ACCOUNT_COMMANDS
-from maid_engine.accounts.login import LoginFlow
+from maid_engine.accounts.login import LoginFlow, LoginHost
 from maid_engine.accounts.model import ACCOUNTS_COLLECTION
-from maid_engine.accounts.service import DEFAULT_MAX_CHARACTERS, AccountService
+from maid_engine.accounts.service import DEFAULT_MAX_CHARACTERS, AccountHost, AccountService
 from maid_engine.events import EngineStoppingEvent
+from maid_engine.ports import CommandsPort
 
-if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+
+class InstallHost(AccountHost, LoginHost, CommandsPort, Protocol):
+    """What wiring accounts in needs: what the service and the login screen use,
+    plus the command registry and declaring the ``accounts`` collection."""
+
+    def declare_collection(self, name: str) -> None: ...
 
 
 def install_accounts(
-    engine: GameEngine,
+    engine: InstallHost,
     *,
     clock: Callable[[], float] | None = None,
     max_characters: int = DEFAULT_MAX_CHARACTERS,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
@@ -21,14 +21,12 @@ from maid_engine.accounts.errors import AccountError, AuthenticationFailed, Logi
 from maid_engine.accounts.model import Account, CharacterRef
 from maid_engine.accounts.names import validate_name
 from maid_engine.accounts.passwords import check_password_policy
+from maid_engine.accounts.service import AccountService
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
+from maid_engine.ports import ClockPort, EventsPort, SessionsPort, WorldLockPort, WorldPort
 from maid_engine.reliability import DATABASE_UNAVAILABLE
 from maid_engine.sessions import Session
 from maid_engine.store.errors import StoreUnavailable
-
-if TYPE_CHECKING:
-    from maid_engine.accounts.service import AccountService
-    from maid_engine.engine import GameEngine
 
 log = logging.getLogger("maid.login")
 
@@ -76,11 +74,17 @@ class LoginState:
     closed: bool = False
 
 
+class LoginHost(WorldPort, ClockPort, EventsPort, SessionsPort, WorldLockPort, Protocol):
+    """What the login screen uses: puppeting a character touches the world (under
+    its lock), the sessions, the wall clock (last seen) and the connect/disconnect
+    events."""
+
+
 class LoginFlow:
-    """Implements ``maid_engine.session_manager.LoginFlow``."""
+    """Implements :class:`maid_engine.ports.LoginFlow`."""
 
     def __init__(
-        self, engine: GameEngine, accounts: AccountService, *, max_failures: int = 3
+        self, engine: LoginHost, accounts: AccountService, *, max_failures: int = 3
     ) -> None:
         self.engine = engine
         self.accounts = accounts

@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 from uuid import UUID
 
 from maid_engine.accounts.components import CharacterFactory, PlayerCharacter
@@ -37,9 +37,16 @@ from maid_engine.accounts.names import name_key, validate_name
 from maid_engine.accounts.passwords import PasswordHasher, check_password_policy
 from maid_engine.accounts.throttle import LoginThrottle, account_key, ip_key
 from maid_engine.commands import Role
-
-if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+from maid_engine.ports import (
+    ClockPort,
+    DispatchPort,
+    ServicesPort,
+    SessionsPort,
+    SettingsPort,
+    StorePort,
+    WorldLockPort,
+    WorldPort,
+)
 
 log = logging.getLogger("maid.accounts")
 
@@ -67,10 +74,31 @@ class _KeyedLocks:
                 self._locks[key] = (lock, users - 1)
 
 
+class AccountHost(
+    WorldPort,
+    ClockPort,
+    SettingsPort,
+    StorePort,
+    ServicesPort,
+    SessionsPort,
+    WorldLockPort,
+    DispatchPort,
+    Protocol,
+):
+    """What the account service uses of the engine: the world (characters), the
+    clocks, the settings (hashing, throttle), the store (accounts) and ``started``
+    (before start and without a store there is nowhere to keep accounts), the
+    services (a pack's CharacterFactory), the sessions (role changes apply at
+    once), and the world lock and safe point for creating characters."""
+
+    @property
+    def started(self) -> bool: ...
+
+
 class AccountService:
     def __init__(
         self,
-        engine: GameEngine,
+        engine: AccountHost,
         *,
         hasher: PasswordHasher | None = None,
         throttle: LoginThrottle | None = None,
@@ -348,10 +376,3 @@ class AccountService:
         """Wait for background work started with :meth:`spawn`."""
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
-
-
-def install_accounts(engine: GameEngine, **options: Any) -> AccountService:
-    """Same as :func:`maid_engine.accounts.install_accounts` (importable from here too)."""
-    from maid_engine.accounts.install import install_accounts as install
-
-    return install(engine, **options)

@@ -18,13 +18,12 @@ import enum
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from uuid import UUID
 
-if TYPE_CHECKING:
-    from maid_engine.ecs import World
-    from maid_engine.engine import GameEngine
-    from maid_engine.sessions import Session
+from maid_engine.ecs.world import World
+from maid_engine.ports import Host
+from maid_engine.sessions import Session
 
 
 class Role(enum.IntEnum):
@@ -115,9 +114,13 @@ def command(
 
 @dataclass
 class CommandContext:
-    """Everything a command body may use."""
+    """Everything a command body may use.
 
-    engine: GameEngine
+    ``engine`` is the composite :class:`~maid_engine.ports.Host` port (world, events,
+    clock, services, sessions, store, ...): command bodies reach many of them.
+    """
+
+    engine: Host
     session: Session | None
     actor: UUID | None
     role: Role = Role.PLAYER

@@ -6,12 +6,10 @@ import inspect
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from maid_engine.commands.command import Command, CommandContext, CommandError, Role
-
-if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+from maid_engine.ports import CommandsPort, DispatchPort
 
 log = logging.getLogger("maid.commands")
 
@@ -147,7 +145,11 @@ class CommandRegistry:
         return True
 
 
-async def run_line(engine: GameEngine, ctx: CommandContext, line: str) -> bool:
+class LineHost(CommandsPort, DispatchPort, Protocol):
+    """What running a line needs: the registry, then the safe point for its events."""
+
+
+async def run_line(engine: LineHost, ctx: CommandContext, line: str) -> bool:
     """Execute a line and then deliver the events it queued."""
     handled = await engine.commands.execute(ctx, line)
     await engine.dispatch_events()

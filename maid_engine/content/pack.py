@@ -11,11 +11,12 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+
+from maid_engine.ports import Host
 
 if TYPE_CHECKING:
     from maid_engine.ecs import System
-    from maid_engine.engine import GameEngine
     from maid_engine.events import Event
 
 T = TypeVar("T")
@@ -55,10 +56,19 @@ class ContentPack:
         """
 
 
+class PackHost(Host, Protocol):
+    """The composite :class:`~maid_engine.ports.Host` port plus what only packs do
+    while registering: add systems and declare document collections."""
+
+    def add_system(self, system: System, *, pack: str | None = None) -> None: ...
+
+    def declare_collection(self, name: str) -> None: ...
+
+
 class PackContext:
     """What a pack may touch while registering."""
 
-    def __init__(self, engine: GameEngine, pack: ContentPack) -> None:
+    def __init__(self, engine: PackHost, pack: ContentPack) -> None:
         self.engine = engine
         self.pack = pack
         self.collections: list[str] = []

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
+from maid_engine.ports import Host
+
 if TYPE_CHECKING:
     from maid_engine.ecs.world import World
-    from maid_engine.engine import GameEngine
 
 #: A system named in ``after``/``before``: its class (matching subclasses too) or
 #: its name.
@@ -36,13 +37,15 @@ class System:
         if not cls.__dict__.get("name"):
             cls.name = cls.__name__
 
-    _engine: GameEngine | None = None
+    _engine: Host | None = None
 
-    def bind(self, engine: GameEngine) -> None:
+    def bind(self, engine: Host) -> None:
+        """Attach to the engine that runs it; a system sees it as the composite
+        :class:`~maid_engine.ports.Host` port, not the concrete ``GameEngine``."""
         self._engine = engine
 
     @property
-    def engine(self) -> GameEngine:
+    def engine(self) -> Host:
         if self._engine is None:
             raise RuntimeError(f"{self.name} is not attached to an engine")
         return self._engine

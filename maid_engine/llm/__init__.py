@@ -15,26 +15,24 @@ Importing this package never imports LiteLLM; that happens on the first call
 """
 
 from maid_engine.llm.cache import CachingProvider, NarrativeContextCache, request_key
-from maid_engine.llm.factory import build_limiter, build_provider
-from maid_engine.llm.limiter import LLMLimiter, RateLimiter, TokenBudget
-from maid_engine.llm.litellm_provider import LiteLLMProvider
-from maid_engine.llm.parsing import extract_json, parse_model
-from maid_engine.llm.provider import (
+from maid_engine.llm.errors import (
     LLMBadResponse,
     LLMBudgetExhausted,
     LLMError,
-    LLMMetrics,
-    LLMProvider,
     LLMRateLimited,
     LLMRejected,
-    LLMRequest,
-    LLMResult,
     LLMServerError,
     LLMTimeout,
     LLMTruncated,
     LLMUnavailable,
-    NullProvider,
 )
+from maid_engine.llm.factory import build_limiter, build_provider
+from maid_engine.llm.limiter import LLMLimiter, RateLimiter, TokenBudget
+from maid_engine.llm.litellm_provider import LiteLLMProvider
+from maid_engine.llm.metrics import LLMMetrics
+from maid_engine.llm.parsing import extract_json, parse_model
+from maid_engine.llm.provider import LLMProvider, NullProvider
+from maid_engine.llm.request import LLMRequest, LLMResult
 from maid_engine.llm.safety import (
     SYSTEM_ISOLATION_NOTE,
     ContentFilter,

@@ -21,7 +21,9 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from maid_engine.llm.provider import LLMMetrics, LLMProvider, LLMRequest, LLMResult
+from maid_engine.llm.metrics import LLMMetrics
+from maid_engine.llm.provider import LLMProvider
+from maid_engine.llm.request import LLMRequest, LLMResult
 
 log = logging.getLogger("maid.llm.cache")
 

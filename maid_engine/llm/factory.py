@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Collection
 
+from maid_engine.config import Settings
 from maid_engine.llm.cache import CachingProvider, NarrativeContextCache
 from maid_engine.llm.limiter import Clock, LLMLimiter
 from maid_engine.llm.litellm_provider import LiteLLMProvider
-from maid_engine.llm.provider import LLMMetrics, LLMProvider
-
-if TYPE_CHECKING:
-    from collections.abc import Collection
-
-    from maid_engine.config import Settings
-    from maid_engine.metrics import EngineMetrics
+from maid_engine.llm.metrics import LLMMetrics
+from maid_engine.llm.provider import LLMProvider
+from maid_engine.metrics import EngineMetrics
 
 #: The token budget window: settings give tokens per hour.
 BUDGET_WINDOW_SECONDS = 3600.0

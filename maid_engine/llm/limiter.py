@@ -14,12 +14,11 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from maid_engine.llm.provider import LLMBudgetExhausted, LLMRateLimited
-
-if TYPE_CHECKING:
-    from maid_engine.llm.provider import LLMMetrics, LLMRequest
+from maid_engine.llm.errors import LLMBudgetExhausted, LLMRateLimited
+from maid_engine.llm.metrics import LLMMetrics
+from maid_engine.llm.request import LLMRequest
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]

@@ -11,25 +11,22 @@ import importlib
 import logging
 import os
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from maid_engine.llm.provider import (
-    BaseProvider,
+from maid_engine.llm.errors import (
     LLMBadResponse,
     LLMError,
-    LLMMetrics,
     LLMRateLimited,
     LLMRejected,
-    LLMRequest,
-    LLMResult,
     LLMServerError,
     LLMTimeout,
     LLMUnavailable,
 )
-
-if TYPE_CHECKING:
-    from maid_engine.llm.limiter import LLMLimiter
-    from maid_engine.metrics import EngineMetrics
+from maid_engine.llm.limiter import LLMLimiter
+from maid_engine.llm.metrics import LLMMetrics
+from maid_engine.llm.provider import BaseProvider
+from maid_engine.llm.request import LLMRequest, LLMResult
+from maid_engine.metrics import EngineMetrics
 
 log = logging.getLogger("maid.llm")
 

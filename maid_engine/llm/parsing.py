@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from maid_engine.llm.provider import LLMBadResponse
+from maid_engine.llm.errors import LLMBadResponse
 
 __all__ = ["extract_json", "parse_model"]
 

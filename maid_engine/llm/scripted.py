@@ -15,13 +15,14 @@ import inspect
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TypeAlias
 
-from maid_engine.llm.provider import BaseProvider, LLMMetrics, LLMRequest, LLMResult, LLMUnavailable
-
-if TYPE_CHECKING:
-    from maid_engine.llm.limiter import LLMLimiter
-    from maid_engine.metrics import EngineMetrics
+from maid_engine.llm.errors import LLMUnavailable
+from maid_engine.llm.limiter import LLMLimiter
+from maid_engine.llm.metrics import LLMMetrics
+from maid_engine.llm.provider import BaseProvider
+from maid_engine.llm.request import LLMRequest, LLMResult
+from maid_engine.metrics import EngineMetrics
 
 #: One scripted answer: text, a full result, or an exception (instance or class) to raise.
 Answer: TypeAlias = str | LLMResult | BaseException | type[BaseException]

@@ -3,9 +3,10 @@
 Every LLM user of a process (quest narrative, narration, ...) must share one
 provider: its limiter is the global rate limit and rolling token budget, and two
 providers would each get a full budget. The engine builds this service once and
-exposes it as ``engine.llm``::
+exposes it as ``engine.llm``, on the engine's clocks (budget and rate on its
+monotonic clock, which a ManualClock steps in tests; cache TTLs on its wall clock)::
 
-    self.llm = LLMService.for_engine(self)        # GameEngine.__init__
+    self.llm = LLMService.from_settings(settings, metrics, clock=clock.monotonic, wall=clock.wall)
     await self.llm.start(documents)               # GameEngine.start, once the store is open
     await self.llm.close()                        # GameEngine.stop
 
@@ -13,10 +14,6 @@ exposes it as ``engine.llm``::
 templates and LiteLLM is never imported. The provider is *not* wrapped in a
 CachingProvider: the quest narrative generator caches only validated answers
 through ``cache`` (docs/quest-narrative.md), and narration picks what it caches.
-
-Until the engine holds one, :func:`llm_service_of` finds or installs the service
-(``engine.llm``, else the ``LLMService`` service, else a new one provided under
-``LLMService``), so systems written against it work either way.
 """
 
 from __future__ import annotations
@@ -25,19 +22,17 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from maid_engine.config import Settings
 from maid_engine.llm.cache import COLLECTION, DocumentStoreLike, NarrativeContextCache
 from maid_engine.llm.factory import build_provider
 from maid_engine.llm.limiter import Clock, LLMLimiter, TokenBudget
-from maid_engine.llm.provider import LLMMetrics, LLMProvider
+from maid_engine.llm.metrics import LLMMetrics
+from maid_engine.llm.provider import LLMProvider
+from maid_engine.metrics import EngineMetrics
 
-if TYPE_CHECKING:
-    from maid_engine.config import Settings
-    from maid_engine.engine import GameEngine
-    from maid_engine.metrics import EngineMetrics
-
-__all__ = ["CACHE_COLLECTION", "LLMService", "llm_service_of"]
+__all__ = ["CACHE_COLLECTION", "LLMService"]
 
 log = logging.getLogger("maid.llm")
 
@@ -66,18 +61,13 @@ class LLMService:
         clock: Clock = time.monotonic,
         wall: Callable[[], float] = time.time,
     ) -> LLMService:
+        # The LLM metrics are registered even without a model, so a server without
+        # one exposes them at zero: dashboards and alerts see a flat line, not a gap.
+        llm_metrics = LLMMetrics.of(metrics)
         # Building does not import LiteLLM: that happens on the first call or in
         # start(), off the event loop.
-        provider = build_provider(settings, metrics, clock=clock)
+        provider = build_provider(settings, llm_metrics, clock=clock)
         return cls(provider, NarrativeContextCache(wall=wall))
-
-    @classmethod
-    def for_engine(cls, engine: GameEngine) -> LLMService:
-        """The service on the engine's clocks: budget and rate on its monotonic
-        clock (a ManualClock steps them in tests), cache TTLs on its wall clock."""
-        return cls.from_settings(
-            engine.settings, engine.metrics, clock=engine.clock.monotonic, wall=engine.clock.wall
-        )
 
     # -- state ----------------------------------------------------------------------
     @property
@@ -145,18 +135,3 @@ class LLMService:
             except Exception:
                 log.warning("closing the LLM provider failed", exc_info=True)
         self.started = False
-
-
-def llm_service_of(engine: GameEngine) -> tuple[LLMService, bool]:
-    """The engine's LLMService and whether the caller installed it (and so must
-    start and close it): ``engine.llm`` when the engine has one, else the service
-    provided under ``LLMService``, else a new one, provided for the next caller."""
-    held = getattr(engine, "llm", None)
-    if isinstance(held, LLMService):
-        return held, False
-    provided = engine.services.try_get(LLMService)
-    if provided is not None:
-        return provided, False
-    service = LLMService.for_engine(engine)
-    engine.services.provide(LLMService, service)
-    return service, True

@@ -40,7 +40,6 @@ from typing import ClassVar
 from maid_engine.clock import GameClock
 from maid_engine.ecs import System
 from maid_engine.llm.service import LLMService
-from maid_engine.store import DocumentStore
 from maid_stdlib.questgen.builder import QuestPlan
 from maid_stdlib.questgen.delivery import OpenQuest
 from maid_stdlib.questgen.delivery_service import QuestDeliveryService
@@ -100,26 +99,21 @@ class QuestGenerationSystem(System):
         clock: GameClock,
         history: QuestHistory,
         llm: LLMService,
-        owns_llm: bool,
         toolkit_startup: Callable[[], Awaitable[None]],
-        documents: Callable[[], DocumentStore | None],
     ) -> None:
         self.settings = settings
         self.stages = stages
         self._clock = clock
         self._history = history
+        #: The engine's one LLM service: the engine starts and closes it.
         self.llm = llm
-        self._owns_llm = owns_llm
         self._toolkit_startup = toolkit_startup
-        self._documents = documents
         self._next_cycle_at: float | None = None
         self.records: deque[BuildRecord] = deque(maxlen=100)
 
     # -- lifecycle ------------------------------------------------------------------
     async def startup(self) -> None:
         await self._toolkit_startup()
-        if self._owns_llm:
-            await self.llm.start(self._documents())
         open_quests = self.stages.open_quests
         for oq in await self.stages.side_table.load(self._history.active_generated_quest_ids()):
             open_quests[oq.quest.id] = oq
@@ -131,8 +125,6 @@ class QuestGenerationSystem(System):
             await self.flush()
         except Exception:
             log.exception("writing quest generation documents at shutdown failed")
-        if self._owns_llm:
-            await self.llm.close()
 
     async def drain(self) -> None:
         """Wait for every build in flight (the next update collects them)."""

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_engine.llm import ContentFilter
-from maid_engine.llm.service import CACHE_COLLECTION, llm_service_of
+from maid_engine.llm.service import CACHE_COLLECTION
 from maid_stdlib.questgen.delivery import DeliveryPlanner, OpenQuest
 from maid_stdlib.questgen.delivery_service import QuestDeliveryService
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
@@ -59,7 +59,6 @@ from maid_stdlib.world.events import EntityRelocatedEvent
 if TYPE_CHECKING:
     from maid_engine.content import PackContext
     from maid_engine.engine import GameEngine
-    from maid_engine.store import DocumentStore
 
 __all__ = [
     "COMMANDS",
@@ -104,7 +103,7 @@ def build_quest_generation(
         metrics,
         open_quests,
     )
-    llm, owns_llm = llm_service_of(engine)
+    llm = engine.llm
     generator = QuestNarrativeGenerator(
         llm.provider,
         fallback,
@@ -156,19 +155,7 @@ def build_quest_generation(
         open_quests=open_quests,
     )
 
-    def documents() -> DocumentStore | None:
-        return engine.store.documents if engine.has_store else None
-
-    system = QuestGenerationSystem(
-        settings,
-        stages,
-        clock,
-        qg.history,
-        llm,
-        owns_llm,
-        qg.startup,
-        documents,
-    )
+    system = QuestGenerationSystem(settings, stages, clock, qg.history, llm, qg.startup)
     service = QuestGenerationService(system, stages, evaluator, tracker, metrics, clock)
     return system, service
 

@@ -10,8 +10,8 @@ from questgen_system.qskit import online, pipeline_of, seed_for, system_of, unti
 from classic_rpg.systems.quests import QuestGeneratedEvent, QuestOfferedEvent
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
-from maid_engine.llm import LiteLLMProvider, NarrativeContextCache
-from maid_engine.llm.service import LLMService, llm_service_of
+from maid_engine.llm import LiteLLMProvider
+from maid_engine.llm.service import LLMService
 from maid_engine.metrics import EngineMetrics
 
 
@@ -43,14 +43,14 @@ async def test_the_engine_holds_one_service_found_by_every_user(
     quiet: GameEngine, tmp_path: Path
 ) -> None:
     engine = quiet
-    # Nobody put one on the engine yet: the quest system installed it as a service.
-    service, owned = llm_service_of(engine)
-    assert service is pipeline_of(engine).llm and not owned
-    assert engine.services.get(LLMService) is service
+    # The quest pipeline uses the engine's service; it is also provided as a service.
+    assert pipeline_of(engine).llm is engine.llm
+    assert engine.services.get(LLMService) is engine.llm
+    # Every engine builds its own, with the LLM metrics registered even without a model.
     other = GameEngine(Settings(data_dir=tmp_path), use_store=False)
-    held = LLMService(None, NarrativeContextCache())
-    other.llm = held  # type: ignore[attr-defined]
-    assert llm_service_of(other) == (held, False)
+    assert other.llm is not engine.llm and other.llm.provider is None
+    assert other.services.get(LLMService) is other.llm
+    assert b"maid_llm_requests_total" in other.metrics.render()
 
 
 async def test_the_quest_events_carry_the_seed_fields(quiet: GameEngine) -> None:

@@ -1,0 +1,91 @@
+"""The ``maid_llm_*`` metrics on an engine's registry.
+
+Built once per engine by :class:`~maid_engine.llm.service.LLMService` (so a server
+without a model still exposes them, at zero) and shared by the provider, the
+limiter and the cache.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from maid_engine.llm.errors import LLMError, LLMRateLimited
+from maid_engine.llm.request import LLMResult
+from maid_engine.metrics import EngineMetrics
+
+if TYPE_CHECKING:
+    from prometheus_client import Counter, Gauge, Histogram
+
+LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0)
+
+
+class LLMMetrics:
+    """The ``maid_llm_*`` metrics on an engine registry (a no-op without one)."""
+
+    def __init__(self, metrics: EngineMetrics | None) -> None:
+        self.engine_metrics = metrics
+        self.requests: Counter | None = None
+        self.latency: Histogram | None = None
+        self.tokens: Counter | None = None
+        self.errors: Counter | None = None
+        self.cache_hits: Counter | None = None
+        self.budget_remaining: Gauge | None = None
+        if metrics is None:
+            return
+        self.requests = metrics.counter(
+            "maid_llm_requests", "LLM requests by purpose and outcome", ["purpose", "outcome"]
+        )
+        self.latency = metrics.histogram(
+            "maid_llm_latency_seconds",
+            "Wall time of LLM calls that reached the provider",
+            ["purpose"],
+            buckets=LATENCY_BUCKETS,
+        )
+        self.tokens = metrics.counter(
+            "maid_llm_tokens", "Tokens reported by the provider", ["purpose", "kind"]
+        )
+        self.errors = metrics.counter(
+            "maid_llm_errors", "Failed LLM requests by purpose and error kind", ["purpose", "kind"]
+        )
+        self.cache_hits = metrics.counter(
+            "maid_llm_cache_hits", "LLM requests answered from the narrative cache"
+        )
+        self.budget_remaining = metrics.gauge(
+            "maid_llm_budget_remaining_tokens", "Tokens left in the rolling LLM budget window"
+        )
+
+    @classmethod
+    def of(cls, metrics: EngineMetrics | LLMMetrics | None) -> LLMMetrics:
+        return metrics if isinstance(metrics, LLMMetrics) else cls(metrics)
+
+    def success(self, purpose: str, result: LLMResult) -> None:
+        if self.requests is None:
+            return
+        self.requests.labels(purpose, "ok").inc()
+        self._usage(purpose, result)
+        assert self.latency is not None
+        self.latency.labels(purpose).observe(result.latency)
+
+    def failure(self, purpose: str, error: LLMError, latency: float | None = None) -> None:
+        if self.requests is None or self.errors is None:
+            return
+        kind = error.kind
+        if isinstance(error, LLMRateLimited) and error.local:
+            kind = "rate_limited_local"
+        self.requests.labels(purpose, kind).inc()
+        self.errors.labels(purpose, kind).inc()
+        if error.result is not None:
+            self._usage(purpose, error.result)
+        if latency is not None and self.latency is not None:
+            self.latency.labels(purpose).observe(latency)
+
+    def cache_hit(self) -> None:
+        if self.cache_hits is not None:
+            self.cache_hits.inc()
+
+    def _usage(self, purpose: str, result: LLMResult) -> None:
+        assert self.tokens is not None
+        if result.prompt_tokens:
+            self.tokens.labels(purpose, "prompt").inc(result.prompt_tokens)
+        if result.completion_tokens:
+            self.tokens.labels(purpose, "completion").inc(result.completion_tokens)
