@@ -29,7 +29,7 @@ from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.vocabulary import QuestState
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 __all__ = ["ACTIVE_STATUSES", "AdminState", "QuestOps", "QuestRow"]
 
@@ -70,7 +70,7 @@ class AdminState:
 
 
 class QuestOps:
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: Host) -> None:
         self.engine = engine
         services = engine.services
         self.qg: QuestGen = services.get(QuestGen)

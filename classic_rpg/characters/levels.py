@@ -19,7 +19,7 @@ from classic_rpg.components import Attributes, CharacterStats, Health, Mana
 from classic_rpg.events import LevelUpEvent, ProgressChangedEvent, VitalsChangedEvent
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.rpg.levels")
 
@@ -61,7 +61,7 @@ def mana_per_level(attrs: Attributes | None) -> int:
     return max(1, 5 + (intelligence - 10) // 2)
 
 
-def send_status(engine: GameEngine, uid: UUID) -> None:
+def send_status(engine: Host, uid: UUID) -> None:
     """GMCP ``Char.Status`` (level, experience, the next level's threshold, gold)."""
     stats = engine.world.try_component(uid, CharacterStats)
     if stats is None or not engine.sessions.is_online(uid):
@@ -81,7 +81,7 @@ def send_status(engine: GameEngine, uid: UUID) -> None:
 class StatusRelay:
     """Sends Char.Status to the owner whenever their progress changed."""
 
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: Host) -> None:
         self.engine = engine
 
     def on_progress_changed(self, event: ProgressChangedEvent) -> None:
@@ -96,7 +96,7 @@ class Progression:
     with ProgressChangedEvent (the StatusRelay turns that into Char.Status).
     """
 
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: Host) -> None:
         self.engine = engine
 
     def _tell(self, uid: UUID, text: str) -> None:

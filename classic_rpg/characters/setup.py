@@ -27,7 +27,7 @@ from maid_engine.ecs import Component
 from maid_engine.events import CharacterConnectedEvent
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.rpg.characters")
 
@@ -43,7 +43,7 @@ def starting_components() -> list[Component]:
     ]
 
 
-def ensure_rpg_components(engine: GameEngine, uid: UUID) -> bool:
+def ensure_rpg_components(engine: Host, uid: UUID) -> bool:
     """Add whatever RPG component a character lacks (e.g. one created before
     classic_rpg was installed). Returns True if something was added."""
     world = engine.world
@@ -58,7 +58,7 @@ def ensure_rpg_components(engine: GameEngine, uid: UUID) -> bool:
 class CharacterSetup:
     """Hooks into the world layer: new characters and logins."""
 
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: Host) -> None:
         self.engine = engine
 
     def on_created(self, uid: UUID, name: str, account_id: str) -> None:
@@ -80,7 +80,7 @@ def _bar(current: int, maximum: int) -> str:
     return f"{current}/{maximum}"
 
 
-def attack_line(engine: GameEngine, uid: UUID) -> str:
+def attack_line(engine: Host, uid: UUID) -> str:
     from classic_rpg.combat.formulas import defense_of, offense_of
 
     off = offense_of(engine.world, uid)
@@ -89,7 +89,7 @@ def attack_line(engine: GameEngine, uid: UUID) -> str:
     return f"|cAttack:|n {max(1, low)}-{max(1, high)} ({off.weapon})   |cArmor:|n {dfn.armor}"
 
 
-def rpg_score(engine: GameEngine, uid: UUID) -> list[str] | None:
+def rpg_score(engine: Host, uid: UUID) -> list[str] | None:
     """The ScoreSheet section: level, experience, vitals, gold, attributes, gear."""
     world = engine.world
     stats = world.try_component(uid, CharacterStats)

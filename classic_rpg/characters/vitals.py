@@ -12,11 +12,11 @@ from classic_rpg.events import VitalsChangedEvent
 from maid_engine.ecs import System
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
     from maid_engine.sessions import Session
 
 
-def vitals_of(engine: GameEngine, uid: UUID) -> dict[str, Any]:
+def vitals_of(engine: Host, uid: UUID) -> dict[str, Any]:
     world = engine.world
     health = world.try_component(uid, Health)
     mana = world.try_component(uid, Mana)
@@ -28,7 +28,7 @@ def vitals_of(engine: GameEngine, uid: UUID) -> dict[str, Any]:
     }
 
 
-def send_vitals(engine: GameEngine, uid: UUID) -> None:
+def send_vitals(engine: Host, uid: UUID) -> None:
     if engine.sessions.is_online(uid) and engine.world.has_component(uid, Health):
         engine.sessions.gmcp_to(uid, "Char.Vitals", vitals_of(engine, uid))
 
@@ -36,14 +36,14 @@ def send_vitals(engine: GameEngine, uid: UUID) -> None:
 class VitalsRelay:
     """Sends Char.Vitals to the owner whenever someone reports a change."""
 
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: Host) -> None:
         self.engine = engine
 
     def on_vitals_changed(self, event: VitalsChangedEvent) -> None:
         send_vitals(self.engine, event.entity_id)
 
 
-def make_prompt(engine: GameEngine) -> Any:
+def make_prompt(engine: Host) -> Any:
     """The classic ``<hp mp>`` prompt for characters with vitals."""
 
     def prompt(session: Session) -> str:
@@ -56,7 +56,7 @@ def make_prompt(engine: GameEngine) -> Any:
     return prompt
 
 
-def heal(engine: GameEngine, uid: UUID, amount: int) -> int:
+def heal(engine: Host, uid: UUID, amount: int) -> int:
     """Restore up to ``amount`` health (never above the maximum); returns how much."""
     health = engine.world.try_component(uid, Health)
     if health is None or amount <= 0:

@@ -41,12 +41,12 @@ from maid_stdlib.world.spawner import spawn_template
 from maid_stdlib.world.text import capitalize, join_words
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.rpg.death")
 
 
-def handle_death(engine: GameEngine, event: EntityDiedEvent) -> None:
+def handle_death(engine: Host, event: EntityDiedEvent) -> None:
     """The death rules, given to CombatService as its ``on_death`` handler: it has
     already stopped the fights and emitted ``event``."""
     if event.is_player:
@@ -55,7 +55,7 @@ def handle_death(engine: GameEngine, event: EntityDiedEvent) -> None:
         _npc_death(engine, event.entity_id, event.killer_id, event.room)
 
 
-def _npc_death(engine: GameEngine, victim: UUID, killer: UUID | None, room: str) -> None:
+def _npc_death(engine: Host, victim: UUID, killer: UUID | None, room: str) -> None:
     world = engine.world
     ws = engine.services.get(WorldService)
     items = engine.services.get(ItemFactory)
@@ -94,7 +94,7 @@ def _npc_death(engine: GameEngine, victim: UUID, killer: UUID | None, room: str)
     world.destroy_entity(victim)
 
 
-def _schedule_respawn(engine: GameEngine, victim: UUID, room: str) -> None:
+def _schedule_respawn(engine: Host, victim: UUID, room: str) -> None:
     world = engine.world
     rules = world.try_component(victim, CombatRules)
     npc = world.try_component(victim, NPC)
@@ -109,7 +109,7 @@ def _schedule_respawn(engine: GameEngine, victim: UUID, room: str) -> None:
     log.info("%s will respawn in %s at game time %.0f", npc.template, where, due)
 
 
-def recall_room(engine: GameEngine) -> str | None:
+def recall_room(engine: Host) -> str | None:
     combat = engine.services.get(CombatService)
     ws = engine.services.get(WorldService)
     if combat.recall_room is not None and ws.has_room(combat.recall_room):
@@ -121,7 +121,7 @@ def recall_room(engine: GameEngine) -> str | None:
         return None
 
 
-def _player_death(engine: GameEngine, victim: UUID, killer: UUID | None, room: str) -> None:
+def _player_death(engine: Host, victim: UUID, killer: UUID | None, room: str) -> None:
     world = engine.world
     ws = engine.services.get(WorldService)
     combat = engine.services.get(CombatService)

@@ -37,7 +37,7 @@ from maid_stdlib.world.text import capitalize
 
 if TYPE_CHECKING:
     from maid_engine.ecs import World
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.rpg.combat")
 
@@ -58,7 +58,7 @@ class CombatService:
     ``flee_chance`` (0.75), ``pvp`` (False: players cannot attack players).
     """
 
-    def __init__(self, engine: GameEngine, on_death: DeathHandler) -> None:
+    def __init__(self, engine: Host, on_death: DeathHandler) -> None:
         self.engine = engine
         self.on_death = on_death
         self.recall_room: str | None = None

@@ -24,7 +24,7 @@ from maid_stdlib.world.spawner import spawn_template
 
 if TYPE_CHECKING:
     from maid_engine.ecs import World
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.rpg.items")
 
@@ -32,7 +32,7 @@ log = logging.getLogger("maid.rpg.items")
 class ItemFactory:
     """Service: create items from templates and keep track of who holds what."""
 
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: Host) -> None:
         self.engine = engine
 
     @property

@@ -22,7 +22,7 @@ from maid_stdlib.world.loader import WorldData
 
 if TYPE_CHECKING:
     from classic_rpg.systems.quests.manager import QuestManager
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 __all__ = ["RPG_ITEM_TIER_CAPS", "RpgHooks", "RpgQuestSink"]
 
@@ -37,7 +37,7 @@ RPG_ITEM_TIER_CAPS: dict[DifficultyTier, int] = {
 
 
 class RpgHooks:
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: Host) -> None:
         self.engine = engine
         self._hostiles: tuple[tuple[int, int, int], list[tuple[UUID, str]]] | None = None
 

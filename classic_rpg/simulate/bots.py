@@ -30,7 +30,7 @@ from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.service import WorldService
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 __all__ = [
     "DEFAULT_ORDER",
@@ -153,7 +153,7 @@ class Gear:
     potion: str | None
 
 
-def _item_templates(engine: GameEngine) -> list[tuple[str, Any]]:
+def _item_templates(engine: Host) -> list[tuple[str, Any]]:
     """(template key, stats model) of every item template with ``stats:``."""
     data = engine.services.get(WorldData)
     out = []
@@ -165,7 +165,7 @@ def _item_templates(engine: GameEngine) -> list[tuple[str, Any]]:
     return out
 
 
-def pick_gear(engine: GameEngine, tier_cap: int) -> Gear:
+def pick_gear(engine: Host, tier_cap: int) -> Gear:
     """The best weapon, the best armour per slot and the strongest potion the packs
     define, weapon and armour within ``tier_cap``."""
     weapon: tuple[float, str] | None = None
@@ -197,7 +197,7 @@ def pick_gear(engine: GameEngine, tier_cap: int) -> Gear:
 
 
 async def create_bots(
-    engine: GameEngine, count: int, seed: int, order: tuple[str, ...] = DEFAULT_ORDER
+    engine: Host, count: int, seed: int, order: tuple[str, ...] = DEFAULT_ORDER
 ) -> list[Bot]:
     """Create, equip and log in ``count`` bots (styles in ``order``, repeating)."""
     bots = []
@@ -208,7 +208,7 @@ async def create_bots(
     return bots
 
 
-async def create_bot(engine: GameEngine, style: Style, name: str, seed: int) -> Bot:
+async def create_bot(engine: Host, style: Style, name: str, seed: int) -> Bot:
     """A new character of ``style`` called ``name``, logged in and equipped."""
     factory = engine.services.get(WorldCharacterFactory)
     account = f"simulate-{name.lower()}"
@@ -227,7 +227,7 @@ async def create_bot(engine: GameEngine, style: Style, name: str, seed: int) -> 
     return bot
 
 
-async def log_out(engine: GameEngine, bot: Bot) -> None:
+async def log_out(engine: Host, bot: Bot) -> None:
     """The bot's player quits (as the login flow does when a connection closes)."""
     async with engine.world_lock:
         await engine.events.publish(
@@ -237,7 +237,7 @@ async def log_out(engine: GameEngine, bot: Bot) -> None:
     await engine.dispatch_events()
 
 
-def _grant(engine: GameEngine, uid: UUID, style: Style) -> None:
+def _grant(engine: Host, uid: UUID, style: Style) -> None:
     engine.services.get(Progression).award_experience(
         uid, xp_for_level(style.level), "(simulation kit)"
     )
@@ -251,7 +251,7 @@ def _grant(engine: GameEngine, uid: UUID, style: Style) -> None:
             items.spawn(gear.potion, holder=uid)
 
 
-def _equip_lines(engine: GameEngine, uid: UUID) -> list[str]:
+def _equip_lines(engine: Host, uid: UUID) -> list[str]:
     """``wield``/``wear`` lines for what the bot carries that can be worn."""
     items = engine.services.get(ItemFactory)
     ws = engine.services.get(WorldService)

@@ -39,12 +39,12 @@ from maid_stdlib.story import StorySignalEvent
 from maid_stdlib.world.components import NPC
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 __all__ = ["Collector", "QuestRecord", "metric_samples", "ungrounded"]
 
 
-def _by_kind(engine: GameEngine, quest_id: str) -> dict[str, str]:
+def _by_kind(engine: Host, quest_id: str) -> dict[str, str]:
     """Objectives the QuestManager tracks by NPC template rather than by entity (any
     NPC of the kind counts): objective id -> template."""
     model = engine.services.get(QuestManager).get_quest(quest_id)
@@ -57,7 +57,7 @@ def _by_kind(engine: GameEngine, quest_id: str) -> dict[str, str]:
     }
 
 
-def _kind_exists(engine: GameEngine, template: str) -> bool:
+def _kind_exists(engine: Host, template: str) -> bool:
     """Some NPC of the kind lives, or one is due to respawn."""
     facts = engine.services.get(QuestGen).facts
     world = engine.world
@@ -66,7 +66,7 @@ def _kind_exists(engine: GameEngine, template: str) -> bool:
     )
 
 
-def ungrounded(quest: GeneratedQuest, engine: GameEngine) -> list[str]:
+def ungrounded(quest: GeneratedQuest, engine: Host) -> list[str]:
     """What ``quest`` refers to that is not in the world right now ([]: grounded).
 
     An objective the QuestManager tracks by kind ("defeat 3 bandit scouts") is
@@ -104,7 +104,7 @@ def ungrounded(quest: GeneratedQuest, engine: GameEngine) -> list[str]:
     return out
 
 
-def metric_samples(engine: GameEngine, prefix: str) -> dict[str, dict[str, float]]:
+def metric_samples(engine: Host, prefix: str) -> dict[str, dict[str, float]]:
     """Sample name -> {label values joined by ',' -> value} for metrics named ``prefix*``
     (bucket and ``_created`` samples left out)."""
     out: dict[str, dict[str, float]] = {}
@@ -140,7 +140,7 @@ class QuestRecord:
 
 @dataclass
 class Collector:
-    engine: GameEngine
+    engine: Host
     signals: list[tuple[float, str, int, str]] = field(default_factory=list)
     quests: dict[str, QuestRecord] = field(default_factory=dict)
     lifecycle: Counter[str] = field(default_factory=Counter)

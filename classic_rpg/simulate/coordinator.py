@@ -44,7 +44,7 @@ from maid_stdlib.world.service import WorldService
 
 if TYPE_CHECKING:
     from classic_rpg.simulate.bots import Bot
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 __all__ = ["SUCCESS", "Attempt", "Coordinator", "QuestInfo"]
 
@@ -102,7 +102,7 @@ class Attempt:
 
 @dataclass
 class Coordinator:
-    engine: GameEngine
+    engine: Host
     bots: list[Bot]
     stuck_after: float = 3 * GAME_HOUR
     quests: dict[str, QuestInfo] = field(default_factory=dict)

@@ -27,7 +27,7 @@ from maid_stdlib.world.service import WorldService
 
 if TYPE_CHECKING:
     from classic_rpg.simulate.bots import Bot
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 __all__ = ["Planner", "Step"]
 
@@ -52,7 +52,7 @@ class Planner:
     """``options(quest_id, objective_id)``: how many options the decision behind a
     CUSTOM objective offers (what ``choose`` would list; 0: it is no decision)."""
 
-    def __init__(self, engine: GameEngine, options: Callable[[str, str], int]) -> None:
+    def __init__(self, engine: Host, options: Callable[[str, str], int]) -> None:
         self.engine = engine
         self.options = options
         self.world = engine.world

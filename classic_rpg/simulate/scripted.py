@@ -18,7 +18,7 @@ from maid_engine.llm import LLMRequest, ScriptedProvider
 from maid_engine.llm.factory import build_limiter
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 __all__ = ["install_scripted_llm", "scripted_answer"]
 
@@ -71,7 +71,7 @@ def scripted_answer(request: LLMRequest) -> str:
     return "{}"
 
 
-def install_scripted_llm(engine: GameEngine) -> ScriptedProvider:
+def install_scripted_llm(engine: Host) -> ScriptedProvider:
     """Make :func:`scripted_answer` the engine's model. Call before ``start()``: the
     quest generator takes the service's provider when its pack registers."""
     limiter = build_limiter(engine.settings, engine.metrics, clock=engine.clock.monotonic)

@@ -15,7 +15,7 @@ from uuid import UUID
 from classic_rpg.events import ItemPickedUpEvent
 from classic_rpg.systems.quests import QuestError, QuestManager
 from content_packs.heist.questgen import STEALTH_OBJECTIVE
-from maid_engine.engine import GameEngine
+from maid_engine.ports import Host
 from maid_stdlib.living.facts import WatchedRooms
 from maid_stdlib.questgen.vocabulary import ObjectiveType, QuestState
 from maid_stdlib.world.components import Describable
@@ -27,7 +27,7 @@ log = logging.getLogger("maid.heist")
 
 
 class StealthWatcher:
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: Host) -> None:
         self.engine = engine
 
     def witnesses(self, room: str) -> list[UUID]:

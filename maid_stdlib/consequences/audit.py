@@ -23,7 +23,7 @@ from maid_stdlib.questgen.vocabulary import QuestOutcome
 from maid_stdlib.story.signals import StorySignal
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 __all__ = [
     "AUDIT_COLLECTION",
@@ -96,7 +96,7 @@ def audit_document(
 
 
 class ConsequenceAudit:
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: Host) -> None:
         self.engine = engine
         self._pending: dict[str, dict[str, Any]] = {}
 

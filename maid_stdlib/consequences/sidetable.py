@@ -26,7 +26,7 @@ from maid_stdlib.questgen.register import GENERATED_QUESTS_COLLECTION
 from maid_stdlib.questgen.service import QuestGenerationService
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 __all__ = ["BRANCH_CHOICES_COLLECTION", "BranchChoices", "GeneratedQuestIndex", "QuestSource"]
 
@@ -43,7 +43,7 @@ _FIELDS = frozenset(f.name for f in dataclasses.fields(GeneratedQuest))
 class GeneratedQuestIndex:
     """Read-through cache of the ``generated_quests`` side-table."""
 
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: Host) -> None:
         self.engine = engine
         self._quests: dict[str, GeneratedQuest] = {}
         self._dirty: set[str] = set()
@@ -122,7 +122,7 @@ class GeneratedQuestIndex:
         return len(docs)
 
 
-def connect_generation(engine: GameEngine, index: GeneratedQuestIndex) -> bool:
+def connect_generation(engine: Host, index: GeneratedQuestIndex) -> bool:
     """Make the QuestGenerationService's open quests a source of ``index`` (once)."""
     generation = engine.services.try_get(QuestGenerationService)
     if generation is None or index.generation_connected:
@@ -140,7 +140,7 @@ def connect_generation(engine: GameEngine, index: GeneratedQuestIndex) -> bool:
 class BranchChoices:
     """Which option each character chose at each branch point of a quest."""
 
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: Host) -> None:
         self.engine = engine
         self._cache: dict[str, dict[str, Any]] = {}
 

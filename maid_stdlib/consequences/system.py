@@ -65,7 +65,7 @@ from maid_stdlib.questgen.vocabulary import FailReason, QuestOutcome
 from maid_stdlib.story.signals import StorySignal, StorySignalEvent
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 __all__ = ["AUDIT_COLLECTION", "ConsequenceSystem", "ConsequencesAppliedEvent", "Propagation"]
 
@@ -109,7 +109,7 @@ class ConsequenceSystem(System):
         self.audit = ConsequenceAudit(qg.engine)
         self._flush_task: asyncio.Task[None] | None = None
 
-    def bind(self, engine: GameEngine) -> None:
+    def bind(self, engine: Host) -> None:
         super().bind(engine)
         metrics = engine.metrics
         self._batches = metrics.counter(

@@ -38,7 +38,7 @@ from maid_stdlib.questgen.vocabulary import ObjectiveType
 from maid_stdlib.world.events import EntityRelocatedEvent
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 __all__ = ["QuestGroundingMonitor"]
 
@@ -64,7 +64,7 @@ class QuestGroundingMonitor(System):
         self._last_sweep: float | None = None
         self._flush_task: asyncio.Task[None] | None = None
 
-    def bind(self, engine: GameEngine) -> None:
+    def bind(self, engine: Host) -> None:
         super().bind(engine)
         self._invalidations = engine.metrics.counter(
             "maid_grounding_invalidations", "Generated quests invalidated", ["reason"]

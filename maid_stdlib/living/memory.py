@@ -36,7 +36,7 @@ from maid_engine.ecs import System
 from maid_stdlib.living.components import clamp_unit
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.living.memory")
 
@@ -131,7 +131,7 @@ def memory_from_doc(doc: dict[str, Any]) -> EpisodicMemory:
 
 
 class MemoryService:
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: Host) -> None:
         self.engine = engine
         self._by_npc: dict[UUID, list[EpisodicMemory]] = {}
         self._by_id: dict[UUID, EpisodicMemory] = {}

@@ -29,7 +29,7 @@ from maid_stdlib.world.components import Describable
 from maid_stdlib.world.service import WorldService
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
     from maid_stdlib.living.data import LivingData, NpcSpec
 
 log = logging.getLogger("maid.living")
@@ -78,7 +78,7 @@ def _has_active_hostile_marker(world: World, entity: UUID) -> bool:
 
 
 class LivingWorld:
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: Host) -> None:
         self.engine = engine
         self.memory = MemoryService(engine)
         self.conditions = builtin_conditions()

@@ -47,7 +47,7 @@ from maid_stdlib.worldstate import (
 )
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.narration")
 
@@ -96,7 +96,7 @@ class RoomSetup:
     npcs: dict[str, UUID] = field(default_factory=dict)
 
 
-def pack_root(engine: GameEngine, pack: str) -> Path | None:
+def pack_root(engine: Host, pack: str) -> Path | None:
     for found in engine.packs:
         if found.name == pack:
             return found.path
@@ -104,7 +104,7 @@ def pack_root(engine: GameEngine, pack: str) -> Path | None:
 
 
 def load_room_schema(
-    engine: GameEngine, pack: str, room_key: str, value: NarratedData
+    engine: Host, pack: str, room_key: str, value: NarratedData
 ) -> tuple[StatSchema, str]:
     """The room's validated schema and its reference; :class:`SchemaError` if invalid."""
     if value.schema_file is None:
@@ -124,7 +124,7 @@ def load_room_schema(
         raise SchemaError(err.errors, value.schema_file) from None
 
 
-def make_check(engine: GameEngine) -> Any:
+def make_check(engine: Host) -> Any:
     """The extension's data check: every schema problem becomes a data problem."""
 
     def check(value: NarratedData, scope: CheckScope) -> Iterable[str]:
@@ -149,7 +149,7 @@ def apply_narrated(ctx: ExtensionContext, value: NarratedData) -> None:
         found.schema_ref, found.scope = ref, scope
 
 
-def collect_rooms(engine: GameEngine) -> dict[str, RoomSetup]:
+def collect_rooms(engine: Host) -> dict[str, RoomSetup]:
     """Every narrated room of the loaded world packs, by room key."""
     data = engine.services.get(WorldData)
     rooms: dict[str, RoomSetup] = {}
@@ -188,7 +188,7 @@ def _npc_keywords(name: str, keys: Iterable[str]) -> list[str]:
     return words
 
 
-def sync_room(engine: GameEngine, setup: RoomSetup) -> None:
+def sync_room(engine: Host, setup: RoomSetup) -> None:
     """Attach the room record, find or spawn the schema's NPCs, write initial values.
 
     A schema NPC is the data NPC of the same id in the room's pack (template
@@ -240,7 +240,7 @@ def sync_room(engine: GameEngine, setup: RoomSetup) -> None:
         instantiate(setup.schema, ComponentStatView(world, room_id, None, setup.scope, setup.npcs))
 
 
-def present_npcs(engine: GameEngine, setup: RoomSetup) -> dict[str, UUID]:
+def present_npcs(engine: Host, setup: RoomSetup) -> dict[str, UUID]:
     """The schema NPCs standing in the room now (only they are written and shown)."""
     ws = engine.services.get(WorldService)
     exists = engine.world.entity_exists

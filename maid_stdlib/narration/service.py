@@ -30,7 +30,7 @@ from maid_stdlib.worldstate import Report
 if TYPE_CHECKING:
     from prometheus_client import Counter
 
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.narration")
 
@@ -105,7 +105,7 @@ Job = Callable[[TurnHandle], Awaitable[TurnResult]]
 
 
 class NarrationService:
-    def __init__(self, engine: GameEngine, config: NarrationConfig | None = None) -> None:
+    def __init__(self, engine: Host, config: NarrationConfig | None = None) -> None:
         self.engine = engine
         self.config = config or NarrationConfig()
         self.rooms: dict[str, RoomSetup] = {}

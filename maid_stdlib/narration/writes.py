@@ -16,7 +16,7 @@ from maid_stdlib.narration.turnlog import TurnRecord
 from maid_stdlib.worldstate import ComponentStatView, DictStatView, Snapshot, StatView, restore
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
     from maid_stdlib.narration.service import NarrationService
 
 log = logging.getLogger("maid.narration")
@@ -29,9 +29,7 @@ def snapshot_view(snapshot: Snapshot) -> StatView:
     return view
 
 
-def record_view(
-    engine: GameEngine, setup: RoomSetup, room_id: UUID, record: TurnRecord
-) -> StatView:
+def record_view(engine: Host, setup: RoomSetup, room_id: UUID, record: TurnRecord) -> StatView:
     """The view a stored turn's snapshot was taken through: same actor, same NPCs."""
     npcs = {npc_id: UUID(uid) for npc_id, uid in record.npcs.items()}
     return ComponentStatView(
@@ -39,9 +37,7 @@ def record_view(
     )
 
 
-def entity_changes(
-    engine: GameEngine, uids: Iterable[UUID]
-) -> tuple[EntityChangeSet, list[Component]]:
+def entity_changes(engine: Host, uids: Iterable[UUID]) -> tuple[EntityChangeSet, list[Component]]:
     """The whole entities a turn touched, for the turn's own transaction.
 
     Whole, not just the narration components: a character created since the last

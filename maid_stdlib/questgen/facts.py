@@ -37,7 +37,7 @@ from maid_stdlib.world.components import NPC, Area, Describable, Item, Position,
 from maid_stdlib.world.service import WorldService
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 __all__ = ["WorldFacts"]
 
@@ -49,7 +49,7 @@ Respawner = Callable[[UUID], bool]
 
 
 class WorldFacts(ThreatFacts):
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: Host) -> None:
         self.engine = engine
         self.alive_checks: list[AliveCheck] = []
         self.level_readers: list[LevelReader] = []

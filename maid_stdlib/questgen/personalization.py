@@ -36,7 +36,7 @@ from maid_stdlib.questgen.types import ObjectivePatterns
 from maid_stdlib.questgen.vocabulary import FAILURE_OUTCOMES, SUCCESS_OUTCOMES
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
     from maid_stdlib.questgen.delivery import QuestDelivery
 
 __all__ = [
@@ -145,7 +145,7 @@ class PlayStyleTracker:
     NEW_ROOM: ClassVar[float] = 1.0
     KNOWN_ROOM: ClassVar[float] = 0.1
 
-    def __init__(self, engine: GameEngine, half_life: float) -> None:
+    def __init__(self, engine: Host, half_life: float) -> None:
         self.engine = engine
         self.half_life = half_life
         #: Game time each online character connected (session duration).

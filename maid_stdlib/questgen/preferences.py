@@ -46,7 +46,7 @@ from maid_stdlib.questgen.personalization import PlayProfile, QuestPreference
 
 if TYPE_CHECKING:
     from maid_engine.ecs import World
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 __all__ = [
     "ALIASES",
@@ -158,7 +158,7 @@ class PreferenceObserver:
         """Called after the character's preference component changed."""
 
 
-def set_questgen_mode(engine: GameEngine, character: UUID, mode: QuestGenMode) -> None:
+def set_questgen_mode(engine: Host, character: UUID, mode: QuestGenMode) -> None:
     """Store the mode, and tell the :class:`PreferenceObserver`, if any, at once."""
     world, now = engine.world, engine.clock.game_time
     pref = world.try_component(character, QuestGenPreference)

@@ -41,7 +41,7 @@ from maid_stdlib.questgen.validator import QuestValidator
 
 if TYPE_CHECKING:
     from maid_engine.content import PackContext
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 __all__ = ["GENERATED_QUESTS_COLLECTION", "QuestGen", "QuestSink", "register_questgen"]
 
@@ -65,7 +65,7 @@ class QuestSink(Protocol):
 
 
 class QuestGen:
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: Host) -> None:
         self.engine = engine
         self.facts = WorldFacts(engine)
         self.seed_types = SeedTypeRegistry()

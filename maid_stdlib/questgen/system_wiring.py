@@ -58,7 +58,7 @@ from maid_stdlib.world.events import EntityRelocatedEvent
 
 if TYPE_CHECKING:
     from maid_engine.content import PackContext
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 __all__ = [
     "COMMANDS",
@@ -69,7 +69,7 @@ __all__ = [
 
 
 def build_quest_generation(
-    engine: GameEngine,
+    engine: Host,
     qg: QuestGen,
     settings: QuestGenerationConfig,
     templates: TemplateRegistry,

@@ -20,7 +20,7 @@ from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.world.components import Describable
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
     from maid_stdlib.living.service import LivingWorld
     from maid_stdlib.world.service import WorldService
 
@@ -31,7 +31,7 @@ class ThreatFacts:
     """Mixed into WorldFacts, which supplies the plumbing declared below."""
 
     if TYPE_CHECKING:
-        engine: GameEngine
+        engine: Host
 
         @property
         def ws(self) -> WorldService: ...

@@ -21,7 +21,7 @@ from maid_stdlib.world.gmcp import send_char_name, send_room_info
 from maid_stdlib.world.look import name_of, render_room
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
     from maid_stdlib.world.service import WorldService
 
 log = logging.getLogger("maid.world")
@@ -32,7 +32,7 @@ CreationHook = Callable[[UUID, str, str], None]
 
 
 class WorldCharacterFactory:
-    def __init__(self, engine: GameEngine, ws: WorldService) -> None:
+    def __init__(self, engine: Host, ws: WorldService) -> None:
         self.engine = engine
         self.ws = ws
         self.creation_hooks: list[CreationHook] = []

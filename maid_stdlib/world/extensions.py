@@ -31,7 +31,7 @@ from pydantic import BaseModel
 
 if TYPE_CHECKING:
     from maid_engine.ecs import World
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
     from maid_stdlib.world.loader import Entry
 
 KINDS = ("area", "room", "npc", "item")
@@ -41,7 +41,7 @@ KINDS = ("area", "room", "npc", "item")
 class ExtensionContext:
     """What an extension's ``apply`` gets besides its validated value."""
 
-    engine: GameEngine
+    engine: Host
     entity_id: UUID
     entry: Entry
 

@@ -12,10 +12,10 @@ from maid_stdlib.world.look import name_of
 from maid_stdlib.world.service import WorldService
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 #: ``provider(engine, character) -> lines``; a str is one line, None/[] adds nothing.
-ScoreProvider = Callable[["GameEngine", UUID], "Iterable[str] | str | None"]
+ScoreProvider = Callable[["Host", UUID], "Iterable[str] | str | None"]
 
 #: Display order of help categories; others follow alphabetically.
 CATEGORY_ORDER = ("general", "movement", "communication", "building", "admin")
@@ -50,7 +50,7 @@ class ScoreSheet:
     def _ordered(self) -> list[ScoreSection]:
         return sorted(self._sections.values(), key=lambda s: (s.order, s.key))
 
-    def render(self, engine: GameEngine, character: UUID) -> str:
+    def render(self, engine: Host, character: UUID) -> str:
         lines: list[str] = []
         for section in self._ordered():
             out = section.provider(engine, character)
@@ -60,7 +60,7 @@ class ScoreSheet:
         return "\n".join(lines)
 
 
-def identity_section(engine: GameEngine, character: UUID) -> list[str]:
+def identity_section(engine: Host, character: UUID) -> list[str]:
     ws = engine.services.get(WorldService)
     lines = [f"|cName:|n  {name_of(ws, character)}"]
     room_key = ws.room_key_of(character)

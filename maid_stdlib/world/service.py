@@ -23,7 +23,7 @@ from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.graph import RoomGraph
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.world")
 
@@ -38,7 +38,7 @@ class UnknownRoom(LookupError):
 
 
 class WorldService:
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: Host) -> None:
         self.engine = engine
         self._rooms: dict[str, UUID] = {}
         self._room_keys: dict[UUID, str] = {}

@@ -38,7 +38,7 @@ from maid_stdlib.world.schema import AreaSpec, RoomSpec, ThingSpec, qualify
 from maid_stdlib.world.text import capitalize
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.world")
 
@@ -88,7 +88,7 @@ def thing_components(entry: Entry) -> list[Component]:
 
 
 def _apply_extensions(
-    engine: GameEngine,
+    engine: Host,
     data: WorldData,
     entry: Entry,
     uid: UUID,
@@ -122,7 +122,7 @@ def _origin(entry: Entry, instance: str) -> DataOrigin:
     )
 
 
-def _catch_up(engine: GameEngine, data: WorldData, entry: Entry, uid: UUID) -> bool:
+def _catch_up(engine: Host, data: WorldData, entry: Entry, uid: UUID) -> bool:
     """Apply extension sections added to the data since the entity was built."""
     origin = engine.world.try_component(uid, DataOrigin)
     if origin is None:
@@ -137,7 +137,7 @@ def _catch_up(engine: GameEngine, data: WorldData, entry: Entry, uid: UUID) -> b
 
 
 def _sync_static(
-    engine: GameEngine,
+    engine: Host,
     data: WorldData,
     entry: Entry,
     comps: list[Component],
@@ -161,7 +161,7 @@ def _sync_static(
     report.refreshed += 1
 
 
-def _ledger(engine: GameEngine, pack: str) -> SpawnLedger:
+def _ledger(engine: Host, pack: str) -> SpawnLedger:
     world = engine.world
     uid = data_uuid(pack, "ledger", "spawned")
     ledger = world.try_component(uid, SpawnLedger)
@@ -183,7 +183,7 @@ def instance_keys(entry: Entry) -> list[str]:
     return [f"{entry.key}#{i}" for i in range(1, spec.count + 1)]
 
 
-def spawn_pack(engine: GameEngine, data: WorldData, pack: PackData) -> SpawnReport:
+def spawn_pack(engine: Host, data: WorldData, pack: PackData) -> SpawnReport:
     """Create (or refresh) the pack's entities; see the module docstring for the rules.
 
     Positions are set directly and the caller rebuilds the WorldService index once
@@ -241,7 +241,7 @@ def spawn_pack(engine: GameEngine, data: WorldData, pack: PackData) -> SpawnRepo
 
 
 def spawn_template(
-    engine: GameEngine,
+    engine: Host,
     template: str,
     room: str | None,
     *,

@@ -35,7 +35,7 @@ from maid_stdlib.world.schema import NpcSpec
 
 if TYPE_CHECKING:
     from maid_engine.content import PackContext
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 FILE = "quests.yaml"
 FOLDER = "quests"
@@ -251,7 +251,7 @@ def quest_files(root: Path) -> list[Path]:
     return files
 
 
-def load_pack_quests(engine: GameEngine) -> tuple[list[Quest], list[tuple[str, str]]]:
+def load_pack_quests(engine: Host) -> tuple[list[Quest], list[tuple[str, str]]]:
     """Quests of every loaded pack; problems as (pack, message). Duplicate ids are problems."""
     data = engine.services.get(WorldData)
     rooms: set[str] = set()

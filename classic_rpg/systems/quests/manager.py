@@ -47,7 +47,7 @@ from maid_stdlib.world.components import Describable
 if TYPE_CHECKING:
     from classic_rpg.systems.quests.objectives import ObjectiveTracker
     from classic_rpg.systems.quests.rewards import TurnInLedger
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.rpg.quests")
 
@@ -77,7 +77,7 @@ class QuestError(Exception):
 
 
 class QuestManager:
-    def __init__(self, engine: GameEngine) -> None:
+    def __init__(self, engine: Host) -> None:
         from classic_rpg.systems.quests.objectives import ObjectiveTracker
         from classic_rpg.systems.quests.rewards import TurnInLedger
 

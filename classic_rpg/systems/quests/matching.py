@@ -11,10 +11,10 @@ from maid_stdlib.world.components import NPC, Describable, Item
 from maid_stdlib.world.loader import WorldData
 
 if TYPE_CHECKING:
-    from maid_engine.engine import GameEngine
+    from maid_engine.ports import Host
 
 
-def count_items(engine: GameEngine, character: UUID, template: str) -> int:
+def count_items(engine: Host, character: UUID, template: str) -> int:
     """How many items of ``template`` the character carries or wears."""
     from classic_rpg.items.factory import ItemFactory
 
@@ -29,7 +29,7 @@ def count_items(engine: GameEngine, character: UUID, template: str) -> int:
     )
 
 
-def npc_matches(engine: GameEngine, o: QuestObjective, npc: UUID, template: str = "") -> bool:
+def npc_matches(engine: Host, o: QuestObjective, npc: UUID, template: str = "") -> bool:
     """Whether ``npc`` (built from ``template``, if known) is the objective's target:
     by entity id, else by NPC template, else by keyword."""
     if o.target_id is not None:
@@ -43,7 +43,7 @@ def npc_matches(engine: GameEngine, o: QuestObjective, npc: UUID, template: str 
     return False
 
 
-def keywords_of(engine: GameEngine, npc: UUID, template: str) -> list[str]:
+def keywords_of(engine: Host, npc: UUID, template: str) -> list[str]:
     desc = engine.world.try_component(npc, Describable)
     if desc is not None:
         return [k.lower() for k in desc.keywords]
@@ -54,7 +54,7 @@ def keywords_of(engine: GameEngine, npc: UUID, template: str) -> list[str]:
     return [str(k).lower() for k in words]
 
 
-def template_name(engine: GameEngine, template: str) -> str:
+def template_name(engine: Host, template: str) -> str:
     """The display name of an NPC/item data entry ("" if unknown)."""
     entry = engine.services.get(WorldData).template(template) if template else None
     return str(getattr(entry.spec, "name", "")) if entry is not None else ""
