@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import logging
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from classic_rpg.components import Attributes, CharacterStats, Health, Mana
 from classic_rpg.events import LevelUpEvent, ProgressChangedEvent, VitalsChangedEvent
+from maid_engine.ports import EventsPort, SessionsPort, WorldPort
 
 if TYPE_CHECKING:
-    from maid_engine.ports import Host
+    pass
 
 log = logging.getLogger("maid.rpg.levels")
 
@@ -61,7 +62,15 @@ def mana_per_level(attrs: Attributes | None) -> int:
     return max(1, 5 + (intelligence - 10) // 2)
 
 
-def send_status(engine: Host, uid: UUID) -> None:
+class StatusHost(WorldPort, SessionsPort, Protocol):
+    """What Char.Status needs: the character's stats and its session."""
+
+
+class ProgressionHost(WorldPort, SessionsPort, EventsPort, Protocol):
+    """What awarding progress uses: the stats, telling the player, the events."""
+
+
+def send_status(engine: StatusHost, uid: UUID) -> None:
     """GMCP ``Char.Status`` (level, experience, the next level's threshold, gold)."""
     stats = engine.world.try_component(uid, CharacterStats)
     if stats is None or not engine.sessions.is_online(uid):
@@ -81,7 +90,7 @@ def send_status(engine: Host, uid: UUID) -> None:
 class StatusRelay:
     """Sends Char.Status to the owner whenever their progress changed."""
 
-    def __init__(self, engine: Host) -> None:
+    def __init__(self, engine: StatusHost) -> None:
         self.engine = engine
 
     def on_progress_changed(self, event: ProgressChangedEvent) -> None:
@@ -96,7 +105,7 @@ class Progression:
     with ProgressChangedEvent (the StatusRelay turns that into Char.Status).
     """
 
-    def __init__(self, engine: Host) -> None:
+    def __init__(self, engine: ProgressionHost) -> None:
         self.engine = engine
 
     def _tell(self, uid: UUID, text: str) -> None:

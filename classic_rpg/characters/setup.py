@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from classic_rpg.characters.levels import (
@@ -25,6 +25,7 @@ from classic_rpg.components import (
 from classic_rpg.items.components import ItemStats
 from maid_engine.ecs import Component
 from maid_engine.events import CharacterConnectedEvent
+from maid_engine.ports import SessionsPort, WorldPort
 
 if TYPE_CHECKING:
     from maid_engine.ports import Host
@@ -43,7 +44,11 @@ def starting_components() -> list[Component]:
     ]
 
 
-def ensure_rpg_components(engine: Host, uid: UUID) -> bool:
+class SetupHost(WorldPort, SessionsPort, Protocol):
+    """What character setup uses: the character's components and its session."""
+
+
+def ensure_rpg_components(engine: WorldPort, uid: UUID) -> bool:
     """Add whatever RPG component a character lacks (e.g. one created before
     classic_rpg was installed). Returns True if something was added."""
     world = engine.world
@@ -58,7 +63,7 @@ def ensure_rpg_components(engine: Host, uid: UUID) -> bool:
 class CharacterSetup:
     """Hooks into the world layer: new characters and logins."""
 
-    def __init__(self, engine: Host) -> None:
+    def __init__(self, engine: SetupHost) -> None:
         self.engine = engine
 
     def on_created(self, uid: UUID, name: str, account_id: str) -> None:

@@ -3,20 +3,25 @@ slow regeneration while not fighting. (``Char.Status`` is progression's: levels.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from uuid import UUID
 
 from classic_rpg.combat.components import Fighting
 from classic_rpg.components import Health, Mana
 from classic_rpg.events import VitalsChangedEvent
 from maid_engine.ecs import System
+from maid_engine.ports import SessionsPort, WorldPort
 
 if TYPE_CHECKING:
     from maid_engine.ports import Host
     from maid_engine.sessions import Session
 
 
-def vitals_of(engine: Host, uid: UUID) -> dict[str, Any]:
+class VitalsHost(WorldPort, SessionsPort, Protocol):
+    """What Char.Vitals needs: the character's components and its session."""
+
+
+def vitals_of(engine: WorldPort, uid: UUID) -> dict[str, Any]:
     world = engine.world
     health = world.try_component(uid, Health)
     mana = world.try_component(uid, Mana)
@@ -28,7 +33,7 @@ def vitals_of(engine: Host, uid: UUID) -> dict[str, Any]:
     }
 
 
-def send_vitals(engine: Host, uid: UUID) -> None:
+def send_vitals(engine: VitalsHost, uid: UUID) -> None:
     if engine.sessions.is_online(uid) and engine.world.has_component(uid, Health):
         engine.sessions.gmcp_to(uid, "Char.Vitals", vitals_of(engine, uid))
 
@@ -36,7 +41,7 @@ def send_vitals(engine: Host, uid: UUID) -> None:
 class VitalsRelay:
     """Sends Char.Vitals to the owner whenever someone reports a change."""
 
-    def __init__(self, engine: Host) -> None:
+    def __init__(self, engine: VitalsHost) -> None:
         self.engine = engine
 
     def on_vitals_changed(self, event: VitalsChangedEvent) -> None:

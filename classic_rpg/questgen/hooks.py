@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from classic_rpg.combat.components import CombatRules, LootTable, PendingRespawn
@@ -16,13 +16,13 @@ from classic_rpg.components import CharacterStats, Health
 from classic_rpg.items.components import HeldBy, ItemStats
 from classic_rpg.questgen.convert import registration_meta, to_quest_model
 from maid_engine.ecs import World
+from maid_engine.ports import ServicesPort, WorldPort
 from maid_stdlib.questgen import DifficultyTier, GeneratedQuest, QuestSeed, WorldFacts
 from maid_stdlib.world.components import NPC, Describable, Item
 from maid_stdlib.world.loader import WorldData
 
 if TYPE_CHECKING:
     from classic_rpg.systems.quests.manager import QuestManager
-    from maid_engine.ports import Host
 
 __all__ = ["RPG_ITEM_TIER_CAPS", "RpgHooks", "RpgQuestSink"]
 
@@ -36,8 +36,12 @@ RPG_ITEM_TIER_CAPS: dict[DifficultyTier, int] = {
 }
 
 
+class HooksHost(WorldPort, ServicesPort, Protocol):
+    """What the RPG hooks read: the world and the world data."""
+
+
 class RpgHooks:
-    def __init__(self, engine: Host) -> None:
+    def __init__(self, engine: HooksHost) -> None:
         self.engine = engine
         self._hostiles: tuple[tuple[int, int, int], list[tuple[UUID, str]]] | None = None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from classic_rpg.combat.components import CombatRules, Fighting, LootTable, PendingRespawn
@@ -20,6 +20,7 @@ from classic_rpg.systems.quests.models import Quest, QuestObjective
 from classic_rpg.systems.quests.questlog import QuestEntry
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.ecs import Component
+from maid_engine.ports import ServicesPort, WorldPort
 from maid_stdlib.questgen.vocabulary import ObjectiveType, QuestState
 from maid_stdlib.world.components import NPC, Item
 from maid_stdlib.world.look import name_of
@@ -27,7 +28,6 @@ from maid_stdlib.world.service import WorldService
 
 if TYPE_CHECKING:
     from classic_rpg.simulate.bots import Bot
-    from maid_engine.ports import Host
 
 __all__ = ["Planner", "Step"]
 
@@ -48,11 +48,15 @@ class Step:
     blocked: str | None = None
 
 
+class PlannerHost(WorldPort, ServicesPort, Protocol):
+    """What the planner reads: the world, the world service and the items."""
+
+
 class Planner:
     """``options(quest_id, objective_id)``: how many options the decision behind a
     CUSTOM objective offers (what ``choose`` would list; 0: it is no decision)."""
 
-    def __init__(self, engine: Host, options: Callable[[str, str], int]) -> None:
+    def __init__(self, engine: PlannerHost, options: Callable[[str, str], int]) -> None:
         self.engine = engine
         self.options = options
         self.world = engine.world

@@ -10,12 +10,13 @@ it up off-quest, is none of its business.
 from __future__ import annotations
 
 import logging
+from typing import Protocol
 from uuid import UUID
 
 from classic_rpg.events import ItemPickedUpEvent
 from classic_rpg.systems.quests import QuestError, QuestManager
 from content_packs.heist.questgen import STEALTH_OBJECTIVE
-from maid_engine.ports import Host
+from maid_engine.ports import ServicesPort, WorldPort
 from maid_stdlib.living.facts import WatchedRooms
 from maid_stdlib.questgen.vocabulary import ObjectiveType, QuestState
 from maid_stdlib.world.components import Describable
@@ -26,8 +27,12 @@ __all__ = ["StealthWatcher"]
 log = logging.getLogger("maid.heist")
 
 
+class StealthHost(WorldPort, ServicesPort, Protocol):
+    """What the watcher reads: the world and the world and quest services."""
+
+
 class StealthWatcher:
-    def __init__(self, engine: Host) -> None:
+    def __init__(self, engine: StealthHost) -> None:
         self.engine = engine
 
     def witnesses(self, room: str) -> list[UUID]:

@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from uuid import UUID
 
 from maid_engine.ecs import Component
 from maid_engine.ecs.component import dump_component
 from maid_engine.events import Event
+from maid_engine.ports import StorePort, WorldPort
 from maid_stdlib.consequences.mutations import WorldMutation
 from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.vocabulary import QuestOutcome
 from maid_stdlib.story.signals import StorySignal
 
 if TYPE_CHECKING:
-    from maid_engine.ports import Host
+    pass
 
 __all__ = [
     "AUDIT_COLLECTION",
@@ -95,8 +96,12 @@ def audit_document(
     }
 
 
+class AuditHost(WorldPort, StorePort, Protocol):
+    """What the audit uses: the store it writes to and the world it applies to."""
+
+
 class ConsequenceAudit:
-    def __init__(self, engine: Host) -> None:
+    def __init__(self, engine: AuditHost) -> None:
         self.engine = engine
         self._pending: dict[str, dict[str, Any]] = {}
 

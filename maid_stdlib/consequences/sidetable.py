@@ -18,15 +18,16 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from uuid import UUID
 
+from maid_engine.ports import ClockPort, ServicesPort, StorePort
 from maid_stdlib.questgen.quest import GeneratedQuest, quest_from_document, quest_to_document
 from maid_stdlib.questgen.register import GENERATED_QUESTS_COLLECTION
 from maid_stdlib.questgen.service import QuestGenerationService
 
 if TYPE_CHECKING:
-    from maid_engine.ports import Host
+    pass
 
 __all__ = ["BRANCH_CHOICES_COLLECTION", "BranchChoices", "GeneratedQuestIndex", "QuestSource"]
 
@@ -43,7 +44,7 @@ _FIELDS = frozenset(f.name for f in dataclasses.fields(GeneratedQuest))
 class GeneratedQuestIndex:
     """Read-through cache of the ``generated_quests`` side-table."""
 
-    def __init__(self, engine: Host) -> None:
+    def __init__(self, engine: StorePort) -> None:
         self.engine = engine
         self._quests: dict[str, GeneratedQuest] = {}
         self._dirty: set[str] = set()
@@ -122,7 +123,7 @@ class GeneratedQuestIndex:
         return len(docs)
 
 
-def connect_generation(engine: Host, index: GeneratedQuestIndex) -> bool:
+def connect_generation(engine: ServicesPort, index: GeneratedQuestIndex) -> bool:
     """Make the QuestGenerationService's open quests a source of ``index`` (once)."""
     generation = engine.services.try_get(QuestGenerationService)
     if generation is None or index.generation_connected:
@@ -137,10 +138,14 @@ def connect_generation(engine: Host, index: GeneratedQuestIndex) -> bool:
     return True
 
 
+class ChoicesHost(StorePort, ClockPort, Protocol):
+    """What branch choices use: the store and game time."""
+
+
 class BranchChoices:
     """Which option each character chose at each branch point of a quest."""
 
-    def __init__(self, engine: Host) -> None:
+    def __init__(self, engine: ChoicesHost) -> None:
         self.engine = engine
         self._cache: dict[str, dict[str, Any]] = {}
 

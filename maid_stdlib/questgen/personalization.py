@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.ecs import Component
+from maid_engine.ports import ClockPort, WorldPort
 from maid_stdlib.living.components import FactionStandings, Relationships
 from maid_stdlib.questgen.archetypes import ArchetypeRegistry
 from maid_stdlib.questgen.facts import WorldFacts
@@ -36,7 +37,6 @@ from maid_stdlib.questgen.types import ObjectivePatterns
 from maid_stdlib.questgen.vocabulary import FAILURE_OUTCOMES, SUCCESS_OUTCOMES
 
 if TYPE_CHECKING:
-    from maid_engine.ports import Host
     from maid_stdlib.questgen.delivery import QuestDelivery
 
 __all__ = [
@@ -132,6 +132,10 @@ class PersonalizedQuest:
     reputation: ReputationLabel = ReputationLabel.STRANGER
 
 
+class TrackerHost(WorldPort, ClockPort, Protocol):
+    """What the play-style tracker uses: profiles on characters and game time."""
+
+
 class PlayStyleTracker:
     """Keeps every character's :class:`PlayProfile` from the actions it takes."""
 
@@ -145,7 +149,7 @@ class PlayStyleTracker:
     NEW_ROOM: ClassVar[float] = 1.0
     KNOWN_ROOM: ClassVar[float] = 0.1
 
-    def __init__(self, engine: Host, half_life: float) -> None:
+    def __init__(self, engine: TrackerHost, half_life: float) -> None:
         self.engine = engine
         self.half_life = half_life
         #: Game time each online character connected (session duration).

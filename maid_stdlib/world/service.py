@@ -12,18 +12,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.ecs import Component, World
 from maid_engine.events import EntityDestroyedEvent
+from maid_engine.ports import EventsPort, SessionsPort, WorldPort
 from maid_stdlib.world.components import NPC, Area, Describable, Exits, Item, Position, Room
 from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.graph import RoomGraph
 
 if TYPE_CHECKING:
-    from maid_engine.ports import Host
+    pass
 
 log = logging.getLogger("maid.world")
 
@@ -37,8 +38,13 @@ class UnknownRoom(LookupError):
         self.key = key
 
 
+class WorldServiceHost(WorldPort, EventsPort, SessionsPort, Protocol):
+    """What the world service uses: the world, relocation events, and the sessions
+    it messages rooms through."""
+
+
 class WorldService:
-    def __init__(self, engine: Host) -> None:
+    def __init__(self, engine: WorldServiceHost) -> None:
         self.engine = engine
         self._rooms: dict[str, UUID] = {}
         self._room_keys: dict[UUID, str] = {}
