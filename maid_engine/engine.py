@@ -250,7 +250,6 @@ class GameEngine:
 
     async def stop(self) -> None:
         if not self.started:
-            self.world.close()
             if self._store is not None and self._owns_store:
                 await self._store.close()
             return
@@ -268,7 +267,6 @@ class GameEngine:
                 await self._final_checkpoint()
                 if self._owns_store:
                     await self._store.close()
-            self.world.close()
         finally:
             # Whatever failed above, the process gets its collector back (and this
             # world's cycles can be freed).

@@ -49,28 +49,25 @@ def check_pack(
     with tempfile.TemporaryDirectory(prefix="maid-check-") as tmp:
         engine = GameEngine(Settings(data_dir=Path(tmp)), packs=packs, use_store=False)
         engine.packs = packs
-        try:
-            problems: list[str] = []
-            for pack in packs:
-                # Keep going after a failed register(): a bad file found while
-                # registering must not hide the problems of every other file.
-                try:
-                    pack.register(PackContext(engine, pack))
-                except PackError as exc:
-                    problems.append(str(exc))
-                except Exception as exc:
-                    problems.append(f"{pack.name}: register() failed: {type(exc).__name__}: {exc}")
-            for pack in packs:
-                hook = getattr(pack, HOOK, None)
-                if not callable(hook):
-                    continue
-                try:
-                    problems.extend(str(p) for p in hook(PackContext(engine, pack)))
-                except Exception as exc:
-                    problems.append(f"{pack.name}: {HOOK}() failed: {type(exc).__name__}: {exc}")
-            return problems
-        finally:
-            engine.world.close()
+        problems: list[str] = []
+        for pack in packs:
+            # Keep going after a failed register(): a bad file found while
+            # registering must not hide the problems of every other file.
+            try:
+                pack.register(PackContext(engine, pack))
+            except PackError as exc:
+                problems.append(str(exc))
+            except Exception as exc:
+                problems.append(f"{pack.name}: register() failed: {type(exc).__name__}: {exc}")
+        for pack in packs:
+            hook = getattr(pack, HOOK, None)
+            if not callable(hook):
+                continue
+            try:
+                problems.extend(str(p) for p in hook(PackContext(engine, pack)))
+            except Exception as exc:
+                problems.append(f"{pack.name}: {HOOK}() failed: {type(exc).__name__}: {exc}")
+        return problems
 
 
 def find_pack_class(target: str | Path) -> type[ContentPack]:

@@ -94,8 +94,8 @@ class RegenSystem(System):
         engine = self.engine
         world = engine.world
         engine.events.subscribe(VitalsChangedEvent, self.on_vitals_changed)
-        for ctype in (Health, Mana):
-            world.added_hooks.setdefault(ctype, []).append(self._on_added)
+        world.on_changed(Health, self._on_added)
+        world.on_changed(Mana, self._on_added)
         for uid, (health,) in world.query(Health):
             if health.current < health.maximum:
                 self._wounded.add(uid)

@@ -107,13 +107,13 @@ class ItemFactory:
             inv = world.try_component(holder, Inventory)
             if inv is not None and item in inv.items:
                 inv.items.remove(item)
-                inv.touch()
+                world.modified(holder, inv)
             eq = world.try_component(holder, Equipment)
             if eq is not None:
                 for slot, worn in list(eq.slots.items()):
                     if worn == item:
                         del eq.slots[slot]
-                        eq.touch()
+                        world.modified(holder, eq)
         if world.entity_exists(item):
             world.remove_component(item, HeldBy)
         if self.ws.room_key_of(item) is not None:
@@ -128,7 +128,7 @@ class ItemFactory:
             inv = Inventory()
             world.add_component(holder, inv)
         inv.items.append(item)
-        inv.touch()
+        world.modified(holder, inv)
         world.add_component(item, HeldBy(holder))
 
     def move_to_room(self, item: UUID, room: str, reason: str = "dropped") -> None:
@@ -157,7 +157,7 @@ class ItemFactory:
             eq = Equipment()
             world.add_component(holder, eq)
         eq.slots[stats.slot] = item
-        eq.touch()
+        world.modified(holder, eq)
         world.add_component(item, HeldBy(holder))
         return replaced
 

@@ -1,6 +1,6 @@
-"""Entity-component-system core. The only package that imports esper."""
+"""Entity-component-system core: the World owns the storage (no ECS library)."""
 
-from maid_engine.ecs.component import Component, component_type, dump_component, load_component
+from maid_engine.ecs.component import Component, dump_component, load_component
 from maid_engine.ecs.system import System
 from maid_engine.ecs.world import ComponentNotFound, EntityNotFound, World
 
@@ -10,7 +10,6 @@ __all__ = [
     "EntityNotFound",
     "System",
     "World",
-    "component_type",
     "dump_component",
     "load_component",
 ]

@@ -3,7 +3,8 @@
 A component is a ``@dataclass`` subclass of :class:`Component`. Every subclass is
 registered by name so that persistence can turn stored rows back into objects.
 Assigning a field marks the owning entity dirty for the next checkpoint; code that
-mutates a container in place (``inv.items.append(x)``) calls :meth:`Component.touch`.
+changes a component any other way (``inv.items.append(x)``) reports it with
+:meth:`World.modified <maid_engine.ecs.world.World.modified>`.
 """
 
 from __future__ import annotations
@@ -56,16 +57,6 @@ class Component:
         owner = self.__dict__.get("_owner")
         if owner is not None and key != "_owner":
             owner()
-
-    def touch(self) -> None:
-        """Mark the owning entity dirty after an in-place container mutation."""
-        owner = self.__dict__.get("_owner")
-        if owner is not None:
-            owner()
-
-
-def component_type(name: str) -> type[Component] | None:
-    return _REGISTRY.get(name)
 
 
 def _adapter(cls: type[Component]) -> TypeAdapter[Any]:

@@ -1,34 +1,36 @@
-"""The ECS world: the only place in MAID that touches esper.
+"""The ECS world: entities addressed by UUID, their components, and the indexes
+the rest of MAID reads.
 
-esper 3 keeps its state in module globals switched by name, so every World owns a
-uniquely named esper context and switches to it before each call. Entities are
-addressed by stable UUIDs everywhere outside this module; esper's integer ids are
-an implementation detail.
+The World owns its storage (no ECS library underneath):
 
-Reads do not go through esper: the World keeps its own index, component type ->
-{entity UUID: component}, updated on every add, remove and destroy. esper drops
-*every* query cache on any structural change and rebuilds a query by walking the
-type's entity set, so in a big world where something is created, destroyed or
-gains a component on most ticks, each ``each(NPC)`` cost 7-14 ms at 10,000
-entities; from the index it is ~1 ms, and ``try_component`` is two dict lookups
-instead of a context check and an esper call.
+* entity -> {component type: component}: every lookup by entity (``try_component``,
+  ``components_of``) is two dict lookups;
+* component type -> a set of entity numbers: which entities hold that type, and the
+  order every query of it iterates in;
+* component type -> {entity number: (entity, component)}: the rows a query returns,
+  built once per add instead of once per query.
 
-Queries iterate in esper's order (its per-type sets of entity ids), which the
-World mirrors set for set, operation for operation: iteration order is part of
-what a seeded simulation reproduces, so reading from the index must not change
-which NPC acts first.
+Entities are numbered (1, 2, 3, ... in creation order, never reused) only inside
+this module; everything outside uses their UUIDs.
+
+Query order is the iteration order of the type's set of entity numbers. It is part
+of what a seeded simulation reproduces, and it is deterministic by construction: an
+int hashes to itself (no hash randomisation), so the same sequence of adds, removals
+and destructions gives the same order in every run. It is not insertion order: a
+small set of large numbers iterates by number modulo the table size, and a removed
+holder that comes back takes its old slot. This is the order the engine had while it
+stored components in esper (whose per-type sets these are), which the simulation's
+quality targets were measured with; insertion order measurably changed them
+(docs/architecture.md, "The World").
 """
 
 from __future__ import annotations
 
 import itertools
 import uuid
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar, overload
 from uuid import UUID
-
-import esper
 
 from maid_engine.ecs.component import Component
 
@@ -36,7 +38,8 @@ C = TypeVar("C", bound=Component)
 C2 = TypeVar("C2", bound=Component)
 C3 = TypeVar("C3", bound=Component)
 
-_world_ids = itertools.count(1)
+#: ``fn(entity, component)``: see :meth:`World.on_changed`.
+ChangeHook = Callable[[UUID, Any], None]
 
 
 class EntityNotFound(KeyError):
@@ -58,53 +61,30 @@ class World:
     """Entities, their components, a name index, and dirty tracking for persistence."""
 
     def __init__(self) -> None:
-        self._context = f"maid-world-{next(_world_ids)}-{uuid.uuid4().hex[:8]}"
-        esper.switch_world(self._context)
-        self._uuid_to_eid: dict[UUID, int] = {}
-        self._eid_to_uuid: dict[int, UUID] = {}
+        #: entity -> {component type: component}: the store (module docstring).
+        self._entities: dict[UUID, dict[type[Component], Component]] = {}
+        #: Entity numbers (module docstring), both ways.
+        self._numbers = itertools.count(1)
+        self._number_of: dict[UUID, int] = {}
+        self._uuid_of: dict[int, UUID] = {}
+        #: component type -> numbers of its holders: the order of queries. A type
+        #: whose last holder leaves is dropped, so its next set starts afresh.
+        self._order: dict[type[Component], set[int]] = {}
+        #: component type -> {number: (entity, component)}: the rows of queries.
+        self._rows: dict[type[Component], dict[int, tuple[UUID, Component]]] = {}
         # Ordered (destroyed in scheduling order) and O(1) to test.
         self._pending_destroy: dict[UUID, None] = {}
-        #: component type -> {entity: component}: the read index (module docstring).
-        self._by_type: dict[type[Component], dict[UUID, Component]] = {}
-        #: component type -> esper ids, a mirror of esper's own set (same adds,
-        #: discards and deletions in the same order): the order of queries.
-        self._order: dict[type[Component], set[int]] = {}
-        #: component type -> {esper id: (entity, component)}: ``each`` rows, built
-        #: once per add instead of once per query.
-        self._rows: dict[type[Component], dict[int, tuple[UUID, Component]]] = {}
-        #: component type -> a counter bumped when which entities have one (or
-        #: which component object they have) changes: see ``version_of``.
+        #: component type -> a counter bumped when which entities have one, which
+        #: component object they have, or its content (``modified``) changes.
         self._versions: dict[type[Component], int] = {}
-        self._names: dict[str, set[UUID]] = defaultdict(set)
+        self._names: dict[str, set[UUID]] = {}
         self._persistent: set[UUID] = set()
         self._dirty: set[UUID] = set()
         self._removed: list[tuple[UUID, str]] = []
-        #: component type -> callbacks ``(entity, component)`` run after a component
-        #: of that type is added (or replaced): systems that keep their own index of
-        #: the entities needing work (RegenSystem's wounded set) learn of new ones.
-        self.added_hooks: dict[type[Component], list[Callable[[UUID, Any], None]]] = {}
         self._destroyed: list[UUID] = []
-        self._closed = False
-        #: Component types whose addition or removal ``listing_version`` tracks
-        #: (registered by caches that depend on which entities have them).
-        self.listing_types: set[type[Component]] = set()
-        #: Bumped when a component of a ``listing_types`` type is added or removed and
-        #: when an entity is scheduled for destruction.
-        self.listing_version = 0
-
-    # -- context ---------------------------------------------------------------
-    def _use(self) -> None:
-        if esper.current_world != self._context:
-            esper.switch_world(self._context)
-
-    def close(self) -> None:
-        """Drop the esper context. The World is unusable afterwards."""
-        if self._closed:
-            return
-        self._closed = True
-        if esper.current_world == self._context:
-            esper.switch_world("default")
-        esper.delete_world(self._context)
+        self._hooks: dict[type[Component], list[ChangeHook]] = {}
+        self._listing_types: set[type[Component]] = set()
+        self._listing_version = 0
 
     # -- entities --------------------------------------------------------------
     def create_entity(
@@ -118,12 +98,12 @@ class World:
         ``persistent=False`` keeps it out of checkpoints (e.g. temporary effects).
         """
         uid = entity_id or uuid.uuid4()
-        if uid in self._uuid_to_eid:
+        if uid in self._entities:
             raise ValueError(f"entity {uid} already exists")
-        self._use()
-        eid = esper.create_entity()
-        self._uuid_to_eid[uid] = eid
-        self._eid_to_uuid[eid] = uid
+        self._entities[uid] = {}
+        number = next(self._numbers)
+        self._number_of[uid] = number
+        self._uuid_of[number] = uid
         if persistent:
             self._persistent.add(uid)
             self._dirty.add(uid)
@@ -137,38 +117,30 @@ class World:
         Until then the entity is reported as not existing, but its components can
         still be read, so an iteration in progress is not disturbed.
         """
-        if entity_id in self._uuid_to_eid and entity_id not in self._pending_destroy:
+        held = self._entities.get(entity_id)
+        if held is not None and entity_id not in self._pending_destroy:
             self._pending_destroy[entity_id] = None
-            self.listing_version += 1
+            self._listing_version += 1
             # It leaves every query at once: caches keyed on versions must see it.
-            self._use()
-            held: tuple[Component, ...] = esper.components_for_entity(self._uuid_to_eid[entity_id])
-            for component in held:
-                self.changed(type(component))
+            for ctype in held:
+                self._bump(ctype)
 
     def flush_destroyed(self) -> list[UUID]:
         """Destroy everything scheduled. Called by the engine between systems."""
         if not self._pending_destroy:
             return []
-        self._use()
         done = list(self._pending_destroy)
         self._pending_destroy = {}
-        by_type = self._by_type
         for uid in done:
-            eid = self._uuid_to_eid.pop(uid, None)
-            if eid is None:
+            held = self._entities.pop(uid, None)
+            if held is None:
                 continue
-            del self._eid_to_uuid[eid]
-            components: tuple[Component, ...] = esper.components_for_entity(eid)
-            for component in components:
+            number = self._number_of.pop(uid)
+            del self._uuid_of[number]
+            for ctype, component in held.items():
+                self._unorder(number, ctype)
                 self._unindex(uid, component)
-                index = by_type.get(type(component))
-                if index is not None:
-                    index.pop(uid, None)
-                self._unorder(eid, type(component))
                 component._owner = None
-            if esper.entity_exists(eid):
-                esper.delete_entity(eid, immediate=True)
             if uid in self._persistent:
                 self._persistent.discard(uid)
                 self._dirty.discard(uid)
@@ -176,66 +148,65 @@ class World:
         return done
 
     def entity_exists(self, entity_id: UUID) -> bool:
-        return entity_id in self._uuid_to_eid and entity_id not in self._pending_destroy
+        return entity_id in self._entities and entity_id not in self._pending_destroy
 
     def is_persistent(self, entity_id: UUID) -> bool:
         return entity_id in self._persistent
 
     def entities(self) -> list[UUID]:
-        return [u for u in self._uuid_to_eid if u not in self._pending_destroy]
+        pending = self._pending_destroy
+        if not pending:
+            return list(self._entities)
+        return [u for u in self._entities if u not in pending]
 
     @property
     def entity_count(self) -> int:
-        return len(self._uuid_to_eid) - len(self._pending_destroy)
+        return len(self._entities) - len(self._pending_destroy)
 
-    def _eid(self, entity_id: UUID) -> int:
-        eid = self._uuid_to_eid.get(entity_id)
-        if eid is None:
+    def _held(self, entity_id: UUID) -> dict[type[Component], Component]:
+        held = self._entities.get(entity_id)
+        if held is None:
             raise EntityNotFound(entity_id)
-        return eid
+        return held
 
     # -- components ------------------------------------------------------------
     def add_component(self, entity_id: UUID, component: Component) -> None:
-        eid = self._eid(entity_id)
-        self._use()
-        old = esper.try_component(eid, type(component))
+        """Give the entity ``component``, replacing its component of that type (the
+        entity keeps its place in that type's order then)."""
+        held = self._held(entity_id)
+        ctype = type(component)
+        old = held.get(ctype)
         if old is not None:
             self._unindex(entity_id, old)
             old._owner = None
-        esper.add_component(eid, component)
-        ctype = type(component)
-        index = self._by_type.get(ctype)
-        if index is None:
-            index = self._by_type[ctype] = {}
-        index[entity_id] = component
+        held[ctype] = component
+        number = self._number_of[entity_id]
         order = self._order.get(ctype)
         if order is None:
             order = self._order[ctype] = set()
             self._rows[ctype] = {}
-        order.add(eid)
-        self._rows[ctype][eid] = (entity_id, component)
-        self.changed(ctype)
-        if type(component) in self.listing_types:
-            self.listing_version += 1
+        order.add(number)
+        self._rows[ctype][number] = (entity_id, component)
+        self._bump(ctype)
+        if ctype in self._listing_types:
+            self._listing_version += 1
         if entity_id in self._persistent:
             component._owner = self._dirty_marker(entity_id)
             self._dirty.add(entity_id)
         self._index(entity_id, component)
-        for hook in self.added_hooks.get(type(component), ()):
+        for hook in self._hooks.get(ctype, ()):
             hook(entity_id, component)
 
     def remove_component(self, entity_id: UUID, ctype: type[C]) -> C | None:
-        eid = self._eid(entity_id)
-        self._use()
-        if not esper.has_component(eid, ctype):
+        held = self._held(entity_id)
+        component = held.pop(ctype, None)
+        if component is None:
             return None
-        component = esper.remove_component(eid, ctype)
         assert isinstance(component, ctype)
-        self._by_type[ctype].pop(entity_id, None)
-        self._unorder(eid, ctype)
-        self.changed(ctype)
-        if ctype in self.listing_types:
-            self.listing_version += 1
+        self._unorder(self._number_of[entity_id], ctype)
+        self._bump(ctype)
+        if ctype in self._listing_types:
+            self._listing_version += 1
         self._unindex(entity_id, component)
         component._owner = None
         if entity_id in self._persistent and ctype.persist:
@@ -244,26 +215,72 @@ class World:
 
     def get_component(self, entity_id: UUID, ctype: type[C]) -> C:
         """The component, or ``ComponentNotFound``/``EntityNotFound``."""
-        index = self._by_type.get(ctype)
-        component = index.get(entity_id) if index is not None else None
+        held = self._entities.get(entity_id)
+        if held is None:
+            raise EntityNotFound(entity_id)
+        component = held.get(ctype)
         if component is None:
-            if entity_id not in self._uuid_to_eid:
-                raise EntityNotFound(entity_id)
             raise ComponentNotFound(entity_id, ctype)
         return component  # type: ignore[return-value]
 
     def try_component(self, entity_id: UUID, ctype: type[C]) -> C | None:
-        index = self._by_type.get(ctype)
-        return index.get(entity_id) if index is not None else None  # type: ignore[return-value]
+        held = self._entities.get(entity_id)
+        return held.get(ctype) if held is not None else None  # type: ignore[return-value]
 
     def has_component(self, entity_id: UUID, ctype: type[Component]) -> bool:
-        index = self._by_type.get(ctype)
-        return index is not None and entity_id in index
+        held = self._entities.get(entity_id)
+        return held is not None and ctype in held
 
     def components_of(self, entity_id: UUID) -> tuple[Component, ...]:
-        eid = self._eid(entity_id)
-        self._use()
-        return tuple(esper.components_for_entity(eid))
+        """The entity's components, in the order it gained them (a replacement
+        keeps its place)."""
+        return tuple(self._held(entity_id).values())
+
+    # -- saying what changed ---------------------------------------------------
+    def modified(self, entity_id: UUID, component: Component) -> None:
+        """Report that ``component`` (held by ``entity_id``) changed in place.
+
+        Assigning a field of a component marks its entity dirty by itself; anything
+        else -- appending to a list, setting a key of a dict, changing a nested
+        object -- is reported here, once after the change. It marks the entity dirty
+        for the next checkpoint, bumps ``version_of`` the component's type and runs
+        its ``on_changed`` hooks. A component the entity no longer holds (destroyed
+        or replaced meanwhile) is ignored.
+        """
+        ctype = type(component)
+        held = self._entities.get(entity_id)
+        if held is None or held.get(ctype) is not component:
+            return
+        self._bump(ctype)
+        if entity_id in self._persistent:
+            self._dirty.add(entity_id)
+        for hook in self._hooks.get(ctype, ()):
+            hook(entity_id, component)
+
+    def on_changed(self, ctype: type[C], hook: Callable[[UUID, C], None]) -> None:
+        """Run ``hook(entity, component)`` after a ``ctype`` is added (or replaced)
+        and after every ``modified`` of one: for systems that keep their own index
+        of the entities needing work. Hooks run in registration order."""
+        self._hooks.setdefault(ctype, []).append(hook)
+
+    def version_of(self, ctype: type[Component]) -> int:
+        """Changes whenever a ``ctype`` is added, replaced, removed or reported
+        ``modified``, and when an entity holding one is scheduled for destruction:
+        a cache derived from the holders of a type keys on it."""
+        return self._versions.get(ctype, 0)
+
+    def track_listing(self, *ctypes: type[Component]) -> None:
+        """Make adding or removing any of ``ctypes`` bump ``listing_version``."""
+        self._listing_types.update(ctypes)
+
+    def listing_version(self) -> int:
+        """Bumped when a component of a tracked type (``track_listing``) is added,
+        replaced or removed, and when any entity is scheduled for destruction: for
+        caches of what is where, which do not care about the contents."""
+        return self._listing_version
+
+    def _bump(self, ctype: type[Component]) -> None:
+        self._versions[ctype] = self._versions.get(ctype, 0) + 1
 
     # -- queries ---------------------------------------------------------------
     @overload
@@ -278,33 +295,32 @@ class World:
     def query(self, *ctypes: type[Component]) -> Iterator[tuple[UUID, tuple[Any, ...]]]: ...
 
     def query(self, *ctypes: type[Component]) -> Iterator[tuple[UUID, tuple[Any, ...]]]:
-        """Entities having all of ``ctypes``, skipping those scheduled for destruction.
+        """Entities having all of ``ctypes``, skipping those scheduled for destruction,
+        in the order of the type with the fewest holders (the first of equals).
 
         The result is materialised first, so the caller may create, destroy or
         change components while iterating.
         """
         if not ctypes:
             return iter(())
-        by_type, order = self._by_type, self._order
-        indexes = [by_type.get(t) for t in ctypes]
+        order, all_rows = self._order, self._rows
         sets = [order.get(t) for t in ctypes]
-        if any(not ix for ix in indexes):
+        if not all(sets):
             return iter(())
-        # Walk the smallest set (the first of equals, as esper does); look the
-        # others up.
+        tables = [all_rows[t] for t in ctypes]
         lead = min(sets, key=len)  # type: ignore[arg-type]
-        e2u, pending = self._eid_to_uuid, self._pending_destroy
+        uuid_of, pending = self._uuid_of, self._pending_destroy
         out = []
-        for eid in lead:  # type: ignore[union-attr]
-            uid = e2u[eid]
-            if uid in pending:
+        for number in lead:  # type: ignore[union-attr]
+            uid = uuid_of[number]
+            if pending and uid in pending:
                 continue
             row = []
-            for ix in indexes:
-                comp = ix.get(uid)  # type: ignore[union-attr]
-                if comp is None:
+            for table in tables:
+                found = table.get(number)
+                if found is None:
                     break
-                row.append(comp)
+                row.append(found[1])
             else:
                 out.append((uid, tuple(row)))
         return iter(out)
@@ -326,61 +342,40 @@ class World:
         order = self._order.get(ctype)
         if not order:
             return iter(())
-        u2e, pending = self._uuid_to_eid, self._pending_destroy
-        wanted = {u2e[u] for u in entities if u in u2e and u not in pending}
+        number_of, pending = self._number_of, self._pending_destroy
+        wanted = {number_of[u] for u in entities if u in number_of and u not in pending}
         rows = self._rows[ctype]
-        return iter([rows[e] for e in filter(wanted.__contains__, order)])  # type: ignore[misc]
-
-    def notify(self, entity_id: UUID, component: Component) -> None:
-        """Tell the ``added_hooks`` (and ``version_of`` caches) of ``component``'s
-        type that it changed in place (say, a membership gained a faction)."""
-        ctype = type(component)
-        self.changed(ctype)
-        for hook in self.added_hooks.get(ctype, ()):
-            hook(entity_id, component)
+        return iter([rows[n] for n in filter(wanted.__contains__, order)])  # type: ignore[misc]
 
     def holders(self, ctype: type[Component]) -> list[UUID]:
         """Entities with a ``ctype``, in ``each`` order (a copy)."""
         order = self._order.get(ctype)
         if not order:
             return []
-        uids = list(map(self._eid_to_uuid.__getitem__, order))
+        uids = list(map(self._uuid_of.__getitem__, order))
         pending = self._pending_destroy
         return [u for u in uids if u not in pending] if pending else uids
 
     def count_any(self, *ctypes: type[Component]) -> int:
         """Entities holding at least one of ``ctypes`` (scheduled destructions
         included, like ``count``), without hashing their UUIDs."""
-        sets = [self._order.get(t) for t in ctypes]
-        present = [s for s in sets if s]
+        present = [s for s in map(self._order.get, ctypes) if s]
         if not present:
             return 0
         return len(present[0].union(*present[1:]))
 
-    def version_of(self, ctype: type[Component]) -> int:
-        """Changes whenever a ``ctype`` is added, replaced or removed, an entity
-        holding one is scheduled for destruction, or someone calls ``changed``: a
-        cache derived from the holders of a type keys on it."""
-        return self._versions.get(ctype, 0)
-
-    def changed(self, ctype: type[Component]) -> None:
-        """Bump ``version_of(ctype)`` (after changing such components in place in a
-        way the caches keyed on it must notice)."""
-        self._versions[ctype] = self._versions.get(ctype, 0) + 1
-
     def count(self, ctype: type[Component]) -> int:
         """Entities with a ``ctype`` (those scheduled for destruction included)."""
-        index = self._by_type.get(ctype)
-        return len(index) if index is not None else 0
-
-    def _unorder(self, eid: int, ctype: type[Component]) -> None:
         order = self._order.get(ctype)
-        if order is not None:
-            order.discard(eid)
-            self._rows[ctype].pop(eid, None)
-            if not order:
-                del self._order[ctype]  # esper drops an empty set too
-                del self._rows[ctype]
+        return len(order) if order is not None else 0
+
+    def _unorder(self, number: int, ctype: type[Component]) -> None:
+        order = self._order[ctype]
+        order.discard(number)
+        del self._rows[ctype][number]
+        if not order:
+            del self._order[ctype]
+            del self._rows[ctype]
 
     # -- names -----------------------------------------------------------------
     def _index(self, entity_id: UUID, component: Component) -> None:
@@ -388,7 +383,7 @@ class World:
         if field:
             name = getattr(component, field, None)
             if isinstance(name, str) and name:
-                self._names[name.casefold()].add(entity_id)
+                self._names.setdefault(name.casefold(), set()).add(entity_id)
 
     def _unindex(self, entity_id: UUID, component: Component) -> None:
         field = component.name_field
@@ -416,15 +411,13 @@ class World:
         return [u for u in bucket if self.entity_exists(u)]
 
     # -- persistence support ---------------------------------------------------
-    def _dirty_marker(self, entity_id: UUID) -> Any:
+    def _dirty_marker(self, entity_id: UUID) -> Callable[[], None]:
+        # A closure, not a bound method: ``copy.deepcopy`` of a component copies a
+        # function by reference but would copy a bound method's World.
         def mark() -> None:
             self._dirty.add(entity_id)
 
         return mark
-
-    def mark_dirty(self, entity_id: UUID) -> None:
-        if entity_id in self._persistent:
-            self._dirty.add(entity_id)
 
     def take_changes(self) -> tuple[set[UUID], list[tuple[UUID, str]], list[UUID]]:
         """Dirty entities, removed components and destroyed entities since last call.
@@ -442,7 +435,3 @@ class World:
         self._dirty.update(u for u in dirty if u in self._persistent)
         self._removed[:0] = removed
         self._destroyed[:0] = destroyed
-
-    @property
-    def dirty_count(self) -> int:
-        return len(self._dirty)

@@ -390,4 +390,4 @@ def _restore(
     fresh = _detached_copy(saved)
     for f in dataclasses.fields(current):  # type: ignore[arg-type]
         setattr(current, f.name, getattr(fresh, f.name))
-    current.touch()
+    world.modified(entity, current)

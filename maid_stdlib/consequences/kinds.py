@@ -309,7 +309,7 @@ class WorldState(MutationKind):
             flags.flags.pop(str(m.target_key), None)
         else:
             flags.flags[str(m.target_key)] = str(value)
-        flags.touch()
+        world.modified(WORLD_FLAGS_ID, flags)
         return None
 
 

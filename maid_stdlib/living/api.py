@@ -68,14 +68,16 @@ def satisfy_need(
     needs = world.try_component(npc, NeedsComponent)
     if name is None or needs is None or name not in needs.needs:
         raise KeyError(f"entity {npc} has no need {name!r}")
-    return name, needs.satisfy(name, delta)
+    value = needs.satisfy(name, delta)
+    world.modified(npc, needs)
+    return name, value
 
 
 def set_need(world: World, npc: UUID, need: str, value: float) -> float:
     needs = world.get_component(npc, NeedsComponent)
     state = needs.needs[need]
     state.value = clamp_unit(value)
-    needs.touch()
+    world.modified(npc, needs)
     return state.value
 
 
@@ -109,8 +111,9 @@ def finish_goal(
         needs = world.try_component(npc, NeedsComponent)
         if goal.need and needs is not None and goal.need in needs.needs:
             needs.satisfy(goal.need, goal.completion_need_delta)
+            world.modified(npc, needs)
     goals.prune()
-    goals.touch()
+    world.modified(npc, goals)
 
 
 def advance_goal(
@@ -127,7 +130,7 @@ def advance_goal(
     goal.progress = clamp_unit(goal.progress + delta)
     if goal.progress >= 1.0:
         finish_goal(world, npc, goals, goal, now)
-    goals.touch()
+    world.modified(npc, goals)
     return goal
 
 
@@ -147,7 +150,9 @@ def add_goal(world: World, npc: UUID, goal: Goal) -> Goal:
     if goals is None:
         goals = GoalsComponent()
         world.add_component(npc, goals)
-    return goals.add(goal)
+    goals.add(goal)
+    world.modified(npc, goals)
+    return goal
 
 
 # -- relationships ----------------------------------------------------------------
@@ -176,7 +181,7 @@ def adjust_relationship(
     rel.affinity = clamp_signed(rel.affinity + affinity)
     if now is not None:
         rel.last_seen = now
-    rels.touch()
+    world.modified(source, rels)
     return rel
 
 
@@ -193,7 +198,7 @@ def adjust_faction_standing(world: World, entity: UUID, faction: str, delta: flo
         world.add_component(entity, standings)
     value = clamp_signed(standings.standings.get(faction, 0.0) + delta)
     standings.standings[faction] = value
-    standings.touch()
+    world.modified(entity, standings)
     return value
 
 
@@ -203,8 +208,7 @@ def join_faction(world: World, entity: UUID, faction: str, role: str = "member")
         membership = FactionMembership()
         world.add_component(entity, membership)
     membership.factions[faction] = role
-    membership.touch()
-    world.notify(entity, membership)  # LivingWorld keeps who is in a hostile faction
+    world.modified(entity, membership)  # LivingWorld keeps who is in a hostile faction
 
 
 def faction_relations(world: World) -> FactionRelations:
@@ -235,7 +239,7 @@ def adjust_faction_relation(
     tie.value = clamp_signed(tie.value + delta)
     if cause is not None:
         tie.cause = cause
-    ties.touch()
+    world.modified(FACTION_RELATIONS_ID, ties)
     return tie.value
 
 

@@ -190,7 +190,7 @@ class AutonomySystem(_Sliced):
                 state.value = value
                 changed = True
         if changed:
-            needs.touch()
+            self.living.world.modified(uid, needs)
 
     def _form_goals(self, uid: UUID, needs: NeedsComponent, now: float) -> None:
         world = self.living.world
@@ -205,6 +205,7 @@ class AutonomySystem(_Sliced):
                 goals = GoalsComponent()
                 world.add_component(uid, goals)
             goals.add(Goal.from_template(template, name, now))
+            world.modified(uid, goals)
             self.engine.events.emit(GoalFormedEvent(uid, template.id, name))
             self._remember(
                 uid,
@@ -233,7 +234,7 @@ class AutonomySystem(_Sliced):
                     goal.blocker_rooms = list(fact.rooms)
                     if old != GoalStatus.BLOCKED:
                         goal.blocked_since = now
-                    goals.touch()
+                    world.modified(uid, goals)
                     self._changed(uid, goal, old, now, fact.description)
                 continue
             if old == GoalStatus.BLOCKED:
@@ -242,12 +243,12 @@ class AutonomySystem(_Sliced):
                 goal.blocker = goal.blocker_key = goal.blocker_source = None
                 goal.blocker_rooms = []
                 goal.blocked_since = None
-                goals.touch()
+                world.modified(uid, goals)
                 self._changed(uid, goal, old, now, blocker)
                 old = GoalStatus.ACTIVE
             if goal.progress_when and goal.progress_rate > 0 and ev.holds(goal.progress_when, uid):
                 goal.progress = clamp_unit(goal.progress + goal.progress_rate * hours)
-                goals.touch()
+                world.modified(uid, goals)
             state = needs.needs.get(goal.need) if needs is not None and goal.need else None
             recovered = state is not None and state.value >= min(
                 1.0, state.threshold + RESOLVE_MARGIN
@@ -343,7 +344,7 @@ class SocialFabricSystem(_Sliced):
         known = world.try_component(uid, gossip.KnownGossip)
         if known is not None:
             self._perceive(ev, uid, known, now)
-            gossip.forget_stale(known, now)
+            gossip.forget_stale(world, uid, known, now)
             room = ev.ws.room_key_of(uid)
             if room is not None:
                 gossip.tell_round(
@@ -458,7 +459,7 @@ class SocialFabricSystem(_Sliced):
                 rel.trust = clamp_signed(rel.trust + rel.drift * hours * stress)
             changed = True
         if changed:
-            rels.touch()
+            self.living.world.modified(uid, rels)
 
 
 def _lower_first(text: str) -> str:

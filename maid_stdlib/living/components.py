@@ -3,8 +3,8 @@
 Every class is a dataclass :class:`~maid_engine.ecs.Component` with an explicit
 ``component_name`` (stored rows refer to it). Nested records (a need, a goal, a
 relationship) are plain dataclasses: changing one in place does not mark the entity
-dirty, so code that does it calls ``touch()`` on the owning component -- or, better,
-uses the bounded helpers of :mod:`maid_stdlib.living.api`, which do.
+dirty, so code that does it reports it with ``World.modified(entity, component)`` --
+or, better, uses the bounded helpers of :mod:`maid_stdlib.living.api`, which do.
 
 Bounds: need values in [0, 1]; trust, affinity and faction standings in [-1, 1];
 social influence in [0, 1]; wealth >= 0.
@@ -139,12 +139,12 @@ class NeedsComponent(Component):
         return name, self.needs[name].value
 
     def satisfy(self, need: str, delta: float) -> float:
-        """Change a need by ``delta`` (clamped to [0, 1]); returns the new value."""
+        """Change a need by ``delta`` (clamped to [0, 1]); returns the new value.
+        In place: the caller reports it with ``World.modified``."""
         state = self.needs.get(need)
         if state is None:
             raise KeyError(f"no need {need!r}")
         state.value = clamp_unit(state.value + delta)
-        self.touch()
         return state.value
 
 
@@ -234,10 +234,10 @@ class GoalsComponent(Component):
         return max(open_goals, key=lambda g: (g.priority, -g.created_at))
 
     def add(self, goal: Goal) -> Goal:
+        """Append ``goal``; the caller reports it with ``World.modified``."""
         if any(g.id == goal.id and g.is_open for g in self.goals):
             raise ValueError(f"an open goal {goal.id!r} exists already")
         self.goals.append(goal)
-        self.touch()
         return goal
 
     def prune(self) -> None:

@@ -91,13 +91,13 @@ def learn(world: World, npc: UUID, item: GossipItem) -> bool:
     if current is not None and current.confidence >= item.confidence:
         # Hearing it again keeps it fresh.
         current.heard_at = max(current.heard_at, item.heard_at)
-        known.touch()
+        world.modified(npc, known)
         return False
     known.items[item.id] = item
     if item.supersedes:
         known.items.pop(item.supersedes, None)
     _trim(known)
-    known.touch()
+    world.modified(npc, known)
     return True
 
 
@@ -185,12 +185,12 @@ def retell(world: World, teller: UUID, listener: UUID, item: GossipItem, now: fl
     return learn(world, listener, copy)
 
 
-def forget_stale(known: KnownGossip, now: float) -> int:
+def forget_stale(world: World, npc: UUID, known: KnownGossip, now: float) -> int:
     stale = [k for k, i in known.items.items() if now - i.heard_at > FORGET_AFTER]
     for key in stale:
         del known.items[key]
     if stale:
-        known.touch()
+        world.modified(npc, known)
     return len(stale)
 
 

@@ -302,7 +302,7 @@ def apply_npc(
             if rel is None or first:
                 rel = rels.entries[str(other)] = Relationship(rspec.trust, rspec.affinity)
             rel.kind, rel.cause, rel.drift = rspec.kind, rspec.cause, rspec.drift
-        rels.touch()
+        world.modified(uid, rels)
     for faction, role in spec.factions.items():
         api.join_faction(world, uid, faction, role)
     if first:

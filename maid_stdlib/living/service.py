@@ -106,7 +106,7 @@ class LivingWorld:
         #: (hostile factions, entities that joined one since): a superset of the
         #: hostile factions' members (``_hostile_faction_threats``)
         self._hostile_candidates: tuple[frozenset[str], set[UUID]] | None = None
-        engine.world.added_hooks.setdefault(FactionMembership, []).append(self._on_membership)
+        engine.world.on_changed(FactionMembership, self._on_membership)
         self._started = False
 
     @property

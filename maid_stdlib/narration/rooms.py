@@ -234,7 +234,7 @@ def sync_room(engine: Host, setup: RoomSetup) -> None:
         )
         ws.reindex(spawned_id)
         record.spawned.append(npc_id)
-        record.touch()
+        world.modified(room_id, record)
         setup.npcs[npc_id] = spawned_id
     if not setup.schema.is_empty:
         instantiate(setup.schema, ComponentStatView(world, room_id, None, setup.scope, setup.npcs))

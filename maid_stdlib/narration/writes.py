@@ -37,7 +37,9 @@ def record_view(engine: Host, setup: RoomSetup, room_id: UUID, record: TurnRecor
     )
 
 
-def entity_changes(engine: Host, uids: Iterable[UUID]) -> tuple[EntityChangeSet, list[Component]]:
+def entity_changes(
+    engine: Host, uids: Iterable[UUID]
+) -> tuple[EntityChangeSet, list[tuple[UUID, Component]]]:
     """The whole entities a turn touched, for the turn's own transaction.
 
     Whole, not just the narration components: a character created since the last
@@ -45,13 +47,13 @@ def entity_changes(engine: Host, uids: Iterable[UUID]) -> tuple[EntityChangeSet,
     """
     world = engine.world
     upserts: dict[UUID, dict[str, dict[str, Any]]] = {}
-    written: list[Component] = []
+    written: list[tuple[UUID, Component]] = []
     for uid in dict.fromkeys(uids):
         if not world.entity_exists(uid) or not world.is_persistent(uid):
             continue
         found = [c for c in world.components_of(uid) if c.persist]
         upserts[uid] = {c.component_name: dump_component(c) for c in found}
-        written.extend(found[:1])
+        written.extend((uid, c) for c in found[:1])
     return EntityChangeSet(upserts=upserts), written
 
 
@@ -59,7 +61,7 @@ async def store(
     svc: NarrationService,
     records: list[TurnRecord],
     changes: EntityChangeSet,
-    written: list[Component],
+    written: list[tuple[UUID, Component]],
 ) -> None:
     try:
         await svc.log.write(*records, entities=changes)
@@ -68,5 +70,5 @@ async def store(
         log.exception("narrated turn %s could not be stored", records[0].key)
     # A checkpoint that collected these entities before the turn may land after this
     # write; marking them dirty again makes the next checkpoint write today's values.
-    for component in written:
-        component.touch()
+    for uid, component in written:
+        svc.engine.world.modified(uid, component)

@@ -186,13 +186,13 @@ class QuestDeliveryService:
             d.trigger_location,
         )
         comp.items[pq.quest.id] = pending
-        comp.touch()
+        world.modified(pq.character_id, comp)
         return pending
 
     def drop(self, character: UUID, quest_id: str) -> None:
         comp = self.world.try_component(character, PendingDeliveries)
         if comp is not None and comp.items.pop(quest_id, None) is not None:
-            comp.touch()
+            self.world.modified(character, comp)
 
     def forget_quest(self, quest_id: str) -> None:
         """The quest closed: nobody is told about it any more."""

@@ -152,7 +152,7 @@ class WorldFacts(ThreatFacts):
         The grounding monitor and quest building ask for each kill objective; a
         scan of every NPC was milliseconds in a big world, and NPCs die and respawn
         all the time there. So candidates per template are kept -- all NPCs once,
-        then each NPC added since (``World.added_hooks``) -- and checked on reading.
+        then each NPC added since (``World.on_changed``) -- and checked on reading.
         """
         world = self.engine.world
         members = self._template_members
@@ -160,7 +160,7 @@ class WorldFacts(ThreatFacts):
             members = self._template_members = {}
             for uid, npc in world.each(NPC):
                 members.setdefault(npc.template, set()).add(uid)
-            world.added_hooks.setdefault(NPC, []).append(self._npc_added)
+            world.on_changed(NPC, self._npc_added)
         candidates = members.get(template)
         if not candidates:
             return []

@@ -194,7 +194,7 @@ class PlayStyleTracker:
             return
         self._decay(prof)
         prof.activity[style.value] = prof.activity.get(style.value, 0.0) + weight
-        prof.touch()
+        self.engine.world.modified(character, prof)
 
     def on_moved(self, character: UUID, room: str | None, reason: str) -> None:
         if room is None:

@@ -82,7 +82,7 @@ class _RoomListing:
     Valid while ``key`` is unchanged: the world, the room's version (every arrival
     and departure goes through ``WorldService._index`` / ``_unindex``), who is online
     (``SessionManager.presence_version``), which entities are Describable / characters
-    / NPCs or being destroyed (``World.listing_version``), and every Describable
+    / NPCs or being destroyed (``World.listing_version()``), and every Describable
     name or short (``Describable.listing_version``). The header is re-checked against
     the room's name, description and exits.
     """
@@ -154,13 +154,12 @@ class _RoomListing:
 
 def _listing(ws: WorldService, room_key: str, room: Room) -> _RoomListing:
     world = ws.world
-    if Describable not in world.listing_types:
-        world.listing_types.update((Describable, PlayerCharacter, NPC))
+    world.track_listing(Describable, PlayerCharacter, NPC)
     key = (
         world,
         ws.room_version(room_key),
         ws.engine.sessions.presence_version,
-        world.listing_version,
+        world.listing_version(),
         Describable.listing_version,
     )
     exits = ws.exits_of(room_key)

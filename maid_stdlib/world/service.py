@@ -197,15 +197,16 @@ class WorldService:
             self.world.add_component(uid, Exits({name: target}))
         else:
             exits.exits[name] = target
-            exits.touch()
+            self.world.modified(uid, exits)
         self._graph = None
 
     def remove_exit(self, room_key: str, name: str) -> bool:
-        exits = self.world.try_component(self._require_room(room_key), Exits)
+        uid = self._require_room(room_key)
+        exits = self.world.try_component(uid, Exits)
         if exits is None or name not in exits.exits:
             return False
         del exits.exits[name]
-        exits.touch()
+        self.world.modified(uid, exits)
         self._graph = None
         return True
 

@@ -132,7 +132,7 @@ def _catch_up(engine: Host, data: WorldData, entry: Entry, uid: UUID) -> bool:
         return False
     _apply_extensions(engine, data, entry, uid, only=missing)
     origin.extensions.extend(missing)
-    origin.touch()
+    engine.world.modified(uid, origin)
     return True
 
 
@@ -161,9 +161,13 @@ def _sync_static(
     report.refreshed += 1
 
 
+def _ledger_id(pack: str) -> UUID:
+    return data_uuid(pack, "ledger", "spawned")
+
+
 def _ledger(engine: Host, pack: str) -> SpawnLedger:
     world = engine.world
-    uid = data_uuid(pack, "ledger", "spawned")
+    uid = _ledger_id(pack)
     ledger = world.try_component(uid, SpawnLedger)
     if ledger is None:
         ledger = SpawnLedger(pack=pack)
@@ -227,7 +231,7 @@ def spawn_pack(engine: Host, data: WorldData, pack: PackData) -> SpawnReport:
                 report.created += 1
     if added:
         ledger.spawned.extend(added)
-        ledger.touch()
+        world.modified(_ledger_id(pack.pack), ledger)
     stale = [
         origin.key
         for _, origin in world.each(DataOrigin)

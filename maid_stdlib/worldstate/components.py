@@ -10,7 +10,7 @@
 
 :class:`ComponentStatView` presents those components as a :class:`StatView` so the
 apply, snapshot and context code never needs to know where a value lives. Dict fields
-are mutated in place, so every write calls ``touch()`` to mark the entity dirty.
+are mutated in place, so every write reports it with ``World.modified``.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ class ComponentStatView(StatView):
             target.pop(name, None)
         else:
             target[name] = value
-        owner.touch()
+        self.world.modified(entity, owner)
 
     def values(self) -> dict[str, StatValue]:
         out: dict[str, StatValue] = {}
@@ -203,7 +203,7 @@ class ComponentStatView(StatView):
             records.pop(key, None)
         else:
             records[key] = index
-        owner.touch()
+        self.world.modified(entity, owner)
 
     def all_last_changed(self) -> dict[str, int]:
         out: dict[str, int] = {}

@@ -258,7 +258,6 @@ async def test_get_system_by_type() -> None:
     assert engine.get_system(Observer) is obs
     with pytest.raises(LookupError):
         engine.get_system(Boom)
-    engine.world.close()
 
 
 class Worker(System):

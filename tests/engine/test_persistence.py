@@ -44,11 +44,11 @@ async def test_checkpoint_and_restart_restore_entities(db_url: str, tmp_path: Pa
         doomed = engine.world.create_entity(Tag("Kral"))
         temp = engine.world.create_entity(Wallet(99), persistent=False)
         await engine.checkpoint()
-        # Changes after the checkpoint: field set, in-place touch, removal, destroy.
+        # Changes after the checkpoint: field set, in-place change, removal, destroy.
         engine.world.get_component(poor, Wallet).gold = 5
         w = engine.world.get_component(rich, Wallet)
         w.history.append(2)
-        w.touch()
+        engine.world.modified(rich, w)
         engine.world.remove_component(rich, Tag)
         engine.world.destroy_entity(doomed)
         await engine.dispatch_events()

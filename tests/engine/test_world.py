@@ -26,10 +26,8 @@ class Scratch(Component):
 
 
 @pytest.fixture
-def world():
-    w = World()
-    yield w
-    w.close()
+def world() -> World:
+    return World()
 
 
 def test_uuid_identity_both_ways(world: World) -> None:
@@ -99,10 +97,12 @@ def test_dirty_tracking(world: World) -> None:
     world.get_component(uid, Pos).room = "moved"
     assert world.take_changes()[0] == {uid}
     label = world.get_component(uid, Label)
-    label.tags.append("t")  # in-place: invisible until touched
+    label.tags.append("t")  # in place: invisible until reported
     assert world.take_changes()[0] == set()
-    label.touch()
+    world.modified(uid, label)
     assert world.take_changes()[0] == {uid}
+    world.modified(temp, world.get_component(temp, Pos))  # not persistent: never dirty
+    assert world.take_changes()[0] == set()
     world.remove_component(uid, Label)
     assert world.take_changes()[1] == [(uid, "Label")]
     world.destroy_entity(uid)
@@ -129,15 +129,11 @@ def test_component_roundtrip_and_non_persistent() -> None:
 
 def test_two_worlds_are_isolated() -> None:
     w1, w2 = World(), World()
-    try:
-        a = w1.create_entity(Pos("one"))
-        w2.create_entity(Pos("two"))
-        assert [p.room for _, (p,) in w1.query(Pos)] == ["one"]
-        assert [p.room for _, (p,) in w2.query(Pos)] == ["two"]
-        assert w1.get_component(a, Pos).room == "one"
-    finally:
-        w1.close()
-        w2.close()
+    a = w1.create_entity(Pos("one"))
+    w2.create_entity(Pos("two"))
+    assert [p.room for _, (p,) in w1.query(Pos)] == ["one"]
+    assert [p.room for _, (p,) in w2.query(Pos)] == ["two"]
+    assert w1.get_component(a, Pos).room == "one"
 
 
 def test_query_multiple_components(world: World) -> None:

@@ -1,18 +1,18 @@
-"""World's own read index (maid_engine.ecs.world): each/holders/query/each_in read
-it instead of esper, in esper's order; deferred destroys; version_of; notify.
+"""The World's storage (maid_engine.ecs.world): the order queries iterate in,
+deferred destroys, version_of, modified() and the change hooks, listing_version.
 
-The random test is the one place that reads World's private attributes and esper
-itself: it checks the mirror against the original."""
+The random test checks every read against a model of the documented order: the
+iteration order of a Python set of entity numbers (1, 2, 3, ... in creation order)
+that gains a number when the entity gains the type, loses it when the entity loses
+the type or is destroyed, and is dropped when empty."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID, uuid4
 
-import esper
 import pytest
 
 from maid_engine.ecs import Component, ComponentNotFound, EntityNotFound, World
@@ -36,7 +36,7 @@ class Cx(Component):
     n: int = 0
 
 
-TYPES: tuple[type[Component], ...] = (Ax, Bx, Cx)
+TYPES: tuple[type[Ax | Bx | Cx], ...] = (Ax, Bx, Cx)
 QUERIES: tuple[tuple[type[Component], ...], ...] = (
     (Ax, Bx),
     (Bx, Ax),
@@ -48,75 +48,162 @@ QUERIES: tuple[tuple[type[Component], ...], ...] = (
 
 
 @pytest.fixture
-def world() -> Iterator[World]:
-    w = World()
-    yield w
-    w.close()
+def world() -> World:
+    return World()
 
 
-# -- the mirror against esper -------------------------------------------------------
+# -- iteration order against a model ------------------------------------------------
 
 
-def esper_each(world: World, ctype: type[Component], pending: set[UUID]) -> list[Any]:
-    world._use()
-    rows = [(world._eid_to_uuid[e], c) for e, c in esper.get_component(ctype)]
-    return [(u, id(c)) for u, c in rows if u not in pending]
+class Model:
+    """What the World promises, kept the slow obvious way."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[UUID, int] = {}
+        #: type -> numbers of its holders (dropped when empty)
+        self.sets: dict[type[Component], set[int]] = {}
+        #: entity -> {type: component} in the order it gained them
+        self.held: dict[UUID, dict[type[Component], Component]] = {}
+        self.pending: list[UUID] = []
+
+    def create(self, uid: UUID, comps: list[Component]) -> None:
+        self.numbers[uid] = len(self.numbers) + 1
+        self.held[uid] = {}
+        for c in comps:
+            self.add(uid, c)
+
+    def add(self, uid: UUID, c: Component) -> None:
+        self.sets.setdefault(type(c), set()).add(self.numbers[uid])
+        self.held[uid][type(c)] = c
+
+    def remove(self, uid: UUID, ctype: type[Component]) -> None:
+        if self.held[uid].pop(ctype, None) is not None:
+            self.sets[ctype].discard(self.numbers[uid])
+            if not self.sets[ctype]:
+                del self.sets[ctype]
+
+    def flush(self) -> None:
+        for uid in self.pending:
+            for ctype in list(self.held[uid]):
+                self.remove(uid, ctype)
+            del self.held[uid]
+        self.pending = []
+
+    def holders(self, ctype: type[Component]) -> list[UUID]:
+        by_number = {n: u for u, n in self.numbers.items()}
+        return [by_number[n] for n in self.sets.get(ctype, ())]
+
+    def each(self, ctype: type[Component]) -> list[tuple[UUID, int]]:
+        return [(u, id(self.held[u][ctype])) for u in self.holders(ctype) if u not in self.pending]
+
+    def query(self, ctypes: tuple[type[Component], ...]) -> list[tuple[UUID, tuple[int, ...]]]:
+        # Led by the type with the fewest holders (pending ones counted), the
+        # first of equals.
+        lead = min(ctypes, key=lambda t: len(self.sets.get(t, ())))
+        out = []
+        for uid in self.holders(lead):
+            row = [self.held[uid].get(t) for t in ctypes]
+            if uid not in self.pending and all(c is not None for c in row):
+                out.append((uid, tuple(map(id, row))))
+        return out
 
 
-def esper_query(world: World, ctypes: tuple[type[Component], ...], pending: set[UUID]) -> list[Any]:
-    world._use()
-    rows = [(world._eid_to_uuid[e], cs) for e, cs in esper.get_components(*ctypes)]
-    return [(u, tuple(map(id, cs))) for u, cs in rows if u not in pending]
-
-
-def check_against_esper(world: World, pending: set[UUID]) -> bool:
-    """Assert every read matches esper; True if some esper order was not ascending
-    by esper id (so a mirror that sorted or kept insertion order would differ)."""
-    scrambled = False
+def check(world: World, model: Model, rng: random.Random) -> None:
     for ctype in TYPES:
-        ours = [(u, id(c)) for u, c in world.each(ctype)]
-        assert ours == esper_each(world, ctype, pending), ctype
-        assert world.holders(ctype) == [u for u, _ in ours], ctype
-        world._use()
-        eids = [e for e, _ in esper.get_component(ctype)]
-        scrambled = scrambled or eids != sorted(eids)
+        rows = model.each(ctype)
+        assert [(u, id(c)) for u, c in world.each(ctype)] == rows, ctype
+        assert world.holders(ctype) == [u for u, _ in rows], ctype
+        assert world.count(ctype) == len(model.sets.get(ctype, ())), ctype
+        some = [u for u in model.holders(ctype) if rng.random() < 0.2]
+        expected = [r for r in rows if r[0] in set(some)]
+        assert [(u, id(c)) for u, c in world.each_in(ctype, reversed(some))] == expected
     for ctypes in QUERIES:
-        ours_q = [(u, tuple(map(id, cs))) for u, cs in world.query(*ctypes)]
-        assert ours_q == esper_query(world, ctypes, pending), ctypes
-    return scrambled
+        got = [(u, tuple(map(id, cs))) for u, cs in world.query(*ctypes)]
+        assert got == model.query(ctypes), ctypes
+    assert world.count_any(Ax, Bx) == len({u for t in (Ax, Bx) for u in model.holders(t)})
+    for uid, held in model.held.items():
+        assert list(world.components_of(uid)) == list(held.values())
 
 
 @pytest.mark.parametrize("seed", [1, 7, 2024])
-def test_each_holders_and_query_iterate_in_esper_order(world: World, seed: int) -> None:
+def test_each_holders_query_and_each_in_iterate_in_the_documented_order(
+    world: World, seed: int
+) -> None:
     rng = random.Random(seed)
+    model = Model()
     alive: list[UUID] = []  # created, not scheduled for destruction
-    pending: set[UUID] = set()
     scrambled = False
     for step in range(3000):
         roll = rng.random()
-        known = alive + sorted(pending)
+        known = alive + model.pending
         if roll < 0.25 or not alive:
-            comps = [t(rng.randrange(100)) for t in TYPES if rng.random() < 0.5]
-            alive.append(world.create_entity(*comps, persistent=rng.random() < 0.5))
+            comps: list[Component] = [t(rng.randrange(100)) for t in TYPES if rng.random() < 0.5]
+            uid = world.create_entity(*comps, persistent=rng.random() < 0.5)
+            model.create(uid, comps)
+            alive.append(uid)
         elif roll < 0.55:  # add, or replace one of the same type (pending ones too)
-            world.add_component(rng.choice(known), rng.choice(TYPES)(step))
+            uid, comp = rng.choice(known), rng.choice(TYPES)(step)
+            world.add_component(uid, comp)
+            model.add(uid, comp)
         elif roll < 0.75:
-            world.remove_component(rng.choice(known), rng.choice(TYPES))
+            uid, ctype = rng.choice(known), rng.choice(TYPES)
+            world.remove_component(uid, ctype)
+            model.remove(uid, ctype)
         elif roll < 0.95:
             victim = alive.pop(rng.randrange(len(alive)))
             world.destroy_entity(victim)
-            pending.add(victim)
+            model.pending.append(victim)
         else:
-            assert set(world.flush_destroyed()) == pending
-            pending.clear()
+            assert world.flush_destroyed() == model.pending  # in scheduling order
+            model.flush()
         if step % 10 == 0:
-            scrambled = check_against_esper(world, pending) or scrambled
+            check(world, model, rng)
+            for ctype in TYPES:
+                numbers = list(model.sets.get(ctype, ()))
+                scrambled = scrambled or numbers != sorted(numbers)
     world.flush_destroyed()
-    pending.clear()
-    scrambled = check_against_esper(world, pending) or scrambled
-    assert scrambled, "the sequence never produced a non-trivial esper order"
-    for ctype in TYPES:
-        assert world.count(ctype) == len(world.holders(ctype))
+    model.flush()
+    check(world, model, rng)
+    # Neither creation nor insertion order: a model keeping either would fail.
+    assert scrambled
+
+
+def test_the_order_is_reproducible_and_not_insertion_order() -> None:
+    def run() -> list[list[int]]:
+        world = World()
+        ids = [world.create_entity(Ax(i)) for i in range(40)]
+        for uid in ids[::3]:
+            world.remove_component(uid, Ax)
+        for uid in ids[::6]:
+            world.add_component(uid, Ax(-1))  # re-added
+        for uid in ids[1::4]:
+            world.destroy_entity(uid)
+        world.flush_destroyed()
+        for uid in ids[2::5]:
+            if world.entity_exists(uid):
+                world.add_component(uid, Bx())
+        late = world.create_entity(Bx())
+        world.add_component(ids[2], Bx(1))  # replaced: keeps its place
+        numbers = {u: i for i, u in enumerate([*ids, late])}
+        return [[numbers[u] for u in world.holders(t)] for t in (Ax, Bx)]
+
+    first = run()
+    assert run() == first
+    ax, bx = first
+    destroyed = set(range(40)[1::4])
+    kept = [i for i in range(40) if i % 3 and i not in destroyed]
+    readded = [i for i in range(0, 40, 6) if i not in destroyed]
+    assert sorted(ax) == sorted(kept + readded)
+    assert ax not in (sorted(ax), kept + readded)  # neither creation nor insertion order
+    assert bx != sorted(bx)
+    world = World()
+    a, b, c = (world.create_entity(Ax(i)) for i in range(3))
+    world.remove_component(a, Ax)
+    world.add_component(a, Ax(9))
+    assert world.holders(Ax) == [a, b, c]
+    world.add_component(c, Bx())
+    world.add_component(c, Ax(10))
+    assert [type(x) for x in world.components_of(c)] == [Ax, Bx]
 
 
 # -- entities scheduled for destruction -----------------------------------------------
@@ -191,7 +278,7 @@ def test_version_of_tracks_its_own_type_only(world: World) -> None:
     assert bumped(lambda: world.add_component(other, Bx(3))) == (False, True)
     assert bumped(lambda: world.remove_component(other, Bx)) == (False, True)
     assert bumped(lambda: world.remove_component(other, Bx)) == (False, False)  # nothing
-    assert bumped(lambda: world.changed(Ax)) == (True, False)
+    assert bumped(lambda: world.modified(uid, world.get_component(uid, Ax))) == (True, False)
     assert bumped(lambda: world.destroy_entity(other)) == (False, False)  # holds no Ax/Bx
     assert bumped(lambda: world.destroy_entity(uid)) == (True, False)  # scheduling
     assert bumped(lambda: world.destroy_entity(uid)) == (False, False)  # already pending
@@ -231,28 +318,93 @@ def test_each_in_returns_the_given_entities_in_each_order(world: World) -> None:
     assert list(world.each_in(Cx, ids)) == []
 
 
-# -- notify and hooks -----------------------------------------------------------------
+# -- modified and the change hooks -------------------------------------------------
 
 
-def test_notify_runs_added_hooks_and_bumps_the_version(world: World) -> None:
+def test_modified_marks_dirty_bumps_the_version_and_runs_the_hooks(world: World) -> None:
     seen: list[tuple[UUID, Component]] = []
-    world.added_hooks.setdefault(Ax, []).append(lambda u, c: seen.append((u, c)))
+    world.on_changed(Ax, lambda u, c: seen.append((u, c)))
     first = Ax(1)
     uid = world.create_entity(first, Bx())
     assert seen == [(uid, first)]  # Bx has no hook
     second = Ax(2)
     world.add_component(uid, second)  # a replacement runs the hook too
-    assert seen[-1] == (uid, second) and seen[-1][1] is second
+    assert seen[-1] == (uid, second)
+    assert seen[-1][1] is second
+    world.take_changes()
 
     before = world.version_of(Ax)
-    second.n = 3
-    world.notify(uid, second)
-    assert len(seen) == 3 and seen[-1][1] is second
+    second.n = 3  # assigning a field marks dirty, nothing more
+    assert world.take_changes()[0] == {uid}
+    assert world.version_of(Ax) == before
+    assert len(seen) == 2
+
+    world.modified(uid, second)
+    assert world.take_changes()[0] == {uid}
     assert world.version_of(Ax) != before
+    assert len(seen) == 3
+    assert seen[-1][1] is second
+
     bx_before = world.version_of(Bx)
-    world.notify(uid, world.get_component(uid, Bx))
+    world.modified(uid, world.get_component(uid, Bx))
     assert len(seen) == 3  # no Bx hook
     assert world.version_of(Bx) != bx_before
+    world.take_changes()
+
+    world.remove_component(uid, Bx)
+    assert len(seen) == 3  # a removal is no change of a held component
+
+
+def test_modified_ignores_a_component_the_entity_no_longer_holds(world: World) -> None:
+    seen: list[UUID] = []
+    world.on_changed(Ax, lambda u, c: seen.append(u))
+    old = Ax(1)
+    uid = world.create_entity(old)
+    world.add_component(uid, Ax(2))
+    world.take_changes()
+    seen.clear()
+    before = world.version_of(Ax)
+    world.modified(uid, old)  # replaced meanwhile
+    world.modified(world.create_entity(persistent=False), Ax(3))  # never held
+    assert (seen, world.take_changes()[0], world.version_of(Ax)) == ([], set(), before)
+    world.destroy_entity(uid)
+    world.flush_destroyed()
+    world.modified(uid, world.try_component(uid, Ax) or old)  # destroyed
+    assert seen == []
+
+
+def test_hooks_run_in_registration_order(world: World) -> None:
+    calls: list[str] = []
+    world.on_changed(Ax, lambda u, c: calls.append("first"))
+    world.on_changed(Ax, lambda u, c: calls.append("second"))
+    uid = world.create_entity(Ax())
+    world.modified(uid, world.get_component(uid, Ax))
+    assert calls == ["first", "second", "first", "second"]
+
+
+# -- listing_version -------------------------------------------------------------------
+
+
+def test_listing_version_follows_the_tracked_types_and_destruction(world: World) -> None:
+    def bumps(action: Any) -> bool:
+        before = world.listing_version()
+        action()
+        return world.listing_version() != before
+
+    uid = world.create_entity()
+    assert not bumps(lambda: world.add_component(uid, Ax()))  # not tracked yet
+    world.track_listing(Ax, Bx)
+    world.track_listing(Ax)  # idempotent
+    assert bumps(lambda: world.add_component(uid, Bx()))
+    assert bumps(lambda: world.add_component(uid, Ax(2)))  # replaced
+    assert not bumps(lambda: world.modified(uid, world.get_component(uid, Ax)))  # contents
+    assert not bumps(lambda: world.add_component(uid, Cx()))
+    assert bumps(lambda: world.remove_component(uid, Bx))
+    assert not bumps(lambda: world.remove_component(uid, Bx))  # nothing to remove
+    other = world.create_entity(Cx())
+    assert bumps(lambda: world.destroy_entity(other))  # any entity
+    assert not bumps(lambda: world.destroy_entity(other))  # already pending
+    assert not bumps(world.flush_destroyed)
 
 
 # -- replaced components --------------------------------------------------------------

@@ -27,7 +27,6 @@ REWARDS = {"experience": 30, "gold": 40, "item_template_ids": ["qtest:ring"]}
 async def crash(engine: GameEngine) -> None:
     """Die without engine.stop(): no final checkpoint, the store just goes away."""
     await engine.store.close()
-    engine.world.close()
 
 
 async def started(db_url: str, tmp_path: Path) -> GameEngine:

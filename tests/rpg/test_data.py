@@ -105,10 +105,7 @@ async def test_cross_checks(tmp_path: Path) -> None:
         ],
     )
     ctx = _ctx(tmp_path, pack)
-    try:
-        problems = "\n".join(pack.validate_data(ctx))
-    finally:
-        ctx.engine.world.close()
+    problems = "\n".join(pack.validate_data(ctx))
     assert "npc 'orc': stats: damage [5, 2] must be [min, max]" in problems
     assert "npc 'orc': loot: [0].item: unknown item template 'dp:nope'" in problems
     assert "npc 'orc': loot: [1].count must be a number or [min, max]" in problems

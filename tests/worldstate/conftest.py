@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +83,5 @@ def view() -> DictStatView:
 
 
 @pytest.fixture
-def world() -> Iterator[World]:
-    w = World()
-    yield w
-    w.close()
+def world() -> World:
+    return World()

@@ -267,7 +267,7 @@ class QuestManager:
             match_score=match_score,
         )
         qlog.quests[quest_id] = entry
-        qlog.touch()
+        self.engine.world.modified(character, qlog)
         self.engine.events.emit(QuestOfferedEvent(quest_id, character, method_value, match_score))
         self._log("quest offered", quest_id, character, delivery_method=method_value)
         return entry
@@ -302,7 +302,7 @@ class QuestManager:
         entry.completed_at = entry.finished_at = None
         entry.fail_reason, entry.fail_detail, entry.outcome = None, "", None
         entry.lowest_health_pct = 1.0
-        self.log_of(character).touch()
+        self.engine.world.modified(character, self.log_of(character))
         self.engine.events.emit(QuestAcceptedEvent(quest_id, character))
         self._log("quest accepted", quest_id, character)
         self._write_run(character, entry)
@@ -315,7 +315,7 @@ class QuestManager:
             return
         entry.state = QuestState.COMPLETED
         entry.completed_at = self.now
-        self.log_of(character).touch()
+        self.engine.world.modified(character, self.log_of(character))
         self.engine.events.emit(QuestCompletedEvent(quest.quest_id, character))
         self._log("quest objectives met", quest.quest_id, character)
         self._write_run(character, entry)
@@ -334,7 +334,7 @@ class QuestManager:
             raise QuestError(f"'{quest.title}' has not been offered to you.")
         del qlog.quests[quest_id]
         qlog.declined[quest_id] = self.now
-        qlog.touch()
+        self.engine.world.modified(character, qlog)
         self._log("quest offer lapsed" if lapsed else "quest declined", quest_id, character)
 
     def lapse_offers(self, max_age: float) -> list[tuple[UUID, str]]:
@@ -413,7 +413,7 @@ class QuestManager:
     ) -> None:
         was_active = entry.state.active
         entry.state, entry.outcome, entry.finished_at = state, outcome, self.now
-        self.log_of(character).touch()
+        self.engine.world.modified(character, self.log_of(character))
         if was_active:
             self._write_run(character, entry)
         self.objectives.stopped(character, entry.quest_id)
@@ -517,5 +517,5 @@ class QuestManager:
             if entry.state is QuestState.AVAILABLE:
                 qlog = self.log_of(character)
                 qlog.quests.pop(quest_id, None)
-                qlog.touch()
+                self.engine.world.modified(character, qlog)
         self._log("quest resolved", quest_id, None, reason=reason)

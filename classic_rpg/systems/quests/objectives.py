@@ -235,7 +235,7 @@ class ObjectiveTracker:
         done = count >= o.target_count
         if done:
             p.completed, p.completed_at = True, self.manager.now
-        self.manager.log_of(character).touch()
+        self.world.modified(character, self.manager.log_of(character))
         self.manager.engine.events.emit(
             QuestProgressEvent(
                 quest.quest_id, character, o.objective_id, count, o.target_count, done
@@ -251,7 +251,7 @@ class ObjectiveTracker:
         self, character: UUID, quest: Quest, entry: QuestEntry, o: QuestObjective, why: str
     ) -> None:
         entry.objectives[o.objective_id].failed = True
-        self.manager.log_of(character).touch()
+        self.world.modified(character, self.manager.log_of(character))
         if o.required:
             self.manager._fail(character, quest, entry, FailReason.FAILED, why)
         else:
@@ -395,7 +395,7 @@ class ObjectiveTracker:
         for _quest, entry in self.running(event.target_id):
             tracker = QuestProgressTracker(entry)
             if tracker.record_health(event.target_health, event.target_max_health):
-                self.manager.log_of(event.target_id).touch()
+                self.world.modified(event.target_id, self.manager.log_of(event.target_id))
 
     # -- time --------------------------------------------------------------------------
     def tick(self) -> None:

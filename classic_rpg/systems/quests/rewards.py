@@ -99,7 +99,7 @@ class TurnInLedger:
             entry.state, entry.outcome, entry.finished_at = QuestState.TURNED_IN, outcome, now
             qlog.turn_ins[quest.quest_id] = previous + 1
             qlog.paid.append(key)
-            qlog.touch()
+            self.world.modified(character, qlog)
             manager.objectives.stopped(character, quest.quest_id)
             history_key = manager._write_run(character, entry)
             if store is not None:
@@ -191,7 +191,7 @@ class TurnInLedger:
             inv = Inventory()
             self.world.add_component(character, inv)
         inv.items.append(uid)
-        inv.touch()
+        self.world.modified(character, inv)
         return uid
 
     async def _write(
