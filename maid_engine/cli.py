@@ -101,11 +101,8 @@ def _systems(settings: Settings, markdown: bool) -> int:
     """Register the configured packs (nothing is started, no database opened) and
     print the order their systems run in."""
     engine = GameEngine(settings, use_store=False)
-    try:
-        engine.register_packs()
-        table = engine.resolved_schedule()
-    finally:
-        engine.world.close()
+    engine.register_packs()
+    table = engine.resolved_schedule()
     print(render_markdown(table) if markdown else render_text(table))
     return 0
 

@@ -165,38 +165,32 @@ def default_engine() -> GameEngine:
 
 def test_default_packs_keep_their_tick_order() -> None:
     engine = default_engine()
-    try:
-        assert [(s.phase, s.name) for s in engine.systems] == [
-            ("combat", "RegenSystem"),
-            ("combat", "CombatSystem"),
-            ("combat", "RespawnSystem"),
-            ("living", "ScheduleSystem"),
-            ("living", "AutonomySystem"),
-            ("living", "SocialFabricSystem"),
-            ("quests", "QuestSystem"),
-            ("story", "StorySignalSystem"),
-            ("generation", "QuestGenerationSystem"),
-            ("consequences", "ConsequenceSystem"),
-            ("grounding", "QuestGroundingMonitor"),
-            ("persistence", "MemoryFlushSystem"),
-        ]
-        table = engine.resolved_schedule()
-        assert {row.system: row.pack for row in table}["QuestSystem"] == "classic_rpg"
-        assert {row.system: row.pack for row in table}["StorySignalSystem"] == "stdlib"
-        text = render_text(table)
-        assert re.search(r"^combat +RespawnSystem +classic_rpg +after CombatSystem$", text, re.M)
-    finally:
-        engine.world.close()
+    assert [(s.phase, s.name) for s in engine.systems] == [
+        ("combat", "RegenSystem"),
+        ("combat", "CombatSystem"),
+        ("combat", "RespawnSystem"),
+        ("living", "ScheduleSystem"),
+        ("living", "AutonomySystem"),
+        ("living", "SocialFabricSystem"),
+        ("quests", "QuestSystem"),
+        ("story", "StorySignalSystem"),
+        ("generation", "QuestGenerationSystem"),
+        ("consequences", "ConsequenceSystem"),
+        ("grounding", "QuestGroundingMonitor"),
+        ("persistence", "MemoryFlushSystem"),
+    ]
+    table = engine.resolved_schedule()
+    assert {row.system: row.pack for row in table}["QuestSystem"] == "classic_rpg"
+    assert {row.system: row.pack for row in table}["StorySignalSystem"] == "stdlib"
+    text = render_text(table)
+    assert re.search(r"^combat +RespawnSystem +classic_rpg +after CombatSystem$", text, re.M)
 
 
 def test_architecture_doc_shows_the_real_system_order() -> None:
     doc = DOCS.read_text(encoding="utf-8")
     begin, end = doc.index(MARKDOWN_BEGIN), doc.index(MARKDOWN_END) + len(MARKDOWN_END)
     engine = default_engine()
-    try:
-        expected = render_markdown(engine.resolved_schedule())
-    finally:
-        engine.world.close()
+    expected = render_markdown(engine.resolved_schedule())
     assert doc[begin:end] == expected, (
         "docs/architecture.md is out of date: paste the output of `maid systems --markdown`"
     )
