@@ -256,6 +256,12 @@ class TelnetClient:
         out, self.cursor = self.transcript[self.cursor : end], end
         return out
 
+    async def wait_until(
+        self, condition: Callable[[], bool], within: float | None = None, what: str = "it"
+    ) -> None:
+        """Wait until ``condition()`` holds, checked whenever text arrives."""
+        await self._wait(condition, within, what)
+
     async def wait_closed(self, within: float | None = None) -> str:
         """Wait for the server to close the connection; return the unread text."""
 
