@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from admin.quest_state import QuestOps, QuestRow
+from classic_rpg.questgen.terms import rpg_terms
 from maid_stdlib.questgen import GeneratedQuest, QuestConsequence
 from maid_stdlib.questgen.objectives import grounding_problems
 from maid_stdlib.questgen.vocabulary import QuestState
@@ -147,6 +148,7 @@ async def inspect_lines(ops: QuestOps, quest: GeneratedQuest) -> list[str]:
     source = quest.narrative_source + (f" (fallback: {fallback})" if fallback else "")
     seeds = ", ".join([quest.seed_type, *quest.secondary_seed_types])
     limit = f"{quest.time_limit:g}h" if quest.time_limit else "none"
+    terms = rpg_terms(quest)
     lines = [
         f'{quest.id}  "{quest.title}"',
         f"  status: {ops.status(quest.id)} -- {_holders(ops, quest.id)}",
@@ -154,7 +156,7 @@ async def inspect_lines(ops: QuestOps, quest: GeneratedQuest) -> list[str]:
         f"  giver: {facts.name(quest.quest_giver_id)} at "
         f"{facts.room_name(facts.room_of(quest.quest_giver_id)) or 'nowhere'}",
         f"  motivation: {quest.quest_giver_motivation}",
-        f"  difficulty {quest.difficulty.value} (level {quest.required_player_level}+), time "
+        f"  difficulty {quest.difficulty.value} (level {terms.level_requirement}+), time "
         f"limit {limit}, expires in {duration(quest.expiry - now)}; region {quest.region}",
         f"  narrative source: {source}; token cost {quest.tokens_used}",
         f"  quality: grounding {quest.grounding_score:.2f}, coherence "
@@ -175,7 +177,7 @@ async def inspect_lines(ops: QuestOps, quest: GeneratedQuest) -> list[str]:
         )
     r = quest.rewards
     lines.append(
-        f"Rewards: {r.gold} gold, {r.experience} experience, items: "
+        f"Rewards: {r.gold} gold, {terms.experience} experience, items: "
         f"{', '.join(r.item_template_ids) or '-'}"
     )
     for title, items in (

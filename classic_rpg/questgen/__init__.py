@@ -15,17 +15,22 @@ from classic_rpg.questgen.convert import (
     to_quest_model,
 )
 from classic_rpg.questgen.hooks import RPG_ITEM_TIER_CAPS, RpgHooks, RpgQuestSink
+from classic_rpg.questgen.terms import RPG_BASE_EXPERIENCE, RpgQuestTerms, RpgTerms, rpg_terms
 from maid_engine.content import PackContext
 from maid_stdlib.questgen import QuestGen
 
 __all__ = [
     "RPG_ARCHETYPES",
+    "RPG_BASE_EXPERIENCE",
     "RPG_ITEM_TIER_CAPS",
     "RpgHooks",
     "RpgQuestSink",
+    "RpgQuestTerms",
+    "RpgTerms",
     "register_rpg_questgen",
     "registration_meta",
     "rpg_archetypes",
+    "rpg_terms",
     "side_table_document",
     "to_quest_model",
 ]
@@ -53,6 +58,7 @@ def register_rpg_questgen(ctx: PackContext) -> QuestGen:
     limits.item_tier = hooks.item_tier
     limits.max_item_tier = dict(RPG_ITEM_TIER_CAPS)
     qg.rewards.item_picker = hooks.pick_reward_items
+    qg.add_extension(RpgQuestTerms(qg.rewards))
     manager = ctx.engine.services.try_get(QuestManager)
     if manager is not None:
         qg.sink = RpgQuestSink(manager)

@@ -1,7 +1,9 @@
 """GeneratedQuest -> the QuestManager's Quest model (``to_quest_model``).
 
-Only what the QuestManager tracks crosses over; branches, consequences, scores
-and the progression mode stay in the ``generated_quests`` side-table
+Only what the QuestManager tracks crosses over, with the RPG's own terms
+(experience, level requirement) read from the quest's RPG extension
+(:mod:`classic_rpg.questgen.terms`). Branches, consequences, scores and the
+progression mode stay in the ``generated_quests`` side-table
 (:func:`side_table_document`). Branch options' follow-up objectives are not
 objectives of the Quest model: the choice point is a required CUSTOM objective
 completed by the branch-choice command (``QuestManager.complete_custom``).
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from classic_rpg.questgen.terms import rpg_terms
 from classic_rpg.systems.quests.models import Quest, QuestRewards
 from classic_rpg.systems.quests.models import QuestObjective as QuestObjectiveModel
 from maid_stdlib.questgen import GeneratedQuest, ObjectiveType, QuestObjective, quest_to_document
@@ -50,13 +53,14 @@ def _objective(o: QuestObjective) -> QuestObjectiveModel:
 def to_quest_model(quest: GeneratedQuest) -> Quest:
     """The Quest the QuestManager registers (``register_generated_quest``)."""
     dialogue = quest.quest_giver_dialogue
+    terms = rpg_terms(quest)
     title = quest.title if len(quest.title) <= TITLE_MAX else quest.title[: TITLE_MAX - 1] + "…"
     return Quest(
         quest_id=quest.id,
         title=title,
         summary=quest.summary,
         description=quest.detailed_description,
-        level_requirement=quest.required_player_level,
+        level_requirement=terms.level_requirement,
         giver_npc_id=quest.quest_giver_id,
         turn_in_npc_id=quest.quest_giver_id,
         accept_dialogue=dialogue.offer,
@@ -64,7 +68,7 @@ def to_quest_model(quest: GeneratedQuest) -> Quest:
         complete_dialogue=dialogue.completion,
         objectives=[_objective(o) for o in quest.objectives],
         rewards=QuestRewards(
-            experience=quest.rewards.experience,
+            experience=terms.experience,
             gold=quest.rewards.gold,
             item_template_ids=list(quest.rewards.item_template_ids),
         ),

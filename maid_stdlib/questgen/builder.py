@@ -19,7 +19,7 @@ generation system) can fall back to templates. A step that refuses returns a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 from uuid import UUID
@@ -40,6 +40,7 @@ from maid_stdlib.questgen.quest import (
     DifficultyTier,
     GeneratedQuest,
     QuestBranch,
+    QuestExtension,
     QuestObjective,
     QuestRewards,
 )
@@ -91,6 +92,7 @@ class QuestBuilder:
         narrative_provider: NarrativeProvider | None = None,
         rewards: RewardPolicy | None = None,
         planner: ConsequencePlanner | None = None,
+        extensions: Sequence[QuestExtension] = (),
     ) -> None:
         self.facts = facts
         self.objective_builder = objective_builder
@@ -98,6 +100,8 @@ class QuestBuilder:
         self.narrative_provider = narrative_provider
         self.rewards = rewards or RewardPolicy()
         self.planner = planner or ConsequencePlanner()
+        # The live list of QuestGen: an extension added later applies too.
+        self.extensions = extensions
 
     # -- the pipeline ---------------------------------------------------------------------
     async def build(
@@ -213,7 +217,6 @@ class QuestBuilder:
             chain_parent_id=seed.chain_parent_id,
             created_at=now,
             estimated_duration_minutes=plan.duration_minutes,
-            required_player_level=plan.difficulty.min_level,
             location=location,
             area=facts.area_of(location),
             region=facts.region_of(location),
@@ -222,6 +225,8 @@ class QuestBuilder:
             tokens_used=narrative.tokens_used,
             tone=list(archetype.tone),
         )
+        for extension in self.extensions:
+            quest.extensions[extension.name] = extension.extend(quest)
         quest.grounding_score, grounding_failed = score_grounding(
             quest, facts, plan.has_stake, seed.backstory
         )

@@ -313,7 +313,6 @@ class SeedEvaluator:
             stakes=extra.stakes,
             mood=mood,
             estimated_difficulty=extra.difficulty,
-            required_player_level=extra.difficulty.min_level,
             estimated_duration_minutes=extra.duration_minutes,
             created_at=now,
             expires_at=seed_expiry(now, urgency),

@@ -399,10 +399,10 @@ class QuestPersonalizer:
                 lines.append(f"{name} has not forgotten the last job you did for them.")
             elif last.outcome in FAILURE_OUTCOMES:
                 lines.append(f"{name} has not forgotten that you let them down last time.")
-        if profile.level < quest.required_player_level:
+        if profile.level < quest.difficulty.min_level:
             lines.append(
                 f"This is work for someone more seasoned than you "
-                f"(level {quest.required_player_level})."
+                f"(level {quest.difficulty.min_level})."
             )
         elif profile.level > quest.difficulty.recommended_level + self.LEVEL_CLOSE:
             lines.append("It should be easy work for someone of your experience.")

@@ -8,7 +8,10 @@ the world layer; entities are UUIDs. Times are game seconds, except
 ``GeneratedQuest.time_limit`` which is game hours, as authors write it.
 
 ``ObjectiveType`` is the shared one of :mod:`maid_stdlib.questgen.vocabulary`,
-which the rules layer's quest manager uses too.
+which the rules layer's quest manager uses too. Terms only a rules layer knows
+(the classic RPG's experience reward and level requirement) are not fields here:
+a rules layer adds them as a :class:`QuestExtension`, stored in
+``GeneratedQuest.extensions``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import enum
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 from uuid import UUID
 
 from pydantic import TypeAdapter
@@ -34,6 +37,7 @@ __all__ = [
     "QuestBranch",
     "QuestConsequence",
     "QuestDialogue",
+    "QuestExtension",
     "QuestObjective",
     "QuestRewards",
     "quest_from_document",
@@ -130,10 +134,10 @@ class QuestConsequence:
 
 @dataclass(kw_only=True)
 class QuestRewards:
-    """Field names match the QuestManager's QuestRewards (experience, gold,
-    item_template_ids). ``extra_rewards`` is checked against a whitelist."""
+    """What the giver pays: coin out of its own Wealth, item templates, and extras
+    checked against a whitelist. Rewards that only a rules layer knows (the classic
+    RPG's experience) are not here: they travel in ``GeneratedQuest.extensions``."""
 
-    experience: int = 0
     gold: int = 0
     item_template_ids: list[str] = field(default_factory=list)
     extra_rewards: dict[str, float] = field(default_factory=dict)
@@ -235,7 +239,6 @@ class GeneratedQuest:
     # Not in the seed, needed downstream
     created_at: float = 0.0
     estimated_duration_minutes: int = 0
-    required_player_level: int = 1
     #: Where the quest is centred (its giver's room unless the seed says otherwise).
     location: str | None = None
     area: str | None = None
@@ -244,6 +247,10 @@ class GeneratedQuest:
     narrative_source: str = "template"
     tokens_used: int = 0
     tone: list[str] = field(default_factory=list)
+    #: Rules layers' own terms of the quest, one JSON-ready mapping per layer, keyed
+    #: by the layer's :class:`QuestExtension` name. The stdlib stores and copies
+    #: them with the quest and never reads them.
+    extensions: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def objective(self, objective_id: str) -> QuestObjective | None:
         return next((o for o in self.objectives if o.id == objective_id), None)
@@ -251,6 +258,22 @@ class GeneratedQuest:
     @property
     def required_objectives(self) -> list[QuestObjective]:
         return [o for o in self.objectives if not o.optional]
+
+
+@runtime_checkable
+class QuestExtension(Protocol):
+    """How a rules layer adds its own terms to every generated quest.
+
+    The builder calls ``extend`` once for each finished quest, in registration
+    order (``QuestGen.add_extension``), and stores the returned mapping (JSON-ready)
+    under ``quest.extensions[name]``. The rules layer reads it back from there; the
+    stdlib names none of these terms. A quest stored before an extension existed
+    has no entry for it: its reader must cope (classic_rpg derives its terms again).
+    """
+
+    name: str
+
+    def extend(self, quest: GeneratedQuest) -> dict[str, Any]: ...
 
 
 _QUEST_ADAPTER: TypeAdapter[GeneratedQuest] = TypeAdapter(GeneratedQuest)
@@ -264,4 +287,7 @@ def quest_to_document(quest: GeneratedQuest) -> dict[str, Any]:
 
 
 def quest_from_document(doc: dict[str, Any]) -> GeneratedQuest:
+    """The quest of a ``generated_quests`` document. Documents stored before the
+    rules layer's terms moved to ``extensions`` also carry ``required_player_level``
+    and ``rewards.experience``; those keys are ignored (classic_rpg derives them)."""
     return _QUEST_ADAPTER.validate_python(doc)

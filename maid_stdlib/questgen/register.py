@@ -32,7 +32,7 @@ from maid_stdlib.questgen.history import QuestHistory, QuestHistoryEntry
 from maid_stdlib.questgen.narrative_context import NarrativeProvider
 from maid_stdlib.questgen.objectives import ObjectiveBuilder
 from maid_stdlib.questgen.quality import QuestQualityFilter
-from maid_stdlib.questgen.quest import GeneratedQuest
+from maid_stdlib.questgen.quest import GeneratedQuest, QuestExtension
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.rewards import RewardPolicy
 from maid_stdlib.questgen.seed import QuestSeed
@@ -79,11 +79,19 @@ class QuestGen:
         self.quality_filter = QuestQualityFilter(self.history, self.archetypes)
         #: Installed by the rules layer (classic_rpg: register_rpg_questgen).
         self.sink: QuestSink | None = None
+        #: Rules layers' terms added to every built quest (``add_extension``).
+        self.extensions: list[QuestExtension] = []
         self._loaded = False
 
     # -- registration (what packs call) -------------------------------------------------------
     def register_archetype(self, archetype: QuestArchetype, replace: bool = False) -> None:
         self.archetypes.register(archetype, replace=replace)
+
+    def add_extension(self, extension: QuestExtension) -> None:
+        """Have every quest built from now on carry ``extension``'s terms."""
+        if any(e.name == extension.name for e in self.extensions):
+            raise ValueError(f"a quest extension named {extension.name!r} is already added")
+        self.extensions.append(extension)
 
     # -- workers ------------------------------------------------------------------------
     def evaluator(self, throttle: SignalThrottle | None = None) -> SeedEvaluator:
@@ -95,7 +103,13 @@ class QuestGen:
 
     def builder(self, provider: NarrativeProvider | None = None) -> QuestBuilder:
         return QuestBuilder(
-            self.facts, self.objective_builder, self.history, provider, self.rewards, self.planner
+            self.facts,
+            self.objective_builder,
+            self.history,
+            provider,
+            self.rewards,
+            self.planner,
+            self.extensions,
         )
 
     def ranked_archetypes(self, seed: QuestSeed) -> list[QuestArchetype]:

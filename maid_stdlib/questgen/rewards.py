@@ -3,8 +3,9 @@
 Gold is the giver's own coin: at most ``wealth_share`` of its Wealth (a poor
 farmer cannot pay like a merchant prince). When the giver's wealth is not
 modelled the reward is halved and the builder scores the quest as less grounded.
-Experience does not come out of anyone's purse and is not capped by wealth.
 Items come only from a rules layer's ``item_picker`` (the stdlib knows no items).
+Rewards of a rules layer's own (classic_rpg's experience) are its quest extension;
+it may use :meth:`RewardPolicy.effort` to scale them as gold is scaled.
 """
 
 from __future__ import annotations
@@ -54,8 +55,7 @@ class RewardPolicy:
             gold = round(desired_gold * self.unknown_wealth_factor)
         else:
             gold = min(desired_gold, int(wealth * self.wealth_share))
-        experience = round(self.limits.base_experience[difficulty] * effort)
         items: list[str] = []
         if self.item_picker is not None:
             items = list(self.item_picker(seed, difficulty, facts, facts.rng))
-        return QuestRewards(experience=experience, gold=max(0, gold), item_template_ids=items)
+        return QuestRewards(gold=max(0, gold), item_template_ids=items)

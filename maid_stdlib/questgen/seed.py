@@ -83,7 +83,6 @@ class QuestSeed:
 
     # Quest feasibility
     estimated_difficulty: DifficultyTier
-    required_player_level: int
     estimated_duration_minutes: int
 
     # Lifecycle (game seconds)

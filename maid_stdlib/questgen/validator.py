@@ -6,8 +6,9 @@ rewrite their rewards. Clamping is :func:`clamp_rewards`, a build step the
 QuestBuilder runs once; a quest whose rewards still exceed the limits fails
 validation.
 
-Reward fields are named as the QuestManager's QuestRewards model names them:
-``experience``, ``gold``, ``item_template_ids``.
+Only the rewards the stdlib knows are limited here (the giver's gold, items,
+extras); a rules layer limits its own kinds of reward (classic_rpg: experience)
+where it computes them.
 """
 
 from __future__ import annotations
@@ -51,15 +52,6 @@ class RewardLimits:
             DifficultyTier.EPIC: 500,
         }
     )
-    base_experience: dict[DifficultyTier, int] = field(
-        default_factory=lambda: {
-            DifficultyTier.TRIVIAL: 40,
-            DifficultyTier.EASY: 80,
-            DifficultyTier.MODERATE: 160,
-            DifficultyTier.HARD: 320,
-            DifficultyTier.EPIC: 640,
-        }
-    )
     #: Caps are this many times the tier's base.
     cap_factor: float = 2.0
     max_item_tier: dict[DifficultyTier, int] = field(
@@ -77,9 +69,6 @@ class RewardLimits:
     def max_gold(self, tier: DifficultyTier) -> int:
         return int(self.base_gold[tier] * self.cap_factor)
 
-    def max_experience(self, tier: DifficultyTier) -> int:
-        return int(self.base_experience[tier] * self.cap_factor)
-
 
 def clamp_rewards(
     rewards: QuestRewards, difficulty: DifficultyTier, limits: RewardLimits
@@ -90,13 +79,10 @@ def clamp_rewards(
     inventing a substitute item would be an ungrounded reward.
     """
     notes: list[str] = []
-    gold, xp = rewards.gold, rewards.experience
+    gold = rewards.gold
     if gold > limits.max_gold(difficulty):
         gold = limits.max_gold(difficulty)
         notes.append(f"gold clamped to {gold}")
-    if xp > limits.max_experience(difficulty):
-        xp = limits.max_experience(difficulty)
-        notes.append(f"experience clamped to {xp}")
     items: list[str] = []
     for template in rewards.item_template_ids:
         tier = limits.item_tier(template)
@@ -110,7 +96,6 @@ def clamp_rewards(
     clamped = dataclasses.replace(
         rewards,
         gold=max(0, gold),
-        experience=max(0, xp),
         item_template_ids=items,
         extra_rewards=extra,
     )
@@ -187,17 +172,12 @@ class QuestValidator:
 
     def _check_rewards(self, quest: GeneratedQuest, errors: list[str]) -> None:
         limits, tier, rewards = self.limits, quest.difficulty, quest.rewards
-        if rewards.gold < 0 or rewards.experience < 0:
+        if rewards.gold < 0:
             errors.append("Rewards may not be negative")
         if rewards.gold > limits.max_gold(tier):
             errors.append(
                 f"Gold reward {rewards.gold} exceeds {limits.max_gold(tier)} "
                 f"({tier.value}); clamp_rewards was not applied"
-            )
-        if rewards.experience > limits.max_experience(tier):
-            errors.append(
-                f"Experience reward {rewards.experience} exceeds "
-                f"{limits.max_experience(tier)} ({tier.value})"
             )
         for item in rewards.item_template_ids:
             item_tier = limits.item_tier(item)

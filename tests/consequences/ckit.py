@@ -197,7 +197,7 @@ def simple_quest(engine: GameEngine, quest_id: str = "smiths-errand", **kw: Any)
         ),
         "involved_npcs": {voss: "informant"},
         "involved_locations": ["ironvale:smithy", "ironvale:guard_post"],
-        "rewards": QuestRewards(experience=40, gold=10),
+        "rewards": QuestRewards(gold=10),
         "consequences": [
             QuestConsequence(
                 consequence_type=C.NPC_NEED_SATISFY,

@@ -12,6 +12,7 @@ from e2e.client import TelnetClient, flat
 from questgen_system.qskit import npc, system_of
 
 from classic_rpg.components import CharacterStats
+from classic_rpg.questgen.terms import rpg_terms
 from classic_rpg.systems.quests import QuestManager
 from maid_engine.app import MaidServer
 from maid_engine.clock import ManualClock
@@ -56,6 +57,8 @@ async def test_a_newcomer_is_offered_gundriks_quest_in_the_smithy(tmp_path: Path
             await asyncio.sleep(0.05)
         quest = gundriks(engine)
         assert quest is not None
+        # The running pipeline's builder carries the RPG's terms as its extension.
+        assert "classic_rpg" in quest.extensions
         clock.tick_game_seconds = 1.0  # from now on the world moves at walking pace
         async with await TelnetClient.open("127.0.0.1", server.telnet_port) as client:
             await client.create("Aldric", "hunter22")
@@ -75,12 +78,11 @@ async def test_a_newcomer_is_offered_gundriks_quest_in_the_smithy(tmp_path: Path
             assert "Defeat 3 bandit scouts" in out and "Defeat Kral" in out
             # Gundrik asks whoever walks in; taking the job on needs some experience.
             out = flat(await client.command(f"accept {quest.id}"))
-            if quest.required_player_level > 1:
-                assert f"You must be level {quest.required_player_level}" in out
+            level = rpg_terms(quest).level_requirement
+            if level > 1:
+                assert f"You must be level {level}" in out
                 async with engine.world_lock:
-                    engine.world.get_component(
-                        hero, CharacterStats
-                    ).level = quest.required_player_level
+                    engine.world.get_component(hero, CharacterStats).level = level
                 out = flat(await client.command(f"accept {quest.id}"))
             assert f"You accept '{quest.title}'." in out
         manager = engine.services.get(QuestManager)

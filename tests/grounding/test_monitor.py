@@ -231,7 +231,7 @@ async def test_the_sweep_runs_on_game_time(engine: GameEngine) -> None:
 
 async def test_validation_never_rewrites_a_live_quest(engine: GameEngine) -> None:
     hero = new_hero(engine)
-    greedy = simple_quest(engine, "greedy", rewards=QuestRewards(experience=40, gold=100_000))
+    greedy = simple_quest(engine, "greedy", rewards=QuestRewards(gold=100_000))
     await deliver(engine, greedy)
     qm(engine).offer_quest(hero, "greedy")
     validator = qg_of(engine).validator

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kits.narrators import EchoNarrator
@@ -24,6 +25,7 @@ from maid_stdlib.questgen import (
     GeneratedQuest,
     NarrativeContext,
     QuestDialogue,
+    QuestExtension,
     QuestNarrative,
     QuestSeed,
     quest_from_document,
@@ -103,25 +105,54 @@ async def test_the_iron_seed_becomes_a_grounded_scored_quest(town: Town) -> None
 async def test_rewards_scale_with_the_givers_wealth_and_are_clamped(town: Town) -> None:
     seed = await _iron_seed(town)
     rich = await _build(town, seed)
-    assert (rich.rewards.gold, rich.rewards.experience) == (150, 200)  # 120 x 1.25 effort
+    assert rich.rewards.gold == 150  # 120 x 1.25 effort
     town.engine.world.get_component(town.hilda, Wealth).gold = 100
     poor = await _build(town, seed)
     assert poor.rewards.gold == 30  # 30% of what she has
-    assert poor.rewards.experience == 200  # experience is not paid from her purse
     town.engine.world.remove_component(town.hilda, Wealth)
     unknown = await _build(town, seed)
     assert unknown.rewards.gold == 75  # halved when wealth is not modelled
     assert unknown.grounding_score < rich.grounding_score
     # The clamp is a build step: a generous policy cannot exceed the tier's cap.
-    town.qg.rewards.limits.cap_factor = 0.5  # caps: 60 gold, 80 experience
+    town.qg.rewards.limits.cap_factor = 0.5  # cap: 60 gold
     town.engine.world.add_component(town.hilda, Wealth(1_000_000))
     builder = town.qg.builder(EchoNarrator())
     capped = await builder.build(seed, town.qg.archetypes.get("clear_out"))  # type: ignore[arg-type]
     assert not isinstance(capped, Rejection)
-    assert (capped.rewards.gold, capped.rewards.experience) == (60, 80)
+    assert capped.rewards.gold == 60
     plan = await builder.prepare(seed, town.qg.archetypes.get("clear_out"))  # type: ignore[arg-type]
     assert not isinstance(plan, Rejection)
-    assert plan.reward_notes == ["gold clamped to 60", "experience clamped to 80"]
+    assert plan.reward_notes == ["gold clamped to 60"]
+
+
+class _Stamp:
+    """A rules layer's quest extension: its own terms of every built quest."""
+
+    name = "stamp"
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def extend(self, quest: GeneratedQuest) -> dict[str, Any]:
+        self.seen.append(quest.id)
+        return {"tier_rank": quest.difficulty.rank, "objectives": len(quest.objectives)}
+
+
+async def test_quest_extensions_add_a_rules_layers_terms_and_are_stored(town: Town) -> None:
+    seed = await _iron_seed(town)
+    plain = await _build(town, seed)
+    assert plain.extensions == {}  # no rules layer here: the stdlib adds nothing
+    stamp = _Stamp()
+    assert isinstance(stamp, QuestExtension)
+    town.qg.add_extension(stamp)
+    with pytest.raises(ValueError, match="already added"):
+        town.qg.add_extension(_Stamp())
+    quest = await _build(town, seed)
+    assert stamp.seen == [quest.id]
+    assert quest.extensions == {
+        "stamp": {"tier_rank": quest.difficulty.rank, "objectives": len(quest.objectives)}
+    }
+    assert quest_from_document(quest_to_document(quest)).extensions == quest.extensions
 
 
 async def test_consequences_are_planned_against_real_needs_goals_and_people(town: Town) -> None:

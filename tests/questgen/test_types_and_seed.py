@@ -69,7 +69,6 @@ def _seed(**kw: object) -> QuestSeed:
         tension="t",
         stakes="s",
         estimated_difficulty=DifficultyTier.EASY,
-        required_player_level=1,
         estimated_duration_minutes=30,
         created_at=0.0,
         expires_at=seed_expiry(0.0, 0.0),

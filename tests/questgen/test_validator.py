@@ -78,18 +78,14 @@ async def test_collect_items_must_be_obtainable(town: Town) -> None:
 async def test_rewards_over_the_caps_fail_and_validation_never_mutates(town: Town) -> None:
     quest = await iron_quest(town)
     limits = town.qg.validator.limits
-    greedy = dataclasses.replace(quest, rewards=QuestRewards(gold=10_000, experience=99_999))
+    greedy = dataclasses.replace(quest, rewards=QuestRewards(gold=10_000))
     before = copy.deepcopy(greedy)
     errors = await _valid(town, greedy)
     assert any(e.startswith("Gold reward 10000 exceeds 240") for e in errors)
-    assert any(e.startswith("Experience reward 99999 exceeds 320") for e in errors)
     assert greedy == before  # untouched: clamping is not validation's job
     clamped, notes = clamp_rewards(greedy.rewards, greedy.difficulty, limits)
-    assert (clamped.gold, clamped.experience) == (
-        limits.max_gold(DifficultyTier.MODERATE),
-        limits.max_experience(DifficultyTier.MODERATE),
-    )
-    assert notes == ["gold clamped to 240", "experience clamped to 320"]
+    assert clamped.gold == limits.max_gold(DifficultyTier.MODERATE)
+    assert notes == ["gold clamped to 240"]
     assert greedy.rewards.gold == 10_000  # clamp_rewards returns a copy
     assert await _valid(town, dataclasses.replace(greedy, rewards=clamped)) == []
 
@@ -118,10 +114,18 @@ async def test_item_tier_and_the_reward_whitelist(town: Town) -> None:
     assert ALLOWED_REWARD_TYPES == {"gold", "xp", "items", "reputation", "faction_standing"}
 
 
-def test_reward_field_names_match_the_quest_reward_model() -> None:
+def test_the_quest_model_names_no_rules_layers_terms() -> None:
+    # Experience and character levels are a rules layer's (classic_rpg's quest
+    # extension); the stdlib's rewards are what the giver pays.
     names = [f.name for f in dataclasses.fields(QuestRewards)]
-    assert names[:3] == ["experience", "gold", "item_template_ids"]
-    assert "xp" not in names and "items" not in names
+    assert names == ["gold", "item_template_ids", "extra_rewards"]
+    model = {
+        f.name
+        for cls in (GeneratedQuest, QuestRewards, QuestObjective)
+        for f in dataclasses.fields(cls)
+    }
+    rpg_words = {"level", "experience", "xp", "hp", "health"}
+    assert not {n for n in model if rpg_words & set(n.split("_"))}
     limits = RewardLimits()
     assert limits.max_gold(DifficultyTier.EASY) == 100
 

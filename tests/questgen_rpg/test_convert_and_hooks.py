@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from kits.engines import npc, npcs
 from kits.narrators import EchoNarrator
 
@@ -13,7 +14,10 @@ from classic_rpg.items.factory import ItemFactory
 from classic_rpg.questgen import (
     RPG_ARCHETYPES,
     RPG_ITEM_TIER_CAPS,
+    RpgQuestTerms,
+    RpgTerms,
     registration_meta,
+    rpg_terms,
     side_table_document,
     to_quest_model,
 )
@@ -68,8 +72,10 @@ def test_the_six_archetypes_and_reward_fields() -> None:
         "rescue_mission",
         "faction_choice",
     }
+    # The QuestManager's rewards are the stdlib's (gold, items) and the RPG terms'
+    # experience.
     ours = [f.name for f in dataclasses.fields(QuestRewards) if f.name != "extra_rewards"]
-    assert ours == list(RPGQuestRewards.model_fields)
+    assert {*ours, "experience"} == set(RPGQuestRewards.model_fields)
     # One vocabulary: the QuestManager's objective is typed with the stdlib's enum.
     assert RPGObjective.model_fields["objective_type"].annotation is ObjectiveType
 
@@ -93,12 +99,14 @@ async def test_to_quest_model_maps_every_field(ironvale: GameEngine) -> None:
     assert model.giver_npc_id == model.turn_in_npc_id == quest.quest_giver_id
     assert model.accept_dialogue == quest.quest_giver_dialogue.offer
     assert model.complete_dialogue == quest.quest_giver_dialogue.completion
-    assert model.level_requirement == quest.required_player_level
+    terms = rpg_terms(quest)
+    assert quest.extensions["classic_rpg"] == terms.to_document()
+    assert model.level_requirement == terms.level_requirement == quest.difficulty.min_level
     assert model.time_limit_seconds == 3 * 3600.0
     assert model.estimated_duration_seconds == quest.estimated_duration_minutes * 60
     assert (model.rewards.gold, model.rewards.experience) == (
         quest.rewards.gold,
-        quest.rewards.experience,
+        terms.experience,
     )
     assert "generated" in model.tags and quest.archetype_id in model.tags
     by_id = {o.objective_id: o for o in model.objectives}
@@ -125,6 +133,42 @@ async def test_long_titles_are_cut_and_metadata_fits_the_managers_history(
     entry = RPGHistoryEntry(quest_id=quest.id, **meta)
     assert entry.seed_type == quest.seed_type and entry.importance == quest.importance
     assert quest_from_document(side_table_document(quest)) == quest
+
+
+async def test_rpg_terms_are_the_quests_extension_and_capped_like_gold(
+    ironvale: GameEngine,
+) -> None:
+    qg = ironvale.services.get(QuestGen)
+    quest = await _quest(ironvale)
+    assert list(quest.extensions) == ["classic_rpg"]
+    # Moderate (160) x 1.25 effort (five required objectives): the tier's cap (320) is
+    # not reached.
+    assert rpg_terms(quest) == RpgTerms(experience=200, level_requirement=3)
+    qg.rewards.limits.cap_factor = 0.5
+    capped = await _quest(ironvale)
+    assert rpg_terms(capped).experience == 80  # 160 x 0.5
+    with pytest.raises(ValueError, match="already added"):
+        qg.add_extension(RpgQuestTerms(qg.rewards))
+
+
+async def test_a_generated_quest_stored_in_the_old_shape_still_loads(
+    ironvale: GameEngine,
+) -> None:
+    """Before the RPG terms became an extension, ``generated_quests`` documents had
+    ``required_player_level`` and ``rewards.experience`` and no ``extensions``."""
+    quest = await _quest(ironvale)
+    terms = rpg_terms(quest)
+    old = side_table_document(quest)
+    del old["extensions"]
+    old["required_player_level"] = 3
+    old["rewards"] = {"experience": 200, **old["rewards"]}
+    loaded = quest_from_document(old)
+    assert loaded.extensions == {}
+    assert loaded == dataclasses.replace(quest, extensions={})
+    # The terms it carried are derived again, the same as they were stored.
+    assert rpg_terms(loaded) == terms == RpgTerms(experience=200, level_requirement=3)
+    model = to_quest_model(loaded)
+    assert (model.level_requirement, model.rewards.experience) == (3, 200)
 
 
 async def test_choice_quests_convert_with_a_custom_decision(ironvale: GameEngine) -> None:

@@ -9,6 +9,7 @@ from kits.engines import ironvale_engine, npc, npcs
 from kits.narrators import EchoNarrator
 
 from classic_rpg.events import EntityDiedEvent, TalkedToEvent
+from classic_rpg.questgen.terms import rpg_terms
 from classic_rpg.systems.quests import QuestManager
 from maid_engine.engine import GameEngine
 from maid_stdlib.living.components import GoalsComponent, NeedsComponent, Wealth
@@ -116,7 +117,7 @@ async def test_threat_elimination_names_voss_the_road_the_bandits_and_gundrik(
     assert (report.objective_type, report.target_entity_id) == (ObjectiveType.TALK, gundrik)
     assert [o.order for o in quest.objectives] == [1, 2, 3, 4, 5]
     # Kral is level 5 and there are four of them: a moderate quest for level 3+.
-    assert quest.difficulty.value == "moderate" and quest.required_player_level == 3
+    assert quest.difficulty.value == "moderate" and rpg_terms(quest).level_requirement == 3
     qg = ironvale.services.get(QuestGen)
     assert (await qg.validator.validate(quest)).valid
     assert qg.quality_filter.check(quest) == []
@@ -128,10 +129,11 @@ async def test_rewards_scale_with_gundriks_wealth(ironvale: GameEngine) -> None:
     wealth = ironvale.world.get_component(gundrik, Wealth)
     assert wealth.gold == 300  # from Ironvale's living data
     quest = await _quest(ironvale, seed)
-    assert quest.rewards.gold == 90 and quest.rewards.experience == 200
+    assert quest.rewards.gold == 90 and rpg_terms(quest).experience == 200
     wealth.gold = 1000
     richer = await _quest(ironvale, seed)
     assert richer.rewards.gold == 150  # no longer limited by his purse
+    assert rpg_terms(richer).experience == 200  # experience is not paid from his purse
     assert quest.rewards.item_template_ids == []  # he carries nothing to give
 
 
