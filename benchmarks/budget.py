@@ -29,6 +29,7 @@ import importlib.util
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from benchmarks.common import fmt, summary, table
@@ -193,13 +194,16 @@ async def run_async(
     rejections: dict[str, int] = {}
     async with open_world(spec, log) as built:
         engine = built.engine
+        # Looked up by name: the benchmark also runs against older commits.
+        story_api: Any = None
         try:
-            from maid_stdlib.story import StorySignalEvent, StorySignalSystem
+            story_api = importlib.import_module("maid_stdlib.story")
         except ImportError as exc:
-            StorySignalEvent = StorySignalSystem = None
             table_rows["detect"].status = f"skipped: story layer does not import ({exc})"
-        if StorySignalEvent is not None:
-            engine.events.subscribe(StorySignalEvent, lambda e: signals.append(e.signal))
+        signal_event = getattr(story_api, "StorySignalEvent", None)
+        signal_system = getattr(story_api, "StorySignalSystem", None)
+        if signal_event is not None:
+            engine.events.subscribe(signal_event, lambda e: signals.append(e.signal))
         log(f"  budget: letting the world live {live_hours:g} game hour(s) ...")
         await live(built, live_hours * 3600.0)
         await engine.dispatch_events()
@@ -207,9 +211,9 @@ async def run_async(
 
         # -- story detection ---------------------------------------------------------
         story = None
-        if StorySignalSystem is not None:
+        if signal_system is not None:
             try:
-                story = engine.get_system(StorySignalSystem)
+                story = engine.get_system(signal_system)
             except LookupError:
                 table_rows["detect"].status = "skipped: no StorySignalSystem registered"
             else:
@@ -218,14 +222,15 @@ async def run_async(
                     await engine.dispatch_events()
 
         # -- seed evaluation, template build, validation --------------------------------
+        questgen_api: Any = None
         try:
-            from maid_stdlib.questgen import QuestGen
+            questgen_api = importlib.import_module("maid_stdlib.questgen")
         except ImportError as exc:
-            QuestGen = None
             for key in ("seed", "build", "validate"):
                 table_rows[key].status = f"skipped: questgen does not import ({exc})"
-        qg = engine.services.try_get(QuestGen) if QuestGen is not None else None
-        if QuestGen is not None and qg is None:
+        quest_gen = getattr(questgen_api, "QuestGen", None)
+        qg = engine.services.try_get(quest_gen) if quest_gen is not None else None
+        if quest_gen is not None and qg is None:
             for key in ("seed", "build", "validate"):
                 table_rows[key].status = "skipped: no QuestGen service"
         if qg is not None:
@@ -320,7 +325,7 @@ def _count(values: Any) -> dict[str, int]:
 
 
 def _open_generated(engine: Any) -> list[str]:
-    monitor = _system_at(engine, 225)
+    monitor = _system_at(engine, "grounding")
     board = getattr(monitor, "board", None)
     try:
         return list(board.open_generated_quests()) if board is not None else []
@@ -329,7 +334,7 @@ def _open_generated(engine: Any) -> list[str]:
 
 
 async def _grounding_sweep(engine: Any, row: Row, runs: int = 5) -> None:
-    monitor = _system_at(engine, 225)
+    monitor = _system_at(engine, "grounding")
     if monitor is None or not hasattr(monitor, "sweep"):
         return
     open_ids = _open_generated(engine)
@@ -344,7 +349,7 @@ async def _grounding_sweep(engine: Any, row: Row, runs: int = 5) -> None:
 
 
 async def _consequence_propagation(engine: Any, row: Row, limit: int = 10) -> None:
-    system = _system_at(engine, 220)
+    system = _system_at(engine, "consequences")
     if system is None or not hasattr(system, "on_turned_in"):
         return
     try:
@@ -371,7 +376,7 @@ async def _consequence_propagation(engine: Any, row: Row, limit: int = 10) -> No
     for i, quest_id in enumerate(quest_ids):
         character = characters[i % count]
         result = await _timed(
-            lambda q=quest_id, c=character: system.on_turned_in(q, c, completed, run=1),
+            partial(system.on_turned_in, quest_id, character, completed, run=1),
             row.samples,
         )
         applied += result is not None
@@ -481,7 +486,7 @@ async def _seed_evaluation(
     evaluator = qg.evaluator()
     first = await _first_call(lambda: evaluator.evaluate(signals[0])) if signals else None
     for signal in signals:
-        seed = await _timed(lambda s=signal: evaluator.evaluate(s), row.samples)
+        seed = await _timed(partial(evaluator.evaluate, signal), row.samples)
         if isinstance(seed, Rejection):
             reason = seed.reason.split(":")[0]
             rejections[reason] = rejections.get(reason, 0) + 1
@@ -510,7 +515,7 @@ async def _template_builds(engine: Any, qg: Any, seeds: list[Any], row: Row) -> 
     quests = []
     first = await _first_call(lambda: qg.build_best(seeds[0], builder, provider)) if seeds else None
     for seed in seeds:
-        quest = await _timed(lambda s=seed: qg.build_best(s, builder, provider), row.samples)
+        quest = await _timed(partial(qg.build_best, seed, builder, provider), row.samples)
         if quest is not None:
             quests.append(quest)
     row.note = (
@@ -525,7 +530,7 @@ async def _validation(qg: Any, quests: list[Any], row: Row) -> None:
     valid = 0
     first = await _first_call(lambda: qg.validator.validate(quests[0])) if quests else None
     for quest in quests:
-        result = await _timed(lambda q=quest: qg.validator.validate(q), row.samples)
+        result = await _timed(partial(qg.validator.validate, quest), row.samples)
         valid += bool(result.valid)
     row.note = f"{len(quests)} quests, {valid} valid{_first_note(first)}"
 

@@ -82,7 +82,7 @@ class _HandlerTimer:
             for name, v in self.samples.items()
             if v
         ]
-        rows.sort(key=lambda r: -r["total_ms"])
+        rows.sort(key=lambda r: -float(r["total_ms"]))
         return rows[:n]
 
 
@@ -217,7 +217,7 @@ async def run_async(
                 "busy_mean_ms": (sum(busy) / len(busy) * 1000) if busy else None,
             }
         )
-    systems.sort(key=lambda r: -r["total_ms"])
+    systems.sort(key=lambda r: -float(r["total_ms"] or 0.0))
     gc_pauses = [p for _, p in gc_timer.pauses]
     return {
         "spec": {

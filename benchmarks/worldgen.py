@@ -393,12 +393,8 @@ async def add_quests(engine: Any, spec: WorldSpec, layers: Layers) -> int:
         layers.set(label, "none asked for")
         return 0
     try:
-        from classic_rpg.systems.quests import (
-            ObjectiveType,
-            Quest,
-            QuestManager,
-            QuestObjective,
-        )
+        from classic_rpg.systems.quests import Quest, QuestManager, QuestObjective
+        from maid_stdlib.questgen.vocabulary import ObjectiveType
         from maid_stdlib.world.characters import WorldCharacterFactory
         from maid_stdlib.world.service import WorldService
     except ImportError as exc:

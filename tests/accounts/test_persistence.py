@@ -158,7 +158,7 @@ async def test_character_factory_is_used(tmp_path: Path) -> None:
             )
 
     engine = build_engine(tmp_path)
-    engine.services.provide(CharacterFactory, Factory(engine))
+    engine.services.provide(CharacterFactory, Factory(engine))  # type: ignore[type-abstract]
     await engine.start()
     try:
         c = Client(engine)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from kits.engines import skip
 from kits.heist import LoopWorld, character, do_heist, force, make_engine, ticks, until_quest
 
 from classic_rpg.systems.quests import QuestManager
@@ -33,7 +34,7 @@ async def loop_world(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[
         caps = session_for(engine, boss, Role.ADMIN).caps
         caps.width, caps.height = 160, 500
         expired = await force(engine, boss, "threat_response")
-        engine.clock.skip(25 * GAME_HOUR)
+        skip(engine, 25 * GAME_HOUR)
         await ticks(engine, 2)
         heist = await until_quest(engine, "heist")
         thief = character(engine, "Aria")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import yaml
 from kits.heist import make_engine
@@ -31,8 +32,8 @@ def family(name: str) -> str:
     return name
 
 
-def exprs_of(panels: list[dict]) -> list[str]:
-    out = []
+def exprs_of(panels: list[dict[str, Any]]) -> list[str]:
+    out: list[str] = []
     for panel in panels:
         out += [t["expr"] for t in panel.get("targets", [])]
         out += exprs_of(panel.get("panels", []))

@@ -7,11 +7,11 @@ import asyncio
 import re
 from pathlib import Path
 
-from kits.heist import HeistPack
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 
 from admin import AdminContentPack
+from content_packs.heist.pack import HeistPack
 from maid_engine.accounts.components import CharacterFactory
 from maid_engine.app import MaidServer
 from maid_engine.config import Settings

@@ -39,15 +39,18 @@ async def test_the_command_sets_and_shows_the_mode(tmp_path: Path) -> None:
         assert "Generated quests are now |wless|n" in out
         pref = engine.world.get_component(hero, QuestGenPreference)
         assert pref.mode == "less" and pref.changed_at == engine.clock.game_time
+
         # The personalization layer's delivery reads its own field: kept in step.
-        profile = engine.world.get_component(hero, PlayProfile)
-        assert profile.preference is QuestPreference.FEWER
+        def preference() -> QuestPreference:
+            return engine.world.get_component(hero, PlayProfile).preference
+
+        assert preference() is QuestPreference.FEWER
         await cmd(engine, hero, "questgen off")
         assert offer_policy(engine.world, hero).offers is False
-        assert profile.preference is QuestPreference.OFF
+        assert preference() is QuestPreference.OFF
         await cmd(engine, hero, "questgen normal")  # the other layer's word for "on"
         assert questgen_mode(engine.world, hero) is QuestGenMode.ON
-        assert profile.preference is QuestPreference.NORMAL
+        assert preference() is QuestPreference.NORMAL
         assert "Usage: questgen on|less|off" in await cmd(engine, hero, "questgen never")
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kits.engines import skip
 from kits.heist import HEIST_WALK, character, do_heist, force, make_engine, ticks, until_quest
 
 from classic_rpg.systems.quests import QuestManager
@@ -85,7 +86,7 @@ async def test_every_transition_is_one_json_line_with_its_ids(
         shy = character(engine, "Shy")
         for line in HEIST_WALK:  # Tamsin has nothing more to offer: no stray lines
             await cmd(engine, shy, line)
-        engine.clock.skip(30 * GAME_HOUR)
+        skip(engine, 30 * GAME_HOUR)
         await ticks(engine, 2)
 
     docs = records(json_log)

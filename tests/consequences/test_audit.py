@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from uuid import UUID
 
 import pytest
 from consequences.ckit import accept, deliver, new_hero, simple_quest, system_of, trust
 from kits.engines import ironvale_engine, iv, living_of
 
 from classic_rpg.systems.quests import QuestTurnedInEvent
-from maid_stdlib.consequences import AUDIT_COLLECTION, ConsequencesAppliedEvent
+from maid_engine.engine import GameEngine
+from maid_stdlib.consequences import AUDIT_COLLECTION, ConsequencesAppliedEvent, WorldMutationBatch
 from maid_stdlib.living import MemoryVisibility
 from maid_stdlib.questgen.vocabulary import QuestOutcome
 
@@ -69,7 +71,11 @@ async def test_failed_batches_are_audited_and_counted(tmp_path: Path, db_url: st
         quest_id = await deliver(engine, simple_quest(engine))
         await accept(engine, hero, quest_id)
         system = system_of(engine)
-        system.before_apply.append(lambda batch, attempt: system.versions.bump(gundrik) and None)
+
+        def conflict(batch: WorldMutationBatch, attempt: int) -> None:
+            system.versions.bump(gundrik)  # Gundrik changed under the batch
+
+        system.before_apply.append(conflict)
         result = await system.on_turned_in(quest_id, hero, QuestOutcome.COMPLETED, run=1)
         assert result is not None and result.status == "conflict"
         doc = await engine.store.documents.get(AUDIT_COLLECTION, result.audit_key)
@@ -90,8 +96,8 @@ async def test_a_follow_up_waiting_for_the_bandits_survives_a_restart(
     from maid_stdlib.questgen import QuestObjective as Objective
     from maid_stdlib.world import NPC, spawn_template
 
-    def bandits(engine: object) -> list[object]:
-        world = engine.world  # type: ignore[attr-defined]
+    def bandits(engine: GameEngine) -> list[UUID]:
+        world = engine.world
         return [
             u
             for u, n in world.each(NPC)

@@ -4,6 +4,7 @@ abandonment and expiry consequences, same-target merging, one grade for all."""
 from __future__ import annotations
 
 import logging
+from typing import Any
 from uuid import UUID
 
 import pytest
@@ -40,7 +41,7 @@ class Applied:
         engine.events.subscribe(ConsequencesAppliedEvent, self.events.append)
 
 
-async def started(engine: GameEngine, **kw: object) -> tuple[UUID, str]:
+async def started(engine: GameEngine, **kw: Any) -> tuple[UUID, str]:
     hero = new_hero(engine)
     quest_id = await deliver(engine, simple_quest(engine, **kw))
     await accept(engine, hero, quest_id)
@@ -137,7 +138,11 @@ async def test_a_second_conflict_is_rolled_back_logged_and_counted(
     system = system_of(engine)
     need_before = get_need_value(engine.world, gundrik, "economic")
     memories_before = living_of(engine).memory.count(gundrik)
-    system.before_apply.append(lambda batch, attempt: system.versions.bump(gundrik) and None)
+
+    def conflict(batch: WorldMutationBatch, attempt: int) -> None:
+        system.versions.bump(gundrik)  # Gundrik changed under the batch
+
+    system.before_apply.append(conflict)
     with caplog.at_level(logging.WARNING, logger="maid.consequences"):
         result = await system.on_turned_in(quest_id, hero, QuestOutcome.COMPLETED)
     assert result is not None and result.status == "conflict" and result.attempts == 2

@@ -312,7 +312,7 @@ async def test_without_gc_freeze_the_policy_is_inactive(gc_state: list[Collector
 def test_the_interval_settings_are_validated() -> None:
     for bad in ({"gc_refreeze_interval": 0}, {"gc_deep_interval": -1}):
         with pytest.raises(ValidationError):
-            Settings(**bad)
+            Settings.model_validate(bad)
     assert Settings(gc_deep_interval=0).gc_deep_interval == 0
 
 

@@ -15,7 +15,8 @@ def pack(name: str, requires: tuple[str, ...] = (), log: list[str] | None = None
     cls = type(
         f"P_{name}", (ContentPack,), {"name": name, "requires": requires, "register": register}
     )
-    return cls()
+    pack: ContentPack = cls()
+    return pack
 
 
 def test_dependency_order_is_topological_and_stable() -> None:

@@ -27,8 +27,10 @@ def ironvale_engine(
 ) -> GameEngine:
     """Ironvale with everything its packs wire (living world, story, quest generation,
     consequences). A store only with ``db_url`` (or ``use_store=True``)."""
-    settings = Settings(
-        data_dir=tmp_path, random_seed=seed, **({"database_url": db_url} if db_url else {})
+    settings = (
+        Settings(data_dir=tmp_path, random_seed=seed, database_url=db_url)
+        if db_url
+        else Settings(data_dir=tmp_path, random_seed=seed)
     )
     return GameEngine(
         settings,
@@ -81,3 +83,10 @@ def metric(engine: GameEngine, name: str, **labels: str) -> float:
 def plain(text: str) -> str:
     """Text without colour codes."""
     return re.sub(r"\|[a-zA-Z]", "", text)
+
+
+def skip(engine: GameEngine, game_seconds: float) -> None:
+    """Jump the engine's game clock forward (it must be a ManualClock)."""
+    clock = engine.clock
+    assert isinstance(clock, ManualClock), "only a ManualClock can skip"
+    clock.skip(game_seconds)

@@ -3,7 +3,7 @@ commands; and a recorder of the events they cause."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeVar
 from uuid import UUID
 
 from classic_rpg.components import Attributes, CharacterStats, Health
@@ -12,6 +12,8 @@ from maid_engine.engine import GameEngine
 from maid_engine.events import Event
 from maid_engine.testing import cmd, session_for
 from maid_stdlib.world import WorldCharacterFactory
+
+E = TypeVar("E", bound=Event)
 
 
 def new_character(engine: GameEngine, name: str = "Alice", online: bool = True) -> UUID:
@@ -76,5 +78,5 @@ class Recorder:
         for t in types:
             engine.events.subscribe(t, self.events.append)
 
-    def of(self, t: type[Event]) -> list[Any]:
+    def of(self, t: type[E]) -> list[E]:
         return [e for e in self.events if isinstance(e, t)]

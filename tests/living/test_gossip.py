@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kits.engines import living_of, ws_of
@@ -18,7 +19,7 @@ def known(engine, key: str) -> dict[str, gossip.GossipItem]:  # type: ignore[no-
     return comp.items if comp is not None else {}
 
 
-def quiet_world() -> dict:
+def quiet_world() -> dict[str, Any]:
     """No route: nobody perceives the bandits, so only injected gossip moves."""
     data = copy.deepcopy(LIVING)
     del data["npcs"]["smith"]["supply"]

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kits.engines import living_of, ws_of
 from living.livingkit import LIVING, hamlet_pack, make_engine, npc, run_hours
 
+from maid_engine.engine import GameEngine
 from maid_stdlib.living import (
     GoalFormedEvent,
     GoalsComponent,
@@ -19,11 +21,12 @@ from maid_stdlib.living import (
 from maid_stdlib.world import data_uuid
 
 
-def needs_of(engine, key: str) -> NeedsComponent:  # type: ignore[no-untyped-def]
-    return engine.world.get_component(npc(engine, key), NeedsComponent)
+def needs_of(engine: GameEngine, key: str) -> NeedsComponent:
+    needs: NeedsComponent = engine.world.get_component(npc(engine, key), NeedsComponent)
+    return needs
 
 
-def living_data(**smith_needs: dict) -> dict:
+def living_data(**smith_needs: dict[str, Any]) -> dict[str, Any]:
     data = copy.deepcopy(LIVING)
     data["npcs"]["smith"]["needs"].update(smith_needs)
     return data

@@ -4,7 +4,6 @@ replaced: sliced cycles, the spawned NPC's template lookup, hostile members."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
 from uuid import UUID
 
 from kits.engines import living_of
@@ -23,7 +22,7 @@ from maid_stdlib.living.seeding import first_npc_lookup, npc_index
 class _Probe(_Sliced):
     """Records (member, hours) of each visit."""
 
-    member_types: ClassVar[tuple[type[Component], ...]] = (NeedsComponent, Relationships)
+    member_types: tuple[type[Component], ...] = (NeedsComponent, Relationships)
 
     def __init__(self, *args: object) -> None:
         super().__init__(*args)  # type: ignore[arg-type]

@@ -74,6 +74,7 @@ async def test_telnetlib3_client(
         await handler.wait_until(lambda: session.caps.client_name == "telnetlib3")
         assert session.caps.gmcp and session.caps.gmcp_supports
 
+        assert isinstance(writer, telnetlib3.TelnetWriterUnicode)  # text mode: str in
         writer.write("look around\r\n")
         await _read_until(reader, "You said: look around")
         assert handler.lines_of(session) == ["look around"]

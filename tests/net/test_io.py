@@ -5,15 +5,20 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from maid_engine.net import NetLimits, TelnetServer
+from maid_engine.net.session import TelnetSession
+
+if TYPE_CHECKING:
+    from net.conftest import FakeHandler
+
 
 Connect = Callable[..., Awaitable[Any]]
 
 
 async def test_send_cannot_smuggle_escapes_or_telnet_commands(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     for index, profile in enumerate(("refuse", "mud")):
         client = await connect(server, profile)
@@ -29,19 +34,22 @@ async def test_send_cannot_smuggle_escapes_or_telnet_commands(
 
 
 async def test_iac_bytes_are_doubled_on_the_wire(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     client = await connect(server, "refuse")
     session = await handler.session()
     wire_before = len(client.wire)
     # Below the session (which never produces 0xFF from UTF-8): the writer must escape it.
+    assert isinstance(session, TelnetSession)
     session._proto.write_bytes(b"a\xff\xfb\x01b\r\n")
     await client.wait_text("b\r\n")
     assert bytes(client.wire[wire_before:]) == b"a\xff\xff\xfb\x01b\r\n"
     assert client.data.endswith(b"a\xff\xfb\x01b\r\n")
 
 
-async def test_newlines_are_normalised(server: TelnetServer, connect: Connect, handler) -> None:
+async def test_newlines_are_normalised(
+    server: TelnetServer, connect: Connect, handler: FakeHandler
+) -> None:
     client = await connect(server, "refuse")
     session = await handler.session()
     session.send("a\nb\r\nc\rd\n")
@@ -51,7 +59,7 @@ async def test_newlines_are_normalised(server: TelnetServer, connect: Connect, h
 
 
 async def test_input_is_decoded_and_cleaned(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     client = await connect(server)
     session = await handler.session()
@@ -64,7 +72,7 @@ async def test_input_is_decoded_and_cleaned(
 
 
 async def test_latin1_fallback_for_non_utf8_client(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     client = await connect(server, "refuse")
     session = await handler.session()
@@ -74,7 +82,7 @@ async def test_latin1_fallback_for_non_utf8_client(
 
 
 async def test_random_bytes_do_not_crash(
-    make_server: Callable[..., Awaitable[TelnetServer]], connect: Connect, handler
+    make_server: Callable[..., Awaitable[TelnetServer]], connect: Connect, handler: FakeHandler
 ) -> None:
     server = await make_server(NetLimits(negotiation_timeout=0.3, rate_burst=0, inbox_size=0))
     rng = random.Random(1234)
@@ -94,7 +102,7 @@ async def test_random_bytes_do_not_crash(
 
 
 async def test_lines_run_one_at_a_time_while_reading_continues(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     release = asyncio.Event()
     running = 0
@@ -124,7 +132,7 @@ async def test_lines_run_one_at_a_time_while_reading_continues(
 
 
 async def test_game_close_sends_message_and_closes_once(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     client = await connect(server)
     session = await handler.session()
@@ -139,7 +147,7 @@ async def test_game_close_sends_message_and_closes_once(
 
 
 async def test_writes_after_the_peer_vanished_are_harmless(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     client = await connect(server)
     session = await handler.session()
@@ -155,7 +163,7 @@ async def test_writes_after_the_peer_vanished_are_harmless(
 
 
 async def test_closed_waits_for_the_running_command(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     release = asyncio.Event()
 
@@ -179,7 +187,7 @@ async def test_closed_waits_for_the_running_command(
 
 
 async def test_handler_errors_do_not_kill_the_session(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     async def on_line(session: Any, line: str) -> None:
         if line == "boom":
@@ -195,7 +203,7 @@ async def test_handler_errors_do_not_kill_the_session(
 
 
 async def test_stop_tells_everyone_and_closes(
-    make_server: Callable[..., Awaitable[TelnetServer]], connect: Connect, handler
+    make_server: Callable[..., Awaitable[TelnetServer]], connect: Connect, handler: FakeHandler
 ) -> None:
     server = await make_server()
     first = await connect(server)
@@ -216,7 +224,7 @@ async def test_stop_tells_everyone_and_closes(
 
 
 async def test_output_to_a_client_that_never_reads_is_bounded(
-    make_server: Callable[..., Awaitable[TelnetServer]], handler
+    make_server: Callable[..., Awaitable[TelnetServer]], handler: FakeHandler
 ) -> None:
     server = await make_server(NetLimits(negotiation_timeout=0.2, max_output_buffer=64 * 1024))
     _reader, writer = await asyncio.open_connection(server.host, server.port)  # never reads
@@ -233,7 +241,7 @@ async def test_output_to_a_client_that_never_reads_is_bounded(
 
 
 async def test_stop_during_negotiation_never_reaches_the_handler(
-    make_server: Callable[..., Awaitable[TelnetServer]], connect: Connect, handler
+    make_server: Callable[..., Awaitable[TelnetServer]], connect: Connect, handler: FakeHandler
 ) -> None:
     server = await make_server(NetLimits(negotiation_timeout=5.0))
     client = await connect(server, "silent")  # would keep negotiation pending for 5 s
@@ -259,7 +267,7 @@ def count_writes(session: Any) -> list[bytes]:
 
 
 async def test_a_response_and_its_prompt_go_out_in_one_write(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     client = await connect(server, "refuse")
     session = await handler.session()
@@ -273,7 +281,7 @@ async def test_a_response_and_its_prompt_go_out_in_one_write(
 
 
 async def test_output_without_a_prompt_is_written_within_the_loop_turn(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     client = await connect(server, "refuse")
     session = await handler.session()
@@ -288,7 +296,7 @@ async def test_output_without_a_prompt_is_written_within_the_loop_turn(
 
 
 async def test_queued_text_keeps_its_place_before_telnet_commands(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     client = await connect(server, "mud")
     session = await handler.session()
@@ -307,7 +315,7 @@ async def test_queued_text_keeps_its_place_before_telnet_commands(
 
 
 async def test_a_big_output_is_not_held_back(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     client = await connect(server, "refuse")
     session = await handler.session()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from maid_engine.net import NetLimits, TelnetServer
 from maid_engine.net.limits import (
@@ -14,6 +14,10 @@ from maid_engine.net.limits import (
     MSG_SERVER_FULL,
     MSG_TOO_FAST,
 )
+
+if TYPE_CHECKING:
+    from net.conftest import FakeHandler
+
 
 Connect = Callable[..., Awaitable[Any]]
 MakeServer = Callable[..., Awaitable[TelnetServer]]
@@ -29,7 +33,7 @@ class FakeClock:
 
 
 async def test_overlong_lines_are_refused_while_others_keep_working(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     flooder = await connect(server)
     flood_session = await handler.session(0)
@@ -53,7 +57,9 @@ async def test_overlong_lines_are_refused_while_others_keep_working(
     assert server.counters["line_too_long"] == 1
 
 
-async def test_line_length_boundary(server: TelnetServer, connect: Connect, handler) -> None:
+async def test_line_length_boundary(
+    server: TelnetServer, connect: Connect, handler: FakeHandler
+) -> None:
     client = await connect(server)
     session = await handler.session()
     client.send_line("x" * 4096)
@@ -65,7 +71,7 @@ async def test_line_length_boundary(server: TelnetServer, connect: Connect, hand
     await client.wait_text(TOO_LONG)
 
 
-async def test_rate_limit(make_server: MakeServer, connect: Connect, handler) -> None:
+async def test_rate_limit(make_server: MakeServer, connect: Connect, handler: FakeHandler) -> None:
     clock = FakeClock()
     limits = NetLimits(negotiation_timeout=0.3, rate_burst=5, rate_per_second=1.0)
     hits: list[str] = []
@@ -87,7 +93,7 @@ async def test_rate_limit(make_server: MakeServer, connect: Connect, handler) ->
     assert handler.lines_of(session)[5:] == ["x1", "x2", "x3"]
 
 
-async def test_inbox_bound(make_server: MakeServer, connect: Connect, handler) -> None:
+async def test_inbox_bound(make_server: MakeServer, connect: Connect, handler: FakeHandler) -> None:
     server = await make_server(NetLimits(negotiation_timeout=0.3, inbox_size=2))
     release = asyncio.Event()
 
@@ -108,7 +114,9 @@ async def test_inbox_bound(make_server: MakeServer, connect: Connect, handler) -
     assert server.counters["inbox_full"] == 2
 
 
-async def test_max_connections_per_ip(make_server: MakeServer, connect: Connect, handler) -> None:
+async def test_max_connections_per_ip(
+    make_server: MakeServer, connect: Connect, handler: FakeHandler
+) -> None:
     server = await make_server(NetLimits(negotiation_timeout=0.3, max_connections_per_ip=2))
     first = await connect(server)
     await connect(server)
@@ -126,7 +134,9 @@ async def test_max_connections_per_ip(make_server: MakeServer, connect: Connect,
     await handler.session(2)  # a slot came free
 
 
-async def test_total_connection_cap(make_server: MakeServer, connect: Connect, handler) -> None:
+async def test_total_connection_cap(
+    make_server: MakeServer, connect: Connect, handler: FakeHandler
+) -> None:
     server = await make_server(NetLimits(negotiation_timeout=0.3, max_connections=1))
     await connect(server)
     await handler.session()
@@ -137,7 +147,9 @@ async def test_total_connection_cap(make_server: MakeServer, connect: Connect, h
     assert server.connection_count == 1
 
 
-async def test_idle_timeout(make_server: MakeServer, connect: Connect, handler) -> None:
+async def test_idle_timeout(
+    make_server: MakeServer, connect: Connect, handler: FakeHandler
+) -> None:
     server = await make_server(NetLimits(negotiation_timeout=0.2, idle_timeout=0.3))
     client = await connect(server)
     session = await handler.session()
@@ -149,7 +161,7 @@ async def test_idle_timeout(make_server: MakeServer, connect: Connect, handler) 
 
 
 async def test_idle_is_measured_with_the_injected_clock(
-    make_server: MakeServer, connect: Connect, handler
+    make_server: MakeServer, connect: Connect, handler: FakeHandler
 ) -> None:
     clock = FakeClock()
     server = await make_server(NetLimits(negotiation_timeout=0.2, idle_timeout=0.2), clock=clock)

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from telnetlib3.telopt import DO, ECHO, EOR, GMCP, MSSP, SGA, WILL, WONT
 
 from maid_engine.net import TelnetServer
 from maid_engine.sessions import ColorMode
+
+if TYPE_CHECKING:
+    from net.conftest import FakeHandler
+
 
 Connect = Callable[..., Awaitable[Any]]
 
@@ -21,7 +25,9 @@ def _visible_lines(text: str) -> list[str]:
     return re.sub(r"\x1b\[[0-9;]*m", "", text).split("\r\n")
 
 
-async def test_open_and_lines_in_order(server: TelnetServer, connect: Connect, handler) -> None:
+async def test_open_and_lines_in_order(
+    server: TelnetServer, connect: Connect, handler: FakeHandler
+) -> None:
     client = await connect(server)
     session = await handler.session()
     assert session.peer_host == "127.0.0.1"
@@ -32,7 +38,7 @@ async def test_open_and_lines_in_order(server: TelnetServer, connect: Connect, h
 
 
 async def test_naws_wraps_output_and_follows_resize(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     client = await connect(server, naws=(40, 20))
     session = await handler.session()
@@ -54,7 +60,9 @@ async def test_naws_wraps_output_and_follows_resize(
     assert 90 < max(len(line) for line in lines) <= 100
 
 
-async def test_mtts_client_gets_truecolor(server: TelnetServer, connect: Connect, handler) -> None:
+async def test_mtts_client_gets_truecolor(
+    server: TelnetServer, connect: Connect, handler: FakeHandler
+) -> None:
     client = await connect(server)  # MUDLET / XTERM-256COLOR / MTTS 271, CHARSET UTF-8
     session = await handler.session()
     caps = session.caps
@@ -76,7 +84,7 @@ async def test_mtts_client_gets_truecolor(server: TelnetServer, connect: Connect
     ],
 )
 async def test_ttype_chooses_colour_mode(
-    server: TelnetServer, connect: Connect, handler, ttypes: list[str], mode: ColorMode
+    server: TelnetServer, connect: Connect, handler: FakeHandler, ttypes: list[str], mode: ColorMode
 ) -> None:
     await connect(server, ttypes=ttypes, charset=None)
     session = await handler.session()
@@ -85,7 +93,7 @@ async def test_ttype_chooses_colour_mode(
 
 @pytest.mark.parametrize("profile", ["refuse", "silent"])
 async def test_plain_clients_get_a_working_session_without_escapes(
-    server: TelnetServer, connect: Connect, handler, profile: str
+    server: TelnetServer, connect: Connect, handler: FakeHandler, profile: str
 ) -> None:
     client = await connect(server, profile)
     session = await handler.session()
@@ -102,7 +110,7 @@ async def test_plain_clients_get_a_working_session_without_escapes(
 
 
 async def test_password_echo_for_a_mud_client(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     client = await connect(server, do={SGA[0], ECHO[0], EOR[0]})
     session = await handler.session()
@@ -123,7 +131,9 @@ async def test_password_echo_for_a_mud_client(
     assert "secret" not in client.text() and "visible" not in client.text()
 
 
-async def test_kludge_mode_server_echo(server: TelnetServer, connect: Connect, handler) -> None:
+async def test_kludge_mode_server_echo(
+    server: TelnetServer, connect: Connect, handler: FakeHandler
+) -> None:
     # A plain terminal (not a MUD client) agrees to WILL ECHO: the server must echo.
     client = await connect(server, ttypes=["xterm"], do={SGA[0], ECHO[0]})
     session = await handler.session()
@@ -146,7 +156,7 @@ async def test_kludge_mode_server_echo(server: TelnetServer, connect: Connect, h
 
 
 async def test_gmcp_hello_supports_and_messages(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     client = await connect(server)
     session = await handler.session()
@@ -171,7 +181,7 @@ async def test_gmcp_hello_supports_and_messages(
 
 
 async def test_send_gmcp_is_a_noop_without_gmcp(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     client = await connect(server, do={SGA[0], EOR[0]})  # refuses WILL GMCP
     session = await handler.session()
@@ -190,7 +200,7 @@ def _decode_mssp(payload: bytes) -> dict[str, list[str]]:
     return table
 
 
-async def test_mssp_table(server: TelnetServer, connect: Connect, handler) -> None:
+async def test_mssp_table(server: TelnetServer, connect: Connect, handler: FakeHandler) -> None:
     handler.mssp = {"NAME": "TestMUD", "PLAYERS": "3", "GENRE": ["Fantasy", "Bad\x01Val"]}
     client = await connect(server)
     await client.wait_for(lambda: bool(client.subnegotiations(MSSP)))
@@ -203,7 +213,7 @@ async def test_mssp_table(server: TelnetServer, connect: Connect, handler) -> No
 
 
 async def test_prompt_ends_with_eor_when_negotiated(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     client = await connect(server)
     session = await handler.session()
@@ -218,7 +228,7 @@ async def test_prompt_ends_with_eor_when_negotiated(
 
 
 async def test_prompt_ends_with_ga_without_eor_or_sga(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     client = await connect(server, do=set())
     session = await handler.session()
@@ -227,7 +237,9 @@ async def test_prompt_ends_with_ga_without_eor_or_sga(
     assert client.eor_count == 0
 
 
-async def test_no_ga_when_sga_agreed(server: TelnetServer, connect: Connect, handler) -> None:
+async def test_no_ga_when_sga_agreed(
+    server: TelnetServer, connect: Connect, handler: FakeHandler
+) -> None:
     client = await connect(server, do={SGA[0]})
     session = await handler.session()
     session.prompt("> ")
@@ -245,7 +257,7 @@ async def test_server_offers_gmcp_mssp_eor(server: TelnetServer, connect: Connec
 
 
 async def test_client_initiated_charset_request(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     client = await connect(server, "refuse")
     session = await handler.session()
@@ -258,7 +270,7 @@ async def test_client_initiated_charset_request(
 
 
 async def test_session_satisfies_the_contract(
-    server: TelnetServer, connect: Connect, handler
+    server: TelnetServer, connect: Connect, handler: FakeHandler
 ) -> None:
     from maid_engine.sessions import Session
 

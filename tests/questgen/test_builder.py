@@ -157,7 +157,7 @@ async def test_quest_extensions_add_a_rules_layers_terms_and_are_stored(town: To
 
 async def test_consequences_are_planned_against_real_needs_goals_and_people(town: Town) -> None:
     quest = await _build(town, await _iron_seed(town))
-    by_type: dict[C, list] = {}
+    by_type: dict[C, list[Any]] = {}
     for c in quest.consequences:
         by_type.setdefault(c.consequence_type, []).append(c)
     (goal,) = by_type[C.NPC_GOAL_COMPLETE]
@@ -240,9 +240,9 @@ async def test_provider_errors_propagate_for_the_caller_to_fall_back(town: Town)
             raise TimeoutError("model down")
 
     with pytest.raises(TimeoutError):
-        await town.qg.builder(Broken()).build(
-            await _iron_seed(town), town.qg.archetypes.get("clear_out")
-        )  # type: ignore[arg-type]
+        archetype = town.qg.archetypes.get("clear_out")
+        assert archetype is not None
+        await town.qg.builder(Broken()).build(await _iron_seed(town), archetype)
 
 
 async def test_low_grounding_or_coherence_is_rejected(town: Town) -> None:

@@ -37,7 +37,7 @@ def test_phrases() -> None:
     assert describe_reputation(0.5) == "friendly acquaintance"
     assert describe_reputation(-0.5) == "wary"
     assert describe_reputation(-0.9) == "distrusted"
-    assert ReputationLabel.WARY == "wary"
+    assert ReputationLabel.WARY.value == "wary"
 
 
 def test_nan_is_neutral_not_distrusted() -> None:

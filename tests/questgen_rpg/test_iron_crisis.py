@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kits.engines import ironvale_engine, npc, npcs
@@ -140,7 +141,7 @@ async def test_rewards_scale_with_gundriks_wealth(ironvale: GameEngine) -> None:
 async def test_consequences_as_in_section_9(ironvale: GameEngine) -> None:
     quest = await _quest(ironvale)
     gundrik, voss = npc(ironvale, "ironvale:gundrik"), npc(ironvale, "ironvale:voss")
-    kinds: dict[ConsequenceType, list] = {}
+    kinds: dict[ConsequenceType, list[Any]] = {}
     for c in quest.consequences:
         kinds.setdefault(c.consequence_type, []).append(c)
     (goal,) = kinds[C.NPC_GOAL_COMPLETE]

@@ -13,6 +13,7 @@ from questgen_system.test_signals import blocked, threat
 
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
+from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.signals import StorySignalLike
 from maid_stdlib.story.signals import StorySignal, StorySignalEvent
@@ -59,7 +60,7 @@ def _record(engine: GameEngine) -> list[tuple[float, StorySignalLike]]:
     seen: list[tuple[float, StorySignalLike]] = []
     evaluate = intake.evaluate
 
-    async def recording(arrived: float, signal: StorySignalLike) -> object:
+    async def recording(arrived: float, signal: StorySignalLike) -> QuestSeed | Rejection:
         seen.append((engine.clock.game_time, signal))
         return await evaluate(arrived, signal)
 

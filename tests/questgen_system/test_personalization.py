@@ -89,7 +89,9 @@ async def test_talking_walking_and_gathering_make_their_styles(quiet: GameEngine
     assert tracker.style_of(talker) is PlayStyle.BALANCED, tracker.scores(talker)
 
 
-async def test_the_match_score_follows_the_seed(quiet: GameEngine) -> None:
+async def test_the_match_score_follows_the_seed(
+    quiet: GameEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     system = system_of(quiet)
     quest = await a_quest(quiet)
     assert quest.difficulty.recommended_level == 4
@@ -102,11 +104,11 @@ async def test_the_match_score_follows_the_seed(quiet: GameEngine) -> None:
 
     # Level 0 apart +0.3, the square is 2 rooms from the smithy +0.1, novel +0.1.
     assert score() == 0.5
-    personalizer.NEAR_ROOMS = 3  # the boundary: "closer than"
+    monkeypatch.setattr(personalizer, "NEAR_ROOMS", 3)  # the boundary: "closer than"
     assert score() == 0.5
-    personalizer.NEAR_ROOMS = 2
+    monkeypatch.setattr(personalizer, "NEAR_ROOMS", 2)
     assert score() == 0.4  # 2 rooms is not closer than 2
-    del personalizer.NEAR_ROOMS
+    monkeypatch.undo()  # the class default again
     quiet.world.get_component(hero, CharacterStats).level = 8
     assert score() == 0.3  # 4 levels apart: +0.1 only
     quiet.world.get_component(hero, CharacterStats).level = 10

@@ -58,7 +58,7 @@ async def test_the_configuration_is_the_one_given_at_construction(tmp_path: Path
         assert system_of(engine).settings is config
         assert pipeline_of(engine).settings is config
         with pytest.raises(Exception, match="frozen"):
-            config.max_concurrent_builds = 2  # type: ignore[misc]
+            config.max_concurrent_builds = 2
 
 
 def test_no_pipeline_module_imports_inside_a_function() -> None:

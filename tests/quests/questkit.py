@@ -43,10 +43,11 @@ def make_engine(tmp_path: Path, *, db_url: str | None = None, **kw: Any) -> Game
         ClassicRPGContentPack(),
         QuestTestWorld(),
     ]
-    settings = Settings(
-        data_dir=tmp_path,
-        random_seed=kw.pop("seed", 1),
-        **({"database_url": db_url} if db_url else {}),
+    seed = kw.pop("seed", 1)
+    settings = (
+        Settings(data_dir=tmp_path, random_seed=seed, database_url=db_url)
+        if db_url
+        else Settings(data_dir=tmp_path, random_seed=seed)
     )
     return GameEngine(settings, clock=ManualClock(), packs=packs, use_store=db_url is not None)
 

@@ -155,7 +155,11 @@ def test_model_rules() -> None:
         "destination_room_id": "a:b",
     }
     with pytest.raises(ValidationError, match="at least one required objective"):
-        Quest(quest_id="q", title="Q", objectives=[QuestObjective(**{**visit, "required": False})])
+        Quest(
+            quest_id="q",
+            title="Q",
+            objectives=[QuestObjective.model_validate({**visit, "required": False})],
+        )
     with pytest.raises(ValidationError, match="time_limit_hours or time_limit_seconds"):
         Quest.model_validate(
             {
@@ -177,27 +181,32 @@ def test_model_rules() -> None:
         "time_limit_seconds": 5,
     }
     with pytest.raises(ValidationError, match="has nothing to watch"):
-        Quest(quest_id="q", title="Q", objectives=[QuestObjective(**timed)])
+        Quest(quest_id="q", title="Q", objectives=[QuestObjective.model_validate(timed)])
     with pytest.raises(ValidationError, match="of a different order"):
         Quest(
             quest_id="q",
             title="Q",
             objectives=[
-                QuestObjective(**visit),
-                QuestObjective(**{**timed, "watch": ["v"], "order": 1}),
+                QuestObjective.model_validate(visit),
+                QuestObjective.model_validate({**timed, "watch": ["v"], "order": 1}),
             ],
         )
     with pytest.raises(ValidationError, match="watches unknown 'x'"):
         Quest(
             quest_id="q",
             title="Q",
-            objectives=[QuestObjective(**visit), QuestObjective(**{**timed, "watch": ["x"]})],
+            objectives=[
+                QuestObjective.model_validate(visit),
+                QuestObjective.model_validate({**timed, "watch": ["x"]}),
+            ],
         )
     with pytest.raises(ValidationError, match="only protect and timed"):
-        QuestObjective(**{**visit, "watch": ["t"]})
+        QuestObjective.model_validate({**visit, "watch": ["t"]})
     with pytest.raises(ValidationError, match="1-50 characters"):
-        Quest(quest_id="x" * 51, title="Q", objectives=[QuestObjective(**visit)])
+        Quest(quest_id="x" * 51, title="Q", objectives=[QuestObjective.model_validate(visit)])
     ok = Quest(
-        quest_id="q", title="Q", objectives=[QuestObjective(**visit), QuestObjective(**timed)]
+        quest_id="q",
+        title="Q",
+        objectives=[QuestObjective.model_validate(visit), QuestObjective.model_validate(timed)],
     )
     assert ok.watched(ok.objectives[1]) == ["v"]

@@ -41,7 +41,7 @@ async def finish_yard(engine: GameEngine, hero: UUID) -> None:
 
 async def turn_in(engine: GameEngine, hero: UUID) -> QuestOutcome:
     rec = Recorder(engine, QuestTurnedInEvent)
-    outcome = await qm(engine).turn_in_quest(hero, "test-quest")
+    outcome: QuestOutcome = await qm(engine).turn_in_quest(hero, "test-quest")
     await engine.dispatch_events()
     assert rec.of(QuestTurnedInEvent)[0].outcome is outcome  # the grade travels on the event
     return outcome

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
@@ -42,7 +43,7 @@ def test_nearest_rank_percentiles() -> None:
 
 
 def test_chains_follow_the_history_parent_links() -> None:
-    history = {
+    history: dict[str, dict[str, Any]] = {
         "q1": {"chain_depth": 0, "chain_parent_id": None},
         "q2": {"chain_depth": 1, "chain_parent_id": "q1"},
         "q3": {"chain_depth": 2, "chain_parent_id": "q2"},

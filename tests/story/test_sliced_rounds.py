@@ -12,6 +12,7 @@ from typing import Any
 from uuid import UUID
 
 import pytest
+from kits.engines import skip
 from living.livingkit import LIVING, collect_signals, hamlet_pack, make_engine, npc, story_of
 
 from maid_engine.engine import GameEngine
@@ -68,10 +69,10 @@ async def _sliced_round(engine: GameEngine, delta: float = SHORT) -> int:
     """Run one detection round with only the story system ticking (the world holds
     still) at ``delta`` game seconds per tick; returns the ticks it took."""
     story = story_of(engine)
-    engine.clock.skip(story.interval)
+    skip(engine, story.interval)
     ticks = 0
     while True:
-        engine.clock.skip(delta)
+        skip(engine, delta)
         await story.update(delta)
         await engine.dispatch_events()
         ticks += 1
@@ -105,9 +106,11 @@ async def test_a_sliced_round_finds_what_a_whole_round_finds(tmp_path: Path) -> 
         root = tmp_path / mode
         engine = make_engine(root, [hamlet_pack(root / "p", _rich_living())])
         resolved: list[str] = []
-        engine.events.subscribe(
-            StorySituationResolvedEvent, lambda e, out=resolved: out.append(e.situation_key)
-        )
+
+        def on_resolved(e: StorySituationResolvedEvent, out: list[str] = resolved) -> None:
+            out.append(e.situation_key)
+
+        engine.events.subscribe(StorySituationResolvedEvent, on_resolved)
         async with engine.lifespan():
             await _start(engine)
             story = story_of(engine)
@@ -144,7 +147,7 @@ async def test_a_tick_of_round_seconds_runs_the_whole_round(tmp_path: Path) -> N
             return []
 
         engine.services.get(StoryDetectors).register_sliced("slow", "CUSTOM", slow)
-        engine.clock.skip(story.interval)
+        skip(engine, story.interval)
         await engine.tick()  # 60 game seconds: round_seconds
         assert not story.round_in_progress
         assert len(resumed) == 5_000 and len(set(resumed)) == 1
@@ -239,14 +242,14 @@ async def test_resolution_waits_for_the_end_of_the_pass(tmp_path: Path) -> None:
         assert story.is_active("feud")
 
         state["report"] = False
-        engine.clock.skip(story.interval)
+        skip(engine, story.interval)
         steps.clear()
         while len(steps) < 8:  # the pass is under way, not finished
-            engine.clock.skip(SHORT)
+            skip(engine, SHORT)
             await story.update(SHORT)
         assert story.round_in_progress and story.is_active("feud")
         while story.round_in_progress:
-            engine.clock.skip(SHORT)
+            skip(engine, SHORT)
             await story.update(SHORT)
         assert not story.is_active("feud")  # judged once the pass was over
 
@@ -279,9 +282,9 @@ async def test_entities_destroyed_mid_pass(tmp_path: Path) -> None:
         detectors.register_sliced("census", "CUSTOM", census)
         for detector in builtin_detectors():  # after the census, with the keeper gone
             detectors.add(detector)
-        engine.clock.skip(story.interval)
+        skip(engine, story.interval)
         while not seen:
-            engine.clock.skip(SHORT)
+            skip(engine, SHORT)
             await story.update(SHORT)
         assert story.round_in_progress
         doomed = [uid for uid, _ in engine.world.each(NPC)][-3:]
@@ -289,7 +292,7 @@ async def test_entities_destroyed_mid_pass(tmp_path: Path) -> None:
             engine.world.destroy_entity(uid)
         await engine.dispatch_events()
         while story.round_in_progress:
-            engine.clock.skip(SHORT)
+            skip(engine, SHORT)
             await story.update(SHORT)
             await engine.dispatch_events()
         assert story.detector_errors == {}
@@ -303,9 +306,9 @@ async def test_detect_now_replaces_a_round_in_progress(tmp_path: Path) -> None:
         story.work_per_second = 1.0
         trader, keeper = npc(engine, "trader"), npc(engine, "keeper")
         api.adjust_relationship(engine.world, trader, keeper, trust=-0.4)
-        engine.clock.skip(story.interval)
+        skip(engine, story.interval)
         for _ in range(3):
-            engine.clock.skip(SHORT)
+            skip(engine, SHORT)
             await story.update(SHORT)
         assert story.round_in_progress
         emitted = story.detect_now()
@@ -349,10 +352,8 @@ async def test_builtin_detectors_are_sliced(tmp_path: Path, name: str) -> None:
                 break
             assert isinstance(units, int) and units >= 0
             steps += 1
-        whole = list(
-            run_whole(
-                detector.work(DetectionContext(story_of(engine).living, engine.clock.game_time))
-            )
-            or ()
+        result = run_whole(
+            detector.work(DetectionContext(story_of(engine).living, engine.clock.game_time))
         )
+        whole = list(result or ())
         assert steps >= 1 and [asdict(d) for d in sliced] == [asdict(d) for d in whole]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from world.worldkit import (
@@ -118,7 +119,9 @@ async def test_slain_npcs_are_not_respawned_by_a_rebuild(tmp_path: Path) -> None
 # -- validation -------------------------------------------------------------------
 
 
-def problems_of(tmp_path: Path, area: dict | str, manifest: dict | None = None) -> list[str]:
+def problems_of(
+    tmp_path: Path, area: dict[str, Any] | str, manifest: dict[str, Any] | None = None
+) -> list[str]:
     root = tmp_path / "testpack"
     write_yaml(root / "areas" / "town.yaml", area)
     if manifest is not None:
@@ -238,7 +241,7 @@ def test_the_ironvale_pack_has_no_problems() -> None:
     ],
 )
 def test_each_kind_of_problem_names_file_entry_and_problem(
-    tmp_path: Path, area: dict | str, expected: str
+    tmp_path: Path, area: dict[str, Any] | str, expected: str
 ) -> None:
     problems = problems_of(tmp_path, area)
     assert any(expected in p for p in problems), problems
@@ -379,7 +382,7 @@ async def test_exits_may_lead_into_a_required_pack(tmp_path: Path) -> None:
 # -- extensions ---------------------------------------------------------------------
 
 
-def npc_area(stats: object) -> dict:
+def npc_area(stats: object) -> dict[str, Any]:
     return tiny_area(
         npcs=[
             {"key": "ogre", "name": "an ogre", "keywords": ["ogre"], "room": "hall", "stats": stats}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from world.worldkit import (
     OgreStats,
@@ -20,7 +21,7 @@ from maid_engine.engine import GameEngine
 from maid_stdlib.world import NPC, Describable, Room, data_uuid
 
 
-def engine_on(db_url: str, tmp_path: Path, packs: list | None = None) -> GameEngine:
+def engine_on(db_url: str, tmp_path: Path, packs: list[Any] | None = None) -> GameEngine:
     return GameEngine(
         Settings(data_dir=tmp_path, database_url=db_url),
         clock=ManualClock(),

@@ -66,7 +66,9 @@ def write_yaml(path: Path, data: Any) -> Path:
     return path
 
 
-def tiny_area(key: str = "town", rooms: list[dict[str, Any]] | None = None, **extra: Any) -> dict:
+def tiny_area(
+    key: str = "town", rooms: list[dict[str, Any]] | None = None, **extra: Any
+) -> dict[str, Any]:
     return {
         "area": {"key": key, "name": key.title(), "region": "testland"},
         "rooms": rooms
