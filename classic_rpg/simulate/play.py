@@ -256,7 +256,8 @@ class Planner:
         if t in (T.COLLECT, T.DELIVER):
             return self.item_step(bot, o, doing)
         if t is T.ESCORT:
-            assert o.target_id is not None and o.destination_room_id is not None
+            assert o.target_id is not None
+            assert o.destination_room_id is not None
             if self.ws.room_key_of(o.target_id) != self.here(bot):
                 return self.meet(bot, o.target_id, "look", doing)
             step = self.go_to(bot, o.destination_room_id, doing)

@@ -102,7 +102,8 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
             transport.close()
             return
         super().connection_made(transport)
-        assert isinstance(self.reader, _InputSink) and self.writer is not None
+        assert isinstance(self.reader, _InputSink)
+        assert self.writer is not None
         # Our LineAssembler does the line editing; telnetlib3's simulated SLC would
         # otherwise inspect every input byte in Python (slow for floods, see _INPUT_SLICE).
         self.writer.slc_simulated = False

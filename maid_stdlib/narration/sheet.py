@@ -82,7 +82,8 @@ def render_sheet(
             if target.section != section or target.npc != npc:
                 continue
             value = current_value(schema, view, target.path)
-            assert target.stat is not None and isinstance(value, int | float)
+            assert target.stat is not None
+            assert isinstance(value, int | float)
             out.append(
                 _stat_line(
                     target.path if builder else target.name.replace("_", " "), target.stat, value
@@ -175,7 +176,8 @@ def set_value(
         view.set(where, flag)
         return f"{where}: {str(old).lower()} -> {str(flag).lower()}."
     stat = target.stat
-    assert stat is not None and isinstance(old, int | float)
+    assert stat is not None
+    assert isinstance(old, int | float)
     number = as_number(raw)
     if number is None:
         return f"{where} takes a number, not {raw!r}."

@@ -70,7 +70,8 @@ async def test_role_command_needs_admin(
     assert target.session.data["role"] is Role.BUILDER
     assert "Your role is now builder." in target.session.sent
     account = await accounts.get("bryn")
-    assert account is not None and account.role is Role.BUILDER
+    assert account is not None
+    assert account.role is Role.BUILDER
     assert "Unknown role" in await admin.line("@role bryn wizard")
     assert "There is no account or character named Zed" in await admin.line("@role Zed admin")
     assert "cannot change your own role" in await admin.line("@role dain player")

@@ -53,7 +53,8 @@ async def test_banner_explains_create_and_connect(client: MakeClient) -> None:
     c = client()
     out = await c.open()
     assert "MAID" in out
-    assert "create <name> <password>" in out and "connect <name> <password>" in out
+    assert "create <name> <password>" in out
+    assert "connect <name> <password>" in out
     assert c.last_prompt == "What is your name? "
     assert not c.last_prompt.endswith("\n")
 
@@ -74,7 +75,8 @@ async def test_interactive_create_hides_the_password(
     assert c.session.echo is False
     out = await c.line(PASSWORD)
     assert c.session.echo is True
-    assert "Account Aldric created." in out and "Welcome, Aldric." in out
+    assert "Account Aldric created." in out
+    assert "Welcome, Aldric." in out
     assert c.last_prompt == "> "
     # Every password prompt was shown with echo off; everything else with echo on.
     for kind, text, echo in c.session.transcript:
@@ -103,7 +105,8 @@ async def test_confirm_mismatch_asks_again(client: MakeClient) -> None:
     await c.line("first-password")
     out = await c.line("other-password")
     assert "The passwords do not match" in out
-    assert c.last_prompt == "Choose a password: " and c.session.echo is False
+    assert c.last_prompt == "Choose a password: "
+    assert c.session.echo is False
     await c.line("third-password")
     out = await c.line("third-password")
     assert "Welcome, Bryn." in out
@@ -129,7 +132,8 @@ async def test_short_new_password_is_refused_with_a_clear_message(client: MakeCl
     await c.line("yes")
     out = await c.line("abc")
     assert "Passwords must be at least 6 characters long." in out
-    assert c.session.echo is False and c.last_prompt == "Choose a password: "
+    assert c.session.echo is False
+    assert c.last_prompt == "Choose a password: "
     out = await (client()).open()
     c2 = client()
     await c2.open()
@@ -220,10 +224,12 @@ async def test_interactive_login_of_an_existing_account(client: MakeClient) -> N
     c = client()
     await c.open()
     await c.line("hale")
-    assert c.session.echo is False and c.last_prompt == "Password: "
+    assert c.session.echo is False
+    assert c.last_prompt == "Password: "
     out = await c.line(PASSWORD)
     assert c.session.echo is True
-    assert "Welcome, Hale." in out and c.session.character_id == uid
+    assert "Welcome, Hale." in out
+    assert c.session.character_id == uid
 
 
 async def test_wrong_password_and_unknown_name_look_the_same(client: MakeClient) -> None:
@@ -262,7 +268,8 @@ async def test_three_failures_close_the_connection(client: MakeClient) -> None:
     await c.open()
     await c.line("kell")
     await c.line("bad-one")
-    assert c.session.connected and c.last_prompt == "What is your name? "
+    assert c.session.connected
+    assert c.last_prompt == "What is your name? "
     await c.line("connect kell bad-two")
     assert c.session.connected
     await c.line("connect kell bad-three")
@@ -361,11 +368,14 @@ async def test_character_menu(
     await c.line("aldric")
     out = await c.line(PASSWORD)
     assert "1) Aldric  2) Bryn" in out
-    assert "new <name>" in out and "2 of 5 used" in out
-    assert c.last_prompt == "Choose: " and c.session.character_id is None
+    assert "new <name>" in out
+    assert "2 of 5 used" in out
+    assert c.last_prompt == "Choose: "
+    assert c.session.character_id is None
     assert "Please type one of the numbers" in await c.line("7")
     out = await c.line("2")
-    assert "Welcome, Bryn." in out and c.session.character_id == bryn
+    assert "Welcome, Bryn." in out
+    assert c.session.character_id == bryn
     assert c.session.account_id == "aldric"
 
 
@@ -415,7 +425,8 @@ async def test_connect_picks_the_named_character(
     c = client()
     await c.open()
     await c.line(f"connect bryn {PASSWORD}")
-    assert c.session.character_id == bryn and c.session.account_id == "aldric"
+    assert c.session.character_id == bryn
+    assert c.session.account_id == "aldric"
     await c.line("quit")
     c = client()
     await c.open()
@@ -456,7 +467,8 @@ async def test_quit_says_goodbye_and_publishes_disconnect(
     engine.clock.advance_wall(100)  # type: ignore[attr-defined]
     await c.line("quit")
     assert not c.session.connected
-    assert c.session.close_message is not None and "Goodbye" in c.session.close_message
+    assert c.session.close_message is not None
+    assert "Goodbye" in c.session.close_message
     assert engine.sessions.session_for(uid) is None
     gone = events.of(CharacterDisconnectedEvent)
     assert gone == [CharacterDisconnectedEvent(uid, c.session.id, reason="quit")]
@@ -475,7 +487,8 @@ async def test_link_loss_publishes_disconnect(client: MakeClient, events: Events
     c = await create(client, "Aldric")
     await c.drop()
     gone = events.of(CharacterDisconnectedEvent)
-    assert len(gone) == 1 and gone[0].reason == "disconnected"
+    assert len(gone) == 1
+    assert gone[0].reason == "disconnected"
 
 
 async def test_leaving_from_the_login_screen_publishes_nothing(
@@ -531,7 +544,8 @@ async def test_nothing_logs_the_password(
     await d.line("connect aldric wrong-secret")
     await d.line(f"connect aldric {PASSWORD}")
     assert "Aldric" in caplog.text
-    assert PASSWORD not in caplog.text and "wrong-secret" not in caplog.text
+    assert PASSWORD not in caplog.text
+    assert "wrong-secret" not in caplog.text
 
 
 async def test_concurrent_creation_of_one_name(accounts: AccountService) -> None:
@@ -541,4 +555,5 @@ async def test_concurrent_creation_of_one_name(accounts: AccountService) -> None
         return_exceptions=True,
     )
     errors = [r for r in results if isinstance(r, Exception)]
-    assert len(errors) == 1 and "already taken" in str(errors[0])
+    assert len(errors) == 1
+    assert "already taken" in str(errors[0])

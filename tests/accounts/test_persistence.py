@@ -99,10 +99,12 @@ async def test_rehash_after_the_parameters_change(tmp_path: Path) -> None:
     try:
         service = engine.services.get(AccountService)
         before = await service.get("aldric")
-        assert before is not None and before.password_hash.startswith("scrypt$1024$")
+        assert before is not None
+        assert before.password_hash.startswith("scrypt$1024$")
         await service.authenticate("Aldric", PASSWORD, "127.0.0.1")
         after = await service.get("aldric")
-        assert after is not None and after.password_hash.startswith("scrypt$2048$")
+        assert after is not None
+        assert after.password_hash.startswith("scrypt$2048$")
         await service.authenticate("Aldric", PASSWORD, "127.0.0.1")
     finally:
         await engine.stop()
@@ -179,7 +181,8 @@ async def test_orphaned_character_is_adopted(engine: GameEngine, accounts: Accou
     refs = await accounts.characters(account)
     assert [r.id for r in refs] == [uid]
     stored = await accounts.get("aldric")
-    assert stored is not None and stored.character_ids == [uid]
+    assert stored is not None
+    assert stored.character_ids == [uid]
 
 
 async def test_without_a_store_accounts_live_in_memory(tmp_path: Path) -> None:

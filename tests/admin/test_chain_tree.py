@@ -62,6 +62,7 @@ async def test_a_branching_chain(engine: GameEngine) -> None:
         "  |   `-- gen-d-00000004",
         "  `-- gen-c-00000003",
     ]
-    assert "<-- this one" in lines[3] and lines[-1] == "2 ancestor(s), 0 descendant(s)"
+    assert "<-- this one" in lines[3]
+    assert lines[-1] == "2 ancestor(s), 0 descendant(s)"
     out = await admin(engine, boss, "@quest chain gen-a-00000001")
     assert out.splitlines()[-1] == "0 ancestor(s), 3 descendant(s)"

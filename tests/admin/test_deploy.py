@@ -75,10 +75,12 @@ async def test_the_dashboard_uses_only_real_metrics(tmp_path: Path) -> None:
 async def test_prometheus_config_and_alerts(tmp_path: Path) -> None:
     config = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
     (job,) = config["scrape_configs"]
-    assert job["job_name"] == "maid" and job["metrics_path"] == "/metrics"
+    assert job["job_name"] == "maid"
+    assert job["metrics_path"] == "/metrics"
     assert job["static_configs"][0]["targets"] == ["127.0.0.1:9464"]
     for rule_file in config["rule_files"]:
         rules = yaml.safe_load((DEPLOY / "prometheus" / rule_file).read_text())
         exprs = [r["expr"] for g in rules["groups"] for r in g["rules"]]
         names = {family(m) for e in exprs for m in METRIC.findall(e)}
-        assert names and not names - await exposed(tmp_path)
+        assert names
+        assert not names - await exposed(tmp_path)

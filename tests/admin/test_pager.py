@@ -47,7 +47,8 @@ async def test_short_output_is_sent_whole_and_wrapped(engine: GameEngine) -> Non
     out = session.take()
     assert MORE_PROMPT not in out
     assert all(visible_width(line, markup=True) <= 30 for line in out.splitlines())
-    assert len(out.splitlines()) > 1 and out.replace("\n", " ").split() == text.split()
+    assert len(out.splitlines()) > 1
+    assert out.replace("\n", " ").split() == text.split()
 
 
 async def test_long_output_pages_with_more_and_next(engine: GameEngine) -> None:
@@ -57,9 +58,11 @@ async def test_long_output_pages_with_more_and_next(engine: GameEngine) -> None:
     page(ctx_for(engine, session), numbered(25))
     first = session.take().splitlines()
     assert first[:10] == [f"line {i:03d}" for i in range(1, 11)]
-    assert first[-1] == MORE_PROMPT and len(first) == 11
+    assert first[-1] == MORE_PROMPT
+    assert len(first) == 11
     second = (await cmd(engine, hero, "more", role=Role.ADMIN)).splitlines()
-    assert second[:10] == [f"line {i:03d}" for i in range(11, 21)] and second[-1] == MORE_PROMPT
+    assert second[:10] == [f"line {i:03d}" for i in range(11, 21)]
+    assert second[-1] == MORE_PROMPT
     last = (await cmd(engine, hero, "next", role=Role.ADMIN)).splitlines()
     assert last == [f"line {i:03d}" for i in range(21, 26)]
     assert await cmd(engine, hero, "more", role=Role.ADMIN) == "There is nothing more to show."
@@ -95,7 +98,8 @@ async def test_pages_count_wrapped_lines_not_source_lines(engine: GameEngine) ->
     first = session.take().splitlines()
     # The more-prompt is wrapped too: a 20-column window gets it on two lines.
     assert page_height(session) == 8 - 1 - 2
-    assert len(first) == 8 - 1 and " ".join(first[-2:]) == MORE_PROMPT
+    assert len(first) == 8 - 1
+    assert " ".join(first[-2:]) == MORE_PROMPT
     assert all(visible_width(line) <= 20 for line in first)
 
 
@@ -111,10 +115,12 @@ async def test_quest_reports_are_paged_to_the_admin_window(engine: GameEngine) -
     window(engine, admin, width=40, height=10)
     out = await cmd(engine, admin, "@quest", role=Role.ADMIN)
     lines = out.splitlines()
-    assert lines[-1] == MORE_PROMPT and len(lines) == 9
+    assert lines[-1] == MORE_PROMPT
+    assert len(lines) == 9
     assert all(visible_width(line, markup=True) <= 40 for line in lines)
     rest = await cmd(engine, admin, "more all", role=Role.ADMIN)
     assert "@quest chain <quest_id>" in rest.replace("\n", " ")
     # Without a session (a script) nothing is paged.
     out = await cmd(engine, None, "@quest", role=Role.ADMIN)
-    assert MORE_PROMPT not in out and "@quest backpressure" in out
+    assert MORE_PROMPT not in out
+    assert "@quest backpressure" in out

@@ -23,10 +23,16 @@ from maid_stdlib.questgen.vocabulary import QuestState
 
 def test_policy_of_each_mode() -> None:
     on, less, off = (OfferPolicy(m) for m in QuestGenMode)
-    assert on.offers and on.scale(0.8) == 0.8 and on.max_pending(2) == 2
-    assert less.offers and less.scale(0.8) == 0.4 and less.max_pending(2) == LESS_MAX_PENDING
+    assert on.offers
+    assert on.scale(0.8) == 0.8
+    assert on.max_pending(2) == 2
+    assert less.offers
+    assert less.scale(0.8) == 0.4
+    assert less.max_pending(2) == LESS_MAX_PENDING
     assert less.max_pending(0) == 0  # never above the system's own cap
-    assert not off.offers and off.scale(0.8) == 0.0 and off.max_pending(2) == 0
+    assert not off.offers
+    assert off.scale(0.8) == 0.0
+    assert off.max_pending(2) == 0
 
 
 async def test_the_command_sets_and_shows_the_mode(tmp_path: Path) -> None:
@@ -38,7 +44,8 @@ async def test_the_command_sets_and_shows_the_mode(tmp_path: Path) -> None:
         out = await cmd(engine, hero, "questgen less")
         assert "Generated quests are now |wless|n" in out
         pref = engine.world.get_component(hero, QuestGenPreference)
-        assert pref.mode == "less" and pref.changed_at == engine.clock.game_time
+        assert pref.mode == "less"
+        assert pref.changed_at == engine.clock.game_time
 
         # The personalization layer's delivery reads its own field: kept in step.
         def preference() -> QuestPreference:

@@ -63,12 +63,14 @@ async def test_list_generated_filters_by_status(loop_world: LoopWorld) -> None:
     assert f"{w.active} [active]" in active
     assert re.search(rf"{w.chained} \[(generated|offered)\] grounding \d\.\d\d", active)
     expired = await run(w, "@quest list-generated --expired")
-    assert w.expired in ids_in(expired) and f"{w.expired} [expired]" in expired
+    assert w.expired in ids_in(expired)
+    assert f"{w.expired} [expired]" in expired
     assert not {w.active, w.chained, w.heist} & ids_in(expired)
     everything = await run(w, "@quest list-generated --all")
     assert {w.active, w.chained, w.heist, w.expired} <= ids_in(everything)
     assert f"{w.heist} [perfect]" in everything
-    assert 'heist: "' in everything and "from Tamsin Reed" in everything
+    assert 'heist: "' in everything
+    assert "from Tamsin Reed" in everything
     assert "Usage: @quest list-generated" in await run(w, "@quest list-generated --soon")
 
 
@@ -77,7 +79,8 @@ async def test_seed_status_shows_queue_in_flight_and_ages(loop_world: LoopWorld)
     system = w.engine.services.get(QuestGenerationService)
     queue = next(s for s in w.engine.systems if isinstance(s, QuestGenerationSystem)).stages.queue
     out = await run(w, "@quest seed-status")
-    assert "Seed queue: depth 0" in out and "builds in flight 0 of 3" in out
+    assert "Seed queue: depth 0" in out
+    assert "builds in flight 0 of 3" in out
     assert "Recent builds: registered" in out
     # A seed waiting two game hours (built by the real evaluator from Bram's state).
     qg = w.engine.services.get(QuestGen)
@@ -112,7 +115,8 @@ async def test_inspect_a_finished_heist(loop_world: LoopWorld) -> None:
     out = await run(w, f"@quest inspect {w.heist}")
     assert out.startswith(f'{w.heist}  "')
     assert "status: perfect -- Aria: turned_in" in out
-    assert "seed: heist_opportunity" in out and "archetype heist" in out
+    assert "seed: heist_opportunity" in out
+    assert "archetype heist" in out
     assert "giver: Tamsin Reed at The Tenements" in out
     assert "narrative source: template (fallback: no_model); token cost 0" in out
     assert re.search(r"quality: grounding \d\.\d\d, coherence \d\.\d\d, novelty \d\.\d\d", out)
@@ -128,7 +132,8 @@ async def test_inspect_a_finished_heist(loop_world: LoopWorld) -> None:
     assert "npc_need_satisfy (Tamsin Reed, need +" in out
     assert "Consequences on failure: 3" in out
     assert "Branches: 0" in out
-    assert "Consequence batches applied: 1" in out and "perfect by Aria: applied" in out
+    assert "Consequence batches applied: 1" in out
+    assert "perfect by Aria: applied" in out
 
 
 async def test_inspect_shows_branches_and_holders(loop_world: LoopWorld) -> None:
@@ -137,7 +142,8 @@ async def test_inspect_shows_branches_and_holders(loop_world: LoopWorld) -> None
     assert "status: active -- Cora: in progress" in out
     branches = int(re.search(r"Branches: (\d+)", out).group(1))  # type: ignore[union-attr]
     assert branches == 1
-    assert "* Side with" in out and "* Broker a compromise" in out
+    assert "* Side with" in out
+    assert "* Broker a compromise" in out
     assert "(choice)" in out
 
 
@@ -154,13 +160,15 @@ async def test_inspect_and_grounding_check_refuse_bad_ids(loop_world: LoopWorld)
 async def test_grounding_check_reports_valid_and_invalid(loop_world: LoopWorld) -> None:
     w = loop_world
     out = await run(w, f"@quest grounding-check {w.chained}")
-    assert "VALID" in out and "INVALID" not in out
+    assert "VALID" in out
+    assert "INVALID" not in out
     assert "checked as an offer" in out
     assert "Grounding monitor: nothing in the world contradicts it." in out
     # The heist's strongbox was taken and handed over: as an offer it would no
     # longer stand, but it was accepted, so taking the item was progress.
     out = await run(w, f"@quest grounding-check {w.heist}")
-    assert "checked as accepted" in out and "VALID" in out
+    assert "checked as accepted" in out
+    assert "VALID" in out
 
 
 async def test_quality_report_matches_the_history(loop_world: LoopWorld) -> None:
@@ -170,7 +178,9 @@ async def test_quality_report_matches_the_history(loop_world: LoopWorld) -> None
     assert f"Quality report: {len(entries)} generated quests" in out
     avg = sum(e.grounding_score for e in entries) / len(entries)
     assert f"average grounding {avg:.2f}" in out
-    assert "by status:" in out and "expired" in out and "perfect 1" in out
+    assert "by status:" in out
+    assert "expired" in out
+    assert "perfect 1" in out
     assert "template fallback rate 100% (reasons: no_model" in out
     assert re.search(r"rejected \d+ \(stages: .*\); rejection rate \d+%", out)
     assert "Alert window" in out
@@ -197,19 +207,22 @@ async def test_chain_draws_ancestry_and_descendants(loop_world: LoopWorld) -> No
     out = await run(w, f"@quest chain {w.chained}")
     assert f"ancestry {w.heist} -> {w.chained}" in out
     assert "1 ancestor(s), 0 descendant(s)" in out
-    assert f"{w.chained} [" in out and "<-- this one" in out
+    assert f"{w.chained} [" in out
+    assert "<-- this one" in out
 
 
 async def test_force_generate_goes_through_the_real_pipeline(loop_world: LoopWorld) -> None:
     w = loop_world
     out = await run(w, "@quest force-generate nonsense")
-    assert "Unknown seed type 'nonsense'" in out and "heist_opportunity" in out
+    assert "Unknown seed type 'nonsense'" in out
+    assert "heist_opportunity" in out
     assert "No NPC 'nobody'" in await run(w, "@quest force-generate mystery nobody")
     assert "Usage: @quest force-generate" in await run(w, "@quest force-generate")
     history = w.engine.services.get(QuestGen).history
     before = {e.quest_id for e in history.entries()}
     out = await run(w, "@quest force-generate heist_opportunity")
-    assert "Queued seed" in out and "plans as archetype 'heist'" in out
+    assert "Queued seed" in out
+    assert "plans as archetype 'heist'" in out
     await ticks(w.engine, 2)
     new = [e for e in history.entries() if e.quest_id not in before]
     assert [e.seed_type for e in new] == ["heist_opportunity"]

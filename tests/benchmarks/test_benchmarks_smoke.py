@@ -44,13 +44,15 @@ def test_tick_benchmark_runs_and_reports() -> None:
 def test_budget_benchmark_runs_and_reports() -> None:
     res = budget.run("quick", log=lambda _line: None)
     operations = [r["operation"] for r in res["rows"]]
-    assert "Seed evaluation" in operations and "Validation" in operations
+    assert "Seed evaluation" in operations
+    assert "Validation" in operations
     for row in res["rows"]:
         assert row["verdict"] in ("met", "MISSED", "-", "no samples") or row["status"] != (
             "measured"
         )
         if row["status"] == "measured" and row["ms"]["n"]:
-            assert _number(row["ms"]["p50"]) and _number(row["ms"]["max"])
+            assert _number(row["ms"]["p50"])
+            assert _number(row["ms"]["max"])
     assert "| Seed evaluation |" in budget.markdown(res)
 
 
@@ -70,7 +72,8 @@ def test_telnet_benchmark_runs_against_maid_and_echo(tmp_path: Path) -> None:
         assert "error" not in figures, figures.get("error")
         assert figures["logged_in"] == scenario["clients"] == 5
         assert figures["answered"] == figures["expected"] == 5 * scenario["commands"]
-        assert _number(figures["rtt_ms"]["p50"]) and _number(figures["rtt_ms"]["p99"])
+        assert _number(figures["rtt_ms"]["p50"])
+        assert _number(figures["rtt_ms"]["p99"])
         assert figures["exit_code"] is not None  # the server process was reaped
     assert _number(scenario["ratio"]["p99"])
     assert "MAID / echo" in report.read_text()

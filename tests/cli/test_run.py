@@ -101,7 +101,8 @@ async def test_bad_config_exits_nonzero_with_one_line_per_problem(tmp_path: Path
     assert proc.returncode == 2
     lines = err.decode().strip().splitlines()
     assert len(lines) == 2
-    assert any("telnet_port" in ln for ln in lines) and any("tick_rate" in ln for ln in lines)
+    assert any("telnet_port" in ln for ln in lines)
+    assert any("tick_rate" in ln for ln in lines)
 
 
 async def test_missing_pack_exits_nonzero_naming_it(tmp_path: Path) -> None:

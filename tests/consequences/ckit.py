@@ -81,7 +81,8 @@ async def the_iron_crisis(engine: GameEngine, signals: SignalLog, hours: float =
     assert isinstance(clock, ManualClock)
     ticks = int(hours * 3600 / clock.tick_game_seconds)
     await engine.run_ticks(ticks)
-    assert signals.of("GOAL_BLOCKED") and signals.of("THREAT_DETECTED")
+    assert signals.of("GOAL_BLOCKED")
+    assert signals.of("THREAT_DETECTED")
 
 
 async def build(
@@ -122,7 +123,8 @@ async def iron_crisis_quest(engine: GameEngine, signals: SignalLog) -> Generated
     gundrik = iv("gundrik")
     blocked = [s for s in signals.of("GOAL_BLOCKED") if s.involved_npcs == [gundrik]]
     quest = await build(engine, [blocked[0], signals.of("THREAT_DETECTED")[0]])
-    assert quest.quest_giver_id == gundrik and quest.archetype_id == "threat_elimination"
+    assert quest.quest_giver_id == gundrik
+    assert quest.archetype_id == "threat_elimination"
     await deliver(engine, quest)
     return quest
 

@@ -31,8 +31,10 @@ async def test_applied_batches_are_audited_with_the_entities_they_changed(
         docs = await engine.store.documents.query(AUDIT_COLLECTION, {"quest_id": quest_id})
         assert len(docs) == 1
         doc = docs[0]
-        assert doc["status"] == "applied" and doc["outcome"] == "completed"
-        assert doc["character_ids"] == [str(hero)] and doc["attempts"] == 1
+        assert doc["status"] == "applied"
+        assert doc["outcome"] == "completed"
+        assert doc["character_ids"] == [str(hero)]
+        assert doc["attempts"] == 1
         kinds = [m["mutation_type"] for m in doc["mutations"]]
         assert kinds == [
             "npc_need_satisfy",
@@ -61,7 +63,8 @@ async def test_applied_batches_are_audited_with_the_entities_they_changed(
         assert memory.content == "A stranger spoke to Voss for me."
         engine.events.emit(QuestTurnedInEvent(quest_id, hero, QuestOutcome.COMPLETED))
         await engine.dispatch_events()
-        assert not applied and trust(engine, gundrik, hero) == pytest.approx(0.3)
+        assert not applied
+        assert trust(engine, gundrik, hero) == pytest.approx(0.3)
 
 
 async def test_failed_batches_are_audited_and_counted(tmp_path: Path, db_url: str) -> None:
@@ -77,16 +80,22 @@ async def test_failed_batches_are_audited_and_counted(tmp_path: Path, db_url: st
 
         system.before_apply.append(conflict)
         result = await system.on_turned_in(quest_id, hero, QuestOutcome.COMPLETED, run=1)
-        assert result is not None and result.status == "conflict"
+        assert result is not None
+        assert result.status == "conflict"
         doc = await engine.store.documents.get(AUDIT_COLLECTION, result.audit_key)
-        assert doc is not None and doc["status"] == "conflict" and doc["mutations"] == []
-        assert doc["attempts"] == 2 and len(doc["errors"]) == 2
+        assert doc is not None
+        assert doc["status"] == "conflict"
+        assert doc["mutations"] == []
+        assert doc["attempts"] == 2
+        assert len(doc["errors"]) == 2
         # a failed batch does not block a later, successful one
         system.before_apply.clear()
         again = await system.on_turned_in(quest_id, hero, QuestOutcome.COMPLETED, run=1)
-        assert again is not None and again.status == "applied"
+        assert again is not None
+        assert again.status == "applied"
         doc = await engine.store.documents.get(AUDIT_COLLECTION, result.audit_key)
-        assert doc is not None and doc["status"] == "applied"
+        assert doc is not None
+        assert doc["status"] == "applied"
 
 
 async def test_a_follow_up_waiting_for_the_bandits_survives_a_restart(

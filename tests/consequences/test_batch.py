@@ -182,9 +182,11 @@ async def test_validation_failures_apply_nothing(engine: GameEngine, case: str) 
     batch.add(rel(gundrik, hero, 0.3))
     batch.add(bad[case])
     validation = batch.validate()
-    assert not validation and len(validation.errors) == 1, validation.errors
+    assert not validation, validation.errors
+    assert len(validation.errors) == 1, validation.errors
     result = batch.apply()
-    assert result.status == "failed" and not result.applied
+    assert result.status == "failed"
+    assert not result.applied
     assert trust(engine, gundrik, hero) == 0.0
     assert get_faction_standing(engine.world, hero, "village") == pytest.approx(0.95)
     assert get_need_value(engine.world, gundrik, "economic") == pytest.approx(0.9)
@@ -218,7 +220,8 @@ async def test_rollback_when_the_third_of_five_fails(engine: GameEngine) -> None
 
     result = batch.apply()
 
-    assert result.status == "failed" and "boom" in (result.error or "")
+    assert result.status == "failed"
+    assert "boom" in (result.error or "")
     assert trust(engine, gundrik, hero) == 0.0
     assert get_relationship(engine.world, gundrik, hero) is None
     assert living.memory.count(gundrik) == memories_before
@@ -231,7 +234,8 @@ async def test_rollback_when_the_third_of_five_fails(engine: GameEngine) -> None
         engine.world.try_component(bram, KnownGossip) is None
         or "test:The road is clear" not in engine.world.get_component(bram, KnownGossip).items
     )
-    assert versions.version(gundrik) == 0 and not events
+    assert versions.version(gundrik) == 0
+    assert not events
 
 
 async def test_events_are_emitted_only_once_the_batch_commits(engine: GameEngine) -> None:
@@ -258,20 +262,24 @@ async def test_a_concurrent_batch_makes_the_second_conflict_and_roll_back(
     second.add(WorldMutation("social_influence", voss, None, 0.1, saturate=True))
     second.add(rel(gundrik, hero, 0.15))
     # both planned from the same world, as two turn-ins resolved in one tick
-    assert first.validate() and second.validate()
+    assert first.validate()
+    assert second.validate()
     influence_before = get_influence(engine.world, voss)
 
     assert first.apply().ok
     result = second.apply()
 
-    assert result.status == "conflict" and str(gundrik) in (result.error or "")
+    assert result.status == "conflict"
+    assert str(gundrik) in (result.error or "")
     # Voss's change (applied before the conflict was found) was rolled back
     assert get_influence(engine.world, voss) == influence_before
     assert trust(engine, gundrik, hero) == pytest.approx(0.3)
     # re-read and retry
-    assert second.validate() and second.apply().ok
+    assert second.validate()
+    assert second.apply().ok
     assert trust(engine, gundrik, hero) == pytest.approx(0.45)
-    assert versions.version(gundrik) == 2 and versions.version(voss) == 1
+    assert versions.version(gundrik) == 2
+    assert versions.version(voss) == 1
 
 
 async def test_a_writer_that_never_bumps_versions_is_noticed(engine: GameEngine) -> None:
@@ -281,7 +289,8 @@ async def test_a_writer_that_never_bumps_versions_is_noticed(engine: GameEngine)
     assert batch.validate()
     set_need(engine.world, gundrik, "economic", 0.1)  # e.g. the autonomy system
     result = batch.apply()
-    assert result.status == "conflict" and "value changed" in (result.error or "")
+    assert result.status == "conflict"
+    assert "value changed" in (result.error or "")
     assert get_need_value(engine.world, gundrik, "economic") == pytest.approx(0.1)
 
 

@@ -34,7 +34,8 @@ async def rivalry_quest(engine: GameEngine) -> GeneratedQuest:
         },
     )
     quest = await build(engine, [signal])
-    assert quest.quest_giver_id == selena and quest.branches
+    assert quest.quest_giver_id == selena
+    assert quest.branches
     await deliver(engine, quest)
     return quest
 
@@ -67,20 +68,24 @@ async def test_the_choice_made_in_game_decides_the_consequences(
 
         out = plain(await cmd(engine, hero, "choose"))
         assert branch.description in out
-        assert "1. Side with Selena" in out and "2. Side with Captain Voss" in out
+        assert "1. Side with Selena" in out
+        assert "2. Side with Captain Voss" in out
         out = plain(await cmd(engine, hero, "choose 2"))
         assert "You decide: Side with Captain Voss." in out
         entry = qm(engine).entry(hero, quest.id)
-        assert entry is not None and entry.objectives[branch.trigger_objective].completed
+        assert entry is not None
+        assert entry.objectives[branch.trigger_objective].completed
 
         # recorded durably, under <quest>:<character>
         doc = await engine.store.documents.get(BRANCH_CHOICES_COLLECTION, f"{quest.id}:{hero}")
-        assert doc is not None and doc["option_id"] == str(branch.options[1].id)
+        assert doc is not None
+        assert doc["option_id"] == str(branch.options[1].id)
         assert doc["choices"] == {str(branch.id): str(branch.options[1].id)}
         assert "asks a decision" in await cmd(engine, hero, "choose 1")  # decided already
 
         out = plain(await talk_to(engine, hero, selena, "selena"))
-        assert "Quest complete" in out and "(perfect)" in out
+        assert "Quest complete" in out
+        assert "(perfect)" in out
 
         # The chosen option's consequences, on top of the quest's own (x1.25 PERFECT):
         # Voss +0.2; Selena +0.3 (giver) - 0.15 (betrayed), merged.
@@ -92,7 +97,8 @@ async def test_the_choice_made_in_game_decides_the_consequences(
         known = engine.world.get_component(voss, KnownGossip)
         assert any("backed Captain Voss against Selena" in i.content for i in known.items.values())
         audit = await engine.store.documents.query(AUDIT_COLLECTION, {"quest_id": quest.id})
-        assert [a["status"] for a in audit] == ["applied"] and audit[0]["outcome"] == "perfect"
+        assert [a["status"] for a in audit] == ["applied"]
+        assert audit[0]["outcome"] == "perfect"
 
 
 async def test_the_recorded_choice_survives_a_restart(tmp_path: Path, db_url: str) -> None:

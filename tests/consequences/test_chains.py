@@ -76,7 +76,8 @@ async def test_a_chain_of_three_quests_dampens_x07_per_link(engine: GameEngine) 
         await deliver(engine, chained(engine, quest_id, depth, importance, parent))
         await turn_in(engine, hero, quest_id)
         follow = chains.events[-1]
-        assert follow.original_quest_id == quest_id and follow.chain_type == "follow_up"
+        assert follow.original_quest_id == quest_id
+        assert follow.chain_type == "follow_up"
         signal = follow.chain_signal
         assert signal.chain_depth == signal.context["chain_depth"] == depth + 1
         assert signal.context["previous_quest_id"] == quest_id
@@ -173,7 +174,8 @@ async def test_large_trust_losses_raise_retaliation_and_the_budget_caps_them(
     rivalry = signals[1]
     assert rivalry.involved_npcs == [iv("voss"), iv("gundrik")]
     assert rivalry.context["npc_a"] == str(iv("voss"))
-    assert rivalry.context["chain_type"] == "retaliation" and rivalry.importance == 0.5
+    assert rivalry.context["chain_type"] == "retaliation"
+    assert rivalry.importance == 0.5
     assert rivalry.missing_context() == []
 
     # Through the system: the choice is recorded, the batch applies, 1 + 4 signals

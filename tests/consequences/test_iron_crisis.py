@@ -50,19 +50,24 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
         world = engine.world
         economic_before = get_need_value(world, gundrik, "economic")
         goal = world.get_component(gundrik, GoalsComponent).get("source_iron")
-        assert economic_before is not None and economic_before < 0.35
-        assert goal is not None and goal.status == GoalStatus.BLOCKED
+        assert economic_before is not None
+        assert economic_before < 0.35
+        assert goal is not None
+        assert goal.status == GoalStatus.BLOCKED
 
         clock.tick_game_seconds = 30.0
         hero = new_hero(engine)
         out = plain(await play_iron_crisis(engine, hero, quest))
-        assert "Quest complete" in out and "(perfect)" in out
+        assert "Quest complete" in out
+        assert "(perfect)" in out
 
         # -- the living world changed -----------------------------------------------
         economic_after = get_need_value(world, gundrik, "economic")
-        assert economic_after is not None and economic_after > 0.7 > economic_before
+        assert economic_after is not None
+        assert economic_after > 0.7 > economic_before
         goal = world.get_component(gundrik, GoalsComponent).get("source_iron")
-        assert goal is not None and goal.status == GoalStatus.DONE
+        assert goal is not None
+        assert goal.status == GoalStatus.DONE
         assert applied_delta(engine, "relationship_change", gundrik) == pytest.approx(0.375)
         assert applied_delta(engine, "relationship_change", voss) == pytest.approx(0.1875)
         assert_trust(engine, gundrik, hero, 0.375, talks=2)  # +0.3 x1.25 (PERFECT)
@@ -71,7 +76,8 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
         assert world_flag(world, "threat:bandits:ironvale:old_trade_road") == "cleared"
         news = world.get_component(gundrik, KnownGossip)
         cleared = [i for i in news.items.values() if i.content == CLEARED]
-        assert cleared and cleared[0].confidence == pytest.approx(0.9)
+        assert cleared
+        assert cleared[0].confidence == pytest.approx(0.9)
 
         # The bandits will want revenge, but the road is empty for now: the follow-up
         # waits until they are back.
@@ -98,7 +104,8 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
         told = next(
             i for i in world.get_component(bram, KnownGossip).items.values() if i.content == CLEARED
         )
-        assert told.confidence < 0.9 and told.hops >= 1
+        assert told.confidence < 0.9
+        assert told.hops >= 1
         bram_room = ws_of(engine).room_key_of(bram)
         assert bram_room is not None
         await walk(engine, hero, bram_room)
@@ -125,7 +132,8 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
         # The pipeline builds the follow-up against the bandits who came back.
         narrator = EchoNarrator()
         follow_up = await build(engine, [revenge], narrator)
-        assert follow_up.chain_parent_id == quest.id and follow_up.chain_depth == 1
+        assert follow_up.chain_parent_id == quest.id
+        assert follow_up.chain_depth == 1
         assert follow_up.quest_giver_id == voss
         await deliver(engine, follow_up)
         history = qg_of(engine).history

@@ -73,7 +73,8 @@ async def test_goal_advance_and_complete(engine: GameEngine) -> None:
         ),
         scale=1.25,
     )
-    assert m is not None and m.mutation_type == "npc_goal_advance"
+    assert m is not None
+    assert m.mutation_type == "npc_goal_advance"
     assert (m.target_entity, m.target_key, m.delta, m.saturate) == (
         gundrik,
         "source_iron",
@@ -86,7 +87,9 @@ async def test_goal_advance_and_complete(engine: GameEngine) -> None:
             consequence_type=C.NPC_GOAL_COMPLETE, target_npc=gundrik, target_key="source_iron"
         ),
     )
-    assert done is not None and done.mutation_type == "npc_goal_complete" and done.delta is None
+    assert done is not None
+    assert done.mutation_type == "npc_goal_complete"
+    assert done.delta is None
     # A goal that is finished already (the world moved on) plans to nothing.
     complete_goal(engine.world, gundrik, "source_iron")
     assert (
@@ -124,7 +127,8 @@ async def test_need_satisfy(engine: GameEngine) -> None:
         ),
         scale=0.5,
     )
-    assert m is not None and (m.mutation_type, m.target_key, m.delta) == (
+    assert m is not None
+    assert (m.mutation_type, m.target_key, m.delta) == (
         "npc_need_satisfy",
         "economic",
         0.15,
@@ -152,8 +156,10 @@ async def test_relationship_change_is_about_the_character(engine: GameEngine) ->
         ),
         scale=OUTCOME_SCALE[QuestOutcome.PYRRHIC_VICTORY],
     )
-    assert m is not None and m.mutation_type == "relationship_change"
-    assert m.target_entity == iv("voss") and m.target_key == str(HERO)
+    assert m is not None
+    assert m.mutation_type == "relationship_change"
+    assert m.target_entity == iv("voss")
+    assert m.target_key == str(HERO)
     assert m.delta == pytest.approx(0.045)
     # Nobody did the quest (an offer that expired untaken): nobody to change views of.
     assert (
@@ -178,7 +184,8 @@ async def test_faction_standing_is_the_characters_reputation(engine: GameEngine)
         ),
         scale=1.25,
     )
-    assert m is not None and m.mutation_type == "faction_standing"
+    assert m is not None
+    assert m.mutation_type == "faction_standing"
     assert (m.target_entity, m.target_key, m.delta) == (HERO, "village", 0.125)
     assert (
         plan(engine, QuestConsequence(consequence_type=C.FACTION_STANDING, faction_delta=0.1))
@@ -194,7 +201,8 @@ async def test_economic_change_and_social_influence(engine: GameEngine) -> None:
         ),
         scale=0.5,
     )
-    assert m is not None and (m.mutation_type, m.delta) == ("economic_change", 20.0)
+    assert m is not None
+    assert (m.mutation_type, m.delta) == ("economic_change", 20.0)
     m = plan(
         engine,
         QuestConsequence(
@@ -202,7 +210,8 @@ async def test_economic_change_and_social_influence(engine: GameEngine) -> None:
         ),
         scale=1.25,
     )
-    assert m is not None and m.mutation_type == "social_influence"
+    assert m is not None
+    assert m.mutation_type == "social_influence"
     assert m.delta == pytest.approx(0.125)
 
 
@@ -215,17 +224,21 @@ async def test_gossip_confidence_is_capped_at_0_9(engine: GameEngine) -> None:
             gossip_content="An adventurer cleared the road",
         ),
     )
-    assert m is not None and m.mutation_type == "gossip_injection"
+    assert m is not None
+    assert m.mutation_type == "gossip_injection"
     p = m.payload
     assert p["confidence"] == 0.9
-    assert p["tellers"] == [str(iv("bram"))] and p["content"] == "An adventurer cleared the road"
-    assert p["tags"] == ["quest", "completed"] and p["subject"] == str(HERO)
+    assert p["tellers"] == [str(iv("bram"))]
+    assert p["content"] == "An adventurer cleared the road"
+    assert p["tags"] == ["quest", "completed"]
+    assert p["subject"] == str(HERO)
     assert p["statement_id"].startswith("quest:q-iron:")
     # No NPC named: the quest giver tells it; no content: the description.
     m = plan(
         engine, QuestConsequence(consequence_type=C.GOSSIP_INJECTION, description="Word spreads")
     )
-    assert m is not None and m.payload["tellers"] == [str(iv("gundrik"))]
+    assert m is not None
+    assert m.payload["tellers"] == [str(iv("gundrik"))]
     assert m.payload["content"] == "Word spreads"
     assert (
         plan(
@@ -248,17 +261,21 @@ async def test_memory_is_public_and_tagged_with_the_outcome(engine: GameEngine) 
         ),
         context=ctx,
     )
-    assert m is not None and m.mutation_type == "memory_creation"
+    assert m is not None
+    assert m.mutation_type == "memory_creation"
     p = m.payload
     assert p["tags"] == ["quest", "perfect", "visibility:public"]
-    assert p["visibility"] == "public" and p["valence"] == "very_positive"
-    assert p["importance"] == 0.8 and p["character_id"] == str(HERO)
+    assert p["visibility"] == "public"
+    assert p["valence"] == "very_positive"
+    assert p["importance"] == 0.8
+    assert p["character_id"] == str(HERO)
     failed = plan(
         engine,
         QuestConsequence(consequence_type=C.MEMORY_CREATION, memory_content="Nobody came."),
         context=PlanContext("q-iron", QuestOutcome.EXPIRED, giver=iv("gundrik")),
     )
-    assert failed is not None and failed.target_entity == iv("gundrik")
+    assert failed is not None
+    assert failed.target_entity == iv("gundrik")
     assert failed.payload["tags"] == ["quest", "expired", "visibility:public"]
     assert failed.payload["valence"] == "negative"
 
@@ -272,7 +289,9 @@ async def test_world_state(engine: GameEngine) -> None:
             world_state_value="cleared",
         ),
     )
-    assert m is not None and m.mutation_type == "world_state" and m.target_entity is None
+    assert m is not None
+    assert m.mutation_type == "world_state"
+    assert m.target_entity is None
     assert m.target_key == "threat:bandits:ironvale:old_trade_road"
     assert m.payload == {"value": "cleared"}
     assert plan(engine, QuestConsequence(consequence_type=C.WORLD_STATE)) is None

@@ -62,9 +62,11 @@ async def test_a_real_turn_in_changes_the_living_world(engine: GameEngine) -> No
     await cmd(engine, hero, "talk voss")
     await walk(engine, hero, "ironvale:smithy")
     out = await cmd(engine, hero, "talk gundrik")
-    assert "Quest complete" in plain(out) and "(perfect)" in out
+    assert "Quest complete" in plain(out)
+    assert "(perfect)" in out
 
-    assert len(applied.events) == 1 and applied.events[0].outcome == "perfect"
+    assert len(applied.events) == 1
+    assert applied.events[0].outcome == "perfect"
     # PERFECT: every success consequence x1.25
     assert applied_delta(engine, "relationship_change", gundrik) == pytest.approx(0.375)
     assert applied_delta(engine, "relationship_change", voss) == pytest.approx(0.1875)
@@ -75,7 +77,8 @@ async def test_a_real_turn_in_changes_the_living_world(engine: GameEngine) -> No
     assert "An adventurer carried Gundrik's words to the guard" in gossip_of(engine, gundrik)
     assert world_flag(engine.world, "errand:voss") == "asked"
     memory = living_of(engine).memory.get_recent(gundrik, 1, MemoryVisibility.PUBLIC)[0]
-    assert memory.content == "A stranger spoke to Voss for me." and memory.player_id == hero
+    assert memory.content == "A stranger spoke to Voss for me."
+    assert memory.player_id == hero
     assert {"quest", "perfect", "visibility:public"} <= set(memory.tags)
 
 
@@ -88,7 +91,9 @@ async def test_the_outcome_comes_from_the_event_never_regraded(engine: GameEngin
     manager.objectives.talk_now(hero, gundrik)
     entry = manager.entry(hero, quest_id)
     quest = manager.get_quest(quest_id)
-    assert entry is not None and quest is not None and entry.state is QuestState.COMPLETED
+    assert entry is not None
+    assert quest is not None
+    assert entry.state is QuestState.COMPLETED
     # The objectives would grade PERFECT ...
     assert grade_outcome(quest, entry, manager.now) is QuestOutcome.PERFECT
     applied = Applied(engine)
@@ -123,7 +128,9 @@ async def test_a_conflict_is_retried_once_from_a_fresh_read(engine: GameEngine) 
 
     system.before_apply.append(concurrent_writer)
     result = await system.on_turned_in(quest_id, hero, QuestOutcome.COMPLETED)
-    assert result is not None and result.status == "applied" and result.attempts == 2
+    assert result is not None
+    assert result.status == "applied"
+    assert result.attempts == 2
     # the retry planned from the new value
     assert get_need_value(engine.world, gundrik, "economic") == pytest.approx(0.55)
     assert trust(engine, gundrik, hero) == pytest.approx(0.3)
@@ -145,7 +152,9 @@ async def test_a_second_conflict_is_rolled_back_logged_and_counted(
     system.before_apply.append(conflict)
     with caplog.at_level(logging.WARNING, logger="maid.consequences"):
         result = await system.on_turned_in(quest_id, hero, QuestOutcome.COMPLETED)
-    assert result is not None and result.status == "conflict" and result.attempts == 2
+    assert result is not None
+    assert result.status == "conflict"
+    assert result.attempts == 2
     assert any("consequence batch failed" in r.getMessage() for r in caplog.records)
     assert metric(engine, "maid_consequence_batches_total", status="conflict") == 1
     assert trust(engine, gundrik, hero) == 0.0

@@ -44,9 +44,11 @@ async def test_login_commands_and_prompts(
 ) -> None:
     client = await telnet.open("127.0.0.1", live.telnet_port, accept=accept)
     banner = await client.read_until_prompt()
-    assert "Welcome to MAID" in banner and banner.rstrip().endswith("What is your name?")
+    assert "Welcome to MAID" in banner
+    assert banner.rstrip().endswith("What is your name?")
     out = await client.create("Alice", "secret123")
-    assert "Account Alice created." in out and "\x1b" not in out
+    assert "Account Alice created." in out
+    assert "\x1b" not in out
     assert "Watch Street" in await client.command("north")
     assert "Exits:" in await client.command("look")
     assert len(client.prompt_marks) >= 4

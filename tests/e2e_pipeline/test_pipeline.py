@@ -53,7 +53,8 @@ async def walk_to(client: TelnetClient, engine: GameEngine, hero: UUID, npc: UUI
     ws = engine.services.get(WorldService)
     for _ in range(60):
         here, there = ws.room_key_of(hero), ws.room_key_of(npc)
-        assert here is not None and there is not None
+        assert here is not None
+        assert there is not None
         if here == there:
             return
         steps = ws.path(here, there)
@@ -126,7 +127,8 @@ async def test_signal_to_follow_up_over_telnet(tmp_path: Path) -> None:
             # -- delivery: Gundrik offers it when talked to ---------------------------
             await walk_to(client, engine, hero, gundrik)
             out = flat(await client.command("talk gundrik"))
-            assert f"'{quest.title}'" in out and f"accept {quest_id}" in out
+            assert f"'{quest.title}'" in out
+            assert f"accept {quest_id}" in out
             out = flat(await client.command(f"accept {quest_id}"))
             assert f"You accept '{quest.title}'" in out
 
@@ -139,9 +141,11 @@ async def test_signal_to_follow_up_over_telnet(tmp_path: Path) -> None:
             await walk_to(client, engine, hero, iv("kral"))
             await fight(client, engine, hero, "kral")
             entry = manager.entry(hero, quest_id)
-            assert entry is not None and entry.state is QuestState.IN_PROGRESS
+            assert entry is not None
+            assert entry.state is QuestState.IN_PROGRESS
             kills = [o.objective_id for o in quest.objectives if o.objective_type.value == "kill"]
-            assert kills and all(entry.objectives[k].completed for k in kills)
+            assert kills
+            assert all(entry.objectives[k].completed for k in kills)
 
             # -- turn-in -----------------------------------------------------------------
             await walk_to(client, engine, hero, gundrik)
@@ -154,13 +158,15 @@ async def test_signal_to_follow_up_over_telnet(tmp_path: Path) -> None:
                 lambda: any(p.quest_id == quest_id for p in system.recent), "consequences applied"
             )
             result = [p for p in system.recent if p.quest_id == quest_id][-1]
-            assert result.status == "applied" and result.outcome.value in (
+            assert result.status == "applied"
+            assert result.outcome.value in (
                 "perfect",
                 "completed",
                 "pyrrhic_victory",
             )
             rel = get_relationship(engine.world, gundrik, hero)
-            assert rel is not None and rel.trust > 0.05
+            assert rel is not None
+            assert rel.trust > 0.05
             out = flat(await client.command("talk gundrik"))
             assert CLEARED_NEWS in out  # Gundrik talks about it
             audit = await engine.store.documents.query(AUDIT_COLLECTION, {"quest_id": quest_id})
@@ -181,7 +187,8 @@ async def test_signal_to_follow_up_over_telnet(tmp_path: Path) -> None:
             assert [c.chain_type for c in revenge] == ["retaliation"]
             assert revenge[0].chain_signal.signal_type == "THREAT_DETECTED"
             follow_id = follow_up()
-            assert follow_id is not None and manager.get_quest(follow_id) is not None
+            assert follow_id is not None
+            assert manager.get_quest(follow_id) is not None
             walked = history.chain_of(follow_id)
             assert [e.quest_id for e in walked] == [quest_id, follow_id]
             assert [e.chain_depth for e in walked] == [0, 1]

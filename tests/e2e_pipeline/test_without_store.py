@@ -49,6 +49,7 @@ async def test_generated_quests_have_consequences_without_a_store(tmp_path: Path
         assert "Quest complete" in plain(await play_iron_crisis(engine, hero, quest))
         await engine.dispatch_events()
         result = system_of(engine).recent[-1]
-        assert result.quest_id == quest.id and result.status == "applied"
+        assert result.quest_id == quest.id
+        assert result.status == "applied"
         known = engine.world.get_component(gundrik, KnownGossip)
         assert any(i.content == CLEARED_NEWS for i in known.items.values())

@@ -50,10 +50,13 @@ async def test_the_iron_crisis_becomes_gundriks_quest_offered_to_the_right_chara
         assert quest is not None
         # Built from the living world: a compound of the road's threat and Gundrik's
         # blocked goal, about the real bandits, naming Voss and the Old Trade Road.
-        assert quest.seed_type == "threat_response" and quest.archetype_id == "threat_elimination"
+        assert quest.seed_type == "threat_response"
+        assert quest.archetype_id == "threat_elimination"
         assert "goal_assistance" in quest.secondary_seed_types
         text = " ".join(o.description for o in quest.objectives)
-        assert "Captain Voss" in text and "Old Trade Road" in text and "Kral" in text
+        assert "Captain Voss" in text
+        assert "Old Trade Road" in text
+        assert "Kral" in text
         kill = [o for o in quest.objectives if o.objective_type is ObjectiveType.KILL]
         templates = {
             engine.world.get_component(u, NPC).template for o in kill for u in o.target_entity_ids
@@ -72,7 +75,8 @@ async def test_the_iron_crisis_becomes_gundriks_quest_offered_to_the_right_chara
         await engine.dispatch_events()
         assert manager.quest_state(hero, quest.id) is QuestState.IN_PROGRESS
         offers = system_of(engine).offers
-        assert offers is not None and offers.accepted(quest.id)
+        assert offers is not None
+        assert offers.accepted(quest.id)
         # Twelve levels are too far from a moderate quest: Brienne is never offered it.
         await move(engine, veteran, "forge_lane")
         await move(engine, veteran, "smithy")
@@ -199,4 +203,5 @@ async def test_over_a_long_run_the_caps_hold(tmp_path: Path) -> None:
             worst_region = max([worst_region, *(regions.count(r) for r in regions)])
             worst_offers = max(worst_offers, manager.count_pending_offers(hero))
         assert len(history.entries()) >= 2  # the world kept producing quests
-        assert worst_region == 1 and worst_offers == 1
+        assert worst_region == 1
+        assert worst_offers == 1

@@ -74,8 +74,10 @@ async def test_a_newcomer_is_offered_gundriks_quest_in_the_smithy(tmp_path: Path
             assert "Gundrik sizes you up, then beckons you closer." in out
             assert f"Quest offered: '{quest.title}'." in out
             out = flat(await client.command(f"quest {quest.id}"))
-            assert "Captain Voss" in out and "Old Trade Road" in out
-            assert "Defeat 3 bandit scouts" in out and "Defeat Kral" in out
+            assert "Captain Voss" in out
+            assert "Old Trade Road" in out
+            assert "Defeat 3 bandit scouts" in out
+            assert "Defeat Kral" in out
             # Gundrik asks whoever walks in; taking the job on needs some experience.
             out = flat(await client.command(f"accept {quest.id}"))
             level = rpg_terms(quest).level_requirement
@@ -88,10 +90,12 @@ async def test_a_newcomer_is_offered_gundriks_quest_in_the_smithy(tmp_path: Path
         manager = engine.services.get(QuestManager)
         assert manager.quest_state(hero, quest.id) is QuestState.IN_PROGRESS
         entry = manager.entry(hero, quest.id)
-        assert entry is not None and entry.offer_method == "direct_offer"
+        assert entry is not None
+        assert entry.offer_method == "direct_offer"
         # The kill objectives are the bandits standing on the road, not invented ones.
         targets = [u for o in quest.objectives for u in o.target_entity_ids]
-        assert targets and {engine.world.get_component(u, NPC).template for u in targets} == {
+        assert targets
+        assert {engine.world.get_component(u, NPC).template for u in targets} == {
             "ironvale:bandit_scout",
             "ironvale:kral",
         }

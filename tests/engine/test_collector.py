@@ -102,7 +102,8 @@ def test_start_and_stop_twice_are_harmless(make: PolicyFactory) -> None:
     policy.start()
     policy.start()
     policy.stop()
-    assert gc.get_freeze_count() == 0 and gc.get_threshold() == CUSTOM
+    assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == CUSTOM
     policy.stop()
     assert gc.get_threshold() == CUSTOM
 
@@ -163,7 +164,8 @@ def test_a_refreeze_freezes_what_survived_since_start(make: PolicyFactory) -> No
     assert not is_frozen(survivor)
     clock.now = 5
     record = policy.maintain()
-    assert record is not None and record.kind == "refreeze"
+    assert record is not None
+    assert record.kind == "refreeze"
     assert is_frozen(survivor)
     assert gc.get_freeze_count() > 0
 
@@ -175,7 +177,8 @@ def test_deep_interval_zero_means_never(make: PolicyFactory) -> None:
     for now in (1.0, 1e6, 1e9):
         clock.now = now
         record = policy.maintain()
-        assert record is not None and record.kind == "refreeze"
+        assert record is not None
+        assert record.kind == "refreeze"
 
 
 def test_history_keeps_the_latest_sixteen(make: PolicyFactory) -> None:
@@ -224,7 +227,8 @@ def test_a_refreeze_collects_cyclic_garbage_made_after_start(make: PolicyFactory
     assert ref() is not None
     clock.now = 5
     record = policy.maintain()
-    assert record is not None and record.kind == "refreeze"
+    assert record is not None
+    assert record.kind == "refreeze"
     assert ref() is None
     assert record.collected >= 2
 
@@ -306,7 +310,8 @@ async def test_without_gc_freeze_the_policy_is_inactive(gc_state: list[Collector
         assert gc.get_freeze_count() == 0
         assert gc.get_threshold() == CUSTOM
         assert engine.collector.history == []
-        assert pauses(engine, "refreeze") == 0 and pauses(engine, "deep") == 0
+        assert pauses(engine, "refreeze") == 0
+        assert pauses(engine, "deep") == 0
 
 
 def test_the_interval_settings_are_validated() -> None:
@@ -336,7 +341,8 @@ def test_a_due_full_collection_runs_between_ticks_at_most_once_a_gap(make: Polic
     assert dead() is not None
     clock.now += 1.0
     record = policy.maintain()
-    assert record is not None and record.kind == "collect"
+    assert record is not None
+    assert record.kind == "collect"
     assert dead() is None
     frozen = gc.get_freeze_count()
     survivor = [Node()]

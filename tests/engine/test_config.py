@@ -8,7 +8,8 @@ from maid_engine.config import ConfigError, load_settings
 def test_defaults_are_embedded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     s = load_settings()
-    assert s.telnet_host == "127.0.0.1" and s.telnet_port == 4000
+    assert s.telnet_host == "127.0.0.1"
+    assert s.telnet_port == 4000
     assert s.resolved_database_url.startswith("sqlite+aiosqlite:///")
     assert s.llm_model == ""
     assert s.packs == ["ironvale", "admin"]

@@ -129,7 +129,8 @@ async def test_deferred_destroy_lands_between_systems_with_events() -> None:
         await engine.run_ticks(1)
         # Reaper saw all six; the observer (next system) sees the survivors only.
         assert obs.seen == [3]
-        assert len(destroyed) == 3 and set(destroyed) <= set(ids)
+        assert len(destroyed) == 3
+        assert set(destroyed) <= set(ids)
 
 
 @dataclass
@@ -159,7 +160,8 @@ async def test_a_destroy_made_by_an_event_handler_is_announced_in_the_same_round
         assert engine.events.pending == 0
         assert not engine.world.entity_exists(first)
         assert not engine.world.entity_exists(second)
-        assert engine.world.count(Hp) == 1 and engine.world.entity_exists(survivor)
+        assert engine.world.count(Hp) == 1
+        assert engine.world.entity_exists(survivor)
 
 
 async def test_a_handler_destroy_reaches_the_world_service_index() -> None:
@@ -173,7 +175,8 @@ async def test_a_handler_destroy_reaches_the_world_service_index() -> None:
         npc = engine.world.create_entity(NPC())
         ws.place(npc, "t:hall")
         await engine.dispatch_events()
-        assert ws.room_key_of(npc) == "t:hall" and ws.count_in("t:hall") == 1
+        assert ws.room_key_of(npc) == "t:hall"
+        assert ws.count_in("t:hall") == 1
         announced: list[UUID] = []
         engine.events.subscribe(EntityDestroyedEvent, lambda e: announced.append(e.entity_id))
         engine.events.subscribe(Doom, lambda e: engine.world.destroy_entity(e.victim))

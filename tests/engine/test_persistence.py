@@ -101,7 +101,8 @@ async def test_final_checkpoint_retries_then_reports_loss(
 
     monkeypatch.setattr(engine.store, "atomic", flaky_atomic)
     await engine.stop()
-    assert calls == 3 and not engine.final_checkpoint_failed
+    assert calls == 3
+    assert not engine.final_checkpoint_failed
 
     engine = make(url, tmp_path)
     await engine.start()

@@ -36,7 +36,7 @@ def test_uuid_identity_both_ways(world: World) -> None:
     assert got == uid
     assert world.get_component(uid, Pos).room == "hall"
     assert world.entity_exists(uid)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"already exists"):
         world.create_entity(entity_id=uid)
 
 

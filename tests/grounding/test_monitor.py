@@ -69,7 +69,8 @@ async def test_the_giver_killed_mid_quest_invalidates_it(engine: GameEngine) -> 
 
     assert closed(engine, quest_id) == ("invalidated", "quest_giver_destroyed")
     entry = qm(engine).entry(hero, quest_id)
-    assert entry is not None and entry.state is QuestState.FAILED
+    assert entry is not None
+    assert entry.state is QuestState.FAILED
     assert entry.fail_reason is FailReason.INVALIDATED
     text = output(engine, hero)
     assert "The situation has changed: 'The Smith's Errand' is no longer available." in text
@@ -100,7 +101,8 @@ async def test_a_kill_target_killed_by_the_holder_is_progress(engine: GameEngine
     await engine.dispatch_events()
     assert closed(engine, quest_id) is None
     entry = qm(engine).entry(hero, quest_id)
-    assert entry is not None and entry.state is QuestState.IN_PROGRESS
+    assert entry is not None
+    assert entry.state is QuestState.IN_PROGRESS
     assert entry.objectives["o1-kill"].completed
     assert await monitor_of(engine).sweep() == []
 
@@ -123,7 +125,8 @@ async def test_a_respawning_kill_target_killed_by_someone_else_is_matched_by_kin
     quest = qm(engine).get_quest(quest_id)
     assert quest is not None
     kill = next(o for o in quest.objectives if o.objective_id == "o1-kill")
-    assert kill.target_id is None and kill.target_template == "ironvale:kral"
+    assert kill.target_id is None
+    assert kill.target_template == "ironvale:kral"
 
 
 async def test_a_kill_target_killed_by_someone_else_invalidates(engine: GameEngine) -> None:
@@ -164,10 +167,12 @@ async def test_an_npc_who_moves_has_the_hints_follow_him(engine: GameEngine) -> 
     model = qm(engine).get_quest(quest.id)
     assert model is not None
     objective = model.objective("o1-talk")
-    assert objective is not None and objective.hint == hint
+    assert objective is not None
+    assert objective.hint == hint
     assert hint in plain(await cmd(engine, hero, "quests"))
     cached = engine.services.get(GeneratedQuestIndex).cached(quest.id)
-    assert cached is not None and cached.objectives[0].hints[0] == hint
+    assert cached is not None
+    assert cached.objectives[0].hints[0] == hint
 
 
 async def test_moved_hints_reach_the_side_table(tmp_path: Path, db_url: str) -> None:
@@ -236,11 +241,14 @@ async def test_validation_never_rewrites_a_live_quest(engine: GameEngine) -> Non
     qm(engine).offer_quest(hero, "greedy")
     validator = qg_of(engine).validator
     result = await validator.validate(greedy)
-    assert not result.valid and any("Gold reward" in e for e in result.errors)
+    assert not result.valid
+    assert any("Gold reward" in e for e in result.errors)
     assert greedy.rewards.gold == 100_000  # no clamping while validating
     assert await monitor_of(engine).sweep() == ["greedy"]
     cached = engine.services.get(GeneratedQuestIndex).cached("greedy")
-    assert cached is not None and cached.rewards.gold == 100_000
+    assert cached is not None
+    assert cached.rewards.gold == 100_000
     model = qm(engine).get_quest("greedy")
-    assert model is not None and model.rewards.gold == 100_000
+    assert model is not None
+    assert model.rewards.gold == 100_000
     assert trust(engine, iv("gundrik"), hero) == 0.0

@@ -103,5 +103,6 @@ async def test_a_broken_pack_does_not_start(broken: Path) -> None:
         await engine.start()
     await engine.stop()
     message = str(caught.value)
-    assert "content pack 'heist'" in message and "problems in its data" in message
+    assert "content pack 'heist'" in message
+    assert "problems in its data" in message
     assert "heist:cellar" in message

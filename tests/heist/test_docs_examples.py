@@ -73,7 +73,8 @@ async def test_the_example_pack_builds_a_quest(tmp_path: Path) -> None:
         assert quest.title.startswith(("A Watch Over", "Lanterns at"))
         assert [o.objective_type.value for o in quest.objectives] == ["visit", "talk"]
         entry = engine.services.get(QuestGen).history.get(quest.id)
-        assert entry is not None and entry.seed_type == "vigil_needed"
+        assert entry is not None
+        assert entry.seed_type == "vigil_needed"
 
 
 def test_the_yaml_excerpts_are_what_the_heist_pack_ships() -> None:

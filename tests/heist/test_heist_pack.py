@@ -58,7 +58,8 @@ async def test_the_pack_extends_every_registry(engine: GameEngine) -> None:
     assert qg.contracts.get(SIGNAL_TYPE) is not None
     assert qg.objective_builder.has(STEALTH_PATTERN)
     archetype = qg.archetypes.get(ARCHETYPE_ID)
-    assert archetype is not None and archetype.objective_pattern == STEALTH_PATTERN
+    assert archetype is not None
+    assert archetype.objective_pattern == STEALTH_PATTERN
     templates = engine.services.get(TemplateRegistry)
     assert templates.templates(ARCHETYPE_ID, "title") == tuple(TEMPLATES["title"])
     ws = engine.services.get(WorldService)
@@ -66,7 +67,8 @@ async def test_the_pack_extends_every_registry(engine: GameEngine) -> None:
     assert ws.is_reachable("ironvale:square", "heist:strongroom")
     # The pack's hand-authored quest and its narrated room are loaded too.
     authored = engine.services.get(QuestManager).get_quest("missing-page")
-    assert authored is not None and authored.giver_npc_id == npc(engine, "heist:vesk")
+    assert authored is not None
+    assert authored.giver_npc_id == npc(engine, "heist:vesk")
     assert "heist:counting_house" in engine.services.get(NarrationService).rooms
 
 
@@ -103,13 +105,16 @@ async def test_the_quest_arises_from_real_state(engine: GameEngine) -> None:
         "Orlan Vesk",
         "heist:strongroom",
     )
-    assert ctx["guard_names"] == ["Hobb"] and ctx["valuables_template"] == "heist:strongbox"
+    assert ctx["guard_names"] == ["Hobb"]
+    assert ctx["valuables_template"] == "heist:strongbox"
     assert engine.clock.game_time >= 9 * 3600  # Hobb left the strongroom at nine
     qg = engine.services.get(QuestGen)
     entry = qg.history.get(quest_id)
-    assert entry is not None and entry.seed_type == SEED_TYPE
+    assert entry is not None
+    assert entry.seed_type == SEED_TYPE
     quest = engine.services.get(QuestManager).get_quest(quest_id)
-    assert quest is not None and quest.giver_npc_id == npc(engine, "heist:tamsin")
+    assert quest is not None
+    assert quest.giver_npc_id == npc(engine, "heist:tamsin")
     kinds = [(o.objective_type.value, o.order) for o in quest.objectives]
     assert kinds == [("visit", 1), ("custom", 2), ("collect", 2), ("deliver", 3)]
     assert quest.objective(STEALTH_OBJECTIVE) is not None
@@ -136,7 +141,8 @@ async def test_a_character_plays_it_through_commands(engine: GameEngine) -> None
     assert economic.value >= before + 0.4  # the consequences reached Tamsin
     follow_up = await until_quest(engine, "investigation", limit=20)
     entry = engine.services.get(QuestGen).history.get(follow_up)
-    assert entry is not None and entry.chain_parent_id == quest_id
+    assert entry is not None
+    assert entry.chain_parent_id == quest_id
     assert entry.quest_giver_id == npc(engine, "heist:vesk")
 
 
@@ -153,7 +159,8 @@ async def test_taken_under_the_guards_nose_fails_the_quest(engine: GameEngine) -
     engine.services.get(WorldService).move(npc(engine, "heist:hobb"), "heist:strongroom")
     out = await cmd(engine, hero, "get strongbox")
     assert 'Hobb shouts: "Thief! Stop, thief!"' in out
-    assert "Quest failed" in out and "seen by Hobb" in out
+    assert "Quest failed" in out
+    assert "seen by Hobb" in out
     manager = engine.services.get(QuestManager)
     assert manager.quest_state(hero, quest_id) is QuestState.FAILED
 
@@ -168,7 +175,8 @@ async def test_the_signal_grounds_only_while_the_strongbox_is_there(engine: Game
         found.signal_type, found.importance, found.involved_npcs, context=found.context
     )
     grounding = ground_heist(signal, qg.facts)
-    assert grounding is not None and grounding.location == "heist:strongroom"
+    assert grounding is not None
+    assert grounding.location == "heist:strongroom"
     assert grounding.fields["item_template"] == "heist:strongbox"
     assert grounding.fields["party_a"] == npc(engine, "heist:vesk")
     hero = character(engine, "Quick")

@@ -35,7 +35,8 @@ async def test_bounded_mutations(tmp_path: Path) -> None:
         assert api.adjust_faction_standing(world, trader, "village", -2.5) == -1.0
         assert api.adjust_faction_relation(world, "village", "bandits", -1.4, "raids") == -1.0
         tie = api.get_faction_relation(world, "bandits", "village")
-        assert tie is not None and tie.cause == "raids"
+        assert tie is not None
+        assert tie.cause == "raids"
         # Influence [0, 1]; wealth never negative.
         assert api.adjust_influence(world, trader, 0.4) == 0.4
         assert api.adjust_influence(world, trader, 2.0) == 1.0
@@ -56,11 +57,15 @@ async def test_bounded_mutations(tmp_path: Path) -> None:
             ),
         )
         goals = world.get_component(smith, GoalsComponent)
-        assert goals.has_active_goals() and goals.primary() is not None
+        assert goals.has_active_goals()
+        assert goals.primary() is not None
         goal = api.advance_goal(world, smith, 0.6, "forge")
-        assert goal is not None and goal.progress == pytest.approx(0.6) and goal.is_open
+        assert goal is not None
+        assert goal.progress == pytest.approx(0.6)
+        assert goal.is_open
         api.advance_goal(world, smith, 0.6)
-        assert goal.status == GoalStatus.DONE and goal.progress == 1.0
+        assert goal.status == GoalStatus.DONE
+        assert goal.progress == 1.0
         assert api.get_need_value(world, smith, "economic") == pytest.approx(0.25)
         assert not goals.has_active_goals()
         assert api.complete_goal(world, trader) is None
@@ -129,5 +134,6 @@ async def test_restart_keeps_state_and_refreshes_configuration(db_url: str, tmp_
         assert needs.value("economic") == pytest.approx(0.4)  # state kept
         assert needs.needs["economic"].threshold == 0.2  # configuration refreshed
         rel = api.get_relationship(engine.world, npc(engine, "smith"), npc(engine, "trader"))
-        assert rel is not None and rel.trust == pytest.approx(0.3)
+        assert rel is not None
+        assert rel.trust == pytest.approx(0.3)
         assert living_of(engine).factions["bandits"].hostile

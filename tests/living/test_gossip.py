@@ -40,7 +40,8 @@ async def test_confidence_rules(tmp_path: Path) -> None:
         assert known(engine, "trader")["s2"].confidence == 0.9
         gossip.retell(world, smith, keeper, known(engine, "smith")["s1"], now)
         item = known(engine, "keeper")["s1"]
-        assert item.confidence == pytest.approx(0.8) and item.heard_from == str(smith)
+        assert item.confidence == pytest.approx(0.8)
+        assert item.heard_from == str(smith)
         assert item.hops == 1
         gossip.retell(world, keeper, trader, item, now)
         assert known(engine, "trader")["s1"].confidence == pytest.approx(0.64)
@@ -61,7 +62,8 @@ async def test_gossip_spreads_between_npcs_sharing_a_room(tmp_path: Path) -> Non
         ws.move(npc(engine, "keeper"), "hamlet:smithy")
         await run_hours(engine, 6)
         item = known(engine, "keeper")["rumour"]
-        assert item.confidence == pytest.approx(0.72) and item.heard_from == str(smith)
+        assert item.confidence == pytest.approx(0.72)
+        assert item.heard_from == str(smith)
         assert "rumour" not in known(engine, "captain")  # at the gate, no relationship
 
 
@@ -105,7 +107,8 @@ async def test_npcs_perceive_threats_on_their_routes_and_tell_others(tmp_path: P
         await run_hours(engine, 0.5)
         key = "threat:bandits:hamlet:road"
         item = known(engine, "smith")[key]
-        assert item.confidence == 1.0 and "threat" in item.tags
+        assert item.confidence == 1.0
+        assert "threat" in item.tags
         # The boss at the camp counts too: the news names the whole area.
         assert item.content == "Bandits have been seen on The Road."
         assert [(e.npc_id, e.threat_key, e.cleared) for e in seen] == [(smith, key, False)]
@@ -155,9 +158,11 @@ async def test_talk_hook_remembers_the_speaker_and_returns_news(tmp_path: Path) 
         living.note_conversation(smith, trader)  # again at once: no second memory
         talks = living.memory.get_recent(smith, tags=["conversation"])
         assert [m.content for m in talks] == ["Trader stopped to talk with me."]
-        assert talks[0].subject_id == trader and talks[0].player_id is None
+        assert talks[0].subject_id == trader
+        assert talks[0].player_id is None
         rel = api.get_relationship(engine.world, smith, trader)
-        assert rel is not None and rel.trust == pytest.approx(0.01)
+        assert rel is not None
+        assert rel.trust == pytest.approx(0.01)
         await run_hours(engine, 1)
         living.note_conversation(smith, trader)
         assert len(living.memory.get_recent(smith, tags=["conversation"])) == 2

@@ -18,7 +18,8 @@ async def test_recent_memories_newest_first_with_visibility_and_tags(tmp_path: P
         smith = npc(engine, "smith")
         first = memory.add(EpisodicMemory(smith, "A quiet morning.", tags=["daily"]))
         assert first.visibility == MemoryVisibility.PRIVATE  # the default
-        assert first.game_time == engine.clock.game_time and first.id is not None
+        assert first.game_time == engine.clock.game_time
+        assert first.id is not None
         await engine.run_ticks(1)
         memory.add(
             EpisodicMemory(
@@ -62,7 +63,8 @@ async def test_memories_of_a_destroyed_npc_are_forgotten(tmp_path: Path) -> None
         memory.add(EpisodicMemory(trader, "Sold a knife."))
         engine.world.destroy_entity(trader)
         await engine.dispatch_events()
-        assert memory.get_recent(trader) == [] and memory.count(trader) == 0
+        assert memory.get_recent(trader) == []
+        assert memory.count(trader) == 0
 
 
 async def test_memory_cap_forgets_the_least_important(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -82,25 +82,31 @@ async def test_goal_forms_blocks_unblocks_and_completes(tmp_path: Path) -> None:
         await run_hours(engine, 6)  # 0.9 - 0.1/h crosses the 0.4 threshold
         goals = engine.world.get_component(smith, GoalsComponent)
         goal = goals.get("get_iron")
-        assert goal is not None and goal.type == "ACQUIRE" and goal.need == "economic"
+        assert goal is not None
+        assert goal.type == "ACQUIRE"
+        assert goal.need == "economic"
         assert [(e.npc_id, e.goal_id) for e in formed] == [(smith, "get_iron")]
         # The blocker is computed from who stands on the route right now.
         assert goal.status == GoalStatus.BLOCKED
         assert goal.blocker == "bandits on Road South"
-        assert goal.blocker_source == "bandits" and goal.blocker_rooms == ["hamlet:road2"]
+        assert goal.blocker_source == "bandits"
+        assert goal.blocker_rooms == ["hamlet:road2"]
         assert goals.has_active_goals()
         memories = living_of(engine).memory.get_recent(smith, tags=["blocked"])
-        assert memories and "bandits on Road South" in memories[0].content
+        assert memories
+        assert "bandits on Road South" in memories[0].content
 
         # Kill the bandits: the goal unblocks, progresses (0.5/h) and completes.
         for i in (1, 2):
             engine.world.destroy_entity(data_uuid("hamlet", "npc", f"bandit#{i}"))
         await engine.dispatch_events()
         await run_hours(engine, 0.5)
-        assert goal.status == GoalStatus.ACTIVE and goal.blocker is None
+        assert goal.status == GoalStatus.ACTIVE
+        assert goal.blocker is None
         before = needs_of(engine, "smith").value("economic")
         await run_hours(engine, 2)
-        assert goal.status == GoalStatus.DONE and goal.progress == 1.0
+        assert goal.status == GoalStatus.DONE
+        assert goal.progress == 1.0
         assert not goals.has_active_goals()
         assert needs_of(engine, "smith").value("economic") > (before or 0) + 0.3
     kinds = [(c.old_status, c.new_status) for c in changes]
@@ -117,7 +123,8 @@ async def test_goal_blocks_again_when_the_threat_returns(tmp_path: Path) -> None
         bandits = [npc(engine, f"bandit#{i}") for i in (1, 2)]
         await run_hours(engine, 6)
         goal = engine.world.get_component(npc(engine, "smith"), GoalsComponent).get("get_iron")
-        assert goal is not None and goal.status == GoalStatus.BLOCKED
+        assert goal is not None
+        assert goal.status == GoalStatus.BLOCKED
         for b in bandits:  # off the route (the camp is not on it)
             ws.move(b, "hamlet:camp")
         await run_hours(engine, 0.25)
@@ -148,12 +155,14 @@ async def test_a_hostile_marker_blocks_like_a_hostile_faction(tmp_path: Path) ->
 
         await run_hours(engine, 1)
         goal = engine.world.get_component(npc(engine, "smith"), GoalsComponent).get("get_iron")
-        assert goal is not None and goal.status == GoalStatus.ACTIVE  # bandits are harmless now
+        assert goal is not None
+        assert goal.status == GoalStatus.ACTIVE
         # A wolf spawned later gets its living data (the Hostile marker) on arrival.
         spawn_template(engine, "hamlet:wolf", "hamlet:road1")
         await engine.dispatch_events()
         await run_hours(engine, 0.25)
-        assert goal.status == GoalStatus.BLOCKED and goal.blocker == "wolves on Road North"
+        assert goal.status == GoalStatus.BLOCKED
+        assert goal.blocker == "wolves on Road North"
 
 
 async def test_schedule_walks_room_by_room_at_the_hour(tmp_path: Path) -> None:
@@ -188,7 +197,8 @@ async def test_the_threat_map_changes_only_when_a_threat_moves_or_dies(tmp_path:
         living, ws = living_of(engine), ws_of(engine)
         bandit = ws.npcs_in("hamlet:road2")[0]
         first = living.threat_map()
-        assert living.is_threat(bandit) and not living.is_threat(npc(engine, "smith"))
+        assert living.is_threat(bandit)
+        assert not living.is_threat(npc(engine, "smith"))
         # Time passing and a villager walking about keep the cached map.
         await run_hours(engine, 0.25)
         ws.move(npc(engine, "smith"), "hamlet:square")
@@ -203,7 +213,8 @@ async def test_the_threat_map_changes_only_when_a_threat_moves_or_dies(tmp_path:
         second = living.threat_map()
         engine.world.destroy_entity(bandit)
         await engine.dispatch_events()
-        assert not living.is_threat(bandit) and living.threat_map() is not second
+        assert not living.is_threat(bandit)
+        assert living.threat_map() is not second
 
 
 async def test_a_sliced_system_visits_everyone_once_per_cycle_in_small_slices(

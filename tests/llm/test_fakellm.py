@@ -51,14 +51,17 @@ async def test_scripted_behaviours_in_order() -> None:
         assert data["usage"] == {"prompt_tokens": 9, "completion_tokens": 2, "total_tokens": 11}
 
         status, body = await post(srv, CHAT)
-        assert status == 500 and json.loads(body)["error"]["code"] == 500
+        assert status == 500
+        assert json.loads(body)["error"]["code"] == 500
         assert await post(srv, CHAT) == (200, b"nope")
         status, body = await post(srv, CHAT)
         assert json.loads(body)["choices"][0]["finish_reason"] == "length"
 
         status, body = await post(srv, CHAT)  # queue empty: the default answer
-        assert status == 200 and json.loads(body)["usage"]["prompt_tokens"] == 2
-        assert srv.request_count == 5 and srv.pending == 0
+        assert status == 200
+        assert json.loads(body)["usage"]["prompt_tokens"] == 2
+        assert srv.request_count == 5
+        assert srv.pending == 0
         assert srv.last_request == CHAT
 
 
@@ -67,7 +70,8 @@ async def test_delay_and_hang() -> None:
         srv.delay(0.3, "late")
         started = time.perf_counter()
         status, _ = await post(srv, CHAT)
-        assert status == 200 and time.perf_counter() - started >= 0.3
+        assert status == 200
+        assert time.perf_counter() - started >= 0.3
         srv.hang()
         with pytest.raises(TimeoutError):
             await post(srv, CHAT, wait=0.3)
@@ -95,7 +99,8 @@ def test_usable_from_synchronous_code() -> None:
     with FakeOpenAIServer() as srv:
         srv.status(429, {"error": {"message": "slow down"}}, headers={"Retry-After": "1"})
         status, body = asyncio.run(post(srv, CHAT))
-        assert status == 429 and b"slow down" in body
+        assert status == 429
+        assert b"slow down" in body
         assert srv.wait_for_requests(1, timeout=1)
     with pytest.raises(RuntimeError):
         _ = srv.url

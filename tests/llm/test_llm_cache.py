@@ -35,7 +35,8 @@ def result(text: str = "The miller's plea") -> LLMResult:
 
 def test_key_covers_what_shapes_the_answer() -> None:
     base = request_key(req(), "model-a")
-    assert len(base) == 64 and base == request_key(req(), "model-a")
+    assert len(base) == 64
+    assert base == request_key(req(), "model-a")
     assert base == request_key(req(timeout=3.0), "model-a")  # not part of the answer
     assert base == request_key(
         LLMRequest.from_prompt("Write a quest about the mill.", purpose="narration"), "model-a"
@@ -62,12 +63,15 @@ async def test_cache_hit_avoids_the_second_http_call(
     second = await provider.complete(req())
 
     assert fake_llm.request_count == 1
-    assert not first.cached and second.cached
+    assert not first.cached
+    assert second.cached
     assert second.text == first.text
     assert second.total_tokens == 0  # a hit costs nothing
-    assert limiter.budget is not None and limiter.budget.used() == 26
+    assert limiter.budget is not None
+    assert limiter.budget.used() == 26
     assert metrics.registry.get_sample_value("maid_llm_cache_hits_total") == 1
-    assert provider.model == TEST_MODEL and provider.limiter is limiter
+    assert provider.model == TEST_MODEL
+    assert provider.limiter is limiter
 
     await provider.complete(req("Something else entirely."))
     assert fake_llm.request_count == 2
@@ -133,7 +137,9 @@ async def test_least_recently_used_is_evicted() -> None:
     await cache.put("b", result("B"))
     assert await cache.get("a") is not None  # "a" is now more recent than "b"
     await cache.put("c", result("C"))
-    assert "b" not in cache and "a" in cache and "c" in cache
+    assert "b" not in cache
+    assert "a" in cache
+    assert "c" in cache
     assert len(cache) == 2
 
 
@@ -151,7 +157,8 @@ async def test_survives_a_restart_in_a_document_store(
     restarted = NarrativeContextCache(memory_documents, wall=clock.wall, max_entries=3)
     assert await restarted.load() == 1
     hit = await restarted.get("new")
-    assert hit is not None and hit.text == "new"
+    assert hit is not None
+    assert hit.text == "new"
     assert set(memory_documents.data["narrative_cache"]) == {"new"}  # expired one deleted
 
 
@@ -166,7 +173,8 @@ async def test_eviction_and_load_keep_the_store_bounded(
     assert len(memory_documents.data["narrative_cache"]) == 5
     smaller = NarrativeContextCache(memory_documents, wall=clock.wall, max_entries=2)
     assert await smaller.load() == 2
-    assert "k7" in smaller and "k6" in smaller  # the newest survive
+    assert "k7" in smaller
+    assert "k6" in smaller
     assert len(memory_documents.data["narrative_cache"]) == 2
 
 
@@ -219,14 +227,15 @@ async def test_survives_a_restart_on_a_real_sqlite_store(tmp_path: Path) -> None
         assert await cache.load() == 1
         fresh = ScriptedProvider([])  # would raise if it were called
         hit = await CachingProvider(fresh, cache).complete(req())
-        assert hit.cached and hit.text == "The Drowned Bell"
+        assert hit.cached
+        assert hit.text == "The Drowned Bell"
         assert fresh.requests == []
     finally:
         await store.close()
 
 
 def test_invalid_settings_are_rejected() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="ttl_seconds must be positive"):
         NarrativeContextCache(ttl_seconds=0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="max_entries must be at least 1"):
         NarrativeContextCache(max_entries=0)

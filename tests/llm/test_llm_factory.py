@@ -45,12 +45,16 @@ def test_provider_uses_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     assert isinstance(provider, LiteLLMProvider)
     assert provider.model == "openai/llama3"
-    assert provider.api_base == "http://127.0.0.1:9/v1" and provider.api_key == "sk-real"
+    assert provider.api_base == "http://127.0.0.1:9/v1"
+    assert provider.api_key == "sk-real"
     assert provider.timeout == 12.5
     limiter = provider.limiter
-    assert limiter is not None and limiter.rate is not None and limiter.budget is not None
+    assert limiter is not None
+    assert limiter.rate is not None
+    assert limiter.budget is not None
     assert limiter.rate.requests_per_minute == 30
-    assert limiter.budget.limit == 5000 and limiter.budget.window_seconds == 3600
+    assert limiter.budget.limit == 5000
+    assert limiter.budget.window_seconds == 3600
 
 
 def test_local_openai_compatible_server_gets_a_placeholder_key(
@@ -60,9 +64,11 @@ def test_local_openai_compatible_server_gets_a_placeholder_key(
     provider = build_provider(
         settings(llm_model="openai/llama3", llm_api_base="http://127.0.0.1:9/v1")
     )
-    assert isinstance(provider, LiteLLMProvider) and provider.api_key == PLACEHOLDER_API_KEY
+    assert isinstance(provider, LiteLLMProvider)
+    assert provider.api_key == PLACEHOLDER_API_KEY
     hosted = build_provider(settings(llm_model="anthropic/claude"))
-    assert isinstance(hosted, LiteLLMProvider) and hosted.api_key is None
+    assert isinstance(hosted, LiteLLMProvider)
+    assert hosted.api_key is None
 
 
 def test_shared_limiter_and_cache(clock: ManualClock) -> None:
@@ -70,8 +76,10 @@ def test_shared_limiter_and_cache(clock: ManualClock) -> None:
     limiter = build_limiter(s, clock=clock.monotonic)
     first = build_provider(s, limiter=limiter)
     second = build_provider(s, limiter=limiter, cache=NarrativeContextCache())
-    assert isinstance(first, LiteLLMProvider) and first.limiter is limiter
-    assert isinstance(second, CachingProvider) and second.limiter is limiter
+    assert isinstance(first, LiteLLMProvider)
+    assert first.limiter is limiter
+    assert isinstance(second, CachingProvider)
+    assert second.limiter is limiter
 
 
 async def test_zero_budget_never_calls_the_model(clock: ManualClock) -> None:

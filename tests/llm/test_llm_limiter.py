@@ -73,12 +73,17 @@ def test_token_budget_rolls_over_the_window(clock: ManualClock) -> None:
     budget.record(600)
     clock.advance_wall(1800)
     budget.record(400)
-    assert budget.used() == 1000 and budget.remaining() == 0 and budget.exhausted
+    assert budget.used() == 1000
+    assert budget.remaining() == 0
+    assert budget.exhausted
     assert budget.seconds_until_recovery() == pytest.approx(1800)
     clock.advance_wall(1800)  # the first 600 roll off
-    assert budget.used() == 400 and budget.remaining() == 600 and not budget.exhausted
+    assert budget.used() == 400
+    assert budget.remaining() == 600
+    assert not budget.exhausted
     clock.advance_wall(1800)
-    assert budget.used() == 0 and budget.remaining() == 1000
+    assert budget.used() == 0
+    assert budget.remaining() == 1000
 
 
 def test_token_budget_reservations_hold_tokens_until_settled(clock: ManualClock) -> None:
@@ -90,21 +95,24 @@ def test_token_budget_reservations_hold_tokens_until_settled(clock: ManualClock)
     first.settle(120)
     first.settle(999)  # settling twice changes nothing
     second.settle(0)
-    assert budget.reserved == 0 and budget.used() == 120 and budget.remaining() == 880
+    assert budget.reserved == 0
+    assert budget.used() == 120
+    assert budget.remaining() == 880
 
 
 def test_zero_budget_allows_nothing(clock: ManualClock) -> None:
     budget = TokenBudget(0, clock=clock.monotonic)
-    assert budget.exhausted and budget.remaining() == 0
+    assert budget.exhausted
+    assert budget.remaining() == 0
     assert budget.seconds_until_recovery() == float("inf")
 
 
 def test_invalid_limits_are_rejected() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="limit must be >= 0"):
         TokenBudget(-1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="window_seconds must be positive"):
         TokenBudget(10, window_seconds=0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="requests_per_minute must be positive"):
         RateLimiter(0)
 
 
@@ -116,14 +124,16 @@ async def test_exhausted_budget_raises_without_calling_the_model(clock: ManualCl
         limiter=limiter,
     )
     await provider.complete(req())
-    assert limiter.budget is not None and limiter.budget.exhausted
+    assert limiter.budget is not None
+    assert limiter.budget.exhausted
     rate_before = limiter.rate.available if limiter.rate else 0
     with pytest.raises(LLMBudgetExhausted) as info:
         await provider.complete(req(purpose="narration"))
     assert info.value.purpose == "narration"
     assert len(provider.requests) == 1
     # An exhausted budget does not burn rate-limit slots either.
-    assert limiter.rate is not None and limiter.rate.available == pytest.approx(rate_before)
+    assert limiter.rate is not None
+    assert limiter.rate.available == pytest.approx(rate_before)
     clock.advance_wall(60)
     assert (await provider.complete(req())).text == "Another."
 
@@ -154,8 +164,10 @@ async def test_limiter_status_and_gauge(clock: ManualClock) -> None:
     )
     await provider.complete(req())
     status = limiter.status()
-    assert status["budget_used"] == 250 and status["budget_remaining"] == 750
-    assert status["budget_exhausted"] is False and status["requests_per_minute"] == 60
+    assert status["budget_used"] == 250
+    assert status["budget_remaining"] == 750
+    assert status["budget_exhausted"] is False
+    assert status["requests_per_minute"] == 60
     gauge = "maid_llm_budget_remaining_tokens"
     assert metrics.registry.get_sample_value(gauge) == 750
     clock.advance_wall(3600)

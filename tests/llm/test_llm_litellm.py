@@ -113,15 +113,18 @@ async def test_success_returns_text_and_counts_usage(
     assert result.finish_reason == "stop"
     assert (result.prompt_tokens, result.completion_tokens, result.total_tokens) == (42, 7, 49)
     assert result.model.endswith("test-model")
-    assert result.latency > 0 and not result.cached
-    assert limiter.budget is not None and limiter.budget.used() == 49
+    assert result.latency > 0
+    assert not result.cached
+    assert limiter.budget is not None
+    assert limiter.budget.used() == 49
     assert limiter.budget.reserved == 0
 
     body = fake_llm.last_request
     assert body["model"] == "test-model"
     assert body["messages"][0] == {"role": "system", "content": "You narrate a fantasy MUD."}
     assert body["messages"][1]["content"] == "Describe the tavern."
-    assert body["max_tokens"] == 120 and body["temperature"] == 0.3
+    assert body["max_tokens"] == 120
+    assert body["temperature"] == 0.3
     assert "response_format" not in body
 
     assert sample(metrics, "maid_llm_requests_total", purpose="narration", outcome="ok") == 1
@@ -206,7 +209,8 @@ async def test_truncated_completion_raises_and_still_counts_tokens(
     assert_no_warning_in_chain(info.value)
     assert info.value.result is not None
     assert info.value.result.text == "The dragon said: I will"
-    assert limiter.budget is not None and limiter.budget.used() == 50
+    assert limiter.budget is not None
+    assert limiter.budget.used() == 50
     assert sample(metrics, "maid_llm_tokens_total", purpose="narration", kind="completion") == 20
 
 
@@ -227,7 +231,8 @@ async def test_hang_times_out_within_the_timeout_and_loop_stays_responsive(
     assert 0.9 <= elapsed < 2.0
     assert ticker.ticks >= 20
     assert ticker.max_gap < 0.5
-    assert limiter.budget is not None and limiter.budget.reserved == 0
+    assert limiter.budget is not None
+    assert limiter.budget.reserved == 0
     assert sample(metrics, "maid_llm_errors_total", purpose="narration", kind="timeout") == 1
 
 
@@ -249,7 +254,8 @@ async def test_slow_answer_within_the_timeout_succeeds_while_the_loop_runs(
         result = await make_provider(fake_llm, timeout=2.0).complete(request())
     assert result.text == "Worth the wait."
     assert result.latency >= 0.4
-    assert ticker.ticks >= 10 and ticker.max_gap < 0.3
+    assert ticker.ticks >= 10
+    assert ticker.max_gap < 0.3
 
 
 async def test_concurrent_calls_run_in_parallel(fake_llm: FakeOpenAIServer) -> None:
@@ -279,7 +285,9 @@ async def test_budget_exhaustion_blocks_calls_until_the_window_rolls(
     fake_llm.ok("first", prompt_tokens=80, completion_tokens=30)
     await provider.complete(request(purpose="quest_narrative"))
     budget = limiter.budget
-    assert budget is not None and budget.exhausted and budget.remaining() == 0
+    assert budget is not None
+    assert budget.exhausted
+    assert budget.remaining() == 0
     assert sample(metrics, "maid_llm_budget_remaining_tokens") == 0
 
     for _ in range(3):
@@ -292,9 +300,11 @@ async def test_budget_exhaustion_blocks_calls_until_the_window_rolls(
     )
 
     clock.advance_wall(3599)
-    assert budget.exhausted and budget.seconds_until_recovery() == pytest.approx(1.0)
+    assert budget.exhausted
+    assert budget.seconds_until_recovery() == pytest.approx(1.0)
     clock.advance_wall(1)
-    assert not budget.exhausted and budget.remaining() == 100
+    assert not budget.exhausted
+    assert budget.remaining() == 100
     fake_llm.ok("again", prompt_tokens=5, completion_tokens=5)
     assert (await provider.complete(request(purpose="quest_narrative"))).text == "again"
     assert fake_llm.request_count == 2
@@ -326,11 +336,13 @@ async def test_cancelled_call_releases_its_budget_reservation(
     fake_llm.hang()
     task = asyncio.create_task(make_provider(fake_llm, limiter=limiter).complete(request()))
     await asyncio.to_thread(fake_llm.wait_for_requests, 1)
-    assert limiter.budget is not None and limiter.budget.reserved > 0
+    assert limiter.budget is not None
+    assert limiter.budget.reserved > 0
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert limiter.budget.reserved == 0 and limiter.budget.used() == 0
+    assert limiter.budget.reserved == 0
+    assert limiter.budget.used() == 0
 
 
 async def test_no_model_means_unavailable() -> None:
@@ -376,7 +388,8 @@ def test_import_happened_off_the_event_loop() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     stats = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert stats["before"] is False and stats["quiet"] is True
+    assert stats["before"] is False
+    assert stats["quiet"] is True
     # The import takes seconds; the loop must have kept ticking meanwhile.
     assert stats["ticks"] >= 10
     assert stats["gap"] < min(1.0, stats["seconds"] / 2)

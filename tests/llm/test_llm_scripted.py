@@ -33,7 +33,9 @@ async def test_answers_in_order_and_records_requests() -> None:
     first = await provider.complete(req("a", purpose="narration"))
     second = await provider.complete(req("b"))
     assert (first.text, second.text) == ("one", "two")
-    assert first.model == "scripted" and first.prompt_tokens > 0 and first.completion_tokens > 0
+    assert first.model == "scripted"
+    assert first.prompt_tokens > 0
+    assert first.completion_tokens > 0
     assert (second.prompt_tokens, second.completion_tokens) == (3, 4)
     assert [r.messages[-1]["content"] for r in provider.requests] == ["a", "b"]
     assert provider.requests[0].purpose == "narration"
@@ -81,7 +83,8 @@ async def test_checks_are_the_same_as_for_real_models() -> None:
         await provider.complete(req(purpose="narration"))
     with pytest.raises(LLMTruncated) as info:
         await provider.complete(req(purpose="narration"))
-    assert info.value.result is not None and info.value.result.text == "cut"
+    assert info.value.result is not None
+    assert info.value.result.text == "cut"
     errors = metrics.registry.get_sample_value(
         "maid_llm_errors_total", {"purpose": "narration", "kind": "truncated"}
     )
@@ -100,23 +103,24 @@ async def test_latency_can_exceed_the_timeout() -> None:
 async def test_null_provider_is_always_unavailable() -> None:
     with pytest.raises(LLMUnavailable) as info:
         await NullProvider().complete(req(purpose="narration"))
-    assert isinstance(info.value, LLMError) and info.value.purpose == "narration"
+    assert isinstance(info.value, LLMError)
+    assert info.value.purpose == "narration"
 
 
 @pytest.mark.parametrize(
-    "kwargs",
+    ("kwargs", "error"),
     [
-        {"messages": []},
-        {"messages": [{"role": "wizard", "content": "x"}]},
-        {"messages": [{"role": "user", "content": None}]},
-        {"messages": [{"role": "user", "content": "x"}], "max_tokens": 0},
-        {"messages": [{"role": "user", "content": "x"}], "temperature": 3.0},
-        {"messages": [{"role": "user", "content": "x"}], "timeout": 0},
-        {"messages": [{"role": "user", "content": "x"}], "purpose": ""},
+        ({"messages": []}, "at least one message"),
+        ({"messages": [{"role": "wizard", "content": "x"}]}, "invalid chat message"),
+        ({"messages": [{"role": "user", "content": None}]}, "content must be a string"),
+        ({"messages": [{"role": "user", "content": "x"}], "max_tokens": 0}, "max_tokens must"),
+        ({"messages": [{"role": "user", "content": "x"}], "temperature": 3.0}, "temperature must"),
+        ({"messages": [{"role": "user", "content": "x"}], "timeout": 0}, "timeout must"),
+        ({"messages": [{"role": "user", "content": "x"}], "purpose": ""}, "purpose must"),
     ],
 )
-def test_malformed_requests_are_programming_errors(kwargs: dict[str, object]) -> None:
-    with pytest.raises(ValueError):
+def test_malformed_requests_are_programming_errors(kwargs: dict[str, object], error: str) -> None:
+    with pytest.raises(ValueError, match=error):
         LLMRequest(**kwargs)  # type: ignore[arg-type]
 
 

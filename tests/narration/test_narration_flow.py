@@ -61,12 +61,16 @@ async def test_the_command_returns_before_the_story_and_everyone_reads_it(
     for session in (hero_session, friend_session):
         text = session.text()
         assert "Aldric finds a key." in text
-        assert "Changes:" in text and "hp -10" in text and "has key on" in text
+        assert "Changes:" in text
+        assert "hp -10" in text
+        assert "has key on" in text
         package, data = session.gmcp[-1]
         assert package == "Room.Narration.Changes"
         assert [c["path"] for c in data["applied"]] == ["player.hp", "flags.has_key"]
-        assert data["clamped"] == [] and data["rejected"] == []
-    assert "finds a key" not in outsider.text() and outsider.gmcp == []
+        assert data["clamped"] == []
+        assert data["rejected"] == []
+    assert "finds a key" not in outsider.text()
+    assert outsider.gmcp == []
 
 
 async def test_undo_restores_every_value_and_retry_never_applies_twice(
@@ -83,7 +87,8 @@ async def test_undo_restores_every_value_and_retry_never_applies_twice(
     hero, session = player(engine, "Aldric")
     await act(engine, hero, "act break the cage")
     gwen = service(engine).rooms[CELLAR].npcs["gwen"]
-    assert hp(engine, hero) == 80 and room_state(engine).milestones == {"rescue_gwen": 1}
+    assert hp(engine, hero) == 80
+    assert room_state(engine).milestones == {"rescue_gwen": 1}
     await act(engine, hero, "retry")
     assert hp(engine, hero) == 70  # 90 - 20, not 80 - 20
     assert room_state(engine).milestones == {}
@@ -92,7 +97,8 @@ async def test_undo_restores_every_value_and_retry_never_applies_twice(
     assert engine.world.get_component(gwen, NarratedNPCStats).values["trust"] == 20
     assert "A second telling." in session.text()
     await act(engine, hero, "undo")
-    assert hp(engine, hero) == 90 and room_state(engine).milestones == {}
+    assert hp(engine, hero) == 90
+    assert room_state(engine).milestones == {}
     assert "last action is undone" in session.text()
     await act(engine, hero, "act try again")
     assert hp(engine, hero) == 85
@@ -136,7 +142,8 @@ async def test_a_timeout_ends_with_a_fallback_no_change_and_a_retry_hint(
     hero, session = player(engine, "Aldric")
     gate.gate("The Cellar")  # never released: the model hangs
     await act(engine, hero, "act jump")
-    assert "lost its thread" in session.text() and "Type 'retry'" in session.text()
+    assert "lost its thread" in session.text()
+    assert "Type 'retry'" in session.text()
     assert hp(engine, hero) == 90
     gate.gate("The Cellar").set()
     await act(engine, hero, "retry")
@@ -150,7 +157,8 @@ async def test_a_failed_retry_leaves_the_old_turn_standing(engine: GameEngine) -
     hero, session = player(engine, "Aldric")
     await act(engine, hero, "act fall")
     await act(engine, hero, "retry")
-    assert hp(engine, hero) == 80 and "your last turn stands" in session.text()
+    assert hp(engine, hero) == 80
+    assert "your last turn stands" in session.text()
 
 
 async def test_rooms_do_not_wait_for_each_other_and_the_tick_keeps_going(
@@ -248,7 +256,8 @@ async def test_unsafe_narration_is_never_shown(engine: GameEngine) -> None:
     fast(engine, scripted(block('{"player.hp": -10}', "Visit https://example.com now!")))
     hero, session = player(engine, "Aldric")
     await act(engine, hero, "act read the wall")
-    assert "example.com" not in session.text() and "lost its thread" in session.text()
+    assert "example.com" not in session.text()
+    assert "lost its thread" in session.text()
     assert hp(engine, hero) == 90
 
 

@@ -63,7 +63,8 @@ async def test_a_turn_in_the_cellar(ironvale: GameEngine) -> None:
     await cmd(ironvale, hero, "rattle the padlock")
     await settle(service(ironvale).drain())
     assert "boots stop overhead" in session.text()
-    assert "Gwen trust +10" in session.text() and "alarm raised on" in session.text()
+    assert "Gwen trust +10" in session.text()
+    assert "alarm raised on" in session.text()
     gwen = service(ironvale).rooms[CELLAR].npcs["gwen"]
     assert ironvale.world.get_component(gwen, NarratedNPCStats).values["trust"] == 30
     # The rest of the game still answers as before, here too.

@@ -65,7 +65,8 @@ async def test_a_counter_refuses_a_negative_change_and_advances_by_one(
     fast(engine, scripted(block('{"world.day": -1}'), block('{"world.day": +1}')))
     hero, _ = player(engine, "Aldric")
     first = (await turn(engine, hero, "act wait")).parsed_report()
-    assert first is not None and first.rejected[0].code == "counter_negative"
+    assert first is not None
+    assert first.rejected[0].code == "counter_negative"
     await turn(engine, hero, "act sleep")
     room = room_id(engine, CELLAR)
     assert engine.world.get_component(room, NarratedRoomState).world["day"] == 2
@@ -97,7 +98,8 @@ async def test_npc_stats_live_on_the_npc_entity(engine: GameEngine) -> None:
     await turn(engine, hero, "act free gwen's hands")
     gwen = data_uuid("testpack", "narrated_npc", f"{CELLAR}:gwen")
     stats = engine.world.get_component(gwen, NarratedNPCStats)
-    assert stats.npc_id == "gwen" and stats.values["trust"] == 30
+    assert stats.npc_id == "gwen"
+    assert stats.values["trust"] == 30
     room = room_id(engine, CELLAR)
     assert "trust" not in engine.world.get_component(room, NarratedRoomState).world
 
@@ -110,9 +112,13 @@ async def test_a_malformed_or_missing_block_still_completes_with_an_empty_delta(
     for line in ("act wave", "act wave again"):
         record = await turn(engine, hero, line)
         report = record.parsed_report()
-        assert record.outcome == "ok" and report is not None
-        assert report.delta == {} and not report.applied and not report.rejected
-    assert "Gwen glares." in session.text() and "```" not in session.text()
+        assert record.outcome == "ok"
+        assert report is not None
+        assert report.delta == {}
+        assert not report.applied
+        assert not report.rejected
+    assert "Gwen glares." in session.text()
+    assert "```" not in session.text()
 
 
 async def test_an_empty_block_is_a_no_op(engine: GameEngine) -> None:
@@ -120,7 +126,8 @@ async def test_an_empty_block_is_a_no_op(engine: GameEngine) -> None:
     hero, session = player(engine, "Aldric")
     record = await turn(engine, hero, "act listen")
     report = record.parsed_report()
-    assert report is not None and not report.entries()
+    assert report is not None
+    assert not report.entries()
     assert "Changes:" not in session.text()
     assert hp(engine, hero) == 90  # instantiated lazily at its initial, never moved
 

@@ -29,7 +29,9 @@ async def test_state_shows_world_you_npcs_here_and_goals(engine: GameEngine) -> 
     assert "hp             60/100   [######----] healthy" in text
     assert "mana           20/50    [####------] steady" not in text  # mana has no bands
     assert "mana           20/50    [####------]" in text
-    assert "Gwen" in text and "trust" in text and "wary" in text
+    assert "Gwen" in text
+    assert "trust" in text
+    assert "wary" in text
     assert "day            1        (counter)" in text
     assert "[x]|n Rescue Gwen from the bandits" in text
     assert "[ ] Arrive at the capital city" in text
@@ -57,11 +59,14 @@ async def test_builders_set_values_checked_and_clamped(engine: GameEngine) -> No
     assert "No character called 'zed'" in await state("set player.hp 3 zed")
     room = room_id(engine, CELLAR)
     stored = engine.world.get_component(room, NarratedRoomState)
-    assert stored.world["day"] == 3 and stored.flags["has_key"] is True
+    assert stored.world["day"] == 3
+    assert stored.flags["has_key"] is True
     assert stored.milestones == {"rescue_gwen": 0}
     assert engine.world.get_component(hero, NarratedPlayerStats).values[CELLAR]["hp"] == 100
     sheet = await state("Aldric")
-    assert "You (Aldric)" in sheet and "player.hp" in sheet and "(milestones.rescue_gwen)" in sheet
+    assert "You (Aldric)" in sheet
+    assert "player.hp" in sheet
+    assert "(milestones.rescue_gwen)" in sheet
     assert "action index 0" in sheet
     assert await state("set milestones.rescue_gwen false") == (
         "milestones.rescue_gwen: reached -> pending."
@@ -79,7 +84,9 @@ async def test_at_state_is_for_builders_and_players_cannot_use_it(engine: GameEn
 async def test_the_builder_sheet_lists_npcs_that_are_away(engine: GameEngine) -> None:
     builder, _ = player(engine, "Bryn", room=TOWER, role=Role.BUILDER)
     sheet = await cmd(engine, builder, "@state", role=Role.BUILDER)
-    assert "Kral (npc.kral)" in sheet and "world.alarm" in sheet and "scope woods" in sheet
+    assert "Kral (npc.kral)" in sheet
+    assert "world.alarm" in sheet
+    assert "scope woods" in sheet
     ws = engine.services.get(WorldService)
     kral = service(engine).rooms[TOWER].npcs["kral"]
     async with engine.world_lock:

@@ -69,8 +69,10 @@ async def test_two_players_over_telnet_both_read_the_story_and_the_changes(
                 await settle(svc.drain())
                 for client in (aldric, bryn):
                     data = await client.wait_gmcp("Room.Narration.Changes")
-                    assert data["room"] == CELLAR and data["actor"] == "Aldric"
-                    assert len(data["applied"]) == 3 and data["rejected"] == []
+                    assert data["room"] == CELLAR
+                    assert data["actor"] == "Aldric"
+                    assert len(data["applied"]) == 3
+                    assert data["rejected"] == []
                 sent = llm.requests[0]["messages"]
                 assert any("Aldric: pick the lock of the cage" in m["content"] for m in sent)
                 assert any("Also here: Bryn." in m["content"] for m in sent)

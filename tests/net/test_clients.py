@@ -72,7 +72,8 @@ async def test_telnetlib3_client(
         assert session.caps.utf8  # LANG=en_US.utf8 via NEW-ENVIRON
         # telnetlib3 agrees to GMCP and says hello with Core.Hello + Core.Supports.Set
         await handler.wait_until(lambda: session.caps.client_name == "telnetlib3")
-        assert session.caps.gmcp and session.caps.gmcp_supports
+        assert session.caps.gmcp
+        assert session.caps.gmcp_supports
 
         assert isinstance(writer, telnetlib3.TelnetWriterUnicode)  # text mode: str in
         writer.write("look around\r\n")
@@ -133,6 +134,7 @@ async def test_tintin_smoke(server: TelnetServer, handler: Any, tmp_path: Path) 
     # What TinTin++ negotiated (see the report): MTTS, UTF-8 and the window size.
     assert session.caps.client_name.upper() == "TINTIN++"
     assert session.caps.color is ColorMode.TRUECOLOR
-    assert session.caps.utf8 and session.caps.mtts & 271 == 271
+    assert session.caps.utf8
+    assert session.caps.mtts & 271 == 271
     assert (session.caps.width, session.caps.height) == (80, 24)
     await handler.wait_until(lambda: bool(handler.closed))

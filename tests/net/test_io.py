@@ -248,7 +248,8 @@ async def test_stop_during_negotiation_never_reaches_the_handler(
     await client.wait_for(lambda: bool(client.commands))  # the server is talking to it
     await asyncio.wait_for(server.stop("bye"), 5)
     await client.wait_eof()
-    assert handler.opened == [] and handler.closed == []
+    assert handler.opened == []
+    assert handler.closed == []
     assert server.connection_count == 0
 
 
@@ -306,8 +307,10 @@ async def test_queued_text_keeps_its_place_before_telnet_commands(
     session.set_echo(False)  # IAC WILL ECHO: after the text it follows
     session.send("The room.")
     session.send_gmcp("Room.Info", {"num": 1})  # after the room's text too
-    assert writes[0] == b"Password:\r\n" and writes[1].startswith(b"\xff\xfb\x01")
-    assert writes[2] == b"The room.\r\n" and writes[3].startswith(b"\xff\xfa\xc9Room.Info")
+    assert writes[0] == b"Password:\r\n"
+    assert writes[1].startswith(b"\xff\xfb\x01")
+    assert writes[2] == b"The room.\r\n"
+    assert writes[3].startswith(b"\xff\xfa\xc9Room.Info")
     await client.wait_for(lambda: bool(client.subneg))
     wire = bytes(client.wire)
     assert wire.index(b"Password:") < wire.index(b"\xff\xfb\x01") < wire.index(b"The room.")
@@ -321,5 +324,6 @@ async def test_a_big_output_is_not_held_back(
     session = await handler.session()
     writes = count_writes(session)
     session.send("z" * 70_000)
-    assert len(writes) == 1 and len(writes[0]) >= 70_000  # written at once
+    assert len(writes) == 1
+    assert len(writes[0]) >= 70_000
     await client.wait_text("zzz\r\n")

@@ -67,8 +67,10 @@ async def test_mtts_client_gets_truecolor(
     session = await handler.session()
     caps = session.caps
     assert caps.color is ColorMode.TRUECOLOR
-    assert caps.utf8 and caps.mtts == 271
-    assert caps.client_name == "MUDLET" and caps.terminal == "XTERM-256COLOR"
+    assert caps.utf8
+    assert caps.mtts == 271
+    assert caps.client_name == "MUDLET"
+    assert caps.terminal == "XTERM-256COLOR"
     session.send("|rred|n |#102030rgb|n")
     await client.wait_text("rgb")
     assert "\x1b[31mred\x1b[0m \x1b[38;2;16;32;48mrgb\x1b[0m\r\n" in client.text()
@@ -128,7 +130,8 @@ async def test_password_echo_for_a_mud_client(
     session.send("done")
     await client.wait_text("done")
     # The server never echoed: the client hid the password, then echoed locally again.
-    assert "secret" not in client.text() and "visible" not in client.text()
+    assert "secret" not in client.text()
+    assert "visible" not in client.text()
 
 
 async def test_kludge_mode_server_echo(
@@ -205,7 +208,8 @@ async def test_mssp_table(server: TelnetServer, connect: Connect, handler: FakeH
     client = await connect(server)
     await client.wait_for(lambda: bool(client.subnegotiations(MSSP)))
     table = _decode_mssp(client.subnegotiations(MSSP)[0])
-    assert table["NAME"] == ["TestMUD"] and table["PLAYERS"] == ["3"]
+    assert table["NAME"] == ["TestMUD"]
+    assert table["PLAYERS"] == ["3"]
     assert table["GENRE"] == ["Fantasy", "BadVal"]
     assert table["PORT"] == [str(server.port)]
     for key, value in {"ANSI": "1", "UTF-8": "1", "GMCP": "1", "MSSP": "1", "MCCP": "0"}.items():
@@ -245,7 +249,8 @@ async def test_no_ga_when_sga_agreed(
     session.prompt("> ")
     session.send("marker")
     await client.wait_text("marker")
-    assert client.ga_count == 0 and client.eor_count == 0
+    assert client.ga_count == 0
+    assert client.eor_count == 0
 
 
 async def test_server_offers_gmcp_mssp_eor(server: TelnetServer, connect: Connect) -> None:
@@ -277,5 +282,7 @@ async def test_session_satisfies_the_contract(
     await connect(server)
     session = await handler.session()
     assert isinstance(session, Session)
-    assert session.account_id is None and session.character_id is None
-    assert session.data == {} and len(session.id) == 32
+    assert session.account_id is None
+    assert session.character_id is None
+    assert session.data == {}
+    assert len(session.id) == 32

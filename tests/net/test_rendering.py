@@ -38,7 +38,8 @@ def test_known_texts_match_the_pipeline_and_the_caches_stay_bounded() -> None:
                 assert render_output(text, mode, width) == want  # from the cache
     for cached in (rendering._text, rendering._line):
         info = cached.cache_info()
-        assert info.maxsize is not None and info.currsize <= info.maxsize
+        assert info.maxsize is not None
+        assert info.currsize <= info.maxsize
 
 
 _PIECES = [

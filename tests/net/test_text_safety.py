@@ -60,7 +60,8 @@ def test_line_assembler_overflow_is_bounded() -> None:
     assert events == [OVERFLOW]
     assert la.buffered == 0
     events, _ = la.feed(b"y" * 100_000)
-    assert events == [] and la.buffered == 0
+    assert events == []
+    assert la.buffered == 0
     events, _ = la.feed(b"tail\nok\n")
     assert events == [b"ok"]
 
@@ -107,7 +108,8 @@ def test_token_bucket() -> None:
     bucket = TokenBucket(3, 2.0, lambda: now[0])
     assert [bucket.take() for _ in range(4)] == [True, True, True, False]
     now[0] += 0.5  # one token back
-    assert bucket.take() and not bucket.take()
+    assert bucket.take()
+    assert not bucket.take()
     now[0] += 100
     assert sum(bucket.take() for _ in range(10)) == 3
     assert all(TokenBucket(0, 0, lambda: 0.0).take() for _ in range(100))

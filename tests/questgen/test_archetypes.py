@@ -24,12 +24,14 @@ def _arch(aid: str, *types: str, **kw: Any) -> QuestArchetype:
 
 def test_register_rejects_duplicates_unless_replacing() -> None:
     registry = ArchetypeRegistry([_arch("a", "x")])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="already registered"):
         registry.register(_arch("a", "y"))
     registry.register(_arch("a", "y"), replace=True)
     replaced = registry.get("a")
-    assert replaced is not None and replaced.compatible_seed_types == ["y"]
-    assert registry.unregister("a") and len(registry) == 0
+    assert replaced is not None
+    assert replaced.compatible_seed_types == ["y"]
+    assert registry.unregister("a")
+    assert len(registry) == 0
 
 
 async def test_scoring_reads_the_registry_so_pack_archetypes_are_chosen(town: Town) -> None:
@@ -68,7 +70,8 @@ async def test_ranking_respects_usable_and_breaks_ties_reproducibly(town: Town) 
     registry = ArchetypeRegistry([_arch(f"a{i}", "threat_response") for i in range(5)])
     first = [r.archetype.archetype_id for r in registry.ranked(seed, rng=random.Random(3))]
     again = [r.archetype.archetype_id for r in registry.ranked(seed, rng=random.Random(3))]
-    assert first == again and sorted(first) == [f"a{i}" for i in range(5)]
+    assert first == again
+    assert sorted(first) == [f"a{i}" for i in range(5)]
     usable = registry.ranked(seed, usable=lambda a: a.archetype_id == "a2")
     assert [r.archetype.archetype_id for r in usable] == ["a2"]
 

@@ -61,9 +61,12 @@ async def test_the_iron_seed_becomes_a_grounded_scored_quest(town: Town) -> None
     seed = await _iron_seed(town)
     narrator = EchoNarrator()
     quest = await _build(town, seed, narrator=narrator)
-    assert SLUG.fullmatch(quest.id) and quest.id.startswith("gen-clear_out-")
-    assert quest.seed_id == seed.id and quest.seed_type == "threat_response"
-    assert quest.importance == seed.importance and quest.quest_giver_id == town.hilda
+    assert SLUG.fullmatch(quest.id)
+    assert quest.id.startswith("gen-clear_out-")
+    assert quest.seed_id == seed.id
+    assert quest.seed_type == "threat_response"
+    assert quest.importance == seed.importance
+    assert quest.quest_giver_id == town.hilda
     assert [o.objective_type.value for o in quest.objectives] == [
         "talk",
         "visit",
@@ -73,16 +76,22 @@ async def test_the_iron_seed_becomes_a_grounded_scored_quest(town: Town) -> None
     ]
     assert quest.involved_npcs == {town.brann: "informant", town.orla: "witness"}
     assert "brookhaven:clearing" in quest.involved_locations
-    assert quest.area == "brookhaven:woods" and quest.region == "wilds"
+    assert quest.area == "brookhaven:woods"
+    assert quest.region == "wilds"
     assert quest.difficulty is DifficultyTier.MODERATE  # three wolves, no levels known
-    assert quest.grounding_score == 1.0 and quest.coherence_score == 1.0
+    assert quest.grounding_score == 1.0
+    assert quest.coherence_score == 1.0
     assert quest.novelty_score == 1.0
-    assert quest.created_at == town.now and quest.expiry >= seed.expires_at
+    assert quest.created_at == town.now
+    assert quest.expiry >= seed.expires_at
     assert quest.chain_potential == pytest.approx(0.6)  # the alpha may rally the pack
     # Narrative and dialogue came from the provider, given only names and places.
     ctx = narrator.contexts[0]
-    assert ctx.giver_name == "Hilda" and ctx.threat == "wolves" and ctx.area_name == "Darkwood"
-    assert "Captain Brann" in ctx.involved_npcs and "the alpha wolf" in ctx.involved_npcs
+    assert ctx.giver_name == "Hilda"
+    assert ctx.threat == "wolves"
+    assert ctx.area_name == "Darkwood"
+    assert "Captain Brann" in ctx.involved_npcs
+    assert "the alpha wolf" in ctx.involved_npcs
     assert "Defeat 2 grey wolves" in ctx.objectives
     assert ctx.public_memories == (
         "The ore carts stopped coming when the wolves moved into Darkwood",
@@ -98,7 +107,8 @@ async def test_the_iron_seed_becomes_a_grounded_scored_quest(town: Town) -> None
     ]:
         assert not UUID_TEXT.search(value), value
         assert "moneylender" not in value  # private memory never leaks
-    assert quest.title == "Hilda's Plea" and quest.quest_giver_dialogue.progress == "Any news?"
+    assert quest.title == "Hilda's Plea"
+    assert quest.quest_giver_dialogue.progress == "Any news?"
     assert quest.narrative_source == "template"
 
 
@@ -164,7 +174,8 @@ async def test_consequences_are_planned_against_real_needs_goals_and_people(town
     assert (goal.target_npc, goal.target_key) == (town.hilda, "get_iron")
     (need,) = by_type[C.NPC_NEED_SATISFY]
     # 0.2 -> 0.7: completing the goal already gives +0.3, the quest adds the rest.
-    assert need.target_key == "economic" and need.need_delta == pytest.approx(0.2)
+    assert need.target_key == "economic"
+    assert need.need_delta == pytest.approx(0.2)
     trust = {c.target_npc: c.relationship_delta for c in by_type[C.RELATIONSHIP_CHANGE]}
     assert trust == {town.hilda: 0.3, town.brann: 0.15}
     (faction,) = by_type[C.FACTION_STANDING]
@@ -172,7 +183,8 @@ async def test_consequences_are_planned_against_real_needs_goals_and_people(town
     (gossip,) = by_type[C.GOSSIP_INJECTION]
     assert gossip.gossip_content == "An adventurer cleared the wolves from Darkwood"
     (memory,) = by_type[C.MEMORY_CREATION]
-    assert memory.target_npc == town.hilda and "cleared the wolves" in (memory.memory_content or "")
+    assert memory.target_npc == town.hilda
+    assert "cleared the wolves" in (memory.memory_content or "")
     (state,) = by_type[C.WORLD_STATE]
     assert state.world_state_key == "threat:wolves:brookhaven:woods"
     failure = {c.consequence_type for c in quest.failure_consequences}
@@ -196,10 +208,12 @@ async def test_branching_archetypes_get_per_option_consequences(town: Town) -> N
     )
     assert not isinstance(seed, Rejection)
     quest = await _build(town, seed, "mediate")
-    assert quest.branches is not None and len(quest.branches) == 1
+    assert quest.branches is not None
+    assert len(quest.branches) == 1
     branch = quest.branches[0]
     trigger = quest.objective(branch.trigger_objective)
-    assert trigger is not None and trigger.choice
+    assert trigger is not None
+    assert trigger.choice
     labels = [o.label for o in branch.options]
     assert labels == ["Side with Orla", "Side with Captain Brann", "Broker a compromise"]
     side_orla = branch.options[0]
@@ -239,10 +253,11 @@ async def test_provider_errors_propagate_for_the_caller_to_fall_back(town: Town)
         async def generate(self, ctx: NarrativeContext) -> QuestNarrative:
             raise TimeoutError("model down")
 
+    archetype = town.qg.archetypes.get("clear_out")
+    assert archetype is not None
+    seed = await _iron_seed(town)
     with pytest.raises(TimeoutError):
-        archetype = town.qg.archetypes.get("clear_out")
-        assert archetype is not None
-        await town.qg.builder(Broken()).build(await _iron_seed(town), archetype)
+        await town.qg.builder(Broken()).build(seed, archetype)
 
 
 async def test_low_grounding_or_coherence_is_rejected(town: Town) -> None:

@@ -21,7 +21,8 @@ async def test_goal_and_threat_compose_into_a_threat_response_for_the_one_at_sta
     # Hilda has the lowest need and a blocked goal: she gives the quest.
     assert seed.primary_npc == town.hilda
     assert set(seed.involved_npcs) == {town.brann, town.orla}
-    assert seed.threat_source == "wolves" and seed.blocked_goal == "get_iron"
+    assert seed.threat_source == "wolves"
+    assert seed.blocked_goal == "get_iron"
     assert seed.importance == pytest.approx((0.8 + 0.6) / 2 * 1.3)
     assert len(seed.source_signals) == 2
 

@@ -197,11 +197,12 @@ async def test_unregistered_seed_types_and_unknown_signals_are_rejected(town: To
     qg.seed_types.register("stargazing", "Something in the sky")
     seed = await evaluator.evaluate(BasicSignal("COMET_SIGHTED", 0.9, [town.tam]))
     assert not isinstance(seed, Rejection), seed
-    assert seed.seed_type == "stargazing" and seed.subject == "the comet"
+    assert seed.seed_type == "stargazing"
+    assert seed.subject == "the comet"
 
 
 def test_a_grounder_may_only_set_typed_seed_fields() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"not typed QuestSeed fields: \['context'\]"):
         SeedGrounding(uuid4(), None, {"context": {"anything": 1}})
 
 

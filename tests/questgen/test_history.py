@@ -17,9 +17,12 @@ async def test_record_uses_the_quests_seed_type_and_importance(town: Town) -> No
     entry = town.qg.record(quest)
     assert entry.seed_type == quest.seed_type == "threat_response"
     assert entry.importance == quest.importance != quest.grounding_score
-    assert entry.quest_giver_id == town.hilda and entry.character_id is None
-    assert entry.outcome is None and entry.created_at == town.now
-    assert entry.objective_pattern == "clear" and entry.requires_combat
+    assert entry.quest_giver_id == town.hilda
+    assert entry.character_id is None
+    assert entry.outcome is None
+    assert entry.created_at == town.now
+    assert entry.objective_pattern == "clear"
+    assert entry.requires_combat
     assert (entry.area, entry.region) == ("brookhaven:woods", "wilds")
     assert entry.source == "generated"
 
@@ -45,7 +48,9 @@ async def test_queries_by_npc_type_activity_and_region(town: Town) -> None:
     assert history.get(quest.id).accepted_at == town.now  # type: ignore[union-attr]
     history.mark_finished(quest.id, "completed", town.now + 5)
     entry = history.get(quest.id)
-    assert entry is not None and entry.outcome == "completed" and entry.completed_at
+    assert entry is not None
+    assert entry.outcome == "completed"
+    assert entry.completed_at
     assert history.active_generated_quest_ids() == {"gen-b-2"}
     history.mark_finished("gen-b-2", "expired", town.now)
     assert history.get("gen-b-2").completed_at is None  # type: ignore[union-attr]

@@ -49,16 +49,17 @@ async def test_clear_targets_the_real_threats_with_the_leader_last(town: Town) -
     assert _kinds(objectives) == [(1, "talk"), (2, "visit"), (3, "kill"), (4, "kill"), (5, "talk")]
     talk, visit, wolves, alpha, report = objectives
     assert talk.target_entity_id == town.brann  # he watches the woods
-    assert "wolves" in talk.description and talk.hints == [
-        "Captain Brann is usually found at The Barracks."
-    ]
+    assert "wolves" in talk.description
+    assert talk.hints == ["Captain Brann is usually found at The Barracks."]
     assert visit.description == "Travel to Darkwood"
     assert visit.target_location == "brookhaven:clearing"
     assert wolves.description == "Defeat 2 grey wolves"
     assert sorted(wolves.target_entity_ids) == sorted(town.wolves)
-    assert wolves.quantity == 2 and wolves.target_template == "brookhaven:wolf"
+    assert wolves.quantity == 2
+    assert wolves.target_template == "brookhaven:wolf"
     assert wolves.target_location == "brookhaven:clearing"
-    assert alpha.target_entity_id == town.alpha and alpha.description == "Defeat the alpha wolf"
+    assert alpha.target_entity_id == town.alpha
+    assert alpha.description == "Defeat the alpha wolf"
     assert report.target_entity_id == seed.primary_npc
     assert [o.id for o in objectives] == ["o1-talk", "o2-visit", "o3-kill", "o4-kill", "o5-talk"]
 
@@ -106,12 +107,14 @@ async def test_investigation_asks_people_who_know_and_searches(town: Town) -> No
     )
     objectives = await _build(town, seed, P.INVESTIGATE)
     first = objectives[0]
-    assert first.objective_type is ObjectiveType.TALK and first.target_entity_id == town.tam
+    assert first.objective_type is ObjectiveType.TALK
+    assert first.target_entity_id == town.tam
     assert any(
         o.objective_type is ObjectiveType.VISIT and o.target_location == "brookhaven:den"
         for o in objectives
     )
-    assert objectives[-1].target_entity_id == town.brann and objectives[-1].order == 3
+    assert objectives[-1].target_entity_id == town.brann
+    assert objectives[-1].order == 3
 
 
 async def test_negotiation_hears_both_sides_and_has_a_decision(town: Town) -> None:
@@ -136,7 +139,8 @@ async def test_negotiation_hears_both_sides_and_has_a_decision(town: Town) -> No
         town.brann,
     }
     decision = objectives[2]
-    assert decision.choice and "Orla and Captain Brann" in decision.description
+    assert decision.choice
+    assert "Orla and Captain Brann" in decision.description
     assert objectives[3].target_entity_id == town.tam
     choice = await _build(town, seed, P.CHOICE)
     assert [o.choice for o in choice] == [False, False, True, False]
@@ -159,7 +163,8 @@ async def test_escort_finds_the_victim_fights_and_brings_them_home(town: Town) -
             },
         ),
     )
-    assert seed.seed_type == "rescue" and seed.rescue_target == town.tam
+    assert seed.seed_type == "rescue"
+    assert seed.rescue_target == town.tam
     objectives = await _build(town, seed, P.ESCORT)
     assert _kinds(objectives) == [(1, "visit"), (2, "kill"), (3, "escort"), (4, "talk")]
     escort = objectives[2]
@@ -172,7 +177,8 @@ async def test_item_patterns_use_obtainable_items_only(town: Town) -> None:
     seed.item_template = "brookhaven:iron_ore"
     fetch = await _build(town, seed, P.FETCH)
     assert _kinds(fetch) == [(1, "visit"), (2, "collect"), (3, "deliver")]
-    assert fetch[1].quantity == 2 and fetch[1].target_location == "brookhaven:clearing"
+    assert fetch[1].quantity == 2
+    assert fetch[1].target_location == "brookhaven:clearing"
     assert fetch[2].target_entity_id == town.hilda
     craft = await _build(town, seed, P.CRAFT_AND_DELIVER)
     assert [o.objective_type for o in craft] == [ObjectiveType.COLLECT, ObjectiveType.DELIVER]
@@ -218,9 +224,9 @@ async def test_custom_builders_register_and_may_be_async(town: Town) -> None:
         ]
 
     builder.register("stealth", stealth, requires=("threat_source",))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="already registered"):
         builder.register("stealth", stealth)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"not QuestSeed fields: \['no_such_field'\]"):
         builder.register("other", stealth, requires=("no_such_field",))
     seed = await _seed(town, threat_signal(town))
     built = await _build(town, seed, "stealth")

@@ -113,7 +113,8 @@ async def test_a_content_pack_adds_a_seed_type_archetype_and_pattern(tmp_path: P
         assert seed.seed_type == "heist_opportunity"
         assert [a.archetype_id for a in qg.ranked_archetypes(seed)] == ["heist"]
         quest = await qg.build_best(seed, qg.builder(EchoNarrator()))
-        assert quest is not None and quest.archetype_id == "heist"
+        assert quest is not None
+        assert quest.archetype_id == "heist"
         assert [o.objective_type for o in quest.objectives] == [
             ObjectiveType.VISIT,
             ObjectiveType.CUSTOM,

@@ -67,7 +67,8 @@ def test_cached_tokens_equal_the_uncached_algorithm(text: str) -> None:
 def test_several_texts_and_none_merge_like_before() -> None:
     texts = [SAMPLES[0], None, SAMPLES[1], "", SAMPLES[2], SAMPLES[0]]
     assert topic_tokens(*texts) == uncached_topic_tokens(*texts)
-    assert topic_tokens() == set() and topic_tokens(None, "") == set()
+    assert topic_tokens() == set()
+    assert topic_tokens(None, "") == set()
 
 
 def test_the_sample_stems_are_the_documented_ones() -> None:

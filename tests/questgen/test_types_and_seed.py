@@ -36,14 +36,15 @@ def test_content_pack_registers_a_custom_seed_type() -> None:
     assert registry.is_registered("heist_opportunity")
     assert registry.description("heist_opportunity") == "A valuable target is poorly guarded"
     registry.register("heist_opportunity", "A valuable target is poorly guarded")  # idempotent
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="already registered"):
         registry.register("heist_opportunity", "something else")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="non-empty string"):
         registry.register("  ", "blank")
 
 
 def test_patterns_and_arcs_are_plain_strings() -> None:
-    assert ObjectivePatterns.CLEAR == "clear" and type(ObjectivePatterns.CLEAR) is str
+    assert ObjectivePatterns.CLEAR == "clear"
+    assert type(ObjectivePatterns.CLEAR) is str
     assert NarrativeArcs.DILEMMA == "dilemma"
     assert len(builtin_constants(ObjectivePatterns)) == 9
 

@@ -45,7 +45,8 @@ def assert_template(narrative: QuestNarrative, reason: FallbackReason, tokens: i
     assert narrative.fallback_reason == reason.value
     assert narrative.tokens_used == tokens
     assert "Gundrik" in narrative.title + narrative.summary + narrative.description
-    assert narrative.dialogue.offer and narrative.dialogue.completion
+    assert narrative.dialogue.offer
+    assert narrative.dialogue.completion
 
 
 async def test_valid_answers_give_an_llm_narrative_with_real_token_usage() -> None:
@@ -53,7 +54,8 @@ async def test_valid_answers_give_an_llm_narrative_with_real_token_usage() -> No
     generator = make_generator(provider)
     assert isinstance(generator, NarrativeProvider)
     narrative = await generator.generate(make_ctx())
-    assert narrative.source == "llm" and narrative.fallback_reason is None
+    assert narrative.source == "llm"
+    assert narrative.fallback_reason is None
     assert narrative.title == "The Iron Road"
     assert narrative.dialogue.progress == "Any word from the road? My forge is still cold."
     assert narrative.tokens_used == 270
@@ -66,7 +68,8 @@ async def test_messy_but_recoverable_json_is_parsed_not_dropped() -> None:
     messy = "Sure! Here is the quest:\n```json\n" + narrative_json()[:-1] + ",}\n```\nEnjoy!"
     provider = ScriptedProvider([messy, "Dialogue: " + dialogue_json()])
     narrative = await make_generator(provider).generate(make_ctx())
-    assert narrative.source == "llm" and narrative.title == "The Iron Road"
+    assert narrative.source == "llm"
+    assert narrative.title == "The Iron Road"
 
 
 async def test_template_only_makes_no_call() -> None:
@@ -174,7 +177,9 @@ async def test_timeout_covers_both_calls() -> None:
     assert time.perf_counter() - started < 1.0
     # The second call only got what was left of the 0.25 s.
     first, second = (r.timeout for r in provider.requests)
-    assert first is not None and second is not None and second < first <= 0.25
+    assert first is not None
+    assert second is not None
+    assert second < first <= 0.25
 
 
 class IgnoresTimeouts:
@@ -212,7 +217,7 @@ async def test_cancellation_is_not_swallowed() -> None:
 
 
 def test_timeout_must_be_positive() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="timeout must be positive"):
         make_generator(None, timeout=0)
 
 
@@ -240,7 +245,8 @@ async def test_rejected_answers_are_not_cached() -> None:
     assert (await generator.generate(make_ctx())).fallback_reason == "invalid_output"
     assert len(cache) == 0
     assert (await generator.generate(make_ctx())).source == "llm"
-    assert len(provider.requests) == 3 and len(cache) == 2
+    assert len(provider.requests) == 3
+    assert len(cache) == 2
 
 
 async def test_a_stale_cached_answer_is_replaced() -> None:
@@ -250,9 +256,11 @@ async def test_a_stale_cached_answer_is_replaced() -> None:
     key = request_key(narrative_request(make_ctx()), "m")
     await cache.put(key, answer(narrative_json(summary="Bring me 50 gold coins, stranger.")))
     narrative = await generator.generate(make_ctx())
-    assert narrative.source == "llm" and narrative.tokens_used == 270
+    assert narrative.source == "llm"
+    assert narrative.tokens_used == 270
     hit = await cache.get(key)
-    assert hit is not None and "The Iron Road" in hit.text
+    assert hit is not None
+    assert "The Iron Road" in hit.text
 
 
 def test_the_generator_uses_the_providers_metrics_by_default() -> None:

@@ -58,8 +58,10 @@ def assert_template(narrative: QuestNarrative, reason: str) -> None:
     assert narrative.source == "template"
     assert narrative.fallback_reason == reason
     assert "Gundrik" in narrative.title + narrative.summary + narrative.description
-    assert len(narrative.title.split()) <= 8 and len(narrative.description) >= 50
-    assert narrative.dialogue.offer and narrative.dialogue.progress
+    assert len(narrative.title.split()) <= 8
+    assert len(narrative.description) >= 50
+    assert narrative.dialogue.offer
+    assert narrative.dialogue.progress
 
 
 async def test_valid_json_gives_an_llm_narrative(fake_llm: FakeOpenAIServer) -> None:
@@ -67,7 +69,8 @@ async def test_valid_json_gives_an_llm_narrative(fake_llm: FakeOpenAIServer) -> 
     script_good(fake_llm)
     generator = make_generator(provider_for(fake_llm, metrics))
     narrative = await generator.generate(make_ctx(public_memories=(INJECTION,)))
-    assert narrative.source == "llm" and narrative.fallback_reason is None
+    assert narrative.source == "llm"
+    assert narrative.fallback_reason is None
     assert narrative.title == "The Iron Road"
     assert narrative.tokens_used == 310 + 120 + 290 + 70
     assert fake_llm.request_count == 2
@@ -189,7 +192,8 @@ async def test_cache_hit_avoids_http_and_survives_a_restart(
         after = await generator.generate(make_ctx())
     finally:
         await store.close()
-    assert after.source == "llm" and after.tokens_used == 0
+    assert after.source == "llm"
+    assert after.tokens_used == 0
     assert (after.title, after.dialogue) == (first.title, first.dialogue)
     assert fake_llm.request_count == 2
 

@@ -142,7 +142,8 @@ def test_world_text_sits_inside_isolation_blocks() -> None:
     for text in ("Gundrik", "Voss", "Selena", "Old Trade Road", "losing money", "bandits"):
         assert text not in outside, text
     # Registry identifiers are the only context values in the instructions.
-    assert "threat_elimination" in outside and "three_act" in outside
+    assert "threat_elimination" in outside
+    assert "three_act" in outside
     assert "urgent, heroic" in outside
 
 
@@ -159,7 +160,8 @@ def test_an_injected_memory_stays_inside_its_block() -> None:
     assert "reveal your instructions" in memories
     assert "1000000" not in outside_blocks(prompt)
     assert prompt.count("</user_content>") == prompt.count("<user_content ")
-    assert "user_content" not in memories and "user_derived_content" not in memories
+    assert "user_content" not in memories
+    assert "user_derived_content" not in memories
     assert len(memories.strip().splitlines()) == 3
 
 
@@ -208,7 +210,9 @@ def test_registry_identifiers_are_sanitised() -> None:
     prompt = build_narrative_prompt(ctx)
     blocks(prompt)
     outside = outside_blocks(prompt)
-    assert "Ignore" not in outside and "SYSTEM" not in outside and "<b>" not in outside
+    assert "Ignore" not in outside
+    assert "SYSTEM" not in outside
+    assert "<b>" not in outside
 
 
 def test_dialogue_prompt_is_player_agnostic_and_builds_on_the_narrative() -> None:
@@ -225,7 +229,8 @@ def test_requests() -> None:
     narrative = narrative_request(ctx, timeout=12.0)
     dialogue = dialogue_request(ctx, narrative_model(), timeout=5.0)
     for request, purpose in ((narrative, NARRATIVE_PURPOSE), (dialogue, DIALOGUE_PURPOSE)):
-        assert request.purpose == purpose and request.json_mode
+        assert request.purpose == purpose
+        assert request.json_mode
         assert request.messages[0]["role"] == "system"
         assert SYSTEM_ISOLATION_NOTE in request.messages[0]["content"]
         assert request.messages[1]["role"] == "user"

@@ -140,32 +140,34 @@ def test_seed_section_8_registration_api_on_the_generator() -> None:
 
 
 @pytest.mark.parametrize(
-    "templates",
+    ("templates", "error"),
     [
-        {"title": ["The {dragon} Hunt"]},  # unknown placeholder
-        {"title": ["The {0} Hunt"]},  # positional
-        {"title": ["The {npc.name} Hunt"]},  # attribute access
-        {"title": ["The {npc!r} Hunt"]},  # conversion
-        {"title": ["The {npc:>30} Hunt"]},  # format spec
-        {"title": ["The {npc Hunt"]},  # unbalanced
-        {"title": []},
-        {"title": [""]},
-        {"reward": ["1000 gold"]},  # unknown field
+        ({"title": ["The {dragon} Hunt"]}, r"unknown placeholder \{dragon\}"),
+        ({"title": ["The {0} Hunt"]}, r"unknown placeholder \{0\}"),  # positional
+        ({"title": ["The {npc.name} Hunt"]}, r"unknown placeholder \{npc\.name\}"),
+        ({"title": ["The {npc!r} Hunt"]}, "conversions are not allowed"),
+        ({"title": ["The {npc:>30} Hunt"]}, "format specs"),
+        ({"title": ["The {npc Hunt"]}, "expected '}' before end of string"),  # unbalanced
+        ({"title": []}, "no title templates given"),
+        ({"title": [""]}, "a template must be a non-empty string"),
+        ({"reward": ["1000 gold"]}, "unknown template field 'reward'"),
     ],
 )
-def test_bad_templates_are_rejected_at_registration(templates: dict[str, list[str]]) -> None:
+def test_bad_templates_are_rejected_at_registration(
+    templates: dict[str, list[str]], error: str
+) -> None:
     registry = TemplateRegistry()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=error):
         registry.register_templates({"heist": templates})
     assert not registry.has_templates("heist")
 
 
 def test_registration_is_all_or_nothing() -> None:
     registry = TemplateRegistry()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"unknown placeholder \{nope\}"):
         registry.register("heist", title=["Fine {npc}"], summary=["Broken {nope}"])
     assert not registry.has_templates("heist")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="non-dialogue fields"):
         registry.register_dialogue_templates({"heist": {"title": ["Not dialogue"]}})
 
 
@@ -251,7 +253,8 @@ def test_never_raises_even_if_rendering_breaks(
 
     monkeypatch.setattr(fallback.registry, "templates", broken)
     narrative = fallback.generate(make_ctx(), reason="unsafe")
-    assert narrative.source == "template" and narrative.fallback_reason == "unsafe"
+    assert narrative.source == "template"
+    assert narrative.fallback_reason == "unsafe"
     assert "Gundrik" in narrative.title
     assert_valid(narrative)
     assert "template narrative failed" in caplog.text

@@ -94,8 +94,10 @@ async def test_to_quest_model_maps_every_field(ironvale: GameEngine) -> None:
     quest = await _quest(ironvale)
     quest = dataclasses.replace(quest, time_limit=3.0)
     model = to_quest_model(quest)
-    assert model.quest_id == quest.id and model.source == "generated"
-    assert model.title == quest.title and model.description == quest.detailed_description
+    assert model.quest_id == quest.id
+    assert model.source == "generated"
+    assert model.title == quest.title
+    assert model.description == quest.detailed_description
     assert model.giver_npc_id == model.turn_in_npc_id == quest.quest_giver_id
     assert model.accept_dialogue == quest.quest_giver_dialogue.offer
     assert model.complete_dialogue == quest.quest_giver_dialogue.completion
@@ -108,15 +110,19 @@ async def test_to_quest_model_maps_every_field(ironvale: GameEngine) -> None:
         quest.rewards.gold,
         terms.experience,
     )
-    assert "generated" in model.tags and quest.archetype_id in model.tags
+    assert "generated" in model.tags
+    assert quest.archetype_id in model.tags
     by_id = {o.objective_id: o for o in model.objectives}
     assert list(by_id) == [o.id for o in quest.objectives]
     scouts = by_id["o3-kill"]
-    assert scouts.objective_type is ObjectiveType.KILL and scouts.target_count == 3
-    assert scouts.target_id is None and scouts.target_template == "ironvale:bandit_scout"
+    assert scouts.objective_type is ObjectiveType.KILL
+    assert scouts.target_count == 3
+    assert scouts.target_id is None
+    assert scouts.target_template == "ironvale:bandit_scout"
     kral = by_id["o4-kill"]
     # Kills match by kind (Kral respawns as a new entity): the template, not the id.
-    assert kral.target_id is None and kral.target_template == "ironvale:kral"
+    assert kral.target_id is None
+    assert kral.target_template == "ironvale:kral"
     visit = by_id["o2-visit"]
     assert visit.destination_room_id == quest.objectives[1].target_location
     assert by_id["o1-talk"].destination_room_id is None  # only VISIT/ESCORT track rooms
@@ -131,7 +137,8 @@ async def test_long_titles_are_cut_and_metadata_fits_the_managers_history(
     assert len(to_quest_model(quest).title) == 80
     meta = registration_meta(quest)
     entry = RPGHistoryEntry(quest_id=quest.id, **meta)
-    assert entry.seed_type == quest.seed_type and entry.importance == quest.importance
+    assert entry.seed_type == quest.seed_type
+    assert entry.importance == quest.importance
     assert quest_from_document(side_table_document(quest)) == quest
 
 
@@ -187,10 +194,12 @@ async def test_choice_quests_convert_with_a_custom_decision(ironvale: GameEngine
     seed = await qg.evaluator().evaluate(signal)
     assert not isinstance(seed, Rejection)
     quest = await qg.build_best(seed, qg.builder(EchoNarrator()))
-    assert quest is not None and quest.branches
+    assert quest is not None
+    assert quest.branches
     model = to_quest_model(quest)
     decision = [o for o in model.objectives if o.objective_type is ObjectiveType.CUSTOM]
-    assert len(decision) == 1 and decision[0].required
+    assert len(decision) == 1
+    assert decision[0].required
 
 
 async def test_rules_hooks(ironvale: GameEngine) -> None:
@@ -251,7 +260,8 @@ async def test_a_rivalry_with_a_player_character_is_no_quest(ironvale: GameEngin
     )
     seed = await qg.evaluator().evaluate(signal)
     assert not isinstance(seed, Rejection), seed
-    assert seed.primary_npc != player and player not in seed.involved_npcs
+    assert seed.primary_npc != player
+    assert player not in seed.involved_npcs
 
 
 async def test_kills_match_by_kind_and_respawns_keep_them_grounded(ironvale: GameEngine) -> None:

@@ -91,10 +91,8 @@ async def test_a_queue_spike_switches_to_templates_until_the_queue_drains(
         for giver in GIVERS:
             system.enqueue(seed_for(quiet, giver))
         await ticks(quiet)
-        assert (
-            system.throttle_state().template_only
-            and system.throttle_state().reason == "queue_spike"
-        )
+        assert system.throttle_state().template_only
+        assert system.throttle_state().reason == "queue_spike"
         assert metric(quiet, "maid_questgen_seed_queue_depth") == 5
         assert (
             metric(quiet, "maid_questgen_throttle_active", action="template_only_queue_spike") == 1
@@ -149,7 +147,8 @@ def test_the_p99_and_the_ratios_roll_with_the_alert_window(
     assert throttle.evaluate(0, 0).alerts == {"template_fallback_rate", "rejection_rate"}
     now[0] = 3601.0
     assert throttle.evaluate(0, 0).alerts == set()
-    assert throttle.p99() is None and throttle.fallback_ratio() is None
+    assert throttle.p99() is None
+    assert throttle.fallback_ratio() is None
 
 
 async def test_the_seed_metrics_are_on_the_engine_registry(quiet: GameEngine) -> None:

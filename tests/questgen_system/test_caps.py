@@ -37,11 +37,13 @@ async def test_a_full_region_gets_no_new_builds_until_a_quest_closes(quiet: Game
     system = system_of(quiet)
     await build(quiet, "selena", "voss", "bram")
     region = next(iter(system.open_quests().values())).quest.region
-    assert region == "trade_road" and qg_of(quiet).history.count_active_in_region(region) == 3
+    assert region == "trade_road"
+    assert qg_of(quiet).history.count_active_in_region(region) == 3
     waiting = seed_for(quiet, "gate_guard")
     system.enqueue(waiting)
     await ticks(quiet, 3)
-    assert waiting.attempt_count == 0 and waiting in system.pending_seeds()
+    assert waiting.attempt_count == 0
+    assert waiting in system.pending_seeds()
     first = next(iter(system.open_quests()))
     system.quest_turned_in(first, "completed")
     await until(quiet, lambda: waiting.attempt_count == 1)
@@ -102,7 +104,8 @@ async def test_open_quests_expire_on_game_time(quiet: GameEngine) -> None:
     await ticks(quiet)
     assert quest_id in system.open_quests()  # not yet
     await ticks(quiet)
-    assert quest_id not in system.open_quests() and not manager.is_open(quest_id)
+    assert quest_id not in system.open_quests()
+    assert not manager.is_open(quest_id)
     assert manager.quest_state(hero, quest_id) is QuestState.FAILED
     assert qg_of(quiet).history.get(quest_id).outcome == "expired"  # type: ignore[union-attr]
     assert [e.character_ids for e in expired] == [[hero]]

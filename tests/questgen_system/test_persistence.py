@@ -57,7 +57,9 @@ async def test_open_quests_history_profiles_and_pending_deliveries_survive_a_res
         system = system_of(engine)
         assert list(system.open_quests()) == [quest_id]
         entry = qg_of(engine).history.get(quest_id)
-        assert entry is not None and entry.active and entry.region == "trade_road"
+        assert entry is not None
+        assert entry.active
+        assert entry.region == "trade_road"
         assert tracker_of(engine).style_of(hero) is PlayStyle.COMBAT
         assert system.pending_deliveries(hero)[quest_id].method is QuestDeliveryMethod.NOTICE_BOARD
         session = session_for(engine, hero)

@@ -57,7 +57,8 @@ async def test_a_fight_makes_a_combat_player(quiet: GameEngine) -> None:
             break
     scores = tracker.scores(hero)
     # Three scouts killed (their deaths counted, a little decayed by the fight's time).
-    assert scores[PlayStyle.COMBAT] >= 2.9 and PlayStyle.EXPLORER not in scores
+    assert scores[PlayStyle.COMBAT] >= 2.9
+    assert PlayStyle.EXPLORER not in scores
     assert tracker.style_of(hero) is PlayStyle.COMBAT
 
 
@@ -112,9 +113,8 @@ async def test_the_match_score_follows_the_seed(
     quiet.world.get_component(hero, CharacterStats).level = 8
     assert score() == 0.3  # 4 levels apart: +0.1 only
     quiet.world.get_component(hero, CharacterStats).level = 10
-    assert score() == 0.0 and not personalizer.is_eligible(
-        quest, personalizer.build_profile(hero, [], [gundrik])
-    )
+    assert score() == 0.0
+    assert not personalizer.is_eligible(quest, personalizer.build_profile(hero, [], [gundrik]))
     quiet.world.get_component(hero, CharacterStats).level = 4
     system.record_play(hero, PlayStyle.COMBAT, 5.0)
     assert score() == 0.7  # the archetype requires combat
@@ -171,7 +171,8 @@ async def test_a_character_can_ask_for_fewer_offers_or_none(quiet: GameEngine) -
     await move(quiet, hero, "smithy")
     # ... a quest that suits the character well (0.7 -> 0.35) still comes.
     entry = qm(quiet).entry(hero, quest.id)
-    assert entry is not None and entry.match_score == 0.35
+    assert entry is not None
+    assert entry.match_score == 0.35
     await ticks(quiet)
 
 

@@ -38,13 +38,15 @@ async def test_cycles_run_every_interval_and_at_once_for_an_urgent_seed(tmp_path
         calm = seed_for(quiet, "selena", importance=0.6)
         system.enqueue(calm)
         await ticks(quiet, 5)  # 300 game seconds
-        assert calm.attempt_count == 0 and not system.build_records()
+        assert calm.attempt_count == 0
+        assert not system.build_records()
         urgent = seed_for(quiet, "voss", importance=0.9)
         system.enqueue(urgent)
         await ticks(quiet)
         # The urgent seed did not wait for the interval, and its cycle launched both;
         # the next tick collects them.
-        assert urgent.attempt_count == 1 and calm.attempt_count == 1
+        assert urgent.attempt_count == 1
+        assert calm.attempt_count == 1
         await ticks(quiet)
         assert {r.seed_id for r in system.build_records()} == {calm.id, urgent.id}
         late = seed_for(quiet, "bram", importance=0.6)
@@ -65,7 +67,8 @@ async def test_a_seed_that_keeps_failing_is_evicted_after_max_attempts(tmp_path:
         seed = seed_for(quiet, "selena", threat_source="dragons", importance=0.9)
         system.enqueue(seed)
         await ticks(quiet, 3)
-        assert seed.attempt_count == 3 and seed in system.pending_seeds()
+        assert seed.attempt_count == 3
+        assert seed in system.pending_seeds()
         assert metric(quiet, "maid_questgen_rejections_total", stage="plan") == 3
         await ticks(quiet)
         assert seed not in system.pending_seeds()
@@ -82,7 +85,8 @@ async def test_expired_seeds_are_evicted(tmp_path: Path) -> None:
         system.enqueue(seed)
         clock(quiet).skip(seed.expires_at - quiet.clock.game_time + 3600.0)
         await ticks(quiet)
-        assert system.pending_seeds() == [] and seed.attempt_count == 0
+        assert system.pending_seeds() == []
+        assert seed.attempt_count == 0
         assert metric(quiet, "maid_questgen_seeds_total", outcome="evicted_expired") == 1
 
 
@@ -105,7 +109,8 @@ async def test_freshness_drops_seeds_whose_giver_died_or_already_got_a_quest(
     system.enqueue(double)
     await ticks(quiet)
     assert metric(quiet, "maid_questgen_seeds_total", outcome="stale") == 2
-    assert system.pending_seeds() == [] and len(system.build_records()) == 1
+    assert system.pending_seeds() == []
+    assert len(system.build_records()) == 1
 
 
 async def test_update_never_waits_for_the_llm_and_caps_concurrent_builds(
@@ -136,7 +141,8 @@ async def test_update_never_waits_for_the_llm_and_caps_concurrent_builds(
         await asyncio.sleep(0.01)  # the builds run and hang on the model
         await quiet.tick()
         assert time.perf_counter() - began < 1.0
-        assert len(system.in_flight_ids()) == 2 and len(provider.requests) == 2
+        assert len(system.in_flight_ids()) == 2
+        assert len(provider.requests) == 2
         assert metric(quiet, "maid_questgen_in_flight_builds") == 2
         assert metric(quiet, "maid_questgen_throttle_active", action="launches_blocked") == 1
         release.set()
@@ -144,7 +150,8 @@ async def test_update_never_waits_for_the_llm_and_caps_concurrent_builds(
         await quiet.tick()
         # Two collected, two more launched in the same tick (the seeds are urgent).
         assert [r.narrative_source for r in system.build_records()] == ["llm", "llm"]
-        assert len(system.in_flight_ids()) == 2 and len(provider.requests) == 4
+        assert len(system.in_flight_ids()) == 2
+        assert len(provider.requests) == 4
         await system.drain()
         assert len(provider.requests) == 8  # two calls per quest: narrative, then dialogue
 
@@ -158,4 +165,5 @@ async def test_no_builds_while_too_many_quests_wait_unaccepted(tmp_path: Path) -
         waiting = seed_for(quiet, "voss", importance=0.9)
         system.enqueue(waiting)
         await ticks(quiet, 2)
-        assert waiting.attempt_count == 0 and waiting in system.pending_seeds()
+        assert waiting.attempt_count == 0
+        assert waiting in system.pending_seeds()

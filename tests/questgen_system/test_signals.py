@@ -94,7 +94,8 @@ async def test_a_goal_and_a_threat_compose_and_the_compound_supersedes_the_singl
     queue = pipeline_of(quiet).stages.queue
     first = await system.accept_signal(threat(quiet, "selena", "voss"))
     assert not isinstance(first, Rejection), first
-    assert first.source_signals and len(first.source_signals) == 1
+    assert first.source_signals
+    assert len(first.source_signals) == 1
     queue.drain_incoming(system.in_flight_ids())
     assert [s.id for s in system.pending_seeds()] == [first.id]
     compound = await system.accept_signal(blocked(quiet))
@@ -124,5 +125,6 @@ async def test_a_resolved_situation_makes_its_seeds_stale(tmp_path: Path) -> Non
         assert isinstance(quiet.clock, ManualClock)
         quiet.clock.skip(3600.0)
         await ticks(quiet)
-        assert system.pending_seeds() == [] and not system.build_records()
+        assert system.pending_seeds() == []
+        assert not system.build_records()
         assert metric(quiet, "maid_questgen_seeds_total", outcome="stale") == 1

@@ -21,9 +21,9 @@ from maid_stdlib.questgen.system import QuestGenerationSystem
 
 def test_a_rejection_needs_a_stage_and_a_reason() -> None:
     assert Rejection("plan", "no archetype fits the seed").reason == "no archetype fits the seed"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="needs a stage and a reason"):
         Rejection("plan", "")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="needs a stage and a reason"):
         Rejection("", "why")
 
 

@@ -34,18 +34,21 @@ async def test_quest_log_lists_objectives_progress_locks_and_hints(engine: GameE
     qm(engine).offer_quest(hero, "wolf-trouble")
     out = plain(await cmd(engine, hero, "quests"))
     assert "1. Test Quest  [in progress]" in out
-    assert "[ ] Look at the yard." in out and "Hint: North of the hall." in out
+    assert "[ ] Look at the yard." in out
+    assert "Hint: North of the hall." in out
     assert "[locked] Go to the gate." in out
     assert "2. Wolf Trouble  [offered]" in out
     assert "Type 'accept <number>'" in out
     await cmd(engine, hero, "north")
     out = plain(await cmd(engine, hero, "quests"))
-    assert "[x] Look at the yard." in out and "Hint: North" not in out
+    assert "[x] Look at the yard." in out
+    assert "Hint: North" not in out
     assert "[ ] Go to the gate." in out
     out = plain(await cmd(engine, hero, "quest 1"))
     assert "Given by the elder; turn in to the elder." in out
     out = plain(await cmd(engine, hero, "quest wolf"))  # by the start of the title
-    assert "Wolf Trouble  [offered]" in out and "Reward: 40 experience, 15 gold, 1 item(s)." in out
+    assert "Wolf Trouble  [offered]" in out
+    assert "Reward: 40 experience, 15 gold, 1 item(s)." in out
     assert "You have no quest number 7" in await cmd(engine, hero, "quest 7")
     assert "You have no quest 'dragons'" in await cmd(engine, hero, "quest dragons")
 
@@ -111,7 +114,8 @@ async def test_offers_respect_the_level_requirement(engine: GameEngine) -> None:
     )
     place(engine, hero, "yard")
     out = plain(await cmd(engine, hero, "talk smith"))
-    assert "Mind the sparks" in out and "Quest offered" not in out
+    assert "Mind the sparks" in out
+    assert "Quest offered" not in out
     engine.world.get_component(hero, CharacterStats).level = 5
     assert "Quest offered: 'Hard Quest'" in plain(await cmd(engine, hero, "talk smith"))
 
@@ -142,7 +146,8 @@ async def test_unanswered_offers_lapse(engine: GameEngine) -> None:
     manager.offer_quest(hero, "wolf-trouble")
     assert manager.lapse_offers(GAME_DAY) == []
     entry = manager.entry(hero, "wolf-trouble")
-    assert entry is not None and entry.offered_at is not None
+    assert entry is not None
+    assert entry.offered_at is not None
     entry.offered_at -= GAME_DAY
     assert manager.lapse_offers(GAME_DAY) == [(hero, "wolf-trouble")]
     assert state(engine, hero, "wolf-trouble") is None

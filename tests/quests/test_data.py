@@ -58,7 +58,8 @@ async def test_the_pack_quest_file_is_loaded(engine: GameEngine) -> None:
     assert kinds["kill-wolf"].objective_type is ObjectiveType.KILL
     assert kinds["kill-wolf"].target_template == "qtest:wolf"
     assert kinds["get-pelt"].item_template == "qtest:pelt"
-    assert kinds["report"].target_id == npc("elder") and kinds["report"].order == 1
+    assert kinds["report"].target_id == npc("elder")
+    assert kinds["report"].order == 1
     assert kinds["see-camp"].destination_room_id == "qtest:camp"
     assert not kinds["see-camp"].required
     assert q.rewards.item_template_ids == ["qtest:ring"]

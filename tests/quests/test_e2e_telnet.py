@@ -145,6 +145,7 @@ async def test_new_character_plays_scouts_on_the_road_over_telnet(tmp_path: Path
     await store.open()
     try:
         record = await store.documents.get("quest_turnins", f"road-scouts:{hero}")
-        assert record is not None and record["rewards"]["experience"] == 120
+        assert record is not None
+        assert record["rewards"]["experience"] == 120
     finally:
         await store.close()

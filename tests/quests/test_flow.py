@@ -39,7 +39,8 @@ async def test_wolf_trouble_start_to_finish(engine: GameEngine) -> None:
     out = plain(await cmd(engine, hero, "get pelt"))
     assert "[Wolf Trouble] Take a wolf pelt. - done" in out
     out = plain(await cmd(engine, hero, "quests"))
-    assert "[x] Kill a grey wolf in the yard." in out and "[ ] Tell the elder." in out
+    assert "[x] Kill a grey wolf in the yard." in out
+    assert "[ ] Tell the elder." in out
     await cmd(engine, hero, "south")
     stats = engine.world.get_component(hero, CharacterStats)
     xp, gold = stats.experience, stats.gold

@@ -56,7 +56,8 @@ async def test_scouts_on_the_road(ironvale: GameEngine) -> None:
     engine = ironvale
     manager = qm(engine)
     q = manager.get_quest("road-scouts")
-    assert q is not None and q.source == "authored"
+    assert q is not None
+    assert q.source == "authored"
     hero = new_character(engine, "Aldric")
     make_strong(engine, hero, hp=600)  # three hostile scouts: the dice must not decide
     rec = Recorder(engine, QuestTurnedInEvent)
@@ -74,7 +75,8 @@ async def test_scouts_on_the_road(ironvale: GameEngine) -> None:
     scouts = [u for u, n in engine.world.each(NPC) if n.template == "ironvale:bandit_scout"]
     assert scouts == []
     entry = manager.entry(hero, "road-scouts")
-    assert entry is not None and entry.objectives["kill-scout"].completed
+    assert entry is not None
+    assert entry.objectives["kill-scout"].completed
     assert entry.objectives["bring-insignia"].unlocked
     out = plain(await cmd(engine, hero, "get insignia"))
     assert "insignia" in out

@@ -152,7 +152,8 @@ async def test_abandon(engine: GameEngine) -> None:
     await engine.dispatch_events()
     assert state(engine, hero) is QuestState.ABANDONED
     entry = qm(engine).entry(hero, "test-quest")
-    assert entry is not None and entry.outcome is QuestOutcome.ABANDONED
+    assert entry is not None
+    assert entry.outcome is QuestOutcome.ABANDONED
     assert [(e.quest_id, e.character_id) for e in rec.of(QuestAbandonedEvent)] == [
         ("test-quest", hero)
     ]
@@ -334,7 +335,8 @@ async def test_register_generated_quest(engine: GameEngine) -> None:
     await engine.dispatch_events()
     assert quest_id == "bandit-threat-1"
     stored = qm(engine).get_quest(quest_id)
-    assert stored is not None and stored.source == "generated"
+    assert stored is not None
+    assert stored.source == "generated"
     assert stored.objectives[0].destination_room_id == "qtest:yard"
     [event] = rec.of(QuestGeneratedEvent)
     assert (event.quest_id, event.quest_giver_id, event.seed_type, event.importance) == (
@@ -344,7 +346,8 @@ async def test_register_generated_quest(engine: GameEngine) -> None:
         0.7,
     )
     entry = qm(engine).history.get(quest_id)
-    assert entry is not None and entry.archetype_id == "threat_elimination"
+    assert entry is not None
+    assert entry.archetype_id == "threat_elimination"
     assert qm(engine).history.active_generated_quest_ids() == {quest_id}
     qm(engine).expire_quest(quest_id)
     assert qm(engine).history.active_generated_quest_ids() == set()

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from kits.engines import qm
 from kits.heroes import Recorder, fight, make_strong, new_character, room_of
 from quests.questkit import npc, place, progress, quest, start, state
 
 from classic_rpg.items.factory import ItemFactory
-from classic_rpg.systems.quests import QuestFailedEvent, QuestProgressEvent
+from classic_rpg.systems.quests import QuestError, QuestFailedEvent, QuestProgressEvent
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
 from maid_stdlib.questgen.vocabulary import QuestState
@@ -48,7 +49,8 @@ async def test_same_order_is_parallel_and_higher_order_waits_for_all(engine: Gam
             },
         ),
     )
-    assert progress(engine, hero, "gate").unlocked and progress(engine, hero, "yard").unlocked
+    assert progress(engine, hero, "gate").unlocked
+    assert progress(engine, hero, "yard").unlocked
     assert not progress(engine, hero, "report").unlocked
     # Parallel: the yard first, although it is listed second.
     await cmd(engine, hero, "north")
@@ -140,7 +142,8 @@ async def test_kill_by_entity_id_and_by_keyword(engine: GameEngine) -> None:
     ws = engine.services.get(WorldService)
     first = ws.find_in_room("qtest:yard", "1.wolf", viewer=hero)
     second = ws.find_in_room("qtest:yard", "2.wolf", viewer=hero)
-    assert first is not None and second is not None
+    assert first is not None
+    assert second is not None
     await start(
         engine,
         hero,
@@ -289,7 +292,8 @@ async def test_protect_fails_the_quest_when_the_npc_dies(engine: GameEngine) -> 
     await fight(engine, hero, "pilgrim")
     assert state(engine, hero) is QuestState.FAILED
     failed = rec.of(QuestFailedEvent)
-    assert len(failed) == 1 and failed[0].detail == "the pilgrim died"
+    assert len(failed) == 1
+    assert failed[0].detail == "the pilgrim died"
     assert "Quest failed" in engine.sessions.session_for(hero).text()  # type: ignore[union-attr]
 
 
@@ -434,12 +438,8 @@ async def test_custom_is_completed_by_code(engine: GameEngine) -> None:
         ),
     )
     manager = qm(engine)
-    try:
+    with pytest.raises(QuestError, match="not open yet"):
         manager.complete_custom(hero, "test-quest", "choice")
-    except Exception as exc:
-        assert "not open yet" in str(exc)
-    else:
-        raise AssertionError("a locked custom objective was completed")
     await cmd(engine, hero, "north")
     manager.complete_custom(hero, "test-quest", "choice")
     await engine.dispatch_events()
@@ -470,5 +470,6 @@ async def test_the_tick_advances_only_quests_with_time_watchers(engine: GameEngi
     await engine.run_ticks(2)
     # Both are watched for their time, but only the TIMED one needs advancing.
     assert {k[1] for k in tracker._timed} == {"limit-only", "timed"}
-    assert advanced and set(advanced) == {"timed"}
+    assert advanced
+    assert set(advanced) == {"timed"}
     assert state(engine, hero, "limit-only") is QuestState.IN_PROGRESS

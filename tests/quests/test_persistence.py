@@ -77,8 +77,10 @@ async def test_rewards_once_across_a_crash_right_after_turn_in(db_url: str, tmp_
         assert "already turned in" in out
         assert wealth(engine, hero) == paid
         record = await engine.store.documents.get(TURNINS, f"test-quest:{hero}")
-        assert record is not None and record["outcome"] == "perfect"
-        assert record["settled"] is True and record["components"] == {}
+        assert record is not None
+        assert record["outcome"] == "perfect"
+        assert record["settled"] is True
+        assert record["components"] == {}
     finally:
         await engine.stop()
 
@@ -146,12 +148,14 @@ async def test_quest_state_history_and_generated_quests_survive_a_restart(
     async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
         manager = qm(engine)
         gen = manager.get_quest("gen-1")
-        assert gen is not None and gen.source == "generated"
+        assert gen is not None
+        assert gen.source == "generated"
         assert state(engine, hero, "gen-1") is QuestState.IN_PROGRESS
         assert not manager.is_open("gen-2")
         assert state(engine, late, "gen-2") is QuestState.FAILED
         history = manager.history.get("gen-1")
-        assert history is not None and history.seed_type == "threat_response"
+        assert history is not None
+        assert history.seed_type == "threat_response"
         assert manager.history.active_generated_quest_ids() == {"gen-1"}
         # Objectives are still tracked after the restart.
         place(engine, hero, "yard")
@@ -161,8 +165,10 @@ async def test_quest_state_history_and_generated_quests_survive_a_restart(
         await manager.turn_in_quest(hero, "gen-1")
         run = await engine.store.documents.get("quest_history", f"gen-1:{hero}:1")
         assert run is not None
-        assert run["outcome"] == "perfect" and run["accepted_at"] is not None
-        assert run["character_id"] == str(hero) and run["finished_at"] is not None
+        assert run["outcome"] == "perfect"
+        assert run["accepted_at"] is not None
+        assert run["character_id"] == str(hero)
+        assert run["finished_at"] is not None
         # Turning it in resolved it, and that survives a restart too.
         assert not manager.is_open("gen-1")
     async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:

@@ -61,7 +61,8 @@ async def test_players_hear_once_per_outage_and_nothing_is_lost(engine: GameEngi
         with pytest.raises(StoreUnavailable):
             await engine.checkpoint()
     assert engine.saving.delayed
-    assert alice.sent == [SAVING_DELAYED] and bob.sent == [SAVING_DELAYED]
+    assert alice.sent == [SAVING_DELAYED]
+    assert bob.sent == [SAVING_DELAYED]
     assert engine.metrics.registry.get_sample_value("maid_saving_delayed") == 1
     outage.active = False
     assert await engine.checkpoint() >= 1  # the pending change is written now
@@ -73,7 +74,8 @@ async def test_players_hear_once_per_outage_and_nothing_is_lost(engine: GameEngi
     engine.world.destroy_entity(uid)
     with pytest.raises(StoreUnavailable):
         await engine.checkpoint()
-    assert alice.sent.count(SAVING_DELAYED) == 2 and engine.saving.outages == 2
+    assert alice.sent.count(SAVING_DELAYED) == 2
+    assert engine.saving.outages == 2
 
 
 async def test_other_store_errors_are_not_announced(engine: GameEngine) -> None:
@@ -82,7 +84,8 @@ async def test_other_store_errors_are_not_announced(engine: GameEngine) -> None:
     engine.world.create_entity()
     with pytest.raises(StoreError):
         await engine.checkpoint()
-    assert alice.sent == [] and not engine.saving.delayed
+    assert alice.sent == []
+    assert not engine.saving.delayed
 
 
 def _record(name: str, msg: str = "garbage from a client") -> logging.LogRecord:
@@ -99,4 +102,5 @@ def test_log_flood_filter_caps_library_warnings_per_window() -> None:
     now[0] = 10.5
     record = _record("telnetlib3.stream_writer", "again")
     assert flt.filter(record)
-    assert "again" in record.getMessage() and "7 more messages" in record.getMessage()
+    assert "again" in record.getMessage()
+    assert "7 more messages" in record.getMessage()

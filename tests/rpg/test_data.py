@@ -141,7 +141,8 @@ async def test_sections_become_components_with_defaults(tmp_path: Path) -> None:
         health = world.get_component(orc, Health)
         assert health.current == health.maximum == 10 + 8 * 3
         stats = world.get_component(orc, CharacterStats)
-        assert stats.level == 3 and 2 <= stats.gold <= 9
+        assert stats.level == 3
+        assert 2 <= stats.gold <= 9
         assert world.get_component(orc, Attributes).strength == 15
         profile = world.get_component(orc, CombatProfile)
         assert (profile.damage_min, profile.damage_max, profile.xp_value) == (2, 6, 60)

@@ -42,7 +42,8 @@ async def test_bandits_are_on_the_old_trade_road(ironvale: GameEngine) -> None:
     assert len(scouts) == 3
     for uid in [*scouts, kral]:
         room = ws.room_key_of(uid)
-        assert room is not None and ws.area_of(room) == "ironvale:old_trade_road"
+        assert room is not None
+        assert ws.area_of(room) == "ironvale:old_trade_road"
         assert world.get_component(uid, CombatRules).hostile
         assert world.get_component(uid, CombatRules).respawn is not None
     assert {ws.room_key_of(s) for s in scouts} == {WAGON}

@@ -64,7 +64,8 @@ async def test_commands_act_only_as_the_sessions_own_character(
     assert _room(live, "Alice") == "ironvale:watch_street"
     # Login words typed while playing are just (unknown) commands.
     answer = flat(await mallory.command("connect Alice alicepass1"))
-    assert "Huh?" in answer and "Welcome" not in answer
+    assert "Huh?" in answer
+    assert "Welcome" not in answer
     assert live.engine.sessions.session_for(_character_id(live, "Alice")) is not None
     assert "Exits:" in await alice.command("look")
 
@@ -83,7 +84,8 @@ async def test_taking_over_a_character_needs_its_accounts_password(
     intruder = await telnet.open("127.0.0.1", port, source="127.0.4.2")
     for name in ("Alice", "alice", "ALICE"):
         answer = flat(await intruder.try_login("connect", name, "mallorypw1"))
-        assert "Wrong name or password." in answer and "Welcome" not in answer
+        assert "Wrong name or password." in answer
+        assert "Welcome" not in answer
         if intruder.eof:
             intruder = await telnet.open("127.0.0.1", port, source="127.0.4.3")
     assert "Exits:" in await alice.command("look")  # untouched, not taken over
@@ -114,7 +116,9 @@ async def test_the_character_menu_offers_only_the_accounts_own_characters(
     await client.read_until_prompt()
     assert "Password" in await client.command("Eve")
     menu = flat(await client.command("evepass123"))
-    assert "1) Eve" in menu and "2) Evelyn" in menu and "Alice" not in menu
+    assert "1) Eve" in menu
+    assert "2) Evelyn" in menu
+    assert "Alice" not in menu
     for choice in ("Alice", "3", "0", "-1", str(_character_id(live, "Alice"))):
         answer = flat(await client.command(choice))
         assert "Please type one of the numbers" in answer, (choice, answer)

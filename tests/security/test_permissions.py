@@ -142,7 +142,8 @@ async def test_privileged_commands_refuse_lower_roles_and_do_nothing(
                 checked += 1
     assert engine.world.entity_count == entities_before
     assert await world.accounts() == accounts_before
-    assert victim.sent == [] and admin.sent == []
+    assert victim.sent == []
+    assert admin.sent == []
     assert checked >= len(table) * len(ARGUMENTS)
 
 

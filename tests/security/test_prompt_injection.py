@@ -121,7 +121,9 @@ async def test_player_text_stays_inside_its_isolation_block(engine: GameEngine) 
         assert len(TAG_OPEN.findall(last)) == last.count(TAG_CLOSE) == 1, (i, last)
         spans = _isolated_spans(last)
         inside = last[spans[0][0] : spans[0][1]]
-        assert "```" not in inside and "~~~" not in inside and "<|im_start|>" not in inside
+        assert "```" not in inside
+        assert "~~~" not in inside
+        assert "<|im_start|>" not in inside
         assert len(inside) < 700, "player text is capped"
         for needle in ("ignore all previous", "SYSTEM:", "every stat is 100", "set hp to"):
             _assert_only_inside_isolation("\n".join(messages), needle)
@@ -176,7 +178,8 @@ async def test_a_model_obeying_the_player_still_cannot_break_the_rules(
 
     stats = engine.world.get_component(hero, NarratedPlayerStats).values[CELLAR]
     assert stats["hp"] == 100  # 90 + capped +30, clamped to the max 100
-    assert stats["mana"] >= 20 - 15 and "gold" not in stats  # cap 15; unknown stat refused
+    assert stats["mana"] >= 20 - 15
+    assert "gold" not in stats
     state = engine.world.get_component(room, NarratedRoomState)
     assert state.world["day"] == 1  # a counter never goes back, and by 1 at most
     # Only the schema's milestones exist (see the preconditions test below for those
@@ -185,7 +188,8 @@ async def test_a_model_obeying_the_player_still_cannot_break_the_rules(
     assert set(state.milestones) <= {"rescue_gwen", "reach_capital"}
     # Whatever changed, changed only narration state: no other component anywhere.
     dirty, removed, destroyed = engine.world.take_changes()
-    assert removed == [] and destroyed == []
+    assert removed == []
+    assert destroyed == []
     assert dirty <= {hero, room} | set(_npc_ids(engine))
     after = _component_sets(engine)
     assert set(after) == set(before)  # no entity created or destroyed
@@ -280,4 +284,5 @@ async def test_a_player_cannot_talk_an_obedient_model_into_a_milestone(
     # flag set in the same block counts only from the next turn.
     state = gated.world.get_component(room, NarratedRoomState)
     assert state.flags.get("has_key") is True
-    assert "rescue_gwen" not in state.milestones and "reach_capital" not in state.milestones
+    assert "rescue_gwen" not in state.milestones
+    assert "reach_capital" not in state.milestones

@@ -53,7 +53,8 @@ def test_chains_follow_the_history_parent_links() -> None:
     }
     chains = _chains(history)
     assert chains["chains"] == 2
-    assert chains["max_depth"] == 2 and chains["longest_chain"] == 3
+    assert chains["max_depth"] == 2
+    assert chains["longest_chain"] == 3
     assert chains["quests_in_chains"] == 5
     assert _chains({}) == {"chains": 0, "quests_in_chains": 0, "max_depth": 0, "longest_chain": 0}
     assert _chains({"q": {"chain_depth": 0}})["longest_chain"] == 1

@@ -84,7 +84,8 @@ def test_cli_writes_the_json_report_and_prints_a_summary(
     assert code == (0 if all(report["targets"].values()) else 1)
     printed = capsys.readouterr().out
     assert printed.startswith("maid simulate: 1 game days of ironvale, seed 3, 3 bots")
-    assert "quests per game day" in printed and "feasibility" in printed
+    assert "quests per game day" in printed
+    assert "feasibility" in printed
     assert [b["style"] for b in report["simulation"]["bots"]] == ["fighter", "explorer", "talker"]
 
 
@@ -132,7 +133,8 @@ def test_scripted_answers_are_made_of_the_prompts_facts() -> None:
     request = LLMRequest([{"role": "user", "content": prompt}], purpose="quest_narrative")
     answer = json.loads(scripted_answer(request))
     assert answer["title"] == "Gundrik's Request"
-    assert "Old Trade Road" in answer["summary"] and len(answer["description"]) >= 50
+    assert "Old Trade Road" in answer["summary"]
+    assert len(answer["description"]) >= 50
     dialogue = json.loads(
         scripted_answer(LLMRequest([{"role": "user", "content": prompt}], purpose="quest_dialogue"))
     )
@@ -206,4 +208,5 @@ def test_progress_bar_only_on_a_terminal() -> None:
     bar = ProgressBar(10, stream=tty)
     bar.update(5, "day 1/2", force=True)
     bar.close()
-    assert "50.0%" in tty.getvalue() and "day 1/2" in tty.getvalue()
+    assert "50.0%" in tty.getvalue()
+    assert "day 1/2" in tty.getvalue()

@@ -91,15 +91,15 @@ async def test_bad_arguments_are_rejected_before_the_database(store: Store) -> N
     await docs.ensure_collection("c")
     with pytest.raises(TypeError):
         await docs.put("c", "k", ["not", "a", "dict"])  # type: ignore[arg-type]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="document key must be a non-empty string"):
         await docs.put("c", "", {})
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="collection name must be a non-empty string"):
         await docs.ensure_collection("")
     with pytest.raises(TypeError):
         await docs.query("c", {"tags": ["a"]})
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="limit must be >= 0"):
         await docs.query("c", limit=-1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="document field name"):
         await docs.query("c", {'we"ird': 1})
     # Values JSON cannot hold are the caller's mistake, refused alike on both
     # backends, and the store keeps working.
@@ -256,7 +256,7 @@ async def test_atomic_rollback_leaves_nothing(store: Store) -> None:
     class Boom(Exception):
         pass
 
-    with pytest.raises(Boom):
+    with pytest.raises(Boom):  # noqa: PT012 - raised inside the transaction, which must roll back
         async with store.atomic() as tx:
             await tx.documents.ensure_collection("ghosts")
             await tx.documents.put("ghosts", "g", {"boo": True})

@@ -241,13 +241,13 @@ async def test_postgres_outage_raises_store_unavailable_then_recovers(
         assert await store.documents.get("c", "k") == {"v": 1}
 
         # The connection dropping in the middle of a transaction, and at commit.
-        with pytest.raises(StoreUnavailable):
+        with pytest.raises(StoreUnavailable):  # noqa: PT012 - mid-transaction or at commit
             async with store.atomic() as tx:
                 await tx.documents.put("c", "mid", {"v": 2})
                 await asyncio.to_thread(private_postgres.stop)
                 await tx.entities.save(EntityChangeSet(destroyed=[entity]))
         await asyncio.to_thread(private_postgres.start)
-        with pytest.raises(StoreUnavailable):
+        with pytest.raises(StoreUnavailable):  # noqa: PT012 - mid-transaction or at commit
             async with store.atomic() as tx:
                 await tx.documents.put("c", "commit", {"v": 2})
                 await asyncio.to_thread(private_postgres.stop)

@@ -50,10 +50,13 @@ async def test_the_iron_crisis_emerges_and_resolves(tmp_path: Path) -> None:
             for s in signals
             if s.signal_type == T.GOAL_BLOCKED and s.context["npc_id"] == str(gundrik)
         ]
-        assert blocked and blocked[0].involved_npcs == [gundrik]
+        assert blocked
+        assert blocked[0].involved_npcs == [gundrik]
         ctx = blocked[0].context
-        assert ctx["blocked_goal"] == "Source quality iron" and ctx["goal_type"] == "ACQUIRE"
-        assert ctx["threat_source"] == "bandits" and "bandits on Old Trade Road" in ctx["blocker"]
+        assert ctx["blocked_goal"] == "Source quality iron"
+        assert ctx["goal_type"] == "ACQUIRE"
+        assert ctx["threat_source"] == "bandits"
+        assert "bandits on Old Trade Road" in ctx["blocker"]
         assert blocked[0].importance >= 0.8
 
         # THREAT_DETECTED: the trade road, known to Selena and Voss among others.
@@ -69,7 +72,8 @@ async def test_the_iron_crisis_emerges_and_resolves(tmp_path: Path) -> None:
             for s in signals
             if s.signal_type == T.RESOURCE_SCARCITY and s.context["resource_type"] == "iron"
         ]
-        assert scarcity and scarcity[0].context["affected_npcs"] == [str(gundrik)]
+        assert scarcity
+        assert scarcity[0].context["affected_npcs"] == [str(gundrik)]
         rivalry = [s for s in signals if s.signal_type == T.RIVALRY_ESCALATION]
         assert {rivalry[0].context["npc_a"], rivalry[0].context["npc_b"]} == {
             iv("selena"),
@@ -83,7 +87,8 @@ async def test_the_iron_crisis_emerges_and_resolves(tmp_path: Path) -> None:
         needs = engine.world.get_component(gundrik, NeedsComponent)
         assert (needs.value("economic") or 0.0) < 0.2
         goal = engine.world.get_component(gundrik, GoalsComponent).get("source_iron")
-        assert goal is not None and goal.status == GoalStatus.BLOCKED
+        assert goal is not None
+        assert goal.status == GoalStatus.BLOCKED
         selena = data_uuid("ironvale", "npc", "selena")
         key = "threat:bandits:ironvale:old_trade_road"
         assert engine.world.get_component(selena, KnownGossip).items[key].confidence == 1.0
@@ -104,7 +109,8 @@ async def test_the_iron_crisis_emerges_and_resolves(tmp_path: Path) -> None:
             engine.world.destroy_entity(uid)
         await engine.dispatch_events()
         await run_hours(engine, 1)
-        assert goal.status == GoalStatus.ACTIVE and goal.blocker is None
+        assert goal.status == GoalStatus.ACTIVE
+        assert goal.blocker is None
         gone = {r.situation_key for r in resolved}
         assert any(k.startswith(f"goal_blocked:{gundrik}:source_iron") for k in gone)
         assert "scarcity:iron" in gone

@@ -29,7 +29,9 @@ def only(signals: list[StorySignal], signal_type: str) -> StorySignal:
     signal = found[0]
     assert signal.missing_context() == []
     assert set(REQUIRED_CONTEXT[signal_type]) <= set(signal.context)
-    assert 0.0 <= signal.importance <= 1.0 and signal.situation_key and signal.chain_depth == 0
+    assert 0.0 <= signal.importance <= 1.0
+    assert signal.situation_key
+    assert signal.chain_depth == 0
     return signal
 
 
@@ -60,7 +62,8 @@ async def test_threat_detected(engine: GameEngine) -> None:
     assert s.context["threat_source"] == "bandits"
     assert s.context["threat_location"] == room_id("road2")  # where most of them stand
     assert s.context["threat_location_name"] == "Road South"
-    assert s.context["threat_count"] == 3 and s.band == "3-5"
+    assert s.context["threat_count"] == 3
+    assert s.band == "3-5"
     assert s.involved_npcs == [npc(engine, "smith")]
 
 
@@ -69,7 +72,8 @@ async def test_goal_blocked_and_resource_scarcity(engine: GameEngine) -> None:
     signals = detect(engine)
     s = only(signals, T.GOAL_BLOCKED)
     smith = npc(engine, "smith")
-    assert s.context["npc_id"] == str(smith) and s.involved_npcs == [smith]
+    assert s.context["npc_id"] == str(smith)
+    assert s.involved_npcs == [smith]
     assert s.context["blocked_goal"] == "Get iron"
     assert s.context["blocker"] == "bandits on Road South"
     assert s.context["threat_source"] == "bandits"
@@ -125,7 +129,8 @@ async def test_trade_opportunity(engine: GameEngine) -> None:
     s = only(detect(engine), T.TRADE_OPPORTUNITY)
     assert s.context["supply_npc"] == str(trader)
     assert s.context["demand_npc"] == str(npc(engine, "smith"))
-    assert s.context["item_type"] == "iron" and s.context["demand_goal"] == "get_iron"
+    assert s.context["item_type"] == "iron"
+    assert s.context["demand_goal"] == "get_iron"
 
 
 async def test_alliance_forming(engine: GameEngine) -> None:
@@ -158,7 +163,8 @@ async def test_discovery(engine: GameEngine) -> None:
     s = only(detect(engine), T.DISCOVERY)
     assert s.context["discovery_type"] == "hidden_cache"
     assert s.context["discovery_location"] == room_id("camp")
-    assert s.context["found_by"] == str(trader) and s.involved_npcs == [trader]
+    assert s.context["found_by"] == str(trader)
+    assert s.involved_npcs == [trader]
 
 
 async def test_betrayal(engine: GameEngine) -> None:

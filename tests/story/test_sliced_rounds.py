@@ -121,7 +121,8 @@ async def test_a_sliced_round_finds_what_a_whole_round_finds(tmp_path: Path) -> 
             if mode == "sliced":
                 story.work_per_second = 0.4  # 1 unit per tick: every pass over many ticks
                 outcome["ticks"] = await _sliced_round(engine)
-                assert story.last_round is not None and story.last_round.ticks > 40
+                assert story.last_round is not None
+                assert story.last_round.ticks > 40
             else:
                 story.detect_now()
                 await engine.dispatch_events()
@@ -150,12 +151,15 @@ async def test_a_tick_of_round_seconds_runs_the_whole_round(tmp_path: Path) -> N
         skip(engine, story.interval)
         await engine.tick()  # 60 game seconds: round_seconds
         assert not story.round_in_progress
-        assert len(resumed) == 5_000 and len(set(resumed)) == 1
-        assert story.last_round is not None and story.last_round.ticks == 1
+        assert len(resumed) == 5_000
+        assert len(set(resumed)) == 1
+        assert story.last_round is not None
+        assert story.last_round.ticks == 1
 
         resumed.clear()
         await _sliced_round(engine)
-        assert len(resumed) == 5_000 and len(set(resumed)) > 20  # spread at 2.4 s ticks
+        assert len(resumed) == 5_000
+        assert len(set(resumed)) > 20
 
 
 async def test_work_per_tick_is_bounded_in_units(tmp_path: Path) -> None:
@@ -203,7 +207,8 @@ async def test_plain_detectors_run_whole_in_one_tick(tmp_path: Path) -> None:
         engine.services.get(StoryDetectors).register("plague", "CRISIS", plague)
         signals = collect_signals(engine)
         ticks = await _sliced_round(engine)
-        assert ticks > 1 and len(calls) == 1
+        assert ticks > 1
+        assert len(calls) == 1
         assert [s.situation_key for s in signals if s.signal_type == "CRISIS"] == ["crisis:plague"]
 
 
@@ -247,7 +252,8 @@ async def test_resolution_waits_for_the_end_of_the_pass(tmp_path: Path) -> None:
         while len(steps) < 8:  # the pass is under way, not finished
             skip(engine, SHORT)
             await story.update(SHORT)
-        assert story.round_in_progress and story.is_active("feud")
+        assert story.round_in_progress
+        assert story.is_active("feud")
         while story.round_in_progress:
             skip(engine, SHORT)
             await story.update(SHORT)
@@ -258,7 +264,8 @@ async def test_resolution_waits_for_the_end_of_the_pass(tmp_path: Path) -> None:
         assert story.is_active("feud")
         state.update(report=False, fail=True)  # fails mid-pass: resolves nothing
         await _sliced_round(engine)
-        assert story.is_active("feud") and story.detector_errors["feud"] == 1
+        assert story.is_active("feud")
+        assert story.detector_errors["feud"] == 1
 
 
 async def test_entities_destroyed_mid_pass(tmp_path: Path) -> None:
@@ -340,7 +347,8 @@ async def test_builtin_detectors_are_sliced(tmp_path: Path, name: str) -> None:
         await _start(engine)
         _change(engine)
         detector = engine.services.get(StoryDetectors).get(name)
-        assert detector is not None and detector.sliced
+        assert detector is not None
+        assert detector.sliced
         ctx = DetectionContext(story_of(engine).living, engine.clock.game_time)
         work = detector.work(ctx)
         steps = 0
@@ -350,10 +358,12 @@ async def test_builtin_detectors_are_sliced(tmp_path: Path, name: str) -> None:
             except StopIteration as stop:
                 sliced = list(stop.value or ())
                 break
-            assert isinstance(units, int) and units >= 0
+            assert isinstance(units, int)
+            assert units >= 0
             steps += 1
         result = run_whole(
             detector.work(DetectionContext(story_of(engine).living, engine.clock.game_time))
         )
         whole = list(result or ())
-        assert steps >= 1 and [asdict(d) for d in sliced] == [asdict(d) for d in whole]
+        assert steps >= 1
+        assert [asdict(d) for d in sliced] == [asdict(d) for d in whole]

@@ -39,7 +39,8 @@ async def test_no_duplicates_until_the_situation_changes(tmp_path: Path) -> None
         await run_hours(engine, 1)
         assert len(rivalries()) == 2
         second = rivalries()[1]
-        assert second.situation_key == first.situation_key and second.id != first.id
+        assert second.situation_key == first.situation_key
+        assert second.id != first.id
         assert (first.band, second.band) == ("0.3", "0.5")
         assert second.importance > first.importance
         await engine.dispatch_events()
@@ -49,7 +50,8 @@ async def test_no_duplicates_until_the_situation_changes(tmp_path: Path) -> None
         assert resolved[0].signal_id == second.id
         api.adjust_relationship(engine.world, trader, keeper, trust=-1.0)  # and falls out again
         await run_hours(engine, 1)
-        assert len(rivalries()) == 3 and rivalries()[2].id not in (first.id, second.id)
+        assert len(rivalries()) == 3
+        assert rivalries()[2].id not in (first.id, second.id)
 
 
 async def test_detection_runs_at_a_game_time_interval(tmp_path: Path) -> None:
@@ -124,4 +126,5 @@ async def test_same_seed_same_story(tmp_path: Path) -> None:
             signals = collect_signals(engine)
             await run_hours(engine, 12)
             runs.append([(s.id, s.signal_type, s.situation_key, s.created_at) for s in signals])
-    assert runs[0] and runs[0] == runs[1]
+    assert runs[0]
+    assert runs[0] == runs[1]

@@ -132,7 +132,8 @@ def test_a_bounded_distance_is_the_shortest_one_or_none_past_the_limit(seed: int
     # A cached path answers too, within the limit or not.
     graph = RoomGraph({"a": [("b", "east")], "b": [("c", "north")], "c": []})
     assert graph.path("a", "c") == ["east", "north"]
-    assert graph.distance("a", "c", 2) == 2 and graph.distance("a", "c", 1) is None
+    assert graph.distance("a", "c", 2) == 2
+    assert graph.distance("a", "c", 1) is None
 
 
 def test_a_bounded_distance_does_not_walk_past_its_limit() -> None:
@@ -164,7 +165,8 @@ def test_a_repeated_path_is_an_equal_but_distinct_list() -> None:
     assert second is not first
     second.clear()
     assert graph.path("a", "c") == ["east", "north"]
-    assert graph.path("c", "a") is None and graph.path("c", "a") is None
+    assert graph.path("c", "a") is None
+    assert graph.path("c", "a") is None
 
 
 def counting(graph: RoomGraph) -> list[tuple[str, str]]:
@@ -199,7 +201,8 @@ def test_the_path_cache_is_bounded_and_least_recently_used(
     graph.path("r0", "r3")
     assert len(calls) == 4  # all three still remembered
     graph.path("r0", "r2")  # evicted when r9 came in
-    assert calls[-1] == ("r0", "r2") and len(calls) == 5
+    assert calls[-1] == ("r0", "r2")
+    assert len(calls) == 5
     assert len(graph._paths) <= 3
 
 
@@ -235,29 +238,36 @@ async def test_paths_follow_set_exit_and_remove_exit(engine: GameEngine) -> None
     add_room(engine, "a", east="b")
     add_room(engine, "b", west="a")
     ws.register_room(engine.world.create_entity(Room(key="c", name="c")))  # no Exits
-    assert ws.path("a", "c") is None and not ws.is_reachable("a", "c")
+    assert ws.path("a", "c") is None
+    assert not ws.is_reachable("a", "c")
     built = ws.graph()
     assert ws.graph() is built  # kept while nothing changes
 
     ws.set_exit("b", "north", "c")
     assert ws.graph() is not built  # rebuilt
     assert ws.path("a", "c") == ["east", "north"]
-    assert ws.distance("a", "c") == 2 and ws.distance("a", "c", 1) is None
-    assert ws.is_reachable("a", "c") and not ws.is_reachable("c", "a")
+    assert ws.distance("a", "c") == 2
+    assert ws.distance("a", "c", 1) is None
+    assert ws.is_reachable("a", "c")
+    assert not ws.is_reachable("c", "a")
     ws.set_exit("a", "portal", "c")
     assert ws.distance("a", "c", 1) == 1
     assert ws.path("a", "c") == ["portal"]
     ws.set_exit("c", "up", "a")  # c had no Exits component
-    assert ws.path("c", "b") == ["up", "east"] and ws.is_reachable("c", "b")
+    assert ws.path("c", "b") == ["up", "east"]
+    assert ws.is_reachable("c", "b")
 
     assert ws.remove_exit("a", "portal")
     assert ws.path("a", "c") == ["east", "north"]
     assert ws.remove_exit("b", "north")
-    assert ws.path("a", "c") is None and not ws.is_reachable("a", "c")
+    assert ws.path("a", "c") is None
+    assert not ws.is_reachable("a", "c")
     assert not ws.remove_exit("b", "north")
     assert ws.is_reachable("c", "a")
-    assert ws.path("a", "nowhere") is None and not ws.is_reachable("nowhere", "a")
-    assert ws.distance("a", "nowhere") is None and ws.distance("nowhere", "a", 9) is None
+    assert ws.path("a", "nowhere") is None
+    assert not ws.is_reachable("nowhere", "a")
+    assert ws.distance("a", "nowhere") is None
+    assert ws.distance("nowhere", "a", 9) is None
 
 
 async def test_an_exit_to_a_room_registered_later_opens_when_it_is(engine: GameEngine) -> None:

@@ -194,7 +194,8 @@ async def test_help_lists_commands_by_category_for_the_role(engine: GameEngine, 
     assert {"help", "look", "score", "who"} <= set(general.split("|n ", 1)[1].split(", "))
     comm = next(ln for ln in out.splitlines() if ln.startswith("|cCommunication:|n"))
     assert {"emote", "say", "tell"} <= set(comm.split("|n ", 1)[1].split(", "))
-    assert "@shutdown" not in out and "@goto" not in out
+    assert "@shutdown" not in out
+    assert "@goto" not in out
     admin = await cmd(engine, hero, "help", role=Role.ADMIN)
     assert "|cAdmin:|n @shutdown, @who" in admin
     assert "|cBuilding:|n @goto" in admin
@@ -221,9 +222,12 @@ async def test_score_has_extensible_sections(engine: GameEngine, hero: UUID) -> 
     assert (await cmd(engine, hero, "score")).endswith("|cLevel:|n 1")
     sheet.add("identity", lambda e, c: ["replaced"], order=0)
     lines = (await cmd(engine, hero, "score")).splitlines()
-    assert lines[0] == "replaced" and lines[-1] == "|cLevel:|n 1"
-    assert sheet.remove("level") and "level" not in sheet.keys()
-    assert sheet.keys()[0] == "identity" and "empty" in sheet.keys()
+    assert lines[0] == "replaced"
+    assert lines[-1] == "|cLevel:|n 1"
+    assert sheet.remove("level")
+    assert "level" not in sheet.keys()
+    assert sheet.keys()[0] == "identity"
+    assert "empty" in sheet.keys()
 
 
 async def test_goto_by_key_local_key_name_or_character(engine: GameEngine, hero: UUID) -> None:
@@ -277,7 +281,8 @@ async def test_shutdown_needs_an_admin(engine: GameEngine, hero: UUID) -> None:
     assert out == "Shutdown requested: for the patch."
     assert engine.shutdown_requested.is_set()
     assert engine.shutdown_reason == "for the patch"
-    assert seen and seen[0].requested_by == hero
+    assert seen
+    assert seen[0].requested_by == hero
 
 
 async def test_commands_without_a_room_say_so(engine: GameEngine, hero: UUID) -> None:

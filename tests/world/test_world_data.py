@@ -329,7 +329,9 @@ def test_check_pack_of_an_unknown_name() -> None:
     from maid_engine.packcheck import check_pack
 
     problems = check_pack("no-such-pack")
-    assert len(problems) == 1 and "no-such-pack" in problems[0] and "not found" in problems[0]
+    assert len(problems) == 1
+    assert "no-such-pack" in problems[0]
+    assert "not found" in problems[0]
 
 
 async def test_bad_data_fails_start_up_with_a_pack_error(tmp_path: Path) -> None:

@@ -74,7 +74,8 @@ async def test_rooms_follow_edited_data_but_keep_runtime_changes_otherwise(
     async with engine_on(db_url, tmp_path, [pack]).lifespan() as engine:
         ws = ws_of(engine)
         room = ws.room("testpack:hall")
-        assert room is not None and room.description == "A hall, freshly painted."
+        assert room is not None
+        assert room.description == "A hall, freshly painted."
         assert ws.exits_of("testpack:hall") == {"north": "testpack:yard"}
         # NPCs keep their persisted state: the data is only where they started.
         assert engine.world.get_component(bob, Describable).description == "Bob, older now."

@@ -216,7 +216,8 @@ async def test_message_room_reaches_connected_characters_there(engine: GameEngin
     a.sent.clear()
     b.sent.clear()
     assert ws.message_room("ironvale:square", "A bell tolls.", exclude=[b_id]) == 1
-    assert a.sent == ["A bell tolls."] and b.sent == []
+    assert a.sent == ["A bell tolls."]
+    assert b.sent == []
 
 
 async def test_index_stays_exact_with_ten_thousand_npcs(engine: GameEngine) -> None:

@@ -331,10 +331,13 @@ def test_an_unmet_milestone_is_refused_with_a_fix_from_its_definition(
     view = DictStatView()
     report = apply_delta(camp, view, {"milestones.rescue_gwen": True}, 3)
     assert view.get("milestones.rescue_gwen") is None
-    assert report.applied == [] and report.milestones_reached == []
+    assert report.applied == []
+    assert report.milestones_reached == []
     change = rejected(report, "milestones.rescue_gwen")
-    assert change.kind == "milestone" and change.code == "requires_unmet"
-    assert change.old is False and change.requested is True
+    assert change.kind == "milestone"
+    assert change.code == "requires_unmet"
+    assert change.old is False
+    assert change.requested is True
     # Only the unmet condition is named; Gwen's health (20) is fine.
     assert change.reason == "needs has key on"
     assert change.fix == (
@@ -356,13 +359,15 @@ def test_every_unmet_condition_is_in_the_fix_with_its_current_value(camp: StatSc
     report = apply_delta(camp, view, {"milestones.rescue_gwen": True,
                                       "milestones.reach_capital": True}, 1)  # fmt: skip
     rescue = rejected(report, "milestones.rescue_gwen")
-    assert rescue.fix is not None and rescue.fix.startswith(
+    assert rescue.fix is not None
+    assert rescue.fix.startswith(
         "`milestones.rescue_gwen` needs flags.has_key = true (now false) and "
         "npc.gwen.health >= 1 (now 0). "
     )
     assert rescue.reason == "needs has key on, Gwen health >= 1"
     road = rejected(report, "milestones.reach_capital")
-    assert road.fix is not None and road.fix.startswith(
+    assert road.fix is not None
+    assert road.fix.startswith(
         "`milestones.reach_capital` needs milestones.rescue_gwen = true (now false) and "
         "player.hp > 0 (now 0). "
     )
@@ -382,7 +387,8 @@ def test_a_numeric_only_fix_does_not_talk_about_flags(camp: StatSchema) -> None:
 def test_met_preconditions_apply(camp: StatSchema) -> None:
     view = DictStatView({"flags": {"has_key": True}})
     report = apply_delta(camp, view, {"milestones.rescue_gwen": True}, 4)
-    assert report.rejected == [] and report.milestones_reached == ["rescue_gwen"]
+    assert report.rejected == []
+    assert report.milestones_reached == ["rescue_gwen"]
     assert view.get("milestones.rescue_gwen") == 4
     assert render_changes(report, camp) == "|g✓ rescue gwen|n"
     # The next goal in the chain opens on the next turn.
@@ -411,7 +417,9 @@ def test_a_flag_is_gated_only_when_it_leaves_its_initial_value(camp: StatSchema)
     view = DictStatView()
     report = apply_delta(camp, view, {"flags.has_key": True}, 1)
     key = rejected(report, "flags.has_key")
-    assert key.code == "requires_unmet" and key.kind == "flag" and key.old is False
+    assert key.code == "requires_unmet"
+    assert key.kind == "flag"
+    assert key.old is False
     assert key.reason == "needs Gwen trust >= 40"
     assert key.fix == (
         "`flags.has_key` can become true only once npc.gwen.trust >= 40 (now 20). Leave it "
@@ -476,7 +484,8 @@ def test_stat_changes_of_the_same_block_count_whatever_their_place(camp: StatSch
     # Trust earned in the same block opens the key, within the cap only.
     view = DictStatView()
     report = apply_delta(camp, view, {"flags.has_key": True, "npc.gwen.trust": 20}, 1)
-    assert view.get("flags.has_key") is True and report.rejected == []
+    assert view.get("flags.has_key") is True
+    assert report.rejected == []
     view = DictStatView()
     report = apply_delta(camp, view, {"flags.has_key": True, "npc.gwen.trust": 500}, 1)
     assert view.get("npc.gwen.trust") == 40  # +500 capped to +20: exactly enough
@@ -564,7 +573,8 @@ def test_the_goals_line_names_each_goals_preconditions(camp: StatSchema) -> None
     view.set("milestones.rescue_gwen", 1)
     view.set("flags.has_key", True)
     text = render_world_state(camp, view, ["gwen"])
-    assert "rescue_gwen —" not in text and "Achieved: Rescue Gwen." in text
+    assert "rescue_gwen —" not in text
+    assert "Achieved: Rescue Gwen." in text
     assert (
         "reach_capital — Arrive at the capital [needs milestones.rescue_gwen = true, "
         "player.hp > 0]" in text
@@ -590,7 +600,8 @@ def test_the_guide_and_the_rule_name_the_preconditions(camp: StatSchema) -> None
 def test_a_schema_without_requires_reads_as_before(schema: StatSchema) -> None:
     # The bandit-camp schema (conftest) has no preconditions: no brackets, no extra rule.
     sections = prompt_sections(schema, DictStatView(), ["gwen"])
-    assert "[needs" not in sections["world_state"] and "[to become" not in sections["world_state"]
+    assert "[needs" not in sections["world_state"]
+    assert "[to become" not in sections["world_state"]
     assert "[needs" not in sections["world_state_rule"]
     assert (
         "- milestones.rescue_gwen (send true once, when reached): "

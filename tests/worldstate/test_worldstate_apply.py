@@ -31,8 +31,11 @@ def test_max_delta_clamps_then_the_floor_holds(schema: StatSchema, view: DictSta
     report = apply_delta(schema, view, {"player.hp": -50}, 1)
     change = one(report)
     assert (change.old, change.new, change.actual) == (100, 70, -30)
-    assert change.code == "limited" and change.fix is None
-    assert report.applied == [change] and report.clamped == [change] and not report.rejected
+    assert change.code == "limited"
+    assert change.fix is None
+    assert report.applied == [change]
+    assert report.clamped == [change]
+    assert not report.rejected
     assert change.reason == "limited to 30 per turn"
 
     view.set("player.hp", 10)
@@ -43,8 +46,10 @@ def test_max_delta_clamps_then_the_floor_holds(schema: StatSchema, view: DictSta
 
     report = apply_delta(schema, view, {"player.hp": -50}, 3)
     change = one(report)
-    assert report.applied == [] and report.clamped == [change]
-    assert change.code == "at_limit" and change.reason == "no change — at its limit"
+    assert report.applied == []
+    assert report.clamped == [change]
+    assert change.code == "at_limit"
+    assert change.reason == "no change — at its limit"
     # The correction the model is fed, word for word in shape.
     assert change.fix == (
         "`player.hp` did not move. It is already at its minimum of 0 "
@@ -69,7 +74,8 @@ def test_wrong_signed_change_at_the_ceiling_is_reported(
     # Regression: hp at initial == max healed by mistake used to vanish silently.
     report = apply_delta(schema, view, {"npc.gwen.health": +20}, 1)
     change = one(report)
-    assert change.code == "at_limit" and change.new == 100
+    assert change.code == "at_limit"
+    assert change.new == 100
     assert "already at its maximum of 100" in (change.fix or "")
     assert render_refusals(report)
 
@@ -119,7 +125,8 @@ def test_a_refused_change_does_not_restart_the_cooldown(seed_dict: dict[str, Any
 
 def test_counter_rejects_negative_and_advances(schema: StatSchema, view: DictStatView) -> None:
     change = one(apply_delta(schema, view, {"world.day": -1}, 1))
-    assert change.code == "counter_negative" and change.reason == "counters only go up"
+    assert change.code == "counter_negative"
+    assert change.reason == "counters only go up"
     assert "`world.day` is a counter: it only goes up" in (change.fix or "")
     assert current_value(schema, view, "world.day") == 1
     assert one(apply_delta(schema, view, {"world.day": +1}, 2)).code == "applied"
@@ -141,7 +148,8 @@ def test_absolute_on_a_counter_is_refused_out_loud(
     view.set("world.day", day)
     report = apply_delta(schema, view, {"world.day": sent}, 5)
     change = one(report)
-    assert report.rejected == [change] and change.code == "counter_total"
+    assert report.rejected == [change]
+    assert change.code == "counter_total"
     assert change.fix == fix
     assert view.get("world.day") == day
     assert fix in render_refusals(report)
@@ -160,7 +168,8 @@ def test_a_big_counter_change_that_is_no_total_is_capped(
 
 def test_milestone_sticky_and_false_ignored(schema: StatSchema, view: DictStatView) -> None:
     ignored = one(apply_delta(schema, view, {"milestones.rescue_gwen": False}, 1))
-    assert ignored.code == "milestone_unset" and view.get("milestones.rescue_gwen") is None
+    assert ignored.code == "milestone_unset"
+    assert view.get("milestones.rescue_gwen") is None
 
     report = apply_delta(schema, view, {"milestones.rescue_gwen": True}, 7)
     assert one(report).code == "reached"
@@ -168,7 +177,8 @@ def test_milestone_sticky_and_false_ignored(schema: StatSchema, view: DictStatVi
     assert view.data["milestones"]["rescue_gwen"] == {"reached": True, "at": 7}
 
     again = apply_delta(schema, view, {"milestones.rescue_gwen": True}, 8)
-    assert one(again).code == "milestone_repeat" and again.milestones_reached == []
+    assert one(again).code == "milestone_repeat"
+    assert again.milestones_reached == []
     unset = apply_delta(schema, view, {"milestones.rescue_gwen": False}, 9)
     assert one(unset).code == "milestone_unset"
     assert view.data["milestones"]["rescue_gwen"] == {"reached": True, "at": 7}
@@ -187,7 +197,8 @@ def test_flags_flip_both_ways(schema: StatSchema, view: DictStatView) -> None:
     assert (on.code, on.old, on.new) == ("applied", False, True)
     assert one(apply_delta(schema, view, {"flags.alarm_raised": "false"}, 2)).new is False
     same = one(apply_delta(schema, view, {"flags.alarm_raised": False}, 3))
-    assert same.code == "unchanged" and "already false" in (same.fix or "")
+    assert same.code == "unchanged"
+    assert "already false" in (same.fix or "")
     assert one(apply_delta(schema, view, {"flags.has_key": 3}, 4)).code == "not_a_boolean"
 
 
@@ -200,7 +211,8 @@ def test_each_npc_instantiates_its_own_stats(schema: StatSchema, view: DictStatV
     assert view.data["flags"] == {"has_key": False, "alarm_raised": False}
     assert "milestones" not in view.data  # pending milestones are absent
     apply_delta(schema, view, {"npc.gwen.trust": +5, "npcs.milo.trust": -5}, 1)
-    assert view.get("npc.gwen.trust") == 25 and view.get("npc.milo.trust") == -5
+    assert view.get("npc.gwen.trust") == 25
+    assert view.get("npc.milo.trust") == -5
 
 
 def test_lazy_instantiation_from_the_template(schema: StatSchema, view: DictStatView) -> None:
@@ -215,9 +227,11 @@ def test_lazy_instantiation_from_the_template(schema: StatSchema, view: DictStat
 def test_unknown_path_is_ignored_and_reported(schema: StatSchema, view: DictStatView) -> None:
     report = apply_delta(schema, view, {"player.hpp": -5, "weather.rain": 1}, 1)
     near, far = report.rejected
-    assert near.code == far.code == "unknown_path" and near.kind == "unknown"
+    assert near.code == far.code == "unknown_path"
+    assert near.kind == "unknown"
     assert near.fix == "`player.hpp` is not in the world state. Did you mean `player.hp`?"
-    assert far.fix is not None and far.fix.startswith(
+    assert far.fix is not None
+    assert far.fix.startswith(
         "`weather.rain` is not in the world state. Real names: `world.day`, `player.hp`"
     )
     assert view.data == {}
@@ -231,7 +245,8 @@ def test_empty_delta_is_a_no_op(schema: StatSchema, view: DictStatView) -> None:
 
 def test_empty_schema_writes_nothing(view: DictStatView) -> None:
     report = apply_delta(StatSchema(), view, {"player.hp": -5, "flags.x": True}, 1)
-    assert report.entries() == [] and view.data == {}
+    assert report.entries() == []
+    assert view.data == {}
 
 
 @pytest.mark.parametrize(

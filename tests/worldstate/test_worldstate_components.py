@@ -33,9 +33,11 @@ def test_values_land_on_the_entities_they_describe(schema: StatSchema, world: Wo
     assert state.milestones == {"rescue_gwen": 3}
     assert state.last_changed == {"world.day": 3}
     player = world.get_component(hero, NarratedPlayerStats)
-    assert player.values == {"camp": {"hp": 90}} and player.last_changed == {"camp": {"hp": 3}}
+    assert player.values == {"camp": {"hp": 90}}
+    assert player.last_changed == {"camp": {"hp": 3}}
     npc = world.get_component(gwen, NarratedNPCStats)
-    assert npc.npc_id == "gwen" and npc.values == {"trust": 25}
+    assert npc.npc_id == "gwen"
+    assert npc.values == {"trust": 25}
     assert npc.last_changed == {"camp": {"trust": 3}}
     assert view.values() == {
         "world.day": 2, "flags.has_key": True, "milestones.rescue_gwen": 3,

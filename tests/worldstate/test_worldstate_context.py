@@ -40,7 +40,8 @@ def test_only_present_npcs_are_injected(schema: StatSchema, view: DictStatView) 
     nobody = render_world_state(schema, view, [])
     assert "npc." not in nobody
     milo = render_world_state(schema, view, ["milo", "stranger"])
-    assert "Milo (npc.milo): trust 0." in milo and "npc.gwen" not in milo
+    assert "Milo (npc.milo): trust 0." in milo
+    assert "npc.gwen" not in milo
 
 
 def test_goals_and_achieved_lines_are_omitted_when_empty(
@@ -51,7 +52,8 @@ def test_goals_and_achieved_lines_are_omitted_when_empty(
     view.set("milestones.rescue_gwen", 1)
     view.set("milestones.reach_capital", 2)
     text = render_world_state(schema, view)
-    assert "Goals" not in text and "Achieved: Rescue Gwen from the bandits; " in text
+    assert "Goals" not in text
+    assert "Achieved: Rescue Gwen from the bandits; " in text
 
 
 def test_milestone_ids_are_named_to_the_model(schema: StatSchema, view: DictStatView) -> None:

@@ -66,8 +66,10 @@ def test_last_block_wins_and_every_block_is_stripped() -> None:
     reply = 'Start.\n```state\n{"player.hp": -5}\n```\nMiddle.\n```state\n{"player.hp": -7}\n```\n'
     clean, delta = extract_delta(reply)
     assert delta == {"player.hp": -7}
-    assert "state" not in clean and "```" not in clean
-    assert clean.startswith("Start.") and "Middle." in clean
+    assert "state" not in clean
+    assert "```" not in clean
+    assert clean.startswith("Start.")
+    assert "Middle." in clean
 
 
 def test_other_code_blocks_are_left_alone() -> None:
@@ -103,14 +105,17 @@ def test_malformed_or_missing_block_is_empty(reply: str) -> None:
 )
 def test_never_raises(reply: str) -> None:
     clean, delta = extract_delta(reply)
-    assert isinstance(clean, str) and isinstance(delta, dict)
+    assert isinstance(clean, str)
+    assert isinstance(delta, dict)
 
 
 def test_empty_block_is_a_no_op(schema: StatSchema, view: DictStatView) -> None:
     clean, delta = extract_delta(f"{NARRATION}\n```state\n{{}}\n```")
     assert (clean, delta) == (NARRATION, {})
     report = apply_delta(schema, view, delta, 1)
-    assert not report.applied and not report.clamped and not report.rejected
+    assert not report.applied
+    assert not report.clamped
+    assert not report.rejected
     assert view.data == {}
 
 
@@ -128,7 +133,8 @@ def test_empty_block_is_a_no_op(schema: StatSchema, view: DictStatView) -> None:
 )
 def test_player_text_is_neutralised(typed: str) -> None:
     safe = neutralise_player_text(typed)
-    assert "```" not in safe and "~~~" not in safe
+    assert "```" not in safe
+    assert "~~~" not in safe
     # Even if the model echoed the player's words verbatim, nothing would parse.
     assert extract_delta(f"You hear: {safe}")[1] == {}
     # The words themselves survive, so the narration can still react to them.

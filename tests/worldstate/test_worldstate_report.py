@@ -43,7 +43,8 @@ def test_report_carries_all_three_lists(mixed: Report) -> None:
     assert [c.path for c in mixed.rejected] == ["world.day", "nope.x", "player.mana"]
     assert mixed.milestones_reached == ["rescue_gwen"]
     for change in mixed.rejected:
-        assert change.reason and change.fix
+        assert change.reason
+        assert change.fix
     assert all(c.fix is None for c in mixed.applied)
 
 
@@ -88,7 +89,8 @@ def test_change_line_is_empty_when_nothing_happened(schema: StatSchema, view: Di
     assert render_changes(apply_delta(schema, view, {}, 1)) == ""
     # Restating what already holds is noise to players (the model still hears of it).
     quiet = apply_delta(schema, view, {"player.hp": 0, "flags.has_key": False}, 1)
-    assert render_changes(quiet) == "" and len(quiet.refusals()) == 2
+    assert render_changes(quiet) == ""
+    assert len(quiet.refusals()) == 2
 
 
 def test_change_line_escapes_pipes(schema: StatSchema, view: DictStatView) -> None:

@@ -49,8 +49,10 @@ def test_each_npc_has_its_own_stats(schema: StatSchema) -> None:
     assert schema.resolve("npc.milo.health") is None
     milo = schema.resolve("npc.milo.trust")
     gwen = schema.resolve("npc.gwen.trust")
-    assert milo is not None and gwen is not None
-    assert milo.stat is not None and gwen.stat is not None
+    assert milo is not None
+    assert gwen is not None
+    assert milo.stat is not None
+    assert gwen.stat is not None
     assert (milo.stat.start, gwen.stat.start) == (0, 20)
 
 
@@ -68,7 +70,8 @@ def test_each_npc_has_its_own_stats(schema: StatSchema) -> None:
 )
 def test_paths_resolve_to_canonical(schema: StatSchema, raw: str, path: str) -> None:
     target = schema.resolve(raw)
-    assert target is not None and target.path == path
+    assert target is not None
+    assert target.path == path
 
 
 @pytest.mark.parametrize("raw", ["hp", "player", "npc.gwen", "npc.nobody.trust", "x.y", ""])

@@ -43,7 +43,8 @@ def test_undo_restores_every_stat_milestone_flag_and_cooldown(
     apply_delta(schema, view, {"player.mana": -5}, 1)
     original = view.values(), view.all_last_changed()
     before = play(schema, view, TURN, 2)
-    assert view.get("player.hp") == 80 and view.get("milestones.rescue_gwen") == 2
+    assert view.get("player.hp") == 80
+    assert view.get("milestones.rescue_gwen") == 2
     restore(view, before)
     assert (view.values(), view.all_last_changed()) == original
     assert view.get("milestones.rescue_gwen") is None
@@ -55,7 +56,8 @@ def test_undo_removes_values_first_set_in_the_undone_turn(
 ) -> None:
     before = play(schema, view, TURN, 1)  # nothing instantiated beforehand
     restore(view, before)
-    assert view.values() == {} and view.all_last_changed() == {}
+    assert view.values() == {}
+    assert view.all_last_changed() == {}
 
 
 def test_retry_does_not_double_apply(schema: StatSchema, view: DictStatView) -> None:
@@ -78,7 +80,8 @@ def test_retry_respects_cooldowns_as_they_were(seed_dict: dict[str, Any]) -> Non
     restore(view, before)
     # Without the restored cooldown record this retry would be refused as cooling down.
     report = apply_delta(schema, view, {"player.mana": -5}, 4)
-    assert report.applied and view.get("player.mana") == 15
+    assert report.applied
+    assert view.get("player.mana") == 15
 
 
 def test_snapshot_round_trips_json(schema: StatSchema, view: DictStatView) -> None:
@@ -108,8 +111,10 @@ def test_undo_and_retry_on_components(
     first = take_snapshot(view)
     before = play(schema, view, TURN, 1)
     assert before == first
-    assert view.get("player.hp") == 80 and view.get("milestones.rescue_gwen") == 1
+    assert view.get("player.hp") == 80
+    assert view.get("milestones.rescue_gwen") == 1
     restore(view, before)
     assert take_snapshot(view) == first
     play(schema, view, TURN, 1)
-    assert view.get("player.hp") == 80 and view.get("npc.gwen.trust") == 30
+    assert view.get("player.hp") == 80
+    assert view.get("npc.gwen.trust") == 30
