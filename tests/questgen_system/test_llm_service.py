@@ -17,8 +17,10 @@ from maid_engine.metrics import EngineMetrics
 
 def test_no_model_means_no_provider_and_templates() -> None:
     service = LLMService.from_settings(Settings(_env_file=None))  # type: ignore[call-arg]
-    assert service.provider is None and not service.enabled
-    assert service.budget is None and service.limiter is None
+    assert service.provider is None
+    assert not service.enabled
+    assert service.budget is None
+    assert service.limiter is None
     assert service.status() == {"model": None, "cache_entries": 0}
 
 
@@ -32,7 +34,8 @@ def test_a_model_gets_one_budgeted_provider_without_importing_litellm() -> None:
     now = [100.0]
     service = LLMService.from_settings(settings, EngineMetrics(), clock=lambda: now[0])
     assert isinstance(service.provider, LiteLLMProvider)
-    assert service.budget is not None and service.budget.limit == 1234
+    assert service.budget is not None
+    assert service.budget.limit == 1234
     service.budget.record(1234)
     assert service.status()["budget_exhausted"] is True
     now[0] += 3600.0  # the service's clock drives the shared budget
@@ -48,7 +51,8 @@ async def test_the_engine_holds_one_service_found_by_every_user(
     assert engine.services.get(LLMService) is engine.llm
     # Every engine builds its own, with the LLM metrics registered even without a model.
     other = GameEngine(Settings(data_dir=tmp_path), use_store=False)
-    assert other.llm is not engine.llm and other.llm.provider is None
+    assert other.llm is not engine.llm
+    assert other.llm.provider is None
     assert other.services.get(LLMService) is other.llm
     assert b"maid_llm_requests_total" in other.metrics.render()
 
