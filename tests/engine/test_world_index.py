@@ -418,7 +418,8 @@ def test_rows_reflect_a_replaced_component(world: World) -> None:
     world.add_component(ids[2], new)
 
     rows = dict(world.each(Ax))
-    assert rows[ids[2]] is new and rows[ids[2]] is not old
+    assert rows[ids[2]] is new
+    assert rows[ids[2]] is not old
     assert dict(world.query(Ax, Bx))[ids[2]][0] is new
     assert dict(world.each_in(Ax, [ids[2]]))[ids[2]] is new
     assert world.try_component(ids[2], Ax) is new

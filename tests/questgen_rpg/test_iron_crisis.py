@@ -36,7 +36,8 @@ def _signals(engine: GameEngine) -> list[StorySignal]:
     ws = engine.services.get(WorldService)
     gundrik = npc(engine, "ironvale:gundrik")
     goal = engine.world.get_component(gundrik, GoalsComponent).get("source_iron")
-    assert goal is not None and goal.status == "blocked", "the living world did not block it"
+    assert goal is not None, "the living world has no such goal"
+    assert goal.status == "blocked", "the living world did not block it"
     threat_room = "ironvale:road_wagon"
     return [
         StorySignal(
@@ -90,7 +91,8 @@ async def test_goal_blocked_and_threat_compose_into_a_threat_response(
     assert seed.secondary_seed_types == [QuestSeedTypes.GOAL_ASSISTANCE]
     assert seed.primary_npc == gundrik
     assert seed.importance == pytest.approx(min(1.0, 0.7 * 1.3))
-    assert seed.threat_source == "bandits" and seed.blocked_goal == "source_iron"
+    assert seed.threat_source == "bandits"
+    assert seed.blocked_goal == "source_iron"
     assert seed.location == "ironvale:road_wagon"
     assert "source quality iron" in seed.primary_npc_motivation
     assert "livelihood" in seed.primary_npc_motivation
@@ -110,7 +112,8 @@ async def test_threat_elimination_names_voss_the_road_the_bandits_and_gundrik(
     assert talk.description == "Speak with Captain Voss about the bandits"
     assert visit.objective_type is ObjectiveType.VISIT
     assert visit.description == "Travel to Old Trade Road"
-    assert kill_scouts.objective_type is ObjectiveType.KILL and kill_scouts.quantity == 3
+    assert kill_scouts.objective_type is ObjectiveType.KILL
+    assert kill_scouts.quantity == 3
     assert sorted(kill_scouts.target_entity_ids) == scouts  # the real spawned scouts
     assert kill_scouts.target_template == "ironvale:bandit_scout"
     assert (kill_kral.target_entity_id, kill_kral.order) == (kral, 4)
@@ -118,7 +121,8 @@ async def test_threat_elimination_names_voss_the_road_the_bandits_and_gundrik(
     assert (report.objective_type, report.target_entity_id) == (ObjectiveType.TALK, gundrik)
     assert [o.order for o in quest.objectives] == [1, 2, 3, 4, 5]
     # Kral is level 5 and there are four of them: a moderate quest for level 3+.
-    assert quest.difficulty.value == "moderate" and rpg_terms(quest).level_requirement == 3
+    assert quest.difficulty.value == "moderate"
+    assert rpg_terms(quest).level_requirement == 3
     qg = ironvale.services.get(QuestGen)
     assert (await qg.validator.validate(quest)).valid
     assert qg.quality_filter.check(quest) == []
@@ -130,7 +134,8 @@ async def test_rewards_scale_with_gundriks_wealth(ironvale: GameEngine) -> None:
     wealth = ironvale.world.get_component(gundrik, Wealth)
     assert wealth.gold == 300  # from Ironvale's living data
     quest = await _quest(ironvale, seed)
-    assert quest.rewards.gold == 90 and rpg_terms(quest).experience == 200
+    assert quest.rewards.gold == 90
+    assert rpg_terms(quest).experience == 200
     wealth.gold = 1000
     richer = await _quest(ironvale, seed)
     assert richer.rewards.gold == 150  # no longer limited by his purse
@@ -154,7 +159,8 @@ async def test_consequences_as_in_section_9(ironvale: GameEngine) -> None:
     restored = needs.needs["economic"].value + goals.get("source_iron").completion_need_delta  # type: ignore[union-attr]
     assert restored + planned >= 0.7 - 1e-9
     trust = {c.target_npc: c.relationship_delta for c in kinds[C.RELATIONSHIP_CHANGE]}
-    assert trust[gundrik] == 0.3 and trust[voss] == 0.15
+    assert trust[gundrik] == 0.3
+    assert trust[voss] == 0.15
     (gossip,) = kinds[C.GOSSIP_INJECTION]
     assert gossip.gossip_content == "An adventurer cleared the bandits from Old Trade Road"
     (memory,) = kinds[C.MEMORY_CREATION]
@@ -178,7 +184,8 @@ async def test_the_quest_is_registered_and_playable_through_the_quest_manager(
     assert qg.sink.register(quest) == quest.id
     qg.record(quest)
     model = manager.get_quest(quest.id)
-    assert model is not None and model.source == "generated"
+    assert model is not None
+    assert model.source == "generated"
     assert manager.history.get(quest.id).archetype_id == "threat_elimination"  # type: ignore[union-attr]
 
     factory = ironvale.services.get(CharacterFactory)  # type: ignore[type-abstract]
@@ -191,7 +198,8 @@ async def test_the_quest_is_registered_and_playable_through_the_quest_manager(
     ironvale.events.emit(TalkedToEvent(hero, voss, "ironvale:guard_post"))
     await ironvale.dispatch_events()
     entry = manager.entry(hero, quest.id)
-    assert entry is not None and entry.objectives["o1-talk"].completed
+    assert entry is not None
+    assert entry.objectives["o1-talk"].completed
     ws.move(hero, "ironvale:road_wagon")
     await ironvale.dispatch_events()
     assert entry.objectives["o2-visit"].completed
@@ -219,7 +227,8 @@ async def test_the_living_world_and_story_layer_produce_the_quest(tmp_path: Path
         qg = engine.services.get(QuestGen)
         seeds = await qg.composer().compose(signals)
         lead = [s for s in seeds if s.primary_npc == npc(engine, "ironvale:gundrik")]
-        assert lead and lead[0].seed_type == QuestSeedTypes.THREAT_RESPONSE
+        assert lead
+        assert lead[0].seed_type == QuestSeedTypes.THREAT_RESPONSE
         quest = await _quest(engine, lead[0])
         assert quest.archetype_id == "threat_elimination"
         assert [o.objective_type.value for o in quest.objectives] == [

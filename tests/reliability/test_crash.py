@@ -70,13 +70,15 @@ async def test_kill9_keeps_acknowledged_accounts_and_the_last_checkpoint(
     server = await maid_server(tmp_path, database_url=server_db, env=ENV)
     alice = await telnet.open(server.host, server.telnet_port)
     out = await alice.connect_as("Alice", "secret123")
-    assert "Welcome, Alice." in out and "Watch Street" in out
+    assert "Welcome, Alice." in out
+    assert "Watch Street" in out
     bob = await telnet.open(server.host, server.telnet_port)
     assert "Welcome, Bob." in await bob.connect_as("Bob", "hunter22")
     # The world resumed: the clock went on from the saved value.
     await server.wait_checkpoints(after=await server.checkpoints(), count=1)
     resumed = await read_persisted(server_db)
-    assert resumed.game_time is not None and resumed.game_time >= saved.game_time
+    assert resumed.game_time is not None
+    assert resumed.game_time >= saved.game_time
     assert await server.terminate() == 0
     assert "Traceback" not in server.stderr()
 
