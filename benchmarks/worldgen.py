@@ -5,10 +5,9 @@ The world goes through the same paths as a real pack: area files read by
 own components), living data validated by the living layer's models and applied
 by its start-up, quests registered with the QuestManager and accepted through it.
 
-Layers are optional and picked up defensively: a layer that does not import, or
-that the loaded packs do not register yet, is wired here when it can be (the same
-way the living-world tests wire it until StdlibContentPack does) or skipped, and
-:attr:`BenchWorld.layers` says which happened, so the output always tells.
+Layers come from the loaded plugin groups (``stdlib``, ``classic_rpg``);
+:attr:`BenchWorld.layers` says which of them are registered, so the output always
+tells.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ import random
 import shutil
 import tempfile
 import time
-import traceback
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,18 +35,13 @@ PACK = "benchworld"
 GRID = 10  # rooms per row inside an area
 ROOMS_PER_AREA = 100
 
-#: (label, module, service class name, register function) of the layers a
-#: benchmark world wants, in wiring order. Whoever registers them first wins.
-LAYERS: list[tuple[str, str, str, str]] = [
-    ("living world", "maid_stdlib.living", "LivingWorld", "register_living"),
-    ("story signals", "maid_stdlib.story", "StoryDetectors", "register_story"),
-    ("quest generation toolkit", "maid_stdlib.questgen", "QuestGen", "register_questgen"),
-    (
-        "quest generation system",
-        "maid_stdlib.questgen.system_wiring",
-        "QuestGenerationService",
-        "register_quest_generation",
-    ),
+#: (label, module, service class name) of the layers a benchmark world wants.
+LAYERS: list[tuple[str, str, str]] = [
+    ("living world", "maid_stdlib.living", "LivingWorld"),
+    ("story signals", "maid_stdlib.story", "StoryDetectors"),
+    ("quest generation toolkit", "maid_stdlib.questgen", "QuestGen"),
+    ("quest generation", "maid_stdlib.questgen.service", "QuestGenerationService"),
+    ("RPG quests (QuestManager)", "classic_rpg.systems.quests", "QuestManager"),
 ]
 
 
@@ -295,73 +288,17 @@ def make_pack(root: Path, spec: WorldSpec, layers: Layers) -> type[WorldDataPack
 
 
 def wire_layers(ctx: PackContext, layers: Layers) -> None:
-    engine = ctx.engine
-    for label, module_name, service_name, register_name in LAYERS:
+    """Note which layers the loaded plugins registered (they register themselves)."""
+    for label, module_name, service_name in LAYERS:
         try:
-            module = importlib.import_module(module_name)
-            service = getattr(module, service_name)
-            register: Callable[[PackContext], Any] = getattr(module, register_name)
+            service = getattr(importlib.import_module(module_name), service_name)
         except (ImportError, AttributeError) as exc:
-            layers.set(label, f"skipped: does not import yet ({type(exc).__name__}: {exc})")
+            layers.set(label, f"skipped: does not import ({type(exc).__name__}: {exc})")
             continue
-        if service in engine.services:
+        if service in ctx.engine.services:
             layers.set(label, "registered by the loaded packs")
-            continue
-        try:
-            register(ctx)
-        except Exception as exc:
-            layers.set(label, f"skipped: wiring failed ({type(exc).__name__}: {exc})")
-            log.debug("wiring %s failed\n%s", label, traceback.format_exc())
-            continue
-        layers.set(label, "wired by the benchmark (the packs do not register it yet)")
-    _wire_rpg_questgen(ctx, layers)
-    _wire_rpg_delivery(ctx, layers)
-
-
-def _wire_rpg_delivery(ctx: PackContext, layers: Layers) -> None:
-    label = "RPG quest delivery (offers through the QuestManager)"
-    try:
-        from classic_rpg.questgen.wiring import RpgQuestOffers, register_rpg_quest_delivery
-        from maid_stdlib.questgen.service import QuestGenerationService
-    except ImportError as exc:
-        layers.set(label, f"skipped: does not import yet ({exc})")
-        return
-    generation = ctx.engine.services.try_get(QuestGenerationService)
-    if generation is None:
-        layers.set(label, "skipped: no QuestGenerationService")
-        return
-    if isinstance(generation.offers, RpgQuestOffers):
-        layers.set(label, "registered by the loaded packs")
-        return
-    try:
-        register_rpg_quest_delivery(ctx)
-    except Exception as exc:
-        layers.set(label, f"skipped: wiring failed ({type(exc).__name__}: {exc})")
-        return
-    layers.set(label, "wired by the benchmark (the packs do not register it yet)")
-
-
-def _wire_rpg_questgen(ctx: PackContext, layers: Layers) -> None:
-    label = "RPG quest generation hooks"
-    try:
-        from classic_rpg.questgen import register_rpg_questgen
-        from maid_stdlib.questgen import QuestGen
-    except ImportError as exc:
-        layers.set(label, f"skipped: does not import yet ({exc})")
-        return
-    qg = ctx.engine.services.try_get(QuestGen)
-    if qg is None:
-        layers.set(label, "skipped: no QuestGen service")
-        return
-    if qg.sink is not None:
-        layers.set(label, "registered by the loaded packs")
-        return
-    try:
-        register_rpg_questgen(ctx)
-    except Exception as exc:
-        layers.set(label, f"skipped: wiring failed ({type(exc).__name__}: {exc})")
-        return
-    layers.set(label, "wired by the benchmark (the packs do not register it yet)")
+        else:
+            layers.set(label, "skipped: not registered by the loaded packs")
 
 
 def queue_living_data(ctx: PackContext, doc: dict[str, Any], layers: Layers) -> None:

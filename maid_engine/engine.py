@@ -24,7 +24,14 @@ from maid_engine.clock import GameClock
 from maid_engine.collector import CollectorPolicy
 from maid_engine.commands import CommandContext, CommandRegistry, run_line
 from maid_engine.config import Settings
-from maid_engine.content import ContentPack, PackContext, PackError, Services, collect_packs
+from maid_engine.content import (
+    ContentPack,
+    PackContext,
+    PackError,
+    Services,
+    collect_packs,
+    register_packs,
+)
 from maid_engine.ecs import System, World
 from maid_engine.ecs.component import dump_component, load_component
 from maid_engine.ecs.schedule import ScheduleRow, resolve_order, schedule_rows
@@ -238,15 +245,7 @@ class GameEngine:
         if self.packs:
             return
         self.packs = collect_packs(self._pack_refs)
-        for pack in self.packs:
-            ctx = PackContext(self, pack)
-            try:
-                pack.register(ctx)
-            except PackError:
-                raise
-            except Exception as exc:
-                why = f"register() failed: {type(exc).__name__}: {exc}"
-                raise PackError(pack.name, why) from exc
+        register_packs(self, self.packs)
 
     async def stop(self) -> None:
         if not self.started:

@@ -7,10 +7,11 @@ The engine knows nothing about world data formats, so checking is a hook: a
 
 returning every problem it finds as ``"file: entry: problem"`` lines (world packs
 built on ``maid_stdlib.world.WorldDataPack`` have it). ``check_pack`` resolves the
-pack and everything it requires, runs each pack's ``register()`` on a throwaway
-engine (no store, no network, no systems started) so extension sections other
-packs register are known, then calls the hook of every pack in load order and
-returns all problems at once. ``maid check-pack PATH`` exits 1 when any are found.
+pack and everything it requires, runs each pack's ``register()`` (and, when all
+succeeded, ``finish()``) on a throwaway engine (no store, no network, no systems
+started) so extension sections other packs register are known, then calls the
+hook of every pack in load order and returns all problems at once.
+``maid check-pack PATH`` exits 1 when any are found.
 """
 
 from __future__ import annotations
@@ -25,7 +26,15 @@ from pathlib import Path
 from types import ModuleType
 
 from maid_engine.config import Settings
-from maid_engine.content import ContentPack, PackContext, PackError, collect_packs, resolve_pack
+from maid_engine.content import (
+    ContentPack,
+    PackContext,
+    PackError,
+    collect_packs,
+    finish_pack,
+    register_pack,
+    resolve_pack,
+)
 from maid_engine.engine import GameEngine
 
 HOOK = "validate_data"
@@ -50,15 +59,24 @@ def check_pack(
         engine = GameEngine(Settings(data_dir=Path(tmp)), packs=packs, use_store=False)
         engine.packs = packs
         problems: list[str] = []
+        registered: list[ContentPack] = []
         for pack in packs:
             # Keep going after a failed register(): a bad file found while
             # registering must not hide the problems of every other file.
             try:
-                pack.register(PackContext(engine, pack))
+                register_pack(engine, pack)
             except PackError as exc:
                 problems.append(str(exc))
-            except Exception as exc:
-                problems.append(f"{pack.name}: register() failed: {type(exc).__name__}: {exc}")
+            else:
+                registered.append(pack)
+        if not problems:
+            # Start-up validation of extension registries (a pack's bad entry);
+            # after a failed register() the registries are incomplete.
+            for pack in registered:
+                try:
+                    finish_pack(engine, pack)
+                except PackError as exc:
+                    problems.append(str(exc))
         for pack in packs:
             hook = getattr(pack, HOOK, None)
             if not callable(hook):

@@ -1,87 +1,40 @@
-"""StdlibContentPack: registers the game-agnostic world layer.
+"""StdlibContentPack (``stdlib``): the group of the game-agnostic feature plugins.
 
-Services it provides: ``WorldService`` (rooms, positions, movement, paths),
-``WorldData`` (world data of packs and the extension registry), ``ScoreSheet`` and
-``CharacterFactory``. Commands: look, the directions, go, say, emote, tell, who,
-help, score, @goto, @who, @shutdown.
+In load order: ``stdlib.world`` (rooms, movement, talking, help, world data),
+``stdlib.living``, ``stdlib.story``, ``stdlib.questgen``,
+``stdlib.quest_generation``, ``stdlib.consequences``, ``stdlib.grounding`` and
+``stdlib.narration``. Each registers what its feature adds; see
+docs/architecture.md for the table of what each provides and requires.
 """
 
 from __future__ import annotations
 
-from maid_engine.accounts.components import CharacterFactory
-from maid_engine.content import ContentPack, PackContext
-from maid_engine.events import (
-    CharacterConnectedEvent,
-    CharacterDisconnectedEvent,
-    EngineStartedEvent,
-    EntityDestroyedEvent,
-)
-from maid_stdlib.world import admin, info, movement, social
-from maid_stdlib.world.characters import WorldCharacterFactory
-from maid_stdlib.world.components import NPC, Area, Item, Room
-from maid_stdlib.world.events import EntityRelocatedEvent
-from maid_stdlib.world.gmcp import GmcpRelay
-from maid_stdlib.world.info import ScoreSheet, default_score_sheet
-from maid_stdlib.world.loader import WorldData
-from maid_stdlib.world.service import WorldService
+from maid_engine.content import PluginGroup
+from maid_stdlib.consequences.register import ConsequencesPlugin
+from maid_stdlib.grounding.register import GroundingPlugin
+from maid_stdlib.living.register import LivingPlugin
+from maid_stdlib.narration.register import NarrationPlugin
+from maid_stdlib.questgen.register import QuestGenPlugin
+from maid_stdlib.questgen.system_wiring import QuestGenerationPlugin
+from maid_stdlib.story.register import StoryPlugin
+from maid_stdlib.world.plugin import WorldPlugin
+
+__all__ = ["StdlibContentPack"]
 
 
-class StdlibContentPack(ContentPack):
+class StdlibContentPack(PluginGroup):
     name = "stdlib"
     version = "0.1.0"
     description = "Rooms, movement, talking, help and the data format of world packs."
-
-    def register(self, ctx: PackContext) -> None:
-        engine = ctx.engine
-        ws = WorldService(engine)
-        factory = WorldCharacterFactory(engine, ws)
-        ctx.provide(WorldService, ws)
-        ctx.provide(WorldData, WorldData())
-        ctx.provide(ScoreSheet, default_score_sheet())
-        # CharacterFactory is a Protocol; the service registry keys by the type object.
-        ctx.provide(CharacterFactory, factory)  # type: ignore[type-abstract]
-        ctx.provide(WorldCharacterFactory, factory)
-
-        ctx.subscribe(EntityDestroyedEvent, ws.on_destroyed)
-
-        # After every pack built its entities and systems started: one full rebuild
-        # catches entities created without going through the service.
-        def started(_event: EngineStartedEvent) -> None:
-            ws.rebuild_index()
-            ws.warm()
-
-        ctx.subscribe(EngineStartedEvent, started)
-        ctx.subscribe(EntityRelocatedEvent, GmcpRelay(ws).on_relocated)
-        ctx.subscribe(CharacterConnectedEvent, factory.on_connected)
-        ctx.subscribe(CharacterDisconnectedEvent, factory.on_disconnected)
-
-        for group in (movement.COMMANDS, social.COMMANDS, info.COMMANDS, admin.COMMANDS):
-            ctx.add_commands(group)
-
-        world = engine.world
-        mssp = engine.sessions.mssp_providers
-        mssp["AREAS"] = lambda: str(world.count(Area))
-        mssp["ROOMS"] = lambda: str(world.count(Room))
-        mssp["MOBILES"] = lambda: str(world.count(NPC))
-        mssp["OBJECTS"] = lambda: str(world.count(Item))
-
-        # The living world, stories and quests build on the world layer above.
-        from maid_stdlib.consequences.register import register_consequences
-        from maid_stdlib.grounding.register import register_grounding
-        from maid_stdlib.living import register_living
-        from maid_stdlib.narration.register import register_narration
-        from maid_stdlib.questgen import register_questgen
-        from maid_stdlib.questgen.system_wiring import register_quest_generation
-        from maid_stdlib.story import register_story
-
-        register_living(ctx)
-        register_story(ctx)
-        register_questgen(ctx)
-        register_quest_generation(ctx)
-        register_consequences(ctx)
-        register_grounding(ctx)
-        register_narration(ctx)
-
-    async def on_world_loaded(self, ctx: PackContext) -> None:
-        # Persisted entities are in the world now; world packs spawn after this.
-        ctx.service(WorldService).rebuild_index()
+    # The order is the registration order of systems and handlers (handlers of one
+    # event run in the order they subscribed).
+    plugins = (
+        WorldPlugin,
+        LivingPlugin,
+        StoryPlugin,
+        QuestGenPlugin,
+        QuestGenerationPlugin,
+        ConsequencesPlugin,
+        GroundingPlugin,
+        NarrationPlugin,
+    )

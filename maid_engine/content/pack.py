@@ -1,9 +1,20 @@
 """Content packs: the plugin unit of MAID.
 
-A pack is one class with ``name``, ``version``, ``requires`` and a single
-``register(ctx)`` method that registers everything it adds through the
-:class:`PackContext`: systems, event handlers, commands, document collections,
-services, and data read from the pack's own folder.
+A pack (a plugin) is one class with ``name``, ``version``, ``requires`` and a
+single ``register(ctx)`` method that registers, exactly once, everything it adds
+through the :class:`PackContext`: systems, event handlers, commands, document
+collections, services, entries of other plugins' extension registries, and data
+read from the pack's own folder.
+
+* ``requires`` names the plugins (by name, or by class) that must register before
+  this one, so the services they provide exist when ``register`` runs; a missing
+  one stops start-up with an error naming both.
+* ``provides`` declares the services ``register`` provides (checked after it ran).
+* A group (:class:`PluginGroup`) bundles feature plugins: the loader expands its
+  ``plugins`` in order and registers them before the group itself. ``stdlib`` and
+  ``classic_rpg`` are groups.
+* ``finish(ctx)`` runs once every pack registered, in load order: a plugin
+  validates there what other packs added to the registries it owns.
 """
 
 from __future__ import annotations
@@ -35,7 +46,11 @@ class PackError(Exception):
 class ContentPack:
     name: ClassVar[str] = ""
     version: ClassVar[str] = "0.1.0"
-    requires: ClassVar[tuple[str, ...]] = ()
+    requires: ClassVar[tuple[str | type[ContentPack], ...]] = ()
+    #: Services ``register`` provides; start-up fails if one is not provided.
+    provides: ClassVar[tuple[type[Any], ...]] = ()
+    #: A group's feature plugins, registered (in this order) before the group.
+    plugins: ClassVar[tuple[type[ContentPack], ...]] = ()
     description: ClassVar[str] = ""
 
     @property
@@ -46,6 +61,11 @@ class ContentPack:
     def register(self, ctx: PackContext) -> None:
         """Register everything the pack adds."""
         raise NotImplementedError(f"content pack {self.name!r} must implement register()")
+
+    def finish(self, ctx: PackContext) -> None:
+        """Called once every pack registered (in load order): validate what other
+        packs added to this plugin's registries; raise a PackError naming the pack
+        whose entry is bad."""
 
     async def on_world_loaded(self, ctx: PackContext) -> None:
         """Called after persisted entities were loaded (or on an empty world).
@@ -63,6 +83,19 @@ class PackHost(Host, Protocol):
     def add_system(self, system: System, *, pack: str | None = None) -> None: ...
 
     def declare_collection(self, name: str) -> None: ...
+
+
+class PluginGroup(ContentPack):
+    """A bundle of feature plugins under one name (what users put in ``--pack``).
+
+    It adds nothing itself unless a subclass overrides ``register``."""
+
+    def register(self, ctx: PackContext) -> None:
+        """A group's members did the registering."""
+
+
+def requirement_name(req: str | type[ContentPack]) -> str:
+    return req if isinstance(req, str) else req.name
 
 
 class PackContext:
@@ -108,6 +141,33 @@ class PackContext:
 
     def error(self, message: str, file: Path | str | None = None) -> PackError:
         return PackError(self.pack.name, message, file)
+
+
+class Claims:
+    """Which pack added which entry to an extension registry (archetypes, seed types,
+    detectors ...). A second entry under a taken key is a start-up error naming both
+    packs, instead of one of them silently winning."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self._owners: dict[str, str] = {}
+
+    def claim(self, pack: str, key: str, *, built_in: bool = False) -> None:
+        """Record that ``pack`` adds ``key``; ``built_in`` says the registry holds it
+        already without an owner (a default of the layer)."""
+        owner = self._owners.get(key)
+        if owner is not None:
+            raise PackError(pack, f"{self.what} {key!r} is already added by pack {owner!r}")
+        if built_in:
+            raise PackError(pack, f"{self.what} {key!r} is built in; choose another name")
+        self._owners[key] = pack
+
+    def owner(self, key: str) -> str | None:
+        return self._owners.get(key)
+
+    def items(self) -> list[tuple[str, str]]:
+        """(key, pack) of every claimed entry, in the order they were added."""
+        return list(self._owners.items())
 
 
 class Services:

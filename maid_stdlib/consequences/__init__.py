@@ -16,7 +16,7 @@ Public API:
   ``MAX_CHAIN_DEPTH``
 * side-tables: ``GeneratedQuestIndex`` (``generated_quests``), ``BranchChoices``
   (``quest_branch_choices``); audit collection ``AUDIT_COLLECTION``
-* ``register_consequences(ctx)``
+* ``ConsequencesPlugin``
 """
 
 from maid_stdlib.consequences.batch import (
@@ -51,7 +51,7 @@ from maid_stdlib.consequences.mutations import (
 )
 from maid_stdlib.consequences.outcome import OUTCOME_SCALE
 from maid_stdlib.consequences.propagator import ConsequencePropagator, PlanContext
-from maid_stdlib.consequences.register import register_consequences
+from maid_stdlib.consequences.register import ConsequencesPlugin
 from maid_stdlib.consequences.sidetable import (
     BRANCH_CHOICES_COLLECTION,
     BranchChoices,
@@ -83,6 +83,7 @@ __all__ = [
     "ConsequencePropagator",
     "ConsequenceSystem",
     "ConsequencesAppliedEvent",
+    "ConsequencesPlugin",
     "EntityVersions",
     "GeneratedQuestIndex",
     "MutationEnv",
@@ -98,6 +99,5 @@ __all__ = [
     "WorldMutation",
     "WorldMutationBatch",
     "detect_consequence_signals",
-    "register_consequences",
     "world_flag",
 ]

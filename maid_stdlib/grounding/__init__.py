@@ -2,11 +2,11 @@
 true to the world. See docs/consequences.md.
 
 Public API: ``QuestGroundingMonitor`` (phase grounding), ``QuestBoard`` and ``Holder``
-(what the rules layer provides), ``register_grounding(ctx)``.
+(what the rules layer provides), ``GroundingPlugin``.
 """
 
 from maid_stdlib.grounding.monitor import QuestGroundingMonitor
 from maid_stdlib.grounding.port import Holder, QuestBoard
-from maid_stdlib.grounding.register import register_grounding
+from maid_stdlib.grounding.register import GroundingPlugin
 
-__all__ = ["Holder", "QuestBoard", "QuestGroundingMonitor", "register_grounding"]
+__all__ = ["GroundingPlugin", "Holder", "QuestBoard", "QuestGroundingMonitor"]

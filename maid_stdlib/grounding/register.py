@@ -1,35 +1,30 @@
-"""``register_grounding(ctx)``: the QuestGroundingMonitor of an engine.
+"""GroundingPlugin (``stdlib.grounding``): the QuestGroundingMonitor of an engine.
 
-Call it after ``register_consequences`` (they share the GeneratedQuestIndex). The
-rules layer then installs its :class:`~maid_stdlib.grounding.port.QuestBoard`
+The rules layer then installs its :class:`~maid_stdlib.grounding.port.QuestBoard`
 (``monitor.board = ...``) and forwards deaths and acceptance checks.
 """
 
 from __future__ import annotations
 
-from maid_engine.content import PackContext
+from maid_engine.content import ContentPack, PackContext
+from maid_stdlib.consequences.register import ConsequencesPlugin
 from maid_stdlib.consequences.sidetable import GeneratedQuestIndex
 from maid_stdlib.grounding.monitor import QuestGroundingMonitor
-from maid_stdlib.questgen.register import QuestGen
+from maid_stdlib.questgen.register import QuestGen, QuestGenPlugin
 
-__all__ = ["register_grounding"]
+__all__ = ["GroundingPlugin"]
 
 
-def register_grounding(ctx: PackContext) -> QuestGroundingMonitor:
-    """Provide and add the QuestGroundingMonitor (phase grounding). Registering twice
-    returns the first."""
-    services = ctx.engine.services
-    existing = services.try_get(QuestGroundingMonitor)
-    if existing is not None:
-        return existing
-    qg = services.try_get(QuestGen)
-    if qg is None:
-        raise ctx.error("register_grounding needs register_questgen to have run first")
-    index = services.try_get(GeneratedQuestIndex)
-    if index is None:
-        index = GeneratedQuestIndex(ctx.engine)
-        ctx.provide(GeneratedQuestIndex, index)
-    monitor = QuestGroundingMonitor(qg, index)
-    ctx.provide(QuestGroundingMonitor, monitor)
-    ctx.add_system(monitor)
-    return monitor
+class GroundingPlugin(ContentPack):
+    """Provide and add the QuestGroundingMonitor (phase grounding); it shares the
+    consequence layer's GeneratedQuestIndex."""
+
+    name = "stdlib.grounding"
+    requires = (QuestGenPlugin, ConsequencesPlugin)
+    provides = (QuestGroundingMonitor,)
+    description = "Watches that generated quests stay possible in the world as it changes."
+
+    def register(self, ctx: PackContext) -> None:
+        monitor = QuestGroundingMonitor(ctx.service(QuestGen), ctx.service(GeneratedQuestIndex))
+        ctx.provide(QuestGroundingMonitor, monitor)
+        ctx.add_system(monitor)

@@ -11,7 +11,7 @@ Public API:
 * bounded mutations: :mod:`maid_stdlib.living.api`
 * ``MemoryService`` / ``EpisodicMemory`` / ``MemoryVisibility`` / ``EmotionalValence``
 * gossip: :mod:`maid_stdlib.living.gossip` (``observe``, ``inject``, ``gossip_lines``)
-* ``LivingWorld`` (service), ``register_living(ctx)``, ``load_living_data(ctx, path)``
+* ``LivingWorld`` (service), ``LivingPlugin``, ``load_living_data(ctx, path)``
 * systems: ``ScheduleSystem`` (140), ``AutonomySystem`` (150), ``SocialFabricSystem`` (155)
 """
 
@@ -54,7 +54,7 @@ from maid_stdlib.living.memory import (
     MemoryService,
     MemoryVisibility,
 )
-from maid_stdlib.living.register import register_living
+from maid_stdlib.living.register import LivingPlugin
 from maid_stdlib.living.service import CrisisRule, FactionDef, LivingWorld
 
 __all__ = [
@@ -77,6 +77,7 @@ __all__ = [
     "GossipItem",
     "Hostile",
     "KnownGossip",
+    "LivingPlugin",
     "LivingWorld",
     "MemoryService",
     "MemoryVisibility",
@@ -99,5 +100,4 @@ __all__ = [
     "WatchedRooms",
     "Wealth",
     "load_living_data",
-    "register_living",
 ]

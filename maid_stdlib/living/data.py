@@ -299,21 +299,26 @@ def load_living_data(
     """Validate a pack's living file now and queue it to be applied at start-up.
 
     Unqualified keys in the file ("smithy") belong to ``namespace`` (default: the
-    calling pack's name). Needs ``register_living`` to have run (StdlibContentPack
-    does it), so the pack must require "stdlib".
+    calling pack's name). Needs the living world, so the pack must require
+    ``stdlib.living`` (or the ``stdlib`` group).
     """
+    data = read_living_file(namespace or ctx.pack.name, Path(path))
+    add_living_data(ctx, data)
+    return data
+
+
+def add_living_data(ctx: PackContext, data: LivingData) -> None:
+    """Queue living data a pack read itself (applied when the living systems start)."""
     from maid_stdlib.living.service import LivingWorld
 
     living: LivingWorld | None = ctx.engine.services.try_get(LivingWorld)
     if living is None:
-        raise ctx.error("living data needs the living world (require the 'stdlib' pack)")
-    data = read_living_file(namespace or ctx.pack.name, Path(path))
+        raise ctx.error("living data needs the living world (require 'stdlib.living' or 'stdlib')")
     if living.started:
         apply_living_data(living, data)
         living.applied_data.append(data)
     else:
         living.pending_data.append(data)
-    return data
 
 
 def apply_living_data(living: LivingWorld, data: LivingData) -> None:

@@ -1,10 +1,9 @@
-"""``register_living(ctx)``: wires the living world into an engine (called by the
-stdlib pack's ``register``)."""
+"""LivingPlugin (``stdlib.living``): the living world of an engine."""
 
 from __future__ import annotations
 
 from maid_engine.accounts.components import PlayerCharacter
-from maid_engine.content import PackContext
+from maid_engine.content import ContentPack, PackContext
 from maid_engine.events import EntityDestroyedEvent
 from maid_stdlib.living.autonomy import AutonomySystem, ScheduleSystem, SocialFabricSystem
 from maid_stdlib.living.commands import COMMANDS
@@ -14,6 +13,9 @@ from maid_stdlib.living.seeding import apply_spawned
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.events import EntityRelocatedEvent
+from maid_stdlib.world.plugin import WorldPlugin
+
+__all__ = ["LivingPlugin"]
 
 
 class _Handlers:
@@ -55,21 +57,27 @@ class _Handlers:
         self.living.memory.forget_npc(event.entity_id)
 
 
-def register_living(ctx: PackContext) -> LivingWorld:
+class LivingPlugin(ContentPack):
     """Provide ``LivingWorld`` and ``MemoryService``, declare ``npc_memories``, add the
     Schedule (140), Autonomy (150), SocialFabric (155) and memory-flush (990)
     systems and the ``@living`` builder command. Packs then add living data with
-    ``load_living_data(ctx, path)``."""
-    living = LivingWorld(ctx.engine)
-    ctx.provide(LivingWorld, living)
-    ctx.provide(MemoryService, living.memory)
-    ctx.ensure_collection(COLLECTION)
-    ctx.add_system(ScheduleSystem(living))
-    ctx.add_system(AutonomySystem(living))
-    ctx.add_system(SocialFabricSystem(living))
-    ctx.add_system(MemoryFlushSystem(living.memory))
-    ctx.add_commands(COMMANDS)
-    handlers = _Handlers(living)
-    ctx.subscribe(EntityRelocatedEvent, handlers.on_relocated)
-    ctx.subscribe(EntityDestroyedEvent, handlers.on_destroyed)
-    return living
+    ``load_living_data(ctx, path)`` (requiring this plugin, or the ``stdlib`` group)."""
+
+    name = "stdlib.living"
+    requires = (WorldPlugin,)
+    provides = (LivingWorld, MemoryService)
+    description = "Needs, goals, relationships, factions, memory, gossip and schedules."
+
+    def register(self, ctx: PackContext) -> None:
+        living = LivingWorld(ctx.engine)
+        ctx.provide(LivingWorld, living)
+        ctx.provide(MemoryService, living.memory)
+        ctx.ensure_collection(COLLECTION)
+        ctx.add_system(ScheduleSystem(living))
+        ctx.add_system(AutonomySystem(living))
+        ctx.add_system(SocialFabricSystem(living))
+        ctx.add_system(MemoryFlushSystem(living.memory))
+        ctx.add_commands(COMMANDS)
+        handlers = _Handlers(living)
+        ctx.subscribe(EntityRelocatedEvent, handlers.on_relocated)
+        ctx.subscribe(EntityDestroyedEvent, handlers.on_destroyed)

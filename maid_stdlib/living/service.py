@@ -2,7 +2,7 @@
 
 It owns the registries packs extend (conditions, threat providers, factions,
 crisis rules), the memory service, the living data waiting to be applied, and the
-threat map every system reads. Provided by ``register_living`` under
+threat map every system reads. Provided by the ``stdlib.living`` plugin under
 ``LivingWorld``; ``MemoryService`` is provided too.
 """
 

@@ -9,7 +9,7 @@ time in a background task, so no other room, command or tick waits for the model
 
 Public API:
 
-* :func:`register_narration` (from a pack's ``register``);
+* :class:`NarrationPlugin` (``stdlib.narration``, in the ``stdlib`` group);
 * :class:`NarrationService` (``submit_action``, ``submit_retry``, ``submit_undo``,
   ``drain``, ``rooms``, ``provider``, ``log``, ``config``), :class:`NarrationConfig`,
   :class:`TurnHandle`, :class:`TurnResult`, :class:`NarrationError`;
@@ -26,7 +26,7 @@ See docs/narrated-rooms.md, "In the MUD".
 from maid_stdlib.narration.components import NarratedRoom
 from maid_stdlib.narration.context import Scene, build_messages
 from maid_stdlib.narration.llm import LLMService
-from maid_stdlib.narration.register import register_narration
+from maid_stdlib.narration.register import NarrationPlugin
 from maid_stdlib.narration.rooms import NarratedData, RoomSetup
 from maid_stdlib.narration.service import (
     NarrationConfig,
@@ -46,6 +46,7 @@ __all__ = [
     "NarratedRoom",
     "NarrationConfig",
     "NarrationError",
+    "NarrationPlugin",
     "NarrationService",
     "RoomSetup",
     "Scene",
@@ -54,7 +55,6 @@ __all__ = [
     "TurnRecord",
     "TurnResult",
     "build_messages",
-    "register_narration",
     "render_sheet",
     "set_value",
 ]

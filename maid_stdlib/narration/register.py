@@ -1,34 +1,34 @@
-"""Wiring narration into an engine: ``register_narration(ctx)``.
-
-Called from a pack's ``register`` after ``WorldData`` is provided (the stdlib
-pack). Safe to call more than once: the second call returns the service already
-installed.
-"""
+"""NarrationPlugin (``stdlib.narration``): narrated rooms and their service."""
 
 from __future__ import annotations
 
-from maid_engine.content import PackContext
+from maid_engine.content import ContentPack, PackContext
 from maid_engine.events import EngineStartedEvent, EngineStoppingEvent
 from maid_stdlib.narration.commands import COMMANDS, make_fallback
 from maid_stdlib.narration.rooms import EXTENSION, NarratedData, apply_narrated, make_check
 from maid_stdlib.narration.service import NarrationService
 from maid_stdlib.narration.turnlog import COLLECTION
 from maid_stdlib.world.loader import WorldData
+from maid_stdlib.world.plugin import WorldPlugin
+
+__all__ = ["NarrationPlugin"]
 
 
-def register_narration(ctx: PackContext) -> NarrationService:
-    """Provide NarrationService, the ``narrated:``
-    room extension, the ``narrated_turns`` collection, the commands and the fallback."""
-    engine = ctx.engine
-    existing = engine.services.try_get(NarrationService)
-    if existing is not None:
-        return existing
-    svc = NarrationService(engine)
-    ctx.provide(NarrationService, svc)
-    ctx.ensure_collection(COLLECTION)
-    data = ctx.service(WorldData)
-    if data.extension("room", EXTENSION) is None:
-        data.register_extension(
+class NarrationPlugin(ContentPack):
+    """Provide NarrationService, the ``narrated:`` room extension section, the
+    ``narrated_turns`` collection, the commands and the command fallback."""
+
+    name = "stdlib.narration"
+    requires = (WorldPlugin,)
+    provides = (NarrationService,)
+    description = "Narrated rooms: free-text play in rooms with a stat schema."
+
+    def register(self, ctx: PackContext) -> None:
+        engine = ctx.engine
+        svc = NarrationService(engine)
+        ctx.provide(NarrationService, svc)
+        ctx.ensure_collection(COLLECTION)
+        ctx.service(WorldData).register_extension(
             "room",
             EXTENSION,
             NarratedData,
@@ -36,9 +36,8 @@ def register_narration(ctx: PackContext) -> NarrationService:
             check=make_check(engine),
             owner=ctx.pack.name,
         )
-    # After every pack built its world (and the stdlib rebuilt the room index).
-    ctx.subscribe(EngineStartedEvent, lambda _event: svc.start())
-    ctx.subscribe(EngineStoppingEvent, lambda _event: svc.shutdown())
-    ctx.add_commands(COMMANDS)
-    engine.commands.add_fallback(make_fallback(svc))
-    return svc
+        # After every pack built its world (and the world plugin rebuilt the room index).
+        ctx.subscribe(EngineStartedEvent, lambda _event: svc.start())
+        ctx.subscribe(EngineStoppingEvent, lambda _event: svc.shutdown())
+        ctx.add_commands(COMMANDS)
+        engine.commands.add_fallback(make_fallback(svc))

@@ -3,7 +3,7 @@
 Story signals become enriched seeds (SeedEvaluator, CompoundSeedComposer), seeds
 become grounded quests (ArchetypeRegistry, ObjectiveBuilder, QuestBuilder), and
 quests are checked (QuestValidator, QuestQualityFilter) and remembered
-(QuestHistory). ``register_questgen(ctx)`` provides the :class:`QuestGen`
+(QuestHistory). ``QuestGenPlugin`` provides the :class:`QuestGen`
 service holding it all; see docs/quest-generation.md.
 """
 
@@ -36,7 +36,7 @@ from maid_stdlib.questgen.quest import (
     quest_from_document,
     quest_to_document,
 )
-from maid_stdlib.questgen.register import GENERATED_QUESTS_COLLECTION, QuestGen, register_questgen
+from maid_stdlib.questgen.register import GENERATED_QUESTS_COLLECTION, QuestGen, QuestGenPlugin
 from maid_stdlib.questgen.rewards import RewardPolicy
 from maid_stdlib.questgen.seed import QuestSeed, seed_expiry
 from maid_stdlib.questgen.signals import BasicSignal, StorySignalLike
@@ -92,6 +92,7 @@ __all__ = [
     "QuestDialogue",
     "QuestExtension",
     "QuestGen",
+    "QuestGenPlugin",
     "QuestHistory",
     "QuestHistoryEntry",
     "QuestNarrative",
@@ -118,6 +119,5 @@ __all__ = [
     "clamp_rewards",
     "quest_from_document",
     "quest_to_document",
-    "register_questgen",
     "seed_expiry",
 ]

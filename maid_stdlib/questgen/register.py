@@ -1,15 +1,20 @@
-"""QuestGen: the quest-generation toolkit of one engine, and ``register_questgen``.
+"""QuestGen: the quest-generation toolkit of one engine, and ``QuestGenPlugin``.
 
-``register_questgen(ctx)`` (called by StdlibContentPack.register) provides one
-:class:`QuestGen` service holding every registry, so content packs extend the
-pipeline from their own ``register``::
+The ``stdlib.questgen`` plugin provides one :class:`QuestGen` service holding every
+registry, so content packs requiring it extend the pipeline from their own
+``register``, each entry once and under the pack's name::
 
     qg = ctx.service(QuestGen)
-    qg.seed_types.register("heist_opportunity", "A valuable target is poorly guarded")
-    qg.contracts.register(SignalContract("HEIST_SPOTTED", ("heist_opportunity",),
+    pack = ctx.pack.name
+    qg.add_seed_type(pack, "heist_opportunity", "A valuable target is poorly guarded")
+    qg.add_contract(pack, SignalContract("HEIST_SPOTTED", ("heist_opportunity",),
                                          ("target", "vault"), ground_heist))
-    qg.register_archetype(QuestArchetype(archetype_id="heist", ...))
-    qg.objective_builder.register("stealth", my_stealth_builder, requires=("subject",))
+    qg.add_objective_pattern(pack, "stealth", my_stealth_builder, requires=("subject",))
+    qg.add_archetype(pack, QuestArchetype(archetype_id="heist", ...))
+
+A key another pack (or the stdlib) added already is a start-up error naming both;
+once every pack registered, the plugin checks that each added archetype has a
+pattern builder and known seed types, and each contract known seed types.
 
 The generation system (and tests) build the pipeline's workers from it:
 ``evaluator()``, ``composer()``, ``builder(provider)``; ``build_best`` tries the
@@ -18,19 +23,21 @@ usable archetypes of a seed best-first until one yields a quest.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from maid_engine.content import Claims, ContentPack, PackContext, PackError
 from maid_stdlib.questgen.archetypes import ArchetypeRegistry, QuestArchetype
 from maid_stdlib.questgen.builder import QuestBuilder
 from maid_stdlib.questgen.composer import CompoundSeedComposer
 from maid_stdlib.questgen.consequences import ConsequencePlanner
-from maid_stdlib.questgen.contract import SignalContracts, builtin_contracts
+from maid_stdlib.questgen.contract import SignalContract, SignalContracts, builtin_contracts
 from maid_stdlib.questgen.evaluator import SeedEvaluator, SignalThrottle
 from maid_stdlib.questgen.facts import WorldFacts
 from maid_stdlib.questgen.history import COLLECTION as HISTORY_COLLECTION
 from maid_stdlib.questgen.history import QuestHistory, QuestHistoryEntry
 from maid_stdlib.questgen.narrative_context import NarrativeProvider
-from maid_stdlib.questgen.objectives import ObjectiveBuilder
+from maid_stdlib.questgen.objectives import ObjectiveBuilder, ObjectivePatternBuilder
 from maid_stdlib.questgen.quality import QuestQualityFilter
 from maid_stdlib.questgen.quest import GeneratedQuest, QuestExtension
 from maid_stdlib.questgen.rejection import Rejection
@@ -38,12 +45,12 @@ from maid_stdlib.questgen.rewards import RewardPolicy
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.types import SeedTypeRegistry
 from maid_stdlib.questgen.validator import QuestValidator
+from maid_stdlib.world.plugin import WorldPlugin
 
 if TYPE_CHECKING:
-    from maid_engine.content import PackContext
     from maid_engine.ports import Host
 
-__all__ = ["GENERATED_QUESTS_COLLECTION", "QuestGen", "QuestSink", "register_questgen"]
+__all__ = ["GENERATED_QUESTS_COLLECTION", "QuestGen", "QuestGenPlugin", "QuestSink"]
 
 #: Side-table of generation metadata (consequences, branches, scores).
 GENERATED_QUESTS_COLLECTION = "generated_quests"
@@ -77,11 +84,71 @@ class QuestGen:
         self.planner = ConsequencePlanner()
         self.validator = QuestValidator(self.facts, self.rewards.limits)
         self.quality_filter = QuestQualityFilter(self.history, self.archetypes)
-        #: Installed by the rules layer (classic_rpg: register_rpg_questgen).
+        #: Installed by the rules layer (the classic_rpg.questgen plugin).
         self.sink: QuestSink | None = None
         #: Rules layers' terms added to every built quest (``add_extension``).
         self.extensions: list[QuestExtension] = []
         self._loaded = False
+        self.seed_type_claims = Claims("seed type")
+        self.contract_claims = Claims("signal contract")
+        self.pattern_claims = Claims("objective pattern")
+        self.archetype_claims = Claims("archetype")
+
+    # -- what packs add: each key once, remembered with the pack ----------------------
+    def add_seed_type(self, pack: str, type_id: str, description: str) -> None:
+        self.seed_type_claims.claim(pack, type_id, built_in=self.seed_types.is_registered(type_id))
+        self.seed_types.register(type_id, description)
+
+    def add_contract(self, pack: str, contract: SignalContract) -> None:
+        key = contract.signal_type.upper()
+        self.contract_claims.claim(pack, key, built_in=self.contracts.get(key) is not None)
+        self.contracts.register(contract)
+
+    def add_objective_pattern(
+        self,
+        pack: str,
+        pattern: str,
+        builder: ObjectivePatternBuilder,
+        requires: Sequence[str] = (),
+    ) -> None:
+        self.pattern_claims.claim(pack, pattern, built_in=self.objective_builder.has(pattern))
+        self.objective_builder.register(pattern, builder, requires=requires)
+
+    def add_archetype(self, pack: str, archetype: QuestArchetype) -> None:
+        key = archetype.archetype_id
+        self.archetype_claims.claim(pack, key, built_in=key in self.archetypes)
+        self.archetypes.register(archetype)
+
+    def problems(self) -> list[tuple[str, str]]:
+        """(pack, problem) of every entry a pack added that the pipeline cannot use."""
+        found: list[tuple[str, str]] = []
+        for archetype_id, pack in self.archetype_claims.items():
+            archetype = self.archetypes.get(archetype_id)
+            if archetype is None:
+                continue
+            if not self.objective_builder.has(archetype.objective_pattern):
+                found.append(
+                    (
+                        pack,
+                        f"archetype {archetype_id!r}: no builder for objective pattern "
+                        f"{archetype.objective_pattern!r}",
+                    )
+                )
+            unknown = [
+                t for t in archetype.compatible_seed_types if not self.seed_types.is_registered(t)
+            ]
+            if unknown:
+                found.append((pack, f"archetype {archetype_id!r}: unknown seed types {unknown}"))
+        for signal_type, pack in self.contract_claims.items():
+            contract = self.contracts.get(signal_type)
+            if contract is None:
+                continue
+            unknown = [t for t in contract.seed_types if not self.seed_types.is_registered(t)]
+            if unknown:
+                found.append(
+                    (pack, f"signal contract {signal_type!r}: unknown seed types {unknown}")
+                )
+        return found
 
     # -- registration (what packs call) -------------------------------------------------------
     def register_archetype(self, archetype: QuestArchetype, replace: bool = False) -> None:
@@ -169,15 +236,23 @@ class QuestGen:
         return await self.history.flush(self.engine.store.documents)
 
 
-def register_questgen(ctx: PackContext) -> QuestGen:
-    """Provide the QuestGen service and declare the collections it writes.
+class QuestGenPlugin(ContentPack):
+    """Provide the QuestGen service (the registries packs add to) and declare the
+    collections it writes; check what packs added once all registered."""
 
-    Safe to call twice: the second call returns the service already provided."""
-    existing = ctx.engine.services.try_get(QuestGen)
-    if existing is not None:
-        return existing
-    qg = QuestGen(ctx.engine)
-    ctx.provide(QuestGen, qg)
-    ctx.ensure_collection(HISTORY_COLLECTION)
-    ctx.ensure_collection(GENERATED_QUESTS_COLLECTION)
-    return qg
+    name = "stdlib.questgen"
+    requires = (WorldPlugin,)
+    provides = (QuestGen,)
+    description = "The quest-generation toolkit: seed types, contracts, patterns, archetypes."
+
+    def register(self, ctx: PackContext) -> None:
+        ctx.provide(QuestGen, QuestGen(ctx.engine))
+        ctx.ensure_collection(HISTORY_COLLECTION)
+        ctx.ensure_collection(GENERATED_QUESTS_COLLECTION)
+
+    def finish(self, ctx: PackContext) -> None:
+        problems = ctx.service(QuestGen).problems()
+        if problems:
+            pack, problem = problems[0]
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise PackError(pack, f"{problem}{more}")

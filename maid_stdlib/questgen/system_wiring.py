@@ -1,18 +1,17 @@
-"""Building quest generation and wiring it into an engine: ``register_quest_generation(ctx)``.
+"""Building quest generation and wiring it into an engine: ``QuestGenerationPlugin``.
 
 :func:`build_quest_generation` is the one place the pipeline's stages and their
 collaborators are constructed, each once, with the frozen
 :class:`~maid_stdlib.questgen.generation_config.QuestGenerationConfig`; nothing
-is reconfigured afterwards. ``register_quest_generation`` (called from
-StdlibContentPack.register after ``register_living``, ``register_story`` and
-``register_questgen``; idempotent) builds it with the config given, else the
+is reconfigured afterwards. ``QuestGenerationPlugin`` (``stdlib.quest_generation``,
+requiring ``stdlib.story`` and ``stdlib.questgen``) builds it with the
 ``QuestGenerationConfig`` an earlier pack provided as a service, else the
 defaults; adds the system; provides the :class:`QuestGenerationService` (also as
 the ``questgen`` preference's observer) and the ``TemplateRegistry`` packs add
 their archetypes' templates to; subscribes the stdlib events (story signals,
 moves, logins) and adds the player commands ``board`` and ``read`` (the notice
 board). The rules layer then installs its offers through the service and its
-sink on QuestGen (``classic_rpg.questgen.wiring.register_rpg_quest_delivery``).
+sink on QuestGen (``classic_rpg.questgen.wiring.QuestDeliveryPlugin``).
 The ``questgen`` preference and ``@quest`` admin commands live in
 ``maid_stdlib.questgen.preferences`` and the ``admin`` pack.
 """
@@ -22,6 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from maid_engine.commands import Command, CommandContext, CommandError, command
+from maid_engine.content import ContentPack, PackContext
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_engine.llm import ContentFilter
 from maid_engine.llm.service import CACHE_COLLECTION
@@ -48,22 +48,23 @@ from maid_stdlib.questgen.pipeline.queue import SeedQueue
 from maid_stdlib.questgen.pipeline.quotas import Quotas
 from maid_stdlib.questgen.pipeline.screen import ResolvedSituations, SeedScreen
 from maid_stdlib.questgen.preferences import PreferenceObserver
-from maid_stdlib.questgen.register import GENERATED_QUESTS_COLLECTION, QuestGen, register_questgen
+from maid_stdlib.questgen.register import GENERATED_QUESTS_COLLECTION, QuestGen, QuestGenPlugin
 from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.side_table import GeneratedQuestTable
 from maid_stdlib.questgen.system import QuestGenerationStages, QuestGenerationSystem
+from maid_stdlib.story.register import StoryPlugin
 from maid_stdlib.story.signals import StorySignalEvent, StorySituationResolvedEvent
 from maid_stdlib.world.components import Describable
 from maid_stdlib.world.events import EntityRelocatedEvent
+from maid_stdlib.world.plugin import WorldPlugin
 
 if TYPE_CHECKING:
-    from maid_engine.content import PackContext
     from maid_engine.ports import Host
 
 __all__ = [
     "COMMANDS",
+    "QuestGenerationPlugin",
     "build_quest_generation",
-    "register_quest_generation",
     "service_of",
 ]
 
@@ -160,41 +161,46 @@ def build_quest_generation(
     return system, service
 
 
-def register_quest_generation(
-    ctx: PackContext, config: QuestGenerationConfig | None = None
-) -> QuestGenerationService:
-    engine = ctx.engine
-    existing = engine.services.try_get(QuestGenerationService)
-    if existing is not None:
-        return existing
-    qg = engine.services.try_get(QuestGen) or register_questgen(ctx)
-    templates = engine.services.try_get(TemplateRegistry)
-    if templates is None:
+class QuestGenerationPlugin(ContentPack):
+    """Build the pipeline (with the ``QuestGenerationConfig`` an earlier pack provided
+    as a service, else the defaults), add the QuestGenerationSystem (phase
+    generation), provide the :class:`QuestGenerationService` (also as the
+    ``questgen`` preference's observer) and the ``TemplateRegistry`` packs add their
+    archetypes' templates to, subscribe the stdlib events and add ``board`` and
+    ``read``."""
+
+    name = "stdlib.quest_generation"
+    requires = (WorldPlugin, StoryPlugin, QuestGenPlugin)
+    provides = (QuestGenerationService, PreferenceObserver, TemplateRegistry)
+    description = "The quest-generation pipeline run each tick, and the notice board."
+
+    def register(self, ctx: PackContext) -> None:
+        engine = ctx.engine
         templates = TemplateRegistry()
-        # The default layer: any pack registration of the same archetype wins.
+        # The default layer: a pack's templates for the same archetype win.
         register_default_templates(templates)
         ctx.provide(TemplateRegistry, templates)
-    settings = config or engine.services.try_get(QuestGenerationConfig) or QuestGenerationConfig()
-    system, service = build_quest_generation(engine, qg, settings, templates)
-    ctx.provide(QuestGenerationService, service)
-    ctx.provide(PreferenceObserver, service)
-    ctx.add_system(system)
-    for name in (GENERATED_QUESTS_COLLECTION, HISTORY_COLLECTION, CACHE_COLLECTION):
-        ctx.ensure_collection(name)
-    ctx.subscribe(StorySignalEvent, system.on_story_signal)
-    ctx.subscribe(StorySituationResolvedEvent, system.on_situation_resolved)
+        # A setting, not a layer: a test or a server pack may provide its own.
+        settings = engine.services.try_get(QuestGenerationConfig) or QuestGenerationConfig()
+        system, service = build_quest_generation(engine, ctx.service(QuestGen), settings, templates)
+        ctx.provide(QuestGenerationService, service)
+        ctx.provide(PreferenceObserver, service)
+        ctx.add_system(system)
+        for name in (GENERATED_QUESTS_COLLECTION, HISTORY_COLLECTION, CACHE_COLLECTION):
+            ctx.ensure_collection(name)
+        ctx.subscribe(StorySignalEvent, system.on_story_signal)
+        ctx.subscribe(StorySituationResolvedEvent, system.on_situation_resolved)
 
-    def connected(event: CharacterConnectedEvent) -> None:
-        service.character_connected(event.character_id)
+        def connected(event: CharacterConnectedEvent) -> None:
+            service.character_connected(event.character_id)
 
-    def disconnected(event: CharacterDisconnectedEvent) -> None:
-        service.character_disconnected(event.character_id)
+        def disconnected(event: CharacterDisconnectedEvent) -> None:
+            service.character_disconnected(event.character_id)
 
-    ctx.subscribe(EntityRelocatedEvent, service.character_moved)
-    ctx.subscribe(CharacterConnectedEvent, connected)
-    ctx.subscribe(CharacterDisconnectedEvent, disconnected)
-    ctx.add_commands(COMMANDS)
-    return service
+        ctx.subscribe(EntityRelocatedEvent, service.character_moved)
+        ctx.subscribe(CharacterConnectedEvent, connected)
+        ctx.subscribe(CharacterDisconnectedEvent, disconnected)
+        ctx.add_commands(COMMANDS)
 
 
 def service_of(ctx: CommandContext) -> QuestGenerationService:

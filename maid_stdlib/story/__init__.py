@@ -9,7 +9,7 @@ Public API:
 * ``StorySignalSystem`` (phase story), ``StoryDetectors`` (registry service:
   ``register`` plain detectors, ``register_sliced`` generator ones), ``Detection``,
   ``DetectionContext``, ``DetectorWork`` (what a sliced detector returns)
-* ``register_story(ctx)``
+* ``StoryPlugin``
 """
 
 from maid_stdlib.story.detectors import (
@@ -18,7 +18,7 @@ from maid_stdlib.story.detectors import (
     DetectorWork,
     StoryDetectors,
 )
-from maid_stdlib.story.register import register_story
+from maid_stdlib.story.register import StoryPlugin
 from maid_stdlib.story.signals import (
     REQUIRED_CONTEXT,
     StorySignal,
@@ -36,6 +36,7 @@ __all__ = [
     "DetectionContext",
     "DetectorWork",
     "StoryDetectors",
+    "StoryPlugin",
     "StorySignal",
     "StorySignalEvent",
     "StorySignalSystem",
@@ -43,5 +44,4 @@ __all__ = [
     "StorySituationResolvedEvent",
     "missing_context",
     "register_signal_type",
-    "register_story",
 ]

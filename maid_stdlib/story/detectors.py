@@ -42,6 +42,7 @@ from operator import itemgetter
 from typing import Any, TypeVar, cast
 from uuid import UUID
 
+from maid_engine.content import Claims
 from maid_engine.ecs import Component
 from maid_stdlib.living.components import (
     FactionMembership,
@@ -121,12 +122,20 @@ class StoryDetectors:
 
     def __init__(self) -> None:
         self._detectors: dict[str, Detector] = {}
+        #: Which pack added which detector (a second one under a name is an error).
+        self.claims = Claims("story detector")
 
     def register(
         self, name: str, signal_type: str, func: DetectorFunc, *, replace: bool = False
     ) -> None:
         """A plain detector: its pass runs whole within one tick."""
         self.add(Detector(name, signal_type, func), replace=replace)
+
+    def add_from(self, pack: str, detector: Detector) -> None:
+        """A pack's detector (from its ``register``): a name taken by the stdlib or
+        another pack is a start-up error naming both."""
+        self.claims.claim(pack, detector.name, built_in=detector.name in self._detectors)
+        self.add(detector)
 
     def register_sliced(
         self, name: str, signal_type: str, func: SlicedDetectorFunc, *, replace: bool = False

@@ -1,13 +1,16 @@
-"""``register_story(ctx)``: the story-signal layer (call after ``register_living``)."""
+"""StoryPlugin (``stdlib.story``): the story-signal layer."""
 
 from __future__ import annotations
 
-from maid_engine.content import PackContext
+from maid_engine.content import ContentPack, PackContext
+from maid_stdlib.living.register import LivingPlugin
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.story import conflict, drama
 from maid_stdlib.story.commands import COMMANDS
 from maid_stdlib.story.detectors import StoryDetectors
 from maid_stdlib.story.system import COLLECTION, StorySignalSystem
+
+__all__ = ["StoryPlugin", "builtin_detectors"]
 
 
 def builtin_detectors() -> StoryDetectors:
@@ -17,16 +20,19 @@ def builtin_detectors() -> StoryDetectors:
     return registry
 
 
-def register_story(ctx: PackContext) -> StorySignalSystem:
-    """Provide ``StoryDetectors`` (the pluggable detector registry), declare
-    ``story_situations``, add the StorySignalSystem (phase story) and ``@story``."""
-    living = ctx.engine.services.try_get(LivingWorld)
-    if living is None:
-        raise ctx.error("register_story needs register_living to have run first")
-    detectors = builtin_detectors()
-    ctx.provide(StoryDetectors, detectors)
-    ctx.ensure_collection(COLLECTION)
-    system = StorySignalSystem(living, detectors)
-    ctx.add_system(system)
-    ctx.add_commands(COMMANDS)
-    return system
+class StoryPlugin(ContentPack):
+    """Provide ``StoryDetectors`` (the pluggable detector registry packs add to),
+    declare ``story_situations``, add the StorySignalSystem (phase story) and
+    ``@story``."""
+
+    name = "stdlib.story"
+    requires = (LivingPlugin,)
+    provides = (StoryDetectors,)
+    description = "Story signals: detectors of conflicts and drama in the living world."
+
+    def register(self, ctx: PackContext) -> None:
+        detectors = builtin_detectors()
+        ctx.provide(StoryDetectors, detectors)
+        ctx.ensure_collection(COLLECTION)
+        ctx.add_system(StorySignalSystem(ctx.service(LivingWorld), detectors))
+        ctx.add_commands(COMMANDS)

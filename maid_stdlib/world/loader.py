@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from maid_engine.content import ContentPack
+from maid_engine.content import ContentPack, requirement_name
 from maid_stdlib.world.extensions import KINDS, CheckScope, Extension
 from maid_stdlib.world.schema import (
     SECTIONS,
@@ -143,7 +143,7 @@ class WorldData:
 
     def _dependencies(self, pack: ContentPack) -> list[str]:
         out: list[str] = []
-        todo = list(pack.requires)
+        todo = [requirement_name(r) for r in pack.requires]
         while todo:
             dep = todo.pop()
             if dep in out:
@@ -151,7 +151,7 @@ class WorldData:
             other = self._packs.get(dep)
             if other is not None:
                 out.append(dep)
-                todo.extend(other.requires)
+                todo.extend(requirement_name(r) for r in other.requires)
             # Packs without world data (stdlib, rule packs) have no rooms to offer.
         return out
 

@@ -1,9 +1,8 @@
 """Helpers of the living-world and story tests: a small data world, and wiring.
 
 ``hamlet_pack(root)`` writes a two-area world (a hamlet and a road with bandits)
-plus a living.yaml into ``root`` and returns a pack class that loads both. Until
-the stdlib pack registers the living and story layers itself, the test packs do it
-(``wire``), which is a no-op once it does.
+plus a living.yaml into ``root`` and returns a pack class that loads both (the
+``stdlib`` group it requires registers the living and story layers).
 """
 
 from __future__ import annotations
@@ -19,19 +18,12 @@ from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.engine import GameEngine
-from maid_stdlib.living import LivingWorld, load_living_data, register_living
-from maid_stdlib.story import StoryDetectors, StorySignal, StorySignalEvent, register_story
+from maid_stdlib.living import LivingWorld, load_living_data
+from maid_stdlib.story import StorySignal, StorySignalEvent
 from maid_stdlib.story.system import StorySignalSystem
 from maid_stdlib.world import WorldDataPack, data_uuid
 
 IRONVALE_LIVING = Path(__file__).resolve().parents[2] / "content_packs/ironvale/living.yaml"
-
-
-def wire(ctx: PackContext) -> None:
-    if LivingWorld not in ctx.engine.services:
-        register_living(ctx)
-    if StoryDetectors not in ctx.engine.services:
-        register_story(ctx)
 
 
 HAMLET: dict[str, Any] = {
@@ -143,7 +135,6 @@ def hamlet_pack(
 
         def register(self, ctx: PackContext) -> None:
             super().register(ctx)
-            wire(ctx)
             load_living_data(ctx, root / "living.yaml")
 
     HamletPack.name = name
@@ -151,20 +142,13 @@ def hamlet_pack(
 
 
 class IronvaleLivingPack(ContentPack):
-    """Ironvale with its living.yaml, as the stdlib/ironvale packs will wire it."""
+    """Ironvale with its living.yaml (the ironvale pack loads it itself)."""
 
     name = "ironvale_living_test"
     requires = ("ironvale",)
 
     def register(self, ctx: PackContext) -> None:
-        wire(ctx)
-        from maid_stdlib.living.data import LivingData
-
-        if not any(
-            isinstance(d, LivingData) and d.pack == "ironvale"
-            for d in ctx.engine.services.get(LivingWorld).pending_data
-        ):
-            load_living_data(ctx, IRONVALE_LIVING, "ironvale")
+        """Ironvale and the groups it requires did the wiring."""
 
 
 def make_engine(

@@ -24,7 +24,7 @@ from maid_engine.content import ContentPack, PackContext
 from maid_engine.engine import GameEngine
 from maid_engine.llm import LLMRequest, ScriptedProvider
 from maid_engine.testing import FakeSession
-from maid_stdlib.narration import NarrationConfig, NarrationService, register_narration
+from maid_stdlib.narration import NarrationConfig, NarrationPlugin, NarrationService
 from maid_stdlib.world import WorldDataPack, WorldService
 
 PACK = "testpack"
@@ -126,13 +126,13 @@ def write_pack(
 
 
 class NarrationPack(ContentPack):
-    """Wires narration the way the stdlib will (register_narration is idempotent)."""
+    """Requires the narration plugin (as a pack extending narration would)."""
 
     name = "narration_test"
-    requires = ("stdlib",)
+    requires = (NarrationPlugin,)
 
     def register(self, ctx: PackContext) -> None:
-        register_narration(ctx)
+        """The narration plugin it requires did the wiring."""
 
 
 def data_pack(root: Path) -> type[WorldDataPack]:

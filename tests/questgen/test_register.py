@@ -1,4 +1,4 @@
-"""register_questgen and content-pack extension from the pack's own register."""
+"""The stdlib.questgen plugin, and how a content pack extends quest generation."""
 
 from __future__ import annotations
 
@@ -70,14 +70,16 @@ class HeistPack(ContentPack):
     requires = ("brookhaven",)
 
     def register(self, ctx: PackContext) -> None:
-        qg = ctx.service(QuestGen)
-        qg.seed_types.register("heist_opportunity", "A valuable target is poorly guarded")
-        qg.contracts.register(
+        qg, pack = ctx.service(QuestGen), ctx.pack.name
+        qg.add_seed_type(pack, "heist_opportunity", "A valuable target is poorly guarded")
+        qg.add_contract(
+            pack,
             SignalContract(
                 "VAULT_UNGUARDED", ("heist_opportunity",), ("mark", "vault"), _ground_heist
-            )
+            ),
         )
-        qg.register_archetype(
+        qg.add_archetype(
+            pack,
             QuestArchetype(
                 archetype_id="heist",
                 name="Heist",
@@ -86,12 +88,12 @@ class HeistPack(ContentPack):
                 compatible_seed_types=["heist_opportunity"],
                 requires_social=True,
                 tone=["tense", "clever"],
-            )
+            ),
         )
-        qg.objective_builder.register("stealth", _stealth, requires=("party_a",))
+        qg.add_objective_pattern(pack, "stealth", _stealth, requires=("party_a",))
 
 
-async def test_register_questgen_provides_the_service_and_collections(town: Town) -> None:
+async def test_the_questgen_plugin_provides_the_service_and_collections(town: Town) -> None:
     engine = town.engine
     assert isinstance(engine.services.get(QuestGen), QuestGen)
     assert {"quest_history", GENERATED_QUESTS_COLLECTION} <= engine._collections

@@ -1,0 +1,73 @@
+"""WorldPlugin (``stdlib.world``): the game-agnostic world layer.
+
+Services it provides: ``WorldService`` (rooms, positions, movement, paths),
+``WorldData`` (world data of packs and the extension registry), ``ScoreSheet`` and
+``CharacterFactory``. Commands: look, the directions, go, say, emote, tell, who,
+help, score, @goto, @who, @shutdown.
+"""
+
+from __future__ import annotations
+
+from maid_engine.accounts.components import CharacterFactory
+from maid_engine.content import ContentPack, PackContext
+from maid_engine.events import (
+    CharacterConnectedEvent,
+    CharacterDisconnectedEvent,
+    EngineStartedEvent,
+    EntityDestroyedEvent,
+)
+from maid_stdlib.world import admin, info, movement, social
+from maid_stdlib.world.characters import WorldCharacterFactory
+from maid_stdlib.world.components import NPC, Area, Item, Room
+from maid_stdlib.world.events import EntityRelocatedEvent
+from maid_stdlib.world.gmcp import GmcpRelay
+from maid_stdlib.world.info import ScoreSheet, default_score_sheet
+from maid_stdlib.world.loader import WorldData
+from maid_stdlib.world.service import WorldService
+
+__all__ = ["WorldPlugin"]
+
+
+class WorldPlugin(ContentPack):
+    name = "stdlib.world"
+    version = "0.1.0"
+    provides = (WorldService, WorldData, ScoreSheet, WorldCharacterFactory)
+    description = "Rooms, movement, talking, help and the data format of world packs."
+
+    def register(self, ctx: PackContext) -> None:
+        engine = ctx.engine
+        ws = WorldService(engine)
+        factory = WorldCharacterFactory(engine, ws)
+        ctx.provide(WorldService, ws)
+        ctx.provide(WorldData, WorldData())
+        ctx.provide(ScoreSheet, default_score_sheet())
+        # CharacterFactory is a Protocol; the service registry keys by the type object.
+        ctx.provide(CharacterFactory, factory)  # type: ignore[type-abstract]
+        ctx.provide(WorldCharacterFactory, factory)
+
+        ctx.subscribe(EntityDestroyedEvent, ws.on_destroyed)
+
+        # After every pack built its entities and systems started: one full rebuild
+        # catches entities created without going through the service.
+        def started(_event: EngineStartedEvent) -> None:
+            ws.rebuild_index()
+            ws.warm()
+
+        ctx.subscribe(EngineStartedEvent, started)
+        ctx.subscribe(EntityRelocatedEvent, GmcpRelay(ws).on_relocated)
+        ctx.subscribe(CharacterConnectedEvent, factory.on_connected)
+        ctx.subscribe(CharacterDisconnectedEvent, factory.on_disconnected)
+
+        for group in (movement.COMMANDS, social.COMMANDS, info.COMMANDS, admin.COMMANDS):
+            ctx.add_commands(group)
+
+        world = engine.world
+        mssp = engine.sessions.mssp_providers
+        mssp["AREAS"] = lambda: str(world.count(Area))
+        mssp["ROOMS"] = lambda: str(world.count(Room))
+        mssp["MOBILES"] = lambda: str(world.count(NPC))
+        mssp["OBJECTS"] = lambda: str(world.count(Item))
+
+    async def on_world_loaded(self, ctx: PackContext) -> None:
+        # Persisted entities are in the world now; world packs spawn after this.
+        ctx.service(WorldService).rebuild_index()
