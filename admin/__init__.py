@@ -1,11 +1,10 @@
 """Admin tools: the ``@quest`` command group, paging, and the admin content pack.
 
 ``AdminContentPack`` (entry point ``admin``) registers ``@quest`` (admin role),
-the pager's ``more``/``next`` and, unless another pack did, the player's
-``questgen on|less|off`` preference. See docs/admin-guide.md.
+the pager's ``more``/``next`` and the player's ``questgen on|less|off``
+preference. See docs/admin-guide.md.
 """
 
 from admin.pack import AdminContentPack
-from admin.register import register_admin
 
-__all__ = ["AdminContentPack", "register_admin"]
+__all__ = ["AdminContentPack"]

@@ -1,10 +1,9 @@
 """The classic RPG's side of consequences and grounding.
 
 The stdlib's ConsequenceSystem and QuestGroundingMonitor may not import the rules
-layer, where the quest events live. ``register_consequences_glue(ctx)`` (call it
-from ClassicRPGContentPack.register after ``register_quests`` and
-``register_rpg_questgen``; the stdlib pack must have run ``register_consequences``
-and ``register_grounding``) connects them:
+layer, where the quest events live. ``ConsequencesGluePlugin``
+(``classic_rpg.consequences``, requiring ``classic_rpg.quests``,
+``stdlib.consequences`` and ``stdlib.grounding``) connects them:
 
 * QuestTurnedInEvent (with the manager's graded outcome), QuestFailedEvent,
   QuestAbandonedEvent and QuestExpiredInternalEvent -> the ConsequenceSystem;
@@ -33,14 +32,17 @@ from classic_rpg.systems.quests.events import (
 )
 from classic_rpg.systems.quests.manager import QuestError, QuestManager
 from classic_rpg.systems.quests.models import Quest
+from classic_rpg.systems.quests.register import QuestsPlugin
 from maid_engine.commands import Command, CommandContext, CommandError, command
-from maid_engine.content import PackContext
+from maid_engine.content import ContentPack, PackContext
 from maid_stdlib.consequences import BranchChoices, ConsequenceSystem, GeneratedQuestIndex
+from maid_stdlib.consequences.register import ConsequencesPlugin
 from maid_stdlib.grounding import Holder, QuestGroundingMonitor
+from maid_stdlib.grounding.register import GroundingPlugin
 from maid_stdlib.questgen.quest import BranchOption, QuestBranch
 from maid_stdlib.questgen.vocabulary import QuestState
 
-__all__ = ["RpgQuestBoard", "choose_cmd", "register_consequences_glue"]
+__all__ = ["ConsequencesGluePlugin", "RpgQuestBoard", "choose_cmd"]
 
 
 class RpgQuestBoard:
@@ -209,27 +211,32 @@ async def _decide(
         raise CommandError(str(exc)) from exc
 
 
-def register_consequences_glue(ctx: PackContext) -> None:
-    """Connect the QuestManager to the consequence layer and the grounding monitor
-    (idempotent: the board, provided as ``RpgQuestBoard``, marks it done)."""
-    services = ctx.engine.services
-    if RpgQuestBoard in services:
-        return
-    manager = services.get(QuestManager)
-    system = services.get(ConsequenceSystem)
-    monitor = services.get(QuestGroundingMonitor)
-    forward = _Forwarder(manager, system, monitor)
-    ctx.subscribe(QuestTurnedInEvent, forward.on_turned_in)
-    ctx.subscribe(QuestFailedEvent, forward.on_failed)
-    ctx.subscribe(QuestAbandonedEvent, forward.on_abandoned)
-    ctx.subscribe(QuestExpiredInternalEvent, forward.on_expired)
-    ctx.subscribe(EntityDiedEvent, forward.on_died)
-    ctx.subscribe(QuestGeneratedEvent, forward.on_generated)
-    manager.accept_validators.append(forward.check_acceptance)
-    board = RpgQuestBoard(manager)
-    ctx.provide(RpgQuestBoard, board)
-    monitor.board = board
-    ctx.add_commands(COMMANDS)
+class ConsequencesGluePlugin(ContentPack):
+    """Connect the QuestManager to the consequence layer and the grounding monitor:
+    forward quest outcomes and deaths, check acceptance against the world, provide
+    the ``RpgQuestBoard`` the monitor reads, and add ``choose``."""
+
+    name = "classic_rpg.consequences"
+    requires = (QuestsPlugin, ConsequencesPlugin, GroundingPlugin)
+    provides = (RpgQuestBoard,)
+    description = "Quest outcomes reach the consequence layer; grounding sees the quests."
+
+    def register(self, ctx: PackContext) -> None:
+        manager = ctx.service(QuestManager)
+        system = ctx.service(ConsequenceSystem)
+        monitor = ctx.service(QuestGroundingMonitor)
+        forward = _Forwarder(manager, system, monitor)
+        ctx.subscribe(QuestTurnedInEvent, forward.on_turned_in)
+        ctx.subscribe(QuestFailedEvent, forward.on_failed)
+        ctx.subscribe(QuestAbandonedEvent, forward.on_abandoned)
+        ctx.subscribe(QuestExpiredInternalEvent, forward.on_expired)
+        ctx.subscribe(EntityDiedEvent, forward.on_died)
+        ctx.subscribe(QuestGeneratedEvent, forward.on_generated)
+        manager.accept_validators.append(forward.check_acceptance)
+        board = RpgQuestBoard(manager)
+        ctx.provide(RpgQuestBoard, board)
+        monitor.board = board
+        ctx.add_commands(COMMANDS)
 
 
 COMMANDS: list[Command] = [choose_cmd]

@@ -1,4 +1,11 @@
-"""ClassicRPGContentPack: characters, combat, items and the QuestManager."""
+"""ClassicRPGContentPack (``classic_rpg``): the group of the RPG feature plugins.
+
+In load order: ``classic_rpg.rules`` (characters, combat, items, dialogue),
+``classic_rpg.quests`` (the QuestManager), ``classic_rpg.questgen`` (archetypes,
+hooks, quest sink), ``classic_rpg.quest_delivery``, ``classic_rpg.consequences``
+(the consequence and grounding glue) and ``classic_rpg.living`` (combat seen by
+the living world). See docs/architecture.md for what each provides and requires.
+"""
 
 from __future__ import annotations
 
@@ -6,58 +13,65 @@ from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
-from maid_engine.content import ContentPack, PackContext
+from classic_rpg.combat.components import CombatRules
+from classic_rpg.combat.service import CombatService
+from classic_rpg.consequences_glue import ConsequencesGluePlugin
+from classic_rpg.questgen.register import RpgQuestGenPlugin
+from classic_rpg.questgen.wiring import QuestDeliveryPlugin
+from classic_rpg.rules import RulesPlugin
+from classic_rpg.systems.quests.register import QuestsPlugin
+from maid_engine.content import ContentPack, PackContext, PluginGroup
+from maid_stdlib.living import LivingWorld
+from maid_stdlib.living.register import LivingPlugin
+from maid_stdlib.pack import StdlibContentPack
+
+__all__ = ["ClassicRPGContentPack", "LivingConnectionPlugin"]
 
 
-class ClassicRPGContentPack(ContentPack):
-    name = "classic_rpg"
-    version = "0.1.0"
-    requires = ("stdlib",)
-    description = "Levels, combat, items, quests"
-
-    def register(self, ctx: PackContext) -> None:
-        from classic_rpg.consequences_glue import register_consequences_glue
-        from classic_rpg.questgen import register_rpg_questgen
-        from classic_rpg.questgen.wiring import register_rpg_quest_delivery
-        from classic_rpg.rules import register_rules
-        from classic_rpg.systems.quests import register_quests
-
-        register_rules(ctx)
-        register_quests(ctx)
-        register_rpg_questgen(ctx)
-        register_rpg_quest_delivery(ctx)
-        register_consequences_glue(ctx)
-        _connect_living_world(ctx)
-
-
-def _connect_living_world(ctx: PackContext) -> None:
+class LivingConnectionPlugin(ContentPack):
     """Teach the living world what combat knows: hostile NPCs are threats, and an
     NPC in a fight does not wander off on its schedule."""
-    from classic_rpg.combat.components import CombatRules
-    from classic_rpg.combat.service import CombatService
-    from maid_stdlib.living import LivingWorld
 
-    living = ctx.engine.services.try_get(LivingWorld)
-    if living is None:
-        return
-    combat = ctx.service(CombatService)
+    name = "classic_rpg.living"
+    requires = (RulesPlugin, LivingPlugin)
+    description = "Hostile NPCs are the living world's threats; fighters keep their place."
 
-    cache: list[Any] = [None, []]
+    def register(self, ctx: PackContext) -> None:
+        living = ctx.service(LivingWorld)
+        combat = ctx.service(CombatService)
 
-    def hostiles(world: Any) -> Iterator[tuple[UUID, str]]:
-        # Rebuilding the threat map walked every NPC's rules; they are set when an
-        # NPC is made (World.version_of tells when any were added or removed).
-        version = world.version_of(CombatRules)
-        if cache[0] != version:
-            cache[:] = [
-                version,
-                [(uid, "hostiles") for uid, rules in world.each(CombatRules) if rules.hostile],
-            ]
-        return iter(cache[1])
+        cache: list[Any] = [None, []]
 
-    def is_hostile(world: Any, uid: UUID) -> bool:
-        rules = world.try_component(uid, CombatRules)
-        return rules is not None and bool(rules.hostile)
+        def hostiles(world: Any) -> Iterator[tuple[UUID, str]]:
+            # Rebuilding the threat map walked every NPC's rules; they are set when an
+            # NPC is made (World.version_of tells when any were added or removed).
+            version = world.version_of(CombatRules)
+            if cache[0] != version:
+                cache[:] = [
+                    version,
+                    [(uid, "hostiles") for uid, rules in world.each(CombatRules) if rules.hostile],
+                ]
+            return iter(cache[1])
 
-    living.add_threat_provider(hostiles, is_hostile)
-    living.movement_guards.append(lambda uid: not combat.is_fighting(uid))
+        def is_hostile(world: Any, uid: UUID) -> bool:
+            rules = world.try_component(uid, CombatRules)
+            return rules is not None and bool(rules.hostile)
+
+        living.add_threat_provider(hostiles, is_hostile)
+        living.movement_guards.append(lambda uid: not combat.is_fighting(uid))
+
+
+class ClassicRPGContentPack(PluginGroup):
+    name = "classic_rpg"
+    version = "0.1.0"
+    requires = (StdlibContentPack,)
+    description = "Levels, combat, items, quests"
+    # The order is the registration order of systems and handlers.
+    plugins = (
+        RulesPlugin,
+        QuestsPlugin,
+        RpgQuestGenPlugin,
+        QuestDeliveryPlugin,
+        ConsequencesGluePlugin,
+        LivingConnectionPlugin,
+    )

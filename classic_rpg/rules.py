@@ -1,6 +1,6 @@
 """The rules layer of classic_rpg: characters, NPC stats, items, combat, dialogue.
 
-``register_rules`` (called by ClassicRPGContentPack.register) wires it in:
+``RulesPlugin`` (``classic_rpg.rules``, in the ``classic_rpg`` group) wires it in:
 
 * data extensions: npc ``stats:``, ``combat:``, ``loot:``, ``dialogue:``; item ``stats:``
 * services: Progression, ItemFactory, CombatService, TalkService
@@ -30,55 +30,64 @@ from classic_rpg.items import commands as item_commands
 from classic_rpg.items import gear
 from classic_rpg.items.data import register_item_data
 from classic_rpg.items.factory import ItemFactory
-from maid_engine.content import PackContext
+from maid_engine.content import ContentPack, PackContext
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_stdlib.world.characters import WorldCharacterFactory
 from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.info import ScoreSheet
 from maid_stdlib.world.loader import WorldData
+from maid_stdlib.world.plugin import WorldPlugin
+
+__all__ = ["SCORE_ORDER", "RulesPlugin"]
 
 #: Order of the RPG section in ``score`` (the world layer's identity section is 0).
 SCORE_ORDER = 10
 
 
-def register_rules(ctx: PackContext) -> None:
-    engine = ctx.engine
-    owner = ctx.pack.name
+class RulesPlugin(ContentPack):
+    name = "classic_rpg.rules"
+    requires = (WorldPlugin,)
+    provides = (Progression, ItemFactory, CombatService, TalkService)
+    description = "Characters, NPC stats, items, combat and dialogue."
 
-    data = ctx.service(WorldData)
-    register_npc_data(data, owner)
-    register_dialogue_data(data, owner)
-    register_item_data(data, owner)
+    def register(self, ctx: PackContext) -> None:
+        engine = ctx.engine
+        owner = ctx.pack.name
 
-    combat = CombatService(engine, on_death=lambda event: handle_death(engine, event))
-    ctx.provide(Progression, Progression(engine))
-    ctx.provide(ItemFactory, ItemFactory(engine))
-    ctx.provide(CombatService, combat)
-    ctx.provide(TalkService, TalkService())
+        data = ctx.service(WorldData)
+        register_npc_data(data, owner)
+        register_dialogue_data(data, owner)
+        register_item_data(data, owner)
 
-    ctx.add_system(RegenSystem())
-    ctx.add_system(CombatSystem())
-    ctx.add_system(RespawnSystem())
+        combat = CombatService(engine, on_death=lambda event: handle_death(engine, event))
+        ctx.provide(Progression, Progression(engine))
+        ctx.provide(ItemFactory, ItemFactory(engine))
+        ctx.provide(CombatService, combat)
+        ctx.provide(TalkService, TalkService())
 
-    setup = CharacterSetup(engine)
-    ctx.service(WorldCharacterFactory).creation_hooks.append(setup.on_created)
-    # Registered after the world layer's own handlers (stdlib registers first), so
-    # the room description reaches a player before "X attacks you!".
-    ctx.subscribe(CharacterConnectedEvent, setup.on_connected)
-    ctx.subscribe(CharacterConnectedEvent, combat.on_connected)
-    ctx.subscribe(CharacterDisconnectedEvent, combat.on_disconnected)
-    ctx.subscribe(EntityRelocatedEvent, combat.on_relocated)
-    ctx.subscribe(VitalsChangedEvent, VitalsRelay(engine).on_vitals_changed)
-    ctx.subscribe(ProgressChangedEvent, StatusRelay(engine).on_progress_changed)
+        ctx.add_system(RegenSystem())
+        ctx.add_system(CombatSystem())
+        ctx.add_system(RespawnSystem())
 
-    ctx.service(ScoreSheet).add("rpg", rpg_score, order=SCORE_ORDER)
-    if engine.sessions.prompt_provider is None:
-        engine.sessions.prompt_provider = make_prompt(engine)
+        setup = CharacterSetup(engine)
+        ctx.service(WorldCharacterFactory).creation_hooks.append(setup.on_created)
+        # Registered after the world layer's own handlers (stdlib registers first), so
+        # the room description reaches a player before "X attacks you!".
+        ctx.subscribe(CharacterConnectedEvent, setup.on_connected)
+        ctx.subscribe(CharacterConnectedEvent, combat.on_connected)
+        ctx.subscribe(CharacterDisconnectedEvent, combat.on_disconnected)
+        ctx.subscribe(EntityRelocatedEvent, combat.on_relocated)
+        ctx.subscribe(VitalsChangedEvent, VitalsRelay(engine).on_vitals_changed)
+        ctx.subscribe(ProgressChangedEvent, StatusRelay(engine).on_progress_changed)
 
-    for group in (
-        item_commands.COMMANDS,
-        gear.COMMANDS,
-        combat_commands.COMMANDS,
-        dialogue.COMMANDS,
-    ):
-        ctx.add_commands(group)
+        ctx.service(ScoreSheet).add("rpg", rpg_score, order=SCORE_ORDER)
+        if engine.sessions.prompt_provider is None:
+            engine.sessions.prompt_provider = make_prompt(engine)
+
+        for group in (
+            item_commands.COMMANDS,
+            gear.COMMANDS,
+            combat_commands.COMMANDS,
+            dialogue.COMMANDS,
+        ):
+            ctx.add_commands(group)

@@ -2,12 +2,10 @@
 RPG's actions feeding play-style inference, quest lifecycle events, and the
 conversations that deliver rumors and quests emerging in dialogue.
 
-``register_rpg_quest_delivery(ctx)``: call it from ClassicRPGContentPack.register
-after ``register_quests(ctx)`` and ``register_rpg_questgen(ctx)``, with the
-stdlib's ``register_quest_generation`` already run (the stdlib pack registers
-first). Idempotent; does nothing without the QuestGenerationService. Everything
-goes through the service (:mod:`maid_stdlib.questgen.service`); the quest sink is
-installed on QuestGen by ``register_rpg_questgen``.
+``QuestDeliveryPlugin`` (``classic_rpg.quest_delivery``, in the ``classic_rpg``
+group) wires it in. Everything goes through the service
+(:mod:`maid_stdlib.questgen.service`); the quest sink is installed on QuestGen by
+the ``classic_rpg.questgen`` plugin.
 """
 
 from __future__ import annotations
@@ -22,6 +20,8 @@ from classic_rpg.events import (
     ItemPickedUpEvent,
     TalkedToEvent,
 )
+from classic_rpg.questgen.register import RpgQuestGenPlugin
+from classic_rpg.rules import RulesPlugin
 from classic_rpg.systems.quests.events import (
     QuestAbandonedEvent,
     QuestAcceptedEvent,
@@ -31,15 +31,17 @@ from classic_rpg.systems.quests.events import (
 )
 from classic_rpg.systems.quests.manager import QuestError, QuestManager
 from classic_rpg.systems.quests.questlog import QuestLog
+from classic_rpg.systems.quests.register import QuestsPlugin
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import CommandContext
-from maid_engine.content import PackContext
+from maid_engine.content import ContentPack, PackContext
 from maid_stdlib.questgen.personalization import PlayStyle, styles_of_archetype
 from maid_stdlib.questgen.register import QuestGen
 from maid_stdlib.questgen.service import QuestGenerationService
+from maid_stdlib.questgen.system_wiring import QuestGenerationPlugin
 from maid_stdlib.questgen.vocabulary import QuestDeliveryMethod, QuestState
 
-__all__ = ["ConversationDelivery", "RpgQuestOffers", "register_rpg_quest_delivery"]
+__all__ = ["ConversationDelivery", "QuestDeliveryPlugin", "RpgQuestOffers"]
 
 #: How much each action says about a play style.
 KILL, ATTACK, TALK, PICK_UP, GIVE = 1.0, 0.3, 1.0, 1.0, 0.5
@@ -116,87 +118,92 @@ class ConversationDelivery:
         return False  # the NPC still answers the question itself
 
 
-def register_rpg_quest_delivery(ctx: PackContext) -> QuestGenerationService | None:
-    engine = ctx.engine
-    generation = engine.services.try_get(QuestGenerationService)
-    manager = engine.services.try_get(QuestManager)
-    if generation is None or manager is None:
-        return None
-    if not generation.install_offers(RpgQuestOffers(manager)):
-        return generation  # wired already
-    qg, world = engine.services.get(QuestGen), engine.world
+class QuestDeliveryPlugin(ContentPack):
+    """Deliver generated quests through the QuestManager (offers), feed the RPG's
+    actions and quest lifecycle into play-style inference, and let conversations
+    carry rumors and quests (a TalkService handler that runs first)."""
 
-    def is_character(uid: UUID | None) -> bool:
-        return uid is not None and world.has_component(uid, PlayerCharacter)
+    name = "classic_rpg.quest_delivery"
+    requires = (RulesPlugin, QuestsPlugin, RpgQuestGenPlugin, QuestGenerationPlugin)
+    description = "Offers, play-style inference and conversations of generated quests."
 
-    def died(event: EntityDiedEvent) -> None:
-        if is_character(event.killer_id) and not event.is_player:
-            assert event.killer_id is not None
-            generation.record_play(event.killer_id, PlayStyle.COMBAT, KILL)
+    def register(self, ctx: PackContext) -> None:
+        generation = ctx.service(QuestGenerationService)
+        manager = ctx.service(QuestManager)
+        if not generation.install_offers(RpgQuestOffers(manager)):
+            raise ctx.error("quest generation has offers installed already")
+        qg, world = ctx.service(QuestGen), ctx.engine.world
 
-    def attacked(event: CombatStartedEvent) -> None:
-        if is_character(event.attacker_id):
-            generation.record_play(event.attacker_id, PlayStyle.COMBAT, ATTACK)
+        def is_character(uid: UUID | None) -> bool:
+            return uid is not None and world.has_component(uid, PlayerCharacter)
 
-    def talked(event: TalkedToEvent) -> None:
-        generation.record_play(event.character_id, PlayStyle.SOCIAL, TALK)
+        def died(event: EntityDiedEvent) -> None:
+            if is_character(event.killer_id) and not event.is_player:
+                assert event.killer_id is not None
+                generation.record_play(event.killer_id, PlayStyle.COMBAT, KILL)
 
-    def picked(event: ItemPickedUpEvent) -> None:
-        if is_character(event.holder_id):
-            generation.record_play(event.holder_id, PlayStyle.CRAFTER, PICK_UP)
+        def attacked(event: CombatStartedEvent) -> None:
+            if is_character(event.attacker_id):
+                generation.record_play(event.attacker_id, PlayStyle.COMBAT, ATTACK)
 
-    def given(event: ItemGivenEvent) -> None:
-        if is_character(event.giver_id):
-            generation.record_play(event.giver_id, PlayStyle.CRAFTER, GIVE)
-            generation.record_play(event.giver_id, PlayStyle.SOCIAL, GIVE)
+        def talked(event: TalkedToEvent) -> None:
+            generation.record_play(event.character_id, PlayStyle.SOCIAL, TALK)
 
-    def finished(quest_id: str, character: UUID, outcome: str) -> None:
-        entry = qg.history.get(quest_id)
-        if entry is None:
-            return  # an authored quest
-        styles = styles_of_archetype(qg.archetypes, entry.archetype_id)
-        generation.record_quest_outcome(
-            character,
-            quest_id,
-            entry.archetype_id,
-            entry.quest_giver_id,
-            outcome,
-            styles if outcome != "abandoned" else (),
-        )
+        def picked(event: ItemPickedUpEvent) -> None:
+            if is_character(event.holder_id):
+                generation.record_play(event.holder_id, PlayStyle.CRAFTER, PICK_UP)
 
-    def accepted(event: QuestAcceptedEvent) -> None:
-        generation.quest_accepted(event.quest_id, event.character_id)
+        def given(event: ItemGivenEvent) -> None:
+            if is_character(event.giver_id):
+                generation.record_play(event.giver_id, PlayStyle.CRAFTER, GIVE)
+                generation.record_play(event.giver_id, PlayStyle.SOCIAL, GIVE)
 
-    def turned_in(event: QuestTurnedInEvent) -> None:
-        finished(event.quest_id, event.character_id, event.outcome.value)
-        generation.quest_turned_in(event.quest_id, event.outcome.value)
+        def finished(quest_id: str, character: UUID, outcome: str) -> None:
+            entry = qg.history.get(quest_id)
+            if entry is None:
+                return  # an authored quest
+            styles = styles_of_archetype(qg.archetypes, entry.archetype_id)
+            generation.record_quest_outcome(
+                character,
+                quest_id,
+                entry.archetype_id,
+                entry.quest_giver_id,
+                outcome,
+                styles if outcome != "abandoned" else (),
+            )
 
-    def failed(event: QuestFailedEvent) -> None:
-        if event.previous_state.active:
+        def accepted(event: QuestAcceptedEvent) -> None:
+            generation.quest_accepted(event.quest_id, event.character_id)
+
+        def turned_in(event: QuestTurnedInEvent) -> None:
             finished(event.quest_id, event.character_id, event.outcome.value)
+            generation.quest_turned_in(event.quest_id, event.outcome.value)
 
-    def abandoned(event: QuestAbandonedEvent) -> None:
-        finished(event.quest_id, event.character_id, "abandoned")
+        def failed(event: QuestFailedEvent) -> None:
+            if event.previous_state.active:
+                finished(event.quest_id, event.character_id, event.outcome.value)
 
-    def expired(event: QuestExpiredInternalEvent) -> None:
-        for character in event.character_ids:
-            finished(event.quest_id, character, "expired")
+        def abandoned(event: QuestAbandonedEvent) -> None:
+            finished(event.quest_id, event.character_id, "abandoned")
 
-    for event_type, handler in (
-        (EntityDiedEvent, died),
-        (CombatStartedEvent, attacked),
-        (TalkedToEvent, talked),
-        (ItemPickedUpEvent, picked),
-        (ItemGivenEvent, given),
-        (QuestAcceptedEvent, accepted),
-        (QuestTurnedInEvent, turned_in),
-        (QuestFailedEvent, failed),
-        (QuestAbandonedEvent, abandoned),
-        (QuestExpiredInternalEvent, expired),
-    ):
-        ctx.subscribe(event_type, handler)
-    talk = ctx.service(TalkService)
-    conversation = ConversationDelivery(generation, manager)
-    talk.add_handler(conversation, first=True)
-    talk.add_topic_handler(conversation.topic)
-    return generation
+        def expired(event: QuestExpiredInternalEvent) -> None:
+            for character in event.character_ids:
+                finished(event.quest_id, character, "expired")
+
+        for event_type, handler in (
+            (EntityDiedEvent, died),
+            (CombatStartedEvent, attacked),
+            (TalkedToEvent, talked),
+            (ItemPickedUpEvent, picked),
+            (ItemGivenEvent, given),
+            (QuestAcceptedEvent, accepted),
+            (QuestTurnedInEvent, turned_in),
+            (QuestFailedEvent, failed),
+            (QuestAbandonedEvent, abandoned),
+            (QuestExpiredInternalEvent, expired),
+        ):
+            ctx.subscribe(event_type, handler)
+        talk = ctx.service(TalkService)
+        conversation = ConversationDelivery(generation, manager)
+        talk.add_handler(conversation, first=True)
+        talk.add_topic_handler(conversation.topic)

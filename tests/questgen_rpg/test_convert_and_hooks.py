@@ -80,7 +80,7 @@ def test_the_six_archetypes_and_reward_fields() -> None:
     assert RPGObjective.model_fields["objective_type"].annotation is ObjectiveType
 
 
-async def test_register_rpg_questgen_wires_archetypes_hooks_and_sink(
+async def test_the_rpg_questgen_plugin_wires_archetypes_hooks_and_sink(
     ironvale: GameEngine,
 ) -> None:
     qg = ironvale.services.get(QuestGen)

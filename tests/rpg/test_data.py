@@ -113,12 +113,11 @@ async def test_cross_checks(tmp_path: Path) -> None:
 
 
 def _ctx(tmp_path: Path, pack: Any) -> Any:
-    from maid_engine.content import PackContext
+    from maid_engine.content import PackContext, collect_packs, register_packs
 
     engine = engine_for(tmp_path, pack)
-    engine.packs = [StdlibContentPack(), rpg_pack(), pack]
-    for p in engine.packs:
-        p.register(PackContext(engine, p))
+    engine.packs = collect_packs([StdlibContentPack(), rpg_pack(), pack])
+    register_packs(engine, engine.packs)
     return PackContext(engine, pack)
 
 
