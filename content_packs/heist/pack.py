@@ -7,21 +7,29 @@ quest pipeline the ``heist_opportunity`` seed type, the ``stealth`` objective
 pattern, the ``heist`` archetype and its narrative templates (``narrative.yaml``).
 A watcher completes (or fails) the "go unseen" objective when the strongbox is
 taken. See docs/content-packs.md, "Extending quest generation".
+
+Everything is declared once, in ``register``: the packs it requires (through
+Ironvale: the ``stdlib`` and ``classic_rpg`` groups) have registered by then, so
+every registry it adds to exists.
 """
 
 from __future__ import annotations
 
+import yaml
+
+from classic_rpg.events import ItemPickedUpEvent
+from classic_rpg.systems.quests.data import pack_quest_problems
 from content_packs.heist.chain import heist_follow_up
 from content_packs.heist.detector import SIGNAL_TYPE, detect_heist_opportunities
-from content_packs.heist.questgen import register_heist_questgen, template_problems
+from content_packs.heist.questgen import add_heist_questgen, read_templates
+from content_packs.heist.stealth import StealthWatcher
 from content_packs.heist.valuables import register_valuables
-from maid_engine.content import PackContext, PackError
+from maid_engine.content import PackContext
 from maid_stdlib.consequences import ConsequenceSystem
-from maid_stdlib.living.data import load_living_data, parse_living
-from maid_stdlib.living.service import LivingWorld
+from maid_stdlib.living.data import LivingData, add_living_data, parse_living
 from maid_stdlib.questgen import QuestGen
 from maid_stdlib.questgen.narrative import TemplateRegistry
-from maid_stdlib.story.detectors import StoryDetectors
+from maid_stdlib.story.detectors import Detector, StoryDetectors
 from maid_stdlib.world.datapack import WorldDataPack, data_error
 from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.service import WorldService
@@ -39,95 +47,54 @@ class HeistPack(WorldDataPack):
     requires = ("ironvale",)
     description = "Counting-House Lane: a moneylender, his strongroom and a grudge."
 
+    def __init__(self) -> None:
+        #: Problems of living.yaml and narrative.yaml, found while registering.
+        self.file_problems: list[str] = []
+
     def register(self, ctx: PackContext) -> None:
         super().register(ctx)
-        from classic_rpg.events import ItemPickedUpEvent
-        from content_packs.heist.stealth import StealthWatcher
-
         register_valuables(ctx.service(WorldData), self.name)
         # The required context keys are enforced by the QuestGen contract below, not
         # with story.register_signal_type: that table is process-wide, and a pack
         # loaded by one engine must not change what another engine's story layer sees.
         ctx.subscribe(ItemPickedUpEvent, StealthWatcher(ctx.engine).on_picked_up)
-        # What the stdlib has registered by now is extended at once; layers wired
-        # after this pack (or by a test's wiring pack) are extended in
-        # on_world_loaded, which runs after every pack registered.
-        self._extend(ctx, final=False)
+        # Broken files are reported, not raised, here: ``maid check-pack`` lists every
+        # problem of every file; a server refuses to start in on_world_loaded.
+        living = self._read_living()
+        templates, problems = read_templates(
+            self.path / "narrative.yaml", f"{self.path.name}/narrative.yaml"
+        )
+        self.file_problems += problems
+        if living is not None:
+            add_living_data(ctx, living)
+        ctx.service(StoryDetectors).add_from(
+            self.name, Detector(DETECTOR, SIGNAL_TYPE, detect_heist_opportunities)
+        )
+        add_heist_questgen(ctx.service(QuestGen), self.name)
+        if not problems:
+            ctx.service(TemplateRegistry).register_templates(templates)
+        ctx.service(ConsequenceSystem).chain_rules.register(heist_follow_up)
 
-    def validate_data(self, ctx: PackContext) -> list[str]:
-        # quests.yaml is read by the QuestManager at start-up; check it here too.
-        from classic_rpg.systems.quests.data import pack_quest_problems
-
-        return [*super().validate_data(ctx), *self._file_problems(), *pack_quest_problems(ctx)]
-
-    def _file_problems(self) -> list[str]:
-        """Problems of living.yaml and narrative.yaml, as "file: entry: problem"."""
-        import yaml
-
+    def _read_living(self) -> LivingData | None:
         label = f"{self.path.name}/living.yaml"
         try:
             raw = yaml.safe_load((self.path / "living.yaml").read_text(encoding="utf-8"))
         except (OSError, yaml.YAMLError) as exc:
-            problems = [f"{label}: cannot read: {exc}"]
-        else:
-            problems = parse_living(raw, label)[1]
-        return [
-            *problems,
-            *template_problems(self.path / "narrative.yaml", f"{self.path.name}/narrative.yaml"),
-        ]
+            self.file_problems.append(f"{label}: cannot read: {exc}")
+            return None
+        spec, problems = parse_living(raw, label)
+        self.file_problems += problems
+        return None if spec is None or problems else LivingData(self.name, label, spec)
+
+    def validate_data(self, ctx: PackContext) -> list[str]:
+        # quests.yaml is read by the QuestManager at start-up; check it here too.
+        return [*super().validate_data(ctx), *self.file_problems, *pack_quest_problems(ctx)]
 
     async def on_world_loaded(self, ctx: PackContext) -> None:
         await super().on_world_loaded(ctx)
+        if self.file_problems:
+            raise data_error(self.name, self.file_problems)
         ws = ctx.service(WorldService)
         room, exit_name, target = ENTRANCE
         if ws.has_room(room) and ws.exits_of(room).get(exit_name) != target:
             ws.set_exit(room, exit_name, target)
-        self._extend(ctx, final=True)
-
-    # -- the layers above the world ---------------------------------------------------
-    def _extend(self, ctx: PackContext, *, final: bool) -> None:
-        # Broken files are not loaded while registering: raising there would stop
-        # ``maid check-pack`` at the first problem instead of reporting them all.
-        problems = self._file_problems()
-        if problems and final:
-            raise data_error(self.name, problems)
-        services = ctx.engine.services
-        living = services.try_get(LivingWorld)
-        if (
-            living is not None
-            and not problems
-            and not any(d.pack == self.name for d in [*living.pending_data, *living.applied_data])
-        ):
-            load_living_data(ctx, self.path / "living.yaml")
-        detectors = services.try_get(StoryDetectors)
-        if detectors is not None and DETECTOR not in detectors.names():
-            detectors.register(DETECTOR, SIGNAL_TYPE, detect_heist_opportunities)
-        qg = services.try_get(QuestGen)
-        if qg is not None:
-            register_heist_questgen(
-                qg, None if problems else _templates(ctx), self.path / "narrative.yaml"
-            )
-        consequences = services.try_get(ConsequenceSystem)
-        if consequences is not None and heist_follow_up not in consequences.chain_rules.rules:
-            consequences.chain_rules.register(heist_follow_up)
-        if final:
-            missing = [
-                name
-                for name, svc in (
-                    ("LivingWorld", living),
-                    ("StoryDetectors", detectors),
-                    ("QuestGen", qg),
-                )
-                if svc is None
-            ]
-            if missing:
-                raise PackError(
-                    self.name,
-                    f"needs {', '.join(missing)} (the stdlib's living "
-                    "world, story signals and quest generation)",
-                )
-
-
-def _templates(ctx: PackContext) -> TemplateRegistry | None:
-    """The template registry of the quest narrative fallback, if one is installed."""
-    return ctx.engine.services.try_get(TemplateRegistry)

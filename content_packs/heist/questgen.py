@@ -41,12 +41,12 @@ __all__ = [
     "SEED_TYPE",
     "STEALTH_OBJECTIVE",
     "STEALTH_PATTERN",
+    "add_heist_questgen",
     "build_stealth",
     "ground_heist",
     "heist_archetype",
     "load_templates",
-    "register_heist_questgen",
-    "template_problems",
+    "read_templates",
 ]
 
 SEED_TYPE = "heist_opportunity"
@@ -176,12 +176,13 @@ def load_templates(path: Path) -> dict[str, dict[str, list[str]]]:
     return raw
 
 
-def template_problems(path: Path, label: str) -> list[str]:
-    """Every problem of the templates file, as "file: entry: problem" lines."""
+def read_templates(path: Path, label: str) -> tuple[dict[str, dict[str, list[str]]], list[str]]:
+    """The templates file and every problem of it, as "file: entry: problem" lines
+    (the file is read once; with problems, use none of it)."""
     try:
         raw = load_templates(path)
     except (OSError, ValueError, yaml.YAMLError) as exc:
-        return [f"{label}: {exc}"]
+        return {}, [f"{label}: {exc}"]
     problems: list[str] = []
     registry = TemplateRegistry()
     for archetype_id, fields in raw.items():
@@ -204,25 +205,15 @@ def template_problems(path: Path, label: str) -> list[str]:
             except ValueError as exc:
                 if not any(p.startswith(where) for p in problems):
                     problems.append(f"{where}: {exc}")
-    return problems
+    return raw, problems
 
 
-def register_heist_questgen(
-    qg: QuestGen, templates: TemplateRegistry | None, templates_path: Path
-) -> None:
-    """Seed type, contract, pattern, archetype (and templates when a registry is given).
-
-    Safe to call twice (a second engine in a test process, a re-registration)."""
-    qg.seed_types.register(SEED_TYPE, SEED_DESCRIPTION)
-    if qg.contracts.get(SIGNAL_TYPE) is None:
-        qg.contracts.register(
-            SignalContract(SIGNAL_TYPE, (SEED_TYPE,), REQUIRED_KEYS, ground_heist)
-        )
-    if not qg.objective_builder.has(STEALTH_PATTERN):
-        qg.objective_builder.register(
-            STEALTH_PATTERN, build_stealth, requires=("item_template", "party_a")
-        )
-    if ARCHETYPE_ID not in qg.archetypes:
-        qg.register_archetype(heist_archetype())
-    if templates is not None:
-        templates.register_templates(load_templates(templates_path))
+def add_heist_questgen(qg: QuestGen, pack: str) -> None:
+    """The seed type, contract, objective pattern and archetype, added once under
+    ``pack`` (a key another pack took is a start-up error naming both)."""
+    qg.add_seed_type(pack, SEED_TYPE, SEED_DESCRIPTION)
+    qg.add_contract(pack, SignalContract(SIGNAL_TYPE, (SEED_TYPE,), REQUIRED_KEYS, ground_heist))
+    qg.add_objective_pattern(
+        pack, STEALTH_PATTERN, build_stealth, requires=("item_template", "party_a")
+    )
+    qg.add_archetype(pack, heist_archetype())

@@ -7,7 +7,9 @@ layer's ``stats:``, the living world's ``needs:``/``goals:``/``schedule:``).
 
 from __future__ import annotations
 
+from classic_rpg.systems.quests.data import pack_quest_problems
 from maid_engine.content import PackContext
+from maid_stdlib.living import load_living_data
 from maid_stdlib.world.datapack import WorldDataPack
 
 
@@ -18,13 +20,9 @@ class IronvalePack(WorldDataPack):
     description = "Ironvale, a mining village cut off by bandits on the Old Trade Road."
 
     def register(self, ctx: PackContext) -> None:
-        from maid_stdlib.living import load_living_data
-
         super().register(ctx)
         load_living_data(ctx, self.path / "living.yaml")
 
     def validate_data(self, ctx: PackContext) -> list[str]:
         # quests.yaml is read by the QuestManager at start-up; check it here too.
-        from classic_rpg.systems.quests.data import pack_quest_problems
-
         return [*super().validate_data(ctx), *pack_quest_problems(ctx)]
