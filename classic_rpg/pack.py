@@ -66,7 +66,7 @@ class ClassicRPGContentPack(PluginGroup):
     version = "0.1.0"
     requires = (StdlibContentPack,)
     description = "Levels, combat, items, quests"
-    # The order is the registration order of systems and handlers.
+    # The order is the order handlers subscribe in (systems go by their phases).
     plugins = (
         RulesPlugin,
         QuestsPlugin,

@@ -4,7 +4,7 @@
 
 * data extensions: npc ``stats:``, ``combat:``, ``loot:``, ``dialogue:``; item ``stats:``
 * services: Progression, ItemFactory, CombatService, TalkService
-* systems: RegenSystem (115), CombatSystem (120), RespawnSystem (130)
+* systems: RegenSystem, CombatSystem, RespawnSystem (phase combat)
 * a WorldCharacterFactory creation hook giving new characters their components,
   a ``score`` section, the ``<hp mp>`` prompt and GMCP Char.Vitals/Char.Status
 * commands: get/take, drop, give, inventory, equipment, wear/wield, remove,

@@ -26,8 +26,8 @@ class StdlibContentPack(PluginGroup):
     name = "stdlib"
     version = "0.1.0"
     description = "Rooms, movement, talking, help and the data format of world packs."
-    # The order is the registration order of systems and handlers (handlers of one
-    # event run in the order they subscribed).
+    # The order is the order handlers subscribe in (handlers of one event run in
+    # that order); systems are ordered by their phases.
     plugins = (
         WorldPlugin,
         LivingPlugin,

@@ -12,7 +12,7 @@ Public API:
 * ``MemoryService`` / ``EpisodicMemory`` / ``MemoryVisibility`` / ``EmotionalValence``
 * gossip: :mod:`maid_stdlib.living.gossip` (``observe``, ``inject``, ``gossip_lines``)
 * ``LivingWorld`` (service), ``LivingPlugin``, ``load_living_data(ctx, path)``
-* systems: ``ScheduleSystem`` (140), ``AutonomySystem`` (150), ``SocialFabricSystem`` (155)
+* systems: ``ScheduleSystem``, ``AutonomySystem``, ``SocialFabricSystem`` (phase living)
 """
 
 from maid_stdlib.living.autonomy import AutonomySystem, ScheduleSystem, SocialFabricSystem

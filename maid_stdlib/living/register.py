@@ -59,8 +59,8 @@ class _Handlers:
 
 class LivingPlugin(ContentPack):
     """Provide ``LivingWorld`` and ``MemoryService``, declare ``npc_memories``, add the
-    Schedule (140), Autonomy (150), SocialFabric (155) and memory-flush (990)
-    systems and the ``@living`` builder command. Packs then add living data with
+    Schedule, Autonomy, SocialFabric (phase living) and memory-flush (phase
+    persistence) systems and the ``@living`` builder command. Packs then add living data with
     ``load_living_data(ctx, path)`` (requiring this plugin, or the ``stdlib`` group)."""
 
     name = "stdlib.living"

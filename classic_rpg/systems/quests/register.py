@@ -25,7 +25,7 @@ __all__ = ["QuestsPlugin"]
 
 class QuestsPlugin(ContentPack):
     """Provide the ``QuestManager``, declare its collections, add the QuestSystem
-    (priority 190), the objective tracker's handlers, the quest-giver conversation
+    (phase quests), the objective tracker's handlers, the quest-giver conversation
     and the player's quest commands."""
 
     name = "classic_rpg.quests"
