@@ -55,8 +55,15 @@ def test_prints_the_default_order_without_opening_the_database(
         "QuestGroundingMonitor",
         "MemoryFlushSystem",
     ]
-    assert lines[3].split() == ["combat", "RespawnSystem", "classic_rpg", "after", "CombatSystem"]
-    assert lines[8].split() == ["story", "StorySignalSystem", "stdlib"]
+    # The pack column names the feature plugin that registered the system.
+    assert lines[3].split() == [
+        "combat",
+        "RespawnSystem",
+        "classic_rpg.rules",
+        "after",
+        "CombatSystem",
+    ]
+    assert lines[8].split() == ["story", "StorySignalSystem", "stdlib.story"]
     # Nothing was opened or created: no data folder, no SQLite file.
     assert not (tmp_path / "data").exists()
 
@@ -90,7 +97,7 @@ def test_markdown_prints_the_marked_block(
     assert lines[0] == MARKDOWN_BEGIN
     assert lines[-1] == MARKDOWN_END
     assert "| | combat | (none) | | |" in lines
-    assert "| 2 | living | AutonomySystem | stdlib | after ScheduleSystem |" in lines
+    assert "| 2 | living | AutonomySystem | stdlib.living | after ScheduleSystem |" in lines
 
 
 def test_a_bad_schedule_is_reported_with_the_systems_named(

@@ -180,10 +180,11 @@ def test_default_packs_keep_their_tick_order() -> None:
         ("persistence", "MemoryFlushSystem"),
     ]
     table = engine.resolved_schedule()
-    assert {row.system: row.pack for row in table}["QuestSystem"] == "classic_rpg"
-    assert {row.system: row.pack for row in table}["StorySignalSystem"] == "stdlib"
+    # The feature plugin that registered each system.
+    assert {row.system: row.pack for row in table}["QuestSystem"] == "classic_rpg.quests"
+    assert {row.system: row.pack for row in table}["StorySignalSystem"] == "stdlib.story"
     text = render_text(table)
-    assert re.search(r"^combat +RespawnSystem +classic_rpg +after CombatSystem$", text, re.M)
+    assert re.search(r"^combat +RespawnSystem +classic_rpg\.rules +after CombatSystem$", text, re.M)
 
 
 def test_architecture_doc_shows_the_real_system_order() -> None:
