@@ -3,7 +3,7 @@
 Commands (``@quest``, ``board``, ``questgen``), the rules layer's glue
 (classic_rpg), the consequence layer and ``maid simulate`` talk to quest
 generation through this one object, provided under its class by
-``register_quest_generation``; none of them reaches into the stages. It is a
+the ``stdlib.quest_generation`` plugin; none of them reaches into the stages. It is a
 facade: every method delegates to the stage that owns the answer.
 
 =====================  ===============================================================
