@@ -18,7 +18,7 @@ from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.engine import GameEngine
-from maid_stdlib.living import LivingWorld, load_living_data
+from maid_stdlib.living import load_living_data
 from maid_stdlib.story import StorySignal, StorySignalEvent
 from maid_stdlib.story.system import StorySignalSystem
 from maid_stdlib.world import WorldDataPack, data_uuid
