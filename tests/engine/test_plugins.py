@@ -95,7 +95,8 @@ def test_a_plugin_added_twice_is_an_error_naming_both_adders() -> None:
         collect_packs([group_a, group_b], available={})
     message = str(caught.value)
     assert "content pack 'feature': added twice" in message
-    assert "group 'group_a'" in message and "group 'group_b'" in message
+    assert "group 'group_a'" in message
+    assert "group 'group_b'" in message
 
 
 def test_the_same_plugin_in_the_pack_list_twice_is_an_error() -> None:
@@ -108,7 +109,8 @@ def test_two_classes_under_one_name_are_an_error_naming_both() -> None:
     other.__qualname__ = "OtherTwin"
     with pytest.raises(PackError) as caught:
         collect_packs([one, other], available={})
-    assert "P_twin" in str(caught.value) and "OtherTwin" in str(caught.value)
+    assert "P_twin" in str(caught.value)
+    assert "OtherTwin" in str(caught.value)
 
 
 def test_a_required_plugin_only_referred_to_is_added_once() -> None:
@@ -273,4 +275,5 @@ class LateDetector(ContentPack):
 
 async def test_a_detector_under_a_taken_name_is_an_error() -> None:
     message = await start_fails(LateDetector)
-    assert "content pack 'late_detector': story detector" in message and "built in" in message
+    assert "content pack 'late_detector': story detector" in message
+    assert "built in" in message
