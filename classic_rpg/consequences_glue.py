@@ -23,6 +23,7 @@ from uuid import UUID
 
 from classic_rpg.events import EntityDiedEvent
 from classic_rpg.systems.quests.commands import resolve
+from classic_rpg.systems.quests.errors import QuestError
 from classic_rpg.systems.quests.events import (
     QuestAbandonedEvent,
     QuestExpiredInternalEvent,
@@ -30,7 +31,7 @@ from classic_rpg.systems.quests.events import (
     QuestGeneratedEvent,
     QuestTurnedInEvent,
 )
-from classic_rpg.systems.quests.manager import QuestError, QuestManager
+from classic_rpg.systems.quests.manager import QuestManager
 from classic_rpg.systems.quests.models import Quest
 from classic_rpg.systems.quests.register import QuestsPlugin
 from maid_engine.commands import Command, CommandContext, CommandError, command

@@ -22,6 +22,7 @@ from classic_rpg.events import (
 )
 from classic_rpg.questgen.register import RpgQuestGenPlugin
 from classic_rpg.rules import RulesPlugin
+from classic_rpg.systems.quests.errors import QuestError
 from classic_rpg.systems.quests.events import (
     QuestAbandonedEvent,
     QuestAcceptedEvent,
@@ -29,7 +30,7 @@ from classic_rpg.systems.quests.events import (
     QuestFailedEvent,
     QuestTurnedInEvent,
 )
-from classic_rpg.systems.quests.manager import QuestError, QuestManager
+from classic_rpg.systems.quests.manager import QuestManager
 from classic_rpg.systems.quests.questlog import QuestLog
 from classic_rpg.systems.quests.register import QuestsPlugin
 from maid_engine.accounts.components import PlayerCharacter

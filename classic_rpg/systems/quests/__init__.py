@@ -7,6 +7,7 @@ provides the ``QuestManager`` service and wires it into the game. See docs/quest
 
 from __future__ import annotations
 
+from classic_rpg.systems.quests.errors import QuestError
 from classic_rpg.systems.quests.events import (
     QuestAbandonedEvent,
     QuestAcceptedEvent,
@@ -18,7 +19,7 @@ from classic_rpg.systems.quests.events import (
     QuestProgressEvent,
     QuestTurnedInEvent,
 )
-from classic_rpg.systems.quests.manager import AcceptValidator, QuestError, QuestManager
+from classic_rpg.systems.quests.manager import AcceptValidator, QuestManager
 from classic_rpg.systems.quests.models import Quest, QuestObjective, QuestRewards
 from classic_rpg.systems.quests.questlog import ObjectiveProgress, QuestEntry, QuestLog
 from classic_rpg.systems.quests.tracker import QuestProgressTracker

@@ -11,7 +11,8 @@ from __future__ import annotations
 from uuid import UUID
 
 from classic_rpg.components import CharacterStats
-from classic_rpg.systems.quests.manager import QuestError, QuestManager
+from classic_rpg.systems.quests.errors import QuestError
+from classic_rpg.systems.quests.manager import QuestManager
 from classic_rpg.systems.quests.models import Quest, QuestObjective
 from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog
 from maid_engine.commands import Command, CommandContext, CommandError, command

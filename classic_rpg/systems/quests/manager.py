@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from classic_rpg.components import CharacterStats
+from classic_rpg.systems.quests.errors import QuestError
 from classic_rpg.systems.quests.events import (
     QuestAbandonedEvent,
     QuestAcceptedEvent,
@@ -33,20 +34,21 @@ from classic_rpg.systems.quests.events import (
 )
 from classic_rpg.systems.quests.grading import required_ratio
 from classic_rpg.systems.quests.history import QuestHistory, QuestHistoryEntry
+from classic_rpg.systems.quests.matching import display_name
 from classic_rpg.systems.quests.models import Quest
-from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog
+from classic_rpg.systems.quests.objectives import ObjectiveTracker
+from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog, entry_of, log_of
 from classic_rpg.systems.quests.registry import QuestRegistry, resolve_room_ids
+from classic_rpg.systems.quests.rewards import TurnInLedger
 from maid_stdlib.questgen.vocabulary import (
     FailReason,
     QuestDeliveryMethod,
     QuestOutcome,
     QuestState,
 )
-from maid_stdlib.world.components import Describable
+from maid_stdlib.world.service import WorldService
 
 if TYPE_CHECKING:
-    from classic_rpg.systems.quests.objectives import ObjectiveTracker
-    from classic_rpg.systems.quests.rewards import TurnInLedger
     from maid_engine.ports import Host
 
 log = logging.getLogger("maid.rpg.quests")
@@ -72,22 +74,19 @@ _HISTORY_META = frozenset(
 )
 
 
-class QuestError(Exception):
-    """A refused quest operation; the message is meant for the player."""
-
-
 class QuestManager:
     def __init__(self, engine: Host) -> None:
-        from classic_rpg.systems.quests.objectives import ObjectiveTracker
-        from classic_rpg.systems.quests.rewards import TurnInLedger
-
         self.engine = engine
         self.registry = QuestRegistry()
         self.history = QuestHistory()
         #: Run before every acceptance; the grounding monitor adds its check here.
         self.accept_validators: list[AcceptValidator] = []
-        self.objectives: ObjectiveTracker = ObjectiveTracker(self)
-        self.ledger: TurnInLedger = TurnInLedger(self)
+        # The tracker and the ledger get what they read and a way to report back,
+        # not the manager.
+        self.objectives = ObjectiveTracker(
+            engine, self.registry, on_met=self.mark_objectives_met, on_failed=self._fail
+        )
+        self.ledger = TurnInLedger(engine, self.registry, self.history, self.objectives)
 
     @property
     def now(self) -> float:
@@ -163,16 +162,10 @@ class QuestManager:
     # -- per-character state -----------------------------------------------------------
     def log_of(self, character: UUID) -> QuestLog:
         """The character's QuestLog, created on first use."""
-        world = self.engine.world
-        qlog = world.try_component(character, QuestLog)
-        if qlog is None:
-            qlog = QuestLog()
-            world.add_component(character, qlog)  # EntityNotFound for a bad id
-        return qlog
+        return log_of(self.engine.world, character)  # EntityNotFound for a bad id
 
     def entry(self, character: UUID, quest_id: str) -> QuestEntry | None:
-        qlog = self.engine.world.try_component(character, QuestLog)
-        return qlog.entry(quest_id) if qlog is not None else None
+        return entry_of(self.engine.world, character, quest_id)
 
     def quest_state(self, character: UUID, quest_id: str) -> QuestState | None:
         entry = self.entry(character, quest_id)
@@ -206,8 +199,7 @@ class QuestManager:
         return quest.title if quest is not None else quest_id
 
     def name_of(self, entity: UUID | None) -> str:
-        desc = self.engine.world.try_component(entity, Describable) if entity else None
-        return desc.name if desc is not None and desc.name else "someone"
+        return display_name(self.engine.world, entity)
 
     def set_objective_hint(self, quest_id: str, objective_id: str, hint: str) -> bool:
         """Replace the hint players see for one objective (e.g. the NPC moved)."""
@@ -490,8 +482,6 @@ class QuestManager:
             raise QuestError(f"You have not finished '{quest.title}' yet.")
         npc = quest.turn_in_npc
         if npc is not None:
-            from maid_stdlib.world.service import WorldService
-
             ws = self.engine.services.get(WorldService)
             here = ws.room_key_of(character)
             if not self.engine.world.entity_exists(npc) or ws.room_key_of(npc) != here:

@@ -6,18 +6,18 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from classic_rpg.components import Inventory
+from classic_rpg.items.factory import ItemFactory
 from classic_rpg.systems.quests.models import QuestObjective
 from maid_stdlib.world.components import NPC, Describable, Item
 from maid_stdlib.world.loader import WorldData
 
 if TYPE_CHECKING:
+    from maid_engine.ecs import World
     from maid_engine.ports import Host
 
 
 def count_items(engine: Host, character: UUID, template: str) -> int:
     """How many items of ``template`` the character carries or wears."""
-    from classic_rpg.items.factory import ItemFactory
-
     factory = engine.services.try_get(ItemFactory)
     if factory is not None:
         return factory.count(character, template)
@@ -58,3 +58,9 @@ def template_name(engine: Host, template: str) -> str:
     """The display name of an NPC/item data entry ("" if unknown)."""
     entry = engine.services.get(WorldData).template(template) if template else None
     return str(getattr(entry.spec, "name", "")) if entry is not None else ""
+
+
+def display_name(world: World, entity: UUID | None) -> str:
+    """What quest messages call an entity: its name, or "someone"."""
+    desc = world.try_component(entity, Describable) if entity else None
+    return desc.name if desc is not None and desc.name else "someone"

@@ -15,6 +15,7 @@ CUSTOM <- ``QuestManager.complete_custom``.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from uuid import UUID
 
@@ -25,11 +26,23 @@ from classic_rpg.events import (
     ItemPickedUpEvent,
     TalkedToEvent,
 )
+from classic_rpg.systems.quests.errors import QuestError
 from classic_rpg.systems.quests.events import QuestProgressEvent
-from classic_rpg.systems.quests.manager import QuestError
-from classic_rpg.systems.quests.matching import count_items, npc_matches, template_name
+from classic_rpg.systems.quests.matching import (
+    count_items,
+    display_name,
+    npc_matches,
+    template_name,
+)
 from classic_rpg.systems.quests.models import WATCHERS, Quest, QuestObjective
-from classic_rpg.systems.quests.questlog import ObjectiveProgress, QuestEntry, QuestLog
+from classic_rpg.systems.quests.questlog import (
+    ObjectiveProgress,
+    QuestEntry,
+    QuestLog,
+    entry_of,
+    log_of,
+)
+from classic_rpg.systems.quests.registry import QuestRegistry
 from classic_rpg.systems.quests.tracker import QuestProgressTracker
 from maid_stdlib.questgen.vocabulary import FailReason, ObjectiveType, QuestState
 from maid_stdlib.world.events import EntityRelocatedEvent
@@ -37,15 +50,35 @@ from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize
 
 if TYPE_CHECKING:
-    from classic_rpg.systems.quests.manager import QuestManager
     from maid_engine.ecs import World
+    from maid_engine.ports import Host
 
 _Key = tuple[UUID, str]
 
+#: ``(character, quest, entry)``: every required objective is met.
+ObjectivesMet = Callable[[UUID, Quest, QuestEntry], None]
+#: ``(character, quest, entry, reason, detail)``: a required objective failed or
+#: the quest's time limit ran out; the quest fails.
+QuestFailer = Callable[[UUID, Quest, QuestEntry, FailReason, str], object]
+
 
 class ObjectiveTracker:
-    def __init__(self, manager: QuestManager) -> None:
-        self.manager = manager
+    """Reads quests from the registry and progress from the characters' QuestLogs;
+    what completion or failure means for the quest is for ``on_met`` and
+    ``on_failed`` (the QuestManager's transitions) to decide."""
+
+    def __init__(
+        self,
+        engine: Host,
+        registry: QuestRegistry,
+        *,
+        on_met: ObjectivesMet,
+        on_failed: QuestFailer,
+    ) -> None:
+        self.engine = engine
+        self.registry = registry
+        self._on_met = on_met
+        self._on_failed = on_failed
         #: character -> ids of its accepted (IN_PROGRESS/COMPLETED) quests.
         self._active: dict[UUID, set[str]] = defaultdict(set)
         #: PROTECT/ESCORT NPC -> (character, quest) watching it.
@@ -62,10 +95,17 @@ class ObjectiveTracker:
 
     @property
     def world(self) -> World:
-        return self.manager.engine.world
+        return self.engine.world
+
+    @property
+    def now(self) -> float:
+        return self.engine.clock.game_time
 
     def _ws(self) -> WorldService:
-        return self.manager.engine.services.get(WorldService)
+        return self.engine.services.get(WorldService)
+
+    def _notify(self, character: UUID, text: str) -> None:
+        self.engine.sessions.send_to(character, text)
 
     # -- index -------------------------------------------------------------------------
     def rebuild(self) -> None:
@@ -77,7 +117,7 @@ class ObjectiveTracker:
         self._limit_only.clear()
         for uid, qlog in self.world.each(QuestLog):
             for entry in qlog.active:
-                quest = self.manager.get_quest(entry.quest_id)
+                quest = self.registry.get(entry.quest_id)
                 if quest is not None:
                     self._index(uid, quest)
 
@@ -125,7 +165,7 @@ class ObjectiveTracker:
         out = []
         for quest_id in sorted(ids):
             entry = qlog.entry(quest_id)
-            quest = self.manager.get_quest(quest_id)
+            quest = self.registry.get(quest_id)
             if entry is not None and quest is not None and entry.state.active:
                 out.append((quest, entry))
         return out
@@ -150,7 +190,7 @@ class ObjectiveTracker:
     # -- the state of objectives -------------------------------------------------------
     def _advance(self, character: UUID, quest: Quest, entry: QuestEntry) -> None:
         """Unlock what the order allows, settle watchers, detect completion."""
-        now = self.manager.now
+        now = self.now
         changed = True
         while changed and entry.state.active:
             changed = False
@@ -174,14 +214,14 @@ class ObjectiveTracker:
         if entry.state is QuestState.IN_PROGRESS and all(
             entry.objectives[o.objective_id].completed for o in quest.required
         ):
-            self.manager.mark_objectives_met(character, quest, entry)
+            self._on_met(character, quest, entry)
 
     def _watch_done(self, quest: Quest, entry: QuestEntry, o: QuestObjective) -> bool:
         if any(not entry.objectives[w].completed for w in quest.watched(o)):
             return False
         p = entry.objectives[o.objective_id]
         assert p.unlocked_at is not None
-        elapsed = self.manager.now - p.unlocked_at
+        elapsed = self.now - p.unlocked_at
         if o.objective_type is ObjectiveType.TIMED:
             return o.time_limit_seconds is None or elapsed <= o.time_limit_seconds
         if o.time_limit_seconds is not None and elapsed < o.time_limit_seconds:
@@ -234,16 +274,16 @@ class ObjectiveTracker:
         p.count = count
         done = count >= o.target_count
         if done:
-            p.completed, p.completed_at = True, self.manager.now
-        self.world.modified(character, self.manager.log_of(character))
-        self.manager.engine.events.emit(
+            p.completed, p.completed_at = True, self.now
+        self.world.modified(character, log_of(self.world, character))
+        self.engine.events.emit(
             QuestProgressEvent(
                 quest.quest_id, character, o.objective_id, count, o.target_count, done
             )
         )
         tally = f" ({count}/{o.target_count})" if o.target_count > 1 else ""
         status = " |g- done|n" if done else ""
-        self.manager.notify(character, f"[{quest.title}] {o.description}{tally}{status}")
+        self._notify(character, f"[{quest.title}] {o.description}{tally}{status}")
         if advance:
             self._advance(character, quest, entry)
 
@@ -251,11 +291,11 @@ class ObjectiveTracker:
         self, character: UUID, quest: Quest, entry: QuestEntry, o: QuestObjective, why: str
     ) -> None:
         entry.objectives[o.objective_id].failed = True
-        self.world.modified(character, self.manager.log_of(character))
+        self.world.modified(character, log_of(self.world, character))
         if o.required:
-            self.manager._fail(character, quest, entry, FailReason.FAILED, why)
+            self._on_failed(character, quest, entry, FailReason.FAILED, why)
         else:
-            self.manager.notify(character, f"[{quest.title}] {o.description} |r- failed ({why})|n")
+            self._notify(character, f"[{quest.title}] {o.description} |r- failed ({why})|n")
 
     def _each_open(
         self, character: UUID, *types: ObjectiveType
@@ -272,20 +312,20 @@ class ObjectiveTracker:
         """Accepted quests with a PROTECT/ESCORT objective about ``npc``."""
         out = []
         for character, quest_id in sorted(self._npcs.get(npc, ()), key=str):
-            quest = self.manager.get_quest(quest_id)
-            entry = self.manager.entry(character, quest_id)
+            quest = self.registry.get(quest_id)
+            entry = entry_of(self.world, character, quest_id)
             if quest is not None and entry is not None and entry.state.active:
                 out.append((character, quest, entry))
         return out
 
     def count_items(self, character: UUID, template: str) -> int:
-        return count_items(self.manager.engine, character, template)
+        return count_items(self.engine, character, template)
 
     def _npc_matches(self, o: QuestObjective, npc: UUID, template: str = "") -> bool:
-        return npc_matches(self.manager.engine, o, npc, template)
+        return npc_matches(self.engine, o, npc, template)
 
     def _dead_name(self, template: str) -> str:
-        return template_name(self.manager.engine, template) or "the one you were protecting"
+        return template_name(self.engine, template) or "the one you were protecting"
 
     def _check_escort(
         self,
@@ -377,8 +417,8 @@ class ObjectiveTracker:
                 # then checks whether it has arrived.
                 if event.from_room is not None and ws.room_key_of(o.target_id) == (event.from_room):
                     ws.move(o.target_id, to_room, reason="follow")
-                    who = capitalize(self.manager.name_of(o.target_id))
-                    self.manager.notify(uid, f"{who} follows you.")
+                    who = capitalize(display_name(self.world, o.target_id))
+                    self._notify(uid, f"{who} follows you.")
                 self._check_escort(uid, quest, entry, o)
         for character, quest, entry in self._watching(uid):
             for o in quest.objectives:
@@ -395,12 +435,12 @@ class ObjectiveTracker:
         for _quest, entry in self.running(event.target_id):
             tracker = QuestProgressTracker(entry)
             if tracker.record_health(event.target_health, event.target_max_health):
-                self.world.modified(event.target_id, self.manager.log_of(event.target_id))
+                self.world.modified(event.target_id, log_of(self.world, event.target_id))
 
     # -- time --------------------------------------------------------------------------
     def tick(self) -> None:
         """Time limits, TIMED objectives and PROTECT durations (game time)."""
-        now = self.manager.now
+        now = self.now
         # A stable order without formatting UUIDs, sorted again only when the set
         # changed (not on every tick).
         order = self._timed_order
@@ -414,8 +454,8 @@ class ObjectiveTracker:
                 # active states meanwhile is dropped then (or by ``stopped``).
                 continue
             character, quest_id = key
-            quest = self.manager.get_quest(quest_id)
-            entry = self.manager.entry(character, quest_id)
+            quest = self.registry.get(quest_id)
+            entry = entry_of(self.world, character, quest_id)
             if quest is None or entry is None or not entry.state.active:
                 self._timed.discard(key)
                 self._timed_order = None
@@ -427,7 +467,7 @@ class ObjectiveTracker:
                 and entry.accepted_at is not None
                 and (now - entry.accepted_at > limit)
             ):
-                self.manager._fail(
+                self._on_failed(
                     character, quest, entry, FailReason.EXPIRED, "the time limit ran out"
                 )
                 continue

@@ -9,9 +9,14 @@ Nested objects are plain dataclasses; code that changes them calls ``touch()``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from uuid import UUID
 
 from maid_engine.ecs import Component
 from maid_stdlib.questgen.vocabulary import FailReason, QuestOutcome, QuestState
+
+if TYPE_CHECKING:
+    from maid_engine.ecs import World
 
 
 @dataclass
@@ -80,3 +85,18 @@ class QuestLog(Component):
     @property
     def active(self) -> list[QuestEntry]:
         return [e for e in self.quests.values() if e.state.active]
+
+
+def log_of(world: World, character: UUID) -> QuestLog:
+    """The character's QuestLog, created on first use (EntityNotFound for a bad id)."""
+    qlog = world.try_component(character, QuestLog)
+    if qlog is None:
+        qlog = QuestLog()
+        world.add_component(character, qlog)
+    return qlog
+
+
+def entry_of(world: World, character: UUID, quest_id: str) -> QuestEntry | None:
+    """The character's entry for the quest, if it has one."""
+    qlog = world.try_component(character, QuestLog)
+    return qlog.entry(quest_id) if qlog is not None else None

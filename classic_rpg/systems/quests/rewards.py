@@ -20,20 +20,28 @@ import logging
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
+from classic_rpg.characters.levels import Progression
 from classic_rpg.components import CharacterStats, Inventory
+from classic_rpg.items.factory import ItemFactory
+from classic_rpg.systems.quests.errors import QuestError
 from classic_rpg.systems.quests.events import QuestTurnedInEvent
 from classic_rpg.systems.quests.grading import grade_outcome
 from classic_rpg.systems.quests.history import COLLECTION as HISTORY
-from classic_rpg.systems.quests.manager import QuestError
+from classic_rpg.systems.quests.history import QuestHistory
+from classic_rpg.systems.quests.matching import display_name
 from classic_rpg.systems.quests.models import Quest, QuestRewards
-from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog
+from classic_rpg.systems.quests.objectives import ObjectiveTracker
+from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog, log_of
+from classic_rpg.systems.quests.registry import QuestRegistry
 from maid_engine.ecs import dump_component, load_component
+from maid_engine.store import EntityChangeSet
 from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
+from maid_stdlib.world.spawner import spawn_template
 from maid_stdlib.world.text import capitalize
 
 if TYPE_CHECKING:
-    from classic_rpg.systems.quests.manager import QuestManager
     from maid_engine.ecs import World
+    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.rpg.quests")
 
@@ -59,12 +67,28 @@ def record_key(quest_id: str, character: UUID, previous_turn_ins: int) -> str:
 
 
 class TurnInLedger:
-    def __init__(self, manager: QuestManager) -> None:
-        self.manager = manager
+    """Pays turn-ins and settles their records. It reads quests from the registry,
+    writes runs to the history and tells the objective tracker when a quest stops
+    (or, after a rollback or a restore, to rebuild)."""
+
+    def __init__(
+        self,
+        engine: Host,
+        registry: QuestRegistry,
+        history: QuestHistory,
+        objectives: ObjectiveTracker,
+    ) -> None:
+        self.engine = engine
+        self.registry = registry
+        self.history = history
+        self.objectives = objectives
 
     @property
     def world(self) -> World:
-        return self.manager.engine.world
+        return self.engine.world
+
+    def _notify(self, character: UUID, text: str) -> None:
+        self.engine.sessions.send_to(character, text)
 
     def _components(self, uid: UUID) -> dict[str, dict[str, Any]]:
         return {
@@ -73,8 +97,8 @@ class TurnInLedger:
 
     # -- turning in ----------------------------------------------------------------------
     async def turn_in(self, character: UUID, quest: Quest, entry: QuestEntry) -> QuestOutcome:
-        manager, engine = self.manager, self.manager.engine
-        qlog = manager.log_of(character)
+        engine = self.engine
+        qlog = log_of(self.world, character)
         previous = qlog.turn_ins.get(quest.quest_id, 0)
         key = record_key(quest.quest_id, character, previous)
         store = engine.store if engine.has_store else None
@@ -85,13 +109,13 @@ class TurnInLedger:
             if existing is not None:
                 self.restore(existing)
                 raise QuestError(f"You have already turned in '{quest.title}'.")
-        now = manager.now
+        now = engine.clock.game_time
         outcome = grade_outcome(quest, entry, now)
         rewards = rewards_for(quest, outcome)
         npc = quest.turn_in_npc
         if quest.complete_dialogue and npc is not None:
-            speaker = capitalize(manager.name_of(npc))
-            manager.notify(character, f'{speaker} says, "{quest.complete_dialogue}"')
+            speaker = capitalize(display_name(self.world, npc))
+            self._notify(character, f'{speaker} says, "{quest.complete_dialogue}"')
         snapshot = self._components(character)
         spawned: list[UUID] = []
         try:
@@ -100,8 +124,10 @@ class TurnInLedger:
             qlog.turn_ins[quest.quest_id] = previous + 1
             qlog.paid.append(key)
             self.world.modified(character, qlog)
-            manager.objectives.stopped(character, quest.quest_id)
-            history_key = manager._write_run(character, entry)
+            self.objectives.stopped(character, quest.quest_id)
+            history_key = self.history.write_run(
+                self.registry.get(entry.quest_id), character, entry, now
+            )
             if store is not None:
                 upserts = {
                     uid: self._components(uid)
@@ -119,11 +145,11 @@ class TurnInLedger:
                     "settled": False,
                     "components": {str(uid): comps for uid, comps in upserts.items()},
                 }
-                history_doc = manager.history.take_run(history_key)
+                history_doc = self.history.take_run(history_key)
                 await self._write(upserts, key, record, history_key, history_doc)
         except Exception as exc:
             self._rollback(character, snapshot, spawned)
-            manager.objectives.rebuild()
+            self.objectives.rebuild()
             log.exception(
                 "quest turn-in could not be saved; rolled back",
                 extra={"quest_id": quest.quest_id, "character_id": str(character)},
@@ -142,17 +168,14 @@ class TurnInLedger:
             },
         )
         grade = outcome.value.replace("_", " ")
-        manager.notify(character, f"|gQuest complete: '{quest.title}' ({grade}).|n")
+        self._notify(character, f"|gQuest complete: '{quest.title}' ({grade}).|n")
         if spawned:
-            names = ", ".join(manager.name_of(i) for i in spawned)
-            manager.notify(character, f"You receive {names}.")
+            names = ", ".join(display_name(self.world, i) for i in spawned)
+            self._notify(character, f"You receive {names}.")
         return outcome
 
     def _pay(self, character: UUID, quest: Quest, rewards: QuestRewards) -> list[UUID]:
-        from classic_rpg.characters.levels import Progression
-        from classic_rpg.items.factory import ItemFactory
-
-        services = self.manager.engine.services
+        services = self.engine.services
         reason = f"for completing '{quest.title}'"
         progression = services.try_get(Progression)
         if progression is not None:
@@ -183,9 +206,7 @@ class TurnInLedger:
         return spawned
 
     def _spawn_plain(self, template: str, character: UUID) -> UUID:
-        from maid_stdlib.world.spawner import spawn_template
-
-        uid = spawn_template(self.manager.engine, template, None, kind="item")
+        uid = spawn_template(self.engine, template, None, kind="item")
         inv = self.world.try_component(character, Inventory)
         if inv is None:
             inv = Inventory()
@@ -202,9 +223,7 @@ class TurnInLedger:
         history_key: str,
         history_doc: dict[str, Any] | None,
     ) -> None:
-        from maid_engine.store import EntityChangeSet
-
-        store = self.manager.engine.store
+        store = self.engine.store
         async with store.atomic() as tx:
             await tx.entities.save(EntityChangeSet(upserts=upserts))
             await tx.documents.put(COLLECTION, key, record)
@@ -252,9 +271,7 @@ class TurnInLedger:
 
     async def reconcile(self) -> int:
         """Settle every unsettled turn-in record (start-up). Returns how many were restored."""
-        from maid_engine.store import EntityChangeSet
-
-        engine = self.manager.engine
+        engine = self.engine
         if not engine.has_store:
             return 0
         store = engine.store
@@ -275,5 +292,5 @@ class TurnInLedger:
                 await tx.documents.put(COLLECTION, record["key"], settled)
             restored += int(changed)
         if restored:
-            self.manager.objectives.rebuild()
+            self.objectives.rebuild()
         return restored
