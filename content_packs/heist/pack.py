@@ -26,7 +26,8 @@ from content_packs.heist.stealth import StealthWatcher
 from content_packs.heist.valuables import register_valuables
 from maid_engine.content import PackContext
 from maid_stdlib.consequences import ConsequenceSystem
-from maid_stdlib.living.data import LivingData, add_living_data, parse_living
+from maid_stdlib.living.data import LivingData, parse_living
+from maid_stdlib.living.service import add_living_data
 from maid_stdlib.questgen import QuestGen
 from maid_stdlib.questgen.narrative import TemplateRegistry
 from maid_stdlib.story.detectors import Detector, StoryDetectors

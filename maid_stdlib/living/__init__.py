@@ -35,7 +35,6 @@ from maid_stdlib.living.components import (
     SocialInfluence,
     Wealth,
 )
-from maid_stdlib.living.data import load_living_data
 from maid_stdlib.living.events import GoalFormedEvent, GoalStatusChangedEvent, ThreatObservedEvent
 from maid_stdlib.living.facts import (
     DiscoverySite,
@@ -55,7 +54,8 @@ from maid_stdlib.living.memory import (
     MemoryVisibility,
 )
 from maid_stdlib.living.register import LivingPlugin
-from maid_stdlib.living.service import CrisisRule, FactionDef, LivingWorld
+from maid_stdlib.living.registries import CrisisRule, FactionDef
+from maid_stdlib.living.service import LivingWorld, load_living_data
 
 __all__ = [
     "AutonomySystem",

@@ -1,6 +1,7 @@
 """Living-world data of a content pack: one YAML file, validated with pydantic.
 
-A pack calls :func:`load_living_data` from its ``register``::
+A pack calls :func:`~maid_stdlib.living.service.load_living_data` from its
+``register``::
 
     def register(self, ctx):
         super().register(ctx)
@@ -50,16 +51,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from maid_engine.content import PackContext, PackError
+from maid_engine.content import PackError
 from maid_stdlib.living.memory import EmotionalValence, MemoryVisibility
-
-if TYPE_CHECKING:
-    from maid_stdlib.living.service import LivingWorld
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 Signed = Annotated[float, Field(ge=-1.0, le=1.0)]
@@ -291,37 +289,3 @@ def problems_error(pack: str, problems: list[str], file: str) -> PackError:
     listed = "\n  ".join(problems[:20])
     more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
     return PackError(pack, f"{len(problems)} problems in its living data:\n  {listed}{more}", file)
-
-
-def load_living_data(
-    ctx: PackContext, path: Path | str, namespace: str | None = None
-) -> LivingData:
-    """Validate a pack's living file now and queue it to be applied at start-up.
-
-    Unqualified keys in the file ("smithy") belong to ``namespace`` (default: the
-    calling pack's name). Needs the living world, so the pack must require
-    ``stdlib.living`` (or the ``stdlib`` group).
-    """
-    data = read_living_file(namespace or ctx.pack.name, Path(path))
-    add_living_data(ctx, data)
-    return data
-
-
-def add_living_data(ctx: PackContext, data: LivingData) -> None:
-    """Queue living data a pack read itself (applied when the living systems start)."""
-    from maid_stdlib.living.service import LivingWorld
-
-    living: LivingWorld | None = ctx.engine.services.try_get(LivingWorld)
-    if living is None:
-        raise ctx.error("living data needs the living world (require 'stdlib.living' or 'stdlib')")
-    if living.started:
-        apply_living_data(living, data)
-        living.applied_data.append(data)
-    else:
-        living.pending_data.append(data)
-
-
-def apply_living_data(living: LivingWorld, data: LivingData) -> None:
-    from maid_stdlib.living.seeding import apply_data
-
-    apply_data(living, data)

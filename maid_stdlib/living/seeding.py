@@ -10,6 +10,7 @@ the first time an entity is seeded (:class:`LivingProfile`), and persisted after
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from maid_engine.content import PackError
@@ -46,9 +47,12 @@ from maid_stdlib.living.facts import (
     WatchedRooms,
 )
 from maid_stdlib.living.memory import EpisodicMemory
-from maid_stdlib.living.service import CrisisRule, FactionDef, LivingWorld
+from maid_stdlib.living.registries import CrisisRule, FactionDef
 from maid_stdlib.world.components import NPC, data_uuid
 from maid_stdlib.world.loader import WorldData
+
+if TYPE_CHECKING:
+    from maid_stdlib.living.service import LivingWorld
 
 
 def npc_index(living: LivingWorld) -> dict[str, list[UUID]]:

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 from uuid import UUID
 
+from maid_engine.accounts.components import PlayerCharacter
+from maid_engine.content import PackContext
 from maid_engine.ecs import World
+from maid_stdlib.living.api import adjust_relationship, get_relationship
 from maid_stdlib.living.components import FactionMembership
 from maid_stdlib.living.conditions import (
     ThreatMap,
@@ -22,54 +25,26 @@ from maid_stdlib.living.conditions import (
     builtin_conditions,
     hostile_marker_threats,
 )
+from maid_stdlib.living.data import LivingData, NpcSpec, read_living_file
 from maid_stdlib.living.facts import Hostile
 from maid_stdlib.living.gossip import KnownGossip, gossip_lines
-from maid_stdlib.living.memory import MemoryService
+from maid_stdlib.living.memory import EpisodicMemory, MemoryService
+from maid_stdlib.living.registries import DEFAULT_CRISES, CrisisRule, FactionDef, Registries
+from maid_stdlib.living.seeding import apply_data
 from maid_stdlib.world.components import Describable
 from maid_stdlib.world.service import WorldService
 
 if TYPE_CHECKING:
     from maid_engine.ports import Host
-    from maid_stdlib.living.data import LivingData, NpcSpec
 
 log = logging.getLogger("maid.living")
 
-
-@dataclass
-class FactionDef:
-    key: str
-    name: str
-    hostile: bool = False
-    description: str = ""
-
-
-@dataclass
-class CrisisRule:
-    """A crisis: at least ``min_npcs`` NPCs of one area have ``need`` below ``below``."""
-
-    need: str
-    below: float = 0.25
-    min_npcs: int = 3
-    crisis_type: str = ""
-
-    @property
-    def kind(self) -> str:
-        return self.crisis_type or f"{self.need}_crisis"
-
-
-DEFAULT_CRISES = [CrisisRule("safety", 0.25, 3, "fear")]
 
 #: Game seconds before talking to the same NPC again makes a new memory.
 CONVERSATION_GAP = 3600.0
 
 #: ``guard(entity) -> bool``: False holds an NPC where it is (e.g. in combat).
 MovementGuard = Callable[[UUID], bool]
-
-
-@dataclass
-class Registries:
-    factions: dict[str, FactionDef] = field(default_factory=dict)
-    crises: list[CrisisRule] = field(default_factory=list)
 
 
 def _has_active_hostile_marker(world: World, entity: UUID) -> bool:
@@ -129,12 +104,19 @@ class LivingWorld:
             return
         self._started = True
         await self.memory.load()
-        from maid_stdlib.living.data import apply_living_data
-
         pending, self.pending_data = self.pending_data, []
         for data in pending:
-            apply_living_data(self, data)
+            apply_data(self, data)
             self.applied_data.append(data)
+
+    def add_data(self, data: LivingData) -> None:
+        """A pack's validated living data: applied now if the living world has
+        started, else queued for ``startup`` (after every pack built its world)."""
+        if self._started:
+            apply_data(self, data)
+            self.applied_data.append(data)
+        else:
+            self.pending_data.append(data)
 
     # -- registries -----------------------------------------------------------------
     @property
@@ -271,10 +253,6 @@ class LivingWorld:
         """``speaker`` talked to ``npc``: the NPC remembers it (at most once per game
         hour per speaker) and warms a little to them. Returns ``gossip_lines(npc)``,
         so a ``talk`` command needs this one call."""
-        from maid_engine.accounts.components import PlayerCharacter
-        from maid_stdlib.living.api import adjust_relationship, get_relationship
-        from maid_stdlib.living.memory import EpisodicMemory
-
         now = self.engine.clock.game_time
         rel = get_relationship(self.world, npc, speaker)
         if rel is None or rel.last_seen is None or now - rel.last_seen >= CONVERSATION_GAP:
@@ -297,10 +275,30 @@ class LivingWorld:
         desc = self.world.try_component(entity, Describable)
         if desc is not None and desc.name:
             return desc.name
-        from maid_engine.accounts.components import PlayerCharacter
-
         pc = self.world.try_component(entity, PlayerCharacter)
         return pc.name if pc is not None and pc.name else str(entity)
 
     def movement_allowed(self, entity: UUID) -> bool:
         return all(guard(entity) for guard in self.movement_guards)
+
+
+def load_living_data(
+    ctx: PackContext, path: Path | str, namespace: str | None = None
+) -> LivingData:
+    """Validate a pack's living file now and queue it to be applied at start-up.
+
+    Unqualified keys in the file ("smithy") belong to ``namespace`` (default: the
+    calling pack's name). Needs the living world, so the pack must require
+    ``stdlib.living`` (or the ``stdlib`` group).
+    """
+    data = read_living_file(namespace or ctx.pack.name, Path(path))
+    add_living_data(ctx, data)
+    return data
+
+
+def add_living_data(ctx: PackContext, data: LivingData) -> None:
+    """Queue living data a pack read itself (applied when the living systems start)."""
+    living = ctx.engine.services.try_get(LivingWorld)
+    if living is None:
+        raise ctx.error("living data needs the living world (require 'stdlib.living' or 'stdlib')")
+    living.add_data(data)

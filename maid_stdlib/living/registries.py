@@ -1,0 +1,38 @@
+"""What living data adds to the living world besides components: factions and
+crisis rules. A leaf module, so seeding (which fills these) does not import the
+LivingWorld service that holds them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class FactionDef:
+    key: str
+    name: str
+    hostile: bool = False
+    description: str = ""
+
+
+@dataclass
+class CrisisRule:
+    """A crisis: at least ``min_npcs`` NPCs of one area have ``need`` below ``below``."""
+
+    need: str
+    below: float = 0.25
+    min_npcs: int = 3
+    crisis_type: str = ""
+
+    @property
+    def kind(self) -> str:
+        return self.crisis_type or f"{self.need}_crisis"
+
+
+DEFAULT_CRISES = [CrisisRule("safety", 0.25, 3, "fear")]
+
+
+@dataclass
+class Registries:
+    factions: dict[str, FactionDef] = field(default_factory=dict)
+    crises: list[CrisisRule] = field(default_factory=list)
