@@ -16,8 +16,9 @@ from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, Role, command
 from maid_engine.commands.registry import Fallback
 from maid_stdlib.narration.components import NarratedRoom
+from maid_stdlib.narration.jobs import TurnHandle
 from maid_stdlib.narration.rooms import RoomSetup
-from maid_stdlib.narration.service import NarrationError, NarrationService, TurnHandle
+from maid_stdlib.narration.service import NarrationError, NarrationService
 from maid_stdlib.narration.sheet import render_sheet, set_value
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.text import escape_markup

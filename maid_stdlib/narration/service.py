@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Generator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from maid_engine.llm import ContentFilter, LLMProvider
+from maid_stdlib.narration.jobs import DROPPED, FAILED, TurnHandle, TurnResult
 from maid_stdlib.narration.llm import LLMService
 from maid_stdlib.narration.rooms import RoomSetup, collect_rooms, sync_room
-from maid_stdlib.narration.turnlog import MemoryTurnLog, StoreTurnLog, TurnLog, TurnRecord
+from maid_stdlib.narration.turn import run_turn, run_undo
+from maid_stdlib.narration.turnlog import MemoryTurnLog, StoreTurnLog, TurnLog
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.worldstate import Report
 
@@ -33,15 +35,6 @@ if TYPE_CHECKING:
     from maid_engine.ports import Host
 
 log = logging.getLogger("maid.narration")
-
-# Turn outcomes (the ``outcome`` label of maid_narrated_turns_total).
-OK = "ok"
-NO_MODEL = "no_model"
-TIMEOUT = "timeout"
-LLM_ERROR = "llm_error"
-FILTERED = "filtered"
-DROPPED = "dropped"
-FAILED = "failed"
 
 
 class NarrationError(Exception):
@@ -65,34 +58,6 @@ class NarrationConfig:
     #: Jobs one character may have waiting at once: every turn costs a model call, so
     #: a player typing ahead must not queue up a bill (or the room's patience).
     max_pending_per_actor: int = 1
-
-
-@dataclass
-class TurnResult:
-    """What became of one queued job."""
-
-    outcome: str
-    record: TurnRecord | None = None
-    report: Report | None = None
-    narration: str = ""
-    changes: str = ""
-
-
-@dataclass(eq=False)
-class TurnHandle:
-    """One queued job (a turn, a retry or an undo). Await it for its result."""
-
-    room: str
-    actor: UUID
-    kind: str
-    phase: str = "queued"  # queued -> reading -> calling -> applying -> done
-    task: asyncio.Task[TurnResult] = field(init=False, repr=False)
-
-    def __await__(self) -> Generator[Any, None, TurnResult]:
-        return self.task.__await__()
-
-    def done(self) -> bool:
-        return self.task.done()
 
 
 class _RoomQueue:
@@ -191,8 +156,6 @@ class NarrationService:
     # -- asking for turns ------------------------------------------------------------------
     def submit_action(self, actor: UUID, text: str) -> TurnHandle:
         """Queue a free-form action in the actor's narrated room."""
-        from maid_stdlib.narration.turn import run_turn
-
         setup = self._require_room(actor)
         text = " ".join(text.split())
         if not text:
@@ -204,15 +167,11 @@ class NarrationService:
 
     def submit_retry(self, actor: UUID) -> TurnHandle:
         """Queue a new telling of the actor's last turn here (its changes undone first)."""
-        from maid_stdlib.narration.turn import run_turn
-
         setup = self._require_room(actor)
         return self._queue(setup, actor, "retry", lambda h: run_turn(self, h, setup, actor, None))
 
     def submit_undo(self, actor: UUID) -> TurnHandle:
         """Queue taking back the actor's last turn here."""
-        from maid_stdlib.narration.turn import run_undo
-
         setup = self._require_room(actor)
         return self._queue(setup, actor, "undo", lambda h: run_undo(self, h, setup, actor))
 

@@ -39,8 +39,7 @@ from maid_engine.llm import (
 )
 from maid_stdlib.narration.components import NarratedRoom
 from maid_stdlib.narration.context import Scene, build_messages
-from maid_stdlib.narration.rooms import RoomSetup, present_npcs
-from maid_stdlib.narration.service import (
+from maid_stdlib.narration.jobs import (
     DROPPED,
     FILTERED,
     LLM_ERROR,
@@ -50,6 +49,7 @@ from maid_stdlib.narration.service import (
     TurnHandle,
     TurnResult,
 )
+from maid_stdlib.narration.rooms import RoomSetup, present_npcs
 from maid_stdlib.narration.turnlog import TurnRecord
 from maid_stdlib.narration.writes import entity_changes, record_view, snapshot_view, store
 from maid_stdlib.world.look import name_of
