@@ -7,6 +7,7 @@ is limited to a few highlights, because admins read these in every client.
 from __future__ import annotations
 
 from typing import Any
+from uuid import UUID
 
 from admin.quest_state import QuestOps, QuestRow
 from classic_rpg.questgen.terms import rpg_terms
@@ -206,8 +207,6 @@ async def inspect_lines(ops: QuestOps, quest: GeneratedQuest) -> list[str]:
 
 
 def _uuid(value: Any) -> Any:
-    from uuid import UUID
-
     try:
         return UUID(str(value))
     except ValueError:

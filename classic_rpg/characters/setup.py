@@ -14,6 +14,7 @@ from classic_rpg.characters.levels import (
     xp_for_level,
 )
 from classic_rpg.characters.vitals import send_vitals
+from classic_rpg.combat.formulas import defense_of, offense_of
 from classic_rpg.components import (
     Attributes,
     CharacterStats,
@@ -86,8 +87,6 @@ def _bar(current: int, maximum: int) -> str:
 
 
 def attack_line(engine: Host, uid: UUID) -> str:
-    from classic_rpg.combat.formulas import defense_of, offense_of
-
     off = offense_of(engine.world, uid)
     dfn = defense_of(engine.world, uid)
     low, high = off.damage_min + off.bonus, off.damage_max + off.bonus

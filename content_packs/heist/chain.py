@@ -15,6 +15,7 @@ from content_packs.heist.valuables import HeistValuables, owner_of
 from maid_stdlib.consequences.chains import ChainContext
 from maid_stdlib.questgen import ObjectiveType
 from maid_stdlib.story.signals import StorySignal, StorySignalType
+from maid_stdlib.world.components import Item
 
 __all__ = ["heist_follow_up"]
 
@@ -26,8 +27,6 @@ def _mark(ctx: ChainContext) -> UUID | None:
         for o in ctx.quest.objectives
         if o.objective_type is ObjectiveType.COLLECT and o.item_template
     }
-    from maid_stdlib.world.components import Item
-
     for uid, valuables in world.each(HeistValuables):
         item = world.try_component(uid, Item)
         if item is not None and item.template in templates:

@@ -18,6 +18,7 @@ from maid_engine.ecs import Component
 from maid_engine.ecs.component import dump_component
 from maid_engine.events import Event
 from maid_engine.ports import StorePort, WorldPort
+from maid_engine.store import EntityChangeSet
 from maid_stdlib.consequences.mutations import WorldMutation
 from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.vocabulary import QuestOutcome
@@ -124,8 +125,6 @@ class ConsequenceAudit:
         reach the store with the next checkpoint anyway."""
         if not self.engine.has_store:
             return
-        from maid_engine.store import EntityChangeSet
-
         world = self.engine.world
         upserts: dict[UUID, dict[str, dict[str, Any]]] = {}
         for entity, ctype in touched:

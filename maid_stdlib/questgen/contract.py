@@ -19,6 +19,7 @@ from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.signals import StorySignalLike, signal_type_of
 from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.questgen.types import QuestSeedType, QuestSeedTypes
+from maid_stdlib.world.components import Item
 
 __all__ = ["SeedGrounding", "SignalContract", "SignalContracts", "builtin_contracts"]
 
@@ -178,8 +179,6 @@ def _item_template(facts: WorldFacts, ref: Any) -> str | None:
     if facts.items_with_template(ref) or (":" in ref and facts.item_obtainable(ref)):
         return ref
     wanted = topic_tokens(ref)
-    from maid_stdlib.world.components import Item
-
     for uid, item in facts.engine.world.each(Item):
         if item.template and wanted & topic_tokens(facts.name(uid), item.template.split(":")[-1]):
             return item.template

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from maid_stdlib.questgen.facts import WorldFacts
+from maid_stdlib.questgen.patterns import BUILTIN_PATTERNS
 from maid_stdlib.questgen.quest import BranchOption, QuestBranch, QuestObjective
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.types import ObjectivePattern
@@ -56,8 +57,6 @@ class ObjectiveBuilder:
     def __init__(self, register_builtins: bool = True) -> None:
         self._builders: dict[ObjectivePattern, _Spec] = {}
         if register_builtins:
-            from maid_stdlib.questgen.patterns import BUILTIN_PATTERNS
-
             for pattern, (builder, requires) in BUILTIN_PATTERNS.items():
                 self.register(pattern, builder, requires=requires)
 

@@ -35,6 +35,7 @@ from maid_stdlib.world.components import (
 from maid_stdlib.world.extensions import ExtensionContext
 from maid_stdlib.world.loader import Entry, PackData, WorldData
 from maid_stdlib.world.schema import AreaSpec, RoomSpec, ThingSpec, qualify
+from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize
 
 if TYPE_CHECKING:
@@ -259,8 +260,6 @@ def spawn_template(
     gets a fresh id (unless given), the entry's extension components, and is placed
     in ``room`` through the WorldService (emitting a relocation event).
     """
-    from maid_stdlib.world.service import WorldService
-
     data = engine.services.get(WorldData)
     entry = data.template(template, kind)
     if entry is None or entry.kind not in ("npc", "item"):
