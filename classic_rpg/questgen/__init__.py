@@ -1,6 +1,7 @@
 """The RPG side of quest generation: the six built-in archetypes, the RPG hooks
-(health, levels, hostility, item tiers, loot, reward items), the conversion of a
-GeneratedQuest to the QuestManager's Quest model, and the quest sink.
+(health, hostility, item tiers, loot, reward items), the rating of difficulty
+tiers by character level, the conversion of a GeneratedQuest to the
+QuestManager's Quest model, and the quest sink.
 
 ``RpgQuestGenPlugin`` (``classic_rpg.questgen.register``, in the ``classic_rpg``
 group) wires it into the stdlib's QuestGen service.
@@ -9,6 +10,14 @@ group) wires it into the stdlib's QuestGen service.
 from __future__ import annotations
 
 from classic_rpg.questgen.archetypes import RPG_ARCHETYPES, rpg_archetypes
+from classic_rpg.questgen.challenge import (
+    RPG_TIER_LEVELS,
+    LevelChallenge,
+    LevelStanding,
+    min_level,
+    recommended_level,
+    tier_for_level,
+)
 from classic_rpg.questgen.convert import (
     registration_meta,
     side_table_document,
@@ -21,13 +30,19 @@ __all__ = [
     "RPG_ARCHETYPES",
     "RPG_BASE_EXPERIENCE",
     "RPG_ITEM_TIER_CAPS",
+    "RPG_TIER_LEVELS",
+    "LevelChallenge",
+    "LevelStanding",
     "RpgHooks",
     "RpgQuestSink",
     "RpgQuestTerms",
     "RpgTerms",
+    "min_level",
+    "recommended_level",
     "registration_meta",
     "rpg_archetypes",
     "rpg_terms",
     "side_table_document",
+    "tier_for_level",
     "to_quest_model",
 ]

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from classic_rpg.combat.components import CombatRules, LootTable, PendingRespawn
-from classic_rpg.components import CharacterStats, Health
+from classic_rpg.components import Health
 from classic_rpg.items.components import HeldBy, ItemStats
+from classic_rpg.questgen.challenge import LevelChallenge
 from classic_rpg.questgen.convert import registration_meta, to_quest_model
 from maid_engine.ecs import World
 from maid_engine.ports import ServicesPort, WorldPort
@@ -52,10 +53,6 @@ class RpgHooks:
     def alive(self, entity: UUID) -> bool:
         health = self.world.try_component(entity, Health)
         return health is None or health.current > 0
-
-    def level(self, entity: UUID) -> int | None:
-        stats = self.world.try_component(entity, CharacterStats)
-        return stats.level if stats is not None else None
 
     def hostile_threats(self, world: World) -> Iterable[tuple[UUID, str]]:
         """Hostile NPCs, their source named after their template ("bandit_scout").
@@ -147,7 +144,7 @@ class RpgHooks:
         facts.respawn_pending.append(self.respawn_pending)
         facts.respawners.append(self.respawns)
 
-        facts.level_readers.append(self.level)
+        facts.challenge = LevelChallenge(self.world)
         facts.item_sources.append(self.dropped_by_loot)
         facts.threat_providers.append(self.hostile_threats)
 

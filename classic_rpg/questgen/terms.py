@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from classic_rpg.questgen.challenge import min_level
 from maid_stdlib.questgen import DifficultyTier, GeneratedQuest, RewardPolicy
 
 __all__ = ["EXTENSION", "RPG_BASE_EXPERIENCE", "RpgQuestTerms", "RpgTerms", "rpg_terms"]
@@ -68,7 +69,7 @@ class RpgQuestTerms:
         cap = int(base * self.rewards.limits.cap_factor)
         return RpgTerms(
             experience=max(0, min(cap, round(base * effort))),
-            level_requirement=quest.difficulty.min_level,
+            level_requirement=min_level(quest.difficulty),
         )
 
     def extend(self, quest: GeneratedQuest) -> dict[str, Any]:

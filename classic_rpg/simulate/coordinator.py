@@ -23,6 +23,7 @@ from uuid import UUID
 
 from classic_rpg.components import CharacterStats
 from classic_rpg.events import EntityDiedEvent
+from classic_rpg.questgen.challenge import recommended_level
 from classic_rpg.simulate.bots import create_bot, log_out
 from classic_rpg.simulate.play import Planner, Step
 from classic_rpg.systems.quests import (
@@ -139,7 +140,7 @@ class Coordinator:
         oq = self.generation.open_quest(event.quest_id)
         quest = self.manager.get_quest(event.quest_id)
         min_level = quest.level_requirement if quest is not None else 1
-        rec = oq.quest.difficulty.recommended_level if oq is not None else min_level + 1
+        rec = recommended_level(oq.quest.difficulty) if oq is not None else min_level + 1
         archetype = self.qg.archetypes.get(event.archetype_id)
         traits = tuple(
             t

@@ -9,6 +9,15 @@ service holding it all; see docs/quest-generation.md.
 
 from maid_stdlib.questgen.archetypes import ArchetypeRegistry, QuestArchetype
 from maid_stdlib.questgen.builder import QuestBuilder, QuestPlan
+from maid_stdlib.questgen.challenge import (
+    NEUTRAL_CHALLENGE,
+    ChallengeRating,
+    NeutralChallenge,
+    Standing,
+    TierDistance,
+    TierFit,
+    TierMatch,
+)
 from maid_stdlib.questgen.composer import CompoundSeedComposer
 from maid_stdlib.questgen.contract import SeedGrounding, SignalContract, SignalContracts
 from maid_stdlib.questgen.evaluator import SeedEvaluator, SignalThrottle
@@ -66,12 +75,14 @@ from maid_stdlib.questgen.vocabulary import (
 __all__ = [
     "FAILURE_OUTCOMES",
     "GENERATED_QUESTS_COLLECTION",
+    "NEUTRAL_CHALLENGE",
     "SUCCESS_OUTCOMES",
     "AntiPattern",
     "ArchetypeRegistry",
     "BasicSignal",
     "BranchOption",
     "BranchingPattern",
+    "ChallengeRating",
     "CompoundSeedComposer",
     "ConsequenceType",
     "DifficultyTier",
@@ -80,6 +91,7 @@ __all__ = [
     "NarrativeArcs",
     "NarrativeContext",
     "NarrativeProvider",
+    "NeutralChallenge",
     "ObjectiveBuilder",
     "ObjectivePatterns",
     "ObjectiveType",
@@ -113,7 +125,11 @@ __all__ = [
     "SignalContract",
     "SignalContracts",
     "SignalThrottle",
+    "Standing",
     "StorySignalLike",
+    "TierDistance",
+    "TierFit",
+    "TierMatch",
     "ValidationResult",
     "WorldFacts",
     "clamp_rewards",

@@ -207,9 +207,11 @@ def enrich(
 def estimate_difficulty(
     facts: WorldFacts, threats: list[UUID], importance: float
 ) -> DifficultyTier:
-    levels = [lv for lv in (facts.level_of(t) for t in threats) if lv is not None]
-    if levels:
-        return DifficultyTier.for_level(max(levels) + (1 if len(threats) > 3 else 0))
+    """The tier the rules layer rates the threats at (a classic RPG: the strongest
+    foe's level); else by how many threats there are; else by importance."""
+    rated = facts.challenge.tier_of_threats(threats) if threats else None
+    if rated is not None:
+        return rated
     if threats:
         count = len(threats)
         return (

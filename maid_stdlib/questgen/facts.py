@@ -4,7 +4,8 @@ Names, rooms, areas, regions and reachability come from the WorldService;
 needs, goals, relationships, factions, wealth, memories and threats from the
 living layer (``maid_stdlib.living``). Rules layers add what the stdlib cannot
 know through hooks: ``alive_checks`` (a classic RPG: health above zero),
-``level_readers`` (character levels), ``item_sources`` (an item template that
+``challenge`` (how characters and threats measure up to difficulty tiers; a
+classic RPG rates them by character level), ``item_sources`` (an item template that
 can be bought or looted counts as obtainable), ``respawn_pending`` (a respawn of
 an NPC template is scheduled) and ``respawners`` (this NPC comes back when killed).
 Kill objectives with a template are matched by kind: :meth:`kind_available`
@@ -31,6 +32,7 @@ from maid_stdlib.living.facts import WatchedRooms
 from maid_stdlib.living.gossip import KnownGossip
 from maid_stdlib.living.memory import EpisodicMemory, MemoryVisibility
 from maid_stdlib.living.service import LivingWorld
+from maid_stdlib.questgen.challenge import NEUTRAL_CHALLENGE, ChallengeRating
 from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.questgen.threats import ThreatFacts
 from maid_stdlib.world.components import NPC, Area, Describable, Item, Position, Room
@@ -42,7 +44,6 @@ if TYPE_CHECKING:
 __all__ = ["WorldFacts"]
 
 AliveCheck = Callable[[UUID], bool]
-LevelReader = Callable[[UUID], "int | None"]
 ItemSource = Callable[[str], bool]
 RespawnPending = Callable[[str], bool]
 Respawner = Callable[[UUID], bool]
@@ -52,7 +53,9 @@ class WorldFacts(ThreatFacts):
     def __init__(self, engine: Host) -> None:
         self.engine = engine
         self.alive_checks: list[AliveCheck] = []
-        self.level_readers: list[LevelReader] = []
+        #: The rules layer's rating of characters and threats against difficulty
+        #: tiers; the neutral default fits every tier and rates no threat.
+        self.challenge: ChallengeRating = NEUTRAL_CHALLENGE
         self.item_sources: list[ItemSource] = []
         self._init_threats()
         #: ``(template) -> bool``: the rules layer has a respawn of that NPC template
@@ -114,13 +117,6 @@ class WorldFacts(ThreatFacts):
             return npc.template
         item = world.try_component(entity, Item)
         return item.template if item is not None and item.template else None
-
-    def level_of(self, entity: UUID) -> int | None:
-        for reader in self.level_readers:
-            level = reader(entity)
-            if level is not None:
-                return level
-        return None
 
     def kind_available(self, template: str | None, dying: UUID | None = None) -> bool:
         """Is an NPC of ``template`` alive, or is one really due to respawn?

@@ -9,8 +9,9 @@ which calls :meth:`PlayStyleTracker.record` / :meth:`record_quest`
 (``classic_rpg.questgen.wiring`` does).
 
 :class:`QuestPersonalizer` builds the matching :class:`PlayerProfile` for a
-character and scores a quest against it (level, play style against the
-archetype's needs, trust in the giver, nearness, novelty; a CRAFTER matches
+character and scores a quest against it (the character's standing against the
+quest's difficulty tier, as the rules layer's ``WorldFacts.challenge`` rates it;
+play style against the archetype's needs, trust in the giver, nearness, novelty; a CRAFTER matches
 errand-shaped quests), reading archetypes from the registry so a pack's score too.
 Narrative and dialogue were written once per quest, for nobody in particular,
 so what depends on the character -- how the giver greets them, whether
@@ -30,9 +31,10 @@ from maid_engine.ecs import Component
 from maid_engine.ports import ClockPort, WorldPort
 from maid_stdlib.living.components import FactionStandings, Relationships
 from maid_stdlib.questgen.archetypes import ArchetypeRegistry
+from maid_stdlib.questgen.challenge import Standing, TierDistance, TierFit
 from maid_stdlib.questgen.facts import WorldFacts
 from maid_stdlib.questgen.narrative.reputation import ReputationLabel, reputation_label
-from maid_stdlib.questgen.quest import DifficultyTier, GeneratedQuest
+from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.types import ObjectivePatterns
 from maid_stdlib.questgen.vocabulary import FAILURE_OUTCOMES, SUCCESS_OUTCOMES
 
@@ -108,7 +110,8 @@ class PlayerProfile:
     """The matching profile of one character (built fresh for each match)."""
 
     character_id: UUID
-    level: int
+    #: How the character measures up to difficulty tiers (``WorldFacts.challenge``).
+    standing: Standing
     play_style: PlayStyle
     quest_history: list[CompletedQuestSummary]
     active_quests: list[str]
@@ -117,7 +120,6 @@ class PlayerProfile:
     faction_standings: dict[str, float]
     recent_locations: list[str]
     session_duration: float
-    preferred_difficulty: DifficultyTier
     preference: QuestPreference = QuestPreference.NORMAL
 
 
@@ -273,8 +275,6 @@ def styles_of_archetype(archetypes: ArchetypeRegistry, archetype_id: str) -> tup
 class QuestPersonalizer:
     """Builds profiles and scores quests for characters."""
 
-    LEVEL_CLOSE: ClassVar[int] = 2
-    LEVEL_NEAR: ClassVar[int] = 5
     NEAR_ROOMS: ClassVar[int] = 5
     NOVELTY_WINDOW: ClassVar[int] = 5
     TRUSTED: ClassVar[float] = 0.5
@@ -300,7 +300,6 @@ class QuestPersonalizer:
         """The profile of ``character``; relationships of ``npcs`` (the quest's
         people) are read from the NPCs' side: how far they trust the character."""
         facts, tracker = self.facts, self.tracker
-        level = facts.level_of(character) or 1
         prof = tracker.profile(character)
         relationships: dict[UUID, float] = {}
         for npc in npcs or []:
@@ -315,7 +314,7 @@ class QuestPersonalizer:
         since = tracker.connected_at.get(character)
         return PlayerProfile(
             character_id=character,
-            level=level,
+            standing=facts.challenge.standing_of(character),
             play_style=tracker.style_of(character),
             quest_history=list(prof.quests) if prof is not None else [],
             active_quests=list(active_quests),
@@ -323,7 +322,6 @@ class QuestPersonalizer:
             faction_standings=dict(standings.standings) if standings is not None else {},
             recent_locations=recent,
             session_duration=(tracker.now - since) if since is not None else 0.0,
-            preferred_difficulty=DifficultyTier.for_level(level),
             preference=tracker.preference(character),
         )
 
@@ -342,15 +340,15 @@ class QuestPersonalizer:
             return False
         if quest.quest_giver_id == profile.character_id:
             return False
-        return abs(profile.level - quest.difficulty.recommended_level) <= self.LEVEL_NEAR
+        return profile.standing.against(quest.difficulty).distance is not TierDistance.FAR
 
     def score_match(self, quest: GeneratedQuest, profile: PlayerProfile) -> float:
         """How well ``quest`` suits the profile; 0 means "not for this character"."""
         score = 0.0
-        level_diff = abs(profile.level - quest.difficulty.recommended_level)
-        if level_diff <= self.LEVEL_CLOSE:
+        distance = profile.standing.against(quest.difficulty).distance
+        if distance is TierDistance.CLOSE:
             score += 0.3
-        elif level_diff <= self.LEVEL_NEAR:
+        elif distance is TierDistance.NEAR:
             score += 0.1
         else:
             return 0.0
@@ -399,11 +397,10 @@ class QuestPersonalizer:
                 lines.append(f"{name} has not forgotten the last job you did for them.")
             elif last.outcome in FAILURE_OUTCOMES:
                 lines.append(f"{name} has not forgotten that you let them down last time.")
-        if profile.level < quest.difficulty.min_level:
-            lines.append(
-                f"This is work for someone more seasoned than you "
-                f"(level {quest.difficulty.min_level})."
-            )
-        elif profile.level > quest.difficulty.recommended_level + self.LEVEL_CLOSE:
+        match = profile.standing.against(quest.difficulty)
+        if match.fit is TierFit.BELOW:
+            bar = f" ({match.requirement})" if match.requirement else ""
+            lines.append(f"This is work for someone more seasoned than you{bar}.")
+        elif match.fit is TierFit.ABOVE:
             lines.append("It should be easy work for someone of your experience.")
         return lines, label

@@ -46,6 +46,9 @@ __all__ = [
 
 
 class DifficultyTier(enum.StrEnum):
+    """How hard a quest is, as an ordinal. What makes a character ready for a tier
+    is the rules layer's (``maid_stdlib.questgen.challenge``)."""
+
     TRIVIAL = "trivial"
     EASY = "easy"
     MODERATE = "moderate"
@@ -53,35 +56,8 @@ class DifficultyTier(enum.StrEnum):
     EPIC = "epic"
 
     @property
-    def recommended_level(self) -> int:
-        return _TIER_LEVEL[self]
-
-    @property
-    def min_level(self) -> int:
-        """The lowest level allowed to accept: a quest one level above you is fair."""
-        return max(1, self.recommended_level - 1)
-
-    @property
     def rank(self) -> int:
         return list(DifficultyTier).index(self)
-
-    @classmethod
-    def for_level(cls, level: float) -> DifficultyTier:
-        """The tier whose recommended level is the highest not above ``level``."""
-        chosen = cls.TRIVIAL
-        for tier in cls:
-            if tier.recommended_level <= level:
-                chosen = tier
-        return chosen
-
-
-_TIER_LEVEL = {
-    DifficultyTier.TRIVIAL: 1,
-    DifficultyTier.EASY: 2,
-    DifficultyTier.MODERATE: 4,
-    DifficultyTier.HARD: 7,
-    DifficultyTier.EPIC: 10,
-}
 
 
 class ProgressionMode(enum.StrEnum):

@@ -98,10 +98,8 @@ def test_high_urgency_seeds_expire_before_low_urgency_ones_on_game_time() -> Non
     assert calm.is_expired(25 * GAME_HOUR)
 
 
-def test_difficulty_tiers_map_to_levels() -> None:
-    assert DifficultyTier.MODERATE.recommended_level == 4
-    assert DifficultyTier.MODERATE.min_level == 3
-    assert DifficultyTier.TRIVIAL.min_level == 1
-    assert DifficultyTier.for_level(6) is DifficultyTier.MODERATE
-    assert DifficultyTier.for_level(0) is DifficultyTier.TRIVIAL
-    assert DifficultyTier.for_level(50) is DifficultyTier.EPIC
+def test_difficulty_tiers_are_an_ordinal_without_character_levels() -> None:
+    assert [t.rank for t in DifficultyTier] == [0, 1, 2, 3, 4]
+    # What makes a character ready for a tier is the rules layer's.
+    assert not hasattr(DifficultyTier.MODERATE, "recommended_level")
+    assert not hasattr(DifficultyTier, "for_level")

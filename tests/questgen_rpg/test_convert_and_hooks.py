@@ -14,8 +14,10 @@ from classic_rpg.items.factory import ItemFactory
 from classic_rpg.questgen import (
     RPG_ARCHETYPES,
     RPG_ITEM_TIER_CAPS,
+    LevelChallenge,
     RpgQuestTerms,
     RpgTerms,
+    min_level,
     registration_meta,
     rpg_terms,
     side_table_document,
@@ -103,7 +105,7 @@ async def test_to_quest_model_maps_every_field(ironvale: GameEngine) -> None:
     assert model.complete_dialogue == quest.quest_giver_dialogue.completion
     terms = rpg_terms(quest)
     assert quest.extensions["classic_rpg"] == terms.to_document()
-    assert model.level_requirement == terms.level_requirement == quest.difficulty.min_level
+    assert model.level_requirement == terms.level_requirement == min_level(quest.difficulty)
     assert model.time_limit_seconds == 3 * 3600.0
     assert model.estimated_duration_seconds == quest.estimated_duration_minutes * 60
     assert (model.rewards.gold, model.rewards.experience) == (
@@ -206,7 +208,8 @@ async def test_rules_hooks(ironvale: GameEngine) -> None:
     qg = ironvale.services.get(QuestGen)
     facts = qg.facts
     kral = npc(ironvale, "ironvale:kral")
-    assert facts.level_of(kral) == 5
+    assert isinstance(facts.challenge, LevelChallenge)
+    assert facts.challenge.level(kral) == 5
     assert facts.is_alive(kral)
     ironvale.world.get_component(kral, Health).current = 0
     assert not facts.is_alive(kral)  # dead but not yet removed: not a target

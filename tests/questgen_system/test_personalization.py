@@ -21,6 +21,7 @@ from questgen_system.qskit import (
 
 from classic_rpg.combat.components import Fighting
 from classic_rpg.components import Attributes, CharacterStats, Health
+from classic_rpg.questgen.challenge import recommended_level
 from maid_engine.clock import GAME_DAY, ManualClock
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
@@ -95,7 +96,7 @@ async def test_the_match_score_follows_the_seed(
 ) -> None:
     system = system_of(quiet)
     quest = await a_quest(quiet)
-    assert quest.difficulty.recommended_level == 4
+    assert recommended_level(quest.difficulty) == 4
     hero, _ = await online(quiet, "Aldric", level=4)
     personalizer, gundrik = personalizer_of(quiet), quest.quest_giver_id
 
