@@ -24,11 +24,18 @@ from classic_rpg.questgen.convert import (
     to_quest_model,
 )
 from classic_rpg.questgen.hooks import RPG_ITEM_TIER_CAPS, RpgHooks, RpgQuestSink
-from classic_rpg.questgen.terms import RPG_BASE_EXPERIENCE, RpgQuestTerms, RpgTerms, rpg_terms
+from classic_rpg.questgen.terms import (
+    RPG_BASE_EXPERIENCE,
+    RPG_EXTRA_REWARD_TYPES,
+    RpgQuestTerms,
+    RpgTerms,
+    rpg_terms,
+)
 
 __all__ = [
     "RPG_ARCHETYPES",
     "RPG_BASE_EXPERIENCE",
+    "RPG_EXTRA_REWARD_TYPES",
     "RPG_ITEM_TIER_CAPS",
     "RPG_TIER_LEVELS",
     "LevelChallenge",

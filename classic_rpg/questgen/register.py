@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from classic_rpg.questgen.archetypes import rpg_archetypes
 from classic_rpg.questgen.hooks import RPG_ITEM_TIER_CAPS, RpgHooks, RpgQuestSink
-from classic_rpg.questgen.terms import RpgQuestTerms
+from classic_rpg.questgen.terms import RPG_EXTRA_REWARD_TYPES, RpgQuestTerms
 from classic_rpg.rules import RulesPlugin
 from classic_rpg.systems.quests.manager import QuestManager
 from classic_rpg.systems.quests.register import QuestsPlugin
@@ -34,6 +34,7 @@ class RpgQuestGenPlugin(ContentPack):
         limits = qg.rewards.limits
         limits.item_tier = hooks.item_tier
         limits.max_item_tier = dict(RPG_ITEM_TIER_CAPS)
+        limits.extra_reward_types = limits.extra_reward_types | RPG_EXTRA_REWARD_TYPES
         qg.rewards.item_picker = hooks.pick_reward_items
         qg.add_extension(RpgQuestTerms(qg.rewards))
         qg.sink = RpgQuestSink(ctx.service(QuestManager))

@@ -21,10 +21,21 @@ from typing import Any, Final
 from classic_rpg.questgen.challenge import min_level
 from maid_stdlib.questgen import DifficultyTier, GeneratedQuest, RewardPolicy
 
-__all__ = ["EXTENSION", "RPG_BASE_EXPERIENCE", "RpgQuestTerms", "RpgTerms", "rpg_terms"]
+__all__ = [
+    "EXTENSION",
+    "RPG_BASE_EXPERIENCE",
+    "RPG_EXTRA_REWARD_TYPES",
+    "RpgQuestTerms",
+    "RpgTerms",
+    "rpg_terms",
+]
 
 #: The key of the classic RPG's entry in ``GeneratedQuest.extensions``.
 EXTENSION: Final = "classic_rpg"
+
+#: Extra reward kinds the classic RPG allows beyond the stdlib's
+#: (``RewardLimits.extra_reward_types``).
+RPG_EXTRA_REWARD_TYPES: Final = frozenset({"xp"})
 
 #: Experience for a quest of each difficulty at an effort of 1.
 RPG_BASE_EXPERIENCE: Final[dict[DifficultyTier, int]] = {

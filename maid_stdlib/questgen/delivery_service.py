@@ -120,7 +120,7 @@ class QuestDeliveryService:
         ``in_person``: the character stands before the giver. A giver asks whoever
         walks in (as in the Iron Crisis: a newcomer enters the smithy and Gundrik
         speaks up), so the match-score threshold, which ranks quests for remote
-        delivery, does not apply; eligibility (level range, opt-out) and the offer
+        delivery, does not apply; eligibility (standing against the tier, opt-out) and the offer
         caps still do, and so does the threshold for a character who asked for fewer
         quests (``questgen less``).
         """

@@ -32,7 +32,9 @@ __all__ = [
     "clamp_rewards",
 ]
 
-ALLOWED_REWARD_TYPES = frozenset({"gold", "xp", "items", "reputation", "faction_standing"})
+#: The kinds of extra reward the stdlib knows; a rules layer adds its own to
+#: ``RewardLimits.extra_reward_types`` (classic_rpg: "xp").
+ALLOWED_REWARD_TYPES = frozenset({"gold", "items", "reputation", "faction_standing"})
 
 _PLACEHOLDER = re.compile(r"\{[^{}\n]{0,40}\}")
 _FOURTH_WALL = re.compile(r"\b(quest|xp|experience points|level up|npc|player)\b", re.IGNORECASE)
@@ -65,6 +67,8 @@ class RewardLimits:
     )
     max_items: int = 2
     item_tier: Callable[[str], int | None] = lambda _template: None
+    #: The keys ``QuestRewards.extra_rewards`` may have.
+    extra_reward_types: frozenset[str] = ALLOWED_REWARD_TYPES
 
     def max_gold(self, tier: DifficultyTier) -> int:
         return int(self.base_gold[tier] * self.cap_factor)
@@ -90,7 +94,7 @@ def clamp_rewards(
             notes.append(f"reward item {template} dropped (tier {tier})")
         elif len(items) < limits.max_items:
             items.append(template)
-    extra = {k: v for k, v in rewards.extra_rewards.items() if k in ALLOWED_REWARD_TYPES}
+    extra = {k: v for k, v in rewards.extra_rewards.items() if k in limits.extra_reward_types}
     if len(extra) != len(rewards.extra_rewards):
         notes.append("unknown reward types dropped")
     clamped = dataclasses.replace(
@@ -191,7 +195,7 @@ class QuestValidator:
         if len(rewards.item_template_ids) > limits.max_items:
             errors.append(f"More than {limits.max_items} reward items")
         for key in rewards.extra_rewards:
-            if key not in ALLOWED_REWARD_TYPES:
+            if key not in limits.extra_reward_types:
                 errors.append(f"Unknown reward type: {key}")
 
     def _check_text(self, quest: GeneratedQuest, errors: list[str], warnings: list[str]) -> None:

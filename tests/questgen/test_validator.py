@@ -112,7 +112,11 @@ async def test_item_tier_and_the_reward_whitelist(town: Town) -> None:
     clamped, notes = clamp_rewards(items.rewards, DifficultyTier.MODERATE, town.qg.validator.limits)
     assert clamped.item_template_ids == ["brookhaven:dagger"]
     assert len(notes) == 2
-    assert ALLOWED_REWARD_TYPES == {"gold", "xp", "items", "reputation", "faction_standing"}
+    # Experience is a rules layer's reward kind, not the stdlib's.
+    assert ALLOWED_REWARD_TYPES == {"gold", "items", "reputation", "faction_standing"}
+    assert town.qg.validator.limits.extra_reward_types == ALLOWED_REWARD_TYPES
+    xp = dataclasses.replace(quest, rewards=QuestRewards(extra_rewards={"xp": 50.0}))
+    assert await _valid(town, xp) == ["Unknown reward type: xp"]
 
 
 def test_the_quest_model_names_no_rules_layers_terms() -> None:

@@ -13,6 +13,7 @@ from classic_rpg.components import Health
 from classic_rpg.items.factory import ItemFactory
 from classic_rpg.questgen import (
     RPG_ARCHETYPES,
+    RPG_EXTRA_REWARD_TYPES,
     RPG_ITEM_TIER_CAPS,
     LevelChallenge,
     RpgQuestTerms,
@@ -39,6 +40,7 @@ from maid_stdlib.questgen import (
 )
 from maid_stdlib.questgen.objectives import grounding_problems
 from maid_stdlib.questgen.rejection import Rejection
+from maid_stdlib.questgen.validator import ALLOWED_REWARD_TYPES
 
 
 async def _quest(engine: GameEngine) -> GeneratedQuest:
@@ -294,3 +296,10 @@ async def test_kills_match_by_kind_and_respawns_keep_them_grounded(ironvale: Gam
     ironvale.world.create_entity(PendingRespawn(template="ironvale:kral", room="x", due=1.0))
     assert facts.kind_available("ironvale:kral")
     assert grounding_problems([kill], facts) == []
+
+
+async def test_the_rpg_allows_experience_as_an_extra_reward(ironvale: GameEngine) -> None:
+    limits = ironvale.services.get(QuestGen).validator.limits
+    assert limits.extra_reward_types == ALLOWED_REWARD_TYPES | RPG_EXTRA_REWARD_TYPES
+    assert "xp" in limits.extra_reward_types
+    assert "xp" not in ALLOWED_REWARD_TYPES
