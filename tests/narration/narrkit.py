@@ -1,8 +1,8 @@
 """Helpers of the narration tests: a small world with narrated rooms, players, models.
 
 The world (pack ``testpack``): ``camp`` (plain), ``cellar`` (narrated, schema file),
-``tower`` (narrated, inline schema, with the data NPC ``kral`` standing in for the
-schema's ``kral``), ``hut`` (narrated, empty schema).
+``tower`` (narrated, inline schema, with the data NPC ``hask`` standing in for the
+schema's ``hask``), ``hut`` (narrated, empty schema).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ SCHEMA: dict[str, Any] = {
 TOWER_SCHEMA: dict[str, Any] = {
     "world": {"alarm": {"min": 0, "max": 10, "initial": 2,
                         "desc": "How alert the watch is: +1 per noise, -1 per quiet hour."}},
-    "npcs": {"kral": {"name": "Kral", "stats": {"anger": {
+    "npcs": {"hask": {"name": "Hask", "stats": {"anger": {
         "min": 0, "max": 10, "initial": 3, "desc": "+1 per insult, -1 per gift."}}}},
 }  # fmt: skip
 
@@ -108,7 +108,7 @@ def area(cellar: dict[str, Any] | None = None) -> dict[str, Any]:
                 "narrated": {"stat_schema": {}},
             },
         ],
-        "npcs": [{"key": "kral", "name": "Kral", "keywords": ["kral"], "room": "tower"}],
+        "npcs": [{"key": "hask", "name": "Hask", "keywords": ["hask"], "room": "tower"}],
     }
 
 

@@ -159,18 +159,18 @@ async def test_an_empty_schema_injects_nothing_and_writes_no_state(engine: GameE
 
 
 async def test_a_data_npc_stands_in_for_the_schema_npc(engine: GameEngine) -> None:
-    model = scripted(block('{"npc.kral.anger": +2, "world.alarm": +1}', "Kral scowls."))
+    model = scripted(block('{"npc.hask.anger": +2, "world.alarm": +1}', "Hask scowls."))
     fast(engine, model)
     hero, _ = player(engine, "Aldric", room=TOWER)
-    await act(engine, hero, "act insult kral")
+    await act(engine, hero, "act insult hask")
     from maid_stdlib.world import data_uuid
     from maid_stdlib.worldstate import NarratedNPCStats
 
-    kral = data_uuid("testpack", "npc", "kral")
-    assert service(engine).rooms[TOWER].npcs == {"kral": kral}
-    assert engine.world.get_component(kral, NarratedNPCStats).values["anger"] == 5
-    assert "Kral (npc.kral): anger 5" not in prompt(model, 0)  # the prompt shows before
-    assert "Kral (npc.kral): anger 3/10" in prompt(model, 0)
+    hask = data_uuid("testpack", "npc", "hask")
+    assert service(engine).rooms[TOWER].npcs == {"hask": hask}
+    assert engine.world.get_component(hask, NarratedNPCStats).values["anger"] == 5
+    assert "Hask (npc.hask): anger 5" not in prompt(model, 0)  # the prompt shows before
+    assert "Hask (npc.hask): anger 3/10" in prompt(model, 0)
 
 
 async def test_a_retry_is_told_from_the_state_before_the_turn(engine: GameEngine) -> None:

@@ -84,12 +84,12 @@ async def test_at_state_is_for_builders_and_players_cannot_use_it(engine: GameEn
 async def test_the_builder_sheet_lists_npcs_that_are_away(engine: GameEngine) -> None:
     builder, _ = player(engine, "Bryn", room=TOWER, role=Role.BUILDER)
     sheet = await cmd(engine, builder, "@state", role=Role.BUILDER)
-    assert "Kral (npc.kral)" in sheet
+    assert "Hask (npc.hask)" in sheet
     assert "world.alarm" in sheet
     assert "scope woods" in sheet
     ws = engine.services.get(WorldService)
-    kral = service(engine).rooms[TOWER].npcs["kral"]
+    hask = service(engine).rooms[TOWER].npcs["hask"]
     async with engine.world_lock:
-        ws.move(kral, "testpack:camp")
-    assert "Kral (npc.kral) — not here" in await cmd(engine, builder, "@state", role=Role.BUILDER)
-    assert "Kral" not in await cmd(engine, builder, "state", role=Role.BUILDER)
+        ws.move(hask, "testpack:camp")
+    assert "Hask (npc.hask) — not here" in await cmd(engine, builder, "@state", role=Role.BUILDER)
+    assert "Hask" not in await cmd(engine, builder, "state", role=Role.BUILDER)
