@@ -45,7 +45,6 @@ NOT_YET_CONVERTED = frozenset(
         "consequences/test_system.py",
         "grounding/conftest.py",
         "grounding/test_monitor.py",
-        "living/livingkit.py",
         "questgen_system/conftest.py",
         "questgen_system/qskit.py",
         "questgen_system/test_backpressure.py",
@@ -60,16 +59,9 @@ NOT_YET_CONVERTED = frozenset(
         "questgen_system/test_signals.py",
         "questgen_system/test_stages.py",
         "questgen_system/test_threat_cache.py",
-        "world/conftest.py",
-        "world/test_graph.py",
-        "world/test_look_cache.py",
-        "world/test_packcheck_many_files.py",
-        "world/test_world_characters.py",
         "world/test_world_commands.py",
         "world/test_world_data.py",
-        "world/test_world_persistence.py",
         "world/test_world_service.py",
-        "world/worldkit.py",
     }
 )
 

@@ -8,13 +8,24 @@ from pathlib import Path
 
 import pytest
 from kits.engines import living_of
-from living.livingkit import IronvaleLivingPack, collect_signals, make_engine, run_hours, story_of
+from living.livingkit import collect_signals, make_engine, run_hours, story_of
 
+from maid_engine.content import ContentPack, PackContext
 from maid_stdlib.living import GoalsComponent, GoalStatus, KnownGossip, NeedsComponent
 from maid_stdlib.story import REQUIRED_CONTEXT, StorySignalType, StorySituationResolvedEvent
 from maid_stdlib.world import data_uuid
 
 T = StorySignalType
+
+
+class IronvaleLivingPack(ContentPack):
+    """Ironvale with its living.yaml (the ironvale pack loads it itself)."""
+
+    name = "ironvale_living_test"
+    requires = ("ironvale",)
+
+    def register(self, ctx: PackContext) -> None:
+        """Ironvale and the groups it requires did the wiring."""
 
 
 def iv(key: str, kind: str = "npc") -> str:

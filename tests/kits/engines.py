@@ -8,6 +8,7 @@ from typing import Any
 from uuid import UUID
 
 from classic_rpg.systems.quests import QuestManager
+from kits.hamlet.pack import HamletPack
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
@@ -39,6 +40,31 @@ def ironvale_engine(
         use_store=db_url is not None if use_store is None else use_store,
         **kw,
     )
+
+
+def hamlet_engine(
+    tmp_path: Path,
+    *,
+    tick: float = 60.0,
+    seed: int = 7,
+    use_store: bool = False,
+    **kw: Any,
+) -> GameEngine:
+    """Hamlet (tests/kits/hamlet), the neutral test world, on the stdlib alone: world,
+    living world, story, quest generation, consequences; no game rules, no store
+    unless asked."""
+    return GameEngine(
+        Settings(data_dir=tmp_path, random_seed=seed),
+        clock=ManualClock(tick_game_seconds=tick),
+        packs=[HamletPack],
+        use_store=use_store,
+        **kw,
+    )
+
+
+def hv(key: str) -> UUID:
+    """A placed Hamlet NPC, by its key in the pack's data."""
+    return data_uuid("hamlet", "npc", key)
 
 
 def iv(key: str) -> UUID:

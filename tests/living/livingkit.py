@@ -23,9 +23,6 @@ from maid_stdlib.story import StorySignal, StorySignalEvent
 from maid_stdlib.story.system import StorySignalSystem
 from maid_stdlib.world import WorldDataPack, data_uuid
 
-IRONVALE_LIVING = Path(__file__).resolve().parents[2] / "content_packs/ironvale/living.yaml"
-
-
 HAMLET: dict[str, Any] = {
     "area": {"key": "hamlet", "name": "Hamlet", "region": "testland"},
     "rooms": [
@@ -139,16 +136,6 @@ def hamlet_pack(
 
     HamletPack.name = name
     return HamletPack
-
-
-class IronvaleLivingPack(ContentPack):
-    """Ironvale with its living.yaml (the ironvale pack loads it itself)."""
-
-    name = "ironvale_living_test"
-    requires = ("ironvale",)
-
-    def register(self, ctx: PackContext) -> None:
-        """Ironvale and the groups it requires did the wiring."""
 
 
 def make_engine(

@@ -13,6 +13,6 @@ from maid_engine.engine import GameEngine
 
 @pytest.fixture
 async def engine(tmp_path: Path) -> AsyncIterator[GameEngine]:
-    """A started engine with the Ironvale world and no store."""
+    """A started engine on Hamlet (the neutral test world) and no store."""
     async with make_engine(tmp_path).lifespan() as started:
         yield started

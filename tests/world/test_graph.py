@@ -211,8 +211,8 @@ def test_the_path_cache_is_bounded_and_least_recently_used(
 
 @pytest.fixture
 async def engine(tmp_path: Path) -> AsyncIterator[GameEngine]:
-    """A started engine with only the stdlib (overrides the package's Ironvale
-    fixture): each test builds its own rooms."""
+    """A started engine with only the stdlib (overrides the package's fixture): each
+    test builds its own rooms."""
     async with make_engine(tmp_path, packs=["stdlib"]).lifespan() as started:
         yield started
 

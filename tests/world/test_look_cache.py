@@ -13,7 +13,7 @@ from maid_stdlib.world.components import NPC, Item
 from maid_stdlib.world.look import _grouped, render_exits, render_room
 from maid_stdlib.world.text import capitalize
 
-SQUARE = "ironvale:square"
+SQUARE = "hamlet:green"
 
 
 def reference(ws: WorldService, room_key: str, viewer: UUID | None = None) -> str:
@@ -57,11 +57,11 @@ async def test_arrivals_departures_and_several_viewers(engine: GameEngine) -> No
     for c in chars:
         await connect(engine, c)
     check(ws, list(chars))
-    ws.move(chars[1], "ironvale:forge_lane")
-    check(ws, list(chars), (SQUARE, "ironvale:forge_lane"))
+    ws.move(chars[1], "hamlet:mill_lane")
+    check(ws, list(chars), (SQUARE, "hamlet:mill_lane"))
     ws.move(chars[1], SQUARE)
-    ws.move(chars[2], "ironvale:forge_lane")
-    check(ws, list(chars), (SQUARE, "ironvale:forge_lane"))
+    ws.move(chars[2], "hamlet:mill_lane")
+    check(ws, list(chars), (SQUARE, "hamlet:mill_lane"))
     assert "Bob" in render_room(ws, SQUARE, chars[0])
     assert "Bob" not in render_room(ws, SQUARE, chars[1])
 
@@ -86,17 +86,17 @@ async def test_renamed_npc_and_changed_short(engine: GameEngine) -> None:
     ws = ws_of(engine)
     hero = new_character(engine, "Alice")
     await connect(engine, hero)
-    ws.move(hero, "ironvale:road_wagon")
-    rooms = ("ironvale:road_wagon",)
+    ws.move(hero, "hamlet:road_copse")
+    rooms = ("hamlet:road_copse",)
     check(ws, [hero], rooms)
-    second = data_uuid("ironvale", "npc", "bandit_scout#2")
+    second = data_uuid("hamlet", "npc", "wolf#2")
     desc = engine.world.get_component(second, Describable)
     desc.short = ""
     check(ws, [hero], rooms)
-    engine.world.rename(second, desc, "a renamed scout")
+    engine.world.rename(second, desc, "a renamed wolf")
     check(ws, [hero], rooms)
-    assert "A renamed scout is here." in render_room(ws, "ironvale:road_wagon", hero)
-    desc.short = "A scout sulks here."
+    assert "A renamed wolf is here." in render_room(ws, "hamlet:road_copse", hero)
+    desc.short = "A wolf sulks here."
     check(ws, [hero], rooms)
     engine.world.add_component(second, Describable(name="thing", short="A new look."))
     check(ws, [hero], rooms)
@@ -149,12 +149,12 @@ async def test_look_alike_viewers_and_room_header_changes(engine: GameEngine) ->
     other = new_character(engine, "Dee")
     await connect(engine, other)
     check(ws, [*twins, other])
-    ws.move(twins[2], "ironvale:forge_lane")
+    ws.move(twins[2], "hamlet:mill_lane")
     check(ws, [*twins, other])
     room = ws.room(SQUARE)
     assert room is not None
     room.description = "A changed square."
     check(ws, [*twins, other])
-    ws.set_exit(SQUARE, "up", "ironvale:forge_lane")
+    ws.set_exit(SQUARE, "up", "hamlet:mill_lane")
     check(ws, [*twins, other])
     assert "up" in render_room(ws, SQUARE, other)

@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from pathlib import Path
 from uuid import UUID
 
 import pytest
-from world.worldkit import connect, new_character, ws_of
+from world.worldkit import connect, make_engine, new_character, ws_of
 
 from maid_engine.commands import Role
 from maid_engine.engine import GameEngine
 from maid_engine.events import ShutdownRequestedEvent
 from maid_engine.testing import cmd, session_for
 from maid_stdlib.world import Describable, ScoreSheet, data_uuid
+
+
+@pytest.fixture
+async def engine(tmp_path: Path) -> AsyncIterator[GameEngine]:
+    """Ironvale: these tests are not on the neutral test world yet (they are on the
+    allow-list of tests/test_layout.py)."""
+    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as started:
+        yield started
 
 
 @pytest.fixture

@@ -32,7 +32,7 @@ from maid_stdlib.world import (
 
 
 async def test_ironvale_loads_two_areas_in_two_regions(tmp_path: Path) -> None:
-    async with make_engine(tmp_path).lifespan() as engine:
+    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as engine:
         ws = ws_of(engine)
         assert ws.room_count >= 12
         assert ws.start_room == "ironvale:square"
@@ -48,7 +48,7 @@ async def test_ironvale_loads_two_areas_in_two_regions(tmp_path: Path) -> None:
 
 
 async def test_ironvale_cast_is_where_the_story_needs_it(tmp_path: Path) -> None:
-    async with make_engine(tmp_path).lifespan() as engine:
+    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as engine:
         ws = ws_of(engine)
 
         def named(room: str, word: str) -> str:
@@ -71,7 +71,7 @@ async def test_ironvale_cast_is_where_the_story_needs_it(tmp_path: Path) -> None
 
 
 async def test_every_room_is_reachable_from_the_start(tmp_path: Path) -> None:
-    async with make_engine(tmp_path).lifespan() as engine:
+    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as engine:
         ws = ws_of(engine)
         for key in ws.room_keys():
             assert ws.is_reachable("ironvale:square", key), key
@@ -79,7 +79,7 @@ async def test_every_room_is_reachable_from_the_start(tmp_path: Path) -> None:
 
 
 async def test_data_entities_have_deterministic_ids(tmp_path: Path) -> None:
-    async with make_engine(tmp_path).lifespan() as engine:
+    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as engine:
         ws = ws_of(engine)
         assert ws.room_id("ironvale:smithy") == data_uuid("ironvale", "room", "smithy")
         gundrik = data_uuid("ironvale", "npc", "gundrik")
@@ -90,7 +90,7 @@ async def test_data_entities_have_deterministic_ids(tmp_path: Path) -> None:
 
 
 async def test_on_world_loaded_twice_does_not_duplicate(tmp_path: Path) -> None:
-    async with make_engine(tmp_path).lifespan() as engine:
+    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as engine:
         before = engine.world.entity_count
         gundrik = data_uuid("ironvale", "npc", "gundrik")
         ws_of(engine).move(gundrik, "ironvale:square", reason="test")
@@ -104,7 +104,7 @@ async def test_on_world_loaded_twice_does_not_duplicate(tmp_path: Path) -> None:
 
 
 async def test_slain_npcs_are_not_respawned_by_a_rebuild(tmp_path: Path) -> None:
-    async with make_engine(tmp_path).lifespan() as engine:
+    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as engine:
         kral = data_uuid("ironvale", "npc", "kral")
         engine.world.destroy_entity(kral)
         await engine.dispatch_events()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from kits.hamlet.pack import HamletPack
 from world.worldkit import (
     OgreStats,
     new_character,
@@ -25,19 +26,19 @@ def engine_on(db_url: str, tmp_path: Path, packs: list[Any] | None = None) -> Ga
     return GameEngine(
         Settings(data_dir=tmp_path, database_url=db_url),
         clock=ManualClock(),
-        packs=packs or ["ironvale"],
+        packs=packs or [HamletPack],
     )
 
 
 async def test_positions_survive_a_restart_without_duplicates(db_url: str, tmp_path: Path) -> None:
-    gundrik = data_uuid("ironvale", "npc", "gundrik")
-    kral = data_uuid("ironvale", "npc", "kral")
+    miller = data_uuid("hamlet", "npc", "hollin")
+    wolf = data_uuid("hamlet", "npc", "old_grey")
     async with engine_on(db_url, tmp_path).lifespan() as engine:
         ws = ws_of(engine)
         hero = new_character(engine, "Alice")
-        ws.move(gundrik, "ironvale:tavern", reason="thirst")
-        ws.move(hero, "ironvale:bandit_camp", reason="walk")
-        engine.world.destroy_entity(kral)
+        ws.move(miller, "hamlet:inn", reason="thirst")
+        ws.move(hero, "hamlet:wolf_den", reason="walk")
+        engine.world.destroy_entity(wolf)
         await engine.dispatch_events()
         await engine.checkpoint()
         count = engine.world.entity_count
@@ -45,10 +46,10 @@ async def test_positions_survive_a_restart_without_duplicates(db_url: str, tmp_p
     async with engine_on(db_url, tmp_path).lifespan() as engine:
         ws = ws_of(engine)
         assert engine.world.entity_count == count
-        assert ws.room_key_of(gundrik) == "ironvale:tavern"
-        assert ws.room_key_of(hero) == "ironvale:bandit_camp"
-        assert ws.npcs_in("ironvale:tavern")[-1] == gundrik
-        assert not engine.world.entity_exists(kral)  # slain stays slain
+        assert ws.room_key_of(miller) == "hamlet:inn"
+        assert ws.room_key_of(hero) == "hamlet:wolf_den"
+        assert ws.npcs_in("hamlet:inn")[-1] == miller
+        assert not engine.world.entity_exists(wolf)  # slain stays slain
         assert engine.world.count(NPC) == npcs  # nothing respawned or duplicated
         assert engine.world.count(Room) == ws.room_count
 

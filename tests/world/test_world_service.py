@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from pathlib import Path
 from uuid import UUID
 
 import pytest
-from world.worldkit import connect, new_character, ws_of
+from world.worldkit import connect, make_engine, new_character, ws_of
 
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
@@ -20,6 +22,15 @@ from maid_stdlib.world import (
     data_uuid,
 )
 from maid_stdlib.world.gmcp import room_num
+
+
+@pytest.fixture
+async def engine(tmp_path: Path) -> AsyncIterator[GameEngine]:
+    """Ironvale: these tests are not on the neutral test world yet (they are on the
+    allow-list of tests/test_layout.py)."""
+    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as started:
+        yield started
+
 
 GUNDRIK = data_uuid("ironvale", "npc", "gundrik")
 

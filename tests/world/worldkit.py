@@ -8,6 +8,7 @@ from typing import Any
 from uuid import UUID
 
 import yaml
+from kits.hamlet.pack import HamletPack
 from pydantic import BaseModel, ConfigDict
 
 from maid_engine.accounts import CharacterFactory
@@ -22,10 +23,11 @@ from maid_stdlib.world import ExtensionContext, WorldData, WorldDataPack, WorldS
 
 
 def make_engine(tmp_path: Path, packs: list[Any] | None = None, **kw: Any) -> GameEngine:
+    """An engine on ``packs`` (by default Hamlet, the neutral test world)."""
     return GameEngine(
         Settings(data_dir=tmp_path),
         clock=ManualClock(),
-        packs=packs if packs is not None else ["ironvale"],
+        packs=packs if packs is not None else [HamletPack],
         use_store=kw.pop("use_store", False),
         **kw,
     )
