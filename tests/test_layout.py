@@ -43,8 +43,6 @@ NOT_YET_CONVERTED = frozenset(
         "consequences/test_chains.py",
         "consequences/test_propagator.py",
         "consequences/test_system.py",
-        "grounding/conftest.py",
-        "grounding/test_monitor.py",
         "questgen_system/conftest.py",
         "questgen_system/qskit.py",
         "questgen_system/test_backpressure.py",

@@ -1,12 +1,17 @@
 """QuestGroundingMonitor: deaths invalidate (or are progress), moves update hints,
-acceptance re-validates, the sweep catches the rest, and validation changes nothing."""
+acceptance re-validates, the sweep catches the rest, and validation changes nothing.
+
+On Ironvale with the RPG layer: the quests are held by its QuestManager, and kill
+objectives and fights are its rules."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import AsyncIterator
 from pathlib import Path
 from uuid import UUID
 
+import pytest
 from consequences.ckit import accept, deliver, monitor_of, new_hero, simple_quest, system_of, trust
 from kits.engines import ironvale_engine, iv, plain, qg_of, qm, ws_of
 from kits.heroes import fight, walk
@@ -18,6 +23,13 @@ from maid_engine.testing import cmd, session_for
 from maid_stdlib.consequences import GeneratedQuestIndex
 from maid_stdlib.questgen import GeneratedQuest, ObjectiveType, QuestObjective, QuestRewards
 from maid_stdlib.questgen.vocabulary import FailReason, QuestState
+
+
+@pytest.fixture
+async def engine(tmp_path: Path) -> AsyncIterator[GameEngine]:
+    """A started Ironvale with every layer wired in; no store, 60 s ticks."""
+    async with ironvale_engine(tmp_path).lifespan() as eng:
+        yield eng
 
 
 def kral_quest(engine: GameEngine, quest_id: str = "kral-must-fall") -> GeneratedQuest:
