@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import math
 import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
-from consequences.ckit import new_hero
-from kits.engines import iv, living_of
+from kits.engines import hamlet_engine, hv, living_of
+from kits.heroes import new_character
 
 from maid_engine.ecs import Component
 from maid_engine.engine import GameEngine
@@ -39,6 +41,13 @@ from maid_stdlib.living.api import (
     get_relationship,
     set_need,
 )
+
+
+@pytest.fixture
+async def engine(tmp_path: Path) -> AsyncIterator[GameEngine]:
+    """Hamlet, the neutral test world, with every stdlib layer wired in."""
+    async with hamlet_engine(tmp_path).lifespan() as eng:
+        yield eng
 
 
 def env(engine: GameEngine) -> MutationEnv:
@@ -98,54 +107,54 @@ def kinds_with_explode() -> MutationKinds:
 
 # -- merging ----------------------------------------------------------------------------
 async def test_same_target_deltas_are_summed_into_one_mutation(engine: GameEngine) -> None:
-    hero, gundrik = new_hero(engine), iv("gundrik")
+    hero, miller = new_character(engine, "Aria"), hv("hollin")
     batch = WorldMutationBatch(env(engine))
-    batch.add(rel(gundrik, hero, -0.1, "Gundrik is let down"))
-    batch.add(rel(gundrik, hero, -0.15, "Abandoned quest"))
-    batch.add(rel(iv("voss"), hero, 0.2))
+    batch.add(rel(miller, hero, -0.1, "Hollin is let down"))
+    batch.add(rel(miller, hero, -0.15, "Abandoned quest"))
+    batch.add(rel(hv("tamsin"), hero, 0.2))
     assert batch.validate()
     assert [(m.target_entity, m.delta) for m in batch.planned] == [
-        (gundrik, pytest.approx(-0.25)),
-        (iv("voss"), 0.2),
+        (miller, pytest.approx(-0.25)),
+        (hv("tamsin"), 0.2),
     ]
-    assert batch.planned[0].description == "Gundrik is let down; Abandoned quest"
+    assert batch.planned[0].description == "Hollin is let down; Abandoned quest"
     assert batch.apply().ok
-    assert trust(engine, gundrik, hero) == pytest.approx(-0.25)
-    assert trust(engine, iv("voss"), hero) == pytest.approx(0.2)
+    assert trust(engine, miller, hero) == pytest.approx(-0.25)
+    assert trust(engine, hv("tamsin"), hero) == pytest.approx(0.2)
 
 
 async def test_merge_rules_for_flags_goals_and_gossip(engine: GameEngine) -> None:
-    gundrik = iv("gundrik")
-    add_goal(engine.world, gundrik, Goal(id="source_iron", need="economic"))
+    miller = hv("hollin")
+    add_goal(engine.world, miller, Goal(id="get_grain", need="economic"))
     batch = WorldMutationBatch(env(engine))
     batch.add(WorldMutation("world_state", None, "road", None, payload={"value": "cleared"}))
-    batch.add(WorldMutation("npc_goal_advance", gundrik, "source_iron", 0.5, saturate=True))
-    batch.add(WorldMutation("npc_goal_complete", gundrik, "source_iron", None))
-    batch.add(WorldMutation("npc_goal_complete", gundrik, "source_iron", None))
+    batch.add(WorldMutation("npc_goal_advance", miller, "get_grain", 0.5, saturate=True))
+    batch.add(WorldMutation("npc_goal_complete", miller, "get_grain", None))
+    batch.add(WorldMutation("npc_goal_complete", miller, "get_grain", None))
     batch.add(WorldMutation("world_state", None, "road", None, payload={"value": "contested"}))
-    batch.add(gossip(gundrik, "The road is clear"))
-    batch.add(gossip(gundrik, "The road is clear"))
-    batch.add(gossip(gundrik, "Kral is dead"))
+    batch.add(gossip(miller, "The road is clear"))
+    batch.add(gossip(miller, "The road is clear"))
+    batch.add(gossip(miller, "Old Grey is dead"))
     assert batch.validate()
     types = [m.mutation_type for m in batch.planned]
     # the advance is subsumed by the completion; duplicates collapse; last flag wins
     assert types == ["world_state", "npc_goal_complete", "gossip_injection", "gossip_injection"]
     assert batch.apply().ok
     assert world_flag(engine.world, "road") == "contested"
-    known = engine.world.get_component(gundrik, KnownGossip)
-    assert {i.content for i in known.items.values()} == {"The road is clear", "Kral is dead"}
+    known = engine.world.get_component(miller, KnownGossip)
+    assert {i.content for i in known.items.values()} == {"The road is clear", "Old Grey is dead"}
 
 
 async def test_saturating_changes_stop_at_the_bound(engine: GameEngine) -> None:
-    hero = new_hero(engine)
-    adjust_faction_standing(engine.world, hero, "village", 0.95)
+    hero = new_character(engine, "Aria")
+    adjust_faction_standing(engine.world, hero, "hamlet", 0.95)
     batch = WorldMutationBatch(env(engine))
-    batch.add(WorldMutation("faction_standing", hero, "village", 0.125, saturate=True))
+    batch.add(WorldMutation("faction_standing", hero, "hamlet", 0.125, saturate=True))
     assert batch.validate()
     assert batch.planned[0].delta == pytest.approx(0.05)
     assert batch.planned[0].payload["requested_delta"] == 0.125
     assert batch.apply().ok
-    assert get_faction_standing(engine.world, hero, "village") == pytest.approx(1.0)
+    assert get_faction_standing(engine.world, hero, "hamlet") == pytest.approx(1.0)
 
 
 # -- validation failures ------------------------------------------------------------------
@@ -163,23 +172,23 @@ async def test_saturating_changes_stop_at_the_bound(engine: GameEngine) -> None:
     ],
 )
 async def test_validation_failures_apply_nothing(engine: GameEngine, case: str) -> None:
-    hero, gundrik = new_hero(engine), iv("gundrik")
-    adjust_faction_standing(engine.world, hero, "village", 0.95)
-    set_need(engine.world, gundrik, "economic", 0.9)
+    hero, miller = new_character(engine, "Aria"), hv("hollin")
+    adjust_faction_standing(engine.world, hero, "hamlet", 0.95)
+    set_need(engine.world, miller, "economic", 0.9)
     bad: dict[str, WorldMutation] = {
         "missing_entity": rel(uuid.uuid4(), hero, 0.1),
-        "standing_bounds": WorldMutation("faction_standing", hero, "village", 0.1),
-        "need_bounds": WorldMutation("npc_need_satisfy", gundrik, "economic", 0.2),
-        "unknown_type": WorldMutation("teleport_castle", gundrik, None, 1.0),
-        "nan": rel(gundrik, hero, math.nan),
-        "huge_delta": WorldMutation("npc_need_satisfy", gundrik, "economic", -5.0, saturate=True),
-        "no_such_need": WorldMutation("npc_need_satisfy", gundrik, "hunger", 0.1),
+        "standing_bounds": WorldMutation("faction_standing", hero, "hamlet", 0.1),
+        "need_bounds": WorldMutation("npc_need_satisfy", miller, "economic", 0.2),
+        "unknown_type": WorldMutation("teleport_castle", miller, None, 1.0),
+        "nan": rel(miller, hero, math.nan),
+        "huge_delta": WorldMutation("npc_need_satisfy", miller, "economic", -5.0, saturate=True),
+        "no_such_need": WorldMutation("npc_need_satisfy", miller, "hunger", 0.1),
         "gossip_without_teller": WorldMutation(
             "gossip_injection", None, None, None, payload={"content": "x", "tellers": []}
         ),
     }
     batch = WorldMutationBatch(env(engine))
-    batch.add(rel(gundrik, hero, 0.3))
+    batch.add(rel(miller, hero, 0.3))
     batch.add(bad[case])
     validation = batch.validate()
     assert not validation, validation.errors
@@ -187,63 +196,64 @@ async def test_validation_failures_apply_nothing(engine: GameEngine, case: str) 
     result = batch.apply()
     assert result.status == "failed"
     assert not result.applied
-    assert trust(engine, gundrik, hero) == 0.0
-    assert get_faction_standing(engine.world, hero, "village") == pytest.approx(0.95)
-    assert get_need_value(engine.world, gundrik, "economic") == pytest.approx(0.9)
+    assert trust(engine, miller, hero) == 0.0
+    assert get_faction_standing(engine.world, hero, "hamlet") == pytest.approx(0.95)
+    assert get_need_value(engine.world, miller, "economic") == pytest.approx(0.9)
 
 
 # -- atomicity ------------------------------------------------------------------------------
 async def test_rollback_when_the_third_of_five_fails(engine: GameEngine) -> None:
-    hero, gundrik, voss, bram = new_hero(engine), iv("gundrik"), iv("voss"), iv("bram")
+    hero = new_character(engine, "Aria")
+    miller, warden, keeper = hv("hollin"), hv("tamsin"), hv("marta")
     living = living_of(engine)
-    memories_before = living.memory.count(gundrik)
-    need_before = get_need_value(engine.world, gundrik, "economic")
-    influence_before = get_influence(engine.world, voss)
+    memories_before = living.memory.count(miller)
+    need_before = get_need_value(engine.world, miller, "economic")
+    influence_before = get_influence(engine.world, warden)
     versions = EntityVersions()
     events: list[Event] = []
     batch = WorldMutationBatch(env(engine), versions, kinds_with_explode(), emit=events.append)
-    batch.add(rel(gundrik, hero, 0.3))
+    batch.add(rel(miller, hero, 0.3))
     batch.add(
         WorldMutation(
             "memory_creation",
-            gundrik,
+            miller,
             None,
             None,
             payload={"content": "A stranger helped", "tags": ["quest"], "visibility": "public"},
         )
     )
-    batch.add(WorldMutation("explode", gundrik, None, None))
-    batch.add(WorldMutation("social_influence", voss, None, 0.1, saturate=True))
-    batch.add(gossip(bram, "The road is clear"))
+    batch.add(WorldMutation("explode", miller, None, None))
+    batch.add(WorldMutation("social_influence", warden, None, 0.1, saturate=True))
+    batch.add(gossip(keeper, "The road is clear"))
     assert batch.validate()
-    needs_obj = engine.world.get_component(gundrik, NeedsComponent)
+    needs_obj = engine.world.get_component(miller, NeedsComponent)
 
     result = batch.apply()
 
     assert result.status == "failed"
     assert "boom" in (result.error or "")
-    assert trust(engine, gundrik, hero) == 0.0
-    assert get_relationship(engine.world, gundrik, hero) is None
-    assert living.memory.count(gundrik) == memories_before
+    assert trust(engine, miller, hero) == 0.0
+    assert get_relationship(engine.world, miller, hero) is None
+    assert living.memory.count(miller) == memories_before
     # the half-applied change of the failing mutation is undone too, in place
-    assert engine.world.get_component(gundrik, NeedsComponent) is needs_obj
-    assert get_need_value(engine.world, gundrik, "economic") == need_before
+    assert engine.world.get_component(miller, NeedsComponent) is needs_obj
+    assert get_need_value(engine.world, miller, "economic") == need_before
     # the fourth and fifth never ran
-    assert get_influence(engine.world, voss) == influence_before
+    assert get_influence(engine.world, warden) == influence_before
     assert (
-        engine.world.try_component(bram, KnownGossip) is None
-        or "test:The road is clear" not in engine.world.get_component(bram, KnownGossip).items
+        engine.world.try_component(keeper, KnownGossip) is None
+        or "test:The road is clear" not in engine.world.get_component(keeper, KnownGossip).items
     )
-    assert versions.version(gundrik) == 0
+    assert versions.version(miller) == 0
     assert not events
 
 
 async def test_events_are_emitted_only_once_the_batch_commits(engine: GameEngine) -> None:
-    gundrik = iv("gundrik")
-    add_goal(engine.world, gundrik, Goal(id="source_iron", status="blocked", need="economic"))
+    miller = hv("hollin")
+    add_goal(engine.world, miller, Goal(id="get_grain", status="blocked", need="economic"))
     events: list[Event] = []
     batch = WorldMutationBatch(env(engine), emit=events.append)
-    batch.add(WorldMutation("npc_goal_complete", gundrik, "source_iron", None))
+    batch.add(WorldMutation("npc_goal_complete", miller, "get_grain", None))
     assert batch.apply().ok
     assert [type(e) for e in events] == [GoalStatusChangedEvent]
     assert isinstance(events[0], GoalStatusChangedEvent)
@@ -254,53 +264,53 @@ async def test_events_are_emitted_only_once_the_batch_commits(engine: GameEngine
 async def test_a_concurrent_batch_makes_the_second_conflict_and_roll_back(
     engine: GameEngine,
 ) -> None:
-    hero, gundrik, voss = new_hero(engine), iv("gundrik"), iv("voss")
+    hero, miller, warden = new_character(engine, "Aria"), hv("hollin"), hv("tamsin")
     versions = EntityVersions()
     first = WorldMutationBatch(env(engine), versions)
-    first.add(rel(gundrik, hero, 0.3))
+    first.add(rel(miller, hero, 0.3))
     second = WorldMutationBatch(env(engine), versions)
-    second.add(WorldMutation("social_influence", voss, None, 0.1, saturate=True))
-    second.add(rel(gundrik, hero, 0.15))
+    second.add(WorldMutation("social_influence", warden, None, 0.1, saturate=True))
+    second.add(rel(miller, hero, 0.15))
     # both planned from the same world, as two turn-ins resolved in one tick
     assert first.validate()
     assert second.validate()
-    influence_before = get_influence(engine.world, voss)
+    influence_before = get_influence(engine.world, warden)
 
     assert first.apply().ok
     result = second.apply()
 
     assert result.status == "conflict"
-    assert str(gundrik) in (result.error or "")
-    # Voss's change (applied before the conflict was found) was rolled back
-    assert get_influence(engine.world, voss) == influence_before
-    assert trust(engine, gundrik, hero) == pytest.approx(0.3)
+    assert str(miller) in (result.error or "")
+    # The warden's change (applied before the conflict was found) was rolled back
+    assert get_influence(engine.world, warden) == influence_before
+    assert trust(engine, miller, hero) == pytest.approx(0.3)
     # re-read and retry
     assert second.validate()
     assert second.apply().ok
-    assert trust(engine, gundrik, hero) == pytest.approx(0.45)
-    assert versions.version(gundrik) == 2
-    assert versions.version(voss) == 1
+    assert trust(engine, miller, hero) == pytest.approx(0.45)
+    assert versions.version(miller) == 2
+    assert versions.version(warden) == 1
 
 
 async def test_a_writer_that_never_bumps_versions_is_noticed(engine: GameEngine) -> None:
-    gundrik = iv("gundrik")
+    miller = hv("hollin")
     batch = WorldMutationBatch(env(engine))
-    batch.add(WorldMutation("npc_need_satisfy", gundrik, "economic", 0.2, saturate=True))
+    batch.add(WorldMutation("npc_need_satisfy", miller, "economic", 0.2, saturate=True))
     assert batch.validate()
-    set_need(engine.world, gundrik, "economic", 0.1)  # e.g. the autonomy system
+    set_need(engine.world, miller, "economic", 0.1)  # e.g. the autonomy system
     result = batch.apply()
     assert result.status == "conflict"
     assert "value changed" in (result.error or "")
-    assert get_need_value(engine.world, gundrik, "economic") == pytest.approx(0.1)
+    assert get_need_value(engine.world, miller, "economic") == pytest.approx(0.1)
 
 
 async def test_restored_components_are_the_same_objects(engine: GameEngine) -> None:
-    gundrik = iv("gundrik")
-    engine.world.add_component(gundrik, SocialInfluence(0.5))
-    influence = engine.world.get_component(gundrik, SocialInfluence)
+    miller = hv("hollin")
+    engine.world.add_component(miller, SocialInfluence(0.5))
+    influence = engine.world.get_component(miller, SocialInfluence)
     batch = WorldMutationBatch(env(engine), kinds=kinds_with_explode())
-    batch.add(WorldMutation("social_influence", gundrik, None, 0.2, saturate=True))
-    batch.add(WorldMutation("explode", gundrik, None, None))
+    batch.add(WorldMutation("social_influence", miller, None, 0.2, saturate=True))
+    batch.add(WorldMutation("explode", miller, None, None))
     assert batch.apply().status == "failed"
-    assert engine.world.get_component(gundrik, SocialInfluence) is influence
+    assert engine.world.get_component(miller, SocialInfluence) is influence
     assert influence.value == 0.5

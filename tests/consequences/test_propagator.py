@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import inspect
 import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
-from kits.engines import iv
+from kits.engines import hamlet_engine, hv
 
 from maid_engine.engine import GameEngine
 from maid_stdlib.consequences import (
@@ -23,12 +25,19 @@ from maid_stdlib.questgen.vocabulary import QuestOutcome
 C = ConsequenceType
 HERO = uuid.UUID(int=42)
 CTX = PlanContext(
-    "q-iron",
+    "q-grain",
     QuestOutcome.COMPLETED,
-    giver=iv("gundrik"),
+    giver=hv("hollin"),
     importance=0.8,
-    location="ironvale:smithy",
+    location="hamlet:mill",
 )
+
+
+@pytest.fixture
+async def engine(tmp_path: Path) -> AsyncIterator[GameEngine]:
+    """Hamlet, the neutral test world, with every stdlib layer wired in."""
+    async with hamlet_engine(tmp_path).lifespan() as eng:
+        yield eng
 
 
 def plan(
@@ -58,16 +67,14 @@ def test_plan_mutation_is_the_only_public_entry_point() -> None:
 
 
 async def test_goal_advance_and_complete(engine: GameEngine) -> None:
-    gundrik = iv("gundrik")
-    add_goal(
-        engine.world, gundrik, Goal(id="source_iron", description="Source iron", need="economic")
-    )
+    miller = hv("hollin")
+    add_goal(engine.world, miller, Goal(id="get_grain", description="Get grain", need="economic"))
     m = plan(
         engine,
         QuestConsequence(
             consequence_type=C.NPC_GOAL_ADVANCE,
-            target_npc=gundrik,
-            target_key="source_iron",
+            target_npc=miller,
+            target_key="get_grain",
             goal_progress=0.4,
             description="closer",
         ),
@@ -76,27 +83,27 @@ async def test_goal_advance_and_complete(engine: GameEngine) -> None:
     assert m is not None
     assert m.mutation_type == "npc_goal_advance"
     assert (m.target_entity, m.target_key, m.delta, m.saturate) == (
-        gundrik,
-        "source_iron",
+        miller,
+        "get_grain",
         0.5,
         True,
     )
     done = plan(
         engine,
         QuestConsequence(
-            consequence_type=C.NPC_GOAL_COMPLETE, target_npc=gundrik, target_key="source_iron"
+            consequence_type=C.NPC_GOAL_COMPLETE, target_npc=miller, target_key="get_grain"
         ),
     )
     assert done is not None
     assert done.mutation_type == "npc_goal_complete"
     assert done.delta is None
     # A goal that is finished already (the world moved on) plans to nothing.
-    complete_goal(engine.world, gundrik, "source_iron")
+    complete_goal(engine.world, miller, "get_grain")
     assert (
         plan(
             engine,
             QuestConsequence(
-                consequence_type=C.NPC_GOAL_COMPLETE, target_npc=gundrik, target_key="source_iron"
+                consequence_type=C.NPC_GOAL_COMPLETE, target_npc=miller, target_key="get_grain"
             ),
         )
         is None
@@ -106,8 +113,8 @@ async def test_goal_advance_and_complete(engine: GameEngine) -> None:
             engine,
             QuestConsequence(
                 consequence_type=C.NPC_GOAL_ADVANCE,
-                target_npc=gundrik,
-                target_key="source_iron",
+                target_npc=miller,
+                target_key="get_grain",
                 goal_progress=0.2,
             ),
         )
@@ -116,12 +123,12 @@ async def test_goal_advance_and_complete(engine: GameEngine) -> None:
 
 
 async def test_need_satisfy(engine: GameEngine) -> None:
-    gundrik = iv("gundrik")
+    miller = hv("hollin")
     m = plan(
         engine,
         QuestConsequence(
             consequence_type=C.NPC_NEED_SATISFY,
-            target_npc=gundrik,
+            target_npc=miller,
             target_key="economic",
             need_delta=0.3,
         ),
@@ -139,7 +146,7 @@ async def test_need_satisfy(engine: GameEngine) -> None:
             engine,
             QuestConsequence(
                 consequence_type=C.NPC_NEED_SATISFY,
-                target_npc=gundrik,
+                target_npc=miller,
                 target_key="no_such_need",
                 need_delta=0.3,
             ),
@@ -152,13 +159,13 @@ async def test_relationship_change_is_about_the_character(engine: GameEngine) ->
     m = plan(
         engine,
         QuestConsequence(
-            consequence_type=C.RELATIONSHIP_CHANGE, target_npc=iv("voss"), relationship_delta=0.15
+            consequence_type=C.RELATIONSHIP_CHANGE, target_npc=hv("tamsin"), relationship_delta=0.15
         ),
         scale=OUTCOME_SCALE[QuestOutcome.PYRRHIC_VICTORY],
     )
     assert m is not None
     assert m.mutation_type == "relationship_change"
-    assert m.target_entity == iv("voss")
+    assert m.target_entity == hv("tamsin")
     assert m.target_key == str(HERO)
     assert m.delta == pytest.approx(0.045)
     # Nobody did the quest (an offer that expired untaken): nobody to change views of.
@@ -167,7 +174,7 @@ async def test_relationship_change_is_about_the_character(engine: GameEngine) ->
             engine,
             QuestConsequence(
                 consequence_type=C.RELATIONSHIP_CHANGE,
-                target_npc=iv("voss"),
+                target_npc=hv("tamsin"),
                 relationship_delta=0.15,
             ),
             character=None,
@@ -180,13 +187,13 @@ async def test_faction_standing_is_the_characters_reputation(engine: GameEngine)
     m = plan(
         engine,
         QuestConsequence(
-            consequence_type=C.FACTION_STANDING, target_faction="village", faction_delta=0.1
+            consequence_type=C.FACTION_STANDING, target_faction="hamlet", faction_delta=0.1
         ),
         scale=1.25,
     )
     assert m is not None
     assert m.mutation_type == "faction_standing"
-    assert (m.target_entity, m.target_key, m.delta) == (HERO, "village", 0.125)
+    assert (m.target_entity, m.target_key, m.delta) == (HERO, "hamlet", 0.125)
     assert (
         plan(engine, QuestConsequence(consequence_type=C.FACTION_STANDING, faction_delta=0.1))
         is None
@@ -197,7 +204,7 @@ async def test_economic_change_and_social_influence(engine: GameEngine) -> None:
     m = plan(
         engine,
         QuestConsequence(
-            consequence_type=C.ECONOMIC_CHANGE, target_npc=iv("selena"), economic_amount=40
+            consequence_type=C.ECONOMIC_CHANGE, target_npc=hv("pell"), economic_amount=40
         ),
         scale=0.5,
     )
@@ -206,7 +213,7 @@ async def test_economic_change_and_social_influence(engine: GameEngine) -> None:
     m = plan(
         engine,
         QuestConsequence(
-            consequence_type=C.SOCIAL_INFLUENCE, target_npc=iv("voss"), social_influence_delta=0.1
+            consequence_type=C.SOCIAL_INFLUENCE, target_npc=hv("tamsin"), social_influence_delta=0.1
         ),
         scale=1.25,
     )
@@ -220,7 +227,7 @@ async def test_gossip_confidence_is_capped_at_0_9(engine: GameEngine) -> None:
         engine,
         QuestConsequence(
             consequence_type=C.GOSSIP_INJECTION,
-            target_npc=iv("bram"),
+            target_npc=hv("marta"),
             gossip_content="An adventurer cleared the road",
         ),
     )
@@ -228,17 +235,17 @@ async def test_gossip_confidence_is_capped_at_0_9(engine: GameEngine) -> None:
     assert m.mutation_type == "gossip_injection"
     p = m.payload
     assert p["confidence"] == 0.9
-    assert p["tellers"] == [str(iv("bram"))]
+    assert p["tellers"] == [str(hv("marta"))]
     assert p["content"] == "An adventurer cleared the road"
     assert p["tags"] == ["quest", "completed"]
     assert p["subject"] == str(HERO)
-    assert p["statement_id"].startswith("quest:q-iron:")
+    assert p["statement_id"].startswith("quest:q-grain:")
     # No NPC named: the quest giver tells it; no content: the description.
     m = plan(
         engine, QuestConsequence(consequence_type=C.GOSSIP_INJECTION, description="Word spreads")
     )
     assert m is not None
-    assert m.payload["tellers"] == [str(iv("gundrik"))]
+    assert m.payload["tellers"] == [str(hv("hollin"))]
     assert m.payload["content"] == "Word spreads"
     assert (
         plan(
@@ -251,12 +258,12 @@ async def test_gossip_confidence_is_capped_at_0_9(engine: GameEngine) -> None:
 
 
 async def test_memory_is_public_and_tagged_with_the_outcome(engine: GameEngine) -> None:
-    ctx = PlanContext("q-iron", QuestOutcome.PERFECT, giver=iv("gundrik"), importance=0.8)
+    ctx = PlanContext("q-grain", QuestOutcome.PERFECT, giver=hv("hollin"), importance=0.8)
     m = plan(
         engine,
         QuestConsequence(
             consequence_type=C.MEMORY_CREATION,
-            target_npc=iv("gundrik"),
+            target_npc=hv("hollin"),
             memory_content="A stranger cleared the road.",
         ),
         context=ctx,
@@ -272,10 +279,10 @@ async def test_memory_is_public_and_tagged_with_the_outcome(engine: GameEngine) 
     failed = plan(
         engine,
         QuestConsequence(consequence_type=C.MEMORY_CREATION, memory_content="Nobody came."),
-        context=PlanContext("q-iron", QuestOutcome.EXPIRED, giver=iv("gundrik")),
+        context=PlanContext("q-grain", QuestOutcome.EXPIRED, giver=hv("hollin")),
     )
     assert failed is not None
-    assert failed.target_entity == iv("gundrik")
+    assert failed.target_entity == hv("hollin")
     assert failed.payload["tags"] == ["quest", "expired", "visibility:public"]
     assert failed.payload["valence"] == "negative"
 
@@ -285,14 +292,14 @@ async def test_world_state(engine: GameEngine) -> None:
         engine,
         QuestConsequence(
             consequence_type=C.WORLD_STATE,
-            world_state_key="threat:bandits:ironvale:old_trade_road",
+            world_state_key="threat:wolves:hamlet:mill_road",
             world_state_value="cleared",
         ),
     )
     assert m is not None
     assert m.mutation_type == "world_state"
     assert m.target_entity is None
-    assert m.target_key == "threat:bandits:ironvale:old_trade_road"
+    assert m.target_key == "threat:wolves:hamlet:mill_road"
     assert m.payload == {"value": "cleared"}
     assert plan(engine, QuestConsequence(consequence_type=C.WORLD_STATE)) is None
 
@@ -310,6 +317,6 @@ async def test_a_target_that_no_longer_exists_plans_to_nothing(engine: GameEngin
         QuestConsequence(consequence_type=C.ECONOMIC_CHANGE, target_npc=ghost, economic_amount=10),
         QuestConsequence(consequence_type=C.NPC_GOAL_COMPLETE, target_npc=ghost),
         # a typed payload missing
-        QuestConsequence(consequence_type=C.RELATIONSHIP_CHANGE, target_npc=iv("voss")),
+        QuestConsequence(consequence_type=C.RELATIONSHIP_CHANGE, target_npc=hv("tamsin")),
     ):
         assert plan(engine, c) is None, c
