@@ -3,19 +3,30 @@ time, and what they name is indexed by room until anything moves."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from pathlib import Path
 from uuid import UUID
 
-from kits.engines import qg_of
-from questgen_system.qskit import move, npc
+import pytest
+from kits.engines import hamlet_engine, hv, qg_of
+from questgen_system.qskit import move
 
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
 from maid_stdlib.world.service import WorldService
 
 
+@pytest.fixture
+async def quiet(tmp_path: Path) -> AsyncIterator[GameEngine]:
+    """Hamlet, the neutral test world, started; these tests never tick, so no story
+    detector raises a signal."""
+    async with hamlet_engine(tmp_path).lifespan() as engine:
+        yield engine
+
+
 async def test_provider_threats_are_computed_once_per_game_time(quiet: GameEngine) -> None:
     facts = qg_of(quiet).facts
-    voss = npc(quiet, "voss")
+    warden = hv("tamsin")
     named: list[UUID] = []
     calls: list[float] = []
 
@@ -24,14 +35,14 @@ async def test_provider_threats_are_computed_once_per_game_time(quiet: GameEngin
         return [(uid, "bandits") for uid in named]
 
     facts.threat_providers.append(provider)
-    assert not facts.is_threat(voss)
-    named.append(voss)
-    assert not facts.is_threat(voss)  # same game time: the cached answer
+    assert not facts.is_threat(warden)
+    named.append(warden)
+    assert not facts.is_threat(warden)  # same game time: the cached answer
     assert len(calls) == 1
     assert isinstance(quiet.clock, ManualClock)
     quiet.clock.skip(1.0)
-    assert facts.is_threat(voss)  # game time moved: recomputed
-    assert facts.is_threat(voss)
+    assert facts.is_threat(warden)  # game time moved: recomputed
+    assert facts.is_threat(warden)
     assert len(calls) == 2
 
 
@@ -42,26 +53,26 @@ async def test_provider_threats_of_a_place_follow_moves_at_the_same_game_time(
     a move in between (a command, say) is seen at once, and the providers' order
     is kept whichever rooms are asked for."""
     facts = qg_of(quiet).facts
-    gundrik, voss, selena = npc(quiet, "gundrik"), npc(quiet, "voss"), npc(quiet, "selena")
+    miller, warden, carter = hv("hollin"), hv("tamsin"), hv("pell")
     facts.threat_providers.append(
-        lambda world: [(voss, "bandits"), (gundrik, "bandits"), (selena, "wolves")]
+        lambda world: [(warden, "bandits"), (miller, "bandits"), (carter, "wolves")]
     )
-    for who in (gundrik, voss, selena):
-        await move(quiet, who, "smithy", reason="goto")
+    for who in (miller, warden, carter):
+        await move(quiet, who, "hamlet:mill", reason="goto")
     now = facts.now
-    smithy, tavern = "ironvale:smithy", "ironvale:tavern"
-    assert facts.threats(None, [smithy]) == [voss, gundrik, selena]
-    assert facts.threats("wolves", [smithy]) == [selena]
-    await move(quiet, voss, "tavern", reason="goto")
+    mill, inn = "hamlet:mill", "hamlet:inn"
+    assert facts.threats(None, [mill]) == [warden, miller, carter]
+    assert facts.threats("wolves", [mill]) == [carter]
+    await move(quiet, warden, "hamlet:inn", reason="goto")
     assert facts.now == now  # no tick: only the placement changed
-    assert facts.threats(None, [smithy]) == [gundrik, selena]
-    assert facts.threats(None, [tavern, smithy]) == [voss, gundrik, selena]
-    assert facts.threats(None, [tavern], limit=1) == [voss]
-    await move(quiet, voss, "smithy", reason="goto")
-    await move(quiet, gundrik, "tavern", reason="goto")
+    assert facts.threats(None, [mill]) == [miller, carter]
+    assert facts.threats(None, [inn, mill]) == [warden, miller, carter]
+    assert facts.threats(None, [inn], limit=1) == [warden]
+    await move(quiet, warden, "hamlet:mill", reason="goto")
+    await move(quiet, miller, "hamlet:inn", reason="goto")
     # Two rooms, the middle pair in the other one: still the providers' order.
-    assert facts.threats(None, [tavern, smithy]) == [voss, gundrik, selena]
-    assert facts.threats(None, [smithy, tavern]) == [voss, gundrik, selena]
+    assert facts.threats(None, [inn, mill]) == [warden, miller, carter]
+    assert facts.threats(None, [mill, inn]) == [warden, miller, carter]
     # An entity the WorldService does not index is looked up by its Position.
-    quiet.services.get(WorldService)._unindex(selena)
-    assert facts.threats(None, [smithy]) == [voss, selena]
+    quiet.services.get(WorldService)._unindex(carter)
+    assert facts.threats(None, [mill]) == [warden, carter]

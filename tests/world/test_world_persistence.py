@@ -48,7 +48,10 @@ async def test_positions_survive_a_restart_without_duplicates(db_url: str, tmp_p
         assert engine.world.entity_count == count
         assert ws.room_key_of(miller) == "hamlet:inn"
         assert ws.room_key_of(hero) == "hamlet:wolf_den"
-        assert ws.npcs_in("hamlet:inn")[-1] == miller
+        # The keeper and the miller, once each. (Their order is the store's load
+        # order, which no query fixes, so it is not asserted.)
+        inn = ws.npcs_in("hamlet:inn")
+        assert sorted(inn) == sorted([data_uuid("hamlet", "npc", "marta"), miller])
         assert not engine.world.entity_exists(wolf)  # slain stays slain
         assert engine.world.count(NPC) == npcs  # nothing respawned or duplicated
         assert engine.world.count(Room) == ws.room_count
