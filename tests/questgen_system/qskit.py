@@ -15,8 +15,10 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from uuid import UUID
+
+from kits.hamlet.pack import HamletPack
 
 from classic_rpg.components import CharacterStats
 from maid_engine.clock import ManualClock
@@ -25,6 +27,8 @@ from maid_engine.content import ContentPack, PackContext
 from maid_engine.engine import GameEngine
 from maid_engine.events import CharacterConnectedEvent
 from maid_engine.testing import FakeSession, session_for
+from maid_stdlib.living import api
+from maid_stdlib.living.components import Goal, GoalStatus
 from maid_stdlib.questgen import QuestSeed
 from maid_stdlib.questgen.contract import SeedGrounding
 from maid_stdlib.questgen.evaluator import GroundedSignal
@@ -55,7 +59,7 @@ class QuestgenTuning(ContentPack):
     unregisters every story detector so only test signals arrive."""
 
     name = "questgen_tuning"
-    requires = ("ironvale",)
+    requires: ClassVar[tuple[str | type[ContentPack], ...]] = ("ironvale",)
 
     def __init__(self, quiet: bool = False) -> None:
         self.quiet = quiet
@@ -69,6 +73,12 @@ class QuestgenTuning(ContentPack):
                 detectors.unregister(name)
 
 
+class HamletTuning(QuestgenTuning):
+    """The same tuning on Hamlet, the neutral test world."""
+
+    requires = (HamletPack,)
+
+
 def make_engine(
     tmp_path: Path,
     *,
@@ -77,9 +87,13 @@ def make_engine(
     quiet: bool = False,
     use_store: bool = False,
     seed: int = 7,
+    hamlet: bool = False,
     **settings: Any,
 ) -> GameEngine:
-    packs: list[str | ContentPack] = ["ironvale", QuestgenTuning(quiet)]
+    """Ironvale, or with ``hamlet`` the neutral test world on the stdlib alone."""
+    packs: list[str | ContentPack] = (
+        [HamletTuning(quiet)] if hamlet else ["ironvale", QuestgenTuning(quiet)]
+    )
     if config is not None:
         packs.insert(0, QuestgenSettings(config))
     return GameEngine(
@@ -92,10 +106,14 @@ def make_engine(
 
 @asynccontextmanager
 async def started(
-    tmp_path: Path, config: QuestGenerationConfig | None = None, *, quiet: bool = True
+    tmp_path: Path,
+    config: QuestGenerationConfig | None = None,
+    *,
+    quiet: bool = True,
+    hamlet: bool = False,
 ) -> AsyncIterator[GameEngine]:
     """A started engine (quiet by default) whose pipeline runs with ``config``."""
-    engine = make_engine(tmp_path, config=config, quiet=quiet)
+    engine = make_engine(tmp_path, config=config, quiet=quiet, hamlet=hamlet)
     async with engine.lifespan():
         yield engine
 
@@ -235,9 +253,6 @@ def scripted(engine: GameEngine, responder: Any = None, **kw: Any) -> Any:
 def iron_crisis(engine: GameEngine) -> UUID:
     """Gundrik's state in the worked example (the Iron Crisis), set directly: economic need
     0.2 and a blocked ACQUIRE goal. Returns Gundrik."""
-    from maid_stdlib.living import api
-    from maid_stdlib.living.components import Goal, GoalStatus
-
     gundrik = npc(engine, "gundrik")
     api.set_need(engine.world, gundrik, "economic", 0.2)
     api.add_goal(
@@ -258,3 +273,28 @@ def iron_crisis(engine: GameEngine) -> UUID:
         ),
     )
     return gundrik
+
+
+def grain_crisis(engine: GameEngine) -> UUID:
+    """Hamlet's miller in the state of the worked example, set directly: economic need
+    0.2 and a blocked ACQUIRE goal (the wolves on the mill road). Returns the miller."""
+    miller = npc(engine, "hamlet:hollin")
+    api.set_need(engine.world, miller, "economic", 0.2)
+    api.add_goal(
+        engine.world,
+        miller,
+        Goal(
+            id="get_grain",
+            type="ACQUIRE",
+            description="Get grain to the mill",
+            priority=0.8,
+            status=GoalStatus.BLOCKED,
+            blocker="wolves on the mill road, The Copse",
+            blocker_source="wolves",
+            blocker_rooms=["hamlet:road_copse"],
+            need="economic",
+            target="grain",
+            created_at=engine.clock.game_time,
+        ),
+    )
+    return miller

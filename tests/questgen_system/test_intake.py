@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from questgen_system.qskit import iron_crisis, make_engine, npc, pipeline_of, system_of
-from questgen_system.test_signals import blocked, threat
 
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
@@ -21,6 +20,34 @@ from maid_stdlib.story.signals import StorySignal, StorySignalEvent
 #: Every signal passes the gate, none is evaluated twice by the test's doing.
 OPEN_GATE = dict(signal_dedup_window=0.0, global_signal_max=1000)
 NAMES = ("selena", "gundrik", "voss", "bram")
+
+
+def threat(engine: GameEngine, *npcs: str, importance: float = 0.6) -> StorySignal:
+    ids = [npc(engine, n) for n in npcs]
+    return StorySignal(
+        "THREAT_DETECTED",
+        importance,
+        ids,
+        context={"threat_source": "bandits", "threat_location": "ironvale:road_wagon"},
+        situation_key="threat:bandits:ironvale:old_trade_road",
+    )
+
+
+def blocked(engine: GameEngine, importance: float = 0.8) -> StorySignal:
+    gundrik = npc(engine, "gundrik")
+    return StorySignal(
+        "GOAL_BLOCKED",
+        importance,
+        [gundrik],
+        context={
+            "blocked_goal": "Source quality iron",
+            "blocker": "bandits on the Old Trade Road",
+            "npc_id": str(gundrik),
+            "threat_source": "bandits",
+            "blocker_location": "ironvale:road_wagon",
+        },
+        situation_key="goal_blocked:gundrik:source_iron",
+    )
 
 
 def _spread(**extra: object) -> QuestGenerationConfig:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
-from kits.engines import metric
-from questgen_system.qskit import iron_crisis, npc, pipeline_of, started, system_of, ticks
+import pytest
+from kits.engines import hv, metric
+from questgen_system.qskit import grain_crisis, pipeline_of, started, system_of, ticks
 
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
@@ -15,31 +17,39 @@ from maid_stdlib.questgen.signals import BasicSignal
 from maid_stdlib.story.signals import StorySignal, StorySignalEvent, StorySituationResolvedEvent
 
 
+@pytest.fixture
+async def quiet(tmp_path: Path) -> AsyncIterator[GameEngine]:
+    """Hamlet, the neutral test world, without story detectors: only the signals a
+    test feeds."""
+    async with started(tmp_path, hamlet=True) as engine:
+        yield engine
+
+
 def threat(engine: GameEngine, *npcs: str, importance: float = 0.6) -> StorySignal:
-    ids = [npc(engine, n) for n in npcs]
+    ids = [hv(n) for n in npcs]
     return StorySignal(
         "THREAT_DETECTED",
         importance,
         ids,
-        context={"threat_source": "bandits", "threat_location": "ironvale:road_wagon"},
-        situation_key="threat:bandits:ironvale:old_trade_road",
+        context={"threat_source": "wolves", "threat_location": "hamlet:road_copse"},
+        situation_key="threat:wolves:hamlet:mill_road",
     )
 
 
 def blocked(engine: GameEngine, importance: float = 0.8) -> StorySignal:
-    gundrik = npc(engine, "gundrik")
+    miller = hv("hollin")
     return StorySignal(
         "GOAL_BLOCKED",
         importance,
-        [gundrik],
+        [miller],
         context={
-            "blocked_goal": "Source quality iron",
-            "blocker": "bandits on the Old Trade Road",
-            "npc_id": str(gundrik),
-            "threat_source": "bandits",
-            "blocker_location": "ironvale:road_wagon",
+            "blocked_goal": "Get grain to the mill",
+            "blocker": "wolves on the mill road",
+            "npc_id": str(miller),
+            "threat_source": "wolves",
+            "blocker_location": "hamlet:road_copse",
         },
-        situation_key="goal_blocked:gundrik:source_iron",
+        situation_key="goal_blocked:hollin:get_grain",
     )
 
 
@@ -72,12 +82,12 @@ def test_the_gate_caps_accepted_signals_world_wide_per_rolling_window() -> None:
 
 
 async def test_signals_are_counted_by_outcome_on_the_metrics(tmp_path: Path) -> None:
-    async with started(tmp_path, QuestGenerationConfig(global_signal_max=2)) as quiet:
-        signal = threat(quiet, "selena")
+    async with started(tmp_path, QuestGenerationConfig(global_signal_max=2), hamlet=True) as quiet:
+        signal = threat(quiet, "pell")
         quiet.events.emit(StorySignalEvent(signal))
         quiet.events.emit(StorySignalEvent(signal))  # same type and first NPC: a duplicate
-        quiet.events.emit(StorySignalEvent(threat(quiet, "voss")))
-        quiet.events.emit(StorySignalEvent(threat(quiet, "bram")))  # over the global cap
+        quiet.events.emit(StorySignalEvent(threat(quiet, "tamsin")))
+        quiet.events.emit(StorySignalEvent(threat(quiet, "marta")))  # over the global cap
         await quiet.dispatch_events()
         assert metric(quiet, "maid_questgen_signals_total", outcome="accepted") == 2
         assert metric(quiet, "maid_questgen_signals_total", outcome="duplicate") == 1
@@ -90,9 +100,9 @@ async def test_a_goal_and_a_threat_compose_and_the_compound_supersedes_the_singl
     quiet: GameEngine,
 ) -> None:
     system = system_of(quiet)
-    iron_crisis(quiet)
+    grain_crisis(quiet)
     queue = pipeline_of(quiet).stages.queue
-    first = await system.accept_signal(threat(quiet, "selena", "voss"))
+    first = await system.accept_signal(threat(quiet, "pell", "tamsin"))
     assert not isinstance(first, Rejection), first
     assert first.source_signals
     assert len(first.source_signals) == 1
@@ -101,7 +111,7 @@ async def test_a_goal_and_a_threat_compose_and_the_compound_supersedes_the_singl
     compound = await system.accept_signal(blocked(quiet))
     assert not isinstance(compound, Rejection), compound
     assert len(compound.source_signals) == 2
-    assert compound.primary_npc == npc(quiet, "gundrik")
+    assert compound.primary_npc == hv("hollin")
     assert compound.importance > 0.8  # boosted by composition
     queue.drain_incoming(system.in_flight_ids())
     # The single threat seed is part of the compound: only the compound waits.
@@ -111,14 +121,16 @@ async def test_a_goal_and_a_threat_compose_and_the_compound_supersedes_the_singl
 
 async def test_a_resolved_situation_makes_its_seeds_stale(tmp_path: Path) -> None:
     async with started(
-        tmp_path, QuestGenerationConfig(generation_interval=3600.0, urgent_importance=1.0)
+        tmp_path,
+        QuestGenerationConfig(generation_interval=3600.0, urgent_importance=1.0),
+        hamlet=True,
     ) as quiet:
         system = system_of(quiet)
         await ticks(quiet)  # the first cycle runs at once; the next one is an hour away
-        seed = await system.accept_signal(threat(quiet, "selena", "voss"))
+        seed = await system.accept_signal(threat(quiet, "pell", "tamsin"))
         assert not isinstance(seed, Rejection), seed
         quiet.events.emit(
-            StorySituationResolvedEvent("threat:bandits:ironvale:old_trade_road", "THREAT_DETECTED")
+            StorySituationResolvedEvent("threat:wolves:hamlet:mill_road", "THREAT_DETECTED")
         )
         await quiet.dispatch_events()
         assert system.screen(seed) is not None
