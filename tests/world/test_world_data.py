@@ -1,4 +1,4 @@
-"""Loading world data: the Ironvale pack, validation problems, extensions."""
+"""Loading world data: a data pack (the Hamlet test world), validation problems, extensions."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kits.hamlet.pack import HamletPack
 from world.worldkit import (
     OgreStats,
     StatsData,
@@ -21,99 +22,57 @@ from world.worldkit import (
 from maid_engine.content import PackError
 from maid_stdlib.world import (
     NPC,
-    Area,
-    Describable,
     Exits,
-    Item,
     Room,
     WorldData,
     data_uuid,
 )
 
 
-async def test_ironvale_loads_two_areas_in_two_regions(tmp_path: Path) -> None:
-    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as engine:
-        ws = ws_of(engine)
-        assert ws.room_count >= 12
-        assert ws.start_room == "ironvale:square"
-        areas = {a: ws.area(a).name for a in ws.area_keys()}  # type: ignore[union-attr]
-        # Other content (e.g. the narrated cellar) may add areas; these two are the core.
-        assert areas["ironvale:village"] == "Ironvale"
-        assert areas["ironvale:old_trade_road"] == "Old Trade Road"
-        assert ws.area_of("ironvale:smithy") == "ironvale:village"
-        assert ws.region_of("ironvale:smithy") == "ironvale"
-        assert ws.area_of("ironvale:bandit_camp") == "ironvale:old_trade_road"
-        assert ws.region_of("ironvale:bandit_camp") == "trade_road"
-        assert engine.world.count(Area) == len(areas)
-
-
-async def test_ironvale_cast_is_where_the_story_needs_it(tmp_path: Path) -> None:
-    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as engine:
-        ws = ws_of(engine)
-
-        def named(room: str, word: str) -> str:
-            found = ws.find_in_room(room, word, kinds=[NPC])
-            assert found is not None, f"no {word} in {room}"
-            return engine.world.get_component(found, Describable).name
-
-        assert named("ironvale:smithy", "blacksmith") == "Gundrik"
-        assert named("ironvale:guard_post", "captain") == "Captain Voss"
-        assert named("ironvale:selena_stall", "merchant") == "Selena"
-        assert named("ironvale:tavern", "keeper") == "Bram Holloway"
-        assert named("ironvale:bandit_camp", "kral") == "Kral"
-        scouts = [
-            n
-            for n in ws.npcs_in("ironvale:road_wagon")
-            if engine.world.get_component(n, NPC).template == "ironvale:bandit_scout"
-        ]
-        assert len(scouts) == 3
-        assert engine.world.count(Item) >= 3
-
-
 async def test_every_room_is_reachable_from_the_start(tmp_path: Path) -> None:
-    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as engine:
+    async with make_engine(tmp_path).lifespan() as engine:
         ws = ws_of(engine)
         for key in ws.room_keys():
-            assert ws.is_reachable("ironvale:square", key), key
-            assert ws.is_reachable(key, "ironvale:square"), key
+            assert ws.is_reachable("hamlet:green", key), key
+            assert ws.is_reachable(key, "hamlet:green"), key
 
 
 async def test_data_entities_have_deterministic_ids(tmp_path: Path) -> None:
-    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as engine:
+    async with make_engine(tmp_path).lifespan() as engine:
         ws = ws_of(engine)
-        assert ws.room_id("ironvale:smithy") == data_uuid("ironvale", "room", "smithy")
-        gundrik = data_uuid("ironvale", "npc", "gundrik")
-        assert engine.world.get_component(gundrik, NPC).template == "ironvale:gundrik"
-        assert engine.world.entity_exists(data_uuid("ironvale", "npc", "bandit_scout#3"))
-        exits = engine.world.get_component(ws.room_id("ironvale:square"), Exits)  # type: ignore[arg-type]
-        assert exits.exits["west"] == "ironvale:forge_lane"
+        assert ws.room_id("hamlet:mill") == data_uuid("hamlet", "room", "mill")
+        miller = data_uuid("hamlet", "npc", "hollin")
+        assert engine.world.get_component(miller, NPC).template == "hamlet:hollin"
+        assert engine.world.entity_exists(data_uuid("hamlet", "npc", "wolf#2"))
+        exits = engine.world.get_component(ws.room_id("hamlet:green"), Exits)  # type: ignore[arg-type]
+        assert exits.exits["west"] == "hamlet:mill_lane"
 
 
 async def test_on_world_loaded_twice_does_not_duplicate(tmp_path: Path) -> None:
-    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as engine:
+    async with make_engine(tmp_path).lifespan() as engine:
         before = engine.world.entity_count
-        gundrik = data_uuid("ironvale", "npc", "gundrik")
-        ws_of(engine).move(gundrik, "ironvale:square", reason="test")
-        pack = next(p for p in engine.packs if p.name == "ironvale")
+        miller = data_uuid("hamlet", "npc", "hollin")
+        ws_of(engine).move(miller, "hamlet:green", reason="test")
+        pack = next(p for p in engine.packs if p.name == "hamlet")
         from maid_engine.content import PackContext
 
         await pack.on_world_loaded(PackContext(engine, pack))
         assert engine.world.entity_count == before
-        assert ws_of(engine).room_key_of(gundrik) == "ironvale:square"
+        assert ws_of(engine).room_key_of(miller) == "hamlet:green"
         assert engine.world.count(Room) == ws_of(engine).room_count
 
 
 async def test_slain_npcs_are_not_respawned_by_a_rebuild(tmp_path: Path) -> None:
-    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as engine:
-        kral = data_uuid("ironvale", "npc", "kral")
-        engine.world.destroy_entity(kral)
+    async with make_engine(tmp_path).lifespan() as engine:
+        leader = data_uuid("hamlet", "npc", "old_grey")
+        engine.world.destroy_entity(leader)
         await engine.dispatch_events()
-        pack = next(p for p in engine.packs if p.name == "ironvale")
+        pack = next(p for p in engine.packs if p.name == "hamlet")
         from maid_engine.content import PackContext
 
         await pack.on_world_loaded(PackContext(engine, pack))
-        assert not engine.world.entity_exists(kral)
-        assert ws_of(engine).npcs_in("ironvale:bandit_camp") == []
+        assert not engine.world.entity_exists(leader)
+        assert ws_of(engine).npcs_in("hamlet:wolf_den") == []
 
 
 # -- validation -------------------------------------------------------------------
@@ -133,13 +92,6 @@ def problems_of(
 
 def test_a_valid_tiny_pack_has_no_problems(tmp_path: Path) -> None:
     assert problems_of(tmp_path, tiny_area(), {"start_room": "hall"}) == []
-
-
-def test_the_ironvale_pack_has_no_problems() -> None:
-    from maid_engine.packcheck import check_pack
-
-    assert check_pack("ironvale") == []
-    assert check_pack(Path(__file__).parents[2] / "content_packs" / "ironvale") == []
 
 
 @pytest.mark.parametrize(
@@ -365,20 +317,20 @@ async def test_exits_may_lead_into_a_required_pack(tmp_path: Path) -> None:
                     "key": "porch",
                     "name": "Porch",
                     "description": "A porch.",
-                    "exits": {"west": "ironvale:square"},
+                    "exits": {"west": "hamlet:green"},
                 },
             ],
         ),
     )
-    annex = tmp_pack(root, "annex", requires=("ironvale",))
+    annex = tmp_pack(root, "annex", requires=(HamletPack,))
     from maid_engine.packcheck import check_pack
 
     assert check_pack(annex) == []
     async with make_engine(tmp_path, packs=[annex]).lifespan() as engine:
         ws = ws_of(engine)
-        ws.set_exit("ironvale:square", "east", "annex:porch")
-        assert ws.path("ironvale:smithy", "annex:porch") == ["east", "east", "east"]
-        assert ws.start_room == "ironvale:square"
+        ws.set_exit("hamlet:green", "east", "annex:porch")
+        assert ws.path("hamlet:mill", "annex:porch") == ["east", "east", "east"]
+        assert ws.start_room == "hamlet:green"
 
 
 # -- extensions ---------------------------------------------------------------------

@@ -83,7 +83,9 @@ def tiny_area(
     }
 
 
-def tmp_pack(root: Path, name: str = "testpack", requires: tuple[str, ...] = ("stdlib",)) -> type:
+def tmp_pack(
+    root: Path, name: str = "testpack", requires: tuple[str | type, ...] = ("stdlib",)
+) -> type:
     """A WorldDataPack class whose data lives in ``root``."""
     root.mkdir(parents=True, exist_ok=True)
     return type(
