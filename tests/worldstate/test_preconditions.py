@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kits.schemas import check_gates_every_milestone, check_rescue_needs_key_and_gwen_alive
+from kits.schemas import refusal as rejected
 
 from maid_engine.ecs import World
 from maid_stdlib.worldstate import (
@@ -82,12 +84,6 @@ def errors_of(schema: dict[str, Any]) -> list[str]:
     with pytest.raises(SchemaError) as err:
         load_schema(schema)
     return err.value.errors
-
-
-def rejected(report: Report, path: str) -> Any:
-    found = [c for c in report.rejected if c.path == path]
-    assert len(found) == 1, report
-    return found[0]
 
 
 # -- the schema: parsing and validation ---------------------------------------------
@@ -635,28 +631,9 @@ def test_lint_advises_requires_on_every_milestone() -> None:
 
 @pytest.mark.parametrize("path", DEMOS, ids=["example"])
 def test_the_demo_schemas_gate_every_milestone_and_pass_lint(path: Path) -> None:
-    schema = load_schema_file(path)
-    assert lint_schema(schema) == []
-    assert all(ms.conditions for ms in schema.milestones.values())
-    assert schema.milestones["rescue_gwen"].conditions == (
-        Condition("flags.has_key", "==", True),
-        Condition("npc.gwen.health", ">=", 1),
-    )
+    check_gates_every_milestone(path)
 
 
 @pytest.mark.parametrize("path", DEMOS, ids=["example"])
 def test_the_demo_rescue_needs_the_key_first_and_gwen_alive(path: Path) -> None:
-    schema = load_schema_file(path)
-    view = DictStatView()
-    obedient = {"flags.has_key": True, "milestones.rescue_gwen": True}
-    first = apply_delta(schema, view, obedient, 1)
-    assert rejected(first, "milestones.rescue_gwen").code == "requires_unmet"
-    assert view.get("flags.has_key") is True
-    second = apply_delta(schema, view, {"milestones.rescue_gwen": True}, 2)
-    assert second.milestones_reached == ["rescue_gwen"]
-    # Had Gwen died first, no rescue.
-    dead = DictStatView({"flags": {"has_key": True}, "npc": {"gwen": {"health": 10}}})
-    report = apply_delta(schema, dead, {"npc.gwen.health": -30,
-                                        "milestones.rescue_gwen": True}, 1)  # fmt: skip
-    assert dead.get("milestones.rescue_gwen") is None
-    assert rejected(report, "milestones.rescue_gwen").reason == "needs Gwen health >= 1"
+    check_rescue_needs_key_and_gwen_alive(path)
