@@ -292,7 +292,7 @@ def test_each_comparison(op: str, threshold: float, hp: int, holds: bool) -> Non
     assert (view.get("milestones.win") == 1) is holds
     if not holds:
         assert rejected(report, "milestones.win").code == "requires_unmet"
-        assert rejected(report, "milestones.win").fix.startswith(
+        assert str(rejected(report, "milestones.win").fix).startswith(
             f"`milestones.win` needs player.hp {op} "
         )
 
@@ -505,7 +505,7 @@ def test_flags_and_milestones_of_the_same_block_count_from_the_next_turn(
     report = apply_delta(camp, view, {"flags.has_key": True, "milestones.rescue_gwen": True,
                                       "milestones.reach_capital": True}, 1)  # fmt: skip
     assert view.get("flags.has_key") is True
-    assert rejected(report, "milestones.rescue_gwen").fix.startswith(
+    assert str(rejected(report, "milestones.rescue_gwen").fix).startswith(
         "`milestones.rescue_gwen` needs flags.has_key = true (now false)."
     )
     assert rejected(report, "milestones.reach_capital").code == "requires_unmet"
