@@ -250,51 +250,56 @@ def scripted(engine: GameEngine, responder: Any = None, **kw: Any) -> Any:
     return provider
 
 
-def iron_crisis(engine: GameEngine) -> UUID:
-    """Gundrik's state in the worked example (the Iron Crisis), set directly: economic need
-    0.2 and a blocked ACQUIRE goal. Returns Gundrik."""
-    gundrik = npc(engine, "gundrik")
-    api.set_need(engine.world, gundrik, "economic", 0.2)
+def _blocked_supply(
+    engine: GameEngine,
+    key: str,
+    goal: tuple[str, str],
+    blocker: tuple[str, str, str],
+    target: str,
+) -> UUID:
+    """Set an NPC to the worked example's state: economic need 0.2 and a blocked
+    ACQUIRE goal (``goal``: id and description; ``blocker``: text, source, room)."""
+    uid = npc(engine, key)
+    api.set_need(engine.world, uid, "economic", 0.2)
     api.add_goal(
         engine.world,
-        gundrik,
+        uid,
         Goal(
-            id="source_iron",
+            id=goal[0],
             type="ACQUIRE",
-            description="Source quality iron",
+            description=goal[1],
             priority=0.8,
             status=GoalStatus.BLOCKED,
-            blocker="bandits on Old Trade Road, The Broken Wagon",
-            blocker_source="bandits",
-            blocker_rooms=["ironvale:road_wagon"],
+            blocker=blocker[0],
+            blocker_source=blocker[1],
+            blocker_rooms=[blocker[2]],
             need="economic",
-            target="iron",
+            target=target,
             created_at=engine.clock.game_time,
         ),
     )
-    return gundrik
+    return uid
+
+
+def iron_crisis(engine: GameEngine) -> UUID:
+    """Gundrik's state in the worked example (the Iron Crisis), set directly: economic need
+    0.2 and a blocked ACQUIRE goal. Returns Gundrik."""
+    return _blocked_supply(
+        engine,
+        "gundrik",
+        ("source_iron", "Source quality iron"),
+        ("bandits on Old Trade Road, The Broken Wagon", "bandits", "ironvale:road_wagon"),
+        "iron",
+    )
 
 
 def grain_crisis(engine: GameEngine) -> UUID:
     """Hamlet's miller in the state of the worked example, set directly: economic need
     0.2 and a blocked ACQUIRE goal (the wolves on the mill road). Returns the miller."""
-    miller = npc(engine, "hamlet:hollin")
-    api.set_need(engine.world, miller, "economic", 0.2)
-    api.add_goal(
-        engine.world,
-        miller,
-        Goal(
-            id="get_grain",
-            type="ACQUIRE",
-            description="Get grain to the mill",
-            priority=0.8,
-            status=GoalStatus.BLOCKED,
-            blocker="wolves on the mill road, The Copse",
-            blocker_source="wolves",
-            blocker_rooms=["hamlet:road_copse"],
-            need="economic",
-            target="grain",
-            created_at=engine.clock.game_time,
-        ),
+    return _blocked_supply(
+        engine,
+        "hamlet:hollin",
+        ("get_grain", "Get grain to the mill"),
+        ("wolves on the mill road, The Copse", "wolves", "hamlet:road_copse"),
+        "grain",
     )
-    return miller
