@@ -23,9 +23,10 @@ test fails when an entry is no longer needed, so it is removed with the fix.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from maid_stdlib.world.graph import RoomGraph
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Package -> layer; a module may import only packages of a layer <= its own, and
@@ -229,49 +230,13 @@ def _graph() -> dict[str, set[str]]:
 
 
 def strongly_connected(graph: dict[str, set[str]]) -> list[frozenset[str]]:
-    """Tarjan's algorithm, iterative; components of more than one module."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    out: list[frozenset[str]] = []
-    counter = 0
-    for root in sorted(graph):
-        if root in index:
-            continue
-        work: list[tuple[str, Iterator[str]]] = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph[child]))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                component = set()
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.add(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    out.append(frozenset(component))
-    return out
+    """Components of more than one module, found by the room graph's Tarjan (the
+    algorithm does not care that these nodes are modules, not rooms)."""
+    adjacency = {node: [(child, "") for child in sorted(graph[node])] for node in sorted(graph)}
+    groups: dict[int, set[str]] = {}
+    for node, label in RoomGraph(adjacency).components().items():
+        groups.setdefault(label, set()).add(node)
+    return [frozenset(group) for group in groups.values() if len(group) > 1]
 
 
 CYCLES = strongly_connected(_graph())
