@@ -1,7 +1,9 @@
 """The classic RPG's side of consequences and grounding.
 
 The stdlib's ConsequenceSystem and QuestGroundingMonitor may not import the rules
-layer, where the quest events live. ``ConsequencesGluePlugin``
+layer, whose QuestManager knows a character's run of a quest and the quest's
+holders. The lifecycle events themselves are the stdlib's (the QuestManager emits
+them). ``ConsequencesGluePlugin``
 (``classic_rpg.consequences``, requiring ``classic_rpg.quests``,
 ``stdlib.consequences`` and ``stdlib.grounding``) connects them:
 
@@ -21,16 +23,8 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from classic_rpg.events import EntityDiedEvent
 from classic_rpg.systems.quests.commands import resolve
 from classic_rpg.systems.quests.errors import QuestError
-from classic_rpg.systems.quests.events import (
-    QuestAbandonedEvent,
-    QuestExpiredInternalEvent,
-    QuestFailedEvent,
-    QuestGeneratedEvent,
-    QuestTurnedInEvent,
-)
 from classic_rpg.systems.quests.manager import QuestManager
 from classic_rpg.systems.quests.models import Quest
 from classic_rpg.systems.quests.register import QuestsPlugin
@@ -40,8 +34,16 @@ from maid_stdlib.consequences import BranchChoices, ConsequenceSystem, Generated
 from maid_stdlib.consequences.register import ConsequencesPlugin
 from maid_stdlib.grounding import Holder, QuestGroundingMonitor
 from maid_stdlib.grounding.register import GroundingPlugin
+from maid_stdlib.questgen.events import (
+    QuestAbandonedEvent,
+    QuestExpiredInternalEvent,
+    QuestFailedEvent,
+    QuestGeneratedEvent,
+    QuestTurnedInEvent,
+)
 from maid_stdlib.questgen.quest import BranchOption, QuestBranch
 from maid_stdlib.questgen.vocabulary import QuestState
+from maid_stdlib.world.events import EntityDiedEvent
 
 __all__ = ["ConsequencesGluePlugin", "RpgQuestBoard", "choose_cmd"]
 

@@ -1,4 +1,5 @@
-"""Events of the RPG layer. Quest events live in classic_rpg.systems.quests.events."""
+"""Events of the RPG layer. Quest lifecycle events live in maid_stdlib.questgen.events,
+``EntityDiedEvent`` in maid_stdlib.world.events (other layers react to them)."""
 
 from __future__ import annotations
 
@@ -19,17 +20,6 @@ class DamageDealtEvent(Event):
     target_health: int
     target_max_health: int
     damage_type: str = "physical"
-
-
-@dataclass
-class EntityDiedEvent(Event):
-    """Something died. Emitted before its entity is destroyed (NPCs) or reset (players)."""
-
-    entity_id: UUID
-    killer_id: UUID | None
-    room: str
-    template: str = ""
-    is_player: bool = False
 
 
 @dataclass

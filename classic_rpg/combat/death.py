@@ -29,12 +29,13 @@ from classic_rpg.combat.components import (
 from classic_rpg.combat.service import CombatService
 from classic_rpg.combat.system import CombatSystem
 from classic_rpg.components import CharacterStats, Health
-from classic_rpg.events import EntityDiedEvent, VitalsChangedEvent
+from classic_rpg.events import VitalsChangedEvent
 from classic_rpg.items.factory import ItemFactory
 from classic_rpg.items.select import group_names
 from maid_engine.ecs import System
 from maid_stdlib.world.characters import WorldCharacterFactory
 from maid_stdlib.world.components import NPC
+from maid_stdlib.world.events import EntityDiedEvent
 from maid_stdlib.world.look import name_of, render_room
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.spawner import spawn_template

@@ -21,16 +21,11 @@ from classic_rpg.combat.formulas import (
     roll_hit,
 )
 from classic_rpg.components import Health
-from classic_rpg.events import (
-    CombatStartedEvent,
-    DamageDealtEvent,
-    EntityDiedEvent,
-    VitalsChangedEvent,
-)
+from classic_rpg.events import CombatStartedEvent, DamageDealtEvent, VitalsChangedEvent
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_stdlib.world.components import NPC
-from maid_stdlib.world.events import EntityRelocatedEvent
+from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize

@@ -13,34 +13,29 @@ from __future__ import annotations
 from uuid import UUID
 
 from classic_rpg.characters.dialogue import TalkService
-from classic_rpg.events import (
-    CombatStartedEvent,
-    EntityDiedEvent,
-    ItemGivenEvent,
-    ItemPickedUpEvent,
-    TalkedToEvent,
-)
+from classic_rpg.events import CombatStartedEvent, ItemGivenEvent, ItemPickedUpEvent, TalkedToEvent
 from classic_rpg.questgen.register import RpgQuestGenPlugin
 from classic_rpg.rules import RulesPlugin
 from classic_rpg.systems.quests.errors import QuestError
-from classic_rpg.systems.quests.events import (
-    QuestAbandonedEvent,
-    QuestAcceptedEvent,
-    QuestExpiredInternalEvent,
-    QuestFailedEvent,
-    QuestTurnedInEvent,
-)
 from classic_rpg.systems.quests.manager import QuestManager
 from classic_rpg.systems.quests.questlog import QuestLog
 from classic_rpg.systems.quests.register import QuestsPlugin
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import CommandContext
 from maid_engine.content import ContentPack, PackContext
+from maid_stdlib.questgen.events import (
+    QuestAbandonedEvent,
+    QuestAcceptedEvent,
+    QuestExpiredInternalEvent,
+    QuestFailedEvent,
+    QuestTurnedInEvent,
+)
 from maid_stdlib.questgen.personalization import PlayStyle, styles_of_archetype
 from maid_stdlib.questgen.register import QuestGen
 from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.system_wiring import QuestGenerationPlugin
 from maid_stdlib.questgen.vocabulary import QuestDeliveryMethod, QuestState
+from maid_stdlib.world.events import EntityDiedEvent
 
 __all__ = ["ConversationDelivery", "QuestDeliveryPlugin", "RpgQuestOffers"]
 

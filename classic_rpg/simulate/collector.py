@@ -22,18 +22,18 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from classic_rpg.combat.components import PendingRespawn
-from classic_rpg.systems.quests import (
+from classic_rpg.systems.quests import QuestManager
+from maid_stdlib.consequences import ConsequencesAppliedEvent, GeneratedQuestIndex, QuestChainEvent
+from maid_stdlib.questgen import GeneratedQuest, QuestGen
+from maid_stdlib.questgen.events import (
     QuestAbandonedEvent,
     QuestAcceptedEvent,
     QuestExpiredInternalEvent,
     QuestFailedEvent,
     QuestGeneratedEvent,
-    QuestManager,
     QuestOfferedEvent,
     QuestTurnedInEvent,
 )
-from maid_stdlib.consequences import ConsequencesAppliedEvent, GeneratedQuestIndex, QuestChainEvent
-from maid_stdlib.questgen import GeneratedQuest, QuestGen
 from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.story import StorySignalEvent
 from maid_stdlib.world.components import NPC

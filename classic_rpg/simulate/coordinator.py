@@ -22,25 +22,25 @@ from typing import TYPE_CHECKING, Any, TextIO
 from uuid import UUID
 
 from classic_rpg.components import CharacterStats
-from classic_rpg.events import EntityDiedEvent
 from classic_rpg.questgen.challenge import recommended_level
 from classic_rpg.simulate.bots import create_bot, log_out
 from classic_rpg.simulate.play import Planner, Step
-from classic_rpg.systems.quests import (
-    QuestAbandonedEvent,
-    QuestExpiredInternalEvent,
-    QuestFailedEvent,
-    QuestGeneratedEvent,
-    QuestManager,
-    QuestTurnedInEvent,
-)
+from classic_rpg.systems.quests import QuestManager
 from classic_rpg.systems.quests.questlog import QuestLog
 from maid_engine.clock import GAME_HOUR
 from maid_stdlib.consequences import GeneratedQuestIndex
 from maid_stdlib.grounding import QuestGroundingMonitor
 from maid_stdlib.questgen import QuestGen
+from maid_stdlib.questgen.events import (
+    QuestAbandonedEvent,
+    QuestExpiredInternalEvent,
+    QuestFailedEvent,
+    QuestGeneratedEvent,
+    QuestTurnedInEvent,
+)
 from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.vocabulary import QuestState
+from maid_stdlib.world.events import EntityDiedEvent
 from maid_stdlib.world.service import WorldService
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ Public API (see docs/world.md):
 
 * components: Room, Exits, Position, Describable, Area, NPC, Item (+ DataOrigin,
   SpawnLedger), ``data_uuid``
-* events: EntityRelocatedEvent, CharacterCreatedEvent
+* events: EntityRelocatedEvent, CharacterCreatedEvent, EntityDiedEvent
 * services: WorldService, WorldData (data + extensions), ScoreSheet,
   WorldCharacterFactory (provided as ``CharacterFactory``)
 * WorldDataPack: base class of data-driven world packs
@@ -24,7 +24,7 @@ from maid_stdlib.world.components import (
     data_uuid,
 )
 from maid_stdlib.world.datapack import WorldDataPack
-from maid_stdlib.world.events import CharacterCreatedEvent, EntityRelocatedEvent
+from maid_stdlib.world.events import CharacterCreatedEvent, EntityDiedEvent, EntityRelocatedEvent
 from maid_stdlib.world.extensions import CheckScope, Extension, ExtensionContext
 from maid_stdlib.world.info import ScoreSheet
 from maid_stdlib.world.loader import Entry, PackData, WorldData
@@ -38,6 +38,7 @@ __all__ = [
     "CheckScope",
     "DataOrigin",
     "Describable",
+    "EntityDiedEvent",
     "EntityRelocatedEvent",
     "Entry",
     "Exits",

@@ -30,3 +30,18 @@ class CharacterCreatedEvent(Event):
     character_id: UUID
     name: str
     account_id: str
+
+
+@dataclass
+class EntityDiedEvent(Event):
+    """Something died. Emitted before its entity is destroyed (NPCs) or reset (players).
+
+    A rules layer decides what dying is (classic_rpg's combat); the world layer
+    defines the event so that whoever reacts to deaths (the rules layer's quest
+    objectives, the stdlib's grounding monitor) needs no rules-layer type."""
+
+    entity_id: UUID
+    killer_id: UUID | None
+    room: str
+    template: str = ""
+    is_player: bool = False

@@ -9,10 +9,10 @@ import pytest
 from consequences.ckit import accept, deliver, new_hero, simple_quest, system_of, trust
 from kits.engines import ironvale_engine, iv, living_of
 
-from classic_rpg.systems.quests import QuestTurnedInEvent
 from maid_engine.engine import GameEngine
 from maid_stdlib.consequences import AUDIT_COLLECTION, ConsequencesAppliedEvent, WorldMutationBatch
 from maid_stdlib.living import MemoryVisibility
+from maid_stdlib.questgen.events import QuestTurnedInEvent
 from maid_stdlib.questgen.vocabulary import QuestOutcome
 
 

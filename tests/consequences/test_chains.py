@@ -9,7 +9,6 @@ import pytest
 from consequences.ckit import deliver, new_hero, simple_quest, system_of
 from kits.engines import iv, qg_of
 
-from classic_rpg.systems.quests import QuestTurnedInEvent
 from maid_engine.engine import GameEngine
 from maid_stdlib.consequences import (
     CONSEQUENCE_SIGNAL_BUDGET,
@@ -27,6 +26,7 @@ from maid_stdlib.questgen import (
     QuestBranch,
     QuestConsequence,
 )
+from maid_stdlib.questgen.events import QuestTurnedInEvent
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.vocabulary import QuestOutcome
 from maid_stdlib.story import StorySignal, StorySignalEvent

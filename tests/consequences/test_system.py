@@ -21,7 +21,6 @@ from consequences.ckit import (
 from kits.engines import iv, living_of, metric, plain, qm
 from kits.heroes import walk
 
-from classic_rpg.systems.quests import QuestTurnedInEvent
 from classic_rpg.systems.quests.grading import grade_outcome
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
@@ -32,6 +31,7 @@ from maid_stdlib.consequences import (
 )
 from maid_stdlib.living import KnownGossip, MemoryVisibility
 from maid_stdlib.living.api import get_faction_standing, get_need_value, set_need
+from maid_stdlib.questgen.events import QuestTurnedInEvent
 from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
 
 

@@ -9,7 +9,7 @@ import pytest
 from kits.engines import ironvale_engine, npc, npcs
 from kits.narrators import EchoNarrator
 
-from classic_rpg.events import EntityDiedEvent, TalkedToEvent
+from classic_rpg.events import TalkedToEvent
 from classic_rpg.questgen.terms import rpg_terms
 from classic_rpg.systems.quests import QuestManager
 from maid_engine.engine import GameEngine
@@ -26,6 +26,7 @@ from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.vocabulary import QuestState
 from maid_stdlib.story import StorySignal, StorySignalEvent
 from maid_stdlib.world import WorldService
+from maid_stdlib.world.events import EntityDiedEvent
 
 C = ConsequenceType
 

@@ -8,10 +8,10 @@ import pytest
 from kits.engines import metric, qg_of, qm
 from questgen_system.qskit import move, online, seed_for, started, system_of, ticks, until
 
-from classic_rpg.systems.quests import QuestExpiredInternalEvent
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen.delivery import PendingDeliveries
+from maid_stdlib.questgen.events import QuestExpiredInternalEvent
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
 from maid_stdlib.questgen.vocabulary import QuestState
 

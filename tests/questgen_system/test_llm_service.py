@@ -7,12 +7,12 @@ from typing import Any
 
 from questgen_system.qskit import online, pipeline_of, seed_for, system_of, until
 
-from classic_rpg.systems.quests import QuestGeneratedEvent, QuestOfferedEvent
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_engine.llm import LiteLLMProvider
 from maid_engine.llm.service import LLMService
 from maid_engine.metrics import EngineMetrics
+from maid_stdlib.questgen.events import QuestGeneratedEvent, QuestOfferedEvent
 
 
 def test_no_model_means_no_provider_and_templates() -> None:

@@ -6,15 +6,15 @@ from kits.engines import npcs, plain, qm
 from kits.heroes import Recorder, fight, make_strong, new_character
 
 from classic_rpg.components import CharacterStats, Inventory
-from classic_rpg.systems.quests import (
+from maid_engine.engine import GameEngine
+from maid_engine.testing import cmd
+from maid_stdlib.questgen.events import (
     QuestAcceptedEvent,
     QuestCompletedEvent,
     QuestOfferedEvent,
     QuestProgressEvent,
     QuestTurnedInEvent,
 )
-from maid_engine.engine import GameEngine
-from maid_engine.testing import cmd
 from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
 from maid_stdlib.world import Item
 

@@ -12,16 +12,12 @@ from quests.questkit import npc, place, progress, quest, start
 from classic_rpg.combat.service import CombatService
 from classic_rpg.components import CharacterStats, Health, Inventory
 from classic_rpg.items.factory import ItemFactory
-from classic_rpg.systems.quests import (
-    QuestEntry,
-    QuestError,
-    QuestProgressTracker,
-    QuestTurnedInEvent,
-)
+from classic_rpg.systems.quests import QuestEntry, QuestError, QuestProgressTracker
 from classic_rpg.systems.quests.grading import grade_outcome
 from classic_rpg.systems.quests.questlog import ObjectiveProgress
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
+from maid_stdlib.questgen.events import QuestTurnedInEvent
 from maid_stdlib.questgen.vocabulary import QuestOutcome
 
 YARD = {"objective_id": "yard", "objective_type": "visit", "destination_room_id": "qtest:yard"}

@@ -12,11 +12,11 @@ from kits.heroes import Recorder, make_strong, new_character
 
 from classic_rpg.combat.components import Fighting
 from classic_rpg.components import CharacterStats, Inventory
-from classic_rpg.systems.quests import QuestTurnedInEvent
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
+from maid_stdlib.questgen.events import QuestTurnedInEvent
 from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
 from maid_stdlib.world import NPC, Item, WorldService
 

@@ -11,20 +11,19 @@ from kits.heroes import Recorder, new_character
 from quests.questkit import npc, place, quest, start, state
 
 from classic_rpg.components import CharacterStats
-from classic_rpg.systems.quests import (
-    Quest,
+from classic_rpg.systems.quests import Quest, QuestError
+from maid_engine.engine import GameEngine
+from maid_engine.testing import cmd
+from maid_stdlib.questgen.events import (
     QuestAbandonedEvent,
     QuestAcceptedEvent,
     QuestCompletedEvent,
-    QuestError,
     QuestExpiredInternalEvent,
     QuestFailedEvent,
     QuestGeneratedEvent,
     QuestOfferedEvent,
     QuestTurnedInEvent,
 )
-from maid_engine.engine import GameEngine
-from maid_engine.testing import cmd
 from maid_stdlib.questgen.vocabulary import FailReason, QuestOutcome, QuestState
 from maid_stdlib.world import WorldService
 

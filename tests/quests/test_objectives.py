@@ -8,9 +8,10 @@ from kits.heroes import Recorder, fight, make_strong, new_character, room_of
 from quests.questkit import npc, place, progress, quest, start, state
 
 from classic_rpg.items.factory import ItemFactory
-from classic_rpg.systems.quests import QuestError, QuestFailedEvent, QuestProgressEvent
+from classic_rpg.systems.quests import QuestError
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
+from maid_stdlib.questgen.events import QuestFailedEvent, QuestProgressEvent
 from maid_stdlib.questgen.vocabulary import QuestState
 from maid_stdlib.world import WorldService
 

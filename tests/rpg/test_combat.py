@@ -11,15 +11,11 @@ from rpg.rpgkit import items_of
 from classic_rpg.combat.components import Fighting, PendingRespawn
 from classic_rpg.combat.service import CombatService
 from classic_rpg.components import CharacterStats, Health
-from classic_rpg.events import (
-    CombatStartedEvent,
-    DamageDealtEvent,
-    EntityDiedEvent,
-    VitalsChangedEvent,
-)
+from classic_rpg.events import CombatStartedEvent, DamageDealtEvent, VitalsChangedEvent
 from maid_engine.engine import GameEngine
 from maid_engine.events import CharacterDisconnectedEvent, EntityDestroyedEvent
 from maid_engine.testing import cmd, session_for
+from maid_stdlib.world.events import EntityDiedEvent
 from maid_stdlib.world.spawner import spawn_template
 
 FIELD, CAMP, ROAD, SQUARE = "rpgtest:field", "rpgtest:camp", "rpgtest:road", "rpgtest:square"

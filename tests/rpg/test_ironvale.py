@@ -13,12 +13,12 @@ from rpg.rpgkit import items_of
 from classic_rpg.characters.components import Dialogue
 from classic_rpg.combat.components import CombatProfile, CombatRules, Fighting
 from classic_rpg.components import CharacterStats
-from classic_rpg.events import EntityDiedEvent
 from classic_rpg.items.components import ItemStats
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
+from maid_stdlib.world.events import EntityDiedEvent
 
 WAGON, CAMP = "ironvale:road_wagon", "ironvale:bandit_camp"
 

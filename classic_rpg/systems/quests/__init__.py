@@ -8,17 +8,6 @@ provides the ``QuestManager`` service and wires it into the game. See docs/quest
 from __future__ import annotations
 
 from classic_rpg.systems.quests.errors import QuestError
-from classic_rpg.systems.quests.events import (
-    QuestAbandonedEvent,
-    QuestAcceptedEvent,
-    QuestCompletedEvent,
-    QuestExpiredInternalEvent,
-    QuestFailedEvent,
-    QuestGeneratedEvent,
-    QuestOfferedEvent,
-    QuestProgressEvent,
-    QuestTurnedInEvent,
-)
 from classic_rpg.systems.quests.manager import AcceptValidator, QuestManager
 from classic_rpg.systems.quests.models import Quest, QuestObjective, QuestRewards
 from classic_rpg.systems.quests.questlog import ObjectiveProgress, QuestEntry, QuestLog
@@ -28,20 +17,11 @@ __all__ = [
     "AcceptValidator",
     "ObjectiveProgress",
     "Quest",
-    "QuestAbandonedEvent",
-    "QuestAcceptedEvent",
-    "QuestCompletedEvent",
     "QuestEntry",
     "QuestError",
-    "QuestExpiredInternalEvent",
-    "QuestFailedEvent",
-    "QuestGeneratedEvent",
     "QuestLog",
     "QuestManager",
     "QuestObjective",
-    "QuestOfferedEvent",
-    "QuestProgressEvent",
     "QuestProgressTracker",
     "QuestRewards",
-    "QuestTurnedInEvent",
 ]

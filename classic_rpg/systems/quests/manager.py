@@ -23,15 +23,6 @@ from uuid import UUID
 
 from classic_rpg.components import CharacterStats
 from classic_rpg.systems.quests.errors import QuestError
-from classic_rpg.systems.quests.events import (
-    QuestAbandonedEvent,
-    QuestAcceptedEvent,
-    QuestCompletedEvent,
-    QuestExpiredInternalEvent,
-    QuestFailedEvent,
-    QuestGeneratedEvent,
-    QuestOfferedEvent,
-)
 from classic_rpg.systems.quests.grading import required_ratio
 from classic_rpg.systems.quests.history import QuestHistory, QuestHistoryEntry
 from classic_rpg.systems.quests.matching import display_name
@@ -40,6 +31,15 @@ from classic_rpg.systems.quests.objectives import ObjectiveTracker
 from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog, entry_of, log_of
 from classic_rpg.systems.quests.registry import QuestRegistry, resolve_room_ids
 from classic_rpg.systems.quests.rewards import TurnInLedger
+from maid_stdlib.questgen.events import (
+    QuestAbandonedEvent,
+    QuestAcceptedEvent,
+    QuestCompletedEvent,
+    QuestExpiredInternalEvent,
+    QuestFailedEvent,
+    QuestGeneratedEvent,
+    QuestOfferedEvent,
+)
 from maid_stdlib.questgen.vocabulary import (
     FailReason,
     QuestDeliveryMethod,

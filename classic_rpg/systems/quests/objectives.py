@@ -19,15 +19,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 from uuid import UUID
 
-from classic_rpg.events import (
-    DamageDealtEvent,
-    EntityDiedEvent,
-    ItemGivenEvent,
-    ItemPickedUpEvent,
-    TalkedToEvent,
-)
+from classic_rpg.events import DamageDealtEvent, ItemGivenEvent, ItemPickedUpEvent, TalkedToEvent
 from classic_rpg.systems.quests.errors import QuestError
-from classic_rpg.systems.quests.events import QuestProgressEvent
 from classic_rpg.systems.quests.matching import (
     count_items,
     display_name,
@@ -44,8 +37,9 @@ from classic_rpg.systems.quests.questlog import (
 )
 from classic_rpg.systems.quests.registry import QuestRegistry
 from classic_rpg.systems.quests.tracker import QuestProgressTracker
+from maid_stdlib.questgen.events import QuestProgressEvent
 from maid_stdlib.questgen.vocabulary import FailReason, ObjectiveType, QuestState
-from maid_stdlib.world.events import EntityRelocatedEvent
+from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize
 

@@ -3,13 +3,7 @@
 from __future__ import annotations
 
 from classic_rpg.characters.dialogue import TalkService
-from classic_rpg.events import (
-    DamageDealtEvent,
-    EntityDiedEvent,
-    ItemGivenEvent,
-    ItemPickedUpEvent,
-    TalkedToEvent,
-)
+from classic_rpg.events import DamageDealtEvent, ItemGivenEvent, ItemPickedUpEvent, TalkedToEvent
 from classic_rpg.rules import RulesPlugin
 from classic_rpg.systems.quests.commands import COMMANDS, QuestTalk
 from classic_rpg.systems.quests.history import COLLECTION as HISTORY
@@ -18,7 +12,7 @@ from classic_rpg.systems.quests.registry import COLLECTION as REGISTRY
 from classic_rpg.systems.quests.rewards import COLLECTION as TURNINS
 from classic_rpg.systems.quests.system import QuestSystem
 from maid_engine.content import ContentPack, PackContext
-from maid_stdlib.world.events import EntityRelocatedEvent
+from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
 
 __all__ = ["QuestsPlugin"]
 

@@ -24,7 +24,6 @@ from classic_rpg.characters.levels import Progression
 from classic_rpg.components import CharacterStats, Inventory
 from classic_rpg.items.factory import ItemFactory
 from classic_rpg.systems.quests.errors import QuestError
-from classic_rpg.systems.quests.events import QuestTurnedInEvent
 from classic_rpg.systems.quests.grading import grade_outcome
 from classic_rpg.systems.quests.history import COLLECTION as HISTORY
 from classic_rpg.systems.quests.history import QuestHistory
@@ -35,6 +34,7 @@ from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog, log_of
 from classic_rpg.systems.quests.registry import QuestRegistry
 from maid_engine.ecs import dump_component, load_component
 from maid_engine.store import EntityChangeSet
+from maid_stdlib.questgen.events import QuestTurnedInEvent
 from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
 from maid_stdlib.world.spawner import spawn_template
 from maid_stdlib.world.text import capitalize

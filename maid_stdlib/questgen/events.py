@@ -1,5 +1,9 @@
-"""Quest events. Every QuestManager transition emits one of these.
+"""Quest lifecycle events: a quest was generated, offered, accepted, progressed,
+completed, turned in, failed, abandoned or its opportunity expired.
 
+They are the stdlib's, next to the quest vocabulary they carry, so that any layer
+can react to a quest's lifecycle without the rules layer's types; the rules
+layer's quest manager (classic_rpg's QuestManager) emits them, one per transition.
 ``character_id`` is always the in-world character entity, never the account.
 """
 
