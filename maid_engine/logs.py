@@ -11,6 +11,8 @@ import json
 import logging
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from maid_engine.reliability import LogFloodFilter
@@ -51,6 +53,93 @@ class PlainFormatter(logging.Formatter):
         if extras:
             text += " " + " ".join(f"{k}={v}" for k, v in extras.items())
         return text
+
+
+@dataclass
+class _Episode:
+    since: float  # when the message last written was written
+    suppressed: int = 0
+    # The last message held back (format and arguments, formatted only if written).
+    last: tuple[str, tuple[object, ...]] = ("", ())
+    level: int = logging.WARNING
+
+
+class ThrottledLog:
+    """A logger for paths that can fail the same way over and over (every tick while
+    the database is away or the disk is full): per cause, the first message is
+    written at once, then at most one every ``interval`` seconds, and the one that
+    ends a quiet spell says how many were held back:
+    ``... (suppressed 193 similar messages in the last 60 s)``.
+
+    ``cause`` is whatever makes two failures "the same" for the caller (usually the
+    exception's class). :meth:`clear` ends an episode when the operation succeeds
+    again: a count still held back is written then (nothing is lost silently), and
+    the next failure of that cause is written at once. ``clock`` is injectable.
+    """
+
+    def __init__(
+        self,
+        logger: logging.Logger,
+        interval: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+        max_causes: int = 64,
+    ) -> None:
+        self.logger = logger
+        self.interval = interval
+        self.clock = clock
+        self.max_causes = max_causes
+        self._episodes: dict[str, _Episode] = {}
+
+    def log(self, level: int, cause: str, msg: str, *args: object) -> bool:
+        """Write ``msg % args`` unless ``cause`` was written less than ``interval``
+        seconds ago. Returns whether it was written."""
+        if not self.logger.isEnabledFor(level):
+            return False
+        now = self.clock()
+        episode = self._episodes.get(cause)
+        if episode is None:
+            if len(self._episodes) >= self.max_causes:
+                self.clear()
+            self._episodes[cause] = _Episode(since=now)
+            self.logger.log(level, msg, *args)
+            return True
+        if now - episode.since < self.interval:
+            episode.suppressed += 1
+            episode.last = (msg, args)
+            episode.level = level
+            return False
+        self.logger.log(level, msg + "%s", *args, self._note(episode, now))
+        self._episodes[cause] = _Episode(since=now)
+        return True
+
+    def warning(self, cause: str, msg: str, *args: object) -> bool:
+        return self.log(logging.WARNING, cause, msg, *args)
+
+    def suppressed(self, cause: str) -> int:
+        """How many messages of ``cause`` are held back right now."""
+        episode = self._episodes.get(cause)
+        return episode.suppressed if episode is not None else 0
+
+    def clear(self, cause: str | None = None) -> None:
+        """End the episode of ``cause`` (of every cause when None), writing the last
+        message held back with the count, if any were."""
+        causes = list(self._episodes) if cause is None else [cause]
+        now = self.clock()
+        for key in causes:
+            episode = self._episodes.pop(key, None)
+            if episode is not None and episode.suppressed:
+                msg, args = episode.last
+                self.logger.log(episode.level, msg + "%s", *args, self._note(episode, now))
+
+    @staticmethod
+    def _note(episode: _Episode, now: float) -> str:
+        if not episode.suppressed:
+            return ""
+        n = episode.suppressed
+        return (
+            f" (suppressed {n} similar message{'' if n == 1 else 's'} "
+            f"in the last {max(0.0, now - episode.since):.0f} s)"
+        )
 
 
 def setup_logging(level: str = "INFO", json_lines: bool = False) -> None:

@@ -17,6 +17,7 @@ from uuid import UUID
 from maid_engine.ecs import Component
 from maid_engine.ecs.component import dump_component
 from maid_engine.events import Event
+from maid_engine.logs import ThrottledLog
 from maid_engine.ports import StorePort, WorldPort
 from maid_engine.store import EntityChangeSet
 from maid_stdlib.consequences.mutations import WorldMutation
@@ -105,6 +106,8 @@ class ConsequenceAudit:
     def __init__(self, engine: AuditHost) -> None:
         self.engine = engine
         self._pending: dict[str, dict[str, Any]] = {}
+        # The retry runs every tick while the store is away: one line a minute.
+        self._retry_failures = ThrottledLog(log)
 
     @property
     def pending(self) -> int:
@@ -149,4 +152,8 @@ class ConsequenceAudit:
             await self.engine.store.documents.put_many(AUDIT_COLLECTION, pending)
         except Exception as exc:
             self._pending = {**pending, **self._pending}
-            log.warning("consequence audits still cannot be written: %s", exc)
+            self._retry_failures.warning(
+                type(exc).__name__, "consequence audits still cannot be written: %s", exc
+            )
+        else:
+            self._retry_failures.clear()

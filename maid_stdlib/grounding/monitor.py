@@ -30,6 +30,7 @@ from uuid import UUID
 
 from maid_engine.ecs import System
 from maid_engine.events import EntityDestroyedEvent
+from maid_engine.logs import ThrottledLog
 from maid_stdlib.consequences.sidetable import GeneratedQuestIndex, connect_generation
 from maid_stdlib.grounding.port import Holder, QuestBoard
 from maid_stdlib.questgen.quest import GeneratedQuest, QuestObjective
@@ -63,6 +64,8 @@ class QuestGroundingMonitor(System):
         self._judged: set[UUID] = set()
         self._last_sweep: float | None = None
         self._flush_task: asyncio.Task[None] | None = None
+        # Retried every tick while the store is away: one line a minute.
+        self._flush_failures = ThrottledLog(log, clock=lambda: self.engine.clock.monotonic())
 
     def bind(self, engine: Host) -> None:
         super().bind(engine)
@@ -95,7 +98,11 @@ class QuestGroundingMonitor(System):
         try:
             await self.index.flush()
         except Exception as exc:
-            log.warning("writing quest hint updates failed, will retry: %s", exc)
+            self._flush_failures.warning(
+                type(exc).__name__, "writing quest hint updates failed, will retry: %s", exc
+            )
+        else:
+            self._flush_failures.clear()
 
     # -- what refers to what ----------------------------------------------------------
     async def refresh(self) -> None:

@@ -33,6 +33,7 @@ from uuid import UUID
 from pydantic import TypeAdapter
 
 from maid_engine.ecs import System
+from maid_engine.logs import ThrottledLog
 from maid_stdlib.living.components import clamp_unit
 
 if TYPE_CHECKING:
@@ -143,6 +144,8 @@ class MemoryService:
         self._last_flush = time.monotonic()
         self.loaded = False
         self.flush_failures = 0
+        # A flush is retried every few ticks while the store is away: one line a minute.
+        self._flush_log = ThrottledLog(log, clock=lambda: self.engine.clock.monotonic())
 
     # -- loading ------------------------------------------------------------------
     async def load(self) -> int:
@@ -322,7 +325,9 @@ class MemoryService:
         try:
             await self.flush()
         except Exception as exc:
-            log.warning("memory flush failed, will retry: %s", exc)
+            self._flush_log.warning(type(exc).__name__, "memory flush failed, will retry: %s", exc)
+        else:
+            self._flush_log.clear()
 
     def flush_due(self, interval: float) -> bool:
         return bool(self._dirty) and time.monotonic() - self._last_flush >= interval

@@ -14,6 +14,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from maid_engine.logs import ThrottledLog
 from maid_stdlib.questgen.delivery import OpenQuest
 from maid_stdlib.questgen.quest import quest_from_document, quest_to_document
 from maid_stdlib.questgen.register import GENERATED_QUESTS_COLLECTION, QuestGen
@@ -31,6 +32,8 @@ class GeneratedQuestTable:
         self.qg = qg
         self._docs: dict[str, dict[str, Any]] = {}
         self._task: asyncio.Task[None] | None = None
+        # Retried every tick while the store is away: one line a minute.
+        self._failures = ThrottledLog(log, clock=lambda: self.qg.engine.clock.monotonic())
 
     @staticmethod
     def document(oq: OpenQuest) -> dict[str, Any]:
@@ -77,7 +80,11 @@ class GeneratedQuestTable:
         try:
             await self._write()
         except Exception as exc:
-            log.warning("writing quest generation documents failed, will retry: %s", exc)
+            self._failures.warning(
+                type(exc).__name__, "writing quest generation documents failed, will retry: %s", exc
+            )
+        else:
+            self._failures.clear()
 
     async def flush(self) -> None:
         """Write what is queued now (after any write already under way)."""

@@ -30,6 +30,7 @@ from typing import Any
 
 from maid_engine.ecs import System
 from maid_engine.events import EntityDestroyedEvent
+from maid_engine.logs import ThrottledLog
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.story.detectors import (
     DETECTION_UNITS,
@@ -114,6 +115,8 @@ class StorySignalSystem(System):
         self._round: _Round | None = None
         self._dirty = False
         self._save_task: asyncio.Task[None] | None = None
+        # Saving is retried every tick while the store is away: one line a minute.
+        self._save_failures = ThrottledLog(log, clock=lambda: self.engine.clock.monotonic())
 
     async def startup(self) -> None:
         self.engine.events.subscribe(EntityDestroyedEvent, self._on_destroyed)
@@ -352,7 +355,11 @@ class StorySignalSystem(System):
         try:
             await self.save()
         except Exception as exc:
-            log.warning("saving story situations failed, will retry: %s", exc)
+            self._save_failures.warning(
+                type(exc).__name__, "saving story situations failed, will retry: %s", exc
+            )
+        else:
+            self._save_failures.clear()
 
 
 def _uuid_or_none(value: str) -> uuid.UUID | None:

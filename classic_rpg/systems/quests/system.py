@@ -10,6 +10,7 @@ from classic_rpg.systems.quests.data import load_pack_quests
 from maid_engine.clock import GAME_DAY
 from maid_engine.content import PackError
 from maid_engine.ecs import System
+from maid_engine.logs import ThrottledLog
 
 if TYPE_CHECKING:
     from classic_rpg.systems.quests.manager import QuestManager
@@ -38,6 +39,8 @@ class QuestSystem(System):
         self.manager = manager
         self._flush_task: asyncio.Task[None] | None = None
         self._next_lapse_check = 0.0
+        # Retried every tick while the store is away: one line a minute.
+        self._flush_failures = ThrottledLog(log, clock=lambda: self.engine.clock.monotonic())
 
     async def startup(self) -> None:
         quests, problems = load_pack_quests(self.engine)
@@ -85,7 +88,11 @@ class QuestSystem(System):
         try:
             await self.flush()
         except Exception as exc:
-            log.warning("writing quest documents failed, will retry: %s", exc)
+            self._flush_failures.warning(
+                type(exc).__name__, "writing quest documents failed, will retry: %s", exc
+            )
+        else:
+            self._flush_failures.clear()
 
     async def flush(self) -> None:
         """Write queued history and registry documents now."""
