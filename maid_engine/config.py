@@ -71,6 +71,16 @@ class Settings(BaseSettings):
     llm_timeout: float = Field(default=30.0, gt=0)
     llm_requests_per_minute: int = Field(default=60, ge=1)
     llm_tokens_per_hour: int = Field(default=200_000, ge=0)
+    # Fair shares (docs/llm.md, "Quotas and the fair queue"): tokens a character and
+    # an account may spend per quota window (0: no such quota), the calls in flight at
+    # once (0: no bound) and how many of one account's requests may wait for a turn,
+    # and the share of the hourly budget only quest generation may spend.
+    llm_quota_window: float = Field(default=600.0, gt=0, description="seconds")
+    llm_character_tokens_per_window: int = Field(default=8_000, ge=0)
+    llm_account_tokens_per_window: int = Field(default=12_000, ge=0)
+    llm_max_concurrent: int = Field(default=4, ge=0)
+    llm_queue_per_account: int = Field(default=2, ge=0)
+    llm_quest_reserve: float = Field(default=0.1, ge=0, le=1, description="share of the budget")
 
     log_level: str = "INFO"
     log_json: bool = False

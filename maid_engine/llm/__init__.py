@@ -19,6 +19,7 @@ from maid_engine.llm.errors import (
     LLMBadResponse,
     LLMBudgetExhausted,
     LLMError,
+    LLMQuotaExceeded,
     LLMRateLimited,
     LLMRejected,
     LLMServerError,
@@ -32,7 +33,8 @@ from maid_engine.llm.litellm_provider import LiteLLMProvider
 from maid_engine.llm.metrics import LLMMetrics
 from maid_engine.llm.parsing import extract_json, parse_model
 from maid_engine.llm.provider import LLMProvider, NullProvider
-from maid_engine.llm.request import LLMRequest, LLMResult
+from maid_engine.llm.quota import FairQueue, QuotaBook
+from maid_engine.llm.request import KIND_PLAYER, KIND_QUEST, KIND_SYSTEM, LLMRequest, LLMResult
 from maid_engine.llm.safety import (
     SYSTEM_ISOLATION_NOTE,
     ContentFilter,
@@ -44,15 +46,20 @@ from maid_engine.llm.safety import (
 from maid_engine.llm.scripted import ScriptedProvider
 
 __all__ = [
+    "KIND_PLAYER",
+    "KIND_QUEST",
+    "KIND_SYSTEM",
     "SYSTEM_ISOLATION_NOTE",
     "CachingProvider",
     "ContentFilter",
+    "FairQueue",
     "LLMBadResponse",
     "LLMBudgetExhausted",
     "LLMError",
     "LLMLimiter",
     "LLMMetrics",
     "LLMProvider",
+    "LLMQuotaExceeded",
     "LLMRateLimited",
     "LLMRejected",
     "LLMRequest",
@@ -64,6 +71,7 @@ __all__ = [
     "LiteLLMProvider",
     "NarrativeContextCache",
     "NullProvider",
+    "QuotaBook",
     "RateLimiter",
     "SafetyVerdict",
     "ScriptedProvider",

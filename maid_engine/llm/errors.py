@@ -76,9 +76,35 @@ class LLMTruncated(LLMError):
 
 
 class LLMBudgetExhausted(LLMError):
-    """The rolling token budget is spent; no call was made."""
+    """The rolling token budget (or the part of it this request may use) is spent;
+    no call was made. ``retry_after``: seconds until it would be admitted, if known."""
 
     kind = "budget_exhausted"
+
+    def __init__(
+        self, message: str = "", *, retry_after: float | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after
+
+
+class LLMQuotaExceeded(LLMError):
+    """A player's own share is used up; no call was made and nothing was charged.
+
+    ``scope`` says which share: ``"character"`` or ``"account"`` (tokens per quota
+    window), or ``"queue"`` (the account already has as many requests waiting as it
+    may). ``retry_after`` is the wait in seconds until a request would be admitted
+    again, computed from the window (None when it depends on requests in flight).
+    """
+
+    kind = "quota_exceeded"
+
+    def __init__(
+        self, message: str = "", *, scope: str, retry_after: float | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(message, **kwargs)
+        self.scope = scope
+        self.retry_after = retry_after
 
 
 class LLMUnavailable(LLMError):

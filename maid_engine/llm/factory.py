@@ -32,6 +32,12 @@ def build_limiter(
         settings.llm_tokens_per_hour,
         BUDGET_WINDOW_SECONDS,
         clock=clock,
+        character_tokens=settings.llm_character_tokens_per_window,
+        account_tokens=settings.llm_account_tokens_per_window,
+        quota_window_seconds=settings.llm_quota_window,
+        max_concurrent=settings.llm_max_concurrent,
+        max_waiting_per_account=settings.llm_queue_per_account,
+        quest_reserve=int(settings.llm_tokens_per_hour * settings.llm_quest_reserve),
     )
     limiter.bind_metrics(LLMMetrics.of(metrics))
     return limiter

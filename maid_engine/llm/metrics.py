@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from maid_engine.llm.errors import LLMError, LLMRateLimited
+from maid_engine.llm.errors import LLMError, LLMQuotaExceeded, LLMRateLimited
 from maid_engine.llm.request import LLMResult
 from maid_engine.metrics import EngineMetrics
 
@@ -30,6 +30,7 @@ class LLMMetrics:
         self.errors: Counter | None = None
         self.cache_hits: Counter | None = None
         self.budget_remaining: Gauge | None = None
+        self.quota_refusals: Counter | None = None
         if metrics is None:
             return
         self.requests = metrics.counter(
@@ -53,6 +54,13 @@ class LLMMetrics:
         self.budget_remaining = metrics.gauge(
             "maid_llm_budget_remaining_tokens", "Tokens left in the rolling LLM budget window"
         )
+        self.quota_refusals = metrics.counter(
+            "maid_llm_quota_refusals",
+            "LLM requests refused before any call by a player's share: kind is character, "
+            "account (quota spent), queue (too many waiting) or reserve (only the quest "
+            "reserve is left)",
+            ["purpose", "kind"],
+        )
 
     @classmethod
     def of(cls, metrics: EngineMetrics | LLMMetrics | None) -> LLMMetrics:
@@ -73,11 +81,19 @@ class LLMMetrics:
         if isinstance(error, LLMRateLimited) and error.local:
             kind = "rate_limited_local"
         self.requests.labels(purpose, kind).inc()
+        if isinstance(error, LLMQuotaExceeded):
+            # A player's share being used is not a failure of the model: it is counted
+            # in maid_llm_quota_refusals_total (by the limiter), not as an error.
+            return
         self.errors.labels(purpose, kind).inc()
         if error.result is not None:
             self._usage(purpose, error.result)
         if latency is not None and self.latency is not None:
             self.latency.labels(purpose).observe(latency)
+
+    def quota_refusal(self, purpose: str, kind: str) -> None:
+        if self.quota_refusals is not None:
+            self.quota_refusals.labels(purpose, kind).inc()
 
     def cache_hit(self) -> None:
         if self.cache_hits is not None:

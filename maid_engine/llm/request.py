@@ -7,12 +7,25 @@ from typing import Any
 
 _ROLES = frozenset({"system", "user", "assistant", "tool", "developer"})
 
+# Who a request is for, which decides what it may spend (docs/llm.md, "Quotas"):
+#: A player is waiting for it (narration): charged to the character's and the
+#: account's quotas, queued fairly by account, and never given the quest reserve.
+KIND_PLAYER = "player"
+#: Quest generation: the only kind that may spend the reserved share of the budget.
+KIND_QUEST = "quest"
+#: Anything else the server asks on its own behalf.
+KIND_SYSTEM = "system"
+KINDS = frozenset({KIND_PLAYER, KIND_QUEST, KIND_SYSTEM})
+
 
 @dataclass(frozen=True)
 class LLMRequest:
     """One chat completion request.
 
     ``purpose`` labels metrics and logs ("quest_narrative", "narration", ...).
+    ``kind`` says who the request is for (``KIND_PLAYER``, ``KIND_QUEST``,
+    ``KIND_SYSTEM``); a player's request names its ``account`` and ``character``
+    (ids as strings), whose quotas it is charged to.
     ``timeout`` overrides the provider's default; ``json_mode`` asks the model for
     a JSON object where the backend supports it (callers still parse defensively).
     """
@@ -23,6 +36,9 @@ class LLMRequest:
     temperature: float = 0.7
     timeout: float | None = None
     json_mode: bool = False
+    kind: str = KIND_SYSTEM
+    account: str | None = None
+    character: str | None = None
 
     def __post_init__(self) -> None:
         # A malformed request is a programming error, not an LLM failure: raise
@@ -42,6 +58,11 @@ class LLMRequest:
             raise ValueError("timeout must be positive")
         if not self.purpose:
             raise ValueError("purpose must be a non-empty string")
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {sorted(KINDS)}, not {self.kind!r}")
+        if self.kind == KIND_PLAYER and not (self.account or self.character):
+            # A player's request without a name to charge would escape every quota.
+            raise ValueError("a player's request needs an account or a character")
 
     @classmethod
     def from_prompt(cls, prompt: str, *, system: str | None = None, **kwargs: Any) -> LLMRequest:

@@ -21,6 +21,11 @@ LLM_ERROR = "llm_error"
 FILTERED = "filtered"
 DROPPED = "dropped"
 FAILED = "failed"
+#: Refused before any call (nothing charged, nothing changed, no turn stored): the
+#: player's own LLM quota, or their account's place in the queue, is used up ...
+QUOTA = "quota"
+#: ... or the part of the server's LLM budget narration may spend is.
+BUDGET = "budget"
 
 
 @dataclass

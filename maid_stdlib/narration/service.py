@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from uuid import UUID
 
-from maid_engine.llm import ContentFilter, LLMProvider
+from maid_engine.llm import ContentFilter, LLMLimiter, LLMProvider, LLMQuotaExceeded
 from maid_stdlib.narration.jobs import DROPPED, FAILED, TurnHandle, TurnResult
 from maid_stdlib.narration.llm import LLMService
 from maid_stdlib.narration.rooms import RoomSetup, collect_rooms, sync_room
-from maid_stdlib.narration.turn import run_turn, run_undo
+from maid_stdlib.narration.turn import account_of, refusal_message, run_turn, run_undo
 from maid_stdlib.narration.turnlog import MemoryTurnLog, StoreTurnLog, TurnLog
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.worldstate import Report
@@ -163,11 +163,13 @@ class NarrationService:
         limit = self.config.max_action_length
         if len(text) > limit:
             raise NarrationError(f"That is too much at once (at most {limit} characters).")
+        self._require_quota(actor)
         return self._queue(setup, actor, "act", lambda h: run_turn(self, h, setup, actor, text))
 
     def submit_retry(self, actor: UUID) -> TurnHandle:
         """Queue a new telling of the actor's last turn here (its changes undone first)."""
         setup = self._require_room(actor)
+        self._require_quota(actor)
         return self._queue(setup, actor, "retry", lambda h: run_turn(self, h, setup, actor, None))
 
     def submit_undo(self, actor: UUID) -> TurnHandle:
@@ -180,6 +182,22 @@ class NarrationService:
         if setup is None:
             raise NarrationError("Nothing here answers to free-form actions.")
         return setup
+
+    def quota_refusal(self, actor: UUID) -> LLMQuotaExceeded | None:
+        """The refusal the actor's next turn would get from their own LLM quotas.
+
+        Asked before a turn is queued, so a player whose share is used is told at
+        once, and the room is not told of an action that will not be narrated.
+        """
+        limiter = getattr(self.provider, "limiter", None)
+        if not isinstance(limiter, LLMLimiter):
+            return None
+        return limiter.check_quota(account_of(self, actor), str(actor), "narration")
+
+    def _require_quota(self, actor: UUID) -> None:
+        refusal = self.quota_refusal(actor)
+        if refusal is not None:
+            raise NarrationError(refusal_message(refusal))
 
     def _queue(self, setup: RoomSetup, actor: UUID, kind: str, job: Job) -> TurnHandle:
         mine = sum(1 for h in self._handles if h.actor == actor and not h.done())

@@ -23,14 +23,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
+from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.llm import (
+    KIND_PLAYER,
+    LLMBudgetExhausted,
     LLMError,
     LLMProvider,
+    LLMQuotaExceeded,
     LLMRequest,
     LLMResult,
     LLMTimeout,
@@ -40,11 +45,13 @@ from maid_engine.llm import (
 from maid_stdlib.narration.components import NarratedRoom
 from maid_stdlib.narration.context import Scene, build_messages
 from maid_stdlib.narration.jobs import (
+    BUDGET,
     DROPPED,
     FILTERED,
     LLM_ERROR,
     NO_MODEL,
     OK,
+    QUOTA,
     TIMEOUT,
     TurnHandle,
     TurnResult,
@@ -92,6 +99,35 @@ class Telling:
     delta: dict[str, Any] = field(default_factory=dict)
     model: str = ""
     latency: float = 0.0
+
+
+#: Outcomes where the model was never asked: the turn is refused, not told.
+REFUSALS = frozenset({QUOTA, BUDGET})
+
+
+def wait_phrase(seconds: float | None) -> str:
+    """ "in 40 s", "in 12 min" (rounded up), or "in a moment" when unknown."""
+    if seconds is None or not math.isfinite(seconds):
+        return "in a moment"
+    whole = max(1, math.ceil(seconds))
+    if whole < 120:
+        return f"in {whole} s"
+    return f"in {math.ceil(whole / 60)} min"
+
+
+def refusal_message(error: LLMQuotaExceeded | LLMBudgetExhausted) -> str:
+    """What the player is told when the model was not asked for them."""
+    if isinstance(error, LLMBudgetExhausted):
+        return f"The storyteller is worn out for now; try again {wait_phrase(error.retry_after)}."
+    if error.scope == "queue":
+        return "The storyteller is still busy with your earlier requests; try again in a moment."
+    return f"The storyteller needs a moment; try again {wait_phrase(error.retry_after)}."
+
+
+def account_of(svc: NarrationService, actor: UUID) -> str | None:
+    """The actor's account id (None for a character without one)."""
+    pc = svc.engine.world.try_component(actor, PlayerCharacter)
+    return pc.account_id or None if pc is not None else None
 
 
 def _refuse(svc: NarrationService, actor: UUID, message: str) -> TurnResult:
@@ -143,6 +179,8 @@ async def ask_model(
     messages: list[dict[str, Any]],
     scene: Scene,
     text: str,
+    actor: UUID,
+    account: str | None,
 ) -> Telling:
     provider = svc.provider
     sketch = template_narration(scene.actor_name, text)
@@ -155,11 +193,19 @@ async def ask_model(
         max_tokens=cfg.max_tokens,
         temperature=cfg.temperature,
         timeout=svc.timeout,
+        kind=KIND_PLAYER,
+        account=account,
+        character=str(actor),
     )
     try:
         result = await call_with_notice(svc, provider, request, setup.key)
     except LLMUnavailable:
         return Telling(NO_MODEL, sketch)
+    except LLMQuotaExceeded as exc:
+        # Refused before any call: not a model failure, and nothing was charged.
+        return Telling(QUOTA, refusal_message(exc))
+    except LLMBudgetExhausted as exc:
+        return Telling(BUDGET, refusal_message(exc))
     except (LLMTimeout, TimeoutError):
         return Telling(TIMEOUT, FALLBACK)
     except LLMError as exc:
@@ -211,6 +257,7 @@ async def run_turn(
         if before is not None:
             shown = snapshot_view(before)
         scene = make_scene(svc, setup, actor)
+        account = account_of(svc, actor)
         messages, sections = build_messages(
             setup.schema,
             shown,
@@ -221,7 +268,12 @@ async def run_turn(
             previous=previous,
         )
     handle.phase = "calling"
-    telling = await ask_model(svc, setup, messages, scene, text)
+    telling = await ask_model(svc, setup, messages, scene, text, actor, account)
+    if telling.outcome in REFUSALS:
+        # No turn happened: nothing to apply or store, a retried turn stands as it was.
+        svc.count_turn(telling.outcome)
+        engine.sessions.send_to(actor, telling.narration)
+        return TurnResult(telling.outcome)
     handle.phase = "applying"
     async with engine.world_lock:
         records, report, touched = apply_turn(

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from maid_engine.llm import SYSTEM_ISOLATION_NOTE, LLMRequest, isolate
+from maid_engine.llm import KIND_QUEST, SYSTEM_ISOLATION_NOTE, LLMRequest, isolate
 from maid_stdlib.questgen.narrative.models import (
     DESCRIPTION_MAX,
     DESCRIPTION_MIN,
@@ -216,6 +216,9 @@ def _request(prompt: str, purpose: str, max_tokens: int, timeout: float | None) 
         temperature=TEMPERATURE,
         timeout=timeout,
         json_mode=True,
+        # Quest prose may draw on the share of the budget kept for it, which
+        # players' narration cannot spend.
+        kind=KIND_QUEST,
     )
 
 
