@@ -22,20 +22,26 @@ from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_engine.llm.service import LLMService
-from maid_engine.testing import cmd
+from maid_engine.testing import cmd, session_for
 from maid_stdlib.narration import NarrationService
 from maid_stdlib.world import WorldCharacterFactory, WorldService
 
 CELLAR = "ironvale:camp_cellar"
 #: What one narrated turn cost in the attack: prompt and completion tokens.
-TURN_USAGE = {"prompt_tokens": 1_200, "completion_tokens": 236}
+PROMPT_TOKENS, COMPLETION_TOKENS = 1_200, 236
+TURN_TOKENS = PROMPT_TOKENS + COMPLETION_TOKENS
 TOLD = "Gwen watches you from her cage."
 
 
 def answer(body: dict[str, Any]) -> Behaviour:
     if body.get("response_format"):  # quest prose asks for a JSON object
         return valid(body)
-    return Behaviour("ok", text=block('{"npc.gwen.trust": +1}', TOLD), **TURN_USAGE)
+    return Behaviour(
+        "ok",
+        text=block('{"npc.gwen.trust": +1}', TOLD),
+        prompt_tokens=PROMPT_TOKENS,
+        completion_tokens=COMPLETION_TOKENS,
+    )
 
 
 def engine_on(tmp_path: Path, server: FakeOpenAIServer, **settings: Any) -> GameEngine:
@@ -84,7 +90,7 @@ async def test_a_flood_spends_only_the_flooders_quota(
         assert len(told) == 6
         assert set(refused) == {"The storyteller needs a moment; try again in 10 min."}
         assert fake_llm.request_count == 6
-        flood_cost = 6 * sum(TURN_USAGE.values())
+        flood_cost = 6 * TURN_TOKENS
         assert budget.used() == flood_cost == 8_616
         assert budget.remaining() == 200_000 - 8_616
         # Another player gets the story, through the same model, at once.
@@ -117,12 +123,9 @@ async def test_when_narration_has_spent_its_share_quests_still_get_prose(
             assert (await act(engine, who, "act count the bars")).startswith("You act:")
         told = fake_llm.request_count
         assert 0 < told < 10
-        sessions = [engine.sessions.session_for(who) for who in players[told:]]
-        for session in sessions:
-            assert session is not None
-            assert "The storyteller is worn out for now; try again in 60 min." in "".join(
-                session.sent
-            )
+        for who in players[told:]:
+            session = session_for(engine, who)
+            assert "The storyteller is worn out for now; try again in 60 min." in session.text()
         assert budget.remaining() > 0
         record = await build_one(engine)
         assert (record.outcome, record.narrative_source) == ("registered", "llm")
