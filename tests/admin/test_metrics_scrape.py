@@ -36,6 +36,7 @@ EXPECTED = {
     "maid_llm_tokens": "counter",
     "maid_llm_errors": "counter",
     "maid_llm_budget_remaining_tokens": "gauge",
+    "maid_llm_quota_refusals": "counter",
     # narrated rooms: turns, and changes applied / clamped / rejected
     "maid_narrated_turns": "counter",
     "maid_narrated_changes": "counter",
