@@ -17,7 +17,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from maid_engine.clock import GameClock
@@ -45,6 +45,7 @@ from maid_engine.events import (
 from maid_engine.llm.service import CACHE_COLLECTION, LLMService
 from maid_engine.metrics import EngineMetrics
 from maid_engine.pacing import Pacer, RealPacer
+from maid_engine.ports import TransactionWrites
 from maid_engine.reliability import SaveMonitor
 from maid_engine.session_manager import SessionManager
 from maid_engine.sessions import Session
@@ -99,6 +100,8 @@ class GameEngine:
         self._owns_store = store is None
         self._system_errors: dict[str, int] = {}
         self._checkpoint_task: asyncio.Task[None] | None = None
+        #: The newest write of the world to the store (commit_now); the next waits for it.
+        self._writing: asyncio.Task[int] | None = None
         self._last_checkpoint = time.monotonic()
         self.started = False
         self.tick_count = 0
@@ -440,24 +443,81 @@ class GameEngine:
         if self._store is None:
             return 0
         async with self.world_lock:
-            collected = self._collect_changes()
-            game_time = self.clock.game_time
-        started = time.perf_counter()
+            pending = self.commit_now()
         self._last_checkpoint = time.monotonic()
+        return await pending
+
+    def commit_now(self, writes: TransactionWrites | None = None) -> Awaitable[int]:
+        """An early checkpoint carrying an operation's own writes.
+
+        Collects the whole change set (dirty entities, removed components, destroyed
+        entities, the clock) at once -- call it holding ``world_lock``, where no
+        system is half-way through a change -- and writes it with ``writes`` in one
+        transaction. Await the result for the write (it may be awaited inside or
+        outside the lock); it returns the entity count like :meth:`checkpoint` and
+        raises if nothing was written, the changes then handed back to the world.
+
+        Why the whole set and not the operation's own entities: an entity changed by
+        a trade is on disk only together with the other side of the trade, so a
+        crash can never leave both sides (or neither) holding the goods.
+
+        Writes run one at a time in the order they were collected, so an older
+        snapshot never lands over a newer one. If a write fails, a write collected
+        while it was under way fails too without trying: it lacks the failed
+        write's changes, which go back to the world for the next checkpoint (and a
+        write collected after that takes them along).
+        """
+        if self._store is None:
+            done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+            done.set_result(0)
+            return done
+        collected = self._collect_changes()
+        # A write that already failed handed its changes back before this collection
+        # took them; only one still under way must land (or fail) first.
+        previous = self._writing if self._writing is not None and not self._writing.done() else None
+        task = asyncio.create_task(
+            self._write_collected(previous, collected, self.clock.game_time, writes)
+        )
+        self._writing = task
+        # A caller cancelled while it waits must not abort the write: the writes
+        # collected after this one wait for it.
+        return asyncio.shield(task)
+
+    async def _write_collected(
+        self,
+        previous: asyncio.Task[int] | None,
+        collected: tuple[Any, tuple[Any, ...]] | None,
+        game_time: float,
+        writes: TransactionWrites | None,
+    ) -> int:
+        from maid_engine.store import StoreError, StoreUnavailable
+
+        earlier: BaseException | None = None
+        if previous is not None:
+            await asyncio.wait([previous])
+            earlier = asyncio.CancelledError() if previous.cancelled() else previous.exception()
+        assert self._store is not None
+        started = time.perf_counter()
         count = 0
         try:
+            if earlier is not None:
+                kind = StoreUnavailable if isinstance(earlier, StoreUnavailable) else StoreError
+                raise kind(f"an earlier write of the world failed: {earlier}") from earlier
             async with self._store.atomic() as tx:
+                if writes is not None:
+                    await writes(tx)
                 if collected is not None:
                     changes, _ = collected
                     await tx.entities.save(changes)
                     count = len(changes.upserts) + len(changes.destroyed)
                 await tx.documents.put(ENGINE_COLLECTION, "clock", {"game_time": game_time})
-        except Exception as exc:
+        except BaseException as exc:
             if collected is not None:
                 self.world.restore_changes(*collected[1])
-            self.checkpoint_failures += 1
-            self.metrics.checkpoint_failures.inc()
-            self.saving.checkpoint_failed(exc)
+            if isinstance(exc, Exception):
+                self.checkpoint_failures += 1
+                self.metrics.checkpoint_failures.inc()
+                self.saving.checkpoint_failed(exc)
             raise
         self.metrics.checkpoint_duration.observe(time.perf_counter() - started)
         self.metrics.checkpoint_entities.inc(count)
@@ -465,22 +525,19 @@ class GameEngine:
         return count
 
     async def save_entities_now(self, *entity_ids: Any) -> None:
-        """Write the given entities immediately (used for things that must never be
-        lost, such as a new character). Other dirty entities wait for the checkpoint."""
+        """Make sure the given entities are on disk before returning (used for
+        things that must never be lost, such as a new character).
+
+        They are written by a commit of everything changed since the last
+        checkpoint (see :meth:`commit_now`): an entity is never written alone. Every
+        existing entity is dirty, in a write already under way, or on disk, so once
+        the commit is done ``entity_ids`` are on disk.
+        """
         if self._store is None:
             return
-        from maid_engine.store import EntityChangeSet
-
-        upserts = {
-            uid: {
-                c.component_name: dump_component(c)
-                for c in self.world.components_of(uid)
-                if c.persist
-            }
-            for uid in entity_ids
-            if self.world.entity_exists(uid) and self.world.is_persistent(uid)
-        }
-        await self._store.entities.save(EntityChangeSet(upserts=upserts, removed=[], destroyed=[]))
+        async with self.world_lock:
+            pending = self.commit_now()
+        await pending
 
     def start_checkpoint(self) -> None:
         """Start a checkpoint in the background unless one is already running."""

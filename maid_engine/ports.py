@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from maid_engine.llm.service import LLMService
     from maid_engine.metrics import EngineMetrics
     from maid_engine.sessions import Session
-    from maid_engine.store import Store
+    from maid_engine.store import Store, Transaction
 
 T = TypeVar("T")
 
@@ -57,6 +57,7 @@ __all__ = [
     "ShutdownPort",
     "StorePort",
     "SystemsPort",
+    "TransactionWrites",
     "WorldLockPort",
     "WorldPort",
 ]
@@ -176,8 +177,19 @@ class SessionsPort(Protocol):
     def sessions(self) -> Sessions: ...
 
 
+class TransactionWrites(Protocol):
+    """An operation's own writes, run inside the transaction of a commit."""
+
+    async def __call__(self, tx: Transaction) -> None: ...
+
+
 class StorePort(Protocol):
-    """The database, when the engine has one (``has_store``)."""
+    """The database, when the engine has one (``has_store``).
+
+    Entities reach the database only whole and all together: a checkpoint, or
+    ``commit_now`` for an operation that must be on disk before the player is
+    told. Writing one entity alone would put half of a trade on disk.
+    """
 
     @property
     def store(self) -> Store: ...
@@ -186,6 +198,12 @@ class StorePort(Protocol):
     def has_store(self) -> bool: ...
 
     async def save_entities_now(self, *entity_ids: Any) -> None: ...
+
+    def commit_now(self, writes: TransactionWrites | None = None) -> Awaitable[int]:
+        """Collect every change since the last checkpoint at once (call it holding
+        ``world_lock``) and write it, with ``writes``, in one transaction; await the
+        result for the write. On failure the changes go back to the world."""
+        ...
 
 
 class SettingsPort(Protocol):
