@@ -123,7 +123,7 @@ class NarrationService:
         """Where turns are stored: the engine's store, or memory without one."""
         if self._log is None:
             engine = self.engine
-            self._log = StoreTurnLog(engine.store) if engine.has_store else MemoryTurnLog()
+            self._log = StoreTurnLog(engine) if engine.has_store else MemoryTurnLog()
         return self._log
 
     @property

@@ -9,9 +9,10 @@ room never interleave; other rooms and the tick never wait for it):
 3. *ask the model* (no lock): one call; after ``unfolding_after`` seconds the room is
    told the story is unfolding; past the timeout the turn ends with a fallback
    narration and no change;
-4. *apply* (``world_lock``): snapshot, ``apply_delta``, tell the room; then, outside
-   the lock, store the turn with its snapshot and report, and the components it
-   changed, in one transaction.
+4. *apply* (``world_lock``): snapshot, ``apply_delta``, tell the room, and collect
+   the commit (``TurnLog.commit``); then, outside the lock, wait for it: the turn
+   with its snapshot and report is written together with everything the world
+   changed since the last checkpoint, in one transaction.
 
 Retry restores the snapshot of the turn it replaces in the same critical section
 that applies the new reply, so a change is never applied twice; if the new telling
@@ -58,7 +59,7 @@ from maid_stdlib.narration.jobs import (
 )
 from maid_stdlib.narration.rooms import RoomSetup, present_npcs
 from maid_stdlib.narration.turnlog import TurnRecord
-from maid_stdlib.narration.writes import entity_changes, record_view, snapshot_view, store
+from maid_stdlib.narration.writes import record_view, snapshot_view, store
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.text import escape_markup
 from maid_stdlib.worldstate import (
@@ -276,11 +277,12 @@ async def run_turn(
         return TurnResult(telling.outcome)
     handle.phase = "applying"
     async with engine.world_lock:
-        records, report, touched = apply_turn(
+        records, report = apply_turn(
             svc, setup, actor, text, telling, old, sections, scene.actor_name
         )
-        changes, written = entity_changes(engine, touched)
-    await store(svc, records, changes, written)
+        # Collected here, with the turn's changes and nothing half-done by others.
+        pending = svc.log.commit(*records)
+    await store(pending, records)
     line = render_changes(report, setup.schema) if report is not None else ""
     return TurnResult(telling.outcome, records[0], report, telling.narration, line)
 
@@ -294,9 +296,8 @@ def apply_turn(
     old: TurnRecord | None,
     sections: dict[str, str],
     actor_name: str,
-) -> tuple[list[TurnRecord], Report | None, list[UUID]]:
-    """Phase 4, under the world lock. Returns the records to store, the report and the
-    entities whose components changed."""
+) -> tuple[list[TurnRecord], Report | None]:
+    """Phase 4, under the world lock. Returns the records to store and the report."""
     engine, room = svc.engine, setup.key
     world, ws = engine.world, svc.ws
     room_id = ws.room_id(room)
@@ -333,23 +334,20 @@ def apply_turn(
             "stands as it was. Type 'retry' to try again.|n",
         )
         svc.count_turn(telling.outcome)
-        return [failed], None, []
+        return [failed], None
     record = world.try_component(room_id, NarratedRoom)
     if record is None:
         record = NarratedRoom(schema_ref=setup.ref, scope=setup.scope)
         world.add_component(room_id, record)
-    touched: list[UUID] = [room_id, actor]
     if old is not None:
         before = old.snapshot()
         if before is not None:
             restore(record_view(engine, setup, room_id, old), before)
-        touched += [UUID(uid) for uid in old.npcs.values()]
         index = old.action_index
         old.active, old.status = False, "retried"
     else:
         index = record.action_index + 1
     present = present_npcs(engine, setup)
-    touched += present.values()
     view = ComponentStatView(world, room_id, actor, setup.scope, present)
     schema = setup.schema
     if not schema.is_empty:
@@ -372,7 +370,7 @@ def apply_turn(
     record.turns_stored += 1
     announce(svc, setup, actor, turn, report, rewound=old is not None)
     svc.count_turn(telling.outcome, report)
-    return [turn] + ([old] if old is not None else []), report, touched
+    return [turn] + ([old] if old is not None else []), report
 
 
 def announce(
@@ -444,7 +442,6 @@ async def run_undo(
         )
         for character in svc.ws.characters_in(room):
             engine.sessions.gmcp_to(character, GMCP_UNDONE, {"room": room, "turn": mine.key})
-        touched = [room_id, UUID(mine.actor), *(UUID(u) for u in mine.npcs.values())]
-        changes, written = entity_changes(engine, touched)
-    await store(svc, [mine], changes, written)
+        pending = svc.log.commit(mine)
+    await store(pending, [mine])
     return TurnResult("undone", mine, mine.parsed_report(), mine.narration)

@@ -12,13 +12,16 @@ Undone and retried turns stay in the log, marked inactive, for the record.
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
+from collections.abc import Awaitable
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from maid_engine.store import EntityChangeSet, Store
+from maid_engine.ports import StorePort
+from maid_engine.store import Store, Transaction
 from maid_stdlib.worldstate import Report, Snapshot
 
 COLLECTION = "narrated_turns"
@@ -75,8 +78,11 @@ class TurnRecord(BaseModel):
 
 
 class TurnLog(Protocol):
-    async def write(self, *records: TurnRecord, entities: EntityChangeSet | None = None) -> None:
-        """Store turns (and, in the same transaction, the entities they changed)."""
+    def commit(self, *records: TurnRecord) -> Awaitable[int]:
+        """Store turns together with everything the world changed since the last
+        checkpoint, in one transaction (``StorePort.commit_now``). Call it holding
+        the world lock, right after the turn changed the world; await the result for
+        the write (it raises if the turn was not stored)."""
 
     async def get(self, key: str) -> TurnRecord | None: ...
 
@@ -91,16 +97,29 @@ class TurnLog(Protocol):
 
 
 class StoreTurnLog:
-    """The turn log on the engine's store (the real write path)."""
+    """The turn log on the engine's store (the real write path).
 
-    def __init__(self, store: Store) -> None:
-        self.store = store
+    A turn is written by a commit of the whole world, never with just the entities
+    it touched: the acting character may hold the other half of a trade made since
+    the last checkpoint, and a crash must not find one half on disk without the
+    other. A character created since then is on disk whole, never as a row holding
+    nothing but its narrated stats.
+    """
 
-    async def write(self, *records: TurnRecord, entities: EntityChangeSet | None = None) -> None:
-        async with self.store.atomic() as tx:
-            await tx.documents.put_many(COLLECTION, {r.key: r.to_doc() for r in records})
-            if entities is not None and not entities.is_empty():
-                await tx.entities.save(entities)
+    def __init__(self, engine: StorePort) -> None:
+        self.engine = engine
+
+    @property
+    def store(self) -> Store:
+        return self.engine.store
+
+    def commit(self, *records: TurnRecord) -> Awaitable[int]:
+        docs = {r.key: r.to_doc() for r in records}
+
+        async def put(tx: Transaction) -> None:
+            await tx.documents.put_many(COLLECTION, docs)
+
+        return self.engine.commit_now(put)
 
     async def get(self, key: str) -> TurnRecord | None:
         doc = await self.store.documents.get(COLLECTION, key)
@@ -141,11 +160,14 @@ class MemoryTurnLog:
     def __init__(self) -> None:
         self.docs: dict[str, dict[str, Any]] = {}
 
-    async def write(self, *records: TurnRecord, entities: EntityChangeSet | None = None) -> None:
+    def commit(self, *records: TurnRecord) -> Awaitable[int]:
         for record in records:
             self.docs[record.key] = TurnRecord.model_validate_json(
                 record.model_dump_json()
             ).to_doc()
+        done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        done.set_result(0)
+        return done
 
     async def get(self, key: str) -> TurnRecord | None:
         doc = self.docs.get(key)

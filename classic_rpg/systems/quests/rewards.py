@@ -1,17 +1,21 @@
 """Turn-in: rewards paid once and only once, atomically with the turn-in record.
 
 On turn-in the rewards are applied to the character's components, the quest is
-marked TURNED_IN in its QuestLog, and then the character entity, any reward item
-entities and a ``quest_turnins`` record are written in ONE store transaction,
-before the player is told. If the write fails, the in-memory changes are rolled
+marked TURNED_IN in its QuestLog, and then the ``quest_turnins`` record is written
+by a commit of the world (``StorePort.commit_now``): the character, the reward
+items and every other entity changed since the last checkpoint go to the store in
+ONE transaction with the record, before the player is told. Never the character
+alone: it may hold the other half of a trade, and a crash must not find one half
+on disk without the other. If the write fails, the in-memory changes are rolled
 back and nothing was paid.
 
-A record that already exists means "already paid". A background checkpoint that
-collected the character *before* the turn-in may still land *after* it and write
-the older components back; a crash before the next checkpoint would then lose the
-reward. So each record keeps the components it wrote and starts ``settled: false``:
-at start-up, :meth:`TurnInLedger.reconcile` restores those components for every
-unsettled record the character's QuestLog does not list as paid, then settles it.
+A record that already exists means "already paid". Each record also keeps the
+components it paid and starts ``settled: false``; at start-up,
+:meth:`TurnInLedger.reconcile` restores those components for every unsettled
+record the character's QuestLog does not list as paid, then settles it. Writes of
+the world land in the order they were collected, so a checkpoint that collected
+the character before the turn-in can no longer land after it; the repair remains
+for records stored before that was so.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from classic_rpg.systems.quests.objectives import ObjectiveTracker
 from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog, log_of
 from classic_rpg.systems.quests.registry import QuestRegistry
 from maid_engine.ecs import dump_component, load_component
-from maid_engine.store import EntityChangeSet
+from maid_engine.store import Transaction
 from maid_stdlib.questgen.events import QuestTurnedInEvent
 from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
 from maid_stdlib.world.spawner import spawn_template
@@ -146,7 +150,7 @@ class TurnInLedger:
                     "components": {str(uid): comps for uid, comps in upserts.items()},
                 }
                 history_doc = self.history.take_run(history_key)
-                await self._write(upserts, key, record, history_key, history_doc)
+                await self._write(key, record, history_key, history_doc)
         except Exception as exc:
             self._rollback(character, snapshot, spawned)
             self.objectives.rebuild()
@@ -217,18 +221,20 @@ class TurnInLedger:
 
     async def _write(
         self,
-        upserts: dict[UUID, dict[str, dict[str, Any]]],
         key: str,
         record: dict[str, Any],
         history_key: str,
         history_doc: dict[str, Any] | None,
     ) -> None:
-        store = self.engine.store
-        async with store.atomic() as tx:
-            await tx.entities.save(EntityChangeSet(upserts=upserts))
+        """The record (and the quest run) with the whole world, in one commit. The
+        turn-in runs in a command, under the world lock."""
+
+        async def put(tx: Transaction) -> None:
             await tx.documents.put(COLLECTION, key, record)
             if history_doc is not None:
                 await tx.documents.put(HISTORY, history_key, history_doc)
+
+        await self.engine.commit_now(put)
 
     def _rollback(
         self, character: UUID, snapshot: dict[str, dict[str, Any]], spawned: list[UUID]
@@ -274,22 +280,18 @@ class TurnInLedger:
         engine = self.engine
         if not engine.has_store:
             return 0
-        store = engine.store
         restored = 0
-        for record in await store.documents.query(COLLECTION, {"settled": False}):
-            changed = self.restore(record)
-            uids = [UUID(u) for u in (record.get("components") or {})] if changed else []
+        for record in await engine.store.documents.query(COLLECTION, {"settled": False}):
             settled = {**record, "settled": True, "components": {}}
-            async with store.atomic() as tx:
-                if uids:
-                    await tx.entities.save(
-                        EntityChangeSet(
-                            upserts={
-                                u: self._components(u) for u in uids if self.world.entity_exists(u)
-                            }
-                        )
-                    )
-                await tx.documents.put(COLLECTION, record["key"], settled)
+
+            async def settle(tx: Transaction, key: str = record["key"], doc: Any = settled) -> None:
+                await tx.documents.put(COLLECTION, key, doc)
+
+            # The restored components are dirty: they are written with the record.
+            async with engine.world_lock:
+                changed = self.restore(record)
+                pending = engine.commit_now(settle)
+            await pending
             restored += int(changed)
         if restored:
             self.objectives.rebuild()
