@@ -3,8 +3,9 @@
 Every propagation -- applied or not -- leaves a document (key: the audit key
 ``<quest>:<characters>:<run>:<outcome>``) with its status, attempts, errors, the
 merged mutations that were applied and the signals raised. An applied batch is
-written in one transaction with the components it changed, so the store never
-holds the audit without the change or the change without its audit.
+written in one transaction with the components it changed (and every other entity
+changed since the last checkpoint), so the store never holds the audit without the
+change or the change without its audit.
 """
 
 from __future__ import annotations
@@ -15,11 +16,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from uuid import UUID
 
 from maid_engine.ecs import Component
-from maid_engine.ecs.component import dump_component
 from maid_engine.events import Event
 from maid_engine.logs import ThrottledLog
 from maid_engine.ports import StorePort, WorldPort
-from maid_engine.store import EntityChangeSet
+from maid_engine.store import Transaction
 from maid_stdlib.consequences.mutations import WorldMutation
 from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.vocabulary import QuestOutcome
@@ -123,23 +123,27 @@ class ConsequenceAudit:
     async def write(
         self, key: str, doc: dict[str, Any], touched: list[tuple[UUID, type[Component]]]
     ) -> None:
-        """The audit document and the changed components, in one transaction. If the
-        store is down the document is retried later; the components are dirty and
-        reach the store with the next checkpoint anyway."""
+        """The audit document with the changed components, in one commit of the world
+        (``commit_now``): every entity changed since the last checkpoint goes with it,
+        never the batch's components alone, whose entities others may have changed
+        too (one side of an exchange must not reach the disk without the other).
+        Called where the world does not change under it (a handler or a system,
+        under the world lock). If the store is down the document is retried later;
+        the entities go back to the world and out with the next checkpoint."""
         if not self.engine.has_store:
             return
         world = self.engine.world
-        upserts: dict[UUID, dict[str, dict[str, Any]]] = {}
         for entity, ctype in touched:
             component = world.try_component(entity, ctype)
-            if component is None or not ctype.persist or not world.is_persistent(entity):
-                continue
-            upserts.setdefault(entity, {})[ctype.component_name] = dump_component(component)
+            if component is not None:
+                # Changed in place by the batch: make sure the commit takes it.
+                world.modified(entity, component)
+
+        async def put(tx: Transaction) -> None:
+            await tx.documents.put(AUDIT_COLLECTION, key, doc)
+
         try:
-            async with self.engine.store.atomic() as tx:
-                if upserts:
-                    await tx.entities.save(EntityChangeSet(upserts=upserts))
-                await tx.documents.put(AUDIT_COLLECTION, key, doc)
+            await self.engine.commit_now(put)
         except Exception as exc:
             log.warning("writing the consequence audit %s failed, will retry: %s", key, exc)
             self._pending[key] = doc
