@@ -166,6 +166,11 @@ def maid_env(scrypt_n: int | None, data_dir: Path, extra: dict[str, str]) -> dic
             "MAID_MAX_CONNECTIONS": "5000",
             "MAID_COMMANDS_PER_SECOND": "1000",
             "MAID_COMMAND_BURST": "1000",
+            # Every client logs in from 127.0.0.1 at once: the pre-login and byte caps
+            # per address are off too, and logins may queue behind scrypt for minutes.
+            "MAID_MAX_PRELOGIN_PER_IP": "5000",
+            "MAID_INPUT_BYTES_PER_SECOND": "1000000000",
+            "MAID_LOGIN_TIMEOUT": "600",
         }
     )
     if scrypt_n is not None:
@@ -401,7 +406,9 @@ def run(
     return {
         "scenarios": results,
         "settings": "MAID_MAX_CONNECTIONS_PER_IP=5000 MAID_MAX_CONNECTIONS=5000 "
-        "MAID_COMMANDS_PER_SECOND=1000 MAID_COMMAND_BURST=1000; clients started "
+        "MAID_COMMANDS_PER_SECOND=1000 MAID_COMMAND_BURST=1000 "
+        "MAID_MAX_PRELOGIN_PER_IP=5000 MAID_INPUT_BYTES_PER_SECOND=1000000000 "
+        "MAID_LOGIN_TIMEOUT=600; clients started "
         "2 ms apart, all in the start room, 'look' after every client logged in",
         "workdir": str(workdir) if keep else None,
     }

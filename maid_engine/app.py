@@ -138,4 +138,8 @@ def net_limits(settings: Settings) -> Any:
         idle_timeout=settings.idle_timeout,
         max_connections_per_ip=settings.max_connections_per_ip,
         max_connections=settings.max_connections,
+        login_timeout=settings.login_timeout,
+        max_prelogin_per_ip=settings.max_prelogin_per_ip,
+        reserved_share=settings.logged_in_reserve,
+        input_bytes_per_second=settings.input_bytes_per_second,
     )

@@ -63,6 +63,14 @@ class Settings(BaseSettings):
     idle_timeout: float = Field(default=1800.0, gt=0)
     max_connections_per_ip: int = Field(default=20, ge=1)
     max_connections: int = Field(default=2000, ge=1)
+    # Connections still at the login prompt: closed after login_timeout seconds, at most
+    # max_prelogin_per_ip per address, and never more than max_connections minus the
+    # share kept for logged-in players.
+    login_timeout: float = Field(default=60.0, gt=0)
+    max_prelogin_per_ip: int = Field(default=5, ge=1)
+    logged_in_reserve: float = Field(default=0.1, ge=0, lt=1, description="share of slots")
+    # Input bytes per second per address, all its connections together.
+    input_bytes_per_second: int = Field(default=16384, ge=1024)
     login_attempts_per_minute: int = Field(default=5, ge=1)
 
     llm_model: str = ""

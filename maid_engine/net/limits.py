@@ -12,6 +12,14 @@ MSG_INBOX_FULL = "Too many commands queued; ignored."
 MSG_IDLE = "You have been idle too long; disconnecting."
 MSG_PER_IP = "Too many connections from your address; try again later."
 MSG_SERVER_FULL = "The server is full; try again later."
+MSG_PRELOGIN_PER_IP = (
+    "Too many connections from your address are still logging in; try again later."
+)
+MSG_LOGIN_BUSY = "Too many people are logging in right now; try again in a minute."
+MSG_LOGIN_TIMEOUT = "You took too long to log in; disconnecting."
+MSG_FLOOD = "You are sending too much data; disconnecting."
+MSG_FLOOD_WAIT = "Your address has been sending too much data; try again later."
+MSG_SUBNEGOTIATION = "Telnet subnegotiation too long; disconnecting."
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,24 @@ class NetLimits:
     idle_timeout: float | None = 30 * 60.0
     max_connections_per_ip: int = 20
     max_connections: int = 2000
+    #: Seconds a connection may take to log in (``account_id`` set) before it is closed,
+    #: so idle connections at the login prompt cannot hold slots; ``None`` disables.
+    login_timeout: float | None = 60.0
+    #: Connections per address that have not logged in yet.
+    max_prelogin_per_ip: int = 5
+    #: Share of ``max_connections`` kept for logged-in players: at most
+    #: ``max_prelogin`` connections may be logging in at once.
+    reserved_share: float = 0.1
+    #: Input bytes per second per address (all its connections together), a token bucket
+    #: of ``input_byte_burst`` bytes. Input beyond it waits (reading that connection is
+    #: paused) while the address owes at most ``input_byte_debt`` bytes; a connection
+    #: whose input would take the debt past that is disconnected as a flood.
+    input_bytes_per_second: int = 16384
+    input_byte_burst: int = 65536
+    input_byte_debt: int = 65536
+    #: Longest telnet subnegotiation body (``IAC SB ... IAC SE``) accepted, in bytes;
+    #: checked before telnetlib3 buffers it. A longer one drops the connection.
+    max_subnegotiation: int = 4096
     #: How long option negotiation may take before the session is opened anyway.
     negotiation_timeout: float = 0.5
     #: Bytes queued towards a client that does not read; past this the session is dropped,
@@ -49,10 +75,20 @@ class NetLimits:
         for name, value in vars(self).items():
             if value is not None and value < 0:
                 raise ValueError(f"NetLimits.{name} must not be negative (got {value})")
+        if self.reserved_share >= 1:
+            raise ValueError(f"NetLimits.reserved_share must be below 1 ({self.reserved_share})")
 
     @property
     def max_line_bytes(self) -> int:
         return self.max_line_length * 4
+
+    @property
+    def max_prelogin(self) -> int:
+        """Connections that may be logging in at once (0: no limit)."""
+        if not self.max_connections:
+            return 0
+        reserved = int(self.max_connections * self.reserved_share)
+        return max(self.max_connections - reserved, 1)
 
 
 class TokenBucket:
@@ -80,3 +116,50 @@ class TokenBucket:
             self._tokens -= 1.0
             return True
         return False
+
+
+class ByteBudget:
+    """Input bytes one address may have interpreted: a token bucket that may run into debt.
+
+    :meth:`charge` says how long bytes that arrived must wait until the bucket has paid
+    for them, or that they would take the debt past ``max_debt`` (the sender floods).
+    """
+
+    __slots__ = ("_clock", "_last", "_tokens", "burst", "max_debt", "rate")
+
+    def __init__(self, rate: float, burst: int, max_debt: int, clock: Callable[[], float]) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.max_debt = max_debt
+        self._clock = clock
+        self._tokens = float(burst)
+        self._last = clock()
+
+    def _refill(self) -> None:
+        now = self._clock()
+        elapsed = now - self._last
+        self._last = now
+        if elapsed > 0:
+            self._tokens = min(float(self.burst), self._tokens + elapsed * self.rate)
+
+    def charge(self, size: int) -> float | None:
+        """Spend ``size`` bytes: 0.0 (go ahead), seconds to wait first, or None (refused,
+        nothing spent)."""
+        self._refill()
+        left = self._tokens - size
+        if left < -self.max_debt:
+            return None
+        self._tokens = left
+        return 0.0 if left >= 0 else -left / self.rate
+
+    @property
+    def owing(self) -> bool:
+        """True while more bytes were let through than the bucket has paid for yet."""
+        self._refill()
+        return self._tokens < 0
+
+    @property
+    def idle(self) -> bool:
+        """True when the bucket is full again, so forgetting it changes nothing."""
+        self._refill()
+        return self._tokens >= self.burst

@@ -17,15 +17,19 @@ import telnetlib3
 from telnetlib3.stream_reader import TelnetReaderUnicode
 from telnetlib3.telopt import CHARSET, CMD_EOR, ECHO, EOR, GA, GMCP, IAC, MSSP, SGA, WILL, WONT
 
+from maid_engine.net.limits import MSG_FLOOD, MSG_SUBNEGOTIATION
+from maid_engine.net.mtts import MAX_TTYPE_LENGTH, MAX_TTYPES, Detected, TerminalDetector
+from maid_engine.net.subneg import SubnegotiationGuard
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from maid_engine.net.limits import ByteBudget
     from maid_engine.net.server import TelnetServer
     from maid_engine.net.session import TelnetSession
 
 log = logging.getLogger("maid.net")
 
-_MAX_TTYPES = 9
 # NEW-ENVIRON values we read: terminal hints, plus MNES (CLIENT_NAME, MTTS, ...) which
 # MUD clients such as TinTin++ volunteer.
 _ENVIRON_KEYS = (
@@ -79,9 +83,16 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         self._rejected = False
         self._torn_down = False
         self._mssp_sent = False
+        #: Counted among the connections that have not logged in (see TelnetServer).
+        self.prelogin = False
+        self.detector = TerminalDetector()
+        self._ttype_replies = 0
+        self._sb_guard = SubnegotiationGuard()
+        self._budget: ByteBudget | None = None
         # Received bytes not interpreted yet (see data_received) and where they resume.
         self._pending = b""
         self._pending_at = 0
+        self._slice_handle: asyncio.Handle | None = None
         # In-band output not written yet (see write_bytes) and its flush callback.
         self._out: list[bytes] = []
         self._out_size = 0
@@ -101,6 +112,8 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
                 transport.write(refusal.encode("utf-8") + b"\r\n")  # type: ignore[attr-defined]
             transport.close()
             return
+        self.prelogin = True
+        self._budget = self.maid_server._budget(self.peer_host)
         super().connection_made(transport)
         assert isinstance(self.reader, _InputSink)
         assert self.writer is not None
@@ -115,21 +128,41 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
     def data_received(self, data: bytes) -> None:
         if self._rejected or self._torn_down:
             return
+        limits = self.maid_server.limits
+        # Both checks look at the whole read before any of it is interpreted, so neither
+        # an endless subnegotiation nor a flood is ever buffered by telnetlib3.
+        if limits.max_subnegotiation and self._sb_guard.feed(data) > limits.max_subnegotiation:
+            self._drop("subnegotiation_too_long", MSG_SUBNEGOTIATION)
+            return
+        wait = 0.0
+        if self._budget is not None:
+            charged = self._budget.charge(len(data))
+            if charged is None:
+                self._drop("input_flood", MSG_FLOOD)
+                return
+            wait = charged
         if self._pending:
             # Reading is paused while a backlog is worked off; keep the order.
             self._pending = self._pending[self._pending_at :] + data
             self._pending_at = 0
             return
-        if len(data) > _INPUT_SLICE:
-            self._pending, self._pending_at = data, _INPUT_SLICE
-            data = data[:_INPUT_SLICE]
-            with suppress(Exception):
-                self._transport.pause_reading()
-            asyncio.get_running_loop().call_soon(self._next_slice)
-        self._interpret(data)
+        if wait <= 0 and len(data) <= _INPUT_SLICE:
+            self._interpret(data)
+            return
+        # Work the read off a slice per event-loop turn, after the address's budget has
+        # paid for it; no more is read from this connection meanwhile.
+        self._pending, self._pending_at = data, 0
+        with suppress(Exception):
+            self._transport.pause_reading()
+        loop = asyncio.get_running_loop()
+        if wait > 0:
+            self._slice_handle = loop.call_later(wait, self._next_slice)
+        else:
+            self._next_slice()
 
     def _next_slice(self) -> None:
         """Interpret the next slice of a large read, one slice per event-loop turn."""
+        self._slice_handle = None
         if self._torn_down or not self._pending:
             self._pending, self._pending_at = b"", 0
             return
@@ -137,7 +170,7 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         end = start + _INPUT_SLICE
         if end < len(data):
             self._pending_at = end
-            asyncio.get_running_loop().call_soon(self._next_slice)
+            self._slice_handle = asyncio.get_running_loop().call_soon(self._next_slice)
         else:
             self._pending, self._pending_at = b"", 0
             with suppress(Exception):
@@ -145,11 +178,36 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         self._interpret(data[start:end])
 
     def _interpret(self, data: bytes) -> None:
+        self.maid_server.input_bytes += len(data)
         try:
             super().data_received(data)
         except Exception:
             log.exception("telnet data handling failed for %s", self.peer_host)
+        limit = self.maid_server.limits.max_subnegotiation
+        writer = self.writer
+        if limit and writer is not None and len(getattr(writer, "_sb_buffer", ())) > limit:
+            # Our guard and telnetlib3 disagree about where a subnegotiation is (only a
+            # failing telnetlib3 callback could cause that): trust what it buffered.
+            self._drop("subnegotiation_too_long", MSG_SUBNEGOTIATION)
+            return
         self._sync_options()
+
+    def _drop(self, kind: str, message: str) -> None:
+        """Refuse this connection's input for good: tell the client why and close."""
+        self.maid_server._limit_hit(kind)
+        log.info("dropping %s: %s", self.peer_host, kind.replace("_", " "))
+        self._pending, self._pending_at = b"", 0
+        if self._slice_handle is not None:
+            self._slice_handle.cancel()
+            self._slice_handle = None
+        if self.session is not None and self.session.connected:
+            self.session.close(message)
+            return
+        if self._transport is not None:
+            with suppress(Exception):
+                self.flush_output()
+                self._transport.write(message.encode("utf-8") + b"\r\n")
+        self.close_connection()
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._rejected:
@@ -161,8 +219,13 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
             super().connection_lost(exc)
         except Exception:
             log.debug("telnetlib3 connection_lost failed", exc_info=True)
+        if self._slice_handle is not None:
+            self._slice_handle.cancel()
+            self._slice_handle = None
+        self._pending, self._pending_at = b"", 0
         if first:
-            self.maid_server._release(self.peer_host)
+            self.maid_server._release(self.peer_host, prelogin=self.prelogin)
+            self.prelogin = False
             if self.session is not None:
                 self.session._on_disconnect()
 
@@ -189,8 +252,15 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
             self.session._on_resize(cols, rows)
 
     def on_ttype(self, ttype: str) -> None:
+        # A reply is cut to a terminal name's length before anything (telnetlib3
+        # included) keeps it, and past MAX_TTYPES replies they are ignored altogether.
+        if self._ttype_replies >= MAX_TTYPES:
+            return
+        self._ttype_replies += 1
+        ttype = ttype[:MAX_TTYPE_LENGTH]
         super().on_ttype(ttype)
-        self._refresh()
+        if self.detector.add_ttype(ttype):
+            self._refresh()
 
     def on_environ(self, mapping: dict[str, str]) -> None:
         super().on_environ(mapping)
@@ -238,14 +308,9 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
 
     # -- what the session uses ------------------------------------------------------------
 
-    def ttypes(self) -> list[str]:
-        out = []
-        for i in range(1, _MAX_TTYPES + 1):
-            value = self.get_extra_info(f"ttype{i}")
-            if not value:
-                break
-            out.append(str(value))
-        return out
+    def detected(self) -> Detected:
+        """What the client's TTYPE, NEW-ENVIRON and CHARSET replies say it can display."""
+        return self.detector.result(self.environ(), self.charset_agreed)
 
     def environ(self) -> dict[str, str]:
         return {

@@ -12,7 +12,15 @@ from typing import Any
 
 import telnetlib3
 
-from maid_engine.net.limits import MSG_PER_IP, MSG_SERVER_FULL, NetLimits
+from maid_engine.net.limits import (
+    MSG_FLOOD_WAIT,
+    MSG_LOGIN_BUSY,
+    MSG_PER_IP,
+    MSG_PRELOGIN_PER_IP,
+    MSG_SERVER_FULL,
+    ByteBudget,
+    NetLimits,
+)
 from maid_engine.net.protocol import MaidTelnetProtocol
 from maid_engine.net.session import TelnetSession
 from maid_engine.sessions import SessionHandler
@@ -33,7 +41,12 @@ class TelnetServer:
     ``on_limit(kind)`` is called whenever a limit refuses something; the same counts are
     kept in :attr:`counters`. Kinds: ``line_too_long``, ``rate_limited``, ``inbox_full``,
     ``gmcp_rate_limited``, ``idle_timeout``, ``output_overflow``, ``per_ip``,
-    ``max_connections``.
+    ``max_connections``, ``prelogin_per_ip``, ``login_busy``, ``login_timeout``,
+    ``input_flood``, ``flood_wait``, ``subnegotiation_too_long``.
+
+    A connection counts as *logging in* from its acceptance until its session's
+    ``account_id`` is set (and again if it is cleared): those are the connections the
+    per-address and total pre-login caps and the login deadline apply to.
     """
 
     def __init__(
@@ -50,12 +63,19 @@ class TelnetServer:
         self.clock = clock
         self.on_limit = on_limit
         self.counters: Counter[str] = Counter()
+        #: Bytes received and interpreted (telnet commands included), all connections.
+        self.input_bytes = 0
         self._host = host
         self._port = port
         self._server: telnetlib3.Server | None = None
         self._sessions: dict[str, TelnetSession] = {}
         self._per_ip: Counter[str] = Counter()
         self._connections = 0
+        self._prelogin_per_ip: Counter[str] = Counter()
+        self._prelogin = 0
+        # Input byte budgets by address. Kept after an address's last connection closes
+        # until the budget is full again, so reconnecting does not buy a fresh burst.
+        self._budgets: dict[str, ByteBudget] = {}
         self._accepting = False
 
     # -- public ---------------------------------------------------------------------------
@@ -76,6 +96,11 @@ class TelnetServer:
     @property
     def connection_count(self) -> int:
         return self._connections
+
+    @property
+    def prelogin_count(self) -> int:
+        """Connections accepted that have not logged in (yet)."""
+        return self._prelogin
 
     async def start(self) -> None:
         if self._server is not None:
@@ -182,15 +207,74 @@ class TelnetServer:
         if limits.max_connections_per_ip and self._per_ip[host] >= limits.max_connections_per_ip:
             self._limit_hit("per_ip")
             return MSG_PER_IP
+        budget = self._budgets.get(host)
+        if budget is not None and budget.owing:
+            # An address still paying off a flood gets no new connection meanwhile:
+            # being cut off and reconnecting must not become the cheaper way to flood.
+            self._limit_hit("flood_wait")
+            return MSG_FLOOD_WAIT
+        if limits.max_prelogin_per_ip and (
+            self._prelogin_per_ip[host] >= limits.max_prelogin_per_ip
+        ):
+            self._limit_hit("prelogin_per_ip")
+            return MSG_PRELOGIN_PER_IP
+        if limits.max_prelogin and self._prelogin >= limits.max_prelogin:
+            # The rest of max_connections is kept for players who have logged in.
+            self._limit_hit("login_busy")
+            return MSG_LOGIN_BUSY
         self._connections += 1
         self._per_ip[host] += 1
+        self._prelogin += 1
+        self._prelogin_per_ip[host] += 1
         return None
 
-    def _release(self, host: str) -> None:
+    def _release(self, host: str, *, prelogin: bool) -> None:
         self._connections = max(self._connections - 1, 0)
         self._per_ip[host] -= 1
         if self._per_ip[host] <= 0:
             del self._per_ip[host]
+            budget = self._budgets.get(host)
+            if budget is not None and budget.idle:
+                del self._budgets[host]
+        if prelogin:
+            self._prelogin_done(host)
+
+    def _prelogin_done(self, host: str) -> None:
+        self._prelogin = max(self._prelogin - 1, 0)
+        self._prelogin_per_ip[host] -= 1
+        if self._prelogin_per_ip[host] <= 0:
+            del self._prelogin_per_ip[host]
+
+    def _logged_in(self, host: str, logged_in: bool) -> None:
+        """A connection of ``host`` logged in (or, ``False``, is back at the login)."""
+        if logged_in:
+            self._prelogin_done(host)
+        else:
+            # Counted again, never refused: it already holds its slot.
+            self._prelogin += 1
+            self._prelogin_per_ip[host] += 1
+
+    def _budget(self, host: str) -> ByteBudget | None:
+        """The input byte budget shared by every connection of ``host`` (None: no limit)."""
+        limits = self.limits
+        if not limits.input_bytes_per_second:
+            return None
+        budget = self._budgets.get(host)
+        if budget is None:
+            if len(self._budgets) >= 2 * max(limits.max_connections, 1000):
+                # Addresses that left long ago: their buckets are full, forget them.
+                for key in [
+                    k for k, b in self._budgets.items() if k not in self._per_ip and b.idle
+                ]:
+                    del self._budgets[key]
+            budget = ByteBudget(
+                limits.input_bytes_per_second,
+                max(limits.input_byte_burst, 1),
+                limits.input_byte_debt,
+                self.clock,
+            )
+            self._budgets[host] = budget
+        return budget
 
     def _new_session(self, protocol: MaidTelnetProtocol) -> TelnetSession:
         session = TelnetSession(protocol, self)

@@ -12,11 +12,11 @@ from maid_engine.net.limits import (
     MSG_IDLE,
     MSG_INBOX_FULL,
     MSG_LINE_TOO_LONG,
+    MSG_LOGIN_TIMEOUT,
     MSG_TOO_FAST,
     TokenBucket,
 )
 from maid_engine.net.lines import OVERFLOW, LineAssembler
-from maid_engine.net.mtts import detect
 from maid_engine.net.rendering import render_output
 from maid_engine.net.sanitize import clean_input_line, decode_input
 from maid_engine.net.wrapping import effective_width
@@ -63,7 +63,7 @@ class TelnetSession:
         self.id: str = uuid4().hex
         self.peer_host: str = protocol.peer_host
         self.caps = ClientCaps()
-        self.account_id: str | None = None
+        self._account_id: str | None = None
         self.character_id: UUID | None = None
         self.data: dict[str, Any] = {}
         self._proto = protocol
@@ -86,6 +86,9 @@ class TelnetSession:
         self._last_input = self._clock()
         self._idle_timer: asyncio.TimerHandle | None = None
         self._arm_idle(limits.idle_timeout)
+        self._login_timer: asyncio.TimerHandle | None = None
+        self._login_started = self._clock()
+        self._arm_login(limits.login_timeout)
 
     def __repr__(self) -> str:
         return f"<TelnetSession {self.id[:8]} {self.peer_host}>"
@@ -95,6 +98,27 @@ class TelnetSession:
     @property
     def connected(self) -> bool:
         return self._connected and self._proto.alive
+
+    @property
+    def account_id(self) -> str | None:
+        """The account logged in on this connection; None while it is logging in."""
+        return self._account_id
+
+    @account_id.setter
+    def account_id(self, value: str | None) -> None:
+        was, self._account_id = self._account_id is not None, value
+        now = value is not None
+        if was == now or not self._connected or self._proto.prelogin == (not now):
+            return
+        # Logging in frees a pre-login slot and stops the login deadline; going back to
+        # the login screen (account_id cleared) counts it again and restarts the deadline.
+        self._proto.prelogin = not now
+        self._server._logged_in(self.peer_host, now)
+        if now:
+            self._cancel_login_timer()
+        else:
+            self._login_started = self._clock()
+            self._arm_login(self._limits.login_timeout)
 
     @property
     def opened(self) -> bool:
@@ -236,7 +260,7 @@ class TelnetSession:
     # -- negotiation results --------------------------------------------------------------
 
     def _refresh_caps(self) -> None:
-        found = detect(self._proto.ttypes(), self._proto.environ(), self._proto.charset_agreed)
+        found = self._proto.detected()
         caps = self.caps
         caps.color = found.color
         caps.utf8 = found.utf8
@@ -306,6 +330,7 @@ class TelnetSession:
         if self._idle_timer is not None:
             self._idle_timer.cancel()
             self._idle_timer = None
+        self._cancel_login_timer()
         # Lines still queued cannot be answered any more: drop them and stop the worker.
         while not self._inbox.empty():
             self._inbox.get_nowait()
@@ -338,3 +363,26 @@ class TelnetSession:
             self.close(MSG_IDLE)
         else:
             self._arm_idle(timeout - idle)
+
+    def _arm_login(self, delay: float | None) -> None:
+        if not self._limits.login_timeout or delay is None:
+            return
+        loop = asyncio.get_running_loop()
+        self._login_timer = loop.call_later(max(delay, 0.01), self._check_login)
+
+    def _cancel_login_timer(self) -> None:
+        if self._login_timer is not None:
+            self._login_timer.cancel()
+            self._login_timer = None
+
+    def _check_login(self) -> None:
+        self._login_timer = None
+        timeout = self._limits.login_timeout
+        if not self._connected or not timeout or self._account_id is not None:
+            return
+        waited = self._clock() - self._login_started
+        if waited >= timeout:
+            self._server._limit_hit("login_timeout")
+            self.close(MSG_LOGIN_TIMEOUT)
+        else:
+            self._arm_login(timeout - waited)
