@@ -10,7 +10,7 @@ to check that a login worked. Connections start ``--stagger-ms`` apart.
 
 Phases, each bounded in time:
 
-1. connect + log in (maid mode: ``create benchaaab password``, as names may not
+1. connect + log in (maid mode: ``create benchaaab <password>``, as names may not
    contain digits; echo mode: the first prompt); the login time is from starting
    the TCP connect to the prompt after the game's welcome;
 2. once every connection logged in (or failed), all of them issue ``--commands``
@@ -316,7 +316,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--mode", choices=("maid", "echo"), default="maid")
     p.add_argument("--prefix", default="bench")
     p.add_argument("--first-index", type=int, default=0)
-    p.add_argument("--password", default="password")
+    p.add_argument("--password", default="bench-load-pass")
     p.add_argument("--stagger-ms", type=float, default=2.0)
     p.add_argument("--login-timeout", type=float, default=120.0)
     p.add_argument("--command-timeout", type=float, default=30.0)

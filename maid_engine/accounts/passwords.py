@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
+import gzip
 import hashlib
 import hmac
 import os
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
 from typing import TYPE_CHECKING
 
 from maid_engine.accounts.errors import InvalidPassword
@@ -32,6 +35,13 @@ MAX_PASSWORD_LENGTH = 256
 SALT_BYTES = 16
 HASH_BYTES = 64
 SCHEME = "scrypt"
+#: Package data: the most common passwords, lowercased, one per line (its source and
+#: licence are in common-passwords.LICENSE.txt beside it).
+COMMON_PASSWORDS_FILE = "common-passwords.txt.gz"
+TOO_COMMON = (
+    "That password is one of the most common ones, the first that attackers try; "
+    "please choose another."
+)
 
 #: (password, salt, n, r, p, dklen) -> derived key. Replaceable for tests.
 Kdf = Callable[[bytes, bytes, int, int, int, int], bytes]
@@ -64,6 +74,19 @@ class _Parsed:
     digest: bytes
 
 
+@functools.cache
+def common_passwords() -> frozenset[str]:
+    """The common-password list (lowercased), read once, at the first check."""
+    data = resources.files("maid_engine.accounts").joinpath(COMMON_PASSWORDS_FILE).read_bytes()
+    lines = gzip.decompress(data).decode("utf-8").splitlines()
+    return frozenset(line.strip() for line in lines if line.strip())
+
+
+def is_common_password(password: str) -> bool:
+    """Whether ``password`` is on the common-password list, in any letter case."""
+    return unicodedata.normalize("NFC", password).strip().lower() in common_passwords()
+
+
 def check_password_policy(password: str, name: str | None = None) -> None:
     """Raise :class:`InvalidPassword` if ``password`` may not be used as a new one."""
     if len(password) < MIN_PASSWORD_LENGTH:
@@ -72,6 +95,8 @@ def check_password_policy(password: str, name: str | None = None) -> None:
         raise InvalidPassword(f"Passwords can be at most {MAX_PASSWORD_LENGTH} characters long.")
     if name is not None and password.casefold() == name.strip().casefold():
         raise InvalidPassword("Your password must not be your name.")
+    if is_common_password(password):
+        raise InvalidPassword(TOO_COMMON)
 
 
 def _encode_password(password: str) -> bytes:

@@ -2,7 +2,7 @@
 
     client = await TelnetClient.open(host, port)
     await client.read_until_prompt()                 # the banner and "What is your name?"
-    await client.create("Alice", "secret123")        # or client.connect_as(...)
+    await client.create("Alice", "secret-lantern-9")        # or client.connect_as(...)
     out = await client.command("look")               # text up to the next prompt
     await client.expect("Bob arrives")               # wait for unsolicited text
     await client.close()

@@ -46,7 +46,7 @@ async def test_login_commands_and_prompts(
     banner = await client.read_until_prompt()
     assert "Welcome to MAID" in banner
     assert banner.rstrip().endswith("What is your name?")
-    out = await client.create("Alice", "secret123")
+    out = await client.create("Alice", "secret-lantern-9")
     assert "Account Alice created." in out
     assert "\x1b" not in out
     assert "Watch Street" in await client.command("north")
@@ -57,7 +57,7 @@ async def test_login_commands_and_prompts(
     await other.read_until_prompt()
     with pytest.raises(LoginFailed):
         await other.connect_as("Alice", "wrong-password")
-    await other.connect_as("Alice", "secret123")  # a takeover counts as playing
+    await other.connect_as("Alice", "secret-lantern-9")  # a takeover counts as playing
     await client.expect("taken over")
     with pytest.raises(ConnectionClosed):
         await client.command("look", within=5)

@@ -32,7 +32,7 @@ async def test_tintin_logs_in_looks_moves_and_quits(
         [
             "#config {log mode} {plain}",
             "#event {SESSION DISCONNECTED} {#end}",
-            "#action {What is your name?} {#send {create Tintin hunter22}}",
+            "#action {What is your name?} {#send {create Tintin tin-hunter-22}}",
             # One-shot actions (each removes itself) so a repeated line cannot loop.
             "#action {^Ironvale Village Square$} {#unaction {^Ironvale Village Square$};"
             "#send {look};#action {^Exits:} {#unaction {^Exits:};#send {west}}}",
@@ -67,5 +67,5 @@ async def test_tintin_logs_in_looks_moves_and_quits(
     assert "Exits:" in text  # look
     assert "Forge Lane" in text  # moved west
     assert "Goodbye" in text or "goodbye" in text  # quit
-    assert "hunter22" not in text.split("create Tintin", 1)[-1]  # password never echoed back
+    assert "tin-hunter-22" not in text.split("create Tintin", 1)[-1]  # password never echoed back
     assert code == 0

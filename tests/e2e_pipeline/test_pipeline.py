@@ -100,7 +100,7 @@ async def test_signal_to_follow_up_over_telnet(tmp_path: Path) -> None:
         engine.events.subscribe(QuestChainEvent, chains.append)
         client = await TelnetClient.open("127.0.0.1", server.telnet_port, within=30)
         try:
-            await client.create("Aldric", "hunter22")
+            await client.create("Aldric", "tin-hunter-22")
             [hero] = engine.sessions.characters_online()
             async with engine.world_lock:
                 make_strong(engine, hero, level=VETERAN_LEVEL, hp=VETERAN_HP)

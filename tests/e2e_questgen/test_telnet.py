@@ -61,7 +61,7 @@ async def test_a_newcomer_is_offered_gundriks_quest_in_the_smithy(tmp_path: Path
         assert "classic_rpg" in quest.extensions
         clock.tick_game_seconds = 1.0  # from now on the world moves at walking pace
         async with await TelnetClient.open("127.0.0.1", server.telnet_port) as client:
-            await client.create("Aldric", "hunter22")
+            await client.create("Aldric", "tin-hunter-22")
             [hero] = engine.sessions.characters_online()
             # A brand-new character: level 1, no history, walking in off the square.
             assert engine.world.get_component(hero, CharacterStats).level == 1

@@ -45,14 +45,14 @@ async def test_kill9_keeps_acknowledged_accounts_and_the_last_checkpoint(
 ) -> None:
     server = await maid_server(tmp_path, database_url=server_db, env=ENV)
     alice = await telnet.open(server.host, server.telnet_port)
-    await alice.create("Alice", "secret123")
+    await alice.create("Alice", "secret-lantern-9")
     assert "Watch Street" in await alice.command("north")
     # A checkpoint that started after the move has finished: the move is on disk.
     await server.wait_checkpoints(after=await server.checkpoints(), count=2)
     # Bob's creation is acknowledged and the server dies at once: no checkpoint ran in
     # between, so only the immediate write of accounts and characters can save him.
     bob = await telnet.open(server.host, server.telnet_port)
-    await bob.create("Bob", "hunter22")
+    await bob.create("Bob", "tin-hunter-22")
     server.kill9()
     assert await server.wait() == -9
     await telnet.close_all()
@@ -69,11 +69,11 @@ async def test_kill9_keeps_acknowledged_accounts_and_the_last_checkpoint(
 
     server = await maid_server(tmp_path, database_url=server_db, env=ENV)
     alice = await telnet.open(server.host, server.telnet_port)
-    out = await alice.connect_as("Alice", "secret123")
+    out = await alice.connect_as("Alice", "secret-lantern-9")
     assert "Welcome, Alice." in out
     assert "Watch Street" in out
     bob = await telnet.open(server.host, server.telnet_port)
-    assert "Welcome, Bob." in await bob.connect_as("Bob", "hunter22")
+    assert "Welcome, Bob." in await bob.connect_as("Bob", "tin-hunter-22")
     # The world resumed: the clock went on from the saved value.
     await server.wait_checkpoints(after=await server.checkpoints(), count=1)
     resumed = await read_persisted(server_db)
@@ -111,7 +111,7 @@ async def _create_loop(
         except (OSError, TimeoutError):
             return
         try:
-            await client.create(name, "password1")
+            await client.create(name, "pass-phrase-1")
             created.append(name)
         except (ConnectionError, TimeoutError, LoginFailed):
             return
@@ -129,7 +129,7 @@ async def test_kill9_at_a_random_moment_loses_at_most_one_checkpoint(
     acks: list[tuple[float, int]] = []
     created: list[str] = []
     player = await telnet.open(server.host, server.telnet_port)
-    await player.create("Walker", "secret123")
+    await player.create("Walker", "secret-lantern-9")
     stop = asyncio.Event()
     tasks = [
         asyncio.create_task(_bump_loop(player, acks, stop)),
@@ -164,8 +164,8 @@ async def test_kill9_at_a_random_moment_loses_at_most_one_checkpoint(
 
     server = await maid_server(tmp_path, database_url=server_db, env=env, args=args)
     player = await telnet.open(server.host, server.telnet_port)
-    await player.connect_as("Walker", "secret123")
+    await player.connect_as("Walker", "secret-lantern-9")
     assert f"Counter: {restored}" in await player.command("probe")
     racer = await telnet.open(server.host, server.telnet_port)
-    assert f"Welcome, {created[-1]}." in await racer.connect_as(created[-1], "password1")
+    assert f"Welcome, {created[-1]}." in await racer.connect_as(created[-1], "pass-phrase-1")
     assert await server.terminate() == 0

@@ -47,7 +47,7 @@ async def test_postgres_outage_delays_saving_and_loses_nothing(
     url = await private_postgres.create_database("outage")
     server = await maid_server(tmp_path, database_url=url, env={"MAID_CHECKPOINT_INTERVAL": "0.3"})
     alice = await telnet.open(server.host, server.telnet_port)
-    await alice.create("Alice", "secret123")
+    await alice.create("Alice", "secret-lantern-9")
 
     await asyncio.to_thread(private_postgres.stop)
     failures = await server.metric("maid_checkpoint_failures_total")
@@ -60,10 +60,10 @@ async def test_postgres_outage_delays_saving_and_loses_nothing(
 
     # Logging in and creating accounts need the database: a clear refusal, no pretence.
     carol = await telnet.open(server.host, server.telnet_port)
-    answer = await carol.try_login("create", "Carol", "secret123")
+    answer = await carol.try_login("create", "Carol", "secret-lantern-9")
     assert DATABASE_UNAVAILABLE in flat(answer)
     assert "Welcome" not in answer
-    answer = await carol.try_login("connect", "Alice", "secret123")
+    answer = await carol.try_login("connect", "Alice", "secret-lantern-9")
     assert DATABASE_UNAVAILABLE in flat(answer)
     assert "Welcome" not in answer
 
@@ -83,7 +83,7 @@ async def test_postgres_outage_delays_saving_and_loses_nothing(
     assert "Carol" not in saved.characters()
 
     # The same server, still running, serves logins and creations again.
-    answer = await carol.try_login("create", "Carol", "secret123")
+    answer = await carol.try_login("create", "Carol", "secret-lantern-9")
     assert "Welcome, Carol." in answer
     assert "The Guard Post" in await alice.command("look")
     assert alice.count("Saving is delayed") == 1

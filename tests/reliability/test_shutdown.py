@@ -26,9 +26,9 @@ async def test_sigterm_tells_players_saves_the_world_and_exits_0(
 ) -> None:
     server = await maid_server(tmp_path, database_url=server_db, env=NO_PERIODIC_CHECKPOINT)
     alice = await telnet.open(server.host, server.telnet_port)
-    await alice.create("Alice", "secret123")
+    await alice.create("Alice", "secret-lantern-9")
     bob = await telnet.open(server.host, server.telnet_port)
-    await bob.create("Bob", "hunter22")
+    await bob.create("Bob", "tin-hunter-22")
     assert "Watch Street" in await alice.command("north")
 
     assert await server.terminate() == 0
@@ -52,7 +52,7 @@ async def test_at_shutdown_by_an_admin_stops_gracefully_and_players_cannot(
     assert "Admin account Warden created" in out
     server = await maid_server(tmp_path, env=NO_PERIODIC_CHECKPOINT)
     bob = await telnet.open(server.host, server.telnet_port)
-    await bob.create("Bob", "hunter22")
+    await bob.create("Bob", "tin-hunter-22")
     refused = await bob.command("@shutdown now")
     assert "You do not have permission to use @shutdown" in flat(refused)
     assert "Exits:" in await bob.command("look")  # still up

@@ -56,7 +56,7 @@ class World:
 
     async def player(self, name: str, role: Role) -> FakeSession:
         service = self.engine.services.get(AccountService)
-        account = await service.create_account(name, "password1", role=role)
+        account = await service.create_account(name, "pass-phrase-1", role=role)
         uid = await service.add_character(account, name)
         session = FakeSession(role=role)
         session.account_id = account.key
