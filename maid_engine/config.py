@@ -71,7 +71,13 @@ class Settings(BaseSettings):
     logged_in_reserve: float = Field(default=0.1, ge=0, lt=1, description="share of slots")
     # Input bytes per second per address, all its connections together.
     input_bytes_per_second: int = Field(default=16384, ge=1024)
+    # Failed logins (maid_engine.accounts.throttle): per account from one address in
+    # a sliding minute; then per address over all accounts, with exponential backoff.
     login_attempts_per_minute: int = Field(default=5, ge=1)
+    login_failures_per_address: int = Field(default=10, ge=1)
+    login_backoff_base: float = Field(default=2.0, gt=0, description="seconds")
+    login_backoff_max: float = Field(default=900.0, gt=0, description="seconds")
+    login_failures_forget: float = Field(default=3600.0, gt=0, description="seconds")
 
     llm_model: str = ""
     llm_api_base: str = ""

@@ -12,6 +12,7 @@ from maid_engine.accounts.errors import (
     InvalidPassword,
     LoginThrottled,
     NameTaken,
+    RoleChangeRefused,
     TooManyCharacters,
 )
 from maid_engine.accounts.install import install_accounts
@@ -20,7 +21,7 @@ from maid_engine.accounts.model import ACCOUNTS_COLLECTION, Account, CharacterRe
 from maid_engine.accounts.names import RESERVED_NAMES, validate_name
 from maid_engine.accounts.passwords import PasswordHasher, ScryptParams
 from maid_engine.accounts.service import AccountService
-from maid_engine.accounts.throttle import LoginThrottle
+from maid_engine.accounts.throttle import LoginThrottle, ThrottlePolicy
 
 __all__ = [
     "ACCOUNTS_COLLECTION",
@@ -40,7 +41,9 @@ __all__ = [
     "NameTaken",
     "PasswordHasher",
     "PlayerCharacter",
+    "RoleChangeRefused",
     "ScryptParams",
+    "ThrottlePolicy",
     "TooManyCharacters",
     "install_accounts",
     "validate_name",

@@ -6,6 +6,8 @@ login flow and the commands never have to translate them.
 
 from __future__ import annotations
 
+import math
+
 
 class AccountError(ValueError):
     """Base class; the message is safe to show to the user.
@@ -41,10 +43,22 @@ class AuthenticationFailed(AccountError):
 
 
 class LoginThrottled(AccountError):
-    """Too many failed attempts from this address or on this account."""
+    """Too many failed attempts from this address (on this account or on any)."""
 
-    def __init__(self) -> None:
-        super().__init__("Too many failed login attempts; wait a minute and try again.")
+    def __init__(self, retry_after: float = 60.0) -> None:
+        super().__init__(f"Too many failed login attempts; try again in {_duration(retry_after)}.")
+        self.retry_after = retry_after
+
+
+def _duration(seconds: float) -> str:
+    whole = max(1, math.ceil(seconds))
+    if whole < 120:
+        return f"{whole} s"
+    return f"{math.ceil(whole / 60)} min"
+
+
+class RoleChangeRefused(AccountError):
+    """The acting account's role does not allow this role change."""
 
 
 class AccountNotFound(AccountError):

@@ -25,6 +25,7 @@ from maid_engine.accounts.errors import (
     AuthenticationFailed,
     LoginThrottled,
     NameTaken,
+    RoleChangeRefused,
     TooManyCharacters,
 )
 from maid_engine.accounts.model import (
@@ -35,7 +36,7 @@ from maid_engine.accounts.model import (
 )
 from maid_engine.accounts.names import name_key, validate_name
 from maid_engine.accounts.passwords import PasswordHasher, check_password_policy
-from maid_engine.accounts.throttle import LoginThrottle, account_key, ip_key
+from maid_engine.accounts.throttle import LoginThrottle, ThrottlePolicy, address_key
 from maid_engine.commands import Role
 from maid_engine.ports import (
     ClockPort,
@@ -51,6 +52,32 @@ from maid_engine.ports import (
 log = logging.getLogger("maid.accounts")
 
 DEFAULT_MAX_CHARACTERS = 5
+
+
+OWNERS_ON_THE_COMMAND_LINE = (
+    "Owners are made and unmade only on the server's command line (maid create-admin)."
+)
+
+
+def check_role_change(actor: Role, current: Role, new: Role) -> None:
+    """Raise RoleChangeRefused unless an account with role ``actor`` may change an
+    account's role from ``current`` to ``new``.
+
+    The rule: only the roles of accounts below one's own, and only to roles below
+    one's own. So admins manage players and builders, owners also manage admins,
+    and nobody in the game can make, unmake or demote an owner, nor undo an equal.
+    """
+    if Role.OWNER in (current, new):
+        raise RoleChangeRefused(OWNERS_ON_THE_COMMAND_LINE)
+    if current < actor and new < actor:
+        return
+    if actor is Role.ADMIN:
+        raise RoleChangeRefused("Only an owner can make somebody an admin or unmake an admin.")
+    below = ", ".join(r.name.lower() for r in Role if r < actor) or "none"
+    raise RoleChangeRefused(
+        "You can only change the roles of accounts below your own role, and only to "
+        f"a role below it ({below})."
+    )
 
 
 class _KeyedLocks:
@@ -108,8 +135,7 @@ class AccountService:
         self.engine = engine
         self.hasher = hasher or PasswordHasher.from_settings(engine.settings)
         self.throttle = throttle or LoginThrottle(
-            engine.settings.login_attempts_per_minute,
-            window=60.0,
+            ThrottlePolicy.from_settings(engine.settings),
             clock=clock or engine.clock.monotonic,
         )
         self.max_characters = max_characters
@@ -120,6 +146,10 @@ class AccountService:
         # Read-modify-write of one account document (login time, characters, role)
         # must not interleave, or one writer's change would be lost.
         self._account_locks = _KeyedLocks()
+        # Password checks from one address run one at a time, so that parallel
+        # guesses cannot all pass the throttle before the first failure is counted
+        # (this also bounds the hashing one address can make the server do).
+        self._address_locks = _KeyedLocks()
         self._memory = MemoryDocuments()
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -216,30 +246,49 @@ class AccountService:
         self, account: Account | None, typed: str, password: str, ip: str
     ) -> Account:
         """Throttle, then verify; raises LoginThrottled or AuthenticationFailed."""
-        keys = (ip_key(ip), account_key(account.key if account else name_key(typed)))
-        if self.throttle.blocked(*keys):
-            log.warning("login throttled for %r from %s", typed, ip)
-            raise LoginThrottled()
-        # Counted before verifying, so parallel attempts cannot all slip in while the
-        # hashes are running; a success takes the count back.
-        self.throttle.hit(*keys)
-        if account is None:
-            await self.hasher.verify_dummy(password)
-            log.info("login failed for unknown name %r from %s", typed, ip)
-            raise AuthenticationFailed("unknown")
-        if not await self.hasher.verify(password, account.password_hash):
-            log.info("login failed for %s from %s (wrong password)", account.name, ip)
-            raise AuthenticationFailed("password")
-        self.throttle.undo(keys[0])
-        self.throttle.reset(keys[1])
+        address = address_key(ip)
+        who = account.key if account else name_key(typed)
+        async with self._address_locks.hold(address):
+            wait = self.throttle.retry_after(who, address)
+            if wait > 0:
+                # Only at debug level: a refusal costs the attacker nothing, so one
+                # line each would let anybody flood the log.
+                log.debug("login throttled for %r from %s (%.0f s to wait)", typed, ip, wait)
+                raise LoginThrottled(wait)
+            if account is None:
+                await self.hasher.verify_dummy(password)
+                self._failed(who, address)
+                log.info("login failed for unknown name %r from %s", typed, ip)
+                raise AuthenticationFailed("unknown")
+            if not await self.hasher.verify(password, account.password_hash):
+                self._failed(who, address)
+                log.info("login failed for %s from %s (wrong password)", account.name, ip)
+                raise AuthenticationFailed("password")
+            self.throttle.succeeded(who, address)
         return account
+
+    def _failed(self, who: str, address: str) -> None:
+        self.throttle.failed(who, address)
+        wait = self.throttle.retry_after(who, address)
+        if wait > 0:
+            # One warning per failure that starts a wait (the refusals during the
+            # wait are not logged), so the log shows each step of the backoff.
+            log.warning(
+                "too many failed logins from %s (%d in all, %d on %r): it waits %.0f s",
+                address,
+                self.throttle.address_failures(address),
+                self.throttle.pair_failures(who, address),
+                who,
+                wait,
+            )
 
     async def authenticate(self, name: str, password: str, ip: str) -> Account:
         """The account for ``name`` (an account or one of its characters) if
         ``password`` is right.
 
-        Raises LoginThrottled (without looking at the password) when the address or
-        the account has too many recent failures, else AuthenticationFailed.
+        Raises LoginThrottled (without looking at the password) when this address
+        has too many recent failures (on this account, or on all together), else
+        AuthenticationFailed.
         """
         account = await self.find_account(name)
         account = await self._check_password(account, name, password, ip)
@@ -272,15 +321,22 @@ class AccountService:
         await self._update(account.key, store)
         log.info("account %s changed its password", account.name)
 
-    async def set_role(self, name: str, role: Role | str) -> Account:
+    async def set_role(self, name: str, role: Role | str, *, by: Role | None = None) -> Account:
         """Give the account (found by account or character name) ``role``; sessions
-        of that account get the new role at once."""
+        of that account get the new role at once.
+
+        ``by`` is the role of whoever asks (``@role``): the change must then pass
+        :func:`check_role_change`, checked against the stored role under the
+        account's lock. Without it (code, tests) any change is made.
+        """
         new_role = Role.parse(role)
         account = await self.find_account(name)
         if account is None:
             raise AccountNotFound(name.strip())
 
         def assign(a: Account) -> None:
+            if by is not None:
+                check_role_change(by, a.role, new_role)
             a.role = new_role
 
         account = await self._update(account.key, assign)

@@ -284,9 +284,10 @@ async def test_throttle_per_ip(
     client: MakeClient,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    limit = engine.settings.login_attempts_per_minute
+    free = engine.settings.login_failures_per_address
+    base = engine.settings.login_backoff_base
     await create(client, "Lorn", stay=False)
-    for i in range(limit):
+    for i in range(free):
         c = client("10.1.1.1")
         await c.open()
         # Different (unknown) names: only the address ties the attempts together.
@@ -301,7 +302,7 @@ async def test_throttle_per_ip(
     c = client("10.1.1.1")
     await c.open()
     out = await c.line(f"connect Lorn {PASSWORD}")
-    assert "Too many failed login attempts; wait a minute and try again." in out
+    assert f"Too many failed login attempts; try again in {base:.0f} s." in out
     assert c.session.character_id is None
     assert calls == []  # the password was not even looked at
     # Another address is not affected.
@@ -309,35 +310,55 @@ async def test_throttle_per_ip(
     await other.open()
     assert "Welcome" in await other.line(f"connect Lorn {PASSWORD}")
     await other.line("quit")
-    # The window slides: a minute later the address may try again.
-    engine.clock.skip(61)  # type: ignore[attr-defined]
+    # The backoff is over: the address may try again.
+    engine.clock.skip(base)  # type: ignore[attr-defined]
     c2 = client("10.1.1.1")
     await c2.open()
     assert "Welcome" in await c2.line(f"connect Lorn {PASSWORD}")
 
 
-async def test_throttle_per_account(engine: GameEngine, client: MakeClient) -> None:
+async def test_throttle_per_account_and_address(engine: GameEngine, client: MakeClient) -> None:
     limit = engine.settings.login_attempts_per_minute
     await create(client, "Mira", stay=False)
     await create(client, "Nessa", stay=False)
-    for i in range(limit):
+    # Failures on Mira from many addresses do not lock Mira: the owner, from an
+    # address that has not failed, gets in at the first try.
+    for i in range(3 * limit):
         c = client(f"10.3.0.{i}")
         await c.open()
-        await c.line("connect mira wrong-pass")
-    fresh = client("10.9.9.9")
-    await fresh.open()
-    out = await fresh.line(f"connect Mira {PASSWORD}")
-    assert "Too many failed login attempts" in out
-    # The interactive form is throttled the same way.
-    await fresh.line("mira")
-    assert "Too many failed login attempts" in await fresh.line(PASSWORD)
-    # Other accounts from the same addresses still work.
-    other = client("10.3.0.0")
+        assert "Wrong name or password." in await c.line("connect mira wrong-pass")
+    owner = client("10.9.9.9")
+    await owner.open()
+    assert "Welcome, Mira" in await owner.line(f"connect Mira {PASSWORD}")
+    await owner.line("quit")
+    # One address failing `limit` times on Mira is refused for Mira, even with the
+    # right password, in both login forms...
+    attacker = client("10.3.1.1")
+    await attacker.open()
+    for _ in range(2):
+        await attacker.line("connect mira wrong-pass")
+    attacker = client("10.3.1.1")
+    await attacker.open()
+    for _ in range(limit - 2):
+        await attacker.line("connect mira wrong-pass")
+    attacker = client("10.3.1.1")
+    await attacker.open()
+    assert "Too many failed login attempts" in await attacker.line(f"connect Mira {PASSWORD}")
+    await attacker.line("mira")
+    assert "Too many failed login attempts" in await attacker.line(PASSWORD)
+    # ...but not for other accounts, and only until the failures are a minute old.
+    other = client("10.3.1.1")
     await other.open()
     assert "Welcome, Nessa" in await other.line(f"connect Nessa {PASSWORD}")
+    engine.clock.skip(60)  # type: ignore[attr-defined]
+    again = client("10.3.1.1")
+    await again.open()
+    assert "Welcome, Mira" in await again.line(f"connect Mira {PASSWORD}")
 
 
-async def test_success_clears_the_account_failures(engine: GameEngine, client: MakeClient) -> None:
+async def test_success_clears_the_account_failures(
+    engine: GameEngine, accounts: AccountService, client: MakeClient
+) -> None:
     limit = engine.settings.login_attempts_per_minute
     await create(client, "Orla", stay=False)
     c = client("10.4.0.1")
@@ -346,13 +367,18 @@ async def test_success_clears_the_account_failures(engine: GameEngine, client: M
         await c.line("connect orla wrong-pass")
     assert "Welcome" in await c.line(f"connect orla {PASSWORD}")
     await c.line("quit")
-    for i in range(limit - 1):
-        d = client(f"10.4.1.{i}")
+    # The two failures before the success no longer count against Orla here...
+    assert accounts.throttle.pair_failures("orla", "10.4.0.1") == 0
+    for _ in range(limit - 1):
+        d = client("10.4.0.1")
         await d.open()
         await d.line("connect orla wrong-pass")
-    d = client("10.4.2.1")
+    d = client("10.4.0.1")
     await d.open()
     assert "Welcome" in await d.line(f"connect orla {PASSWORD}")
+    # ...but they still count for the address: logging into an account of one's
+    # own does not reset the backoff of an address that guesses at others.
+    assert accounts.throttle.address_failures("10.4.0.1") == limit + 1
 
 
 async def test_character_menu(
