@@ -67,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
     admin = sub.add_parser("create-admin", help="create an admin account (or promote one)")
     _add_common(admin)
     admin.add_argument("name")
+    admin.add_argument(
+        "--owner",
+        action="store_true",
+        help="make an owner instead: an admin who may also make and unmake admins",
+    )
 
     systems = sub.add_parser(
         "systems", help="print the tick's resolved system order (no database is opened)"
@@ -177,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print("The passwords do not match.", file=sys.stderr)
                 return 1
         try:
-            print(asyncio.run(create_admin(settings, args.name, password)))
+            print(asyncio.run(create_admin(settings, args.name, password, owner=args.owner)))
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1

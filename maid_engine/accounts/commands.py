@@ -73,6 +73,11 @@ def password_command(ctx: CommandContext) -> None:
     ctx.send("Changing your password...")
 
 
+def _a(role: Role) -> str:
+    name = role.name.lower()
+    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
+
+
 @command("@role", permission=Role.ADMIN, category="admin")
 async def role_command(ctx: CommandContext) -> None:
     """Show or change the role of an account.
@@ -81,6 +86,10 @@ async def role_command(ctx: CommandContext) -> None:
 
     The account may be named by any of its characters. A changed role takes effect
     at once, also for connections of that account that are playing right now.
+    You can change only the roles of accounts below your own role, and only to a
+    role below it: admins manage players and builders, owners also manage admins.
+    Owners are made and unmade only on the server's command line
+    (maid create-admin --owner).
     """
     argv = ctx.argv
     if len(argv) not in (1, 2):
@@ -90,7 +99,7 @@ async def role_command(ctx: CommandContext) -> None:
     if account is None:
         raise CommandError(f"There is no account or character named {escape(argv[0])}.")
     if len(argv) == 1:
-        ctx.send(f"{account.name} is a {account.role.name.lower()}.")
+        ctx.send(f"{account.name} is {_a(account.role)}.")
         return
     try:
         role = Role.parse(argv[1])
@@ -101,10 +110,10 @@ async def role_command(ctx: CommandContext) -> None:
     if account.key == ctx.account_id:
         raise CommandError("You cannot change your own role.")
     try:
-        account = await service.set_role(account.key, role)
+        account = await service.set_role(account.key, role, by=ctx.role)
     except AccountError as exc:
         raise CommandError(str(exc)) from None
-    ctx.send(f"{account.name} is now a {role.name.lower()}.")
+    ctx.send(f"{account.name} is now {_a(role)}.")
     for session in ctx.engine.sessions.all():
         if session.account_id == account.key and session is not ctx.session:
             session.send(f"Your role is now {role.name.lower()}.")

@@ -27,11 +27,17 @@ from maid_engine.sessions import Session
 
 
 class Role(enum.IntEnum):
-    """Account roles; a higher role may do everything a lower one may."""
+    """Account roles; a higher role may do everything a lower one may.
+
+    An owner is an admin who may also make and unmake admins; owners themselves
+    are made and unmade only on the server's command line (``maid create-admin
+    --owner``), so that no account inside the game can take over all the others.
+    """
 
     PLAYER = 1
     BUILDER = 2
     ADMIN = 3
+    OWNER = 4
 
     @classmethod
     def parse(cls, value: str | int | Role) -> Role:
@@ -42,7 +48,7 @@ class Role(enum.IntEnum):
         try:
             return cls[value.strip().upper()]
         except KeyError:
-            raise ValueError(f"unknown role {value!r} (player, builder or admin)") from None
+            raise ValueError(f"unknown role {value!r} (player, builder, admin or owner)") from None
 
 
 class CommandError(Exception):

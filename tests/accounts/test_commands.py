@@ -81,3 +81,71 @@ async def test_role_command_needs_admin(
 @pytest.fixture
 def make_client(client: MakeClient) -> MakeClient:
     return client
+
+
+async def test_password_command_refuses_a_common_password(
+    accounts: AccountService, make_client: MakeClient
+) -> None:
+    c = make_client()
+    await c.open()
+    await c.line("create Aldric oldpass123")
+    await c.line("password oldpass123 Password1")
+    await accounts.drain()
+    assert "one of the most common ones" in c.session.sent[-1]
+    await c.line("quit")
+    d = make_client()
+    await d.open()
+    assert "Wrong name or password." in await d.line("connect aldric Password1")
+    assert "Welcome" in await d.line("connect aldric oldpass123")
+
+
+async def test_admins_cannot_change_admins_only_owners_can(
+    engine: GameEngine, accounts: AccountService, make_client: MakeClient
+) -> None:
+    """An admin cannot demote (or make) another admin; an owner can; nobody in the
+    game can touch an owner or make one."""
+    first = await play(make_client, "Dain")
+    second = await play(make_client, "Edda")
+    owner = await play(make_client, "Fenn")
+    builder = await play(make_client, "Gale")
+    await accounts.set_role("dain", Role.ADMIN)
+    await accounts.set_role("edda", Role.ADMIN)
+    await accounts.set_role("fenn", Role.OWNER)
+    await accounts.set_role("gale", Role.BUILDER)
+
+    def live_role(c: Client) -> object:
+        return c.session.data["role"]
+
+    async def role_of(name: str) -> Role:
+        account = await accounts.get(name)
+        assert account is not None
+        return account.role
+
+    only_owner = "Only an owner can make somebody an admin or unmake an admin."
+    assert only_owner in await first.line("@role edda player")
+    assert only_owner in await first.line("@role edda builder")
+    assert only_owner in await first.line("@role gale admin")
+    assert await role_of("edda") is Role.ADMIN
+    assert await role_of("gale") is Role.BUILDER
+    assert live_role(second) is Role.ADMIN
+    command_line = "only on the server's command line (maid create-admin)"
+    assert command_line in await first.line("@role fenn player")
+    assert command_line in await first.line("@role gale owner")
+    assert "Fenn is an owner." in await first.line("@role fenn")
+    # Admins still manage players and builders.
+    assert "Gale is now a player." in await first.line("@role gale player")
+    assert "Gale is now a builder." in await first.line("@role gale builder")
+    # The owner manages admins...
+    assert "Edda is now a builder." in await owner.line("@role edda builder")
+    assert live_role(second) is Role.BUILDER
+    assert "Edda is now an admin." in await owner.line("@role edda admin")
+    assert await role_of("edda") is Role.ADMIN
+    # ...but neither makes another owner nor changes one.
+    other = await play(make_client, "Hale")
+    await accounts.set_role("hale", Role.OWNER)
+    assert command_line in await owner.line("@role hale admin")
+    assert command_line in await owner.line("@role edda owner")
+    assert await role_of("hale") is Role.OWNER
+    assert live_role(other) is Role.OWNER
+    assert "cannot change your own role" in await owner.line("@role fenn admin")
+    assert live_role(builder) is Role.BUILDER

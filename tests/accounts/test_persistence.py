@@ -145,6 +145,37 @@ async def test_create_admin(tmp_path: Path, db_url: str) -> None:
         await engine.stop()
 
 
+async def test_create_admin_makes_and_unmakes_owners(tmp_path: Path, db_url: str) -> None:
+    settings = Settings(data_dir=tmp_path, database_url=db_url, scrypt_n=2**10)
+    with pytest.raises(InvalidPassword, match="one of the most common ones"):
+        await create_admin(settings, "Morgan", "letmein1", owner=True)
+    assert "Owner account Morgan created" in await create_admin(
+        settings, "Morgan", "admin-pass-1", owner=True
+    )
+    assert "already an owner" in await create_admin(settings, "morgan", "ignored", owner=True)
+    await create_admin(settings, "Nadia", "nadia-pass-1")
+    assert "is now an owner, no longer an admin" in await create_admin(
+        settings, "nadia", "ignored", owner=True
+    )
+    # The command line is also where an owner is turned back into an admin.
+    assert "is now an admin, no longer an owner" in await create_admin(settings, "NADIA", "ignored")
+    engine = build_engine(tmp_path, db_url)
+    await engine.start()
+    try:
+        service = engine.services.get(AccountService)
+        morgan = await service.authenticate("morgan", "admin-pass-1", "127.0.0.1")
+        nadia = await service.authenticate("nadia", "nadia-pass-1", "127.0.0.1")
+        assert (morgan.role, nadia.role) == (Role.OWNER, Role.ADMIN)
+        c = Client(engine)
+        await c.open()
+        assert "Welcome, Morgan." in await c.line("connect Morgan admin-pass-1")
+        assert c.session.data["role"] is Role.OWNER
+        # The owner may use every admin command, and demote an admin.
+        assert "Nadia is now a player." in await c.line("@role nadia player")
+    finally:
+        await engine.stop()
+
+
 async def test_character_factory_is_used(tmp_path: Path) -> None:
     made: list[tuple[str, str]] = []
 
