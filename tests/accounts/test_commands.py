@@ -7,7 +7,8 @@ from collections.abc import Callable
 import pytest
 from accounts.account_helpers import PASSWORD, Client
 
-from maid_engine.accounts import AccountService
+from maid_engine.accounts import AccountService, RoleChangeRefused
+from maid_engine.accounts.service import check_role_change
 from maid_engine.commands import Role
 from maid_engine.engine import GameEngine
 
@@ -149,3 +150,22 @@ async def test_admins_cannot_change_admins_only_owners_can(
     assert live_role(other) is Role.OWNER
     assert "cannot change your own role" in await owner.line("@role fenn admin")
     assert live_role(builder) is Role.BUILDER
+
+
+@pytest.mark.parametrize("actor", list(Role))
+@pytest.mark.parametrize("current", list(Role))
+@pytest.mark.parametrize("new", list(Role))
+def test_the_role_rule_for_every_combination(actor: Role, current: Role, new: Role) -> None:
+    if current < actor and new < actor and Role.OWNER not in (current, new):
+        check_role_change(actor, current, new)
+        return
+    if Role.OWNER in (current, new):
+        message = "command line"
+    elif actor is Role.ADMIN:
+        message = "Only an owner"
+    elif actor is Role.BUILDER:
+        message = "below it [(]player[)]"
+    else:
+        message = "below it [(]none[)]"
+    with pytest.raises(RoleChangeRefused, match=message):
+        check_role_change(actor, current, new)
