@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from e2e.client import ClientPool, flat
 
-from maid_engine.accounts import AccountService, install_accounts
+from maid_engine.accounts import AccountService, LoginThrottle, ThrottlePolicy, install_accounts
 from maid_engine.accounts.errors import AuthenticationFailed
 from maid_engine.accounts.passwords import HASH_BYTES, PasswordHasher, ScryptParams, scrypt_kdf
 from maid_engine.app import MaidServer
@@ -320,3 +320,29 @@ async def test_failed_logins_look_the_same_over_the_wire(
     last = await client.try_login("connect", "Erin", "still-wrong")
     assert "Too many failed attempts. Goodbye." in flat(last)
     await client.wait_closed()
+
+
+def test_the_documented_rates_of_one_greedy_address() -> None:
+    """docs/operations.md: with the defaults, one address that fails as fast as it is
+    allowed gets 5 guesses a minute at one account, 21 failures in its first hour over
+    all accounts, then 4 an hour."""
+    now = [0.0]
+    throttle = LoginThrottle(ThrottlePolicy(), clock=lambda: now[0])
+    times: list[float] = []
+    while now[0] < 7200:
+        wait = throttle.retry_after(f"name{len(times)}", "10.0.0.1")
+        if wait > 0:
+            now[0] += wait
+            continue
+        times.append(now[0])
+        throttle.failed(f"name{len(times)}", "10.0.0.1")
+    assert sum(t < 3600 for t in times) == 21
+    assert sum(3600 <= t < 7200 for t in times) == 4
+    one = LoginThrottle(ThrottlePolicy(), clock=lambda: now[0])
+    now[0] = 0.0
+    guesses = 0
+    while one.retry_after("bob", "10.0.0.2") == 0:
+        one.failed("bob", "10.0.0.2")
+        guesses += 1
+    assert guesses == 5
+    assert one.retry_after("bob", "10.0.0.2") == 60
