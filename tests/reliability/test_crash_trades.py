@@ -182,7 +182,7 @@ async def test_kill9_after_trades_narrated_turns_and_turn_ins_conserves_gold_and
             pair = Pair(f"Giver{letter}", f"Taker{letter}", steps, {})
             for name in (pair.giver, pair.taker):
                 client = await telnet.open(server.host, server.telnet_port)
-                await client.create(name, "secret123")
+                await client.create(name, "secret-lantern-9")
                 pair.clients[name] = client
             assert "You are outfitted" in await pair.clients[pair.giver].command("outfit")
             if "Q" in dict(steps):
@@ -212,9 +212,9 @@ async def test_kill9_after_trades_narrated_turns_and_turn_ins_conserves_gold_and
     server = await maid_server(tmp_path, database_url=server_db, args=ARGS)
     last = pairs[-1]
     giver = await telnet.open(server.host, server.telnet_port)
-    await giver.connect_as(last.giver, "secret123")
+    await giver.connect_as(last.giver, "secret-lantern-9")
     taker = await telnet.open(server.host, server.telnet_port)
-    await taker.connect_as(last.taker, "secret123")
+    await taker.connect_as(last.taker, "secret-lantern-9")
     assert "chain armour" not in await giver.command("inventory")
     assert "chain armour" in await taker.command("inventory")
     await taker.command("drop armour")
