@@ -140,6 +140,6 @@ def net_limits(settings: Settings) -> Any:
         max_connections=settings.max_connections,
         login_timeout=settings.login_timeout,
         max_prelogin_per_ip=settings.max_prelogin_per_ip,
-        reserved_share=settings.logged_in_reserve,
+        logged_in_reserve=settings.logged_in_reserve,
         input_bytes_per_second=settings.input_bytes_per_second,
     )

@@ -49,7 +49,7 @@ class NetLimits:
     max_prelogin_per_ip: int = 5
     #: Share of ``max_connections`` kept for logged-in players: at most
     #: ``max_prelogin`` connections may be logging in at once.
-    reserved_share: float = 0.1
+    logged_in_reserve: float = 0.1
     #: Input bytes per second per address (all its connections together), a token bucket
     #: of ``input_byte_burst`` bytes. Input beyond it waits (reading that connection is
     #: paused) while the address owes at most ``input_byte_debt`` bytes; a connection
@@ -75,8 +75,10 @@ class NetLimits:
         for name, value in vars(self).items():
             if value is not None and value < 0:
                 raise ValueError(f"NetLimits.{name} must not be negative (got {value})")
-        if self.reserved_share >= 1:
-            raise ValueError(f"NetLimits.reserved_share must be below 1 ({self.reserved_share})")
+        if self.logged_in_reserve >= 1:
+            raise ValueError(
+                f"NetLimits.logged_in_reserve must be below 1 ({self.logged_in_reserve})"
+            )
 
     @property
     def max_line_bytes(self) -> int:
@@ -87,7 +89,7 @@ class NetLimits:
         """Connections that may be logging in at once (0: no limit)."""
         if not self.max_connections:
             return 0
-        reserved = int(self.max_connections * self.reserved_share)
+        reserved = int(self.max_connections * self.logged_in_reserve)
         return max(self.max_connections - reserved, 1)
 
 

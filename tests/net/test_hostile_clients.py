@@ -17,7 +17,7 @@ from telnetlib3.stream_writer import TelnetWriter
 
 from maid_engine.app import net_limits
 from maid_engine.config import load_settings
-from maid_engine.net import NetLimits, TelnetServer, mtts
+from maid_engine.net import NetLimits, TelnetServer, TelnetSession, mtts
 from maid_engine.net.limits import (
     MSG_FLOOD,
     MSG_FLOOD_WAIT,
@@ -249,21 +249,33 @@ def log_in_on(handler: FakeHandler, word: str = "login") -> None:
 
 
 async def test_login_deadline_closes_only_connections_that_did_not_log_in(
-    make_server: MakeServer, connect: Connect, handler: FakeHandler
+    make_server: MakeServer,
+    connect: Connect,
+    handler: FakeHandler,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    checked = asyncio.Event()
+    check = TelnetSession._check_login
+
+    def spy(session: TelnetSession) -> None:
+        check(session)
+        checked.set()
+
+    monkeypatch.setattr(TelnetSession, "_check_login", spy)
     clock = FakeClock()
     log_in_on(handler)
     server = await make_server(replace(BASE, login_timeout=0.2), clock=clock)
     idle = await connect(server)
-    await handler.session(0)
+    idle_session = await handler.session(0)
     player = await connect(server)
     player_session = await handler.session(1)
     player.send_line("login")
     await handler.wait_until(lambda: player_session.account_id is not None)
     assert server.prelogin_count == 1
 
-    await asyncio.sleep(0.3)  # the deadline's timer fires, but the clock has not moved
-    assert not idle.eof
+    checked.clear()
+    await asyncio.wait_for(checked.wait(), 5)  # the deadline's timer fired...
+    assert idle_session.connected  # ...but by the server's clock no time has passed
     clock.now += 61
     await idle.wait_eof()
     assert MSG_LOGIN_TIMEOUT in idle.text()
@@ -313,7 +325,7 @@ async def test_share_of_slots_kept_for_logged_in_players(
     make_server: MakeServer, handler: FakeHandler
 ) -> None:
     log_in_on(handler)
-    limits = replace(BASE, max_connections=10, reserved_share=0.3, max_prelogin_per_ip=0)
+    limits = replace(BASE, max_connections=10, logged_in_reserve=0.3, max_prelogin_per_ip=0)
     assert limits.max_prelogin == 7
     server = await make_server(limits)
     clients = [await connect_from(server, f"127.0.3.{i + 1}") for i in range(7)]
@@ -351,8 +363,8 @@ def test_login_and_byte_settings_reach_the_limits() -> None:
         5,
         1800,
     )
-    with pytest.raises(ValueError, match="reserved_share"):
-        NetLimits(reserved_share=1.0)
+    with pytest.raises(ValueError, match="logged_in_reserve"):
+        NetLimits(logged_in_reserve=1.0)
 
 
 async def test_a_flood_is_told_why_it_is_cut_off(
