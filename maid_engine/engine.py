@@ -461,8 +461,10 @@ class GameEngine:
         a trade is on disk only together with the other side of the trade, so a
         crash can never leave both sides (or neither) holding the goods.
 
-        Writes run one at a time in the order they were collected, so an older
-        snapshot never lands over a newer one. If a write fails, a write collected
+        Only the collection needs the lock; the write runs outside it, as a
+        checkpoint's does, so ticks and commands never wait for the database.
+        Instead writes run one at a time in the order they were collected, so an
+        older snapshot never lands over a newer one. If a write fails, a write collected
         while it was under way fails too without trying: it lacks the failed
         write's changes, which go back to the world for the next checkpoint (and a
         write collected after that takes them along).
@@ -531,7 +533,8 @@ class GameEngine:
         They are written by a commit of everything changed since the last
         checkpoint (see :meth:`commit_now`): an entity is never written alone. Every
         existing entity is dirty, in a write already under way, or on disk, so once
-        the commit is done ``entity_ids`` are on disk.
+        the commit is done ``entity_ids`` are on disk. It takes ``world_lock``
+        itself: code holding the lock calls :meth:`commit_now` instead.
         """
         if self._store is None:
             return

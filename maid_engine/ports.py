@@ -197,7 +197,10 @@ class StorePort(Protocol):
     @property
     def has_store(self) -> bool: ...
 
-    async def save_entities_now(self, *entity_ids: Any) -> None: ...
+    async def save_entities_now(self, *entity_ids: Any) -> None:
+        """A commit of everything (``commit_now``) that takes ``world_lock`` itself:
+        not for code already holding the lock."""
+        ...
 
     def commit_now(self, writes: TransactionWrites | None = None) -> Awaitable[int]:
         """Collect every change since the last checkpoint at once (call it holding

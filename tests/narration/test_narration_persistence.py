@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +23,23 @@ from narration.narrkit import (
 )
 
 from maid_engine.content import PackError
+from maid_engine.ecs import Component
 from maid_engine.engine import GameEngine
 from maid_engine.packcheck import check_pack
 from maid_engine.store import Store
 from maid_engine.testing import FakeSession, cmd
-from maid_stdlib.narration import NarratedRoom
+from maid_stdlib.narration import COLLECTION, NarratedRoom
 from maid_stdlib.world import data_uuid
 from maid_stdlib.worldstate import NarratedNPCStats, NarratedPlayerStats, NarratedRoomState
 
 GWEN = data_uuid("testpack", "narrated_npc", f"{CELLAR}:gwen")
+
+
+@dataclass
+class Pouch(Component):
+    """Coins a character carries (a test component: something two players can trade)."""
+
+    coins: int = 0
 
 
 async def act(engine: GameEngine, actor: Any, line: str) -> None:
@@ -88,6 +97,35 @@ async def test_stats_and_the_log_survive_a_restart(
         await act(second, hero, "undo")  # the turn from before the restart
         assert world.get_component(hero, NarratedPlayerStats).values[CELLAR]["hp"] == 90
         assert world.get_component(room, NarratedRoomState).milestones == {}
+
+
+async def test_a_turn_is_stored_with_the_other_side_of_a_trade(
+    pack_root: Path, tmp_path: Path, db_url: str
+) -> None:
+    engine = make_engine(pack_root, tmp_path / "data", database_url=db_url)
+    async with engine.lifespan():
+        fast(engine, scripted(block('{"player.hp": -10}', "Aldric counts the coins.")))
+        aldric, _ = player(engine, "Aldric")
+        bryn, _ = player(engine, "Bryn")
+        engine.world.add_component(aldric, Pouch(0))
+        engine.world.add_component(bryn, Pouch(5))
+        await engine.checkpoint()
+        # Bryn hands Aldric her coins, then Aldric acts: the turn touches only Aldric.
+        engine.world.get_component(bryn, Pouch).coins = 0
+        engine.world.get_component(aldric, Pouch).coins = 5
+        await act(engine, aldric, "act count the coins")
+        other = Store(db_url)
+        await other.open()
+        try:
+            rows = await other.entities.load_all()
+            turns = await other.documents.query(COLLECTION, {"actor_name": "Aldric"})
+        finally:
+            await other.close()
+        assert [t["outcome"] for t in turns] == ["ok"]
+        assert rows[aldric]["NarratedPlayerStats"]["values"][CELLAR]["hp"] == 80
+        # Both sides of the trade, never the actor's alone (five coins counted twice).
+        assert (rows[aldric]["Pouch"]["coins"], rows[bryn]["Pouch"]["coins"]) == (5, 0)
+        assert await engine.checkpoint() == 0  # nothing left for the checkpoint
 
 
 async def test_a_slain_schema_npc_is_not_spawned_again(pack_root: Path, tmp_path: Path) -> None:

@@ -85,6 +85,29 @@ async def test_rewards_once_across_a_crash_right_after_turn_in(db_url: str, tmp_
         await engine.stop()
 
 
+async def test_a_turn_in_is_stored_with_the_other_side_of_a_trade(
+    db_url: str, tmp_path: Path
+) -> None:
+    engine = await started(db_url, tmp_path)
+    try:
+        hero = await completed_hero(engine)
+        bob = new_character(engine, "Bob")
+        await engine.checkpoint()
+        # Bob gives the hero 5 gold, then the hero turns in: the turn-in pays only her.
+        engine.world.get_component(bob, CharacterStats).gold -= 5
+        engine.world.get_component(hero, CharacterStats).gold += 5
+        hero_gold, bob_gold = (
+            engine.world.get_component(u, CharacterStats).gold for u in (hero, bob)
+        )
+        await qm(engine).turn_in_quest(hero, "test-quest")
+        rows = await engine.store.entities.load_all()
+        assert rows[hero]["CharacterStats"]["gold"] == hero_gold + 40
+        assert rows[bob]["CharacterStats"]["gold"] == bob_gold
+        assert await engine.store.documents.get(TURNINS, f"test-quest:{hero}") is not None
+    finally:
+        await crash(engine)
+
+
 async def test_a_stale_checkpoint_landing_after_the_turn_in_is_repaired(
     db_url: str, tmp_path: Path
 ) -> None:
