@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from maid_engine.config import ConfigError, Settings, load_settings
-from maid_engine.content import PackError
+from maid_engine.content import PackError, render_registries
 from maid_engine.ecs.schedule import ScheduleError, render_markdown, render_text
 from maid_engine.engine import GameEngine
 from maid_engine.logs import setup_logging
@@ -81,6 +81,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--markdown", action="store_true", help="the marked block of docs/architecture.md"
     )
 
+    registries = sub.add_parser(
+        "registries",
+        help="list the extension registries' entries and the pack that added each "
+        "(no database is opened)",
+    )
+    _add_common(registries)
+
     check = sub.add_parser("check-pack", help="validate a content pack without starting")
     check.add_argument("path", help="pack folder, or an installed pack's name")
 
@@ -109,6 +116,15 @@ def _systems(settings: Settings, markdown: bool) -> int:
     engine.register_packs()
     table = engine.resolved_schedule()
     print(render_markdown(table) if markdown else render_text(table))
+    return 0
+
+
+def _registries(settings: Settings) -> int:
+    """Register the configured packs (nothing is started, no database opened) and
+    list every entry of the extension registries with the pack that added it."""
+    engine = GameEngine(settings, use_store=False)
+    engine.register_packs()
+    print(render_registries(engine.registries.rows()))
     return 0
 
 
@@ -162,9 +178,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 2
-    if args.command == "systems":
+    if args.command in ("systems", "registries"):
         # No logging set up: the table is the whole answer (warnings still show).
         try:
+            if args.command == "registries":
+                return _registries(settings)
             return _systems(settings, args.markdown)
         except (PackError, ScheduleError) as exc:
             print(f"error: {exc}", file=sys.stderr)

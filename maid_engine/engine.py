@@ -28,6 +28,7 @@ from maid_engine.content import (
     ContentPack,
     PackContext,
     PackError,
+    Registries,
     Services,
     collect_packs,
     register_packs,
@@ -81,6 +82,8 @@ class GameEngine:
         self.events = EventBus()
         self.commands = CommandRegistry()
         self.services = Services()
+        #: The extension registries plugins declared; locked once the engine started.
+        self.registries = Registries()
         self.metrics = EngineMetrics()
         self.random = random.Random(self.settings.random_seed)
         #: The cyclic GC's schedule (maid_engine.collector); off with gc_freeze=False.
@@ -223,6 +226,10 @@ class GameEngine:
                 raise PackError(pack.name, f"building the world failed: {exc}") from exc
         for system in self.systems:
             await system.startup()
+        # Everything that reads the extension registries has read them by now: a
+        # late entry would reach some readers and not others (see
+        # maid_engine.content.registries; unlock() is the seam for a future reload).
+        self.registries.lock()
         self.started = True
         self.started_at = time.time()
         self.events.emit(EngineStartedEvent())

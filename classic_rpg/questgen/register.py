@@ -36,5 +36,5 @@ class RpgQuestGenPlugin(ContentPack):
         limits.max_item_tier = dict(RPG_ITEM_TIER_CAPS)
         limits.extra_reward_types = limits.extra_reward_types | RPG_EXTRA_REWARD_TYPES
         qg.rewards.item_picker = hooks.pick_reward_items
-        qg.add_extension(RpgQuestTerms(qg.rewards))
+        qg.add_extension(RpgQuestTerms(qg.rewards), pack=ctx.pack.name)
         qg.sink = RpgQuestSink(ctx.service(QuestManager))

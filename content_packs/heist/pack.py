@@ -73,8 +73,8 @@ class HeistPack(WorldDataPack):
         )
         add_heist_questgen(ctx.service(QuestGen), self.name)
         if not problems:
-            ctx.service(TemplateRegistry).register_templates(templates)
-        ctx.service(ConsequenceSystem).chain_rules.register(heist_follow_up)
+            ctx.service(TemplateRegistry).add_from(self.name, templates)
+        ctx.service(ConsequenceSystem).chain_rules.add_from(self.name, heist_follow_up)
 
     def _read_living(self) -> LivingData | None:
         label = f"{self.path.name}/living.yaml"

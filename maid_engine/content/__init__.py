@@ -1,5 +1,7 @@
-"""Content packs: base class, context, discovery and dependency ordering."""
+"""Content packs: base class, context, discovery and dependency ordering, and the
+extension registries packs add to (who added what; locked after start-up)."""
 
+from maid_engine.content.errors import PackError
 from maid_engine.content.loader import (
     available_packs,
     collect_packs,
@@ -10,14 +12,19 @@ from maid_engine.content.loader import (
     resolve_pack,
 )
 from maid_engine.content.pack import (
-    Claims,
     ContentPack,
     PackContext,
-    PackError,
     PackHost,
     PluginGroup,
     Services,
     requirement_name,
+)
+from maid_engine.content.registries import (
+    Claims,
+    Registries,
+    RegistryLocked,
+    RegistryRow,
+    render_registries,
 )
 
 __all__ = [
@@ -27,6 +34,9 @@ __all__ = [
     "PackError",
     "PackHost",
     "PluginGroup",
+    "Registries",
+    "RegistryLocked",
+    "RegistryRow",
     "Services",
     "available_packs",
     "collect_packs",
@@ -34,6 +44,7 @@ __all__ = [
     "order_packs",
     "register_pack",
     "register_packs",
+    "render_registries",
     "requirement_name",
     "resolve_pack",
 ]

@@ -6,10 +6,10 @@ import importlib
 from collections.abc import Iterable, Sequence
 from importlib.metadata import entry_points
 
+from maid_engine.content.errors import PackError
 from maid_engine.content.pack import (
     ContentPack,
     PackContext,
-    PackError,
     PackHost,
     requirement_name,
 )

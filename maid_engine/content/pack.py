@@ -15,6 +15,8 @@ read from the pack's own folder.
   ``classic_rpg`` are groups.
 * ``finish(ctx)`` runs once every pack registered, in load order: a plugin
   validates there what other packs added to the registries it owns.
+* A plugin owning an extension registry declares it (``ctx.add_registry``): the
+  engine locks it once it has started (:mod:`maid_engine.content.registries`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
+from maid_engine.content.errors import PackError
+from maid_engine.content.registries import Claims, Registries
 from maid_engine.ports import Host
 
 if TYPE_CHECKING:
@@ -31,16 +35,6 @@ if TYPE_CHECKING:
     from maid_engine.events import Event
 
 T = TypeVar("T")
-
-
-class PackError(Exception):
-    """A pack could not be loaded. The message names the pack (and file, if any)."""
-
-    def __init__(self, pack: str, message: str, file: Path | str | None = None) -> None:
-        where = f"content pack {pack!r}" + (f" ({file})" if file else "")
-        super().__init__(f"{where}: {message}")
-        self.pack = pack
-        self.file = file
 
 
 class ContentPack:
@@ -78,7 +72,11 @@ class ContentPack:
 
 class PackHost(Host, Protocol):
     """The composite :class:`~maid_engine.ports.Host` port plus what only packs do
-    while registering: add systems and declare document collections."""
+    while registering: add systems, declare document collections and extension
+    registries."""
+
+    @property
+    def registries(self) -> Registries: ...
 
     def add_system(self, system: System, *, pack: str | None = None) -> None: ...
 
@@ -132,6 +130,11 @@ class PackContext:
         self.engine.declare_collection(name)
         self.collections.append(name)
 
+    def add_registry(self, *claims: Claims) -> None:
+        """Declare the extension registries this plugin owns (their Claims): listed
+        by ``maid registries``, locked once the engine has started."""
+        self.engine.registries.add(*claims)
+
     def provide(self, key: type[T], service: T) -> None:
         """Make ``service`` available to other packs and systems under ``key``."""
         self.engine.services.provide(key, service)
@@ -141,33 +144,6 @@ class PackContext:
 
     def error(self, message: str, file: Path | str | None = None) -> PackError:
         return PackError(self.pack.name, message, file)
-
-
-class Claims:
-    """Which pack added which entry to an extension registry (archetypes, seed types,
-    detectors ...). A second entry under a taken key is a start-up error naming both
-    packs, instead of one of them silently winning."""
-
-    def __init__(self, what: str) -> None:
-        self.what = what
-        self._owners: dict[str, str] = {}
-
-    def claim(self, pack: str, key: str, *, built_in: bool = False) -> None:
-        """Record that ``pack`` adds ``key``; ``built_in`` says the registry holds it
-        already without an owner (a default of the layer)."""
-        owner = self._owners.get(key)
-        if owner is not None:
-            raise PackError(pack, f"{self.what} {key!r} is already added by pack {owner!r}")
-        if built_in:
-            raise PackError(pack, f"{self.what} {key!r} is built in; choose another name")
-        self._owners[key] = pack
-
-    def owner(self, key: str) -> str | None:
-        return self._owners.get(key)
-
-    def items(self) -> list[tuple[str, str]]:
-        """(key, pack) of every claimed entry, in the order they were added."""
-        return list(self._owners.items())
 
 
 class Services:

@@ -11,7 +11,8 @@ evaluator's circuit breaker sees it and the next quest records its
   chain rule. Built in: a quest that fought a threat -> THREAT_DETECTED
   "retaliation" (the bandits regroup; Ironvale's Iron Crisis leads to "The
   Bandit's Revenge"); an investigation -> DISCOVERY "follow_up"; anything else ->
-  CONSEQUENCE_CHAIN "follow_up". Packs add rules (``ChainRules.register``).
+  CONSEQUENCE_CHAIN "follow_up". Packs add named rules from their ``register``
+  (``ChainRules.add_from(pack, rule)``), tried before the built-in ones.
 * **Retaliation**: every applied trust change below ``RETALIATION_THRESHOLD``
   toward the character raises RIVALRY_ESCALATION between the wronged NPC and the
   quest giver who benefited.
@@ -37,6 +38,7 @@ from uuid import UUID
 from pydantic import TypeAdapter
 
 from maid_engine.clock import GAME_DAY
+from maid_engine.content import Claims
 from maid_engine.events import Event
 from maid_stdlib.consequences.mutations import WorldMutation
 from maid_stdlib.questgen.facts import WorldFacts
@@ -136,21 +138,54 @@ class ChainContext:
 ChainRule = Callable[[ChainContext], "StorySignal | None"]
 
 
+def rule_name(rule: ChainRule) -> str:
+    """A rule's name: its function's."""
+    return str(getattr(rule, "__name__", type(rule).__name__))
+
+
 class ChainRules:
-    """Follow-up rules, tried in order; the first to return a signal wins."""
+    """Follow-up rules by name, tried in order; the first to return a signal wins.
+
+    Packs add theirs from ``register`` with ``add_from`` (tried before the built-in
+    ones); a name taken by a built-in rule or another pack is a start-up error
+    naming both, and the rules are locked once the engine has started."""
 
     def __init__(self, rules: Sequence[ChainRule] = ()) -> None:
-        self.rules: list[ChainRule] = list(rules)
+        self._rules: list[tuple[str, ChainRule]] = []
+        self.claims = Claims("chain rule", keys=self.names)
+        for rule in rules:
+            self.register(rule, first=False)
 
-    def register(self, rule: ChainRule, first: bool = True) -> None:
-        """Add a pack's rule (before the built-in ones unless ``first`` is False)."""
+    @property
+    def rules(self) -> list[ChainRule]:
+        """The rules in the order they are tried."""
+        return [rule for _, rule in self._rules]
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self._rules]
+
+    def add_from(
+        self, pack: str, rule: ChainRule, *, name: str | None = None, first: bool = True
+    ) -> None:
+        """A pack's rule (from its ``register``), under ``name`` (default: the
+        function's name)."""
+        key = name or rule_name(rule)
+        self.claims.claim(pack, key, built_in=key in self.names())
+        self.register(rule, first=first, name=key)
+
+    def register(self, rule: ChainRule, first: bool = True, *, name: str | None = None) -> None:
+        """Add a rule (before the others unless ``first`` is False)."""
+        key = name or rule_name(rule)
+        self.claims.check_open(key)
+        if key in self.names():
+            raise ValueError(f"a chain rule {key!r} is registered already")
         if first:
-            self.rules.insert(0, rule)
+            self._rules.insert(0, (key, rule))
         else:
-            self.rules.append(rule)
+            self._rules.append((key, rule))
 
     def follow_up(self, ctx: ChainContext) -> StorySignal | None:
-        for rule in self.rules:
+        for _, rule in self._rules:
             signal = rule(ctx)
             if signal is not None:
                 return signal

@@ -35,6 +35,7 @@ class ConsequencesPlugin(ContentPack):
         ctx.provide(BranchChoices, choices)
         system = ConsequenceSystem(ctx.service(QuestGen), ctx.service(LivingWorld), index, choices)
         ctx.provide(ConsequenceSystem, system)
+        ctx.add_registry(system.chain_rules.claims)
         for name in (
             AUDIT_COLLECTION,
             BRANCH_CHOICES_COLLECTION,

@@ -72,6 +72,7 @@ class LivingPlugin(ContentPack):
         living = LivingWorld(ctx.engine)
         ctx.provide(LivingWorld, living)
         ctx.provide(MemoryService, living.memory)
+        ctx.add_registry(living.data_claims)
         ctx.ensure_collection(COLLECTION)
         ctx.add_system(ScheduleSystem(living))
         ctx.add_system(AutonomySystem(living))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
-from maid_engine.content import PackContext
+from maid_engine.content import Claims, PackContext
 from maid_engine.ecs import World
 from maid_stdlib.living.api import adjust_relationship, get_relationship
 from maid_stdlib.living.components import FactionMembership
@@ -67,6 +67,11 @@ class LivingWorld:
         #: NPC template key -> its living data, for NPCs spawned later.
         self.templates: dict[str, tuple[LivingData, NpcSpec]] = {}
         self.applied_data: list[LivingData] = []
+        #: Which pack added which living file (an extension registry, locked once
+        #: the engine has started).
+        self.data_claims = Claims(
+            "living data", keys=lambda: [d.file for d in [*self.applied_data, *self.pending_data]]
+        )
         #: provider -> ``(world, entity) -> bool``: whether that provider would name
         #: the entity. A move or death invalidates the threat map only when the
         #: entity is (or was) a threat; a provider without a check here makes every
@@ -109,9 +114,13 @@ class LivingWorld:
             apply_data(self, data)
             self.applied_data.append(data)
 
-    def add_data(self, data: LivingData) -> None:
-        """A pack's validated living data: applied now if the living world has
-        started, else queued for ``startup`` (after every pack built its world)."""
+    def add_data(self, data: LivingData, *, pack: str | None = None) -> None:
+        """A pack's validated living data (``pack``: who adds it, by default the
+        data's namespace): queued for ``startup`` (after every pack built its
+        world), or applied now if the living world has started and the registries
+        were reopened (the seam of a reload; once the engine started they are
+        locked)."""
+        self.data_claims.claim(pack or data.pack, data.file)
         if self._started:
             apply_data(self, data)
             self.applied_data.append(data)
@@ -301,4 +310,4 @@ def add_living_data(ctx: PackContext, data: LivingData) -> None:
     living = ctx.engine.services.try_get(LivingWorld)
     if living is None:
         raise ctx.error("living data needs the living world (require 'stdlib.living' or 'stdlib')")
-    living.add_data(data)
+    living.add_data(data, pack=ctx.pack.name)

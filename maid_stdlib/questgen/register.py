@@ -14,7 +14,8 @@ registry, so content packs requiring it extend the pipeline from their own
 
 A key another pack (or the stdlib) added already is a start-up error naming both;
 once every pack registered, the plugin checks that each added archetype has a
-pattern builder and known seed types, and each contract known seed types.
+pattern builder and known seed types, and each contract known seed types. Once the
+engine has started, the registries are locked: adding raises ``RegistryLocked``.
 
 The generation system (and tests) build the pipeline's workers from it:
 ``evaluator()``, ``composer()``, ``builder(provider)``; ``build_best`` tries the
@@ -89,10 +90,26 @@ class QuestGen:
         #: Rules layers' terms added to every built quest (``add_extension``).
         self.extensions: list[QuestExtension] = []
         self._loaded = False
-        self.seed_type_claims = Claims("seed type")
-        self.contract_claims = Claims("signal contract")
-        self.pattern_claims = Claims("objective pattern")
-        self.archetype_claims = Claims("archetype")
+        self.seed_type_claims = Claims("seed type", keys=self.seed_types.all)
+        self.contract_claims = Claims("signal contract", keys=self.contracts.signal_types)
+        self.pattern_claims = Claims("objective pattern", keys=self.objective_builder.patterns)
+        self.archetype_claims = Claims(
+            "archetype", keys=lambda: [a.archetype_id for a in self.archetypes.all()]
+        )
+        self.extension_claims = Claims(
+            "quest extension", keys=lambda: [e.name for e in self.extensions]
+        )
+
+    @property
+    def claims(self) -> tuple[Claims, ...]:
+        """The registries packs add to (declared by the plugin, locked after start)."""
+        return (
+            self.seed_type_claims,
+            self.contract_claims,
+            self.pattern_claims,
+            self.archetype_claims,
+            self.extension_claims,
+        )
 
     # -- what packs add: each key once, remembered with the pack ----------------------
     def add_seed_type(self, pack: str, type_id: str, description: str) -> None:
@@ -152,12 +169,18 @@ class QuestGen:
 
     # -- registration (what packs call) -------------------------------------------------------
     def register_archetype(self, archetype: QuestArchetype, replace: bool = False) -> None:
+        """An archetype without an owner (``add_archetype`` is a pack's)."""
+        self.archetype_claims.check_open(archetype.archetype_id)
         self.archetypes.register(archetype, replace=replace)
 
-    def add_extension(self, extension: QuestExtension) -> None:
-        """Have every quest built from now on carry ``extension``'s terms."""
+    def add_extension(self, extension: QuestExtension, *, pack: str | None = None) -> None:
+        """Have every quest built from now on carry ``extension``'s terms (``pack``:
+        who adds it, remembered like the other registries' entries)."""
         if any(e.name == extension.name for e in self.extensions):
             raise ValueError(f"a quest extension named {extension.name!r} is already added")
+        self.extension_claims.check_open(extension.name)
+        if pack is not None:
+            self.extension_claims.claim(pack, extension.name)
         self.extensions.append(extension)
 
     # -- workers ------------------------------------------------------------------------
@@ -246,7 +269,9 @@ class QuestGenPlugin(ContentPack):
     description = "The quest-generation toolkit: seed types, contracts, patterns, archetypes."
 
     def register(self, ctx: PackContext) -> None:
-        ctx.provide(QuestGen, QuestGen(ctx.engine))
+        qg = QuestGen(ctx.engine)
+        ctx.provide(QuestGen, qg)
+        ctx.add_registry(*qg.claims)
         ctx.ensure_collection(HISTORY_COLLECTION)
         ctx.ensure_collection(GENERATED_QUESTS_COLLECTION)
 

@@ -180,6 +180,7 @@ class QuestGenerationPlugin(ContentPack):
         # The default layer: a pack's templates for the same archetype win.
         register_default_templates(templates)
         ctx.provide(TemplateRegistry, templates)
+        ctx.add_registry(templates.claims)
         # A setting, not a layer: a test or a server pack may provide its own.
         settings = engine.services.try_get(QuestGenerationConfig) or QuestGenerationConfig()
         system, service = build_quest_generation(engine, ctx.service(QuestGen), settings, templates)

@@ -122,8 +122,9 @@ class StoryDetectors:
 
     def __init__(self) -> None:
         self._detectors: dict[str, Detector] = {}
-        #: Which pack added which detector (a second one under a name is an error).
-        self.claims = Claims("story detector")
+        #: Which pack added which detector (a second one under a name is an error);
+        #: locked, with every change below, once the engine has started.
+        self.claims = Claims("story detector", keys=lambda: self._detectors)
 
     def register(
         self, name: str, signal_type: str, func: DetectorFunc, *, replace: bool = False
@@ -145,11 +146,13 @@ class StoryDetectors:
         self.add(Detector(name, signal_type, func, sliced=True), replace=replace)
 
     def add(self, detector: Detector, *, replace: bool = False) -> None:
+        self.claims.check_open(detector.name)
         if detector.name in self._detectors and not replace:
             raise ValueError(f"a story detector {detector.name!r} is registered already")
         self._detectors[detector.name] = detector
 
     def unregister(self, name: str) -> bool:
+        self.claims.check_open(name, "remove")
         return self._detectors.pop(name, None) is not None
 
     def get(self, name: str) -> Detector | None:

@@ -33,6 +33,7 @@ class StoryPlugin(ContentPack):
     def register(self, ctx: PackContext) -> None:
         detectors = builtin_detectors()
         ctx.provide(StoryDetectors, detectors)
+        ctx.add_registry(detectors.claims)
         ctx.ensure_collection(COLLECTION)
         ctx.add_system(StorySignalSystem(ctx.service(LivingWorld), detectors))
         ctx.add_commands(COMMANDS)

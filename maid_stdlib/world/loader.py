@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from maid_engine.content import ContentPack, requirement_name
+from maid_engine.content import Claims, ContentPack, requirement_name
 from maid_stdlib.world.extensions import KINDS, CheckScope, Extension
 from maid_stdlib.world.schema import (
     SECTIONS,
@@ -89,6 +89,11 @@ class WorldData:
         self._extensions: dict[tuple[str, str], Extension] = {}
         self._packs: dict[str, ContentPack] = {}
         self._loaded: dict[str, PackData] = {}
+        #: Which pack added which extension section ("npc.stats"); locked, with
+        #: every change below, once the engine has started.
+        self.claims = Claims(
+            "world data extension", keys=lambda: [f"{k}.{key}" for k, key in self._extensions]
+        )
 
     # -- extensions --------------------------------------------------------------
     def register_extension(
@@ -100,7 +105,10 @@ class WorldData:
         check: Any = None,
         owner: str = "",
     ) -> None:
-        """Accept ``key:`` in entries of ``kind``; see :mod:`maid_stdlib.world.extensions`."""
+        """Accept ``key:`` in entries of ``kind``; see :mod:`maid_stdlib.world.extensions`.
+        ``owner``: the pack adding it (a second extension of ``kind`` under ``key``
+        is an error naming it)."""
+        self.claims.check_open(f"{kind}.{key}")
         if kind not in KINDS:
             raise ValueError(f"unknown entry kind {kind!r} (one of {', '.join(KINDS)})")
         spec = _spec_for(kind)
@@ -111,6 +119,8 @@ class WorldData:
             raise ValueError(
                 f"{kind} extension {key!r} is already registered by {existing.owner or '?'}"
             )
+        if owner:
+            self.claims.claim(owner, f"{kind}.{key}")
         self._extensions[(kind, key)] = Extension(kind, key, model, apply, check, owner)
         self._loaded.clear()
 

@@ -39,7 +39,9 @@ class WorldPlugin(ContentPack):
         ws = WorldService(engine)
         factory = WorldCharacterFactory(engine, ws)
         ctx.provide(WorldService, ws)
-        ctx.provide(WorldData, WorldData())
+        data = WorldData()
+        ctx.provide(WorldData, data)
+        ctx.add_registry(data.claims)
         ctx.provide(ScoreSheet, default_score_sheet())
         # CharacterFactory is a Protocol; the service registry keys by the type object.
         ctx.provide(CharacterFactory, factory)  # type: ignore[type-abstract]

@@ -8,11 +8,15 @@ from pathlib import Path
 import pytest
 from questgen.qgkit import Town, make_engine, populate, register_test_archetypes
 
+from maid_stdlib.questgen import QuestGen
+
 
 @pytest.fixture
 async def town(tmp_path: Path) -> AsyncIterator[Town]:
-    """A started Brookhaven with Hilda's troubles and the test archetypes."""
-    async with make_engine(tmp_path).lifespan() as engine:
-        town = populate(engine)
-        register_test_archetypes(town.qg)
-        yield town
+    """A started Brookhaven with Hilda's troubles and the test archetypes (added
+    before the start, when the registries are still open)."""
+    engine = make_engine(tmp_path)
+    engine.register_packs()
+    register_test_archetypes(engine.services.get(QuestGen))
+    async with engine.lifespan():
+        yield populate(engine)

@@ -39,6 +39,8 @@ async def test_scoring_reads_the_registry_so_pack_archetypes_are_chosen(town: To
     assert not isinstance(seed, Rejection)
     assert town.qg.select_archetype(seed).archetype_id == "clear_out"  # type: ignore[union-attr]
     # A pack registers a better fit later: it is scored because scoring reads the registry.
+    # The test changes a registry of the running engine (the seam a reload would use).
+    town.engine.registries.unlock()
     town.qg.register_archetype(
         _arch("wolf_hunt", "threat_response", requires_combat=True, requires_exploration=True)
     )

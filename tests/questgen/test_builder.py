@@ -26,6 +26,7 @@ from maid_stdlib.questgen import (
     NarrativeContext,
     QuestDialogue,
     QuestExtension,
+    QuestGen,
     QuestNarrative,
     QuestSeed,
     quest_from_document,
@@ -154,6 +155,8 @@ async def test_quest_extensions_add_a_rules_layers_terms_and_are_stored(town: To
     assert plain.extensions == {}  # no rules layer here: the stdlib adds nothing
     stamp = _Stamp()
     assert isinstance(stamp, QuestExtension)
+    # The test changes a registry of the running engine (the seam a reload would use).
+    town.engine.registries.unlock()
     town.qg.add_extension(stamp)
     with pytest.raises(ValueError, match="already added"):
         town.qg.add_extension(_Stamp())
@@ -323,9 +326,11 @@ async def test_urgent_seeds_get_a_time_limit_and_the_quest_round_trips(town: Tow
 async def test_builds_are_reproducible_with_the_same_random_seed(tmp_path: Path) -> None:
     ids = []
     for run in range(2):
-        async with make_engine(tmp_path / str(run)).lifespan() as engine:
+        engine = make_engine(tmp_path / str(run))
+        engine.register_packs()
+        register_test_archetypes(engine.services.get(QuestGen))
+        async with engine.lifespan():
             town = populate(engine)
-            register_test_archetypes(town.qg)
             quest = await _build(town, await _iron_seed(town))
             ids.append((quest.id, quest.seed_id))
     assert ids[0] == ids[1]

@@ -128,9 +128,11 @@ async def test_a_content_pack_adds_a_seed_type_archetype_and_pattern(tmp_path: P
 async def test_history_is_loaded_once_and_flushed_through_the_store(tmp_path: Path) -> None:
     from questgen.qgkit import iron_quest, register_test_archetypes
 
-    async with make_engine(tmp_path, use_store=True).lifespan() as engine:
+    engine = make_engine(tmp_path, use_store=True)
+    engine.register_packs()
+    register_test_archetypes(engine.services.get(QuestGen))
+    async with engine.lifespan():
         town = populate(engine)
-        register_test_archetypes(town.qg)
         await town.qg.startup()
         town.qg.record(await iron_quest(town))
         assert await town.qg.flush() == 1

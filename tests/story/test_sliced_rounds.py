@@ -147,6 +147,8 @@ async def test_a_tick_of_round_seconds_runs_the_whole_round(tmp_path: Path) -> N
                 yield 10
             return []
 
+        # The test changes a registry of the running engine (the seam a reload would use).
+        engine.registries.unlock()
         engine.services.get(StoryDetectors).register_sliced("slow", "CUSTOM", slow)
         skip(engine, story.interval)
         await engine.tick()  # 60 game seconds: round_seconds
@@ -176,6 +178,8 @@ async def test_work_per_tick_is_bounded_in_units(tmp_path: Path) -> None:
             return []
 
         detectors = engine.services.get(StoryDetectors)
+        # The test changes a registry of the running engine (the seam a reload would use).
+        engine.registries.unlock()
         for name in detectors.names():
             detectors.unregister(name)
         detectors.register_sliced("one_by_one", "CUSTOM", one_by_one)
@@ -204,6 +208,8 @@ async def test_plain_detectors_run_whole_in_one_tick(tmp_path: Path) -> None:
                 )
             ]
 
+        # The test changes a registry of the running engine (the seam a reload would use).
+        engine.registries.unlock()
         engine.services.get(StoryDetectors).register("plague", "CRISIS", plague)
         signals = collect_signals(engine)
         ticks = await _sliced_round(engine)
@@ -240,6 +246,8 @@ async def test_resolution_waits_for_the_end_of_the_pass(tmp_path: Path) -> None:
             return found
 
         detectors = engine.services.get(StoryDetectors)
+        # The test changes a registry of the running engine (the seam a reload would use).
+        engine.registries.unlock()
         for name in detectors.names():
             detectors.unregister(name)
         detectors.register_sliced("feud", "RIVALRY_ESCALATION", feud)
@@ -284,6 +292,8 @@ async def test_entities_destroyed_mid_pass(tmp_path: Path) -> None:
             return []
 
         detectors = engine.services.get(StoryDetectors)
+        # The test changes a registry of the running engine (the seam a reload would use).
+        engine.registries.unlock()
         for name in detectors.names():
             detectors.unregister(name)
         detectors.register_sliced("census", "CUSTOM", census)
@@ -327,6 +337,8 @@ async def test_bad_sliced_detectors_are_errors(tmp_path: Path) -> None:
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
         story = story_of(engine)
         detectors = engine.services.get(StoryDetectors)
+        # The test changes a registry of the running engine (the seam a reload would use).
+        engine.registries.unlock()
 
         def not_a_count(ctx: DetectionContext) -> Any:
             yield Detection("CUSTOM", "k", 0.5, [], {})

@@ -62,6 +62,8 @@ async def test_detection_runs_at_a_game_time_interval(tmp_path: Path) -> None:
             calls.append(ctx.now)
             return []
 
+        # The test changes a registry of the running engine (the seam a reload would use).
+        engine.registries.unlock()
         engine.services.get(StoryDetectors).register("counter", "CUSTOM", count)
         await run_hours(engine, 2)  # 120 ticks of one game minute
         assert len(calls) == 12
@@ -89,6 +91,8 @@ async def test_pack_detectors_bad_detections_and_failures(tmp_path: Path) -> Non
                 Detection(T.CRISIS, "crisis:incomplete", 0.7, [smith], {"crisis_type": "x"}),
             ]
 
+        # The test changes a registry of the running engine (the seam a reload would use).
+        engine.registries.unlock()
         detectors.register("plague", T.CRISIS, plague)
         emitted = story.detect_now()
         assert [s.situation_key for s in emitted if s.signal_type == T.CRISIS] == ["crisis:plague"]

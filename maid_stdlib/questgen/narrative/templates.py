@@ -3,8 +3,12 @@
 :class:`TemplateRegistry` holds title, summary, description and dialogue templates
 per archetype in three layers, looked up in this order per field:
 
-1. templates registered by packs (``register``, ``register_templates``,
-   ``register_dialogue_templates``): the last registration of a field wins;
+1. templates registered by packs (``add_from(pack, templates)`` from a pack's
+   ``register``; ``register``, ``register_templates``,
+   ``register_dialogue_templates`` without an owner): the last registration of a
+   field wins. The templates of one archetype come from one pack: a second pack's
+   are a start-up error naming both. Once the engine has started the registry of
+   the engine's ``TemplateRegistry`` service is locked;
 2. defaults (``register_default_templates`` installs the six RPG archetypes);
 3. the built-in generic set, so an unknown archetype still gets prose.
 
@@ -27,6 +31,7 @@ import string
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
+from maid_engine.content import Claims
 from maid_stdlib.questgen.narrative.default_templates import GENERIC
 from maid_stdlib.questgen.narrative.models import (
     DESCRIPTION_MAX,
@@ -126,6 +131,21 @@ class TemplateRegistry:
         }
         for field_name, templates in GENERIC.items():
             self._layers["builtin"].setdefault(self.GENERIC, {})[field_name] = tuple(templates)
+        #: Which pack added the templates of which archetype.
+        self.claims = Claims("narrative template set", keys=self._archetype_ids)
+
+    def _archetype_ids(self) -> list[str]:
+        ids = [*self._layers["builtin"], *self._layers["default"], *self._layers["pack"]]
+        return list(dict.fromkeys(ids))
+
+    def add_from(self, pack: str, templates: Mapping[str, Mapping[str, Sequence[str]]]) -> None:
+        """A pack's templates (from its ``register``): archetype -> fields, as
+        ``register_templates`` takes them, all of an archetype's fields at once.
+        Templates of an archetype another pack added templates for are a start-up
+        error naming both; the defaults of an archetype are overridden."""
+        for archetype_id in templates:
+            self.claims.claim(pack, archetype_id)
+        self.register_templates(templates)
 
     # -- registration ---------------------------------------------------------------
     def register(
@@ -142,6 +162,7 @@ class TemplateRegistry:
         """
         if not archetype_id or not isinstance(archetype_id, str):
             raise ValueError("archetype_id must be a non-empty string")
+        self.claims.check_open(archetype_id)
         if layer not in ("pack", "default"):
             raise ValueError(f"unknown template layer {layer!r}")
         checked: dict[str, tuple[str, ...]] = {}
