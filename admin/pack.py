@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from admin.pager import PAGER_COMMANDS
 from admin.quest_commands import QUEST_COMMANDS
 from admin.quest_state import AdminState
 from classic_rpg.pack import ClassicRPGContentPack
@@ -20,14 +19,13 @@ class AdminContentPack(ContentPack):
     # @quest reads the stdlib's quest generation and the RPG layer's QuestManager.
     requires = (StdlibContentPack, ClassicRPGContentPack)
     provides = (AdminState,)
-    description = "Admin commands: the @quest group, paging of long reports."
+    description = "Admin commands: the @quest group."
 
     def register(self, ctx: PackContext) -> None:
-        """Add ``@quest`` (admin), ``more``/``next`` and ``questgen on|less|off``."""
+        """Add ``@quest`` (admin) and ``questgen on|less|off``."""
         state = AdminState()
         ctx.provide(AdminState, state)
         ctx.subscribe(ConsequencesAppliedEvent, state.on_applied)
         ctx.add_commands(QUEST_COMMANDS)
         # The stdlib's player preference command; no stdlib plugin adds it itself.
         ctx.add_commands(PREFERENCE_COMMANDS)
-        ctx.add_commands(PAGER_COMMANDS)

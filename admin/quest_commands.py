@@ -3,7 +3,7 @@
 One command, ``@quest``, with eight subcommands (unambiguous prefixes work:
 ``@quest list``). Every report reads the live engine through
 :class:`~admin.quest_state.QuestOps` and is paged and wrapped to the admin's
-client (:mod:`admin.pager`). See docs/admin-guide.md.
+client (:mod:`maid_stdlib.world.pager`). See docs/admin-guide.md.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from admin.force import force_generate
-from admin.pager import page
+from maid_stdlib.world.pager import page
 from admin.quest_state import QuestOps
 from admin.quest_views import (
     backpressure_lines,

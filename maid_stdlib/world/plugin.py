@@ -16,7 +16,7 @@ from maid_engine.events import (
     EngineStartedEvent,
     EntityDestroyedEvent,
 )
-from maid_stdlib.world import admin, info, movement, social
+from maid_stdlib.world import admin, info, movement, pager, social
 from maid_stdlib.world.characters import WorldCharacterFactory
 from maid_stdlib.world.components import NPC, Area, Item, Room
 from maid_stdlib.world.events import EntityRelocatedEvent
@@ -60,7 +60,13 @@ class WorldPlugin(ContentPack):
         ctx.subscribe(CharacterConnectedEvent, factory.on_connected)
         ctx.subscribe(CharacterDisconnectedEvent, factory.on_disconnected)
 
-        for group in (movement.COMMANDS, social.COMMANDS, info.COMMANDS, admin.COMMANDS):
+        for group in (
+            movement.COMMANDS,
+            social.COMMANDS,
+            info.COMMANDS,
+            admin.COMMANDS,
+            pager.PAGER_COMMANDS,
+        ):
             ctx.add_commands(group)
 
         world = engine.world

@@ -1,4 +1,4 @@
-"""Paging and wrapping to the client's window (admin/pager.py)."""
+"""Paging and wrapping to the client's window (maid_stdlib/world/pager.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from uuid import UUID
 import pytest
 from kits.heist import character, make_engine
 
-from admin.pager import MORE_PROMPT, page, page_height, wrap_for
+from maid_stdlib.world.pager import MORE_PROMPT, page, page_height, wrap_for
 from maid_engine.commands import CommandContext, Role
 from maid_engine.engine import GameEngine
 from maid_engine.net.wrapping import visible_width

@@ -1,6 +1,7 @@
 """Paging and wrapping of long output to the client's window.
 
-Admin reports are often longer than a screen. :func:`page` wraps text to the
+Admin reports and builder views (``@quest``, ``@state insights``) are often
+longer than a screen. :func:`page` wraps text to the
 session's width (``session.caps.width``, from NAWS) and, when the result is taller
 than the window (``caps.height`` minus room for the prompt), sends the first page
 followed by::
