@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from admin.force import force_generate
-from maid_stdlib.world.pager import page
 from admin.quest_state import QuestOps
 from admin.quest_views import (
     backpressure_lines,
@@ -24,6 +23,7 @@ from admin.quest_views import (
 )
 from maid_engine.commands import Command, CommandContext, CommandError, Role, command
 from maid_stdlib.questgen import GeneratedQuest
+from maid_stdlib.world.pager import page
 
 __all__ = ["QUEST_COMMANDS", "SUBCOMMANDS", "USAGE", "quest_command"]
 

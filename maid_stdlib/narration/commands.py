@@ -16,11 +16,18 @@ from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, Role, command
 from maid_engine.commands.registry import Fallback
 from maid_stdlib.narration.components import NarratedRoom
+from maid_stdlib.narration.insights import (
+    DEFAULT_TURNS,
+    MAX_TURNS,
+    render_insights,
+    render_last,
+)
 from maid_stdlib.narration.jobs import TurnHandle
 from maid_stdlib.narration.rooms import RoomSetup
 from maid_stdlib.narration.service import NarrationError, NarrationService
 from maid_stdlib.narration.sheet import render_sheet, set_value
 from maid_stdlib.world.look import name_of
+from maid_stdlib.world.pager import page
 from maid_stdlib.world.text import escape_markup
 
 CATEGORY = "narration"
@@ -119,13 +126,22 @@ def retry(ctx: CommandContext) -> None:
 
 
 @command("state", prefix_match=False, category=CATEGORY)
-def state(ctx: CommandContext) -> None:
+async def state(ctx: CommandContext) -> None:
     """Show the world state of the narrated room you are in.
 
-    Usage: state
+    Usage:
+      state        the world state here: the world, you, who is here, the goals
+      state last   what your last action here changed, and what it could not
     """
     svc, actor, setup = _here(ctx)
-    ctx.send(render_sheet(svc, setup, actor))
+    words = [w.lower() for w in ctx.argv]
+    if not words:
+        ctx.send(render_sheet(svc, setup, actor))
+        return
+    if words != ["last"]:
+        raise CommandError("Usage: state, or state last")
+    turn = await svc.log.last_of(setup.key, str(actor))
+    page(ctx, render_last(turn, setup.schema))
 
 
 def _character_here(svc: NarrationService, setup: RoomSetup, viewer: UUID, name: str) -> UUID:
@@ -136,13 +152,18 @@ def _character_here(svc: NarrationService, setup: RoomSetup, viewer: UUID, name:
 
 
 @command("@state", permission=Role.BUILDER, prefix_match=False, category="building")
-def admin_state(ctx: CommandContext) -> None:
-    """View or set the world state of the narrated room you are in.
+async def admin_state(ctx: CommandContext) -> None:
+    """View or set the world state of the narrated room you are in, or see how its
+    last turns went.
 
     Usage:
       @state                              every value, with paths and bookkeeping
       @state <character>                  with that character's player.* values
       @state set <path> <value> [<char>]  set a value (not a change)
+      @state insights [<n>]               the last n turns here (default 5, at
+                                          most 20): proposed, applied, clamped
+                                          and refused changes, the fix strings
+                                          for the next prompt, tokens, latency
 
     Examples: @state set world.day 3, @state set player.hp 50 Bryn,
     @state set flags.alarm_raised false, @state set milestones.rescue_gwen true
@@ -159,6 +180,12 @@ def admin_state(ctx: CommandContext) -> None:
     if not words:
         ctx.send(render_sheet(svc, setup, actor, builder=True))
         return
+    if words[0].lower() == "insights":
+        count = _turn_count(words[1:])
+        turns = await svc.log.recent(setup.key, count)
+        room = svc.ws.room(setup.key)
+        page(ctx, render_insights(room.name if room else setup.key, turns, count))
+        return
     if words[0].lower() != "set":
         target = _character_here(svc, setup, actor, " ".join(words))
         ctx.send(render_sheet(svc, setup, target, builder=True))
@@ -169,6 +196,15 @@ def admin_state(ctx: CommandContext) -> None:
     if setup.schema.is_empty:
         raise CommandError("This room's schema is empty: there is nothing to set.")
     ctx.send(escape_markup(set_value(svc, setup, who, words[1], words[2])))
+
+
+def _turn_count(args: list[str]) -> int:
+    if not args:
+        return DEFAULT_TURNS
+    if len(args) > 1 or not args[0].isdigit() or int(args[0]) < 1:
+        raise CommandError(f"Usage: @state insights [<n>] (1 to {MAX_TURNS} turns)")
+    # Bounded: each turn is a screenful for a busy room.
+    return min(int(args[0]), MAX_TURNS)
 
 
 COMMANDS: list[Command] = [act, undo, retry, state, admin_state]

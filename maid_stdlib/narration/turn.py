@@ -100,6 +100,8 @@ class Telling:
     delta: dict[str, Any] = field(default_factory=dict)
     model: str = ""
     latency: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
 
 
 #: Outcomes where the model was never asked: the turn is refused, not told.
@@ -221,9 +223,24 @@ async def ask_model(
     if not narration or (verdict is not None and not verdict.ok):
         reasons = verdict.reasons if verdict is not None else ("empty",)
         log.warning("narration in %s refused by the content filter: %s", setup.key, reasons)
-        return Telling(FILTERED, FALLBACK, reply=result.text, model=result.model)
+        return Telling(
+            FILTERED,
+            FALLBACK,
+            reply=result.text,
+            model=result.model,
+            latency=result.latency,
+            prompt_tokens=result.prompt_tokens,
+            completion_tokens=result.completion_tokens,
+        )
     return Telling(
-        OK, narration, reply=result.text, delta=delta, model=result.model, latency=result.latency
+        OK,
+        narration,
+        reply=result.text,
+        delta=delta,
+        model=result.model,
+        latency=result.latency,
+        prompt_tokens=result.prompt_tokens,
+        completion_tokens=result.completion_tokens,
     )
 
 
@@ -318,6 +335,8 @@ def apply_turn(
         retry_of=old.key if old else None,
         model=telling.model,
         latency=telling.latency,
+        prompt_tokens=telling.prompt_tokens,
+        completion_tokens=telling.completion_tokens,
     )
     if old is not None and not ok:
         # A failed retry changes nothing: the turn it meant to replace stands.

@@ -58,7 +58,10 @@ class TurnRecord(BaseModel):
     created_at: float = Field(default_factory=time.time)
     retry_of: str | None = None
     model: str = ""
+    #: Wall seconds of the model call, and the tokens it used (0 when no model was asked).
     latency: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
 
     @staticmethod
     def new_key(room: str, action_index: int) -> str:

@@ -9,11 +9,11 @@ from uuid import UUID
 import pytest
 from kits.heist import character, make_engine
 
-from maid_stdlib.world.pager import MORE_PROMPT, page, page_height, wrap_for
 from maid_engine.commands import CommandContext, Role
 from maid_engine.engine import GameEngine
 from maid_engine.net.wrapping import visible_width
 from maid_engine.testing import FakeSession, cmd, session_for
+from maid_stdlib.world.pager import MORE_PROMPT, page, page_height, wrap_for
 
 
 @pytest.fixture
