@@ -32,8 +32,10 @@ WIDTH = 78
 #: ``@state insights`` shows this many turns unless asked, and never more than MAX_TURNS.
 DEFAULT_TURNS = 5
 MAX_TURNS = 20
-#: Longest action text shown before it is shortened.
+#: Longest action text shown before it is shortened (the builders' heading holds
+#: more besides it).
 ACTION_CHARS = 44
+PLAYER_ACTION_CHARS = 56
 
 #: What a turn's outcome means, for builders (``ok`` needs no note).
 OUTCOME_NOTES = {
@@ -188,6 +190,10 @@ def _player_refusal(change: Change, schema: StatSchema) -> str | None:
     label = change_label(change, schema)
     if change.code == "at_limit":
         return f"{label}: did not change, it is at its limit"
+    if change.code == "unknown_path":
+        # The model's key is an internal name: say what it was about, in words.
+        about = change.path.rsplit(".", 1)[-1].replace("_", " ")
+        return f"{about}: this place keeps no such count"
     return f"{label}: {change.reason}"
 
 
@@ -195,7 +201,8 @@ def render_last(turn: TurnRecord | None, schema: StatSchema) -> str:
     """``state last``: the player's own last turn here, in plain words."""
     if turn is None:
         return "You have not acted here yet."
-    lines = _wrap("", f'Your last turn here: "{shorten(turn.player_text)}"', indent=0)
+    text = shorten(turn.player_text, PLAYER_ACTION_CHARS)
+    lines = _wrap("", f'Your last turn here: "{text}"', indent=0)
     report = turn.parsed_report()
     if turn.outcome != OK:
         lines += _wrap("", "The story did not answer that one, so nothing changed.")

@@ -213,14 +213,14 @@ async def test_state_last_shows_a_first_turn_with_goals_and_refusals(engine: Gam
     out = await cmd(engine, hero, "state last")
     assert out == "\n".join(
         [
-            'Your last turn here: "smash the lock of the cage with the heavy …"',
+            'Your last turn here: "smash the lock of the cage with the heavy iron bar I …"',
             "  What changed:",
             "    - hp -30 (limited to 30 per turn)",
             "    - mana +5",
             "    - rescue gwen: reached",
             "  What the story could not do:",
             "    - day: counters only go up",
-            "    - npc.gwen.trsut: no such stat",
+            "    - trsut: this place keeps no such count",
         ]
     )
     # No fix strings, codes or model details for players.
