@@ -24,6 +24,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from maid_engine.net.sanitize import BIDI_CONTROLS, clean_authored, strip_invisible
+
 __all__ = [
     "DEFAULT_TERMS",
     "SYSTEM_ISOLATION_NOTE",
@@ -208,11 +210,8 @@ _MARKUP = re.compile(
 # overrides/isolates, and a telnet IAC (U+00FF when sent as Latin-1) followed by
 # a command byte.
 _CONTROL = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\r(?!\n)|\xff[\xf0-\xfe]"
+    f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{BIDI_CONTROLS}]|\r(?!\n)|\xff[\xf0-\xfe]"
 )
-
-# Zero-width and other invisible format characters used to split blocked words.
-_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff]")
 _LEET = str.maketrans(
     {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i"}
 )
@@ -314,7 +313,8 @@ class ContentFilter:
 
     def _variants(self, text: str) -> list[str]:
         base = unicodedata.normalize("NFKC", text)
-        base = _INVISIBLE.sub("", base).translate(_QUOTES).casefold()
+        # Zero-width and other invisible characters are used to split blocked words.
+        base = strip_invisible(base).translate(_QUOTES).casefold()
         if self._allow is not None:
             base = self._allow.sub(" ", base)
         variants = [base]
@@ -373,11 +373,13 @@ def sanitize_generated(text: str) -> str:
     """Light clean-up of model prose before it is checked and shown.
 
     Removes markdown emphasis and headings the model likes to add, invisible
-    characters, and surrounding blank space; normalises line ends. It does not
-    make unsafe text safe: run :meth:`ContentFilter.check` on the result.
+    characters (bidi controls and zero-width ones: the same set as players' words,
+    :func:`maid_engine.net.sanitize.clean_authored`), and surrounding blank space;
+    normalises line ends (line and paragraph separators become newlines). It does
+    not make unsafe text safe: run :meth:`ContentFilter.check` on the result.
     """
     text = text.replace("\r\n", "\n")
-    text = _INVISIBLE.sub("", text)
+    text = clean_authored(text, line_break="\n")
     text = re.sub(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", r"\2", text)
     text = re.sub(r"(?m)^#{1,6}\s+", "", text)
     text = re.sub(r"\n{3,}", "\n\n", text)

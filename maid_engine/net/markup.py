@@ -3,7 +3,10 @@
 Syntax (see docs/telnet.md): ``|r |g |y |b |m |c |w |x`` normal foreground colours (x is
 black), the same letters upper-case for bright ones, ``|[r`` .. ``|[x`` backgrounds (upper-case
 bright), ``|#rrggbb`` / ``|[#rrggbb`` 24-bit colours, ``|n`` reset, ``|h`` bold,
-``|u`` underline and ``||`` a literal pipe. Anything else after a pipe is left as it is.
+``|u`` underline and ``||`` a literal pipe. ``|>`` at the start of a line marks it as
+someone's words (a player's or the model's): it shows nothing, and the line's
+continuation lines are indented when it wraps (see wrapping.py). Anything else after a
+pipe is left as it is.
 """
 
 from __future__ import annotations
@@ -16,13 +19,15 @@ from maid_engine.sessions import ColorMode
 _LETTERS = "xrgybmcw"  # index == ANSI colour number (x = black)
 
 _TOKEN = re.compile(
-    r"\|(?:\||\[#[0-9a-fA-F]{6}|#[0-9a-fA-F]{6}|\[[xrgybmcwXRGYBMCW]|[xrgybmcwXRGYBMCWnhu])"
+    r"\|(?:\||\[#[0-9a-fA-F]{6}|#[0-9a-fA-F]{6}|\[[xrgybmcwXRGYBMCW]|[xrgybmcwXRGYBMCWnhu>])"
 )
 
 #: The same tokens, kept by ``split`` (text, token, text, token, ..., text).
 _SPLIT = re.compile(f"({_TOKEN.pattern})")
 
 RESET = "\x1b[0m"
+#: Starts a line of someone's words (a player's or the model's); shows nothing.
+HANG = "|>"
 
 #: xterm's default 16-colour palette, used to find the nearest ANSI colour for ``|#rrggbb``.
 _ANSI16_RGB: tuple[tuple[int, int, int], ...] = (
@@ -64,7 +69,7 @@ def nearest_xterm256(rgb: tuple[int, int, int]) -> int:
 def _code(token: str, mode: ColorMode) -> str:
     """Escape sequence for one markup token (never called for ``||``)."""
     body = token[1:]
-    if mode is ColorMode.NONE:
+    if mode is ColorMode.NONE or body == ">":  # |> only shapes wrapping
         return ""
     if body == "n":
         return RESET

@@ -1,8 +1,10 @@
 """Output rendering: game text -> what a client with given capabilities is sent.
 
-The pipeline is ``wrap_text(render_markup(sanitize_output(text), colour), width)``. It
-is pure, and a MUD sends the same texts again and again (a room listing to everyone in
-the room, a prompt), so :func:`render_output` remembers its answers in two bounded
+The pipeline is ``wrap_text(render_markup(sanitize_output(text), colour), width)``,
+except that a line starting with ``|>`` (someone's words) is wrapped with its
+continuation lines indented: such texts are rendered line by line. It is pure, and a
+MUD sends the same texts again and again (a room listing to everyone in the room, a
+prompt), so :func:`render_output` remembers its answers in two bounded
 caches:
 
 * whole texts (``TEXT_CACHE_SIZE``): the same listing sent to clients with the same
@@ -20,9 +22,10 @@ Texts with control characters (which sanitising would change) and texts longer t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
-from maid_engine.net.markup import RESET, mark, render_markup
+from maid_engine.net.markup import HANG, RESET, mark, render_markup
 from maid_engine.net.sanitize import needs_sanitizing, sanitize_output
 from maid_engine.net.wrapping import wrap_text
 from maid_engine.sessions import ColorMode
@@ -38,20 +41,32 @@ MAX_CACHED_TEXT = 16384
 
 
 def _pipeline(text: str, color: ColorMode, width: int) -> str:
-    return wrap_text(render_markup(sanitize_output(text), color), width, markup=False)
+    clean = sanitize_output(text)
+    if HANG in clean:
+        # The hanging indent is a property of a line, known before its markup is
+        # rendered (|> renders as nothing): go line by line, as the caches do.
+        return _by_lines(clean, color, width, _render_line)
+    return wrap_text(render_markup(clean, color), width, markup=False)
 
 
-@lru_cache(maxsize=LINE_CACHE_SIZE)
-def _line(line: str, color: ColorMode, width: int) -> tuple[str, str, bool]:
+def _render_line(line: str, color: ColorMode, width: int) -> tuple[str, str, bool]:
     """One line with its codes but no final reset, wrapped; its last code; and
     whether it shows anything (the final reset goes on the last line that does)."""
     marked, last = mark(line, color)
-    return wrap_text(marked, width, markup=False), last, bool(marked)
+    return wrap_text(marked, width, markup=False, hang=line.startswith(HANG)), last, bool(marked)
 
 
-def _by_lines(text: str, color: ColorMode, width: int) -> str:
+_line = lru_cache(maxsize=LINE_CACHE_SIZE)(_render_line)
+
+
+def _by_lines(
+    text: str,
+    color: ColorMode,
+    width: int,
+    render: Callable[[str, ColorMode, int], tuple[str, str, bool]] = _line,
+) -> str:
     lines = text.split("\n")
-    done = [_line(line, color, width) for line in lines]
+    done = [render(line, color, width) for line in lines]
     last = next((code for _, code, _ in reversed(done) if code), RESET)
     out = [rendered for rendered, _, _ in done]
     if last != RESET:
@@ -59,7 +74,8 @@ def _by_lines(text: str, color: ColorMode, width: int) -> str:
         # trailing newline, before wrapping: at the end of the last line showing
         # anything.
         k = max(i for i, (_, _, shows) in enumerate(done) if shows)
-        out[k] = wrap_text(mark(lines[k], color)[0] + RESET, width, markup=False)
+        hang = lines[k].startswith(HANG)
+        out[k] = wrap_text(mark(lines[k], color)[0] + RESET, width, markup=False, hang=hang)
     return "\n".join(out)
 
 

@@ -2,6 +2,11 @@
 
 Escape sequences and (optionally) markup codes are zero-width and never split; East Asian
 wide characters count two columns and combining marks none.
+
+A line of someone's words (what a player typed, what the model narrated) is marked
+with the markup code ``|>`` at its start; its continuation lines are indented by
+:data:`HANG_INDENT`, so however the author pads the text, wrapping never puts any of it
+at the start of a line, where the game's own messages begin.
 """
 
 from __future__ import annotations
@@ -9,14 +14,18 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from maid_engine.net.markup import HANG
+
 DEFAULT_WIDTH = 80
 MIN_WIDTH = 10
 MAX_WIDTH = 1000
 _TAB_WIDTH = 8  # counted as a full tab stop: conservative, never overflows the line
+#: What every continuation line of such a line starts with.
+HANG_INDENT = "  "
 
 # Escape sequences the renderer can produce (plus any other CSI, to be safe).
 _ESC = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]"
-_MARKUP = r"\|(?:\[#[0-9a-fA-F]{6}|#[0-9a-fA-F]{6}|\[[xrgybmcwXRGYBMCW]|[xrgybmcwXRGYBMCWnhu])"
+_MARKUP = r"\|(?:\[#[0-9a-fA-F]{6}|#[0-9a-fA-F]{6}|\[[xrgybmcwXRGYBMCW]|[xrgybmcwXRGYBMCWnhu>])"
 _ATOMS_PLAIN = re.compile(rf"({_ESC})|([ \t]+)|([^ \t\x1b]+|\x1b)")
 _ESC_RE = re.compile(_ESC)
 _ATOMS_MARKUP = re.compile(rf"({_ESC}|{_MARKUP})|([ \t]+)|(\|\||[^ \t\x1b|]+|[\x1b|])")
@@ -108,33 +117,45 @@ def _hard_split(pieces: list[_Piece], room: int, width: int) -> list[tuple[str, 
     return chunks
 
 
-def _wrap_plain(line: str, width: int) -> list[str]:
-    """Same result as _wrap_line for ASCII without codes or tabs, several times faster."""
+def _wrap_plain(line: str, width: int, rest: int | None = None) -> list[str]:
+    """Same result as _wrap_tokens for ASCII without codes or tabs, several times faster.
+    ``rest``: the width of the lines after the first (default ``width``)."""
+    rest = width if rest is None else rest
     out: list[str] = []
-    while len(line) > width:
-        cut = line.rfind(" ", 0, width + 1)
+    limit = width
+    while len(line) > limit:
+        cut = line.rfind(" ", 0, limit + 1)
         if cut >= 0:
             after = line.find(" ", cut + 1)
-            if (after if after != -1 else len(line)) - cut - 1 > width:
-                cut = width  # the next word needs cutting anyway: fill this line first
+            # The next line is a continuation unless nothing has been written yet.
+            following = rest if out or line[:cut].strip(" ") else width
+            if (after if after != -1 else len(line)) - cut - 1 > following:
+                cut = limit  # the next word needs cutting anyway: fill this line first
         else:
-            cut = width
+            cut = limit
         head = line[:cut].rstrip(" ")
         if head:
             out.append(head)
         line = line[cut:].lstrip(" ")  # (no head: only the indentation was cut off)
+        limit = rest if out else width
     if line or not out:
         out.append(line)
     return out
 
 
-def _wrap_line(line: str, width: int, markup: bool) -> list[str]:
+def _wrap_line(line: str, width: int, markup: bool, indent: str = "") -> list[str]:
+    rest = width - text_width(indent) if indent else None
     if line.isascii() and "\x1b" not in line and "\t" not in line and not (markup and "|" in line):
-        return _wrap_plain(line, width)
-    return _wrap_tokens(line, width, markup)
+        out = _wrap_plain(line, width, rest)
+    else:
+        out = _wrap_tokens(line, width, markup, rest)
+    if indent and len(out) > 1:
+        out[1:] = [indent + part for part in out[1:]]
+    return out
 
 
-def _wrap_tokens(line: str, width: int, markup: bool) -> list[str]:
+def _wrap_tokens(line: str, width: int, markup: bool, rest: int | None = None) -> list[str]:
+    rest = width if rest is None else rest
     out: list[str] = []
     cur: list[str] = []
     cur_w = 0
@@ -144,21 +165,23 @@ def _wrap_tokens(line: str, width: int, markup: bool) -> list[str]:
         if tok[0] in " \t":
             space, space_w = tok, text_width(tok)
             continue
+        limit = rest if out else width
         w = _word_width(tok, markup)
-        if cur_w + space_w + w <= width:
+        if cur_w + space_w + w <= limit:
             cur.append(space + tok)
             cur_w += space_w + w
-        elif w <= width:
+        elif w <= (rest if out or cur else width):
             if cur:
                 out.append("".join(cur))
             cur, cur_w = [tok], w
         else:
-            room = width - cur_w - space_w
+            room = limit - cur_w - space_w
             if room < 1:
                 if cur:
                     out.append("".join(cur))
-                cur, cur_w, room, space, space_w = [], 0, width, "", 0
-            chunks = _hard_split(_pieces(tok, markup), room, width)
+                    limit = rest
+                cur, cur_w, room, space, space_w = [], 0, limit, "", 0
+            chunks = _hard_split(_pieces(tok, markup), room, rest)
             first, first_w = chunks[0]
             cur.append(space + first)
             cur_w += space_w + first_w
@@ -166,18 +189,21 @@ def _wrap_tokens(line: str, width: int, markup: bool) -> list[str]:
                 out.append("".join(cur))
                 cur, cur_w = [chunk], chunk_w
         space, space_w = "", 0
-    if space and cur_w + space_w <= width:
+    if space and cur_w + space_w <= (rest if out else width):
         cur.append(space)  # trailing blanks of a line that fits (e.g. a prompt's "> ")
     out.append("".join(cur))
     return out
 
 
-def wrap_text(text: str, width: int, *, markup: bool = True) -> str:
+def wrap_text(text: str, width: int, *, markup: bool = True, hang: bool = False) -> str:
     """Word-wrap every line of ``text`` to ``width`` visible columns.
 
     Existing newlines are kept; blanks at a wrap point are dropped; words longer than the
     line are cut (never inside an escape code or markup code). With ``markup`` the colour
-    markup is zero-width too (pass False for text that was already rendered).
+    markup is zero-width too (pass False for text that was already rendered), and a line
+    starting with :data:`HANG` has its continuation lines indented by
+    :data:`HANG_INDENT`; ``hang`` indents the continuation lines of every line (for
+    text already rendered, whose ``|>`` is gone).
     """
     width = effective_width(width)
     lines = text.split("\n")
@@ -185,6 +211,8 @@ def wrap_text(text: str, width: int, *, markup: bool = True) -> str:
     for line in lines:
         if visible_width(line, markup=markup) <= width:
             result.append(line)
+        elif hang or (markup and line.startswith(HANG)):
+            result.extend(_wrap_line(line, width, markup, HANG_INDENT))
         else:
             result.extend(_wrap_line(line, width, markup))
     return "\n".join(result)

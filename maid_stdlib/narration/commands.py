@@ -15,6 +15,7 @@ from uuid import UUID
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, Role, command
 from maid_engine.commands.registry import Fallback
+from maid_engine.net.sanitize import clean_authored
 from maid_stdlib.narration.components import NarratedRoom
 from maid_stdlib.narration.insights import (
     DEFAULT_TURNS,
@@ -28,7 +29,7 @@ from maid_stdlib.narration.service import NarrationError, NarrationService
 from maid_stdlib.narration.sheet import render_sheet, set_value
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.pager import page
-from maid_stdlib.world.text import escape_markup
+from maid_stdlib.world.text import escape_markup, player_words, spoken
 
 CATEGORY = "narration"
 
@@ -49,8 +50,8 @@ def _here(ctx: CommandContext) -> tuple[NarrationService, UUID, RoomSetup]:
 
 def acknowledge(ctx: CommandContext, svc: NarrationService, handle: TurnHandle, text: str) -> None:
     """Tell the actor (and the room) what was asked for, before the story answers."""
-    shown = escape_markup(" ".join(text.split()))
-    ctx.send(f"You act: {shown}")
+    shown = player_words(" ".join(text.split()))
+    ctx.send(spoken(f"You act: {shown}"))
     ahead = svc.waiting(handle.room) - 1
     if ahead > 0:
         ctx.send(
@@ -58,10 +59,12 @@ def acknowledge(ctx: CommandContext, svc: NarrationService, handle: TurnHandle, 
             f"{'s' if ahead > 1 else ''} here; yours follows.)|n"
         )
     name = name_of(svc.ws, handle.actor)
-    svc.ws.message_room(handle.room, f"{name} acts: {shown}", exclude=(handle.actor,))
+    svc.ws.message_room(handle.room, spoken(f"{name} acts: {shown}"), exclude=(handle.actor,))
 
 
 def submit(ctx: CommandContext, svc: NarrationService, actor: UUID, text: str) -> TurnHandle:
+    # What the room is shown and what the turn log keeps: no invisible characters.
+    text = clean_authored(text)
     try:
         handle = svc.submit_action(actor, text)
     except NarrationError as exc:

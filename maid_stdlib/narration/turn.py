@@ -61,7 +61,7 @@ from maid_stdlib.narration.rooms import RoomSetup, present_npcs
 from maid_stdlib.narration.turnlog import TurnRecord
 from maid_stdlib.narration.writes import record_view, snapshot_view, store
 from maid_stdlib.world.look import name_of
-from maid_stdlib.world.text import escape_markup
+from maid_stdlib.world.text import escape_markup, spoken
 from maid_stdlib.worldstate import (
     ComponentStatView,
     Report,
@@ -392,6 +392,21 @@ def apply_turn(
     return [turn] + ([old] if old is not None else []), report
 
 
+#: Where every line of narration starts (its continuation lines too): the model's
+#: prose never starts a line, so it cannot pass for the game's own messages (a
+#: prompt-injected model writing "The server is shutting down. Goodbye!").
+NARRATION_INDENT = "  "
+
+
+def narrated(text: str) -> str:
+    """Narration as the room reads it: markup made inert, every line indented and
+    marked as someone's words (blank lines stay blank)."""
+    return "\n".join(
+        spoken(NARRATION_INDENT + escape_markup(line)) if line.strip() else ""
+        for line in text.split("\n")
+    )
+
+
 def announce(
     svc: NarrationService,
     setup: RoomSetup,
@@ -406,7 +421,7 @@ def announce(
         ws.message_room(
             room, f"|yThe story rewinds, and {turn.actor_name}'s action is told anew.|n"
         )
-    ws.message_room(room, escape_markup(turn.narration))
+    ws.message_room(room, narrated(turn.narration))
     if turn.outcome == NO_MODEL:
         ws.message_room(room, NO_MODEL_NOTE)
     elif turn.outcome != OK:

@@ -1,7 +1,10 @@
 """Talking: ``say``, ``emote``, ``tell`` and ``who``.
 
-Everything a player types that others will see passes through ``escape_markup``
-so nobody can paint other people's screens with colour codes.
+Everything a player types that others will see passes through ``player_words``
+(markup made inert, so nobody can paint other people's screens with colour codes;
+bidi controls, zero-width characters and line separators removed), and every line
+carrying it is ``spoken``: when it wraps, its continuation lines are indented, so
+nobody can pad their words to start someone's next line with a fake message.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.movement import here, world_of
 from maid_stdlib.world.service import WorldService
-from maid_stdlib.world.text import escape_markup
+from maid_stdlib.world.text import player_words, spoken
 
 
 @command("say", category="communication")
@@ -23,12 +26,11 @@ def say(ctx: CommandContext) -> None:
     Usage: say <message>     (or 'message)
     """
     ws, actor, room = here(ctx)
-    text = ctx.args.strip()
-    if not text:
+    safe = player_words(ctx.args).strip()
+    if not safe:
         raise CommandError("Say what?")
-    safe = escape_markup(text)
-    ctx.send(f'You say, "{safe}"')
-    ws.message_room(room, f'{name_of(ws, actor)} says, "{safe}"', exclude=(actor,))
+    ctx.send(spoken(f'You say, "{safe}"'))
+    ws.message_room(room, spoken(f'{name_of(ws, actor)} says, "{safe}"'), exclude=(actor,))
 
 
 @command("emote", aliases=("pose",), category="communication")
@@ -39,12 +41,11 @@ def emote(ctx: CommandContext) -> None:
     Example: "emote waves." shows "Alice waves." to everyone here.
     """
     ws, actor, room = here(ctx)
-    text = ctx.args.strip()
-    if not text:
+    safe = player_words(ctx.args).strip()
+    if not safe:
         raise CommandError("Emote what?")
-    safe = escape_markup(text)
     glue = "" if safe.startswith(("'", ",")) else " "
-    line = f"{name_of(ws, actor)}{glue}{safe}"
+    line = spoken(f"{name_of(ws, actor)}{glue}{safe}")
     ctx.send(line)
     ws.message_room(room, line, exclude=(actor,))
 
@@ -83,16 +84,15 @@ def tell(ctx: CommandContext) -> None:
     """
     actor = ctx.require_actor()
     name, _, text = ctx.args.strip().partition(" ")
-    text = text.strip()
-    if not name or not text:
+    safe = player_words(text).strip()
+    if not name or not safe:
         raise CommandError("Usage: tell <name> <message>")
     target = find_online(ctx, name)
     if target == actor:
         raise CommandError("You mutter something to yourself.")
     ws: WorldService = world_of(ctx)
-    safe = escape_markup(text)
-    ctx.engine.sessions.send_to(target, f'|m{name_of(ws, actor)} tells you,|n "{safe}"')
-    ctx.send(f'|mYou tell {name_of(ws, target)},|n "{safe}"')
+    ctx.engine.sessions.send_to(target, spoken(f'|m{name_of(ws, actor)} tells you,|n "{safe}"'))
+    ctx.send(spoken(f'|mYou tell {name_of(ws, target)},|n "{safe}"'))
 
 
 @command("who", category="general", needs_character=False)

@@ -6,6 +6,9 @@ import importlib
 from collections.abc import Callable, Iterable
 from typing import cast
 
+from maid_engine.net.markup import HANG
+from maid_engine.net.sanitize import clean_authored
+
 #: The ten directions in display order, with their short forms and opposites.
 DIRECTIONS: tuple[str, ...] = (
     "north", "east", "south", "west", "northeast", "northwest", "southeast", "southwest",
@@ -89,3 +92,17 @@ _escape = _resolve_escape()
 def escape_markup(text: str) -> str:
     """Make player-typed text inert as colour markup before echoing it to others."""
     return _escape(text)
+
+
+def player_words(text: str) -> str:
+    """What a player typed, ready to be shown to others: no bidi controls, zero-width
+    characters or line separators (which could reorder, hide or break the line), and
+    markup made inert."""
+    return escape_markup(clean_authored(text))
+
+
+def spoken(line: str) -> str:
+    """Mark ``line`` as carrying someone's words: if it wraps, its continuation lines
+    are indented, so padding the words can never start a line with text that looks
+    like the game's own (``Overseer tells you, ...``)."""
+    return HANG + line

@@ -145,6 +145,16 @@ def test_sanitize_generated() -> None:
     assert sanitize_generated(text) == "The Quest\n\nBring me the ring."
 
 
+def test_sanitize_generated_removes_what_players_words_lose_too() -> None:
+    # The same characters as player text (maid_engine.net.sanitize.clean_authored):
+    # bidi controls and zero-width ones go; a line separator is a line break.
+    text = "Gwen \u202ewhispers\u202c a wo\u200brd.\u2028The door\u2066 opens\u2069.\ufeff"
+    assert sanitize_generated(text) == "Gwen whispers a word.\nThe door opens."
+    assert FILTER.check(sanitize_generated(text)).ok
+    # ... and the filter's matching sees through them as before.
+    assert not FILTER.check("What the fu\u2060ck was that?").ok
+
+
 # -- isolation ---------------------------------------------------------------------------
 
 

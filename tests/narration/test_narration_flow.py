@@ -53,7 +53,7 @@ async def test_the_command_returns_before_the_story_and_everyone_reads_it(
     _, outsider = player(engine, "Cora", room=CAMP)
     gate.gate("The Cellar")
     out = await cmd(engine, hero, "search the straw")  # no command: the fallback claims it
-    assert out.startswith("You act: search the straw")
+    assert out.startswith("|>You act: search the straw")
     assert "Aldric acts: search the straw" in friend_session.text()
     assert "finds a key" not in hero_session.text()
     gate.gate("The Cellar").set()
@@ -131,7 +131,8 @@ async def test_a_slow_model_tells_the_room_the_story_is_unfolding(engine: GameEn
     await until(lambda: UNFOLDING in friend.sent)
     release.set()
     await settle(service(engine).drain())
-    assert session.sent.index(UNFOLDING) < session.sent.index("At last, the lock gives.")
+    # Narration is indented and marked as the model's words ("|>").
+    assert session.sent.index(UNFOLDING) < session.sent.index("|>  At last, the lock gives.")
 
 
 async def test_a_timeout_ends_with_a_fallback_no_change_and_a_retry_hint(

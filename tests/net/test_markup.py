@@ -73,6 +73,14 @@ def test_auto_reset_keeps_trailing_newlines_last() -> None:
     assert render_markup("|rred|n", ColorMode.ANSI16).count("\x1b[0m") == 1
 
 
+def test_the_hang_code_shows_nothing_and_players_cannot_type_it() -> None:
+    for mode in ColorMode:
+        assert render_markup("|>Alice says hi", mode) == "Alice says hi"
+    # Escaped player text keeps it literal.
+    assert render_markup(escape_markup("|>x"), ColorMode.TRUECOLOR) == "|>x"
+    assert strip_markup("|>|rred|n") == "red"
+
+
 def test_escape_round_trip() -> None:
     typed = "I |r|hate|n pipes || and |#ff0000"
     escaped = escape_markup(typed)

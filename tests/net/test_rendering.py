@@ -4,6 +4,7 @@ line by line, are exactly the pipeline's."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -95,3 +96,35 @@ def test_a_crowd_listing_is_rendered_from_cached_lines() -> None:
     info = rendering._line.cache_info()
     assert info.misses == 1 + len(people)  # the header and each person, once
     assert info.hits == len(people) * len(people) - info.misses
+
+
+def test_marked_lines_hang_in_every_path() -> None:
+    """A ``|>`` line (someone's words) wraps with indented continuation lines, whether
+    the text is rendered whole, line by line from the caches, or sanitised first."""
+    said = '|>|mMallory tells you,|n "' + "psst " * 20 + '"'
+    texts = [
+        said,  # one line
+        "|cThe Square|n\n" + said + "\nAn unmarked line that is long enough to wrap at forty",
+        said + "\x07",  # sanitising changes it: the uncached path
+        "x" * (rendering.MAX_CACHED_TEXT + 10) + "\n" + said,  # too long to cache
+    ]
+    for text in texts:
+        for mode in ColorMode:
+            out = render_output(text, mode, 40)
+            assert out == rendering._pipeline(text, mode, 40)
+            lines = [_plain(line) for line in out.split("\n")]
+            start = next(i for i, line in enumerate(lines) if line.startswith("Mallory tells"))
+            end = next(i for i in range(start, len(lines)) if lines[i].endswith('"'))
+            assert end > start
+            assert all(line.startswith("  psst") for line in lines[start + 1 : end + 1])
+            assert "|>" not in out
+            # Unmarked lines still wrap flush left.
+            if "unmarked" in text:
+                assert lines[end + 1 :] == [
+                    "An unmarked line that is long enough to",
+                    "wrap at forty",
+                ]
+
+
+def _plain(line: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", line)

@@ -5,7 +5,13 @@ from __future__ import annotations
 from maid_engine.net.limits import TokenBucket
 from maid_engine.net.lines import OVERFLOW, LineAssembler
 from maid_engine.net.mtts import detect
-from maid_engine.net.sanitize import clean_input_line, decode_input, sanitize_output
+from maid_engine.net.sanitize import (
+    clean_authored,
+    clean_input_line,
+    decode_input,
+    sanitize_output,
+    strip_invisible,
+)
 from maid_engine.sessions import ColorMode
 
 
@@ -26,6 +32,25 @@ def test_sanitized_output_never_contains_escape_or_c0() -> None:
     nasty = "".join(chr(i) for i in range(0, 0xA0)) * 3 + "\x1b[" + "\x1bP" + "\x9d"
     out = sanitize_output(nasty)
     assert all(c in "\t\n" or 0x20 <= ord(c) < 0x7F for c in out)
+
+
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
+
+
+def test_clean_authored_removes_bidi_zero_width_and_separators() -> None:
+    assert clean_authored(f"a{BIDI}b{ZERO_WIDTH}c") == "abc"
+    assert clean_authored("one\u2028two\u2029three") == "one two three"
+    assert clean_authored("one\u2028two", line_break="\n") == "one\ntwo"
+    assert strip_invisible("a\u202eb\u2028c") == "ab\u2028c"
+    # Ordinary text, accented and wide, is left alone (and plain ASCII is not copied).
+    assert clean_authored("Café, 界, naïve") == "Café, 界, naïve"
+    plain = "hello there"
+    assert clean_authored(plain) is plain
+
+
+def test_sanitize_output_removes_them_from_everything_sent() -> None:
+    assert sanitize_output(f"x{BIDI}{ZERO_WIDTH}y\u2028z") == "xy z"
 
 
 def test_clean_input_line() -> None:

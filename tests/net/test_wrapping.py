@@ -127,3 +127,52 @@ def test_width_of_rendered_text_matches_measuring_atom_by_atom() -> None:
     for _ in range(3000):
         line = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 12)))
         assert visible_width(line) == reference_width(line), repr(line)
+
+
+# -- someone's words: continuation lines indented --------------------------------------
+
+
+def test_a_marked_line_wraps_with_its_continuation_lines_indented() -> None:
+    line = "|>Mallory stretches." + " " * 62 + 'Overseer tells you, "type your password"'
+    assert wrap_text(line, 80) == (
+        '|>Mallory stretches.\n  Overseer tells you, "type your password"'
+    )
+    words = "|>" + " ".join(f"w{i:02d}" for i in range(30))
+    lines = wrap_text(words, 20).split("\n")
+    assert lines[0] == "|>w00 w01 w02 w03 w04"  # the code takes no width
+    assert all(line.startswith("  w") for line in lines[1:])
+    assert all(visible_width(line, markup=True) <= 20 for line in lines)
+    # A word too long for a line is cut, the pieces indented too.
+    assert wrap_text("|>ab " + "y" * 30, 12) == "|>ab yyyyyyyyy\n  yyyyyyyyyy\n  yyyyyyyyyy\n  y"
+    # Unmarked lines and lines that fit are unchanged.
+    assert wrap_text("w " * 20, 10).split("\n")[1].startswith("w")
+    assert wrap_text("|>short", 10) == "|>short"
+
+
+def test_rendered_text_hangs_when_asked() -> None:
+    text = render_markup("|rred|n words " * 6, ColorMode.ANSI16)
+    lines = wrap_text(text, 20, markup=False, hang=True).split("\n")
+    assert len(lines) > 1
+    assert all(plain(line).startswith("  ") for line in lines[1:])
+    assert all(visible_width(line) <= 20 for line in lines)
+    assert " ".join(plain(text).split()) == " ".join(plain("\n".join(lines)).split())
+
+
+def test_fast_path_agrees_with_the_general_one_on_narrower_continuation_lines() -> None:
+    from maid_engine.net.wrapping import _wrap_plain, _wrap_tokens
+
+    rng = random.Random(11)
+    for _ in range(3000):
+        parts = [" " * rng.randint(0, 2)]
+        for _ in range(rng.randint(1, 10)):
+            parts.append("x" * rng.randint(1, 30))
+            parts.append(" " * rng.randint(1, 3))
+        line = "".join(parts)
+        if rng.random() < 0.5:
+            line = line.rstrip()
+        width = rng.randint(10, 30)
+        rest = width - rng.randint(0, 4)
+        got = _wrap_plain(line, width, rest)
+        assert got == _wrap_tokens(line, width, False, rest), (line, width, rest)
+        assert len(got[0]) <= width
+        assert all(len(part) <= rest for part in got[1:])

@@ -160,12 +160,13 @@ async def test_say_and_emote_reach_the_room_escaped(engine: GameEngine, hero: UU
     await connect(engine, hero)
     bob_session.sent.clear()
     far_session.sent.clear()
-    assert await cmd(engine, hero, "say hello |rthere") == 'You say, "hello ||rthere"'
-    assert bob_session.sent == ['Alice says, "hello ||rthere"']
-    assert await cmd(engine, hero, "'again") == 'You say, "again"'
-    assert await cmd(engine, hero, "emote waves |Bbrightly.") == "Alice waves ||Bbrightly."
-    assert bob_session.sent[-1] == "Alice waves ||Bbrightly."
-    assert await cmd(engine, hero, ":'s hat tilts.") == "Alice's hat tilts."
+    # "|>" marks each line as someone's words (its continuation lines are indented).
+    assert await cmd(engine, hero, "say hello |rthere") == '|>You say, "hello ||rthere"'
+    assert bob_session.sent == ['|>Alice says, "hello ||rthere"']
+    assert await cmd(engine, hero, "'again") == '|>You say, "again"'
+    assert await cmd(engine, hero, "emote waves |Bbrightly.") == "|>Alice waves ||Bbrightly."
+    assert bob_session.sent[-1] == "|>Alice waves ||Bbrightly."
+    assert await cmd(engine, hero, ":'s hat tilts.") == "|>Alice's hat tilts."
     assert far_session.sent == []
     assert await cmd(engine, hero, "say") == "Say what?"
     assert await cmd(engine, hero, "emote") == "Emote what?"
@@ -178,8 +179,8 @@ async def test_tell_reaches_a_player_anywhere(engine: GameEngine, hero: UUID) ->
     await connect(engine, hero)
     bob_session.sent.clear()
     out = await cmd(engine, hero, "tell bob meet me at the |gforge")
-    assert out == '|mYou tell Bobby,|n "meet me at the ||gforge"'
-    assert bob_session.sent == ['|mAlice tells you,|n "meet me at the ||gforge"']
+    assert out == '|>|mYou tell Bobby,|n "meet me at the ||gforge"'
+    assert bob_session.sent == ['|>|mAlice tells you,|n "meet me at the ||gforge"']
     assert await cmd(engine, hero, "tell alice hi") == "You mutter something to yourself."
     assert await cmd(engine, hero, "tell zed hi") == "Nobody called 'zed' is playing right now."
     assert await cmd(engine, hero, "tell bobby") == "Usage: tell <name> <message>"
