@@ -44,6 +44,7 @@ from maid_engine.events import (
     ShutdownRequestedEvent,
 )
 from maid_engine.llm.service import CACHE_COLLECTION, LLMService
+from maid_engine.logs import ThrottledLog
 from maid_engine.metrics import EngineMetrics
 from maid_engine.pacing import Pacer, RealPacer
 from maid_engine.ports import TransactionWrites
@@ -102,6 +103,9 @@ class GameEngine:
         self._use_store = use_store
         self._owns_store = store is None
         self._system_errors: dict[str, int] = {}
+        # A system that fails every tick logs its failure once a minute (the first at
+        # once, with its traceback), not ten times a second.
+        self._system_failure_log = ThrottledLog(log, clock=self.clock.monotonic)
         self._checkpoint_task: asyncio.Task[None] | None = None
         #: The newest write of the world to the store (commit_now); the next waits for it.
         self._writing: asyncio.Task[int] | None = None
@@ -338,10 +342,9 @@ class GameEngine:
         count = self._system_errors.get(system.name, 0) + 1
         self._system_errors[system.name] = count
         self.metrics.system_errors.labels(system.name).inc()
-        # Log the first few failures in full, then only now and then: a system that
-        # fails every tick must not flood the log.
-        if count <= 5 or count % 1000 == 0:
-            log.exception("system %s failed (failure #%d); the tick goes on", system.name, count)
+        self._system_failure_log.exception(
+            system.name, "system %s failed (failure #%d); the tick goes on", system.name, count
+        )
 
     def system_errors(self, name: str) -> int:
         return self._system_errors.get(name, 0)

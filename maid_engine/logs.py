@@ -90,9 +90,10 @@ class ThrottledLog:
         self.max_causes = max_causes
         self._episodes: dict[str, _Episode] = {}
 
-    def log(self, level: int, cause: str, msg: str, *args: object) -> bool:
+    def log(self, level: int, cause: str, msg: str, *args: object, exc_info: bool = False) -> bool:
         """Write ``msg % args`` unless ``cause`` was written less than ``interval``
-        seconds ago. Returns whether it was written."""
+        seconds ago. Returns whether it was written. ``exc_info`` adds the exception
+        being handled to a message that is written."""
         if not self.logger.isEnabledFor(level):
             return False
         now = self.clock()
@@ -101,19 +102,23 @@ class ThrottledLog:
             if len(self._episodes) >= self.max_causes:
                 self.clear()
             self._episodes[cause] = _Episode(since=now)
-            self.logger.log(level, msg, *args)
+            self.logger.log(level, msg, *args, exc_info=exc_info)
             return True
         if now - episode.since < self.interval:
             episode.suppressed += 1
             episode.last = (msg, args)
             episode.level = level
             return False
-        self.logger.log(level, msg + "%s", *args, self._note(episode, now))
+        self.logger.log(level, msg + "%s", *args, self._note(episode, now), exc_info=exc_info)
         self._episodes[cause] = _Episode(since=now)
         return True
 
     def warning(self, cause: str, msg: str, *args: object) -> bool:
         return self.log(logging.WARNING, cause, msg, *args)
+
+    def exception(self, cause: str, msg: str, *args: object) -> bool:
+        """An ERROR with the exception being handled (as ``Logger.exception``)."""
+        return self.log(logging.ERROR, cause, msg, *args, exc_info=True)
 
     def suppressed(self, cause: str) -> int:
         """How many messages of ``cause`` are held back right now."""

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from uuid import UUID
 
 from maid_engine.ecs import System
+from maid_engine.logs import ThrottledLog
 from maid_stdlib.consequences.audit import (
     AUDIT_COLLECTION,
     ConsequenceAudit,
@@ -108,6 +109,8 @@ class ConsequenceSystem(System):
         self._done: set[str] = set()
         self.audit = ConsequenceAudit(qg.engine)
         self._flush_task: asyncio.Task[None] | None = None
+        # Retried every tick while the store is away: one line a minute.
+        self._pending_failures = ThrottledLog(log, clock=lambda: self.engine.clock.monotonic())
 
     def bind(self, engine: Host) -> None:
         super().bind(engine)
@@ -390,7 +393,11 @@ class ConsequenceSystem(System):
         try:
             await self.pending.flush(documents)
         except Exception as exc:
-            log.warning("waiting follow-ups could not be written: %s", exc)
+            self._pending_failures.warning(
+                type(exc).__name__, "waiting follow-ups could not be written: %s", exc
+            )
+        else:
+            self._pending_failures.clear()
         await self.audit.retry()
 
     def _audit_doc(

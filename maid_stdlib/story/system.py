@@ -115,8 +115,10 @@ class StorySignalSystem(System):
         self._round: _Round | None = None
         self._dirty = False
         self._save_task: asyncio.Task[None] | None = None
-        # Saving is retried every tick while the store is away: one line a minute.
+        # Saving is retried every tick while the store is away, and a broken detector
+        # fails every round: one line a minute each.
         self._save_failures = ThrottledLog(log, clock=lambda: self.engine.clock.monotonic())
+        self._detector_failures = ThrottledLog(log, clock=lambda: self.engine.clock.monotonic())
 
     async def startup(self) -> None:
         self.engine.events.subscribe(EntityDestroyedEvent, self._on_destroyed)
@@ -248,8 +250,9 @@ class StorySignalSystem(System):
         except Exception:
             count = self.detector_errors.get(detector.name, 0) + 1
             self.detector_errors[detector.name] = count
-            if count <= 5 or count % 100 == 0:
-                log.exception("story detector %s failed (#%d)", detector.name, count)
+            self._detector_failures.exception(
+                detector.name, "story detector %s failed (#%d)", detector.name, count
+            )
             run.ctx.debt = 0
             return  # a failing detector must not make its situations look resolved
         finally:

@@ -23,6 +23,7 @@ from sqlalchemy import event
 
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
+from maid_engine.ecs import System
 from maid_engine.engine import GameEngine
 from maid_engine.logs import ThrottledLog
 
@@ -188,3 +189,29 @@ async def test_an_outage_of_600_ticks_logs_per_cause_once_a_minute(
         await _ticks(engine, 30)
         assert _warnings(records, back) == Counter()
         restore()
+
+
+class _Broken(System):
+    phase = "combat"
+
+    async def update(self, delta: float) -> None:
+        raise RuntimeError("broken every tick")
+
+
+async def test_a_system_failing_every_tick_logs_once_a_minute(records: _Records) -> None:
+    engine = GameEngine(
+        Settings(_env_file=None),  # type: ignore[call-arg]
+        clock=ManualClock(tick_game_seconds=TICK),
+        packs=[],
+        use_store=False,
+    )
+    engine.add_system(_Broken())
+    async with engine.lifespan():
+        await engine.run_ticks(600)
+    assert engine.system_errors("_Broken") == 600  # every failure is still counted
+    lines = [r for r in records.records if r.name == "maid.engine" and "_Broken" in r.getMessage()]
+    minutes = ceil(600 * TICK / 60.0)
+    assert minutes - 2 <= len(lines) <= minutes + 1, len(lines)
+    assert lines[0].getMessage() == "system _Broken failed (failure #1); the tick goes on"
+    assert all(r.exc_info is not None for r in lines)  # each with its traceback
+    assert all("similar messages in the last" in r.getMessage() for r in lines[1:])
