@@ -128,7 +128,7 @@ def _wrap_plain(line: str, width: int, rest: int | None = None) -> list[str]:
         if cut >= 0:
             after = line.find(" ", cut + 1)
             # The next line is a continuation unless nothing has been written yet.
-            following = rest if out or line[:cut].strip(" ") else width
+            following = rest if rest != width and (out or line[:cut].strip(" ")) else width
             if (after if after != -1 else len(line)) - cut - 1 > following:
                 cut = limit  # the next word needs cutting anyway: fill this line first
         else:

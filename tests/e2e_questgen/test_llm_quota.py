@@ -83,8 +83,8 @@ async def test_a_flood_spends_only_the_flooders_quota(
         assert budget is not None
         flooder, other = player(engine, "Mallory"), player(engine, "Aldric")
         outs = [await act(engine, flooder, f"act shake the bars, time {n}") for n in range(130)]
-        told = [o for o in outs if o.startswith("You act:")]
-        refused = [o for o in outs if not o.startswith("You act:")]
+        told = [o for o in outs if o.startswith("|>You act:")]
+        refused = [o for o in outs if not o.startswith("|>You act:")]
         # The default character quota is 8,000 tokens per 10 minutes: 5 turns leave
         # 820 of it, so a 6th is told (going over once), and the other 124 are refused.
         assert len(told) == 6
@@ -94,7 +94,7 @@ async def test_a_flood_spends_only_the_flooders_quota(
         assert budget.used() == flood_cost == 8_616
         assert budget.remaining() == 200_000 - 8_616
         # Another player gets the story, through the same model, at once.
-        assert (await act(engine, other, "act whisper to Gwen")).startswith("You act:")
+        assert (await act(engine, other, "act whisper to Gwen")).startswith("|>You act:")
         assert fake_llm.request_count == 7
         assert fake_llm.last_request is not None
         assert "whisper to Gwen" in str(fake_llm.last_request["messages"])
@@ -105,7 +105,7 @@ async def test_a_flood_spends_only_the_flooders_quota(
         # Still refused while the flooder's turns are in the window.
         assert isinstance(engine.clock, ManualClock)
         assert engine.clock.monotonic() < 600
-        assert not (await act(engine, flooder, "act shake the bars")).startswith("You act:")
+        assert not (await act(engine, flooder, "act shake the bars")).startswith("|>You act:")
         assert fake_llm.request_count == 9
 
 
@@ -120,7 +120,7 @@ async def test_when_narration_has_spent_its_share_quests_still_get_prose(
         assert budget is not None
         players = [player(engine, f"Player{n}") for n in range(10)]
         for who in players:
-            assert (await act(engine, who, "act count the bars")).startswith("You act:")
+            assert (await act(engine, who, "act count the bars")).startswith("|>You act:")
         told = fake_llm.request_count
         assert 0 < told < 10
         for who in players[told:]:

@@ -54,7 +54,7 @@ async def test_a_flooding_player_is_told_to_wait_and_the_room_plays_on(
     flooder, _ = player(engine, "Bryn")
     other, other_session = player(engine, "Aldric")
     for _ in range(2):  # 700, then 1400 of 1000: the second may overshoot, once
-        assert (await cmd(engine, flooder, "rattle the bars")).startswith("You act:")
+        assert (await cmd(engine, flooder, "rattle the bars")).startswith("|>You act:")
         await settle(service(engine).drain())
     seen_by_room = len(other_session.text())
     clock_of(engine).advance_wall(560)
@@ -70,13 +70,13 @@ async def test_a_flooding_player_is_told_to_wait_and_the_room_plays_on(
     assert sample(engine, "maid_llm_quota_refusals_total", purpose="narration", kind="character")
     assert sample(engine, "maid_llm_errors_total", purpose="narration", kind="quota_exceeded") == 0
     # Someone else still gets the story at once.
-    assert (await cmd(engine, other, "act open the cage")).startswith("You act:")
+    assert (await cmd(engine, other, "act open the cage")).startswith("|>You act:")
     await settle(service(engine).drain())
     assert other_session.text().count("The straw rustles.") == 3
     assert len(provider.requests) == 3
     # Once the first turn's tokens leave the window, the flooder may act again.
     clock_of(engine).advance_wall(40)
-    assert (await cmd(engine, flooder, "rattle the bars")).startswith("You act:")
+    assert (await cmd(engine, flooder, "rattle the bars")).startswith("|>You act:")
     await settle(service(engine).drain())
     assert len(provider.requests) == 4
     assert limiter.characters is not None
@@ -115,7 +115,7 @@ async def test_narration_is_refused_before_it_touches_the_quest_reserve(
     clock_of(engine).advance_wall(60)
     hero, session = player(engine, "Bryn")
     out = await cmd(engine, hero, "rattle the bars")
-    assert out.startswith("You act:")  # the player's own share is untouched
+    assert out.startswith("|>You act:")  # the player's own share is untouched
     await settle(service(engine).drain())
     assert re.search(r"The storyteller is worn out for now; try again in 59 min\.", session.text())
     assert provider.requests == []
