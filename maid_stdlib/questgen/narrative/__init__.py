@@ -12,10 +12,7 @@
 docs/quest-narrative.md.
 """
 
-from maid_stdlib.questgen.narrative.default_templates import (
-    DEFAULT_TEMPLATES,
-    register_default_templates,
-)
+from maid_stdlib.questgen.narrative.default_templates import DEFAULT_TEMPLATES
 from maid_stdlib.questgen.narrative.generator import (
     DEFAULT_TIMEOUT,
     FallbackReason,
@@ -39,6 +36,7 @@ from maid_stdlib.questgen.narrative.templates import (
     PLACEHOLDERS,
     TemplateFallbackGenerator,
     TemplateRegistry,
+    register_default_templates,
 )
 
 #: Request purposes of the two calls (metrics labels; cache scoping).

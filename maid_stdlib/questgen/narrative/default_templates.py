@@ -1,8 +1,9 @@
 """The template texts: a generic set (always present) and one per built-in archetype.
 
-The six archetype ids are the built-in ones. ``register_default_templates``
-installs them as the registry's *default* layer; the RPG pack calls it, and any pack
-registering its own templates for the same archetype wins over these.
+The six archetype ids are the built-in ones. ``register_default_templates`` (in
+``templates.py``, next to the registry) installs them as the registry's *default*
+layer; the RPG pack calls it, and any pack registering its own templates for the
+same archetype wins over these. This module is data only.
 
 Dialogue here is the same for every player: it is written once per quest, before
 any character is matched. Wording that depends on a player's reputation belongs to
@@ -11,12 +12,7 @@ personalization/delivery (see ``reputation.py``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from maid_stdlib.questgen.narrative.templates import TemplateRegistry
-
-__all__ = ["DEFAULT_TEMPLATES", "GENERIC", "register_default_templates"]
+__all__ = ["DEFAULT_TEMPLATES", "GENERIC"]
 
 Templates = dict[str, tuple[str, ...]]
 
@@ -274,8 +270,3 @@ DEFAULT_TEMPLATES: dict[str, Templates] = {
     "rescue_mission": RESCUE_MISSION,
     "faction_choice": FACTION_CHOICE,
 }
-
-
-def register_default_templates(registry: TemplateRegistry) -> None:
-    """Install the six built-in archetypes' templates as defaults (packs still win)."""
-    registry.register_templates(DEFAULT_TEMPLATES, layer="default")

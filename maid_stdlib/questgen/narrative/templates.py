@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 from maid_engine.content import Claims
-from maid_stdlib.questgen.narrative.default_templates import GENERIC
+from maid_stdlib.questgen.narrative.default_templates import DEFAULT_TEMPLATES, GENERIC
 from maid_stdlib.questgen.narrative.models import (
     DESCRIPTION_MAX,
     DIALOGUE_MAX,
@@ -49,6 +49,7 @@ __all__ = [
     "PLACEHOLDERS",
     "TemplateFallbackGenerator",
     "TemplateRegistry",
+    "register_default_templates",
     "template_values",
 ]
 
@@ -226,6 +227,11 @@ class TemplateRegistry:
     @property
     def archetypes(self) -> frozenset[str]:
         return frozenset(self._layers["pack"]) | frozenset(self._layers["default"])
+
+
+def register_default_templates(registry: TemplateRegistry) -> None:
+    """Install the six built-in archetypes' templates as defaults (packs still win)."""
+    registry.register_templates(DEFAULT_TEMPLATES, layer="default")
 
 
 def check_template(template: str, where: str = "template") -> None:
