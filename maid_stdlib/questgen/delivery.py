@@ -59,6 +59,7 @@ __all__ = [
     "OpenQuest",
     "PendingDeliveries",
     "PendingDelivery",
+    "PersonalizedQuest",
     "QuestDelivery",
     "QuestOffers",
 ]
@@ -97,6 +98,19 @@ class QuestDelivery:
     delivery_npc: UUID | None = None
     #: Where it is found (DISCOVERY) or posted (NOTICE_BOARD).
     trigger_location: str | None = None
+
+
+@dataclass
+class PersonalizedQuest:
+    """A quest matched to one character, with how it will reach them."""
+
+    quest: GeneratedQuest
+    character_id: UUID
+    match_score: float
+    delivery: QuestDelivery
+    #: Per-character lines added to the offer (greeting, history, difficulty).
+    narrative_additions: list[str] = field(default_factory=list)
+    reputation: ReputationLabel = ReputationLabel.STRANGER
 
 
 @dataclass

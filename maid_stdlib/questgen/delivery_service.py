@@ -22,13 +22,14 @@ from maid_stdlib.questgen.delivery import (
     OpenQuest,
     PendingDeliveries,
     PendingDelivery,
+    PersonalizedQuest,
     QuestOffers,
 )
 from maid_stdlib.questgen.facts import WorldFacts
 from maid_stdlib.questgen.history import QuestHistory
 from maid_stdlib.questgen.metrics import QuestGenMetrics
 from maid_stdlib.questgen.narrative.reputation import ReputationLabel
-from maid_stdlib.questgen.personalization import PersonalizedQuest, QuestPersonalizer
+from maid_stdlib.questgen.personalization import QuestPersonalizer
 from maid_stdlib.questgen.preferences import QuestGenMode, offer_policy
 from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.text import topic_tokens

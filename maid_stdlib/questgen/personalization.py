@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import ClassVar, Protocol
 from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
@@ -38,12 +38,8 @@ from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.types import ObjectivePatterns
 from maid_stdlib.questgen.vocabulary import FAILURE_OUTCOMES, SUCCESS_OUTCOMES
 
-if TYPE_CHECKING:
-    from maid_stdlib.questgen.delivery import QuestDelivery
-
 __all__ = [
     "CompletedQuestSummary",
-    "PersonalizedQuest",
     "PlayProfile",
     "PlayStyle",
     "PlayStyleTracker",
@@ -121,17 +117,6 @@ class PlayerProfile:
     recent_locations: list[str]
     session_duration: float
     preference: QuestPreference = QuestPreference.NORMAL
-
-
-@dataclass
-class PersonalizedQuest:
-    quest: GeneratedQuest
-    character_id: UUID
-    match_score: float
-    delivery: QuestDelivery
-    #: Per-character lines added to the offer (greeting, history, difficulty).
-    narrative_additions: list[str] = field(default_factory=list)
-    reputation: ReputationLabel = ReputationLabel.STRANGER
 
 
 class TrackerHost(WorldPort, ClockPort, Protocol):
