@@ -27,7 +27,8 @@ from maid_stdlib.world.datapack import WorldDataPack
 from maid_stdlib.world.events import CharacterCreatedEvent, EntityDiedEvent, EntityRelocatedEvent
 from maid_stdlib.world.extensions import CheckScope, Extension, ExtensionContext
 from maid_stdlib.world.info import ScoreSheet
-from maid_stdlib.world.loader import Entry, PackData, WorldData
+from maid_stdlib.world.loader import PackData, WorldData
+from maid_stdlib.world.schema import Entry
 from maid_stdlib.world.service import UnknownRoom, WorldService
 from maid_stdlib.world.spawner import spawn_template
 

@@ -29,10 +29,11 @@ from uuid import UUID
 
 from pydantic import BaseModel
 
+from maid_stdlib.world.schema import Entry
+
 if TYPE_CHECKING:
     from maid_engine.ecs import World
     from maid_engine.ports import Host
-    from maid_stdlib.world.loader import Entry
 
 KINDS = ("area", "room", "npc", "item")
 

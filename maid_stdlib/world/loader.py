@@ -8,8 +8,6 @@ effects on the world: spawning is done by :mod:`maid_stdlib.world.spawner`.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +21,7 @@ from maid_stdlib.world.extensions import KINDS, CheckScope, Extension
 from maid_stdlib.world.schema import (
     SECTIONS,
     SPECS,
+    Entry,
     KeyedSpec,
     PackManifest,
     RoomSpec,
@@ -31,37 +30,6 @@ from maid_stdlib.world.schema import (
 
 AREA_DIR = "areas"
 MANIFEST = "pack.yaml"
-
-
-@dataclass
-class Entry:
-    """One validated data entry (an area, room, NPC or item)."""
-
-    kind: str
-    pack: str
-    key: str
-    spec: KeyedSpec
-    file: str
-    extensions: dict[str, BaseModel] = field(default_factory=dict)
-    #: Full key of the area a room belongs to.
-    area: str = ""
-
-    @property
-    def full_key(self) -> str:
-        return f"{self.pack}:{self.key}"
-
-    @property
-    def digest(self) -> str:
-        """Changes whenever the entry's data changes (drives refreshing rooms)."""
-        blob = json.dumps(
-            {
-                "spec": self.spec.model_dump(mode="json"),
-                "ext": {k: v.model_dump(mode="json") for k, v in sorted(self.extensions.items())},
-                "area": self.area,
-            },
-            sort_keys=True,
-        )
-        return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 @dataclass

@@ -9,7 +9,10 @@ before these models see an entry, so anything left over is a typo.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+from dataclasses import dataclass, field
 from typing import Annotated, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
@@ -142,3 +145,34 @@ SECTIONS: dict[str, type[KeyedSpec]] = {"rooms": RoomSpec, "npcs": NpcSpec, "ite
 SPECS: dict[str, type[KeyedSpec]] = {
     "area": AreaSpec, "room": RoomSpec, "npc": NpcSpec, "item": ItemSpec,
 }  # fmt: skip
+
+
+@dataclass
+class Entry:
+    """One validated data entry (an area, room, NPC or item)."""
+
+    kind: str
+    pack: str
+    key: str
+    spec: KeyedSpec
+    file: str
+    extensions: dict[str, BaseModel] = field(default_factory=dict)
+    #: Full key of the area a room belongs to.
+    area: str = ""
+
+    @property
+    def full_key(self) -> str:
+        return f"{self.pack}:{self.key}"
+
+    @property
+    def digest(self) -> str:
+        """Changes whenever the entry's data changes (drives refreshing rooms)."""
+        blob = json.dumps(
+            {
+                "spec": self.spec.model_dump(mode="json"),
+                "ext": {k: v.model_dump(mode="json") for k, v in sorted(self.extensions.items())},
+                "area": self.area,
+            },
+            sort_keys=True,
+        )
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]

@@ -33,8 +33,8 @@ from maid_stdlib.world.components import (
     data_uuid,
 )
 from maid_stdlib.world.extensions import ExtensionContext
-from maid_stdlib.world.loader import Entry, PackData, WorldData
-from maid_stdlib.world.schema import AreaSpec, RoomSpec, ThingSpec, qualify
+from maid_stdlib.world.loader import PackData, WorldData
+from maid_stdlib.world.schema import AreaSpec, Entry, RoomSpec, ThingSpec, qualify
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize
 
