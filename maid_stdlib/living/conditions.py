@@ -16,19 +16,44 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.ecs import World
+from maid_engine.ports import SessionsPort, WorldPort
 from maid_stdlib.living.facts import Hostile, SupplyRoutes, WatchedRooms
 from maid_stdlib.world.components import NPC
-
-if TYPE_CHECKING:
-    from maid_stdlib.living.service import LivingWorld
-    from maid_stdlib.world.service import WorldService
+from maid_stdlib.world.service import WorldService
 
 ThreatProvider = Callable[[World], Iterable[tuple[UUID, str]]]
+
+
+class ConditionsHost(WorldPort, SessionsPort, Protocol):
+    """The engine as conditions see it: the world, and who is online (company)."""
+
+
+class LivingView(Protocol):
+    """What threat maps and condition checks read of the living world
+    (``LivingWorld``, which imports this module: typing against the service
+    itself would close an import loop)."""
+
+    @property
+    def engine(self) -> ConditionsHost: ...
+
+    @property
+    def world_service(self) -> WorldService: ...
+
+    @property
+    def conditions(self) -> ConditionRegistry: ...
+
+    def threat_map(self) -> ThreatMap: ...
+
+    def source_name(self, source: str) -> str: ...
+
+    def place_name(self, rooms: list[str]) -> str: ...
+
+    def known_threat_keys(self, npc: UUID) -> list[str]: ...
 
 
 @dataclass(frozen=True)
@@ -59,7 +84,7 @@ class ThreatGroup:
 class ThreatMap:
     """Where the threats are right now, grouped by source and area."""
 
-    def __init__(self, living: LivingWorld, pairs: Iterable[tuple[UUID, str]]) -> None:
+    def __init__(self, living: LivingView, pairs: Iterable[tuple[UUID, str]]) -> None:
         ws = living.world_service
         self.living = living
         self.by_room: dict[str, list[tuple[UUID, str]]] = {}
@@ -182,7 +207,7 @@ class ConditionRegistry:
 class Evaluation:
     """One pass of the simulation: a snapshot of threats and a per-NPC cache."""
 
-    def __init__(self, living: LivingWorld, now: float) -> None:
+    def __init__(self, living: LivingView, now: float) -> None:
         self.living = living
         self.now = now
         self.world = living.engine.world

@@ -10,10 +10,12 @@ the first time an entity is seeded (:class:`LivingProfile`), and persisted after
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 from uuid import UUID
 
 from maid_engine.content import PackError
+from maid_engine.ecs import World
+from maid_engine.ports import ClockPort, ServicesPort
 from maid_stdlib.living import api, gossip
 from maid_stdlib.living.components import (
     Goal,
@@ -28,6 +30,7 @@ from maid_stdlib.living.components import (
     SocialInfluence,
     Wealth,
 )
+from maid_stdlib.living.conditions import ConditionRegistry
 from maid_stdlib.living.data import (
     GoalTemplateSpec,
     LivingData,
@@ -46,16 +49,52 @@ from maid_stdlib.living.facts import (
     TradeGoods,
     WatchedRooms,
 )
-from maid_stdlib.living.memory import EpisodicMemory
-from maid_stdlib.living.registries import CrisisRule, FactionDef
+from maid_stdlib.living.memory import EpisodicMemory, MemoryService
+from maid_stdlib.living.registries import CrisisRule, FactionDef, Registries
 from maid_stdlib.world.components import NPC, data_uuid
 from maid_stdlib.world.loader import WorldData
-
-if TYPE_CHECKING:
-    from maid_stdlib.living.service import LivingWorld
+from maid_stdlib.world.service import WorldService
 
 
-def npc_index(living: LivingWorld) -> dict[str, list[UUID]]:
+class SeedingHost(ServicesPort, ClockPort, Protocol):
+    """The engine as seeding sees it: the world data's templates and game time."""
+
+
+class LivingTarget(Protocol):
+    """What applying living data uses of the living world (``LivingWorld``, which
+    imports this module: typing against the service itself would close an import
+    loop)."""
+
+    @property
+    def engine(self) -> SeedingHost: ...
+
+    @property
+    def world(self) -> World: ...
+
+    @property
+    def world_service(self) -> WorldService: ...
+
+    @property
+    def conditions(self) -> ConditionRegistry: ...
+
+    @property
+    def factions(self) -> dict[str, FactionDef]: ...
+
+    @property
+    def registries(self) -> Registries: ...
+
+    @property
+    def templates(self) -> dict[str, tuple[LivingData, NpcSpec]]: ...
+
+    @property
+    def memory(self) -> MemoryService: ...
+
+    def add_faction(self, faction: FactionDef) -> None: ...
+
+    def invalidate_threats(self) -> None: ...
+
+
+def npc_index(living: LivingTarget) -> dict[str, list[UUID]]:
     """NPC template key -> its entities, the data-spawned one first."""
     index: dict[str, list[UUID]] = {}
     for uid, npc in living.world.each(NPC):
@@ -75,7 +114,7 @@ def _data_first(template: str) -> Callable[[UUID], tuple[bool, str]]:
 FirstNpc = Callable[[str], "UUID | None"]
 
 
-def first_npc_lookup(living: LivingWorld) -> FirstNpc:
+def first_npc_lookup(living: LivingTarget) -> FirstNpc:
     """``npc_index(living)[template][0]``, found per template when asked.
 
     A spawned NPC needs only the few templates its relationships, memories and
@@ -102,7 +141,7 @@ def first_npc_lookup(living: LivingWorld) -> FirstNpc:
     return first
 
 
-def check(living: LivingWorld, data: LivingData, index: dict[str, list[UUID]]) -> list[str]:
+def check(living: LivingTarget, data: LivingData, index: dict[str, list[UUID]]) -> list[str]:
     """Every reference the data makes that the world cannot satisfy."""
     ws = living.world_service
     templates = living.engine.services.try_get(WorldData)
@@ -192,7 +231,7 @@ def _check_goal(
     condition(entry, f"{where}.progress_when", goal.progress_when)
 
 
-def apply_data(living: LivingWorld, data: LivingData) -> None:
+def apply_data(living: LivingTarget, data: LivingData) -> None:
     index = npc_index(living)
     problems = check(living, data, index)
     if problems:
@@ -251,7 +290,7 @@ def _need(spec: NeedSpec, data: LivingData, value: float) -> NeedState:
 
 
 def apply_npc(
-    living: LivingWorld,
+    living: LivingTarget,
     data: LivingData,
     template: str,
     spec: NpcSpec,
@@ -351,7 +390,7 @@ def apply_npc(
 
 
 def _seed_knowledge(
-    living: LivingWorld,
+    living: LivingTarget,
     data: LivingData,
     template: str,
     spec: NpcSpec,
@@ -402,7 +441,7 @@ def _seed_knowledge(
             )
 
 
-def apply_spawned(living: LivingWorld, uid: UUID) -> bool:
+def apply_spawned(living: LivingTarget, uid: UUID) -> bool:
     """Give an NPC spawned after start-up the living components of its template."""
     npc = living.world.try_component(uid, NPC)
     if npc is None or living.world.has_component(uid, LivingProfile):
