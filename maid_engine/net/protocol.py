@@ -3,7 +3,8 @@
 telnetlib3 interprets IAC commands and negotiates NAWS, TTYPE, CHARSET, SGA, BINARY and
 (for non-MUD clients) ECHO. This subclass adds what a MUD server offers (EOR, GMCP, MSSP),
 diverts in-band bytes to our own bounded line assembler instead of telnetlib3's reader
-buffer, and forwards every capability change to the :class:`TelnetSession`.
+buffer, and forwards every capability change to the session (a
+:class:`~maid_engine.net.links.ConnectionEvents`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from telnetlib3.stream_reader import TelnetReaderUnicode
 from telnetlib3.telopt import CHARSET, CMD_EOR, ECHO, EOR, GA, GMCP, IAC, MSSP, SGA, WILL, WONT
 
 from maid_engine.net.limits import MSG_FLOOD, MSG_SUBNEGOTIATION
+from maid_engine.net.links import Admission, ConnectionEvents
 from maid_engine.net.mtts import MAX_TTYPE_LENGTH, MAX_TTYPES, Detected, TerminalDetector
 from maid_engine.net.subneg import SubnegotiationGuard
 
@@ -25,8 +27,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from maid_engine.net.limits import ByteBudget
-    from maid_engine.net.server import TelnetServer
-    from maid_engine.net.session import TelnetSession
 
 log = logging.getLogger("maid.net")
 
@@ -72,12 +72,12 @@ class _InputSink(TelnetReaderUnicode):
 class MaidTelnetProtocol(telnetlib3.TelnetServer):
     """One TCP connection. ``maid_server`` is bound by :meth:`TelnetServer.start`."""
 
-    maid_server: ClassVar[TelnetServer]
+    maid_server: ClassVar[Admission]
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("reader_factory_encoding", _InputSink)
         super().__init__(**kwargs)
-        self.session: TelnetSession | None = None
+        self.session: ConnectionEvents | None = None
         self.peer_host = "unknown"
         self.charset_agreed: str | None = None
         self._rejected = False
@@ -409,7 +409,7 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
             self.flush_output()
             self.writer.send_gmcp(package, data)
 
-    def detach(self, session: TelnetSession) -> None:
+    def detach(self, session: ConnectionEvents) -> None:
         """Forget a finished session so neither keeps the other alive longer than needed."""
         if self.session is session:
             self.session = None

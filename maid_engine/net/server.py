@@ -21,6 +21,7 @@ from maid_engine.net.limits import (
     ByteBudget,
     NetLimits,
 )
+from maid_engine.net.links import Connection, ConnectionEvents
 from maid_engine.net.protocol import MaidTelnetProtocol
 from maid_engine.net.session import TelnetSession
 from maid_engine.sessions import SessionHandler
@@ -276,12 +277,12 @@ class TelnetServer:
             self._budgets[host] = budget
         return budget
 
-    def _new_session(self, protocol: MaidTelnetProtocol) -> TelnetSession:
+    def _new_session(self, protocol: Connection) -> TelnetSession:
         session = TelnetSession(protocol, self)
         self._sessions[session.id] = session
         return session
 
-    def _forget(self, session: TelnetSession) -> None:
+    def _forget(self, session: ConnectionEvents) -> None:
         self._sessions.pop(session.id, None)
         # telnetlib3's Server keeps the last 1000 protocols in a queue we never read;
         # cut the link so a finished session (and its game data) can be freed.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from uuid import UUID, uuid4
 
 from maid_engine.net.limits import (
@@ -17,14 +17,11 @@ from maid_engine.net.limits import (
     TokenBucket,
 )
 from maid_engine.net.lines import OVERFLOW, LineAssembler
+from maid_engine.net.links import Connection, SessionOwner
 from maid_engine.net.rendering import render_output
 from maid_engine.net.sanitize import clean_input_line, decode_input
 from maid_engine.net.wrapping import effective_width
 from maid_engine.sessions import ClientCaps
-
-if TYPE_CHECKING:
-    from maid_engine.net.protocol import MaidTelnetProtocol
-    from maid_engine.net.server import TelnetServer
 
 log = logging.getLogger("maid.net")
 
@@ -59,7 +56,7 @@ class TelnetSession:
     reading carries on. Output is sanitised, rendered, wrapped and written synchronously.
     """
 
-    def __init__(self, protocol: MaidTelnetProtocol, server: TelnetServer) -> None:
+    def __init__(self, protocol: Connection, server: SessionOwner) -> None:
         self.id: str = uuid4().hex
         self.peer_host: str = protocol.peer_host
         self.caps = ClientCaps()
