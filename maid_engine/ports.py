@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     import random
 
     from maid_engine.clock import GameClock
-    from maid_engine.commands.registry import CommandRegistry
     from maid_engine.config import Settings
     from maid_engine.ecs.world import World
     from maid_engine.events.bus import EventBus
@@ -38,7 +37,6 @@ T = TypeVar("T")
 
 __all__ = [
     "ClockPort",
-    "CommandsPort",
     "DispatchPort",
     "EventsPort",
     "Host",
@@ -250,13 +248,6 @@ class LLMPort(Protocol):
     def llm(self) -> LLMService: ...
 
 
-class CommandsPort(Protocol):
-    """The command registry."""
-
-    @property
-    def commands(self) -> CommandRegistry: ...
-
-
 class PacksPort(Protocol):
     """The loaded content packs, in dependency order."""
 
@@ -290,7 +281,6 @@ class Host(
     DispatchPort,
     MetricsPort,
     LLMPort,
-    CommandsPort,
     PacksPort,
     SystemsPort,
     ShutdownPort,

@@ -13,7 +13,8 @@ from typing import Any
 from uuid import UUID
 
 from maid_engine.commands import CommandContext, Role, run_line
-from maid_engine.ports import Host
+from maid_engine.commands.command import CommandHost
+from maid_engine.ports import SessionsPort
 from maid_engine.sessions import ClientCaps
 
 _ids = itertools.count(1)
@@ -65,7 +66,7 @@ class FakeSession:
         return out
 
 
-def session_for(engine: Host, actor: UUID, role: Role = Role.PLAYER) -> FakeSession:
+def session_for(engine: SessionsPort, actor: UUID, role: Role = Role.PLAYER) -> FakeSession:
     """The FakeSession puppeting ``actor``, attached on first use."""
     existing = engine.sessions.session_for(actor)
     if isinstance(existing, FakeSession):
@@ -75,7 +76,7 @@ def session_for(engine: Host, actor: UUID, role: Role = Role.PLAYER) -> FakeSess
     return session
 
 
-async def cmd(engine: Host, actor: UUID | None, line: str, role: Role = Role.PLAYER) -> str:
+async def cmd(engine: CommandHost, actor: UUID | None, line: str, role: Role = Role.PLAYER) -> str:
     """Run ``line`` as ``actor`` and return everything it sent to that actor."""
     if actor is None:
         ctx = CommandContext(engine=engine, session=None, actor=None, role=role)

@@ -9,8 +9,8 @@ from maid_engine.accounts.commands import ACCOUNT_COMMANDS
 from maid_engine.accounts.login import LoginFlow, LoginHost
 from maid_engine.accounts.model import ACCOUNTS_COLLECTION
 from maid_engine.accounts.service import DEFAULT_MAX_CHARACTERS, AccountHost, AccountService
+from maid_engine.commands.command import CommandsPort
 from maid_engine.events import EngineStoppingEvent
-from maid_engine.ports import CommandsPort
 
 
 class InstallHost(AccountHost, LoginHost, CommandsPort, Protocol):

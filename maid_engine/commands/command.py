@@ -18,7 +18,7 @@ import enum
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from maid_engine.ecs.world import World
@@ -87,6 +87,42 @@ class Command:
             await result
 
 
+#: Called with the context of input no command matched; returns True if it handled it.
+Fallback = Callable[["CommandContext"], Awaitable[bool] | bool]
+
+
+class CommandTable(Protocol):
+    """What others use of the command registry
+    (:class:`~maid_engine.commands.registry.CommandRegistry`).
+
+    Declared here, not in ``maid_engine.ports``: a command's context reaches the
+    registry, whose commands take that context, so the types form a loop that must
+    close inside one module (this one); ``ports`` stays a leaf.
+    """
+
+    def add(self, cmd: Command, pack: str = "") -> None: ...
+
+    def add_fallback(self, fallback: Fallback) -> None: ...
+
+    def visible_to(self, role: Role) -> list[Command]: ...
+
+    def match(self, word: str, role: Role = Role.ADMIN) -> list[Command]: ...
+
+    async def execute(self, ctx: CommandContext, line: str) -> bool: ...
+
+
+class CommandsPort(Protocol):
+    """The command registry."""
+
+    @property
+    def commands(self) -> CommandTable: ...
+
+
+class CommandHost(Host, CommandsPort, Protocol):
+    """What a command body is handed: the composite :class:`~maid_engine.ports.Host`
+    plus the command registry (``help`` lists and matches commands)."""
+
+
 def command(
     key: str,
     *,
@@ -122,11 +158,13 @@ def command(
 class CommandContext:
     """Everything a command body may use.
 
-    ``engine`` is the composite :class:`~maid_engine.ports.Host` port (world, events,
-    clock, services, sessions, store, ...): command bodies reach many of them.
+    ``engine`` is a :class:`CommandHost`: the composite
+    :class:`~maid_engine.ports.Host` port (world, events, clock, services, sessions,
+    store, ...) plus the command registry. Command bodies are plugin code and reach
+    many of them.
     """
 
-    engine: Host
+    engine: CommandHost
     session: Session | None
     actor: UUID | None
     role: Role = Role.PLAYER

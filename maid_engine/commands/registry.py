@@ -5,16 +5,20 @@ from __future__ import annotations
 import inspect
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Protocol
 
-from maid_engine.commands.command import Command, CommandContext, CommandError, Role
-from maid_engine.ports import CommandsPort, DispatchPort
+from maid_engine.commands.command import (
+    Command,
+    CommandContext,
+    CommandError,
+    CommandsPort,
+    Fallback,
+    Role,
+)
+from maid_engine.ports import DispatchPort
 
 log = logging.getLogger("maid.commands")
-
-#: Called with the context of input no command matched; returns True if it handled it.
-Fallback = Callable[[CommandContext], Awaitable[bool] | bool]
 
 #: One-character shortcuts: ``'hello`` -> ``say hello``, ``:waves`` -> ``emote waves``.
 SHORTCUTS = {"'": "say", '"': "say", ":": "emote", ";": "emote"}

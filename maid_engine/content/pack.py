@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
+from maid_engine.commands.command import CommandsPort
 from maid_engine.content.errors import PackError
 from maid_engine.content.registries import Claims, Registries
 from maid_engine.ports import Host
@@ -70,10 +71,10 @@ class ContentPack:
         """
 
 
-class PackHost(Host, Protocol):
+class PackHost(Host, CommandsPort, Protocol):
     """The composite :class:`~maid_engine.ports.Host` port plus what only packs do
-    while registering: add systems, declare document collections and extension
-    registries."""
+    while registering: add commands and systems, declare document collections and
+    extension registries."""
 
     @property
     def registries(self) -> Registries: ...

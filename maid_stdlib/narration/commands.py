@@ -14,7 +14,7 @@ from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, Role, command
-from maid_engine.commands.registry import Fallback
+from maid_engine.commands.command import Fallback
 from maid_engine.net.sanitize import clean_authored
 from maid_stdlib.narration.components import NarratedRoom
 from maid_stdlib.narration.insights import (
