@@ -24,12 +24,13 @@ See docs/narrated-rooms.md, "In the MUD".
 """
 
 from maid_stdlib.narration.components import NarratedRoom
+from maid_stdlib.narration.config import NarrationConfig
 from maid_stdlib.narration.context import Scene, build_messages
 from maid_stdlib.narration.jobs import TurnHandle, TurnResult
 from maid_stdlib.narration.llm import LLMService
 from maid_stdlib.narration.register import NarrationPlugin
 from maid_stdlib.narration.rooms import NarratedData, RoomSetup
-from maid_stdlib.narration.service import NarrationConfig, NarrationError, NarrationService
+from maid_stdlib.narration.service import NarrationError, NarrationService
 from maid_stdlib.narration.sheet import render_sheet, set_value
 from maid_stdlib.narration.turnlog import COLLECTION, MemoryTurnLog, StoreTurnLog, TurnRecord
 

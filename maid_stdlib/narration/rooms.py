@@ -25,11 +25,12 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from maid_engine.ports import PacksPort, ServicesPort, WorldPort
 from maid_stdlib.narration.components import NarratedRoom
 from maid_stdlib.world.components import NPC, Describable, Position, data_uuid
 from maid_stdlib.world.extensions import CheckScope, ExtensionContext
@@ -45,9 +46,6 @@ from maid_stdlib.worldstate import (
     load_schema,
     load_schema_file,
 )
-
-if TYPE_CHECKING:
-    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.narration")
 
@@ -82,6 +80,14 @@ class NarratedData(BaseModel):
         return self
 
 
+class RoomsHost(ServicesPort, PacksPort, Protocol):
+    """What finding the narrated rooms reads: the world data and the packs' folders."""
+
+
+class SceneHost(WorldPort, ServicesPort, Protocol):
+    """What preparing a room and finding its NPCs use: the world and its index."""
+
+
 @dataclass
 class RoomSetup:
     """A narrated room as the service runs it."""
@@ -96,7 +102,7 @@ class RoomSetup:
     npcs: dict[str, UUID] = field(default_factory=dict)
 
 
-def pack_root(engine: Host, pack: str) -> Path | None:
+def pack_root(engine: PacksPort, pack: str) -> Path | None:
     for found in engine.packs:
         if found.name == pack:
             return found.path
@@ -104,7 +110,7 @@ def pack_root(engine: Host, pack: str) -> Path | None:
 
 
 def load_room_schema(
-    engine: Host, pack: str, room_key: str, value: NarratedData
+    engine: PacksPort, pack: str, room_key: str, value: NarratedData
 ) -> tuple[StatSchema, str]:
     """The room's validated schema and its reference; :class:`SchemaError` if invalid."""
     if value.schema_file is None:
@@ -124,7 +130,7 @@ def load_room_schema(
         raise SchemaError(err.errors, value.schema_file) from None
 
 
-def make_check(engine: Host) -> Any:
+def make_check(engine: PacksPort) -> Any:
     """The extension's data check: every schema problem becomes a data problem."""
 
     def check(value: NarratedData, scope: CheckScope) -> Iterable[str]:
@@ -149,7 +155,7 @@ def apply_narrated(ctx: ExtensionContext, value: NarratedData) -> None:
         found.schema_ref, found.scope = ref, scope
 
 
-def collect_rooms(engine: Host) -> dict[str, RoomSetup]:
+def collect_rooms(engine: RoomsHost) -> dict[str, RoomSetup]:
     """Every narrated room of the loaded world packs, by room key."""
     data = engine.services.get(WorldData)
     rooms: dict[str, RoomSetup] = {}
@@ -188,7 +194,7 @@ def _npc_keywords(name: str, keys: Iterable[str]) -> list[str]:
     return words
 
 
-def sync_room(engine: Host, setup: RoomSetup) -> None:
+def sync_room(engine: SceneHost, setup: RoomSetup) -> None:
     """Attach the room record, find or spawn the schema's NPCs, write initial values.
 
     A schema NPC is the data NPC of the same id in the room's pack (template
@@ -240,7 +246,7 @@ def sync_room(engine: Host, setup: RoomSetup) -> None:
         instantiate(setup.schema, ComponentStatView(world, room_id, None, setup.scope, setup.npcs))
 
 
-def present_npcs(engine: Host, setup: RoomSetup) -> dict[str, UUID]:
+def present_npcs(engine: SceneHost, setup: RoomSetup) -> dict[str, UUID]:
     """The schema NPCs standing in the room now (only they are written and shown)."""
     ws = engine.services.get(WorldService)
     exists = engine.world.entity_exists

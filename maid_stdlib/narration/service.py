@@ -16,23 +16,22 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from maid_engine.llm import ContentFilter, LLMLimiter, LLMProvider, LLMQuotaExceeded
+from maid_engine.ports import MetricsPort, SettingsPort, StorePort
+from maid_stdlib.narration.config import NarrationConfig
 from maid_stdlib.narration.jobs import DROPPED, FAILED, TurnHandle, TurnResult
 from maid_stdlib.narration.llm import LLMService
-from maid_stdlib.narration.rooms import RoomSetup, collect_rooms, sync_room
-from maid_stdlib.narration.turn import account_of, refusal_message, run_turn, run_undo
+from maid_stdlib.narration.rooms import RoomSetup, RoomsHost, collect_rooms, sync_room
+from maid_stdlib.narration.turn import TurnHost, account_of, refusal_message, run_turn, run_undo
 from maid_stdlib.narration.turnlog import MemoryTurnLog, StoreTurnLog, TurnLog
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.worldstate import Report
 
 if TYPE_CHECKING:
     from prometheus_client import Counter
-
-    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.narration")
 
@@ -41,23 +40,9 @@ class NarrationError(Exception):
     """A turn cannot be asked for; the message is for the player."""
 
 
-@dataclass
-class NarrationConfig:
-    """Timing and size of turns. Tests use small values."""
-
-    #: Seconds before the room is told the story is unfolding.
-    unfolding_after: float = 2.0
-    #: Seconds a turn's LLM call may take in all; None: ``settings.llm_timeout``.
-    timeout: float | None = None
-    #: Past turns replayed to the model.
-    history_turns: int = 8
-    max_tokens: int = 600
-    temperature: float = 0.8
-    #: Longest free-form action accepted, in characters.
-    max_action_length: int = 500
-    #: Jobs one character may have waiting at once: every turn costs a model call, so
-    #: a player typing ahead must not queue up a bill (or the room's patience).
-    max_pending_per_actor: int = 1
+class NarrationHost(TurnHost, RoomsHost, MetricsPort, StorePort, SettingsPort, Protocol):
+    """What the narration service uses of the engine: what its turns use, the
+    packs' narrated rooms, its metrics, the turn log's store and the LLM timeout."""
 
 
 class _RoomQueue:
@@ -70,7 +55,7 @@ Job = Callable[[TurnHandle], Awaitable[TurnResult]]
 
 
 class NarrationService:
-    def __init__(self, engine: Host, config: NarrationConfig | None = None) -> None:
+    def __init__(self, engine: NarrationHost, config: NarrationConfig | None = None) -> None:
         self.engine = engine
         self.config = config or NarrationConfig()
         self.rooms: dict[str, RoomSetup] = {}

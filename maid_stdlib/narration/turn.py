@@ -27,12 +27,13 @@ import logging
 import math
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.llm import (
     KIND_PLAYER,
+    ContentFilter,
     LLMBudgetExhausted,
     LLMError,
     LLMProvider,
@@ -43,7 +44,9 @@ from maid_engine.llm import (
     LLMUnavailable,
     sanitize_generated,
 )
+from maid_engine.ports import ClockPort, SessionsPort, WorldLockPort
 from maid_stdlib.narration.components import NarratedRoom
+from maid_stdlib.narration.config import NarrationConfig
 from maid_stdlib.narration.context import Scene, build_messages
 from maid_stdlib.narration.jobs import (
     BUDGET,
@@ -57,10 +60,11 @@ from maid_stdlib.narration.jobs import (
     TurnHandle,
     TurnResult,
 )
-from maid_stdlib.narration.rooms import RoomSetup, present_npcs
-from maid_stdlib.narration.turnlog import TurnRecord
+from maid_stdlib.narration.rooms import RoomSetup, SceneHost, present_npcs
+from maid_stdlib.narration.turnlog import TurnLog, TurnRecord
 from maid_stdlib.narration.writes import record_view, snapshot_view, store
 from maid_stdlib.world.look import name_of
+from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import escape_markup, spoken
 from maid_stdlib.worldstate import (
     ComponentStatView,
@@ -74,8 +78,39 @@ from maid_stdlib.worldstate import (
     take_snapshot,
 )
 
-if TYPE_CHECKING:
-    from maid_stdlib.narration.service import NarrationService
+
+class TurnHost(SceneHost, SessionsPort, ClockPort, WorldLockPort, Protocol):
+    """What a turn uses of the engine: the world under its lock, game time, and
+    messaging the characters in the room."""
+
+
+class Narrator(Protocol):
+    """What a turn uses of the narration service (``NarrationService``, which
+    queues these jobs: typing against it would close an import loop)."""
+
+    @property
+    def engine(self) -> TurnHost: ...
+
+    @property
+    def config(self) -> NarrationConfig: ...
+
+    @property
+    def ws(self) -> WorldService: ...
+
+    @property
+    def provider(self) -> LLMProvider | None: ...
+
+    @property
+    def timeout(self) -> float: ...
+
+    @property
+    def content_filter(self) -> ContentFilter | None: ...
+
+    @property
+    def log(self) -> TurnLog: ...
+
+    def count_turn(self, outcome: str, report: Report | None = None) -> None: ...
+
 
 log = logging.getLogger("maid.narration")
 
@@ -127,13 +162,13 @@ def refusal_message(error: LLMQuotaExceeded | LLMBudgetExhausted) -> str:
     return f"The storyteller needs a moment; try again {wait_phrase(error.retry_after)}."
 
 
-def account_of(svc: NarrationService, actor: UUID) -> str | None:
+def account_of(svc: Narrator, actor: UUID) -> str | None:
     """The actor's account id (None for a character without one)."""
     pc = svc.engine.world.try_component(actor, PlayerCharacter)
     return pc.account_id or None if pc is not None else None
 
 
-def _refuse(svc: NarrationService, actor: UUID, message: str) -> TurnResult:
+def _refuse(svc: Narrator, actor: UUID, message: str) -> TurnResult:
     svc.engine.sessions.send_to(actor, message)
     return TurnResult("refused")
 
@@ -142,7 +177,7 @@ def template_narration(actor_name: str, text: str) -> str:
     return f'{actor_name} sets about it: "{text}". The scene holds still, waiting.'
 
 
-def make_scene(svc: NarrationService, setup: RoomSetup, actor: UUID) -> Scene:
+def make_scene(svc: Narrator, setup: RoomSetup, actor: UUID) -> Scene:
     ws = svc.ws
     room = ws.room(setup.key)
     assert room is not None
@@ -158,7 +193,7 @@ def make_scene(svc: NarrationService, setup: RoomSetup, actor: UUID) -> Scene:
 
 # -- phase 3: the model ------------------------------------------------------------------
 async def call_with_notice(
-    svc: NarrationService, provider: LLMProvider, request: LLMRequest, room_key: str
+    svc: Narrator, provider: LLMProvider, request: LLMRequest, room_key: str
 ) -> LLMResult:
     started = time.monotonic()
     call = asyncio.ensure_future(provider.complete(request))
@@ -177,7 +212,7 @@ async def call_with_notice(
 
 
 async def ask_model(
-    svc: NarrationService,
+    svc: Narrator,
     setup: RoomSetup,
     messages: list[dict[str, Any]],
     scene: Scene,
@@ -246,7 +281,7 @@ async def ask_model(
 
 # -- the turn ----------------------------------------------------------------------------
 async def run_turn(
-    svc: NarrationService, handle: TurnHandle, setup: RoomSetup, actor: UUID, text: str | None
+    svc: Narrator, handle: TurnHandle, setup: RoomSetup, actor: UUID, text: str | None
 ) -> TurnResult:
     """A new turn (``text``) or a retry of the actor's last turn (``text=None``)."""
     engine, room = svc.engine, setup.key
@@ -305,7 +340,7 @@ async def run_turn(
 
 
 def apply_turn(
-    svc: NarrationService,
+    svc: Narrator,
     setup: RoomSetup,
     actor: UUID,
     text: str,
@@ -408,7 +443,7 @@ def narrated(text: str) -> str:
 
 
 def announce(
-    svc: NarrationService,
+    svc: Narrator,
     setup: RoomSetup,
     actor: UUID,
     turn: TurnRecord,
@@ -446,9 +481,7 @@ def announce(
 
 
 # -- undo --------------------------------------------------------------------------------
-async def run_undo(
-    svc: NarrationService, handle: TurnHandle, setup: RoomSetup, actor: UUID
-) -> TurnResult:
+async def run_undo(svc: Narrator, handle: TurnHandle, setup: RoomSetup, actor: UUID) -> TurnResult:
     engine, room = svc.engine, setup.key
     mine = await svc.log.last_of(room, str(actor))
     recent = await svc.log.recent(room, 2)

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING
 from uuid import UUID
 
+from maid_engine.ports import WorldPort
 from maid_stdlib.narration.rooms import RoomSetup
 from maid_stdlib.narration.turnlog import TurnRecord
 from maid_stdlib.worldstate import ComponentStatView, DictStatView, Snapshot, StatView, restore
-
-if TYPE_CHECKING:
-    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.narration")
 
@@ -25,7 +22,7 @@ def snapshot_view(snapshot: Snapshot) -> StatView:
     return view
 
 
-def record_view(engine: Host, setup: RoomSetup, room_id: UUID, record: TurnRecord) -> StatView:
+def record_view(engine: WorldPort, setup: RoomSetup, room_id: UUID, record: TurnRecord) -> StatView:
     """The view a stored turn's snapshot was taken through: same actor, same NPCs."""
     npcs = {npc_id: UUID(uid) for npc_id, uid in record.npcs.items()}
     return ComponentStatView(
