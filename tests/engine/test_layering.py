@@ -7,11 +7,15 @@ and under TYPE_CHECKING alike.
 
 Project imports belong at the top of a module: an import inside a function body
 hides a dependency (and usually a cycle it was put there to dodge). The import
-graph of the packages (module-level and function-body imports; TYPE_CHECKING ones
-do not run) has no cycles. Importing ``a.b.c`` runs package ``a.b``'s
-``__init__`` first, but that implicit edge is left out: a package re-exporting its
-submodules is not a dependency loop. An explicit ``from a.b import name`` of
-something the package's ``__init__`` defines or re-exports is an edge to ``a.b``.
+graph of the packages has no cycles, counting every import: module-level,
+function-body and TYPE_CHECKING ones alike. An import only for type checking does
+not run, but a loop through it is still a loop in the design (two modules that
+each need the other's types); break it with a leaf module or a Protocol.
+
+Importing ``a.b.c`` runs package ``a.b``'s ``__init__`` first, but that implicit
+edge is left out: a package re-exporting its submodules is not a dependency loop.
+An explicit ``from a.b import name`` of something the package's ``__init__``
+defines or re-exports is an edge to ``a.b``.
 
 ``importlib.import_module("pkg.mod")`` with a literal (or a module-level string
 constant) counts as an import where it is called.
@@ -221,11 +225,12 @@ def _function_imports() -> dict[tuple[str, str], list[int]]:
     return out
 
 
-def _graph() -> dict[str, set[str]]:
+def _graph(imports: list[Import]) -> dict[str, set[str]]:
+    """Module -> the project modules it imports, however (TYPE_CHECKING included)."""
     graph: dict[str, set[str]] = {module: set() for module in MODULES}
-    for imp in IMPORTS:
-        if not imp.type_checking:
-            graph[imp.module].add(imp.target)
+    for imp in imports:
+        graph.setdefault(imp.module, set()).add(imp.target)
+        graph.setdefault(imp.target, set())
     return graph
 
 
@@ -239,7 +244,7 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[frozenset[str]]:
     return [frozenset(group) for group in groups.values() if len(group) > 1]
 
 
-CYCLES = strongly_connected(_graph())
+CYCLES = strongly_connected(_graph(IMPORTS))
 
 
 # -- the checker itself ----------------------------------------------------------------
@@ -276,6 +281,14 @@ class C:
 def test_the_cycle_finder_finds_cycles_and_only_cycles() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e", "d"}}
     assert strongly_connected(graph) == [frozenset({"a", "b", "c"})]
+
+
+def test_an_import_under_type_checking_closes_a_cycle() -> None:
+    imports = [
+        Import("pkg.a", "pkg.b", 1, in_function=False, type_checking=False),
+        Import("pkg.b", "pkg.a", 1, in_function=False, type_checking=True),
+    ]
+    assert frozenset({"pkg.a", "pkg.b"}) in strongly_connected(_graph(imports))
 
 
 def test_every_package_is_read() -> None:
