@@ -13,26 +13,32 @@ a quest reward granted with ``spawn(holder=...)`` is not mistaken for a pickup.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from classic_rpg.components import Equipment, Inventory
 from classic_rpg.items.components import HeldBy, ItemStats
 from maid_stdlib.world.components import Item
+from maid_stdlib.world.extensions import ExtensionHost
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.spawner import spawn_template
 
 if TYPE_CHECKING:
     from maid_engine.ecs import World
-    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.rpg.items")
+
+
+class ItemHost(ExtensionHost, Protocol):
+    """What the item factory uses: the world and its index, and spawning items
+    from templates, which hands the engine on to the world data's extensions (so
+    it is what they get: world, events, services, game time, the seeded random)."""
 
 
 class ItemFactory:
     """Service: create items from templates and keep track of who holds what."""
 
-    def __init__(self, engine: Host) -> None:
+    def __init__(self, engine: ItemHost) -> None:
         self.engine = engine
 
     @property

@@ -24,25 +24,32 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from uuid import UUID
 
 from pydantic import BaseModel
 
+from maid_engine.ports import ClockPort, EventsPort, RandomPort, ServicesPort, WorldPort
 from maid_stdlib.world.schema import Entry
 
 if TYPE_CHECKING:
     from maid_engine.ecs import World
-    from maid_engine.ports import Host
 
 KINDS = ("area", "room", "npc", "item")
+
+
+class ExtensionHost(WorldPort, EventsPort, ClockPort, ServicesPort, RandomPort, Protocol):
+    """What an extension's ``apply`` may reach while an entity is built from data:
+    the world, the event bus, shared services, game time and the seeded random
+    source (loot rolls replay with the simulation's seed). Whatever spawns from data
+    takes this, since it hands the engine on to the extensions."""
 
 
 @dataclass
 class ExtensionContext:
     """What an extension's ``apply`` gets besides its validated value."""
 
-    engine: Host
+    engine: ExtensionHost
     entity_id: UUID
     entry: Entry
 

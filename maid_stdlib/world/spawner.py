@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 from uuid import UUID, uuid4
 
 from maid_engine.content import PackError
 from maid_engine.ecs import Component
+from maid_engine.ports import WorldPort
 from maid_stdlib.world.components import (
     NPC,
     Area,
@@ -32,14 +32,11 @@ from maid_stdlib.world.components import (
     SpawnLedger,
     data_uuid,
 )
-from maid_stdlib.world.extensions import ExtensionContext
+from maid_stdlib.world.extensions import ExtensionContext, ExtensionHost
 from maid_stdlib.world.loader import PackData, WorldData
 from maid_stdlib.world.schema import AreaSpec, Entry, RoomSpec, ThingSpec, qualify
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize
-
-if TYPE_CHECKING:
-    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.world")
 
@@ -89,7 +86,7 @@ def thing_components(entry: Entry) -> list[Component]:
 
 
 def _apply_extensions(
-    engine: Host,
+    engine: ExtensionHost,
     data: WorldData,
     entry: Entry,
     uid: UUID,
@@ -123,7 +120,7 @@ def _origin(entry: Entry, instance: str) -> DataOrigin:
     )
 
 
-def _catch_up(engine: Host, data: WorldData, entry: Entry, uid: UUID) -> bool:
+def _catch_up(engine: ExtensionHost, data: WorldData, entry: Entry, uid: UUID) -> bool:
     """Apply extension sections added to the data since the entity was built."""
     origin = engine.world.try_component(uid, DataOrigin)
     if origin is None:
@@ -138,7 +135,7 @@ def _catch_up(engine: Host, data: WorldData, entry: Entry, uid: UUID) -> bool:
 
 
 def _sync_static(
-    engine: Host,
+    engine: ExtensionHost,
     data: WorldData,
     entry: Entry,
     comps: list[Component],
@@ -166,7 +163,7 @@ def _ledger_id(pack: str) -> UUID:
     return data_uuid(pack, "ledger", "spawned")
 
 
-def _ledger(engine: Host, pack: str) -> SpawnLedger:
+def _ledger(engine: WorldPort, pack: str) -> SpawnLedger:
     world = engine.world
     uid = _ledger_id(pack)
     ledger = world.try_component(uid, SpawnLedger)
@@ -188,7 +185,7 @@ def instance_keys(entry: Entry) -> list[str]:
     return [f"{entry.key}#{i}" for i in range(1, spec.count + 1)]
 
 
-def spawn_pack(engine: Host, data: WorldData, pack: PackData) -> SpawnReport:
+def spawn_pack(engine: ExtensionHost, data: WorldData, pack: PackData) -> SpawnReport:
     """Create (or refresh) the pack's entities; see the module docstring for the rules.
 
     Positions are set directly and the caller rebuilds the WorldService index once
@@ -246,7 +243,7 @@ def spawn_pack(engine: Host, data: WorldData, pack: PackData) -> SpawnReport:
 
 
 def spawn_template(
-    engine: Host,
+    engine: ExtensionHost,
     template: str,
     room: str | None,
     *,
