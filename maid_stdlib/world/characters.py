@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
+from maid_engine.ports import ClockPort, EventsPort, SessionsPort, WorldPort
 from maid_stdlib.world.components import Describable
 from maid_stdlib.world.events import CharacterCreatedEvent
 from maid_stdlib.world.gmcp import send_char_name, send_room_info
 from maid_stdlib.world.look import name_of, render_room
 
 if TYPE_CHECKING:
-    from maid_engine.ports import Host
     from maid_stdlib.world.service import WorldService
 
 log = logging.getLogger("maid.world")
@@ -31,8 +31,13 @@ log = logging.getLogger("maid.world")
 CreationHook = Callable[[UUID, str, str], None]
 
 
+class CharacterFactoryHost(WorldPort, EventsPort, ClockPort, SessionsPort, Protocol):
+    """What the character factory uses: the world, the creation event, the wall
+    clock (created / last seen) and the session of a character coming in."""
+
+
 class WorldCharacterFactory:
-    def __init__(self, engine: Host, ws: WorldService) -> None:
+    def __init__(self, engine: CharacterFactoryHost, ws: WorldService) -> None:
         self.engine = engine
         self.ws = ws
         self.creation_hooks: list[CreationHook] = []

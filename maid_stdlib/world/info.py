@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from maid_engine.commands import Command, CommandContext, CommandError, command
+from maid_engine.ports import ServicesPort
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.service import WorldService
 
@@ -15,6 +16,8 @@ if TYPE_CHECKING:
     from maid_engine.ports import Host
 
 #: ``provider(engine, character) -> lines``; a str is one line, None/[] adds nothing.
+#: Providers are other packs' code, so they get the whole ``Host``; one that reads
+#: less may declare a narrower port (``rpg_score`` takes the world only).
 ScoreProvider = Callable[["Host", UUID], "Iterable[str] | str | None"]
 
 #: Display order of help categories; others follow alphabetically.
@@ -60,7 +63,7 @@ class ScoreSheet:
         return "\n".join(lines)
 
 
-def identity_section(engine: Host, character: UUID) -> list[str]:
+def identity_section(engine: ServicesPort, character: UUID) -> list[str]:
     ws = engine.services.get(WorldService)
     lines = [f"|cName:|n  {name_of(ws, character)}"]
     room_key = ws.room_key_of(character)
