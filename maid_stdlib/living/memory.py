@@ -27,17 +27,15 @@ import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from pydantic import TypeAdapter
 
 from maid_engine.ecs import System
 from maid_engine.logs import ThrottledLog
+from maid_engine.ports import ClockPort, RandomPort, StorePort
 from maid_stdlib.living.components import clamp_unit
-
-if TYPE_CHECKING:
-    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.living.memory")
 
@@ -131,8 +129,13 @@ def memory_from_doc(doc: dict[str, Any]) -> EpisodicMemory:
     return _ADAPTER.validate_python(doc)
 
 
+class MemoryHost(ClockPort, StorePort, RandomPort, Protocol):
+    """What the memory service uses: game time (when a memory was made), the
+    store it loads from and flushes to, and the seeded random source (forgetting)."""
+
+
 class MemoryService:
-    def __init__(self, engine: Host) -> None:
+    def __init__(self, engine: MemoryHost) -> None:
         self.engine = engine
         self._by_npc: dict[UUID, list[EpisodicMemory]] = {}
         self._by_id: dict[UUID, EpisodicMemory] = {}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
@@ -20,6 +20,7 @@ from maid_engine.ecs import World
 from maid_stdlib.living.api import adjust_relationship, get_relationship
 from maid_stdlib.living.components import FactionMembership
 from maid_stdlib.living.conditions import (
+    ConditionsHost,
     ThreatMap,
     ThreatProvider,
     builtin_conditions,
@@ -28,14 +29,11 @@ from maid_stdlib.living.conditions import (
 from maid_stdlib.living.data import LivingData, NpcSpec, read_living_file
 from maid_stdlib.living.facts import Hostile
 from maid_stdlib.living.gossip import KnownGossip, gossip_lines
-from maid_stdlib.living.memory import EpisodicMemory, MemoryService
+from maid_stdlib.living.memory import EpisodicMemory, MemoryHost, MemoryService
 from maid_stdlib.living.registries import DEFAULT_CRISES, CrisisRule, FactionDef, Registries
-from maid_stdlib.living.seeding import apply_data
+from maid_stdlib.living.seeding import SeedingHost, apply_data
 from maid_stdlib.world.components import Describable
 from maid_stdlib.world.service import WorldService
-
-if TYPE_CHECKING:
-    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.living")
 
@@ -52,8 +50,14 @@ def _has_active_hostile_marker(world: World, entity: UUID) -> bool:
     return marker is not None and marker.active
 
 
+class LivingHost(ConditionsHost, SeedingHost, MemoryHost, Protocol):
+    """What the living world uses of the engine: the world and who is online
+    (conditions, schedules), the world data and game time (seeding), and what its
+    memory service uses."""
+
+
 class LivingWorld:
-    def __init__(self, engine: Host) -> None:
+    def __init__(self, engine: LivingHost) -> None:
         self.engine = engine
         self.memory = MemoryService(engine)
         self.conditions = builtin_conditions()
