@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 from uuid import UUID
 
+from maid_engine.ports import ClockPort, RandomPort, ServicesPort, WorldPort
 from maid_stdlib.living.components import (
     FactionMembership,
     Goal,
@@ -38,9 +39,6 @@ from maid_stdlib.questgen.threats import ThreatFacts
 from maid_stdlib.world.components import NPC, Area, Describable, Item, Position, Room
 from maid_stdlib.world.service import WorldService
 
-if TYPE_CHECKING:
-    from maid_engine.ports import Host
-
 __all__ = ["WorldFacts"]
 
 AliveCheck = Callable[[UUID], bool]
@@ -49,8 +47,15 @@ RespawnPending = Callable[[str], bool]
 Respawner = Callable[[UUID], bool]
 
 
+class FactsHost(WorldPort, ClockPort, ServicesPort, RandomPort, Protocol):
+    """What the world facts read: the world and its services (the world index, the
+    living world), game time, and the seeded random source."""
+
+
 class WorldFacts(ThreatFacts):
-    def __init__(self, engine: Host) -> None:
+    engine: FactsHost
+
+    def __init__(self, engine: FactsHost) -> None:
         self.engine = engine
         self.alive_checks: list[AliveCheck] = []
         #: The rules layer's rating of characters and threats against difficulty

@@ -37,16 +37,16 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_engine.ecs import Component
+from maid_engine.ports import ClockPort, ServicesPort, WorldPort
 from maid_stdlib.questgen.personalization import PlayProfile, QuestPreference
 
 if TYPE_CHECKING:
     from maid_engine.ecs import World
-    from maid_engine.ports import Host
 
 __all__ = [
     "ALIASES",
@@ -158,7 +158,12 @@ class PreferenceObserver:
         """Called after the character's preference component changed."""
 
 
-def set_questgen_mode(engine: Host, character: UUID, mode: QuestGenMode) -> None:
+class ModeHost(WorldPort, ClockPort, ServicesPort, Protocol):
+    """What setting a character's quest mode uses: the character, game time, and
+    the preference observer when one is provided."""
+
+
+def set_questgen_mode(engine: ModeHost, character: UUID, mode: QuestGenMode) -> None:
     """Store the mode, and tell the :class:`PreferenceObserver`, if any, at once."""
     world, now = engine.world, engine.clock.game_time
     pref = world.try_component(character, QuestGenPreference)

@@ -25,16 +25,17 @@ usable archetypes of a seed best-first until one yields a quest.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from maid_engine.content import Claims, ContentPack, PackContext, PackError
+from maid_engine.ports import StorePort
 from maid_stdlib.questgen.archetypes import ArchetypeRegistry, QuestArchetype
 from maid_stdlib.questgen.builder import QuestBuilder
 from maid_stdlib.questgen.composer import CompoundSeedComposer
 from maid_stdlib.questgen.consequences import ConsequencePlanner
 from maid_stdlib.questgen.contract import SignalContract, SignalContracts, builtin_contracts
 from maid_stdlib.questgen.evaluator import SeedEvaluator, SignalThrottle
-from maid_stdlib.questgen.facts import WorldFacts
+from maid_stdlib.questgen.facts import FactsHost, WorldFacts
 from maid_stdlib.questgen.history import COLLECTION as HISTORY_COLLECTION
 from maid_stdlib.questgen.history import QuestHistory, QuestHistoryEntry
 from maid_stdlib.questgen.narrative_context import NarrativeProvider
@@ -47,9 +48,6 @@ from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.types import SeedTypeRegistry
 from maid_stdlib.questgen.validator import QuestValidator
 from maid_stdlib.world.plugin import WorldPlugin
-
-if TYPE_CHECKING:
-    from maid_engine.ports import Host
 
 __all__ = ["GENERATED_QUESTS_COLLECTION", "QuestGen", "QuestGenPlugin", "QuestSink"]
 
@@ -72,8 +70,13 @@ class QuestSink(Protocol):
         ...
 
 
+class QuestGenHost(FactsHost, StorePort, Protocol):
+    """What the quest-generation registries use: what the world facts read, plus
+    the store the generated-quest history loads from and flushes to."""
+
+
 class QuestGen:
-    def __init__(self, engine: Host) -> None:
+    def __init__(self, engine: QuestGenHost) -> None:
         self.engine = engine
         self.facts = WorldFacts(engine)
         self.seed_types = SeedTypeRegistry()

@@ -18,13 +18,21 @@ The ``questgen`` preference and ``@quest`` admin commands live in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_engine.llm import ContentFilter
 from maid_engine.llm.service import CACHE_COLLECTION
+from maid_engine.ports import (
+    ClockPort,
+    LLMPort,
+    MetricsPort,
+    RandomPort,
+    SessionsPort,
+    WorldPort,
+)
 from maid_stdlib.questgen.delivery import DeliveryPlanner, OpenQuest
 from maid_stdlib.questgen.delivery_service import QuestDeliveryService
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
@@ -58,9 +66,6 @@ from maid_stdlib.world.components import Describable
 from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.plugin import WorldPlugin
 
-if TYPE_CHECKING:
-    from maid_engine.ports import Host
-
 __all__ = [
     "COMMANDS",
     "QuestGenerationPlugin",
@@ -69,8 +74,14 @@ __all__ = [
 ]
 
 
+class WiringHost(WorldPort, ClockPort, SessionsPort, RandomPort, MetricsPort, LLMPort, Protocol):
+    """What building the quest-generation pipeline hands its stages: the world,
+    game time, the seeded random source, who is online, the metrics registry and
+    the one LLM service."""
+
+
 def build_quest_generation(
-    engine: Host,
+    engine: WiringHost,
     qg: QuestGen,
     settings: QuestGenerationConfig,
     templates: TemplateRegistry,

@@ -14,13 +14,13 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 from uuid import UUID
 
+from maid_engine.ports import WorldPort
 from maid_stdlib.living.conditions import ThreatProvider
 from maid_stdlib.living.facts import Hostile
 from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.world.components import Describable
 
 if TYPE_CHECKING:
-    from maid_engine.ports import Host
     from maid_stdlib.living.service import LivingWorld
     from maid_stdlib.world.service import WorldService
 
@@ -31,7 +31,7 @@ class ThreatFacts:
     """Mixed into WorldFacts, which supplies the plumbing declared below."""
 
     if TYPE_CHECKING:
-        engine: Host
+        engine: WorldPort
 
         @property
         def ws(self) -> WorldService: ...
