@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 from uuid import UUID
 
 from classic_rpg.characters.levels import (
@@ -27,9 +27,6 @@ from classic_rpg.items.components import ItemStats
 from maid_engine.ecs import Component
 from maid_engine.events import CharacterConnectedEvent
 from maid_engine.ports import SessionsPort, WorldPort
-
-if TYPE_CHECKING:
-    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.rpg.characters")
 
@@ -86,14 +83,14 @@ def _bar(current: int, maximum: int) -> str:
     return f"{current}/{maximum}"
 
 
-def attack_line(engine: Host, uid: UUID) -> str:
+def attack_line(engine: WorldPort, uid: UUID) -> str:
     off = offense_of(engine.world, uid)
     dfn = defense_of(engine.world, uid)
     low, high = off.damage_min + off.bonus, off.damage_max + off.bonus
     return f"|cAttack:|n {max(1, low)}-{max(1, high)} ({off.weapon})   |cArmor:|n {dfn.armor}"
 
 
-def rpg_score(engine: Host, uid: UUID) -> list[str] | None:
+def rpg_score(engine: WorldPort, uid: UUID) -> list[str] | None:
     """The ScoreSheet section: level, experience, vitals, gold, attributes, gear."""
     world = engine.world
     stats = world.try_component(uid, CharacterStats)

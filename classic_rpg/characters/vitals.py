@@ -10,10 +10,9 @@ from classic_rpg.combat.components import Fighting
 from classic_rpg.components import Health, Mana
 from classic_rpg.events import VitalsChangedEvent
 from maid_engine.ecs import System
-from maid_engine.ports import SessionsPort, WorldPort
+from maid_engine.ports import EventsPort, SessionsPort, WorldPort
 
 if TYPE_CHECKING:
-    from maid_engine.ports import Host
     from maid_engine.sessions import Session
 
 
@@ -48,7 +47,7 @@ class VitalsRelay:
         send_vitals(self.engine, event.entity_id)
 
 
-def make_prompt(engine: Host) -> Any:
+def make_prompt(engine: WorldPort) -> Any:
     """The classic ``<hp mp>`` prompt for characters with vitals."""
 
     def prompt(session: Session) -> str:
@@ -61,7 +60,11 @@ def make_prompt(engine: Host) -> Any:
     return prompt
 
 
-def heal(engine: Host, uid: UUID, amount: int) -> int:
+class HealHost(WorldPort, EventsPort, Protocol):
+    """What healing uses: the character's health and the vitals event."""
+
+
+def heal(engine: HealHost, uid: UUID, amount: int) -> int:
     """Restore up to ``amount`` health (never above the maximum); returns how much."""
     health = engine.world.try_component(uid, Health)
     if health is None or amount <= 0:

@@ -15,7 +15,7 @@ and quests are kept.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import Protocol
 from uuid import UUID
 
 from classic_rpg.characters.levels import Progression, send_status
@@ -33,6 +33,14 @@ from classic_rpg.events import VitalsChangedEvent
 from classic_rpg.items.factory import ItemFactory
 from classic_rpg.items.select import group_names
 from maid_engine.ecs import System
+from maid_engine.ports import (
+    ClockPort,
+    EventsPort,
+    RandomPort,
+    ServicesPort,
+    SessionsPort,
+    WorldPort,
+)
 from maid_stdlib.world.characters import WorldCharacterFactory
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.events import EntityDiedEvent
@@ -41,13 +49,16 @@ from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.spawner import spawn_template
 from maid_stdlib.world.text import capitalize, join_words
 
-if TYPE_CHECKING:
-    from maid_engine.ports import Host
-
 log = logging.getLogger("maid.rpg.death")
 
 
-def handle_death(engine: Host, event: EntityDiedEvent) -> None:
+class DeathHost(WorldPort, EventsPort, ClockPort, ServicesPort, SessionsPort, RandomPort, Protocol):
+    """What the death rules use: the world and its services (items, progression,
+    the world index), telling the dead, the vitals event, game time (respawns) and
+    the seeded random source (loot rolls)."""
+
+
+def handle_death(engine: DeathHost, event: EntityDiedEvent) -> None:
     """The death rules, given to CombatService as its ``on_death`` handler: it has
     already stopped the fights and emitted ``event``."""
     if event.is_player:
@@ -56,7 +67,7 @@ def handle_death(engine: Host, event: EntityDiedEvent) -> None:
         _npc_death(engine, event.entity_id, event.killer_id, event.room)
 
 
-def _npc_death(engine: Host, victim: UUID, killer: UUID | None, room: str) -> None:
+def _npc_death(engine: DeathHost, victim: UUID, killer: UUID | None, room: str) -> None:
     world = engine.world
     ws = engine.services.get(WorldService)
     items = engine.services.get(ItemFactory)
@@ -95,7 +106,7 @@ def _npc_death(engine: Host, victim: UUID, killer: UUID | None, room: str) -> No
     world.destroy_entity(victim)
 
 
-def _schedule_respawn(engine: Host, victim: UUID, room: str) -> None:
+def _schedule_respawn(engine: DeathHost, victim: UUID, room: str) -> None:
     world = engine.world
     rules = world.try_component(victim, CombatRules)
     npc = world.try_component(victim, NPC)
@@ -110,7 +121,7 @@ def _schedule_respawn(engine: Host, victim: UUID, room: str) -> None:
     log.info("%s will respawn in %s at game time %.0f", npc.template, where, due)
 
 
-def recall_room(engine: Host) -> str | None:
+def recall_room(engine: ServicesPort) -> str | None:
     combat = engine.services.get(CombatService)
     ws = engine.services.get(WorldService)
     if combat.recall_room is not None and ws.has_room(combat.recall_room):
@@ -122,7 +133,7 @@ def recall_room(engine: Host) -> str | None:
         return None
 
 
-def _player_death(engine: Host, victim: UUID, killer: UUID | None, room: str) -> None:
+def _player_death(engine: DeathHost, victim: UUID, killer: UUID | None, room: str) -> None:
     world = engine.world
     ws = engine.services.get(WorldService)
     combat = engine.services.get(CombatService)

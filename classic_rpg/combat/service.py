@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from classic_rpg.combat.components import CombatRules, Fighting
@@ -24,6 +24,14 @@ from classic_rpg.components import Health
 from classic_rpg.events import CombatStartedEvent, DamageDealtEvent, VitalsChangedEvent
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
+from maid_engine.ports import (
+    ClockPort,
+    EventsPort,
+    RandomPort,
+    ServicesPort,
+    SessionsPort,
+    WorldPort,
+)
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
 from maid_stdlib.world.look import name_of
@@ -32,7 +40,6 @@ from maid_stdlib.world.text import capitalize
 
 if TYPE_CHECKING:
     from maid_engine.ecs import World
-    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.rpg.combat")
 
@@ -41,6 +48,13 @@ log = logging.getLogger("maid.rpg.combat")
 #: queued events are delivered only after the whole system's update, and until then
 #: the dead would keep fighting and loot would be rolled after later attacks.
 DeathHandler = Callable[[EntityDiedEvent], None]
+
+
+class CombatHost(
+    WorldPort, EventsPort, ClockPort, ServicesPort, SessionsPort, RandomPort, Protocol
+):
+    """What combat uses: the fighters and the world index, messages to them, the
+    combat events, game time (round timing) and the seeded random source (rolls)."""
 
 
 class CombatService:
@@ -53,7 +67,7 @@ class CombatService:
     ``flee_chance`` (0.75), ``pvp`` (False: players cannot attack players).
     """
 
-    def __init__(self, engine: Host, on_death: DeathHandler) -> None:
+    def __init__(self, engine: CombatHost, on_death: DeathHandler) -> None:
         self.engine = engine
         self.on_death = on_death
         self.recall_room: str | None = None
