@@ -22,12 +22,13 @@ Problems are collected, not raised one by one, as ``file: quest 'id': field: pro
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from classic_rpg.systems.quests.models import Quest
+from maid_engine.ports import PacksPort, ServicesPort
 from maid_stdlib.questgen.vocabulary import ObjectiveType
 from maid_stdlib.world.components import data_uuid
 from maid_stdlib.world.loader import WorldData
@@ -35,7 +36,6 @@ from maid_stdlib.world.schema import NpcSpec
 
 if TYPE_CHECKING:
     from maid_engine.content import PackContext
-    from maid_engine.ports import Host
 
 FILE = "quests.yaml"
 FOLDER = "quests"
@@ -251,7 +251,11 @@ def quest_files(root: Path) -> list[Path]:
     return files
 
 
-def load_pack_quests(engine: Host) -> tuple[list[Quest], list[tuple[str, str]]]:
+class QuestDataHost(ServicesPort, PacksPort, Protocol):
+    """What loading the packs' quest files reads: the world data and the packs' folders."""
+
+
+def load_pack_quests(engine: QuestDataHost) -> tuple[list[Quest], list[tuple[str, str]]]:
     """Quests of every loaded pack; problems as (pack, message). Duplicate ids are problems."""
     data = engine.services.get(WorldData)
     rooms: set[str] = set()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from classic_rpg.components import CharacterStats
@@ -31,6 +31,16 @@ from classic_rpg.systems.quests.objectives import ObjectiveTracker
 from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog, entry_of, log_of
 from classic_rpg.systems.quests.registry import QuestRegistry, resolve_room_ids
 from classic_rpg.systems.quests.rewards import TurnInLedger
+from maid_engine.ports import (
+    ClockPort,
+    EventsPort,
+    RandomPort,
+    ServicesPort,
+    SessionsPort,
+    StorePort,
+    WorldLockPort,
+    WorldPort,
+)
 from maid_stdlib.questgen.events import (
     QuestAbandonedEvent,
     QuestAcceptedEvent,
@@ -47,9 +57,6 @@ from maid_stdlib.questgen.vocabulary import (
     QuestState,
 )
 from maid_stdlib.world.service import WorldService
-
-if TYPE_CHECKING:
-    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.rpg.quests")
 
@@ -74,8 +81,24 @@ _HISTORY_META = frozenset(
 )
 
 
+class QuestManagerHost(
+    WorldPort,
+    EventsPort,
+    ClockPort,
+    ServicesPort,
+    SessionsPort,
+    StorePort,
+    RandomPort,
+    WorldLockPort,
+    Protocol,
+):
+    """What the quest manager uses: what its objective tracker and turn-in ledger
+    use (the world and its services, sessions, events, game time, the seeded random,
+    the store and the world lock)."""
+
+
 class QuestManager:
-    def __init__(self, engine: Host) -> None:
+    def __init__(self, engine: QuestManagerHost) -> None:
         self.engine = engine
         self.registry = QuestRegistry()
         self.history = QuestHistory()

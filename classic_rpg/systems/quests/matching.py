@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from classic_rpg.components import Inventory
 from classic_rpg.items.factory import ItemFactory
 from classic_rpg.systems.quests.models import QuestObjective
+from maid_engine.ports import ServicesPort, WorldPort
 from maid_stdlib.world.components import NPC, Describable, Item
 from maid_stdlib.world.loader import WorldData
 
 if TYPE_CHECKING:
     from maid_engine.ecs import World
-    from maid_engine.ports import Host
 
 
-def count_items(engine: Host, character: UUID, template: str) -> int:
+class MatchHost(WorldPort, ServicesPort, Protocol):
+    """What matching reads: the entities, and the item factory and world data."""
+
+
+def count_items(engine: MatchHost, character: UUID, template: str) -> int:
     """How many items of ``template`` the character carries or wears."""
     factory = engine.services.try_get(ItemFactory)
     if factory is not None:
@@ -29,7 +33,7 @@ def count_items(engine: Host, character: UUID, template: str) -> int:
     )
 
 
-def npc_matches(engine: Host, o: QuestObjective, npc: UUID, template: str = "") -> bool:
+def npc_matches(engine: MatchHost, o: QuestObjective, npc: UUID, template: str = "") -> bool:
     """Whether ``npc`` (built from ``template``, if known) is the objective's target:
     by entity id, else by NPC template, else by keyword."""
     if o.target_id is not None:
@@ -43,7 +47,7 @@ def npc_matches(engine: Host, o: QuestObjective, npc: UUID, template: str = "") 
     return False
 
 
-def keywords_of(engine: Host, npc: UUID, template: str) -> list[str]:
+def keywords_of(engine: MatchHost, npc: UUID, template: str) -> list[str]:
     desc = engine.world.try_component(npc, Describable)
     if desc is not None:
         return [k.lower() for k in desc.keywords]
@@ -54,7 +58,7 @@ def keywords_of(engine: Host, npc: UUID, template: str) -> list[str]:
     return [str(k).lower() for k in words]
 
 
-def template_name(engine: Host, template: str) -> str:
+def template_name(engine: ServicesPort, template: str) -> str:
     """The display name of an NPC/item data entry ("" if unknown)."""
     entry = engine.services.get(WorldData).template(template) if template else None
     return str(getattr(entry.spec, "name", "")) if entry is not None else ""

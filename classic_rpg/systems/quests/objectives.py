@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from classic_rpg.events import DamageDealtEvent, ItemGivenEvent, ItemPickedUpEvent, TalkedToEvent
 from classic_rpg.systems.quests.errors import QuestError
 from classic_rpg.systems.quests.matching import (
+    MatchHost,
     count_items,
     display_name,
     npc_matches,
@@ -37,6 +38,7 @@ from classic_rpg.systems.quests.questlog import (
 )
 from classic_rpg.systems.quests.registry import QuestRegistry
 from classic_rpg.systems.quests.tracker import QuestProgressTracker
+from maid_engine.ports import ClockPort, EventsPort, SessionsPort
 from maid_stdlib.questgen.events import QuestProgressEvent
 from maid_stdlib.questgen.vocabulary import FailReason, ObjectiveType, QuestState
 from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
@@ -45,7 +47,6 @@ from maid_stdlib.world.text import capitalize
 
 if TYPE_CHECKING:
     from maid_engine.ecs import World
-    from maid_engine.ports import Host
 
 _Key = tuple[UUID, str]
 
@@ -56,6 +57,11 @@ ObjectivesMet = Callable[[UUID, Quest, QuestEntry], None]
 QuestFailer = Callable[[UUID, Quest, QuestEntry, FailReason, str], object]
 
 
+class ObjectivesHost(MatchHost, SessionsPort, EventsPort, ClockPort, Protocol):
+    """What the objective tracker uses: what matching reads, telling characters of
+    their progress, the progress event, and game time (deadlines)."""
+
+
 class ObjectiveTracker:
     """Reads quests from the registry and progress from the characters' QuestLogs;
     what completion or failure means for the quest is for ``on_met`` and
@@ -63,7 +69,7 @@ class ObjectiveTracker:
 
     def __init__(
         self,
-        engine: Host,
+        engine: ObjectivesHost,
         registry: QuestRegistry,
         *,
         on_met: ObjectivesMet,

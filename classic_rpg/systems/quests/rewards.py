@@ -21,7 +21,7 @@ for records stored before that was so.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from uuid import UUID
 
 from classic_rpg.characters.levels import Progression
@@ -37,15 +37,16 @@ from classic_rpg.systems.quests.objectives import ObjectiveTracker
 from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog, log_of
 from classic_rpg.systems.quests.registry import QuestRegistry
 from maid_engine.ecs import dump_component, load_component
+from maid_engine.ports import SessionsPort, StorePort, WorldLockPort
 from maid_engine.store import Transaction
 from maid_stdlib.questgen.events import QuestTurnedInEvent
 from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
+from maid_stdlib.world.extensions import ExtensionHost
 from maid_stdlib.world.spawner import spawn_template
 from maid_stdlib.world.text import capitalize
 
 if TYPE_CHECKING:
     from maid_engine.ecs import World
-    from maid_engine.ports import Host
 
 log = logging.getLogger("maid.rpg.quests")
 
@@ -70,6 +71,13 @@ def record_key(quest_id: str, character: UUID, previous_turn_ins: int) -> str:
     return base if previous_turn_ins == 0 else f"{base}:{previous_turn_ins + 1}"
 
 
+class LedgerHost(ExtensionHost, SessionsPort, StorePort, WorldLockPort, Protocol):
+    """What paying turn-ins uses: spawning reward items (what the world data's
+    extensions get: world, events, services, game time, the seeded random),
+    telling the character, and the store and world lock its records are settled
+    under."""
+
+
 class TurnInLedger:
     """Pays turn-ins and settles their records. It reads quests from the registry,
     writes runs to the history and tells the objective tracker when a quest stops
@@ -77,7 +85,7 @@ class TurnInLedger:
 
     def __init__(
         self,
-        engine: Host,
+        engine: LedgerHost,
         registry: QuestRegistry,
         history: QuestHistory,
         objectives: ObjectiveTracker,
