@@ -17,20 +17,25 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from classic_rpg.characters.levels import Progression, xp_for_level
 from classic_rpg.items.components import ItemStats
 from classic_rpg.items.factory import ItemFactory
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
+from maid_engine.ports import (
+    DispatchPort,
+    EventsPort,
+    ServicesPort,
+    SessionsPort,
+    WorldLockPort,
+    WorldPort,
+)
 from maid_engine.testing import FakeSession
 from maid_stdlib.world.characters import WorldCharacterFactory
 from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.service import WorldService
-
-if TYPE_CHECKING:
-    from maid_engine.ports import Host
 
 __all__ = [
     "DEFAULT_ORDER",
@@ -153,7 +158,19 @@ class Gear:
     potion: str | None
 
 
-def _item_templates(engine: Host) -> list[tuple[str, Any]]:
+class GearHost(WorldPort, ServicesPort, Protocol):
+    """What choosing and wearing gear reads: the items and the world data."""
+
+
+class BotHost(
+    WorldPort, EventsPort, ServicesPort, SessionsPort, WorldLockPort, DispatchPort, Protocol
+):
+    """What bringing bots in and out uses: creating and equipping the character,
+    the connect and disconnect events, its session, and the world lock and safe
+    point a real login goes through."""
+
+
+def _item_templates(engine: ServicesPort) -> list[tuple[str, Any]]:
     """(template key, stats model) of every item template with ``stats:``."""
     data = engine.services.get(WorldData)
     out = []
@@ -165,7 +182,7 @@ def _item_templates(engine: Host) -> list[tuple[str, Any]]:
     return out
 
 
-def pick_gear(engine: Host, tier_cap: int) -> Gear:
+def pick_gear(engine: ServicesPort, tier_cap: int) -> Gear:
     """The best weapon, the best armour per slot and the strongest potion the packs
     define, weapon and armour within ``tier_cap``."""
     weapon: tuple[float, str] | None = None
@@ -197,7 +214,7 @@ def pick_gear(engine: Host, tier_cap: int) -> Gear:
 
 
 async def create_bots(
-    engine: Host, count: int, seed: int, order: tuple[str, ...] = DEFAULT_ORDER
+    engine: BotHost, count: int, seed: int, order: tuple[str, ...] = DEFAULT_ORDER
 ) -> list[Bot]:
     """Create, equip and log in ``count`` bots (styles in ``order``, repeating)."""
     bots = []
@@ -208,7 +225,7 @@ async def create_bots(
     return bots
 
 
-async def create_bot(engine: Host, style: Style, name: str, seed: int) -> Bot:
+async def create_bot(engine: BotHost, style: Style, name: str, seed: int) -> Bot:
     """A new character of ``style`` called ``name``, logged in and equipped."""
     factory = engine.services.get(WorldCharacterFactory)
     account = f"simulate-{name.lower()}"
@@ -227,7 +244,7 @@ async def create_bot(engine: Host, style: Style, name: str, seed: int) -> Bot:
     return bot
 
 
-async def log_out(engine: Host, bot: Bot) -> None:
+async def log_out(engine: BotHost, bot: Bot) -> None:
     """The bot's player quits (as the login flow does when a connection closes)."""
     async with engine.world_lock:
         await engine.events.publish(
@@ -237,7 +254,7 @@ async def log_out(engine: Host, bot: Bot) -> None:
     await engine.dispatch_events()
 
 
-def _grant(engine: Host, uid: UUID, style: Style) -> None:
+def _grant(engine: ServicesPort, uid: UUID, style: Style) -> None:
     engine.services.get(Progression).award_experience(
         uid, xp_for_level(style.level), "(simulation kit)"
     )
@@ -251,7 +268,7 @@ def _grant(engine: Host, uid: UUID, style: Style) -> None:
             items.spawn(gear.potion, holder=uid)
 
 
-def _equip_lines(engine: Host, uid: UUID) -> list[str]:
+def _equip_lines(engine: GearHost, uid: UUID) -> list[str]:
     """``wield``/``wear`` lines for what the bot carries that can be worn."""
     items = engine.services.get(ItemFactory)
     ws = engine.services.get(WorldService)

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from classic_rpg.combat.components import PendingRespawn
 from classic_rpg.systems.quests import QuestManager
+from maid_engine.ports import ClockPort, EventsPort, MetricsPort, ServicesPort, WorldPort
 from maid_stdlib.consequences import ConsequencesAppliedEvent, GeneratedQuestIndex, QuestChainEvent
 from maid_stdlib.questgen import GeneratedQuest, QuestGen
 from maid_stdlib.questgen.events import (
@@ -38,13 +39,19 @@ from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.story import StorySignalEvent
 from maid_stdlib.world.components import NPC
 
-if TYPE_CHECKING:
-    from maid_engine.ports import Host
-
 __all__ = ["Collector", "QuestRecord", "metric_samples", "ungrounded"]
 
 
-def _by_kind(engine: Host, quest_id: str) -> dict[str, str]:
+class GroundHost(WorldPort, ServicesPort, Protocol):
+    """What checking a quest's grounding reads: the world and the quest services."""
+
+
+class CollectorHost(WorldPort, EventsPort, ClockPort, ServicesPort, MetricsPort, Protocol):
+    """What the collector uses: the events it counts, game time, the quest services
+    and the world (grounding), and the metrics registry it samples."""
+
+
+def _by_kind(engine: ServicesPort, quest_id: str) -> dict[str, str]:
     """Objectives the QuestManager tracks by NPC template rather than by entity (any
     NPC of the kind counts): objective id -> template."""
     model = engine.services.get(QuestManager).get_quest(quest_id)
@@ -57,7 +64,7 @@ def _by_kind(engine: Host, quest_id: str) -> dict[str, str]:
     }
 
 
-def _kind_exists(engine: Host, template: str) -> bool:
+def _kind_exists(engine: GroundHost, template: str) -> bool:
     """Some NPC of the kind lives, or one is due to respawn."""
     facts = engine.services.get(QuestGen).facts
     world = engine.world
@@ -66,7 +73,7 @@ def _kind_exists(engine: Host, template: str) -> bool:
     )
 
 
-def ungrounded(quest: GeneratedQuest, engine: Host) -> list[str]:
+def ungrounded(quest: GeneratedQuest, engine: GroundHost) -> list[str]:
     """What ``quest`` refers to that is not in the world right now ([]: grounded).
 
     An objective the QuestManager tracks by kind ("defeat 3 bandit scouts") is
@@ -104,7 +111,7 @@ def ungrounded(quest: GeneratedQuest, engine: Host) -> list[str]:
     return out
 
 
-def metric_samples(engine: Host, prefix: str) -> dict[str, dict[str, float]]:
+def metric_samples(engine: MetricsPort, prefix: str) -> dict[str, dict[str, float]]:
     """Sample name -> {label values joined by ',' -> value} for metrics named ``prefix*``
     (bucket and ``_created`` samples left out)."""
     out: dict[str, dict[str, float]] = {}
@@ -140,7 +147,7 @@ class QuestRecord:
 
 @dataclass
 class Collector:
-    engine: Host
+    engine: CollectorHost
     signals: list[tuple[float, str, int, str]] = field(default_factory=list)
     quests: dict[str, QuestRecord] = field(default_factory=dict)
     lifecycle: Counter[str] = field(default_factory=Counter)

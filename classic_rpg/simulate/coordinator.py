@@ -18,16 +18,17 @@ no progress for ``stuck_after`` game seconds, and the reason is kept.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 from uuid import UUID
 
 from classic_rpg.components import CharacterStats
 from classic_rpg.questgen.challenge import recommended_level
-from classic_rpg.simulate.bots import create_bot, log_out
+from classic_rpg.simulate.bots import BotHost, create_bot, log_out
 from classic_rpg.simulate.play import Planner, Step
 from classic_rpg.systems.quests import QuestManager
 from classic_rpg.systems.quests.questlog import QuestLog
 from maid_engine.clock import GAME_HOUR
+from maid_engine.ports import ClockPort
 from maid_stdlib.consequences import GeneratedQuestIndex
 from maid_stdlib.grounding import QuestGroundingMonitor
 from maid_stdlib.questgen import QuestGen
@@ -45,7 +46,6 @@ from maid_stdlib.world.service import WorldService
 
 if TYPE_CHECKING:
     from classic_rpg.simulate.bots import Bot
-    from maid_engine.ports import Host
 
 __all__ = ["SUCCESS", "Attempt", "Coordinator", "QuestInfo"]
 
@@ -101,9 +101,15 @@ class Attempt:
         }
 
 
+class CoordinatorHost(BotHost, ClockPort, Protocol):
+    """What the coordinator uses: what bringing bots in and out uses (the world and
+    its services, events, sessions to run their commands, the world lock and safe
+    point), and game time."""
+
+
 @dataclass
 class Coordinator:
-    engine: Host
+    engine: CoordinatorHost
     bots: list[Bot]
     stuck_after: float = 3 * GAME_HOUR
     quests: dict[str, QuestInfo] = field(default_factory=dict)

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from maid_engine.llm import LLMRequest, ScriptedProvider
 from maid_engine.llm.factory import build_limiter
-
-if TYPE_CHECKING:
-    from maid_engine.ports import Host
+from maid_engine.ports import ClockPort, LLMPort, MetricsPort, SettingsPort
 
 __all__ = ["install_scripted_llm", "scripted_answer"]
 
@@ -71,7 +69,12 @@ def scripted_answer(request: LLMRequest) -> str:
     return "{}"
 
 
-def install_scripted_llm(engine: Host) -> ScriptedProvider:
+class ScriptedHost(ClockPort, SettingsPort, MetricsPort, LLMPort, Protocol):
+    """What installing the scripted model uses: the limiter's settings, metrics and
+    clock, and the engine's one LLM service."""
+
+
+def install_scripted_llm(engine: ScriptedHost) -> ScriptedProvider:
     """Make :func:`scripted_answer` the engine's model. Call before ``start()``: the
     quest generator takes the service's provider when its pack registers."""
     limiter = build_limiter(engine.settings, engine.metrics, clock=engine.clock.monotonic)
