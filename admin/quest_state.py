@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from classic_rpg.systems.quests import QuestManager
 from classic_rpg.systems.quests.questlog import QuestLog
+from maid_engine.ports import ClockPort, ServicesPort, StorePort, WorldPort
 from maid_stdlib.consequences import AUDIT_COLLECTION, ConsequencesAppliedEvent
 from maid_stdlib.consequences.sidetable import GeneratedQuestIndex
 from maid_stdlib.grounding import QuestGroundingMonitor
@@ -27,9 +28,6 @@ from maid_stdlib.questgen.pipeline import BuildRecord
 from maid_stdlib.questgen.quest import quest_from_document
 from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.vocabulary import QuestState
-
-if TYPE_CHECKING:
-    from maid_engine.ports import Host
 
 __all__ = ["ACTIVE_STATUSES", "AdminState", "QuestOps", "QuestRow"]
 
@@ -69,8 +67,13 @@ class AdminState:
         self.by_quest.setdefault(event.quest_id, deque(maxlen=self.MAX_PER_QUEST)).append(event)
 
 
+class OpsHost(WorldPort, ClockPort, ServicesPort, StorePort, Protocol):
+    """What the admin quest operations read: quest logs in the world, game time,
+    the quest services, and the stored quests and consequence audits."""
+
+
 class QuestOps:
-    def __init__(self, engine: Host) -> None:
+    def __init__(self, engine: OpsHost) -> None:
         self.engine = engine
         services = engine.services
         self.qg: QuestGen = services.get(QuestGen)
