@@ -3,10 +3,11 @@
 Nothing below the engine imports ``maid_engine.engine``. A collaborator states
 what it uses as one or more of the small Protocols here (the world, the event
 bus, the clocks, the service registry, the sessions, the store ...), and
-``GameEngine`` satisfies all of them structurally. A class that genuinely needs
-many of them (a system, a command body, a pack registering itself) is typed
-against :class:`Host`, the documented composite of the small ones, never
-against ``GameEngine``.
+``GameEngine`` satisfies all of them structurally. A class that uses several
+declares a Protocol next to itself combining exactly those. :class:`Host`, the
+composite of them all, is named only where the engine is handed on to other
+packs' code, which may reach anything (a system, a command body, a pack
+registering itself); never ``GameEngine``.
 
 This module is a leaf at run time: it imports nothing from the project except
 under ``TYPE_CHECKING`` (the concrete types the ports expose), so any module may
@@ -288,9 +289,10 @@ class Host(
 ):
     """Everything a system, a command body or a pack may reach, as one type.
 
-    For classes that genuinely use many of the small ports (systems, command
-    contexts, pack contexts). A class that uses one to three of them takes those
-    instead.
+    Only for where the engine is handed on to other packs' code (``System``,
+    command contexts, pack contexts, score sections): such code may reach
+    anything. Every other collaborator takes the small ports it uses, or a
+    Protocol of its own listing them (``tests/engine/test_ports.py`` checks it).
     """
 
 

@@ -93,6 +93,46 @@ def test_the_check_sees_imports_under_type_checking() -> None:
     assert found.count("maid_engine.engine") == 2
 
 
+#: Where the composite ``Host`` may be named: the places that hand the engine on
+#: to other packs' code, which may reach anything (a system, a command body, a
+#: pack registering itself, a score section), and the overrides of ``System.bind``,
+#: which must accept what the base accepts. Everything else names the small ports
+#: it uses.
+HOST_ALLOWED = {
+    "maid_engine/ecs/system.py",
+    "maid_engine/commands/command.py",
+    "maid_engine/content/pack.py",
+    "maid_stdlib/world/info.py",
+    "maid_stdlib/consequences/system.py",
+    "maid_stdlib/grounding/monitor.py",
+}
+
+
+def _imports_host(tree: ast.Module) -> bool:
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and node.module == "maid_engine.ports"
+        and any(alias.name == "Host" for alias in node.names)
+        for node in ast.walk(tree)
+    )
+
+
+def test_host_is_named_only_where_the_engine_goes_to_plugin_code() -> None:
+    users = {rel for rel, tree in _sources() if _imports_host(tree)}
+    assert users - HOST_ALLOWED == set(), "type these against the small ports they use"
+    assert HOST_ALLOWED - users == set(), "no longer names Host: remove from HOST_ALLOWED"
+
+
+def test_the_host_check_sees_imports_under_type_checking() -> None:
+    tree = ast.parse(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from maid_engine.ports import ClockPort, Host\n"
+    )
+    assert _imports_host(tree)
+    assert not _imports_host(ast.parse("from maid_engine.ports import WorldPort\n"))
+
+
 def test_ports_imports_nothing_of_the_project_at_run_time() -> None:
     tree = ast.parse((ROOT / "maid_engine/ports.py").read_text(encoding="utf-8"))
     runtime = [
