@@ -53,8 +53,6 @@ NOT_YET_CONVERTED = frozenset(
         "questgen_system/test_personalization.py",
         "questgen_system/test_scheduling.py",
         "questgen_system/test_stages.py",
-        "world/test_world_commands.py",
-        "world/test_world_service.py",
     }
 )
 

@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from uuid import UUID
 
 import pytest
-from world.worldkit import connect, make_engine, new_character, ws_of
+from world.worldkit import connect, new_character, ws_of
 
 from maid_engine.commands import Role
 from maid_engine.engine import GameEngine
 from maid_engine.events import ShutdownRequestedEvent
 from maid_engine.testing import cmd, session_for
 from maid_stdlib.world import Describable, ScoreSheet, data_uuid
-
-
-@pytest.fixture
-async def engine(tmp_path: Path) -> AsyncIterator[GameEngine]:
-    """Ironvale: these tests are not on the neutral test world yet (they are on the
-    allow-list of tests/test_layout.py)."""
-    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as started:
-        yield started
 
 
 @pytest.fixture
@@ -36,60 +26,60 @@ def at(engine: GameEngine, who: UUID) -> str | None:
 async def test_look_shows_room_exits_and_what_is_here(engine: GameEngine, hero: UUID) -> None:
     out = await cmd(engine, hero, "look")
     lines = out.splitlines()
-    assert lines[0] == "|cIronvale Village Square|n"
-    assert "old stone well" in lines[1]
+    assert lines[0] == "|cAshford Green|n"
+    assert "stone trough" in lines[1]
     assert lines[2] == "|gExits:|n north, east, south, west"
-    assert "A weathered notice board stands beside the well." in lines
+    assert "Pell the carter sits on the trough, idle." in lines
     assert "Alice" not in out  # you do not see yourself
     assert await cmd(engine, hero, "l") == out
 
 
 async def test_look_groups_identical_things(engine: GameEngine, hero: UUID) -> None:
-    ws_of(engine).move(hero, "ironvale:road_wagon")
+    ws_of(engine).move(hero, "hamlet:road_copse")
     out = await cmd(engine, hero, "look")
-    assert "A bandit scout picks through the wreckage of the wagon. [x3]" in out
+    assert "A grey wolf slinks between the hazels. [x2]" in out
 
 
 async def test_look_at_things_details_directions_and_self(engine: GameEngine, hero: UUID) -> None:
-    assert "notices are pinned" in (await cmd(engine, hero, "look board")).lower()
-    assert "granite blocks" in await cmd(engine, hero, "look well")
-    assert await cmd(engine, hero, "look n") == "Looking north, you see: |cWatch Street|n."
+    assert "no cart to drive" in (await cmd(engine, hero, "look carter")).lower()
+    assert "drowned leaf" in await cmd(engine, hero, "look trough")
+    assert await cmd(engine, hero, "look n") == "Looking north, you see: |cThe Warden's Hut|n."
     engine.world.get_component(hero, Describable).description = "A tall woman."
     assert "A tall woman." in await cmd(engine, hero, "look me")
     assert await cmd(engine, hero, "look dragon") == "You do not see 'dragon' here."
 
 
-async def test_look_at_numbered_scouts(engine: GameEngine, hero: UUID) -> None:
+async def test_look_at_numbered_wolves(engine: GameEngine, hero: UUID) -> None:
     ws = ws_of(engine)
-    ws.move(hero, "ironvale:road_wagon")
-    second = data_uuid("ironvale", "npc", "bandit_scout#2")
+    ws.move(hero, "hamlet:road_copse")
+    second = data_uuid("hamlet", "npc", "wolf#2")
     engine.world.get_component(second, Describable).description = "The second one."
-    assert "The second one." in await cmd(engine, hero, "look 2.scout")
-    assert "The second one." in await cmd(engine, hero, "look 2.bandit sc")
-    assert "The second one." not in await cmd(engine, hero, "look scout")
-    assert await cmd(engine, hero, "look 4.scout") == "You do not see '4.scout' here."
+    assert "The second one." in await cmd(engine, hero, "look 2.wolf")
+    assert "The second one." in await cmd(engine, hero, "look 2.grey wo")
+    assert "The second one." not in await cmd(engine, hero, "look wolf")
+    assert await cmd(engine, hero, "look 3.wolf") == "You do not see '3.wolf' here."
 
 
 async def test_walking_with_directions_and_aliases(engine: GameEngine, hero: UUID) -> None:
     out = await cmd(engine, hero, "w")
-    assert out.startswith("|cForge Lane|n")
-    assert at(engine, hero) == "ironvale:forge_lane"
+    assert out.startswith("|cMill Lane|n")
+    assert at(engine, hero) == "hamlet:mill_lane"
     await cmd(engine, hero, "west")
-    assert at(engine, hero) == "ironvale:smithy"
+    assert at(engine, hero) == "hamlet:mill"
     assert await cmd(engine, hero, "n") == "You cannot go that way."
     await cmd(engine, hero, "e")
     await cmd(engine, hero, "ea")
-    assert at(engine, hero) == "ironvale:square"
+    assert at(engine, hero) == "hamlet:green"
     for line, room in [
-        ("n", "watch_street"),
-        ("n", "guard_post"),
-        ("u", "watchtower"),
-        ("d", "guard_post"),
-        ("s", "watch_street"),
-        ("s", "square"),
+        ("n", "warden_hut"),
+        ("s", "green"),
+        ("e", "inn"),
+        ("u", "inn_loft"),
+        ("d", "inn"),
+        ("w", "green"),
     ]:
         await cmd(engine, hero, line)
-        assert at(engine, hero) == f"ironvale:{room}", line
+        assert at(engine, hero) == f"hamlet:{room}", line
 
 
 async def test_short_direction_names_win_over_other_commands(engine: GameEngine) -> None:
@@ -119,24 +109,24 @@ async def test_short_direction_names_win_over_other_commands(engine: GameEngine)
 
 async def test_go_through_named_or_prefixed_exits(engine: GameEngine, hero: UUID) -> None:
     await cmd(engine, hero, "go east")
-    assert at(engine, hero) == "ironvale:market_row"
+    assert at(engine, hero) == "hamlet:inn"
     await cmd(engine, hero, "go we")
-    assert at(engine, hero) == "ironvale:square"
+    assert at(engine, hero) == "hamlet:green"
     assert await cmd(engine, hero, "go") == "Go where?"
     assert await cmd(engine, hero, "go sideways") == "You cannot go that way."
     ws = ws_of(engine)
-    ws.set_exit("ironvale:square", "well", "ironvale:watchtower")
-    ws.set_exit("ironvale:square", "wellhouse", "ironvale:tavern")
+    ws.set_exit("hamlet:green", "well", "hamlet:inn_loft")
+    ws.set_exit("hamlet:green", "wellhouse", "hamlet:mill")
     assert await cmd(engine, hero, "go wel") == "Which way: well, wellhouse?"
     await cmd(engine, hero, "go well")
-    assert at(engine, hero) == "ironvale:watchtower"
+    assert at(engine, hero) == "hamlet:inn_loft"
 
 
 async def test_others_see_you_leave_and_arrive(engine: GameEngine, hero: UUID) -> None:
     bob = new_character(engine, "Bob")
     carol = new_character(engine, "Carol")
     bob_session = await connect(engine, bob)
-    ws_of(engine).move(carol, "ironvale:forge_lane")
+    ws_of(engine).move(carol, "hamlet:mill_lane")
     carol_session = await connect(engine, carol)
     await connect(engine, hero)
     bob_session.sent.clear()
@@ -146,15 +136,13 @@ async def test_others_see_you_leave_and_arrive(engine: GameEngine, hero: UUID) -
     assert carol_session.sent == ["Alice arrives from the east."]
     await cmd(engine, hero, "east")
     await cmd(engine, hero, "north")
-    await cmd(engine, hero, "north")
-    await cmd(engine, hero, "up")
     assert bob_session.sent[-1] == "Alice leaves north."
 
 
 async def test_say_and_emote_reach_the_room_escaped(engine: GameEngine, hero: UUID) -> None:
     bob = new_character(engine, "Bob")
     far = new_character(engine, "Far")
-    ws_of(engine).move(far, "ironvale:smithy")
+    ws_of(engine).move(far, "hamlet:mill")
     bob_session = await connect(engine, bob)
     far_session = await connect(engine, far)
     await connect(engine, hero)
@@ -174,7 +162,7 @@ async def test_say_and_emote_reach_the_room_escaped(engine: GameEngine, hero: UU
 
 async def test_tell_reaches_a_player_anywhere(engine: GameEngine, hero: UUID) -> None:
     bob = new_character(engine, "Bobby")
-    ws_of(engine).move(bob, "ironvale:bandit_camp")
+    ws_of(engine).move(bob, "hamlet:wolf_den")
     bob_session = await connect(engine, bob)
     await connect(engine, hero)
     bob_session.sent.clear()
@@ -224,8 +212,8 @@ async def test_score_has_extensible_sections(engine: GameEngine, hero: UUID) -> 
     # The world layer's own section comes first; loaded packs (classic_rpg) add more.
     assert out.splitlines()[:3] == [
         "|cName:|n  Alice",
-        "|cRoom:|n  Ironvale Village Square",
-        "|cArea:|n  Ironvale",
+        "|cRoom:|n  Ashford Green",
+        "|cArea:|n  Ashford",
     ]
     sheet = engine.services.get(ScoreSheet)
     sheet.add("level", lambda e, c: "|cLevel:|n 1", order=10_000)
@@ -242,28 +230,28 @@ async def test_score_has_extensible_sections(engine: GameEngine, hero: UUID) -> 
 
 
 async def test_goto_by_key_local_key_name_or_character(engine: GameEngine, hero: UUID) -> None:
-    assert await cmd(engine, hero, "@goto smithy") == (
+    assert await cmd(engine, hero, "@goto mill") == (
         "You do not have permission to use @goto (it needs the builder role)."
     )
-    assert at(engine, hero) == "ironvale:square"
+    assert at(engine, hero) == "hamlet:green"
     bob = new_character(engine, "Bob")
     bob_session = await connect(engine, bob)
     bob_session.sent.clear()
-    out = await cmd(engine, hero, "@goto ironvale:smithy", role=Role.BUILDER)
-    assert out.startswith("|cGundrik's Smithy|n")
+    out = await cmd(engine, hero, "@goto hamlet:mill", role=Role.BUILDER)
+    assert out.startswith("|cThe Mill|n")
     assert bob_session.sent == ["Alice vanishes in a swirl of mist."]
-    await cmd(engine, hero, "@goto tavern", role=Role.BUILDER)
-    assert at(engine, hero) == "ironvale:tavern"
-    await cmd(engine, hero, "@goto bandit camp", role=Role.BUILDER)
-    assert at(engine, hero) == "ironvale:bandit_camp"
-    await cmd(engine, hero, "@goto captain voss", role=Role.BUILDER)
-    assert at(engine, hero) == "ironvale:guard_post"
-    out = await cmd(engine, hero, "@goto old trade road", role=Role.BUILDER)
+    await cmd(engine, hero, "@goto inn", role=Role.BUILDER)
+    assert at(engine, hero) == "hamlet:inn"
+    await cmd(engine, hero, "@goto wolf den", role=Role.BUILDER)
+    assert at(engine, hero) == "hamlet:wolf_den"
+    await cmd(engine, hero, "@goto warden tamsin", role=Role.BUILDER)
+    assert at(engine, hero) == "hamlet:warden_hut"
+    out = await cmd(engine, hero, "@goto the", role=Role.BUILDER)
     assert "matches several rooms" in out
     assert "No room or character matches 'atlantis'" in await cmd(
         engine, hero, "@goto atlantis", role=Role.ADMIN
     )
-    assert await cmd(engine, hero, "@goto guard_post", role=Role.ADMIN) == "You are already there."
+    assert await cmd(engine, hero, "@goto warden_hut", role=Role.ADMIN) == "You are already there."
 
 
 async def test_at_who_lists_sessions_for_admins(engine: GameEngine, hero: UUID) -> None:
@@ -276,8 +264,7 @@ async def test_at_who_lists_sessions_for_admins(engine: GameEngine, hero: UUID) 
     lines = out.splitlines()
     assert lines[0].startswith("|cCharacter")
     assert any(
-        line.startswith("Bob") and "127.0.0.1" in line and "ironvale:square" in line
-        for line in lines
+        line.startswith("Bob") and "127.0.0.1" in line and "hamlet:green" in line for line in lines
     )
     assert lines[-1] == "2 connections."
 

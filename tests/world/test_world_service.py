@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from uuid import UUID
 
 import pytest
-from world.worldkit import connect, make_engine, new_character, ws_of
+from world.worldkit import connect, new_character, ws_of
 
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
@@ -23,16 +21,8 @@ from maid_stdlib.world import (
 )
 from maid_stdlib.world.gmcp import room_num
 
-
-@pytest.fixture
-async def engine(tmp_path: Path) -> AsyncIterator[GameEngine]:
-    """Ironvale: these tests are not on the neutral test world yet (they are on the
-    allow-list of tests/test_layout.py)."""
-    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as started:
-        yield started
-
-
-GUNDRIK = data_uuid("ironvale", "npc", "gundrik")
+#: Hamlet's miller, placed in the mill.
+HOLLIN = data_uuid("hamlet", "npc", "hollin")
 
 
 def record(engine: GameEngine) -> list[EntityRelocatedEvent]:
@@ -46,60 +36,60 @@ async def test_every_move_emits_a_relocation_event(engine: GameEngine) -> None:
     hero = new_character(engine, "Alice")
     await cmd(engine, hero, "west")
     ws = ws_of(engine)
-    ws.move(GUNDRIK, "ironvale:forge_lane", reason="errand")
-    ws.move(GUNDRIK, "ironvale:forge_lane", reason="errand")  # already there: no event
-    ws.remove_from_world(GUNDRIK, reason="carried off")
+    ws.move(HOLLIN, "hamlet:mill_lane", reason="errand")
+    ws.move(HOLLIN, "hamlet:mill_lane", reason="errand")  # already there: no event
+    ws.remove_from_world(HOLLIN, reason="carried off")
     await engine.dispatch_events()
     assert [(e.entity_id, e.from_room, e.to_room, e.reason) for e in seen] == [
-        (hero, None, "ironvale:square", "created"),
-        (hero, "ironvale:square", "ironvale:forge_lane", "walk"),
-        (GUNDRIK, "ironvale:smithy", "ironvale:forge_lane", "errand"),
-        (GUNDRIK, "ironvale:forge_lane", None, "carried off"),
+        (hero, None, "hamlet:green", "created"),
+        (hero, "hamlet:green", "hamlet:mill_lane", "walk"),
+        (HOLLIN, "hamlet:mill", "hamlet:mill_lane", "errand"),
+        (HOLLIN, "hamlet:mill_lane", None, "carried off"),
     ]
-    assert not engine.world.has_component(GUNDRIK, Position)
-    assert ws.room_key_of(GUNDRIK) is None
+    assert not engine.world.has_component(HOLLIN, Position)
+    assert ws.room_key_of(HOLLIN) is None
 
 
 async def test_moving_keeps_the_contents_index_right(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    assert GUNDRIK in ws.contents("ironvale:smithy")
-    assert ws.npcs_in("ironvale:smithy") == [GUNDRIK]
-    ws.move(GUNDRIK, "ironvale:square")
-    assert GUNDRIK not in ws.contents("ironvale:smithy")
-    assert ws.contents("ironvale:square")[-1] == GUNDRIK  # arrival order
-    assert engine.world.get_component(GUNDRIK, Position).room == "ironvale:square"
-    assert ws.items_in("ironvale:square") == [data_uuid("ironvale", "item", "notice_board")]
+    assert HOLLIN in ws.contents("hamlet:mill")
+    assert ws.npcs_in("hamlet:mill") == [HOLLIN]
+    ws.move(HOLLIN, "hamlet:warden_hut")
+    assert HOLLIN not in ws.contents("hamlet:mill")
+    assert ws.contents("hamlet:warden_hut")[-1] == HOLLIN  # arrival order
+    assert engine.world.get_component(HOLLIN, Position).room == "hamlet:warden_hut"
+    assert ws.items_in("hamlet:warden_hut") == [data_uuid("hamlet", "item", "horn")]
     with pytest.raises(UnknownRoom):
-        ws.move(GUNDRIK, "ironvale:atlantis")
-    assert ws.room_key_of(GUNDRIK) == "ironvale:square"
+        ws.move(HOLLIN, "hamlet:atlantis")
+    assert ws.room_key_of(HOLLIN) == "hamlet:warden_hut"
 
 
 async def test_destroyed_entities_leave_the_index(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    scout = data_uuid("ironvale", "npc", "bandit_scout#1")
-    engine.world.destroy_entity(scout)
+    wolf = data_uuid("hamlet", "npc", "wolf#1")
+    engine.world.destroy_entity(wolf)
     # Scheduled for destruction: no longer listed even before the safe point.
-    assert scout not in ws.contents("ironvale:road_wagon")
+    assert wolf not in ws.contents("hamlet:road_copse")
     await engine.dispatch_events()
-    assert ws.room_key_of(scout) is None
-    assert len(ws.npcs_in("ironvale:road_wagon")) == 2
-    assert ws.count_in("ironvale:road_wagon") == 3  # two scouts and the wheel
+    assert ws.room_key_of(wolf) is None
+    assert len(ws.npcs_in("hamlet:road_copse")) == 1
+    assert ws.count_in("hamlet:road_copse") == 2  # the other wolf and the wheel
 
 
 async def test_destroying_a_room_drops_it_and_its_paths(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    assert ws.path("ironvale:square", "ironvale:bandit_camp") is not None
-    engine.world.destroy_entity(ws.room_id("ironvale:camp_trail"))  # type: ignore[arg-type]
+    assert ws.path("hamlet:green", "hamlet:wolf_den") is not None
+    engine.world.destroy_entity(ws.room_id("hamlet:road_ford"))  # type: ignore[arg-type]
     await engine.dispatch_events()
-    assert not ws.has_room("ironvale:camp_trail")
-    assert ws.path("ironvale:square", "ironvale:bandit_camp") is None
+    assert not ws.has_room("hamlet:road_ford")
+    assert ws.path("hamlet:green", "hamlet:wolf_den") is None
 
 
 async def test_rebuilding_the_index_matches_incremental_updates(engine: GameEngine) -> None:
     ws = ws_of(engine)
     hero = new_character(engine, "Alice")
-    ws.move(GUNDRIK, "ironvale:tavern")
-    ws.move(hero, "ironvale:tavern")
+    ws.move(HOLLIN, "hamlet:inn")
+    ws.move(hero, "hamlet:inn")
     before = {k: sorted(ws.contents(k)) for k in ws.room_keys()}
     ws.rebuild_index()
     assert {k: sorted(ws.contents(k)) for k in ws.room_keys()} == before
@@ -107,85 +97,82 @@ async def test_rebuilding_the_index_matches_incremental_updates(engine: GameEngi
 
 async def test_reindex_follows_a_hand_edited_position(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    engine.world.get_component(GUNDRIK, Position).room = "ironvale:tavern"
-    assert ws.room_key_of(GUNDRIK) == "ironvale:smithy"  # bypassed the service
-    ws.reindex(GUNDRIK)
-    assert ws.npcs_in("ironvale:tavern")[-1] == GUNDRIK
+    engine.world.get_component(HOLLIN, Position).room = "hamlet:inn"
+    assert ws.room_key_of(HOLLIN) == "hamlet:mill"  # bypassed the service
+    ws.reindex(HOLLIN)
+    assert ws.npcs_in("hamlet:inn")[-1] == HOLLIN
 
 
 async def test_find_in_room_by_keyword_prefix_ordinal_and_kind(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    room = "ironvale:road_wagon"
-    scouts = [data_uuid("ironvale", "npc", f"bandit_scout#{i}") for i in (1, 2, 3)]
-    wheel = data_uuid("ironvale", "item", "wagon_wheel")
-    assert ws.find_in_room(room, "scout") == scouts[0]
-    assert ws.find_in_room(room, "3.scout") == scouts[2]
-    assert ws.find_in_room(room, "brig") == scouts[0]
-    assert ws.find_in_room(room, "bandit scout") == scouts[0]
-    assert ws.find_in_room(room, "4.scout") is None
-    assert ws.find_in_room(room, "0.scout") is None
+    room = "hamlet:road_copse"
+    wolves = [data_uuid("hamlet", "npc", f"wolf#{i}") for i in (1, 2)]
+    wheel = data_uuid("hamlet", "item", "cart_wheel")
+    assert ws.find_in_room(room, "wolf") == wolves[0]
+    assert ws.find_in_room(room, "2.wolf") == wolves[1]
+    assert ws.find_in_room(room, "gre") == wolves[0]
+    assert ws.find_in_room(room, "grey wolf") == wolves[0]
+    assert ws.find_in_room(room, "3.wolf") is None
+    assert ws.find_in_room(room, "0.wolf") is None
     assert ws.find_in_room(room, "") is None
     assert ws.find_in_room(room, "wheel") == wheel
     assert ws.find_in_room(room, "wheel", kinds=[NPC]) is None
-    assert ws.find_in_room(room, "wagon", kinds=[Item]) == wheel
-    assert ws.find_in_room(room, "scout", viewer=scouts[0]) == scouts[1]
-    ws.visibility_checks.append(lambda viewer, target: target != scouts[1])
-    assert ws.find_in_room(room, "2.scout") == scouts[2]
+    assert ws.find_in_room(room, "cart", kinds=[Item]) == wheel
+    assert ws.find_in_room(room, "wolf", viewer=wolves[0]) == wolves[1]
+    ws.visibility_checks.append(lambda viewer, target: target != wolves[0])
+    assert ws.find_in_room(room, "wolf") == wolves[1]
+    assert ws.find_in_room(room, "2.wolf") is None
 
 
 async def test_offline_characters_are_there_but_unseen(engine: GameEngine) -> None:
     ws = ws_of(engine)
     sleeper = new_character(engine, "Sleeper")
     hero = new_character(engine, "Alice")
-    assert ws.characters_in("ironvale:square") == []
-    assert ws.characters_in("ironvale:square", include_offline=True) == [sleeper, hero]
-    assert ws.find_in_room("ironvale:square", "sleeper") is None
+    assert ws.characters_in("hamlet:green") == []
+    assert ws.characters_in("hamlet:green", include_offline=True) == [sleeper, hero]
+    assert ws.find_in_room("hamlet:green", "sleeper") is None
     await connect(engine, sleeper)
-    assert ws.find_in_room("ironvale:square", "sleeper", viewer=hero) == sleeper
-    assert ws.characters_in("ironvale:square") == [sleeper]
+    assert ws.find_in_room("hamlet:green", "sleeper", viewer=hero) == sleeper
+    assert ws.characters_in("hamlet:green") == [sleeper]
 
 
 async def test_paths_and_reachability(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    assert ws.path("ironvale:square", "ironvale:square") == []
-    assert ws.path("ironvale:smithy", "ironvale:bandit_camp") == [
+    assert ws.path("hamlet:green", "hamlet:green") == []
+    assert ws.path("hamlet:mill", "hamlet:wolf_den") == [
         "east",
         "east",
         "south",
         "south",
         "south",
         "south",
-        "south",
-        "south",
-        "south",
-        "east",
         "east",
     ]
-    assert ws.is_reachable("ironvale:bandit_camp", "ironvale:watchtower")
-    assert not ws.is_reachable("ironvale:square", "ironvale:atlantis")
-    assert ws.path("ironvale:square", "ironvale:atlantis") is None
+    assert ws.is_reachable("hamlet:wolf_den", "hamlet:inn_loft")
+    assert not ws.is_reachable("hamlet:green", "hamlet:atlantis")
+    assert ws.path("hamlet:green", "hamlet:atlantis") is None
 
 
 async def test_changing_exits_invalidates_cached_paths(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    assert len(ws.path("ironvale:square", "ironvale:bandit_camp") or []) == 9
-    ws.set_exit("ironvale:square", "down", "ironvale:camp_trail")
-    assert ws.path("ironvale:square", "ironvale:bandit_camp") == ["down", "east"]
-    assert ws.remove_exit("ironvale:square", "down")
-    assert not ws.remove_exit("ironvale:square", "down")
-    assert len(ws.path("ironvale:square", "ironvale:bandit_camp") or []) == 9
-    # A collapsed bridge: the trail is cut off entirely.
-    ws.remove_exit("ironvale:road_ridge", "east")
-    assert not ws.is_reachable("ironvale:square", "ironvale:bandit_camp")
-    assert ws.is_reachable("ironvale:bandit_camp", "ironvale:square")
+    assert len(ws.path("hamlet:green", "hamlet:wolf_den") or []) == 5
+    ws.set_exit("hamlet:green", "down", "hamlet:road_ford")
+    assert ws.path("hamlet:green", "hamlet:wolf_den") == ["down", "east"]
+    assert ws.remove_exit("hamlet:green", "down")
+    assert not ws.remove_exit("hamlet:green", "down")
+    assert len(ws.path("hamlet:green", "hamlet:wolf_den") or []) == 5
+    # A fallen tree: the ford and the den are cut off entirely.
+    ws.remove_exit("hamlet:road_copse", "south")
+    assert not ws.is_reachable("hamlet:green", "hamlet:wolf_den")
+    assert ws.is_reachable("hamlet:wolf_den", "hamlet:green")
     # Editing the component by hand needs an explicit invalidation.
-    room = ws.room_id("ironvale:road_ridge")
+    room = ws.room_id("hamlet:road_copse")
     assert room is not None
-    engine.world.get_component(room, Exits).exits["east"] = "ironvale:camp_trail"
+    engine.world.get_component(room, Exits).exits["south"] = "hamlet:road_ford"
     ws.invalidate_paths()
-    assert ws.is_reachable("ironvale:square", "ironvale:bandit_camp")
+    assert ws.is_reachable("hamlet:green", "hamlet:wolf_den")
     with pytest.raises(UnknownRoom):
-        ws.set_exit("ironvale:square", "down", "ironvale:atlantis")
+        ws.set_exit("hamlet:green", "down", "hamlet:atlantis")
 
 
 async def test_room_info_gmcp_on_every_move_of_a_connected_character(
@@ -198,23 +185,19 @@ async def test_room_info_gmcp_on_every_move_of_a_connected_character(
     await cmd(engine, hero, "south")
     [(package, info)] = session.gmcp
     assert package == "Room.Info"
-    forge = ws.room_id("ironvale:south_street")
-    assert forge is not None
-    assert info["num"] == room_num(forge)
-    assert info["id"] == "ironvale:south_street"
-    assert info["name"] == "South Street"
-    assert info["area"] == "Ironvale"
-    assert info["exit_ids"] == {
-        "north": "ironvale:square",
-        "east": "ironvale:tavern",
-        "south": "ironvale:south_gate",
-    }
-    assert info["exits"]["east"] == room_num(ws.room_id("ironvale:tavern"))  # type: ignore[arg-type]
-    ws.move(hero, "ironvale:smithy", reason="teleport")
+    gate = ws.room_id("hamlet:hamlet_gate")
+    assert gate is not None
+    assert info["num"] == room_num(gate)
+    assert info["id"] == "hamlet:hamlet_gate"
+    assert info["name"] == "The Hamlet Gate"
+    assert info["area"] == "Ashford"
+    assert info["exit_ids"] == {"north": "hamlet:green", "south": "hamlet:road_bridge"}
+    assert info["exits"]["south"] == room_num(ws.room_id("hamlet:road_bridge"))  # type: ignore[arg-type]
+    ws.move(hero, "hamlet:mill", reason="teleport")
     await engine.dispatch_events()
-    assert session.gmcp[-1][1]["id"] == "ironvale:smithy"
+    assert session.gmcp[-1][1]["id"] == "hamlet:mill"
     # NPCs and offline characters get nothing (and cost nothing).
-    ws.move(GUNDRIK, "ironvale:square")
+    ws.move(HOLLIN, "hamlet:green")
     await engine.dispatch_events()
     assert len(session.gmcp) == 2
 
@@ -226,7 +209,7 @@ async def test_message_room_reaches_connected_characters_there(engine: GameEngin
     b = await connect(engine, b_id)
     a.sent.clear()
     b.sent.clear()
-    assert ws.message_room("ironvale:square", "A bell tolls.", exclude=[b_id]) == 1
+    assert ws.message_room("hamlet:green", "A bell tolls.", exclude=[b_id]) == 1
     assert a.sent == ["A bell tolls."]
     assert b.sent == []
 
