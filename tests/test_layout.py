@@ -35,12 +35,6 @@ IRONVALE = re.compile(
 #: Not converted yet (paths relative to tests/). Only ever remove entries.
 NOT_YET_CONVERTED = frozenset(
     {
-        "consequences/ckit.py",
-        "consequences/conftest.py",
-        "consequences/test_audit.py",
-        "consequences/test_branches.py",
-        "consequences/test_chains.py",
-        "consequences/test_system.py",
         "questgen_system/conftest.py",
         "questgen_system/qskit.py",
         "questgen_system/test_backpressure.py",

@@ -6,13 +6,14 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from kits.engines import ironvale_engine
+from kits.engines import hamlet_engine
 
 from maid_engine.engine import GameEngine
 
 
 @pytest.fixture
 async def engine(tmp_path: Path) -> AsyncIterator[GameEngine]:
-    """A started Ironvale with every layer wired in; no store, 60 s ticks."""
-    async with ironvale_engine(tmp_path).lifespan() as eng:
+    """A started Hamlet with the RPG layer (its QuestManager holds the generated
+    quests); no store, 60 s ticks."""
+    async with hamlet_engine(tmp_path, rpg=True).lifespan() as eng:
         yield eng

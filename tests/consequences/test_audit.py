@@ -6,8 +6,10 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
-from consequences.ckit import accept, deliver, new_hero, simple_quest, system_of, trust
-from kits.engines import ironvale_engine, iv, living_of
+from consequences.ckit import simple_quest
+from kits.engines import hamlet_engine, hv, living_of
+from kits.heroes import new_hero
+from kits.quests import accept, consequences_of, deliver, trust
 
 from maid_engine.engine import GameEngine
 from maid_stdlib.consequences import AUDIT_COLLECTION, ConsequencesAppliedEvent, WorldMutationBatch
@@ -19,8 +21,8 @@ from maid_stdlib.questgen.vocabulary import QuestOutcome
 async def test_applied_batches_are_audited_with_the_entities_they_changed(
     tmp_path: Path, db_url: str
 ) -> None:
-    async with ironvale_engine(tmp_path, db_url=db_url).lifespan() as engine:
-        gundrik = iv("gundrik")
+    async with hamlet_engine(tmp_path, rpg=True, db_url=db_url).lifespan() as engine:
+        hollin = hv("hollin")
         hero = new_hero(engine)
         await engine.save_entities_now(hero)
         quest_id = await deliver(engine, simple_quest(engine))
@@ -45,38 +47,38 @@ async def test_applied_batches_are_audited_with_the_entities_they_changed(
             "memory_creation",
             "world_state",
         ]
-        key = system_of(engine).audit_key(quest_id, [hero], 1, QuestOutcome.COMPLETED)
+        key = consequences_of(engine).audit_key(quest_id, [hero], 1, QuestOutcome.COMPLETED)
         assert await engine.store.documents.get(AUDIT_COLLECTION, key) == doc
 
-        # In the same transaction, before any checkpoint: Gundrik's new view of the hero.
+        # In the same transaction, before any checkpoint: Hollin's new view of the hero.
         stored = await engine.store.entities.load_all()
-        rel = stored[gundrik]["Relationships"]["entries"][str(hero)]
+        rel = stored[hollin]["Relationships"]["entries"][str(hero)]
         assert rel["trust"] == pytest.approx(0.3)
-        assert stored[hero]["FactionStandings"]["standings"]["village"] == pytest.approx(0.1)
+        assert stored[hero]["FactionStandings"]["standings"]["hamlet"] == pytest.approx(0.1)
 
     # After a restart the world remembers, and the same event changes nothing twice.
-    async with ironvale_engine(tmp_path, db_url=db_url).lifespan() as engine:
+    async with hamlet_engine(tmp_path, rpg=True, db_url=db_url).lifespan() as engine:
         applied: list[ConsequencesAppliedEvent] = []
         engine.events.subscribe(ConsequencesAppliedEvent, applied.append)
-        assert trust(engine, gundrik, hero) == pytest.approx(0.3)
-        memory = living_of(engine).memory.get_recent(gundrik, 1, MemoryVisibility.PUBLIC)[0]
-        assert memory.content == "A stranger spoke to Voss for me."
+        assert trust(engine, hollin, hero) == pytest.approx(0.3)
+        memory = living_of(engine).memory.get_recent(hollin, 1, MemoryVisibility.PUBLIC)[0]
+        assert memory.content == "A stranger spoke to Tamsin for me."
         engine.events.emit(QuestTurnedInEvent(quest_id, hero, QuestOutcome.COMPLETED))
         await engine.dispatch_events()
         assert not applied
-        assert trust(engine, gundrik, hero) == pytest.approx(0.3)
+        assert trust(engine, hollin, hero) == pytest.approx(0.3)
 
 
 async def test_failed_batches_are_audited_and_counted(tmp_path: Path, db_url: str) -> None:
-    async with ironvale_engine(tmp_path, db_url=db_url).lifespan() as engine:
-        gundrik = iv("gundrik")
+    async with hamlet_engine(tmp_path, rpg=True, db_url=db_url).lifespan() as engine:
+        hollin = hv("hollin")
         hero = new_hero(engine)
         quest_id = await deliver(engine, simple_quest(engine))
         await accept(engine, hero, quest_id)
-        system = system_of(engine)
+        system = consequences_of(engine)
 
         def conflict(batch: WorldMutationBatch, attempt: int) -> None:
-            system.versions.bump(gundrik)  # Gundrik changed under the batch
+            system.versions.bump(hollin)  # Hollin changed under the batch
 
         system.before_apply.append(conflict)
         result = await system.on_turned_in(quest_id, hero, QuestOutcome.COMPLETED, run=1)
@@ -98,24 +100,20 @@ async def test_failed_batches_are_audited_and_counted(tmp_path: Path, db_url: st
         assert doc["status"] == "applied"
 
 
-async def test_a_follow_up_waiting_for_the_bandits_survives_a_restart(
+async def test_a_follow_up_waiting_for_the_wolves_survives_a_restart(
     tmp_path: Path, db_url: str
 ) -> None:
     from maid_stdlib.questgen import ConsequenceType, ObjectiveType, QuestConsequence
     from maid_stdlib.questgen import QuestObjective as Objective
     from maid_stdlib.world import NPC, spawn_template
 
-    def bandits(engine: GameEngine) -> list[UUID]:
+    def wolves(engine: GameEngine) -> list[UUID]:
         world = engine.world
-        return [
-            u
-            for u, n in world.each(NPC)
-            if n.template in ("ironvale:bandit_scout", "ironvale:kral")
-        ]
+        return [u for u, n in world.each(NPC) if n.template in ("hamlet:wolf", "hamlet:old_grey")]
 
-    async with ironvale_engine(tmp_path, db_url=db_url).lifespan() as engine:
+    async with hamlet_engine(tmp_path, rpg=True, db_url=db_url).lifespan() as engine:
         hero = new_hero(engine)
-        kral = iv("kral")
+        old_grey = hv("old_grey")
         quest = simple_quest(
             engine,
             "road-clearing",
@@ -124,43 +122,43 @@ async def test_a_follow_up_waiting_for_the_bandits_survives_a_restart(
                 Objective(
                     id="o1-kill",
                     objective_type=ObjectiveType.KILL,
-                    description="Defeat Kral",
-                    target="Kral",
-                    target_entity_id=kral,
-                    target_entity_ids=[kral],
-                    target_location="ironvale:bandit_camp",
+                    description="Defeat Old Grey",
+                    target="Old Grey",
+                    target_entity_id=old_grey,
+                    target_entity_ids=[old_grey],
+                    target_location="hamlet:wolf_den",
                 )
             ],
             consequences=[
                 QuestConsequence(
                     consequence_type=ConsequenceType.WORLD_STATE,
-                    world_state_key="threat:bandits:ironvale:old_trade_road",
+                    world_state_key="threat:wolves:hamlet:mill_road",
                     world_state_value="cleared",
                 )
             ],
         )
         await deliver(engine, quest)
-        for uid in bandits(engine):
+        for uid in wolves(engine):
             engine.world.destroy_entity(uid)
         engine.world.flush_destroyed()
         engine.events.emit(QuestTurnedInEvent(quest.id, hero, QuestOutcome.COMPLETED))
         await engine.dispatch_events()
-        system = system_of(engine)
+        system = consequences_of(engine)
         assert [s.context["chain_type"] for s in system.pending.signals()] == ["retaliation"]
         await engine.run_ticks(1)  # writes it in the background
         await system.shutdown()  # and waits for the write
 
-    async with ironvale_engine(tmp_path, db_url=db_url).lifespan() as engine:
+    async with hamlet_engine(tmp_path, rpg=True, db_url=db_url).lifespan() as engine:
         from maid_stdlib.consequences import QuestChainEvent
 
         chains: list[QuestChainEvent] = []
         engine.events.subscribe(QuestChainEvent, chains.append)
-        system = system_of(engine)
+        system = consequences_of(engine)
         assert [s.context["previous_quest_id"] for s in system.pending.signals()] == [
             "road-clearing"
         ]
-        if not bandits(engine):
-            spawn_template(engine, "ironvale:bandit_scout", "ironvale:road_wagon")
+        if not wolves(engine):
+            spawn_template(engine, "hamlet:wolf", "hamlet:road_copse")
         await engine.run_ticks(2)
         assert [c.chain_type for c in chains] == ["retaliation"]
         assert not system.pending.signals()

@@ -6,8 +6,10 @@ from __future__ import annotations
 from uuid import UUID
 
 import pytest
-from consequences.ckit import deliver, new_hero, simple_quest, system_of
-from kits.engines import iv, qg_of
+from consequences.ckit import simple_quest
+from kits.engines import hv, qg_of
+from kits.heroes import new_hero
+from kits.quests import consequences_of, deliver
 
 from maid_engine.engine import GameEngine
 from maid_stdlib.consequences import (
@@ -108,7 +110,7 @@ async def test_the_chain_stops_at_depth_five(engine: GameEngine) -> None:
     deeper = BasicSignal(
         "CONSEQUENCE_CHAIN",
         0.9,
-        [iv("voss")],
+        [hv("tamsin")],
         {"previous_quest_id": "deep-5", "chain_type": "follow_up", "chain_depth": 6},
     )
     rejection = await evaluator.evaluate(deeper)
@@ -137,7 +139,9 @@ async def test_large_trust_losses_raise_retaliation_and_the_budget_caps_them(
     engine: GameEngine,
 ) -> None:
     hero = new_hero(engine)
-    wronged = [iv(k) for k in ("voss", "selena", "bram", "gate_guard")]
+    # Everyone placed in Hamlet but the giver (the pack leader too: the rule does
+    # not care whom the character wronged).
+    wronged = [hv(k) for k in ("tamsin", "pell", "marta", "old_grey")]
     # A branch that betrays four people at once, and a quest that can chain.
     betrayal = BranchOption(
         label="Betray everyone",
@@ -172,15 +176,15 @@ async def test_large_trust_losses_raise_retaliation_and_the_budget_caps_them(
     signals = detect_consequence_signals(other, QuestOutcome.COMPLETED, [hero], applied, facts)
     assert [s.signal_type for s in signals] == ["CONSEQUENCE_CHAIN"] + ["RIVALRY_ESCALATION"] * 4
     rivalry = signals[1]
-    assert rivalry.involved_npcs == [iv("voss"), iv("gundrik")]
-    assert rivalry.context["npc_a"] == str(iv("voss"))
+    assert rivalry.involved_npcs == [hv("tamsin"), hv("hollin")]
+    assert rivalry.context["npc_a"] == str(hv("tamsin"))
     assert rivalry.context["chain_type"] == "retaliation"
     assert rivalry.importance == 0.5
     assert rivalry.missing_context() == []
 
     # Through the system: the choice is recorded, the batch applies, 1 + 4 signals
     # would come out, the budget lets CONSEQUENCE_SIGNAL_BUDGET through.
-    system = system_of(engine)
+    system = consequences_of(engine)
     system.signal_budget = 3
     chains = Chains(engine)
     await deliver(engine, quest)
@@ -205,16 +209,16 @@ async def test_packs_can_add_chain_rules(engine: GameEngine) -> None:
             return None
         return ctx.signal(
             "TRADE_OPPORTUNITY",
-            [iv("selena")],
+            [hv("pell")],
             "escalation",
-            supply_npc=str(iv("selena")),
-            demand_npc=str(iv("gundrik")),
-            item_type="iron",
+            supply_npc=str(hv("pell")),
+            demand_npc=str(hv("hollin")),
+            item_type="grain",
         )
 
     # The test changes a registry of the running engine (the seam a reload would use).
     engine.registries.unlock()
-    system_of(engine).chain_rules.register(market_rumour)
+    consequences_of(engine).chain_rules.register(market_rumour)
     await deliver(engine, chained(engine, "rumour", 0, 0.8))
     await turn_in(engine, hero, "rumour")
     assert [(s.signal_type, s.context["chain_type"]) for s in chains.signals] == [

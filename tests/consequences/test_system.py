@@ -8,18 +8,10 @@ from typing import Any
 from uuid import UUID
 
 import pytest
-from consequences.ckit import (
-    accept,
-    applied_delta,
-    assert_trust,
-    deliver,
-    new_hero,
-    simple_quest,
-    system_of,
-    trust,
-)
-from kits.engines import iv, living_of, metric, plain, qm
-from kits.heroes import walk
+from consequences.ckit import simple_quest
+from kits.engines import hv, living_of, metric, plain, qm
+from kits.heroes import new_hero, walk
+from kits.quests import accept, applied_delta, assert_trust, consequences_of, deliver, trust
 
 from classic_rpg.systems.quests.grading import grade_outcome
 from maid_engine.engine import GameEngine
@@ -54,41 +46,41 @@ def gossip_of(engine: GameEngine, npc: UUID) -> set[str]:
 
 
 async def test_a_real_turn_in_changes_the_living_world(engine: GameEngine) -> None:
-    gundrik, voss = iv("gundrik"), iv("voss")
-    set_need(engine.world, gundrik, "economic", 0.2)
+    hollin, tamsin = hv("hollin"), hv("tamsin")
+    set_need(engine.world, hollin, "economic", 0.2)
     hero, _quest_id = await started(engine)
     applied = Applied(engine)
-    await walk(engine, hero, "ironvale:guard_post")
-    await cmd(engine, hero, "talk voss")
-    await walk(engine, hero, "ironvale:smithy")
-    out = await cmd(engine, hero, "talk gundrik")
+    await walk(engine, hero, "hamlet:warden_hut")
+    await cmd(engine, hero, "talk tamsin")
+    await walk(engine, hero, "hamlet:mill")
+    out = await cmd(engine, hero, "talk hollin")
     assert "Quest complete" in plain(out)
     assert "(perfect)" in out
 
     assert len(applied.events) == 1
     assert applied.events[0].outcome == "perfect"
     # PERFECT: every success consequence x1.25
-    assert applied_delta(engine, "relationship_change", gundrik) == pytest.approx(0.375)
-    assert applied_delta(engine, "relationship_change", voss) == pytest.approx(0.1875)
-    assert_trust(engine, gundrik, hero, 0.375, talks=2)
-    assert_trust(engine, voss, hero, 0.1875, talks=1)
-    assert get_need_value(engine.world, gundrik, "economic") == pytest.approx(0.575)
-    assert get_faction_standing(engine.world, hero, "village") == pytest.approx(0.125)
-    assert "An adventurer carried Gundrik's words to the guard" in gossip_of(engine, gundrik)
-    assert world_flag(engine.world, "errand:voss") == "asked"
-    memory = living_of(engine).memory.get_recent(gundrik, 1, MemoryVisibility.PUBLIC)[0]
-    assert memory.content == "A stranger spoke to Voss for me."
+    assert applied_delta(engine, "relationship_change", hollin) == pytest.approx(0.375)
+    assert applied_delta(engine, "relationship_change", tamsin) == pytest.approx(0.1875)
+    assert_trust(engine, hollin, hero, 0.375, talks=2)
+    assert_trust(engine, tamsin, hero, 0.1875, talks=1)
+    assert get_need_value(engine.world, hollin, "economic") == pytest.approx(0.575)
+    assert get_faction_standing(engine.world, hero, "hamlet") == pytest.approx(0.125)
+    assert "An adventurer carried Hollin's words to the warden" in gossip_of(engine, hollin)
+    assert world_flag(engine.world, "errand:tamsin") == "asked"
+    memory = living_of(engine).memory.get_recent(hollin, 1, MemoryVisibility.PUBLIC)[0]
+    assert memory.content == "A stranger spoke to Tamsin for me."
     assert memory.player_id == hero
     assert {"quest", "perfect", "visibility:public"} <= set(memory.tags)
 
 
 async def test_the_outcome_comes_from_the_event_never_regraded(engine: GameEngine) -> None:
-    gundrik = iv("gundrik")
-    set_need(engine.world, gundrik, "economic", 0.2)
+    hollin = hv("hollin")
+    set_need(engine.world, hollin, "economic", 0.2)
     hero, quest_id = await started(engine)
     manager = qm(engine)
-    manager.objectives.talk_now(hero, iv("voss"))
-    manager.objectives.talk_now(hero, gundrik)
+    manager.objectives.talk_now(hero, hv("tamsin"))
+    manager.objectives.talk_now(hero, hollin)
     entry = manager.entry(hero, quest_id)
     quest = manager.get_quest(quest_id)
     assert entry is not None
@@ -102,9 +94,9 @@ async def test_the_outcome_comes_from_the_event_never_regraded(engine: GameEngin
     await engine.dispatch_events()
 
     assert [e.outcome for e in applied.events] == ["pyrrhic_victory"]
-    assert trust(engine, gundrik, hero) == pytest.approx(0.3 * 0.3)
-    assert get_need_value(engine.world, gundrik, "economic") == pytest.approx(0.2 + 0.3 * 0.3)
-    memory = living_of(engine).memory.get_recent(gundrik, 1)[0]
+    assert trust(engine, hollin, hero) == pytest.approx(0.3 * 0.3)
+    assert get_need_value(engine.world, hollin, "economic") == pytest.approx(0.2 + 0.3 * 0.3)
+    memory = living_of(engine).memory.get_recent(hollin, 1)[0]
     assert "pyrrhic_victory" in memory.tags
 
 
@@ -113,18 +105,18 @@ async def test_each_outcome_is_applied_once(engine: GameEngine) -> None:
     for _ in range(2):
         engine.events.emit(QuestTurnedInEvent(quest_id, hero, QuestOutcome.COMPLETED))
         await engine.dispatch_events()
-    assert trust(engine, iv("gundrik"), hero) == pytest.approx(0.3)
+    assert trust(engine, hv("hollin"), hero) == pytest.approx(0.3)
 
 
 async def test_a_conflict_is_retried_once_from_a_fresh_read(engine: GameEngine) -> None:
-    gundrik = iv("gundrik")
+    hollin = hv("hollin")
     hero, quest_id = await started(engine)
-    system = system_of(engine)
+    system = consequences_of(engine)
 
     def concurrent_writer(batch: WorldMutationBatch, attempt: int) -> None:
-        if attempt == 1:  # someone changes Gundrik between validation and application
-            system.versions.bump(gundrik)
-            set_need(engine.world, gundrik, "economic", 0.25)
+        if attempt == 1:  # someone changes Hollin between validation and application
+            system.versions.bump(hollin)
+            set_need(engine.world, hollin, "economic", 0.25)
 
     system.before_apply.append(concurrent_writer)
     result = await system.on_turned_in(quest_id, hero, QuestOutcome.COMPLETED)
@@ -132,22 +124,22 @@ async def test_a_conflict_is_retried_once_from_a_fresh_read(engine: GameEngine) 
     assert result.status == "applied"
     assert result.attempts == 2
     # the retry planned from the new value
-    assert get_need_value(engine.world, gundrik, "economic") == pytest.approx(0.55)
-    assert trust(engine, gundrik, hero) == pytest.approx(0.3)
+    assert get_need_value(engine.world, hollin, "economic") == pytest.approx(0.55)
+    assert trust(engine, hollin, hero) == pytest.approx(0.3)
     assert metric(engine, "maid_consequence_batches_total", status="applied") == 1
 
 
 async def test_a_second_conflict_is_rolled_back_logged_and_counted(
     engine: GameEngine, caplog: pytest.LogCaptureFixture
 ) -> None:
-    gundrik = iv("gundrik")
+    hollin = hv("hollin")
     hero, quest_id = await started(engine)
-    system = system_of(engine)
-    need_before = get_need_value(engine.world, gundrik, "economic")
-    memories_before = living_of(engine).memory.count(gundrik)
+    system = consequences_of(engine)
+    need_before = get_need_value(engine.world, hollin, "economic")
+    memories_before = living_of(engine).memory.count(hollin)
 
     def conflict(batch: WorldMutationBatch, attempt: int) -> None:
-        system.versions.bump(gundrik)  # Gundrik changed under the batch
+        system.versions.bump(hollin)  # Hollin changed under the batch
 
     system.before_apply.append(conflict)
     with caplog.at_level(logging.WARNING, logger="maid.consequences"):
@@ -157,16 +149,16 @@ async def test_a_second_conflict_is_rolled_back_logged_and_counted(
     assert result.attempts == 2
     assert any("consequence batch failed" in r.getMessage() for r in caplog.records)
     assert metric(engine, "maid_consequence_batches_total", status="conflict") == 1
-    assert trust(engine, gundrik, hero) == 0.0
-    assert get_need_value(engine.world, gundrik, "economic") == need_before
-    assert living_of(engine).memory.count(gundrik) == memories_before
-    assert world_flag(engine.world, "errand:voss") is None
+    assert trust(engine, hollin, hero) == 0.0
+    assert get_need_value(engine.world, hollin, "economic") == need_before
+    assert living_of(engine).memory.count(hollin) == memories_before
+    assert world_flag(engine.world, "errand:tamsin") is None
 
 
 async def test_abandoning_merges_the_penalty_with_the_failure_consequences(
     engine: GameEngine,
 ) -> None:
-    gundrik = iv("gundrik")
+    hollin = hv("hollin")
     hero, quest_id = await started(engine)
     applied = Applied(engine)
     out = await cmd(engine, hero, f"abandon {quest_id}")
@@ -175,36 +167,36 @@ async def test_abandoning_merges_the_penalty_with_the_failure_consequences(
 
     assert [e.outcome for e in applied.events] == ["abandoned"]
     # failure -0.1 and abandonment -0.15 on the same giver: merged, not a conflict
-    assert trust(engine, gundrik, hero) == pytest.approx(-0.25)
-    news = gossip_of(engine, gundrik)
-    assert "Nobody asked Voss for Gundrik" in news
-    assert "Aria gave up on helping Gundrik: The Smith's Errand" in news
-    known = engine.world.get_component(gundrik, KnownGossip)
+    assert trust(engine, hollin, hero) == pytest.approx(-0.25)
+    news = gossip_of(engine, hollin)
+    assert "Nobody asked Tamsin for Hollin" in news
+    assert "Aria gave up on helping Hollin: The Miller's Errand" in news
+    known = engine.world.get_component(hollin, KnownGossip)
     assert all(
         i.confidence == pytest.approx(0.9) for i in known.items.values() if "quest" in i.tags
     )
-    memory = living_of(engine).memory.get_recent(gundrik, 1)[0]
+    memory = living_of(engine).memory.get_recent(hollin, 1)[0]
     assert memory.content == "Nobody came when I asked for help."
     assert "abandoned" in memory.tags
 
 
 async def test_expiry_applies_the_failure_consequences_once(engine: GameEngine) -> None:
-    gundrik = iv("gundrik")
+    hollin = hv("hollin")
     hero, quest_id = await started(engine)
     applied = Applied(engine)
     assert qm(engine).expire_quest(quest_id) == [hero]
     await engine.dispatch_events()
     assert [e.outcome for e in applied.events] == ["expired"]
     assert applied.events[0].character_ids == [hero]
-    assert trust(engine, gundrik, hero) == pytest.approx(-0.1)
-    assert "Nobody asked Voss for Gundrik" in gossip_of(engine, gundrik)
-    assert "expired" in living_of(engine).memory.get_recent(gundrik, 1)[0].tags
+    assert trust(engine, hollin, hero) == pytest.approx(-0.1)
+    assert "Nobody asked Tamsin for Hollin" in gossip_of(engine, hollin)
+    assert "expired" in living_of(engine).memory.get_recent(hollin, 1)[0].tags
 
 
 async def test_an_offer_nobody_took_expiring_still_lets_the_giver_down(
     engine: GameEngine,
 ) -> None:
-    gundrik = iv("gundrik")
+    hollin = hv("hollin")
     hero = new_hero(engine)
     quest_id = await deliver(engine, simple_quest(engine))
     qm(engine).offer_quest(hero, quest_id)
@@ -212,30 +204,31 @@ async def test_an_offer_nobody_took_expiring_still_lets_the_giver_down(
     qm(engine).expire_quest(quest_id)
     await engine.dispatch_events()
     assert [e.character_ids for e in applied.events] == [[]]
-    assert trust(engine, gundrik, hero) == 0.0  # nobody accepted it
-    assert "Nobody asked Voss for Gundrik" in gossip_of(engine, gundrik)
+    assert trust(engine, hollin, hero) == 0.0  # nobody accepted it
+    assert "Nobody asked Tamsin for Hollin" in gossip_of(engine, hollin)
 
 
 async def test_failure_and_invalidation(engine: GameEngine) -> None:
-    gundrik = iv("gundrik")
+    hollin = hv("hollin")
     hero, quest_id = await started(engine)
     applied = Applied(engine)
     qm(engine).fail_quest(hero, quest_id)
     await engine.dispatch_events()
     assert [e.outcome for e in applied.events] == ["failed"]
-    assert trust(engine, gundrik, hero) == pytest.approx(-0.1)
+    assert trust(engine, hollin, hero) == pytest.approx(-0.1)
 
     other = await deliver(engine, simple_quest(engine, "second-errand"))
     await accept(engine, hero, other)
     qm(engine).invalidate_quest(other, "test")
     await engine.dispatch_events()
     assert len(applied.events) == 1  # the world, not the character, ended it
-    assert trust(engine, gundrik, hero) == pytest.approx(-0.1)
+    assert trust(engine, hollin, hero) == pytest.approx(-0.1)
 
 
 async def test_authored_quests_have_no_generated_consequences(engine: GameEngine) -> None:
     hero = new_hero(engine)
+    assert qm(engine).get_quest("wolf-watch") is not None  # Hamlet's authored quest
     applied = Applied(engine)
-    engine.events.emit(QuestTurnedInEvent("road-scouts", hero, QuestOutcome.COMPLETED))
+    engine.events.emit(QuestTurnedInEvent("wolf-watch", hero, QuestOutcome.COMPLETED))
     await engine.dispatch_events()
     assert not applied.events

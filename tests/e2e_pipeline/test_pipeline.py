@@ -19,10 +19,9 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
-from consequences.ckit import CLEARED_NEWS, VETERAN_HP, VETERAN_LEVEL
 from e2e.client import TelnetClient, flat
-from kits.engines import iv
-from kits.heroes import make_strong
+from ironvale.ironkit import CLEARED_NEWS, iv
+from kits.heroes import VETERAN_HP, VETERAN_LEVEL, make_strong
 
 from classic_rpg.systems.quests import QuestManager
 from maid_engine.app import MaidServer

@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from consequences.ckit import CLEARED_NEWS, new_hero, play_iron_crisis, system_of
-from kits.engines import iv, plain, qm
+from ironvale.ironkit import CLEARED_NEWS, iv, play_iron_crisis
+from kits.engines import plain, qm
+from kits.heroes import new_hero
+from kits.quests import consequences_of
 from questgen_system.qskit import ticks
 
 from maid_engine.clock import ManualClock
@@ -48,7 +50,7 @@ async def test_generated_quests_have_consequences_without_a_store(tmp_path: Path
         hero = new_hero(engine)
         assert "Quest complete" in plain(await play_iron_crisis(engine, hero, quest))
         await engine.dispatch_events()
-        result = system_of(engine).recent[-1]
+        result = consequences_of(engine).recent[-1]
         assert result.quest_id == quest.id
         assert result.status == "applied"
         known = engine.world.get_component(gundrik, KnownGossip)

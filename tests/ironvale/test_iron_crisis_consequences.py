@@ -10,20 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from consequences.ckit import (
-    SignalLog,
-    applied_delta,
-    assert_trust,
-    build,
-    deliver,
-    iron_crisis_quest,
-    new_hero,
-    play_iron_crisis,
-    system_of,
-)
-from kits.engines import ironvale_engine, iv, living_of, plain, qg_of, ws_of
-from kits.heroes import walk
+from ironvale.ironkit import iron_crisis_quest, ironvale_engine, iv, play_iron_crisis
+from kits.engines import living_of, plain, qg_of, ws_of
+from kits.heroes import new_hero, walk
 from kits.narrators import EchoNarrator
+from kits.quests import SignalLog, applied_delta, assert_trust, build, consequences_of, deliver
 
 from maid_engine.clock import ManualClock
 from maid_engine.testing import cmd
@@ -82,7 +73,7 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
         # The bandits will want revenge, but the road is empty for now: the follow-up
         # waits until they are back.
         turned_in_at = clock.game_time
-        waiting = system_of(engine).pending.signals()
+        waiting = consequences_of(engine).pending.signals()
         assert [(s.signal_type, s.context["chain_type"]) for s in waiting] == [
             ("THREAT_DETECTED", "retaliation")
         ]
@@ -122,7 +113,7 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
         revenge = chains[-1].chain_signal
         assert revenge.signal_type == "THREAT_DETECTED"
         assert turned_in_at < revenge.created_at < clock.game_time
-        assert not system_of(engine).pending.signals()
+        assert not consequences_of(engine).pending.signals()
         assert revenge.context["previous_quest_id"] == quest.id
         assert revenge.context["chain_depth"] == revenge.chain_depth == 1
         assert revenge.importance == pytest.approx(round(quest.importance, 3))  # depth 0: x1

@@ -1,4 +1,4 @@
-"""Engines on real packs, NPC lookups, service accessors, metrics, plain text."""
+"""Engines on the test world, NPC lookups, service accessors, metrics, plain text."""
 
 from __future__ import annotations
 
@@ -17,47 +17,31 @@ from maid_stdlib.questgen import QuestGen
 from maid_stdlib.world import NPC, WorldService, data_uuid
 
 
-def ironvale_engine(
-    tmp_path: Path,
-    *,
-    tick: float = 60.0,
-    seed: int = 7,
-    db_url: str | None = None,
-    use_store: bool | None = None,
-    **kw: Any,
-) -> GameEngine:
-    """Ironvale with everything its packs wire (living world, story, quest generation,
-    consequences). A store only with ``db_url`` (or ``use_store=True``)."""
-    settings = (
-        Settings(data_dir=tmp_path, random_seed=seed, database_url=db_url)
-        if db_url
-        else Settings(data_dir=tmp_path, random_seed=seed)
-    )
-    return GameEngine(
-        settings,
-        clock=ManualClock(tick_game_seconds=tick),
-        packs=["ironvale"],
-        use_store=db_url is not None if use_store is None else use_store,
-        **kw,
-    )
-
-
 def hamlet_engine(
     tmp_path: Path,
     *,
     tick: float = 60.0,
     seed: int = 7,
-    use_store: bool = False,
+    rpg: bool = False,
+    db_url: str | None = None,
+    use_store: bool | None = None,
     **kw: Any,
 ) -> GameEngine:
-    """Hamlet (tests/kits/hamlet), the neutral test world, on the stdlib alone: world,
-    living world, story, quest generation, consequences; no game rules, no store
-    unless asked."""
+    """Hamlet (tests/kits/hamlet), the neutral test world, on the stdlib: world,
+    living world, story, quest generation, consequences. ``rpg`` adds classic_rpg
+    (its rules, archetypes and the QuestManager that holds generated quests). A store
+    only with ``db_url`` (or ``use_store=True``)."""
+    settings = (
+        Settings(data_dir=tmp_path, random_seed=seed, database_url=db_url)
+        if db_url
+        else Settings(data_dir=tmp_path, random_seed=seed)
+    )
+    packs: list[Any] = [HamletPack, "classic_rpg"] if rpg else [HamletPack]
     return GameEngine(
-        Settings(data_dir=tmp_path, random_seed=seed),
+        settings,
         clock=ManualClock(tick_game_seconds=tick),
-        packs=[HamletPack],
-        use_store=use_store,
+        packs=packs,
+        use_store=db_url is not None if use_store is None else use_store,
         **kw,
     )
 
@@ -65,11 +49,6 @@ def hamlet_engine(
 def hv(key: str) -> UUID:
     """A placed Hamlet NPC, by its key in the pack's data."""
     return data_uuid("hamlet", "npc", key)
-
-
-def iv(key: str) -> UUID:
-    """A placed Ironvale NPC, by its key in the pack's data."""
-    return data_uuid("ironvale", "npc", key)
 
 
 def npcs(engine: GameEngine, template: str) -> list[UUID]:

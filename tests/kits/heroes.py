@@ -34,6 +34,22 @@ def make_strong(
     world.add_component(uid, Attributes(strength=18, dexterity=dexterity, constitution=16))
 
 
+#: A hero strong enough for the test worlds' generated quests, and still offered them.
+VETERAN_LEVEL = 6
+VETERAN_HP = 400
+
+
+def new_hero(engine: GameEngine, name: str = "Aria", strong: bool = True) -> UUID:
+    """A player character online; ``strong``: a veteran's health, so the dice cannot
+    end a test early. The level stays in the range of the villages' quests (moderate
+    3-4 to hard 7): quests are matched to characters near their level, and an
+    over-levelled hero is not offered them."""
+    uid = new_character(engine, name)
+    if strong:
+        make_strong(engine, uid, level=VETERAN_LEVEL, hp=VETERAN_HP)
+    return uid
+
+
 def place(engine: GameEngine, uid: UUID, room: str) -> None:
     """Put ``uid`` in ``room`` (a room key) without walking."""
     ws_of(engine).move(uid, room, reason="test")

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from kits.engines import ironvale_engine
+from ironvale.ironkit import ironvale_engine
 
 from maid_engine.engine import GameEngine
 

@@ -12,9 +12,10 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
-from consequences.ckit import accept, deliver, monitor_of, new_hero, simple_quest, system_of, trust
-from kits.engines import ironvale_engine, iv, plain, qg_of, qm, ws_of
-from kits.heroes import fight, walk
+from ironvale.ironkit import ironvale_engine, iv, simple_quest
+from kits.engines import plain, qg_of, qm, ws_of
+from kits.heroes import fight, new_hero, walk
+from kits.quests import accept, consequences_of, deliver, monitor_of, trust
 
 from classic_rpg.combat.components import CombatRules
 from maid_engine.clock import ManualClock
@@ -88,7 +89,7 @@ async def test_the_giver_killed_mid_quest_invalidates_it(engine: GameEngine) -> 
     assert "The situation has changed: 'The Smith's Errand' is no longer available." in text
     assert "Gundrik, who asked for your help, is dead." in text
     # the world ended the quest: no failure consequences for the hero
-    assert not [p for p in system_of(engine).recent if p.quest_id == quest_id]
+    assert not [p for p in consequences_of(engine).recent if p.quest_id == quest_id]
     assert "The Smith's Errand" not in plain(await cmd(engine, hero, "quests"))
 
 

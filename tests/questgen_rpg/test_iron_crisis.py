@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kits.engines import ironvale_engine, npc, npcs
+from ironvale.ironkit import ironvale_engine
+from kits.engines import npc, npcs
 from kits.narrators import EchoNarrator
 
 from classic_rpg.events import TalkedToEvent
