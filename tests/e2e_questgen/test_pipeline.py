@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ironvale.ironkit import IRONVALE
 from kits.engines import qg_of, qm
 from questgen_system.qskit import make_engine, move, npc, online, system_of, ticks, until
 
@@ -41,7 +42,7 @@ def gundriks(engine: GameEngine) -> GeneratedQuest | None:
 async def test_the_iron_crisis_becomes_gundriks_quest_offered_to_the_right_character(
     tmp_path: Path,
 ) -> None:
-    engine = make_engine(tmp_path)
+    engine = make_engine(tmp_path, world=IRONVALE)
     async with engine.lifespan():
         hero, session = await online(engine, "Aldric", level=4)
         veteran, veteran_session = await online(engine, "Brienne", level=12)
@@ -162,7 +163,7 @@ async def test_a_packs_own_seed_type_produces_a_quest(tmp_path: Path) -> None:
     engine = GameEngine(
         Settings(data_dir=tmp_path, random_seed=7),
         clock=ManualClock(tick_game_seconds=60.0),
-        packs=["ironvale", QuestgenTuning(quiet=True), CargoPack()],
+        packs=[*IRONVALE, QuestgenTuning(quiet=True), CargoPack()],
         use_store=False,
     )
     async with engine.lifespan():
@@ -191,7 +192,7 @@ async def test_a_packs_own_seed_type_produces_a_quest(tmp_path: Path) -> None:
 
 async def test_over_a_long_run_the_caps_hold(tmp_path: Path) -> None:
     config = QuestGenerationConfig(max_active_quests_per_region=1, max_pending_offers_per_player=1)
-    engine = make_engine(tmp_path, config=config)
+    engine = make_engine(tmp_path, config=config, world=IRONVALE)
     async with engine.lifespan():
         hero, _ = await online(engine, "Aldric", level=4)
         history = qg_of(engine).history

@@ -31,6 +31,9 @@ from maid_stdlib.questgen import (
 )
 from maid_stdlib.world import data_uuid
 
+#: The shipped game's packs (what ``maid run`` loads, without the admin pack).
+IRONVALE: tuple[str, ...] = ("ironvale",)
+
 
 def ironvale_engine(
     tmp_path: Path,

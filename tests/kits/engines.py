@@ -9,12 +9,20 @@ from uuid import UUID
 
 from classic_rpg.systems.quests import QuestManager
 from kits.hamlet.pack import HamletPack
+from kits.hamlet.rules import HamletRules
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.questgen import QuestGen
 from maid_stdlib.world import NPC, WorldService, data_uuid
+
+#: Hamlet on the stdlib alone.
+HAMLET: tuple[Any, ...] = (HamletPack,)
+#: Hamlet under the RPG rules: classic_rpg (its rules, archetypes and the
+#: QuestManager that holds generated quests) and the rules sections of Hamlet's
+#: wolves and things.
+HAMLET_RPG: tuple[Any, ...] = (HamletPack, HamletRules)
 
 
 def hamlet_engine(
@@ -28,15 +36,14 @@ def hamlet_engine(
     **kw: Any,
 ) -> GameEngine:
     """Hamlet (tests/kits/hamlet), the neutral test world, on the stdlib: world,
-    living world, story, quest generation, consequences. ``rpg`` adds classic_rpg
-    (its rules, archetypes and the QuestManager that holds generated quests). A store
-    only with ``db_url`` (or ``use_store=True``)."""
+    living world, story, quest generation, consequences. ``rpg``: under the RPG
+    rules (:data:`HAMLET_RPG`). A store only with ``db_url`` (or ``use_store=True``)."""
     settings = (
         Settings(data_dir=tmp_path, random_seed=seed, database_url=db_url)
         if db_url
         else Settings(data_dir=tmp_path, random_seed=seed)
     )
-    packs: list[Any] = [HamletPack, "classic_rpg"] if rpg else [HamletPack]
+    packs = list(HAMLET_RPG if rpg else HAMLET)
     return GameEngine(
         settings,
         clock=ManualClock(tick_game_seconds=tick),

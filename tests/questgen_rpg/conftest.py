@@ -1,4 +1,4 @@
-"""Fixtures of the RPG quest-generation tests (puts rpgkit.py on the import path)."""
+"""Fixtures of the RPG quest-generation tests."""
 
 from __future__ import annotations
 
@@ -6,15 +6,13 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from ironvale.ironkit import ironvale_engine
+from kits.engines import hamlet_engine
 
 from maid_engine.engine import GameEngine
 
 
 @pytest.fixture
-async def ironvale(tmp_path: Path) -> AsyncIterator[GameEngine]:
-    """Ironvale with the living world, story signals and quest generation, after
-    five game hours: Gundrik's iron goal is blocked by then."""
-    async with ironvale_engine(tmp_path).lifespan() as engine:
-        await engine.run_ticks(5 * 60)
+async def hamlet(tmp_path: Path) -> AsyncIterator[GameEngine]:
+    """Hamlet under the RPG rules, started; no store."""
+    async with hamlet_engine(tmp_path, rpg=True).lifespan() as engine:
         yield engine

@@ -56,25 +56,26 @@ def test_a_levels_standing_is_the_level_gap(level: int, tier: DifficultyTier) ->
     )
 
 
-async def test_levels_come_from_character_stats(ironvale: GameEngine) -> None:
-    challenge = ironvale.services.get(QuestGen).facts.challenge
+async def test_levels_come_from_character_stats(hamlet: GameEngine) -> None:
+    engine = hamlet
+    challenge = engine.services.get(QuestGen).facts.challenge
     assert isinstance(challenge, LevelChallenge)
-    kral, scouts = npc(ironvale, "ironvale:kral"), npcs(ironvale, "ironvale:bandit_scout")
-    assert challenge.level(kral) == 5
+    grey, wolves = npc(engine, "hamlet:old_grey"), npcs(engine, "hamlet:wolf")
+    assert challenge.level(grey) == 5
     # A character without stats stands at level 1.
-    nobody = ironvale.world.create_entity()
+    nobody = engine.world.create_entity()
     assert challenge.level(nobody) is None
     assert challenge.standing_of(nobody) == LevelStanding(1)
-    ironvale.world.get_component(kral, CharacterStats).level = 0
-    assert challenge.standing_of(kral) == LevelStanding(1)
-    ironvale.world.get_component(kral, CharacterStats).level = 5
-    assert challenge.standing_of(kral) == LevelStanding(5)
+    engine.world.get_component(grey, CharacterStats).level = 0
+    assert challenge.standing_of(grey) == LevelStanding(1)
+    engine.world.get_component(grey, CharacterStats).level = 5
+    assert challenge.standing_of(grey) == LevelStanding(5)
     # Threats: the strongest foe's level, one more when there are more than three.
-    assert challenge.tier_of_threats([kral]) is T.MODERATE
+    assert challenge.tier_of_threats([grey]) is T.MODERATE
     assert challenge.tier_of_threats([nobody]) is None
     assert challenge.tier_of_threats([]) is None
-    crowd = [kral, *scouts, nobody, nobody, nobody][:5]
+    crowd = [grey, *wolves, nobody, nobody, nobody][:5]
     assert len(crowd) == 5
-    ironvale.world.get_component(kral, CharacterStats).level = 6
-    assert challenge.tier_of_threats([kral]) is T.MODERATE
+    engine.world.get_component(grey, CharacterStats).level = 6
+    assert challenge.tier_of_threats([grey]) is T.MODERATE
     assert challenge.tier_of_threats(crowd) is T.HARD

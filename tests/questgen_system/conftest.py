@@ -1,4 +1,5 @@
-"""Fixtures of the QuestGenerationSystem tests: Ironvale with the pipeline wired."""
+"""Fixtures of the QuestGenerationSystem tests: Hamlet with the RPG layer and the
+pipeline wired (this file also puts qskit.py on the path)."""
 
 from __future__ import annotations
 
@@ -13,15 +14,7 @@ from maid_engine.engine import GameEngine
 
 @pytest.fixture
 async def quiet(tmp_path: Path) -> AsyncIterator[GameEngine]:
-    """Ironvale without story detectors: only the signals and seeds a test feeds."""
+    """Hamlet without story detectors: only the signals and seeds a test feeds."""
     engine = make_engine(tmp_path, quiet=True)
-    async with engine.lifespan():
-        yield engine
-
-
-@pytest.fixture
-async def living(tmp_path: Path) -> AsyncIterator[GameEngine]:
-    """Ironvale as it lives: the Iron Crisis arises on its own."""
-    engine = make_engine(tmp_path)
     async with engine.lifespan():
         yield engine

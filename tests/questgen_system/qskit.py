@@ -1,6 +1,7 @@
-"""Ironvale with the whole quest pipeline (wired by the stdlib and classic_rpg
-packs): living world, story signals, the QuestGen toolkit, the RPG archetypes and
-hooks, the quest generation pipeline and its RPG delivery glue.
+"""Hamlet with the RPG layer and the whole quest pipeline (wired by the stdlib and
+classic_rpg packs): living world, story signals, the QuestGen toolkit, the RPG
+archetypes and hooks, the quest generation pipeline and its RPG delivery glue.
+Another world (the shipped game, for the end-to-end tests) is one ``world=`` away.
 
 :class:`QuestgenSettings` provides a test's generation config before the stdlib
 builds the pipeline with it; :class:`QuestgenTuning` silences the story detectors.
@@ -12,13 +13,13 @@ tests that check a stage itself.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 from uuid import UUID
 
-from kits.hamlet.pack import HamletPack
+from kits.engines import HAMLET_RPG
 
 from classic_rpg.components import CharacterStats
 from maid_engine.clock import ManualClock
@@ -38,6 +39,7 @@ from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.signals import BasicSignal
 from maid_stdlib.questgen.system import QuestGenerationSystem
+from maid_stdlib.story.signals import StorySignal
 from maid_stdlib.world import NPC, WorldCharacterFactory, WorldService
 
 
@@ -56,10 +58,11 @@ class QuestgenSettings(ContentPack):
 
 class QuestgenTuning(ContentPack):
     """Only test tuning of the (default-wired) quest pipeline: ``quiet``
-    unregisters every story detector so only test signals arrive."""
+    unregisters every story detector so only test signals arrive (it requires the
+    stdlib, whose story plugin registers them; no world pack adds any)."""
 
     name = "questgen_tuning"
-    requires: ClassVar[tuple[str | type[ContentPack], ...]] = ("ironvale",)
+    requires = ("stdlib",)
 
     def __init__(self, quiet: bool = False) -> None:
         self.quiet = quiet
@@ -73,12 +76,6 @@ class QuestgenTuning(ContentPack):
                 detectors.unregister(name)
 
 
-class HamletTuning(QuestgenTuning):
-    """The same tuning on Hamlet, the neutral test world."""
-
-    requires = (HamletPack,)
-
-
 def make_engine(
     tmp_path: Path,
     *,
@@ -87,13 +84,11 @@ def make_engine(
     quiet: bool = False,
     use_store: bool = False,
     seed: int = 7,
-    hamlet: bool = False,
+    world: Sequence[str | type[ContentPack]] = HAMLET_RPG,
     **settings: Any,
 ) -> GameEngine:
-    """Ironvale, or with ``hamlet`` the neutral test world on the stdlib alone."""
-    packs: list[str | ContentPack] = (
-        [HamletTuning(quiet)] if hamlet else ["ironvale", QuestgenTuning(quiet)]
-    )
+    """The pipeline on ``world`` (by default Hamlet with the RPG layer)."""
+    packs: list[str | type[ContentPack] | ContentPack] = [*world, QuestgenTuning(quiet)]
     if config is not None:
         packs.insert(0, QuestgenSettings(config))
     return GameEngine(
@@ -110,10 +105,10 @@ async def started(
     config: QuestGenerationConfig | None = None,
     *,
     quiet: bool = True,
-    hamlet: bool = False,
+    world: Sequence[str | type[ContentPack]] = HAMLET_RPG,
 ) -> AsyncIterator[GameEngine]:
     """A started engine (quiet by default) whose pipeline runs with ``config``."""
-    engine = make_engine(tmp_path, config=config, quiet=quiet, hamlet=hamlet)
+    engine = make_engine(tmp_path, config=config, quiet=quiet, world=world)
     async with engine.lifespan():
         yield engine
 
@@ -141,9 +136,23 @@ def tracker_of(engine: GameEngine) -> PlayStyleTracker:
 
 
 def npc(engine: GameEngine, key: str) -> UUID:
-    template = key if ":" in key else f"ironvale:{key}"
-    found = sorted(u for u, n in engine.world.each(NPC) if n.template == template)
-    assert found, f"no NPC {template}"
+    """The first NPC made from ``key``: a template ("pack:key"), or a key of
+    whichever loaded pack has it."""
+    found = sorted(
+        u
+        for u, n in engine.world.each(NPC)
+        if n.template == key or (":" not in key and n.template.endswith(f":{key}"))
+    )
+    assert found, f"no NPC {key}"
+    return found[0]
+
+
+def room_key(engine: GameEngine, key: str) -> str:
+    """A room key from ``key``: a full key, or a room key of whichever pack has it."""
+    if ":" in key:
+        return key
+    found = [k for k in engine.services.get(WorldService).room_keys() if k.endswith(f":{key}")]
+    assert len(found) == 1, f"room {key}: {found}"
     return found[0]
 
 
@@ -174,7 +183,7 @@ async def online(
     if level is not None:
         engine.world.get_component(uid, CharacterStats).level = level
     if room is not None:
-        engine.services.get(WorldService).move(uid, room, reason="test")
+        engine.services.get(WorldService).move(uid, room_key(engine, room), reason="test")
     session = session_for(engine, uid)
     engine.events.emit(CharacterConnectedEvent(uid, session.id))
     await engine.dispatch_events()
@@ -184,9 +193,7 @@ async def online(
 async def move(engine: GameEngine, uid: UUID, room: str, reason: str = "walk") -> None:
     """Move like a walk (or, with ``reason="goto"``, like a teleport, which is not
     exploring) and dispatch what it caused."""
-    engine.services.get(WorldService).move(
-        uid, room if ":" in room else f"ironvale:{room}", reason=reason
-    )
+    engine.services.get(WorldService).move(uid, room_key(engine, room), reason=reason)
     await engine.dispatch_events()
 
 
@@ -194,14 +201,14 @@ def seed_for(
     engine: GameEngine,
     giver: str,
     seed_type: str = "threat_response",
-    room: str = "ironvale:road_wagon",
+    room: str = "hamlet:road_copse",
     importance: float = 0.9,
     involved: tuple[str, ...] = (),
     **fields: Any,
 ) -> QuestSeed:
     """A grounded seed built through the evaluator (cooldown and variety apply)."""
     uid = npc(engine, giver)
-    fields.setdefault("threat_source", "bandits")
+    fields.setdefault("threat_source", "wolves")
     grounding = SeedGrounding(uid, room, fields, [npc(engine, n) for n in involved])
     part = GroundedSignal(BasicSignal("TEST", importance, [uid]), seed_type, grounding, 0)
     seed = system_of(engine).build_seed([part], part, importance)
@@ -211,19 +218,19 @@ def seed_for(
 
 # -- model answers -----------------------------------------------------------------------
 NARRATIVE = {
-    "title": "The Iron Road",
-    "summary": "Gundrik's iron has stopped coming. He needs the Old Trade Road cleared of "
-    "bandits before he must close his forge.",
-    "description": "Gundrik looks up from his cold forge. 'Three days now without a single "
-    "iron shipment. Those bandits on the Old Trade Road...' He slams his fist on the anvil."
-    "\n\n'Captain Voss knows, but his patrol is stretched thin. If someone does not deal "
-    "with them soon, I will have to board up the shop.'",
+    "title": "The Mill Road",
+    "summary": "Hollin's grain has stopped coming. He needs the mill road cleared of "
+    "wolves before his mill stands idle.",
+    "description": "Hollin looks up from his empty sacks. 'Three days now without a single "
+    "grain cart. Those wolves on the mill road...' He kicks a sack."
+    "\n\n'Warden Tamsin knows, but she is one woman with a horn. If someone does not deal "
+    "with them soon, the mill stops.'",
 }
 DIALOGUE = {
-    "offer": "You look like you can swing a blade. The bandits on the Old Trade Road are "
-    "strangling my trade. Will you talk to Captain Voss and help clear them out?",
-    "progress": "Any word from the road? My forge is still cold.",
-    "completion": "The road is clear? Then the iron will flow again. Thank you, friend.",
+    "offer": "You look like you can swing a blade. The wolves on the mill road are "
+    "starving my mill. Will you talk to Warden Tamsin and help drive them off?",
+    "progress": "Any word from the road? My millstones are still.",
+    "completion": "The road is clear? Then the grain will come again. Thank you, friend.",
 }
 
 
@@ -281,15 +288,32 @@ def _blocked_supply(
     return uid
 
 
-def iron_crisis(engine: GameEngine) -> UUID:
-    """Gundrik's state in the worked example (the Iron Crisis), set directly: economic need
-    0.2 and a blocked ACQUIRE goal. Returns Gundrik."""
-    return _blocked_supply(
-        engine,
-        "gundrik",
-        ("source_iron", "Source quality iron"),
-        ("bandits on Old Trade Road, The Broken Wagon", "bandits", "ironvale:road_wagon"),
-        "iron",
+def threat(engine: GameEngine, *npcs: str, importance: float = 0.6) -> StorySignal:
+    """The wolves on the mill road, seen by ``npcs``."""
+    return StorySignal(
+        "THREAT_DETECTED",
+        importance,
+        [npc(engine, n) for n in npcs],
+        context={"threat_source": "wolves", "threat_location": "hamlet:road_copse"},
+        situation_key="threat:wolves:hamlet:mill_road",
+    )
+
+
+def blocked(engine: GameEngine, importance: float = 0.8) -> StorySignal:
+    """Hollin's grain goal, blocked by the wolves."""
+    miller = npc(engine, "hollin")
+    return StorySignal(
+        "GOAL_BLOCKED",
+        importance,
+        [miller],
+        context={
+            "blocked_goal": "Get grain to the mill",
+            "blocker": "wolves on the mill road",
+            "npc_id": str(miller),
+            "threat_source": "wolves",
+            "blocker_location": "hamlet:road_copse",
+        },
+        situation_key="goal_blocked:hollin:get_grain",
     )
 
 

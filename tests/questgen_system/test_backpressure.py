@@ -25,11 +25,11 @@ from maid_engine.engine import GameEngine
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
 from maid_stdlib.questgen.metrics import AutoThrottle, ThrottleLimits
 
-GIVERS = ("selena", "voss", "bram", "gate_guard", "gundrik")
+GIVERS = ("pell", "tamsin", "marta", "wenna", "hollin")
 
 
 def no_quality_filter(engine: GameEngine, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Several bandit quests in a row would trip combat fatigue; these tests are
+    """Several wolf quests in a row would trip combat fatigue; these tests are
     about throughput, not variety."""
     monkeypatch.setattr(qg_of(engine).quality_filter, "check", lambda _quest: [])
     monkeypatch.setattr(qg_of(engine).quality_filter, "archetype_blocked", lambda _a: [])
@@ -45,7 +45,7 @@ async def test_the_token_budget_counts_real_usage_and_recovers_when_the_window_r
         system = system_of(quiet)
         no_quality_filter(quiet, monkeypatch)
         provider = scripted(quiet, lambda request: answer_for(request, tokens=600))
-        system.enqueue(seed_for(quiet, "selena"))
+        system.enqueue(seed_for(quiet, "pell"))
         await ticks(quiet, 2)
         first = system.build_records()[-1]
         assert (first.narrative_source, first.tokens) == ("llm", 1200)
@@ -57,14 +57,14 @@ async def test_the_token_budget_counts_real_usage_and_recovers_when_the_window_r
         assert (
             metric(quiet, "maid_questgen_throttle_active", action="template_only_token_budget") == 1
         )
-        system.enqueue(seed_for(quiet, "voss"))
+        system.enqueue(seed_for(quiet, "tamsin"))
         await until(quiet, lambda: len(system.build_records()) == 2)
         second = system.build_records()[-1]
         assert (second.narrative_source, second.fallback_reason) == ("template", "template_only")
         assert len(provider.requests) == 2  # no call was made
         assert isinstance(quiet.clock, ManualClock)
         quiet.clock.advance_wall(3600.0)  # the window rolls (monotonic time, like the limiter's)
-        system.enqueue(seed_for(quiet, "bram"))
+        system.enqueue(seed_for(quiet, "marta"))
         await until(quiet, lambda: len(system.build_records()) == 3)
         assert system.build_records()[-1].narrative_source == "llm"
         assert len(provider.requests) == 4
@@ -153,7 +153,7 @@ def test_the_p99_and_the_ratios_roll_with_the_alert_window(
 
 async def test_the_seed_metrics_are_on_the_engine_registry(quiet: GameEngine) -> None:
     system = system_of(quiet)
-    system.enqueue(seed_for(quiet, "selena"))
+    system.enqueue(seed_for(quiet, "pell"))
     await ticks(quiet, 2)
     text = quiet.metrics.render().decode()
     for name in (

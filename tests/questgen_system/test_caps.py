@@ -18,7 +18,7 @@ from maid_stdlib.questgen.vocabulary import QuestState
 
 @pytest.fixture(autouse=True)
 def no_quality_filter(quiet: GameEngine, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Several bandit quests in a row would trip combat fatigue; these tests are
+    # Several wolf quests in a row would trip combat fatigue; these tests are
     # about the caps.
     monkeypatch.setattr(qg_of(quiet).quality_filter, "check", lambda _quest: [])
     monkeypatch.setattr(qg_of(quiet).quality_filter, "archetype_blocked", lambda _a: [])
@@ -35,11 +35,11 @@ async def build(engine: GameEngine, *givers: str) -> list[str]:
 
 async def test_a_full_region_gets_no_new_builds_until_a_quest_closes(quiet: GameEngine) -> None:
     system = system_of(quiet)
-    await build(quiet, "selena", "voss", "bram")
+    await build(quiet, "pell", "tamsin", "marta")
     region = next(iter(system.open_quests().values())).quest.region
-    assert region == "trade_road"
+    assert region == "ashford"
     assert qg_of(quiet).history.count_active_in_region(region) == 3
-    waiting = seed_for(quiet, "gate_guard")
+    waiting = seed_for(quiet, "wenna")
     system.enqueue(waiting)
     await ticks(quiet, 3)
     assert waiting.attempt_count == 0
@@ -51,8 +51,8 @@ async def test_a_full_region_gets_no_new_builds_until_a_quest_closes(quiet: Game
 
 async def test_the_density_cap_is_checked_again_when_a_build_finishes(quiet: GameEngine) -> None:
     system = system_of(quiet)
-    await build(quiet, "selena", "voss")
-    for giver in ("bram", "gate_guard"):
+    await build(quiet, "pell", "tamsin")
+    for giver in ("marta", "wenna"):
         system.enqueue(seed_for(quiet, giver))
     # Both launch in one cycle: the region holds 2 of 3.
     await until(quiet, lambda: len(system.in_flight_ids()) == 2)
@@ -70,19 +70,18 @@ async def test_a_character_never_holds_more_unanswered_offers_than_the_cap(
 ) -> None:
     async with started(tmp_path, QuestGenerationConfig(max_pending_offers_per_player=1)) as quiet:
         hero, session = await online(quiet, "Aldric", level=4)
-        voss_quest, gundrik_quest = await build(quiet, "voss", "gundrik")
+        tamsin_quest, hollin_quest = await build(quiet, "tamsin", "hollin")
         manager = qm(quiet)
-        await move(quiet, hero, "watch_street")
-        await move(quiet, hero, "guard_post")
-        assert manager.quest_state(hero, voss_quest) is QuestState.AVAILABLE
-        for room in ("watch_street", "square", "forge_lane", "smithy"):
+        await move(quiet, hero, "warden_hut")
+        assert manager.quest_state(hero, tamsin_quest) is QuestState.AVAILABLE
+        for room in ("green", "mill_lane", "mill"):
             await move(quiet, hero, room)
-        assert manager.quest_state(hero, gundrik_quest) is None  # one unanswered offer is enough
+        assert manager.quest_state(hero, hollin_quest) is None  # one unanswered offer is enough
         assert manager.count_pending_offers(hero) == 1
-        await manager.accept_quest(hero, voss_quest)
-        await move(quiet, hero, "forge_lane")
-        await move(quiet, hero, "smithy")
-        assert manager.quest_state(hero, gundrik_quest) is QuestState.AVAILABLE
+        await manager.accept_quest(hero, tamsin_quest)
+        await move(quiet, hero, "mill_lane")
+        await move(quiet, hero, "mill")
+        assert manager.quest_state(hero, hollin_quest) is QuestState.AVAILABLE
         assert "beckons you closer" in session.text()
         assert metric(quiet, "maid_questgen_offers_total", method="direct_offer") == 2
 
@@ -92,13 +91,12 @@ async def test_open_quests_expire_on_game_time(quiet: GameEngine) -> None:
     expired: list[QuestExpiredInternalEvent] = []
     quiet.events.subscribe(QuestExpiredInternalEvent, expired.append)
     hero, _ = await online(quiet, "Aldric", level=4)
-    [quest_id] = await build(quiet, "voss")
+    [quest_id] = await build(quiet, "tamsin")
     quest = system.open_quests()[quest_id].quest
-    await move(quiet, hero, "watch_street")
-    await move(quiet, hero, "guard_post")
+    await move(quiet, hero, "warden_hut")
     manager = qm(quiet)
     await manager.accept_quest(hero, quest_id)
-    await move(quiet, hero, "watch_street")
+    await move(quiet, hero, "green")
     assert isinstance(quiet.clock, ManualClock)
     quiet.clock.skip(quest.expiry - quiet.clock.game_time - 90.0)
     await ticks(quiet)

@@ -21,7 +21,7 @@ from maid_stdlib.questgen.vocabulary import QuestDeliveryMethod
 from maid_stdlib.world import WorldService
 
 M = QuestDeliveryMethod
-GOSSIP = "threat:bandits:ironvale:old_trade_road"
+GOSSIP = "threat:wolves:hamlet:mill_road"
 
 
 def silence(engine: GameEngine) -> None:
@@ -35,17 +35,17 @@ def tell(engine: GameEngine, *who: str) -> None:
         engine.world,
         [npc(engine, w) for w in who],
         GOSSIP,
-        "Bandits hold the Old Trade Road at the broken wagon.",
+        "Wolves hold the mill road at the copse.",
         engine.clock.game_time,
-        subject="bandits",
+        subject="wolves",
     )
 
 
-async def gundriks_quest(
+async def hollins_quest(
     engine: GameEngine, importance: float = 0.9, involved: tuple[str, ...] = ()
 ) -> GeneratedQuest:
     system = system_of(engine)
-    system.enqueue(seed_for(engine, "gundrik", importance=importance, involved=involved))
+    system.enqueue(seed_for(engine, "hollin", importance=importance, involved=involved))
     await until(engine, lambda: bool(system.open_quests()))
     return next(iter(system.open_quests().values())).quest
 
@@ -63,69 +63,68 @@ def offered_by(engine: GameEngine, hero: UUID, quest: GeneratedQuest) -> str | N
 
 async def test_direct_offer_when_the_character_is_in_the_givers_room(quiet: GameEngine) -> None:
     silence(quiet)
-    present, present_session = await online(quiet, "Present", room="ironvale:smithy", level=4)
-    quest = await gundriks_quest(quiet)
+    present, present_session = await online(quiet, "Present", room="hamlet:mill", level=4)
+    quest = await hollins_quest(quiet)
     # Planned and fired at once: the giver is right there.
     assert offered_by(quiet, present, quest) == M.DIRECT_OFFER
-    assert 'Gundrik says, "' in present_session.text()
+    assert 'Hollin says, "' in present_session.text()
     assert quest.quest_giver_dialogue.offer in present_session.text()
     # Someone walking in later is approached too.
     later, later_session = await online(quiet, "Later", level=4)
     assert offered_by(quiet, later, quest) is None
-    await move(quiet, later, "forge_lane")
+    await move(quiet, later, "mill_lane")
     assert offered_by(quiet, later, quest) is None
-    await move(quiet, later, "smithy")
+    await move(quiet, later, "mill")
     assert offered_by(quiet, later, quest) == M.DIRECT_OFFER
-    assert "Gundrik sizes you up, then beckons you closer." in later_session.text()
+    assert "Hollin sizes you up, then beckons you closer." in later_session.text()
 
 
 async def test_a_letter_arrives_on_the_next_room_entered(quiet: GameEngine) -> None:
     silence(quiet)
     hero, session = await online(quiet, "Aldric", level=4)
-    api.adjust_relationship(quiet.world, npc(quiet, "gundrik"), hero, trust=0.8)
-    quest = await gundriks_quest(quiet)
+    api.adjust_relationship(quiet.world, npc(quiet, "hollin"), hero, trust=0.8)
+    quest = await hollins_quest(quiet)
     assert planned(quiet, hero, quest).method is M.LETTER
     assert offered_by(quiet, hero, quest) is None
-    await move(quiet, hero, "south_street")
+    await move(quiet, hero, "inn")
     assert offered_by(quiet, hero, quest) == M.LETTER
     text = session.text()
     assert "presses a sealed letter into your hand" in text
-    assert "It is from Gundrik" in text
+    assert "It is from Hollin" in text
 
 
 async def test_a_rumor_from_an_npc_who_knows_the_gossip(quiet: GameEngine) -> None:
     silence(quiet)
-    tell(quiet, "bram")
+    tell(quiet, "marta")
     hero, _ = await online(quiet, "Aldric", level=4)
-    quest = await gundriks_quest(quiet)
+    quest = await hollins_quest(quiet)
     pending = planned(quiet, hero, quest)
-    assert (pending.method, pending.delivery_npc) == (M.RUMOR, npc(quiet, "bram"))
-    await move(quiet, hero, "market_row")
-    await move(quiet, hero, "selena_stall")
-    await cmd(quiet, hero, "talk selena")  # she has not heard
+    assert (pending.method, pending.delivery_npc) == (M.RUMOR, npc(quiet, "marta"))
+    await move(quiet, hero, "warden_hut")
+    await move(quiet, hero, "green")
+    await cmd(quiet, hero, "talk pell")  # he has not heard
     assert offered_by(quiet, hero, quest) is None
-    for room in ("market_row", "square", "south_street", "tavern"):
-        await move(quiet, hero, room)
-    out = await cmd(quiet, hero, "talk bram")
-    assert "Bram Holloway lowers their voice" in out
-    assert "Bandits hold the Old Trade Road" in out
-    assert "Gundrik is looking for someone" in out
+    await move(quiet, hero, "inn")
+    out = await cmd(quiet, hero, "talk marta")
+    assert "Marta lowers their voice" in out
+    assert "Wolves hold the mill road" in out
+    assert "Hollin is looking for someone" in out
     assert offered_by(quiet, hero, quest) == M.RUMOR
 
 
 async def test_a_notice_on_the_village_board(quiet: GameEngine) -> None:
     silence(quiet)
-    hero, _ = await online(quiet, "Aldric", room="ironvale:smithy", level=4)
-    await move(quiet, hero, "forge_lane")
-    quest = await gundriks_quest(quiet, importance=0.6)
+    hero, _ = await online(quiet, "Aldric", room="hamlet:mill", level=4)
+    await move(quiet, hero, "mill_lane")
+    quest = await hollins_quest(quiet, importance=0.6)
     pending = planned(quiet, hero, quest)
-    assert (pending.method, pending.trigger_location) == (M.NOTICE_BOARD, "ironvale:square")
+    assert (pending.method, pending.trigger_location) == (M.NOTICE_BOARD, "hamlet:green")
     assert "There is no notice board here." in await cmd(quiet, hero, "board")
-    await move(quiet, hero, "square")
+    await move(quiet, hero, "green")
     assert offered_by(quiet, hero, quest) is None
     out = await cmd(quiet, hero, "read board")
-    assert "TRAVEL ON THE OLD TRADE ROAD IS AT YOUR OWN RISK" in out
-    assert "A fresh notice is pinned to the board, signed by Gundrik" in out
+    assert "KEEP OFF THE MILL ROAD AFTER DARK" in out
+    assert "A fresh notice is pinned to the board, signed by Hollin" in out
     assert offered_by(quiet, hero, quest) == M.NOTICE_BOARD
     assert "Nothing new has been posted for you." in await cmd(quiet, hero, "board")
 
@@ -134,33 +133,34 @@ async def test_an_explorer_discovers_it_at_the_quests_place(quiet: GameEngine) -
     silence(quiet)
     hero, session = await online(quiet, "Aldric", level=4)
     system_of(quiet).record_play(hero, PlayStyle.EXPLORER, 6.0)
-    quest = await gundriks_quest(quiet)
+    quest = await hollins_quest(quiet)
     pending = planned(quiet, hero, quest)
-    assert (pending.method, pending.trigger_location) == (M.DISCOVERY, "ironvale:road_wagon")
-    for room in ("south_street", "south_gate", "road_gate", "road_ford", "road_bend"):
+    assert (pending.method, pending.trigger_location) == (M.DISCOVERY, "hamlet:road_copse")
+    for room in ("hamlet_gate", "road_bridge"):
         await move(quiet, hero, room)
     assert offered_by(quiet, hero, quest) is None
-    await move(quiet, hero, "road_wagon")
+    await move(quiet, hero, "road_copse")
     assert offered_by(quiet, hero, quest) == M.DISCOVERY
     assert "Something here catches your eye" in session.text()
 
 
 async def test_overheard_when_two_npcs_who_know_are_in_the_room(quiet: GameEngine) -> None:
     silence(quiet)
-    tell(quiet, "selena", "bram")
+    tell(quiet, "pell", "marta")
     hero, session = await online(quiet, "Aldric", level=4)
-    quest = await gundriks_quest(quiet, importance=0.6)
+    quest = await hollins_quest(quiet, importance=0.6)
     assert planned(quiet, hero, quest).method is M.OVERHEARD
     ws = quiet.services.get(WorldService)
-    await move(quiet, hero, "south_street")
-    await move(quiet, hero, "tavern")  # Bram alone knows nothing worth overhearing
+    await move(quiet, hero, "warden_hut")
+    await move(quiet, hero, "green")
+    await move(quiet, hero, "inn")  # Marta alone knows nothing worth overhearing
     assert offered_by(quiet, hero, quest) is None
-    ws.move(npc(quiet, "selena"), "ironvale:tavern")  # Selena comes in for a drink
+    ws.move(npc(quiet, "pell"), "hamlet:inn")  # Pell comes in for a drink
     await quiet.dispatch_events()
     assert offered_by(quiet, hero, quest) == M.OVERHEARD
     assert (
-        "You overhear Bram Holloway and Selena talking in low voices." in session.text()
-        or "You overhear Selena and Bram Holloway talking in low voices." in session.text()
+        "You overhear Marta and Pell talking in low voices." in session.text()
+        or "You overhear Pell and Marta talking in low voices." in session.text()
     )
 
 
@@ -168,24 +168,25 @@ async def test_a_social_character_hears_of_it_in_conversation(quiet: GameEngine)
     silence(quiet)
     hero, _ = await online(quiet, "Aldric", level=4)
     system_of(quiet).record_play(hero, PlayStyle.SOCIAL, 6.0)
-    quest = await gundriks_quest(quiet, involved=("voss",))
-    voss = npc(quiet, "voss")
-    assert voss in quest.involved_npcs
+    quest = await hollins_quest(quiet, involved=("tamsin",))
+    tamsin = npc(quiet, "tamsin")
+    assert tamsin in quest.involved_npcs
     pending = planned(quiet, hero, quest)
-    assert (pending.method, pending.delivery_npc) == (M.CONVERSATION, voss)
-    await move(quiet, hero, "watch_street")
-    await move(quiet, hero, "guard_post")
+    assert (pending.method, pending.delivery_npc) == (M.CONVERSATION, tamsin)
+    await move(quiet, hero, "mill_lane")
+    await move(quiet, hero, "green")
+    await move(quiet, hero, "warden_hut")
     assert offered_by(quiet, hero, quest) is None
-    out = await cmd(quiet, hero, "ask voss about the weather")
+    out = await cmd(quiet, hero, "ask tamsin about the weather")
     assert offered_by(quiet, hero, quest) is None  # not what the quest is about
-    out = await cmd(quiet, hero, "ask voss about bandits")
-    assert "As you talk, Captain Voss mentions it" in out
+    out = await cmd(quiet, hero, "ask tamsin about wolves")
+    assert "As you talk, Warden Tamsin mentions it" in out
     assert offered_by(quiet, hero, quest) == M.CONVERSATION
 
 
 async def test_offers_are_only_made_to_characters_online(quiet: GameEngine) -> None:
-    hero, session = await online(quiet, "Aldric", room="ironvale:smithy", level=4)
+    hero, session = await online(quiet, "Aldric", room="hamlet:mill", level=4)
     quiet.sessions.detach(session)
-    quest = await gundriks_quest(quiet)
+    quest = await hollins_quest(quiet)
     assert offered_by(quiet, hero, quest) is None
     assert isinstance(session, FakeSession)

@@ -50,7 +50,7 @@ async def test_a_failed_seed_retries_with_backoff_then_is_evicted(tmp_path: Path
     ) as quiet:
         system = system_of(quiet)
         # Nothing called "dragons" threatens the road: every build finds no targets.
-        seed = seed_for(quiet, "selena", threat_source="dragons", importance=0.5)
+        seed = seed_for(quiet, "pell", threat_source="dragons", importance=0.5)
         seed.expires_at = quiet.clock.game_time + 2 * GAME_DAY
         system.enqueue(seed)
         await ticks(quiet, 3)
@@ -79,7 +79,7 @@ async def test_the_daily_cap_holds_seeds_back(tmp_path: Path) -> None:
         quotas = pipeline_of(quiet).stages.quotas
         assert quotas.day_room(now, in_flight=0) == 0
         assert system.day_full()
-        seed = seed_for(quiet, "selena", importance=0.5)
+        seed = seed_for(quiet, "pell", importance=0.5)
         system.enqueue(seed)
         await ticks(quiet, 3)
         assert seed.attempt_count == 0
@@ -95,7 +95,7 @@ def test_the_daily_cap_is_five_by_default() -> None:
 async def test_planning_skips_an_archetype_the_filter_would_reject(quiet: GameEngine) -> None:
     qg = qg_of(quiet)
     now = quiet.clock.game_time
-    seed = seed_for(quiet, "selena", importance=0.5)
+    seed = seed_for(quiet, "pell", importance=0.5)
     ranked = [a.archetype_id for a in qg.ranked_archetypes(seed)]
     assert "threat_elimination" in ranked
     # Two combat quests in a row: a third would be combat fatigue.

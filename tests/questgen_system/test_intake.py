@@ -8,7 +8,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from questgen_system.qskit import iron_crisis, make_engine, npc, pipeline_of, system_of
+from questgen_system.qskit import (
+    blocked,
+    grain_crisis,
+    make_engine,
+    npc,
+    pipeline_of,
+    system_of,
+    threat,
+)
 
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
@@ -19,35 +27,7 @@ from maid_stdlib.story.signals import StorySignal, StorySignalEvent
 
 #: Every signal passes the gate, none is evaluated twice by the test's doing.
 OPEN_GATE = dict(signal_dedup_window=0.0, global_signal_max=1000)
-NAMES = ("selena", "gundrik", "voss", "bram")
-
-
-def threat(engine: GameEngine, *npcs: str, importance: float = 0.6) -> StorySignal:
-    ids = [npc(engine, n) for n in npcs]
-    return StorySignal(
-        "THREAT_DETECTED",
-        importance,
-        ids,
-        context={"threat_source": "bandits", "threat_location": "ironvale:road_wagon"},
-        situation_key="threat:bandits:ironvale:old_trade_road",
-    )
-
-
-def blocked(engine: GameEngine, importance: float = 0.8) -> StorySignal:
-    gundrik = npc(engine, "gundrik")
-    return StorySignal(
-        "GOAL_BLOCKED",
-        importance,
-        [gundrik],
-        context={
-            "blocked_goal": "Source quality iron",
-            "blocker": "bandits on the Old Trade Road",
-            "npc_id": str(gundrik),
-            "threat_source": "bandits",
-            "blocker_location": "ironvale:road_wagon",
-        },
-        situation_key="goal_blocked:gundrik:source_iron",
-    )
+NAMES = ("pell", "hollin", "tamsin", "marta")
 
 
 def _spread(**extra: object) -> QuestGenerationConfig:
@@ -171,7 +151,7 @@ async def test_a_late_evaluation_composes_with_what_arrived_before_it(tmp_path: 
     config = _spread(signal_spread=600.0, signals_per_tick=1, compose_window=1.0)
     async with _short(tmp_path, config) as engine:
         await engine.run_ticks(1)
-        iron_crisis(engine)
+        grain_crisis(engine)
         seen = _record(engine)
         queued: list[QuestSeed] = []
         queue = pipeline_of(engine).stages.queue
@@ -182,7 +162,7 @@ async def test_a_late_evaluation_composes_with_what_arrived_before_it(tmp_path: 
             enqueue(seed)
 
         queue.enqueue = recording  # type: ignore[method-assign]
-        signals = [threat(engine, "selena", "voss"), *_burst(engine, 3), blocked(engine)]
+        signals = [threat(engine, "pell", "tamsin"), *_burst(engine, 3), blocked(engine)]
         for signal in signals:
             engine.events.emit(StorySignalEvent(signal))
         await engine.dispatch_events()

@@ -62,9 +62,9 @@ async def test_the_quest_events_carry_the_seed_fields(quiet: GameEngine) -> None
     offered: list[Any] = []
     quiet.events.subscribe(QuestGeneratedEvent, generated.append)
     quiet.events.subscribe(QuestOfferedEvent, offered.append)
-    hero, _ = await online(quiet, "Aldric", room="ironvale:smithy", level=4)
+    hero, _ = await online(quiet, "Aldric", room="hamlet:mill", level=4)
     system = system_of(quiet)
-    system.enqueue(seed_for(quiet, "gundrik"))
+    system.enqueue(seed_for(quiet, "hollin"))
     await until(quiet, lambda: bool(offered))
     [event] = generated
     quest = system.open_quests()[event.quest_id].quest

@@ -24,10 +24,10 @@ async def test_open_quests_history_profiles_and_pending_deliveries_survive_a_res
         for uid, _ in list(engine.world.each(KnownGossip)):
             engine.world.remove_component(uid, KnownGossip)
         system = system_of(engine)
-        hero, _ = await online(engine, "Aldric", room="ironvale:smithy", level=4)
+        hero, _ = await online(engine, "Aldric", room="hamlet:mill", level=4)
         system.record_play(hero, PlayStyle.COMBAT, 4.0)
-        await move(engine, hero, "forge_lane")
-        system.enqueue(seed_for(engine, "gundrik", importance=0.6))
+        await move(engine, hero, "mill_lane")
+        system.enqueue(seed_for(engine, "hollin", importance=0.6))
         await until(engine, lambda: bool(system.open_quests()))
         [quest_id] = list(system.open_quests())
         pending = system.pending_deliveries(hero)[quest_id]
@@ -50,7 +50,7 @@ async def test_open_quests_history_profiles_and_pending_deliveries_survive_a_res
             "novelty_score",
         ):
             assert key in doc, key
-        assert "bandit" in doc["delivery"]["topics"]
+        assert "wolf" in doc["delivery"]["topics"]
 
     engine = make_engine(tmp_path, quiet=True, use_store=True)
     async with engine.lifespan():
@@ -59,17 +59,17 @@ async def test_open_quests_history_profiles_and_pending_deliveries_survive_a_res
         entry = qg_of(engine).history.get(quest_id)
         assert entry is not None
         assert entry.active
-        assert entry.region == "trade_road"
+        assert entry.region == "ashford"
         assert tracker_of(engine).style_of(hero) is PlayStyle.COMBAT
         assert system.pending_deliveries(hero)[quest_id].method is QuestDeliveryMethod.NOTICE_BOARD
         session = session_for(engine, hero)
         engine.events.emit(CharacterConnectedEvent(hero, session.id))
         await engine.dispatch_events()
-        await move(engine, hero, "square")
+        await move(engine, hero, "green")
         assert qm(engine).is_open(quest_id)
         from maid_engine.testing import cmd
 
-        assert "signed by Gundrik" in await cmd(engine, hero, "read board")
+        assert "signed by Hollin" in await cmd(engine, hero, "read board")
         assert qm(engine).entry(hero, quest_id) is not None
 
 
@@ -77,8 +77,8 @@ async def test_an_accepted_quest_is_still_open_after_a_restart(tmp_path: Path) -
     engine = make_engine(tmp_path, quiet=True, use_store=True)
     async with engine.lifespan():
         system = system_of(engine)
-        hero, _ = await online(engine, "Aldric", room="ironvale:smithy", level=4)
-        system.enqueue(seed_for(engine, "gundrik"))
+        hero, _ = await online(engine, "Aldric", room="hamlet:mill", level=4)
+        system.enqueue(seed_for(engine, "hollin"))
         await until(engine, lambda: bool(system.open_quests()))
         [quest_id] = list(system.open_quests())
         await qm(engine).accept_quest(hero, quest_id)
@@ -90,4 +90,4 @@ async def test_an_accepted_quest_is_still_open_after_a_restart(tmp_path: Path) -
         system = system_of(engine)
         assert list(system.open_quests()) == [quest_id]
         assert system.unaccepted_quests() == 0
-        assert qg_of(engine).history.count_active_in_region("trade_road") == 1
+        assert qg_of(engine).history.count_active_in_region("ashford") == 1

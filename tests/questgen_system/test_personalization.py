@@ -38,7 +38,7 @@ def make_strong(engine: GameEngine, uid: UUID) -> None:
     world.add_component(uid, Attributes(strength=18, dexterity=18, constitution=16))
 
 
-async def a_quest(engine: GameEngine, giver: str = "gundrik") -> GeneratedQuest:
+async def a_quest(engine: GameEngine, giver: str = "hollin") -> GeneratedQuest:
     system = system_of(engine)
     system.enqueue(seed_for(engine, giver))
     await until(engine, lambda: bool(system.open_quests()))
@@ -50,14 +50,17 @@ async def test_a_fight_makes_a_combat_player(quiet: GameEngine) -> None:
     hero, _ = await online(quiet, "Aldric")
     make_strong(quiet, hero)
     assert tracker.style_of(hero) is PlayStyle.BALANCED
-    await move(quiet, hero, "road_wagon", reason="goto")  # a teleport is not exploring
-    await cmd(quiet, hero, "kill scout")
-    for _ in range(600):
-        await quiet.tick()
-        if not quiet.world.has_component(hero, Fighting):
-            break
+    # The two wolves of the copse, then their leader in the den (a teleport is not
+    # exploring).
+    for room, target in (("road_copse", "wolf"), ("wolf_den", "grey")):
+        await move(quiet, hero, room, reason="goto")
+        await cmd(quiet, hero, f"kill {target}")
+        for _ in range(600):
+            await quiet.tick()
+            if not quiet.world.has_component(hero, Fighting):
+                break
     scores = tracker.scores(hero)
-    # Three scouts killed (their deaths counted, a little decayed by the fight's time).
+    # Three wolves killed (their deaths counted, a little decayed by the fight's time).
     assert scores[PlayStyle.COMBAT] >= 2.9
     assert PlayStyle.EXPLORER not in scores
     assert tracker.style_of(hero) is PlayStyle.COMBAT
@@ -66,14 +69,14 @@ async def test_a_fight_makes_a_combat_player(quiet: GameEngine) -> None:
 async def test_talking_walking_and_gathering_make_their_styles(quiet: GameEngine) -> None:
     tracker = tracker_of(quiet)
     talker, _ = await online(quiet, "Talker")
-    await move(quiet, talker, "smithy", reason="goto")
+    await move(quiet, talker, "mill", reason="goto")
     for _ in range(4):
-        await cmd(quiet, talker, "talk gundrik")
+        await cmd(quiet, talker, "talk hollin")
     walker, _ = await online(quiet, "Walker")
-    for room in ("south_street", "south_gate", "road_gate", "road_ford"):
+    for room in ("hamlet_gate", "road_bridge", "road_copse", "road_ford"):
         await move(quiet, walker, room)
     gatherer, _ = await online(quiet, "Gatherer")
-    for room, item in (("smithy", "sword"), ("guard_post", "armour"), ("tavern", "draught")):
+    for room, item in (("mill", "flour"), ("warden_hut", "horn"), ("inn", "cider")):
         await move(quiet, gatherer, room, reason="goto")
         assert "You pick up" in await cmd(quiet, gatherer, f"get {item}")
     assert [tracker.style_of(c) for c in (talker, walker, gatherer)] == [
@@ -83,7 +86,7 @@ async def test_talking_walking_and_gathering_make_their_styles(quiet: GameEngine
     ]
     # Going back where one has been is hardly exploring.
     before = tracker.scores(walker)[PlayStyle.EXPLORER]
-    await move(quiet, walker, "road_gate")
+    await move(quiet, walker, "road_bridge")
     assert tracker.scores(walker)[PlayStyle.EXPLORER] == pytest.approx(before + 0.1)
     # Styles follow recent play: activity halves every half-life.
     assert isinstance(quiet.clock, ManualClock)
@@ -98,13 +101,13 @@ async def test_the_match_score_follows_the_seed(
     quest = await a_quest(quiet)
     assert recommended_level(quest.difficulty) == 4
     hero, _ = await online(quiet, "Aldric", level=4)
-    personalizer, gundrik = personalizer_of(quiet), quest.quest_giver_id
+    personalizer, hollin = personalizer_of(quiet), quest.quest_giver_id
 
     def score(active: list[str] | None = None) -> float:
-        profile = personalizer.build_profile(hero, active or [], [gundrik])
+        profile = personalizer.build_profile(hero, active or [], [hollin])
         return personalizer.score_match(quest, profile)
 
-    # Level 0 apart +0.3, the square is 2 rooms from the smithy +0.1, novel +0.1.
+    # Level 0 apart +0.3, the green is 2 rooms from the mill +0.1, novel +0.1.
     assert score() == 0.5
     monkeypatch.setattr(personalizer, "NEAR_ROOMS", 3)  # the boundary: "closer than"
     assert score() == 0.5
@@ -115,17 +118,19 @@ async def test_the_match_score_follows_the_seed(
     assert score() == 0.3  # 4 levels apart: +0.1 only
     quiet.world.get_component(hero, CharacterStats).level = 10
     assert score() == 0.0
-    assert not personalizer.is_eligible(quest, personalizer.build_profile(hero, [], [gundrik]))
+    assert not personalizer.is_eligible(quest, personalizer.build_profile(hero, [], [hollin]))
     quiet.world.get_component(hero, CharacterStats).level = 4
     system.record_play(hero, PlayStyle.COMBAT, 5.0)
     assert score() == 0.7  # the archetype requires combat
-    api.adjust_relationship(quiet.world, gundrik, hero, trust=0.6)
+    api.adjust_relationship(quiet.world, hollin, hero, trust=0.6)
     assert score() == 0.85  # a trusted giver
-    await move(quiet, hero, "bandit_camp", reason="goto")
-    assert score() == 0.85  # the camp is itself one of the quest's places
-    await move(quiet, hero, "watchtower", reason="goto")
+    await move(quiet, hero, "road_copse", reason="goto")
+    assert score() == 0.85  # the copse is itself one of the quest's places
+    await move(quiet, hero, "inn_loft", reason="goto")
+    # Hamlet is small: no room is NEAR_ROOMS (5) from both the mill and the copse.
+    monkeypatch.setattr(personalizer, "NEAR_ROOMS", 3)
     assert score() == 0.75  # too far from any of them
-    system.record_quest_outcome(hero, "older", quest.archetype_id, gundrik, "completed")
+    system.record_quest_outcome(hero, "older", quest.archetype_id, hollin, "completed")
     assert score() == 0.65  # not novel any more
     assert score(["a", "b", "c"]) == 0.325  # three active quests halve it
 
@@ -133,19 +138,19 @@ async def test_the_match_score_follows_the_seed(
 async def test_the_offer_is_worded_for_the_character(quiet: GameEngine) -> None:
     system = system_of(quiet)
     quest = await a_quest(quiet)
-    gundrik = quest.quest_giver_id
+    hollin = quest.quest_giver_id
     friend, friend_session = await online(quiet, "Friend", level=4)
     foe, foe_session = await online(quiet, "Foe", level=4)
     newbie, newbie_session = await online(quiet, "Newbie", level=1)
-    api.adjust_relationship(quiet.world, gundrik, friend, trust=0.8)
-    api.adjust_relationship(quiet.world, gundrik, foe, trust=-0.5)
-    system.record_quest_outcome(friend, "earlier", "supply_chain", gundrik, "completed")
+    api.adjust_relationship(quiet.world, hollin, friend, trust=0.8)
+    api.adjust_relationship(quiet.world, hollin, foe, trust=-0.5)
+    system.record_quest_outcome(friend, "earlier", "supply_chain", hollin, "completed")
     system.record_play(newbie, PlayStyle.COMBAT, 5.0)
     for who in (friend, foe, newbie):
-        await move(quiet, who, "smithy", reason="goto")
-    assert "Gundrik greets you like an old friend" in friend_session.text()
-    assert "Gundrik has not forgotten the last job you did for them." in friend_session.text()
-    assert "Gundrik eyes you warily" in foe_session.text()
+        await move(quiet, who, "mill", reason="goto")
+    assert "Hollin greets you like an old friend" in friend_session.text()
+    assert "Hollin has not forgotten the last job you did for them." in friend_session.text()
+    assert "Hollin eyes you warily" in foe_session.text()
     assert "work for someone more seasoned than you (level 3)" in newbie_session.text()
     manager = qm(quiet)
     assert all(manager.quest_state(c, quest.id) is not None for c in (friend, foe, newbie))
@@ -159,17 +164,17 @@ async def test_a_character_can_ask_for_fewer_offers_or_none(quiet: GameEngine) -
     hero, _ = await online(quiet, "Aldric", level=4)
     set_questgen_mode(quiet, hero, QuestGenMode.OFF)
     assert tracker_of(quiet).preference(hero) is QuestPreference.OFF
-    await move(quiet, hero, "smithy", reason="goto")
+    await move(quiet, hero, "mill", reason="goto")
     assert qm(quiet).quest_state(hero, quest.id) is None
     set_questgen_mode(quiet, hero, QuestGenMode.LESS)
     assert system.offer_cap(hero) == 1
-    await move(quiet, hero, "forge_lane")
-    await move(quiet, hero, "smithy")
+    await move(quiet, hero, "mill_lane")
+    await move(quiet, hero, "mill")
     # "less" halves the match score: a plain match (0.5 -> 0.25) is not enough ...
     assert qm(quiet).quest_state(hero, quest.id) is None
     system.record_play(hero, PlayStyle.COMBAT, 5.0)
-    await move(quiet, hero, "forge_lane")
-    await move(quiet, hero, "smithy")
+    await move(quiet, hero, "mill_lane")
+    await move(quiet, hero, "mill")
     # ... a quest that suits the character well (0.7 -> 0.35) still comes.
     entry = qm(quiet).entry(hero, quest.id)
     assert entry is not None
@@ -178,7 +183,7 @@ async def test_a_character_can_ask_for_fewer_offers_or_none(quiet: GameEngine) -
 
 
 def test_npc_key_helper_is_stable(quiet: GameEngine) -> None:
-    assert npc(quiet, "gundrik") == npc(quiet, "ironvale:gundrik")
+    assert npc(quiet, "hollin") == npc(quiet, "hamlet:hollin")
 
 
 async def test_talking_to_the_giver_follows_the_delivery_rules(quiet: GameEngine) -> None:
@@ -187,12 +192,12 @@ async def test_talking_to_the_giver_follows_the_delivery_rules(quiet: GameEngine
     quest = await a_quest(quiet)
     hero, _ = await online(quiet, "Aldric", level=4)
     set_questgen_mode(quiet, hero, QuestGenMode.OFF)
-    await move(quiet, hero, "smithy", reason="goto")
-    out = await cmd(quiet, hero, "talk gundrik")
+    await move(quiet, hero, "mill", reason="goto")
+    out = await cmd(quiet, hero, "talk hollin")
     assert "Quest offered" not in out
     assert qm(quiet).quest_state(hero, quest.id) is None
     set_questgen_mode(quiet, hero, QuestGenMode.ON)
-    out = await cmd(quiet, hero, "talk gundrik")
+    out = await cmd(quiet, hero, "talk hollin")
     assert "Quest offered" in out
     assert qm(quiet).entry(hero, quest.id) is not None
     await ticks(quiet)

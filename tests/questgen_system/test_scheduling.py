@@ -12,7 +12,7 @@ import pytest
 from kits.engines import metric, qg_of
 from questgen_system.qskit import (
     answer_for,
-    iron_crisis,
+    grain_crisis,
     npc,
     scripted,
     seed_for,
@@ -35,12 +35,12 @@ async def test_cycles_run_every_interval_and_at_once_for_an_urgent_seed(tmp_path
     async with started(tmp_path, QuestGenerationConfig(generation_interval=600.0)) as quiet:
         system = system_of(quiet)
         await ticks(quiet)  # the first cycle runs at once; the next is 600 game seconds away
-        calm = seed_for(quiet, "selena", importance=0.6)
+        calm = seed_for(quiet, "pell", importance=0.6)
         system.enqueue(calm)
         await ticks(quiet, 5)  # 300 game seconds
         assert calm.attempt_count == 0
         assert not system.build_records()
-        urgent = seed_for(quiet, "voss", importance=0.9)
+        urgent = seed_for(quiet, "tamsin", importance=0.9)
         system.enqueue(urgent)
         await ticks(quiet)
         # The urgent seed did not wait for the interval, and its cycle launched both;
@@ -49,7 +49,7 @@ async def test_cycles_run_every_interval_and_at_once_for_an_urgent_seed(tmp_path
         assert calm.attempt_count == 1
         await ticks(quiet)
         assert {r.seed_id for r in system.build_records()} == {calm.id, urgent.id}
-        late = seed_for(quiet, "bram", importance=0.6)
+        late = seed_for(quiet, "marta", importance=0.6)
         system.enqueue(late)
         await ticks(quiet, 8)
         assert late.attempt_count == 0
@@ -64,7 +64,7 @@ async def test_a_seed_that_keeps_failing_is_evicted_after_max_attempts(tmp_path:
         system = system_of(quiet)
         # No backoff: the attempts come one cycle after the other.
         # Nothing called "dragons" threatens the road: every build finds no targets.
-        seed = seed_for(quiet, "selena", threat_source="dragons", importance=0.9)
+        seed = seed_for(quiet, "pell", threat_source="dragons", importance=0.9)
         system.enqueue(seed)
         await ticks(quiet, 3)
         assert seed.attempt_count == 3
@@ -81,7 +81,7 @@ async def test_expired_seeds_are_evicted(tmp_path: Path) -> None:
     ) as quiet:
         system = system_of(quiet)
         await ticks(quiet)
-        seed = seed_for(quiet, "selena", importance=0.9)
+        seed = seed_for(quiet, "pell", importance=0.9)
         system.enqueue(seed)
         clock(quiet).skip(seed.expires_at - quiet.clock.game_time + 3600.0)
         await ticks(quiet)
@@ -94,17 +94,17 @@ async def test_freshness_drops_seeds_whose_giver_died_or_already_got_a_quest(
     quiet: GameEngine,
 ) -> None:
     system = system_of(quiet)
-    iron_crisis(quiet)
-    dead = seed_for(quiet, "selena", importance=0.9)
-    first = seed_for(quiet, "gundrik", importance=0.9)
-    double = seed_for(quiet, "gundrik", importance=0.8)
-    quiet.world.destroy_entity(npc(quiet, "selena"))
+    grain_crisis(quiet)
+    dead = seed_for(quiet, "pell", importance=0.9)
+    first = seed_for(quiet, "hollin", importance=0.9)
+    double = seed_for(quiet, "hollin", importance=0.8)
+    quiet.world.destroy_entity(npc(quiet, "pell"))
     await quiet.dispatch_events()
     assert system.screen(dead) is not None
     system.enqueue(first)
     await ticks(quiet, 2)
     assert [r.outcome for r in system.build_records()] == ["registered"]
-    assert system.screen(double) is not None  # Gundrik's quest exists now
+    assert system.screen(double) is not None  # Hollin's quest exists now
     system.enqueue(dead)
     system.enqueue(double)
     await ticks(quiet)
@@ -121,7 +121,7 @@ async def test_update_never_waits_for_the_llm_and_caps_concurrent_builds(
         tmp_path, QuestGenerationConfig(max_concurrent_builds=2, max_quests_per_cycle=4)
     ) as quiet:
         system = system_of(quiet)
-        # Four bandit quests in a row: planning would skip the third (combat fatigue);
+        # Four wolf quests in a row: planning would skip the third (combat fatigue);
         # this test is about concurrency, not variety.
         monkeypatch.setattr(qg_of(quiet).quality_filter, "archetype_blocked", lambda _a: [])
         release = asyncio.Event()
@@ -131,9 +131,7 @@ async def test_update_never_waits_for_the_llm_and_caps_concurrent_builds(
             return answer_for(request)
 
         provider = scripted(quiet, slow)
-        seeds = [
-            seed_for(quiet, g, importance=0.9) for g in ("selena", "voss", "bram", "gate_guard")
-        ]
+        seeds = [seed_for(quiet, g, importance=0.9) for g in ("pell", "tamsin", "marta", "wenna")]
         for seed in seeds:
             system.enqueue(seed)
         began = time.perf_counter()
@@ -159,10 +157,10 @@ async def test_update_never_waits_for_the_llm_and_caps_concurrent_builds(
 async def test_no_builds_while_too_many_quests_wait_unaccepted(tmp_path: Path) -> None:
     async with started(tmp_path, QuestGenerationConfig(max_pending_quests=1)) as quiet:
         system = system_of(quiet)
-        system.enqueue(seed_for(quiet, "selena", importance=0.9))
+        system.enqueue(seed_for(quiet, "pell", importance=0.9))
         await ticks(quiet, 2)
         assert system.unaccepted_quests() == 1
-        waiting = seed_for(quiet, "voss", importance=0.9)
+        waiting = seed_for(quiet, "tamsin", importance=0.9)
         system.enqueue(waiting)
         await ticks(quiet, 2)
         assert waiting.attempt_count == 0

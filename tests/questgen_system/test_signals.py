@@ -6,51 +6,31 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from kits.engines import hv, metric
-from questgen_system.qskit import grain_crisis, pipeline_of, started, system_of, ticks
+from kits.engines import HAMLET, hv, metric
+from questgen_system.qskit import (
+    blocked,
+    grain_crisis,
+    pipeline_of,
+    started,
+    system_of,
+    threat,
+    ticks,
+)
 
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig, SignalGate
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.signals import BasicSignal
-from maid_stdlib.story.signals import StorySignal, StorySignalEvent, StorySituationResolvedEvent
+from maid_stdlib.story.signals import StorySignalEvent, StorySituationResolvedEvent
 
 
 @pytest.fixture
 async def quiet(tmp_path: Path) -> AsyncIterator[GameEngine]:
     """Hamlet, the neutral test world, without story detectors: only the signals a
     test feeds."""
-    async with started(tmp_path, hamlet=True) as engine:
+    async with started(tmp_path, world=HAMLET) as engine:
         yield engine
-
-
-def threat(engine: GameEngine, *npcs: str, importance: float = 0.6) -> StorySignal:
-    ids = [hv(n) for n in npcs]
-    return StorySignal(
-        "THREAT_DETECTED",
-        importance,
-        ids,
-        context={"threat_source": "wolves", "threat_location": "hamlet:road_copse"},
-        situation_key="threat:wolves:hamlet:mill_road",
-    )
-
-
-def blocked(engine: GameEngine, importance: float = 0.8) -> StorySignal:
-    miller = hv("hollin")
-    return StorySignal(
-        "GOAL_BLOCKED",
-        importance,
-        [miller],
-        context={
-            "blocked_goal": "Get grain to the mill",
-            "blocker": "wolves on the mill road",
-            "npc_id": str(miller),
-            "threat_source": "wolves",
-            "blocker_location": "hamlet:road_copse",
-        },
-        situation_key="goal_blocked:hollin:get_grain",
-    )
 
 
 def test_the_gate_suppresses_repeats_within_the_dedup_window() -> None:
@@ -82,7 +62,7 @@ def test_the_gate_caps_accepted_signals_world_wide_per_rolling_window() -> None:
 
 
 async def test_signals_are_counted_by_outcome_on_the_metrics(tmp_path: Path) -> None:
-    async with started(tmp_path, QuestGenerationConfig(global_signal_max=2), hamlet=True) as quiet:
+    async with started(tmp_path, QuestGenerationConfig(global_signal_max=2), world=HAMLET) as quiet:
         signal = threat(quiet, "pell")
         quiet.events.emit(StorySignalEvent(signal))
         quiet.events.emit(StorySignalEvent(signal))  # same type and first NPC: a duplicate
@@ -123,7 +103,7 @@ async def test_a_resolved_situation_makes_its_seeds_stale(tmp_path: Path) -> Non
     async with started(
         tmp_path,
         QuestGenerationConfig(generation_interval=3600.0, urgent_importance=1.0),
-        hamlet=True,
+        world=HAMLET,
     ) as quiet:
         system = system_of(quiet)
         await ticks(quiet)  # the first cycle runs at once; the next one is an hour away

@@ -31,7 +31,7 @@ async def test_a_seed_that_cannot_be_planned_is_rejected_by_the_plan_stage(
     quiet: GameEngine, caplog: pytest.LogCaptureFixture
 ) -> None:
     # Nothing called "dragons" threatens the road: no archetype finds targets.
-    seed = seed_for(quiet, "selena", threat_source="dragons", importance=0.9)
+    seed = seed_for(quiet, "pell", threat_source="dragons", importance=0.9)
     planned = await pipeline_of(quiet).stages.plan.plan(seed)
     assert isinstance(planned, Rejection)
     assert planned.stage == "plan"

@@ -1,0 +1,104 @@
+"""Ironvale's hand-authored quest, played through with real commands (no network)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from uuid import UUID
+
+import pytest
+from kits.engines import plain, qm
+from kits.heroes import Recorder, make_strong, new_character
+
+from classic_rpg.combat.components import Fighting
+from classic_rpg.components import CharacterStats, Inventory
+from maid_engine.clock import ManualClock
+from maid_engine.config import Settings
+from maid_engine.engine import GameEngine
+from maid_engine.testing import cmd
+from maid_stdlib.questgen.events import QuestTurnedInEvent
+from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
+from maid_stdlib.world import NPC, Item, WorldService
+
+TO_VOSS = ["north", "north"]  # from the square
+VOSS_TO_WAGON = ["south", "south", "south", "south", "south", "south", "south", "south"]
+WAGON_TO_VOSS = ["north"] * 6 + ["north", "north"]
+
+
+@pytest.fixture
+async def ironvale(tmp_path: Path) -> AsyncIterator[GameEngine]:
+    engine = GameEngine(
+        Settings(data_dir=tmp_path, random_seed=7),
+        clock=ManualClock(),
+        packs=["ironvale"],
+        use_store=False,
+    )
+    async with engine.lifespan():
+        yield engine
+
+
+async def walk(engine: GameEngine, hero: UUID, steps: list[str]) -> str:
+    out = ""
+    for step in steps:
+        out += await cmd(engine, hero, step) + "\n"
+    return out
+
+
+async def fight_it_out(engine: GameEngine, hero: UUID, max_ticks: int = 600) -> None:
+    for _ in range(max_ticks):
+        await engine.run_ticks(1)
+        if not engine.world.has_component(hero, Fighting):
+            return
+    raise AssertionError("the fight did not end")
+
+
+async def test_scouts_on_the_road(ironvale: GameEngine) -> None:
+    engine = ironvale
+    manager = qm(engine)
+    q = manager.get_quest("road-scouts")
+    assert q is not None
+    assert q.source == "authored"
+    hero = new_character(engine, "Aldric")
+    make_strong(engine, hero, hp=600)  # three hostile scouts: the dice must not decide
+    rec = Recorder(engine, QuestTurnedInEvent)
+    await walk(engine, hero, TO_VOSS)
+    out = plain(await cmd(engine, hero, "talk voss"))
+    assert "Quest offered: 'Scouts on the Road'" in out
+    assert "You accept 'Scouts on the Road'" in await cmd(engine, hero, "accept road-scouts")
+    out = plain(await cmd(engine, hero, "talk voss"))
+    assert "The scouts are still at the wagon" in out
+    await walk(engine, hero, VOSS_TO_WAGON)
+    ws = engine.services.get(WorldService)
+    assert ws.room_key_of(hero) == "ironvale:road_wagon"
+    await cmd(engine, hero, "kill scout")
+    await fight_it_out(engine, hero)
+    scouts = [u for u, n in engine.world.each(NPC) if n.template == "ironvale:bandit_scout"]
+    assert scouts == []
+    entry = manager.entry(hero, "road-scouts")
+    assert entry is not None
+    assert entry.objectives["kill-scout"].completed
+    assert entry.objectives["bring-insignia"].unlocked
+    out = plain(await cmd(engine, hero, "get insignia"))
+    assert "insignia" in out
+    await cmd(engine, hero, "south")  # Crow's Ridge, the optional lookout
+    assert entry.objectives["see-ridge"].completed
+    await walk(engine, hero, ["north", *WAGON_TO_VOSS])
+    assert ws.room_key_of(hero) == "ironvale:guard_post"
+    out = plain(await cmd(engine, hero, "give insignia to voss"))
+    assert "Give a bandit insignia to Captain Voss. - done" in out
+    assert "You have completed the objectives of 'Scouts on the Road'." in out
+    stats = engine.world.get_component(hero, CharacterStats)
+    xp, gold = stats.experience, stats.gold
+    out = plain(await cmd(engine, hero, "talk voss"))
+    assert "Kral's mark, then." in out
+    assert "Quest complete: 'Scouts on the Road' (perfect)." in out
+    assert (stats.experience, stats.gold) == (xp + 120, gold + 30)
+    carried = [
+        engine.world.get_component(i, Item).template
+        for i in engine.world.get_component(hero, Inventory).items
+    ]
+    assert "ironvale:healing_draught" in carried
+    assert manager.quest_state(hero, "road-scouts") is QuestState.TURNED_IN
+    assert [e.outcome for e in rec.of(QuestTurnedInEvent)] == [QuestOutcome.PERFECT]
+    # Not repeatable: Voss is back to his usual self.
+    assert "Everyone does." in await cmd(engine, hero, "talk voss")

@@ -1,0 +1,119 @@
+"""The RPG side of Ironvale: the bandits of the Old Trade Road, the villagers, items."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from kits.engines import npcs, ws_of
+from kits.heroes import Recorder, make_strong, new_character, place
+from rpg.rpgkit import items_of
+
+from classic_rpg.characters.components import Dialogue
+from classic_rpg.combat.components import CombatProfile, CombatRules, Fighting
+from classic_rpg.components import CharacterStats
+from classic_rpg.items.components import ItemStats
+from maid_engine.clock import ManualClock
+from maid_engine.config import Settings
+from maid_engine.engine import GameEngine
+from maid_engine.testing import cmd
+from maid_stdlib.world.events import EntityDiedEvent
+
+WAGON, CAMP = "ironvale:road_wagon", "ironvale:bandit_camp"
+
+
+@pytest.fixture
+async def ironvale(tmp_path: Path) -> AsyncIterator[GameEngine]:
+    """Ironvale as ``maid run`` loads it by default (its requirements come along)."""
+    settings = Settings(data_dir=tmp_path, random_seed=1)
+    async with GameEngine(settings, clock=ManualClock(), use_store=False).lifespan() as engine:
+        yield engine
+
+
+async def test_default_packs_include_the_rules(ironvale: GameEngine) -> None:
+    names = [p.name for p in ironvale.packs]
+    # The groups come after their feature plugins (tests/engine/test_plugins.py).
+    assert names.index("stdlib") < names.index("classic_rpg") < names.index("ironvale")
+    assert "classic_rpg.rules" in names
+
+
+async def test_bandits_are_on_the_old_trade_road(ironvale: GameEngine) -> None:
+    world, ws = ironvale.world, ws_of(ironvale)
+    scouts = npcs(ironvale, "ironvale:bandit_scout")
+    [kral] = npcs(ironvale, "ironvale:kral")
+    assert len(scouts) == 3
+    for uid in [*scouts, kral]:
+        room = ws.room_key_of(uid)
+        assert room is not None
+        assert ws.area_of(room) == "ironvale:old_trade_road"
+        assert world.get_component(uid, CombatRules).hostile
+        assert world.get_component(uid, CombatRules).respawn is not None
+    assert {ws.room_key_of(s) for s in scouts} == {WAGON}
+    assert ws.room_key_of(kral) == CAMP
+    assert {world.get_component(s, CharacterStats).level for s in scouts} <= {2, 3}
+    assert world.get_component(kral, CharacterStats).level == 5
+    assert world.get_component(kral, CombatProfile).xp_value > 0
+
+
+async def test_villagers_talk_and_do_not_fight(ironvale: GameEngine) -> None:
+    world = ironvale.world
+    for key in ("gundrik", "voss", "selena"):
+        [uid] = npcs(ironvale, f"ironvale:{key}")
+        assert not world.get_component(uid, CombatRules).hostile
+        assert world.get_component(uid, Dialogue).greeting
+    hero = new_character(ironvale)
+    place(ironvale, hero, "ironvale:smithy")
+    assert "iron shipment" in await cmd(ironvale, hero, "talk gundrik")
+    assert await cmd(ironvale, hero, "kill gundrik") == "Gundrik is not someone you can fight."
+    place(ironvale, hero, "ironvale:guard_post")
+    assert "Kral" in await cmd(ironvale, hero, "ask voss about leader")
+
+
+async def test_item_templates(ironvale: GameEngine) -> None:
+    items = items_of(ironvale)
+    hero = new_character(ironvale)
+    for key in ("iron_ore", "rusty_sword", "leather_armour", "healing_draught", "bandit_insignia"):
+        uid = items.spawn(f"ironvale:{key}", holder=hero)
+        assert ironvale.world.has_component(uid, ItemStats)
+    assert (
+        ironvale.world.get_component(items.spawn("ironvale:rusty_sword"), ItemStats).slot
+        == "weapon"
+    )
+
+
+async def test_a_strong_character_clears_the_road(ironvale: GameEngine) -> None:
+    world, ws = ironvale.world, ws_of(ironvale)
+    hero = new_character(ironvale)
+    make_strong(ironvale, hero, level=12, hp=400, dexterity=16)
+    rec = Recorder(ironvale, EntityDiedEvent)
+
+    place(ironvale, hero, WAGON)
+    await ironvale.dispatch_events()  # all three scouts attack on sight
+    assert {
+        world.get_component(s, Fighting).target for s in npcs(ironvale, "ironvale:bandit_scout")
+    } == {hero}
+    for _ in range(300):  # the hero turns on the next scout when one falls
+        if not npcs(ironvale, "ironvale:bandit_scout"):
+            break
+        await ironvale.run_ticks(1)
+    assert npcs(ironvale, "ironvale:bandit_scout") == []
+    insignias = [
+        i
+        for i in ws.items_in(WAGON)
+        if items_of(ironvale).template_of(i) == "ironvale:bandit_insignia"
+    ]
+    assert len(insignias) == 3
+
+    place(ironvale, hero, CAMP)
+    await ironvale.dispatch_events()
+    for _ in range(300):
+        if not npcs(ironvale, "ironvale:kral"):
+            break
+        await ironvale.run_ticks(1)
+    assert npcs(ironvale, "ironvale:kral") == []
+    killed = [e.template for e in rec.of(EntityDiedEvent) if e.killer_id == hero]
+    assert sorted(killed) == ["ironvale:bandit_scout"] * 3 + ["ironvale:kral"]
+    assert not any(e.is_player for e in rec.of(EntityDiedEvent))
+    assert "A notched axe is here." in await cmd(ironvale, hero, "look")
+    assert world.get_component(hero, CharacterStats).experience == 3 * 40 + 150
