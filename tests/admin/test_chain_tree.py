@@ -21,7 +21,7 @@ from maid_stdlib.questgen.history import RECORD_KIND
 async def engine(tmp_path: Path) -> AsyncIterator[GameEngine]:
     engine = make_engine(tmp_path, store=False)
     async with engine.lifespan():
-        giver = str(npc(engine, "ironvale:gundrik"))
+        giver = str(npc(engine, "heist:vesk"))
         links = {
             "gen-a-00000001": None,
             "gen-b-00000002": "gen-a-00000001",

@@ -90,9 +90,7 @@ async def test_metrics_are_complete_and_well_named(tmp_path: Path) -> None:
         telnet_host="127.0.0.1",
         metrics_host="127.0.0.1",
     )
-    server = MaidServer(
-        settings, packs=["ironvale", HeistPack, AdminContentPack], announce=lambda _line: None
-    )
+    server = MaidServer(settings, packs=[HeistPack, AdminContentPack], announce=lambda _line: None)
     async with server.lifespan():
         # A client at the login screen, and a command run by a character.
         _, writer = await asyncio.open_connection("127.0.0.1", server.telnet_port)

@@ -21,21 +21,21 @@ def pack(name: str, requires: tuple[str, ...] = (), log: list[str] | None = None
 
 def test_dependency_order_is_topological_and_stable() -> None:
     packs = [
-        pack("heist", ("ironvale",)),
-        pack("ironvale", ("rpg", "stdlib")),
+        pack("addon", ("world",)),
+        pack("world", ("rpg", "stdlib")),
         pack("rpg", ("stdlib",)),
         pack("stdlib"),
         pack("extra"),
     ]
     names = [p.name for p in order_packs(packs)]
-    assert names.index("stdlib") < names.index("rpg") < names.index("ironvale")
-    assert names.index("ironvale") < names.index("heist")
-    assert set(names) == {"heist", "ironvale", "rpg", "stdlib", "extra"}
+    assert names.index("stdlib") < names.index("rpg") < names.index("world")
+    assert names.index("world") < names.index("addon")
+    assert set(names) == {"addon", "world", "rpg", "stdlib", "extra"}
 
 
 def test_missing_dependency_names_the_pack() -> None:
-    with pytest.raises(PackError, match=r"content pack 'heist'.*requires 'ironvale'"):
-        order_packs([pack("heist", ("ironvale",))])
+    with pytest.raises(PackError, match=r"content pack 'addon'.*requires 'world'"):
+        order_packs([pack("addon", ("world",))])
 
 
 def test_cycle_is_reported() -> None:

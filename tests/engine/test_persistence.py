@@ -39,9 +39,9 @@ def make(db_url: str, tmp_path: Path) -> GameEngine:
 
 async def test_checkpoint_and_restart_restore_entities(db_url: str, tmp_path: Path) -> None:
     async with make(db_url, tmp_path).lifespan() as engine:
-        rich = engine.world.create_entity(Wallet(10, [1]), Tag("Gundrik"), Ephemeral(3))
+        rich = engine.world.create_entity(Wallet(10, [1]), Tag("Hollin"), Ephemeral(3))
         poor = engine.world.create_entity(Wallet(1))
-        doomed = engine.world.create_entity(Tag("Kral"))
+        doomed = engine.world.create_entity(Tag("Grey"))
         temp = engine.world.create_entity(Wallet(99), persistent=False)
         await engine.checkpoint()
         # Changes after the checkpoint: field set, in-place change, removal, destroy.
@@ -63,7 +63,7 @@ async def test_checkpoint_and_restart_restore_entities(db_url: str, tmp_path: Pa
         assert engine2.world.get_component(poor, Wallet).gold == 5
         assert not engine2.world.entity_exists(doomed)
         assert not engine2.world.entity_exists(temp)
-        assert engine2.world.find_by_name("kral") == []
+        assert engine2.world.find_by_name("grey") == []
         assert engine2.clock.game_time == game_time
         # Nothing changed since load: the next checkpoint writes no entity.
         assert await engine2.checkpoint() == 0

@@ -53,14 +53,6 @@ def names(refs: list[Any]) -> list[str]:
 def test_the_default_groups_expand_to_their_feature_plugins() -> None:
     assert names(["stdlib"]) == [*STDLIB, "stdlib"]
     assert names(["classic_rpg"]) == [*STDLIB, "stdlib", *CLASSIC_RPG, "classic_rpg"]
-    assert names(["ironvale", "admin"]) == [
-        *STDLIB,
-        "stdlib",
-        *CLASSIC_RPG,
-        "classic_rpg",
-        "ironvale",
-        "admin",
-    ]
 
 
 def test_the_documented_plugin_table_is_the_real_one() -> None:

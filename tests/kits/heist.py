@@ -1,5 +1,5 @@
-"""Ironvale + the heist pack + the admin pack, with the whole quest loop wired (by
-the stdlib and classic_rpg packs)."""
+"""The heist pack (with the world it extends, which its ``requires`` loads) and the
+admin pack, with the whole quest loop wired (by the stdlib and classic_rpg packs)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def make_engine(
     return GameEngine(
         Settings(data_dir=tmp_path, random_seed=seed, **settings),
         clock=ManualClock(tick_game_seconds=60.0),
-        packs=["ironvale", HeistPack, AdminContentPack],
+        packs=[HeistPack, AdminContentPack],
         use_store=store,
     )
 

@@ -1,5 +1,5 @@
 """Checks shared by every narrated schema that uses the rescue-Gwen example rules
-(the stdlib's example and the Ironvale bandit camp keep the same milestones)."""
+(the stdlib's example and the shipped game's bandit camp keep the same milestones)."""
 
 from __future__ import annotations
 

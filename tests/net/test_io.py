@@ -274,11 +274,11 @@ async def test_a_response_and_its_prompt_go_out_in_one_write(
     session = await handler.session()
     writes = count_writes(session)
     session.send("You look around.")
-    session.send("Bram is here.")
+    session.send("Brin is here.")
     session.prompt("> ")
-    assert writes == [b"You look around.\r\nBram is here.\r\n> \xff\xf9"]  # ... IAC GA
+    assert writes == [b"You look around.\r\nBrin is here.\r\n> \xff\xf9"]  # ... IAC GA
     await client.wait_for(lambda: client.ga_count >= 1)
-    assert client.text().endswith("You look around.\r\nBram is here.\r\n> ")
+    assert client.text().endswith("You look around.\r\nBrin is here.\r\n> ")
 
 
 async def test_output_without_a_prompt_is_written_within_the_loop_turn(
@@ -287,12 +287,12 @@ async def test_output_without_a_prompt_is_written_within_the_loop_turn(
     client = await connect(server, "refuse")
     session = await handler.session()
     writes = count_writes(session)
-    session.send("Bram arrives from the north.")
-    session.send("Bram says, 'Hello.'")
+    session.send("Brin arrives from the north.")
+    session.send("Brin says, 'Hello.'")
     assert writes == []  # queued ...
     await asyncio.sleep(0)
     await asyncio.sleep(0)
-    assert writes == [b"Bram arrives from the north.\r\nBram says, 'Hello.'\r\n"]  # ... once
+    assert writes == [b"Brin arrives from the north.\r\nBrin says, 'Hello.'\r\n"]  # ... once
     await client.wait_text("Hello.'\r\n")
 
 

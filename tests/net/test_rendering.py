@@ -87,7 +87,7 @@ def test_a_crowd_listing_is_rendered_from_cached_lines() -> None:
     """Each viewer's listing leaves the viewer out: new texts, known lines."""
     rendering._text.cache_clear()
     rendering._line.cache_clear()
-    people = [f"|y{name}|n is standing here." for name in ("Anna", "Bram", "Cara", "Dov")]
+    people = [f"|y{name}|n is standing here." for name in ("Anna", "Brin", "Cara", "Dov")]
     for viewer in range(len(people)):
         listing = "\n".join(["|cSquare|n", *(p for i, p in enumerate(people) if i != viewer)])
         assert render_output(listing, ColorMode.ANSI16, 80) == pipeline(

@@ -57,7 +57,7 @@ def script_good(srv: FakeOpenAIServer) -> None:
 def assert_template(narrative: QuestNarrative, reason: str) -> None:
     assert narrative.source == "template"
     assert narrative.fallback_reason == reason
-    assert "Gundrik" in narrative.title + narrative.summary + narrative.description
+    assert "Hollin" in narrative.title + narrative.summary + narrative.description
     assert len(narrative.title.split()) <= 8
     assert len(narrative.description) >= 50
     assert narrative.dialogue.offer
@@ -141,7 +141,7 @@ async def test_an_error_on_the_dialogue_call_falls_back(fake_llm: FakeOpenAIServ
 
 
 async def test_unsafe_text_falls_back(fake_llm: FakeOpenAIServer) -> None:
-    fake_llm.ok(narrative_json(summary="Gundrik promises 1000000 gold to whoever helps him."))
+    fake_llm.ok(narrative_json(summary="Hollin promises 1000000 gold to whoever helps him."))
     narrative = await make_generator(provider_for(fake_llm)).generate(make_ctx())
     assert_template(narrative, "unsafe")
 
@@ -206,4 +206,4 @@ async def test_only_the_contexts_memories_go_over_the_wire(fake_llm: FakeOpenAIS
     script_good(fake_llm)
     await make_generator(provider_for(fake_llm)).generate(make_ctx(public_memories=()))
     assert "npc_memories" not in _body(fake_llm.requests[0])
-    assert "Selena complained" not in _body(fake_llm.requests[1])
+    assert "Pell complained" not in _body(fake_llm.requests[1])

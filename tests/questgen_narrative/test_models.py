@@ -113,4 +113,4 @@ def test_unfilled_placeholders_are_rejected(text: str) -> None:
 
 
 def test_brackets_in_prose_are_fine() -> None:
-    assert dialogue(offer="Bring me the [rare] ore from the Old Trade Road, please.").offer
+    assert dialogue(offer="Bring me the [rare] ore from the Mill Road, please.").offer

@@ -109,7 +109,7 @@ def test_prompt_names_only_come_from_the_context(which: str) -> None:
     for name in ("Mara Fenwick", "Fenwick Cellar", "Brindle Lane", "Inspector Hobb"):
         assert name in prompt
     # No name from anywhere else (another world's example, say) sneaks in.
-    for foreign in ("Gundrik", "Voss", "Selena", "Kral"):
+    for foreign in ("Hollin", "Tamsin", "Pell", "Grey"):
         assert foreign not in build_narrative_prompt(ctx)
 
 
@@ -118,7 +118,7 @@ def test_world_text_sits_inside_isolation_blocks() -> None:
         giver_description="a gruff blacksmith",
         tension="iron is scarce",
         subject="the missing ore",
-        area_name="Ironvale",
+        area_name="Ashford",
     )
     prompt = build_narrative_prompt(ctx)
     found = blocks(prompt)
@@ -137,9 +137,9 @@ def test_world_text_sits_inside_isolation_blocks() -> None:
         "involved_npcs",
         "npc_memories",
     }
-    assert "Ironvale" in found["locations"]  # the area joins the places
+    assert "Ashford" in found["locations"]  # the area joins the places
     outside = outside_blocks(prompt)
-    for text in ("Gundrik", "Voss", "Selena", "Old Trade Road", "losing money", "bandits"):
+    for text in ("Hollin", "Tamsin", "Pell", "Mill Road", "losing money", "bandits"):
         assert text not in outside, text
     # Registry identifiers are the only context values in the instructions.
     assert "threat_elimination" in outside
@@ -169,13 +169,13 @@ def test_only_public_memories_reach_the_prompt() -> None:
     npc = uuid.uuid4()
     memories = (
         EpisodicMemory(
-            npc, "Selena warned the tavern about bandits", visibility=MemoryVisibility.PUBLIC
+            npc, "Pell warned the tavern about bandits", visibility=MemoryVisibility.PUBLIC
         ),
-        EpisodicMemory(npc, "Gundrik secretly owes the guild 500 crowns"),  # private default
+        EpisodicMemory(npc, "Hollin secretly owes the guild 500 crowns"),  # private default
         EpisodicMemory(
-            npc, "Gundrik cried alone in the forge", visibility=MemoryVisibility("private")
+            npc, "Hollin cried alone in the forge", visibility=MemoryVisibility("private")
         ),
-        EpisodicMemory(npc, "The smithy passed inspection", tags=["visibility:public"]),
+        EpisodicMemory(npc, "The mill passed inspection", tags=["visibility:public"]),
         SimpleNamespace(content="A memory that does not say who may know it"),
         "A plain string: the context's contract says it is public",
     )
@@ -185,8 +185,8 @@ def test_only_public_memories_reach_the_prompt() -> None:
     for public in ("warned the tavern", "passed inspection", "A plain string"):
         assert public in blocks(prompt)["npc_memories"]
     assert public_memory_texts(memories) == [
-        "Selena warned the tavern about bandits",
-        "The smithy passed inspection",
+        "Pell warned the tavern about bandits",
+        "The mill passed inspection",
         "A plain string: the context's contract says it is public",
     ]
 

@@ -56,7 +56,7 @@ def test_each_archetype_generates_valid_grounded_prose(archetype: str) -> None:
         assert narrative.fallback_reason == "no_model"
         assert narrative.tokens_used == 0
         assert_valid(narrative)
-        assert "Gundrik" in narrative.title + narrative.summary + narrative.description
+        assert "Hollin" in narrative.title + narrative.summary + narrative.description
     # The archetype's own templates are used, not the generic ones.
     values = {k: _title_case(v) for k, v in template_values(make_ctx()).items()}
     titles = {t.format(**values) for t in DEFAULT_TEMPLATES[archetype]["title"]}
@@ -103,8 +103,8 @@ def test_pack_registered_templates_win_over_defaults(pack_first: bool) -> None:
     fallback = TemplateFallbackGenerator(registry, rng=random.Random(1))
     for _ in range(5):
         narrative = fallback.generate(make_ctx())
-        assert narrative.title == "The Siege of Gundrik's Smithy"
-        assert narrative.dialogue.offer == "Will you help Gundrik, stranger? Please say yes."
+        assert narrative.title == "The Siege of Hollin's Mill"
+        assert narrative.dialogue.offer == "Will you help Hollin, stranger? Please say yes."
         # Fields the pack did not register keep the defaults.
         assert narrative.dialogue.progress in {
             t.format(**template_values(make_ctx()))
@@ -131,8 +131,8 @@ def test_seed_section_8_registration_api_on_the_generator() -> None:
         }
     )
     narrative = fallback.generate(make_ctx(archetype_id="heist"))
-    assert narrative.title == "The Gundrik's Smithy Job"
-    assert narrative.summary == "Gundrik has a plan for a quiet job."
+    assert narrative.title == "The Hollin's Mill Job"
+    assert narrative.summary == "Hollin has a plan for a quiet job."
     assert narrative.dialogue.offer == "Keep your voice down, friend."
     assert narrative.dialogue.completion == "Clean work. Nobody saw."
     assert fallback.registry.has_templates("heist")
@@ -231,10 +231,10 @@ def test_very_long_context_text_is_cut_to_the_limits() -> None:
 
 
 def test_objectives_read_inside_a_sentence() -> None:
-    values = template_values(make_ctx(objectives=("Talk to Voss", "Gundrik must be told")))
-    assert values["objective"] == "talk to Voss"
-    assert values["objectives"] == "talk to Voss and Gundrik must be told"
-    assert values["ally"] == "Voss"
+    values = template_values(make_ctx(objectives=("Talk to Tamsin", "Hollin must be told")))
+    assert values["objective"] == "talk to Tamsin"
+    assert values["objectives"] == "talk to Tamsin and Hollin must be told"
+    assert values["ally"] == "Tamsin"
     assert values["motivation"].endswith("losing money")
 
 
@@ -255,6 +255,6 @@ def test_never_raises_even_if_rendering_breaks(
     narrative = fallback.generate(make_ctx(), reason="unsafe")
     assert narrative.source == "template"
     assert narrative.fallback_reason == "unsafe"
-    assert "Gundrik" in narrative.title
+    assert "Hollin" in narrative.title
     assert_valid(narrative)
     assert "template narrative failed" in caplog.text
