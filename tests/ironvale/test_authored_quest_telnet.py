@@ -102,7 +102,7 @@ async def test_new_character_plays_scouts_on_the_road_over_telnet(tmp_path: Path
         client = Telnet(*await asyncio.open_connection("127.0.0.1", server.telnet_port))
         try:
             await client.expect("create <name> <password>")
-            await client.line("create Aldric hunter22", "Ironvale Village Square")
+            await client.line("create Aldric tin-hunter-22", "Ironvale Village Square")
             [hero] = engine.sessions.characters_online()
             async with engine.world_lock:
                 # Three hostile scouts guard the wagon: give the newcomer a veteran's
