@@ -82,12 +82,12 @@ async def test_seed_status_shows_queue_in_flight_and_ages(loop_world: LoopWorld)
     assert "Seed queue: depth 0" in out
     assert "builds in flight 0 of 3" in out
     assert "Recent builds: registered" in out
-    # A seed waiting two game hours (built by the real evaluator from Tamsin Reed's state).
+    # A seed waiting two game hours (built by the real evaluator from Hobb's state).
     qg = w.engine.services.get(QuestGen)
-    clerk = qg.facts.resolve_npc("heist:tamsin")
-    assert clerk is not None
-    grounding = SeedGrounding(clerk, "heist:tenements", {"subject": "a lost ledger"})
-    signal = BasicSignal("ADMIN_FORCED", 0.6, [clerk], {})
+    hobb = qg.facts.resolve_npc("heist:hobb")
+    assert hobb is not None
+    grounding = SeedGrounding(hobb, "heist:strongroom", {"subject": "a lost ledger"})
+    signal = BasicSignal("ADMIN_FORCED", 0.6, [hobb], {})
     part = GroundedSignal(signal, "mystery", grounding, 0)
     seed = system.build_seed([part], part, 0.6)
     assert not isinstance(seed, Rejection), seed
@@ -106,7 +106,7 @@ async def test_seed_status_shows_queue_in_flight_and_ages(loop_world: LoopWorld)
     }
     assert histogram == {"<": "0", "10m-1h": "0", "1-6h": "1", "6-24h": "0", ">": "0"}
     assert "#" in next(line for line in out.splitlines() if "1-6h" in line)
-    assert "mystery from Tamsin Reed: importance 0.60, age 2.0h" in out
+    assert "mystery from Hobb: importance 0.60, age 2.0h" in out
     assert "Usage: @quest seed-status" in await run(w, "@quest seed-status now")
 
 
