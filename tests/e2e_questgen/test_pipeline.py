@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from ironvale.ironkit import IRONVALE
-from kits.engines import qg_of, qm
-from questgen_system.qskit import make_engine, move, npc, online, system_of, ticks, until
+from kits.engines import npc, qg_of, qm, questgen_of
+from questgen_system.qskit import make_engine, move, online, ticks, until
 
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.engine import GameEngine
@@ -33,7 +33,7 @@ from maid_stdlib.world import NPC
 
 def gundriks(engine: GameEngine) -> GeneratedQuest | None:
     gundrik = npc(engine, "gundrik")
-    for oq in system_of(engine).open_quests().values():
+    for oq in questgen_of(engine).open_quests().values():
         if oq.quest.quest_giver_id == gundrik:
             return oq.quest
     return None
@@ -75,7 +75,7 @@ async def test_the_iron_crisis_becomes_gundriks_quest_offered_to_the_right_chara
         await manager.accept_quest(hero, quest.id)
         await engine.dispatch_events()
         assert manager.quest_state(hero, quest.id) is QuestState.IN_PROGRESS
-        offers = system_of(engine).offers
+        offers = questgen_of(engine).offers
         assert offers is not None
         assert offers.accepted(quest.id)
         # Twelve levels are too far from a moderate quest: Brienne is never offered it.
@@ -182,7 +182,7 @@ async def test_a_packs_own_seed_type_produces_a_quest(tmp_path: Path) -> None:
                 )
             )
         )
-        system = system_of(engine)
+        system = questgen_of(engine)
         await until(engine, lambda: bool(system.open_quests()), limit=20)
         quest = next(iter(system.open_quests().values())).quest
         assert (quest.seed_type, quest.archetype_id) == ("missing_cargo", "cargo_search")

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from e2e.client import TelnetClient, flat
-from questgen_system.qskit import npc, system_of
+from kits.engines import npc, questgen_of
 
 from classic_rpg.components import CharacterStats
 from classic_rpg.questgen.terms import rpg_terms
@@ -28,7 +28,7 @@ def gundriks(engine: GameEngine) -> GeneratedQuest | None:
     return next(
         (
             oq.quest
-            for oq in system_of(engine).open_quests().values()
+            for oq in questgen_of(engine).open_quests().values()
             if oq.quest.quest_giver_id == gundrik
         ),
         None,

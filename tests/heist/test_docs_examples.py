@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from kits.heist import admin, character, system_of, ticks
+from kits.engines import questgen_of
+from kits.heist import admin, character, ticks
 
 from admin import AdminContentPack
 from maid_engine.clock import ManualClock
@@ -67,7 +68,7 @@ async def test_the_example_pack_builds_a_quest(tmp_path: Path) -> None:
         await ticks(engine, 3)
         (quest,) = [
             oq.quest
-            for oq in system_of(engine).open_quests().values()
+            for oq in questgen_of(engine).open_quests().values()
             if oq.quest.archetype_id == "night_vigil"
         ]
         assert quest.title.startswith(("A Watch Over", "Lanterns at"))

@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from kits.engines import plain
+from kits.engines import make_engine, plain
 from kits.heroes import fight, walk
 from kits.quests import SignalLog, build, deliver
 
 from maid_engine.clock import ManualClock
-from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
 from maid_stdlib.questgen import (
@@ -35,29 +34,10 @@ from maid_stdlib.world import data_uuid
 IRONVALE: tuple[str, ...] = ("ironvale",)
 
 
-def ironvale_engine(
-    tmp_path: Path,
-    *,
-    tick: float = 60.0,
-    seed: int = 7,
-    db_url: str | None = None,
-    use_store: bool | None = None,
-    **kw: Any,
-) -> GameEngine:
+def ironvale_engine(tmp_path: Path, **kw: Any) -> GameEngine:
     """Ironvale with everything its packs wire (living world, story, quest generation,
-    consequences). A store only with ``db_url`` (or ``use_store=True``)."""
-    settings = (
-        Settings(data_dir=tmp_path, random_seed=seed, database_url=db_url)
-        if db_url
-        else Settings(data_dir=tmp_path, random_seed=seed)
-    )
-    return GameEngine(
-        settings,
-        clock=ManualClock(tick_game_seconds=tick),
-        packs=["ironvale"],
-        use_store=db_url is not None if use_store is None else use_store,
-        **kw,
-    )
+    consequences); as :func:`kits.engines.make_engine` (no store unless asked)."""
+    return make_engine(tmp_path, IRONVALE, **kw)
 
 
 def iv(key: str) -> UUID:

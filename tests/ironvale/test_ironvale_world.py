@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from world.worldkit import make_engine, ws_of
+from kits.engines import ws_of
+from world.worldkit import make_engine
 
 from maid_engine.packcheck import check_pack
 from maid_stdlib.world import NPC, Area, Describable, Item

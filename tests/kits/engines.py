@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -15,6 +16,7 @@ from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.questgen import QuestGen
+from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.world import NPC, WorldService, data_uuid
 
 #: Hamlet on the stdlib alone.
@@ -25,32 +27,40 @@ HAMLET: tuple[Any, ...] = (HamletPack,)
 HAMLET_RPG: tuple[Any, ...] = (HamletPack, HamletRules)
 
 
-def hamlet_engine(
+def make_engine(
     tmp_path: Path,
+    packs: Sequence[Any],
     *,
-    tick: float = 60.0,
-    seed: int = 7,
-    rpg: bool = False,
+    tick: float | None = 60.0,
+    seed: int | None = 7,
     db_url: str | None = None,
     use_store: bool | None = None,
+    settings: Mapping[str, Any] | None = None,
     **kw: Any,
 ) -> GameEngine:
-    """Hamlet (tests/kits/hamlet), the neutral test world, on the stdlib: world,
-    living world, story, quest generation, consequences. ``rpg``: under the RPG
-    rules (:data:`HAMLET_RPG`). A store only with ``db_url`` (or ``use_store=True``)."""
-    settings = (
-        Settings(data_dir=tmp_path, random_seed=seed, database_url=db_url)
-        if db_url
-        else Settings(data_dir=tmp_path, random_seed=seed)
-    )
-    packs = list(HAMLET_RPG if rpg else HAMLET)
+    """The tests' one engine builder: ``packs`` on a ManualClock of ``tick`` game
+    seconds a tick (None: the clock's default) with the random ``seed`` (None: the
+    settings' default). A store only with ``db_url`` (or ``use_store=True``);
+    ``settings`` adds Settings fields, ``kw`` goes to the GameEngine."""
+    fields: dict[str, Any] = {"data_dir": tmp_path, **(settings or {})}
+    if seed is not None:
+        fields["random_seed"] = seed
+    if db_url:
+        fields["database_url"] = db_url
     return GameEngine(
-        settings,
-        clock=ManualClock(tick_game_seconds=tick),
-        packs=packs,
-        use_store=db_url is not None if use_store is None else use_store,
+        Settings(**fields),
+        clock=ManualClock() if tick is None else ManualClock(tick_game_seconds=tick),
+        packs=list(packs),
+        use_store=bool(db_url) if use_store is None else use_store,
         **kw,
     )
+
+
+def hamlet_engine(tmp_path: Path, *, rpg: bool = False, **kw: Any) -> GameEngine:
+    """Hamlet (tests/kits/hamlet), the neutral test world, on the stdlib: world,
+    living world, story, quest generation, consequences. ``rpg``: under the RPG
+    rules (:data:`HAMLET_RPG`). The rest as :func:`make_engine`."""
+    return make_engine(tmp_path, HAMLET_RPG if rpg else HAMLET, **kw)
 
 
 def hv(key: str) -> UUID:
@@ -59,14 +69,29 @@ def hv(key: str) -> UUID:
 
 
 def npcs(engine: GameEngine, template: str) -> list[UUID]:
-    """Every NPC made from ``template``, in a stable order."""
-    return sorted(uid for uid, n in engine.world.each(NPC) if n.template == template)
+    """Every NPC made from ``template`` ("pack:key", or a key of whichever loaded pack
+    has it), in a stable order."""
+    bare = ":" not in template
+    return sorted(
+        uid
+        for uid, n in engine.world.each(NPC)
+        if n.template == template or (bare and n.template.endswith(f":{template}"))
+    )
 
 
 def npc(engine: GameEngine, template: str) -> UUID:
     """The first NPC made from ``template`` (there must be one)."""
     found = npcs(engine, template)
     assert found, f"no NPC {template}"
+    return found[0]
+
+
+def room_key(engine: GameEngine, key: str) -> str:
+    """A room key from ``key``: a full key, or a room key of whichever pack has it."""
+    if ":" in key:
+        return key
+    found = [k for k in ws_of(engine).room_keys() if k.endswith(f":{key}")]
+    assert len(found) == 1, f"room {key}: {found}"
     return found[0]
 
 
@@ -80,6 +105,11 @@ def qm(engine: GameEngine) -> QuestManager:
 
 def qg_of(engine: GameEngine) -> QuestGen:
     return engine.services.get(QuestGen)
+
+
+def questgen_of(engine: GameEngine) -> QuestGenerationService:
+    """The quest generation service (what commands and the simulator use)."""
+    return engine.services.get(QuestGenerationService)
 
 
 def living_of(engine: GameEngine) -> LivingWorld:

@@ -12,29 +12,20 @@ from uuid import UUID
 from admin import AdminContentPack
 from classic_rpg.components import CharacterStats
 from content_packs.heist.pack import HeistPack
-from kits.engines import qg_of
-from maid_engine.accounts.components import CharacterFactory
-from maid_engine.clock import ManualClock
+from kits.engines import make_engine as kits_engine
+from kits.engines import qg_of, questgen_of
+from kits.heroes import new_character
 from maid_engine.commands import Role
-from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
-from maid_stdlib.questgen.service import QuestGenerationService
 
 
 def make_engine(
     tmp_path: Path, *, store: bool = True, seed: int = 11, **settings: Any
 ) -> GameEngine:
-    return GameEngine(
-        Settings(data_dir=tmp_path, random_seed=seed, **settings),
-        clock=ManualClock(tick_game_seconds=60.0),
-        packs=[HeistPack, AdminContentPack],
-        use_store=store,
+    return kits_engine(
+        tmp_path, [HeistPack, AdminContentPack], seed=seed, use_store=store, settings=settings
     )
-
-
-def system_of(engine: GameEngine) -> QuestGenerationService:
-    return engine.services.get(QuestGenerationService)
 
 
 async def settle() -> None:
@@ -47,7 +38,7 @@ async def settle() -> None:
 
 async def ticks(engine: GameEngine, n: int = 1) -> None:
     """``n`` ticks, letting background builds and writes finish between them."""
-    system = system_of(engine)
+    system = questgen_of(engine)
     for _ in range(n):
         await engine.tick()
         await system.drain()
@@ -55,8 +46,8 @@ async def ticks(engine: GameEngine, n: int = 1) -> None:
 
 
 def character(engine: GameEngine, name: str, level: int = 3) -> UUID:
-    factory = engine.services.get(CharacterFactory)  # type: ignore[type-abstract]
-    hero: UUID = factory.create_character(name, f"acct-{name.lower()}")
+    """A player character (offline) of ``level``."""
+    hero = new_character(engine, name, online=False, account=f"acct-{name.lower()}")
     engine.world.get_component(hero, CharacterStats).level = level
     return hero
 

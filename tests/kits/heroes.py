@@ -16,9 +16,13 @@ from maid_stdlib.world import WorldCharacterFactory
 E = TypeVar("E", bound=Event)
 
 
-def new_character(engine: GameEngine, name: str = "Alice", online: bool = True) -> UUID:
-    """A player character of account ``acct-<name>``, online (a session) by default."""
-    uid = engine.services.get(WorldCharacterFactory).create_character(name, f"acct-{name}")
+def new_character(
+    engine: GameEngine, name: str = "Alice", online: bool = True, account: str | None = None
+) -> UUID:
+    """A player character of ``account`` (by default ``acct-<name>``), online (a
+    session) by default."""
+    factory = engine.services.get(WorldCharacterFactory)
+    uid = factory.create_character(name, account if account is not None else f"acct-{name}")
     if online:
         session_for(engine, uid)
     return uid

@@ -15,11 +15,10 @@ from typing import Any
 from uuid import UUID
 
 import yaml
+from kits.engines import make_engine as kits_engine
+from kits.heroes import new_character
 
-from maid_engine.accounts import CharacterFactory
-from maid_engine.clock import ManualClock
 from maid_engine.commands import Role
-from maid_engine.config import Settings
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.engine import GameEngine
 from maid_engine.llm import LLMRequest, ScriptedProvider
@@ -155,11 +154,14 @@ def make_engine(
     use_store: bool = True,
     settings: dict[str, Any] | None = None,
 ) -> GameEngine:
-    return GameEngine(
-        Settings(data_dir=data_dir, database_url=database_url, **(settings or {})),
-        clock=ManualClock(),
-        packs=[NarrationPack, data_pack(root)],
+    return kits_engine(
+        data_dir,
+        [NarrationPack, data_pack(root)],
+        tick=None,
+        seed=None,
+        db_url=database_url,
         use_store=use_store,
+        settings=settings,
     )
 
 
@@ -179,8 +181,7 @@ def player(
     engine: GameEngine, name: str, room: str = CELLAR, role: Role = Role.PLAYER
 ) -> tuple[UUID, FakeSession]:
     """A connected character standing in ``room``."""
-    factory = engine.services.get(CharacterFactory)  # type: ignore[type-abstract]
-    uid = factory.create_character(name, f"acct-{name.lower()}")
+    uid = new_character(engine, name, online=False, account=f"acct-{name.lower()}")
     engine.services.get(WorldService).move(uid, room, reason="test")
     session = FakeSession(role=role)
     engine.sessions.attach(session, uid)

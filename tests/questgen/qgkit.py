@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from kits.engines import make_engine as kits_engine
 from kits.narrators import EchoNarrator
 from world.worldkit import tmp_pack, write_yaml
 
 from maid_engine.clock import ManualClock
-from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_stdlib.living.components import (
     FactionMembership,
@@ -149,10 +149,11 @@ def make_engine(tmp_path: Path, **kw: Any) -> GameEngine:
     write_yaml(root / "areas" / "woods.yaml", WOODS)
     write_yaml(root / "pack.yaml", {"start_room": "square"})
     pack = tmp_pack(root, "brookhaven")
-    return GameEngine(
-        Settings(data_dir=tmp_path, random_seed=kw.pop("random_seed", 11)),
-        clock=ManualClock(tick_game_seconds=60.0),
-        packs=["stdlib", pack],
+    return kits_engine(
+        tmp_path,
+        ["stdlib", pack],
+        tick=60.0,
+        seed=kw.pop("random_seed", 11),
         use_store=kw.pop("use_store", False),
         **kw,
     )

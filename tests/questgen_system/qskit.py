@@ -6,8 +6,8 @@ Another world (the shipped game, for the end-to-end tests) is one ``world=`` awa
 :class:`QuestgenSettings` provides a test's generation config before the stdlib
 builds the pipeline with it; :class:`QuestgenTuning` silences the story detectors.
 Tests talk to the pipeline through the :class:`QuestGenerationService`
-(``system_of``); ``pipeline_of`` gives the coordinator and its stages to the
-tests that check a stage itself.
+(``kits.engines.questgen_of``); ``pipeline_of`` gives the coordinator and its
+stages to the tests that check a stage itself.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from kits.engines import HAMLET_RPG
+from kits.engines import HAMLET_RPG, npc, questgen_of, room_key
+from kits.engines import make_engine as kits_engine
+from kits.heroes import new_character
 
 from classic_rpg.components import CharacterStats
-from maid_engine.clock import ManualClock
-from maid_engine.config import Settings
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.engine import GameEngine
 from maid_engine.events import CharacterConnectedEvent
@@ -36,11 +36,10 @@ from maid_stdlib.questgen.evaluator import GroundedSignal
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
 from maid_stdlib.questgen.personalization import PlayStyleTracker, QuestPersonalizer
 from maid_stdlib.questgen.rejection import Rejection
-from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.signals import BasicSignal
 from maid_stdlib.questgen.system import QuestGenerationSystem
 from maid_stdlib.story.signals import StorySignal
-from maid_stdlib.world import NPC, WorldCharacterFactory, WorldService
+from maid_stdlib.world import WorldService
 
 
 class QuestgenSettings(ContentPack):
@@ -91,11 +90,8 @@ def make_engine(
     packs: list[str | type[ContentPack] | ContentPack] = [*world, QuestgenTuning(quiet)]
     if config is not None:
         packs.insert(0, QuestgenSettings(config))
-    return GameEngine(
-        Settings(data_dir=tmp_path, random_seed=seed, **settings),
-        clock=ManualClock(tick_game_seconds=tick),
-        packs=packs,
-        use_store=use_store,
+    return kits_engine(
+        tmp_path, packs, tick=tick, seed=seed, use_store=use_store, settings=settings
     )
 
 
@@ -111,11 +107,6 @@ async def started(
     engine = make_engine(tmp_path, config=config, quiet=quiet, world=world)
     async with engine.lifespan():
         yield engine
-
-
-def system_of(engine: GameEngine) -> QuestGenerationService:
-    """The quest generation service (what commands and the simulator use)."""
-    return engine.services.get(QuestGenerationService)
 
 
 def pipeline_of(engine: GameEngine) -> QuestGenerationSystem:
@@ -135,31 +126,10 @@ def tracker_of(engine: GameEngine) -> PlayStyleTracker:
     return personalizer_of(engine).tracker
 
 
-def npc(engine: GameEngine, key: str) -> UUID:
-    """The first NPC made from ``key``: a template ("pack:key"), or a key of
-    whichever loaded pack has it."""
-    found = sorted(
-        u
-        for u, n in engine.world.each(NPC)
-        if n.template == key or (":" not in key and n.template.endswith(f":{key}"))
-    )
-    assert found, f"no NPC {key}"
-    return found[0]
-
-
-def room_key(engine: GameEngine, key: str) -> str:
-    """A room key from ``key``: a full key, or a room key of whichever pack has it."""
-    if ":" in key:
-        return key
-    found = [k for k in engine.services.get(WorldService).room_keys() if k.endswith(f":{key}")]
-    assert len(found) == 1, f"room {key}: {found}"
-    return found[0]
-
-
 async def ticks(engine: GameEngine, n: int = 1) -> None:
     """Run ``n`` ticks, letting background builds finish between them (as the real
     loop's sleeps do)."""
-    system = system_of(engine)
+    system = questgen_of(engine)
     for _ in range(n):
         await engine.tick()
         await system.drain()
@@ -179,7 +149,7 @@ async def online(
     engine: GameEngine, name: str = "Aldric", room: str | None = None, level: int | None = None
 ) -> tuple[UUID, FakeSession]:
     """A new character, logged in (CharacterConnectedEvent dispatched)."""
-    uid = engine.services.get(WorldCharacterFactory).create_character(name, f"acct-{name}")
+    uid = new_character(engine, name, online=False)
     if level is not None:
         engine.world.get_component(uid, CharacterStats).level = level
     if room is not None:
@@ -211,7 +181,7 @@ def seed_for(
     fields.setdefault("threat_source", "wolves")
     grounding = SeedGrounding(uid, room, fields, [npc(engine, n) for n in involved])
     part = GroundedSignal(BasicSignal("TEST", importance, [uid]), seed_type, grounding, 0)
-    seed = system_of(engine).build_seed([part], part, importance)
+    seed = questgen_of(engine).build_seed([part], part, importance)
     assert not isinstance(seed, Rejection), seed
     return seed
 

@@ -8,17 +8,8 @@ import logging
 from pathlib import Path
 
 import pytest
-from kits.engines import metric, qg_of
-from questgen_system.qskit import (
-    answer_for,
-    pipeline_of,
-    scripted,
-    seed_for,
-    started,
-    system_of,
-    ticks,
-    until,
-)
+from kits.engines import metric, qg_of, questgen_of
+from questgen_system.qskit import answer_for, pipeline_of, scripted, seed_for, started, ticks, until
 
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
@@ -42,7 +33,7 @@ async def test_the_token_budget_counts_real_usage_and_recovers_when_the_window_r
     async with started(
         tmp_path, QuestGenerationConfig(token_budget_limit=1000, token_budget_window=3600.0)
     ) as quiet:
-        system = system_of(quiet)
+        system = questgen_of(quiet)
         no_quality_filter(quiet, monkeypatch)
         provider = scripted(quiet, lambda request: answer_for(request, tokens=600))
         system.enqueue(seed_for(quiet, "pell"))
@@ -85,7 +76,7 @@ async def test_a_queue_spike_switches_to_templates_until_the_queue_drains(
             max_active_quests_per_region=10,
         ),
     ) as quiet:
-        system = system_of(quiet)
+        system = questgen_of(quiet)
         no_quality_filter(quiet, monkeypatch)
         provider = scripted(quiet)
         for giver in GIVERS:
@@ -114,7 +105,7 @@ async def test_slow_llm_calls_reduce_quests_per_cycle(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     async with started(tmp_path, QuestGenerationConfig(max_active_quests_per_region=10)) as quiet:
-        system = system_of(quiet)
+        system = questgen_of(quiet)
         no_quality_filter(quiet, monkeypatch)
         pipeline_of(quiet).stages.backpressure.throttle.record_latency(25.0)
         for giver in GIVERS[:3]:
@@ -152,7 +143,7 @@ def test_the_p99_and_the_ratios_roll_with_the_alert_window(
 
 
 async def test_the_seed_metrics_are_on_the_engine_registry(quiet: GameEngine) -> None:
-    system = system_of(quiet)
+    system = questgen_of(quiet)
     system.enqueue(seed_for(quiet, "pell"))
     await ticks(quiet, 2)
     text = quiet.metrics.render().decode()

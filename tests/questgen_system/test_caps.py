@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from kits.engines import metric, qg_of, qm
-from questgen_system.qskit import move, online, seed_for, started, system_of, ticks, until
+from kits.engines import metric, qg_of, qm, questgen_of
+from questgen_system.qskit import move, online, seed_for, started, ticks, until
 
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
@@ -25,7 +25,7 @@ def no_quality_filter(quiet: GameEngine, monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 async def build(engine: GameEngine, *givers: str) -> list[str]:
-    system = system_of(engine)
+    system = questgen_of(engine)
     before = len(system.open_quests())
     for giver in givers:
         system.enqueue(seed_for(engine, giver))
@@ -34,7 +34,7 @@ async def build(engine: GameEngine, *givers: str) -> list[str]:
 
 
 async def test_a_full_region_gets_no_new_builds_until_a_quest_closes(quiet: GameEngine) -> None:
-    system = system_of(quiet)
+    system = questgen_of(quiet)
     await build(quiet, "pell", "tamsin", "marta")
     region = next(iter(system.open_quests().values())).quest.region
     assert region == "ashford"
@@ -50,7 +50,7 @@ async def test_a_full_region_gets_no_new_builds_until_a_quest_closes(quiet: Game
 
 
 async def test_the_density_cap_is_checked_again_when_a_build_finishes(quiet: GameEngine) -> None:
-    system = system_of(quiet)
+    system = questgen_of(quiet)
     await build(quiet, "pell", "tamsin")
     for giver in ("marta", "wenna"):
         system.enqueue(seed_for(quiet, giver))
@@ -87,7 +87,7 @@ async def test_a_character_never_holds_more_unanswered_offers_than_the_cap(
 
 
 async def test_open_quests_expire_on_game_time(quiet: GameEngine) -> None:
-    system = system_of(quiet)
+    system = questgen_of(quiet)
     expired: list[QuestExpiredInternalEvent] = []
     quiet.events.subscribe(QuestExpiredInternalEvent, expired.append)
     hero, _ = await online(quiet, "Aldric", level=4)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from kits.engines import qm
-from questgen_system.qskit import move, npc, online, seed_for, system_of, until
+from kits.engines import npc, qm, questgen_of
+from questgen_system.qskit import move, online, seed_for, until
 
 from maid_engine.engine import GameEngine
 from maid_engine.testing import FakeSession, cmd
@@ -44,14 +44,14 @@ def tell(engine: GameEngine, *who: str) -> None:
 async def hollins_quest(
     engine: GameEngine, importance: float = 0.9, involved: tuple[str, ...] = ()
 ) -> GeneratedQuest:
-    system = system_of(engine)
+    system = questgen_of(engine)
     system.enqueue(seed_for(engine, "hollin", importance=importance, involved=involved))
     await until(engine, lambda: bool(system.open_quests()))
     return next(iter(system.open_quests().values())).quest
 
 
 def planned(engine: GameEngine, hero: UUID, quest: GeneratedQuest) -> PendingDelivery:
-    pending = system_of(engine).pending_deliveries(hero)
+    pending = questgen_of(engine).pending_deliveries(hero)
     assert quest.id in pending, f"nothing planned; offers: {qm(engine).quests_of(hero)}"
     return pending[quest.id]
 
@@ -132,7 +132,7 @@ async def test_a_notice_on_the_village_board(quiet: GameEngine) -> None:
 async def test_an_explorer_discovers_it_at_the_quests_place(quiet: GameEngine) -> None:
     silence(quiet)
     hero, session = await online(quiet, "Aldric", level=4)
-    system_of(quiet).record_play(hero, PlayStyle.EXPLORER, 6.0)
+    questgen_of(quiet).record_play(hero, PlayStyle.EXPLORER, 6.0)
     quest = await hollins_quest(quiet)
     pending = planned(quiet, hero, quest)
     assert (pending.method, pending.trigger_location) == (M.DISCOVERY, "hamlet:road_copse")
@@ -167,7 +167,7 @@ async def test_overheard_when_two_npcs_who_know_are_in_the_room(quiet: GameEngin
 async def test_a_social_character_hears_of_it_in_conversation(quiet: GameEngine) -> None:
     silence(quiet)
     hero, _ = await online(quiet, "Aldric", level=4)
-    system_of(quiet).record_play(hero, PlayStyle.SOCIAL, 6.0)
+    questgen_of(quiet).record_play(hero, PlayStyle.SOCIAL, 6.0)
     quest = await hollins_quest(quiet, involved=("tamsin",))
     tamsin = npc(quiet, "tamsin")
     assert tamsin in quest.involved_npcs

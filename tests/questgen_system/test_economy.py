@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from uuid import uuid4
 
-from kits.engines import metric, qg_of
-from questgen_system.qskit import pipeline_of, seed_for, started, system_of, ticks
+from kits.engines import metric, qg_of, questgen_of
+from questgen_system.qskit import pipeline_of, seed_for, started, ticks
 
 from maid_engine.clock import GAME_DAY, GAME_HOUR, ManualClock
 from maid_engine.engine import GameEngine
@@ -48,7 +48,7 @@ async def test_a_failed_seed_retries_with_backoff_then_is_evicted(tmp_path: Path
             max_seed_attempts=3, seed_retry_backoff=1800.0, generation_interval=60.0
         ),
     ) as quiet:
-        system = system_of(quiet)
+        system = questgen_of(quiet)
         # Nothing called "dragons" threatens the road: every build finds no targets.
         seed = seed_for(quiet, "pell", threat_source="dragons", importance=0.5)
         seed.expires_at = quiet.clock.game_time + 2 * GAME_DAY
@@ -72,7 +72,7 @@ async def test_a_failed_seed_retries_with_backoff_then_is_evicted(tmp_path: Path
 
 async def test_the_daily_cap_holds_seeds_back(tmp_path: Path) -> None:
     async with started(tmp_path, QuestGenerationConfig(max_quests_per_day=2)) as quiet:
-        system = system_of(quiet)
+        system = questgen_of(quiet)
         now = quiet.clock.game_time
         for _ in range(2):
             record(qg_of(quiet).history, "investigation", now - GAME_HOUR)

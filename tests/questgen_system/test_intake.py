@@ -8,15 +8,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from questgen_system.qskit import (
-    blocked,
-    grain_crisis,
-    make_engine,
-    npc,
-    pipeline_of,
-    system_of,
-    threat,
-)
+from kits.engines import npc, questgen_of
+from questgen_system.qskit import blocked, grain_crisis, make_engine, pipeline_of, threat
 
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
@@ -78,7 +71,7 @@ def _record(engine: GameEngine) -> list[tuple[float, StorySignalLike]]:
 async def test_a_burst_is_evaluated_over_ticks_in_arrival_order(
     short_ticks: GameEngine,
 ) -> None:
-    engine, system = short_ticks, system_of(short_ticks)
+    engine, system = short_ticks, questgen_of(short_ticks)
     await engine.run_ticks(1)  # the system has seen one tick's length
     seen = _record(engine)
     burst = _burst(engine, 60)
@@ -113,7 +106,7 @@ async def test_a_tick_as_long_as_the_spread_evaluates_everything_as_it_arrives(
             engine.events.emit(StorySignalEvent(signal))
         await engine.dispatch_events()
         assert len(seen) == 25
-        assert system_of(engine).signals_waiting() == 0
+        assert questgen_of(engine).signals_waiting() == 0
 
 
 async def test_a_spread_of_zero_evaluates_at_once_whatever_the_tick(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from questgen_system.qskit import online, pipeline_of, seed_for, system_of, until
+from kits.engines import questgen_of
+from questgen_system.qskit import online, pipeline_of, seed_for, until
 
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
@@ -63,7 +64,7 @@ async def test_the_quest_events_carry_the_seed_fields(quiet: GameEngine) -> None
     quiet.events.subscribe(QuestGeneratedEvent, generated.append)
     quiet.events.subscribe(QuestOfferedEvent, offered.append)
     hero, _ = await online(quiet, "Aldric", room="hamlet:mill", level=4)
-    system = system_of(quiet)
+    system = questgen_of(quiet)
     system.enqueue(seed_for(quiet, "hollin"))
     await until(quiet, lambda: bool(offered))
     [event] = generated

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kits.engines import qg_of, qm
-from questgen_system.qskit import make_engine, move, online, seed_for, system_of, tracker_of, until
+from kits.engines import qg_of, qm, questgen_of
+from questgen_system.qskit import make_engine, move, online, seed_for, tracker_of, until
 
 from maid_engine.events import CharacterConnectedEvent
 from maid_engine.testing import session_for
@@ -23,7 +23,7 @@ async def test_open_quests_history_profiles_and_pending_deliveries_survive_a_res
     async with engine.lifespan():
         for uid, _ in list(engine.world.each(KnownGossip)):
             engine.world.remove_component(uid, KnownGossip)
-        system = system_of(engine)
+        system = questgen_of(engine)
         hero, _ = await online(engine, "Aldric", room="hamlet:mill", level=4)
         system.record_play(hero, PlayStyle.COMBAT, 4.0)
         await move(engine, hero, "mill_lane")
@@ -54,7 +54,7 @@ async def test_open_quests_history_profiles_and_pending_deliveries_survive_a_res
 
     engine = make_engine(tmp_path, quiet=True, use_store=True)
     async with engine.lifespan():
-        system = system_of(engine)
+        system = questgen_of(engine)
         assert list(system.open_quests()) == [quest_id]
         entry = qg_of(engine).history.get(quest_id)
         assert entry is not None
@@ -76,7 +76,7 @@ async def test_open_quests_history_profiles_and_pending_deliveries_survive_a_res
 async def test_an_accepted_quest_is_still_open_after_a_restart(tmp_path: Path) -> None:
     engine = make_engine(tmp_path, quiet=True, use_store=True)
     async with engine.lifespan():
-        system = system_of(engine)
+        system = questgen_of(engine)
         hero, _ = await online(engine, "Aldric", room="hamlet:mill", level=4)
         system.enqueue(seed_for(engine, "hollin"))
         await until(engine, lambda: bool(system.open_quests()))
@@ -87,7 +87,7 @@ async def test_an_accepted_quest_is_still_open_after_a_restart(tmp_path: Path) -
         await system.flush()
     engine = make_engine(tmp_path, quiet=True, use_store=True)
     async with engine.lifespan():
-        system = system_of(engine)
+        system = questgen_of(engine)
         assert list(system.open_quests()) == [quest_id]
         assert system.unaccepted_quests() == 0
         assert qg_of(engine).history.count_active_in_region("ashford") == 1

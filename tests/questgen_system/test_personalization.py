@@ -6,18 +6,8 @@ from __future__ import annotations
 from uuid import UUID
 
 import pytest
-from kits.engines import qm
-from questgen_system.qskit import (
-    move,
-    npc,
-    online,
-    personalizer_of,
-    seed_for,
-    system_of,
-    ticks,
-    tracker_of,
-    until,
-)
+from kits.engines import npc, qm, questgen_of
+from questgen_system.qskit import move, online, personalizer_of, seed_for, ticks, tracker_of, until
 
 from classic_rpg.combat.components import Fighting
 from classic_rpg.components import Attributes, CharacterStats, Health
@@ -39,7 +29,7 @@ def make_strong(engine: GameEngine, uid: UUID) -> None:
 
 
 async def a_quest(engine: GameEngine, giver: str = "hollin") -> GeneratedQuest:
-    system = system_of(engine)
+    system = questgen_of(engine)
     system.enqueue(seed_for(engine, giver))
     await until(engine, lambda: bool(system.open_quests()))
     return next(iter(system.open_quests().values())).quest
@@ -97,7 +87,7 @@ async def test_talking_walking_and_gathering_make_their_styles(quiet: GameEngine
 async def test_the_match_score_follows_the_seed(
     quiet: GameEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    system = system_of(quiet)
+    system = questgen_of(quiet)
     quest = await a_quest(quiet)
     assert recommended_level(quest.difficulty) == 4
     hero, _ = await online(quiet, "Aldric", level=4)
@@ -136,7 +126,7 @@ async def test_the_match_score_follows_the_seed(
 
 
 async def test_the_offer_is_worded_for_the_character(quiet: GameEngine) -> None:
-    system = system_of(quiet)
+    system = questgen_of(quiet)
     quest = await a_quest(quiet)
     hollin = quest.quest_giver_id
     friend, friend_session = await online(quiet, "Friend", level=4)
@@ -159,7 +149,7 @@ async def test_the_offer_is_worded_for_the_character(quiet: GameEngine) -> None:
 async def test_a_character_can_ask_for_fewer_offers_or_none(quiet: GameEngine) -> None:
     # The questgen preference is the admin layer's; delivery reads
     # its offer policy.
-    system = system_of(quiet)
+    system = questgen_of(quiet)
     quest = await a_quest(quiet)
     hero, _ = await online(quiet, "Aldric", level=4)
     set_questgen_mode(quiet, hero, QuestGenMode.OFF)

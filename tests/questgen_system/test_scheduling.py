@@ -9,17 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kits.engines import metric, qg_of
-from questgen_system.qskit import (
-    answer_for,
-    grain_crisis,
-    npc,
-    scripted,
-    seed_for,
-    started,
-    system_of,
-    ticks,
-)
+from kits.engines import metric, npc, qg_of, questgen_of
+from questgen_system.qskit import answer_for, grain_crisis, scripted, seed_for, started, ticks
 
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
@@ -33,7 +24,7 @@ def clock(engine: GameEngine) -> ManualClock:
 
 async def test_cycles_run_every_interval_and_at_once_for_an_urgent_seed(tmp_path: Path) -> None:
     async with started(tmp_path, QuestGenerationConfig(generation_interval=600.0)) as quiet:
-        system = system_of(quiet)
+        system = questgen_of(quiet)
         await ticks(quiet)  # the first cycle runs at once; the next is 600 game seconds away
         calm = seed_for(quiet, "pell", importance=0.6)
         system.enqueue(calm)
@@ -61,7 +52,7 @@ async def test_a_seed_that_keeps_failing_is_evicted_after_max_attempts(tmp_path:
     async with started(
         tmp_path, QuestGenerationConfig(max_seed_attempts=3, seed_retry_backoff=0.0)
     ) as quiet:
-        system = system_of(quiet)
+        system = questgen_of(quiet)
         # No backoff: the attempts come one cycle after the other.
         # Nothing called "dragons" threatens the road: every build finds no targets.
         seed = seed_for(quiet, "pell", threat_source="dragons", importance=0.9)
@@ -79,7 +70,7 @@ async def test_expired_seeds_are_evicted(tmp_path: Path) -> None:
     async with started(
         tmp_path, QuestGenerationConfig(generation_interval=3600.0, urgent_importance=1.0)
     ) as quiet:
-        system = system_of(quiet)
+        system = questgen_of(quiet)
         await ticks(quiet)
         seed = seed_for(quiet, "pell", importance=0.9)
         system.enqueue(seed)
@@ -93,7 +84,7 @@ async def test_expired_seeds_are_evicted(tmp_path: Path) -> None:
 async def test_freshness_drops_seeds_whose_giver_died_or_already_got_a_quest(
     quiet: GameEngine,
 ) -> None:
-    system = system_of(quiet)
+    system = questgen_of(quiet)
     grain_crisis(quiet)
     dead = seed_for(quiet, "pell", importance=0.9)
     first = seed_for(quiet, "hollin", importance=0.9)
@@ -120,7 +111,7 @@ async def test_update_never_waits_for_the_llm_and_caps_concurrent_builds(
     async with started(
         tmp_path, QuestGenerationConfig(max_concurrent_builds=2, max_quests_per_cycle=4)
     ) as quiet:
-        system = system_of(quiet)
+        system = questgen_of(quiet)
         # Four wolf quests in a row: planning would skip the third (combat fatigue);
         # this test is about concurrency, not variety.
         monkeypatch.setattr(qg_of(quiet).quality_filter, "archetype_blocked", lambda _a: [])
@@ -156,7 +147,7 @@ async def test_update_never_waits_for_the_llm_and_caps_concurrent_builds(
 
 async def test_no_builds_while_too_many_quests_wait_unaccepted(tmp_path: Path) -> None:
     async with started(tmp_path, QuestGenerationConfig(max_pending_quests=1)) as quiet:
-        system = system_of(quiet)
+        system = questgen_of(quiet)
         system.enqueue(seed_for(quiet, "pell", importance=0.9))
         await ticks(quiet, 2)
         assert system.unaccepted_quests() == 1

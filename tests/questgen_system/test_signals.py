@@ -6,16 +6,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from kits.engines import HAMLET, hv, metric
-from questgen_system.qskit import (
-    blocked,
-    grain_crisis,
-    pipeline_of,
-    started,
-    system_of,
-    threat,
-    ticks,
-)
+from kits.engines import HAMLET, hv, metric, questgen_of
+from questgen_system.qskit import blocked, grain_crisis, pipeline_of, started, threat, ticks
 
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
@@ -79,7 +71,7 @@ async def test_signals_are_counted_by_outcome_on_the_metrics(tmp_path: Path) -> 
 async def test_a_goal_and_a_threat_compose_and_the_compound_supersedes_the_single(
     quiet: GameEngine,
 ) -> None:
-    system = system_of(quiet)
+    system = questgen_of(quiet)
     grain_crisis(quiet)
     queue = pipeline_of(quiet).stages.queue
     first = await system.accept_signal(threat(quiet, "pell", "tamsin"))
@@ -105,7 +97,7 @@ async def test_a_resolved_situation_makes_its_seeds_stale(tmp_path: Path) -> Non
         QuestGenerationConfig(generation_interval=3600.0, urgent_importance=1.0),
         world=HAMLET,
     ) as quiet:
-        system = system_of(quiet)
+        system = questgen_of(quiet)
         await ticks(quiet)  # the first cycle runs at once; the next one is an hour away
         seed = await system.accept_signal(threat(quiet, "pell", "tamsin"))
         assert not isinstance(seed, Rejection), seed

@@ -9,7 +9,8 @@ import logging
 from pathlib import Path
 
 import pytest
-from questgen_system.qskit import pipeline_of, seed_for, started, system_of, ticks
+from kits.engines import questgen_of
+from questgen_system.qskit import pipeline_of, seed_for, started, ticks
 
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
@@ -37,7 +38,7 @@ async def test_a_seed_that_cannot_be_planned_is_rejected_by_the_plan_stage(
     assert planned.stage == "plan"
     assert planned.reason
     with caplog.at_level(logging.INFO, "maid.questgen.system"):
-        system_of(quiet).enqueue(seed)
+        questgen_of(quiet).enqueue(seed)
         await ticks(quiet, 2)
     assert f"quest for seed {seed.id} rejected at plan: {planned.reason}" in caplog.text
     assert seed.attempt_count == 1
@@ -55,7 +56,7 @@ async def test_the_service_is_the_way_in_and_the_system_is_not_a_service(
 async def test_the_configuration_is_the_one_given_at_construction(tmp_path: Path) -> None:
     config = QuestGenerationConfig(max_concurrent_builds=1, generation_interval=600.0)
     async with started(tmp_path, config) as engine:
-        assert system_of(engine).settings is config
+        assert questgen_of(engine).settings is config
         assert pipeline_of(engine).settings is config
         with pytest.raises(Exception, match="frozen"):
             config.max_concurrent_builds = 2

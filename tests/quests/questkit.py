@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from kits.engines import make_engine as kits_engine
 from kits.engines import qm, ws_of
 
 from classic_rpg.systems.quests import (
@@ -14,8 +15,6 @@ from classic_rpg.systems.quests import (
     QuestEntry,
     QuestObjective,
 )
-from maid_engine.clock import ManualClock
-from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen.vocabulary import QuestState
 from maid_stdlib.world import WorldDataPack
@@ -44,12 +43,9 @@ def make_engine(tmp_path: Path, *, db_url: str | None = None, **kw: Any) -> Game
         QuestTestWorld(),
     ]
     seed = kw.pop("seed", 1)
-    settings = (
-        Settings(data_dir=tmp_path, random_seed=seed, database_url=db_url)
-        if db_url
-        else Settings(data_dir=tmp_path, random_seed=seed)
+    return kits_engine(
+        tmp_path, packs, tick=None, seed=seed, db_url=db_url, use_store=db_url is not None
     )
-    return GameEngine(settings, clock=ManualClock(), packs=packs, use_store=db_url is not None)
 
 
 def npc(key: str) -> UUID:

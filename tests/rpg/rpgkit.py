@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from kits.engines import make_engine as kits_engine
+
 from classic_rpg.items.factory import ItemFactory
-from maid_engine.clock import ManualClock
-from maid_engine.config import Settings
 from maid_engine.content import ContentPack
 from maid_engine.engine import GameEngine
 from maid_stdlib.world import WorldDataPack
@@ -37,11 +37,10 @@ def make_engine(tmp_path: Path, *, db_url: str | None = None, **kw: Any) -> Game
     from maid_stdlib.pack import StdlibContentPack
 
     packs = kw.pop("packs", None) or [StdlibContentPack(), rpg_pack(), RpgTestWorld()]
-    if db_url is None:
-        settings = Settings(data_dir=tmp_path, random_seed=kw.pop("seed", 1))
-        return GameEngine(settings, clock=ManualClock(), packs=packs, use_store=False)
-    settings = Settings(data_dir=tmp_path, random_seed=kw.pop("seed", 1), database_url=db_url)
-    return GameEngine(settings, clock=ManualClock(), packs=packs)
+    seed = kw.pop("seed", 1)
+    return kits_engine(
+        tmp_path, packs, tick=None, seed=seed, db_url=db_url, use_store=db_url is not None
+    )
 
 
 def items_of(engine: GameEngine) -> ItemFactory:

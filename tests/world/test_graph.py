@@ -11,7 +11,8 @@ from typing import Any
 from uuid import UUID
 
 import pytest
-from world.worldkit import make_engine, ws_of
+from kits.engines import ws_of
+from world.worldkit import make_engine
 
 from maid_engine.engine import GameEngine
 from maid_stdlib.world import Area, Exits, Room

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from world.worldkit import connect, disconnect, new_character, ws_of
+from kits.engines import ws_of
+from kits.heroes import new_character
+from world.worldkit import connect, disconnect
 
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.engine import GameEngine
@@ -53,7 +55,7 @@ def check(ws: WorldService, viewers: list[UUID | None], rooms: tuple[str, ...] =
 
 async def test_arrivals_departures_and_several_viewers(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    chars = [new_character(engine, name) for name in ("Alice", "Bob", "Cara", "Dan")]
+    chars = [new_character(engine, name, online=False) for name in ("Alice", "Bob", "Cara", "Dan")]
     for c in chars:
         await connect(engine, c)
     check(ws, list(chars))
@@ -68,7 +70,10 @@ async def test_arrivals_departures_and_several_viewers(engine: GameEngine) -> No
 
 async def test_players_going_offline_and_online(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    alice, bob = new_character(engine, "Alice"), new_character(engine, "Bob")
+    alice, bob = (
+        new_character(engine, "Alice", online=False),
+        new_character(engine, "Bob", online=False),
+    )
     s_alice = await connect(engine, alice)
     check(ws, [alice, bob])
     before = render_room(ws, SQUARE, alice)
@@ -84,7 +89,7 @@ async def test_players_going_offline_and_online(engine: GameEngine) -> None:
 
 async def test_renamed_npc_and_changed_short(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    hero = new_character(engine, "Alice")
+    hero = new_character(engine, "Alice", online=False)
     await connect(engine, hero)
     ws.move(hero, "hamlet:road_copse")
     rooms = ("hamlet:road_copse",)
@@ -106,7 +111,10 @@ async def test_renamed_npc_and_changed_short(engine: GameEngine) -> None:
 
 async def test_items_dropped_picked_up_spawned_and_destroyed(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    hero, bob = new_character(engine, "Alice"), new_character(engine, "Bob")
+    hero, bob = (
+        new_character(engine, "Alice", online=False),
+        new_character(engine, "Bob", online=False),
+    )
     await connect(engine, hero)
     await connect(engine, bob)
     check(ws, [hero, bob])
@@ -127,7 +135,7 @@ async def test_items_dropped_picked_up_spawned_and_destroyed(engine: GameEngine)
 
 async def test_visibility_checks_bypass_the_cache(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    alice, bob, cara = (new_character(engine, n) for n in ("Alice", "Bob", "Cara"))
+    alice, bob, cara = (new_character(engine, n, online=False) for n in ("Alice", "Bob", "Cara"))
     for c in (alice, bob, cara):
         await connect(engine, c)
     check(ws, [alice, bob, cara])
@@ -142,11 +150,11 @@ async def test_visibility_checks_bypass_the_cache(engine: GameEngine) -> None:
 
 async def test_look_alike_viewers_and_room_header_changes(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    twins = [new_character(engine, n) for n in ("Ann", "Bea", "Cat")]
+    twins = [new_character(engine, n, online=False) for n in ("Ann", "Bea", "Cat")]
     for t in twins:
         await connect(engine, t)
         engine.world.get_component(t, Describable).short = "A hooded figure stands here."
-    other = new_character(engine, "Dee")
+    other = new_character(engine, "Dee", online=False)
     await connect(engine, other)
     check(ws, [*twins, other])
     ws.move(twins[2], "hamlet:mill_lane")

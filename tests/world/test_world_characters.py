@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from world.worldkit import connect, disconnect, new_character, ws_of
+from kits.engines import ws_of
+from kits.heroes import new_character
+from world.worldkit import connect, disconnect
 
 from maid_engine.accounts import PlayerCharacter
 from maid_engine.engine import GameEngine
@@ -25,7 +27,7 @@ async def test_the_factory_builds_a_character_in_the_start_room(engine: GameEngi
     factory = engine.services.get(WorldCharacterFactory)
     hooked: list[tuple[UUID, str, str]] = []
     factory.creation_hooks.append(lambda uid, name, acct: hooked.append((uid, name, acct)))
-    hero = new_character(engine, "Alice", "acct-1")
+    hero = new_character(engine, "Alice", online=False, account="acct-1")
     pc = engine.world.get_component(hero, PlayerCharacter)
     assert (pc.name, pc.account_id) == ("Alice", "acct-1")
     assert pc.created_at == engine.clock.wall()
@@ -40,9 +42,9 @@ async def test_the_factory_builds_a_character_in_the_start_room(engine: GameEngi
 
 
 async def test_connecting_shows_the_room_and_tells_the_others(engine: GameEngine) -> None:
-    bob = await connect(engine, new_character(engine, "Bob"))
+    bob = await connect(engine, new_character(engine, "Bob", online=False))
     bob.sent.clear()
-    hero = new_character(engine, "Alice")
+    hero = new_character(engine, "Alice", online=False)
     session = await connect(engine, hero)
     assert session.sent[0].startswith("|cAshford Green|n")
     assert "Bob is here." in session.sent[0]
@@ -55,8 +57,8 @@ async def test_connecting_shows_the_room_and_tells_the_others(engine: GameEngine
 
 async def test_a_stashed_character_is_put_back_into_the_world(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    bob = await connect(engine, new_character(engine, "Bob"))
-    hero = new_character(engine, "Alice")
+    bob = await connect(engine, new_character(engine, "Bob", online=False))
+    hero = new_character(engine, "Alice", online=False)
     ws.remove_from_world(hero, reason="stashed")
     await engine.dispatch_events()
     bob.sent.clear()
@@ -74,9 +76,9 @@ async def test_a_stashed_character_is_put_back_into_the_world(engine: GameEngine
 
 async def test_disconnecting_leaves_the_character_in_place_unseen(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    bob_id = new_character(engine, "Bob")
+    bob_id = new_character(engine, "Bob", online=False)
     bob = await connect(engine, bob_id)
-    hero = new_character(engine, "Alice")
+    hero = new_character(engine, "Alice", online=False)
     session = await connect(engine, hero)
     await cmd(engine, hero, "north")
     await cmd(engine, bob_id, "north")
@@ -95,8 +97,8 @@ async def test_disconnecting_leaves_the_character_in_place_unseen(engine: GameEn
 
 
 async def test_a_takeover_is_not_announced(engine: GameEngine) -> None:
-    bob = await connect(engine, new_character(engine, "Bob"))
-    hero = new_character(engine, "Alice")
+    bob = await connect(engine, new_character(engine, "Bob", online=False))
+    hero = new_character(engine, "Alice", online=False)
     await connect(engine, hero)
     bob.sent.clear()
     fresh = FakeSession()

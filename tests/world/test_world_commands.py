@@ -5,7 +5,9 @@ from __future__ import annotations
 from uuid import UUID
 
 import pytest
-from world.worldkit import connect, new_character, ws_of
+from kits.engines import ws_of
+from kits.heroes import new_character
+from world.worldkit import connect
 
 from maid_engine.commands import Role
 from maid_engine.engine import GameEngine
@@ -16,7 +18,7 @@ from maid_stdlib.world import Describable, ScoreSheet, data_uuid
 
 @pytest.fixture
 def hero(engine: GameEngine) -> UUID:
-    return new_character(engine, "Alice")
+    return new_character(engine, "Alice", online=False)
 
 
 def at(engine: GameEngine, who: UUID) -> str | None:
@@ -123,8 +125,8 @@ async def test_go_through_named_or_prefixed_exits(engine: GameEngine, hero: UUID
 
 
 async def test_others_see_you_leave_and_arrive(engine: GameEngine, hero: UUID) -> None:
-    bob = new_character(engine, "Bob")
-    carol = new_character(engine, "Carol")
+    bob = new_character(engine, "Bob", online=False)
+    carol = new_character(engine, "Carol", online=False)
     bob_session = await connect(engine, bob)
     ws_of(engine).move(carol, "hamlet:mill_lane")
     carol_session = await connect(engine, carol)
@@ -140,8 +142,8 @@ async def test_others_see_you_leave_and_arrive(engine: GameEngine, hero: UUID) -
 
 
 async def test_say_and_emote_reach_the_room_escaped(engine: GameEngine, hero: UUID) -> None:
-    bob = new_character(engine, "Bob")
-    far = new_character(engine, "Far")
+    bob = new_character(engine, "Bob", online=False)
+    far = new_character(engine, "Far", online=False)
     ws_of(engine).move(far, "hamlet:mill")
     bob_session = await connect(engine, bob)
     far_session = await connect(engine, far)
@@ -161,7 +163,7 @@ async def test_say_and_emote_reach_the_room_escaped(engine: GameEngine, hero: UU
 
 
 async def test_tell_reaches_a_player_anywhere(engine: GameEngine, hero: UUID) -> None:
-    bob = new_character(engine, "Bobby")
+    bob = new_character(engine, "Bobby", online=False)
     ws_of(engine).move(bob, "hamlet:wolf_den")
     bob_session = await connect(engine, bob)
     await connect(engine, hero)
@@ -172,14 +174,14 @@ async def test_tell_reaches_a_player_anywhere(engine: GameEngine, hero: UUID) ->
     assert await cmd(engine, hero, "tell alice hi") == "You mutter something to yourself."
     assert await cmd(engine, hero, "tell zed hi") == "Nobody called 'zed' is playing right now."
     assert await cmd(engine, hero, "tell bobby") == "Usage: tell <name> <message>"
-    offline = new_character(engine, "Olga")
+    offline = new_character(engine, "Olga", online=False)
     assert offline
     assert "Nobody called 'Olga'" in await cmd(engine, hero, "tell Olga hi")
 
 
 async def test_who_lists_online_players_only(engine: GameEngine, hero: UUID) -> None:
-    new_character(engine, "Sleeper")
-    bob = new_character(engine, "Bob")
+    new_character(engine, "Sleeper", online=False)
+    bob = new_character(engine, "Bob", online=False)
     await connect(engine, bob)
     await connect(engine, hero)
     out = await cmd(engine, hero, "who")
@@ -234,7 +236,7 @@ async def test_goto_by_key_local_key_name_or_character(engine: GameEngine, hero:
         "You do not have permission to use @goto (it needs the builder role)."
     )
     assert at(engine, hero) == "hamlet:green"
-    bob = new_character(engine, "Bob")
+    bob = new_character(engine, "Bob", online=False)
     bob_session = await connect(engine, bob)
     bob_session.sent.clear()
     out = await cmd(engine, hero, "@goto hamlet:mill", role=Role.BUILDER)
@@ -255,7 +257,7 @@ async def test_goto_by_key_local_key_name_or_character(engine: GameEngine, hero:
 
 
 async def test_at_who_lists_sessions_for_admins(engine: GameEngine, hero: UUID) -> None:
-    bob = new_character(engine, "Bob")
+    bob = new_character(engine, "Bob", online=False)
     await connect(engine, bob)
     await connect(engine, hero, role=Role.ADMIN)
     session_for(engine, hero).data["last_input"] = None

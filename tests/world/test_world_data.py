@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kits.engines import ws_of
 from kits.hamlet.pack import HamletPack
 from world.worldkit import (
     OgreStats,
@@ -16,7 +17,6 @@ from world.worldkit import (
     tiny_area,
     tmp_pack,
     write_yaml,
-    ws_of,
 )
 
 from maid_engine.content import PackError

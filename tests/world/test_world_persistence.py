@@ -5,16 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from kits.engines import ws_of
 from kits.hamlet.pack import HamletPack
-from world.worldkit import (
-    OgreStats,
-    new_character,
-    stats_pack,
-    tiny_area,
-    tmp_pack,
-    write_yaml,
-    ws_of,
-)
+from kits.heroes import new_character
+from world.worldkit import OgreStats, stats_pack, tiny_area, tmp_pack, write_yaml
 
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
@@ -35,7 +29,7 @@ async def test_positions_survive_a_restart_without_duplicates(db_url: str, tmp_p
     wolf = data_uuid("hamlet", "npc", "old_grey")
     async with engine_on(db_url, tmp_path).lifespan() as engine:
         ws = ws_of(engine)
-        hero = new_character(engine, "Alice")
+        hero = new_character(engine, "Alice", online=False)
         ws.move(miller, "hamlet:inn", reason="thirst")
         ws.move(hero, "hamlet:wolf_den", reason="walk")
         engine.world.destroy_entity(wolf)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from uuid import UUID
 
 import pytest
-from world.worldkit import connect, new_character, ws_of
+from kits.engines import ws_of
+from kits.heroes import new_character
+from world.worldkit import connect
 
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
@@ -33,7 +35,7 @@ def record(engine: GameEngine) -> list[EntityRelocatedEvent]:
 
 async def test_every_move_emits_a_relocation_event(engine: GameEngine) -> None:
     seen = record(engine)
-    hero = new_character(engine, "Alice")
+    hero = new_character(engine, "Alice", online=False)
     await cmd(engine, hero, "west")
     ws = ws_of(engine)
     ws.move(HOLLIN, "hamlet:mill_lane", reason="errand")
@@ -87,7 +89,7 @@ async def test_destroying_a_room_drops_it_and_its_paths(engine: GameEngine) -> N
 
 async def test_rebuilding_the_index_matches_incremental_updates(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    hero = new_character(engine, "Alice")
+    hero = new_character(engine, "Alice", online=False)
     ws.move(HOLLIN, "hamlet:inn")
     ws.move(hero, "hamlet:inn")
     before = {k: sorted(ws.contents(k)) for k in ws.room_keys()}
@@ -126,8 +128,8 @@ async def test_find_in_room_by_keyword_prefix_ordinal_and_kind(engine: GameEngin
 
 async def test_offline_characters_are_there_but_unseen(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    sleeper = new_character(engine, "Sleeper")
-    hero = new_character(engine, "Alice")
+    sleeper = new_character(engine, "Sleeper", online=False)
+    hero = new_character(engine, "Alice", online=False)
     assert ws.characters_in("hamlet:green") == []
     assert ws.characters_in("hamlet:green", include_offline=True) == [sleeper, hero]
     assert ws.find_in_room("hamlet:green", "sleeper") is None
@@ -179,7 +181,7 @@ async def test_room_info_gmcp_on_every_move_of_a_connected_character(
     engine: GameEngine,
 ) -> None:
     ws = ws_of(engine)
-    hero = new_character(engine, "Alice")
+    hero = new_character(engine, "Alice", online=False)
     session = await connect(engine, hero)
     session.gmcp.clear()
     await cmd(engine, hero, "south")
@@ -204,8 +206,8 @@ async def test_room_info_gmcp_on_every_move_of_a_connected_character(
 
 async def test_message_room_reaches_connected_characters_there(engine: GameEngine) -> None:
     ws = ws_of(engine)
-    a = await connect(engine, new_character(engine, "Alice"))
-    b_id = new_character(engine, "Bob")
+    a = await connect(engine, new_character(engine, "Alice", online=False))
+    b_id = new_character(engine, "Bob", online=False)
     b = await connect(engine, b_id)
     a.sent.clear()
     b.sent.clear()

@@ -8,38 +8,29 @@ from typing import Any
 from uuid import UUID
 
 import yaml
-from kits.hamlet.pack import HamletPack
+from kits.engines import HAMLET
+from kits.engines import make_engine as kits_engine
 from pydantic import BaseModel, ConfigDict
 
-from maid_engine.accounts import CharacterFactory
-from maid_engine.clock import ManualClock
 from maid_engine.commands import Role
-from maid_engine.config import Settings
 from maid_engine.ecs import Component
 from maid_engine.engine import GameEngine
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_engine.testing import FakeSession
-from maid_stdlib.world import ExtensionContext, WorldData, WorldDataPack, WorldService
+from maid_stdlib.world import ExtensionContext, WorldData, WorldDataPack
 
 
 def make_engine(tmp_path: Path, packs: list[Any] | None = None, **kw: Any) -> GameEngine:
-    """An engine on ``packs`` (by default Hamlet, the neutral test world)."""
-    return GameEngine(
-        Settings(data_dir=tmp_path),
-        clock=ManualClock(),
-        packs=packs if packs is not None else [HamletPack],
+    """An engine on ``packs`` (by default Hamlet, the neutral test world) with the
+    clock's and the settings' defaults; no store unless ``use_store=True``."""
+    return kits_engine(
+        tmp_path,
+        packs if packs is not None else HAMLET,
+        tick=None,
+        seed=None,
         use_store=kw.pop("use_store", False),
         **kw,
     )
-
-
-def ws_of(engine: GameEngine) -> WorldService:
-    return engine.services.get(WorldService)
-
-
-def new_character(engine: GameEngine, name: str, account: str = "acct") -> UUID:
-    factory = engine.services.get(CharacterFactory)  # type: ignore[type-abstract]
-    return factory.create_character(name, account)
 
 
 async def connect(engine: GameEngine, character: UUID, role: Role = Role.PLAYER) -> FakeSession:
