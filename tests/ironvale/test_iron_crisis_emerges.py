@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 from kits.engines import living_of
-from living.livingkit import collect_signals, make_engine, run_hours, story_of
+from kits.quests import SignalLog
+from living.livingkit import make_engine, run_hours, story_of
 
 from maid_engine.content import ContentPack, PackContext
 from maid_stdlib.living import GoalsComponent, GoalStatus, KnownGossip, NeedsComponent
@@ -38,7 +39,7 @@ async def test_the_iron_crisis_emerges_and_resolves(tmp_path: Path) -> None:
     resolved: list[StorySituationResolvedEvent] = []
     engine.events.subscribe(StorySituationResolvedEvent, resolved.append)
     async with engine.lifespan():
-        signals = collect_signals(engine)
+        signals = SignalLog(engine).signals
         gundrik = data_uuid("ironvale", "npc", "gundrik")
         living = living_of(engine)
         await run_hours(engine, 3 * 24)

@@ -1,77 +1,29 @@
-"""Helpers of the living-world and story tests: a small data world, and wiring.
+"""Helpers of the living-world and story tests: Hamlet with a test's own living
+data, and wiring.
 
-``hamlet_pack(root)`` writes a two-area world (a hamlet and a road with bandits)
-plus a living.yaml into ``root`` and returns a pack class that loads both (the
-``stdlib`` group it requires registers the living and story layers).
+``hamlet_pack(root, living)`` returns a pack class that loads Hamlet's world
+(tests/kits/hamlet) with ``living`` (by default the quiet :data:`LIVING`: nothing
+changes unless a test says so) instead of Hamlet's own living.yaml; the ``stdlib``
+group it requires registers the living and story layers.
 """
 
 from __future__ import annotations
 
 import copy
+import inspect
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 from uuid import UUID
 
 import yaml
+from kits.engines import make_engine as kits_engine
+from kits.hamlet.pack import HamletPack
 
-from maid_engine.clock import ManualClock
-from maid_engine.config import Settings
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.engine import GameEngine
 from maid_stdlib.living import load_living_data
-from maid_stdlib.story import StorySignal, StorySignalEvent
 from maid_stdlib.story.system import StorySignalSystem
 from maid_stdlib.world import WorldDataPack, data_uuid
-
-HAMLET: dict[str, Any] = {
-    "area": {"key": "hamlet", "name": "Hamlet", "region": "testland"},
-    "rooms": [
-        {
-            "key": "square",
-            "name": "Square",
-            "description": "A square.",
-            "exits": {"w": "smithy", "e": "tavern", "s": "gate"},
-        },
-        {"key": "smithy", "name": "Smithy", "description": "A smithy.", "exits": {"e": "square"}},
-        {"key": "tavern", "name": "Tavern", "description": "A tavern.", "exits": {"w": "square"}},
-        {
-            "key": "gate",
-            "name": "Gate",
-            "description": "A gate.",
-            "exits": {"n": "square", "s": "road1"},
-        },
-    ],
-    "npcs": [
-        {"key": "smith", "name": "Smith", "keywords": ["smith"], "room": "smithy"},
-        {"key": "trader", "name": "Trader", "keywords": ["trader"], "room": "square"},
-        {"key": "captain", "name": "Captain", "keywords": ["captain"], "room": "gate"},
-        {"key": "keeper", "name": "Keeper", "keywords": ["keeper"], "room": "tavern"},
-    ],
-}
-
-ROAD: dict[str, Any] = {
-    "area": {"key": "road", "name": "The Road", "region": "testland"},
-    "rooms": [
-        {
-            "key": "road1",
-            "name": "Road North",
-            "description": "A road.",
-            "exits": {"n": "gate", "s": "road2"},
-        },
-        {
-            "key": "road2",
-            "name": "Road South",
-            "description": "A road.",
-            "exits": {"n": "road1", "e": "camp"},
-        },
-        {"key": "camp", "name": "Camp", "description": "A camp.", "exits": {"w": "road2"}},
-    ],
-    "npcs": [
-        {"key": "bandit", "name": "a bandit", "keywords": ["bandit"], "room": "road2", "count": 2},
-        {"key": "boss", "name": "the Boss", "keywords": ["boss"], "room": "camp"},
-        {"key": "wolf", "name": "a wolf", "keywords": ["wolf"]},
-    ],
-}
 
 #: Quiet living data: nothing changes unless a test says so.
 LIVING: dict[str, Any] = {
@@ -80,7 +32,7 @@ LIVING: dict[str, Any] = {
         "bandits": {"name": "bandits", "hostile": True},
     },
     "npcs": {
-        "smith": {
+        "hollin": {
             "needs": {
                 "economic": {
                     "value": 0.9,
@@ -101,55 +53,48 @@ LIVING: dict[str, Any] = {
                     },
                 },
             },
-            "supply": [{"resource": "iron", "route": ["road1", "road2"], "need": "economic"}],
+            "supply": [
+                {"resource": "iron", "route": ["road_bridge", "road_copse"], "need": "economic"}
+            ],
             "factions": {"village": "member"},
         },
-        "trader": {"factions": {"village": "member"}},
-        "captain": {"factions": {"village": "member"}},
-        "keeper": {"factions": {"village": "member"}},
-        "bandit": {"factions": {"bandits": "member"}},
-        "boss": {"factions": {"bandits": "leader"}},
+        "pell": {"factions": {"village": "member"}},
+        "tamsin": {"factions": {"village": "member"}},
+        "marta": {"factions": {"village": "member"}},
+        "wolf": {"factions": {"bandits": "member"}},
+        "old_grey": {"factions": {"bandits": "leader"}},
     },
 }
 
 
-def hamlet_pack(
-    root: Path, living: dict[str, Any] | None = None, name: str = "hamlet"
-) -> type[ContentPack]:
-    """Write the hamlet world + living data under ``root``; return its pack class."""
-    (root / "areas").mkdir(parents=True, exist_ok=True)
-    (root / "areas" / "hamlet.yaml").write_text(yaml.safe_dump(HAMLET, sort_keys=False))
-    (root / "areas" / "road.yaml").write_text(yaml.safe_dump(ROAD, sort_keys=False))
+#: Hamlet's own folder (its areas and pack.yaml).
+HAMLET_DATA = Path(inspect.getfile(HamletPack)).resolve().parent
+
+
+def hamlet_pack(root: Path, living: dict[str, Any] | None = None) -> type[ContentPack]:
+    """Hamlet (tests/kits/hamlet) with ``living`` as its living data (by default the
+    quiet :data:`LIVING`), written under ``root``; returns the pack class."""
+    root.mkdir(parents=True, exist_ok=True)
     data = copy.deepcopy(LIVING) if living is None else living
     (root / "living.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
 
-    class HamletPack(WorldDataPack):
-        requires: ClassVar[tuple[str, ...]] = ("stdlib",)
-
+    class Hamlet(HamletPack):
         @property
         def path(self) -> Path:
-            return root
+            return HAMLET_DATA
 
         def register(self, ctx: PackContext) -> None:
-            super().register(ctx)
+            WorldDataPack.register(self, ctx)
             load_living_data(ctx, root / "living.yaml")
 
-    HamletPack.name = name
-    return HamletPack
+    return Hamlet
 
 
 def make_engine(
     tmp_path: Path, packs: list[Any], *, db_url: str | None = None, seed: int = 1
 ) -> GameEngine:
-    settings = Settings(data_dir=tmp_path, random_seed=seed)
-    if db_url is not None:
-        settings = Settings(data_dir=tmp_path, random_seed=seed, database_url=db_url)
-    return GameEngine(
-        settings,
-        clock=ManualClock(tick_game_seconds=60),
-        packs=packs,
-        use_store=db_url is not None,
-    )
+    """An engine on ``packs``, 60 s ticks, seed 1; a store only with ``db_url``."""
+    return kits_engine(tmp_path, packs, tick=60.0, seed=seed, db_url=db_url)
 
 
 def npc(engine: GameEngine, key: str, pack: str = "hamlet") -> UUID:
@@ -159,13 +104,6 @@ def npc(engine: GameEngine, key: str, pack: str = "hamlet") -> UUID:
 def story_of(engine: GameEngine) -> StorySignalSystem:
     system: StorySignalSystem = engine.get_system(StorySignalSystem)
     return system
-
-
-def collect_signals(engine: GameEngine) -> list[StorySignal]:
-    """A list that fills with every StorySignal the engine emits from now on."""
-    out: list[StorySignal] = []
-    engine.events.subscribe(StorySignalEvent, lambda e: out.append(e.signal))
-    return out
 
 
 async def run_hours(engine: GameEngine, hours: float) -> None:

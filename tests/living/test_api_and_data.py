@@ -17,7 +17,7 @@ from maid_stdlib.living.data import parse_living
 async def test_bounded_mutations(tmp_path: Path) -> None:
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
         world = engine.world
-        smith, trader = npc(engine, "smith"), npc(engine, "trader")
+        smith, trader = npc(engine, "hollin"), npc(engine, "pell")
         # Needs: [0, 1]; project_* shows the unclamped value for batch validation.
         assert api.project_need(world, smith, 0.5, "economic") == pytest.approx(1.4)
         assert api.satisfy_need(world, smith, 0.5, "economic") == ("economic", 1.0)
@@ -73,15 +73,15 @@ async def test_bounded_mutations(tmp_path: Path) -> None:
 
 def test_schema_problems_name_the_file_and_entry() -> None:
     raw = copy.deepcopy(LIVING)
-    raw["npcs"]["smith"]["needs"]["economic"]["decay"] = -1
-    raw["npcs"]["smith"]["moods"] = {}
+    raw["npcs"]["hollin"]["needs"]["economic"]["decay"] = -1
+    raw["npcs"]["hollin"]["moods"] = {}
     raw["factions"]["bandits"]["hostle"] = True
     _, problems = parse_living(raw, "hamlet/living.yaml")
     assert (
-        "hamlet/living.yaml: npc 'smith': needs.economic.decay: "
+        "hamlet/living.yaml: npc 'hollin': needs.economic.decay: "
         "Input should be greater than or equal to 0" in problems
     )
-    assert "hamlet/living.yaml: npc 'smith': moods: unknown key" in problems
+    assert "hamlet/living.yaml: npc 'hollin': moods: unknown key" in problems
     assert "hamlet/living.yaml: faction 'bandits': hostle: unknown key" in problems
 
 
@@ -96,22 +96,22 @@ async def test_invalid_yaml_stops_registration(tmp_path: Path) -> None:
 
 async def test_bad_references_stop_startup_naming_each(tmp_path: Path) -> None:
     data = copy.deepcopy(LIVING)
-    smith = data["npcs"]["smith"]
-    smith["supply"][0]["route"] = ["road1", "roda2"]
+    smith = data["npcs"]["hollin"]
+    smith["supply"][0]["route"] = ["road_bridge", "roda2"]
     smith["needs"]["economic"]["modifiers"][0]["when"] = "supply_blockd"
     smith["relationships"] = {"nobody": {"trust": 0.2}}
-    smith["schedule"] = [{"hour": 9, "room": "tavern"}, {"hour": 20, "room": "pub"}]
+    smith["schedule"] = [{"hour": 9, "room": "inn"}, {"hour": 20, "room": "pub"}]
     data["npcs"]["ghost"] = {}
     engine = make_engine(tmp_path, [hamlet_pack(tmp_path / "p", data)])
     with pytest.raises(PackError) as err:
         await engine.start()
     text = str(err.value)
     for expected in (
-        "p/living.yaml: npc 'smith': supply[0].route: unknown room 'hamlet:roda2'",
-        "p/living.yaml: npc 'smith': needs.economic.modifiers[0].when: "
+        "p/living.yaml: npc 'hollin': supply[0].route: unknown room 'hamlet:roda2'",
+        "p/living.yaml: npc 'hollin': needs.economic.modifiers[0].when: "
         "unknown condition 'supply_blockd'",
-        "p/living.yaml: npc 'smith': relationships: no NPC 'hamlet:nobody' in the world",
-        "p/living.yaml: npc 'smith': schedule[1].room: unknown room 'hamlet:pub'",
+        "p/living.yaml: npc 'hollin': relationships: no NPC 'hamlet:nobody' in the world",
+        "p/living.yaml: npc 'hollin': schedule[1].room: unknown room 'hamlet:pub'",
         "p/living.yaml: npc 'ghost': no NPC 'hamlet:ghost' in the world data",
     ):
         assert expected in text
@@ -121,19 +121,19 @@ async def test_bad_references_stop_startup_naming_each(tmp_path: Path) -> None:
 async def test_restart_keeps_state_and_refreshes_configuration(db_url: str, tmp_path: Path) -> None:
     pack = hamlet_pack(tmp_path / "p")
     async with make_engine(tmp_path, [pack], db_url=db_url).lifespan() as engine:
-        smith = npc(engine, "smith")
+        smith = npc(engine, "hollin")
         api.satisfy_need(engine.world, smith, -0.5, "economic")
-        api.adjust_relationship(engine.world, smith, npc(engine, "trader"), trust=0.3)
+        api.adjust_relationship(engine.world, smith, npc(engine, "pell"), trust=0.3)
     data = copy.deepcopy(LIVING)
-    data["npcs"]["smith"]["needs"]["economic"]["threshold"] = 0.2  # a builder's edit
+    data["npcs"]["hollin"]["needs"]["economic"]["threshold"] = 0.2  # a builder's edit
     hamlet_pack(tmp_path / "p", data)
     async with make_engine(tmp_path, [pack], db_url=db_url).lifespan() as engine:
         from maid_stdlib.living import NeedsComponent
 
-        needs = engine.world.get_component(npc(engine, "smith"), NeedsComponent)
+        needs = engine.world.get_component(npc(engine, "hollin"), NeedsComponent)
         assert needs.value("economic") == pytest.approx(0.4)  # state kept
         assert needs.needs["economic"].threshold == 0.2  # configuration refreshed
-        rel = api.get_relationship(engine.world, npc(engine, "smith"), npc(engine, "trader"))
+        rel = api.get_relationship(engine.world, npc(engine, "hollin"), npc(engine, "pell"))
         assert rel is not None
         assert rel.trust == pytest.approx(0.3)
         assert living_of(engine).factions["bandits"].hostile

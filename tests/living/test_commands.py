@@ -13,18 +13,18 @@ from maid_engine.testing import cmd
 async def test_at_living_and_at_story(tmp_path: Path) -> None:
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
         await run_hours(engine, 6)
-        out = await cmd(engine, None, "@living smith", role=Role.BUILDER)
+        out = await cmd(engine, None, "@living hollin", role=Role.BUILDER)
         assert "need economic: 0.30 (threshold 0.40)" in out
         assert "UNMET" in out
         assert "goal get_iron [blocked] Get iron" in out
-        assert "blocked by bandits on Road South" in out
-        assert "knows (1.00): Bandits have been seen on The Road." in out
+        assert "blocked by bandits on The Copse" in out
+        assert "knows (1.00): Bandits have been seen on The Mill Road." in out
         assert "remembers (public" in out
         out = await cmd(engine, None, "@living nobody", role=Role.BUILDER)
         assert "No NPC called 'nobody'" in out
         out = await cmd(engine, None, "@story", role=Role.BUILDER)
         assert "GOAL_BLOCKED [strained] goal_blocked:" in out
-        assert "THREAT_DETECTED [3-5] threat:bandits:hamlet:road" in out
+        assert "THREAT_DETECTED [3-5] threat:bandits:hamlet:mill_road" in out
         out = await cmd(engine, None, "@story now", role=Role.BUILDER)
         assert out.startswith("Detected now: 0 new signal(s).")
         assert "Usage: @living <npc>" in await cmd(engine, None, "@living", role=Role.BUILDER)

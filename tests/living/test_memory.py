@@ -15,7 +15,7 @@ from maid_stdlib.living import memory as memory_module
 async def test_recent_memories_newest_first_with_visibility_and_tags(tmp_path: Path) -> None:
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
         memory = living_of(engine).memory
-        smith = npc(engine, "smith")
+        smith = npc(engine, "hollin")
         first = memory.add(EpisodicMemory(smith, "A quiet morning.", tags=["daily"]))
         assert first.visibility == MemoryVisibility.PRIVATE  # the default
         assert first.game_time == engine.clock.game_time
@@ -52,14 +52,14 @@ async def test_recent_memories_newest_first_with_visibility_and_tags(tmp_path: P
         assert [m.content for m in memory.get_recent(smith, tags=["road"])] == [
             "Told the square about the road."
         ]
-        assert memory.get_recent(npc(engine, "trader")) == []
+        assert memory.get_recent(npc(engine, "pell")) == []
         assert {m.content for m in memory.with_tag("quest")} == {"Quest done."}
 
 
 async def test_memories_of_a_destroyed_npc_are_forgotten(tmp_path: Path) -> None:
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
         memory = living_of(engine).memory
-        trader = npc(engine, "trader")
+        trader = npc(engine, "pell")
         memory.add(EpisodicMemory(trader, "Sold a knife."))
         engine.world.destroy_entity(trader)
         await engine.dispatch_events()
@@ -71,7 +71,7 @@ async def test_memory_cap_forgets_the_least_important(tmp_path: Path, monkeypatc
     monkeypatch.setattr(memory_module, "MAX_MEMORIES_PER_NPC", 3)
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
         memory = living_of(engine).memory
-        smith = npc(engine, "smith")
+        smith = npc(engine, "hollin")
         for i, importance in enumerate((0.9, 0.1, 0.8, 0.7)):
             memory.add(EpisodicMemory(smith, f"m{i}", importance=importance))
         assert sorted(m.content for m in memory.get_recent(smith)) == ["m0", "m2", "m3"]
@@ -79,7 +79,7 @@ async def test_memory_cap_forgets_the_least_important(tmp_path: Path, monkeypatc
 
 async def test_memories_survive_a_restart(db_url: str, tmp_path: Path) -> None:
     data = copy.deepcopy(LIVING)
-    data["npcs"]["smith"]["memories"] = [
+    data["npcs"]["hollin"]["memories"] = [
         {
             "content": "The last wagon came three days ago.",
             "visibility": "public",
@@ -91,7 +91,7 @@ async def test_memories_survive_a_restart(db_url: str, tmp_path: Path) -> None:
     pack = hamlet_pack(tmp_path / "p", data)
     async with make_engine(tmp_path, [pack], db_url=db_url).lifespan() as engine:
         memory = living_of(engine).memory
-        smith = npc(engine, "smith")
+        smith = npc(engine, "hollin")
         seeded = memory.get_recent(smith)
         assert [m.content for m in seeded] == ["The last wagon came three days ago."]
         assert seeded[0].game_time == engine.clock.game_time - 72 * 3600
@@ -101,8 +101,8 @@ async def test_memories_survive_a_restart(db_url: str, tmp_path: Path) -> None:
                 smith,
                 "Queued, written at shutdown.",
                 importance=0.7,
-                player_id=npc(engine, "trader"),
-                location="hamlet:smithy",
+                player_id=npc(engine, "pell"),
+                location="hamlet:mill",
             )
         )
         await engine.run_ticks(1)
@@ -119,7 +119,7 @@ async def test_memories_survive_a_restart(db_url: str, tmp_path: Path) -> None:
         memory = living_of(engine).memory
         got = [
             (m.id, m.content, m.visibility, m.game_time, m.player_id, m.location)
-            for m in memory.get_recent(npc(engine, "smith"))
+            for m in memory.get_recent(npc(engine, "hollin"))
         ]
         assert got == expected
         assert len(got) == 4  # the data memory was seeded once, not again
@@ -127,6 +127,6 @@ async def test_memories_survive_a_restart(db_url: str, tmp_path: Path) -> None:
         assert [
             m.content
             for m in memory.get_recent(
-                npc(engine, "smith"), visibility_filter=MemoryVisibility.PUBLIC
+                npc(engine, "hollin"), visibility_filter=MemoryVisibility.PUBLIC
             )
         ] == ["Also queued.", "The last wagon came three days ago."]

@@ -28,7 +28,7 @@ def needs_of(engine: GameEngine, key: str) -> NeedsComponent:
 
 def living_data(**smith_needs: dict[str, Any]) -> dict[str, Any]:
     data = copy.deepcopy(LIVING)
-    data["npcs"]["smith"]["needs"].update(smith_needs)
+    data["npcs"]["hollin"]["needs"].update(smith_needs)
     return data
 
 
@@ -36,9 +36,9 @@ async def test_need_decays_per_game_hour(tmp_path: Path) -> None:
     data = living_data(rest={"value": 0.9, "decay": 0.1})
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p", data)]).lifespan() as engine:
         await run_hours(engine, 3)
-        assert needs_of(engine, "smith").value("rest") == pytest.approx(0.6)
+        assert needs_of(engine, "hollin").value("rest") == pytest.approx(0.6)
         await run_hours(engine, 10)
-        assert needs_of(engine, "smith").value("rest") == 0.0  # clamped at the floor
+        assert needs_of(engine, "hollin").value("rest") == 0.0  # clamped at the floor
 
 
 async def test_company_satisfies_social_need(tmp_path: Path) -> None:
@@ -50,24 +50,24 @@ async def test_company_satisfies_social_need(tmp_path: Path) -> None:
         }
     )
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p", data)]).lifespan() as engine:
-        await run_hours(engine, 2)  # alone in the smithy: decays
-        assert needs_of(engine, "smith").value("social") == pytest.approx(0.3)
-        ws_of(engine).move(npc(engine, "trader"), "hamlet:smithy")
+        await run_hours(engine, 2)  # alone in the mill: decays
+        assert needs_of(engine, "hollin").value("social") == pytest.approx(0.3)
+        ws_of(engine).move(npc(engine, "pell"), "hamlet:mill")
         await run_hours(engine, 2)  # in company: +0.3 - 0.1 per hour
-        assert needs_of(engine, "smith").value("social") == pytest.approx(0.7)
+        assert needs_of(engine, "hollin").value("social") == pytest.approx(0.7)
 
 
 async def test_blocked_supply_makes_the_need_fall_faster(tmp_path: Path) -> None:
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
-        # Bandits stand on road2, on the smith's iron route: +0.1/h decay.
+        # Wolves stand in the copse, on the miller's supply route: +0.1/h decay.
         await run_hours(engine, 2)
-        blocked = needs_of(engine, "smith").value("economic")
+        blocked = needs_of(engine, "hollin").value("economic")
         assert blocked == pytest.approx(0.7)
         for i in (1, 2):
-            ws_of(engine).move(npc(engine, f"bandit#{i}"), "hamlet:camp")
+            ws_of(engine).move(npc(engine, f"wolf#{i}"), "hamlet:wolf_den")
         await run_hours(engine, 2)
         # Clear road: recovers at 0.05/h.
-        assert needs_of(engine, "smith").value("economic") == pytest.approx(0.8)
+        assert needs_of(engine, "hollin").value("economic") == pytest.approx(0.8)
 
 
 async def test_goal_forms_blocks_unblocks_and_completes(tmp_path: Path) -> None:
@@ -77,7 +77,7 @@ async def test_goal_forms_blocks_unblocks_and_completes(tmp_path: Path) -> None:
     engine.events.subscribe(GoalFormedEvent, formed.append)
     engine.events.subscribe(GoalStatusChangedEvent, changes.append)
     async with engine.lifespan():
-        smith = npc(engine, "smith")
+        smith = npc(engine, "hollin")
         assert engine.world.try_component(smith, GoalsComponent) is None
         await run_hours(engine, 6)  # 0.9 - 0.1/h crosses the 0.4 threshold
         goals = engine.world.get_component(smith, GoalsComponent)
@@ -88,27 +88,27 @@ async def test_goal_forms_blocks_unblocks_and_completes(tmp_path: Path) -> None:
         assert [(e.npc_id, e.goal_id) for e in formed] == [(smith, "get_iron")]
         # The blocker is computed from who stands on the route right now.
         assert goal.status == GoalStatus.BLOCKED
-        assert goal.blocker == "bandits on Road South"
+        assert goal.blocker == "bandits on The Copse"
         assert goal.blocker_source == "bandits"
-        assert goal.blocker_rooms == ["hamlet:road2"]
+        assert goal.blocker_rooms == ["hamlet:road_copse"]
         assert goals.has_active_goals()
         memories = living_of(engine).memory.get_recent(smith, tags=["blocked"])
         assert memories
-        assert "bandits on Road South" in memories[0].content
+        assert "bandits on The Copse" in memories[0].content
 
         # Kill the bandits: the goal unblocks, progresses (0.5/h) and completes.
         for i in (1, 2):
-            engine.world.destroy_entity(data_uuid("hamlet", "npc", f"bandit#{i}"))
+            engine.world.destroy_entity(data_uuid("hamlet", "npc", f"wolf#{i}"))
         await engine.dispatch_events()
         await run_hours(engine, 0.5)
         assert goal.status == GoalStatus.ACTIVE
         assert goal.blocker is None
-        before = needs_of(engine, "smith").value("economic")
+        before = needs_of(engine, "hollin").value("economic")
         await run_hours(engine, 2)
         assert goal.status == GoalStatus.DONE
         assert goal.progress == 1.0
         assert not goals.has_active_goals()
-        assert needs_of(engine, "smith").value("economic") > (before or 0) + 0.3
+        assert needs_of(engine, "hollin").value("economic") > (before or 0) + 0.3
     kinds = [(c.old_status, c.new_status) for c in changes]
     assert kinds == [
         (GoalStatus.ACTIVE, GoalStatus.BLOCKED),
@@ -120,29 +120,30 @@ async def test_goal_forms_blocks_unblocks_and_completes(tmp_path: Path) -> None:
 async def test_goal_blocks_again_when_the_threat_returns(tmp_path: Path) -> None:
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
         ws = ws_of(engine)
-        bandits = [npc(engine, f"bandit#{i}") for i in (1, 2)]
+        bandits = [npc(engine, f"wolf#{i}") for i in (1, 2)]
         await run_hours(engine, 6)
-        goal = engine.world.get_component(npc(engine, "smith"), GoalsComponent).get("get_iron")
+        goal = engine.world.get_component(npc(engine, "hollin"), GoalsComponent).get("get_iron")
         assert goal is not None
         assert goal.status == GoalStatus.BLOCKED
-        for b in bandits:  # off the route (the camp is not on it)
-            ws.move(b, "hamlet:camp")
+        for b in bandits:  # off the route (the den is not on it)
+            ws.move(b, "hamlet:wolf_den")
         await run_hours(engine, 0.25)
         assert goal.status == GoalStatus.ACTIVE
-        ws.move(bandits[0], "hamlet:road1")
+        ws.move(bandits[0], "hamlet:road_bridge")
         await run_hours(engine, 0.25)
         assert goal.status == GoalStatus.BLOCKED
-        assert goal.blocker == "bandits on Road North"
+        assert goal.blocker == "bandits on The Little Bridge"
 
 
 async def test_a_hostile_marker_blocks_like_a_hostile_faction(tmp_path: Path) -> None:
     data = copy.deepcopy(LIVING)
-    data["npcs"]["bandit"] = {}
-    data["npcs"]["boss"] = {}
-    data["npcs"]["wolf"] = {"hostile": "wolves"}
+    # No faction makes anyone hostile; Old Grey (in his den, off the supply route)
+    # carries a Hostile marker of his own.
+    data["npcs"]["wolf"] = {}
+    data["npcs"]["old_grey"] = {"hostile": "wolves"}
     data["factions"]["wolves"] = {"name": "wolves"}
     # A goal given by data (not formed from a need) is blocked the same way.
-    data["npcs"]["smith"]["goals"] = [
+    data["npcs"]["hollin"]["goals"] = [
         {
             "id": "get_iron",
             "description": "Get iron",
@@ -154,61 +155,63 @@ async def test_a_hostile_marker_blocks_like_a_hostile_faction(tmp_path: Path) ->
         from maid_stdlib.world import spawn_template
 
         await run_hours(engine, 1)
-        goal = engine.world.get_component(npc(engine, "smith"), GoalsComponent).get("get_iron")
+        goal = engine.world.get_component(npc(engine, "hollin"), GoalsComponent).get("get_iron")
         assert goal is not None
         assert goal.status == GoalStatus.ACTIVE
-        # A wolf spawned later gets its living data (the Hostile marker) on arrival.
-        spawn_template(engine, "hamlet:wolf", "hamlet:road1")
+        # One of his kind spawned later gets its living data (the Hostile marker) on
+        # arrival: on the route, it blocks.
+        spawn_template(engine, "hamlet:old_grey", "hamlet:road_bridge")
         await engine.dispatch_events()
         await run_hours(engine, 0.25)
         assert goal.status == GoalStatus.BLOCKED
-        assert goal.blocker == "wolves on Road North"
+        assert goal.blocker == "wolves on The Little Bridge"
 
 
 async def test_schedule_walks_room_by_room_at_the_hour(tmp_path: Path) -> None:
     from maid_stdlib.world import EntityRelocatedEvent
 
     data = copy.deepcopy(LIVING)
-    data["npcs"]["smith"]["schedule"] = [
-        {"hour": 7, "room": "smithy"},
-        {"hour": 10, "room": "tavern"},
+    data["npcs"]["hollin"]["schedule"] = [
+        {"hour": 7, "room": "mill"},
+        {"hour": 10, "room": "inn"},
     ]
     engine = make_engine(tmp_path, [hamlet_pack(tmp_path / "p", data)])
     moves: list[EntityRelocatedEvent] = []
     engine.events.subscribe(EntityRelocatedEvent, moves.append)
     async with engine.lifespan():
-        smith = npc(engine, "smith")
+        smith = npc(engine, "hollin")
         ws = ws_of(engine)
         await run_hours(engine, 1.9)  # 08:00 -> 09:54: still at work
-        assert ws.room_key_of(smith) == "hamlet:smithy"
+        assert ws.room_key_of(smith) == "hamlet:mill"
         await run_hours(engine, 0.5)
-        assert ws.room_key_of(smith) == "hamlet:tavern"
+        assert ws.room_key_of(smith) == "hamlet:inn"
         route = [(m.from_room, m.to_room, m.reason) for m in moves if m.entity_id == smith]
         assert route == [
-            ("hamlet:smithy", "hamlet:square", "schedule"),
-            ("hamlet:square", "hamlet:tavern", "schedule"),
+            ("hamlet:mill", "hamlet:mill_lane", "schedule"),
+            ("hamlet:mill_lane", "hamlet:green", "schedule"),
+            ("hamlet:green", "hamlet:inn", "schedule"),
         ]
-        await run_hours(engine, 21)  # 07:00 the next day: back to the smithy
-        assert ws.room_key_of(smith) == "hamlet:smithy"
+        await run_hours(engine, 21)  # 07:00 the next day: back to the mill
+        assert ws.room_key_of(smith) == "hamlet:mill"
 
 
 async def test_the_threat_map_changes_only_when_a_threat_moves_or_dies(tmp_path: Path) -> None:
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
         living, ws = living_of(engine), ws_of(engine)
-        bandit = ws.npcs_in("hamlet:road2")[0]
+        bandit = ws.npcs_in("hamlet:road_copse")[0]
         first = living.threat_map()
         assert living.is_threat(bandit)
-        assert not living.is_threat(npc(engine, "smith"))
+        assert not living.is_threat(npc(engine, "hollin"))
         # Time passing and a villager walking about keep the cached map.
         await run_hours(engine, 0.25)
-        ws.move(npc(engine, "smith"), "hamlet:square")
+        ws.move(npc(engine, "hollin"), "hamlet:green")
         await engine.dispatch_events()
         assert living.threat_map() is first
         # A threat moving is seen at once.
-        ws.move(bandit, "hamlet:road1")
+        ws.move(bandit, "hamlet:road_bridge")
         await engine.dispatch_events()
         assert living.threat_map() is not first
-        assert (bandit, "bandits") in living.threat_map().by_room["hamlet:road1"]
+        assert (bandit, "bandits") in living.threat_map().by_room["hamlet:road_bridge"]
         # So is a threat's death.
         second = living.threat_map()
         engine.world.destroy_entity(bandit)

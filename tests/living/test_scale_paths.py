@@ -50,8 +50,8 @@ async def _cycle(engine: GameEngine, probe: _Probe) -> list[tuple[UUID, float]]:
 
 async def test_a_holder_of_two_member_types_is_visited_once_a_cycle(tmp_path: Path) -> None:
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
-        smith = npc(engine, "smith")
-        api.adjust_relationship(engine.world, smith, npc(engine, "trader"), trust=0.1)
+        smith = npc(engine, "hollin")
+        api.adjust_relationship(engine.world, smith, npc(engine, "pell"), trust=0.1)
         assert engine.world.has_component(smith, NeedsComponent)
         probe = await _probe(engine)
         visits = await _cycle(engine, probe)
@@ -68,15 +68,15 @@ async def test_each_visit_covers_the_time_since_the_last_and_newcomers_the_cycle
         first = await _cycle(engine, probe)
         assert first
         assert all(h == hours for _, h in first)
-        trader = npc(engine, "trader")
-        api.adjust_relationship(engine.world, trader, npc(engine, "smith"), trust=0.1)
+        trader = npc(engine, "pell")
+        api.adjust_relationship(engine.world, trader, npc(engine, "hollin"), trust=0.1)
         second = dict(await _cycle(engine, probe))
         assert second[trader] == 0.0  # joined during the cycle: counted from its start
         assert all(h == hours for u, h in second.items() if u != trader)
         # Out for a cycle, then back: a newcomer again, not two cycles' worth.
         engine.world.remove_component(trader, Relationships)
         assert trader not in dict(await _cycle(engine, probe))
-        api.adjust_relationship(engine.world, trader, npc(engine, "smith"), trust=0.1)
+        api.adjust_relationship(engine.world, trader, npc(engine, "hollin"), trust=0.1)
         assert dict(await _cycle(engine, probe))[trader] == 0.0
 
 
@@ -91,10 +91,10 @@ async def test_the_template_lookup_of_a_spawn_agrees_with_the_whole_index(
             assert first(template) == uids[0]
         assert first("hamlet:nobody") is None
         # The data-spawned bandit gone, the other one answers, as in the index.
-        bandit = npc(engine, "bandit")
+        bandit = npc(engine, "wolf")
         engine.world.destroy_entity(bandit)
         engine.world.flush_destroyed()
-        assert first_npc_lookup(living)("hamlet:bandit") == npc_index(living)["hamlet:bandit"][0]
+        assert first_npc_lookup(living)("hamlet:wolf") == npc_index(living)["hamlet:wolf"][0]
 
 
 async def test_who_joins_a_hostile_faction_later_is_a_threat_in_world_order(
@@ -103,7 +103,7 @@ async def test_who_joins_a_hostile_faction_later_is_a_threat_in_world_order(
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
         living, world = living_of(engine), engine.world
         before = living.threat_map()
-        trader = npc(engine, "trader")
+        trader = npc(engine, "pell")
         assert trader not in before.ids
         api.join_faction(world, trader, "bandits")
         living.invalidate_threats()

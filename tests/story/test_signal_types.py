@@ -60,24 +60,24 @@ async def test_threat_detected(engine: GameEngine) -> None:
     await run_hours(engine, 0.5)  # the smith's route crosses the bandits' road
     s = only(detect(engine), T.THREAT_DETECTED)
     assert s.context["threat_source"] == "bandits"
-    assert s.context["threat_location"] == room_id("road2")  # where most of them stand
-    assert s.context["threat_location_name"] == "Road South"
+    assert s.context["threat_location"] == room_id("road_copse")  # where most of them stand
+    assert s.context["threat_location_name"] == "The Copse"
     assert s.context["threat_count"] == 3
     assert s.band == "3-5"
-    assert s.involved_npcs == [npc(engine, "smith")]
+    assert s.involved_npcs == [npc(engine, "hollin")]
 
 
 async def test_goal_blocked_and_resource_scarcity(engine: GameEngine) -> None:
     await run_hours(engine, 6)
     signals = detect(engine)
     s = only(signals, T.GOAL_BLOCKED)
-    smith = npc(engine, "smith")
+    smith = npc(engine, "hollin")
     assert s.context["npc_id"] == str(smith)
     assert s.involved_npcs == [smith]
     assert s.context["blocked_goal"] == "Get iron"
-    assert s.context["blocker"] == "bandits on Road South"
+    assert s.context["blocker"] == "bandits on The Copse"
     assert s.context["threat_source"] == "bandits"
-    assert s.context["blocker_location"] == room_id("road2")
+    assert s.context["blocker_location"] == room_id("road_copse")
     assert s.importance == pytest.approx(0.8)
     r = only(signals, T.RESOURCE_SCARCITY)
     assert r.context["resource_type"] == "iron"
@@ -88,7 +88,7 @@ async def test_goal_blocked_and_resource_scarcity(engine: GameEngine) -> None:
 def _crisis_data() -> dict[str, Any]:
     data = copy.deepcopy(LIVING)
     data["crises"] = [{"need": "safety", "below": 0.3, "min_npcs": 3, "crisis_type": "fear"}]
-    for key in ("trader", "captain", "keeper"):
+    for key in ("pell", "tamsin", "marta"):
         data["npcs"][key]["needs"] = {"safety": {"value": 0.1}}
     return data
 
@@ -98,13 +98,13 @@ async def test_crisis(engine: GameEngine) -> None:
     s = only(detect(engine), T.CRISIS)
     assert s.context["crisis_type"] == "fear"
     assert s.context["affected_area"] == str(data_uuid("hamlet", "area", "hamlet"))
-    assert s.context["affected_area_name"] == "Hamlet"
+    assert s.context["affected_area_name"] == "Ashford"
     assert len(s.context["affected_npcs"]) == 3
     assert s.context["severity"] == pytest.approx(0.5 * 1.0 + 0.5 * (1 - 0.1 / 0.3), abs=1e-3)
 
 
 async def test_rivalry_escalation(engine: GameEngine) -> None:
-    trader, keeper = npc(engine, "trader"), npc(engine, "keeper")
+    trader, keeper = npc(engine, "pell"), npc(engine, "marta")
     rel = api.adjust_relationship(engine.world, trader, keeper, trust=-0.4)
     rel.cause = "the keeper watered the trader's wine"
     s = only(detect(engine), T.RIVALRY_ESCALATION)
@@ -119,26 +119,26 @@ async def test_faction_tension(engine: GameEngine) -> None:
     s = only(detect(engine), T.FACTION_TENSION)
     assert {s.context["faction_a"], s.context["faction_b"]} == {"village", "bandits"}
     assert s.context["tension_cause"] == "raids on the road"
-    assert npc(engine, "boss") in s.involved_npcs  # the bandits' leader speaks for them
+    assert npc(engine, "old_grey") in s.involved_npcs  # the bandits' leader speaks for them
 
 
 async def test_trade_opportunity(engine: GameEngine) -> None:
-    trader = npc(engine, "trader")
+    trader = npc(engine, "pell")
     engine.world.add_component(trader, TradeGoods(offers=["iron"]))
     await run_hours(engine, 6)  # the smith now has an open ACQUIRE goal for iron
     s = only(detect(engine), T.TRADE_OPPORTUNITY)
     assert s.context["supply_npc"] == str(trader)
-    assert s.context["demand_npc"] == str(npc(engine, "smith"))
+    assert s.context["demand_npc"] == str(npc(engine, "hollin"))
     assert s.context["item_type"] == "iron"
     assert s.context["demand_goal"] == "get_iron"
 
 
 async def test_alliance_forming(engine: GameEngine) -> None:
-    smith, keeper = npc(engine, "smith"), npc(engine, "keeper")
+    smith, keeper = npc(engine, "hollin"), npc(engine, "marta")
     api.adjust_relationship(engine.world, smith, keeper, trust=0.6)
     api.adjust_relationship(engine.world, keeper, smith, trust=0.7)
     await run_hours(engine, 0.5)  # the smith sees the bandits
-    key = "threat:bandits:hamlet:road"
+    key = "threat:bandits:hamlet:mill_road"
     item = engine.world.get_component(smith, gossip.KnownGossip).items[key]
     gossip.retell(engine.world, smith, keeper, item, engine.clock.game_time)
     s = only(detect(engine), T.ALLIANCE_FORMING)
@@ -148,27 +148,27 @@ async def test_alliance_forming(engine: GameEngine) -> None:
 
 @pytest.mark.parametrize(
     "engine",
-    [{**copy.deepcopy(LIVING), "discoveries": {"camp": {"type": "hidden_cache"}}}],
+    [{**copy.deepcopy(LIVING), "discoveries": {"wolf_den": {"type": "hidden_cache"}}}],
     indirect=True,
 )
 async def test_discovery(engine: GameEngine) -> None:
     assert not [s for s in detect(engine) if s.signal_type == T.DISCOVERY]
     ws = ws_of(engine)
-    ws.move(npc(engine, "bandit#1"), "hamlet:camp")  # a threat finds nothing
+    ws.move(npc(engine, "wolf#1"), "hamlet:wolf_den")  # a threat finds nothing
     await engine.dispatch_events()
     assert not [s for s in detect(engine) if s.signal_type == T.DISCOVERY]
-    trader = npc(engine, "trader")
-    ws.move(trader, "hamlet:camp")
+    trader = npc(engine, "pell")
+    ws.move(trader, "hamlet:wolf_den")
     await engine.dispatch_events()
     s = only(detect(engine), T.DISCOVERY)
     assert s.context["discovery_type"] == "hidden_cache"
-    assert s.context["discovery_location"] == room_id("camp")
+    assert s.context["discovery_location"] == room_id("wolf_den")
     assert s.context["found_by"] == str(trader)
     assert s.involved_npcs == [trader]
 
 
 async def test_betrayal(engine: GameEngine) -> None:
-    trader, keeper = npc(engine, "trader"), npc(engine, "keeper")
+    trader, keeper = npc(engine, "pell"), npc(engine, "marta")
     living_of(engine).memory.add(
         EpisodicMemory(
             keeper,
@@ -176,23 +176,23 @@ async def test_betrayal(engine: GameEngine) -> None:
             importance=0.8,
             tags=["betrayal"],
             subject_id=trader,
-            location="hamlet:tavern",
+            location="hamlet:inn",
         )
     )
     s = only(detect(engine), T.BETRAYAL)
     assert (s.context["betrayer"], s.context["victim"]) == (str(trader), str(keeper))
-    assert s.context["evidence_location"] == room_id("tavern")
+    assert s.context["evidence_location"] == room_id("inn")
     assert s.context["what_happened"] is None  # a private memory's words stay private
 
 
 def _secret_data() -> dict[str, Any]:
     data = copy.deepcopy(LIVING)
-    del data["npcs"]["smith"]["supply"]
-    data["npcs"]["keeper"]["gossip"] = [
+    del data["npcs"]["hollin"]["supply"]
+    data["npcs"]["marta"]["gossip"] = [
         {
             "id": "bribes",
             "content": "The captain takes bribes from the bandits.",
-            "about": "captain",
+            "about": "tamsin",
             "secret": True,
         },
     ]
@@ -201,10 +201,10 @@ def _secret_data() -> dict[str, Any]:
 
 @pytest.mark.parametrize("engine", [_secret_data()], indirect=True)
 async def test_secret_revealed(engine: GameEngine) -> None:
-    keeper, trader = npc(engine, "keeper"), npc(engine, "trader")
+    keeper, trader = npc(engine, "marta"), npc(engine, "pell")
     await run_hours(engine, 12)
     assert not [s for s in detect(engine) if s.signal_type == T.SECRET_REVEALED]
-    ws_of(engine).move(trader, "hamlet:tavern")  # loose lips over an ale
+    ws_of(engine).move(trader, "hamlet:inn")  # loose lips over an ale
     signals: list[StorySignal] = []
     for _ in range(96):
         await run_hours(engine, 1)
@@ -214,22 +214,22 @@ async def test_secret_revealed(engine: GameEngine) -> None:
     s = only(signals, T.SECRET_REVEALED)
     assert s.context["secret_content"] == "The captain takes bribes from the bandits."
     assert s.context["revealer"] == str(keeper)
-    assert s.context["subject"] == str(npc(engine, "captain"))
-    assert npc(engine, "captain") in s.involved_npcs
+    assert s.context["subject"] == str(npc(engine, "tamsin"))
+    assert npc(engine, "tamsin") in s.involved_npcs
 
 
 def _power_data() -> dict[str, Any]:
     data = copy.deepcopy(LIVING)
     data["factions"]["guard"] = {"name": "the guard"}
-    data["npcs"]["captain"].update(factions={"guard": "leader"}, influence=0.5)
-    data["npcs"]["trader"].update(factions={"guard": "member"}, influence=0.3)
+    data["npcs"]["tamsin"].update(factions={"guard": "leader"}, influence=0.5)
+    data["npcs"]["pell"].update(factions={"guard": "member"}, influence=0.3)
     return data
 
 
 @pytest.mark.parametrize("engine", [_power_data()], indirect=True)
 async def test_power_shift(engine: GameEngine) -> None:
     assert not [s for s in detect(engine) if s.signal_type == T.POWER_SHIFT]
-    trader, captain = npc(engine, "trader"), npc(engine, "captain")
+    trader, captain = npc(engine, "pell"), npc(engine, "tamsin")
     api.adjust_influence(engine.world, trader, 0.4)  # 0.7 > 0.5 + margin
     s = only(detect(engine), T.POWER_SHIFT)
     assert (s.context["rising_npc"], s.context["falling_npc"]) == (str(trader), str(captain))
@@ -237,7 +237,7 @@ async def test_power_shift(engine: GameEngine) -> None:
 
 
 async def test_unrequited(engine: GameEngine) -> None:
-    smith, keeper = npc(engine, "smith"), npc(engine, "keeper")
+    smith, keeper = npc(engine, "hollin"), npc(engine, "marta")
     rel = api.adjust_relationship(engine.world, smith, keeper, affinity=0.8)
     rel.kind = "romantic"
     api.adjust_relationship(engine.world, keeper, smith, affinity=0.05)

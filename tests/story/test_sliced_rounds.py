@@ -13,7 +13,8 @@ from uuid import UUID
 
 import pytest
 from kits.engines import skip
-from living.livingkit import LIVING, collect_signals, hamlet_pack, make_engine, npc, story_of
+from kits.quests import SignalLog
+from living.livingkit import LIVING, hamlet_pack, make_engine, npc, story_of
 
 from maid_engine.engine import GameEngine
 from maid_stdlib.living import api
@@ -36,17 +37,17 @@ def _rich_living() -> dict[str, Any]:
     """Hamlet data with a crisis rule, a faction with a leader, and NPCs in fear."""
     data = copy.deepcopy(LIVING)
     data["crises"] = [{"need": "safety", "below": 0.3, "min_npcs": 3, "crisis_type": "fear"}]
-    for key in ("trader", "captain", "keeper"):
+    for key in ("pell", "tamsin", "marta"):
         data["npcs"][key]["needs"] = {"safety": {"value": 0.1}}
     data["factions"]["guard"] = {"name": "the guard"}
-    data["npcs"]["captain"].update(factions={"guard": "leader"}, influence=0.5)
-    data["npcs"]["trader"].update(factions={"guard": "member"}, influence=0.3)
+    data["npcs"]["tamsin"].update(factions={"guard": "leader"}, influence=0.5)
+    data["npcs"]["pell"].update(factions={"guard": "member"}, influence=0.3)
     return data
 
 
 async def _start(engine: GameEngine) -> None:
     """The same history in every engine: a rivalry, then half an hour of life."""
-    trader, keeper = npc(engine, "trader"), npc(engine, "keeper")
+    trader, keeper = npc(engine, "pell"), npc(engine, "marta")
     api.adjust_relationship(engine.world, trader, keeper, trust=-0.4)
     await engine.run_ticks(30)
 
@@ -54,8 +55,8 @@ async def _start(engine: GameEngine) -> None:
 def _change(engine: GameEngine) -> None:
     """New, escalated and ended situations for the next round to find."""
     world = engine.world
-    smith, trader = npc(engine, "smith"), npc(engine, "trader")
-    keeper, captain = npc(engine, "keeper"), npc(engine, "captain")
+    smith, trader = npc(engine, "hollin"), npc(engine, "pell")
+    keeper, captain = npc(engine, "marta"), npc(engine, "tamsin")
     api.adjust_relationship(world, trader, keeper, trust=1.4)  # reconciled: resolves
     api.adjust_relationship(world, captain, smith, trust=-0.8)  # a new rivalry
     rel = api.adjust_relationship(world, smith, keeper, affinity=0.8)
@@ -115,7 +116,7 @@ async def test_a_sliced_round_finds_what_a_whole_round_finds(tmp_path: Path) -> 
             await _start(engine)
             story = story_of(engine)
             before = _table(story)
-            signals = collect_signals(engine)
+            signals = SignalLog(engine).signals
             resolved.clear()
             _change(engine)
             if mode == "sliced":
@@ -193,7 +194,7 @@ async def test_plain_detectors_run_whole_in_one_tick(tmp_path: Path) -> None:
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
         story = story_of(engine)
         story.work_per_second = 2.0
-        smith = npc(engine, "smith")
+        smith = npc(engine, "hollin")
         calls: list[float] = []
 
         def plague(ctx: DetectionContext) -> list[Detection]:
@@ -211,7 +212,7 @@ async def test_plain_detectors_run_whole_in_one_tick(tmp_path: Path) -> None:
         # The test changes a registry of the running engine (the seam a reload would use).
         engine.registries.unlock()
         engine.services.get(StoryDetectors).register("plague", "CRISIS", plague)
-        signals = collect_signals(engine)
+        signals = SignalLog(engine).signals
         ticks = await _sliced_round(engine)
         assert ticks > 1
         assert len(calls) == 1
@@ -222,7 +223,7 @@ async def test_resolution_waits_for_the_end_of_the_pass(tmp_path: Path) -> None:
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
         story = story_of(engine)
         story.work_per_second = 1.0
-        smith = npc(engine, "smith")
+        smith = npc(engine, "hollin")
         state = {"report": True, "fail": False}
         steps: list[int] = []
 
@@ -280,7 +281,7 @@ async def test_entities_destroyed_mid_pass(tmp_path: Path) -> None:
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
         story = story_of(engine)
         story.work_per_second = 1.0
-        trader, keeper = npc(engine, "trader"), npc(engine, "keeper")
+        trader, keeper = npc(engine, "pell"), npc(engine, "marta")
         api.adjust_relationship(engine.world, trader, keeper, trust=-0.6)
         api.adjust_relationship(engine.world, keeper, trader, trust=-0.6)
         seen: list[UUID] = []
@@ -321,7 +322,7 @@ async def test_detect_now_replaces_a_round_in_progress(tmp_path: Path) -> None:
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
         story = story_of(engine)
         story.work_per_second = 1.0
-        trader, keeper = npc(engine, "trader"), npc(engine, "keeper")
+        trader, keeper = npc(engine, "pell"), npc(engine, "marta")
         api.adjust_relationship(engine.world, trader, keeper, trust=-0.4)
         skip(engine, story.interval)
         for _ in range(3):

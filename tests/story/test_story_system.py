@@ -6,7 +6,8 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from living.livingkit import collect_signals, hamlet_pack, make_engine, npc, run_hours, story_of
+from kits.quests import SignalLog
+from living.livingkit import hamlet_pack, make_engine, npc, run_hours, story_of
 
 from maid_stdlib.living import api
 from maid_stdlib.story import (
@@ -25,8 +26,8 @@ async def test_no_duplicates_until_the_situation_changes(tmp_path: Path) -> None
     resolved: list[StorySituationResolvedEvent] = []
     engine.events.subscribe(StorySituationResolvedEvent, resolved.append)
     async with engine.lifespan():
-        signals = collect_signals(engine)
-        trader, keeper = npc(engine, "trader"), npc(engine, "keeper")
+        signals = SignalLog(engine).signals
+        trader, keeper = npc(engine, "pell"), npc(engine, "marta")
 
         def rivalries() -> list:  # type: ignore[type-arg]
             return [s for s in signals if s.signal_type == T.RIVALRY_ESCALATION]
@@ -75,7 +76,7 @@ async def test_pack_detectors_bad_detections_and_failures(tmp_path: Path) -> Non
         story = story_of(engine)
         detectors = engine.services.get(StoryDetectors)
         state = {"fail": False}
-        smith = npc(engine, "smith")
+        smith = npc(engine, "hollin")
 
         def plague(ctx: DetectionContext) -> list[Detection]:
             if state["fail"]:
@@ -109,16 +110,16 @@ async def test_pack_detectors_bad_detections_and_failures(tmp_path: Path) -> Non
 async def test_live_situations_survive_a_restart(db_url: str, tmp_path: Path) -> None:
     pack = hamlet_pack(tmp_path / "p")
     async with make_engine(tmp_path, [pack], db_url=db_url).lifespan() as engine:
-        signals = collect_signals(engine)
+        signals = SignalLog(engine).signals
         await run_hours(engine, 6)
         assert {s.signal_type for s in signals} >= {T.GOAL_BLOCKED, T.THREAT_DETECTED}
     async with make_engine(tmp_path, [pack], db_url=db_url).lifespan() as engine:
-        signals = collect_signals(engine)
+        signals = SignalLog(engine).signals
         await run_hours(engine, 1)
         # Still blocked, same band: nothing is signalled twice after a restart.
         assert [s for s in signals if s.signal_type == T.GOAL_BLOCKED] == []
         assert story_of(engine).is_active(
-            f"goal_blocked:{npc(engine, 'smith')}:get_iron:threat:bandits:hamlet:road"
+            f"goal_blocked:{npc(engine, 'hollin')}:get_iron:threat:bandits:hamlet:mill_road"
         )
 
 
@@ -127,7 +128,7 @@ async def test_same_seed_same_story(tmp_path: Path) -> None:
     for i in (1, 2):
         root = tmp_path / f"run{i}"
         async with make_engine(root, [hamlet_pack(root / "p")]).lifespan() as engine:
-            signals = collect_signals(engine)
+            signals = SignalLog(engine).signals
             await run_hours(engine, 12)
             runs.append([(s.id, s.signal_type, s.situation_key, s.created_at) for s in signals])
     assert runs[0]
