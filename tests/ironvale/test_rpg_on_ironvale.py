@@ -6,9 +6,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from kits.engines import npcs, ws_of
+from kits.engines import items_of, npcs, ws_of
 from kits.heroes import Recorder, make_strong, new_character, place
-from rpg.rpgkit import items_of
 
 from classic_rpg.characters.components import Dialogue
 from classic_rpg.combat.components import CombatProfile, CombatRules, Fighting

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from classic_rpg.items.factory import ItemFactory
 from classic_rpg.systems.quests import QuestManager
 from kits.hamlet.pack import HamletPack
 from kits.hamlet.rules import HamletRules
@@ -110,6 +111,10 @@ def qg_of(engine: GameEngine) -> QuestGen:
 def questgen_of(engine: GameEngine) -> QuestGenerationService:
     """The quest generation service (what commands and the simulator use)."""
     return engine.services.get(QuestGenerationService)
+
+
+def items_of(engine: GameEngine) -> ItemFactory:
+    return engine.services.get(ItemFactory)
 
 
 def living_of(engine: GameEngine) -> LivingWorld:

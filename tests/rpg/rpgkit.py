@@ -7,7 +7,6 @@ from typing import Any
 
 from kits.engines import make_engine as kits_engine
 
-from classic_rpg.items.factory import ItemFactory
 from maid_engine.content import ContentPack
 from maid_engine.engine import GameEngine
 from maid_stdlib.world import WorldDataPack
@@ -41,7 +40,3 @@ def make_engine(tmp_path: Path, *, db_url: str | None = None, **kw: Any) -> Game
     return kits_engine(
         tmp_path, packs, tick=None, seed=seed, db_url=db_url, use_store=db_url is not None
     )
-
-
-def items_of(engine: GameEngine) -> ItemFactory:
-    return engine.services.get(ItemFactory)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from kits.engines import npcs, ws_of
+from kits.engines import items_of, npcs, ws_of
 from kits.heroes import Recorder, make_strong, new_character, place
-from rpg.rpgkit import items_of
 
 from classic_rpg.combat.components import Fighting, PendingRespawn
 from classic_rpg.combat.service import CombatService

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from kits.engines import npcs, ws_of
+from kits.engines import items_of, npcs, ws_of
 from kits.heroes import Recorder, new_character, place
-from rpg.rpgkit import items_of
 
 from classic_rpg.components import CharacterStats, Equipment, Health, Inventory
 from classic_rpg.events import (

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kits.engines import npcs, ws_of
+from kits.engines import items_of, npcs, ws_of
 from kits.heroes import make_strong, new_character, place
-from rpg.rpgkit import items_of, make_engine
+from rpg.rpgkit import make_engine
 
 from classic_rpg.combat.components import PendingRespawn
 from classic_rpg.components import Attributes, CharacterStats, Equipment, Health, Mana
