@@ -1,4 +1,4 @@
-"""Fixtures of the consequence tests (this file also puts ckit.py on the path)."""
+"""Fixtures of the consequence tests."""
 
 from __future__ import annotations
 

@@ -6,10 +6,9 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
-from consequences.ckit import simple_quest
 from kits.engines import hamlet_engine, hv, living_of
 from kits.heroes import new_hero
-from kits.quests import accept, consequences_of, deliver, trust
+from kits.quests import accept, consequences_of, deliver, simple_quest, trust
 
 from maid_engine.engine import GameEngine
 from maid_stdlib.consequences import AUDIT_COLLECTION, ConsequencesAppliedEvent, WorldMutationBatch

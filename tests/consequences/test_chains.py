@@ -6,10 +6,9 @@ from __future__ import annotations
 from uuid import UUID
 
 import pytest
-from consequences.ckit import simple_quest
 from kits.engines import hv, qg_of
 from kits.heroes import new_hero
-from kits.quests import consequences_of, deliver
+from kits.quests import consequences_of, deliver, simple_quest
 
 from maid_engine.engine import GameEngine
 from maid_stdlib.consequences import (

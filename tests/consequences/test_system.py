@@ -8,10 +8,17 @@ from typing import Any
 from uuid import UUID
 
 import pytest
-from consequences.ckit import simple_quest
 from kits.engines import hv, living_of, metric, plain, qm
 from kits.heroes import new_hero, walk
-from kits.quests import accept, applied_delta, assert_trust, consequences_of, deliver, trust
+from kits.quests import (
+    accept,
+    applied_delta,
+    assert_trust,
+    consequences_of,
+    deliver,
+    simple_quest,
+    trust,
+)
 
 from classic_rpg.systems.quests.grading import grade_outcome
 from maid_engine.engine import GameEngine

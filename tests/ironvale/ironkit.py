@@ -1,12 +1,10 @@
 """Ironvale, the shipped game, for the tests that are about it: an engine on its
-packs, its placed NPCs by key, the Iron Crisis (the worked
-example) arising, built, delivered and played with real commands, and a small
-hand-made errand from Gundrik.
+packs, its placed NPCs by key, the Iron Crisis (the worked example) arising,
+built, delivered and played with real commands.
 """
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -19,14 +17,7 @@ from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
 from maid_stdlib.questgen import (
-    ConsequenceType,
-    DifficultyTier,
     GeneratedQuest,
-    ObjectiveType,
-    QuestConsequence,
-    QuestDialogue,
-    QuestObjective,
-    QuestRewards,
 )
 from maid_stdlib.world import data_uuid
 
@@ -91,130 +82,3 @@ async def play_iron_crisis(
     if not turn_in:
         return ""
     return await cmd(engine, hero, "talk gundrik")
-
-
-def simple_quest(engine: GameEngine, quest_id: str = "smiths-errand", **kw: Any) -> GeneratedQuest:
-    """A small generated quest from Gundrik, made by hand: hear Voss out, report
-    back. Success: Gundrik's economic need +0.3, his trust +0.3, Voss's +0.15,
-    standing with the village +0.1, gossip, a memory, a world flag. Failure:
-    Gundrik's trust -0.1, gossip, a memory."""
-    gundrik, voss = iv("gundrik"), iv("voss")
-    C = ConsequenceType
-    fields: dict[str, Any] = {
-        "id": quest_id,
-        "seed_id": uuid.uuid4(),
-        "seed_type": "threat_response",
-        "archetype_id": "threat_elimination",
-        "importance": 0.8,
-        "title": "The Smith's Errand",
-        "summary": "Gundrik wants to know what Captain Voss will do about the road.",
-        "detailed_description": "Gundrik scowls at his cold forge. Ask Captain Voss what the "
-        "guard means to do about the bandits, and come back to tell me.",
-        "objectives": [
-            QuestObjective(
-                id="o1-talk",
-                objective_type=ObjectiveType.TALK,
-                description="Ask Captain Voss about the road",
-                target="Captain Voss",
-                target_entity_id=voss,
-                target_location="ironvale:guard_post",
-                order=1,
-                hints=["Captain Voss is usually found at The Guard Post."],
-            ),
-            QuestObjective(
-                id="o2-talk",
-                objective_type=ObjectiveType.TALK,
-                description="Report back to Gundrik",
-                target="Gundrik",
-                target_entity_id=gundrik,
-                target_location="ironvale:smithy",
-                order=2,
-                hints=["Gundrik is usually found at Gundrik's Smithy."],
-            ),
-        ],
-        "quest_giver_id": gundrik,
-        "quest_giver_motivation": "The forge is cold.",
-        "quest_giver_dialogue": QuestDialogue(
-            offer="Ask Voss what the guard will do about the road. Will you?",
-            progress="Well? What did Voss say?",
-            completion="So that is how it is. Thank you.",
-        ),
-        "involved_npcs": {voss: "informant"},
-        "involved_locations": ["ironvale:smithy", "ironvale:guard_post"],
-        "rewards": QuestRewards(gold=10),
-        "consequences": [
-            QuestConsequence(
-                consequence_type=C.NPC_NEED_SATISFY,
-                target_npc=gundrik,
-                target_key="economic",
-                need_delta=0.3,
-                description="Gundrik's worries ease",
-            ),
-            QuestConsequence(
-                consequence_type=C.RELATIONSHIP_CHANGE,
-                target_npc=gundrik,
-                relationship_delta=0.3,
-                description="Gundrik trusts the character",
-            ),
-            QuestConsequence(
-                consequence_type=C.RELATIONSHIP_CHANGE,
-                target_npc=voss,
-                relationship_delta=0.15,
-                description="Voss appreciates it",
-            ),
-            QuestConsequence(
-                consequence_type=C.FACTION_STANDING,
-                target_faction="village",
-                faction_delta=0.1,
-                description="The village hears of it",
-            ),
-            QuestConsequence(
-                consequence_type=C.GOSSIP_INJECTION,
-                target_npc=gundrik,
-                gossip_content="An adventurer carried Gundrik's words to the guard",
-                description="Word spreads",
-            ),
-            QuestConsequence(
-                consequence_type=C.MEMORY_CREATION,
-                target_npc=gundrik,
-                memory_content="A stranger spoke to Voss for me.",
-                description="Gundrik remembers",
-            ),
-            QuestConsequence(
-                consequence_type=C.WORLD_STATE,
-                world_state_key="errand:voss",
-                world_state_value="asked",
-                description="Voss was asked",
-            ),
-        ],
-        "failure_consequences": [
-            QuestConsequence(
-                consequence_type=C.RELATIONSHIP_CHANGE,
-                target_npc=gundrik,
-                relationship_delta=-0.1,
-                description="Gundrik is let down",
-            ),
-            QuestConsequence(
-                consequence_type=C.GOSSIP_INJECTION,
-                target_npc=gundrik,
-                gossip_content="Nobody asked Voss for Gundrik",
-                description="Word spreads that nobody came",
-            ),
-            QuestConsequence(
-                consequence_type=C.MEMORY_CREATION,
-                target_npc=gundrik,
-                memory_content="Nobody came when I asked for help.",
-                description="Gundrik remembers being let down",
-            ),
-        ],
-        "difficulty": DifficultyTier.EASY,
-        "expiry": engine.clock.game_time + 86400.0,
-        "chain_potential": 0.0,
-        "created_at": engine.clock.game_time,
-        "location": "ironvale:smithy",
-        "area": "ironvale:village",
-        "region": "ironvale",
-        "estimated_duration_minutes": 30,
-    }
-    fields.update(kw)
-    return GeneratedQuest(**fields)

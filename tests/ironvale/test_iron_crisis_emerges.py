@@ -95,7 +95,7 @@ async def test_the_iron_crisis_emerges_and_resolves(tmp_path: Path) -> None:
         assert crisis[0].context["affected_area"] == iv("village", "area")
         assert crisis[0].context["crisis_type"] == "fear"
 
-        # The state behind the signals, as section 9 describes it.
+        # The state behind the signals, as the worked example describes it.
         needs = engine.world.get_component(gundrik, NeedsComponent)
         assert (needs.value("economic") or 0.0) < 0.2
         goal = engine.world.get_component(gundrik, GoalsComponent).get("source_iron")

@@ -145,7 +145,7 @@ async def test_rewards_scale_with_gundriks_wealth(ironvale: GameEngine) -> None:
     assert quest.rewards.item_template_ids == []  # he carries nothing to give
 
 
-async def test_consequences_as_in_section_9(ironvale: GameEngine) -> None:
+async def test_the_worked_examples_consequences(ironvale: GameEngine) -> None:
     quest = await _quest(ironvale)
     gundrik, voss = npc(ironvale, "ironvale:gundrik"), npc(ironvale, "ironvale:voss")
     kinds: dict[ConsequenceType, list[Any]] = {}

@@ -112,7 +112,7 @@ def test_pack_registered_templates_win_over_defaults(pack_first: bool) -> None:
         }
 
 
-def test_seed_section_8_registration_api_on_the_generator() -> None:
+def test_packs_register_templates_on_the_generator() -> None:
     fallback = make_fallback()
     fallback.register_templates(
         {

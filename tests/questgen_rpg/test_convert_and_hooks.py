@@ -4,9 +4,11 @@ hooks: health, levels, hostility, item tiers, loot, reward items, archetypes."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
-from kits.engines import npc, npcs
+from kits.engines import hamlet_engine, npc, npcs
 from kits.narrators import EchoNarrator
 
 from classic_rpg.components import Health
@@ -43,21 +45,30 @@ from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.validator import ALLOWED_REWARD_TYPES
 
 
+@pytest.fixture
+async def hamlet(tmp_path: Path) -> AsyncIterator[GameEngine]:
+    """Hamlet under the RPG rules after six game hours: the wolves on his supply
+    route have made Hollin's grain goal by then."""
+    async with hamlet_engine(tmp_path, rpg=True).lifespan() as engine:
+        await engine.run_ticks(6 * 60)
+        yield engine
+
+
 async def _quest(engine: GameEngine) -> GeneratedQuest:
     qg = engine.services.get(QuestGen)
-    gundrik = npc(engine, "ironvale:gundrik")
+    hollin = npc(engine, "hamlet:hollin")
     signals = [
         BasicSignal(
             "GOAL_BLOCKED",
             0.8,
-            [gundrik],
-            {"blocked_goal": "source_iron", "blocker": "bandits", "npc_id": str(gundrik)},
+            [hollin],
+            {"blocked_goal": "get_grain", "blocker": "wolves", "npc_id": str(hollin)},
         ),
         BasicSignal(
             "THREAT_DETECTED",
             0.6,
-            [npc(engine, "ironvale:voss")],
-            {"threat_source": "bandits", "threat_location": "ironvale:old_trade_road"},
+            [npc(engine, "hamlet:tamsin")],
+            {"threat_source": "wolves", "threat_location": "hamlet:mill_road"},
         ),
     ]
     seeds = await qg.composer().compose(signals)
@@ -85,17 +96,17 @@ def test_the_six_archetypes_and_reward_fields() -> None:
 
 
 async def test_the_rpg_questgen_plugin_wires_archetypes_hooks_and_sink(
-    ironvale: GameEngine,
+    hamlet: GameEngine,
 ) -> None:
-    qg = ironvale.services.get(QuestGen)
+    qg = hamlet.services.get(QuestGen)
     assert {a.archetype_id for a in qg.archetypes.all()} >= set(RPG_ARCHETYPES)
     assert qg.sink is not None
     assert qg.rewards.limits.max_item_tier == RPG_ITEM_TIER_CAPS
     assert qg.rewards.item_picker is not None
 
 
-async def test_to_quest_model_maps_every_field(ironvale: GameEngine) -> None:
-    quest = await _quest(ironvale)
+async def test_to_quest_model_maps_every_field(hamlet: GameEngine) -> None:
+    quest = await _quest(hamlet)
     quest = dataclasses.replace(quest, time_limit=3.0)
     model = to_quest_model(quest)
     assert model.quest_id == quest.id
@@ -118,26 +129,26 @@ async def test_to_quest_model_maps_every_field(ironvale: GameEngine) -> None:
     assert quest.archetype_id in model.tags
     by_id = {o.objective_id: o for o in model.objectives}
     assert list(by_id) == [o.id for o in quest.objectives]
-    scouts = by_id["o3-kill"]
-    assert scouts.objective_type is ObjectiveType.KILL
-    assert scouts.target_count == 3
-    assert scouts.target_id is None
-    assert scouts.target_template == "ironvale:bandit_scout"
-    kral = by_id["o4-kill"]
-    # Kills match by kind (Kral respawns as a new entity): the template, not the id.
-    assert kral.target_id is None
-    assert kral.target_template == "ironvale:kral"
+    wolves = by_id["o3-kill"]
+    assert wolves.objective_type is ObjectiveType.KILL
+    assert wolves.target_count == 2
+    assert wolves.target_id is None
+    assert wolves.target_template == "hamlet:wolf"
+    grey = by_id["o4-kill"]
+    # Kills match by kind (Old Grey respawns as a new entity): the template, not the id.
+    assert grey.target_id is None
+    assert grey.target_template == "hamlet:old_grey"
     visit = by_id["o2-visit"]
     assert visit.destination_room_id == quest.objectives[1].target_location
     assert by_id["o1-talk"].destination_room_id is None  # only VISIT/ESCORT track rooms
-    assert by_id["o1-talk"].hint.startswith("Captain Voss is usually found at")
+    assert by_id["o1-talk"].hint.startswith("Warden Tamsin is usually found at")
     assert all(o.required for o in model.objectives)
 
 
 async def test_long_titles_are_cut_and_metadata_fits_the_managers_history(
-    ironvale: GameEngine,
+    hamlet: GameEngine,
 ) -> None:
-    quest = dataclasses.replace(await _quest(ironvale), title="T" * 100)
+    quest = dataclasses.replace(await _quest(hamlet), title="T" * 100)
     assert len(to_quest_model(quest).title) == 80
     meta = registration_meta(quest)
     entry = RPGHistoryEntry(quest_id=quest.id, **meta)
@@ -147,27 +158,27 @@ async def test_long_titles_are_cut_and_metadata_fits_the_managers_history(
 
 
 async def test_rpg_terms_are_the_quests_extension_and_capped_like_gold(
-    ironvale: GameEngine,
+    hamlet: GameEngine,
 ) -> None:
-    qg = ironvale.services.get(QuestGen)
-    quest = await _quest(ironvale)
+    qg = hamlet.services.get(QuestGen)
+    quest = await _quest(hamlet)
     assert list(quest.extensions) == ["classic_rpg"]
     # Moderate (160) x 1.25 effort (five required objectives): the tier's cap (320) is
     # not reached.
     assert rpg_terms(quest) == RpgTerms(experience=200, level_requirement=3)
     qg.rewards.limits.cap_factor = 0.5
-    capped = await _quest(ironvale)
+    capped = await _quest(hamlet)
     assert rpg_terms(capped).experience == 80  # 160 x 0.5
     with pytest.raises(ValueError, match="already added"):
         qg.add_extension(RpgQuestTerms(qg.rewards))
 
 
 async def test_a_generated_quest_stored_in_the_old_shape_still_loads(
-    ironvale: GameEngine,
+    hamlet: GameEngine,
 ) -> None:
     """Before the RPG terms became an extension, ``generated_quests`` documents had
     ``required_player_level`` and ``rewards.experience`` and no ``extensions``."""
-    quest = await _quest(ironvale)
+    quest = await _quest(hamlet)
     terms = rpg_terms(quest)
     old = side_table_document(quest)
     del old["extensions"]
@@ -182,15 +193,15 @@ async def test_a_generated_quest_stored_in_the_old_shape_still_loads(
     assert (model.level_requirement, model.rewards.experience) == (3, 200)
 
 
-async def test_choice_quests_convert_with_a_custom_decision(ironvale: GameEngine) -> None:
-    qg = ironvale.services.get(QuestGen)
+async def test_choice_quests_convert_with_a_custom_decision(hamlet: GameEngine) -> None:
+    qg = hamlet.services.get(QuestGen)
     signal = BasicSignal(
         "RIVALRY_ESCALATION",
         0.8,
-        [npc(ironvale, "ironvale:bram")],
+        [npc(hamlet, "hamlet:marta")],
         {
-            "npc_a": str(npc(ironvale, "ironvale:selena")),
-            "npc_b": str(npc(ironvale, "ironvale:voss")),
+            "npc_a": str(npc(hamlet, "hamlet:pell")),
+            "npc_b": str(npc(hamlet, "hamlet:tamsin")),
             "cause": "the road",
             "trust_level": -0.4,
         },
@@ -206,59 +217,57 @@ async def test_choice_quests_convert_with_a_custom_decision(ironvale: GameEngine
     assert decision[0].required
 
 
-async def test_rules_hooks(ironvale: GameEngine) -> None:
-    qg = ironvale.services.get(QuestGen)
+async def test_rules_hooks(hamlet: GameEngine) -> None:
+    qg = hamlet.services.get(QuestGen)
     facts = qg.facts
-    kral = npc(ironvale, "ironvale:kral")
+    grey = npc(hamlet, "hamlet:old_grey")
     assert isinstance(facts.challenge, LevelChallenge)
-    assert facts.challenge.level(kral) == 5
-    assert facts.is_alive(kral)
-    ironvale.world.get_component(kral, Health).current = 0
-    assert not facts.is_alive(kral)  # dead but not yet removed: not a target
-    scouts = npcs(ironvale, "ironvale:bandit_scout")
-    # Combat hostility counts as a threat, matched by template words ("bandit").
-    assert set(facts.threats("bandit", ["ironvale:road_wagon"])) == set(scouts)
+    assert facts.challenge.level(grey) == 5
+    assert facts.is_alive(grey)
+    hamlet.world.get_component(grey, Health).current = 0
+    assert not facts.is_alive(grey)  # dead but not yet removed: not a target
+    wolves = npcs(hamlet, "hamlet:wolf")
+    # Combat hostility counts as a threat, matched by template words ("wolf").
+    assert set(facts.threats("wolf", ["hamlet:road_copse"])) == set(wolves)
     limits = qg.rewards.limits
-    assert limits.item_tier("ironvale:bandit_insignia") == 1
-    assert limits.item_tier("ironvale:nothing") is None
-    assert facts.item_obtainable("ironvale:bandit_insignia")  # the scouts drop them
-    assert not facts.item_obtainable("ironvale:kral_axe")  # Kral is dead now
+    assert limits.item_tier("hamlet:wolf_pelt") == 1
+    assert limits.item_tier("hamlet:nothing") is None
+    assert facts.item_obtainable("hamlet:wolf_pelt")  # the wolves drop them
+    assert not facts.item_obtainable("hamlet:grey_pelt")  # Old Grey is dead now
 
 
-async def test_reward_items_come_from_what_the_giver_owns(ironvale: GameEngine) -> None:
-    qg = ironvale.services.get(QuestGen)
-    gundrik = npc(ironvale, "ironvale:gundrik")
-    factory = ironvale.services.get(ItemFactory)
-    item = factory.spawn("ironvale:bandit_insignia")
-    factory.add_to_inventory(item, gundrik)
-    quest = await _quest(ironvale)
-    assert quest.rewards.item_template_ids == ["ironvale:bandit_insignia"]
+async def test_reward_items_come_from_what_the_giver_owns(hamlet: GameEngine) -> None:
+    qg = hamlet.services.get(QuestGen)
+    hollin = npc(hamlet, "hamlet:hollin")
+    factory = hamlet.services.get(ItemFactory)
+    item = factory.spawn("hamlet:wolf_pelt")
+    factory.add_to_inventory(item, hollin)
+    quest = await _quest(hamlet)
+    assert quest.rewards.item_template_ids == ["hamlet:wolf_pelt"]
     assert (await qg.validator.validate(quest)).valid
     assert RPG_ITEM_TIER_CAPS[DifficultyTier.MODERATE] == 2
 
 
-async def test_a_rivalry_with_a_player_character_is_no_quest(ironvale: GameEngine) -> None:
+async def test_a_rivalry_with_a_player_character_is_no_quest(hamlet: GameEngine) -> None:
     from maid_stdlib.world.characters import WorldCharacterFactory
 
-    qg = ironvale.services.get(QuestGen)
-    player = ironvale.services.get(WorldCharacterFactory).create_character(
-        "Quitter", "acct-quitter"
-    )
-    selena = npc(ironvale, "ironvale:selena")
+    qg = hamlet.services.get(QuestGen)
+    player = hamlet.services.get(WorldCharacterFactory).create_character("Quitter", "acct-quitter")
+    pell = npc(hamlet, "hamlet:pell")
     signal = BasicSignal(
         "RIVALRY_ESCALATION",
         0.8,
-        [selena, player],
-        {"npc_a": str(selena), "npc_b": str(player), "cause": "a slight", "trust_level": -0.5},
+        [pell, player],
+        {"npc_a": str(pell), "npc_b": str(player), "cause": "a slight", "trust_level": -0.5},
     )
     assert isinstance(await qg.evaluator().evaluate(signal), Rejection)  # both sides must be NPCs
     signal = BasicSignal(
         "RIVALRY_ESCALATION",
         0.8,
-        [player, selena],
+        [player, pell],
         {
-            "npc_a": str(npc(ironvale, "ironvale:voss")),
-            "npc_b": str(selena),
+            "npc_a": str(npc(hamlet, "hamlet:tamsin")),
+            "npc_b": str(pell),
             "cause": "the road",
             "trust_level": -0.4,
         },
@@ -269,37 +278,37 @@ async def test_a_rivalry_with_a_player_character_is_no_quest(ironvale: GameEngin
     assert player not in seed.involved_npcs
 
 
-async def test_kills_match_by_kind_and_respawns_keep_them_grounded(ironvale: GameEngine) -> None:
+async def test_kills_match_by_kind_and_respawns_keep_them_grounded(hamlet: GameEngine) -> None:
     from classic_rpg.combat.components import PendingRespawn
 
-    qg = ironvale.services.get(QuestGen)
+    qg = hamlet.services.get(QuestGen)
     facts = qg.facts
-    kral = npc(ironvale, "ironvale:kral")
+    grey = npc(hamlet, "hamlet:old_grey")
     kill = QuestObjective(
         id="o1-kill",
         objective_type=ObjectiveType.KILL,
-        description="Defeat Kral",
-        target="Kral",
-        target_entity_id=kral,
-        target_entity_ids=[kral],
-        target_template="ironvale:kral",
+        description="Defeat Old Grey",
+        target="Old Grey",
+        target_entity_id=grey,
+        target_entity_ids=[grey],
+        target_template="hamlet:old_grey",
         quantity=1,
     )
-    model = to_quest_model(dataclasses.replace(await _quest(ironvale), objectives=[kill]))
+    model = to_quest_model(dataclasses.replace(await _quest(hamlet), objectives=[kill]))
     assert model.objectives[0].target_id is None
-    assert model.objectives[0].target_template == "ironvale:kral"
-    assert facts.kind_available("ironvale:kral")
-    assert facts.kind_available("ironvale:kral", dying=kral)  # Kral respawns
-    ironvale.world.get_component(kral, Health).current = 0
-    assert not facts.kind_available("ironvale:kral")  # dead, no respawn scheduled yet
+    assert model.objectives[0].target_template == "hamlet:old_grey"
+    assert facts.kind_available("hamlet:old_grey")
+    assert facts.kind_available("hamlet:old_grey", dying=grey)  # Old Grey respawns
+    hamlet.world.get_component(grey, Health).current = 0
+    assert not facts.kind_available("hamlet:old_grey")  # dead, no respawn scheduled yet
     assert grounding_problems([kill], facts)
-    ironvale.world.create_entity(PendingRespawn(template="ironvale:kral", room="x", due=1.0))
-    assert facts.kind_available("ironvale:kral")
+    hamlet.world.create_entity(PendingRespawn(template="hamlet:old_grey", room="x", due=1.0))
+    assert facts.kind_available("hamlet:old_grey")
     assert grounding_problems([kill], facts) == []
 
 
-async def test_the_rpg_allows_experience_as_an_extra_reward(ironvale: GameEngine) -> None:
-    limits = ironvale.services.get(QuestGen).validator.limits
+async def test_the_rpg_allows_experience_as_an_extra_reward(hamlet: GameEngine) -> None:
+    limits = hamlet.services.get(QuestGen).validator.limits
     assert limits.extra_reward_types == ALLOWED_REWARD_TYPES | RPG_EXTRA_REWARD_TYPES
     assert "xp" in limits.extra_reward_types
     assert "xp" not in ALLOWED_REWARD_TYPES

@@ -1,7 +1,7 @@
 """QuestGroundingMonitor: deaths invalidate (or are progress), moves update hints,
 acceptance re-validates, the sweep catches the rest, and validation changes nothing.
 
-On Ironvale with the RPG layer: the quests are held by its QuestManager, and kill
+On Hamlet under the RPG rules: the quests are held by its QuestManager, and kill
 objectives and fights are its rules."""
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
-from ironvale.ironkit import ironvale_engine, iv, simple_quest
-from kits.engines import plain, qg_of, qm, ws_of
+from kits.engines import hamlet_engine, hv, plain, qg_of, qm, ws_of
 from kits.heroes import fight, new_hero, walk
-from kits.quests import accept, consequences_of, deliver, monitor_of, trust
+from kits.quests import accept, consequences_of, deliver, monitor_of, simple_quest, trust
 
 from classic_rpg.combat.components import CombatRules
 from maid_engine.clock import ManualClock
@@ -28,33 +27,33 @@ from maid_stdlib.questgen.vocabulary import FailReason, QuestState
 
 @pytest.fixture
 async def engine(tmp_path: Path) -> AsyncIterator[GameEngine]:
-    """A started Ironvale with every layer wired in; no store, 60 s ticks."""
-    async with ironvale_engine(tmp_path).lifespan() as eng:
+    """A started Hamlet under the RPG rules; no store, 60 s ticks."""
+    async with hamlet_engine(tmp_path, rpg=True).lifespan() as eng:
         yield eng
 
 
-def kral_quest(engine: GameEngine, quest_id: str = "kral-must-fall") -> GeneratedQuest:
-    kral = iv("kral")
+def grey_quest(engine: GameEngine, quest_id: str = "old-grey-must-fall") -> GeneratedQuest:
+    grey = hv("old_grey")
     objectives = [
         QuestObjective(
             id="o1-kill",
             objective_type=ObjectiveType.KILL,
-            description="Defeat Kral",
-            target="Kral",
-            target_entity_id=kral,
-            target_entity_ids=[kral],
-            target_template="ironvale:kral",
-            target_location="ironvale:bandit_camp",
+            description="Defeat Old Grey",
+            target="Old Grey",
+            target_entity_id=grey,
+            target_entity_ids=[grey],
+            target_template="hamlet:old_grey",
+            target_location="hamlet:wolf_den",
             order=1,
-            hints=["Kral was last seen at The Bandit Camp."],
+            hints=["Old Grey was last seen at The Wolf Den."],
         ),
         QuestObjective(
             id="o2-talk",
             objective_type=ObjectiveType.TALK,
-            description="Report back to Gundrik",
-            target="Gundrik",
-            target_entity_id=iv("gundrik"),
-            target_location="ironvale:smithy",
+            description="Report back to Hollin",
+            target="Hollin",
+            target_entity_id=hv("hollin"),
+            target_location="hamlet:mill",
             order=2,
         ),
     ]
@@ -70,14 +69,14 @@ def closed(engine: GameEngine, quest_id: str) -> tuple[str, str] | None:
 
 
 async def test_the_giver_killed_mid_quest_invalidates_it(engine: GameEngine) -> None:
-    gundrik = iv("gundrik")
+    hollin = hv("hollin")
     hero = new_hero(engine)
     quest_id = await deliver(engine, simple_quest(engine))
     await accept(engine, hero, quest_id)
-    # In this world the smith can be fought (Ironvale's cannot).
-    engine.world.get_component(gundrik, CombatRules).attackable = True
-    await walk(engine, hero, "ironvale:smithy")
-    await fight(engine, hero, "gundrik")
+    # In this world the miller can be fought (Hamlet's cannot).
+    engine.world.get_component(hollin, CombatRules).attackable = True
+    await walk(engine, hero, "hamlet:mill")
+    await fight(engine, hero, "hollin")
     await engine.dispatch_events()
 
     assert closed(engine, quest_id) == ("invalidated", "quest_giver_destroyed")
@@ -86,11 +85,11 @@ async def test_the_giver_killed_mid_quest_invalidates_it(engine: GameEngine) -> 
     assert entry.state is QuestState.FAILED
     assert entry.fail_reason is FailReason.INVALIDATED
     text = output(engine, hero)
-    assert "The situation has changed: 'The Smith's Errand' is no longer available." in text
-    assert "Gundrik, who asked for your help, is dead." in text
+    assert "The situation has changed: 'The Miller's Errand' is no longer available." in text
+    assert "Hollin, who asked for your help, is dead." in text
     # the world ended the quest: no failure consequences for the hero
     assert not [p for p in consequences_of(engine).recent if p.quest_id == quest_id]
-    assert "The Smith's Errand" not in plain(await cmd(engine, hero, "quests"))
+    assert "The Miller's Errand" not in plain(await cmd(engine, hero, "quests"))
 
 
 async def test_the_giver_destroyed_without_a_fight_invalidates_an_offer(
@@ -99,18 +98,18 @@ async def test_the_giver_destroyed_without_a_fight_invalidates_an_offer(
     hero = new_hero(engine)
     quest_id = await deliver(engine, simple_quest(engine))
     qm(engine).offer_quest(hero, quest_id)
-    engine.world.destroy_entity(iv("gundrik"))  # e.g. a builder's @destroy
+    engine.world.destroy_entity(hv("hollin"))  # e.g. a builder's @destroy
     await engine.dispatch_events()
     assert closed(engine, quest_id) == ("invalidated", "quest_giver_destroyed")
-    assert "Gundrik, who asked for your help, is dead." in output(engine, hero)
+    assert "Hollin, who asked for your help, is dead." in output(engine, hero)
 
 
 async def test_a_kill_target_killed_by_the_holder_is_progress(engine: GameEngine) -> None:
     hero = new_hero(engine)
-    quest_id = await deliver(engine, kral_quest(engine))
+    quest_id = await deliver(engine, grey_quest(engine))
     await accept(engine, hero, quest_id)
-    await walk(engine, hero, "ironvale:bandit_camp")
-    await fight(engine, hero, "kral")
+    await walk(engine, hero, "hamlet:wolf_den")
+    await fight(engine, hero, "grey")
     await engine.dispatch_events()
     assert closed(engine, quest_id) is None
     entry = qm(engine).entry(hero, quest_id)
@@ -123,60 +122,60 @@ async def test_a_kill_target_killed_by_the_holder_is_progress(engine: GameEngine
 async def test_a_respawning_kill_target_killed_by_someone_else_is_matched_by_kind(
     engine: GameEngine,
 ) -> None:
-    # Kral respawns: the objective is "defeat Kral" (the kind), not that entity.
+    # Old Grey respawns: the objective is "defeat Old Grey" (the kind), not that entity.
     hero = new_hero(engine)
-    quest_id = await deliver(engine, kral_quest(engine))
+    quest_id = await deliver(engine, grey_quest(engine))
     await accept(engine, hero, quest_id)
     rival = new_hero(engine, "Bjorn")
-    await walk(engine, rival, "ironvale:bandit_camp")
-    await fight(engine, rival, "kral")
+    await walk(engine, rival, "hamlet:wolf_den")
+    await fight(engine, rival, "grey")
     await engine.dispatch_events()
     assert closed(engine, quest_id) is None
-    assert qg_of(engine).facts.kind_available("ironvale:kral")  # the respawn is pending
+    assert qg_of(engine).facts.kind_available("hamlet:old_grey")  # the respawn is pending
     assert "killed by someone else" not in output(engine, hero)
     assert await monitor_of(engine).sweep() == []
     quest = qm(engine).get_quest(quest_id)
     assert quest is not None
     kill = next(o for o in quest.objectives if o.objective_id == "o1-kill")
     assert kill.target_id is None
-    assert kill.target_template == "ironvale:kral"
+    assert kill.target_template == "hamlet:old_grey"
 
 
 async def test_a_kill_target_killed_by_someone_else_invalidates(engine: GameEngine) -> None:
     hero = new_hero(engine)
-    # This Kral does not come back: once he is dead, the quest cannot be done.
-    engine.world.get_component(iv("kral"), CombatRules).respawn = None
-    quest_id = await deliver(engine, kral_quest(engine))
+    # This Old Grey does not come back: once he is dead, the quest cannot be done.
+    engine.world.get_component(hv("old_grey"), CombatRules).respawn = None
+    quest_id = await deliver(engine, grey_quest(engine))
     await accept(engine, hero, quest_id)
     rival = new_hero(engine, "Bjorn")
-    await walk(engine, rival, "ironvale:bandit_camp")
-    await fight(engine, rival, "kral")
+    await walk(engine, rival, "hamlet:wolf_den")
+    await fight(engine, rival, "grey")
     await engine.dispatch_events()
     assert closed(engine, quest_id) == ("invalidated", "objective_target_destroyed")
-    assert "Kral was killed by someone else." in output(engine, hero)
+    assert "Old Grey was killed by someone else." in output(engine, hero)
 
 
 async def test_an_npc_who_moves_has_the_hints_follow_him(engine: GameEngine) -> None:
-    voss = iv("voss")
+    tamsin = hv("tamsin")
     hero = new_hero(engine)
     quest = simple_quest(engine)
     await deliver(engine, quest)
     await accept(engine, hero, quest.id)
-    assert "Captain Voss is usually found at The Guard Post." in plain(
+    assert "Warden Tamsin is usually found at The Warden's Hut." in plain(
         await cmd(engine, hero, "quests")
     )
 
-    # Voss keeps his schedule: at 13:00 he climbs the watchtower.
+    # Tamsin keeps her schedule: at 20:00 she goes to the inn.
     clock = engine.clock
     assert isinstance(clock, ManualClock)
     clock.tick_game_seconds = 600.0
-    for _ in range(60):
+    for _ in range(120):
         await engine.run_ticks(1)
-        if ws_of(engine).room_key_of(voss) == "ironvale:watchtower":
+        if ws_of(engine).room_key_of(tamsin) == "hamlet:inn":
             break
     else:
-        raise AssertionError("Voss never went up the watchtower")
-    hint = "Captain Voss was last seen at Atop the Watchtower."
+        raise AssertionError("Tamsin never went to the inn")
+    hint = "Warden Tamsin was last seen at The Sheaf Inn."
     model = qm(engine).get_quest(quest.id)
     assert model is not None
     objective = model.objective("o1-talk")
@@ -189,35 +188,35 @@ async def test_an_npc_who_moves_has_the_hints_follow_him(engine: GameEngine) -> 
 
 
 async def test_moved_hints_reach_the_side_table(tmp_path: Path, db_url: str) -> None:
-    async with ironvale_engine(tmp_path, db_url=db_url).lifespan() as engine:
+    async with hamlet_engine(tmp_path, rpg=True, db_url=db_url).lifespan() as engine:
         quest = simple_quest(engine)
         await deliver(engine, quest)
-        ws_of(engine).move(iv("gundrik"), "ironvale:tavern", reason="walk")
+        ws_of(engine).move(hv("hollin"), "hamlet:inn", reason="walk")
         await engine.dispatch_events()
         await engine.run_ticks(1)
         await engine.services.get(GeneratedQuestIndex).flush()
         doc = await engine.store.documents.get("generated_quests", quest.id)
         assert doc is not None
         report = next(o for o in doc["objectives"] if o["id"] == "o2-talk")
-        assert report["hints"][0] == "Gundrik was last seen at The Rusty Tankard."
+        assert report["hints"][0] == "Hollin was last seen at The Sheaf Inn."
 
 
 async def test_a_stale_quest_is_refused_at_acceptance(engine: GameEngine) -> None:
     hero = new_hero(engine)
-    selena = iv("selena")
-    quest = simple_quest(engine, involved_npcs={iv("voss"): "informant", selena: "witness"})
+    pell = hv("pell")
+    quest = simple_quest(engine, involved_npcs={hv("tamsin"): "informant", pell: "witness"})
     await deliver(engine, quest)
     qm(engine).offer_quest(hero, quest.id)
-    # Selena is only a witness: her end does not touch the quest's objectives, so
+    # Pell is only a witness: his end does not touch the quest's objectives, so
     # nothing invalidates it now ...
-    engine.world.destroy_entity(selena)
+    engine.world.destroy_entity(pell)
     await engine.dispatch_events()
     assert closed(engine, quest.id) is None
     before = dataclasses.asdict(quest)
     # ... but accepting it re-validates against the world as it is.
     out = plain(await cmd(engine, hero, f"accept {quest.id}"))
-    assert "The situation has changed: 'The Smith's Errand' is no longer available" in out
-    assert "Selena is dead" in out
+    assert "The situation has changed: 'The Miller's Errand' is no longer available" in out
+    assert "Pell is dead" in out
     assert closed(engine, quest.id) is not None
     assert qm(engine).quest_state(hero, quest.id) is QuestState.FAILED
     assert dataclasses.asdict(quest) == before  # validation changed nothing
@@ -225,15 +224,15 @@ async def test_a_stale_quest_is_refused_at_acceptance(engine: GameEngine) -> Non
 
 async def test_the_sweep_runs_on_game_time(engine: GameEngine) -> None:
     hero = new_hero(engine)
-    offered = simple_quest(engine, "offered", involved_npcs={iv("selena"): "witness"})
+    offered = simple_quest(engine, "offered", involved_npcs={hv("pell"): "witness"})
     started = simple_quest(engine, "started")
     for quest in (offered, started):
         await deliver(engine, quest)
     qm(engine).offer_quest(hero, "offered")
     await accept(engine, hero, "started")
-    qm(engine).objectives.talk_now(hero, iv("voss"))  # heard Voss out already
-    engine.world.destroy_entity(iv("selena"))
-    engine.world.destroy_entity(iv("voss"))
+    qm(engine).objectives.talk_now(hero, hv("tamsin"))  # heard Tamsin out already
+    engine.world.destroy_entity(hv("pell"))
+    engine.world.destroy_entity(hv("tamsin"))
     # No event reaches the monitor (as after a restart): only the sweep can notice.
     engine.world.flush_destroyed()
     monitor = monitor_of(engine)
@@ -242,8 +241,8 @@ async def test_the_sweep_runs_on_game_time(engine: GameEngine) -> None:
     assert closed(engine, "offered") is None
     await engine.run_ticks(1)
     assert closed(engine, "offered") == ("invalidated", "periodic_sweep")
-    assert "The Smith's Errand: Selena is dead." in output(engine, hero)
-    # Voss's part is done for the hero, so the started quest can still be finished.
+    assert "The Miller's Errand: Pell is dead." in output(engine, hero)
+    # Tamsin's part is done for the hero, so the started quest can still be finished.
     assert closed(engine, "started") is None
 
 
@@ -264,4 +263,4 @@ async def test_validation_never_rewrites_a_live_quest(engine: GameEngine) -> Non
     model = qm(engine).get_quest("greedy")
     assert model is not None
     assert model.rewards.gold == 100_000
-    assert trust(engine, iv("gundrik"), hero) == 0.0
+    assert trust(engine, hv("hollin"), hero) == 0.0
