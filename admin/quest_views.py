@@ -142,6 +142,24 @@ def _consequence(c: QuestConsequence, ops: QuestOps) -> str:
     return f"    - {c.consequence_type.value}{extra}: {c.description}"
 
 
+def _adjustment_lines(ops: QuestOps, quest_id: str) -> list[str]:
+    """How the quest was fitted to each acceptance (per-character difficulty)."""
+    entry = ops.entry(quest_id)
+    adjustments = entry.adjustments if entry is not None else []
+    lines = [f"Fitted to characters: {len(adjustments)}"]
+    for adj in adjustments:
+        who = ", ".join(ops.name(c) for c in adj.characters) or "nobody"
+        bounded = f", wanted x{adj.wanted:.2f}" if abs(adj.wanted - adj.factor) > 1e-6 else ""
+        lines.append(
+            f"  - {who}: work x{adj.factor:.2f}{bounded}, time /{adj.time_factor:.2f}, "
+            f"rewards x{adj.reward_factor:.2f}; {adj.reason}"
+        )
+        for t in adj.terms:
+            note = f" ({t.note})" if t.note else ""
+            lines.append(f"      {t.what}: {t.before:g} -> {t.after:g}{note}")
+    return lines
+
+
 async def inspect_lines(ops: QuestOps, quest: GeneratedQuest) -> list[str]:
     facts, now = ops.qg.facts, ops.now
     records = ops.records_for(quest.id)
@@ -181,6 +199,7 @@ async def inspect_lines(ops: QuestOps, quest: GeneratedQuest) -> list[str]:
         f"Rewards: {r.gold} gold, {terms.experience} experience, items: "
         f"{', '.join(r.item_template_ids) or '-'}"
     )
+    lines += _adjustment_lines(ops, quest.id)
     for title, items in (
         ("Consequences on success", quest.consequences),
         ("Consequences on failure", quest.failure_consequences),

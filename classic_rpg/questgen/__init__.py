@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from classic_rpg.questgen.archetypes import RPG_ARCHETYPES, rpg_archetypes
 from classic_rpg.questgen.challenge import (
+    EFFORT_PER_LEVEL,
     RPG_TIER_LEVELS,
     LevelChallenge,
     LevelStanding,
@@ -33,6 +34,7 @@ from classic_rpg.questgen.terms import (
 )
 
 __all__ = [
+    "EFFORT_PER_LEVEL",
     "RPG_ARCHETYPES",
     "RPG_BASE_EXPERIENCE",
     "RPG_EXTRA_REWARD_TYPES",

@@ -13,6 +13,7 @@ from maid_stdlib.questgen import (
     QuestArchetype,
     QuestSeedTypes,
 )
+from maid_stdlib.questgen.scaling import ScalingBounds
 
 __all__ = ["RPG_ARCHETYPES", "rpg_archetypes"]
 
@@ -90,6 +91,8 @@ def rpg_archetypes() -> list[QuestArchetype]:
             narrative_arc=NarrativeArcs.ESCALATION,
             tone=["urgent", "emotional"],
             chain_potential=0.3,
+            # Whoever comes, the captive's time runs out alike: only counts scale.
+            scaling=ScalingBounds(time=False),
         ),
         QuestArchetype(
             archetype_id="faction_choice",

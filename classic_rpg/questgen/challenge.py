@@ -8,6 +8,10 @@ below, since a quest one level above you is fair. A character within
 has outgrown the tier. Threats are rated by the strongest foe's level (one more
 when there are more than three of them). The stdlib reads all of this through
 ``WorldFacts.challenge`` (:class:`maid_stdlib.questgen.challenge.ChallengeRating`).
+
+A character's ``effort`` against a tier (how much of its work suits them, which
+per-character difficulty scales a quest by at acceptance) moves by
+:data:`EFFORT_PER_LEVEL` per level from the recommended level.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from maid_stdlib.questgen import DifficultyTier
 from maid_stdlib.questgen.challenge import TierDistance, TierFit, TierMatch
 
 __all__ = [
+    "EFFORT_PER_LEVEL",
     "LEVEL_CLOSE",
     "LEVEL_NEAR",
     "RPG_TIER_LEVELS",
@@ -47,6 +52,9 @@ LEVEL_CLOSE: Final = 2
 LEVEL_NEAR: Final = 5
 #: More threats than this make the fight one level harder.
 CROWD: Final = 3
+#: How much more (or less) of a tier's work each level above (or below) its
+#: recommended level suits a character; the archetype's bounds cap the result.
+EFFORT_PER_LEVEL: Final = 0.25
 
 
 def recommended_level(tier: DifficultyTier) -> int:
@@ -91,7 +99,13 @@ class LevelStanding:
             if self.level > recommended + LEVEL_CLOSE
             else TierFit.FITS
         )
-        return TierMatch(fit, distance, f"level {lowest}")
+        return TierMatch(
+            fit,
+            distance,
+            f"level {lowest}",
+            effort=1.0 + EFFORT_PER_LEVEL * (self.level - recommended),
+            rating=f"level {self.level} against a {tier.value} quest for level {recommended}",
+        )
 
 
 class LevelChallenge:

@@ -1,4 +1,5 @@
-"""RPG glue of quest generation: offers through the QuestManager, the
+"""RPG glue of quest generation: offers through the QuestManager, generated
+quests fitted to the accepting character (``RpgQuestFitting``), the
 RPG's actions feeding play-style inference, quest lifecycle events, and the
 conversations that deliver rumors and quests emerging in dialogue.
 
@@ -15,6 +16,7 @@ from uuid import UUID
 from classic_rpg.characters.dialogue import TalkService
 from classic_rpg.events import CombatStartedEvent, ItemGivenEvent, ItemPickedUpEvent, TalkedToEvent
 from classic_rpg.questgen.register import RpgQuestGenPlugin
+from classic_rpg.questgen.scaling import RpgQuestFitting
 from classic_rpg.rules import RulesPlugin
 from classic_rpg.systems.quests.errors import QuestError
 from classic_rpg.systems.quests.manager import QuestManager
@@ -129,6 +131,8 @@ class QuestDeliveryPlugin(ContentPack):
         if not generation.install_offers(RpgQuestOffers(manager)):
             raise ctx.error("quest generation has offers installed already")
         qg, world = ctx.service(QuestGen), ctx.engine.world
+        # Per-character difficulty: a generated quest is fitted to its acceptor.
+        manager.accept_adjusters.append(RpgQuestFitting(qg, generation))
 
         def is_character(uid: UUID | None) -> bool:
             return uid is not None and world.has_component(uid, PlayerCharacter)

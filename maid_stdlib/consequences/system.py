@@ -5,7 +5,8 @@ The rules layer calls the ``on_*`` methods from its quest events (classic_rpg:
 manager; nothing here grades (one grade, many readers). For a generated quest (one with a
 ``generated_quests`` document; authored quests are skipped):
 
-1. consequences: the quest's own on success (scaled by OUTCOME_SCALE), plus those
+1. consequences: the quest's own on success (scaled by OUTCOME_SCALE and by the
+   work factor the quest was fitted to its doers with, QuestHistory.work_factor), plus those
    of the options the character chose at branch points; its failure consequences
    otherwise; an abandonment adds -0.15 trust from the giver and gossip. An
    invalidated quest (the world changed, nobody failed) has none.
@@ -323,6 +324,10 @@ class ConsequenceSystem(System):
         env = MutationEnv(engine.world, engine.clock.game_time, self.living)
         batch = WorldMutationBatch(env, self.versions, self.kinds, emit=engine.events.emit)
         scale = OUTCOME_SCALE.get(outcome, 1.0)
+        if outcome.success:
+            # Per-character difficulty: a quest fitted to ask less (or more) of the
+            # characters who did it moves the world as much less (or more).
+            scale *= self.qg.history.work_factor(quest.id, characters)
         context = PlanContext(
             quest.id, outcome, quest.quest_giver_id, quest.importance, quest.location
         )

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from maid_stdlib.questgen.scaling import DEFAULT_SCALING, ScalingBounds
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.types import (
     BranchingPattern,
@@ -43,6 +44,8 @@ class QuestArchetype:
     tone: list[str] = field(default_factory=list)
     #: How likely completion leads to a follow-up quest, before adjustments.
     chain_potential: float = 0.3
+    #: How far a quest of this shape may be fitted to the character accepting it.
+    scaling: ScalingBounds = DEFAULT_SCALING
 
 
 @dataclass(frozen=True)

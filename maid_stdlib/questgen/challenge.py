@@ -64,6 +64,13 @@ class TierMatch:
     #: How the rules layer names what the tier asks of a character ("level 3"),
     #: shown when the character is BELOW it; empty says nothing more.
     requirement: str = ""
+    #: How much of the tier's work suits the character: 1.0 exactly its measure,
+    #: above 1 more (a veteran), below 1 less. Per-character difficulty
+    #: (``maid_stdlib.questgen.scaling``) scales a quest's counts by it at acceptance.
+    effort: float = 1.0
+    #: The rules layer's words for the character against the tier ("level 2 against
+    #: a quest for level 4"), recorded as the reason of a scaling; empty says nothing.
+    rating: str = ""
 
 
 class Standing(Protocol):

@@ -18,6 +18,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict
 
 from maid_stdlib.questgen.quest import GeneratedQuest
+from maid_stdlib.questgen.scaling import DifficultyAdjustment
 from maid_stdlib.questgen.vocabulary import SUCCESS_OUTCOMES
 
 if TYPE_CHECKING:
@@ -71,6 +72,9 @@ class QuestHistoryEntry(BaseModel):
     accepted_by: list[UUID] = []
     #: Order of recording: breaks ties between quests generated at the same game time.
     sequence: int = 0
+    #: How the quest was fitted to each acceptance (per-character difficulty),
+    #: newest last; one per accepting character (or group) and run.
+    adjustments: list[DifficultyAdjustment] = []
 
     @property
     def active(self) -> bool:
@@ -150,6 +154,28 @@ class QuestHistory:
         self._update(
             quest_id, accepted_at=entry.accepted_at or now, offered_to=offered, accepted_by=accepted
         )
+
+    def record_adjustment(self, quest_id: str, adjustment: DifficultyAdjustment) -> None:
+        """Record how the quest was fitted to the characters accepting it."""
+        entry = self._entries.get(quest_id)
+        if entry is not None:
+            self._update(quest_id, adjustments=[*entry.adjustments, adjustment])
+
+    def adjustment_of(self, quest_id: str, character_id: UUID) -> DifficultyAdjustment | None:
+        """The character's latest adjustment of the quest, if it was fitted to them."""
+        entry = self._entries.get(quest_id)
+        if entry is None:
+            return None
+        return next((a for a in reversed(entry.adjustments) if character_id in a.characters), None)
+
+    def work_factor(self, quest_id: str, characters: Iterable[UUID]) -> float:
+        """The mean reward factor the characters' adjustments applied (1.0 for a
+        character the quest was not fitted to): success consequences scale by it."""
+        factors = [
+            a.reward_factor if a is not None else 1.0
+            for a in (self.adjustment_of(quest_id, c) for c in characters)
+        ]
+        return sum(factors) / len(factors) if factors else 1.0
 
     def mark_finished(self, quest_id: str, outcome: str, now: float) -> None:
         """Close the quest (turned in, failed, expired or invalidated)."""

@@ -7,6 +7,7 @@ from kits.engines import npc, npcs
 
 from classic_rpg.components import CharacterStats
 from classic_rpg.questgen import (
+    EFFORT_PER_LEVEL,
     RPG_TIER_LEVELS,
     LevelChallenge,
     LevelStanding,
@@ -46,13 +47,19 @@ def test_a_level_falls_in_the_highest_tier_it_reaches(level: float, tier: Diffic
 def test_a_levels_standing_is_the_level_gap(level: int, tier: DifficultyTier) -> None:
     # Matching as it has always gone: within 2 levels of the recommended level
     # close, within 5 near, else not offered; below the minimum level the offer
-    # names it, more than 2 above the recommended level the work is easy.
+    # names it, more than 2 above the recommended level the work is easy. The
+    # effort (per-character difficulty) moves a quarter per level from the
+    # recommended level, and the rating names both levels.
     rec = recommended_level(tier)
     gap = abs(level - rec)
     distance = (gap <= 2 and "close") or (gap <= 5 and "near") or "far"
     fit = (level < max(1, rec - 1) and "below") or (level > rec + 2 and "above") or "fits"
     assert LevelStanding(level).against(tier) == TierMatch(
-        TierFit(fit), TierDistance(distance), f"level {max(1, rec - 1)}"
+        TierFit(fit),
+        TierDistance(distance),
+        f"level {max(1, rec - 1)}",
+        effort=pytest.approx(1.0 + EFFORT_PER_LEVEL * (level - rec)),  # type: ignore[arg-type]
+        rating=f"level {level} against a {tier.value} quest for level {rec}",
     )
 
 

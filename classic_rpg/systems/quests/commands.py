@@ -40,7 +40,7 @@ def listed(manager: QuestManager, character: UUID) -> list[tuple[Quest, QuestEnt
         return []
     rows = []
     for entry in qlog.quests.values():
-        quest = manager.get_quest(entry.quest_id)
+        quest = manager.quest_for(entry)
         if quest is not None and not entry.state.terminal:
             rows.append((quest, entry))
     rows.sort(
@@ -68,7 +68,7 @@ def resolve(ctx: CommandContext, what: str) -> tuple[Quest, QuestEntry]:
     low = what.casefold()
     qlog = ctx.world.try_component(ctx.require_actor(), QuestLog)
     exact = qlog.entry(low) if qlog is not None else None
-    quest = manager.get_quest(low) if exact is not None else None
+    quest = manager.quest_for(exact) if exact is not None else None
     if exact is not None and quest is not None:
         return quest, exact  # finished quests too, by their id
     found = [r for r in rows if r[0].title.casefold().startswith(low)]

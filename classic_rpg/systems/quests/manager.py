@@ -31,6 +31,7 @@ from classic_rpg.systems.quests.objectives import ObjectiveTracker
 from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog, entry_of, log_of
 from classic_rpg.systems.quests.registry import QuestRegistry, resolve_room_ids
 from classic_rpg.systems.quests.rewards import TurnInLedger
+from classic_rpg.systems.quests.scaling import QuestScaling
 from maid_engine.ports import (
     ClockPort,
     EventsPort,
@@ -63,6 +64,10 @@ log = logging.getLogger("maid.rpg.quests")
 #: ``validator(quest, character_id) -> reason | None`` (sync or async). A reason
 #: means the quest's grounding is stale: accepting it invalidates the quest.
 AcceptValidator = Callable[[Quest, UUID], "str | Awaitable[str | None] | None"]
+#: ``adjuster(quest, character) -> scaling | None``: what to ask of this character
+#: instead of the definition (per-character difficulty). The first one to answer
+#: decides; None leaves the quest as defined.
+AcceptAdjuster = Callable[[Quest, UUID], "QuestScaling | None"]
 
 
 #: What ``register_generated_quest`` accepts as metadata for the QuestHistory entry.
@@ -104,6 +109,9 @@ class QuestManager:
         self.history = QuestHistory()
         #: Run before every acceptance; the grounding monitor adds its check here.
         self.accept_validators: list[AcceptValidator] = []
+        #: Run at every acceptance, after the validators; quest generation's glue
+        #: fits generated quests to the accepting character here.
+        self.accept_adjusters: list[AcceptAdjuster] = []
         # The tracker and the ledger get what they read and a way to report back,
         # not the manager.
         self.objectives = ObjectiveTracker(
@@ -199,7 +207,7 @@ class QuestManager:
         qlog = self.engine.world.try_component(character, QuestLog)
         out = []
         for entry in qlog.quests.values() if qlog is not None else ():
-            quest = self.registry.get(entry.quest_id)
+            quest = self.registry.for_entry(entry)
             if quest is not None and (not states or entry.state in states):
                 out.append((quest, entry))
         return out
@@ -216,6 +224,11 @@ class QuestManager:
             if entry is not None and not entry.state.terminal:
                 out.append((uid, entry))
         return out
+
+    def quest_for(self, entry: QuestEntry) -> Quest | None:
+        """The quest as fitted to the character holding ``entry`` at acceptance
+        (per-character difficulty; see ``accept_adjusters``)."""
+        return self.registry.for_entry(entry)
 
     def title(self, quest_id: str) -> str:
         quest = self.registry.get(quest_id)
@@ -317,11 +330,17 @@ class QuestManager:
         entry.completed_at = entry.finished_at = None
         entry.fail_reason, entry.fail_detail, entry.outcome = None, "", None
         entry.lowest_health_pct = 1.0
+        entry.clear_scaling()
+        for adjuster in list(self.accept_adjusters):
+            scaling = adjuster(quest, character)
+            if scaling is not None:
+                scaling.apply_to(entry)
+                break
         self.engine.world.modified(character, self.log_of(character))
         self.engine.events.emit(QuestAcceptedEvent(quest_id, character))
         self._log("quest accepted", quest_id, character)
         self._write_run(character, entry)
-        self.objectives.start(character, quest, entry)
+        self.objectives.start(character, self.quest_for(entry) or quest, entry)
         return entry
 
     def mark_objectives_met(self, character: UUID, quest: Quest, entry: QuestEntry) -> None:
@@ -390,7 +409,7 @@ class QuestManager:
         entry = self.entry(character, quest_id)
         if entry is None or not entry.state.active:
             raise QuestError(f"You are not on '{quest.title}'.")
-        return self._fail(character, quest, entry, reason, detail)
+        return self._fail(character, self.quest_for(entry) or quest, entry, reason, detail)
 
     def _fail(
         self,
@@ -483,6 +502,7 @@ class QuestManager:
         entry = self.entry(character, quest_id)
         if entry is None or not entry.state.active:
             raise QuestError(f"You are not on '{quest.title}'.")
+        quest = self.quest_for(entry) or quest
         self.objectives.complete_custom(character, quest, entry, objective_id)
 
     async def turn_in_quest(self, character: UUID, quest_id: str) -> QuestOutcome:
@@ -499,6 +519,8 @@ class QuestManager:
             raise QuestError(f"You have already turned in '{quest.title}'.")
         if entry.state.terminal or entry.state is QuestState.AVAILABLE:
             raise QuestError(f"You are not on '{quest.title}'.")
+        # What was asked of (and is paid to) this character: the quest as fitted to them.
+        quest = self.quest_for(entry) or quest
         if entry.state is QuestState.IN_PROGRESS and not (
             quest.partial_turn_in and required_ratio(quest, entry) >= 0.5
         ):

@@ -117,7 +117,7 @@ class ObjectiveTracker:
         self._limit_only.clear()
         for uid, qlog in self.world.each(QuestLog):
             for entry in qlog.active:
-                quest = self.registry.get(entry.quest_id)
+                quest = self.registry.for_entry(entry)
                 if quest is not None:
                     self._index(uid, quest)
 
@@ -165,7 +165,7 @@ class ObjectiveTracker:
         out = []
         for quest_id in sorted(ids):
             entry = qlog.entry(quest_id)
-            quest = self.registry.get(quest_id)
+            quest = self.registry.for_entry(entry) if entry is not None else None
             if entry is not None and quest is not None and entry.state.active:
                 out.append((quest, entry))
         return out
@@ -312,8 +312,8 @@ class ObjectiveTracker:
         """Accepted quests with a PROTECT/ESCORT objective about ``npc``."""
         out = []
         for character, quest_id in sorted(self._npcs.get(npc, ()), key=str):
-            quest = self.registry.get(quest_id)
             entry = entry_of(self.world, character, quest_id)
+            quest = self.registry.for_entry(entry) if entry is not None else None
             if quest is not None and entry is not None and entry.state.active:
                 out.append((character, quest, entry))
         return out
@@ -454,8 +454,8 @@ class ObjectiveTracker:
                 # active states meanwhile is dropped then (or by ``stopped``).
                 continue
             character, quest_id = key
-            quest = self.registry.get(quest_id)
             entry = entry_of(self.world, character, quest_id)
+            quest = self.registry.for_entry(entry) if entry is not None else None
             if quest is None or entry is None or not entry.state.active:
                 self._timed.discard(key)
                 self._timed_order = None

@@ -61,6 +61,28 @@ class QuestEntry:
     #: Minimum current/max health observed while the quest was active.
     lowest_health_pct: float = 1.0
     objectives: dict[str, ObjectiveProgress] = field(default_factory=dict)
+    #: The quest fitted to this character at acceptance (per-character difficulty;
+    #: empty and 1.0: as defined). Objective id -> the count asked of them.
+    target_counts: dict[str, int] = field(default_factory=dict)
+    #: Objective id -> its time limit for them, in game seconds.
+    time_limits: dict[str, float] = field(default_factory=dict)
+    #: The quest's time limit for them, in game seconds (None: the quest's own).
+    time_limit_seconds: float | None = None
+    #: Rewards paid to them are the quest's times this.
+    reward_factor: float = 1.0
+
+    @property
+    def scaled(self) -> bool:
+        return bool(
+            self.target_counts
+            or self.time_limits
+            or self.time_limit_seconds is not None
+            or self.reward_factor != 1.0
+        )
+
+    def clear_scaling(self) -> None:
+        self.target_counts, self.time_limits = {}, {}
+        self.time_limit_seconds, self.reward_factor = None, 1.0
 
 
 @dataclass

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from classic_rpg.systems.quests.models import Quest
+from classic_rpg.systems.quests.questlog import QuestEntry
+from classic_rpg.systems.quests.scaling import fitted
 from maid_stdlib.world.components import Room
 
 if TYPE_CHECKING:
@@ -28,6 +30,9 @@ CLOSED_STATUSES = ("expired", "invalidated", "resolved")
 class QuestRegistry:
     def __init__(self) -> None:
         self._quests: dict[str, Quest] = {}
+        #: Fitted copies (per-character difficulty) by what they were fitted to;
+        #: an entry is dropped when its definition is replaced.
+        self._fitted: dict[tuple[object, ...], tuple[Quest, Quest]] = {}
         #: quest id -> (status, reason) for closed quests.
         self._closed: dict[str, tuple[str, str]] = {}
         self._pending: dict[str, dict[str, Any]] = {}
@@ -38,6 +43,7 @@ class QuestRegistry:
         if old is not None and old != quest:
             raise ValueError(f"quest id {quest.quest_id!r} is already registered")
         self._quests[quest.quest_id] = quest
+        self._drop_fitted(quest.quest_id)
         if persist:
             self._pending[quest.quest_id] = self._document(quest.quest_id)
 
@@ -46,10 +52,36 @@ class QuestRegistry:
         if quest.quest_id not in self._quests:
             raise KeyError(f"quest {quest.quest_id!r} is not registered")
         self._quests[quest.quest_id] = quest
+        self._drop_fitted(quest.quest_id)
         self._pending[quest.quest_id] = self._document(quest.quest_id)
 
     def get(self, quest_id: str) -> Quest | None:
         return self._quests.get(quest_id)
+
+    def _drop_fitted(self, quest_id: str) -> None:
+        for key in [k for k in self._fitted if k[0] == quest_id]:
+            del self._fitted[key]
+
+    def for_entry(self, entry: QuestEntry) -> Quest | None:
+        """The quest as fitted to the character holding ``entry`` (see
+        :func:`~classic_rpg.systems.quests.scaling.fitted`); cached, since the
+        tracker asks for it on every event."""
+        quest = self._quests.get(entry.quest_id)
+        if quest is None or not entry.scaled:
+            return quest
+        key = (
+            entry.quest_id,
+            tuple(sorted(entry.target_counts.items())),
+            tuple(sorted(entry.time_limits.items())),
+            entry.time_limit_seconds,
+            entry.reward_factor,
+        )
+        hit = self._fitted.get(key)
+        if hit is not None and hit[0] is quest:
+            return hit[1]
+        view = fitted(quest, entry)
+        self._fitted[key] = (quest, view)
+        return view
 
     def all(self) -> list[Quest]:
         return list(self._quests.values())
