@@ -14,8 +14,8 @@ quest's archetype allows:
 * time limits (the quest's and each objective's) are divided by it: a weaker
   character gets longer, a stronger one less;
 * rewards follow the work actually asked: the factor by which the required
-  counted objectives grew or shrank after rounding and caps (the plain factor
-  when the quest has nothing to count);
+  counted objectives grew or shrank after rounding and caps (1 when the quest
+  has nothing to count: everyone is asked the same work);
 * a rules layer may add terms of its own (the classic RPG's enemy levels) with
   :meth:`DifficultyAdjustment.add`.
 
@@ -193,7 +193,9 @@ def plan_adjustment(
             adj.counts[o.id] = count
         if count != o.quantity or cap_note:
             adj.add(f"count of {_name(o)}", o.quantity, count, cap_note or note)
-    adj.reward_factor = after_work / before_work if before_work else factor
+    # Pay follows the work asked: a quest with nothing counted asks the same work
+    # of everyone (only its deadline moves), so it pays the same.
+    adj.reward_factor = after_work / before_work if before_work else 1.0
     if abs(time_factor - 1.0) > _EPSILON:
         if quest.time_limit:
             adj.time_limit = quest.time_limit / time_factor

@@ -10,6 +10,8 @@ import pytest
 from kits.engines import qg_of, qm
 from questgen_system.qskit import online, seed_for, system_of, until
 
+from admin.quest_state import QuestOps
+from admin.quest_views import inspect_lines
 from classic_rpg.questgen.challenge import EFFORT_PER_LEVEL, min_level, recommended_level
 from classic_rpg.questgen.terms import rpg_terms
 from maid_engine.engine import GameEngine
@@ -93,3 +95,22 @@ async def test_a_novice_and_a_veteran_get_the_same_quest_fitted_to_them(
     # The history's work factor (success consequences scale by it) follows.
     assert history.work_factor(quest.id, [novice]) == low.reward_factor
     assert history.work_factor(quest.id, [veteran]) == 1.0
+
+    # @quest inspect shows both fittings, what changed and why.
+    lines = await inspect_lines(QuestOps(quiet), quest)
+    tier = quest.difficulty.value
+    assert "Fitted to characters: 2" in lines
+    assert (
+        f"  - Novice: work x{effort:.2f}, time /{effort:.2f}, rewards "
+        f"x{low.reward_factor:.2f}; level {lowest} against a {tier} quest for level {rec}"
+    ) in lines
+    assert f"      count of {kill.id}: {kill.quantity} -> {low.counts[kill.id]}" in lines
+    assert (
+        f"  - Veteran: work x1.50, wanted x{high.wanted:.2f}, time /1.50, rewards x1.00; "
+        f"level {rec + 5} against a {tier} quest for level {rec}"
+    ) in lines
+    assert (
+        f"      count of {kill.id}: {kill.quantity} -> {kill.quantity} "
+        f"(capped: only {kill.quantity} exist)"
+    ) in lines
+    assert any(line.startswith("      time limit (hours): ") for line in lines)
