@@ -4,11 +4,13 @@ novice and by a veteran, fitted to each, recorded, paid in proportion."""
 from __future__ import annotations
 
 import math
+from collections.abc import AsyncIterator
+from pathlib import Path
 from uuid import UUID
 
 import pytest
 from kits.engines import qg_of, qm
-from questgen_system.qskit import online, seed_for, system_of, until
+from questgen_system.qskit import make_engine, online, seed_for, system_of, until
 
 from admin.quest_state import QuestOps
 from admin.quest_views import inspect_lines
@@ -16,6 +18,14 @@ from classic_rpg.questgen.challenge import EFFORT_PER_LEVEL, min_level, recommen
 from classic_rpg.questgen.terms import rpg_terms
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen import GeneratedQuest, ObjectiveType
+
+
+@pytest.fixture
+async def quiet(tmp_path: Path) -> AsyncIterator[GameEngine]:
+    """Ironvale without story detectors: only the seeds the test feeds."""
+    engine = make_engine(tmp_path, quiet=True)
+    async with engine.lifespan():
+        yield engine
 
 
 async def _built(engine: GameEngine) -> GeneratedQuest:
