@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 from uuid import UUID
 
 from pydantic import BaseModel
@@ -38,12 +38,23 @@ from pydantic import BaseModel
 from maid_stdlib.questgen.challenge import ChallengeRating
 from maid_stdlib.questgen.quest import GeneratedQuest, QuestObjective
 
-if TYPE_CHECKING:
-    from maid_stdlib.questgen.archetypes import ArchetypeRegistry
+
+class _Scaled(Protocol):
+    @property
+    def scaling(self) -> ScalingBounds: ...
+
+
+class Archetypes(Protocol):
+    """What :func:`fit_quest` reads of the archetype registry (archetypes import
+    this module for their bounds, so it names no archetype class)."""
+
+    def get(self, archetype_id: str, /) -> _Scaled | None: ...
+
 
 __all__ = [
     "DEFAULT_SCALING",
     "NO_SCALING",
+    "Archetypes",
     "DifficultyAdjustment",
     "ScaledTerm",
     "ScalingBounds",
@@ -219,7 +230,7 @@ def fit_quest(
     quest: GeneratedQuest,
     characters: Sequence[UUID],
     challenge: ChallengeRating,
-    archetypes: ArchetypeRegistry,
+    archetypes: Archetypes,
 ) -> DifficultyAdjustment:
     """Rate ``characters`` (one, or a group accepting together) against ``quest``
     and plan its adjustment within its archetype's bounds (the default bounds for
