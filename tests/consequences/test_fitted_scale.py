@@ -7,8 +7,9 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
-from consequences.ckit import accept, applied_delta, deliver, new_hero, simple_quest
-from kits.engines import ironvale_engine, iv, qg_of
+from kits.engines import hamlet_engine, hv, qg_of
+from kits.heroes import new_hero
+from kits.quests import accept, applied_delta, deliver, simple_quest
 
 from maid_stdlib.questgen.events import QuestFailedEvent, QuestTurnedInEvent
 from maid_stdlib.questgen.scaling import DifficultyAdjustment
@@ -27,20 +28,20 @@ def _fitted(hero: UUID, reward_factor: float) -> DifficultyAdjustment:
 
 
 async def test_half_the_work_moves_the_world_half_as_much(tmp_path: Path) -> None:
-    async with ironvale_engine(tmp_path).lifespan() as engine:
-        gundrik = iv("gundrik")
+    async with hamlet_engine(tmp_path, rpg=True).lifespan() as engine:
+        hollin = hv("hollin")
         hero, other = new_hero(engine), new_hero(engine, "Brin")
         quest_id = await deliver(engine, simple_quest(engine))
         await accept(engine, hero, quest_id)
         qg_of(engine).history.record_adjustment(quest_id, _fitted(hero, 0.5))
         engine.events.emit(QuestTurnedInEvent(quest_id, hero, QuestOutcome.COMPLETED))
         await engine.dispatch_events()
-        # Gundrik's trust +0.3 and the village's standing +0.1, halved.
-        assert applied_delta(engine, "relationship_change", gundrik) == pytest.approx(0.15)
-        assert applied_delta(engine, "faction_standing", hero, "village") == pytest.approx(0.05)
+        # Hollin's trust +0.3 and the hamlet's standing +0.1, halved.
+        assert applied_delta(engine, "relationship_change", hollin) == pytest.approx(0.15)
+        assert applied_delta(engine, "faction_standing", hero, "hamlet") == pytest.approx(0.05)
 
         # Failing is not softened by the fitting: -0.1 trust as for anyone.
-        quest_id = await deliver(engine, simple_quest(engine, "smiths-second-errand"))
+        quest_id = await deliver(engine, simple_quest(engine, "millers-second-errand"))
         await accept(engine, other, quest_id)
         qg_of(engine).history.record_adjustment(quest_id, _fitted(other, 0.5))
         engine.events.emit(
@@ -54,4 +55,4 @@ async def test_half_the_work_moves_the_world_half_as_much(tmp_path: Path) -> Non
             )
         )
         await engine.dispatch_events()
-        assert applied_delta(engine, "relationship_change", gundrik) == pytest.approx(-0.1)
+        assert applied_delta(engine, "relationship_change", hollin) == pytest.approx(-0.1)
