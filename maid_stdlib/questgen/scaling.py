@@ -8,9 +8,10 @@ the mean of a group accepting together); :func:`plan_adjustment` turns that
 into an :class:`DifficultyAdjustment` within the :class:`ScalingBounds` the
 quest's archetype allows:
 
-* counted objectives (quantity above 1) are multiplied by the factor, rounded,
-  at least 1, and never above the number of real entities the objective names
-  (a grounded count cannot ask for foes that do not exist);
+* counted objectives (quantity above 1) are multiplied by the factor, rounded
+  (a tie the factor's way), at least 1, and never above the number of real
+  entities the objective names (a grounded count cannot ask for foes that do not
+  exist);
 * time limits (the quest's and each objective's) are divided by it: a weaker
   character gets longer, a stronger one less;
 * rewards follow the work actually asked: the factor by which the required
@@ -158,7 +159,11 @@ def rate_effort(
 
 
 def _scaled_count(o: QuestObjective, factor: float) -> tuple[int, str]:
-    wanted = max(1, math.floor(o.quantity * factor + 0.5))
+    # Nearest whole count; a tie goes the factor's way (a weaker character is
+    # asked the fewer, a stronger one the more).
+    exact = o.quantity * factor
+    rounded = math.ceil(exact - 0.5) if factor < 1.0 else math.floor(exact + 0.5)
+    wanted = max(1, rounded)
     cap = len(o.target_entity_ids)
     if cap and wanted > max(cap, o.quantity):
         return max(cap, o.quantity), f"capped: only {max(cap, o.quantity)} exist"
