@@ -44,7 +44,7 @@ from maid_engine.events import (
     ShutdownRequestedEvent,
 )
 from maid_engine.llm.service import CACHE_COLLECTION, LLMService
-from maid_engine.logs import ThrottledLog
+from maid_engine.logs import ThrottledLog, raising_frame
 from maid_engine.metrics import EngineMetrics
 from maid_engine.pacing import Pacer, RealPacer
 from maid_engine.ports import TransactionWrites
@@ -103,9 +103,9 @@ class GameEngine:
         self._use_store = use_store
         self._owns_store = store is None
         self._system_errors: dict[str, int] = {}
-        # A system that fails every tick logs its failure once a minute (the first at
-        # once, with its traceback), not ten times a second.
-        self._system_failure_log = ThrottledLog(log, clock=self.clock.monotonic)
+        # A system that fails every tick logs once a minute per distinct error (the
+        # first at once, with its traceback), not ten times a second.
+        self._system_failure_log = ThrottledLog(log, clock=lambda: self.clock.monotonic())
         self._checkpoint_task: asyncio.Task[None] | None = None
         #: The newest write of the world to the store (commit_now); the next waits for it.
         self._writing: asyncio.Task[int] | None = None
@@ -327,23 +327,37 @@ class GameEngine:
                 t0 = time.perf_counter()
                 try:
                     await system.update(delta)
-                except Exception:
-                    self._system_failed(system)
+                except Exception as exc:
+                    self._system_failed(system, exc)
                 self.metrics.system_duration.labels(system.name).observe(time.perf_counter() - t0)
                 await self.dispatch_events()
         self.tick_count += 1
+        self._system_failure_log.flush_due()
         elapsed = time.perf_counter() - started
         self.metrics.ticks.inc()
         self.metrics.tick_duration.observe(elapsed)
         self.metrics.entities.set(self.world.entity_count)
         return elapsed
 
-    def _system_failed(self, system: System) -> None:
+    def _system_failed(self, system: System, exc: Exception) -> None:
         count = self._system_errors.get(system.name, 0) + 1
         self._system_errors[system.name] = count
         self.metrics.system_errors.labels(system.name).inc()
-        self._system_failure_log.exception(
-            system.name, "system %s failed (failure #%d); the tick goes on", system.name, count
+        # One distinct error is its type raised at one place by one system. The first
+        # of each is written with its traceback at once, however many of another came
+        # before (a new failure is never hidden behind an old one); repeats are only
+        # counted, and written as a count once a minute (flush_due after the tick).
+        where = raising_frame(exc)
+        kind = type(exc).__qualname__
+        self._system_failure_log.log(
+            logging.ERROR,
+            f"{system.name}|{kind}|{where}",
+            "system %s failed: %s at %s (failure #%d of this system); the tick goes on",
+            system.name,
+            kind,
+            where,
+            count,
+            exc_info=exc,
         )
 
     def system_errors(self, name: str) -> int:

@@ -13,7 +13,8 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from types import TracebackType
+from typing import Any, TypeAlias
 
 from maid_engine.reliability import LogFloodFilter
 
@@ -55,6 +56,15 @@ class PlainFormatter(logging.Formatter):
         return text
 
 
+ExcInfo: TypeAlias = (
+    bool
+    | BaseException
+    | tuple[type[BaseException], BaseException, TracebackType | None]
+    | tuple[None, None, None]
+    | None
+)
+
+
 @dataclass
 class _Episode:
     since: float  # when the message last written was written
@@ -75,6 +85,11 @@ class ThrottledLog:
     exception's class). :meth:`clear` ends an episode when the operation succeeds
     again: a count still held back is written then (nothing is lost silently), and
     the next failure of that cause is written at once. ``clock`` is injectable.
+
+    ``exc_info`` goes with each message written (the first of a cause, then one a
+    minute with the count). A caller that wants the count written even when the
+    failures stop calls :meth:`flush_due` now and then (the engine does, every tick);
+    those lines carry no traceback.
     """
 
     def __init__(
@@ -90,7 +105,9 @@ class ThrottledLog:
         self.max_causes = max_causes
         self._episodes: dict[str, _Episode] = {}
 
-    def log(self, level: int, cause: str, msg: str, *args: object, exc_info: bool = False) -> bool:
+    def log(
+        self, level: int, cause: str, msg: str, *args: object, exc_info: ExcInfo = None
+    ) -> bool:
         """Write ``msg % args`` unless ``cause`` was written less than ``interval``
         seconds ago. Returns whether it was written. ``exc_info`` adds the exception
         being handled to a message that is written."""
@@ -120,6 +137,22 @@ class ThrottledLog:
         """An ERROR with the exception being handled (as ``Logger.exception``)."""
         return self.log(logging.ERROR, cause, msg, *args, exc_info=True)
 
+    def flush_due(self) -> int:
+        """Write, for every cause held back for ``interval`` seconds or more, its last
+        message with the count, and start its next window (the cause stays known: its
+        next failure is counted, not written in full). Returns how many were written."""
+        if not self._episodes:
+            return 0
+        now = self.clock()
+        written = 0
+        for episode in self._episodes.values():
+            if episode.suppressed and now - episode.since >= self.interval:
+                msg, args = episode.last
+                self.logger.log(episode.level, msg + "%s", *args, self._note(episode, now))
+                episode.since, episode.suppressed = now, 0
+                written += 1
+        return written
+
     def suppressed(self, cause: str) -> int:
         """How many messages of ``cause`` are held back right now."""
         episode = self._episodes.get(cause)
@@ -145,6 +178,17 @@ class ThrottledLog:
             f" (suppressed {n} similar message{'' if n == 1 else 's'} "
             f"in the last {max(0.0, now - episode.since):.0f} s)"
         )
+
+
+def raising_frame(exc: BaseException) -> str:
+    """``file:line`` of the innermost frame of ``exc``'s traceback: where it was raised
+    (``"?"`` for an exception that was never raised)."""
+    tb = exc.__traceback__
+    if tb is None:
+        return "?"
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
 
 
 def setup_logging(level: str = "INFO", json_lines: bool = False) -> None:
