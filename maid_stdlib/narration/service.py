@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
@@ -28,7 +28,7 @@ from maid_stdlib.narration.rooms import RoomSetup, RoomsHost, collect_rooms, syn
 from maid_stdlib.narration.turn import TurnHost, account_of, refusal_message, run_turn, run_undo
 from maid_stdlib.narration.turnlog import MemoryTurnLog, StoreTurnLog, TurnLog
 from maid_stdlib.world.service import WorldService
-from maid_stdlib.worldstate import Report
+from maid_stdlib.worldstate import BlockReading, Report
 
 if TYPE_CHECKING:
     from prometheus_client import Counter
@@ -73,6 +73,12 @@ class NarrationService:
             "maid_narrated_changes",
             "Changes proposed by the model in narrated rooms, by what the engine did",
             ["kind"],
+        )
+        self.state_blocks_total: Counter = engine.metrics.counter(
+            "maid_narrated_state_blocks",
+            "State blocks in the model's replies in narrated rooms, by how they were read "
+            "(strict, lenient: read as meant after forgiving its form, unreadable: refused)",
+            ["read"],
         )
 
     # -- set-up ------------------------------------------------------------------------
@@ -217,6 +223,10 @@ class NarrationService:
         return handle
 
     # -- metrics -----------------------------------------------------------------------------
+    def count_blocks(self, blocks: Iterable[BlockReading]) -> None:
+        for block in blocks:
+            self.state_blocks_total.labels(block.result).inc()
+
     def count_turn(self, outcome: str, report: Report | None = None) -> None:
         self.turns_total.labels(outcome).inc()
         if report is not None:

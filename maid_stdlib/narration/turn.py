@@ -26,6 +26,7 @@ import contextlib
 import logging
 import math
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from uuid import UUID
@@ -67,12 +68,14 @@ from maid_stdlib.world.look import name_of
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import escape_markup, spoken
 from maid_stdlib.worldstate import (
+    BlockReading,
     ComponentStatView,
     Report,
     StatView,
+    Unreadable,
     apply_delta,
-    extract_delta,
     instantiate,
+    read_reply,
     render_changes,
     restore,
     take_snapshot,
@@ -110,6 +113,7 @@ class Narrator(Protocol):
     def log(self) -> TurnLog: ...
 
     def count_turn(self, outcome: str, report: Report | None = None) -> None: ...
+    def count_blocks(self, blocks: Iterable[BlockReading]) -> None: ...
 
 
 log = logging.getLogger("maid.narration")
@@ -137,6 +141,19 @@ class Telling:
     latency: float = 0.0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    #: How each state block of the reply was read (what was forgiven, what refused).
+    blocks: list[BlockReading] = field(default_factory=list)
+
+    @property
+    def unreadable(self) -> list[Unreadable]:
+        return [item for block in self.blocks for item in block.unreadable]
+
+    @property
+    def lenient(self) -> list[str]:
+        out: list[str] = []
+        for block in self.blocks:
+            out += [note for note in block.lenient if note not in out]
+        return out
 
 
 #: Outcomes where the model was never asked: the turn is refused, not told.
@@ -252,8 +269,8 @@ async def ask_model(
     except Exception:
         log.exception("the LLM provider failed in %s", setup.key)
         return Telling(LLM_ERROR, FALLBACK)
-    clean, delta = extract_delta(result.text)
-    narration = sanitize_generated(clean)
+    reading = read_reply(result.text)
+    narration = sanitize_generated(reading.narration)
     verdict = svc.content_filter.check(narration) if svc.content_filter else None
     if not narration or (verdict is not None and not verdict.ok):
         reasons = verdict.reasons if verdict is not None else ("empty",)
@@ -267,15 +284,18 @@ async def ask_model(
             prompt_tokens=result.prompt_tokens,
             completion_tokens=result.completion_tokens,
         )
+    for item in reading.unreadable:
+        log.info("state block in %s not readable at %s: %s", setup.key, item.where(), item.problem)
     return Telling(
         OK,
         narration,
         reply=result.text,
-        delta=delta,
+        delta=reading.delta,
         model=result.model,
         latency=result.latency,
         prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens,
+        blocks=reading.blocks,
     )
 
 
@@ -410,7 +430,16 @@ def apply_turn(
         instantiate(schema, view)
     snapshot = None if schema.is_empty else take_snapshot(view)
     report = (
-        None if schema.is_empty else apply_delta(schema, view, telling.delta if ok else {}, index)
+        None
+        if schema.is_empty
+        else apply_delta(
+            schema,
+            view,
+            telling.delta if ok else {},
+            index,
+            unreadable=telling.unreadable if ok else (),
+            lenient=telling.lenient if ok else (),
+        )
     )
     turn = TurnRecord(
         key=TurnRecord.new_key(room, index),
@@ -424,6 +453,8 @@ def apply_turn(
     record.turns_stored += 1
     announce(svc, setup, actor, turn, report, rewound=old is not None)
     svc.count_turn(telling.outcome, report)
+    if ok and report is not None:
+        svc.count_blocks(telling.blocks)
     return [turn] + ([old] if old is not None else []), report
 
 
@@ -475,6 +506,7 @@ def announce(
         "clamped": [c.model_dump(mode="json") for c in report.clamped],
         "rejected": [c.model_dump(mode="json") for c in report.rejected],
         "milestones_reached": list(report.milestones_reached),
+        "lenient": list(report.lenient),
     }
     for character in ws.characters_in(room):
         sessions.gmcp_to(character, GMCP_CHANGES, payload)

@@ -37,7 +37,15 @@ from maid_stdlib.worldstate.context import (
     replay_block,
     replay_turn,
 )
-from maid_stdlib.worldstate.delta import STATE_FENCE, extract_delta, neutralise_player_text
+from maid_stdlib.worldstate.delta import (
+    STATE_FENCE,
+    BlockReading,
+    Reading,
+    Unreadable,
+    extract_delta,
+    neutralise_player_text,
+    read_reply,
+)
 from maid_stdlib.worldstate.lint import lint_schema
 from maid_stdlib.worldstate.report import Change, Report, render_changes
 from maid_stdlib.worldstate.schema import (
@@ -56,6 +64,7 @@ from maid_stdlib.worldstate.view import DictStatView, StatValue, StatView
 
 __all__ = [
     "STATE_FENCE",
+    "BlockReading",
     "Change",
     "ComponentStatView",
     "Condition",
@@ -66,6 +75,7 @@ __all__ = [
     "NarratedNPCStats",
     "NarratedPlayerStats",
     "NarratedRoomState",
+    "Reading",
     "Report",
     "SchemaError",
     "Snapshot",
@@ -74,6 +84,7 @@ __all__ = [
     "StatValue",
     "StatView",
     "Unmet",
+    "Unreadable",
     "applied_delta",
     "apply_delta",
     "band_label",
@@ -86,6 +97,7 @@ __all__ = [
     "load_schema_file",
     "neutralise_player_text",
     "prompt_sections",
+    "read_reply",
     "render_changes",
     "render_emit_reminder",
     "render_emit_rule",

@@ -34,10 +34,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from maid_stdlib.worldstate.delta import Unreadable
 from maid_stdlib.worldstate.report import (
+    UNREADABLE_PATH,
     Change,
     Report,
     fix_at_limit,
@@ -47,6 +49,7 @@ from maid_stdlib.worldstate.report import (
     fix_plain,
     fix_requires,
     fix_unknown,
+    fix_unreadable,
     jsonable,
     requires_reason,
 )
@@ -480,16 +483,39 @@ class _Turn:
 
 
 def apply_delta(
-    schema: StatSchema, view: StatView, delta: Mapping[str, object], action_index: int
+    schema: StatSchema,
+    view: StatView,
+    delta: Mapping[str, object],
+    action_index: int,
+    *,
+    unreadable: Sequence[Unreadable] = (),
+    lenient: Sequence[str] = (),
 ) -> Report:
     """Apply a parsed state block to ``view`` and report every entry's fate.
 
     ``action_index`` is the room's monotonic count of player actions (cooldowns are
     measured in it). With an empty schema the feature is off: nothing is read, written
-    or reported.
+    or reported. ``unreadable`` (what the reader could not make sense of) is refused
+    after the entries, each with a fix showing the expected shape; ``lenient`` (what
+    it forgave) is noted in the report.
     """
     report = Report(action_index=action_index)
-    if schema.is_empty or not delta:
+    if schema.is_empty:
+        return report
+    report.lenient = list(lenient)
+    for i, item in enumerate(unreadable):
+        report.rejected.append(
+            Change(
+                seq=len(delta) + i,
+                path=UNREADABLE_PATH,
+                kind="unknown",
+                requested=item.text,
+                code="unreadable",
+                reason=f"{item.where()}: {item.problem}",
+                fix=fix_unreadable(schema, item.where(), item.problem, item.text),
+            )
+        )
+    if not delta:
         return report
     report.delta = {str(k): jsonable(v) for k, v in delta.items()}
     turn = _Turn(schema, view, action_index, report)

@@ -21,7 +21,7 @@ from pydantic import JsonValue
 
 from maid_stdlib.worldstate.apply import current_value, unmet_requires
 from maid_stdlib.worldstate.bands import band_ladder, fmt_signed, range_text, value_text
-from maid_stdlib.worldstate.report import Report, condition_now
+from maid_stdlib.worldstate.report import Report, condition_now, example_block
 from maid_stdlib.worldstate.schema import Condition, StatDef, StatSchema, Target, fmt_number
 from maid_stdlib.worldstate.view import StatView
 
@@ -155,30 +155,6 @@ def render_stat_guide(schema: StatSchema, present_npcs: Iterable[str] | None = N
     return "\n".join(lines)
 
 
-def _example(schema: StatSchema) -> str:
-    picks: list[Target] = []
-    for section in ("player", "npc", "world"):
-        found = next((t for t in schema.stat_targets() if t.section == section), None)
-        if found is not None and len(picks) < 2:
-            picks.append(found)
-    parts = []
-    for i, target in enumerate(picks):
-        stat = target.stat
-        assert stat is not None
-        size = 1 if stat.is_counter else 15 if i == 0 else 5
-        if stat.max_delta_per_turn is not None and size > stat.max_delta_per_turn:
-            size = 1
-        value = size if stat.is_counter or i else -size
-        parts.append(f'"{target.path}": {fmt_signed(value)}')
-    if not parts:
-        name = next(iter(schema.flags), None)
-        if name is not None:
-            parts.append(f'"flags.{name}": true')
-        else:
-            parts.append(f'"milestones.{next(iter(schema.milestones))}": true')
-    return "{" + ", ".join(parts) + "}"
-
-
 def render_emit_rule(schema: StatSchema) -> str:
     """The emit rule, given once with the system text. Its example uses real paths."""
     if schema.is_empty:
@@ -189,7 +165,7 @@ def render_emit_rule(schema: StatSchema) -> str:
         "World state changes: end your reply with a fenced state block only when "
         "something in the world state actually changed this turn. It holds CHANGES ONLY, "
         "as deltas (not new totals): a signed number for each stat that moved, e.g.\n"
-        f"```state\n{_example(schema)}\n```\n"
+        f"```state\n{example_block(schema)}\n```\n"
         "Include only what changed: never restate unchanged stats, never send a full or "
         f"absolute value. Flags flip with true or false{flag_line}. Mark a goal with "
         '"milestones.<id>": true when it is reached. If nothing changed, leave the block '

@@ -10,7 +10,11 @@ whole, and these helpers read every list.
 * ``clamped``: every change the limits reduced. A partial clamp (also in ``applied``)
   carries no ``fix``: telling a model its 80 damage became 30 invites it to send the
   other 50 next turn. A clamp that moved nothing (``code == "at_limit"``) carries one.
-* ``rejected``: refused outright, each with a reason and a ``fix``.
+* ``rejected``: refused outright, each with a reason and a ``fix``. A block (or a
+  line of one) the reader could not make sense of is refused here too, as
+  ``code == "unreadable"`` on the path ``state block``, its reason naming the line
+  and the key, its fix showing the expected shape.
+* ``lenient``: what the reader forgave to read the block as meant.
 """
 
 from __future__ import annotations
@@ -83,6 +87,9 @@ class Report(BaseModel):
     clamped: list[Change] = Field(default_factory=list)
     rejected: list[Change] = Field(default_factory=list)
     milestones_reached: list[str] = Field(default_factory=list)
+    #: What the reader forgave in the block (single quotes, +N, a missing fence...):
+    #: read as meant, and said so here.
+    lenient: list[str] = Field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -219,6 +226,44 @@ def fix_unknown(schema: StatSchema, key: str) -> str:
 def _or(items: list[str]) -> str:
     quoted = [f"`{i}`" for i in items]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+UNREADABLE_PATH = "state block"
+
+
+def example_block(schema: StatSchema) -> str:
+    """A one-line block body with the schema's real paths, e.g.
+    ``{"player.hp": -15, "npc.gwen.trust": +5}``."""
+    picks: list[Target] = []
+    for section in ("player", "npc", "world"):
+        found = next((t for t in schema.stat_targets() if t.section == section), None)
+        if found is not None and len(picks) < 2:
+            picks.append(found)
+    parts = []
+    for i, target in enumerate(picks):
+        stat = target.stat
+        assert stat is not None
+        size = 1 if stat.is_counter else 15 if i == 0 else 5
+        if stat.max_delta_per_turn is not None and size > stat.max_delta_per_turn:
+            size = 1
+        value = size if stat.is_counter or i else -size
+        parts.append(f'"{target.path}": {fmt_signed(value)}')
+    if not parts:
+        name = next(iter(schema.flags), None)
+        if name is not None:
+            parts.append(f'"flags.{name}": true')
+        else:
+            parts.append(f'"milestones.{next(iter(schema.milestones))}": true')
+    return "{" + ", ".join(parts) + "}"
+
+
+def fix_unreadable(schema: StatSchema, where: str, problem: str, text: str) -> str:
+    sent = f" (`{text}`)" if text else ""
+    return (
+        f"Your state block could not be read at {where}{sent}: {problem}. What could not be read "
+        'was not applied. Send one object of "path": change pairs, keys in double quotes, '
+        f"entries separated by commas, e.g. {example_block(schema)}"
+    )
 
 
 FIXES_PLAIN: dict[str, str] = {

@@ -37,9 +37,10 @@ EXPECTED = {
     "maid_llm_errors": "counter",
     "maid_llm_budget_remaining_tokens": "gauge",
     "maid_llm_quota_refusals": "counter",
-    # narrated rooms: turns, and changes applied / clamped / rejected
+    # narrated rooms: turns, changes applied / clamped / rejected, blocks read
     "maid_narrated_turns": "counter",
     "maid_narrated_changes": "counter",
+    "maid_narrated_state_blocks": "counter",
     # quest generation's telemetry
     "maid_questgen_seed_queue_depth": "gauge",
     "maid_questgen_in_flight_builds": "gauge",

@@ -104,19 +104,28 @@ async def test_npc_stats_live_on_the_npc_entity(engine: GameEngine) -> None:
     assert "trust" not in engine.world.get_component(room, NarratedRoomState).world
 
 
-async def test_a_malformed_or_missing_block_still_completes_with_an_empty_delta(
+async def test_a_malformed_block_is_refused_and_a_missing_one_is_nothing(
     engine: GameEngine,
 ) -> None:
     fast(engine, scripted("Gwen glares.\n```state\n{hp: ??? \n```", "Nothing else happens."))
     hero, session = player(engine, "Aldric")
-    for line in ("act wave", "act wave again"):
-        record = await turn(engine, hero, line)
+    malformed = await turn(engine, hero, "act wave")
+    missing = await turn(engine, hero, "act wave again")
+    for record in (malformed, missing):
         report = record.parsed_report()
         assert record.outcome == "ok"
         assert report is not None
         assert report.delta == {}
         assert not report.applied
-        assert not report.rejected
+    # The unreadable block is a refusal like any other (the turn still completes).
+    refused = malformed.parsed_report()
+    assert refused is not None
+    assert [(c.path, c.code, c.requested) for c in refused.rejected] == [
+        ("state block", "unreadable", "{hp: ???")
+    ]
+    report = missing.parsed_report()
+    assert report is not None
+    assert not report.rejected
     assert "Gwen glares." in session.text()
     assert "```" not in session.text()
 
