@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
+from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.world.events import EntityDiedEvent
 
 WAGON, CAMP = "ironvale:road_wagon", "ironvale:bandit_camp"
@@ -53,6 +55,27 @@ async def test_bandits_are_on_the_old_trade_road(ironvale: GameEngine) -> None:
     assert {world.get_component(s, CharacterStats).level for s in scouts} <= {2, 3}
     assert world.get_component(kral, CharacterStats).level == 5
     assert world.get_component(kral, CombatProfile).xp_value > 0
+
+
+async def test_the_rules_hostile_flag_reaches_the_living_threat_map(
+    ironvale: GameEngine,
+) -> None:
+    # CombatRules.hostile is the rules layer's word for a threat: the living layer's
+    # threat map (what NPCs fear, what quest seeds are about) hears it too, not only
+    # the quest generator's facts.
+    living = ironvale.services.get(LivingWorld)
+    world, ws = ironvale.world, ws_of(ironvale)
+    [smith] = npcs(ironvale, "ironvale:gundrik")
+    assert not living.is_threat(smith)
+    # Gundrik, in no hostile faction and with no Hostile marker, turns on the town.
+    rules = world.get_component(smith, CombatRules)
+    world.remove_component(smith, CombatRules)
+    world.add_component(smith, replace(rules, hostile=True))
+    living.invalidate_threats()  # what a new hostile calls (the map is cached)
+    assert living.is_threat(smith)
+    room = ws.room_key_of(smith)
+    assert room is not None
+    assert (smith, "hostiles") in living.threat_map().by_room[room]
 
 
 async def test_villagers_talk_and_do_not_fight(ironvale: GameEngine) -> None:

@@ -287,3 +287,17 @@ async def test_unknown_wealth_or_missing_living_state_still_enriches(town: Town)
     assert seed.primary_npc == town.brann
     # No goal, no unmet need: the motivation falls back to the signal's facts.
     assert "wolves threaten darkwood" in seed.primary_npc_motivation.lower()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap (docs/quest-generation.md): a giver who is a threat is dropped by "
+    "the seed screen, not rejected by the evaluator",
+)
+async def test_the_evaluator_rejects_a_giver_who_is_a_threat(town: Town) -> None:
+    # Hilda turns hostile: a giver candidate who is also a threat.
+    town.qg.facts.threat_providers.append(lambda world: [(town.hilda, "bandits")])
+    assert town.qg.facts.is_threat(town.hilda)
+    rejection = await town.qg.evaluator().evaluate(goal_signal(town))
+    assert isinstance(rejection, Rejection)
+    assert rejection.reason == "the giver is a threat"
