@@ -82,6 +82,8 @@ def _requested(value: JsonValue) -> str:
 
 def _proposed(report: Report) -> str:
     if not report.delta:
+        if any(c.code == "unreadable" for c in report.rejected):
+            return "(a state block that could not be read: see Refused)"
         return "(no state block)"
     return ", ".join(f"{k} {_requested(v)}" for k, v in report.delta.items())
 
@@ -144,6 +146,8 @@ def turn_insight(turn: TurnRecord) -> list[str]:
         lines += _wrap("State: ", "this room keeps no world state")
     else:
         lines += _wrap("Proposed: ", _proposed(report))
+        if report.lenient:
+            lines += _wrap("Read leniently: ", ", ".join(report.lenient))
         lines += _section("Applied", (_applied(c) for c in report.applied if c.moved))
         lines += _section("Clamped", (_clamped(c) for c in report.clamped))
         lines += _section("Refused", (_refused(c) for c in report.rejected))

@@ -57,6 +57,7 @@ Turn 3: Cara - "sleep by the wall"
 
 Turn 2: Aldric - "drink the potion"
   Proposed: player.hp +80, player.mana -5
+  Read leniently: +N numbers
   Applied:
     - player.hp 60 -> 90 (+30)
   Clamped:
@@ -71,6 +72,7 @@ Turn 2: Aldric - "drink the potion"
 Turn 1: Aldric - "smash the lock of the cage with the heavy …"
   Proposed: player.hp -45, world.day -1, player.mana +5,
       milestones.rescue_gwen true, npc.gwen.trsut +5
+  Read leniently: +N numbers
   Applied:
     - player.hp 90 -> 60 (-30)
     - player.mana 20 -> 25 (+5)

@@ -72,7 +72,7 @@ async def test_an_unreadable_block_is_refused_fed_back_stored_and_counted(
     )
     fast(engine, provider)
     hero, hero_session = player(engine, "Aldric")
-    _, builder_session = player(engine, "Bea", role=Role.BUILDER)
+    builder, builder_session = player(engine, "Bea", role=Role.BUILDER)
 
     first = await act(engine, hero, "act guard the key")
 
@@ -127,6 +127,16 @@ async def test_an_unreadable_block_is_refused_fed_back_stored_and_counted(
         "missing closing fence",
     ]
     assert builder_session.gmcp[-1][1]["lenient"] == report.lenient
+
+    # The builders' insights say both: what could not be read, and what was forgiven.
+    insights = " ".join(
+        (await cmd(engine, builder, "@state insights 2", role=Role.BUILDER)).split()
+    )
+    assert "Proposed: (a state block that could not be read: see Refused)" in insights
+    assert f"state block {refused['requested']}: {reason} [unreadable]" in insights
+    assert "Read leniently: mixed quotes, +N numbers, trailing commas, missing closing fence" in (
+        insights
+    )
 
     metrics = engine.metrics.render().decode()
     assert 'maid_narrated_state_blocks_total{read="unreadable"} 1.0' in metrics
