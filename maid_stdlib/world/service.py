@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
@@ -22,9 +22,6 @@ from maid_engine.ports import EventsPort, SessionsPort, WorldPort
 from maid_stdlib.world.components import NPC, Area, Describable, Exits, Item, Position, Room
 from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.graph import RoomGraph
-
-if TYPE_CHECKING:
-    pass
 
 log = logging.getLogger("maid.world")
 

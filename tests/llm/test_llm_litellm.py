@@ -390,9 +390,12 @@ def test_import_happened_off_the_event_loop() -> None:
     stats = json.loads(proc.stdout.strip().splitlines()[-1])
     assert stats["before"] is False
     assert stats["quiet"] is True
-    # The import takes seconds; the loop must have kept ticking meanwhile.
+    # The import takes seconds; the loop must have kept ticking meanwhile. Had the
+    # import run on the loop, the longest gap would be the whole import. The bound is
+    # relative: on a loaded machine the importing thread holds the GIL for longer
+    # stretches, and an absolute one-second bound failed there though nothing was wrong.
     assert stats["ticks"] >= 10
-    assert stats["gap"] < min(1.0, stats["seconds"] / 2)
+    assert stats["gap"] < stats["seconds"] / 2
 
 
 def test_importing_the_package_does_not_import_litellm() -> None:
