@@ -498,6 +498,7 @@ async def _seed_evaluation(
 
 async def _template_builds(engine: Any, qg: Any, seeds: list[Any], row: Row) -> list[Any]:
     try:
+        from classic_rpg.questgen.templates import RPG_TEMPLATES
         from maid_stdlib.questgen.narrative import (
             QuestNarrativeGenerator,
             TemplateFallbackGenerator,
@@ -508,7 +509,7 @@ async def _template_builds(engine: Any, qg: Any, seeds: list[Any], row: Row) -> 
         row.status = f"skipped: narrative templates do not import ({exc})"
         return []
     registry = TemplateRegistry()
-    register_default_templates(registry)
+    register_default_templates(registry, RPG_TEMPLATES)
     provider = QuestNarrativeGenerator(None, TemplateFallbackGenerator(registry, rng=engine.random))
     builder = qg.builder(provider)
     row.status = "measured"

@@ -17,6 +17,7 @@ from classic_rpg.characters.dialogue import TalkService
 from classic_rpg.events import CombatStartedEvent, ItemGivenEvent, ItemPickedUpEvent, TalkedToEvent
 from classic_rpg.questgen.register import RpgQuestGenPlugin
 from classic_rpg.questgen.scaling import RpgQuestFitting
+from classic_rpg.questgen.templates import RPG_TEMPLATES
 from classic_rpg.rules import RulesPlugin
 from classic_rpg.systems.quests.errors import QuestError
 from classic_rpg.systems.quests.manager import QuestManager
@@ -32,6 +33,7 @@ from maid_stdlib.questgen.events import (
     QuestFailedEvent,
     QuestTurnedInEvent,
 )
+from maid_stdlib.questgen.narrative import TemplateRegistry, register_default_templates
 from maid_stdlib.questgen.personalization import PlayStyle, styles_of_archetype
 from maid_stdlib.questgen.register import QuestGen
 from maid_stdlib.questgen.service import QuestGenerationService
@@ -131,6 +133,9 @@ class QuestDeliveryPlugin(ContentPack):
         if not generation.install_offers(RpgQuestOffers(manager)):
             raise ctx.error("quest generation has offers installed already")
         qg, world = ctx.service(QuestGen), ctx.engine.world
+        # The six archetypes' texts as the default layer: a pack's own templates for
+        # the same archetype win.
+        register_default_templates(ctx.service(TemplateRegistry), RPG_TEMPLATES)
         # Per-character difficulty: a generated quest is fitted to its acceptor.
         manager.accept_adjusters.append(RpgQuestFitting(qg, generation))
 

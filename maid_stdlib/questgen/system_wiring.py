@@ -43,7 +43,6 @@ from maid_stdlib.questgen.narrative import (
     QuestNarrativeGenerator,
     TemplateFallbackGenerator,
     TemplateRegistry,
-    register_default_templates,
 )
 from maid_stdlib.questgen.personalization import PlayStyleTracker, QuestPersonalizer
 from maid_stdlib.questgen.pipeline.backpressure import Backpressure
@@ -188,8 +187,6 @@ class QuestGenerationPlugin(ContentPack):
     def register(self, ctx: PackContext) -> None:
         engine = ctx.engine
         templates = TemplateRegistry()
-        # The default layer: a pack's templates for the same archetype win.
-        register_default_templates(templates)
         ctx.provide(TemplateRegistry, templates)
         ctx.add_registry(templates.claims)
         # A setting, not a layer: a test or a server pack may provide its own.

@@ -11,6 +11,7 @@ from kits.engines import npc, npcs
 from kits.narrators import EchoNarrator
 
 from classic_rpg.events import TalkedToEvent
+from classic_rpg.questgen.templates import RPG_TEMPLATES
 from classic_rpg.questgen.terms import rpg_terms
 from classic_rpg.systems.quests import QuestManager
 from maid_engine.engine import GameEngine
@@ -253,7 +254,7 @@ async def test_the_template_path_with_the_narrative_layers_fallback(
     )
 
     registry = TemplateRegistry()
-    register_default_templates(registry)
+    register_default_templates(registry, RPG_TEMPLATES)
     fallback = TemplateFallbackGenerator(registry, rng=ironvale.random)
     qg = ironvale.services.get(QuestGen)
     seed = await _seed(ironvale)

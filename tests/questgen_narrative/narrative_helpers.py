@@ -7,6 +7,7 @@ import random
 from dataclasses import replace
 from typing import Any
 
+from classic_rpg.questgen.templates import RPG_TEMPLATES
 from maid_stdlib.questgen.narrative import (
     QuestNarrativeGenerator,
     TemplateFallbackGenerator,
@@ -77,7 +78,7 @@ def make_ctx(**overrides: Any) -> NarrativeContext:
 def make_fallback(seed: int = 7, *, defaults: bool = True) -> TemplateFallbackGenerator:
     registry = TemplateRegistry()
     if defaults:
-        register_default_templates(registry)
+        register_default_templates(registry, RPG_TEMPLATES)
     return TemplateFallbackGenerator(registry, rng=random.Random(seed))
 
 

@@ -8,9 +8,9 @@ from dataclasses import asdict
 import pytest
 from questgen_narrative.narrative_helpers import BUILTIN_ARCHETYPES, make_ctx, make_fallback
 
+from classic_rpg.questgen.templates import RPG_TEMPLATES
 from maid_engine.llm import ContentFilter
 from maid_stdlib.questgen.narrative import (
-    DEFAULT_TEMPLATES,
     QuestDialogueModel,
     QuestNarrativeModel,
     TemplateFallbackGenerator,
@@ -44,7 +44,7 @@ def assert_valid(narrative: QuestNarrative) -> None:
 
 
 def test_the_six_builtin_archetypes_have_defaults() -> None:
-    assert set(DEFAULT_TEMPLATES) == set(BUILTIN_ARCHETYPES)
+    assert set(RPG_TEMPLATES) == set(BUILTIN_ARCHETYPES)
 
 
 @pytest.mark.parametrize("archetype", BUILTIN_ARCHETYPES)
@@ -59,7 +59,7 @@ def test_each_archetype_generates_valid_grounded_prose(archetype: str) -> None:
         assert "Hollin" in narrative.title + narrative.summary + narrative.description
     # The archetype's own templates are used, not the generic ones.
     values = {k: _title_case(v) for k, v in template_values(make_ctx()).items()}
-    titles = {t.format(**values) for t in DEFAULT_TEMPLATES[archetype]["title"]}
+    titles = {t.format(**values) for t in RPG_TEMPLATES[archetype]["title"]}
     assert fallback.generate(make_ctx(archetype_id=archetype)).title in titles
 
 
@@ -93,13 +93,13 @@ def test_works_without_any_registration() -> None:
 def test_pack_registered_templates_win_over_defaults(pack_first: bool) -> None:
     registry = TemplateRegistry()
     if not pack_first:
-        register_default_templates(registry)
+        register_default_templates(registry, RPG_TEMPLATES)
     registry.register("threat_elimination", title=["The Siege of {location}"])
     registry.register_dialogue_templates(
         {"threat_elimination": {"offer": ["Will you help {npc}, stranger? Please say yes."]}}
     )
     if pack_first:
-        register_default_templates(registry)
+        register_default_templates(registry, RPG_TEMPLATES)
     fallback = TemplateFallbackGenerator(registry, rng=random.Random(1))
     for _ in range(5):
         narrative = fallback.generate(make_ctx())
@@ -108,7 +108,7 @@ def test_pack_registered_templates_win_over_defaults(pack_first: bool) -> None:
         # Fields the pack did not register keep the defaults.
         assert narrative.dialogue.progress in {
             t.format(**template_values(make_ctx()))
-            for t in DEFAULT_TEMPLATES["threat_elimination"]["progress"]
+            for t in RPG_TEMPLATES["threat_elimination"]["progress"]
         }
 
 

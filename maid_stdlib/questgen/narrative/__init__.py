@@ -1,7 +1,7 @@
 """Quest narrative: LLM prose with a template fallback that always works.
 
     registry = TemplateRegistry()
-    register_default_templates(registry)            # the six RPG archetypes (packs win)
+    register_default_templates(registry, texts)     # a game layer's archetypes (packs win)
     fallback = TemplateFallbackGenerator(registry, rng=engine.random)
     generator = QuestNarrativeGenerator(provider, fallback, cache=cache, timeout=30.0)
     narrative = await generator.generate(ctx)       # never raises
@@ -12,7 +12,6 @@
 docs/quest-narrative.md.
 """
 
-from maid_stdlib.questgen.narrative.default_templates import DEFAULT_TEMPLATES
 from maid_stdlib.questgen.narrative.generator import (
     DEFAULT_TIMEOUT,
     FallbackReason,
@@ -43,7 +42,6 @@ from maid_stdlib.questgen.narrative.templates import (
 QUEST_PURPOSES = frozenset({NARRATIVE_PURPOSE, DIALOGUE_PURPOSE})
 
 __all__ = [
-    "DEFAULT_TEMPLATES",
     "DEFAULT_TIMEOUT",
     "DIALOGUE_PURPOSE",
     "NARRATIVE_PURPOSE",

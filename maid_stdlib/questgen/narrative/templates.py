@@ -9,7 +9,7 @@ per archetype in three layers, looked up in this order per field:
    field wins. The templates of one archetype come from one pack: a second pack's
    are a start-up error naming both. Once the engine has started the registry of
    the engine's ``TemplateRegistry`` service is locked;
-2. defaults (``register_default_templates`` installs the six RPG archetypes);
+2. defaults (``register_default_templates``: a game layer's own archetypes, e.g. the RPG's six);
 3. the built-in generic set, so an unknown archetype still gets prose.
 
 Packs therefore win over the defaults whatever order the packs load in.
@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 from maid_engine.content import Claims
-from maid_stdlib.questgen.narrative.default_templates import DEFAULT_TEMPLATES, GENERIC
+from maid_stdlib.questgen.narrative.default_templates import GENERIC
 from maid_stdlib.questgen.narrative.models import (
     DESCRIPTION_MAX,
     DIALOGUE_MAX,
@@ -229,9 +229,11 @@ class TemplateRegistry:
         return frozenset(self._layers["pack"]) | frozenset(self._layers["default"])
 
 
-def register_default_templates(registry: TemplateRegistry) -> None:
-    """Install the six built-in archetypes' templates as defaults (packs still win)."""
-    registry.register_templates(DEFAULT_TEMPLATES, layer="default")
+def register_default_templates(
+    registry: TemplateRegistry, templates: Mapping[str, Mapping[str, Sequence[str]]]
+) -> None:
+    """Install a game layer's archetype templates as defaults (packs still win)."""
+    registry.register_templates(templates, layer="default")
 
 
 def check_template(template: str, where: str = "template") -> None:
