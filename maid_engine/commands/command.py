@@ -90,6 +90,11 @@ class Command:
 #: Called with the context of input no command matched; returns True if it handled it.
 Fallback = Callable[["CommandContext"], Awaitable[bool] | bool]
 
+#: Called when a matched command refused its input (raised :class:`CommandError`):
+#: returns True if it gave the line another meaning, and the refusal is then not shown
+#: (a narrated room tells "look for a key among the sacks" as an action).
+Rescue = Callable[["CommandContext", "CommandError"], Awaitable[bool] | bool]
+
 
 class CommandTable(Protocol):
     """What others use of the command registry
@@ -103,6 +108,8 @@ class CommandTable(Protocol):
     def add(self, cmd: Command, pack: str = "") -> None: ...
 
     def add_fallback(self, fallback: Fallback) -> None: ...
+
+    def add_rescue(self, rescue: Rescue) -> None: ...
 
     def visible_to(self, role: Role) -> list[Command]: ...
 

@@ -14,6 +14,7 @@ from maid_engine.commands.command import (
     CommandError,
     CommandsPort,
     Fallback,
+    Rescue,
     Role,
 )
 from maid_engine.ports import DispatchPort
@@ -30,6 +31,7 @@ class CommandRegistry:
         self._names: dict[str, Command] = {}
         self._owner: dict[str, str] = {}
         self.fallbacks: list[Fallback] = []
+        self.rescues: list[Rescue] = []
         self.executed = 0
         self.on_executed: Callable[[Command, float], None] | None = None
 
@@ -60,6 +62,10 @@ class CommandRegistry:
 
     def add_fallback(self, fallback: Fallback) -> None:
         self.fallbacks.append(fallback)
+
+    def add_rescue(self, rescue: Rescue) -> None:
+        """Ask ``rescue`` before a command's refusal is shown (see :data:`Rescue`)."""
+        self.rescues.append(rescue)
 
     def all(self) -> list[Command]:
         return list(self._commands.values())
@@ -138,7 +144,8 @@ class CommandRegistry:
         try:
             await cmd.run(ctx)
         except CommandError as exc:
-            ctx.send(str(exc))
+            if not await self._rescued(ctx, exc):
+                ctx.send(str(exc))
         except Exception:
             log.exception("command %r failed (input %r)", cmd.key, line)
             ctx.send("Something went wrong running that command; it has been logged.")
@@ -147,6 +154,15 @@ class CommandRegistry:
             if self.on_executed is not None:
                 self.on_executed(cmd, time.perf_counter() - started)
         return True
+
+    async def _rescued(self, ctx: CommandContext, error: CommandError) -> bool:
+        for rescue in self.rescues:
+            handled = rescue(ctx, error)
+            if inspect.isawaitable(handled):
+                handled = await handled
+            if handled:
+                return True
+        return False
 
 
 class LineHost(CommandsPort, DispatchPort, Protocol):

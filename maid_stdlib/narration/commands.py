@@ -10,11 +10,12 @@ abbreviations ("re" still means remove, "un" unwield).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, Role, command
-from maid_engine.commands.command import Fallback
+from maid_engine.commands.command import Fallback, Rescue
 from maid_engine.net.sanitize import clean_authored
 from maid_stdlib.narration.components import NarratedRoom
 from maid_stdlib.narration.insights import (
@@ -27,11 +28,22 @@ from maid_stdlib.narration.jobs import TurnHandle
 from maid_stdlib.narration.rooms import RoomSetup
 from maid_stdlib.narration.service import NarrationError, NarrationService
 from maid_stdlib.narration.sheet import render_sheet, set_value
+from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.pager import page
 from maid_stdlib.world.text import escape_markup, player_words, spoken
 
 CATEGORY = "narration"
+
+#: Told to a player who enters a narrated room: nothing else says that plain words
+#: work here, and a player used to commands would otherwise never try.
+ARRIVAL_HINT = (
+    "|x(A storyteller runs this place: type what you do in your own words, e.g. "
+    "'search the sacks', or 'act <anything>'. Commands still work; 'help act' says more.)|n"
+)
+#: The ways a player arrives somewhere on their own account (a move made by a script
+#: or a test is not an arrival the player needs explaining).
+ARRIVALS = frozenset({"walk", "login", "goto", "flee", "follow", "recall", "respawn"})
 
 
 def service_of(ctx: CommandContext) -> NarrationService:
@@ -80,7 +92,10 @@ def act(ctx: CommandContext) -> None:
     Usage: act <what you do>
     Example: act pry the lid off the crate as quietly as I can
 
-    In a narrated room anything that is not a command works the same way.
+    In a narrated room anything that is not a command works the same way, and so
+    does a line a command cannot make sense of: "look for a spare key among the
+    sacks" is told by the story, not answered with "You do not see...". The words
+    after 'act' are never read as a command.
     """
     svc, actor, _ = _here(ctx)
     submit(ctx, svc, actor, ctx.args)
@@ -230,3 +245,48 @@ def make_fallback(svc: NarrationService) -> Fallback:
         return True
 
     return fallback
+
+
+def make_arrival_hint(svc: NarrationService) -> Callable[[EntityRelocatedEvent], None]:
+    """Tell a character who walks (or logs) into a narrated room how play works there."""
+
+    def arrived(event: EntityRelocatedEvent) -> None:
+        if event.to_room is None or event.to_room == event.from_room:
+            return
+        if event.reason not in ARRIVALS:
+            return
+        if svc.setup_for(event.to_room) is None:
+            return
+        if not svc.engine.world.has_component(event.entity_id, PlayerCharacter):
+            return
+        svc.engine.sessions.send_to(event.entity_id, ARRIVAL_HINT)
+
+    return arrived
+
+
+def make_rescue(svc: NarrationService) -> Rescue:
+    """In a narrated room, a line a world command could not make sense of ("look for a
+    spare key among the sacks", "get the key from the sacks") is told as an action.
+
+    Only lines with words after the command, and only commands of the configured
+    story categories: a bare "north" with no exit still says so, and a ``tell`` to
+    someone offline is never sent to the storyteller.
+    """
+
+    def rescue(ctx: CommandContext, _error: CommandError) -> bool:
+        actor, cmd = ctx.actor, ctx.command
+        if actor is None or cmd is None or not ctx.args.strip():
+            return False
+        if not cmd.needs_character or cmd.key.startswith("@"):
+            return False
+        if cmd.category not in svc.config.story_categories:
+            return False
+        if not ctx.world.entity_exists(actor) or svc.room_of(actor) is None:
+            return False
+        try:
+            submit(ctx, svc, actor, ctx.raw)
+        except CommandError as exc:
+            ctx.send(str(exc))
+        return True
+
+    return rescue

@@ -24,3 +24,7 @@ class NarrationConfig:
     #: Jobs one character may have waiting at once: every turn costs a model call, so
     #: a player typing ahead must not queue up a bill (or the room's patience).
     max_pending_per_actor: int = 1
+    #: Categories of the commands whose refusal, in a narrated room, turns the line
+    #: into an action: "look for a spare key among the sacks" is a story move, not a
+    #: failed ``look``. Talking, quests, settings and help keep their own errors.
+    story_categories: tuple[str, ...] = ("general", "items", "combat", "movement")

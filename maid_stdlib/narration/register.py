@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.events import EngineStartedEvent, EngineStoppingEvent
-from maid_stdlib.narration.commands import COMMANDS, make_fallback
+from maid_stdlib.narration.commands import (
+    COMMANDS,
+    make_arrival_hint,
+    make_fallback,
+    make_rescue,
+)
 from maid_stdlib.narration.rooms import EXTENSION, NarratedData, apply_narrated, make_check
 from maid_stdlib.narration.service import NarrationService
 from maid_stdlib.narration.turnlog import COLLECTION
+from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.plugin import WorldPlugin
 
@@ -41,3 +47,5 @@ class NarrationPlugin(ContentPack):
         ctx.subscribe(EngineStoppingEvent, lambda _event: svc.shutdown())
         ctx.add_commands(COMMANDS)
         engine.commands.add_fallback(make_fallback(svc))
+        engine.commands.add_rescue(make_rescue(svc))
+        ctx.subscribe(EntityRelocatedEvent, make_arrival_hint(svc))
