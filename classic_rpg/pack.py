@@ -3,8 +3,9 @@
 In load order: ``classic_rpg.rules`` (characters, combat, items, dialogue),
 ``classic_rpg.quests`` (the QuestManager), ``classic_rpg.questgen`` (archetypes,
 hooks, quest sink), ``classic_rpg.quest_delivery``, ``classic_rpg.consequences``
-(the consequence and grounding glue) and ``classic_rpg.living`` (combat seen by
-the living world). See docs/architecture.md for what each provides and requires.
+(the consequence and grounding glue), ``classic_rpg.living`` (combat seen by the
+living world) and ``classic_rpg.navigation`` (no recall out of a fight). See
+docs/architecture.md for what each provides and requires.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from classic_rpg.systems.quests.register import QuestsPlugin
 from maid_engine.content import ContentPack, PackContext, PluginGroup
 from maid_stdlib.living import LivingWorld
 from maid_stdlib.living.register import LivingPlugin
+from maid_stdlib.navigation import Navigation, NavigationPlugin
 from maid_stdlib.pack import StdlibContentPack
 
-__all__ = ["ClassicRPGContentPack", "LivingConnectionPlugin"]
+__all__ = ["ClassicRPGContentPack", "LivingConnectionPlugin", "NavigationConnectionPlugin"]
 
 
 class LivingConnectionPlugin(ContentPack):
@@ -61,6 +63,24 @@ class LivingConnectionPlugin(ContentPack):
         living.movement_guards.append(lambda uid: not combat.is_fighting(uid))
 
 
+class NavigationConnectionPlugin(ContentPack):
+    """Teach navigation what combat knows: nobody recalls out of a fight."""
+
+    name = "classic_rpg.navigation"
+    requires = (RulesPlugin, NavigationPlugin)
+    description = "No recall in the middle of a fight."
+
+    def register(self, ctx: PackContext) -> None:
+        combat = ctx.service(CombatService)
+
+        def not_fighting(uid: UUID) -> str | None:
+            if combat.is_fighting(uid):
+                return "You cannot recall in the middle of a fight! Try 'flee' first."
+            return None
+
+        ctx.service(Navigation).recall_guards.append(not_fighting)
+
+
 class ClassicRPGContentPack(PluginGroup):
     name = "classic_rpg"
     version = "0.1.0"
@@ -74,4 +94,5 @@ class ClassicRPGContentPack(PluginGroup):
         QuestDeliveryPlugin,
         ConsequencesGluePlugin,
         LivingConnectionPlugin,
+        NavigationConnectionPlugin,
     )

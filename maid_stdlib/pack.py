@@ -2,9 +2,9 @@
 
 In load order: ``stdlib.world`` (rooms, movement, talking, help, world data),
 ``stdlib.living``, ``stdlib.story``, ``stdlib.questgen``,
-``stdlib.quest_generation``, ``stdlib.consequences``, ``stdlib.grounding`` and
-``stdlib.narration``. Each registers what its feature adds; see
-docs/architecture.md for the table of what each provides and requires.
+``stdlib.quest_generation``, ``stdlib.consequences``, ``stdlib.grounding``,
+``stdlib.narration`` and ``stdlib.navigation``. Each registers what its feature
+adds; see docs/architecture.md for the table of what each provides and requires.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from maid_stdlib.consequences.register import ConsequencesPlugin
 from maid_stdlib.grounding.register import GroundingPlugin
 from maid_stdlib.living.register import LivingPlugin
 from maid_stdlib.narration.register import NarrationPlugin
+from maid_stdlib.navigation.register import NavigationPlugin
 from maid_stdlib.questgen.register import QuestGenPlugin
 from maid_stdlib.questgen.system_wiring import QuestGenerationPlugin
 from maid_stdlib.story.register import StoryPlugin
@@ -37,4 +38,5 @@ class StdlibContentPack(PluginGroup):
         ConsequencesPlugin,
         GroundingPlugin,
         NarrationPlugin,
+        NavigationPlugin,
     )

@@ -35,6 +35,7 @@ STDLIB = [
     "stdlib.consequences",
     "stdlib.grounding",
     "stdlib.narration",
+    "stdlib.navigation",
 ]
 CLASSIC_RPG = [
     "classic_rpg.rules",
@@ -43,6 +44,7 @@ CLASSIC_RPG = [
     "classic_rpg.quest_delivery",
     "classic_rpg.consequences",
     "classic_rpg.living",
+    "classic_rpg.navigation",
 ]
 
 
