@@ -6,9 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from kits.engines import ws_of
+from kits.heroes import new_character
 from world.worldkit import make_engine
 
 from maid_engine.packcheck import check_pack
+from maid_engine.testing import cmd
+from maid_stdlib.navigation.layout import VECTORS, MapCoords
 from maid_stdlib.world import NPC, Area, Describable, Item
 
 
@@ -54,3 +57,48 @@ async def test_ironvale_cast_is_where_the_story_needs_it(tmp_path: Path) -> None
 def test_the_ironvale_pack_has_no_problems() -> None:
     assert check_pack("ironvale") == []
     assert check_pack(Path(__file__).parents[2] / "content_packs" / "ironvale") == []
+
+
+async def test_every_ironvale_room_has_a_map_place_that_agrees_with_its_exits(
+    tmp_path: Path,
+) -> None:
+    """Declared places are distinct per level, and every compass exit between two
+    Ironvale rooms points one cell that way: the map is drawn clean, and a room
+    added later without a place still lands where its exits say."""
+    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as engine:
+        ws = ws_of(engine)
+        places: dict[str, tuple[int, int, int]] = {}
+        for key in ws.room_keys():
+            if not key.startswith("ironvale:"):
+                continue
+            room_id = ws.room_id(key)
+            assert room_id is not None
+            coords = engine.world.try_component(room_id, MapCoords)
+            assert coords is not None, f"{key} has no map: place"
+            places[key] = (coords.x, coords.y, coords.z)
+        assert len(set(places.values())) == len(places)
+        for key, (x, y, z) in places.items():
+            for name, target in ws.exits_of(key).items():
+                if name in VECTORS and target in places:
+                    dx, dy = VECTORS[name]
+                    assert places[target] == (x + dx, y + dy, z), f"{key} {name}"
+                elif name in ("up", "down") and target in places:
+                    assert places[target][2] == z + (1 if name == "up" else -1), f"{key} {name}"
+
+
+async def test_the_map_of_the_square(tmp_path: Path) -> None:
+    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as engine:
+        hero = new_character(engine, "Alice")
+        lines = (await cmd(engine, hero, "map 2")).splitlines()
+        assert lines[0] == "|cAround Ironvale Village Square|n (radius 2)"
+        assert lines[1:10] == [
+            "         [^]",  # the guard post, a ladder up to the watchtower
+            "          ||",
+            "         [ ]",
+            "          ||",
+            " [ ]-[ ]-[|y@|n]-[ ]-[ ]",
+            "          ||",
+            "         [ ]-[^]",  # the tavern has an upstairs
+            "          ||",
+            "         [ ]",
+        ]
