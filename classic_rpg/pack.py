@@ -4,8 +4,9 @@ In load order: ``classic_rpg.rules`` (characters, combat, items, dialogue),
 ``classic_rpg.quests`` (the QuestManager), ``classic_rpg.questgen`` (archetypes,
 hooks, quest sink), ``classic_rpg.quest_delivery``, ``classic_rpg.consequences``
 (the consequence and grounding glue), ``classic_rpg.living`` (combat seen by the
-living world) and ``classic_rpg.navigation`` (no recall out of a fight). See
-docs/architecture.md for what each provides and requires.
+living world), ``classic_rpg.navigation`` (no recall out of a fight) and
+``classic_rpg.shops`` (shopkeepers). See docs/architecture.md for what each
+provides and requires.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from classic_rpg.consequences_glue import ConsequencesGluePlugin
 from classic_rpg.questgen.register import RpgQuestGenPlugin
 from classic_rpg.questgen.wiring import QuestDeliveryPlugin
 from classic_rpg.rules import RulesPlugin
+from classic_rpg.shops.register import ShopsPlugin
 from classic_rpg.systems.quests.register import QuestsPlugin
 from maid_engine.content import ContentPack, PackContext, PluginGroup
 from maid_stdlib.living import LivingWorld
@@ -95,4 +97,5 @@ class ClassicRPGContentPack(PluginGroup):
         ConsequencesGluePlugin,
         LivingConnectionPlugin,
         NavigationConnectionPlugin,
+        ShopsPlugin,
     )

@@ -45,6 +45,7 @@ CLASSIC_RPG = [
     "classic_rpg.consequences",
     "classic_rpg.living",
     "classic_rpg.navigation",
+    "classic_rpg.shops",
 ]
 
 

@@ -172,6 +172,7 @@ def test_default_packs_keep_their_tick_order() -> None:
         ("living", "ScheduleSystem"),
         ("living", "AutonomySystem"),
         ("living", "SocialFabricSystem"),
+        ("living", "RestockSystem"),
         ("quests", "QuestSystem"),
         ("story", "StorySignalSystem"),
         ("generation", "QuestGenerationSystem"),

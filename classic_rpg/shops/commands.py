@@ -1,0 +1,255 @@
+"""Trading with a shopkeeper in the room: ``list``, ``buy``, ``sell``, ``value``."""
+
+from __future__ import annotations
+
+import re
+from uuid import UUID
+
+from classic_rpg.characters.levels import send_status
+from classic_rpg.components import CharacterStats
+from classic_rpg.items.commands import not_carrying
+from classic_rpg.items.factory import ItemFactory
+from classic_rpg.items.select import select
+from classic_rpg.shops.components import Shop
+from classic_rpg.shops.events import ItemBoughtEvent, ItemSoldEvent
+from classic_rpg.shops.market import Goods, Market
+from classic_rpg.shops.trade import Trade
+from maid_engine.commands import Command, CommandContext, CommandError, command
+from maid_stdlib.living import NeedsComponent, Wealth
+from maid_stdlib.world.look import name_of
+from maid_stdlib.world.movement import here
+from maid_stdlib.world.service import WorldService
+from maid_stdlib.world.text import capitalize
+
+#: The most one ``buy`` takes at once.
+MAX_QUANTITY = 20
+_QTY_FIRST = re.compile(r"^(\d+)\s+(.+)$")
+_QTY_LAST = re.compile(r"^(.+?)\s+(\d+)$")
+
+
+def market_of(ctx: CommandContext) -> Market:
+    market: Market = ctx.service(Market)
+    return market
+
+
+def _keeper(ctx: CommandContext) -> tuple[WorldService, UUID, UUID, Shop, str]:
+    ws, actor, room = here(ctx)
+    found = market_of(ctx).keeper_in(room)
+    if found is None:
+        raise CommandError("There is nobody here to trade with.")
+    keeper, shop = found
+    return ws, actor, keeper, shop, capitalize(name_of(ws, keeper))
+
+
+def _gold(ctx: CommandContext, uid: UUID) -> CharacterStats:
+    stats = ctx.world.try_component(uid, CharacterStats)
+    if stats is None:
+        stats = CharacterStats()
+        ctx.world.add_component(uid, stats)
+    return stats
+
+
+def _plural(name: str, count: int) -> str:
+    return name if count == 1 else f"{name} (x{count})"
+
+
+@command("list", aliases=("wares",), category="shops")
+def list_goods(ctx: CommandContext) -> None:
+    """See what the shopkeeper here sells, at today's prices.
+
+    Usage: list
+    Prices follow the village's supply: when deliveries stop, goods get dear and
+    keepers pay more for what they are short of.
+    """
+    _ws, actor, keeper, shop, who = _keeper(ctx)
+    market = market_of(ctx)
+    goods = market.goods(keeper, shop)
+    lines = [f"|c{who} sells:|n"]
+    if not goods:
+        lines.append("  nothing at the moment.")
+    width = max((len(g.name) for g in goods), default=0)
+    for g in goods:
+        have = f"{g.count} in stock" if g.count else "|rsold out|n"
+        lines.append(f"  {capitalize(g.name):<{width}}  {g.price:>4} gold  ({have})")
+    bought = _buys_text(market, shop)
+    lines.append(f"{who} buys {bought}." if bought else f"{who} buys nothing.")
+    short = sorted({line.resource for line in shop.stock if line.resource})
+    for resource in short:
+        blocker = market.blocker(keeper, resource)
+        if blocker is not None:
+            lines.append(f"|y{capitalize(resource)} is scarce: {blocker}.|n")
+    stats = ctx.world.try_component(actor, CharacterStats)
+    lines.append(f"You have {stats.gold if stats else 0} gold.")
+    ctx.send("\n".join(lines))
+
+
+def _buys_text(market: Market, shop: Shop) -> str:
+    kinds = {
+        "weapon": "weapons",
+        "armour": "armour",
+        "consumable": "food and drink",
+        "any": "anything",
+    }
+    words: list[str] = []
+    for rule in shop.buys:
+        if rule.kind:
+            words.append(kinds.get(rule.kind, rule.kind))
+        elif rule.template:
+            words.append(market.template_names(rule.template)[0])
+    if shop.stock:
+        words.append("what it sells")
+    words = list(dict.fromkeys(words))
+    if len(words) > 1:
+        return ", ".join(words[:-1]) + " and " + words[-1]
+    return words[0] if words else ""
+
+
+def _parse_quantity(args: str) -> tuple[str, int]:
+    text = " ".join(args.split())
+    for pattern, what, qty in ((_QTY_FIRST, 2, 1), (_QTY_LAST, 1, 2)):
+        found = pattern.match(text)
+        if found is not None:
+            return found.group(what), int(found.group(qty))
+    return text, 1
+
+
+def _find_goods(goods: list[Goods], wanted: str) -> Goods | None:
+    words = wanted.lower().split()
+    for g in goods:
+        keywords = [*g.keywords, *(w.strip(".,'\"!?").lower() for w in g.name.split())]
+        if words and all(any(k.startswith(w) for k in keywords) for w in words):
+            return g
+    return None
+
+
+@command("buy", category="shops")
+async def buy(ctx: CommandContext) -> None:
+    """Buy something from the shopkeeper here.
+
+    Usage: buy <item> [<quantity>]     e.g. "buy knife", "buy ale 3", "buy 2 bread"
+    """
+    ws, actor, keeper, shop, who = _keeper(ctx)
+    wanted, qty = _parse_quantity(ctx.args)
+    if not wanted:
+        raise CommandError("Buy what? ('list' shows what is for sale.)")
+    if not 1 <= qty <= MAX_QUANTITY:
+        raise CommandError(f"You can buy between 1 and {MAX_QUANTITY} at a time.")
+    market = market_of(ctx)
+    goods = _find_goods(market.goods(keeper, shop), wanted)
+    if goods is None:
+        raise CommandError(f"{who} does not sell '{wanted}'. ('list' shows what is for sale.)")
+    if goods.count == 0:
+        raise CommandError(f"{who} has sold out of those; come back later.")
+    if goods.count < qty:
+        raise CommandError(f"{who} has only {goods.count} of those.")
+    total = goods.price * qty
+    purse = _gold(ctx, actor)
+    if purse.gold < total:
+        cost = f"{_plural(goods.name, qty)} cost{'s' if qty == 1 else ''} {total} gold"
+        raise CommandError(f"You can't afford that: {cost} and you have {purse.gold}.")
+    items: ItemFactory = ctx.service(ItemFactory)
+    if not items.has_room_for(actor, qty):
+        raise CommandError("You cannot carry that many more things.")
+    trade = Trade(ctx.engine, actor, keeper)
+    bought: list[UUID] = []
+    for item in goods.carried[:qty]:
+        trade.track(item)
+        items.add_to_inventory(item, actor)
+        bought.append(item)
+    line = next((s for s in shop.stock if s.template == goods.template), None)
+    for _ in range(qty - len(bought)):
+        assert line is not None
+        assert line.count > 0
+        item = items.spawn(goods.template, holder=actor)
+        trade.spawned.append(item)
+        line.count -= 1
+        bought.append(item)
+    ctx.world.modified(keeper, shop)
+    purse.gold -= total
+    wealth = ctx.world.try_component(keeper, Wealth)
+    if wealth is not None:
+        wealth.gold += total
+    await trade.commit()
+    for item in bought:
+        ctx.engine.events.emit(ItemBoughtEvent(actor, keeper, item, goods.template, goods.price))
+    send_status(ctx.engine, actor)
+    what = _plural(goods.name, qty)
+    ctx.send(f"You buy {what} from {who} for {total} gold.")
+    room = ws.room_key_of(actor)
+    if room is not None:
+        ws.message_room(
+            room, f"{capitalize(name_of(ws, actor))} buys {what} from {who}.", exclude=(actor,)
+        )
+
+
+def _offer(
+    ctx: CommandContext, wanted: str
+) -> tuple[WorldService, UUID, UUID, Shop, str, UUID, int]:
+    ws, actor, keeper, shop, who = _keeper(ctx)
+    if not wanted:
+        raise CommandError(f"{ctx.name.capitalize()} what?")
+    items: ItemFactory = ctx.service(ItemFactory)
+    _, found = select(ws, items.carried(actor), wanted)
+    if not found:
+        raise not_carrying(ws, items, actor, wanted)
+    item = found[0]
+    price = market_of(ctx).buying_price(keeper, shop, item)
+    thing = name_of(ws, item)
+    if price is None:
+        raise CommandError(f"{who} doesn't buy that.")
+    if price <= 0:
+        raise CommandError(f"{who} would not give you anything for {thing}.")
+    return ws, actor, keeper, shop, who, item, price
+
+
+@command("value", aliases=("appraise",), category="shops")
+def value(ctx: CommandContext) -> None:
+    """Ask the shopkeeper here what they would pay for something you carry.
+
+    Usage: value <item>
+    """
+    ws, _, _, _, who, item, price = _offer(ctx, ctx.args.strip())
+    ctx.send(f"{who} would give you {price} gold for {name_of(ws, item)}.")
+
+
+@command("sell", category="shops")
+async def sell(ctx: CommandContext) -> None:
+    """Sell something you carry to the shopkeeper here.
+
+    Usage: sell <item>     ('value <item>' first tells you the price)
+    """
+    ws, actor, keeper, shop, who, item, price = _offer(ctx, ctx.args.strip())
+    market = market_of(ctx)
+    items: ItemFactory = ctx.service(ItemFactory)
+    template = items.template_of(item)
+    held = sum(1 for i in items.carried(keeper) if items.template_of(i) == template)
+    if held >= shop.hold:
+        raise CommandError(f"{who} has plenty of those already.")
+    wealth = ctx.world.try_component(keeper, Wealth)
+    if wealth is not None and wealth.gold < price:
+        raise CommandError(f"{who} cannot afford to buy that right now.")
+    thing = name_of(ws, item)
+    trade = Trade(ctx.engine, actor, keeper, item)
+    items.add_to_inventory(item, keeper)
+    _gold(ctx, actor).gold += price
+    if wealth is not None:
+        wealth.gold -= price
+    rule = market.rule_for(shop, item)
+    need = market.need_name(keeper, rule.resource) if rule is not None else None
+    needs = ctx.world.try_component(keeper, NeedsComponent)
+    if rule is not None and rule.satisfies and need is not None and needs is not None:
+        if need in needs.needs:
+            needs.satisfy(need, rule.satisfies)
+            ctx.world.modified(keeper, needs)
+    await trade.commit()
+    ctx.engine.events.emit(ItemSoldEvent(actor, keeper, item, template, price))
+    send_status(ctx.engine, actor)
+    ctx.send(f"You sell {thing} to {who} for {price} gold.")
+    room = ws.room_key_of(actor)
+    if room is not None:
+        ws.message_room(
+            room, f"{capitalize(name_of(ws, actor))} sells {thing} to {who}.", exclude=(actor,)
+        )
+
+
+COMMANDS: list[Command] = [list_goods, buy, sell, value]

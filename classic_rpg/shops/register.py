@@ -1,0 +1,31 @@
+"""ShopsPlugin (``classic_rpg.shops``): shopkeepers and their trade.
+
+It adds the npc ``shop:`` data section, the ``Market`` service (goods and prices,
+read from the living world's supply when it is loaded), the RestockSystem (phase
+living) and the commands list, buy, sell and value. See docs/rpg.md, "Shops".
+"""
+
+from __future__ import annotations
+
+from classic_rpg.rules import RulesPlugin
+from classic_rpg.shops import commands
+from classic_rpg.shops.data import register_shop_data
+from classic_rpg.shops.market import Market
+from classic_rpg.shops.system import RestockSystem
+from maid_engine.content import ContentPack, PackContext
+from maid_stdlib.world.loader import WorldData
+
+__all__ = ["ShopsPlugin"]
+
+
+class ShopsPlugin(ContentPack):
+    name = "classic_rpg.shops"
+    requires = (RulesPlugin,)
+    provides = (Market,)
+    description = "Shopkeepers: list, buy, sell and value, priced by the living world's supply."
+
+    def register(self, ctx: PackContext) -> None:
+        register_shop_data(ctx.service(WorldData), ctx.pack.name)
+        ctx.provide(Market, Market(ctx.engine))
+        ctx.add_system(RestockSystem())
+        ctx.add_commands(commands.COMMANDS)

@@ -1,0 +1,271 @@
+"""Shops on Hamlet under the RPG rules: list, buy, sell, value, the living world's
+supply in prices and restocking, and trades that are on disk before anyone is told.
+
+Hollin sells flour at the mill (his grain comes up the mill road, where the wolves
+are) and works flour brought to him into his stock; Marta sells cider at the inn."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import pytest
+from kits.engines import hamlet_engine, hv, items_of, npcs
+from kits.heroes import Recorder, new_character, place
+
+from classic_rpg.components import CharacterStats
+from classic_rpg.shops.components import Shop
+from classic_rpg.shops.data import ShopData, check_shop
+from classic_rpg.shops.events import ItemBoughtEvent, ItemSoldEvent
+from classic_rpg.shops.market import Market
+from maid_engine.engine import GameEngine
+from maid_engine.store import StoreUnavailable
+from maid_engine.testing import cmd
+from maid_stdlib.living import LivingWorld, NeedsComponent, Wealth
+from maid_stdlib.world.extensions import CheckScope
+from maid_stdlib.world.schema import Entry
+
+
+@pytest.fixture
+async def engine(tmp_path: Path) -> AsyncIterator[GameEngine]:
+    async with hamlet_engine(tmp_path, rpg=True).lifespan() as eng:
+        yield eng
+
+
+def rich(
+    engine: GameEngine, name: str = "Alice", gold: int = 100, room: str = "hamlet:inn"
+) -> UUID:
+    hero = new_character(engine, name)
+    engine.world.get_component(hero, CharacterStats).gold = gold
+    place(engine, hero, room)
+    return hero
+
+
+def gold(engine: GameEngine, uid: UUID) -> int:
+    return engine.world.get_component(uid, CharacterStats).gold
+
+
+def shop(engine: GameEngine, key: str) -> Shop:
+    return engine.world.get_component(hv(key), Shop)
+
+
+def keep_at(engine: GameEngine, key: str, room: str) -> None:
+    place(engine, hv(key), room)
+
+
+def wolves_gone(engine: GameEngine) -> None:
+    for wolf in [*npcs(engine, "wolf"), *npcs(engine, "old_grey")]:
+        engine.world.destroy_entity(wolf)
+    engine.services.get(LivingWorld).invalidate_threats()
+
+
+async def test_list_shows_goods_prices_stock_and_what_the_keeper_buys(engine: GameEngine) -> None:
+    hero = rich(engine)
+    keep_at(engine, "marta", "hamlet:inn")
+    out = await cmd(engine, hero, "list")
+    assert "Marta sells:" in out
+    assert "A jug of cider" in out
+    assert "(3 in stock)" in out
+    assert "Marta buys food and drink, weapons, a wolf pelt and what it sells." in out
+    assert "You have 100 gold." in out
+
+
+async def test_buying_takes_gold_gives_the_item_and_lowers_the_stock(engine: GameEngine) -> None:
+    hero = rich(engine)
+    keep_at(engine, "marta", "hamlet:inn")
+    rec = Recorder(engine, ItemBoughtEvent)
+    wealth = engine.world.get_component(hv("marta"), Wealth).gold
+    out = await cmd(engine, hero, "buy cider 2")
+    assert out == "You buy a jug of cider (x2) from Marta for 2 gold."
+    assert gold(engine, hero) == 98
+    assert engine.world.get_component(hv("marta"), Wealth).gold == wealth + 2
+    carried = items_of(engine).carried(hero)
+    assert [items_of(engine).template_of(i) for i in carried] == ["hamlet:cider"] * 2
+    assert shop(engine, "marta").stock[0].count == 1
+    assert [e.buyer_id for e in rec.of(ItemBoughtEvent)] == [hero, hero]
+    assert "(1 in stock)" in await cmd(engine, hero, "list")
+    # "buy 1 cider" reads the quantity first too
+    assert "You buy a jug of cider from Marta" in await cmd(engine, hero, "buy 1 cider")
+
+
+async def test_clear_errors_and_nothing_changes(engine: GameEngine) -> None:
+    hero = rich(engine, gold=1)
+    keep_at(engine, "marta", "hamlet:inn")
+    assert await cmd(engine, hero, "buy cider 3") == (
+        "You can't afford that: a jug of cider (x3) cost 3 gold and you have 1."
+    )
+    assert await cmd(engine, hero, "buy cider 4") == "Marta has only 3 of those."
+    assert "does not sell 'sword'" in await cmd(engine, hero, "buy sword")
+    assert "between 1 and 20" in await cmd(engine, hero, "buy cider 0")
+    assert "Buy what?" in await cmd(engine, hero, "buy")
+    assert "You are not carrying 'horn'" in await cmd(engine, hero, "sell horn")
+    assert gold(engine, hero) == 1
+    assert shop(engine, "marta").stock[0].count == 3
+    place(engine, hero, "hamlet:green")
+    assert await cmd(engine, hero, "list") == "There is nobody here to trade with."
+    # Hollin trades only at his mill, not over a drink at the inn.
+    keep_at(engine, "hollin", "hamlet:green")
+    assert await cmd(engine, hero, "list") == "There is nobody here to trade with."
+
+
+async def test_sold_out_then_restocked_on_game_time(engine: GameEngine) -> None:
+    hero = rich(engine)
+    keep_at(engine, "marta", "hamlet:inn")
+    await cmd(engine, hero, "buy cider 3")
+    assert "sold out" in await cmd(engine, hero, "list")
+    assert await cmd(engine, hero, "buy cider") == "Marta has sold out of those; come back later."
+    for _ in range(3 * 60 + 2):  # 60 s ticks: three game hours
+        keep_at(engine, "marta", "hamlet:inn")
+        await engine.tick()
+    assert shop(engine, "marta").stock[0].count >= 2
+
+
+async def test_value_and_sell_to_a_keeper_who_buys_it(engine: GameEngine) -> None:
+    hero = rich(engine, gold=0)
+    keep_at(engine, "marta", "hamlet:inn")
+    items = items_of(engine)
+    pelt = items.spawn("hamlet:wolf_pelt", holder=hero)
+    horn = items.spawn("hamlet:horn", holder=hero)
+    rec = Recorder(engine, ItemSoldEvent)
+    assert await cmd(engine, hero, "value pelt") == "Marta would give you 1 gold for a wolf pelt."
+    assert await cmd(engine, hero, "sell horn") == "Marta doesn't buy that."
+    assert await cmd(engine, hero, "sell pelt") == "You sell a wolf pelt to Marta for 1 gold."
+    assert gold(engine, hero) == 1
+    assert items.holder_of(pelt) == hv("marta")
+    assert items.holder_of(horn) == hero
+    [sold] = rec.of(ItemSoldEvent)
+    assert (sold.seller_id, sold.buyer_id, sold.price) == (hero, hv("marta"), 1)
+    # What players sell is sold on.
+    other = rich(engine, "Bob")
+    assert "A wolf pelt" in await cmd(engine, other, "list")
+    assert "You buy a wolf pelt from Marta" in await cmd(engine, other, "buy pelt")
+    assert items.holder_of(pelt) == other
+
+
+async def test_keeper_refuses_when_full_or_broke(engine: GameEngine) -> None:
+    hero = rich(engine)
+    keep_at(engine, "marta", "hamlet:inn")
+    items = items_of(engine)
+    shop(engine, "marta").hold = 1
+    items.spawn("hamlet:wolf_pelt", holder=hero)
+    items.spawn("hamlet:wolf_pelt", holder=hero)
+    assert "You sell" in await cmd(engine, hero, "sell pelt")
+    assert await cmd(engine, hero, "sell pelt") == "Marta has plenty of those already."
+    shop(engine, "marta").hold = 5
+    engine.world.get_component(hv("marta"), Wealth).gold = 0
+    assert await cmd(engine, hero, "sell pelt") == "Marta cannot afford to buy that right now."
+
+
+async def test_prices_follow_the_keepers_supply_need(engine: GameEngine) -> None:
+    hero = rich(engine, room="hamlet:mill")
+    keep_at(engine, "hollin", "hamlet:mill")
+    market = engine.services.get(Market)
+    needs = engine.world.get_component(hv("hollin"), NeedsComponent)
+    needs.needs["economic"].value = 1.0
+    calm = market.selling_price(hv("hollin"), shop(engine, "hollin"), "hamlet:flour")
+    needs.needs["economic"].value = 0.1
+    dear = market.selling_price(hv("hollin"), shop(engine, "hollin"), "hamlet:flour")
+    assert dear > calm
+    flour = items_of(engine).spawn("hamlet:flour", holder=hero)
+    low = market.buying_price(hv("hollin"), shop(engine, "hollin"), flour)
+    needs.needs["economic"].value = 1.0
+    high = market.buying_price(hv("hollin"), shop(engine, "hollin"), flour)
+    assert low is not None
+    assert high is not None
+    assert low >= high
+    # The wolves on the mill road cut the grain: the list says so.
+    assert "Grain is scarce:" in await cmd(engine, hero, "list")
+
+
+async def test_a_blocked_supply_stops_refills_until_the_road_clears(engine: GameEngine) -> None:
+    hero = rich(engine, room="hamlet:mill")
+    keep_at(engine, "hollin", "hamlet:mill")
+    await cmd(engine, hero, "buy flour 2")
+    line = shop(engine, "hollin").stock[0]
+    assert line.count == 0
+    for _ in range(5 * 60):
+        keep_at(engine, "hollin", "hamlet:mill")
+        await engine.tick()
+    assert line.count == 0, "no grain gets through while the wolves hold the road"
+    wolves_gone(engine)
+    for _ in range(5 * 60):
+        await engine.tick()
+    assert line.count >= 1
+
+
+async def test_selling_a_material_eases_the_need_and_is_worked_into_stock(
+    engine: GameEngine,
+) -> None:
+    hero = rich(engine, gold=0, room="hamlet:mill")
+    keep_at(engine, "hollin", "hamlet:mill")
+    line = shop(engine, "hollin").stock[0]
+    line.count = 0
+    needs = engine.world.get_component(hv("hollin"), NeedsComponent)
+    before = needs.value("economic")
+    assert before is not None
+    flour = items_of(engine).spawn("hamlet:flour", holder=hero)
+    assert "You sell a sack of flour to Hollin" in await cmd(engine, hero, "sell flour")
+    assert needs.value("economic") == pytest.approx(min(1.0, before + 0.05))
+    # Not resold as it is: worked into the stock line on the next tick.
+    assert "A sack of flour" in await cmd(engine, hero, "list")
+    await engine.tick()
+    assert line.count == 1
+    assert not engine.world.entity_exists(flour)
+
+
+async def test_the_trade_is_undone_when_it_cannot_be_saved(engine: GameEngine) -> None:
+    hero = rich(engine)
+    keep_at(engine, "marta", "hamlet:inn")
+    pelt = items_of(engine).spawn("hamlet:wolf_pelt", holder=hero)
+
+    def broken(writes: Any = None) -> Any:
+        raise StoreUnavailable("the database is down")
+
+    engine.commit_now = broken  # type: ignore[method-assign]
+    out = await cmd(engine, hero, "buy cider")
+    assert "could not be recorded" in out
+    assert "nothing changed hands" in out
+    assert gold(engine, hero) == 100
+    assert shop(engine, "marta").stock[0].count == 3
+    assert items_of(engine).carried(hero) == [pelt]
+    assert "could not be recorded" in await cmd(engine, hero, "sell pelt")
+    assert items_of(engine).holder_of(pelt) == hero
+    assert gold(engine, hero) == 100
+
+
+async def test_a_trade_is_on_disk_before_the_buyer_is_told(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'shop.db'}"
+    eng = hamlet_engine(tmp_path, rpg=True, db_url=url)
+    async with eng.lifespan() as engine:
+        hero = rich(engine)
+        keep_at(engine, "marta", "hamlet:inn")
+        await engine.checkpoint()
+        assert "You buy" in await cmd(engine, hero, "buy cider")
+        [cider] = items_of(engine).carried(hero)
+        rows = await engine.store.entities.load_all()
+        assert rows[hero]["CharacterStats"]["gold"] == 99
+        assert rows[hv("marta")]["Shop"]["stock"][0]["count"] == 2
+        assert rows[cider]["HeldBy"]["holder"] == str(hero)
+
+
+def test_shop_data_is_checked() -> None:
+    entry: Any = Entry(kind="npc", pack="p", key="k", spec=None, file="f.yaml")  # type: ignore[arg-type]
+    scope = CheckScope("p", entry, frozenset({"p:shop"}), frozenset(), frozenset({"p:bread"}))
+    bad = ShopData.model_validate(
+        {
+            "room": "nowhere",
+            "stock": [{"item": "cake", "count": 3, "max": 2}],
+            "buys": [{"item": "stone"}, {"resource": "iron"}],
+        }
+    )
+    problems = list(check_shop(bad, scope))
+    assert "room: unknown room 'p:nowhere'" in problems
+    assert "stock[0].item: unknown item template 'p:cake'" in problems
+    assert "stock[0]: max 2 is below count 3" in problems
+    assert "buys[0].item: unknown item template 'p:stone'" in problems
+    assert any(p.startswith("buys[1]: name either an item or a kind") for p in problems)
+    assert list(check_shop(ShopData(), scope)) == ["a shop needs stock or something it buys"]
+    good = ShopData.model_validate({"stock": [{"item": "bread"}], "buys": ["weapon"]})
+    assert list(check_shop(good, scope)) == []
