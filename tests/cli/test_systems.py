@@ -48,6 +48,7 @@ def test_prints_the_default_order_without_opening_the_database(
         "ScheduleSystem",
         "AutonomySystem",
         "SocialFabricSystem",
+        "RestockSystem",
         "QuestSystem",
         "StorySignalSystem",
         "QuestGenerationSystem",
@@ -63,7 +64,7 @@ def test_prints_the_default_order_without_opening_the_database(
         "after",
         "CombatSystem",
     ]
-    assert lines[8].split() == ["story", "StorySignalSystem", "stdlib.story"]
+    assert lines[9].split() == ["story", "StorySignalSystem", "stdlib.story"]
     # Nothing was opened or created: no data folder, no SQLite file.
     assert not (tmp_path / "data").exists()
 
