@@ -155,6 +155,7 @@ async def buy(ctx: CommandContext) -> None:
     for item in goods.carried[:qty]:
         trade.track(item)
         items.add_to_inventory(item, actor)
+        shop.bought.remove(item)
         bought.append(item)
     line = next((s for s in shop.stock if s.template == goods.template), None)
     for _ in range(qty - len(bought)):
@@ -222,7 +223,8 @@ async def sell(ctx: CommandContext) -> None:
     market = market_of(ctx)
     items: ItemFactory = ctx.service(ItemFactory)
     template = items.template_of(item)
-    held = sum(1 for i in items.carried(keeper) if items.template_of(i) == template)
+    carried = set(items.carried(keeper))
+    held = sum(1 for i in shop.bought if i in carried and items.template_of(i) == template)
     if held >= shop.hold:
         raise CommandError(f"{who} has plenty of those already.")
     wealth = ctx.world.try_component(keeper, Wealth)
@@ -231,6 +233,8 @@ async def sell(ctx: CommandContext) -> None:
     thing = name_of(ws, item)
     trade = Trade(ctx.engine, actor, keeper, item)
     items.add_to_inventory(item, keeper)
+    shop.bought.append(item)
+    ctx.world.modified(keeper, shop)
     _gold(ctx, actor).gold += price
     if wealth is not None:
         wealth.gold -= price

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from uuid import UUID
 
 from maid_engine.ecs import Component
 
@@ -38,7 +39,9 @@ class BuyRule:
 @dataclass
 class Shop(Component):
     """A shopkeeper's trade. Goods players sell are carried in the keeper's own
-    inventory and sold on; ``stock`` holds what the keeper makes or gets delivered."""
+    inventory (listed in ``bought``) and sold on; ``stock`` holds what the keeper
+    makes or gets delivered. What the keeper got any other way (a quest delivery)
+    is its own, neither for sale nor worked."""
 
     component_name = "Shop"
     stock: list[StockLine] = field(default_factory=list)
@@ -53,3 +56,5 @@ class Shop(Component):
     hold: int = 5
     #: The room the keeper trades in ("" = wherever the keeper is).
     room: str = ""
+    #: Items the keeper bought from players and still carries.
+    bought: list[UUID] = field(default_factory=list)

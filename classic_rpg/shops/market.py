@@ -194,13 +194,16 @@ class Market:
     # -- the list ------------------------------------------------------------------------
     def goods(self, keeper: UUID, shop: Shop) -> list[Goods]:
         """What the keeper offers: stock lines in their order (sold out ones too),
-        then what players sold it; materials it works are not for sale."""
+        then what players sold it, but not the materials it works."""
         out: dict[str, Goods] = {}
         for line in shop.stock:
             name, keywords = self.template_names(line.template)
             price = self.selling_price(keeper, shop, line.template)
             out[line.template] = Goods(line.template, name, keywords, price, in_stock=line.count)
-        for item in self.items.carried(keeper):
+        carried = set(self.items.carried(keeper))
+        for item in shop.bought:
+            if item not in carried:
+                continue
             template = self.items.template_of(item)
             if not template or self.is_material(shop, template):
                 continue

@@ -3,8 +3,9 @@
 Every stock line with a refill time gains one item each ``every`` game seconds up
 to its maximum, unless the line's resource is cut off (its supply route is
 blocked in the living world): then the keeper waits for the road to clear. A
-keeper who bought the raw material of a line (a smith buying iron ore) works it
-into that line instead, road or no road.
+keeper who bought the raw material of a line from a player (a smith buying iron
+ore) works it into that line instead, road or no road; what it was given (a quest
+delivery) stays its own.
 """
 
 from __future__ import annotations
@@ -50,7 +51,13 @@ class RestockSystem(System):
     @staticmethod
     def _work_materials(market: Market, items: ItemFactory, keeper: UUID, shop: Shop) -> bool:
         changed = False
-        for item in items.carried(keeper):
+        carried = set(items.carried(keeper))
+        for item in list(shop.bought):
+            if item not in carried:
+                # Gone some other way (taken back by an admin, destroyed): forget it.
+                shop.bought.remove(item)
+                changed = True
+                continue
             template = items.template_of(item)
             rule = next((r for r in shop.buys if r.template == template and r.resource), None)
             if rule is None:
@@ -62,6 +69,7 @@ class RestockSystem(System):
             if line is None:
                 continue
             items.destroy(item)
+            shop.bought.remove(item)
             line.count += 1
             changed = True
         return changed

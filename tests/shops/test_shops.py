@@ -269,3 +269,18 @@ def test_shop_data_is_checked() -> None:
     assert list(check_shop(ShopData(), scope)) == ["a shop needs stock or something it buys"]
     good = ShopData.model_validate({"stock": [{"item": "bread"}], "buys": ["weapon"]})
     assert list(check_shop(good, scope)) == []
+
+
+async def test_what_a_keeper_is_given_stays_its_own(engine: GameEngine) -> None:
+    """A quest delivery (flour given to Hollin) is neither sold on nor worked."""
+    hero = rich(engine, room="hamlet:mill")
+    keep_at(engine, "hollin", "hamlet:mill")
+    line = shop(engine, "hollin").stock[0]
+    line.count = 0
+    flour = items_of(engine).spawn("hamlet:flour", holder=hero)
+    assert "You give a sack of flour to Hollin" in await cmd(engine, hero, "give flour to hollin")
+    await engine.tick()
+    assert engine.world.entity_exists(flour)
+    assert items_of(engine).holder_of(flour) == hv("hollin")
+    assert line.count == 0
+    assert await cmd(engine, hero, "buy flour") == "Hollin has sold out of those; come back later."
