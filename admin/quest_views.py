@@ -347,8 +347,15 @@ def backpressure_lines(ops: QuestOps) -> list[str]:
         f"  unaccepted quests: {generation.unaccepted_quests()} of {cfg.max_pending_quests}; active"
         f" per region (max {cfg.max_active_quests_per_region}): "
         + (", ".join(f"{k} {v}" for k, v in sorted(regions.items())) or "none"),
-        "  LLM service: " + ", ".join(f"{k} {v}" for k, v in generation.llm_status().items()),
     ]
+    status = dict(generation.llm_status())
+    unusable = status.pop("unusable", None)
+    if unusable:
+        lines.append(
+            f"  |rLLM: the configured model could not be used at start-up, so quests and "
+            f"narration run on templates (MAID_LLM_ON_FAILURE=templates): {unusable}|n"
+        )
+    lines.append("  LLM service: " + ", ".join(f"{k} {v}" for k, v in status.items()))
     return lines
 
 

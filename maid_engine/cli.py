@@ -5,17 +5,21 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
+import logging
 import os
 import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from maid_engine.config import ConfigError, Settings, load_settings
+from maid_engine.config import ConfigError, Settings, load_settings, needed_extras
 from maid_engine.content import PackError, render_registries
 from maid_engine.ecs.schedule import ScheduleError, render_markdown, render_text
 from maid_engine.engine import GameEngine
+from maid_engine.llm.check import check_model
 from maid_engine.logs import setup_logging
+
+log = logging.getLogger("maid.cli")
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -29,6 +33,9 @@ def _settings(args: argparse.Namespace) -> Settings:
         ("data_dir", "data_dir"),
         ("tick_rate", "tick_rate"),
         ("log_level", "log_level"),
+        ("llm_model", "llm_model"),
+        ("llm_api_base", "llm_api_base"),
+        ("llm_on_failure", "llm_on_failure"),
     ):
         value = getattr(args, flag, None)
         if value is not None:
@@ -51,18 +58,37 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-level", help="DEBUG, INFO, WARNING, ERROR (MAID_LOG_LEVEL)")
 
 
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    _add_common(p)
+    p.add_argument("--telnet-host", help="telnet bind address (MAID_TELNET_HOST)")
+    p.add_argument("--telnet-port", type=int, help="telnet port, 0 = any free (MAID_TELNET_PORT)")
+    p.add_argument("--metrics-host", help="/metrics bind address (MAID_METRICS_HOST)")
+    p.add_argument("--metrics-port", type=int, help="/metrics port, 0 = any free")
+    p.add_argument("--tick-rate", type=float, help="ticks per second (MAID_TICK_RATE)")
+    p.add_argument("--log-json", action="store_true", help="one JSON object per log line")
+    p.add_argument("--llm-model", help="LiteLLM model name, e.g. openai/llama3 (MAID_LLM_MODEL)")
+    p.add_argument("--llm-api-base", help="the model server's URL (MAID_LLM_API_BASE)")
+    p.add_argument(
+        "--llm-on-failure",
+        choices=("stop", "templates"),
+        help="a configured model that cannot answer at start-up: stop (default) or start "
+        "on templates with a warning (MAID_LLM_ON_FAILURE)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="maid", description="MAID: a MUD whose world is alive")
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="start the server and serve until SIGINT/SIGTERM")
-    _add_common(run)
-    run.add_argument("--telnet-host", help="telnet bind address (MAID_TELNET_HOST)")
-    run.add_argument("--telnet-port", type=int, help="telnet port, 0 = any free (MAID_TELNET_PORT)")
-    run.add_argument("--metrics-host", help="/metrics bind address (MAID_METRICS_HOST)")
-    run.add_argument("--metrics-port", type=int, help="/metrics port, 0 = any free")
-    run.add_argument("--tick-rate", type=float, help="ticks per second (MAID_TICK_RATE)")
-    run.add_argument("--log-json", action="store_true", help="one JSON object per log line")
+    _add_run_options(run)
+    extras = sub.add_parser(
+        "extras",
+        help="print the pip extras the configuration of `maid run` needs (e.g. llm)",
+        description="Takes the arguments of `maid run`; prints one extra per line "
+        "(nothing when none is needed). ./scripts/run installs them.",
+    )
+    _add_run_options(extras)
 
     admin = sub.add_parser("create-admin", help="create an admin account (or promote one)")
     _add_common(admin)
@@ -134,7 +160,20 @@ async def _run(settings: Settings) -> int:
     # and ``maid simulate`` must not pay for.
     from maid_engine.app import MaidServer
 
+    # A configured model that cannot answer stops the start-up here, in one line,
+    # rather than being found out by players later (or, if the operator asked for
+    # it, the server starts on templates and says so).
+    problem = await check_model(settings)
+    if problem is not None:
+        if settings.llm_on_failure != "templates":
+            print(problem.line(), file=sys.stderr, flush=True)
+            return 6
+        print(problem.warning(), flush=True)
+        log.warning("%s", problem.warning())
+        settings = settings.model_copy(update={"llm_model": ""})
     server = MaidServer(settings, announce=lambda line: print(line, flush=True))
+    if problem is not None:
+        server.engine.llm.unusable = f"{problem.cause} ({problem.fix})"
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -178,6 +217,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 2
+    if args.command == "extras":
+        for extra in needed_extras(settings):
+            print(extra)
+        return 0
     if args.command in ("systems", "registries"):
         # No logging set up: the table is the whole answer (warnings still show).
         try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -82,6 +82,10 @@ class Settings(BaseSettings):
     llm_model: str = ""
     llm_api_base: str = ""
     llm_api_key: str = ""
+    # What `maid run` does when the configured model cannot answer at start-up:
+    # "stop" (one line naming the fix) or "templates" (start without the model, with
+    # a warning on the console and in @quest backpressure).
+    llm_on_failure: Literal["stop", "templates"] = "stop"
     llm_timeout: float = Field(default=30.0, gt=0)
     llm_requests_per_minute: int = Field(default=60, ge=1)
     llm_tokens_per_hour: int = Field(default=200_000, ge=0)
@@ -127,6 +131,12 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite+aiosqlite:///{(self.data_dir / 'maid.db').resolve()}"
+
+
+def needed_extras(settings: Settings) -> list[str]:
+    """The pip extras of the ``maid`` package this configuration needs installed:
+    ``llm`` (LiteLLM) when a model is configured."""
+    return ["llm"] if settings.llm_model.strip() else []
 
 
 def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Settings:

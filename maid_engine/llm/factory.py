@@ -43,6 +43,20 @@ def build_limiter(
     return limiter
 
 
+def api_key_for(settings: Settings) -> str | None:
+    """The key sent with each call: the configured one, else a placeholder for an
+    ``openai/`` model on an ``api_base`` when ``OPENAI_API_KEY`` is not set either."""
+    if settings.llm_api_key:
+        return settings.llm_api_key
+    if (
+        settings.llm_api_base
+        and settings.llm_model.strip().startswith("openai/")
+        and not os.environ.get("OPENAI_API_KEY")
+    ):
+        return PLACEHOLDER_API_KEY
+    return None
+
+
 def build_provider(
     settings: Settings,
     metrics: EngineMetrics | LLMMetrics | None = None,
@@ -66,18 +80,10 @@ def build_provider(
     llm_metrics = LLMMetrics.of(metrics)
     if limiter is None:
         limiter = build_limiter(settings, llm_metrics, clock=clock)
-    api_key = settings.llm_api_key or None
-    if (
-        api_key is None
-        and settings.llm_api_base
-        and model.startswith("openai/")
-        and not os.environ.get("OPENAI_API_KEY")
-    ):
-        api_key = PLACEHOLDER_API_KEY
     provider: LLMProvider = LiteLLMProvider(
         model,
         api_base=settings.llm_api_base or None,
-        api_key=api_key,
+        api_key=api_key_for(settings),
         timeout=settings.llm_timeout,
         limiter=limiter,
         metrics=llm_metrics,

@@ -51,6 +51,9 @@ class LLMService:
         self.cache = cache if cache is not None else NarrativeContextCache()
         self.started = False
         self._warm_task: asyncio.Task[None] | None = None
+        #: Why a configured model was left out at start-up (``llm_on_failure =
+        #: "templates"``); "" when it was not.
+        self.unusable = ""
 
     @classmethod
     def from_settings(
@@ -92,6 +95,8 @@ class LLMService:
     def status(self) -> dict[str, Any]:
         """A snapshot for admin commands."""
         out: dict[str, Any] = {"model": self.model or None, "cache_entries": len(self.cache)}
+        if self.unusable:
+            out["unusable"] = self.unusable
         limiter = self.limiter
         if limiter is not None:
             out.update(limiter.status())

@@ -88,7 +88,7 @@ class ServerProcess:
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv, stdout=out, stderr=err, stdin=asyncio.subprocess.DEVNULL,
-                env=_child_env(env), cwd=str(REPO),
+                env=child_env(env), cwd=str(REPO),
             )  # fmt: skip
         finally:
             out.close()
@@ -206,14 +206,14 @@ async def run_cli(
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "maid_engine.cli", *args,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        stdin=asyncio.subprocess.DEVNULL, env=_child_env(env), cwd=str(REPO),
+        stdin=asyncio.subprocess.DEVNULL, env=child_env(env), cwd=str(REPO),
     )  # fmt: skip
     out, err = await asyncio.wait_for(proc.communicate(), within)
     assert proc.returncode is not None
     return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace")
 
 
-def _child_env(extra: dict[str, str] | None) -> dict[str, str]:
+def child_env(extra: dict[str, str] | None) -> dict[str, str]:
     """The environment of a child: ours without MAID_*, plus FAST_ENV and ``extra``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAID_")}
     env.update(FAST_ENV)
