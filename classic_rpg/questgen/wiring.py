@@ -19,6 +19,7 @@ from classic_rpg.questgen.register import RpgQuestGenPlugin
 from classic_rpg.questgen.scaling import RpgQuestFitting
 from classic_rpg.questgen.templates import RPG_TEMPLATES
 from classic_rpg.rules import RulesPlugin
+from classic_rpg.systems.quests.commands import accept_hint
 from classic_rpg.systems.quests.errors import QuestError
 from classic_rpg.systems.quests.manager import QuestManager
 from classic_rpg.systems.quests.questlog import QuestLog
@@ -59,7 +60,8 @@ class RpgQuestOffers:
         except QuestError:
             return None
         title = self.manager.title(quest_id)
-        return f"|yQuest offered: '{title}'.|n (Type 'accept {quest_id}' to take it on.)"
+        hint = accept_hint(self.manager, character, quest_id)
+        return f"|yQuest offered: '{title}'.|n {hint}"
 
     def pending_offers(self, character: UUID) -> int:
         return self.manager.count_pending_offers(character)

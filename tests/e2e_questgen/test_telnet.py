@@ -14,6 +14,7 @@ from kits.engines import npc, questgen_of
 from classic_rpg.components import CharacterStats
 from classic_rpg.questgen.terms import rpg_terms
 from classic_rpg.systems.quests import QuestManager
+from classic_rpg.systems.quests.handles import handle_word
 from maid_engine.app import MaidServer
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
@@ -67,25 +68,29 @@ async def test_a_newcomer_is_offered_gundriks_quest_in_the_smithy(tmp_path: Path
             assert engine.world.get_component(hero, CharacterStats).level == 1
             assert "Forge Lane" in await client.command("west")
             out = flat(await client.command("west"))
-            hint = f"Type 'accept {quest.id}' to take it on."
+            # Players type a number or a word of the title, never the quest's id.
+            word = handle_word(quest.title, [])
+            assert word is not None
+            hint = f"(Type 'accept 1' or 'accept {word}' to take it on.)"
             if hint not in out:  # the offer may follow the prompt
                 out += flat(await client.expect(hint))
             assert "Gundrik's Smithy" in out
             assert "Gundrik sizes you up, then beckons you closer." in out
             assert f"Quest offered: '{quest.title}'." in out
-            out = flat(await client.command(f"quest {quest.id}"))
+            assert quest.id not in out
+            out = flat(await client.command(f"quest {word}"))
             assert "Captain Voss" in out
             assert "Old Trade Road" in out
             assert "Defeat 3 bandit scouts" in out
             assert "Defeat Kral" in out
             # Gundrik asks whoever walks in; taking the job on needs some experience.
-            out = flat(await client.command(f"accept {quest.id}"))
+            out = flat(await client.command("accept 1"))
             level = rpg_terms(quest).level_requirement
             if level > 1:
                 assert f"You must be level {level}" in out
                 async with engine.world_lock:
                     engine.world.get_component(hero, CharacterStats).level = level
-                out = flat(await client.command(f"accept {quest.id}"))
+                out = flat(await client.command(f"accept {word.upper()}"))
             assert f"You accept '{quest.title}'." in out
         manager = engine.services.get(QuestManager)
         assert manager.quest_state(hero, quest.id) is QuestState.IN_PROGRESS

@@ -110,9 +110,10 @@ async def test_new_character_plays_scouts_on_the_road_over_telnet(tmp_path: Path
                 make_strong(engine, hero, hp=900)
             await client.line("north", "Watch Street")
             await client.line("north", "The Guard Post")
-            out = await client.line("talk voss", "(Type 'accept road-scouts' to take it on.)")
+            out = await client.line("talk voss", "or 'accept road' to take")
+            assert "(Type 'accept 1' or" in out
             assert "Quest offered: 'Scouts on the Road'." in out
-            await client.line("accept road-scouts", "You accept 'Scouts on the Road'.")
+            await client.line("accept road", "You accept 'Scouts on the Road'.")
             out = await client.line("quests", "Give a bandit insignia to Captain Voss.")
             assert "[locked] Give a bandit insignia" in out
             for _ in range(8):

@@ -66,11 +66,39 @@ async def test_accept_and_abandon_by_number(engine: GameEngine) -> None:
     assert "Which quest?" in await cmd(engine, hero, "abandon")
 
 
+async def test_offers_are_taken_by_a_word_of_the_title_and_shared_words_list_the_choices(
+    engine: GameEngine,
+) -> None:
+    hero = new_character(engine)
+    manager = qm(engine)
+    for qid, title in (
+        ("gen-threat_elimination-6c09f8f3", "Trouble at the Smithy"),
+        ("gen-faction_choice-0badc0de", "Trouble on the Road"),
+    ):
+        manager.register_quest(quest(qid, YARD, title=title))
+        manager.offer_quest(hero, qid)
+    out = plain(await cmd(engine, hero, "quests"))
+    assert "1. Trouble on the Road  [offered]" in out  # same time: by id
+    assert "2. Trouble at the Smithy  [offered]" in out
+    out = plain(await cmd(engine, hero, "accept trouble"))
+    assert "Which one do you mean? 'Trouble on the Road' (accept 1); " in out
+    assert "'Trouble at the Smithy' (accept 2)" in out
+    assert state(engine, hero, "gen-threat_elimination-6c09f8f3") is QuestState.AVAILABLE
+    out = plain(await cmd(engine, hero, "quest SMITH"))  # a word's start, any case
+    assert "Trouble at the Smithy  [offered]" in out
+    assert "You accept 'Trouble on the Road'" in await cmd(engine, hero, "accept road")
+    assert "You decline 'Trouble at the Smithy'" in await cmd(engine, hero, "decline smithy")
+    assert "You abandon 'Trouble on the Road'" in await cmd(engine, hero, "abandon road")
+    assert "You have no quest 'the'" in await cmd(engine, hero, "quest the")
+
+
 async def test_talking_offers_then_gives_progress_then_turns_in(engine: GameEngine) -> None:
     hero = new_character(engine)
     out = plain(await cmd(engine, hero, "talk elder"))
     assert 'The elder says, "Wolves got into my yard, north of here. Will you help?"' in out
-    assert "Quest offered: 'Wolf Trouble'. (Type 'accept wolf-trouble' to take it on.)" in out
+    assert (
+        "Quest offered: 'Wolf Trouble'. (Type 'accept 1' or 'accept trouble' to take it on.)" in out
+    )
     assert "Welcome, traveller" not in out  # the quest replaced the greeting
     await cmd(engine, hero, "accept 1")
     out = plain(await cmd(engine, hero, "talk elder"))

@@ -12,6 +12,7 @@ from uuid import UUID
 
 from classic_rpg.components import CharacterStats
 from classic_rpg.systems.quests.errors import QuestError
+from classic_rpg.systems.quests.handles import handle_word, match_handle
 from classic_rpg.systems.quests.manager import QuestManager
 from classic_rpg.systems.quests.models import Quest, QuestObjective
 from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog
@@ -26,6 +27,9 @@ _LABEL = {
     QuestState.IN_PROGRESS: "in progress",
     QuestState.COMPLETED: "|gready to turn in|n",
 }
+
+
+_ONE_QUEST_VERBS = frozenset({"quest", "accept", "abandon", "decline", "turnin"})
 
 
 def manager_of(ctx: CommandContext) -> QuestManager:
@@ -54,7 +58,8 @@ def listed(manager: QuestManager, character: UUID) -> list[tuple[Quest, QuestEnt
 
 
 def resolve(ctx: CommandContext, what: str) -> tuple[Quest, QuestEntry]:
-    """A quest of the actor's list by number, id, or the start of its title."""
+    """A quest of the actor's list by number, a word or the start of its title, or
+    (for admins and scripts) its id. Words several quests share list the choices."""
     manager = manager_of(ctx)
     rows = listed(manager, ctx.require_actor())
     what = what.strip()
@@ -65,18 +70,41 @@ def resolve(ctx: CommandContext, what: str) -> tuple[Quest, QuestEntry]:
         if 1 <= n <= len(rows):
             return rows[n - 1]
         raise CommandError(f"You have no quest number {n}. (See 'quests'.)")
-    low = what.casefold()
     qlog = ctx.world.try_component(ctx.require_actor(), QuestLog)
-    exact = qlog.entry(low) if qlog is not None else None
+    exact = qlog.entry(what.casefold()) if qlog is not None else None
     quest = manager.quest_for(exact) if exact is not None else None
     if exact is not None and quest is not None:
         return quest, exact  # finished quests too, by their id
-    found = [r for r in rows if r[0].title.casefold().startswith(low)]
-    if len(found) == 1:
-        return found[0]
-    if found:
-        raise CommandError("Which one? " + ", ".join(f"'{q.title}'" for q, _ in found))
+    found = match_handle([q.title for q, _ in rows], what)
+    if found.unique is not None:
+        return rows[found.unique]
+    if found.positions:
+        # The commands that take a quest alone can be typed again with its number.
+        verb = ctx.name if ctx.name in _ONE_QUEST_VERBS else "quest"
+        choices = "; ".join(f"'{rows[i][0].title}' ({verb} {i + 1})" for i in found.positions)
+        raise CommandError(f"Which one do you mean? {choices}")
     raise CommandError(f"You have no quest '{what}'. (See 'quests'.)")
+
+
+def handles_of(manager: QuestManager, character: UUID, quest_id: str) -> list[str]:
+    """What the character can type for the quest: its number in 'quests' and, when
+    one is free, a word of its title no other quest of theirs shares."""
+    rows = listed(manager, character)
+    for n, (quest, _) in enumerate(rows, 1):
+        if quest.quest_id == quest_id:
+            others = [q.title for q, _ in rows if q.quest_id != quest_id]
+            word = handle_word(quest.title, others)
+            return [str(n), word] if word else [str(n)]
+    return []
+
+
+def accept_hint(manager: QuestManager, character: UUID, quest_id: str) -> str:
+    """The line under an offer: "(Type 'accept 2' or 'accept smithy' to take it on.)"."""
+    handles = handles_of(manager, character, quest_id)
+    if not handles:
+        return "(Type 'quests' to see it.)"
+    typed = " or ".join(f"'accept {h}'" for h in handles)
+    return f"(Type {typed} to take it on.)"
 
 
 def objective_line(
@@ -162,7 +190,7 @@ def quests_cmd(ctx: CommandContext) -> None:
 def quest_cmd(ctx: CommandContext) -> None:
     """Details of one quest.
 
-    Usage: quest <number|id>
+    Usage: quest <number|word>    (the number in 'quests', or a word of the title)
     """
     quest, entry = resolve(ctx, ctx.args)
     ctx.send("\n".join(describe(manager_of(ctx), quest, entry, full=True)))
@@ -172,7 +200,9 @@ def quest_cmd(ctx: CommandContext) -> None:
 async def accept_cmd(ctx: CommandContext) -> None:
     """Accept a quest someone offered you.
 
-    Usage: accept [<number|id>]      (no argument: your only offer)
+    Usage: accept [<number|word>]    (no argument: your only offer)
+    The number is the one 'quests' shows; a word of the title works too
+    ("accept smithy"). When a word fits several quests you are shown which.
     """
     manager = manager_of(ctx)
     actor = ctx.require_actor()
@@ -200,7 +230,7 @@ async def accept_cmd(ctx: CommandContext) -> None:
 def abandon_cmd(ctx: CommandContext) -> None:
     """Give up a quest you accepted.
 
-    Usage: abandon <number|id>
+    Usage: abandon <number|word>    (the number in 'quests', or a word of the title)
     """
     manager = manager_of(ctx)
     quest, _ = resolve(ctx, ctx.args)
@@ -215,7 +245,7 @@ def abandon_cmd(ctx: CommandContext) -> None:
 def decline_cmd(ctx: CommandContext) -> None:
     """Turn down a quest you were offered (it frees room for other offers).
 
-    Usage: decline <number|id>
+    Usage: decline <number|word>    (the number in 'quests', or a word of the title)
     """
     manager = manager_of(ctx)
     quest, entry = resolve(ctx, ctx.args)
@@ -232,7 +262,7 @@ def decline_cmd(ctx: CommandContext) -> None:
 async def turnin_cmd(ctx: CommandContext) -> None:
     """Turn in a finished quest to the person who asked for it (or just talk to them).
 
-    Usage: turnin [<number|id>]     (no argument: everything you can turn in here)
+    Usage: turnin [<number|word>]   (no argument: everything you can turn in here)
     """
     manager = manager_of(ctx)
     actor = ctx.require_actor()
@@ -284,10 +314,8 @@ class QuestTalk:
                 manager.offer_quest(actor, quest.quest_id, QuestDeliveryMethod.CONVERSATION)
                 speech = quest.accept_dialogue or quest.description or quest.summary
                 ctx.send(f'{name} says, "{speech}"' if speech else f"{name} has work for you.")
-                ctx.send(
-                    f"|yQuest offered: '{quest.title}'.|n "
-                    f"(Type 'accept {quest.quest_id}' to take it on.)"
-                )
+                hint = accept_hint(manager, actor, quest.quest_id)
+                ctx.send(f"|yQuest offered: '{quest.title}'.|n {hint}")
             return True
         mine = [(q, e) for q, e in running if npc in (q.giver_npc_id, q.turn_in_npc)]
         if mine:
