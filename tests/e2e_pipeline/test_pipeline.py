@@ -14,6 +14,7 @@ changes how fast game time flows (and makes the newcomer sturdy enough for Kral)
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from pathlib import Path
 from uuid import UUID
@@ -127,8 +128,11 @@ async def test_signal_to_follow_up_over_telnet(tmp_path: Path) -> None:
             await walk_to(client, engine, hero, gundrik)
             out = flat(await client.command("talk gundrik"))
             assert f"'{quest.title}'" in out
-            assert f"accept {quest_id}" in out
-            out = flat(await client.command(f"accept {quest_id}"))
+            # The offer names short handles to type, never the quest's id.
+            assert quest_id not in out
+            handles = re.search(r"Type 'accept (\d+)' or 'accept (\w+)'", out)
+            assert handles is not None, out
+            out = flat(await client.command(f"accept {handles.group(2)}"))
             assert f"You accept '{quest.title}'" in out
 
             # -- play ------------------------------------------------------------------
