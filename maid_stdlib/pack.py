@@ -3,7 +3,7 @@
 In load order: ``stdlib.world`` (rooms, movement, talking, help, world data),
 ``stdlib.living``, ``stdlib.story``, ``stdlib.questgen``,
 ``stdlib.quest_generation``, ``stdlib.consequences``, ``stdlib.grounding``,
-``stdlib.narration`` and ``stdlib.navigation``. Each registers what its feature
+``stdlib.narration``, ``stdlib.navigation`` and ``stdlib.talk``. Each registers what its feature
 adds; see docs/architecture.md for the table of what each provides and requires.
 """
 
@@ -18,6 +18,7 @@ from maid_stdlib.navigation.register import NavigationPlugin
 from maid_stdlib.questgen.register import QuestGenPlugin
 from maid_stdlib.questgen.system_wiring import QuestGenerationPlugin
 from maid_stdlib.story.register import StoryPlugin
+from maid_stdlib.talk.register import TalkPlugin
 from maid_stdlib.world.plugin import WorldPlugin
 
 __all__ = ["StdlibContentPack"]
@@ -39,4 +40,5 @@ class StdlibContentPack(PluginGroup):
         GroundingPlugin,
         NarrationPlugin,
         NavigationPlugin,
+        TalkPlugin,
     )

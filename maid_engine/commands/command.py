@@ -95,6 +95,10 @@ Fallback = Callable[["CommandContext"], Awaitable[bool] | bool]
 #: (a narrated room tells "look for a key among the sacks" as an action).
 Rescue = Callable[["CommandContext", "CommandError"], Awaitable[bool] | bool]
 
+#: Told of each command a matched line runs, just before it runs (e.g. any command but
+#: ``afk`` ends being away); it must not fail, and what it raises is only logged.
+Observer = Callable[["CommandContext", "Command"], None]
+
 
 class CommandTable(Protocol):
     """What others use of the command registry
@@ -110,6 +114,8 @@ class CommandTable(Protocol):
     def add_fallback(self, fallback: Fallback) -> None: ...
 
     def add_rescue(self, rescue: Rescue) -> None: ...
+
+    def add_observer(self, observer: Observer) -> None: ...
 
     def visible_to(self, role: Role) -> list[Command]: ...
 

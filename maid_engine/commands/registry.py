@@ -14,6 +14,7 @@ from maid_engine.commands.command import (
     CommandError,
     CommandsPort,
     Fallback,
+    Observer,
     Rescue,
     Role,
 )
@@ -32,6 +33,8 @@ class CommandRegistry:
         self._owner: dict[str, str] = {}
         self.fallbacks: list[Fallback] = []
         self.rescues: list[Rescue] = []
+        #: Told of every command a character runs, just before it runs.
+        self.observers: list[Observer] = []
         self.executed = 0
         self.on_executed: Callable[[Command, float], None] | None = None
 
@@ -66,6 +69,10 @@ class CommandRegistry:
     def add_rescue(self, rescue: Rescue) -> None:
         """Ask ``rescue`` before a command's refusal is shown (see :data:`Rescue`)."""
         self.rescues.append(rescue)
+
+    def add_observer(self, observer: Observer) -> None:
+        """Tell ``observer`` of every command before it runs (see :data:`Observer`)."""
+        self.observers.append(observer)
 
     def all(self) -> list[Command]:
         return list(self._commands.values())
@@ -140,6 +147,11 @@ class CommandRegistry:
         if cmd.needs_character and ctx.actor is not None and not ctx.world.entity_exists(ctx.actor):
             ctx.send("Your character is not in the world right now.")
             return True
+        for observer in self.observers:
+            try:
+                observer(ctx, cmd)
+            except Exception:
+                log.exception("command observer %r failed", observer)
         started = time.perf_counter()
         try:
             await cmd.run(ctx)

@@ -139,3 +139,22 @@ class SpawnLedger(Component):
     component_name = "SpawnLedger"
     pack: str = ""
     spawned: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Away(Component):
+    """A player marked away (``afk``): shown in ``who`` and told to whoever sends a
+    tell. Runtime only: any command but ``afk`` ends it, and so does logging out."""
+
+    component_name = "Away"
+    persist = False
+    message: str = ""
+
+
+@dataclass
+class ReplyTo(Component):
+    """Who last sent this character a tell or whisper (``reply`` answers them)."""
+
+    component_name = "ReplyTo"
+    persist = False
+    sender: UUID | None = None

@@ -1,4 +1,5 @@
-"""Talking: ``say``, ``emote``, ``tell`` and ``who``.
+"""Talking: ``say``, ``emote``, ``tell`` and ``who`` (the talk plugin,
+``maid_stdlib.talk``, adds channels, socials, shout, whisper, reply and afk).
 
 Everything a player types that others will see passes through ``player_words``
 (markup made inert, so nobody can paint other people's screens with colour codes;
@@ -13,6 +14,7 @@ from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, command
+from maid_stdlib.world.components import Away, ReplyTo
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.movement import here, world_of
 from maid_stdlib.world.service import WorldService
@@ -90,9 +92,32 @@ def tell(ctx: CommandContext) -> None:
     target = find_online(ctx, name)
     if target == actor:
         raise CommandError("You mutter something to yourself.")
+    send_tell(ctx, actor, target, safe)
+
+
+def send_tell(ctx: CommandContext, actor: UUID, target: UUID, safe: str) -> None:
+    """Deliver a tell (``safe``: already made safe) and tell the sender if the
+    target is away; the target's ``reply`` answers the sender."""
     ws: WorldService = world_of(ctx)
     ctx.engine.sessions.send_to(target, spoken(f'|m{name_of(ws, actor)} tells you,|n "{safe}"'))
+    note_sender(ctx, target, actor)
     ctx.send(spoken(f'|mYou tell {name_of(ws, target)},|n "{safe}"'))
+    tell_if_away(ctx, target)
+
+
+def note_sender(ctx: CommandContext, target: UUID, sender: UUID) -> None:
+    """Remember who last spoke to ``target`` privately, for ``reply``."""
+    ctx.world.add_component(target, ReplyTo(sender))
+
+
+def tell_if_away(ctx: CommandContext, target: UUID) -> None:
+    """Tell the sender that ``target`` is away (``afk``), with their message."""
+    away = ctx.world.try_component(target, Away)
+    if away is None:
+        return
+    name = name_of(world_of(ctx), target)
+    why = f": {away.message}" if away.message else "."
+    ctx.send(spoken(f"{name} is away (AFK){why}"))
 
 
 @command("who", category="general", needs_character=False)
@@ -105,7 +130,11 @@ def who(ctx: CommandContext) -> None:
     if not chars:
         ctx.send("Nobody is playing right now.")
         return
-    lines = ["|cPlayers online:|n", *(f"  {name}" for name, _ in chars)]
+    away = ctx.world.has_component
+    lines = [
+        "|cPlayers online:|n",
+        *(f"  {name}{' |y[AFK]|n' if away(uid, Away) else ''}" for name, uid in chars),
+    ]
     count = len(chars)
     lines.append(f"{count} player{'s' if count != 1 else ''} online.")
     ctx.send("\n".join(lines))

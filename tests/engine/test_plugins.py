@@ -36,6 +36,7 @@ STDLIB = [
     "stdlib.grounding",
     "stdlib.narration",
     "stdlib.navigation",
+    "stdlib.talk",
 ]
 CLASSIC_RPG = [
     "classic_rpg.rules",

@@ -32,6 +32,7 @@ from maid_stdlib.questgen import GeneratedQuest, QuestArchetype, QuestGen, Signa
 from maid_stdlib.questgen.narrative import TemplateRegistry
 from maid_stdlib.story.detectors import Detector, StoryDetectors
 from maid_stdlib.story.signals import StorySignal
+from maid_stdlib.talk import ChannelSpec, SocialSpec, TalkData
 from maid_stdlib.world.extensions import ExtensionContext
 from maid_stdlib.world.loader import WorldData
 
@@ -259,6 +260,18 @@ LATE: dict[str, tuple[Callable[[GameEngine], object], str]] = {
         lambda e: e.services.get(ConsequenceSystem).chain_rules.add_from("p", market_rumour),
         "market_rumour",
     ),
+    "social": (
+        lambda e: e.services.get(TalkData).add_social(
+            "p", "late", SocialSpec(actor="Hm.", room="Hm.")
+        ),
+        "late",
+    ),
+    "channel": (
+        lambda e: e.services.get(TalkData).add_channel(
+            "p", "late", ChannelSpec(name="Late", description="Too late.")
+        ),
+        "late",
+    ),
     "narrative template set": (
         lambda e: e.services.get(TemplateRegistry).add_from("p", CARGO),
         "cargo",
@@ -311,6 +324,8 @@ async def test_every_declared_registry_is_locked_and_unlock_reopens_them() -> No
             "quest extension",
             "narrative template set",
             "chain rule",
+            "channel",
+            "social",
         }
         assert all(c.locked for c in declared)
         # The seam for an online reload: open, change, lock again.
