@@ -97,7 +97,7 @@ def _buys_text(market: Market, shop: Shop) -> str:
         elif rule.template:
             words.append(market.template_names(rule.template)[0])
     if shop.stock:
-        words.append("what it sells")
+        words.append("anything on this list")
     words = list(dict.fromkeys(words))
     if len(words) > 1:
         return ", ".join(words[:-1]) + " and " + words[-1]

@@ -149,7 +149,7 @@ def channel_command(key: str, spec: ChannelSpec) -> Command:
             f"Talk on the {spec.name} channel: {spec.description}\n\n"
             f"Usage: {key} <message>\n"
             f"       {key} history     the last {HISTORY} lines\n"
-            f"       {key} on | off    join or leave it (see 'channels')"
+            f"       {key} on, {key} off   join or leave it (see 'channels')"
         ),
     )
 
@@ -168,7 +168,7 @@ def channels(ctx: CommandContext) -> None:
         spec = chans.spec(key)
         state = "|gon|n " if chans.listening(actor, key) else "|roff|n"
         lines.append(f"  {key:<10} {state}  {spec.description}")
-    lines.append("Talk with '<channel> <message>'; '<channel> on|off|history'.")
+    lines.append("Talk with '<channel> <message>'; also '<channel> on', 'off' or 'history'.")
     ctx.send("\n".join(lines))
 
 

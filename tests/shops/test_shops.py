@@ -68,7 +68,7 @@ async def test_list_shows_goods_prices_stock_and_what_the_keeper_buys(engine: Ga
     assert "Marta sells:" in out
     assert "A jug of cider" in out
     assert "(3 in stock)" in out
-    assert "Marta buys food and drink, weapons, a wolf pelt and what it sells." in out
+    assert "Marta buys food and drink, weapons, a wolf pelt and anything on this list." in out
     assert "You have 100 gold." in out
 
 

@@ -14,6 +14,7 @@ from kits.heroes import new_character, place
 
 from maid_engine.content import ContentPack, PackContext, PackError
 from maid_engine.engine import GameEngine
+from maid_engine.net.markup import strip_markup
 from maid_engine.testing import FakeSession, cmd, session_for
 from maid_stdlib.pack import StdlibContentPack
 from maid_stdlib.talk import ChannelPrefs, TalkData
@@ -242,3 +243,13 @@ async def test_command_observers_see_each_command_and_never_break_it(
     assert "command observer" in caplog.text
     await cmd(engine, alice, "xyzzy")
     assert seen == ["smile"], "a line no command matched is not a command"
+
+
+async def test_channel_texts_read_whole_once_markup_is_rendered(engine: GameEngine) -> None:
+    """A '|' in the game's own text would be taken for a colour code and eat a letter."""
+    alice = player(engine, "Alice")
+    footer = strip_markup(await cmd(engine, alice, "channels"))
+    assert "also '<channel> on', 'off' or 'history'." in footer
+    assert "ooc on, ooc off   join or leave it" in strip_markup(
+        await cmd(engine, alice, "help ooc")
+    )
