@@ -7,6 +7,7 @@ from maid_engine.commands.command import (
     CommandHost,
     CommandsPort,
     CommandTable,
+    Guard,
     Role,
     command,
 )
@@ -20,6 +21,7 @@ __all__ = [
     "CommandRegistry",
     "CommandTable",
     "CommandsPort",
+    "Guard",
     "Role",
     "command",
     "run_line",

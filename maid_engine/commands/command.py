@@ -89,6 +89,9 @@ class Command:
 
 #: Called with the context of input no command matched; returns True if it handled it.
 Fallback = Callable[["CommandContext"], Awaitable[bool] | bool]
+#: Called before a matched command runs; a text refuses it (sent to the user), None
+#: lets it run. Rules layers use it for states that forbid actions (asleep, ...).
+Guard = Callable[["CommandContext", Command], str | None]
 
 #: Called when a matched command refused its input (raised :class:`CommandError`):
 #: returns True if it gave the line another meaning, and the refusal is then not shown
@@ -114,6 +117,7 @@ class CommandTable(Protocol):
     def add_fallback(self, fallback: Fallback) -> None: ...
 
     def add_rescue(self, rescue: Rescue) -> None: ...
+    def add_guard(self, guard: Guard) -> None: ...
 
     def add_observer(self, observer: Observer) -> None: ...
 

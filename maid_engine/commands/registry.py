@@ -14,6 +14,7 @@ from maid_engine.commands.command import (
     CommandError,
     CommandsPort,
     Fallback,
+    Guard,
     Observer,
     Rescue,
     Role,
@@ -35,6 +36,7 @@ class CommandRegistry:
         self.rescues: list[Rescue] = []
         #: Told of every command a character runs, just before it runs.
         self.observers: list[Observer] = []
+        self.guards: list[Guard] = []
         self.executed = 0
         self.on_executed: Callable[[Command, float], None] | None = None
 
@@ -69,6 +71,9 @@ class CommandRegistry:
     def add_rescue(self, rescue: Rescue) -> None:
         """Ask ``rescue`` before a command's refusal is shown (see :data:`Rescue`)."""
         self.rescues.append(rescue)
+
+    def add_guard(self, guard: Guard) -> None:
+        self.guards.append(guard)
 
     def add_observer(self, observer: Observer) -> None:
         """Tell ``observer`` of every command before it runs (see :data:`Observer`)."""
@@ -147,6 +152,11 @@ class CommandRegistry:
         if cmd.needs_character and ctx.actor is not None and not ctx.world.entity_exists(ctx.actor):
             ctx.send("Your character is not in the world right now.")
             return True
+        for guard in self.guards:
+            refusal = guard(ctx, cmd)
+            if refusal is not None:
+                ctx.send(refusal)
+                return True
         for observer in self.observers:
             try:
                 observer(ctx, cmd)

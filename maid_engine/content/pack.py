@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
-from maid_engine.commands.command import CommandsPort
+from maid_engine.commands.command import CommandsPort, Guard
 from maid_engine.content.errors import PackError
 from maid_engine.content.registries import Claims, Registries
 from maid_engine.ports import Host
@@ -125,6 +125,10 @@ class PackContext:
     def add_commands(self, commands: Any) -> None:
         for command in commands:
             self.add_command(command)
+
+    def add_command_guard(self, guard: Guard) -> None:
+        """Refuse matched commands in some state (asleep, ...): see ``Guard``."""
+        self.engine.commands.add_guard(guard)
 
     def ensure_collection(self, name: str) -> None:
         """Declare a document collection (created when the store opens)."""
