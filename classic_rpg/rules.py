@@ -8,14 +8,15 @@
 * a WorldCharacterFactory creation hook giving new characters their components,
   a ``score`` section, the ``<hp mp>`` prompt and GMCP Char.Vitals/Char.Status
 * commands: get/take, drop, give, inventory, equipment, wear/wield, remove,
-  examine, drink, kill/attack, flee, consider, talk, ask
+  examine, drink, kill/attack, flee, wimpy, consider, talk, ask, rest, sleep,
+  wake, stand (and a command guard: what a sleeper or rester may not do)
 
 See docs/rpg.md.
 """
 
 from __future__ import annotations
 
-from classic_rpg.characters import dialogue
+from classic_rpg.characters import dialogue, posture
 from classic_rpg.characters.dialogue import TalkService, register_dialogue_data
 from classic_rpg.characters.levels import Progression, StatusRelay
 from classic_rpg.characters.setup import CharacterSetup, rpg_score
@@ -60,6 +61,7 @@ class RulesPlugin(ContentPack):
         register_item_data(data, owner)
 
         combat = CombatService(engine, on_death=lambda event: handle_death(engine, event))
+        combat.round_seconds = engine.settings.combat_round_seconds
         ctx.provide(Progression, Progression(engine))
         ctx.provide(ItemFactory, ItemFactory(engine))
         ctx.provide(CombatService, combat)
@@ -89,5 +91,7 @@ class RulesPlugin(ContentPack):
             gear.COMMANDS,
             combat_commands.COMMANDS,
             dialogue.COMMANDS,
+            posture.COMMANDS,
         ):
             ctx.add_commands(group)
+        ctx.add_command_guard(posture.posture_guard)

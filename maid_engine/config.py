@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     tick_rate: float = Field(default=10.0, gt=0, le=1000, description="ticks per real second")
     time_scale: float = Field(default=24.0, gt=0, description="game seconds per real second")
     checkpoint_interval: float = Field(default=5.0, gt=0, description="real seconds")
+    # Player-facing fights run on real time, whatever the time scale: a fighter
+    # attacks once per this many real seconds (read by the RPG rules layer).
+    combat_round_seconds: float = Field(default=3.0, ge=0.5, le=60, description="real seconds")
     # Freeze the loaded world out of the cyclic GC at start and run full collections
     # only between ticks (maid_engine.collector); the two intervals are real seconds.
     gc_freeze: bool = True

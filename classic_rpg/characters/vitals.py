@@ -1,11 +1,13 @@
 """Health and mana outside combat: GMCP ``Char.Vitals``, the prompt, healing, and
-slow regeneration while not fighting. (``Char.Status`` is progression's: levels.py.)"""
+slow regeneration while not fighting, faster while resting or asleep (real seconds).
+(``Char.Status`` is progression's: levels.py.)"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 from uuid import UUID
 
+from classic_rpg.characters.posture import regen_factor
 from classic_rpg.combat.components import Fighting
 from classic_rpg.components import Health, Mana
 from classic_rpg.events import VitalsChangedEvent
@@ -77,9 +79,11 @@ def heal(engine: HealHost, uid: UUID, amount: int) -> int:
 
 
 class RegenSystem(System):
-    """Every ``interval`` game seconds, everyone not fighting regains 5% of their
-    maximum health and mana (at least 1). Runs before combat so a death's 50%
-    health is what a test sees right after the tick it happened in."""
+    """Every ``interval`` real seconds (the engine's monotonic clock: a player
+    waits the same whatever the time scale), everyone not fighting regains 5% of
+    their maximum health and mana (at least 1), twice that resting and three times
+    asleep. Runs before combat so a death's 50% health is what a test sees right
+    after the tick it happened in."""
 
     phase = "combat"
     interval: float = 10.0
@@ -87,6 +91,7 @@ class RegenSystem(System):
 
     def __init__(self) -> None:
         self._elapsed = 0.0
+        self._last: float | None = None
         #: Entities whose health or mana may be below the maximum: rebuilt at start
         #: up, fed by VitalsChangedEvent (every damage, death and spending path
         #: emits it) and by new Health/Mana components; dropped once full. Scanning
@@ -96,6 +101,7 @@ class RegenSystem(System):
     async def startup(self) -> None:
         engine = self.engine
         world = engine.world
+        self._last = engine.clock.monotonic()
         engine.events.subscribe(VitalsChangedEvent, self.on_vitals_changed)
         world.on_changed(Health, self._on_added)
         world.on_changed(Mana, self._on_added)
@@ -114,12 +120,16 @@ class RegenSystem(System):
             self._wounded.add(uid)
 
     async def update(self, delta: float) -> None:
-        if self.interval <= 0:
+        now = self.engine.clock.monotonic()
+        last, self._last = self._last, now
+        if self.interval <= 0 or last is None:
             return
-        self._elapsed += delta
+        self._elapsed += max(0.0, now - last)
         if self._elapsed < self.interval:
             return
-        self._elapsed -= self.interval
+        # A long stall (a debugger, a suspended host) gives one share, not a burst.
+        self._elapsed = min(self._elapsed - self.interval, self.interval)
+        engine = self.engine
         world = self.world
         changed: set[UUID] = set()
         full: list[UUID] = []
@@ -131,15 +141,14 @@ class RegenSystem(System):
             mana = world.try_component(uid, Mana)
             if world.has_component(uid, Fighting):
                 continue
+            factor = regen_factor(engine, uid)
             if health is not None and health.current < health.maximum:
-                health.current = min(
-                    health.maximum, health.current + max(1, int(health.maximum * self.fraction))
-                )
+                gain = max(1, int(health.maximum * self.fraction)) * factor
+                health.current = min(health.maximum, health.current + gain)
                 changed.add(uid)
             if mana is not None and mana.current < mana.maximum:
-                mana.current = min(
-                    mana.maximum, mana.current + max(1, int(mana.maximum * self.fraction))
-                )
+                gain = max(1, int(mana.maximum * self.fraction)) * factor
+                mana.current = min(mana.maximum, mana.current + gain)
                 changed.add(uid)
             if (health is None or health.current >= health.maximum) and (
                 mana is None or mana.current >= mana.maximum

@@ -1,16 +1,20 @@
-"""Combat commands: ``kill``/``attack``, ``flee`` and ``consider``.
+"""Combat commands: ``kill``/``attack``, ``flee``, ``wimpy`` and ``consider``.
 
 They only validate and mark the fight; the CombatSystem resolves rounds on the tick.
 """
 
 from __future__ import annotations
 
+from uuid import UUID
+
+from classic_rpg.combat.components import Wimpy
+from classic_rpg.combat.formulas import defense_of, expected_damage, level_of, offense_of
 from classic_rpg.combat.service import CombatService
 from classic_rpg.components import CharacterStats, Health
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, command
+from maid_engine.ecs import World
 from maid_stdlib.world.components import NPC
-from maid_stdlib.world.look import render_room
 from maid_stdlib.world.movement import here
 from maid_stdlib.world.text import capitalize
 
@@ -53,36 +57,90 @@ def flee(ctx: CommandContext) -> None:
     """Try to run away from a fight through a random exit.
 
     Usage: flee
-    It does not always work; if it fails, the fight goes on.
+    It does not always work: a failed try costs you your next attack and the fight
+    goes on. Getting away costs a little experience (never a level). See also
+    "wimpy", which flees for you when your health runs low.
     """
-    ws, actor, _room = here(ctx)
+    _ws, actor, _room = here(ctx)
     combat = combat_of(ctx)
     if not combat.is_fighting(actor) and not combat.opponents_of(actor):
         raise CommandError("You are not fighting anyone.")
-    direction = combat.flee(actor)
-    if direction is None:
-        raise CommandError("|rYou try to flee, but cannot get away!|n")
-    new_room = ws.room_key_of(actor)
-    ctx.send(f"You flee {direction}!")
-    if new_room is not None:
-        ctx.send(render_room(ws, new_room, actor))
+    for line in combat.run_away(actor):
+        ctx.send(line)
 
 
-#: (level difference below which the verdict applies, verdict)
+@command("wimpy", category="combat")
+def wimpy(ctx: CommandContext) -> None:
+    """Flee on your own when your health falls below a number of hit points.
+
+    Usage:
+      wimpy            show your setting
+      wimpy <hp>       flee automatically below <hp> health (at most half your maximum)
+      wimpy 0          never flee on your own
+    """
+    actor = ctx.require_actor()
+    world = ctx.world
+    health = world.try_component(actor, Health)
+    if health is None:
+        raise CommandError("You have no health to guard.")
+    current = world.try_component(actor, Wimpy)
+    wanted = ctx.args.strip()
+    if not wanted:
+        hp = current.hp if current is not None else 0
+        if hp <= 0:
+            ctx.send("Your wimpy is off: you fight until you flee or fall.")
+        else:
+            ctx.send(f"Your wimpy is set to {hp} hit points.")
+        return
+    if not wanted.isdigit():
+        raise CommandError("Usage: wimpy <hit points> (a whole number, 0 turns it off).")
+    hp = int(wanted)
+    limit = health.maximum // 2
+    if hp > limit:
+        raise CommandError(f"Such cowardice ill becomes you: at most {limit} (half your health).")
+    if current is None:
+        world.add_component(actor, Wimpy(hp))
+    else:
+        current.hp = hp
+    if hp == 0:
+        ctx.send("Wimpy off: you will fight until you flee or fall.")
+    else:
+        ctx.send(f"Wimpy set to {hp} hit points: below that you will try to flee.")
+
+
+#: (upper bound of the ratio of your rounds to kill them to theirs to kill you,
+#: the ROM-style verdict). "{n}" is their name.
 _CONSIDER = (
-    (-4, "would be an easy kill."),
-    (-1, "is no match for you."),
-    (2, "looks like a fair fight."),
-    (4, "looks tough."),
-    (6, "would be very dangerous."),
+    (0.2, "You can kill {n} naked and weaponless."),
+    (0.5, "{N} is no match for you."),
+    (0.8, "{N} looks like an easy kill."),
+    (1.25, "The perfect match!"),
+    (2.0, "{N} says 'Do you feel lucky, punk?'."),
+    (4.0, "{N} laughs at you mercilessly."),
 )
+_HOPELESS = "Death will thank you for your gift."
+
+
+def danger_ratio(world: World, actor: UUID, target: UUID) -> float:
+    """How many times longer you need to kill ``target`` than it needs to kill
+    you, from both sides' health, levels, weapons, armor and attributes."""
+    mine = expected_damage(offense_of(world, actor), defense_of(world, target))
+    theirs = expected_damage(offense_of(world, target), defense_of(world, actor))
+    my_health = world.get_component(actor, Health).current
+    their_health = world.get_component(target, Health).current
+    my_rounds = their_health / max(mine, 0.01)
+    their_rounds = max(my_health, 1) / max(theirs, 0.01)
+    return my_rounds / their_rounds
 
 
 @command("consider", aliases=("con",), category="combat")
 def consider(ctx: CommandContext) -> None:
     """Judge how dangerous someone would be to fight.
 
-    Usage: consider <target>
+    Usage: consider <target>      (also: con <target>)
+    The verdict weighs both sides' health, level, weapon, armor and attributes:
+    from "You can kill it naked and weaponless." to "Death will thank you for
+    your gift."
     """
     ws, actor, room = here(ctx)
     wanted = ctx.args.strip()
@@ -92,19 +150,25 @@ def consider(ctx: CommandContext) -> None:
     if target is None:
         raise CommandError(f"You do not see '{wanted}' here.")
     world = ctx.world
-    name = capitalize(combat_of(ctx).name(target))
+    name = combat_of(ctx).name(target)
     theirs = world.try_component(target, CharacterStats)
     if theirs is None or not world.has_component(target, Health):
-        ctx.send(f"{name} is not someone you can fight.")
+        ctx.send(f"{capitalize(name)} is not someone you can fight.")
         return
-    mine = world.try_component(actor, CharacterStats)
-    diff = theirs.level - (mine.level if mine is not None else 1)
-    verdict = "would crush you like a bug."
+    if not world.has_component(actor, Health):
+        raise CommandError("You are in no shape to fight anyone.")
+    ratio = danger_ratio(world, actor, target)
+    verdict = _HOPELESS
     for limit, text in _CONSIDER:
-        if diff < limit:
+        if ratio < limit:
             verdict = text
             break
-    ctx.send(f"{name} {verdict}")
+    ctx.send(verdict.format(n=name, N=capitalize(name)))
+    diff = theirs.level - level_of(world, actor)
+    if diff:
+        more = "higher" if diff > 0 else "lower"
+        plural = "s" if abs(diff) > 1 else ""
+        ctx.send(f"({capitalize(name)} is {abs(diff)} level{plural} {more} than you.)")
 
 
-COMMANDS: list[Command] = [kill, flee, consider]
+COMMANDS: list[Command] = [kill, flee, wimpy, consider]

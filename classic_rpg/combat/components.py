@@ -67,8 +67,16 @@ class Fighting(Component):
     component_name = "Fighting"
     persist = False
     target: UUID | None = None
-    #: Game time of this entity's next attack.
+    #: When this entity attacks next, on the engine's monotonic (real-second) clock.
     next_round: float = 0.0
+
+
+@dataclass
+class Wimpy(Component):
+    """A player's wimpy setting: below ``hp`` health they try to flee on their own."""
+
+    component_name = "Wimpy"
+    hp: int = 0
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """The numbers of combat (see docs/rpg.md, "Combat rules").
 
-* A round every ``ROUND_SECONDS`` game seconds per fighter.
+* A round every ``ROUND_SECONDS`` real seconds per fighter (the default of the
+  ``combat_round_seconds`` setting).
 * Hit chance (percent) = 75 + 5 x (attacker level - defender level)
   + 2 x (attacker dex - defender dex), clamped to 10..95.
 * Damage = a roll in the weapon's range (NPCs: their data range; unarmed 1-3)
@@ -45,7 +46,7 @@ class Defense:
     dexterity: int
 
 
-def _level(world: World, uid: UUID) -> int:
+def level_of(world: World, uid: UUID) -> int:
     stats = world.try_component(uid, CharacterStats)
     return stats.level if stats is not None else 1
 
@@ -69,7 +70,7 @@ def worn_stats(world: World, uid: UUID) -> dict[str, ItemStats]:
 
 def offense_of(world: World, uid: UUID) -> Offense:
     attrs = _attrs(world, uid)
-    level = _level(world, uid)
+    level = level_of(world, uid)
     bonus = (attrs.strength - 10) // 2
     profile = world.try_component(uid, CombatProfile)
     if profile is not None:
@@ -94,7 +95,7 @@ def defense_of(world: World, uid: UUID) -> Defense:
         armor = profile.armor
     else:
         armor = sum(s.armor for s in worn_stats(world, uid).values())
-    return Defense(armor, _level(world, uid), attrs.dexterity)
+    return Defense(armor, level_of(world, uid), attrs.dexterity)
 
 
 def hit_chance(att: Offense, dfn: Defense) -> int:
@@ -104,6 +105,13 @@ def hit_chance(att: Offense, dfn: Defense) -> int:
 
 def roll_hit(rng: random.Random, att: Offense, dfn: Defense) -> bool:
     return rng.randint(1, 100) <= hit_chance(att, dfn)
+
+
+def expected_damage(att: Offense, dfn: Defense) -> float:
+    """The average damage of one attack, misses included."""
+    low = max(1, att.damage_min + att.bonus - dfn.armor // 2)
+    high = max(1, att.damage_max + att.bonus - dfn.armor // 2)
+    return hit_chance(att, dfn) / 100 * (low + high) / 2
 
 
 def roll_damage(rng: random.Random, att: Offense, dfn: Defense) -> int:

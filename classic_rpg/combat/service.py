@@ -12,16 +12,24 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
-from classic_rpg.combat.components import CombatRules, Fighting
+from classic_rpg.characters.levels import xp_for_level
+from classic_rpg.characters.posture import stand_up
+from classic_rpg.combat.components import CombatRules, Fighting, Wimpy
 from classic_rpg.combat.formulas import (
     ROUND_SECONDS,
     defense_of,
+    level_of,
     offense_of,
     roll_damage,
     roll_hit,
 )
-from classic_rpg.components import Health
-from classic_rpg.events import CombatStartedEvent, DamageDealtEvent, VitalsChangedEvent
+from classic_rpg.components import CharacterStats, Health
+from classic_rpg.events import (
+    CombatStartedEvent,
+    DamageDealtEvent,
+    ProgressChangedEvent,
+    VitalsChangedEvent,
+)
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_engine.ports import (
@@ -34,7 +42,7 @@ from maid_engine.ports import (
 )
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
-from maid_stdlib.world.look import name_of
+from maid_stdlib.world.look import name_of, render_room
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize
 
@@ -54,7 +62,8 @@ class CombatHost(
     WorldPort, EventsPort, ClockPort, ServicesPort, SessionsPort, RandomPort, Protocol
 ):
     """What combat uses: the fighters and the world index, messages to them, the
-    combat events, game time (round timing) and the seeded random source (rolls)."""
+    combat events, the monotonic clock (rounds run in real seconds) and the seeded
+    random source (rolls)."""
 
 
 class CombatService:
@@ -64,7 +73,12 @@ class CombatService:
     Tunables (instance attributes, change them after the pack registered):
     ``recall_room`` where dead players wake up (default: the world's start room),
     ``death_gold_penalty`` (0.10), ``death_health_fraction`` (0.5),
-    ``flee_chance`` (0.75), ``pvp`` (False: players cannot attack players).
+    ``flee_chance`` (0.75), ``flee_experience_cost`` (10), ``pvp`` (False: players
+    cannot attack players), ``round_seconds`` (real seconds between a fighter's
+    attacks; the rules plugin sets it from the ``combat_round_seconds`` setting),
+    ``aggression_level_gap`` (5: hostile NPCs leave alone characters more levels
+    above them than that), ``companions`` (who shares a kill's experience with its
+    killer: the groups plugin installs its own).
     """
 
     def __init__(self, engine: CombatHost, on_death: DeathHandler) -> None:
@@ -74,7 +88,16 @@ class CombatService:
         self.death_gold_penalty = 0.10
         self.death_health_fraction = 0.5
         self.flee_chance = 0.75
+        self.flee_experience_cost = 10
         self.pvp = False
+        self.round_seconds = ROUND_SECONDS
+        self.aggression_level_gap = 5
+        self.companions: Callable[[UUID], list[UUID]] = lambda uid: [uid]
+
+    def now(self) -> float:
+        """Real seconds on the engine's monotonic clock: fights are paced by it, not
+        by game time (a time scale of 24 would give 8 rounds a real second)."""
+        return self.engine.clock.monotonic()
 
     @property
     def world(self) -> World:
@@ -136,9 +159,10 @@ class CombatService:
     # -- starting and stopping ----------------------------------------------------------
     def engage(self, attacker: UUID, target: UUID) -> bool:
         """Mark a fight: ``attacker`` strikes on the next tick; ``target`` fights back
-        half a round later unless it is already fighting someone. Returns True if
-        the attacker was not already fighting this target."""
-        now = self.engine.clock.game_time
+        half a round later unless it is already fighting someone. A sleeping or
+        resting target is jolted to its feet. Returns True if the attacker was not
+        already fighting this target."""
+        now = self.now()
         world = self.world
         current = world.try_component(attacker, Fighting)
         if current is not None and current.target == target:
@@ -147,8 +171,10 @@ class CombatService:
             world.add_component(attacker, Fighting(target, now))
         else:
             current.target = target  # switching targets does not reset the round timer
+        stand_up(self.engine, attacker)
+        stand_up(self.engine, target, "|rYou are jolted awake!|n")
         if not world.has_component(target, Fighting):
-            world.add_component(target, Fighting(attacker, now + ROUND_SECONDS / 2))
+            world.add_component(target, Fighting(attacker, now + self.round_seconds / 2))
         self.engine.events.emit(CombatStartedEvent(attacker, target))
         return True
 
@@ -177,6 +203,13 @@ class CombatService:
         rules = self.world.try_component(uid, CombatRules)
         return rules is not None and rules.hostile
 
+    def will_aggress(self, npc: UUID, victim: UUID) -> bool:
+        """Whether hostile ``npc`` jumps ``victim``: as in ROM, not those far above
+        its level (they are no prey for it)."""
+        return level_of(self.world, victim) <= level_of(self.world, npc) + (
+            self.aggression_level_gap
+        )
+
     def aggress(self, npc: UUID, victim: UUID) -> None:
         room = self.ws.room_key_of(npc)
         if room is None or not self.engage(npc, victim):
@@ -191,12 +224,27 @@ class CombatService:
         if not self.can_fight(uid):
             return
         if self.is_player(uid):
-            for npc in self.ws.npcs_in(room):
-                if self.is_hostile(npc) and not self.is_fighting(npc) and self.can_fight(npc):
+            if self.opponents_of(uid):
+                return
+            # One at a time: a band of hostiles lets one of them jump a newcomer
+            # rather than all piling on (three scouts at once killed a level-1
+            # character before they could type).
+            for npc in sorted(self.ws.npcs_in(room), key=lambda n: n.int):
+                if (
+                    self.is_hostile(npc)
+                    and not self.is_fighting(npc)
+                    and self.can_fight(npc)
+                    and self.will_aggress(npc, uid)
+                ):
                     self.aggress(npc, uid)
+                    return
         elif self.is_hostile(uid) and not self.is_fighting(uid):
             for char in self.ws.characters_in(room):
-                if self.can_fight(char):
+                if (
+                    self.can_fight(char)
+                    and not self.opponents_of(char)
+                    and self.will_aggress(uid, char)
+                ):
                     self.aggress(uid, char)
                     break
 
@@ -262,12 +310,24 @@ class CombatService:
         if health.current <= 0:
             self.die(target, attacker)
             return True
+        stand_up(self.engine, target, "|rYou are jolted awake!|n")
         if (
             attacker is not None
             and not self.is_fighting(target)
             and self.valid_target(target, attacker)
         ):
             self.engage(target, attacker)
+        wimpy = self.world.try_component(target, Wimpy)
+        if (
+            wimpy is not None
+            and health.current < wimpy.hp
+            and self.is_fighting(target)
+            and self.can_fight(target)
+        ):
+            send = self.engine.sessions.send_to
+            send(target, "|yYou are badly hurt and try to run!|n")
+            for line in self.run_away(target):
+                send(target, line)
         return False
 
     def die(self, victim: UUID, killer: UUID | None) -> None:
@@ -296,6 +356,10 @@ class CombatService:
         exits = sorted((name, t) for name, t in ws.exits_of(room).items() if ws.has_room(t))
         rng = self.engine.random
         if not exits or rng.random() >= self.flee_chance:
+            # The failed attempt took the time of an attack.
+            fighting = self.world.try_component(uid, Fighting)
+            if fighting is not None:
+                fighting.next_round = max(fighting.next_round, self.now()) + self.round_seconds
             return None
         direction, target = exits[rng.randrange(len(exits))]
         self.disengage(uid)
@@ -304,3 +368,30 @@ class CombatService:
         ws.move(uid, target, reason="flee")
         ws.message_room(target, f"{name} stumbles in, out of breath.", exclude=(uid,))
         return direction
+
+    def flee_cost(self, uid: UUID) -> int:
+        """Take the experience a successful flee costs a player (never below what
+        their level needs: nobody loses a level by running); returns the amount."""
+        stats = self.world.try_component(uid, CharacterStats)
+        if stats is None or not self.is_player(uid):
+            return 0
+        lost = max(0, min(self.flee_experience_cost, stats.experience - xp_for_level(stats.level)))
+        if lost:
+            stats.experience -= lost
+            self.engine.events.emit(ProgressChangedEvent(uid))
+        return lost
+
+    def run_away(self, uid: UUID) -> list[str]:
+        """``flee`` and its cost, for the ``flee`` command and wimpy: the lines to
+        tell the one who ran (the new room's description when it worked)."""
+        direction = self.flee(uid)
+        if direction is None:
+            return ["|rYou try to flee, but cannot get away!|n"]
+        lines = [f"|yYou flee {direction}!|n"]
+        lost = self.flee_cost(uid)
+        if lost:
+            lines.append(f"You lose {lost} experience.")
+        room = self.ws.room_key_of(uid)
+        if room is not None:
+            lines.append(render_room(self.ws, room, uid))
+        return lines

@@ -38,5 +38,11 @@ def make_engine(tmp_path: Path, *, db_url: str | None = None, **kw: Any) -> Game
     packs = kw.pop("packs", None) or [StdlibContentPack(), rpg_pack(), RpgTestWorld()]
     seed = kw.pop("seed", 1)
     return kits_engine(
-        tmp_path, packs, tick=None, seed=seed, db_url=db_url, use_store=db_url is not None
+        tmp_path,
+        packs,
+        tick=None,
+        seed=seed,
+        db_url=db_url,
+        use_store=db_url is not None,
+        settings=kw.pop("settings", None),
     )

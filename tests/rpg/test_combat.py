@@ -143,6 +143,7 @@ async def test_npcs_without_respawn_stay_dead(engine: GameEngine) -> None:
     make_strong(engine, hero, level=20, hp=500, dexterity=16)
     await cmd(engine, hero, "east")
     await cmd(engine, hero, "east")
+    await cmd(engine, hero, "kill bandit")  # far above its level: it leaves the hero alone
     await run_until(engine, lambda: not npcs(engine, "rpgtest:bandit"))
     await engine.run_ticks(300)
     assert npcs(engine, "rpgtest:bandit") == []
@@ -236,7 +237,7 @@ async def test_flee_leaves_the_fight(engine: GameEngine) -> None:
         outs.append(await cmd(engine, hero, "flee"))
         if ws_of(engine).room_key_of(hero) != CAMP:
             break
-    assert outs[-1].startswith("You flee west!\n|cThe Road|n")
+    assert outs[-1].startswith("|yYou flee west!|n\n|cThe Road|n")
     assert ws_of(engine).room_key_of(hero) == ROAD
     assert not engine.world.has_component(hero, Fighting)
     assert not engine.world.has_component(bandit, Fighting)
@@ -288,10 +289,24 @@ async def test_kill_errors(engine: GameEngine) -> None:
 async def test_consider(engine: GameEngine) -> None:
     hero = new_character(engine)
     place(engine, hero, FIELD)
-    assert await cmd(engine, hero, "consider rat") == "A giant rat looks like a fair fight."
+    # Both sides' health, level, damage and armor count, not the level alone.
+    assert (
+        await cmd(engine, hero, "consider rat") == "You can kill a giant rat naked and weaponless."
+    )
+    engine.world.add_component(hero, Health(5, 30))
+    assert await cmd(engine, hero, "con rat") == "The perfect match!"
+    engine.world.add_component(hero, Health(2, 30))
+    assert await cmd(engine, hero, "con rat") == "A giant rat laughs at you mercilessly."
+    engine.world.add_component(hero, Health(30, 30))
     engine.world.get_component(hero, CharacterStats).level = 9
-    assert await cmd(engine, hero, "con rat") == "A giant rat would be an easy kill."
+    out = await cmd(engine, hero, "con rat")
+    assert out == (
+        "You can kill a giant rat naked and weaponless.\n(A giant rat is 8 levels lower than you.)"
+    )
     assert await cmd(engine, hero, "con scarecrow") == "A scarecrow is not someone you can fight."
+    assert await cmd(engine, hero, "consider") == "Consider whom?"
+    assert await cmd(engine, hero, "consider dragon") == "You do not see 'dragon' here."
+    assert await cmd(engine, hero, "consider me") == "You do not see 'me' here."
 
 
 async def test_regeneration_out_of_combat(engine: GameEngine) -> None:
