@@ -1,7 +1,8 @@
 """ClassicRPGContentPack (``classic_rpg``): the group of the RPG feature plugins.
 
 In load order: ``classic_rpg.rules`` (characters, combat, items, dialogue),
-``classic_rpg.quests`` (the QuestManager), ``classic_rpg.questgen`` (archetypes,
+``classic_rpg.quests`` (the QuestManager), ``classic_rpg.groups`` (follow, group,
+shared experience and quest credit), ``classic_rpg.questgen`` (archetypes,
 hooks, quest sink), ``classic_rpg.quest_delivery``, ``classic_rpg.consequences``
 (the consequence and grounding glue), ``classic_rpg.living`` (combat seen by the
 living world), ``classic_rpg.navigation`` (no recall out of a fight) and
@@ -18,6 +19,7 @@ from uuid import UUID
 from classic_rpg.combat.components import CombatRules
 from classic_rpg.combat.service import CombatService
 from classic_rpg.consequences_glue import ConsequencesGluePlugin
+from classic_rpg.groups.plugin import GroupsPlugin
 from classic_rpg.questgen.register import RpgQuestGenPlugin
 from classic_rpg.questgen.wiring import QuestDeliveryPlugin
 from classic_rpg.rules import RulesPlugin
@@ -92,6 +94,7 @@ class ClassicRPGContentPack(PluginGroup):
     plugins = (
         RulesPlugin,
         QuestsPlugin,
+        GroupsPlugin,
         RpgQuestGenPlugin,
         QuestDeliveryPlugin,
         ConsequencesGluePlugin,

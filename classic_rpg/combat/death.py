@@ -26,13 +26,14 @@ from classic_rpg.combat.components import (
     PendingRespawn,
     SpawnPoint,
 )
+from classic_rpg.combat.formulas import level_of
 from classic_rpg.combat.service import CombatService
 from classic_rpg.combat.system import CombatSystem
 from classic_rpg.components import CharacterStats, Health
 from classic_rpg.events import VitalsChangedEvent
 from classic_rpg.items.factory import ItemFactory
 from classic_rpg.items.select import group_names
-from maid_engine.ecs import System
+from maid_engine.ecs import System, World
 from maid_engine.ports import (
     ClockPort,
     EventsPort,
@@ -97,13 +98,29 @@ def _npc_death(engine: DeathHost, victim: UUID, killer: UUID | None, room: str) 
         progression = engine.services.get(Progression)
         profile = world.try_component(victim, CombatProfile)
         if profile is not None and profile.xp_value > 0:
-            progression.award_experience(killer, profile.xp_value, f"for killing {name}")
+            combat = engine.services.get(CombatService)
+            sharers = [u for u in combat.companions(killer) if world.entity_exists(u)]
+            if len(sharers) <= 1:
+                progression.award_experience(killer, profile.xp_value, f"for killing {name}")
+            else:
+                for uid, share in experience_shares(world, sharers, profile.xp_value):
+                    progression.award_experience(uid, share, f"as your share for {name}")
         stats = world.try_component(victim, CharacterStats)
         if stats is not None and stats.gold > 0:
             progression.award_gold(killer, stats.gold, f"from the body of {name}")
             stats.gold = 0
     _schedule_respawn(engine, victim, room)
     world.destroy_entity(victim)
+
+
+def experience_shares(world: World, sharers: list[UUID], xp: int) -> list[tuple[UUID, int]]:
+    """A kill's experience split among the group members present: by level, with
+    10% more in all per member beyond the first (grouping must not cost experience),
+    at least 1 each."""
+    levels = [level_of(world, uid) for uid in sharers]
+    pool = xp * (10 + len(sharers) - 1)
+    total = 10 * sum(levels)
+    return [(uid, max(1, pool * lvl // total)) for uid, lvl in zip(sharers, levels, strict=True)]
 
 
 def _schedule_respawn(engine: DeathHost, victim: UUID, room: str) -> None:

@@ -1,0 +1,1 @@
+"""Groups: following a leader, a group with shared experience and quest credit."""
