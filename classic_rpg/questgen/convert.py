@@ -2,8 +2,8 @@
 
 Only what the QuestManager tracks crosses over, with the RPG's own terms
 (experience, level requirement) read from the quest's RPG extension
-(:mod:`classic_rpg.questgen.terms`). Branches, consequences, scores and the
-progression mode stay in the ``generated_quests`` side-table
+(:mod:`classic_rpg.questgen.terms`), and the progression mode (who a kill counts
+for). Branches, consequences and scores stay in the ``generated_quests`` side-table
 (:func:`side_table_document`). Branch options' follow-up objectives are not
 objectives of the Quest model: the choice point is a required CUSTOM objective
 completed by the branch-choice command (``QuestManager.complete_custom``).
@@ -75,6 +75,7 @@ def to_quest_model(quest: GeneratedQuest) -> Quest:
         time_limit_seconds=quest.time_limit * 3600.0 if quest.time_limit else None,
         estimated_duration_seconds=float(max(1, quest.estimated_duration_minutes) * 60),
         repeatable=False,
+        progression_mode=quest.progression_mode,
         tags=["generated", quest.archetype_id, quest.seed_type],
         source="generated",
     )

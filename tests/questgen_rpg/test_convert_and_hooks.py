@@ -41,6 +41,7 @@ from maid_stdlib.questgen import (
     quest_from_document,
 )
 from maid_stdlib.questgen.objectives import grounding_problems
+from maid_stdlib.questgen.quest import ProgressionMode
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.validator import ALLOWED_REWARD_TYPES
 
@@ -107,8 +108,11 @@ async def test_the_rpg_questgen_plugin_wires_archetypes_hooks_and_sink(
 
 async def test_to_quest_model_maps_every_field(hamlet: GameEngine) -> None:
     quest = await _quest(hamlet)
-    quest = dataclasses.replace(quest, time_limit=3.0)
+    quest = dataclasses.replace(
+        quest, time_limit=3.0, progression_mode=ProgressionMode.SHARED_CREDIT
+    )
     model = to_quest_model(quest)
+    assert model.progression_mode is ProgressionMode.SHARED_CREDIT
     assert model.quest_id == quest.id
     assert model.source == "generated"
     assert model.title == quest.title

@@ -14,6 +14,7 @@ from quests.questkit import WORLD, QuestTestWorld, make_engine, npc
 from classic_rpg.systems.quests import Quest, QuestObjective
 from maid_engine.content import PackError
 from maid_engine.engine import GameEngine
+from maid_stdlib.questgen.quest import ProgressionMode
 from maid_stdlib.questgen.vocabulary import ObjectiveType
 
 
@@ -64,6 +65,7 @@ async def test_the_pack_quest_file_is_loaded(engine: GameEngine) -> None:
     assert not kinds["see-camp"].required
     assert q.rewards.item_template_ids == ["qtest:ring"]
     assert kinds["kill-wolf"].hint == "The yard is north of the hall."
+    assert q.progression_mode is ProgressionMode.SHARED_CREDIT
 
 
 @pytest.mark.parametrize(
@@ -89,6 +91,7 @@ async def test_the_pack_quest_file_is_loaded(engine: GameEngine) -> None:
             "quest 'q1': objectives.0.type: Input should be",
         ),
         (one(colour="red"), "quest 'q1': colour: unknown key"),
+        (one(progression="shared"), "quest 'q1': progression: Input should be"),
         (one(title=None), "quest 'q1': title:"),
         (one(id="Bad Id"), "quest 'Bad Id': quest_id: 'Bad Id' is not a valid id"),
         ({"quests": [{"title": "no id"}]}, "quests.yaml: quests[0]: id: required but missing"),

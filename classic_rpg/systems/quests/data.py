@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from classic_rpg.systems.quests.models import Quest
 from maid_engine.ports import PacksPort, ServicesPort
+from maid_stdlib.questgen.quest import ProgressionMode
 from maid_stdlib.questgen.vocabulary import ObjectiveType
 from maid_stdlib.world.components import data_uuid
 from maid_stdlib.world.loader import WorldData
@@ -88,6 +89,8 @@ class QuestSpec(_Spec):
     estimated_minutes: float | None = None
     repeatable: bool = False
     partial_turn_in: bool = False
+    #: individual (default), shared_credit or competitive: see docs/quests.md.
+    progression: ProgressionMode = ProgressionMode.INDIVIDUAL
     tags: list[str] = Field(default_factory=list)
 
 
@@ -183,6 +186,7 @@ def build_quest(spec: QuestSpec, r: _Resolver, rooms: set[str]) -> dict[str, Any
         else None,
         "repeatable": spec.repeatable,
         "partial_turn_in": spec.partial_turn_in,
+        "progression_mode": spec.progression,
         "tags": spec.tags,
         "source": "authored",
     }

@@ -16,6 +16,7 @@ from uuid import UUID
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from maid_stdlib.questgen.quest import ProgressionMode
 from maid_stdlib.questgen.vocabulary import ObjectiveType
 
 __all__ = [
@@ -146,6 +147,9 @@ class Quest(_Model):
     repeatable: bool = False
     #: May be turned in with >= 50% of the required objectives (PARTIAL_SUCCESS).
     partial_turn_in: bool = False
+    #: Who a kill counts for: the killer alone (individual, competitive) or every
+    #: group member present with the quest too (shared_credit).
+    progression_mode: ProgressionMode = ProgressionMode.INDIVIDUAL
     tags: list[str] = Field(default_factory=list)
     source: Literal["authored", "generated"] = "authored"
 

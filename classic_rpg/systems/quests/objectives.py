@@ -40,6 +40,7 @@ from classic_rpg.systems.quests.registry import QuestRegistry
 from classic_rpg.systems.quests.tracker import QuestProgressTracker
 from maid_engine.ports import ClockPort, EventsPort, SessionsPort
 from maid_stdlib.questgen.events import QuestProgressEvent
+from maid_stdlib.questgen.quest import ProgressionMode
 from maid_stdlib.questgen.vocabulary import FailReason, ObjectiveType, QuestState
 from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
 from maid_stdlib.world.service import WorldService
@@ -78,6 +79,9 @@ class ObjectiveTracker:
         self.engine = engine
         self.registry = registry
         self._on_met = on_met
+        #: A character and the group members with them (the groups plugin installs
+        #: its own): a kill counts for all of them on a shared-credit quest.
+        self.companions: Callable[[UUID], list[UUID]] = lambda uid: [uid]
         self._on_failed = on_failed
         #: character -> ids of its accepted (IN_PROGRESS/COMPLETED) quests.
         self._active: dict[UUID, set[str]] = defaultdict(set)
@@ -344,11 +348,17 @@ class ObjectiveTracker:
 
     # -- event handlers ----------------------------------------------------------------
     def on_died(self, event: EntityDiedEvent) -> None:
-        if event.killer_id is not None:
-            for quest, entry, o in self._each_open(event.killer_id, ObjectiveType.KILL):
+        killer = event.killer_id
+        for character in self.companions(killer) if killer is not None else []:
+            for quest, entry, o in self._each_open(character, ObjectiveType.KILL):
+                if (
+                    character != killer
+                    and quest.progression_mode is not ProgressionMode.SHARED_CREDIT
+                ):
+                    continue
                 if entry.state.active and self._npc_matches(o, event.entity_id, event.template):
                     count = entry.objectives[o.objective_id].count + 1
-                    self._set(event.killer_id, quest, entry, o, count)
+                    self._set(character, quest, entry, o, count)
         for character, quest, entry in self._watching(event.entity_id):
             for o in quest.objectives:
                 p = entry.objectives[o.objective_id]
