@@ -77,3 +77,38 @@ async def test_a_fight_at_the_wagon_with_prompt_wimpy_flee_and_rest(tmp_path: Pa
             await client.line("help wimpy", "Flee on your own")
         finally:
             await client.close()
+
+
+async def test_two_players_follow_group_gtell_and_walk_together(tmp_path: Path) -> None:
+    server = MaidServer(fast_settings(tmp_path), clock=ManualClock(), announce=lambda _t: None)
+    async with server.lifespan():
+        engine = server.engine
+        port = server.telnet_port
+        ann = qt.Telnet(*await asyncio.open_connection("127.0.0.1", port))
+        bo = qt.Telnet(*await asyncio.open_connection("127.0.0.1", port))
+        try:
+            await ann.expect("create <name> <password>")
+            await ann.line("create Ann tin-hunter-22", "Ironvale Village Square")
+            await bo.expect("create <name> <password>")
+            await bo.line("create Boris tin-hunter-23", "Ironvale Village Square")
+            await bo.line("follow ann", "You now follow Ann.")
+            await ann.expect("Boris now follows you.")
+            await ann.line("group boris", "Boris joins your group.")
+            await bo.expect("You join Ann's group.")
+            out = await ann.line("group", "Boris")
+            assert "Ann's group:" in out
+            assert "30/30 hp" in out
+            since = len(bo.text())
+            await ann.line("north", "Watch Street")
+            await bo.expect("You follow Ann north.", since)
+            await bo.expect("Watch Street", since)
+            await bo.line("gt ready when you are", "You tell the group: 'ready when you are'")
+            await ann.expect("Boris tells the group: 'ready when you are'")
+            for client in (ann, bo):
+                await client.line("help group", "See your group")
+            await bo.line("ungroup", "You leave Ann's group.")
+            await ann.expect("Boris has left the group.")
+            assert len(engine.sessions.characters_online()) == 2
+        finally:
+            await ann.close()
+            await bo.close()
