@@ -224,29 +224,33 @@ class CombatService:
         if not self.can_fight(uid):
             return
         if self.is_player(uid):
-            if self.opponents_of(uid):
-                return
-            # One at a time: a band of hostiles lets one of them jump a newcomer
-            # rather than all piling on (three scouts at once killed a level-1
-            # character before they could type).
             for npc in sorted(self.ws.npcs_in(room), key=lambda n: n.int):
                 if (
                     self.is_hostile(npc)
                     and not self.is_fighting(npc)
                     and self.can_fight(npc)
                     and self.will_aggress(npc, uid)
+                    and self.may_join(npc, uid)
                 ):
                     self.aggress(npc, uid)
-                    return
         elif self.is_hostile(uid) and not self.is_fighting(uid):
             for char in self.ws.characters_in(room):
                 if (
                     self.can_fight(char)
-                    and not self.opponents_of(char)
                     and self.will_aggress(uid, char)
+                    and self.may_join(uid, char)
                 ):
                     self.aggress(uid, char)
                     break
+
+    def may_join(self, npc: UUID, victim: UUID) -> bool:
+        """Whether hostile ``npc`` may jump ``victim`` when others already fight them:
+        a band gangs up only on someone above its level. A weaker newcomer faces one
+        of them at a time (three level-2 scouts at once killed a level-1 character
+        before they could type)."""
+        return not self.opponents_of(victim) or level_of(self.world, victim) > level_of(
+            self.world, npc
+        )
 
     def on_relocated(self, event: EntityRelocatedEvent) -> None:
         if event.to_room is not None and self.world.entity_exists(event.entity_id):

@@ -107,21 +107,17 @@ async def test_item_templates(ironvale: GameEngine) -> None:
 async def test_a_strong_character_clears_the_road(ironvale: GameEngine) -> None:
     world, ws = ironvale.world, ws_of(ironvale)
     hero = new_character(ironvale)
-    make_strong(ironvale, hero, level=6, hp=400, dexterity=16)
+    make_strong(ironvale, hero, level=6, hp=400, dexterity=16)  # within their reach
     rec = Recorder(ironvale, EntityDiedEvent)
 
     place(ironvale, hero, WAGON)
-    await ironvale.dispatch_events()  # one scout attacks on sight, the others hold back
-    fighters = [
-        s for s in npcs(ironvale, "ironvale:bandit_scout") if world.has_component(s, Fighting)
-    ]
-    assert len(fighters) == 1
-    assert world.get_component(fighters[0], Fighting).target == hero
-    for _ in range(300):  # the hero takes on the next scout when one falls
+    await ironvale.dispatch_events()  # all three scouts attack on sight
+    assert {
+        world.get_component(s, Fighting).target for s in npcs(ironvale, "ironvale:bandit_scout")
+    } == {hero}
+    for _ in range(300):  # the hero turns on the next scout when one falls
         if not npcs(ironvale, "ironvale:bandit_scout"):
             break
-        if not world.has_component(hero, Fighting):
-            await cmd(ironvale, hero, "kill scout")
         await ironvale.run_ticks(1)
     assert npcs(ironvale, "ironvale:bandit_scout") == []
     insignias = [
@@ -143,3 +139,16 @@ async def test_a_strong_character_clears_the_road(ironvale: GameEngine) -> None:
     assert not any(e.is_player for e in rec.of(EntityDiedEvent))
     assert "A notched axe is here." in await cmd(ironvale, hero, "look")
     assert world.get_component(hero, CharacterStats).experience == 3 * 40 + 150
+
+
+async def test_a_newcomer_at_the_wagon_faces_one_scout_at_a_time(ironvale: GameEngine) -> None:
+    world = ironvale.world
+    hero = new_character(ironvale)
+    make_strong(ironvale, hero, level=1, hp=400)
+    place(ironvale, hero, WAGON)
+    await ironvale.dispatch_events()
+    scouts = npcs(ironvale, "ironvale:bandit_scout")
+    fighters = [s for s in scouts if world.has_component(s, Fighting)]
+    assert len(scouts) == 3
+    assert len(fighters) == 1  # the other two hold back: the hero is no stronger than them
+    assert world.get_component(fighters[0], Fighting).target == hero

@@ -40,8 +40,8 @@ async def test_a_fight_makes_a_combat_player(quiet: GameEngine) -> None:
     hero, _ = await online(quiet, "Aldric")
     make_strong(quiet, hero)
     assert tracker.style_of(hero) is PlayStyle.BALANCED
-    # The two wolves of the copse (one at a time: only one jumps the hero), then their
-    # leader in the den (a teleport is not exploring).
+    # The two wolves of the copse (they leave a level-10 hero alone: he attacks each),
+    # then their leader in the den (a teleport is not exploring).
     for room, target in (("road_copse", "wolf"), ("road_copse", "wolf"), ("wolf_den", "grey")):
         await move(quiet, hero, room, reason="goto")
         await cmd(quiet, hero, f"kill {target}")

@@ -158,6 +158,18 @@ async def test_hostiles_jump_a_newcomer_one_at_a_time(engine: GameEngine) -> Non
     assert session_for(engine, hero).text().count("attacks you!") == 1
 
 
+async def test_a_band_gangs_up_only_on_someone_above_its_level(engine: GameEngine) -> None:
+    spawn_template(engine, "rpgtest:bandit", CAMP)
+    hero = new_character(engine)
+    make_strong(engine, hero, level=3, hp=300)  # bandits are level 2
+    place(engine, hero, CAMP)
+    await engine.dispatch_events()
+    fighters = [
+        b for b in npcs(engine, "rpgtest:bandit") if engine.world.has_component(b, Fighting)
+    ]
+    assert len(fighters) == 2
+
+
 async def test_hostiles_leave_alone_those_far_above_their_level(engine: GameEngine) -> None:
     hero = new_character(engine)
     make_strong(engine, hero, level=8, hp=300)  # bandits are level 2: 2 + 5 < 8
