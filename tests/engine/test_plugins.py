@@ -41,6 +41,7 @@ STDLIB = [
 CLASSIC_RPG = [
     "classic_rpg.rules",
     "classic_rpg.quests",
+    "classic_rpg.groups",
     "classic_rpg.questgen",
     "classic_rpg.quest_delivery",
     "classic_rpg.consequences",
