@@ -74,6 +74,8 @@ async def test_a_fight_at_the_wagon_with_prompt_wimpy_flee_and_rest(tmp_path: Pa
             await client.line("sleep", "You lie down and go to sleep.")
             await client.line("look", "You are asleep. (Type 'wake' to get up.)")
             await client.line("wake", "You wake and stand up.")
+            await client.line("rest", "You sit down and rest.")
+            await client.line("stand", "You stand up.")
             await client.line("help wimpy", "Flee on your own")
         finally:
             await client.close()
@@ -108,6 +110,8 @@ async def test_two_players_follow_group_gtell_and_walk_together(tmp_path: Path) 
                 await client.line("help group", "See your group")
             await bo.line("ungroup", "You leave Ann's group.")
             await ann.expect("Boris has left the group.")
+            await bo.line("unfollow", "You stop following Ann.")
+            await ann.expect("Boris stops following you.")
             assert len(engine.sessions.characters_online()) == 2
         finally:
             await ann.close()
