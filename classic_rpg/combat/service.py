@@ -224,7 +224,7 @@ class CombatService:
         if not self.can_fight(uid):
             return
         if self.is_player(uid):
-            for npc in sorted(self.ws.npcs_in(room), key=lambda n: n.int):
+            for npc in self.ws.npcs_in(room):
                 if (
                     self.is_hostile(npc)
                     and not self.is_fighting(npc)

@@ -46,7 +46,7 @@ class Groups:
     def followers_of(self, leader: UUID) -> list[UUID]:
         return sorted(
             (uid for uid, (f,) in self.engine.world.query(Following) if f.leader == leader),
-            key=lambda u: u.int,
+            key=self.name,
         )
 
     def follow(self, follower: UUID, leader: UUID) -> None:
@@ -78,7 +78,7 @@ class Groups:
         """The members ``leader`` added, not counting the leader."""
         return sorted(
             (u for u, (m,) in self.engine.world.query(GroupMember) if m.leader == leader),
-            key=lambda u: u.int,
+            key=self.name,
         )
 
     def group_of(self, uid: UUID) -> list[UUID]:
