@@ -77,7 +77,7 @@ def list_goods(ctx: CommandContext) -> None:
     for resource in short:
         blocker = market.blocker(keeper, resource)
         if blocker is not None:
-            lines.append(f"|y{capitalize(resource)} is scarce: {blocker}.|n")
+            lines.append(f"|yShort of {resource}: {blocker}.|n")
     stats = ctx.world.try_component(actor, CharacterStats)
     lines.append(f"You have {stats.gold if stats else 0} gold.")
     ctx.send("\n".join(lines))
@@ -96,6 +96,8 @@ def _buys_text(market: Market, shop: Shop) -> str:
             words.append(kinds.get(rule.kind, rule.kind))
         elif rule.template:
             words.append(market.template_names(rule.template)[0])
+    if "anything" in words:
+        return "anything"
     if shop.stock:
         words.append("anything on this list")
     words = list(dict.fromkeys(words))

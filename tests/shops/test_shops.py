@@ -176,7 +176,7 @@ async def test_prices_follow_the_keepers_supply_need(engine: GameEngine) -> None
     assert high is not None
     assert low >= high
     # The wolves on the mill road cut the grain: the list says so.
-    assert "Grain is scarce:" in await cmd(engine, hero, "list")
+    assert "Short of grain: " in await cmd(engine, hero, "list")
 
 
 async def test_a_blocked_supply_stops_refills_until_the_road_clears(engine: GameEngine) -> None:
@@ -284,3 +284,10 @@ async def test_what_a_keeper_is_given_stays_its_own(engine: GameEngine) -> None:
     assert items_of(engine).holder_of(flour) == hv("hollin")
     assert line.count == 0
     assert await cmd(engine, hero, "buy flour") == "Hollin has sold out of those; come back later."
+
+
+async def test_a_keeper_who_buys_anything_says_so_once(engine: GameEngine) -> None:
+    hero = rich(engine)
+    keep_at(engine, "marta", "hamlet:inn")
+    shop(engine, "marta").buys[0].kind = "any"
+    assert "Marta buys anything.\n" in await cmd(engine, hero, "list")
