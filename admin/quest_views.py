@@ -305,6 +305,7 @@ def quality_lines(ops: QuestOps) -> list[str]:
         f"  template fallback rate {_ratio(fallback_rate)} (reasons: {_counts(fallbacks)})",
         f"  rejected {total_rejected:g} (stages: {_counts(rejected)}); rejection rate "
         f"{_ratio(total_rejected / finished if finished else None)}",
+        f"  rejected by rule: {_counts(_by_label(m.rejection_rules))}",
         f"  seeds: {_counts(_by_label(m.seeds))}",
         f"  signals: {_counts(_by_label(m.signals))}",
         f"Alert window ({generation.settings.alert_window:g}s): template fallback ratio "
@@ -312,6 +313,12 @@ def quality_lines(ops: QuestOps) -> list[str]:
         f"{_ratio(rejection_ratio)}; alerts: "
         f"{', '.join(sorted(generation.throttle_state().alerts)) or 'none'}",
     ]
+    latest = generation.rejections()[-5:]
+    if latest:
+        lines.append("Latest rejections:")
+        lines += [
+            f"  {r.at:.0f}s {r.rejection.stage}: {r.rejection.reason}" for r in reversed(latest)
+        ]
     return lines
 
 

@@ -276,5 +276,5 @@ class Collector:
     def metrics(self) -> dict[str, dict[str, dict[str, float]]]:
         return {
             prefix: metric_samples(self.engine, prefix)
-            for prefix in ("maid_questgen_", "maid_consequence_", "maid_grounding_")
+            for prefix in ("maid_questgen_", "maid_consequence_", "maid_grounding_", "maid_llm_")
         }

@@ -22,6 +22,7 @@ from typing import Any
 
 from classic_rpg.simulate.coordinator import SUCCESS, Attempt, QuestInfo
 from maid_engine.clock import GAME_DAY
+from maid_stdlib.questgen.narrative import QUEST_PURPOSES
 
 __all__ = ["PER_DAY", "build_report", "entropy_bits", "longest_run", "percentile", "summary"]
 
@@ -147,6 +148,24 @@ def _feasibility(
     return {"quests": due, "attempted": attempted, "completed": completed, "not_completed": rows}
 
 
+def _llm(samples: dict[str, dict[str, float]], records: Iterable[Any]) -> dict[str, Any]:
+    """Model calls for quest prose (``maid_llm_requests_total`` of the quest
+    purposes, whatever their outcome) against the quests some character accepted."""
+    by_purpose: Counter[str] = Counter()
+    for key, value in samples.get("maid_llm_requests_total", {}).items():
+        purpose = key.split(",")[0]
+        if purpose in QUEST_PURPOSES:
+            by_purpose[purpose] += int(value)
+    calls = sum(by_purpose.values())
+    accepted = sum(1 for r in records if r.grounded_at_acceptance)
+    return {
+        "calls": calls,
+        "calls_by_purpose": dict(sorted(by_purpose.items())),
+        "accepted_quests": accepted,
+        "calls_per_accepted_quest": round(calls / accepted, 3) if accepted else None,
+    }
+
+
 def build_report(
     *,
     options: dict[str, Any],
@@ -177,6 +196,7 @@ def build_report(
         metrics["maid_consequence_"],
         metrics["maid_grounding_"],
     )
+    llm = _llm(metrics["maid_llm_"], records.values())
     built = qgm.get("maid_questgen_quests_built_total", {})
     rejections = qgm.get("maid_questgen_rejections_total", {})
     n_built, n_rejected = sum(built.values()), sum(rejections.values())
@@ -244,8 +264,13 @@ def build_report(
                 k: int(v) for k, v in qgm.get("maid_questgen_template_fallbacks_total", {}).items()
             },
         },
+        "llm": llm,
         "rejections": {
             "by_stage": {k: int(v) for k, v in sorted(rejections.items())},
+            "by_rule": {
+                k: int(v)
+                for k, v in sorted(qgm.get("maid_questgen_rejection_rules_total", {}).items())
+            },
             "rejection_rate": _share(n_rejected, n_built + n_rejected),
             "signals_by_outcome": {
                 k: int(v) for k, v in qgm.get("maid_questgen_signals_total", {}).items()
@@ -336,6 +361,9 @@ def summary(report: dict[str, Any]) -> str:
         f"         narrative: template {pct(nar['template_share'])}, LLM "
         f"{pct(nar['llm_share'])}; rejected {pct(rej['rejection_rate'])} of builds "
         + str(rej["by_stage"]),
+        f"         model calls: {report['llm']['calls']} for "
+        f"{report['llm']['accepted_quests']} accepted quests "
+        f"({report['llm']['calls_per_accepted_quest']} each)",
         f"[{mark('grounded')}] grounded: {pct(g['share'])} (generation "
         f"{g['at_generation']['grounded']}/{g['at_generation']['of']}, acceptance "
         f"{g['at_acceptance']['grounded']}/{g['at_acceptance']['of']})",

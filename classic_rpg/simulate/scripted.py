@@ -40,14 +40,18 @@ def _first(facts: dict[str, list[str]], key: str, default: str) -> str:
 
 def scripted_answer(request: LLMRequest) -> str:
     """Quest prose made of the prompt's own facts (so grounding checks pass), shaped as
-    the narrative and dialogue calls ask; anything else gets an empty object."""
+    the quest call asks (narrative and dialogue); anything else gets an empty object."""
     facts = _facts(request)
     giver = _first(facts, "quest_giver", "The quest giver")
     place = _first(facts, "locations", "the village")
     motive = _first(facts, "motivation", "Something must be done.")
     steps = facts.get("objectives") or ["set things right"]
     if request.purpose == "quest_narrative":
-        title = " ".join(f"{giver}'s Request".split()[:8])[:60]
+        # Like a model told which titles were used lately: the first shape not taken.
+        taken = {t.casefold() for t in facts.get("recent_titles", [])}
+        shapes = [f"{giver}'s Request", f"Trouble at {place}", f"A Word from {giver}", place]
+        fitting = [" ".join(t.split()[:8])[:60] for t in shapes]
+        title = next((t for t in fitting if t.casefold() not in taken), fitting[0])
         return json.dumps(
             {
                 "title": title,
@@ -56,11 +60,6 @@ def scripted_answer(request: LLMRequest) -> str:
                     f"{giver} explains: {motive} First, {steps[0].lower()}. "
                     f"It all turns on {place}."
                 )[:1500],
-            }
-        )
-    if request.purpose == "quest_dialogue":
-        return json.dumps(
-            {
                 "offer": f"{motive} Will you help me?"[:500],
                 "progress": f"Have you been to {place} yet?"[:500],
                 "completion": f"You did it. {giver} will not forget this."[:500],

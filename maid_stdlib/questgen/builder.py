@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 from uuid import UUID
 
+from maid_engine.clock import GAME_DAY
 from maid_stdlib.questgen.archetypes import QuestArchetype
 from maid_stdlib.questgen.consequences import ConsequencePlan, ConsequencePlanner
 from maid_stdlib.questgen.enrich import MINUTES_PER_ROOM, estimate_difficulty
@@ -83,6 +84,8 @@ class QuestBuilder:
     URGENT_TIME_FACTOR: ClassVar[float] = 3.0
     MIN_TIME_LIMIT_HOURS: ClassVar[float] = 2.0
     PUBLIC_MEMORIES: ClassVar[int] = 5
+    #: A new title avoids the giver's last this many quests' titles.
+    GIVER_TITLES: ClassVar[int] = 5
 
     def __init__(
         self,
@@ -179,8 +182,46 @@ class QuestBuilder:
             duration,
         )
 
+    def draft(self, plan: QuestPlan) -> GeneratedQuest:
+        """The quest as the plan makes it, before any prose (no title, no text, no
+        scores, no extensions): what the quality rules judge before a word is
+        written. Its id is not a real one and costs the engine's random nothing."""
+        blank = QuestNarrative(
+            title="",
+            summary="",
+            description="",
+            dialogue=QuestDialogue(offer="", progress="", completion=""),
+        )
+        return self._assemble(plan, blank, f"plan-{plan.archetype.archetype_id}")
+
     def finish(self, plan: QuestPlan, narrative: QuestNarrative) -> GeneratedQuest | Rejection:
         """The quest in full, or why its scores fail it (stage ``scores``)."""
+        facts, seed, archetype = self.facts, plan.seed, plan.archetype
+        quest = self._assemble(plan, narrative, self._quest_id(archetype.archetype_id))
+        for extension in self.extensions:
+            quest.extensions[extension.name] = extension.extend(quest)
+        quest.grounding_score, grounding_failed = score_grounding(
+            quest, facts, plan.has_stake, seed.backstory
+        )
+        quest.coherence_score, coherence_failed = score_coherence(quest, archetype)
+        quest.novelty_score = score_novelty(quest, self.history)
+        if quest.grounding_score < self.MIN_GROUNDING:
+            return Rejection(
+                "scores",
+                f"grounding score {quest.grounding_score} < {self.MIN_GROUNDING}"
+                f": {', '.join(grounding_failed)}",
+            )
+        if quest.coherence_score < self.MIN_COHERENCE:
+            return Rejection(
+                "scores",
+                f"coherence score {quest.coherence_score} < "
+                f"{self.MIN_COHERENCE}: {', '.join(coherence_failed)}",
+            )
+        return quest
+
+    def _assemble(
+        self, plan: QuestPlan, narrative: QuestNarrative, quest_id: str
+    ) -> GeneratedQuest:
         facts, seed, archetype = self.facts, plan.seed, plan.archetype
         now = facts.now
         location = seed.location
@@ -190,8 +231,8 @@ class QuestBuilder:
                 self.MIN_TIME_LIMIT_HOURS,
                 round(plan.duration_minutes * self.URGENT_TIME_FACTOR / 60.0, 1),
             )
-        quest = GeneratedQuest(
-            id=self._quest_id(archetype.archetype_id),
+        return GeneratedQuest(
+            id=quest_id,
             seed_id=seed.id,
             seed_type=seed.seed_type,
             archetype_id=archetype.archetype_id,
@@ -225,26 +266,6 @@ class QuestBuilder:
             tokens_used=narrative.tokens_used,
             tone=list(archetype.tone),
         )
-        for extension in self.extensions:
-            quest.extensions[extension.name] = extension.extend(quest)
-        quest.grounding_score, grounding_failed = score_grounding(
-            quest, facts, plan.has_stake, seed.backstory
-        )
-        quest.coherence_score, coherence_failed = score_coherence(quest, archetype)
-        quest.novelty_score = score_novelty(quest, self.history)
-        if quest.grounding_score < self.MIN_GROUNDING:
-            return Rejection(
-                "scores",
-                f"grounding score {quest.grounding_score} < {self.MIN_GROUNDING}"
-                f": {', '.join(grounding_failed)}",
-            )
-        if quest.coherence_score < self.MIN_COHERENCE:
-            return Rejection(
-                "scores",
-                f"coherence score {quest.coherence_score} < "
-                f"{self.MIN_COHERENCE}: {', '.join(coherence_failed)}",
-            )
-        return quest
 
     # -- steps --------------------------------------------------------------------------
     def grounding_problem(self, seed: QuestSeed) -> str | None:
@@ -363,7 +384,14 @@ class QuestBuilder:
             subject=seed.subject or "",
             giver_description=facts.short(seed.primary_npc),
             area_name=facts.area_name(facts.area_of(seed.location)),
+            recent_titles=self._recent_titles(seed.primary_npc),
         )
+
+    def _recent_titles(self, giver: UUID) -> tuple[str, ...]:
+        """The titles of the last game day's quests and of the giver's last few."""
+        day = [e.title for e in self.history.since(self.facts.now - GAME_DAY)]
+        mine = [e.title for e in self.history.recent(50) if e.quest_giver_id == giver]
+        return tuple(dict.fromkeys(t for t in [*day, *mine[: self.GIVER_TITLES]] if t))
 
     def _dialogue(self, plan: QuestPlan, narrative: QuestNarrative) -> QuestDialogue:
         """The narrative's dialogue, with any empty line filled from the facts."""

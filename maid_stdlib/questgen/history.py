@@ -46,6 +46,8 @@ class QuestHistoryEntry(BaseModel):
     seed_type: str
     archetype_id: str
     quest_giver_id: UUID | None
+    #: The quest's title (so a new quest can avoid a recent one's).
+    title: str = ""
     character_id: UUID | None = None
     #: A QuestOutcome value ("completed", "expired" ...); None while still open.
     outcome: str | None = None
@@ -108,6 +110,7 @@ class QuestHistory:
             seed_type=quest.seed_type,
             archetype_id=quest.archetype_id,
             quest_giver_id=quest.quest_giver_id,
+            title=quest.title,
             importance=quest.importance,
             grounding_score=quest.grounding_score,
             coherence_score=quest.coherence_score,

@@ -40,7 +40,7 @@ from __future__ import annotations
 import logging
 import math
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -104,6 +104,11 @@ class QuestGenMetrics:
         self.rejections = m.counter(
             "maid_questgen_rejections", "Quests rejected, by pipeline stage", ["stage"]
         )
+        self.rejection_rules = m.counter(
+            "maid_questgen_rejection_rules",
+            "Quests rejected, by stage and the named rule that said no",
+            ["stage", "rule"],
+        )
         self.rejection_ratio = m.gauge(
             "maid_questgen_rejection_ratio",
             "Share of finished builds rejected over the alert window",
@@ -140,9 +145,11 @@ class QuestGenMetrics:
         if self.enabled:
             self.seeds.labels(outcome).inc()
 
-    def rejected(self, stage: str) -> None:
+    def rejected(self, stage: str, rules: Sequence[str] = ()) -> None:
         if self.enabled:
             self.rejections.labels(stage).inc()
+            for rule in rules:
+                self.rejection_rules.labels(stage, rule).inc()
 
     def built(self, narrative: str, fallback_reason: str | None) -> None:
         if not self.enabled:

@@ -55,6 +55,9 @@ class NarrativeContext:
     giver_description: str = ""
     #: Name of the area the quest is centred in ("Old Trade Road").
     area_name: str = ""
+    #: Titles used lately (the giver's last few, and every quest's of the last game
+    #: day), so the prose can avoid repeating one.
+    recent_titles: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -28,10 +28,15 @@ FETCH_LIKE = frozenset(
 
 @dataclass(frozen=True)
 class AntiPattern:
-    """``matches(quest, filter) -> bool``: True rejects the quest."""
+    """``matches(quest, filter) -> bool``: True rejects the quest.
+
+    ``reads_text``: the pattern judges prose, so it can only run on the written
+    quest; the others also run on the plan's draft, before any text is written.
+    """
 
     name: str
     matches: Callable[[GeneratedQuest, QuestQualityFilter], bool]
+    reads_text: bool = False
 
 
 class QuestQualityFilter:
@@ -72,6 +77,17 @@ class QuestQualityFilter:
 
     def filter(self, quest: GeneratedQuest) -> bool:
         return not self.check(quest)
+
+    def check_plan(self, draft: GeneratedQuest) -> list[str]:
+        """Names of the anti-patterns a quest's structure matches, judged on the
+        plan's draft (``QuestBuilder.draft``) before any prose is written: every
+        pattern but those that read text. ``region_density`` is left to the
+        caller, which may make the seed wait instead."""
+        return [
+            p.name
+            for p in self.anti_patterns
+            if not p.reads_text and p.name != "region_density" and p.matches(draft, self)
+        ]
 
     def archetype_blocked(self, archetype_id: str) -> list[str]:
         """The history rules (``HISTORY_RULES``) a quest of ``archetype_id`` built

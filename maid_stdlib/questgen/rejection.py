@@ -19,6 +19,9 @@ class Rejection:
 
     stage: str
     reason: str
+    #: The named rules that said no ("npc_monopoly", "sides_not_in_conflict"), for
+    #: metrics and reports; empty when the stage has no named rules.
+    rules: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.stage or not self.reason:

@@ -14,7 +14,7 @@ force-generate         ``build_seed``, ``screen``, ``region_full_at``, ``dry_run
                        ``giver_cooldown``
 open quests            ``open_quest``, ``open_quest_ids``, ``open_quests``
 reports                ``settings``, ``pending_seeds``, ``in_flight_ids``,
-                       ``queue_depth``, ``signals_waiting``, ``build_records``,
+                       ``queue_depth``, ``signals_waiting``, ``build_records``, ``rejections``,
                        ``metrics``, ``throttle_state``, ``throttle_snapshot``,
                        ``alert_ratios``, ``unaccepted_quests``, ``day_full``,
                        ``llm_status``
@@ -42,7 +42,7 @@ from maid_stdlib.questgen.evaluator import GroundedSignal, SeedEvaluator
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
 from maid_stdlib.questgen.metrics import QuestGenMetrics, ThrottleState
 from maid_stdlib.questgen.personalization import PlayStyle, PlayStyleTracker, QuestPreference
-from maid_stdlib.questgen.pipeline.results import BuildRecord
+from maid_stdlib.questgen.pipeline.results import BuildRecord, RejectionRecord
 from maid_stdlib.questgen.preferences import PreferenceObserver
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
@@ -139,6 +139,10 @@ class QuestGenerationService(PreferenceObserver):
     def build_records(self) -> list[BuildRecord]:
         """The last finished builds, oldest first."""
         return list(self._system.records)
+
+    def rejections(self) -> list[RejectionRecord]:
+        """The last rejections at every stage, with their reasons, oldest first."""
+        return list(self._system.rejections)
 
     def throttle_state(self) -> ThrottleState:
         return self._stages.backpressure.state

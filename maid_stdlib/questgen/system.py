@@ -55,7 +55,7 @@ from maid_stdlib.questgen.pipeline.plan import PlanStage
 from maid_stdlib.questgen.pipeline.publish import PublishStage
 from maid_stdlib.questgen.pipeline.queue import SeedQueue
 from maid_stdlib.questgen.pipeline.quotas import Quotas
-from maid_stdlib.questgen.pipeline.results import BuildRecord
+from maid_stdlib.questgen.pipeline.results import BuildRecord, RejectionRecord
 from maid_stdlib.questgen.pipeline.screen import ResolvedSituations, SeedScreen
 from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.rejection import Rejection
@@ -63,7 +63,7 @@ from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.side_table import GeneratedQuestTable
 from maid_stdlib.story.signals import StorySignalEvent, StorySituationResolvedEvent
 
-__all__ = ["BuildRecord", "QuestGenerationStages", "QuestGenerationSystem"]
+__all__ = ["BuildRecord", "QuestGenerationStages", "QuestGenerationSystem", "RejectionRecord"]
 
 log = logging.getLogger("maid.questgen.system")
 
@@ -110,6 +110,8 @@ class QuestGenerationSystem(System):
         self._toolkit_startup = toolkit_startup
         self._next_cycle_at: float | None = None
         self.records: deque[BuildRecord] = deque(maxlen=100)
+        #: The latest rejections at any stage, with their reasons (admin reports).
+        self.rejections: deque[RejectionRecord] = deque(maxlen=100)
 
     # -- lifecycle ------------------------------------------------------------------
     async def startup(self) -> None:
@@ -179,12 +181,16 @@ class QuestGenerationSystem(System):
         st, cfg = self.stages, self.settings
         if st.quotas.unaccepted_full(st.open_quests, st.deliveries.offers):
             return 0
-        launched = 0
+        launched = judged = 0
         now = self._clock.game_time
+        # Prose a model writes is judged before it is written: a call is never spent
+        # on a quest the quality filter would reject for its structure. Template
+        # prose costs nothing, and is judged after it is written, as before.
+        judge = not template_only and st.narrate.generator.provider is not None
         for seed in sorted(st.queue.pending, key=lambda s: -s.importance):
             if launched >= max_launches:
                 break
-            room = st.quotas.day_room(now, len(st.narrate))
+            room = st.quotas.day_room(now, len(st.narrate) + judged)
             if room is not None and room <= 0:
                 break  # the day is full: seeds wait, and it is not an attempt
             if seed.id in st.narrate or st.queue.backing_off(seed, now):
@@ -197,9 +203,15 @@ class QuestGenerationSystem(System):
             if st.quotas.region_full_at(seed.location):
                 continue  # not an attempt: the seed waits for the region to free up
             seed.attempt_count += 1
-            plan = await st.plan.plan(seed)
+            plan = await st.plan.plan(seed, judge=judge)
             if isinstance(plan, Rejection):
                 self._rejected(seed, None, plan)  # schedules the retry
+                if plan.stage == "quality":
+                    # A plan refused unwritten takes the place in the cycle (and in
+                    # the day's room) its build would have taken: the pace of
+                    # launches stays what it is when the refusal follows the prose.
+                    launched += 1
+                    judged += 1
                 continue
             st.narrate.launch(seed, plan, template_only)
             launched += 1
@@ -266,13 +278,19 @@ class QuestGenerationSystem(System):
         narrative: QuestNarrative | None = None,
     ) -> None:
         stage = rejection.stage
-        self.stages.backpressure.rejected(stage)
+        self.stages.backpressure.rejected(stage, rejection.rules)
+        self.rejections.append(RejectionRecord(seed.id, self._clock.game_time, rejection))
         log.info(
             "quest for seed %s rejected at %s: %s",
             seed.id,
             stage,
             rejection.reason,
-            extra={"seed_id": str(seed.id), "seed_type": seed.seed_type, "stage": stage},
+            extra={
+                "seed_id": str(seed.id),
+                "seed_type": seed.seed_type,
+                "stage": stage,
+                "rules": ",".join(rejection.rules),
+            },
         )
         self.stages.queue.schedule_retry(seed, self._clock.game_time)
         if plan is not None:

@@ -192,6 +192,7 @@ async def test_quality_report_matches_the_history(loop_world: LoopWorld) -> None
     assert "perfect 1" in out
     assert "template fallback rate 100% (reasons: no_model" in out
     assert re.search(r"rejected \d+ \(stages: .*\); rejection rate \d+%", out)
+    assert "rejected by rule:" in out
     assert "Alert window" in out
 
 

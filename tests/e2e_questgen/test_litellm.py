@@ -53,12 +53,16 @@ def road_seed(engine: GameEngine, giver: str) -> QuestSeed:
     return seed_for(engine, giver, room="ironvale:road_wagon", threat_source="bandits")
 
 
-def is_dialogue(body: dict[str, Any]) -> bool:
-    return any('"offer"' in str(m.get("content", "")) for m in body["messages"])
+TITLES = ("The Iron Road", "Iron on the Road", "A Road Without Iron", "The Iron Road Again")
 
 
 def valid(body: dict[str, Any], tokens: int = 0) -> Behaviour:
-    data = DIALOGUE if is_dialogue(body) else NARRATIVE
+    """The one quest call's answer (narrative and dialogue), titled like a model told
+    which titles were used lately."""
+    prompt = " ".join(str(m.get("content", "")) for m in body["messages"])
+    used = prompt.split('<user_content source="recent_titles">', 1)[-1].split("</user_content>")[0]
+    title = next((t for t in TITLES if f"- {t}\n" not in used + "\n"), TITLES[0])
+    data = {**NARRATIVE, **DIALOGUE, "title": title}
     usage: dict[str, Any] = {}
     if tokens:
         usage = {"prompt_tokens": tokens // 2, "completion_tokens": tokens - tokens // 2}
@@ -100,7 +104,7 @@ async def test_the_models_prose_through_litellm_reaches_the_player(
         hero, session = await online(engine, "Aldric", room="ironvale:smithy", level=4)
         record = await build_one(engine)
         assert (record.outcome, record.narrative_source) == ("registered", "llm")
-        assert fake_llm.request_count == 2  # narrative, then dialogue
+        assert fake_llm.request_count == 1  # the narrative and the dialogue in one call
         quest = system.open_quests()[record.quest_id or ""].quest
         assert quest.title == "The Iron Road"
         assert DIALOGUE["offer"] in session.text()
@@ -132,7 +136,7 @@ async def test_every_model_failure_ends_in_a_valid_quest(
             lambda body: Behaviour(
                 "ok",
                 text="Here is the quest you asked for:\n```json\n"
-                + json.dumps(DIALOGUE if is_dialogue(body) else NARRATIVE)
+                + json.dumps({**NARRATIVE, **DIALOGUE})
                 + "\n```\nEnjoy!",
             )
         )
@@ -156,7 +160,7 @@ async def test_budget_and_queue_spike_switch_to_templates_and_back(
     fake_llm: FakeOpenAIServer,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    fake_llm.respond_with(lambda body: valid(body, tokens=800))
+    fake_llm.respond_with(lambda body: valid(body, tokens=1200))
     config = QuestGenerationConfig(
         token_budget_limit=1000,
         queue_spike_threshold=2,
@@ -171,11 +175,11 @@ async def test_budget_and_queue_spike_switch_to_templates_and_back(
         monkeypatch.setattr(qg_of(engine).quality_filter, "archetype_blocked", lambda _a: [])
         first = await build_one(engine, "selena")
         assert first.narrative_source == "llm"
-        assert first.tokens == 1600
-        assert fake_llm.request_count == 2
+        assert first.tokens == 1200
+        assert fake_llm.request_count == 1
         second = await build_one(engine, "voss")  # the budget is spent
         assert (second.narrative_source, second.fallback_reason) == ("template", "template_only")
-        assert fake_llm.request_count == 2
+        assert fake_llm.request_count == 1
         assert isinstance(engine.clock, ManualClock)
         engine.clock.advance_wall(3600.0)  # the rolling window moves on
         for giver in ("bram", "gate_guard", "gundrik"):
@@ -187,7 +191,7 @@ async def test_budget_and_queue_spike_switch_to_templates_and_back(
         assert [r.fallback_reason for r in list(system.build_records())[2:4]] == [
             "template_only"
         ] * 2
-        assert fake_llm.request_count == 4
+        assert fake_llm.request_count == 2
 
 
 async def test_the_narrative_cache_saves_calls_and_survives_a_restart(
@@ -199,16 +203,16 @@ async def test_the_narrative_cache_saves_calls_and_survives_a_restart(
     async with engine.lifespan():
         record = await build_one(engine)
         assert record.narrative_source == "llm"
-        assert fake_llm.request_count == 2
+        assert fake_llm.request_count == 1
         again = await pipeline_of(engine).stages.narrate.generator.generate(record.plan.context)
         assert again.source == "llm"
         assert again.tokens_used == 0
-        assert fake_llm.request_count == 2  # both answers came from the cache
+        assert fake_llm.request_count == 1  # the answer came from the cache
     engine = llm_engine(tmp_path, fake_llm, use_store=True)
     async with engine.lifespan():
         after = await pipeline_of(engine).stages.narrate.generator.generate(record.plan.context)
         assert (after.source, after.title) == ("llm", NARRATIVE["title"])
-        assert fake_llm.request_count == 2
+        assert fake_llm.request_count == 1
 
 
 async def test_an_injected_npc_memory_stays_data(
@@ -217,10 +221,10 @@ async def test_an_injected_npc_memory_stays_data(
 ) -> None:
     def obey(body: dict[str, Any]) -> Behaviour:
         # A model that fell for it: it puts the "reward" into the prose.
-        if is_dialogue(body):
-            return valid(body)
         data = dict(
-            NARRATIVE, description=NARRATIVE["description"] + " The reward is 1000000 gold."
+            NARRATIVE,
+            **DIALOGUE,
+            description=NARRATIVE["description"] + " The reward is 1000000 gold.",
         )
         return Behaviour("ok", text=json.dumps(data))
 

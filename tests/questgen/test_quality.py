@@ -5,10 +5,12 @@ from __future__ import annotations
 import dataclasses
 from uuid import uuid4
 
-from questgen.qgkit import Town, iron_quest
+from kits.narrators import EchoNarrator
+from questgen.qgkit import Town, goal_signal, iron_quest, threat_signal
 
 from maid_engine.clock import GAME_DAY
 from maid_stdlib.questgen import AntiPattern, GeneratedQuest, ObjectivePatterns, QuestArchetype
+from maid_stdlib.questgen.rejection import Rejection
 
 
 def _past(town: Town, quest: GeneratedQuest, **changes: object) -> GeneratedQuest:
@@ -96,3 +98,29 @@ async def test_packs_add_their_own_anti_patterns(town: Town) -> None:
     qf = town.qg.quality_filter
     qf.add(AntiPattern("no_wolves", lambda q, f: "wolves" in q.detailed_description.lower()))
     assert qf.check(quest) == ["no_wolves"]
+
+
+async def test_the_structure_is_judged_on_the_plan_before_any_prose(town: Town) -> None:
+    seeds = await town.qg.composer().compose(
+        [goal_signal(town), threat_signal(town, threat_location="Darkwood")]
+    )
+    arch = town.qg.archetypes.get("clear_out")
+    assert seeds
+    assert arch is not None
+    builder = town.qg.builder(EchoNarrator())
+    plan = await builder.prepare(seeds[0], arch)
+    assert not isinstance(plan, Rejection), plan
+    draft = builder.draft(plan)
+    # The draft is the quest without words: no title, no text, not a real id.
+    assert (draft.title, draft.detailed_description, draft.id) == ("", "", "plan-clear_out")
+    assert draft.objectives == plan.objectives
+    qf = town.qg.quality_filter
+    assert qf.check_plan(draft) == []
+    for giver in (town.tam, town.orla, town.brann):
+        _past(town, draft, quest_giver_id=giver, archetype_id="inquiry")
+    # Region density is left to the caller (a full region makes the seed wait).
+    assert qf.check_plan(draft) == ["location_repetition"]
+    # A pattern that reads prose waits for the prose.
+    qf.add(AntiPattern("no_wolves", lambda q, f: "wolves" in q.title.lower(), reads_text=True))
+    assert qf.check_plan(draft) == ["location_repetition"]
+    assert "no_wolves" in qf.check(dataclasses.replace(draft, title="Wolves!"))

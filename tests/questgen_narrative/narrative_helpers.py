@@ -88,7 +88,8 @@ def make_generator(provider: Any, **kw: Any) -> QuestNarrativeGenerator:
 
 
 def narrative_json(**overrides: Any) -> str:
-    return json.dumps({**NARRATIVE, **overrides})
+    """The answer of the one quest call: the narrative and the dialogue."""
+    return json.dumps({**NARRATIVE, **DIALOGUE, **overrides})
 
 
 def dialogue_json(**overrides: Any) -> str:

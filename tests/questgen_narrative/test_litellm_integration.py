@@ -14,9 +14,9 @@ import pytest
 from fakellm import FakeOpenAIServer
 from questgen_narrative.narrative_helpers import (
     INJECTION,
+    NARRATIVE,
     TEST_KEY,
     TEST_MODEL,
-    dialogue_json,
     make_ctx,
     make_fallback,
     make_generator,
@@ -50,8 +50,7 @@ def provider_for(srv: FakeOpenAIServer, metrics: EngineMetrics | None = None) ->
 
 
 def script_good(srv: FakeOpenAIServer) -> None:
-    srv.ok(narrative_json(), prompt_tokens=310, completion_tokens=120)
-    srv.ok(dialogue_json(), prompt_tokens=290, completion_tokens=70)
+    srv.ok(narrative_json(), prompt_tokens=310, completion_tokens=190)
 
 
 def assert_template(narrative: QuestNarrative, reason: str) -> None:
@@ -72,8 +71,9 @@ async def test_valid_json_gives_an_llm_narrative(fake_llm: FakeOpenAIServer) -> 
     assert narrative.source == "llm"
     assert narrative.fallback_reason is None
     assert narrative.title == "The Iron Road"
-    assert narrative.tokens_used == 310 + 120 + 290 + 70
-    assert fake_llm.request_count == 2
+    assert narrative.tokens_used == 310 + 190
+    assert narrative.dialogue.completion.startswith("The road is clear?")
+    assert fake_llm.request_count == 1  # the narrative and the dialogue in one call
     first = fake_llm.requests[0]
     assert first["model"] == "test-model"
     assert first["response_format"] == {"type": "json_object"}
@@ -87,9 +87,9 @@ async def test_valid_json_gives_an_llm_narrative(fake_llm: FakeOpenAIServer) -> 
     assert user.count("<user_content ") == user.count("</user_content>")
     assert (
         metrics.registry.get_sample_value(
-            "maid_llm_tokens_total", {"purpose": "quest_dialogue", "kind": "completion"}
+            "maid_llm_tokens_total", {"purpose": "quest_narrative", "kind": "completion"}
         )
-        == 70.0
+        == 190.0
     )
 
 
@@ -111,7 +111,6 @@ async def test_prose_wrapped_json_is_parsed(fake_llm: FakeOpenAIServer) -> None:
         + narrative_json()[:-1]
         + ",\n}\n```\n\nLet me know if you want changes!"
     )
-    fake_llm.ok("Of course. " + dialogue_json() + " I hope this fits the tone.")
     narrative = await make_generator(provider_for(fake_llm)).generate(make_ctx())
     assert narrative.source == "llm"
     assert narrative.title == "The Iron Road"
@@ -132,11 +131,10 @@ async def test_http_errors_fall_back(fake_llm: FakeOpenAIServer, status: int, re
     assert fake_llm.request_count == 1  # no retries: the template is used at once
 
 
-async def test_an_error_on_the_dialogue_call_falls_back(fake_llm: FakeOpenAIServer) -> None:
-    fake_llm.ok(narrative_json(), prompt_tokens=300, completion_tokens=100)
-    fake_llm.status(503)
+async def test_an_answer_without_the_dialogue_falls_back(fake_llm: FakeOpenAIServer) -> None:
+    fake_llm.ok(json.dumps(NARRATIVE), prompt_tokens=300, completion_tokens=100)
     narrative = await make_generator(provider_for(fake_llm)).generate(make_ctx())
-    assert_template(narrative, "provider_error")
+    assert_template(narrative, "invalid_output")
     assert narrative.tokens_used == 400
 
 
@@ -180,22 +178,22 @@ async def test_cache_hit_avoids_http_and_survives_a_restart(
     finally:
         await store.close()
     assert first.source == again.source == "llm"
-    assert (first.tokens_used, again.tokens_used) == (790, 0)
-    assert fake_llm.request_count == 2
+    assert (first.tokens_used, again.tokens_used) == (500, 0)
+    assert fake_llm.request_count == 1
 
     # A "restart": a new store, cache and generator on the same database file.
     store = Store(url)
     await store.open()
     try:
         generator = await generator_on(store)
-        assert len(generator.cache or ()) == 2
+        assert len(generator.cache or ()) == 1
         after = await generator.generate(make_ctx())
     finally:
         await store.close()
     assert after.source == "llm"
     assert after.tokens_used == 0
     assert (after.title, after.dialogue) == (first.title, first.dialogue)
-    assert fake_llm.request_count == 2
+    assert fake_llm.request_count == 1
 
 
 def _body(request: dict[str, Any]) -> str:
@@ -206,4 +204,4 @@ async def test_only_the_contexts_memories_go_over_the_wire(fake_llm: FakeOpenAIS
     script_good(fake_llm)
     await make_generator(provider_for(fake_llm)).generate(make_ctx(public_memories=()))
     assert "npc_memories" not in _body(fake_llm.requests[0])
-    assert "Pell complained" not in _body(fake_llm.requests[1])
+    assert "Pell complained" not in _body(fake_llm.requests[0])

@@ -8,20 +8,17 @@ from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
-import pytest
-from questgen_narrative.narrative_helpers import INJECTION, NARRATIVE, make_ctx
+from questgen_narrative.narrative_helpers import INJECTION, make_ctx
 
 from maid_engine.llm import SYSTEM_ISOLATION_NOTE, request_key
 from maid_stdlib.living.memory import EpisodicMemory, MemoryVisibility
 from maid_stdlib.questgen.narrative import (
-    DIALOGUE_PURPOSE,
     NARRATIVE_PURPOSE,
-    QuestNarrativeModel,
-    build_dialogue_prompt,
+    QUEST_PURPOSES,
     build_narrative_prompt,
     public_memory_texts,
 )
-from maid_stdlib.questgen.narrative.prompts import dialogue_request, narrative_request
+from maid_stdlib.questgen.narrative.prompts import narrative_request
 from maid_stdlib.questgen.narrative_context import NarrativeContext
 
 TAGS = re.compile(r"<user_content source=\"([^\"]+)\">|</user_content>")
@@ -80,12 +77,7 @@ def context_words(ctx: NarrativeContext) -> set[str]:
     return words
 
 
-def narrative_model() -> QuestNarrativeModel:
-    return QuestNarrativeModel.model_validate(NARRATIVE)
-
-
-@pytest.mark.parametrize("which", ["narrative", "dialogue"])
-def test_prompt_names_only_come_from_the_context(which: str) -> None:
+def test_prompt_names_only_come_from_the_context() -> None:
     ctx = make_ctx(
         giver_name="Mara Fenwick",
         locations=("Fenwick Cellar", "Brindle Lane"),
@@ -99,9 +91,7 @@ def test_prompt_names_only_come_from_the_context(which: str) -> None:
     )
 
     def build(c: NarrativeContext) -> str:
-        if which == "narrative":
-            return build_narrative_prompt(c)
-        return build_dialogue_prompt(c, narrative_model())
+        return build_narrative_prompt(c)
 
     prompt, bare = build(ctx), build(skeleton(ctx))
     extra = set(CAPITALISED.findall(prompt)) - set(CAPITALISED.findall(bare))
@@ -215,9 +205,10 @@ def test_registry_identifiers_are_sanitised() -> None:
     assert "<b>" not in outside
 
 
-def test_dialogue_prompt_is_player_agnostic_and_builds_on_the_narrative() -> None:
-    prompt = build_dialogue_prompt(make_ctx(), narrative_model())
-    assert "The Iron Road" in blocks(prompt)["quest"]
+def test_one_prompt_asks_for_the_narrative_and_a_player_agnostic_dialogue() -> None:
+    prompt = build_narrative_prompt(make_ctx())
+    for field in ("title", "summary", "description", "offer", "progress", "completion"):
+        assert f'"{field}": "..."' in prompt
     lowered = prompt.lower()
     for word in ("reputation", "trust", "ally", "stranger"):
         assert word not in outside_blocks(prompt).lower(), word
@@ -226,15 +217,14 @@ def test_dialogue_prompt_is_player_agnostic_and_builds_on_the_narrative() -> Non
 
 def test_requests() -> None:
     ctx = make_ctx()
-    narrative = narrative_request(ctx, timeout=12.0)
-    dialogue = dialogue_request(ctx, narrative_model(), timeout=5.0)
-    for request, purpose in ((narrative, NARRATIVE_PURPOSE), (dialogue, DIALOGUE_PURPOSE)):
-        assert request.purpose == purpose
-        assert request.json_mode
-        assert request.messages[0]["role"] == "system"
-        assert SYSTEM_ISOLATION_NOTE in request.messages[0]["content"]
-        assert request.messages[1]["role"] == "user"
-    assert narrative.timeout == 12.0
+    request = narrative_request(ctx, timeout=12.0)
+    assert request.purpose == NARRATIVE_PURPOSE
+    assert QUEST_PURPOSES == {NARRATIVE_PURPOSE}  # one call per quest
+    assert request.json_mode
+    assert request.messages[0]["role"] == "system"
+    assert SYSTEM_ISOLATION_NOTE in request.messages[0]["content"]
+    assert request.messages[1]["role"] == "user"
+    assert request.timeout == 12.0
 
 
 def test_prompts_are_deterministic_so_the_cache_can_hit() -> None:

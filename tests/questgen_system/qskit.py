@@ -13,6 +13,7 @@ stages to the tests that check a stage itself.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -204,13 +205,24 @@ DIALOGUE = {
 }
 
 
+TITLES = ("The Mill Road", "Wolves on the Mill Road", "A Road Without Grain", "The Road Again")
+_GIVER = re.compile(r'<user_content source="quest_giver">\s*(.*?)\s*</user_content>', re.DOTALL)
+
+
 def answer_for(request: Any, tokens: int = 0) -> Any:
-    """A valid model answer for a quest narrative or dialogue request."""
+    """A valid model answer for the quest call (narrative and dialogue), titled like
+    a model told which titles were used lately."""
     import json
 
     from maid_engine.llm import LLMResult
 
-    data = NARRATIVE if request.purpose == "quest_narrative" else DIALOGUE
+    prompt = " ".join(str(m.get("content", "")) for m in request.messages)
+    used = prompt.split('<user_content source="recent_titles">', 1)[-1].split("</user_content>")[0]
+    title = next((t for t in TITLES if f"- {t}\n" not in used + "\n"), TITLES[0])
+    giver = _GIVER.search(prompt)
+    if giver is not None:  # quests written at once for two givers differ too
+        title = f"{title} for {giver.group(1)}"
+    data = {**NARRATIVE, **DIALOGUE, "title": title}  # the one quest call answers both
     text = json.dumps(data)
     if tokens:
         half = tokens // 2

@@ -135,10 +135,12 @@ def test_scripted_answers_are_made_of_the_prompts_facts() -> None:
     assert answer["title"] == "Gundrik's Request"
     assert "Old Trade Road" in answer["summary"]
     assert len(answer["description"]) >= 50
-    dialogue = json.loads(
-        scripted_answer(LLMRequest([{"role": "user", "content": prompt}], purpose="quest_dialogue"))
-    )
-    assert set(dialogue) == {"offer", "progress", "completion"}
+    # The one quest call answers the dialogue too.
+    assert {"offer", "progress", "completion"} <= set(answer)
+    # Told which titles were used lately, it picks another.
+    used = prompt + '\n<user_content source="recent_titles">\n- Gundrik\'s Request\n</user_content>'
+    request = LLMRequest([{"role": "user", "content": used}], purpose="quest_narrative")
+    assert json.loads(scripted_answer(request))["title"] == "Trouble at Old Trade Road"
 
 
 def test_persist_runs_on_a_temporary_sqlite_store() -> None:

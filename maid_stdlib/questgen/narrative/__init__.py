@@ -18,11 +18,13 @@ from maid_stdlib.questgen.narrative.generator import (
     QuestNarrativeGenerator,
     fallback_reason_for,
 )
-from maid_stdlib.questgen.narrative.models import QuestDialogueModel, QuestNarrativeModel
+from maid_stdlib.questgen.narrative.models import (
+    QuestDialogueModel,
+    QuestNarrativeModel,
+    QuestTextModel,
+)
 from maid_stdlib.questgen.narrative.prompts import (
-    DIALOGUE_PURPOSE,
     NARRATIVE_PURPOSE,
-    build_dialogue_prompt,
     build_narrative_prompt,
     public_memory_texts,
 )
@@ -38,12 +40,11 @@ from maid_stdlib.questgen.narrative.templates import (
     register_default_templates,
 )
 
-#: Request purposes of the two calls (metrics labels; cache scoping).
-QUEST_PURPOSES = frozenset({NARRATIVE_PURPOSE, DIALOGUE_PURPOSE})
+#: Request purposes of quest prose (metrics labels; cache scoping): the one call.
+QUEST_PURPOSES = frozenset({NARRATIVE_PURPOSE})
 
 __all__ = [
     "DEFAULT_TIMEOUT",
-    "DIALOGUE_PURPOSE",
     "NARRATIVE_PURPOSE",
     "PLACEHOLDERS",
     "QUEST_PURPOSES",
@@ -51,10 +52,10 @@ __all__ = [
     "QuestDialogueModel",
     "QuestNarrativeGenerator",
     "QuestNarrativeModel",
+    "QuestTextModel",
     "ReputationLabel",
     "TemplateFallbackGenerator",
     "TemplateRegistry",
-    "build_dialogue_prompt",
     "build_narrative_prompt",
     "describe_reputation",
     "fallback_reason_for",

@@ -1,9 +1,10 @@
 """QuestNarrativeGenerator: quest prose from the engine's LLM, or from templates.
 
-Two calls per quest, as the seed budgets them (4.4, 7.2): the narrative (title,
-summary, description), then the giver's dialogue, whose prompt builds on the
-narrative's summary. Each answer is parsed leniently (:func:`extract_json`:
-fences, prose around the object, trailing commas), validated strictly
+One call per quest: the narrative (title, summary, description) and the giver's
+dialogue in one answer (two calls per quest, as the design had it, made the model
+cost of a quest players accept about double what it needs to be). The answer is
+parsed leniently (:func:`extract_json`: fences, prose around the object, trailing
+commas), validated strictly
 (:mod:`.models`) and checked by the content filter. Any failure anywhere, including
 a bug, gives the template narrative instead, with ``fallback_reason`` saying why;
 ``generate`` never raises (only cancellation propagates).
@@ -43,8 +44,8 @@ from maid_engine.llm import (
     request_key,
 )
 from maid_engine.llm.provider import timeout_grace
-from maid_stdlib.questgen.narrative.models import QuestDialogueModel, QuestNarrativeModel
-from maid_stdlib.questgen.narrative.prompts import dialogue_request, narrative_request
+from maid_stdlib.questgen.narrative.models import QuestTextModel
+from maid_stdlib.questgen.narrative.prompts import narrative_request
 from maid_stdlib.questgen.narrative.templates import TemplateFallbackGenerator
 from maid_stdlib.questgen.narrative_context import NarrativeContext, QuestDialogue, QuestNarrative
 
@@ -55,7 +56,7 @@ __all__ = ["DEFAULT_TIMEOUT", "FallbackReason", "QuestNarrativeGenerator", "fall
 
 log = logging.getLogger("maid.questgen.narrative")
 
-#: The hard limit for a quest's LLM work (both calls together).
+#: The hard limit for a quest's LLM work.
 DEFAULT_TIMEOUT = 30.0
 _MIN_CALL_TIME = 0.05
 
@@ -189,20 +190,15 @@ class QuestNarrativeGenerator:
         return self.fallback.generate(ctx, reason=reason.value, tokens_used=tokens)
 
     async def _generate(self, ctx: NarrativeContext, attempt: _Attempt) -> QuestNarrative:
-        narrative = await self._ask(
-            narrative_request(ctx, timeout=attempt.remaining()), QuestNarrativeModel, attempt
-        )
-        dialogue = await self._ask(
-            dialogue_request(ctx, narrative, timeout=attempt.remaining()),
-            QuestDialogueModel,
-            attempt,
+        text = await self._ask(
+            narrative_request(ctx, timeout=attempt.remaining()), QuestTextModel, attempt
         )
         return QuestNarrative(
-            title=narrative.title,
-            summary=narrative.summary,
-            description=narrative.description,
+            title=text.title,
+            summary=text.summary,
+            description=text.description,
             dialogue=QuestDialogue(
-                offer=dialogue.offer, progress=dialogue.progress, completion=dialogue.completion
+                offer=text.offer, progress=text.progress, completion=text.completion
             ),
             source="llm",
             tokens_used=attempt.tokens,

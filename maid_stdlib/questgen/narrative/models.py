@@ -27,6 +27,7 @@ __all__ = [
     "TITLE_MAX_WORDS",
     "QuestDialogueModel",
     "QuestNarrativeModel",
+    "QuestTextModel",
 ]
 
 TITLE_MAX_WORDS = 8
@@ -122,3 +123,8 @@ class QuestDialogueModel(_LLMText):
     @classmethod
     def _line_placeholders(cls, value: str) -> str:
         return _no_placeholders(value)
+
+
+class QuestTextModel(QuestNarrativeModel, QuestDialogueModel):
+    """The one quest call's answer: the narrative and the giver's three speeches,
+    each field under the limits and cleaning of its own model."""

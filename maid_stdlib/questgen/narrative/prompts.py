@@ -1,4 +1,8 @@
-"""The prompts of the two quest calls: narrative, then dialogue.
+"""The prompt of the one quest call: the narrative and the giver's dialogue together.
+
+One call per quest: a quest's words are written only once its plan passed every
+rule that can reject it, and asking for the dialogue in the same answer halves
+the calls (the dialogue used to be a second call built on the narrative's answer).
 
 What goes in:
 
@@ -34,30 +38,24 @@ from maid_stdlib.questgen.narrative.models import (
     SUMMARY_MIN,
     TITLE_MAX_CHARS,
     TITLE_MAX_WORDS,
-    QuestNarrativeModel,
 )
 from maid_stdlib.questgen.narrative_context import NarrativeContext
 
 __all__ = [
-    "DIALOGUE_MAX_TOKENS",
-    "DIALOGUE_PURPOSE",
     "MAX_MEMORIES",
     "NARRATIVE_MAX_TOKENS",
     "NARRATIVE_PURPOSE",
     "SYSTEM_PROMPT",
-    "build_dialogue_prompt",
     "build_narrative_prompt",
-    "dialogue_request",
     "narrative_request",
     "public_memory_texts",
 ]
 
 NARRATIVE_PURPOSE = "quest_narrative"
-DIALOGUE_PURPOSE = "quest_dialogue"
-# Token budgets per call (the design's were 500 and 400); the 3000-character description
-# limit is the model's ceiling, the prompt asks for far less.
-NARRATIVE_MAX_TOKENS = 800
-DIALOGUE_MAX_TOKENS = 400
+# The token budget of the call: the design's 500 for the narrative and 400 for the
+# dialogue, with room to spare; the 3000-character description limit is the model's
+# ceiling, the prompt asks for far less.
+NARRATIVE_MAX_TOKENS = 1200
 TEMPERATURE = 0.7
 #: The prompt quotes the 5 most recent public memories.
 MAX_MEMORIES = 5
@@ -142,6 +140,11 @@ def _facts(ctx: NarrativeContext) -> str:
         _block("objectives", list(ctx.objectives), "What must be done, in order"),
         _block("locations", places, "Places involved (names)"),
         _block("involved_npcs", others, "Other characters involved (names)"),
+        _block(
+            "recent_titles",
+            list(ctx.recent_titles),
+            "Titles already used lately (the new title must differ from all of them)",
+        ),
     ]
     memories = public_memory_texts(ctx.public_memories)
     if memories:
@@ -165,9 +168,11 @@ def _shape(ctx: NarrativeContext) -> str:
 
 
 def build_narrative_prompt(ctx: NarrativeContext) -> str:
-    """The user message of the narrative call (title, summary, description)."""
+    """The user message of the quest call: title, summary, description and the
+    giver's three speeches, in one JSON object."""
     return (
-        "Write the text of a quest for the game world described below.\n\n"
+        "Write the text of a quest for the game world described below, and what the "
+        "quest giver says about it.\n\n"
         f"{_shape(ctx)}\n\n{_facts(ctx)}\n"
         "Write:\n"
         f'1. "title": a quest title of at most {TITLE_MAX_WORDS} words '
@@ -175,33 +180,18 @@ def build_narrative_prompt(ctx: NarrativeContext) -> str:
         f'2. "summary": one or two sentences ({SUMMARY_MIN}-{SUMMARY_MAX} characters).\n'
         f'3. "description": two or three short paragraphs telling the situation as the '
         f"quest giver would explain it, in character ({DESCRIPTION_MIN}-"
-        f"{min(DESCRIPTION_MAX, 1500)} characters).\n\n"
-        f"{_RULES}\n\n"
-        "Answer with only this JSON object:\n"
-        '{"title": "...", "summary": "...", "description": "..."}'
-    )
-
-
-def build_dialogue_prompt(ctx: NarrativeContext, narrative: QuestNarrativeModel) -> str:
-    """The user message of the dialogue call; it builds on the narrative's answer.
-
-    The narrative is model output: it passed validation and the content filter,
-    but is isolated like any other data in case an injection rode through it.
-    """
-    quest = isolate("quest", f"{narrative.title}. {narrative.summary}", _FIELD_CHARS)
-    return (
-        "Write what the quest giver says to an adventurer about this quest.\n\n"
-        f"{_shape(ctx)}\n\nThe quest:\n{quest}\n\n{_facts(ctx)}\n"
-        "Write three short speeches in the quest giver's own voice, each 2-4 sentences "
+        f"{min(DESCRIPTION_MAX, 1500)} characters).\n"
+        "Then three short speeches in the quest giver's own voice, each 2-4 sentences "
         f"({DIALOGUE_MIN}-{DIALOGUE_MAX} characters):\n"
-        '1. "offer": asking the adventurer to take on the quest.\n'
-        '2. "progress": when the adventurer returns before it is done.\n'
-        '3. "completion": when the adventurer has finished it.\n\n'
+        '4. "offer": asking the adventurer to take on the quest.\n'
+        '5. "progress": when the adventurer returns before it is done.\n'
+        '6. "completion": when the adventurer has finished it.\n\n'
         "The quest giver does not know the adventurer's name or history: do not "
         "address them by name and do not assume you have met before.\n"
         f"{_RULES}\n\n"
         "Answer with only this JSON object:\n"
-        '{"offer": "...", "progress": "...", "completion": "..."}'
+        '{"title": "...", "summary": "...", "description": "...", '
+        '"offer": "...", "progress": "...", "completion": "..."}'
     )
 
 
@@ -224,11 +214,3 @@ def _request(prompt: str, purpose: str, max_tokens: int, timeout: float | None) 
 
 def narrative_request(ctx: NarrativeContext, *, timeout: float | None = None) -> LLMRequest:
     return _request(build_narrative_prompt(ctx), NARRATIVE_PURPOSE, NARRATIVE_MAX_TOKENS, timeout)
-
-
-def dialogue_request(
-    ctx: NarrativeContext, narrative: QuestNarrativeModel, *, timeout: float | None = None
-) -> LLMRequest:
-    return _request(
-        build_dialogue_prompt(ctx, narrative), DIALOGUE_PURPOSE, DIALOGUE_MAX_TOKENS, timeout
-    )

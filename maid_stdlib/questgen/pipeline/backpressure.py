@@ -9,7 +9,7 @@ build feeds it: latency and tokens when narrated, then built or rejected.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
 from maid_stdlib.questgen.metrics import AutoThrottle, QuestGenMetrics, ThrottleState
@@ -45,9 +45,9 @@ class Backpressure:
             self._metrics.latency(narrated.latency)
         self.throttle.record_tokens(narrative.tokens_used)
 
-    def rejected(self, stage: str) -> None:
+    def rejected(self, stage: str, rules: Sequence[str] = ()) -> None:
         self.throttle.record_rejection()
-        self._metrics.rejected(stage)
+        self._metrics.rejected(stage, rules)
 
     def built(self, narrative: QuestNarrative, grounding_score: float) -> None:
         self.throttle.record_built(narrative.source == "template")

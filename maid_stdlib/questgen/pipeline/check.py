@@ -62,7 +62,9 @@ class CheckStage:
         if self._quotas.over_daily_cap(quest):
             problems.append("daily_cap")
         if problems:
-            return CheckOutcome(narrative, Rejection("quality", ", ".join(problems)))
+            return CheckOutcome(
+                narrative, Rejection("quality", ", ".join(problems), tuple(problems))
+            )
         if self._quotas.region_full(quest.region):
             return CheckOutcome(
                 narrative, Rejection("region_density", f"region {quest.region} is full")

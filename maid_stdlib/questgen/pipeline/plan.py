@@ -3,6 +3,11 @@
 The archetypes that fit the seed are tried best first; one the quality filter's
 history rules would reject (three in a row, combat fatigue, fetch loops) is
 skipped, and the first the builder can plan on the world as it is wins.
+
+``judge=True`` (the prose will cost a model call): the quality filter's
+anti-patterns that read no text (NPC monopoly, location repetition, impossible
+quests, ...) run on the plan's draft before a word is written, and a plan they
+refuse is never narrated; the next archetype is tried.
 """
 
 from __future__ import annotations
@@ -35,8 +40,9 @@ class PlanStage:
         self._quality = quality
         self._ranked = ranked_archetypes
 
-    async def plan(self, seed: QuestSeed) -> QuestPlan | Rejection:
-        """The plan of the best archetype that can be built, or why none (stage ``plan``)."""
+    async def plan(self, seed: QuestSeed, *, judge: bool = False) -> QuestPlan | Rejection:
+        """The plan of the best archetype that can be built, or why none (stage
+        ``plan``; ``quality`` when ``judge`` refused the last plan)."""
         last: Rejection | None = None
         skipped: list[str] = []
         with self._facts.steady():  # planning reads the world, never changes it
@@ -53,13 +59,27 @@ class PlanStage:
                     continue
                 plan = await self._builder.prepare(seed, archetype)
                 if not isinstance(plan, Rejection):
-                    return plan
+                    refused = self.judge(plan) if judge else None
+                    if refused is None:
+                        return plan
+                    plan = refused
                 last = plan
         if last is not None:
             return last
         if skipped:
             return Rejection("plan", "the history rules block " + ", ".join(skipped))
         return Rejection("plan", "no archetype fits the seed")
+
+    def judge(self, plan: QuestPlan) -> Rejection | None:
+        """Why the quality filter would reject the plan's quest for its structure
+        (stage ``quality``, the anti-patterns named), judged on the draft before
+        any prose; None: it would not."""
+        problems = self._quality.check_plan(self._builder.draft(plan))
+        if not problems:
+            return None
+        return Rejection(
+            "quality", f"{plan.archetype.archetype_id}: " + ", ".join(problems), tuple(problems)
+        )
 
     async def dry_run(self, seed: QuestSeed, archetype: QuestArchetype) -> QuestPlan | Rejection:
         """The builder's structural step for one archetype, outside the queue

@@ -10,7 +10,7 @@ from maid_stdlib.questgen.narrative_context import QuestNarrative
 from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.rejection import Rejection
 
-__all__ = ["BuildRecord", "CheckOutcome", "Narrated"]
+__all__ = ["BuildRecord", "CheckOutcome", "Narrated", "RejectionRecord"]
 
 
 @dataclass(frozen=True)
@@ -42,3 +42,12 @@ class BuildRecord:
     fallback_reason: str | None
     tokens: int
     plan: QuestPlan
+
+
+@dataclass(frozen=True)
+class RejectionRecord:
+    """A seed's build said no: when (game seconds), at which stage and why."""
+
+    seed_id: UUID
+    at: float
+    rejection: Rejection
