@@ -172,6 +172,7 @@ async def test_budget_and_queue_spike_switch_to_templates_and_back(
     async with engine.lifespan():
         system = questgen_of(engine)
         monkeypatch.setattr(qg_of(engine).quality_filter, "check", lambda _quest: [])
+        monkeypatch.setattr(qg_of(engine).quality_filter, "check_plan", lambda _quest: [])
         monkeypatch.setattr(qg_of(engine).quality_filter, "archetype_blocked", lambda _a: [])
         first = await build_one(engine, "selena")
         assert first.narrative_source == "llm"

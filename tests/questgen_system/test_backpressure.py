@@ -23,6 +23,7 @@ def no_quality_filter(engine: GameEngine, monkeypatch: pytest.MonkeyPatch) -> No
     """Several wolf quests in a row would trip combat fatigue; these tests are
     about throughput, not variety."""
     monkeypatch.setattr(qg_of(engine).quality_filter, "check", lambda _quest: [])
+    monkeypatch.setattr(qg_of(engine).quality_filter, "check_plan", lambda _quest: [])
     monkeypatch.setattr(qg_of(engine).quality_filter, "archetype_blocked", lambda _a: [])
 
 

@@ -21,6 +21,7 @@ def no_quality_filter(quiet: GameEngine, monkeypatch: pytest.MonkeyPatch) -> Non
     # Several wolf quests in a row would trip combat fatigue; these tests are
     # about the caps.
     monkeypatch.setattr(qg_of(quiet).quality_filter, "check", lambda _quest: [])
+    monkeypatch.setattr(qg_of(quiet).quality_filter, "check_plan", lambda _quest: [])
     monkeypatch.setattr(qg_of(quiet).quality_filter, "archetype_blocked", lambda _a: [])
 
 

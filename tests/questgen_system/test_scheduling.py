@@ -115,6 +115,7 @@ async def test_update_never_waits_for_the_llm_and_caps_concurrent_builds(
         # Four wolf quests in a row: planning would skip the third (combat fatigue);
         # this test is about concurrency, not variety.
         monkeypatch.setattr(qg_of(quiet).quality_filter, "archetype_blocked", lambda _a: [])
+        monkeypatch.setattr(qg_of(quiet).quality_filter, "check_plan", lambda _quest: [])
         release = asyncio.Event()
 
         async def slow(request: Any) -> Any:
