@@ -1,7 +1,8 @@
 """StdlibContentPack (``stdlib``): the group of the game-agnostic feature plugins.
 
-In load order: ``stdlib.world`` (rooms, movement, talking, help, world data),
-``stdlib.living``, ``stdlib.story``, ``stdlib.questgen``,
+In load order: ``stdlib.world`` (rooms, movement, talking, world data),
+``stdlib.help`` (help topics, help search, the newbie guide), ``stdlib.living``,
+``stdlib.story``, ``stdlib.questgen``,
 ``stdlib.quest_generation``, ``stdlib.consequences``, ``stdlib.grounding``,
 ``stdlib.narration``, ``stdlib.navigation`` and ``stdlib.talk``. Each registers what its feature
 adds; see docs/architecture.md for the table of what each provides and requires.
@@ -12,6 +13,7 @@ from __future__ import annotations
 from maid_engine.content import PluginGroup
 from maid_stdlib.consequences.register import ConsequencesPlugin
 from maid_stdlib.grounding.register import GroundingPlugin
+from maid_stdlib.help.plugin import HelpPlugin
 from maid_stdlib.living.register import LivingPlugin
 from maid_stdlib.narration.register import NarrationPlugin
 from maid_stdlib.navigation.register import NavigationPlugin
@@ -32,6 +34,7 @@ class StdlibContentPack(PluginGroup):
     # that order); systems are ordered by their phases.
     plugins = (
         WorldPlugin,
+        HelpPlugin,
         LivingPlugin,
         StoryPlugin,
         QuestGenPlugin,

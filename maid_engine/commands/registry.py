@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import logging
 import time
@@ -105,6 +106,38 @@ class CommandRegistry:
         best = max(c.priority for c in found.values())
         return sorted((c for c in found.values() if c.priority == best), key=lambda c: c.key)
 
+    def suggestions(self, word: str, role: Role, limit: int = 3) -> list[str]:
+        """Names (keys and aliases) ``role`` may use that look like a mistyped ``word``.
+
+        Close spellings by difflib's ratio, the nearest first; one-letter aliases are
+        left out, as nearly anything is one edit away from them.
+        """
+        word = word.lower()
+        names = [
+            name
+            for name, cmd in self._names.items()
+            if cmd.permission <= role and len(name) > 1 and name != word
+        ]
+        found = difflib.get_close_matches(word, names, n=limit * 2, cutoff=0.66)
+        # An alias and its key may both match ("inv", "inventory"): name a command once.
+        seen: set[str] = set()
+        out: list[str] = []
+        for name in found:
+            key = self._names[name].key
+            if key not in seen:
+                seen.add(key)
+                out.append(name)
+        return out[:limit]
+
+    def unknown(self, word: str, role: Role) -> str:
+        """What a player reads after a line no command matched."""
+        close = self.suggestions(word, role)
+        if not close:
+            return f"Huh? '{word}' is not a command. Type 'help' for a list."
+        quoted = [f"'{name}'" for name in close]
+        options = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+        return f"Huh? '{word}' is not a command. Did you mean {options}?"
+
     @staticmethod
     def split(line: str) -> tuple[str, str]:
         line = line.strip()
@@ -136,7 +169,7 @@ class CommandRegistry:
             if name.startswith("@") and ctx.role < Role.BUILDER:
                 ctx.send(f"You do not have permission to use {name}.")
             else:
-                ctx.send(f"Huh? '{name}' is not a command. Type 'help' for a list.")
+                ctx.send(self.unknown(name, ctx.role))
             return False
         cmd = matches[0]
         ctx.command = cmd

@@ -1,4 +1,4 @@
-"""Information commands: ``help`` and ``score`` (with its extensible sections)."""
+"""``score`` and its extensible sections (``help`` lives in :mod:`maid_stdlib.help`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from uuid import UUID
 
-from maid_engine.commands import Command, CommandContext, CommandError, command
+from maid_engine.commands import Command, CommandContext, command
 from maid_engine.ports import ServicesPort
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.service import WorldService
@@ -19,9 +19,6 @@ if TYPE_CHECKING:
 #: Providers are other packs' code, so they get the whole ``Host``; one that reads
 #: less may declare a narrower port (``rpg_score`` takes the world only).
 ScoreProvider = Callable[["Host", UUID], "Iterable[str] | str | None"]
-
-#: Display order of help categories; others follow alphabetically.
-CATEGORY_ORDER = ("general", "movement", "communication", "building", "admin")
 
 
 @dataclass
@@ -93,40 +90,4 @@ def score(ctx: CommandContext) -> None:
     ctx.send(sheet.render(ctx.engine, actor))
 
 
-def _category_key(category: str) -> tuple[int, str]:
-    try:
-        return (CATEGORY_ORDER.index(category), category)
-    except ValueError:
-        return (len(CATEGORY_ORDER), category)
-
-
-@command("help", aliases=("?",), category="general", needs_character=False)
-def help_(ctx: CommandContext) -> None:
-    """List the commands you can use, or show the help of one.
-
-    Usage:
-      help              every command you may use, by category
-      help <command>    how to use that command
-    """
-    topic = ctx.args.strip().lower()
-    if topic:
-        matches = ctx.engine.commands.match(topic, ctx.role)
-        visible = [c for c in matches if c.permission <= ctx.role]
-        if not visible:
-            raise CommandError(f"There is no help on '{topic}'. Type 'help' for a list.")
-        if len(visible) > 1:
-            raise CommandError(f"'{topic}' could mean: {', '.join(c.key for c in visible)}.")
-        cmd = visible[0]
-        aliases = f" (also: {', '.join(cmd.aliases)})" if cmd.aliases else ""
-        ctx.send(f"|c{cmd.key}|n{aliases}\n{cmd.help or 'No help written yet.'}")
-        return
-    groups: dict[str, list[str]] = {}
-    for cmd in ctx.engine.commands.visible_to(ctx.role):
-        groups.setdefault(cmd.category, []).append(cmd.key)
-    lines = ["Commands you can use (type 'help <command>' for details):"]
-    for category in sorted(groups, key=_category_key):
-        lines.append(f"|c{category.capitalize()}:|n {', '.join(sorted(groups[category]))}")
-    ctx.send("\n".join(lines))
-
-
-COMMANDS: list[Command] = [score, help_]
+COMMANDS: list[Command] = [score]

@@ -3,7 +3,7 @@
 Services it provides: ``WorldService`` (rooms, positions, movement, paths),
 ``WorldData`` (world data of packs and the extension registry), ``ScoreSheet`` and
 ``CharacterFactory``. Commands: look, the directions, go, say, emote, tell, who,
-help, score, @goto, @who, @shutdown.
+score, @goto, @who, @shutdown.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ ARCHITECTURE = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 
 STDLIB = [
     "stdlib.world",
+    "stdlib.help",
     "stdlib.living",
     "stdlib.story",
     "stdlib.questgen",

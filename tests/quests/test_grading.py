@@ -16,7 +16,7 @@ from classic_rpg.systems.quests import QuestEntry, QuestError, QuestProgressTrac
 from classic_rpg.systems.quests.grading import grade_outcome
 from classic_rpg.systems.quests.questlog import ObjectiveProgress
 from maid_engine.engine import GameEngine
-from maid_engine.testing import cmd
+from maid_engine.testing import cmd, session_for
 from maid_stdlib.questgen.events import QuestTurnedInEvent
 from maid_stdlib.questgen.vocabulary import QuestOutcome
 
@@ -95,6 +95,11 @@ async def test_pyrrhic_when_health_fell_to_a_tenth(engine: GameEngine) -> None:
     await engine.dispatch_events()
     await finish_yard(engine, hero)
     assert await turn_in(engine, hero) is QuestOutcome.PYRRHIC_VICTORY
+    # The grade is explained where it is shown.
+    told = session_for(engine, hero).text()
+    assert "(pyrrhic victory)" in told
+    assert "A pyrrhic victory: you won, but you came close to dying on the way" in told
+    assert "(Type 'help pyrrhic'.)" in told
 
 
 async def test_healing_before_turn_in_does_not_hide_the_cost(engine: GameEngine) -> None:
@@ -157,6 +162,8 @@ async def test_twice_the_estimated_time_is_pyrrhic(
     await finish_yard(engine, hero)
     await engine.run_ticks(100)  # dawdling before the turn-in is not counted
     assert await turn_in(engine, hero) is expected
+    slow = "it took more than twice as long as it should have"
+    assert (slow in session_for(engine, hero).text()) == (expected is QuestOutcome.PYRRHIC_VICTORY)
 
 
 def test_grade_outcome_table() -> None:

@@ -55,6 +55,14 @@ def _grade_outcome(quest: Quest, entry: QuestEntry, now: float) -> QuestOutcome:
     return QuestOutcome.COMPLETED
 
 
+def pyrrhic_reason(quest: Quest, entry: QuestEntry, now: float) -> str:
+    """Why a finished quest graded as a pyrrhic victory, in a player's words."""
+    tracker = QuestProgressTracker(entry)
+    if tracker.lowest_health_pct <= PYRRHIC_HEALTH:
+        return "you came close to dying on the way"
+    return "it took more than twice as long as it should have"
+
+
 def required_ratio(quest: Quest, entry: QuestEntry) -> float:
     required = quest.required
     done = sum(1 for o in required if _is_complete(entry, o.objective_id))

@@ -28,7 +28,7 @@ from classic_rpg.characters.levels import Progression
 from classic_rpg.components import CharacterStats, Inventory
 from classic_rpg.items.factory import ItemFactory
 from classic_rpg.systems.quests.errors import QuestError
-from classic_rpg.systems.quests.grading import grade_outcome
+from classic_rpg.systems.quests.grading import grade_outcome, pyrrhic_reason
 from classic_rpg.systems.quests.history import COLLECTION as HISTORY
 from classic_rpg.systems.quests.history import QuestHistory
 from classic_rpg.systems.quests.matching import display_name
@@ -181,6 +181,13 @@ class TurnInLedger:
         )
         grade = outcome.value.replace("_", " ")
         self._notify(character, f"|gQuest complete: '{quest.title}' ({grade}).|n")
+        if outcome is QuestOutcome.PYRRHIC_VICTORY:
+            why = pyrrhic_reason(quest, entry, now)
+            self._notify(
+                character,
+                f"A pyrrhic victory: you won, but {why}, so it changes the world "
+                "less than a clean win would. (Type 'help pyrrhic'.)",
+            )
         if spawned:
             names = ", ".join(display_name(self.world, i) for i in spawned)
             self._notify(character, f"You receive {names}.")

@@ -1,0 +1,57 @@
+"""Over a real socket, as a new player meets them: the newbie guide, help topics and
+search, typo suggestions, who/score/equipment, reports and settings."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from e2e.client import ClientPool, flat
+from e2e.fixtures import telnet
+
+from maid_engine.app import MaidServer
+from maid_engine.config import Settings
+
+__all__ = ["telnet"]
+
+
+@pytest.fixture
+async def live(tmp_path: Path) -> AsyncIterator[MaidServer]:
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        data_dir=tmp_path,
+        telnet_port=0,
+        metrics_enabled=False,
+        scrypt_n=1024,
+        checkpoint_interval=3600.0,
+        commands_per_second=100,
+        command_burst=100,
+    )
+    server = MaidServer(settings, announce=lambda _line: None)
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+async def test_guide_help_topics_search_and_suggestions(
+    live: MaidServer, telnet: ClientPool
+) -> None:
+    client = await telnet.open("127.0.0.1", live.telnet_port)
+    out = flat(await client.create("Wren", "quiet-harbour-7"))
+    assert "New here? A short guide" in out
+    assert "A good start: walk north to the Guard Post" in out
+    assert "New here?" not in await client.command("look")
+    combat = flat(await client.command("help combat"))
+    assert combat.startswith("Fighting (help combat)")
+    assert "wimpy <hp>" in combat
+    assert "Pyrrhic victory" in flat(await client.command("help pyrrhic"))
+    found = flat(await client.command("help search draught"))
+    assert "newbie (A short guide to Ironvale)" in found
+    assert "combat (Fighting)" in found
+    assert "Huh? 'lok' is not a command. Did you mean 'look'?" in flat(await client.command("lok"))
+    index = flat(await client.command("help"))
+    assert "Topics (type 'help <topic>'" in index
+    assert "The world: ironvale" in index

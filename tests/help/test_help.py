@@ -1,0 +1,205 @@
+"""Help topics from pack data, ``help search``, the grouped index, typo suggestions
+and the newbie guide."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kits.engines import HAMLET, make_engine
+from kits.heroes import new_character
+from world.worldkit import connect, disconnect, write_yaml
+
+from maid_engine.commands import Role
+from maid_engine.content import ContentPack, PackContext, PackError
+from maid_engine.engine import GameEngine
+from maid_engine.testing import cmd
+from maid_stdlib.help import HelpTopics
+from maid_stdlib.help.guide import GUIDE_HEADER, NewbieGuide
+from maid_stdlib.help.topics import HelpTopic, parse_topics
+
+
+async def test_index_groups_commands_and_topics(engine: GameEngine) -> None:
+    hero = new_character(engine, "Ada")
+    out = await cmd(engine, hero, "help")
+    lines = out.splitlines()
+    assert lines[0].startswith("Commands you can use")
+    general = next(ln for ln in lines if ln.startswith("|cGeneral:|n"))
+    assert {"help", "look", "score", "who"} <= set(general.split("|n ", 1)[1].split(", "))
+    start = lines.index(next(ln for ln in lines if ln.startswith("Topics")))
+    topics = "\n".join(lines[start:])
+    assert "|cGetting started:|n commands, newbie" in topics
+    assert "narrated" in topics
+    assert "config" in topics
+    # The stdlib has no RPG rules: their topics are not there.
+    assert "combat" not in topics
+
+
+async def test_topics_of_a_later_pack_add_and_replace(rpg: GameEngine) -> None:
+    hero = new_character(rpg, "Ada")
+    combat = await cmd(rpg, hero, "help combat")
+    assert combat.startswith("|cFighting|n  (help combat)")
+    assert "flee" in combat
+    assert "|gSee also:|n kill, consider, flee, wimpy, death" in combat
+    assert (await cmd(rpg, hero, "help fight")) == combat  # a keyword
+    assert "near thing" in await cmd(rpg, hero, "help pyrrhic")
+    assert "never lost" in await cmd(rpg, hero, "help death")
+    topics = rpg.services.get(HelpTopics)
+    combat_topic = topics.get("combat")
+    assert combat_topic is not None
+    assert combat_topic.pack == "classic_rpg.rules"
+
+
+async def test_a_topic_and_a_command_of_one_name_show_both(rpg: GameEngine) -> None:
+    hero = new_character(rpg, "Ada")
+    out = await cmd(rpg, hero, "help quests")
+    assert out.startswith("|cQuests|n  (help quests)")
+    assert "\n\n|cquests|n (also: questlog, journal)\n" in out
+
+
+async def test_command_help_prefixes_and_unknown_words(engine: GameEngine) -> None:
+    hero = new_character(engine, "Ada")
+    assert (await cmd(engine, hero, "help look")).startswith("|clook|n (also: l)\nLook around")
+    assert (await cmd(engine, hero, "help sc")).startswith("|cscore|n")
+    assert (await cmd(engine, hero, "help narr")).startswith("|cNarrated rooms|n")
+    missing = await cmd(engine, hero, "help lok")
+    assert missing.startswith("There is no help on 'lok'. Did you mean 'look'?")
+    assert "'help search lok'" in missing
+    assert "There is no help on '@shutdown'" in await cmd(engine, hero, "help @shutdown")
+    assert "could mean" in await cmd(engine, hero, "help @", role=Role.ADMIN)
+    assert "could mean: channels, commands, config." in await cmd(engine, hero, "help co")
+
+
+async def test_help_search_finds_commands_and_topics(engine: GameEngine) -> None:
+    hero = new_character(engine, "Ada")
+    out = await cmd(engine, hero, "help search colour")
+    assert out.splitlines()[0] == "Help that mentions 'colour':"
+    assert "|cTopics:|n config (Your settings)" in out
+    out = await cmd(engine, hero, "help search tell")
+    commands = next(ln for ln in out.splitlines() if ln.startswith("|cCommands:|n"))
+    assert commands.split("|n ", 1)[1].split(", ")[0] == "tell"  # named first
+    assert "Nothing in the help mentions 'xyzzy'." in await cmd(engine, hero, "help search xyzzy")
+    assert "Usage: help search <word>" in await cmd(engine, hero, "help search")
+    # Admin commands stay hidden from players in the search too.
+    assert "@shutdown" not in await cmd(engine, hero, "help search shut")
+    assert "@shutdown" in await cmd(engine, hero, "help search shut", role=Role.ADMIN)
+
+
+async def test_mistyped_commands_get_suggestions(engine: GameEngine) -> None:
+    hero = new_character(engine, "Ada")
+    assert (await cmd(engine, hero, "lok")) == "Huh? 'lok' is not a command. Did you mean 'look'?"
+    assert "Did you mean 'score'?" in await cmd(engine, hero, "scroe")
+    nothing = await cmd(engine, hero, "xyzzy")
+    assert nothing == "Huh? 'xyzzy' is not a command. Type 'help' for a list."
+    # Commands a player may not use are never suggested.
+    assert "Did you mean" not in await cmd(engine, hero, "@whoo")
+    assert "Did you mean '@who' or 'who'?" in await cmd(engine, hero, "@whoo", role=Role.ADMIN)
+
+
+async def test_the_newbie_guide_shows_once(engine: GameEngine) -> None:
+    hero = new_character(engine, "Ada", online=False)
+    session = await connect(engine, hero)
+    text = session.text()
+    assert GUIDE_HEADER in text
+    assert text.index("Exits:") < text.index(GUIDE_HEADER)  # after the room
+    assert "help search" in text
+    assert engine.world.has_component(hero, NewbieGuide)
+    await disconnect(engine, session)
+    again = await connect(engine, hero)
+    assert GUIDE_HEADER not in again.text()
+    assert "A short guide for new players" in await cmd(engine, hero, "help newbie")
+
+
+async def test_the_guide_is_kept_with_the_character(tmp_path: Path) -> None:
+    engine = make_engine(tmp_path, HAMLET, tick=None, seed=None, use_store=True)
+    async with engine.lifespan():
+        hero = new_character(engine, "Ada", online=False)
+        await connect(engine, hero)
+        await engine.save_entities_now()
+    again = make_engine(tmp_path, HAMLET, tick=None, seed=None, use_store=True)
+    async with again.lifespan():
+        assert again.world.has_component(hero, NewbieGuide)
+        session = await connect(again, hero)
+        assert GUIDE_HEADER not in session.text()
+
+
+def _pack_with_help(root: Path, files: dict[str, Any]) -> type:
+    """A pack that adds nothing but the help files in its folder."""
+    for name, data in files.items():
+        write_yaml(root / name, data)
+
+    class Helpful(ContentPack):
+        name = "helpful"
+        requires = ("stdlib",)
+
+        @property
+        def path(self) -> Path:
+            return root
+
+        def register(self, ctx: PackContext) -> None:
+            pass
+
+    return Helpful
+
+
+async def test_a_pack_adds_and_replaces_topics(tmp_path: Path) -> None:
+    pack = _pack_with_help(
+        tmp_path / "pack",
+        {
+            "help.yaml": {"newbie": {"title": "Our guide", "text": "Read the sign."}},
+            "help/extra.yaml": {
+                "fishing": {
+                    "text": "Cast a line.",
+                    "keywords": ["fish"],
+                    "category": "pastimes",
+                    "see_also": "newbie",
+                }
+            },
+        },
+    )
+    engine = make_engine(tmp_path, [*HAMLET, pack], tick=None, seed=None)
+    async with engine.lifespan():
+        hero = new_character(engine, "Ada", online=False)
+        session = await connect(engine, hero)
+        assert "Read the sign." in session.text()
+        assert (await cmd(engine, hero, "help fish")).startswith("|cfishing|n  (help fishing)")
+        assert "|cPastimes:|n fishing" in await cmd(engine, hero, "help")
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        ({"bad": {"title": "No text"}}, "bad: 'text' is required"),
+        ({"two words": {"text": "x"}}, "a topic name is one word"),
+        ({"odd": {"text": "x", "colour": "red"}}, "unknown field(s) colour"),
+        ({"odd": {"text": "x", "keywords": [1]}}, "lists of words"),
+        ({"odd": "just text"}, "must be a mapping"),
+        ({"odd": {"text": "x", "title": 3}}, "are text"),
+        (["a", "list"], "must map topic names"),
+    ],
+)
+def test_bad_topic_entries_are_named(data: Any, problem: str) -> None:
+    topics, problems = parse_topics("p", Path("help.yaml"), data)
+    assert not topics
+    assert problem in str(problems[0])
+
+
+async def test_a_broken_topic_file_stops_the_start(tmp_path: Path) -> None:
+    pack = _pack_with_help(tmp_path / "pack", {"help.yaml": "topic: [unclosed"})
+    engine = make_engine(tmp_path, [*HAMLET, pack], tick=None, seed=None)
+    with pytest.raises(PackError, match="help topics: cannot read"):
+        async with engine.lifespan():
+            pass
+
+
+def test_replacing_a_topic_drops_its_old_keywords() -> None:
+    topics = HelpTopics([HelpTopic("a", "A", "first", keywords=("alpha", "b"))])
+    topics.add(HelpTopic("b", "B", "own key wins"))
+    topics.add(HelpTopic("a", "A2", "second"))
+    assert topics.get("alpha") is None
+    b = topics.get("b")
+    assert b is not None
+    assert b.title == "B"
+    assert "a" in topics
+    assert len(topics) == 2
