@@ -19,7 +19,7 @@ from __future__ import annotations
 from classic_rpg.characters import dialogue, posture
 from classic_rpg.characters.dialogue import TalkService, register_dialogue_data
 from classic_rpg.characters.levels import Progression, StatusRelay
-from classic_rpg.characters.setup import CharacterSetup, rpg_score
+from classic_rpg.characters.setup import CharacterSetup, LevelOf, rpg_score
 from classic_rpg.characters.vitals import RegenSystem, VitalsRelay, make_prompt
 from classic_rpg.combat import commands as combat_commands
 from classic_rpg.combat.data import register_npc_data
@@ -37,7 +37,9 @@ from maid_stdlib.world.characters import WorldCharacterFactory
 from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.info import ScoreSheet
 from maid_stdlib.world.loader import WorldData
+from maid_stdlib.world.look import LookExtras
 from maid_stdlib.world.plugin import WorldPlugin
+from maid_stdlib.world.who import WhoList
 
 __all__ = ["SCORE_ORDER", "RulesPlugin"]
 
@@ -83,6 +85,8 @@ class RulesPlugin(ContentPack):
         ctx.subscribe(ProgressChangedEvent, StatusRelay(engine).on_progress_changed)
 
         ctx.service(ScoreSheet).add("rpg", rpg_score, order=SCORE_ORDER)
+        ctx.service(WhoList).level_of = LevelOf(engine)
+        ctx.service(LookExtras).add("equipment", gear.WornOnLook(engine))
         if engine.sessions.prompt_provider is None:
             engine.sessions.prompt_provider = make_prompt(engine)
 

@@ -90,6 +90,17 @@ def attack_line(engine: WorldPort, uid: UUID) -> str:
     return f"|cAttack:|n {max(1, low)}-{max(1, high)} ({off.weapon})   |cArmor:|n {dfn.armor}"
 
 
+class LevelOf:
+    """``who``'s level column: the level of a character with RPG stats."""
+
+    def __init__(self, engine: WorldPort) -> None:
+        self.engine = engine
+
+    def __call__(self, uid: UUID) -> int | None:
+        stats = self.engine.world.try_component(uid, CharacterStats)
+        return stats.level if stats is not None else None
+
+
 def rpg_score(engine: WorldPort, uid: UUID) -> list[str] | None:
     """The ScoreSheet section: level, experience, vitals, gold, attributes, gear."""
     world = engine.world

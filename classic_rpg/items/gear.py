@@ -3,16 +3,19 @@
 
 from __future__ import annotations
 
+from typing import Protocol
 from uuid import UUID
 
 from classic_rpg.characters.vitals import heal
 from classic_rpg.combat.components import Fighting
-from classic_rpg.components import CharacterStats, Health, Inventory
+from classic_rpg.components import CharacterStats, Equipment, Health, Inventory
 from classic_rpg.items.commands import items_of, not_carrying
 from classic_rpg.items.components import SLOTS, TIER_NAMES, ItemStats
+from classic_rpg.items.factory import ItemFactory
 from classic_rpg.items.select import group_names, select
 from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_engine.ecs import World
+from maid_engine.ports import ServicesPort, WorldPort
 from maid_stdlib.world.look import find_detail, name_of, render_entity
 from maid_stdlib.world.movement import here
 from maid_stdlib.world.service import WorldService
@@ -41,22 +44,55 @@ def inventory(ctx: CommandContext) -> None:
     ctx.send("\n".join(lines))
 
 
+def worn_lines(ws: WorldService, worn: dict[str, UUID], every_slot: bool) -> list[str]:
+    """``<slot> item`` lines in slot order; ``every_slot``: empty slots too, as
+    "(nothing)", the way ROM-style games list equipment."""
+    slots = list(SLOTS) if every_slot else []
+    slots.extend(s for s in worn if s not in slots)
+    slots = [s for s in slots if every_slot or s in worn]
+    slots.sort(key=lambda s: SLOTS.index(s) if s in SLOTS else len(SLOTS))
+    width = max((len(s) for s in slots), default=0) + 2
+    return [
+        f"  {'<' + s + '>':<{width}} {name_of(ws, worn[s]) if s in worn else '(nothing)'}"
+        for s in slots
+    ]
+
+
 @command("equipment", aliases=("eq",), category="items")
 def equipment(ctx: CommandContext) -> None:
-    """List what you are wearing and wielding.
+    """List every slot you can wear or wield something in, and what is in it.
 
     Usage: equipment    (or eq)
+
+    'wear <item>' or 'wield <weapon>' fills a slot; 'remove <item>' empties it.
     """
     ws, actor, _ = here(ctx)
     worn = items_of(ctx).equipped(actor)
-    if not worn:
-        ctx.send("You are not wearing anything.")
-        return
-    order = sorted(worn, key=lambda s: SLOTS.index(s) if s in SLOTS else len(SLOTS))
-    width = max(len(s) for s in order) + 2
-    lines = ["You are using:"]
-    lines.extend(f"  {'<' + s + '>':<{width}} {name_of(ws, worn[s])}" for s in order)
+    lines = ["You are using:" if worn else "You are not wearing anything."]
+    lines.extend(worn_lines(ws, worn, every_slot=True))
     ctx.send("\n".join(lines))
+
+
+class WornHost(WorldPort, ServicesPort, Protocol):
+    """What listing someone's equipment reads: their components and the item factory."""
+
+
+class WornOnLook:
+    """``look <someone>`` lists what they wear and wield (a LookExtras provider)."""
+
+    def __init__(self, engine: WornHost) -> None:
+        self.engine = engine
+
+    def __call__(self, target: UUID, viewer: UUID | None) -> list[str] | None:
+        world = self.engine.world
+        if not world.has_component(target, Equipment):
+            return None
+        ws: WorldService = self.engine.services.get(WorldService)
+        worn = self.engine.services.get(ItemFactory).equipped(target)
+        who = "You are" if target == viewer else f"{capitalize(name_of(ws, target))} is"
+        if not worn:
+            return [f"{who} not using any equipment."]
+        return [f"{who} using:", *worn_lines(ws, worn, every_slot=False)]
 
 
 def _carried_item(

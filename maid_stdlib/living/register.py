@@ -9,10 +9,12 @@ from maid_stdlib.living.autonomy import AutonomySystem, ScheduleSystem, SocialFa
 from maid_stdlib.living.commands import COMMANDS
 from maid_stdlib.living.facts import DiscoverySite
 from maid_stdlib.living.memory import COLLECTION, MemoryFlushSystem, MemoryService
+from maid_stdlib.living.reputation import ReputationSection
 from maid_stdlib.living.seeding import apply_spawned
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.events import EntityRelocatedEvent
+from maid_stdlib.world.info import ScoreSheet
 from maid_stdlib.world.plugin import WorldPlugin
 
 __all__ = ["LivingPlugin"]
@@ -57,6 +59,10 @@ class _Handlers:
         self.living.memory.forget_npc(event.entity_id)
 
 
+#: Where the reputation section sits in ``score`` (after the rules layer's sections).
+REPUTATION_ORDER = 50
+
+
 class LivingPlugin(ContentPack):
     """Provide ``LivingWorld`` and ``MemoryService``, declare ``npc_memories``, add the
     Schedule, Autonomy, SocialFabric (phase living) and memory-flush (phase
@@ -79,6 +85,8 @@ class LivingPlugin(ContentPack):
         ctx.add_system(SocialFabricSystem(living))
         ctx.add_system(MemoryFlushSystem(living.memory))
         ctx.add_commands(COMMANDS)
+        reputation = ReputationSection(living.factions)
+        ctx.service(ScoreSheet).add("reputation", reputation, order=REPUTATION_ORDER)
         handlers = _Handlers(living)
         ctx.subscribe(EntityRelocatedEvent, handlers.on_relocated)
         ctx.subscribe(EntityDestroyedEvent, handlers.on_destroyed)

@@ -1,4 +1,5 @@
-"""``score`` and its extensible sections (``help`` lives in :mod:`maid_stdlib.help`)."""
+"""``score`` (with its extensible sections) and ``describe`` (``help`` lives in
+:mod:`maid_stdlib.help`)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from uuid import UUID
 
-from maid_engine.commands import Command, CommandContext, command
+from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_engine.ports import ServicesPort
+from maid_stdlib.world.components import Describable
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.service import WorldService
+from maid_stdlib.world.text import player_words
 
 if TYPE_CHECKING:
     from maid_engine.ports import Host
@@ -90,4 +93,35 @@ def score(ctx: CommandContext) -> None:
     ctx.send(sheet.render(ctx.engine, actor))
 
 
-COMMANDS: list[Command] = [score]
+#: Longest description a player may give their character.
+MAX_DESCRIPTION = 400
+
+
+@command("describe", aliases=("description",), category="general")
+def describe(ctx: CommandContext) -> None:
+    """Set what others see when they look at you.
+
+    Usage:
+      describe <text>    e.g. 'describe A wiry miner with soot on her cheeks.'
+      describe           show your description
+      describe clear     remove it
+    """
+    actor = ctx.require_actor()
+    desc = ctx.world.try_component(actor, Describable)
+    if desc is None:
+        raise CommandError("You cannot be described.")
+    text = " ".join(ctx.args.split())
+    if not text:
+        ctx.send(f"Others see: {desc.description or '(nothing special)'}")
+        return
+    if text.lower() == "clear":
+        desc.description = ""
+        ctx.send("Your description is cleared.")
+        return
+    if len(text) > MAX_DESCRIPTION:
+        raise CommandError(f"A description is at most {MAX_DESCRIPTION} characters.")
+    desc.description = player_words(text).strip()
+    ctx.send(f"Others now see: {desc.description}")
+
+
+COMMANDS: list[Command] = [score, describe]

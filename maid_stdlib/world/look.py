@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 from uuid import UUID
 
@@ -182,6 +183,38 @@ def _grouped(lines: list[str]) -> list[str]:
     for line in lines:
         counts[line] = counts.get(line, 0) + 1
     return [line if n == 1 else f"{line} [x{n}]" for line, n in counts.items()]
+
+
+#: ``provider(target, viewer) -> lines`` shown after someone or something is looked
+#: at; a str is one line, None/[] adds nothing.
+LookExtra = Callable[[UUID, UUID | None], "Iterable[str] | str | None"]
+
+
+class LookExtras:
+    """What other layers add below ``look <target>`` (a rules layer: what a character
+    wears and wields)::
+
+        engine.services.get(LookExtras).add("equipment", provider)
+    """
+
+    def __init__(self) -> None:
+        self._extras: dict[str, LookExtra] = {}
+
+    def add(self, key: str, provider: LookExtra) -> None:
+        """Add a provider (or replace the one with the same key)."""
+        self._extras[key] = provider
+
+    def remove(self, key: str) -> bool:
+        return self._extras.pop(key, None) is not None
+
+    def lines(self, target: UUID, viewer: UUID | None) -> list[str]:
+        lines: list[str] = []
+        for key in sorted(self._extras):
+            out = self._extras[key](target, viewer)
+            if out is None:
+                continue
+            lines.extend([out] if isinstance(out, str) else out)
+        return lines
 
 
 def render_entity(ws: WorldService, entity_id: UUID) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from maid_engine.commands import Command, CommandContext, CommandError, command
-from maid_stdlib.world.look import find_detail, name_of, render_entity, render_room
+from maid_stdlib.world.look import LookExtras, find_detail, name_of, render_entity, render_room
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import (
     DIRECTIONS,
@@ -48,7 +48,7 @@ def look(ctx: CommandContext) -> None:
         ctx.send(render_room(ws, room, actor))
         return
     if target.lower() in ("me", "self", "myself"):
-        ctx.send(render_entity(ws, actor))
+        ctx.send(_looked_at(ctx, ws, actor, actor))
         return
     # An exit name ("n", "north", "gate") means the exit, even if "n" is also the
     # prefix of something's keyword.
@@ -61,13 +61,19 @@ def look(ctx: CommandContext) -> None:
         return
     found = ws.find_in_room(room, target, viewer=actor)
     if found is not None:
-        ctx.send(render_entity(ws, found))
+        ctx.send(_looked_at(ctx, ws, found, actor))
         return
     detail = find_detail(ws, room, target)
     if detail is not None:
         ctx.send(detail)
         return
     raise CommandError(f"You do not see '{target}' here.")
+
+
+def _looked_at(ctx: CommandContext, ws: WorldService, target: UUID, viewer: UUID) -> str:
+    """Someone or something as ``look`` shows it, with what other layers add."""
+    extras: LookExtras = ctx.service(LookExtras)
+    return "\n".join([render_entity(ws, target), *extras.lines(target, viewer)])
 
 
 def walk(ctx: CommandContext, exit_name: str) -> None:

@@ -1,8 +1,10 @@
 """WorldPlugin (``stdlib.world``): the game-agnostic world layer.
 
 Services it provides: ``WorldService`` (rooms, positions, movement, paths),
-``WorldData`` (world data of packs and the extension registry), ``ScoreSheet`` and
-``CharacterFactory``. Commands: look, the directions, go, say, emote, tell, who,
+``WorldData`` (world data of packs and the extension registry), ``ScoreSheet``,
+``WhoList`` (what ``who`` shows besides names), ``LookExtras`` (what
+``look <target>`` shows below the description) and
+``CharacterFactory``. Commands: look, the directions, go, say, emote, tell, who, title, describe,
 score, @goto, @who, @shutdown.
 """
 
@@ -16,14 +18,16 @@ from maid_engine.events import (
     EngineStartedEvent,
     EntityDestroyedEvent,
 )
-from maid_stdlib.world import admin, info, movement, pager, social
+from maid_stdlib.world import admin, info, movement, pager, social, who
 from maid_stdlib.world.characters import WorldCharacterFactory
-from maid_stdlib.world.components import NPC, Area, Item, Room
+from maid_stdlib.world.components import NPC, Area, Away, Item, Room
 from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.gmcp import GmcpRelay
 from maid_stdlib.world.info import ScoreSheet, default_score_sheet
 from maid_stdlib.world.loader import WorldData
+from maid_stdlib.world.look import LookExtras
 from maid_stdlib.world.service import WorldService
+from maid_stdlib.world.who import WhoList
 
 __all__ = ["WorldPlugin"]
 
@@ -31,7 +35,7 @@ __all__ = ["WorldPlugin"]
 class WorldPlugin(ContentPack):
     name = "stdlib.world"
     version = "0.1.0"
-    provides = (WorldService, WorldData, ScoreSheet, WorldCharacterFactory)
+    provides = (WorldService, WorldData, ScoreSheet, WhoList, LookExtras, WorldCharacterFactory)
     description = "Rooms, movement, talking, help and the data format of world packs."
 
     def register(self, ctx: PackContext) -> None:
@@ -43,6 +47,10 @@ class WorldPlugin(ContentPack):
         ctx.provide(WorldData, data)
         ctx.add_registry(data.claims)
         ctx.provide(ScoreSheet, default_score_sheet())
+        listing = WhoList()
+        listing.add_flag("afk", lambda uid: engine.world.has_component(uid, Away), "AFK")
+        ctx.provide(WhoList, listing)
+        ctx.provide(LookExtras, LookExtras())
         # CharacterFactory is a Protocol; the service registry keys by the type object.
         ctx.provide(CharacterFactory, factory)  # type: ignore[type-abstract]
         ctx.provide(WorldCharacterFactory, factory)
@@ -63,6 +71,7 @@ class WorldPlugin(ContentPack):
         for group in (
             movement.COMMANDS,
             social.COMMANDS,
+            who.COMMANDS,
             info.COMMANDS,
             admin.COMMANDS,
             pager.PAGER_COMMANDS,

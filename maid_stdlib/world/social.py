@@ -1,5 +1,5 @@
-"""Talking: ``say``, ``emote``, ``tell`` and ``who`` (the talk plugin,
-``maid_stdlib.talk``, adds channels, socials, shout, whisper, reply and afk).
+"""Talking: ``say``, ``emote`` and ``tell`` (``who`` is in :mod:`.who`; the talk
+plugin, ``maid_stdlib.talk``, adds channels, socials, shout, whisper, reply and afk).
 
 Everything a player types that others will see passes through ``player_words``
 (markup made inert, so nobody can paint other people's screens with colour codes;
@@ -120,24 +120,4 @@ def tell_if_away(ctx: CommandContext, target: UUID) -> None:
     ctx.send(spoken(f"{name} is away (AFK){why}"))
 
 
-@command("who", category="general", needs_character=False)
-def who(ctx: CommandContext) -> None:
-    """List the players who are online.
-
-    Usage: who
-    """
-    chars = online_characters(ctx)
-    if not chars:
-        ctx.send("Nobody is playing right now.")
-        return
-    away = ctx.world.has_component
-    lines = [
-        "|cPlayers online:|n",
-        *(f"  {name}{' |y[AFK]|n' if away(uid, Away) else ''}" for name, uid in chars),
-    ]
-    count = len(chars)
-    lines.append(f"{count} player{'s' if count != 1 else ''} online.")
-    ctx.send("\n".join(lines))
-
-
-COMMANDS: list[Command] = [say, emote, tell, who]
+COMMANDS: list[Command] = [say, emote, tell]

@@ -55,3 +55,26 @@ async def test_guide_help_topics_search_and_suggestions(
     index = flat(await client.command("help"))
     assert "Topics (type 'help <topic>'" in index
     assert "The world: ironvale" in index
+
+
+async def test_who_score_equipment_and_looking_at_a_player(
+    live: MaidServer, telnet: ClientPool
+) -> None:
+    ada = await telnet.open("127.0.0.1", live.telnet_port)
+    await ada.create("Ada", "bright-copper-12")
+    bob = await telnet.open("127.0.0.1", live.telnet_port)
+    await bob.create("Bob", "dark-bellows-34")
+    await bob.command("title the bellows-boy")
+    await bob.command("describe A soot-faced lad.")
+    who = flat(await ada.command("who"))
+    assert "[ 1] Ada" in who
+    assert "[ 1] Bob the bellows-boy" in who
+    assert "2 players online." in who
+    score = flat(await ada.command("score"))
+    assert "Level: 1 Experience: 0/100 (100 to next level)" in score
+    assert "Quests: none done yet" in score
+    eq = flat(await ada.command("eq"))
+    assert eq.startswith("You are not wearing anything. <weapon> (nothing)")
+    looked = flat(await ada.command("look bob"))
+    assert "A soot-faced lad." in looked
+    assert "Bob is not using any equipment." in looked

@@ -2,19 +2,37 @@
 
 from __future__ import annotations
 
+from uuid import UUID
+
 from classic_rpg.characters.dialogue import TalkService
 from classic_rpg.events import DamageDealtEvent, ItemGivenEvent, ItemPickedUpEvent, TalkedToEvent
 from classic_rpg.rules import RulesPlugin
 from classic_rpg.systems.quests.commands import COMMANDS, QuestTalk
 from classic_rpg.systems.quests.history import COLLECTION as HISTORY
 from classic_rpg.systems.quests.manager import QuestManager
+from classic_rpg.systems.quests.questlog import QuestLog
 from classic_rpg.systems.quests.registry import COLLECTION as REGISTRY
 from classic_rpg.systems.quests.rewards import COLLECTION as TURNINS
 from classic_rpg.systems.quests.system import QuestSystem
 from maid_engine.content import ContentPack, PackContext
+from maid_engine.ports import WorldPort
 from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
+from maid_stdlib.world.info import ScoreSheet
 
-__all__ = ["QuestsPlugin"]
+__all__ = ["QuestsPlugin", "quest_score"]
+
+#: Where the quest line sits in ``score`` (after the RPG section).
+QUEST_SCORE_ORDER = 20
+
+
+def quest_score(engine: WorldPort, uid: UUID) -> str | None:
+    """The ScoreSheet line of quests done and under way."""
+    qlog = engine.world.try_component(uid, QuestLog)
+    if qlog is None:
+        return "|cQuests:|n none done yet"
+    done = sum(qlog.turn_ins.values())
+    active = len(qlog.active)
+    return f"|cQuests:|n {done} done, {active} under way"
 
 
 class QuestsPlugin(ContentPack):
@@ -42,3 +60,4 @@ class QuestsPlugin(ContentPack):
         ctx.subscribe(DamageDealtEvent, tracker.on_damage)
         ctx.service(TalkService).add_handler(QuestTalk(manager))
         ctx.add_commands(COMMANDS)
+        ctx.service(ScoreSheet).add("quests", quest_score, order=QUEST_SCORE_ORDER)

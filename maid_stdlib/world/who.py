@@ -1,0 +1,183 @@
+"""``who`` (the players online: level, name and title, flags, idle time) and ``title``.
+
+The list is game-agnostic; other layers fill it in through the :class:`WhoList`
+service: a rules layer gives levels (``level_of``), and any layer may add a flag
+(``add_flag("afk", predicate, "AFK")``). The stdlib flags staff itself: [Admin] and
+[Builder] from the role of the session playing the character.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from uuid import UUID
+
+from maid_engine.accounts.components import PlayerCharacter
+from maid_engine.commands import Command, CommandContext, CommandError, Role, command
+from maid_engine.ecs import Component
+from maid_engine.sessions import Session
+from maid_stdlib.world.text import player_words
+
+#: Longest title a player may set (after cleaning).
+MAX_TITLE = 40
+#: Idle for at least this long shows in ``who``.
+IDLE_SHOWN = 60.0
+
+#: ``predicate(character) -> bool``: whether the character carries the flag.
+FlagTest = Callable[[UUID], bool]
+
+
+@dataclass
+class Title(Component):
+    """What ``who`` shows after the character's name ("the brave")."""
+
+    component_name = "Title"
+    text: str = ""
+
+
+@dataclass
+class WhoFlag:
+    key: str
+    label: str
+    test: FlagTest
+    order: int = 100
+
+
+class WhoList:
+    """What ``who`` shows besides names; filled in by other layers."""
+
+    def __init__(self) -> None:
+        #: The character's level, if the game has levels (set by a rules layer).
+        self.level_of: Callable[[UUID], int | None] = lambda _uid: None
+        self._flags: dict[str, WhoFlag] = {}
+
+    def add_flag(self, key: str, test: FlagTest, label: str, order: int = 100) -> None:
+        """Show ``[label]`` after a character for whom ``test`` is true (replaces ``key``)."""
+        self._flags[key] = WhoFlag(key, label, test, order)
+
+    def remove_flag(self, key: str) -> bool:
+        return self._flags.pop(key, None) is not None
+
+    def flags_of(self, uid: UUID) -> list[str]:
+        flags = sorted(self._flags.values(), key=lambda f: (f.order, f.key))
+        return [f.label for f in flags if f.test(uid)]
+
+
+def idle_text(seconds: float) -> str:
+    """Idle time as ``who`` shows it: "3m", "1h05m"; nothing under a minute."""
+    seconds = max(0, int(seconds))
+    if seconds < IDLE_SHOWN:
+        return ""
+    if seconds < 3600:
+        return f"{seconds // 60}m"
+    return f"{seconds // 3600}h{(seconds % 3600) // 60:02d}m"
+
+
+def _staff(session: Session | None) -> Role:
+    if session is None:
+        return Role.PLAYER
+    try:
+        return Role.parse(session.data.get("role", Role.PLAYER))
+    except ValueError:
+        return Role.PLAYER
+
+
+@dataclass
+class WhoRow:
+    uid: UUID
+    name: str
+    level: int | None
+    title: str
+    flags: list[str]
+    idle: str
+
+
+def who_rows(ctx: CommandContext, now: float) -> list[WhoRow]:
+    """One row per connected character: highest level first, then by name."""
+    world = ctx.world
+    sessions = ctx.engine.sessions
+    listing: WhoList = ctx.service(WhoList)
+    rows = []
+    for uid in sessions.characters_online():
+        pc = world.try_component(uid, PlayerCharacter)
+        if pc is None or not world.entity_exists(uid):
+            continue
+        session = sessions.session_for(uid)
+        flags = []
+        role = _staff(session)
+        if role >= Role.ADMIN:
+            flags.append("Admin")
+        elif role >= Role.BUILDER:
+            flags.append("Builder")
+        flags.extend(listing.flags_of(uid))
+        title = world.try_component(uid, Title)
+        last = session.data.get("last_input") if session is not None else None
+        idle = idle_text(now - float(last)) if last is not None else ""
+        rows.append(
+            WhoRow(uid, pc.name, listing.level_of(uid), title.text if title else "", flags, idle)
+        )
+    return sorted(rows, key=lambda r: (-(r.level or 0), r.name.casefold()))
+
+
+def render_who(rows: list[WhoRow]) -> str:
+    if not rows:
+        return "Nobody is playing right now."
+    levels = any(r.level is not None for r in rows)
+    lines = ["|cPlayers online:|n"]
+    for row in rows:
+        parts = []
+        if levels:
+            parts.append(f"[{row.level:>3}]" if row.level is not None else "[   ]")
+        parts.append(row.name + (f" {row.title}" if row.title else ""))
+        parts.extend(f"|y[{flag}]|n" for flag in row.flags)
+        if row.idle:
+            parts.append(f"(idle {row.idle})")
+        lines.append("  " + " ".join(parts))
+    count = len(rows)
+    lines.append(f"{count} player{'s' if count != 1 else ''} online.")
+    return "\n".join(lines)
+
+
+@command("who", category="general", needs_character=False)
+def who(ctx: CommandContext) -> None:
+    """List the players who are online.
+
+    Usage: who
+
+    Highest level first. Each line shows the level (in games with levels), the
+    name and title, flags such as [Admin], [Builder] or [AFK], and how long the
+    player has been idle (from a minute on).
+    """
+    ctx.send(render_who(who_rows(ctx, time.time())))
+
+
+@command("title", category="general")
+def title(ctx: CommandContext) -> None:
+    """Set the title shown after your name in 'who'.
+
+    Usage:
+      title <text>    e.g. 'title the wandering smith' (at most 40 characters)
+      title           show your title
+      title clear     remove it
+    """
+    actor = ctx.require_actor()
+    text = " ".join(ctx.args.split())
+    current = ctx.world.try_component(actor, Title)
+    if not text:
+        shown = current.text if current is not None and current.text else "(none)"
+        ctx.send(f"Your title: {shown}")
+        return
+    if text.lower() == "clear":
+        if current is not None:
+            ctx.world.remove_component(actor, Title)
+        ctx.send("Your title is cleared.")
+        return
+    safe = player_words(text).strip()
+    if len(text) > MAX_TITLE:
+        raise CommandError(f"A title is at most {MAX_TITLE} characters.")
+    ctx.world.add_component(actor, Title(safe))
+    ctx.send(f"Your title is now: {safe}")
+
+
+COMMANDS: list[Command] = [who, title]
