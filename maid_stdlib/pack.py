@@ -1,7 +1,8 @@
 """StdlibContentPack (``stdlib``): the group of the game-agnostic feature plugins.
 
 In load order: ``stdlib.world`` (rooms, movement, talking, world data),
-``stdlib.help`` (help topics, help search, the newbie guide), ``stdlib.living``,
+``stdlib.help`` (help topics, help search, the newbie guide), ``stdlib.reports``
+(bug, typo and idea reports), ``stdlib.living``,
 ``stdlib.story``, ``stdlib.questgen``,
 ``stdlib.quest_generation``, ``stdlib.consequences``, ``stdlib.grounding``,
 ``stdlib.narration``, ``stdlib.navigation`` and ``stdlib.talk``. Each registers what its feature
@@ -19,6 +20,7 @@ from maid_stdlib.narration.register import NarrationPlugin
 from maid_stdlib.navigation.register import NavigationPlugin
 from maid_stdlib.questgen.register import QuestGenPlugin
 from maid_stdlib.questgen.system_wiring import QuestGenerationPlugin
+from maid_stdlib.reports.plugin import ReportsPlugin
 from maid_stdlib.story.register import StoryPlugin
 from maid_stdlib.talk.register import TalkPlugin
 from maid_stdlib.world.plugin import WorldPlugin
@@ -35,6 +37,7 @@ class StdlibContentPack(PluginGroup):
     plugins = (
         WorldPlugin,
         HelpPlugin,
+        ReportsPlugin,
         LivingPlugin,
         StoryPlugin,
         QuestGenPlugin,

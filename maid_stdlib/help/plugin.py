@@ -13,6 +13,7 @@ from maid_engine.events import CharacterConnectedEvent
 from maid_stdlib.help import commands
 from maid_stdlib.help.guide import GuideGreeter
 from maid_stdlib.help.topics import HelpTopics
+from maid_stdlib.world.plugin import WorldPlugin
 
 __all__ = ["HelpPlugin"]
 
@@ -20,6 +21,7 @@ __all__ = ["HelpPlugin"]
 class HelpPlugin(ContentPack):
     name = "stdlib.help"
     version = "0.1.0"
+    requires = (WorldPlugin,)
     provides = (HelpTopics,)
     description = "Help topics from pack data, help search, and the newbie guide."
 

@@ -12,6 +12,7 @@ from e2e.fixtures import telnet
 
 from maid_engine.app import MaidServer
 from maid_engine.config import Settings
+from maid_stdlib.reports import ReportDesk
 
 __all__ = ["telnet"]
 
@@ -78,3 +79,17 @@ async def test_who_score_equipment_and_looking_at_a_player(
     looked = flat(await ada.command("look bob"))
     assert "A soot-faced lad." in looked
     assert "Bob is not using any equipment." in looked
+
+
+async def test_a_bug_report_reaches_the_database(live: MaidServer, telnet: ClientPool) -> None:
+    client = await telnet.open("127.0.0.1", live.telnet_port)
+    await client.create("Tamsin", "low-lantern-51")
+    out = flat(await client.command("bug the square's fountain is dry"))
+    assert "Thank you: bug report #1 is filed for the admins." in out
+    assert "You do not have permission to use @reports" in flat(await client.command("@reports"))
+    [report] = await live.engine.services.get(ReportDesk).listing()
+    assert (report.kind, report.reporter, report.room_name) == (
+        "bug",
+        "Tamsin",
+        "Ironvale Village Square",
+    )

@@ -29,6 +29,7 @@ ARCHITECTURE = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 STDLIB = [
     "stdlib.world",
     "stdlib.help",
+    "stdlib.reports",
     "stdlib.living",
     "stdlib.story",
     "stdlib.questgen",
