@@ -20,6 +20,7 @@ from classic_rpg.characters import dialogue, posture
 from classic_rpg.characters.dialogue import TalkService, register_dialogue_data
 from classic_rpg.characters.levels import Progression, StatusRelay
 from classic_rpg.characters.setup import CharacterSetup, LevelOf, rpg_score
+from classic_rpg.characters.tokens import RpgTokens
 from classic_rpg.characters.vitals import RegenSystem, VitalsRelay, make_prompt
 from classic_rpg.combat import commands as combat_commands
 from classic_rpg.combat.data import register_npc_data
@@ -33,6 +34,7 @@ from classic_rpg.items.data import register_item_data
 from classic_rpg.items.factory import ItemFactory
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
+from maid_stdlib.options import PromptTokens
 from maid_stdlib.world.characters import WorldCharacterFactory
 from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.info import ScoreSheet
@@ -87,6 +89,7 @@ class RulesPlugin(ContentPack):
         ctx.service(ScoreSheet).add("rpg", rpg_score, order=SCORE_ORDER)
         ctx.service(WhoList).level_of = LevelOf(engine)
         ctx.service(LookExtras).add("equipment", gear.WornOnLook(engine))
+        RpgTokens(engine).add_to(ctx.service(PromptTokens))
         if engine.sessions.prompt_provider is None:
             engine.sessions.prompt_provider = make_prompt(engine)
 

@@ -1,6 +1,7 @@
 """StdlibContentPack (``stdlib``): the group of the game-agnostic feature plugins.
 
-In load order: ``stdlib.world`` (rooms, movement, talking, world data),
+In load order: ``stdlib.options`` (per-character settings), ``stdlib.world``
+(rooms, movement, talking, world data),
 ``stdlib.help`` (help topics, help search, the newbie guide), ``stdlib.reports``
 (bug, typo and idea reports), ``stdlib.living``,
 ``stdlib.story``, ``stdlib.questgen``,
@@ -18,6 +19,7 @@ from maid_stdlib.help.plugin import HelpPlugin
 from maid_stdlib.living.register import LivingPlugin
 from maid_stdlib.narration.register import NarrationPlugin
 from maid_stdlib.navigation.register import NavigationPlugin
+from maid_stdlib.options.plugin import OptionsPlugin
 from maid_stdlib.questgen.register import QuestGenPlugin
 from maid_stdlib.questgen.system_wiring import QuestGenerationPlugin
 from maid_stdlib.reports.plugin import ReportsPlugin
@@ -35,6 +37,7 @@ class StdlibContentPack(PluginGroup):
     # The order is the order handlers subscribe in (handlers of one event run in
     # that order); systems are ordered by their phases.
     plugins = (
+        OptionsPlugin,
         WorldPlugin,
         HelpPlugin,
         ReportsPlugin,

@@ -8,6 +8,7 @@ from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.ecs import World
+from maid_stdlib.options.components import PlayerOptions
 from maid_stdlib.world.components import NPC, Describable, Room
 from maid_stdlib.world.text import capitalize, exit_order
 
@@ -32,8 +33,13 @@ def render_exits(ws: WorldService, room_key: str) -> str:
     return "|gExits:|n " + (", ".join(names) if names else "none")
 
 
-def render_room(ws: WorldService, room_key: str, viewer: UUID | None = None) -> str:
+def render_room(
+    ws: WorldService, room_key: str, viewer: UUID | None = None, *, moving: bool = False
+) -> str:
     """The room as ``look`` shows it: name, description, exits, then who and what is here.
+
+    The viewer's settings apply: no exits line with auto-exits off, and no
+    description when ``moving`` (walking in) in brief mode.
 
     The header and the listing are cached per room (see :class:`_RoomListing`); a
     look then costs a few dictionary lookups and one join, whatever the crowd.
@@ -43,9 +49,19 @@ def render_room(ws: WorldService, room_key: str, viewer: UUID | None = None) -> 
         return "You are nowhere. (Ask an admin to @goto you somewhere.)"
     if ws.visibility_checks:
         # Visibility depends on the viewer: no shared listing.
-        return _render_uncached(ws, room_key, room, viewer)
-    listing = _listing(ws, room_key, room)
-    return listing.text_for(viewer)
+        text = _render_uncached(ws, room_key, room, viewer)
+    else:
+        text = _listing(ws, room_key, room).text_for(viewer)
+    options = ws.world.try_component(viewer, PlayerOptions) if viewer is not None else None
+    if options is None or (options.auto_exits and not (moving and options.brief)):
+        return text
+    header = _header(ws, room_key, room)
+    lines = [f"|c{room.name}|n"]
+    if not (moving and options.brief):
+        lines.append(room.description)
+    if options.auto_exits:
+        lines.append(render_exits(ws, room_key))
+    return "\n".join(lines) + text[len(header) :]
 
 
 def _header(ws: WorldService, room_key: str, room: Room) -> str:

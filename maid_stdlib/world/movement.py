@@ -89,7 +89,7 @@ def walk(ctx: CommandContext, exit_name: str) -> None:
     ws.move(actor, target, reason="walk")
     arrival = arrival_phrase(exit_name)
     ws.message_room(target, f"{name} arrives{' ' + arrival if arrival else ''}.", exclude=(actor,))
-    ctx.send(render_room(ws, target, actor))
+    ctx.send(render_room(ws, target, actor, moving=True))
 
 
 def _direction_command(direction: str) -> Command:

@@ -29,6 +29,7 @@ from maid_engine.sessions import Session
 __all__ = [
     "MORE_PROMPT",
     "PAGER_COMMANDS",
+    "PAGE_LENGTH_KEY",
     "PagerState",
     "page",
     "page_height",
@@ -38,6 +39,9 @@ __all__ = [
 
 MORE_PROMPT = "-- more -- (type 'more' or 'next')"
 STATE_KEY = "admin.pager"
+#: ``session.data`` key of the page length a player chose (``config pagelength``);
+#: absent: the window's height.
+PAGE_LENGTH_KEY = "pager.page_length"
 #: Lines kept free below a page besides the more-prompt: the game's own prompt.
 RESERVED_LINES = 1
 #: Below this a window is either not reported or useless; page at the default.
@@ -56,8 +60,12 @@ class PagerState:
 
 
 def page_height(session: Session) -> int:
-    """Lines of text per page for ``session``'s window (room is left for the
-    more-prompt, wrapped to the window too, and the game's prompt)."""
+    """Lines of text per page: the length the player chose, else what fits the
+    window (room is left for the more-prompt, wrapped to the window too, and the
+    game's prompt)."""
+    chosen = session.data.get(PAGE_LENGTH_KEY)
+    if isinstance(chosen, int) and chosen > 0:
+        return chosen
     height = session.caps.height
     if height < MIN_HEIGHT or height > 1000:
         height = DEFAULT_HEIGHT

@@ -12,6 +12,7 @@ from e2e.fixtures import telnet
 
 from maid_engine.app import MaidServer
 from maid_engine.config import Settings
+from maid_engine.sessions import ColorMode
 from maid_stdlib.reports import ReportDesk
 
 __all__ = ["telnet"]
@@ -93,3 +94,36 @@ async def test_a_bug_report_reaches_the_database(live: MaidServer, telnet: Clien
         "Tamsin",
         "Ironvale Village Square",
     )
+
+
+async def test_settings_change_the_game_and_survive_a_new_login(
+    live: MaidServer, telnet: ClientPool
+) -> None:
+    client = await telnet.open("127.0.0.1", live.telnet_port)
+    await client.create("Orrin", "slow-river-88")
+    assert "Pages are 10 lines long." in await client.command("config pagelength 10")
+    assert "Colour is on." in await client.command("config colour on")
+    [uid] = live.engine.sessions.characters_online()
+    session = live.engine.sessions.session_for(uid)
+    assert session is not None
+    colours = [session.caps.color]
+    await client.command("config colour off")
+    colours.append(session.caps.color)
+    assert colours == [ColorMode.ANSI16, ColorMode.NONE]
+    await client.command("config prompt [%h/%H %n]>")
+    out = await client.command("config autoexits off")
+    assert out.rstrip().endswith("[30/30 Orrin]>")  # the new prompt, right away
+    assert "Exits:" not in await client.command("look")
+    await client.command("config brief on")
+    walked = flat(await client.command("north"))
+    assert walked.startswith("Watch Street [30/30 Orrin]>")  # no description, no exits
+    await client.quit()
+
+    again = await telnet.open("127.0.0.1", live.telnet_port)
+    back = await again.connect_as("Orrin", "slow-river-88")
+    assert back.rstrip().endswith("[30/30 Orrin]>")
+    assert "Exits:" not in back
+    listing = flat(await again.command("config"))
+    assert "colour off" in listing
+    assert "pagelength 10" in listing
+    assert "brief on" in listing

@@ -27,6 +27,7 @@ from maid_stdlib.world.plugin import WorldPlugin
 ARCHITECTURE = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 
 STDLIB = [
+    "stdlib.options",
     "stdlib.world",
     "stdlib.help",
     "stdlib.reports",
