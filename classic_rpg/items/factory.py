@@ -18,10 +18,11 @@ from uuid import UUID
 
 from classic_rpg.components import Equipment, Inventory
 from classic_rpg.items.components import HeldBy, ItemStats
-from maid_stdlib.world.components import Item
+from maid_stdlib.world.components import Describable, Item
 from maid_stdlib.world.extensions import ExtensionHost
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.spawner import spawn_template
+from maid_stdlib.world.text import capitalize
 
 if TYPE_CHECKING:
     from maid_engine.ecs import World
@@ -140,6 +141,11 @@ class ItemFactory:
     def move_to_room(self, item: UUID, room: str, reason: str = "dropped") -> None:
         self.detach(item)
         self.ws.place(item, room, reason=reason)
+        desc = self.world.try_component(item, Describable)
+        if desc is not None and desc.short:
+            # The authored room line fits where the item was placed ("... stands on
+            # the bar"); wherever it is dropped it simply lies there.
+            desc.short = f"{capitalize(desc.name)} lies here."
 
     def has_room_for(self, holder: UUID, extra: int = 1) -> bool:
         inv = self.world.try_component(holder, Inventory)

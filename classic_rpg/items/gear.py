@@ -255,6 +255,10 @@ def drink(ctx: CommandContext) -> None:
     items = items_of(ctx)
     if stats is None or stats.heal <= 0:
         raise CommandError(f"You cannot {verb} {name}.")
+    health = ctx.world.try_component(actor, Health)
+    if health is not None and health.current >= health.maximum:
+        # Healing is all it does: at full health it would be wasted.
+        raise CommandError(f"You are already at full health; you keep {name} for later.")
     items.destroy(item)
     gained = heal(ctx.engine, actor, stats.heal)
     ctx.send(f"You {verb} {name}." + (f" You feel better (+{gained} health)." if gained else ""))

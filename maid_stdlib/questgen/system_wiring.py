@@ -63,7 +63,9 @@ from maid_stdlib.story.register import StoryPlugin
 from maid_stdlib.story.signals import StorySignalEvent, StorySituationResolvedEvent
 from maid_stdlib.world.components import Describable
 from maid_stdlib.world.events import EntityRelocatedEvent
+from maid_stdlib.world.look import find_detail, render_entity
 from maid_stdlib.world.plugin import WorldPlugin
+from maid_stdlib.world.service import WorldService
 
 __all__ = [
     "COMMANDS",
@@ -251,19 +253,47 @@ def board_cmd(ctx: CommandContext) -> None:
     _show_board(ctx)
 
 
-@command("read", category="general", prefix_match=False)
-def read_cmd(ctx: CommandContext) -> None:
-    """Read something: a notice board.
+BOARD_WORDS = ("board", "noticeboard", "notice", "notices")
 
-    Usage: read <thing>       e.g. "read board"
+
+@command("read", category="general", prefix_match=False)
+async def read_cmd(ctx: CommandContext) -> None:
+    """Read something: a notice board, a sign, a map, a letter you carry.
+
+    Usage: read <thing>       e.g. "read board", "read map", "read sign"
+
+    For a map of the area around you, type 'map'.
     """
     words = ctx.argv
     if not words:
         raise CommandError("Read what?")
-    if words[-1] in ("board", "noticeboard", "notice", "notices"):
+    if words[-1].lower() in BOARD_WORDS:
         _show_board(ctx)
         return
-    raise CommandError(f"You cannot read the {ctx.args.strip()}.")
+    wanted = ctx.args.strip()
+    ws: WorldService = ctx.service(WorldService)
+    actor = ctx.require_actor()
+    room = ws.room_key_of(actor)
+    detail = find_detail(ws, room, wanted) if room else None
+    if detail is not None:
+        ctx.send(detail)
+        return
+    found = ws.find_in_room(room, wanted, viewer=actor) if room else None
+    if found is not None:
+        ctx.send(render_entity(ws, found))
+        return
+    # Things carried belong to another layer: its 'examine' reads them.
+    examine = [c for c in ctx.engine.commands.match("examine", ctx.role) if c.key == "examine"]
+    try:
+        if not examine:
+            raise CommandError(f"You see nothing called '{wanted}' here to read.")
+        await examine[0].run(ctx)
+    except CommandError:
+        if wanted.lower() in ("map", "the map") and ctx.engine.commands.match("map", ctx.role):
+            raise CommandError(
+                "There is no map here to read. Type 'map' to draw the area around you."
+            ) from None
+        raise CommandError(f"You see nothing called '{wanted}' here to read.") from None
 
 
 COMMANDS: list[Command] = [board_cmd, read_cmd]

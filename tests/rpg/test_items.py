@@ -16,7 +16,7 @@ from classic_rpg.events import (
 from classic_rpg.items.components import HeldBy, ItemStats
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd, session_for
-from maid_stdlib.world import Position
+from maid_stdlib.world import Describable, Position
 
 
 async def test_templates_become_item_stats(engine: GameEngine) -> None:
@@ -231,6 +231,16 @@ async def test_drink_heals_and_uses_up(engine: GameEngine) -> None:
     assert await cmd(engine, hero, "eat ore") == "You cannot eat a lump of iron ore."
 
 
+async def test_drinking_at_full_health_keeps_the_draught(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    draught = items_of(engine).spawn("rpgtest:draught", holder=hero)
+    assert await cmd(engine, hero, "drink draught") == (
+        "You are already at full health; you keep a healing draught for later."
+    )
+    await engine.dispatch_events()
+    assert items_of(engine).carried(hero) == [draught]
+
+
 async def test_factory_spawn_into_inventory_and_take(engine: GameEngine) -> None:
     hero = new_character(engine)
     rec = Recorder(engine, ItemPickedUpEvent)
@@ -244,3 +254,17 @@ async def test_factory_spawn_into_inventory_and_take(engine: GameEngine) -> None
     await engine.dispatch_events()
     assert items.count(hero, "rpgtest:insignia") == 1
     assert len(engine.world.get_component(hero, Inventory).items) == 1
+
+
+async def test_a_dropped_item_lies_where_it_is_dropped(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    place(engine, hero, "rpgtest:temple")
+    flask = items_of(engine).spawn("rpgtest:draught", room="rpgtest:temple")
+    engine.world.get_component(flask, Describable).short = "A flask stands on the altar."
+    assert "A flask stands on the altar." in await cmd(engine, hero, "look")
+    await cmd(engine, hero, "get draught")
+    place(engine, hero, "rpgtest:road")
+    await cmd(engine, hero, "drop draught")
+    out = await cmd(engine, hero, "look")
+    assert "stands on the altar" not in out
+    assert "A healing draught lies here." in out
