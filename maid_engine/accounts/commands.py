@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from maid_engine.accounts.errors import AccountError
+from maid_engine.accounts.errors import AccountError, AuthenticationFailed
 from maid_engine.accounts.login import DISCONNECT_REASON_KEY, escape
 from maid_engine.accounts.service import AccountService
 from maid_engine.commands import Command, CommandContext, CommandError, Role, command
@@ -30,11 +30,18 @@ def quit_command(ctx: CommandContext) -> None:
     ctx.session.close("Goodbye. Come back soon!")
 
 
+WRONG_CURRENT = "Your current password is not correct; your password is unchanged."
+
+
 async def _change_password(
     service: AccountService, session: Session, account: str, old: str, new: str
 ) -> None:
     try:
         await service.change_password(account, old, new, session.peer_host)
+    except AuthenticationFailed:
+        # The player is logged in: "wrong name or password" (the login screen's
+        # answer, which hides whether the name exists) only confuses here.
+        message = WRONG_CURRENT
     except AccountError as exc:
         message = str(exc)
     except StoreUnavailable:

@@ -40,7 +40,7 @@ async def test_password_command_changes_the_password(
     # Hashing happens in the background, not under the world lock.
     assert "Changing your password..." in out
     await accounts.drain()
-    assert c.session.sent[-1] == "Wrong name or password."
+    assert c.session.sent[-1] == "Your current password is not correct; your password is unchanged."
     assert c.last_prompt == "> "
     await c.line("password oldpass123 short")
     await accounts.drain()

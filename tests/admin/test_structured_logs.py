@@ -82,7 +82,7 @@ async def test_every_transition_is_one_json_line_with_its_ids(
         quitter = character(engine, "Quinn", level=8)
         manager.offer_quest(quitter, forced)
         await cmd(engine, quitter, f"accept {forced}")
-        await cmd(engine, quitter, f"abandon {forced}")
+        await cmd(engine, quitter, f"abandon {forced} confirm")
         shy = character(engine, "Shy")
         for line in HEIST_WALK:  # Tamsin has nothing more to offer: no stray lines
             await cmd(engine, shy, line)

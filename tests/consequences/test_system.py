@@ -168,7 +168,7 @@ async def test_abandoning_merges_the_penalty_with_the_failure_consequences(
     hollin = hv("hollin")
     hero, quest_id = await started(engine)
     applied = Applied(engine)
-    out = await cmd(engine, hero, f"abandon {quest_id}")
+    out = await cmd(engine, hero, f"abandon {quest_id} yes")
     assert "You abandon" in out
     await engine.dispatch_events()
 

@@ -60,7 +60,12 @@ async def test_accept_and_abandon_by_number(engine: GameEngine) -> None:
     out = await cmd(engine, hero, "accept")  # the only offer
     assert "You accept 'Wolf Trouble'" in out
     assert "You are already on 'Wolf Trouble'" in await cmd(engine, hero, "accept wolf-trouble")
-    assert "You abandon 'Wolf Trouble'" in await cmd(engine, hero, "abandon 1")
+    asked = await cmd(engine, hero, "abandon 1")
+    assert asked == (
+        "Abandon 'Wolf Trouble'? You lose your progress. Type 'abandon 1 confirm' to give it up."
+    )
+    assert state(engine, hero, "wolf-trouble") is QuestState.IN_PROGRESS  # nothing lost yet
+    assert "You abandon 'Wolf Trouble'" in await cmd(engine, hero, "abandon 1 confirm")
     assert state(engine, hero, "wolf-trouble") is QuestState.ABANDONED
     assert "You have no quest number 1" in await cmd(engine, hero, "abandon 1")
     assert "Which quest?" in await cmd(engine, hero, "abandon")

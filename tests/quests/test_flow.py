@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from kits.engines import npcs, plain, qm
 from kits.heroes import Recorder, fight, make_strong, new_character
+from quests.questkit import place, quest, start
 
 from classic_rpg.components import CharacterStats, Inventory
 from maid_engine.engine import GameEngine
-from maid_engine.testing import cmd
+from maid_engine.testing import cmd, session_for
 from maid_stdlib.questgen.events import (
     QuestAcceptedEvent,
     QuestCompletedEvent,
@@ -64,3 +65,21 @@ async def test_wolf_trouble_start_to_finish(engine: GameEngine) -> None:
         "report",
     ]
     assert rec.of(QuestTurnedInEvent)[0].outcome is QuestOutcome.COMPLETED
+
+
+async def test_finishing_next_to_the_quest_giver_does_not_say_return(
+    engine: GameEngine,
+) -> None:
+    hero = new_character(engine)
+    hall = {"objective_type": "visit", "destination_room_id": "qtest:hall"}
+    yard = {"objective_type": "visit", "destination_room_id": "qtest:yard"}
+    place(engine, hero, "yard")
+    await engine.dispatch_events()  # the arrival in the start room is old news
+    await start(engine, hero, quest("near-quest", hall))
+    out = await cmd(engine, hero, "south")
+    told = session_for(engine, hero).text()
+    assert "The elder is right here: talk to them to turn it in." in told + out
+    assert "Return to the elder" not in told
+    await start(engine, hero, quest("far-quest", yard))
+    await cmd(engine, hero, "north")
+    assert "Return to the elder." in session_for(engine, hero).text()

@@ -226,14 +226,31 @@ async def accept_cmd(ctx: CommandContext) -> None:
     ctx.send(f"|gYou accept '{quest.title}'.|n Type 'quests' to see what to do.")
 
 
+#: Words that confirm ``abandon <quest> ...``.
+CONFIRM_WORDS = ("confirm", "yes", "y")
+
+
 @command("abandon", category="quests", prefix_match=False)
 def abandon_cmd(ctx: CommandContext) -> None:
-    """Give up a quest you accepted.
+    """Give up a quest you accepted (you are asked to confirm: its progress is lost).
 
-    Usage: abandon <number|word>    (the number in 'quests', or a word of the title)
+    Usage: abandon <number|word>            asks you to confirm
+           abandon <number|word> confirm    gives it up
+    (the number in 'quests', or a word of the title)
     """
     manager = manager_of(ctx)
-    quest, _ = resolve(ctx, ctx.args)
+    words = ctx.args.split()
+    confirmed = len(words) > 1 and words[-1].lower() in CONFIRM_WORDS
+    wanted = " ".join(words[:-1] if confirmed else words)
+    quest, entry = resolve(ctx, wanted)
+    if not confirmed and entry.state.active:
+        done = sum(1 for p in entry.objectives.values() if p.completed)
+        progress = f" and the {done} objective(s) you finished" if done else ""
+        ctx.send(
+            f"Abandon '{quest.title}'? You lose your progress{progress}. "
+            f"Type 'abandon {wanted} confirm' to give it up."
+        )
+        return
     try:
         manager.abandon_quest(ctx.require_actor(), quest.quest_id)
     except QuestError as exc:

@@ -58,6 +58,7 @@ from maid_stdlib.questgen.vocabulary import (
     QuestState,
 )
 from maid_stdlib.world.service import WorldService
+from maid_stdlib.world.text import capitalize
 
 log = logging.getLogger("maid.rpg.quests")
 
@@ -354,7 +355,16 @@ class QuestManager:
         self._log("quest objectives met", quest.quest_id, character)
         self._write_run(character, entry)
         turn_in = quest.turn_in_npc
-        where = f" Return to {self.name_of(turn_in)}." if turn_in else ""
+        where = ""
+        if turn_in is not None:
+            ws = self.engine.services.get(WorldService)
+            giver = self.name_of(turn_in)
+            here = ws.room_key_of(character)
+            # Nobody "returns" to the person they are standing next to.
+            if here is not None and ws.room_key_of(turn_in) == here:
+                where = f" {capitalize(giver)} is right here: talk to them to turn it in."
+            else:
+                where = f" Return to {giver}."
         self.notify(character, f"|gYou have completed the objectives of '{quest.title}'.|n{where}")
 
     def decline_quest(self, character: UUID, quest_id: str, *, lapsed: bool = False) -> None:
