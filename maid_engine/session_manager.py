@@ -158,6 +158,12 @@ class SessionManager:
     def session_resized(self, session: Session) -> None:
         pass
 
+    def session_idle_output(self, session: Session) -> None:
+        # Like Aardwolf: whatever arrives on its own is followed by the prompt, so the
+        # player sees their state and where to type. The login screen prompts itself.
+        if session.character_id is not None and session.connected:
+            self.prompt(session)
+
     def mssp_status(self) -> Mapping[str, str | list[str]]:
         status: dict[str, str | list[str]] = {
             "NAME": "MAID",

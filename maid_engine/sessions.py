@@ -97,5 +97,10 @@ class SessionHandler(Protocol):
     def session_resized(self, session: Session) -> None:
         """The client's window size changed (NAWS)."""
 
+    def session_idle_output(self, session: Session) -> None:
+        """Text reached the client while none of its input was being handled (someone
+        else's words, a fight's round, a notice of the transport) and no prompt
+        followed it: the game may send its prompt again."""
+
     def mssp_status(self) -> Mapping[str, str | list[str]]:
         """Current MSSP variables of the game (NAME, PLAYERS, UPTIME, counts...)."""

@@ -75,6 +75,8 @@ class TelnetSession:
         self._echo = True
         self._password_echo = False  # we sent WILL ECHO only to hide a password
         self._line_open = False  # the cursor sits after a prompt, not at a line start
+        self._handling = False  # the handler is working on one of our input items
+        self._reprompt: asyncio.Handle | None = None  # a prompt due after idle output
         self._connected = True
         self._opened = False
         self._worker: asyncio.Task[None] | None = None
@@ -179,11 +181,35 @@ class TelnetSession:
                 out = "\n" + out
             self._line_open = not newline
             self._proto.write_bytes(out.replace("\n", "\r\n").encode("utf-8"))
+            if newline and not self._handling:
+                self._schedule_reprompt()
             return True
         except Exception:
             # Never let one bad message propagate into game code; but do make it visible.
             log.exception("send failed for %s", self)
             return False
+
+    def _schedule_reprompt(self) -> None:
+        """Ask the handler for a prompt once this burst of output is written (one per
+        event-loop turn, however many messages arrived)."""
+        if self._reprompt is not None or not self._opened:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._reprompt = loop.call_soon(self._reprompt_due)
+
+    def _reprompt_due(self) -> None:
+        self._reprompt = None
+        # A prompt already followed the text, or input is being answered (its own
+        # prompt comes at the end): nothing to do.
+        if not self.connected or self._line_open or self._handling:
+            return
+        try:
+            self._server.handler.session_idle_output(self)
+        except Exception:
+            log.exception("session_idle_output failed for %s", self)
 
     def _notice(self, kind: str, message: str, throttle: bool = True) -> None:
         self._server._limit_hit(kind)
@@ -305,6 +331,7 @@ class TelnetSession:
                 if item is None:  # the connection is gone
                     break
                 kind, first, second = item
+                self._handling = True
                 try:
                     if kind == "line":
                         await handler.session_line(self, first)
@@ -312,6 +339,8 @@ class TelnetSession:
                         await handler.session_gmcp(self, first, second)
                 except Exception:
                     log.exception("handler failed on %s input for %s", kind, self)
+                finally:
+                    self._handling = False
         finally:
             try:
                 await handler.session_closed(self)
@@ -324,6 +353,9 @@ class TelnetSession:
         if not self._connected:
             return
         self._connected = False
+        if self._reprompt is not None:
+            self._reprompt.cancel()
+            self._reprompt = None
         if self._idle_timer is not None:
             self._idle_timer.cancel()
             self._idle_timer = None

@@ -127,3 +127,21 @@ async def test_settings_change_the_game_and_survive_a_new_login(
     assert "colour off" in listing
     assert "pagelength 10" in listing
     assert "brief on" in listing
+
+
+async def test_messages_that_arrive_on_their_own_are_followed_by_a_prompt(
+    live: MaidServer, telnet: ClientPool
+) -> None:
+    ada = await telnet.open("127.0.0.1", live.telnet_port)
+    await ada.create("Ada", "bright-copper-12")
+    bob = await telnet.open("127.0.0.1", live.telnet_port)
+    await bob.create("Bob", "dark-bellows-34")
+    ada.skip()
+    await bob.command("tell ada the forge is lit")
+    told = await ada.read_until_prompt()
+    assert "Bob tells you," in told
+    assert told.rstrip().endswith("hp 15/15mp>")  # the prompt came after it
+    ada.send_line("x" * 5000)
+    refused = await ada.read_until_prompt()
+    assert "Line too long" in refused
+    assert refused.rstrip().endswith("mp>")

@@ -14,7 +14,7 @@ from world.worldkit import connect, disconnect, write_yaml
 from maid_engine.commands import Role
 from maid_engine.content import ContentPack, PackContext, PackError
 from maid_engine.engine import GameEngine
-from maid_engine.testing import cmd
+from maid_engine.testing import FakeSession, cmd, session_for
 from maid_stdlib.help import HelpTopics
 from maid_stdlib.help.guide import GUIDE_HEADER, NewbieGuide
 from maid_stdlib.help.topics import HelpTopic, parse_topics
@@ -203,3 +203,13 @@ def test_replacing_a_topic_drops_its_old_keywords() -> None:
     assert b.title == "B"
     assert "a" in topics
     assert len(topics) == 2
+
+
+async def test_idle_output_prompts_only_someone_playing(engine: GameEngine) -> None:
+    hero = new_character(engine, "Ada")
+    playing = session_for(engine, hero)
+    engine.sessions.session_idle_output(playing)
+    assert len(playing.prompts) == 1
+    at_login = FakeSession()
+    engine.sessions.session_idle_output(at_login)
+    assert at_login.prompts == []

@@ -31,6 +31,7 @@ class FakeHandler:
         self.closed: list[Session] = []
         self.gmcp: list[tuple[str, str, Any]] = []
         self.resized: list[tuple[str, int, int]] = []
+        self.idle_output: list[str] = []
         self.mssp: dict[str, str | list[str]] = {"NAME": "TestMUD", "PLAYERS": "3"}
         self.on_open: Callable[[Session], Awaitable[None]] | None = None
         self.on_line: Callable[[Session, str], Awaitable[None]] | None = None
@@ -62,6 +63,9 @@ class FakeHandler:
     def session_resized(self, session: Session) -> None:
         self.resized.append((session.id, session.caps.width, session.caps.height))
         self._touch()
+
+    def session_idle_output(self, session: Session) -> None:
+        self.idle_output.append(session.id)
 
     def mssp_status(self) -> dict[str, str | list[str]]:
         return self.mssp

@@ -327,3 +327,40 @@ async def test_a_big_output_is_not_held_back(
     assert len(writes) == 1
     assert len(writes[0]) >= 70_000
     await client.wait_text("zzz\r\n")
+
+
+async def test_output_on_its_own_asks_for_a_prompt_once(
+    server: TelnetServer, connect: Connect, handler: FakeHandler
+) -> None:
+    client = await connect(server, "refuse")
+    session = await handler.session()
+    session.send("someone tells you, 'hi'")
+    session.send("and again")
+    await handler.wait_until(lambda: bool(handler.idle_output))
+    await asyncio.sleep(0)  # one more loop turn: no second request
+    assert handler.idle_output == [session.id]  # one per burst
+    # A prompt right after the text: nothing more is asked for.
+    session.send("a round of the fight")
+    session.prompt("<20hp> ")
+    await client.wait_text("<20hp> ")
+    await asyncio.sleep(0)
+    assert handler.idle_output == [session.id]
+
+
+async def test_output_while_answering_input_waits_for_the_answers_prompt(
+    server: TelnetServer, connect: Connect, handler: FakeHandler
+) -> None:
+    async def on_line(session: Any, line: str) -> None:
+        session.send(f"you typed {line}")
+
+    handler.on_line = on_line
+    client = await connect(server, "refuse")
+    session = await handler.session()
+    client.send_line("look")
+    await client.wait_text("you typed look")
+    await asyncio.sleep(0)
+    assert handler.idle_output == []
+    # The transport's own notice (a line too long) is output on its own.
+    client.send_raw(b"z" * 20_000 + b"\r\n")
+    await client.wait_text("Line too long")
+    await handler.wait_until(lambda: handler.idle_output == [session.id])
