@@ -8,15 +8,20 @@ from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_stdlib.help.topics import HelpTopic, HelpTopics
 from maid_stdlib.world.pager import page
 
-#: Display order of command categories; others follow alphabetically.
-CATEGORY_ORDER = ("general", "movement", "communication", "items", "quests", "building", "admin")
+#: Display order of command categories: these first, then others alphabetically,
+#: then the staff's (building, admin) last.
+CATEGORY_ORDER = (
+    "general", "movement", "communication", "items", "combat", "group", "shops", "quests",
+)  # fmt: skip
+STAFF_CATEGORIES = ("building", "admin")
 
 
 def _category_key(category: str) -> tuple[int, str]:
-    try:
+    if category in CATEGORY_ORDER:
         return (CATEGORY_ORDER.index(category), category)
-    except ValueError:
-        return (len(CATEGORY_ORDER), category)
+    if category in STAFF_CATEGORIES:
+        return (len(CATEGORY_ORDER) + 1 + STAFF_CATEGORIES.index(category), category)
+    return (len(CATEGORY_ORDER), category)
 
 
 def command_page(cmd: Command) -> str:

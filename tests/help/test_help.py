@@ -213,3 +213,12 @@ async def test_idle_output_prompts_only_someone_playing(engine: GameEngine) -> N
     at_login = FakeSession()
     engine.sessions.session_idle_output(at_login)
     assert at_login.prompts == []
+
+
+async def test_staff_categories_come_last(engine: GameEngine) -> None:
+    hero = new_character(engine, "Ada")
+    out = await cmd(engine, hero, "help", role=Role.ADMIN)
+    order = [ln.split(":|n", 1)[0] for ln in out.splitlines() if ln.startswith("|c")]
+    commands = order[: order.index("|cAdmin") + 1]
+    assert commands[-2:] == ["|cBuilding", "|cAdmin"]
+    assert commands.index("|cNarration") < commands.index("|cBuilding")
