@@ -10,6 +10,7 @@ import pytest
 from e2e.client import ClientPool, flat
 from e2e.fixtures import telnet
 
+from maid_engine.accounts.service import AccountService
 from maid_engine.app import MaidServer
 from maid_engine.config import Settings
 from maid_engine.sessions import ColorMode
@@ -94,6 +95,29 @@ async def test_a_bug_report_reaches_the_database(live: MaidServer, telnet: Clien
         "Tamsin",
         "Ironvale Village Square",
     )
+    assert "typo report #2" in flat(await client.command("typo the well is spelt 'wel'"))
+    assert "idea #3" in flat(await client.command("idea a ferry at the ford"))
+    await live.engine.services.get(AccountService).set_role("Tamsin", "admin")
+    listing = flat(await client.command("@reports"))
+    assert "3 open reports:" in listing
+    assert "#2 [typo]" in listing
+    closed = flat(await client.command("@reports close 1 the fountain is fixed"))
+    assert "Report #1 is closed." in closed
+    assert "Your bug report #1 was closed by Tamsin: the fountain is fixed" in closed
+
+
+async def test_read_and_a_confirmed_abandon(live: MaidServer, telnet: ClientPool) -> None:
+    client = await telnet.open("127.0.0.1", live.telnet_port)
+    await client.create("Ivo", "green-anvil-19")
+    await client.command("north")
+    await client.command("north")
+    assert "Red crosses cluster" in flat(await client.command("read map"))
+    await client.command("talk voss")
+    await client.command("accept road-scouts")
+    asked = flat(await client.command("abandon road-scouts"))
+    assert "Type 'abandon road-scouts confirm' to give it up." in asked
+    done = flat(await client.command("abandon road-scouts confirm"))
+    assert "You abandon 'Scouts on the Road'." in done
 
 
 async def test_settings_change_the_game_and_survive_a_new_login(
@@ -145,3 +169,13 @@ async def test_messages_that_arrive_on_their_own_are_followed_by_a_prompt(
     refused = await ada.read_until_prompt()
     assert "Line too long" in refused
     assert refused.rstrip().endswith("mp>")
+
+
+async def test_a_wrong_current_password_is_named(live: MaidServer, telnet: ClientPool) -> None:
+    client = await telnet.open("127.0.0.1", live.telnet_port)
+    await client.create("Pell", "first-secret-41")
+    out = await client.command("password not-my-password second-secret-42")
+    if "Your current password" not in out:
+        out += await client.read_until_prompt()  # the answer comes when hashing is done
+    assert "Your current password is not correct; your password is unchanged." in flat(out)
+    assert "Wrong name or password" not in out
