@@ -27,6 +27,8 @@ log = logging.getLogger("maid.net")
 
 _GMCP_PACKAGE = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
 _MAX_SUPPORTS = 256
+#: Seconds a prompt waits after output that arrived on its own (see _schedule_reprompt).
+REPROMPT_DELAY = 0.5
 _Item = tuple[str, Any, Any]
 
 
@@ -76,7 +78,7 @@ class TelnetSession:
         self._password_echo = False  # we sent WILL ECHO only to hide a password
         self._line_open = False  # the cursor sits after a prompt, not at a line start
         self._handling = False  # the handler is working on one of our input items
-        self._reprompt: asyncio.Handle | None = None  # a prompt due after idle output
+        self._reprompt: asyncio.TimerHandle | None = None  # a prompt due after idle output
         self._connected = True
         self._opened = False
         self._worker: asyncio.Task[None] | None = None
@@ -190,15 +192,24 @@ class TelnetSession:
             return False
 
     def _schedule_reprompt(self) -> None:
-        """Ask the handler for a prompt once this burst of output is written (one per
-        event-loop turn, however many messages arrived)."""
+        """Ask the handler for a prompt once this burst of output has settled.
+
+        Like a MUD's pulse, the prompt waits a moment (``REPROMPT_DELAY``): a burst of
+        messages gets one prompt, and a line the player sends meanwhile cancels it
+        (its answer ends with the prompt), so the prompt never lands just before the
+        answer to what the player typed."""
         if self._reprompt is not None or not self._opened:
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        self._reprompt = loop.call_soon(self._reprompt_due)
+        self._reprompt = loop.call_later(REPROMPT_DELAY, self._reprompt_due)
+
+    def _cancel_reprompt(self) -> None:
+        if self._reprompt is not None:
+            self._reprompt.cancel()
+            self._reprompt = None
 
     def _reprompt_due(self) -> None:
         self._reprompt = None
@@ -235,6 +246,8 @@ class TelnetSession:
             echo_bytes = b"\r\n" * len(events)
         if echo_bytes:
             self._proto.write_bytes(echo_bytes)
+        if events:
+            self._cancel_reprompt()
         for raw in events:
             self._line_open = False
             if raw is OVERFLOW:
@@ -353,9 +366,7 @@ class TelnetSession:
         if not self._connected:
             return
         self._connected = False
-        if self._reprompt is not None:
-            self._reprompt.cancel()
-            self._reprompt = None
+        self._cancel_reprompt()
         if self._idle_timer is not None:
             self._idle_timer.cancel()
             self._idle_timer = None

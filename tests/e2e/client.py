@@ -307,6 +307,9 @@ class TelnetClient:
         Unread text from before (messages that arrived between commands) is discarded
         first, so the answer is only what followed the command.
         """
+        # One turn of the loop first: bytes already in the socket are read (and
+        # skipped) rather than taken for the answer.
+        await asyncio.sleep(0)
         self.skip()
         self.send_line(line)
         return await self.read_until_prompt(within)

@@ -66,6 +66,7 @@ class FakeHandler:
 
     def session_idle_output(self, session: Session) -> None:
         self.idle_output.append(session.id)
+        self._touch()
 
     def mssp_status(self) -> dict[str, str | list[str]]:
         return self.mssp

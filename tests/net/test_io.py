@@ -334,17 +334,23 @@ async def test_output_on_its_own_asks_for_a_prompt_once(
 ) -> None:
     client = await connect(server, "refuse")
     session = await handler.session()
+    assert isinstance(session, TelnetSession)
     session.send("someone tells you, 'hi'")
     session.send("and again")
     await handler.wait_until(lambda: bool(handler.idle_output))
-    await asyncio.sleep(0)  # one more loop turn: no second request
     assert handler.idle_output == [session.id]  # one per burst
-    # A prompt right after the text: nothing more is asked for.
+    # A prompt right after the text: nothing more is asked for when it is due.
     session.send("a round of the fight")
     session.prompt("<20hp> ")
     await client.wait_text("<20hp> ")
-    await asyncio.sleep(0)
+    session._reprompt_due()
     assert handler.idle_output == [session.id]
+    # A line typed meanwhile cancels it: the answer ends with its own prompt.
+    session.send("a shout from afar")
+    assert session._reprompt is not None
+    client.send_line("look")
+    await handler.wait_until(lambda: bool(handler.lines))
+    assert session._reprompt is None
 
 
 async def test_output_while_answering_input_waits_for_the_answers_prompt(
