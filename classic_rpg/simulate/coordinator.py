@@ -446,7 +446,7 @@ class Coordinator:
         attempt.reason = reason
         quest_id = attempt.quest_id
         if entry is not None and entry.state.active:
-            return f"abandon {quest_id}"  # QuestAbandonedEvent ends the attempt
+            return f"abandon {quest_id} confirm"  # QuestAbandonedEvent ends the attempt
         self._end(bot.uid, quest_id, "gave_up", reason)
         return None
 
