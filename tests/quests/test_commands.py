@@ -93,7 +93,7 @@ async def test_offers_are_taken_by_a_word_of_the_title_and_shared_words_list_the
     assert "Trouble at the Smithy  [offered]" in out
     assert "You accept 'Trouble on the Road'" in await cmd(engine, hero, "accept road")
     assert "You decline 'Trouble at the Smithy'" in await cmd(engine, hero, "decline smithy")
-    assert "You abandon 'Trouble on the Road'" in await cmd(engine, hero, "abandon road")
+    assert "You abandon 'Trouble on the Road'" in await cmd(engine, hero, "abandon road yes")
     assert "You have no quest 'the'" in await cmd(engine, hero, "quest the")
 
 
