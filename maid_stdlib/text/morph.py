@@ -1,0 +1,142 @@
+"""English morphology for generated prose, on top of ``inflect``.
+
+Hand rules for plurals and articles break on the first "wolf", "hour" or
+"lump of iron ore"; ``inflect`` knows them. The engine is built on first use,
+not at import.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import cache
+
+import inflect
+
+__all__ = [
+    "counted",
+    "definite",
+    "indefinite",
+    "is_plural",
+    "join",
+    "plural",
+    "possessive",
+    "sentence_case",
+    "strip_article",
+    "third_singular",
+    "verb_for",
+]
+
+_ARTICLES = ("a ", "an ", "the ", "some ")
+_SENTENCE_START = re.compile(r"(^|[.!?]\s+|\n\s*)([\"'\u201c\u2018(]?)([a-z])")
+
+
+@cache
+def _engine() -> inflect.engine:
+    return inflect.engine()
+
+
+def strip_article(noun: str) -> str:
+    """``noun`` without a leading article ("the bandits" -> "bandits")."""
+    text = noun.strip()
+    lowered = text.lower()
+    for article in _ARTICLES:
+        if lowered.startswith(article):
+            return text[len(article) :]
+    return text
+
+
+def _has_article(noun: str) -> bool:
+    return noun.strip().lower().startswith(_ARTICLES)
+
+
+def is_proper(noun: str) -> bool:
+    """A name ("Kral", "Old Trade Road"): it starts with a capital letter."""
+    text = noun.strip()
+    return bool(text) and text[0].isupper() and not _has_article(text)
+
+
+def is_plural(noun: str) -> bool:
+    """Whether the head noun is plural ("bandits", "the grey wolves", "men")."""
+    head = strip_article(noun).split(" of ")[0].split()
+    if not head:
+        return False
+    last = head[-1].strip(".,;:!?").lower()
+    if last in _SINGULAR_S:
+        return False
+    return bool(_engine().singular_noun(last))
+
+
+# Words inflect would read as plurals that are singular in prose.
+_SINGULAR_S = frozenset({"ss", "news", "gas", "lens", "moss", "pass", "boss", "glass"})
+
+
+def indefinite(noun: str) -> str:
+    """ "a lump of iron ore", "an hour"; a plural or a name stays as it is."""
+    text = noun.strip()
+    if not text or _has_article(text) or is_proper(text) or is_plural(text):
+        return text
+    return str(_engine().a(text))
+
+
+def definite(noun: str) -> str:
+    """ "the lump of iron ore"; a name stays as it is ("Kral")."""
+    text = noun.strip()
+    if not text or is_proper(text):
+        return text
+    return "the " + strip_article(text)
+
+
+def plural(noun: str) -> str:
+    """ "bandit scouts", "wolves", "lumps of iron ore" (article dropped)."""
+    base = strip_article(noun)
+    if not base or is_plural(base):
+        return base
+    return str(_engine().plural_noun(base))
+
+
+def counted(count: int, noun: str) -> str:
+    """ "a bandit scout" for one, "3 bandit scouts" for more."""
+    if count == 1:
+        return indefinite(strip_article(noun))
+    return f"{count} {plural(noun)}"
+
+
+def possessive(name: str) -> str:
+    """ "Captain Voss's", "the bandits'"."""
+    text = name.strip()
+    if text.endswith("s") and is_plural(text) and not is_proper(text):
+        return text + "'"
+    return text + "'s"
+
+
+def third_singular(verb: str) -> str:
+    """The third person singular of a base-form verb: want -> wants, go -> goes."""
+    word = verb.strip()
+    irregular = {"be": "is", "am": "is", "are": "is", "have": "has", "do": "does", "go": "goes"}
+    lowered = word.lower()
+    if lowered in irregular:
+        return irregular[lowered]
+    if re.search(r"(s|sh|ch|x|z|o)$", lowered):
+        return word + "es"
+    if re.search(r"[^aeiou]y$", lowered):
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def verb_for(subject: str, verb: str) -> str:
+    """``verb`` (base form) agreeing with ``subject``: "Voss wants", "the guards want"."""
+    return verb if is_plural(subject) and not is_proper(subject) else third_singular(verb)
+
+
+def join(items: Iterable[str], conjunction: str = "and") -> str:
+    """ "A", "A and B", "A, B and C"."""
+    parts = [i for i in items if i]
+    if len(parts) <= 1:
+        return parts[0] if parts else ""
+    return ", ".join(parts[:-1]) + f" {conjunction} " + parts[-1]
+
+
+def sentence_case(text: str) -> str:
+    """Capitalise the first letter of every sentence, and nothing else."""
+    return _SENTENCE_START.sub(lambda m: m.group(1) + m.group(2) + m.group(3).upper(), text)

@@ -1,0 +1,138 @@
+"""The text toolkit: morphology, place prose, voice, the realiser's traces, the lint."""
+
+from __future__ import annotations
+
+import pytest
+
+from maid_stdlib.text import (
+    counted,
+    indefinite,
+    lint_text,
+    place_phrase,
+    possessive,
+    sentence_case,
+    third_person,
+    verb_for,
+)
+from maid_stdlib.text.realiser import check_template, clause, person, render, statement, thing
+
+NAMES = ["Hollin", "Warden Tamsin", "Pell", "Mara Reed", "the Mill Road"]
+
+
+def test_morphology_comes_from_inflect() -> None:
+    assert indefinite("lump of iron ore") == "a lump of iron ore"
+    assert indefinite("hour") == "an hour"
+    assert counted(3, "grey wolf") == "3 grey wolves"
+    assert counted(1, "a bandit scout") == "a bandit scout"
+    assert possessive("Warden Tamsin") == "Warden Tamsin's"
+    assert possessive("the wolves") == "the wolves'"
+    assert verb_for("Hollin", "want") == "wants"
+    assert verb_for("the millers", "want") == "want"
+    assert sentence_case("first. second! third") == "First. Second! Third"
+
+
+def test_a_room_reads_as_prose() -> None:
+    assert place_phrase("Mill Road, The Old Oak", "Mill Road") == "the Old Oak on the Mill Road"
+    assert place_phrase("Mill Road, Below the Weir") == "the Mill Road below the Weir"
+    assert place_phrase("The Barracks") == "the Barracks"
+    assert place_phrase("Hollin's Mill") == "Hollin's Mill"
+
+
+def test_a_first_person_memory_is_retold_in_the_third_person() -> None:
+    assert third_person("I learned that wolves are on the Mill Road", "Hollin") == (
+        "Hollin learned that wolves are on the Mill Road"
+    )
+    assert third_person("I am tired and my mill is idle", "Hollin") == (
+        "Hollin is tired and their mill is idle"
+    )
+    assert third_person("We lost our cart", "Hollin") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Would you Hear Hollin's side of the dispute?", "capitalised_verb_mid_sentence"),
+        ("Bring lump of iron ore to Hollin", "missing_article"),
+        ("Go and hear what Warden Tamsin want.", "subject_verb_agreement"),
+        ("Meet Mara Reed to hear what Mara Reed want.", "subject_verb_agreement"),
+        ("Talk to Pell and finally Tell Hollin it was done?", "capitalised_verb_mid_sentence"),
+        ("I learned that wolves are on the Mill Road.", "first_person_in_third_person_slot"),
+        ("Wolves prowl Mill Road, The Old Oak.", "raw_place_name"),
+        ("Hear Pell's side of the dispute over follow_up.", "internal_id"),
+        ("Type accept gen-threat_elimination-6c09f8f3 to begin.", "internal_id"),
+        ("Welcome, {player}.", "unfilled_placeholder"),
+        ("I am tired of the shouting. a guard will not listen to me.", "lowercase_sentence_start"),
+    ],
+)
+def test_the_lint_flags_the_reported_defects(text: str, kind: str) -> None:
+    assert kind in {d.kind for d in lint_text(text, "third", NAMES)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Bring the lump of iron ore to Hollin.",
+        "Hollin learned that wolves are on the Mill Road. Will he manage?",
+        "Meet the millers to hear what they want.",
+        "Defeat 3 grey wolves.",
+        "Hear what Warden Tamsin wants. Take care on the road.",
+        "Bring Pell safely to the Barracks.",
+    ],
+)
+def test_the_lint_passes_good_sentences(text: str) -> None:
+    assert lint_text(text, "third", NAMES) == []
+
+
+def test_first_person_is_fine_in_dialogue() -> None:
+    assert lint_text("I learned that wolves are on the Mill Road.", "first", NAMES) == []
+
+
+def test_every_sentence_records_its_facts_and_missing_facts_drop_sentences() -> None:
+    values = {
+        "npc": person("Hollin", "giver"),
+        "threat": thing("wolves", "threat"),
+        "memory": statement("Hollin saw wolves at dusk", "I saw wolves at dusk", "memory:1"),
+        "objective": clause("Defeat 3 grey wolves", "objective:1"),
+    }
+    out = render(
+        "{memory}. {threat} {threat.v_be} near. {stakes}. Will you {objective}? Please hurry.",
+        values,
+    )
+    assert out.text == (
+        "Hollin saw wolves at dusk. Wolves are near. Will you defeat 3 grey wolves? Please hurry."
+    )
+    assert [s.facts for s in out.sentences] == [
+        ("memory:1",),
+        ("threat",),
+        ("objective:1",),
+        ("flavour",),
+    ]
+    assert out.dropped == 1
+    assert render("{memory.first}.", values).text == "I saw wolves at dusk."
+
+
+def test_a_sentence_without_a_fact_must_be_reviewed_flavour() -> None:
+    known = {"npc"}
+    check_template("Please hurry. {npc} waits.", known)
+    with pytest.raises(ValueError, match="no fact behind it"):
+        check_template("The mill burned down. {npc} waits.", known)
+    check_template("Nobody saw. {npc} waits.", known, flavour={"Nobody saw."})
+
+
+def test_named_mentions_are_read_off_running_text() -> None:
+    from maid_stdlib.text.mentions import named_mentions, unmatched_mentions
+
+    text = (
+        "Warden Tamsin watches the Mill Road. The Lord of the Vale sent Marcus Thorne. "
+        "Will you help? I'll wait at Hollin's Mill."
+    )
+    found = named_mentions(text)
+    assert found == [
+        "Warden Tamsin",
+        "Mill Road",
+        "Lord of the Vale",
+        "Marcus Thorne",
+        "Hollin's Mill",
+    ]
+    known = ["Tamsin", "the Mill Road", "Hollin's Mill"]
+    assert unmatched_mentions(found, known) == ["Lord of the Vale", "Marcus Thorne"]
