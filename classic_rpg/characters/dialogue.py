@@ -6,6 +6,16 @@
         bandits road: "They camp on the Old Trade Road, east of the gate."
         iron ore: "Good ore comes from the hills. Came, rather."
 
+A greeting or an answer may instead be a list of lines, each valid only while
+its living-world conditions hold for the NPC (``when``, the vocabulary of
+living data: ``threat_known``, ``supply_clear``, ``at:tavern``, ``doing:drinking``
+...); the first that holds is said, so a line written for the crisis is not said
+once the road is clear::
+
+      greeting:
+        - {when: [threat_known], text: "Nobody wants to do anything about them."}
+        - {text: "The road is quiet. Long may it last."}
+
 ``talk <npc>`` emits TalkedToEvent, then runs the TalkService handlers in order;
 the first that returns True has handled the conversation (e.g. the QuestManager
 offering or turning in a quest) and the greeting is not shown.
@@ -22,12 +32,14 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from classic_rpg.characters.components import Dialogue
+from classic_rpg.characters.components import Dialogue, DialogueLine
 from classic_rpg.combat.components import CombatRules
 from classic_rpg.events import TalkedToEvent
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, command
+from maid_engine.content import PackError
 from maid_stdlib.living import LivingWorld
+from maid_stdlib.living.data import qualify_condition
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.extensions import ExtensionContext
 from maid_stdlib.world.loader import WorldData
@@ -43,27 +55,86 @@ TalkHandler = Callable[[CommandContext, UUID], bool | Awaitable[bool]]
 TopicHandler = Callable[[CommandContext, UUID, str], bool | Awaitable[bool]]
 
 
+class LineData(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    text: str = Field(min_length=1)
+    when: list[str] = Field(default_factory=list)
+
+
+Said = str | list[LineData]
+
+
+def _said(value: Said, what: str) -> Said:
+    if isinstance(value, str):
+        if not value.strip():
+            raise ValueError(f"{what} needs text")
+        return value.strip()
+    if not value:
+        raise ValueError(f"{what} needs at least one line")
+    return value
+
+
 class DialogueData(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    greeting: str = Field(min_length=1)
-    topics: dict[str, str] = Field(default_factory=dict)
+    greeting: Said
+    topics: dict[str, Said] = Field(default_factory=dict)
+
+    @field_validator("greeting")
+    @classmethod
+    def _greeting(cls, value: Said) -> Said:
+        return _said(value, "the greeting")
 
     @field_validator("topics")
     @classmethod
-    def _topics(cls, value: dict[str, str]) -> dict[str, str]:
+    def _topics(cls, value: dict[str, Said]) -> dict[str, Said]:
         out = {}
         for key, text in value.items():
             words = " ".join(key.lower().split())
-            if not words or not text.strip():
+            if not words:
                 raise ValueError(f"topic {key!r} needs keywords and an answer")
-            out[words] = text.strip()
+            out[words] = _said(text, f"topic {key!r}")
         return out
 
 
+def _lines(ctx: ExtensionContext, topic: str, value: Said) -> tuple[str, list[DialogueLine]]:
+    """(the unconditional text, every line) of one greeting or topic."""
+    if isinstance(value, str):
+        return value, []
+    living = ctx.engine.services.try_get(LivingWorld)
+    out = []
+    for line in value:
+        when = [qualify_condition(ctx.entry.pack, c) for c in line.when]
+        for spec in when:
+            if living is None or spec not in living.conditions:
+                known = ", ".join(living.conditions.names()) if living is not None else "none"
+                raise PackError(
+                    ctx.entry.pack,
+                    f"{ctx.entry.file}: npc {ctx.entry.key!r}: dialogue: unknown condition "
+                    f"{spec!r} (known: {known})",
+                )
+        out.append(DialogueLine(topic, " ".join(line.text.split()), when))
+    plain_text = next((line.text for line in out if not line.when), "")
+    return plain_text, out
+
+
 def apply_dialogue(ctx: ExtensionContext, value: DialogueData) -> None:
-    ctx.world.add_component(
-        ctx.entity_id, Dialogue(greeting=value.greeting.strip(), topics=dict(value.topics))
-    )
+    greeting, lines = _lines(ctx, "", value.greeting)
+    topics = {}
+    for key, said in value.topics.items():
+        topics[key], more = _lines(ctx, key, said)
+        lines.extend(more)
+    ctx.world.add_component(ctx.entity_id, Dialogue(greeting=greeting, topics=topics, lines=lines))
+
+
+def line_for(dialogue: Dialogue, topic: str, holds: Callable[[list[str]], bool]) -> str:
+    """What the NPC says for ``topic`` ("" the greeting) now: the first line whose
+    conditions hold, else the unconditional one ("" if none fits)."""
+    for line in dialogue.lines:
+        if line.topic == topic and holds(line.when):
+            return line.text
+    if topic == "":
+        return dialogue.greeting
+    return dialogue.topics.get(topic, "")
 
 
 def register_dialogue_data(data: WorldData, owner: str) -> None:
@@ -125,13 +196,14 @@ class TalkService:
 
 
 def find_topic(dialogue: Dialogue, topic: str) -> str | None:
+    """The topic key ``topic`` names ("road" -> "bandits road"), if any."""
     words = topic.lower().split()
     if not words:
         return None
-    for keys, text in dialogue.topics.items():
+    for keys in dialogue.topics:
         options = keys.split()
         if all(any(o.startswith(w) for o in options) for w in words):
-            return text
+            return keys
     return None
 
 
@@ -163,26 +235,45 @@ async def converse(ctx: CommandContext, who: str, topic: str | None) -> None:
     gossip = living.note_conversation(npc, actor) if living is not None else []
     name = capitalize(name_of(ws, npc))
     dialogue = ctx.world.try_component(npc, Dialogue)
+
+    def holds(when: list[str]) -> bool:
+        if not when:
+            return True
+        return living is not None and living.holds(npc, when)
+
     if topic is None:
         ws.message_room(
             room, f"{capitalize(name_of(ws, actor))} talks to {name_of(ws, npc)}.", exclude=(actor,)
         )
         if await talk.run(ctx, npc):
             return
-        if dialogue is None or not dialogue.greeting:
+        greeting = line_for(dialogue, "", holds) if dialogue is not None else ""
+        if dialogue is None or not greeting:
             rules = ctx.world.try_component(npc, CombatRules)
             hostile = rules is not None and rules.hostile
-            ctx.send(f"{name} {'snarls at you.' if hostile else 'has nothing to say to you.'}")
+            if hostile:
+                ctx.send(f"{name} snarls at you.")
+            elif dialogue is not None:
+                # Nothing written fits the moment: a nod, and the news.
+                ctx.send(f"{name} nods to you.{topic_hint(dialogue)}")
+                for line in gossip:
+                    ctx.send(line)
+            else:
+                ctx.send(f"{name} has nothing to say to you.")
             return
-        ctx.send(f'{name} says, "{dialogue.greeting}"{topic_hint(dialogue)}')
+        ctx.send(f'{name} says, "{greeting}"{topic_hint(dialogue)}')
         for line in gossip:
             ctx.send(line)
         return
     if await talk.run_topic(ctx, npc, topic):
         return
-    answer = find_topic(dialogue, topic) if dialogue is not None else None
-    if answer is None:
+    key = find_topic(dialogue, topic) if dialogue is not None else None
+    if key is None or dialogue is None:
         ctx.send(f"{name} does not know anything about '{topic}'.")
+        return
+    answer = line_for(dialogue, key, holds)
+    if not answer:
+        ctx.send(f"{name} has nothing to say about {key.split()[0]} just now.")
         return
     ctx.send(f'{name} says, "{answer}"')
 

@@ -47,7 +47,7 @@ from maid_stdlib.world.components import NPC
 from maid_stdlib.world.events import EntityDiedEvent
 from maid_stdlib.world.look import name_of, render_room
 from maid_stdlib.world.service import WorldService
-from maid_stdlib.world.spawner import spawn_template
+from maid_stdlib.world.spawner import SpawnGates, spawn_template
 from maid_stdlib.world.text import capitalize, join_words
 
 log = logging.getLogger("maid.rpg.death")
@@ -194,6 +194,9 @@ class RespawnSystem(System):
         for marker, (pending,) in world.query(PendingRespawn):
             if pending.due > now:
                 continue
+            gates = self.engine.services.try_get(SpawnGates)
+            if gates is not None and gates.held(pending.template, pending.room):
+                continue  # driven off: back when the gate opens (its faction regroups)
             world.destroy_entity(marker)
             try:
                 uid = spawn_template(self.engine, pending.template, None, kind="npc")

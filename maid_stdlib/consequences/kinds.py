@@ -305,12 +305,26 @@ class WorldState(MutationKind):
             else:
                 world.create_entity(flags, entity_id=WORLD_FLAGS_ID)
         value = m.payload.get("value")
+        key = str(m.target_key)
         if value is None:
-            flags.flags.pop(str(m.target_key), None)
+            flags.flags.pop(key, None)
         else:
-            flags.flags[str(m.target_key)] = str(value)
+            flags.flags[key] = str(value)
         world.modified(WORLD_FLAGS_ID, flags)
-        return None
+        living = env.living
+        if value != "cleared" or living is None:
+            return None
+        # Players cleared a threat: its faction stays away until it regroups.
+        before = living.clearances.get(key)
+        if living.clearances.clear(key, env.now) is None:
+            return None
+
+        def undo() -> None:
+            living.clearances.forget(key)
+            if before is not None:
+                living.clearances.restore(before)
+
+        return Applied(undo=undo)
 
 
 class MutationKinds:

@@ -205,9 +205,14 @@ class ConsequencePropagator:
                 "tellers": [str(teller)],
                 "content": content,
                 "statement_id": statement_id(quest_id, content),
-                "subject": str(character_id) if character_id else quest_id,
+                "subject": c.gossip_subject or f"quest:{quest_id}",
                 "confidence": self.GOSSIP_CONFIDENCE,
-                "tags": ["quest", outcome],
+                "tags": [
+                    "quest",
+                    outcome,
+                    # "heard:threat_cleared" holds for whoever knows it (dialogue).
+                    *(["threat_cleared"] if (c.gossip_subject or "").startswith("threat:") else []),
+                ],
                 "source": f"quest:{quest_id}",
                 "character_id": str(character_id) if character_id else None,
                 "location": context.location if context else None,

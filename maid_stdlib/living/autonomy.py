@@ -421,6 +421,9 @@ class SocialFabricSystem(_Sliced):
             tags=["threat_cleared", source],
             location=item.location,
             supersedes=item.id,
+            # Found gone, not seen go: as of the last sighting, so the news of the
+            # deed that cleared them (a later fact) is what spreads.
+            at=item.fact_time,
         )
         self.living.memory.add(
             EpisodicMemory(

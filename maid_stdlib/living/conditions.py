@@ -22,7 +22,9 @@ from uuid import UUID
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.ecs import World
 from maid_engine.ports import SessionsPort, WorldPort
-from maid_stdlib.living.facts import Hostile, SupplyRoutes, WatchedRooms
+from maid_stdlib.living.components import NeedsComponent
+from maid_stdlib.living.facts import Hostile, Schedule, SupplyRoutes, WatchedRooms
+from maid_stdlib.living.gossip import KnownGossip
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.service import WorldService
 
@@ -339,6 +341,49 @@ def _away(ev: Evaluation, npc: UUID, room: str) -> Fact | None:
     return None if _at(ev, npc, room) is not None else Fact(f"away:{room}", f"away from {room}")
 
 
+def _not(ev: Evaluation, npc: UUID, spec: str) -> Fact | None:
+    """``not:<condition>``: holds when the other does not."""
+    if not spec or ev.check(spec, npc) is not None:
+        return None
+    return Fact(f"not:{spec}", f"not {spec}")
+
+
+def _heard(ev: Evaluation, npc: UUID, tag: str) -> Fact | None:
+    """``heard:<tag>``: the NPC knows a statement tagged so ("threat_cleared")."""
+    known = ev.world.try_component(npc, KnownGossip)
+    if known is None:
+        return None
+    for item in known.items.values():
+        if tag in item.tags:
+            return Fact(
+                f"heard:{item.id}", item.content, rooms=(item.location,) if item.location else ()
+            )
+    return None
+
+
+def _doing(ev: Evaluation, npc: UUID, activity: str) -> Fact | None:
+    """``doing:<activity>``: the NPC's schedule has it doing that now (where it
+    should be at this hour and already there)."""
+    schedule = ev.world.try_component(npc, Schedule)
+    if schedule is None:
+        return None
+    entry = schedule.entry_at(int(ev.now // 3600) % 24)
+    if entry is None or entry.activity != activity or ev.ws.room_key_of(npc) != entry.room:
+        return None
+    return Fact(f"doing:{activity}", activity, rooms=(entry.room,))
+
+
+def _need_low(ev: Evaluation, npc: UUID, need: str) -> Fact | None:
+    """``need_low[:<need>]``: the need (any, without one) is below its threshold."""
+    needs = ev.world.try_component(npc, NeedsComponent)
+    if needs is None:
+        return None
+    for name, state in sorted(needs.needs.items()):
+        if (not need or name == need) and state.value < state.threshold:
+            return Fact(f"need_low:{name}", f"short of {name}")
+    return None
+
+
 def builtin_conditions() -> ConditionRegistry:
     reg = ConditionRegistry()
     for name, func in (
@@ -352,6 +397,10 @@ def builtin_conditions() -> ConditionRegistry:
         ("at", _at),
         ("away", _away),
         ("always", lambda _ev, npc, _a: Fact("always", "always")),
+        ("not", _not),
+        ("heard", _heard),
+        ("doing", _doing),
+        ("need_low", _need_low),
     ):
         reg.register(name, func)
     return reg

@@ -15,7 +15,7 @@ after every pack built its world -- by :mod:`maid_stdlib.living.seeding`.
 Format (keys local to the pack may omit the "pack:" prefix)::
 
     factions:
-      bandits: {name: bandits, hostile: true}
+      bandits: {name: bandits, hostile: true, regroup_days: 3, regroup_warning_hours: 12}
     faction_relations:
       - {a: village, b: bandits, value: -0.8, cause: raids on the road}
     crises:
@@ -124,6 +124,8 @@ class SupplySpec(_Model):
 class ScheduleSpec(_Model):
     hour: int = Field(ge=0, le=23)
     room: Ref
+    #: What the NPC does there ("working"): the ``doing:`` condition, room lines.
+    activity: Name | None = None
 
 
 class MemorySpec(_Model):
@@ -180,6 +182,10 @@ class FactionSpec(_Model):
     name: Text
     hostile: bool = False
     description: str = ""
+    #: Game days before a threat of the faction that players cleared regroups
+    #: (null: never), and the hours before that its rumour spreads.
+    regroup_days: float | None = Field(3.0, ge=0.0)
+    regroup_warning_hours: float = Field(12.0, ge=0.0)
 
 
 class FactionRelationSpec(_Model):
@@ -220,11 +226,18 @@ class LivingData:
         return ref if ":" in ref else f"{self.pack}:{ref}"
 
     def qualify_condition(self, spec: str) -> str:
-        """Room arguments of "at:"/"away:" become full room keys."""
-        name, sep, arg = spec.partition(":")
-        if sep and name in ("at", "away"):
-            return f"{name}:{self.qualify(arg)}"
-        return spec
+        """Room arguments of "at:"/"away:" become full room keys (also under "not:")."""
+        return qualify_condition(self.pack, spec)
+
+
+def qualify_condition(pack: str, spec: str) -> str:
+    """ "at:tavern" -> "at:<pack>:tavern"; "not:at:tavern" likewise."""
+    name, sep, arg = spec.strip().partition(":")
+    if sep and name == "not":
+        return f"not:{qualify_condition(pack, arg)}"
+    if sep and name in ("at", "away"):
+        return f"{name}:{arg if ':' in arg else f'{pack}:{arg}'}"
+    return spec.strip()
 
 
 def _label(path: Path) -> str:

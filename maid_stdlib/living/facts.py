@@ -57,10 +57,12 @@ class Hostile(Component):
 
 @dataclass
 class ScheduleEntry:
-    """From game hour ``hour`` (0-23) on, the owner wants to be in ``room``."""
+    """From game hour ``hour`` (0-23) on, the owner wants to be in ``room``, doing
+    ``activity`` there ("working", "drinking": what it shows and says may follow)."""
 
     hour: int
     room: str
+    activity: str = ""
 
 
 @dataclass
@@ -71,6 +73,10 @@ class Schedule(Component):
     def room_at(self, hour: int) -> str | None:
         """The room for game hour ``hour``: the latest entry at or before it,
         wrapping around midnight to the day's last entry."""
+        entry = self.entry_at(hour)
+        return entry.room if entry is not None else None
+
+    def entry_at(self, hour: int) -> ScheduleEntry | None:
         if not self.entries:
             return None
         ordered = sorted(self.entries, key=lambda e: e.hour)
@@ -78,7 +84,7 @@ class Schedule(Component):
         for entry in ordered:
             if entry.hour <= hour:
                 chosen = entry
-        return chosen.room
+        return chosen
 
 
 @dataclass

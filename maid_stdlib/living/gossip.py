@@ -9,6 +9,13 @@ a source (who first stated it), a subject, content and a confidence:
 * each retelling multiplies it by :data:`RETELL_DECAY`; below
   :data:`MIN_RETELL_CONFIDENCE` nobody passes it on.
 
+A newer fact about the same subject replaces the older one: statements carry the
+game time their fact was established (``at``, kept through retellings), so "the
+bandits are on the road" heard today is dropped when "an adventurer cleared the
+bandits" (same subject, later fact) arrives, and an old rumour retold afterwards
+does not bring it back. NPC memories keep both, with their times; what NPCs know
+and say is the latest.
+
 Every NPC's copies live in its :class:`KnownGossip` component (persistent).
 Spreading is done by the SocialFabric system, between NPCs sharing a room or a
 relationship, over game time.
@@ -60,10 +67,17 @@ class GossipItem:
     location: str | None = None
     #: Id of a statement this one makes obsolete ("the road is clear again").
     supersedes: str | None = None
+    #: Game time the fact was established (first seen, or the deed done); a
+    #: retelling keeps it. 0: unknown (older copies), read as ``heard_at``.
+    at: float = 0.0
 
     @property
     def is_secret(self) -> bool:
         return "secret" in self.tags
+
+    @property
+    def fact_time(self) -> float:
+        return self.at or self.heard_at
 
 
 @dataclass
@@ -80,6 +94,16 @@ def learn(world: World, npc: UUID, item: GossipItem) -> bool:
         known = KnownGossip()
         world.add_component(npc, known)
     item.confidence = clamp_unit(item.confidence)
+    if not item.at:
+        item.at = item.heard_at
+    if item.subject:
+        same = [i for i in known.items.values() if i.subject == item.subject and i.id != item.id]
+        if any(i.fact_time > item.fact_time for i in same):
+            # Older news about something this NPC knows a newer fact of.
+            return False
+        for older in same:
+            if older.fact_time < item.fact_time:
+                del known.items[older.id]
     superseding = [k for k, i in known.items.items() if i.supersedes == item.id]
     if superseding:
         if item.heard_from is not None:
@@ -89,8 +113,9 @@ def learn(world: World, npc: UUID, item: GossipItem) -> bool:
             del known.items[key]
     current = known.items.get(item.id)
     if current is not None and current.confidence >= item.confidence:
-        # Hearing it again keeps it fresh.
+        # Hearing it again keeps it fresh (and a fact seen again is current again).
         current.heard_at = max(current.heard_at, item.heard_at)
+        current.at = max(current.fact_time, item.fact_time)
         world.modified(npc, known)
         return False
     known.items[item.id] = item
@@ -120,8 +145,10 @@ def observe(
     tags: Iterable[str] = (),
     location: str | None = None,
     supersedes: str | None = None,
+    at: float | None = None,
 ) -> bool:
-    """``npc`` saw it with its own eyes: confidence 1.0, source itself."""
+    """``npc`` saw it with its own eyes: confidence 1.0, source itself. ``at``: when
+    the fact was established, if earlier than ``now``."""
     return learn(
         world,
         npc,
@@ -137,6 +164,7 @@ def observe(
             0,
             location,
             supersedes,
+            now if at is None else at,
         ),
     )
 
@@ -153,14 +181,27 @@ def inject(
     tags: Iterable[str] = (),
     source: str = "",
     location: str | None = None,
+    supersedes: str | None = None,
+    at: float = 0.0,
 ) -> list[UUID]:
     """Generated gossip (a quest consequence): confidence capped at 0.9. Returns the
-    NPCs who now know it."""
+    NPCs who now know it. ``at``: when its fact was established (default ``now``)."""
     capped = min(confidence, GENERATED_CONFIDENCE_CAP)
     out = []
     for npc in tellers:
         item = GossipItem(
-            statement_id, content, subject, source, capped, list(tags), None, now, 0, location
+            statement_id,
+            content,
+            subject,
+            source,
+            capped,
+            list(tags),
+            None,
+            now,
+            0,
+            location,
+            supersedes,
+            at or now,
         )
         if learn(world, npc, item):
             out.append(npc)
@@ -181,6 +222,7 @@ def retell(world: World, teller: UUID, listener: UUID, item: GossipItem, now: fl
         item.hops + 1,
         item.location,
         item.supersedes,
+        item.fact_time,
     )
     return learn(world, listener, copy)
 

@@ -9,6 +9,7 @@ from maid_stdlib.living.autonomy import AutonomySystem, ScheduleSystem, SocialFa
 from maid_stdlib.living.commands import COMMANDS
 from maid_stdlib.living.facts import DiscoverySite
 from maid_stdlib.living.memory import COLLECTION, MemoryFlushSystem, MemoryService
+from maid_stdlib.living.regroup import RegroupSystem
 from maid_stdlib.living.reputation import ReputationSection
 from maid_stdlib.living.seeding import apply_spawned
 from maid_stdlib.living.service import LivingWorld
@@ -16,6 +17,7 @@ from maid_stdlib.world.components import NPC
 from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.info import ScoreSheet
 from maid_stdlib.world.plugin import WorldPlugin
+from maid_stdlib.world.spawner import SpawnGates
 
 __all__ = ["LivingPlugin"]
 
@@ -83,6 +85,8 @@ class LivingPlugin(ContentPack):
         ctx.add_system(ScheduleSystem(living))
         ctx.add_system(AutonomySystem(living))
         ctx.add_system(SocialFabricSystem(living))
+        ctx.add_system(RegroupSystem(living.clearances))
+        ctx.service(SpawnGates).add(living.respawn_held)
         ctx.add_system(MemoryFlushSystem(living.memory))
         ctx.add_commands(COMMANDS)
         reputation = ReputationSection(living.factions)

@@ -13,6 +13,10 @@ class FactionDef:
     name: str
     hostile: bool = False
     description: str = ""
+    #: Game days until a threat of this faction that players cleared comes back
+    #: (None: never by itself), and how long before that the rumour spreads.
+    regroup_days: float | None = 3.0
+    regroup_warning_hours: float = 12.0
 
 
 @dataclass

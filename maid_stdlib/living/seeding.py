@@ -239,7 +239,16 @@ def apply_data(living: LivingTarget, data: LivingData) -> None:
     spec = data.spec
     world = living.world
     for key, fdef in spec.factions.items():
-        living.add_faction(FactionDef(key, fdef.name, fdef.hostile, fdef.description))
+        living.add_faction(
+            FactionDef(
+                key,
+                fdef.name,
+                fdef.hostile,
+                fdef.description,
+                fdef.regroup_days,
+                fdef.regroup_warning_hours,
+            )
+        )
     for rel in spec.faction_relations:
         if api.get_faction_relation(world, rel.a, rel.b) is None:
             api.adjust_faction_relation(world, rel.a, rel.b, rel.value, rel.cause)
@@ -371,7 +380,13 @@ def apply_npc(
         world.add_component(uid, WatchedRooms([data.qualify(r) for r in spec.watch]))
     if spec.schedule:
         world.add_component(
-            uid, Schedule([ScheduleEntry(e.hour, data.qualify(e.room)) for e in spec.schedule])
+            uid,
+            Schedule(
+                [
+                    ScheduleEntry(e.hour, data.qualify(e.room), e.activity or "")
+                    for e in spec.schedule
+                ]
+            ),
         )
     if spec.trade is not None:
         world.add_component(uid, TradeGoods(list(spec.trade.offers), list(spec.trade.wants)))

@@ -21,6 +21,7 @@ from maid_stdlib.living.api import adjust_relationship, get_relationship
 from maid_stdlib.living.components import FactionMembership
 from maid_stdlib.living.conditions import (
     ConditionsHost,
+    Evaluation,
     ThreatMap,
     ThreatProvider,
     builtin_conditions,
@@ -31,6 +32,7 @@ from maid_stdlib.living.facts import Hostile
 from maid_stdlib.living.gossip import KnownGossip, gossip_lines
 from maid_stdlib.living.memory import EpisodicMemory, MemoryHost, MemoryService
 from maid_stdlib.living.registries import DEFAULT_CRISES, CrisisRule, FactionDef, Registries
+from maid_stdlib.living.regroup import Clearances
 from maid_stdlib.living.seeding import SeedingHost, apply_data
 from maid_stdlib.world.components import Describable
 from maid_stdlib.world.service import WorldService
@@ -91,6 +93,8 @@ class LivingWorld:
         #: hostile factions' members (``_hostile_faction_threats``)
         self._hostile_candidates: tuple[frozenset[str], set[UUID]] | None = None
         engine.world.on_changed(FactionMembership, self._on_membership)
+        #: Threats players cleared, held until their faction regroups.
+        self.clearances = Clearances(self)
         self._started = False
 
     @property
@@ -143,6 +147,16 @@ class LivingWorld:
     def add_faction(self, faction: FactionDef) -> None:
         self.registries.factions[faction.key] = faction
         self.invalidate_threats()
+
+    def template_factions(self, template: str) -> list[str]:
+        """The factions living data puts every NPC of ``template`` in."""
+        found = self.templates.get(template)
+        return sorted(found[1].factions) if found is not None else []
+
+    def respawn_held(self, template: str, room: str) -> bool:
+        """Whether an NPC of ``template`` must not come back to ``room`` yet: its
+        faction's threat there was cleared by players and has not regrouped."""
+        return self.clearances.holds(template, room)
 
     def source_name(self, source: str) -> str:
         faction = self.registries.factions.get(source)
@@ -256,6 +270,12 @@ class LivingWorld:
         if known is None:
             return []
         return sorted(i.subject for i in known.items.values() if "threat" in i.tags)
+
+    def holds(self, npc: UUID, when: Iterable[str]) -> bool:
+        """Whether every condition of ``when`` holds for ``npc`` now (what an NPC
+        says or shows may depend on them; unknown conditions never hold)."""
+        ev = Evaluation(self, self.engine.clock.game_time)
+        return all(ev.holds(spec, npc) for spec in when)
 
     # -- dialogue hooks -------------------------------------------------------------
     def gossip_lines(self, npc: UUID, limit: int = 3) -> list[str]:

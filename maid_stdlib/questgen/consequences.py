@@ -131,11 +131,15 @@ class ConsequencePlanner:
             )
             break
 
+        kills = [o for o in objectives if o.objective_type is ObjectiveType.KILL]
+        cleared = facts.threat_keys([u for o in kills for u in o.target_entity_ids])
         plan.success.append(
             QuestConsequence(
                 consequence_type=C.GOSSIP_INJECTION,
                 target_npc=giver,
                 gossip_content=f"An adventurer {deed}",
+                # News of a cleared threat replaces the news of the threat.
+                gossip_subject=cleared[0] if cleared else None,
                 description=f"Word spreads: someone {deed}",
             )
         )
@@ -147,10 +151,8 @@ class ConsequencePlanner:
                 description=f"{name} remembers who helped",
             )
         )
-        kills = [o for o in objectives if o.objective_type is ObjectiveType.KILL]
         if kills:
-            targets = [u for o in kills for u in o.target_entity_ids]
-            for key in facts.threat_keys(targets):
+            for key in cleared:
                 plan.success.append(
                     QuestConsequence(
                         consequence_type=C.WORLD_STATE,

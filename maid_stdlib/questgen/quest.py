@@ -102,6 +102,9 @@ class QuestConsequence:
     need_delta: float | None = None
     economic_amount: float | None = None
     gossip_content: str | None = None
+    #: What the gossip is about ("threat:bandits:..."): news of the same subject
+    #: replaces older news in what NPCs know. None: the quest itself.
+    gossip_subject: str | None = None
     memory_content: str | None = None
     world_state_key: str | None = None
     world_state_value: str | None = None

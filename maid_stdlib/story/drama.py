@@ -21,7 +21,8 @@ from maid_stdlib.living.components import (
     target_uuid,
 )
 from maid_stdlib.living.facts import DiscoverySite, TradeGoods
-from maid_stdlib.living.gossip import GossipItem
+from maid_stdlib.living.gossip import GossipItem, KnownGossip
+from maid_stdlib.living.regroup import ClearedThreats
 from maid_stdlib.story.detectors import (
     DETECTION_UNITS,
     SLICE,
@@ -195,6 +196,38 @@ def detect_discoveries(ctx: DetectionContext) -> Iterator[Detection]:
             },
             involved_players=players,
         )
+
+
+#: Importance of a cleared faction gathering again (the rumour is out).
+REGROUPING_IMPORTANCE = 0.5
+
+
+def detect_regrouping(ctx: DetectionContext) -> Iterator[Detection]:
+    """A faction players drove off is gathering again: from the rumour until it is
+    back (the living world's record of cleared threats)."""
+    for _, record in ctx.world.each(ClearedThreats):
+        for key, entry in sorted(record.threats.items()):
+            if not entry.warned or entry.regroup_at is None:
+                continue
+            statement = f"{key}:regrouping"
+            heard = sorted(
+                uid for uid, known in ctx.world.each(KnownGossip) if statement in known.items
+            )
+            area = ctx.ws.area(entry.place)
+            yield Detection(
+                T.THREAT_REGROUPING,
+                statement,
+                REGROUPING_IMPORTANCE,
+                heard[:5],
+                {
+                    "threat_source": entry.source,
+                    "threat_source_name": ctx.living.source_name(entry.source),
+                    "threat_location": entry.place,
+                    "threat_location_name": area.name if area is not None else entry.place,
+                    "threat_key": key,
+                    "regroup_at": entry.regroup_at,
+                },
+            )
 
 
 def detect_betrayals(ctx: DetectionContext) -> Iterator[Detection]:
@@ -378,6 +411,7 @@ BUILTIN = [
     Detector("alliances", T.ALLIANCE_FORMING, detect_alliances, sliced=True),
     Detector("discoveries", T.DISCOVERY, detect_discoveries),
     Detector("betrayals", T.BETRAYAL, detect_betrayals),
+    Detector("regrouping", T.THREAT_REGROUPING, detect_regrouping),
     Detector("secrets", T.SECRET_REVEALED, detect_secrets, sliced=True),
     Detector("power_shifts", T.POWER_SHIFT, detect_power_shifts, sliced=True),
     Detector("unrequited", T.UNREQUITED, detect_unrequited, sliced=True),

@@ -35,6 +35,7 @@ class StorySignalType:
     POWER_SHIFT = "POWER_SHIFT"
     UNREQUITED = "UNREQUITED"
     CRISIS = "CRISIS"
+    THREAT_REGROUPING = "THREAT_REGROUPING"
 
 
 #: Signal type -> context keys it must carry (quest generation grounds on them).
@@ -52,6 +53,7 @@ REQUIRED_CONTEXT: dict[str, tuple[str, ...]] = {
     StorySignalType.POWER_SHIFT: ("rising_npc", "falling_npc", "faction"),
     StorySignalType.UNREQUITED: ("npc_a", "npc_b", "relationship_type"),
     StorySignalType.CRISIS: ("crisis_type", "affected_area", "severity"),
+    StorySignalType.THREAT_REGROUPING: ("threat_source", "threat_location"),
 }
 
 

@@ -27,6 +27,7 @@ from maid_stdlib.world.info import ScoreSheet, default_score_sheet
 from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.look import LookExtras
 from maid_stdlib.world.service import WorldService
+from maid_stdlib.world.spawner import SpawnGates
 from maid_stdlib.world.who import WhoList
 
 __all__ = ["WorldPlugin"]
@@ -35,7 +36,15 @@ __all__ = ["WorldPlugin"]
 class WorldPlugin(ContentPack):
     name = "stdlib.world"
     version = "0.1.0"
-    provides = (WorldService, WorldData, ScoreSheet, WhoList, LookExtras, WorldCharacterFactory)
+    provides = (
+        WorldService,
+        WorldData,
+        ScoreSheet,
+        WhoList,
+        LookExtras,
+        WorldCharacterFactory,
+        SpawnGates,
+    )
     description = "Rooms, movement, talking, help and the data format of world packs."
 
     def register(self, ctx: PackContext) -> None:
@@ -54,6 +63,7 @@ class WorldPlugin(ContentPack):
         # CharacterFactory is a Protocol; the service registry keys by the type object.
         ctx.provide(CharacterFactory, factory)  # type: ignore[type-abstract]
         ctx.provide(WorldCharacterFactory, factory)
+        ctx.provide(SpawnGates, SpawnGates())
 
         ctx.subscribe(EntityDestroyedEvent, ws.on_destroyed)
 

@@ -14,6 +14,7 @@ persisted world finds them instead of duplicating them:
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from uuid import UUID, uuid4
 
@@ -46,6 +47,25 @@ class SpawnReport:
     created: int = 0
     refreshed: int = 0
     kept: int = 0
+
+
+#: ``gate(template, room) -> bool``: True holds a respawn of ``template`` at ``room``.
+SpawnGate = Callable[[str, str], bool]
+
+
+class SpawnGates:
+    """Service: what may hold a respawn back (a faction driven off by players stays
+    away until it regroups). A rules layer that respawns NPCs asks :meth:`held`
+    and tries again later; any gate saying True holds it."""
+
+    def __init__(self) -> None:
+        self._gates: list[SpawnGate] = []
+
+    def add(self, gate: SpawnGate) -> None:
+        self._gates.append(gate)
+
+    def held(self, template: str, room: str) -> bool:
+        return any(gate(template, room) for gate in self._gates)
 
 
 def area_components(entry: Entry) -> list[Component]:

@@ -102,5 +102,5 @@ async def test_scouts_on_the_road(ironvale: GameEngine) -> None:
     assert "ironvale:healing_draught" in carried
     assert manager.quest_state(hero, "road-scouts") is QuestState.TURNED_IN
     assert [e.outcome for e in rec.of(QuestTurnedInEvent)] == [QuestOutcome.PERFECT]
-    # Not repeatable: Voss is back to his usual self.
-    assert "Everyone does." in await cmd(engine, hero, "talk voss")
+    # Not repeatable: Voss, the road clear, says so.
+    assert "The road is quiet" in await cmd(engine, hero, "talk voss")

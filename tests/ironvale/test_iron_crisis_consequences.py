@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from ironvale.ironkit import iron_crisis_quest, ironvale_engine, iv, play_iron_crisis
-from kits.engines import living_of, plain, qg_of, ws_of
+from kits.engines import living_of, npcs, plain, qg_of, ws_of
 from kits.heroes import new_hero, walk
 from kits.narrators import EchoNarrator
 from kits.quests import SignalLog, applied_delta, assert_trust, build, consequences_of, deliver
@@ -21,6 +21,7 @@ from maid_engine.testing import cmd
 from maid_stdlib.consequences import QuestChainEvent, world_flag
 from maid_stdlib.living import GoalsComponent, GoalStatus, KnownGossip, MemoryVisibility
 from maid_stdlib.living.api import get_faction_standing, get_need_value
+from maid_stdlib.living.regroup import ThreatRegroupingEvent
 from maid_stdlib.questgen import BasicSignal
 from maid_stdlib.questgen.narrative.prompts import build_narrative_prompt
 
@@ -107,8 +108,31 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
         remembered = "A stranger cleared the bandits from Old Trade Road when I needed help."
         assert remembered in [m.content for m in memories]
 
+        # What the village says is the latest fact: the road is clear.
+        for who, room in (("voss", "ironvale:guard_post"), ("selena", "ironvale:selena_stall")):
+            await walk(engine, hero, room)
+            said = plain(await cmd(engine, hero, f"talk {who}"))
+            assert "Nobody wants to do anything" not in said
+            assert "have been seen on" not in said, said
+        assert "open again" in said
+
+        # -- the bandits stay away until they regroup, days later ---------------------
+        # (a cleared faction is held back: no scout or Kral half an hour later)
+        assert not npcs(engine, "bandit_scout") and not npcs(engine, "kral")
+        assert not chains
+        clock.tick_game_seconds = 600.0
+        rumours: list[ThreatRegroupingEvent] = []
+        engine.events.subscribe(ThreatRegroupingEvent, rumours.append)
+        while not rumours:
+            await engine.run_ticks(6)
+            assert not npcs(engine, "kral"), "Kral came back before any rumour"
+        assert clock.game_time - turned_in_at > 86400
+        assert any(s.signal_type == "THREAT_REGROUPING" for s in signals.signals)
+        while not chains:
+            await engine.run_ticks(6)
+            assert clock.game_time - turned_in_at < 2 * 86400, "the bandits never came back"
+
         # -- the world answers: the bandits, back on the road, want revenge -----------
-        # (the scouts respawned half an hour after they fell, while the news spread)
         assert [c.chain_type for c in chains] == ["retaliation"]
         revenge = chains[-1].chain_signal
         assert revenge.signal_type == "THREAT_DETECTED"

@@ -85,7 +85,7 @@ async def test_problems_are_reported_with_file_and_entry(tmp_path: Path) -> None
     assert "npc 'orc': stats.level: Input should be greater than or equal to 1" in text
     assert "npc 'orc': loot.0.chance: Input should be less than or equal to 1" in text
     assert "npc 'ghost': combat: hostile or respawning NPCs need a stats: section" in text
-    assert "npc 'imp': dialogue.greeting: String should have at least 1 character" in text
+    assert "npc 'imp': dialogue.greeting: the greeting needs text" in text
     assert "item 'gem': stats.tier: Input should be less than or equal to 5" in text
     assert "item 'axe': stats.colour: unknown key" in text
     await engine.stop()
