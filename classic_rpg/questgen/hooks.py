@@ -21,6 +21,7 @@ from maid_engine.ports import ServicesPort, WorldPort
 from maid_stdlib.questgen import DifficultyTier, GeneratedQuest, QuestSeed, WorldFacts
 from maid_stdlib.world.components import NPC, Describable, Item
 from maid_stdlib.world.loader import WorldData
+from maid_stdlib.world.spawner import SpawnGates
 
 if TYPE_CHECKING:
     from classic_rpg.systems.quests.manager import QuestManager
@@ -125,8 +126,13 @@ class RpgHooks:
         return [rng.choice(choices)]
 
     def respawn_pending(self, template: str) -> bool:
-        """The RespawnSystem has a respawn of ``template`` scheduled."""
-        return any(p.template == template for _, p in self.world.each(PendingRespawn))
+        """The RespawnSystem has a respawn of ``template`` scheduled (one held back
+        until its faction regroups does not count: nobody could fight it now)."""
+        gates = self.engine.services.try_get(SpawnGates)
+        return any(
+            p.template == template and (gates is None or not gates.held(p.template, p.room))
+            for _, p in self.world.each(PendingRespawn)
+        )
 
     def respawns(self, entity: UUID) -> bool:
         """``entity`` is an NPC the RespawnSystem brings back when it dies."""

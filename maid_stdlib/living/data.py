@@ -45,6 +45,17 @@ Format (keys local to the pack may omit the "pack:" prefix)::
         hostile: bandits            # marks a threat (source "bandits")
         memories: [{content: ..., importance: 0.5, valence: negative, visibility: public}]
         gossip: [{content: ..., subject: ..., confidence: 0.9, secret: false}]
+        presence:                   # what it shows, by condition (first that holds)
+          - {when: [at:smithy, supply_blocked]}     # the world data's own line
+          - {when: [doing:working], short: Gundrik hammers at the anvil.}
+    rooms:
+      square:                       # "{hammer}" in the room's description
+        parts:
+          hammer:
+            - {who: gundrik, when: [doing:working], text: A hammer rings out.}
+            - {text: ""}
+    boards:
+      notice_board: {area: village} # an item listing the area's public needs
 """
 
 from __future__ import annotations
@@ -161,6 +172,34 @@ class TradeSpec(_Model):
     wants: list[Text] = Field(default_factory=list)
 
 
+class ShownSpec(_Model):
+    """A room line (and ``look`` text) valid while every condition holds; without
+    ``short`` it marks the world data's own line as valid only then."""
+
+    when: list[Text] = Field(default_factory=list)
+    short: Text | None = None
+    description: Text | None = None
+
+
+class PartSpec(_Model):
+    """One variant of a room description's part; ``who`` (an NPC key) is whom the
+    conditions are about. ``text`` may be empty (the part says nothing)."""
+
+    text: str = ""
+    when: list[Text] = Field(default_factory=list)
+    who: Ref | None = None
+
+
+class RoomLivingSpec(_Model):
+    parts: dict[Name, list[PartSpec]] = Field(default_factory=dict)
+
+
+class BoardSpec(_Model):
+    """An item (by key) that lists the public needs of ``area``."""
+
+    area: Ref
+
+
 class NpcSpec(_Model):
     needs: dict[Name, NeedSpec] = Field(default_factory=dict)
     goals: list[GoalSpec] = Field(default_factory=list)
@@ -176,6 +215,7 @@ class NpcSpec(_Model):
     hostile: Name | None = None
     memories: list[MemorySpec] = Field(default_factory=list)
     gossip: list[GossipSpec] = Field(default_factory=list)
+    presence: list[ShownSpec] = Field(default_factory=list)
 
 
 class FactionSpec(_Model):
@@ -213,6 +253,8 @@ class LivingFile(_Model):
     crises: list[CrisisSpec] = Field(default_factory=list)
     discoveries: dict[Ref, DiscoverySpec] = Field(default_factory=dict)
     npcs: dict[Ref, NpcSpec] = Field(default_factory=dict)
+    rooms: dict[Ref, RoomLivingSpec] = Field(default_factory=dict)
+    boards: dict[Ref, BoardSpec] = Field(default_factory=dict)
 
 
 @dataclass
@@ -250,7 +292,13 @@ def _label(path: Path) -> str:
 def _where(loc: tuple[Any, ...]) -> tuple[str | None, str]:
     """pydantic location -> ("npc 'gundrik'", "needs.economic.decay")."""
     parts = [str(p) for p in loc]
-    kinds = {"npcs": "npc", "factions": "faction", "discoveries": "discovery"}
+    kinds = {
+        "npcs": "npc",
+        "factions": "faction",
+        "discoveries": "discovery",
+        "rooms": "room",
+        "boards": "board",
+    }
     if len(parts) >= 2 and parts[0] in kinds:
         return f"{kinds[parts[0]]} {parts[1]!r}", ".".join(parts[2:])
     if len(parts) >= 2 and parts[0] in ("faction_relations", "crises"):

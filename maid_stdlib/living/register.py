@@ -7,8 +7,10 @@ from maid_engine.content import ContentPack, PackContext
 from maid_engine.events import EntityDestroyedEvent
 from maid_stdlib.living.autonomy import AutonomySystem, ScheduleSystem, SocialFabricSystem
 from maid_stdlib.living.commands import COMMANDS
+from maid_stdlib.living.conditions import Evaluation
 from maid_stdlib.living.facts import DiscoverySite
 from maid_stdlib.living.memory import COLLECTION, MemoryFlushSystem, MemoryService
+from maid_stdlib.living.presence import PresenceLines, PresenceSystem
 from maid_stdlib.living.regroup import RegroupSystem
 from maid_stdlib.living.reputation import ReputationSection
 from maid_stdlib.living.seeding import apply_spawned
@@ -23,8 +25,9 @@ __all__ = ["LivingPlugin"]
 
 
 class _Handlers:
-    def __init__(self, living: LivingWorld) -> None:
+    def __init__(self, living: LivingWorld, presence: PresenceSystem) -> None:
         self.living = living
+        self.presence = presence
 
     def on_relocated(self, event: EntityRelocatedEvent) -> None:
         living = self.living
@@ -39,6 +42,10 @@ class _Handlers:
             apply_spawned(living, uid)
         if event.to_room is not None:
             self._discover(event.to_room, event)
+            if living.world.has_component(uid, PresenceLines):
+                # Shown as it is where it arrived, before anyone there looks.
+                now = living.engine.clock.game_time
+                self.presence.refresh_npc(Evaluation(living, now), uid)
 
     def _discover(self, room_key: str, event: EntityRelocatedEvent) -> None:
         living = self.living
@@ -86,11 +93,13 @@ class LivingPlugin(ContentPack):
         ctx.add_system(AutonomySystem(living))
         ctx.add_system(SocialFabricSystem(living))
         ctx.add_system(RegroupSystem(living.clearances))
+        presence = PresenceSystem(living.presence)
+        ctx.add_system(presence)
         ctx.service(SpawnGates).add(living.respawn_held)
         ctx.add_system(MemoryFlushSystem(living.memory))
         ctx.add_commands(COMMANDS)
         reputation = ReputationSection(living.factions)
         ctx.service(ScoreSheet).add("reputation", reputation, order=REPUTATION_ORDER)
-        handlers = _Handlers(living)
+        handlers = _Handlers(living, presence)
         ctx.subscribe(EntityRelocatedEvent, handlers.on_relocated)
         ctx.subscribe(EntityDestroyedEvent, handlers.on_destroyed)

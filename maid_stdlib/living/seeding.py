@@ -50,9 +50,18 @@ from maid_stdlib.living.facts import (
     WatchedRooms,
 )
 from maid_stdlib.living.memory import EpisodicMemory, MemoryService
+from maid_stdlib.living.presence import (
+    NoticeBoard,
+    PartVariant,
+    PresenceLines,
+    RoomParts,
+    ShownLine,
+    render_parts,
+)
 from maid_stdlib.living.registries import CrisisRule, FactionDef, Registries
-from maid_stdlib.world.components import NPC, data_uuid
+from maid_stdlib.world.components import NPC, Room, data_uuid
 from maid_stdlib.world.loader import WorldData
+from maid_stdlib.world.schema import RoomSpec, ThingSpec
 from maid_stdlib.world.service import WorldService
 
 
@@ -217,6 +226,26 @@ def check(living: LivingTarget, data: LivingData, index: dict[str, list[UUID]]) 
                 room(entry, f"gossip[{i}].location", gos.location)
             if gos.about is not None and data.qualify(gos.about) not in index:
                 bad(entry, f"gossip[{i}].about: no NPC {data.qualify(gos.about)!r}")
+        for i, line in enumerate(npc.presence):
+            for j, cond in enumerate(line.when):
+                condition(entry, f"presence[{i}].when[{j}]", data.qualify_condition(cond))
+    for ref, room_spec in spec.rooms.items():
+        entry = f"room {ref!r}"
+        room(entry, "room", ref)
+        for name, variants in room_spec.parts.items():
+            for i, v in enumerate(variants):
+                if v.who is not None and data.qualify(v.who) not in index:
+                    bad(entry, f"parts.{name}[{i}].who: no NPC {data.qualify(v.who)!r}")
+                if v.when and v.who is None:
+                    bad(entry, f"parts.{name}[{i}]: conditions need a 'who' (an NPC)")
+                for j, cond in enumerate(v.when):
+                    condition(entry, f"parts.{name}[{i}].when[{j}]", data.qualify_condition(cond))
+    for ref, board in spec.boards.items():
+        entry = f"board {ref!r}"
+        if not living.world.entity_exists(data_uuid(data.pack, "item", ref)):
+            bad(entry, f"no item {data.qualify(ref)!r} placed in the world")
+        if living.world_service.area(data.qualify(board.area)) is None:
+            bad(entry, f"area: no area {data.qualify(board.area)!r}")
     return problems
 
 
@@ -266,11 +295,62 @@ def apply_data(living: LivingTarget, data: LivingData) -> None:
             world.add_component(room_id, DiscoverySite(disc.type, disc.description))
         else:
             site.discovery_type, site.description = disc.type, disc.description
+    _apply_places(living, data, index)
     for key, npc in spec.npcs.items():
         template = data.qualify(key)
         living.templates[template] = (data, npc)
         for uid in index.get(template, []):
             apply_npc(living, data, template, npc, uid, index)
+
+
+def _apply_places(living: LivingTarget, data: LivingData, index: dict[str, list[UUID]]) -> None:
+    """Rooms' state-dependent parts and notice boards (their text from the world
+    data, refreshed on every start like all configuration)."""
+    world = living.world
+    ws = living.world_service
+    worlddata = living.engine.services.try_get(WorldData)
+    for ref, room_spec in data.spec.rooms.items():
+        key = data.qualify(ref)
+        room_id = ws.room_id(key)
+        if room_id is None:
+            continue
+        entry = worlddata.template(key, "room") if worlddata is not None else None
+        base = (
+            entry.spec.description if entry is not None and isinstance(entry.spec, RoomSpec) else ""
+        )
+        if not base:
+            current = world.try_component(room_id, Room)
+            base = current.description if current is not None else ""
+        parts = {}
+        for name, variants in room_spec.parts.items():
+            out = []
+            for v in variants:
+                who = index.get(data.qualify(v.who), []) if v.who else []
+                out.append(
+                    PartVariant(
+                        v.text,
+                        [data.qualify_condition(c) for c in v.when],
+                        str(who[0]) if who else "",
+                    )
+                )
+            parts[name] = out
+        world.add_component(room_id, RoomParts(base, parts))
+        current = world.try_component(room_id, Room)
+        if current is not None:
+            # Until the first refresh: each part's unconditional text.
+            current.description = render_parts(base, parts, lambda v: not v.when)
+    for ref, board in data.spec.boards.items():
+        key = data.qualify(ref)
+        uid = data_uuid(data.pack, "item", ref) if ":" not in ref else None
+        if uid is None or not world.entity_exists(uid):
+            continue
+        entry = worlddata.template(key, "item") if worlddata is not None else None
+        base = (
+            entry.spec.description
+            if entry is not None and isinstance(entry.spec, ThingSpec)
+            else ""
+        )
+        world.add_component(uid, NoticeBoard(data.qualify(board.area), " ".join(base.split())))
 
 
 def _template(spec: GoalTemplateSpec, data: LivingData) -> GoalTemplate:
@@ -390,6 +470,20 @@ def apply_npc(
         )
     if spec.trade is not None:
         world.add_component(uid, TradeGoods(list(spec.trade.offers), list(spec.trade.wants)))
+    if spec.presence:
+        world.add_component(
+            uid,
+            PresenceLines(
+                [
+                    ShownLine(
+                        [data.qualify_condition(c) for c in line.when],
+                        " ".join(line.short.split()) if line.short else None,
+                        " ".join(line.description.split()) if line.description else None,
+                    )
+                    for line in spec.presence
+                ]
+            ),
+        )
     if spec.hostile is not None:
         world.add_component(uid, Hostile(spec.hostile))
     hostile = spec.hostile is not None or any(

@@ -31,10 +31,12 @@ from maid_stdlib.living.data import LivingData, NpcSpec, read_living_file
 from maid_stdlib.living.facts import Hostile
 from maid_stdlib.living.gossip import KnownGossip, gossip_lines
 from maid_stdlib.living.memory import EpisodicMemory, MemoryHost, MemoryService
+from maid_stdlib.living.presence import Presence
 from maid_stdlib.living.registries import DEFAULT_CRISES, CrisisRule, FactionDef, Registries
 from maid_stdlib.living.regroup import Clearances
 from maid_stdlib.living.seeding import SeedingHost, apply_data
 from maid_stdlib.world.components import Describable
+from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.service import WorldService
 
 log = logging.getLogger("maid.living")
@@ -95,6 +97,8 @@ class LivingWorld:
         engine.world.on_changed(FactionMembership, self._on_membership)
         #: Threats players cleared, held until their faction regroups.
         self.clearances = Clearances(self)
+        #: What NPCs, rooms and notice boards show.
+        self.presence = Presence(self, self.name_of, lambda: engine.services.try_get(WorldData))
         self._started = False
 
     @property

@@ -30,9 +30,11 @@ from maid_engine.ports import (
     LLMPort,
     MetricsPort,
     RandomPort,
+    ServicesPort,
     SessionsPort,
     WorldPort,
 )
+from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.questgen.delivery import DeliveryPlanner, OpenQuest
 from maid_stdlib.questgen.delivery_service import QuestDeliveryService
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
@@ -63,7 +65,7 @@ from maid_stdlib.story.register import StoryPlugin
 from maid_stdlib.story.signals import StorySignalEvent, StorySituationResolvedEvent
 from maid_stdlib.world.components import Describable
 from maid_stdlib.world.events import EntityRelocatedEvent
-from maid_stdlib.world.look import find_detail, render_entity
+from maid_stdlib.world.look import find_detail, name_of, render_entity
 from maid_stdlib.world.plugin import WorldPlugin
 from maid_stdlib.world.service import WorldService
 
@@ -212,6 +214,28 @@ class QuestGenerationPlugin(ContentPack):
         ctx.subscribe(CharacterConnectedEvent, connected)
         ctx.subscribe(CharacterDisconnectedEvent, disconnected)
         ctx.add_commands(COMMANDS)
+        living = engine.services.try_get(LivingWorld)
+        if living is not None:
+            living.presence.board_sections.append(QuestBoardSection(service, engine).lines)
+
+
+class QuestBoardSection:
+    """The open quests whose givers live in a notice board's area, for its text."""
+
+    def __init__(self, service: QuestGenerationService, engine: ServicesPort) -> None:
+        self.service = service
+        self.engine = engine
+
+    def lines(self, area: str) -> list[str]:
+        ws = self.engine.services.get(WorldService)
+        out = []
+        for oq in self.service.open_quests().values():
+            quest = oq.quest
+            room = ws.room_key_of(quest.quest_giver_id)
+            if room is None or ws.area_of(room) != area:
+                continue
+            out.append(f"  - {quest.title} (ask {name_of(ws, quest.quest_giver_id)})")
+        return ["Work on offer:", *sorted(out)] if out else []
 
 
 def service_of(ctx: CommandContext) -> QuestGenerationService:
@@ -235,11 +259,9 @@ def _show_board(ctx: CommandContext) -> None:
         ctx.send(f"You study the notices posted here in {desc}.")
     else:
         look = world.try_component(board, Describable)
-        ctx.send(
-            " ".join((look.description or look.short).split())
-            if look is not None
-            else "A notice board."
-        )
+        text = (look.description or look.short) if look is not None else "A notice board."
+        # Its lines (what is pinned up) stay lines.
+        ctx.send("\n".join(" ".join(ln.split()) for ln in text.splitlines() if ln.strip()))
     lines = service.read_board(actor)
     ctx.send("\n".join(lines) if lines else "Nothing new has been posted for you.")
 

@@ -118,7 +118,8 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
 
         # -- the bandits stay away until they regroup, days later ---------------------
         # (a cleared faction is held back: no scout or Kral half an hour later)
-        assert not npcs(engine, "bandit_scout") and not npcs(engine, "kral")
+        assert not npcs(engine, "bandit_scout")
+        assert not npcs(engine, "kral")
         assert not chains
         clock.tick_game_seconds = 600.0
         rumours: list[ThreatRegroupingEvent] = []

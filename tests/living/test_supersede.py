@@ -86,17 +86,20 @@ async def test_a_driven_off_faction_stays_away_until_it_regroups(tmp_path: Path)
         await fight(engine, hero, "wolf")
         await walk(engine, hero, room_key(engine, "wolf_den"))
         await fight(engine, hero, "grey")
-        assert not npcs(engine, "wolf") and not npcs(engine, "old_grey")
+        assert not npcs(engine, "wolf")
+        assert not npcs(engine, "old_grey")
         # The quest consequence that says the players cleared them.
         env = MutationEnv(engine.world, clock.game_time, living)
         mutation = WorldMutation("world_state", None, WOLVES, None, payload={"value": "cleared"})
         assert WorldState().apply(env, mutation) is not None
         entry = living.clearances.get(WOLVES)
-        assert entry is not None and entry.regroup_at is not None
+        assert entry is not None
+        assert entry.regroup_at is not None
         # A cleared faction: no wolf after the respawn times (30 min, 2 h) nor for days.
         clock.tick_game_seconds = 600.0
         await engine.run_ticks(6 * 24 * 2)  # two days
-        assert not npcs(engine, "wolf") and not npcs(engine, "old_grey")
+        assert not npcs(engine, "wolf")
+        assert not npcs(engine, "old_grey")
         assert not rumours
         # Half a day before they are back, the rumour spreads and the story hears of it.
         await engine.run_ticks(6 * 13)
@@ -108,7 +111,8 @@ async def test_a_driven_off_faction_stays_away_until_it_regroups(tmp_path: Path)
         assert not npcs(engine, "wolf")
         await engine.run_ticks(6 * 24)  # past the third day
         assert [b.threat_key for b in back] == [WOLVES]
-        assert len(npcs(engine, "wolf")) == 2 and len(npcs(engine, "old_grey")) == 1
+        assert len(npcs(engine, "wolf")) == 2
+        assert len(npcs(engine, "old_grey")) == 1
         assert living.clearances.get(WOLVES) is None
         assert any(s.signal_type == "THREAT_REGROUPING" for s in signals.signals)
         await engine.run_ticks(6)

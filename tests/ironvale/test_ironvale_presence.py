@@ -1,0 +1,83 @@
+"""What Ironvale shows follows what its people live: Gundrik's line, the forge in
+the smithy, the lane and the square, and the notice board, as a player sees them
+with ``look`` through the day and once the road is clear."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ironvale.ironkit import ironvale_engine
+from kits.engines import npcs, plain
+from kits.heroes import new_hero, walk
+
+from maid_engine.clock import ManualClock
+from maid_engine.engine import GameEngine
+from maid_engine.testing import cmd
+
+
+async def until_hour(engine: GameEngine, hour: int) -> None:
+    clock = engine.clock
+    assert isinstance(clock, ManualClock)
+    while int(clock.game_time // 3600) % 24 != hour:
+        await engine.run_ticks(1)
+    await engine.run_ticks(10)  # walking there takes a few minutes
+
+
+async def test_gundrik_and_his_forge_show_what_he_lives(tmp_path: Path) -> None:
+    engine = ironvale_engine(tmp_path, tick=60.0)
+    async with engine.lifespan():
+        hero = new_hero(engine)
+        await engine.run_ticks(2)
+        # Morning, no iron: at his cold forge, and the village hears no hammer.
+        await walk(engine, hero, "ironvale:smithy")
+        out = plain(await cmd(engine, hero, "look"))
+        assert "Gundrik the blacksmith glowers at his cold forge" in out
+        assert "banked low and sullen" in out
+        assert "hold little more than rust and dust" in out
+        assert "{" not in out
+        await walk(engine, hero, "ironvale:square")
+        out = plain(await cmd(engine, hero, "look"))
+        assert "Forge Lane to the west lies quiet" in out
+        assert "clang of a hammer" not in out
+
+        # In the evening he is at the tavern: not glowering at any forge there.
+        await until_hour(engine, 19)
+        await walk(engine, hero, "ironvale:tavern")
+        out = plain(await cmd(engine, hero, "look"))
+        assert "cold forge" not in out
+        assert "Gundrik" in out
+        assert "by the hearth" in out
+        look = plain(await cmd(engine, hero, "look gundrik"))
+        assert "Even away from his forge" in look
+        assert "empty ore bins" not in look
+
+        # The road cleared (the bandits gone), the next working day the forge roars.
+        for uid in [*npcs(engine, "bandit_scout"), *npcs(engine, "kral")]:
+            engine.world.destroy_entity(uid)
+        await until_hour(engine, 9)
+        await walk(engine, hero, "ironvale:smithy")
+        out = plain(await cmd(engine, hero, "look"))
+        assert "Gundrik the blacksmith hammers a glowing bar" in out
+        assert "coals roaring white" in out
+        assert "stacked with fresh bar iron" in out
+        assert "whistling" in plain(await cmd(engine, hero, "look gundrik"))
+        await walk(engine, hero, "ironvale:square")
+        assert "the clang of a hammer drifts from Forge Lane" in plain(
+            await cmd(engine, hero, "look")
+        )
+
+
+async def test_the_notice_board_lists_what_the_village_needs(tmp_path: Path) -> None:
+    engine = ironvale_engine(tmp_path, tick=60.0)
+    async with engine.lifespan():
+        hero = new_hero(engine)
+        await walk(engine, hero, "ironvale:square")
+        await engine.run_ticks(2)
+        before = plain(await cmd(engine, hero, "look board"))
+        assert "AT YOUR OWN RISK" in before
+        assert "Source quality iron" not in before
+        # By the afternoon Gundrik is short of iron and it is known.
+        await until_hour(engine, 15)
+        out = plain(await cmd(engine, hero, "look board"))
+        assert "Gundrik: Source quality iron (held up by bandits on" in out
+        assert "Source quality iron" in plain(await cmd(engine, hero, "read board"))
