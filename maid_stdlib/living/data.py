@@ -56,6 +56,7 @@ Format (keys local to the pack may omit the "pack:" prefix)::
             - {text: ""}
     boards:
       notice_board: {area: village} # an item listing the area's public needs
+    ambient: {interval: 900, budget: 3, window: 1440, greet: true}
 """
 
 from __future__ import annotations
@@ -247,6 +248,15 @@ class DiscoverySpec(_Model):
     description: str = ""
 
 
+class AmbientSpec(_Model):
+    """How much NPCs say unprompted where someone is (game seconds)."""
+
+    interval: float = Field(900.0, gt=0.0)
+    budget: int = Field(3, ge=0)
+    window: float = Field(1440.0, gt=0.0)
+    greet: bool = True
+
+
 class LivingFile(_Model):
     factions: dict[Name, FactionSpec] = Field(default_factory=dict)
     faction_relations: list[FactionRelationSpec] = Field(default_factory=list)
@@ -255,6 +265,7 @@ class LivingFile(_Model):
     npcs: dict[Ref, NpcSpec] = Field(default_factory=dict)
     rooms: dict[Ref, RoomLivingSpec] = Field(default_factory=dict)
     boards: dict[Ref, BoardSpec] = Field(default_factory=dict)
+    ambient: AmbientSpec | None = None
 
 
 @dataclass

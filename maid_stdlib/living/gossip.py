@@ -299,10 +299,11 @@ def gossip_lines(world: World, npc: UUID, limit: int = 3) -> list[str]:
         return []
     items = [i for i in known.items.values() if not i.is_secret]
     items.sort(key=lambda i: (-i.confidence, -i.heard_at, i.id))
-    return [_phrase(i) for i in items[:limit]]
+    return [phrase(i) for i in items[:limit]]
 
 
-def _phrase(item: GossipItem) -> str:
+def phrase(item: GossipItem) -> str:
+    """The statement as an NPC says it, hedged by how sure it is."""
     content = item.content.strip()
     if item.confidence >= 0.95:
         return f"I know it for a fact: {content}"

@@ -150,11 +150,15 @@ class Presence:
         return ", ".join(bits) + "."
 
     def activity(self, ev: Evaluation, npc: UUID) -> str:
+        return self.activity_now(npc, ev.now)
+
+    def activity_now(self, npc: UUID, now: float) -> str:
+        """What the NPC's schedule has it doing now, if it is where it should be."""
         schedule = self.world.try_component(npc, Schedule)
         if schedule is None:
             return ""
-        entry = schedule.entry_at(int(ev.now // 3600) % 24)
-        if entry is None or ev.ws.room_key_of(npc) != entry.room:
+        entry = schedule.entry_at(int(now // 3600) % 24)
+        if entry is None or self.living.world_service.room_key_of(npc) != entry.room:
             return ""
         return entry.activity
 
@@ -239,6 +243,7 @@ class PresenceSystem(System):
     """Keeps what NPCs, rooms and boards show in step with the living world."""
 
     phase = "living"
+    after = ("RegroupSystem",)
 
     def __init__(self, presence: Presence) -> None:
         self.presence = presence

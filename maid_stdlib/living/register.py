@@ -5,9 +5,11 @@ from __future__ import annotations
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.events import EntityDestroyedEvent
+from maid_stdlib.living.ambient import Ambient, AmbientSystem
 from maid_stdlib.living.autonomy import AutonomySystem, ScheduleSystem, SocialFabricSystem
 from maid_stdlib.living.commands import COMMANDS
 from maid_stdlib.living.conditions import Evaluation
+from maid_stdlib.living.events import GoalStatusChangedEvent, ThreatObservedEvent
 from maid_stdlib.living.facts import DiscoverySite
 from maid_stdlib.living.memory import COLLECTION, MemoryFlushSystem, MemoryService
 from maid_stdlib.living.presence import PresenceLines, PresenceSystem
@@ -16,7 +18,7 @@ from maid_stdlib.living.reputation import ReputationSection
 from maid_stdlib.living.seeding import apply_spawned
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.world.components import NPC
-from maid_stdlib.world.events import EntityRelocatedEvent
+from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
 from maid_stdlib.world.info import ScoreSheet
 from maid_stdlib.world.plugin import WorldPlugin
 from maid_stdlib.world.spawner import SpawnGates
@@ -95,6 +97,8 @@ class LivingPlugin(ContentPack):
         ctx.add_system(RegroupSystem(living.clearances))
         presence = PresenceSystem(living.presence)
         ctx.add_system(presence)
+        ambient = AmbientSystem(Ambient(living))
+        ctx.add_system(ambient)
         ctx.service(SpawnGates).add(living.respawn_held)
         ctx.add_system(MemoryFlushSystem(living.memory))
         ctx.add_commands(COMMANDS)
@@ -103,3 +107,7 @@ class LivingPlugin(ContentPack):
         handlers = _Handlers(living, presence)
         ctx.subscribe(EntityRelocatedEvent, handlers.on_relocated)
         ctx.subscribe(EntityDestroyedEvent, handlers.on_destroyed)
+        ctx.subscribe(EntityRelocatedEvent, ambient.on_relocated)
+        ctx.subscribe(EntityDiedEvent, ambient.on_died)
+        ctx.subscribe(ThreatObservedEvent, ambient.on_threat)
+        ctx.subscribe(GoalStatusChangedEvent, ambient.on_goal)

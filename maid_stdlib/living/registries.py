@@ -37,6 +37,21 @@ DEFAULT_CRISES = [CrisisRule("safety", 0.25, 3, "fear")]
 
 
 @dataclass
+class AmbientSettings:
+    """How much NPCs say unprompted in a room where someone is (living data
+    ``ambient:``)."""
+
+    #: Mean game seconds between two lines of talk in a room with someone in it.
+    interval: float = 900.0
+    #: At most this many lines per ``window`` game seconds in one room.
+    budget: int = 3
+    window: float = 1440.0
+    #: NPCs greet characters who come in.
+    greet: bool = True
+
+
+@dataclass
 class Registries:
     factions: dict[str, FactionDef] = field(default_factory=dict)
     crises: list[CrisisRule] = field(default_factory=list)
+    ambient: AmbientSettings = field(default_factory=AmbientSettings)

@@ -183,6 +183,7 @@ class RegroupSystem(System):
     Cheap when nothing was cleared (one component lookup a tick)."""
 
     phase = "living"
+    after = ("SocialFabricSystem",)
 
     def __init__(self, clearances: Clearances) -> None:
         super().__init__()

@@ -58,7 +58,7 @@ from maid_stdlib.living.presence import (
     ShownLine,
     render_parts,
 )
-from maid_stdlib.living.registries import CrisisRule, FactionDef, Registries
+from maid_stdlib.living.registries import AmbientSettings, CrisisRule, FactionDef, Registries
 from maid_stdlib.world.components import NPC, Room, data_uuid
 from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.schema import RoomSpec, ThingSpec
@@ -281,6 +281,9 @@ def apply_data(living: LivingTarget, data: LivingData) -> None:
     for rel in spec.faction_relations:
         if api.get_faction_relation(world, rel.a, rel.b) is None:
             api.adjust_faction_relation(world, rel.a, rel.b, rel.value, rel.cause)
+    if spec.ambient is not None:
+        a = spec.ambient
+        living.registries.ambient = AmbientSettings(a.interval, a.budget, a.window, a.greet)
     for crisis in spec.crises:
         living.registries.crises.append(
             CrisisRule(crisis.need, crisis.below, crisis.min_npcs, crisis.crisis_type)

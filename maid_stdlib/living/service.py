@@ -32,7 +32,13 @@ from maid_stdlib.living.facts import Hostile
 from maid_stdlib.living.gossip import KnownGossip, gossip_lines
 from maid_stdlib.living.memory import EpisodicMemory, MemoryHost, MemoryService
 from maid_stdlib.living.presence import Presence
-from maid_stdlib.living.registries import DEFAULT_CRISES, CrisisRule, FactionDef, Registries
+from maid_stdlib.living.registries import (
+    DEFAULT_CRISES,
+    AmbientSettings,
+    CrisisRule,
+    FactionDef,
+    Registries,
+)
 from maid_stdlib.living.regroup import Clearances
 from maid_stdlib.living.seeding import SeedingHost, apply_data
 from maid_stdlib.world.components import Describable
@@ -143,6 +149,10 @@ class LivingWorld:
     @property
     def factions(self) -> dict[str, FactionDef]:
         return self.registries.factions
+
+    @property
+    def ambient(self) -> AmbientSettings:
+        return self.registries.ambient
 
     @property
     def crises(self) -> list[CrisisRule]:

@@ -137,7 +137,7 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
         assert [c.chain_type for c in chains] == ["retaliation"]
         revenge = chains[-1].chain_signal
         assert revenge.signal_type == "THREAT_DETECTED"
-        assert turned_in_at < revenge.created_at < clock.game_time
+        assert turned_in_at < revenge.created_at <= clock.game_time
         assert not consequences_of(engine).pending.signals()
         assert revenge.context["previous_quest_id"] == quest.id
         assert revenge.context["chain_depth"] == revenge.chain_depth == 1

@@ -1,0 +1,107 @@
+"""Idling in Ironvale: three real minutes (72 game minutes at the default time scale)
+in the tavern in the evening and in the square in the afternoon show several lines
+of village life, built from what the villagers really know and want; and the same
+over a real telnet socket with a fast clock."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+from ironvale.ironkit import ironvale_engine
+from kits.heroes import new_hero, walk
+
+from maid_engine.app import MaidServer
+from maid_engine.clock import ManualClock
+from maid_engine.config import Settings
+from maid_engine.engine import GameEngine
+from maid_engine.testing import session_for
+
+#: What a line of village life looks like (greetings, talk, reactions).
+LIFE = re.compile(
+    r"(says to|mutters|complains to|sighs|exchange sharp words|shares a joke|goes on|"
+    r"looks up|stares|curses|looks relieved|swears quietly)"
+)
+IDLE_MINUTES = 72
+
+
+async def idle_in(engine: GameEngine, hero: object, room: str, hour: int) -> list[str]:
+    clock = engine.clock
+    assert isinstance(clock, ManualClock)
+    while int(clock.game_time // 3600) % 24 != hour:
+        await engine.run_ticks(1)
+    await walk(engine, hero, room)  # type: ignore[arg-type]
+    session = session_for(engine, hero)  # type: ignore[arg-type]
+    session.take()
+    await engine.run_ticks(IDLE_MINUTES)
+    return [line for line in session.take().splitlines() if LIFE.search(line)]
+
+
+async def test_idling_in_the_tavern_and_the_square_shows_village_life(tmp_path: Path) -> None:
+    engine = ironvale_engine(tmp_path, tick=60.0)
+    async with engine.lifespan():
+        hero = new_hero(engine)
+        square = await idle_in(engine, hero, "ironvale:square", 15)
+        assert len(square) >= 3, square
+        tavern = await idle_in(engine, hero, "ironvale:tavern", 19)
+        assert len(tavern) >= 3, tavern
+        said = " ".join(square + tavern)
+        # About the world as it is: the bandits on the road, Gundrik's iron.
+        assert "Bandits have been seen on Old Trade Road" in said or "iron" in said, said
+        # Never a flood: at most three lines a real minute (1,440 game seconds).
+        assert len(tavern) <= 3 * (IDLE_MINUTES * 60 // 1440 + 1)
+
+
+async def test_village_life_over_telnet(tmp_path: Path) -> None:
+    settings = Settings(
+        data_dir=tmp_path,
+        telnet_port=0,
+        metrics_enabled=False,
+        packs=["ironvale"],
+        tick_rate=50,
+        random_seed=3,
+        commands_per_second=100,
+        command_burst=100,
+        scrypt_n=2**10,
+    )
+    # A fast clock: a game minute a tick, 50 ticks a real second; the evening.
+    clock = ManualClock(tick_game_seconds=60.0, game_time=19.5 * 3600)
+    server = MaidServer(settings, clock=clock, announce=lambda _text: None)
+    async with server.lifespan():
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.telnet_port)
+        data = bytearray()
+        changed = asyncio.Event()
+
+        async def pump() -> None:
+            while chunk := await reader.read(65536):
+                data.extend(b for b in chunk if b < 0xF0)  # telnet commands are dropped
+                changed.set()
+            changed.set()
+
+        task = asyncio.get_running_loop().create_task(pump())
+
+        async def until(pattern: str, count: int = 1, within: float = 20.0) -> str:
+            async def loop() -> None:
+                while len(re.findall(pattern, data.decode(errors="replace"))) < count:
+                    changed.clear()
+                    await changed.wait()
+
+            await asyncio.wait_for(loop(), within)
+            return data.decode(errors="replace")
+
+        try:
+            await until("create <name> <password>")
+            writer.write(b"create Idler tin-hunter-22\r\n")
+            await until("Ironvale Village Square")
+            for step in (b"south\r\n", b"east\r\n"):
+                writer.write(step)
+            await until("The Rusty Tankard")
+            start = len(data)
+            text = await until(LIFE.pattern, count=4)
+            lines = [ln for ln in text[start:].splitlines() if LIFE.search(ln)]
+            assert len(lines) >= 3, lines
+            assert any("Bram Holloway" in ln or "Gundrik" in ln or "Selena" in ln for ln in lines)
+        finally:
+            writer.close()
+            await asyncio.gather(task, return_exceptions=True)
