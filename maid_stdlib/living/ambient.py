@@ -38,7 +38,7 @@ from maid_stdlib.world.text import capitalize
 #: A character is greeted in the same room at most once per this many game seconds.
 GREET_AGAIN_AFTER = 3600.0
 #: Game seconds a room remembers a topic it heard (none is said there again sooner).
-RECENT_FOR = 2 * 3600.0
+RECENT_FOR = 4 * 3600.0
 
 
 class AmbientView(Protocol):
@@ -102,11 +102,14 @@ class Ambient:
 
     # -- who is here ------------------------------------------------------------------
     def people(self, room: str) -> list[UUID]:
-        """The NPCs of the room who talk: not threats, with a name."""
+        """The NPCs of the room who talk: people of the living world (they hold
+        news), not threats, with a name."""
         world = self.living.world
         out = []
         for uid in self.living.world_service.contents(room):
-            if not world.has_component(uid, NPC) or not world.has_component(uid, Describable):
+            if not world.has_component(uid, KnownGossip) or not world.has_component(uid, NPC):
+                continue
+            if not world.has_component(uid, Describable):
                 continue
             if self.living.is_threat(uid):
                 continue
@@ -232,6 +235,7 @@ class Ambient:
         item = self.news(npc, character)
         if item is not None and self.rng.random() < 0.5:
             text = f'{name} looks up as {who} comes in. "{phrase(item)}"'
+            self._recent.setdefault(room, {})[f"news:{item.id}"] = now
         else:
             text = f"{name} looks up and nods to {who}."
         return self.say(room, text, now)
@@ -264,7 +268,9 @@ class AmbientSystem(System):
         a = self.ambient
         world = self.engine.world
         room = event.to_room
-        if room is None or not world.has_component(event.entity_id, PlayerCharacter):
+        if room is None or event.from_room is None:
+            return  # a character placed in the world (created, logged in) is not arriving
+        if not world.has_component(event.entity_id, PlayerCharacter):
             return
         if not self.engine.sessions.is_online(event.entity_id):
             return

@@ -48,6 +48,9 @@ def test_prints_the_default_order_without_opening_the_database(
         "ScheduleSystem",
         "AutonomySystem",
         "SocialFabricSystem",
+        "RegroupSystem",
+        "PresenceSystem",
+        "AmbientSystem",
         "RestockSystem",
         "QuestSystem",
         "StorySignalSystem",
@@ -64,7 +67,7 @@ def test_prints_the_default_order_without_opening_the_database(
         "after",
         "CombatSystem",
     ]
-    assert lines[9].split() == ["story", "StorySignalSystem", "stdlib.story"]
+    assert lines[12].split() == ["story", "StorySignalSystem", "stdlib.story"]
     # Nothing was opened or created: no data folder, no SQLite file.
     assert not (tmp_path / "data").exists()
 
@@ -81,6 +84,9 @@ def test_pack_option_lists_only_that_packs_systems_and_empty_phases(
         "ScheduleSystem",
         "AutonomySystem",
         "SocialFabricSystem",
+        "RegroupSystem",
+        "PresenceSystem",
+        "AmbientSystem",
         "StorySignalSystem",
         "QuestGenerationSystem",
         "ConsequenceSystem",

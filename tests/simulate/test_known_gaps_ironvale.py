@@ -41,12 +41,8 @@ def test_every_game_day_has_two_to_five_quests(report: dict[str, Any]) -> None:
     assert all(2 <= n <= 5 for n in per_day), per_day
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="known gap (docs/simulate.md): supply quests only matched to bots the "
-    "delivery planner does not pick",
-)
 def test_every_supply_quest_is_attempted_by_a_bot_of_its_level(report: dict[str, Any]) -> None:
+    """Was a known gap on seed 5; since cleared bandits stay away until they regroup,
+    no supply quest of the run goes unattempted (kept so it stays so)."""
     missed = [q for q in report["feasibility"]["not_completed"] if q["archetype"] == "supply_chain"]
     assert missed == [], json.dumps(missed, indent=1)[:2000]
