@@ -268,8 +268,8 @@ class AmbientSystem(System):
         a = self.ambient
         world = self.engine.world
         room = event.to_room
-        if room is None or event.from_room is None:
-            return  # a character placed in the world (created, logged in) is not arriving
+        if room is None or event.reason != "walk":
+            return  # only walking in is arriving (not logging in, recall, a teleport)
         if not world.has_component(event.entity_id, PlayerCharacter):
             return
         if not self.engine.sessions.is_online(event.entity_id):

@@ -12,7 +12,7 @@ from kits.heroes import new_character, place
 from living.livingkit import LIVING, hamlet_pack, make_engine, npc
 
 from maid_engine.engine import GameEngine
-from maid_engine.testing import session_for
+from maid_engine.testing import cmd, session_for
 from maid_stdlib.living import gossip
 from maid_stdlib.living.ambient import Ambient, AmbientSystem
 from maid_stdlib.living.api import add_goal
@@ -114,14 +114,16 @@ async def test_greetings_and_reactions(tmp_path: Path) -> None:
         marta = npc(engine, "marta")
         place(engine, marta, "hamlet:inn")
         alice = new_character(engine)
-        place(engine, alice, "hamlet:inn")
+        place(engine, alice, "hamlet:inn")  # put there: no one greets
         await engine.dispatch_events()
+        assert not [t for _, t in ambient.said if "Alice" in t]
+        place(engine, alice, "hamlet:green")
+        await cmd(engine, alice, "east")  # walking in: greeted
         greeting = ambient.said[-1][1]
         assert "looks up and nods to Alice." in greeting or "as Alice comes in" in greeting
         # Not again on the way back in within the hour.
-        place(engine, alice, "hamlet:green")
-        place(engine, alice, "hamlet:inn")
-        await engine.dispatch_events()
+        await cmd(engine, alice, "west")
+        await cmd(engine, alice, "east")
         assert len([t for r, t in ambient.said if r == "hamlet:inn" and "Alice" in t]) == 1
         engine.events.emit(EntityDiedEvent(npc(engine, "pell"), None, "hamlet:inn"))
         await engine.dispatch_events()
