@@ -102,5 +102,10 @@ async def test_scouts_on_the_road(ironvale: GameEngine) -> None:
     assert "ironvale:healing_draught" in carried
     assert manager.quest_state(hero, "road-scouts") is QuestState.TURNED_IN
     assert [e.outcome for e in rec.of(QuestTurnedInEvent)] == [QuestOutcome.PERFECT]
-    # Not repeatable: Voss, the road clear, says so.
-    assert "The road is quiet" in await cmd(engine, hero, "talk voss")
+    # Not repeatable.
+    said = await cmd(engine, hero, "talk voss")
+    assert "Quest offered" not in said
+    # What he says follows the road: scouts still at the wagon, the crisis line.
+    scouts = [u for u, n in engine.world.each(NPC) if n.template == "ironvale:bandit_scout"]
+    assert ("Nobody wants to do anything" in said) == bool(scouts)
+    assert ("The road is quiet" in said) == (not scouts)
