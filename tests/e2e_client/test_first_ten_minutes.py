@@ -1,0 +1,111 @@
+"""A new player's first ten minutes, in TinTin++ against a real ``maid run``: create a
+character and read the newbie guide, buy a weapon, join a channel, group with a
+second player, fight with the prompt showing the fight, flee, and take and finish
+the first quest. The second player is the suite's plain telnet client."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from e2e.client import ClientPool
+from e2e.fixtures import maid_server, telnet
+from e2e.server import ServerProcess
+from e2e_client.tintin import TINTIN, TinTin
+
+__all__ = ["maid_server", "telnet"]
+
+pytestmark = pytest.mark.slow
+
+StartServer = Callable[..., Awaitable[ServerProcess]]
+
+#: The prompt with health, as classic_rpg draws it ("<30/30hp 15/15mp>").
+PROMPT = re.compile(r"<(\d+)/(\d+)hp")
+#: What a try to flee ends in.
+FLED = re.compile(r"You flee (\w+)!|You try to flee, but cannot get away!")
+#: A prompt showing a wound: health below the maximum.
+HURT = re.compile(r"<(\d+)/(\d+)hp(?<!<30/30hp)")
+
+FAST = {"MAID_SCRYPT_N": "1024", "MAID_COMBAT_ROUND_SECONDS": "0.5"}
+
+#: The rooms from the guard post down to the broken wagon, walking south.
+ROAD_SOUTH = (
+    "Watch Street",
+    "Ironvale Village Square",
+    "South Street",
+    "The South Gate",
+    "Below the Gate",
+    "Millstream Ford",
+    "Washed-out Bend",
+)
+
+
+def tintin_or_skip() -> None:
+    if shutil.which(TINTIN) is None:
+        if os.environ.get("CI"):
+            pytest.fail("tintin++ must be installed in CI (apt-get install tintin++)")
+        pytest.skip("tintin++ not installed (apt-get install tintin++)")
+
+
+async def walk(tt: TinTin, direction: str, *rooms: str) -> None:
+    for room in rooms:
+        await tt.type(direction, room)
+
+
+async def test_a_new_players_first_ten_minutes(
+    tmp_path: Path, maid_server: StartServer, telnet: ClientPool
+) -> None:
+    tintin_or_skip()
+    server = await maid_server(tmp_path / "data", env=FAST)
+    async with TinTin.connect(server.telnet_port, tmp_path) as tt:
+        await tt.expect("Type 'quit' to leave.")
+        welcome = await tt.type("create Piper pipe-dream-42", "Welcome, Piper.")
+        assert "Account Piper created." in welcome
+        # A second player, on a plain telnet client.
+        buddy = await telnet.open(server.host, server.telnet_port)
+        await buddy.create("Buddy", "buddy-system-7")
+
+        # Join a channel and talk on it.
+        await tt.type("gossip on", "you hear it again")
+        await buddy.command("gossip on")
+        await tt.type("gossip Hello, where do I start?", "Hello, where do I start?")
+        await buddy.expect("Hello, where do I start?")
+
+        # A weapon from Gundrik's smithy.
+        await walk(tt, "west", "Forge Lane", "Gundrik's Smithy")
+        stock = await tt.type("list", "knife")
+        assert "scrap-iron knife" in stock
+        await tt.type("buy knife", "You buy a scrap-iron knife")
+        await tt.type("wield knife", "scrap-iron knife")
+
+        # The first quest, from Captain Voss at the guard post.
+        await walk(tt, "east", "Forge Lane", "Ironvale Village Square")
+        await walk(tt, "north", "Watch Street", "The Guard Post")
+        offer = await tt.type("talk voss", "to take it on.)")
+        assert "Scouts on the Road" in offer
+        assert "'accept road'" in offer
+        await tt.type("accept road", "You accept 'Scouts on the Road'.")
+
+        # Down the road: at the wagon a scout attacks, and the prompt follows the fight
+        # round by round, before anything is typed.
+        await walk(tt, "south", *ROAD_SOUTH)
+        arrival = await tt.type("south", "attacks you")
+        assert "The Broken Wagon" in arrival
+        await tt.expect("hits you")
+        # Flee (a try can fail: then try again); the prompt shows the wound.
+        for _ in range(10):
+            tt.send("flee")
+            _, fled = await tt.expect_re(FLED)
+            if fled.group(0).startswith("You flee"):
+                break
+        fled_to = await tt.expect("Exits:")
+        assert "The Broken Wagon" not in fled_to
+        # tt++ logs the prompt with the next line typed after it.
+        tt.send("look")
+        _, hurt = await tt.expect_re(HURT)
+        assert int(hurt.group(1)) < int(hurt.group(2))
+        await tt.type("quit", "oodbye")
