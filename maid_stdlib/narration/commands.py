@@ -39,7 +39,7 @@ CATEGORY = "narration"
 #: work here, and a player used to commands would otherwise never try.
 ARRIVAL_HINT = (
     "|x(A storyteller runs this place: type what you do in your own words, e.g. "
-    "'search the sacks', or 'act <anything>'. Commands still work; 'help act' says more.)|n"
+    "'search the sacks', or 'act <anything>'. Commands still work; 'help narrated' says more.)|n"
 )
 #: The ways a player arrives somewhere on their own account (a move made by a script
 #: or a test is not an arrival the player needs explaining).

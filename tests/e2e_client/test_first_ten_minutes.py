@@ -1,7 +1,7 @@
 """A new player's first ten minutes, in TinTin++ against a real ``maid run``: create a
-character, join a channel, group with a second player, buy a weapon, take the first
-quest, fight with the prompt showing the fight, flee, and finish the quest. The
-second player is the suite's plain telnet client."""
+character and read the newbie guide, join a channel, group with a second player, buy
+a weapon, take the first quest, fight with the prompt showing the fight, flee, and
+finish the quest. The second player is the suite's plain telnet client."""
 
 from __future__ import annotations
 
@@ -72,6 +72,11 @@ async def test_a_new_players_first_ten_minutes(
         await tt.expect("Type 'quit' to leave.")
         welcome = await tt.type("create Piper pipe-dream-42", "Welcome, Piper.")
         assert "Account Piper created." in welcome
+        # The newbie guide comes with the first login, and is there to read again.
+        guide = await tt.expect("talk voss")
+        assert "A short guide" in guide
+        again = await tt.type("help newbie", "talk voss")
+        assert "A short guide to Ironvale" in again
         # A second player, on a plain telnet client.
         buddy = await telnet.open(server.host, server.telnet_port)
         await buddy.create("Buddy", "buddy-system-7")
