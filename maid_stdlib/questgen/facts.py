@@ -36,6 +36,7 @@ from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.questgen.challenge import NEUTRAL_CHALLENGE, ChallengeRating
 from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.questgen.threats import ThreatFacts
+from maid_stdlib.text.place import place_phrase
 from maid_stdlib.world.components import NPC, Area, Describable, Item, Position, Room
 from maid_stdlib.world.service import WorldService
 
@@ -212,6 +213,10 @@ class WorldFacts(ThreatFacts):
     def room_name(self, room: str | None) -> str:
         found = self.ws.room(room) if room else None
         return found.name if found is not None and found.name else (room or "")
+
+    def place(self, room: str | None) -> str:
+        """The room as it reads in a sentence ("the Broken Wagon on the Old Trade Road")."""
+        return place_phrase(self.room_name(room), self.area_name(self.area_of(room)))
 
     def area_of(self, room: str | None) -> str | None:
         return self.ws.area_of(room) if room else None

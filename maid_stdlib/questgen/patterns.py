@@ -15,9 +15,11 @@ from uuid import UUID
 from maid_stdlib.questgen.facts import WorldFacts
 from maid_stdlib.questgen.quest import QuestObjective
 from maid_stdlib.questgen.seed import QuestSeed
-from maid_stdlib.questgen.text import join_names, topic_tokens
+from maid_stdlib.questgen.text import is_prose, join_names, topic_tokens
 from maid_stdlib.questgen.types import ObjectivePatterns
 from maid_stdlib.questgen.vocabulary import ObjectiveType
+from maid_stdlib.text import counted, definite, indefinite, plural, strip_article, verb_for
+from maid_stdlib.text.place import place_phrase
 
 __all__ = ["BUILTIN_PATTERNS", "MAX_LEADS", "MAX_THREATS"]
 
@@ -28,31 +30,9 @@ MAX_LEADS = 4
 MAX_FETCH = 3
 
 
-def _strip_article(name: str) -> str:
-    for article in ("a ", "an ", "the ", "some "):
-        if name.lower().startswith(article):
-            return name[len(article) :]
-    return name
-
-
-def _plural(name: str) -> str:
-    base = _strip_article(name)
-    if base.endswith("man"):
-        return base[:-3] + "men"
-    if base.endswith("lf"):
-        return base[:-1] + "ves"
-    if base.endswith("fe"):
-        return base[:-2] + "ves"
-    if base.endswith(("s", "x", "ch", "sh")):
-        return base + "es"
-    if base.endswith("y") and base[-2:-1] not in "aeiou":
-        return base[:-1] + "ies"
-    return base + "s"
-
-
 def _where_hint(facts: WorldFacts, npc: UUID) -> list[str]:
     room = facts.room_of(npc)
-    return [f"{facts.name(npc)} is usually found at {facts.room_name(room)}."] if room else []
+    return [f"{facts.name(npc)} is usually found at {facts.place(room)}."] if room else []
 
 
 def _talk(
@@ -116,16 +96,16 @@ def _kill(facts: WorldFacts, group: list[UUID], order: int) -> QuestObjective:
     room = facts.room_of(first)
     if len(group) == 1:
         desc, target = f"Defeat {facts.name(first)}", facts.name(first)
-        hints = [f"{facts.name(first)} was last seen at {facts.room_name(room)}."]
+        hints = [f"{facts.name(first)} was last seen at {facts.place(room)}."]
     else:
-        plural = _plural(facts.name(first))
-        desc, target = f"Defeat {len(group)} {plural}", plural
-        rooms = sorted({facts.room_name(facts.room_of(u)) for u in group})
-        hints = [f"The {plural} were last seen at {join_names(rooms)}."]
+        many = plural(facts.name(first))
+        desc, target = f"Defeat {counted(len(group), many)}", many
+        rooms = sorted({facts.place(facts.room_of(u)) for u in group})
+        hints = [f"The {many} were last seen at {join_names(rooms)}."]
     template = facts.template(first)
     keyword = None
     if template is None and len(group) > 1:
-        words = _strip_article(facts.name(first)).lower().split()
+        words = strip_article(facts.name(first)).lower().split()
         keyword = words[-1] if words else None
     return QuestObjective(
         objective_type=ObjectiveType.KILL,
@@ -140,6 +120,10 @@ def _kill(facts: WorldFacts, group: list[UUID], order: int) -> QuestObjective:
         order=order,
         hints=hints,
     )
+
+
+def _about(threat: str | None) -> str:
+    return definite(threat) if threat else "the threat"
 
 
 def build_clear(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
@@ -170,12 +154,16 @@ def build_clear(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
             _talk(
                 facts,
                 informant,
-                f"Speak with {facts.name(informant)} about the {seed.threat_source or 'threat'}",
+                f"Speak with {facts.name(informant)} about {_about(seed.threat_source)}",
                 order=1,
             )
         )
     area = facts.area_of(seed.location)
-    place = facts.area_name(area) if area and len(search) > 1 else facts.room_name(seed.location)
+    place = (
+        place_phrase("", facts.area_name(area))
+        if area and len(search) > 1
+        else facts.place(seed.location)
+    )
     objectives.append(_visit(facts, seed.location, f"Travel to {place}", order=2))
     groups = _kill_groups(facts, threats)
     has_rank_and_file = any(len(g) > 1 for g in groups)
@@ -220,11 +208,11 @@ def build_investigation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjecti
         )
     for i, npc in enumerate(leads[1:], start=2):
         objectives.append(
-            _talk(facts, npc, f"Investigate: speak with {facts.name(npc)}", order=2, optional=i > 3)
+            _talk(facts, npc, f"Speak with {facts.name(npc)} as well", order=2, optional=i > 3)
         )
     if evidence and facts.reachable(facts.room_of(seed.primary_npc), evidence):
         objectives.append(
-            _visit(facts, evidence, f"Search {facts.room_name(evidence)} for evidence", order=2)
+            _visit(facts, evidence, f"Search {facts.place(evidence)} for evidence", order=2)
         )
     suspect = seed.party_a
     if suspect is not None and suspect != seed.primary_npc and facts.is_alive(suspect):
@@ -257,7 +245,9 @@ def build_negotiation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective
     if sides is None or len(_reachable_npcs(facts, seed, list(sides))) < 2:
         return []
     a, b = sides
-    about = f" over {seed.subject}" if seed.subject else ""
+    # A subject that is not prose (an internal key such as a chain's "follow_up")
+    # is left out: the dispute is still the two people's.
+    about = f" over {seed.subject}" if seed.subject and is_prose(seed.subject) else ""
     objectives = [
         _talk(facts, a, f"Hear {facts.name(a)}'s side of the dispute{about}", order=1),
         _talk(facts, b, f"Hear {facts.name(b)}'s side of the dispute{about}", order=1),
@@ -271,6 +261,12 @@ def build_negotiation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective
     return objectives
 
 
+def _meet(person: str, side: str) -> str:
+    if side == person:
+        return f"Meet {person} and hear them out"
+    return f"Meet {person} to hear what {side} {verb_for(side, 'want')}"
+
+
 def build_choice(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     """Meet both camps, choose one, tell the giver."""
     sides = _two_sides(seed)
@@ -280,8 +276,8 @@ def build_choice(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     name_a = facts.faction_name(seed.faction_a) if seed.faction_a else facts.name(a)
     name_b = facts.faction_name(seed.faction_b) if seed.faction_b else facts.name(b)
     objectives = [
-        _talk(facts, a, f"Meet {facts.name(a)} to hear what {name_a} want", order=1),
-        _talk(facts, b, f"Meet {facts.name(b)} to hear what {name_b} want", order=1),
+        _talk(facts, a, _meet(facts.name(a), name_a), order=1),
+        _talk(facts, b, _meet(facts.name(b), name_b), order=1),
         _decision(f"Choose whether to back {name_a} or {name_b}", f"{name_a} or {name_b}", order=2),
     ]
     objectives.append(_report(facts, seed, 3, "with your choice"))
@@ -301,7 +297,7 @@ def build_escort(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     if not facts.reachable(where, destination):
         return []
     name = facts.name(victim)
-    objectives = [_visit(facts, where, f"Find {name} at {facts.room_name(where)}", order=1)]
+    objectives = [_visit(facts, where, f"Find {name} at {facts.place(where)}", order=1)]
     order = 2
     if seed.threat_source:
         threats = facts.threats(seed.threat_source, [where])
@@ -312,7 +308,7 @@ def build_escort(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     objectives.append(
         QuestObjective(
             objective_type=ObjectiveType.ESCORT,
-            description=f"Bring {name} safely to {facts.room_name(destination)}",
+            description=f"Bring {name} safely to {facts.place(destination)}",
             target=name,
             target_entity_id=victim,
             target_location=destination,
@@ -327,9 +323,10 @@ def build_escort(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
 def _collect(facts: WorldFacts, template: str, quantity: int, order: int) -> QuestObjective:
     room = facts.item_room(template)
     name = facts.item_name(template)
-    found = f"{name[0].upper() + name[1:]} can be found at {facts.room_name(room)}."
+    found = indefinite(strip_article(name))
+    found = f"{found[0].upper() + found[1:]} can be found at {facts.place(room)}."
     hints = [found] if room else []
-    label = name if quantity == 1 else f"{quantity} {_plural(name)}"
+    label = counted(quantity, name)
     return QuestObjective(
         objective_type=ObjectiveType.COLLECT,
         description=f"Obtain {label}",
@@ -348,7 +345,7 @@ def _deliver(
     name = facts.item_name(template)
     return QuestObjective(
         objective_type=ObjectiveType.DELIVER,
-        description=f"Bring {_strip_article(name)} to {facts.name(recipient)}{why}",
+        description=f"Bring {_the(name, quantity)} to {facts.name(recipient)}{why}",
         target=name,
         item_template=template,
         target_entity_id=recipient,
@@ -357,6 +354,11 @@ def _deliver(
         order=order,
         hints=_where_hint(facts, recipient),
     )
+
+
+def _the(name: str, quantity: int) -> str:
+    """ "the lump of iron ore" (the one the step before obtained), "the 3 lumps ..."."""
+    return definite(name) if quantity == 1 else f"the {counted(quantity, name)}"
 
 
 def build_deliver(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
@@ -383,7 +385,7 @@ def build_fetch(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     quantity = max(1, min(MAX_FETCH, available or 1))
     objectives: list[QuestObjective] = []
     if source is not None:
-        objectives.append(_visit(facts, source, f"Go to {facts.room_name(source)}", order=1))
+        objectives.append(_visit(facts, source, f"Go to {facts.place(source)}", order=1))
     objectives.append(_collect(facts, template, quantity, order=2))
     objectives.append(_deliver(facts, template, seed.primary_npc, quantity, order=3))
     return objectives
@@ -396,7 +398,7 @@ def build_craft_and_deliver(seed: QuestSeed, facts: WorldFacts) -> list[QuestObj
         return []
     objectives: list[QuestObjective] = []
     supplier = seed.supplier
-    material = facts.item_name(template)
+    material = plural(facts.item_name(template))
     if supplier is not None and supplier != seed.primary_npc and facts.is_alive(supplier):
         objectives.append(
             _talk(facts, supplier, f"Ask {facts.name(supplier)} where to get {material}", order=1)

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-__all__ = ["join_names", "mentions", "slugify", "topic_tokens"]
+__all__ = ["is_prose", "join_names", "mentions", "slugify", "topic_tokens"]
 
 _WORD = re.compile(r"[a-z0-9']+")
 _STOP = frozenset(
@@ -69,3 +69,13 @@ def join_names(names: Iterable[str]) -> str:
     if len(items) <= 1:
         return items[0] if items else ""
     return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+_INTERNAL = re.compile(r"_|\b[a-z0-9]+:[a-z0-9]")
+
+
+def is_prose(text: str | None) -> bool:
+    """Whether ``text`` may be shown to a player as it is: words ("the stolen
+    caravan"), not a key ("follow_up", "pack:item")."""
+    value = (text or "").strip()
+    return bool(value) and not _INTERNAL.search(value)

@@ -114,7 +114,7 @@ async def test_threat_elimination_names_voss_the_road_the_bandits_and_gundrik(
     assert (talk.objective_type, talk.target_entity_id) == (ObjectiveType.TALK, voss)
     assert talk.description == "Speak with Captain Voss about the bandits"
     assert visit.objective_type is ObjectiveType.VISIT
-    assert visit.description == "Travel to Old Trade Road"
+    assert visit.description == "Travel to the Old Trade Road"
     assert kill_scouts.objective_type is ObjectiveType.KILL
     assert kill_scouts.quantity == 3
     assert sorted(kill_scouts.target_entity_ids) == scouts  # the real spawned scouts

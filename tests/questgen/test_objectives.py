@@ -50,7 +50,7 @@ async def test_clear_targets_the_real_threats_with_the_leader_last(town: Town) -
     talk, visit, wolves, alpha, report = objectives
     assert talk.target_entity_id == town.brann  # he watches the woods
     assert "wolves" in talk.description
-    assert talk.hints == ["Captain Brann is usually found at The Barracks."]
+    assert talk.hints == ["Captain Brann is usually found at the Barracks."]
     assert visit.description == "Travel to Darkwood"
     assert visit.target_location == "brookhaven:clearing"
     assert wolves.description == "Defeat 2 grey wolves"
