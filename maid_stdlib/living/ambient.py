@@ -92,10 +92,19 @@ class Ambient:
         self._tokens[room] = (tokens - 1.0, now)
         return True
 
-    def say(self, room: str, text: str, now: float) -> bool:
+    def say(
+        self, room: str, text: str, now: float, *, to: UUID | None = None, to_text: str = ""
+    ) -> bool:
+        """Say ``text`` in the room; ``to`` reads ``to_text`` instead (a line about
+        them in the second person: nobody should read their own name as a stranger)."""
         if not self.spend(room, now):
             return False
-        self.living.world_service.message_room(room, text)
+        ws = self.living.world_service
+        if to is not None and to_text:
+            ws.message_room(room, text, exclude=(to,))
+            ws.message_character(to, to_text)
+        else:
+            ws.message_room(room, text)
         self.said.append((room, text))
         del self.said[:-50]
         return True
@@ -234,11 +243,14 @@ class Ambient:
         name = self.name(npc)
         item = self.news(npc, character)
         if item is not None and self.rng.random() < 0.5:
-            text = f'{name} looks up as {who} comes in. "{phrase(item)}"'
+            said = phrase(item)
+            text = f'{name} looks up as {who} comes in. "{said}"'
+            to_text = f'{name} looks up as you come in. "{said}"'
             self._recent.setdefault(room, {})[f"news:{item.id}"] = now
         else:
             text = f"{name} looks up and nods to {who}."
-        return self.say(room, text, now)
+            to_text = f"{name} looks up and nods to you."
+        return self.say(room, text, now, to=character, to_text=to_text)
 
 
 class AmbientSystem(System):

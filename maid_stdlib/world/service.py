@@ -436,6 +436,10 @@ class WorldService:
                 sent += 1
         return sent
 
+    def message_character(self, character: UUID, text: str) -> bool:
+        """Send ``text`` to one character if they are connected."""
+        return self.engine.sessions.send_to(character, text)
+
 
 def parse_ordinal(keyword: str) -> tuple[int, list[str]]:
     """ "2.scout" -> (2, ["scout"]); "bandit scout" -> (1, ["bandit", "scout"])."""

@@ -118,9 +118,12 @@ async def test_greetings_and_reactions(tmp_path: Path) -> None:
         await engine.dispatch_events()
         assert not [t for _, t in ambient.said if "Alice" in t]
         place(engine, alice, "hamlet:green")
-        await cmd(engine, alice, "east")  # walking in: greeted
+        seen = await cmd(engine, alice, "east")  # walking in: greeted
         greeting = ambient.said[-1][1]
         assert "looks up and nods to Alice." in greeting or "as Alice comes in" in greeting
+        # Alice herself is greeted in the second person, never by her own name.
+        assert "nods to you." in seen or "as you come in" in seen
+        assert "Alice" not in seen
         # Not again on the way back in within the hour.
         await cmd(engine, alice, "west")
         await cmd(engine, alice, "east")
