@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 from e2e.client import ClientPool, flat
-from e2e.fixtures import telnet
+from e2e.fixtures import served, telnet
 
 from maid_engine.accounts.service import AccountService
 from maid_engine.app import MaidServer
-from maid_engine.config import Settings
 from maid_engine.sessions import ColorMode
 from maid_stdlib.reports import ReportDesk
 
@@ -21,22 +20,8 @@ __all__ = ["telnet"]
 
 @pytest.fixture
 async def live(tmp_path: Path) -> AsyncIterator[MaidServer]:
-    settings = Settings(  # type: ignore[call-arg]
-        _env_file=None,
-        data_dir=tmp_path,
-        telnet_port=0,
-        metrics_enabled=False,
-        scrypt_n=1024,
-        checkpoint_interval=3600.0,
-        commands_per_second=100,
-        command_burst=100,
-    )
-    server = MaidServer(settings, announce=lambda _line: None)
-    await server.start()
-    try:
+    async with served(tmp_path, commands_per_second=100, command_burst=100) as server:
         yield server
-    finally:
-        await server.stop()
 
 
 async def test_guide_help_topics_search_and_suggestions(

@@ -4,35 +4,12 @@ and afk seen in who and answered to a tell, cleared by typing."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
 from e2e.client import ClientPool, flat
-from e2e.fixtures import telnet
+from e2e.fixtures import live, telnet
 
 from maid_engine.app import MaidServer
-from maid_engine.config import Settings
 
-__all__ = ["telnet"]
-
-
-@pytest.fixture
-async def live(tmp_path: Path) -> AsyncIterator[MaidServer]:
-    settings = Settings(  # type: ignore[call-arg]
-        _env_file=None,
-        data_dir=tmp_path,
-        telnet_port=0,
-        metrics_enabled=False,
-        scrypt_n=1024,
-        checkpoint_interval=3600.0,
-    )
-    server = MaidServer(settings, announce=lambda _line: None)
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
+__all__ = ["live", "telnet"]
 
 
 async def test_two_players_talk(live: MaidServer, telnet: ClientPool) -> None:
