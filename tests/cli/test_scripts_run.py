@@ -11,8 +11,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[2]
 
 PYTHON_STUB = """#!/usr/bin/env bash
@@ -63,7 +61,6 @@ def run(root: Path, *args: str, **env: str) -> list[str]:
     return log.read_text().splitlines()
 
 
-@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_run_installs_the_llm_extra_only_when_a_model_is_configured(tmp_path: Path) -> None:
     root = stand_in(tmp_path)
     calls = run(root, "--telnet-port", "0")

@@ -5,9 +5,7 @@ finish the quest. The second player is the suite's plain telnet client."""
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -15,7 +13,7 @@ import pytest
 from e2e.client import ClientPool
 from e2e.fixtures import maid_server, telnet
 from e2e.server import ServerProcess
-from e2e_client.tintin import TINTIN, TinTin
+from e2e_client.tintin import TinTin, require_tintin
 
 __all__ = ["maid_server", "telnet"]
 
@@ -42,13 +40,6 @@ ROAD_SOUTH = (
 )
 
 
-def tintin_or_skip() -> None:
-    if shutil.which(TINTIN) is None:
-        if os.environ.get("CI"):
-            pytest.fail("tintin++ must be installed in CI (apt-get install tintin++)")
-        pytest.skip("tintin++ not installed (apt-get install tintin++)")
-
-
 async def wounded_prompt(tt: TinTin, within: float = 20.0) -> tuple[int, int]:
     """Wait for a prompt showing less health than the maximum: (health, maximum)."""
     while True:
@@ -66,7 +57,7 @@ async def walk(tt: TinTin, direction: str, *rooms: str) -> None:
 async def test_a_new_players_first_ten_minutes(
     tmp_path: Path, maid_server: StartServer, telnet: ClientPool
 ) -> None:
-    tintin_or_skip()
+    require_tintin()
     server = await maid_server(tmp_path / "data", env=FAST)
     async with TinTin.connect(server.telnet_port, tmp_path) as tt:
         await tt.expect("Type 'quit' to leave.")

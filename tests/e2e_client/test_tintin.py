@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 from e2e.server import ServerProcess
-
-TINTIN = "/usr/games/tt++"
+from e2e_client.tintin import TINTIN, require_tintin
 
 pytestmark = pytest.mark.slow
 
@@ -21,10 +20,7 @@ pytestmark = pytest.mark.slow
 async def test_tintin_logs_in_looks_moves_and_quits(
     tmp_path: Path, maid_server: Callable[..., Awaitable[ServerProcess]]
 ) -> None:
-    if shutil.which(TINTIN) is None:
-        if os.environ.get("CI"):
-            pytest.fail("tintin++ must be installed in CI (apt-get install tintin++)")
-        pytest.skip("tintin++ not installed (apt-get install tintin++)")
+    require_tintin()
     server = await maid_server(tmp_path / "data", env={"MAID_SCRYPT_N": "1024"})
     log = tmp_path / "tintin.log"
     # Each step waits for what the server really says before the next command.

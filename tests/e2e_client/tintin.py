@@ -29,7 +29,22 @@ import termios
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
+
 TINTIN = "/usr/games/tt++"
+
+
+def require_tintin() -> None:
+    """Skip a tintin++ test on a developer's machine without it; fail it where
+    tintin++ is required (CI exports MAID_REQUIRE_TINTIN=1), so that the real-client
+    tests can never quietly stop running there."""
+    if shutil.which(TINTIN) is not None:
+        return
+    if os.environ.get("MAID_REQUIRE_TINTIN") == "1" or os.environ.get("CI"):
+        pytest.fail("tintin++ must be installed here (apt-get install tintin++)")
+    pytest.skip("tintin++ not installed (apt-get install tintin++)")
+
+
 #: The terminal tt++ draws on (and reports to the server by NAWS).
 COLUMNS, ROWS = 100, 50
 DEFAULT_WITHIN = 15.0
