@@ -228,6 +228,19 @@ def _turn_count(args: list[str]) -> int:
 COMMANDS: list[Command] = [act, undo, retry, state, admin_state]
 
 
+def act_in_room(ctx: CommandContext, svc: NarrationService, actor: UUID) -> bool:
+    """Tell the whole line to the storyteller if ``actor`` stands in a narrated room.
+
+    False (the line is not taken) anywhere else."""
+    if not ctx.world.entity_exists(actor) or svc.room_of(actor) is None:
+        return False
+    try:
+        submit(ctx, svc, actor, ctx.raw)
+    except CommandError as exc:
+        ctx.send(str(exc))
+    return True
+
+
 def make_fallback(svc: NarrationService) -> Fallback:
     """Input no command matched becomes an action in a narrated room; elsewhere it is
     left alone, so unknown commands still get "Huh?"."""
@@ -236,13 +249,7 @@ def make_fallback(svc: NarrationService) -> Fallback:
         actor = ctx.actor
         if actor is None or not ctx.name or ctx.name.startswith("@"):
             return False
-        if not ctx.world.entity_exists(actor) or svc.room_of(actor) is None:
-            return False
-        try:
-            submit(ctx, svc, actor, ctx.raw)
-        except CommandError as exc:
-            ctx.send(str(exc))
-        return True
+        return act_in_room(ctx, svc, actor)
 
     return fallback
 
@@ -281,12 +288,6 @@ def make_rescue(svc: NarrationService) -> Rescue:
             return False
         if cmd.category not in svc.config.story_categories:
             return False
-        if not ctx.world.entity_exists(actor) or svc.room_of(actor) is None:
-            return False
-        try:
-            submit(ctx, svc, actor, ctx.raw)
-        except CommandError as exc:
-            ctx.send(str(exc))
-        return True
+        return act_in_room(ctx, svc, actor)
 
     return rescue
