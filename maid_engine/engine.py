@@ -209,7 +209,10 @@ class GameEngine:
         self.register_packs()
         # Resolve the schedule before touching the database: a conflict in the
         # declared order is a start-up error naming the systems.
-        _ = self.systems
+        for system in self.systems:
+            self.metrics.system_known(system.name)
+        for cmd in self.commands.all():
+            self.metrics.category_known(cmd.category)
         if self._use_store:
             if self._store is None:
                 from maid_engine.store import Store

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence, Sized
+from collections.abc import Iterable, Sequence, Sized
 from typing import Any, Protocol
 
 from prometheus_client import (
@@ -35,6 +35,9 @@ class CommandLike(Protocol):
     @property
     def category(self) -> str: ...
 
+
+#: The values of one labelled series: a string for a single label, else a tuple.
+LabelValues = str | Sequence[str]
 
 TICK_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 
@@ -101,21 +104,48 @@ class EngineMetrics:
         self.commands.labels(cmd.category).inc()
         self.command_duration.observe(seconds)
 
-    def _get(self, kind: type, name: str, doc: str, labels: Sequence[str], **kw: Any) -> Any:
-        made = self._made.get(name)
-        if made is not None:
-            return made
-        metric = kind(name, doc, list(labels), registry=self.registry, **kw)
-        self._made[name] = metric
+    def _get(
+        self,
+        kind: type,
+        name: str,
+        doc: str,
+        labels: Sequence[str],
+        known: Iterable[LabelValues],
+        **kw: Any,
+    ) -> Any:
+        metric = self._made.get(name)
+        if metric is None:
+            metric = kind(name, doc, list(labels), registry=self.registry, **kw)
+            self._made[name] = metric
+        self.preset(metric, known)
         return metric
 
-    def counter(self, name: str, doc: str, labels: Sequence[str] = ()) -> Counter:
-        """A counter; the exposed name gets ``_total`` appended by the client library."""
-        result: Counter = self._get(Counter, name, doc, labels)
+    @staticmethod
+    def preset(metric: Counter | Gauge | Histogram, known: Iterable[LabelValues]) -> None:
+        """Create the children for ``known`` label values now, at zero.
+
+        A labelled series only exists once something touches it, so a dashboard
+        panel over a fresh server says "No data" where it means 0; every label
+        value the code can produce and knows in advance is made here instead.
+        """
+        for values in known:
+            metric.labels(*((values,) if isinstance(values, str) else values))
+
+    def counter(
+        self, name: str, doc: str, labels: Sequence[str] = (), known: Iterable[LabelValues] = ()
+    ) -> Counter:
+        """A counter; the exposed name gets ``_total`` appended by the client library.
+
+        ``known`` lists label values (one string per value for one label, tuples for
+        several) exposed at zero from the start; see :meth:`preset`.
+        """
+        result: Counter = self._get(Counter, name, doc, labels, known)
         return result
 
-    def gauge(self, name: str, doc: str, labels: Sequence[str] = ()) -> Gauge:
-        result: Gauge = self._get(Gauge, name, doc, labels)
+    def gauge(
+        self, name: str, doc: str, labels: Sequence[str] = (), known: Iterable[LabelValues] = ()
+    ) -> Gauge:
+        result: Gauge = self._get(Gauge, name, doc, labels, known)
         return result
 
     def histogram(
@@ -124,9 +154,19 @@ class EngineMetrics:
         doc: str,
         labels: Sequence[str] = (),
         buckets: Sequence[float] = Histogram.DEFAULT_BUCKETS,
+        known: Iterable[LabelValues] = (),
     ) -> Histogram:
-        result: Histogram = self._get(Histogram, name, doc, labels, buckets=tuple(buckets))
+        result: Histogram = self._get(Histogram, name, doc, labels, known, buckets=tuple(buckets))
         return result
+
+    def system_known(self, name: str) -> None:
+        """An engine system exists: its duration and error series start at zero."""
+        self.preset(self.system_duration, [name])
+        self.preset(self.system_errors, [name])
+
+    def category_known(self, category: str) -> None:
+        """A command category exists: its command count starts at zero."""
+        self.preset(self.commands, [category])
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -7,6 +7,7 @@ limiter and the cache.
 
 from __future__ import annotations
 
+from itertools import product
 from typing import TYPE_CHECKING
 
 from maid_engine.llm.errors import LLMError, LLMQuotaExceeded, LLMRateLimited
@@ -15,6 +16,22 @@ from maid_engine.metrics import EngineMetrics
 
 if TYPE_CHECKING:
     from prometheus_client import Counter, Gauge, Histogram
+
+#: The purposes MAID's own code asks the model for; a pack's purposes appear on use.
+KNOWN_PURPOSES = ("quest_narrative", "narration")
+#: Every ``kind`` an LLMError carries (plus the local limiter's own).
+ERROR_KINDS = (
+    "timeout",
+    "rate_limited",
+    "rate_limited_local",
+    "server_error",
+    "rejected",
+    "bad_response",
+    "truncated",
+    "budget_exhausted",
+    "unavailable",
+)
+QUOTA_KINDS = ("character", "account", "queue", "reserve")
 
 LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0)
 
@@ -34,19 +51,29 @@ class LLMMetrics:
         if metrics is None:
             return
         self.requests = metrics.counter(
-            "maid_llm_requests", "LLM requests by purpose and outcome", ["purpose", "outcome"]
+            "maid_llm_requests",
+            "LLM requests by purpose and outcome",
+            ["purpose", "outcome"],
+            known=product(KNOWN_PURPOSES, ("ok", *ERROR_KINDS, "quota_exceeded")),
         )
         self.latency = metrics.histogram(
             "maid_llm_latency_seconds",
             "Wall time of LLM calls that reached the provider",
             ["purpose"],
             buckets=LATENCY_BUCKETS,
+            known=KNOWN_PURPOSES,
         )
         self.tokens = metrics.counter(
-            "maid_llm_tokens", "Tokens reported by the provider", ["purpose", "kind"]
+            "maid_llm_tokens",
+            "Tokens reported by the provider",
+            ["purpose", "kind"],
+            known=product(KNOWN_PURPOSES, ("prompt", "completion")),
         )
         self.errors = metrics.counter(
-            "maid_llm_errors", "Failed LLM requests by purpose and error kind", ["purpose", "kind"]
+            "maid_llm_errors",
+            "Failed LLM requests by purpose and error kind",
+            ["purpose", "kind"],
+            known=product(KNOWN_PURPOSES, ERROR_KINDS),
         )
         self.cache_hits = metrics.counter(
             "maid_llm_cache_hits", "LLM requests answered from the narrative cache"
@@ -60,6 +87,7 @@ class LLMMetrics:
             "account (quota spent), queue (too many waiting) or reserve (only the quest "
             "reserve is left)",
             ["purpose", "kind"],
+            known=product(KNOWN_PURPOSES, QUOTA_KINDS),
         )
 
     @classmethod

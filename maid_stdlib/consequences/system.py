@@ -117,10 +117,16 @@ class ConsequenceSystem(System):
         super().bind(engine)
         metrics = engine.metrics
         self._batches = metrics.counter(
-            "maid_consequence_batches", "Consequence batches by result", ["status"]
+            "maid_consequence_batches",
+            "Consequence batches by result",
+            ["status"],
+            known=("applied", "conflict", "failed"),
         )
         self._signals = metrics.counter(
-            "maid_consequence_signals", "Story signals raised by consequences", ["chain_type"]
+            "maid_consequence_signals",
+            "Story signals raised by consequences",
+            ["chain_type"],
+            known=("retaliation", "follow_up"),
         )
         self._duration = metrics.histogram(
             "maid_consequence_seconds",

@@ -70,7 +70,15 @@ class QuestGroundingMonitor(System):
     def bind(self, engine: Host) -> None:
         super().bind(engine)
         self._invalidations = engine.metrics.counter(
-            "maid_grounding_invalidations", "Generated quests invalidated", ["reason"]
+            "maid_grounding_invalidations",
+            "Generated quests invalidated",
+            ["reason"],
+            known=(
+                "quest_giver_destroyed",
+                "objective_target_destroyed",
+                "periodic_sweep",
+                "stale_grounding_at_acceptance",
+            ),
         )
 
     async def startup(self) -> None:

@@ -26,6 +26,8 @@ FAILED = "failed"
 QUOTA = "quota"
 #: ... or the part of the server's LLM budget narration may spend is.
 BUDGET = "budget"
+#: Every outcome above (the narration metrics start each at zero).
+OUTCOMES = (OK, NO_MODEL, TIMEOUT, LLM_ERROR, FILTERED, DROPPED, FAILED, QUOTA, BUDGET)
 
 
 @dataclass

@@ -22,7 +22,7 @@ from uuid import UUID
 from maid_engine.llm import ContentFilter, LLMLimiter, LLMProvider, LLMQuotaExceeded
 from maid_engine.ports import MetricsPort, SettingsPort, StorePort
 from maid_stdlib.narration.config import NarrationConfig
-from maid_stdlib.narration.jobs import DROPPED, FAILED, TurnHandle, TurnResult
+from maid_stdlib.narration.jobs import DROPPED, FAILED, OUTCOMES, TurnHandle, TurnResult
 from maid_stdlib.narration.llm import LLMService
 from maid_stdlib.narration.rooms import RoomSetup, RoomsHost, collect_rooms, sync_room
 from maid_stdlib.narration.turn import TurnHost, account_of, refusal_message, run_turn, run_undo
@@ -67,18 +67,20 @@ class NarrationService:
         self._queues: dict[str, _RoomQueue] = {}
         self._handles: set[TurnHandle] = set()
         self.turns_total: Counter = engine.metrics.counter(
-            "maid_narrated_turns", "Narrated-room turns by outcome", ["outcome"]
+            "maid_narrated_turns", "Narrated-room turns by outcome", ["outcome"], known=OUTCOMES
         )
         self.changes_total: Counter = engine.metrics.counter(
             "maid_narrated_changes",
             "Changes proposed by the model in narrated rooms, by what the engine did",
             ["kind"],
+            known=("applied", "clamped", "rejected"),
         )
         self.state_blocks_total: Counter = engine.metrics.counter(
             "maid_narrated_state_blocks",
             "State blocks in the model's replies in narrated rooms, by how they were read "
             "(strict, lenient: read as meant after forgiving its form, unreadable: refused)",
             ["read"],
+            known=("strict", "lenient", "unreadable"),
         )
 
     # -- set-up ------------------------------------------------------------------------

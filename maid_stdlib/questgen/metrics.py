@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from maid_engine.llm.limiter import TokenBudget
+from maid_stdlib.questgen.narrative.generator import FallbackReason
+from maid_stdlib.questgen.vocabulary import QuestDeliveryMethod
 
 if TYPE_CHECKING:
     from maid_engine.metrics import EngineMetrics
@@ -62,6 +64,31 @@ ACTIONS = (
     "launches_blocked",
 )
 ALERTS = ("template_fallback_rate", "rejection_rate")
+# The label values the code below can produce, exposed at zero from start-up so a
+# dashboard over a quiet server shows 0 rather than "No data".
+NARRATIVES = ("llm", "template")
+FALLBACK_REASONS = (*(reason.value for reason in FallbackReason), "unknown")
+REJECTION_STAGES = (
+    "intake",
+    "evaluate",
+    "plan",
+    "screen",
+    "validation",
+    "quality",
+    "region_density",
+    "register",
+    "no_sink",
+)
+SIGNAL_OUTCOMES = ("accepted", "duplicate", "throttled")
+SEED_OUTCOMES = (
+    "queued",
+    "built",
+    "superseded",
+    "stale",
+    "evicted_expired",
+    "evicted_attempts",
+    "evicted_overflow",
+)
 
 
 class QuestGenMetrics:
@@ -92,17 +119,26 @@ class QuestGenMetrics:
             "Tokens left in quest generation's rolling token budget",
         )
         self.quests_built = m.counter(
-            "maid_questgen_quests_built", "Generated quests registered", ["narrative"]
+            "maid_questgen_quests_built",
+            "Generated quests registered",
+            ["narrative"],
+            known=NARRATIVES,
         )
         self.template_fallbacks = m.counter(
-            "maid_questgen_template_fallbacks", "Quests whose prose came from templates", ["reason"]
+            "maid_questgen_template_fallbacks",
+            "Quests whose prose came from templates",
+            ["reason"],
+            known=FALLBACK_REASONS,
         )
         self.template_fallback_ratio = m.gauge(
             "maid_questgen_template_fallback_ratio",
             "Share of quests built from templates over the alert window",
         )
         self.rejections = m.counter(
-            "maid_questgen_rejections", "Quests rejected, by pipeline stage", ["stage"]
+            "maid_questgen_rejections",
+            "Quests rejected, by pipeline stage",
+            ["stage"],
+            known=REJECTION_STAGES,
         )
         self.rejection_rules = m.counter(
             "maid_questgen_rejection_rules",
@@ -114,7 +150,10 @@ class QuestGenMetrics:
             "Share of finished builds rejected over the alert window",
         )
         self.signals = m.counter(
-            "maid_questgen_signals", "Story signals seen by quest generation", ["outcome"]
+            "maid_questgen_signals",
+            "Story signals seen by quest generation",
+            ["outcome"],
+            known=SIGNAL_OUTCOMES,
         )
         self.signals_in_window = m.gauge(
             "maid_questgen_signals_in_window", "Signals accepted in the global signal window"
@@ -126,14 +165,25 @@ class QuestGenMetrics:
             "maid_questgen_chain_depth_max", "Deepest chain among open generated quests"
         )
         self.offers = m.counter(
-            "maid_questgen_offers", "Generated quests offered to characters", ["method"]
+            "maid_questgen_offers",
+            "Generated quests offered to characters",
+            ["method"],
+            known=[method.value for method in QuestDeliveryMethod],
         )
-        self.seeds = m.counter("maid_questgen_seeds", "What became of quest seeds", ["outcome"])
+        self.seeds = m.counter(
+            "maid_questgen_seeds", "What became of quest seeds", ["outcome"], known=SEED_OUTCOMES
+        )
         self.throttle_active = m.gauge(
-            "maid_questgen_throttle_active", "Automatic throttle actions in force (1/0)", ["action"]
+            "maid_questgen_throttle_active",
+            "Automatic throttle actions in force (1/0)",
+            ["action"],
+            known=ACTIONS,
         )
         self.alert_active = m.gauge(
-            "maid_questgen_alert_active", "Quest generation alerts raised (1/0)", ["alert"]
+            "maid_questgen_alert_active",
+            "Quest generation alerts raised (1/0)",
+            ["alert"],
+            known=ALERTS,
         )
 
     # Every recorder is a no-op without a registry, so callers never check.
