@@ -9,20 +9,37 @@ values known in advance.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.samples import Sample
 
 from maid_engine.app import MaidServer
 from maid_engine.config import Settings
 from maid_engine.llm.errors import LLMError
 from maid_engine.llm.metrics import ERROR_KINDS
-from tests.admin.test_metrics_scrape import scrape, value
 
 DASHBOARD = Path(__file__).parents[2] / "deploy" / "grafana" / "maid-dashboard.json"
 SUFFIXES = ("_bucket", "_count", "_sum")
+
+
+async def scrape(port: int) -> str:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+    await writer.drain()
+    data = await asyncio.wait_for(reader.read(), timeout=10)
+    writer.close()
+    return data.decode().partition("\r\n\r\n")[2]
+
+
+def value(samples: list[Sample], name: str, **labels: str) -> float | None:
+    for s in samples:
+        if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()):
+            return s.value
+    return None
 
 
 def dashboard_metrics() -> set[str]:
