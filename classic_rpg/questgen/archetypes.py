@@ -77,7 +77,10 @@ def rpg_archetypes() -> list[QuestArchetype]:
             requires_exploration=True,
             narrative_arc=NarrativeArcs.MYSTERY,
             tone=["mysterious", "cerebral"],
-            chain_potential=0.5,
+            # Above the follow-up threshold (0.5): what an investigation uncovers
+            # points somewhere new. At exactly 0.5 the follow-up rule (strictly
+            # above the threshold) never fired, and no investigation ever chained.
+            chain_potential=0.6,
         ),
         QuestArchetype(
             archetype_id="rescue_mission",

@@ -42,6 +42,11 @@ class QuestGenerationConfig(BaseModel):
     )
     #: Generated quests in any rolling game day (a few a day: the aim is 2 to 5).
     max_quests_per_day: int | None = Field(default=5, ge=1)
+    #: Seeds waiting to be built. Larger than the design's 10 on purpose: failed
+    #: seeds now wait hours between attempts and a quiet day reaches for the less
+    #: important ones, so a world with several independent troubles keeps more
+    #: than ten live situations waiting; evicting them loses work the story layer
+    #: will not signal again. Seed expiry and the daily cap bound the stockpile.
     max_pending_seeds: int = Field(default=50, ge=1)
     signal_dedup_window: float = Field(default=60.0, ge=0)
     global_signal_window: float = Field(default=300.0, gt=0)

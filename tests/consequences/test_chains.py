@@ -223,3 +223,34 @@ async def test_packs_can_add_chain_rules(engine: GameEngine) -> None:
     assert [(s.signal_type, s.context["chain_type"]) for s in chains.signals] == [
         ("TRADE_OPPORTUNITY", "escalation")
     ]
+
+
+async def test_a_completed_investigation_raises_its_follow_up(engine: GameEngine) -> None:
+    """The investigation archetype's chain potential is above the follow-up
+    threshold: what it uncovered becomes a DISCOVERY follow-up. (At 0.5 it sat
+    exactly on the threshold and no investigation ever chained.)"""
+    qg = qg_of(engine)
+    hero = new_hero(engine)
+    archetype = qg.archetypes.get("investigation")
+    assert archetype is not None
+    quest = simple_quest(
+        engine,
+        "who-took-the-grain",
+        archetype_id="investigation",
+        seed_type="mystery",
+        chain_potential=archetype.chain_potential,
+    )
+    signals = detect_consequence_signals(
+        quest,
+        QuestOutcome.COMPLETED,
+        [hero],
+        [],
+        qg.facts,
+        pattern=archetype.objective_pattern,
+    )
+    assert [(s.signal_type, s.context["chain_type"]) for s in signals] == [
+        ("DISCOVERY", "follow_up")
+    ]
+    follow = signals[0]
+    assert follow.context["discovery_location"] == "hamlet:mill"
+    assert follow.context["revealed_information"] == quest.consequences[-1].description
