@@ -1,7 +1,12 @@
 """QuestHistory: what the generator produced, for cooldowns, variety,
 anti-patterns and analytics. Persisted in the ``quest_history`` collection.
 
-Times are game seconds (one game clock). The document of a quest (key: its id,
+Times are game seconds (one game clock). Quests finished more than
+``RETENTION`` (30 game days) ago are pruned from memory (:meth:`QuestHistory.prune`):
+every cooldown, variety and density rule looks back hours or days, and the
+working set would otherwise grow with every quest ever generated. Their stored
+records stay (analytics); the generation system drops their side-table documents.
+The document of a quest (key: its id,
 ``character_id`` None, ``source`` "generated") uses the same field names as the
 QuestManager's history entries in the same collection, so either side can read
 what the other wrote; the generator adds ``area``, ``archetype`` facts and
@@ -12,11 +17,12 @@ what the other wrote; the generator adds ``area``, ``archetype`` facts and
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
 
+from maid_engine.clock import GAME_DAY
 from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.scaling import DifficultyAdjustment
 from maid_stdlib.questgen.vocabulary import SUCCESS_OUTCOMES
@@ -24,9 +30,11 @@ from maid_stdlib.questgen.vocabulary import SUCCESS_OUTCOMES
 if TYPE_CHECKING:
     from maid_engine.store import DocumentStore
 
-__all__ = ["COLLECTION", "QuestHistory", "QuestHistoryEntry"]
+__all__ = ["COLLECTION", "RETENTION", "QuestHistory", "QuestHistoryEntry"]
 
 COLLECTION = "quest_history"
+#: How long a finished quest stays in the working history (game seconds).
+RETENTION: Final = 30 * GAME_DAY
 
 
 #: The QuestManager keeps its own entries in the same collection (the quest, then
@@ -193,6 +201,33 @@ class QuestHistory:
             completed_at=now if success else entry.completed_at,
             offered_to=[],
         )
+
+    def prune(self, now: float, retention: float = RETENTION) -> list[str]:
+        """Forget the quests finished more than ``retention`` game seconds ago; returns
+        their ids. A quest still open, or an ancestor of a quest kept (its chain's
+        stakes and depth are read from it), stays."""
+        cutoff = now - retention
+        old = {
+            q
+            for q, e in self._entries.items()
+            if not e.active
+            and (e.finished_at if e.finished_at is not None else e.created_at) < cutoff
+        }
+        if not old:
+            return []
+        for entry in list(self._entries.values()):
+            if entry.quest_id in old:
+                continue
+            parent, seen = entry.chain_parent_id, set()
+            while parent is not None and parent not in seen:
+                seen.add(parent)
+                old.discard(parent)
+                above = self._entries.get(parent)
+                parent = above.chain_parent_id if above is not None else None
+        for quest_id in old:
+            del self._entries[quest_id]
+            # A record not written yet is still written: the store keeps them all.
+        return sorted(old)
 
     # -- queries --------------------------------------------------------------------------
     def get(self, quest_id: str) -> QuestHistoryEntry | None:

@@ -31,6 +31,8 @@ class GeneratedQuestTable:
     def __init__(self, qg: QuestGen) -> None:
         self.qg = qg
         self._docs: dict[str, dict[str, Any]] = {}
+        #: Documents of quests pruned from the history, to delete with the next write.
+        self._forgotten: set[str] = set()
         self._task: asyncio.Task[None] | None = None
         # Retried every tick while the store is away: one line a minute.
         self._failures = ThrottledLog(log, clock=lambda: self.qg.engine.clock.monotonic())
@@ -70,8 +72,15 @@ class GeneratedQuestTable:
     def put(self, oq: OpenQuest) -> None:
         self._docs[oq.quest.id] = self.document(oq)
 
+    def forget(self, quest_ids: Iterable[str]) -> None:
+        """Delete the documents of ``quest_ids`` (finished long ago) with the next write."""
+        for quest_id in quest_ids:
+            self._docs.pop(quest_id, None)
+            self._forgotten.add(quest_id)
+
     def flush_in_background(self) -> None:
-        if not self.qg.engine.has_store or not (self._docs or self.qg.history.pending):
+        pending = self._docs or self._forgotten or self.qg.history.pending
+        if not self.qg.engine.has_store or not pending:
             return
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._background())
@@ -97,6 +106,7 @@ class GeneratedQuestTable:
         engine = self.qg.engine
         if not engine.has_store:
             self._docs.clear()
+            self._forgotten.clear()
             return
         docs, self._docs = self._docs, {}
         try:
@@ -105,4 +115,8 @@ class GeneratedQuestTable:
         except Exception:
             self._docs = {**docs, **self._docs}
             raise
+        while self._forgotten:
+            quest_id = min(self._forgotten)
+            await engine.store.documents.delete(GENERATED_QUESTS_COLLECTION, quest_id)
+            self._forgotten.discard(quest_id)
         await self.qg.flush()

@@ -37,7 +37,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from maid_engine.clock import GameClock
+from maid_engine.clock import GAME_DAY, GameClock
 from maid_engine.ecs import System
 from maid_engine.llm.service import LLMService
 from maid_stdlib.questgen.builder import QuestPlan
@@ -109,6 +109,7 @@ class QuestGenerationSystem(System):
         self.llm = llm
         self._toolkit_startup = toolkit_startup
         self._next_cycle_at: float | None = None
+        self._next_prune_at: float | None = None
         self.records: deque[BuildRecord] = deque(maxlen=100)
         #: The latest rejections at any stage, with their reasons (admin reports).
         self.rejections: deque[RejectionRecord] = deque(maxlen=100)
@@ -174,8 +175,22 @@ class QuestGenerationSystem(System):
             return
         self._next_cycle_at = now + cfg.generation_interval
         st.queue.evict(now, st.narrate)
+        self._prune(now)
         await self._launch(state.max_quests_per_cycle, state.template_only)
         st.side_table.flush_in_background()
+
+    def _prune(self, now: float) -> None:
+        """Once a game day: forget quests finished a retention period ago (the
+        history's working set and their side-table documents)."""
+        if self._next_prune_at is not None and now < self._next_prune_at:
+            return
+        self._next_prune_at = now + GAME_DAY
+        pruned = self._history.prune(now)
+        if pruned:
+            for quest_id in pruned:
+                self.stages.open_quests.pop(quest_id, None)
+            self.stages.side_table.forget(pruned)
+            log.info("pruned %d quests finished long ago from the history", len(pruned))
 
     async def _launch(self, max_launches: int, template_only: bool) -> int:
         st, cfg = self.stages, self.settings
