@@ -78,7 +78,9 @@ class CombatService:
     attacks; the rules plugin sets it from the ``combat_round_seconds`` setting),
     ``aggression_level_gap`` (5: hostile NPCs leave alone characters more levels
     above them than that), ``companions`` (who shares a kill's experience with its
-    killer: the groups plugin installs its own).
+    killer: the groups plugin installs its own), ``attack_refusals`` (more reasons
+    a fight may not start: a quest's own foes are their hunter's) and
+    ``aggression_filters`` (a hostile NPC jumps only whom all of them allow).
     """
 
     def __init__(self, engine: CombatHost, on_death: DeathHandler) -> None:
@@ -93,6 +95,10 @@ class CombatService:
         self.round_seconds = ROUND_SECONDS
         self.aggression_level_gap = 5
         self.companions: Callable[[UUID], list[UUID]] = lambda uid: [uid]
+        #: ``refusal(attacker, target) -> reason | None``, asked after the rules' own.
+        self.attack_refusals: list[Callable[[UUID, UUID], str | None]] = []
+        #: ``allows(npc, victim) -> bool``: whether a hostile NPC may jump a victim.
+        self.aggression_filters: list[Callable[[UUID, UUID], bool]] = []
 
     def now(self) -> float:
         """Real seconds on the engine's monotonic clock: fights are paced by it, not
@@ -138,6 +144,10 @@ class CombatService:
             return f"{capitalize(name)} is not someone you can fight."
         if not self.can_fight(target):
             return f"{capitalize(name)} cannot fight right now."
+        for refusal in self.attack_refusals:
+            reason = refusal(attacker, target)
+            if reason:
+                return reason
         return None
 
     def target_of(self, uid: UUID) -> UUID | None:
@@ -206,6 +216,8 @@ class CombatService:
     def will_aggress(self, npc: UUID, victim: UUID) -> bool:
         """Whether hostile ``npc`` jumps ``victim``: as in ROM, not those far above
         its level (they are no prey for it)."""
+        if not all(allows(npc, victim) for allows in self.aggression_filters):
+            return False
         return level_of(self.world, victim) <= level_of(self.world, npc) + (
             self.aggression_level_gap
         )

@@ -1,6 +1,6 @@
 """GroupsPlugin (``classic_rpg.groups``): following, groups, ``gtell``, a kill's
-experience shared by the group members present, and quest credit shared where a
-quest's progression mode says so."""
+experience shared by the group members present, quest credit shared where a
+quest's progression mode says so, and a member's quest foes fought by the group."""
 
 from __future__ import annotations
 
@@ -25,7 +25,10 @@ class GroupsPlugin(ContentPack):
         groups = Groups(ctx.engine)
         ctx.provide(Groups, groups)
         ctx.service(CombatService).companions = groups.present_with
-        ctx.service(QuestManager).objectives.companions = groups.present_with
+        manager = ctx.service(QuestManager)
+        manager.objectives.companions = groups.present_with
+        # A quest's own foes are the whole group's to fight (and they fight back).
+        manager.foes.party_of = groups.group_of
         ctx.subscribe(EntityRelocatedEvent, groups.on_relocated)
         ctx.subscribe(CharacterDisconnectedEvent, groups.on_disconnected)
         ctx.add_commands(commands.COMMANDS)

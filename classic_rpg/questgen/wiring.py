@@ -15,6 +15,7 @@ from uuid import UUID
 
 from classic_rpg.characters.dialogue import TalkService
 from classic_rpg.events import CombatStartedEvent, ItemGivenEvent, ItemPickedUpEvent, TalkedToEvent
+from classic_rpg.groups.service import Groups
 from classic_rpg.questgen.register import RpgQuestGenPlugin
 from classic_rpg.questgen.scaling import RpgQuestFitting
 from classic_rpg.questgen.templates import RPG_TEMPLATES
@@ -139,7 +140,14 @@ class QuestDeliveryPlugin(ContentPack):
         # the same archetype win.
         register_default_templates(ctx.service(TemplateRegistry), RPG_TEMPLATES)
         # Per-character difficulty: a generated quest is fitted to its acceptor.
-        manager.accept_adjusters.append(RpgQuestFitting(qg, generation))
+        services = ctx.engine.services
+
+        def group_of(uid: UUID) -> list[UUID]:
+            # The groups plugin is optional and may register after this one.
+            groups = services.try_get(Groups)
+            return groups.group_of(uid) if groups is not None else []
+
+        manager.accept_adjusters.append(RpgQuestFitting(ctx.engine, qg, generation, group_of))
 
         def is_character(uid: UUID | None) -> bool:
             return uid is not None and world.has_component(uid, PlayerCharacter)

@@ -270,18 +270,22 @@ def spawn_template(
     kind: str | None = None,
     entity_id: UUID | None = None,
     reason: str = "spawn",
+    persistent: bool = True,
 ) -> UUID:
     """Create a new NPC or item from a data entry ("ironvale:bandit_scout").
 
     Used by later layers (behaviour systems spawning hostile NPCs, loot). The entity
     gets a fresh id (unless given), the entry's extension components, and is placed
     in ``room`` through the WorldService (emitting a relocation event).
+    ``persistent=False`` makes a runtime-only entity that no checkpoint writes.
     """
     data = engine.services.get(WorldData)
     entry = data.template(template, kind)
     if entry is None or entry.kind not in ("npc", "item"):
         raise LookupError(f"no NPC or item template {template!r}")
-    uid = engine.world.create_entity(*thing_components(entry), entity_id=entity_id or uuid4())
+    uid = engine.world.create_entity(
+        *thing_components(entry), entity_id=entity_id or uuid4(), persistent=persistent
+    )
     _apply_extensions(engine, data, entry, uid)
     if room is not None:
         engine.services.get(WorldService).place(uid, room, reason)

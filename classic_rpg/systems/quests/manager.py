@@ -23,6 +23,7 @@ from uuid import UUID
 
 from classic_rpg.components import CharacterStats
 from classic_rpg.systems.quests.errors import QuestError
+from classic_rpg.systems.quests.foes import QuestFoes
 from classic_rpg.systems.quests.grading import required_ratio
 from classic_rpg.systems.quests.history import QuestHistory, QuestHistoryEntry
 from classic_rpg.systems.quests.matching import display_name
@@ -32,6 +33,7 @@ from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog, entry_of, 
 from classic_rpg.systems.quests.registry import QuestRegistry, resolve_room_ids
 from classic_rpg.systems.quests.rewards import TurnInLedger
 from classic_rpg.systems.quests.scaling import QuestScaling
+from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_engine.ports import (
     ClockPort,
     EventsPort,
@@ -118,6 +120,10 @@ class QuestManager:
         self.objectives = ObjectiveTracker(
             engine, self.registry, on_met=self.mark_objectives_met, on_failed=self._fail
         )
+        #: Quests' own foes, spawned for whoever a quest was fitted to.
+        self.foes = QuestFoes(engine)
+        self.objectives.quarry = self.foes.tag_of
+        self.objectives.counted = self.foes.forget
         self.ledger = TurnInLedger(engine, self.registry, self.history, self.objectives)
 
     @property
@@ -341,8 +347,23 @@ class QuestManager:
         self.engine.events.emit(QuestAcceptedEvent(quest_id, character))
         self._log("quest accepted", quest_id, character)
         self._write_run(character, entry)
-        self.objectives.start(character, self.quest_for(entry) or quest, entry)
+        fitted = self.quest_for(entry) or quest
+        self.objectives.start(character, fitted, entry)
+        self.foes.spawn(character, fitted, entry)
         return entry
+
+    def foes_back(self, event: CharacterConnectedEvent) -> None:
+        """A character logs in: the foes still owed on their fitted quests return
+        (runtime entities: a restart or their logout removed them)."""
+        for quest, entry in self.quests_of(
+            event.character_id, QuestState.IN_PROGRESS, QuestState.COMPLETED
+        ):
+            fitted = self.quest_for(entry) or quest
+            self.foes.spawn(event.character_id, fitted, entry)
+
+    def foes_away(self, event: CharacterDisconnectedEvent) -> None:
+        """A character leaves the game: their quarry leaves with them."""
+        self.foes.despawn(event.character_id)
 
     def mark_objectives_met(self, character: UUID, quest: Quest, entry: QuestEntry) -> None:
         """IN_PROGRESS -> COMPLETED (called by the objective tracker)."""
@@ -461,6 +482,7 @@ class QuestManager:
         if was_active:
             self._write_run(character, entry)
         self.objectives.stopped(character, entry.quest_id)
+        self.foes.despawn(character, entry.quest_id)
 
     def expire_quest(self, quest_id: str) -> list[UUID]:
         """The quest opportunity is gone: every holder's copy fails with reason expired.
@@ -544,6 +566,7 @@ class QuestManager:
                     f"You need to be with {self.name_of(npc)} to turn in '{quest.title}'."
                 )
         outcome = await self.ledger.turn_in(character, quest, entry)
+        self.foes.despawn(character, quest_id)
         if quest.source == "generated" and not quest.repeatable:
             self.resolve_quest(quest_id, f"turned in by {self.name_of(character)}")
         return outcome

@@ -47,6 +47,7 @@ from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize
 
 if TYPE_CHECKING:
+    from classic_rpg.systems.quests.foes import QuestFoe
     from maid_engine.ecs import World
 
 _Key = tuple[UUID, str]
@@ -82,6 +83,11 @@ class ObjectiveTracker:
         #: A character and the group members with them (the groups plugin installs
         #: its own): a kill counts for all of them on a shared-credit quest.
         self.companions: Callable[[UUID], list[UUID]] = lambda uid: [uid]
+        #: The quest foe tag of an NPC (its quest, objective and hunter), if it is
+        #: one (the QuestManager installs its QuestFoes' ``tag_of``).
+        self.quarry: Callable[[UUID], QuestFoe | None] = lambda npc: None
+        #: Called once a death was counted (the foes' keeper drops its tag).
+        self.counted: Callable[[UUID], None] = lambda npc: None
         self._on_failed = on_failed
         #: character -> ids of its accepted (IN_PROGRESS/COMPLETED) quests.
         self._active: dict[UUID, set[str]] = defaultdict(set)
@@ -356,7 +362,9 @@ class ObjectiveTracker:
                     and quest.progression_mode is not ProgressionMode.SHARED_CREDIT
                 ):
                     continue
-                if entry.state.active and self._npc_matches(o, event.entity_id, event.template):
+                if entry.state.active and self._kill_counts(
+                    character, quest, entry, o, event.entity_id, event.template
+                ):
                     count = entry.objectives[o.objective_id].count + 1
                     self._set(character, quest, entry, o, count)
         for character, quest, entry in self._watching(event.entity_id):
@@ -371,6 +379,29 @@ class ObjectiveTracker:
                 ):
                     name = o.target_name or self._dead_name(event.template)
                     self._fail_objective(character, quest, entry, o, f"{name} died")
+        self.counted(event.entity_id)
+
+    def _kill_counts(
+        self,
+        character: UUID,
+        quest: Quest,
+        entry: QuestEntry,
+        o: QuestObjective,
+        npc: UUID,
+        template: str,
+    ) -> bool:
+        """Whether killing ``npc`` counts for the objective: a quest's own foe counts
+        only for its hunter's objective, and an objective fitted with its own foes
+        counts only those."""
+        tag = self.quarry(npc)
+        if o.objective_id in entry.foes:
+            return (
+                tag is not None
+                and tag.owner == character
+                and tag.quest_id == quest.quest_id
+                and tag.objective_id == o.objective_id
+            )
+        return tag is None and self._npc_matches(o, npc, template)
 
     def on_picked_up(self, event: ItemPickedUpEvent) -> None:
         self._recount(event.holder_id, event.template)

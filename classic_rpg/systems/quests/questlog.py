@@ -42,6 +42,18 @@ class ObjectiveProgress:
 
 
 @dataclass
+class FoeSpec:
+    """The quest's own foes one kill objective asks of one character (see
+    ``classic_rpg.systems.quests.foes``): ``template`` at ``level`` (the
+    template's own is ``base_level``) in ``room``."""
+
+    template: str = ""
+    room: str = ""
+    level: int = 1
+    base_level: int = 1
+
+
+@dataclass
 class QuestEntry:
     quest_id: str
     state: QuestState = QuestState.AVAILABLE
@@ -70,6 +82,9 @@ class QuestEntry:
     time_limit_seconds: float | None = None
     #: Rewards paid to them are the quest's times this.
     reward_factor: float = 1.0
+    #: Objective id -> the quest's own foes it spawns for them (see quests.foes):
+    #: only kills of those count for the objective.
+    foes: dict[str, FoeSpec] = field(default_factory=dict)
 
     @property
     def scaled(self) -> bool:
@@ -78,11 +93,13 @@ class QuestEntry:
             or self.time_limits
             or self.time_limit_seconds is not None
             or self.reward_factor != 1.0
+            or self.foes
         )
 
     def clear_scaling(self) -> None:
         self.target_counts, self.time_limits = {}, {}
         self.time_limit_seconds, self.reward_factor = None, 1.0
+        self.foes = {}
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from classic_rpg.characters.dialogue import TalkService
+from classic_rpg.combat.service import CombatService
 from classic_rpg.events import DamageDealtEvent, ItemGivenEvent, ItemPickedUpEvent, TalkedToEvent
 from classic_rpg.rules import RulesPlugin
 from classic_rpg.systems.quests.commands import COMMANDS, QuestTalk
@@ -15,6 +16,7 @@ from classic_rpg.systems.quests.registry import COLLECTION as REGISTRY
 from classic_rpg.systems.quests.rewards import COLLECTION as TURNINS
 from classic_rpg.systems.quests.system import QuestSystem
 from maid_engine.content import ContentPack, PackContext
+from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_engine.ports import WorldPort
 from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
 from maid_stdlib.world.info import ScoreSheet
@@ -58,6 +60,12 @@ class QuestsPlugin(ContentPack):
         ctx.subscribe(TalkedToEvent, tracker.on_talked)
         ctx.subscribe(EntityRelocatedEvent, tracker.on_relocated)
         ctx.subscribe(DamageDealtEvent, tracker.on_damage)
+        # A quest's own foes: theirs to hunt, back when they log in, gone when they leave.
+        combat = ctx.service(CombatService)
+        combat.attack_refusals.append(manager.foes.attack_refusal)
+        combat.aggression_filters.append(manager.foes.hunts)
+        ctx.subscribe(CharacterConnectedEvent, manager.foes_back)
+        ctx.subscribe(CharacterDisconnectedEvent, manager.foes_away)
         ctx.service(TalkService).add_handler(QuestTalk(manager))
         ctx.add_commands(COMMANDS)
         ctx.service(ScoreSheet).add("quests", quest_score, order=QUEST_SCORE_ORDER)

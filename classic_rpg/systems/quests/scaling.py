@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass, field
 
 from classic_rpg.systems.quests.models import Quest
-from classic_rpg.systems.quests.questlog import QuestEntry
+from classic_rpg.systems.quests.questlog import FoeSpec, QuestEntry
 
 __all__ = ["QuestScaling", "fitted"]
 
@@ -33,12 +33,15 @@ class QuestScaling:
     time_limit_seconds: float | None = None
     #: Experience and gold paid are multiplied by this (items are not).
     reward_factor: float = 1.0
+    #: Objective id -> the quest's own foes spawned for the character.
+    foes: dict[str, FoeSpec] = field(default_factory=dict)
 
     def apply_to(self, entry: QuestEntry) -> None:
         entry.target_counts = {k: max(1, v) for k, v in self.target_counts.items()}
         entry.time_limits = dict(self.time_limits)
         entry.time_limit_seconds = self.time_limit_seconds
         entry.reward_factor = max(0.0, self.reward_factor)
+        entry.foes = dict(self.foes)
 
 
 def _scale(amount: int, factor: float) -> int:

@@ -34,11 +34,14 @@ class QuestSystem(System):
     offer_lapse: ClassVar[float | None] = GAME_DAY
     #: Game seconds between lapse checks.
     LAPSE_CHECK_INTERVAL: ClassVar[float] = 600.0
+    #: Game seconds between sweeps for quest foes nobody hunts any more.
+    FOE_SWEEP_INTERVAL: ClassVar[float] = 60.0
 
     def __init__(self, manager: QuestManager) -> None:
         self.manager = manager
         self._flush_task: asyncio.Task[None] | None = None
         self._next_lapse_check = 0.0
+        self._next_foe_sweep = 0.0
         # Retried every tick while the store is away: one line a minute.
         self._flush_failures = ThrottledLog(log, clock=lambda: self.engine.clock.monotonic())
 
@@ -72,6 +75,9 @@ class QuestSystem(System):
         if self.offer_lapse is not None and now >= self._next_lapse_check:
             self._next_lapse_check = now + self.LAPSE_CHECK_INTERVAL
             self.manager.lapse_offers(self.offer_lapse)
+        if now >= self._next_foe_sweep:
+            self._next_foe_sweep = now + self.FOE_SWEEP_INTERVAL
+            self.manager.foes.sweep(self.engine.sessions.is_online)
         if not self.engine.has_store:
             self.manager.history.discard_pending()
             self.manager.registry.discard_pending()
