@@ -139,17 +139,27 @@ async def test_only_your_own_quarry_counts_and_nobody_else_may_fight_it(
     look = await cmd(quiet, stranger, "look")
     assert "A grey wolf is here, hunted by Hunter." in look
 
-    # A world wolf does not count for the fitted objective; the quarry does.
-    world_wolf = next(w for w in npcs(quiet, WOLF) if w not in mine)
-    _kill(quiet, hero, world_wolf)
-    await quiet.dispatch_events()
+    # The hunter's quarry counts for them, and the world's wolves (the real
+    # threat) still do; the hunter's quarry counts for nobody else's quest.
+    other, _ = await online(quiet, "Other", level=2)
+    await _accept(quiet, other, quest.id)
     entry = manager.entry(hero, quest.id)
+    other_entry = manager.entry(other, quest.id)
     assert entry is not None
+    assert other_entry is not None
+    place(quiet, other, copse)
+    _kill(quiet, other, mine[0])
+    await quiet.dispatch_events()
+    assert other_entry.objectives[kill.id].count == 0
     assert entry.objectives[kill.id].count == 0
-    _kill(quiet, hero, mine[0])
+    _kill(quiet, hero, mine[1])
     await quiet.dispatch_events()
     assert entry.objectives[kill.id].count == 1
-    assert manager.foes.tag_of(mine[0]) is None
+    assert manager.foes.tag_of(mine[1]) is None
+    world_wolf = next(w for w in npcs(quiet, WOLF) if manager.foes.tag_of(w) is None)
+    _kill(quiet, hero, world_wolf)
+    await quiet.dispatch_events()
+    assert entry.objectives[kill.id].count == 2
 
 
 async def test_a_group_of_three_gets_the_group_rating(quiet: GameEngine) -> None:

@@ -7,9 +7,9 @@ quest fitted to a character (per-character difficulty) may carry a
 spawns that many foes of the template for that character, at the fitted level,
 in the objective's room. They are the character's quarry:
 
-* only kills of one's own quarry count for such an objective (a companion's kill
-  counts where the quest shares credit); the world's foes of the kind are left
-  to everyone else, and one's quarry counts for no one else's quest;
+* one's quarry counts for the objective it was spawned for (a companion's kill
+  too where the quest shares credit) and for no one else's quest; the world's
+  foes of the kind still count, since they are the real threat the quest is about;
 * they attack only their hunter and the hunter's group, and nobody else may
   attack them;
 * they never respawn and carry nothing (what their loot table rolls still drops);

@@ -391,17 +391,16 @@ class ObjectiveTracker:
         template: str,
     ) -> bool:
         """Whether killing ``npc`` counts for the objective: a quest's own foe counts
-        only for its hunter's objective, and an objective fitted with its own foes
-        counts only those."""
+        only for the objective it was spawned for, of its hunter; the world's foes
+        of the kind count as ever (they are the real threat the quest is about)."""
         tag = self.quarry(npc)
-        if o.objective_id in entry.foes:
+        if tag is not None:
             return (
-                tag is not None
-                and tag.owner == character
+                tag.owner == character
                 and tag.quest_id == quest.quest_id
                 and tag.objective_id == o.objective_id
             )
-        return tag is None and self._npc_matches(o, npc, template)
+        return self._npc_matches(o, npc, template)
 
     def on_picked_up(self, event: ItemPickedUpEvent) -> None:
         self._recount(event.holder_id, event.template)
