@@ -16,6 +16,12 @@ evaluator's circuit breaker sees it and the next quest records its
 * **Retaliation**: every applied trust change below ``RETALIATION_THRESHOLD``
   toward the character raises RIVALRY_ESCALATION between the wronged NPC and the
   quest giver who benefited.
+* **Aftermath of a failure**: a FAILED or EXPIRED quest (nobody helped, or the
+  one who tried failed) raises, with a chance of its ``chain_potential`` (drawn
+  from the world's seeded random source), one "escalation" signal: a threat it
+  was meant to clear grows bolder where it holds (THREAT_DETECTED); anything else
+  becomes a CONSEQUENCE_CHAIN among its people. The situation does not wait for
+  the next adventurer politely.
 * A follow-up's importance is the importance of the chain's first quest x 0.7 per
   link (x1 after a standalone quest, x0.49 two links down): the stakes carry over
   and fade. (The seed starts from ``chain_potential``, but a potential of 0.6 is
@@ -57,6 +63,7 @@ __all__ = [
     "CHAIN_DAMPENING",
     "CHAIN_POTENTIAL_THRESHOLD",
     "CONSEQUENCE_SIGNAL_BUDGET",
+    "ESCALATION_OUTCOMES",
     "MAX_CHAIN_DEPTH",
     "RETALIATION_THRESHOLD",
     "ChainContext",
@@ -74,6 +81,8 @@ CHAIN_DAMPENING: Final = 0.7
 CHAIN_POTENTIAL_THRESHOLD: Final = 0.5
 RETALIATION_THRESHOLD: Final = -0.3
 CHAIN_OUTCOMES: Final = frozenset({QuestOutcome.COMPLETED, QuestOutcome.PERFECT})
+#: Outcomes whose aftermath may escalate (a chance of the quest's chain potential).
+ESCALATION_OUTCOMES: Final = frozenset({QuestOutcome.FAILED, QuestOutcome.EXPIRED})
 #: Follow-ups waiting for the world, persisted (key: signal id).
 CHAINS_COLLECTION: Final = "quest_chains"
 
@@ -272,6 +281,39 @@ def generic_rule(ctx: ChainContext) -> StorySignal | None:
     return ctx.signal("CONSEQUENCE_CHAIN", npcs, "follow_up")
 
 
+def escalation_signal(ctx: ChainContext) -> StorySignal | None:
+    """What a failure leaves behind: the threat the quest was to clear, bolder where
+    it still holds; else the quest's people left with the problem."""
+    quest, facts = ctx.quest, ctx.facts
+    kills = [o for o in quest.objectives if o.objective_type is ObjectiveType.KILL]
+    source = threat_source(quest)
+    npcs = ctx.living_npcs()
+    if not npcs:
+        return None
+    if kills and source is not None:
+        targets = [
+            u
+            for o in kills
+            for u in (o.target_entity_ids or ([o.target_entity_id] if o.target_entity_id else []))
+        ]
+        alive = [u for u in targets if facts.is_alive(u)]
+        room = next((facts.room_of(u) for u in alive if facts.room_of(u)), None)
+        place = facts.area_of(room) or room if room is not None else None
+        if place is not None:
+            where = facts.area_name(place) or facts.room_name(place)
+            return ctx.signal(
+                StorySignalType.THREAT_DETECTED,
+                npcs,
+                "escalation",
+                threat_source=source,
+                threat_location=place,
+                threat_location_key=place,
+                severity=round(min(1.0, ctx.importance), 3),
+                description=f"Nobody stopped the {source}; they grow bolder {where}.",
+            )
+    return ctx.signal("CONSEQUENCE_CHAIN", npcs, "escalation")
+
+
 def detect_consequence_signals(
     quest: GeneratedQuest,
     outcome: QuestOutcome,
@@ -311,6 +353,10 @@ def detect_consequence_signals(
         follow = (rules or ChainRules.builtin()).follow_up(ctx)
         if follow is not None:
             signals.append(follow)
+    elif outcome in ESCALATION_OUTCOMES and ctx.rng.random() < quest.chain_potential:
+        worse = escalation_signal(ctx)
+        if worse is not None:
+            signals.append(worse)
     giver = quest.quest_giver_id
     for m in applied:
         if len(signals) >= budget:

@@ -17,6 +17,8 @@ Decisions (see docs/consequences.md):
   told by the consequence's NPC, or the quest giver when it names none.
 * Memories are PUBLIC, tagged ``quest``, the outcome and ``visibility:public``,
   so the narrative context (``get_recent(..., PUBLIC)``) and gossip can use them.
+* Every NPC the quest involved besides its giver gets a witness memory
+  (:func:`witness_memory`, tagged ``quest_witness``), at half the quest's importance.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from maid_stdlib.living.memory import EmotionalValence
 from maid_stdlib.questgen.quest import ConsequenceType, QuestConsequence
 from maid_stdlib.questgen.vocabulary import QuestOutcome
 
-__all__ = ["ConsequencePropagator", "PlanContext"]
+__all__ = ["WITNESS_IMPORTANCE", "ConsequencePropagator", "PlanContext", "witness_memory"]
 
 C = ConsequenceType
 
@@ -251,6 +253,51 @@ class ConsequencePropagator:
             },
             description=c.description,
         )
+
+
+#: A witness's memory matters half as much as the quest did to its giver.
+WITNESS_IMPORTANCE = 0.5
+
+
+def witness_memory(
+    npc: UUID,
+    role: str,
+    title: str,
+    character_id: UUID | None,
+    doer: str,
+    context: PlanContext,
+) -> WorldMutation:
+    """What an NPC the quest involved (not its giver) remembers of it: who came
+    and how it ended, public, tagged ``quest_witness`` and its role. A success
+    leaves a mild good impression, anything else none."""
+    outcome = context.outcome
+    ended = (
+        "It ended well."
+        if outcome.success and outcome is not QuestOutcome.PARTIAL_SUCCESS
+        else "It was only half done."
+        if outcome is QuestOutcome.PARTIAL_SUCCESS
+        else "It came to nothing."
+    )
+    valence, intensity = (
+        (EmotionalValence.POSITIVE, 0.3) if outcome.success else (EmotionalValence.NEUTRAL, 0.0)
+    )
+    return WorldMutation(
+        "memory_creation",
+        npc,
+        None,
+        None,
+        payload={
+            "content": f'{doer} took on "{title}", and I had a part in it. {ended}',
+            "character_id": str(character_id) if character_id else None,
+            "tags": ["quest_witness", f"role:{role}", outcome.value, "visibility:public"],
+            "visibility": "public",
+            "importance": round(context.importance * WITNESS_IMPORTANCE, 3),
+            "valence": valence.value,
+            "intensity": intensity,
+            "location": context.location,
+        },
+        description=f"an involved NPC ({role}) remembers the quest",
+    )
 
 
 def _existing(world: World, entity: UUID | None) -> UUID | None:

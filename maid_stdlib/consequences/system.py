@@ -14,6 +14,7 @@ manager; nothing here grades (one grade, many readers). For a generated quest (o
    WorldMutationBatch, validated (merging same-target changes) and applied
    atomically. A version conflict re-plans from the current world and retries
    once; a second conflict is rolled back, logged and counted.
+   Every NPC the quest involved besides its giver gets a witness memory.
 3. the applied batch and the entities it changed are written in one store
    transaction (audit collection ``quest_consequences``); memories are flushed.
 4. new story signals (chains, retaliation) are emitted, at most
@@ -54,7 +55,11 @@ from maid_stdlib.consequences.chains import (
 from maid_stdlib.consequences.kinds import MutationKinds
 from maid_stdlib.consequences.mutations import MutationEnv, WorldMutation
 from maid_stdlib.consequences.outcome import OUTCOME_SCALE
-from maid_stdlib.consequences.propagator import ConsequencePropagator, PlanContext
+from maid_stdlib.consequences.propagator import (
+    ConsequencePropagator,
+    PlanContext,
+    witness_memory,
+)
 from maid_stdlib.consequences.sidetable import (
     BranchChoices,
     GeneratedQuestIndex,
@@ -348,6 +353,14 @@ class ConsequenceSystem(System):
                 )
                 if mutation is not None:
                     batch.add(mutation)
+        if characters:
+            # Not only the giver remembers: everyone the quest involved saw who came.
+            doer = self.qg.facts.name(first) or "An adventurer"
+            if len(characters) > 1:
+                doer = f"{doer} and {len(characters) - 1} other(s)"
+            for npc, role in quest.involved_npcs.items():
+                if npc != quest.quest_giver_id and engine.world.entity_exists(npc):
+                    batch.add(witness_memory(npc, role, quest.title, first, doer, context))
         return batch
 
     def _signals_for(

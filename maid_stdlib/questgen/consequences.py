@@ -47,6 +47,8 @@ class ConsequencePlanner:
     GIVER_TRUST: ClassVar[float] = 0.3
     HELPER_TRUST: ClassVar[float] = 0.15
     FAILURE_TRUST: ClassVar[float] = -0.1
+    #: A need the quest was to answer gets worse when nobody does.
+    FAILURE_NEED: ClassVar[float] = -0.1
     FACTION_GAIN: ClassVar[float] = 0.1
     #: A band whose leader falls may regroup (chain potential 0.6, as in the Iron Crisis).
     LEADER_CHAIN_BONUS: ClassVar[float] = 0.2
@@ -101,6 +103,15 @@ class ConsequencePlanner:
                         description=f"{name}'s {key} need recovers to {self.SATISFIED}",
                     )
                 )
+            plan.failure.append(
+                QuestConsequence(
+                    consequence_type=C.NPC_NEED_SATISFY,
+                    target_npc=giver,
+                    target_key=key,
+                    need_delta=self.FAILURE_NEED,
+                    description=f"{name}'s {key} need gets worse: nobody helped",
+                )
+            )
 
         plan.success.append(
             QuestConsequence(

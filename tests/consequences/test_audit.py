@@ -45,6 +45,7 @@ async def test_applied_batches_are_audited_with_the_entities_they_changed(
             "gossip_injection",
             "memory_creation",
             "world_state",
+            "memory_creation",  # Warden Tamsin's, as a witness
         ]
         key = consequences_of(engine).audit_key(quest_id, [hero], 1, QuestOutcome.COMPLETED)
         assert await engine.store.documents.get(AUDIT_COLLECTION, key) == doc

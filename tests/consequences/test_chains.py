@@ -254,3 +254,61 @@ async def test_a_completed_investigation_raises_its_follow_up(engine: GameEngine
     follow = signals[0]
     assert follow.context["discovery_location"] == "hamlet:mill"
     assert follow.context["revealed_information"] == quest.consequences[-1].description
+
+
+async def test_a_failure_may_escalate_with_a_chance_of_the_chain_potential(
+    engine: GameEngine,
+) -> None:
+    """A failed or expired quest's situation may get worse on its own: with a chance
+    of the quest's chain potential (the world's seeded random source) one
+    "escalation" signal; never after a success, never at potential 0."""
+    facts = qg_of(engine).facts
+    hero = new_hero(engine)
+    quest = chained(engine, "let-down", 0, 0.9)
+    quest.chain_potential = 1.0
+    for outcome in (QuestOutcome.FAILED, QuestOutcome.EXPIRED):
+        [signal] = detect_consequence_signals(quest, outcome, [hero], [], facts)
+        assert signal.signal_type == "CONSEQUENCE_CHAIN"
+        assert signal.context["chain_type"] == "escalation"
+        assert signal.context["previous_quest_id"] == "let-down"
+        assert signal.importance == pytest.approx(0.9)
+    assert detect_consequence_signals(quest, QuestOutcome.ABANDONED, [hero], [], facts) == []
+    quest.chain_potential = 0.0
+    assert detect_consequence_signals(quest, QuestOutcome.FAILED, [hero], [], facts) == []
+    # a chance, drawn from the world's seeded source: some do, some do not
+    quest.chain_potential = 0.5
+    fired = [
+        bool(detect_consequence_signals(quest, QuestOutcome.FAILED, [hero], [], facts))
+        for _ in range(40)
+    ]
+    assert 5 < sum(fired) < 35
+
+
+async def test_a_failed_fight_leaves_the_threat_bolder_where_it_holds(engine: GameEngine) -> None:
+    from maid_stdlib.questgen import ObjectiveType, QuestObjective
+
+    facts = qg_of(engine).facts
+    hero = new_hero(engine)
+    grey = hv("old_grey")
+    den = facts.room_of(grey)
+    assert den is not None
+    quest = chained(engine, "grey-hunt", 0, 0.8)
+    quest.chain_potential = 1.0
+    quest.objectives.append(
+        QuestObjective(
+            id="o3-kill",
+            objective_type=ObjectiveType.KILL,
+            description="Drive off Old Grey",
+            target="Old Grey",
+            target_keyword="wolves",
+            target_entity_id=grey,
+            target_location=den,
+            order=3,
+        )
+    )
+    [signal] = detect_consequence_signals(quest, QuestOutcome.FAILED, [hero], [], facts)
+    assert signal.signal_type == "THREAT_DETECTED"
+    assert signal.context["chain_type"] == "escalation"
+    assert signal.context["threat_source"] == "wolves"
+    assert signal.context["threat_location"] == (facts.area_of(den) or den)
+    assert "grow bolder" in signal.context["description"]

@@ -239,3 +239,31 @@ async def test_authored_quests_have_no_generated_consequences(engine: GameEngine
     engine.events.emit(QuestTurnedInEvent("wolf-watch", hero, QuestOutcome.COMPLETED))
     await engine.dispatch_events()
     assert not applied.events
+
+
+async def test_involved_npcs_get_witness_memories_of_how_it_ended(engine: GameEngine) -> None:
+    """Not only the giver remembers: Warden Tamsin, the informant of the errand,
+    remembers who took it on and how it ended (public, at half its importance)."""
+    hollin, tamsin = hv("hollin"), hv("tamsin")
+    memory = living_of(engine).memory
+    hero, quest_id = await started(engine)
+    engine.events.emit(QuestTurnedInEvent(quest_id, hero, QuestOutcome.COMPLETED))
+    await engine.dispatch_events()
+    [seen] = [m for m in memory.get_recent(tamsin, 5) if "quest_witness" in m.tags]
+    assert (
+        seen.content
+        == 'Aria took on "The Miller\'s Errand", and I had a part in it. It ended well.'
+    )
+    assert seen.player_id == hero
+    assert {"role:informant", "completed", "visibility:public"} <= set(seen.tags)
+    assert seen.visibility is MemoryVisibility.PUBLIC
+    assert seen.importance == pytest.approx(0.4)
+    # the giver's own memory is the quest's, not a witness's
+    assert not [m for m in memory.get_recent(hollin, 5) if "quest_witness" in m.tags]
+
+    other = await deliver(engine, simple_quest(engine, "second-errand"))
+    await accept(engine, hero, other)
+    qm(engine).fail_quest(hero, other)
+    await engine.dispatch_events()
+    failed = [m for m in memory.get_recent(tamsin, 5) if "failed" in m.tags]
+    assert [m.content.endswith("It came to nothing.") for m in failed] == [True]

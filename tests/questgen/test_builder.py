@@ -190,8 +190,18 @@ async def test_consequences_are_planned_against_real_needs_goals_and_people(town
     assert "cleared the wolves" in (memory.memory_content or "")
     (state,) = by_type[C.WORLD_STATE]
     assert state.world_state_key == "threat:wolves:brookhaven:woods"
-    failure = {c.consequence_type for c in quest.failure_consequences}
-    assert failure == {C.RELATIONSHIP_CHANGE, C.GOSSIP_INJECTION, C.MEMORY_CREATION}
+    failure = {c.consequence_type: c for c in quest.failure_consequences}
+    assert set(failure) == {
+        C.RELATIONSHIP_CHANGE,
+        C.GOSSIP_INJECTION,
+        C.MEMORY_CREATION,
+        C.NPC_NEED_SATISFY,
+    }
+    assert failure[C.RELATIONSHIP_CHANGE].relationship_delta == pytest.approx(-0.1)
+    # A failure leaves the world worse: the need the quest was to answer sinks.
+    worse = failure[C.NPC_NEED_SATISFY]
+    assert (worse.target_npc, worse.target_key) == (town.hilda, "economic")
+    assert worse.need_delta == pytest.approx(-0.1)
 
 
 async def test_branching_archetypes_get_per_option_consequences(town: Town) -> None:
