@@ -75,6 +75,9 @@ def to_quest_model(quest: GeneratedQuest) -> Quest:
         time_limit_seconds=quest.time_limit * 3600.0 if quest.time_limit else None,
         estimated_duration_seconds=float(max(1, quest.estimated_duration_minutes) * 60),
         repeatable=False,
+        # Half the work or more may be turned in early (``turnin``) for partial
+        # success: half the rewards, the success consequences at half strength.
+        partial_turn_in=True,
         progression_mode=quest.progression_mode,
         tags=["generated", quest.archetype_id, quest.seed_type],
         source="generated",

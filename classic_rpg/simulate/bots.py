@@ -149,6 +149,9 @@ class Bot:
     idle_ticks: int = 0
     #: Game time its last quest ended (claims favour whoever waited longest).
     idle_since: float = 0.0
+    #: Where its fates come from (see the coordinator): seeded like ``rng`` but
+    #: apart from it, so drawing a fate does not change where it wanders.
+    fate_rng: random.Random = field(default_factory=random.Random)
 
 
 @dataclass(frozen=True)
@@ -237,7 +240,14 @@ async def create_bot(engine: BotHost, style: Style, name: str, seed: int) -> Bot
         await engine.events.publish(CharacterConnectedEvent(uid, session.id))
         _grant(engine, uid, style)
     await engine.dispatch_events()
-    bot = Bot(uid, name, style, session, random.Random(f"{seed}:{name}"))
+    bot = Bot(
+        uid,
+        name,
+        style,
+        session,
+        random.Random(f"{seed}:{name}"),
+        fate_rng=random.Random(f"{seed}:{name}:fate"),
+    )
     for line in _equip_lines(engine, uid):
         await engine.sessions.execute(session, line)
     session.sent.clear()

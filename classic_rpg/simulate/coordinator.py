@@ -13,6 +13,15 @@ How an attempt ended is read from the quest events of the bot's own quest (turne
 in with its grade, failed, invalidated, expired, abandoned); a bot gives up (with
 ``abandon``, like a player) after dying three times on a quest or when it has made
 no progress for ``stuck_after`` game seconds, and the reason is kept.
+
+Players do not finish everything they take. Each proper attempt draws a *fate*
+from the bot's own seeded random source (so a run is reproducible), except on a
+chain's follow-up, which it always plays through: with
+``SETTLE_SHARE`` the bot settles for part of the job (once half the required
+objectives are done it turns the quest in early: a partial success); with
+``LATE_SHARE`` it comes too late (it accepts, then dawdles until a quest that
+expires within ``LATE_WITHIN`` runs out: a failure). The rest play it through,
+and choose at branch points as their style says.
 """
 
 from __future__ import annotations
@@ -26,8 +35,9 @@ from classic_rpg.questgen.challenge import recommended_level
 from classic_rpg.simulate.bots import BotHost, create_bot, log_out
 from classic_rpg.simulate.play import Planner, Step
 from classic_rpg.systems.quests import QuestManager
+from classic_rpg.systems.quests.grading import required_ratio
 from classic_rpg.systems.quests.questlog import QuestLog
-from maid_engine.clock import GAME_HOUR
+from maid_engine.clock import GAME_DAY, GAME_HOUR
 from maid_engine.ports import ClockPort
 from maid_stdlib.consequences import GeneratedQuestIndex
 from maid_stdlib.grounding import QuestGroundingMonitor
@@ -59,6 +69,14 @@ QUITTER_SHARE = 3
 RETIRE_ABOVE = 1
 #: Times a bot asks a giver in person for a quest before it lets another try.
 ASK_TIMES = 2
+#: Share of proper attempts where the bot settles for partial success.
+SETTLE_SHARE = 0.15
+#: Share of proper attempts where the bot comes too late (the quest expires).
+LATE_SHARE = 0.1
+#: Only a quest expiring within this many game seconds of the claim is let lapse.
+LATE_WITHIN = GAME_DAY
+#: Fates of an attempt: played through, settled early, or too late.
+FATES = ("", "settles", "late")
 
 
 @dataclass
@@ -87,9 +105,12 @@ class Attempt:
     #: A proper attempt (the quitter's designed abandonments are not).
     counts: bool = True
     doing: str = ""
+    #: What the bot meant to do with it ("", "settles", "late"; see the module).
+    fate: str = ""
 
     def document(self) -> dict[str, Any]:
         return {
+            "fate": self.fate,
             "bot": self.bot,
             "style": self.style,
             "level": self.level,
@@ -307,12 +328,47 @@ class Coordinator:
             counts=bot.style.gives_up_after is None,
             doing=how,
         )
+        if attempt.counts:
+            attempt.fate = self._fate(bot, info, now)
         self.attempts.append(attempt)
         self._current[bot.uid] = attempt
         self._claims[info.quest_id] = bot
         bot.quest_id, bot.since, bot.progress_at, bot.deaths_on_quest = info.quest_id, now, now, 0
         bot.asked = 0
         return info.quest_id
+
+    def _fate(self, bot: Bot, info: QuestInfo, now: float) -> str:
+        """Drawn for every proper attempt (one draw each, so runs reproduce)."""
+        roll = bot.fate_rng.random()
+        quest = self.manager.get_quest(info.quest_id)
+        required = len(quest.required) if quest is not None else 0
+        oq = self.generation.open_quest(info.quest_id)
+        if oq is not None and oq.quest.chain_depth > 0:
+            return ""  # a follow-up is the story it came back for: it sees it through
+        if roll < SETTLE_SHARE:
+            # Half of one objective is all of it: nothing to settle for.
+            return "settles" if required >= 2 else ""
+        if roll < SETTLE_SHARE + LATE_SHARE:
+            soon = oq is not None and oq.quest.expiry - now <= LATE_WITHIN
+            return "late" if soon else ""
+        return ""
+
+    def _fated_step(self, bot: Bot, attempt: Attempt, quest: Any, entry: Any) -> Step | None:
+        """What a bot that will not play the quest through does instead, if anything."""
+        if entry is None or entry.state is not QuestState.IN_PROGRESS:
+            return None
+        if attempt.fate == "late":
+            idle = self.planner.idle_step(bot, self.start_room, self.boards)
+            return Step(idle.line, "in no hurry (the quest will run out)")
+        if attempt.fate == "settles" and required_ratio(quest, entry) >= 0.5:
+            npc = quest.turn_in_npc
+            doing = "settling for part of the job"
+            room = self.ws.room_key_of(npc) if npc is not None else None
+            if room is None:
+                return Step(f"turnin {quest.quest_id}", doing)
+            step = self.planner.go_to(bot, room, doing)
+            return step if step is not None else Step(f"turnin {quest.quest_id}", doing)
+        return None
 
     # -- a turn ---------------------------------------------------------------------------
     async def retire_outgrown(self, seed: int) -> None:
@@ -380,6 +436,10 @@ class Coordinator:
         give_up = self._give_up(bot, entry)
         if give_up is not None:
             return self._abandon(bot, entry, give_up)
+        fated = self._fated_step(bot, self._current[bot.uid], quest, entry)
+        if fated is not None:
+            self._note(bot, fated)
+            return fated.line
         step = planner.quest_step(bot, quest, entry)
         if (
             step.line is not None
@@ -436,6 +496,8 @@ class Coordinator:
             return f"gives up after {len(done)} objective(s), as quitters do"
         if bot.deaths_on_quest >= MAX_DEATHS:
             return f"died {bot.deaths_on_quest} times while: {attempt.doing}"
+        if attempt.fate == "late" and entry is not None and entry.state is QuestState.IN_PROGRESS:
+            return None  # it makes no progress on purpose: the quest runs out
         if now - bot.progress_at >= self.stuck_after:
             hours = (now - bot.progress_at) / GAME_HOUR
             return f"no progress for {hours:.1f} game hours while: {attempt.doing}"

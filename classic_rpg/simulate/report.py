@@ -10,7 +10,9 @@ Quality targets (the quest rate and the quality tests), checked in ``targets``:
   of the deepest follow-up: 0 for a quest of its own, 2 for a follow-up of a
   follow-up, i.e. three quests);
 * feasibility: every quest generated during the run was completed by a bot of
-  the right level (turned in as perfect, completed or pyrrhic victory).
+  the right level (turned in as perfect, completed or pyrrhic victory), or ended
+  as its bot meant it to (a partial success it settled for, an expiry it let
+  happen: ``fated``, see the coordinator).
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from typing import Any
 from classic_rpg.simulate.coordinator import SUCCESS, Attempt, QuestInfo
 from maid_engine.clock import GAME_DAY
 from maid_stdlib.questgen.narrative import QUEST_PURPOSES
+
+#: How a fated attempt ends: settled early, or too late.
+FATED_RESULTS = frozenset({"partial_success", "expired"})
 
 __all__ = ["PER_DAY", "build_report", "entropy_bits", "longest_run", "percentile", "summary"]
 
@@ -124,7 +129,7 @@ def _feasibility(
     bots: list[dict[str, Any]],
 ) -> dict[str, Any]:
     rows = []
-    completed = attempted = due = 0
+    completed = attempted = due = fated = 0
     levels = sorted({b["level_start"] for b in bots})
     for qid, info in quests.items():
         if info.generated_at > end:
@@ -136,6 +141,11 @@ def _feasibility(
         if any(a.counts and a.result in SUCCESS for a in mine):
             completed += 1
             continue
+        if any(a.counts and a.fate and a.result in FATED_RESULTS for a in mine):
+            # The bot meant it to end so (settled early, came too late): what a
+            # player does, not a quest no one could finish.
+            fated += 1
+            continue
         rows.append(
             {
                 "quest_id": qid,
@@ -145,7 +155,13 @@ def _feasibility(
                 "attempts": [a.document() for a in mine],
             }
         )
-    return {"quests": due, "attempted": attempted, "completed": completed, "not_completed": rows}
+    return {
+        "quests": due,
+        "attempted": attempted,
+        "completed": completed,
+        "fated": fated,
+        "not_completed": rows,
+    }
 
 
 def _llm(samples: dict[str, dict[str, float]], records: Iterable[Any]) -> dict[str, Any]:
@@ -373,7 +389,7 @@ def summary(report: dict[str, Any]) -> str:
         f"[{mark('chain_depth')}] chains: {c['chains']} chain(s), max depth {c['max_depth']}, "
         f"longest {c['longest_chain']} quest(s); {c['chain_signals']} chain signal(s)",
         f"[{mark('feasibility')}] feasibility: {f['completed']}/{f['quests']} completed by a bot "
-        f"of the right level ({f['attempted']} attempted)",
+        f"of the right level ({f['attempted']} attempted, {f['fated']} ended as the bot chose)",
     ]
     lines += [
         f"         - {row['quest_id']} ({row['archetype']}): {row['reason']}"

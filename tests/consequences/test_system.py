@@ -267,3 +267,30 @@ async def test_involved_npcs_get_witness_memories_of_how_it_ended(engine: GameEn
     await engine.dispatch_events()
     failed = [m for m in memory.get_recent(tamsin, 5) if "failed" in m.tags]
     assert [m.content.endswith("It came to nothing.") for m in failed] == [True]
+
+
+async def test_half_the_job_turned_in_early_is_a_partial_success_at_half_strength(
+    engine: GameEngine,
+) -> None:
+    """A generated quest may be turned in with half its required objectives done:
+    PARTIAL_SUCCESS, its success consequences x0.5 (and half the rewards)."""
+    hollin, tamsin = hv("hollin"), hv("tamsin")
+    set_need(engine.world, hollin, "economic", 0.2)
+    hero, quest_id = await started(engine)
+    applied = Applied(engine)
+    await walk(engine, hero, "hamlet:mill")
+    out = await cmd(engine, hero, f"turnin {quest_id}")
+    assert "not finished" in out  # nothing done yet: nothing to settle for
+    await walk(engine, hero, "hamlet:warden_hut")
+    await cmd(engine, hero, "talk tamsin")
+    await walk(engine, hero, "hamlet:mill")
+    out = await cmd(engine, hero, f"turnin {quest_id}")
+    assert "partial" in plain(out).lower()
+    assert [e.outcome for e in applied.events] == ["partial_success"]
+    assert trust(engine, hollin, hero) == pytest.approx(0.3 * 0.5)
+    assert_trust(engine, tamsin, hero, 0.15 * 0.5, talks=1)
+    assert get_need_value(engine.world, hollin, "economic") == pytest.approx(0.2 + 0.3 * 0.5)
+    assert get_faction_standing(engine.world, hero, "hamlet") == pytest.approx(0.05)
+    entry = qm(engine).entry(hero, quest_id)
+    assert entry is not None
+    assert entry.outcome is QuestOutcome.PARTIAL_SUCCESS

@@ -82,3 +82,18 @@ def test_why_a_quest_was_not_completed() -> None:
     ).startswith("never offered to a bot of the right level")
     assert "was free" in _not_completed_reason(info, [], None, levels)
     assert "bots start at [8]" in _not_completed_reason(info, [], None, [8])
+
+
+def test_a_quest_ended_as_its_bot_chose_is_fated_not_infeasible() -> None:
+    from classic_rpg.simulate.report import _feasibility
+
+    info = QuestInfo("q", "threat_elimination", "threat_response", 0.0, 4, 3, ("combat",))
+    settled = Attempt("q", "Bot", "talker", 4, 0.0, 1.0, "partial_success", fate="settles")
+    report = _feasibility({"q": info}, [settled], lambda _: None, 10.0, [{"level_start": 4}])
+    assert (report["completed"], report["fated"], report["not_completed"]) == (0, 1, [])
+    # without a fate a partial success is a quest nobody finished
+    settled.fate = ""
+    report = _feasibility({"q": info}, [settled], lambda _: None, 10.0, [{"level_start": 4}])
+    assert report["fated"] == 0
+    assert [r["quest_id"] for r in report["not_completed"]] == ["q"]
+    assert settled.document()["fate"] == ""

@@ -280,6 +280,10 @@ async def turnin_cmd(ctx: CommandContext) -> None:
     """Turn in a finished quest to the person who asked for it (or just talk to them).
 
     Usage: turnin [<number|word>]   (no argument: everything you can turn in here)
+
+    Some quests (those the world raised on its own) may be turned in early once at
+    least half their required objectives are done: name the quest. That is a
+    partial success: half the rewards, and the good done counts for half.
     """
     manager = manager_of(ctx)
     actor = ctx.require_actor()
