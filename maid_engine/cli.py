@@ -35,6 +35,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         ("log_level", "log_level"),
         ("llm_model", "llm_model"),
         ("llm_api_base", "llm_api_base"),
+        ("llm_router_config", "llm_router_config"),
         ("llm_on_failure", "llm_on_failure"),
     ):
         value = getattr(args, flag, None)
@@ -68,6 +69,11 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-json", action="store_true", help="one JSON object per log line")
     p.add_argument("--llm-model", help="LiteLLM model name, e.g. openai/llama3 (MAID_LLM_MODEL)")
     p.add_argument("--llm-api-base", help="the model server's URL (MAID_LLM_API_BASE)")
+    p.add_argument(
+        "--llm-router-config",
+        help="a LiteLLM Router file (model_list format) spreading calls over several "
+        "model servers (MAID_LLM_ROUTER_CONFIG)",
+    )
     p.add_argument(
         "--llm-on-failure",
         choices=("stop", "templates"),
@@ -170,7 +176,7 @@ async def _run(settings: Settings) -> int:
             return 6
         print(problem.warning(), flush=True)
         log.warning("%s", problem.warning())
-        settings = settings.model_copy(update={"llm_model": ""})
+        settings = settings.model_copy(update={"llm_model": "", "llm_router_config": ""})
     server = MaidServer(settings, announce=lambda line: print(line, flush=True))
     if problem is not None:
         server.engine.llm.unusable = f"{problem.cause} ({problem.fix})"

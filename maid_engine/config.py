@@ -85,6 +85,10 @@ class Settings(BaseSettings):
     llm_model: str = ""
     llm_api_base: str = ""
     llm_api_key: str = ""
+    # A LiteLLM Router file (the proxy's model_list format, docs/llm.md "Several
+    # model servers"); with it, llm_model names the model group to ask (default:
+    # the file's first) and llm_api_base/llm_api_key are not used.
+    llm_router_config: str = ""
     # What `maid run` does when the configured model cannot answer at start-up:
     # "stop" (one line naming the fix) or "templates" (start without the model, with
     # a warning on the console and in @quest backpressure).
@@ -138,8 +142,13 @@ class Settings(BaseSettings):
 
 def needed_extras(settings: Settings) -> list[str]:
     """The pip extras of the ``maid`` package this configuration needs installed:
-    ``llm`` (LiteLLM) when a model is configured."""
-    return ["llm"] if settings.llm_model.strip() else []
+    ``llm`` (LiteLLM) when a model or a router file is configured."""
+    return ["llm"] if llm_configured(settings) else []
+
+
+def llm_configured(settings: Settings) -> bool:
+    """Whether a model (or a router over several) is configured."""
+    return bool(settings.llm_model.strip() or settings.llm_router_config.strip())
 
 
 def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Settings:

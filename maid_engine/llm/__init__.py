@@ -35,6 +35,7 @@ from maid_engine.llm.parsing import extract_json, parse_model
 from maid_engine.llm.provider import LLMProvider, NullProvider
 from maid_engine.llm.quota import FairQueue, QuotaBook
 from maid_engine.llm.request import KIND_PLAYER, KIND_QUEST, KIND_SYSTEM, LLMRequest, LLMResult
+from maid_engine.llm.router import RouterConfig, RouterConfigError, RouterProvider
 from maid_engine.llm.safety import (
     SYSTEM_ISOLATION_NOTE,
     ContentFilter,
@@ -73,6 +74,9 @@ __all__ = [
     "NullProvider",
     "QuotaBook",
     "RateLimiter",
+    "RouterConfig",
+    "RouterConfigError",
+    "RouterProvider",
     "SafetyVerdict",
     "ScriptedProvider",
     "TokenBudget",

@@ -25,6 +25,7 @@ from maid_engine.llm.errors import (
 from maid_engine.llm.factory import api_key_for
 from maid_engine.llm.litellm_provider import LiteLLMProvider
 from maid_engine.llm.request import LLMRequest
+from maid_engine.llm.router import RouterConfig, RouterConfigError, RouterProvider
 
 __all__ = ["FALLBACK_HINT", "ModelProblem", "check_model"]
 
@@ -59,16 +60,29 @@ async def check_model(settings: Settings) -> ModelProblem | None:
     """None when ``settings`` names no model or the model answers; otherwise why it
     cannot be used and how to fix it."""
     model = settings.llm_model.strip()
-    if not model:
+    router_file = settings.llm_router_config.strip()
+    if not model and not router_file:
         return None
     where = f" at {settings.llm_api_base}" if settings.llm_api_base else ""
+    timeout = min(settings.llm_timeout, CHECK_TIMEOUT)
     # No limiter: the check is not a game request and must not spend the budget.
-    provider = LiteLLMProvider(
-        model,
-        api_base=settings.llm_api_base or None,
-        api_key=api_key_for(settings),
-        timeout=min(settings.llm_timeout, CHECK_TIMEOUT),
-    )
+    provider: LiteLLMProvider | RouterProvider
+    if router_file:
+        try:
+            provider = RouterProvider(RouterConfig.load(router_file), model, timeout=timeout)
+        except RouterConfigError as exc:
+            return ModelProblem(
+                f"the LLM router file is not usable ({exc})",
+                "fix MAID_LLM_ROUTER_CONFIG or the file",
+            )
+        model = f"{provider.model} (router: {', '.join(provider.config.deployments)})"
+    else:
+        provider = LiteLLMProvider(
+            model,
+            api_base=settings.llm_api_base or None,
+            api_key=api_key_for(settings),
+            timeout=timeout,
+        )
     request = LLMRequest.from_prompt(
         "Reply with the single word: ready.", purpose="startup_check", max_tokens=8
     )

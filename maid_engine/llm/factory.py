@@ -6,12 +6,13 @@ import os
 import time
 from collections.abc import Collection
 
-from maid_engine.config import Settings
+from maid_engine.config import Settings, llm_configured
 from maid_engine.llm.cache import CachingProvider, NarrativeContextCache
 from maid_engine.llm.limiter import Clock, LLMLimiter
 from maid_engine.llm.litellm_provider import LiteLLMProvider
 from maid_engine.llm.metrics import LLMMetrics
 from maid_engine.llm.provider import LLMProvider
+from maid_engine.llm.router import RouterConfig, RouterProvider
 from maid_engine.metrics import EngineMetrics
 
 #: The token budget window: settings give tokens per hour.
@@ -66,28 +67,40 @@ def build_provider(
     cache: NarrativeContextCache | None = None,
     cache_purposes: Collection[str] | None = None,
 ) -> LLMProvider | None:
-    """The configured provider, or None when ``settings.llm_model`` is empty.
+    """The configured provider, or None when neither ``settings.llm_model`` nor
+    ``settings.llm_router_config`` is set.
 
     With None the server runs fully on templates and LiteLLM is never imported.
-    Otherwise: a LiteLLMProvider behind one shared limiter (requests per minute
-    and a rolling tokens-per-hour budget), wrapped in a CachingProvider when a
-    ``cache`` is given. ``clock`` is real time (``engine.clock.monotonic``); a
-    test may pass a ManualClock's.
+    Otherwise: a LiteLLMProvider (or, with a router file, a RouterProvider over its
+    deployments) behind one shared limiter (requests per minute and a rolling
+    tokens-per-hour budget), wrapped in a CachingProvider when a ``cache`` is given.
+    ``clock`` is real time (``engine.clock.monotonic``); a test may pass a
+    ManualClock's. A router file that cannot be used raises RouterConfigError.
     """
-    model = settings.llm_model.strip()
-    if not model:
+    if not llm_configured(settings):
         return None
+    model = settings.llm_model.strip()
     llm_metrics = LLMMetrics.of(metrics)
     if limiter is None:
         limiter = build_limiter(settings, llm_metrics, clock=clock)
-    provider: LLMProvider = LiteLLMProvider(
-        model,
-        api_base=settings.llm_api_base or None,
-        api_key=api_key_for(settings),
-        timeout=settings.llm_timeout,
-        limiter=limiter,
-        metrics=llm_metrics,
-    )
+    provider: LLMProvider
+    if settings.llm_router_config.strip():
+        provider = RouterProvider(
+            RouterConfig.load(settings.llm_router_config.strip()),
+            model,
+            timeout=settings.llm_timeout,
+            limiter=limiter,
+            metrics=llm_metrics,
+        )
+    else:
+        provider = LiteLLMProvider(
+            model,
+            api_base=settings.llm_api_base or None,
+            api_key=api_key_for(settings),
+            timeout=settings.llm_timeout,
+            limiter=limiter,
+            metrics=llm_metrics,
+        )
     if cache is not None:
         provider = CachingProvider(provider, cache, purposes=cache_purposes, metrics=llm_metrics)
     return provider

@@ -172,30 +172,35 @@ class LiteLLMProvider(BaseProvider):
         return self._to_result(request, response)
 
     def _to_result(self, request: LLMRequest, response: Any) -> LLMResult:
-        choices = getattr(response, "choices", None)
-        if not choices:
-            raise LLMBadResponse("the response has no choices")
-        choice = choices[0]
-        message = getattr(choice, "message", None)
-        content = getattr(message, "content", None)
-        if content is not None and not isinstance(content, str):
-            raise LLMBadResponse(f"the completion content is a {type(content).__name__}")
-        text = content or ""
-        finish_reason = str(getattr(choice, "finish_reason", None) or "stop")
-        usage = getattr(response, "usage", None)
-        prompt_tokens = _int(getattr(usage, "prompt_tokens", 0))
-        completion_tokens = _int(getattr(usage, "completion_tokens", 0))
-        if prompt_tokens == 0 and completion_tokens == 0:
-            # Some servers omit usage; an estimate keeps the budget honest.
-            prompt_tokens = request.estimated_prompt_tokens()
-            completion_tokens = len(text) // 4 + 1
-        return LLMResult(
-            text=text,
-            finish_reason=finish_reason,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            model=str(getattr(response, "model", None) or self.model),
-        )
+        return completion_result(self.model, request, response)
+
+
+def completion_result(model: str, request: LLMRequest, response: Any) -> LLMResult:
+    """A LiteLLM chat completion as an LLMResult (``model`` when it names none)."""
+    choices = getattr(response, "choices", None)
+    if not choices:
+        raise LLMBadResponse("the response has no choices")
+    choice = choices[0]
+    message = getattr(choice, "message", None)
+    content = getattr(message, "content", None)
+    if content is not None and not isinstance(content, str):
+        raise LLMBadResponse(f"the completion content is a {type(content).__name__}")
+    text = content or ""
+    finish_reason = str(getattr(choice, "finish_reason", None) or "stop")
+    usage = getattr(response, "usage", None)
+    prompt_tokens = _int(getattr(usage, "prompt_tokens", 0))
+    completion_tokens = _int(getattr(usage, "completion_tokens", 0))
+    if prompt_tokens == 0 and completion_tokens == 0:
+        # Some servers omit usage; an estimate keeps the budget honest.
+        prompt_tokens = request.estimated_prompt_tokens()
+        completion_tokens = len(text) // 4 + 1
+    return LLMResult(
+        text=text,
+        finish_reason=finish_reason,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        model=str(getattr(response, "model", None) or model),
+    )
 
 
 def _int(value: Any) -> int:

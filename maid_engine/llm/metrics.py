@@ -48,6 +48,8 @@ class LLMMetrics:
         self.cache_hits: Counter | None = None
         self.budget_remaining: Gauge | None = None
         self.quota_refusals: Counter | None = None
+        self.deployment_requests: Counter | None = None
+        self.deployment_failures: Counter | None = None
         if metrics is None:
             return
         self.requests = metrics.counter(
@@ -89,6 +91,17 @@ class LLMMetrics:
             ["purpose", "kind"],
             known=product(KNOWN_PURPOSES, QUOTA_KINDS),
         )
+        self.deployment_requests = metrics.counter(
+            "maid_llm_deployment_requests",
+            "LLM requests a router deployment answered, by deployment (model_info.id) and purpose",
+            ["deployment", "purpose"],
+        )
+        self.deployment_failures = metrics.counter(
+            "maid_llm_deployment_failures",
+            "Attempts a router deployment failed (the router may have retried or fallen "
+            "back), by deployment and error kind",
+            ["deployment", "kind"],
+        )
 
     @classmethod
     def of(cls, metrics: EngineMetrics | LLMMetrics | None) -> LLMMetrics:
@@ -122,6 +135,21 @@ class LLMMetrics:
     def quota_refusal(self, purpose: str, kind: str) -> None:
         if self.quota_refusals is not None:
             self.quota_refusals.labels(purpose, kind).inc()
+
+    def deployments_known(self, deployments: list[str]) -> None:
+        """A router's deployments: their series exist from the start, at zero."""
+        if self.deployment_requests is None or self.deployment_failures is None:
+            return
+        EngineMetrics.preset(self.deployment_requests, product(deployments, KNOWN_PURPOSES))
+        EngineMetrics.preset(self.deployment_failures, product(deployments, ERROR_KINDS))
+
+    def deployment_served(self, deployment: str, purpose: str) -> None:
+        if self.deployment_requests is not None:
+            self.deployment_requests.labels(deployment, purpose).inc()
+
+    def deployment_failed(self, deployment: str, kind: str) -> None:
+        if self.deployment_failures is not None:
+            self.deployment_failures.labels(deployment, kind).inc()
 
     def cache_hit(self) -> None:
         if self.cache_hits is not None:

@@ -94,6 +94,8 @@ class LLMResult:
     model: str = ""
     latency: float = 0.0
     cached: bool = False
+    #: The router deployment that served it (``model_info.id``); "" without a router.
+    deployment: str = ""
 
     @property
     def total_tokens(self) -> int:
