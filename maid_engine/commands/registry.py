@@ -166,13 +166,16 @@ class CommandRegistry:
                     handled = await handled
                 if handled:
                     return True
-            if name.startswith("@") and ctx.role < Role.BUILDER:
-                ctx.send(f"You do not have permission to use {name}.")
-            else:
-                ctx.send(self.unknown(name, ctx.role))
+            ctx.send(self.unknown(name, ctx.role))
             return False
         cmd = matches[0]
         ctx.command = cmd
+        if cmd.permission > ctx.role and ctx.role < Role.BUILDER:
+            # Staff commands are not a player's business: like any MUD, a player
+            # typing one reads the same "Huh?" as for a word that is no command
+            # (and learns nothing about which staff commands exist).
+            ctx.send(self.unknown(name, ctx.role))
+            return False
         if cmd.permission > ctx.role:
             ctx.send(
                 f"You do not have permission to use {cmd.key} "

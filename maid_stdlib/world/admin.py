@@ -73,6 +73,8 @@ def at_who(ctx: CommandContext) -> None:
 
     Usage: @who
     """
+    if ctx.args.strip():
+        raise CommandError(f"@who takes no arguments (you gave '{ctx.args.strip()}').\nUsage: @who")
     ws = world_of(ctx)
     now = time.time()
     sessions = ctx.engine.sessions.all()

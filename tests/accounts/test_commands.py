@@ -61,8 +61,7 @@ async def test_role_command_needs_admin(
     target = await play(make_client, "Bryn")
     player = await play(make_client, "Cora")
     out = await player.line("@role bryn builder")
-    assert "You do not have permission to use @role" in out
-    assert "admin" in out
+    assert "Huh? '@role' is not a command." in out
     admin = await play(make_client, "Dain")
     await accounts.set_role("dain", Role.ADMIN)
     assert admin.session.data["role"] is Role.ADMIN  # applied to the live session
