@@ -20,6 +20,7 @@ from maid_engine.commands.command import (
     Rescue,
     Role,
 )
+from maid_engine.net.markup import escape_markup
 from maid_engine.ports import DispatchPort
 
 log = logging.getLogger("maid.commands")
@@ -203,7 +204,9 @@ class CommandRegistry:
             await cmd.run(ctx)
         except CommandError as exc:
             if not await self._rescued(ctx, exc):
-                ctx.send(str(exc))
+                # A refusal is plain text: a usage line's "[player|builder]" or a
+                # key such as "tension:bandits|guard" is not a colour code.
+                ctx.send(escape_markup(str(exc)))
         except Exception:
             log.exception("command %r failed (input %r)", cmd.key, line)
             ctx.send("Something went wrong running that command; it has been logged.")

@@ -203,7 +203,8 @@ def wrap_text(text: str, width: int, *, markup: bool = True, hang: bool = False)
     markup is zero-width too (pass False for text that was already rendered), and a line
     starting with :data:`HANG` has its continuation lines indented by
     :data:`HANG_INDENT`; ``hang`` indents the continuation lines of every line (for
-    text already rendered, whose ``|>`` is gone).
+    text already rendered, whose ``|>`` is gone). Any other line that starts with
+    blanks repeats them on its continuation lines (see :func:`_own_indent`).
     """
     width = effective_width(width)
     lines = text.split("\n")
@@ -214,5 +215,17 @@ def wrap_text(text: str, width: int, *, markup: bool = True, hang: bool = False)
         elif hang or (markup and line.startswith(HANG)):
             result.extend(_wrap_line(line, width, markup, HANG_INDENT))
         else:
-            result.extend(_wrap_line(line, width, markup))
+            result.extend(_wrap_line(line, width, markup, _own_indent(line, width)))
     return "\n".join(result)
+
+
+def _own_indent(line: str, width: int) -> str:
+    """The leading blanks a wrapped line's continuations repeat.
+
+    An indented line (a usage list's explanation, a table's second column) stays
+    visibly under itself when it wraps, instead of its tail falling back to the left
+    edge among the headings. A very deep indent is not repeated: the text would be
+    squeezed into a sliver.
+    """
+    indent = line[: len(line) - len(line.lstrip(" "))]
+    return indent if 0 < len(indent) <= width // 2 else ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 
 from maid_engine.commands import Command, CommandContext, CommandError, command
+from maid_engine.net.markup import escape_markup
 from maid_stdlib.help.topics import HelpTopic, HelpTopics
 from maid_stdlib.world.pager import page
 
@@ -26,7 +27,8 @@ def _category_key(category: str) -> tuple[int, str]:
 
 def command_page(cmd: Command) -> str:
     aliases = f" (also: {', '.join(cmd.aliases)})" if cmd.aliases else ""
-    return f"|c{cmd.key}|n{aliases}\n{cmd.help or 'No help written yet.'}"
+    # A docstring is plain text: "<number|word>" must not turn the rest white.
+    return f"|c{cmd.key}|n{aliases}\n{escape_markup(cmd.help) or 'No help written yet.'}"
 
 
 def _visible(ctx: CommandContext) -> list[Command]:

@@ -93,7 +93,8 @@ async def test_mistyped_commands_get_suggestions(engine: GameEngine) -> None:
     nothing = await cmd(engine, hero, "xyzzy")
     assert nothing == "Huh? 'xyzzy' is not a command. Type 'help' for a list."
     # Commands a player may not use are never suggested.
-    assert "Did you mean" not in await cmd(engine, hero, "@whoo")
+    assert "'@who'" not in await cmd(engine, hero, "@whoo")
+    assert await cmd(engine, hero, "@whoo") == "Huh? '@whoo' is not a command. Did you mean 'who'?"
     assert "Did you mean '@who' or 'who'?" in await cmd(engine, hero, "@whoo", role=Role.ADMIN)
 
 
@@ -222,3 +223,23 @@ async def test_staff_categories_come_last(engine: GameEngine) -> None:
     commands = order[: order.index("|cAdmin") + 1]
     assert commands[-2:] == ["|cBuilding", "|cAdmin"]
     assert commands.index("|cNarration") < commands.index("|cBuilding")
+
+
+async def test_pipes_in_help_and_refusals_are_text_not_colour(rpg: GameEngine) -> None:
+    """A docstring's "<number|word>" and a key in a refusal show their pipe: "|w" and
+    "|g" in them are not white and green."""
+    from maid_engine.commands import CommandContext, CommandError, command
+    from maid_engine.net.markup import strip_markup
+
+    @command("tension", category="general")
+    def tension(ctx: CommandContext) -> None:
+        """Test command."""
+        raise CommandError("No situation tension:bandits|guard.")
+
+    rpg.commands.add(tension)
+    hero = new_character(rpg, "Ada")
+    page = await cmd(rpg, hero, "help quest")
+    assert "<number||word>" in page
+    assert "quest <number|word>" in strip_markup(page)
+    refused = await cmd(rpg, hero, "tension")
+    assert strip_markup(refused) == "No situation tension:bandits|guard."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from living.livingkit import hamlet_pack, make_engine, run_hours
@@ -24,6 +25,9 @@ async def test_at_living_and_at_story(tmp_path: Path) -> None:
         assert "No NPC called 'nobody'" in out
         out = await cmd(engine, None, "@story", role=Role.BUILDER)
         assert "GOAL_BLOCKED [strained] goal_blocked:" in out
+        # Names, not the entity ids the keys are made of.
+        assert "goal_blocked:Hollin" in out
+        assert not re.search(r"[0-9a-f]{8}-[0-9a-f]{4}-", out)
         assert "THREAT_DETECTED [3-5] threat:bandits:hamlet:mill_road" in out
         out = await cmd(engine, None, "@story now", role=Role.BUILDER)
         assert out.startswith("Detected now: 0 new signal(s).")

@@ -176,3 +176,15 @@ def test_fast_path_agrees_with_the_general_one_on_narrower_continuation_lines() 
         assert got == _wrap_tokens(line, width, False, rest), (line, width, rest)
         assert len(got[0]) <= width
         assert all(len(part) <= rest for part in got[1:])
+
+
+def test_an_indented_line_keeps_its_indent_when_it_wraps() -> None:
+    text = "Usage: @quest <subcommand>\n    " + "word " * 30
+    lines = wrap_text(text, 40).splitlines()
+    assert lines[0] == "Usage: @quest <subcommand>"
+    assert len(lines) > 3
+    assert all(line.startswith("    word") for line in lines[1:]), lines
+    assert all(len(line) <= 40 for line in lines)
+    # An indent deeper than half the window is not repeated.
+    deep = wrap_text(" " * 30 + "word " * 10, 40).splitlines()
+    assert deep[1].startswith("word")
