@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from maid_engine.accounts.errors import AccountError, AuthenticationFailed
-from maid_engine.accounts.login import DISCONNECT_REASON_KEY, escape
+from maid_engine.accounts.login import DISCONNECT_REASON_KEY
 from maid_engine.accounts.service import AccountService
 from maid_engine.commands import Command, CommandContext, CommandError, Role, command
 from maid_engine.reliability import DATABASE_UNAVAILABLE
@@ -104,7 +104,7 @@ async def role_command(ctx: CommandContext) -> None:
     service = ctx.engine.services.get(AccountService)
     account = await service.find_account(argv[0])
     if account is None:
-        raise CommandError(f"There is no account or character named {escape(argv[0])}.")
+        raise CommandError(f"There is no account or character named {argv[0]}.")
     if len(argv) == 1:
         ctx.send(f"{account.name} is {_a(account.role)}.")
         return
@@ -112,7 +112,7 @@ async def role_command(ctx: CommandContext) -> None:
         role = Role.parse(argv[1])
     except ValueError:
         raise CommandError(
-            f"Unknown role {escape(argv[1])!r}: use player, builder or admin."
+            f"Unknown role {argv[1]!r}: use player, builder or admin."
         ) from None
     if account.key == ctx.account_id:
         raise CommandError("You cannot change your own role.")

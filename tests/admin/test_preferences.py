@@ -58,7 +58,7 @@ async def test_the_command_sets_and_shows_the_mode(tmp_path: Path) -> None:
         await cmd(engine, hero, "questgen normal")  # the other layer's word for "on"
         assert questgen_mode(engine.world, hero) is QuestGenMode.ON
         assert preference() is QuestPreference.NORMAL
-        assert "Usage: questgen on|less|off" in await cmd(engine, hero, "questgen never")
+        assert "Usage: questgen on||less||off" in await cmd(engine, hero, "questgen never")
 
 
 async def test_the_preference_survives_a_restart(tmp_path: Path) -> None:
