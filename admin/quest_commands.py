@@ -23,7 +23,9 @@ from admin.quest_views import (
 )
 from maid_engine.commands import Command, CommandContext, CommandError, Role, command
 from maid_stdlib.questgen import GeneratedQuest
+from maid_stdlib.world.components import NPC
 from maid_stdlib.world.pager import page
+from maid_stdlib.world.resolve import resolve_entity
 
 __all__ = ["QUEST_COMMANDS", "SUBCOMMANDS", "USAGE", "quest_command"]
 
@@ -38,7 +40,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "objectives, consequences, branches, quality scores, narrative source and token cost",
     ),
     "force-generate": (
-        "<seed_type> [<npc>]",
+        "<seed_type> [<npc: key, name or keyword>]",
         "queue a synthetic seed grounded in real entities; it goes through the real pipeline",
     ),
     "quality-report": ("", "average scores, rejection and template fallback rates"),
@@ -115,7 +117,7 @@ async def _inspect(ctx: CommandContext, ops: QuestOps, args: list[str]) -> list[
 
 
 async def _force(ctx: CommandContext, ops: QuestOps, args: list[str]) -> list[str]:
-    if not 1 <= len(args) <= 2:
+    if not args:
         raise CommandError(usage_of("force-generate"))
     _need_system(ops)
     seed_type, qg = args[0].lower(), ops.qg
@@ -127,10 +129,9 @@ async def _force(ctx: CommandContext, ops: QuestOps, args: list[str]) -> list[st
     if not any(seed_type in a.compatible_seed_types for a in qg.archetypes.all()):
         raise CommandError(f"No archetype accepts seed type '{seed_type}'.")
     giver = None
-    if len(args) == 2:
-        giver = qg.facts.resolve_npc(args[1])
-        if giver is None:
-            raise CommandError(f"No NPC '{args[1]}'.")
+    if len(args) > 1:
+        # The giver by key, name (several words) or keyword, like every admin command.
+        giver = resolve_entity(qg.facts.ws, " ".join(args[1:]), (NPC,), what="NPC")
     who = ctx.account_id or (ops.name(ctx.actor) if ctx.actor else "admin")
     result = await force_generate(
         ops, seed_type, giver, by=who, forced=ops.admin.forced if ops.admin is not None else None

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import logging
 
+from maid_engine.accounts.bans import Ban, Kind, parse_address, parse_duration
 from maid_engine.accounts.errors import AccountError, AuthenticationFailed
 from maid_engine.accounts.login import DISCONNECT_REASON_KEY
 from maid_engine.accounts.service import AccountService
 from maid_engine.commands import Command, CommandContext, CommandError, Role, command
+from maid_engine.net.markup import escape_markup
 from maid_engine.reliability import DATABASE_UNAVAILABLE
 from maid_engine.sessions import Session
 from maid_engine.store.errors import StoreUnavailable
@@ -111,9 +113,7 @@ async def role_command(ctx: CommandContext) -> None:
     try:
         role = Role.parse(argv[1])
     except ValueError:
-        raise CommandError(
-            f"Unknown role {argv[1]!r}: use player, builder or admin."
-        ) from None
+        raise CommandError(f"Unknown role {argv[1]!r}: use player, builder or admin.") from None
     if account.key == ctx.account_id:
         raise CommandError("You cannot change your own role.")
     try:
@@ -126,4 +126,122 @@ async def role_command(ctx: CommandContext) -> None:
             session.send(f"Your role is now {role.name.lower()}.")
 
 
-ACCOUNT_COMMANDS: tuple[Command, ...] = (quit_command, password_command, role_command)
+BAN_USAGE = (
+    "Usage: @ban                          the bans in force\n"
+    "       @ban <account> [<time>] <reason>\n"
+    "       @ban <address> [<time>] <reason>\n"
+    "  <account> is an account or one of its characters; <address> an IP address or a\n"
+    "  network (203.0.113.0/24); <time> 30m, 12h, 7d or 2w (none: until lifted)."
+)
+
+
+def _ban_line(ban: Ban, now: float) -> str:
+    what = f"account {ban.target}" if ban.kind == "account" else f"address {ban.target}"
+    return f"  {what}: {ban.reason} (by {ban.by}, {ban.ends(now)})"
+
+
+async def _ban_target(service: AccountService, word: str, ctx: CommandContext) -> tuple[Kind, str]:
+    """("address", network) or ("account", key) for what ``word`` names."""
+    address = parse_address(word)
+    if address is not None:
+        if ctx.session is not None and Ban("address", address, "", "", 0.0).covers_address(
+            ctx.session.peer_host
+        ):
+            raise CommandError("That would ban your own address.")
+        return "address", address
+    account = await service.find_account(word)
+    if account is None:
+        raise CommandError(f"There is no account, character or address {word}.")
+    if account.key == ctx.account_id:
+        raise CommandError("You cannot ban yourself.")
+    if account.role >= ctx.role:
+        raise CommandError(
+            f"{account.name} is {_a(account.role)}: you can only ban accounts below your role."
+        )
+    return "account", account.key
+
+
+@command("@ban", permission=Role.ADMIN, category="admin", needs_character=False)
+async def ban_command(ctx: CommandContext) -> None:
+    """Ban an account or an address, with a reason and, if you like, an end.
+
+    Usage: @ban                          the bans in force
+           @ban <account> [<time>] <reason>
+           @ban <address> [<time>] <reason>
+
+    <account> is an account or one of its characters, <address> an IP address or
+    a network (203.0.113.0/24); <time> is 30m, 12h, 7d or 2w (without it the ban
+    holds until @unban). Whoever is connected under the account or from the
+    address is thrown out at once; a banned address is refused as it connects, a
+    banned account after its password. Bans are kept in the database.
+    Examples: @ban Bryn 3d spamming the ooc channel, @ban 203.0.113.7 bot logins
+    """
+    service = ctx.engine.services.get(AccountService)
+    now = service.wall()
+    argv = ctx.argv
+    if not argv:
+        bans = await service.bans.listing(now)
+        if not bans:
+            ctx.send("No bans are in force.")
+            return
+        ctx.send("\n".join([f"{len(bans)} ban(s) in force:", *(_ban_line(b, now) for b in bans)]))
+        return
+    kind, target = await _ban_target(service, argv[0], ctx)
+    seconds = parse_duration(argv[1]) if len(argv) > 1 else None
+    reason = " ".join(argv[2:] if seconds is not None else argv[1:])
+    if not reason:
+        raise CommandError(
+            "Give a reason: it is shown to the banned player and kept.\n" + BAN_USAGE
+        )
+    by = ctx.account_id or "admin"
+    ban = Ban(kind, target, reason, by, now, None if seconds is None else now + seconds)
+    old = await service.bans.add(ban)
+    log.warning("%s banned %s %s %s: %s", by, kind, target, ban.ends(now), reason)
+    thrown = 0
+    for session in ctx.engine.sessions.all():
+        hit = (
+            session.account_id == target
+            if kind == "account"
+            else ban.covers_address(session.peer_host)
+        )
+        if hit and session is not ctx.session:
+            session.data[DISCONNECT_REASON_KEY] = "banned"
+            session.close(f"You have been banned {ban.ends(now)}: {escape_markup(reason)}")
+            thrown += 1
+    ctx.send(
+        f"{'Replaced the ban of' if old else 'Banned'} {kind} {target} {ban.ends(now)}: {reason}."
+        + (f" {thrown} connection(s) closed." if thrown else "")
+    )
+
+
+@command("@unban", permission=Role.ADMIN, category="admin", needs_character=False)
+async def unban_command(ctx: CommandContext) -> None:
+    """Lift a ban set with @ban.
+
+    Usage: @unban <account | character | address>
+    """
+    argv = ctx.argv
+    if len(argv) != 1:
+        raise CommandError("Usage: @unban <account | character | address>")
+    service = ctx.engine.services.get(AccountService)
+    address = parse_address(argv[0])
+    lifted = None
+    if address is not None:
+        lifted = await service.bans.remove("address", address)
+    else:
+        account = await service.find_account(argv[0])
+        if account is not None:
+            lifted = await service.bans.remove("account", account.key)
+    if lifted is None:
+        raise CommandError(f"{argv[0]} is not banned. (See '@ban' for the list.)")
+    log.warning("%s lifted the ban of %s %s", ctx.account_id, lifted.kind, lifted.target)
+    ctx.send(f"Lifted the ban of {lifted.kind} {lifted.target} ({lifted.reason}).")
+
+
+ACCOUNT_COMMANDS: tuple[Command, ...] = (
+    quit_command,
+    password_command,
+    role_command,
+    ban_command,
+    unban_command,
+)

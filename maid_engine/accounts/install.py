@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from maid_engine.accounts.bans import MODERATION_COLLECTION
 from maid_engine.accounts.commands import ACCOUNT_COMMANDS
 from maid_engine.accounts.login import LoginFlow, LoginHost
 from maid_engine.accounts.model import ACCOUNTS_COLLECTION
@@ -38,6 +39,7 @@ def install_accounts(
     if existing is not None:
         return existing
     engine.declare_collection(ACCOUNTS_COLLECTION)
+    engine.declare_collection(MODERATION_COLLECTION)
     service = AccountService(engine, clock=clock, max_characters=max_characters)
     engine.services.provide(AccountService, service)
     engine.sessions.login = LoginFlow(engine, service, max_failures=max_failures)

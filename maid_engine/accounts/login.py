@@ -92,6 +92,17 @@ class LoginFlow:
 
     # -- LoginFlow protocol ---------------------------------------------------------
     async def greet(self, session: Session) -> None:
+        ban = await self.accounts.bans.of_address(session.peer_host, self.accounts.wall())
+        if ban is not None:
+            log.info(
+                "refused %s at connect: %s banned (%s)", session.peer_host, ban.target, ban.reason
+            )
+            session.data[DISCONNECT_REASON_KEY] = "banned"
+            session.close(
+                f"Connections from your address are banned {ban.ends(self.accounts.wall())}: "
+                f"{escape(ban.reason)}"
+            )
+            return
         session.data[STATE_KEY] = LoginState()
         session.send(BANNER)
         session.prompt(NAME_PROMPT)
@@ -334,6 +345,16 @@ class LoginFlow:
         wanted: str | None,
         created: bool = False,
     ) -> None:
+        ban = await self.accounts.bans.of_account(account.key, self.accounts.wall())
+        if ban is not None:
+            log.info("refused login of banned account %s from %s", account.name, session.peer_host)
+            state.closed = True
+            session.data[DISCONNECT_REASON_KEY] = "banned"
+            session.close(
+                f"The account {account.name} is banned {ban.ends(self.accounts.wall())}: "
+                f"{escape(ban.reason)}"
+            )
+            return
         session.account_id = account.key
         session.data["role"] = account.role
         state.account, state.name, state.failures = account, account.name, 0

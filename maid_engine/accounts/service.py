@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any, Protocol, cast
 from uuid import UUID
 
+from maid_engine.accounts.bans import BanList
 from maid_engine.accounts.components import CharacterFactory, PlayerCharacter
 from maid_engine.accounts.errors import (
     AccountNotFound,
@@ -152,6 +153,8 @@ class AccountService:
         self._address_locks = _KeyedLocks()
         self._memory = MemoryDocuments()
         self._tasks: set[asyncio.Task[None]] = set()
+        #: Banned accounts and addresses, kept next to the accounts.
+        self.bans = BanList(lambda: self.repository.documents)
 
     # -- storage --------------------------------------------------------------------
     @property
@@ -173,6 +176,10 @@ class AccountService:
             return account
 
     def _wall(self) -> float:
+        return self.engine.clock.wall()
+
+    def wall(self) -> float:
+        """Wall-clock now (ban ends are wall-clock times)."""
         return self.engine.clock.wall()
 
     # -- lookup ---------------------------------------------------------------------

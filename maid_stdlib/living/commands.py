@@ -10,6 +10,7 @@ from maid_stdlib.living.components import GoalsComponent, NeedsComponent, Relati
 from maid_stdlib.living.gossip import KnownGossip
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.world.components import NPC
+from maid_stdlib.world.resolve import resolve_entity
 from maid_stdlib.world.service import WorldService
 
 
@@ -20,10 +21,7 @@ def _find_npc(ctx: CommandContext, wanted: str) -> UUID:
         found = ws.find_in_room(room, wanted, kinds=(NPC,), viewer=ctx.actor)
         if found is not None:
             return found
-    named = [u for u in ctx.world.find_by_name(wanted) if ctx.world.has_component(u, NPC)]
-    if not named:
-        raise CommandError(f"No NPC called '{wanted}' here or anywhere.")
-    return sorted(named, key=str)[0]
+    return resolve_entity(ws, wanted, (NPC,), what="NPC")
 
 
 @command("@living", permission=Role.BUILDER, category="building", needs_character=False)

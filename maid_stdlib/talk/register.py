@@ -1,4 +1,4 @@
-"""TalkPlugin (``stdlib.talk``): channels, socials, shout, whisper, reply, afk.
+"""TalkPlugin (``stdlib.talk``): channels, socials, shout, whisper, reply, afk, @mute.
 
 Services: ``TalkData`` (channels and socials; packs add theirs from ``register``
 with ``add_channels``/``add_socials``, extension registries) and ``Channels``
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.events import CharacterConnectedEvent
-from maid_stdlib.talk import channels, socials, speech
+from maid_stdlib.talk import channels, mute, socials, speech
 from maid_stdlib.talk.channels import Channels, channel_command
 from maid_stdlib.talk.data import TalkData
 from maid_stdlib.talk.socials import social_command
@@ -37,8 +37,9 @@ class TalkPlugin(ContentPack):
         clearer = AwayClearer(ctx.engine)
         ctx.engine.commands.add_observer(clearer.on_command)
         ctx.subscribe(CharacterConnectedEvent, clearer.on_connected)
-        for group in (channels.COMMANDS, socials.COMMANDS, speech.COMMANDS):
+        for group in (channels.COMMANDS, socials.COMMANDS, speech.COMMANDS, mute.COMMANDS):
             ctx.add_commands(group)
+        ctx.engine.commands.add_guard(mute.MuteGuard())
 
     def finish(self, ctx: PackContext) -> None:
         data = ctx.service(TalkData)

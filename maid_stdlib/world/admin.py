@@ -1,14 +1,20 @@
-"""Staff commands of the world layer: ``@goto``, ``@who``, ``@shutdown``."""
+"""Staff commands of the world layer: ``@goto``, ``@who``, ``@shutdown``, ``@kick``,
+``@announce``."""
 
 from __future__ import annotations
 
+import logging
 import time
 
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, Role, command
+from maid_engine.net.markup import escape_markup
 from maid_stdlib.world.look import name_of, render_room
 from maid_stdlib.world.movement import world_of
+from maid_stdlib.world.resolve import resolve_entity
 from maid_stdlib.world.service import WorldService
+
+log = logging.getLogger("maid.admin")
 
 
 def resolve_room(ws: WorldService, wanted: str) -> str:
@@ -106,4 +112,50 @@ def shutdown(ctx: CommandContext) -> None:
     ctx.send("Shutdown requested" + (f": {reason}" if reason else "") + ".")
 
 
-COMMANDS: list[Command] = [goto, at_who, shutdown]
+@command("@kick", permission=Role.ADMIN, category="admin", needs_character=False)
+def kick(ctx: CommandContext) -> None:
+    """Throw a player off the server (they may log in again; see @ban).
+
+    Usage: @kick <player> [reason]
+    The player is named by name, a word of it or its start ("bry" for Bryn).
+    """
+    words = ctx.args.split(maxsplit=1)
+    if not words:
+        raise CommandError("Usage: @kick <player> [reason]")
+    ws = world_of(ctx)
+    who = resolve_entity(ws, words[0], (PlayerCharacter,), what="player")
+    session = ctx.engine.sessions.session_for(who)
+    name = name_of(ws, who)
+    if session is None:
+        raise CommandError(f"{name} is not connected.")
+    if session is ctx.session:
+        raise CommandError("You cannot kick yourself; type 'quit'.")
+    reason = words[1].strip() if len(words) > 1 else ""
+    if ctx.engine.sessions.role_of(session) >= ctx.role:
+        raise CommandError(f"{name} has a role as high as yours; you cannot kick them.")
+    session.data["disconnect_reason"] = "kicked"
+    told = f": {escape_markup(reason)}" if reason else "."
+    session.close(f"You have been kicked off the server by an admin{told}")
+    log.warning("%s kicked %s%s", ctx.account_id, name, f" ({reason})" if reason else "")
+    ctx.send(f"Kicked {name}" + (f" ({escape_markup(reason)})." if reason else "."))
+
+
+@command("@announce", permission=Role.ADMIN, category="admin", needs_character=False)
+def announce(ctx: CommandContext) -> None:
+    """Tell everyone who is playing something, in a line of its own.
+
+    Usage: @announce <message>
+    Example: @announce The server restarts in ten minutes for an update.
+    """
+    text = ctx.args.strip()
+    if not text:
+        raise CommandError("Usage: @announce <message>")
+    line = f"|y[Announcement]|n {escape_markup(text)}"
+    sessions = ctx.engine.sessions.playing()
+    for session in sessions:
+        session.send(line)
+    log.info("%s announced: %s", ctx.account_id, text)
+    ctx.send(f"Announced to {len(sessions)} player(s).")
+
+
+COMMANDS: list[Command] = [goto, at_who, shutdown, kick, announce]

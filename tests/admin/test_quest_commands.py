@@ -229,7 +229,9 @@ async def test_force_generate_goes_through_the_real_pipeline(loop_world: LoopWor
     out = await run(w, "@quest force-generate nonsense")
     assert "Unknown seed type 'nonsense'" in out
     assert "heist_opportunity" in out
-    assert "No NPC 'nobody'" in await run(w, "@quest force-generate mystery nobody")
+    assert "There is no NPC called 'nobody'." in await run(
+        w, "@quest force-generate mystery nobody"
+    )
     assert "Usage: @quest force-generate" in await run(w, "@quest force-generate")
     history = w.engine.services.get(QuestGen).history
     before = {e.quest_id for e in history.entries()}

@@ -22,7 +22,12 @@ async def test_at_living_and_at_story(tmp_path: Path) -> None:
         assert "knows (1.00): Bandits have been seen on The Mill Road." in out
         assert "remembers (public" in out
         out = await cmd(engine, None, "@living nobody", role=Role.BUILDER)
-        assert "No NPC called 'nobody'" in out
+        assert "There is no NPC called 'nobody'." in out
+        # One resolver: the key, the key without its pack, a keyword, a name's start.
+        for name in ("hamlet:hollin", "miller", "holl"):
+            assert "need economic" in await cmd(
+                engine, None, f"@living {name}", role=Role.BUILDER
+            ), name
         out = await cmd(engine, None, "@story", role=Role.BUILDER)
         assert "GOAL_BLOCKED [strained] goal_blocked:" in out
         # Names, not the entity ids the keys are made of.
