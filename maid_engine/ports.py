@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     import random
 
     from maid_engine.clock import GameClock
-    from maid_engine.commands.command import Role
     from maid_engine.config import Settings
     from maid_engine.ecs.world import World
     from maid_engine.events.bus import EventBus
@@ -115,8 +114,6 @@ class Sessions(Protocol):
     def detach(self, session: Session) -> UUID | None: ...
 
     def send_to(self, character_id: UUID, text: str) -> bool: ...
-
-    def role_of(self, session: Session) -> Role: ...
 
     def send_many(
         self, character_ids: Iterable[UUID], text: str, exclude: Iterable[UUID] = ()

@@ -100,7 +100,7 @@ def at_mute(ctx: CommandContext) -> None:
     if who == ctx.actor:
         raise CommandError("You cannot mute yourself.")
     session = ctx.engine.sessions.session_for(who)
-    if session is not None and ctx.engine.sessions.role_of(session) >= ctx.role:
+    if session is not None and Role.parse(session.data.get("role", Role.PLAYER)) >= ctx.role:
         raise CommandError(f"{name_of(ws, who)} has a role as high as yours.")
     by = ctx.account_id or "admin"
     until = now + seconds if seconds is not None else 0.0

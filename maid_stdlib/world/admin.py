@@ -131,7 +131,7 @@ def kick(ctx: CommandContext) -> None:
     if session is ctx.session:
         raise CommandError("You cannot kick yourself; type 'quit'.")
     reason = words[1].strip() if len(words) > 1 else ""
-    if ctx.engine.sessions.role_of(session) >= ctx.role:
+    if Role.parse(session.data.get("role", Role.PLAYER)) >= ctx.role:
         raise CommandError(f"{name} has a role as high as yours; you cannot kick them.")
     session.data["disconnect_reason"] = "kicked"
     told = f": {escape_markup(reason)}" if reason else "."

@@ -201,7 +201,9 @@ async def test_help_lists_commands_by_category_for_the_role(engine: GameEngine, 
     assert "@shutdown" not in out
     assert "@goto" not in out
     admin = await cmd(engine, hero, "help", role=Role.ADMIN)
-    assert "|cAdmin:|n @reports, @shutdown, @who" in admin
+    assert "|cAdmin:|n @announce, @kick, @mute, @reports, @shutdown, @unmute, @who" in " ".join(
+        admin.split()
+    )
     assert "|cBuilding:|n @goto" in admin
     topic = await cmd(engine, hero, "help look")
     assert topic.startswith("|clook|n (also: l)\nLook around")
