@@ -5,12 +5,14 @@ The engine knows nothing about world data formats, so checking is a hook: a
 
     def validate_data(self, ctx: PackContext) -> list[str]: ...
 
-returning every problem it finds as ``"file: entry: problem"`` lines (world packs
-built on ``maid_stdlib.world.WorldDataPack`` have it). ``check_pack`` resolves the
-pack and everything it requires, runs each pack's ``register()`` (and, when all
-succeeded, ``finish()``) on a throwaway engine (no store, no network, no systems
-started) so extension sections other packs register are known, then calls the
-hook of every pack in load order and returns all problems at once.
+returning every problem it finds as ``"file:line: entry: problem"`` lines (world
+packs built on ``maid_stdlib.world.WorldDataPack`` have it; the line is where the
+entry or value is written, read with :mod:`maid_engine.content.yamllines`).
+``check_pack`` resolves the pack and everything it requires, runs each pack's
+``register()`` (and, when all succeeded, ``finish()``) on a throwaway engine (no
+store, no network, no systems started) so extension sections other packs register
+are known, then calls the hook of every pack in load order and returns all
+problems at once, each once.
 ``maid check-pack PATH`` exits 1 when any are found.
 """
 
@@ -84,8 +86,14 @@ def check_pack(
             try:
                 problems.extend(str(p) for p in hook(PackContext(engine, pack)))
             except Exception as exc:
+                if pack not in registered:
+                    # Its register() failed (reported above) partway: what its
+                    # check trips over is that failure again, not a new problem.
+                    continue
                 problems.append(f"{pack.name}: {HOOK}() failed: {type(exc).__name__}: {exc}")
-        return problems
+        # One mistake, one line: two checks that reach the same problem (a pack's
+        # own hook and a stdlib plugin's) do not repeat it.
+        return list(dict.fromkeys(problems))
 
 
 def find_pack_class(target: str | Path) -> type[ContentPack]:

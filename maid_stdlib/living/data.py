@@ -65,10 +65,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from maid_engine.content import PackError
+from maid_engine.content.yamllines import YamlProblem, line_at, line_of, read_yaml
 from maid_stdlib.living.memory import EmotionalValence, MemoryVisibility
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -274,6 +274,8 @@ class LivingData:
     #: The file as shown in messages ("ironvale/living.yaml").
     file: str
     spec: LivingFile
+    #: Where it was read from (None: built in code), for the lines of problems.
+    path: Path | None = None
 
     def qualify(self, ref: str) -> str:
         return ref if ":" in ref else f"{self.pack}:{ref}"
@@ -317,8 +319,46 @@ def _where(loc: tuple[Any, ...]) -> tuple[str | None, str]:
     return None, ".".join(parts)
 
 
+_SECTIONS = {
+    "npc": "npcs",
+    "faction": "factions",
+    "discovery": "discoveries",
+    "room": "rooms",
+    "board": "boards",
+}
+
+
+def entry_line(raw: Any, entry: str) -> int | None:
+    """The line of an entry named as in problems ("npc 'gundrik'", "crises[2]")."""
+    kind, _, rest = entry.partition(" ")
+    if kind in _SECTIONS and rest.startswith("'"):
+        section = raw.get(_SECTIONS[kind]) if isinstance(raw, dict) else None
+        return line_of(section, rest.strip("'")) or line_of(raw, _SECTIONS[kind])
+    name, _, index = entry.partition("[")
+    if index.rstrip("]").isdigit():
+        return line_at(raw, [name, int(index.rstrip("]"))])
+    return line_of(raw, entry) if isinstance(raw, dict) else None
+
+
+def with_entry_lines(data: LivingData, problems: list[str]) -> list[str]:
+    """``file: entry: ...`` problems of ``data`` as ``file:line: entry: ...``."""
+    if data.path is None or not problems:
+        return problems
+    try:
+        raw = read_yaml(data.path)
+    except YamlProblem:
+        return problems
+    out = []
+    for problem in problems:
+        file, _, rest = problem.partition(": ")
+        entry = rest.split(": ", 1)[0]
+        line = entry_line(raw, entry)
+        out.append(f"{file}:{line}: {rest}" if line else problem)
+    return out
+
+
 def parse_living(raw: object, file: str) -> tuple[LivingFile | None, list[str]]:
-    """Validate a loaded document; problems read "file: entry: field: message"."""
+    """Validate a loaded document; problems read "file:line: entry: field: message"."""
     if raw is None:
         return LivingFile(), []
     if not isinstance(raw, dict):
@@ -333,7 +373,9 @@ def parse_living(raw: object, file: str) -> tuple[LivingFile | None, list[str]]:
             if err["type"] == "missing":
                 msg = "required but missing"
             text = f"{field_path}: {msg}" if field_path else msg
-            problems.append(f"{file}: {entry}: {text}" if entry else f"{file}: {text}")
+            line = line_at(raw, list(err["loc"]))
+            where = f"{file}:{line}" if line else file
+            problems.append(f"{where}: {entry}: {text}" if entry else f"{where}: {text}")
         return None, problems
 
 
@@ -341,18 +383,14 @@ def read_living_file(pack: str, path: Path) -> LivingData:
     """Read and validate ``path``; PackError naming the file and entries if invalid."""
     file = _label(path)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        reason = getattr(exc, "problem", None) or str(exc)
-        raise PackError(pack, f"{file}: invalid YAML{where}: {reason}", file) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PackError(pack, f"{file}: cannot read: {exc}", file) from exc
+        raw = read_yaml(path)
+    except YamlProblem as exc:
+        where = f"{file}:{exc.line}" if exc.line else file
+        raise PackError(pack, f"{where}: {exc}", file) from exc
     spec, problems = parse_living(raw, file)
     if problems or spec is None:
         raise problems_error(pack, problems, file)
-    return LivingData(pack, file, spec)
+    return LivingData(pack, file, spec, path)
 
 
 def problems_error(pack: str, problems: list[str], file: str) -> PackError:

@@ -9,17 +9,19 @@ from maid_stdlib.living.ambient import Ambient, AmbientSystem
 from maid_stdlib.living.autonomy import AutonomySystem, ScheduleSystem, SocialFabricSystem
 from maid_stdlib.living.commands import COMMANDS
 from maid_stdlib.living.conditions import Evaluation
+from maid_stdlib.living.data import with_entry_lines
 from maid_stdlib.living.events import GoalStatusChangedEvent, ThreatObservedEvent
 from maid_stdlib.living.facts import DiscoverySite
 from maid_stdlib.living.memory import COLLECTION, MemoryFlushSystem, MemoryService
 from maid_stdlib.living.presence import PresenceLines, PresenceSystem
 from maid_stdlib.living.regroup import RegroupSystem
 from maid_stdlib.living.reputation import ReputationSection
-from maid_stdlib.living.seeding import apply_spawned
+from maid_stdlib.living.seeding import apply_spawned, check, data_refs
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
 from maid_stdlib.world.info import ScoreSheet
+from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.plugin import WorldPlugin
 from maid_stdlib.world.spawner import SpawnGates
 
@@ -84,6 +86,22 @@ class LivingPlugin(ContentPack):
     requires = (WorldPlugin,)
     provides = (LivingWorld, MemoryService)
     description = "Needs, goals, relationships, factions, memory, gossip and schedules."
+
+    def validate_data(self, ctx: PackContext) -> list[str]:
+        """The references of every pack's living data, judged against the packs' world
+        data before anything is built (``maid check-pack``); start-up judges them
+        again against the world it built."""
+        living = ctx.service(LivingWorld)
+        data = ctx.engine.services.try_get(WorldData)
+        if data is None:
+            return []
+        refs = data_refs(data)
+        factions = {f for d in living.pending_data for f in d.spec.factions}
+        problems: list[str] = []
+        for pending in living.pending_data:
+            found = check(living, pending, {}, refs, factions_known=factions)
+            problems += with_entry_lines(pending, found)
+        return problems
 
     def register(self, ctx: PackContext) -> None:
         living = LivingWorld(ctx.engine)

@@ -9,7 +9,8 @@ the first time an entity is seeded (:class:`LivingProfile`), and persisted after
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Protocol
 from uuid import UUID
 
@@ -150,26 +151,85 @@ def first_npc_lookup(living: LivingTarget) -> FirstNpc:
     return first
 
 
-def check(living: LivingTarget, data: LivingData, index: dict[str, list[UUID]]) -> list[str]:
-    """Every reference the data makes that the world cannot satisfy."""
+@dataclass
+class WorldRefs:
+    """What living data may refer to, asked of the running world (:func:`live_refs`)
+    or, before anything is built (``maid check-pack``), of the packs' data
+    (:func:`data_refs`)."""
+
+    has_room: Callable[[str], bool]
+    #: An NPC placed in the world (relationships, memories, gossip, parts).
+    has_npc: Callable[[str], bool]
+    #: An NPC template (the keys of ``npcs:``; spawned later is fine).
+    has_template: Callable[[str], bool]
+    has_area: Callable[[str], bool]
+    #: (pack, key): an item of that data key placed in the world (boards).
+    has_item: Callable[[str, str], bool]
+
+
+def live_refs(living: LivingTarget, index: dict[str, list[UUID]]) -> WorldRefs:
     ws = living.world_service
     templates = living.engine.services.try_get(WorldData)
+    return WorldRefs(
+        has_room=ws.has_room,
+        has_npc=lambda full: full in index,
+        has_template=lambda full: (
+            full in index or (templates is not None and templates.template(full, "npc") is not None)
+        ),
+        has_area=lambda full: ws.area(full) is not None,
+        has_item=lambda pack, ref: living.world.entity_exists(data_uuid(pack, "item", ref)),
+    )
+
+
+def data_refs(data: WorldData) -> WorldRefs:
+    """References judged against every declared pack's data. A reference into a
+    pack whose entry is broken, or one of whose files could not be read, counts as
+    there: that mistake is reported once, where it is."""
+    loaded = {name: data.load(name) for name in data.declared()}
+
+    def unchecked(kind: str, full: str) -> bool:
+        pack = loaded.get(full.partition(":")[0])
+        return pack is not None and pack.reference_unchecked(kind, full)
+
+    def room(full: str) -> bool:
+        return any(full in p.room_keys for p in loaded.values()) or unchecked("room", full)
+
+    def npc(full: str) -> bool:
+        return data.template(full, "npc") is not None or unchecked("npc", full)
+
+    def area(full: str) -> bool:
+        return data.template(full, "area") is not None or unchecked("area", full)
+
+    def item(pack: str, ref: str) -> bool:
+        full = f"{pack}:{ref}"
+        return data.template(full, "item") is not None or unchecked("item", full)
+
+    return WorldRefs(room, npc, npc, area, item)
+
+
+def check(
+    living: LivingTarget,
+    data: LivingData,
+    index: dict[str, list[UUID]],
+    refs: WorldRefs | None = None,
+    factions_known: Iterable[str] = (),
+) -> list[str]:
+    """Every reference the data makes that the world cannot satisfy (``refs``:
+    what exists; by default the running world)."""
+    refs = refs or live_refs(living, index)
     spec = data.spec
-    factions = set(living.factions) | set(spec.factions)
+    factions = set(living.factions) | set(spec.factions) | set(factions_known)
     problems: list[str] = []
 
     def bad(entry: str, message: str) -> None:
         problems.append(f"{data.file}: {entry}: {message}")
 
     def room(entry: str, where: str, ref: str) -> None:
-        if not ws.has_room(data.qualify(ref)):
+        if not refs.has_room(data.qualify(ref)):
             bad(entry, f"{where}: unknown room {data.qualify(ref)!r}")
 
     def npc_known(key: str) -> bool:
-        full = data.qualify(key)
-        return full in index or (
-            templates is not None and templates.template(full, "npc") is not None
-        )
+        return refs.has_template(data.qualify(key))
 
     def condition(entry: str, where: str, cond: str | None) -> None:
         if cond is None:
@@ -204,7 +264,7 @@ def check(living: LivingTarget, data: LivingData, index: dict[str, list[UUID]]) 
         for i, goal in enumerate(npc.goals):
             _check_goal(goal, f"goals[{i}]", entry, condition)
         for target in npc.relationships:
-            if data.qualify(target) not in index:
+            if not refs.has_npc(data.qualify(target)):
                 bad(entry, f"relationships: no NPC {data.qualify(target)!r} in the world")
         for f in npc.factions:
             if f not in factions:
@@ -219,12 +279,12 @@ def check(living: LivingTarget, data: LivingData, index: dict[str, list[UUID]]) 
         for i, mem in enumerate(npc.memories):
             if mem.location is not None:
                 room(entry, f"memories[{i}].location", mem.location)
-            if mem.about is not None and data.qualify(mem.about) not in index:
+            if mem.about is not None and not refs.has_npc(data.qualify(mem.about)):
                 bad(entry, f"memories[{i}].about: no NPC {data.qualify(mem.about)!r}")
         for i, gos in enumerate(npc.gossip):
             if gos.location is not None:
                 room(entry, f"gossip[{i}].location", gos.location)
-            if gos.about is not None and data.qualify(gos.about) not in index:
+            if gos.about is not None and not refs.has_npc(data.qualify(gos.about)):
                 bad(entry, f"gossip[{i}].about: no NPC {data.qualify(gos.about)!r}")
         for i, line in enumerate(npc.presence):
             for j, cond in enumerate(line.when):
@@ -234,7 +294,7 @@ def check(living: LivingTarget, data: LivingData, index: dict[str, list[UUID]]) 
         room(entry, "room", ref)
         for name, variants in room_spec.parts.items():
             for i, v in enumerate(variants):
-                if v.who is not None and data.qualify(v.who) not in index:
+                if v.who is not None and not refs.has_npc(data.qualify(v.who)):
                     bad(entry, f"parts.{name}[{i}].who: no NPC {data.qualify(v.who)!r}")
                 if v.when and v.who is None:
                     bad(entry, f"parts.{name}[{i}]: conditions need a 'who' (an NPC)")
@@ -242,9 +302,9 @@ def check(living: LivingTarget, data: LivingData, index: dict[str, list[UUID]]) 
                     condition(entry, f"parts.{name}[{i}].when[{j}]", data.qualify_condition(cond))
     for ref, board in spec.boards.items():
         entry = f"board {ref!r}"
-        if not living.world.entity_exists(data_uuid(data.pack, "item", ref)):
+        if not refs.has_item(data.pack, ref):
             bad(entry, f"no item {data.qualify(ref)!r} placed in the world")
-        if living.world_service.area(data.qualify(board.area)) is None:
+        if not refs.has_area(data.qualify(board.area)):
             bad(entry, f"area: no area {data.qualify(board.area)!r}")
     return problems
 

@@ -68,5 +68,10 @@ def data_error(pack: str, problems: list[str]) -> PackError:
         tail = f"\n  ... and {more} more (run 'maid check-pack' for all)" if more > 0 else ""
         message = f"{len(problems)} problems in its data:\n  {listed}{tail}"
     error = PackError(pack, message)
-    error.file = problems[0].split(": ", 1)[0]
+    # The file of the first problem, without its line ("areas/town.yaml:12").
+    error.file = (
+        problems[0].split(": ", 1)[0].rsplit(":", 1)[0]
+        if ".yaml:" in problems[0]
+        else (problems[0].split(": ", 1)[0])
+    )
     return error

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from maid_engine.content import Claims, ContentPack, requirement_name
+from maid_engine.content.yamllines import YamlProblem, line_at, line_of, read_yaml
 from maid_stdlib.world.extensions import KINDS, CheckScope, Extension
 from maid_stdlib.world.schema import (
     SECTIONS,
@@ -41,6 +41,21 @@ class PackData:
         default_factory=lambda: {kind: {} for kind in KINDS}
     )
     problems: list[str] = field(default_factory=list)
+    #: Rooms whose entries were invalid (already reported): a reference to one is
+    #: not reported again as "unknown room", here or in another file.
+    broken_rooms: set[str] = field(default_factory=set)
+    #: The same for every kind: (kind, full key) of entries that were invalid.
+    broken: set[tuple[str, str]] = field(default_factory=set)
+    #: Files that could not be read or parsed: what they define is unknown.
+    unreadable: list[str] = field(default_factory=list)
+
+    def reference_unchecked(self, kind: str, full: str) -> bool:
+        """True when a reference to the ``kind`` entry ``full`` of this pack cannot be
+        judged: its entry was broken (and already reported), or a file of the pack
+        could not be read (it may be defined there)."""
+        return (kind, full) in self.broken or (
+            bool(self.unreadable) and full.partition(":")[0] == self.pack
+        )
 
     def of(self, kind: str) -> list[Entry]:
         return list(self.entries[kind].values())
@@ -165,7 +180,7 @@ class _Reader:
         self.data = PackData(pack, root)
         # Rooms whose entries were invalid: references to them are not reported
         # again as "unknown room" (one mistake, one problem).
-        self.broken_rooms: set[str] = set()
+        self.broken_rooms = self.data.broken_rooms
 
     def label(self, path: Path) -> str:
         """A file as shown in problems: relative to the folder holding the pack."""
@@ -174,8 +189,11 @@ class _Reader:
         except ValueError:
             return str(path)
 
-    def problem(self, file: str, entry: str | None, message: str) -> None:
-        self.data.problems.append(f"{file}: {entry}: {message}" if entry else f"{file}: {message}")
+    def problem(self, file: str, entry: str | None, message: str, line: int | None = None) -> None:
+        where = f"{file}:{line}" if line else file
+        self.data.problems.append(
+            f"{where}: {entry}: {message}" if entry else f"{where}: {message}"
+        )
 
     # -- files -----------------------------------------------------------------------
     def read(self) -> PackData:
@@ -196,14 +214,12 @@ class _Reader:
     def load_yaml(self, path: Path) -> tuple[bool, Any]:
         file = self.label(path)
         try:
-            return True, yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-            reason = getattr(exc, "problem", None) or str(exc)
-            self.problem(file, None, f"invalid YAML{where}: {reason}")
-        except (OSError, UnicodeDecodeError) as exc:
-            self.problem(file, None, f"cannot read: {exc}")
+            return True, read_yaml(path)
+        except YamlProblem as exc:
+            self.problem(file, None, str(exc), exc.line)
+            # What this file would have defined is unknown: references into the
+            # pack are not reported as unknown (they may well be in this file).
+            self.data.unreadable.append(file)
         return False, None
 
     def read_manifest(self) -> tuple[str, PackManifest] | None:
@@ -240,14 +256,19 @@ class _Reader:
         for section in raw:
             if section != "area" and section not in SECTIONS:
                 self.problem(
-                    file, None, f"unknown section {section!r} (expected area, rooms, npcs, items)"
+                    file,
+                    None,
+                    f"unknown section {section!r} (expected area, rooms, npcs, items)",
+                    line_of(raw, section),
                 )
         area_key = ""
         header = raw.get("area")
         if header is None:
             self.problem(file, "area", "missing (every area file starts with an 'area:' header)")
         elif not isinstance(header, dict):
-            self.problem(file, "area", "must be a mapping (key, name, region)")
+            self.problem(
+                file, "area", "must be a mapping (key, name, region)", line_of(raw, "area")
+            )
         else:
             area = self.entry("area", header, file, "area")
             if area is not None:
@@ -257,12 +278,12 @@ class _Reader:
             if items is None:
                 continue
             if not isinstance(items, list):
-                self.problem(file, section, "must be a list of entries")
+                self.problem(file, section, "must be a list of entries", line_of(raw, section))
                 continue
             for i, item in enumerate(items):
                 where = f"{section}[{i}]"
                 if not isinstance(item, dict):
-                    self.problem(file, where, "must be a mapping")
+                    self.problem(file, where, "must be a mapping", line_of(items, i))
                     continue
                 entry = self.entry(model.kind, item, file, where)
                 if entry is not None and entry.kind == "room":
@@ -278,7 +299,7 @@ class _Reader:
         ok = True
         for name, value in raw.items():
             if not isinstance(name, str):
-                self.problem(file, label, f"key {name!r} is not a string")
+                self.problem(file, label, f"key {name!r} is not a string", line_of(raw, name))
                 ok = False
             elif name in model.model_fields:
                 core[name] = value
@@ -286,7 +307,7 @@ class _Reader:
                 try:
                     values[name] = ext.model.model_validate(value)
                 except ValidationError as exc:
-                    self.report(file, label, exc, prefix=name)
+                    self.report(file, label, exc, prefix=name, raw=raw)
                     ok = False
             else:
                 known = sorted(e for (k, e) in self.extensions if k == kind)
@@ -296,29 +317,46 @@ class _Reader:
                     label,
                     f"unknown key {name!r} (not a {kind} field, and no loaded pack "
                     f"registered a {name!r} extension for {kind}s{hint})",
+                    line_of(raw, name),
                 )
                 ok = False
         try:
             spec = model.model_validate(core)
         except ValidationError as exc:
-            self.report(file, label, exc)
+            self.report(file, label, exc, raw=raw)
             ok = False
         if not ok:
-            if kind == "room" and isinstance(key, str):
-                self.broken_rooms.add(qualify(self.pack, key))
+            if isinstance(key, str):
+                self.data.broken.add((kind, qualify(self.pack, key)))
+                if kind == "room":
+                    self.broken_rooms.add(qualify(self.pack, key))
             return None
         local = spec.key
-        entry = Entry(kind, self.pack, local, spec, file, values)
+        entry = Entry(kind, self.pack, local, spec, file, values, line=line_of(raw) or 0)
         table = self.data.entries[kind]
         first = table.get(local)
         if first is not None:
-            self.problem(file, label, f"duplicate {kind} key (first defined in {first.file})")
+            self.problem(
+                file,
+                label,
+                f"duplicate {kind} key (first defined in {first.file}:{first.line})",
+                line_of(raw),
+            )
             return None
         table[local] = entry
         return entry
 
-    def report(self, file: str, label: str | None, exc: ValidationError, prefix: str = "") -> None:
+    def report(
+        self,
+        file: str,
+        label: str | None,
+        exc: ValidationError,
+        prefix: str = "",
+        raw: Any = None,
+    ) -> None:
         for err in exc.errors():
+            path = [p for p in (prefix, *err["loc"]) if p != ""]
+            line = line_at(raw, path) if raw is not None else None
             loc = ".".join(str(p) for p in (prefix, *err["loc"]) if p != "")
             msg = err["msg"]
             if err["type"] == "extra_forbidden":
@@ -327,7 +365,7 @@ class _Reader:
                 msg = "required but missing"
             elif msg.startswith("Value error, "):
                 msg = msg[len("Value error, ") :]
-            self.problem(file, label, f"{loc}: {msg}" if loc else msg)
+            self.problem(file, label, f"{loc}: {msg}" if loc else msg, line)
 
     # -- references --------------------------------------------------------------------
     def cross_check(self, manifest: tuple[str, PackManifest] | None) -> None:
@@ -337,21 +375,23 @@ class _Reader:
             assert isinstance(spec, RoomSpec)
             for name, target in spec.exits.items():
                 full = qualify(self.pack, target)
-                if full not in rooms:
+                if full not in rooms and not self.unchecked(full):
                     self.problem(
                         room.file,
                         f"room {room.key!r}",
                         f"exit {name!r} leads to unknown room {full!r}{self.hint(full)}",
+                        room.line,
                     )
         for kind in ("npc", "item"):
             for thing in self.data.of(kind):
                 ref = getattr(thing.spec, "room", None)
-                if ref is not None and qualify(self.pack, ref) not in rooms:
-                    full = qualify(self.pack, ref)
+                full = qualify(self.pack, ref) if ref is not None else ""
+                if ref is not None and full not in rooms and not self.unchecked(full):
                     self.problem(
                         thing.file,
                         f"{kind} {thing.key!r}",
                         f"room {full!r} does not exist{self.hint(full)}",
+                        thing.line,
                     )
         if manifest is not None:
             file, info = manifest
@@ -359,9 +399,14 @@ class _Reader:
                 start = qualify(self.pack, info.start_room)
                 if start in rooms:
                     self.data.start_room = start
-                else:
+                elif not self.unchecked(start):
                     self.problem(file, "start_room", f"unknown room {start!r}{self.hint(start)}")
         self.check_extensions(frozenset(rooms))
+
+    def unchecked(self, full: str) -> bool:
+        """A reference into this pack while one of its files could not be read: it
+        may point into that file, so it is not another problem."""
+        return bool(self.data.unreadable) and full.partition(":")[0] == self.pack
 
     def hint(self, full: str) -> str:
         pack = full.partition(":")[0]
@@ -380,7 +425,9 @@ class _Reader:
                         continue
                     scope = CheckScope(self.pack, entry, rooms, npcs, items)
                     for message in _as_list(ext.check(value, scope)):
-                        self.problem(entry.file, f"{kind} {entry.key!r}", f"{name}: {message}")
+                        self.problem(
+                            entry.file, f"{kind} {entry.key!r}", f"{name}: {message}", entry.line
+                        )
 
 
 def _as_list(messages: Iterable[str] | None) -> list[str]:

@@ -159,6 +159,8 @@ class Entry:
     extensions: dict[str, BaseModel] = field(default_factory=dict)
     #: Full key of the area a room belongs to.
     area: str = ""
+    #: The line of the file the entry starts at (0: unknown), for problems.
+    line: int = 0
 
     @property
     def full_key(self) -> str:

@@ -3,6 +3,7 @@ broken copy reported at once, each with its file and entry."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -75,13 +76,21 @@ def test_every_problem_is_reported_at_once(
         ),
     ]
     for file, entry, detail in expected:
-        assert any(p.startswith(f"{file}: ") and entry in p and detail in p for p in problems), (
+        # ``file:line: `` where the line is known (the world and quest files).
+        at = re.compile(rf"{re.escape(file)}(:\d+)?: ")
+        assert any(at.match(p) and entry in p and detail in p for p in problems), (
             file,
             entry,
             detail,
             problems,
         )
     assert len(problems) >= len(expected)
+    assert all(
+        re.match(r"heist/(areas/\S+|quests)\.yaml:\d+: ", p)
+        for p in problems
+        if p.startswith(("heist/areas/", "heist/quests.yaml"))
+    ), problems
+    assert len(problems) == len(set(problems)), "a problem was reported twice"
     assert main(["check-pack", str(broken)]) == 1
     captured = capsys.readouterr()
     assert f"{len(problems)} problem(s) found" in captured.err

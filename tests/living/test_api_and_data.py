@@ -89,7 +89,7 @@ async def test_invalid_yaml_stops_registration(tmp_path: Path) -> None:
     pack = hamlet_pack(tmp_path / "p")
     (tmp_path / "p" / "living.yaml").write_text("npcs: [unclosed\n")
     engine = make_engine(tmp_path, [pack])
-    with pytest.raises(PackError, match=r"p/living.yaml: invalid YAML at line 2"):
+    with pytest.raises(PackError, match=r"p/living.yaml:2: invalid YAML at line 2"):
         await engine.start()
     await engine.stop()
 

@@ -71,7 +71,7 @@ async def test_the_pack_quest_file_is_loaded(engine: GameEngine) -> None:
 @pytest.mark.parametrize(
     ("data", "problem"),
     [
-        (one(giver="nobody"), "quests.yaml: quest 'q1': giver: unknown NPC 'qtest:nobody'"),
+        (one(giver="nobody"), "quests.yaml:4: quest 'q1': giver: unknown NPC 'qtest:nobody'"),
         (one(giver="wolf"), "quest 'q1': giver: NPC 'qtest:wolf' is not one placed NPC"),
         (
             one(objectives=[{"id": "o", "type": "visit", "room": "moon", "description": "Go."}]),
@@ -94,9 +94,9 @@ async def test_the_pack_quest_file_is_loaded(engine: GameEngine) -> None:
         (one(progression="shared"), "quest 'q1': progression: Input should be"),
         (one(title=None), "quest 'q1': title:"),
         (one(id="Bad Id"), "quest 'Bad Id': quest_id: 'Bad Id' is not a valid id"),
-        ({"quests": [{"title": "no id"}]}, "quests.yaml: quests[0]: id: required but missing"),
+        ({"quests": [{"title": "no id"}]}, "quests.yaml:2: quests[0]: id: required but missing"),
         ({"quest": []}, "quests.yaml: must be a mapping with one key, 'quests'"),
-        ("quests: [\n  - id: x\n  title: y", "quests.yaml: invalid YAML at line"),
+        ("quests: [\n  - id: x\n  title: y", "quests.yaml:2: invalid YAML at line 2"),
     ],
 )
 async def test_problems_name_the_file_and_the_quest(

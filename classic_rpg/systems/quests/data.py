@@ -24,10 +24,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from classic_rpg.systems.quests.models import Quest
+from maid_engine.content.yamllines import YamlProblem, line_at, line_of, read_yaml
 from maid_engine.ports import PacksPort, ServicesPort
 from maid_stdlib.questgen.quest import ProgressionMode
 from maid_stdlib.questgen.vocabulary import ObjectiveType
@@ -97,20 +97,41 @@ class QuestSpec(_Spec):
 class _Resolver:
     """Turns data keys into entity ids / template keys, recording problems."""
 
-    def __init__(self, data: WorldData, pack: str, problems: list[str], where: str) -> None:
+    def __init__(
+        self,
+        data: WorldData,
+        pack: str,
+        problems: list[str],
+        where: str,
+        raw: Any = None,
+    ) -> None:
         self.data, self.pack, self.problems, self.where = data, pack, problems, where
+        self.raw = raw
+        #: A reference that could not be judged (its entry is broken elsewhere).
+        self.unjudged = False
 
     def qualify(self, ref: str) -> str:
         return ref if ":" in ref else f"{self.pack}:{ref}"
 
     def _fail(self, field: str, message: str) -> None:
-        self.problems.append(f"{self.where}: {field}: {message}")
+        self.problems.append(
+            _with_line(self.where, line_at(self.raw, _path(field)), field, message)
+        )
+
+    def _missing(self, kind: str, full: str, field: str, message: str) -> None:
+        """``full`` is not there: a problem, unless the world data already reported
+        the entry it names (one mistake, one problem)."""
+        owner = full.partition(":")[0]
+        if owner in self.data.declared() and self.data.load(owner).reference_unchecked(kind, full):
+            self.unjudged = True
+            return
+        self._fail(field, message)
 
     def npc(self, ref: str, field: str) -> Any:
         full = self.qualify(ref)
         entry = self.data.template(full, "npc")
         if entry is None:
-            self._fail(field, f"unknown NPC {full!r}")
+            self._missing("npc", full, field, f"unknown NPC {full!r}")
             return None
         spec = entry.spec
         assert isinstance(spec, NpcSpec)
@@ -122,14 +143,14 @@ class _Resolver:
     def template(self, ref: str, kind: str, field: str) -> str | None:
         full = self.qualify(ref)
         if self.data.template(full, kind) is None:
-            self._fail(field, f"unknown {kind} template {full!r}")
+            self._missing(kind, full, field, f"unknown {kind} template {full!r}")
             return None
         return full
 
     def room(self, ref: str, field: str, rooms: set[str]) -> str | None:
         full = self.qualify(ref)
         if full not in rooms:
-            self._fail(field, f"unknown room {full!r}")
+            self._missing("room", full, field, f"unknown room {full!r}")
             return None
         return full
 
@@ -190,11 +211,27 @@ def build_quest(spec: QuestSpec, r: _Resolver, rooms: set[str]) -> dict[str, Any
         "tags": spec.tags,
         "source": "authored",
     }
-    data["_ok"] = len(r.problems) == before
+    data["_ok"] = len(r.problems) == before and not r.unjudged
     return data
 
 
-def _report(problems: list[str], where: str, exc: ValidationError) -> None:
+def _path(field: str) -> list[str | int]:
+    """``objectives[0].npc`` as a path into the raw entry: objectives, 0, npc."""
+    out: list[str | int] = []
+    for part in field.replace("]", "").replace("[", ".").split("."):
+        if part:
+            out.append(int(part) if part.isdigit() else part)
+    return out
+
+
+def _with_line(where: str, line: int | None, loc: str, msg: str) -> str:
+    """``file:line: quest 'id': loc: msg`` (``where`` is ``file: quest 'id'``)."""
+    file, _, entry = where.partition(": ")
+    head = f"{file}:{line}: {entry}" if line else where
+    return f"{head}: {loc}: {msg}" if loc else f"{head}: {msg}"
+
+
+def _report(problems: list[str], where: str, exc: ValidationError, raw: Any = None) -> None:
     for err in exc.errors():
         loc = ".".join(str(p) for p in err["loc"])
         msg = err["msg"].removeprefix("Value error, ")
@@ -202,7 +239,7 @@ def _report(problems: list[str], where: str, exc: ValidationError) -> None:
             msg = "unknown key"
         elif err["type"] == "missing":
             msg = "required but missing"
-        problems.append(f"{where}: {loc}: {msg}" if loc else f"{where}: {msg}")
+        problems.append(_with_line(where, line_at(raw, list(err["loc"])), loc, msg))
 
 
 def read_quest_file(
@@ -212,13 +249,9 @@ def read_quest_file(
     file = label or str(path)
     problems: list[str] = []
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        return [], [f"{file}: invalid YAML{where}: {getattr(exc, 'problem', None) or exc}"]
-    except (OSError, UnicodeDecodeError) as exc:
-        return [], [f"{file}: cannot read: {exc}"]
+        raw = read_yaml(path)
+    except YamlProblem as exc:
+        return [], [f"{file}:{exc.line}: {exc}" if exc.line else f"{file}: {exc}"]
     items = raw.get("quests") if isinstance(raw, dict) else None
     if not isinstance(raw, dict) or set(raw) != {"quests"} or not isinstance(items, list):
         return [], [f"{file}: must be a mapping with one key, 'quests', holding a list"]
@@ -229,21 +262,25 @@ def read_quest_file(
         where = f"{file}: quest {key!r}" if isinstance(key, str) else f"{file}: quests[{i}]"
         if isinstance(key, str):
             if key in ids:
-                problems.append(f"{where}: duplicate quest id (first defined in this file)")
+                problems.append(
+                    _with_line(
+                        where, line_of(item), "", "duplicate quest id (first defined in this file)"
+                    )
+                )
                 continue
             ids.add(key)
         try:
             spec = QuestSpec.model_validate(item)
         except ValidationError as exc:
-            _report(problems, where, exc)
+            _report(problems, where, exc, item)
             continue
-        built = build_quest(spec, _Resolver(data, pack, problems, where), rooms)
+        built = build_quest(spec, _Resolver(data, pack, problems, where, item), rooms)
         if not built.pop("_ok"):
             continue
         try:
             quests.append(Quest.model_validate(built))
         except ValidationError as exc:
-            _report(problems, where, exc)
+            _report(problems, where, exc, item)
     return quests, problems
 
 

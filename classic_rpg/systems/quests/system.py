@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from typing import TYPE_CHECKING, ClassVar
 
 from classic_rpg.systems.quests.data import load_pack_quests
@@ -55,7 +56,8 @@ class QuestSystem(System):
             raise PackError(
                 pack,
                 f"{len(lines)} problem(s) in its quest data:\n  {listed}{more}",
-                file=lines[0].split(": ", 1)[0],
+                # The first problem's file, without its line ("quests.yaml:12").
+                file=re.sub(r":\d+$", "", lines[0].split(": ", 1)[0]),
             )
         if self.engine.has_store:
             # Stored history first, so authored quests keep their first created_at.
