@@ -10,10 +10,16 @@ becomes one seed whose type is the most actionable one in the cluster (a threat
 to clear before a goal to assist), whose giver is the NPC with the most at stake
 (the lowest unmet need, the most important blocked goal) and whose importance is
 the cluster's mean times 1.3, capped at 1.0.
+
+Each merge is logged (``maid.questgen.composer``, INFO: the signals, their seed
+types and the seed they became). A seed type registered with
+``SeedTypeRegistry.register(..., merge=False)`` is never merged: its signals always
+become seeds of their own type.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import ClassVar
 from uuid import UUID
@@ -28,6 +34,8 @@ from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.questgen.types import QuestSeedType, QuestSeedTypes
 
 __all__ = ["CompoundSeedComposer"]
+
+log = logging.getLogger("maid.questgen.composer")
 
 #: What relates a signal to others: its NPCs, its areas, its own topic words, the
 #: words of its areas' names.
@@ -67,13 +75,23 @@ class CompoundSeedComposer:
 
         Single signals are left to ``SeedEvaluator.evaluate``.
         """
-        grounded = self.grounded(signals)
+        types = self.evaluator.seed_types
+        # A pack's seed type registered with merge=False always stands alone.
+        grounded = [g for g in self.grounded(signals) if types.mergeable(g.seed_type)]
         seeds: list[QuestSeed] = []
         for cluster in self.cluster(grounded):
             if len(cluster) < 2:
                 continue
             seed = self._compose(cluster)
             if isinstance(seed, QuestSeed):
+                # Builders read in the log why their signal became another seed.
+                log.info(
+                    "merged %d related signals into one %s seed (giver %s): %s",
+                    len(cluster),
+                    seed.seed_type,
+                    self.facts.name(seed.primary_npc),
+                    ", ".join(f"{g.signal.signal_type} as {g.seed_type}" for g in cluster),
+                )
                 seeds.append(seed)
         return seeds
 

@@ -115,9 +115,13 @@ class QuestGen:
         )
 
     # -- what packs add: each key once, remembered with the pack ----------------------
-    def add_seed_type(self, pack: str, type_id: str, description: str) -> None:
+    def add_seed_type(
+        self, pack: str, type_id: str, description: str, *, merge: bool = True
+    ) -> None:
+        """A pack's seed type; ``merge=False`` keeps its signals out of compound
+        seeds (see :meth:`SeedTypeRegistry.register`)."""
         self.seed_type_claims.claim(pack, type_id, built_in=self.seed_types.is_registered(type_id))
-        self.seed_types.register(type_id, description)
+        self.seed_types.register(type_id, description, merge=merge)
 
     def add_contract(self, pack: str, contract: SignalContract) -> None:
         key = contract.signal_type.upper()

@@ -117,17 +117,31 @@ class SeedTypeRegistry:
 
     def __init__(self) -> None:
         self._types: dict[QuestSeedType, str] = {}
+        #: Seed types whose signals always stand alone (never merged by the composer).
+        self._alone: set[QuestSeedType] = set()
         for value, name in builtin_constants(QuestSeedTypes).items():
             self._types[value] = _BUILTIN_DESCRIPTIONS.get(value, name)
 
-    def register(self, type_id: QuestSeedType, description: str) -> None:
-        """Add a seed type. Re-registering with the same description is harmless."""
+    def register(self, type_id: QuestSeedType, description: str, *, merge: bool = True) -> None:
+        """Add a seed type. Re-registering with the same description is harmless.
+
+        ``merge=False``: a signal of this type is never merged with related signals
+        into a compound seed (whose type would be the cluster's most actionable
+        one, perhaps a built-in): it always becomes a seed of its own type, planned
+        by the archetypes that accept it.
+        """
         if not isinstance(type_id, str) or not type_id.strip():
             raise ValueError("a seed type is a non-empty string")
         old = self._types.get(type_id)
         if old is not None and old != description:
             raise ValueError(f"seed type {type_id!r} is already registered ({old!r})")
         self._types[type_id] = description
+        if not merge:
+            self._alone.add(type_id)
+
+    def mergeable(self, type_id: str) -> bool:
+        """Whether signals of ``type_id`` may be merged into a compound seed."""
+        return type_id not in self._alone
 
     def is_registered(self, type_id: str) -> bool:
         return type_id in self._types

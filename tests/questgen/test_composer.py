@@ -117,3 +117,22 @@ async def test_ungrounded_signals_are_dropped_before_clustering(town: Town) -> N
         "THREAT_DETECTED", 0.9, [town.hilda], {"threat_source": "wolves"}
     )  # no threat_location
     assert await town.qg.composer().compose([bogus, goal_signal(town)]) == []
+
+
+async def test_merges_are_logged_and_a_type_can_stand_alone(
+    town: Town, caplog: pytest.LogCaptureFixture
+) -> None:
+    signals = [goal_signal(town, 0.8), threat_signal(town, 0.6)]
+    with caplog.at_level("INFO", logger="maid.questgen.composer"):
+        [_seed] = await town.qg.composer().compose(signals)
+    assert (
+        "merged 2 related signals into one threat_response seed (giver Hilda): "
+        "GOAL_BLOCKED as goal_assistance, THREAT_DETECTED as threat_response"
+    ) in caplog.text
+    # A type registered with merge=False keeps its signals out of compound seeds.
+    types = town.qg.seed_types
+    goal = QuestSeedTypes.GOAL_ASSISTANCE
+    assert types.mergeable(goal)
+    types.register(goal, types.description(goal) or "", merge=False)
+    assert not types.mergeable(goal)
+    assert await town.qg.composer().compose(signals) == []
