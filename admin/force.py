@@ -22,6 +22,7 @@ from admin.quest_state import QuestOps
 from maid_stdlib.questgen import BasicSignal, QuestArchetype, QuestSeed, SeedGrounding
 from maid_stdlib.questgen.evaluator import GroundedSignal
 from maid_stdlib.questgen.rejection import Rejection
+from maid_stdlib.story.system import StorySignalSystem
 from maid_stdlib.world.components import Item
 
 __all__ = ["FORCED_IMPORTANCE", "ForceResult", "Shape", "force_generate"]
@@ -131,7 +132,9 @@ def _shapes(ops: QuestOps) -> Iterator[Shape]:
             )
 
 
-def _givers(ops: QuestOps, shape: Shape, forced: dict[UUID, float]) -> list[UUID]:
+def _givers(
+    ops: QuestOps, shape: Shape, forced: dict[UUID, float], ignore_cooldown: bool = False
+) -> list[UUID]:
     """The nearest peaceful NPCs to the shape's place who may give a quest now."""
     facts, history, generation = ops.qg.facts, ops.qg.history, ops.generation
     assert generation is not None
@@ -142,7 +145,9 @@ def _givers(ops: QuestOps, shape: Shape, forced: dict[UUID, float]) -> list[UUID
         here = facts.room_of(npc)
         if here is None or npc in shape.involved or (living and living.is_threat(npc)):
             continue
-        if history.recent_quest_from_npc(npc, cooldown, ops.now):
+        if ignore_cooldown:
+            pass
+        elif history.recent_quest_from_npc(npc, cooldown, ops.now):
             continue
         if ops.now - forced.get(npc, -cooldown - 1) < cooldown:
             continue  # already asked for a forced seed that is still waiting
@@ -152,12 +157,66 @@ def _givers(ops: QuestOps, shape: Shape, forced: dict[UUID, float]) -> list[UUID
     return [npc for _, _, npc in sorted(out)][:GIVERS_PER_SHAPE]
 
 
+def _own_signals(ops: QuestOps, seed_type: str) -> list[Any]:
+    """Signals of the live situations whose contract grounds ``seed_type``."""
+    contracts = ops.qg.contracts
+    types = [
+        t
+        for t in contracts.signal_types()
+        if (contract := contracts.get(t)) is not None and seed_type in contract.seed_types
+    ]
+    if not types:
+        return []
+    try:
+        story = ops.engine.get_system(StorySignalSystem)
+    except LookupError:
+        return []
+    return story.situations_now(types)
+
+
+async def _try_seed(
+    ops: QuestOps,
+    part: GroundedSignal,
+    who: str,
+    result: ForceResult,
+    forced: dict[UUID, float],
+    ignore_cooldown: bool,
+) -> bool:
+    """Build, screen and dry-run one grounded signal; queue its seed if it plans."""
+    generation = ops.generation
+    assert generation is not None
+    seed = generation.build_seed([part], part, FORCED_IMPORTANCE, ignore_cooldown=ignore_cooldown)
+    if isinstance(seed, Rejection):
+        result.tried.append(f"{who}: {seed.reason}")
+        return False
+    seed.importance = max(seed.importance, FORCED_IMPORTANCE)
+    stale = generation.screen(seed)
+    if stale is not None:
+        result.tried.append(f"{who}: the giver's situation is stale ({stale.reason})")
+        return False
+    if generation.region_full_at(seed.location):
+        result.tried.append(f"{who}: the region is full of quests")
+        return False
+    for archetype in ops.qg.ranked_archetypes(seed):
+        # A dry run of the real builder's structural step; the system repeats it
+        # when it launches the build.
+        plan = await generation.dry_run(seed, archetype)
+        if not isinstance(plan, Rejection):
+            generation.enqueue(seed)
+            forced[seed.primary_npc] = ops.now
+            result.seed, result.archetype = seed, archetype
+            return True
+        result.tried.append(f"{who}, {archetype.archetype_id}: {plan.reason}")
+    return False
+
+
 async def force_generate(
     ops: QuestOps,
     seed_type: str,
     giver: UUID | None = None,
     by: str = "admin",
     forced: dict[UUID, float] | None = None,
+    ignore_cooldown: bool = False,
 ) -> ForceResult:
     """Queue a synthetic, grounded seed of ``seed_type``; see the module docstring.
     ``forced`` (giver -> game time) remembers earlier forced seeds so repeated calls
@@ -166,8 +225,34 @@ async def force_generate(
     assert generation is not None
     forced = forced if forced is not None else {}
     result = ForceResult()
+    # First the seed type's own grounder, on the situations its detectors see now:
+    # a pack's flour run is grounded as the pack grounds it, not by the generic
+    # shapes below (which would pick any guard and any item).
+    evaluator = ops.qg.evaluator()
+    for signal in _own_signals(ops, seed_type):
+        part = evaluator.ground(signal)
+        if isinstance(part, Rejection):
+            result.tried.append(f"{signal.signal_type} {signal.situation_key}: {part.reason}")
+            continue
+        if part.seed_type != seed_type:
+            continue
+        primary = part.grounding.primary_npc
+        who = f"{ops.name(primary)}, {signal.situation_key}"
+        if giver is not None and primary != giver:
+            result.tried.append(f"{who}: its grounder chose {ops.name(primary)} as the giver")
+            continue
+        if await _try_seed(ops, part, who, result, forced, ignore_cooldown):
+            return result
+    if not ops.qg.seed_types.is_builtin(seed_type):
+        # A pack's type without a situation now: the generic shapes would make up
+        # something its grounder never would.
+        if not result.tried:
+            result.tried.append(
+                f"no situation for {seed_type} right now (its detectors found none)"
+            )
+        return result
     for shape in _shapes(ops):
-        givers = [giver] if giver is not None else _givers(ops, shape, forced)
+        givers = [giver] if giver is not None else _givers(ops, shape, forced, ignore_cooldown)
         for npc in givers:
             who = f"{ops.name(npc)}, {shape.label}"
             try:
@@ -184,26 +269,6 @@ async def force_generate(
                 {"forced_by": by, "seed_type": seed_type, "shape": shape.label},
             )
             part = GroundedSignal(signal, seed_type, grounding, 0)
-            seed = generation.build_seed([part], part, FORCED_IMPORTANCE)
-            if isinstance(seed, Rejection):
-                result.tried.append(f"{who}: {seed.reason}")
-                continue
-            seed.importance = max(seed.importance, FORCED_IMPORTANCE)
-            stale = generation.screen(seed)
-            if stale is not None:
-                result.tried.append(f"{who}: the giver's situation is stale ({stale.reason})")
-                continue
-            if generation.region_full_at(seed.location):
-                result.tried.append(f"{who}: the region is full of quests")
-                continue
-            for archetype in ops.qg.ranked_archetypes(seed):
-                # A dry run of the real builder's structural step; the system repeats
-                # it when it launches the build.
-                plan = await generation.dry_run(seed, archetype)
-                if not isinstance(plan, Rejection):
-                    generation.enqueue(seed)
-                    forced[npc] = ops.now
-                    result.seed, result.archetype = seed, archetype
-                    return result
-                result.tried.append(f"{who}, {archetype.archetype_id}: {plan.reason}")
+            if await _try_seed(ops, part, who, result, forced, ignore_cooldown):
+                return result
     return result

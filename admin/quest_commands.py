@@ -40,8 +40,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "objectives, consequences, branches, quality scores, narrative source and token cost",
     ),
     "force-generate": (
-        "<seed_type> [<npc: key, name or keyword>]",
-        "queue a synthetic seed grounded in real entities; it goes through the real pipeline",
+        "<seed_type> [<npc: key, name or keyword>] [--ignore-cooldown]",
+        "queue a seed grounded by the seed type's own grounder on a situation of now "
+        "(built-in types: else a synthetic one); it goes through the real pipeline",
     ),
     "quality-report": ("", "average scores, rejection and template fallback rates"),
     "grounding-check": ("<quest_id>", "re-run grounding validation against the world now"),
@@ -117,7 +118,9 @@ async def _inspect(ctx: CommandContext, ops: QuestOps, args: list[str]) -> list[
 
 
 async def _force(ctx: CommandContext, ops: QuestOps, args: list[str]) -> list[str]:
-    if not args:
+    ignore_cooldown = "--ignore-cooldown" in args
+    args = [a for a in args if a != "--ignore-cooldown"]
+    if not args or any(a.startswith("--") for a in args):
         raise CommandError(usage_of("force-generate"))
     _need_system(ops)
     seed_type, qg = args[0].lower(), ops.qg
@@ -134,7 +137,12 @@ async def _force(ctx: CommandContext, ops: QuestOps, args: list[str]) -> list[st
         giver = resolve_entity(qg.facts.ws, " ".join(args[1:]), (NPC,), what="NPC")
     who = ctx.account_id or (ops.name(ctx.actor) if ctx.actor else "admin")
     result = await force_generate(
-        ops, seed_type, giver, by=who, forced=ops.admin.forced if ops.admin is not None else None
+        ops,
+        seed_type,
+        giver,
+        by=who,
+        forced=ops.admin.forced if ops.admin is not None else None,
+        ignore_cooldown=ignore_cooldown,
     )
     if result.seed is None or result.archetype is None:
         lines = [f"Could not ground a {seed_type} seed in the world as it is now. Tried:"]

@@ -18,7 +18,7 @@ from uuid import UUID
 
 from classic_rpg.systems.quests import QuestManager
 from classic_rpg.systems.quests.questlog import QuestLog
-from maid_engine.ports import ClockPort, ServicesPort, StorePort, WorldPort
+from maid_engine.ports import ClockPort, ServicesPort, StorePort, SystemsPort, WorldPort
 from maid_stdlib.consequences import AUDIT_COLLECTION, ConsequencesAppliedEvent
 from maid_stdlib.consequences.sidetable import GeneratedQuestIndex
 from maid_stdlib.grounding import QuestGroundingMonitor
@@ -67,9 +67,10 @@ class AdminState:
         self.by_quest.setdefault(event.quest_id, deque(maxlen=self.MAX_PER_QUEST)).append(event)
 
 
-class OpsHost(WorldPort, ClockPort, ServicesPort, StorePort, Protocol):
+class OpsHost(WorldPort, ClockPort, ServicesPort, StorePort, SystemsPort, Protocol):
     """What the admin quest operations read: quest logs in the world, game time,
-    the quest services, and the stored quests and consequence audits."""
+    the quest services, the stored quests and consequence audits, and the story
+    system (force-generate asks it for the situations of now)."""
 
 
 class QuestOps:

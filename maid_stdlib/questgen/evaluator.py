@@ -200,6 +200,8 @@ class SeedEvaluator:
         lead: GroundedSignal,
         importance: float,
         primary_npc: UUID | None = None,
+        *,
+        ignore_cooldown: bool = False,
     ) -> QuestSeed | Rejection:
         """Apply the history and feasibility filters and build the enriched seed.
 
@@ -209,7 +211,9 @@ class SeedEvaluator:
         facts = self.facts
         now = facts.now
         primary = primary_npc or lead.grounding.primary_npc
-        if self.history.recent_quest_from_npc(primary, self.COOLDOWN_PER_NPC, now):
+        if not ignore_cooldown and self.history.recent_quest_from_npc(
+            primary, self.COOLDOWN_PER_NPC, now
+        ):
             return self._reject("the giver is on cooldown")
         if lead.seed_type in self.history.recent_types(self.VARIETY_WINDOW):
             importance *= self.VARIETY_FACTOR

@@ -86,10 +86,16 @@ class QuestGenerationService(PreferenceObserver):
         return self._evaluator.COOLDOWN_PER_NPC
 
     def build_seed(
-        self, parts: Sequence[GroundedSignal], lead: GroundedSignal, importance: float
+        self,
+        parts: Sequence[GroundedSignal],
+        lead: GroundedSignal,
+        importance: float,
+        *,
+        ignore_cooldown: bool = False,
     ) -> QuestSeed | Rejection:
-        """The evaluator's seed of already grounded signals (not queued)."""
-        return self._evaluator.build_seed(parts, lead, importance)
+        """The evaluator's seed of already grounded signals (not queued);
+        ``ignore_cooldown`` (an admin's force-generate) skips the giver's cooldown."""
+        return self._evaluator.build_seed(parts, lead, importance, ignore_cooldown=ignore_cooldown)
 
     def screen(self, seed: QuestSeed) -> Rejection | None:
         """None if the world that produced ``seed`` still holds, else why not."""

@@ -139,6 +139,10 @@ class SeedTypeRegistry:
         if not merge:
             self._alone.add(type_id)
 
+    def is_builtin(self, type_id: str) -> bool:
+        """Whether ``type_id`` is one of MAID's own seed types (not a pack's)."""
+        return type_id in builtin_constants(QuestSeedTypes)
+
     def mergeable(self, type_id: str) -> bool:
         """Whether signals of ``type_id`` may be merged into a compound seed."""
         return type_id not in self._alone

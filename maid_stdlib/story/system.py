@@ -23,7 +23,7 @@ import contextlib
 import logging
 import uuid
 from collections import deque
-from collections.abc import Generator
+from collections.abc import Collection, Generator
 from dataclasses import asdict, dataclass, field
 from math import ceil
 from typing import Any
@@ -169,6 +169,31 @@ class StorySignalSystem(System):
         A round in progress is dropped (this one covers it)."""
         self._abandon_round()
         return self._run(list(self.detectors), DetectionContext(self.living, self.now))
+
+    def situations_now(self, signal_types: Collection[str]) -> list[StorySignal]:
+        """A signal for every situation the detectors of ``signal_types`` find right
+        now, new or already live. Nothing is emitted or recorded: admin tools
+        (``@quest force-generate``) ground them with the seed type's own grounder."""
+        ctx = DetectionContext(self.living, self.now)
+        out: list[StorySignal] = []
+        for detector in list(self.detectors):
+            if detector.signal_type not in signal_types:
+                continue
+            try:
+                work = detector.work(ctx)
+                while True:
+                    next(work)
+            except StopIteration as stop:
+                detections = list(stop.value or ())
+            except Exception:
+                log.exception("story detector %s failed (situations_now)", detector.name)
+                continue
+            for d in detections:
+                if d.signal_type == detector.signal_type and not missing_context(
+                    d.signal_type, d.context
+                ):
+                    out.append(self._signal(d, self.now))
+        return out
 
     @property
     def now(self) -> float:
