@@ -87,6 +87,8 @@ def _shapes(ops: QuestOps) -> Iterator[Shape]:
         room, template = facts.room_of(uid), item.template
         if not template or template in seen or room is None:
             continue
+        if not facts.item_obtainable(template):
+            continue  # fixed in place (a rules layer says so): nobody can fetch it
         seen.add(template)
         here = [n for n in peaceful if facts.room_of(n) == room]
         owner = here[0] if here else None

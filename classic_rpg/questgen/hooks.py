@@ -145,6 +145,9 @@ class RpgHooks:
             and bool(npc.template)
         )
 
+    def portable(self, item: UUID) -> bool:
+        return self.world.has_component(item, ItemStats)
+
     def install(self, facts: WorldFacts) -> None:
         facts.alive_checks.append(self.alive)
         facts.respawn_pending.append(self.respawn_pending)
@@ -152,6 +155,9 @@ class RpgHooks:
 
         facts.challenge = LevelChallenge(self.world)
         facts.item_sources.append(self.dropped_by_loot)
+        # Only an item with stats can be picked up ("get sack" on the mill's fixed
+        # sacks is refused): fetch and delivery objectives ask for those alone.
+        facts.portable_checks.append(self.portable)
         facts.threat_providers.append(self.hostile_threats)
 
 

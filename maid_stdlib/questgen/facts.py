@@ -6,7 +6,8 @@ living layer (``maid_stdlib.living``). Rules layers add what the stdlib cannot
 know through hooks: ``alive_checks`` (a classic RPG: health above zero),
 ``challenge`` (how characters and threats measure up to difficulty tiers; a
 classic RPG rates them by character level), ``item_sources`` (an item template that
-can be bought or looted counts as obtainable), ``respawn_pending`` (a respawn of
+can be bought or looted counts as obtainable), ``portable_checks`` (an item a
+character can pick up; only those are asked for), ``respawn_pending`` (a respawn of
 an NPC template is scheduled) and ``respawners`` (this NPC comes back when killed).
 Kill objectives with a template are matched by kind: :meth:`kind_available`
 says whether an NPC of that kind is alive or really due to respawn.
@@ -63,6 +64,10 @@ class WorldFacts(ThreatFacts):
         #: tiers; the neutral default fits every tier and rates no threat.
         self.challenge: ChallengeRating = NEUTRAL_CHALLENGE
         self.item_sources: list[ItemSource] = []
+        #: ``(item entity) -> bool``: a character can pick it up (a classic RPG:
+        #: it has item stats; a sack of flour fixed to the mill's floor has not).
+        #: None registered: the stdlib cannot tell, every item counts as portable.
+        self.portable_checks: list[Callable[[UUID], bool]] = []
         self._init_threats()
         #: ``(template) -> bool``: the rules layer has a respawn of that NPC template
         #: scheduled (a classic RPG's PendingRespawn).
@@ -388,12 +393,17 @@ class WorldFacts(ThreatFacts):
             if item.template == template and self.exists(uid)
         ]
 
+    def item_portable(self, item: UUID) -> bool:
+        """Whether a character can pick ``item`` up (every ``portable_checks`` says so)."""
+        return all(check(item) for check in self.portable_checks)
+
     def item_obtainable(self, template: str | None) -> bool:
-        """An item lying in a room somewhere, or one a rules layer can supply."""
+        """A portable item lying in a room somewhere, or one a rules layer can
+        supply (sold, dropped): what a fetch or delivery may ask for."""
         if not template:
             return False
         for uid in self.items_with_template(template):
-            if self.room_of(uid) is not None:
+            if self.room_of(uid) is not None and self.item_portable(uid):
                 return True
         return any(source(template) for source in self.item_sources)
 

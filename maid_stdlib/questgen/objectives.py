@@ -14,6 +14,7 @@ The built-in builders live in :mod:`maid_stdlib.questgen.patterns`.
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,8 @@ from maid_stdlib.questgen.quest import BranchOption, QuestBranch, QuestObjective
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.types import ObjectivePattern
 from maid_stdlib.questgen.vocabulary import ObjectiveType
+
+log = logging.getLogger("maid.questgen.objectives")
 
 __all__ = [
     "BranchOption",
@@ -107,7 +110,11 @@ class ObjectiveBuilder:
         ):
             return []
         assign_ids(objectives)
-        if grounding_problems(objectives, facts):
+        # Feasible for a player who starts at the giver: every place reachable from
+        # there, every item one that can be picked up, every target alive.
+        problems = grounding_problems(objectives, facts, origin=facts.room_of(seed.primary_npc))
+        if problems:
+            log.info("pattern %s for seed %s not feasible: %s", pattern, seed.id, problems)
             return []
         return objectives
 
@@ -128,12 +135,18 @@ def assign_ids(objectives: Sequence[QuestObjective], prefix: str = "o") -> None:
 
 
 def grounding_problems(
-    objectives: Sequence[QuestObjective], facts: WorldFacts, accepted: bool = False
+    objectives: Sequence[QuestObjective],
+    facts: WorldFacts,
+    accepted: bool = False,
+    origin: str | None = None,
 ) -> list[str]:
     """Every way the objectives fail to point at the real world ([] when grounded).
 
     ``accepted``: the quest is under way, so kill targets may already be dead and
-    collected items picked up; both are progress, not staleness.
+    collected items picked up; both are progress, not staleness. ``origin``: the
+    room the player starts from (the giver's); every objective's place and NPC must
+    be reachable from it. An item to collect or deliver must be one a character can
+    pick up (``WorldFacts.item_obtainable``).
     """
     problems: list[str] = []
     ids = [o.id for o in objectives]
@@ -150,6 +163,16 @@ def grounding_problems(
             problems.append(f"{where}: quantity must be at least 1")
         if o.target_location is not None and not facts.room_exists(o.target_location):
             problems.append(f"{where}: unknown room {o.target_location!r}")
+        elif (
+            origin is not None
+            and o.target_location is not None
+            and not facts.reachable(origin, o.target_location)
+        ):
+            problems.append(f"{where}: {o.target_location!r} cannot be reached from {origin!r}")
+        if origin is not None and o.target_entity_id is not None:
+            there = facts.room_of(o.target_entity_id)
+            if there is not None and not facts.reachable(origin, there):
+                problems.append(f"{where}: its target is in {there!r}, out of reach")
         t = o.objective_type
         progress_may_remove = accepted and t in (ObjectiveType.KILL, ObjectiveType.COLLECT)
         # A kill objective with a template is matched by kind: a dead target is
@@ -171,7 +194,10 @@ def grounding_problems(
             problems.append(f"{where}: an escort objective needs a destination")
         if t in (ObjectiveType.COLLECT, ObjectiveType.DELIVER) and not accepted:
             if not facts.item_obtainable(o.item_template):
-                problems.append(f"{where}: item {o.item_template!r} cannot be obtained")
+                problems.append(
+                    f"{where}: item {o.item_template!r} cannot be obtained (none lies where "
+                    "it can be picked up, and none is sold or dropped)"
+                )
         if t is ObjectiveType.DELIVER and o.target_entity_id is None:
             problems.append(f"{where}: a deliver objective needs a recipient")
     return problems

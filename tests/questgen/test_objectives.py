@@ -19,6 +19,7 @@ from maid_stdlib.questgen import (
     QuestSeed,
     WorldFacts,
 )
+from maid_stdlib.questgen.objectives import grounding_problems
 from maid_stdlib.questgen.rejection import Rejection
 
 P = ObjectivePatterns
@@ -272,3 +273,42 @@ async def test_objectives_naming_unreal_things_void_the_list(town: Town) -> None
         assert await builder.build_objectives(seed, "bad", town.qg.facts) == [], case
     builder.register("bad", lambda s, f: [good], replace=True)
     assert len(await builder.build_objectives(seed, "bad", town.qg.facts)) == 1
+
+
+async def test_builders_ask_only_for_what_can_be_picked_up_and_reached(town: Town) -> None:
+    seed = await _seed(town, goal_signal(town))
+    seed.recipient = town.orla
+    seed.item_template = "brookhaven:letter"
+    assert await _build(town, seed, P.DELIVER)
+    facts = town.qg.facts
+    # A rules layer says the letter is fixed in place: nobody is sent to get it.
+    facts.portable_checks.append(lambda _item: False)
+    try:
+        assert not facts.item_obtainable("brookhaven:letter")
+        assert await _build(town, seed, P.DELIVER) == []
+    finally:
+        facts.portable_checks.clear()
+    # Nobody gets to the island: an objective there, or with a target there, is not
+    # feasible for a player starting at the giver.
+    talk = QuestObjective(
+        objective_type=ObjectiveType.TALK,
+        description="Talk to the hermit",
+        target="the hermit",
+        target_entity_id=town.hermit,
+        order=1,
+    )
+    problems = grounding_problems([talk], facts, origin="brookhaven:forge")
+    assert problems == [
+        "objective 'Talk to the hermit': its target is in 'brookhaven:island', out of reach"
+    ]
+    visit = dataclasses.replace(
+        talk,
+        objective_type=ObjectiveType.VISIT,
+        target_entity_id=None,
+        target_location="brookhaven:island",
+    )
+    assert (
+        "cannot be reached from 'brookhaven:forge'"
+        in grounding_problems([visit], facts, origin="brookhaven:forge")[0]
+    )
+    assert grounding_problems([talk], facts) == []
