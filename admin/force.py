@@ -159,14 +159,19 @@ def _givers(
     return [npc for _, _, npc in sorted(out)][:GIVERS_PER_SHAPE]
 
 
-def _own_signals(ops: QuestOps, seed_type: str) -> list[Any]:
-    """Signals of the live situations whose contract grounds ``seed_type``."""
+def _grounding_signals(ops: QuestOps, seed_type: str) -> list[str]:
+    """The signal types whose contract (and grounder) can make ``seed_type``."""
     contracts = ops.qg.contracts
-    types = [
+    return [
         t
         for t in contracts.signal_types()
         if (contract := contracts.get(t)) is not None and seed_type in contract.seed_types
     ]
+
+
+def _own_signals(ops: QuestOps, seed_type: str) -> list[Any]:
+    """Signals of the live situations whose contract grounds ``seed_type``."""
+    types = _grounding_signals(ops, seed_type)
     if not types:
         return []
     try:
@@ -245,9 +250,10 @@ async def force_generate(
             continue
         if await _try_seed(ops, part, who, result, forced, ignore_cooldown):
             return result
-    if not ops.qg.seed_types.is_builtin(seed_type):
-        # A pack's type without a situation now: the generic shapes would make up
-        # something its grounder never would.
+    if not ops.qg.seed_types.is_builtin(seed_type) and _grounding_signals(ops, seed_type):
+        # A pack's type with its own grounder but no situation now: the generic
+        # shapes would make up something its grounder never would. (A type no
+        # contract grounds has only the generic shapes: they are used below.)
         if not result.tried:
             result.tried.append(
                 f"no situation for {seed_type} right now (its detectors found none)"
