@@ -99,7 +99,7 @@ async def test_admins_list_show_and_close_reports(engine: GameEngine) -> None:
         ("@reports close 9", "There is no report #9."),
         ("@reports show", "Usage: @reports show <n>"),
         ("@reports show 9", "There is no report #9."),
-        ("@reports bugs", "Usage: @reports [bug|typo|idea] [open|all]"),
+        ("@reports bugs", "Usage: @reports [bug||typo||idea] [open||all]"),
     ],
 )
 async def test_bad_report_requests_are_explained(
