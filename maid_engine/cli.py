@@ -123,6 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check-pack", help="validate a content pack without starting")
     check.add_argument("path", help="pack folder, or an installed pack's name")
 
+    sub.add_parser(
+        "new-pack",
+        add_help=False,
+        help="create a new content pack (one room, one NPC, one quest): NAME [--dir D]",
+    )
     # Its options belong to the simulator (main() hands it the rest of the line).
     sub.add_parser(
         "simulate", add_help=False, help="run the world with bot players and report on its quests"
@@ -132,12 +137,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: Imported only for ``maid simulate``: the engine must not import a rules layer.
 SIMULATE_MODULE = "classic_rpg.simulate.cli"
+#: Imported only for ``maid new-pack``: the pack it writes is built on the RPG layer.
+SCAFFOLD_MODULE = "classic_rpg.scaffold"
 
 
 def _simulate(argv: Sequence[str]) -> int:
     import importlib
 
     result: int = importlib.import_module(SIMULATE_MODULE).main(list(argv))
+    return result
+
+
+def _new_pack(argv: Sequence[str]) -> int:
+    import importlib
+
+    result: int = importlib.import_module(SCAFFOLD_MODULE).main(list(argv))
     return result
 
 
@@ -206,6 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     line = list(sys.argv[1:] if argv is None else argv)
     if line[:1] == ["simulate"]:
         return _simulate(line[1:])
+    if line[:1] == ["new-pack"]:
+        return _new_pack(line[1:])
     args = build_parser().parse_args(argv)
     if args.command == "check-pack":
         from maid_engine.packcheck import check_pack

@@ -18,14 +18,9 @@ problems at once, each once.
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import importlib.util
-import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 
 from maid_engine.config import Settings
 from maid_engine.content import (
@@ -37,6 +32,7 @@ from maid_engine.content import (
     register_pack,
     resolve_pack,
 )
+from maid_engine.content.folder import pack_from_path
 from maid_engine.engine import GameEngine
 
 HOOK = "validate_data"
@@ -100,60 +96,5 @@ def find_pack_class(target: str | Path) -> type[ContentPack]:
     """The pack class named by an entry-point name, ``module:Class`` or a path."""
     path = Path(target)
     if isinstance(target, Path) or path.exists():
-        return _pack_from_path(path)
+        return pack_from_path(path)
     return resolve_pack(str(target))
-
-
-def _pack_from_path(path: Path) -> type[ContentPack]:
-    path = path.resolve()
-    file = path / "pack.py" if path.is_dir() else path
-    if not file.is_file():
-        raise PackError(path.name, f"no pack.py in {path}")
-    module = _import_file(file)
-    found = [
-        obj
-        for obj in vars(module).values()
-        if isinstance(obj, type)
-        and issubclass(obj, ContentPack)
-        and obj.__module__ == module.__name__
-        and obj.name
-    ]
-    if len(found) != 1:
-        what = "no ContentPack subclass" if not found else "several ContentPack subclasses"
-        raise PackError(file.parent.name, f"{file} defines {what} with a name")
-    return found[0]
-
-
-def _import_file(file: Path) -> ModuleType:
-    """Import ``file`` under its package name when it is importable as such (so an
-    installed pack is checked as the engine would load it), else standalone."""
-    parts = [file.stem]
-    folder = file.parent
-    while (folder / "__init__.py").is_file():
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    dotted = ".".join(parts)
-    try:
-        spec = importlib.util.find_spec(dotted)
-    except (ImportError, ValueError):
-        spec = None
-    if spec is not None and spec.origin and Path(spec.origin).resolve() == file:
-        return importlib.import_module(dotted)
-    digest = hashlib.sha1(str(file).encode()).hexdigest()[:12]
-    name = f"_maid_checked_pack_{digest}"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, file)
-    if spec is None or spec.loader is None:
-        raise PackError(file.parent.name, f"cannot import {file}")
-    module = importlib.util.module_from_spec(spec)
-    # Registered before executing: ContentPack.path and dataclasses look it up.
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except Exception as exc:
-        del sys.modules[name]
-        raise PackError(
-            file.parent.name, f"cannot import {file}: {type(exc).__name__}: {exc}"
-        ) from exc
-    return module

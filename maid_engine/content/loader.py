@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from importlib.metadata import entry_points
 
 from maid_engine.content.errors import PackError
+from maid_engine.content.folder import is_path_ref, pack_from_path
 from maid_engine.content.pack import (
     ContentPack,
     PackContext,
@@ -39,8 +40,11 @@ def _import(spec: str, label: str) -> type[ContentPack]:
 
 
 def resolve_pack(ref: str, available: dict[str, str] | None = None) -> type[ContentPack]:
-    """A pack class from an entry-point name or a ``module:Class`` path."""
+    """A pack class from an entry-point name, a ``module:Class`` path or a pack
+    folder (``./mypack``, see :mod:`maid_engine.content.folder`)."""
     available = available_packs() if available is None else available
+    if ref not in available and is_path_ref(ref):
+        return pack_from_path(ref)
     if ref in available:
         return _import(available[ref], ref)
     if ":" in ref:
