@@ -45,6 +45,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         overrides["packs"] = args.pack
     if getattr(args, "log_json", False):
         overrides["log_json"] = True
+    if getattr(args, "watch", False):
+        overrides["watch"] = True
     return load_settings(getattr(args, "config", None), **overrides)
 
 
@@ -67,6 +69,11 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--metrics-port", type=int, help="/metrics port, 0 = any free")
     p.add_argument("--tick-rate", type=float, help="ticks per second (MAID_TICK_RATE)")
     p.add_argument("--log-json", action="store_true", help="one JSON object per log line")
+    p.add_argument(
+        "--watch",
+        action="store_true",
+        help="development: reload a world pack when its data files change (MAID_WATCH)",
+    )
     p.add_argument("--llm-model", help="LiteLLM model name, e.g. openai/llama3 (MAID_LLM_MODEL)")
     p.add_argument("--llm-api-base", help="the model server's URL (MAID_LLM_API_BASE)")
     p.add_argument(

@@ -109,6 +109,8 @@ class Settings(BaseSettings):
 
     log_level: str = "INFO"
     log_json: bool = False
+    # Development: reload a world pack when its data files change (maid run --watch).
+    watch: bool = False
 
     @field_validator("packs", mode="before")
     @classmethod

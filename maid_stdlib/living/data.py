@@ -274,7 +274,8 @@ class LivingData:
     #: The file as shown in messages ("ironvale/living.yaml").
     file: str
     spec: LivingFile
-    #: Where it was read from (None: built in code), for the lines of problems.
+    #: Where it was read from (None: built in code), for the lines of problems and
+    #: for a reload, which reads it again.
     path: Path | None = None
 
     def qualify(self, ref: str) -> str:

@@ -15,6 +15,7 @@ from maid_stdlib.living.facts import DiscoverySite
 from maid_stdlib.living.memory import COLLECTION, MemoryFlushSystem, MemoryService
 from maid_stdlib.living.presence import PresenceLines, PresenceSystem
 from maid_stdlib.living.regroup import RegroupSystem
+from maid_stdlib.living.reload import LivingReload
 from maid_stdlib.living.reputation import ReputationSection
 from maid_stdlib.living.seeding import apply_spawned, check, data_refs
 from maid_stdlib.living.service import LivingWorld
@@ -23,6 +24,7 @@ from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
 from maid_stdlib.world.info import ScoreSheet
 from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.plugin import WorldPlugin
+from maid_stdlib.world.reload import PackReloader
 from maid_stdlib.world.spawner import SpawnGates
 
 __all__ = ["LivingPlugin"]
@@ -118,6 +120,7 @@ class LivingPlugin(ContentPack):
         ambient = AmbientSystem(Ambient(living))
         ctx.add_system(ambient)
         ctx.service(SpawnGates).add(living.respawn_held)
+        ctx.service(PackReloader).add_step(LivingReload(living))
         ctx.add_system(MemoryFlushSystem(living.memory))
         ctx.add_commands(COMMANDS)
         reputation = ReputationSection(living.factions)

@@ -171,7 +171,11 @@ def live_refs(living: LivingTarget, index: dict[str, list[UUID]]) -> WorldRefs:
     ws = living.world_service
     templates = living.engine.services.try_get(WorldData)
     return WorldRefs(
-        has_room=ws.has_room,
+        # A room new in a reload is in the world data before it is in the world.
+        has_room=lambda full: (
+            ws.has_room(full)
+            or (templates is not None and templates.template(full, "room") is not None)
+        ),
         has_npc=lambda full: full in index,
         has_template=lambda full: (
             full in index or (templates is not None and templates.template(full, "npc") is not None)

@@ -113,9 +113,10 @@ class Item(Component):
 class DataOrigin(Component):
     """Which data entry an entity was built from, and a digest of that entry.
 
-    Rooms and areas are refreshed from data when the digest changes (a builder
-    edited the file); otherwise their persisted state, including runtime changes,
-    is kept.
+    When the digest changes (a builder edited the file) what the pack owns is
+    refreshed from data on the next load or reload: all of a room or area; an NPC's
+    or item's name, descriptions and keywords and its edited extension sections.
+    Otherwise the persisted state, including runtime changes, is kept.
     """
 
     component_name = "DataOrigin"
@@ -126,6 +127,10 @@ class DataOrigin(Component):
     #: Extension sections applied to it, so a section added to the data later
     #: (``stats:`` on an NPC that already exists) still reaches it.
     extensions: list[str] = field(default_factory=list)
+    #: Section -> digest of the value applied: an edited section is applied again,
+    #: an unchanged one leaves the state it made alone (empty in worlds saved
+    #: before it existed: every section of an edited entry is then applied again).
+    sections: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -45,16 +45,19 @@ class WorldDataPack(ContentPack):
         if loaded.problems:
             raise data_error(self.name, loaded.problems)
         world = ctx.service(WorldService)
-        report = spawn_pack(ctx.engine, data, loaded)
+        report = spawn_pack(
+            ctx.engine, data, loaded, fallback_room=loaded.start_room or world.start_room
+        )
         world.rebuild_index()
         if loaded.start_room is not None:
             world.start_room = loaded.start_room
         log.info(
-            "pack %s: world built (%d created, %d refreshed, %d kept)",
+            "pack %s: world built (%d created, %d refreshed, %d kept, %d removed)",
             self.name,
             report.created,
             report.refreshed,
             report.kept,
+            report.removed,
         )
 
 

@@ -45,3 +45,10 @@ class EntityDiedEvent(Event):
     room: str
     template: str = ""
     is_player: bool = False
+
+
+@dataclass
+class PackReloadedEvent(Event):
+    """A world pack's data was reloaded into the running world (``@reload``)."""
+
+    pack: str

@@ -121,18 +121,38 @@ class WorldData:
     def declared(self) -> list[str]:
         return list(self._packs)
 
+    def pack(self, name: str) -> ContentPack:
+        """The declared world pack ``name`` (KeyError if none)."""
+        return self._packs[name]
+
     def load(self, name: str) -> PackData:
         """Read and validate a declared pack's data (cached)."""
         cached = self._loaded.get(name)
         if cached is not None:
             return cached
+        data = self.reread(name)
+        self._loaded[name] = data
+        return data
+
+    def reread(self, name: str) -> PackData:
+        """Read and validate a declared pack's files again, without caching (what a
+        reload checks before it applies anything)."""
         pack = self._packs[name]
         known: set[str] = set()
         for dep in self._dependencies(pack):
             known |= self.load(dep).room_keys
-        data = _Reader(pack.name, pack.path, self._extensions, frozenset(known)).read()
-        self._loaded[name] = data
-        return data
+        return _Reader(pack.name, pack.path, self._extensions, frozenset(known)).read()
+
+    def swap(self, name: str, data: PackData | None) -> PackData | None:
+        """Put ``data`` in the cache as pack ``name``'s (None: forget it); the old one."""
+        old = self._loaded.pop(name, None)
+        if data is not None:
+            self._loaded[name] = data
+        return old
+
+    def dependents(self, name: str) -> list[str]:
+        """The declared packs requiring ``name``, directly or not."""
+        return [p for p, pack in self._packs.items() if name in self._dependencies(pack)]
 
     def _dependencies(self, pack: ContentPack) -> list[str]:
         out: list[str] = []

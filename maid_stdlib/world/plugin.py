@@ -5,10 +5,12 @@ Services it provides: ``WorldService`` (rooms, positions, movement, paths),
 ``WhoList`` (what ``who`` shows besides names), ``LookExtras`` (what
 ``look <target>`` shows below the description) and
 ``CharacterFactory``. Commands: look, the directions, go, say, emote, tell, who, title, describe,
-score, @goto, @who, @shutdown.
+score, @goto, @who, @shutdown, @reload (``PackReloader``, also a service).
 """
 
 from __future__ import annotations
+
+import logging
 
 from maid_engine.accounts.components import CharacterFactory
 from maid_engine.content import ContentPack, PackContext
@@ -18,7 +20,7 @@ from maid_engine.events import (
     EngineStartedEvent,
     EntityDestroyedEvent,
 )
-from maid_stdlib.world import admin, info, movement, pager, social, who
+from maid_stdlib.world import admin, info, movement, pager, reload, social, who
 from maid_stdlib.world.characters import WorldCharacterFactory
 from maid_stdlib.world.components import NPC, Area, Away, Item, Room
 from maid_stdlib.world.events import EntityRelocatedEvent
@@ -26,11 +28,15 @@ from maid_stdlib.world.gmcp import GmcpRelay
 from maid_stdlib.world.info import ScoreSheet, default_score_sheet
 from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.look import LookExtras
+from maid_stdlib.world.reload import PackReloader, PackWatcher, PackWatchSystem
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.spawner import SpawnGates
 from maid_stdlib.world.who import WhoList
 
 __all__ = ["WorldPlugin"]
+
+#: Where ``maid run --watch`` reports its reloads (the console, with the log).
+watch_log = logging.getLogger("maid.watch")
 
 
 class WorldPlugin(ContentPack):
@@ -44,6 +50,7 @@ class WorldPlugin(ContentPack):
         LookExtras,
         WorldCharacterFactory,
         SpawnGates,
+        PackReloader,
     )
     description = "Rooms, movement, talking, help and the data format of world packs."
 
@@ -64,6 +71,11 @@ class WorldPlugin(ContentPack):
         ctx.provide(CharacterFactory, factory)  # type: ignore[type-abstract]
         ctx.provide(WorldCharacterFactory, factory)
         ctx.provide(SpawnGates, SpawnGates())
+        reloader = PackReloader(engine)
+        ctx.provide(PackReloader, reloader)
+        if engine.settings.watch:
+            # Development only: reload a pack when its files change.
+            ctx.add_system(PackWatchSystem(PackWatcher(reloader, watch_log.info)))
 
         ctx.subscribe(EntityDestroyedEvent, ws.on_destroyed)
 
@@ -85,6 +97,7 @@ class WorldPlugin(ContentPack):
             info.COMMANDS,
             admin.COMMANDS,
             pager.PAGER_COMMANDS,
+            reload.COMMANDS,
         ):
             ctx.add_commands(group)
 

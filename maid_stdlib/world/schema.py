@@ -178,3 +178,13 @@ class Entry:
             sort_keys=True,
         )
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def section_digests(self) -> dict[str, str]:
+        """Extension section -> a digest of its value: which sections an edit changed
+        (only those are applied again to an NPC or item that exists)."""
+        return {
+            name: hashlib.sha256(
+                json.dumps(value.model_dump(mode="json"), sort_keys=True).encode()
+            ).hexdigest()[:16]
+            for name, value in self.extensions.items()
+        }

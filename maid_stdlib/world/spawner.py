@@ -8,14 +8,24 @@ persisted world finds them instead of duplicating them:
   left as persisted (runtime changes such as an opened exit survive restarts);
 * NPCs and items are spawned once. The pack's :class:`SpawnLedger` remembers them,
   so one that was destroyed in play (a slain bandit) is not spawned again; entries
-  added to the data later are spawned on the next start.
+  added to the data later are spawned on the next start (or reload);
+* an NPC or item whose entry changed gets what the pack owns again: its name,
+  room line, description and keywords, and each extension section whose value
+  changed (applied again; unchanged sections leave their state alone). Where it
+  is, and everything the world changed since, is kept;
+* an entry removed from the data removes what it built: its NPCs and the items
+  lying in rooms (an item someone carries stays theirs), and its rooms and areas
+  when there is a room to move their occupants to.
+
+The same function builds the world at start-up and applies a reload
+(:mod:`maid_stdlib.world.reload`), so a restart and a reload agree.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from uuid import UUID, uuid4
 
 from maid_engine.content import PackError
@@ -47,6 +57,14 @@ class SpawnReport:
     created: int = 0
     refreshed: int = 0
     kept: int = 0
+    removed: int = 0
+    #: Entities moved out of a removed room (to the fallback room).
+    moved: list[UUID] = field(default_factory=list)
+    #: Full keys of what changed, for a reload's report: kind -> keys.
+    changed: dict[str, list[str]] = field(default_factory=dict)
+
+    def note(self, what: str, kind: str, key: str) -> None:
+        self.changed.setdefault(f"{what} {kind}", []).append(key)
 
 
 #: ``gate(template, room) -> bool``: True holds a respawn of ``template`` at ``room``.
@@ -137,21 +155,100 @@ def _origin(entry: Entry, instance: str) -> DataOrigin:
         key=instance,
         digest=entry.digest,
         extensions=list(entry.extensions),
+        sections=entry.section_digests(),
     )
 
 
-def _catch_up(engine: ExtensionHost, data: WorldData, entry: Entry, uid: UUID) -> bool:
-    """Apply extension sections added to the data since the entity was built."""
-    origin = engine.world.try_component(uid, DataOrigin)
+def _refresh_thing(engine: ExtensionHost, data: WorldData, entry: Entry, uid: UUID) -> bool:
+    """Give an existing NPC or item what the pack owns of its edited entry (see the
+    module docstring); True if anything changed."""
+    world = engine.world
+    origin = world.try_component(uid, DataOrigin)
     if origin is None:
         return False
-    missing = [name for name in entry.extensions if name not in origin.extensions]
-    if not missing:
+    digests = entry.section_digests()
+    edited = origin.digest != entry.digest
+    changed = [
+        name
+        for name in entry.extensions
+        if name not in origin.extensions or (edited and origin.sections.get(name) != digests[name])
+    ]
+    if not edited and not changed:
         return False
-    _apply_extensions(engine, data, entry, uid, only=missing)
-    origin.extensions.extend(missing)
-    engine.world.modified(uid, origin)
+    if edited:
+        fresh = thing_components(entry)[1]
+        assert isinstance(fresh, Describable)
+        desc = world.try_component(uid, Describable)
+        if desc is None:
+            world.add_component(uid, fresh)
+        else:
+            if desc.name != fresh.name:
+                world.rename(uid, desc, fresh.name)
+            desc.short = fresh.short
+            desc.description = fresh.description
+            desc.keywords = fresh.keywords
+            world.modified(uid, desc)
+    _apply_extensions(engine, data, entry, uid, only=changed)
+    origin.digest = entry.digest
+    origin.extensions = list(entry.extensions)
+    origin.sections = digests
+    world.modified(uid, origin)
     return True
+
+
+def _prune(
+    engine: ExtensionHost,
+    pack: PackData,
+    wanted: set[str],
+    ledger: SpawnLedger,
+    fallback_room: str | None,
+    report: SpawnReport,
+) -> None:
+    """Remove what entries no longer in the data built (see the module docstring)."""
+    world = engine.world
+    gone_rooms: dict[str, UUID] = {}
+    gone_areas: list[UUID] = []
+    for uid, origin in list(world.each(DataOrigin)):
+        if origin.pack != pack.pack:
+            continue
+        if origin.kind in ("npc", "item"):
+            tag = f"{origin.kind}:{origin.key}"
+            if tag in wanted:
+                continue
+            if origin.kind == "item" and not world.has_component(uid, Position):
+                continue  # carried by someone: theirs now
+            world.destroy_entity(uid)
+            if tag in ledger.spawned:
+                ledger.spawned.remove(tag)
+            report.removed += 1
+            report.note("removed", origin.kind, f"{pack.pack}:{origin.key}")
+        elif origin.kind == "room" and origin.key not in pack.entries["room"]:
+            gone_rooms[f"{pack.pack}:{origin.key}"] = uid
+        elif origin.kind == "area" and origin.key not in pack.entries["area"]:
+            gone_areas.append(uid)
+    if not gone_rooms and not gone_areas:
+        return
+    if fallback_room is None or fallback_room in gone_rooms:
+        if gone_rooms:
+            log.warning(
+                "pack %s: rooms no longer in its data were kept (no room to move their "
+                "occupants to): %s",
+                pack.pack,
+                sorted(gone_rooms),
+            )
+        return
+    for uid, pos in list(world.each(Position)):
+        if pos.room in gone_rooms:
+            pos.room = fallback_room
+            world.modified(uid, pos)
+            report.moved.append(uid)
+    for key, uid in gone_rooms.items():
+        world.destroy_entity(uid)
+        report.removed += 1
+        report.note("removed", "room", key)
+    for uid in gone_areas:
+        world.destroy_entity(uid)
+        report.removed += 1
 
 
 def _sync_static(
@@ -167,6 +264,7 @@ def _sync_static(
         world.create_entity(*comps, _origin(entry, entry.key), entity_id=uid)
         _apply_extensions(engine, data, entry, uid)
         report.created += 1
+        report.note("new", entry.kind, entry.full_key)
         return
     origin = world.try_component(uid, DataOrigin)
     if origin is not None and origin.digest == entry.digest:
@@ -177,6 +275,7 @@ def _sync_static(
     world.add_component(uid, _origin(entry, entry.key))
     _apply_extensions(engine, data, entry, uid)
     report.refreshed += 1
+    report.note("changed", entry.kind, entry.full_key)
 
 
 def _ledger_id(pack: str) -> UUID:
@@ -205,8 +304,15 @@ def instance_keys(entry: Entry) -> list[str]:
     return [f"{entry.key}#{i}" for i in range(1, spec.count + 1)]
 
 
-def spawn_pack(engine: ExtensionHost, data: WorldData, pack: PackData) -> SpawnReport:
-    """Create (or refresh) the pack's entities; see the module docstring for the rules.
+def spawn_pack(
+    engine: ExtensionHost,
+    data: WorldData,
+    pack: PackData,
+    fallback_room: str | None = None,
+) -> SpawnReport:
+    """Create, refresh or remove the pack's entities; see the module docstring for
+    the rules. ``fallback_room``: where occupants of a removed room go (without one,
+    removed rooms are kept).
 
     Positions are set directly and the caller rebuilds the WorldService index once
     afterwards, so no relocation events are emitted for the initial population.
@@ -220,6 +326,7 @@ def spawn_pack(engine: ExtensionHost, data: WorldData, pack: PackData) -> SpawnR
     ledger = _ledger(engine, pack.pack)
     spawned = set(ledger.spawned)
     added: list[str] = []
+    wanted: set[str] = set()
     for kind in ("npc", "item"):
         for entry in pack.of(kind):
             spec = entry.spec
@@ -229,12 +336,14 @@ def spawn_pack(engine: ExtensionHost, data: WorldData, pack: PackData) -> SpawnR
             room = qualify(entry.pack, spec.room)
             for instance in instance_keys(entry):
                 tag = f"{kind}:{instance}"
+                wanted.add(tag)
                 uid = data_uuid(entry.pack, kind, instance)
                 if tag in spawned or world.entity_exists(uid):
                     if tag not in spawned:
                         added.append(tag)
-                    if world.entity_exists(uid) and _catch_up(engine, data, entry, uid):
+                    if world.entity_exists(uid) and _refresh_thing(engine, data, entry, uid):
                         report.refreshed += 1
+                        report.note("changed", kind, entry.full_key)
                     else:
                         report.kept += 1
                     continue
@@ -247,18 +356,10 @@ def spawn_pack(engine: ExtensionHost, data: WorldData, pack: PackData) -> SpawnR
                 _apply_extensions(engine, data, entry, uid)
                 added.append(tag)
                 report.created += 1
-    if added:
-        ledger.spawned.extend(added)
-        world.modified(_ledger_id(pack.pack), ledger)
-    stale = [
-        origin.key
-        for _, origin in world.each(DataOrigin)
-        if origin.pack == pack.pack
-        and origin.kind == "room"
-        and origin.key not in pack.entries["room"]
-    ]
-    if stale:
-        log.warning("pack %s: rooms no longer in its data were kept: %s", pack.pack, stale)
+                report.note("new", kind, entry.full_key)
+    ledger.spawned.extend(added)
+    _prune(engine, pack, wanted, ledger, fallback_room, report)
+    world.modified(_ledger_id(pack.pack), ledger)
     return report
 
 

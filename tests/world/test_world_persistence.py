@@ -75,8 +75,8 @@ async def test_rooms_follow_edited_data_but_keep_runtime_changes_otherwise(
         assert room is not None
         assert room.description == "A hall, freshly painted."
         assert ws.exits_of("testpack:hall") == {"north": "testpack:yard"}
-        # NPCs keep their persisted state: the data is only where they started.
-        assert engine.world.get_component(bob, Describable).description == "Bob, older now."
+        # The pack owns an NPC's descriptions: its edited entry wins on the next load.
+        assert engine.world.get_component(bob, Describable).description == "Data Bob."
 
 
 async def test_a_section_added_to_the_data_later_reaches_existing_npcs(
@@ -98,8 +98,14 @@ async def test_a_section_added_to_the_data_later_reaches_existing_npcs(
         stats = engine.world.get_component(ogre, OgreStats)
         assert stats == OgreStats(level=4, hp=30)
         stats.hp = 7  # wounded in play
+    area["npcs"][0]["description"] = "A big ogre."
+    write_yaml(root / "areas" / "town.yaml", area)
+    async with engine_on(db_url, tmp_path, [rules, pack]).lifespan() as engine:
+        # An edit elsewhere in the entry leaves the state its unchanged section made.
+        assert engine.world.get_component(ogre, OgreStats).hp == 7
+        assert engine.world.get_component(ogre, Describable).description == "A big ogre."
     area["npcs"][0]["stats"] = {"level": 4, "hp": 99}
     write_yaml(root / "areas" / "town.yaml", area)
     async with engine_on(db_url, tmp_path, [rules, pack]).lifespan() as engine:
-        # Already applied once: the persisted state wins over the edited data.
-        assert engine.world.get_component(ogre, OgreStats).hp == 7
+        # The edited section is the pack's: applied again.
+        assert engine.world.get_component(ogre, OgreStats).hp == 99
