@@ -3,7 +3,8 @@
 In load order: ``stdlib.options`` (per-character settings), ``stdlib.world``
 (rooms, movement, talking, world data),
 ``stdlib.help`` (help topics, help search, the newbie guide), ``stdlib.reports``
-(bug, typo and idea reports), ``stdlib.living``,
+(bug, typo and idea reports), ``stdlib.living``, ``stdlib.building`` (online
+building),
 ``stdlib.story``, ``stdlib.questgen``,
 ``stdlib.quest_generation``, ``stdlib.consequences``, ``stdlib.grounding``,
 ``stdlib.narration``, ``stdlib.navigation`` and ``stdlib.talk``. Each registers what its feature
@@ -13,6 +14,7 @@ adds; see docs/architecture.md for the table of what each provides and requires.
 from __future__ import annotations
 
 from maid_engine.content import PluginGroup
+from maid_stdlib.building.plugin import BuildingPlugin
 from maid_stdlib.consequences.register import ConsequencesPlugin
 from maid_stdlib.grounding.register import GroundingPlugin
 from maid_stdlib.help.plugin import HelpPlugin
@@ -42,6 +44,7 @@ class StdlibContentPack(PluginGroup):
         HelpPlugin,
         ReportsPlugin,
         LivingPlugin,
+        BuildingPlugin,
         StoryPlugin,
         QuestGenPlugin,
         QuestGenerationPlugin,

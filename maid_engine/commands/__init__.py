@@ -8,6 +8,7 @@ from maid_engine.commands.command import (
     CommandsPort,
     CommandTable,
     Guard,
+    Interceptor,
     Role,
     command,
 )
@@ -22,6 +23,7 @@ __all__ = [
     "CommandTable",
     "CommandsPort",
     "Guard",
+    "Interceptor",
     "Role",
     "command",
     "run_line",

@@ -102,6 +102,10 @@ Rescue = Callable[["CommandContext", "CommandError"], Awaitable[bool] | bool]
 #: ``afk`` ends being away); it must not fail, and what it raises is only logged.
 Observer = Callable[["CommandContext", "Command"], None]
 
+#: Asked before a line is parsed: True takes the line (it is not a command). A line
+#: editor holds a builder's next lines this way until they finish.
+Interceptor = Callable[["CommandContext", str], bool]
+
 
 class CommandTable(Protocol):
     """What others use of the command registry
@@ -118,6 +122,8 @@ class CommandTable(Protocol):
 
     def add_rescue(self, rescue: Rescue) -> None: ...
     def add_guard(self, guard: Guard) -> None: ...
+
+    def add_interceptor(self, interceptor: Interceptor) -> None: ...
 
     def add_observer(self, observer: Observer) -> None: ...
 

@@ -16,6 +16,7 @@ from maid_engine.commands.command import (
     CommandsPort,
     Fallback,
     Guard,
+    Interceptor,
     Observer,
     Rescue,
     Role,
@@ -39,6 +40,8 @@ class CommandRegistry:
         #: Told of every command a character runs, just before it runs.
         self.observers: list[Observer] = []
         self.guards: list[Guard] = []
+        #: Asked first for every line (a line editor takes lines as text).
+        self.interceptors: list[Interceptor] = []
         self.executed = 0
         self.on_executed: Callable[[Command, float], None] | None = None
 
@@ -76,6 +79,10 @@ class CommandRegistry:
 
     def add_guard(self, guard: Guard) -> None:
         self.guards.append(guard)
+
+    def add_interceptor(self, interceptor: Interceptor) -> None:
+        """Let ``interceptor`` take lines before they are commands (see :data:`Interceptor`)."""
+        self.interceptors.append(interceptor)
 
     def add_observer(self, observer: Observer) -> None:
         """Tell ``observer`` of every command before it runs (see :data:`Observer`)."""
@@ -151,6 +158,9 @@ class CommandRegistry:
 
     async def execute(self, ctx: CommandContext, line: str) -> bool:
         """Parse and run ``line``. Returns False if nothing handled it."""
+        for interceptor in self.interceptors:
+            if interceptor(ctx, line):
+                return True
         name, args = self.split(line)
         ctx.raw, ctx.name, ctx.args = line, name, args
         if not name:

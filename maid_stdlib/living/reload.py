@@ -55,5 +55,8 @@ class LivingReload:
                     crises.remove(made)  # applied again below
             apply_data(living, new)
             living.applied_data[living.applied_data.index(old)] = new
-            notes.append(f"living data: {new.file} applied again ({len(new.spec.npcs)} NPCs)")
+            count = len(new.spec.npcs)
+            notes.append(
+                f"living data: {new.file} applied again ({count} NPC{'s' if count != 1 else ''})"
+            )
         return notes

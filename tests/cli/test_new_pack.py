@@ -73,7 +73,7 @@ def test_the_command_line_shows_a_relative_folder_as_a_path(
 def test_path_refs() -> None:
     for ref in ("./demo", "/srv/packs/demo", "~/demo", "packs/demo"):
         assert is_path_ref(ref), ref
-    for ref in ("ironvale", "content_packs.heist.pack:HeistPack"):
+    for ref in ("hamlet", "kits.hamlet.pack:HamletPack"):
         assert not is_path_ref(ref), ref
 
 

@@ -32,6 +32,7 @@ STDLIB = [
     "stdlib.help",
     "stdlib.reports",
     "stdlib.living",
+    "stdlib.building",
     "stdlib.story",
     "stdlib.questgen",
     "stdlib.quest_generation",

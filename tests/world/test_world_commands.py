@@ -204,7 +204,10 @@ async def test_help_lists_commands_by_category_for_the_role(engine: GameEngine, 
     assert "|cAdmin:|n @announce, @kick, @mute, @reports, @shutdown, @unmute, @who" in " ".join(
         admin.split()
     )
-    assert "|cBuilding:|n @goto" in admin
+    admin_flat = " ".join(admin.split())
+    building = admin_flat.split("|cBuilding:|n ", 1)[1].split(" |c", 1)[0].split(", ")
+    assert {"@dig", "@goto", "@reload", "@set"} <= set(building)
+    assert building == sorted(building)
     topic = await cmd(engine, hero, "help look")
     assert topic.startswith("|clook|n (also: l)\nLook around")
     assert "look 2.scout" in topic
