@@ -324,6 +324,8 @@ def describe_thing(ctx: CommandContext) -> None:
         raise CommandError("The line editor needs a connection; give the text on the line.")
     spec = target.entry.spec
     current = str(getattr(spec, "description", "") or "")
+    if current == NEW_ROOM_TEXT:
+        current = ""  # a new room's placeholder is not text to keep
     entry = target.entry
     start_editor(
         ctx.session,

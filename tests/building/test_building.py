@@ -59,6 +59,9 @@ async def test_dig_and_tunnel_make_rooms_both_ways_and_keep_comments(
     assert ws.room_key_of(builder) == "hamlet:hayloft"
     assert "The Hayloft" in out
     assert await b(engine, builder, "@dig down Somewhere") == "There is already an exit down here."
+    # A new room's editor starts empty (its placeholder is not text to keep).
+    assert "(no text yet)" in await b(engine, builder, "@desc here")
+    assert "nothing was saved" in await b(engine, builder, ".q")
 
     after = (hamlet_dir / AREA).read_text()
     # Every comment of the builder's file is still there.
