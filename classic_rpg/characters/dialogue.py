@@ -75,9 +75,17 @@ def _said(value: Said, what: str) -> Said:
 
 
 class DialogueData(BaseModel):
+    """The ``dialogue:`` section of an NPC entry (classic_rpg): what ``talk`` and ``ask`` answer.
+
+    Each answer is text, or a list of lines with ``when:`` living conditions (the
+    first that holds is said): ``greeting: [{when: [supply_clear], text: ...}, {text: ...}]``.
+    """
+
     model_config = ConfigDict(extra="forbid", frozen=True)
     greeting: Said
+    """What it says to ``talk <npc>``."""
     topics: dict[str, Said] = Field(default_factory=dict)
+    """Topic -> answer, for ``ask <npc> about <topic>``."""
 
     @field_validator("greeting")
     @classmethod

@@ -46,29 +46,43 @@ class AttributesData(BaseModel):
 
 
 class NpcStatsData(BaseModel):
+    """The ``stats:`` section of an NPC entry (classic_rpg): its fighting numbers.
+
+    ``stats: {level: 5, hp: 60, damage: [3, 8], armor: 2}``. Applied when the NPC is
+    built; on a reload or restart an edited section is applied again (full health).
+    """
+
     model_config = ConfigDict(extra="forbid", frozen=True)
     level: int = Field(default=1, ge=1, le=100)
+    """1..100; sets the defaults of hp, damage and xp."""
     hp: int | None = Field(default=None, ge=1)
+    """Maximum health (default 10 + 8 x level)."""
     mana: int = Field(default=0, ge=0)
+    """Maximum mana."""
     attributes: AttributesData = AttributesData()
-    #: [min, max] damage per hit.
+    """Strength, dexterity ... (10 each by default; 1..30)."""
     damage: tuple[int, int] | None = None
+    """[min, max] damage per hit (default from the level)."""
     armor: int = Field(default=0, ge=0)
-    #: Experience its killer gets.
+    """Damage taken off each hit."""
     xp: int | None = Field(default=None, ge=0)
-    #: Gold it carries (given to its killer): a number or [min, max] rolled at spawn.
+    """Experience its killer gets (default from the level)."""
     gold: int | tuple[int, int] = 0
+    """Gold it carries (given to its killer): a number or [min, max] rolled at spawn."""
 
     @property
     def max_hp(self) -> int:
+        """``hp``, or the level's default."""
         return self.hp if self.hp is not None else 10 + 8 * self.level
 
     @property
     def damage_range(self) -> tuple[int, int]:
+        """``damage``, or the level's default."""
         return self.damage if self.damage is not None else (1 + self.level // 2, 3 + self.level)
 
     @property
     def xp_value(self) -> int:
+        """``xp``, or the level's default."""
         return self.xp if self.xp is not None else 20 * self.level
 
 
@@ -106,11 +120,18 @@ def apply_stats(ctx: ExtensionContext, value: NpcStatsData) -> None:
 
 
 class CombatData(BaseModel):
+    """The ``combat:`` section of an NPC entry (classic_rpg): how it takes part in fights.
+
+    ``combat: {hostile: true, respawn: 600}``; hostile or respawning NPCs need ``stats:``.
+    """
+
     model_config = ConfigDict(extra="forbid", frozen=True)
     hostile: bool = False
+    """Attacks players who come into its room."""
     attackable: bool = True
-    #: Game seconds from death to a new one at its spawn room; null: never respawns.
+    """Players may attack it (false for a shopkeeper or a quest giver)."""
     respawn: float | None = Field(default=None, ge=0)
+    """Game seconds from death to a new one at its spawn room; null: never respawns."""
 
 
 def check_combat(value: CombatData, scope: CheckScope) -> Iterable[str]:
@@ -142,6 +163,11 @@ class LootItemData(BaseModel):
 
 
 class LootData(RootModel[list[LootItemData]]):
+    """The ``loot:`` section of an NPC entry: what it drops when it dies.
+
+    ``loot: [{item: rusty_sword, chance: 0.5}, {item: coin_pouch, count: [1, 3]}]``
+    """
+
     model_config = ConfigDict(frozen=True)
 
 

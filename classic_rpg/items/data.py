@@ -28,17 +28,29 @@ Slot = Literal[
 
 
 class ItemStatsData(BaseModel):
+    """The ``stats:`` section of an item entry (classic_rpg): what makes an item portable.
+
+    An item entry without ``stats:`` is scenery (a notice board, a well): players
+    can look at it but not pick it up. With it the item can be carried, bought and
+    sold, and given a slot it can be worn or wielded:
+    ``stats: {tier: 1, value: 8, slot: weapon, damage: [2, 6]}``.
+    """
+
     model_config = ConfigDict(extra="forbid", frozen=True)
     tier: int = Field(default=1, ge=1, le=5)
-    #: Worth in gold.
+    """1..5: quality, for loot tables and generated rewards."""
     value: int = Field(default=0, ge=0)
+    """Worth in gold (shops' prices start from it)."""
     slot: Slot | None = None
-    #: [min, max] damage when wielded (makes it a weapon; needs slot: weapon).
+    """Where it is worn or wielded (weapon, body, head ...); none: only carried."""
     damage: tuple[int, int] | None = None
+    """[min, max] damage when wielded (makes it a weapon; needs slot: weapon)."""
     armor: int = Field(default=0, ge=0)
+    """Damage it takes off each hit when worn."""
     stackable: bool = False
-    #: Health restored by ``drink``/``eat`` (the item is used up).
+    """Several of it count as one stack in an inventory (coins, herbs)."""
     heal: int = Field(default=0, ge=0)
+    """Health restored by ``drink``/``eat`` (the item is used up)."""
 
 
 def check_item_stats(value: ItemStatsData, scope: CheckScope) -> Iterable[str]:

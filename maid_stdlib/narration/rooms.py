@@ -60,9 +60,13 @@ class NarratedData(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_file: str | None = None
+    """The stat schema's file, relative to the pack (``narrated/strongroom.yaml``)."""
     stat_schema: dict[str, Any] | None = None
+    """The stat schema written inline instead of a file."""
     scope: str | None = None
+    """What the scene is about, told to the model."""
     premise: str = ""
+    """The scene's premise, told to the model."""
 
     @model_validator(mode="before")
     @classmethod

@@ -55,43 +55,60 @@ class FactsHost(WorldPort, ClockPort, ServicesPort, RandomPort, Protocol):
 
 
 class WorldFacts(ThreatFacts):
+    """What quest generation may ask about the world (a service of the quest layer).
+
+    Grounders, objective builders and archetypes read entities, rooms, living state
+    and items only through it, so every quest is built from what is really there.
+    A rules layer adds its own judgement through the hooks below (what is alive,
+    where items come from, how hard a threat is).
+    """
+
     engine: FactsHost
+    """The world, its services, game time and the seeded random source."""
 
     def __init__(self, engine: FactsHost) -> None:
         self.engine = engine
         self.alive_checks: list[AliveCheck] = []
-        #: The rules layer's rating of characters and threats against difficulty
-        #: tiers; the neutral default fits every tier and rates no threat.
+        """``(entity) -> bool`` checks that all must pass for ``is_alive`` (a rules
+        layer's: not dead)."""
         self.challenge: ChallengeRating = NEUTRAL_CHALLENGE
+        """The rules layer's rating of characters and threats against difficulty
+        tiers; the neutral default fits every tier and rates no threat."""
         self.item_sources: list[ItemSource] = []
-        #: ``(item entity) -> bool``: a character can pick it up (a classic RPG:
-        #: it has item stats; a sack of flour fixed to the mill's floor has not).
-        #: None registered: the stdlib cannot tell, every item counts as portable.
+        """``(template) -> bool``: a rules layer can supply that item (a shop sells
+        it, a monster drops it), for ``item_obtainable``."""
         self.portable_checks: list[Callable[[UUID], bool]] = []
+        """``(item entity) -> bool``: a character can pick it up (a classic RPG: it
+        has item stats; a sack of flour fixed to the mill's floor has not). None
+        registered: the stdlib cannot tell, every item counts as portable."""
         self._init_threats()
-        #: ``(template) -> bool``: the rules layer has a respawn of that NPC template
-        #: scheduled (a classic RPG's PendingRespawn).
         self.respawn_pending: list[RespawnPending] = []
-        #: ``(entity) -> bool``: this NPC will be respawned when it dies.
+        """``(template) -> bool``: the rules layer has a respawn of that NPC template
+        scheduled (a classic RPG's PendingRespawn)."""
         self.respawners: list[Respawner] = []
+        """``(entity) -> bool``: this NPC will be respawned when it dies."""
         #: template -> NPC entities that have (or had) it: see ``npcs_of_template``
         self._template_members: dict[str, set[UUID]] | None = None
 
     # -- plumbing ---------------------------------------------------------------------
     @property
     def ws(self) -> WorldService:
+        """The world index (rooms, positions, paths)."""
         return self.engine.services.get(WorldService)
 
     @property
     def living(self) -> LivingWorld | None:
+        """The living world, when it is loaded."""
         return self.engine.services.try_get(LivingWorld)
 
     @property
     def now(self) -> float:
+        """Game seconds now."""
         return self.engine.clock.game_time
 
     @property
     def rng(self) -> random.Random:
+        """The engine's seeded random source."""
         return self.engine.random
 
     def new_uuid(self) -> UUID:
@@ -100,15 +117,19 @@ class WorldFacts(ThreatFacts):
 
     # -- entities ---------------------------------------------------------------------
     def exists(self, entity: UUID | None) -> bool:
+        """Whether ``entity`` is an entity of the world."""
         return entity is not None and self.engine.world.entity_exists(entity)
 
     def is_alive(self, entity: UUID | None) -> bool:
+        """Whether it exists and every alive check (a rules layer's: not dead) agrees."""
         return self.exists(entity) and all(check(entity) for check in self.alive_checks)  # type: ignore[arg-type]
 
     def is_npc(self, entity: UUID) -> bool:
+        """Whether it is an NPC."""
         return self.engine.world.has_component(entity, NPC)
 
     def name(self, entity: UUID | None) -> str:
+        """Its name ("Gundrik", "a bandit scout"); "" for None."""
         if entity is None:
             return ""
         desc = self.engine.world.try_component(entity, Describable)
@@ -118,10 +139,12 @@ class WorldFacts(ThreatFacts):
         return living.name_of(entity) if living is not None else str(entity)
 
     def short(self, entity: UUID) -> str:
+        """The line it shows in a room."""
         desc = self.engine.world.try_component(entity, Describable)
         return desc.short if desc is not None else ""
 
     def template(self, entity: UUID) -> str | None:
+        """The data entry it was made from ("ironvale:bandit_scout"), if any."""
         world = self.engine.world
         npc = world.try_component(entity, NPC)
         if npc is not None and npc.template:
@@ -204,6 +227,7 @@ class WorldFacts(ThreatFacts):
 
     # -- rooms --------------------------------------------------------------------------
     def room_of(self, entity: UUID | None) -> str | None:
+        """The room key it is in (None: nowhere, e.g. carried)."""
         if entity is None:
             return None
         room = self.ws.room_key_of(entity)
@@ -213,9 +237,11 @@ class WorldFacts(ThreatFacts):
         return room
 
     def room_exists(self, room: str | None) -> bool:
+        """Whether ``room`` is a room of the world."""
         return room is not None and self.ws.has_room(room)
 
     def room_name(self, room: str | None) -> str:
+        """The room's name (its key when it has none)."""
         found = self.ws.room(room) if room else None
         return found.name if found is not None and found.name else (room or "")
 
@@ -224,19 +250,24 @@ class WorldFacts(ThreatFacts):
         return place_phrase(self.room_name(room), self.area_name(self.area_of(room)))
 
     def area_of(self, room: str | None) -> str | None:
+        """The area key of a room."""
         return self.ws.area_of(room) if room else None
 
     def area_name(self, area: str | None) -> str:
+        """The area's name (its key when it has none)."""
         found = self.ws.area(area) if area else None
         return found.name if found is not None and found.name else (area or "")
 
     def region_of(self, room: str | None) -> str | None:
+        """The region of a room (quest density is limited per region)."""
         return self.ws.region_of(room) if room else None
 
     def rooms_of_area(self, area: str) -> list[str]:
+        """Room keys of an area."""
         return self.ws.rooms_of_area(area)
 
     def reachable(self, from_room: str | None, to_room: str | None) -> bool:
+        """Whether a player can walk from one room to the other."""
         if from_room is None or to_room is None:
             return False
         return self.ws.is_reachable(from_room, to_room)
@@ -295,14 +326,17 @@ class WorldFacts(ThreatFacts):
 
     # -- living state -------------------------------------------------------------------
     def needs(self, npc: UUID) -> dict[str, NeedState]:
+        """The NPC's needs by name (a copy)."""
         comp = self.engine.world.try_component(npc, NeedsComponent)
         return dict(comp.needs) if comp is not None else {}
 
     def open_goals(self, npc: UUID) -> list[Goal]:
+        """The NPC's goals not yet completed or failed."""
         comp = self.engine.world.try_component(npc, GoalsComponent)
         return comp.open_goals() if comp is not None else []
 
     def goal(self, npc: UUID, goal_id: str) -> Goal | None:
+        """One goal of the NPC by id."""
         comp = self.engine.world.try_component(npc, GoalsComponent)
         return comp.get(goal_id) if comp is not None else None
 
@@ -324,6 +358,7 @@ class WorldFacts(ThreatFacts):
         return max(pool, key=lambda g: g.priority) if pool else None
 
     def trust(self, source: UUID, target: UUID) -> float | None:
+        """How much ``source`` trusts ``target`` (None: no relationship)."""
         rels = self.engine.world.try_component(source, Relationships)
         rel = rels.entries.get(str(target)) if rels is not None else None
         return rel.trust if rel is not None else None
@@ -334,10 +369,12 @@ class WorldFacts(ThreatFacts):
         return comp.gold if comp is not None else None
 
     def factions(self, entity: UUID) -> dict[str, str]:
+        """Faction key -> role of the entity."""
         comp = self.engine.world.try_component(entity, FactionMembership)
         return dict(comp.factions) if comp is not None else {}
 
     def faction_name(self, faction: str) -> str:
+        """A faction's name as players read it."""
         living = self.living
         return living.source_name(faction) if living is not None else faction.replace("_", " ")
 
@@ -377,6 +414,7 @@ class WorldFacts(ThreatFacts):
         return score
 
     def npcs_in_region(self, region: str | None) -> list[UUID]:
+        """Living NPCs in a region (every region for None), sorted."""
         out = []
         for uid, _npc in self.engine.world.each(NPC):
             if not self.is_alive(uid):
@@ -387,6 +425,7 @@ class WorldFacts(ThreatFacts):
 
     # -- items ------------------------------------------------------------------------------
     def items_with_template(self, template: str) -> list[UUID]:
+        """Item entities made from an item template."""
         return [
             uid
             for uid, item in self.engine.world.each(Item)
@@ -408,6 +447,7 @@ class WorldFacts(ThreatFacts):
         return any(source(template) for source in self.item_sources)
 
     def item_room(self, template: str) -> str | None:
+        """A room where an item of the template lies, if one does."""
         for uid in self.items_with_template(template):
             room = self.room_of(uid)
             if room is not None:
@@ -415,6 +455,7 @@ class WorldFacts(ThreatFacts):
         return None
 
     def item_name(self, template: str) -> str:
+        """The name of an item of the template (or one made from its key)."""
         for uid in self.items_with_template(template):
             name = self.name(uid)
             if name:

@@ -71,13 +71,35 @@ LISTED_PER_UNIT = 8
 
 @dataclass
 class Detection:
+    """What a story detector found: one situation worth a story signal (and maybe a quest).
+
+    A detector (``StoryDetectors.add_from(pack, detector)``) yields these from real
+    world state; the story layer turns each into a ``StorySignal`` of ``signal_type``,
+    keeping one per ``key`` until the situation resolves.
+    """
+
     signal_type: str
+    """The kind of situation ("threat_near", or a pack's own such as "heist_opportunity"); a seed
+    type must be registered for it to become a quest.
+    """
     key: str
+    """Identifies the situation across rounds ("threat:bandits@ironvale:road"): the same key is the
+    same situation, noticed once.
+    """
     importance: float
+    """0..1: how much it matters; the composer weighs seeds by it."""
     involved_npcs: list[UUID]
+    """NPC entities in the situation, the one a quest would come from first."""
     context: dict[str, Any]
+    """What the seed type's contract needs (its required keys, e.g. ``threat_source``,
+    ``location``), resolved against the world when the seed is made.
+    """
     band: str = ""
+    """An optional strength band ("low", "high" ...): a change of band is news even under the same
+    key.
+    """
     involved_players: list[UUID] = field(default_factory=list)
+    """Player characters involved (a player who started it, one it concerns)."""
 
 
 #: Work done in slices: yields units of work done since the last yield, returns R.

@@ -50,15 +50,20 @@ class ExtensionContext:
     """What an extension's ``apply`` gets besides its validated value."""
 
     engine: ExtensionHost
+    """What ``apply`` may reach: world, events, services, game time, the seeded random source."""
     entity_id: UUID
+    """The entity being built from the entry."""
     entry: Entry
+    """The validated data entry (its spec and extension values)."""
 
     @property
     def world(self) -> World:
+        """The world the entity lives in."""
         return self.engine.world
 
     @property
     def pack(self) -> str:
+        """The name of the pack the entry belongs to."""
         return self.entry.pack
 
     @property
@@ -72,15 +77,22 @@ class CheckScope:
     """What an extension's ``check`` may ask about the pack being validated."""
 
     pack: str
+    """The pack being checked."""
     entry: Entry
+    """The entry whose section is checked."""
     room_keys: frozenset[str]
+    """Full keys of every room the pack may name (its own and its requirements')."""
     npc_keys: frozenset[str]
+    """Full keys of the pack's NPC entries."""
     item_keys: frozenset[str]
+    """Full keys of the pack's item entries."""
 
     def qualify(self, ref: str) -> str:
+        """A reference as a full key ("smithy" -> "pack:smithy")."""
         return ref if ":" in ref else f"{self.pack}:{ref}"
 
     def room_exists(self, ref: str) -> bool:
+        """Whether a reference names a room the pack may use."""
         return self.qualify(ref) in self.room_keys
 
 

@@ -68,22 +68,36 @@ class KeyedSpec(Spec):
 
 
 class AreaSpec(KeyedSpec):
+    """The ``area:`` header of an area file (its key is the area's local key)."""
+
     kind = "area"
     name: Text
-    #: The region the area belongs to (quest density limits count per region).
+    """Shown to players (GMCP Room.Info "area", score)."""
     region: Key
+    """The region the area belongs to (quest density limits count per region)."""
     description: str = ""
+    """Optional text about the area."""
 
 
 class RoomSpec(KeyedSpec):
+    """A room entry (``rooms:`` of an area file); extension sections (``narrated:``,
+    ``map:``) sit beside these fields."""
+
     kind = "room"
     name: Text
+    """The room's title."""
     description: Text
-    #: Exit name -> room reference; "n", "ne" ... are expanded to full directions.
+    """What ``look`` shows (folded into one paragraph; the client wraps it)."""
     exits: dict[str, RoomRef] = Field(default_factory=dict)
+    """Exit name -> room reference. "n", "ne" ... are expanded to full directions; a word ("gate")
+    makes a named exit (``go gate``). To join another pack's room, name it "pack:key" (a pack this
+    one requires); to lead from that pack's room into this one, add the exit from code (the heist
+    pack's ``ENTRANCE``), since its data cannot name this pack.
+    """
     flags: list[Key] = Field(default_factory=list)
-    #: Scenery players can look at: "anvil scarred" (keywords) -> description.
+    """Free lower-case words other layers interpret (outdoors, safe, dark ...)."""
     details: dict[str, Text] = Field(default_factory=dict)
+    """Scenery players can look at: "anvil scarred" (its keywords) -> description."""
 
     @field_validator("exits", mode="before")
     @classmethod
@@ -107,15 +121,22 @@ class RoomSpec(KeyedSpec):
 
 
 class ThingSpec(KeyedSpec):
+    """What NPC and item entries share (``npcs:`` and ``items:`` of an area file);
+    extension sections (``stats:``, ``dialogue:`` ...) sit beside these fields."""
+
     name: Text
+    """Its name: "a bandit scout" for the nameless, "Gundrik" for the named."""
     keywords: list[Text] = Field(min_length=1)
-    #: The line shown in a room ("Gundrik the blacksmith is here."); default "<Name> is here."
+    """Words players use to name it (at least one; lower-cased)."""
     short: str = ""
+    """The line shown in a room ("Gundrik the blacksmith is here."); default "<Name> is here."
+    """
     description: str = ""
-    #: Where it starts. Without a room the entry is only a template others spawn.
+    """What ``look <it>`` shows."""
     room: RoomRef | None = None
-    #: How many instances to spawn in ``room``.
+    """Where it starts. Without a room the entry is only a template others spawn."""
     count: int = Field(default=1, ge=1, le=1000)
+    """How many instances to spawn in ``room`` (ids key#1 .. key#n)."""
 
     @field_validator("keywords")
     @classmethod
@@ -135,9 +156,11 @@ class PackManifest(Spec):
     """``pack.yaml``."""
 
     name: str | None = None
+    """Optional; must match the pack class's name if given."""
     description: str = ""
-    #: Where new characters start (the top pack's start room wins).
+    """What the pack is, in a line."""
     start_room: RoomRef | None = None
+    """Where new characters start (the top pack's start room wins)."""
 
 
 #: Section of an area file -> the model of its entries.
