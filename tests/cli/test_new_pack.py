@@ -115,7 +115,8 @@ async def test_run_serves_a_new_pack_from_its_folder(
     scaffold_pack("demo", tmp_path)
     monkeypatch.chdir(tmp_path)
     async with served(tmp_path / "data", packs=["./demo"]) as server:
-        client = await telnet.open("127.0.0.1", server.telnet_port)
+        # A generous timeout: this test starts every layer of the game.
+        client = await telnet.open("127.0.0.1", server.telnet_port, timeout=30.0)
         out = flat(await client.create("Tess", "quiet-harbour-7"))
         assert "The Hall of Demo" in out
         assert "Aldo the steward stands by his ledger." in out
