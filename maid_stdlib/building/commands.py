@@ -527,7 +527,7 @@ def destroy(ctx: CommandContext) -> None:
     _report(ctx, _edit_entry(ctx, entry, drop), f"Destroyed {entry.kind} {entry.full_key}.")
 
 
-@command("@examine", aliases=("@ex",), permission=Role.BUILDER, category="building")
+@command("@examine", permission=Role.BUILDER, category="building")
 def examine(ctx: CommandContext) -> None:
     """Show where a room, NPC or item is defined, and what it is made of.
 

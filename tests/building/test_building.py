@@ -173,7 +173,7 @@ async def test_examine_names_the_file_and_line(
         f"Defined in: pack hamlet, file hamlet/areas/hamlet.yaml, line {number}",
     ]
     ws_of(engine).move(builder, "hamlet:mill")
-    out = await b(engine, builder, "@ex hollin")
+    out = await b(engine, builder, "@examine hollin")
     living = (hamlet_dir / "living.yaml").read_text().splitlines()
     assert f"Living data: hamlet/living.yaml, line {living.index('  hollin:') + 1}" in out
     assert "Entity " in out
