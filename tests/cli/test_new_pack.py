@@ -116,7 +116,7 @@ async def test_run_serves_a_new_pack_from_its_folder(
     monkeypatch.chdir(tmp_path)
     async with served(tmp_path / "data", packs=["./demo"]) as server:
         # A generous timeout: this test starts every layer of the game.
-        client = await telnet.open("127.0.0.1", server.telnet_port, timeout=30.0)
+        client = await telnet.open("127.0.0.1", server.telnet_port, within=30.0)
         out = flat(await client.create("Tess", "quiet-harbour-7"))
         assert "The Hall of Demo" in out
         assert "Aldo the steward stands by his ledger." in out
