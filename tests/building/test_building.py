@@ -278,7 +278,7 @@ async def test_usage_lines(engine: GameEngine, builder: UUID) -> None:
     assert await b(engine, builder, "@set here") == "Usage: @set <thing> <field> <value>"
     assert await b(engine, builder, "@create") == "Usage: @create <name>"
     assert await b(engine, builder, "@npc") == (
-        "Usage: @npc create <name> | @npc <npc> [what] [values]"
+        "Usage: @npc create <name> || @npc <npc> [what] [values]"  # "|" escaped
     )
     assert "is not an NPC" in await b(engine, builder, "@npc here need x 1")
     assert "There is already an exit north" in await b(engine, builder, "@open north inn")

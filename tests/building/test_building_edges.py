@@ -54,7 +54,7 @@ async def test_what_is_not_defined_in_a_file_is_refused(
     )
     assert await b(engine, builder, "@desc") == "Usage: @desc <thing> [text]"
     assert await b(engine, builder, "@destroy") == (
-        "Usage: @destroy <thing> | @destroy exit <exit> | @destroy room"
+        "Usage: @destroy <thing> || @destroy exit <exit> || @destroy room"  # "|" escaped
     )
     # An exit opened in play is not in the file: nothing to remove there.
     ws.set_exit("hamlet:green", "down", "hamlet:inn_loft")

@@ -194,7 +194,7 @@ async def test_a_pack_requiring_it_must_still_be_valid(tmp_path: Path) -> None:
         result = reloader(engine).reload("base")
         assert not result.ok
         assert result.problems == [
-            "annex/areas/annex.yaml: room 'shed': exit 'west' leads to unknown room 'base:yard'"
+            "annex/areas/annex.yaml:6: room 'shed': exit 'west' leads to unknown room 'base:yard'"
         ]
         assert ws_of(engine).has_room("base:yard")
 
