@@ -194,6 +194,11 @@ async def inspect_lines(ops: QuestOps, quest: GeneratedQuest) -> list[str]:
             + (f" ({', '.join(flags)})" if flags else "")
             + f"  <{o.id}>"
         )
+    lines.append(f"Narrative facts: {len(quest.narrative_facts)}")
+    lines += [f"  - {f}" for f in quest.narrative_facts]
+    lines.append("Narrative sentences (and the facts each used):")
+    for t in quest.narrative_trace:
+        lines.append(f"  [{t.field} <- {', '.join(t.facts) or 'nothing'}] {t.text}")
     r = quest.rewards
     lines.append(
         f"Rewards: {r.gold} gold, {terms.experience} experience, items: "

@@ -110,7 +110,7 @@ def build_stealth(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
         return []
     guards = [n for n in seed.involved_npcs if n != seed.party_a and facts.is_alive(n)]
     watcher = " or ".join(facts.name(g) for g in guards) or "anyone"
-    room = facts.room_name(vault)
+    room = facts.place(vault)
     item = facts.item_name(template)
     short = item.split(" ", 1)[1] if item.lower().startswith(("a ", "an ")) else item
     return [
@@ -189,7 +189,12 @@ def read_templates(path: Path, label: str) -> tuple[dict[str, dict[str, list[str
         if not isinstance(fields, dict):
             problems.append(f"{label}: {archetype_id}: must map fields to lists of templates")
             continue
+        # The archetype's own reviewed lines that state nothing about the world.
+        extra = fields.get("flavour") or []
+        flavour = registry.flavour | set([extra] if isinstance(extra, str) else extra)
         for field_name, templates in fields.items():
+            if field_name == "flavour":
+                continue
             where = f"{label}: {archetype_id}.{field_name}"
             items = [templates] if isinstance(templates, str) else templates
             if not isinstance(items, list) or not items:
@@ -197,11 +202,13 @@ def read_templates(path: Path, label: str) -> tuple[dict[str, dict[str, list[str
                 continue
             for template in items:
                 try:
-                    check_template(template, "template")
+                    check_template(template, "template", flavour)
                 except ValueError as exc:
                     problems.append(f"{where}: {exc}")
             try:
-                registry.register_templates({archetype_id: {field_name: items}})
+                registry.register_templates(
+                    {archetype_id: {field_name: items, "flavour": sorted(flavour)}}
+                )
             except ValueError as exc:
                 if not any(p.startswith(where) for p in problems):
                     problems.append(f"{where}: {exc}")

@@ -30,6 +30,7 @@ from maid_stdlib.questgen.consequences import ConsequencePlan, ConsequencePlanne
 from maid_stdlib.questgen.enrich import MINUTES_PER_ROOM, estimate_difficulty
 from maid_stdlib.questgen.facts import WorldFacts
 from maid_stdlib.questgen.history import QuestHistory
+from maid_stdlib.questgen.narrative.story import story_facts
 from maid_stdlib.questgen.narrative_context import (
     NarrativeContext,
     NarrativeProvider,
@@ -265,6 +266,8 @@ class QuestBuilder:
             narrative_source=narrative.source,
             tokens_used=narrative.tokens_used,
             tone=list(archetype.tone),
+            narrative_facts=[str(f) for f in plan.context.facts],
+            narrative_trace=list(narrative.trace),
         )
 
     # -- steps --------------------------------------------------------------------------
@@ -365,6 +368,7 @@ class QuestBuilder:
             if o.objective_type is ObjectiveType.KILL and o.target_entity_id is not None:
                 names.append(facts.name(o.target_entity_id))
         memories = facts.public_memories(seed.primary_npc, limit=self.PUBLIC_MEMORIES)
+        story = story_facts(facts, seed, objectives, involved, locations)
         return NarrativeContext(
             archetype_id=archetype.archetype_id,
             giver_name=facts.name(seed.primary_npc),
@@ -384,6 +388,8 @@ class QuestBuilder:
             subject=seed.subject or "",
             giver_description=facts.short(seed.primary_npc),
             area_name=facts.area_name(facts.area_of(seed.location)),
+            facts=tuple(story.facts),
+            phrases=story.values,
             recent_titles=self._recent_titles(seed.primary_npc),
         )
 

@@ -13,12 +13,50 @@ wording belongs to personalization and delivery.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
-__all__ = ["NarrativeContext", "NarrativeProvider", "QuestDialogue", "QuestNarrative"]
+if TYPE_CHECKING:
+    from maid_stdlib.text.realiser import Phrase
+
+__all__ = [
+    "NarrativeContext",
+    "NarrativeProvider",
+    "QuestDialogue",
+    "QuestNarrative",
+    "StoryFact",
+    "TracedSentence",
+]
 
 NarrativeSource = Literal["llm", "template"]
+
+
+@dataclass(frozen=True)
+class StoryFact:
+    """One thing the world holds that a quest's prose may say: ``key`` names it in
+    traces ("goal", "memory:1", "objective:2"), ``kind`` is its sort (npc, place,
+    goal, need, memory, relationship, threat, event, objective, item, subject),
+    ``text`` says it plainly, ``names`` are the named entities in it."""
+
+    key: str
+    kind: str
+    text: str
+    names: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.text}"
+
+
+@dataclass(frozen=True)
+class TracedSentence:
+    """A sentence of a quest's text (``field``: title, summary, description, offer,
+    progress, completion) and the keys of the facts it used (``flavour`` for a
+    reviewed line that states nothing about the world)."""
+
+    field: str
+    text: str
+    facts: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -55,9 +93,15 @@ class NarrativeContext:
     giver_description: str = ""
     #: Name of the area the quest is centred in ("Old Trade Road").
     area_name: str = ""
-    #: Titles used lately (the giver's last few, and every quest's of the last game
-    #: day), so the prose can avoid repeating one.
+    #: The typed facts (the builder collects them from the world), and the slot
+    #: values the realiser renders, each pointing at its facts. Empty for a
+    #: context made of the text fields only: the realiser then derives values
+    #: from them.
+    facts: tuple[StoryFact, ...] = ()
+    #: Titles a new quest should not repeat: the last game day's, world-wide, and
+    #: the giver's recent quests'.
     recent_titles: tuple[str, ...] = ()
+    phrases: Mapping[str, Phrase] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -82,6 +126,12 @@ class QuestNarrative:
     source: NarrativeSource = "template"
     tokens_used: int = 0
     fallback_reason: str | None = None
+    #: Per sentence, the facts it used (the realiser's); for model prose, the
+    #: names it mentioned that the facts hold none of (see ``unmatched``).
+    trace: tuple[TracedSentence, ...] = ()
+    #: Named mentions in model prose, and those no fact backs.
+    mentions: int = 0
+    unmatched: tuple[str, ...] = ()
 
 
 @runtime_checkable

@@ -24,7 +24,7 @@ from uuid import UUID
 
 from pydantic import TypeAdapter
 
-from maid_stdlib.questgen.narrative_context import QuestDialogue
+from maid_stdlib.questgen.narrative_context import QuestDialogue, TracedSentence
 from maid_stdlib.questgen.types import QuestSeedType
 from maid_stdlib.questgen.vocabulary import ObjectiveType
 
@@ -226,6 +226,10 @@ class GeneratedQuest:
     narrative_source: str = "template"
     tokens_used: int = 0
     tone: list[str] = field(default_factory=list)
+    #: The facts the prose could use ("goal: Selena wants to ..."), and per
+    #: sentence of the prose the keys of the facts it used (``@quest inspect``).
+    narrative_facts: list[str] = field(default_factory=list)
+    narrative_trace: list[TracedSentence] = field(default_factory=list)
     #: Rules layers' own terms of the quest, one JSON-ready mapping per layer, keyed
     #: by the layer's :class:`QuestExtension` name. The stdlib stores and copies
     #: them with the quest and never reads them.

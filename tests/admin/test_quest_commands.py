@@ -136,6 +136,14 @@ async def test_inspect_a_finished_heist(loop_world: LoopWorld) -> None:
     assert "npc_need_satisfy (Tamsin Reed, need +" in out
     assert "Consequences on failure: 4" in out  # her need sinks when nobody helps
     assert "Branches: 0" in out
+    # Every sentence of the prose names the facts it stands on.
+    assert re.search(r"Narrative facts: [1-9]", out)
+    assert "  - giver: Tamsin Reed asks for help" in out
+    trace = [line for line in out.splitlines() if line.startswith("  [")]
+    assert trace
+    assert all(re.match(r"  \[\w+ <- [\w:, ]+\] ", line) for line in trace), trace
+    assert re.search(r"  \[summary <- [^\]]*giver[^\]]*\] Tamsin Reed ", out), out
+    assert "  [offer <- flavour] Will you?" in out
     assert "Consequence batches applied: 1" in out
     assert "perfect by Aria: applied" in out
 

@@ -147,7 +147,7 @@ class CargoPack(ContentPack):
                     "summary": ["{npc} has lost {subject} somewhere around {location}."],
                     "description": [
                         "{npc} wrings their hands. {subject} never arrived, and the last "
-                        "anyone saw of it was at {location}. Someone has to look."
+                        "anyone saw of it was at {location}. {npc} asks you to {objectives}."
                     ],
                 }
             }

@@ -121,7 +121,7 @@ async def test_the_quest_arises_from_real_state(engine: GameEngine) -> None:
     assert any(
         t.format(ally="Orlan Vesk", location="Vesk's Strongroom") == quest.title
         for t in TEMPLATES["title"]
-    )
+    ), quest.title
 
 
 async def test_a_character_plays_it_through_commands(engine: GameEngine) -> None:

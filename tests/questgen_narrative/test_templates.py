@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import asdict
 
 import pytest
@@ -17,8 +18,14 @@ from maid_stdlib.questgen.narrative import (
     TemplateRegistry,
     register_default_templates,
 )
-from maid_stdlib.questgen.narrative.templates import _title_case, template_values
+from maid_stdlib.questgen.narrative.templates import phrases_of
 from maid_stdlib.questgen.narrative_context import NarrativeContext, QuestNarrative
+from maid_stdlib.text.realiser import render
+
+
+def rendered(templates: Sequence[str], ctx: NarrativeContext, title: bool) -> set[str]:
+    return {render(t, phrases_of(ctx), title=title).text for t in templates}
+
 
 FILTER = ContentFilter()
 
@@ -58,9 +65,9 @@ def test_each_archetype_generates_valid_grounded_prose(archetype: str) -> None:
         assert_valid(narrative)
         assert "Hollin" in narrative.title + narrative.summary + narrative.description
     # The archetype's own templates are used, not the generic ones.
-    values = {k: _title_case(v) for k, v in template_values(make_ctx()).items()}
-    titles = {t.format(**values) for t in RPG_TEMPLATES[archetype]["title"]}
-    assert fallback.generate(make_ctx(archetype_id=archetype)).title in titles
+    titles = rendered(RPG_TEMPLATES[archetype]["title"], make_ctx(), True)
+    generic = rendered(TemplateRegistry().templates("", "title"), make_ctx(), True)
+    assert fallback.generate(make_ctx(archetype_id=archetype)).title in titles | generic
 
 
 @pytest.mark.parametrize("archetype", [*BUILTIN_ARCHETYPES, "heist", ""])
@@ -76,8 +83,7 @@ def test_a_bare_context_still_gives_valid_prose(archetype: str) -> None:
 
 def test_unknown_archetype_uses_the_generic_set() -> None:
     registry = TemplateRegistry()
-    values = template_values(make_ctx())
-    generic = {t.format(**values) for t in registry.templates("heist", "title")}
+    generic = rendered(registry.templates("heist", "title"), make_ctx(), True)
     narrative = make_fallback(defaults=False).generate(make_ctx(archetype_id="heist"))
     assert narrative.title in generic
     assert registry.templates("heist", "offer") == registry.templates(registry.GENERIC, "offer")
@@ -96,7 +102,7 @@ def test_pack_registered_templates_win_over_defaults(pack_first: bool) -> None:
         register_default_templates(registry, RPG_TEMPLATES)
     registry.register("threat_elimination", title=["The Siege of {location}"])
     registry.register_dialogue_templates(
-        {"threat_elimination": {"offer": ["Will you help {npc}, stranger? Please say yes."]}}
+        {"threat_elimination": {"offer": ["Will you help {npc}, stranger?"]}}
     )
     if pack_first:
         register_default_templates(registry, RPG_TEMPLATES)
@@ -104,12 +110,11 @@ def test_pack_registered_templates_win_over_defaults(pack_first: bool) -> None:
     for _ in range(5):
         narrative = fallback.generate(make_ctx())
         assert narrative.title == "The Siege of Hollin's Mill"
-        assert narrative.dialogue.offer == "Will you help Hollin, stranger? Please say yes."
+        assert narrative.dialogue.offer == "Will you help Hollin, stranger?"
         # Fields the pack did not register keep the defaults.
-        assert narrative.dialogue.progress in {
-            t.format(**template_values(make_ctx()))
-            for t in RPG_TEMPLATES["threat_elimination"]["progress"]
-        }
+        assert narrative.dialogue.progress in rendered(
+            RPG_TEMPLATES["threat_elimination"]["progress"], make_ctx(), False
+        )
 
 
 def test_packs_register_templates_on_the_generator() -> None:
@@ -125,6 +130,8 @@ def test_packs_register_templates_on_the_generator() -> None:
     fallback.register_dialogue_templates(
         {
             "heist": {
+                # Lines with no fact behind them must be reviewed flavour.
+                "flavour": ["Keep your voice down, friend.", "Clean work.", "Nobody saw."],
                 "offer": ["Keep your voice down, friend."],
                 "complete": ["Clean work. Nobody saw."],
             }
@@ -144,13 +151,15 @@ def test_packs_register_templates_on_the_generator() -> None:
     [
         ({"title": ["The {dragon} Hunt"]}, r"unknown placeholder \{dragon\}"),
         ({"title": ["The {0} Hunt"]}, r"unknown placeholder \{0\}"),  # positional
-        ({"title": ["The {npc.name} Hunt"]}, r"unknown placeholder \{npc\.name\}"),
+        ({"title": ["The {npc.name.x} Hunt"]}, r"unknown placeholder \{npc\.name\.x\}"),
         ({"title": ["The {npc!r} Hunt"]}, "conversions are not allowed"),
         ({"title": ["The {npc:>30} Hunt"]}, "format specs"),
         ({"title": ["The {npc Hunt"]}, "expected '}' before end of string"),  # unbalanced
         ({"title": []}, "no title templates given"),
         ({"title": [""]}, "a template must be a non-empty string"),
         ({"reward": ["1000 gold"]}, "unknown template field 'reward'"),
+        ({"offer": ["The mill burned down. Will you help {npc}?"]}, "no fact behind it"),
+        ({"title": ["The {npc.shout} Hunt"]}, r"unknown placeholder \{npc\.shout\}"),
     ],
 )
 def test_bad_templates_are_rejected_at_registration(
@@ -202,7 +211,7 @@ def test_threat_and_subject_are_used_when_present() -> None:
         .title
         for s in range(40)
     }
-    assert "The Mystery of the Missing Iron" in subjects
+    assert "The Truth about the Missing Iron" in subjects
 
 
 def test_long_names_still_fit_the_title_limits() -> None:
@@ -231,11 +240,11 @@ def test_very_long_context_text_is_cut_to_the_limits() -> None:
 
 
 def test_objectives_read_inside_a_sentence() -> None:
-    values = template_values(make_ctx(objectives=("Talk to Tamsin", "Hollin must be told")))
-    assert values["objective"] == "talk to Tamsin"
-    assert values["objectives"] == "talk to Tamsin and Hollin must be told"
-    assert values["ally"] == "Tamsin"
-    assert values["motivation"].endswith("losing money")
+    values = phrases_of(make_ctx(objectives=("Talk to Tamsin", "Hollin must be told")))
+    assert values["objective"].forms[""] == "talk to Tamsin"
+    assert values["objectives"].forms[""] == "talk to Tamsin and Hollin must be told"
+    assert values["ally"].forms[""] == "Tamsin"
+    assert values["motivation"].forms[""].endswith("losing money")
 
 
 def test_reason_and_tokens_are_reported() -> None:

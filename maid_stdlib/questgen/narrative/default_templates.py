@@ -4,9 +4,11 @@ They name no game's archetype: the archetypes and their own texts belong to the
 pack that adds them (the RPG layer installs its six as the registry's *default*
 layer with ``register_default_templates``). This module is data only.
 
-Dialogue here is the same for every player: it is written once per quest, before
-any character is matched. Wording that depends on a player's reputation belongs to
-personalization/delivery (see ``reputation.py``).
+Every sentence has a slot backed by a fact, or is a line of the reviewed flavour
+list (``maid_stdlib.text.realiser.FLAVOUR``); a sentence whose fact is missing is
+left out. Description and summary talk about the giver; the dialogue is the
+giver speaking (``.first`` forms). Dialogue is the same for every player: it is
+written once per quest, before any character is matched.
 """
 
 from __future__ import annotations
@@ -17,34 +19,29 @@ Templates = dict[str, tuple[str, ...]]
 
 GENERIC: Templates = {
     "title": (
-        "{npc}'s Request",
-        "A Task at {location}",
-        "Help Wanted at {location}",
+        "{npc.poss} Request",
+        "A Task near {location.short}",
         "A Favour for {npc}",
     ),
     "summary": (
-        "{npc} needs help near {location}, and there is no one else to ask.",
-        "{npc} is looking for someone capable to help with a pressing problem.",
+        "{npc} needs someone to {objective}.",
+        "{npc} is asking for help near {location}.",
+        "{npc} is looking for someone to help.",
     ),
     "description": (
-        "{npc} explains the situation without much ceremony. {motivation}. "
-        "{backstory}.\n\nWhat needs doing is simple enough to say: {objectives}. "
-        "{stakes}.",
-        "{backstory}. {npc} has been waiting for someone who might help.\n\n"
-        "{motivation}. The work ahead: {objectives}.\n\n{stakes}.",
+        "{motivation}. {backstory}.\n\n{npc} asks for this: {objectives}. {stakes}.",
+        "{backstory}. {motivation}.\n\nThe work ahead: {objectives}.",
     ),
     "offer": (
-        "I need help, and you look capable. Will you {objective}? I would not ask if "
-        "there were anyone else.",
-        "Have you a moment? There is trouble near {location}. I would be grateful if "
-        "you could {objective}.",
+        "{motivation.first}. Will you {objective}?",
+        "I need someone to {objective}. Will you help?",
     ),
     "progress": (
-        "Any news? I am still counting on you.",
-        "You are back. Is it done yet? I cannot rest until it is.",
+        "Any news? I still need someone to {objective}.",
+        "Is it done yet? {stakes.first}.",
     ),
     "completion": (
-        "It is done? Thank you. I will not forget this.",
-        "You have my thanks. Things can finally settle down around {location}.",
+        "It is done, then. I asked you to {objective}, and you did. Thank you.",
+        "You have my thanks. Now I can {goal} at last.",
     ),
 }

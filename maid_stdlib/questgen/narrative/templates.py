@@ -14,9 +14,13 @@ per archetype in three layers, looked up in this order per field:
 
 Packs therefore win over the defaults whatever order the packs load in.
 
-Templates are ``str.format`` strings over a fixed set of placeholders
-(:data:`PLACEHOLDERS`); a template using anything else is rejected when it is
-registered, so a pack's typo fails at load time, not in the middle of a quest.
+Templates are small grammars rendered by :mod:`maid_stdlib.text.realiser`: plain
+English with slots over typed facts (:data:`PLACEHOLDERS`, with forms such as
+``{threat.the}`` or ``{npc.poss}``), sentence by sentence; a sentence whose fact
+the world does not hold is left out, and every sentence records the facts it
+used. A template using an unknown slot, or a sentence with no slot that is not
+on the reviewed flavour list, is rejected when it is registered, so a pack's
+typo fails at load time, not in the middle of a quest.
 :class:`TemplateFallbackGenerator` picks one template per field with the random
 source it is given (the engine's seeded ``engine.random``), so a seeded run
 produces the same prose every time.
@@ -26,21 +30,43 @@ from __future__ import annotations
 
 import logging
 import random
-import re
-import string
-from collections.abc import Iterable, Mapping, Sequence
+from collections import deque
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Literal
 
 from maid_engine.content import Claims
 from maid_stdlib.questgen.narrative.default_templates import GENERIC
 from maid_stdlib.questgen.narrative.models import (
     DESCRIPTION_MAX,
+    DESCRIPTION_MIN,
     DIALOGUE_MAX,
+    DIALOGUE_MIN,
     SUMMARY_MAX,
     TITLE_MAX_CHARS,
     TITLE_MAX_WORDS,
 )
-from maid_stdlib.questgen.narrative_context import NarrativeContext, QuestDialogue, QuestNarrative
+from maid_stdlib.questgen.narrative_context import (
+    NarrativeContext,
+    QuestDialogue,
+    QuestNarrative,
+    TracedSentence,
+)
+from maid_stdlib.text.place import place_phrase, with_article
+from maid_stdlib.text.realiser import (
+    FLAVOUR,
+    Phrase,
+    Rendered,
+    Sentence,
+    clause,
+    clauses,
+    person,
+    place,
+    render,
+    statement,
+    thing,
+)
+from maid_stdlib.text.realiser import check_template as realiser_check
+from maid_stdlib.text.voice import is_first_person
 
 __all__ = [
     "DIALOGUE_FIELDS",
@@ -49,8 +75,9 @@ __all__ = [
     "PLACEHOLDERS",
     "TemplateFallbackGenerator",
     "TemplateRegistry",
+    "check_template",
+    "phrases_of",
     "register_default_templates",
-    "template_values",
 ]
 
 log = logging.getLogger("maid.questgen.narrative")
@@ -66,54 +93,47 @@ _ALIASES = {
 }
 Layer = Literal["pack", "default"]
 
-#: Placeholders a template may use. ``motivation``, ``stakes`` and ``backstory`` are
-#: sentences without their final full stop; ``objective`` (the first),
-#: ``final_objective`` and ``objectives`` (all, joined) are clauses that read after
-#: "Will you ..." ("talk to Guard Captain Voss"); ``location`` is the quest's centre
-#: (the first place), ``destination`` the last place, ``area`` the area's name;
-#: ``ally`` the first involved NPC other than the giver; ``threat`` what threatens
-#: ("bandits"), ``subject`` what an investigation is about. In titles, all-lower-case
-#: values are title-cased ("An End to the Bandits").
+#: Slots a template may use (each also with forms, ``{threat.the}``; see
+#: ``maid_stdlib.text.realiser``). People: ``npc`` (the giver), ``ally`` (the first
+#: other NPC involved), ``party_a``/``party_b`` (two sides), ``others`` (everyone
+#: else caught up in it); places: ``location`` (the quest's centre), ``home`` (the
+#: giver's room), ``destination`` (the last place), ``area``; why: ``goal`` (a
+#: clause, "source quality iron"), ``blocker``, ``need`` and ``stake`` (statements,
+#: ``.first`` in the giver's voice), ``rift`` (the two sides, when they distrust
+#: each other); what: ``threat``, ``subject``, ``item``; what happened:
+#: ``memory``, ``memory2``, ``event``, ``event2`` (``.first`` in the giver's voice);
+#: steps: ``objective``, ``final_objective``, ``objectives`` (clauses, "talk to
+#: Voss"); and the composites ``motivation``, ``stakes``, ``backstory``.
 PLACEHOLDERS = frozenset(
     {
         "npc",
+        "ally",
+        "party_a",
+        "party_b",
+        "others",
         "location",
+        "home",
         "destination",
         "area",
-        "ally",
+        "goal",
+        "blocker",
+        "need",
+        "stake",
+        "rift",
+        "threat",
+        "subject",
+        "item",
+        "memory",
+        "memory2",
+        "event",
+        "event2",
         "objective",
         "final_objective",
         "objectives",
         "motivation",
         "stakes",
         "backstory",
-        "threat",
-        "subject",
     }
-)
-
-_DEFAULTS = {
-    "npc": "Someone",
-    "location": "these parts",
-    "ally": "the locals",
-    "objective": "see the matter through",
-    "motivation": "Something is badly wrong, and it cannot wait",
-    "stakes": "If nothing is done, things will only get worse",
-    "backstory": "The trouble has been building for some time",
-    "threat": "an unknown danger",
-    "subject": "the unknown",
-}
-_SMALL_WORDS = frozenset("a an and at but by for in of on or the to with".split())
-# Objective descriptions start with an imperative verb ("Talk to Voss"); only those
-# are lower-cased to read inside a sentence. A proper noun ("Gundrik must ...") is not.
-_VERBS = frozenset(
-    """
-    talk speak travel go visit defeat kill slay clear destroy collect gather bring deliver
-    fetch retrieve find locate search examine investigate question ask learn discover
-    escort protect defend guard rescue free return report meet negotiate convince persuade
-    choose decide side craft make forge repair build buy sell trade help warn follow track
-    hunt explore scout reach recover obtain acquire give take carry lead confront stop
-""".split()
 )
 _TRAILING = ".!?;:,\u2026 "
 
@@ -130,6 +150,9 @@ class TemplateRegistry:
             "default": {},
             "builtin": {},
         }
+        #: Lines without a fact that templates may use (reviewed; packs add theirs
+        #: with a ``flavour`` list among an archetype's fields).
+        self.flavour: set[str] = set(FLAVOUR)
         for field_name, templates in GENERIC.items():
             self._layers["builtin"].setdefault(self.GENERIC, {})[field_name] = tuple(templates)
         #: Which pack added the templates of which archetype.
@@ -167,6 +190,9 @@ class TemplateRegistry:
         if layer not in ("pack", "default"):
             raise ValueError(f"unknown template layer {layer!r}")
         checked: dict[str, tuple[str, ...]] = {}
+        templates = dict(templates)
+        extra = templates.pop("flavour", ())
+        flavour = self.flavour | set([extra] if isinstance(extra, str) else extra)
         for raw_field, values in templates.items():
             field_name = _ALIASES.get(raw_field, raw_field)
             if field_name not in FIELDS:
@@ -180,9 +206,10 @@ class TemplateRegistry:
             if not items:
                 raise ValueError(f"no {field_name} templates given for {archetype_id!r}")
             for template in items:
-                check_template(template, f"{archetype_id}.{field_name}")
+                check_template(template, f"{archetype_id}.{field_name}", flavour)
             checked[field_name] = items
         # All or nothing: a bad template leaves the registry as it was.
+        self.flavour = flavour
         self._layers[layer].setdefault(archetype_id, {}).update(checked)
 
     def register_templates(
@@ -199,7 +226,7 @@ class TemplateRegistry:
         """Register dialogue only: archetype ->
         {"offer": [...], "progress": [...], "completion": [...]}."""
         for archetype_id, fields in templates.items():
-            unknown = {_ALIASES.get(f, f) for f in fields} - set(DIALOGUE_FIELDS)
+            unknown = {_ALIASES.get(f, f) for f in fields} - {*DIALOGUE_FIELDS, "flavour"}
             if unknown:
                 raise ValueError(
                     f"dialogue templates for {archetype_id!r} have non-dialogue fields "
@@ -236,103 +263,58 @@ def register_default_templates(
     registry.register_templates(templates, layer="default")
 
 
-def check_template(template: str, where: str = "template") -> None:
-    """Raise ValueError unless ``template`` only uses known, plain placeholders."""
-    if not isinstance(template, str) or not template.strip():
-        raise ValueError(f"{where}: a template must be a non-empty string")
-    try:
-        parsed = list(string.Formatter().parse(template))
-    except ValueError as exc:
-        raise ValueError(f"{where}: {exc} in {template!r}") from None
-    for _literal, name, spec, conversion in parsed:
-        if name is None:
-            continue
-        if name not in PLACEHOLDERS:
-            raise ValueError(
-                f"{where}: unknown placeholder {{{name}}} in {template!r} "
-                f"(known: {', '.join(sorted(PLACEHOLDERS))})"
-            )
-        if spec or conversion:
-            raise ValueError(f"{where}: format specs and conversions are not allowed")
+def check_template(
+    template: str, where: str = "template", flavour: Iterable[str] = FLAVOUR
+) -> None:
+    """Raise ValueError unless ``template`` only uses known slots, and each of its
+    sentences has a slot or is a reviewed flavour line."""
+    realiser_check(template, PLACEHOLDERS, flavour, where)
 
 
-# -- values ---------------------------------------------------------------------------
-def _sentence(text: str, default: str) -> str:
-    text = " ".join(text.split()).rstrip(_TRAILING)
-    if not text:
-        return default
-    return text[0].upper() + text[1:]
-
-
-def _clause(text: str) -> str:
-    text = " ".join(text.split()).rstrip(_TRAILING)
-    first, _, _rest = text.partition(" ")
-    if first.lower() in _VERBS:
-        return text[0].lower() + text[1:]
-    return text
-
-
-def _join(items: Sequence[str]) -> str:
-    if len(items) <= 2:
-        return " and ".join(items)
-    return ", ".join(items[:-1]) + ", and finally " + items[-1]
+def phrases_of(ctx: NarrativeContext) -> dict[str, Phrase]:
+    """The slot values of ``ctx``: the builder's typed ones, or (for a context
+    made of text fields only) values derived from those fields."""
+    if ctx.phrases:
+        return dict(ctx.phrases)
+    out: dict[str, Phrase] = {}
+    giver = _one_line(ctx.giver_name)
+    if giver:
+        out["npc"] = person(giver, "giver")
+    places = [p for p in (_one_line(x) for x in ctx.locations) if p]
+    area = _one_line(ctx.area_name)
+    if places:
+        out["location"] = place(place_phrase(places[0], area), "place")
+        out["home"] = out["location"]
+        out["destination"] = place(place_phrase(places[-1], area), "destination")
+    if area:
+        out["area"] = place(with_article(area), "area")
+    others = [n for n in (_one_line(x) for x in ctx.involved_npcs) if n and n != giver]
+    if others:
+        out["ally"] = person(others[0], "ally")
+    known = [giver, *others]
+    steps = [
+        clause(o, f"objective:{i}", names=known)
+        for i, o in enumerate(ctx.objectives, 1)
+        if o.strip()
+    ]
+    if steps:
+        out["objective"], out["final_objective"] = steps[0], steps[-1]
+        out["objectives"] = clauses(steps)
+    for key in ("motivation", "stakes", "backstory"):
+        text = _one_line(getattr(ctx, key))
+        if text:
+            first = text if is_first_person(text) else None
+            third = None if first else text
+            out[key] = statement(third, first, key)
+    for key in ("threat", "subject"):
+        text = _one_line(getattr(ctx, key))
+        if text:
+            out[key] = thing(text, key)
+    return out
 
 
 def _one_line(text: str) -> str:
     return " ".join(text.split()).rstrip(_TRAILING)
-
-
-def _context_values(ctx: NarrativeContext) -> dict[str, str]:
-    """The values the context really has ("" where it has none)."""
-    giver = _one_line(ctx.giver_name)
-    places = [p for p in (_one_line(x) for x in ctx.locations) if p]
-    others = [n for n in (_one_line(x) for x in ctx.involved_npcs) if n and n != giver]
-    steps = [s for s in (_clause(o) for o in ctx.objectives) if s]
-    area = _one_line(ctx.area_name)
-    return {
-        "npc": giver,
-        "location": places[0] if places else area,
-        "destination": places[-1] if places else area,
-        "area": area or (places[0] if places else ""),
-        "ally": others[0] if others else "",
-        "objective": steps[0] if steps else "",
-        "final_objective": steps[-1] if steps else "",
-        "objectives": _join(steps),
-        "motivation": _sentence(ctx.motivation, ""),
-        "stakes": _sentence(ctx.stakes, ""),
-        "backstory": _sentence(ctx.backstory, ""),
-        "threat": _one_line(ctx.threat),
-        "subject": _one_line(ctx.subject),
-    }
-
-
-def template_values(ctx: NarrativeContext) -> dict[str, str]:
-    """The placeholder values for ``ctx`` (defaults fill anything missing)."""
-    values = _context_values(ctx)
-    for name, value in values.items():
-        if not value:
-            values[name] = _DEFAULTS.get(name) or _DEFAULTS.get(_DEFAULT_OF.get(name, ""), "")
-    return values
-
-
-_DEFAULT_OF = {
-    "destination": "location",
-    "area": "location",
-    "final_objective": "objective",
-    "objectives": "objective",
-}
-
-
-def _title_case(value: str) -> str:
-    # Small words stay lower-case even first: values sit mid-title ("An End to the
-    # Bandits"), so templates must not start with a lower-case value.
-    if value != value.lower():
-        return value  # already has capitals: a name, keep it as written
-    return " ".join(w if w in _SMALL_WORDS else w[:1].upper() + w[1:] for w in value.split())
-
-
-def _placeholders(template: str) -> frozenset[str]:
-    return frozenset(name for _, name, _, _ in string.Formatter().parse(template) if name)
 
 
 def _fit(text: str, limit: int) -> str:
@@ -366,7 +348,6 @@ _LIMITS = {
     "progress": DIALOGUE_MAX,
     "completion": DIALOGUE_MAX,
 }
-_SPACES = re.compile(r"[ \t]{2,}")
 
 
 class TemplateFallbackGenerator:
@@ -379,6 +360,10 @@ class TemplateFallbackGenerator:
     def __init__(self, registry: TemplateRegistry | None = None, *, rng: random.Random) -> None:
         self.registry = registry if registry is not None else TemplateRegistry()
         self.rng = rng
+        # Titles written lately, world-wide and per giver: a title another quest
+        # still carries is avoided while any other template fits.
+        self._recent: deque[str] = deque(maxlen=RECENT_TITLES)
+        self._recent_by_giver: dict[str, deque[str]] = {}
 
     # Packs may call these on the fallback generator itself, as on the registry.
     def register_templates(self, templates: Mapping[str, Mapping[str, Sequence[str]]]) -> None:
@@ -400,12 +385,13 @@ class TemplateFallbackGenerator:
         ``fallback_reason``; ``tokens_used`` carries tokens a failed LLM attempt
         already spent, so the budget accounting stays honest."""
         try:
-            texts = self._render(ctx)
+            texts, trace = self._render(ctx)
         except Exception:
             # Registration validates templates, so this is a bug; a quest still
             # gets (plain) prose rather than failing its build.
             log.exception("template narrative failed for archetype %r", ctx.archetype_id)
             texts = _last_resort(ctx)
+            trace = [TracedSentence(k, v, ("giver",)) for k, v in texts.items()]
         return QuestNarrative(
             title=texts["title"],
             summary=texts["summary"],
@@ -416,37 +402,97 @@ class TemplateFallbackGenerator:
             source="template",
             tokens_used=max(0, tokens_used),
             fallback_reason=reason,
+            trace=tuple(trace),
         )
 
-    def _render(self, ctx: NarrativeContext) -> dict[str, str]:
-        values = template_values(ctx)
-        missing = frozenset(k for k, v in _context_values(ctx).items() if not v)
-        title_values = {k: _title_case(v) for k, v in values.items()}
+    def _render(self, ctx: NarrativeContext) -> tuple[dict[str, str], list[TracedSentence]]:
+        values = phrases_of(ctx)
         out: dict[str, str] = {}
+        trace: list[TracedSentence] = []
         # Exactly one draw per field, always in the same order: the rng advances by
         # the same amount whatever the templates are, so later draws stay stable.
         for field_name in FIELDS:
             candidates = self.registry.templates(ctx.archetype_id, field_name)
-            start = self.rng.randrange(len(candidates))
-            # From the drawn template on, in a fixed order: prefer one whose
-            # placeholders the context really fills (a default reads worse than
-            # another template) and, for titles, one that fits 8 words.
+            # One 32-bit word per field whatever the number of templates, so adding
+            # a template does not shift the draws of everything after it.
+            start = self.rng.getrandbits(32) % len(candidates)
             ordered = [candidates[(start + i) % len(candidates)] for i in range(len(candidates))]
-            ordered.sort(key=lambda t: bool(_placeholders(t) & missing))
-            if field_name == "title":
-                out["title"] = _pick_title(ordered, title_values)
+            mine = self._recent_by_giver.setdefault(ctx.giver_name, deque(maxlen=RECENT_TITLES))
+            avoid = set(self._recent) | set(mine) | set(ctx.recent_titles)
+            if field_name != "title":
+                avoid = set()
+            best = _best(ordered, values, title=field_name == "title", avoid=avoid)
+            if best is None:
+                best = _best(
+                    list(self.registry.templates(self.registry.GENERIC, field_name)),
+                    values,
+                    title=field_name == "title",
+                )
+            if best is None:
+                text, sentences = (
+                    _LAST_RESORT[field_name],
+                    [Sentence(_LAST_RESORT[field_name], ("flavour",))],
+                )
             else:
-                text = _SPACES.sub(" ", ordered[0].format(**values))
-                out[field_name] = _fit(text, _LIMITS[field_name])
-        return out
+                text, sentences = best.text, best.sentences
+            if field_name == "title":
+                text = text if _fits_title(text) else _fit_title(text)
+                self._recent.append(text)
+                mine.append(text)
+            else:
+                if field_name == "description" and len(text) < DESCRIPTION_MIN:
+                    # Few facts: the summary opens the description, so it is never a stub.
+                    text = f"{out.get('summary', '')}\n\n{text}".strip()
+                if field_name == "description" and len(text) < DESCRIPTION_MIN:
+                    text = f"{text} {_LAST_RESORT['description']}".strip()
+                if field_name in DIALOGUE_FIELDS and len(text) < DIALOGUE_MIN:
+                    text = _LAST_RESORT[field_name]
+                    sentences = [Sentence(text, ("flavour",))]
+                text = _fit(text, _LIMITS[field_name])
+            out[field_name] = text
+            trace += [TracedSentence(field_name, s.text, s.facts) for s in sentences]
+        return out, trace
 
 
-def _pick_title(ordered: Sequence[str], values: dict[str, str]) -> str:
-    rendered = [" ".join(t.format(**values).split()) for t in ordered]
-    for title in rendered:
-        if _fits_title(title):
-            return title
-    return _fit_title(rendered[0])
+def _best(
+    ordered: Sequence[str],
+    values: dict[str, Phrase],
+    *,
+    title: bool,
+    avoid: Collection[str] = (),
+) -> Rendered | None:
+    """The first template (in the drawn order) that says everything it meant to;
+    else the one that lost the fewest sentences. A title must fit, and is not one
+    of ``avoid`` unless every title is."""
+    best: Rendered | None = None
+    repeated: Rendered | None = None
+    for template in ordered:
+        rendered = render(template, values, title=title)
+        if not rendered.text or (title and not _fits_title(rendered.text)):
+            continue
+        if title and rendered.dropped:
+            continue
+        if title and rendered.text in avoid:
+            repeated = repeated or rendered
+            continue
+        if rendered.dropped == 0:
+            return rendered
+        if best is None or rendered.dropped < best.dropped:
+            best = rendered
+    return best or repeated
+
+
+#: How many recent titles (world-wide, and per giver) a new title avoids.
+RECENT_TITLES = 8
+
+_LAST_RESORT = {
+    "title": "A Request",
+    "summary": "Someone needs help.",
+    "description": "Someone needs help, and is looking for a capable hand. Will you hear me out?",
+    "offer": "I could use some help. Will you hear me out?",
+    "progress": "Is there any news? I am still counting on you.",
+    "completion": "It is done, then. Thank you, truly.",
+}
 
 
 def _last_resort(ctx: NarrativeContext) -> dict[str, str]:
