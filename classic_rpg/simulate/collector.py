@@ -35,6 +35,8 @@ from maid_stdlib.questgen.events import (
     QuestOfferedEvent,
     QuestTurnedInEvent,
 )
+from maid_stdlib.questgen.facts import WorldFacts
+from maid_stdlib.questgen.narrative.lint import LintReport
 from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.story import StorySignalEvent
 from maid_stdlib.world.components import NPC
@@ -111,6 +113,16 @@ def ungrounded(quest: GeneratedQuest, engine: GroundHost) -> list[str]:
     return out
 
 
+def _names(quest: GeneratedQuest, facts: WorldFacts) -> list[str]:
+    """The proper names a quest's text may contain: people, places, targets."""
+    names = [facts.name(quest.quest_giver_id), *(facts.name(u) for u in quest.involved_npcs)]
+    for room in quest.involved_locations:
+        names += [facts.room_name(room), facts.place(room)]
+    for o in quest.objectives:
+        names += [o.target, facts.room_name(o.target_location), facts.place(o.target_location)]
+    return [n for n in names if n]
+
+
 def metric_samples(engine: MetricsPort, prefix: str) -> dict[str, dict[str, float]]:
     """Sample name -> {label values joined by ',' -> value} for metrics named ``prefix*``
     (bucket and ``_created`` samples left out)."""
@@ -156,6 +168,7 @@ class Collector:
     offers: Counter[str] = field(default_factory=Counter)
     chain_events: list[tuple[str, int]] = field(default_factory=list)
     consequences_applied: int = 0
+    lint: LintReport = field(default_factory=LintReport)
 
     def __post_init__(self) -> None:
         events = self.engine.events
@@ -206,6 +219,8 @@ class Collector:
             quest.chain_parent_id if quest else None,
             ungrounded(quest, self.engine) if quest else ["the generated quest is not found"],
         )
+        if quest is not None:
+            self.lint.add(quest, self.quests[event.quest_id].giver, self.now, _names(quest, facts))
 
     def _on_offered(self, event: QuestOfferedEvent) -> None:
         self.offers[event.delivery_method] += 1

@@ -279,6 +279,8 @@ def build_report(
             "template_fallbacks_by_reason": {
                 k: int(v) for k, v in qgm.get("maid_questgen_template_fallbacks_total", {}).items()
             },
+            # The text lint over every generated quest's texts (0 defects is the bar).
+            "lint": collector.lint.as_dict(),
         },
         "llm": llm,
         "rejections": {
@@ -380,6 +382,8 @@ def summary(report: dict[str, Any]) -> str:
         f"         model calls: {report['llm']['calls']} for "
         f"{report['llm']['accepted_quests']} accepted quests "
         f"({report['llm']['calls_per_accepted_quest']} each)",
+        f"         text lint: {nar['lint']['defects']} defect(s) in {nar['lint']['texts']} texts "
+        + str(nar["lint"]["by_kind"]),
         f"[{mark('grounded')}] grounded: {pct(g['share'])} (generation "
         f"{g['at_generation']['grounded']}/{g['at_generation']['of']}, acceptance "
         f"{g['at_acceptance']['grounded']}/{g['at_acceptance']['of']})",
