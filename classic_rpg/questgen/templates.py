@@ -93,14 +93,14 @@ DIPLOMATIC_RESOLUTION: Templates = {
 
 SUPPLY_CHAIN: Templates = {
     "title": (
-        "{item.title} for {npc}",
+        "{item.a} for {npc}",
         "{npc.poss} Shortage",
         "Bound for {destination.short}",
-        "In Need of {item.title}",
+        "In Need of {item.a}",
         "To {goal}",
         "An Errand for {npc}",
-        "{item.title}, Quickly",
-        "Fetching {item.title}",
+        "{item.a}, Quickly",
+        "Fetching {item.a}",
     ),
     "summary": (
         "{npc} needs {item} and is looking for someone to bring it in.",
