@@ -24,14 +24,12 @@ THREAT_ELIMINATION: Templates = {
         "{threat} on {location.short}",
         "{npc.poss} Stand Against {threat}",
         "Trouble near {location.short}",
-        "Clearing {location.short}",
-        "{npc} and {threat}",
         "To {goal}",
-        "A Reckoning for {threat}",
     ),
     "summary": (
         "{npc} needs someone to deal with {threat} around {location.short}.",
         "{threat} {threat.v_threaten} {location.short}, and {npc} is asking for help.",
+        "{npc} wants {threat.the} gone from {location.short}.",
     ),
     "description": (
         "{motivation}. {memory}.\n\n{ally} knows something about {threat.the}. "
@@ -49,12 +47,9 @@ THREAT_ELIMINATION: Templates = {
         "Are {threat.the} still out there? While they are, {stake.first}.",
         "Back already? Tell me {threat.the} {threat.v_be} dealt with. "
         "I cannot rest until it is done.",
-        "Have you been to {location.short} yet? {threat} {threat.v_be} still there.",
     ),
     "completion": (
         "{threat} gone from {location.short}? Thank you. Now I can {goal} at last.",
-        "You did it. {location.short} is free of {threat.the}. Take this, and know you have "
-        "a friend here.",
         "It is over? Then {threat.the} will trouble {location.short} no more. You have my thanks.",
     ),
 }
@@ -63,9 +58,7 @@ DIPLOMATIC_RESOLUTION: Templates = {
     "title": (
         "Words between {party_a} and {party_b}",
         "{npc.poss} Delicate Request",
-        "Peace near {location.short}",
         "A Quarrel over {subject}",
-        "{npc} Seeks a Go-Between",
         "To {goal}",
     ),
     "summary": (
@@ -95,12 +88,8 @@ SUPPLY_CHAIN: Templates = {
     "title": (
         "{item.a} for {npc}",
         "{npc.poss} Shortage",
-        "Bound for {destination.short}",
         "In Need of {item.a}",
         "To {goal}",
-        "An Errand for {npc}",
-        "{item.a}, Quickly",
-        "Fetching {item.a}",
     ),
     "summary": (
         "{npc} needs {item} and is looking for someone to bring it in.",
@@ -113,7 +102,6 @@ SUPPLY_CHAIN: Templates = {
     "offer": (
         "I could use a dependable pair of hands. Will you {objective}?",
         "{need.first}. Would you bring me {item}?",
-        "{motivation.first}. Will you {objective}?",
     ),
     "progress": (
         "Any luck with {item.the}? {stake.first}, if it does not come.",
@@ -136,6 +124,7 @@ INVESTIGATION: Templates = {
     "summary": (
         "{npc} wants the truth about {subject} and needs someone to dig for it.",
         "{npc} wants answers about what is happening around {location.short}.",
+        "{npc} has questions about {subject} and wants them answered.",
     ),
     "description": (
         "{memory}. {event}.\n\n{npc} wants the truth found. {ally} may know more. "
@@ -191,8 +180,6 @@ FACTION_CHOICE: Templates = {
         "{party_a} or {party_b}",
         "A Choice near {location.short}",
         "{npc.poss} Side of the Story",
-        "Divided Loyalties",
-        "Between {party_a} and {party_b}",
         "To {goal}",
     ),
     "summary": (

@@ -169,6 +169,9 @@ class Collector:
     chain_events: list[tuple[str, int]] = field(default_factory=list)
     consequences_applied: int = 0
     lint: LintReport = field(default_factory=LintReport)
+    #: Named mentions in model prose, and those no fact held (quest id, name).
+    mentions: int = 0
+    unmatched: list[tuple[str, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         events = self.engine.events
@@ -220,6 +223,8 @@ class Collector:
             ungrounded(quest, self.engine) if quest else ["the generated quest is not found"],
         )
         if quest is not None:
+            self.mentions += quest.narrative_mentions
+            self.unmatched += [(quest.id, n) for n in quest.narrative_unmatched]
             self.lint.add(quest, self.quests[event.quest_id].giver, self.now, _names(quest, facts))
 
     def _on_offered(self, event: QuestOfferedEvent) -> None:

@@ -281,6 +281,13 @@ def build_report(
             },
             # The text lint over every generated quest's texts (0 defects is the bar).
             "lint": collector.lint.as_dict(),
+            # Names in model prose that no fact of the quest holds (target < 1.3%).
+            "unmatched_mentions": {
+                "mentions": collector.mentions,
+                "count": len(collector.unmatched),
+                "rate": _share(len(collector.unmatched), collector.mentions),
+                "examples": [f"{q}: {n}" for q, n in collector.unmatched[:10]],
+            },
         },
         "llm": llm,
         "rejections": {
@@ -383,7 +390,9 @@ def summary(report: dict[str, Any]) -> str:
         f"{report['llm']['accepted_quests']} accepted quests "
         f"({report['llm']['calls_per_accepted_quest']} each)",
         f"         text lint: {nar['lint']['defects']} defect(s) in {nar['lint']['texts']} texts "
-        + str(nar["lint"]["by_kind"]),
+        + str(nar["lint"]["by_kind"])
+        + f"; model names without a fact: {nar['unmatched_mentions']['count']} of "
+        f"{nar['unmatched_mentions']['mentions']}",
         f"[{mark('grounded')}] grounded: {pct(g['share'])} (generation "
         f"{g['at_generation']['grounded']}/{g['at_generation']['of']}, acceptance "
         f"{g['at_acceptance']['grounded']}/{g['at_acceptance']['of']})",

@@ -17,6 +17,7 @@ from typing import Protocol
 from maid_engine.llm import LLMRequest, ScriptedProvider
 from maid_engine.llm.factory import build_limiter
 from maid_engine.ports import ClockPort, LLMPort, MetricsPort, SettingsPort
+from maid_stdlib.text import sentence_case
 
 __all__ = ["install_scripted_llm", "scripted_answer"]
 
@@ -42,27 +43,28 @@ def scripted_answer(request: LLMRequest) -> str:
     """Quest prose made of the prompt's own facts (so grounding checks pass), shaped as
     the quest call asks (narrative and dialogue); anything else gets an empty object."""
     facts = _facts(request)
-    giver = _first(facts, "quest_giver", "The quest giver")
+    giver = _first(facts, "quest_giver", "the quest giver")
     place = _first(facts, "locations", "the village")
     motive = _first(facts, "motivation", "Something must be done.")
     steps = facts.get("objectives") or ["set things right"]
+    step = steps[0][:1].lower() + steps[0][1:]
     if request.purpose == "quest_narrative":
-        # Like a model told which titles were used lately: the first shape not taken.
+        # Like a model told which titles are in use: the first shape not taken.
         taken = {t.casefold() for t in facts.get("recent_titles", [])}
-        shapes = [f"{giver}'s Request", f"Trouble at {place}", f"A Word from {giver}", place]
+        shapes = [f"{giver}'s Request", f"A Task for {giver}", f"{giver} Asks for Help"]
+        shapes += [f"Help for {giver}", f"{giver}'s Errand", f"Word from {giver}"]
         fitting = [" ".join(t.split()[:8])[:60] for t in shapes]
         title = next((t for t in fitting if t.casefold() not in taken), fitting[0])
         return json.dumps(
             {
-                "title": title,
-                "summary": f"{giver} asks for help at {place}."[:300],
-                "description": (
-                    f"{giver} explains: {motive} First, {steps[0].lower()}. "
-                    f"It all turns on {place}."
+                "title": sentence_case(title),
+                "summary": sentence_case(f"{giver} asks for help near {place}.")[:300],
+                "description": sentence_case(
+                    f"{giver} explains: {motive} First, {step}. It all turns on {place}."
                 )[:1500],
-                "offer": f"{motive} Will you help me?"[:500],
+                "offer": f"I need someone to {step}. Will you help me?"[:500],
                 "progress": f"Have you been to {place} yet?"[:500],
-                "completion": f"You did it. {giver} will not forget this."[:500],
+                "completion": "You did it. I will not forget what you did for me."[:500],
             }
         )
     return "{}"

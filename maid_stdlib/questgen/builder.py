@@ -54,6 +54,7 @@ from maid_stdlib.questgen.text import slugify
 from maid_stdlib.questgen.types import BranchingPattern
 from maid_stdlib.questgen.validator import clamp_rewards
 from maid_stdlib.questgen.vocabulary import ObjectiveType
+from maid_stdlib.text.realiser import Phrase
 
 __all__ = ["QuestBuilder", "QuestPlan"]
 
@@ -75,6 +76,11 @@ class QuestPlan:
     context: NarrativeContext
     has_stake: bool
     duration_minutes: int
+
+
+def _said(phrase: Phrase | None, fallback: str) -> str:
+    text = phrase.forms.get("") if phrase is not None else None
+    return f"{text[0].upper()}{text[1:]}." if text else fallback
 
 
 class QuestBuilder:
@@ -268,6 +274,8 @@ class QuestBuilder:
             tone=list(archetype.tone),
             narrative_facts=[str(f) for f in plan.context.facts],
             narrative_trace=list(narrative.trace),
+            narrative_mentions=narrative.mentions,
+            narrative_unmatched=list(narrative.unmatched),
         )
 
     # -- steps --------------------------------------------------------------------------
@@ -371,12 +379,17 @@ class QuestBuilder:
         story = story_facts(facts, seed, objectives, involved, locations)
         return NarrativeContext(
             archetype_id=archetype.archetype_id,
-            giver_name=facts.name(seed.primary_npc),
-            motivation=seed.primary_npc_motivation,
-            backstory=seed.backstory,
-            stakes=seed.stakes,
+            # A proper name, or a definite description ("the gate guard").
+            giver_name=story.values["npc"].forms[""],
+            # The realised, third-person forms where the world gave them (places in
+            # prose, memories retold), the seed's own text otherwise.
+            motivation=_said(story.values.get("motivation"), seed.primary_npc_motivation),
+            backstory=_said(story.values.get("backstory"), seed.backstory),
+            stakes=_said(story.values.get("stakes"), seed.stakes),
             objectives=tuple(o.description for o in objectives),
-            locations=tuple(dict.fromkeys(facts.room_name(r) for r in locations)),
+            # In prose form ("the Broken Wagon on the Old Trade Road"): the form a
+            # model should write them in.
+            locations=tuple(dict.fromkeys(facts.place(r) for r in locations)),
             involved_npcs=tuple(dict.fromkeys(n for n in names if n)),
             public_memories=tuple(m.content for m in memories),
             tone=tuple(archetype.tone),

@@ -230,6 +230,9 @@ class GeneratedQuest:
     #: sentence of the prose the keys of the facts it used (``@quest inspect``).
     narrative_facts: list[str] = field(default_factory=list)
     narrative_trace: list[TracedSentence] = field(default_factory=list)
+    #: Model prose: named mentions checked against the facts, and the unmatched ones.
+    narrative_mentions: int = 0
+    narrative_unmatched: list[str] = field(default_factory=list)
     #: Rules layers' own terms of the quest, one JSON-ready mapping per layer, keyed
     #: by the layer's :class:`QuestExtension` name. The stdlib stores and copies
     #: them with the quest and never reads them.

@@ -266,3 +266,37 @@ def test_the_generator_uses_the_providers_metrics_by_default() -> None:
         ScriptedProvider([], metrics=metrics), make_generator(None).fallback
     )
     assert generator.llm_metrics.engine_metrics is metrics
+
+
+async def test_names_in_model_prose_are_checked_against_the_facts() -> None:
+    narrative = await make_generator(ScriptedProvider(good_answers())).generate(make_ctx())
+    assert narrative.source == "llm"
+    assert narrative.mentions > 5  # Hollin, the Mill Road, Warden Tamsin ...
+    assert narrative.unmatched == ()
+
+
+async def test_invented_names_send_the_quest_back_to_the_realiser() -> None:
+    invented = narrative_json(
+        description="Lord Aldric of Dunmere sent Marcus Thorne and Ser Brienne to the "
+        "Mill Road, where Hollin waits. Nobody in Castle Greywatch believed him."
+    )
+    provider = ScriptedProvider([answer(invented)])
+    narrative = await make_generator(provider).generate(make_ctx())
+    assert_template(narrative, FallbackReason.UNGROUNDED, tokens=150)
+    assert "Marcus Thorne" in narrative.unmatched
+    assert narrative.mentions >= len(narrative.unmatched)
+
+
+def test_the_prompt_carries_the_fact_list_and_the_titles_in_use() -> None:
+    from dataclasses import replace
+
+    from maid_stdlib.questgen.narrative_context import StoryFact
+
+    ctx = replace(
+        make_ctx(),
+        facts=(StoryFact("goal", "goal", "Hollin wants to fire the forge again", ("Hollin",)),),
+        recent_titles=("The Iron Road",),
+    )
+    prompt = narrative_request(ctx).messages[1]["content"]
+    assert "Hollin wants to fire the forge again" in prompt
+    assert 'source="recent_titles"' in prompt

@@ -106,8 +106,9 @@ def test_pack_registered_templates_win_over_defaults(pack_first: bool) -> None:
     )
     if pack_first:
         register_default_templates(registry, RPG_TEMPLATES)
-    fallback = TemplateFallbackGenerator(registry, rng=random.Random(1))
-    for _ in range(5):
+    for seed in range(5):
+        # A new generator each time: one generator avoids repeating its own titles.
+        fallback = TemplateFallbackGenerator(registry, rng=random.Random(seed))
         narrative = fallback.generate(make_ctx())
         assert narrative.title == "The Siege of Hollin's Mill"
         assert narrative.dialogue.offer == "Will you help Hollin, stranger?"

@@ -140,7 +140,7 @@ def test_scripted_answers_are_made_of_the_prompts_facts() -> None:
     # Told which titles were used lately, it picks another.
     used = prompt + '\n<user_content source="recent_titles">\n- Gundrik\'s Request\n</user_content>'
     request = LLMRequest([{"role": "user", "content": used}], purpose="quest_narrative")
-    assert json.loads(scripted_answer(request))["title"] == "Trouble at Old Trade Road"
+    assert json.loads(scripted_answer(request))["title"] == "A Task for Gundrik"
 
 
 def test_persist_runs_on_a_temporary_sqlite_store() -> None:

@@ -22,10 +22,10 @@ GENERIC: Templates = {
         "{npc.poss} Request",
         "A Task near {location.short}",
         "A Favour for {npc}",
+        "{npc} Asks for Help",
     ),
     "summary": (
         "{npc} needs someone to {objective}.",
-        "{npc} is asking for help near {location}.",
         "{npc} is looking for someone to help.",
     ),
     "description": (

@@ -21,7 +21,7 @@ import asyncio
 import enum
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel
@@ -48,6 +48,7 @@ from maid_stdlib.questgen.narrative.models import QuestTextModel
 from maid_stdlib.questgen.narrative.prompts import narrative_request
 from maid_stdlib.questgen.narrative.templates import TemplateFallbackGenerator
 from maid_stdlib.questgen.narrative_context import NarrativeContext, QuestDialogue, QuestNarrative
+from maid_stdlib.text.mentions import named_mentions, unmatched_mentions
 
 if TYPE_CHECKING:
     from maid_engine.metrics import EngineMetrics
@@ -58,6 +59,9 @@ log = logging.getLogger("maid.questgen.narrative")
 
 #: The hard limit for a quest's LLM work.
 DEFAULT_TIMEOUT = 30.0
+#: Model prose naming more than this share of entities the facts do not hold is
+#: replaced by the realiser's (one stray name in a long text is tolerated).
+UNMATCHED_LIMIT = 0.1
 _MIN_CALL_TIME = 0.05
 
 # Rewards are decided by rules, never by prose. A concrete amount in the text is
@@ -78,6 +82,7 @@ class FallbackReason(enum.StrEnum):
     PROVIDER_ERROR = "provider_error"  # 5xx, unreachable, rejected (401/400/404)
     INVALID_OUTPUT = "invalid_output"  # not JSON, wrong shape, limits, truncated
     UNSAFE = "unsafe"  # the content filter (or a reward claim) rejected the text
+    UNGROUNDED = "ungrounded"  # too many names the facts do not hold
     INTERNAL_ERROR = "internal_error"  # a bug on our side (logged with traceback)
 
 
@@ -99,9 +104,17 @@ def fallback_reason_for(error: BaseException) -> FallbackReason:
 
 
 class _Fallback(Exception):
-    def __init__(self, reason: FallbackReason, detail: str) -> None:
+    def __init__(
+        self,
+        reason: FallbackReason,
+        detail: str,
+        mentions: int = 0,
+        unmatched: tuple[str, ...] = (),
+    ) -> None:
         super().__init__(detail)
         self.reason = reason
+        self.mentions = mentions
+        self.unmatched = unmatched
 
 
 @dataclass
@@ -116,6 +129,28 @@ class _Attempt:
         if left < _MIN_CALL_TIME:
             raise _Fallback(FallbackReason.TIMEOUT, "the narrative time limit is used up")
         return left
+
+
+def known_names(ctx: NarrativeContext) -> list[str]:
+    """What model prose may name: the fact list, and the context's names and places."""
+    known = [ctx.giver_name, ctx.giver_description, *ctx.involved_npcs, *ctx.locations]
+    known.append(ctx.area_name)
+    known += [ctx.threat, ctx.subject, *ctx.objectives]
+    for fact in ctx.facts:
+        known += [fact.text, *fact.names]
+    return [k for k in known if k]
+
+
+def check_mentions(ctx: NarrativeContext, texts: list[str]) -> tuple[list[str], list[str]]:
+    """The named mentions of ``texts`` and those no fact of ``ctx`` holds."""
+    known = known_names(ctx)
+    found = [m for t in texts for m in named_mentions(t, _lower_words(known))]
+    return found, unmatched_mentions(found, known)
+
+
+def _lower_words(texts: list[str]) -> set[str]:
+    # Words the facts use in lower case are ordinary words at a sentence start.
+    return {w for t in texts for w in re.findall(r"\b[a-z][a-z'-]+\b", t)}
 
 
 class QuestNarrativeGenerator:
@@ -166,6 +201,10 @@ class QuestNarrativeGenerator:
                 return await self._generate(ctx, attempt)
         except _Fallback as exc:
             reason, detail = exc.reason, str(exc)
+            if exc.mentions:
+                # The rejected answer's names are still counted (simulate's rate).
+                narrative = self._template(ctx, reason, attempt.tokens, detail)
+                return replace(narrative, mentions=exc.mentions, unmatched=exc.unmatched)
         except LLMError as exc:
             if exc.result is not None:
                 attempt.tokens += exc.result.total_tokens
@@ -193,6 +232,17 @@ class QuestNarrativeGenerator:
         text = await self._ask(
             narrative_request(ctx, timeout=attempt.remaining()), QuestTextModel, attempt
         )
+        # Titles are title-cased, so every word looks like a name: the running
+        # text is checked, where a capital means one.
+        texts = [text.summary, text.description, text.offer, text.progress, text.completion]
+        found, missing = check_mentions(ctx, texts)
+        if missing and len(missing) > UNMATCHED_LIMIT * len(found):
+            raise _Fallback(
+                FallbackReason.UNGROUNDED,
+                f"names no fact holds: {', '.join(dict.fromkeys(missing))}",
+                len(found),
+                tuple(missing),
+            )
         return QuestNarrative(
             title=text.title,
             summary=text.summary,
@@ -203,6 +253,8 @@ class QuestNarrativeGenerator:
             source="llm",
             tokens_used=attempt.tokens,
             fallback_reason=None,
+            mentions=len(found),
+            unmatched=tuple(missing),
         )
 
     async def _ask(self, request: LLMRequest, model: type[ModelT], attempt: _Attempt) -> ModelT:

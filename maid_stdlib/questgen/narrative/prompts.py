@@ -141,6 +141,11 @@ def _facts(ctx: NarrativeContext) -> str:
         _block("locations", places, "Places involved (names)"),
         _block("involved_npcs", others, "Other characters involved (names)"),
         _block(
+            "facts",
+            [f.text for f in ctx.facts],
+            "Facts of the world (state only these; every name must come from them)",
+        ),
+        _block(
             "recent_titles",
             list(ctx.recent_titles),
             "Titles already used lately (the new title must differ from all of them)",

@@ -413,15 +413,18 @@ class TemplateFallbackGenerator:
         # the same amount whatever the templates are, so later draws stay stable.
         for field_name in FIELDS:
             candidates = self.registry.templates(ctx.archetype_id, field_name)
-            # One 32-bit word per field whatever the number of templates, so adding
-            # a template does not shift the draws of everything after it.
-            start = self.rng.getrandbits(32) % len(candidates)
+            start = self.rng.randrange(len(candidates))
             ordered = [candidates[(start + i) % len(candidates)] for i in range(len(candidates))]
             mine = self._recent_by_giver.setdefault(ctx.giver_name, deque(maxlen=RECENT_TITLES))
             avoid = set(self._recent) | set(mine) | set(ctx.recent_titles)
             if field_name != "title":
                 avoid = set()
             best = _best(ordered, values, title=field_name == "title", avoid=avoid)
+            if best is not None and best.text in avoid:
+                # Every title of the archetype is in use: a generic one, if one is free.
+                generic = self.registry.templates(self.registry.GENERIC, field_name)
+                other = _best(list(generic), values, title=True, avoid=avoid)
+                best = other if other is not None and other.text not in avoid else best
             if best is None:
                 best = _best(
                     list(self.registry.templates(self.registry.GENERIC, field_name)),
