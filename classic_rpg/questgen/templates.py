@@ -21,7 +21,7 @@ __all__ = ["RPG_TEMPLATES"]
 THREAT_ELIMINATION: Templates = {
     "title": (
         "An End to {threat}",
-        "{threat} on {location.short}",
+        "{threat} near {location.short}",
         "{npc.poss} Stand Against {threat}",
         "Trouble near {location.short}",
         "To {goal}",
@@ -38,8 +38,7 @@ THREAT_ELIMINATION: Templates = {
         "{npc} asks you to {objectives}.\n\n{stakes}.",
     ),
     "offer": (
-        "{threat} {threat.v_threaten} {location.short}, and I cannot deal with them alone. "
-        "Will you {objective}?",
+        "{threat} {threat.v_threaten} {location.short}, and I need help. Will you {objective}?",
         "{memory.first}. {need.first}. Will you help me put a stop to {threat.the}?",
         "{threat} {threat.v_be} near {location.short}. Will you {objective}?",
     ),

@@ -32,12 +32,12 @@ NARRATIVE = {
     "bandits before he must close his forge.",
     "description": "Gundrik looks up from his cold forge. 'Three days now without a single "
     "iron shipment. Those bandits on the Old Trade Road...' He slams his fist on the anvil."
-    "\n\n'Captain Voss knows, but his patrol is stretched thin. If someone does not deal "
+    "\n\n'The guard knows, but the patrol is stretched thin. If someone does not deal "
     "with them soon, I will have to board up the shop.'",
 }
 DIALOGUE = {
     "offer": "You look like you can swing a blade. The bandits on the Old Trade Road are "
-    "strangling my trade. Will you talk to Captain Voss and help clear them out?",
+    "strangling my trade. Will you help clear them out?",
     "progress": "Any word from the road? My forge is still cold.",
     "completion": "The road is clear? Then the iron will flow again. Thank you, friend.",
 }
@@ -56,13 +56,24 @@ def road_seed(engine: GameEngine, giver: str) -> QuestSeed:
 TITLES = ("The Iron Road", "Iron on the Road", "A Road Without Iron", "The Iron Road Again")
 
 
+def giver_in(body: dict[str, Any]) -> str:
+    """The quest giver the prompt names (a model writes about its own giver)."""
+    text = "\n".join(str(m.get("content", "")) for m in body["messages"])
+    found = re.search(r'source="quest_giver">\n(.*?)\n', text)
+    return found.group(1) if found else "Gundrik"
+
+
 def valid(body: dict[str, Any], tokens: int = 0) -> Behaviour:
     """The one quest call's answer (narrative and dialogue), titled like a model told
-    which titles were used lately."""
+    which titles were used lately, in the name of the prompt's giver."""
     prompt = " ".join(str(m.get("content", "")) for m in body["messages"])
     used = prompt.split('<user_content source="recent_titles">', 1)[-1].split("</user_content>")[0]
     title = next((t for t in TITLES if f"- {t}\n" not in used + "\n"), TITLES[0])
-    data = {**NARRATIVE, **DIALOGUE, "title": title}
+    # The canned prose is Gundrik's; another giver's quest gets it in their name,
+    # or the grounding check would (rightly) refuse it.
+    giver = giver_in(body)
+    data = {k: v.replace("Gundrik", giver) for k, v in {**NARRATIVE, **DIALOGUE}.items()}
+    data["title"] = title
     usage: dict[str, Any] = {}
     if tokens:
         usage = {"prompt_tokens": tokens // 2, "completion_tokens": tokens - tokens // 2}

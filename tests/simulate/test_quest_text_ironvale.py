@@ -50,3 +50,15 @@ def test_the_issues_examples_are_flagged(text: str, kind: str | None) -> None:
     assert found, text
     if kind is not None:
         assert kind in found
+
+
+def test_the_scripted_model_names_only_what_the_facts_hold() -> None:
+    report: dict[str, Any] = asyncio.run(
+        run_simulation(
+            SimulationOptions(days=2, bots=2, seed=2, llm="scripted", progress=False, drain_hours=1)
+        )
+    )
+    checked = report["narrative"]["unmatched_mentions"]
+    assert checked["mentions"] > 20
+    assert checked["rate"] < 0.013, checked["examples"]
+    assert report["narrative"]["lint"]["by_kind"] == {}

@@ -60,8 +60,8 @@ log = logging.getLogger("maid.questgen.narrative")
 #: The hard limit for a quest's LLM work.
 DEFAULT_TIMEOUT = 30.0
 #: Model prose naming more than this share of entities the facts do not hold is
-#: replaced by the realiser's (one stray name in a long text is tolerated).
-UNMATCHED_LIMIT = 0.1
+#: replaced by the realiser's (one stray name among several is tolerated).
+UNMATCHED_LIMIT = 0.2
 _MIN_CALL_TIME = 0.05
 
 # Rewards are decided by rules, never by prose. A concrete amount in the text is

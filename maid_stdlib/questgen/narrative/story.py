@@ -274,11 +274,7 @@ def _threat_line(threat: Phrase, where: Phrase, name: str) -> Phrase:
     t = threat.forms[""]
     verb = threat.form("v_threaten")
     w = where.forms["short"]
-    return statement(
-        f"{t} {verb} {w}, and {name} cannot face them alone",
-        f"{t} {verb} {w}, and I cannot face them alone",
-        *threat.facts,
-    )
+    return statement(f"{t} {verb} {w}", f"{t} {verb} {w}", *threat.facts)
 
 
 def _business(room_name: str, name: str) -> str:
