@@ -194,12 +194,12 @@ NARRATIVE = {
     "wolves before his mill stands idle.",
     "description": "Hollin looks up from his empty sacks. 'Three days now without a single "
     "grain cart. Those wolves on the mill road...' He kicks a sack."
-    "\n\n'Warden Tamsin knows, but she is one woman with a horn. If someone does not deal "
+    "\n\n'The warden knows, but she is one woman with a horn. If someone does not deal "
     "with them soon, the mill stops.'",
 }
 DIALOGUE = {
     "offer": "You look like you can swing a blade. The wolves on the mill road are "
-    "starving my mill. Will you talk to Warden Tamsin and help drive them off?",
+    "starving my mill. Will you help drive them off?",
     "progress": "Any word from the road? My millstones are still.",
     "completion": "The road is clear? Then the grain will come again. Thank you, friend.",
 }
@@ -219,10 +219,15 @@ def answer_for(request: Any, tokens: int = 0) -> Any:
     prompt = " ".join(str(m.get("content", "")) for m in request.messages)
     used = prompt.split('<user_content source="recent_titles">', 1)[-1].split("</user_content>")[0]
     title = next((t for t in TITLES if f"- {t}\n" not in used + "\n"), TITLES[0])
-    giver = _GIVER.search(prompt)
-    if giver is not None:  # quests written at once for two givers differ too
-        title = f"{title} for {giver.group(1)}"
-    data = {**NARRATIVE, **DIALOGUE, "title": title}  # the one quest call answers both
+    found = _GIVER.search(prompt)
+    # The canned prose is Hollin's; another giver's quest gets it in their name
+    # (a model writes about its own giver, and the grounding check holds it to that).
+    giver = found.group(1) if found is not None else "Hollin"
+    if found is not None:  # quests written at once for two givers differ too
+        title = f"{title} for {giver}"
+    data = {**NARRATIVE, **DIALOGUE}  # the one quest call answers both
+    data = {k: v.replace("Hollin", giver) for k, v in data.items()}
+    data["title"] = title
     text = json.dumps(data)
     if tokens:
         half = tokens // 2
