@@ -115,6 +115,8 @@ def lint_text(text: str, slot: Slot = "third", names: Iterable[str] = ()) -> lis
     for m in _ID.finditer(text):
         found.append(Defect("internal_id", m.group(0)))
     for m in _PLACEHOLDER.finditer(text):
+        if m.group(0) == "None" and m.start() in starts:
+            continue  # the English word ("None since."), not a missing value
         found.append(Defect("unfilled_placeholder", m.group(0)))
     for m in _RAW_PLACE.finditer(text):
         if slot != "title":

@@ -61,6 +61,7 @@ def test_a_first_person_memory_is_retold_in_the_third_person() -> None:
         ("Hear Pell's side of the dispute over follow_up.", "internal_id"),
         ("Type accept gen-threat_elimination-6c09f8f3 to begin.", "internal_id"),
         ("Welcome, {player}.", "unfilled_placeholder"),
+        ("The dispute over None is settled.", "unfilled_placeholder"),
         ("I am tired of the shouting. a guard will not listen to me.", "lowercase_sentence_start"),
     ],
 )
@@ -77,6 +78,7 @@ def test_the_lint_flags_the_reported_defects(text: str, kind: str) -> None:
         "Defeat 3 grey wolves.",
         "Hear what Warden Tamsin wants. Take care on the road.",
         "Bring Pell safely to the Barracks.",
+        "The last cart came three days ago. None since.",
     ],
 )
 def test_the_lint_passes_good_sentences(text: str) -> None:
