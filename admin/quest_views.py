@@ -240,7 +240,7 @@ def _uuid(value: Any) -> Any:
 # -- grounding-check ---------------------------------------------------------------
 async def grounding_lines(ops: QuestOps, quest: GeneratedQuest) -> list[str]:
     accepted = any(s.active or s is QuestState.TURNED_IN for _, s in ops.holders(quest.id))
-    result = await ops.qg.validator.validate(quest, accepted=accepted)
+    result = await ops.qg.validator.validate(quest, accepted=accepted, offered=True)
     verdict = "|gVALID|n" if result.valid else "|rINVALID|n"
     lines = [
         f"Grounding check of {quest.id}: {verdict} (checked as "

@@ -1,4 +1,4 @@
-"""The six built-in quest archetypes of a classic RPG.
+"""The seven built-in quest archetypes of a classic RPG.
 
 They are data for the stdlib's ArchetypeRegistry; registering them is the RPG's
 call because "clear the threat by force" is an RPG idea of what a quest is.
@@ -29,7 +29,8 @@ def rpg_archetypes() -> list[QuestArchetype]:
             objective_pattern=ObjectivePatterns.CLEAR,
             branching=BranchingPattern.LINEAR,
             estimated_steps=3,  # locate -> engage -> confirm
-            compatible_seed_types=[T.THREAT_RESPONSE, T.RESOURCE_CRISIS],
+            # Allies facing a common threat ask for it to be dealt with.
+            compatible_seed_types=[T.THREAT_RESPONSE, T.RESOURCE_CRISIS, T.ALLIANCE_QUEST],
             requires_combat=True,
             narrative_arc=NarrativeArcs.THREE_ACT,
             tone=["urgent", "heroic"],
@@ -45,7 +46,6 @@ def rpg_archetypes() -> list[QuestArchetype]:
                 T.RIVALRY_INTERVENTION,
                 T.FACTION_CONFLICT,
                 T.POWER_STRUGGLE,
-                T.ALLIANCE_QUEST,
                 T.CONSEQUENCE_CHAIN,
             ],
             requires_social=True,
@@ -107,7 +107,6 @@ def rpg_archetypes() -> list[QuestArchetype]:
                 T.FACTION_CONFLICT,
                 T.POWER_STRUGGLE,
                 T.RIVALRY_INTERVENTION,
-                T.ALLIANCE_QUEST,
                 T.CONSEQUENCE_CHAIN,
             ],
             requires_social=True,
@@ -115,6 +114,20 @@ def rpg_archetypes() -> list[QuestArchetype]:
             # above the follow-up threshold (0.5): whoever was not backed reacts
             tone=["political", "consequential"],
             chain_potential=0.6,
+        ),
+        QuestArchetype(
+            archetype_id="common_cause",
+            name="Common Cause",
+            # Allies are never the two sides of a dispute or a choice: one sends
+            # word to the other.
+            objective_pattern=ObjectivePatterns.ENVOY,
+            branching=BranchingPattern.LINEAR,
+            estimated_steps=2,  # carry the word -> bring the answer back
+            compatible_seed_types=[T.ALLIANCE_QUEST],
+            requires_social=True,
+            narrative_arc=NarrativeArcs.JOURNEY,
+            tone=["hopeful", "political"],
+            chain_potential=0.3,
         ),
     ]
 

@@ -1,4 +1,4 @@
-"""The template texts of the six RPG archetypes.
+"""The template texts of the seven RPG archetypes.
 
 Installed as the template registry's *default* layer by the quest-delivery plugin
 (``register_default_templates``); any pack registering its own templates for the
@@ -205,6 +205,37 @@ FACTION_CHOICE: Templates = {
     ),
 }
 
+COMMON_CAUSE: Templates = {
+    "title": (
+        "A Word for {ally}",
+        "{npc} and {ally} against {threat}",
+        "{npc.poss} Message to {ally}",
+        "To {goal}",
+    ),
+    "summary": (
+        "{npc} means to stand with {ally} against {threat.the} and needs someone to carry "
+        "the word.",
+        "{npc} needs a messenger to carry word to {ally}.",
+    ),
+    "description": (
+        "{event}. {memory}.\n\n{npc} asks you to {objectives}.\n\n{stakes}.",
+        "{motivation}. {memory}.\n\n{threat} {threat.v_threaten} {location.short}. "
+        "{npc} asks you to {objectives}.",
+    ),
+    "offer": (
+        "{ally} should hear this from someone I trust. Will you {objective}?",
+        "{threat} {threat.v_threaten} {location.short}. Will you {objective}?",
+    ),
+    "progress": (
+        "Have you spoken with {ally} yet?",
+        "What did {ally} say? {stake.first}, if we do not stand together.",
+    ),
+    "completion": (
+        "So {ally} will stand with me. Thank you.",
+        "{ally} and I will face {threat.the} together, then. You have my thanks.",
+    ),
+}
+
 RPG_TEMPLATES: dict[str, Templates] = {
     "threat_elimination": THREAT_ELIMINATION,
     "diplomatic_resolution": DIPLOMATIC_RESOLUTION,
@@ -212,4 +243,5 @@ RPG_TEMPLATES: dict[str, Templates] = {
     "investigation": INVESTIGATION,
     "rescue_mission": RESCUE_MISSION,
     "faction_choice": FACTION_CHOICE,
+    "common_cause": COMMON_CAUSE,
 }

@@ -136,7 +136,7 @@ class QuestDeliveryPlugin(ContentPack):
         if not generation.install_offers(RpgQuestOffers(manager)):
             raise ctx.error("quest generation has offers installed already")
         qg, world = ctx.service(QuestGen), ctx.engine.world
-        # The six archetypes' texts as the default layer: a pack's own templates for
+        # The seven archetypes' texts as the default layer: a pack's own templates for
         # the same archetype win.
         register_default_templates(ctx.service(TemplateRegistry), RPG_TEMPLATES)
         # Per-character difficulty: a generated quest is fitted to its acceptor.

@@ -274,11 +274,33 @@ def investigation_rule(ctx: ChainContext) -> StorySignal | None:
     )
 
 
+def situation_of(quest: GeneratedQuest, facts: WorldFacts) -> str | None:
+    """What the quest's consequences left behind, in words from the world: the goal
+    it completed or advanced ("source quality iron"), else what its decision was
+    about ("the dispute over the mill"); None when it names nothing."""
+    for c in quest.consequences:
+        if c.consequence_type in (
+            ConsequenceType.NPC_GOAL_COMPLETE,
+            ConsequenceType.NPC_GOAL_ADVANCE,
+        ):
+            goal = facts.goal(c.target_npc, c.target_key) if c.target_npc and c.target_key else None
+            if goal is not None and goal.description.strip():
+                return goal.description.strip()
+    for o in quest.objectives:
+        if o.choice and o.target.strip():
+            return o.target.strip()
+    return None
+
+
 def generic_rule(ctx: ChainContext) -> StorySignal | None:
+    """A follow-up about the situation the quest's consequences created; a quest
+    whose consequences name none has no follow-up (its subject would be a
+    placeholder)."""
     npcs = ctx.living_npcs()
-    if not npcs:
+    situation = situation_of(ctx.quest, ctx.facts)
+    if not npcs or situation is None:
         return None
-    return ctx.signal("CONSEQUENCE_CHAIN", npcs, "follow_up")
+    return ctx.signal("CONSEQUENCE_CHAIN", npcs, "follow_up", situation=situation)
 
 
 def escalation_signal(ctx: ChainContext) -> StorySignal | None:

@@ -253,7 +253,7 @@ class QuestGroundingMonitor(System):
         quest = await self.index.get(quest_id)
         if quest is None:
             return None
-        result = await self.qg.validator.validate(quest)
+        result = await self.qg.validator.validate(quest, offered=True)
         if result.valid:
             return None
         self._invalidations.labels("stale_grounding_at_acceptance").inc()
@@ -294,7 +294,7 @@ class QuestGroundingMonitor(System):
                 stuck = [self._stuck(quest, h) for h in accepted]
                 why = stuck[0] if all(stuck) else None
             else:
-                result = await self.qg.validator.validate(quest)
+                result = await self.qg.validator.validate(quest, offered=True)
                 why = None if result.valid else (self.explain(quest) or result.errors[0])
             if why is not None:
                 self.invalidate(quest, "periodic_sweep", f"{quest.title}: {why}.")

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 from uuid import UUID
 
-from maid_engine.clock import GAME_DAY
 from maid_stdlib.questgen.archetypes import QuestArchetype
+from maid_stdlib.questgen.coherence import CoherenceRules
 from maid_stdlib.questgen.consequences import ConsequencePlan, ConsequencePlanner
 from maid_stdlib.questgen.enrich import MINUTES_PER_ROOM, estimate_difficulty
 from maid_stdlib.questgen.facts import WorldFacts
@@ -103,6 +103,7 @@ class QuestBuilder:
         rewards: RewardPolicy | None = None,
         planner: ConsequencePlanner | None = None,
         extensions: Sequence[QuestExtension] = (),
+        coherence: CoherenceRules | None = None,
     ) -> None:
         self.facts = facts
         self.objective_builder = objective_builder
@@ -112,6 +113,8 @@ class QuestBuilder:
         self.planner = planner or ConsequencePlanner()
         # The live list of QuestGen: an extension added later applies too.
         self.extensions = extensions
+        #: The coherence rules the score reflects (None: only the score's own checks).
+        self.coherence = coherence
 
     # -- the pipeline ---------------------------------------------------------------------
     async def build(
@@ -210,7 +213,9 @@ class QuestBuilder:
         quest.grounding_score, grounding_failed = score_grounding(
             quest, facts, plan.has_stake, seed.backstory
         )
-        quest.coherence_score, coherence_failed = score_coherence(quest, archetype)
+        issues = self.coherence.check(quest, seed) if self.coherence is not None else []
+        broken = tuple(dict.fromkeys(i.rule for i in issues))
+        quest.coherence_score, coherence_failed = score_coherence(quest, archetype, broken)
         quest.novelty_score = score_novelty(quest, self.history)
         if quest.grounding_score < self.MIN_GROUNDING:
             return Rejection(
@@ -223,6 +228,7 @@ class QuestBuilder:
                 "scores",
                 f"coherence score {quest.coherence_score} < "
                 f"{self.MIN_COHERENCE}: {', '.join(coherence_failed)}",
+                broken,
             )
         return quest
 
@@ -407,10 +413,11 @@ class QuestBuilder:
         )
 
     def _recent_titles(self, giver: UUID) -> tuple[str, ...]:
-        """The titles of the last game day's quests and of the giver's last few."""
-        day = [e.title for e in self.history.since(self.facts.now - GAME_DAY)]
-        mine = [e.title for e in self.history.recent(50) if e.quest_giver_id == giver]
-        return tuple(dict.fromkeys(t for t in [*day, *mine[: self.GIVER_TITLES]] if t))
+        """The titles the coherence rules refuse: the last game day's and the giver's
+        last few."""
+        if self.coherence is not None:
+            return tuple(self.coherence.taken_titles(giver, self.facts.now))
+        return tuple(self.history.titles_in_use(giver, self.facts.now, self.GIVER_TITLES))
 
     def _dialogue(self, plan: QuestPlan, narrative: QuestNarrative) -> QuestDialogue:
         """The narrative's dialogue, with any empty line filled from the facts."""

@@ -450,10 +450,13 @@ def _chain(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     primary = _first(npcs)
     if primary is None:
         return None
-    fields_: dict[str, Any] = {
-        "chain_parent_id": str(ctx["previous_quest_id"]),
-        "subject": str(ctx["chain_type"]),
-    }
+    # The subject is the situation the previous quest left behind, never the kind
+    # of chain ("follow_up"); without one the seed has no subject, and the
+    # coherence rules refuse a follow-up about nothing.
+    fields_: dict[str, Any] = {"chain_parent_id": str(ctx["previous_quest_id"])}
+    situation = str(ctx.get("situation") or "").strip()
+    if situation:
+        fields_["subject"] = situation
     # The previous quest's people are the sides of what follows (a social
     # follow-up -- negotiation or choice -- needs two of them).
     others = npcs[1:]

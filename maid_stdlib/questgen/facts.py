@@ -27,6 +27,7 @@ from maid_stdlib.living.components import (
     GoalsComponent,
     NeedsComponent,
     NeedState,
+    Relationship,
     Relationships,
     Wealth,
 )
@@ -357,10 +358,14 @@ class WorldFacts(ThreatFacts):
         pool = blocked or goals
         return max(pool, key=lambda g: g.priority) if pool else None
 
+    def relationship(self, source: UUID, target: UUID) -> Relationship | None:
+        """How ``source`` regards ``target`` (None: no relationship is modelled)."""
+        rels = self.engine.world.try_component(source, Relationships)
+        return rels.entries.get(str(target)) if rels is not None else None
+
     def trust(self, source: UUID, target: UUID) -> float | None:
         """How much ``source`` trusts ``target`` (None: no relationship)."""
-        rels = self.engine.world.try_component(source, Relationships)
-        rel = rels.entries.get(str(target)) if rels is not None else None
+        rel = self.relationship(source, target)
         return rel.trust if rel is not None else None
 
     def wealth(self, npc: UUID) -> int | None:

@@ -260,6 +260,17 @@ class QuestHistory:
     def since(self, when: float) -> list[QuestHistoryEntry]:
         return [e for e in self._entries.values() if e.created_at > when]
 
+    def titles_in_use(
+        self, giver: UUID, now: float, giver_window: int = 5, exclude: str | None = None
+    ) -> list[str]:
+        """Titles a new quest of ``giver`` may not take: every quest's of the last
+        game day, and the giver's last ``giver_window`` quests' (``exclude``: a
+        quest re-checked does not collide with its own title)."""
+        day = [e for e in self.since(now - GAME_DAY) if e.quest_id != exclude]
+        mine = [e for e in self.recent(len(self._entries)) if e.quest_giver_id == giver]
+        mine = [e for e in mine if e.quest_id != exclude][:giver_window]
+        return list(dict.fromkeys(e.title for e in [*day, *mine] if e.title))
+
     def active_generated_quest_ids(self) -> set[str]:
         return {q for q, e in self._entries.items() if e.active}
 

@@ -67,6 +67,15 @@ def _report(facts: WorldFacts, seed: QuestSeed, order: int, what: str = "") -> Q
     return _talk(facts, giver, text, order)
 
 
+def _renumber(objectives: list[QuestObjective]) -> list[QuestObjective]:
+    """Orders 1, 2, 3... keeping which objectives share a step (a step left out
+    leaves no gap)."""
+    steps = {order: n for n, order in enumerate(sorted({o.order for o in objectives}), 1)}
+    for o in objectives:
+        o.order = steps[o.order]
+    return objectives
+
+
 def _reachable_npcs(facts: WorldFacts, seed: QuestSeed, npcs: list[UUID]) -> list[UUID]:
     start = facts.room_of(seed.primary_npc)
     return [n for n in npcs if facts.is_alive(n) and facts.reachable(start, facts.room_of(n))]
@@ -164,7 +173,9 @@ def build_clear(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
         if area and len(search) > 1
         else facts.place(seed.location)
     )
-    objectives.append(_visit(facts, seed.location, f"Travel to {place}", order=2))
+    if seed.location != facts.room_of(seed.primary_npc):
+        # Where the giver stands, the step would be done the moment it is offered.
+        objectives.append(_visit(facts, seed.location, f"Travel to {place}", order=2))
     groups = _kill_groups(facts, threats)
     has_rank_and_file = any(len(g) > 1 for g in groups)
     for group in groups:
@@ -172,7 +183,7 @@ def build_clear(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
         objectives.append(_kill(facts, group, order))
     last = max(o.order for o in objectives)
     objectives.append(_report(facts, seed, last + 1))
-    return objectives
+    return _renumber(objectives)
 
 
 def build_investigation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
@@ -248,9 +259,14 @@ def build_negotiation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective
     # A subject that is not prose (an internal key such as a chain's "follow_up")
     # is left out: the dispute is still the two people's.
     about = f" over {seed.subject}" if seed.subject and is_prose(seed.subject) else ""
+    # A giver who is one of the sides tells theirs when asking for help: only the
+    # other side is a step (a quest never sends the hero to hear its own giver).
     objectives = [
-        _talk(facts, a, f"Hear {facts.name(a)}'s side of the dispute{about}", order=1),
-        _talk(facts, b, f"Hear {facts.name(b)}'s side of the dispute{about}", order=1),
+        _talk(facts, side, f"Hear {facts.name(side)}'s side of the dispute{about}", order=1)
+        for side in (a, b)
+        if side != seed.primary_npc
+    ]
+    objectives += [
         _decision(
             f"Decide how to settle the dispute between {facts.name(a)} and {facts.name(b)}",
             f"the dispute{about}",
@@ -276,12 +292,36 @@ def build_choice(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     name_a = facts.faction_name(seed.faction_a) if seed.faction_a else facts.name(a)
     name_b = facts.faction_name(seed.faction_b) if seed.faction_b else facts.name(b)
     objectives = [
-        _talk(facts, a, _meet(facts.name(a), name_a), order=1),
-        _talk(facts, b, _meet(facts.name(b), name_b), order=1),
-        _decision(f"Choose whether to back {name_a} or {name_b}", f"{name_a} or {name_b}", order=2),
+        _talk(facts, side, _meet(facts.name(side), name), order=1)
+        for side, name in ((a, name_a), (b, name_b))
+        if side != seed.primary_npc  # the giver says what they want when asking
     ]
+    objectives.append(
+        _decision(f"Choose whether to back {name_a} or {name_b}", f"{name_a} or {name_b}", order=2)
+    )
     objectives.append(_report(facts, seed, 3, "with your choice"))
     return objectives
+
+
+def build_envoy(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
+    """Carry the giver's word to the ally on the other side, bring the answer back.
+
+    Allies are never two sides of a dispute or a choice: what they need from a
+    go-between is a message. The giver must be one of the two."""
+    sides = _two_sides(seed)
+    giver = seed.primary_npc
+    if sides is None or giver not in sides:
+        return []
+    ally = sides[1] if sides[0] == giver else sides[0]
+    if not _reachable_npcs(facts, seed, [ally]):
+        return []
+    common = seed.threat_source if seed.threat_source and is_prose(seed.threat_source) else ""
+    against = f" against {common}" if common else ""
+    word = f"Tell {facts.name(ally)} that {facts.name(giver)} will stand with them{against}"
+    return [
+        _talk(facts, ally, word, order=1),
+        _report(facts, seed, 2, f"with {facts.name(ally)}'s answer"),
+    ]
 
 
 def build_escort(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
@@ -384,11 +424,11 @@ def build_fetch(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
         return []
     quantity = max(1, min(MAX_FETCH, available or 1))
     objectives: list[QuestObjective] = []
-    if source is not None:
+    if source is not None and source != facts.room_of(seed.primary_npc):
         objectives.append(_visit(facts, source, f"Go to {facts.place(source)}", order=1))
     objectives.append(_collect(facts, template, quantity, order=2))
     objectives.append(_deliver(facts, template, seed.primary_npc, quantity, order=3))
-    return objectives
+    return _renumber(objectives)
 
 
 def build_craft_and_deliver(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
@@ -426,6 +466,7 @@ BUILTIN_PATTERNS: dict[str, tuple[Builder, tuple[str, ...]]] = {
     ObjectivePatterns.INVESTIGATE: (build_investigation, ()),
     ObjectivePatterns.NEGOTIATE: (build_negotiation, ("party_a", "party_b")),
     ObjectivePatterns.CHOICE: (build_choice, ("party_a", "party_b")),
+    ObjectivePatterns.ENVOY: (build_envoy, ("party_a", "party_b")),
     ObjectivePatterns.ESCORT: (build_escort, ("rescue_target",)),
     ObjectivePatterns.DELIVER: (build_deliver, ("item_template", "recipient")),
     ObjectivePatterns.FETCH: (build_fetch, ("item_template",)),

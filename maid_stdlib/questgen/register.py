@@ -86,7 +86,7 @@ class QuestGen:
         self.history = QuestHistory()
         self.rewards = RewardPolicy()
         self.planner = ConsequencePlanner()
-        self.validator = QuestValidator(self.facts, self.rewards.limits)
+        self.validator = QuestValidator(self.facts, self.rewards.limits, self.history)
         self.quality_filter = QuestQualityFilter(self.history, self.archetypes)
         #: Installed by the rules layer (the classic_rpg.questgen plugin).
         self.sink: QuestSink | None = None
@@ -207,6 +207,7 @@ class QuestGen:
             self.rewards,
             self.planner,
             self.extensions,
+            self.validator.coherence,
         )
 
     def ranked_archetypes(self, seed: QuestSeed) -> list[QuestArchetype]:
@@ -227,10 +228,13 @@ class QuestGen:
     async def build_best(
         self, seed: QuestSeed, builder: QuestBuilder, provider: NarrativeProvider | None = None
     ) -> GeneratedQuest | None:
-        """The quest of the best archetype that can be built on the world as it is."""
+        """The quest of the best archetype that can be built on the world as it is
+        and whose structure is coherent (judged on the plan, before its prose)."""
         for archetype in self.ranked_archetypes(seed):
             plan = await builder.prepare(seed, archetype)
             if isinstance(plan, Rejection):
+                continue
+            if self.validator.check_plan(builder.draft(plan), seed):
                 continue
             narrator = provider or builder.narrative_provider
             if narrator is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from maid_stdlib.questgen.archetypes import QuestArchetype
+from maid_stdlib.questgen.coherence import COHERENCE_RULES
 from maid_stdlib.questgen.facts import WorldFacts
 from maid_stdlib.questgen.history import QuestHistory
 from maid_stdlib.questgen.objectives import grounding_problems
@@ -65,7 +66,12 @@ def score_grounding(
     return _score(checks)
 
 
-def score_coherence(quest: GeneratedQuest, archetype: QuestArchetype) -> tuple[float, list[str]]:
+def score_coherence(
+    quest: GeneratedQuest, archetype: QuestArchetype, broken: Sequence[str] = ()
+) -> tuple[float, list[str]]:
+    """``broken``: the coherence rules (``COHERENCE_RULES``) the quest breaks. Each
+    is a failed check weighing half of all the others together, so one is enough to
+    fail the score (under 0.7), and a coherent quest scores as before."""
     orders = sorted({o.order for o in quest.objectives})
     contiguous = (
         bool(orders)
@@ -112,6 +118,8 @@ def score_coherence(quest: GeneratedQuest, archetype: QuestArchetype) -> tuple[f
         ("branches match the archetype", 1.0, branches_ok),
         ("motivation stated", 1.0, bool(quest.quest_giver_motivation.strip())),
     ]
+    penalty = sum(w for _, w, _ in checks) / 2
+    checks += [(rule, penalty, 0.0) for rule in COHERENCE_RULES if rule in broken]
     return _score(checks)
 
 

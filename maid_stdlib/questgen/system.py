@@ -57,6 +57,7 @@ from maid_stdlib.questgen.pipeline.queue import SeedQueue
 from maid_stdlib.questgen.pipeline.quotas import Quotas
 from maid_stdlib.questgen.pipeline.results import BuildRecord, RejectionRecord
 from maid_stdlib.questgen.pipeline.screen import ResolvedSituations, SeedScreen
+from maid_stdlib.questgen.quality import QuestQualityFilter
 from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
@@ -66,6 +67,8 @@ from maid_stdlib.story.signals import StorySignalEvent, StorySituationResolvedEv
 __all__ = ["BuildRecord", "QuestGenerationStages", "QuestGenerationSystem", "RejectionRecord"]
 
 log = logging.getLogger("maid.questgen.system")
+
+HISTORY_RULES = frozenset(QuestQualityFilter.HISTORY_RULES)
 
 
 @dataclass(frozen=True)
@@ -198,10 +201,6 @@ class QuestGenerationSystem(System):
             return 0
         launched = judged = 0
         now = self._clock.game_time
-        # Prose a model writes is judged before it is written: a call is never spent
-        # on a quest the quality filter would reject for its structure. Template
-        # prose costs nothing, and is judged after it is written, as before.
-        judge = not template_only and st.narrate.generator.provider is not None
         for seed in sorted(st.queue.pending, key=lambda s: -s.importance):
             if launched >= max_launches:
                 break
@@ -218,8 +217,16 @@ class QuestGenerationSystem(System):
             if st.quotas.region_full_at(seed.location):
                 continue  # not an attempt: the seed waits for the region to free up
             seed.attempt_count += 1
-            plan = await st.plan.plan(seed, judge=judge)
+            # The plan is judged before a word is written: no prose (nor a model
+            # call) is spent on a quest its structure would get rejected.
+            plan = await st.plan.plan(seed)
             if isinstance(plan, Rejection):
+                if plan.stage == "plan" and plan.rules and set(plan.rules) <= HISTORY_RULES:
+                    # Only the run of recent quests stands in the way (three of a
+                    # kind, combat fatigue): the seed waits for another kind of quest
+                    # to break the run, and waiting spends none of its attempts.
+                    seed.attempt_count -= 1
+                    continue
                 self._rejected(seed, None, plan)  # schedules the retry
                 if plan.stage == "quality":
                     # A plan refused unwritten takes the place in the cycle (and in

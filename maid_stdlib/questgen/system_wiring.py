@@ -148,7 +148,7 @@ def build_quest_generation(
         ),
         resolved=resolved,
         quotas=quotas,
-        plan=PlanStage(qg.facts, builder, qg.quality_filter, qg.ranked_archetypes),
+        plan=PlanStage(qg.facts, builder, qg.quality_filter, qg.ranked_archetypes, qg.validator),
         narrate=NarrateStage(generator, fallback),
         check=CheckStage(
             builder, fallback, content_filter, qg.validator, qg.quality_filter, quotas

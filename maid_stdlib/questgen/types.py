@@ -66,6 +66,8 @@ class ObjectivePatterns:
     CRAFT_AND_DELIVER: ObjectivePattern = "craft_and_deliver"
     MULTI_STAGE: ObjectivePattern = "multi_stage"
     CHOICE: ObjectivePattern = "choice"
+    #: Carry the giver's word to an ally and bring the answer back.
+    ENVOY: ObjectivePattern = "envoy"
 
 
 class NarrativeArcs:

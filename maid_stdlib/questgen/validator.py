@@ -19,9 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from maid_stdlib.questgen.coherence import CoherenceIssue, CoherenceRules
 from maid_stdlib.questgen.facts import WorldFacts
+from maid_stdlib.questgen.history import QuestHistory
 from maid_stdlib.questgen.objectives import grounding_problems
 from maid_stdlib.questgen.quest import DifficultyTier, GeneratedQuest, QuestRewards
+from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.vocabulary import ObjectiveType
 
 __all__ = [
@@ -117,16 +120,42 @@ class QuestValidator:
     MAX_TITLE: ClassVar[int] = 60
     MIN_DESCRIPTION: ClassVar[int] = 50
 
-    def __init__(self, facts: WorldFacts, limits: RewardLimits | None = None) -> None:
+    def __init__(
+        self,
+        facts: WorldFacts,
+        limits: RewardLimits | None = None,
+        history: QuestHistory | None = None,
+    ) -> None:
         self.facts = facts
         self.limits = limits or RewardLimits()
+        #: The coherence rules (they read the history for titles in use).
+        self.coherence = CoherenceRules(facts, history if history is not None else QuestHistory())
 
-    async def validate(self, quest: GeneratedQuest, *, accepted: bool = False) -> ValidationResult:
+    def check_plan(
+        self, draft: GeneratedQuest, seed: QuestSeed | None = None
+    ) -> list[CoherenceIssue]:
+        """The coherence rules a quest's structure breaks. The generation pipeline
+        asks this of a plan's draft (``QuestBuilder.draft``) before it writes a
+        word of the quest, let alone calls a model."""
+        return self.coherence.check(draft, seed)
+
+    async def validate(
+        self,
+        quest: GeneratedQuest,
+        *,
+        accepted: bool = False,
+        offered: bool = False,
+        seed: QuestSeed | None = None,
+    ) -> ValidationResult:
         """Check ``quest`` against the world and the reward economy. Never mutates.
 
         ``accepted=True`` (re-validating a quest under way, e.g. the grounding
         monitor's sweep): dead kill targets and picked-up items are progress, not
-        errors.
+        errors. ``offered=True`` (a quest already out, re-checked against the
+        world): its coherence was judged when it was made and is not judged again
+        (its own title is in the history by then; the giver may have walked into
+        a room a step names). ``seed`` lets the coherence rules read what only the
+        seed knows (the signals behind the sides, the subject).
         """
         facts = self.facts
         errors: list[str] = []
@@ -169,6 +198,11 @@ class QuestValidator:
                 errors.append(f"Objective {o.id} takes place where nobody can get to")
         if not any(not o.optional for o in quest.objectives):
             errors.append("The quest has no required objective")
+        if not (accepted or offered):
+            errors += [
+                f"Incoherent ({issue.rule}): {issue.reason}"
+                for issue in self.check_plan(quest, seed)
+            ]
 
         self._check_rewards(quest, errors)
         self._check_text(quest, errors, warnings)

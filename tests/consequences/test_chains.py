@@ -3,6 +3,7 @@ stopped at depth 5, capped per propagation."""
 
 from __future__ import annotations
 
+import dataclasses
 from uuid import UUID
 
 import pytest
@@ -24,8 +25,10 @@ from maid_stdlib.questgen import (
     BranchOption,
     ConsequenceType,
     GeneratedQuest,
+    ObjectiveType,
     QuestBranch,
     QuestConsequence,
+    QuestObjective,
 )
 from maid_stdlib.questgen.events import QuestTurnedInEvent
 from maid_stdlib.questgen.rejection import Rejection
@@ -41,7 +44,7 @@ def chained(
     parent: str | None = None,
     **kw: object,
 ) -> GeneratedQuest:
-    return simple_quest(
+    quest = simple_quest(
         engine,
         quest_id,
         chain_depth=depth,
@@ -50,6 +53,17 @@ def chained(
         chain_potential=0.6,
         **kw,
     )
+    # A follow-up is about what the quest left behind: here, the road it decided.
+    decision = QuestObjective(
+        id="o3-decide",
+        objective_type=ObjectiveType.CUSTOM,
+        description="Decide who keeps the mill road",
+        target="who keeps the mill road",
+        order=2,
+        choice=True,
+        optional=True,
+    )
+    return dataclasses.replace(quest, objectives=[*quest.objectives, decision])
 
 
 class Chains:
@@ -115,6 +129,25 @@ async def test_the_chain_stops_at_depth_five(engine: GameEngine) -> None:
     rejection = await evaluator.evaluate(deeper)
     assert isinstance(rejection, Rejection)
     assert "chain depth" in rejection.reason
+
+
+async def test_a_follow_up_names_the_situation_the_quest_left_behind(
+    engine: GameEngine,
+) -> None:
+    facts = qg_of(engine).facts
+    hero = new_hero(engine)
+    # A quest whose consequences name no situation has no generic follow-up: its
+    # subject would be a placeholder ("follow_up").
+    plain = simple_quest(engine, "plain", chain_potential=0.6)
+    assert detect_consequence_signals(plain, QuestOutcome.COMPLETED, [hero], [], facts) == []
+    [signal] = detect_consequence_signals(
+        chained(engine, "decided", 0, 0.9), QuestOutcome.COMPLETED, [hero], [], facts
+    )
+    assert signal.context["situation"] == "who keeps the mill road"
+    seed = await qg_of(engine).evaluator().evaluate(signal)
+    assert not isinstance(seed, Rejection), seed
+    assert seed.subject == "who keeps the mill road"
+    assert seed.chain_parent_id == "decided"
 
 
 async def test_only_completed_or_perfect_quests_with_potential_chain(

@@ -46,7 +46,7 @@ def test_patterns_and_arcs_are_plain_strings() -> None:
     assert ObjectivePatterns.CLEAR == "clear"
     assert type(ObjectivePatterns.CLEAR) is str
     assert NarrativeArcs.DILEMMA == "dilemma"
-    assert len(builtin_constants(ObjectivePatterns)) == 9
+    assert len(builtin_constants(ObjectivePatterns)) == 10
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,7 @@ BUILTIN_ARCHETYPES = (
     "investigation",
     "rescue_mission",
     "faction_choice",
+    "common_cause",
 )
 
 INJECTION = (

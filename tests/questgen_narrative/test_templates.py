@@ -50,7 +50,7 @@ def assert_valid(narrative: QuestNarrative) -> None:
     assert all("{" not in t and "}" not in t for t in texts)
 
 
-def test_the_six_builtin_archetypes_have_defaults() -> None:
+def test_the_builtin_archetypes_have_defaults() -> None:
     assert set(RPG_TEMPLATES) == set(BUILTIN_ARCHETYPES)
 
 

@@ -79,7 +79,7 @@ async def _quest(engine: GameEngine) -> GeneratedQuest:
     return quest
 
 
-def test_the_six_archetypes_and_reward_fields() -> None:
+def test_the_seven_archetypes_and_reward_fields() -> None:
     assert set(RPG_ARCHETYPES) == {
         "threat_elimination",
         "diplomatic_resolution",
@@ -87,6 +87,7 @@ def test_the_six_archetypes_and_reward_fields() -> None:
         "investigation",
         "rescue_mission",
         "faction_choice",
+        "common_cause",
     }
     # The QuestManager's rewards are the stdlib's (gold, items) and the RPG terms'
     # experience.

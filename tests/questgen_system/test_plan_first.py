@@ -1,6 +1,6 @@
-"""Plan first, words last: with a model, a plan the quality filter refuses for its
-structure is refused before a call is spent on it; every refusal names its rules in
-the metrics, the log and the admin report."""
+"""Plan first, words last: a plan the quality filter refuses for its structure is
+refused before a word is written (with a model, before a call is spent on it);
+every refusal names its rules in the metrics, the log and the admin report."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ async def test_a_refused_plan_costs_no_model_call(
         assert getattr(rows[0], "rules", None) == "npc_monopoly"
 
 
-async def test_template_prose_is_still_judged_after_it_is_written(
+async def test_template_prose_is_judged_on_the_plan_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with started(tmp_path) as quiet:
@@ -47,7 +47,30 @@ async def test_template_prose_is_still_judged_after_it_is_written(
         monkeypatch.setattr(QuestQualityFilter, "MAX_PER_NPC_PER_DAY", 0)
         system.enqueue(seed_for(quiet, "pell"))
         await ticks(quiet, 3)
-        [record] = system.build_records()
-        assert (record.outcome, record.narrative_source) == ("rejected:quality", "template")
+        # No model, and still nothing is written for a plan the rules refuse.
+        assert system.build_records() == []
         [rejected] = system.rejections()
+        assert rejected.rejection.stage == "quality"
         assert rejected.rejection.rules == ("npc_monopoly",)
+
+
+async def test_a_seed_only_the_run_of_recent_quests_blocks_waits_unspent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with started(tmp_path) as quiet:
+        system = questgen_of(quiet)
+        blocked = ["combat_fatigue", "archetype_repetition"]
+        monkeypatch.setattr(QuestQualityFilter, "archetype_blocked", lambda self, a: blocked)
+        seed = seed_for(quiet, "pell")
+        system.enqueue(seed)
+        await ticks(quiet, 3)
+        # Three of a kind in a row: the seed waits for another kind of quest to break
+        # the run, no attempt spent, no rejection counted.
+        assert seed in system.pending_seeds()
+        assert seed.attempt_count == 0
+        assert system.rejections() == []
+        # Once the run is broken, it is built.
+        monkeypatch.setattr(QuestQualityFilter, "archetype_blocked", lambda self, a: [])
+        await ticks(quiet, 3)
+        [record] = system.build_records()
+        assert record.outcome == "registered"

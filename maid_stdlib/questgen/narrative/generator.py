@@ -83,6 +83,7 @@ class FallbackReason(enum.StrEnum):
     INVALID_OUTPUT = "invalid_output"  # not JSON, wrong shape, limits, truncated
     UNSAFE = "unsafe"  # the content filter (or a reward claim) rejected the text
     UNGROUNDED = "ungrounded"  # too many names the facts do not hold
+    TITLE_REPEATED = "title_repeated"  # its title was taken while it was written
     INTERNAL_ERROR = "internal_error"  # a bug on our side (logged with traceback)
 
 

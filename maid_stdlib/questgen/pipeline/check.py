@@ -1,13 +1,20 @@
 """CheckStage: a written quest finished and checked before anyone sees it.
 
-In order: the builder's scores (grounding, coherence), the content filter on a
-model's prose (unsafe prose is replaced by the template's and the quest finished
-again), the validator, the quality filter's anti-patterns with the daily cap, and
-region density. The first that fails is the rejection, named by its stage:
-``scores``, ``validation``, ``quality`` or ``region_density``.
+First a title another quest took while this one was written (or a model chose
+though it was told the titles in use) gives the quest the template's words, whose
+title avoids every taken one. Then, in order: the builder's scores (grounding,
+coherence), the content filter on a model's prose (unsafe prose is replaced by
+the template's and the quest finished again), the validator (with the coherence
+rules), the quality filter's anti-patterns with the daily cap, and region
+density. The first that fails is the rejection, named by its stage: ``scores``,
+``validation``, ``quality`` or ``region_density``. The structural rules already
+ran on the plan (``PlanStage.judge``); here they catch what changed while the
+prose was written and what only the text shows.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from maid_engine.llm import ContentFilter
 from maid_stdlib.questgen.builder import QuestBuilder, QuestPlan
@@ -42,6 +49,7 @@ class CheckStage:
 
     async def check(self, plan: QuestPlan, narrative: QuestNarrative) -> CheckOutcome:
         builder = self._builder
+        narrative = self._fresh_title(plan, narrative)
         quest = builder.finish(plan, narrative)
         if (
             not isinstance(quest, Rejection)
@@ -54,10 +62,13 @@ class CheckStage:
             quest = builder.finish(plan, narrative)
         if isinstance(quest, Rejection):
             return CheckOutcome(narrative, quest)
-        validation = await self._validator.validate(quest)
+        validation = await self._validator.validate(quest, seed=plan.seed)
         if not validation.valid:
             why = "; ".join(validation.errors) or "invalid"
-            return CheckOutcome(narrative, Rejection("validation", why))
+            rules = tuple(
+                dict.fromkeys(i.rule for i in self._validator.check_plan(quest, plan.seed))
+            )
+            return CheckOutcome(narrative, Rejection("validation", why, rules))
         problems = [p for p in self._quality.check(quest) if p != "region_density"]
         if self._quotas.over_daily_cap(quest):
             problems.append("daily_cap")
@@ -70,6 +81,22 @@ class CheckStage:
                 narrative, Rejection("region_density", f"region {quest.region} is full")
             )
         return CheckOutcome(narrative, quest)
+
+    def _fresh_title(self, plan: QuestPlan, narrative: QuestNarrative) -> QuestNarrative:
+        """``narrative``, or the template's when its title is taken by now. A model's
+        words cost their call already: the quest is kept, in the template's words,
+        rather than thrown away for its title."""
+        taken = self._validator.coherence.taken_titles(
+            plan.seed.primary_npc, self._builder.facts.now
+        )
+        if " ".join(narrative.title.split()).casefold() not in {t.casefold() for t in taken}:
+            return narrative
+        reason = "title_repeated" if narrative.source == "llm" else narrative.fallback_reason
+        return self._fallback.generate(
+            replace(plan.context, recent_titles=tuple(taken)),
+            reason=reason,
+            tokens_used=narrative.tokens_used,
+        )
 
     def _safe(self, quest: GeneratedQuest) -> bool:
         d = quest.quest_giver_dialogue

@@ -4,10 +4,15 @@ The archetypes that fit the seed are tried best first; one the quality filter's
 history rules would reject (three in a row, combat fatigue, fetch loops) is
 skipped, and the first the builder can plan on the world as it is wins.
 
-``judge=True`` (the prose will cost a model call): the quality filter's
-anti-patterns that read no text (NPC monopoly, location repetition, impossible
-quests, ...) run on the plan's draft before a word is written, and a plan they
-refuse is never narrated; the next archetype is tried.
+Every rule that can reject a quest for its structure runs on the plan's draft
+before a word of prose is written (let alone a model called), whether templates
+or a model will write it: first the coherence rules (the validator's
+``check_plan``: the giver as its own step, a step done on offer, sides nobody set
+against each other, a placeholder subject), then the quality filter's anti-patterns
+that read no text (NPC monopoly, location repetition, impossible quests, ...). A
+plan they refuse is never narrated; the next archetype is tried, and when none
+passes the last refusal says why, with its named rules (stage ``coherence`` or
+``quality``).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from maid_stdlib.questgen.facts import WorldFacts
 from maid_stdlib.questgen.quality import QuestQualityFilter
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
+from maid_stdlib.questgen.validator import QuestValidator
 
 __all__ = ["PlanStage"]
 
@@ -34,17 +40,21 @@ class PlanStage:
         builder: QuestBuilder,
         quality: QuestQualityFilter,
         ranked_archetypes: Callable[[QuestSeed], list[QuestArchetype]],
+        validator: QuestValidator,
     ) -> None:
         self._facts = facts
         self._builder = builder
         self._quality = quality
         self._ranked = ranked_archetypes
+        self._validator = validator
 
-    async def plan(self, seed: QuestSeed, *, judge: bool = False) -> QuestPlan | Rejection:
-        """The plan of the best archetype that can be built, or why none (stage
-        ``plan``; ``quality`` when ``judge`` refused the last plan)."""
+    async def plan(self, seed: QuestSeed) -> QuestPlan | Rejection:
+        """The plan of the best archetype that can be built and passes the rules, or
+        why none (stage ``plan``, or ``coherence``/``quality`` when the rules
+        refused the last plan)."""
         last: Rejection | None = None
         skipped: list[str] = []
+        rules: list[str] = []
         with self._facts.steady():  # planning reads the world, never changes it
             for archetype in self._ranked(seed):
                 blocked = self._quality.archetype_blocked(archetype.archetype_id)
@@ -56,10 +66,11 @@ class PlanStage:
                         ", ".join(blocked),
                     )
                     skipped.append(f"{archetype.archetype_id} ({', '.join(blocked)})")
+                    rules += blocked
                     continue
                 plan = await self._builder.prepare(seed, archetype)
                 if not isinstance(plan, Rejection):
-                    refused = self.judge(plan) if judge else None
+                    refused = self.judge(seed, plan)
                     if refused is None:
                         return plan
                     plan = refused
@@ -67,19 +78,32 @@ class PlanStage:
         if last is not None:
             return last
         if skipped:
-            return Rejection("plan", "the history rules block " + ", ".join(skipped))
+            # Named by its rules: only the run of recent quests stands in the way.
+            return Rejection(
+                "plan",
+                "the history rules block " + ", ".join(skipped),
+                tuple(dict.fromkeys(rules)),
+            )
         return Rejection("plan", "no archetype fits the seed")
 
-    def judge(self, plan: QuestPlan) -> Rejection | None:
-        """Why the quality filter would reject the plan's quest for its structure
-        (stage ``quality``, the anti-patterns named), judged on the draft before
-        any prose; None: it would not."""
-        problems = self._quality.check_plan(self._builder.draft(plan))
-        if not problems:
-            return None
-        return Rejection(
-            "quality", f"{plan.archetype.archetype_id}: " + ", ".join(problems), tuple(problems)
-        )
+    def judge(self, seed: QuestSeed, plan: QuestPlan) -> Rejection | None:
+        """Why the plan's quest would be rejected for its structure, judged on its
+        draft before any prose (None: it would not): the coherence rules first
+        (stage ``coherence``), then the quality filter's anti-patterns (stage
+        ``quality``), each naming the rules it broke."""
+        draft = self._builder.draft(plan)
+        archetype = plan.archetype.archetype_id
+        issues = self._validator.check_plan(draft, seed)
+        if issues:
+            return Rejection(
+                "coherence",
+                f"{archetype}: " + "; ".join(str(i) for i in issues),
+                tuple(dict.fromkeys(i.rule for i in issues)),
+            )
+        problems = self._quality.check_plan(draft)
+        if problems:
+            return Rejection("quality", f"{archetype}: " + ", ".join(problems), tuple(problems))
+        return None
 
     async def dry_run(self, seed: QuestSeed, archetype: QuestArchetype) -> QuestPlan | Rejection:
         """The builder's structural step for one archetype, outside the queue
