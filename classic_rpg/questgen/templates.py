@@ -219,7 +219,7 @@ COMMON_CAUSE: Templates = {
     ),
     "description": (
         "{event}. {memory}.\n\n{npc} asks you to {objectives}.\n\n{stakes}.",
-        "{motivation}. {memory}.\n\n{threat} {threat.v_threaten} {location.short}. "
+        "{memory}. {need}.\n\n{threat} {threat.v_threaten} {location.short}. "
         "{npc} asks you to {objectives}.",
     ),
     "offer": (

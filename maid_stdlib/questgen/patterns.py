@@ -240,6 +240,25 @@ def _two_sides(seed: QuestSeed) -> tuple[UUID, UUID] | None:
     return None
 
 
+#: A subject longer than this is a clause ("Selena blames the guard for ..."),
+#: which reads wrongly after "the dispute over".
+_MAX_TOPIC_WORDS = 4
+
+
+def _noun_phrase(subject: str | None) -> bool:
+    """Whether ``subject`` reads as a topic after "the dispute over" ("iron
+    prices"), not a key or a whole clause."""
+    return is_prose(subject) and len((subject or "").split()) <= _MAX_TOPIC_WORDS
+
+
+def _person(facts: WorldFacts, uid: UUID) -> str:
+    """A name, or a definite description for a nameless one ("the gate guard")."""
+    name = facts.name(uid)
+    if name.lower().startswith(("a ", "an ")):
+        return definite(strip_article(name))
+    return name
+
+
 def _decision(description: str, target: str, order: int) -> QuestObjective:
     return QuestObjective(
         objective_type=ObjectiveType.CUSTOM,
@@ -258,7 +277,7 @@ def build_negotiation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective
     a, b = sides
     # A subject that is not prose (an internal key such as a chain's "follow_up")
     # is left out: the dispute is still the two people's.
-    about = f" over {seed.subject}" if seed.subject and is_prose(seed.subject) else ""
+    about = f" over {seed.subject}" if _noun_phrase(seed.subject) else ""
     # A giver who is one of the sides tells theirs when asking for help: only the
     # other side is a step (a quest never sends the hero to hear its own giver).
     objectives = [
@@ -316,11 +335,12 @@ def build_envoy(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     if not _reachable_npcs(facts, seed, [ally]):
         return []
     common = seed.threat_source if seed.threat_source and is_prose(seed.threat_source) else ""
-    against = f" against {common}" if common else ""
-    word = f"Tell {facts.name(ally)} that {facts.name(giver)} will stand with them{against}"
+    against = f" against {definite(common)}" if common else ""
+    other = _person(facts, ally)
+    word = f"Tell {other} that {facts.name(giver)} will stand with them{against}"
     return [
         _talk(facts, ally, word, order=1),
-        _report(facts, seed, 2, f"with {facts.name(ally)}'s answer"),
+        _report(facts, seed, 2, f"with {other}'s answer"),
     ]
 
 
@@ -455,7 +475,7 @@ def build_craft_and_deliver(seed: QuestSeed, facts: WorldFacts) -> list[QuestObj
                 order=4,
             )
         )
-    return objectives
+    return _renumber(objectives)
 
 
 Builder = Callable[[QuestSeed, WorldFacts], list[QuestObjective]]

@@ -238,7 +238,7 @@ async def test_allies_get_a_message_to_carry_not_a_side_to_take(town: Town) -> N
     plan = await builder.prepare(seed, envoy)
     assert not isinstance(plan, Rejection), plan
     assert [(o.description, o.order) for o in plan.objectives] == [
-        ("Tell Captain Brann that Hilda will stand with them against wolves", 1),
+        ("Tell Captain Brann that Hilda will stand with them against the wolves", 1),
         ("Report back to Hilda with Captain Brann's answer", 2),
     ]
     assert rules(town, builder.draft(plan), seed) == []
@@ -248,3 +248,18 @@ async def test_allies_get_a_message_to_carry_not_a_side_to_take(town: Town) -> N
         other, ObjectivePatterns.ENVOY, town.qg.facts
     )
     assert built == []
+
+
+async def test_a_clause_is_no_topic_for_the_dispute_over(town: Town) -> None:
+    builder = town.qg.builder(EchoNarrator())
+    short = await rivalry_seed(town, town.brann, town.orla)
+    plan = await builder.prepare(short, mediate(town))
+    assert not isinstance(plan, Rejection), plan
+    assert plan.objectives[0].description == "Hear Orla's side of the dispute over iron prices"
+    # "the dispute over Orla blames the captain for ..." would not be English.
+    long = await rivalry_seed(
+        town, town.brann, town.orla, cause="Orla blames the captain for the wolves"
+    )
+    plan = await builder.prepare(long, mediate(town))
+    assert not isinstance(plan, Rejection), plan
+    assert plan.objectives[0].description == "Hear Orla's side of the dispute"
