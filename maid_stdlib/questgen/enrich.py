@@ -114,7 +114,9 @@ def enrich(
         )
     if not parts:
         if threat:
-            parts.append(f"{threat} threaten {place}, and {name} cannot face them alone")
+            # Only what the world holds: the threat. Whether the giver could face it
+            # alone is nowhere in it.
+            parts.append(f"{threat} threaten {place}, and {name} asks for help")
         else:
             parts.append(f"{name} is caught up in what is happening at {place}")
     motivation = "; ".join(parts)
