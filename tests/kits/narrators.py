@@ -15,8 +15,18 @@ class EchoNarrator:
     async def generate(self, ctx: NarrativeContext) -> QuestNarrative:
         self.contexts.append(ctx)
         where = ctx.area_name or (ctx.locations[0] if ctx.locations else "the village")
+        # Like a model told which titles are in use: the first one not taken.
+        taken = {t.casefold() for t in ctx.recent_titles}
+        g = ctx.giver_name
+        titles = [
+            f"{g}'s Plea",
+            f"{g}'s Second Plea",
+            f"{g}'s Third Plea",
+            f"Another Plea from {g}",
+        ]
+        title = next((t for t in titles if t.casefold() not in taken), titles[0])
         return QuestNarrative(
-            title=f"{ctx.giver_name}'s Plea",
+            title=title,
             summary=f"{ctx.giver_name} needs help at {where}.",
             description=f"{ctx.giver_name} speaks: {ctx.motivation} {ctx.backstory} {ctx.stakes}",
             dialogue=QuestDialogue(
