@@ -108,6 +108,7 @@ class RpgQuestFitting:
         if len(members) > 1:
             listed = ", ".join(str(lv) for lv in levels)
             reason = f"a group of {len(members)} (levels {listed}) rated {reason}"
+        foes = self._foe_objectives(generated)
         adjustment = plan_adjustment(generated, members, match.effort, reason, bounds)
         # Experience is the RPG's own reward: it scales like gold, recorded here.
         experience = rpg_terms(generated).experience
@@ -115,27 +116,37 @@ class RpgQuestFitting:
         if scaled != experience:
             adjustment.add("experience", experience, scaled)
         scaling = scaling_of(adjustment)
-        scaling.foes.update(self._foes(generated, rated, bounds, adjustment))
+        scaling.foes.update(self._foes(generated, foes, rated, bounds, adjustment))
         self.qg.history.record_adjustment(quest.quest_id, adjustment)
         return scaling
+
+    def _foe_objectives(self, quest: GeneratedQuest) -> dict[str, tuple[str, str]]:
+        """Objective id -> (template, room) of each counted kill of a kind: where
+        the world's foes of the kind were seen, the quest's own will stand."""
+        out: dict[str, tuple[str, str]] = {}
+        for o in quest.objectives:
+            if o.objective_type is not ObjectiveType.KILL or o.quantity <= 1:
+                continue
+            room = o.target_location or self._room_of(o.target_entity_ids)
+            if o.target_template and room:
+                out[o.id] = (o.target_template, room)
+        return out
 
     def _foes(
         self,
         quest: GeneratedQuest,
+        objectives: dict[str, tuple[str, str]],
         rated: int,
         bounds: ScalingBounds,
         adjustment: DifficultyAdjustment,
     ) -> dict[str, FoeSpec]:
-        """The quest's own foes for each counted kill of a kind, at the rated level
-        within the bounds, where the world's foes of the kind were seen."""
+        """The quest's own foes of ``objectives``, at the rated level within the
+        bounds."""
         out: dict[str, FoeSpec] = {}
         for o in quest.objectives:
-            if o.objective_type is not ObjectiveType.KILL or o.quantity <= 1:
+            if o.id not in objectives:
                 continue
-            template = o.target_template
-            room = o.target_location or self._room_of(o.target_entity_ids)
-            if not template or not room:
-                continue
+            template, room = objectives[o.id]
             base = self._template_level(template, o.target_entity_ids)
             level = fitted_level(base, rated, bounds.min_factor, bounds.max_factor)
             out[o.id] = FoeSpec(template=template, room=room, level=level, base_level=base)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from uuid import UUID
 
-from kits.engines import npc, npcs, qg_of, qm, questgen_of, room_key, ws_of
+from kits.engines import npc, npcs, plain, qg_of, qm, questgen_of, room_key, ws_of
 from kits.heroes import make_strong, place
 from questgen_system.qskit import make_engine, online, seed_for, until
 
@@ -59,6 +59,10 @@ def _quarry(engine: GameEngine, owner: UUID | None = None) -> list[UUID]:
     ]
 
 
+def theirs_count_words(count: int) -> str:
+    return "a grey wolf" if count == 1 else f"{count} grey wolves"
+
+
 def _level(engine: GameEngine, uid: UUID) -> int:
     return engine.world.get_component(uid, CharacterStats).level
 
@@ -78,7 +82,7 @@ async def test_a_novice_and_a_veteran_face_their_own_foes_at_their_own_level(
     before = {w: _level(quiet, w) for w in world_wolves}
     assert set(before.values()) == {2}
     novice, _ = await online(quiet, "Novice", level=1)
-    veteran, _ = await online(quiet, "Veteran", level=8)
+    veteran, veteran_session = await online(quiet, "Veteran", level=8)
     await _accept(quiet, novice, quest.id)
     await _accept(quiet, veteran, quest.id)
 
@@ -104,6 +108,11 @@ async def test_a_novice_and_a_veteran_face_their_own_foes_at_their_own_level(
     # entities no checkpoint writes.
     assert {w: _level(quiet, w) for w in world_wolves} == before
     assert not any(quiet.world.is_persistent(f) for f in mine + theirs)
+    # The hunters are told where their quarry stands.
+    assert (
+        f"Your quarry: {theirs_count_words(veteran_count)} of level 3 at The Copse. "
+        "Yours alone to hunt ('kill quarry'); the others of the kind count too."
+    ) in plain(veteran_session.text())
 
     # @quest inspect records the foes with the rest of the fitting.
     lines = await inspect_lines(QuestOps(quiet), quest)

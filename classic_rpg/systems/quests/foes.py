@@ -36,12 +36,13 @@ from classic_rpg.systems.quests.models import Quest
 from classic_rpg.systems.quests.questlog import FoeSpec, QuestEntry, QuestLog
 from maid_engine.ecs import Component
 from maid_engine.ports import SessionsPort, WorldPort
+from maid_stdlib.text import counted
 from maid_stdlib.world.components import Describable
 from maid_stdlib.world.extensions import ExtensionHost
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.spawner import spawn_template
-from maid_stdlib.world.text import capitalize
+from maid_stdlib.world.text import capitalize, join_words
 
 __all__ = ["FoeSpec", "QuestFoe", "QuestFoes", "fitted_level", "rescale"]
 
@@ -215,6 +216,30 @@ class QuestFoes:
         ws.place(uid, spec.room, reason="quest")
         ws.message_room(spec.room, f"{capitalize(name_of(ws, uid))} arrives.", exclude=(uid,))
         return uid
+
+    def summary(self, foes: list[UUID]) -> str:
+        """One line for the hunter: what of their quarry stands where."""
+        ws, world = self.ws, self.engine.world
+        groups: dict[tuple[str, int, str], int] = {}
+        for uid in foes:
+            desc = world.try_component(uid, Describable)
+            stats = world.try_component(uid, CharacterStats)
+            key = (
+                desc.name if desc is not None else "a foe",
+                stats.level if stats is not None else 1,
+                ws.room_key_of(uid) or "",
+            )
+            groups[key] = groups.get(key, 0) + 1
+        parts = []
+        for (name, level, room), count in groups.items():
+            where = ws.room(room)
+            parts.append(
+                f"{counted(count, name)} of level {level} at {where.name if where else room}"
+            )
+        return (
+            f"Your quarry: {join_words(parts)}. Yours alone to hunt ('kill quarry'); "
+            "the others of the kind count too."
+        )
 
     # -- removing ---------------------------------------------------------------------------
     def despawn(self, owner: UUID, quest_id: str | None = None) -> int:

@@ -349,7 +349,9 @@ class QuestManager:
         self._write_run(character, entry)
         fitted = self.quest_for(entry) or quest
         self.objectives.start(character, fitted, entry)
-        self.foes.spawn(character, fitted, entry)
+        made = self.foes.spawn(character, fitted, entry)
+        if made:
+            self.notify(character, self.foes.summary(made))
         return entry
 
     def foes_back(self, event: CharacterConnectedEvent) -> None:
@@ -359,7 +361,9 @@ class QuestManager:
             event.character_id, QuestState.IN_PROGRESS, QuestState.COMPLETED
         ):
             fitted = self.quest_for(entry) or quest
-            self.foes.spawn(event.character_id, fitted, entry)
+            made = self.foes.spawn(event.character_id, fitted, entry)
+            if made:
+                self.notify(event.character_id, self.foes.summary(made))
 
     def foes_away(self, event: CharacterDisconnectedEvent) -> None:
         """A character leaves the game: their quarry leaves with them."""
