@@ -72,7 +72,7 @@ def rpg_archetypes() -> list[QuestArchetype]:
             objective_pattern=ObjectivePatterns.INVESTIGATE,
             branching=BranchingPattern.OPEN,
             estimated_steps=5,  # initial lead -> 2-3 clues -> confrontation
-            compatible_seed_types=[T.MYSTERY, T.JUSTICE, T.DISCOVERY_EXPEDITION],
+            compatible_seed_types=[T.MYSTERY, T.JUSTICE, T.DISCOVERY_EXPEDITION, T.COLD_CASE],
             requires_social=True,
             requires_exploration=True,
             narrative_arc=NarrativeArcs.MYSTERY,

@@ -534,7 +534,12 @@ def builtin_contracts() -> list[SignalContract]:
             _goal_blocked,
         ),
         SignalContract(
-            "BETRAYAL", (T.MYSTERY,), ("betrayer", "victim", "evidence_location"), _betrayal
+            "BETRAYAL",
+            (T.MYSTERY, T.COLD_CASE),
+            ("betrayer", "victim", "evidence_location"),
+            _betrayal,
+            # a wrong left unanswered past its first week is a cold case
+            classify=lambda c: T.COLD_CASE if c.get("cold") else T.MYSTERY,
         ),
         SignalContract(
             "SECRET_REVEALED",

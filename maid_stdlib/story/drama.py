@@ -44,8 +44,12 @@ UNREQUITED_FROM = 0.6
 UNREQUITED_BACK = 0.1
 #: A challenger must out-influence the leader by this much.
 POWER_MARGIN = 0.05
-#: A betrayal stays a live situation this long after it happened.
+#: A betrayal stays a live situation this long after it happened ...
 BETRAYAL_WINDOW = 7 * GAME_DAY
+#: ... then, unanswered, it is a cold case until this long after.
+COLD_CASE_WINDOW = 30 * GAME_DAY
+#: A cold case matters less than a fresh wrong (still above the evaluator's 0.4).
+COLD_CASE_IMPORTANCE = 0.45
 
 
 def _people(ctx: DetectionContext, uids: list[UUID]) -> tuple[list[UUID], list[UUID]]:
@@ -231,22 +235,27 @@ def detect_regrouping(ctx: DetectionContext) -> Iterator[Detection]:
 
 
 def detect_betrayals(ctx: DetectionContext) -> Iterator[Detection]:
-    """A recent memory tagged "betrayal" whose subject is the betrayer."""
+    """A memory tagged "betrayal" whose subject is the betrayer: a live situation
+    for ``BETRAYAL_WINDOW``, then a cold case (``cold`` in the context, a situation
+    of its own) until ``COLD_CASE_WINDOW``. A wrong answered by a quest is resolved
+    as a situation and not raised again."""
     for memory in sorted(ctx.memory.with_tag("betrayal"), key=lambda m: str(m.id)):
         betrayer, victim = memory.subject_id or memory.player_id, memory.npc_id
         when = memory.game_time or 0.0
         if betrayer is None or not ctx.world.entity_exists(victim):
             continue
-        if ctx.now - when > BETRAYAL_WINDOW:
+        age = ctx.now - when
+        if age > COLD_CASE_WINDOW:
             continue
+        cold = age > BETRAYAL_WINDOW
         place = memory.location or ctx.ws.room_key_of(victim)
         if place is None:
             continue
         npcs, players = _people(ctx, [victim, betrayer])
         yield Detection(
             T.BETRAYAL,
-            f"betrayal:{memory.id}",
-            clamp_unit(0.5 + 0.4 * memory.importance),
+            f"cold_case:{memory.id}" if cold else f"betrayal:{memory.id}",
+            COLD_CASE_IMPORTANCE if cold else clamp_unit(0.5 + 0.4 * memory.importance),
             npcs,
             {
                 "betrayer": str(betrayer),
@@ -257,6 +266,8 @@ def detect_betrayals(ctx: DetectionContext) -> Iterator[Detection]:
                 "evidence_location_name": ctx.room_name(place),
                 # Private memories are the victim's own: their words stay out.
                 "what_happened": memory.content if memory.is_public else None,
+                "occurred_at": when,
+                "cold": cold,
             },
             involved_players=players,
         )

@@ -13,6 +13,7 @@ from living.livingkit import LIVING, hamlet_pack, make_engine, npc, run_hours, s
 
 from maid_engine.engine import GameEngine
 from maid_stdlib.living import EpisodicMemory, TradeGoods, api, gossip
+from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.story import REQUIRED_CONTEXT, StorySignal, StorySignalType
 from maid_stdlib.world import data_uuid
 
@@ -257,3 +258,44 @@ def test_every_contract_type_has_a_builtin_detector() -> None:
         == set(REQUIRED_CONTEXT)
         == {v for k, v in vars(StorySignalType).items() if k.isupper()}
     )
+
+
+async def test_an_old_unanswered_betrayal_is_a_cold_case(engine: GameEngine) -> None:
+    """A wrong older than a week, never answered, is raised again as a cold case
+    (its own situation, less important), which the evaluator seeds as ``cold_case``
+    and the investigation archetype takes."""
+    from maid_engine.clock import GAME_DAY
+    from maid_stdlib.questgen import QuestGen
+    from maid_stdlib.story.drama import COLD_CASE_WINDOW
+
+    trader, keeper = npc(engine, "pell"), npc(engine, "marta")
+    now = engine.clock.game_time
+    memory = living_of(engine).memory.add(
+        EpisodicMemory(
+            keeper,
+            "Someone sold my ledger to the bandits.",
+            importance=0.8,
+            tags=["betrayal"],
+            subject_id=trader,
+            location="hamlet:inn",
+            game_time=now - 10 * GAME_DAY,
+        )
+    )
+    s = only(detect(engine), T.BETRAYAL)
+    assert s.context["cold"] is True
+    assert s.situation_key == f"cold_case:{memory.id}"
+    assert s.importance == 0.45
+    qg = engine.services.get(QuestGen)
+    seed = await qg.evaluator().evaluate(s)
+    assert not isinstance(seed, Rejection), seed
+    assert seed.seed_type == "cold_case"
+    assert seed.evidence_location == "hamlet:inn"
+    memory.game_time = now - COLD_CASE_WINDOW - 1
+    assert not [x for x in detect(engine) if x.signal_type == T.BETRAYAL]
+
+
+def test_the_rpg_investigation_takes_cold_cases() -> None:
+    from classic_rpg.questgen.archetypes import rpg_archetypes
+
+    takers = [a.archetype_id for a in rpg_archetypes() if "cold_case" in a.compatible_seed_types]
+    assert takers == ["investigation"]
