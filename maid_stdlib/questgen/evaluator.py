@@ -225,6 +225,9 @@ class SeedEvaluator:
             return self._reject("no place to ground the quest in")
         if not facts.reachable(giver_room, location):
             return self._reject("the place cannot be reached from the giver")
+        claimed = facts.claimed_by_authored(primary, location, *lead.grounding.affected_area)
+        if claimed is not None:
+            return self._reject(self._claim_reason(claimed))
 
         fields: dict[str, Any] = {}
         involved: list[UUID] = []
@@ -276,6 +279,12 @@ class SeedEvaluator:
         for key in ("party_a", "party_b", "rescue_target", "recipient", "supplier"):
             if fields.get(key) is not None and not facts.is_alive(fields[key]):
                 return self._reject(f"{key} is no longer alive")
+        sides = [fields.get(k) for k in ("party_a", "party_b", "rescue_target", "recipient")]
+        claimed = facts.claimed_by_authored(*[s for s in sides if isinstance(s, UUID)])
+        if claimed is not None:
+            return self._reject(self._claim_reason(claimed))
+        # Someone merely involved steps aside instead.
+        involved = [n for n in involved if facts.claimed_by_authored(n) is None]
         if len(involved) + 1 < self.MIN_INVOLVED_NPCS:
             return self._reject("too few NPCs involved")
 
@@ -324,6 +333,11 @@ class SeedEvaluator:
             chain_parent_id=str(chain_parent) if chain_parent else None,
             **fields,
         )
+
+    def _claim_reason(self, claimed: tuple[UUID | str, str]) -> str:
+        ref, title = claimed
+        what = self.facts.name(ref) if isinstance(ref, UUID) else self.facts.room_name(ref)
+        return f"{what} is part of the hand-written quest '{title}' someone is on"
 
     @staticmethod
     def _reject(reason: str) -> Rejection:

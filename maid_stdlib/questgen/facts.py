@@ -8,7 +8,9 @@ know through hooks: ``alive_checks`` (a classic RPG: health above zero),
 classic RPG rates them by character level), ``item_sources`` (an item template that
 can be bought or looted counts as obtainable), ``portable_checks`` (an item a
 character can pick up; only those are asked for), ``respawn_pending`` (a respawn of
-an NPC template is scheduled) and ``respawners`` (this NPC comes back when killed).
+an NPC template is scheduled), ``respawners`` (this NPC comes back when killed) and
+``authored_claims`` (the NPCs and rooms of hand-written quests someone is on, which
+generated quests leave alone).
 Kill objectives with a template are matched by kind: :meth:`kind_available`
 says whether an NPC of that kind is alive or really due to respawn.
 """
@@ -48,6 +50,8 @@ AliveCheck = Callable[[UUID], bool]
 ItemSource = Callable[[str], bool]
 RespawnPending = Callable[[str], bool]
 Respawner = Callable[[UUID], bool]
+#: ``() -> {entity id or room key: title}``: what the active hand-written quests use.
+AuthoredClaims = Callable[[], "dict[UUID | str, str]"]
 
 
 class FactsHost(WorldPort, ClockPort, ServicesPort, RandomPort, Protocol):
@@ -88,6 +92,9 @@ class WorldFacts(ThreatFacts):
         scheduled (a classic RPG's PendingRespawn)."""
         self.respawners: list[Respawner] = []
         """``(entity) -> bool``: this NPC will be respawned when it dies."""
+        self.authored_claims: list[AuthoredClaims] = []
+        """``() -> {entity id or room key: title}``: what the hand-written quests someone
+        is on use (NPCs, rooms); generated quests leave it alone."""
         #: template -> NPC entities that have (or had) it: see ``npcs_of_template``
         self._template_members: dict[str, set[UUID]] | None = None
 
@@ -115,6 +122,21 @@ class WorldFacts(ThreatFacts):
     def new_uuid(self) -> UUID:
         """A UUID from the engine's seeded random source (reproducible runs)."""
         return UUID(int=self.rng.getrandbits(128), version=4)
+
+    def claimed_by_authored(self, *refs: UUID | str | None) -> tuple[UUID | str, str] | None:
+        """The first of ``refs`` (NPCs, room keys) an active hand-written quest uses,
+        with that quest's title; None when none is. Generated quests never reference
+        them: they would contradict or spoil a story someone is in the middle of."""
+        wanted = [r for r in refs if r is not None]
+        if not wanted or not self.authored_claims:
+            return None
+        claims: dict[UUID | str, str] = {}
+        for hook in self.authored_claims:
+            claims.update(hook())
+        for ref in wanted:
+            if ref in claims:
+                return ref, claims[ref]
+        return None
 
     # -- entities ---------------------------------------------------------------------
     def exists(self, entity: UUID | None) -> bool:

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
+from uuid import UUID
 
 from maid_stdlib.questgen.coherence import CoherenceIssue, CoherenceRules
 from maid_stdlib.questgen.facts import WorldFacts
@@ -182,6 +183,19 @@ class QuestValidator:
 
         for problem in grounding_problems(quest.objectives, facts, accepted=accepted):
             errors.append(problem)
+        if not accepted:
+            # A quest under way keeps going; a new one leaves the people and places
+            # of hand-written quests in progress alone.
+            for o in quest.objectives:
+                refs = [*o.target_entity_ids, o.target_entity_id, o.target_location]
+                claimed = facts.claimed_by_authored(*refs)
+                if claimed is not None:
+                    ref, title = claimed
+                    what = facts.name(ref) if isinstance(ref, UUID) else facts.room_name(ref)
+                    errors.append(
+                        f"Objective {o.id} uses {what}, part of the hand-written quest "
+                        f"'{title}' someone is on"
+                    )
         for o in quest.objectives:
             if o.objective_type is ObjectiveType.KILL and not accepted:
                 targets = o.target_entity_ids or (

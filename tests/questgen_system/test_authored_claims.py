@@ -1,0 +1,67 @@
+"""Generated quests leave the people and places of a hand-written quest someone is
+on alone: Hamlet's "Watch the Road" (Warden Tamsin sends a character to the copse)
+keeps Tamsin and the copse out of new quests until it is over."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kits.engines import qg_of, qm
+from questgen_system.qskit import make_engine, npc, online, threat
+
+from maid_stdlib.questgen.rejection import Rejection
+from maid_stdlib.questgen.seed import QuestSeed
+
+
+async def test_a_hand_written_quest_in_progress_keeps_its_npcs_and_places(
+    tmp_path: Path,
+) -> None:
+    engine = make_engine(tmp_path, quiet=True)
+    async with engine.lifespan():
+        qg = qg_of(engine)
+        facts = qg.facts
+        tamsin = npc(engine, "tamsin")
+        assert facts.claimed_by_authored(tamsin, "hamlet:road_copse") is None
+        assert isinstance(await qg.evaluator().evaluate(threat(engine, "tamsin")), QuestSeed)
+
+        hero, _ = await online(engine, "Aldric", room="hamlet:warden_hut", level=2)
+        manager = qm(engine)
+        manager.offer_quest(hero, "wolf-watch")
+        await manager.accept_quest(hero, "wolf-watch")
+        assert facts.claimed_by_authored(tamsin) == (tamsin, "Watch the Road")
+        assert facts.claimed_by_authored("hamlet:road_copse") == (
+            "hamlet:road_copse",
+            "Watch the Road",
+        )
+        # her own seed, and anyone's seed about the copse, wait
+        rejected = await qg.evaluator().evaluate(threat(engine, "tamsin"))
+        assert isinstance(rejected, Rejection)
+        assert rejected.reason.endswith(
+            "part of the hand-written quest 'Watch the Road' someone is on"
+        )
+        other = await qg.evaluator().evaluate(threat(engine, "hollin"))
+        assert isinstance(other, Rejection)
+        assert "'Watch the Road'" in other.reason
+
+        manager.abandon_quest(hero, "wolf-watch")
+        await engine.dispatch_events()
+        assert facts.claimed_by_authored(tamsin, "hamlet:road_copse") is None
+        assert isinstance(await qg.evaluator().evaluate(threat(engine, "hollin")), QuestSeed)
+
+
+async def test_the_validator_refuses_objectives_on_claimed_ground(tmp_path: Path) -> None:
+    from kits.quests import simple_quest
+
+    engine = make_engine(tmp_path, quiet=True)
+    async with engine.lifespan():
+        qg = qg_of(engine)
+        quest = simple_quest(engine)  # asks Warden Tamsin about the road
+        assert (await qg.validator.validate(quest)).valid
+        hero, _ = await online(engine, "Aldric", room="hamlet:warden_hut", level=2)
+        qm(engine).offer_quest(hero, "wolf-watch")
+        await qm(engine).accept_quest(hero, "wolf-watch")
+        result = await qg.validator.validate(quest)
+        assert not result.valid
+        assert any("'Watch the Road'" in e for e in result.errors), result.errors
+        # a quest already under way is not invalidated by it
+        assert (await qg.validator.validate(quest, accepted=True)).valid
