@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kits.engines import qg_of, qm
-from questgen_system.qskit import make_engine, npc, online, threat
+from kits.engines import npc, qg_of, qm
+from questgen_system.qskit import make_engine, online, threat
 
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
