@@ -148,31 +148,6 @@ class RpgHooks:
     def portable(self, item: UUID) -> bool:
         return self.world.has_component(item, ItemStats)
 
-    def authored_claims(self) -> dict[UUID | str, str]:
-        """The NPCs and rooms of hand-written quests someone is on (accepted, not
-        yet turned in), with the quest's title."""
-        from classic_rpg.systems.quests.manager import QuestManager
-        from classic_rpg.systems.quests.questlog import QuestLog
-
-        manager = self.engine.services.try_get(QuestManager)
-        if manager is None:
-            return {}
-        claims: dict[UUID | str, str] = {}
-        for _, qlog in self.world.each(QuestLog):
-            for entry in qlog.quests.values():
-                if not entry.state.active:
-                    continue
-                quest = manager.get_quest(entry.quest_id)
-                if quest is None or quest.source != "authored":
-                    continue
-                refs: list[UUID | str | None] = [quest.giver_npc_id, quest.turn_in_npc]
-                for o in quest.objectives:
-                    refs += [o.target_id, o.destination_room_id]
-                for ref in refs:
-                    if ref is not None:
-                        claims.setdefault(ref, quest.title)
-        return claims
-
     def install(self, facts: WorldFacts) -> None:
         facts.alive_checks.append(self.alive)
         facts.respawn_pending.append(self.respawn_pending)
@@ -184,7 +159,6 @@ class RpgHooks:
         # sacks is refused): fetch and delivery objectives ask for those alone.
         facts.portable_checks.append(self.portable)
         facts.threat_providers.append(self.hostile_threats)
-        facts.authored_claims.append(self.authored_claims)
 
 
 class RpgQuestSink:

@@ -28,6 +28,7 @@ from classic_rpg.systems.quests.register import QuestsPlugin
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import CommandContext
 from maid_engine.content import ContentPack, PackContext
+from maid_engine.ecs import World
 from maid_stdlib.questgen.events import (
     QuestAbandonedEvent,
     QuestAcceptedEvent,
@@ -121,6 +122,33 @@ class ConversationDelivery:
         return False  # the NPC still answers the question itself
 
 
+class AuthoredClaims:
+    """``WorldFacts.authored_claims`` of a classic RPG: the NPCs and rooms of the
+    hand-written quests someone is on (accepted, not yet turned in), with the
+    quest's title. Generated quests leave them alone."""
+
+    def __init__(self, manager: QuestManager, world: World) -> None:
+        self.manager = manager
+        self.world = world
+
+    def __call__(self) -> dict[UUID | str, str]:
+        claims: dict[UUID | str, str] = {}
+        for _, qlog in self.world.each(QuestLog):
+            for entry in qlog.quests.values():
+                if not entry.state.active:
+                    continue
+                quest = self.manager.get_quest(entry.quest_id)
+                if quest is None or quest.source != "authored":
+                    continue
+                refs: list[UUID | str | None] = [quest.giver_npc_id, quest.turn_in_npc]
+                for o in quest.objectives:
+                    refs += [o.target_id, o.destination_room_id]
+                for ref in refs:
+                    if ref is not None:
+                        claims.setdefault(ref, quest.title)
+        return claims
+
+
 class QuestDeliveryPlugin(ContentPack):
     """Deliver generated quests through the QuestManager (offers), feed the RPG's
     actions and quest lifecycle into play-style inference, and let conversations
@@ -136,6 +164,7 @@ class QuestDeliveryPlugin(ContentPack):
         if not generation.install_offers(RpgQuestOffers(manager)):
             raise ctx.error("quest generation has offers installed already")
         qg, world = ctx.service(QuestGen), ctx.engine.world
+        qg.facts.authored_claims.append(AuthoredClaims(manager, world))
         # The seven archetypes' texts as the default layer: a pack's own templates for
         # the same archetype win.
         register_default_templates(ctx.service(TemplateRegistry), RPG_TEMPLATES)
