@@ -1,6 +1,6 @@
 """``@quest``: the admin tools of quest generation.
 
-One command, ``@quest``, with eight subcommands (unambiguous prefixes work:
+One command, ``@quest``, with eleven subcommands (unambiguous prefixes work:
 ``@quest list``). Every report reads the live engine through
 :class:`~admin.quest_state.QuestOps` and is paged and wrapped to the admin's
 client (:mod:`maid_stdlib.world.pager`). See docs/admin-guide.md.
@@ -48,6 +48,19 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "grounding-check": ("<quest_id>", "re-run grounding validation against the world now"),
     "backpressure": ("", "builds in flight, token budget, queue depth, throttle actions"),
     "chain": ("<quest_id>", "the chain's ancestry and descendants, as a tree"),
+    "cancel": (
+        "<quest_id> [reason]",
+        "withdraw a quest (generated or authored): it fails for everyone holding it, "
+        "who is told; no consequences apply",
+    ),
+    "expire": (
+        "<quest_id>",
+        "end a quest's time now: it expires for everyone holding it, as when its time runs out",
+    ),
+    "invalidate": (
+        "<quest_id> <what changed>",
+        "the world changed under the quest: it fails for everyone holding it, who is told why",
+    ),
 }
 
 USAGE = "Usage: @quest <subcommand> [arguments]\n" + "\n".join(
@@ -180,6 +193,65 @@ async def _chain(ctx: CommandContext, ops: QuestOps, args: list[str]) -> list[st
     return chain_lines(ops, quest_id)
 
 
+def _open_quest(ops: QuestOps, name: str, args: list[str], need_words: bool = False) -> str:
+    if not args or (need_words and len(args) < 2):
+        raise CommandError(usage_of(name))
+    quest_id = args[0]
+    manager = ops.manager
+    if manager is None or manager.get_quest(quest_id) is None:
+        raise CommandError(f"No quest '{quest_id}'. (See 'quests' or '@quest list-generated'.)")
+    if not manager.is_open(quest_id):
+        raise CommandError(f"'{quest_id}' is already closed ({manager.registry.status(quest_id)}).")
+    return quest_id
+
+
+async def _invalidated(ops: QuestOps, quest_id: str, reason: str, why: str) -> list[str]:
+    """Invalidate through the grounding monitor for a generated quest (its metrics
+    and references follow), else through the quest manager; who was told."""
+    assert ops.manager is not None
+    quest = await ops.quest(quest_id) if ops.is_generated(quest_id) else None
+    if quest is not None and ops.monitor is not None and ops.monitor.board is not None:
+        affected = ops.monitor.invalidate(quest, reason, why)
+    else:
+        affected = ops.manager.invalidate_quest(quest_id, reason, why)
+    title = ops.manager.get_quest(quest_id)
+    name = title.title if title is not None else quest_id
+    return [f"'{name}' ({quest_id}) is closed: {why}", f"{len(affected)} character(s) told."]
+
+
+async def _cancel(ctx: CommandContext, ops: QuestOps, args: list[str]) -> list[str]:
+    quest_id = _open_quest(ops, "cancel", args)
+    reason = " ".join(args[1:])
+    why = "An admin withdrew it" + (f": {reason}." if reason else ".")
+    return await _invalidated(ops, quest_id, "cancelled_by_admin", why)
+
+
+async def _invalidate(ctx: CommandContext, ops: QuestOps, args: list[str]) -> list[str]:
+    quest_id = _open_quest(ops, "invalidate", args, need_words=True)
+    why = " ".join(args[1:]).rstrip(".") + "."
+    return await _invalidated(ops, quest_id, "invalidated_by_admin", why[0].upper() + why[1:])
+
+
+async def _expire(ctx: CommandContext, ops: QuestOps, args: list[str]) -> list[str]:
+    if len(args) != 1:
+        raise CommandError(usage_of("expire"))
+    quest_id = _open_quest(ops, "expire", args)
+    assert ops.manager is not None
+    title = ops.manager.get_quest(quest_id)
+    holders = ops.manager.holders(quest_id)
+    accepted = ops.manager.expire_quest(quest_id)
+    # Whoever had it on offer only is told too (the accepted ones read "Quest failed").
+    for character, _entry in holders:
+        if character not in accepted:
+            ops.manager.notify(
+                character, f"'{title.title if title else quest_id}' is no longer offered."
+            )
+    return [
+        f"'{title.title if title else quest_id}' ({quest_id}) has expired: "
+        f"{len(accepted)} character(s) had accepted it, {len(holders)} held it."
+    ]
+
+
 HANDLERS: dict[str, Handler] = {
     "list-generated": _list,
     "seed-status": _seed_status,
@@ -189,6 +261,9 @@ HANDLERS: dict[str, Handler] = {
     "grounding-check": _grounding,
     "backpressure": _backpressure,
     "chain": _chain,
+    "cancel": _cancel,
+    "expire": _expire,
+    "invalidate": _invalidate,
 }
 
 
@@ -205,6 +280,9 @@ async def quest_command(ctx: CommandContext) -> None:
            @quest grounding-check <quest_id>
            @quest backpressure
            @quest chain <quest_id>
+           @quest cancel <quest_id> [reason]
+           @quest expire <quest_id>
+           @quest invalidate <quest_id> <what changed>
     """
     words = ctx.argv
     if not words:
