@@ -201,7 +201,10 @@ def _open_quest(ops: QuestOps, name: str, args: list[str], need_words: bool = Fa
     if manager is None or manager.get_quest(quest_id) is None:
         raise CommandError(f"No quest '{quest_id}'. (See 'quests' or '@quest list-generated'.)")
     if not manager.is_open(quest_id):
-        raise CommandError(f"'{quest_id}' is already closed ({manager.registry.status(quest_id)}).")
+        status, reason = manager.registry.status(quest_id) or ("closed", "")
+        raise CommandError(
+            f"'{quest_id}' is already closed: {status}" + (f" ({reason})." if reason else ".")
+        )
     return quest_id
 
 
@@ -275,7 +278,7 @@ async def quest_command(ctx: CommandContext) -> None:
            @quest list-generated [--active|--expired|--all]
            @quest seed-status
            @quest inspect <quest_id>
-           @quest force-generate <seed_type> [<npc>]
+           @quest force-generate <seed_type> [<npc>] [--ignore-cooldown]
            @quest quality-report
            @quest grounding-check <quest_id>
            @quest backpressure

@@ -37,7 +37,9 @@ async def test_cancel_expire_and_invalidate(tmp_path: Path) -> None:
         told = " ".join(" ".join(session.sent).split())
         assert "An admin withdrew it: the quarrel was settled." in told, told
         assert not manager.is_open(first)
-        assert "already closed" in await run(f"@quest cancel {first}")
+        assert f"'{first}' is already closed: invalidated (cancelled_by_admin)." in await run(
+            f"@quest cancel {first}"
+        )
 
         second = await offered("threat_response")
         assert "You accept" in await cmd(engine, cora, f"accept {second}")
