@@ -38,7 +38,25 @@ class ClientCaps:
     utf8: bool = False
     gmcp: bool = False
     gmcp_supports: set[str] = field(default_factory=set)
+    #: The client declared its modules (Core.Supports.Set/Add): only those are sent.
+    gmcp_declared: bool = False
     mtts: int = 0
+
+
+def gmcp_wanted(caps: ClientCaps, package: str) -> bool:
+    """Whether the client asked for ``package``'s module.
+
+    The IRE convention Mudlet follows: a client names modules in Core.Supports.Set
+    (``"Char 1"``, ``"Room 1"``) and gets the messages of those modules and their
+    sub-modules (``Char`` covers ``Char.Vitals`` and ``Char.Quests``; ``Room`` covers
+    ``Room.Narration.Changes``). ``Core.*`` always goes; a client that never declared
+    its modules gets everything (simple clients and scripts never send the list).
+    """
+    if not caps.gmcp_declared or package.lower().startswith("core."):
+        return True
+    parts = package.split(".")
+    supported = {m.lower() for m in caps.gmcp_supports}
+    return any(".".join(parts[:i]).lower() in supported for i in range(1, len(parts)))
 
 
 @runtime_checkable

@@ -21,7 +21,7 @@ from maid_engine.net.links import Connection, SessionOwner
 from maid_engine.net.rendering import render_output
 from maid_engine.net.sanitize import clean_input_line, decode_input
 from maid_engine.net.wrapping import effective_width
-from maid_engine.sessions import ClientCaps
+from maid_engine.sessions import ClientCaps, gmcp_wanted
 
 log = logging.getLogger("maid.net")
 
@@ -143,6 +143,8 @@ class TelnetSession:
         if not _GMCP_PACKAGE.fullmatch(package):
             log.warning("refusing to send GMCP with a malformed package name %r", package)
             return
+        if not gmcp_wanted(self.caps, package):
+            return  # the client did not ask for this module (Core.Supports.Set)
         try:
             self._proto.send_gmcp(package, data)
         except (TypeError, ValueError):
@@ -282,7 +284,9 @@ class TelnetSession:
                 self.caps.client_version = _label(data.get("version", ""))
         elif key == "core.supports.set":
             self.caps.gmcp_supports = set(_gmcp_modules(data))
+            self.caps.gmcp_declared = True
         elif key == "core.supports.add":
+            self.caps.gmcp_declared = True
             added = _gmcp_modules(data)
             room = _MAX_SUPPORTS - len(self.caps.gmcp_supports)
             self.caps.gmcp_supports.update(added[: max(room, 0)])

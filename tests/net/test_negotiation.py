@@ -177,9 +177,18 @@ async def test_gmcp_hello_supports_and_messages(
 
     session.send_gmcp("Char.Vitals", {"hp": 10, "name": "b\u00f6b\x1b"})
     session.send_gmcp("bad package", {})
+    # Core.Supports gates the rest: Room was removed, World never asked for.
+    session.send_gmcp("Room.Info", {"num": 1})
+    session.send_gmcp("World.State", {})
+    session.send_gmcp("Comm.Channel.Text", {"text": "hi"})
+    session.send_gmcp("Char.Quests", [])
     session.send("after")
     await client.wait_text("after")
-    assert client.gmcp_messages() == [("Char.Vitals", {"hp": 10, "name": "b\u00f6b\x1b"})]
+    assert client.gmcp_messages() == [
+        ("Char.Vitals", {"hp": 10, "name": "b\u00f6b\x1b"}),
+        ("Comm.Channel.Text", {"text": "hi"}),
+        ("Char.Quests", []),
+    ]
     assert b"\x1b" not in b"".join(client.subnegotiations(GMCP))  # JSON escapes it
 
 
