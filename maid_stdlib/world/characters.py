@@ -18,7 +18,7 @@ from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEve
 from maid_engine.ports import ClockPort, EventsPort, SessionsPort, WorldPort
 from maid_stdlib.world.components import Describable
 from maid_stdlib.world.events import CharacterCreatedEvent
-from maid_stdlib.world.gmcp import send_char_name, send_room_info
+from maid_stdlib.world.gmcp import GmcpFeeds, send_char_name, send_room_info
 from maid_stdlib.world.look import name_of, render_room
 
 if TYPE_CHECKING:
@@ -41,6 +41,8 @@ class WorldCharacterFactory:
         self.engine = engine
         self.ws = ws
         self.creation_hooks: list[CreationHook] = []
+        #: Remembers the Room.Info sent on connect (the world plugin sets it).
+        self.gmcp: GmcpFeeds | None = None
 
     def start_room(self) -> str:
         start = self.ws.start_room
@@ -86,7 +88,7 @@ class WorldCharacterFactory:
         if session is not None:
             session.send(render_room(self.ws, room, uid))
             send_char_name(self.ws, uid)
-            send_room_info(self.ws, uid)
+            send_room_info(self.ws, uid, self.gmcp)
         if event.takeover:
             return  # the character never left; only the connection changed
         name = name_of(self.ws, uid)

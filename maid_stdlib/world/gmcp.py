@@ -1,20 +1,39 @@
-"""GMCP messages of the world layer: ``Char.Name`` and ``Room.Info``.
+"""GMCP messages of the world layer (``Char.Name``, ``Room.Info``,
+``Room.Players``) and the feeds that send other layers' packages on change.
 
 ``Room.Info`` follows the IRE convention mapping clients (Mudlet's mapper) read:
 ``num`` is a stable integer per room and ``exits`` maps directions to the ``num``
-of the target room; ``id`` and ``exit_ids`` carry the readable room keys too.
+of the target room; ``id`` and ``exit_ids`` carry the readable room keys too. It
+also lists who is there (``players``, the IRE ``Room.Players`` shape, and ``npcs``),
+as the one who receives it sees them; ``Room.Players`` carries the same players for
+scripts written for IRE games.
+
+A client UI wants a message when something changed, not one a second: a
+:class:`GmcpFeeds` remembers what each connection was last sent per package and
+sends only what differs. Layers add a :class:`GmcpFeed` (a package and how to build
+it for a character) and mark the characters whose data may have changed; the
+GmcpSystem builds and sends the marked ones once per tick.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
 from uuid import UUID
 
-from maid_stdlib.world.events import EntityRelocatedEvent
+from maid_engine.ecs import System
+from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
+from maid_engine.ports import Sessions
+from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
 from maid_stdlib.world.look import name_of
 
 if TYPE_CHECKING:
     from maid_stdlib.world.service import WorldService
+
+ROOM_INFO = "Room.Info"
+ROOM_PLAYERS = "Room.Players"
 
 
 def room_num(room_id: UUID) -> int:
@@ -22,7 +41,31 @@ def room_num(room_id: UUID) -> int:
     return (room_id.int & 0x7FFFFFFF) or 1
 
 
-def room_info(ws: WorldService, room_key: str) -> dict[str, Any] | None:
+def entity_num(entity_id: UUID) -> int:
+    """A positive 31-bit number for an NPC, stable while it exists (IRE item ids)."""
+    return (entity_id.int & 0x7FFFFFFF) or 1
+
+
+def players_in(ws: WorldService, room_key: str, viewer: UUID | None = None) -> list[dict[str, str]]:
+    """The player characters ``viewer`` sees in the room, the viewer included, as
+    IRE's ``Room.Players`` lists them."""
+    out = []
+    for uid in ws.characters_in(room_key):
+        if uid == viewer or ws.is_visible(uid, viewer):
+            name = name_of(ws, uid)
+            out.append({"name": name, "fullname": name})
+    return out
+
+
+def npcs_in(ws: WorldService, room_key: str, viewer: UUID | None = None) -> list[dict[str, Any]]:
+    return [
+        {"id": entity_num(uid), "name": name_of(ws, uid)}
+        for uid in ws.npcs_in(room_key)
+        if ws.is_visible(uid, viewer)
+    ]
+
+
+def room_info(ws: WorldService, room_key: str, viewer: UUID | None = None) -> dict[str, Any] | None:
     room = ws.room(room_key)
     room_id = ws.room_id(room_key)
     if room is None or room_id is None:
@@ -44,14 +87,124 @@ def room_info(ws: WorldService, room_key: str) -> dict[str, Any] | None:
         "environment": "outdoors" if "outdoors" in room.flags else "indoors",
         "exits": nums,
         "exit_ids": exits,
+        "players": players_in(ws, room_key, viewer),
+        "npcs": npcs_in(ws, room_key, viewer),
     }
 
 
-def send_room_info(ws: WorldService, character_id: UUID) -> None:
+@dataclass(frozen=True)
+class GmcpFeed:
+    """A package sent on change: ``build(character)`` is its data for that
+    character; None means it has none now (a connection that was sent some gets
+    ``{}`` once, so a UI clears it). ``watch`` names characters to check on every
+    tick besides the marked ones, for data that changes in ways no event reports
+    (still sent only when it differs)."""
+
+    package: str
+    build: Callable[[UUID], Any]
+    watch: Callable[[], Iterable[UUID]] | None = None
+
+
+class GmcpFeeds:
+    """Service: what each connection was last sent, per package, and the feeds that
+    send only what changed (see the module docstring)."""
+
+    def __init__(self, sessions: Sessions) -> None:
+        self._sessions = sessions
+        self._feeds: dict[str, GmcpFeed] = {}
+        self._marked: dict[str, set[UUID]] = {}
+        #: character -> (session id, package -> the JSON last sent).
+        self._sent: dict[UUID, tuple[str, dict[str, str]]] = {}
+
+    def add(self, feed: GmcpFeed) -> None:
+        if feed.package in self._feeds:
+            raise ValueError(f"GMCP feed {feed.package} is already registered")
+        self._feeds[feed.package] = feed
+        self._marked[feed.package] = set()
+
+    @property
+    def packages(self) -> list[str]:
+        return list(self._feeds)
+
+    def mark(self, package: str, characters: Iterable[UUID]) -> None:
+        """The data of ``package`` may have changed for these characters."""
+        marked = self._marked.get(package)
+        if marked is not None:
+            marked.update(characters)
+
+    def mark_all(self, character: UUID) -> None:
+        """Every feed for ``character`` (it just connected)."""
+        for marked in self._marked.values():
+            marked.add(character)
+
+    def send(self, character: UUID, package: str, data: Any, *, force: bool = False) -> bool:
+        """Send ``data`` unless this connection was last sent the same for
+        ``package`` (``force``: send anyway). Returns whether it was sent."""
+        session = self._sessions.session_for(character)
+        if session is None:
+            self._sent.pop(character, None)
+            return False
+        body = json.dumps(data, sort_keys=True, separators=(",", ":"))
+        held = self._sent.get(character)
+        if held is None or held[0] != session.id:
+            held = self._sent[character] = (session.id, {})
+        if not force and held[1].get(package) == body:
+            return False
+        held[1][package] = body
+        self._sessions.gmcp_to(character, package, data)
+        return True
+
+    def forget(self, character: UUID) -> None:
+        self._sent.pop(character, None)
+
+    def flush(self) -> int:
+        """Build and send the marked characters' packages; returns how many were sent."""
+        sent = 0
+        online = self._sessions.is_online
+        for package, feed in self._feeds.items():
+            todo, self._marked[package] = self._marked[package], set()
+            if feed.watch is not None:
+                todo.update(feed.watch())
+            for character in todo:
+                if not online(character):
+                    continue
+                data = feed.build(character)
+                if data is None:
+                    held = self._sent.get(character)
+                    if held is None or held[1].get(package, "{}") == "{}":
+                        continue
+                    data = {}
+                if self.send(character, package, data):
+                    sent += 1
+        return sent
+
+
+class GmcpSystem(System):
+    """Sends what the GMCP feeds marked, once per tick, after everything else of
+    the tick changed the world."""
+
+    phase: ClassVar[str] = "persistence"
+    order: ClassVar[int] = 100
+
+    def __init__(self, feeds: GmcpFeeds) -> None:
+        self.feeds = feeds
+
+    async def update(self, delta: float) -> None:
+        self.feeds.flush()
+
+
+def send_room_info(ws: WorldService, character_id: UUID, feeds: GmcpFeeds | None = None) -> None:
+    """``Room.Info`` and ``Room.Players`` now (remembered by ``feeds``, if given, so
+    the next change is measured against them)."""
     room_key = ws.room_key_of(character_id)
-    info = room_info(ws, room_key) if room_key is not None else None
-    if info is not None:
-        ws.engine.sessions.gmcp_to(character_id, "Room.Info", info)
+    info = room_info(ws, room_key, character_id) if room_key is not None else None
+    if info is None:
+        return
+    if feeds is None:
+        ws.engine.sessions.gmcp_to(character_id, ROOM_INFO, info)
+        return
+    feeds.send(character_id, ROOM_INFO, info, force=True)
+    feeds.send(character_id, ROOM_PLAYERS, info["players"], force=True)
 
 
 def send_char_name(ws: WorldService, character_id: UUID) -> None:
@@ -64,13 +217,46 @@ SILENT_REASONS = frozenset({"created", "login"})
 
 
 class GmcpRelay:
-    """Sends ``Room.Info`` to a connected character after each of its moves."""
+    """Sends ``Room.Info`` to a connected character after each of its moves, and
+    marks who stays in the rooms it left and entered (they see it come and go)."""
 
-    def __init__(self, ws: WorldService) -> None:
+    def __init__(self, ws: WorldService, feeds: GmcpFeeds) -> None:
         self.ws = ws
+        self.feeds = feeds
+        feeds.add(GmcpFeed(ROOM_INFO, self._info))
+        feeds.add(GmcpFeed(ROOM_PLAYERS, self._players))
+
+    def _info(self, character: UUID) -> dict[str, Any] | None:
+        room = self.ws.room_key_of(character)
+        return room_info(self.ws, room, character) if room is not None else None
+
+    def _players(self, character: UUID) -> list[dict[str, str]] | None:
+        room = self.ws.room_key_of(character)
+        return players_in(self.ws, room, character) if room is not None else None
+
+    def _mark_room(self, room: str | None, exclude: UUID | None = None) -> None:
+        if room is None or not self.ws.engine.sessions.online_count:
+            return
+        here = [c for c in self.ws.characters_in(room) if c != exclude]
+        self.feeds.mark(ROOM_INFO, here)
+        self.feeds.mark(ROOM_PLAYERS, here)
 
     def on_relocated(self, event: EntityRelocatedEvent) -> None:
+        mover = event.entity_id
+        self._mark_room(event.from_room, mover)
+        self._mark_room(event.to_room, mover)
         if event.to_room is None or event.reason in SILENT_REASONS:
             return
-        if self.ws.engine.sessions.is_online(event.entity_id):
-            send_room_info(self.ws, event.entity_id)
+        if self.ws.engine.sessions.is_online(mover):
+            send_room_info(self.ws, mover, self.feeds)
+
+    def on_died(self, event: EntityDiedEvent) -> None:
+        self._mark_room(event.room)
+
+    def on_presence(self, event: CharacterConnectedEvent | CharacterDisconnectedEvent) -> None:
+        """Someone came online or went offline where others stand."""
+        if isinstance(event, CharacterDisconnectedEvent):
+            self.feeds.forget(event.character_id)
+        else:
+            self.feeds.mark_all(event.character_id)
+        self._mark_room(self.ws.room_key_of(event.character_id), event.character_id)

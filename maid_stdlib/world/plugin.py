@@ -6,6 +6,10 @@ Services it provides: ``WorldService`` (rooms, positions, movement, paths),
 ``look <target>`` shows below the description) and
 ``CharacterFactory``. Commands: look, the directions, go, say, emote, tell, who, title, describe,
 score, @goto, @who, @shutdown, @reload (``PackReloader``, also a service).
+``look <target>`` shows below the description), ``GmcpFeeds`` (GMCP packages
+sent on change; the GmcpSystem sends them once per tick) and ``CharacterFactory``.
+Commands: look, the directions, go, say, emote, tell, who, title, describe, score,
+@goto, @who, @shutdown.
 """
 
 from __future__ import annotations
@@ -23,8 +27,8 @@ from maid_engine.events import (
 from maid_stdlib.world import admin, info, movement, pager, reload, social, who
 from maid_stdlib.world.characters import WorldCharacterFactory
 from maid_stdlib.world.components import NPC, Area, Away, Item, Room
-from maid_stdlib.world.events import EntityRelocatedEvent
-from maid_stdlib.world.gmcp import GmcpRelay
+from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
+from maid_stdlib.world.gmcp import GmcpFeeds, GmcpRelay, GmcpSystem
 from maid_stdlib.world.info import ScoreSheet, default_score_sheet
 from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.look import LookExtras
@@ -51,6 +55,7 @@ class WorldPlugin(ContentPack):
         WorldCharacterFactory,
         SpawnGates,
         PackReloader,
+        GmcpFeeds,
     )
     description = "Rooms, movement, talking, help and the data format of world packs."
 
@@ -86,9 +91,17 @@ class WorldPlugin(ContentPack):
             ws.warm()
 
         ctx.subscribe(EngineStartedEvent, started)
-        ctx.subscribe(EntityRelocatedEvent, GmcpRelay(ws).on_relocated)
+        feeds = GmcpFeeds(engine.sessions)
+        ctx.provide(GmcpFeeds, feeds)
+        ctx.add_system(GmcpSystem(feeds))
+        relay = GmcpRelay(ws, feeds)
+        factory.gmcp = feeds
+        ctx.subscribe(EntityRelocatedEvent, relay.on_relocated)
+        ctx.subscribe(EntityDiedEvent, relay.on_died)
         ctx.subscribe(CharacterConnectedEvent, factory.on_connected)
         ctx.subscribe(CharacterDisconnectedEvent, factory.on_disconnected)
+        ctx.subscribe(CharacterConnectedEvent, relay.on_presence)
+        ctx.subscribe(CharacterDisconnectedEvent, relay.on_presence)
 
         for group in (
             movement.COMMANDS,

@@ -21,7 +21,7 @@ from maid_stdlib.world import (
     UnknownRoom,
     data_uuid,
 )
-from maid_stdlib.world.gmcp import room_num
+from maid_stdlib.world.gmcp import entity_num, room_num
 
 #: Hamlet's miller, placed in the mill.
 HOLLIN = data_uuid("hamlet", "npc", "hollin")
@@ -185,8 +185,9 @@ async def test_room_info_gmcp_on_every_move_of_a_connected_character(
     session = await connect(engine, hero)
     session.gmcp.clear()
     await cmd(engine, hero, "south")
-    [(package, info)] = session.gmcp
-    assert package == "Room.Info"
+    assert [p for p, _ in session.gmcp] == ["Room.Info", "Room.Players"]
+    info = session.gmcp[0][1]
+    assert session.gmcp[1][1] == [{"name": "Alice", "fullname": "Alice"}]
     gate = ws.room_id("hamlet:hamlet_gate")
     assert gate is not None
     assert info["num"] == room_num(gate)
@@ -195,13 +196,56 @@ async def test_room_info_gmcp_on_every_move_of_a_connected_character(
     assert info["area"] == "Ashford"
     assert info["exit_ids"] == {"north": "hamlet:green", "south": "hamlet:road_bridge"}
     assert info["exits"]["south"] == room_num(ws.room_id("hamlet:road_bridge"))  # type: ignore[arg-type]
+    assert info["players"] == [{"name": "Alice", "fullname": "Alice"}]
+    assert info["npcs"] == []
     ws.move(hero, "hamlet:mill", reason="teleport")
     await engine.dispatch_events()
-    assert session.gmcp[-1][1]["id"] == "hamlet:mill"
-    # NPCs and offline characters get nothing (and cost nothing).
+    assert session.gmcp[-2][1]["id"] == "hamlet:mill"
+    # Hollin leaves the mill: Alice, there, sees it at the end of the tick.
     ws.move(HOLLIN, "hamlet:green")
     await engine.dispatch_events()
-    assert len(session.gmcp) == 2
+    await engine.tick()
+    assert session.gmcp[-1][1]["npcs"] == []
+    # NPCs and offline characters get nothing (and cost nothing).
+    session.gmcp.clear()
+    ws.move(HOLLIN, "hamlet:mill_lane")
+    await engine.dispatch_events()
+    await engine.tick()
+    assert session.gmcp == []
+
+
+async def test_room_info_follows_who_comes_and_goes_once_a_tick(engine: GameEngine) -> None:
+    """Who is in the room is sent again when it changed (at the end of the tick),
+    never when nothing did."""
+    ws = ws_of(engine)
+    hero = new_character(engine, "Alice", online=False)
+    session = await connect(engine, hero)
+    ws.move(hero, "hamlet:green", reason="teleport")
+    ws.move(HOLLIN, "hamlet:mill")
+    await engine.dispatch_events()
+    await engine.tick()
+    session.gmcp.clear()
+    await engine.tick()
+    assert session.gmcp == []  # nothing changed
+    ws.move(HOLLIN, "hamlet:green")
+    await engine.dispatch_events()
+    assert session.gmcp == []  # not at once: at the end of the tick
+    await engine.tick()
+    [(package, info)] = session.gmcp
+    assert package == "Room.Info"
+    assert {"id": entity_num(HOLLIN), "name": "Hollin"} in info["npcs"]
+    session.gmcp.clear()
+    bob = new_character(engine, "Bob", online=False)
+    ws.move(bob, "hamlet:green", reason="teleport")
+    await connect(engine, bob)
+    await engine.tick()
+    players = dict(session.gmcp)["Room.Players"]
+    assert {"name": "Bob", "fullname": "Bob"} in players
+    assert {"name": "Alice", "fullname": "Alice"} in players
+    assert {"name": "Bob", "fullname": "Bob"} in dict(session.gmcp)["Room.Info"]["players"]
+    session.gmcp.clear()
+    await engine.tick()
+    assert session.gmcp == []
 
 
 async def test_message_room_reaches_connected_characters_there(engine: GameEngine) -> None:
