@@ -115,6 +115,8 @@ class QuestManager:
         #: Run at every acceptance, after the validators; quest generation's glue
         #: fits generated quests to the accepting character here.
         self.accept_adjusters: list[AcceptAdjuster] = []
+        #: Told the quest id when an objective's hint changed (GMCP Char.Quests).
+        self.hint_listeners: list[Callable[[str], None]] = []
         # The tracker and the ledger get what they read and a way to report back,
         # not the manager.
         self.objectives = ObjectiveTracker(
@@ -254,6 +256,8 @@ class QuestManager:
             for o in quest.objectives
         ]
         self.registry.replace(quest.model_copy(update={"objectives": objectives}))
+        for listener in list(self.hint_listeners):
+            listener(quest_id)
         return True
 
     def notify(self, character: UUID, text: str) -> None:

@@ -9,6 +9,7 @@ from classic_rpg.combat.service import CombatService
 from classic_rpg.events import DamageDealtEvent, ItemGivenEvent, ItemPickedUpEvent, TalkedToEvent
 from classic_rpg.rules import RulesPlugin
 from classic_rpg.systems.quests.commands import COMMANDS, QuestTalk
+from classic_rpg.systems.quests.gmcp import add_quests_feed
 from classic_rpg.systems.quests.history import COLLECTION as HISTORY
 from classic_rpg.systems.quests.manager import QuestManager
 from classic_rpg.systems.quests.questlog import QuestLog
@@ -19,6 +20,7 @@ from maid_engine.content import ContentPack, PackContext
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_engine.ports import WorldPort
 from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
+from maid_stdlib.world.gmcp import GmcpFeeds
 from maid_stdlib.world.info import ScoreSheet
 
 __all__ = ["QuestsPlugin", "quest_score"]
@@ -39,8 +41,8 @@ def quest_score(engine: WorldPort, uid: UUID) -> str | None:
 
 class QuestsPlugin(ContentPack):
     """Provide the ``QuestManager``, declare its collections, add the QuestSystem
-    (phase quests), the objective tracker's handlers, the quest-giver conversation
-    and the player's quest commands."""
+    (phase quests), the objective tracker's handlers, the quest-giver conversation,
+    the player's quest commands and GMCP ``Char.Quests``."""
 
     name = "classic_rpg.quests"
     requires = (RulesPlugin,)
@@ -69,3 +71,4 @@ class QuestsPlugin(ContentPack):
         ctx.service(TalkService).add_handler(QuestTalk(manager))
         ctx.add_commands(COMMANDS)
         ctx.service(ScoreSheet).add("quests", quest_score, order=QUEST_SCORE_ORDER)
+        add_quests_feed(manager, ctx.service(GmcpFeeds))
