@@ -10,10 +10,12 @@ from maid_stdlib.narration.commands import (
     make_fallback,
     make_rescue,
 )
+from maid_stdlib.narration.gmcp import add_state_feed
 from maid_stdlib.narration.rooms import EXTENSION, NarratedData, apply_narrated, make_check
 from maid_stdlib.narration.service import NarrationService
 from maid_stdlib.narration.turnlog import COLLECTION
 from maid_stdlib.world.events import EntityRelocatedEvent
+from maid_stdlib.world.gmcp import GmcpFeeds
 from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.plugin import WorldPlugin
 
@@ -22,7 +24,8 @@ __all__ = ["NarrationPlugin"]
 
 class NarrationPlugin(ContentPack):
     """Provide NarrationService, the ``narrated:`` room extension section, the
-    ``narrated_turns`` collection, the commands and the command fallback."""
+    ``narrated_turns`` collection, the commands, the command fallback and GMCP
+    ``World.State``."""
 
     name = "stdlib.narration"
     requires = (WorldPlugin,)
@@ -49,3 +52,4 @@ class NarrationPlugin(ContentPack):
         engine.commands.add_fallback(make_fallback(svc))
         engine.commands.add_rescue(make_rescue(svc))
         ctx.subscribe(EntityRelocatedEvent, make_arrival_hint(svc))
+        ctx.subscribe(EntityRelocatedEvent, add_state_feed(svc, ctx.service(GmcpFeeds)))

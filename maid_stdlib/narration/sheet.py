@@ -10,7 +10,7 @@ clamped to the stat's limits, never applied blindly.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from maid_stdlib.narration.components import NarratedRoom
@@ -126,6 +126,58 @@ def render_sheet(
     if builder:
         lines.append(_bookkeeping(svc, setup))
     return "\n".join(lines)
+
+
+def _stat_data(name: str, stat: StatDef, value: Number) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": name, "label": name.replace("_", " "), "value": value}
+    if stat.min is not None:
+        out["min"] = stat.min
+    if stat.max is not None:
+        out["max"] = stat.max
+    band = band_label(stat, value)
+    if band:
+        out["band"] = band
+    if stat.is_counter:
+        out["counter"] = True
+    return out
+
+
+def state_data(svc: NarrationService, setup: RoomSetup, actor: UUID) -> dict[str, Any]:
+    """What ``state`` shows ``actor``, as data (GMCP ``World.State``): the room,
+    the world's, the actor's and the present NPCs' stats with their limits and
+    bands, the flags and the goals."""
+    room = svc.ws.room(setup.key)
+    out: dict[str, Any] = {"room": setup.key, "name": room.name if room else setup.key}
+    if setup.schema.is_empty:
+        return out
+    view, npcs = _view(svc, setup, actor, every_npc=False)
+    schema = setup.schema
+
+    def stats(section: str, npc: str | None = None) -> list[dict[str, Any]]:
+        rows = []
+        for target in schema.stat_targets():
+            if target.section == section and target.npc == npc:
+                value = current_value(schema, view, target.path)
+                assert target.stat is not None
+                assert isinstance(value, int | float)
+                rows.append(_stat_data(target.name, target.stat, value))
+        return rows
+
+    out["world"] = stats("world")
+    out["you"] = stats("player")
+    out["npcs"] = [
+        {"id": npc_id, "name": schema.npc_name(npc_id), "stats": stats("npc", npc_id)}
+        for npc_id in schema.npcs
+        if npc_id in npcs and schema.npcs[npc_id].stats
+    ]
+    out["flags"] = {
+        name: bool(current_value(schema, view, f"flags.{name}")) for name in schema.flags
+    }
+    out["goals"] = [
+        {"id": name, "text": m.desc or name, "done": view.get(f"milestones.{name}") is not None}
+        for name, m in schema.milestones.items()
+    ]
+    return out
 
 
 def _bookkeeping(svc: NarrationService, setup: RoomSetup) -> str:
