@@ -1,9 +1,9 @@
 """GMCP ``World.State``: what ``state`` shows in a narrated room, for client UIs.
 
 Sent when it changed: on entering a narrated room, after a turn, an undo or a
-builder's edit, and when a bound value moved for another reason (a wound taken in a
-fight, trust changed elsewhere), since the characters in narrated rooms are checked
-every tick and sent only what differs. Leaving the room sends ``{}`` once.
+builder's edit, or a change made any other way, since the characters in narrated
+rooms are checked every tick and sent only what differs. Leaving the room sends
+``{}`` once.
 """
 
 from __future__ import annotations

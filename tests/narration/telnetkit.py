@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -22,6 +23,8 @@ class Client:
         self.reader, self.writer = reader, writer
         self.data = bytearray()
         self.gmcp: list[tuple[str, Any]] = []
+        #: Set once GMCP is agreed (the server offered it and we said yes).
+        self.gmcp_agreed = asyncio.Event()
         self._changed = asyncio.Event()
         self._state, self._verb, self._sb = "data", 0, bytearray()
         self._task = asyncio.create_task(self._pump())
@@ -74,6 +77,8 @@ class Client:
     def _answer(self, verb: int, opt: int) -> None:
         if verb == WILL:
             self._send(bytes([IAC, DO if opt == GMCP else DONT, opt]))
+            if opt == GMCP:
+                self.gmcp_agreed.set()
         elif verb == DO:
             self._send(bytes([IAC, WILL if opt == TTYPE else WONT, opt]))
 
@@ -87,6 +92,41 @@ class Client:
     def _send(self, raw: bytes) -> None:
         if not self.writer.is_closing():
             self.writer.write(raw)
+
+    def send_gmcp(self, package: str, data: Any = None) -> None:
+        body = package if data is None else f"{package} {json.dumps(data)}"
+        self._send(bytes([IAC, SB, GMCP]) + body.encode() + bytes([IAC, SE]))
+
+    async def declare(self, *modules: str, within: float = 5.0) -> None:
+        """Say hello as Mudlet does once GMCP is agreed, declaring ``modules``
+        ("Char 1", "Room 1", ...) with Core.Supports.Set."""
+        await asyncio.wait_for(self.gmcp_agreed.wait(), within)
+        self.send_gmcp("Core.Hello", {"client": "Mudlet", "version": "4.17"})
+        self.send_gmcp("Core.Supports.Set", list(modules))
+
+    def received(self, package: str) -> list[Any]:
+        """The data of every GMCP message ``package`` so far, oldest first."""
+        return [data for name, data in self.gmcp if name == package]
+
+    async def wait_gmcp_where(
+        self, package: str, check: Callable[[Any], bool], within: float = 5.0
+    ) -> Any:
+        """The data of the first ``package`` message (old or new) ``check`` accepts."""
+
+        async def loop() -> Any:
+            while True:
+                for data in self.received(package):
+                    if check(data):
+                        return data
+                self._changed.clear()
+                await self._changed.wait()
+
+        try:
+            return await asyncio.wait_for(loop(), within)
+        except TimeoutError:
+            raise AssertionError(
+                f"no {package} as wanted; got {self.received(package)!r}"
+            ) from None
 
     def send_line(self, text: str) -> None:
         self._send(text.encode() + b"\r\n")
