@@ -122,10 +122,6 @@ class GmcpFeeds:
         self._feeds[feed.package] = feed
         self._marked[feed.package] = set()
 
-    @property
-    def packages(self) -> list[str]:
-        return list(self._feeds)
-
     def mark(self, package: str, characters: Iterable[UUID]) -> None:
         """The data of ``package`` may have changed for these characters."""
         marked = self._marked.get(package)
