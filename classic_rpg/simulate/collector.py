@@ -172,6 +172,8 @@ class Collector:
     #: Named mentions in model prose, and those no fact held (quest id, name).
     mentions: int = 0
     unmatched: list[tuple[str, str]] = field(default_factory=list)
+    #: The quest generation metrics at the end of each game day (``day_ended``).
+    day_ends: list[dict[str, dict[str, float]]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         events = self.engine.events
@@ -292,6 +294,15 @@ class Collector:
         """QuestHistory entries of the generated quests (chain parents and depths)."""
         history = self.engine.services.get(QuestGen).history
         return {e.quest_id: e.document() for e in history.entries()}
+
+    def day_ended(self) -> None:
+        """Keep the quest generation metrics as they are at the end of a game day
+        (what each day's rejections, holds and turned-down signals are read from)."""
+        self.day_ends.append(metric_samples(self.engine, "maid_questgen_"))
+
+    def archetypes(self) -> list[str]:
+        """The archetypes the packs registered."""
+        return sorted(a.archetype_id for a in self.engine.services.get(QuestGen).archetypes.all())
 
     def metrics(self) -> dict[str, dict[str, dict[str, float]]]:
         return {

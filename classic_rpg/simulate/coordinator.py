@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 from uuid import UUID
 
+from classic_rpg.combat.components import Fighting
 from classic_rpg.components import CharacterStats
 from classic_rpg.questgen.challenge import recommended_level
 from classic_rpg.simulate.bots import BotHost, create_bot, log_out
@@ -416,6 +417,10 @@ class Coordinator:
         survive = planner.survive(bot)
         # An idle bot need not stand still to heal: its idle pastime is safe enough.
         if survive is not None and (bot.quest_id is not None or survive.doing != "resting"):
+            if self._quitting_a_fight(bot, survive):
+                # A quitter who has had enough runs from the fight: fighting on would
+                # finish the quest's foes for whoever takes the quest next.
+                return "flee"
             self._note(bot, survive)
             return survive.line
         if bot.quest_id is None:
@@ -479,6 +484,16 @@ class Coordinator:
         attempt = self._current.get(bot.uid)
         if attempt is not None:
             attempt.doing = step.doing
+
+    def _quitting_a_fight(self, bot: Bot, survive: Step) -> bool:
+        if survive.line is not None or bot.quest_id is None:
+            return False
+        if bot.style.gives_up_after is None or not self.engine.world.has_component(
+            bot.uid, Fighting
+        ):
+            return False
+        entry = self.manager.entry(bot.uid, bot.quest_id)
+        return entry is not None and entry.state.active and self._give_up(bot, entry) is not None
 
     def _give_up(self, bot: Bot, entry: Any) -> str | None:
         now = self.engine.clock.game_time

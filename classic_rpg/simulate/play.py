@@ -129,9 +129,12 @@ class Planner:
         return False
 
     # -- moving and meeting ------------------------------------------------------------
-    def go_to(self, bot: Bot, room: str, doing: str) -> Step | None:
+    def go_to(
+        self, bot: Bot, room: str, doing: str, *, avoid_hostiles: bool = False
+    ) -> Step | None:
         """One step towards ``room`` (None: already there). Hostiles attack whoever
-        walks in, so the bot heals up before a step into their room."""
+        walks in, so the bot heals up before a step into their room; with
+        ``avoid_hostiles`` (an errand of its own, no quest) it does not step in."""
         here = self.here(bot)
         if here == room:
             return None
@@ -139,6 +142,8 @@ class Planner:
         if not path:
             return Step(None, doing, blocked=f"no way from {here} to {room}")
         ahead = self.ws.exits_of(here or "").get(path[0])
+        if ahead is not None and avoid_hostiles and self.hostile_in(ahead):
+            return Step(None, doing, blocked=f"hostiles in {ahead}")
         if ahead is not None and self.hostile_in(ahead) and not self.fit_to_fight(bot):
             return Step(None, "resting before a fight")
         return Step(f"go {path[0]}", doing)
@@ -341,14 +346,16 @@ class Planner:
                     return Step(f"talk {phrase}", "chatting")
             return self._wander(bot, here)
         if idle == "board" and boards:
-            step = self.go_to(bot, boards[0], "going to the notice board")
+            step = self.go_to(bot, boards[0], "going to the notice board", avoid_hostiles=True)
             if step is not None:
                 return step
             if bot.idle_ticks % 30 == 0:
                 return Step("read board", "reading the notice board")
             return Step(None, "waiting by the board")
         if start_room is not None:
-            step = self.go_to(bot, start_room, "going home to rest")
+            # A bot with no quest keeps out of fights: killing a quest's foes on the
+            # way home would take the quest from whoever is doing it.
+            step = self.go_to(bot, start_room, "going home to rest", avoid_hostiles=True)
             if step is not None and step.blocked is None:
                 return step
         return Step(None, "resting")

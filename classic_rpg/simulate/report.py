@@ -12,7 +12,13 @@ Quality targets (the quest rate and the quality tests), checked in ``targets``:
 * feasibility: every quest generated during the run was completed by a bot of
   the right level (turned in as perfect, completed or pyrrhic victory), or ended
   as its bot meant it to (a partial success it settled for, an expiry it let
-  happen: ``fated``, see the coordinator).
+  happen: ``fated``, see the coordinator);
+* givers spread: in no game day did one giver give more than 30% of the day's
+  quests (at least one quest each: with 2-5 a day, one giver, one quest).
+
+Each missed target gets a reason in ``unmet``, read from the same records: for a
+day outside the bounds, what the pipeline saw that day (signals, the signals it
+turned down, the seeds held back and the builds rejected, each by rule).
 """
 
 from __future__ import annotations
@@ -34,6 +40,16 @@ __all__ = ["PER_DAY", "build_report", "entropy_bits", "longest_run", "percentile
 PER_DAY = (2, 5)
 MAX_RUN = 2
 MIN_CHAIN_DEPTH = 2
+#: No giver gives more than this share of a day's quests (at least one quest).
+MAX_GIVER_SHARE = 0.3
+
+#: Per-day quest generation counters: report key -> (metric sample, label kept).
+DAY_COUNTERS = {
+    "rejected_by_rule": "maid_questgen_rejection_rules_total",
+    "held_by_rule": "maid_questgen_seed_holds_total",
+    "signals_turned_down_by_rule": "maid_questgen_signal_rejections_total",
+    "seeds_by_outcome": "maid_questgen_seeds_total",
+}
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -89,6 +105,104 @@ def _chains(history: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "max_depth": max(depths, default=0),
         "longest_chain": max(lengths, default=1 if history else 0),
     }
+
+
+def giver_limit(quests: int) -> int:
+    """Most quests one giver may give in a day of ``quests``."""
+    return max(1, math.floor(MAX_GIVER_SHARE * quests))
+
+
+def _delta(
+    after: dict[str, dict[str, float]], before: dict[str, dict[str, float]], name: str
+) -> dict[str, int]:
+    """One counter's growth between two samples, by label ("stage,rule" -> "rule")."""
+    now, then = after.get(name, {}), before.get(name, {})
+    out: Counter[str] = Counter()
+    for key, value in now.items():
+        grown = int(value - then.get(key, 0.0))
+        if grown > 0:
+            out[key.split(",")[-1]] += grown
+    return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _days(
+    collector: Any,
+    per_day: list[int],
+    givers: list[Counter[str]],
+    signals: list[tuple[float, str, int, str]],
+    start: float,
+) -> list[dict[str, Any]]:
+    """What quest generation saw each game day."""
+    ends = list(collector.day_ends)
+    last = collector.metrics()["maid_questgen_"]
+    while len(ends) < len(per_day):
+        ends.append(last)
+    rows = []
+    before: dict[str, dict[str, float]] = {}
+    for day, n in enumerate(per_day):
+        after = ends[day]
+        lo, hi = start + day * GAME_DAY, start + (day + 1) * GAME_DAY
+        row: dict[str, Any] = {
+            "day": day + 1,
+            "quests": n,
+            "givers": dict(givers[day].most_common()),
+            "signals": sum(1 for s in signals if lo <= s[0] < hi),
+        }
+        for key, name in DAY_COUNTERS.items():
+            row[key] = _delta(after, before, name)
+        rows.append(row)
+        before = after
+    return rows
+
+
+def _top(counts: dict[str, int], n: int = 3) -> str:
+    return ", ".join(f"{k} {v}" for k, v in list(counts.items())[:n]) or "none"
+
+
+def _unmet(report: dict[str, Any]) -> dict[str, str]:
+    """A reason for every missed target."""
+    ok, out = report["targets"], {}
+    if not ok["quests_per_day"]:
+        lo, hi = PER_DAY
+        parts = []
+        for row in report["days"]:
+            n = row["quests"]
+            if lo <= n <= hi:
+                continue
+            parts.append(
+                f"day {row['day']}: {n} quest(s) from {row['signals']} signal(s); "
+                f"signals turned down: {_top(row['signals_turned_down_by_rule'])}; "
+                f"seeds held: {_top(row['held_by_rule'])}; "
+                f"builds rejected: {_top(row['rejected_by_rule'])}"
+            )
+        out["quests_per_day"] = f"outside {lo}-{hi} a day: " + " | ".join(parts)
+    if not ok["grounded"]:
+        first = report["grounding"]["ungrounded"][:3]
+        out["grounded"] = "; ".join(
+            f"{u['quest_id']} at {u['when']}: {', '.join(u['problems'])}" for u in first
+        )
+    if not ok["variety"]:
+        v = report["variety"]
+        out["variety"] = f"{v['longest_run']} {v['longest_run_archetype']} quests in a row"
+    if not ok["chain_depth"]:
+        c = report["chains"]
+        out["chain_depth"] = (
+            f"the deepest follow-up has depth {c['max_depth']} (< {MIN_CHAIN_DEPTH}); "
+            f"{c['chain_signals']} chain signal(s) in the run"
+        )
+    if not ok["feasibility"]:
+        rows = report["feasibility"]["not_completed"]
+        out["feasibility"] = f"{len(rows)} not completed: " + "; ".join(
+            f"{r['quest_id']}: {r['reason']}" for r in rows[:3]
+        )
+    if not ok["givers_spread"]:
+        out["givers_spread"] = "; ".join(
+            f"day {row['day']}: {giver} gave {n} of {row['quests']}"
+            for row in report["days"]
+            for giver, n in row["givers"].items()
+            if n > giver_limit(row["quests"])
+        )
+    return out
 
 
 def _not_completed_reason(
@@ -198,8 +312,11 @@ def build_report(
     records = collector.quests
     in_run = [r for r in records.values() if r.generated_at <= end]
     per_day = [0] * days
+    givers_by_day: list[Counter[str]] = [Counter() for _ in range(days)]
     for r in in_run:
-        per_day[min(days - 1, int((r.generated_at - start) // GAME_DAY))] += 1
+        day = min(days - 1, int((r.generated_at - start) // GAME_DAY))
+        per_day[day] += 1
+        givers_by_day[day][r.giver] += 1
     history = collector.history()
     ordered = sorted(
         in_run, key=lambda r: (history.get(r.quest_id, {}).get("sequence", 0), r.generated_at)
@@ -271,7 +388,15 @@ def build_report(
             "by_seed_type": dict(sorted(Counter(r.seed_type for r in in_run).items())),
             "by_difficulty": dict(sorted(Counter(r.difficulty for r in in_run).items())),
             "by_giver": dict(sorted(Counter(r.giver for r in in_run).items())),
+            "giver_share": {
+                k: _share(n, len(in_run)) for k, n in Counter(r.giver for r in in_run).most_common()
+            },
+            "max_giver_share_per_day": [
+                _share(max(g.values(), default=0), n)
+                for g, n in zip(givers_by_day, per_day, strict=True)
+            ],
         },
+        "days": _days(collector, per_day, givers_by_day, signals, start),
         "narrative": {
             "built": {k: int(v) for k, v in built.items()},
             "template_share": _share(built.get("template", 0), n_built),
@@ -303,6 +428,13 @@ def build_report(
             "seeds_by_outcome": {
                 k: int(v) for k, v in qgm.get("maid_questgen_seeds_total", {}).items()
             },
+            "held_by_rule": {
+                k: int(v) for k, v in sorted(qgm.get("maid_questgen_seed_holds_total", {}).items())
+            },
+            "signals_turned_down_by_rule": {
+                k: int(v)
+                for k, v in sorted(qgm.get("maid_questgen_signal_rejections_total", {}).items())
+            },
         },
         "grounding": {
             "share": _share(len(fully), len(records)),
@@ -320,9 +452,17 @@ def build_report(
             "entropy_bits": round(entropy_bits(sequence), 3),
             "max_entropy_bits": round(math.log2(len(set(sequence))), 3) if sequence else 0.0,
             "distinct_archetypes": len(set(sequence)),
+            "archetype_share": {
+                k: _share(n, len(sequence)) for k, n in Counter(sequence).most_common()
+            },
+            "missing_archetypes": [a for a in collector.archetypes() if a not in set(sequence)],
         },
         "lifecycle": dict(sorted(collector.lifecycle.items())),
         "outcomes": dict(sorted(collector.outcomes.items())),
+        "outcome_share": {
+            k: _share(n, sum(collector.outcomes.values()))
+            for k, n in collector.outcomes.most_common()
+        },
         "failure_details": dict(collector.fail_details.most_common(10)),
         "offers_by_method": dict(sorted(collector.offers.items())),
         "invalidations_by_reason": {
@@ -350,7 +490,11 @@ def build_report(
         "variety": run <= MAX_RUN,
         "chain_depth": chains["max_depth"] >= MIN_CHAIN_DEPTH,
         "feasibility": not feasibility["not_completed"],
+        "givers_spread": all(
+            n <= giver_limit(per_day[d]) for d, g in enumerate(givers_by_day) for n in g.values()
+        ),
     }
+    report["unmet"] = _unmet(report)
     return report
 
 
@@ -383,9 +527,16 @@ def summary(report: dict[str, Any]) -> str:
         f"(target {q['target_per_day'][0]}-{q['target_per_day'][1]}); {q['generated']} in all",
         "         by archetype: " + ", ".join(f"{k} {n}" for k, n in q["by_archetype"].items()),
         "         by seed type: " + ", ".join(f"{k} {n}" for k, n in q["by_seed_type"].items()),
+        "         missing archetypes: " + (", ".join(v["missing_archetypes"]) or "none"),
+        f"[{mark('givers_spread')}] givers: "
+        + ", ".join(f"{k} {pct(s)}" for k, s in q["giver_share"].items())
+        + f"; top giver's share per day {[pct(s) for s in q['max_giver_share_per_day']]}",
         f"         narrative: template {pct(nar['template_share'])}, LLM "
         f"{pct(nar['llm_share'])}; rejected {pct(rej['rejection_rate'])} of builds "
         + str(rej["by_stage"]),
+        "         rejected by rule: " + _top(rej["by_rule"], 8),
+        "         seeds held (cycles) by rule: " + _top(rej["held_by_rule"], 8),
+        "         signals turned down by rule: " + _top(rej["signals_turned_down_by_rule"], 8),
         f"         model calls: {report['llm']['calls']} for "
         f"{report['llm']['accepted_quests']} accepted quests "
         f"({report['llm']['calls_per_accepted_quest']} each)",
@@ -417,4 +568,5 @@ def summary(report: dict[str, Any]) -> str:
         f"  tick time: p50 {ticks['p50_ms']:.2f} ms, p99 {ticks['p99_ms']:.2f} ms "
         f"(bots p50 {ticks['bots_p50_ms']:.2f} ms)",
     ]
+    lines += [f"  unmet {key}: {why}" for key, why in report["unmet"].items()]
     return "\n".join(lines)

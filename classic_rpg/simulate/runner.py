@@ -127,8 +127,12 @@ async def _run(options: SimulationOptions, data_dir: Path) -> dict[str, Any]:
         coordinator = Coordinator(engine, bots, trace=trace)
         start = engine.clock.game_time
         end = start + run_ticks * tick
+        next_day = start + GAME_DAY
         for n in range(total):
             tick_ms.append(await engine.tick() * 1000)
+            if engine.clock.game_time >= next_day and len(collector.day_ends) < options.days:
+                collector.day_ended()
+                next_day += GAME_DAY
             engine.collector.maintain()  # the loop never sleeps: GC between ticks here
             await generation.drain()
             t0 = time.perf_counter()

@@ -189,7 +189,16 @@ class QuestFoes:
             log.warning("quest %s: no room %r for its foes", quest_id, spec.room)
             return None
         try:
-            uid = spawn_template(self.engine, spec.template, None, kind="npc", persistent=False)
+            # The id from the engine's seeded random: a foe's id shows in what the
+            # game reports (an invalidation's detail), and a seed must replay alike.
+            uid = spawn_template(
+                self.engine,
+                spec.template,
+                None,
+                kind="npc",
+                persistent=False,
+                entity_id=UUID(int=self.engine.random.getrandbits(128), version=4),
+            )
         except LookupError:
             log.warning("quest %s: no NPC template %r for its foes", quest_id, spec.template)
             return None
