@@ -32,6 +32,10 @@ AREA_DIR = "areas"
 MANIFEST = "pack.yaml"
 
 
+# How a problem names the kind of entry it is about ("not an item field").
+_A_KIND = {"area": "an area", "room": "a room", "npc": "an NPC", "item": "an item"}
+
+
 @dataclass
 class PackData:
     pack: str
@@ -335,7 +339,8 @@ class _Reader:
                 self.problem(
                     file,
                     label,
-                    f"unknown key {name!r} (not a {kind} field, and no loaded pack "
+                    f"unknown key {name!r} (not {_A_KIND.get(kind, 'a ' + kind)} field, "
+                    f"and no loaded pack "
                     f"registered a {name!r} extension for {kind}s{hint})",
                     line_of(raw, name),
                 )

@@ -375,6 +375,7 @@ def test_an_extension_key_nobody_registered_is_an_error(tmp_path: Path) -> None:
     write_yaml(root / "areas" / "town.yaml", npc_area({"level": 3}))
     [problem] = check_pack(tmp_pack(root))
     assert problem.startswith("testpack/areas/town.yaml: npc 'ogre': unknown key 'stats'")
+    assert "(not an NPC field," in problem
     assert "no loaded pack registered a 'stats' extension for npcs" in problem
 
 
