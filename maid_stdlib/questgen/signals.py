@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 from uuid import UUID
 
-__all__ = ["BasicSignal", "StorySignalLike", "chain_depth_of", "signal_key", "signal_type_of"]
+__all__ = [
+    "BasicSignal",
+    "StoredSignal",
+    "StorySignalLike",
+    "chain_depth_of",
+    "signal_key",
+    "signal_type_of",
+]
 
 
 @runtime_checkable
@@ -42,6 +49,25 @@ class BasicSignal:
     involved_npcs: list[UUID] = field(default_factory=list)
     context: dict[str, Any] = field(default_factory=dict)
     chain_depth: int = 0
+
+
+@dataclass
+class StoredSignal:
+    """A signal read back from the store with a seed that waited across a restart.
+
+    It keeps what the stages read of the original (type, importance, people,
+    context, chain depth) and what identifies it: its ``id`` (supersession of
+    seeds built from the same signals) and ``situation_key`` (a seed whose every
+    situation has been resolved is dropped as stale).
+    """
+
+    signal_type: str
+    importance: float
+    involved_npcs: list[UUID] = field(default_factory=list)
+    context: dict[str, Any] = field(default_factory=dict)
+    chain_depth: int = 0
+    situation_key: str = ""
+    id: UUID | None = None
 
 
 def signal_type_of(signal: StorySignalLike) -> str:

@@ -57,6 +57,7 @@ from maid_stdlib.questgen.pipeline.queue import SeedQueue
 from maid_stdlib.questgen.pipeline.quotas import Quotas
 from maid_stdlib.questgen.pipeline.results import BuildRecord, RejectionRecord
 from maid_stdlib.questgen.pipeline.screen import ResolvedSituations, SeedScreen
+from maid_stdlib.questgen.pipeline.seed_store import SeedStore
 from maid_stdlib.questgen.quality import QuestQualityFilter
 from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.rejection import Rejection
@@ -88,6 +89,8 @@ class QuestGenerationStages:
     backpressure: Backpressure
     deliveries: QuestDeliveryService
     side_table: GeneratedQuestTable
+    #: The seed queue across restarts.
+    seed_store: SeedStore
     #: The open generated quests, by id (the delivery service's and the stages' book).
     open_quests: dict[str, OpenQuest]
 
@@ -123,14 +126,25 @@ class QuestGenerationSystem(System):
         open_quests = self.stages.open_quests
         for oq in await self.stages.side_table.load(self._history.active_generated_quest_ids()):
             open_quests[oq.quest.id] = oq
-        log.info("quest generation started: %d open generated quests", len(open_quests))
+        seeds = await self.stages.seed_store.load()
+        log.info(
+            "quest generation started: %d open generated quests, %d seeds waiting",
+            len(open_quests),
+            seeds,
+        )
 
     async def shutdown(self) -> None:
+        # A build cancelled here leaves its seed pending: it is stored with the rest
+        # and built again after the restart.
         await self.stages.narrate.cancel_all()
         try:
             await self.flush()
         except Exception:
             log.exception("writing quest generation documents at shutdown failed")
+        try:
+            await self.stages.seed_store.save()
+        except Exception:
+            log.exception("writing the seed queue at shutdown failed")
 
     async def drain(self) -> None:
         """Wait for every build in flight (the next update collects them)."""
@@ -175,12 +189,14 @@ class QuestGenerationSystem(System):
         )
         if self._next_cycle_at is not None and now < self._next_cycle_at and not urgent:
             st.side_table.flush_in_background()
+            st.seed_store.save_in_background()
             return
         self._next_cycle_at = now + cfg.generation_interval
         st.queue.evict(now, st.narrate)
         self._prune(now)
         await self._launch(state.max_quests_per_cycle, state.template_only)
         st.side_table.flush_in_background()
+        st.seed_store.save_in_background()
 
     def _prune(self, now: float) -> None:
         """Once a game day: forget quests finished a retention period ago (the

@@ -32,6 +32,7 @@ from maid_engine.ports import (
     RandomPort,
     ServicesPort,
     SessionsPort,
+    StorePort,
     WorldPort,
 )
 from maid_stdlib.living.service import LivingWorld
@@ -56,6 +57,7 @@ from maid_stdlib.questgen.pipeline.publish import PublishStage
 from maid_stdlib.questgen.pipeline.queue import SeedQueue
 from maid_stdlib.questgen.pipeline.quotas import Quotas
 from maid_stdlib.questgen.pipeline.screen import ResolvedSituations, SeedScreen
+from maid_stdlib.questgen.pipeline.seed_store import SEEDS_COLLECTION, SeedStore
 from maid_stdlib.questgen.preferences import PreferenceObserver
 from maid_stdlib.questgen.register import GENERATED_QUESTS_COLLECTION, QuestGen, QuestGenPlugin
 from maid_stdlib.questgen.service import QuestGenerationService
@@ -77,10 +79,12 @@ __all__ = [
 ]
 
 
-class WiringHost(WorldPort, ClockPort, SessionsPort, RandomPort, MetricsPort, LLMPort, Protocol):
+class WiringHost(
+    WorldPort, ClockPort, SessionsPort, RandomPort, MetricsPort, LLMPort, StorePort, Protocol
+):
     """What building the quest-generation pipeline hands its stages: the world,
-    game time, the seeded random source, who is online, the metrics registry and
-    the one LLM service."""
+    game time, the seeded random source, who is online, the metrics registry, the
+    one LLM service and the database (the seed queue is kept there)."""
 
 
 def build_quest_generation(
@@ -167,6 +171,7 @@ def build_quest_generation(
         backpressure=Backpressure(settings, metrics, clock.monotonic),
         deliveries=deliveries,
         side_table=side_table,
+        seed_store=SeedStore(queue, engine),
         open_quests=open_quests,
     )
 
@@ -199,7 +204,12 @@ class QuestGenerationPlugin(ContentPack):
         ctx.provide(QuestGenerationService, service)
         ctx.provide(PreferenceObserver, service)
         ctx.add_system(system)
-        for name in (GENERATED_QUESTS_COLLECTION, HISTORY_COLLECTION, CACHE_COLLECTION):
+        for name in (
+            GENERATED_QUESTS_COLLECTION,
+            HISTORY_COLLECTION,
+            CACHE_COLLECTION,
+            SEEDS_COLLECTION,
+        ):
             ctx.ensure_collection(name)
         ctx.subscribe(StorySignalEvent, system.on_story_signal)
         ctx.subscribe(StorySituationResolvedEvent, system.on_situation_resolved)

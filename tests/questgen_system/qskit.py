@@ -85,14 +85,22 @@ def make_engine(
     use_store: bool = False,
     seed: int = 7,
     world: Sequence[str | type[ContentPack]] = HAMLET_RPG,
+    db_url: str | None = None,
     **settings: Any,
 ) -> GameEngine:
-    """The pipeline on ``world`` (by default Hamlet with the RPG layer)."""
+    """The pipeline on ``world`` (by default Hamlet with the RPG layer); a store at
+    ``db_url``, or with ``use_store`` the data dir's SQLite file."""
     packs: list[str | type[ContentPack] | ContentPack] = [*world, QuestgenTuning(quiet)]
     if config is not None:
         packs.insert(0, QuestgenSettings(config))
     return kits_engine(
-        tmp_path, packs, tick=tick, seed=seed, use_store=use_store, settings=settings
+        tmp_path,
+        packs,
+        tick=tick,
+        seed=seed,
+        db_url=db_url,
+        use_store=use_store or bool(db_url),
+        settings=settings,
     )
 
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from kits.engines import qg_of, questgen_of
-from questgen_system.qskit import make_engine, seed_for
+from kits.engines import qg_of
+from questgen_system.qskit import make_engine
 
 from maid_stdlib.questgen import ObjectivePatterns
-from maid_stdlib.questgen.generation_config import QuestGenerationConfig
 
 
 @pytest.mark.xfail(
@@ -38,21 +37,3 @@ async def test_some_signal_produces_a_crafting_request(tmp_path: Path) -> None:
             for t in c.seed_types
         }
         assert "crafting_request" in seed_types
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap (docs/quest-generation.md): seeds waiting to be built are lost on a restart",
-)
-async def test_waiting_seeds_survive_a_restart(tmp_path: Path) -> None:
-    # A long interval: the seed waits, unbuilt, when the server stops.
-    config = QuestGenerationConfig(generation_interval=10 * 86400.0)
-    engine = make_engine(tmp_path, quiet=True, use_store=True, config=config)
-    async with engine.lifespan():
-        system = questgen_of(engine)
-        system.enqueue(seed_for(engine, "hollin", importance=0.5))
-        await engine.tick()
-        assert len(system.pending_seeds()) == 1
-    engine = make_engine(tmp_path, quiet=True, use_store=True, config=config)
-    async with engine.lifespan():
-        assert len(questgen_of(engine).pending_seeds()) == 1

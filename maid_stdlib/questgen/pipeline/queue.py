@@ -40,6 +40,9 @@ class SeedQueue:
         self._processed: set[UUID] = set()
         #: seed id -> game time before which a failed seed is not retried
         self._retry_at: dict[UUID, float] = {}
+        #: Counts every change of what the queue holds (the seed store writes when
+        #: it moved).
+        self.changes = 0
 
     @property
     def pending(self) -> list[QuestSeed]:
@@ -49,6 +52,7 @@ class SeedQueue:
     def enqueue(self, seed: QuestSeed) -> None:
         """Queue a seed for the next tick."""
         self._incoming.append(seed)
+        self.changes += 1
         self._metrics.seed("queued")
         log.info(
             "seed queued",
@@ -67,6 +71,8 @@ class SeedQueue:
     def drain_incoming(self, busy: Container[UUID]) -> None:
         """Move the queued seeds to the pending list, superseding their subsets."""
         keys = self._signal_keys
+        if self._incoming:
+            self.changes += 1
         while self._incoming:
             seed = self._incoming.popleft()
             if seed.id in self._processed:
@@ -94,6 +100,7 @@ class SeedQueue:
         failures = max(1, seed.attempt_count)
         delay = self._settings.seed_retry_backoff * 2 ** (failures - 1)
         self._retry_at[seed.id] = now + delay
+        self.changes += 1
         log.info(
             "seed %s failed %d time(s); retry in %.0f game seconds",
             seed.id,
@@ -104,6 +111,7 @@ class SeedQueue:
 
     def evict(self, now: float, busy: Container[UUID]) -> None:
         cfg = self._settings
+        before = len(self._pending)
         kept = []
         for seed in self._pending:
             if seed.id in busy:
@@ -123,19 +131,36 @@ class SeedQueue:
         self._pending = [s for i, s in enumerate(kept) if i < cfg.max_pending_seeds or s.id in busy]
         pending = {s.id for s in self._pending}
         self._retry_at = {k: t for k, t in self._retry_at.items() if k in pending}
+        if len(self._pending) != before:
+            self.changes += 1
 
     def drop_stale(self, seed: QuestSeed) -> None:
         """The world that produced ``seed`` no longer holds: never build it."""
         self._processed.add(seed.id)
         self._pending.remove(seed)
+        self.changes += 1
         self._metrics.seed("stale")
 
     def withdraw(self, seed: QuestSeed) -> None:
         """Take ``seed`` out without a verdict (nothing is counted; it may come back)."""
         self._pending = [s for s in self._pending if s.id != seed.id]
         self._incoming = deque(s for s in self._incoming if s.id != seed.id)
+        self.changes += 1
 
     def built(self, seed: QuestSeed) -> None:
         """``seed`` became a quest: it leaves the queue for good."""
         self._processed.add(seed.id)
         self._pending = [s for s in self._pending if s.id != seed.id]
+        self.changes += 1
+
+    def snapshot(self) -> tuple[list[QuestSeed], dict[UUID, float]]:
+        """Every seed held (pending, then queued) and the retry times, to store."""
+        return [*self._pending, *self._incoming], dict(self._retry_at)
+
+    def restore(self, seeds: list[QuestSeed], retry_at: dict[str, float]) -> None:
+        """Take back stored seeds as pending (at startup, before the first tick)."""
+        by_text = {str(s.id): s.id for s in seeds}
+        self._pending = [*self._pending, *seeds]
+        for key, at in retry_at.items():
+            if key in by_text:
+                self._retry_at[by_text[key]] = at

@@ -1,0 +1,180 @@
+"""SeedStore: the seed queue kept across a restart.
+
+The story layer signals a situation again only when it changes, so a seed lost at
+a restart may be work the world never asks for again. The queue -- seeds queued,
+pending and being built, with their attempt counts and retry times -- is written
+as one document of the ``questgen_seeds`` collection whenever it changed, off the
+tick, and read back at startup. A build that was in flight is not resumed half
+way: its seed comes back pending and is planned and written again, since the plan
+must be judged against the world as it is after the restart anyway. Seeds that
+expired while the server was down are evicted by the next cycle as usual.
+
+The source signals of a seed are kept as :class:`StoredSignal` (type, importance,
+people, a JSON copy of the context, chain depth, id and situation key): the
+stages read nothing else of them once the seed is grounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import typing
+from typing import Any, Protocol
+
+from pydantic import BaseModel, TypeAdapter, ValidationError, create_model
+from pydantic_core import to_jsonable_python
+
+from maid_engine.logs import ThrottledLog
+from maid_engine.ports import ClockPort, StorePort
+from maid_stdlib.questgen.pipeline.queue import SeedQueue
+from maid_stdlib.questgen.seed import QuestSeed
+from maid_stdlib.questgen.signals import StoredSignal, StorySignalLike
+
+__all__ = ["QUEUE_KEY", "SEEDS_COLLECTION", "SeedStore", "seed_from_document", "seed_to_document"]
+
+log = logging.getLogger("maid.questgen.system")
+
+SEEDS_COLLECTION = "questgen_seeds"
+QUEUE_KEY = "queue"
+#: Bumped when the document's shape changes in a way older readers cannot take.
+FORMAT = 1
+
+
+class SeedStoreHost(StorePort, ClockPort, Protocol):
+    """The database (when there is one) and the clock for throttled warnings."""
+
+
+def _seed_model() -> type[BaseModel]:
+    """A pydantic model of every QuestSeed field but its signals (they are a
+    Protocol, stored on their own), so a field added to QuestSeed is stored and
+    validated without touching this module."""
+    hints = typing.get_type_hints(QuestSeed)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(QuestSeed):
+        if f.name == "source_signals":
+            continue
+        if f.default is not dataclasses.MISSING:
+            fields[f.name] = (hints[f.name], f.default)
+        elif f.default_factory is not dataclasses.MISSING:
+            fields[f.name] = (hints[f.name], dataclasses.field(default_factory=f.default_factory))
+        else:
+            fields[f.name] = (hints[f.name], ...)
+    return create_model("StoredSeed", **fields)
+
+
+_SEED_MODEL = _seed_model()
+
+
+_SIGNAL_ADAPTER: TypeAdapter[StoredSignal] = TypeAdapter(StoredSignal)
+
+
+def _signal_document(signal: StorySignalLike) -> dict[str, Any]:
+    raw = signal.signal_type
+    ident = getattr(signal, "id", None)
+    return {
+        "signal_type": str(getattr(raw, "value", raw)),
+        "importance": float(signal.importance),
+        "involved_npcs": [str(n) for n in signal.involved_npcs],
+        # Anything the JSON store cannot hold becomes its text: only prose fields
+        # ("description", "what_happened") are read back.
+        "context": to_jsonable_python(dict(signal.context), fallback=str),
+        "chain_depth": int(getattr(signal, "chain_depth", 0) or 0),
+        "situation_key": str(getattr(signal, "situation_key", "") or ""),
+        "id": str(ident) if ident is not None else None,
+    }
+
+
+def seed_to_document(seed: QuestSeed) -> dict[str, Any]:
+    """The JSON-ready document of ``seed``, its signals included."""
+    values = {f.name: getattr(seed, f.name) for f in dataclasses.fields(QuestSeed)}
+    signals = values.pop("source_signals")
+    doc: dict[str, Any] = to_jsonable_python(_SEED_MODEL(**values).model_dump(mode="json"))
+    doc["source_signals"] = [_signal_document(s) for s in signals]
+    return doc
+
+
+def seed_from_document(doc: dict[str, Any]) -> QuestSeed:
+    """The seed of a document; ValueError when it does not read as one."""
+    data = dict(doc)
+    signals = data.pop("source_signals", None) or []
+    try:
+        model = _SEED_MODEL.model_validate(data)
+        restored = [_SIGNAL_ADAPTER.validate_python(s) for s in signals]
+    except ValidationError as exc:
+        raise ValueError(str(exc)) from exc
+    values = {name: getattr(model, name) for name in type(model).model_fields}
+    return QuestSeed(**values, source_signals=list(restored))
+
+
+class SeedStore:
+    """Writes the queue when it changed and reads it back at startup."""
+
+    def __init__(self, queue: SeedQueue, host: SeedStoreHost) -> None:
+        self._queue = queue
+        self._host = host
+        #: The queue's change count last written (None: nothing written yet).
+        self._written: int | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._failures = ThrottledLog(log, clock=lambda: host.clock.monotonic())
+
+    def document(self) -> dict[str, Any]:
+        seeds, retry_at = self._queue.snapshot()
+        return {
+            "format": FORMAT,
+            "seeds": [seed_to_document(s) for s in seeds],
+            "retry_at": {str(k): v for k, v in retry_at.items()},
+        }
+
+    async def load(self) -> int:
+        """Put the stored seeds back in the queue; how many came back. A seed that
+        does not read (a field renamed since) is logged and left out."""
+        if not self._host.has_store:
+            return 0
+        doc = await self._host.store.documents.get(SEEDS_COLLECTION, QUEUE_KEY)
+        if doc is None:
+            return 0
+        if doc.get("format") != FORMAT:
+            log.warning(
+                "stored seed queue has format %r, not %r: ignored", doc.get("format"), FORMAT
+            )
+            return 0
+        seeds: list[QuestSeed] = []
+        for raw in doc.get("seeds") or []:
+            try:
+                seeds.append(seed_from_document(raw))
+            except ValueError as exc:
+                log.warning("unreadable stored seed %s left out: %s", raw.get("id"), exc)
+        retry_at = {str(k): float(v) for k, v in (doc.get("retry_at") or {}).items()}
+        self._queue.restore(seeds, retry_at)
+        self._written = self._queue.changes
+        return len(seeds)
+
+    def save_in_background(self) -> None:
+        if not self._host.has_store or self._written == self._queue.changes:
+            return
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._background())
+
+    async def _background(self) -> None:
+        try:
+            await self.save()
+        except Exception as exc:
+            self._failures.warning(
+                type(exc).__name__, "writing the seed queue failed, will retry: %s", exc
+            )
+        else:
+            self._failures.clear()
+
+    async def save(self) -> None:
+        """Write the queue now if it changed since the last write."""
+        task = self._task
+        if task is not None and not task.done() and task is not asyncio.current_task():
+            await asyncio.gather(task, return_exceptions=True)
+        if not self._host.has_store:
+            return
+        changes = self._queue.changes
+        if changes == self._written:
+            return
+        await self._host.store.documents.put(SEEDS_COLLECTION, QUEUE_KEY, self.document())
+        self._written = changes

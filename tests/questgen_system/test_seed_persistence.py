@@ -1,0 +1,143 @@
+"""The seed queue survives a restart, through the real store (SQLite and
+PostgreSQL): seeds waiting, their attempts and retry times, and builds that were
+in flight when the server stopped (their seeds come back and are built again)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from kits.engines import questgen_of
+from questgen_system.qskit import make_engine, pipeline_of, seed_for, ticks
+
+from maid_engine.store import Store
+from maid_stdlib.questgen.generation_config import QuestGenerationConfig
+from maid_stdlib.questgen.pipeline.seed_store import (
+    QUEUE_KEY,
+    SEEDS_COLLECTION,
+    seed_from_document,
+    seed_to_document,
+)
+from maid_stdlib.questgen.signals import StoredSignal
+from maid_stdlib.story.signals import StorySignal
+
+#: A long interval: after the first cycle, a seed waits unbuilt.
+WAITING = QuestGenerationConfig(generation_interval=10 * 86400.0)
+
+
+async def test_a_waiting_seed_comes_back_whole(tmp_path: Path, db_url: str) -> None:
+    engine = make_engine(tmp_path, quiet=True, db_url=db_url, config=WAITING)
+    async with engine.lifespan():
+        await ticks(engine)  # the first cycle runs now; the next in ten days
+        system = questgen_of(engine)
+        seed = seed_for(engine, "hollin", importance=0.5, threat_source="wolves")
+        seed.attempt_count = 2
+        system.enqueue(seed)
+        pipeline_of(engine).stages.queue.schedule_retry(seed, engine.clock.game_time)
+        await ticks(engine)
+        assert [s.id for s in system.pending_seeds()] == [seed.id]
+        retry_at = pipeline_of(engine).stages.queue._retry_at[seed.id]
+    engine = make_engine(tmp_path, quiet=True, db_url=db_url, config=WAITING)
+    async with engine.lifespan():
+        (back,) = questgen_of(engine).pending_seeds()
+        assert back.id == seed.id
+        assert back.primary_npc == seed.primary_npc
+        assert back.seed_type == seed.seed_type
+        assert back.threat_source == "wolves"
+        assert back.location == seed.location
+        assert back.importance == seed.importance
+        assert back.estimated_difficulty is seed.estimated_difficulty
+        assert back.attempt_count == 2
+        assert back.expires_at == seed.expires_at
+        assert pipeline_of(engine).stages.queue._retry_at[seed.id] == retry_at
+        assert [s.signal_type for s in back.source_signals] == ["TEST"]
+
+
+async def test_a_build_in_flight_at_shutdown_is_built_after_the_restart(
+    tmp_path: Path, db_url: str
+) -> None:
+    engine = make_engine(tmp_path, quiet=True, db_url=db_url)
+    async with engine.lifespan():
+        system = questgen_of(engine)
+        seed = seed_for(engine, "hollin", importance=0.9)
+        system.enqueue(seed)
+        await engine.tick()  # launched; the lifespan ends before it finishes
+        assert seed.id in system.in_flight_ids()
+        assert not system.open_quests()
+    engine = make_engine(tmp_path, quiet=True, db_url=db_url)
+    async with engine.lifespan():
+        system = questgen_of(engine)
+        assert [s.id for s in system.pending_seeds()] == [seed.id]
+        for _ in range(5):
+            await ticks(engine)
+            if system.open_quests():
+                break
+        built = [oq.quest for oq in system.open_quests().values()]
+        assert [q.seed_id for q in built] == [seed.id]
+        assert not system.pending_seeds()
+    # Built, it is not built twice after another restart.
+    engine = make_engine(tmp_path, quiet=True, db_url=db_url)
+    async with engine.lifespan():
+        system = questgen_of(engine)
+        assert not system.pending_seeds()
+        assert [oq.quest.seed_id for oq in system.open_quests().values()] == [seed.id]
+
+
+async def test_an_unreadable_stored_seed_is_logged_and_the_rest_load(
+    tmp_path: Path, db_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    engine = make_engine(tmp_path, quiet=True, db_url=db_url, config=WAITING)
+    async with engine.lifespan():
+        await ticks(engine)
+        good = seed_for(engine, "hollin", importance=0.5)
+        questgen_of(engine).enqueue(good)
+        await ticks(engine)
+    # A seed written by some other version: no giver.
+    store = Store(db_url)
+    await store.open()
+    try:
+        doc = await store.documents.get(SEEDS_COLLECTION, QUEUE_KEY)
+        assert doc is not None
+        broken = dict(doc["seeds"][0], id="7e1f5a52-0000-4000-8000-000000000001")
+        del broken["primary_npc"]
+        doc["seeds"].append(broken)
+        await store.documents.put(SEEDS_COLLECTION, QUEUE_KEY, doc)
+    finally:
+        await store.close()
+    engine = make_engine(tmp_path, quiet=True, db_url=db_url, config=WAITING)
+    with caplog.at_level(logging.WARNING, "maid.questgen.system"):
+        async with engine.lifespan():
+            assert [s.id for s in questgen_of(engine).pending_seeds()] == [good.id]
+    assert any("unreadable stored seed" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_story_signal_round_trips_as_a_stored_signal(tmp_path: Path) -> None:
+    engine = make_engine(tmp_path, quiet=True)
+    async with engine.lifespan():
+        seed = seed_for(engine, "hollin")
+    original = StorySignal(
+        signal_type="THREAT_DETECTED",
+        importance=0.7,
+        involved_npcs=[seed.primary_npc],
+        context={"description": "Wolves took a calf.", "seen": tmp_path},
+        situation_key="threat:wolves",
+    )
+    seed.source_signals = [original]
+    doc = seed_to_document(seed)
+    back = seed_from_document(doc)
+    (signal,) = back.source_signals
+    assert isinstance(signal, StoredSignal)
+    assert signal.signal_type == "THREAT_DETECTED"
+    assert signal.id == original.id
+    assert signal.situation_key == "threat:wolves"
+    assert signal.involved_npcs == original.involved_npcs
+    # A value JSON cannot hold is kept as its text.
+    assert signal.context["seen"] == str(tmp_path)
+    assert signal.context["description"] == "Wolves took a calf."
+    assert seed_to_document(back) == doc
+
+
+def test_a_seed_document_that_is_not_a_seed_is_refused() -> None:
+    with pytest.raises(ValueError, match="primary_npc"):
+        seed_from_document({"seed_type": "threat_response"})
