@@ -1,4 +1,4 @@
-"""The seven built-in quest archetypes of a classic RPG.
+"""The eight built-in quest archetypes of a classic RPG.
 
 They are data for the stdlib's ArchetypeRegistry; registering them is the RPG's
 call because "clear the threat by force" is an RPG idea of what a quest is.
@@ -127,6 +127,23 @@ def rpg_archetypes() -> list[QuestArchetype]:
             requires_social=True,
             narrative_arc=NarrativeArcs.JOURNEY,
             tone=["hopeful", "political"],
+            chain_potential=0.3,
+        ),
+        QuestArchetype(
+            archetype_id="clearing_the_way",
+            name="Clearing the Way",
+            # In stages: the way to what the giver lacks is made safe first (the
+            # bandits on the mine road), then the thing itself is brought back.
+            objective_pattern=ObjectivePatterns.MULTI_STAGE,
+            branching=BranchingPattern.LINEAR,
+            estimated_steps=6,  # learn -> travel -> defeat -> fetch -> bring back
+            # A threat alone is threat_elimination's; a threat with a compound
+            # seed's goal behind it counts as a secondary match here.
+            compatible_seed_types=[T.GOAL_ASSISTANCE, T.RESOURCE_CRISIS],
+            requires_combat=True,
+            requires_exploration=True,
+            narrative_arc=NarrativeArcs.JOURNEY,
+            tone=["determined", "practical"],
             chain_potential=0.3,
         ),
     ]

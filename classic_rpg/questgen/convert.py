@@ -47,6 +47,7 @@ def _objective(o: QuestObjective) -> QuestObjectiveModel:
         order=o.order,
         hint=o.hints[0] if o.hints else "",
         time_limit_seconds=o.time_limit_seconds,
+        stage=o.stage or "",
     )
 
 

@@ -1,4 +1,4 @@
-"""The template texts of the seven RPG archetypes.
+"""The template texts of the eight RPG archetypes.
 
 Installed as the template registry's *default* layer by the quest-delivery plugin
 (``register_default_templates``); any pack registering its own templates for the
@@ -236,6 +236,37 @@ COMMON_CAUSE: Templates = {
     ),
 }
 
+CLEARING_THE_WAY: Templates = {
+    "title": (
+        "The Way to {item.a}",
+        "{threat} and {npc.poss} Shortage",
+        "Clearing the Way for {npc}",
+        "To {goal}",
+    ),
+    "summary": (
+        "{npc} needs {item}, and {threat.the} stand in the way.",
+        "{threat} {threat.v_threaten} {location.short}; {npc} needs the way clear and {item} "
+        "brought back.",
+    ),
+    "description": (
+        "{motivation}. {memory}.\n\nFirst {threat.the} must be dealt with; then {item} can "
+        "be brought in. The plan: {objectives}.\n\n{stakes}.",
+        "{memory}. {need}.\n\n{npc} asks you to {objectives}.\n\n{stakes}.",
+    ),
+    "offer": (
+        "{threat} {threat.v_be} between me and {item}. Will you {objective}?",
+        "{need.first}. Clear the way and bring me {item}?",
+    ),
+    "progress": (
+        "Are {threat.the} still in the way? Without {item}, {stake.first}.",
+        "Back already? {threat} first, then {item.the}.",
+    ),
+    "completion": (
+        "The way is clear and {item} is here. Now I can {goal}.",
+        "{item} at last, and {threat.the} gone besides. You have my thanks.",
+    ),
+}
+
 RPG_TEMPLATES: dict[str, Templates] = {
     "threat_elimination": THREAT_ELIMINATION,
     "diplomatic_resolution": DIPLOMATIC_RESOLUTION,
@@ -244,4 +275,5 @@ RPG_TEMPLATES: dict[str, Templates] = {
     "rescue_mission": RESCUE_MISSION,
     "faction_choice": FACTION_CHOICE,
     "common_cause": COMMON_CAUSE,
+    "clearing_the_way": CLEARING_THE_WAY,
 }

@@ -20,6 +20,8 @@ from maid_stdlib.questgen.signals import StorySignalLike, signal_type_of
 from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.questgen.types import QuestSeedType, QuestSeedTypes
 from maid_stdlib.world.components import Item
+from maid_stdlib.world.loader import WorldData
+from maid_stdlib.world.schema import ThingSpec
 
 __all__ = ["SeedGrounding", "SignalContract", "SignalContracts", "builtin_contracts"]
 
@@ -182,6 +184,13 @@ def _item_template(facts: WorldFacts, ref: Any) -> str | None:
     for uid, item in facts.engine.world.each(Item):
         if item.template and wanted & topic_tokens(facts.name(uid), item.template.split(":")[-1]):
             return item.template
+    # No such thing lies anywhere now, but the world may still make one: loot a
+    # foe drops, goods a keeper sells ("iron" -> the ore the bandit chief carries).
+    data = facts.engine.services.try_get(WorldData)
+    for entry in data.loaded_entries("item") if data is not None else []:
+        name = entry.spec.name if isinstance(entry.spec, ThingSpec) else ""
+        if wanted & topic_tokens(name, entry.key) and facts.item_obtainable(entry.full_key):
+            return entry.full_key
     return None
 
 
@@ -345,6 +354,11 @@ def _goal_blocked(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding |
         fields_["threat_source"] = goal.blocker_source
     if goal.target:
         fields_["resource_type"] = goal.target
+        # What the goal is after, when it is a thing one can carry ("iron"): with
+        # a blocker, the way to it is cleared first, then it is brought back.
+        template = _item_template(facts, goal.target)
+        if template is not None:
+            fields_["item_template"] = template
     rooms = [r for r in goal.blocker_rooms if facts.room_exists(r)]
     return SeedGrounding(
         npc, rooms[0] if rooms else facts.room_of(npc), fields_, affected_area=rooms

@@ -1,5 +1,5 @@
 """The built-in objective patterns: CLEAR, INVESTIGATE, NEGOTIATE, CHOICE, ESCORT,
-DELIVER, FETCH and CRAFT_AND_DELIVER.
+DELIVER, FETCH, CRAFT_AND_DELIVER and MULTI_STAGE.
 
 Each builder reads only the seed's typed fields and the world, and returns []
 when the world does not hold what it needs (no threat entities, no lead, no
@@ -21,7 +21,7 @@ from maid_stdlib.questgen.vocabulary import ObjectiveType
 from maid_stdlib.text import counted, definite, indefinite, plural, strip_article, verb_for
 from maid_stdlib.text.place import place_phrase
 
-__all__ = ["BUILTIN_PATTERNS", "MAX_LEADS", "MAX_THREATS"]
+__all__ = ["BUILTIN_PATTERNS", "MAX_LEADS", "MAX_THREATS", "MULTI_STAGES"]
 
 #: At most this many threat entities become kill targets (a horde is not a quest).
 MAX_THREATS = 8
@@ -480,6 +480,58 @@ def build_craft_and_deliver(seed: QuestSeed, facts: WorldFacts) -> list[QuestObj
 
 Builder = Callable[[QuestSeed, WorldFacts], list[QuestObjective]]
 
+
+def _is_report(o: QuestObjective, giver: UUID) -> bool:
+    return o.objective_type is ObjectiveType.TALK and o.target_entity_id == giver
+
+
+def _clear_stage(seed: QuestSeed, facts: WorldFacts) -> tuple[str, list[QuestObjective]]:
+    return f"Deal with {_about(seed.threat_source)}", build_clear(seed, facts)
+
+
+def _supply_stage(seed: QuestSeed, facts: WorldFacts) -> tuple[str, list[QuestObjective]]:
+    template = seed.item_template or ""
+    name = facts.item_name(template) if template else ""
+    if seed.recipient is not None and seed.recipient != seed.primary_npc:
+        return f"Bring {definite(name)} to {facts.name(seed.recipient)}", build_deliver(seed, facts)
+    return f"Bring back {plural(name)}", build_fetch(seed, facts)
+
+
+#: The stages a multi-stage quest is made of, in the order they are done: first
+#: the way is made safe, then what the giver lacks is brought along it.
+MULTI_STAGES: tuple[Callable[[QuestSeed, WorldFacts], tuple[str, list[QuestObjective]]], ...] = (
+    _clear_stage,
+    _supply_stage,
+)
+
+
+def build_multi_stage(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
+    """A quest in stages, each unlocked when the one before is done: every stage is
+    another pattern's objectives (named by ``stage``), ordered after the stage
+    before. A stage's report to the giver is left out but for the last stage's:
+    the hero reports once, at the end. Fewer than two stages the world can ground
+    is not a multi-stage quest ([])."""
+    giver = seed.primary_npc
+    stages = [(name, objectives) for name, objectives in (s(seed, facts) for s in MULTI_STAGES)]
+    stages = [(name, objectives) for name, objectives in stages if objectives]
+    if len(stages) < 2:
+        return []
+    out: list[QuestObjective] = []
+    base = 0
+    for n, (name, objectives) in enumerate(stages, start=1):
+        last = n == len(stages)
+        steps = [o for o in objectives if last or not _is_report(o, giver)]
+        if not steps:
+            return []
+        label = f"Stage {n} of {len(stages)}: {name}"
+        for o in _renumber(steps):
+            o.order += base
+            o.stage = label
+            out.append(o)
+        base = max(o.order for o in out)
+    return out
+
+
 #: pattern -> (builder, QuestSeed fields it requires)
 BUILTIN_PATTERNS: dict[str, tuple[Builder, tuple[str, ...]]] = {
     ObjectivePatterns.CLEAR: (build_clear, ("threat_source",)),
@@ -491,4 +543,5 @@ BUILTIN_PATTERNS: dict[str, tuple[Builder, tuple[str, ...]]] = {
     ObjectivePatterns.DELIVER: (build_deliver, ("item_template", "recipient")),
     ObjectivePatterns.FETCH: (build_fetch, ("item_template",)),
     ObjectivePatterns.CRAFT_AND_DELIVER: (build_craft_and_deliver, ("item_template",)),
+    ObjectivePatterns.MULTI_STAGE: (build_multi_stage, ("threat_source", "item_template")),
 }

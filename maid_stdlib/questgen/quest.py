@@ -151,6 +151,9 @@ class QuestObjective:
     item_template: str | None = None
     time_limit_seconds: float | None = None
     choice: bool = False
+    #: The stage of a multi-stage quest it belongs to ("Stage 1 of 2: Deal with
+    #: the bandits"); None in a quest of one stage.
+    stage: str | None = None
 
 
 @dataclass(kw_only=True)

@@ -118,6 +118,11 @@ class WorldData:
         return [e for (k, _), e in self._extensions.items() if k == kind]
 
     # -- packs ----------------------------------------------------------------------
+    def loaded_entries(self, kind: str) -> list[Entry]:
+        """Every loaded entry of ``kind`` ("item"), pack by pack in load order:
+        templates included, which no entity in the world may be made from yet."""
+        return [e for data in self._loaded.values() for e in data.of(kind)]
+
     def declare(self, pack: ContentPack) -> None:
         """A world pack announces its data (from its ``register``)."""
         self._packs[pack.name] = pack

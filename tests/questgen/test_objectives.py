@@ -312,3 +312,44 @@ async def test_builders_ask_only_for_what_can_be_picked_up_and_reached(town: Tow
         in grounding_problems([visit], facts, origin="brookhaven:forge")[0]
     )
     assert grounding_problems([talk], facts) == []
+
+
+async def test_multi_stage_clears_the_way_then_brings_the_thing_back(town: Town) -> None:
+    seeds = await town.qg.composer().compose(
+        [goal_signal(town), threat_signal(town, threat_location="Darkwood")]
+    )
+    seed = seeds[0]
+    # What Hilda's blocked goal is after is a thing one can carry.
+    assert seed.item_template == "brookhaven:iron_ore"
+    objectives = await _build(town, seed, P.MULTI_STAGE)
+    # The threat's stage without its report, then the fetch, each after the last.
+    assert _kinds(objectives) == [
+        (1, "talk"),
+        (2, "visit"),
+        (3, "kill"),
+        (4, "kill"),
+        (5, "visit"),
+        (6, "collect"),
+        (7, "deliver"),
+    ]
+    first = "Stage 1 of 2: Deal with the wolves"
+    second = "Stage 2 of 2: Bring back lumps of iron ore"
+    assert [o.stage for o in objectives] == [first] * 4 + [second] * 3
+    # One return to the giver, at the very end: the delivery.
+    giver_steps = [o for o in objectives if o.target_entity_id == seed.primary_npc]
+    assert [o.objective_type for o in giver_steps] == [ObjectiveType.DELIVER]
+    assert len({o.id for o in objectives}) == len(objectives)
+
+
+async def test_multi_stage_needs_two_stages_the_world_grounds(town: Town) -> None:
+    seeds = await town.qg.composer().compose(
+        [goal_signal(town), threat_signal(town, threat_location="Darkwood")]
+    )
+    seed = seeds[0]
+    seed.item_template = None
+    assert not town.qg.objective_builder.can_build(P.MULTI_STAGE, seed)  # no item
+    seed.item_template = "brookhaven:unicorn_horn"  # nobody can get one
+    assert await _build(town, seed, P.MULTI_STAGE) == []
+    seed.item_template = "brookhaven:iron_ore"
+    seed.threat_source = "dragons"  # no such threat: the way is not blocked
+    assert await _build(town, seed, P.MULTI_STAGE) == []

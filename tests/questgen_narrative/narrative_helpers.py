@@ -27,6 +27,7 @@ BUILTIN_ARCHETYPES = (
     "rescue_mission",
     "faction_choice",
     "common_cause",
+    "clearing_the_way",
 )
 
 INJECTION = (

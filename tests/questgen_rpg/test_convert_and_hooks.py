@@ -79,7 +79,7 @@ async def _quest(engine: GameEngine) -> GeneratedQuest:
     return quest
 
 
-def test_the_seven_archetypes_and_reward_fields() -> None:
+def test_the_eight_archetypes_and_reward_fields() -> None:
     assert set(RPG_ARCHETYPES) == {
         "threat_elimination",
         "diplomatic_resolution",
@@ -88,6 +88,7 @@ def test_the_seven_archetypes_and_reward_fields() -> None:
         "rescue_mission",
         "faction_choice",
         "common_cause",
+        "clearing_the_way",
     }
     # The QuestManager's rewards are the stdlib's (gold, items) and the RPG terms'
     # experience.

@@ -127,6 +127,29 @@ def objective_line(
     return line
 
 
+def objective_lines(manager: QuestManager, quest: Quest, entry: QuestEntry) -> list[str]:
+    """Every objective's line; in a quest in stages, each stage's name above its
+    objectives. A stage still locked is that one line: what it holds is not told
+    before the stage before it is done."""
+    lines: list[str] = []
+    stage = ""
+    locked = False
+    for o in quest.objectives:
+        if o.stage != stage:
+            stage = o.stage
+            locked = bool(stage) and _stage_locked(quest, entry, stage)
+            if stage:
+                lines.append(f"  |x{stage} [locked]|n" if locked else f"  |w{stage}|n")
+        if not locked:
+            lines.append(objective_line(manager, quest, entry, o))
+    return lines
+
+
+def _stage_locked(quest: Quest, entry: QuestEntry, stage: str) -> bool:
+    progress = [entry.objectives.get(o.objective_id) for o in quest.objectives if o.stage == stage]
+    return all(p is None or not p.unlocked for p in progress)
+
+
 def describe(manager: QuestManager, quest: Quest, entry: QuestEntry, full: bool) -> list[str]:
     lines = [f"|c{quest.title}|n  [{_LABEL.get(entry.state, entry.state.value)}]"]
     if full:
@@ -143,7 +166,7 @@ def describe(manager: QuestManager, quest: Quest, entry: QuestEntry, full: bool)
     elif quest.summary:
         lines.append(f"   {quest.summary}")
     if entry.state.active:
-        lines += [objective_line(manager, quest, entry, o) for o in quest.objectives]
+        lines += objective_lines(manager, quest, entry)
         if quest.time_limit_seconds and entry.accepted_at is not None:
             left = entry.accepted_at + quest.time_limit_seconds - manager.now
             lines.append(f"   |yTime left: {max(0.0, left) / 3600:.1f} game hours.|n")

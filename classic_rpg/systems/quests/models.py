@@ -84,6 +84,9 @@ class QuestObjective(_Model):
     time_limit_seconds: float | None = Field(default=None, gt=0)
     #: PROTECT/TIMED: objective ids (same order) whose completion completes this one.
     watch: list[str] = Field(default_factory=list)
+    #: The stage of a quest in stages it belongs to ("Stage 1 of 2: Deal with the
+    #: bandits"), shown above its objectives in the quest log; "" for none.
+    stage: str = ""
 
     @field_validator("destination_room_id", mode="before")
     @classmethod
