@@ -20,6 +20,7 @@ from classic_rpg.combat.components import CombatRules
 from classic_rpg.combat.service import CombatService
 from classic_rpg.consequences_glue import ConsequencesGluePlugin
 from classic_rpg.groups.plugin import GroupsPlugin
+from classic_rpg.questgen.crafting import CraftingRequestPlugin
 from classic_rpg.questgen.register import RpgQuestGenPlugin
 from classic_rpg.questgen.wiring import QuestDeliveryPlugin
 from classic_rpg.rules import RulesPlugin
@@ -101,4 +102,5 @@ class ClassicRPGContentPack(PluginGroup):
         LivingConnectionPlugin,
         NavigationConnectionPlugin,
         ShopsPlugin,
+        CraftingRequestPlugin,
     )

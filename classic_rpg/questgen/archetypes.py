@@ -60,7 +60,13 @@ def rpg_archetypes() -> list[QuestArchetype]:
             objective_pattern=ObjectivePatterns.CRAFT_AND_DELIVER,
             branching=BranchingPattern.LINEAR,
             estimated_steps=4,  # source -> gather -> craft/transport -> deliver
-            compatible_seed_types=[T.RESOURCE_CRISIS, T.TRADE_MISSION, T.GOAL_ASSISTANCE],
+            # An order a keeper cannot fill for want of material is a supply run too.
+            compatible_seed_types=[
+                T.RESOURCE_CRISIS,
+                T.TRADE_MISSION,
+                T.GOAL_ASSISTANCE,
+                T.CRAFTING_REQUEST,
+            ],
             requires_exploration=True,
             narrative_arc=NarrativeArcs.JOURNEY,
             tone=["practical", "rewarding"],

@@ -227,6 +227,8 @@ class QuestGenerationSystem(System):
                 continue
             if len(st.narrate) >= cfg.max_concurrent_builds:
                 break
+            if st.screen.waits(seed):
+                continue  # another errand of its giver is open: not an attempt
             if st.screen.screen(seed) is not None:
                 st.queue.drop_stale(seed)
                 continue

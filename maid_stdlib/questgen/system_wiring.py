@@ -149,6 +149,7 @@ def build_quest_generation(
             open_quests,
             resolved,
             evaluator.COOLDOWN_PER_NPC,
+            stands_alone=lambda seed_type: not qg.seed_types.mergeable(seed_type),
         ),
         resolved=resolved,
         quotas=quotas,

@@ -5,11 +5,16 @@ seed's grounding (giver alive and able to reach the place), the giver still
 wanting something, its story situations not all resolved, the giver not a
 threat, no open quest from the same giver, and the giver off cooldown. The first
 failing check is the reason; a stale seed is dropped, not retried.
+
+A seed of a type that stands alone (registered ``merge=False``: an errand of its
+own, such as an order a keeper cannot fill) is not the double of the giver's
+open request: it waits for that request to close and the giver's cooldown to
+pass (:meth:`SeedScreen.waits`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from maid_engine.ecs import World
 from maid_stdlib.living.components import GoalsComponent
@@ -51,6 +56,7 @@ class SeedScreen:
         open_quests: Mapping[str, OpenQuest],
         resolved: ResolvedSituations,
         giver_cooldown: float,
+        stands_alone: Callable[[str], bool] = lambda _type: False,
     ) -> None:
         self._facts = facts
         self._world = world
@@ -59,6 +65,22 @@ class SeedScreen:
         self._open_quests = open_quests
         self._resolved = resolved
         self.giver_cooldown = giver_cooldown
+        self._stands_alone = stands_alone
+
+    def waits(self, seed: QuestSeed) -> bool:
+        """Whether ``seed`` waits, unscreened, for its giver to be free: a stand-alone
+        errand is another matter than the giver's open request (not its double), and
+        a giver on cooldown asks for it later. It still expires like any seed."""
+        if not self._stands_alone(seed.seed_type):
+            return False
+        giver = seed.primary_npc
+        busy = any(
+            oq.quest.quest_giver_id == giver and oq.quest.seed_id != seed.id
+            for oq in self._open_quests.values()
+        )
+        return busy or self._history.recent_quest_from_npc(
+            giver, self.giver_cooldown, self._facts.now
+        )
 
     def screen(self, seed: QuestSeed) -> Rejection | None:
         """None if the seed still stands on the world, else why not (stage ``screen``)."""
