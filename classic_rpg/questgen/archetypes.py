@@ -13,6 +13,7 @@ from maid_stdlib.questgen import (
     QuestArchetype,
     QuestSeedTypes,
 )
+from maid_stdlib.questgen.quest import ProgressionMode
 from maid_stdlib.questgen.scaling import ScalingBounds
 
 __all__ = ["RPG_ARCHETYPES", "rpg_archetypes"]
@@ -35,6 +36,9 @@ def rpg_archetypes() -> list[QuestArchetype]:
             narrative_arc=NarrativeArcs.THREE_ACT,
             tone=["urgent", "heroic"],
             chain_potential=0.4,
+            # A fight a group takes on together: a kill counts for every member
+            # present who holds the quest.
+            progression=ProgressionMode.SHARED_CREDIT,
         ),
         QuestArchetype(
             archetype_id="diplomatic_resolution",
@@ -102,6 +106,7 @@ def rpg_archetypes() -> list[QuestArchetype]:
             chain_potential=0.3,
             # Whoever comes, the captive's time runs out alike: only counts scale.
             scaling=ScalingBounds(time=False),
+            progression=ProgressionMode.SHARED_CREDIT,
         ),
         QuestArchetype(
             archetype_id="faction_choice",
@@ -151,6 +156,7 @@ def rpg_archetypes() -> list[QuestArchetype]:
             narrative_arc=NarrativeArcs.JOURNEY,
             tone=["determined", "practical"],
             chain_potential=0.3,
+            progression=ProgressionMode.SHARED_CREDIT,
         ),
     ]
 

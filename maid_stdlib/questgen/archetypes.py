@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from maid_stdlib.questgen.quest import ProgressionMode
 from maid_stdlib.questgen.scaling import DEFAULT_SCALING, ScalingBounds
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.types import (
@@ -46,6 +47,9 @@ class QuestArchetype:
     chain_potential: float = 0.3
     #: How far a quest of this shape may be fitted to the character accepting it.
     scaling: ScalingBounds = DEFAULT_SCALING
+    #: How a group's progress is credited on its quests (a rules layer reads the
+    #: quest's ``progression_mode``): shared credit for work a group does together.
+    progression: ProgressionMode = ProgressionMode.INDIVIDUAL
 
 
 @dataclass(frozen=True)

@@ -269,6 +269,7 @@ class QuestBuilder:
             chain_potential=plan.consequences.chain_potential,
             chain_depth=seed.chain_depth,
             chain_parent_id=seed.chain_parent_id,
+            progression_mode=archetype.progression,
             created_at=now,
             estimated_duration_minutes=plan.duration_minutes,
             location=location,
