@@ -42,6 +42,8 @@ from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.questgen.threats import ThreatFacts
 from maid_stdlib.text.place import place_phrase
 from maid_stdlib.world.components import NPC, Area, Describable, Item, Position, Room
+from maid_stdlib.world.loader import WorldData
+from maid_stdlib.world.schema import ThingSpec
 from maid_stdlib.world.service import WorldService
 
 __all__ = ["WorldFacts"]
@@ -482,9 +484,14 @@ class WorldFacts(ThreatFacts):
         return None
 
     def item_name(self, template: str) -> str:
-        """The name of an item of the template (or one made from its key)."""
+        """The name of an item of the template: one in the world, else the one its
+        data gives (loot nobody has dropped yet), else one made from its key."""
         for uid in self.items_with_template(template):
             name = self.name(uid)
             if name:
                 return name
+        data = self.engine.services.try_get(WorldData)
+        entry = data.template(template, "item") if data is not None else None
+        if entry is not None and isinstance(entry.spec, ThingSpec) and entry.spec.name:
+            return entry.spec.name
         return template.split(":")[-1].replace("_", " ")
