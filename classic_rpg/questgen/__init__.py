@@ -1,4 +1,4 @@
-"""The RPG side of quest generation: the seven built-in archetypes, the RPG hooks
+"""The RPG side of quest generation: the eight built-in archetypes, the RPG hooks
 (health, hostility, item tiers, loot, reward items), the rating of difficulty
 tiers by character level, the conversion of a GeneratedQuest to the
 QuestManager's Quest model, and the quest sink.

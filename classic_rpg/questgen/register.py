@@ -16,14 +16,14 @@ __all__ = ["RpgQuestGenPlugin"]
 
 
 class RpgQuestGenPlugin(ContentPack):
-    """Add the seven archetypes to the QuestGen service, install the RPG hooks
+    """Add the eight archetypes to the QuestGen service, install the RPG hooks
     (health, levels, hostility, item tiers, reward items), the RPG terms extension
     (experience, level requirement) and the quest sink that registers finished
     quests with the QuestManager."""
 
     name = "classic_rpg.questgen"
     requires = (RulesPlugin, QuestsPlugin, QuestGenPlugin)
-    description = "The seven RPG archetypes, the RPG's world hooks and the quest sink."
+    description = "The eight RPG archetypes, the RPG's world hooks and the quest sink."
 
     def register(self, ctx: PackContext) -> None:
         qg = ctx.service(QuestGen)

@@ -165,7 +165,7 @@ class QuestDeliveryPlugin(ContentPack):
             raise ctx.error("quest generation has offers installed already")
         qg, world = ctx.service(QuestGen), ctx.engine.world
         qg.facts.authored_claims.append(AuthoredClaims(manager, world))
-        # The seven archetypes' texts as the default layer: a pack's own templates for
+        # The eight archetypes' texts as the default layer: a pack's own templates for
         # the same archetype win.
         register_default_templates(ctx.service(TemplateRegistry), RPG_TEMPLATES)
         # Per-character difficulty: a generated quest is fitted to its acceptor.
