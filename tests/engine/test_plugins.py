@@ -52,6 +52,7 @@ CLASSIC_RPG = [
     "classic_rpg.living",
     "classic_rpg.navigation",
     "classic_rpg.shops",
+    "classic_rpg.crafting_requests",
 ]
 
 

@@ -106,7 +106,7 @@ async def test_an_unreadable_stored_seed_is_logged_and_the_rest_load(
     finally:
         await store.close()
     engine = make_engine(tmp_path, quiet=True, db_url=db_url, config=WAITING)
-    with caplog.at_level(logging.WARNING, "maid.questgen.system"):
+    with caplog.at_level(logging.WARNING, "maid.questgen.seeds"):
         async with engine.lifespan():
             assert [s.id for s in questgen_of(engine).pending_seeds()] == [good.id]
     assert any("unreadable stored seed" in r.getMessage() for r in caplog.records)

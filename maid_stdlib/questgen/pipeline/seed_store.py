@@ -33,7 +33,9 @@ from maid_stdlib.questgen.signals import StoredSignal, StorySignalLike
 
 __all__ = ["QUEUE_KEY", "SEEDS_COLLECTION", "SeedStore", "seed_from_document", "seed_to_document"]
 
-log = logging.getLogger("maid.questgen.system")
+# Its own logger: in a database outage its throttled warning is one cause beside
+# the side-table's, each said once a minute.
+log = logging.getLogger("maid.questgen.seeds")
 
 SEEDS_COLLECTION = "questgen_seeds"
 QUEUE_KEY = "queue"
