@@ -137,14 +137,10 @@ class ScheduleSystem(System):
             seen = here in watched or nxt in watched
             name = capitalize(self.living.name_of(uid)) if seen else ""
             if here in watched:
-                ws.message_room(
-                    here, f"{name} leaves {departure_phrase(exit_name)}.", exclude=(uid,)
-                )
+                ws.announce(here, uid, name, f"leaves {departure_phrase(exit_name)}")
             ws.move(uid, nxt, reason="schedule")
             if nxt in watched:
                 arrival = arrival_phrase(exit_name)
-                ws.message_room(
-                    nxt, f"{name} arrives{' ' + arrival if arrival else ''}.", exclude=(uid,)
-                )
+                ws.announce(nxt, uid, name, f"arrives{' ' + arrival if arrival else ''}")
             if nxt == target:
                 self._stop(uid)

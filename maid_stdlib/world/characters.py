@@ -93,11 +93,11 @@ class WorldCharacterFactory:
             return  # the character never left; only the connection changed
         name = name_of(self.ws, uid)
         verb = "has arrived" if placed else "has entered the game"
-        self.ws.message_room(room, f"{name} {verb}.", exclude=(uid,))
+        self.ws.announce(room, uid, name, verb)
 
     def on_disconnected(self, event: CharacterDisconnectedEvent) -> None:
         uid = event.character_id
         room = self.ws.room_key_of(uid)
         if room is None or not self.engine.world.entity_exists(uid):
             return
-        self.ws.message_room(room, f"{name_of(self.ws, uid)} has left the game.", exclude=(uid,))
+        self.ws.announce(room, uid, name_of(self.ws, uid), "has left the game")

@@ -10,6 +10,7 @@ from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.ecs import World
 from maid_stdlib.options.components import PlayerOptions
 from maid_stdlib.world.components import NPC, Describable, Room
+from maid_stdlib.world.crowd import NAMED, crowd_line
 from maid_stdlib.world.text import capitalize, exit_order
 
 if TYPE_CHECKING:
@@ -71,13 +72,17 @@ def _header(ws: WorldService, room_key: str, room: Room) -> str:
 def _render_uncached(ws: WorldService, room_key: str, room: Room, viewer: UUID | None) -> str:
     world = ws.world
     lines = [_header(ws, room_key, room)]
-    entries = _classified(world, ws.visible_in(room_key, viewer))
+    entries, n_chars = _classified(world, ws.visible_in(room_key, viewer))
+    if n_chars > ws.crowd_size:
+        lines.append(crowd_line([name_of(ws, uid) for uid, _ in entries[:n_chars]]))
+        entries = entries[n_chars:]
     lines.extend(_grouped([line for _, line in entries]))
     return "\n".join(lines)
 
 
-def _classified(world: World, uids: list[UUID]) -> list[tuple[UUID, str]]:
-    """``(uid, line)`` of each entity: characters first, then NPCs, then things."""
+def _classified(world: World, uids: list[UUID]) -> tuple[list[tuple[UUID, str]], int]:
+    """``(uid, line)`` of each entity -- characters first, then NPCs, then things --
+    and how many of them are characters."""
     chars: list[tuple[UUID, str]] = []
     npcs: list[tuple[UUID, str]] = []
     things: list[tuple[UUID, str]] = []
@@ -90,7 +95,7 @@ def _classified(world: World, uids: list[UUID]) -> list[tuple[UUID, str]]:
             npcs.append((uid, line))
         else:
             things.append((uid, line))
-    return chars + npcs + things
+    return chars + npcs + things, len(chars)
 
 
 class _RoomListing:
@@ -99,13 +104,19 @@ class _RoomListing:
     Valid while ``key`` is unchanged: the world, the room's version (every arrival
     and departure goes through ``WorldService._index`` / ``_unindex``), who is online
     (``SessionManager.presence_version``), which entities are Describable / characters
-    / NPCs or being destroyed (``World.listing_version()``), and every Describable
-    name or short (``Describable.listing_version``). The header is re-checked against
-    the room's name, description and exits.
+    / NPCs or being destroyed (``World.listing_version()``), every Describable name
+    or short (``Describable.listing_version``) and the crowd size. The header is
+    re-checked against the room's name, description and exits.
+
+    In a crowd (more characters than ``crowd_size``) the characters' lines give way
+    to one line naming two of them; a viewer among the characters reads the line
+    without themselves, which is the same text for all but the two named.
     """
 
     __slots__ = (
+        "_sorted_names",
         "counts",
+        "crowd_in",
         "entries",
         "first",
         "full_text",
@@ -114,7 +125,10 @@ class _RoomListing:
         "header",
         "header_key",
         "key",
+        "n_chars",
+        "names",
         "position",
+        "rest",
     )
 
     def __init__(
@@ -123,15 +137,24 @@ class _RoomListing:
         header_key: tuple[object, ...],
         header: str,
         entries: list[tuple[UUID, str]],
+        names: list[str],
+        crowd_size: int,
     ) -> None:
         self.key = key
         self.header_key = header_key
         self.header = header
         self.entries = entries
+        self.names = names
+        self.n_chars = len(names)
+        self._sorted_names: list[str] | None = None
         self.position = {uid: i for i, (uid, _) in enumerate(entries)}
+        crowded = self.n_chars > crowd_size
+        # The entries that get lines of their own (all of them, or all but the crowd).
+        self.rest = self.n_chars if crowded else 0
         counts: dict[str, int] = {}
         first: dict[str, int] = {}
-        for i, (_, line) in enumerate(entries):
+        for i in range(self.rest, len(entries)):
+            line = entries[i][1]
             if line in counts:
                 counts[line] += 1
             else:
@@ -139,9 +162,22 @@ class _RoomListing:
                 first[line] = i
         self.counts = counts
         self.first = first
-        self.groups = [line if n == 1 else f"{line} [x{n}]" for line, n in counts.items()]
-        self.group_index = {line: i for i, line in enumerate(counts)}
+        lead = [crowd_line(names)] if crowded else []
+        self.groups = lead + [line if n == 1 else f"{line} [x{n}]" for line, n in counts.items()]
+        self.group_index = {line: i + len(lead) for i, line in enumerate(counts)}
+        self.crowd_in = crowd_line(names, skip=NAMED) if crowded else ""
         self.full_text = "\n".join([header, *self.groups])
+
+    @property
+    def crowded(self) -> bool:
+        return self.rest > 0
+
+    def sorted_names(self) -> list[str]:
+        """The characters' names in alphabetical order (``look crowd``), kept with
+        the listing so a thousand players asking in one tick sort them once."""
+        if self._sorted_names is None:
+            self._sorted_names = sorted(self.names, key=str.casefold)
+        return self._sorted_names
 
     def set_header(self, header_key: tuple[object, ...], header: str) -> None:
         self.header_key = header_key
@@ -152,6 +188,10 @@ class _RoomListing:
         i = self.position.get(viewer) if viewer is not None else None
         if i is None:
             return self.full_text
+        if i < self.rest:
+            # A character in the crowd: everyone past the named two reads one text.
+            line = self.crowd_in if i >= NAMED else crowd_line(self.names, skip=i)
+            return "\n".join([self.header, line, *self.groups[1:]])
         line = self.entries[i][1]
         n = self.counts[line]
         groups = self.groups.copy()
@@ -161,9 +201,9 @@ class _RoomListing:
         elif self.first[line] == i:
             # The viewer's line leads its group: without them the group's place in
             # the order moves. Rare (someone else looks exactly like the viewer).
-            return "\n".join(
-                [self.header, *_grouped([ln for j, (_, ln) in enumerate(self.entries) if j != i])]
-            )
+            lead = groups[:1] if self.crowded else []
+            others = [ln for j, (_, ln) in enumerate(self.entries) if j != i and j >= self.rest]
+            return "\n".join([self.header, *lead, *_grouped(others)])
         else:
             groups[g] = line if n == 2 else f"{line} [x{n - 1}]"
         return "\n".join([self.header, *groups])
@@ -178,6 +218,7 @@ def _listing(ws: WorldService, room_key: str, room: Room) -> _RoomListing:
         ws.engine.sessions.presence_version,
         world.listing_version(),
         Describable.listing_version,
+        ws.crowd_size,
     )
     exits = ws.exits_of(room_key)
     header_key = (room, room.name, room.description, exits)
@@ -187,10 +228,32 @@ def _listing(ws: WorldService, room_key: str, room: Room) -> _RoomListing:
         if listing.header_key != header_key:
             listing.set_header(header_key, _header(ws, room_key, room))
         return listing
-    entries = _classified(world, ws.visible_in(room_key, None))
-    listing = _RoomListing(key, header_key, _header(ws, room_key, room), entries)
+    entries, n_chars = _classified(world, ws.visible_in(room_key, None))
+    names = [name_of(ws, uid) for uid, _ in entries[:n_chars]]
+    header = _header(ws, room_key, room)
+    listing = _RoomListing(key, header_key, header, entries, names, ws.crowd_size)
     cache[room_key] = listing
     return listing
+
+
+def crowd_names(ws: WorldService, room_key: str, viewer: UUID | None) -> list[str]:
+    """The names of the characters in the room that ``viewer`` sees (not the viewer),
+    alphabetically: what ``look crowd`` and ``who here`` list."""
+    room = ws.room(room_key)
+    if room is None:
+        return []
+    if ws.visibility_checks:
+        entries, n_chars = _classified(ws.world, ws.visible_in(room_key, viewer))
+        return sorted((name_of(ws, uid) for uid, _ in entries[:n_chars]), key=str.casefold)
+    listing = _listing(ws, room_key, room)
+    names = listing.sorted_names()
+    i = listing.position.get(viewer) if viewer is not None else None
+    if i is None or i >= listing.n_chars:
+        return names
+    own = listing.names[i]
+    out = names.copy()
+    out.remove(own)
+    return out
 
 
 def _grouped(lines: list[str]) -> list[str]:

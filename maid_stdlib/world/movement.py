@@ -5,7 +5,16 @@ from __future__ import annotations
 from uuid import UUID
 
 from maid_engine.commands import Command, CommandContext, CommandError, command
-from maid_stdlib.world.look import LookExtras, find_detail, name_of, render_entity, render_room
+from maid_stdlib.world.crowd import crowd_listing
+from maid_stdlib.world.look import (
+    LookExtras,
+    crowd_names,
+    find_detail,
+    name_of,
+    render_entity,
+    render_room,
+)
+from maid_stdlib.world.pager import page
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import (
     DIRECTIONS,
@@ -41,6 +50,8 @@ def look(ctx: CommandContext) -> None:
       look <thing>         someone or something here ("look scout", "look 2.scout")
       look <direction>     what lies that way
       look me              yourself
+      look crowd           everyone here, a page at a time (a crowded room's
+                           look names only two)
     """
     ws, actor, room = here(ctx)
     target = ctx.args.strip()
@@ -67,6 +78,10 @@ def look(ctx: CommandContext) -> None:
     if detail is not None:
         ctx.send(detail)
         return
+    if target.lower() == "crowd":
+        # Only when nothing here is called "crowd": the players here, all of them.
+        page(ctx, crowd_listing(crowd_names(ws, room, actor)))
+        return
     raise CommandError(f"You do not see '{target}' here.")
 
 
@@ -85,10 +100,10 @@ def walk(ctx: CommandContext, exit_name: str) -> None:
     if not ws.has_room(target):
         raise CommandError("That way leads nowhere at the moment.")
     name = name_of(ws, actor)
-    ws.message_room(room, f"{name} leaves {departure_phrase(exit_name)}.", exclude=(actor,))
+    ws.announce(room, actor, name, f"leaves {departure_phrase(exit_name)}")
     ws.move(actor, target, reason="walk")
     arrival = arrival_phrase(exit_name)
-    ws.message_room(target, f"{name} arrives{' ' + arrival if arrival else ''}.", exclude=(actor,))
+    ws.announce(target, actor, name, f"arrives{' ' + arrival if arrival else ''}")
     ctx.send(render_room(ws, target, actor, moving=True))
 
 

@@ -27,6 +27,7 @@ from maid_engine.events import (
 from maid_stdlib.world import admin, info, movement, pager, reload, social, who
 from maid_stdlib.world.characters import WorldCharacterFactory
 from maid_stdlib.world.components import NPC, Area, Away, Item, Room
+from maid_stdlib.world.crowd import CrowdSystem
 from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
 from maid_stdlib.world.gmcp import GmcpFeeds, GmcpRelay, GmcpSystem
 from maid_stdlib.world.info import ScoreSheet, default_score_sheet
@@ -94,6 +95,7 @@ class WorldPlugin(ContentPack):
         feeds = GmcpFeeds(engine.sessions)
         ctx.provide(GmcpFeeds, feeds)
         ctx.add_system(GmcpSystem(feeds))
+        ctx.add_system(CrowdSystem(ws.announcements, listing.next_tick))
         relay = GmcpRelay(ws, feeds)
         factory.gmcp = feeds
         ctx.subscribe(EntityRelocatedEvent, relay.on_relocated)

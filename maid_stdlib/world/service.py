@@ -20,6 +20,7 @@ from maid_engine.ecs import Component, World
 from maid_engine.events import EntityDestroyedEvent
 from maid_engine.ports import EventsPort, SessionsPort, WorldPort
 from maid_stdlib.world.components import NPC, Area, Describable, Exits, Item, Position, Room
+from maid_stdlib.world.crowd import CROWD_SIZE, RoomAnnouncements
 from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.graph import RoomGraph
 
@@ -67,6 +68,10 @@ class WorldService:
         self.placement_version = 0
         #: Cache of ``look``'s room listings (owned by maid_stdlib.world.look).
         self.look_cache: dict[str, object] = {}
+        #: Players online in one room above which ``look`` summarises them and
+        #: their comings and goings are told once per tick (maid_stdlib.world.crowd).
+        self.crowd_size = CROWD_SIZE
+        self.announcements = RoomAnnouncements(self)
 
     @property
     def world(self) -> World:
@@ -435,6 +440,11 @@ class WorldService:
             if cid not in skip and self.engine.sessions.send_to(cid, text):
                 sent += 1
         return sent
+
+    def announce(self, room_key: str, mover: UUID, name: str, phrase: str) -> None:
+        """Tell the room that ``name`` ``phrase`` ("arrives from the north"): at once
+        in a quiet room, batched with the others of this tick in a crowded one."""
+        self.announcements.announce(room_key, mover, name, phrase)
 
     def message_character(self, character: UUID, text: str) -> bool:
         """Send ``text`` to one character if they are connected."""

@@ -17,6 +17,11 @@ from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, Role, command
 from maid_engine.ecs import Component
 from maid_engine.sessions import Session
+from maid_stdlib.world.components import Away
+from maid_stdlib.world.crowd import crowd_listing
+from maid_stdlib.world.look import crowd_names
+from maid_stdlib.world.pager import page
+from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import player_words
 
 #: Longest title a player may set (after cleaning).
@@ -45,19 +50,57 @@ class WhoFlag:
 
 
 class WhoList:
-    """What ``who`` shows besides names; filled in by other layers."""
+    """What ``who`` shows besides names; filled in by other layers.
+
+    The rows (everything but the idle times, which are read fresh) are kept for the
+    rest of the tick (:meth:`next_tick`, called once per tick): a thousand players
+    typing ``who`` in one tick build the list once. Who is online, titles, AFK
+    marks and the flags or levels registered here drop the rows at once; a level
+    or flag that changes by other means shows from the next tick.
+    """
 
     def __init__(self) -> None:
-        #: The character's level, if the game has levels (set by a rules layer).
-        self.level_of: Callable[[UUID], int | None] = lambda _uid: None
+        self._level_of: Callable[[UUID], int | None] = lambda _uid: None
         self._flags: dict[str, WhoFlag] = {}
+        self._tick = 0
+        self._changes = 0
+        self._rows: tuple[tuple[object, ...], list[WhoRow]] | None = None
+
+    @property
+    def level_of(self) -> Callable[[UUID], int | None]:
+        """The character's level, if the game has levels (set by a rules layer)."""
+        return self._level_of
+
+    @level_of.setter
+    def level_of(self, provider: Callable[[UUID], int | None]) -> None:
+        self._level_of = provider
+        self.changed()
 
     def add_flag(self, key: str, test: FlagTest, label: str, order: int = 100) -> None:
         """Show ``[label]`` after a character for whom ``test`` is true (replaces ``key``)."""
         self._flags[key] = WhoFlag(key, label, test, order)
+        self.changed()
 
     def remove_flag(self, key: str) -> bool:
+        self.changed()
         return self._flags.pop(key, None) is not None
+
+    def changed(self) -> None:
+        """Drop the rows kept for this tick (something ``who`` shows changed)."""
+        self._changes += 1
+
+    def next_tick(self) -> None:
+        """A new tick: the rows are built again at the next ``who``."""
+        self._tick += 1
+
+    def cached_rows(self, key: tuple[object, ...]) -> list[WhoRow] | None:
+        held = self._rows
+        if held is not None and held[0] == (self._tick, self._changes, *key):
+            return held[1]
+        return None
+
+    def keep_rows(self, key: tuple[object, ...], rows: list[WhoRow]) -> None:
+        self._rows = ((self._tick, self._changes, *key), rows)
 
     def flags_of(self, uid: UUID) -> list[str]:
         flags = sorted(self._flags.values(), key=lambda f: (f.order, f.key))
@@ -98,26 +141,40 @@ def who_rows(ctx: CommandContext, now: float) -> list[WhoRow]:
     world = ctx.world
     sessions = ctx.engine.sessions
     listing: WhoList = ctx.service(WhoList)
-    rows = []
-    for uid in sessions.characters_online():
-        pc = world.try_component(uid, PlayerCharacter)
-        if pc is None or not world.entity_exists(uid):
-            continue
-        session = sessions.session_for(uid)
-        flags = []
-        role = _staff(session)
-        if role >= Role.ADMIN:
-            flags.append("Admin")
-        elif role >= Role.BUILDER:
-            flags.append("Builder")
-        flags.extend(listing.flags_of(uid))
-        title = world.try_component(uid, Title)
+    key = (
+        world,
+        sessions.presence_version,
+        world.version_of(Title),
+        world.version_of(Away),
+        world.version_of(PlayerCharacter),
+    )
+    rows = listing.cached_rows(key)
+    if rows is None:
+        rows = []
+        for uid in sessions.characters_online():
+            pc = world.try_component(uid, PlayerCharacter)
+            if pc is None or not world.entity_exists(uid):
+                continue
+            flags = []
+            role = _staff(sessions.session_for(uid))
+            if role >= Role.ADMIN:
+                flags.append("Admin")
+            elif role >= Role.BUILDER:
+                flags.append("Builder")
+            flags.extend(listing.flags_of(uid))
+            title = world.try_component(uid, Title)
+            rows.append(
+                WhoRow(uid, pc.name, listing.level_of(uid), title.text if title else "", flags, "")
+            )
+        rows.sort(key=lambda r: (-(r.level or 0), r.name.casefold()))
+        listing.keep_rows(key, rows)
+    out = []
+    for row in rows:
+        session = sessions.session_for(row.uid)
         last = session.data.get("last_input") if session is not None else None
         idle = idle_text(now - float(last)) if last is not None else ""
-        rows.append(
-            WhoRow(uid, pc.name, listing.level_of(uid), title.text if title else "", flags, idle)
-        )
-    return sorted(rows, key=lambda r: (-(r.level or 0), r.name.casefold()))
+        out.append(WhoRow(row.uid, row.name, row.level, row.title, row.flags, idle))
+    return out
 
 
 def render_who(rows: list[WhoRow]) -> str:
@@ -143,12 +200,23 @@ def render_who(rows: list[WhoRow]) -> str:
 def who(ctx: CommandContext) -> None:
     """List the players who are online.
 
-    Usage: who
+    Usage: who | who here
 
     Highest level first. Each line shows the level (in games with levels), the
     name and title, flags such as [Admin], [Builder] or [AFK], and how long the
     player has been idle (from a minute on).
+
+    'who here' lists the players in your room (all of them, a page at a time),
+    like 'look crowd'.
     """
+    if ctx.args.strip().lower() == "here":
+        ws: WorldService = ctx.service(WorldService)
+        actor = ctx.require_actor()
+        room = ws.room_key_of(actor)
+        if room is None:
+            raise CommandError("You are nowhere. (Ask an admin to @goto you somewhere.)")
+        page(ctx, crowd_listing(crowd_names(ws, room, actor)))
+        return
     ctx.send(render_who(who_rows(ctx, time.time())))
 
 

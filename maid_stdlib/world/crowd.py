@@ -1,0 +1,177 @@
+"""Crowds: rooms with more players in them than a screen can list.
+
+A festival square with a thousand players is a place, not an error. Above
+:attr:`WorldService.crowd_size` players online in one room:
+
+* ``look`` names the first two and counts the rest ("Ann, Bo and 994 others are
+  here."); ``look crowd`` or ``who here`` lists everyone, a page at a time;
+* arrivals and departures are collected and told once per tick, one line per way
+  in or out ("Ann, Bo and 12 others arrive from the north."), instead of one line
+  per mover to everyone there, which made a thousand logins a million lines.
+
+Rooms at or below the size are told at once, one line per mover, as always.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cache
+from typing import TYPE_CHECKING, ClassVar
+from uuid import UUID
+
+import inflect
+
+from maid_engine.ecs import System
+from maid_stdlib.text.morph import join
+from maid_stdlib.world.text import capitalize
+
+if TYPE_CHECKING:
+    from maid_stdlib.world.service import WorldService
+
+#: Players online in one room above which it is a crowd.
+CROWD_SIZE = 12
+#: How many of a crowd are named before "and N others".
+NAMED = 2
+CROWD_HINT = "('look crowd' lists everyone.)"
+
+
+@cache
+def _inflect() -> inflect.engine:
+    return inflect.engine()
+
+
+def plural_phrase(phrase: str) -> str:
+    """A third-person singular verb phrase for several subjects: "arrives from the
+    north" -> "arrive from the north", "has left the game" -> "have left the game"."""
+    verb, space, rest = phrase.partition(" ")
+    plural = _inflect().plural_verb(verb)
+    return f"{plural}{space}{rest}"
+
+
+def crowd_phrase(first: Sequence[str], count: int) -> str:
+    """``count`` people whose first names (in order) are ``first``: "Ann", "Ann and
+    Bo", "Ann, Bo and Cy", "Ann, Bo and 12 others". ``first`` must hold at least
+    ``min(count, NAMED + 1)`` names."""
+    if count <= NAMED + 1:
+        return join(first[:count])
+    return join([*first[:NAMED], f"{count - NAMED} others"])
+
+
+def crowd_line(names: Sequence[str], skip: int | None = None) -> str:
+    """ "Ann, Bo and 994 others are here." for the characters ``names`` (in listing
+    order), leaving out the one at index ``skip`` (the viewer)."""
+    count = len(names) - (1 if skip is not None else 0)
+    first = [n for i, n in enumerate(names[: NAMED + 2]) if i != skip]
+    verb = "is" if count == 1 else "are"
+    return f"{capitalize(crowd_phrase(first, count))} {verb} here. {CROWD_HINT}"
+
+
+class _Batch:
+    """The movers of one room told with one phrase ("arrives from the north")."""
+
+    __slots__ = ("movers", "names", "phrase")
+
+    def __init__(self, phrase: str) -> None:
+        self.phrase = phrase
+        self.movers: dict[UUID, int] = {}
+        self.names: list[str] = []
+
+    def add(self, mover: UUID, name: str) -> None:
+        if mover in self.movers:
+            return
+        self.movers[mover] = len(self.names)
+        self.names.append(name)
+
+    def line_for(self, recipient: UUID | None) -> str | None:
+        """The line ``recipient`` reads (None: they are the only mover)."""
+        skip = self.movers.get(recipient) if recipient is not None else None
+        count = len(self.names) - (1 if skip is not None else 0)
+        if count == 0:
+            return None
+        first = [n for i, n in enumerate(self.names[: NAMED + 2]) if i != skip]
+        phrase = self.phrase if count == 1 else plural_phrase(self.phrase)
+        return f"{capitalize(crowd_phrase(first, count))} {phrase}."
+
+
+class RoomAnnouncements:
+    """Comings and goings told to a room: at once in a quiet room, collected per
+    tick in a crowded one (:meth:`flush`, run by :class:`CrowdSystem`)."""
+
+    def __init__(self, ws: WorldService) -> None:
+        self.ws = ws
+        #: room key -> phrase -> batch, in the order the rooms and phrases came.
+        self._pending: dict[str, dict[str, _Batch]] = {}
+
+    @property
+    def pending(self) -> int:
+        """Rooms with lines waiting for the end of the tick."""
+        return len(self._pending)
+
+    def announce(self, room_key: str, mover: UUID, name: str, phrase: str) -> None:
+        """Tell the players in ``room_key`` (not ``mover``) that ``name`` ``phrase``
+        ("has entered the game", "leaves north")."""
+        batches = self._pending.get(room_key)
+        if batches is None:
+            if not self._crowded(room_key):
+                self.ws.message_room(room_key, f"{capitalize(name)} {phrase}.", exclude=(mover,))
+                return
+            batches = self._pending[room_key] = {}
+        batch = batches.get(phrase)
+        if batch is None:
+            batch = batches[phrase] = _Batch(phrase)
+        batch.add(mover, name)
+
+    def _crowded(self, room_key: str) -> bool:
+        ws = self.ws
+        # Cheap first: a room holding few entities of any kind cannot be a crowd.
+        if ws.count_in(room_key) <= ws.crowd_size:
+            return False
+        return len(ws.characters_in(room_key)) > ws.crowd_size
+
+    def flush(self) -> int:
+        """Send what was collected: one line per room and phrase to everyone there
+        now (a mover reads the others, not themselves). Returns the lines sent."""
+        if not self._pending:
+            return 0
+        pending, self._pending = self._pending, {}
+        sessions = self.ws.engine.sessions
+        sent = 0
+        for room_key, batches in pending.items():
+            recipients = self.ws.characters_in(room_key)
+            for batch in batches.values():
+                shared = batch.line_for(None)
+                for uid in recipients:
+                    line = shared if uid not in batch.movers else batch.line_for(uid)
+                    if line is not None and sessions.send_to(uid, line):
+                        sent += 1
+        return sent
+
+
+class CrowdSystem(System):
+    """Tells crowded rooms their comings and goings, once per tick, after the
+    tick's own movements (NPC schedules) were collected; then starts the next
+    tick of the per-tick caches (``who``'s rows) through ``ticked``."""
+
+    phase: ClassVar[str] = "persistence"
+    order: ClassVar[int] = 90
+
+    def __init__(
+        self, announcements: RoomAnnouncements, ticked: Callable[[], None] | None = None
+    ) -> None:
+        self.announcements = announcements
+        self.ticked = ticked
+
+    async def update(self, delta: float) -> None:
+        self.announcements.flush()
+        if self.ticked is not None:
+            self.ticked()
+
+
+def crowd_listing(names: Sequence[str]) -> str:
+    """Everyone ``look crowd`` / ``who here`` lists: a count, then the names (the
+    pager wraps and pages them)."""
+    if not names:
+        return "No other players are here."
+    count = len(names)
+    head = f"|cHere with you ({count} {'player' if count == 1 else 'players'}):|n"
+    return f"{head}\n{', '.join(names)}."

@@ -1,0 +1,197 @@
+"""Crowds: a summarised ``look``, ``look crowd`` / ``who here``, comings and goings
+batched per tick in a crowded room, and ``who``'s rows kept for a tick."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import pytest
+from kits.engines import ws_of
+from kits.heroes import new_character
+
+from maid_engine.engine import GameEngine
+from maid_engine.testing import cmd, session_for
+from maid_stdlib.world.crowd import CROWD_HINT, crowd_phrase, plural_phrase
+from maid_stdlib.world.pager import PAGE_LENGTH_KEY
+from maid_stdlib.world.who import Title, WhoList
+
+NAMES = [
+    "Ann", "Bo", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ida", "Jo",
+    "Kit", "Lou", "Max", "Ned", "Oz", "Pia", "Quin", "Rex", "Sal", "Tom",
+]  # fmt: skip
+
+
+def crowd(engine: GameEngine, names: list[str]) -> list[UUID]:
+    """Characters online on the green (in this order), their output cleared."""
+    heroes = [new_character(engine, name) for name in names]
+    for uid in heroes:
+        session_for(engine, uid).sent.clear()
+    return heroes
+
+
+def sent(engine: GameEngine, uid: UUID) -> list[str]:
+    return session_for(engine, uid).sent
+
+
+def arrivals(engine: GameEngine, uid: UUID) -> list[str]:
+    return [line for line in sent(engine, uid) if " arrive" in line]
+
+
+def test_crowd_phrases_name_two_and_count_the_rest() -> None:
+    assert crowd_phrase(["Ann"], 1) == "Ann"
+    assert crowd_phrase(["Ann", "Bo"], 2) == "Ann and Bo"
+    assert crowd_phrase(["Ann", "Bo", "Cy"], 3) == "Ann, Bo and Cy"
+    assert crowd_phrase(["Ann", "Bo", "Cy"], 996) == "Ann, Bo and 994 others"
+    assert plural_phrase("arrives from the north") == "arrive from the north"
+    assert plural_phrase("has left the game") == "have left the game"
+    assert plural_phrase("leaves via the gate") == "leave via the gate"
+
+
+async def test_a_crowded_room_names_two_and_counts_the_others(engine: GameEngine) -> None:
+    ws = ws_of(engine)
+    assert ws.crowd_size == 12
+    heroes = crowd(engine, NAMES)
+    tom = heroes[-1]
+    text = await cmd(engine, tom, "look")
+    assert f"Ann, Bo and 17 others are here. {CROWD_HINT}" in text
+    assert "Cy is here." not in text
+    # The NPCs and things of the green are listed as in a quiet room.
+    ws.crowd_size = 1000
+    full = await cmd(engine, tom, "look")
+    ws.crowd_size = 12
+    others = [ln for ln in full.split("\n")[3:] if ln.removesuffix(" is here.") not in NAMES]
+    assert others
+    assert all(ln in text.split("\n") for ln in others)
+    # One of the two named reads the line without themselves.
+    assert "Bo, Cy and 17 others are here." in await cmd(engine, heroes[0], "look")
+    assert "Ann, Cy and 17 others are here." in await cmd(engine, heroes[1], "look")
+    # Everyone past the two named reads the same text (one render for the crowd).
+    assert await cmd(engine, heroes[5], "look") == text
+
+
+async def test_at_the_crowd_size_everyone_is_still_listed(engine: GameEngine) -> None:
+    heroes = crowd(engine, NAMES[:12])  # the crowd size: the viewer and 11 others
+    text = await cmd(engine, heroes[-1], "look")
+    assert "others are here" not in text
+    assert all(f"{name} is here." in text for name in NAMES[:11])
+    # One more and the room is a crowd.
+    crowd(engine, ["Zoe"])
+    assert "Ann, Bo and 10 others are here." in await cmd(engine, heroes[-1], "look")
+
+
+async def test_look_crowd_and_who_here_list_everyone_a_page_at_a_time(
+    engine: GameEngine,
+) -> None:
+    heroes = crowd(engine, NAMES)
+    tom = heroes[-1]
+    text = await cmd(engine, tom, "look crowd")
+    assert text.startswith("|cHere with you (19 players):|n")
+    assert "Ann, Bo, Cy" in text
+    assert "Sal." in text
+    assert "Tom" not in text
+    assert await cmd(engine, tom, "who here") == text
+    # A short page: the pager holds the rest.
+    session = session_for(engine, tom)
+    session.caps.width = 40
+    session.data[PAGE_LENGTH_KEY] = 2
+    first = await cmd(engine, tom, "look crowd")
+    assert first.endswith("-- more -- (type 'more' or 'next')")
+    rest = await cmd(engine, tom, "more all")
+    assert "Sal." in rest
+    # Alone, there is nobody to list.
+    alone = new_character(engine, "Una")
+    ws_of(engine).move(alone, "hamlet:mill")
+    assert (await cmd(engine, alone, "look crowd")).startswith("No other players are here.")
+
+
+async def test_arrivals_in_a_crowd_are_told_once_per_tick(engine: GameEngine) -> None:
+    ws = ws_of(engine)
+    heroes = crowd(engine, NAMES)
+    newcomers = crowd(engine, ["Vic", "Wes", "Xan", "Yul", "Zoe"])
+    for uid in newcomers:
+        ws.move(uid, "hamlet:warden_hut")
+    await engine.dispatch_events()
+    for uid in heroes + newcomers:
+        sent(engine, uid).clear()
+    for uid in newcomers:
+        await cmd(engine, uid, "south")
+    # Nothing yet: the crowd hears about them at the end of the tick, in one line.
+    # (The villagers' nods to a newcomer are the ambient talk's, on its own budget.)
+    assert [arrivals(engine, uid) for uid in heroes] == [[]] * len(heroes)
+    await engine.tick()
+    line = "Vic, Wes and 3 others arrive from the north."
+    assert all(arrivals(engine, uid) == [line] for uid in heroes)
+    # A newcomer reads about the others, not themselves.
+    assert arrivals(engine, newcomers[0]) == ["Wes, Xan and 2 others arrive from the north."]
+    assert arrivals(engine, newcomers[4]) == ["Vic, Wes and 2 others arrive from the north."]
+    # Nothing is left for the next tick.
+    for uid in heroes:
+        sent(engine, uid).clear()
+    await engine.tick()
+    assert all(arrivals(engine, uid) == [] for uid in heroes)
+
+
+async def test_departures_and_logins_in_a_crowd_are_batched_by_phrase(
+    engine: GameEngine,
+) -> None:
+    ws = ws_of(engine)
+    heroes = crowd(engine, NAMES)
+    stayer = heroes[-1]
+    await cmd(engine, heroes[0], "north")
+    await cmd(engine, heroes[1], "north")
+    await cmd(engine, heroes[2], "east")
+    sent(engine, stayer).clear()
+    assert ws.announcements.pending == 1
+    sent_lines = ws.announcements.flush()
+    assert sent(engine, stayer) == ["Ann and Bo leave north.", "Cy leaves east."]
+    # 17 left on the green read both lines; nobody who left reads them.
+    assert sent_lines == 17 * 2
+    assert all("leave" not in "".join(sent(engine, uid)) for uid in heroes[:3])
+
+
+async def test_a_quiet_room_is_told_at_once(engine: GameEngine) -> None:
+    heroes = crowd(engine, NAMES[:5])
+    await cmd(engine, heroes[0], "north")
+    assert sent(engine, heroes[1]) == ["Ann leaves north."]
+    assert ws_of(engine).announcements.pending == 0
+
+
+async def test_who_rows_are_kept_for_a_tick(engine: GameEngine) -> None:
+    heroes = crowd(engine, NAMES[:3])
+    listing = engine.services.get(WhoList)
+    calls: list[UUID] = []
+
+    def level(uid: UUID) -> int:
+        calls.append(uid)
+        return 1
+
+    listing.level_of = level
+    first = await cmd(engine, heroes[0], "who")
+    assert "3 players online." in first
+    assert len(calls) == 3
+    assert await cmd(engine, heroes[1], "who") == first
+    assert len(calls) == 3  # the same tick: the rows were kept
+    # A title shows at once.
+    await cmd(engine, heroes[0], "title the brave")
+    assert "Ann the brave" in await cmd(engine, heroes[1], "who")
+    assert len(calls) == 6
+    # Someone coming online shows at once.
+    crowd(engine, ["Dee"])
+    assert "4 players online." in await cmd(engine, heroes[1], "who")
+    # And every tick builds the rows again.
+    n = len(calls)
+    await engine.tick()
+    await cmd(engine, heroes[1], "who")
+    assert len(calls) == n + 4
+    assert engine.world.get_component(heroes[0], Title).text == "the brave"
+
+
+@pytest.mark.parametrize("size", [0, 3])
+async def test_the_crowd_size_is_a_setting_of_the_world_service(
+    engine: GameEngine, size: int
+) -> None:
+    ws = ws_of(engine)
+    ws.crowd_size = size
+    heroes = crowd(engine, NAMES[:5])
+    text = await cmd(engine, heroes[-1], "look")
+    assert "Ann, Bo and 2 others are here." in text
