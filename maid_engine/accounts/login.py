@@ -11,16 +11,19 @@ typed, and the confirmation is verified against that hash.
 from __future__ import annotations
 
 import enum
+import functools
 import logging
 from dataclasses import dataclass, field
 from typing import Protocol
 from uuid import UUID
 
+import inflect
+
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.accounts.errors import AccountError, AuthenticationFailed, LoginThrottled
 from maid_engine.accounts.model import Account, CharacterRef
 from maid_engine.accounts.names import validate_name
-from maid_engine.accounts.passwords import check_password_policy
+from maid_engine.accounts.passwords import check_password_policy, queue_listener
 from maid_engine.accounts.service import AccountService
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_engine.ports import ClockPort, EventsPort, SessionsPort, WorldLockPort, WorldPort
@@ -45,6 +48,18 @@ NAME_PROMPT = "What is your name? "
 PASSWORD_PROMPT = "Password: "
 TAKEOVER_MESSAGE = "Your character was taken over by another connection."
 TOO_MANY_FAILURES = "Too many failed attempts. Goodbye."
+
+
+@functools.cache
+def _inflect() -> inflect.engine:
+    return inflect.engine()
+
+
+def tell_place_in_line(session: Session, position: int) -> None:
+    """Tell a player waiting for the password check where they are in line."""
+    if session.connected:
+        place = _inflect().ordinal(str(position))
+        session.send(f"Many players are logging in right now; you are {place} in line.")
 
 
 def escape(text: str) -> str:
@@ -115,6 +130,9 @@ class LoginFlow:
         state = session.data.get(STATE_KEY)
         if not isinstance(state, LoginState):
             state = session.data[STATE_KEY] = LoginState()
+        # Whatever this line makes us hash, the player hears their place if the
+        # hashing threads are all busy (the listener is this task's only).
+        token = queue_listener.set(functools.partial(tell_place_in_line, session))
         try:
             await self._dispatch(session, state, line)
         except StoreUnavailable:
@@ -143,6 +161,8 @@ class LoginFlow:
             if session.connected:
                 session.send("Something went wrong; it has been logged. Please try again.")
                 session.prompt(NAME_PROMPT)
+        finally:
+            queue_listener.reset(token)
 
     async def closed(self, session: Session) -> None:
         state = session.data.pop(STATE_KEY, None)

@@ -1,4 +1,4 @@
-"""Password hashing with scrypt, always off the event loop.
+"""Password hashing with scrypt, always off the event loop, in a bounded pool.
 
 A stored hash carries its own parameters and salt::
 
@@ -13,21 +13,28 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextvars
 import functools
 import gzip
 import hashlib
 import hmac
+import logging
 import os
 import unicodedata
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from maid_engine.accounts.errors import InvalidPassword
 
 if TYPE_CHECKING:
     from maid_engine.config import Settings
+
+log = logging.getLogger("maid.accounts")
+T = TypeVar("T")
 
 MIN_PASSWORD_LENGTH = 6
 # Long enough for any passphrase; bounded so a client cannot make us hash megabytes.
@@ -123,23 +130,146 @@ def _parse(encoded: str) -> _Parsed | None:
         return None
 
 
-class PasswordHasher:
-    """Hashes and verifies passwords in a worker thread.
+#: ``told(position)``: someone waiting for a hashing thread is ``position``-th in line.
+QueueListener = Callable[[int], None]
 
-    scrypt takes tens of milliseconds by design; running it on the event loop would
-    freeze every connection for that long on each login.
+#: Who hears about their place in the hashing line: the login screen sets it for the
+#: session whose line it is handling (a context variable, so the account service
+#: between them needs no parameter for it; each session's task has its own).
+queue_listener: contextvars.ContextVar[QueueListener | None] = contextvars.ContextVar(
+    "maid_hash_queue_listener", default=None
+)
+
+
+def default_workers() -> int:
+    """One less than the cores, at least one: hashing must leave the event loop a core."""
+    return max(1, (os.cpu_count() or 1) - 1)
+
+
+class _Waiter:
+    __slots__ = ("future", "listener", "told")
+
+    def __init__(self, future: asyncio.Future[None], listener: QueueListener | None) -> None:
+        self.future = future
+        self.listener = listener
+        self.told = 0
+
+
+class HashPool:
+    """A bounded pool of hashing threads with a first-come line in front of it.
+
+    At most ``workers`` hashes run at once, in threads of their own (scrypt lets go
+    of the GIL while it works). The others wait in line, in arrival order; a waiter
+    with a listener (:data:`queue_listener`) is told their place when they join the
+    line and again each time it has halved, so two hundred logins at once read a few
+    lines each, not two hundred.
     """
 
-    def __init__(self, params: ScryptParams | None = None, *, kdf: Kdf | None = None) -> None:
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers if workers else default_workers()
+        self._executor: ThreadPoolExecutor | None = None
+        self._running = 0
+        self._line: deque[_Waiter] = deque()
+        #: The longest the line has been (for the metrics and the benchmark).
+        self.longest_line = 0
+
+    @property
+    def running(self) -> int:
+        return self._running
+
+    @property
+    def waiting(self) -> int:
+        return len(self._line)
+
+    def _pool(self) -> ThreadPoolExecutor:
+        # Built on first use: no threads for an engine that never hashes.
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="maid-hash")
+        return self._executor
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a hashing thread, after waiting in line if all are busy."""
+        if self._running < self.workers and not self._line:
+            self._running += 1
+        else:
+            await self._wait(queue_listener.get())
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._pool(), fn, *args)
+        finally:
+            self._release()
+
+    async def _wait(self, listener: QueueListener | None) -> None:
+        waiter = _Waiter(asyncio.get_running_loop().create_future(), listener)
+        self._line.append(waiter)
+        self.longest_line = max(self.longest_line, len(self._line))
+        self._tell(waiter, len(self._line))
+        try:
+            await waiter.future
+        except asyncio.CancelledError:
+            if waiter.future.done() and not waiter.future.cancelled():
+                # The slot was handed over just as we were cancelled: pass it on.
+                self._release()
+            else:
+                self._line.remove(waiter)
+            raise
+
+    def _release(self) -> None:
+        """A hash finished: its thread goes to the first in line, else it is free."""
+        while self._line:
+            waiter = self._line.popleft()
+            if waiter.future.done():
+                continue
+            waiter.future.set_result(None)
+            for position, other in enumerate(self._line, 1):
+                if position * 2 <= other.told:
+                    self._tell(other, position)
+            return
+        self._running -= 1
+
+    @staticmethod
+    def _tell(waiter: _Waiter, position: int) -> None:
+        waiter.told = position
+        if waiter.listener is not None:
+            try:
+                waiter.listener(position)
+            except Exception:
+                log.exception("telling a login its place in line failed")
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
+
+class PasswordHasher:
+    """Hashes and verifies passwords in a bounded pool of worker threads.
+
+    scrypt takes tens of milliseconds by design; running it on the event loop would
+    freeze every connection for that long on each login, and running every login's
+    hash at once would take every core from the players in the game.
+    """
+
+    def __init__(
+        self,
+        params: ScryptParams | None = None,
+        *,
+        kdf: Kdf | None = None,
+        pool: HashPool | None = None,
+    ) -> None:
         self.params = params or ScryptParams()
         self.kdf: Kdf = kdf or scrypt_kdf
+        self.pool = pool or HashPool()
         #: Fixed salt and digest for unknown names: verifying against them costs one
         #: scrypt with the current parameters, like a real account, and never matches.
         self._dummy = _Parsed(self.params, os.urandom(SALT_BYTES), os.urandom(HASH_BYTES))
 
     @classmethod
     def from_settings(cls, settings: Settings, *, kdf: Kdf | None = None) -> PasswordHasher:
-        return cls(ScryptParams(settings.scrypt_n, settings.scrypt_r, settings.scrypt_p), kdf=kdf)
+        return cls(
+            ScryptParams(settings.scrypt_n, settings.scrypt_r, settings.scrypt_p),
+            kdf=kdf,
+            pool=HashPool(settings.hash_workers),
+        )
 
     def _derive(self, password: str, salt: bytes, params: ScryptParams, dklen: int) -> bytes:
         return self.kdf(_encode_password(password), salt, params.n, params.r, params.p, dklen)
@@ -156,7 +286,7 @@ class PasswordHasher:
 
     async def hash(self, password: str) -> str:
         """A new salted hash of ``password`` in the stored format."""
-        return await asyncio.to_thread(self._hash_sync, password)
+        return await self.pool.run(self._hash_sync, password)
 
     async def verify(self, password: str, encoded: str) -> bool:
         """Whether ``password`` matches ``encoded``.
@@ -168,11 +298,11 @@ class PasswordHasher:
         if parsed is None:
             await self.verify_dummy(password)
             return False
-        return await asyncio.to_thread(self._verify_sync, password, parsed)
+        return await self.pool.run(self._verify_sync, password, parsed)
 
     async def verify_dummy(self, password: str) -> None:
         """Spend the same work as a real verification (for unknown names)."""
-        await asyncio.to_thread(self._verify_sync, password, self._dummy)
+        await self.pool.run(self._verify_sync, password, self._dummy)
 
     def needs_rehash(self, encoded: str) -> bool:
         """True if ``encoded`` was made with other parameters than the current ones."""
