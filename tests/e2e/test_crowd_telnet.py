@@ -3,6 +3,7 @@ goings told once per tick. The crowd size is lowered to 3 so six clients make on
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -65,9 +66,12 @@ async def test_comings_and_goings_reach_the_crowd_once_per_tick(
     def told(client: TelnetClient) -> list[str]:
         return departures.findall(flat(client.unread()))
 
+    def both_told(client: TelnetClient) -> bool:
+        lines = "".join(told(client))
+        return "Eli" in lines and "Fen" in lines
+
     for client in (ana, bea):
-        await client.wait_until(lambda c=client: "Eli" in "".join(told(c)), what="Eli leaving")
-        await client.wait_until(lambda c=client: "Fen" in "".join(told(c)), what="Fen leaving")
+        await client.wait_until(functools.partial(both_told, client), what="both leaving")
         lines = sorted(told(client))
         assert lines in (
             ["Eli and Fen leave north."],
