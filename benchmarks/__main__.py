@@ -8,7 +8,9 @@
 
 Benchmarks: ``telnet`` (load test against a real ``maid run`` and an echo
 baseline, each in its own process), ``tick`` (10,000 NPCs, 2,000 rooms, 200 active
-quests), ``budget`` (the quest-generation processing budget).
+quests), ``budget`` (the quest-generation processing budget), ``evening`` (that
+world served to 200 players playing a mix, against an echo baseline, and a login
+storm of 200 account creations with the real scrypt).
 See docs/performance.md for what each measures and the latest figures.
 """
 
@@ -23,7 +25,7 @@ from typing import Any
 
 from benchmarks.common import calibration_ms, machine
 
-ALL = ("telnet", "tick", "budget")
+ALL = ("telnet", "tick", "budget", "evening")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -102,6 +104,12 @@ def main(argv: list[str] | None = None) -> int:
         sections.append(
             "## Quest-generation processing budget\n\n" + budget.markdown(results["budget"])
         )
+    if "evening" in wanted:
+        from benchmarks import evening
+
+        log("evening benchmark ...")
+        results["evening"] = evening.run(args.mode, log, keep=args.keep_logs)
+        sections.append("## Evening and login storm\n\n" + evening.markdown(results["evening"]))
     results["finished"] = time.time()
     m = results["machine"]
     m["calibration_ms_at_end"] = calibration_ms()

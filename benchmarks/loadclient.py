@@ -16,6 +16,19 @@ Phases, each bounded in time:
 2. once every connection logged in (or failed), all of them issue ``--commands``
    commands one after another, each waiting for the answer's prompt.
 
+With ``--duration`` the second phase is a time instead of a count: each player
+sends a command, waits for its answer, thinks (``--think-ms`` on average, uniformly
+0 to twice that) and goes on until the time is up. ``--mix evening`` draws each
+command from :data:`EVENING_MIX` (a seeded random per player) instead of repeating
+``--command``; the answer to a look or a step is the prompt after "Exits:" (or the
+refusal), to a say the prompt after "You say", so a prompt that followed unasked-for
+text (someone arriving, an NPC talking, a round of a fight) is not taken for it.
+
+``--storm N`` opens N more connections ``--storm-after`` seconds into the second
+phase, each creating an account at once (the login storm); the players' answer
+times are then reported apart, before the storm and while it lasts, with how long
+each creation took and how many were told their place in line.
+
 ``/proc/<server-pid>/stat`` is sampled at the phase boundaries, so the server's
 CPU time of each phase is exact. One JSON object is printed on stdout at the end.
 """
@@ -27,6 +40,7 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import socket
 import sys
 import time
@@ -49,6 +63,28 @@ def proc_cpu(pid: int) -> float | None:
     # Field 2 (comm) may contain spaces; everything after the last ')' is fixed.
     fields = raw[raw.rindex(b")") + 2 :].split()
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+#: The evening's command mix: (weight, command, what its answer contains). Players
+#: look around, walk (the generated areas are 10 x 10 grids: some steps hit a wall),
+#: talk to villagers and accept what they offer, read their quest log, say things,
+#: pick fights with bandits (one room in twenty holds some), check score and who.
+#: ``None``: any prompt is the answer.
+EVENING_MIX: list[tuple[int, str, tuple[bytes, ...] | None]] = [
+    (20, "look", (b"Exits:",)),
+    (7, "north", (b"Exits:", b"cannot go", b"nowhere")),
+    (6, "south", (b"Exits:", b"cannot go", b"nowhere")),
+    (6, "east", (b"Exits:", b"cannot go", b"nowhere")),
+    (6, "west", (b"Exits:", b"cannot go", b"nowhere")),
+    (10, "say Good evening, everyone.", (b"You say",)),
+    (10, "quests", None),
+    (10, "talk villager", None),
+    (5, "accept", None),
+    (5, "kill bandit", None),
+    (5, "score", None),
+    (5, "who", None),
+    (5, "inventory", None),
+]
 
 
 def letters(n: int, width: int = 4) -> str:
@@ -186,14 +222,20 @@ class Conn(asyncio.Protocol):
 class Client:
     """One simulated player: connect, log in, then issue commands on a signal."""
 
-    def __init__(self, index: int, args: argparse.Namespace) -> None:
+    def __init__(self, index: int, args: argparse.Namespace, prefix: str | None = None) -> None:
         self.index = index
         self.args = args
+        self.prefix = args.prefix if prefix is None else prefix
         self.conn: Conn | None = None
         self.login_time: float | None = None
         self.error: str | None = None
         self.rtts: list[float] = []
+        #: perf_counter() at which each answered command was sent.
+        self.sent_at: list[float] = []
         self.timeouts = 0
+        #: Whether the login's text told a place in the hashing line.
+        self.queued = False
+        self.rng = random.Random(args.seed * 100_003 + index)
 
     async def login(self, loop: asyncio.AbstractEventLoop) -> None:
         args = self.args
@@ -207,34 +249,53 @@ class Client:
             await asyncio.wait_for(conn.expect_prompt(), max(deadline - time.perf_counter(), 0))
             if args.mode == "maid":
                 fut = conn.expect_prompt()
-                conn.send_line(f"create {args.prefix}{letters(self.index)} {args.password}")
+                conn.send_line(f"create {self.prefix}{letters(self.index)} {args.password}")
                 text = await asyncio.wait_for(fut, max(deadline - time.perf_counter(), 0))
+                self.queued = b"in line" in text
                 if b"Welcome," not in text:
                     self.error = "login refused: " + text.decode("utf-8", "replace")[-200:]
                     return
-            conn.capture = False
+            # Text is kept only where answers are told apart by it (the evening mix).
+            conn.capture = args.mix == "evening" and args.mode == "maid"
             self.login_time = time.perf_counter() - started
         except TimeoutError:
             self.error = "login timed out"
         except (OSError, ConnectionError) as exc:
             self.error = f"login failed: {type(exc).__name__}: {exc}"
 
-    async def run_commands(self, deadline: float) -> None:
+    def _next(self) -> tuple[str, tuple[bytes, ...] | None]:
+        args = self.args
+        if args.mix != "evening":
+            return args.command, None
+        weights = [w for w, _, _ in EVENING_MIX]
+        _, command, marks = self.rng.choices(EVENING_MIX, weights)[0]
+        return command, (marks if args.mode == "maid" else None)
+
+    async def run_commands(self, deadline: float, until: list[float] | None = None) -> None:
+        """``--commands`` commands, or with ``until`` (``[perf_counter time]``, which
+        the storm may bring forward) as many as fit before it, thinking between them."""
         conn = self.conn
         if conn is None or self.login_time is None:
             return
         args = self.args
-        command = args.command
-        for _ in range(args.commands):
+        sent = 0
+        while (sent < args.commands) if until is None else (time.perf_counter() < until[0]):
+            sent += 1
+            command, marks = self._next()
             left = min(args.command_timeout, deadline - time.perf_counter())
             if left <= 0:
                 self.timeouts += 1
                 return
-            fut = conn.expect_prompt()
+            # Prompts that followed text nobody asked for are not this answer.
+            conn._ready.clear()
             t0 = time.perf_counter()
             conn.send_line(command)
             try:
-                await asyncio.wait_for(fut, left)
+                while True:
+                    text = await asyncio.wait_for(conn.expect_prompt(), left)
+                    if marks is None or any(m in text for m in marks):
+                        break
+                    left = min(args.command_timeout, deadline - time.perf_counter())
             except TimeoutError:
                 self.timeouts += 1
                 return  # the answer may still come: later prompts would be misattributed
@@ -242,6 +303,9 @@ class Client:
                 self.error = "closed during commands"
                 return
             self.rtts.append(time.perf_counter() - t0)
+            self.sent_at.append(t0)
+            if until is not None and args.think_ms > 0:
+                await asyncio.sleep(self.rng.uniform(0, 2 * args.think_ms) / 1000.0)
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -263,17 +327,52 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         await asyncio.sleep(args.settle)  # let arrival announcements drain
     cpu2 = proc_cpu(pid) if pid else None
     t1 = time.perf_counter()
+    mono1 = time.monotonic()
     deadline = t1 + args.phase_timeout
-    cmd_tasks = [loop.create_task(c.run_commands(deadline)) for c in logged_in]
+    until = [t1 + args.duration] if args.duration > 0 else None
+    cmd_tasks = [loop.create_task(c.run_commands(deadline, until)) for c in logged_in]
+    storm: list[Client] = []
+    storm_window: tuple[float, float] | None = None
+    if args.storm > 0 and cmd_tasks:
+        await asyncio.sleep(args.storm_after)
+        storm = [Client(i, args, prefix="storm") for i in range(args.storm)]
+        s0 = time.perf_counter()
+        storm_tasks = []
+        for client in storm:
+            storm_tasks.append(loop.create_task(client.login(loop)))
+            await asyncio.sleep(args.stagger_ms / 1000.0)
+        await asyncio.wait(storm_tasks, timeout=args.login_timeout + 5)
+        storm_window = (s0, time.perf_counter())
+        if until is not None:
+            # The players go on a little after the storm, then stop.
+            until[0] = min(until[0], time.perf_counter() + 2.0)
     if cmd_tasks:
         await asyncio.wait(cmd_tasks, timeout=args.phase_timeout + 5)
     cmd_wall = time.perf_counter() - t1
+    mono2 = time.monotonic()
     cpu3 = proc_cpu(pid) if pid else None
 
-    for c in clients:
+    for c in [*clients, *storm]:
         if c.conn is not None:
             c.conn.close()
     await asyncio.sleep(0)
+    storm_out: dict[str, Any] | None = None
+    if storm_window is not None:
+        s0, s1 = storm_window
+        before = [r for c in logged_in for r, t in zip(c.rtts, c.sent_at, strict=True) if t < s0]
+        during = [
+            r for c in logged_in for r, t in zip(c.rtts, c.sent_at, strict=True) if s0 <= t < s1
+        ]
+        storm_out = {
+            "connections": len(storm),
+            "created": sum(1 for c in storm if c.login_time is not None),
+            "create_times": [c.login_time for c in storm if c.login_time is not None],
+            "told_place_in_line": sum(1 for c in storm if c.queued),
+            "wall": s1 - s0,
+            "rtts_before": before,
+            "rtts_during": during,
+            "errors": [c.error for c in storm if c.error][:3],
+        }
 
     rtts = [r for c in clients for r in c.rtts]
     errors: dict[str, int] = {}
@@ -291,14 +390,27 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "login_cpu": _delta(cpu0, cpu1),
         "rtts": rtts,
         "answered": len(rtts),
-        "expected": len(logged_in) * args.commands,
+        # By time, every command sent is expected: those answered and those timed out.
+        "expected": len(rtts) + sum(c.timeouts for c in clients)
+        if args.duration > 0
+        else len(logged_in) * args.commands,
         "timeouts": sum(c.timeouts for c in clients),
-        "clients_all_answered": sum(1 for c in logged_in if len(c.rtts) == args.commands),
+        "clients_all_answered": sum(
+            1
+            for c in logged_in
+            if (
+                (c.timeouts == 0 and not c.error)
+                if args.duration > 0
+                else len(c.rtts) == args.commands
+            )
+        ),
         "command_wall": cmd_wall,
         "command_cpu": _delta(cpu2, cpu3),
         "errors": errors,
         "error_samples": [c.error for c in clients if c.error][:3],
         "client_cpu": time.process_time(),
+        "phase_monotonic": [mono1, mono2],
+        "storm": storm_out,
     }
 
 
@@ -323,6 +435,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--phase-timeout", type=float, default=180.0)
     p.add_argument("--settle", type=float, default=0.5, help="seconds to wait between the phases")
     p.add_argument("--server-pid", type=int, default=0)
+    p.add_argument("--mix", choices=("fixed", "evening"), default="fixed")
+    p.add_argument("--duration", type=float, default=0.0, help="seconds of commands (0: count)")
+    p.add_argument("--think-ms", type=float, default=0.0, help="mean pause between commands")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--storm", type=int, default=0, help="account creations during the commands")
+    p.add_argument("--storm-after", type=float, default=5.0)
     return p.parse_args(argv)
 
 

@@ -14,9 +14,9 @@ Rooms at or below the size are told at once, one line per mover, as always.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar, Protocol
 from uuid import UUID
 
 import inflect
@@ -24,9 +24,6 @@ import inflect
 from maid_engine.ecs import System
 from maid_stdlib.text.morph import join
 from maid_stdlib.world.text import capitalize
-
-if TYPE_CHECKING:
-    from maid_stdlib.world.service import WorldService
 
 #: Players online in one room above which it is a crowd.
 CROWD_SIZE = 12
@@ -93,11 +90,26 @@ class _Batch:
         return f"{capitalize(crowd_phrase(first, count))} {phrase}."
 
 
+class Rooms(Protocol):
+    """What the announcements use of the world service: who is in a room, and
+    sending to them."""
+
+    crowd_size: int
+
+    def count_in(self, room_key: str) -> int: ...
+
+    def characters_in(self, room_key: str, include_offline: bool = False) -> list[UUID]: ...
+
+    def message_room(self, room_key: str, text: str, exclude: Iterable[UUID] = ()) -> int: ...
+
+    def message_character(self, character: UUID, text: str) -> bool: ...
+
+
 class RoomAnnouncements:
     """Comings and goings told to a room: at once in a quiet room, collected per
     tick in a crowded one (:meth:`flush`, run by :class:`CrowdSystem`)."""
 
-    def __init__(self, ws: WorldService) -> None:
+    def __init__(self, ws: Rooms) -> None:
         self.ws = ws
         #: room key -> phrase -> batch, in the order the rooms and phrases came.
         self._pending: dict[str, dict[str, _Batch]] = {}
@@ -134,15 +146,15 @@ class RoomAnnouncements:
         if not self._pending:
             return 0
         pending, self._pending = self._pending, {}
-        sessions = self.ws.engine.sessions
+        ws = self.ws
         sent = 0
         for room_key, batches in pending.items():
-            recipients = self.ws.characters_in(room_key)
+            recipients = ws.characters_in(room_key)
             for batch in batches.values():
                 shared = batch.line_for(None)
                 for uid in recipients:
                     line = shared if uid not in batch.movers else batch.line_for(uid)
-                    if line is not None and sessions.send_to(uid, line):
+                    if line is not None and ws.message_character(uid, line):
                         sent += 1
         return sent
 

@@ -77,3 +77,28 @@ def test_telnet_benchmark_runs_against_maid_and_echo(tmp_path: Path) -> None:
         assert figures["exit_code"] is not None  # the server process was reaped
     assert _number(scenario["ratio"]["p99"])
     assert "MAID / echo" in report.read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc for server CPU time and RSS")
+def test_evening_benchmark_runs_the_mix_and_the_storm(tmp_path: Path) -> None:
+    out = tmp_path / "evening.json"
+    code = bench_main(["--quick", "--only", "evening", "--json", str(out)])
+    assert code == 0
+    res = json.loads(out.read_text())["evening"]
+    players = res["sizes"]["players"]
+    for target in ("echo", "maid"):
+        figures = res[target]
+        assert figures["logged_in"] == players
+        assert figures["answered"] == figures["expected"] > 0
+        assert _number(figures["rtt_ms"]["p99"])
+        assert figures["exit_code"] is not None
+    maid = res["maid"]
+    assert maid["tick_play"]["ticks"] > 0
+    assert _number(maid["tick_play"]["ms"]["p99"])
+    assert _number(maid["rss_mib_before"])
+    storm = res["storm"]
+    assert storm["created"] == storm["storm"] == res["sizes"]["storm"]
+    assert storm["rtt_before_ms"]["n"] > 0
+    assert storm["rtt_during_ms"]["n"] > 0
+    assert storm["exit_code"] is not None

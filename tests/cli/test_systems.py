@@ -58,6 +58,7 @@ def test_prints_the_default_order_without_opening_the_database(
         "ConsequenceSystem",
         "QuestGroundingMonitor",
         "MemoryFlushSystem",
+        "CrowdSystem",
         "GmcpSystem",
     ]
     # The pack column names the feature plugin that registered the system.
@@ -93,6 +94,7 @@ def test_pack_option_lists_only_that_packs_systems_and_empty_phases(
         "ConsequenceSystem",
         "QuestGroundingMonitor",
         "MemoryFlushSystem",
+        "CrowdSystem",
         "GmcpSystem",
     ]
 

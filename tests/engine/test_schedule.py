@@ -182,6 +182,7 @@ def test_default_packs_keep_their_tick_order() -> None:
         ("consequences", "ConsequenceSystem"),
         ("grounding", "QuestGroundingMonitor"),
         ("persistence", "MemoryFlushSystem"),
+        ("persistence", "CrowdSystem"),
         ("persistence", "GmcpSystem"),
     ]
     table = engine.resolved_schedule()

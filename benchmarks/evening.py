@@ -1,0 +1,434 @@
+"""The evening benchmark and the login storm.
+
+**Evening**: the tick benchmark's world (2,000 rooms, 10,000 NPCs, 200 accepted
+quests, 50 fights) served by a real server (``benchmarks.evening_server``), ticking
+in real time, while 200 players, each starting in a room drawn from the whole world,
+play the mix of ``benchmarks.loadclient.EVENING_MIX`` (look, walk, say, quest log,
+talk to villagers and accept their offers, fight bandits, score, who, inventory)
+with a think time between commands. The same clients, mix and pauses run against
+the echo server in the same run (its p99 is the baseline). Reported: command round
+trips (and the ratio to echo), tick times and overruns while the world idles and
+while the players play, and the server's RSS growth per connected player.
+
+**Login storm**: a real ``maid run`` (Ironvale) with MAID's real scrypt parameters;
+players already in the game send ``look`` with a think time; after a while 200 new
+connections create accounts at once. Reported: the players' p99 before and during
+the storm, the creations' times, and how many were told their place in line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import REPO, fmt, loadavg, proc_cpu, proc_rss_mib, summary, table
+from benchmarks.telnet_load import (
+    Proc,
+    _clean_env,
+    digest,
+    maid_argv,
+    maid_env,
+    scrape,
+    start_echo,
+)
+
+_READY = re.compile(r"EVENING ready telnet (\d+) metrics (\d+)")
+_MAID_LISTEN = re.compile(r"MAID (telnet|metrics) listening on ([\d.]+):(\d+)")
+TICK_INTERVAL_S = 0.1  # the default tick rate, 10 per second
+
+
+@dataclass
+class Sizes:
+    rooms: int = 2000
+    npcs: int = 10_000
+    quests: int = 200
+    fights: int = 50
+    players: int = 200
+    #: Seconds of play, and the mean pause between a player's commands.
+    duration: float = 40.0
+    think_ms: float = 1000.0
+    #: Seconds the world ticks with nobody on before the players come.
+    idle_s: float = 10.0
+    storm_players: int = 50
+    storm: int = 200
+    storm_after: float = 10.0
+    storm_think_ms: float = 250.0
+    #: None: MAID's real scrypt parameters in the storm.
+    storm_scrypt_n: int | None = None
+
+
+def sizes(mode: str) -> Sizes:
+    if mode == "quick":
+        return Sizes(
+            rooms=100,
+            npcs=200,
+            quests=5,
+            fights=2,
+            players=5,
+            duration=3.0,
+            think_ms=100.0,
+            idle_s=1.0,
+            storm_players=3,
+            storm=20,
+            storm_after=1.0,
+            storm_think_ms=50.0,
+            storm_scrypt_n=1024,
+        )
+    return Sizes()
+
+
+class RssSampler:
+    """The server's RSS every quarter second, with the monotonic time."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.samples: list[tuple[float, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            rss = proc_rss_mib(self.pid)
+            if rss is not None:
+                self.samples.append((time.monotonic(), rss))
+            self._stop.wait(0.25)
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+    def max_between(self, start: float, end: float) -> float | None:
+        inside = [rss for t, rss in self.samples if start <= t <= end]
+        return max(inside) if inside else None
+
+
+def load_client(port: int, pid: int, players: int, extra: list[str], timeout: float) -> Any:
+    argv = [
+        sys.executable,
+        "-m",
+        "benchmarks.loadclient",
+        "--port",
+        str(port),
+        "--clients",
+        str(players),
+        "--server-pid",
+        str(pid),
+        *extra,
+    ]
+    done = subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=str(REPO),
+        env=_clean_env(),
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"load client failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _mix_args(sz: Sizes, mode: str) -> list[str]:
+    return [
+        "--mode",
+        mode,
+        "--mix",
+        "evening",
+        "--duration",
+        str(sz.duration),
+        "--think-ms",
+        str(sz.think_ms),
+        "--stagger-ms",
+        "10",
+        "--settle",
+        "1",
+        "--login-timeout",
+        "300",
+        "--command-timeout",
+        "30",
+        "--phase-timeout",
+        str(sz.duration + 120),
+    ]
+
+
+def tick_figures(ticks: list[list[float]], start: float, end: float) -> dict[str, Any]:
+    inside = [elapsed for t, elapsed in ticks if start <= t <= end]
+    return {
+        "ticks": len(inside),
+        "ms": summary(inside),
+        "overruns": sum(1 for e in inside if e > TICK_INTERVAL_S),
+        "over_10ms": sum(1 for e in inside if e > 0.010),
+    }
+
+
+def run_evening(sz: Sizes, workdir: Path, log: Any) -> dict[str, Any]:
+    data = workdir / "evening-data"
+    shutil.rmtree(data, ignore_errors=True)
+    data.mkdir(parents=True)
+    ticks_json = workdir / "evening-ticks.json"
+    argv = [
+        sys.executable,
+        "-m",
+        "benchmarks.evening_server",
+        "--rooms",
+        str(sz.rooms),
+        "--npcs",
+        str(sz.npcs),
+        "--quests",
+        str(sz.quests),
+        "--fights",
+        str(sz.fights),
+        "--data-dir",
+        str(data),
+        "--ticks-json",
+        str(ticks_json),
+    ]
+    started = time.monotonic()
+    proc = Proc("evening", argv, maid_env(1024, data, {}), workdir)
+    out: dict[str, Any] = {}
+    try:
+        ready = proc.wait_for(_READY, 1, timeout=600)[0]
+        port, metrics_port = int(ready.group(1)), int(ready.group(2))
+        out["build_s"] = time.monotonic() - started
+        log(f"    world up in {out['build_s']:.0f} s; idling {sz.idle_s:.0f} s ...")
+        idle = (time.monotonic(), 0.0)
+        time.sleep(sz.idle_s)
+        idle = (idle[0], time.monotonic())
+        rss_before = proc_rss_mib(proc.pid)
+        with RssSampler(proc.pid) as rss:
+            raw = load_client(port, proc.pid, sz.players, _mix_args(sz, "maid"), sz.duration + 900)
+        out["metrics"] = scrape(metrics_port)
+    finally:
+        out["exit_code"] = proc.stop()
+    ticks = json.loads(ticks_json.read_text())["ticks"] if ticks_json.exists() else []
+    play = raw["phase_monotonic"]
+    out.update(digest(raw))
+    out["tick_idle"] = tick_figures(ticks, *idle)
+    out["tick_play"] = tick_figures(ticks, play[0], play[1])
+    peak = rss.max_between(play[0], play[1])
+    out["rss_mib_before"] = rss_before
+    out["rss_mib_peak_playing"] = peak
+    out["rss_kib_per_player"] = (
+        (peak - rss_before) * 1024 / raw["logged_in"]
+        if peak is not None and rss_before is not None and raw["logged_in"]
+        else None
+    )
+    return out
+
+
+def run_echo(sz: Sizes, workdir: Path) -> dict[str, Any]:
+    proc, port = start_echo(workdir)
+    try:
+        cpu0 = proc_cpu(proc.pid)
+        raw = load_client(port, proc.pid, sz.players, _mix_args(sz, "echo"), sz.duration + 600)
+        out = digest(raw)
+        out["server_cpu_total_s"] = (proc_cpu(proc.pid) or 0.0) - (cpu0 or 0.0)
+    finally:
+        out["exit_code"] = proc.stop()
+    return out
+
+
+def run_storm(sz: Sizes, workdir: Path) -> dict[str, Any]:
+    data = workdir / "storm-data"
+    shutil.rmtree(data, ignore_errors=True)
+    data.mkdir(parents=True)
+    proc = Proc(
+        "storm",
+        [*maid_argv(), "--data-dir", str(data)],
+        maid_env(sz.storm_scrypt_n, data, {}),
+        workdir,
+    )
+    try:
+        found = proc.wait_for(_MAID_LISTEN, 2, timeout=120)
+        port = {m.group(1): int(m.group(3)) for m in found}["telnet"]
+        raw = load_client(
+            port,
+            proc.pid,
+            sz.storm_players,
+            [
+                "--command",
+                "look",
+                "--duration",
+                "900",
+                "--think-ms",
+                str(sz.storm_think_ms),
+                "--storm",
+                str(sz.storm),
+                "--storm-after",
+                str(sz.storm_after),
+                "--login-timeout",
+                "600",
+                "--phase-timeout",
+                "900",
+            ],
+            1800,
+        )
+    finally:
+        code = proc.stop()
+    storm = raw["storm"] or {}
+    before = summary(storm.get("rtts_before", []))
+    during = summary(storm.get("rtts_during", []))
+    p99b, p99d = before["p99"], during["p99"]
+    return {
+        "players": raw["logged_in"],
+        "player_login_ms": summary(raw["login_times"]),
+        "storm": storm.get("connections", 0),
+        "created": storm.get("created", 0),
+        "create_ms": summary(storm.get("create_times", [])),
+        "told_place_in_line": storm.get("told_place_in_line", 0),
+        "storm_wall_s": storm.get("wall"),
+        "rtt_before_ms": before,
+        "rtt_during_ms": during,
+        "p99_increase": (p99d / p99b - 1) if p99b and p99d is not None else None,
+        "errors": storm.get("errors", []) + raw["error_samples"],
+        "exit_code": code,
+        "scrypt": "default (n=2^14, r=8, p=1)"
+        if sz.storm_scrypt_n is None
+        else f"MAID_SCRYPT_N={sz.storm_scrypt_n}",
+    }
+
+
+def run(mode: str, log: Any = print, keep: bool = False) -> dict[str, Any]:
+    sz = sizes(mode)
+    workdir = Path(tempfile.mkdtemp(prefix="maid-bench-evening-"))
+    res: dict[str, Any] = {"sizes": asdict(sz), "loadavg_before": loadavg()}
+    try:
+        log(f"  evening: {sz.players} players on {sz.rooms} rooms / {sz.npcs} NPCs ...")
+        res["maid"] = run_evening(sz, workdir, log)
+        m = res["maid"]
+        log(
+            f"    answered {m['answered']}/{m['expected']}, rtt p99 {fmt(m['rtt_ms']['p99'])} "
+            f"ms, tick p99 {fmt(m['tick_play']['ms']['p99'], 2)} ms, "
+            f"{fmt(m['rss_kib_per_player'], 0)} KiB per player"
+        )
+        log("  evening: echo baseline ...")
+        res["echo"] = run_echo(sz, workdir)
+        e = res["echo"]
+        if e["rtt_ms"]["p99"]:
+            res["ratio_p99"] = m["rtt_ms"]["p99"] / e["rtt_ms"]["p99"]
+        log(f"    echo rtt p99 {fmt(e['rtt_ms']['p99'])} ms")
+        log(f"  login storm: {sz.storm} creations while {sz.storm_players} play ...")
+        res["storm"] = run_storm(sz, workdir)
+        s = res["storm"]
+        log(
+            f"    created {s['created']}/{s['storm']}, p99 before "
+            f"{fmt(s['rtt_before_ms']['p99'])} during {fmt(s['rtt_during_ms']['p99'])} ms"
+        )
+    finally:
+        if not keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+    res["loadavg_after"] = loadavg()
+    return res
+
+
+def markdown(res: dict[str, Any]) -> str:
+    sz = res["sizes"]
+    m, e = res.get("maid", {}), res.get("echo", {})
+    parts = [
+        f"{sz['players']} players spread over {sz['rooms']} rooms ({sz['npcs']} NPCs, "
+        f"{sz['quests']} accepted quests, {sz['fights']} fights at the start), each "
+        f"playing the evening mix for {sz['duration']:.0f} s with {sz['think_ms']:.0f} ms "
+        f"of thought on average between commands; the world idled {sz['idle_s']:.0f} s "
+        "before they came."
+    ]
+    rows = []
+    for name, out in (("echo", e), ("maid", m)):
+        if not out:
+            continue
+        rtt = out["rtt_ms"]
+        rows.append(
+            [
+                name,
+                f"{out['logged_in']}/{sz['players']}",
+                f"{out['answered']}/{out['expected']}",
+                f"{fmt(rtt['p50'])} / {fmt(rtt['p95'])} / {fmt(rtt['p99'])} / {fmt(rtt['max'])}",
+                fmt(out["commands_per_s"], 0),
+                fmt(out["cpu_ms_per_command"], 3),
+            ]
+        )
+    parts.append(
+        table(
+            ["server", "logged in", "answered", "rtt p50/p95/p99/max ms", "cmds/s", "CPU ms/cmd"],
+            rows,
+        )
+    )
+    if m:
+        parts.append(f"Command p99, MAID / echo: **{fmt(res.get('ratio_p99'), 2)}** (target < 2).")
+        tick_rows = []
+        for label, key in (
+            ("world idle, nobody on", "tick_idle"),
+            ("players playing", "tick_play"),
+        ):
+            t = m[key]
+            ms = t["ms"]
+            tick_rows.append(
+                [
+                    label,
+                    t["ticks"],
+                    f"{fmt(ms['p50'], 2)} / {fmt(ms['p95'], 2)} / {fmt(ms['p99'], 2)} / "
+                    f"{fmt(ms['max'], 1)}",
+                    t["over_10ms"],
+                    t["overruns"],
+                ]
+            )
+        parts.append(
+            table(
+                ["ticks while", "ticks", "p50/p95/p99/max ms", "over 10 ms", "overruns (> 100 ms)"],
+                tick_rows,
+            )
+        )
+        parts.append(
+            f"RSS: {fmt(m['rss_mib_before'], 0)} MiB before the players, "
+            f"{fmt(m['rss_mib_peak_playing'], 0)} MiB at most while they played: "
+            f"**{fmt(m['rss_kib_per_player'], 0)} KiB per connected player** (target < 100 KB)."
+        )
+    s = res.get("storm")
+    if s:
+        parts.append(
+            f"Login storm ({s['scrypt']}): {s['players']} players in the game sending `look` "
+            f"every {sz['storm_think_ms'] * 2 / 1000:.1f} s at most; {s['storm']} connections "
+            f"create accounts at once."
+        )
+        parts.append(
+            table(
+                ["figure", "value"],
+                [
+                    ["created", f"{s['created']}/{s['storm']} in {fmt(s['storm_wall_s'])} s"],
+                    [
+                        "creation time p50/p95/max ms",
+                        f"{fmt(s['create_ms']['p50'], 0)} / {fmt(s['create_ms']['p95'], 0)} / "
+                        f"{fmt(s['create_ms']['max'], 0)}",
+                    ],
+                    ["told their place in line", s["told_place_in_line"]],
+                    [
+                        "players' rtt p50/p99 before the storm ms",
+                        f"{fmt(s['rtt_before_ms']['p50'])} / {fmt(s['rtt_before_ms']['p99'])}",
+                    ],
+                    [
+                        "players' rtt p50/p99 during the storm ms",
+                        f"{fmt(s['rtt_during_ms']['p50'])} / {fmt(s['rtt_during_ms']['p99'])}",
+                    ],
+                    [
+                        "p99 increase (target < 20%)",
+                        f"**{fmt((s['p99_increase'] or 0) * 100, 0)}%**"
+                        if s["p99_increase"] is not None
+                        else "-",
+                    ],
+                ],
+            )
+        )
+    return "\n\n".join(parts)

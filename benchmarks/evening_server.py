@@ -1,0 +1,121 @@
+"""The evening benchmark's server: the generated world served to real telnet players.
+
+    python -m benchmarks.evening_server --rooms 2000 --npcs 10000 --quests 200 \
+        --ticks-json ticks.json
+
+A real :class:`~maid_engine.app.MaidServer` (telnet, metrics, a SQLite store under
+``--data-dir``) on the tick benchmark's generated world (``benchmarks.worldgen``),
+ticking in real time at the configured tick rate. ``--quests`` offline characters
+each hold one accepted quest and ``fights`` NPC pairs fight, as in the tick
+benchmark. A new player starts in a room drawn from the whole world (seeded), so
+the players of the benchmark are spread over every area.
+
+Prints ``EVENING ready telnet <port> metrics <port>`` once the world is built. On
+SIGTERM or SIGINT it stops and writes every tick's start (``time.monotonic()``, the
+same clock in every process of the machine) and duration to ``--ticks-json``.
+Settings come from the environment (``MAID_*``) like ``maid run``'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import random
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from benchmarks.worldgen import Layers, WorldSpec, add_quests, make_pack, start_fights
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description="MAID evening benchmark server")
+    p.add_argument("--rooms", type=int, default=2000)
+    p.add_argument("--npcs", type=int, default=10_000)
+    p.add_argument("--quests", type=int, default=200)
+    p.add_argument("--fights", type=int, default=50)
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--data-dir", type=Path, required=True)
+    p.add_argument("--ticks-json", type=Path, required=True)
+    return p.parse_args(argv)
+
+
+async def serve(args: argparse.Namespace) -> int:
+    from maid_engine.app import MaidServer
+    from maid_engine.config import Settings
+    from maid_stdlib.world.characters import WorldCharacterFactory
+    from maid_stdlib.world.service import WorldService
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    spec = WorldSpec(args.rooms, args.npcs, args.quests, args.fights, args.seed)
+    root = Path(tempfile.mkdtemp(prefix="maid-evening-world-"))
+    layers = Layers()
+    settings = Settings(
+        data_dir=args.data_dir,
+        database_url=f"sqlite+aiosqlite:///{args.data_dir / 'maid.db'}",
+        telnet_port=0,
+        metrics_port=0,
+        telnet_host="127.0.0.1",
+        metrics_host="127.0.0.1",
+        random_seed=spec.seed,
+    )
+    ticks: list[tuple[float, float]] = []
+    try:
+        pack = make_pack(root / "pack", spec, layers)
+        server = MaidServer(
+            settings, packs=["stdlib", "classic_rpg", pack], announce=lambda _line: None
+        )
+        engine = server.engine
+        untimed = engine.tick
+
+        async def timed_tick() -> float:
+            started = time.monotonic()
+            elapsed = await untimed()
+            ticks.append((started, elapsed))
+            return elapsed
+
+        engine.tick = timed_tick  # type: ignore[method-assign]
+        await server.start()
+        try:
+            await add_quests(engine, spec, layers)
+            start_fights(engine, spec, layers)
+            ws = engine.services.get(WorldService)
+            rooms = ws.room_keys()
+            rng = random.Random(spec.seed)
+
+            def spread(uid: UUID, _name: str, _account: str) -> None:
+                ws.move(uid, rooms[rng.randrange(len(rooms))], reason="bench")
+
+            engine.services.get(WorldCharacterFactory).creation_hooks.append(spread)
+            print(
+                f"EVENING ready telnet {server.telnet_port} metrics {server.metrics_port} "
+                f"entities {engine.world.entity_count}",
+                flush=True,
+            )
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, stop.set)
+            await server.serve_until(stop)
+        finally:
+            await server.stop()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+        out: dict[str, Any] = {"ticks": ticks, "layers": layers.status}
+        args.ticks_json.write_text(json.dumps(out))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return asyncio.run(serve(parse_args(argv)))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
