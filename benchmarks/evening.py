@@ -213,7 +213,9 @@ def run_evening(sz: Sizes, workdir: Path, log: Any) -> dict[str, Any]:
             raw = load_client(port, proc.pid, sz.players, _mix_args(sz, "maid"), sz.duration + 900)
         out["metrics"] = scrape(metrics_port)
     finally:
-        out["exit_code"] = proc.stop()
+        # A tick may run for seconds (the figures say so): give it time to end so
+        # that the server writes its tick log.
+        out["exit_code"] = proc.stop(timeout=120)
     ticks = json.loads(ticks_json.read_text())["ticks"] if ticks_json.exists() else []
     play = raw["phase_monotonic"]
     out.update(digest(raw))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import faulthandler
 import json
 import logging
 import random
@@ -103,6 +104,10 @@ async def serve(args: argparse.Namespace) -> int:
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.add_signal_handler(sig, stop.set)
+            # Where a stuck server is: SIGUSR1 prints every task's stack (when the
+            # loop still turns), SIGUSR2 every thread's (even when it does not).
+            faulthandler.register(signal.SIGUSR2, all_threads=True)
+            loop.add_signal_handler(signal.SIGUSR1, _print_tasks)
             await server.serve_until(stop)
         finally:
             await server.stop()
@@ -111,6 +116,12 @@ async def serve(args: argparse.Namespace) -> int:
         out: dict[str, Any] = {"ticks": ticks, "layers": layers.status}
         args.ticks_json.write_text(json.dumps(out))
     return 0
+
+
+def _print_tasks() -> None:
+    for task in asyncio.all_tasks():
+        task.print_stack(file=sys.stderr)
+    sys.stderr.flush()
 
 
 def main(argv: list[str] | None = None) -> int:

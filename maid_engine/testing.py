@@ -26,7 +26,8 @@ class FakeSession:
     def __init__(self, role: Role = Role.PLAYER, width: int = 80) -> None:
         self.id = f"fake-{next(_ids)}"
         self.peer_host = "127.0.0.1"
-        self.caps = ClientCaps(width=width)
+        # A client that takes GMCP: the fake records every package sent to it.
+        self.caps = ClientCaps(width=width, gmcp=True)
         self.account_id: str | None = None
         self.character_id: UUID | None = None
         self.data: dict[str, Any] = {"role": role}

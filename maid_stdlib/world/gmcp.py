@@ -26,6 +26,7 @@ from uuid import UUID
 from maid_engine.ecs import System
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_engine.ports import Sessions
+from maid_engine.sessions import gmcp_wanted
 from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
 from maid_stdlib.world.look import name_of
 
@@ -150,6 +151,13 @@ class GmcpFeeds:
         self._sessions.gmcp_to(character, package, data)
         return True
 
+    def takes(self, character: UUID, package: str) -> bool:
+        """Whether ``character``'s connection would receive ``package``: building the
+        data for a client that refused GMCP (or did not ask for the module) is
+        wasted, and in a crowd it is most of a tick."""
+        session = self._sessions.session_for(character)
+        return session is not None and session.caps.gmcp and gmcp_wanted(session.caps, package)
+
     def forget(self, character: UUID) -> None:
         self._sent.pop(character, None)
 
@@ -162,7 +170,7 @@ class GmcpFeeds:
             if feed.watch is not None:
                 todo.update(feed.watch())
             for character in todo:
-                if not online(character):
+                if not online(character) or not self.takes(character, package):
                     continue
                 data = feed.build(character)
                 if data is None:
@@ -193,6 +201,8 @@ def send_room_info(ws: WorldService, character_id: UUID, feeds: GmcpFeeds | None
     """``Room.Info`` and ``Room.Players`` now (remembered by ``feeds``, if given, so
     the next change is measured against them)."""
     room_key = ws.room_key_of(character_id)
+    if feeds is not None and not feeds.takes(character_id, ROOM_INFO):
+        return
     info = room_info(ws, room_key, character_id) if room_key is not None else None
     if info is None:
         return

@@ -12,6 +12,7 @@ from kits.heroes import new_character
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd, session_for
 from maid_stdlib.world.crowd import CROWD_HINT, crowd_phrase, plural_phrase
+from maid_stdlib.world.gmcp import ROOM_PLAYERS, GmcpFeeds
 from maid_stdlib.world.pager import PAGE_LENGTH_KEY
 from maid_stdlib.world.who import Title, WhoList
 
@@ -195,3 +196,25 @@ async def test_the_crowd_size_is_a_setting_of_the_world_service(
     heroes = crowd(engine, NAMES[:5])
     text = await cmd(engine, heroes[-1], "look")
     assert "Ann, Bo and 2 others are here." in text
+
+
+async def test_gmcp_room_players_are_built_only_for_clients_that_take_them(
+    engine: GameEngine,
+) -> None:
+    # In a crowd every arrival changes Room.Players for everyone there: building
+    # (and JSON-encoding) a thousand-name list for a thousand clients that refused
+    # GMCP was most of a tick.
+    heroes = crowd(engine, NAMES)
+    feeds = engine.services.get(GmcpFeeds)
+    feeds.flush()
+    for uid in heroes:
+        session_for(engine, uid).caps.gmcp = False
+        session_for(engine, uid).gmcp.clear()
+    crowd(engine, ["Zoe"])
+    feeds.mark(ROOM_PLAYERS, heroes)
+    assert feeds.flush() == 0
+    assert all(session_for(engine, uid).gmcp == [] for uid in heroes)
+    session_for(engine, heroes[0]).caps.gmcp = True
+    feeds.mark(ROOM_PLAYERS, heroes)
+    assert feeds.flush() == 1
+    assert [p for p, _ in session_for(engine, heroes[0]).gmcp] == [ROOM_PLAYERS]
