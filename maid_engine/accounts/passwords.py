@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import contextvars
 import functools
 import gzip
@@ -20,6 +21,7 @@ import hashlib
 import hmac
 import logging
 import os
+import threading
 import unicodedata
 from collections import deque
 from collections.abc import Callable
@@ -141,6 +143,22 @@ queue_listener: contextvars.ContextVar[QueueListener | None] = contextvars.Conte
 )
 
 
+#: How much lower than the game the hashing threads run (a nice value, added).
+HASH_NICENESS = 10
+
+
+def _background_priority() -> None:
+    """Run in each hashing thread as it starts: on Linux every thread has its own
+    nice value, so on a busy machine the scheduler gives the event loop (the
+    players already in the game) the CPU first and the logins what is left."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpriority(
+            os.PRIO_PROCESS,
+            threading.get_native_id(),
+            os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) + HASH_NICENESS,
+        )
+
+
 def default_workers() -> int:
     """One less than the cores, at least one: hashing must leave the event loop a core."""
     return max(1, (os.cpu_count() or 1) - 1)
@@ -184,7 +202,9 @@ class HashPool:
     def _pool(self) -> ThreadPoolExecutor:
         # Built on first use: no threads for an engine that never hashes.
         if self._executor is None:
-            self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="maid-hash")
+            self._executor = ThreadPoolExecutor(
+                self.workers, thread_name_prefix="maid-hash", initializer=_background_priority
+            )
         return self._executor
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:

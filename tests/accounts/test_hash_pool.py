@@ -4,6 +4,7 @@ them, and players in the line told their place (when they join, then as it halve
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Callable
 
@@ -12,6 +13,7 @@ from accounts.account_helpers import PASSWORD, Client
 
 from maid_engine.accounts import AccountService
 from maid_engine.accounts.passwords import (
+    HASH_NICENESS,
     HashPool,
     PasswordHasher,
     ScryptParams,
@@ -161,3 +163,16 @@ async def test_the_login_screen_tells_a_waiting_player_their_place(
     # Everyone got in, in the end.
     assert all(c.session.character_id is not None for c in clients)
     accounts.hasher.pool.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="per-thread nice values are Linux's")
+async def test_hashing_threads_run_below_the_game() -> None:
+    pool = HashPool(1)
+
+    def niceness() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    game = niceness()
+    assert await pool.run(niceness) == min(game + HASH_NICENESS, 19)
+    assert niceness() == game  # the event loop's own thread is left alone
+    pool.close()
