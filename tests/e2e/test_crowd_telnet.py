@@ -36,17 +36,26 @@ async def gather(live: MaidServer, telnet: ClientPool) -> list[TelnetClient]:
     return clients
 
 
+async def answer(client: TelnetClient, line: str, mark: str) -> str:
+    """The answer to ``line``: a line about someone entering the game, told at the
+    end of a tick, may come with its own prompt before it."""
+    out = await client.command(line)
+    while mark not in flat(out):
+        out = await client.read_until_prompt()
+    return flat(out)
+
+
 async def test_a_crowd_is_summarised_and_listed_on_demand(
     live: MaidServer, telnet: ClientPool
 ) -> None:
     ana, *_others, fen = await gather(live, telnet)
-    looked = flat(await ana.command("look"))
+    looked = await answer(ana, "look", "Exits:")
     assert "Bea, Cid and 3 others are here. ('look crowd' lists everyone.)" in looked
     assert "Dov is here." not in looked
-    assert "Ana, Bea and 3 others are here." in flat(await fen.command("look"))
-    crowd = flat(await ana.command("look crowd"))
+    assert "Ana, Bea and 3 others are here." in await answer(fen, "look", "Exits:")
+    crowd = await answer(ana, "look crowd", "Here with you")
     assert crowd.startswith("Here with you (5 players): Bea, Cid, Dov, Eli, Fen.")
-    assert flat(await fen.command("who here")).startswith(
+    assert (await answer(fen, "who here", "Here with you")).startswith(
         "Here with you (5 players): Ana, Bea, Cid, Dov, Eli."
     )
 
