@@ -6,6 +6,7 @@ shared experience and quest credit), ``classic_rpg.questgen`` (archetypes,
 hooks, quest sink), ``classic_rpg.quest_delivery``, ``classic_rpg.consequences``
 (the consequence and grounding glue), ``classic_rpg.living`` (combat seen by the
 living world), ``classic_rpg.navigation`` (no recall out of a fight) and
+``classic_rpg.narration`` (narrated hp bound to the character's vitals) and
 ``classic_rpg.shops`` (shopkeepers). See docs/architecture.md for what each
 provides and requires.
 """
@@ -16,6 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
+from classic_rpg.characters.bound_vitals import VitalsHp
 from classic_rpg.combat.components import CombatRules
 from classic_rpg.combat.service import CombatService
 from classic_rpg.consequences_glue import ConsequencesGluePlugin
@@ -29,10 +31,17 @@ from classic_rpg.systems.quests.register import QuestsPlugin
 from maid_engine.content import ContentPack, PackContext, PluginGroup
 from maid_stdlib.living import LivingWorld
 from maid_stdlib.living.register import LivingPlugin
+from maid_stdlib.narration.register import NarrationPlugin
 from maid_stdlib.navigation import Navigation, NavigationPlugin
 from maid_stdlib.pack import StdlibContentPack
+from maid_stdlib.worldstate.binding import Binders
 
-__all__ = ["ClassicRPGContentPack", "LivingConnectionPlugin", "NavigationConnectionPlugin"]
+__all__ = [
+    "ClassicRPGContentPack",
+    "LivingConnectionPlugin",
+    "NarrationConnectionPlugin",
+    "NavigationConnectionPlugin",
+]
 
 
 class LivingConnectionPlugin(ContentPack):
@@ -86,6 +95,18 @@ class NavigationConnectionPlugin(ContentPack):
         ctx.service(Navigation).recall_guards.append(not_fighting)
 
 
+class NarrationConnectionPlugin(ContentPack):
+    """Teach narrated rooms what a character is: ``bind: vitals.hp`` makes a
+    narrated hp the character's own hit points."""
+
+    name = "classic_rpg.narration"
+    requires = (RulesPlugin, NarrationPlugin)
+    description = "Narrated rooms may bind hp to the character's vitals (vitals.hp)."
+
+    def register(self, ctx: PackContext) -> None:
+        ctx.service(Binders).register(VitalsHp(ctx.engine))
+
+
 class ClassicRPGContentPack(PluginGroup):
     name = "classic_rpg"
     version = "0.1.0"
@@ -101,6 +122,7 @@ class ClassicRPGContentPack(PluginGroup):
         ConsequencesGluePlugin,
         LivingConnectionPlugin,
         NavigationConnectionPlugin,
+        NarrationConnectionPlugin,
         ShopsPlugin,
         CraftingRequestPlugin,
     )

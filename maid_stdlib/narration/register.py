@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.events import EngineStartedEvent, EngineStoppingEvent
+from maid_stdlib.narration.binders import RelationshipTrust, WorldFact
 from maid_stdlib.narration.commands import (
     COMMANDS,
     make_arrival_hint,
@@ -14,10 +15,13 @@ from maid_stdlib.narration.gmcp import add_state_feed
 from maid_stdlib.narration.rooms import EXTENSION, NarratedData, apply_narrated, make_check
 from maid_stdlib.narration.service import NarrationService
 from maid_stdlib.narration.turnlog import COLLECTION
+from maid_stdlib.story.facts import FactBook
+from maid_stdlib.story.register import StoryPlugin
 from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.gmcp import GmcpFeeds
 from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.plugin import WorldPlugin
+from maid_stdlib.worldstate.binding import Binders
 
 __all__ = ["NarrationPlugin"]
 
@@ -28,14 +32,19 @@ class NarrationPlugin(ContentPack):
     ``World.State``."""
 
     name = "stdlib.narration"
-    requires = (WorldPlugin,)
-    provides = (NarrationService,)
+    # The story layer keeps the world facts milestones bind to (and it needs living,
+    # whose relationships trust binds to).
+    requires = (WorldPlugin, StoryPlugin)
+    provides = (NarrationService, Binders)
     description = "Narrated rooms: free-text play in rooms with a stat schema."
 
     def register(self, ctx: PackContext) -> None:
         engine = ctx.engine
         svc = NarrationService(engine)
         ctx.provide(NarrationService, svc)
+        # Where a schema's `bind:` entries live; packs register their own binders here.
+        binders = Binders([RelationshipTrust(), WorldFact(ctx.service(FactBook))])
+        ctx.provide(Binders, binders)
         ctx.ensure_collection(COLLECTION)
         ctx.service(WorldData).register_extension(
             "room",

@@ -28,8 +28,10 @@ from pathlib import Path
 from typing import Any, Protocol
 from uuid import UUID
 
+import yaml
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from maid_engine.ecs import World
 from maid_engine.ports import PacksPort, ServicesPort, WorldPort
 from maid_stdlib.narration.components import NarratedRoom
 from maid_stdlib.world.components import NPC, Describable, Position, data_uuid
@@ -46,6 +48,7 @@ from maid_stdlib.worldstate import (
     load_schema,
     load_schema_file,
 )
+from maid_stdlib.worldstate.binding import Binders, Bound
 
 log = logging.getLogger("maid.narration")
 
@@ -104,6 +107,16 @@ class RoomSetup:
     ref: str
     #: Schema NPC id -> its entity (data NPC or spawned); absent ids are not writable.
     npcs: dict[str, UUID] = field(default_factory=dict)
+    #: Bound entries by canonical path: their values live in the world.
+    bindings: dict[str, Bound] = field(default_factory=dict)
+
+    def view(
+        self, world: World, room_id: UUID, actor: UUID | None, npcs: dict[str, UUID]
+    ) -> ComponentStatView:
+        """The room's values for ``actor`` and ``npcs``, bound entries included."""
+        return ComponentStatView(
+            world, room_id, actor, self.scope, npcs, bindings=self.bindings, room_key=self.key
+        )
 
 
 def pack_root(engine: PacksPort, pack: str) -> Path | None:
@@ -134,18 +147,59 @@ def load_room_schema(
         raise SchemaError(err.errors, value.schema_file) from None
 
 
-def make_check(engine: PacksPort) -> Any:
+def make_check(engine: RoomsHost) -> Any:
     """The extension's data check: every schema problem becomes a data problem."""
 
     def check(value: NarratedData, scope: CheckScope) -> Iterable[str]:
         try:
-            load_room_schema(engine, scope.pack, scope.entry.full_key, value)
+            schema, _ref = load_room_schema(engine, scope.pack, scope.entry.full_key, value)
         except SchemaError as err:
             where = f" ({err.source})" if err.source else ""
             return [f"invalid stat schema{where}: {e}" for e in err.errors]
-        return []
+        binders = engine.services.try_get(Binders)
+        problems = binders.problems(schema) if binders is not None else []
+        if not problems:
+            return []
+        source = value.schema_file or "inline"
+        lines = bind_lines(engine, scope.pack, value)
+        return [
+            f"invalid stat schema ({_at(source, lines, problem)}): {problem}"
+            for problem in problems
+        ]
 
     return check
+
+
+def bind_lines(engine: PacksPort, pack: str, value: NarratedData) -> dict[str, int]:
+    """The line of every ``bind:`` of a schema file, by the entry's YAML path
+    (``npcs.gwen.trust``), so check-pack points at the very line."""
+    root = pack_root(engine, pack)
+    if value.schema_file is None or root is None:
+        return {}
+    try:
+        node = yaml.compose((root / value.schema_file).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return {}
+    out: dict[str, int] = {}
+
+    def walk(current: yaml.Node | None, path: list[str]) -> None:
+        if not isinstance(current, yaml.MappingNode):
+            return
+        for key, child in current.value:
+            name = str(key.value)
+            if name == "bind":
+                out[".".join(p for p in path if p != "stats")] = key.start_mark.line + 1
+            else:
+                walk(child, [*path, name])
+
+    walk(node, [])
+    return out
+
+
+def _at(source: str, lines: dict[str, int], problem: str) -> str:
+    where = problem.split(".bind:", 1)[0]
+    line = lines.get(where)
+    return f"{source}:{line}" if line else source
 
 
 def apply_narrated(ctx: ExtensionContext, value: NarratedData) -> None:
@@ -177,6 +231,7 @@ def collect_rooms(engine: RoomsHost) -> dict[str, RoomSetup]:
                 continue
             for warning in lint_schema(schema):
                 log.warning("narrated room %s (%s): %s", entry.full_key, ref, warning)
+            binders = engine.services.try_get(Binders)
             rooms[entry.full_key] = RoomSetup(
                 key=entry.full_key,
                 pack=entry.pack,
@@ -184,6 +239,7 @@ def collect_rooms(engine: RoomsHost) -> dict[str, RoomSetup]:
                 scope=value.scope or entry.full_key,
                 premise=value.premise.strip(),
                 ref=ref,
+                bindings=binders.of(schema) if binders is not None else {},
             )
     return rooms
 
@@ -247,7 +303,7 @@ def sync_room(engine: SceneHost, setup: RoomSetup) -> None:
         world.modified(room_id, record)
         setup.npcs[npc_id] = spawned_id
     if not setup.schema.is_empty:
-        instantiate(setup.schema, ComponentStatView(world, room_id, None, setup.scope, setup.npcs))
+        instantiate(setup.schema, setup.view(world, room_id, None, setup.npcs))
 
 
 def present_npcs(engine: SceneHost, setup: RoomSetup) -> dict[str, UUID]:

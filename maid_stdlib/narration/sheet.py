@@ -16,7 +16,7 @@ from uuid import UUID
 from maid_stdlib.narration.components import NarratedRoom
 from maid_stdlib.narration.rooms import RoomSetup, present_npcs
 from maid_stdlib.world.look import name_of
-from maid_stdlib.worldstate import ComponentStatView, StatDef, StatView, current_value
+from maid_stdlib.worldstate import StatDef, StatView, current_value
 from maid_stdlib.worldstate.apply import as_bool, as_number
 from maid_stdlib.worldstate.bands import band_label, is_gauge
 from maid_stdlib.worldstate.report import fix_unknown
@@ -59,8 +59,7 @@ def _view(
     room_id = svc.ws.room_id(setup.key)
     assert room_id is not None
     npcs = dict(setup.npcs) if every_npc else present_npcs(svc.engine, setup)
-    view = ComponentStatView(svc.engine.world, room_id, actor, setup.scope, npcs)
-    return view, npcs
+    return setup.view(svc.engine.world, room_id, actor, npcs), npcs
 
 
 def render_sheet(
@@ -73,6 +72,7 @@ def render_sheet(
     if schema.is_empty:
         return f"{title}\nThis place keeps no world state."
     view, npcs = _view(svc, setup, actor, every_npc=builder)
+    schema = view.live_schema(schema)
     present = present_npcs(svc.engine, setup)
     lines = [title]
 
@@ -151,7 +151,7 @@ def state_data(svc: NarrationService, setup: RoomSetup, actor: UUID) -> dict[str
     if setup.schema.is_empty:
         return out
     view, npcs = _view(svc, setup, actor, every_npc=False)
-    schema = setup.schema
+    schema = view.live_schema(setup.schema)
 
     def stats(section: str, npc: str | None = None) -> list[dict[str, Any]]:
         rows = []
@@ -206,6 +206,9 @@ def set_value(
             "is not in the world state", "is not in this room's schema"
         )
     view, _ = _view(svc, setup, actor, every_npc=True)
+    schema = view.live_schema(schema)
+    target = schema.resolve(path)
+    assert target is not None
     where = target.path
     if not view.writable(where):
         who = "no character" if target.section == "player" else "that NPC is not in the world"

@@ -69,7 +69,6 @@ from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import escape_markup, spoken
 from maid_stdlib.worldstate import (
     BlockReading,
-    ComponentStatView,
     Report,
     StatView,
     Unreadable,
@@ -80,6 +79,7 @@ from maid_stdlib.worldstate import (
     restore,
     take_snapshot,
 )
+from maid_stdlib.worldstate.report import Reader
 
 
 class TurnHost(SceneHost, SessionsPort, ClockPort, WorldLockPort, Protocol):
@@ -324,8 +324,12 @@ async def run_turn(
         if room_id is None or svc.ws.room_key_of(actor) != room:
             svc.count_turn(DROPPED)
             return _refuse(svc, actor, "You are no longer there; that action fades.")
+        if old is not None:
+            refusal = undo_refusal(svc, setup, room_id, old)
+            if refusal is not None:
+                return _refuse(svc, actor, refusal)
         present = present_npcs(engine, setup)
-        shown: StatView = ComponentStatView(engine.world, room_id, actor, setup.scope, present)
+        shown: StatView = setup.view(engine.world, room_id, actor, present)
         before = old.snapshot() if old is not None else None
         if before is not None:
             shown = snapshot_view(before)
@@ -355,7 +359,8 @@ async def run_turn(
         # Collected here, with the turn's changes and nothing half-done by others.
         pending = svc.log.commit(*records)
     await store(pending, records)
-    line = render_changes(report, setup.schema) if report is not None else ""
+    mine = Reader(scene.actor_name, you=True, toward=toward_phrases(setup))
+    line = render_changes(report, setup.schema, mine) if report is not None else ""
     return TurnResult(telling.outcome, records[0], report, telling.narration, line)
 
 
@@ -422,7 +427,7 @@ def apply_turn(
     else:
         index = record.action_index + 1
     present = present_npcs(engine, setup)
-    view = ComponentStatView(world, room_id, actor, setup.scope, present)
+    view = setup.view(world, room_id, actor, present)
     schema = setup.schema
     if not schema.is_empty:
         # A newcomer's values are written at their initial before the snapshot, so the
@@ -473,6 +478,28 @@ def narrated(text: str) -> str:
     )
 
 
+def toward_phrases(setup: RoomSetup) -> dict[str, str]:
+    """Bound stats that are someone's feeling about the actor, with their words."""
+    return {p: b.binder.toward for p, b in setup.bindings.items() if b.binder.toward}
+
+
+def undo_refusal(svc: Narrator, setup: RoomSetup, room_id: UUID, turn: TurnRecord) -> str | None:
+    """Why ``turn`` can no longer be taken back (undone or told again), or ``None``.
+
+    Bound values are the world's: once something outside the room reacted to one (a
+    quest counted the rescue, the village heard of it), rolling it back would leave
+    that reaction standing on a deed that never happened.
+    """
+    report = turn.parsed_report()
+    if report is None or not setup.bindings:
+        return None
+    paths = [c.path for c in report.applied if c.path in setup.bindings]
+    reasons = record_view(svc.engine, setup, room_id, turn).undo_blocked(paths)
+    if not reasons:
+        return None
+    return "That cannot be taken back now: " + "; ".join(reasons) + "."
+
+
 def announce(
     svc: Narrator,
     setup: RoomSetup,
@@ -494,9 +521,12 @@ def announce(
         sessions.send_to(actor, RETRY_HINT)
     if report is None or turn.outcome != OK:
         return
-    line = render_changes(report, setup.schema)
-    if line:
-        ws.message_room(room, f"|wChanges:|n {line}")
+    toward = toward_phrases(setup)
+    for character in ws.characters_in(room):
+        reader = Reader(turn.actor_name, you=character == actor, toward=toward)
+        line = render_changes(report, setup.schema, reader)
+        if line:
+            sessions.send_to(character, f"|wChanges:|n {line}")
     payload = {
         "room": room,
         "turn": turn.key,
@@ -528,6 +558,9 @@ async def run_undo(svc: Narrator, handle: TurnHandle, setup: RoomSetup, actor: U
         room_id = svc.ws.room_id(room)
         if room_id is None:
             return _refuse(svc, actor, "That place is gone.")
+        refusal = undo_refusal(svc, setup, room_id, mine)
+        if refusal is not None:
+            return _refuse(svc, actor, refusal)
         before = mine.snapshot()
         if before is not None:
             restore(record_view(engine, setup, room_id, mine), before)

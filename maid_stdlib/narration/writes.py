@@ -26,7 +26,13 @@ def record_view(engine: WorldPort, setup: RoomSetup, room_id: UUID, record: Turn
     """The view a stored turn's snapshot was taken through: same actor, same NPCs."""
     npcs = {npc_id: UUID(uid) for npc_id, uid in record.npcs.items()}
     return ComponentStatView(
-        engine.world, room_id, UUID(record.actor), record.scope or setup.scope, npcs
+        engine.world,
+        room_id,
+        UUID(record.actor),
+        record.scope or setup.scope,
+        npcs,
+        bindings=setup.bindings,
+        room_key=setup.key,
     )
 
 

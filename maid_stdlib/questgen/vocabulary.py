@@ -38,6 +38,8 @@ class ObjectiveType(enum.StrEnum):
     ESCORT = "escort"
     TIMED = "timed"
     CUSTOM = "custom"
+    #: A world fact becomes true by the character's hand (a narrated rescue).
+    FACT = "fact"
 
 
 class QuestDeliveryMethod(enum.StrEnum):

@@ -8,6 +8,8 @@ from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.story import conflict, drama
 from maid_stdlib.story.commands import COMMANDS
 from maid_stdlib.story.detectors import StoryDetectors
+from maid_stdlib.story.facts import FactBook, FactSetEvent
+from maid_stdlib.story.news import make_news
 from maid_stdlib.story.system import COLLECTION, StorySignalSystem
 
 __all__ = ["StoryPlugin", "builtin_detectors"]
@@ -27,12 +29,15 @@ class StoryPlugin(ContentPack):
 
     name = "stdlib.story"
     requires = (LivingPlugin,)
-    provides = (StoryDetectors,)
+    provides = (StoryDetectors, FactBook)
     description = "Story signals: detectors of conflicts and drama in the living world."
 
     def register(self, ctx: PackContext) -> None:
         detectors = builtin_detectors()
         ctx.provide(StoryDetectors, detectors)
+        facts = FactBook(ctx.engine)
+        ctx.provide(FactBook, facts)
+        ctx.subscribe(FactSetEvent, make_news(ctx.engine, facts))
         ctx.add_registry(detectors.claims)
         ctx.ensure_collection(COLLECTION)
         ctx.add_system(StorySignalSystem(ctx.service(LivingWorld), detectors))

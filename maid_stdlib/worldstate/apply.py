@@ -502,6 +502,8 @@ def apply_delta(
     report = Report(action_index=action_index)
     if schema.is_empty:
         return report
+    # Bound stats are clamped by their live bounds (a character's maximum hp) too.
+    schema = view.live_schema(schema)
     report.lenient = list(lenient)
     for i, item in enumerate(unreadable):
         report.rejected.append(

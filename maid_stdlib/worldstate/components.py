@@ -21,6 +21,8 @@ from typing import Any, TypeVar
 from uuid import UUID
 
 from maid_engine.ecs import Component, World
+from maid_stdlib.worldstate.binding import Binder, BindSite, Bound, live_schema, live_stat
+from maid_stdlib.worldstate.schema import StatDef, StatSchema
 from maid_stdlib.worldstate.view import StatValue, StatView, parse_path
 
 C = TypeVar("C", bound=Component)
@@ -79,6 +81,11 @@ class ComponentStatView(StatView):
     NPCs' blocks; ``npcs``: schema NPC id -> entity. An NPC id without an entity is
     not writable, so changes to it are refused as absent. Missing components are
     created on first write.
+
+    ``bindings`` (canonical path -> :class:`Bound`) sends bound entries to the
+    world instead: their values are read and written by the binder, their cooldown
+    records stay here, and a private value of the same path left from before the
+    binding is ignored.
     """
 
     def __init__(
@@ -88,12 +95,63 @@ class ComponentStatView(StatView):
         actor: UUID | None,
         scope: str,
         npcs: Mapping[str, UUID] | None = None,
+        *,
+        bindings: Mapping[str, Bound] | None = None,
+        room_key: str = "",
     ) -> None:
         self.world = world
         self.room = room
         self.actor = actor
         self.scope = scope
         self.npcs = dict(npcs or {})
+        self.bindings = dict(bindings or {})
+        self.room_key = room_key
+
+    # -- bound entries ---------------------------------------------------------------
+    def site(self, path: str) -> BindSite:
+        section, npc, name = parse_path(path)
+        key = f"npc.{npc}.{name}" if section == "npc" else f"{section}.{name}"
+        bound = self.bindings.get(key)
+        return BindSite(
+            world=self.world,
+            room=self.room,
+            room_key=self.room_key,
+            actor=self.actor,
+            npc=self.npcs.get(npc or "") if section == "npc" else None,
+            name=name,
+            path=key,
+            target=bound.target if bound is not None else None,
+        )
+
+    def _bound(self, path: str) -> Binder | None:
+        if not self.bindings:
+            return None
+        section, npc, name = parse_path(path)
+        key = f"npc.{npc}.{name}" if section == "npc" else f"{section}.{name}"
+        bound = self.bindings.get(key)
+        return bound.binder if bound is not None else None
+
+    def live_schema(self, schema: StatSchema) -> StatSchema:
+        live: dict[str, StatDef] = {}
+        for target in schema.stat_targets():
+            bound = self.bindings.get(target.path)
+            if bound is None or target.stat is None or not self.writable(target.path):
+                continue
+            binder = bound.binder
+            bounds = binder.limits(self.site(target.path))
+            if bounds is not None:
+                live[target.path] = live_stat(target.stat, bounds, binder.relative_bands)
+        return live_schema(schema, live)
+
+    def undo_blocked(self, paths: list[str]) -> list[str]:
+        out: list[str] = []
+        for path in paths:
+            binder = self._bound(path)
+            if binder is not None and self.writable(path):
+                reason = binder.undo_blocked(self.site(path))
+                if reason and reason not in out:
+                    out.append(reason)
+        return out
 
     # -- component access ------------------------------------------------------------
     def _read(self, entity: UUID | None, ctype: type[C]) -> C | None:
@@ -118,10 +176,16 @@ class ComponentStatView(StatView):
     def writable(self, path: str) -> bool:
         section, npc, _ = parse_path(path)
         entity = self._entity(section, npc)
-        return entity is not None and self.world.entity_exists(entity)
+        if entity is None or not self.world.entity_exists(entity):
+            return False
+        binder = self._bound(path)
+        return binder is None or binder.writable(self.site(path))
 
     # -- values ----------------------------------------------------------------------
     def get(self, path: str) -> StatValue | None:
+        binder = self._bound(path)
+        if binder is not None:
+            return binder.get(self.site(path)) if self.writable(path) else None
         section, npc, name = parse_path(path)
         if section == "player":
             player = self._read(self.actor, NarratedPlayerStats)
@@ -135,6 +199,11 @@ class ComponentStatView(StatView):
         return _room_bucket(room, section).get(name)
 
     def set(self, path: str, value: StatValue | None) -> None:
+        binder = self._bound(path)
+        if binder is not None:
+            if self.writable(path):
+                binder.set(self.site(path), value)
+            return
         section, npc, name = parse_path(path)
         entity = self._entity(section, npc)
         if entity is None or not self.world.entity_exists(entity):
@@ -170,6 +239,12 @@ class ComponentStatView(StatView):
             stats = self._read(entity, NarratedNPCStats)
             if stats is not None:
                 out.update({f"npc.{npc_id}.{k}": v for k, v in stats.values.items()})
+        for path in self.bindings:
+            # The world's value, never a private one left from before the binding.
+            out.pop(path, None)
+            value = self.get(path)
+            if value is not None:
+                out[path] = value
         return out
 
     # -- cooldown records ------------------------------------------------------------

@@ -251,6 +251,7 @@ def prompt_sections(
 ) -> dict[str, str]:
     """Every world-state section of one turn's prompt, by name; empty ones left out."""
     present = list(present_npcs)
+    schema = view.live_schema(schema)
     sections = {
         "world_state_rule": render_emit_rule(schema),
         "world_state": render_world_state(schema, view, present),

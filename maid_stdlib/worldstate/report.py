@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
@@ -293,19 +295,49 @@ def _esc(text: str) -> str:
     return text.replace("|", "||")
 
 
-def change_label(change: Change, schema: StatSchema | None = None) -> str:
-    """``hp``, ``Gwen trust``, ``alarm raised``: a path as a player reads it."""
+@dataclass(frozen=True)
+class Reader:
+    """Who reads a change line: the actor (``you``) or someone else in the room.
+
+    With a reader, each stat says whose it is: ``Your hp`` to the actor and
+    ``Aldric's hp`` to the others; ``toward`` names the stats that are someone's
+    feeling about the actor, with the words that say so (``in {reader}``: "Gwen's
+    trust in you", "Gwen's trust in Aldric").
+    """
+
+    actor: str
+    you: bool
+    toward: Mapping[str, str] = field(default_factory=dict)
+
+
+def _possessive(name: str) -> str:
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
+def change_label(
+    change: Change, schema: StatSchema | None = None, reader: Reader | None = None
+) -> str:
+    """``hp``, ``Gwen trust``, ``alarm raised``: a path as a player reads it; with a
+    reader, whose it is (``Your hp``, ``Gwen's trust in you``)."""
     parts = change.path.split(".")
     if change.kind == "unknown":
         return change.path
     if parts[0] == "npc" and len(parts) == 3:
         who = schema.npc_name(parts[1]) if schema else parts[1]
-        return f"{who} {parts[2]}".replace("_", " ")
+        stat = parts[2].replace("_", " ")
+        if reader is None:
+            return f"{who} {stat}".replace("_", " ")
+        toward = reader.toward.get(change.path, "")
+        tail = " " + toward.format(reader="you" if reader.you else reader.actor) if toward else ""
+        return f"{_possessive(who)} {stat}{tail}"
+    if parts[0] == "player" and reader is not None:
+        owner = "Your" if reader.you else _possessive(reader.actor)
+        return f"{owner} {parts[-1].replace('_', ' ')}"
     return parts[-1].replace("_", " ")
 
 
-def _segment(change: Change, schema: StatSchema | None) -> str | None:
-    label = _esc(change_label(change, schema))
+def _segment(change: Change, schema: StatSchema | None, reader: Reader | None) -> str | None:
+    label = _esc(change_label(change, schema, reader))
     if change.code == "at_limit":
         return f"|y{label} no change — at its limit|n"
     if change.fix is not None or change.actual is None:
@@ -324,11 +356,15 @@ def _segment(change: Change, schema: StatSchema | None) -> str | None:
     return f"|g{label} {fmt_signed(change.actual)}|n"
 
 
-def render_changes(report: Report, schema: StatSchema | None = None) -> str:
+def render_changes(
+    report: Report, schema: StatSchema | None = None, reader: Reader | None = None
+) -> str:
     """One compact line for everyone in the room, e.g.
     ``hp -10, Gwen trust +20 (limited), day refused — counters only go up, ✓ rescue gwen``.
 
-    Empty when nothing worth showing happened. Pass the schema to show NPC names.
+    Empty when nothing worth showing happened. Pass the schema to show NPC names, and
+    a :class:`Reader` to say whose each value is, for that reader:
+    ``Your hp -30 (limited); Gwen's trust in you +5``.
     """
-    segments = [s for c in report.entries() if (s := _segment(c, schema))]
-    return ", ".join(segments)
+    segments = [s for c in report.entries() if (s := _segment(c, schema, reader))]
+    return ("; " if reader is not None else ", ").join(segments)

@@ -122,6 +122,8 @@ class StatDef(_Strict):
     max_delta_per_turn: Num | None = None
     cooldown: int = Field(default=0, ge=0, strict=True)
     bands: tuple[Band, ...] = ()
+    #: A binder's name (``vitals.hp``): the value lives in the world, not in the room.
+    bind: str | None = None
 
     @model_validator(mode="after")
     def _check(self) -> StatDef:
@@ -342,6 +344,7 @@ class FlagDef(_Gated):
 
     desc: str = ""
     initial: bool = Field(default=False, strict=True)
+    bind: str | None = None
     requires: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -349,6 +352,12 @@ class MilestoneDef(_Gated):
     """A sticky story objective: its description and, optionally, its preconditions."""
 
     desc: str = ""
+    bind: str | None = None
+    #: Bound to a world fact: what the village hears once it is reached, ``{actor}``
+    #: for who did it ("{actor} freed Gwen from the bandits' cellar.").
+    news: str = ""
+    #: NPC ids of the pack the news is told to, besides the NPCs who saw it.
+    told_to: list[Id] = Field(default_factory=list)
     requires: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from maid_stdlib.worldstate.schema import Section, canonical, split_path
+
+if TYPE_CHECKING:
+    from maid_stdlib.worldstate.schema import StatSchema
 
 StatValue = bool | int | float
 
@@ -65,6 +68,16 @@ class StatView(ABC):
     def writable(self, path: str) -> bool:
         """False where the view has nowhere to put the value (an NPC with no entity)."""
         return True
+
+    def live_schema(self, schema: StatSchema) -> StatSchema:
+        """``schema`` as the rules should apply it here: bound stats carry their live
+        bounds (a character's maximum hit points). Plain views change nothing."""
+        return schema
+
+    def undo_blocked(self, paths: list[str]) -> list[str]:
+        """Why changes to ``paths`` can no longer be taken back (something outside the
+        room reacted to them); empty when they can."""
+        return []
 
 
 class DictStatView(StatView):

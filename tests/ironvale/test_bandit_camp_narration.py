@@ -13,6 +13,7 @@ from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_engine.packcheck import check_pack
 from maid_engine.testing import cmd
+from maid_stdlib.living.api import get_relationship
 from maid_stdlib.world import NPC, WorldService
 from maid_stdlib.worldstate import NarratedNPCStats, lint_schema, load_schema_file
 
@@ -63,10 +64,12 @@ async def test_a_turn_in_the_cellar(ironvale: GameEngine) -> None:
     await cmd(ironvale, hero, "rattle the padlock")
     await settle(service(ironvale).drain())
     assert "boots stop overhead" in session.text()
-    assert "Gwen trust +10" in session.text()
+    assert "Gwen's trust in you +10" in session.text()
     assert "alarm raised on" in session.text()
     gwen = service(ironvale).rooms[CELLAR].npcs["gwen"]
-    assert ironvale.world.get_component(gwen, NarratedNPCStats).values["trust"] == 30
+    # Her trust is her relationship toward the hero: 0.20 to start, 0.30 now.
+    assert get_relationship(ironvale.world, gwen, hero).trust == pytest.approx(0.30)
+    assert "trust" not in ironvale.world.get_component(gwen, NarratedNPCStats).values
     # The rest of the game still answers as before, here too.
     assert "Huh?" not in await cmd(ironvale, hero, "inventory")
     await cmd(ironvale, hero, "up")

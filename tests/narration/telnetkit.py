@@ -139,11 +139,16 @@ class Client:
         """The text with the server's line wrapping undone (runs of blanks as one space)."""
         return " ".join(self.text().split())
 
-    async def wait_for(self, needle: str, within: float = 15.0) -> None:
+    def mark(self) -> int:
+        """Where the flattened text ends now (``wait_for(..., since=mark)``)."""
+        return len(self.flat())
+
+    async def wait_for(self, needle: str, within: float = 15.0, since: int = 0) -> None:
+        """Wait until ``needle`` shows, after position ``since`` of the flattened text."""
         wanted = " ".join(needle.split())
 
         async def loop() -> None:
-            while wanted not in self.flat():
+            while wanted not in self.flat()[since:]:
                 self._changed.clear()
                 await self._changed.wait()
 

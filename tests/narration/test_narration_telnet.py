@@ -60,11 +60,12 @@ async def test_two_players_over_telnet_both_read_the_story_and_the_changes(
                 aldric.send_line("pick the lock of the cage")
                 await aldric.wait_for("You act: pick the lock of the cage")
                 await bryn.wait_for("Aldric acts: pick the lock of the cage")
-                for client in (aldric, bryn):
+                # Each reads whose values changed: the actor's own, or Aldric's.
+                for client, whose in ((aldric, "Your"), (bryn, "Aldric's")):
                     await client.wait_for("Gwen steps out, rubbing her wrists.")
                     await client.wait_for("Changes: ")
                     line = client.text().split("Changes: ", 1)[1].splitlines()[0]
-                    assert line == "✓ rescue gwen, Gwen trust +15, hp -5"
+                    assert line == f"✓ rescue gwen; Gwen's trust +15; {whose} hp -5"
                     assert "```" not in client.text()
                 await settle(svc.drain())
                 for client in (aldric, bryn):

@@ -252,8 +252,11 @@ def test_every_problem_of_a_requires_is_listed() -> None:
 
 def test_unknown_keys_list_requires_as_allowed() -> None:
     errors = errors_of({"flags": {"f": {"needs": {}}}, "milestones": {"m": {"reward": 1}}})
-    assert "flags.f: unknown key 'needs' (allowed: desc, initial, requires)" in errors
-    assert "milestones.m: unknown key 'reward' (allowed: desc, requires)" in errors
+    assert "flags.f: unknown key 'needs' (allowed: desc, initial, bind, requires)" in errors
+    assert (
+        "milestones.m: unknown key 'reward' (allowed: desc, bind, news, told_to, requires)"
+        in errors
+    )
 
 
 def test_a_schema_file_with_requires_errors_names_the_file(tmp_path: Path) -> None:

@@ -109,7 +109,7 @@ def _with_stat(data: dict[str, Any], **fields: Any) -> dict[str, Any]:
         ({"initial": -150}, "npcs.gwen.trust: initial -150 is below min -100"),
         ({"min": 200}, "npcs.gwen.trust: min 200 is above max 100"),
         ({"maxx": 5}, "npcs.gwen.trust: unknown key 'maxx' (allowed: type, desc, min, max, "
-                      "initial, max_delta_per_turn, cooldown, bands)"),
+                      "initial, max_delta_per_turn, cooldown, bands, bind)"),
         ({"max_delta_per_turn": 0}, "npcs.gwen.trust: max_delta_per_turn must be above 0"),
         ({"min": True}, "npcs.gwen.trust.min: must be a number, got True"),
         ({"min": "0"}, "npcs.gwen.trust.min: must be a number, got '0'"),
@@ -152,7 +152,7 @@ def test_ids_must_be_path_safe(bad: str) -> None:
         ({"flags": {"lit": {"initial": "yes"}}},
          "flags.lit.initial: Input should be a valid boolean"),
         ({"milestones": {"win": {"reward": 5}}},
-         "milestones.win: unknown key 'reward' (allowed: desc, requires)"),
+         "milestones.win: unknown key 'reward' (allowed: desc, bind, news, told_to, requires)"),
         ({"npcs": {"gwen": {"stats": {"trust": 5}}}},
          "npcs.gwen.trust: Input should be a valid dictionary"),
         (["world"],

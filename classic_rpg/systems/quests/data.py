@@ -64,6 +64,8 @@ class ObjectiveSpec(_Spec):
     hint: str = ""
     time_limit_seconds: float | None = None
     watch: list[str] = Field(default_factory=list)
+    #: FACT: the world fact to make true (a narrated room's milestone bound to it).
+    fact: str | None = None
 
 
 class RewardSpec(_Spec):
@@ -175,6 +177,7 @@ def _objective(o: ObjectiveSpec, i: int, r: _Resolver, rooms: set[str]) -> dict[
         "hint": o.hint,
         "time_limit_seconds": o.time_limit_seconds,
         "watch": o.watch,
+        "fact": o.fact,
     }
 
 

@@ -87,6 +87,8 @@ class QuestObjective(_Model):
     #: The stage of a quest in stages it belongs to ("Stage 1 of 2: Deal with the
     #: bandits"), shown above its objectives in the quest log; "" for none.
     stage: str = ""
+    #: FACT: the world fact (``rescue_gwen``) the character has to make true.
+    fact: str | None = None
 
     @field_validator("destination_room_id", mode="before")
     @classmethod
@@ -119,6 +121,7 @@ class QuestObjective(_Model):
                 "target_id and destination_room_id",
             ),
             ObjectiveType.TIMED: (self.time_limit_seconds, "time_limit_seconds"),
+            ObjectiveType.FACT: (self.fact, "fact"),
         }
         if t in need and not need[t][0]:
             raise ValueError(f"a {t.value} objective needs {need[t][1]}")

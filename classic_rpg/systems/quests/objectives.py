@@ -9,7 +9,8 @@ Sources: KILL <- EntityDiedEvent (the character is the killer), COLLECT <-
 ItemPickedUpEvent/ItemGivenEvent + the inventory, DELIVER <- ItemGivenEvent, VISIT
 <- EntityRelocatedEvent, TALK <- TalkedToEvent, PROTECT/ESCORT <- the NPC's death
 and relocation, TIMED/PROTECT durations/quest time limits <- the QuestSystem tick,
-CUSTOM <- ``QuestManager.complete_custom``.
+CUSTOM <- ``QuestManager.complete_custom``, FACT <- FactSetEvent (the character made
+the world fact true).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from maid_engine.ports import ClockPort, EventsPort, SessionsPort
 from maid_stdlib.questgen.events import QuestProgressEvent
 from maid_stdlib.questgen.quest import ProgressionMode
 from maid_stdlib.questgen.vocabulary import FailReason, ObjectiveType, QuestState
+from maid_stdlib.story.facts import FactBook, FactSetEvent
 from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize
@@ -440,6 +442,20 @@ class ObjectiveTracker:
             if entry.state.active and self._npc_matches(o, npc):
                 count = entry.objectives[o.objective_id].count + 1
                 self._set(character, quest, entry, o, count)
+
+    def on_fact(self, event: FactSetEvent) -> None:
+        """A FACT objective is done when its holder makes the fact true. The fact
+        remembers it counted, so the deed can no longer be undone."""
+        character = event.by
+        if character is None or character not in self._active:
+            return
+        facts = self.engine.services.get(FactBook)
+        if facts.current(event) is None:
+            return  # undone before anyone reacted
+        for quest, entry, o in self._each_open(character, ObjectiveType.FACT):
+            if entry.state.active and o.fact == event.name:
+                self._set(character, quest, entry, o, o.target_count)
+                facts.react(event.name, f"it counted for your quest '{quest.title}'")
 
     def on_relocated(self, event: EntityRelocatedEvent) -> None:
         uid, to_room = event.entity_id, event.to_room

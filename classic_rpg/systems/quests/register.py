@@ -19,6 +19,7 @@ from classic_rpg.systems.quests.system import QuestSystem
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_engine.ports import WorldPort
+from maid_stdlib.story.facts import FactSetEvent
 from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
 from maid_stdlib.world.gmcp import GmcpFeeds
 from maid_stdlib.world.info import ScoreSheet
@@ -62,6 +63,7 @@ class QuestsPlugin(ContentPack):
         ctx.subscribe(TalkedToEvent, tracker.on_talked)
         ctx.subscribe(EntityRelocatedEvent, tracker.on_relocated)
         ctx.subscribe(DamageDealtEvent, tracker.on_damage)
+        ctx.subscribe(FactSetEvent, tracker.on_fact)
         # A quest's own foes: theirs to hunt, back when they log in, gone when they leave.
         combat = ctx.service(CombatService)
         combat.attack_refusals.append(manager.foes.attack_refusal)
