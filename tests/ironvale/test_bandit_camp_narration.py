@@ -68,7 +68,9 @@ async def test_a_turn_in_the_cellar(ironvale: GameEngine) -> None:
     assert "alarm raised on" in session.text()
     gwen = service(ironvale).rooms[CELLAR].npcs["gwen"]
     # Her trust is her relationship toward the hero: 0.20 to start, 0.30 now.
-    assert get_relationship(ironvale.world, gwen, hero).trust == pytest.approx(0.30)
+    rel = get_relationship(ironvale.world, gwen, hero)
+    assert rel is not None
+    assert rel.trust == pytest.approx(0.30)
     assert "trust" not in ironvale.world.get_component(gwen, NarratedNPCStats).values
     # The rest of the game still answers as before, here too.
     assert "Huh?" not in await cmd(ironvale, hero, "inventory")

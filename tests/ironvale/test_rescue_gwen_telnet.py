@@ -48,7 +48,7 @@ async def test_rescuing_gwen_changes_the_one_world(tmp_path: Path) -> None:
         svc.config = NarrationConfig(unfolding_after=30.0, timeout=30.0)
         svc.provider = ScriptedProvider(
             [
-                block('{"player.hp": -4}', "You kick the bars; the cage rings and your toe throbs."),
+                block('{"player.hp": -4}', "You kick the bars; the cage rings; your toe throbs."),
                 block(
                     '{"player.hp": -25, "npc.gwen.trust": +10, "flags.has_key": true}',
                     "Behind the third cask your fingers close on a key, and on a nail.",
@@ -108,7 +108,8 @@ async def test_rescuing_gwen_changes_the_one_world(tmp_path: Path) -> None:
             manager = engine.services.get(QuestManager)
             assert manager.quest_state(hero, "caged-ranger") is QuestState.COMPLETED
             out = await say(client, "quests", "The Caged Ranger")
-            assert "[done] Free Gwen" in out or "[x] Free Gwen" in out or "done" in out
+            assert "The Caged Ranger [ready to turn in]" in out
+            assert "[x] Free Gwen from the cage" in out
 
             # The quest counted it and the village heard: undo says why it cannot.
             out = await say(client, "undo", "cannot be taken back")
