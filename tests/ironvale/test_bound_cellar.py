@@ -1,0 +1,222 @@
+"""The cellar's bound entries: hp is the character's, Gwen's trust is her relationship
+toward the actor, the rescue is a world fact; undo and retry within the same rules."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from uuid import UUID
+
+import pytest
+from narration.narrkit import NarrationPack, block, fast, player, scripted, service, settle
+
+from classic_rpg.characters.bound_vitals import VitalsHp
+from classic_rpg.components import CharacterStats, Health
+from classic_rpg.systems.quests import QuestManager
+from maid_engine.clock import ManualClock
+from maid_engine.commands import Role
+from maid_engine.config import Settings
+from maid_engine.engine import GameEngine
+from maid_engine.testing import cmd
+from maid_stdlib.living.api import get_relationship
+from maid_stdlib.living.gossip import KnownGossip
+from maid_stdlib.questgen.vocabulary import QuestState
+from maid_stdlib.story.facts import FactBook
+from maid_stdlib.world import NPC
+from maid_stdlib.worldstate import load_schema
+from maid_stdlib.worldstate.binding import Binders
+
+CELLAR = "ironvale:camp_cellar"
+
+
+@pytest.fixture
+async def ironvale(tmp_path: Path) -> AsyncIterator[GameEngine]:
+    engine = GameEngine(
+        Settings(data_dir=tmp_path),
+        clock=ManualClock(),
+        packs=["ironvale", NarrationPack],
+        use_store=False,
+    )
+    async with engine.lifespan():
+        yield engine
+
+
+def gwen(engine: GameEngine) -> UUID:
+    return service(engine).rooms[CELLAR].npcs["gwen"]
+
+
+def health(engine: GameEngine, uid: UUID) -> Health:
+    return engine.world.get_component(uid, Health)
+
+
+async def turn(engine: GameEngine, hero: UUID, text: str) -> None:
+    await cmd(engine, hero, text)
+    await settle(service(engine).drain())
+    await engine.dispatch_events()
+
+
+async def test_hp_is_the_characters_own_capped_per_turn_and_by_their_maximum(
+    ironvale: GameEngine,
+) -> None:
+    fast(
+        ironvale,
+        scripted(
+            block('{"player.hp": -25}', "A bar swings loose and cracks your ribs."),
+            block('{"player.hp": +50}', "You bind the wound; it eases."),
+        ),
+    )
+    hero, session = player(ironvale, "Aldric", room=CELLAR)
+    bryn, other = player(ironvale, "Bryn", room=CELLAR)
+    top = health(ironvale, hero).maximum
+    await turn(ironvale, hero, "wrench at the bars")
+    assert health(ironvale, hero).current == top - 10
+    assert "Your hp -10 (limited)" in session.text()
+    assert "Aldric's hp -10 (limited)" in other.text()
+    assert health(ironvale, bryn).current == health(ironvale, bryn).maximum
+    sheet = await cmd(ironvale, hero, "state")
+    assert f"hp             {top - 10}/{top}" in sheet
+    await turn(ironvale, hero, "bind the wound")
+    # Healed at most 10 a turn, and never above the character's own maximum.
+    assert health(ironvale, hero).current == top
+    assert "Your hp +10 (limited" in session.text()
+
+
+async def test_a_story_wounds_but_never_kills(ironvale: GameEngine) -> None:
+    fast(ironvale, scripted(block('{"player.hp": -10}', "The cage door slams on your hand.")))
+    hero, _ = player(ironvale, "Aldric", room=CELLAR)
+    health(ironvale, hero).current = 4
+    await turn(ironvale, hero, "reach through the bars")
+    assert health(ironvale, hero).current == 1
+    assert "stopped at its minimum of 1" in (await cmd(ironvale, hero, "state last"))
+
+
+async def test_bands_of_a_bound_hp_are_percentages_of_the_maximum(ironvale: GameEngine) -> None:
+    hero, _ = player(ironvale, "Aldric", room=CELLAR)
+    hp = health(ironvale, hero)
+    hp.current = max(1, hp.maximum // 4)  # 25%: "hurt"
+    sheet = await cmd(ironvale, hero, "state")
+    line = next(row for row in sheet.splitlines() if row.strip().startswith("hp "))
+    assert f"{hp.current}/{hp.maximum}" in line
+    assert line.rstrip().endswith("hurt")
+
+
+async def test_a_builder_sets_hp_within_the_characters_bounds(ironvale: GameEngine) -> None:
+    hero, _ = player(ironvale, "Aldric", room=CELLAR, role=Role.BUILDER)
+    top = health(ironvale, hero).maximum
+    out = await cmd(ironvale, hero, "@state set player.hp 999", role=Role.BUILDER)
+    assert f"(clamped to its maximum of {top})" in out
+    assert health(ironvale, hero).current == top
+
+
+async def test_trust_is_the_relationship_and_undo_gives_both_back(ironvale: GameEngine) -> None:
+    fast(
+        ironvale,
+        scripted(block('{"player.hp": -5, "npc.gwen.trust": +15}', "You share your water.")),
+    )
+    hero, session = player(ironvale, "Aldric", room=CELLAR)
+    top = health(ironvale, hero).maximum
+    await turn(ironvale, hero, "share my water with Gwen")
+    rel = get_relationship(ironvale.world, gwen(ironvale), hero)
+    assert rel is not None
+    assert rel.trust == pytest.approx(0.35)
+    assert "Gwen's trust in you +15" in session.text()
+    living = await cmd(ironvale, hero, "@living gwen", role=Role.BUILDER)
+    assert "feels about Aldric: trust +0.35" in living
+    await turn(ironvale, hero, "undo")
+    assert "last action is undone" in session.text()
+    assert health(ironvale, hero).current == top
+    rel = get_relationship(ironvale.world, gwen(ironvale), hero)
+    assert rel is not None
+    assert rel.trust == pytest.approx(0.20)
+
+
+RESCUE = [
+    block('{"npc.gwen.trust": +10, "flags.has_key": true}', "A key, behind the casks."),
+    block('{"milestones.rescue_gwen": true}', "The padlock gives; Gwen steps out."),
+]
+
+
+async def test_the_rescue_is_a_world_fact_that_completes_the_quest(ironvale: GameEngine) -> None:
+    fast(ironvale, scripted(*RESCUE))
+    hero, session = player(ironvale, "Aldric", room=CELLAR)
+    manager = ironvale.services.get(QuestManager)
+    ironvale.world.get_component(hero, CharacterStats).level = 2
+    manager.offer_quest(hero, "caged-ranger")
+    await manager.accept_quest(hero, "caged-ranger")
+    await turn(ironvale, hero, "search the casks for a key")
+    await turn(ironvale, hero, "open the cage")
+    facts = ironvale.services.get(FactBook)
+    record = facts.get("rescue_gwen")
+    assert record is not None
+    assert (record.by, record.by_name, record.room) == (str(hero), "Aldric", CELLAR)
+    assert manager.quest_state(hero, "caged-ranger") is QuestState.COMPLETED
+    assert "it counted for your quest 'The Caged Ranger'" in record.reactions
+    # Gwen saw it; Voss and the gate guard were told.
+    for template in ("ironvale:voss", "ironvale:gate_guard"):
+        [npc] = [uid for uid, n in ironvale.world.each(NPC) if n.template == template]
+        known = ironvale.world.get_component(npc, KnownGossip)
+        assert any("Aldric freed Gwen" in item.content for item in known.items.values())
+    known = ironvale.world.get_component(gwen(ironvale), KnownGossip)
+    assert any(item.confidence == 1.0 for item in known.items.values())
+    # Nothing the world did is rolled back: undo and retry both refuse, and say why.
+    await turn(ironvale, hero, "undo")
+    assert "That cannot be taken back now: " in session.text()
+    assert "it counted for your quest 'The Caged Ranger'" in session.text()
+    assert "Gwen, a gate guard and Captain Voss already know of it" in session.text()
+    assert facts.holds("rescue_gwen")
+    await turn(ironvale, hero, "retry")
+    assert session.text().count("cannot be taken back now") == 2
+    state = await cmd(ironvale, hero, "state")
+    assert "[x]|n Rescue Gwen from the bandits" in state
+
+
+async def test_a_fact_nothing_reacted_to_can_be_undone(ironvale: GameEngine) -> None:
+    # A rescue with no news to tell and no quest counting it: nothing outside the
+    # room reacted, so undo takes the fact back.
+    service(ironvale).rooms[CELLAR].schema.milestones["rescue_gwen"].news = ""
+    fast(ironvale, scripted(*RESCUE))
+    hero, session = player(ironvale, "Aldric", room=CELLAR)
+    await turn(ironvale, hero, "search the casks for a key")
+    await turn(ironvale, hero, "open the cage")
+    facts = ironvale.services.get(FactBook)
+    record = facts.get("rescue_gwen")
+    assert record is not None
+    assert record.reactions == []
+    await turn(ironvale, hero, "undo")
+    assert "last action is undone" in session.text()
+    assert not facts.holds("rescue_gwen")
+    assert "[ ] Rescue Gwen from the bandits" in await cmd(ironvale, hero, "state")
+
+
+def binders(engine: GameEngine) -> Binders:
+    return engine.services.get(Binders)
+
+
+async def test_binds_are_checked(ironvale: GameEngine) -> None:
+    schema = load_schema(
+        {
+            "player": {
+                "hp": {"bind": "vitals.hpp"},
+                "mana": {"bind": "vitals.hp", "min": 0, "max": 50},
+                "luck": {"bind": "vitals.hp", "bands": [[0, 50, "low"], [50, 60, "high"]]},
+                "nerve": {"bind": "relationship.trust"},
+            },
+            "npcs": {"gwen": {"stats": {"trust": {"bind": "relationship.trust", "min": -200}}}},
+            "flags": {"free": {"bind": "world.fact", "initial": True}},
+        }
+    )
+    problems = binders(ironvale).problems(schema)
+    assert problems == [
+        "player.hp.bind: no binder 'vitals.hpp' (did you mean vitals.hp?); known: "
+        "relationship.trust, vitals.hp, world.fact",
+        "player.mana.bind: leave out min and max: a character's hit points run to their "
+        "own maximum",
+        "player.luck.bind: bands of a bound stat are percentages of its live range and must "
+        "run from 0 to 100, not 0 to 60",
+        "player.nerve.bind: relationship.trust binds a stat under npc, not a stat under player",
+        "npcs.gwen.trust.bind: min -200 is outside trust's range (-100 to 100)",
+        "flags.free.bind: a flag bound to a world fact starts false (no fact is true before "
+        "it happens)",
+    ]
+    with pytest.raises(ValueError, match="already registered"):
+        binders(ironvale).register(VitalsHp(ironvale))
