@@ -51,6 +51,7 @@ CLASSIC_RPG = [
     "classic_rpg.consequences",
     "classic_rpg.living",
     "classic_rpg.navigation",
+    "classic_rpg.narration",
     "classic_rpg.shops",
     "classic_rpg.crafting_requests",
 ]

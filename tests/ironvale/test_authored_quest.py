@@ -64,9 +64,14 @@ async def test_scouts_on_the_road(ironvale: GameEngine) -> None:
     await walk(engine, hero, TO_VOSS)
     out = plain(await cmd(engine, hero, "talk voss"))
     assert "Quest offered: 'Scouts on the Road'" in out
+    # Voss has a second job, the ranger in the bandits' cellar; turned down, he does
+    # not bring it up again, and says how the scouts stand.
+    assert "Quest offered: 'The Caged Ranger'" in out
     assert "You accept 'Scouts on the Road'" in await cmd(engine, hero, "accept road-scouts")
+    assert "You decline 'The Caged Ranger'" in await cmd(engine, hero, "decline ranger")
     out = plain(await cmd(engine, hero, "talk voss"))
     assert "The scouts are still at the wagon" in out
+    assert "Quest offered" not in out
     await walk(engine, hero, VOSS_TO_WAGON)
     ws = engine.services.get(WorldService)
     assert ws.room_key_of(hero) == "ironvale:road_wagon"

@@ -162,7 +162,9 @@ async def test_the_rescue_is_a_world_fact_that_completes_the_quest(ironvale: Gam
     await turn(ironvale, hero, "undo")
     assert "That cannot be taken back now: " in session.text()
     assert "it counted for your quest 'The Caged Ranger'" in session.text()
-    assert "Gwen, a gate guard and Captain Voss already know of it" in session.text()
+    for name in ("Gwen", "Captain Voss", "a gate guard"):
+        assert name in session.text().split("cannot be taken back now:", 1)[1]
+    assert "already know of it" in session.text()
     assert facts.holds("rescue_gwen")
     await turn(ironvale, hero, "retry")
     assert session.text().count("cannot be taken back now") == 2

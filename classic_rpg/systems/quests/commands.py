@@ -413,6 +413,9 @@ class QuestTalk:
                 continue
             if qlog is not None and qlog.turn_ins.get(quest.quest_id) and not quest.repeatable:
                 continue
+            if entry is None and qlog is not None and quest.quest_id in qlog.declined:
+                # Turned down: the giver goes on to what the character did take on.
+                continue
             out.append(quest)
         return out
 
