@@ -7,7 +7,7 @@ Public API:
   ``Relationships`` (``Relationship``), ``FactionMembership``, ``FactionStandings``,
   ``FactionRelations``, ``SocialInfluence``, ``Wealth``; world facts
   ``SupplyRoutes``, ``WatchedRooms``, ``TradeGoods``, ``Hostile``, ``Schedule``,
-  ``DiscoverySite``; ``KnownGossip``
+  ``DiscoverySite``; ``KnownGossip``; ``Stranded`` (someone a threat keeps in place)
 * bounded mutations: :mod:`maid_stdlib.living.api`
 * ``MemoryService`` / ``EpisodicMemory`` / ``MemoryVisibility`` / ``EmotionalValence``
 * gossip: :mod:`maid_stdlib.living.gossip` (``observe``, ``inject``, ``gossip_lines``)
@@ -33,6 +33,7 @@ from maid_stdlib.living.components import (
     Relationships,
     Satisfier,
     SocialInfluence,
+    Stranded,
     Wealth,
 )
 from maid_stdlib.living.events import GoalFormedEvent, GoalStatusChangedEvent, ThreatObservedEvent
@@ -93,6 +94,7 @@ __all__ = [
     "ScheduleSystem",
     "SocialFabricSystem",
     "SocialInfluence",
+    "Stranded",
     "SupplyRoute",
     "SupplyRoutes",
     "ThreatObservedEvent",

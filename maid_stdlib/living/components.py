@@ -336,3 +336,26 @@ class FactionRelations(Component):
     @staticmethod
     def pair(a: str, b: str) -> str:
         return f"{a}|{b}" if a <= b else f"{b}|{a}"
+
+
+# -- people held in place ---------------------------------------------------------------
+@dataclass
+class Stranded(Component):
+    """The owner wanted to leave ``room`` (its schedule called it elsewhere) and could
+    not: a threat of ``source`` (group ``threat_key``) stands there with it. ``since``
+    is the game time it was first held; the owner is missed once that is long enough
+    ago (the story layer's missing-person detector)."""
+
+    component_name = "Stranded"
+    room: str = ""
+    threat_key: str = ""
+    source: str = ""
+    since: float = 0.0
+
+
+@dataclass
+class MisdeedRecord(Component):
+    """When the owner last did each of its misdeeds (act -> game time)."""
+
+    component_name = "MisdeedRecord"
+    last: dict[str, float] = field(default_factory=dict)

@@ -82,6 +82,8 @@ class ScheduleSystem(System):
             target = schedule.room_at(hour)
             if target is None or ws.room_key_of(uid) == target or not ws.has_room(target):
                 self._stop(uid)
+                # Where it should be (an escort brought it home): no longer held.
+                self.living.release_stranded(uid)
                 continue
             current = self._travel.get(uid)
             if current is None or current[0] != target:
@@ -127,6 +129,14 @@ class ScheduleSystem(System):
             self._go(uid, target, now + self.step_seconds)
             if not self.living.movement_allowed(uid):
                 continue
+            # Nobody walks out past wolves at their heels: an NPC sharing its room
+            # with a threat stays there, hiding, until the threat is gone or someone
+            # comes for it; how long it has been held is what makes it missed.
+            cornered = self.living.cornered_by(uid, here)
+            if cornered is not None:
+                self.living.hold_stranded(uid, here, cornered, now)
+                continue
+            self.living.release_stranded(uid)
             path = ws.path(here, target)
             if not path:
                 log.debug("%s cannot reach %s from %s", uid, target, here)

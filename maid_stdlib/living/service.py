@@ -18,10 +18,11 @@ from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.content import Claims, PackContext
 from maid_engine.ecs import World
 from maid_stdlib.living.api import adjust_relationship, get_relationship
-from maid_stdlib.living.components import FactionMembership
+from maid_stdlib.living.components import FactionMembership, Stranded
 from maid_stdlib.living.conditions import (
     ConditionsHost,
     Evaluation,
+    ThreatGroup,
     ThreatMap,
     ThreatProvider,
     builtin_conditions,
@@ -327,6 +328,33 @@ class LivingWorld:
 
     def movement_allowed(self, entity: UUID) -> bool:
         return all(guard(entity) for guard in self.movement_guards)
+
+    # -- people held in place -------------------------------------------------------
+    def cornered_by(self, entity: UUID, room: str) -> ThreatGroup | None:
+        """The threat that keeps ``entity`` from walking out of ``room``: a threat
+        group with a member there, unless ``entity`` is a threat itself (a wolf is
+        not trapped by its pack)."""
+        threats = self.threat_map()
+        if entity in threats.ids:
+            return None
+        groups = threats.groups_in([room])
+        return groups[0] if groups else None
+
+    def hold_stranded(self, entity: UUID, room: str, group: ThreatGroup, now: float) -> None:
+        """``entity`` could not leave ``room`` because of ``group``: remember since
+        when (kept while it stays held there, even if the threat's key changes)."""
+        held = self.world.try_component(entity, Stranded)
+        if held is not None and held.room == room:
+            if held.threat_key != group.key:
+                held.threat_key, held.source = group.key, group.source
+                self.world.modified(entity, held)
+            return
+        self.world.add_component(entity, Stranded(room, group.key, group.source, now))
+
+    def release_stranded(self, entity: UUID) -> None:
+        """``entity`` is no longer held (it walked on, or was brought away)."""
+        if self.world.has_component(entity, Stranded):
+            self.world.remove_component(entity, Stranded)
 
 
 def load_living_data(
