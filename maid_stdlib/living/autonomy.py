@@ -23,14 +23,15 @@ from collections import deque
 from math import ceil
 from uuid import UUID
 
-from maid_engine.clock import GAME_HOUR
+from maid_engine.clock import GAME_DAY, GAME_HOUR
 from maid_engine.ecs import Component, System
-from maid_stdlib.living import gossip
+from maid_stdlib.living import api, gossip
 from maid_stdlib.living.api import finish_goal
 from maid_stdlib.living.components import (
     Goal,
     GoalsComponent,
     GoalStatus,
+    MisdeedRecord,
     NeedsComponent,
     Relationships,
     clamp_signed,
@@ -39,6 +40,7 @@ from maid_stdlib.living.components import (
 )
 from maid_stdlib.living.conditions import Evaluation, ThreatGroup
 from maid_stdlib.living.events import GoalFormedEvent, GoalStatusChangedEvent, ThreatObservedEvent
+from maid_stdlib.living.facts import Misdeeds
 from maid_stdlib.living.memory import EmotionalValence, EpisodicMemory, MemoryVisibility
 from maid_stdlib.living.schedule import ScheduleSystem
 from maid_stdlib.living.service import LivingWorld
@@ -168,6 +170,47 @@ class AutonomySystem(_Sliced):
         goals = world.try_component(uid, GoalsComponent)
         if goals is not None:
             self._goals(ev, uid, goals, hours, now)
+        deeds = world.try_component(uid, Misdeeds)
+        if deeds is not None:
+            self._misdeeds(ev, uid, deeds, now)
+
+    def _misdeeds(self, ev: Evaluation, uid: UUID, deeds: Misdeeds, now: float) -> None:
+        """Do the wrong a need drives the NPC to, when everything it waits for holds
+        (the place, nobody about): the victim finds it out later, not who did it."""
+        world = self.living.world
+        record = world.try_component(uid, MisdeedRecord)
+        for deed in deeds.acts:
+            last = record.last.get(deed.act) if record is not None else None
+            if last is not None and now - last < deed.every_days * GAME_DAY:
+                continue
+            victim = target_uuid(deed.victim)
+            if victim is None or not world.entity_exists(victim):
+                continue
+            if not all(ev.holds(cond, uid) for cond in deed.when):
+                continue
+            if record is None:
+                record = MisdeedRecord()
+                world.add_component(uid, record)
+            record.last[deed.act] = now
+            world.modified(uid, record)
+            # The victim's memory is about the culprit (whom a quest may uncover);
+            # its words name only what is missing, so telling it gives nobody away.
+            self.living.memory.add(
+                EpisodicMemory(
+                    victim,
+                    deed.content,
+                    deed.importance,
+                    EmotionalValence.NEGATIVE,
+                    0.6,
+                    ["betrayal", deed.act],
+                    MemoryVisibility.PUBLIC,
+                    subject_id=uid,
+                    location=self.living.world_service.room_key_of(uid),
+                    game_time=now,
+                )
+            )
+            if deed.need:
+                api.satisfy_need(world, uid, deed.relief, deed.need)
 
     def _needs(self, ev: Evaluation, uid: UUID, needs: NeedsComponent, hours: float) -> None:
         # The hot loop of a big world (76 NPCs a tick at 10,000): plain loops and a

@@ -44,6 +44,9 @@ Format (keys local to the pack may omit the "pack:" prefix)::
         trade: {offers: [tools], wants: [iron]}
         hostile: bandits            # marks a threat (source "bandits")
         memories: [{content: ..., importance: 0.5, valence: negative, visibility: public}]
+        misdeeds:                   # a wrong done when driven to it (a BETRAYAL)
+          - {act: theft, when: [need_low:economic, at:pay_office, alone], victim: mara,
+             content: Coin is missing from the wage chest., need: economic, relief: 0.4}
         gossip: [{content: ..., subject: ..., confidence: 0.9, secret: false}]
         presence:                   # what it shows, by condition (first that holds)
           - {when: [at:smithy, supply_blocked]}     # the world data's own line
@@ -173,6 +176,20 @@ class TradeSpec(_Model):
     wants: list[Text] = Field(default_factory=list)
 
 
+class MisdeedSpec(_Model):
+    """A wrong the NPC does when driven to it (see ``facts.Misdeed``)."""
+
+    act: Name
+    when: list[Text] = Field(min_length=1)
+    victim: Ref
+    #: What the victim finds out, in its own words ("Coin is missing from the chest").
+    content: Text
+    need: Name | None = None
+    relief: Unit = 0.4
+    every_days: float = Field(7.0, gt=0.0)
+    importance: Unit = 0.7
+
+
 class ShownSpec(_Model):
     """A room line (and ``look`` text) valid while every condition holds; without
     ``short`` it marks the world data's own line as valid only then."""
@@ -217,6 +234,7 @@ class NpcSpec(_Model):
     memories: list[MemorySpec] = Field(default_factory=list)
     gossip: list[GossipSpec] = Field(default_factory=list)
     presence: list[ShownSpec] = Field(default_factory=list)
+    misdeeds: list[MisdeedSpec] = Field(default_factory=list)
 
 
 class FactionSpec(_Model):

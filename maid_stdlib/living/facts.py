@@ -109,3 +109,28 @@ class LivingProfile(Component):
     component_name = "LivingProfile"
     template: str = ""
     seeded: bool = False
+
+
+@dataclass
+class Misdeed:
+    """A wrong the owner does when it is driven to it: when every condition of
+    ``when`` holds (a need run low, being at the place, being alone there), at most
+    once every ``every_days`` game days, it does ``act`` to ``victim`` (an entity
+    uuid as a string). The victim finds ``content`` out (a memory tagged
+    "betrayal" about the owner, the story layer's BETRAYAL); ``need`` of the owner
+    recovers by ``relief``."""
+
+    act: str
+    when: list[str] = field(default_factory=list)
+    victim: str = ""
+    content: str = ""
+    need: str = ""
+    relief: float = 0.4
+    every_days: float = 7.0
+    importance: float = 0.7
+
+
+@dataclass
+class Misdeeds(Component):
+    component_name = "Misdeeds"
+    acts: list[Misdeed] = field(default_factory=list)

@@ -43,6 +43,8 @@ from maid_stdlib.living.facts import (
     DiscoverySite,
     Hostile,
     LivingProfile,
+    Misdeed,
+    Misdeeds,
     Schedule,
     ScheduleEntry,
     SupplyRoute,
@@ -293,6 +295,11 @@ def check(
         for i, line in enumerate(npc.presence):
             for j, cond in enumerate(line.when):
                 condition(entry, f"presence[{i}].when[{j}]", data.qualify_condition(cond))
+        for i, deed in enumerate(npc.misdeeds):
+            for j, cond in enumerate(deed.when):
+                condition(entry, f"misdeeds[{i}].when[{j}]", data.qualify_condition(cond))
+            if not refs.has_npc(data.qualify(deed.victim)):
+                bad(entry, f"misdeeds[{i}].victim: no NPC {data.qualify(deed.victim)!r}")
     for ref, room_spec in spec.rooms.items():
         entry = f"room {ref!r}"
         room(entry, "room", ref)
@@ -551,6 +558,25 @@ def apply_npc(
                 ]
             ),
         )
+    if spec.misdeeds:
+        acts = []
+        for deed in spec.misdeeds:
+            victim = target(deed.victim)
+            if victim is None or victim == uid:
+                continue
+            acts.append(
+                Misdeed(
+                    deed.act,
+                    [data.qualify_condition(c) for c in deed.when],
+                    str(victim),
+                    " ".join(deed.content.split()),
+                    deed.need or "",
+                    deed.relief,
+                    deed.every_days,
+                    deed.importance,
+                )
+            )
+        world.add_component(uid, Misdeeds(acts))
     if spec.hostile is not None:
         world.add_component(uid, Hostile(spec.hostile))
     hostile = spec.hostile is not None or any(
