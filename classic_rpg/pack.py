@@ -27,6 +27,7 @@ from classic_rpg.questgen.register import RpgQuestGenPlugin
 from classic_rpg.questgen.wiring import QuestDeliveryPlugin
 from classic_rpg.rules import RulesPlugin
 from classic_rpg.shops.register import ShopsPlugin
+from classic_rpg.systems.quests import QuestManager
 from classic_rpg.systems.quests.register import QuestsPlugin
 from maid_engine.content import ContentPack, PackContext, PluginGroup
 from maid_stdlib.living import LivingWorld
@@ -45,8 +46,8 @@ __all__ = [
 
 
 class LivingConnectionPlugin(ContentPack):
-    """Teach the living world what combat knows: hostile NPCs are threats, and an
-    NPC in a fight does not wander off on its schedule."""
+    """Teach the living world what combat and quests know: hostile NPCs are threats,
+    and an NPC in a fight, or being escorted, does not wander off on its schedule."""
 
     name = "classic_rpg.living"
     requires = (RulesPlugin, LivingPlugin)
@@ -75,6 +76,15 @@ class LivingConnectionPlugin(ContentPack):
 
         living.add_threat_provider(hostiles, is_hostile)
         living.movement_guards.append(lambda uid: not combat.is_fighting(uid))
+        services = ctx.engine.services
+
+        def not_escorted(uid: UUID) -> bool:
+            # Someone bringing the NPC home leads; its schedule does not walk it off.
+            # (The quest manager may be wired after this plugin: looked up late.)
+            manager = services.try_get(QuestManager)
+            return manager is None or not manager.objectives.is_escorted(uid)
+
+        living.movement_guards.append(not_escorted)
 
 
 class NavigationConnectionPlugin(ContentPack):

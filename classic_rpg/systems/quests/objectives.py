@@ -319,6 +319,19 @@ class ObjectiveTracker:
                     out.append((quest, entry, o))
         return out
 
+    def is_escorted(self, npc: UUID) -> bool:
+        """Whether someone is bringing ``npc`` somewhere (an open ESCORT objective of
+        an accepted quest): it goes where its escort goes, not where its day would."""
+        for _character, quest, entry in self._watching(npc):
+            for o in quest.objectives:
+                if (
+                    o.objective_type is ObjectiveType.ESCORT
+                    and o.target_id == npc
+                    and entry.objectives[o.objective_id].open
+                ):
+                    return True
+        return False
+
     # -- helpers -----------------------------------------------------------------------
     def _watching(self, npc: UUID) -> list[tuple[UUID, Quest, QuestEntry]]:
         """Accepted quests with a PROTECT/ESCORT objective about ``npc``."""
