@@ -92,7 +92,9 @@ def _words(text: str) -> list[str]:
 
 def unmatched_mentions(mentions: Iterable[str], known: Iterable[str]) -> list[str]:
     """The ``mentions`` whose words do not appear, in order, in any of ``known``."""
-    haystacks = [" " + " ".join(_words(k)) + " " for k in known if k]
+    # "the" is left out on both sides: a mention drops it, so a name with one inside
+    # ("the Chapel of the Deep Lamp") must drop it too to be found.
+    haystacks = [" " + " ".join(w for w in _words(k) if w != "the") + " " for k in known if k]
     missing = []
     for mention in mentions:
         words = [w for w in _words(mention) if w != "the"]

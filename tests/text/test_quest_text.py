@@ -138,3 +138,8 @@ def test_named_mentions_are_read_off_running_text() -> None:
     ]
     known = ["Tamsin", "the Mill Road", "Hollin's Mill"]
     assert unmatched_mentions(found, known) == ["Lord of the Vale", "Marcus Thorne"]
+    # A known name with "the" inside it is found however the mention is put.
+    assert unmatched_mentions(["Lord of the Vale"], ["The Lord of the Vale"]) == []
+    assert unmatched_mentions(["Chapel of the Deep Lamp"], ["the Chapel of the Lamp"]) == [
+        "Chapel of the Deep Lamp"
+    ]
