@@ -40,9 +40,9 @@ async def test_a_need_drives_a_theft_once_and_a_culprit_is_to_be_found(tmp_path:
         assert memory.subject_id == trader
         assert memory.content == TAKEN
         assert memory.is_public  # she tells of it; it names nobody
-        needs = engine.world.get_component(trader, NeedsComponent)
-        assert needs.value("economic") is not None
-        assert needs.value("economic") >= 0.45
+        relieved = engine.world.get_component(trader, NeedsComponent).value("economic")
+        assert relieved is not None
+        assert relieved >= 0.45
         [signal] = signals.of("BETRAYAL")
         assert signal.context["betrayer"] == str(trader)
         assert signal.context["victim"] == str(keeper)

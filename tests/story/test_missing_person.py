@@ -56,17 +56,20 @@ async def test_held_by_the_wolves_then_missed_then_a_rescue(tmp_path: Path) -> N
         # Still where the wolves hold her, and remembered as held since she wanted to go.
         assert ws.room_key_of(tamsin) == COPSE
         held = engine.world.get_component(tamsin, Stranded)
-        assert held.room == COPSE and held.source == "wolves"
+        assert held.room == COPSE
+        assert held.source == "wolves"
         hour = (held.since % (24 * GAME_HOUR)) // GAME_HOUR
         assert hour >= 12, "held from when her day called her home"
         assert engine.clock.game_time - held.since >= MISSING_AFTER_HOURS * GAME_HOUR
         # The alarm names real, live people: the one who misses her first, then her.
         reporter, victim = signal.involved_npcs
-        assert victim == tamsin and reporter != tamsin
+        assert victim == tamsin
+        assert reporter != tamsin
         assert engine.world.entity_exists(reporter)
         for a, b in ((reporter, tamsin), (tamsin, reporter)):
             rel = get_relationship(engine.world, a, b)
-            assert rel is not None and rel.trust >= MISSING_TRUST
+            assert rel is not None
+            assert rel.trust >= MISSING_TRUST
         assert signal.context["victim"] == str(tamsin)
         assert signal.context["affected_area_key"] == COPSE
         assert signal.context["threat_source"] == "wolves"
