@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import ssl
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
@@ -21,6 +22,7 @@ from maid_engine.config import Settings
 from maid_engine.content import ContentPack
 from maid_engine.engine import GameEngine
 from maid_engine.metrics import MetricsServer
+from maid_engine.tls import server_context
 
 log = logging.getLogger("maid.server")
 
@@ -47,10 +49,17 @@ class MaidServer:
         return int(self.telnet.port) if self.telnet is not None else 0
 
     @property
+    def tls_port(self) -> int:
+        """The telnet-over-TLS port; 0 when there is none."""
+        return int(self.telnet.tls_port) if self.telnet is not None else 0
+
+    @property
     def metrics_port(self) -> int:
         return self.metrics_server.port if self.metrics_server is not None else 0
 
     async def start(self) -> None:
+        # A certificate that cannot be used stops the start before the world is loaded.
+        tls = tls_context(self.settings) if self.settings.telnet_enabled else None
         install_accounts(self.engine)
         await self.engine.start()
         try:
@@ -70,9 +79,15 @@ class MaidServer:
                     host=self.settings.telnet_host,
                     port=self.settings.telnet_port,
                     limits=net_limits(self.settings),
+                    tls_port=self.settings.tls_port,
+                    tls_context=tls,
                 )
                 await self.telnet.start()
                 self.announce(f"MAID telnet listening on {self.telnet.host}:{self.telnet.port}")
+                if self.telnet.tls_port:
+                    self.announce(
+                        f"MAID telnet+tls listening on {self.telnet.host}:{self.telnet.tls_port}"
+                    )
         except BaseException:
             await self._close_listeners(None)
             await self.engine.stop()
@@ -125,6 +140,17 @@ class MaidServer:
             yield self
         finally:
             await self.stop(self.engine.shutdown_reason)
+
+
+def tls_context(settings: Settings) -> ssl.SSLContext | None:
+    """The TLS listener's context, when a TLS port is configured (else None).
+
+    Raises ConfigError naming the file when the certificate or key cannot be used."""
+    cert, key = settings.tls_cert_file, settings.tls_key_file
+    # The settings validator makes sure both files are named with a TLS port.
+    if settings.tls_port is None or cert is None or key is None:
+        return None
+    return server_context(cert, key)
 
 
 def net_limits(settings: Settings) -> Any:

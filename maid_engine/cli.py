@@ -37,6 +37,9 @@ def _settings(args: argparse.Namespace) -> Settings:
         ("llm_api_base", "llm_api_base"),
         ("llm_router_config", "llm_router_config"),
         ("llm_on_failure", "llm_on_failure"),
+        ("tls_port", "tls_port"),
+        ("tls_cert", "tls_cert_file"),
+        ("tls_key", "tls_key_file"),
     ):
         value = getattr(args, flag, None)
         if value is not None:
@@ -65,6 +68,13 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     _add_common(p)
     p.add_argument("--telnet-host", help="telnet bind address (MAID_TELNET_HOST)")
     p.add_argument("--telnet-port", type=int, help="telnet port, 0 = any free (MAID_TELNET_PORT)")
+    p.add_argument(
+        "--tls-port",
+        type=int,
+        help="telnet over TLS on this port, 0 = any free; off when not given (MAID_TLS_PORT)",
+    )
+    p.add_argument("--tls-cert", help="TLS certificate chain, PEM (MAID_TLS_CERT_FILE)")
+    p.add_argument("--tls-key", help="the certificate's private key, PEM (MAID_TLS_KEY_FILE)")
     p.add_argument("--metrics-host", help="/metrics bind address (MAID_METRICS_HOST)")
     p.add_argument("--metrics-port", type=int, help="/metrics port, 0 = any free")
     p.add_argument("--tick-rate", type=float, help="ticks per second (MAID_TICK_RATE)")
@@ -126,6 +136,17 @@ def build_parser() -> argparse.ArgumentParser:
         "(no database is opened)",
     )
     _add_common(registries)
+
+    cert = sub.add_parser(
+        "tls-cert",
+        help="development: write a self-signed TLS certificate and key (cert.pem, key.pem)",
+        description="Writes DIR/cert.pem and DIR/key.pem with the openssl command; "
+        "existing files are never overwritten. Clients must be told to trust the "
+        "certificate (or not to verify it): use a real certificate in production.",
+    )
+    cert.add_argument("--out", required=True, help="folder to write cert.pem and key.pem into")
+    cert.add_argument("--host", default="localhost", help="name the certificate is for")
+    cert.add_argument("--days", type=int, default=365, help="days it is valid (default 365)")
 
     check = sub.add_parser("check-pack", help="validate a content pack without starting")
     check.add_argument("path", help="pack folder, or an installed pack's name")
@@ -223,6 +244,21 @@ async def _run(settings: Settings) -> int:
     return 0
 
 
+def _tls_cert(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from maid_engine.tls import write_self_signed
+
+    try:
+        cert, key = write_self_signed(Path(args.out), host=args.host, days=args.days)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {cert} and {key} (self-signed for {args.host}, {args.days} days)")
+    print(f"use: maid run --tls-port 4443 --tls-cert {cert} --tls-key {key}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     line = list(sys.argv[1:] if argv is None else argv)
     if line[:1] == ["simulate"]:
@@ -230,6 +266,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if line[:1] == ["new-pack"]:
         return _new_pack(line[1:])
     args = build_parser().parse_args(argv)
+    if args.command == "tls-cert":
+        return _tls_cert(args)
     if args.command == "check-pack":
         from maid_engine.packcheck import check_pack
 
@@ -282,6 +320,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (PackError, ScheduleError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 3
+    except ConfigError as exc:
+        # Found only when the server starts (an unreadable TLS certificate, say).
+        print(exc, file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 4

@@ -10,7 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -41,6 +41,12 @@ class Settings(BaseSettings):
     metrics_host: str = "127.0.0.1"
     metrics_port: int = Field(default=9464, ge=0, le=65535)
     metrics_enabled: bool = True
+    # Telnet over TLS on a second port (None: off, 0: any free port), with the same
+    # sessions, limits and login as plain telnet. The certificate chain and its key are
+    # PEM files; `maid tls-cert` writes a self-signed pair for development.
+    tls_port: int | None = Field(default=None, ge=0, le=65535)
+    tls_cert_file: Path | None = None
+    tls_key_file: Path | None = None
 
     tick_rate: float = Field(default=10.0, gt=0, le=1000, description="ticks per real second")
     time_scale: float = Field(default=24.0, gt=0, description="game seconds per real second")
@@ -116,6 +122,15 @@ class Settings(BaseSettings):
     # Development: reload a world pack when its data files change (maid run --watch).
     watch: bool = False
 
+    @model_validator(mode="after")
+    def _tls(self) -> Settings:
+        if self.tls_port is not None and (self.tls_cert_file is None or self.tls_key_file is None):
+            raise ValueError(
+                "tls_port needs tls_cert_file and tls_key_file (MAID_TLS_CERT_FILE, "
+                "MAID_TLS_KEY_FILE; `maid tls-cert --out DIR` makes a pair for development)"
+            )
+        return self
+
     @field_validator("packs", mode="before")
     @classmethod
     def _packs(cls, value: Any) -> Any:
@@ -181,9 +196,15 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
     except ValidationError as exc:
         lines = []
         for err in exc.errors():
-            loc = ".".join(str(p) for p in err["loc"]) or "settings"
+            loc = ".".join(str(p) for p in err["loc"])
             msg = err["msg"]
             if err["type"] == "extra_forbidden":
                 msg = "unknown setting"
+            elif err["type"] == "value_error":
+                msg = str(err.get("ctx", {}).get("error", msg))
+            if not loc:
+                # A rule across several settings: its message names them.
+                lines.append(f"config error: {msg}")
+                continue
             lines.append(f"config error: {loc}: {msg} (MAID_{loc.upper()})")
         raise ConfigError("\n".join(lines)) from None

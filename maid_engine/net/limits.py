@@ -62,6 +62,9 @@ class NetLimits:
     max_subnegotiation: int = 4096
     #: How long option negotiation may take before the session is opened anyway.
     negotiation_timeout: float = 0.5
+    #: Seconds a TLS client may take over its handshake, which comes before the
+    #: connection counts against any other limit here.
+    tls_handshake_timeout: float = 10.0
     #: Bytes queued towards a client that does not read; past this the session is dropped,
     #: so a stalled reader cannot make the server buffer without bound.
     max_output_buffer: int = 1 << 20

@@ -5,12 +5,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import ssl
 import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
-
-import telnetlib3
 
 from maid_engine.net.limits import (
     MSG_FLOOD_WAIT,
@@ -58,7 +57,11 @@ class TelnetServer:
         limits: NetLimits = NetLimits(),  # noqa: B008 - frozen dataclass, safe to share
         clock: Callable[[], float] = time.monotonic,
         on_limit: Callable[[str], None] | None = None,
+        tls_port: int | None = None,
+        tls_context: ssl.SSLContext | None = None,
     ) -> None:
+        if (tls_port is None) != (tls_context is None):
+            raise ValueError("a TLS listener needs both tls_port and tls_context")
         self.handler = handler
         self.limits = limits
         self.clock = clock
@@ -68,7 +71,9 @@ class TelnetServer:
         self.input_bytes = 0
         self._host = host
         self._port = port
-        self._server: telnetlib3.Server | None = None
+        self._tls_port = tls_port
+        self._tls_context = tls_context
+        self._listeners: list[asyncio.Server] = []
         self._sessions: dict[str, TelnetSession] = {}
         self._per_ip: Counter[str] = Counter()
         self._connections = 0
@@ -90,6 +95,11 @@ class TelnetServer:
         return self._port
 
     @property
+    def tls_port(self) -> int:
+        """The TLS listener's port; 0 when there is none."""
+        return (self._tls_port or 0) if self._tls_context is not None else 0
+
+    @property
     def sessions(self) -> list[TelnetSession]:
         """Sessions the handler knows about (opened) that are still connected."""
         return [s for s in self._sessions.values() if s.opened and s.connected]
@@ -104,33 +114,55 @@ class TelnetServer:
         return self._prelogin
 
     async def start(self) -> None:
-        if self._server is not None:
+        if self._listeners:
             raise RuntimeError("TelnetServer already started")
         server = self
 
         class _BoundProtocol(MaidTelnetProtocol):
             maid_server = server
 
-        self._server = await telnetlib3.create_server(
-            host=self._host,
-            port=self._port,
-            protocol_factory=_BoundProtocol,
-            shell=None,
-            encoding="utf8",
-            encoding_errors="replace",
-            # We encode and decode ourselves; this only stops telnetlib3 from holding the
-            # session back until BINARY is agreed in both directions.
-            force_binary=True,
-            connect_maxwait=self.limits.negotiation_timeout,
-            compression=False,
-            timeout=0,  # idle handling is ours (it counts typed input, not telnet chatter)
-        )
-        sockets = self._server.sockets or ()
-        if sockets:
-            name = sockets[0].getsockname()
-            self._host, self._port = str(name[0]), int(name[1])
+        limits = self.limits
+
+        def protocol() -> MaidTelnetProtocol:
+            return _BoundProtocol(
+                shell=None,
+                encoding="utf8",
+                encoding_errors="replace",
+                # We encode and decode ourselves; this only stops telnetlib3 from holding
+                # the session back until BINARY is agreed in both directions.
+                force_binary=True,
+                connect_maxwait=limits.negotiation_timeout,
+                compression=False,
+                timeout=0,  # idle handling is ours (it counts typed input, not chatter)
+            )
+
+        # Our own asyncio listeners rather than telnetlib3.create_server: it cannot bound
+        # the TLS handshake (asyncio's default waits a minute per silent connection,
+        # before any of our limits see it), and its Server keeps protocols we never use.
+        loop = asyncio.get_running_loop()
+        try:
+            plain = await loop.create_server(protocol, self._host, self._port)
+            self._listeners.append(plain)
+            self._host, self._port = _address(plain)
+            if self._tls_context is not None:
+                secure = await loop.create_server(
+                    protocol,
+                    self._host,
+                    self._tls_port,
+                    ssl=self._tls_context,
+                    ssl_handshake_timeout=limits.tls_handshake_timeout,
+                )
+                self._listeners.append(secure)
+                self._tls_port = _address(secure)[1]
+        except BaseException:
+            for listener in self._listeners:
+                listener.close()
+            self._listeners.clear()
+            raise
         self._accepting = True
         log.info("telnet listening on %s:%d", self._host, self._port)
+        if self._tls_context is not None:
+            log.info("telnet+tls listening on %s:%d", self._host, self.tls_port)
 
     async def stop(self, message: str | None = None) -> None:
         """Tell every session ``message``, close them all and stop listening.
@@ -138,19 +170,21 @@ class TelnetServer:
         Commands already running get ``limits.stop_timeout`` seconds to finish; every
         opened session sees ``session_closed`` before this returns.
         """
-        if self._server is None:
+        if not self._listeners:
             return
         self._accepting = False
-        server, self._server = self._server, None
+        listeners, self._listeners = self._listeners, []
         live = list(self._sessions.values())
         workers = [s.worker for s in live if s.worker is not None]
         for session in live:
             session.close(message)
-        server.close()
-        try:
-            await server.wait_closed()
-        except Exception:
-            log.debug("wait_closed failed", exc_info=True)
+        for listener in listeners:
+            listener.close()
+        for listener in listeners:
+            try:
+                await listener.wait_closed()
+            except Exception:
+                log.debug("wait_closed failed", exc_info=True)
         workers = [w for w in workers if not w.done()]
         if workers:
             _, pending = await asyncio.wait(workers, timeout=self.limits.stop_timeout)
@@ -178,7 +212,8 @@ class TelnetServer:
             "MSP": "0",
             "MXP": "0",
             "PUEBLO": "0",
-            "SSL": "0",
+            # The TLS port, or 0: MSSP's way of saying whether there is one.
+            "SSL": str(self.tls_port),
         }
         try:
             game = self.handler.mssp_status()
@@ -284,8 +319,8 @@ class TelnetServer:
 
     def _forget(self, session: ConnectionEvents) -> None:
         self._sessions.pop(session.id, None)
-        # telnetlib3's Server keeps the last 1000 protocols in a queue we never read;
-        # cut the link so a finished session (and its game data) can be freed.
+        # Cut the protocol's link to a finished session: a protocol can outlive it
+        # (asyncio holds it until the socket is gone), its game data need not.
         session._detach()
 
     def _limit_hit(self, kind: str) -> None:
@@ -295,3 +330,9 @@ class TelnetServer:
                 self.on_limit(kind)
             except Exception:
                 log.exception("on_limit hook failed")
+
+
+def _address(listener: asyncio.Server) -> tuple[str, int]:
+    """Where a listener is bound (the real port when 0 was asked for)."""
+    name = listener.sockets[0].getsockname()
+    return str(name[0]), int(name[1])

@@ -35,6 +35,7 @@ import codecs
 import contextlib
 import re
 import socket
+import ssl
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -115,14 +116,23 @@ class TelnetClient:
         source: str | None = None,
         accept: Iterable[int] = (),
         within: float = DEFAULT_TIMEOUT,
+        tls: ssl.SSLContext | None = None,
     ) -> TelnetClient:
         """Connect within ``within`` seconds, which is also the default bound of every
         wait of the client. ``source`` binds a local address (e.g. "127.0.0.5" to look
         like another machine to per-IP limits); ``accept`` lists the telnet options to
-        agree to (everything else is refused)."""
+        agree to (everything else is refused); ``tls`` speaks TLS with that context
+        (to a server's ``--tls-port``)."""
         local_addr = (source, 0) if source else None
         reader, writer = await asyncio.wait_for(
-            asyncio.open_connection(host, port, local_addr=local_addr), within
+            asyncio.open_connection(
+                host,
+                port,
+                local_addr=local_addr,
+                ssl=tls,
+                server_hostname="localhost" if tls is not None else None,
+            ),
+            within,
         )
         sock = writer.get_extra_info("socket")
         if sock is not None:

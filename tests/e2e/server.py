@@ -24,7 +24,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 REPO = Path(__file__).resolve().parents[2]
 TESTS = REPO / "tests"
-_LISTEN = re.compile(r"MAID (\w+) listening on ([\d.]+):(\d+)")
+_LISTEN = re.compile(r"MAID ([\w+]+) listening on ([\d.]+):(\d+)")
 
 #: Settings that keep a test server fast: cheap scrypt, quick negotiation.
 FAST_ENV = {
@@ -44,6 +44,8 @@ class ServerProcess:
         self.run_no = run_no
         self.host = "127.0.0.1"
         self.telnet_port = 0
+        #: Telnet over TLS (``--tls-port``); 0 when the server has no TLS listener.
+        self.tls_port = 0
         self.metrics_port = 0
 
     @property
@@ -74,8 +76,9 @@ class ServerProcess:
         args: tuple[str, ...] = (),
         within: float = 60.0,
     ) -> ServerProcess:
-        """Start ``maid run`` on free ports and wait (up to ``within`` seconds) for both
-        listener lines. ``env`` adds MAID_* settings (the caller's own MAID_* variables
+        """Start ``maid run`` on free ports and wait (up to ``within`` seconds) for its
+        listener lines (telnet, metrics, and telnet+tls when a TLS port is given).
+        ``env`` adds MAID_* settings (the caller's own MAID_* variables
         are not inherited); ``args`` are extra ``maid run`` arguments (e.g. --pack)."""
         argv = [
             sys.executable, "-m", "maid_engine.cli", "run", "--telnet-port", "0",
@@ -94,15 +97,19 @@ class ServerProcess:
             out.close()
             err.close()
         server = cls(proc, data_dir, run_no)
-        await server._await_listeners(within)
+        wanted = {"telnet", "metrics"}
+        if "--tls-port" in args or "MAID_TLS_PORT" in (env or {}):
+            wanted.add("telnet+tls")
+        await server._await_listeners(within, wanted)
         return server
 
-    async def _await_listeners(self, within: float) -> None:
+    async def _await_listeners(self, within: float, wanted: set[str]) -> None:
         deadline = time.monotonic() + within
         while True:
             found = {m.group(1): int(m.group(3)) for m in _LISTEN.finditer(self.stdout())}
-            if {"telnet", "metrics"} <= set(found):
+            if wanted <= set(found):
                 self.telnet_port, self.metrics_port = found["telnet"], found["metrics"]
+                self.tls_port = found.get("telnet+tls", 0)
                 return
             if self.proc.returncode is not None:
                 code = self.proc.returncode

@@ -61,13 +61,19 @@ class TinTin:
 
     @classmethod
     @contextlib.asynccontextmanager
-    async def connect(cls, port: int, folder: Path) -> AsyncIterator[TinTin]:
-        """tt++ connected to 127.0.0.1:``port``, logging to ``folder/tintin.log``."""
+    async def connect(
+        cls, port: int, folder: Path, *, tls: bool = False, setup: tuple[str, ...] = ()
+    ) -> AsyncIterator[TinTin]:
+        """tt++ connected to 127.0.0.1:``port``, logging to ``folder/tintin.log``;
+        ``tls``: over TLS (``#ssl``, to a server's TLS port); ``setup``: tt++ commands
+        run before it connects (events, config)."""
         log = folder / "tintin.log"
+        opener = "#ssl" if tls else "#session"
         script = ";".join(
             [
                 "#config {log mode} {plain}",
-                f"#session t 127.0.0.1 {port}",
+                *setup,
+                f"{opener} t 127.0.0.1 {port}",
                 f"#log overwrite {{{log}}}",
             ]
         )

@@ -22,6 +22,15 @@ EOR, GMCP, MSSP = 25, 201, 70
 TIMEOUT = 5.0
 
 
+def decode_mssp(payload: bytes) -> dict[str, list[str]]:
+    """An MSSP subnegotiation's table: variable -> its values."""
+    table: dict[str, list[str]] = {}
+    for chunk in payload.split(b"\x01")[1:]:
+        name, *values = chunk.split(b"\x02")
+        table[name.decode()] = [v.decode() for v in values]
+    return table
+
+
 class FakeHandler:
     """Records every call; optional hooks make it answer like a tiny game."""
 

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from net.conftest import decode_mssp
 from telnetlib3.telopt import DO, ECHO, EOR, GMCP, MSSP, SGA, WILL, WONT
 
 from maid_engine.net import TelnetServer
@@ -204,19 +205,11 @@ async def test_send_gmcp_is_a_noop_without_gmcp(
     assert client.subnegotiations(GMCP) == []
 
 
-def _decode_mssp(payload: bytes) -> dict[str, list[str]]:
-    table: dict[str, list[str]] = {}
-    for chunk in payload.split(b"\x01")[1:]:
-        name, *values = chunk.split(b"\x02")
-        table[name.decode()] = [v.decode() for v in values]
-    return table
-
-
 async def test_mssp_table(server: TelnetServer, connect: Connect, handler: FakeHandler) -> None:
     handler.mssp = {"NAME": "TestMUD", "PLAYERS": "3", "GENRE": ["Fantasy", "Bad\x01Val"]}
     client = await connect(server)
     await client.wait_for(lambda: bool(client.subnegotiations(MSSP)))
-    table = _decode_mssp(client.subnegotiations(MSSP)[0])
+    table = decode_mssp(client.subnegotiations(MSSP)[0])
     assert table["NAME"] == ["TestMUD"]
     assert table["PLAYERS"] == ["3"]
     assert table["GENRE"] == ["Fantasy", "BadVal"]
