@@ -25,6 +25,13 @@ is offered directly when the two share a room, and a giver offers an open quest
 that was never planned for the character (it matched nobody when it was built, or
 the character logged in later) when they meet, if the character matches now.
 
+Planning is asked once per online character when a quest is published, and once per
+open quest when a character logs in, so it never walks every NPC per character:
+:class:`GossipCarriers` keeps who carries gossip under which statement and topic word
+as the gossip spreads, and the planner keeps, for as long as nothing moved and no
+gossip changed, each quest's living tellers and (once a second character asks) the
+nearest teller from every room, found by one search outwards from the tellers.
+
 Offers go through a :class:`QuestOffers` sink installed by the rules layer (the
 QuestManager in classic_rpg), which enforces nothing of this policy: the
 per-character pending-offer cap, the match threshold and the opt-out are checked by
@@ -41,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from uuid import UUID
 
-from maid_engine.ecs import Component
+from maid_engine.ecs import Component, World
 from maid_stdlib.living.gossip import GossipItem, KnownGossip
 from maid_stdlib.questgen.narrative.reputation import ReputationLabel
 from maid_stdlib.questgen.personalization import PlayerProfile, PlayStyle
@@ -56,6 +63,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DeliveryPlanner",
     "DeliveryPolicy",
+    "GossipCarriers",
     "OpenQuest",
     "PendingDeliveries",
     "PendingDelivery",
@@ -178,12 +186,124 @@ class DeliveryPolicy:
     board_templates: tuple[str, ...] = ()
 
 
+#: What a carrier is indexed under: ("id", statement id) or ("topic", topic word).
+CarrierKey = tuple[str, str]
+
+
+class GossipCarriers:
+    """Which entities carry (not secret) gossip under which statement ids and topic
+    words: the candidates for telling a quest's rumour.
+
+    It follows the gossip as it spreads: a hook on KnownGossip marks an entity whose
+    gossip changed, and it is read again at the next question, so a question costs
+    the changes since the last one and the size of its answer, never a walk over
+    every NPC. Entities that lost their gossip or were destroyed (which runs no
+    hook) are dropped when a question meets them."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self._started = False
+        self._dirty: set[UUID] = set()
+        self._keys: dict[UUID, frozenset[CarrierKey]] = {}
+        self._holders: dict[CarrierKey, set[UUID]] = {}
+        #: KnownGossip components read (what tests of its cost count).
+        self.reads = 0
+
+    def _start(self) -> None:
+        # Hooked on first use: a world that never plans a delivery pays nothing.
+        if self._started:
+            return
+        self._started = True
+        self.world.on_changed(KnownGossip, self._changed)
+        self._dirty.update(uid for uid, _ in self.world.each(KnownGossip))
+
+    def _changed(self, entity: UUID, _known: KnownGossip) -> None:
+        self._dirty.add(entity)
+
+    def _reindex(self, entity: UUID) -> None:
+        known = self.world.try_component(entity, KnownGossip)
+        keys: set[CarrierKey] = set()
+        if known is not None:
+            self.reads += 1
+            for item in known.items.values():
+                if item.is_secret:
+                    continue
+                keys.add(("id", item.id))
+                keys.update(("topic", word) for word in topic_tokens(item.content, item.subject))
+        self._set_keys(entity, frozenset(keys))
+
+    def _set_keys(self, entity: UUID, keys: frozenset[CarrierKey]) -> None:
+        old = self._keys.pop(entity, frozenset())
+        for key in old - keys:
+            holders = self._holders.get(key)
+            if holders is not None:
+                holders.discard(entity)
+                if not holders:
+                    del self._holders[key]
+        for key in keys - old:
+            self._holders.setdefault(key, set()).add(entity)
+        if keys:
+            self._keys[entity] = keys
+
+    def about(self, oq: OpenQuest) -> set[UUID]:
+        """Entities holding a copy of a statement about the quest's situation or one
+        that shares a topic word with it (``DeliveryPlanner.gossip_about`` agrees)."""
+        self._start()
+        if self._dirty:
+            for entity in self._dirty:
+                self._reindex(entity)
+            self._dirty.clear()
+        found: set[UUID] = set()
+        holders = self._holders
+        for gossip_id in oq.gossip_ids:
+            found |= holders.get(("id", gossip_id), set())
+        for word in oq.topics:
+            found |= holders.get(("topic", word), set())
+        world = self.world
+        gone = [
+            uid
+            for uid in found
+            if not world.entity_exists(uid) or not world.has_component(uid, KnownGossip)
+        ]
+        for uid in gone:
+            self._set_keys(uid, frozenset())
+            found.discard(uid)
+        return found
+
+
+@dataclass
+class _Tellers:
+    """One quest's living tellers while the world stands still (see ``stamp``)."""
+
+    stamp: tuple[int, int]
+    graph: object
+    #: Living NPCs other than the giver who carry the gossip, sorted.
+    npcs: list[UUID]
+    #: room -> the smallest id (as text) of the tellers there.
+    labels: dict[str, str]
+    by_label: dict[str, UUID]
+    asked: int = 0
+    #: room -> (distance, label) of the nearest teller, built on the second question.
+    nearest: dict[str, tuple[int, str]] | None = None
+
+
 class DeliveryPlanner:
     """Chooses how a quest reaches a character (the first method that fits, in order)."""
 
     def __init__(self, facts: WorldFacts, policy: DeliveryPolicy) -> None:
         self.facts = facts
         self.policy = policy
+        self._carriers: GossipCarriers | None = None
+        #: quest id -> its tellers, valid while their stamp holds.
+        self._tellers: dict[str, _Tellers] = {}
+        self._boards: tuple[tuple[int, ...], list[str]] | None = None
+
+    @property
+    def carriers(self) -> GossipCarriers:
+        """Who carries which gossip (made on first use, for the facts' world)."""
+        if self._carriers is None:
+            self._carriers = GossipCarriers(self.facts.engine.world)
+        return self._carriers
 
     # -- who knows what -----------------------------------------------------------------
     def gossip_about(self, npc: UUID, oq: OpenQuest) -> GossipItem | None:
@@ -207,17 +327,79 @@ class DeliveryPlanner:
 
     def gossips(self, oq: OpenQuest) -> list[UUID]:
         """Living NPCs other than the giver who carry gossip about the situation."""
+        return list(self.tellers(oq).npcs)
+
+    def tellers(self, oq: OpenQuest) -> _Tellers:
+        """The quest's tellers, kept while no gossip changed and nothing moved: every
+        character a published quest is planned for shares them."""
         facts = self.facts
-        out = []
-        for uid, _known in facts.engine.world.each(KnownGossip):
-            if (
-                uid != oq.quest.quest_giver_id
-                and facts.is_alive(uid)
-                and facts.is_npc(uid)
-                and self.gossip_about(uid, oq) is not None
-            ):
-                out.append(uid)
-        return sorted(out)
+        world, ws = facts.engine.world, facts.ws
+        stamp = (world.version_of(KnownGossip), ws.placement_version)
+        graph = ws.graph()
+        held = self._tellers.get(oq.quest.id)
+        if held is not None and held.stamp == stamp and held.graph is graph:
+            return held
+        giver = oq.quest.quest_giver_id
+        npcs = sorted(
+            uid
+            for uid in self.carriers.about(oq)
+            if uid != giver and facts.is_alive(uid) and facts.is_npc(uid)
+        )
+        labels: dict[str, str] = {}
+        by_label: dict[str, UUID] = {}
+        for uid in npcs:
+            room = facts.room_of(uid)
+            if room is None or not ws.has_room(room):
+                continue
+            label = str(uid)
+            by_label[label] = uid
+            if room not in labels or label < labels[room]:
+                labels[room] = label
+        held = _Tellers(stamp, graph, npcs, labels, by_label)
+        # Only the open quests' entries are kept; a closed quest's goes with the next.
+        self._tellers = {
+            qid: t for qid, t in self._tellers.items() if t.stamp == stamp and t.graph is graph
+        }
+        self._tellers[oq.quest.id] = held
+        return held
+
+    def nearest_teller(self, here: str | None, oq: OpenQuest) -> UUID | None:
+        """The teller nearest to ``here`` (of equals, the smallest id): what
+        ``nearest(here, gossips(oq))`` answers, without a search per teller."""
+        if here is None:
+            return None
+        told = self.tellers(oq)
+        if not told.labels:
+            return None
+        told.asked += 1
+        if told.nearest is None and told.asked > 1:
+            # A second character asks while the world stands still: a published quest
+            # being planned for everyone online. Answer every room at once.
+            told.nearest = self.facts.ws.graph().nearest_labels(told.labels)
+        if told.nearest is not None:
+            found = told.nearest.get(here)
+            label = found[1] if found is not None else None
+        else:
+            ring = self.facts.ws.graph().closest(here, told.labels)
+            label = min(told.labels[room] for room in ring[1]) if ring is not None else None
+        if label is None:
+            return None
+        teller = told.by_label[label]
+        if not self.facts.is_alive(teller):
+            # Died since (deaths move nothing and change no gossip): ask afresh.
+            self._tellers.pop(oq.quest.id, None)
+            return self.nearest_teller(here, oq)
+        return teller
+
+    def talked_about(self, oq: OpenQuest) -> bool:
+        """Two or more living NPCs (not the giver) carry gossip about it."""
+        alive = 0
+        for uid in self.tellers(oq).npcs:
+            if self.facts.is_alive(uid):
+                alive += 1
+                if alive >= 2:
+                    return True
+        return False
 
     def nearest(self, here: str | None, npcs: Iterable[UUID]) -> UUID | None:
         ranked = []
@@ -247,16 +429,33 @@ class DeliveryPlanner:
         return None
 
     def board_rooms(self) -> list[str]:
+        """Rooms with a notice board, kept while nothing moved and no room, item or
+        description changed (every character a quest is planned for asks)."""
         facts = self.facts
+        world = facts.engine.world
+        stamp = (
+            facts.ws.placement_version,
+            world.version_of(Room),
+            world.version_of(Item),
+            world.version_of(Describable),
+        )
+        if self._boards is not None and self._boards[0] == stamp:
+            return list(self._boards[1])
         rooms: set[str] = set()
+        checked: set[str] = set()
         for _uid, room in facts.engine.world.each(Room):
             if BOARD_FLAG in room.flags:
                 rooms.add(room.key)
         for uid, _item in facts.engine.world.each(Item):
             room_key = facts.room_of(uid)
-            if room_key is not None and self.board_in(room_key) is not None:
+            if room_key is None or room_key in checked:
+                continue
+            checked.add(room_key)
+            if self.board_in(room_key) is not None:
                 rooms.add(room_key)
-        return sorted(rooms)
+        found = sorted(rooms)
+        self._boards = (stamp, found)
+        return list(found)
 
     def nearest_board(self, near: str | None) -> str | None:
         """The board closest to ``near`` (the giver's room): where the giver's
@@ -279,7 +478,7 @@ class DeliveryPlanner:
         if trust is not None and trust > policy.trusted_letter:
             return QuestDelivery(M.LETTER, TRIGGERS[M.LETTER], giver)
         if quest.importance > policy.rumor_importance:
-            teller = self.nearest(here, self.gossips(oq))
+            teller = self.nearest_teller(here, oq)
             if teller is not None:
                 return QuestDelivery(M.RUMOR, TRIGGERS[M.RUMOR], teller)
         if profile.play_style is PlayStyle.EXPLORER:
@@ -293,7 +492,7 @@ class DeliveryPlanner:
                 TRIGGERS[M.CONVERSATION],
                 self.nearest(here, involved) or involved[0],
             )
-        if len(self.gossips(oq)) >= 2:
+        if self.talked_about(oq):
             # The matter is talked about: the character will overhear it.
             return QuestDelivery(M.OVERHEARD, TRIGGERS[M.OVERHEARD])
         board = self.nearest_board(facts.room_of(giver))

@@ -13,12 +13,17 @@ exactly one shape of the world:
 * ``path`` remembers the latest ``PATH_CACHE_SIZE`` answers: quest generation and
   personalization ask the same giver-to-place distances again and again;
 * ``distance`` with a ``limit`` searches only that many rooms deep ("is it within
-  five rooms?" needs a few dozen rooms, not the whole world).
+  five rooms?" needs a few dozen rooms, not the whole world);
+* ``closest`` answers "which of these rooms is nearest?" with one search from the
+  source that stops at the first ring holding one, and ``nearest_labels`` answers
+  it for every room at once (one search outwards from the rooms, against the
+  exits): the way to serve the same question to many places.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict, deque
+from collections.abc import Container, Mapping
 
 __all__ = ["PATH_CACHE_SIZE", "RoomGraph"]
 
@@ -36,6 +41,10 @@ class RoomGraph:
         self.adjacency = adjacency
         self._components: dict[str, int] | None = None
         self._paths: OrderedDict[tuple[str, str], tuple[str, ...] | None] = OrderedDict()
+        self._reverse: Adjacency | None = None
+        #: Rooms visited by ``closest`` and ``nearest_labels`` (what tests of their
+        #: cost count).
+        self.visited = 0
 
     def search(self, source: str, target: str) -> SearchTree | None:
         """Breadth-first from ``source`` until ``target`` is reached; None if it
@@ -133,6 +142,75 @@ class RoomGraph:
                         outer.append(there)
             frontier = outer
         return None
+
+    def closest(self, source: str, targets: Container[str]) -> tuple[int, list[str]] | None:
+        """The distance from ``source`` to the nearest of ``targets`` and every target
+        at that distance (sorted); None if none can be reached. One breadth-first
+        search that finishes the first ring holding a target and stops there."""
+        if source not in self.adjacency:
+            return None
+        if source in targets:
+            self.visited += 1
+            return 0, [source]
+        adjacency = self.adjacency
+        seen = {source}
+        frontier = [source]
+        depth = 0
+        while frontier:
+            depth += 1
+            self.visited += len(frontier)
+            found: list[str] = []
+            outer: list[str] = []
+            for here in frontier:
+                for there, _ in adjacency.get(here, ()):
+                    if there not in seen:
+                        seen.add(there)
+                        outer.append(there)
+                        if there in targets:
+                            found.append(there)
+            if found:
+                return depth, sorted(found)
+            frontier = outer
+        return None
+
+    def reverse(self) -> Adjacency:
+        """room -> [(room with an exit leading here, that exit's name)]."""
+        if self._reverse is None:
+            back: Adjacency = {room: [] for room in self.adjacency}
+            for here, links in self.adjacency.items():
+                for there, name in links:
+                    back.setdefault(there, []).append((here, name))
+            self._reverse = back
+        return self._reverse
+
+    def nearest_labels(self, labels: Mapping[str, str]) -> dict[str, tuple[int, str]]:
+        """For every room that can reach one of the labelled rooms: the distance to
+        the nearest and, of those at that distance, the smallest label. One search
+        outwards from all labelled rooms at once, walking the exits backwards; ring
+        by ring, a room takes the smallest label of its ring's rooms it leads to,
+        which is the smallest of the labelled rooms at its distance."""
+        back = self.reverse()
+        best: dict[str, tuple[int, str]] = {
+            room: (0, label) for room, label in labels.items() if room in self.adjacency
+        }
+        frontier = sorted(best)
+        depth = 0
+        while frontier:
+            depth += 1
+            self.visited += len(frontier)
+            ring: dict[str, str] = {}
+            for here in frontier:
+                label = best[here][1]
+                for there, _ in back.get(here, ()):
+                    if there in best:
+                        continue
+                    held = ring.get(there)
+                    if held is None or label < held:
+                        ring[there] = label
+            for room, label in ring.items():
+                best[room] = (depth, label)
+            frontier = list(ring)
+        return best
 
     def path(self, source: str, target: str) -> list[str] | None:
         """Exit names of a shortest walk ([] if the same room); None: no way."""
