@@ -55,6 +55,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--json", type=Path, help="write every figure (JSON) here")
     p.add_argument("--markdown", type=Path, help="write the report (markdown) here")
     p.add_argument(
+        "--evening-parts",
+        default="evening,echo,storm",
+        help="evening: which of its parts to run (evening, echo, storm)",
+    )
+    p.add_argument(
+        "--profile",
+        type=Path,
+        help="evening: write the evening server's cProfile statistics here (slows it)",
+    )
+    p.add_argument(
         "--keep-logs",
         action="store_true",
         help="telnet: keep the servers' data and logs (path printed)",
@@ -108,7 +118,10 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks import evening
 
         log("evening benchmark ...")
-        results["evening"] = evening.run(args.mode, log, keep=args.keep_logs)
+        parts = tuple(p.strip() for p in args.evening_parts.split(",") if p.strip())
+        results["evening"] = evening.run(
+            args.mode, log, keep=args.keep_logs, profile=args.profile, parts=parts
+        )
         sections.append("## Evening and login storm\n\n" + evening.markdown(results["evening"]))
     results["finished"] = time.time()
     m = results["machine"]

@@ -175,7 +175,7 @@ def tick_figures(ticks: list[list[float]], start: float, end: float) -> dict[str
     }
 
 
-def run_evening(sz: Sizes, workdir: Path, log: Any) -> dict[str, Any]:
+def run_evening(sz: Sizes, workdir: Path, log: Any, profile: Path | None = None) -> dict[str, Any]:
     data = workdir / "evening-data"
     shutil.rmtree(data, ignore_errors=True)
     data.mkdir(parents=True)
@@ -196,6 +196,7 @@ def run_evening(sz: Sizes, workdir: Path, log: Any) -> dict[str, Any]:
         str(data),
         "--ticks-json",
         str(ticks_json),
+        *(["--profile", str(profile)] if profile is not None else []),
     ]
     started = time.monotonic()
     proc = Proc("evening", argv, maid_env(1024, data, {}), workdir)
@@ -304,32 +305,43 @@ def run_storm(sz: Sizes, workdir: Path) -> dict[str, Any]:
     }
 
 
-def run(mode: str, log: Any = print, keep: bool = False) -> dict[str, Any]:
+def run(
+    mode: str,
+    log: Any = print,
+    keep: bool = False,
+    profile: Path | None = None,
+    parts: tuple[str, ...] = ("evening", "echo", "storm"),
+) -> dict[str, Any]:
+    """The evening (``evening``), its echo baseline (``echo``) and the login storm
+    (``storm``); ``profile``: the evening server's cProfile statistics go there."""
     sz = sizes(mode)
     workdir = Path(tempfile.mkdtemp(prefix="maid-bench-evening-"))
     res: dict[str, Any] = {"sizes": asdict(sz), "loadavg_before": loadavg()}
     try:
-        log(f"  evening: {sz.players} players on {sz.rooms} rooms / {sz.npcs} NPCs ...")
-        res["maid"] = run_evening(sz, workdir, log)
-        m = res["maid"]
-        log(
-            f"    answered {m['answered']}/{m['expected']}, rtt p99 {fmt(m['rtt_ms']['p99'])} "
-            f"ms, tick p99 {fmt(m['tick_play']['ms']['p99'], 2)} ms, "
-            f"{fmt(m['rss_kib_per_player'], 0)} KiB per player"
-        )
-        log("  evening: echo baseline ...")
-        res["echo"] = run_echo(sz, workdir)
-        e = res["echo"]
-        if e["rtt_ms"]["p99"]:
-            res["ratio_p99"] = m["rtt_ms"]["p99"] / e["rtt_ms"]["p99"]
-        log(f"    echo rtt p99 {fmt(e['rtt_ms']['p99'])} ms")
-        log(f"  login storm: {sz.storm} creations while {sz.storm_players} play ...")
-        res["storm"] = run_storm(sz, workdir)
-        s = res["storm"]
-        log(
-            f"    created {s['created']}/{s['storm']}, p99 before "
-            f"{fmt(s['rtt_before_ms']['p99'])} during {fmt(s['rtt_during_ms']['p99'])} ms"
-        )
+        if "evening" in parts:
+            log(f"  evening: {sz.players} players on {sz.rooms} rooms / {sz.npcs} NPCs ...")
+            res["maid"] = run_evening(sz, workdir, log, profile)
+            m = res["maid"]
+            log(
+                f"    answered {m['answered']}/{m['expected']}, rtt p99 "
+                f"{fmt(m['rtt_ms']['p99'])} ms, tick p99 {fmt(m['tick_play']['ms']['p99'], 2)} "
+                f"ms, {fmt(m['rss_kib_per_player'], 0)} KiB per player"
+            )
+        if "echo" in parts:
+            log("  evening: echo baseline ...")
+            res["echo"] = run_echo(sz, workdir)
+            e = res["echo"]
+            if e["rtt_ms"]["p99"] and "maid" in res:
+                res["ratio_p99"] = res["maid"]["rtt_ms"]["p99"] / e["rtt_ms"]["p99"]
+            log(f"    echo rtt p99 {fmt(e['rtt_ms']['p99'])} ms")
+        if "storm" in parts:
+            log(f"  login storm: {sz.storm} creations while {sz.storm_players} play ...")
+            res["storm"] = run_storm(sz, workdir)
+            s = res["storm"]
+            log(
+                f"    created {s['created']}/{s['storm']}, p99 before "
+                f"{fmt(s['rtt_before_ms']['p99'])} during {fmt(s['rtt_during_ms']['p99'])} ms"
+            )
     finally:
         if not keep:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -14,12 +14,16 @@ Prints ``EVENING ready telnet <port> metrics <port>`` once the world is built. O
 SIGTERM or SIGINT it stops and writes every tick's start (``time.monotonic()``, the
 same clock in every process of the machine) and duration to ``--ticks-json``.
 Settings come from the environment (``MAID_*``) like ``maid run``'s.
+``--profile PATH`` profiles the process (cProfile) from the world being ready to the
+stop and writes the statistics there (``python -m pstats PATH``); it slows the
+server, so its figures are for finding where the time goes, not for the report.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import faulthandler
 import json
 import logging
@@ -45,6 +49,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--data-dir", type=Path, required=True)
     p.add_argument("--ticks-json", type=Path, required=True)
+    p.add_argument("--profile", type=Path, help="write cProfile statistics here on stop")
     return p.parse_args(argv)
 
 
@@ -108,7 +113,15 @@ async def serve(args: argparse.Namespace) -> int:
             # loop still turns), SIGUSR2 every thread's (even when it does not).
             faulthandler.register(signal.SIGUSR2, all_threads=True)
             loop.add_signal_handler(signal.SIGUSR1, _print_tasks)
-            await server.serve_until(stop)
+            profiler = cProfile.Profile() if args.profile else None
+            if profiler is not None:
+                profiler.enable()
+            try:
+                await server.serve_until(stop)
+            finally:
+                if profiler is not None:
+                    profiler.disable()
+                    profiler.dump_stats(args.profile)
         finally:
             await server.stop()
     finally:
