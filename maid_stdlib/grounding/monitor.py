@@ -9,7 +9,7 @@
   template (matched by kind), as long as an NPC of that kind is alive or really
   due to respawn (``WorldFacts.kind_available``, from the rules layer's hooks).
 * **Relocation** (EntityRelocatedEvent): hints of objectives about a moved NPC name
-  its new room ("Gundrik was last seen at The Rusty Tankard."), in the quest the
+  its new room ("Gundrik was last seen at the Rusty Tankard."), in the quest the
   players see and in the side-table.
 * **Acceptance**: the rules layer asks :meth:`check_acceptance` before a quest is
   accepted; the side-effect-free QuestValidator re-checks the quest against the
@@ -36,6 +36,7 @@ from maid_stdlib.grounding.port import Holder, QuestBoard
 from maid_stdlib.questgen.quest import GeneratedQuest, QuestObjective
 from maid_stdlib.questgen.register import QuestGen
 from maid_stdlib.questgen.vocabulary import ObjectiveType
+from maid_stdlib.text.place import located
 from maid_stdlib.world.events import EntityRelocatedEvent
 
 if TYPE_CHECKING:
@@ -234,7 +235,8 @@ class QuestGroundingMonitor(System):
         if event.to_room is None or event.entity_id not in self._refs or self.board is None:
             return
         facts = self.qg.facts
-        hint = f"{facts.name(event.entity_id)} was last seen at {facts.room_name(event.to_room)}."
+        where = located(facts.place(event.to_room))
+        hint = f"{facts.name(event.entity_id)} was last seen {where}."
         for quest in self._open(self._refs[event.entity_id]):
             changed = False
             for o in quest.objectives:

@@ -44,6 +44,8 @@ from maid_stdlib.living.facts import Misdeeds
 from maid_stdlib.living.memory import EmotionalValence, EpisodicMemory, MemoryVisibility
 from maid_stdlib.living.schedule import ScheduleSystem
 from maid_stdlib.living.service import LivingWorld
+from maid_stdlib.text.morph import is_plural
+from maid_stdlib.text.place import located
 from maid_stdlib.world.text import capitalize
 
 log = logging.getLogger("maid.living")
@@ -419,7 +421,8 @@ class SocialFabricSystem(_Sliced):
         world = self.living.world
         first = group.key not in known.items
         place = ev.threats.place_of(group)
-        content = f"{capitalize(group.source_name)} have been seen on {place}."
+        have = "have" if is_plural(group.source_name) else "has"
+        content = f"{capitalize(group.source_name)} {have} been seen {located(place)}."
         gossip.observe(
             world,
             uid,
@@ -434,7 +437,8 @@ class SocialFabricSystem(_Sliced):
             self.living.memory.add(
                 EpisodicMemory(
                     uid,
-                    f"I learned that {group.source_name} are on {place}.",
+                    f"I learned that {group.source_name} {_be(group.source_name)} "
+                    f"{located(place)}.",
                     0.6,
                     EmotionalValence.NEGATIVE,
                     0.6,
@@ -453,7 +457,7 @@ class SocialFabricSystem(_Sliced):
         name = self.living.source_name(source)
         assert item.location is not None
         place = self.living.place_name([item.location])
-        content = f"The {name} are gone from {place}."
+        content = f"The {name} {_be(name)} gone from {place}."
         gossip.observe(
             self.living.world,
             uid,
@@ -513,3 +517,8 @@ def _lower_first(text: str) -> str:
     if len(text) > 1 and text[1].islower():
         return text[:1].lower() + text[1:]
     return text
+
+
+def _be(subject: str) -> str:
+    """ "are" after "bandits", "is" after "the wolf pack"."""
+    return "are" if is_plural(subject) else "is"

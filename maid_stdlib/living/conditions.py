@@ -25,6 +25,7 @@ from maid_engine.ports import SessionsPort, WorldPort
 from maid_stdlib.living.components import NeedsComponent
 from maid_stdlib.living.facts import Hostile, Schedule, SupplyRoutes, WatchedRooms
 from maid_stdlib.living.gossip import KnownGossip
+from maid_stdlib.text.place import located
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.service import WorldService
 
@@ -160,7 +161,7 @@ class ThreatMap:
         entities = tuple(uid for r in hit for uid, _ in self.by_room[r])
         names = [self.living.source_name(s) for s in sources]
         who = " and ".join(names)
-        desc = f"{who} on {self.living.place_name(hit)}"
+        desc = f"{who} {located(self.living.place_name(hit))}"
         key = "+".join(g.key for g in groups)
         return Fact(key, desc if not what else f"{desc} ({what})", sources[0], tuple(hit), entities)
 

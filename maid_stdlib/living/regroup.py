@@ -21,6 +21,7 @@ from maid_engine.ecs import Component, System, World
 from maid_engine.events import Event
 from maid_stdlib.living import gossip
 from maid_stdlib.living.registries import FactionDef
+from maid_stdlib.text.place import with_article
 from maid_stdlib.world.components import data_uuid
 from maid_stdlib.world.service import WorldService
 
@@ -173,7 +174,7 @@ class Clearances:
         ws = self.living.world_service
         area = ws.area(entry.place)
         if area is not None:
-            return area.name
+            return with_article(area.name)
         return self.living.place_name([entry.place])
 
 

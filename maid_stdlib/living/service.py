@@ -42,6 +42,8 @@ from maid_stdlib.living.registries import (
 )
 from maid_stdlib.living.regroup import Clearances
 from maid_stdlib.living.seeding import SeedingHost, apply_data
+from maid_stdlib.text.morph import join
+from maid_stdlib.text.place import place_phrase, with_article
 from maid_stdlib.world.components import Describable
 from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.service import WorldService
@@ -178,24 +180,35 @@ class LivingWorld:
         return faction.name if faction is not None else source.replace("_", " ")
 
     def place_name(self, rooms: list[str]) -> str:
-        """ "the Old Trade Road": a room's name, or the area's when several rooms of
-        one area are meant."""
+        """The place as it reads in a sentence: a room's prose form ("the Broken
+        Wagon on the Old Trade Road"), or the area's ("the Old Trade Road") when
+        several rooms of one area are meant. Gossip and memories are read by
+        players as they are, so a raw "Area, Landmark" name or a capital "The"
+        in mid-sentence never reaches them."""
         ws = self.world_service
+
+        def area_name(room_key: str) -> str:
+            key = ws.area_of(room_key)
+            area = ws.area(key) if key else None
+            return area.name if area is not None and area.name else ""
+
         if len(rooms) == 1:
             room = ws.room(rooms[0])
-            return room.name if room is not None else rooms[0]
+            if room is None:
+                return rooms[0]
+            return place_phrase(room.name, area_name(rooms[0]))
         areas = {ws.area_of(r) for r in rooms}
         if len(areas) == 1 and None not in areas:
             (area_key,) = areas
             assert area_key is not None
             area = ws.area(area_key)
             if area is not None:
-                return area.name
+                return with_article(area.name)
         names = []
         for r in rooms:
             room = ws.room(r)
-            names.append(room.name if room is not None else r)
-        return ", ".join(names)
+            names.append(place_phrase(room.name, area_name(r)) if room is not None else r)
+        return join(names)
 
     # -- threats --------------------------------------------------------------------
     def _hostile_faction_threats(self, world: World) -> Iterable[tuple[UUID, str]]:

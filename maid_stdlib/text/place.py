@@ -8,7 +8,7 @@ Road". Names whose last word is a common noun of places ("Road", "Camp") take
 
 from __future__ import annotations
 
-__all__ = ["place_phrase", "with_article"]
+__all__ = ["located", "place_phrase", "with_article"]
 
 #: Head words that make a place name a description that takes "the".
 _COMMON_HEADS = frozenset(
@@ -58,3 +58,20 @@ def place_phrase(room_name: str, area_name: str = "") -> str:
         prep = "on" if head.split()[-1].lower() in _ALONG else "in"
         return f"{with_article(landmark)} {prep} {where}"
     return with_article(room)
+
+
+def located(prose: str) -> str:
+    """A place in prose with the preposition it takes: "on the Old Trade Road",
+    "at the Broken Wagon on the Old Trade Road", "at the Guard Post", "in Ironvale"."""
+    text = " ".join(prose.split())
+    if not text:
+        return text
+    head = text.split(" on ")[0].split(" in ")[0]
+    if head != text:
+        return f"at {text}"  # a landmark on a longer way
+    last = head.split()[-1].lower().strip(".,")
+    if head.lower().startswith("the ") and last in _ALONG:
+        return f"on {text}"
+    if head.lower().startswith("the "):
+        return f"at {text}"
+    return f"in {text}"

@@ -75,7 +75,7 @@ async def test_the_iron_crisis_emerges_and_resolves(tmp_path: Path) -> None:
         assert ctx["blocked_goal"] == "Source quality iron"
         assert ctx["goal_type"] == "ACQUIRE"
         assert ctx["threat_source"] == "bandits"
-        assert "bandits on Old Trade Road" in ctx["blocker"]
+        assert "bandits at the Broken Wagon on the Old Trade Road" in ctx["blocker"]
         assert blocked[0].importance >= 0.8
 
         # THREAT_DETECTED: the trade road, known to Selena and Voss among others.

@@ -79,5 +79,5 @@ async def test_the_notice_board_lists_what_the_village_needs(tmp_path: Path) -> 
         # By the afternoon Gundrik is short of iron and it is known.
         await until_hour(engine, 15)
         out = plain(await cmd(engine, hero, "look board"))
-        assert "Gundrik: Source quality iron (held up by bandits on" in out
+        assert "Gundrik: Source quality iron (held up by bandits at" in out
         assert "Source quality iron" in plain(await cmd(engine, hero, "read board"))

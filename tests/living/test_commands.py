@@ -18,8 +18,8 @@ async def test_at_living_and_at_story(tmp_path: Path) -> None:
         assert "need economic: 0.30 (threshold 0.40)" in out
         assert "UNMET" in out
         assert "goal get_iron [blocked] Get iron" in out
-        assert "blocked by bandits on The Copse" in out
-        assert "knows (1.00): Bandits have been seen on The Mill Road." in out
+        assert "blocked by bandits at the Copse" in out
+        assert "knows (1.00): Bandits have been seen on the Mill Road." in out
         assert "remembers (public" in out
         out = await cmd(engine, None, "@living nobody", role=Role.BUILDER)
         assert "There is no NPC called 'nobody'." in out

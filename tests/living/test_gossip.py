@@ -108,20 +108,20 @@ async def test_npcs_perceive_threats_on_their_routes_and_tell_others(tmp_path: P
         assert item.confidence == 1.0
         assert "threat" in item.tags
         # Old Grey in his den counts too: the news names the whole area.
-        assert item.content == "Bandits have been seen on The Mill Road."
+        assert item.content == "Bandits have been seen on the Mill Road."
         assert [(e.npc_id, e.threat_key, e.cleared) for e in seen] == [(smith, key, False)]
         memory = living.memory.get_recent(smith, tags=["threat"])[0]
         assert memory.visibility == MemoryVisibility.PUBLIC
         assert memory.location == "hamlet:road_copse"
         # Talking to the smith brings it up.
         assert living.gossip_lines(smith) == [
-            "I know it for a fact: Bandits have been seen on The Mill Road."
+            "I know it for a fact: Bandits have been seen on the Mill Road."
         ]
         ws_of(engine).move(npc(engine, "marta"), "hamlet:mill")
         await run_hours(engine, 6)
         assert known(engine, "marta")[key].confidence == pytest.approx(0.8)
         assert living.gossip_lines(npc(engine, "marta")) == [
-            "Bandits have been seen on The Mill Road."
+            "Bandits have been seen on the Mill Road."
         ]
         # The wolves are gone: the miller sees the road clear and says so.
         for key_ in ("wolf#1", "wolf#2", "old_grey"):
@@ -130,7 +130,7 @@ async def test_npcs_perceive_threats_on_their_routes_and_tell_others(tmp_path: P
         await run_hours(engine, 0.5)
         assert key not in known(engine, "hollin")
         assert known(engine, "hollin")[f"{key}:cleared"].content == (
-            "The bandits are gone from The Copse."
+            "The bandits are gone from the Copse."
         )
         assert seen[-1].cleared
         await run_hours(engine, 6)  # the keeper hears the newer news, which replaces the old
@@ -154,7 +154,7 @@ async def test_talk_hook_remembers_the_speaker_and_returns_news(tmp_path: Path) 
         smith, trader = npc(engine, "hollin"), npc(engine, "pell")
         await run_hours(engine, 0.5)
         lines = living.note_conversation(smith, trader)
-        assert lines == ["I know it for a fact: Bandits have been seen on The Mill Road."]
+        assert lines == ["I know it for a fact: Bandits have been seen on the Mill Road."]
         living.note_conversation(smith, trader)  # again at once: no second memory
         talks = living.memory.get_recent(smith, tags=["conversation"])
         assert [m.content for m in talks] == ["Pell stopped to talk with me."]

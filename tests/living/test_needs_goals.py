@@ -88,13 +88,13 @@ async def test_goal_forms_blocks_unblocks_and_completes(tmp_path: Path) -> None:
         assert [(e.npc_id, e.goal_id) for e in formed] == [(smith, "get_iron")]
         # The blocker is computed from who stands on the route right now.
         assert goal.status == GoalStatus.BLOCKED
-        assert goal.blocker == "bandits on The Copse"
+        assert goal.blocker == "bandits at the Copse"
         assert goal.blocker_source == "bandits"
         assert goal.blocker_rooms == ["hamlet:road_copse"]
         assert goals.has_active_goals()
         memories = living_of(engine).memory.get_recent(smith, tags=["blocked"])
         assert memories
-        assert "bandits on The Copse" in memories[0].content
+        assert "bandits at the Copse" in memories[0].content
 
         # Kill the bandits: the goal unblocks, progresses (0.5/h) and completes.
         for i in (1, 2):
@@ -132,7 +132,7 @@ async def test_goal_blocks_again_when_the_threat_returns(tmp_path: Path) -> None
         ws.move(bandits[0], "hamlet:road_bridge")
         await run_hours(engine, 0.25)
         assert goal.status == GoalStatus.BLOCKED
-        assert goal.blocker == "bandits on The Little Bridge"
+        assert goal.blocker == "bandits at the Little Bridge"
 
 
 async def test_a_hostile_marker_blocks_like_a_hostile_faction(tmp_path: Path) -> None:
@@ -164,7 +164,7 @@ async def test_a_hostile_marker_blocks_like_a_hostile_faction(tmp_path: Path) ->
         await engine.dispatch_events()
         await run_hours(engine, 0.25)
         assert goal.status == GoalStatus.BLOCKED
-        assert goal.blocker == "wolves on The Little Bridge"
+        assert goal.blocker == "wolves at the Little Bridge"
 
 
 async def test_schedule_walks_room_by_room_at_the_hour(tmp_path: Path) -> None:

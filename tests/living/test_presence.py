@@ -81,7 +81,7 @@ async def test_lines_parts_and_board_follow_the_living_world(tmp_path: Path) -> 
         board = next(u for u, d in world.each(Describable) if "notice" in d.name.lower())
         await engine.run_ticks(12)
         assert living.presence.public_needs("hamlet:hamlet") == [
-            "Hollin: Get iron (held up by bandits on The Copse)."
+            "Hollin: Get iron (held up by bandits at the Copse)."
         ]
         text = world.get_component(board, Describable).description
         assert "Pinned up lately:\n  - Hollin: Get iron" in text

@@ -107,7 +107,7 @@ async def test_a_driven_off_faction_stays_away_until_it_regroups(tmp_path: Path)
         assert rumours[0].told
         teller = rumours[0].told[0]
         said = " ".join(living.gossip_lines(teller))
-        assert "Travellers speak of the wolf pack gathering again near The Mill Road" in said
+        assert "Travellers speak of the wolf pack gathering again near the Mill Road" in said
         assert not npcs(engine, "wolf")
         await engine.run_ticks(6 * 24)  # past the third day
         assert [b.threat_key for b in back] == [WOLVES]
@@ -118,7 +118,7 @@ async def test_a_driven_off_faction_stays_away_until_it_regroups(tmp_path: Path)
         await engine.run_ticks(6)
         # The warden sees them back: that sighting is now the latest news.
         said = " ".join(living.gossip_lines(hv("tamsin")))
-        assert "have been seen on The Mill Road" in said
+        assert "The wolf pack has been seen on the Mill Road" in said
         assert "gathering again" not in said
 
 

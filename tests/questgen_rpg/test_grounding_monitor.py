@@ -175,7 +175,7 @@ async def test_an_npc_who_moves_has_the_hints_follow_him(engine: GameEngine) -> 
             break
     else:
         raise AssertionError("Tamsin never went to the inn")
-    hint = "Warden Tamsin was last seen at The Sheaf Inn."
+    hint = "Warden Tamsin was last seen at the Sheaf Inn."
     model = qm(engine).get_quest(quest.id)
     assert model is not None
     objective = model.objective("o1-talk")
@@ -198,7 +198,7 @@ async def test_moved_hints_reach_the_side_table(tmp_path: Path, db_url: str) -> 
         doc = await engine.store.documents.get("generated_quests", quest.id)
         assert doc is not None
         report = next(o for o in doc["objectives"] if o["id"] == "o2-talk")
-        assert report["hints"][0] == "Hollin was last seen at The Sheaf Inn."
+        assert report["hints"][0] == "Hollin was last seen at the Sheaf Inn."
 
 
 async def test_a_stale_quest_is_refused_at_acceptance(engine: GameEngine) -> None:

@@ -110,7 +110,7 @@ async def test_a_novice_and_a_veteran_face_their_own_foes_at_their_own_level(
     assert not any(quiet.world.is_persistent(f) for f in mine + theirs)
     # The hunters are told where their quarry stands.
     assert (
-        f"Your quarry: {theirs_count_words(veteran_count)} of level 3 at The Copse. "
+        f"Your quarry: {theirs_count_words(veteran_count)} of level 3 at the Copse. "
         "Yours alone to hunt ('kill quarry'); the others of the kind count too."
     ) in plain(veteran_session.text())
 

@@ -76,7 +76,7 @@ async def test_goal_blocked_and_resource_scarcity(engine: GameEngine) -> None:
     assert s.context["npc_id"] == str(smith)
     assert s.involved_npcs == [smith]
     assert s.context["blocked_goal"] == "Get iron"
-    assert s.context["blocker"] == "bandits on The Copse"
+    assert s.context["blocker"] == "bandits at the Copse"
     assert s.context["threat_source"] == "bandits"
     assert s.context["blocker_location"] == room_id("road_copse")
     assert s.importance == pytest.approx(0.8)

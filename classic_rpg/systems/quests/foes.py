@@ -37,6 +37,7 @@ from classic_rpg.systems.quests.questlog import FoeSpec, QuestEntry, QuestLog
 from maid_engine.ecs import Component
 from maid_engine.ports import SessionsPort, WorldPort
 from maid_stdlib.text import counted
+from maid_stdlib.text.place import located, place_phrase
 from maid_stdlib.world.components import Describable
 from maid_stdlib.world.extensions import ExtensionHost
 from maid_stdlib.world.look import name_of
@@ -242,9 +243,14 @@ class QuestFoes:
         parts = []
         for (name, level, room), count in groups.items():
             where = ws.room(room)
-            parts.append(
-                f"{counted(count, name)} of level {level} at {where.name if where else room}"
+            area_key = ws.area_of(room) if where else None
+            area = ws.area(area_key) if area_key else None
+            prose = (
+                located(place_phrase(where.name, area.name if area else ""))
+                if where
+                else f"at {room}"
             )
+            parts.append(f"{counted(count, name)} of level {level} {prose}")
         return (
             f"Your quarry: {join_words(parts)}. Yours alone to hunt ('kill quarry'); "
             "the others of the kind count too."
