@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from maid_stdlib.text.morph import is_plural
+from maid_stdlib.text.place import with_article
 from maid_stdlib.text.voice import is_first_person
 
 __all__ = ["IMPERATIVE_VERBS", "Defect", "Slot", "lint_text"]
@@ -101,10 +102,71 @@ def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
     return any(a <= pos < b for a, b in spans)
 
 
-def lint_text(text: str, slot: Slot = "third", names: Iterable[str] = ()) -> list[Defect]:
-    """The defects of ``text`` in ``slot`` (empty: it reads well)."""
+_GONE = re.compile(r"\b(?:the )?([a-z][a-z ]{2,30}?) (?:are|is) (?:gone|no longer)\b", re.I)
+_PRESENT = re.compile(
+    r"\b(?:the )?([a-z][a-z ]{2,30}?) (?:threatens?|are near|is near|are on|is on|are at|is at|"
+    r"have been seen|has been seen)\b",
+    re.I,
+)
+#: Verbs that, after a name, make what follows a preposition a whole clause
+#: ("help with Selena blames the guard..."): a sentence pasted where a topic goes.
+_CLAUSE_VERBS = (
+    "blames wants needs says thinks fears hates owes refuses accuses claims threatens "
+    "stands believes knows demands insists swears"
+)
+_CLAUSE_ALT = "|".join(_CLAUSE_VERBS.split())
+_PASTED = re.compile(
+    rf"\b(?:with|over|about|of) ((?:[A-Z][\w']*)(?: [A-Z][\w']*)*) (?:{_CLAUSE_ALT})\b"
+)
+_PLACE_AFTER = re.compile(
+    r"\b(?:on|at|in|from|near|to|around|along|off|past) ((?:[A-Z][\w']*)(?: (?:[A-Z][\w']*|of))*)"
+)
+_CAPITAL_THE = re.compile(r"\b([a-z][a-z']*) (The [A-Z][\w']*)")
+
+
+def _sentences_of(text: str) -> list[tuple[int, str]]:
+    """``(start, sentence)`` of each sentence of ``text``."""
+    out = []
+    for m in re.finditer(r"[^.!?\n]+[.!?]*", text):
+        if m.group(0).strip():
+            out.append((m.start(), m.group(0)))
+    return out
+
+
+def _outside(text: str, name: str, names: list[str]) -> list[int]:
+    """Where ``name`` occurs in ``text`` other than inside a longer known name
+    ("Gundrik" in "Gundrik's Smithy")."""
+    longer = [n for n in names if n != name and name in n]
+    spans = _name_spans(text, longer)
+    return [m.start() for m in re.finditer(re.escape(name), text) if not _inside(m.start(), spans)]
+
+
+def lint_text(
+    text: str, slot: Slot = "third", names: Iterable[str] = (), speaker: str = ""
+) -> list[Defect]:
+    """The defects of ``text`` in ``slot`` (empty: it reads well). ``speaker`` is
+    whose text it is (the quest's giver): in their own voice they never name
+    themselves, and a sentence about them names them once."""
     found: list[Defect] = []
     names = [n for n in names if n]
+    if speaker:
+        found += _speaker_defects(text, slot, speaker, names)
+    gone = {m.group(1).lower() for m in _GONE.finditer(text)}
+    for m in _PRESENT.finditer(text):
+        if m.group(1).lower() in gone:
+            found.append(Defect("contradiction", f"{m.group(0)} / {m.group(1)} are gone"))
+    for m in _PASTED.finditer(text):
+        found.append(Defect("pasted_clause", m.group(0)))
+    for m in _CAPITAL_THE.finditer(text):
+        if not _inside(m.start(2), _name_spans(text, names)):
+            found.append(Defect("capitalised_article_mid_sentence", m.group(0)))
+    if slot != "title":
+        for m in _PLACE_AFTER.finditer(text):
+            place = m.group(1).removesuffix(" of")
+            if with_article(place) != place and not place.startswith("The "):
+                found.append(Defect("missing_article", m.group(0)))
+    if slot != "title" and re.search(r"[\"\u201c\u201d]", text):
+        found.append(Defect("quoted_text", text[:60]))
     spans = _name_spans(text, names)
     starts = {pos for pos, _ in _sentence_starts(text)}
     for pos, char in _sentence_starts(text):
@@ -157,6 +219,24 @@ def lint_text(text: str, slot: Slot = "third", names: Iterable[str] = ()) -> lis
             found.append(Defect("subject_verb_agreement", m.group(0)))
     for m in _PRONOUN_AGREEMENT.finditer(text):
         found.append(Defect("subject_verb_agreement", m.group(0)))
+    return found
+
+
+def _speaker_defects(text: str, slot: Slot, speaker: str, names: list[str]) -> list[Defect]:
+    if slot == "first":
+        if _outside(text, speaker, names):
+            return [Defect("speaker_names_self", speaker)]
+        return []
+    if slot != "third":
+        return []
+    found = []
+    for _start, sentence in _sentences_of(text):
+        at = _outside(sentence, speaker, names)
+        opens = sentence.lstrip().startswith(speaker) or sentence.lstrip().lower().startswith(
+            f"the {speaker.lower()}"
+        )
+        if opens and len(at) > 1:
+            found.append(Defect("speaker_named_again", sentence.strip()[:80]))
     return found
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.text.lint import Defect, Slot, lint_text
+from maid_stdlib.text.morph import definite, is_proper
 
 __all__ = ["LintReport", "TitleLog", "lint_quest", "quest_texts"]
 
@@ -39,13 +40,18 @@ def quest_texts(quest: GeneratedQuest) -> list[tuple[str, Slot, str]]:
     return out
 
 
-def lint_quest(quest: GeneratedQuest, names: Iterable[str] = ()) -> list[tuple[str, Defect]]:
-    """``(field, defect)`` for every defect in ``quest``'s texts."""
+def lint_quest(
+    quest: GeneratedQuest, names: Iterable[str] = (), giver: str = ""
+) -> list[tuple[str, Defect]]:
+    """``(field, defect)`` for every defect in ``quest``'s texts; ``giver`` is the
+    giver's name as the text shows it (their dialogue never names them)."""
     known = list(names)
+    # A nameless giver ("a gate guard") is "the gate guard" in the text.
+    shown = giver if not giver or is_proper(giver) else definite(giver)
     return [
         (where, defect)
         for where, slot, text in quest_texts(quest)
-        for defect in lint_text(text, slot, known)
+        for defect in lint_text(text, slot, known, speaker=shown if slot != "objective" else "")
     ]
 
 
@@ -79,7 +85,15 @@ class LintReport:
     def add(self, quest: GeneratedQuest, giver: str, at: float, names: Iterable[str]) -> None:
         self.quests += 1
         self.texts += len(quest_texts(quest))
-        found = lint_quest(quest, names)
+        found = lint_quest(quest, names, giver)
+        # Another quest's title in this one's prose: a title pasted as a topic
+        # ("the dispute over Selena or Captain Voss").
+        for where, slot, text in quest_texts(quest):
+            if slot == "title":
+                continue
+            for _, other in self.titles.by_time:
+                if len(other.split()) > 1 and other != quest.title and other in text:
+                    found.append((where, Defect("title_in_prose", other)))
         repeated = self.titles.check(giver, quest.title, at)
         if repeated is not None:
             found.append(("title", repeated))
