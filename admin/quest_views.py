@@ -13,6 +13,7 @@ from admin.quest_state import QuestOps, QuestRow
 from classic_rpg.questgen.terms import rpg_terms
 from maid_stdlib.questgen import GeneratedQuest, QuestConsequence
 from maid_stdlib.questgen.objectives import grounding_problems
+from maid_stdlib.questgen.quest import QuestObjective
 from maid_stdlib.questgen.vocabulary import QuestState
 
 __all__ = [
@@ -185,15 +186,7 @@ async def inspect_lines(ops: QuestOps, quest: GeneratedQuest) -> list[str]:
         f"  summary: {quest.summary}",
         "Objectives:",
     ]
-    for o in quest.objectives:
-        flags = [f for f, on in (("optional", o.optional), ("choice", o.choice)) if on]
-        where = f" @ {facts.room_name(o.target_location)}" if o.target_location else ""
-        count = f" x{o.quantity}" if o.quantity > 1 else ""
-        lines.append(
-            f"  {o.order}. [{o.objective_type.value}] {o.description}{count}{where}"
-            + (f" ({', '.join(flags)})" if flags else "")
-            + f"  <{o.id}>"
-        )
+    lines += [objective_line(o, facts.room_name(o.target_location)) for o in quest.objectives]
     lines.append(f"Narrative facts: {len(quest.narrative_facts)}")
     lines += [f"  - {f}" for f in quest.narrative_facts]
     lines.append("Narrative sentences (and the facts each used):")
@@ -408,3 +401,17 @@ def chain_lines(ops: QuestOps, quest_id: str) -> list[str]:
             todo.extend(children.get(kid, []))
     lines.append(f"{max(0, len(ancestry) - 1)} ancestor(s), {len(below)} descendant(s)")
     return lines
+
+
+def objective_line(o: QuestObjective, room_name: str = "") -> str:
+    """One objective for ``@quest inspect``: order, kind, text, count, place, flags, id."""
+    flags = [f for f, on in (("optional", o.optional), ("choice", o.choice)) if on]
+    where = f" @ {room_name}" if o.target_location and room_name else ""
+    # "Defeat 3 bandit scouts" says its count already; "x3" would say it twice.
+    said = str(o.quantity) in o.description.split()
+    count = f" x{o.quantity}" if o.quantity > 1 and not said else ""
+    return (
+        f"  {o.order}. [{o.objective_type.value}] {o.description}{count}{where}"
+        + (f" ({', '.join(flags)})" if flags else "")
+        + f"  <{o.id}>"
+    )

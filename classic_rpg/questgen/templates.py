@@ -35,7 +35,7 @@ THREAT_ELIMINATION: Templates = {
         "{motivation}. {memory}.\n\n{ally} knows something about {threat.the}. "
         "The plan is plain: {objectives}.\n\n{stakes}. {others} {others.v_be} caught up in it too.",
         "{memory}. {event}. {need}.\n\n{threat} {threat.v_threaten} {location.short}. "
-        "{npc} asks you to {objectives}.\n\n{stakes}.",
+        "What is needed: {objectives}.\n\n{stakes}.",
     ),
     "offer": (
         "{threat} {threat.v_threaten} {location.short}, and I need help. Will you {objective}?",
@@ -56,6 +56,7 @@ THREAT_ELIMINATION: Templates = {
 DIPLOMATIC_RESOLUTION: Templates = {
     "title": (
         "Words between {party_a} and {party_b}",
+        "Words with {rival}",
         "{npc.poss} Delicate Request",
         "A Quarrel over {subject}",
         "To {goal}",
@@ -63,23 +64,30 @@ DIPLOMATIC_RESOLUTION: Templates = {
     "summary": (
         "{npc} hopes a level head can settle what is between {party_a} and {party_b}.",
         "{rift} are at odds, and {npc} wants someone to broker an understanding.",
+        "{npc} is at odds with {rival} and hopes a level head can broker an understanding.",
     ),
     "description": (
         "{motivation}. {memory}.\n\n{rift} do not trust each other. "
         "What is needed is patience: {objectives}.\n\n{stakes}.",
-        "{need}. {memory}.\n\n{npc} asks you to {objectives}. Choose your words carefully.",
+        "{need}. {memory}.\n\nWhat is needed is a go-between: {objectives}. "
+        "Choose your words carefully.",
+        "{motivation}. {memory}.\n\n{npc} and {rival} cannot agree. "
+        "What is needed is patience: {objectives}.\n\n{stakes}.",
     ),
     "offer": (
         "This needs a calm head, not a sharp blade. Would you {objective}?",
         "{rift} will not listen to each other. Will you {objective}?",
+        "{rival} and I will not listen to each other. Will you {objective}?",
     ),
     "progress": (
         "Have {party_a} and {party_b} agreed to anything yet? Both sides will want to be heard.",
         "How are the talks with {party_a} going? {stake.first}, if this drags on.",
+        "Has {rival} come round yet? Both sides will want to be heard.",
     ),
     "completion": (
         "{party_a} and {party_b} have an understanding, at last. You have a gift for this.",
         "An understanding between {party_a} and {party_b}. Now I can {goal} at last. Thank you.",
+        "{rival} and I have an understanding, at last. You have a gift for this.",
     ),
 }
 
@@ -92,10 +100,10 @@ SUPPLY_CHAIN: Templates = {
     ),
     "summary": (
         "{npc} needs {item} and is looking for someone to bring it in.",
-        "{motivation}, and {npc} needs a reliable hand.",
+        "{motivation}, and a reliable hand would help.",
     ),
     "description": (
-        "{motivation}. {memory}.\n\n{npc} asks you to {objectives}.\n\n{stakes}.",
+        "{motivation}. {memory}.\n\nThe job is simple: {objectives}.\n\n{stakes}.",
         "{memory}. {need}.\n\nThe job is practical enough: {objectives}. {stakes}.",
     ),
     "offer": (
@@ -157,8 +165,8 @@ RESCUE_MISSION: Templates = {
         "{npc} needs someone to {objective}.",
     ),
     "description": (
-        "{motivation}. {memory}.\n\n{npc} asks you to {objectives}. Please hurry.\n\n{stakes}.",
-        "{memory}. {threat} {threat.v_hold} {ally}.\n\n{npc} asks this: {objectives}.",
+        "{motivation}. {memory}.\n\nEvery hour counts: {objectives}. Please hurry.\n\n{stakes}.",
+        "{memory}. {threat} {threat.v_hold} {ally}.\n\nWhat is needed: {objectives}.",
     ),
     "offer": (
         "Please, you have to help me. Will you {objective}? There is no one else I can ask.",
@@ -184,22 +192,30 @@ FACTION_CHOICE: Templates = {
     "summary": (
         "{rift} are at odds, and {npc} wants you to hear both and choose.",
         "{npc} asks for help in a struggle between {party_a} and {party_b}.",
+        "{npc} is at odds with {rival} and wants you to hear {rival} out, then choose a side.",
     ),
     "description": (
-        "{motivation}. {memory}.\n\n{rift} do not trust each other. {npc} asks you to "
+        "{motivation}. {memory}.\n\n{rift} do not trust each other. Both must be heard: "
         "{objectives}.\n\n{stakes}. Whatever you decide, people will remember it.",
-        "{need}. {memory}.\n\n{npc} asks only that you {objectives}.",
+        "{need}. {memory}.\n\nWhat is asked is simple: {objectives}.",
+        "{motivation}. {memory}.\n\n{npc} and {rival} do not trust each other. "
+        "Both must be heard: {objectives}.\n\n{stakes}. Whatever you decide, people will "
+        "remember it.",
     ),
     "offer": (
         "You will hear two sides of this story. Will you {objective}?",
         "{rift} will not both have their way. Will you {objective}?",
+        "{rival} and I will not both have our way. Will you {objective}?",
     ),
     "progress": (
         "Have you made up your mind? Take your time, but not too long.",
         "Have you heard both {party_a} and {party_b} yet? {stake.first}.",
+        "Have you heard {rival} out yet? {stake.first}.",
     ),
     "completion": (
         "It is decided between {party_a} and {party_b}, then. Not everyone will thank you, "
+        "but it had to be done.",
+        "It is decided between {rival} and me, then. Not everyone will thank you, "
         "but it had to be done.",
         "You made your choice and saw it through. Now I can {goal} at last.",
     ),
@@ -218,9 +234,9 @@ COMMON_CAUSE: Templates = {
         "{npc} needs a messenger to carry word to {ally}.",
     ),
     "description": (
-        "{event}. {memory}.\n\n{npc} asks you to {objectives}.\n\n{stakes}.",
+        "{event}. {memory}.\n\nThe message is plain: {objectives}.\n\n{stakes}.",
         "{memory}. {need}.\n\n{threat} {threat.v_threaten} {location.short}. "
-        "{npc} asks you to {objectives}.",
+        "The message is plain: {objectives}.",
     ),
     "offer": (
         "{ally} should hear this from someone I trust. Will you {objective}?",

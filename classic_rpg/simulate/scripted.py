@@ -60,7 +60,7 @@ def scripted_answer(request: LLMRequest) -> str:
                 "title": sentence_case(title),
                 "summary": sentence_case(f"{giver} asks for help near {place}.")[:300],
                 "description": sentence_case(
-                    f"{giver} explains: {motive} First, {step}. It all turns on {place}."
+                    f"{motive} The first step: {step}. It all turns on {place}."
                 )[:1500],
                 "offer": f"I need someone to {step}. Will you help me?"[:500],
                 "progress": f"Have you been to {place} yet?"[:500],

@@ -288,7 +288,11 @@ def situation_of(quest: GeneratedQuest, facts: WorldFacts) -> str | None:
                 return goal.description.strip()
     for o in quest.objectives:
         if o.choice and o.target.strip():
-            return o.target.strip()
+            target = o.target.strip()
+            # A choice's target is its two sides ("Selena or Captain Voss"): what
+            # follows is about the choice made, never a pair of names as a topic.
+            a, sep, b = target.partition(" or ")
+            return f"the choice between {a} and {b}" if sep else target
     return None
 
 

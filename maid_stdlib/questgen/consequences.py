@@ -25,9 +25,12 @@ from maid_stdlib.questgen.quest import (
     QuestObjective,
 )
 from maid_stdlib.questgen.seed import QuestSeed
-from maid_stdlib.questgen.text import join_names, topic_tokens
+from maid_stdlib.questgen.text import is_prose, join_names, topic_tokens
 from maid_stdlib.questgen.types import ObjectivePatterns
 from maid_stdlib.questgen.vocabulary import ObjectiveType
+from maid_stdlib.text.morph import definite
+from maid_stdlib.text.place import with_article
+from maid_stdlib.text.voice import in_own_voice
 
 __all__ = ["ConsequencePlan", "ConsequencePlanner"]
 
@@ -158,7 +161,9 @@ class ConsequencePlanner:
             QuestConsequence(
                 consequence_type=C.MEMORY_CREATION,
                 target_npc=giver,
-                memory_content=f"A stranger {deed} when I needed help.",
+                # In the giver's own voice: "When I needed help, a stranger
+                # settled the matter between me and Selena".
+                memory_content=f"When I needed help, a stranger {in_own_voice(deed, name)}.",
                 description=f"{name} remembers who helped",
             )
         )
@@ -183,12 +188,12 @@ class ConsequencePlanner:
                 description=f"{name} is let down",
             )
         )
-        topic = seed.threat_source or seed.subject or (goal.description if goal else "") or "it"
+        topic = help_topic(seed, goal)
         plan.failure.append(
             QuestConsequence(
                 consequence_type=C.GOSSIP_INJECTION,
                 target_npc=giver,
-                gossip_content=f"Nobody helped {name} with {topic}",
+                gossip_content=f"Nobody helped {name}{topic}",
                 description="Word spreads that nobody came",
             )
         )
@@ -196,7 +201,7 @@ class ConsequencePlanner:
             QuestConsequence(
                 consequence_type=C.MEMORY_CREATION,
                 target_npc=giver,
-                memory_content=f"Nobody came when I asked for help with {topic}.",
+                memory_content=f"Nobody came when I asked for help{topic}.",
                 description=f"{name} remembers being let down",
             )
         )
@@ -216,7 +221,9 @@ class ConsequencePlanner:
         facts: WorldFacts,
     ) -> str:
         """ "cleared the bandits from Old Trade Road": what completion means, in words."""
-        place = facts.area_name(facts.area_of(seed.location)) or facts.room_name(seed.location)
+        place = with_article(facts.area_name(facts.area_of(seed.location))) or facts.place(
+            seed.location
+        )
         pattern = archetype.objective_pattern
         if pattern == ObjectivePatterns.CLEAR:
             return f"cleared the {seed.threat_source or 'threat'} from {place}"
@@ -402,3 +409,22 @@ class ConsequencePlanner:
                 options=options,
             )
         ]
+
+
+#: A subject longer than this is a whole clause ("Selena blames the guard for
+#: leaving the road"), not a topic that reads after "help with".
+_TOPIC_WORDS = 4
+
+
+def help_topic(seed: QuestSeed, goal: Goal | None) -> str:
+    """What the giver asked for help with, as it reads after "asked for help":
+    " with the bandits", " to source quality iron", or nothing."""
+    if seed.threat_source and is_prose(seed.threat_source):
+        return f" with {definite(seed.threat_source)}"
+    subject = (seed.subject or "").strip()
+    if is_prose(subject) and len(subject.split()) <= _TOPIC_WORDS:
+        return f" with {subject}"
+    if goal is not None and goal.description.strip():
+        text = goal.description.strip().rstrip(".")
+        return f" to {text[0].lower()}{text[1:]}"
+    return ""

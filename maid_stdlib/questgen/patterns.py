@@ -19,7 +19,7 @@ from maid_stdlib.questgen.text import is_prose, join_names, topic_tokens
 from maid_stdlib.questgen.types import ObjectivePatterns
 from maid_stdlib.questgen.vocabulary import ObjectiveType
 from maid_stdlib.text import counted, definite, indefinite, plural, strip_article, verb_for
-from maid_stdlib.text.place import place_phrase
+from maid_stdlib.text.place import located, place_phrase
 
 __all__ = ["BUILTIN_PATTERNS", "MAX_LEADS", "MAX_THREATS", "MULTI_STAGES"]
 
@@ -32,7 +32,7 @@ MAX_FETCH = 3
 
 def _where_hint(facts: WorldFacts, npc: UUID) -> list[str]:
     room = facts.room_of(npc)
-    return [f"{facts.name(npc)} is usually found at {facts.place(room)}."] if room else []
+    return [f"{facts.name(npc)} is usually found {located(facts.place(room))}."] if room else []
 
 
 def _talk(
@@ -63,7 +63,7 @@ def _visit(facts: WorldFacts, room: str, description: str, order: int) -> QuestO
 
 def _report(facts: WorldFacts, seed: QuestSeed, order: int, what: str = "") -> QuestObjective:
     giver = seed.primary_npc
-    text = f"Report back to {facts.name(giver)}" + (f" {what}" if what else "")
+    text = f"Report back to {_person(facts, giver)}" + (f" {what}" if what else "")
     return _talk(facts, giver, text, order)
 
 
@@ -105,12 +105,12 @@ def _kill(facts: WorldFacts, group: list[UUID], order: int) -> QuestObjective:
     room = facts.room_of(first)
     if len(group) == 1:
         desc, target = f"Defeat {facts.name(first)}", facts.name(first)
-        hints = [f"{facts.name(first)} was last seen at {facts.place(room)}."]
+        hints = [f"{facts.name(first)} was last seen {located(facts.place(room))}."]
     else:
         many = plural(facts.name(first))
         desc, target = f"Defeat {counted(len(group), many)}", many
-        rooms = sorted({facts.place(facts.room_of(u)) for u in group})
-        hints = [f"The {many} were last seen at {join_names(rooms)}."]
+        rooms = sorted({located(facts.place(facts.room_of(u))) for u in group})
+        hints = [f"The {many} were last seen {join_names(rooms)}."]
     template = facts.template(first)
     keyword = None
     if template is None and len(group) > 1:
@@ -163,7 +163,7 @@ def build_clear(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
             _talk(
                 facts,
                 informant,
-                f"Speak with {facts.name(informant)} about {_about(seed.threat_source)}",
+                f"Speak with {_person(facts, informant)} about {_about(seed.threat_source)}",
                 order=1,
             )
         )
@@ -219,7 +219,7 @@ def build_investigation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjecti
         )
     for i, npc in enumerate(leads[1:], start=2):
         objectives.append(
-            _talk(facts, npc, f"Speak with {facts.name(npc)} as well", order=2, optional=i > 3)
+            _talk(facts, npc, f"Speak with {_person(facts, npc)} as well", order=2, optional=i > 3)
         )
     if evidence and facts.reachable(facts.room_of(seed.primary_npc), evidence):
         objectives.append(
@@ -228,7 +228,7 @@ def build_investigation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjecti
     suspect = seed.party_a
     if suspect is not None and suspect != seed.primary_npc and facts.is_alive(suspect):
         objectives.append(
-            _talk(facts, suspect, f"Confront {facts.name(suspect)}", order=3, optional=True)
+            _talk(facts, suspect, f"Confront {_person(facts, suspect)}", order=3, optional=True)
         )
     objectives.append(_report(facts, seed, 3, "with what you found"))
     return objectives
@@ -281,13 +281,13 @@ def build_negotiation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective
     # A giver who is one of the sides tells theirs when asking for help: only the
     # other side is a step (a quest never sends the hero to hear its own giver).
     objectives = [
-        _talk(facts, side, f"Hear {facts.name(side)}'s side of the dispute{about}", order=1)
+        _talk(facts, side, f"Hear {_person(facts, side)}'s side of the dispute{about}", order=1)
         for side in (a, b)
         if side != seed.primary_npc
     ]
     objectives += [
         _decision(
-            f"Decide how to settle the dispute between {facts.name(a)} and {facts.name(b)}",
+            f"Decide how to settle the dispute between {_person(facts, a)} and {_person(facts, b)}",
             f"the dispute{about}",
             order=2,
         ),
@@ -308,10 +308,10 @@ def build_choice(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     if sides is None or len(_reachable_npcs(facts, seed, list(sides))) < 2:
         return []
     a, b = sides
-    name_a = facts.faction_name(seed.faction_a) if seed.faction_a else facts.name(a)
-    name_b = facts.faction_name(seed.faction_b) if seed.faction_b else facts.name(b)
+    name_a = facts.faction_name(seed.faction_a) if seed.faction_a else _person(facts, a)
+    name_b = facts.faction_name(seed.faction_b) if seed.faction_b else _person(facts, b)
     objectives = [
-        _talk(facts, side, _meet(facts.name(side), name), order=1)
+        _talk(facts, side, _meet(_person(facts, side), name), order=1)
         for side, name in ((a, name_a), (b, name_b))
         if side != seed.primary_npc  # the giver says what they want when asking
     ]
@@ -337,7 +337,7 @@ def build_envoy(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     common = seed.threat_source if seed.threat_source and is_prose(seed.threat_source) else ""
     against = f" against {definite(common)}" if common else ""
     other = _person(facts, ally)
-    word = f"Tell {other} that {facts.name(giver)} will stand with them{against}"
+    word = f"Tell {other} that {_person(facts, giver)} will stand with them{against}"
     return [
         _talk(facts, ally, word, order=1),
         _report(facts, seed, 2, f"with {other}'s answer"),
@@ -405,7 +405,7 @@ def _deliver(
     name = facts.item_name(template)
     return QuestObjective(
         objective_type=ObjectiveType.DELIVER,
-        description=f"Bring {_the(name, quantity)} to {facts.name(recipient)}{why}",
+        description=f"Bring {_the(name, quantity)} to {_person(facts, recipient)}{why}",
         target=name,
         item_template=template,
         target_entity_id=recipient,
@@ -461,7 +461,9 @@ def build_craft_and_deliver(seed: QuestSeed, facts: WorldFacts) -> list[QuestObj
     material = plural(facts.item_name(template))
     if supplier is not None and supplier != seed.primary_npc and facts.is_alive(supplier):
         objectives.append(
-            _talk(facts, supplier, f"Ask {facts.name(supplier)} where to get {material}", order=1)
+            _talk(
+                facts, supplier, f"Ask {_person(facts, supplier)} where to get {material}", order=1
+            )
         )
     objectives.append(_collect(facts, template, 1, order=2))
     crafter = seed.primary_npc
@@ -471,7 +473,7 @@ def build_craft_and_deliver(seed: QuestSeed, facts: WorldFacts) -> list[QuestObj
             _talk(
                 facts,
                 seed.recipient,
-                f"Tell {facts.name(seed.recipient)} the order is under way",
+                f"Tell {_person(facts, seed.recipient)} the order is under way",
                 order=4,
             )
         )

@@ -38,6 +38,7 @@ from maid_stdlib.text.morph import (
     strip_article,
     third_singular,
 )
+from maid_stdlib.text.voice import in_own_voice
 
 __all__ = [
     "FLAVOUR",
@@ -323,8 +324,21 @@ class Rendered:
     dropped: int = 0
 
 
-def render(template: str, values: Mapping[str, Phrase], *, title: bool = False) -> Rendered:
-    """``template`` over ``values``: sentences whose slots have no value are dropped."""
+def render(
+    template: str,
+    values: Mapping[str, Phrase],
+    *,
+    title: bool = False,
+    speaker: str = "",
+    keep: Iterable[str] = (),
+) -> Rendered:
+    """``template`` over ``values``: sentences whose slots have no value are dropped.
+
+    With ``speaker`` the text is that person's own words: wherever a value names
+    them (a step written for the quest log, "report back to Selena"), it reads
+    "I", "me" or "my" instead; names in ``keep`` that contain theirs ("Gundrik's
+    Smithy") stay as they are."""
+    kept_names = list(keep)
     out: list[Sentence] = []
     paragraphs: list[str] = []
     dropped = 0
@@ -336,6 +350,8 @@ def render(template: str, values: Mapping[str, Phrase], *, title: bool = False) 
                 dropped += 1
                 continue
             text, used = result
+            if speaker:
+                text = in_own_voice(text, speaker, kept_names)
             text = sentence_case(text)
             kept.append(text)
             out.append(Sentence(text, used or ("flavour",)))

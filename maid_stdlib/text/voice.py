@@ -11,10 +11,11 @@ without knowing the group, so :func:`third_person` gives None for it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from maid_stdlib.text.morph import third_singular
 
-__all__ = ["is_first_person", "third_person"]
+__all__ = ["in_own_voice", "is_first_person", "third_person"]
 
 _FIRST_SINGULAR = re.compile(r"\b(I|I'm|I've|I'd|I'll|me|my|mine|myself)\b")
 _FIRST_PLURAL = re.compile(r"\b(we|us|our|ours|ourselves|we're|we've)\b", re.IGNORECASE)
@@ -65,6 +66,7 @@ def third_person(text: str, name: str) -> str | None:
     out: list[str] = []
     named = False  # the name was used in this sentence already
     tokens = _WORD.findall(text)
+    first_word = name.split()[0] if name.split() else ""
     i = 0
     while i < len(tokens):
         tok = tokens[i]
@@ -74,6 +76,10 @@ def third_person(text: str, name: str) -> str | None:
                 named = False
             i += 1
             continue
+        if first_word and tok == first_word and "".join(tokens[i:]).startswith(name):
+            # The memory names its owner already ("A stranger helped Selena when I
+            # ..."): the "I" after it is "they", never the name a second time.
+            named = True
         if tok == "I" or tok in _CONTRACTIONS:
             subject = "they" if named else name
             if tok in _CONTRACTIONS:
@@ -97,4 +103,60 @@ def third_person(text: str, name: str) -> str | None:
         else:
             out.append(tok)
         i += 1
+    return "".join(out)
+
+
+#: Verbs that change after "I" (the rest read the same: "will", "can", "said").
+_AFTER_I = {"is": "am", "was": "was", "has": "have", "does": "do", "doesn't": "don't"}
+_AUX = frozenset(
+    """
+    will would can could shall should may might must is was has had does did cannot wants
+    needs knows means fears hopes thinks asks stands
+    """.split()
+)
+
+
+def in_own_voice(text: str, name: str, keep: Iterable[str] = ()) -> str:
+    """``text`` as ``name`` says it: their name becomes "I", "me" or "my".
+
+    Used for the giver's dialogue, where a step written for the quest log ("Tell
+    the gate guard that Captain Voss will stand with them") must not have the
+    speaker talk about themselves by name. A name inside a longer name in
+    ``keep`` ("Gundrik's Smithy") is left alone.
+    """
+    if not name or name not in text:
+        return text
+    protected = [
+        (m.start(), m.end())
+        for k in keep
+        if k and k != name and name in k
+        for m in re.finditer(re.escape(k), text)
+    ]
+    pattern = re.compile(rf"(?<![\w'])(?:the )?{re.escape(name)}(?:'s\b)?(?:\s+([A-Za-z']+))?")
+    out: list[str] = []
+    last = 0
+    for m in pattern.finditer(text):
+        if any(a <= m.start() < b for a, b in protected):
+            continue
+        before = text[: m.start()]
+        starts = not before.strip() or bool(re.search(r"[.!?]\s*[\"\u201c]?$", before))
+        matched = m.group(0)
+        nxt = m.group(1) or ""
+        core = matched[: len(matched) - len(nxt)].rstrip() if nxt else matched
+        if core.endswith("'s"):
+            word = "My" if starts else "my"
+            rest = matched[len(core) :]
+        elif nxt and nxt.lower() in _AUX:
+            word = "I"
+            verb = _AFTER_I.get(
+                nxt,
+                nxt[:-1] if nxt.endswith("s") and nxt not in {"is", "was", "has", "does"} else nxt,
+            )
+            rest = matched[len(core) : len(matched) - len(nxt)] + verb
+        else:
+            word = "I" if starts else "me"
+            rest = matched[len(core) :]
+        out.append(text[last : m.start()] + word + rest)
+        last = m.end()
+    out.append(text[last:])
     return "".join(out)

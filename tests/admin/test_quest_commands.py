@@ -10,14 +10,17 @@ from kits.engines import questgen_of, skip
 from kits.heist import LoopWorld, admin, ticks
 
 from admin.quest_commands import SUBCOMMANDS
+from admin.quest_views import objective_line
 from maid_engine.clock import GAME_DAY
 from maid_engine.commands import Role
 from maid_engine.testing import cmd
 from maid_stdlib.questgen import BasicSignal, QuestGen, SeedGrounding
 from maid_stdlib.questgen.evaluator import GroundedSignal
+from maid_stdlib.questgen.quest import QuestObjective
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.system import QuestGenerationSystem
+from maid_stdlib.questgen.vocabulary import ObjectiveType
 from maid_stdlib.story.system import StorySignalSystem
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -264,3 +267,17 @@ async def test_force_generate_goes_through_the_real_pipeline(loop_world: LoopWor
     assert [e.seed_type for e in new] == ["rivalry_intervention"]
     listed = await run(w, "@quest list-generated")
     assert new[0].quest_id in listed
+
+
+async def test_an_objective_line_says_its_count_once() -> None:
+    said = QuestObjective(
+        objective_type=ObjectiveType.KILL,
+        description="Defeat 3 bandit scouts",
+        target="bandit scout",
+        quantity=3,
+    )
+    assert "Defeat 3 bandit scouts  <" in objective_line(said)
+    bare = QuestObjective(
+        objective_type=ObjectiveType.COLLECT, description="Gather ore", target="ore", quantity=2
+    )
+    assert "Gather ore x2  <" in objective_line(bare)

@@ -37,7 +37,7 @@ def iv(key: str) -> UUID:
 
 
 #: What Ironvale says once the Iron Crisis quest is done (its gossip consequence).
-CLEARED_NEWS = "An adventurer cleared the bandits from Old Trade Road"
+CLEARED_NEWS = "An adventurer cleared the bandits from the Old Trade Road"
 
 
 async def the_iron_crisis(engine: GameEngine, signals: SignalLog, hours: float = 48) -> None:

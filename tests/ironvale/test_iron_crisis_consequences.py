@@ -25,7 +25,7 @@ from maid_stdlib.living.regroup import ThreatRegroupingEvent
 from maid_stdlib.questgen import BasicSignal
 from maid_stdlib.questgen.narrative.prompts import build_narrative_prompt
 
-CLEARED = "An adventurer cleared the bandits from Old Trade Road"
+CLEARED = "An adventurer cleared the bandits from the Old Trade Road"
 
 
 @pytest.mark.slow
@@ -105,7 +105,7 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
 
         # Gundrik remembers, publicly, and his next quest's prompt says so.
         memories = living_of(engine).memory.get_recent(gundrik, 5, MemoryVisibility.PUBLIC)
-        remembered = "A stranger cleared the bandits from Old Trade Road when I needed help."
+        remembered = "When I needed help, a stranger cleared the bandits from the Old Trade Road."
         assert remembered in [m.content for m in memories]
 
         # What the village says is the latest fact: the road is clear.

@@ -165,7 +165,7 @@ async def test_the_worked_examples_consequences(ironvale: GameEngine) -> None:
     assert trust[gundrik] == 0.3
     assert trust[voss] == 0.15
     (gossip,) = kinds[C.GOSSIP_INJECTION]
-    assert gossip.gossip_content == "An adventurer cleared the bandits from Old Trade Road"
+    assert gossip.gossip_content == "An adventurer cleared the bandits from the Old Trade Road"
     (memory,) = kinds[C.MEMORY_CREATION]
     assert memory.target_npc == gundrik
     (state,) = kinds[C.WORLD_STATE]

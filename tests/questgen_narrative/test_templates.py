@@ -20,7 +20,8 @@ from maid_stdlib.questgen.narrative import (
 )
 from maid_stdlib.questgen.narrative.templates import phrases_of
 from maid_stdlib.questgen.narrative_context import NarrativeContext, QuestNarrative
-from maid_stdlib.text.realiser import render
+from maid_stdlib.text import lint_text
+from maid_stdlib.text.realiser import clause, clauses, person, place, render, thing
 
 
 def rendered(templates: Sequence[str], ctx: NarrativeContext, title: bool) -> set[str]:
@@ -111,7 +112,7 @@ def test_pack_registered_templates_win_over_defaults(pack_first: bool) -> None:
         fallback = TemplateFallbackGenerator(registry, rng=random.Random(seed))
         narrative = fallback.generate(make_ctx())
         assert narrative.title == "The Siege of Hollin's Mill"
-        assert narrative.dialogue.offer == "Will you help Hollin, stranger?"
+        assert narrative.dialogue.offer == "Will you help me, stranger?"
         # Fields the pack did not register keep the defaults.
         assert narrative.dialogue.progress in rendered(
             RPG_TEMPLATES["threat_elimination"]["progress"], make_ctx(), False
@@ -268,3 +269,35 @@ def test_never_raises_even_if_rendering_breaks(
     assert "Hollin" in narrative.title
     assert_valid(narrative)
     assert "template narrative failed" in caplog.text
+
+
+@pytest.mark.parametrize("archetype", ["diplomatic_resolution", "faction_choice", "common_cause"])
+@pytest.mark.parametrize("seed", range(6))
+def test_a_giver_on_one_side_speaks_for_themselves(archetype: str, seed: int) -> None:
+    """The giver is one side: the text names the other as the rival, the giver's
+    dialogue says "I" and "me", and no sentence about the giver names them twice."""
+    steps = [
+        clause("Hear Captain Voss's side of the dispute", "objective:1"),
+        clause("Tell Captain Voss that Selena will stand with them", "objective:2"),
+        clause("Report back to Selena with your decision", "objective:3"),
+    ]
+    phrases = {
+        "npc": person("Selena", "giver"),
+        "rival": person("Captain Voss", "rival"),
+        "ally": person("Captain Voss", "ally"),
+        "threat": thing("bandits", "threat"),
+        "location": place("the Old Trade Road", "place"),
+        "objective": steps[0],
+        "final_objective": steps[-1],
+        "objectives": clauses(steps),
+    }
+    ctx = make_ctx(archetype_id=archetype, giver_name="Selena", phrases=phrases)
+    narrative = make_fallback(seed).generate(ctx)
+    dialogue = narrative.dialogue
+    for text in (dialogue.offer, dialogue.progress, dialogue.completion):
+        assert "Selena" not in text, text
+        assert lint_text(text, "first", ["Captain Voss"], speaker="Selena") == [], text
+    for text in (narrative.summary, narrative.description):
+        found = lint_text(text, "third", ["Captain Voss"], speaker="Selena")
+        assert found == [], (text, found)
+    assert "between Selena and Captain Voss" not in narrative.summary

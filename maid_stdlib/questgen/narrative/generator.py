@@ -49,6 +49,8 @@ from maid_stdlib.questgen.narrative.prompts import narrative_request
 from maid_stdlib.questgen.narrative.templates import TemplateFallbackGenerator
 from maid_stdlib.questgen.narrative_context import NarrativeContext, QuestDialogue, QuestNarrative
 from maid_stdlib.text.mentions import named_mentions, unmatched_mentions
+from maid_stdlib.text.morph import sentence_case
+from maid_stdlib.text.voice import in_own_voice
 
 if TYPE_CHECKING:
     from maid_engine.metrics import EngineMetrics
@@ -248,8 +250,13 @@ class QuestNarrativeGenerator:
             title=text.title,
             summary=text.summary,
             description=text.description,
+            # The giver's own words: a model that names the speaker in their own
+            # line ("tell Gundrik that Bram will stand with them") is set right
+            # here, as the realiser does for template dialogue.
             dialogue=QuestDialogue(
-                offer=text.offer, progress=text.progress, completion=text.completion
+                offer=self._own_voice(ctx, text.offer),
+                progress=self._own_voice(ctx, text.progress),
+                completion=self._own_voice(ctx, text.completion),
             ),
             source="llm",
             tokens_used=attempt.tokens,
@@ -257,6 +264,14 @@ class QuestNarrativeGenerator:
             mentions=len(found),
             unmatched=tuple(missing),
         )
+
+    @staticmethod
+    def _own_voice(ctx: NarrativeContext, text: str) -> str:
+        giver = " ".join(ctx.giver_name.split())
+        if not giver:
+            return text
+        keep = [p for p in (*ctx.locations, ctx.area_name) if p and giver in p and p != giver]
+        return sentence_case(in_own_voice(text, giver, keep))
 
     async def _ask(self, request: LLMRequest, model: type[ModelT], attempt: _Attempt) -> ModelT:
         """One call: cache, provider, parse, validate, filter, then cache the answer."""

@@ -22,6 +22,7 @@ from maid_stdlib.questgen.quest import QuestObjective
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.text import is_prose, topic_tokens
 from maid_stdlib.text import join, third_person
+from maid_stdlib.text.mentions import named_mentions
 from maid_stdlib.text.place import with_article
 from maid_stdlib.text.realiser import Phrase, clause, clauses, person, place, statement, thing
 
@@ -107,7 +108,8 @@ def story_facts(
     out = StoryFacts()
     v = out.values
     giver = seed.primary_npc
-    name = facts.name(giver)
+    # A nameless giver is "the gate guard" in prose, never "a gate guard".
+    name = person(facts.name(giver)).forms[""]
     prose = _Places(facts)
     home = facts.room_of(giver)
 
@@ -195,11 +197,22 @@ def story_facts(
             (out.fact("others", "npc", f"{join(names)} are caught up in it", names),),
             plural=len(names) > 1,
         )
+    sides = (seed.party_a, seed.party_b)
+    if giver in sides and None not in sides:
+        # The giver is one side: the text names the other as their rival and
+        # never has the giver ask for help in a quarrel "between Selena and
+        # Captain Voss" as if it were someone else's.
+        uid = sides[1] if sides[0] == giver else sides[0]
+        assert uid is not None
+        who = facts.name(uid)
+        trust = facts.trust(giver, uid)
+        said = f"{name} is at odds with {who}" + (f" ({trust:.2f})" if trust is not None else "")
+        v["rival"] = person(who, out.fact("rival", "relationship", said, [name, who]))
     for side, uid in (("party_a", seed.party_a), ("party_b", seed.party_b)):
-        if uid is not None:
+        if uid is not None and "rival" not in v:
             who = facts.name(uid)
             v[side] = person(who, out.fact(side, "npc", f"{who} is one side", [who]))
-    if seed.party_a is not None and seed.party_b is not None:
+    if seed.party_a is not None and seed.party_b is not None and "rival" not in v:
         a, b = facts.name(seed.party_a), facts.name(seed.party_b)
         pair = (facts.trust(seed.party_a, seed.party_b), facts.trust(seed.party_b, seed.party_a))
         trusts = [t for t in pair if t is not None]
@@ -212,10 +225,11 @@ def story_facts(
     # Memories and reported events.
     told: list[set[str]] = []
     count = 0
+    fits = _Retellable(facts, name, seed.threat_source)
     for memory in reversed(facts.public_memories(giver, limit=5)):
         text = prose(memory.content.strip())
         tokens = topic_tokens(text)
-        if not text or any(tokens <= t or t <= tokens for t in told):
+        if not text or any(tokens <= t or t <= tokens for t in told) or not fits(text):
             continue
         retold = third_person(text, name)
         count += 1
@@ -230,7 +244,7 @@ def story_facts(
         for field_name in ("description", "what_happened"):
             text = prose(str(context.get(field_name) or "").strip())
             tokens = topic_tokens(text)
-            if not text or any(tokens <= t or t <= tokens for t in told):
+            if not text or any(tokens <= t or t <= tokens for t in told) or not fits(text):
                 continue
             retold = third_person(text, name)
             events += 1
@@ -268,6 +282,44 @@ def story_facts(
     elif "event" in v:
         v["backstory"] = v["event"]
     return out
+
+
+class _Retellable:
+    """Whether a memory or a reported event may be retold in this quest's text.
+
+    Not when it names someone or something the world does not know by that name
+    (a player character, a quest title in quotes: the text is written once for
+    every player, and names only the world's own people and places), nor when it
+    says the quest's own threat is gone: a quest about bandits on the road does
+    not also say the bandits are gone from it.
+    """
+
+    _GONE = re.compile(r"\b(?:are|is) (?:gone|no longer)\b|\bno longer (?:hold|threaten)", re.I)
+
+    def __init__(self, facts: WorldFacts, giver: str, threat: str | None) -> None:
+        self.facts = facts
+        self.threat = topic_tokens(threat) if threat else set()
+        self.threat_words = (threat or "").lower().split()
+        names = {giver}
+        for room in facts.ws.room_keys():
+            names.add(facts.room_name(room))
+        for area in facts.ws.area_keys():
+            names.add(facts.area_name(area))
+        self.places = " | ".join(n for n in names if n)
+
+    def __call__(self, text: str) -> bool:
+        if any(q in text for q in '"\u201c\u201d'):
+            return False
+        if self.threat and self._GONE.search(text) and self.threat & topic_tokens(text):
+            return False
+        # A word the text also uses in lower case, or the threat's own words, is
+        # an ordinary word opening a sentence ("Bandits have been seen..."), not a name.
+        common = [*re.findall(r"\b[a-z][a-z'-]*", text), *self.threat_words]
+        for mention in named_mentions(text, common):
+            if mention in self.places or self.facts.resolve_npc(mention) is not None:
+                continue
+            return False
+        return True
 
 
 def _threat_line(threat: Phrase, where: Phrase, name: str) -> Phrase:

@@ -95,7 +95,8 @@ Layer = Literal["pack", "default"]
 
 #: Slots a template may use (each also with forms, ``{threat.the}``; see
 #: ``maid_stdlib.text.realiser``). People: ``npc`` (the giver), ``ally`` (the first
-#: other NPC involved), ``party_a``/``party_b`` (two sides), ``others`` (everyone
+#: other NPC involved), ``party_a``/``party_b`` (two sides; when the giver is one
+#: of them, only ``rival``, the other side, is set), ``others`` (everyone
 #: else caught up in it); places: ``location`` (the quest's centre), ``home`` (the
 #: giver's room), ``destination`` (the last place), ``area``; why: ``goal`` (a
 #: clause, "source quality iron"), ``blocker``, ``need`` and ``stake`` (statements,
@@ -110,6 +111,7 @@ PLACEHOLDERS = frozenset(
         "ally",
         "party_a",
         "party_b",
+        "rival",
         "others",
         "location",
         "home",
@@ -419,7 +421,8 @@ class TemplateFallbackGenerator:
             avoid = set(self._recent) | set(mine) | set(ctx.recent_titles)
             if field_name != "title":
                 avoid = set()
-            best = _best(ordered, values, title=field_name == "title", avoid=avoid)
+            voice = _voice(values) if field_name in DIALOGUE_FIELDS else None
+            best = _best(ordered, values, title=field_name == "title", avoid=avoid, voice=voice)
             if best is not None and best.text in avoid:
                 # Every title of the archetype is in use: a generic one, if one is free.
                 generic = self.registry.templates(self.registry.GENERIC, field_name)
@@ -430,6 +433,7 @@ class TemplateFallbackGenerator:
                     list(self.registry.templates(self.registry.GENERIC, field_name)),
                     values,
                     title=field_name == "title",
+                    voice=voice,
                 )
             if best is None:
                 text, sentences = (
@@ -463,6 +467,7 @@ def _best(
     *,
     title: bool,
     avoid: Collection[str] = (),
+    voice: tuple[str, list[str]] | None = None,
 ) -> Rendered | None:
     """The first template (in the drawn order) that says everything it meant to;
     else the one that lost the fewest sentences. A title must fit, and is not one
@@ -470,7 +475,8 @@ def _best(
     best: Rendered | None = None
     repeated: Rendered | None = None
     for template in ordered:
-        rendered = render(template, values, title=title)
+        speaker, keep = voice or ("", [])
+        rendered = render(template, values, title=title, speaker=speaker, keep=keep)
         if not rendered.text or (title and not _fits_title(rendered.text)):
             continue
         if title and rendered.dropped:
@@ -483,6 +489,23 @@ def _best(
         if best is None or rendered.dropped < best.dropped:
             best = rendered
     return best or repeated
+
+
+def _voice(values: dict[str, Phrase]) -> tuple[str, list[str]] | None:
+    """The giver as the speaker of the dialogue, and the names that contain theirs
+    (places such as "Gundrik's Smithy") to leave alone."""
+    giver = values.get("npc")
+    name = giver.forms.get("", "") if giver is not None else ""
+    if not name:
+        return None
+    keep = [
+        text
+        for key in ("location", "home", "destination", "area", "item", "threat")
+        if key in values
+        for text in values[key].forms.values()
+        if text and name in text and text != name
+    ]
+    return name, keep
 
 
 #: How many recent titles (world-wide, and per giver) a new title avoids.
