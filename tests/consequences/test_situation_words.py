@@ -38,7 +38,7 @@ def _seed(**fields: Any) -> QuestSeed:
 def test_a_plea_nobody_answered_names_its_topic_as_a_noun_phrase() -> None:
     assert help_topic(_seed(threat_source="bandits"), None) == " with the bandits"
     assert help_topic(_seed(subject="the mill dispute"), None) == " with the mill dispute"
-    clause = "Selena blames the guard for leaving the road to the bandits"
+    clause = "Mara Reed blames the guard for leaving the road to the bandits"
     assert help_topic(_seed(subject=clause), None) == ""
     goal = Goal(id="get_iron", description="Source quality iron", need="economic")
     assert help_topic(_seed(subject=clause), goal) == " to source quality iron"
@@ -53,8 +53,8 @@ class _NoFacts:
 def test_a_choice_leaves_the_choice_behind_not_two_names() -> None:
     choice = QuestObjective(
         objective_type=ObjectiveType.CUSTOM,
-        description="Choose whether to back Selena or Captain Voss",
-        target="Selena or Captain Voss",
+        description="Choose whether to back Mara Reed or Warden Tamsin",
+        target="Mara Reed or Warden Tamsin",
         order=2,
         choice=True,
     )
@@ -64,4 +64,4 @@ def test_a_choice_leaves_the_choice_behind_not_two_names() -> None:
         objectives = [choice]
 
     found = situation_of(_Quest(), _NoFacts())  # type: ignore[arg-type]
-    assert found == "the choice between Selena and Captain Voss"
+    assert found == "the choice between Mara Reed and Warden Tamsin"

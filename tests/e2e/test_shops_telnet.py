@@ -30,7 +30,7 @@ async def test_two_players_trade_at_the_smithy_and_the_tavern(
     assert "A scrap-iron knife" in listing
     assert "Gundrik buys weapons, armour, a lump of iron ore and anything on this list." in listing
     assert "You have 10 gold." in listing
-    assert "Short of iron: bandits on" in listing
+    assert "Short of iron: bandits at the Broken Wagon on the Old Trade Road" in listing
     bob.skip()
     out = flat(await alice.command("buy knife"))
     assert "You buy a scrap-iron knife from Gundrik for 5 gold." in out

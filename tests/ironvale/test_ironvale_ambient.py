@@ -48,7 +48,7 @@ async def test_idling_in_the_tavern_and_the_square_shows_village_life(tmp_path: 
         assert len(tavern) >= 3, tavern
         said = " ".join(square + tavern)
         # About the world as it is: the bandits on the road, Gundrik's iron.
-        assert "Bandits have been seen on Old Trade Road" in said or "iron" in said, said
+        assert "Bandits have been seen on the Old Trade Road" in said or "iron" in said, said
         # Never a flood: at most three lines a real minute (1,440 game seconds).
         assert len(tavern) <= 3 * (IDLE_MINUTES * 60 // 1440 + 1)
 

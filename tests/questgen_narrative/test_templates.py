@@ -277,27 +277,27 @@ def test_a_giver_on_one_side_speaks_for_themselves(archetype: str, seed: int) ->
     """The giver is one side: the text names the other as the rival, the giver's
     dialogue says "I" and "me", and no sentence about the giver names them twice."""
     steps = [
-        clause("Hear Captain Voss's side of the dispute", "objective:1"),
-        clause("Tell Captain Voss that Selena will stand with them", "objective:2"),
-        clause("Report back to Selena with your decision", "objective:3"),
+        clause("Hear Warden Tamsin's side of the dispute", "objective:1"),
+        clause("Tell Warden Tamsin that Mara Reed will stand with them", "objective:2"),
+        clause("Report back to Mara Reed with your decision", "objective:3"),
     ]
     phrases = {
-        "npc": person("Selena", "giver"),
-        "rival": person("Captain Voss", "rival"),
-        "ally": person("Captain Voss", "ally"),
+        "npc": person("Mara Reed", "giver"),
+        "rival": person("Warden Tamsin", "rival"),
+        "ally": person("Warden Tamsin", "ally"),
         "threat": thing("bandits", "threat"),
-        "location": place("the Old Trade Road", "place"),
+        "location": place("the Mill Road", "place"),
         "objective": steps[0],
         "final_objective": steps[-1],
         "objectives": clauses(steps),
     }
-    ctx = make_ctx(archetype_id=archetype, giver_name="Selena", phrases=phrases)
+    ctx = make_ctx(archetype_id=archetype, giver_name="Mara Reed", phrases=phrases)
     narrative = make_fallback(seed).generate(ctx)
     dialogue = narrative.dialogue
     for text in (dialogue.offer, dialogue.progress, dialogue.completion):
-        assert "Selena" not in text, text
-        assert lint_text(text, "first", ["Captain Voss"], speaker="Selena") == [], text
+        assert "Mara Reed" not in text, text
+        assert lint_text(text, "first", ["Warden Tamsin"], speaker="Mara Reed") == [], text
     for text in (narrative.summary, narrative.description):
-        found = lint_text(text, "third", ["Captain Voss"], speaker="Selena")
+        found = lint_text(text, "third", ["Warden Tamsin"], speaker="Mara Reed")
         assert found == [], (text, found)
-    assert "between Selena and Captain Voss" not in narrative.summary
+    assert "between Mara Reed and Warden Tamsin" not in narrative.summary

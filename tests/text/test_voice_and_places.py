@@ -10,73 +10,71 @@ from maid_stdlib.text.lint import Slot
 from maid_stdlib.text.place import located
 from maid_stdlib.text.voice import in_own_voice
 
-NAMES = ["Selena", "Captain Voss", "Gundrik", "Gundrik's Smithy", "the gate guard"]
+NAMES = ["Mara Reed", "Warden Tamsin", "Hollin", "Hollin's Mill", "the gate guard"]
 
 
 def test_a_step_for_the_quest_log_reads_in_the_givers_own_voice() -> None:
-    said = "Will you tell the gate guard that Captain Voss will stand with them?"
-    assert in_own_voice(said, "Captain Voss") == (
+    said = "Will you tell the gate guard that Warden Tamsin will stand with them?"
+    assert in_own_voice(said, "Warden Tamsin") == (
         "Will you tell the gate guard that I will stand with them?"
     )
-    assert in_own_voice("Report back to Selena with the answer.", "Selena") == (
+    assert in_own_voice("Report back to Mara Reed with the answer.", "Mara Reed") == (
         "Report back to me with the answer."
     )
-    assert in_own_voice("Selena's stores are empty. Selena wants iron.", "Selena") == (
+    assert in_own_voice("Mara Reed's stores are empty. Mara Reed wants iron.", "Mara Reed") == (
         "My stores are empty. I want iron."
     )
     assert in_own_voice("Report back to the gate guard.", "the gate guard") == "Report back to me."
     # A place named after the speaker is a name, not the speaker.
-    kept = in_own_voice("Bring it to Gundrik's Smithy.", "Gundrik", ["Gundrik's Smithy"])
-    assert kept == "Bring it to Gundrik's Smithy."
+    kept = in_own_voice("Bring it to Hollin's Mill.", "Hollin", ["Hollin's Mill"])
+    assert kept == "Bring it to Hollin's Mill."
 
 
 def test_a_memory_that_names_its_owner_is_not_named_twice() -> None:
-    assert third_person("A stranger helped Captain Voss when I needed help.", "Captain Voss") == (
-        "A stranger helped Captain Voss when they needed help."
+    assert third_person("A stranger helped Warden Tamsin when I needed help.", "Warden Tamsin") == (
+        "A stranger helped Warden Tamsin when they needed help."
     )
-    assert third_person("When I needed help, a stranger helped me.", "Selena") == (
-        "When Selena needed help, a stranger helped them."
+    assert third_person("When I needed help, a stranger helped me.", "Mara Reed") == (
+        "When Mara Reed needed help, a stranger helped them."
     )
 
 
 def test_a_place_takes_its_preposition() -> None:
-    assert located("the Old Trade Road") == "on the Old Trade Road"
-    assert located("the Broken Wagon on the Old Trade Road") == (
-        "at the Broken Wagon on the Old Trade Road"
-    )
+    assert located("the Mill Road") == "on the Mill Road"
+    assert located("the Old Oak on the Mill Road") == ("at the Old Oak on the Mill Road")
     assert located("the Guard Post") == "at the Guard Post"
-    assert located("Ironvale") == "in Ironvale"
+    assert located("Ashford") == "in Ashford"
 
 
 @pytest.mark.parametrize(
     ("text", "slot", "speaker", "kind"),
     [
         (
-            "Nobody came when Selena asked for help with Selena blames the guard for leaving "
+            "Nobody came when Mara Reed asked for help with Mara Reed blames the guard for leaving "
             "the road to the bandits.",
             "third",
-            "Selena",
+            "Mara Reed",
             "pasted_clause",
         ),
         (
-            "Bandits threaten the Old Trade Road. The bandits are gone from the Broken Wagon.",
+            "Bandits threaten the Mill Road. The bandits are gone from the Old Oak.",
             "third",
-            "Selena",
+            "Mara Reed",
             "contradiction",
         ),
         (
-            "Captain Voss asks you to tell the gate guard that Captain Voss will stand with them.",
+            "Warden Tamsin asks you to tell the gate guard that Warden Tamsin will stand by them.",
             "third",
-            "Captain Voss",
+            "Warden Tamsin",
             "speaker_named_again",
         ),
         (
-            "Selena and Captain Voss will not listen to each other. Will you help?",
+            "Mara Reed and Warden Tamsin will not listen to each other. Will you help?",
             "first",
-            "Selena",
+            "Mara Reed",
             "speaker_names_self",
         ),
-        ("Bandits have been seen on Old Trade Road.", "third", "", "missing_article"),
+        ("Bandits have been seen on Mill Road.", "third", "", "missing_article"),
         (
             "Bandits have been seen near The Bandit Camp.",
             "third",
@@ -84,9 +82,9 @@ def test_a_place_takes_its_preposition() -> None:
             "capitalised_article_mid_sentence",
         ),
         (
-            'Fighter1 took on "An End to the Bandits", and Selena had a part in it.',
+            'Fighter1 took on "An End to the Bandits", and Mara Reed had a part in it.',
             "third",
-            "Selena",
+            "Mara Reed",
             "quoted_text",
         ),
     ],
@@ -102,22 +100,22 @@ def test_the_lint_flags_what_reading_aloud_found(
     ("text", "slot", "speaker"),
     [
         (
-            "Bandits threaten the Old Trade Road. Selena learned that bandits are on the road.",
+            "Bandits threaten the Mill Road. Mara Reed learned that bandits are on the road.",
             "third",
-            "Selena",
+            "Mara Reed",
         ),
-        ("Bring the ore to Gundrik's Smithy, and I will pay.", "first", "Gundrik"),
+        ("Bring the ore to Hollin's Mill, and I will pay.", "first", "Hollin"),
         (
-            "Captain Voss is at odds with Selena and wants you to hear Selena out.",
+            "Warden Tamsin is at odds with Mara Reed and wants you to hear Mara Reed out.",
             "third",
-            "Captain Voss",
+            "Warden Tamsin",
         ),
         (
-            "When Selena needed help, a stranger cleared the bandits from the Old Trade Road.",
+            "When Mara Reed needed help, a stranger cleared the bandits from the Mill Road.",
             "third",
-            "Selena",
+            "Mara Reed",
         ),
-        ("Bandits have been seen at the Broken Wagon on the Old Trade Road.", "third", ""),
+        ("Bandits have been seen at the Old Oak on the Mill Road.", "third", ""),
         ("The gate guard no longer feels safe.", "third", "the gate guard"),
     ],
 )
