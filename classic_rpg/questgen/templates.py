@@ -267,7 +267,7 @@ CLEARING_THE_WAY: Templates = {
     "description": (
         "{motivation}. {memory}.\n\nFirst {threat.the} must be dealt with; then {item} can "
         "be brought in. The plan: {objectives}.\n\n{stakes}.",
-        "{memory}. {need}.\n\n{npc} asks you to {objectives}.\n\n{stakes}.",
+        "{memory}. {need}.\n\nWhat is needed: {objectives}.\n\n{stakes}.",
     ),
     "offer": (
         "{threat} {threat.v_be} between me and {item}. Will you {objective}?",
