@@ -411,11 +411,13 @@ class TemplateFallbackGenerator:
         values = phrases_of(ctx)
         out: dict[str, str] = {}
         trace: list[TracedSentence] = []
-        # Exactly one draw per field, always in the same order: the rng advances by
-        # the same amount whatever the templates are, so later draws stay stable.
+        # Exactly one draw per field, always in the same order, and always the same
+        # size: randrange(n) takes more or fewer bits as n changes, so adding a
+        # template to any archetype would reshape every later draw of the seeded
+        # world. random() always takes the same amount.
         for field_name in FIELDS:
             candidates = self.registry.templates(ctx.archetype_id, field_name)
-            start = self.rng.randrange(len(candidates))
+            start = int(self.rng.random() * len(candidates)) % len(candidates)
             ordered = [candidates[(start + i) % len(candidates)] for i in range(len(candidates))]
             mine = self._recent_by_giver.setdefault(ctx.giver_name, deque(maxlen=RECENT_TITLES))
             avoid = set(self._recent) | set(mine) | set(ctx.recent_titles)
