@@ -15,8 +15,6 @@ every registry it adds to exists.
 
 from __future__ import annotations
 
-import yaml
-
 from classic_rpg.events import ItemPickedUpEvent
 from classic_rpg.systems.quests.data import pack_quest_problems
 from content_packs.heist.chain import heist_follow_up
@@ -25,6 +23,7 @@ from content_packs.heist.questgen import add_heist_questgen, read_templates
 from content_packs.heist.stealth import StealthWatcher
 from content_packs.heist.valuables import register_valuables
 from maid_engine.content import PackContext
+from maid_engine.content.yamllines import YamlProblem, read_yaml
 from maid_stdlib.consequences import ConsequenceSystem
 from maid_stdlib.living.data import LivingData, parse_living
 from maid_stdlib.living.service import add_living_data
@@ -79,9 +78,11 @@ class HeistPack(WorldDataPack):
     def _read_living(self) -> LivingData | None:
         label = f"{self.path.name}/living.yaml"
         try:
-            raw = yaml.safe_load((self.path / "living.yaml").read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as exc:
-            self.file_problems.append(f"{label}: cannot read: {exc}")
+            # Read with its lines, so each problem names where it is written.
+            raw = read_yaml(self.path / "living.yaml")
+        except YamlProblem as exc:
+            at = f"{label}:{exc.line}" if exc.line else label
+            self.file_problems.append(f"{at}: cannot read: {exc}")
             return None
         spec, problems = parse_living(raw, label)
         self.file_problems += problems

@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-import yaml
-
 from content_packs.heist.detector import REQUIRED_KEYS, SIGNAL_TYPE
+from maid_engine.content.yamllines import YamlProblem, line_of, read_yaml
 from maid_stdlib.questgen import (
     BranchingPattern,
     NarrativeArcs,
@@ -170,24 +169,33 @@ def heist_archetype() -> QuestArchetype:
 
 
 def load_templates(path: Path) -> dict[str, dict[str, list[str]]]:
-    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    raw = read_yaml(path) or {}
     if not isinstance(raw, dict):
         raise ValueError(f"{path.name}: must map archetype ids to template fields")
     return raw
 
 
 def read_templates(path: Path, label: str) -> tuple[dict[str, dict[str, list[str]]], list[str]]:
-    """The templates file and every problem of it, as "file: entry: problem" lines
-    (the file is read once; with problems, use none of it)."""
+    """The templates file and every problem of it, as "file:line: entry: problem"
+    lines (the file is read once; with problems, use none of it)."""
     try:
         raw = load_templates(path)
-    except (OSError, ValueError, yaml.YAMLError) as exc:
+    except YamlProblem as exc:
+        return {}, [f"{label}:{exc.line}: {exc}" if exc.line else f"{label}: {exc}"]
+    except ValueError as exc:
         return {}, [f"{label}: {exc}"]
     problems: list[str] = []
     registry = TemplateRegistry()
+
+    def at(value: object, key: object = None) -> str:
+        line = line_of(value, key)
+        return f"{label}:{line}" if line else label
+
     for archetype_id, fields in raw.items():
         if not isinstance(fields, dict):
-            problems.append(f"{label}: {archetype_id}: must map fields to lists of templates")
+            problems.append(
+                f"{at(raw, archetype_id)}: {archetype_id}: must map fields to lists of templates"
+            )
             continue
         # The archetype's own reviewed lines that state nothing about the world.
         extra = fields.get("flavour") or []
@@ -195,23 +203,24 @@ def read_templates(path: Path, label: str) -> tuple[dict[str, dict[str, list[str
         for field_name, templates in fields.items():
             if field_name == "flavour":
                 continue
-            where = f"{label}: {archetype_id}.{field_name}"
+            where = f"{archetype_id}.{field_name}"
             items = [templates] if isinstance(templates, str) else templates
             if not isinstance(items, list) or not items:
-                problems.append(f"{where}: must be a non-empty list of templates")
+                problems.append(f"{at(fields, field_name)}: {where}: must be a non-empty list")
                 continue
-            for template in items:
+            for i, template in enumerate(items):
                 try:
                     check_template(template, "template", flavour)
                 except ValueError as exc:
-                    problems.append(f"{where}: {exc}")
+                    place = at(items, i) if items is templates else at(fields, field_name)
+                    problems.append(f"{place}: {where}: {exc}")
             try:
                 registry.register_templates(
                     {archetype_id: {field_name: items, "flavour": sorted(flavour)}}
                 )
             except ValueError as exc:
-                if not any(p.startswith(where) for p in problems):
-                    problems.append(f"{where}: {exc}")
+                if not any(f": {where}: " in p for p in problems):
+                    problems.append(f"{at(fields, field_name)}: {where}: {exc}")
     return raw, problems
 
 

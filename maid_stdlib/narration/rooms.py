@@ -35,7 +35,7 @@ from maid_engine.ecs import World
 from maid_engine.ports import PacksPort, ServicesPort, WorldPort
 from maid_stdlib.narration.components import NarratedRoom
 from maid_stdlib.world.components import NPC, Describable, Position, data_uuid
-from maid_stdlib.world.extensions import CheckScope, ExtensionContext
+from maid_stdlib.world.extensions import CheckScope, ExtensionContext, ProblemAt
 from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize
@@ -144,7 +144,7 @@ def load_room_schema(
         return load_schema_file(path), f"{pack}:{value.schema_file}"
     except SchemaError as err:
         # Named as the builder wrote it, not by the absolute path of this machine.
-        raise SchemaError(err.errors, value.schema_file) from None
+        raise SchemaError(err.errors, value.schema_file, err.lines) from None
 
 
 def make_check(engine: RoomsHost) -> Any:
@@ -154,6 +154,14 @@ def make_check(engine: RoomsHost) -> Any:
         try:
             schema, _ref = load_room_schema(engine, scope.pack, scope.entry.full_key, value)
         except SchemaError as err:
+            root = pack_root(engine, scope.pack)
+            if value.schema_file is not None and root is not None and any(err.lines):
+                # Each problem at its line in the schema file, every layer at once.
+                file = f"{root.name}/{value.schema_file}"
+                return [
+                    ProblemAt(f"invalid stat schema: {e}", file, line)
+                    for e, line in zip(err.errors, err.lines, strict=True)
+                ]
             where = f" ({err.source})" if err.source else ""
             return [f"invalid stat schema{where}: {e}" for e in err.errors]
         binders = engine.services.try_get(Binders)

@@ -15,7 +15,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -26,6 +25,7 @@ from pydantic import (
 
 from maid_engine.content import PackError
 from maid_engine.content.registries import Claims
+from maid_engine.content.yamllines import YamlProblem, line_at, read_yaml
 
 Key = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9]*$", max_length=20)]
 Line = Annotated[str, StringConstraints(min_length=1, max_length=200, strip_whitespace=True)]
@@ -82,17 +82,25 @@ class SocialsFile(BaseModel):
 
 
 def _read(pack: str, path: Path, model: type[BaseModel]) -> Any:
+    """The file validated by ``model``; PackError listing every problem, one a line,
+    each at its ``file:line`` (the file named from its pack's folder)."""
+    label = f"{path.parent.name}/{path.name}"
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise PackError(pack, f"{path}: cannot read it: {exc}") from exc
+        raw = read_yaml(path)
+    except YamlProblem as exc:
+        at = f"{label}:{exc.line}" if exc.line else label
+        raise PackError(pack, f"{at}: cannot read it: {exc}") from exc
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
-        )
-        raise PackError(pack, f"{path}: {problems}") from exc
+        lines = []
+        for err in exc.errors():
+            loc = [p for p in err["loc"] if p != "[key]"]
+            line = line_at(raw, loc)
+            at = f"{label}:{line}" if line else label
+            msg = err["msg"].removeprefix("Value error, ")
+            lines.append(f"{at}: {'.'.join(str(p) for p in loc)}: {msg}")
+        raise PackError(pack, "\n".join(dict.fromkeys(lines))) from exc
 
 
 class TalkData:

@@ -96,6 +96,23 @@ class CheckScope:
         return self.qualify(ref) in self.room_keys
 
 
+class ProblemAt(str):
+    """A check's problem that lies in another file than the entry's (a narrated
+    room's schema file): reported at ``file:line``, with the entry named.
+
+    ``file`` is relative to the pack's parent folder, as the loader labels files
+    ("heist/narrated/counting_house.yaml")."""
+
+    file: str
+    line: int | None
+
+    def __new__(cls, message: str, file: str, line: int | None = None) -> ProblemAt:
+        out = super().__new__(cls, message)
+        out.file = file
+        out.line = line
+        return out
+
+
 ApplyFunc = Callable[[ExtensionContext, Any], None]
 CheckFunc = Callable[[Any, CheckScope], Iterable[str]]
 

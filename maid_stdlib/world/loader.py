@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from maid_engine.content import Claims, ContentPack, requirement_name
 from maid_engine.content.yamllines import YamlProblem, line_at, line_of, read_yaml
-from maid_stdlib.world.extensions import KINDS, CheckScope, Extension
+from maid_stdlib.world.extensions import KINDS, CheckScope, Extension, ProblemAt
 from maid_stdlib.world.schema import (
     SECTIONS,
     SPECS,
@@ -251,7 +251,7 @@ class _Reader:
             self.data.unreadable.append(file)
         return False, None
 
-    def read_manifest(self) -> tuple[str, PackManifest] | None:
+    def read_manifest(self) -> tuple[str, PackManifest, int | None] | None:
         path = self.root / MANIFEST
         if not path.is_file():
             return None
@@ -268,8 +268,14 @@ class _Reader:
             self.report(file, None, exc)
             return None
         if manifest.name is not None and manifest.name != self.pack:
-            self.problem(file, "name", f"{manifest.name!r} does not match the pack {self.pack!r}")
-        return file, manifest
+            self.problem(
+                file,
+                "name",
+                f"{manifest.name!r} does not match the pack {self.pack!r}",
+                line_of(raw, "name"),
+            )
+        # Where start_room is written: it is checked once every room is known.
+        return file, manifest, line_of(raw, "start_room")
 
     def read_area_file(self, path: Path) -> None:
         file = self.label(path)
@@ -398,7 +404,7 @@ class _Reader:
             self.problem(file, label, f"{loc}: {msg}" if loc else msg, line)
 
     # -- references --------------------------------------------------------------------
-    def cross_check(self, manifest: tuple[str, PackManifest] | None) -> None:
+    def cross_check(self, manifest: tuple[str, PackManifest, int | None] | None) -> None:
         rooms = self.data.room_keys | self.known_rooms | self.broken_rooms
         for room in self.data.of("room"):
             spec = room.spec
@@ -424,13 +430,18 @@ class _Reader:
                         thing.line,
                     )
         if manifest is not None:
-            file, info = manifest
+            file, info, start_line = manifest
             if info.start_room is not None:
                 start = qualify(self.pack, info.start_room)
                 if start in rooms:
                     self.data.start_room = start
                 elif not self.unchecked(start):
-                    self.problem(file, "start_room", f"unknown room {start!r}{self.hint(start)}")
+                    self.problem(
+                        file,
+                        "start_room",
+                        f"unknown room {start!r}{self.hint(start)}",
+                        start_line,
+                    )
         self.check_extensions(frozenset(rooms))
 
     def unchecked(self, full: str) -> bool:
@@ -455,6 +466,11 @@ class _Reader:
                         continue
                     scope = CheckScope(self.pack, entry, rooms, npcs, items)
                     for message in _as_list(ext.check(value, scope)):
+                        if isinstance(message, ProblemAt):
+                            # Written in another file: named where it is.
+                            where = f"{kind} {entry.key!r} ({entry.file}:{entry.line})"
+                            self.problem(message.file, where, f"{name}: {message}", message.line)
+                            continue
                         self.problem(
                             entry.file, f"{kind} {entry.key!r}", f"{name}: {message}", entry.line
                         )

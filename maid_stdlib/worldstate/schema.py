@@ -20,23 +20,25 @@ import itertools
 import math
 import operator
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
     PlainValidator,
+    TypeAdapter,
     ValidationError,
     field_validator,
     model_validator,
 )
+
+from maid_engine.content.yamllines import YamlProblem, line_at, read_yaml
 
 Number = int | float
 Section = Literal["world", "player", "npc", "flags", "milestones"]
@@ -59,9 +61,14 @@ _ALIASES: dict[str, Section] = {
 class SchemaError(ValueError):
     """A stat schema failed validation; ``errors`` holds one message per problem."""
 
-    def __init__(self, errors: list[str], source: str = "") -> None:
+    def __init__(
+        self, errors: list[str], source: str = "", lines: Sequence[int | None] = ()
+    ) -> None:
         self.errors = errors
         self.source = source
+        #: The line of each error in the schema's YAML (None where unknown), when
+        #: the schema was read from a file.
+        self.lines: list[int | None] = [*lines, *([None] * (len(errors) - len(lines)))]
         where = f" ({source})" if source else ""
         super().__init__(f"invalid stat schema{where}:\n  " + "\n  ".join(errors))
 
@@ -592,7 +599,12 @@ def _render_path(loc: list[str | int]) -> str:
 
 
 def _messages(err: ValidationError) -> list[str]:
-    out: list[str] = []
+    return [msg for msg, _ in _located_messages(err)]
+
+
+def _located_messages(err: ValidationError) -> list[tuple[str, list[str | int]]]:
+    """Each problem, and the path of the YAML value it is about (for its line)."""
+    out: list[tuple[str, list[str | int]]] = []
     for e in err.errors():
         loc: list[str | int] = list(e["loc"])
         msg = e["msg"].removeprefix("Value error, ")
@@ -603,17 +615,75 @@ def _messages(err: ValidationError) -> list[str]:
             kind = _loc_kind(loc)
             allowed = SECTIONS if kind == "schema" else tuple(_FIELDS[kind].model_fields)
             where = _render_path(loc) or "schema"
-            out.append(f"{where}: unknown key {key!r} (allowed: {', '.join(allowed)})")
+            msg = f"{where}: unknown key {key!r} (allowed: {', '.join(allowed)})"
+            out.append((msg, [*loc, key]))
             continue
         if e["type"] == "missing":
             msg = "required"
         if not loc and e["type"] == "value_error":
             # The whole-schema check (preconditions): each line names its own path.
-            out.extend(msg.split("\n"))
+            out.extend((line, _path_of(line)) for line in msg.split("\n"))
             continue
         where = _render_path(loc) or "schema"
-        out.extend(f"{where}: {line}" for line in msg.split("\n"))
+        out.extend((f"{where}: {line}", loc) for line in msg.split("\n"))
     return out
+
+
+def _path_of(message: str) -> list[str | int]:
+    """ "milestones.x.requires: ..." -> the YAML path ``["milestones", "x", "requires"]``."""
+    head = message.partition(":")[0].strip()
+    return [p for p in head.split(".") if p] if " " not in head else []
+
+
+def _yaml_path(data: Any, loc: list[str | int]) -> list[str | int]:
+    """``loc`` as it is written in the YAML: "npcs.gwen.trust" is under ``stats``."""
+    if len(loc) >= 3 and loc[0] == "npcs" and loc[2] != "stats":
+        npcs = data.get("npcs") if isinstance(data, Mapping) else None
+        npc = npcs.get(loc[1]) if isinstance(npcs, Mapping) else None
+        if isinstance(npc, Mapping) and loc[2] not in npc and "stats" in npc:
+            return [*loc[:2], "stats", *loc[2:]]
+    return loc
+
+
+def _partial_problems(data: Mapping[str, Any]) -> list[str]:
+    """The preconditions of a schema whose entries did not all validate: checked
+    against the entries that did, so one broken stat does not hide a milestone
+    that requires something the schema never had. A precondition on a broken
+    entry is not reported again (its own problem says what is wrong)."""
+    good: dict[str, dict[str, Any]] = {}
+    broken: set[str] = set()
+    for section in SECTIONS:
+        raw = data.get(section)
+        if not isinstance(raw, Mapping):
+            if raw is not None:
+                broken.add(section)
+            continue
+        adapter = _SECTION_ADAPTERS[section]
+        kept: dict[str, Any] = {}
+        for name, entry in raw.items():
+            try:
+                kept.update(adapter.validate_python({name: entry}))
+            except ValidationError:
+                broken.add(f"npc.{name}" if section == "npcs" else f"{section}.{name}")
+        good[section] = kept
+    schema = StatSchema.model_construct(None, **good)
+    problems = []
+    for line in _requires_problems(schema):
+        missing = re.search(r": (\S+) is not in the schema", line)
+        target = split_path(missing.group(1)) if missing else None
+        if target is not None:
+            section, npc, name = target
+            canon = canonical(section, name, npc)
+            if any(canon == b or canon.startswith(b + ".") or section in broken for b in broken):
+                continue
+        problems.append(line)
+    return problems
+
+
+#: Each section's entries on their own, to tell the sound entries of a broken schema.
+_SECTION_ADAPTERS: dict[str, TypeAdapter[Any]] = {
+    section: TypeAdapter(StatSchema.model_fields[section].annotation or Any) for section in SECTIONS
+}
 
 
 def load_schema(data: Mapping[str, Any] | None, source: str = "") -> StatSchema:
@@ -631,14 +701,22 @@ def load_schema(data: Mapping[str, Any] | None, source: str = "") -> StatSchema:
     try:
         return StatSchema.model_validate(dict(data))
     except ValidationError as err:
-        raise SchemaError(_messages(err), source) from None
+        located = _located_messages(err)
+        if not any(not e["loc"] and e["type"] == "value_error" for e in err.errors()):
+            # Fields failed, so the whole-schema check never ran: run it on what
+            # is sound, so every layer is reported in one pass.
+            located += [(msg, _path_of(msg)) for msg in _partial_problems(data)]
+        messages = list(dict.fromkeys(msg for msg, _ in located))
+        where = {msg: loc for msg, loc in reversed(located)}
+        lines = [line_at(data, _yaml_path(data, where[m])) if where[m] else None for m in messages]
+        raise SchemaError(messages, source, lines) from None
 
 
 def load_schema_file(path: str | Path) -> StatSchema:
-    """Read and validate a YAML schema file."""
+    """Read and validate a YAML schema file; each problem knows its line."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as err:
-        raise SchemaError([f"not valid YAML: {err}"], str(path)) from None
+        data = read_yaml(path)
+    except YamlProblem as err:
+        raise SchemaError([f"not valid YAML: {err}"], str(path), [err.line]) from None
     return load_schema(data, source=str(path))

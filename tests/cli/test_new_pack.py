@@ -123,3 +123,80 @@ async def test_run_serves_a_new_pack_from_its_folder(
         offer = flat(await client.command("talk aldo"))
         assert "Quest offered: 'Sign the Ledger'" in offer
         assert "You pick up a grey quill." in flat(await client.command("get quill"))
+
+
+SCHEMA_WITH_MISTAKES = """\
+# A narrated hall with one mistake in each layer.
+player:
+  nerve:
+    min: 0
+    max: 10
+    initial: 17
+npcs:
+  aldo:
+    name: Aldo
+    stats:
+      patience:
+        min: 0
+        max: 10
+        initial: 5
+        max_delta_per_turn: -2
+milestones:
+  signed:
+    desc: The ledger is signed
+    requires:
+      npc.clerk.patience: "> 2"
+  calm:
+    desc: Aldo is calm
+    requires:
+      npc.aldo.patience: "> 2"
+"""
+
+SOCIALS_WITH_MISTAKES = """\
+socials:
+  tip:
+    actor: You tip your hat.
+    room: $n tips a hat.
+  wink:
+    actor: You wink at $N.
+    room: $n winks.
+"""
+
+
+def test_check_pack_reports_every_layer_at_its_line_once(tmp_path: Path) -> None:
+    """Mistakes planted in a new pack's narrated schema and talk data are each
+    reported once, at the file and line where they are written; a milestone that
+    waits on a broken stat is not reported again."""
+    folder = scaffold_pack("ledger_hall", tmp_path)
+    area = folder / "areas" / "ledger_hall.yaml"
+    narrated = "    flags: [safe]\n    narrated:\n      schema_file: hall.yaml\n"
+    area.write_text(area.read_text().replace("    flags: [safe]\n", narrated, 1))
+    (folder / "hall.yaml").write_text(SCHEMA_WITH_MISTAKES)
+    (folder / "socials.yaml").write_text(SOCIALS_WITH_MISTAKES)
+    pack_py = folder / "pack.py"
+    pack_py.write_text(
+        pack_py.read_text()
+        .replace(
+            "from maid_stdlib.living import load_living_data",
+            "from maid_stdlib.living import load_living_data\n"
+            "from maid_stdlib.talk import TalkData",
+        )
+        .replace(
+            '        load_living_data(ctx, self.path / "living.yaml")',
+            '        load_living_data(ctx, self.path / "living.yaml")\n'
+            '        ctx.service(TalkData).add_socials(self.name, self.path / "socials.yaml")',
+        )
+    )
+    problems = check_pack(folder)
+    text = "\n".join(problems)
+    assert "ledger_hall/hall.yaml:3: room 'hall'" in text, text
+    assert "player.nerve: initial 17 is above max 10" in text
+    assert "ledger_hall/hall.yaml:11: " in text, text
+    assert "npcs.aldo.patience: max_delta_per_turn must be above 0" in text
+    assert "ledger_hall/hall.yaml:19: " in text, text
+    assert "milestones.signed.requires: npc.clerk.patience is not in the schema" in text
+    assert "milestones.calm" not in text  # waits on the broken stat: no cascade
+    assert "ledger_hall/socials.yaml:5: socials.wink: actor has no target" in text, text
+    assert len(problems) == len(set(problems))
+    lines = [line for p in problems for line in p.splitlines()]
+    assert len(lines) == 4, lines

@@ -155,7 +155,8 @@ async def test_a_broken_schema_is_a_data_problem(tmp_path: Path) -> None:
         await engine.start()
     await engine.stop()
     message = str(err.value)
-    assert "room 'cellar': narrated: invalid stat schema (narrated/cellar.yaml)" in message
+    assert "narrated/cellar.yaml:2: room 'cellar' (" in message
+    assert "narrated: invalid stat schema: " in message
     assert "player.mana: unknown key 'maxx'" in message
     assert "player.hp: initial 150 is above max 100" in message
 
