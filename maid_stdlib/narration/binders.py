@@ -6,21 +6,31 @@ the acting character, the trust the living world drifts, quest matching reads an
 because models send whole numbers far more reliably than decimals).
 
 ``world.fact`` binds a milestone to a world fact of the :class:`FactBook`: reaching
-it makes the fact true, by the actor, with the milestone's ``news`` for the village;
-undoing it makes it false again unless something already reacted.
+it makes the fact true, by the actor, with the milestone's ``news`` for the village
+and the story ``signal`` it raises (resolved then: the pack's NPC ids become the
+NPCs of the world); undoing it makes it false again unless something already reacted.
 
 The RPG layer adds ``vitals.hp`` (``classic_rpg.narration``).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
+from uuid import UUID
 
 from maid_stdlib.living.api import adjust_relationship, get_relationship
-from maid_stdlib.story.facts import FactBook
-from maid_stdlib.world.components import Describable
+from maid_stdlib.story.facts import FactBook, FactSignal
+from maid_stdlib.story.signals import REQUIRED_CONTEXT, missing_context
+from maid_stdlib.world.components import NPC, Describable
 from maid_stdlib.worldstate.binding import Binder, BindSite
-from maid_stdlib.worldstate.schema import Kind, Number, Section, Target, fmt_number
+from maid_stdlib.worldstate.schema import (
+    FactSignalDef,
+    Kind,
+    Number,
+    Section,
+    Target,
+    fmt_number,
+)
 from maid_stdlib.worldstate.view import StatValue
 
 #: Schema units per unit of relationship trust ([-1, 1] there, [-100, 100] here).
@@ -91,6 +101,15 @@ class WorldFact(Binder):
     def check(self, target: Target) -> list[str]:
         if target.flag is not None and target.flag.initial:
             return ["a flag bound to a world fact starts false (no fact is true before it happens)"]
+        signal = target.milestone.signal if target.milestone is not None else None
+        if signal is None:
+            return []
+        if signal.type not in REQUIRED_CONTEXT:
+            known = ", ".join(sorted(REQUIRED_CONTEXT))
+            return [f"signal: unknown signal type {signal.type!r} (known: {known})"]
+        missing = missing_context(signal.type, signal.context)
+        if missing:
+            return [f"signal: {signal.type} needs context {', '.join(missing)}"]
         return []
 
     def get(self, site: BindSite) -> StatValue | None:
@@ -121,6 +140,7 @@ class WorldFact(Binder):
             index=value if isinstance(value, int) and not isinstance(value, bool) else 0,
             news=news,
             told_to=told,
+            signal=_resolve_signal(site, milestone.signal, pack) if milestone else None,
         )
 
     def undo_blocked(self, site: BindSite) -> str | None:
@@ -128,6 +148,42 @@ class WorldFact(Binder):
         if record is None or not record.reactions:
             return None
         return "; ".join(record.reactions)
+
+
+def _resolve_signal(site: BindSite, signal: FactSignalDef | None, pack: str) -> FactSignal | None:
+    """The declared signal with the pack's NPC ids turned into the world's NPCs.
+
+    An id whose NPC is not in the world (killed, never placed) is left out; a context
+    key left empty by that is the detector's to judge (no signal without its context).
+    """
+    if signal is None:
+        return None
+    wanted = {f"{pack}:{npc}" if pack else npc for npc in signal.npcs}
+    found: dict[str, UUID] = {}
+    for uid, npc in site.world.each(NPC):
+        if npc.template in wanted:
+            found.setdefault(npc.template.split(":", 1)[-1], uid)
+
+    def name(uid: UUID) -> str:
+        described = site.world.try_component(uid, Describable)
+        return described.name if described is not None else ""
+
+    context: dict[str, Any] = {}
+    for key, value in signal.context.items():
+        if isinstance(value, str) and value in found:
+            context[key] = str(found[value])
+            context[f"{key}_name"] = name(found[value])
+        elif isinstance(value, list) and value and all(v in found for v in value):
+            context[key] = [str(found[v]) for v in value]
+            context[f"{key}_names"] = [name(found[v]) for v in value]
+        else:
+            context[key] = value
+    return FactSignal(
+        signal_type=signal.type,
+        importance=signal.importance,
+        npcs=[str(found[npc]) for npc in signal.npcs if npc in found],
+        context=context,
+    )
 
 
 __all__ = ["TRUST_SCALE", "RelationshipTrust", "WorldFact"]

@@ -102,6 +102,10 @@ class Detection:
     """Player characters involved (a player who started it, one it concerns)."""
 
 
+#: The signal type of a detector whose detections each carry their own (world facts
+#: raising the signal their pack declared); any registered type is accepted from it.
+ANY_SIGNAL = "*"
+
 #: Work done in slices: yields units of work done since the last yield, returns R.
 Work = Generator[int, None, R]
 #: A sliced detector's pass; returning None means "no detections".
@@ -131,6 +135,11 @@ class Detector:
     signal_type: str
     func: DetectorFunc | SlicedDetectorFunc
     sliced: bool = False
+
+    def emits(self, signal_type: str) -> bool:
+        """Whether its detections may be of ``signal_type`` (a detector registered
+        for :data:`ANY_SIGNAL` reports situations whose type the data says)."""
+        return self.signal_type in (signal_type, ANY_SIGNAL)
 
     def work(self, ctx: DetectionContext) -> DetectorWork:
         """One pass of this detector as sliced work (a plain one in a single step)."""

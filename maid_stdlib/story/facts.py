@@ -9,13 +9,15 @@ Facts are kept on one world entity (:data:`FACTS_ID`), so they are stored and lo
 with the rest of the world. Setting a fact emits :class:`FactSetEvent`; whoever reacts
 to it (an objective completed, news spread) records its reaction on the fact with
 :meth:`FactBook.react`. A reaction cannot be taken back: a narrated turn whose fact
-has reactions can no longer be undone, and the undo says why.
+has reactions can no longer be undone, and the undo says why. A fact may carry the
+story signal it raises while it holds (:class:`FactSignal`); the ``deeds`` story
+detector reads it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 from uuid import UUID
 
 from maid_engine.ecs import Component
@@ -24,6 +26,18 @@ from maid_engine.ports import ClockPort, EventsPort, WorldPort
 from maid_stdlib.world.components import data_uuid
 
 FACTS_ID = data_uuid("story", "state", "world_facts")
+
+
+@dataclass
+class FactSignal:
+    """The story signal a fact raises while it holds (resolved when it was set)."""
+
+    signal_type: str
+    importance: float = 0.5
+    #: NPCs involved (uuid strings), the one a quest would come from first.
+    npcs: list[str] = field(default_factory=list)
+    #: The signal's context, NPC references already uuid strings with their names.
+    context: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -42,6 +56,8 @@ class FactRecord:
     told_to: list[str] = field(default_factory=list)
     #: What reacted to it, in words ("your quest 'The Caged Ranger' counted it").
     reactions: list[str] = field(default_factory=list)
+    #: The story signal it raises, if the milestone declared one.
+    signal: FactSignal | None = None
 
 
 @dataclass
@@ -97,6 +113,7 @@ class FactBook:
         index: int = 0,
         news: str = "",
         told_to: list[str] | None = None,
+        signal: FactSignal | None = None,
     ) -> FactRecord:
         """Make ``name`` true (again: a repeat keeps the first doer and its reactions)."""
         records = self._records(create=True)
@@ -112,6 +129,7 @@ class FactBook:
             index=index,
             news=news,
             told_to=list(told_to or []),
+            signal=signal,
         )
         records.facts[name] = record
         self.engine.world.modified(FACTS_ID, records)
@@ -133,6 +151,11 @@ class FactBook:
         record.reactions.append(what)
         self.engine.world.modified(FACTS_ID, records)
 
+    def all(self) -> dict[str, FactRecord]:
+        """Every fact that holds, by name."""
+        records = self._records(create=False)
+        return dict(records.facts) if records is not None else {}
+
     def current(self, event: FactSetEvent) -> FactRecord | None:
         """The fact an event announced, if it still holds as announced (an undo in
         the meantime cleared it: then nobody should react)."""
@@ -142,4 +165,11 @@ class FactBook:
         return record
 
 
-__all__ = ["FACTS_ID", "FactBook", "FactRecord", "FactSetEvent", "WorldFactRecords"]
+__all__ = [
+    "FACTS_ID",
+    "FactBook",
+    "FactRecord",
+    "FactSetEvent",
+    "FactSignal",
+    "WorldFactRecords",
+]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from maid_engine.content import ContentPack, PackContext
 from maid_stdlib.living.register import LivingPlugin
 from maid_stdlib.living.service import LivingWorld
-from maid_stdlib.story import conflict, drama, missing
+from maid_stdlib.story import conflict, deeds, drama, missing
 from maid_stdlib.story.commands import COMMANDS
 from maid_stdlib.story.detectors import StoryDetectors
 from maid_stdlib.story.facts import FactBook, FactSetEvent
@@ -17,7 +17,7 @@ __all__ = ["StoryPlugin", "builtin_detectors"]
 
 def builtin_detectors() -> StoryDetectors:
     registry = StoryDetectors()
-    for detector in (*conflict.BUILTIN, *drama.BUILTIN, *missing.BUILTIN):
+    for detector in (*conflict.BUILTIN, *drama.BUILTIN, *missing.BUILTIN, *deeds.BUILTIN):
         registry.add(detector)
     return registry
 

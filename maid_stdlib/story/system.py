@@ -177,7 +177,7 @@ class StorySignalSystem(System):
         ctx = DetectionContext(self.living, self.now)
         out: list[StorySignal] = []
         for detector in list(self.detectors):
-            if detector.signal_type not in signal_types:
+            if not any(detector.emits(t) for t in signal_types):
                 continue
             try:
                 work = detector.work(ctx)
@@ -189,8 +189,10 @@ class StorySignalSystem(System):
                 log.exception("story detector %s failed (situations_now)", detector.name)
                 continue
             for d in detections:
-                if d.signal_type == detector.signal_type and not missing_context(
-                    d.signal_type, d.context
+                if (
+                    detector.emits(d.signal_type)
+                    and d.signal_type in signal_types
+                    and not missing_context(d.signal_type, d.context)
                 ):
                     out.append(self._signal(d, self.now))
         return out
@@ -296,7 +298,7 @@ class StorySignalSystem(System):
         for part in chunks(detections):
             for d in part:
                 missing = missing_context(d.signal_type, d.context)
-                if d.signal_type != detector.signal_type or missing:
+                if not detector.emits(d.signal_type) or missing:
                     self.rejected += 1
                     log.warning(
                         "detector %s: dropped %s %s (type %s, missing %s)",

@@ -355,6 +355,21 @@ class FlagDef(_Gated):
     requires: dict[str, Any] = Field(default_factory=dict)
 
 
+class FactSignalDef(_Strict):
+    """The story signal a world fact raises once it holds: what the deed changed that
+    quest generation can build on (Gwen freed: she and Voss make common cause).
+
+    ``npcs`` are the pack's NPC ids involved, the one a quest would come from first.
+    A ``context`` value naming one of them by id (``gwen``, or a list of such) is read
+    as that NPC; other values are taken as written.
+    """
+
+    type: str
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    npcs: list[Id] = Field(default_factory=list)
+    context: dict[str, Any] = Field(default_factory=dict)
+
+
 class MilestoneDef(_Gated):
     """A sticky story objective: its description and, optionally, its preconditions."""
 
@@ -365,7 +380,16 @@ class MilestoneDef(_Gated):
     news: str = ""
     #: NPC ids of the pack the news is told to, besides the NPCs who saw it.
     told_to: list[Id] = Field(default_factory=list)
+    #: Bound to a world fact: the story signal it raises while it holds.
+    signal: FactSignalDef | None = None
     requires: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _signal_needs_a_fact(self) -> MilestoneDef:
+        if self.signal is not None and self.bind is None:
+            # An unbound milestone is the room's own: nothing outside it could read it.
+            raise ValueError("signal: only a milestone bound to a world fact raises one")
+        return self
 
 
 @dataclass(frozen=True)

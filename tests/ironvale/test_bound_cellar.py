@@ -20,8 +20,11 @@ from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
 from maid_stdlib.living.api import get_relationship
 from maid_stdlib.living.gossip import KnownGossip
+from maid_stdlib.questgen import QuestGen
 from maid_stdlib.questgen.vocabulary import QuestState
 from maid_stdlib.story.facts import FactBook
+from maid_stdlib.story.signals import StorySignal
+from maid_stdlib.story.system import StorySignalSystem
 from maid_stdlib.world import NPC
 from maid_stdlib.worldstate import load_schema
 from maid_stdlib.worldstate.binding import Binders
@@ -190,6 +193,70 @@ async def test_a_fact_nothing_reacted_to_can_be_undone(ironvale: GameEngine) -> 
     assert "[ ] Rescue Gwen from the bandits" in await cmd(ironvale, hero, "state")
 
 
+def npc_of(engine: GameEngine, template: str) -> UUID:
+    [uid] = [uid for uid, n in engine.world.each(NPC) if n.template == template]
+    return uid
+
+
+def deed_signals(engine: GameEngine) -> list[StorySignal]:
+    story = engine.get_system(StorySignalSystem)
+    story.detect_now()
+    return [s for s in story.recent if s.situation_key == "fact:rescue_gwen"]
+
+
+async def test_the_rescue_raises_a_story_signal_that_grounds_a_quest(
+    ironvale: GameEngine,
+) -> None:
+    fast(ironvale, scripted(*RESCUE))
+    hero, _ = player(ironvale, "Aldric", room=CELLAR)
+    assert deed_signals(ironvale) == []
+    await turn(ironvale, hero, "search the casks for a key")
+    await turn(ironvale, hero, "open the cage")
+    [signal] = deed_signals(ironvale)
+    voss = npc_of(ironvale, "ironvale:voss")
+    assert signal.signal_type == "ALLIANCE_FORMING"
+    assert signal.involved_npcs == [gwen(ironvale), voss]
+    assert signal.involved_players == [hero]
+    assert signal.context["allied_npcs"] == [str(gwen(ironvale)), str(voss)]
+    assert signal.context["allied_npcs_names"] == ["Gwen", "Captain Voss"]
+    assert signal.context["common_threat"] == "bandits"
+    assert "Aldric freed Gwen" in signal.context["deed"]
+    # Raised once: the next round sees the same situation, not a new one.
+    assert len(deed_signals(ironvale)) == 1
+    qg = ironvale.services.get(QuestGen)
+    contract = qg.contracts.get(signal.signal_type)
+    assert contract is not None
+    grounding = contract.ground(signal, qg.facts)
+    assert grounding is not None
+    assert (grounding.primary_npc, grounding.involved_npcs) == (gwen(ironvale), [voss])
+    assert grounding.fields["threat_source"] == "bandits"
+
+
+async def test_an_undone_rescue_takes_its_story_signal_back(ironvale: GameEngine) -> None:
+    service(ironvale).rooms[CELLAR].schema.milestones["rescue_gwen"].news = ""
+    fast(ironvale, scripted(*RESCUE))
+    hero, _ = player(ironvale, "Aldric", room=CELLAR)
+    await turn(ironvale, hero, "search the casks for a key")
+    await turn(ironvale, hero, "open the cage")
+    story = ironvale.get_system(StorySignalSystem)
+    assert len(deed_signals(ironvale)) == 1
+    assert story.is_active("fact:rescue_gwen")
+    await turn(ironvale, hero, "undo")
+    story.detect_now()
+    assert not story.is_active("fact:rescue_gwen")
+
+
+async def test_a_deed_whose_people_are_gone_raises_nothing(ironvale: GameEngine) -> None:
+    fast(ironvale, scripted(*RESCUE))
+    hero, _ = player(ironvale, "Aldric", room=CELLAR)
+    await turn(ironvale, hero, "search the casks for a key")
+    await turn(ironvale, hero, "open the cage")
+    assert len(deed_signals(ironvale)) == 1
+    ironvale.world.destroy_entity(npc_of(ironvale, "ironvale:voss"))
+    deed_signals(ironvale)
+    assert not ironvale.get_system(StorySignalSystem).is_active("fact:rescue_gwen")
+
+
 def binders(engine: GameEngine) -> Binders:
     return engine.services.get(Binders)
 
@@ -205,6 +272,13 @@ async def test_binds_are_checked(ironvale: GameEngine) -> None:
             },
             "npcs": {"gwen": {"stats": {"trust": {"bind": "relationship.trust", "min": -200}}}},
             "flags": {"free": {"bind": "world.fact", "initial": True}},
+            "milestones": {
+                "freed": {"bind": "world.fact", "signal": {"type": "ALLIANCE_FORMIN"}},
+                "allied": {
+                    "bind": "world.fact",
+                    "signal": {"type": "ALLIANCE_FORMING", "context": {"allied_npcs": ["a"]}},
+                },
+            },
         }
     )
     problems = binders(ironvale).problems(schema)
@@ -219,6 +293,13 @@ async def test_binds_are_checked(ironvale: GameEngine) -> None:
         "npcs.gwen.trust.bind: min -200 is outside trust's range (-100 to 100)",
         "flags.free.bind: a flag bound to a world fact starts false (no fact is true before "
         "it happens)",
+        "milestones.freed.bind: signal: unknown signal type 'ALLIANCE_FORMIN' (known: "
+        "ALLIANCE_FORMING, BETRAYAL, CRISIS, DISCOVERY, FACTION_TENSION, GOAL_BLOCKED, "
+        "POWER_SHIFT, RESOURCE_SCARCITY, RIVALRY_ESCALATION, SECRET_REVEALED, "
+        "THREAT_DETECTED, THREAT_REGROUPING, TRADE_OPPORTUNITY, UNREQUITED)",
+        "milestones.allied.bind: signal: ALLIANCE_FORMING needs context common_threat",
     ]
+    with pytest.raises(ValueError, match="only a milestone bound to a world fact raises one"):
+        load_schema({"milestones": {"freed": {"signal": {"type": "CRISIS"}}}})
     with pytest.raises(ValueError, match="already registered"):
         binders(ironvale).register(VitalsHp(ironvale))

@@ -2,7 +2,8 @@
 the narrated cellar (the scripted narrator stands in for the model), and then sees
 the one world the story changed: their own hit points in the prompt, ``state`` and
 ``score``, Gwen's trust in them in ``@living``, the quest objective done, and a
-villager telling of the rescue. An undo that the world already reacted to is refused."""
+villager telling of the rescue, and the deed a live story situation (`@story`). An undo
+that the world already reacted to is refused."""
 
 from __future__ import annotations
 
@@ -124,6 +125,10 @@ async def test_rescuing_gwen_changes_the_one_world(tmp_path: Path) -> None:
             rel = get_relationship(engine.world, svc_gwen, hero)
             assert rel is not None
             assert round(rel.trust, 2) == 0.35
+
+            # The deed is a story situation quest generation can build on.
+            out = await say(client, "@story now", "live situation")
+            assert "ALLIANCE_FORMING fact:rescue_gwen" in out
 
             # A villager tells of it.
             await say(client, "@goto ironvale:south_gate", "South Gate")
