@@ -189,6 +189,8 @@ def maid_argv() -> list[str]:
         "0",
         "--metrics-port",
         "0",
+        "--web-port",
+        "0",
         "--telnet-host",
         "127.0.0.1",
         "--metrics-host",

@@ -1,4 +1,4 @@
-"""The server: one engine, its telnet and metrics listeners, one async lifespan.
+"""The server: one engine, its telnet, web and metrics listeners, one async lifespan.
 
     async with MaidServer(settings).lifespan() as server:
         await server.serve_until(stop_event)
@@ -40,6 +40,7 @@ class MaidServer:
         self.engine = GameEngine(settings, clock=clock, packs=packs)
         self.announce = announce
         self.telnet: Any = None
+        self.web: Any = None
         self.metrics_server: MetricsServer | None = None
         self._ticker: asyncio.Task[None] | None = None
         self._stop_ticking = asyncio.Event()
@@ -52,6 +53,10 @@ class MaidServer:
     def tls_port(self) -> int:
         """The telnet-over-TLS port; 0 when there is none."""
         return int(self.telnet.tls_port) if self.telnet is not None else 0
+
+    @property
+    def web_port(self) -> int:
+        return int(self.web.port) if self.web is not None else 0
 
     @property
     def metrics_port(self) -> int:
@@ -88,6 +93,20 @@ class MaidServer:
                     self.announce(
                         f"MAID telnet+tls listening on {self.telnet.host}:{self.telnet.tls_port}"
                     )
+            if self.settings.web_enabled:
+                # aiohttp too is loaded only when browsers are served.
+                from maid_engine.web import WebServer
+
+                self.web = WebServer(
+                    self.engine.sessions,
+                    host=self.settings.web_host,
+                    port=self.settings.web_port,
+                    limits=net_limits(self.settings),
+                    # One gate: an address's connections count once, whichever door.
+                    gate=self.telnet.gate if self.telnet is not None else None,
+                )
+                await self.web.start()
+                self.announce(f"MAID web listening on {self.web.host}:{self.web.port}")
         except BaseException:
             await self._close_listeners(None)
             await self.engine.stop()
@@ -129,6 +148,12 @@ class MaidServer:
             except Exception:
                 log.exception("closing the telnet listener failed")
             self.telnet = None
+        if self.web is not None:
+            try:
+                await self.web.stop(message)
+            except Exception:
+                log.exception("closing the web listener failed")
+            self.web = None
         if self.metrics_server is not None:
             await self.metrics_server.stop()
             self.metrics_server = None

@@ -26,6 +26,8 @@ def _settings(args: argparse.Namespace) -> Settings:
     overrides: dict[str, Any] = {}
     for flag, key in (
         ("telnet_port", "telnet_port"),
+        ("web_host", "web_host"),
+        ("web_port", "web_port"),
         ("telnet_host", "telnet_host"),
         ("metrics_port", "metrics_port"),
         ("metrics_host", "metrics_host"),
@@ -75,6 +77,8 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--tls-cert", help="TLS certificate chain, PEM (MAID_TLS_CERT_FILE)")
     p.add_argument("--tls-key", help="the certificate's private key, PEM (MAID_TLS_KEY_FILE)")
+    p.add_argument("--web-host", help="web client bind address (MAID_WEB_HOST)")
+    p.add_argument("--web-port", type=int, help="web client port, 0 = any free (MAID_WEB_PORT)")
     p.add_argument("--metrics-host", help="/metrics bind address (MAID_METRICS_HOST)")
     p.add_argument("--metrics-port", type=int, help="/metrics port, 0 = any free")
     p.add_argument("--tick-rate", type=float, help="ticks per second (MAID_TICK_RATE)")

@@ -38,6 +38,10 @@ class Settings(BaseSettings):
     telnet_host: str = "127.0.0.1"
     telnet_port: int = Field(default=4000, ge=0, le=65535)
     telnet_enabled: bool = True
+    # The browser client: its page at / and its WebSocket at /ws (0: any free port).
+    web_host: str = "127.0.0.1"
+    web_port: int = Field(default=4080, ge=0, le=65535)
+    web_enabled: bool = True
     metrics_host: str = "127.0.0.1"
     metrics_port: int = Field(default=9464, ge=0, le=65535)
     metrics_enabled: bool = True

@@ -26,6 +26,9 @@ _database_numbers = itertools.count(1)
 # engines in one test process would each pay a full collection. tests/engine tests
 # the setting explicitly.
 os.environ.setdefault("MAID_GC_FREEZE", "0")
+# Servers started by tests listen for browsers on a free port, never the fixed 4080
+# (tests run side by side); tests/web checks the default itself.
+os.environ.setdefault("MAID_WEB_PORT", "0")
 
 
 @pytest.fixture(scope="session")

@@ -7,19 +7,11 @@ import logging
 import re
 import ssl
 import time
-from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from maid_engine.net.limits import (
-    MSG_FLOOD_WAIT,
-    MSG_LOGIN_BUSY,
-    MSG_PER_IP,
-    MSG_PRELOGIN_PER_IP,
-    MSG_SERVER_FULL,
-    ByteBudget,
-    NetLimits,
-)
+from maid_engine.net.gate import ConnectionGate
+from maid_engine.net.limits import MSG_SERVER_FULL, ByteBudget, NetLimits
 from maid_engine.net.links import Connection, ConnectionEvents
 from maid_engine.net.protocol import MaidTelnetProtocol
 from maid_engine.net.session import TelnetSession
@@ -59,14 +51,17 @@ class TelnetServer:
         on_limit: Callable[[str], None] | None = None,
         tls_port: int | None = None,
         tls_context: ssl.SSLContext | None = None,
+        gate: ConnectionGate | None = None,
     ) -> None:
         if (tls_port is None) != (tls_context is None):
             raise ValueError("a TLS listener needs both tls_port and tls_context")
         self.handler = handler
         self.limits = limits
         self.clock = clock
-        self.on_limit = on_limit
-        self.counters: Counter[str] = Counter()
+        #: Connection counts and input budgets, shared with other listeners given it.
+        self.gate = gate if gate is not None else ConnectionGate(limits, clock, on_limit)
+        #: Refusals by kind (the gate's: shared by every listener with the same gate).
+        self.counters = self.gate.counters
         #: Bytes received and interpreted (telnet commands included), all connections.
         self.input_bytes = 0
         self._host = host
@@ -75,13 +70,6 @@ class TelnetServer:
         self._tls_context = tls_context
         self._listeners: list[asyncio.Server] = []
         self._sessions: dict[str, TelnetSession] = {}
-        self._per_ip: Counter[str] = Counter()
-        self._connections = 0
-        self._prelogin_per_ip: Counter[str] = Counter()
-        self._prelogin = 0
-        # Input byte budgets by address. Kept after an address's last connection closes
-        # until the budget is full again, so reconnecting does not buy a fresh burst.
-        self._budgets: dict[str, ByteBudget] = {}
         self._accepting = False
 
     # -- public ---------------------------------------------------------------------------
@@ -106,12 +94,12 @@ class TelnetServer:
 
     @property
     def connection_count(self) -> int:
-        return self._connections
+        return self.gate.connection_count
 
     @property
     def prelogin_count(self) -> int:
         """Connections accepted that have not logged in (yet)."""
-        return self._prelogin
+        return self.gate.prelogin_count
 
     async def start(self) -> None:
         if self._listeners:
@@ -234,83 +222,20 @@ class TelnetServer:
 
     def _admit(self, host: str) -> str | None:
         """Count a new connection in, or return the message it is refused with."""
-        limits = self.limits
         if not self._accepting:
             return MSG_SERVER_FULL
-        if limits.max_connections and self._connections >= limits.max_connections:
-            self._limit_hit("max_connections")
-            return MSG_SERVER_FULL
-        if limits.max_connections_per_ip and self._per_ip[host] >= limits.max_connections_per_ip:
-            self._limit_hit("per_ip")
-            return MSG_PER_IP
-        budget = self._budgets.get(host)
-        if budget is not None and budget.owing:
-            # An address still paying off a flood gets no new connection meanwhile:
-            # being cut off and reconnecting must not become the cheaper way to flood.
-            self._limit_hit("flood_wait")
-            return MSG_FLOOD_WAIT
-        if limits.max_prelogin_per_ip and (
-            self._prelogin_per_ip[host] >= limits.max_prelogin_per_ip
-        ):
-            self._limit_hit("prelogin_per_ip")
-            return MSG_PRELOGIN_PER_IP
-        if limits.max_prelogin and self._prelogin >= limits.max_prelogin:
-            # The rest of max_connections is kept for players who have logged in.
-            self._limit_hit("login_busy")
-            return MSG_LOGIN_BUSY
-        self._connections += 1
-        self._per_ip[host] += 1
-        self._prelogin += 1
-        self._prelogin_per_ip[host] += 1
-        return None
+        return self.gate.admit(host)
 
     def _release(self, host: str, *, prelogin: bool) -> None:
-        self._connections = max(self._connections - 1, 0)
-        self._per_ip[host] -= 1
-        if self._per_ip[host] <= 0:
-            del self._per_ip[host]
-            budget = self._budgets.get(host)
-            if budget is not None and budget.idle:
-                del self._budgets[host]
-        if prelogin:
-            self._prelogin_done(host)
-
-    def _prelogin_done(self, host: str) -> None:
-        self._prelogin = max(self._prelogin - 1, 0)
-        self._prelogin_per_ip[host] -= 1
-        if self._prelogin_per_ip[host] <= 0:
-            del self._prelogin_per_ip[host]
+        self.gate.release(host, prelogin=prelogin)
 
     def _logged_in(self, host: str, logged_in: bool) -> None:
         """A connection of ``host`` logged in (or, ``False``, is back at the login)."""
-        if logged_in:
-            self._prelogin_done(host)
-        else:
-            # Counted again, never refused: it already holds its slot.
-            self._prelogin += 1
-            self._prelogin_per_ip[host] += 1
+        self.gate.logged_in(host, logged_in)
 
     def _budget(self, host: str) -> ByteBudget | None:
         """The input byte budget shared by every connection of ``host`` (None: no limit)."""
-        limits = self.limits
-        if not limits.input_bytes_per_second:
-            return None
-        budget = self._budgets.get(host)
-        if budget is None:
-            if len(self._budgets) >= 2 * max(limits.max_connections, 1000):
-                # Addresses that left long ago: their buckets are full, forget them.
-                for key in [
-                    k for k, b in self._budgets.items() if k not in self._per_ip and b.idle
-                ]:
-                    del self._budgets[key]
-            budget = ByteBudget(
-                limits.input_bytes_per_second,
-                max(limits.input_byte_burst, 1),
-                limits.input_byte_debt,
-                self.clock,
-            )
-            self._budgets[host] = budget
-        return budget
+        return self.gate.budget(host)
 
     def _new_session(self, protocol: Connection) -> TelnetSession:
         session = TelnetSession(protocol, self)
@@ -324,12 +249,7 @@ class TelnetServer:
         session._detach()
 
     def _limit_hit(self, kind: str) -> None:
-        self.counters[kind] += 1
-        if self.on_limit is not None:
-            try:
-                self.on_limit(kind)
-            except Exception:
-                log.exception("on_limit hook failed")
+        self.gate.limit_hit(kind)
 
 
 def _address(listener: asyncio.Server) -> tuple[str, int]:

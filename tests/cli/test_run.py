@@ -35,7 +35,7 @@ async def start_server(
     )
     ports: dict[str, int] = {}
     assert proc.stdout is not None
-    while len(ports) < 2:
+    while len(ports) < 3:
         line = await asyncio.wait_for(proc.stdout.readline(), timeout=60)
         if not line:
             err = await proc.stderr.read() if proc.stderr else b""
@@ -48,7 +48,7 @@ async def start_server(
 
 async def http_get(port: int, path: str) -> tuple[int, str]:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
     await writer.drain()
     data = await asyncio.wait_for(reader.read(), timeout=10)
     writer.close()
@@ -59,7 +59,10 @@ async def http_get(port: int, path: str) -> tuple[int, str]:
 async def test_run_serves_metrics_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     proc, ports = await start_server(tmp_path)
     try:
-        assert set(ports) == {"telnet", "metrics"}
+        assert set(ports) == {"telnet", "web", "metrics"}
+        status, page = await http_get(ports["web"], "/")
+        assert status == 200
+        assert 'id="output"' in page
         status, body = await http_get(ports["metrics"], "/metrics")
         assert status == 200
         names = {f.name for f in text_string_to_metric_families(body)}

@@ -30,6 +30,7 @@ _LISTEN = re.compile(r"MAID ([\w+]+) listening on ([\d.]+):(\d+)")
 FAST_ENV = {
     "MAID_SCRYPT_N": "1024",
     "MAID_LOG_LEVEL": "INFO",
+    "MAID_WEB_PORT": "0",
 }
 
 
