@@ -1,10 +1,10 @@
-"""The contract between a transport (telnet today) and the game.
+"""The contract between a transport (telnet, the web client's WebSocket) and the game.
 
 The telnet layer knows protocols, not the game: it implements :class:`Session` for
 each connection and hands every complete input line to a :class:`SessionHandler`
 (one at a time per session, in order). The game side (login, commands) only ever
-talks to sessions through this protocol, so a test transport or a future websocket
-transport can stand in without the game noticing.
+talks to sessions through this protocol, so the WebSocket transport
+(``maid_engine.web``) or a test transport stands in without the game noticing.
 """
 
 from __future__ import annotations

@@ -52,12 +52,14 @@ FUNCTION_IMPORTS_ALLOWED: dict[tuple[str, str], str] = {
         "classic_rpg.scaffold",
     ): "permanent: `maid new-pack` writes a pack on the RPG layer, above the engine",
     # Lazy on purpose: each keeps a heavy third-party library (SQLAlchemy behind
-    # maid_engine.store, telnetlib3 behind maid_engine.net) out of processes that do
+    # maid_engine.store, telnetlib3 behind maid_engine.net, aiohttp behind
+    # maid_engine.web) out of processes that do
     # not need it; tests/engine/test_ports.py keeps the same list with its reasons.
     **{
         (module, target): _LAZY
         for module, target in [
             ("maid_engine.app", "maid_engine.net"),
+            ("maid_engine.app", "maid_engine.web"),
             ("maid_engine.cli", "maid_engine.accounts.admin_cli"),
             ("maid_engine.cli", "maid_engine.app"),
             ("maid_engine.cli", "maid_engine.packcheck"),

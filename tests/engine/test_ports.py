@@ -29,12 +29,14 @@ MAY_IMPORT_ENGINE = {
 }
 #: Imports inside function bodies in maid_engine, and why each is not at the top.
 #: None of them breaks a cycle: each keeps a heavy third-party library (SQLAlchemy
-#: behind maid_engine.store, telnetlib3 behind maid_engine.net) from loading in
+#: behind maid_engine.store, telnetlib3 behind maid_engine.net, aiohttp behind
+#: maid_engine.web) from loading in
 #: processes that do not need it.
 LAZY_IN_ENGINE = {
     ("maid_engine/engine.py", "maid_engine.store"),
     ("maid_engine/reliability.py", "maid_engine.store"),
     ("maid_engine/app.py", "maid_engine.net"),
+    ("maid_engine/app.py", "maid_engine.web"),
     ("maid_engine/cli.py", "maid_engine.app"),
     ("maid_engine/cli.py", "maid_engine.packcheck"),
     ("maid_engine/cli.py", "maid_engine.accounts.admin_cli"),

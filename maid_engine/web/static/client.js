@@ -20,8 +20,9 @@
 
   // ---------------------------------------------------------------- ANSI colour
 
+  // A dark page: "black" text (the game's |x, meant as a quiet grey) must stay readable.
   const BASIC = [
-    "#000000", "#cd3131", "#0dbc79", "#e5e510", "#2472c8", "#bc3fbc", "#11a8cd", "#e5e5e5",
+    "#6e7681", "#cd3131", "#0dbc79", "#e5e510", "#2472c8", "#bc3fbc", "#11a8cd", "#e5e5e5",
     "#666666", "#f14c4c", "#23d18b", "#f5f543", "#3b8eea", "#d670d6", "#29b8db", "#ffffff",
   ];
 
@@ -163,8 +164,11 @@
     output.appendChild(probe);
     const width = probe.getBoundingClientRect().width / 10 || 8;
     output.removeChild(probe);
-    const usable = output.clientWidth - 28;
-    return Math.max(20, Math.min(250, Math.floor(usable / width)));
+    const box = getComputedStyle(output);
+    const usable = output.clientWidth - parseFloat(box.paddingLeft) - parseFloat(box.paddingRight);
+    // Two columns to spare: the server wraps to this width, and a line the page then
+    // wrapped again would leave one word alone on a line.
+    return Math.max(20, Math.min(250, Math.floor(usable / width) - 2));
   }
 
   function rows() {
@@ -181,6 +185,7 @@
     socket.addEventListener("open", () => {
       openedAt = Date.now();
       setStatus("Connected");
+      send({ size: [columns(), rows()] });
       send({ gmcp: "Core.Hello", data: { client: "MAID web", version: "1" } });
     });
     socket.addEventListener("message", (event) => receive(event.data));
@@ -232,6 +237,8 @@
 
   // ---------------------------------------------------------------- input
 
+  // The login screen's one-line forms carry a password: neither shown nor remembered.
+  const LOGIN_LINE = /^(\s*(?:create|connect)\s+\S+)\s+\S.*$/i;
   const history = [];
   let historyAt = 0;
   let draft = "";
@@ -255,8 +262,9 @@
     if (!send({ line })) return;
     openLine = null;
     resetStyle();
-    appendText((password ? "" : line) + "\n", "echo");
-    if (!password && line.trim() !== "") {
+    const secret = password || LOGIN_LINE.test(line);
+    appendText((password ? "" : line.replace(LOGIN_LINE, "$1 ********")) + "\n", "echo");
+    if (!secret && line.trim() !== "") {
       if (history[history.length - 1] !== line) history.push(line);
       if (history.length > MAX_HISTORY) history.shift();
       const word = line.trim().toLowerCase();
@@ -289,7 +297,7 @@
 
   // The command line keeps the focus: typing anywhere else goes there, and clicking the
   // text (without selecting any to copy) gives it back.
-  const PANELS = ["vitals-panel", "room-panel", "map-panel", "quests-panel", "state-panel"];
+  const PANELS = ["vitals-panel", "room-panel", "state-panel", "quests-panel", "map-panel"];
   document.addEventListener("keydown", (event) => {
     if (event.altKey && /^[1-5]$/.test(event.key)) {
       $(PANELS[Number(event.key) - 1]).focus();
