@@ -12,14 +12,28 @@ from __future__ import annotations
 import asyncio
 import logging
 from contextlib import suppress
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import telnetlib3
 from telnetlib3.stream_reader import TelnetReaderUnicode
-from telnetlib3.telopt import CHARSET, CMD_EOR, ECHO, EOR, GA, GMCP, IAC, MSSP, SGA, WILL, WONT
+from telnetlib3.telopt import (
+    CHARSET,
+    CMD_EOR,
+    ECHO,
+    EOR,
+    GA,
+    GMCP,
+    IAC,
+    MCCP3_COMPRESS,
+    MSSP,
+    SGA,
+    WILL,
+    WONT,
+)
 
 from maid_engine.net.limits import MSG_FLOOD, MSG_SUBNEGOTIATION
 from maid_engine.net.links import Admission, ConnectionEvents
+from maid_engine.net.mccp import COMPRESS2, WireTransport
 from maid_engine.net.mtts import MAX_TTYPE_LENGTH, MAX_TTYPES, Detected, TerminalDetector
 from maid_engine.net.subneg import SubnegotiationGuard
 
@@ -87,6 +101,7 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         self.prelogin = False
         self.detector = TerminalDetector()
         self._ttype_replies = 0
+        self.wire: WireTransport | None = None
         self._sb_guard = SubnegotiationGuard()
         self._budget: ByteBudget | None = None
         # Received bytes not interpreted yet (see data_received) and where they resume.
@@ -114,9 +129,15 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
             return
         self.prelogin = True
         self._budget = self.maid_server._budget(self.peer_host)
-        super().connection_made(transport)
+        # Everything this connection writes, telnetlib3's negotiation included, passes
+        # the one place where MCCP2 compresses it.
+        self.wire = WireTransport(cast(asyncio.Transport, transport))
+        super().connection_made(self.wire)
         assert isinstance(self.reader, _InputSink)
         assert self.writer is not None
+        # MCCP3 (the client compressing its input) is refused: input is small, and a
+        # client-controlled zlib stream is one more thing to bound.
+        self.writer.always_dont.add(MCCP3_COMPRESS)
         # Our LineAssembler does the line editing; telnetlib3's simulated SLC would
         # otherwise inspect every input byte in Python (slow for floods, see _INPUT_SLICE).
         self.writer.slc_simulated = False
@@ -245,6 +266,11 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         self.writer.iac(WILL, EOR)
         self.writer.iac(WILL, GMCP)
         self.writer.iac(WILL, MSSP)
+        if not self.secure:
+            # Not inside TLS: compressing text others can make appear next to private
+            # text would let a watcher of the encrypted lengths guess it (CRIME).
+            # telnetlib3 refuses DO COMPRESS2 over TLS as well.
+            self.writer.iac(WILL, COMPRESS2)
 
     def on_naws(self, rows: int, cols: int) -> None:
         super().on_naws(rows, cols)
@@ -298,11 +324,20 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         if writer is None or self.session is None or self._torn_down:
             return
         self.session.caps.gmcp = self.gmcp_enabled
+        wire = self.wire
+        if wire is not None and writer.local_option.enabled(COMPRESS2) != wire.compressing:
+            # DO COMPRESS2 starts the stream, DONT ends it; what is queued goes first, so
+            # the client reads it in the form it expects at that point.
+            self.flush_output()
+            if wire.compressing:
+                wire.end_compression()
+            else:
+                wire.start_compression()
         if writer.local_option.enabled(MSSP) and not self._mssp_sent:
             self._mssp_sent = True
             try:
                 self.flush_output()
-                writer.send_mssp(self.maid_server.mssp_variables())
+                writer.send_mssp(self.maid_server.mssp_variables(tls=self.secure))
             except Exception:
                 log.exception("MSSP status failed")
 
@@ -316,6 +351,16 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         return {
             key: str(self.get_extra_info(key)) for key in _ENVIRON_KEYS if self.get_extra_info(key)
         }
+
+    @property
+    def secure(self) -> bool:
+        """Whether this connection came in on the TLS listener."""
+        return self.wire is not None and self.wire.get_extra_info("ssl_object") is not None
+
+    @property
+    def compressing(self) -> bool:
+        """Whether output goes out MCCP2-compressed now."""
+        return self.wire is not None and self.wire.compressing
 
     @property
     def alive(self) -> bool:
@@ -422,6 +467,10 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
             return
         if self.writer is not None:
             self.flush_output()
+            if self.wire is not None:
+                # Before telnetlib3 tears the connection down (which stops all writing):
+                # the client's inflater sees the stream end, not a cut.
+                self.wire.end_compression()
             self.writer.close()
         else:
             self.connection_lost(None)

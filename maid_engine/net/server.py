@@ -120,7 +120,9 @@ class TelnetServer:
                 # the session back until BINARY is agreed in both directions.
                 force_binary=True,
                 connect_maxwait=limits.negotiation_timeout,
-                compression=False,
+                # Accept DO COMPRESS2 (the protocol offers it and runs the stream
+                # itself); telnetlib3's own MCCP2/MCCP3 code stays off.
+                compression=None,
                 timeout=0,  # idle handling is ours (it counts typed input, not chatter)
             )
 
@@ -182,8 +184,11 @@ class TelnetServer:
                 await asyncio.wait(pending, timeout=1.0)
         log.info("telnet server stopped")
 
-    def mssp_variables(self) -> dict[str, str | list[str]]:
-        """MSSP table: what the transport knows, overridden by the game's own values."""
+    def mssp_variables(self, *, tls: bool = False) -> dict[str, str | list[str]]:
+        """MSSP table: what the transport knows, overridden by the game's own values.
+
+        ``tls``: the table for a connection on the TLS listener, where MCCP is not
+        offered."""
         table: dict[str, str | list[str]] = {
             "PORT": str(self._port),
             "CODEBASE": "MAID",
@@ -194,7 +199,7 @@ class TelnetServer:
             "XTERM TRUE COLORS": "1",
             "GMCP": "1",
             "MSSP": "1",
-            "MCCP": "0",
+            "MCCP": "0" if tls else "1",
             "MCP": "0",
             "MSDP": "0",
             "MSP": "0",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
@@ -18,7 +19,7 @@ from maid_engine.sessions import Session
 
 IAC, DONT, DO, WONT, WILL, SB, SE, GA, EOR_CMD = 255, 254, 253, 252, 251, 250, 240, 249, 239
 ECHO, SGA, TTYPE, NAWS, CHARSET, BINARY, NEW_ENVIRON = 1, 3, 24, 31, 42, 0, 39
-EOR, GMCP, MSSP = 25, 201, 70
+EOR, GMCP, MSSP, COMPRESS2, COMPRESS3 = 25, 201, 70, 86, 87
 TIMEOUT = 5.0
 
 
@@ -127,6 +128,12 @@ class RawClient:
         self.local: dict[int, bool] = {}
         self.remote: dict[int, bool] = {}
         self.wire = bytearray()  # everything received, raw
+        #: MCCP2: the inflater while the server's stream is compressed, and how many
+        #: compressed streams started and ended cleanly (Z_FINISH) so far.
+        self.inflate: Any = None
+        self.streams_started = 0
+        self.streams_ended = 0
+        self.inflated = 0  # bytes the compressed streams inflated to
         self.data = bytearray()  # in-band data only (IAC IAC -> 0xFF)
         self.commands: list[tuple[int, int]] = []  # (verb, option) received
         self.subneg: list[tuple[int, bytes]] = []
@@ -148,7 +155,7 @@ class RawClient:
                 if not chunk:
                     break
                 self.wire += chunk
-                self._parse(chunk)
+                self._feed(chunk)
                 self._changed.set()
         except (ConnectionError, OSError):
             pass
@@ -156,8 +163,27 @@ class RawClient:
             self.eof = True
             self._changed.set()
 
-    def _parse(self, chunk: bytes) -> None:
-        for b in chunk:
+    def _feed(self, chunk: bytes) -> None:
+        """Parse ``chunk``, inflating what follows an MCCP2 start marker."""
+        while chunk:
+            if self.inflate is None:
+                used = self._parse(chunk)
+                chunk = chunk[used:]
+                continue
+            plain = self.inflate.decompress(chunk)
+            self.inflated += len(plain)
+            chunk = b""
+            if self.inflate.eof:
+                # The server ended the stream: what follows it is plain again.
+                chunk = self.inflate.unused_data
+                self.inflate = None
+                self.streams_ended += 1
+            self._parse(plain)
+
+    def _parse(self, chunk: bytes) -> int:
+        """Parse ``chunk``; returns how much of it was plain telnet (all of it, unless
+        an MCCP2 start marker ends the plain part)."""
+        for i, b in enumerate(chunk):
             st = self._state
             if st == "data":
                 if b == IAC:
@@ -193,9 +219,14 @@ class RawClient:
                 if b == SE:
                     self._subnegotiation(bytes(self._sb))
                     self._state = "data"
+                    if bytes(self._sb) == bytes([COMPRESS2]):
+                        self.inflate = zlib.decompressobj()
+                        self.streams_started += 1
+                        return i + 1
                 else:
                     self._sb.append(b)  # IAC IAC inside SB
                     self._state = "sb"
+        return len(chunk)
 
     def _negotiate(self, verb: int, opt: int) -> None:
         if self.silent:

@@ -214,7 +214,7 @@ async def test_mssp_table(server: TelnetServer, connect: Connect, handler: FakeH
     assert table["PLAYERS"] == ["3"]
     assert table["GENRE"] == ["Fantasy", "BadVal"]
     assert table["PORT"] == [str(server.port)]
-    for key, value in {"ANSI": "1", "UTF-8": "1", "GMCP": "1", "MSSP": "1", "MCCP": "0"}.items():
+    for key, value in {"ANSI": "1", "UTF-8": "1", "GMCP": "1", "MSSP": "1", "MCCP": "1"}.items():
         assert table[key] == [value]
 
 
