@@ -1,7 +1,9 @@
 """A new player's first ten minutes, in TinTin++ against a real ``maid run``: create a
 character and read the newbie guide, join a channel, group with a second player, buy
 a weapon, take the first quest, fight with the prompt showing the fight, flee, and
-finish the quest. The second player is the suite's plain telnet client."""
+finish the quest. The second player is the suite's plain telnet client.
+
+The same script runs in both real clients, TinTin++ and TinyFugue."""
 
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ import pytest
 from e2e.client import ClientPool
 from e2e.fixtures import maid_server, telnet
 from e2e.server import ServerProcess
+from e2e_client.ptyclient import PtyClient
 from e2e_client.tintin import TinTin, require_tintin
+from e2e_client.tinyfugue import TinyFugue, require_tinyfugue
 
 __all__ = ["maid_server", "telnet"]
 
@@ -40,7 +44,7 @@ ROAD_SOUTH = (
 )
 
 
-async def wounded_prompt(tt: TinTin, within: float = 20.0) -> tuple[int, int]:
+async def wounded_prompt(tt: PtyClient, within: float = 20.0) -> tuple[int, int]:
     """Wait for a prompt showing less health than the maximum: (health, maximum)."""
     while True:
         _, prompt = await tt.expect_re(PROMPT, within)
@@ -49,17 +53,19 @@ async def wounded_prompt(tt: TinTin, within: float = 20.0) -> tuple[int, int]:
             return hp, most
 
 
-async def walk(tt: TinTin, direction: str, *rooms: str) -> None:
+async def walk(tt: PtyClient, direction: str, *rooms: str) -> None:
     for room in rooms:
         await tt.type(direction, room)
 
 
+@pytest.mark.parametrize("client", ["tintin", "tinyfugue"])
 async def test_a_new_players_first_ten_minutes(
-    tmp_path: Path, maid_server: StartServer, telnet: ClientPool
+    tmp_path: Path, maid_server: StartServer, telnet: ClientPool, client: str
 ) -> None:
-    require_tintin()
+    connect = TinTin.connect if client == "tintin" else TinyFugue.connect
+    (require_tintin if client == "tintin" else require_tinyfugue)()
     server = await maid_server(tmp_path / "data", env=FAST)
-    async with TinTin.connect(server.telnet_port, tmp_path) as tt:
+    async with connect(server.telnet_port, tmp_path) as tt:
         await tt.expect("Type 'quit' to leave.")
         welcome = await tt.type("create Piper pipe-dream-42", "Welcome, Piper.")
         assert "Account Piper created." in welcome
