@@ -44,10 +44,12 @@ import random
 import socket
 import sys
 import time
+import zlib
 from collections import deque
 from typing import Any
 
 IAC, DONT, DO, WONT, WILL, SB, SE, GA, EOR = 255, 254, 253, 252, 251, 250, 240, 249, 239
+COMPRESS2 = 86
 _IAC_B = b"\xff"
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -102,17 +104,20 @@ class Conn(asyncio.Protocol):
 
     __slots__ = (
         "_answered",
+        "_inflate",
         "_ready",
         "_tail",
         "_waiter",
         "capture",
         "closed",
+        "mccp",
+        "plain",
         "received",
         "text",
         "transport",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, mccp: bool = False) -> None:
         self.transport: asyncio.Transport | None = None
         self._answered: set[tuple[int, int]] = set()
         self._tail = b""
@@ -121,8 +126,13 @@ class Conn(asyncio.Protocol):
         self._ready: deque[bytes] = deque()
         self.capture = True
         self.text = bytearray()
+        #: Bytes off the wire, and the same after inflating (equal without MCCP2).
         self.received = 0
+        self.plain = 0
         self.closed = False
+        #: Ask for MCCP2, and inflate what follows the start marker.
+        self.mccp = mccp
+        self._inflate: Any = None
 
     # -- asyncio.Protocol --------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -132,6 +142,11 @@ class Conn(asyncio.Protocol):
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if self.mccp:
+            # Ask at once: a client that refuses everything else never hears the offer
+            # (telnetlib3 offers options only to clients that agreed to something).
+            self._answered.add((WILL, COMPRESS2))
+            transport.write(bytes((IAC, DO, COMPRESS2)))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -141,6 +156,23 @@ class Conn(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self.received += len(data)
+        if self._inflate is not None:
+            self._decompress(data)
+        else:
+            self._parse(data)
+
+    def _decompress(self, data: bytes) -> None:
+        inflate = self._inflate
+        plain = inflate.decompress(data)
+        rest = b""
+        if inflate.eof:  # the server ended the stream: plain bytes follow
+            rest, self._inflate = inflate.unused_data, None
+        self._parse(plain)
+        if rest:
+            self._parse(rest)
+
+    def _parse(self, data: bytes) -> None:
+        self.plain += len(data)
         if self._tail:
             data = self._tail + data
             self._tail = b""
@@ -170,6 +202,13 @@ class Conn(asyncio.Protocol):
                     self._tail = data[i:]
                     return
                 pos = end + 2
+                if self.mccp and data[i + 2 : end] == bytes((COMPRESS2,)):
+                    # Everything after the marker is the zlib stream.
+                    self._inflate = zlib.decompressobj()
+                    self.plain -= n - pos
+                    if pos < n:
+                        self._decompress(data[pos:])
+                    return
             elif cmd == GA or cmd == EOR:
                 pos = i + 2
                 self._prompt()
@@ -182,7 +221,8 @@ class Conn(asyncio.Protocol):
 
     # -- telnet ------------------------------------------------------------------------
     def _negotiate(self, cmd: int, opt: int) -> None:
-        # Refuse everything, answering each (verb, option) once (no loops).
+        # Refuse everything (MCCP2 was asked for up front, if at all), answering each
+        # (verb, option) once (no loops).
         if cmd in (DO, WILL) and (cmd, opt) not in self._answered:
             self._answered.add((cmd, opt))
             reply = WONT if cmd == DO else DONT
@@ -242,7 +282,8 @@ class Client:
         started = time.perf_counter()
         try:
             _, conn = await asyncio.wait_for(
-                loop.create_connection(Conn, args.host, args.port), args.login_timeout
+                loop.create_connection(lambda: Conn(args.mccp), args.host, args.port),
+                args.login_timeout,
             )
             self.conn = conn
             deadline = started + args.login_timeout
@@ -322,10 +363,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     login_wall = time.perf_counter() - t0
     cpu1 = proc_cpu(pid) if pid else None
     logged_in = [c for c in clients if c.login_time is not None]
+    # The login's text (banner, welcome, newbie guide, first room) is said once per
+    # player, unlike a repeated command's: what compression does to text seen once.
+    login_wire = sum(c.conn.received for c in logged_in if c.conn is not None)
+    login_plain = sum(c.conn.plain for c in logged_in if c.conn is not None)
 
     if args.settle > 0:
         await asyncio.sleep(args.settle)  # let arrival announcements drain
     cpu2 = proc_cpu(pid) if pid else None
+    wire0 = sum(c.conn.received for c in logged_in if c.conn is not None)
+    plain0 = sum(c.conn.plain for c in logged_in if c.conn is not None)
     t1 = time.perf_counter()
     mono1 = time.monotonic()
     deadline = t1 + args.phase_timeout
@@ -351,6 +398,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     cmd_wall = time.perf_counter() - t1
     mono2 = time.monotonic()
     cpu3 = proc_cpu(pid) if pid else None
+    wire1 = sum(c.conn.received for c in logged_in if c.conn is not None)
+    plain1 = sum(c.conn.plain for c in logged_in if c.conn is not None)
 
     for c in [*clients, *storm]:
         if c.conn is not None:
@@ -406,6 +455,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         ),
         "command_wall": cmd_wall,
         "command_cpu": _delta(cpu2, cpu3),
+        # What the server sent while the commands ran: on the wire, and inflated.
+        "command_wire_bytes": wire1 - wire0,
+        "command_plain_bytes": plain1 - plain0,
+        "login_wire_bytes": login_wire,
+        "login_plain_bytes": login_plain,
+        "mccp": args.mccp,
+        "compressed_connections": sum(
+            1 for c in logged_in if c.conn is not None and c.conn.received != c.conn.plain
+        ),
         "errors": errors,
         "error_samples": [c.error for c in clients if c.error][:3],
         "client_cpu": time.process_time(),
@@ -441,6 +499,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--storm", type=int, default=0, help="account creations during the commands")
     p.add_argument("--storm-after", type=float, default=5.0)
+    p.add_argument("--mccp", action="store_true", help="agree to MCCP2 compression")
     return p.parse_args(argv)
 
 

@@ -4,10 +4,13 @@ For every scenario (a client count, commands per client, scrypt cost) it starts,
 their own processes and each on a fresh port:
 
 * the echo baseline (``python -m benchmarks.echo_server``), then
-* a real ``maid run`` (default ironvale pack, fresh data dir, port 0),
+* a real ``maid run`` (default ironvale pack, fresh data dir, port 0), and
+* another, whose clients agree to MCCP2 compression (``maid+mccp``),
 
 and runs the load client (``python -m benchmarks.loadclient``, a third process)
-against each. Every process is killed in ``finally``; every wait is bounded.
+against each. The bytes the clients received while the commands ran (on the wire,
+and inflated) are reported per command, next to the server's CPU per command.
+Every process is killed in ``finally``; every wait is bounded.
 
 Server settings for the run (reported with the figures): per-IP and total
 connection limits raised to 5000 (every client comes from 127.0.0.1) and the
@@ -47,7 +50,7 @@ class Scenario:
     commands: int = 20
     #: None = MAID's default scrypt parameters; else MAID_SCRYPT_N.
     scrypt_n: int | None = 1024
-    targets: tuple[str, ...] = ("echo", "maid")
+    targets: tuple[str, ...] = ("echo", "maid", "maid+mccp")
     command_timeout: float = 30.0
     login_timeout: float = 180.0
     phase_timeout: float = 240.0
@@ -261,7 +264,8 @@ def scrape(metrics_port: int) -> dict[str, float]:
     return out
 
 
-def run_client(port: int, pid: int, sc: Scenario, mode: str) -> dict[str, Any]:
+def run_client(port: int, pid: int, sc: Scenario, target: str) -> dict[str, Any]:
+    mode = "echo" if target == "echo" else "maid"
     argv = [
         sys.executable,
         "-m",
@@ -282,6 +286,7 @@ def run_client(port: int, pid: int, sc: Scenario, mode: str) -> dict[str, Any]:
         str(sc.login_timeout),
         "--phase-timeout",
         str(sc.phase_timeout),
+        *(["--mccp"] if target == "maid+mccp" else []),
     ]
     limit = sc.login_timeout + sc.phase_timeout + 60
     done = subprocess.run(
@@ -322,6 +327,15 @@ def digest(raw: dict[str, Any]) -> dict[str, Any]:
         if cmd_cpu is not None and answered
         else None,
         "server_cpu_s_commands": cmd_cpu,
+        "wire_bytes_per_command": raw["command_wire_bytes"] / answered if answered else None,
+        "plain_bytes_per_command": raw["command_plain_bytes"] / answered if answered else None,
+        "compressed_connections": raw["compressed_connections"],
+        "login_wire_bytes_each": raw["login_wire_bytes"] / raw["logged_in"]
+        if raw["logged_in"]
+        else None,
+        "login_plain_bytes_each": raw["login_plain_bytes"] / raw["logged_in"]
+        if raw["logged_in"]
+        else None,
         "client_cpu_s": raw["client_cpu"],
         "errors": raw["errors"],
         "error_samples": raw["error_samples"],
@@ -347,7 +361,7 @@ def run_target(sc: Scenario, target: str, workdir: Path) -> dict[str, Any]:
     finally:
         code = proc.stop()
     out["exit_code"] = code
-    if target == "maid" and code not in (0, None):
+    if target != "echo" and code not in (0, None):
         out["server_errors"] = proc.errors(1500)
     out["wall_s"] = time.monotonic() - started
     return out
@@ -376,7 +390,8 @@ def run_scenario(sc: Scenario, workdir: Path, log: Any = print) -> dict[str, Any
         log(
             f"    logged in {out['logged_in']}/{sc.clients}, answered "
             f"{out['answered']}/{out['expected']}, rtt p50 {fmt(rtt['p50'])} p99 "
-            f"{fmt(rtt['p99'])} ms, cpu/cmd {fmt(out['cpu_ms_per_command'], 3)} ms"
+            f"{fmt(rtt['p99'])} ms, cpu/cmd {fmt(out['cpu_ms_per_command'], 3)} ms, "
+            f"{fmt(out['wire_bytes_per_command'], 0)} bytes/cmd"
         )
     echo, maid = result.get("echo"), result.get("maid")
     if echo and maid and "error" not in echo and "error" not in maid:
@@ -386,6 +401,15 @@ def run_scenario(sc: Scenario, workdir: Path, log: Any = print) -> dict[str, Any
         result["ratio"]["cpu_per_command"] = _ratio(
             maid["cpu_ms_per_command"], echo["cpu_ms_per_command"]
         )
+    mccp = result.get("maid+mccp")
+    if echo and maid and mccp and not any("error" in x for x in (echo, maid, mccp)):
+        result["mccp"] = {
+            "bytes": _ratio(mccp["wire_bytes_per_command"], maid["wire_bytes_per_command"]),
+            "login_bytes": _ratio(mccp["login_wire_bytes_each"], maid["login_wire_bytes_each"]),
+            "cpu_per_command": _ratio(mccp["cpu_ms_per_command"], maid["cpu_ms_per_command"]),
+            "cpu_vs_echo": _ratio(mccp["cpu_ms_per_command"], echo["cpu_ms_per_command"]),
+            "p99_vs_echo": _ratio(mccp["rtt_ms"]["p99"], echo["rtt_ms"]["p99"]),
+        }
     result["loadavg_after"] = loadavg()
     return result
 
@@ -419,30 +443,31 @@ def run(
 def markdown(res: dict[str, Any]) -> str:
     rows = []
     for sc in res["scenarios"]:
-        for target in ("echo", "maid"):
+        for target in ("echo", "maid", "maid+mccp"):
             out = sc.get(target)
             if out is None:
                 continue
             if "error" in out:
                 lines = [x for x in out["error"].splitlines() if x.strip()] or ["?"]
                 why = lines[-1][:200].replace("|", "/")
-                rows.append([sc["name"], target, "-", f"FAILED: {why}", "", "", "", "", "", ""])
+                rows.append([sc["name"], target, "-", f"FAILED: {why}", "", "", "", "", "", "", ""])
                 continue
             rtt, login = out["rtt_ms"], out["login_ms"]
             rows.append(
                 [
                     sc["name"],
                     target,
-                    sc["scrypt"] if target == "maid" else "-",
+                    sc["scrypt"] if target != "echo" else "-",
                     f"{out['logged_in']}/{sc['clients']}",
                     f"{fmt(login['p50'])} / {fmt(login['p95'])} / {fmt(login['p99'])}"
-                    if target == "maid"
+                    if target != "echo"
                     else f"({fmt(login['p50'])} connect)",
                     f"{out['answered']}/{out['expected']}",
                     f"{fmt(rtt['p50'])} / {fmt(rtt['p95'])} / "
                     f"{fmt(rtt['p99'])} / {fmt(rtt['max'])}",
                     fmt(out["commands_per_s"], 0),
                     fmt(out["cpu_ms_per_command"], 3),
+                    fmt(out.get("wire_bytes_per_command"), 0),
                     fmt(out.get("server_rss_mib"), 0),
                 ]
             )
@@ -457,6 +482,7 @@ def markdown(res: dict[str, Any]) -> str:
             "look rtt p50/p95/p99/max ms",
             "cmds/s",
             "server CPU ms/cmd",
+            "bytes sent/cmd",
             "RSS MiB",
         ],
         rows,
@@ -477,5 +503,22 @@ def markdown(res: dict[str, Any]) -> str:
     if ratios:
         body += "\n\nMAID / echo, same run:\n\n" + table(
             ["scenario", "p50", "p95", "p99", "CPU per command"], ratios
+        )
+    squeezed = [
+        [
+            sc["name"],
+            fmt(m["bytes"], 3),
+            fmt(m["login_bytes"], 2),
+            fmt(m["cpu_per_command"], 2),
+            fmt(m["cpu_vs_echo"], 1),
+            fmt(m["p99_vs_echo"], 2),
+        ]
+        for sc in res["scenarios"]
+        if (m := sc.get("mccp"))
+    ]
+    if squeezed:
+        body += "\n\nMCCP2, same run (maid+mccp / maid, and / echo):\n\n" + table(
+            ["scenario", "bytes/cmd", "login bytes", "CPU per command", "CPU / echo", "p99 / echo"],
+            squeezed,
         )
     return body

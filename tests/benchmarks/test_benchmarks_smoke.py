@@ -67,7 +67,7 @@ def test_telnet_benchmark_runs_against_maid_and_echo(tmp_path: Path) -> None:
     assert code == 0
     res = json.loads(out.read_text())
     (scenario,) = res["telnet"]["scenarios"]
-    for target in ("echo", "maid"):
+    for target in ("echo", "maid", "maid+mccp"):
         figures = scenario[target]
         assert "error" not in figures, figures.get("error")
         assert figures["logged_in"] == scenario["clients"] == 5
@@ -77,6 +77,14 @@ def test_telnet_benchmark_runs_against_maid_and_echo(tmp_path: Path) -> None:
         assert figures["exit_code"] is not None  # the server process was reaped
     assert _number(scenario["ratio"]["p99"])
     assert "MAID / echo" in report.read_text()
+    # The MCCP2 clients really were compressed, and it shows in the bytes.
+    plain, squeezed = scenario["maid"], scenario["maid+mccp"]
+    assert plain["compressed_connections"] == 0
+    assert squeezed["compressed_connections"] == 5
+    assert squeezed["plain_bytes_per_command"] > squeezed["wire_bytes_per_command"]
+    assert plain["plain_bytes_per_command"] == plain["wire_bytes_per_command"]
+    assert 0 < scenario["mccp"]["bytes"] < 1
+    assert "MCCP2, same run" in report.read_text()
 
 
 @pytest.mark.slow
