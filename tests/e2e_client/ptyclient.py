@@ -28,6 +28,7 @@ import pytest
 #: The terminal the client draws on (and reports to the server by NAWS).
 COLUMNS, ROWS = 100, 50
 DEFAULT_WITHIN = 15.0
+SCREEN_KEPT = 1 << 20
 
 
 def require_client(binary: str, package: str, flag: str) -> None:
@@ -66,16 +67,32 @@ class PtyClient:
         self.log = log
         #: Where in the log the next wait starts looking.
         self.cursor = 0
+        #: What the client drew on its terminal, kept up to SCREEN_KEPT bytes: messages
+        #: some clients show but do not log (TinyFugue's option negotiation).
+        self.screen = bytearray()
         self._reader = asyncio.get_running_loop().run_in_executor(None, self._drain)
 
     def _drain(self) -> None:
         # The terminal must be read, or the client blocks once its buffer is full.
         while True:
             try:
-                if not os.read(self.master, 65536):
-                    return
+                chunk = os.read(self.master, 65536)
             except OSError:
                 return
+            if not chunk:
+                return
+            if len(self.screen) < SCREEN_KEPT:
+                self.screen += chunk
+
+    async def expect_screen(self, needle: bytes, within: float = DEFAULT_WITHIN) -> None:
+        """Wait until ``needle`` has been drawn on the terminal."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within
+        while needle not in self.screen:
+            if loop.time() > deadline:
+                raise TimeoutError(f"never drew {needle!r}")
+            # Polling: the terminal is read by a thread; there is nothing to await on.
+            await asyncio.sleep(0.02)
 
     def text(self) -> str:
         """Everything logged so far."""
