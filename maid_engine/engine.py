@@ -441,18 +441,21 @@ class GameEngine:
     def _collect_changes(self) -> tuple[Any, tuple[Any, ...]] | None:
         from maid_engine.store import EntityChangeSet
 
-        dirty, removed, destroyed = self.world.take_changes()
+        dirty, removed, destroyed = self.world.take_changed_parts()
         if not dirty and not removed and not destroyed:
             return None
         upserts: dict[Any, dict[str, dict[str, Any]]] = {}
-        for uid in dirty:
+        for uid, types in dirty.items():
             if not self.world.entity_exists(uid):
                 continue
-            upserts[uid] = {
+            # Only the components that changed: the others are on disk as they are.
+            comps = {
                 c.component_name: dump_component(c)
                 for c in self.world.components_of(uid)
-                if c.persist
+                if c.persist and (types is None or type(c) in types)
             }
+            if comps or types is None:
+                upserts[uid] = comps
         gone = set(destroyed)
         removed = [(u, n) for (u, n) in removed if u not in gone and n not in upserts.get(u, {})]
         return EntityChangeSet(upserts=upserts, removed=removed, destroyed=destroyed), (

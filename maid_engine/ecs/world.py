@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar, overload
 from uuid import UUID
 
@@ -80,6 +80,10 @@ class World:
         self._names: dict[str, set[UUID]] = {}
         self._persistent: set[UUID] = set()
         self._dirty: set[UUID] = set()
+        #: Of the dirty entities, which component types changed; an entity in
+        #: ``_whole`` (new, or handed back whole) is written with all of them.
+        self._parts: dict[UUID, set[type[Component]]] = {}
+        self._whole: set[UUID] = set()
         self._removed: list[tuple[UUID, str]] = []
         self._destroyed: list[UUID] = []
         self._hooks: dict[type[Component], list[ChangeHook]] = {}
@@ -107,6 +111,7 @@ class World:
         if persistent:
             self._persistent.add(uid)
             self._dirty.add(uid)
+            self._whole.add(uid)
         for component in components:
             self.add_component(uid, component)
         return uid
@@ -144,6 +149,8 @@ class World:
             if uid in self._persistent:
                 self._persistent.discard(uid)
                 self._dirty.discard(uid)
+                self._whole.discard(uid)
+                self._parts.pop(uid, None)
                 self._destroyed.append(uid)
         return done
 
@@ -191,8 +198,8 @@ class World:
         if ctype in self._listing_types:
             self._listing_version += 1
         if entity_id in self._persistent:
-            component._owner = self._dirty_marker(entity_id)
-            self._dirty.add(entity_id)
+            component._owner = self._dirty_marker(entity_id, ctype)
+            self._mark(entity_id, ctype)
         self._index(entity_id, component)
         for hook in self._hooks.get(ctype, ()):
             hook(entity_id, component)
@@ -253,7 +260,7 @@ class World:
             return
         self._bump(ctype)
         if entity_id in self._persistent:
-            self._dirty.add(entity_id)
+            self._mark(entity_id, ctype)
         for hook in self._hooks.get(ctype, ()):
             hook(entity_id, component)
 
@@ -411,11 +418,20 @@ class World:
         return [u for u in bucket if self.entity_exists(u)]
 
     # -- persistence support ---------------------------------------------------
-    def _dirty_marker(self, entity_id: UUID) -> Callable[[], None]:
+    def _mark(self, entity_id: UUID, ctype: type[Component]) -> None:
+        self._dirty.add(entity_id)
+        if entity_id not in self._whole:
+            parts = self._parts.get(entity_id)
+            if parts is None:
+                self._parts[entity_id] = {ctype}
+            else:
+                parts.add(ctype)
+
+    def _dirty_marker(self, entity_id: UUID, ctype: type[Component]) -> Callable[[], None]:
         # A closure, not a bound method: ``copy.deepcopy`` of a component copies a
         # function by reference but would copy a bound method's World.
         def mark() -> None:
-            self._dirty.add(entity_id)
+            self._mark(entity_id, ctype)
 
         return mark
 
@@ -425,13 +441,42 @@ class World:
         The caller owns the returned collections; if saving fails it hands them
         back with :meth:`restore_changes` so nothing is lost.
         """
-        dirty, removed, destroyed = self._dirty, self._removed, self._destroyed
-        self._dirty, self._removed, self._destroyed = set(), [], []
+        parts, removed, destroyed = self.take_changed_parts()
+        return set(parts), removed, destroyed
+
+    def take_changed_parts(
+        self,
+    ) -> tuple[dict[UUID, frozenset[type[Component]] | None], list[tuple[UUID, str]], list[UUID]]:
+        """As :meth:`take_changes`, with each dirty entity's changed component types
+        (None: all of them -- a new entity, or one handed back whole): a checkpoint
+        writes only those. In a living world most of an NPC's components stay as
+        they are while one of them (its needs, its place) changes every tick."""
+        whole, parts = self._whole, self._parts
+        dirty: dict[UUID, frozenset[type[Component]] | None] = {
+            uid: None if uid in whole else frozenset(parts.get(uid, ())) for uid in self._dirty
+        }
+        removed, destroyed = self._removed, self._destroyed
+        self._dirty, self._parts, self._whole = set(), {}, set()
+        self._removed, self._destroyed = [], []
         return dirty, removed, destroyed
 
     def restore_changes(
-        self, dirty: Iterable[UUID], removed: list[tuple[UUID, str]], destroyed: list[UUID]
+        self,
+        dirty: Iterable[UUID] | Mapping[UUID, frozenset[type[Component]] | None],
+        removed: list[tuple[UUID, str]],
+        destroyed: list[UUID],
     ) -> None:
-        self._dirty.update(u for u in dirty if u in self._persistent)
+        """Hand back what :meth:`take_changes` or :meth:`take_changed_parts` took
+        (a failed save): those entities are dirty again, with what changed since."""
+        for uid in dirty:
+            if uid not in self._persistent:
+                continue
+            types = dirty[uid] if isinstance(dirty, Mapping) else None
+            self._dirty.add(uid)
+            if types is None:
+                self._whole.add(uid)
+                self._parts.pop(uid, None)
+            elif uid not in self._whole:
+                self._parts.setdefault(uid, set()).update(types)
         self._removed[:0] = removed
         self._destroyed[:0] = destroyed

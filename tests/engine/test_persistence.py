@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+from uuid import UUID
 
 import pytest
 
@@ -11,6 +13,7 @@ from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.ecs import Component
 from maid_engine.engine import GameEngine
+from maid_engine.store import EntityChangeSet
 
 
 @dataclass
@@ -76,6 +79,35 @@ async def test_only_changed_entities_are_written(db_url: str, tmp_path: Path) ->
         assert await engine.checkpoint() == 0
         engine.world.get_component(ids[7], Wallet).gold += 1
         assert await engine.checkpoint() == 1
+
+
+async def test_only_changed_components_are_written(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from maid_engine.store.entities import EntityStore
+
+    saved: list[dict[UUID, dict[str, dict[str, Any]]]] = []
+    real_save = EntityStore.save
+
+    async def spy(self: EntityStore, changes: EntityChangeSet) -> None:
+        saved.append(dict(changes.upserts))
+        await real_save(self, changes)
+
+    monkeypatch.setattr(EntityStore, "save", spy)
+    async with make(db_url, tmp_path).lifespan() as engine:
+        uid = engine.world.create_entity(Wallet(1, [1]), Tag("Hollin"))
+        await engine.checkpoint()
+        assert set(saved[-1][uid]) == {"Wallet", "Tag"}
+        engine.world.get_component(uid, Wallet).gold = 7
+        await engine.checkpoint()
+        assert saved[-1] == {uid: {"Wallet": {"gold": 7, "history": [1]}}}
+        tag = engine.world.get_component(uid, Tag)
+        engine.world.modified(uid, tag)
+        await engine.checkpoint()
+        assert set(saved[-1][uid]) == {"Tag"}
+    async with make(db_url, tmp_path).lifespan() as engine2:
+        assert engine2.world.get_component(uid, Wallet).gold == 7
+        assert engine2.world.get_component(uid, Tag).name == "Hollin"
 
 
 async def test_final_checkpoint_retries_then_reports_loss(

@@ -117,6 +117,38 @@ def test_restore_changes_after_failed_save(world: World) -> None:
     assert world.take_changes()[0] == {uid}
 
 
+def test_changed_parts_name_the_components_that_changed(world: World) -> None:
+    uid = world.create_entity(Pos(), Label("x"))
+    other = world.create_entity(Pos())
+    world.take_changes()
+    # New: written whole.
+    fresh = world.create_entity(Pos(), Label("y"))
+    world.get_component(fresh, Pos).room = "moved"
+    world.get_component(uid, Pos).room = "moved"
+    label = world.get_component(other, Pos)
+    world.modified(other, label)
+    parts, _removed, _destroyed = world.take_changed_parts()
+    assert parts == {fresh: None, uid: frozenset({Pos}), other: frozenset({Pos})}
+    world.add_component(uid, Label("renamed"))
+    world.get_component(uid, Pos).room = "back"
+    assert world.take_changed_parts()[0] == {uid: frozenset({Label, Pos})}
+    assert world.take_changed_parts()[0] == {}
+
+
+def test_restored_parts_join_what_changed_since(world: World) -> None:
+    uid = world.create_entity(Pos(), Label("x"))
+    world.take_changes()
+    world.get_component(uid, Pos).room = "moved"
+    taken = world.take_changed_parts()
+    world.modified(uid, world.get_component(uid, Label))
+    world.restore_changes(*taken)
+    assert world.take_changed_parts()[0] == {uid: frozenset({Pos, Label})}
+    # Handed back whole (by entity id alone): written whole.
+    world.get_component(uid, Pos).room = "again"
+    world.restore_changes({uid}, [], [])
+    assert world.take_changed_parts()[0] == {uid: None}
+
+
 def test_component_roundtrip_and_non_persistent() -> None:
     data = dump_component(Label("Grey", ["bandit"]))
     assert data == {"name": "Grey", "tags": ["bandit"]}
