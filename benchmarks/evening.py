@@ -175,6 +175,20 @@ def tick_figures(ticks: list[list[float]], start: float, end: float) -> dict[str
     }
 
 
+def system_times(metrics: dict[str, float]) -> dict[str, float]:
+    """system -> mean ms per update, from the scraped histograms, slowest first."""
+    sums, counts = {}, {}
+    for name, value in metrics.items():
+        head, _, label = name.partition("{")
+        system = label.split('"')[1] if '"' in label else ""
+        if head == "maid_system_update_duration_seconds_sum":
+            sums[system] = value
+        elif head == "maid_system_update_duration_seconds_count":
+            counts[system] = value
+    means = {k: sums[k] * 1000 / counts[k] for k in sums if counts.get(k)}
+    return dict(sorted(means.items(), key=lambda kv: -kv[1]))
+
+
 def run_evening(sz: Sizes, workdir: Path, log: Any, profile: Path | None = None) -> dict[str, Any]:
     data = workdir / "evening-data"
     shutil.rmtree(data, ignore_errors=True)
@@ -207,12 +221,20 @@ def run_evening(sz: Sizes, workdir: Path, log: Any, profile: Path | None = None)
         out["build_s"] = time.monotonic() - started
         log(f"    world up in {out['build_s']:.0f} s; idling {sz.idle_s:.0f} s ...")
         idle = (time.monotonic(), 0.0)
+        out["rss_mib_idle_start"] = proc_rss_mib(proc.pid)
         time.sleep(sz.idle_s)
         idle = (idle[0], time.monotonic())
         rss_before = proc_rss_mib(proc.pid)
         with RssSampler(proc.pid) as rss:
             raw = load_client(port, proc.pid, sz.players, _mix_args(sz, "maid"), sz.duration + 900)
-        out["metrics"] = scrape(metrics_port)
+        # Where the ticks' time went, system by system.
+        out["metrics"] = scrape(
+            metrics_port,
+            (
+                "maid_system_update_duration_seconds_sum{",
+                "maid_system_update_duration_seconds_count{",
+            ),
+        )
     finally:
         # A tick may run for seconds (the figures say so): give it time to end so
         # that the server writes its tick log.
@@ -224,6 +246,7 @@ def run_evening(sz: Sizes, workdir: Path, log: Any, profile: Path | None = None)
     out["tick_play"] = tick_figures(ticks, play[0], play[1])
     peak = rss.max_between(play[0], play[1])
     out["rss_mib_before"] = rss_before
+    out["systems_ms_per_tick"] = system_times(out.get("metrics", {}))
     out["rss_mib_peak_playing"] = peak
     out["rss_kib_per_player"] = (
         (peak - rss_before) * 1024 / raw["logged_in"]
@@ -405,8 +428,16 @@ def markdown(res: dict[str, Any]) -> str:
                 tick_rows,
             )
         )
+        slowest = list(m.get("systems_ms_per_tick", {}).items())[:6]
+        if slowest:
+            parts.append(
+                "Slowest systems (mean ms per update over the whole run): "
+                + ", ".join(f"{name} {fmt(ms, 2)}" for name, ms in slowest)
+                + "."
+            )
         parts.append(
-            f"RSS: {fmt(m['rss_mib_before'], 0)} MiB before the players, "
+            f"RSS: {fmt(m.get('rss_mib_idle_start'), 0)} MiB when the world was up, "
+            f"{fmt(m['rss_mib_before'], 0)} MiB before the players (after the idle), "
             f"{fmt(m['rss_mib_peak_playing'], 0)} MiB at most while they played: "
             f"**{fmt(m['rss_kib_per_player'], 0)} KiB per connected player** (target < 100 KB)."
         )

@@ -235,8 +235,9 @@ def start_echo(workdir: Path) -> tuple[Proc, int]:
     return proc, int(found[0].group(2))
 
 
-def scrape(metrics_port: int) -> dict[str, float]:
-    """A few samples of MAID's /metrics (tick health under load)."""
+def scrape(metrics_port: int, extra: tuple[str, ...] = ()) -> dict[str, float]:
+    """A few samples of MAID's /metrics (tick health under load); ``extra``: more
+    sample name prefixes to keep (labelled ones end in ``{``)."""
     wanted = (
         "maid_ticks_total",
         "maid_tick_overruns_total",
@@ -247,7 +248,7 @@ def scrape(metrics_port: int) -> dict[str, float]:
         "maid_entities",
     )
     # Collector pauses between ticks, per kind (labelled samples).
-    labelled = ("maid_gc_pause_seconds_sum{", "maid_gc_pause_seconds_count{")
+    labelled = ("maid_gc_pause_seconds_sum{", "maid_gc_pause_seconds_count{", *extra)
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as r:
             body = r.read().decode()
