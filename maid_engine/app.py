@@ -65,6 +65,7 @@ class MaidServer:
     async def start(self) -> None:
         # A certificate that cannot be used stops the start before the world is loaded.
         tls = tls_context(self.settings) if self.settings.telnet_enabled else None
+        web_tls = web_tls_context(self.settings) if self.settings.web_enabled else None
         install_accounts(self.engine)
         await self.engine.start()
         try:
@@ -104,9 +105,11 @@ class MaidServer:
                     limits=net_limits(self.settings),
                     # One gate: an address's connections count once, whichever door.
                     gate=self.telnet.gate if self.telnet is not None else None,
+                    ssl_context=web_tls,
                 )
                 await self.web.start()
-                self.announce(f"MAID web listening on {self.web.host}:{self.web.port}")
+                secure = " (https, wss)" if web_tls is not None else ""
+                self.announce(f"MAID web listening on {self.web.host}:{self.web.port}{secure}")
         except BaseException:
             await self._close_listeners(None)
             await self.engine.stop()
@@ -174,6 +177,15 @@ def tls_context(settings: Settings) -> ssl.SSLContext | None:
     cert, key = settings.tls_cert_file, settings.tls_key_file
     # The settings validator makes sure both files are named with a TLS port.
     if settings.tls_port is None or cert is None or key is None:
+        return None
+    return server_context(cert, key)
+
+
+def web_tls_context(settings: Settings) -> ssl.SSLContext | None:
+    """The web port's context when a certificate is configured: then it serves https
+    and wss only. Raises ConfigError naming the file when it cannot be used."""
+    cert, key = settings.tls_cert_file, settings.tls_key_file
+    if cert is None or key is None:
         return None
     return server_context(cert, key)
 

@@ -133,6 +133,12 @@ class Settings(BaseSettings):
                 "tls_port needs tls_cert_file and tls_key_file (MAID_TLS_CERT_FILE, "
                 "MAID_TLS_KEY_FILE; `maid tls-cert --out DIR` makes a pair for development)"
             )
+        # The web port serves https with the pair even without a TLS telnet port.
+        if (self.tls_cert_file is None) != (self.tls_key_file is None):
+            raise ValueError(
+                "tls_cert_file and tls_key_file go together (MAID_TLS_CERT_FILE, "
+                "MAID_TLS_KEY_FILE): a certificate is no use without its key"
+            )
         return self
 
     @field_validator("packs", mode="before")

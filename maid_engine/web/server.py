@@ -345,6 +345,7 @@ class WebServer:
         self._port = port
         self._ssl = ssl_context
         self._runner: web.AppRunner | None = None
+        self._listener: asyncio.Server | None = None
         self._sessions: dict[str, TelnetSession] = {}
         self._accepting = False
 
@@ -378,16 +379,27 @@ class WebServer:
         app.router.add_get("/static/{name}", self._static)
         runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await runner.setup()
-        site = web.TCPSite(runner, self._host, self._port, ssl_context=self._ssl)
+        assert runner.server is not None
+        loop = asyncio.get_running_loop()
         try:
-            await site.start()
+            # Our own listener rather than aiohttp's TCPSite, which cannot bound the TLS
+            # handshake (asyncio's default waits a minute per silent connection, before
+            # any of our limits see it).
+            listener = await loop.create_server(
+                runner.server,
+                self._host,
+                self._port,
+                ssl=self._ssl,
+                ssl_handshake_timeout=(
+                    self.limits.tls_handshake_timeout if self._ssl is not None else None
+                ),
+            )
         except BaseException:
             await runner.cleanup()
             raise
-        self._runner = runner
-        for address in runner.addresses:
-            self._host, self._port = str(address[0]), int(address[1])
-            break
+        self._runner, self._listener = runner, listener
+        name = listener.sockets[0].getsockname()
+        self._host, self._port = str(name[0]), int(name[1])
         self._accepting = True
         log.info("web listening on %s", self.url)
 
@@ -397,6 +409,9 @@ class WebServer:
         if runner is None:
             return
         self._accepting = False
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
         live = list(self._sessions.values())
         workers = [s.worker for s in live if s.worker is not None]
         for session in live:

@@ -38,7 +38,9 @@ def require_browser() -> None:
 class Browser:
     """One headless Chromium window."""
 
-    def __init__(self, shots: Path, width: int = 1280, height: int = 860) -> None:
+    def __init__(
+        self, shots: Path, width: int = 1280, height: int = 860, insecure: bool = False
+    ) -> None:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
 
@@ -52,6 +54,9 @@ class Browser:
             f"--window-size={width},{height}",
         ):
             options.add_argument(arg)
+        if insecure:
+            # For a self-signed test certificate only.
+            options.add_argument("--ignore-certificate-errors")
         self.driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
         self.shots = shots
         shots.mkdir(parents=True, exist_ok=True)

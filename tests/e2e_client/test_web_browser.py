@@ -18,6 +18,7 @@ from e2e.fixtures import served
 from e2e_client.browser import Browser, require_browser
 from fakellm import Behaviour, FakeOpenAIServer
 from selenium.webdriver.common.keys import Keys
+from tlspair import cert_pair
 
 from classic_rpg.components import CharacterStats
 from maid_engine.accounts.service import AccountService
@@ -129,3 +130,25 @@ async def test_play_in_a_browser_quest_panel_and_narrated_state(tmp_path: Path) 
                 await browser.quit()
     for name in ("01-login", "02-square", "03-quest", "04-narrated"):
         assert (shots / f"{name}.png").stat().st_size > 10_000
+
+
+@pytest.mark.slow  # a browser
+async def test_the_page_over_https_plays_over_wss(tmp_path: Path) -> None:
+    require_browser()
+    cert, key = cert_pair(tmp_path)
+    async with served(
+        tmp_path / "data", web_port=0, tls_cert_file=cert, tls_key_file=key
+    ) as server:
+        # The pair is self-signed: this browser is told to accept it. A page served
+        # over https may only open wss:// (ws:// would be blocked as mixed content).
+        browser = Browser(tmp_path / "screenshots", insecure=True)
+        try:
+            await browser.open(f"https://127.0.0.1:{server.web_port}/")
+            await browser.wait_text("output", "What is your name?")
+            assert await browser.script("return location.protocol;") == "https:"
+            await browser.type_line("create Bryn correct-horse-battery")
+            await browser.wait_text("room", "Village Square")
+            await browser.screenshot("https")
+        finally:
+            await browser.quit()
+    assert (tmp_path / "screenshots" / "https.png").stat().st_size > 10_000
