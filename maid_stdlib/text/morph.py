@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 
 import inflect
 
@@ -61,7 +61,13 @@ def is_plural(noun: str) -> bool:
     head = strip_article(noun).split(" of ")[0].split()
     if not head:
         return False
-    last = head[-1].strip(".,;:!?").lower()
+    return _plural_word(head[-1].strip(".,;:!?").lower())
+
+
+@lru_cache(maxsize=4096)
+def _plural_word(last: str) -> bool:
+    # inflect checks its arguments' types at run time on every call; the living
+    # world asks about the same few threat names for thousands of NPCs each tick.
     if last in _SINGULAR_S:
         return False
     return bool(_engine().singular_noun(last))
