@@ -65,7 +65,7 @@ _STATIC_TYPES = {
     ".html": "text/html",
     ".js": "text/javascript",
     ".css": "text/css",
-    ".png": "image/png",
+    ".svg": "image/svg+xml",
 }
 
 

@@ -54,6 +54,8 @@ class Browser:
             f"--window-size={width},{height}",
         ):
             options.add_argument(arg)
+        # The page's console (errors, policy violations) is read by console_errors().
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         if insecure:
             # For a self-signed test certificate only.
             options.add_argument("--ignore-certificate-errors")
@@ -130,6 +132,11 @@ class Browser:
 
     async def active_id(self) -> str:
         return str(await self.script("return document.activeElement.id;"))
+
+    async def console_errors(self) -> list[str]:
+        """Errors the page logged since the last call (script errors, CSP refusals)."""
+        entries = await self.call(self.driver.get_log, "browser")
+        return [str(e["message"]) for e in entries if e.get("level") == "SEVERE"]
 
     async def screenshot(self, name: str) -> Path:
         path = self.shots / f"{name}.png"

@@ -3,7 +3,8 @@ on the real LLM path (LiteLLM talking to a local OpenAI-compatible server).
 
 A player creates a character, walks, sees colour, takes Voss's quest and finds it in
 the quest panel, acts in the narrated cellar and sees the state panel change; the
-command line keeps the focus and recalls history from the keyboard alone. Screenshots
+command line keeps the focus and recalls history from the keyboard alone; when the
+web port closes and opens again the page reconnects by itself; the page logs no error. Screenshots
 of every step are kept in the test's temporary folder (a CI artifact).
 """
 
@@ -24,6 +25,7 @@ from classic_rpg.components import CharacterStats
 from maid_engine.accounts.service import AccountService
 from maid_engine.commands import Role
 from maid_engine.llm import LiteLLMProvider
+from maid_engine.web import WebServer
 from maid_stdlib.narration import LLMService, NarrationConfig, NarrationService
 
 ACTION = "rattle the cage door"
@@ -73,7 +75,10 @@ async def test_play_in_a_browser_quest_panel_and_narrated_state(tmp_path: Path) 
                 await browser.wait_text("room", "Village Square")
                 await browser.wait_text("vitals", "Health")
                 # The password never shows: the line was hidden and is not in the log.
-                assert "correct-horse-battery" not in await browser.text_of("output")
+                output = await browser.text_of("output")
+                assert "correct-horse-battery" not in output
+                # What was typed follows the prompt on its line, as in a terminal.
+                assert "What is your name? create Aldric ********" in output
                 coloured = await browser.script(
                     "return [...document.querySelectorAll('#output span')]"
                     ".filter(s => s.style.color).length;"
@@ -120,12 +125,25 @@ async def test_play_in_a_browser_quest_panel_and_narrated_state(tmp_path: Path) 
                 )
                 assert changed >= 1
                 await browser.screenshot("04-narrated")
+                assert await browser.console_errors() == []
 
                 # Focus: a panel reached by Alt+4 and back with Escape.
                 await browser.chord(Keys.ALT, "4")
                 assert await browser.active_id() == "quests-panel"
                 await browser.keys(Keys.ESCAPE)
                 assert await browser.active_id() == "command"
+
+                # The web door closes and opens again: the page reconnects by itself.
+                port = server.web_port
+                await server.web.stop("The web door is being rebuilt.")
+                await browser.wait_text("output", "Connection lost; reconnecting")
+                assert "reconnecting in" in await browser.text_of("status")
+                server.web = WebServer(engine.sessions, port=port, gate=server.telnet.gate)
+                await server.web.start()
+                await browser.wait_text("output", "Reconnected.")
+                await browser.wait_text("status", "Connected")
+                out = await browser.text_of("output")
+                assert out.rindex("What is your name?") > out.rindex("Reconnected.")
             finally:
                 await browser.quit()
     for name in ("01-login", "02-square", "03-quest", "04-narrated"):
@@ -149,6 +167,7 @@ async def test_the_page_over_https_plays_over_wss(tmp_path: Path) -> None:
             await browser.type_line("create Bryn correct-horse-battery")
             await browser.wait_text("room", "Village Square")
             await browser.screenshot("https")
+            assert await browser.console_errors() == []
         finally:
             await browser.quit()
     assert (tmp_path / "screenshots" / "https.png").stat().st_size > 10_000

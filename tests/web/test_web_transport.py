@@ -341,7 +341,11 @@ async def test_the_page_and_its_files_are_served_with_a_strict_policy(
             body = await page.text()
             assert 'role="log"' in body
             assert 'aria-live="polite"' in body
-        for name, kind in (("client.js", "text/javascript"), ("client.css", "text/css")):
+        for name, kind in (
+            ("client.js", "text/javascript"),
+            ("client.css", "text/css"),
+            ("icon.svg", "image/svg+xml"),
+        ):
             async with http.get(f"{base}/static/{name}") as res:
                 assert (res.status, res.content_type) == (200, kind)
         for path in ("/static/nope.js", "/static/..%2Fserver.py", "/static/.hidden.js", "/x"):

@@ -138,6 +138,22 @@
     if (follow) output.scrollTop = output.scrollHeight;
   }
 
+  function appendEcho(text) {
+    const follow = atBottom();
+    if (openLine === null) {
+      openLine = document.createElement("div");
+      output.appendChild(openLine);
+    }
+    const span = document.createElement("span");
+    span.className = "echo";
+    span.textContent = text;
+    openLine.appendChild(span);
+    if (!openLine.textContent) openLine.appendChild(document.createTextNode("\u00a0"));
+    openLine = null;
+    trimScrollback();
+    if (follow) output.scrollTop = output.scrollHeight;
+  }
+
   function notice(text) {
     if (openLine !== null) openLine = null;
     resetStyle();
@@ -151,6 +167,7 @@
   let retryTimer = null;
   let openedAt = 0;
   let userQuit = false;
+  let everConnected = false;
 
   function setStatus(text, down) {
     statusLine.textContent = text;
@@ -184,6 +201,8 @@
     socket = new WebSocket(url);
     socket.addEventListener("open", () => {
       openedAt = Date.now();
+      if (everConnected) notice("Reconnected.");
+      everConnected = true;
       setStatus("Connected");
       send({ size: [columns(), rows()] });
       send({ gmcp: "Core.Hello", data: { client: "MAID web", version: "1" } });
@@ -212,6 +231,7 @@
     attempts += 1;
     const seconds = Math.max(1, Math.round(delay / 1000));
     setStatus(`Disconnected; reconnecting in ${seconds} s (Enter: now)`, true);
+    if (attempts === 1) notice("Connection lost; reconnecting…");
     retryTimer = setTimeout(connect, delay);
   }
 
@@ -260,10 +280,10 @@
       return;
     }
     if (!send({ line })) return;
-    openLine = null;
     resetStyle();
     const secret = password || LOGIN_LINE.test(line);
-    appendText((password ? "" : line.replace(LOGIN_LINE, "$1 ********")) + "\n", "echo");
+    // What was typed goes after the prompt, on its line, as a terminal shows it.
+    appendEcho(password ? "" : line.replace(LOGIN_LINE, "$1 ********"));
     if (!secret && line.trim() !== "") {
       if (history[history.length - 1] !== line) history.push(line);
       if (history.length > MAX_HISTORY) history.shift();
@@ -319,8 +339,13 @@
     if (!selection || selection.isCollapsed) command.focus();
   });
 
+  // Whether the view follows new text: true unless the player scrolled up to read.
+  let following = true;
+  output.addEventListener("scroll", () => { following = atBottom(); });
+
   let resizeTimer = null;
   window.addEventListener("resize", () => {
+    if (following) output.scrollTop = output.scrollHeight;
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(() => send({ size: [columns(), rows()] }), 250);
   });
@@ -392,12 +417,13 @@
     const r = roomInfo;
     if (!r) { fill("room", empty("Nowhere yet.")); return; }
     const exits = Object.keys(r.exits || {});
-    const people = names(r.players).concat(names(r.npcs));
+    // Room.Info lists the receiver too; the panel shows who else is there.
+    const people = names(r.players).filter((n) => n !== panel.name).concat(names(r.npcs));
     fill("room",
       el("p", {}, el("strong", {}, r.name || "?")),
       r.area ? el("p", { class: "dim" }, r.area) : null,
       el("p", {}, "Exits: " + (exits.length ? exits.join(", ") : "none")),
-      el("p", {}, "Here: " + (people.length ? people.join(", ") : "nobody")));
+      el("p", {}, "Here: " + (people.length ? people.join(", ") : "nobody else")));
   }
 
   function drawQuests(q) {
@@ -408,8 +434,9 @@
         const count = o.target > 1 ? ` (${o.count}/${o.target})` : "";
         const state = o.state === "done" ? "done" : o.state === "failed" ? "failed"
           : o.state === "locked" ? "locked" : "open";
+        const optional = o.required === false ? " (optional)" : "";
         objectives.appendChild(el("li", { class: state, title: o.hint || null },
-          o.text + count, el("span", { class: "visually-hidden" }, ` (${state})`)));
+          o.text + count + optional, el("span", { class: "visually-hidden" }, ` (${state})`)));
       }
       const tag = quest.state === "completed" ? "ready to turn in" : "in progress";
       parts.push(el("div", { class: "quest" },
