@@ -276,11 +276,9 @@ class WebConnection:
             session._on_input(data.encode("utf-8") + b"\n")
             return
         try:
-            message = json.loads(data)
+            # Text that starts with "{" and parses is always an object.
+            message: dict[str, Any] = json.loads(data)
         except ValueError:
-            self._bad_frame()
-            return
-        if not isinstance(message, dict):
             self._bad_frame()
             return
         if isinstance(message.get("line"), str):

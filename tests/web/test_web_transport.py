@@ -357,3 +357,52 @@ async def test_starting_twice_is_an_error(web: Callable[..., Awaitable[WebServer
     server = await web()
     with pytest.raises(RuntimeError, match="already started"):
         await server.start()
+
+
+async def test_a_size_that_is_not_a_number_leaves_the_default(
+    web: Callable[..., Awaitable[WebServer]], connect: Connect, handler: FakeHandler
+) -> None:
+    server = await web()
+    await connect(server, "?cols=wide&rows=5")
+    session = await handler.session()
+    assert (session.caps.width, session.caps.height) == (80, 24)
+
+
+async def test_without_a_byte_budget_input_is_never_held(
+    web: Callable[..., Awaitable[WebServer]], connect: Connect, handler: FakeHandler
+) -> None:
+    server = await web(replace(BASE, input_bytes_per_second=0))
+    client = await connect(server)
+    session = await handler.session()
+    await client.send({"line": "z" * 3000})
+    await handler.wait_until(lambda: bool(handler.lines))
+    assert handler.lines_of(session) == ["z" * 3000]
+    assert server.gate.budget(session.peer_host) is None
+
+
+async def test_input_over_the_budget_waits_and_is_not_lost(
+    web: Callable[..., Awaitable[WebServer]], connect: Connect, handler: FakeHandler
+) -> None:
+    # 100 bytes of burst at 2,000 bytes a second: the second frame waits a few
+    # hundredths of a second for the address to pay, then is read.
+    limits = replace(BASE, input_bytes_per_second=2000, input_byte_burst=100, input_byte_debt=1000)
+    server = await web(limits)
+    client = await connect(server)
+    session = await handler.session()
+    await client.send({"line": "a" * 80})
+    await client.send({"line": "b" * 80})
+    await handler.wait_until(lambda: len(handler.lines) == 2)
+    assert handler.lines_of(session) == ["a" * 80, "b" * 80]
+    assert server.counters["input_flood"] == 0
+
+
+async def test_a_connection_arriving_while_stopping_is_refused(
+    web: Callable[..., Awaitable[WebServer]], handler: FakeHandler
+) -> None:
+    server = await web()
+    server._accepting = False  # the moment between "stop" and the listener closing
+    async with aiohttp.ClientSession() as http:
+        async with http.ws_connect(f"ws://127.0.0.1:{server.port}/ws") as ws:
+            message = await ws.receive_json(timeout=TIMEOUT)
+    assert message == {"text": "The server is full; try again later.\n", "refused": True}
+    assert handler.opened == []
