@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from maid_engine.config import ConfigError, Settings, load_settings, needed_extras
@@ -18,6 +19,7 @@ from maid_engine.ecs.schedule import ScheduleError, render_markdown, render_text
 from maid_engine.engine import GameEngine
 from maid_engine.llm.check import check_model
 from maid_engine.logs import setup_logging
+from maid_engine.tls import write_self_signed
 
 log = logging.getLogger("maid.cli")
 
@@ -249,10 +251,6 @@ async def _run(settings: Settings) -> int:
 
 
 def _tls_cert(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from maid_engine.tls import write_self_signed
-
     try:
         cert, key = write_self_signed(Path(args.out), host=args.host, days=args.days)
     except ValueError as exc:
