@@ -15,7 +15,13 @@ from net.conftest import FakeHandler
 
 from maid_engine.net import NetLimits, TelnetServer
 from maid_engine.net.gate import ConnectionGate
-from maid_engine.net.limits import MSG_FLOOD, MSG_PER_IP, MSG_TOO_FAST
+from maid_engine.net.limits import (
+    MSG_FLOOD,
+    MSG_IDLE,
+    MSG_LOGIN_TIMEOUT,
+    MSG_PER_IP,
+    MSG_TOO_FAST,
+)
 from maid_engine.sessions import ColorMode, Session
 from maid_engine.web import WebServer
 from maid_engine.web.server import MSG_BAD_FRAME
@@ -406,3 +412,33 @@ async def test_a_connection_arriving_while_stopping_is_refused(
             message = await ws.receive_json(timeout=TIMEOUT)
     assert message == {"text": "The server is full; try again later.\n", "refused": True}
     assert handler.opened == []
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_the_login_deadline_and_the_idle_timeout_are_telnets(
+    web: Callable[..., Awaitable[WebServer]], connect: Connect, handler: FakeHandler
+) -> None:
+    clock = FakeClock()
+    limits = replace(BASE, login_timeout=0.2, idle_timeout=0.3)
+    server = await web(limits, clock=clock)
+    lingering = await connect(server)
+    await handler.session(0)
+    player = await connect(server)
+    session = await handler.session(1)
+    session.account_id = "acc-1"  # logged in: no login deadline any more
+    clock.now += 0.25  # by the server's clock, past the deadline but not idle yet
+    await asyncio.wait_for(lingering.closed.wait(), TIMEOUT)
+    assert MSG_LOGIN_TIMEOUT in lingering.text()
+    assert server.counters["login_timeout"] == 1
+    assert session.connected
+    clock.now += 1
+    await asyncio.wait_for(player.closed.wait(), TIMEOUT)
+    assert MSG_IDLE in player.text()
+    assert server.counters["idle_timeout"] == 1
