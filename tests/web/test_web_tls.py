@@ -89,3 +89,13 @@ def test_a_certificate_without_its_key_is_a_config_error(tmp_path: Path) -> None
     for one in ({"tls_cert_file": cert}, {"tls_key_file": key}):
         with pytest.raises(ConfigError, match="tls_cert_file and tls_key_file go together"):
             load_settings(None, data_dir=tmp_path, **one)
+
+
+async def test_a_key_that_is_not_the_certificates_stops_the_start(tmp_path: Path) -> None:
+    cert, _key = cert_pair(tmp_path)
+    _other_cert, other_key = cert_pair(tmp_path / "other")
+    with pytest.raises(ConfigError, match="are not a PEM certificate and its key"):
+        async with served(
+            tmp_path / "data", web_port=0, tls_cert_file=cert, tls_key_file=other_key
+        ):
+            pass
