@@ -36,11 +36,13 @@ import contextlib
 import re
 import socket
 import ssl
+import zlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
 IAC, DONT, DO, WONT, WILL, SB, SE, GA, EOR_CMD = 255, 254, 253, 252, 251, 250, 240, 249, 239
 ECHO, SGA, TTYPE, NAWS, EOR, GMCP, MSSP, CHARSET = 1, 3, 24, 31, 25, 201, 70, 42
+COMPRESS2 = 86
 
 DEFAULT_TIMEOUT = 10.0
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]")
@@ -104,6 +106,12 @@ class TelnetClient:
         self._answered: dict[tuple[int, int], bool] = {}
         self._state = "data"
         self._verb = 0
+        self._sb = bytearray()
+        #: MCCP2: the inflater while the server's output is compressed, and the bytes
+        #: read off the socket (:attr:`wire_bytes`) and after inflating (:attr:`plain_bytes`).
+        self.inflate: Any = None
+        self.wire_bytes = 0
+        self.plain_bytes = 0
         self._changed = asyncio.Event()
         self._pump_task = asyncio.get_running_loop().create_task(self._pump())
 
@@ -117,12 +125,14 @@ class TelnetClient:
         accept: Iterable[int] = (),
         within: float = DEFAULT_TIMEOUT,
         tls: ssl.SSLContext | None = None,
+        mccp: bool = False,
     ) -> TelnetClient:
         """Connect within ``within`` seconds, which is also the default bound of every
         wait of the client. ``source`` binds a local address (e.g. "127.0.0.5" to look
         like another machine to per-IP limits); ``accept`` lists the telnet options to
         agree to (everything else is refused); ``tls`` speaks TLS with that context
-        (to a server's ``--tls-port``)."""
+        (to a server's ``--tls-port``); ``mccp`` asks for MCCP2 compression at once
+        (``IAC DO COMPRESS2``) and inflates what follows the server's start marker."""
         local_addr = (source, 0) if source else None
         reader, writer = await asyncio.wait_for(
             asyncio.open_connection(
@@ -137,7 +147,12 @@ class TelnetClient:
         sock = writer.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return cls(reader, writer, accept=accept, timeout=within)
+        agree = {*accept, COMPRESS2} if mccp else set(accept)
+        client = cls(reader, writer, accept=agree, timeout=within)
+        if mccp:
+            client._answered[(1, COMPRESS2)] = True
+            client.send_raw(bytes([IAC, DO, COMPRESS2]))
+        return client
 
     # -- receiving ----------------------------------------------------------------------
 
@@ -147,7 +162,8 @@ class TelnetClient:
                 chunk = await self.reader.read(65536)
                 if not chunk:
                     break
-                self._parse(chunk)
+                self.wire_bytes += len(chunk)
+                self._feed(chunk)
                 self._changed.set()
         except (ConnectionError, OSError):
             pass
@@ -156,9 +172,22 @@ class TelnetClient:
             self.eof = True
             self._changed.set()
 
-    def _parse(self, chunk: bytes) -> None:
+    def _feed(self, chunk: bytes) -> None:
+        while chunk:
+            if self.inflate is None:
+                chunk = self._parse(chunk)
+                continue
+            plain = self.inflate.decompress(chunk)
+            chunk = b""
+            if self.inflate.eof:  # the server ended the stream: plain bytes follow
+                chunk, self.inflate = self.inflate.unused_data, None
+            self._parse(plain)
+
+    def _parse(self, chunk: bytes) -> bytes:
+        """Parse ``chunk`` up to an MCCP2 start marker; returns what follows it."""
+        self.plain_bytes += len(chunk)
         data = bytearray()
-        for b in chunk:
+        for i, b in enumerate(chunk):
             st = self._state
             if st == "data":
                 if b == IAC:
@@ -172,6 +201,7 @@ class TelnetClient:
                 elif b in (DO, DONT, WILL, WONT):
                     self._verb, self._state = b, "opt"
                 elif b == SB:
+                    self._sb.clear()
                     self._state = "sb"
                 else:
                     if b in (GA, EOR_CMD):
@@ -183,12 +213,22 @@ class TelnetClient:
                 self.negotiations.append((self._verb, b))
                 self._answer(self._verb, b)
                 self._state = "data"
-            elif st == "sb":  # subnegotiations are ignored (we agree to none by default)
+            elif st == "sb":  # subnegotiations are ignored, but for MCCP2's start marker
                 if b == IAC:
                     self._state = "sb_iac"
+                else:
+                    self._sb.append(b)
             elif st == "sb_iac":
                 self._state = "data" if b == SE else "sb"
+                if b == SE and bytes(self._sb) == bytes([COMPRESS2]):
+                    self._flush_text(bytes(data))
+                    self.inflate = zlib.decompressobj()
+                    self.plain_bytes -= len(chunk) - i - 1
+                    return chunk[i + 1 :]
+                if b == SE:
+                    self._sb.clear()
         self._flush_text(bytes(data))
+        return b""
 
     def _flush_text(self, data: bytes, final: bool = False) -> None:
         text = self._decoder.decode(data, final=final)
