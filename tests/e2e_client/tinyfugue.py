@@ -35,9 +35,10 @@ class TinyFugue(PtyClient):
     @classmethod
     @contextlib.asynccontextmanager
     async def connect(
-        cls, port: int, folder: Path, *, setup: tuple[str, ...] = ()
+        cls, port: int, folder: Path, *, tls: bool = False, setup: tuple[str, ...] = ()
     ) -> AsyncIterator[TinyFugue]:
-        """tf connected to 127.0.0.1:``port``; ``setup``: TF commands run first."""
+        """tf connected to 127.0.0.1:``port``; ``tls``: over TLS (``/connect -x``, to a
+        server's TLS port); ``setup``: TF commands run first."""
         log = folder / "tf.log"
         config = folder / "maid-test.tf"
         config.write_text(
@@ -49,11 +50,14 @@ class TinyFugue(PtyClient):
                     # -q: TF still shows the prompt; the echo puts it in the log.
                     '/def -q -p1 -h"PROMPT *" maid_log_prompt = /echo -- %{*}',
                     *setup,
+                    *([f"/connect -x 127.0.0.1 {port}"] if tls else []),
                 ]
             )
             + "\n"
         )
-        argv = [shutil.which(TINYFUGUE) or TINYFUGUE, f"-f{config}", "-v", "127.0.0.1", str(port)]
+        argv = [shutil.which(TINYFUGUE) or TINYFUGUE, f"-f{config}", "-v"]
+        if not tls:
+            argv += ["127.0.0.1", str(port)]
         proc, master = await spawn(argv, folder)
         client = cls(proc, master, log)
         try:
