@@ -109,6 +109,12 @@ class Browser:
         box = await self.call(self.driver.find_element, By.ID, "command")
         await self.call(box.send_keys, line + Keys.ENTER)
 
+    async def click(self, selector: str) -> None:
+        from selenium.webdriver.common.by import By
+
+        element = await self.call(self.driver.find_element, By.CSS_SELECTOR, selector)
+        await self.call(element.click)
+
     async def keys(self, *keys: str) -> None:
         """Send keys to whatever has the focus (as a keyboard-only user would)."""
         from selenium.webdriver.common.action_chains import ActionChains

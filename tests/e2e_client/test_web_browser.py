@@ -99,6 +99,13 @@ async def test_play_in_a_browser_quest_panel_and_narrated_state(tmp_path: Path) 
                 value = await browser.script("return document.getElementById('command').value;")
                 assert value == "north"
                 await browser.script("document.getElementById('command').value = '';")
+                # The room panel's exits are buttons: one walks back, and the command
+                # line keeps the focus.
+                await browser.click("#room button[aria-label='Go south']")
+                await browser.wait_text("room", "Village Square")
+                assert await browser.active_id() == "command"
+                await browser.type_line("north")
+                await browser.wait_text("room", "Watch Street")
 
                 [hero] = engine.sessions.characters_online()
                 async with engine.world_lock:

@@ -279,6 +279,11 @@
       connect();
       return;
     }
+    sendLine(line);
+  });
+
+  // A line from the command line or a panel's button: sent, shown, remembered.
+  function sendLine(line) {
     if (!send({ line })) return;
     resetStyle();
     const secret = password || LOGIN_LINE.test(line);
@@ -292,7 +297,7 @@
     }
     historyAt = history.length;
     draft = "";
-  });
+  }
 
   command.addEventListener("keydown", (event) => {
     if (event.key === "ArrowUp" && !password) {
@@ -413,6 +418,22 @@
 
   let roomInfo = null;
 
+  // Exits as buttons: a newcomer can walk without knowing the commands, by mouse or
+  // by Tab and Enter; the command line gets the focus back afterwards.
+  function exitButtons(exits) {
+    if (!exits.length) return el("p", {}, "Exits: none");
+    const row = el("p", { class: "exits" }, "Exits: ");
+    for (const dir of exits) {
+      const button = el("button", { type: "button", class: "exit", "aria-label": `Go ${dir}` }, dir);
+      button.addEventListener("click", () => {
+        sendLine(dir);
+        command.focus();
+      });
+      row.appendChild(button);
+    }
+    return row;
+  }
+
   function drawRoom() {
     const r = roomInfo;
     if (!r) { fill("room", empty("Nowhere yet.")); return; }
@@ -422,7 +443,7 @@
     fill("room",
       el("p", {}, el("strong", {}, r.name || "?")),
       r.area ? el("p", { class: "dim" }, r.area) : null,
-      el("p", {}, "Exits: " + (exits.length ? exits.join(", ") : "none")),
+      exitButtons(exits),
       el("p", {}, "Here: " + (people.length ? people.join(", ") : "nobody else")));
   }
 
