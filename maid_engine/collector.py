@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,6 +56,33 @@ class _Process:
 
     holders = 0
     saved: tuple[int, int, int] | None = None
+
+
+class SwitchInterval:
+    """The interpreter's thread switch interval while engines run (process-wide,
+    like the collector: the first engine to start sets it, the last to stop gives
+    the old one back)."""
+
+    holders = 0
+    saved: float | None = None
+
+    @classmethod
+    def hold(cls, seconds: float) -> bool:
+        """Set it (if ``seconds`` > 0) for as long as it is held; False: left as is."""
+        if seconds <= 0:
+            return False
+        if cls.holders == 0:
+            cls.saved = sys.getswitchinterval()
+        cls.holders += 1
+        sys.setswitchinterval(seconds)
+        return True
+
+    @classmethod
+    def release(cls) -> None:
+        cls.holders = max(0, cls.holders - 1)
+        if cls.holders == 0 and cls.saved is not None:
+            sys.setswitchinterval(cls.saved)
+            cls.saved = None
 
 
 @dataclass

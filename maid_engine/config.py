@@ -63,6 +63,11 @@ class Settings(BaseSettings):
     gc_freeze: bool = True
     gc_refreeze_interval: float = Field(default=60.0, gt=0)
     gc_deep_interval: float = Field(default=6 * 3600.0, ge=0, description="0: never")
+    # How long another thread may run Python code before the event loop gets the
+    # GIL back (sys.setswitchinterval, set while the engine runs; 0: Python's 5 ms).
+    # The database driver's and the hashing threads' Python code otherwise makes a
+    # command's answer wait up to 5 ms at each hand-over.
+    switch_interval: float = Field(default=0.0005, ge=0, le=0.1, description="real seconds")
     random_seed: int | None = None
 
     # Off the event loop: scrypt parameters (n=2**14, r=8, p=1 is ~16 MiB, ~50 ms).

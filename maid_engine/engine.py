@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from maid_engine.clock import GameClock
-from maid_engine.collector import CollectorPolicy
+from maid_engine.collector import CollectorPolicy, SwitchInterval
 from maid_engine.commands import CommandContext, CommandRegistry, run_line
 from maid_engine.config import Settings
 from maid_engine.content import (
@@ -87,6 +87,8 @@ class GameEngine:
         self.registries = Registries()
         self.metrics = EngineMetrics()
         self.random = random.Random(self.settings.random_seed)
+        #: Whether this engine holds the thread switch interval (settings.switch_interval).
+        self._switch_held = False
         #: The cyclic GC's schedule (maid_engine.collector); off with gc_freeze=False.
         self.collector = CollectorPolicy(
             self.settings.gc_refreeze_interval, self.settings.gc_deep_interval
@@ -249,6 +251,7 @@ class GameEngine:
         # each paying a full collection.)
         if self.settings.gc_freeze:
             self.collector.start()
+        self._switch_held = SwitchInterval.hold(self.settings.switch_interval)
         log.info(
             "engine started: %d packs, %d systems, %d entities",
             len(self.packs),
@@ -287,6 +290,9 @@ class GameEngine:
             # Whatever failed above, the process gets its collector back (and this
             # world's cycles can be freed).
             self.collector.stop()
+            if self._switch_held:
+                self._switch_held = False
+                SwitchInterval.release()
 
     async def _final_checkpoint(self) -> None:
         """The last write before exit. A database that is briefly away gets a few

@@ -8,6 +8,7 @@ made and restores the thresholds, the freeze and gc.enable() even if it fails.""
 from __future__ import annotations
 
 import gc
+import sys
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -352,3 +353,21 @@ def test_a_due_full_collection_runs_between_ticks_at_most_once_a_gap(make: Polic
     assert policy.maintain() is not None
     assert gc.get_freeze_count() == frozen  # a plain collection freezes nothing
     assert not is_frozen(survivor)
+
+
+async def test_the_switch_interval_is_held_while_engines_run() -> None:
+    before = sys.getswitchinterval()
+    first = gc_engine(ManualClock(), gc_freeze=False, switch_interval=0.0005)
+    second = gc_engine(ManualClock(), gc_freeze=False, switch_interval=0.0005)
+    async with first.lifespan():
+        assert sys.getswitchinterval() == pytest.approx(0.0005)
+        async with second.lifespan():
+            assert sys.getswitchinterval() == pytest.approx(0.0005)
+        # The other engine still runs: it keeps the interval.
+        assert sys.getswitchinterval() == pytest.approx(0.0005)
+    assert sys.getswitchinterval() == pytest.approx(before)
+    untouched = gc_engine(ManualClock(), gc_freeze=False, switch_interval=0)
+    async with untouched.lifespan():
+        assert sys.getswitchinterval() == pytest.approx(before)
+    with pytest.raises(ValidationError):
+        Settings.model_validate({"switch_interval": -1})
