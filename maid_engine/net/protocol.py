@@ -358,11 +358,6 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         return self.wire is not None and self.wire.get_extra_info("ssl_object") is not None
 
     @property
-    def compressing(self) -> bool:
-        """Whether output goes out MCCP2-compressed now."""
-        return self.wire is not None and self.wire.compressing
-
-    @property
     def alive(self) -> bool:
         return not self._torn_down and self.writer is not None and not self.writer.is_closing()
 

@@ -241,6 +241,9 @@ async def test_no_compression_over_tls(
         await client.close()
 
 
+PROTOCOL = asyncio.Protocol()
+
+
 def test_the_wire_transport_passes_everything_else_through() -> None:
     class Inner(asyncio.Transport):
         def __init__(self) -> None:
@@ -267,6 +270,9 @@ def test_the_wire_transport_passes_everything_else_through() -> None:
 
         def can_write_eof(self) -> bool:
             return True
+
+        def get_protocol(self) -> asyncio.BaseProtocol:
+            return PROTOCOL
 
         def get_write_buffer_size(self) -> int:
             return 3
@@ -309,6 +315,13 @@ def test_the_wire_transport_passes_everything_else_through() -> None:
     assert not wire.is_closing()
     wire.set_protocol(asyncio.Protocol())
     assert inner.calls[-1] == "set_protocol"
+    assert wire.get_protocol() is inner.get_protocol()
+    # Nothing is written to a transport that is closing.
+    before = inner.data
+    inner.is_closing = lambda: True  # type: ignore[method-assign]
+    wire.write(b"too late")
+    assert inner.data == before
+    assert wire.is_closing()
 
 
 @pytest.mark.parametrize("eor", [True, False])

@@ -179,3 +179,24 @@ def test_server_context_names_the_problem(tmp_path: Path) -> None:
         server_context(cert, other_key)
     context = server_context(cert, key)
     assert context.minimum_version >= ssl.TLSVersion.TLSv1_2
+
+
+def test_an_unreadable_certificate_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from maid_engine.config import ConfigError
+
+    cert, key = cert_pair(tmp_path)
+
+    def refuse(self: ssl.SSLContext, *args: object) -> None:
+        raise PermissionError(13, "Permission denied", str(key))
+
+    # Root reads any file: the refusal an operator would see is simulated.
+    monkeypatch.setattr(ssl.SSLContext, "load_cert_chain", refuse)
+    with pytest.raises(ConfigError, match=r"tls files: .*Permission denied"):
+        server_context(cert, key)
+
+
+async def test_a_started_server_cannot_start_again(tls_server: TelnetServer) -> None:
+    with pytest.raises(RuntimeError, match="already started"):
+        await tls_server.start()
