@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import telnetlib3
 from telnetlib3.stream_reader import TelnetReaderUnicode
+from telnetlib3.stream_writer import TelnetWriterUnicode
 from telnetlib3.telopt import (
     CHARSET,
     CMD_EOR,
@@ -83,6 +84,23 @@ class _InputSink(TelnetReaderUnicode):
                 log.exception("input handling failed")
 
 
+class _Writer(TelnetWriterUnicode):
+    """telnetlib3's writer, deaf to compression markers a client sends.
+
+    ``IAC SB COMPRESS3 IAC SE`` would make telnetlib3 inflate all further input, asked
+    for or not: a zlib bomb past every input limit (they count bytes before inflating).
+    ``IAC SB COMPRESS2 IAC SE`` is what a server sends; from a client it would make
+    telnetlib3 set the rest of that read aside unread. Both are ignored: we refuse
+    MCCP3, and MCCP2 only ever compresses what we send.
+    """
+
+    def _handle_sb_mccp3(self, buf: Any) -> None:
+        log.info("ignoring an MCCP3 start marker that was never negotiated")
+
+    def _handle_sb_mccp2(self, buf: Any) -> None:
+        log.info("ignoring an MCCP2 start marker sent by a client")
+
+
 class MaidTelnetProtocol(telnetlib3.TelnetServer):
     """One TCP connection. ``maid_server`` is bound by :meth:`TelnetServer.start`."""
 
@@ -90,6 +108,7 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("reader_factory_encoding", _InputSink)
+        kwargs.setdefault("writer_factory_encoding", _Writer)
         super().__init__(**kwargs)
         self.session: ConnectionEvents | None = None
         self.peer_host = "unknown"

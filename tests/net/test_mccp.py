@@ -334,3 +334,32 @@ async def test_prompt_markers_survive_compression(
     session.prompt("> ")
     await client.wait_for(lambda: client.eor_count + client.ga_count >= 1)
     assert (client.eor_count == 1) is eor
+
+
+async def test_an_unasked_for_compressed_input_stream_is_not_inflated(
+    server: TelnetServer, connect: Connect, handler: FakeHandler
+) -> None:
+    """MCCP3 is refused, so a client's own start marker for it changes nothing: what
+    follows is read as it comes (a zlib bomb would otherwise get past every input
+    limit, which count the bytes before inflating)."""
+    client = await connect(server)
+    session = await handler.session()
+    client.send_raw(bytes([IAC, SB, COMPRESS3, IAC, SE]) + b"first\r\n")
+    # The marker's read is over before the next one comes.
+    await handler.wait_until(lambda: handler.lines_of(session) == ["first"])
+    deflate = zlib.compressobj()
+    client.send_raw(deflate.compress(b"bomb\r\n") + deflate.flush(zlib.Z_SYNC_FLUSH))
+    client.send_raw(b"\r\nlook\r\n")
+    lines = handler.lines_of
+    await handler.wait_until(lambda: "look" in lines(session) or "bomb" in lines(session))
+    assert "bomb" not in lines(session)
+    await handler.wait_until(lambda: "look" in lines(session))
+
+
+async def test_a_client_sending_the_mccp2_marker_loses_nothing(
+    server: TelnetServer, connect: Connect, handler: FakeHandler
+) -> None:
+    client = await connect(server)
+    session = await handler.session()
+    client.send_raw(bytes([IAC, SB, COMPRESS2, IAC, SE]) + b"look\r\n")
+    await handler.wait_until(lambda: handler.lines_of(session) == ["look"])
