@@ -254,7 +254,7 @@ def test_unknown_keys_list_requires_as_allowed() -> None:
     errors = errors_of({"flags": {"f": {"needs": {}}}, "milestones": {"m": {"reward": 1}}})
     assert "flags.f: unknown key 'needs' (allowed: desc, initial, bind, requires)" in errors
     assert (
-        "milestones.m: unknown key 'reward' (allowed: desc, bind, news, told_to, requires)"
+        "milestones.m: unknown key 'reward' (allowed: desc, bind, news, told_to, signal, requires)"
         in errors
     )
 
