@@ -304,6 +304,10 @@ def quality_lines(ops: QuestOps) -> list[str]:
         f"  rejected {total_rejected:g} (stages: {_counts(rejected)}); rejection rate "
         f"{_ratio(total_rejected / finished if finished else None)}",
         f"  rejected by rule: {_counts(_by_label(m.rejection_rules))}",
+        f"  seeds held (cycles waited) by rule: {_counts(_by_label(m.seed_holds))}",
+        f"  seeds dropped by rule: {_counts(_by_label(m.seeds_dropped))}",
+        f"  signals turned down by rule: {_counts(_by_label(m.signal_rejections))}",
+        f"  found by the daily floor's wider search: {_counts(_by_label(m.floor_seeds))}",
         f"  seeds: {_counts(_by_label(m.seeds))}",
         f"  signals: {_counts(_by_label(m.signals))}",
         f"Alert window ({generation.settings.alert_window:g}s): template fallback ratio "
@@ -315,7 +319,9 @@ def quality_lines(ops: QuestOps) -> list[str]:
     if latest:
         lines.append("Latest rejections:")
         lines += [
-            f"  {r.at:.0f}s {r.rejection.stage}: {r.rejection.reason}" for r in reversed(latest)
+            f"  {r.at:.0f}s {r.rejection.stage} ({', '.join(r.rejection.rules)}): "
+            f"{r.rejection.reason}"
+            for r in reversed(latest)
         ]
     return lines
 

@@ -149,18 +149,19 @@ class QuestBuilder:
         facts = self.facts
         problem = self.grounding_problem(seed)
         if problem is not None:
-            return Rejection("plan", problem)
+            return Rejection("plan", problem, ("grounding_lost",))
         try:
             objectives = await self.objective_builder.build_objectives(
                 seed, archetype.objective_pattern, facts
             )
         except ValueError as exc:
-            return Rejection("plan", str(exc) or type(exc).__name__)
+            return Rejection("plan", str(exc) or type(exc).__name__, ("objectives_failed",))
         if not objectives:
             return Rejection(
                 "plan",
                 f"pattern {archetype.objective_pattern!r} found nothing real to build "
                 "objectives on",
+                ("nothing_to_build",),
             )
         branches = None
         if archetype.branching is BranchingPattern.BRANCHING:
@@ -222,13 +223,14 @@ class QuestBuilder:
                 "scores",
                 f"grounding score {quest.grounding_score} < {self.MIN_GROUNDING}"
                 f": {', '.join(grounding_failed)}",
+                ("grounding_score",),
             )
         if quest.coherence_score < self.MIN_COHERENCE:
             return Rejection(
                 "scores",
                 f"coherence score {quest.coherence_score} < "
                 f"{self.MIN_COHERENCE}: {', '.join(coherence_failed)}",
-                broken,
+                broken or ("coherence_score",),
             )
         return quest
 

@@ -230,5 +230,9 @@ class CompoundSeedComposer:
         mean = sum(g.signal.importance for g in cluster) / len(cluster)
         importance = min(1.0, mean * self.COMPOUND_BOOST)
         if importance < self.evaluator.MIN_IMPORTANCE:
-            return Rejection("evaluate", "compound importance below threshold")
+            return Rejection(
+                "evaluate",
+                "compound importance below threshold",
+                ("importance_below_threshold",),
+            )
         return self.evaluator.build_seed(cluster, lead, importance, primary_npc=primary)

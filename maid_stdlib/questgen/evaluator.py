@@ -142,16 +142,21 @@ class SeedEvaluator:
         #: signal key -> (game time, grounding, the signal): see ``ground_cached``
         self._grounded: dict[object, tuple[float, GroundedSignal | Rejection, StorySignalLike]] = {}
 
-    async def evaluate(self, signal: StorySignalLike) -> QuestSeed | Rejection:
+    async def evaluate(
+        self, signal: StorySignalLike, min_importance: float | None = None
+    ) -> QuestSeed | Rejection:
+        """The seed of one signal, or why none. ``min_importance`` lowers the
+        importance threshold (the daily floor's wider search); None: ``MIN_IMPORTANCE``."""
         now = self.facts.now
         if self.throttle is not None and not self.throttle.admit(signal, now):
-            return self._reject("throttled")
+            return self._reject("throttled", "throttled")
         grounded = self.ground(signal)
         self._remember(signal, grounded)
         if isinstance(grounded, Rejection):
             return grounded
-        if signal.importance < self.MIN_IMPORTANCE:
-            return self._reject("importance below threshold")
+        threshold = self.MIN_IMPORTANCE if min_importance is None else min_importance
+        if signal.importance < threshold:
+            return self._reject("importance_below_threshold", "importance below threshold")
         return self.build_seed([grounded], grounded, signal.importance)
 
     def ground_cached(self, signal: StorySignalLike) -> GroundedSignal | Rejection:
@@ -176,22 +181,28 @@ class SeedEvaluator:
         """Contract, circuit breaker and grounding of one signal (no history checks)."""
         contract = self.contracts.for_signal(signal)
         if contract is None:
-            return self._reject(f"no contract for signal type {signal_type_of(signal)}")
+            return self._reject(
+                "no_contract", f"no contract for signal type {signal_type_of(signal)}"
+            )
         missing = self.contracts.missing_keys(contract, signal.context)
         if missing:
-            return self._reject(f"missing context keys: {', '.join(missing)}")
+            return self._reject("missing_context", f"missing context keys: {', '.join(missing)}")
         seed_type = contract.seed_type_for(signal.context)
         if not self.seed_types.is_registered(seed_type):
-            return self._reject(f"seed type {seed_type!r} is not registered")
+            return self._reject(
+                "seed_type_unregistered", f"seed type {seed_type!r} is not registered"
+            )
         depth = chain_depth_of(signal)
         if depth > self.MAX_CHAIN_DEPTH:
-            return self._reject(f"chain depth {depth} exceeds {self.MAX_CHAIN_DEPTH}")
+            return self._reject(
+                "chain_too_deep", f"chain depth {depth} exceeds {self.MAX_CHAIN_DEPTH}"
+            )
         try:
             grounding = contract.ground(signal, self.facts)
         except (KeyError, TypeError, ValueError) as exc:
-            return self._reject(f"grounding failed: {exc}")
+            return self._reject("grounding_failed", f"grounding failed: {exc}")
         if grounding is None:
-            return self._reject("the signal names nothing real")
+            return self._reject("nothing_real", "the signal names nothing real")
         return GroundedSignal(signal, seed_type, grounding, depth)
 
     def build_seed(
@@ -214,20 +225,20 @@ class SeedEvaluator:
         if not ignore_cooldown and self.history.recent_quest_from_npc(
             primary, self.COOLDOWN_PER_NPC, now
         ):
-            return self._reject("the giver is on cooldown")
+            return self._reject("giver_cooldown", "the giver is on cooldown")
         if lead.seed_type in self.history.recent_types(self.VARIETY_WINDOW):
             importance *= self.VARIETY_FACTOR
         if not facts.is_alive(primary) or not facts.is_npc(primary):
-            return self._reject("the giver is not a living NPC")
+            return self._reject("giver_not_alive", "the giver is not a living NPC")
         giver_room = facts.room_of(primary)
         location = lead.grounding.location or giver_room
         if giver_room is None or location is None or not facts.room_exists(location):
-            return self._reject("no place to ground the quest in")
+            return self._reject("no_place", "no place to ground the quest in")
         if not facts.reachable(giver_room, location):
-            return self._reject("the place cannot be reached from the giver")
+            return self._reject("unreachable", "the place cannot be reached from the giver")
         claimed = facts.claimed_by_authored(primary, location, *lead.grounding.affected_area)
         if claimed is not None:
-            return self._reject(self._claim_reason(claimed))
+            return self._reject("authored_claim", self._claim_reason(claimed))
 
         fields: dict[str, Any] = {}
         involved: list[UUID] = []
@@ -278,15 +289,15 @@ class SeedEvaluator:
                     area.append(room)
         for key in ("party_a", "party_b", "rescue_target", "recipient", "supplier"):
             if fields.get(key) is not None and not facts.is_alive(fields[key]):
-                return self._reject(f"{key} is no longer alive")
+                return self._reject("side_not_alive", f"{key} is no longer alive")
         sides = [fields.get(k) for k in ("party_a", "party_b", "rescue_target", "recipient")]
         claimed = facts.claimed_by_authored(*[s for s in sides if isinstance(s, UUID)])
         if claimed is not None:
-            return self._reject(self._claim_reason(claimed))
+            return self._reject("authored_claim", self._claim_reason(claimed))
         # Someone merely involved steps aside instead.
         involved = [n for n in involved if facts.claimed_by_authored(n) is None]
         if len(involved) + 1 < self.MIN_INVOLVED_NPCS:
-            return self._reject("too few NPCs involved")
+            return self._reject("too_few_npcs", "too few NPCs involved")
 
         merged = SeedGrounding(
             primary, location, fields, involved, area, factions, lead.grounding.urgency
@@ -340,5 +351,5 @@ class SeedEvaluator:
         return f"{what} is part of the hand-written quest '{title}' someone is on"
 
     @staticmethod
-    def _reject(reason: str) -> Rejection:
-        return Rejection("evaluate", reason)
+    def _reject(rule: str, reason: str) -> Rejection:
+        return Rejection("evaluate", reason, (rule,))

@@ -23,7 +23,13 @@ design name                                    here
 =============================================  ======================================
 
 plus ``maid_questgen_quests_built_total{narrative}``, ``maid_questgen_offers_total{method}``,
-``maid_questgen_seeds_total{outcome}``, and the state of every automatic action as
+``maid_questgen_seeds_total{outcome}``, what was turned down or held back and why
+(``maid_questgen_rejection_rules_total{stage,rule}`` for builds,
+``maid_questgen_signal_rejections_total{rule}`` for signals no seed was made of,
+``maid_questgen_seed_holds_total{rule}`` for generation cycles a seed waited
+without an attempt, ``maid_questgen_seeds_dropped_total{rule}`` for seeds the world
+no longer supports), the seeds the daily floor's wider search found
+(``maid_questgen_floor_seeds_total{source}``), and the state of every automatic action as
 ``maid_questgen_throttle_active{action}`` / ``maid_questgen_alert_active{alert}``.
 
 :class:`AutoThrottle` takes these automatic actions: template-only mode on
@@ -79,6 +85,10 @@ REJECTION_STAGES = (
     "register",
     "no_sink",
 )
+#: Where the daily floor's wider search finds seeds: signals turned down earlier,
+#: judged again at the floor's importance threshold, and situations the story layer
+#: still sees (needs and troubles that outlived their first signal).
+FLOOR_SOURCES = ("turned_down", "live_situation")
 SIGNAL_OUTCOMES = ("accepted", "duplicate", "throttled")
 SEED_OUTCOMES = (
     "queued",
@@ -145,6 +155,27 @@ class QuestGenMetrics:
             "Quests rejected, by stage and the named rule that said no",
             ["stage", "rule"],
         )
+        self.signal_rejections = m.counter(
+            "maid_questgen_signal_rejections",
+            "Story signals no quest seed was made of, by the named rule that said no",
+            ["rule"],
+        )
+        self.seed_holds = m.counter(
+            "maid_questgen_seed_holds",
+            "Generation cycles a seed waited without a build attempt, by the rule",
+            ["rule"],
+        )
+        self.seeds_dropped = m.counter(
+            "maid_questgen_seeds_dropped",
+            "Seeds dropped because the world no longer supports them, by the rule",
+            ["rule"],
+        )
+        self.floor_seeds = m.counter(
+            "maid_questgen_floor_seeds",
+            "Seeds the daily floor's wider search found, by where it looked",
+            ["source"],
+            known=FLOOR_SOURCES,
+        )
         self.rejection_ratio = m.gauge(
             "maid_questgen_rejection_ratio",
             "Share of finished builds rejected over the alert window",
@@ -200,6 +231,24 @@ class QuestGenMetrics:
             self.rejections.labels(stage).inc()
             for rule in rules:
                 self.rejection_rules.labels(stage, rule).inc()
+
+    def signal_rejected(self, rules: Sequence[str]) -> None:
+        if self.enabled:
+            for rule in rules:
+                self.signal_rejections.labels(rule).inc()
+
+    def held(self, rules: Sequence[str]) -> None:
+        if self.enabled:
+            for rule in rules:
+                self.seed_holds.labels(rule).inc()
+
+    def dropped(self, rule: str) -> None:
+        if self.enabled:
+            self.seeds_dropped.labels(rule).inc()
+
+    def floor_seed(self, source: str) -> None:
+        if self.enabled:
+            self.floor_seeds.labels(source).inc()
 
     def built(self, narrative: str, fallback_reason: str | None) -> None:
         if not self.enabled:

@@ -210,7 +210,14 @@ async def test_quality_report_matches_the_history(loop_world: LoopWorld) -> None
     assert "template fallback rate 100% (reasons: no_model" in out
     assert re.search(r"rejected \d+ \(stages: .*\); rejection rate \d+%", out)
     assert "rejected by rule:" in out
+    assert "seeds held (cycles waited) by rule:" in out
+    assert "seeds dropped by rule:" in out
+    assert "signals turned down by rule:" in out
+    assert "found by the daily floor's wider search:" in out
     assert "Alert window" in out
+    # Every rejection listed names its rules: no empty reasons.
+    latest = out.split("Latest rejections:")[-1].splitlines()[1:] if "Latest" in out else []
+    assert all(re.match(r"\s+\d+s \w+ \([\w, ]+\): \S", line) for line in latest), latest
 
 
 async def test_backpressure_reports_the_throttle(loop_world: LoopWorld) -> None:

@@ -68,7 +68,11 @@ class CheckStage:
             rules = tuple(
                 dict.fromkeys(i.rule for i in self._validator.check_plan(quest, plan.seed))
             )
-            return CheckOutcome(narrative, Rejection("validation", why, rules))
+            # The world changed under the quest while it was written (someone died,
+            # a room went) when no coherence rule names it.
+            return CheckOutcome(
+                narrative, Rejection("validation", why, rules or ("world_changed",))
+            )
         problems = [p for p in self._quality.check(quest) if p != "region_density"]
         if self._quotas.over_daily_cap(quest):
             problems.append("daily_cap")
@@ -78,7 +82,8 @@ class CheckStage:
             )
         if self._quotas.region_full(quest.region):
             return CheckOutcome(
-                narrative, Rejection("region_density", f"region {quest.region} is full")
+                narrative,
+                Rejection("region_density", f"region {quest.region} is full", ("region_density",)),
             )
         return CheckOutcome(narrative, quest)
 

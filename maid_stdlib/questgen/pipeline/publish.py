@@ -56,12 +56,14 @@ class PublishStage:
         """Hand the quest to the rules layer; None when it took it."""
         sink = self._sink()
         if sink is None:
-            return Rejection("no_sink", "no quest sink is installed (no rules layer)")
+            return Rejection("no_sink", "no quest sink is installed (no rules layer)", ("no_sink",))
         try:
             sink.register(quest)
         except Exception as exc:
             log.exception("registering generated quest %s failed", quest.id)
-            return Rejection("register", f"the sink raised {type(exc).__name__}: {exc}")
+            return Rejection(
+                "register", f"the sink raised {type(exc).__name__}: {exc}", ("sink_error",)
+            )
         return None
 
     def open(self, seed: QuestSeed, quest: GeneratedQuest) -> None:

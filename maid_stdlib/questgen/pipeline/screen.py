@@ -84,14 +84,15 @@ class SeedScreen:
 
     def screen(self, seed: QuestSeed) -> Rejection | None:
         """None if the seed still stands on the world, else why not (stage ``screen``)."""
-        reason = self._stale(seed)
-        return Rejection("screen", reason) if reason is not None else None
+        stale = self._stale(seed)
+        return Rejection("screen", stale[1], (stale[0],)) if stale is not None else None
 
-    def _stale(self, seed: QuestSeed) -> str | None:
+    def _stale(self, seed: QuestSeed) -> tuple[str, str] | None:
+        """(rule, reason) of the first check the seed fails, None if none."""
         facts = self._facts
         problem = self._builder.grounding_problem(seed)
         if problem is not None:
-            return problem
+            return "grounding_lost", problem
         goals = self._world.try_component(seed.primary_npc, GoalsComponent)
         if (
             goals is not None
@@ -99,19 +100,20 @@ class SeedScreen:
             and not goals.open_goals()
             and not any(s.unmet for s in facts.needs(seed.primary_npc).values())
         ):
-            return "the giver wants nothing any more"
+            return "giver_content", "the giver wants nothing any more"
         situations = [
             k for k in (getattr(s, "situation_key", "") for s in seed.source_signals) if k
         ]
         if self._resolved.all_resolved(situations):
-            return "every situation of the seed is resolved"
+            return "situation_resolved", "every situation of the seed is resolved"
         living = facts.living
         if living is not None and living.is_threat(seed.primary_npc):
             # Nobody can walk up to a hostile bandit chief and ask for work.
-            return "the giver is a threat"
+            return "giver_is_threat", "the giver is a threat"
         giver = seed.primary_npc
         if any(oq.quest.quest_giver_id == giver for oq in self._open_quests.values()):
-            return "the giver already has an open request"  # the new seed is its double
+            # the new seed is its double
+            return "giver_has_open_quest", "the giver already has an open request"
         if self._history.recent_quest_from_npc(giver, self.giver_cooldown, facts.now):
-            return "the giver is on cooldown"
+            return "giver_cooldown", "the giver is on cooldown"
         return None
