@@ -204,7 +204,15 @@ async def _try_seed(
     if generation.region_full_at(seed.location):
         result.tried.append(f"{who}: the region is full of quests")
         return False
+    held = generation.held_before_plan(seed)
+    if held is not None:
+        result.tried.append(f"{who}: the seed would wait ({held})")
+        return False
     for archetype in ops.qg.ranked_archetypes(seed):
+        held = generation.held_from(seed, archetype)
+        if held is not None:
+            result.tried.append(f"{who}, {archetype.archetype_id}: the seed would wait ({held})")
+            continue
         # A dry run of the real builder's structural step; the system repeats it
         # when it launches the build.
         plan = await generation.dry_run(seed, archetype)

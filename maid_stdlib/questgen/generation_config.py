@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from maid_engine.clock import GAME_DAY, GAME_HOUR
 from maid_stdlib.questgen.delivery import DeliveryPolicy
@@ -42,6 +42,26 @@ class QuestGenerationConfig(BaseModel):
     )
     #: Generated quests in any rolling game day (a few a day: the aim is 2 to 5).
     max_quests_per_day: int | None = Field(default=5, ge=1)
+    #: The daily floor: when fewer quests than this were generated in the rolling
+    #: game day (less ``floor_lead``), the generator widens its search -- signals it
+    #: turned down, judged again at ``floor_importance``; the situations the story
+    #: layer still sees; a giver over its share when nobody else has anything to
+    #: give -- before the day ends. It only ever finds what the world holds: a
+    #: world with no trouble stays quiet. 0 turns the floor off.
+    min_quests_per_day: int = Field(default=2, ge=0)
+    #: Game seconds before the rolling day's end at which the floor already acts:
+    #: quests about to leave the window count as gone, so the search starts while
+    #: there is still time to build.
+    floor_lead: float = Field(default=4 * GAME_HOUR, ge=0, lt=GAME_DAY)
+    #: The importance threshold of the floor's wider search (the evaluator's own is 0.4).
+    floor_importance: float = Field(default=0.2, ge=0, le=1)
+    #: Game seconds between two wider searches while the day stays short.
+    floor_interval: float = Field(default=GAME_HOUR, gt=0)
+    #: No giver gives more than this share of the quests of a rolling game day
+    #: (one quest is always allowed) while another giver has a seed waiting: a seed of a giver at
+    #: its share waits (held, ``giver_daily_cap``). With nothing else to build, a day
+    #: short of its floor lets a giver go past it.
+    max_giver_share: float = Field(default=0.3, gt=0, le=1)
     #: Seeds waiting to be built. Larger than the design's 10 on purpose: failed
     #: seeds now wait hours between attempts and a quiet day reaches for the less
     #: important ones, so a world with several independent troubles keeps more
@@ -75,6 +95,21 @@ class QuestGenerationConfig(BaseModel):
     play_style_half_life: float = Field(default=3 * GAME_DAY, gt=0)
     notice_board_keywords: tuple[str, ...] = ("noticeboard",)
     notice_board_templates: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _floor_below_cap(self) -> QuestGenerationConfig:
+        cap = self.max_quests_per_day
+        if cap is not None and self.min_quests_per_day > cap:
+            raise ValueError(
+                f"min_quests_per_day ({self.min_quests_per_day}) is above "
+                f"max_quests_per_day ({cap})"
+            )
+        return self
+
+    def giver_at_share(self, given: int, day_total: int) -> bool:
+        """Would one more quest from a giver who gave ``given`` of the rolling day's
+        ``day_total`` put it over ``max_giver_share`` (one quest is always allowed)?"""
+        return given + 1 > max(1.0, self.max_giver_share * (day_total + 1))
 
     def throttle_limits(self) -> ThrottleLimits:
         return ThrottleLimits(

@@ -31,7 +31,14 @@ from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.signals import StorySignalLike, signal_key, signal_type_of
 
-__all__ = ["SignalIntake"]
+__all__ = ["RECONSIDERED", "SignalIntake"]
+
+#: Why a signal may make a seed later though it made none when it came: it was
+#: below the importance threshold (the daily floor lowers it), or its giver had
+#: just given a quest (the cooldown passes).
+RECONSIDERED = frozenset({"importance_below_threshold", "giver_cooldown"})
+#: Turned-down signals kept for the floor (the oldest go first).
+TURNED_DOWN_KEPT = 200
 
 log = logging.getLogger("maid.questgen.system")
 
@@ -67,6 +74,12 @@ class SignalIntake:
         self._delta = 0.0
         self._allowance_at: float | None = None
         self._evaluated = 0
+        #: (arrival, signal, why) of signals no seed was made of for a reason that
+        #: may pass later (importance, the giver's cooldown), newest last: the daily
+        #: floor judges them again when a day runs short.
+        self._turned_down: deque[tuple[float, StorySignalLike, Rejection]] = deque(
+            maxlen=TURNED_DOWN_KEPT
+        )
 
     @property
     def waiting(self) -> list[tuple[float, StorySignalLike]]:
@@ -90,13 +103,14 @@ class SignalIntake:
         """Gate, evaluate and compose one signal at once; the seed queued, or why not."""
         now = self._clock.game_time
         if not self._admit(signal, now):
-            return Rejection("intake", "the signal gate did not admit the signal")
+            return Rejection("intake", "the signal gate did not admit the signal", ("signal_gate",))
         return await self.evaluate(now, signal)
 
     def _admit(self, signal: StorySignalLike, now: float) -> bool:
         verdict = self.gate.admit(signal, now)
         self._metrics.signal(verdict)
         if verdict != "accepted":
+            self._metrics.signal_rejected((verdict,))
             return False
         self._resolved.reopen(getattr(signal, "situation_key", "") or "")
         return True
@@ -148,6 +162,22 @@ class SignalIntake:
             ]
         if compounds:
             seed = max(compounds, key=lambda s: s.importance)
-        if not isinstance(seed, Rejection):
+        if isinstance(seed, Rejection):
+            self._metrics.signal_rejected(seed.rules)
+            if set(seed.rules) & RECONSIDERED:
+                self._turned_down.append((arrived, signal, seed))
+        else:
             self._queue.enqueue(seed)
         return seed
+
+    def turned_down(self, since: float) -> list[tuple[float, StorySignalLike, Rejection]]:
+        """(arrival, signal, why) of the signals turned down since ``since`` for a
+        reason that may pass (``RECONSIDERED``), oldest first."""
+        return [t for t in self._turned_down if t[0] >= since]
+
+    def reconsidered(self, signal: StorySignalLike) -> None:
+        """``signal`` made a seed after all: it is not turned down any more."""
+        key = signal_key(signal)
+        self._turned_down = deque(
+            (t for t in self._turned_down if signal_key(t[1]) != key), maxlen=TURNED_DOWN_KEPT
+        )

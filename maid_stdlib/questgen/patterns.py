@@ -135,8 +135,10 @@ def _about(threat: str | None) -> str:
     return definite(threat) if threat else "the threat"
 
 
-def build_clear(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
-    """Learn about the threat, go there, defeat the real threats, report back."""
+def clear_targets(seed: QuestSeed, facts: WorldFacts) -> list[UUID]:
+    """The threats a CLEAR quest of ``seed`` would send someone to defeat: those of
+    its source in its areas, else anywhere in its region, that the giver's people
+    can reach ([] when the threat is gone)."""
     search = _search_rooms(facts, seed)
     threats = facts.threats(seed.threat_source, search)
     if not threats:
@@ -144,7 +146,13 @@ def build_clear(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
         wider = [r for r in facts.ws.rooms_in_region(region)] if region else []
         threats = facts.threats(seed.threat_source, wider)
     start = facts.room_of(seed.primary_npc)
-    threats = [t for t in threats if facts.reachable(start, facts.room_of(t))]
+    return [t for t in threats if facts.reachable(start, facts.room_of(t))]
+
+
+def build_clear(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
+    """Learn about the threat, go there, defeat the real threats, report back."""
+    search = _search_rooms(facts, seed)
+    threats = clear_targets(seed, facts)
     if not threats:
         return []
     objectives: list[QuestObjective] = []

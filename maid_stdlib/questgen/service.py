@@ -11,7 +11,7 @@ group                  methods
 =====================  ===============================================================
 seeds in               ``enqueue``, ``accept_signal``
 force-generate         ``build_seed``, ``screen``, ``region_full_at``, ``dry_run``,
-                       ``giver_cooldown``
+                       ``giver_cooldown``, ``held_before_plan``, ``held_from``
 open quests            ``open_quest``, ``open_quest_ids``, ``open_quests``
 reports                ``settings``, ``pending_seeds``, ``in_flight_ids``,
                        ``queue_depth``, ``signals_waiting``, ``build_records``, ``rejections``,
@@ -96,6 +96,16 @@ class QuestGenerationService(PreferenceObserver):
         """The evaluator's seed of already grounded signals (not queued);
         ``ignore_cooldown`` (an admin's force-generate) skips the giver's cooldown."""
         return self._evaluator.build_seed(parts, lead, importance, ignore_cooldown=ignore_cooldown)
+
+    def held_before_plan(self, seed: QuestSeed) -> str | None:
+        """The hold rule that would make ``seed`` wait before it is planned (the
+        giver's day, the area's day), None if none."""
+        return self._stages.holds.before_plan(seed, self._clock.game_time, others_waiting=False)
+
+    def held_from(self, seed: QuestSeed, archetype: QuestArchetype) -> str | None:
+        """The hold rule that keeps ``seed`` from a quest of ``archetype`` now (the
+        threat gone, or claimed by an open quest), None if none."""
+        return self._stages.holds.for_archetype(seed, archetype)
 
     def screen(self, seed: QuestSeed) -> Rejection | None:
         """None if the world that produced ``seed`` still holds, else why not."""

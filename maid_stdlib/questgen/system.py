@@ -17,9 +17,14 @@ runs them, in this order, every tick:
 4. backpressure: the throttle decides the cycle from the queue depth, the
    builds in flight and the LLM budget, and the gauges are published;
 5. every ``generation_interval`` game seconds -- at once while an urgent seed
-   waits -- the queue evicts, then each candidate, most important first, is
-   screened (still fresh?), checked against the quotas (region density, the
-   daily cap), planned (no LLM) and its narrative launched in a background task.
+   waits -- the queue evicts; when the day is short of its floor the search
+   widens (:mod:`.pipeline.floor`); then each candidate, most important first
+   (of equals, the giver who gave least today), is screened (still fresh?),
+   checked against the quotas (region density, the daily cap) and the holds
+   (the giver's share of the day, the area's quests today, see
+   :mod:`.pipeline.holds`), planned (no LLM) and its narrative launched in a
+   background task. A held seed waits without spending an attempt; every
+   hold, drop and rejection is counted by its named rule.
 
 The LLM is never awaited in ``update()``: only the narrative runs in the
 background task, on an immutable NarrativeContext, so it never touches the world
@@ -36,6 +41,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import ClassVar
+from uuid import UUID
 
 from maid_engine.clock import GAME_DAY, GameClock
 from maid_engine.ecs import System
@@ -46,9 +52,12 @@ from maid_stdlib.questgen.delivery_service import QuestDeliveryService
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
 from maid_stdlib.questgen.history import QuestHistory
 from maid_stdlib.questgen.intake import SignalIntake
+from maid_stdlib.questgen.metrics import QuestGenMetrics
 from maid_stdlib.questgen.narrative_context import QuestNarrative
 from maid_stdlib.questgen.pipeline.backpressure import Backpressure
 from maid_stdlib.questgen.pipeline.check import CheckStage
+from maid_stdlib.questgen.pipeline.floor import DailyFloor
+from maid_stdlib.questgen.pipeline.holds import HOLD_RULES, SeedHolds
 from maid_stdlib.questgen.pipeline.lifecycle import OpenQuestLifecycle
 from maid_stdlib.questgen.pipeline.narrate import NarrateStage
 from maid_stdlib.questgen.pipeline.plan import PlanStage
@@ -58,7 +67,6 @@ from maid_stdlib.questgen.pipeline.quotas import Quotas
 from maid_stdlib.questgen.pipeline.results import BuildRecord, RejectionRecord
 from maid_stdlib.questgen.pipeline.screen import ResolvedSituations, SeedScreen
 from maid_stdlib.questgen.pipeline.seed_store import SeedStore
-from maid_stdlib.questgen.quality import QuestQualityFilter
 from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
@@ -68,8 +76,6 @@ from maid_stdlib.story.signals import StorySignalEvent, StorySituationResolvedEv
 __all__ = ["BuildRecord", "QuestGenerationStages", "QuestGenerationSystem", "RejectionRecord"]
 
 log = logging.getLogger("maid.questgen.system")
-
-HISTORY_RULES = frozenset(QuestQualityFilter.HISTORY_RULES)
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,8 @@ class QuestGenerationStages:
     screen: SeedScreen
     resolved: ResolvedSituations
     quotas: Quotas
+    holds: SeedHolds
+    floor: DailyFloor
     plan: PlanStage
     narrate: NarrateStage
     check: CheckStage
@@ -93,6 +101,7 @@ class QuestGenerationStages:
     seed_store: SeedStore
     #: The open generated quests, by id (the delivery service's and the stages' book).
     open_quests: dict[str, OpenQuest]
+    metrics: QuestGenMetrics
 
 
 class QuestGenerationSystem(System):
@@ -116,6 +125,9 @@ class QuestGenerationSystem(System):
         self._toolkit_startup = toolkit_startup
         self._next_cycle_at: float | None = None
         self._next_prune_at: float | None = None
+        #: Seeds held at the last cycle: an urgent one waits for the next cycle
+        #: like any other (what holds it does not pass within a tick).
+        self._held: set[UUID] = set()
         self.records: deque[BuildRecord] = deque(maxlen=100)
         #: The latest rejections at any stage, with their reasons (admin reports).
         self.rejections: deque[RejectionRecord] = deque(maxlen=100)
@@ -184,6 +196,7 @@ class QuestGenerationSystem(System):
         urgent = any(
             s.importance >= cfg.urgent_importance
             and s.id not in st.narrate
+            and s.id not in self._held
             and not st.queue.backing_off(s, now)
             for s in st.queue.pending
         )
@@ -194,6 +207,8 @@ class QuestGenerationSystem(System):
         self._next_cycle_at = now + cfg.generation_interval
         st.queue.evict(now, st.narrate)
         self._prune(now)
+        if await st.floor.widen(now):
+            st.queue.drain_incoming(st.narrate)
         await self._launch(state.max_quests_per_cycle, state.template_only)
         st.side_table.flush_in_background()
         st.seed_store.save_in_background()
@@ -217,7 +232,18 @@ class QuestGenerationSystem(System):
             return 0
         launched = judged = 0
         now = self._clock.game_time
-        for seed in sorted(st.queue.pending, key=lambda s: -s.importance):
+        short = st.floor.short(now)
+        held_now: set[UUID] = set()
+        self._held = held_now
+        metrics = st.metrics
+        # Most important first, and of equals the giver who gave least today: the
+        # day's quests spread over the people who have something to ask.
+        given: dict[object, int] = {}
+        for seed in st.queue.pending:
+            if seed.primary_npc not in given:
+                given[seed.primary_npc] = st.quotas.given_today(seed.primary_npc, now)
+        order = sorted(st.queue.pending, key=lambda s: (-s.importance, given[s.primary_npc]))
+        for seed in order:
             if launched >= max_launches:
                 break
             room = st.quotas.day_room(now, len(st.narrate) + judged)
@@ -228,22 +254,52 @@ class QuestGenerationSystem(System):
             if len(st.narrate) >= cfg.max_concurrent_builds:
                 break
             if st.screen.waits(seed):
-                continue  # another errand of its giver is open: not an attempt
-            if st.screen.screen(seed) is not None:
+                # another errand of its giver is open: not an attempt
+                metrics.held(("giver_busy",))
+                held_now.add(seed.id)
+                continue
+            stale = st.screen.screen(seed)
+            if stale is not None:
+                metrics.dropped(stale.rule)
+                log.info(
+                    "seed %s dropped: %s",
+                    seed.id,
+                    stale.reason,
+                    extra={"seed_id": str(seed.id), "rules": stale.rule},
+                )
                 st.queue.drop_stale(seed)
                 continue
             if st.quotas.region_full_at(seed.location):
+                metrics.held(("region_density",))
+                held_now.add(seed.id)
                 continue  # not an attempt: the seed waits for the region to free up
+            others = any(
+                s.primary_npc != seed.primary_npc
+                and s.id not in st.narrate
+                and not st.queue.backing_off(s, now)
+                and not st.quotas.giver_at_share(s.primary_npc, now)
+                for s in st.queue.pending
+            )
+            # A giver over its share waits while someone else has work to give;
+            # with nobody else, a day short of its floor takes the giver's.
+            held = st.holds.before_plan(seed, now, others or not short)
+            if held is not None:
+                metrics.held((held,))
+                held_now.add(seed.id)
+                continue
             seed.attempt_count += 1
             # The plan is judged before a word is written: no prose (nor a model
             # call) is spent on a quest its structure would get rejected.
             plan = await st.plan.plan(seed)
             if isinstance(plan, Rejection):
-                if plan.stage == "plan" and plan.rules and set(plan.rules) <= HISTORY_RULES:
-                    # Only the run of recent quests stands in the way (three of a
-                    # kind, combat fatigue): the seed waits for another kind of quest
-                    # to break the run, and waiting spends none of its attempts.
+                if plan.stage == "plan" and set(plan.rules) <= HOLD_RULES:
+                    # Only the run of recent quests (three of a kind, combat
+                    # fatigue) or the threat's state (gone, or another open quest's)
+                    # stands in the way: the seed waits, and waiting spends none of
+                    # its attempts.
                     seed.attempt_count -= 1
+                    metrics.held(plan.rules)
+                    held_now.add(seed.id)
                     continue
                 self._rejected(seed, None, plan)  # schedules the retry
                 if plan.stage == "quality":

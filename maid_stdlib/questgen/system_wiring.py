@@ -18,6 +18,7 @@ The ``questgen`` preference and ``@quest`` admin commands live in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from maid_engine.commands import Command, CommandContext, CommandError, command
@@ -50,6 +51,8 @@ from maid_stdlib.questgen.narrative import (
 from maid_stdlib.questgen.personalization import PlayStyleTracker, QuestPersonalizer
 from maid_stdlib.questgen.pipeline.backpressure import Backpressure
 from maid_stdlib.questgen.pipeline.check import CheckStage
+from maid_stdlib.questgen.pipeline.floor import DailyFloor, LiveSituations
+from maid_stdlib.questgen.pipeline.holds import SeedHolds
 from maid_stdlib.questgen.pipeline.lifecycle import OpenQuestLifecycle
 from maid_stdlib.questgen.pipeline.narrate import NarrateStage
 from maid_stdlib.questgen.pipeline.plan import PlanStage
@@ -65,6 +68,7 @@ from maid_stdlib.questgen.side_table import GeneratedQuestTable
 from maid_stdlib.questgen.system import QuestGenerationStages, QuestGenerationSystem
 from maid_stdlib.story.register import StoryPlugin
 from maid_stdlib.story.signals import StorySignalEvent, StorySituationResolvedEvent
+from maid_stdlib.story.system import StorySignalSystem
 from maid_stdlib.world.components import Describable
 from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.look import find_detail, name_of, render_entity
@@ -92,9 +96,12 @@ def build_quest_generation(
     qg: QuestGen,
     settings: QuestGenerationConfig,
     templates: TemplateRegistry,
+    live: Callable[[], LiveSituations | None] = lambda: None,
 ) -> tuple[QuestGenerationSystem, QuestGenerationService]:
     """Every stage of the pipeline and its collaborators, each built once (in the
-    order the engine's random stream has always seen them)."""
+    order the engine's random stream has always seen them). ``live``: the story
+    layer's situations, for the daily floor (None: the floor only reconsiders
+    the signals it turned down)."""
     clock, world = engine.clock, engine.world
     metrics = QuestGenMetrics(engine.metrics)
     evaluator = qg.evaluator()
@@ -135,11 +142,14 @@ def build_quest_generation(
     resolved = ResolvedSituations()
     quotas = Quotas(settings, qg.history, qg.facts)
     side_table = GeneratedQuestTable(qg)
+    intake = SignalIntake(settings, clock, metrics, qg.facts, evaluator, composer, queue, resolved)
+    narrate = NarrateStage(generator, fallback)
+    holds = SeedHolds(
+        qg.facts, qg.history, quotas, open_quests, lambda: [j.plan for j in narrate.jobs()]
+    )
 
     stages = QuestGenerationStages(
-        intake=SignalIntake(
-            settings, clock, metrics, qg.facts, evaluator, composer, queue, resolved
-        ),
+        intake=intake,
         queue=queue,
         screen=SeedScreen(
             qg.facts,
@@ -153,8 +163,24 @@ def build_quest_generation(
         ),
         resolved=resolved,
         quotas=quotas,
-        plan=PlanStage(qg.facts, builder, qg.quality_filter, qg.ranked_archetypes, qg.validator),
-        narrate=NarrateStage(generator, fallback),
+        holds=holds,
+        floor=DailyFloor(
+            settings,
+            clock,
+            quotas,
+            qg.facts,
+            evaluator,
+            intake,
+            queue,
+            resolved,
+            open_quests,
+            metrics,
+            live,
+        ),
+        plan=PlanStage(
+            qg.facts, builder, qg.quality_filter, qg.ranked_archetypes, qg.validator, holds
+        ),
+        narrate=narrate,
         check=CheckStage(
             builder, fallback, content_filter, qg.validator, qg.quality_filter, quotas
         ),
@@ -174,6 +200,7 @@ def build_quest_generation(
         side_table=side_table,
         seed_store=SeedStore(queue, engine),
         open_quests=open_quests,
+        metrics=metrics,
     )
 
     system = QuestGenerationSystem(settings, stages, clock, qg.history, llm, qg.startup)
@@ -201,7 +228,16 @@ class QuestGenerationPlugin(ContentPack):
         ctx.add_registry(templates.claims)
         # A setting, not a layer: a test or a server pack may provide its own.
         settings = engine.services.try_get(QuestGenerationConfig) or QuestGenerationConfig()
-        system, service = build_quest_generation(engine, ctx.service(QuestGen), settings, templates)
+
+        def live() -> LiveSituations | None:
+            try:
+                return engine.get_system(StorySignalSystem)
+            except LookupError:
+                return None
+
+        system, service = build_quest_generation(
+            engine, ctx.service(QuestGen), settings, templates, live
+        )
         ctx.provide(QuestGenerationService, service)
         ctx.provide(PreferenceObserver, service)
         ctx.add_system(system)

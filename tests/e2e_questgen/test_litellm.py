@@ -14,7 +14,7 @@ import pytest
 from fakellm import Behaviour, FakeOpenAIServer
 from ironvale.ironkit import IRONVALE
 from kits.engines import npc, qg_of, qm, questgen_of
-from questgen_system.qskit import make_engine, online, pipeline_of, seed_for, until
+from questgen_system.qskit import make_engine, no_holds, online, pipeline_of, seed_for, until
 
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
@@ -185,6 +185,7 @@ async def test_budget_and_queue_spike_switch_to_templates_and_back(
         monkeypatch.setattr(qg_of(engine).quality_filter, "check", lambda _quest: [])
         monkeypatch.setattr(qg_of(engine).quality_filter, "check_plan", lambda _quest: [])
         monkeypatch.setattr(qg_of(engine).quality_filter, "archetype_blocked", lambda _a: [])
+        no_holds(engine, monkeypatch)  # one road, many givers: a throughput test
         first = await build_one(engine, "selena")
         assert first.narrative_source == "llm"
         assert first.tokens == 1200

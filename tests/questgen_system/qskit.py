@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import pytest
 from kits.engines import HAMLET_RPG, npc, questgen_of, room_key
 from kits.engines import make_engine as kits_engine
 from kits.heroes import new_character
@@ -123,6 +124,15 @@ def pipeline_of(engine: GameEngine) -> QuestGenerationSystem:
     found = [s for s in engine.systems if isinstance(s, QuestGenerationSystem)]
     assert len(found) == 1, found
     return found[0]
+
+
+def no_holds(engine: GameEngine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing holds a seed back: tests of throughput and scheduling build one
+    threat's quests from several givers in a row, which the holds (one open quest
+    per threat, the giver's and the area's day) would make wait."""
+    holds = pipeline_of(engine).stages.holds
+    monkeypatch.setattr(holds, "before_plan", lambda *_args, **_kw: None)
+    monkeypatch.setattr(holds, "for_archetype", lambda *_args: None)
 
 
 def personalizer_of(engine: GameEngine) -> QuestPersonalizer:

@@ -9,7 +9,16 @@ from pathlib import Path
 
 import pytest
 from kits.engines import metric, qg_of, questgen_of
-from questgen_system.qskit import answer_for, pipeline_of, scripted, seed_for, started, ticks, until
+from questgen_system.qskit import (
+    answer_for,
+    no_holds,
+    pipeline_of,
+    scripted,
+    seed_for,
+    started,
+    ticks,
+    until,
+)
 
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
@@ -25,6 +34,7 @@ def no_quality_filter(engine: GameEngine, monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(qg_of(engine).quality_filter, "check", lambda _quest: [])
     monkeypatch.setattr(qg_of(engine).quality_filter, "check_plan", lambda _quest: [])
     monkeypatch.setattr(qg_of(engine).quality_filter, "archetype_blocked", lambda _a: [])
+    no_holds(engine, monkeypatch)
 
 
 async def test_the_token_budget_counts_real_usage_and_recovers_when_the_window_rolls(

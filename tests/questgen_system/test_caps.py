@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from kits.engines import metric, qg_of, qm, questgen_of
-from questgen_system.qskit import move, online, seed_for, started, ticks, until
+from questgen_system.qskit import move, no_holds, online, seed_for, started, ticks, until
 
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
@@ -23,6 +23,7 @@ def no_quality_filter(quiet: GameEngine, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(qg_of(quiet).quality_filter, "check", lambda _quest: [])
     monkeypatch.setattr(qg_of(quiet).quality_filter, "check_plan", lambda _quest: [])
     monkeypatch.setattr(qg_of(quiet).quality_filter, "archetype_blocked", lambda _a: [])
+    no_holds(quiet, monkeypatch)
 
 
 async def build(engine: GameEngine, *givers: str) -> list[str]:

@@ -8,8 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from uuid import uuid4
 
+import pytest
 from kits.engines import metric, qg_of, questgen_of
-from questgen_system.qskit import pipeline_of, seed_for, started, ticks
+from questgen_system.qskit import no_holds, pipeline_of, seed_for, started, ticks
 
 from maid_engine.clock import GAME_DAY, GAME_HOUR, ManualClock
 from maid_engine.engine import GameEngine
@@ -41,7 +42,9 @@ def record(history: QuestHistory, archetype: str, now: float) -> str:
     return quest_id
 
 
-async def test_a_failed_seed_retries_with_backoff_then_is_evicted(tmp_path: Path) -> None:
+async def test_a_failed_seed_retries_with_backoff_then_is_evicted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async with started(
         tmp_path,
         QuestGenerationConfig(
@@ -49,6 +52,7 @@ async def test_a_failed_seed_retries_with_backoff_then_is_evicted(tmp_path: Path
         ),
     ) as quiet:
         system = questgen_of(quiet)
+        no_holds(quiet, monkeypatch)  # the missing threat is a build failure here
         # Nothing called "dragons" threatens the road: every build finds no targets.
         seed = seed_for(quiet, "pell", threat_source="dragons", importance=0.5)
         seed.expires_at = quiet.clock.game_time + 2 * GAME_DAY

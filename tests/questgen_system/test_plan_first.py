@@ -19,8 +19,8 @@ async def test_a_refused_plan_costs_no_model_call(
     async with started(tmp_path) as quiet:
         system = questgen_of(quiet)
         provider = scripted(quiet)
-        # Pell has had his share of quests today, whatever the archetype.
-        monkeypatch.setattr(QuestQualityFilter, "MAX_PER_NPC_PER_DAY", 0)
+        # Whatever the archetype, the quest could not be done in its time.
+        monkeypatch.setattr(QuestQualityFilter, "_impossible", lambda _self, _quest: True)
         with caplog.at_level("INFO", logger="maid.questgen.system"):
             system.enqueue(seed_for(quiet, "pell"))
             await ticks(quiet, 2)
@@ -28,15 +28,15 @@ async def test_a_refused_plan_costs_no_model_call(
         assert system.build_records() == []
         [record] = system.rejections()
         assert record.rejection.stage == "quality"
-        assert record.rejection.rules == ("npc_monopoly",)
-        assert record.rejection.reason.endswith(": npc_monopoly")
+        assert record.rejection.rules == ("impossible_quest",)
+        assert record.rejection.reason.endswith(": impossible_quest")
         rule = metric(
-            quiet, "maid_questgen_rejection_rules_total", stage="quality", rule="npc_monopoly"
+            quiet, "maid_questgen_rejection_rules_total", stage="quality", rule="impossible_quest"
         )
         assert rule == 1
         assert "rejected at quality" in caplog.text
         rows = [r for r in caplog.records if "rejected at" in r.getMessage()]
-        assert getattr(rows[0], "rules", None) == "npc_monopoly"
+        assert getattr(rows[0], "rules", None) == "impossible_quest"
 
 
 async def test_template_prose_is_judged_on_the_plan_too(
@@ -44,14 +44,14 @@ async def test_template_prose_is_judged_on_the_plan_too(
 ) -> None:
     async with started(tmp_path) as quiet:
         system = questgen_of(quiet)
-        monkeypatch.setattr(QuestQualityFilter, "MAX_PER_NPC_PER_DAY", 0)
+        monkeypatch.setattr(QuestQualityFilter, "_impossible", lambda _self, _quest: True)
         system.enqueue(seed_for(quiet, "pell"))
         await ticks(quiet, 3)
         # No model, and still nothing is written for a plan the rules refuse.
         assert system.build_records() == []
         [rejected] = system.rejections()
         assert rejected.rejection.stage == "quality"
-        assert rejected.rejection.rules == ("npc_monopoly",)
+        assert rejected.rejection.rules == ("impossible_quest",)
 
 
 async def test_a_seed_only_the_run_of_recent_quests_blocks_waits_unspent(
@@ -69,8 +69,11 @@ async def test_a_seed_only_the_run_of_recent_quests_blocks_waits_unspent(
         assert seed in system.pending_seeds()
         assert seed.attempt_count == 0
         assert system.rejections() == []
-        # Once the run is broken, it is built.
+        held = metric(quiet, "maid_questgen_seed_holds_total", rule="combat_fatigue")
+        assert held >= 1
+        # Once the run is broken, it is built at the next cycle (a held seed, urgent
+        # or not, waits for the generation interval).
         monkeypatch.setattr(QuestQualityFilter, "archetype_blocked", lambda self, a: [])
-        await ticks(quiet, 3)
+        await ticks(quiet, 6)
         [record] = system.build_records()
         assert record.outcome == "registered"

@@ -10,7 +10,15 @@ from typing import Any
 
 import pytest
 from kits.engines import metric, npc, qg_of, questgen_of
-from questgen_system.qskit import answer_for, grain_crisis, scripted, seed_for, started, ticks
+from questgen_system.qskit import (
+    answer_for,
+    grain_crisis,
+    no_holds,
+    scripted,
+    seed_for,
+    started,
+    ticks,
+)
 
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
@@ -31,6 +39,7 @@ async def test_cycles_run_every_interval_and_at_once_for_an_urgent_seed(
     monkeypatch.setattr(QuestQualityFilter, "archetype_blocked", lambda self, a: [])
     async with started(tmp_path, QuestGenerationConfig(generation_interval=600.0)) as quiet:
         system = questgen_of(quiet)
+        no_holds(quiet, monkeypatch)
         await ticks(quiet)  # the first cycle runs at once; the next is 600 game seconds away
         calm = seed_for(quiet, "pell", importance=0.6)
         system.enqueue(calm)
@@ -54,11 +63,14 @@ async def test_cycles_run_every_interval_and_at_once_for_an_urgent_seed(
         assert late.attempt_count == 1
 
 
-async def test_a_seed_that_keeps_failing_is_evicted_after_max_attempts(tmp_path: Path) -> None:
+async def test_a_seed_that_keeps_failing_is_evicted_after_max_attempts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async with started(
         tmp_path, QuestGenerationConfig(max_seed_attempts=3, seed_retry_backoff=0.0)
     ) as quiet:
         system = questgen_of(quiet)
+        no_holds(quiet, monkeypatch)  # the missing threat is a build failure here
         # No backoff: the attempts come one cycle after the other.
         # Nothing called "dragons" threatens the road: every build finds no targets.
         seed = seed_for(quiet, "pell", threat_source="dragons", importance=0.9)
@@ -122,6 +134,7 @@ async def test_update_never_waits_for_the_llm_and_caps_concurrent_builds(
         # this test is about concurrency, not variety.
         monkeypatch.setattr(qg_of(quiet).quality_filter, "archetype_blocked", lambda _a: [])
         monkeypatch.setattr(qg_of(quiet).quality_filter, "check_plan", lambda _quest: [])
+        no_holds(quiet, monkeypatch)
         release = asyncio.Event()
 
         async def slow(request: Any) -> Any:

@@ -9,8 +9,8 @@ import logging
 from pathlib import Path
 
 import pytest
-from kits.engines import questgen_of
-from questgen_system.qskit import pipeline_of, seed_for, started, ticks
+from kits.engines import metric, questgen_of
+from questgen_system.qskit import no_holds, pipeline_of, seed_for, started, ticks
 
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
@@ -20,28 +20,55 @@ from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.system import QuestGenerationSystem
 
 
-def test_a_rejection_needs_a_stage_and_a_reason() -> None:
-    assert Rejection("plan", "no archetype fits the seed").reason == "no archetype fits the seed"
+def test_a_rejection_needs_a_stage_a_reason_and_a_named_rule() -> None:
+    rejection = Rejection("plan", "no archetype fits the seed", ("no_archetype",))
+    assert rejection.reason == "no archetype fits the seed"
+    assert rejection.rule == "no_archetype"
     with pytest.raises(ValueError, match="needs a stage and a reason"):
-        Rejection("plan", "")
+        Rejection("plan", "", ("no_archetype",))
     with pytest.raises(ValueError, match="needs a stage and a reason"):
-        Rejection("", "why")
+        Rejection("", "why", ("no_archetype",))
+    with pytest.raises(ValueError, match="needs named rules"):
+        Rejection("plan", "why", ())
+    with pytest.raises(ValueError, match="needs named rules"):
+        Rejection("plan", "why", ("",))
 
 
 async def test_a_seed_that_cannot_be_planned_is_rejected_by_the_plan_stage(
-    quiet: GameEngine, caplog: pytest.LogCaptureFixture
+    quiet: GameEngine, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Nothing called "dragons" threatens the road: no archetype finds targets.
+    # Nothing called "dragons" threatens the road: no archetype finds targets (and
+    # without the holds, which would make the seed wait for its threat, that is a
+    # build that failed).
+    no_holds(quiet, monkeypatch)
     seed = seed_for(quiet, "pell", threat_source="dragons", importance=0.9)
     planned = await pipeline_of(quiet).stages.plan.plan(seed)
     assert isinstance(planned, Rejection)
     assert planned.stage == "plan"
     assert planned.reason
+    assert planned.rules == ("nothing_to_build",)
     with caplog.at_level(logging.INFO, "maid.questgen.system"):
         questgen_of(quiet).enqueue(seed)
         await ticks(quiet, 2)
     assert f"quest for seed {seed.id} rejected at plan: {planned.reason}" in caplog.text
     assert seed.attempt_count == 1
+
+
+async def test_a_seed_whose_threat_is_gone_waits_without_an_attempt(
+    quiet: GameEngine, caplog: pytest.LogCaptureFixture
+) -> None:
+    seed = seed_for(quiet, "pell", threat_source="dragons", importance=0.9)
+    planned = await pipeline_of(quiet).stages.plan.plan(seed)
+    assert isinstance(planned, Rejection)
+    assert (planned.stage, planned.rules) == ("plan", ("threat_absent",))
+    with caplog.at_level(logging.INFO, "maid.questgen.system"):
+        questgen_of(quiet).enqueue(seed)
+        await ticks(quiet, 2)
+    assert "rejected at" not in caplog.text
+    assert seed.attempt_count == 0
+    assert seed in questgen_of(quiet).pending_seeds()
+    assert metric(quiet, "maid_questgen_seed_holds_total", rule="threat_absent") >= 1
+    assert metric(quiet, "maid_questgen_rejections_total", stage="plan") == 0
 
 
 async def test_the_service_is_the_way_in_and_the_system_is_not_a_service(

@@ -1,8 +1,11 @@
 """PlanStage: a seed's quest structure, without prose (no LLM, read-only).
 
 The archetypes that fit the seed are tried best first; one the quality filter's
-history rules would reject (three in a row, combat fatigue, fetch loops) is
-skipped, and the first the builder can plan on the world as it is wins.
+history rules would reject (three in a row, combat fatigue, fetch loops) or a
+hold rule stops (a threat gone or already claimed by an open quest, see
+:mod:`.holds`) is skipped, and the first the builder can plan on the world as it
+is wins. When only skipped archetypes could have been built, the refusal names
+the hold rules and the seed waits.
 
 Every rule that can reject a quest for its structure runs on the plan's draft
 before a word of prose is written (let alone a model called), whether templates
@@ -23,6 +26,7 @@ from collections.abc import Callable
 from maid_stdlib.questgen.archetypes import QuestArchetype
 from maid_stdlib.questgen.builder import QuestBuilder, QuestPlan
 from maid_stdlib.questgen.facts import WorldFacts
+from maid_stdlib.questgen.pipeline.holds import SeedHolds
 from maid_stdlib.questgen.quality import QuestQualityFilter
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
@@ -41,12 +45,14 @@ class PlanStage:
         quality: QuestQualityFilter,
         ranked_archetypes: Callable[[QuestSeed], list[QuestArchetype]],
         validator: QuestValidator,
+        holds: SeedHolds | None = None,
     ) -> None:
         self._facts = facts
         self._builder = builder
         self._quality = quality
         self._ranked = ranked_archetypes
         self._validator = validator
+        self._holds = holds
 
     async def plan(self, seed: QuestSeed) -> QuestPlan | Rejection:
         """The plan of the best archetype that can be built and passes the rules, or
@@ -55,9 +61,13 @@ class PlanStage:
         last: Rejection | None = None
         skipped: list[str] = []
         rules: list[str] = []
+        built_nothing = True  # every archetype tried found nothing to build on
         with self._facts.steady():  # planning reads the world, never changes it
             for archetype in self._ranked(seed):
                 blocked = self._quality.archetype_blocked(archetype.archetype_id)
+                held = self._holds.for_archetype(seed, archetype) if self._holds else None
+                if held is not None:
+                    blocked.append(held)
                 if blocked:
                     log.debug(
                         "seed %s: skipping %s (%s)",
@@ -75,16 +85,19 @@ class PlanStage:
                         return plan
                     plan = refused
                 last = plan
-        if last is not None:
+                built_nothing = built_nothing and plan.rules == ("nothing_to_build",)
+        if last is not None and not (skipped and built_nothing):
             return last
         if skipped:
-            # Named by its rules: only the run of recent quests stands in the way.
+            # Named by its rules: only the run of recent quests, or the state of
+            # the threat, stands in the way (the other archetypes found nothing to
+            # build on at all): the seed waits.
             return Rejection(
                 "plan",
-                "the history rules block " + ", ".join(skipped),
+                "held: " + ", ".join(skipped),
                 tuple(dict.fromkeys(rules)),
             )
-        return Rejection("plan", "no archetype fits the seed")
+        return Rejection("plan", "no archetype fits the seed", ("no_archetype",))
 
     def judge(self, seed: QuestSeed, plan: QuestPlan) -> Rejection | None:
         """Why the plan's quest would be rejected for its structure, judged on its

@@ -1,14 +1,17 @@
 """Quotas: how much generated work the world may hold at once.
 
 ``max_active_quests_per_region`` (region density), ``max_quests_per_day`` (a
-rolling game day; builds in flight count) and ``max_pending_quests`` (open
-generated quests nobody has taken on). Read by the launch step and the check
-stage; all from the history and the open quests, never stored here.
+rolling game day; builds in flight count), ``min_quests_per_day`` (the floor: is
+the day short?), ``max_giver_share`` (one giver's share of the day) and
+``max_pending_quests`` (open generated quests nobody has taken on). Read by the
+launch step and the check stage; all from the history and the open quests, never
+stored here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from uuid import UUID
 
 from maid_engine.clock import GAME_DAY
 from maid_stdlib.questgen.delivery import OpenQuest, QuestOffers
@@ -74,6 +77,34 @@ class Quotas:
         self, open_quests: Mapping[str, OpenQuest], offers: QuestOffers | None
     ) -> bool:
         return self.unaccepted(open_quests, offers) >= self._settings.max_pending_quests
+
+    def day_short(self, now: float) -> bool:
+        """Is the rolling game day short of ``min_quests_per_day``? Quests made
+        within ``floor_lead`` of leaving the window already count as gone, so the
+        floor acts while there is time to build."""
+        floor = self._settings.min_quests_per_day
+        if floor <= 0:
+            return False
+        return self._generated_since(now - GAME_DAY + self._settings.floor_lead) < floor
+
+    def generated_today(self, now: float) -> int:
+        """Generated quests in the rolling game day before ``now``."""
+        return self._generated_since(now - GAME_DAY)
+
+    def given_today(self, giver: UUID, now: float) -> int:
+        """Generated quests ``giver`` gave in the rolling game day before ``now``."""
+        return sum(
+            1
+            for e in self._history.since(now - GAME_DAY)
+            if e.source == "generated" and e.quest_giver_id == giver
+        )
+
+    def giver_at_share(self, giver: UUID, now: float, in_flight: int = 0) -> bool:
+        """Would one more quest from ``giver`` put it over ``max_giver_share`` of the
+        rolling day's quests? ``in_flight``: its builds under way, counted as given."""
+        return self._settings.giver_at_share(
+            self.given_today(giver, now) + in_flight, self.generated_today(now) + in_flight
+        )
 
     def _generated_since(self, since: float) -> int:
         return sum(1 for e in self._history.since(since) if e.source == "generated")
