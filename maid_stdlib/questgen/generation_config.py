@@ -43,7 +43,8 @@ class QuestGenerationConfig(BaseModel):
     #: Generated quests in any rolling game day (a few a day: the aim is 2 to 5).
     max_quests_per_day: int | None = Field(default=5, ge=1)
     #: The daily floor: when fewer quests than this were generated in the rolling
-    #: game day (less ``floor_lead``), the generator widens its search -- signals it
+    #: game day (less ``floor_lead``), or none for a ``1 / (floor + 1)`` part of a
+    #: day, the generator widens its search -- signals it
     #: turned down, judged again at ``floor_importance``; the situations the story
     #: layer still sees; a giver over its share when nobody else has anything to
     #: give -- before the day ends. It only ever finds what the world holds: a

@@ -78,6 +78,16 @@ __all__ = ["BuildRecord", "QuestGenerationStages", "QuestGenerationSystem", "Rej
 log = logging.getLogger("maid.questgen.system")
 
 
+@dataclass
+class _Cycle:
+    """One generation cycle's count: launches (a plan refused unwritten counts,
+    see ``_attempt``) and refusals that take a place in the day's room."""
+
+    max_launches: int
+    launched: int = 0
+    judged: int = 0
+
+
 @dataclass(frozen=True)
 class QuestGenerationStages:
     """Every stage of one engine's pipeline and what they share, built once."""
@@ -227,15 +237,12 @@ class QuestGenerationSystem(System):
             log.info("pruned %d quests finished long ago from the history", len(pruned))
 
     async def _launch(self, max_launches: int, template_only: bool) -> int:
-        st, cfg = self.stages, self.settings
+        st = self.stages
         if st.quotas.unaccepted_full(st.open_quests, st.deliveries.offers):
             return 0
-        launched = judged = 0
         now = self._clock.game_time
         short = st.floor.short(now)
-        held_now: set[UUID] = set()
-        self._held = held_now
-        metrics = st.metrics
+        self._held = set()
         # Most important first, and of equals the giver who gave least today: the
         # day's quests spread over the people who have something to ask.
         given: dict[object, int] = {}
@@ -243,36 +250,9 @@ class QuestGenerationSystem(System):
             if seed.primary_npc not in given:
                 given[seed.primary_npc] = st.quotas.given_today(seed.primary_npc, now)
         order = sorted(st.queue.pending, key=lambda s: (-s.importance, given[s.primary_npc]))
+        cycle = _Cycle(max_launches)
+        over_share: list[QuestSeed] = []
         for seed in order:
-            if launched >= max_launches:
-                break
-            room = st.quotas.day_room(now, len(st.narrate) + judged)
-            if room is not None and room <= 0:
-                break  # the day is full: seeds wait, and it is not an attempt
-            if seed.id in st.narrate or st.queue.backing_off(seed, now):
-                continue
-            if len(st.narrate) >= cfg.max_concurrent_builds:
-                break
-            if st.screen.waits(seed):
-                # another errand of its giver is open: not an attempt
-                metrics.held(("giver_busy",))
-                held_now.add(seed.id)
-                continue
-            stale = st.screen.screen(seed)
-            if stale is not None:
-                metrics.dropped(stale.rule)
-                log.info(
-                    "seed %s dropped: %s",
-                    seed.id,
-                    stale.reason,
-                    extra={"seed_id": str(seed.id), "rules": stale.rule},
-                )
-                st.queue.drop_stale(seed)
-                continue
-            if st.quotas.region_full_at(seed.location):
-                metrics.held(("region_density",))
-                held_now.add(seed.id)
-                continue  # not an attempt: the seed waits for the region to free up
             others = any(
                 s.primary_npc != seed.primary_npc
                 and s.id not in st.narrate
@@ -280,38 +260,89 @@ class QuestGenerationSystem(System):
                 and not st.quotas.giver_at_share(s.primary_npc, now)
                 for s in st.queue.pending
             )
-            # A giver over its share waits while someone else has work to give;
-            # with nobody else, a day short of its floor takes the giver's.
-            held = st.holds.before_plan(seed, now, others or not short)
-            if held is not None:
-                metrics.held((held,))
-                held_now.add(seed.id)
-                continue
-            seed.attempt_count += 1
-            # The plan is judged before a word is written: no prose (nor a model
-            # call) is spent on a quest its structure would get rejected.
-            plan = await st.plan.plan(seed)
-            if isinstance(plan, Rejection):
-                if plan.stage == "plan" and set(plan.rules) <= HOLD_RULES:
-                    # Only the run of recent quests (three of a kind, combat
-                    # fatigue) or the threat's state (gone, or another open quest's)
-                    # stands in the way: the seed waits, and waiting spends none of
-                    # its attempts.
-                    seed.attempt_count -= 1
-                    metrics.held(plan.rules)
-                    held_now.add(seed.id)
-                    continue
-                self._rejected(seed, None, plan)  # schedules the retry
-                if plan.stage == "quality":
-                    # A plan refused unwritten takes the place in the cycle (and in
-                    # the day's room) its build would have taken: the pace of
-                    # launches stays what it is when the refusal follows the prose.
-                    launched += 1
-                    judged += 1
-                continue
-            st.narrate.launch(seed, plan, template_only)
-            launched += 1
-        return launched
+            # A giver over its share waits while someone else has work to give.
+            verdict = await self._attempt(seed, now, others or not short, cycle, template_only)
+            if verdict == "stop":
+                break
+            if verdict == "giver_daily_cap" and short:
+                over_share.append(seed)
+        if short and cycle.launched == 0:
+            # The others' seeds could not be built either: a day short of its floor
+            # takes the work of a giver over its share rather than none.
+            for seed in over_share:
+                if await self._attempt(seed, now, False, cycle, template_only) == "stop":
+                    break
+        return cycle.launched
+
+    async def _attempt(
+        self,
+        seed: QuestSeed,
+        now: float,
+        others_waiting: bool,
+        cycle: _Cycle,
+        template_only: bool,
+    ) -> str:
+        """Screen, hold or plan and launch one seed: "launched", "stop" (the cycle
+        or the day is full), the rule that held it, or "" (skipped, dropped or
+        rejected)."""
+        st, cfg, metrics = self.stages, self.settings, self.stages.metrics
+        if cycle.launched >= cycle.max_launches:
+            return "stop"
+        room = st.quotas.day_room(now, len(st.narrate) + cycle.judged)
+        if room is not None and room <= 0:
+            return "stop"  # the day is full: seeds wait, and it is not an attempt
+        if seed.id in st.narrate or st.queue.backing_off(seed, now):
+            return ""
+        if len(st.narrate) >= cfg.max_concurrent_builds:
+            return "stop"
+        if st.screen.waits(seed):
+            # Another errand of its giver is open, or the giver is on cooldown: a
+            # stand-alone seed waits for it, and waiting is not an attempt.
+            metrics.held(("giver_busy",))
+            self._held.add(seed.id)
+            return "giver_busy"
+        stale = st.screen.screen(seed)
+        if stale is not None:
+            metrics.dropped(stale.rule)
+            log.info(
+                "seed %s dropped: %s",
+                seed.id,
+                stale.reason,
+                extra={"seed_id": str(seed.id), "rules": stale.rule},
+            )
+            st.queue.drop_stale(seed)
+            return ""
+        held = st.holds.before_plan(seed, now, others_waiting)
+        if held is None and st.quotas.region_full_at(seed.location):
+            held = "region_density"  # the seed waits for the region to free up
+        if held is not None:
+            metrics.held((held,))
+            self._held.add(seed.id)
+            return held
+        seed.attempt_count += 1
+        # The plan is judged before a word is written: no prose (nor a model
+        # call) is spent on a quest its structure would get rejected.
+        plan = await st.plan.plan(seed)
+        if isinstance(plan, Rejection):
+            if plan.stage == "plan" and set(plan.rules) <= HOLD_RULES:
+                # Only the run of recent quests (three of a kind, combat fatigue)
+                # or the threat's state (gone, or another open quest's) stands in
+                # the way: the seed waits, and waiting spends none of its attempts.
+                seed.attempt_count -= 1
+                metrics.held(plan.rules)
+                self._held.add(seed.id)
+                return plan.rule
+            self._rejected(seed, None, plan)  # schedules the retry
+            if plan.stage == "quality":
+                # A plan refused unwritten takes the place in the cycle (and in the
+                # day's room) its build would have taken: the pace of launches
+                # stays what it is when the refusal follows the prose.
+                cycle.launched += 1
+                cycle.judged += 1
+            return ""
+        st.narrate.launch(seed, plan, template_only)
+        cycle.launched += 1
+        return "launched"
 
     async def _collect(self) -> None:
         st = self.stages

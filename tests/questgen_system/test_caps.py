@@ -68,9 +68,10 @@ async def test_the_density_cap_is_checked_again_when_a_build_finishes(quiet: Gam
 
 
 async def test_a_character_never_holds_more_unanswered_offers_than_the_cap(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with started(tmp_path, QuestGenerationConfig(max_pending_offers_per_player=1)) as quiet:
+        no_holds(quiet, monkeypatch)  # two quests on the same wolves
         hero, session = await online(quiet, "Aldric", level=4)
         tamsin_quest, hollin_quest = await build(quiet, "tamsin", "hollin")
         manager = qm(quiet)

@@ -81,10 +81,14 @@ class Quotas:
     def day_short(self, now: float) -> bool:
         """Is the rolling game day short of ``min_quests_per_day``? Quests made
         within ``floor_lead`` of leaving the window already count as gone, so the
-        floor acts while there is time to build."""
+        floor acts while there is time to build. A day is short too when no quest
+        came for ``GAME_DAY / (floor + 1)`` (8 game hours for a floor of two): a
+        burst of quests followed by a long silence leaves whole days without any."""
         floor = self._settings.min_quests_per_day
         if floor <= 0:
             return False
+        if self._generated_since(now - GAME_DAY / (floor + 1)) == 0:
+            return True
         return self._generated_since(now - GAME_DAY + self._settings.floor_lead) < floor
 
     def generated_today(self, now: float) -> int:

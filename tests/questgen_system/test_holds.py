@@ -1,0 +1,70 @@
+"""Holds: a seed that would be built only to be thrown away waits instead, without
+spending an attempt -- one open quest per threat (builds in flight count), a
+giver's share of the day, an area's day."""
+
+from __future__ import annotations
+
+import pytest
+from kits.engines import metric, questgen_of
+from questgen_system.qskit import pipeline_of, seed_for, ticks
+
+from maid_engine.clock import GAME_HOUR, ManualClock
+from maid_engine.engine import GameEngine
+from maid_stdlib.questgen.quality import QuestQualityFilter
+
+
+async def test_one_open_quest_per_threat_even_when_both_are_planned_at_once(
+    quiet: GameEngine,
+) -> None:
+    system = questgen_of(quiet)
+    first = seed_for(quiet, "pell")
+    second = seed_for(quiet, "tamsin")  # the same wolves, another giver
+    system.enqueue(first)
+    system.enqueue(second)
+    await ticks(quiet, 3)
+    # Both waited in the same cycle: the second was held while the first was
+    # being written, not built to stack its own wolves on the road.
+    [record] = system.build_records()
+    assert record.outcome == "registered"
+    waiting = second if record.seed_id == first.id else first
+    assert waiting in system.pending_seeds()
+    assert waiting.attempt_count == 0
+    assert system.rejections() == []
+    assert metric(quiet, "maid_questgen_seed_holds_total", rule="threat_claimed") >= 1
+
+
+def _after_an_hour(engine: GameEngine) -> None:
+    assert isinstance(engine.clock, ManualClock)
+    engine.clock.skip(GAME_HOUR + 60)  # past the giver's cooldown
+
+
+async def test_a_giver_at_its_share_waits_while_another_giver_has_work(
+    quiet: GameEngine,
+) -> None:
+    system = questgen_of(quiet)
+    system.enqueue(seed_for(quiet, "pell"))
+    await ticks(quiet, 3)
+    assert len(system.build_records()) == 1
+    _after_an_hour(quiet)
+    again = seed_for(quiet, "pell", seed_type="goal_assistance")
+    holds = pipeline_of(quiet).stages.holds
+    now = quiet.clock.game_time
+    # One quest of one today is all his share while someone else has work to give...
+    assert holds.before_plan(again, now, others_waiting=True) == "giver_daily_cap"
+    # ...and with nobody else, a second is allowed (the quality filter allows two).
+    assert holds.before_plan(again, now, others_waiting=False) is None
+
+
+async def test_an_area_with_its_day_of_quests_holds_the_next(
+    quiet: GameEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    system = questgen_of(quiet)
+    system.enqueue(seed_for(quiet, "pell"))
+    await ticks(quiet, 3)
+    monkeypatch.setattr(QuestQualityFilter, "MAX_SAME_AREA", 1)
+    _after_an_hour(quiet)
+    seed = seed_for(quiet, "marta", seed_type="goal_assistance")
+    holds = pipeline_of(quiet).stages.holds
+    assert holds.before_plan(seed, quiet.clock.game_time, others_waiting=False) == (
+        "area_daily_cap"
+    )
