@@ -48,6 +48,8 @@ DAY_COUNTERS = {
     "rejected_by_rule": "maid_questgen_rejection_rules_total",
     "held_by_rule": "maid_questgen_seed_holds_total",
     "signals_turned_down_by_rule": "maid_questgen_signal_rejections_total",
+    "dropped_by_rule": "maid_questgen_seeds_dropped_total",
+    "floor_seeds_by_source": "maid_questgen_floor_seeds_total",
     "seeds_by_outcome": "maid_questgen_seeds_total",
 }
 
@@ -173,6 +175,8 @@ def _unmet(report: dict[str, Any]) -> dict[str, str]:
                 f"day {row['day']}: {n} quest(s) from {row['signals']} signal(s); "
                 f"signals turned down: {_top(row['signals_turned_down_by_rule'])}; "
                 f"seeds held: {_top(row['held_by_rule'])}; "
+                f"seeds dropped: {_top(row['dropped_by_rule'])}; "
+                f"the floor's wider search found: {_top(row['floor_seeds_by_source'])}; "
                 f"builds rejected: {_top(row['rejected_by_rule'])}"
             )
         out["quests_per_day"] = f"outside {lo}-{hi} a day: " + " | ".join(parts)
@@ -435,6 +439,13 @@ def build_report(
                 k: int(v)
                 for k, v in sorted(qgm.get("maid_questgen_signal_rejections_total", {}).items())
             },
+            "dropped_by_rule": {
+                k: int(v)
+                for k, v in sorted(qgm.get("maid_questgen_seeds_dropped_total", {}).items())
+            },
+            "floor_seeds_by_source": {
+                k: int(v) for k, v in sorted(qgm.get("maid_questgen_floor_seeds_total", {}).items())
+            },
         },
         "grounding": {
             "share": _share(len(fully), len(records)),
@@ -537,6 +548,8 @@ def summary(report: dict[str, Any]) -> str:
         "         rejected by rule: " + _top(rej["by_rule"], 8),
         "         seeds held (cycles) by rule: " + _top(rej["held_by_rule"], 8),
         "         signals turned down by rule: " + _top(rej["signals_turned_down_by_rule"], 8),
+        "         seeds dropped (the world moved on) by rule: " + _top(rej["dropped_by_rule"], 8),
+        "         the floor's wider search found: " + _top(rej["floor_seeds_by_source"], 8),
         f"         model calls: {report['llm']['calls']} for "
         f"{report['llm']['accepted_quests']} accepted quests "
         f"({report['llm']['calls_per_accepted_quest']} each)",
