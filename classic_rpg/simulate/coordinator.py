@@ -528,8 +528,17 @@ class Coordinator:
         return None
 
     def finish(self) -> None:
-        """End of the run: attempts still going are unfinished."""
+        """End of the run: attempts still going are unfinished, but for a bot that
+        came too late on purpose and was still waiting for its quest to run out."""
         for character, attempt in list(self._current.items()):
+            if attempt.fate == "late":
+                self._end(
+                    character,
+                    attempt.quest_id,
+                    "waiting_out",
+                    "came too late on purpose: the quest had not run out when the simulation ended",
+                )
+                continue
             self._end(
                 character,
                 attempt.quest_id,

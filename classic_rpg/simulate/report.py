@@ -32,8 +32,9 @@ from classic_rpg.simulate.coordinator import SUCCESS, Attempt, QuestInfo
 from maid_engine.clock import GAME_DAY
 from maid_stdlib.questgen.narrative import QUEST_PURPOSES
 
-#: How a fated attempt ends: settled early, or too late.
-FATED_RESULTS = frozenset({"partial_success", "expired"})
+#: How a fated attempt ends: settled early, too late, or still waiting for its
+#: quest to run out when the run ended.
+FATED_RESULTS = frozenset({"partial_success", "expired", "waiting_out"})
 
 __all__ = ["PER_DAY", "build_report", "entropy_bits", "longest_run", "percentile", "summary"]
 

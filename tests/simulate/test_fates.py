@@ -7,14 +7,17 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace
 from typing import Any
+from uuid import uuid4
 
 from classic_rpg.simulate.coordinator import (
     LATE_SHARE,
     LATE_WITHIN,
     SETTLE_SHARE,
+    Attempt,
     Coordinator,
     QuestInfo,
 )
+from classic_rpg.simulate.report import FATED_RESULTS
 
 
 class _Manager:
@@ -62,3 +65,29 @@ def test_no_settling_for_half_of_one_objective_nor_lateness_for_a_distant_expiry
 
 def test_a_chains_follow_up_is_played_through() -> None:
     assert set(fates(11, depth=1)) == {""}
+
+
+def _finished(fate: str) -> Attempt:
+    """``Coordinator.finish`` on one attempt still going, of ``fate``."""
+    uid = uuid4()
+    attempt = Attempt("q", "Talker1", "talker", 3, 0.0, fate=fate, doing="in no hurry")
+    coordinator = object.__new__(Coordinator)
+    # Only what ``finish`` and ``_end`` read.
+    vars(coordinator).update(
+        _current={uid: attempt},
+        _by_uid={uid: SimpleNamespace(quest_id="q", idle_since=0.0)},
+        _claims={"q": uid},
+        engine=SimpleNamespace(clock=SimpleNamespace(game_time=10.0)),
+    )
+    coordinator.finish()
+    return attempt
+
+
+def test_a_bot_still_waiting_out_its_quest_at_the_end_counts_as_fated() -> None:
+    late = _finished("late")
+    assert late.result == "waiting_out"
+    assert late.result in FATED_RESULTS
+    assert "came too late on purpose" in late.reason
+    played = _finished("")
+    assert played.result == "unfinished"
+    assert played.result not in FATED_RESULTS

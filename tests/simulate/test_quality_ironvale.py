@@ -31,12 +31,6 @@ def _why(report: dict[str, Any], *keys: str) -> str:
     return json.dumps({k: report[k] for k in keys}, indent=1)[:4000]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="known gap (docs/simulate.md): days with fewer than two quests while the "
-    "bandits players drove off regroup",
-)
 def test_two_to_five_quests_per_game_day(report: dict[str, Any]) -> None:
     per_day = report["quests"]["per_game_day"]
     assert len(per_day) == DAYS
