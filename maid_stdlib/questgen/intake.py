@@ -148,7 +148,11 @@ class SignalIntake:
             if isinstance(seed, Rejection):
                 log.info(
                     "seed rejected",
-                    extra={"signal_type": signal_type_of(signal), "reason": seed.reason},
+                    extra={
+                        "signal_type": signal_type_of(signal),
+                        "reason": seed.reason,
+                        "rules": ",".join(seed.rules),
+                    },
                 )
             # Every cluster of the window is composed (each draws its seed's id
             # from the engine's random stream: composing only the new signal's
