@@ -93,7 +93,7 @@ async def test_every_transition_is_one_json_line_with_its_ids(
     aria, quinn = str(hero), str(quitter)
     seed = find(docs, "generated quest", quest_id=heist)["seed_id"]
     find(docs, "seed queued", seed_id=seed, seed_type="heist_opportunity")
-    find(docs, "seed rejected", signal_type="THREAT_DETECTED")
+    assert find(docs, "seed rejected", signal_type="THREAT_DETECTED")["rules"]  # named
     find(docs, "quest generated", quest_id=heist)
     find(docs, "quest offered", quest_id=heist, character_id=aria)
     find(docs, "quest accepted", quest_id=heist, character_id=aria)
