@@ -270,10 +270,13 @@ async def test_force_generate_goes_through_the_real_pipeline(loop_world: LoopWor
     out = await run(w, "@quest force-generate rivalry_intervention --ignore-cooldown")
     assert "Queued seed" in out, out
     await ticks(w.engine, 2)
+    # (The day a game day on is short of quests: the floor's wider search may
+    # build the valley's own troubles alongside.)
     new = [e for e in history.entries() if e.quest_id not in before]
-    assert [e.seed_type for e in new] == ["rivalry_intervention"]
+    forced = [e for e in new if e.seed_type == "rivalry_intervention"]
+    assert len(forced) == 1, [e.seed_type for e in new]
     listed = await run(w, "@quest list-generated")
-    assert new[0].quest_id in listed
+    assert forced[0].quest_id in listed
 
 
 async def test_an_objective_line_says_its_count_once() -> None:

@@ -15,7 +15,8 @@ Before a seed is planned:
 
 Per archetype, while planning (the plan stage tries the next archetype):
 
-* ``threat_absent``: a quest to clear a threat finds none (driven off, regrouping);
+* ``threat_absent``: a quest to clear a threat (or clear the way) finds none
+  (driven off, regrouping);
 * ``threat_claimed``: an open generated quest (or one being written) already sends
   someone after the same threat. Two quests on one band of foes invalidate each
   other (whoever kills the leader ends the other quest) and the second adds its
@@ -45,6 +46,10 @@ from maid_stdlib.questgen.types import ObjectivePatterns
 from maid_stdlib.questgen.vocabulary import ObjectiveType
 
 __all__ = ["HOLD_RULES", "SeedHolds"]
+
+#: The patterns whose quests send someone to defeat a threat (the multi-stage quest
+#: clears the way first).
+THREAT_PATTERNS = frozenset({ObjectivePatterns.CLEAR, ObjectivePatterns.MULTI_STAGE})
 
 #: The rules that hold a seed (it waits, no attempt spent) rather than reject a build.
 HOLD_RULES = frozenset(
@@ -95,7 +100,7 @@ class SeedHolds:
 
     def for_archetype(self, seed: QuestSeed, archetype: QuestArchetype) -> str | None:
         """The rule that holds ``seed`` from a quest of ``archetype`` now, None if none."""
-        if archetype.objective_pattern != ObjectivePatterns.CLEAR:
+        if archetype.objective_pattern not in THREAT_PATTERNS:
             return None
         threats = clear_targets(seed, self._facts)
         if not threats:
