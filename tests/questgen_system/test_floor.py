@@ -63,6 +63,43 @@ async def test_a_short_day_judges_a_signal_turned_down_again_at_a_lower_threshol
         assert record.outcome == "registered"
 
 
+def regrouping(engine: GameEngine) -> StorySignal:
+    """The wolves driven off the road regroup: a finished quest's follow-up, about a
+    situation the story layer never tracked."""
+    signal = threat(engine, "pell", importance=0.3)
+    signal.context.update({"previous_quest_id": "gen-wolves", "chain_depth": 1})
+    signal.chain_depth = 1
+    signal.situation_key = "chain:gen-wolves:retaliation"
+    return signal
+
+
+async def test_a_short_day_takes_up_a_follow_up_the_story_layer_never_saw(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with started(tmp_path) as quiet:
+        system = questgen_of(quiet)
+        live_story(quiet, monkeypatch, Story([]))
+        assert isinstance(await system.accept_signal(regrouping(quiet)), Rejection)
+        await ticks(quiet, 3)
+        assert metric(quiet, "maid_questgen_floor_seeds_total", source="turned_down") == 1
+        [record] = system.build_records()
+        assert record.outcome == "registered"
+
+
+async def test_a_short_day_leaves_a_signal_whose_situation_the_story_layer_lost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with started(tmp_path) as quiet:
+        system = questgen_of(quiet)
+        live_story(quiet, monkeypatch, Story([]))  # the wolves are gone
+        assert isinstance(
+            await system.accept_signal(threat(quiet, "pell", importance=0.3)), Rejection
+        )
+        await ticks(quiet, 3)
+        assert metric(quiet, "maid_questgen_floor_seeds_total", source="turned_down") == 0
+        assert system.build_records() == []
+
+
 async def test_without_a_floor_a_signal_turned_down_stays_turned_down(tmp_path: Path) -> None:
     async with started(tmp_path, QuestGenerationConfig(min_quests_per_day=0)) as quiet:
         system = questgen_of(quiet)

@@ -41,7 +41,7 @@ from maid_stdlib.questgen.pipeline.quotas import Quotas
 from maid_stdlib.questgen.pipeline.screen import ResolvedSituations
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
-from maid_stdlib.questgen.signals import StorySignalLike
+from maid_stdlib.questgen.signals import StorySignalLike, chain_depth_of
 
 __all__ = ["DailyFloor", "LiveSituations"]
 
@@ -104,11 +104,12 @@ class DailyFloor:
         found = 0
         for _, signal, _why in self._intake.turned_down(now - GAME_DAY):
             key = _situation(signal)
-            if key and (
-                key in covered
-                or self._resolved.all_resolved([key])
-                or (live is not None and not live.is_active(key))
-            ):
+            # A follow-up's situation is what a finished quest left behind: the
+            # story layer never tracked it, so only its own resolution ends it.
+            story_gone = (
+                live is not None and chain_depth_of(signal) == 0 and not live.is_active(key)
+            )
+            if key and (key in covered or self._resolved.all_resolved([key]) or story_gone):
                 continue
             if await self._take(signal, covered, busy, "turned_down"):
                 self._intake.reconsidered(signal)
