@@ -267,13 +267,13 @@ class Coordinator:
         return [e.quest_id for e in qlog.quests.values() if e.state is QuestState.AVAILABLE]
 
     def unwanted_offer(self, bot: Bot) -> str | None:
-        """An offer an idle bot will not take on (someone else has the quest, or it
-        is not for its level), which a bot of a declining style turns down."""
-        if not bot.style.declines:
-            return None
+        """An offer an idle bot will not take on, which it turns down: a hand-written
+        quest (bots play the generated ones; held unanswered, two of them would fill
+        the offer cap and keep every generated offer away, whatever the style), or,
+        for a bot of a declining style, one someone else has or not for its level."""
         for quest_id in self._offered(bot):
             info = self.quests.get(quest_id)
-            if info is not None and not self.fits(bot, info):
+            if info is None or (bot.style.declines and not self.fits(bot, info)):
                 return quest_id
         return None
 

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 from uuid import uuid4
 
+from classic_rpg.simulate.bots import STYLES
 from classic_rpg.simulate.coordinator import (
     LATE_SHARE,
     LATE_WITHIN,
@@ -91,3 +92,25 @@ def test_a_bot_still_waiting_out_its_quest_at_the_end_counts_as_fated() -> None:
     played = _finished("")
     assert played.result == "unfinished"
     assert played.result not in FATED_RESULTS
+
+
+def _holding(*offers: str, fitting: bool) -> Coordinator:
+    """A coordinator that knows one generated quest, ``gen-q``, which fits every bot
+    or none, and a bot holding ``offers`` unanswered."""
+    coordinator = object.__new__(Coordinator)
+    vars(coordinator).update(
+        quests={"gen-q": QuestInfo("gen-q", "threat_elimination", "threat_response", 0, 4, 3, ())},
+        _offered=lambda bot: list(offers),
+        fits=lambda bot, info: fitting,
+    )
+    return coordinator
+
+
+def test_every_bot_turns_down_a_hand_written_offer_it_will_not_play() -> None:
+    # Two held unanswered would fill the offer cap and keep every generated offer away.
+    for style in STYLES.values():
+        bot: Any = SimpleNamespace(style=style)
+        assert _holding("gen-q", "road-scouts", fitting=True).unwanted_offer(bot) == "road-scouts"
+        assert _holding("gen-q", fitting=True).unwanted_offer(bot) is None
+        expected = "gen-q" if style.declines else None
+        assert _holding("gen-q", fitting=False).unwanted_offer(bot) == expected
