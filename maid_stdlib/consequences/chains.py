@@ -22,12 +22,13 @@ evaluator's circuit breaker sees it and the next quest records its
   was meant to clear grows bolder where it holds (THREAT_DETECTED); anything else
   becomes a CONSEQUENCE_CHAIN among its people. The situation does not wait for
   the next adventurer politely.
-* A follow-up's importance is the importance of the chain's first quest x 0.7 per
-  link (x1 after a standalone quest, x0.49 two links down): the stakes carry over
-  and fade. (The seed starts from ``chain_potential``, but a potential of 0.6 is
-  below the seed evaluator's threshold once its variety filter halves a
-  same-type follow-up, so no follow-up would ever be built.) A retaliation's
-  importance is the size of the trust change, dampened the same way. At most
+* A follow-up's importance is the importance of the chain's first quest, or the
+  finished quest's ``chain_potential`` if that is higher, x 0.7 per link (x1 after
+  a standalone quest, x0.49 two links down): the stakes carry over and fade. (The
+  potential alone, 0.6, falls below the seed evaluator's threshold once its
+  variety filter halves a same-type follow-up; the first quest's importance alone
+  leaves the chain of a minor quest below it.) A retaliation's importance is the
+  size of the trust change, dampened the same way. At most
   ``CONSEQUENCE_SIGNAL_BUDGET`` signals come out of one propagation.
 """
 
@@ -363,6 +364,11 @@ def detect_consequence_signals(
         return []
     dampening = CHAIN_DAMPENING**quest.chain_depth
     base = quest.importance if root_importance is None else root_importance
+    if outcome in CHAIN_OUTCOMES:
+        # A success with the potential for a follow-up makes one at least that
+        # important: a chain begun by a minor quest (the daily floor's) is no less
+        # a story, and below the evaluator's threshold it would never be built.
+        base = max(base, quest.chain_potential)
     ctx = ChainContext(
         quest=quest,
         outcome=outcome,

@@ -345,3 +345,22 @@ async def test_a_failed_fight_leaves_the_threat_bolder_where_it_holds(engine: Ga
     assert signal.context["threat_source"] == "wolves"
     assert signal.context["threat_location"] == (facts.area_of(den) or den)
     assert "grow bolder" in signal.context["description"]
+
+
+async def test_a_minor_quests_follow_up_is_as_important_as_its_chain_potential(
+    engine: GameEngine,
+) -> None:
+    facts = qg_of(engine).facts
+    hero = new_hero(engine)
+    minor = chained(engine, "minor", 0, 0.25)  # chain potential 0.6
+    [follow] = detect_consequence_signals(minor, QuestOutcome.COMPLETED, [hero], [], facts)
+    assert follow.importance == pytest.approx(0.6)
+    second = chained(engine, "minor-2", 1, 0.25, "minor")
+    [deeper] = detect_consequence_signals(
+        second, QuestOutcome.COMPLETED, [hero], [], facts, root_importance=0.25
+    )
+    assert deeper.importance == pytest.approx(round(0.6 * 0.7, 3))
+    # a weighty chain keeps its own stakes
+    weighty = chained(engine, "weighty", 0, 0.9)
+    [kept] = detect_consequence_signals(weighty, QuestOutcome.COMPLETED, [hero], [], facts)
+    assert kept.importance == pytest.approx(0.9)

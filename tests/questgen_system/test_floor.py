@@ -6,16 +6,21 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+from uuid import uuid4
 
 import pytest
-from kits.engines import metric, questgen_of
+from kits.engines import metric, qg_of, questgen_of
 from pydantic import ValidationError
-from questgen_system.qskit import pipeline_of, started, threat, ticks
+from questgen_system.qskit import pipeline_of, seed_for, started, threat, ticks
 
 from maid_engine.clock import GAME_HOUR, ManualClock
 from maid_engine.engine import GameEngine
+from maid_stdlib.living.components import Goal, GoalsComponent
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
 from maid_stdlib.questgen.rejection import Rejection
+from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.signals import StorySignalLike
 from maid_stdlib.story.signals import StorySignal
 
@@ -183,3 +188,39 @@ def test_one_quest_from_a_giver_is_always_allowed_and_then_its_share() -> None:
     assert config.giver_at_share(given=1, day_total=1)  # 2 of 2
     assert config.giver_at_share(given=1, day_total=5)  # 2 of 6 is over 30%
     assert not config.giver_at_share(given=1, day_total=6)  # 2 of 7 is not
+
+
+def _follow_up(engine: GameEngine, giver: str) -> QuestSeed:
+    seed = seed_for(engine, giver, "consequence_chain", importance=0.5)
+    seed.chain_depth = 1
+    return seed
+
+
+async def test_a_follow_up_waits_for_its_givers_open_quest_and_is_asked_by_a_content_giver(
+    tmp_path: Path,
+) -> None:
+    async with started(tmp_path) as quiet:
+        screen = pipeline_of(quiet).stages.screen
+        open_quests = pipeline_of(quiet).stages.open_quests
+        follow_up, errand = _follow_up(quiet, "pell"), seed_for(quiet, "pell", importance=0.5)
+        pell = errand.primary_npc
+        assert not screen.waits(follow_up)
+        # Pell's request is open: another of his own would be its double, while
+        # what a finished quest left him with waits for him to be free.
+        busy: Any = SimpleNamespace(quest=SimpleNamespace(quest_giver_id=pell, seed_id=uuid4()))
+        open_quests["gen-open"] = busy
+        assert screen.waits(follow_up)
+        assert not screen.waits(errand)
+        rejection = screen.screen(errand)
+        assert rejection is not None
+        assert rejection.rules == ("giver_has_open_quest",)
+        del open_quests["gen-open"]
+        # Pell has what he wanted: his own errand is stale, the follow-up is not.
+        quiet.world.add_component(
+            pell, GoalsComponent([Goal("road", description="a safe road", status="done")])
+        )
+        assert not any(s.unmet for s in qg_of(quiet).facts.needs(pell).values())
+        rejection = screen.screen(errand)
+        assert rejection is not None
+        assert rejection.rules == ("giver_content",)
+        assert screen.screen(follow_up) is None

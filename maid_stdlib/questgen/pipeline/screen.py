@@ -9,7 +9,9 @@ failing check is the reason; a stale seed is dropped, not retried.
 A seed of a type that stands alone (registered ``merge=False``: an errand of its
 own, such as an order a keeper cannot fill) is not the double of the giver's
 open request: it waits for that request to close and the giver's cooldown to
-pass (:meth:`SeedScreen.waits`).
+pass (:meth:`SeedScreen.waits`). So does a chain's follow-up, which is about what
+a finished quest left behind: neither the giver's open request nor the giver's
+own wants (a content giver still has the follow-up to ask for).
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ class SeedScreen:
         """Whether ``seed`` waits, unscreened, for its giver to be free: a stand-alone
         errand is another matter than the giver's open request (not its double), and
         a giver on cooldown asks for it later. It still expires like any seed."""
-        if not self._stands_alone(seed.seed_type):
+        if not (self._stands_alone(seed.seed_type) or seed.chain_depth > 0):
             return False
         giver = seed.primary_npc
         busy = any(
@@ -95,7 +97,8 @@ class SeedScreen:
             return "grounding_lost", problem
         goals = self._world.try_component(seed.primary_npc, GoalsComponent)
         if (
-            goals is not None
+            seed.chain_depth == 0
+            and goals is not None
             and goals.goals
             and not goals.open_goals()
             and not any(s.unmet for s in facts.needs(seed.primary_npc).values())
