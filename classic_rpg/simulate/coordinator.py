@@ -266,16 +266,22 @@ class Coordinator:
             return []
         return [e.quest_id for e in qlog.quests.values() if e.state is QuestState.AVAILABLE]
 
-    def unwanted_offer(self, bot: Bot) -> str | None:
-        """An offer an idle bot will not take on, which it turns down: a hand-written
+    def unwanted_offer(self, bot: Bot, making_room: bool = False) -> str | None:
+        """An offer the bot will not take on, which it turns down: a hand-written
         quest (bots play the generated ones; held unanswered, two of them would fill
-        the offer cap and keep every generated offer away, whatever the style), or,
-        for a bot of a declining style, one someone else has or not for its level."""
+        the offer cap and keep every generated offer away, whatever the style), or
+        one someone else has or not for its level -- by a bot of a declining style,
+        or by any bot ``making_room`` for the quest it is about to ask for."""
         for quest_id in self._offered(bot):
+            if quest_id == bot.quest_id:
+                continue
             info = self.quests.get(quest_id)
-            if info is None or (bot.style.declines and not self.fits(bot, info)):
+            if info is None or ((bot.style.declines or making_room) and not self.fits(bot, info)):
                 return quest_id
         return None
+
+    def _offers_full(self, bot: Bot) -> bool:
+        return len(self._offered(bot)) >= self.generation.offer_cap(bot.uid)
 
     def claim(self, bot: Bot) -> str | None:
         for quest_id in self._offered(bot):
@@ -438,6 +444,12 @@ class Coordinator:
             if status is not None:
                 self._end(bot.uid, quest.quest_id, status[0], status[1])
                 return None
+        if (entry is None or entry.state.terminal) and self._offers_full(bot):
+            # Asking the giver with every offer slot taken would bring no offer: a
+            # player turns down one they will not take first.
+            unwanted = self.unwanted_offer(bot, making_room=True)
+            if unwanted is not None:
+                return f"decline {unwanted}"
         give_up = self._give_up(bot, entry)
         if give_up is not None:
             return self._abandon(bot, entry, give_up)

@@ -109,8 +109,19 @@ def _holding(*offers: str, fitting: bool) -> Coordinator:
 def test_every_bot_turns_down_a_hand_written_offer_it_will_not_play() -> None:
     # Two held unanswered would fill the offer cap and keep every generated offer away.
     for style in STYLES.values():
-        bot: Any = SimpleNamespace(style=style)
+        bot: Any = SimpleNamespace(style=style, quest_id=None)
         assert _holding("gen-q", "road-scouts", fitting=True).unwanted_offer(bot) == "road-scouts"
         assert _holding("gen-q", fitting=True).unwanted_offer(bot) is None
         expected = "gen-q" if style.declines else None
         assert _holding("gen-q", fitting=False).unwanted_offer(bot) == expected
+
+
+def test_a_bot_with_its_offers_full_makes_room_before_asking_for_its_quest() -> None:
+    """Even a completionist (who keeps offers) turns one down it will not take when
+    every slot is taken: the giver it walks to would offer it nothing."""
+    completionist: Any = SimpleNamespace(style=STYLES["completionist"], quest_id="gen-mine")
+    holding = _holding("gen-mine", "gen-q", fitting=False)
+    assert holding.unwanted_offer(completionist) is None
+    assert holding.unwanted_offer(completionist, making_room=True) == "gen-q"
+    # the quest it is after is never the one it turns down
+    assert _holding("gen-mine", fitting=False).unwanted_offer(completionist, True) is None
