@@ -252,13 +252,19 @@ class Coordinator:
         return stats.level if stats is not None else 1
 
     def fits(self, bot: Bot, info: QuestInfo) -> bool:
-        if info.quest_id in self._claims or not self.manager.is_open(info.quest_id):
-            return False
+        return info.quest_id not in self._claims and not self.never_for(bot, info)
+
+    def never_for(self, bot: Bot, info: QuestInfo) -> bool:
+        """The quest will not be ``bot``'s: closed, had its proper attempt, tried by
+        this bot, or not for its level. (A quest someone merely holds may come back:
+        the quitter's attempt does not count.)"""
+        if not self.manager.is_open(info.quest_id):
+            return True
         tried = [a for a in self.attempts if a.quest_id == info.quest_id]
         if any(a.counts for a in tried) or any(a.bot == bot.name for a in tried):
-            return False
+            return True
         level = self.level_of(bot)
-        return info.min_level <= level <= info.recommended_level + LEVEL_ABOVE
+        return not info.min_level <= level <= info.recommended_level + LEVEL_ABOVE
 
     def _offered(self, bot: Bot) -> list[str]:
         qlog = self.engine.world.try_component(bot.uid, QuestLog)
@@ -270,13 +276,15 @@ class Coordinator:
         """An offer the bot will not take on, which it turns down: a hand-written
         quest (bots play the generated ones; held unanswered, two of them would fill
         the offer cap and keep every generated offer away, whatever the style), or
-        one someone else has or not for its level -- by a bot of a declining style,
-        or by any bot ``making_room`` for the quest it is about to ask for."""
+        one that will never be its (:meth:`never_for`) -- by a bot of a declining
+        style, or by any bot ``making_room`` for the quest it is about to ask for. An
+        offer turned down is never made again, so one someone else merely holds is
+        kept: it comes back when the quitter gives up."""
         for quest_id in self._offered(bot):
             if quest_id == bot.quest_id:
                 continue
             info = self.quests.get(quest_id)
-            if info is None or ((bot.style.declines or making_room) and not self.fits(bot, info)):
+            if info is None or ((bot.style.declines or making_room) and self.never_for(bot, info)):
                 return quest_id
         return None
 

@@ -95,13 +95,13 @@ def test_a_bot_still_waiting_out_its_quest_at_the_end_counts_as_fated() -> None:
 
 
 def _holding(*offers: str, fitting: bool) -> Coordinator:
-    """A coordinator that knows one generated quest, ``gen-q``, which fits every bot
-    or none, and a bot holding ``offers`` unanswered."""
+    """A coordinator that knows one generated quest, ``gen-q``, which may be any
+    bot's or none's, and a bot holding ``offers`` unanswered."""
     coordinator = object.__new__(Coordinator)
     vars(coordinator).update(
         quests={"gen-q": QuestInfo("gen-q", "threat_elimination", "threat_response", 0, 4, 3, ())},
         _offered=lambda bot: list(offers),
-        fits=lambda bot, info: fitting,
+        never_for=lambda bot, info: not fitting,
     )
     return coordinator
 
@@ -125,3 +125,23 @@ def test_a_bot_with_its_offers_full_makes_room_before_asking_for_its_quest() -> 
     assert holding.unwanted_offer(completionist, making_room=True) == "gen-q"
     # the quest it is after is never the one it turns down
     assert _holding("gen-mine", fitting=False).unwanted_offer(completionist, True) is None
+
+
+def test_an_offer_someone_merely_holds_is_kept_for_when_it_comes_back() -> None:
+    """Turned down, an offer is never made again; the quitter's hold on a quest does
+    not count, and the quest comes back when it gives up."""
+    coordinator = object.__new__(Coordinator)
+    quitter = Attempt("gen-q", "Quitter1", "quitter", 3, 0.0, counts=False)
+    vars(coordinator).update(
+        quests={"gen-q": QuestInfo("gen-q", "threat_elimination", "threat_response", 0, 4, 3, ())},
+        _offered=lambda bot: ["gen-q"],
+        _claims={"gen-q": uuid4()},
+        attempts=[quitter],
+        manager=SimpleNamespace(is_open=lambda quest_id: True),
+        level_of=lambda bot: 4,
+    )
+    talker: Any = SimpleNamespace(style=STYLES["talker"], quest_id=None, name="Talker1")
+    assert not coordinator.fits(talker, coordinator.quests["gen-q"])
+    assert coordinator.unwanted_offer(talker, making_room=True) is None
+    quitter.counts = True  # a proper attempt: the quest will not be the talker's
+    assert coordinator.unwanted_offer(talker) == "gen-q"
