@@ -12,7 +12,8 @@ the players of the benchmark are spread over every area.
 
 Prints ``EVENING ready telnet <port> metrics <port>`` once the world is built. On
 SIGTERM or SIGINT it stops and writes every tick's start (``time.monotonic()``, the
-same clock in every process of the machine) and duration to ``--ticks-json``.
+same clock in every process of the machine), duration and whether it had to wait
+for the world lock to ``--ticks-json``.
 Settings come from the environment (``MAID_*``) like ``maid run``'s.
 ``--profile PATH`` profiles the process (cProfile) from the world being ready to the
 stop and writes the statistics there (``python -m pstats PATH``); it slows the
@@ -72,7 +73,8 @@ async def serve(args: argparse.Namespace) -> int:
         metrics_host="127.0.0.1",
         random_seed=spec.seed,
     )
-    ticks: list[tuple[float, float]] = []
+    #: (start, seconds, 1.0 if the world lock was held when the tick began)
+    ticks: list[tuple[float, float, float]] = []
     try:
         pack = make_pack(root / "pack", spec, layers)
         server = MaidServer(
@@ -83,8 +85,11 @@ async def serve(args: argparse.Namespace) -> int:
 
         async def timed_tick() -> float:
             started = time.monotonic()
+            # Held already: the tick first waits for a command, a login or a
+            # checkpoint's collection to let go of the world.
+            waited = engine.world_lock.locked()
             elapsed = await untimed()
-            ticks.append((started, elapsed))
+            ticks.append((started, elapsed, 1.0 if waited else 0.0))
             return elapsed
 
         engine.tick = timed_tick  # type: ignore[method-assign]

@@ -104,6 +104,8 @@ def test_evening_benchmark_runs_the_mix_and_the_storm(tmp_path: Path) -> None:
     maid = res["maid"]
     assert maid["tick_play"]["ticks"] > 0
     assert _number(maid["tick_play"]["ms"]["p99"])
+    assert 0 <= maid["tick_play"]["overruns_waited"] <= maid["tick_play"]["overruns"]
+    assert maid["systems_ms_per_tick"], "no system timings scraped"
     assert _number(maid["rss_mib_before"])
     storm = res["storm"]
     assert storm["created"] == storm["storm"] == res["sizes"]["storm"]
