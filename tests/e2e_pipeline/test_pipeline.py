@@ -130,7 +130,8 @@ async def test_signal_to_follow_up_over_telnet(tmp_path: Path) -> None:
             await walk_to(client, engine, hero, gundrik)
             client.skip()
             client.send_line("talk gundrik")
-            out = flat(await client.expect(re.compile(r"Type\s+'accept\s+\d+'\s+or\s+'accept\s+\w+'")))
+            offer = re.compile(r"Type\s+'accept\s+\d+'\s+or\s+'accept\s+\w+'")
+            out = flat(await client.expect(offer))
             assert f"'{quest.title}'" in out
             # The offer names short handles to type, never the quest's id.
             assert quest_id not in out

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ironvale.ironkit import CLEARED_NEWS, iv, play_iron_crisis
+from ironvale.ironkit import CLEARED_NEWS, play_iron_crisis
 from kits.engines import plain, qm
 from kits.heroes import new_hero
 from kits.quests import consequences_of
@@ -28,30 +28,31 @@ async def test_generated_quests_have_consequences_without_a_store(tmp_path: Path
         use_store=False,
     )
     async with engine.lifespan():
-        gundrik = iv("gundrik")
+        # Whoever the world has ask first for the bandits to be dealt with: who that
+        # is depends on the seeded world, and is not what this test is about.
         for _ in range(400):
             await ticks(engine)
             ours = [
                 q
                 for q in qm(engine).quests()
-                if q.source == "generated"
-                and q.giver_npc_id == gundrik
-                and "threat_elimination" in q.tags
+                if q.source == "generated" and "threat_elimination" in q.tags
             ]
             if ours:
                 break
         else:
-            raise AssertionError("no quest from Gundrik")
+            raise AssertionError("no quest against the bandits")
+        giver = ours[0].giver_npc_id
+        assert giver is not None
         quest = engine.services.get(GeneratedQuestIndex).cached(ours[0].quest_id)
         assert quest is not None  # learnt when the QuestManager announced it
         clock = engine.clock
         assert isinstance(clock, ManualClock)
         clock.tick_game_seconds = 1.0
         hero = new_hero(engine)
-        assert "Quest complete" in plain(await play_iron_crisis(engine, hero, quest))
+        assert "Quest complete" in plain(await play_iron_crisis(engine, hero, quest, giver=giver))
         await engine.dispatch_events()
         result = consequences_of(engine).recent[-1]
         assert result.quest_id == quest.id
         assert result.status == "applied"
-        known = engine.world.get_component(gundrik, KnownGossip)
+        known = engine.world.get_component(giver, KnownGossip)
         assert any(i.content == CLEARED_NEWS for i in known.items.values())

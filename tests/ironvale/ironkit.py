@@ -19,7 +19,7 @@ from maid_engine.testing import cmd
 from maid_stdlib.questgen import (
     GeneratedQuest,
 )
-from maid_stdlib.world import data_uuid
+from maid_stdlib.world import WorldService, data_uuid
 
 #: The shipped game's packs (what ``maid run`` loads, without the admin pack).
 IRONVALE: tuple[str, ...] = ("ironvale",)
@@ -63,11 +63,24 @@ async def iron_crisis_quest(engine: GameEngine, signals: SignalLog) -> Generated
 
 
 async def play_iron_crisis(
-    engine: GameEngine, hero: UUID, quest: GeneratedQuest, turn_in: bool = True
+    engine: GameEngine,
+    hero: UUID,
+    quest: GeneratedQuest,
+    turn_in: bool = True,
+    giver: UUID | None = None,
 ) -> str:
-    """Take Gundrik's quest and do it with real commands; returns the turn-in output."""
-    await walk(engine, hero, "ironvale:smithy")
-    out = await cmd(engine, hero, "talk gundrik")
+    """Take Gundrik's quest (or ``giver``'s, found where it stands) and do it with
+    real commands; returns the turn-in output."""
+    ws = engine.services.get(WorldService)
+
+    def giver_room() -> str:
+        room = ws.room_key_of(giver) if giver is not None else "ironvale:smithy"
+        assert room is not None
+        return room
+
+    talk = f"talk {ws.keywords_of(giver)[0]}" if giver is not None else "talk gundrik"
+    await walk(engine, hero, giver_room())
+    out = await cmd(engine, hero, talk)
     assert "Quest offered" in plain(out), out
     out = await cmd(engine, hero, f"accept {quest.id}")
     assert "You accept" in plain(out), out
@@ -78,7 +91,7 @@ async def play_iron_crisis(
         await fight(engine, hero, "scout")
     await walk(engine, hero, "ironvale:bandit_camp")
     await fight(engine, hero, "kral")
-    await walk(engine, hero, "ironvale:smithy")
+    await walk(engine, hero, giver_room())
     if not turn_in:
         return ""
-    return await cmd(engine, hero, "talk gundrik")
+    return await cmd(engine, hero, talk)

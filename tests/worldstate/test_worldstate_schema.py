@@ -152,7 +152,8 @@ def test_ids_must_be_path_safe(bad: str) -> None:
         ({"flags": {"lit": {"initial": "yes"}}},
          "flags.lit.initial: Input should be a valid boolean"),
         ({"milestones": {"win": {"reward": 5}}},
-         "milestones.win: unknown key 'reward' (allowed: desc, bind, news, told_to, signal, requires)"),
+         "milestones.win: unknown key 'reward' "
+         "(allowed: desc, bind, news, told_to, signal, requires)"),
         ({"npcs": {"gwen": {"stats": {"trust": 5}}}},
          "npcs.gwen.trust: Input should be a valid dictionary"),
         (["world"],
