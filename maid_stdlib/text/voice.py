@@ -38,9 +38,27 @@ _DONT = {"don't": ("doesn't", "don't"), "haven't": ("hasn't", "haven't")}
 _OBJECT = {"me": "them", "myself": "themselves", "mine": "theirs"}
 
 
+#: Words before "mine" that make it the place ores come from, not "my own".
+_MINE_NOUN_BEFORE = frozenset(
+    "the a an this that his her their its our your every old deep iron".split()
+)
+
+
+def _is_the_mine(previous: str, after: str) -> bool:
+    """Whether "mine" (after the word ``previous``, followed by ``after``) names a
+    mine: "the mine's wage chest", "the old mine"; "it is mine" speaks as "I"."""
+    return previous.lower() in _MINE_NOUN_BEFORE or after.startswith("'s")
+
+
 def is_first_person(text: str) -> bool:
     """Whether ``text`` speaks as "I" or "we"."""
-    return bool(_FIRST_SINGULAR.search(text) or _plural_first(text))
+    for m in _FIRST_SINGULAR.finditer(text):
+        if m.group(0) != "mine":
+            return True
+        before = re.findall(r"[A-Za-z']+", text[: m.start()])
+        if not _is_the_mine(before[-1] if before else "", text[m.end() :]):
+            return True
+    return _plural_first(text)
 
 
 def _plural_first(text: str) -> bool:
@@ -97,6 +115,8 @@ def third_person(text: str, name: str) -> str | None:
         if tok == "my":
             out.append("their" if named else f"{name}'s")
             named = True
+        elif tok == "mine" and _is_the_mine(_previous_word(tokens, i), ""):
+            out.append(tok)
         elif tok in _OBJECT:
             out.append(_OBJECT[tok] if named else name)
             named = True
@@ -160,3 +180,10 @@ def in_own_voice(text: str, name: str, keep: Iterable[str] = ()) -> str:
         last = m.end()
     out.append(text[last:])
     return "".join(out)
+
+
+def _previous_word(tokens: list[str], i: int) -> str:
+    for tok in reversed(tokens[:i]):
+        if tok[0].isalpha():
+            return tok
+    return ""

@@ -7,6 +7,7 @@ import pytest
 from maid_stdlib.text import (
     counted,
     indefinite,
+    is_first_person,
     lint_text,
     place_phrase,
     possessive,
@@ -46,6 +47,15 @@ def test_a_first_person_memory_is_retold_in_the_third_person() -> None:
         "Hollin is tired and their mill is idle"
     )
     assert third_person("We lost our cart", "Hollin") is None
+
+
+def test_a_mine_is_a_place_and_mine_is_the_speakers() -> None:
+    memory = "Coin is missing from the mine's wage chest."
+    assert not is_first_person(memory)
+    assert not is_first_person("Ore comes up from the old mine again.")
+    assert is_first_person("That pick is mine.")
+    assert third_person("I went down the mine", "Tobin") == "Tobin went down the mine"
+    assert lint_text(memory, "third", NAMES) == []
 
 
 @pytest.mark.parametrize(
