@@ -1,13 +1,16 @@
 """CompoundSeedComposer: related signals combine into one richer seed.
 
-Two signals are related when they share an NPC, when their places are in the
-same area, or when one names what the other is about (Gundrik's goal is
-"blocked by bandits on the Old Trade Road"; the road's THREAT_DETECTED is about
-"bandits"), or names the other's place. Two places whose names merely share a
-word are not a relation (in a big world every "Area 7" would otherwise be one
-story with every other). Related signals are clustered transitively; a cluster of two or more
-becomes one seed whose type is the most actionable one in the cluster (a threat
-to clear before a goal to assist), whose giver is the NPC with the most at stake
+Two signals are related when they share a person they are about (the giver, a
+side, the one to rescue: not the bystanders a signal names because they heard of
+it), when their places are in the same area, or when one names what the other is
+about (Gundrik's goal is "blocked by bandits on the Old Trade Road"; the road's
+THREAT_DETECTED is about "bandits"), or names the other's place. Two places whose
+names merely share a word are not a relation (in a big world every "Area 7" would
+otherwise be one story with every other). Related signals are grouped
+transitively, and a group is told as stories: the most actionable signal (a
+threat to clear before a goal to assist) leads one, with the signals related to
+it directly, and the rest make the next. A story of two or more signals becomes
+one seed of its lead's type, whose giver is the NPC with the most at stake
 (the lowest unmet need, the most important blocked goal) and whose importance is
 the cluster's mean times 1.3, capped at 1.0.
 
@@ -52,6 +55,9 @@ DEFAULT_PRECEDENCE: tuple[QuestSeedType, ...] = (
     T.CONSEQUENCE_CHAIN, T.PLAYER_REPUTATION, T.GOAL_ASSISTANCE,
 )  # fmt: skip
 
+#: Grounding fields that name a person the situation is about.
+NPC_FIELDS = ("party_a", "party_b", "rescue_target", "recipient", "supplier")
+
 #: Context keys whose text says what a signal is about.
 TOPIC_KEYS = ("threat_source", "blocker", "resource_type", "subject", "cause",
               "common_threat", "crisis_type", "tension_cause", "item_type")  # fmt: skip
@@ -79,7 +85,7 @@ class CompoundSeedComposer:
         # A pack's seed type registered with merge=False always stands alone.
         grounded = [g for g in self.grounded(signals) if types.mergeable(g.seed_type)]
         seeds: list[QuestSeed] = []
-        for cluster in self.cluster(grounded):
+        for cluster in (story for group in self.cluster(grounded) for story in self.stories(group)):
             if len(cluster) < 2:
                 continue
             seed = self._compose(cluster)
@@ -152,6 +158,29 @@ class CompoundSeedComposer:
             groups.setdefault(find(i), []).append(g)
         return list(groups.values())
 
+    def stories(self, group: Sequence[GroundedSignal]) -> list[list[GroundedSignal]]:
+        """A group of related signals as stories: the most actionable signal leads
+        one, with the signals related to it directly; the rest form the next.
+
+        Relation is transitive, a story is not: in a valley the wolves' alliance
+        names the Greywood, the Greywood the missing herbalist, the wolves the
+        village's fear, the village the smith's order for swords -- one group, but
+        the swords are no part of the rescue. Led by a rescue, such a group made
+        every trouble of the valley a rescue.
+        """
+        rest = list(group)
+        keys = dict(zip(map(id, rest), self._keys(rest), strict=True))
+        out: list[list[GroundedSignal]] = []
+        while rest:
+            lead = self._lead(rest)
+            story = [g for g in rest if g is lead or self._linked(keys[id(lead)], keys[id(g)])]
+            out.append(story)
+            rest = [g for g in rest if not any(g is m for m in story)]
+        return out
+
+    def _lead(self, signals: Sequence[GroundedSignal]) -> GroundedSignal:
+        return min(signals, key=lambda g: (self._rank(g.seed_type), -g.signal.importance))
+
     def _keys(self, grounded: Sequence[GroundedSignal]) -> list[Links]:
         # ``related``'s NPCs, areas and topics of each signal, computed once (not
         # once per pair: 40 recent signals are 780 pairs).
@@ -174,11 +203,18 @@ class CompoundSeedComposer:
         return self._linked(*self._keys([a, b]))
 
     def _npcs(self, g: GroundedSignal) -> set[int]:
-        # As integers: a UUID hashes in Python code, an int in C, and a threat's
-        # signal names everyone aware of it (hundreds in a big world).
+        # The people the situation is about (its giver, the sides, the one to
+        # rescue, the supplier), not everyone the signal names: a threat's signal
+        # lists every NPC aware of it, and in a valley where news travels that is
+        # nearly everyone, which made one story (led by whatever ranked first, a
+        # rescue) of every trouble at once. As integers: a UUID hashes in Python
+        # code, an int in C.
+        grounding = g.grounding
+        sides = (grounding.fields.get(k) for k in NPC_FIELDS)
         return {
             u.int
-            for u in (g.grounding.primary_npc, *g.grounding.involved_npcs, *g.signal.involved_npcs)
+            for u in (grounding.primary_npc, *grounding.involved_npcs, *sides)
+            if isinstance(u, UUID)
         }
 
     def _areas(self, g: GroundedSignal) -> set[str]:
@@ -218,7 +254,7 @@ class CompoundSeedComposer:
         return (1.0 - lowest) + max(blocked, default=0.0)
 
     def _compose(self, cluster: list[GroundedSignal]) -> QuestSeed | Rejection:
-        lead = min(cluster, key=lambda g: (self._rank(g.seed_type), -g.signal.importance))
+        lead = self._lead(cluster)
         candidates: list[UUID] = []
         for g in sorted(cluster, key=lambda g: -g.signal.importance):
             if g.grounding.primary_npc not in candidates:

@@ -37,7 +37,15 @@ async def test_clusters_by_shared_npc_by_area_and_by_topic(town: Town) -> None:
     evaluator = composer.evaluator
     grounded = {
         "goal": evaluator.ground(goal_signal(town)),
-        "threat": evaluator.ground(threat_signal(town)),
+        # Orla saw the wolves first: she is the one the threat's story is about.
+        "threat": evaluator.ground(
+            BasicSignal(
+                "THREAT_DETECTED",
+                0.7,
+                [town.orla, town.brann],
+                {"threat_source": "wolves", "threat_location": "brookhaven:clearing"},
+            )
+        ),
         # Shares Orla with the threat signal.
         "rivalry": evaluator.ground(
             BasicSignal(
@@ -70,8 +78,44 @@ async def test_clusters_by_shared_npc_by_area_and_by_topic(town: Town) -> None:
     assert not composer.related(g["discovery"], g["threat"])
     assert composer.related(g["discovery"], g["rivalry"])  # both in Brookhaven
     clusters = composer.cluster(list(g.values()))
-    assert [len(c) for c in clusters] == [4]  # transitively one story
+    assert [len(c) for c in clusters] == [4]  # transitively one group
     assert [len(c) for c in composer.cluster([g["goal"], g["discovery"]])] == [1, 1]
+    # Told as stories: the threat leads the signals related to it; the ruins,
+    # related to the wolves only through the flour quarrel, are a story apart.
+    stories = composer.stories(clusters[0])
+    assert [[x.signal.signal_type for x in st] for st in stories] == [
+        ["GOAL_BLOCKED", "THREAT_DETECTED", "RIVALRY_ESCALATION"],
+        ["DISCOVERY"],
+    ]
+    (seed,) = await composer.compose([x.signal for x in g.values()])
+    assert seed.seed_type == QuestSeedTypes.THREAT_RESPONSE
+    assert len(seed.source_signals) == 3
+
+
+async def test_a_bystander_who_heard_of_both_does_not_make_one_story(town: Town) -> None:
+    composer = town.qg.composer()
+    evaluator = composer.evaluator
+    # Brann reported the wolves and Orla heard of them; Orla's quarrel with Tam
+    # over flour is another story, though she is named by both signals.
+    threat = evaluator.ground(threat_signal(town))
+    rivalry = evaluator.ground(
+        BasicSignal(
+            "RIVALRY_ESCALATION",
+            0.7,
+            [town.tam],
+            {
+                "npc_a": str(town.orla),
+                "npc_b": str(town.tam),
+                "cause": "flour prices",
+                "trust_level": -0.5,
+            },
+        )
+    )
+    assert not isinstance(threat, Rejection)
+    assert not isinstance(rivalry, Rejection)
+    assert town.orla in threat.signal.involved_npcs
+    assert threat.grounding.primary_npc == town.brann
+    assert not composer.related(threat, rivalry)
 
 
 async def test_topic_alone_relates_signals_in_different_areas(town: Town) -> None:
