@@ -30,12 +30,6 @@ def test_the_run_measured_what_the_gaps_are_about(report: dict[str, Any]) -> Non
     assert report["feasibility"]["quests"] > 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="known gap (docs/simulate.md): a day of five quests late in the rolling "
-    "window leaves the next with one",
-)
 def test_every_game_day_has_two_to_five_quests(report: dict[str, Any]) -> None:
     """The daily floor takes up the situations still live and the signals turned
     down; a burst late in one day still fills the next day's rolling window."""
