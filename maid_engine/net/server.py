@@ -11,8 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 from maid_engine.net.gate import ConnectionGate
-from maid_engine.net.limits import MSG_SERVER_FULL, ByteBudget, NetLimits
-from maid_engine.net.links import Connection, ConnectionEvents
+from maid_engine.net.limits import NetLimits
+from maid_engine.net.links import Connection
+from maid_engine.net.listener import Listener
 from maid_engine.net.protocol import MaidTelnetProtocol
 from maid_engine.net.session import TelnetSession
 from maid_engine.sessions import SessionHandler
@@ -27,7 +28,7 @@ def _mssp_value(value: Any) -> str:
     return _MSSP_JUNK.sub("", str(value))
 
 
-class TelnetServer:
+class TelnetServer(Listener):
     """Accepts telnet connections and hands each one to ``handler`` as a Session.
 
     ``on_limit(kind)`` is called whenever a limit refuses something; the same counts are
@@ -55,51 +56,17 @@ class TelnetServer:
     ) -> None:
         if (tls_port is None) != (tls_context is None):
             raise ValueError("a TLS listener needs both tls_port and tls_context")
-        self.handler = handler
-        self.limits = limits
-        self.clock = clock
-        #: Connection counts and input budgets, shared with other listeners given it.
-        self.gate = gate if gate is not None else ConnectionGate(limits, clock, on_limit)
-        #: Refusals by kind (the gate's: shared by every listener with the same gate).
-        self.counters = self.gate.counters
-        #: Bytes received and interpreted (telnet commands included), all connections.
-        self.input_bytes = 0
-        self._host = host
-        self._port = port
+        super().__init__(handler, host, port, limits, clock, on_limit, gate)
         self._tls_port = tls_port
         self._tls_context = tls_context
         self._listeners: list[asyncio.Server] = []
-        self._sessions: dict[str, TelnetSession] = {}
-        self._accepting = False
 
     # -- public ---------------------------------------------------------------------------
-
-    @property
-    def host(self) -> str:
-        return self._host
-
-    @property
-    def port(self) -> int:
-        return self._port
 
     @property
     def tls_port(self) -> int:
         """The TLS listener's port; 0 when there is none."""
         return (self._tls_port or 0) if self._tls_context is not None else 0
-
-    @property
-    def sessions(self) -> list[TelnetSession]:
-        """Sessions the handler knows about (opened) that are still connected."""
-        return [s for s in self._sessions.values() if s.opened and s.connected]
-
-    @property
-    def connection_count(self) -> int:
-        return self.gate.connection_count
-
-    @property
-    def prelogin_count(self) -> int:
-        """Connections accepted that have not logged in (yet)."""
-        return self.gate.prelogin_count
 
     async def start(self) -> None:
         if self._listeners:
@@ -225,36 +192,10 @@ class TelnetServer:
 
     # -- called by the protocol / sessions ------------------------------------------------
 
-    def _admit(self, host: str) -> str | None:
-        """Count a new connection in, or return the message it is refused with."""
-        if not self._accepting:
-            return MSG_SERVER_FULL
-        return self.gate.admit(host)
-
-    def _release(self, host: str, *, prelogin: bool) -> None:
-        self.gate.release(host, prelogin=prelogin)
-
-    def _logged_in(self, host: str, logged_in: bool) -> None:
-        """A connection of ``host`` logged in (or, ``False``, is back at the login)."""
-        self.gate.logged_in(host, logged_in)
-
-    def _budget(self, host: str) -> ByteBudget | None:
-        """The input byte budget shared by every connection of ``host`` (None: no limit)."""
-        return self.gate.budget(host)
-
     def _new_session(self, protocol: Connection) -> TelnetSession:
         session = TelnetSession(protocol, self)
         self._sessions[session.id] = session
         return session
-
-    def _forget(self, session: ConnectionEvents) -> None:
-        self._sessions.pop(session.id, None)
-        # Cut the protocol's link to a finished session: a protocol can outlive it
-        # (asyncio holds it until the socket is gone), its game data need not.
-        session._detach()
-
-    def _limit_hit(self, kind: str) -> None:
-        self.gate.limit_hit(kind)
 
 
 def _address(listener: asyncio.Server) -> tuple[str, int]:

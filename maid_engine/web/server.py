@@ -33,8 +33,9 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from maid_engine.net.gate import ConnectionGate
-from maid_engine.net.limits import MSG_FLOOD, MSG_SERVER_FULL, ByteBudget, NetLimits
+from maid_engine.net.limits import MSG_FLOOD, ByteBudget, NetLimits
 from maid_engine.net.links import ConnectionEvents
+from maid_engine.net.listener import Listener
 from maid_engine.net.mtts import Detected
 from maid_engine.net.session import TelnetSession
 from maid_engine.sessions import ColorMode, SessionHandler
@@ -314,7 +315,7 @@ class WebConnection:
             self.session._on_disconnect()
 
 
-class WebServer:
+class WebServer(Listener):
     """Serves the web client at ``/`` and its WebSocket at ``/ws``.
 
     With ``ssl_context`` the same port serves https and wss. ``gate`` is the
@@ -332,28 +333,10 @@ class WebServer:
         gate: ConnectionGate | None = None,
         ssl_context: ssl.SSLContext | None = None,
     ) -> None:
-        self.handler = handler
-        self.limits = limits
-        self.clock = clock
-        self.gate = gate if gate is not None else ConnectionGate(limits, clock, on_limit)
-        self.counters = self.gate.counters
-        #: Bytes received in WebSocket frames, all connections.
-        self.input_bytes = 0
-        self._host = host
-        self._port = port
+        super().__init__(handler, host, port, limits, clock, on_limit, gate)
         self._ssl = ssl_context
         self._runner: web.AppRunner | None = None
         self._listener: asyncio.Server | None = None
-        self._sessions: dict[str, TelnetSession] = {}
-        self._accepting = False
-
-    @property
-    def host(self) -> str:
-        return self._host
-
-    @property
-    def port(self) -> int:
-        return self._port
 
     @property
     def scheme(self) -> str:
@@ -362,11 +345,6 @@ class WebServer:
     @property
     def url(self) -> str:
         return f"{self.scheme}://{self._host}:{self._port}/"
-
-    @property
-    def sessions(self) -> list[TelnetSession]:
-        """Sessions the handler knows about (opened) that are still connected."""
-        return [s for s in self._sessions.values() if s.opened and s.connected]
 
     async def start(self) -> None:
         if self._runner is not None:
@@ -469,29 +447,6 @@ class WebServer:
         session._start()
         await connection.serve()
         return ws
-
-    # -- what connections and sessions ask of the server ----------------------------------
-
-    def _admit(self, host: str) -> str | None:
-        if not self._accepting:
-            return MSG_SERVER_FULL
-        return self.gate.admit(host)
-
-    def _release(self, host: str, *, prelogin: bool) -> None:
-        self.gate.release(host, prelogin=prelogin)
-
-    def _logged_in(self, host: str, logged_in: bool) -> None:
-        self.gate.logged_in(host, logged_in)
-
-    def _budget(self, host: str) -> ByteBudget | None:
-        return self.gate.budget(host)
-
-    def _limit_hit(self, kind: str) -> None:
-        self.gate.limit_hit(kind)
-
-    def _forget(self, session: ConnectionEvents) -> None:
-        self._sessions.pop(session.id, None)
-        session._detach()
 
 
 def _int(text: str | None) -> int | None:
