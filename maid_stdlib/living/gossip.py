@@ -304,11 +304,22 @@ def gossip_lines(world: World, npc: UUID, limit: int = 3) -> list[str]:
 
 def phrase(item: GossipItem) -> str:
     """The statement as an NPC says it, hedged by how sure it is."""
-    content = item.content.strip()
-    if item.confidence >= 0.95:
-        return f"I know it for a fact: {content}"
-    if item.confidence >= 0.7:
-        return content
-    if item.confidence >= 0.45:
-        return f"Word is: {content}"
-    return f"I only heard a rumour, mind: {content}"
+    return hedge(item.content, item.confidence)
+
+
+#: How sure a speaker sounds, by the least confidence it takes; said after the news.
+_HEDGES = ((0.95, "I know it for a fact."), (0.7, ""), (0.45, "That is the word, anyway."))
+_RUMOUR = "Only a rumour, mind."
+
+
+def hedge(content: str, confidence: float) -> str:
+    """``content`` with how sure the speaker is said after it.
+
+    The hedge follows the news as a sentence of its own: put before it ("Word is:
+    bandits ...") the news's first word would have to lose its capital, and only a
+    dictionary tells "Bandits" (lower it) from "Gundrik" (keep it)."""
+    text = content.strip()
+    if text and text[-1] not in ".!?\"'\u201d":
+        text += "."
+    said = next((h for floor, h in _HEDGES if confidence >= floor), _RUMOUR)
+    return f"{text} {said}" if said and text else text

@@ -27,7 +27,7 @@ from maid_stdlib.world.service import WorldService
 
 #: The entity holding the record (one per world).
 CLEARANCES_ID = data_uuid("stdlib", "living", "cleared_threats")
-#: Confidence of the rumour that a faction is regrouping ("Word is: ...").
+#: Confidence of the rumour that a faction is regrouping ("... That is the word, anyway.").
 RUMOUR_CONFIDENCE = 0.6
 
 

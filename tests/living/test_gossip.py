@@ -115,7 +115,7 @@ async def test_npcs_perceive_threats_on_their_routes_and_tell_others(tmp_path: P
         assert memory.location == "hamlet:road_copse"
         # Talking to the smith brings it up.
         assert living.gossip_lines(smith) == [
-            "I know it for a fact: Bandits have been seen on the Mill Road."
+            "Bandits have been seen on the Mill Road. I know it for a fact."
         ]
         ws_of(engine).move(npc(engine, "marta"), "hamlet:mill")
         await run_hours(engine, 6)
@@ -145,7 +145,7 @@ async def test_secrets_are_not_mentioned_when_talked_to(tmp_path: Path) -> None:
     ]
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p", data)]).lifespan() as engine:
         lines = living_of(engine).gossip_lines(npc(engine, "marta"))
-        assert lines == ["Word is: Ale is cheap today."]
+        assert lines == ["Ale is cheap today. That is the word, anyway."]
 
 
 async def test_talk_hook_remembers_the_speaker_and_returns_news(tmp_path: Path) -> None:
@@ -154,7 +154,7 @@ async def test_talk_hook_remembers_the_speaker_and_returns_news(tmp_path: Path) 
         smith, trader = npc(engine, "hollin"), npc(engine, "pell")
         await run_hours(engine, 0.5)
         lines = living.note_conversation(smith, trader)
-        assert lines == ["I know it for a fact: Bandits have been seen on the Mill Road."]
+        assert lines == ["Bandits have been seen on the Mill Road. I know it for a fact."]
         living.note_conversation(smith, trader)  # again at once: no second memory
         talks = living.memory.get_recent(smith, tags=["conversation"])
         assert [m.content for m in talks] == ["Pell stopped to talk with me."]
