@@ -19,6 +19,7 @@ on who happens to be watching.
 from __future__ import annotations
 
 import random
+import re
 from typing import Protocol
 from uuid import UUID
 
@@ -93,15 +94,24 @@ class Ambient:
         return True
 
     def say(
-        self, room: str, text: str, now: float, *, to: UUID | None = None, to_text: str = ""
+        self,
+        room: str,
+        text: str,
+        now: float,
+        *,
+        to: UUID | None = None,
+        to_text: str = "",
+        only: bool = False,
     ) -> bool:
         """Say ``text`` in the room; ``to`` reads ``to_text`` instead (a line about
-        them in the second person: nobody should read their own name as a stranger)."""
+        them in the second person: nobody should read their own name as a stranger).
+        With ``only``, ``to`` is the only one who hears it."""
         if not self.spend(room, now):
             return False
         ws = self.living.world_service
         if to is not None and to_text:
-            ws.message_room(room, text, exclude=(to,))
+            if not only:
+                ws.message_room(room, text, exclude=(to,))
             ws.message_character(to, to_text)
         else:
             ws.message_room(room, text)
@@ -250,7 +260,9 @@ class Ambient:
         else:
             text = f"{name} looks up and nods to {who}."
             to_text = f"{name} looks up and nods to you."
-        return self.say(room, text, now, to=character, to_text=to_text)
+        # Only the one who came in is greeted: the others in the room would read a
+        # line for every arrival (a busy square is nothing but nods).
+        return self.say(room, text, now, to=character, to_text=to_text, only=True)
 
 
 class AmbientSystem(System):
@@ -313,7 +325,7 @@ class AmbientSystem(System):
         if not items:
             return
         item = max(items, key=lambda i: i.fact_time)
-        how = "sighs with relief" if event.cleared else "curses"
+        how = speech_verb(item.content, cleared=event.cleared)
         a.say(room, f'{a.name(event.npc_id)} {how}: "{item.content}"', self.engine.clock.game_time)
 
     def on_goal(self, event: GoalStatusChangedEvent) -> None:
@@ -335,3 +347,23 @@ class AmbientSystem(System):
         else:
             return
         a.say(room, text, self.engine.clock.game_time)
+
+
+#: Words that make a line an oath, so that "curses" fits it.
+_OATHS = re.compile(r"\b(damn|damned|curse|cursed|blast|blasted|hell)\b", re.IGNORECASE)
+
+
+def speech_verb(line: str, *, cleared: bool = False) -> str:
+    """How an NPC says news of a threat: from what the line says, never a mood the
+    line does not carry ("curses" only for an oath). News of a threat seen is a
+    warning; news that it is gone, a relief."""
+    text = line.strip().rstrip("\"'\u201d")
+    if cleared:
+        return "sighs with relief"
+    if _OATHS.search(text):
+        return "curses"
+    if text.endswith("?"):
+        return "asks"
+    if text.endswith("!"):
+        return "exclaims"
+    return "warns"

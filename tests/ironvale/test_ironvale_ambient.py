@@ -21,7 +21,7 @@ from maid_engine.testing import session_for
 #: What a line of village life looks like (greetings, talk, reactions).
 LIFE = re.compile(
     r"(says to|mutters|complains to|sighs|exchange sharp words|shares a joke|goes on|"
-    r"looks up|stares|curses|looks relieved|swears quietly)"
+    r"looks up|stares|curses|warns|exclaims|looks relieved|swears quietly)"
 )
 IDLE_MINUTES = 72
 

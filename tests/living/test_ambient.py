@@ -14,7 +14,7 @@ from living.livingkit import LIVING, hamlet_pack, make_engine, npc
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd, session_for
 from maid_stdlib.living import gossip
-from maid_stdlib.living.ambient import Ambient, AmbientSystem
+from maid_stdlib.living.ambient import Ambient, AmbientSystem, speech_verb
 from maid_stdlib.living.api import add_goal
 from maid_stdlib.living.components import Goal
 from maid_stdlib.living.events import GoalStatusChangedEvent, ThreatObservedEvent
@@ -142,7 +142,8 @@ async def test_greetings_and_reactions(tmp_path: Path) -> None:
         )
         engine.events.emit(ThreatObservedEvent(marta, THREAT, "bandits", "hamlet:road_copse"))
         await engine.dispatch_events()
-        assert ambient.said[-1][1] == 'Marta curses: "Bandits are on the mill road."'
+        # News of a threat is a warning: no oath in it, so no "curses".
+        assert ambient.said[-1][1] == 'Marta warns: "Bandits are on the mill road."'
         hollin = npc(engine, "hollin")
         place(engine, hollin, "hamlet:inn")
         engine.events.emit(GoalStatusChangedEvent(hollin, "get_iron", "blocked", "done"))
@@ -158,3 +159,35 @@ async def test_greetings_and_reactions(tmp_path: Path) -> None:
         await engine.dispatch_events()
         assert len(ambient.said) == count
         assert living_of(engine).ambient.budget == 10  # from the data
+
+
+async def test_a_greeting_is_for_the_one_who_comes_in(tmp_path: Path) -> None:
+    engine = _engine(tmp_path, interval=10**9, budget=10)  # reactions only
+    async with engine.lifespan():
+        place(engine, npc(engine, "marta"), "hamlet:inn")
+        bob = new_character(engine, "Bob")
+        place(engine, bob, "hamlet:inn")
+        alice = new_character(engine)
+        place(engine, alice, "hamlet:green")
+        await engine.dispatch_events()
+        session_for(engine, bob).take()
+        seen = await cmd(engine, alice, "east")
+        assert "nods to you." in seen or "as you come in" in seen
+        # Bob, already there, reads Alice arriving but no greeting meant for her.
+        heard = session_for(engine, bob).take()
+        assert "Alice" in heard  # the arrival itself
+        assert "nods to" not in heard, heard
+        assert "comes in" not in heard, heard
+        # Greeted once per cooldown, however often she comes and goes.
+        await cmd(engine, alice, "west")
+        again = await cmd(engine, alice, "east")
+        assert "nods to you" not in again
+        assert "as you come in" not in again
+
+
+def test_the_speech_verb_fits_the_line() -> None:
+    assert speech_verb("Bandits have been seen on the Mill Road.") == "warns"
+    assert speech_verb("Damn those bandits, they took the ore.") == "curses"
+    assert speech_verb("Has anyone seen the wolves?") == "asks"
+    assert speech_verb("The wolves are at the gate!") == "exclaims"
+    assert speech_verb("The bandits are gone from the road.", cleared=True) == "sighs with relief"
