@@ -161,7 +161,7 @@ RESCUE_MISSION: Templates = {
         "Bring Back {ally}",
     ),
     "summary": (
-        "{ally} is in danger, and {npc} begs for help to bring them back safely.",
+        "{ally} is in danger, and {npc} begs for help to bring {ally.them} back safely.",
         "{npc} needs someone to {objective}.",
     ),
     "description": (

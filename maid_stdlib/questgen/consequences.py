@@ -361,7 +361,10 @@ class ConsequencePlanner:
                     follow_up_objectives=[
                         QuestObjective(
                             objective_type=ObjectiveType.TALK,
-                            description=f"Tell {facts.name(npc)} that you stand with them",
+                            description=(
+                                f"Tell {facts.name(npc)} that you stand with "
+                                f"{facts.pronouns(npc).object}"
+                            ),
                             target=facts.name(npc),
                             target_entity_id=npc,
                             target_location=facts.room_of(npc),

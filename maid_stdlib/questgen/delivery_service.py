@@ -16,6 +16,7 @@ from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.ecs import World
+from maid_stdlib.living.gossip import hedge
 from maid_stdlib.questgen.delivery import (
     GREETINGS,
     DeliveryPlanner,
@@ -42,6 +43,8 @@ __all__ = ["OnlineCharacters", "QuestDeliveryService"]
 
 log = logging.getLogger("maid.questgen.delivery")
 M = QuestDeliveryMethod
+#: How sure a rumour sounds when an NPC passes on the news behind a quest: hearsay.
+HEARSAY = 0.5
 
 
 class OnlineCharacters(Protocol):
@@ -399,7 +402,8 @@ class QuestDeliveryService:
                     pending,
                     M.RUMOR,
                     [
-                        f'{speaker} lowers their voice. "Word is: {gossip.content}"',
+                        f"{speaker} lowers {self.facts.pronouns(npc).determiner} voice. "
+                        f'"{hedge(gossip.content, HEARSAY)}"',
                         f'"{giver} is looking for someone to do something about it. '
                         f'{quest.summary}"',
                     ],

@@ -41,6 +41,7 @@ from maid_stdlib.questgen.challenge import NEUTRAL_CHALLENGE, ChallengeRating
 from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.questgen.threats import ThreatFacts
 from maid_stdlib.text.place import place_phrase
+from maid_stdlib.text.pronouns import Pronouns, pronouns
 from maid_stdlib.world.components import NPC, Area, Describable, Item, Position, Room
 from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.schema import ThingSpec
@@ -162,6 +163,11 @@ class WorldFacts(ThreatFacts):
             return desc.name
         living = self.living
         return living.name_of(entity) if living is not None else str(entity)
+
+    def pronouns(self, entity: UUID | None) -> Pronouns:
+        """How text refers back to it ("she", "her"): its data's, else "they"."""
+        desc = self.engine.world.try_component(entity, Describable) if entity else None
+        return pronouns(desc.pronouns if desc is not None else None)
 
     def short(self, entity: UUID) -> str:
         """The line it shows in a room."""

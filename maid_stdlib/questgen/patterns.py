@@ -223,7 +223,12 @@ def build_investigation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjecti
     objectives: list[QuestObjective] = []
     if leads:
         objectives.append(
-            _talk(facts, leads[0], f"Ask {facts.name(leads[0])} what they know", order=1)
+            _talk(
+                facts,
+                leads[0],
+                f"Ask {facts.name(leads[0])} what {_knows(facts, leads[0])}",
+                order=1,
+            )
         )
     for i, npc in enumerate(leads[1:], start=2):
         objectives.append(
@@ -304,9 +309,15 @@ def build_negotiation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective
     return objectives
 
 
-def _meet(person: str, side: str) -> str:
+def _knows(facts: WorldFacts, uid: UUID) -> str:
+    """ "she knows", "they know": what the person knows, referred back to."""
+    p = facts.pronouns(uid)
+    return f"{p.subject} {'know' if p.plural_verbs else 'knows'}"
+
+
+def _meet(person: str, side: str, them: str = "them") -> str:
     if side == person:
-        return f"Meet {person} and hear them out"
+        return f"Meet {person} and hear {them} out"
     return f"Meet {person} to hear what {side} {verb_for(side, 'want')}"
 
 
@@ -319,7 +330,7 @@ def build_choice(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     name_a = facts.faction_name(seed.faction_a) if seed.faction_a else _person(facts, a)
     name_b = facts.faction_name(seed.faction_b) if seed.faction_b else _person(facts, b)
     objectives = [
-        _talk(facts, side, _meet(_person(facts, side), name), order=1)
+        _talk(facts, side, _meet(_person(facts, side), name, facts.pronouns(side).object), order=1)
         for side, name in ((a, name_a), (b, name_b))
         if side != seed.primary_npc  # the giver says what they want when asking
     ]
@@ -345,7 +356,8 @@ def build_envoy(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     common = seed.threat_source if seed.threat_source and is_prose(seed.threat_source) else ""
     against = f" against {definite(common)}" if common else ""
     other = _person(facts, ally)
-    word = f"Tell {other} that {_person(facts, giver)} will stand with them{against}"
+    them = facts.pronouns(ally).object
+    word = f"Tell {other} that {_person(facts, giver)} will stand with {them}{against}"
     return [
         _talk(facts, ally, word, order=1),
         _report(facts, seed, 2, f"with {other}'s answer"),

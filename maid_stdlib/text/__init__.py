@@ -7,6 +7,7 @@ realiser uses it today; NPC dialogue can use the same pieces.
   (the morphology comes from ``inflect``);
 - :mod:`.place`: a room's short prose form ("the Broken Wagon on the Old Trade Road");
 - :mod:`.voice`: a first-person memory retold in the third person;
+- :mod:`.pronouns`: "he", "her", "their" for someone the text refers back to;
 - :mod:`.lint`: the defects a generated text must not have.
 """
 
@@ -24,10 +25,12 @@ from maid_stdlib.text.morph import (
     verb_for,
 )
 from maid_stdlib.text.place import place_phrase
+from maid_stdlib.text.pronouns import Pronouns, pronouns
 from maid_stdlib.text.voice import is_first_person, third_person
 
 __all__ = [
     "Defect",
+    "Pronouns",
     "counted",
     "definite",
     "indefinite",
@@ -38,6 +41,7 @@ __all__ = [
     "place_phrase",
     "plural",
     "possessive",
+    "pronouns",
     "sentence_case",
     "strip_article",
     "third_person",

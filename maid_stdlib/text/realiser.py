@@ -38,6 +38,7 @@ from maid_stdlib.text.morph import (
     strip_article,
     third_singular,
 )
+from maid_stdlib.text.pronouns import DEFAULT_PRONOUNS, Pronouns
 from maid_stdlib.text.voice import in_own_voice
 
 __all__ = [
@@ -132,11 +133,22 @@ class Phrase:
         return self.forms.get(name)
 
 
-def person(name: str, *facts: str, description: str = "") -> Phrase:
-    """Someone: the proper name (or a definite description such as "the gate guard")."""
+def person(
+    name: str, *facts: str, description: str = "", pronouns: Pronouns = DEFAULT_PRONOUNS
+) -> Phrase:
+    """Someone: the proper name (or a definite description such as "the gate guard"),
+    and the pronouns that refer back to them (``{ally.them}``, ``{npc.their}``)."""
     shown = name if is_proper(name) or not name else definite(name)
     return Phrase(
-        {"": shown, "poss": possessive(shown), "title": _title(shown), "desc": description},
+        {
+            "": shown,
+            "poss": possessive(shown),
+            "title": _title(shown),
+            "desc": description,
+            "they": pronouns.subject,
+            "them": pronouns.object,
+            "their": pronouns.determiner,
+        },
         facts,
     )
 
@@ -295,7 +307,10 @@ def check_template(
 
 
 #: The forms a slot may ask for (``v_<verb>``: the verb agreeing with the value).
-FORMS = frozenset({"", "poss", "title", "desc", "short", "the", "a", "plural", "bare", "first"})
+FORMS = frozenset(
+    {"", "poss", "title", "desc", "short", "the", "a", "plural", "bare", "first"}
+    | {"they", "them", "their"}
+)
 
 
 def _known_form(form: str) -> bool:

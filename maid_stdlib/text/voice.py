@@ -3,9 +3,11 @@
 NPC memories are written in the NPC's own voice ("I learned that bandits are on
 the road"). The giver's dialogue can quote them as they are; a description that
 talks *about* the giver needs "Selena learned that bandits are on the road".
-The first "I" of a sentence becomes the name, later ones "they"; the verb after
-it agrees. A memory about a group ("we", "our") cannot be retold faithfully
-without knowing the group, so :func:`third_person` gives None for it.
+The first "I" of a sentence becomes the name, later ones the person's pronoun
+("they" unless told "he" or "she"); the verb after it agrees. "Mine" becomes
+"Selena's" (or "hers"), never the bare name. A memory about a group ("we",
+"our") cannot be retold faithfully without knowing the group, so
+:func:`third_person` gives None for it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 from collections.abc import Iterable
 
 from maid_stdlib.text.morph import third_singular
+from maid_stdlib.text.pronouns import DEFAULT_PRONOUNS, Pronouns
 
 __all__ = ["in_own_voice", "is_first_person", "third_person"]
 
@@ -35,7 +38,6 @@ _CONTRACTIONS = {"I'm": ("is", "are"), "I've": ("has", "have"), "I'd": ("would",
 _CONTRACTIONS["I'll"] = ("will", "will")
 _BE_HAVE = {"am": ("is", "are"), "have": ("has", "have"), "do": ("does", "do")}
 _DONT = {"don't": ("doesn't", "don't"), "haven't": ("hasn't", "haven't")}
-_OBJECT = {"me": "them", "myself": "themselves", "mine": "theirs"}
 
 
 #: Words before "mine" that make it the place ores come from, not "my own".
@@ -65,20 +67,22 @@ def _plural_first(text: str) -> bool:
     return any(m.group(0) != "US" for m in _FIRST_PLURAL.finditer(text))
 
 
-def _verb(word: str, named: bool) -> str:
-    """The verb after the subject, for a name (``named``) or for "they"."""
+def _verb(word: str, singular: bool) -> str:
+    """The verb after the subject: a name or "he" (``singular``), or "they"."""
     lowered = word.lower()
     if lowered in _BE_HAVE:
-        return _BE_HAVE[lowered][0 if named else 1]
+        return _BE_HAVE[lowered][0 if singular else 1]
     if lowered in _DONT:
-        return _DONT[lowered][0 if named else 1]
-    if lowered in _INVARIANT or lowered.endswith(("ed", "n't")) or not named:
+        return _DONT[lowered][0 if singular else 1]
+    if lowered in _INVARIANT or lowered.endswith(("ed", "n't")) or not singular:
         return word
     return third_singular(word)
 
 
-def third_person(text: str, name: str) -> str | None:
-    """``text`` about ``name`` instead of by them; None when it speaks for a group."""
+def third_person(text: str, name: str, pronouns: Pronouns = DEFAULT_PRONOUNS) -> str | None:
+    """``text`` about ``name`` instead of by them; None when it speaks for a group.
+
+    ``pronouns`` are the person's, for the second and later mentions."""
     if _plural_first(text):
         return None
     out: list[str] = []
@@ -99,26 +103,31 @@ def third_person(text: str, name: str) -> str | None:
             # ..."): the "I" after it is "they", never the name a second time.
             named = True
         if tok == "I" or tok in _CONTRACTIONS:
-            subject = "they" if named else name
+            subject = pronouns.subject if named else name
+            singular = not named or not pronouns.plural_verbs
             if tok in _CONTRACTIONS:
-                out.append(f"{subject} {_CONTRACTIONS[tok][0 if not named else 1]}")
+                out.append(f"{subject} {_CONTRACTIONS[tok][0 if singular else 1]}")
             else:
                 out.append(subject)
                 # the verb: skip the space, then agree it
                 if i + 2 < len(tokens) and tokens[i + 1] == " " and tokens[i + 2][0].isalpha():
                     out.append(" ")
-                    out.append(_verb(tokens[i + 2], not named))
+                    out.append(_verb(tokens[i + 2], singular))
                     i += 2
             named = True
             i += 1
             continue
         if tok == "my":
-            out.append("their" if named else f"{name}'s")
+            out.append(pronouns.determiner if named else f"{name}'s")
             named = True
         elif tok == "mine" and _is_the_mine(_previous_word(tokens, i), ""):
             out.append(tok)
-        elif tok in _OBJECT:
-            out.append(_OBJECT[tok] if named else name)
+        elif tok == "mine":  # "the pick is mine": the owner's, not the owner
+            out.append(pronouns.possessive if named else f"{name}'s")
+            named = True
+        elif tok in ("me", "myself"):
+            reflexive = tok == "myself"
+            out.append((pronouns.reflexive if reflexive else pronouns.object) if named else name)
             named = True
         else:
             out.append(tok)

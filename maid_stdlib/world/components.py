@@ -72,6 +72,9 @@ class Describable(Component):
     description: str = ""
     #: Lower-case words players can use to refer to it ("scout", "bandit").
     keywords: list[str] = field(default_factory=list)
+    #: How text refers back to it: "he", "she", "they", "it"; "" is not said (read
+    #: as "they" for a person; see :func:`maid_stdlib.text.pronouns.pronouns`).
+    pronouns: str = ""
 
     #: Bumped whenever any Describable's ``name`` or ``short`` is assigned (renames
     #: included): cached room listings key on it.

@@ -17,6 +17,7 @@ from typing import Annotated, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
+from maid_stdlib.text.pronouns import PronounKey
 from maid_stdlib.world.text import normalize_exit
 
 _KEY = re.compile(r"[a-z0-9][a-z0-9_\-]*")
@@ -146,6 +147,9 @@ class ThingSpec(KeyedSpec):
 
 class NpcSpec(ThingSpec):
     kind = "npc"
+
+    pronouns: PronounKey = "they"
+    """How text refers back to them: "he", "she", "they" (the default) or "it"."""
 
 
 class ItemSpec(ThingSpec):

@@ -10,7 +10,7 @@ persisted world finds them instead of duplicating them:
   so one that was destroyed in play (a slain bandit) is not spawned again; entries
   added to the data later are spawned on the next start (or reload);
 * an NPC or item whose entry changed gets what the pack owns again: its name,
-  room line, description and keywords, and each extension section whose value
+  room line, description, keywords and pronouns, and each extension section whose value
   changed (applied again; unchanged sections leave their state alone). Where it
   is, and everything the world changed since, is kept;
 * an entry removed from the data removes what it built: its NPCs and the items
@@ -45,7 +45,7 @@ from maid_stdlib.world.components import (
 )
 from maid_stdlib.world.extensions import ExtensionContext, ExtensionHost
 from maid_stdlib.world.loader import PackData, WorldData
-from maid_stdlib.world.schema import AreaSpec, Entry, RoomSpec, ThingSpec, qualify
+from maid_stdlib.world.schema import AreaSpec, Entry, NpcSpec, RoomSpec, ThingSpec, qualify
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize
 
@@ -119,6 +119,7 @@ def thing_components(entry: Entry) -> list[Component]:
             short=spec.short or f"{capitalize(spec.name)} is here.",
             description=spec.description,
             keywords=list(spec.keywords),
+            pronouns=spec.pronouns if isinstance(spec, NpcSpec) else "it",
         ),
     ]
 
@@ -187,6 +188,7 @@ def _refresh_thing(engine: ExtensionHost, data: WorldData, entry: Entry, uid: UU
             desc.short = fresh.short
             desc.description = fresh.description
             desc.keywords = fresh.keywords
+            desc.pronouns = fresh.pronouns
             world.modified(uid, desc)
     _apply_extensions(engine, data, entry, uid, only=changed)
     origin.digest = entry.digest

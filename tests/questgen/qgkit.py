@@ -88,6 +88,7 @@ TOWN = {
         {
             "key": "brann",
             "name": "Captain Brann",
+            "pronouns": "she",
             "keywords": ["brann", "captain"],
             "room": "barracks",
         },

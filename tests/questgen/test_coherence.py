@@ -238,7 +238,8 @@ async def test_allies_get_a_message_to_carry_not_a_side_to_take(town: Town) -> N
     plan = await builder.prepare(seed, envoy)
     assert not isinstance(plan, Rejection), plan
     assert [(o.description, o.order) for o in plan.objectives] == [
-        ("Tell Captain Brann that Hilda will stand with them against the wolves", 1),
+        # The captain's own pronouns ("she" in the data), not "them".
+        ("Tell Captain Brann that Hilda will stand with her against the wolves", 1),
         ("Report back to Hilda with Captain Brann's answer", 2),
     ]
     assert rules(town, builder.draft(plan), seed) == []

@@ -106,7 +106,7 @@ async def test_a_rumor_from_an_npc_who_knows_the_gossip(quiet: GameEngine) -> No
     assert offered_by(quiet, hero, quest) is None
     await move(quiet, hero, "inn")
     out = await cmd(quiet, hero, "talk marta")
-    assert "Marta lowers their voice" in out
+    assert "Marta lowers her voice" in out  # her data's pronouns, not "their"
     assert "Wolves hold the mill road" in out
     assert "Hollin is looking for someone" in out
     assert offered_by(quiet, hero, quest) == M.RUMOR

@@ -11,6 +11,7 @@ from maid_stdlib.text import (
     lint_text,
     place_phrase,
     possessive,
+    pronouns,
     sentence_case,
     third_person,
     verb_for,
@@ -55,7 +56,33 @@ def test_a_mine_is_a_place_and_mine_is_the_speakers() -> None:
     assert not is_first_person("Ore comes up from the old mine again.")
     assert is_first_person("That pick is mine.")
     assert third_person("I went down the mine", "Tobin") == "Tobin went down the mine"
+    # "Mine" as "my own" is the owner's, not the owner.
+    assert third_person("The pick is mine", "Tobin") == "The pick is Tobin's"
+    assert third_person("I lost my pick, and the pick is mine", "Tobin") == (
+        "Tobin lost their pick, and the pick is theirs"
+    )
+    assert third_person("I lost my pick, and the pick is mine", "Tobin", pronouns("he")) == (
+        "Tobin lost his pick, and the pick is his"
+    )
     assert lint_text(memory, "third", NAMES) == []
+
+
+def test_a_retold_memory_uses_the_persons_pronouns() -> None:
+    she = pronouns("she")
+    assert third_person("I am tired and my mill is idle", "Mara Reed", she) == (
+        "Mara Reed is tired and her mill is idle"
+    )
+    assert third_person("When I needed help, a stranger helped me.", "Mara Reed", she) == (
+        "When Mara Reed needed help, a stranger helped her."
+    )
+    # After a pronoun the verb agrees as after a name ("she wants"), not as after "they".
+    assert third_person("The carter cheated me, and now I want him gone", "Mara Reed", she) == (
+        "The carter cheated Mara Reed, and now she wants him gone"
+    )
+    assert third_person("I know I'm right", "Tobin", pronouns("he")) == ("Tobin knows he is right")
+    assert pronouns(None) == pronouns("they") == pronouns("nonsense")
+    assert pronouns("they").be() == "are"
+    assert pronouns("it").be() == "is"
 
 
 @pytest.mark.parametrize(

@@ -113,7 +113,11 @@ def story_facts(
     prose = _Places(facts)
     home = facts.room_of(giver)
 
-    v["npc"] = person(name, out.fact("giver", "npc", f"{name} asks for help", [name]))
+    v["npc"] = person(
+        name,
+        out.fact("giver", "npc", f"{name} asks for help", [name]),
+        pronouns=facts.pronouns(giver),
+    )
     centre = facts.place(seed.location)
     area = facts.area_name(facts.area_of(seed.location))
     v["location"] = place(
@@ -188,7 +192,9 @@ def story_facts(
     if ally is not None:
         who = facts.name(ally)
         v["ally"] = person(
-            who, out.fact("ally", "npc", f"{who} is involved as {involved[ally]}", [who])
+            who,
+            out.fact("ally", "npc", f"{who} is involved as {involved[ally]}", [who]),
+            pronouns=facts.pronouns(ally),
         )
     if others:
         names = [person(facts.name(u)).forms[""] for u in others[:4]]
@@ -231,7 +237,7 @@ def story_facts(
         tokens = topic_tokens(text)
         if not text or any(tokens <= t or t <= tokens for t in told) or not fits(text):
             continue
-        retold = third_person(text, name)
+        retold = third_person(text, name, facts.pronouns(giver))
         count += 1
         key = out.fact(f"memory:{count}", "memory", retold or text, [name])
         v["memory" if count == 1 else f"memory{count}"] = statement(retold, text, key)
@@ -246,7 +252,7 @@ def story_facts(
             tokens = topic_tokens(text)
             if not text or any(tokens <= t or t <= tokens for t in told) or not fits(text):
                 continue
-            retold = third_person(text, name)
+            retold = third_person(text, name, facts.pronouns(giver))
             events += 1
             key = out.fact(f"event:{events}", "event", retold or text)
             v["event" if events == 1 else f"event{events}"] = statement(retold, text, key)
