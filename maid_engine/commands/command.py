@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from uuid import UUID
 
 from maid_engine.ecs.world import World
+from maid_engine.net.wrapping import unwrap_paragraphs
 from maid_engine.ports import Host
 from maid_engine.sessions import Session
 
@@ -171,7 +172,8 @@ def command(
             needs_character=needs_character,
             prefix_match=prefix_match,
             priority=priority,
-            help=inspect.cleandoc(func.__doc__ or ""),
+            # Docstrings are wrapped for the source; the session wraps to the client.
+            help=unwrap_paragraphs(inspect.cleandoc(func.__doc__ or "")),
         )
 
     return wrap

@@ -8,7 +8,7 @@ from maid_engine.net.limits import NetLimits
 from maid_engine.net.markup import escape_markup, render_markup, strip_markup
 from maid_engine.net.server import TelnetServer
 from maid_engine.net.session import TelnetSession
-from maid_engine.net.wrapping import wrap_text
+from maid_engine.net.wrapping import unwrap_paragraphs, wrap_text
 
 __all__ = [
     "NetLimits",
@@ -17,5 +17,6 @@ __all__ = [
     "escape_markup",
     "render_markup",
     "strip_markup",
+    "unwrap_paragraphs",
     "wrap_text",
 ]

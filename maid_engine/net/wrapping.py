@@ -31,6 +31,34 @@ _ESC_RE = re.compile(_ESC)
 _ATOMS_MARKUP = re.compile(rf"({_ESC}|{_MARKUP})|([ \t]+)|(\|\||[^ \t\x1b|]+|[\x1b|])")
 
 
+_LIST_ITEM = re.compile(r"[-*\u2022] |\d+[.)] ")
+
+
+def unwrap_paragraphs(text: str) -> str:
+    """``text`` with each paragraph on one line, for the session to wrap to the
+    client's width.
+
+    Text written hard-wrapped (a docstring, a help page) wrapped again at a
+    narrower width leaves a word or two alone on every other line. A paragraph
+    here is a run of lines that start at the margin; indented lines (a table of
+    commands), list items and blank lines keep their own lines.
+    """
+    out: list[str] = []
+    for line in text.split("\n"):
+        prev = out[-1] if out else ""
+        if (
+            prev
+            and line
+            and not prev[0].isspace()
+            and not line[0].isspace()
+            and not _LIST_ITEM.match(line)
+        ):
+            out[-1] = f"{prev.rstrip()} {line.strip()}"
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def effective_width(width: int) -> int:
     """The width we really wrap to: nonsense values (0, 3, 70000) fall back to 80."""
     if width < MIN_WIDTH or width > MAX_WIDTH:

@@ -3,10 +3,12 @@ and the newbie guide."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from kits.engines import HAMLET, make_engine
 from kits.heroes import new_character
 from world.worldkit import connect, disconnect, write_yaml
@@ -14,10 +16,12 @@ from world.worldkit import connect, disconnect, write_yaml
 from maid_engine.commands import Role
 from maid_engine.content import ContentPack, PackContext, PackError
 from maid_engine.engine import GameEngine
+from maid_engine.net.rendering import render_output
+from maid_engine.sessions import ColorMode
 from maid_engine.testing import FakeSession, cmd, session_for
 from maid_stdlib.help import HelpTopics
 from maid_stdlib.help.guide import GUIDE_HEADER, NewbieGuide
-from maid_stdlib.help.topics import HelpTopic, parse_topics
+from maid_stdlib.help.topics import HelpTopic, parse_topics, topic_files
 
 
 async def test_index_groups_commands_and_topics(engine: GameEngine) -> None:
@@ -243,3 +247,75 @@ async def test_pipes_in_help_and_refusals_are_text_not_colour(rpg: GameEngine) -
     assert "quest <number|word>" in strip_markup(page)
     refused = await cmd(rpg, hero, "tension")
     assert strip_markup(refused) == "No situation tension:bandits|guard."
+
+
+REPO = Path(__file__).parents[2]
+#: Every pack folder of this repository that ships help pages.
+_HELP_FOLDERS = [
+    folder
+    for root in ("maid_stdlib", "classic_rpg", "content_packs")
+    for folder in [REPO / root, *sorted((REPO / root).rglob("*"))]
+    if folder.is_dir() and topic_files(folder)
+]
+
+
+def _shipped_topics() -> list[HelpTopic]:
+    topics: list[HelpTopic] = []
+    for folder in _HELP_FOLDERS:
+        for file in topic_files(folder):
+            found, problems = parse_topics(folder.name, file, yaml.safe_load(file.read_text()))
+            assert not problems, problems
+            topics += found
+    return topics
+
+
+def test_shipped_help_pages_are_paragraphs_not_hard_wrapped_lines() -> None:
+    """The session wraps to the client's width: a page wrapped by its author at 76
+    columns, wrapped again at 40, leaves a word or two alone on every other line.
+    Prose lines (at the margin) each end a sentence; indented lines are tables."""
+    topics = _shipped_topics()
+    assert {t.key for t in topics} >= {"newbie", "combat", "channels", "quests"}
+    assert {t.pack for t in topics} >= {"help", "classic_rpg"}  # the folders
+    for topic in topics:
+        lines = topic.text.rstrip("\n").split("\n")
+        for line in lines[:-1]:
+            if line and not line[0].isspace():
+                assert line.rstrip()[-1] in ".!?:", (topic.pack, topic.key, line)
+
+
+def test_a_help_page_fills_a_narrow_window() -> None:
+    """Rendered for a 40-column client, every shipped page's paragraphs fill their
+    lines: no word is left alone on a line that had room for the next one."""
+    for topic in _shipped_topics():
+        page = render_output(topic.text, ColorMode.NONE, 40)
+        _fills_its_lines(page.split("\n"), 40)
+
+
+def _fills_its_lines(prose: list[str], width: int) -> None:
+    for line, after in itertools.pairwise(prose):
+        if line[:1].isspace() or after[:1].isspace() or not line.strip() or not after.strip():
+            continue  # a table's row, or a paragraph's end
+        if not line.rstrip().endswith((".", "?", "!", ":")):
+            assert len(line.rstrip()) + 1 + len(after.split()[0]) > width, (line, after)
+
+
+def test_command_help_is_unwrapped_into_paragraphs() -> None:
+    from maid_engine.commands import CommandContext, command
+
+    @command("fathom", category="general")
+    def fathom(ctx: CommandContext) -> None:
+        """Sound the depth of the water under you: a line
+        wrapped in the source.
+
+          fathom        sound here
+          fathom <dir>  sound the next room
+        - a list item stays on its line
+        """
+
+    assert fathom.help.split("\n") == [
+        "Sound the depth of the water under you: a line wrapped in the source.",
+        "",
+        "  fathom        sound here",
+        "  fathom <dir>  sound the next room",
+        "- a list item stays on its line",
+    ]
