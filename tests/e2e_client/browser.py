@@ -9,13 +9,11 @@ and browser, so it never tries to download either.
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import pytest
+from e2e_client.ptyclient import require_client
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -27,12 +25,8 @@ T = TypeVar("T")
 def require_browser() -> None:
     """Skip on a developer's machine without Chromium; fail where it is required (CI
     exports MAID_REQUIRE_BROWSER=1), so the browser test can never quietly stop running."""
-    if shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER):
-        return
-    message = "chromium and chromium-driver must be installed (apt-get install chromium-driver)"
-    if os.environ.get("MAID_REQUIRE_BROWSER") == "1" or os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
+    require_client(CHROMIUM, "chromium", "MAID_REQUIRE_BROWSER")
+    require_client(CHROMEDRIVER, "chromium-driver", "MAID_REQUIRE_BROWSER")
 
 
 class Browser:
