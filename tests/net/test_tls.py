@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import ssl
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from net.conftest import MSSP, TEST_LIMITS, TIMEOUT, FakeHandler, RawClient, decode_mssp
 from tlspair import cert_pair, client_context
 
-from maid_engine.net import NetLimits, TelnetServer
+from maid_engine.net import TelnetServer
 from maid_engine.sessions import Session
 from maid_engine.tls import server_context
 
@@ -39,10 +41,23 @@ async def tls_connect(server: TelnetServer, cert: Path, **profile: object) -> Ra
     return RawClient(reader, writer, **options)  # type: ignore[arg-type]
 
 
+async def start_tls(
+    make_server: MakeServer, tmp_path: Path, **limits: Any
+) -> tuple[TelnetServer, Path]:
+    """A server with a TLS listener and the test limits changed by ``limits``; and
+    the certificate a client trusts."""
+    cert, key = cert_pair(tmp_path)
+    server = await make_server(
+        dataclasses.replace(TEST_LIMITS, **limits),
+        tls_port=0,
+        tls_context=server_context(cert, key),
+    )
+    return server, cert
+
+
 @pytest.fixture
 async def tls_server(make_server: MakeServer, tmp_path: Path) -> TelnetServer:
-    cert, key = cert_pair(tmp_path)
-    return await make_server(tls_port=0, tls_context=server_context(cert, key))
+    return (await start_tls(make_server, tmp_path))[0]
 
 
 async def test_a_tls_client_gets_a_session_like_any_other(
@@ -74,9 +89,7 @@ async def test_a_tls_client_gets_a_session_like_any_other(
 async def test_plain_and_tls_connections_share_the_per_address_limit(
     make_server: MakeServer, handler: FakeHandler, tmp_path: Path
 ) -> None:
-    cert, key = cert_pair(tmp_path)
-    limits = NetLimits(negotiation_timeout=0.3, stop_timeout=2.0, max_connections_per_ip=1)
-    server = await make_server(limits, tls_port=0, tls_context=server_context(cert, key))
+    server, cert = await start_tls(make_server, tmp_path, max_connections_per_ip=1)
     reader, writer = await asyncio.open_connection(server.host, server.port)
     plain = RawClient(reader, writer)
     try:
@@ -90,35 +103,28 @@ async def test_plain_and_tls_connections_share_the_per_address_limit(
         await plain.close()
 
 
-async def test_a_silent_tls_handshake_is_dropped_without_taking_a_slot(
-    make_server: MakeServer, handler: FakeHandler, tmp_path: Path
+@pytest.mark.parametrize("sent", [b"", b"look\r\n"], ids=["silent", "plain-telnet"])
+async def test_a_client_without_a_tls_handshake_gets_no_session(
+    make_server: MakeServer, handler: FakeHandler, tmp_path: Path, sent: bytes
 ) -> None:
-    cert, key = cert_pair(tmp_path)
-    limits = NetLimits(negotiation_timeout=0.3, stop_timeout=2.0, tls_handshake_timeout=0.3)
-    server = await make_server(limits, tls_port=0, tls_context=server_context(cert, key))
+    """One that never sends a ClientHello is given up on after the handshake
+    timeout; one that talks plain telnet fails the handshake. Neither gets a
+    session, and neither holds a connection slot meanwhile."""
+    server, _ = await start_tls(make_server, tmp_path, tls_handshake_timeout=0.3)
     reader, writer = await asyncio.open_connection(server.host, server.tls_port)
     try:
         assert server.connection_count == 0
-        # Never sends a ClientHello: the server gives up on the handshake.
-        assert await asyncio.wait_for(reader.read(), TIMEOUT) == b""
+        writer.write(sent)
+        try:
+            answer = await asyncio.wait_for(reader.read(), TIMEOUT)
+        except ConnectionError:
+            answer = b""  # a reset is as good as a close here
+        if not sent:
+            assert answer == b""  # closed without a word
         assert handler.opened == []
+        assert server.connection_count == 0
     finally:
         writer.close()
-
-
-async def test_a_plain_client_on_the_tls_port_gets_no_session(
-    tls_server: TelnetServer, handler: FakeHandler
-) -> None:
-    reader, writer = await asyncio.open_connection(tls_server.host, tls_server.tls_port)
-    writer.write(b"look\r\n")
-    try:
-        await asyncio.wait_for(reader.read(), TIMEOUT)
-    except ConnectionError:
-        pass  # a reset is as good as a close here
-    finally:
-        writer.close()
-    assert handler.opened == []
-    assert tls_server.connection_count == 0
 
 
 async def test_without_tls_mssp_says_ssl_0(
