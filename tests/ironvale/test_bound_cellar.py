@@ -3,21 +3,17 @@ toward the actor, the rescue is a world fact; undo and retry within the same rul
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from uuid import UUID
 
 import pytest
-from narration.narrkit import NarrationPack, block, fast, player, scripted, service, settle
+from narration.narrkit import block, fast, player, scripted, service, settle
 
 from classic_rpg.characters.bound_vitals import VitalsHp
 from classic_rpg.components import CharacterStats, Health
 from classic_rpg.systems.quests import QuestManager
-from maid_engine.clock import ManualClock
 from maid_engine.commands import Role
-from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
-from maid_engine.testing import cmd
+from maid_engine.testing import FakeSession, cmd
 from maid_stdlib.living.api import get_relationship
 from maid_stdlib.living.gossip import KnownGossip
 from maid_stdlib.questgen import QuestGen
@@ -30,18 +26,6 @@ from maid_stdlib.worldstate import load_schema
 from maid_stdlib.worldstate.binding import Binders
 
 CELLAR = "ironvale:camp_cellar"
-
-
-@pytest.fixture
-async def ironvale(tmp_path: Path) -> AsyncIterator[GameEngine]:
-    engine = GameEngine(
-        Settings(data_dir=tmp_path),
-        clock=ManualClock(),
-        packs=["ironvale", NarrationPack],
-        use_store=False,
-    )
-    async with engine.lifespan():
-        yield engine
 
 
 def gwen(engine: GameEngine) -> UUID:
@@ -59,76 +43,85 @@ async def turn(engine: GameEngine, hero: UUID, text: str) -> None:
 
 
 async def test_hp_is_the_characters_own_capped_per_turn_and_by_their_maximum(
-    ironvale: GameEngine,
+    narrated_ironvale: GameEngine,
 ) -> None:
     fast(
-        ironvale,
+        narrated_ironvale,
         scripted(
             block('{"player.hp": -25}', "A bar swings loose and cracks your ribs."),
             block('{"player.hp": +50}', "You bind the wound; it eases."),
         ),
     )
-    hero, session = player(ironvale, "Aldric", room=CELLAR)
-    bryn, other = player(ironvale, "Bryn", room=CELLAR)
-    top = health(ironvale, hero).maximum
-    await turn(ironvale, hero, "wrench at the bars")
-    assert health(ironvale, hero).current == top - 10
+    hero, session = player(narrated_ironvale, "Aldric", room=CELLAR)
+    bryn, other = player(narrated_ironvale, "Bryn", room=CELLAR)
+    top = health(narrated_ironvale, hero).maximum
+    await turn(narrated_ironvale, hero, "wrench at the bars")
+    assert health(narrated_ironvale, hero).current == top - 10
     assert "Your hp -10 (limited)" in session.text()
     assert "Aldric's hp -10 (limited)" in other.text()
-    assert health(ironvale, bryn).current == health(ironvale, bryn).maximum
-    sheet = await cmd(ironvale, hero, "state")
+    assert health(narrated_ironvale, bryn).current == health(narrated_ironvale, bryn).maximum
+    sheet = await cmd(narrated_ironvale, hero, "state")
     assert f"hp             {top - 10}/{top}" in sheet
-    await turn(ironvale, hero, "bind the wound")
+    await turn(narrated_ironvale, hero, "bind the wound")
     # Healed at most 10 a turn, and never above the character's own maximum.
-    assert health(ironvale, hero).current == top
+    assert health(narrated_ironvale, hero).current == top
     assert "Your hp +10 (limited" in session.text()
 
 
-async def test_a_story_wounds_but_never_kills(ironvale: GameEngine) -> None:
-    fast(ironvale, scripted(block('{"player.hp": -10}', "The cage door slams on your hand.")))
-    hero, _ = player(ironvale, "Aldric", room=CELLAR)
-    health(ironvale, hero).current = 4
-    await turn(ironvale, hero, "reach through the bars")
-    assert health(ironvale, hero).current == 1
-    assert "stopped at its minimum of 1" in (await cmd(ironvale, hero, "state last"))
+async def test_a_story_wounds_but_never_kills(narrated_ironvale: GameEngine) -> None:
+    fast(
+        narrated_ironvale,
+        scripted(block('{"player.hp": -10}', "The cage door slams on your hand.")),
+    )
+    hero, _ = player(narrated_ironvale, "Aldric", room=CELLAR)
+    health(narrated_ironvale, hero).current = 4
+    await turn(narrated_ironvale, hero, "reach through the bars")
+    assert health(narrated_ironvale, hero).current == 1
+    assert "stopped at its minimum of 1" in (await cmd(narrated_ironvale, hero, "state last"))
 
 
-async def test_bands_of_a_bound_hp_are_percentages_of_the_maximum(ironvale: GameEngine) -> None:
-    hero, _ = player(ironvale, "Aldric", room=CELLAR)
-    hp = health(ironvale, hero)
+async def test_bands_of_a_bound_hp_are_percentages_of_the_maximum(
+    narrated_ironvale: GameEngine,
+) -> None:
+    hero, _ = player(narrated_ironvale, "Aldric", room=CELLAR)
+    hp = health(narrated_ironvale, hero)
     hp.current = max(1, hp.maximum // 4)  # 25%: "hurt"
-    sheet = await cmd(ironvale, hero, "state")
+    sheet = await cmd(narrated_ironvale, hero, "state")
     line = next(row for row in sheet.splitlines() if row.strip().startswith("hp "))
     assert f"{hp.current}/{hp.maximum}" in line
     assert line.rstrip().endswith("hurt")
 
 
-async def test_a_builder_sets_hp_within_the_characters_bounds(ironvale: GameEngine) -> None:
-    hero, _ = player(ironvale, "Aldric", room=CELLAR, role=Role.BUILDER)
-    top = health(ironvale, hero).maximum
-    out = await cmd(ironvale, hero, "@state set player.hp 999", role=Role.BUILDER)
+async def test_a_builder_sets_hp_within_the_characters_bounds(
+    narrated_ironvale: GameEngine,
+) -> None:
+    hero, _ = player(narrated_ironvale, "Aldric", room=CELLAR, role=Role.BUILDER)
+    top = health(narrated_ironvale, hero).maximum
+    out = await cmd(narrated_ironvale, hero, "@state set player.hp 999", role=Role.BUILDER)
     assert f"(clamped to its maximum of {top})" in out
-    assert health(ironvale, hero).current == top
+    assert health(narrated_ironvale, hero).current == top
 
 
-async def test_trust_is_the_relationship_and_undo_gives_both_back(ironvale: GameEngine) -> None:
+async def test_trust_is_the_relationship_and_undo_gives_both_back(
+    narrated_ironvale: GameEngine,
+) -> None:
     fast(
-        ironvale,
+        narrated_ironvale,
         scripted(block('{"player.hp": -5, "npc.gwen.trust": +15}', "You share your water.")),
     )
-    hero, session = player(ironvale, "Aldric", room=CELLAR)
-    top = health(ironvale, hero).maximum
-    await turn(ironvale, hero, "share my water with Gwen")
-    rel = get_relationship(ironvale.world, gwen(ironvale), hero)
+    hero, session = player(narrated_ironvale, "Aldric", room=CELLAR)
+    top = health(narrated_ironvale, hero).maximum
+    await turn(narrated_ironvale, hero, "share my water with Gwen")
+    rel = get_relationship(narrated_ironvale.world, gwen(narrated_ironvale), hero)
     assert rel is not None
     assert rel.trust == pytest.approx(0.35)
     assert "Gwen's trust in you +15" in session.text()
-    living = await cmd(ironvale, hero, "@living gwen", role=Role.BUILDER)
+    living = await cmd(narrated_ironvale, hero, "@living gwen", role=Role.BUILDER)
     assert "feels about Aldric: trust +0.35" in living
-    await turn(ironvale, hero, "undo")
+    await turn(narrated_ironvale, hero, "undo")
     assert "last action is undone" in session.text()
-    assert health(ironvale, hero).current == top
-    rel = get_relationship(ironvale.world, gwen(ironvale), hero)
+    assert health(narrated_ironvale, hero).current == top
+    rel = get_relationship(narrated_ironvale.world, gwen(narrated_ironvale), hero)
     assert rel is not None
     assert rel.trust == pytest.approx(0.20)
 
@@ -139,16 +132,30 @@ RESCUE = [
 ]
 
 
-async def test_the_rescue_is_a_world_fact_that_completes_the_quest(ironvale: GameEngine) -> None:
-    fast(ironvale, scripted(*RESCUE))
-    hero, session = player(ironvale, "Aldric", room=CELLAR)
-    manager = ironvale.services.get(QuestManager)
-    ironvale.world.get_component(hero, CharacterStats).level = 2
+async def rescue(engine: GameEngine, *, news: bool = True) -> tuple[UUID, FakeSession]:
+    """Aldric finds the key and frees Gwen (two scripted turns); without ``news``
+    the rescue tells the valley nothing."""
+    if not news:
+        service(engine).rooms[CELLAR].schema.milestones["rescue_gwen"].news = ""
+    fast(engine, scripted(*RESCUE))
+    hero, session = player(engine, "Aldric", room=CELLAR)
+    await turn(engine, hero, "search the casks for a key")
+    await turn(engine, hero, "open the cage")
+    return hero, session
+
+
+async def test_the_rescue_is_a_world_fact_that_completes_the_quest(
+    narrated_ironvale: GameEngine,
+) -> None:
+    fast(narrated_ironvale, scripted(*RESCUE))
+    hero, session = player(narrated_ironvale, "Aldric", room=CELLAR)
+    manager = narrated_ironvale.services.get(QuestManager)
+    narrated_ironvale.world.get_component(hero, CharacterStats).level = 2
     manager.offer_quest(hero, "caged-ranger")
     await manager.accept_quest(hero, "caged-ranger")
-    await turn(ironvale, hero, "search the casks for a key")
-    await turn(ironvale, hero, "open the cage")
-    facts = ironvale.services.get(FactBook)
+    await turn(narrated_ironvale, hero, "search the casks for a key")
+    await turn(narrated_ironvale, hero, "open the cage")
+    facts = narrated_ironvale.services.get(FactBook)
     record = facts.get("rescue_gwen")
     assert record is not None
     assert (record.by, record.by_name, record.room) == (str(hero), "Aldric", CELLAR)
@@ -156,41 +163,37 @@ async def test_the_rescue_is_a_world_fact_that_completes_the_quest(ironvale: Gam
     assert "it counted for your quest 'The Caged Ranger'" in record.reactions
     # Gwen saw it; Voss and the gate guard were told.
     for template in ("ironvale:voss", "ironvale:gate_guard"):
-        [npc] = [uid for uid, n in ironvale.world.each(NPC) if n.template == template]
-        known = ironvale.world.get_component(npc, KnownGossip)
+        [npc] = [uid for uid, n in narrated_ironvale.world.each(NPC) if n.template == template]
+        known = narrated_ironvale.world.get_component(npc, KnownGossip)
         assert any("Aldric freed Gwen" in item.content for item in known.items.values())
-    known = ironvale.world.get_component(gwen(ironvale), KnownGossip)
+    known = narrated_ironvale.world.get_component(gwen(narrated_ironvale), KnownGossip)
     assert any(item.confidence == 1.0 for item in known.items.values())
     # Nothing the world did is rolled back: undo and retry both refuse, and say why.
-    await turn(ironvale, hero, "undo")
+    await turn(narrated_ironvale, hero, "undo")
     assert "That cannot be taken back now: " in session.text()
     assert "it counted for your quest 'The Caged Ranger'" in session.text()
     for name in ("Gwen", "Captain Voss", "a gate guard"):
         assert name in session.text().split("cannot be taken back now:", 1)[1]
     assert "already know of it" in session.text()
     assert facts.holds("rescue_gwen")
-    await turn(ironvale, hero, "retry")
+    await turn(narrated_ironvale, hero, "retry")
     assert session.text().count("cannot be taken back now") == 2
-    state = await cmd(ironvale, hero, "state")
+    state = await cmd(narrated_ironvale, hero, "state")
     assert "[x]|n Rescue Gwen from the bandits" in state
 
 
-async def test_a_fact_nothing_reacted_to_can_be_undone(ironvale: GameEngine) -> None:
+async def test_a_fact_nothing_reacted_to_can_be_undone(narrated_ironvale: GameEngine) -> None:
     # A rescue with no news to tell and no quest counting it: nothing outside the
     # room reacted, so undo takes the fact back.
-    service(ironvale).rooms[CELLAR].schema.milestones["rescue_gwen"].news = ""
-    fast(ironvale, scripted(*RESCUE))
-    hero, session = player(ironvale, "Aldric", room=CELLAR)
-    await turn(ironvale, hero, "search the casks for a key")
-    await turn(ironvale, hero, "open the cage")
-    facts = ironvale.services.get(FactBook)
+    hero, session = await rescue(narrated_ironvale, news=False)
+    facts = narrated_ironvale.services.get(FactBook)
     record = facts.get("rescue_gwen")
     assert record is not None
     assert record.reactions == []
-    await turn(ironvale, hero, "undo")
+    await turn(narrated_ironvale, hero, "undo")
     assert "last action is undone" in session.text()
     assert not facts.holds("rescue_gwen")
-    assert "[ ] Rescue Gwen from the bandits" in await cmd(ironvale, hero, "state")
+    assert "[ ] Rescue Gwen from the bandits" in await cmd(narrated_ironvale, hero, "state")
 
 
 def npc_of(engine: GameEngine, template: str) -> UUID:
@@ -205,63 +208,56 @@ def deed_signals(engine: GameEngine) -> list[StorySignal]:
 
 
 async def test_the_rescue_raises_a_story_signal_that_grounds_a_quest(
-    ironvale: GameEngine,
+    narrated_ironvale: GameEngine,
 ) -> None:
-    fast(ironvale, scripted(*RESCUE))
-    hero, _ = player(ironvale, "Aldric", room=CELLAR)
-    assert deed_signals(ironvale) == []
-    await turn(ironvale, hero, "search the casks for a key")
-    await turn(ironvale, hero, "open the cage")
-    [signal] = deed_signals(ironvale)
-    voss = npc_of(ironvale, "ironvale:voss")
+    fast(narrated_ironvale, scripted(*RESCUE))
+    hero, _ = player(narrated_ironvale, "Aldric", room=CELLAR)
+    assert deed_signals(narrated_ironvale) == []
+    await turn(narrated_ironvale, hero, "search the casks for a key")
+    await turn(narrated_ironvale, hero, "open the cage")
+    [signal] = deed_signals(narrated_ironvale)
+    voss = npc_of(narrated_ironvale, "ironvale:voss")
     assert signal.signal_type == "ALLIANCE_FORMING"
-    assert signal.involved_npcs == [gwen(ironvale), voss]
+    assert signal.involved_npcs == [gwen(narrated_ironvale), voss]
     assert signal.involved_players == [hero]
-    assert signal.context["allied_npcs"] == [str(gwen(ironvale)), str(voss)]
+    assert signal.context["allied_npcs"] == [str(gwen(narrated_ironvale)), str(voss)]
     assert signal.context["allied_npcs_names"] == ["Gwen", "Captain Voss"]
     assert signal.context["common_threat"] == "bandits"
     assert "Aldric freed Gwen" in signal.context["deed"]
     # Raised once: the next round sees the same situation, not a new one.
-    assert len(deed_signals(ironvale)) == 1
-    qg = ironvale.services.get(QuestGen)
+    assert len(deed_signals(narrated_ironvale)) == 1
+    qg = narrated_ironvale.services.get(QuestGen)
     contract = qg.contracts.get(signal.signal_type)
     assert contract is not None
     grounding = contract.ground(signal, qg.facts)
     assert grounding is not None
-    assert (grounding.primary_npc, grounding.involved_npcs) == (gwen(ironvale), [voss])
+    assert (grounding.primary_npc, grounding.involved_npcs) == (gwen(narrated_ironvale), [voss])
     assert grounding.fields["threat_source"] == "bandits"
 
 
-async def test_an_undone_rescue_takes_its_story_signal_back(ironvale: GameEngine) -> None:
-    service(ironvale).rooms[CELLAR].schema.milestones["rescue_gwen"].news = ""
-    fast(ironvale, scripted(*RESCUE))
-    hero, _ = player(ironvale, "Aldric", room=CELLAR)
-    await turn(ironvale, hero, "search the casks for a key")
-    await turn(ironvale, hero, "open the cage")
-    story = ironvale.get_system(StorySignalSystem)
-    assert len(deed_signals(ironvale)) == 1
+async def test_an_undone_rescue_takes_its_story_signal_back(narrated_ironvale: GameEngine) -> None:
+    hero, _ = await rescue(narrated_ironvale, news=False)
+    story = narrated_ironvale.get_system(StorySignalSystem)
+    assert len(deed_signals(narrated_ironvale)) == 1
     assert story.is_active("fact:rescue_gwen")
-    await turn(ironvale, hero, "undo")
+    await turn(narrated_ironvale, hero, "undo")
     story.detect_now()
     assert not story.is_active("fact:rescue_gwen")
 
 
-async def test_a_deed_whose_people_are_gone_raises_nothing(ironvale: GameEngine) -> None:
-    fast(ironvale, scripted(*RESCUE))
-    hero, _ = player(ironvale, "Aldric", room=CELLAR)
-    await turn(ironvale, hero, "search the casks for a key")
-    await turn(ironvale, hero, "open the cage")
-    assert len(deed_signals(ironvale)) == 1
-    ironvale.world.destroy_entity(npc_of(ironvale, "ironvale:voss"))
-    deed_signals(ironvale)
-    assert not ironvale.get_system(StorySignalSystem).is_active("fact:rescue_gwen")
+async def test_a_deed_whose_people_are_gone_raises_nothing(narrated_ironvale: GameEngine) -> None:
+    await rescue(narrated_ironvale)
+    assert len(deed_signals(narrated_ironvale)) == 1
+    narrated_ironvale.world.destroy_entity(npc_of(narrated_ironvale, "ironvale:voss"))
+    deed_signals(narrated_ironvale)
+    assert not narrated_ironvale.get_system(StorySignalSystem).is_active("fact:rescue_gwen")
 
 
 def binders(engine: GameEngine) -> Binders:
     return engine.services.get(Binders)
 
 
-async def test_binds_are_checked(ironvale: GameEngine) -> None:
+async def test_binds_are_checked(narrated_ironvale: GameEngine) -> None:
     schema = load_schema(
         {
             "player": {
@@ -281,7 +277,7 @@ async def test_binds_are_checked(ironvale: GameEngine) -> None:
             },
         }
     )
-    problems = binders(ironvale).problems(schema)
+    problems = binders(narrated_ironvale).problems(schema)
     assert problems == [
         "player.hp.bind: no binder 'vitals.hpp' (did you mean vitals.hp?); known: "
         "relationship.trust, vitals.hp, world.fact",
@@ -302,4 +298,4 @@ async def test_binds_are_checked(ironvale: GameEngine) -> None:
     with pytest.raises(ValueError, match="only a milestone bound to a world fact raises one"):
         load_schema({"milestones": {"freed": {"signal": {"type": "CRISIS"}}}})
     with pytest.raises(ValueError, match="already registered"):
-        binders(ironvale).register(VitalsHp(ironvale))
+        binders(narrated_ironvale).register(VitalsHp(narrated_ironvale))
