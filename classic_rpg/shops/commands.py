@@ -9,13 +9,14 @@ from classic_rpg.characters.levels import send_status
 from classic_rpg.components import CharacterStats
 from classic_rpg.items.commands import not_carrying
 from classic_rpg.items.factory import ItemFactory
-from classic_rpg.items.select import select
+from classic_rpg.items.select import group_names, select
 from classic_rpg.shops.components import Shop
 from classic_rpg.shops.events import ItemBoughtEvent, ItemSoldEvent
 from classic_rpg.shops.market import Goods, Market
 from classic_rpg.shops.trade import Trade
 from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_stdlib.living import NeedsComponent, Wealth
+from maid_stdlib.text import join
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.movement import here
 from maid_stdlib.world.service import WorldService
@@ -185,6 +186,18 @@ async def buy(ctx: CommandContext) -> None:
         )
 
 
+def _price(
+    ctx: CommandContext, ws: WorldService, keeper: UUID, shop: Shop, who: str, item: UUID
+) -> int:
+    """What the keeper pays for ``item``; a refusal (CommandError) if nothing."""
+    price = market_of(ctx).buying_price(keeper, shop, item)
+    if price is None:
+        raise CommandError(f"{who} doesn't buy that.")
+    if price <= 0:
+        raise CommandError(f"{who} would not give you anything for {name_of(ws, item)}.")
+    return price
+
+
 def _offer(
     ctx: CommandContext, wanted: str
 ) -> tuple[WorldService, UUID, UUID, Shop, str, UUID, int]:
@@ -196,13 +209,7 @@ def _offer(
     if not found:
         raise not_carrying(ws, items, actor, wanted)
     item = found[0]
-    price = market_of(ctx).buying_price(keeper, shop, item)
-    thing = name_of(ws, item)
-    if price is None:
-        raise CommandError(f"{who} doesn't buy that.")
-    if price <= 0:
-        raise CommandError(f"{who} would not give you anything for {thing}.")
-    return ws, actor, keeper, shop, who, item, price
+    return ws, actor, keeper, shop, who, item, _price(ctx, ws, keeper, shop, who, item)
 
 
 @command("value", aliases=("appraise",), category="shops")
@@ -215,47 +222,138 @@ def value(ctx: CommandContext) -> None:
     ctx.send(f"{who} would give you {price} gold for {name_of(ws, item)}.")
 
 
+class _Sale:
+    """Items sold to one keeper in one trade, each checked as it comes: the keeper's
+    purse and shelf fill up as the sale goes on."""
+
+    def __init__(self, ctx: CommandContext, actor: UUID, keeper: UUID, shop: Shop, who: str):
+        self.ctx, self.actor, self.keeper, self.shop, self.who = ctx, actor, keeper, shop, who
+        self.items: ItemFactory = ctx.service(ItemFactory)
+        self.trade = Trade(ctx.engine, actor, keeper)
+        self.sold: list[tuple[UUID, str, int]] = []
+
+    def refusal(self, ws: WorldService, item: UUID) -> tuple[str, int]:
+        """Why the keeper will not take ``item`` now ("" if they will), and the price."""
+        try:
+            price = _price(self.ctx, ws, self.keeper, self.shop, self.who, item)
+        except CommandError as refused:
+            return str(refused), 0
+        template = self.items.template_of(item)
+        carried = set(self.items.carried(self.keeper))
+        held = sum(
+            1 for i in self.shop.bought if i in carried and self.items.template_of(i) == template
+        )
+        if held >= self.shop.hold:
+            return f"{self.who} has plenty of those already.", price
+        wealth = self.ctx.world.try_component(self.keeper, Wealth)
+        if wealth is not None and wealth.gold < price:
+            return f"{self.who} cannot afford to buy that right now.", price
+        return "", price
+
+    def sell(self, item: UUID, price: int) -> None:
+        ctx, keeper, shop = self.ctx, self.keeper, self.shop
+        self.trade.track(item)
+        template = self.items.template_of(item)
+        self.items.add_to_inventory(item, keeper)
+        shop.bought.append(item)
+        ctx.world.modified(keeper, shop)
+        _gold(ctx, self.actor).gold += price
+        wealth = ctx.world.try_component(keeper, Wealth)
+        if wealth is not None:
+            wealth.gold -= price
+        market = market_of(ctx)
+        rule = market.rule_for(shop, item)
+        need = market.need_name(keeper, rule.resource) if rule is not None else None
+        needs = ctx.world.try_component(keeper, NeedsComponent)
+        if rule is not None and rule.satisfies and need is not None and needs is not None:
+            if need in needs.needs:
+                needs.satisfy(need, rule.satisfies)
+                ctx.world.modified(keeper, needs)
+        self.sold.append((item, template or "", price))
+
+    async def close(self, ws: WorldService, what: str) -> int:
+        """Commit the trade, tell the world; the gold earned."""
+        await self.trade.commit()
+        for item, template, price in self.sold:
+            self.ctx.engine.events.emit(
+                ItemSoldEvent(self.actor, self.keeper, item, template, price)
+            )
+        send_status(self.ctx.engine, self.actor)
+        room = ws.room_key_of(self.actor)
+        if room is not None:
+            ws.message_room(
+                room,
+                f"{capitalize(name_of(ws, self.actor))} sells {what} to {self.who}.",
+                exclude=(self.actor,),
+            )
+        return sum(price for _, _, price in self.sold)
+
+
 @command("sell", category="shops")
 async def sell(ctx: CommandContext) -> None:
-    """Sell something you carry to the shopkeeper here.
+    """Sell what you carry to the shopkeeper here.
 
-    Usage: sell <item>     ('value <item>' first tells you the price)
+    Usage: sell <item>       ('value <item>' first tells you the price)
+           sell all.<item>   every one of those you carry
+           sell all          everything you carry that the keeper buys
+    What you wear is never sold, and what the keeper does not want stays with you.
     """
-    ws, actor, keeper, shop, who, item, price = _offer(ctx, ctx.args.strip())
-    market = market_of(ctx)
-    items: ItemFactory = ctx.service(ItemFactory)
-    template = items.template_of(item)
-    carried = set(items.carried(keeper))
-    held = sum(1 for i in shop.bought if i in carried and items.template_of(i) == template)
-    if held >= shop.hold:
-        raise CommandError(f"{who} has plenty of those already.")
-    wealth = ctx.world.try_component(keeper, Wealth)
-    if wealth is not None and wealth.gold < price:
-        raise CommandError(f"{who} cannot afford to buy that right now.")
-    thing = name_of(ws, item)
-    trade = Trade(ctx.engine, actor, keeper, item)
-    items.add_to_inventory(item, keeper)
-    shop.bought.append(item)
-    ctx.world.modified(keeper, shop)
-    _gold(ctx, actor).gold += price
-    if wealth is not None:
-        wealth.gold -= price
-    rule = market.rule_for(shop, item)
-    need = market.need_name(keeper, rule.resource) if rule is not None else None
-    needs = ctx.world.try_component(keeper, NeedsComponent)
-    if rule is not None and rule.satisfies and need is not None and needs is not None:
-        if need in needs.needs:
-            needs.satisfy(need, rule.satisfies)
-            ctx.world.modified(keeper, needs)
-    await trade.commit()
-    ctx.engine.events.emit(ItemSoldEvent(actor, keeper, item, template, price))
-    send_status(ctx.engine, actor)
-    ctx.send(f"You sell {thing} to {who} for {price} gold.")
-    room = ws.room_key_of(actor)
-    if room is not None:
-        ws.message_room(
-            room, f"{capitalize(name_of(ws, actor))} sells {thing} to {who}.", exclude=(actor,)
-        )
+    ws, actor, keeper, shop, who = _keeper(ctx)
+    wanted = ctx.args.strip()
+    if not wanted:
+        raise CommandError("Sell what?")
+    sale = _Sale(ctx, actor, keeper, shop, who)
+    many, found = select(ws, sale.items.carried(actor), wanted)
+    if not found:
+        raise not_carrying(ws, sale.items, actor, wanted)
+    if not many:
+        item = found[0]
+        refused, price = sale.refusal(ws, item)
+        if refused:
+            raise CommandError(refused)
+        thing = name_of(ws, item)
+        sale.sell(item, price)
+        await sale.close(ws, thing)
+        ctx.send(f"You sell {thing} to {who} for {price} gold.")
+        return
+    kept: dict[str, list[UUID]] = {}
+    for item in found:
+        refused, price = sale.refusal(ws, item)
+        if refused:
+            kept.setdefault(_why_kept(refused, who), []).append(item)
+        else:
+            sale.sell(item, price)
+    if not sale.sold:
+        raise CommandError("\n".join(_kept_lines(ws, who, kept)))
+    what = join(group_names(ws, [item for item, _, _ in sale.sold]))
+    total = await sale.close(ws, what)
+    ctx.send(
+        "\n".join([f"You sell {what} to {who} for {total} gold.", *_kept_lines(ws, who, kept)])
+    )
+
+
+def _why_kept(refusal: str, who: str) -> str:
+    """The kind of a refusal, to say once for all the items it kept."""
+    for kind in ("doesn't buy", "would not give", "has plenty", "cannot afford"):
+        if kind in refusal:
+            return kind
+    return refusal  # a refusal of its own, said as it is
+
+
+_KEPT = {
+    "doesn't buy": "{who} does not buy {what}.",
+    "would not give": "{who} would not give you anything for {what}.",
+    "has plenty": "{who} has plenty of those already: {what}.",
+    "cannot afford": "{who} cannot afford any more: {what}.",
+}
+
+
+def _kept_lines(ws: WorldService, who: str, kept: dict[str, list[UUID]]) -> list[str]:
+    """What a ``sell all`` left with the seller, and why, a line per reason."""
+    return [
+        _KEPT[kind].format(who=who, what=join(group_names(ws, items))) if kind in _KEPT else kind
+        for kind, items in kept.items()
+    ]
 
 
 COMMANDS: list[Command] = [list_goods, buy, sell, value]

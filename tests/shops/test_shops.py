@@ -158,6 +158,50 @@ async def test_keeper_refuses_when_full_or_broke(engine: GameEngine) -> None:
     assert await cmd(engine, hero, "sell pelt") == "Marta cannot afford to buy that right now."
 
 
+async def test_sell_all_sells_what_the_keeper_takes_and_says_what_it_kept(
+    engine: GameEngine,
+) -> None:
+    hero = rich(engine, gold=0)
+    keep_at(engine, "marta", "hamlet:inn")
+    items = items_of(engine)
+    shop(engine, "marta").hold = 2
+    pelts = [items.spawn("hamlet:wolf_pelt", holder=hero) for _ in range(3)]
+    horn = items.spawn("hamlet:horn", holder=hero)
+    rec = Recorder(engine, ItemSoldEvent)
+    # Every item is offered, each on its own terms: two pelts fill Marta's shelf,
+    # the third and the horn (which she never buys) stay with the seller.
+    assert await cmd(engine, hero, "sell all") == (
+        "You sell a wolf pelt (x2) to Marta for 2 gold.\n"
+        "Marta has plenty of those already: a wolf pelt.\n"
+        "Marta does not buy a warden's horn."
+    )
+    assert gold(engine, hero) == 2
+    assert [items.holder_of(p) for p in pelts] == [hv("marta"), hv("marta"), hero]
+    assert items.holder_of(horn) == hero
+    assert [e.price for e in rec.of(ItemSoldEvent)] == [1, 1]
+    # Nothing left she takes: a refusal, and nothing changes hands.
+    assert await cmd(engine, hero, "sell all.horn") == "Marta does not buy a warden's horn."
+    assert "You sell" not in await cmd(engine, hero, "sell all")
+    assert gold(engine, hero) == 2
+    assert await cmd(engine, hero, "sell all.sword") == "You are not carrying anything like that."
+
+
+async def test_a_sell_all_that_cannot_be_saved_changes_nothing(engine: GameEngine) -> None:
+    hero = rich(engine, gold=0)
+    keep_at(engine, "marta", "hamlet:inn")
+    items = items_of(engine)
+    pelts = [items.spawn("hamlet:wolf_pelt", holder=hero) for _ in range(2)]
+
+    def broken(writes: Any = None) -> Any:
+        raise StoreUnavailable("the database is down")
+
+    engine.commit_now = broken  # type: ignore[method-assign]
+    assert "could not be recorded" in await cmd(engine, hero, "sell all.pelt")
+    assert items.carried(hero) == pelts
+    assert gold(engine, hero) == 0
+    assert shop(engine, "marta").bought == []
+
+
 async def test_prices_follow_the_keepers_supply_need(engine: GameEngine) -> None:
     hero = rich(engine, room="hamlet:mill")
     keep_at(engine, "hollin", "hamlet:mill")
