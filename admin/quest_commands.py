@@ -22,6 +22,7 @@ from admin.quest_views import (
     seed_status_lines,
 )
 from maid_engine.commands import Command, CommandContext, CommandError, Role, command
+from maid_engine.net.markup import escape_markup
 from maid_stdlib.questgen import GeneratedQuest
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.pager import page
@@ -159,11 +160,14 @@ async def _force(ctx: CommandContext, ops: QuestOps, args: list[str]) -> list[st
     )
     if result.seed is None or result.archetype is None:
         lines = [f"Could not ground a {seed_type} seed in the world as it is now. Tried:"]
-        return lines + [f"  - {t}" for t in result.tried[:30]]
+        # What was tried quotes situation keys ("tension:bandits|guard"): text, not
+        # colour codes ("|g" would turn the rest green and lose the g).
+        return lines + [f"  - {escape_markup(t)}" for t in result.tried[:30]]
     seed, facts = result.seed, qg.facts
+    who_gives, room = facts.name(seed.primary_npc), facts.room_name(seed.location)
     return [
         f"Queued seed {seed.id} ({seed_type}, importance {seed.importance:.2f}) from "
-        f"{facts.name(seed.primary_npc)} at {facts.room_name(seed.location)}.",
+        f"{escape_markup(who_gives)} at {escape_markup(room)}.",
         f"It plans as archetype '{result.archetype.archetype_id}' and is built on the next "
         "tick; see '@quest seed-status' and '@quest list-generated'.",
     ]

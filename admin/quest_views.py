@@ -11,6 +11,7 @@ from uuid import UUID
 
 from admin.quest_state import QuestOps, QuestRow
 from classic_rpg.questgen.terms import rpg_terms
+from maid_engine.net.markup import escape_markup
 from maid_stdlib.questgen import GeneratedQuest, QuestConsequence
 from maid_stdlib.questgen.objectives import grounding_problems
 from maid_stdlib.questgen.quest import QuestObjective
@@ -320,7 +321,7 @@ def quality_lines(ops: QuestOps) -> list[str]:
         lines.append("Latest rejections:")
         lines += [
             f"  {r.at:.0f}s {r.rejection.stage} ({', '.join(r.rejection.rules)}): "
-            f"{r.rejection.reason}"
+            f"{escape_markup(r.rejection.reason)}"
             for r in reversed(latest)
         ]
     return lines

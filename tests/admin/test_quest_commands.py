@@ -9,10 +9,13 @@ import pytest
 from kits.engines import questgen_of, skip
 from kits.heist import LoopWorld, admin, ticks
 
+from admin import quest_commands
+from admin.force import ForceResult
 from admin.quest_commands import SUBCOMMANDS
 from admin.quest_views import objective_line
 from maid_engine.clock import GAME_DAY
 from maid_engine.commands import Role
+from maid_engine.net.markup import strip_markup
 from maid_engine.testing import cmd
 from maid_stdlib.questgen import BasicSignal, QuestGen, SeedGrounding
 from maid_stdlib.questgen.evaluator import GroundedSignal
@@ -281,6 +284,19 @@ async def test_force_generate_goes_through_the_real_pipeline(loop_world: LoopWor
     assert len(forced) == 1, [e.seed_type for e in new]
     listed = await run(w, "@quest list-generated")
     assert forced[0].quest_id in listed
+
+
+async def test_force_generate_shows_situation_keys_as_text(
+    loop_world: LoopWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key with a pipe ("bandits|guard") is shown as typed: "|g" is no colour code."""
+
+    async def nothing(*args: object, **kwargs: object) -> ForceResult:
+        return ForceResult(tried=["TENSION tension:bandits|guard: no giver in reach"])
+
+    monkeypatch.setattr(quest_commands, "force_generate", nothing)
+    out = await run(loop_world, "@quest force-generate rivalry_intervention")
+    assert "tension:bandits|guard: no giver" in strip_markup(out), out
 
 
 async def test_an_objective_line_says_its_count_once() -> None:
