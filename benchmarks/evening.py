@@ -315,6 +315,13 @@ def run_storm(sz: Sizes, workdir: Path) -> dict[str, Any]:
     before = summary(storm.get("rtts_before", []))
     during = summary(storm.get("rtts_during", []))
     p99b, p99d = before["p99"], during["p99"]
+    # The event loop's extra CPU per creation: its CPU during the storm less what
+    # the players' commands took at the rate before it.
+    loop_ms = None
+    cpu_b, cpu_d = storm.get("loop_cpu_before_s"), storm.get("loop_cpu_during_s")
+    if cpu_b is not None and cpu_d is not None and storm.get("created"):
+        extra = cpu_d - cpu_b / storm["before_s"] * storm["wall"]
+        loop_ms = 1000 * extra / storm["created"]
     return {
         "players": raw["logged_in"],
         "player_login_ms": summary(raw["login_times"]),
@@ -325,6 +332,8 @@ def run_storm(sz: Sizes, workdir: Path) -> dict[str, Any]:
         "storm_wall_s": storm.get("wall"),
         "rtt_before_ms": before,
         "rtt_during_ms": during,
+        "rtt_during_at": storm.get("rtts_during_at", []),
+        "loop_cpu_ms_per_creation": loop_ms,
         "p99_increase": (p99d / p99b - 1) if p99b and p99d is not None else None,
         "errors": storm.get("errors", []) + raw["error_samples"],
         "exit_code": code,
@@ -472,6 +481,10 @@ def markdown(res: dict[str, Any]) -> str:
                     [
                         "players' rtt p50/p99 during the storm ms",
                         f"{fmt(s['rtt_during_ms']['p50'])} / {fmt(s['rtt_during_ms']['p99'])}",
+                    ],
+                    [
+                        "event loop CPU per creation ms (beyond the players' commands)",
+                        fmt(s.get("loop_cpu_ms_per_creation")),
                     ],
                     [
                         "p99 increase (target < 20%)",

@@ -55,16 +55,22 @@ _IAC_B = b"\xff"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
-def proc_cpu(pid: int) -> float | None:
-    """utime + stime of ``pid`` in seconds (all its threads), or None if it is gone."""
+def proc_cpu(pid: int, thread: int | None = None) -> float | None:
+    """utime + stime of ``pid`` in seconds (all its threads, or only ``thread``:
+    the main thread's id is the pid), or None if it is gone."""
+    path = f"/proc/{pid}/stat" if thread is None else f"/proc/{pid}/task/{thread}/stat"
     try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
+        with open(path, "rb") as fh:
             raw = fh.read()
     except OSError:
         return None
     # Field 2 (comm) may contain spaces; everything after the last ')' is fixed.
     fields = raw[raw.rindex(b")") + 2 :].split()
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def _spent(start: float | None, end: float | None) -> float | None:
+    return end - start if start is not None and end is not None else None
 
 
 #: The evening's command mix: (weight, command, what its answer contains). Players
@@ -377,6 +383,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     mono1 = time.monotonic()
     deadline = t1 + args.phase_timeout
     until = [t1 + args.duration] if args.duration > 0 else None
+    loop_cpu_start = proc_cpu(pid, pid) if pid else None
     cmd_tasks = [loop.create_task(c.run_commands(deadline, until)) for c in logged_in]
     storm: list[Client] = []
     storm_window: tuple[float, float] | None = None
@@ -384,12 +391,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         await asyncio.sleep(args.storm_after)
         storm = [Client(i, args, prefix="storm") for i in range(args.storm)]
         s0 = time.perf_counter()
+        # The event loop's own CPU (the server's main thread), before and during.
+        loop_cpu = [proc_cpu(pid, pid) if pid else None]
         storm_tasks = []
         for client in storm:
             storm_tasks.append(loop.create_task(client.login(loop)))
             await asyncio.sleep(args.stagger_ms / 1000.0)
         await asyncio.wait(storm_tasks, timeout=args.login_timeout + 5)
         storm_window = (s0, time.perf_counter())
+        loop_cpu.append(proc_cpu(pid, pid) if pid else None)
         if until is not None:
             # The players go on a little after the storm, then stop.
             until[0] = min(until[0], time.perf_counter() + 2.0)
@@ -409,17 +419,26 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     if storm_window is not None:
         s0, s1 = storm_window
         before = [r for c in logged_in for r, t in zip(c.rtts, c.sent_at, strict=True) if t < s0]
-        during = [
-            r for c in logged_in for r, t in zip(c.rtts, c.sent_at, strict=True) if s0 <= t < s1
-        ]
+        during_at = sorted(
+            (t - s0, r)
+            for c in logged_in
+            for r, t in zip(c.rtts, c.sent_at, strict=True)
+            if s0 <= t < s1
+        )
+        during = [r for _, r in during_at]
         storm_out = {
             "connections": len(storm),
             "created": sum(1 for c in storm if c.login_time is not None),
             "create_times": [c.login_time for c in storm if c.login_time is not None],
             "told_place_in_line": sum(1 for c in storm if c.queued),
             "wall": s1 - s0,
+            "loop_cpu_before_s": _spent(loop_cpu_start, loop_cpu[0]),
+            "before_s": s0 - t1,
+            "loop_cpu_during_s": _spent(loop_cpu[0], loop_cpu[1]),
             "rtts_before": before,
             "rtts_during": during,
+            # (seconds into the storm, rtt): where in the storm the slow answers fall.
+            "rtts_during_at": during_at,
             "errors": [c.error for c in storm if c.error][:3],
         }
 

@@ -321,18 +321,21 @@ class LoginFlow:
         if state.closed or not session.connected:
             return
         try:
-            account = await self.accounts.create_account_from_hash(state.name, pending)
+            account, uid = await self.accounts.create_player_from_hash(state.name, pending)
         except AccountError as exc:
-            session.send(escape(str(exc)))
-            self._ask_name(session, state)
+            if session.connected and not state.closed:
+                session.send(escape(str(exc)))
+                self._ask_name(session, state)
             return
-        await self._logged_in(session, state, account, wanted=None, created=True)
+        if state.closed or not session.connected:
+            return
+        await self._logged_in(session, state, account, wanted=None, created=uid)
 
     async def _one_line_create(
         self, session: Session, state: LoginState, name: str, password: str
     ) -> None:
         try:
-            account = await self.accounts.create_account(name, password)
+            account, uid = await self.accounts.create_player(name, password)
         except AccountError as exc:
             if session.connected and not state.closed:
                 session.send(escape(str(exc)))
@@ -340,7 +343,7 @@ class LoginFlow:
             return
         if state.closed or not session.connected:
             return
-        await self._logged_in(session, state, account, wanted=None, created=True)
+        await self._logged_in(session, state, account, wanted=None, created=uid)
 
     async def _one_line_connect(
         self, session: Session, state: LoginState, name: str, password: str
@@ -363,8 +366,10 @@ class LoginFlow:
         account: Account,
         *,
         wanted: str | None,
-        created: bool = False,
+        created: UUID | None = None,
     ) -> None:
+        """Into the game after the password; ``created``: the first character of
+        an account just made with it."""
         ban = await self.accounts.bans.of_account(account.key, self.accounts.wall())
         if ban is not None:
             log.info("refused login of banned account %s from %s", account.name, session.peer_host)
@@ -378,8 +383,10 @@ class LoginFlow:
         session.account_id = account.key
         session.data["role"] = account.role
         state.account, state.name, state.failures = account, account.name, 0
-        if created:
+        if created is not None:
             session.send(f"Account {account.name} created.")
+            await self._puppet(session, state, account, created)
+            return
         chars = await self.accounts.characters(account)
         if not chars:
             # New accounts (and ones made with create-admin) start with a character

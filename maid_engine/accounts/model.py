@@ -6,6 +6,7 @@ name. The password hash is part of the document but never part of ``repr()``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 from uuid import UUID
@@ -69,6 +70,12 @@ class Documents(Protocol):
 
     async def delete(self, collection: str, key: str) -> bool: ...
 
+    async def get_many(self, collection: str, keys: Iterable[str]) -> dict[str, dict[str, Any]]: ...
+
+    async def put_many(self, collection: str, items: Mapping[str, dict[str, Any]]) -> None: ...
+
+    async def keys(self, collection: str) -> list[str]: ...
+
 
 class MemoryDocuments:
     """Stand-in for the DocumentStore when the engine runs without a store
@@ -86,6 +93,17 @@ class MemoryDocuments:
 
     async def delete(self, collection: str, key: str) -> bool:
         return self._data.pop((collection, key), None) is not None
+
+    async def get_many(self, collection: str, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        found = {key: self._data.get((collection, key)) for key in keys}
+        return {key: dict(doc) for key, doc in found.items() if doc is not None}
+
+    async def put_many(self, collection: str, items: Mapping[str, dict[str, Any]]) -> None:
+        for key, doc in items.items():
+            self._data[(collection, key)] = dict(doc)
+
+    async def keys(self, collection: str) -> list[str]:
+        return [key for (name, key) in self._data if name == collection]
 
 
 class AccountRepository:

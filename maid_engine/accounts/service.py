@@ -21,6 +21,7 @@ from uuid import UUID
 
 from maid_engine.accounts.bans import BanList
 from maid_engine.accounts.components import CharacterFactory, PlayerCharacter
+from maid_engine.accounts.creation import CharacterWrites, NewCharacter
 from maid_engine.accounts.errors import (
     AccountNotFound,
     AuthenticationFailed,
@@ -30,6 +31,7 @@ from maid_engine.accounts.errors import (
     TooManyCharacters,
 )
 from maid_engine.accounts.model import (
+    ACCOUNTS_COLLECTION,
     Account,
     AccountRepository,
     CharacterRef,
@@ -152,6 +154,13 @@ class AccountService:
         # (this also bounds the hashing one address can make the server do).
         self._address_locks = _KeyedLocks()
         self._memory = MemoryDocuments()
+        #: Keys of the accounts known to exist (see _account_keys); only grows,
+        #: since accounts are never deleted.
+        self._known_keys: set[str] = set()
+        self._keys_loaded = False
+        #: New characters whose commit is under way (they hold their names).
+        self._unsettled: set[UUID] = set()
+        self._writes = CharacterWrites(engine, lambda: self.repository.documents)
         self._tasks: set[asyncio.Task[None]] = set()
         #: Banned accounts and addresses, kept next to the accounts.
         self.bans = BanList(lambda: self.repository.documents)
@@ -209,16 +218,54 @@ class AccountService:
             return await self.repository.get(found[1].account_id)
         return None
 
-    async def check_name_available(self, name: str, *, own_account: str | None = None) -> None:
+    async def check_name_available(
+        self, name: str, *, own_account: str | None = None, new_account: bool = False
+    ) -> None:
         """Raise NameTaken if an account (other than ``own_account``) or anything
-        named in the world already uses ``name``."""
+        named in the world already uses ``name``.
+
+        With ``new_account`` (an account called ``name`` is about to be made), a
+        character left behind by an account that was never written -- its
+        ``PlayerCharacter.account_id`` is this name, and no write of it is under
+        way -- does not take the name: the new account takes the character over.
+        """
         key = name_key(name)
         shown = name.strip()
-        existing = await self.repository.get(key)
-        if existing is not None and existing.key != own_account:
-            raise NameTaken(f"The name {existing.name} is already taken.")
-        if self.engine.world.find_by_name(key):
+        if key != own_account and key in await self._account_keys():
             raise NameTaken(f"The name {shown} is already taken.")
+        self._free_in_world(key, shown, new_account=new_account)
+
+    async def _account_keys(self) -> set[str]:
+        """The keys of every account, read from the store once and then kept.
+
+        Asking the database whether a name is free would cost a read (five round
+        trips) per new player. What this set misses (an account another process
+        made since) the write of a new account still finds: it reads the account
+        documents again in its transaction and refuses the name.
+        """
+        if not self._keys_loaded:
+            self._known_keys.update(await self.repository.documents.keys(ACCOUNTS_COLLECTION))
+            self._keys_loaded = True
+        return self._known_keys
+
+    def _free_in_world(self, key: str, shown: str, *, new_account: bool) -> UUID | None:
+        """Raise NameTaken if something in the world is called ``key``; returns the
+        character a new account ``key`` takes over (see check_name_available)."""
+        world = self.engine.world
+        holders = world.find_by_name(key)
+        if not holders:
+            return None
+        if new_account:
+            left = [
+                uid
+                for uid in holders
+                if uid not in self._unsettled
+                and (pc := world.try_component(uid, PlayerCharacter)) is not None
+                and pc.account_id == key
+            ]
+            if len(left) == len(holders):
+                return left[0]
+        raise NameTaken(f"The name {shown} is already taken.")
 
     # -- accounts -------------------------------------------------------------------
     async def create_account(self, name: str, password: str, role: Role = Role.PLAYER) -> Account:
@@ -229,6 +276,58 @@ class AccountService:
         await self.check_name_available(display)
         password_hash = await self.hasher.hash(password)
         return await self.create_account_from_hash(display, password_hash, role)
+
+    async def create_player(
+        self, name: str, password: str, role: Role = Role.PLAYER
+    ) -> tuple[Account, UUID]:
+        """Create an account with its first character, named like it (what a new
+        player at the login screen gets). Returns the account and the character."""
+        display = validate_name(name)
+        check_password_policy(password, display)
+        # Fail fast before paying for a hash; the write checks again.
+        await self.check_name_available(display, new_account=True)
+        password_hash = await self.hasher.hash(password)
+        return await self.create_player_from_hash(display, password_hash, role)
+
+    async def create_player_from_hash(
+        self, name: str, password_hash: str, role: Role = Role.PLAYER
+    ) -> tuple[Account, UUID]:
+        """:meth:`create_player` with a password the caller already hashed.
+
+        The account document and the character reach the store in one commit
+        (shared with the other creations of the moment, see
+        :mod:`maid_engine.accounts.creation`): no database read or write here
+        besides it. Until it lands the character in the world holds the name.
+        """
+        display = validate_name(name)
+        key = name_key(display)
+        async with self._names_lock:
+            orphan = self._free_in_world(key, display, new_account=True)
+            account = Account(
+                key=key,
+                name=display,
+                password_hash=password_hash,
+                role=Role.parse(role),
+                created_at=self._wall(),
+            )
+            if orphan is None:
+                uid = await self._new_entity(display, account)
+            else:
+                uid = orphan
+                log.warning("account %s takes over its character %s left unwritten", display, uid)
+            account.character_ids.append(uid)
+            self._unsettled.add(uid)
+        try:
+            account = await self._writes.write(
+                NewCharacter(uid, key, key, new_account=account, adopted=orphan is not None)
+            )
+        finally:
+            self._unsettled.discard(uid)
+        self._known_keys.add(key)
+        log.info(
+            "account %s created with its character (role %s)", display, account.role.name.lower()
+        )
+        return account, uid
 
     async def create_account_from_hash(
         self, name: str, password_hash: str, role: Role = Role.PLAYER
@@ -246,6 +345,7 @@ class AccountService:
                 created_at=self._wall(),
             )
             await self.repository.put(account)
+            self._known_keys.add(account.key)
         log.info("account %s created (role %s)", display, account.role.name.lower())
         return account
 
@@ -396,33 +496,43 @@ class AccountService:
             PlayerCharacter(name=name, account_id=account.key, created_at=now, last_seen=now)
         )
 
+    async def _new_entity(self, name: str, account: Account) -> UUID:
+        async with self.engine.world_lock:
+            uid = self._create_entity(name, account)
+            # Deliver what the factory emitted (e.g. "character created") now,
+            # before the character connects, as a command would.
+            await self.engine.dispatch_events()
+        return uid
+
+    def _character_count(self, account_key: str) -> int:
+        return sum(
+            1
+            for uid, pc in self.engine.world.each(PlayerCharacter)
+            if pc.account_id == account_key and self.engine.world.entity_exists(uid)
+        )
+
     async def add_character(self, account: Account, name: str) -> UUID:
         """Create a character for ``account`` and write it to the store at once.
 
-        The entity is saved before the account document, so a crash in between
-        leaves a character that :meth:`characters` adopts, never an account that
-        points at nothing.
+        The character and the account document naming it are written in one
+        commit; if that fails the character leaves the world again.
         """
         display = validate_name(name)
         async with self._names_lock:
-            current = await self.repository.get(account.key)
-            if current is None:
-                raise AccountNotFound(account.name)
-            if len(await self.characters(current)) >= self.max_characters:
+            if self._character_count(account.key) >= self.max_characters:
                 raise TooManyCharacters(self.max_characters)
             await self.check_name_available(display, own_account=account.key)
-            async with self.engine.world_lock:
-                uid = self._create_entity(display, current)
-                # Deliver what the factory emitted (e.g. "character created") now,
-                # before the character connects, as a command would.
-                await self.engine.dispatch_events()
-            await self.engine.save_entities_now(uid)
-
-            def attach(a: Account) -> None:
-                if uid not in a.character_ids:
-                    a.character_ids.append(uid)
-
-            updated = await self._update(account.key, attach)
+            uid = await self._new_entity(display, account)
+            self._unsettled.add(uid)
+        try:
+            # The account document is read and written inside the commit: no
+            # other change of it (a login time, a role) may land in between.
+            async with self._account_locks.hold(account.key):
+                updated = await self._writes.write(
+                    NewCharacter(uid, name_key(display), account.key)
+                )
+        finally:
+            self._unsettled.discard(uid)
         account.character_ids = updated.character_ids
         log.info("character %s created for account %s", display, account.name)
         return uid

@@ -160,6 +160,13 @@ class Store:
     def is_open(self) -> bool:
         return self._engine is not None
 
+    @property
+    def sql_engine(self) -> AsyncEngine:
+        """The open SQLAlchemy engine, for instrumentation only (tests and
+        benchmarks attach event listeners to count what reaches the database);
+        reads and writes go through ``documents``, ``entities`` and ``atomic``."""
+        return self._require_engine()
+
     async def open(self) -> None:
         """Connect and upgrade the schema to head; does nothing if already open.
 

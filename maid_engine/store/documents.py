@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import sqlalchemy as sa
@@ -12,6 +12,9 @@ from maid_engine.store import filters
 from maid_engine.store.connection import ConnectionSource
 from maid_engine.store.errors import CollectionNotFound
 from maid_engine.store.schema import collections, documents, upsert_statement
+
+# Keys per query of get_many: far below every backend's limit on bound parameters.
+_MANY_CHUNK = 500
 
 
 def _check_name(what: str, value: object) -> None:
@@ -97,6 +100,28 @@ class DocumentStore:
                 )
             )
         return data if isinstance(data, dict) else None
+
+    async def get_many(self, collection: str, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """The documents under ``keys`` that exist, by key, in one query (per
+        ``_MANY_CHUNK`` keys)."""
+        _check_name("collection name", collection)
+        wanted = list(dict.fromkeys(keys))
+        for key in wanted:
+            _check_name("document key", key)
+        found: dict[str, dict[str, Any]] = {}
+        if not wanted:
+            return found
+        async with self._connections.reading() as conn:
+            await self._require(conn, collection)
+            for start in range(0, len(wanted), _MANY_CHUNK):
+                result = await conn.execute(
+                    sa.select(documents.c.key, documents.c.data).where(
+                        documents.c.collection == collection,
+                        documents.c.key.in_(wanted[start : start + _MANY_CHUNK]),
+                    )
+                )
+                found.update((key, data) for key, data in result if isinstance(data, dict))
+        return found
 
     async def delete(self, collection: str, key: str) -> bool:
         """Delete one document; False if it did not exist."""

@@ -288,3 +288,21 @@ async def test_concurrent_writers_do_not_fail(store: Store) -> None:
 
     await asyncio.gather(*(writer(n) for n in range(8)))
     assert await store.documents.count("busy") == 40
+
+
+async def test_get_many_reads_the_documents_that_exist(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from maid_engine.store import documents as documents_module
+
+    await store.documents.ensure_collection("things")
+    await store.documents.put_many("things", {f"k{i}": {"i": i} for i in range(7)})
+    # Several queries when there are more keys than one query takes.
+    monkeypatch.setattr(documents_module, "_MANY_CHUNK", 3)
+    found = await store.documents.get_many("things", ["k6", "k0", "nope", "k3", "k0"])
+    assert found == {"k6": {"i": 6}, "k0": {"i": 0}, "k3": {"i": 3}}
+    assert await store.documents.get_many("things", []) == {}
+    with pytest.raises(ValueError, match="document key"):
+        await store.documents.get_many("things", [""])
+    with pytest.raises(CollectionNotFound):
+        await store.documents.get_many("missing", ["k0"])
