@@ -11,6 +11,7 @@ the ``classic_rpg.questgen`` plugin.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from uuid import UUID
 
 from classic_rpg.characters.dialogue import TalkService
@@ -130,8 +131,19 @@ class AuthoredClaims:
     def __init__(self, manager: QuestManager, world: World) -> None:
         self.manager = manager
         self.world = world
+        # The quest generator asks for every NPC it considers, many times a tick;
+        # the claims change only when a quest log or a definition does.
+        self._cached: tuple[tuple[int, int], dict[UUID | str, str]] | None = None
 
-    def __call__(self) -> dict[UUID | str, str]:
+    def __call__(self) -> Mapping[UUID | str, str]:
+        key = (self.world.version_of(QuestLog), self.manager.registry.version)
+        if self._cached is not None and self._cached[0] == key:
+            return self._cached[1]
+        claims = self._claims()
+        self._cached = (key, claims)
+        return claims
+
+    def _claims(self) -> dict[UUID | str, str]:
         claims: dict[UUID | str, str] = {}
         for _, qlog in self.world.each(QuestLog):
             for entry in qlog.quests.values():

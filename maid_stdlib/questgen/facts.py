@@ -18,7 +18,7 @@ says whether an NPC of that kind is alive or really due to respawn.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Protocol
 from uuid import UUID
 
@@ -54,7 +54,8 @@ ItemSource = Callable[[str], bool]
 RespawnPending = Callable[[str], bool]
 Respawner = Callable[[UUID], bool]
 #: ``() -> {entity id or room key: title}``: what the active hand-written quests use.
-AuthoredClaims = Callable[[], "dict[UUID | str, str]"]
+#: The answer is read, never changed: a hook may hand out the mapping it keeps.
+AuthoredClaims = Callable[[], "Mapping[UUID | str, str]"]
 
 
 class FactsHost(WorldPort, ClockPort, ServicesPort, RandomPort, Protocol):
@@ -133,12 +134,12 @@ class WorldFacts(ThreatFacts):
         wanted = [r for r in refs if r is not None]
         if not wanted or not self.authored_claims:
             return None
-        claims: dict[UUID | str, str] = {}
-        for hook in self.authored_claims:
-            claims.update(hook())
+        # A later hook's title wins over an earlier one's for the same reference.
+        claims = [hook() for hook in reversed(self.authored_claims)]
         for ref in wanted:
-            if ref in claims:
-                return ref, claims[ref]
+            for claimed in claims:
+                if ref in claimed:
+                    return ref, claimed[ref]
         return None
 
     # -- entities ---------------------------------------------------------------------

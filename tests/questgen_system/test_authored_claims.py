@@ -65,3 +65,40 @@ async def test_the_validator_refuses_objectives_on_claimed_ground(tmp_path: Path
         assert any("'Watch the Road'" in e for e in result.errors), result.errors
         # a quest already under way is not invalidated by it
         assert (await qg.validator.validate(quest, accepted=True)).valid
+
+
+async def test_the_claims_are_gathered_again_only_when_a_quest_log_or_definition_changes(
+    tmp_path: Path,
+) -> None:
+    from classic_rpg.questgen.wiring import AuthoredClaims
+
+    engine = make_engine(tmp_path, quiet=True)
+    async with engine.lifespan():
+        facts = qg_of(engine).facts
+        (hook,) = [h for h in facts.authored_claims if isinstance(h, AuthoredClaims)]
+        gathered = 0
+        gather = hook._claims
+
+        def counted() -> dict[object, str]:
+            nonlocal gathered
+            gathered += 1
+            return dict(gather())
+
+        hook._claims = counted  # type: ignore[assignment,method-assign]
+        tamsin = npc(engine, "tamsin")
+        hero, _ = await online(engine, "Aldric", room="hamlet:warden_hut", level=2)
+        manager = qm(engine)
+        manager.offer_quest(hero, "wolf-watch")
+        await manager.accept_quest(hero, "wolf-watch")
+        for _ in range(50):
+            assert facts.claimed_by_authored(tamsin) == (tamsin, "Watch the Road")
+        assert gathered == 1
+        # A definition replaced (a new title) is read again at once.
+        quest = manager.get_quest("wolf-watch")
+        assert quest is not None
+        manager.registry.replace(quest.model_copy(update={"title": "Guard the Road"}))
+        assert facts.claimed_by_authored(tamsin) == (tamsin, "Guard the Road")
+        assert gathered == 2
+        manager.abandon_quest(hero, "wolf-watch")
+        assert facts.claimed_by_authored(tamsin) is None
+        assert gathered == 3

@@ -36,6 +36,9 @@ class QuestRegistry:
         #: quest id -> (status, reason) for closed quests.
         self._closed: dict[str, tuple[str, str]] = {}
         self._pending: dict[str, dict[str, Any]] = {}
+        #: Bumped whenever a definition is added or replaced (for caches of
+        #: what the definitions say).
+        self.version = 0
 
     def add(self, quest: Quest, persist: bool = False) -> None:
         """Register ``quest``; an id already used by a different quest is an error."""
@@ -43,6 +46,7 @@ class QuestRegistry:
         if old is not None and old != quest:
             raise ValueError(f"quest id {quest.quest_id!r} is already registered")
         self._quests[quest.quest_id] = quest
+        self.version += 1
         self._drop_fitted(quest.quest_id)
         if persist:
             self._pending[quest.quest_id] = self._document(quest.quest_id)
@@ -52,6 +56,7 @@ class QuestRegistry:
         if quest.quest_id not in self._quests:
             raise KeyError(f"quest {quest.quest_id!r} is not registered")
         self._quests[quest.quest_id] = quest
+        self.version += 1
         self._drop_fitted(quest.quest_id)
         self._pending[quest.quest_id] = self._document(quest.quest_id)
 
@@ -126,6 +131,7 @@ class QuestRegistry:
                 continue
             if doc.get("quest") and quest_id not in self._quests:
                 self._quests[quest_id] = Quest.model_validate(doc["quest"])
+                self.version += 1
             if doc.get("status") in CLOSED_STATUSES:
                 self._closed[quest_id] = (str(doc["status"]), str(doc.get("reason", "")))
         return len(docs)
