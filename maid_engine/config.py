@@ -55,6 +55,12 @@ class Settings(BaseSettings):
     tick_rate: float = Field(default=10.0, gt=0, le=1000, description="ticks per real second")
     time_scale: float = Field(default=24.0, gt=0, description="game seconds per real second")
     checkpoint_interval: float = Field(default=5.0, gt=0, description="real seconds")
+    # A checkpoint is collected in pieces between ticks (maid_engine.changes): at
+    # most this many changed entities turned into JSON per piece; 0: in one piece.
+    checkpoint_piece: int = Field(default=250, ge=0, description="entities per piece")
+    # A checkpoint still not collected after this many pieces (the world changing
+    # faster than the pieces stage it) is finished in one piece.
+    checkpoint_max_pieces: int = Field(default=30, ge=1)
     # Player-facing fights run on real time, whatever the time scale: a fighter
     # attacks once per this many real seconds (read by the RPG rules layer).
     combat_round_seconds: float = Field(default=3.0, ge=0.5, le=60, description="real seconds")
@@ -62,6 +68,9 @@ class Settings(BaseSettings):
     # only between ticks (maid_engine.collector); the two intervals are real seconds.
     gc_freeze: bool = True
     gc_refreeze_interval: float = Field(default=60.0, gt=0)
+    # Freeze what survives each full collection between ticks, so the next one
+    # visits only what was made since (maid_engine.collector).
+    gc_freeze_survivors: bool = True
     gc_deep_interval: float = Field(default=6 * 3600.0, ge=0, description="0: never")
     # How long another thread may run Python code before the event loop gets the
     # GIL back (sys.setswitchinterval, set while the engine runs; 0: Python's 5 ms).

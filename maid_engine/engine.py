@@ -17,9 +17,10 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from maid_engine.changes import ChangeCollector, CollectedChanges
 from maid_engine.clock import GameClock
 from maid_engine.collector import CollectorPolicy, SwitchInterval
 from maid_engine.commands import CommandContext, CommandRegistry, run_line
@@ -34,7 +35,7 @@ from maid_engine.content import (
     register_packs,
 )
 from maid_engine.ecs import System, World
-from maid_engine.ecs.component import dump_component, load_component
+from maid_engine.ecs.component import load_component
 from maid_engine.ecs.schedule import ScheduleRow, resolve_order, schedule_rows
 from maid_engine.events import (
     EngineStartedEvent,
@@ -91,7 +92,9 @@ class GameEngine:
         self._switch_held = False
         #: The cyclic GC's schedule (maid_engine.collector); off with gc_freeze=False.
         self.collector = CollectorPolicy(
-            self.settings.gc_refreeze_interval, self.settings.gc_deep_interval
+            self.settings.gc_refreeze_interval,
+            self.settings.gc_deep_interval,
+            freeze_survivors=self.settings.gc_freeze_survivors,
         )
         self.world_lock = asyncio.Lock()
         self.sessions = SessionManager(self._run_session_line, started_at=lambda: self.started_at)
@@ -109,9 +112,13 @@ class GameEngine:
         # first at once, with its traceback), not ten times a second.
         self._system_failure_log = ThrottledLog(log, clock=lambda: self.clock.monotonic())
         self._checkpoint_task: asyncio.Task[None] | None = None
+        #: The world's changes, collected in pieces between ticks (maid_engine.changes).
+        self.changes = ChangeCollector(self.world)
         #: The newest write of the world to the store (commit_now); the next waits for it.
         self._writing: asyncio.Task[int] | None = None
-        self._last_checkpoint = time.monotonic()
+        #: Real time for the checkpoint schedule (a test steps its own).
+        self.real_time: Callable[[], float] = time.monotonic
+        self._last_checkpoint = self.real_time()
         self.started = False
         self.tick_count = 0
         self.tick_overruns = 0
@@ -405,17 +412,56 @@ class GameEngine:
             await pacer.wait(max(0.0, deadline - now), stop)
 
     def between_ticks(self) -> None:
-        """Housekeeping that must not run inside a tick: start a checkpoint when
-        one is due and run the garbage collection the collector policy schedules.
-        ``run()`` calls it after every tick (a benchmark stepping ticks by hand
-        calls it too)."""
-        if self._store is not None and time.monotonic() - self._last_checkpoint >= (
-            self.settings.checkpoint_interval
-        ):
-            self.start_checkpoint()
+        """Housekeeping that must not run inside a tick: a piece of the checkpoint
+        being collected (one starts when one is due) and the garbage collection the
+        collector policy schedules. ``run()`` calls it after every tick (a
+        benchmark stepping ticks by hand calls it too)."""
+        if self._store is not None:
+            self._checkpoint_piece()
         record = self.collector.maintain()
         if record is not None:
             self.metrics.gc_pauses.labels(record.kind).observe(record.seconds)
+
+    def _checkpoint_piece(self) -> None:
+        """Collect the next piece of a checkpoint, or start one when it is due; write
+        it once the rest fits one piece (maid_engine.changes)."""
+        changes = self.changes
+        if not changes.active:
+            if self.real_time() - self._last_checkpoint < self.settings.checkpoint_interval:
+                return
+            if self._checkpoint_task is not None and not self._checkpoint_task.done():
+                return  # the previous checkpoint is still being written
+            self._last_checkpoint = self.real_time()
+        if self.world_lock.locked():
+            # A command holds the world, perhaps half-way through a change: the
+            # piece waits for the next gap between ticks.
+            return
+        budget = self.settings.checkpoint_piece
+        if (
+            budget <= 0
+            or changes.ready(budget)
+            or changes.pieces >= (self.settings.checkpoint_max_pieces)
+        ):
+            # Nothing else runs while this synchronous code does: the world is
+            # between changes, as commit_now requires.
+            pending = self.commit_now()
+            self._checkpoint_task = asyncio.create_task(self._await_checkpoint_write(pending))
+            return
+        started = time.perf_counter()
+        changes.step(budget)
+        self._collected_for(time.perf_counter() - started)
+
+    async def _await_checkpoint_write(self, pending: Awaitable[int]) -> None:
+        try:
+            await pending
+        except Exception as exc:
+            log.warning("checkpoint failed, will retry: %s", exc)
+
+    def _collected_for(self, seconds: float) -> None:
+        self.metrics.checkpoint_collect.observe(seconds)
+        if seconds > self.metrics.checkpoint_collect_longest:
+            self.metrics.checkpoint_collect_longest = seconds
+            self.metrics.checkpoint_collect_max.set(seconds)
 
     # -- persistence ----------------------------------------------------------------
     async def _load_world(self) -> None:
@@ -444,31 +490,11 @@ class GameEngine:
         if stored:
             log.info("loaded %d entities from the store", len(stored))
 
-    def _collect_changes(self) -> tuple[Any, tuple[Any, ...]] | None:
-        from maid_engine.store import EntityChangeSet
-
-        dirty, removed, destroyed = self.world.take_changed_parts()
-        if not dirty and not removed and not destroyed:
-            return None
-        upserts: dict[Any, dict[str, dict[str, Any]]] = {}
-        for uid, types in dirty.items():
-            if not self.world.entity_exists(uid):
-                continue
-            # Only the components that changed: the others are on disk as they are.
-            comps = {
-                c.component_name: dump_component(c)
-                for c in self.world.components_of(uid)
-                if c.persist and (types is None or type(c) in types)
-            }
-            if comps or types is None:
-                upserts[uid] = comps
-        gone = set(destroyed)
-        removed = [(u, n) for (u, n) in removed if u not in gone and n not in upserts.get(u, {})]
-        return EntityChangeSet(upserts=upserts, removed=removed, destroyed=destroyed), (
-            dirty,
-            removed,
-            destroyed,
-        )
+    def _collect_changes(self) -> CollectedChanges | None:
+        started = time.perf_counter()
+        collected = self.changes.finish()
+        self._collected_for(time.perf_counter() - started)
+        return collected
 
     async def checkpoint(self) -> int:
         """Write what changed since the last checkpoint. Returns the entity count.
@@ -480,7 +506,7 @@ class GameEngine:
             return 0
         async with self.world_lock:
             pending = self.commit_now()
-        self._last_checkpoint = time.monotonic()
+        self._last_checkpoint = self.real_time()
         return await pending
 
     def commit_now(self, writes: TransactionWrites | None = None) -> Awaitable[int]:
@@ -524,11 +550,11 @@ class GameEngine:
     async def _write_collected(
         self,
         previous: asyncio.Task[int] | None,
-        collected: tuple[Any, tuple[Any, ...]] | None,
+        collected: CollectedChanges | None,
         game_time: float,
         writes: TransactionWrites | None,
     ) -> int:
-        from maid_engine.store import StoreError, StoreUnavailable
+        from maid_engine.store import EntityChangeSet, StoreError, StoreUnavailable
 
         earlier: BaseException | None = None
         if previous is not None:
@@ -545,13 +571,17 @@ class GameEngine:
                 if writes is not None:
                     await writes(tx)
                 if collected is not None:
-                    changes, _ = collected
+                    changes = EntityChangeSet(
+                        upserts=collected.upserts,
+                        removed=collected.removed,
+                        destroyed=collected.destroyed,
+                    )
                     await tx.entities.save(changes)
                     count = len(changes.upserts) + len(changes.destroyed)
                 await tx.documents.put(ENGINE_COLLECTION, "clock", {"game_time": game_time})
         except BaseException as exc:
             if collected is not None:
-                self.world.restore_changes(*collected[1])
+                collected.hand_back(self.world)
             if isinstance(exc, Exception):
                 self.checkpoint_failures += 1
                 self.metrics.checkpoint_failures.inc()
@@ -561,6 +591,11 @@ class GameEngine:
         self.metrics.checkpoint_entities.inc(count)
         self.saving.checkpoint_succeeded()
         return count
+
+    @property
+    def writing_world(self) -> bool:
+        """Whether a write of the world (a checkpoint or a commit) is under way."""
+        return self._writing is not None and not self._writing.done()
 
     async def save_entities_now(self, *entity_ids: Any) -> None:
         """Make sure the given entities are on disk before returning (used for
@@ -577,19 +612,6 @@ class GameEngine:
         async with self.world_lock:
             pending = self.commit_now()
         await pending
-
-    def start_checkpoint(self) -> None:
-        """Start a checkpoint in the background unless one is already running."""
-        if self._checkpoint_task is not None and not self._checkpoint_task.done():
-            return
-        self._last_checkpoint = time.monotonic()
-        self._checkpoint_task = asyncio.create_task(self._background_checkpoint())
-
-    async def _background_checkpoint(self) -> None:
-        try:
-            await self.checkpoint()
-        except Exception as exc:
-            log.warning("checkpoint failed, will retry: %s", exc)
 
     async def _await_checkpoint(self) -> None:
         task = self._checkpoint_task

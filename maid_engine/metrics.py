@@ -72,6 +72,15 @@ class EngineMetrics:
             "Wall time of one checkpoint",
             buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
         )
+        self.checkpoint_collect = self.histogram(
+            "maid_checkpoint_collect_seconds",
+            "World lock held to collect changes: one piece of a checkpoint, or a commit",
+            buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0),
+        )
+        self.checkpoint_collect_max = self.gauge(
+            "maid_checkpoint_collect_max_seconds", "The longest collection since start"
+        )
+        self.checkpoint_collect_longest = 0.0
         self.checkpoint_entities = self.counter(
             "maid_checkpoint_entities", "Entities written by checkpoints"
         )

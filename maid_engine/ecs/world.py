@@ -435,6 +435,11 @@ class World:
 
         return mark
 
+    @property
+    def dirty_count(self) -> int:
+        """Entities with changes not taken yet (``take_changed_parts``)."""
+        return len(self._dirty)
+
     def take_changes(self) -> tuple[set[UUID], list[tuple[UUID, str]], list[UUID]]:
         """Dirty entities, removed components and destroyed entities since last call.
 

@@ -1,0 +1,310 @@
+"""A checkpoint collected in pieces between ticks (maid_engine.changes).
+
+Two properties: the work is incremental -- each piece turns at most its budget of
+changed entities into JSON, and the whole collection about what changed, never the
+world -- and the result is consistent: whatever happens between the pieces, the
+change set a collection finishes with, applied to what is on disk, gives the world
+as it is at that instant. So items moved between holders while a checkpoint is
+being collected are never on disk twice nor nowhere.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import pytest
+
+from maid_engine.changes import ChangeCollector, CollectedChanges
+from maid_engine.clock import ManualClock
+from maid_engine.config import Settings
+from maid_engine.ecs import Component, World
+from maid_engine.ecs.component import dump_component
+from maid_engine.engine import GameEngine
+
+
+@dataclass
+class Bag(Component):
+    items: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Mood(Component):
+    level: int = 0
+
+
+@dataclass
+class Badge(Component):
+    text: str = ""
+
+
+@dataclass
+class Scratchpad(Component):
+    persist = False
+    value: int = 0
+
+
+Disk = dict[UUID, dict[str, dict[str, Any]]]
+
+
+def snapshot(world: World) -> Disk:
+    """What a full write of the world would put on disk."""
+    return {
+        uid: {c.component_name: dump_component(c) for c in world.components_of(uid) if c.persist}
+        for uid in world.entities()
+        if world.is_persistent(uid)
+    }
+
+
+def apply(disk: Disk, collected: CollectedChanges | None) -> None:
+    """What EntityStore.save does with a change set (upserts, removed, destroyed)."""
+    if collected is None:
+        return
+    for uid, comps in collected.upserts.items():
+        disk.setdefault(uid, {}).update(comps)
+    for uid, name in collected.removed:
+        disk.get(uid, {}).pop(name, None)
+    for uid in collected.destroyed:
+        disk.pop(uid, None)
+
+
+def items_on(disk: Disk) -> list[str]:
+    return sorted(i for comps in disk.values() for i in comps.get("Bag", {}).get("items", []))
+
+
+def populated(n: int) -> tuple[World, list[UUID]]:
+    world = World()
+    uids = [world.create_entity(Bag(), Mood()) for _ in range(n)]
+    world.take_changed_parts()  # as if loaded: all on disk
+    return world, uids
+
+
+def test_each_piece_stages_at_most_its_budget_and_the_whole_only_what_changed() -> None:
+    world, uids = populated(1000)
+    collector = ChangeCollector(world)
+    for uid in uids[:600]:
+        world.get_component(uid, Mood).level += 1
+    assert collector.step(250) == 250
+    assert collector.staged_components == 250  # one changed component each
+    assert collector.pending == 350
+    assert collector.step(250) == 250
+    assert collector.staged_components == 500
+    assert collector.pending == 100 and not collector.ready(99)
+    # All 600 change again (the 500 staged and the 100 pending), five others change
+    # for the first time.
+    for uid in uids[:600] + uids[900:905]:
+        world.get_component(uid, Mood).level += 1
+    # The estimate counts the 100 pending twice (they are dirty again too).
+    assert not collector.ready(704) and collector.ready(705)
+    collected = collector.finish()
+    assert collected is not None
+    # The last piece stages each of the 605 changed entities once; the 395 that
+    # never changed were never visited.
+    assert collector.staged_components == 500 + 605
+    assert len(collected.upserts) == 605
+    assert all(set(comps) == {"Mood"} for comps in collected.upserts.values())
+    assert not collector.active and collector.pending == 0
+    assert collector.finish() is None  # nothing changed since
+
+
+def test_a_new_entity_is_staged_whole_and_a_runtime_component_never() -> None:
+    world, _ = populated(3)
+    collector = ChangeCollector(world)
+    uid = world.create_entity(Bag(["rope"]), Mood(2), Scratchpad(1))
+    collector.step(10)
+    collected = collector.finish()
+    assert collected is not None
+    assert collected.upserts == {uid: {"Bag": {"items": ["rope"]}, "Mood": {"level": 2}}}
+
+
+def random_change(world: World, rng: random.Random, holders: list[UUID], serial: list[int]) -> None:
+    """One of the things a tick or a command does to the world."""
+    live = [u for u in holders if world.entity_exists(u)]
+    roll = rng.random()
+    if roll < 0.35:
+        # a trade: an item moves between two holders, reported after the change
+        giver, taker = rng.sample(live, 2)
+        bag_g, bag_t = world.get_component(giver, Bag), world.get_component(taker, Bag)
+        if bag_g.items:
+            bag_t.items.append(bag_g.items.pop(rng.randrange(len(bag_g.items))))
+            world.modified(giver, bag_g)
+            world.modified(taker, bag_t)
+    elif roll < 0.6:
+        world.get_component(rng.choice(live), Mood).level = rng.randrange(100)
+    elif roll < 0.7:
+        uid = rng.choice(live)
+        if world.has_component(uid, Badge):
+            world.remove_component(uid, Badge)
+        else:
+            world.add_component(uid, Badge(f"b{rng.randrange(9)}"))
+    elif roll < 0.8:
+        # a holder leaves, handing its items to another first
+        if len(live) > 4:
+            gone, heir = rng.sample(live, 2)
+            bag_h = world.get_component(heir, Bag)
+            bag_h.items.extend(world.get_component(gone, Bag).items)
+            world.get_component(gone, Bag).items = []
+            world.modified(heir, bag_h)
+            world.destroy_entity(gone)
+    elif roll < 0.9:
+        serial[0] += 1
+        holders.append(world.create_entity(Bag(), Mood(), Scratchpad(serial[0])))
+    else:
+        world.get_component(rng.choice(live), Scratchpad).value += 1
+    if rng.random() < 0.3:
+        world.flush_destroyed()  # the engine's safe point between systems
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_whatever_happens_between_pieces_the_write_is_the_world_at_the_finish(
+    seed: int,
+) -> None:
+    rng = random.Random(seed)
+    world = World()
+    holders = [world.create_entity(Bag([f"item{i}"]), Mood(), Scratchpad()) for i in range(40)]
+    all_items = items_on(snapshot(world))
+    disk: Disk = {}
+    collector = ChangeCollector(world)
+    serial = [0]
+    for checkpoint in range(12):
+        for _ in range(rng.randrange(1, 8)):
+            for _ in range(rng.randrange(0, 6)):
+                random_change(world, rng, holders, serial)
+            collector.step(rng.randrange(1, 6))
+        for _ in range(rng.randrange(0, 4)):
+            random_change(world, rng, holders, serial)
+        world.flush_destroyed()
+        collected = collector.finish()
+        if checkpoint % 4 == 3 and collected is not None:
+            # The write fails: nothing reaches the disk, the next one retries it all.
+            collected.hand_back(world)
+            continue
+        apply(disk, collected)
+        assert disk == snapshot(world), f"checkpoint {checkpoint}"
+        # Never an item twice, never one lost.
+        assert items_on(disk) == all_items
+
+
+def settings(tmp_path: Path, db_url: str, **kw: Any) -> Settings:
+    return Settings(data_dir=tmp_path, database_url=db_url, gc_freeze=False, **kw)
+
+
+async def on_disk(engine: GameEngine) -> Disk:
+    return await engine.store.entities.load_all()
+
+
+def stepped(engine: GameEngine) -> list[float]:
+    """The engine's real time, stepped by the test: ``now[0] += 10``."""
+    now = [0.0]
+    engine.real_time = lambda: now[0]
+    return now
+
+
+async def test_the_engine_collects_a_checkpoint_between_ticks_in_pieces(
+    tmp_path: Path, db_url: str
+) -> None:
+    s = settings(tmp_path, db_url, checkpoint_interval=5, checkpoint_piece=50)
+    engine = GameEngine(s, clock=ManualClock(), packs=[])
+    now = stepped(engine)
+    async with engine.lifespan():
+        world = engine.world
+        uids = [world.create_entity(Bag([f"i{n}"]), Mood()) for n in range(180)]
+        await engine.checkpoint()
+        for uid in uids:
+            world.get_component(uid, Mood).level = 1
+        staged = engine.changes.staged_components
+        now[0] += 10  # the checkpoint is due
+        engine.between_ticks()
+        assert engine.changes.active
+        assert engine.changes.staged_components - staged == 50
+        # A trade between pieces, then the rest: 180 changed, 50 a piece -> 3 pieces
+        # and the last one.
+        bag0, bag1 = world.get_component(uids[0], Bag), world.get_component(uids[179], Bag)
+        bag1.items.append(bag0.items.pop())
+        world.modified(uids[0], bag0)
+        world.modified(uids[179], bag1)
+        pieces = 1
+        while engine.changes.active:
+            async with engine.world_lock:
+                engine.between_ticks()  # a command holds the world: no piece
+            engine.between_ticks()
+            pieces += 1
+        assert pieces == 4
+        # 180 Moods and the two Bags, each once: a Bag changed after its holder's Mood
+        # was staged is staged alone, else with the Mood.
+        assert engine.changes.staged_components - staged == 182
+        task = engine._checkpoint_task
+        assert task is not None
+        await task
+        disk = await on_disk(engine)
+        assert disk[uids[0]]["Bag"]["items"] == []
+        assert disk[uids[179]]["Bag"]["items"] == ["i179", "i0"]
+        assert all(disk[u]["Mood"]["level"] == 1 for u in uids)
+        assert engine.metrics.checkpoint_collect_longest > 0
+
+
+async def test_a_commit_while_a_checkpoint_is_collected_writes_it_whole(
+    tmp_path: Path, db_url: str
+) -> None:
+    s = settings(tmp_path, db_url, checkpoint_interval=5, checkpoint_piece=10)
+    engine = GameEngine(s, clock=ManualClock(), packs=[])
+    now = stepped(engine)
+    async with engine.lifespan():
+        world = engine.world
+        uids = [world.create_entity(Bag([f"i{n}"]), Mood()) for n in range(40)]
+        await engine.checkpoint()
+        for uid in uids:
+            world.get_component(uid, Mood).level = 7
+        now[0] += 10
+        engine.between_ticks()
+        assert engine.changes.active and engine.changes.pending == 30
+        async with engine.world_lock:
+            written = await engine.commit_now()
+        assert written == 40 and not engine.changes.active
+        disk = await on_disk(engine)
+        assert all(disk[u]["Mood"]["level"] == 7 for u in uids)
+
+
+async def test_a_checkpoint_in_one_piece_when_pieces_are_off(tmp_path: Path, db_url: str) -> None:
+    s = settings(tmp_path, db_url, checkpoint_interval=5, checkpoint_piece=0)
+    engine = GameEngine(s, clock=ManualClock(), packs=[])
+    now = stepped(engine)
+    async with engine.lifespan():
+        uids = [engine.world.create_entity(Mood(3)) for _ in range(30)]
+        now[0] += 10
+        engine.between_ticks()
+        assert not engine.changes.active
+        task = engine._checkpoint_task
+        assert task is not None
+        await task
+        disk = await on_disk(engine)
+        assert all(disk[u]["Mood"]["level"] == 3 for u in uids)
+
+
+async def test_a_collection_that_does_not_converge_is_finished_after_the_last_piece(
+    tmp_path: Path, db_url: str
+) -> None:
+    s = settings(
+        tmp_path, db_url, checkpoint_interval=5, checkpoint_piece=5, checkpoint_max_pieces=3
+    )
+    engine = GameEngine(s, clock=ManualClock(), packs=[])
+    now = stepped(engine)
+    async with engine.lifespan():
+        uids = [engine.world.create_entity(Mood()) for _ in range(50)]
+        await engine.checkpoint()
+        now[0] += 10
+        for n in range(4):
+            # Everything changes between every two pieces: the pending part never
+            # fits one piece.
+            for uid in uids:
+                engine.world.get_component(uid, Mood).level = n + 1
+            engine.between_ticks()
+            assert engine.changes.active == (n < 3)
+        task = engine._checkpoint_task
+        assert task is not None
+        await task
+        disk = await on_disk(engine)
+        assert all(disk[u]["Mood"]["level"] == 4 for u in uids)
