@@ -326,7 +326,13 @@ def test_a_due_full_collection_runs_between_ticks_at_most_once_a_gap(make: Polic
     """Dead cycles are freed without waiting for a refreeze once the collector's own
     count says a full collection is due, but not more often than ``collect_gap``."""
     clock = FakeMonotonic(1000.0)
-    policy = make(refreeze_interval=3600.0, deep_interval=0.0, monotonic=clock, collect_gap=5.0)
+    policy = make(
+        refreeze_interval=3600.0,
+        deep_interval=0.0,
+        monotonic=clock,
+        collect_gap=5.0,
+        freeze_survivors=False,
+    )
     gc.disable()  # nothing collects on its own during the test
     policy.start()
     a, b = Node(), Node()
@@ -353,6 +359,54 @@ def test_a_due_full_collection_runs_between_ticks_at_most_once_a_gap(make: Polic
     assert policy.maintain() is not None
     assert gc.get_freeze_count() == frozen  # a plain collection freezes nothing
     assert not is_frozen(survivor)
+
+
+def due_full_collection() -> None:
+    """Young collections until the collector's own count says a full one is due."""
+    for _ in range(CUSTOM[2]):
+        gc.collect(1)
+
+
+def test_a_due_collection_freezes_its_survivors_so_the_next_visits_only_what_is_new(
+    make: PolicyFactory,
+) -> None:
+    """With ``freeze_survivors`` (the default) each full collection between ticks
+    leaves nothing behind in the oldest generation: the next one traverses only
+    what was made and survived since, however long the server has run."""
+    clock = FakeMonotonic(1000.0)
+    policy = make(refreeze_interval=3600.0, deep_interval=0.0, monotonic=clock, collect_gap=5.0)
+    assert policy.freeze_survivors
+    gc.disable()
+    policy.start()
+    old = [Node() for _ in range(100)]
+    due_full_collection()
+    clock.now += 5.0
+    assert policy.maintain().kind == "collect"  # type: ignore[union-attr]
+    assert all(is_frozen(n) for n in old)
+    # What the next collection would traverse: only objects made since.
+    young = [Node() for _ in range(10)]
+    tracked = {id(o) for o in gc.get_objects()}
+    assert not any(id(n) in tracked for n in old)
+    assert all(id(n) in tracked for n in young)
+    # A cycle made since the last collection, old enough to reach the oldest
+    # generation, that dies there: the next collection frees it.
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    gc.collect(1)
+    dead = weakref.ref(a)
+    del a, b
+    due_full_collection()
+    assert dead() is not None
+    clock.now += 5.0
+    assert policy.maintain().kind == "collect"  # type: ignore[union-attr]
+    assert dead() is None
+    assert all(is_frozen(n) for n in young)
+
+
+def test_freeze_survivors_is_a_setting_the_engine_passes_on() -> None:
+    assert Settings().gc_freeze_survivors
+    engine = GameEngine(Settings(gc_freeze_survivors=False), packs=[], use_store=False)
+    assert not engine.collector.freeze_survivors
 
 
 async def test_the_switch_interval_is_held_while_engines_run() -> None:
