@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import calibration_ms, machine
+from benchmarks.common import calibration_ms, loadavg, machine
 
 ALL = ("telnet", "tick", "budget", "evening")
 
@@ -63,6 +63,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--profile",
         type=Path,
         help="evening: write the evening server's cProfile statistics here (slows it)",
+    )
+    p.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="evening: a setting for the evening server (MAID_GC_FREEZE_SURVIVORS=0); repeatable",
     )
     p.add_argument(
         "--keep-logs",
@@ -119,19 +126,31 @@ def main(argv: list[str] | None = None) -> int:
 
         log("evening benchmark ...")
         parts = tuple(p.strip() for p in args.evening_parts.split(",") if p.strip())
+        server_env = dict(kv.partition("=")[::2] for kv in args.server_env)
+        bad = [k for k in server_env if not k.startswith("MAID_")]
+        if bad:
+            print(f"--server-env takes MAID_ settings, not {', '.join(bad)}", file=sys.stderr)
+            return 2
         results["evening"] = evening.run(
-            args.mode, log, keep=args.keep_logs, profile=args.profile, parts=parts
+            args.mode,
+            log,
+            keep=args.keep_logs,
+            profile=args.profile,
+            parts=parts,
+            server_env=server_env,
         )
         sections.append("## Evening and login storm\n\n" + evening.markdown(results["evening"]))
     results["finished"] = time.time()
     m = results["machine"]
     m["calibration_ms_at_end"] = calibration_ms()
+    m["loadavg_at_end"] = loadavg()
     took = results["finished"] - results["started"]
     header = (
         f"# MAID benchmarks ({args.mode})\n\n"
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, Python "
         f"{m['python']}, Linux {m['kernel']}; commit {m['commit']}; load average "
-        f"{m['loadavg_at_start']} at the start. Took {took:.0f} s. Machine speed "
+        f"{m['loadavg_at_start']} at the start, {m['loadavg_at_end']} at the end. "
+        f"Took {took:.0f} s. Machine speed "
         f"(`benchmarks.common.calibration_ms`, a fixed Python workload; lower is "
         f"faster): {m['calibration_ms_at_start']} ms at the start, "
         f"{m['calibration_ms_at_end']} ms at the end."

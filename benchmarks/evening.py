@@ -178,6 +178,32 @@ def tick_figures(ticks: list[list[float]], start: float, end: float) -> dict[str
             1 for row in rows if row[1] > TICK_INTERVAL_S and len(row) > 2 and row[2]
         ),
         "over_10ms": sum(1 for e in inside if e > 0.010),
+        "slow": slow_ticks(rows),
+    }
+
+
+def collect_figures(rows: list[list[float]], start: float, end: float) -> dict[str, Any]:
+    """The collections of changes under the world lock between ``start`` and ``end``."""
+    inside = [row[1] for row in rows if start <= row[0] <= end]
+    return {**summary(inside), "total_ms": sum(inside) * 1000}
+
+
+def slow_ticks(rows: list[list[Any]]) -> dict[str, Any]:
+    """What the ticks over 10 ms were busy with (the server's tick rows: start,
+    seconds, waited, gc ms, write under way, slowest system, its ms)."""
+    slow = [row for row in rows if row[1] > 0.010 and len(row) >= 7]
+    by_system: dict[str, int] = {}
+    for row in slow:
+        by_system[str(row[5])] = by_system.get(str(row[5]), 0) + 1
+    return {
+        "n": len(slow),
+        "with_gc": sum(1 for row in slow if row[3] >= 1.0),
+        "gc_ms": sum(float(row[3]) for row in slow),
+        "gc_ms_all": sum(float(row[3]) for row in rows if len(row) >= 7),
+        "write_under_way": sum(1 for row in slow if row[4]),
+        "write_under_way_all": sum(1 for row in rows if len(row) >= 7 and row[4]),
+        "slowest_system": dict(sorted(by_system.items(), key=lambda kv: -kv[1])),
+        "slowest_system_ms": summary([float(row[6]) / 1000 for row in slow]),
     }
 
 
@@ -195,7 +221,42 @@ def system_times(metrics: dict[str, float]) -> dict[str, float]:
     return dict(sorted(means.items(), key=lambda kv: -kv[1]))
 
 
-def run_evening(sz: Sizes, workdir: Path, log: Any, profile: Path | None = None) -> dict[str, Any]:
+def between_ticks_line(metrics: dict[str, float]) -> str:
+    """The collector's full collections and the checkpoints, from the scraped
+    counters: what runs between ticks and holds up commands meanwhile."""
+    kinds = []
+    for name, value in metrics.items():
+        if name.startswith("maid_gc_pause_seconds_count{"):
+            kind = name.split('"')[1]
+            total = metrics.get(name.replace("_count{", "_sum{"), 0.0)
+            if value:
+                kinds.append(f"{value:.0f} {kind} ({total * 1000 / value:.0f} ms each)")
+    n = metrics.get("maid_checkpoint_duration_seconds_count", 0.0)
+    write = metrics.get("maid_checkpoint_duration_seconds_sum", 0.0)
+    c_n = metrics.get("maid_checkpoint_collect_seconds_count", 0.0)
+    c_sum = metrics.get("maid_checkpoint_collect_seconds_sum", 0.0)
+    c_max = metrics.get("maid_checkpoint_collect_max_seconds", 0.0)
+    return (
+        "Between ticks, over the whole run: the collector ran "
+        + (", ".join(kinds) if kinds else "no full collection")
+        + f"; {n:.0f} writes of the world ({write:.1f} s writing, off the world lock)"
+        + (
+            f", collected in {c_n:.0f} pieces under the world lock since start ("
+            f"{c_sum * 1000:.0f} ms in all, the longest {c_max * 1000:.0f} ms, with the first "
+            "checkpoint, which writes the whole new world)."
+            if c_n
+            else "."
+        )
+    )
+
+
+def run_evening(
+    sz: Sizes,
+    workdir: Path,
+    log: Any,
+    profile: Path | None = None,
+    server_env: dict[str, str] | None = None,
+) -> dict[str, Any]:
     data = workdir / "evening-data"
     shutil.rmtree(data, ignore_errors=True)
     data.mkdir(parents=True)
@@ -219,7 +280,7 @@ def run_evening(sz: Sizes, workdir: Path, log: Any, profile: Path | None = None)
         *(["--profile", str(profile)] if profile is not None else []),
     ]
     started = time.monotonic()
-    proc = Proc("evening", argv, maid_env(1024, data, {}), workdir)
+    proc = Proc("evening", argv, maid_env(1024, data, server_env or {}), workdir)
     out: dict[str, Any] = {}
     try:
         ready = proc.wait_for(_READY, 1, timeout=600)[0]
@@ -239,17 +300,23 @@ def run_evening(sz: Sizes, workdir: Path, log: Any, profile: Path | None = None)
             (
                 "maid_system_update_duration_seconds_sum{",
                 "maid_system_update_duration_seconds_count{",
+                "maid_checkpoint_collect",
             ),
         )
     finally:
         # A tick may run for seconds (the figures say so): give it time to end so
         # that the server writes its tick log.
         out["exit_code"] = proc.stop(timeout=120)
-    ticks = json.loads(ticks_json.read_text())["ticks"] if ticks_json.exists() else []
+    log_json = json.loads(ticks_json.read_text()) if ticks_json.exists() else {}
+    ticks = log_json.get("ticks", [])
+    out["deep_at_end"] = log_json.get("deep_at_end") or {}
     play = raw["phase_monotonic"]
     out.update(digest(raw))
     out["tick_idle"] = tick_figures(ticks, *idle)
     out["tick_play"] = tick_figures(ticks, play[0], play[1])
+    collections = log_json.get("collections", [])
+    out["collect_idle"] = collect_figures(collections, *idle)
+    out["collect_play"] = collect_figures(collections, play[0], play[1])
     peak = rss.max_between(play[0], play[1])
     out["rss_mib_before"] = rss_before
     out["systems_ms_per_tick"] = system_times(out.get("metrics", {}))
@@ -349,16 +416,22 @@ def run(
     keep: bool = False,
     profile: Path | None = None,
     parts: tuple[str, ...] = ("evening", "echo", "storm"),
+    server_env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The evening (``evening``), its echo baseline (``echo``) and the login storm
-    (``storm``); ``profile``: the evening server's cProfile statistics go there."""
+    (``storm``); ``profile``: the evening server's cProfile statistics go there;
+    ``server_env``: settings (``MAID_*``) for the evening server."""
     sz = sizes(mode)
     workdir = Path(tempfile.mkdtemp(prefix="maid-bench-evening-"))
-    res: dict[str, Any] = {"sizes": asdict(sz), "loadavg_before": loadavg()}
+    res: dict[str, Any] = {
+        "sizes": asdict(sz),
+        "loadavg_before": loadavg(),
+        "server_env": dict(server_env or {}),
+    }
     try:
         if "evening" in parts:
             log(f"  evening: {sz.players} players on {sz.rooms} rooms / {sz.npcs} NPCs ...")
-            res["maid"] = run_evening(sz, workdir, log, profile)
+            res["maid"] = run_evening(sz, workdir, log, profile, server_env or {})
             m = res["maid"]
             log(
                 f"    answered {m['answered']}/{m['expected']}, rtt p99 "
@@ -390,8 +463,14 @@ def run(
 def markdown(res: dict[str, Any]) -> str:
     sz = res["sizes"]
     m, e = res.get("maid", {}), res.get("echo", {})
+    env = res.get("server_env") or {}
     parts = [
-        f"{sz['players']} players spread over {sz['rooms']} rooms ({sz['npcs']} NPCs, "
+        (
+            f"Evening server settings: {', '.join(f'{k}={v}' for k, v in env.items())}.\n\n"
+            if env
+            else ""
+        )
+        + f"{sz['players']} players spread over {sz['rooms']} rooms ({sz['npcs']} NPCs, "
         f"{sz['quests']} accepted quests, {sz['fights']} fights at the start), each "
         f"playing the evening mix for {sz['duration']:.0f} s with {sz['think_ms']:.0f} ms "
         f"of thought on average between commands; the world idled {sz['idle_s']:.0f} s "
@@ -443,6 +522,42 @@ def markdown(res: dict[str, Any]) -> str:
                 tick_rows,
             )
         )
+        for label, key in (("with nobody on", "tick_idle"), ("while they played", "tick_play")):
+            slow = m[key].get("slow")
+            if slow and slow["n"]:
+                top = list(slow["slowest_system"].items())[:4]
+                culprits = ", ".join(f"{k} {v}" for k, v in top)
+                parts.append(
+                    f"Ticks over 10 ms {label}: {slow['n']}; {slow['with_gc']} with a garbage "
+                    f"collection inside ({fmt(slow['gc_ms'], 0)} ms of "
+                    f"{fmt(slow['gc_ms_all'], 0)} ms inside all ticks), {slow['write_under_way']} "
+                    f"began while a write of the world was under way "
+                    f"({slow['write_under_way_all']} of all ticks); their slowest system: "
+                    f"{culprits} (its p50 / p99 "
+                    f"{fmt(slow['slowest_system_ms']['p50'])} / "
+                    f"{fmt(slow['slowest_system_ms']['p99'])} ms)."
+                )
+        parts.append(between_ticks_line(m.get("metrics", {})))
+        for label, key in (
+            ("with nobody on", "collect_idle"),
+            ("while they played", "collect_play"),
+        ):
+            c = m.get(key)
+            if c and c["n"]:
+                parts.append(
+                    f"Changes collected under the world lock {label} (checkpoint pieces and "
+                    f"commits): {c['n']}, p50 / p99 / max {fmt(c['p50'], 2)} / "
+                    f"{fmt(c['p99'], 2)} / {fmt(c['max'], 1)} ms, {fmt(c['total_ms'], 0)} ms "
+                    "in all."
+                )
+        deep = m.get("deep_at_end") or {}
+        if deep:
+            parts.append(
+                f"After the players (the server stopping): a deep collection of the "
+                f"{deep['frozen_objects']:.0f} frozen objects and the rest freed "
+                f"{deep['freed_objects']:.0f} objects in {fmt(deep['ms'], 0)} ms (cyclic "
+                "garbage the policy's freezing kept, and the cost of one deep collection)."
+            )
         slowest = list(m.get("systems_ms_per_tick", {}).items())[:6]
         if slowest:
             parts.append(

@@ -11,9 +11,13 @@ benchmark. A new player starts in a room drawn from the whole world (seeded), so
 the players of the benchmark are spread over every area.
 
 Prints ``EVENING ready telnet <port> metrics <port>`` once the world is built. On
-SIGTERM or SIGINT it stops and writes every tick's start (``time.monotonic()``, the
-same clock in every process of the machine), duration and whether it had to wait
-for the world lock to ``--ticks-json``.
+SIGTERM or SIGINT it stops and writes to ``--ticks-json`` a row per tick: its start
+(``time.monotonic()``, the same clock in every process of the machine), duration,
+whether it had to wait for the world lock, the garbage collections inside it (ms),
+whether a write of the world to the database was under way when it began, and its
+slowest system with that system's ms (what a slow tick was busy with); and every
+collection of changes under the world lock (a piece of a checkpoint or a commit's:
+when it ended and how long it held the world).
 Settings come from the environment (``MAID_*``) like ``maid run``'s.
 ``--profile PATH`` profiles the process (cProfile) from the world being ready to the
 stop and writes the statistics there (``python -m pstats PATH``); it slows the
@@ -26,6 +30,7 @@ import argparse
 import asyncio
 import cProfile
 import faulthandler
+import gc
 import json
 import logging
 import random
@@ -34,6 +39,7 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -73,8 +79,15 @@ async def serve(args: argparse.Namespace) -> int:
         metrics_host="127.0.0.1",
         random_seed=spec.seed,
     )
-    #: (start, seconds, 1.0 if the world lock was held when the tick began)
-    ticks: list[tuple[float, float, float]] = []
+    #: (start, seconds, 1.0 if the world lock was held when the tick began, ms of
+    #: garbage collection inside it, 1.0 if a world write was under way when it
+    #: began, its slowest system, that system's ms)
+    ticks: list[tuple[float, float, float, float, float, str, float]] = []
+    probe = _TickProbe()
+    deep: dict[str, float] = {}
+    #: (end, seconds) of every collection of changes under the world lock: a piece
+    #: of a checkpoint, or a commit's
+    collections: list[tuple[float, float]] = []
     try:
         pack = make_pack(root / "pack", spec, layers)
         server = MaidServer(
@@ -88,12 +101,35 @@ async def serve(args: argparse.Namespace) -> int:
             # Held already: the tick first waits for a command, a login or a
             # checkpoint's collection to let go of the world.
             waited = engine.world_lock.locked()
+            writing = engine.writing_world
+            probe.begin()
             elapsed = await untimed()
-            ticks.append((started, elapsed, 1.0 if waited else 0.0))
+            gc_ms, slowest, slowest_ms = probe.end()
+            ticks.append(
+                (
+                    started,
+                    elapsed,
+                    1.0 if waited else 0.0,
+                    gc_ms,
+                    1.0 if writing else 0.0,
+                    slowest,
+                    slowest_ms,
+                )
+            )
             return elapsed
 
         engine.tick = timed_tick  # type: ignore[method-assign]
+        observe = engine.metrics.checkpoint_collect.observe
+
+        def collected(seconds: float, exemplar: Any = None) -> None:
+            collections.append((time.monotonic(), seconds))
+            observe(seconds, exemplar)
+
+        engine.metrics.checkpoint_collect.observe = collected  # type: ignore[method-assign,assignment]
+        gc.callbacks.append(probe.on_gc)
         await server.start()
+        for system in engine.systems:
+            system.update = probe.timed(system.name, system.update)  # type: ignore[method-assign,assignment]
         try:
             await add_quests(engine, spec, layers)
             start_fights(engine, spec, layers)
@@ -127,13 +163,75 @@ async def serve(args: argparse.Namespace) -> int:
                 if profiler is not None:
                     profiler.disable()
                     profiler.dump_stats(args.profile)
+            deep = _deep_collection()
+
         finally:
             await server.stop()
     finally:
+        if probe.on_gc in gc.callbacks:
+            gc.callbacks.remove(probe.on_gc)
         shutil.rmtree(root, ignore_errors=True)
-        out: dict[str, Any] = {"ticks": ticks, "layers": layers.status}
+        out: dict[str, Any] = {
+            "ticks": ticks,
+            "layers": layers.status,
+            "deep_at_end": deep,
+            "collections": collections,
+        }
         args.ticks_json.write_text(json.dumps(out))
     return 0
+
+
+class _TickProbe:
+    """Inside one tick: the garbage collections' time and the slowest system."""
+
+    def __init__(self) -> None:
+        self.inside = False
+        self.gc_s = 0.0
+        self._gc_started = 0.0
+        self.slowest = ""
+        self.slowest_s = 0.0
+
+    def begin(self) -> None:
+        self.inside, self.gc_s, self.slowest, self.slowest_s = True, 0.0, "", 0.0
+
+    def end(self) -> tuple[float, str, float]:
+        self.inside = False
+        return self.gc_s * 1000, self.slowest, self.slowest_s * 1000
+
+    def on_gc(self, phase: str, _info: dict[str, int]) -> None:
+        if not self.inside:
+            return
+        if phase == "start":
+            self._gc_started = time.perf_counter()
+        else:
+            self.gc_s += time.perf_counter() - self._gc_started
+
+    def timed(
+        self, name: str, update: Callable[[float], Awaitable[None]]
+    ) -> Callable[[float], Awaitable[None]]:
+        async def timed_update(delta: float) -> None:
+            t0 = time.perf_counter()
+            try:
+                await update(delta)
+            finally:
+                spent = time.perf_counter() - t0
+                if spent > self.slowest_s:
+                    self.slowest, self.slowest_s = name, spent
+
+        return timed_update
+
+
+def _deep_collection() -> dict[str, float]:
+    """What a deep collection (unfreeze, collect everything) frees once the players
+    are gone, and how long it takes: the cyclic garbage the collector policy's
+    freezing left behind, and the heap's size to the collector."""
+    frozen = gc.get_freeze_count()
+    started = time.perf_counter()
+    gc.unfreeze()
+    freed = gc.collect()
+    seconds = time.perf_counter() - started
+    gc.freeze()
+    return {"frozen_objects": frozen, "freed_objects": freed, "ms": seconds * 1000}
 
 
 def _print_tasks() -> None:
