@@ -56,6 +56,9 @@ class RpgQuestOffers:
 
     def __init__(self, manager: QuestManager) -> None:
         self.manager = manager
+        # Quotas ask about every open quest, often; the answer changes only with a
+        # quest log.
+        self._accepted: tuple[int, frozenset[str]] | None = None
 
     def offer(self, character: UUID, quest_id: str, method: str, match_score: float) -> str | None:
         try:
@@ -89,11 +92,15 @@ class RpgQuestOffers:
         return self.manager.is_open(quest_id)
 
     def accepted(self, quest_id: str) -> bool:
-        for _uid, qlog in self.manager.engine.world.each(QuestLog):
-            entry = qlog.entry(quest_id)
-            if entry is not None and (entry.accepted_at is not None or qlog.turn_ins.get(quest_id)):
-                return True
-        return False
+        world = self.manager.engine.world
+        version = world.version_of(QuestLog)
+        if self._accepted is None or self._accepted[0] != version:
+            taken: set[str] = set()
+            for _uid, qlog in world.each(QuestLog):
+                taken.update(q for q, entry in qlog.quests.items() if entry.accepted_at is not None)
+                taken.update(q for q, n in qlog.turn_ins.items() if n)
+            self._accepted = (version, frozenset(taken))
+        return quest_id in self._accepted[1]
 
 
 class ConversationDelivery:

@@ -92,13 +92,15 @@ def test_each_piece_stages_at_most_its_budget_and_the_whole_only_what_changed() 
     assert collector.pending == 350
     assert collector.step(250) == 250
     assert collector.staged_components == 500
-    assert collector.pending == 100 and not collector.ready(99)
+    assert collector.pending == 100
+    assert not collector.ready(99)
     # All 600 change again (the 500 staged and the 100 pending), five others change
     # for the first time.
     for uid in uids[:600] + uids[900:905]:
         world.get_component(uid, Mood).level += 1
     # The estimate counts the 100 pending twice (they are dirty again too).
-    assert not collector.ready(704) and collector.ready(705)
+    assert not collector.ready(704)
+    assert collector.ready(705)
     collected = collector.finish()
     assert collected is not None
     # The last piece stages each of the 605 changed entities once; the 395 that
@@ -106,7 +108,8 @@ def test_each_piece_stages_at_most_its_budget_and_the_whole_only_what_changed() 
     assert collector.staged_components == 500 + 605
     assert len(collected.upserts) == 605
     assert all(set(comps) == {"Mood"} for comps in collected.upserts.values())
-    assert not collector.active and collector.pending == 0
+    assert not collector.active
+    assert collector.pending == 0
     assert collector.finish() is None  # nothing changed since
 
 
@@ -260,10 +263,12 @@ async def test_a_commit_while_a_checkpoint_is_collected_writes_it_whole(
             world.get_component(uid, Mood).level = 7
         now[0] += 10
         engine.between_ticks()
-        assert engine.changes.active and engine.changes.pending == 30
+        assert engine.changes.active
+        assert engine.changes.pending == 30
         async with engine.world_lock:
             written = await engine.commit_now()
-        assert written == 40 and not engine.changes.active
+        assert written == 40
+        assert not engine.changes.active
         disk = await on_disk(engine)
         assert all(disk[u]["Mood"]["level"] == 7 for u in uids)
 

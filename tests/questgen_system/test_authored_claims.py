@@ -5,6 +5,7 @@ keeps Tamsin and the copse out of new quests until it is over."""
 from __future__ import annotations
 
 from pathlib import Path
+from uuid import UUID
 
 from kits.engines import npc, qg_of, qm
 from questgen_system.qskit import make_engine, online, threat
@@ -79,12 +80,12 @@ async def test_the_claims_are_gathered_again_only_when_a_quest_log_or_definition
         gathered = 0
         gather = hook._claims
 
-        def counted() -> dict[object, str]:
+        def counted() -> dict[UUID | str, str]:
             nonlocal gathered
             gathered += 1
-            return dict(gather())
+            return gather()
 
-        hook._claims = counted  # type: ignore[assignment,method-assign]
+        hook._claims = counted  # type: ignore[method-assign]
         tamsin = npc(engine, "tamsin")
         hero, _ = await online(engine, "Aldric", room="hamlet:warden_hut", level=2)
         manager = qm(engine)
