@@ -250,10 +250,21 @@ def wrap_text(text: str, width: int, *, markup: bool = True, hang: bool = False)
 def _own_indent(line: str, width: int) -> str:
     """The leading blanks a wrapped line's continuations repeat.
 
-    An indented line (a usage list's explanation, a table's second column) stays
-    visibly under itself when it wraps, instead of its tail falling back to the left
-    edge among the headings. A very deep indent is not repeated: the text would be
-    squeezed into a sliver.
+    An indented line (a usage list's explanation) stays visibly under itself when it
+    wraps, instead of its tail falling back to the left edge among the headings; a
+    table's row runs on under its second column. A very deep indent is not repeated:
+    the text would be squeezed into a sliver.
     """
     indent = line[: len(line) - len(line.lstrip(" "))]
-    return indent if 0 < len(indent) <= width // 2 else ""
+    if not 0 < len(indent) <= width // 2:
+        return ""
+    # A table's row ("  look (or l)      see where you are"): its second column,
+    # where the row's text runs on, if that leaves the text room enough.
+    column = _SECOND_COLUMN.match(line)
+    if column is not None and column.end() <= width // 2:
+        return " " * column.end()
+    return indent
+
+
+#: A row's first column (after its indentation) and the gap of blanks after it.
+_SECOND_COLUMN = re.compile(r" +\S(?:\S| (?! ))* {2,}(?=\S)")

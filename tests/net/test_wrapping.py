@@ -188,3 +188,15 @@ def test_an_indented_line_keeps_its_indent_when_it_wraps() -> None:
     # An indent deeper than half the window is not repeated.
     deep = wrap_text(" " * 30 + "word " * 10, 40).splitlines()
     assert deep[1].startswith("word")
+
+
+def test_a_table_row_runs_on_under_its_second_column() -> None:
+    row = "  talk <name>    hear what someone has to say (quests start this way)"
+    assert wrap_text(row, 40).splitlines() == [
+        "  talk <name>    hear what someone has",
+        "                 to say (quests start",
+        "                 this way)",
+    ]
+    # A second column past half the window: under the row's own indent instead.
+    wide = "  talk <name>                 hear what someone has to say"
+    assert wrap_text(wide, 40).splitlines()[1] == "  someone has to say"
