@@ -24,6 +24,7 @@ from maid_engine.content import PackError
 from maid_engine.packcheck import check_pack as check_pack_lined
 from maid_stdlib.world import (
     NPC,
+    Describable,
     Exits,
     Room,
     WorldData,
@@ -411,3 +412,22 @@ def test_one_broken_room_is_one_problem(tmp_path: Path) -> None:
         ),
     )
     assert problems == ["testpack/areas/town.yaml: room 'hall': description: required but missing"]
+
+
+async def test_an_npc_has_the_pronouns_its_data_gives_they_by_default(tmp_path: Path) -> None:
+    root = tmp_path / "testpack"
+    npcs = [
+        {"key": "ogre", "name": "Grud", "keywords": ["grud"], "room": "hall", "pronouns": "he"},
+        {"key": "imp", "name": "an imp", "keywords": ["imp"], "room": "hall"},
+    ]
+    write_yaml(root / "areas" / "town.yaml", tiny_area(npcs=npcs))
+    async with make_engine(tmp_path, packs=[tmp_pack(root)]).lifespan() as engine:
+        said = {
+            key: engine.world.get_component(data_uuid("testpack", "npc", key), Describable)
+            for key in ("ogre", "imp")
+        }
+        assert (said["ogre"].pronouns, said["imp"].pronouns) == ("he", "they")
+    npcs[0]["pronouns"] = "him"
+    write_yaml(root / "areas" / "town.yaml", tiny_area(npcs=npcs))
+    [problem] = check_pack(tmp_pack(root))
+    assert "npc 'ogre': pronouns: Input should be 'he', 'she', 'they' or 'it'" in problem
