@@ -378,10 +378,11 @@ class QuestPersonalizer:
         worked = [q for q in profile.quest_history if q.giver_id == giver]
         if worked:
             last = worked[-1]
+            them = self.facts.pronouns(giver).object
             if last.outcome in SUCCESS_OUTCOMES:
-                lines.append(f"{name} has not forgotten the last job you did for them.")
+                lines.append(f"{name} has not forgotten the last job you did for {them}.")
             elif last.outcome in FAILURE_OUTCOMES:
-                lines.append(f"{name} has not forgotten that you let them down last time.")
+                lines.append(f"{name} has not forgotten that you let {them} down last time.")
         match = profile.standing.against(quest.difficulty)
         if match.fit is TierFit.BELOW:
             bar = f" ({match.requirement})" if match.requirement else ""

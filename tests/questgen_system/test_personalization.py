@@ -139,7 +139,8 @@ async def test_the_offer_is_worded_for_the_character(quiet: GameEngine) -> None:
     for who in (friend, foe, newbie):
         await move(quiet, who, "mill", reason="goto")
     assert "Hollin greets you like an old friend" in friend_session.text()
-    assert "Hollin has not forgotten the last job you did for them." in friend_session.text()
+    # Hollin's own pronouns (the data says "he").
+    assert "Hollin has not forgotten the last job you did for him." in friend_session.text()
     assert "Hollin eyes you warily" in foe_session.text()
     assert "work for someone more seasoned than you (level 3)" in newbie_session.text()
     manager = qm(quiet)

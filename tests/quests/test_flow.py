@@ -78,7 +78,7 @@ async def test_finishing_next_to_the_quest_giver_does_not_say_return(
     await start(engine, hero, quest("near-quest", hall))
     out = await cmd(engine, hero, "south")
     told = session_for(engine, hero).text()
-    assert "The elder is right here: talk to them to turn it in." in told + out
+    assert "The elder is right here: talk to her to turn it in." in told + out
     assert "Return to the elder" not in told
     await start(engine, hero, quest("far-quest", yard))
     await cmd(engine, hero, "north")

@@ -59,6 +59,8 @@ from maid_stdlib.questgen.vocabulary import (
     QuestOutcome,
     QuestState,
 )
+from maid_stdlib.text.pronouns import pronouns
+from maid_stdlib.world.components import Describable
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize
 
@@ -391,7 +393,9 @@ class QuestManager:
             here = ws.room_key_of(character)
             # Nobody "returns" to the person they are standing next to.
             if here is not None and ws.room_key_of(turn_in) == here:
-                where = f" {capitalize(giver)} is right here: talk to them to turn it in."
+                desc = self.engine.world.try_component(turn_in, Describable)
+                them = pronouns(desc.pronouns if desc is not None else None).object
+                where = f" {capitalize(giver)} is right here: talk to {them} to turn it in."
             else:
                 where = f" Return to {giver}."
         self.notify(character, f"|gYou have completed the objectives of '{quest.title}'.|n{where}")
