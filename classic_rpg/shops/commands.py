@@ -296,7 +296,8 @@ async def sell(ctx: CommandContext) -> None:
     Usage: sell <item>       ('value <item>' first tells you the price)
            sell all.<item>   every one of those you carry
            sell all          everything you carry that the keeper buys
-    What you wear is never sold, and what the keeper does not want stays with you.
+    What you wear is never sold; 'sell all' keeps what the keeper does not want and
+    what a quest of yours still asks for.
     """
     ws, actor, keeper, shop, who = _keeper(ctx)
     wanted = ctx.args.strip()
@@ -317,7 +318,12 @@ async def sell(ctx: CommandContext) -> None:
         ctx.send(f"You sell {thing} to {who} for {price} gold.")
         return
     kept: dict[str, list[UUID]] = {}
+    market = market_of(ctx)
     for item in found:
+        needed = market.kept(actor, sale.items.template_of(item) or "")
+        if needed:
+            kept.setdefault(f"You keep {{what}}: {needed}.", []).append(item)
+            continue
         refused, price = sale.refusal(ws, item)
         if refused:
             kept.setdefault(_why_kept(refused, who), []).append(item)
@@ -337,7 +343,7 @@ def _why_kept(refusal: str, who: str) -> str:
     for kind in ("doesn't buy", "would not give", "has plenty", "cannot afford"):
         if kind in refusal:
             return kind
-    return refusal  # a refusal of its own, said as it is
+    return refusal.replace("{", "{{").replace("}", "}}")  # one of its own, said as it is
 
 
 _KEPT = {
@@ -351,7 +357,7 @@ _KEPT = {
 def _kept_lines(ws: WorldService, who: str, kept: dict[str, list[UUID]]) -> list[str]:
     """What a ``sell all`` left with the seller, and why, a line per reason."""
     return [
-        _KEPT[kind].format(who=who, what=join(group_names(ws, items))) if kind in _KEPT else kind
+        _KEPT.get(kind, kind).format(who=who, what=join(group_names(ws, items)))
         for kind, items in kept.items()
     ]
 

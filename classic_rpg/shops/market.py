@@ -11,6 +11,7 @@ times the keeper's margins.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
@@ -62,6 +63,13 @@ class Market:
 
     def __init__(self, engine: MarketHost) -> None:
         self.engine = engine
+        #: ``guard(seller, template)``: why a ``sell all`` leaves such an item with
+        #: the seller (another part of the game still needs it), or None.
+        self.keep_guards: list[Callable[[UUID, str], str | None]] = []
+
+    def kept(self, seller: UUID, template: str) -> str | None:
+        """Why ``sell all`` keeps an item of ``template`` back, if anything says so."""
+        return next((why for guard in self.keep_guards if (why := guard(seller, template))), None)
 
     @property
     def world(self) -> World:

@@ -7,11 +7,14 @@ living) and the commands list, buy, sell and value. See docs/rpg.md, "Shops".
 
 from __future__ import annotations
 
+from uuid import UUID
+
 from classic_rpg.rules import RulesPlugin
 from classic_rpg.shops import commands
 from classic_rpg.shops.data import register_shop_data
 from classic_rpg.shops.market import Market
 from classic_rpg.shops.system import RestockSystem
+from classic_rpg.systems.quests import QuestManager
 from maid_engine.content import ContentPack, PackContext
 from maid_stdlib.world.loader import WorldData
 
@@ -26,6 +29,15 @@ class ShopsPlugin(ContentPack):
 
     def register(self, ctx: PackContext) -> None:
         register_shop_data(ctx.service(WorldData), ctx.pack.name)
-        ctx.provide(Market, Market(ctx.engine))
+        market = Market(ctx.engine)
+        ctx.provide(Market, market)
+        quests = ctx.engine.services.try_get(QuestManager)
+        if quests is not None:
+            # What a quest still asks for is not sold by 'sell all' (asked by name, it is).
+            def for_a_quest(seller: UUID, template: str) -> str | None:
+                needed = quests.objectives.needed_templates(seller)
+                return "a quest of yours needs it" if template in needed else None
+
+            market.keep_guards.append(for_a_quest)
         ctx.add_system(RestockSystem())
         ctx.add_commands(commands.COMMANDS)

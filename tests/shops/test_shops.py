@@ -12,7 +12,7 @@ from typing import Any
 from uuid import UUID
 
 import pytest
-from kits.engines import hamlet_engine, hv, items_of, npcs
+from kits.engines import hamlet_engine, hv, items_of, npcs, qm
 from kits.heroes import Recorder, new_character, place
 
 from classic_rpg.components import CharacterStats
@@ -20,10 +20,12 @@ from classic_rpg.shops.components import Shop
 from classic_rpg.shops.data import ShopData, check_shop
 from classic_rpg.shops.events import ItemBoughtEvent, ItemSoldEvent
 from classic_rpg.shops.market import Market
+from classic_rpg.systems.quests import Quest, QuestObjective
 from maid_engine.engine import GameEngine
 from maid_engine.store import StoreUnavailable
 from maid_engine.testing import cmd
 from maid_stdlib.living import LivingWorld, NeedsComponent, Wealth
+from maid_stdlib.questgen.vocabulary import ObjectiveType
 from maid_stdlib.world.extensions import CheckScope
 from maid_stdlib.world.schema import Entry
 
@@ -184,6 +186,32 @@ async def test_sell_all_sells_what_the_keeper_takes_and_says_what_it_kept(
     assert "You sell" not in await cmd(engine, hero, "sell all")
     assert gold(engine, hero) == 2
     assert await cmd(engine, hero, "sell all.sword") == "You are not carrying anything like that."
+
+
+async def test_sell_all_keeps_what_a_quest_still_asks_for(engine: GameEngine) -> None:
+    hero = rich(engine, gold=0)
+    keep_at(engine, "marta", "hamlet:inn")
+    items = items_of(engine)
+    pelts = [items.spawn("hamlet:wolf_pelt", holder=hero) for _ in range(2)]
+    collect = QuestObjective(
+        objective_id="pelts",
+        objective_type=ObjectiveType.COLLECT,
+        description="Bring Hollin three wolf pelts",
+        item_template="hamlet:wolf_pelt",
+        target_count=3,
+    )
+    manager = qm(engine)
+    manager.register_quest(
+        Quest(quest_id="pelts", title="Pelts", objectives=[collect], giver_npc_id=hv("hollin"))
+    )
+    manager.offer_quest(hero, "pelts")
+    await manager.accept_quest(hero, "pelts")
+    # 'sell all' leaves the quest's pelts alone; asked for by name, one is sold.
+    assert await cmd(engine, hero, "sell all") == (
+        "You keep a wolf pelt (x2): a quest of yours needs it."
+    )
+    assert items.carried(hero) == pelts
+    assert "You sell a wolf pelt" in await cmd(engine, hero, "sell pelt")
 
 
 async def test_a_sell_all_that_cannot_be_saved_changes_nothing(engine: GameEngine) -> None:

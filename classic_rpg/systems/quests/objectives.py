@@ -319,6 +319,12 @@ class ObjectiveTracker:
                     out.append((quest, entry, o))
         return out
 
+    def needed_templates(self, character: UUID) -> set[str]:
+        """The items the character's open objectives still ask for (to collect or to
+        deliver): what they should not sell by accident."""
+        found = self._each_open(character, ObjectiveType.COLLECT, ObjectiveType.DELIVER)
+        return {o.item_template for _, _, o in found if o.item_template}
+
     def is_escorted(self, npc: UUID) -> bool:
         """Whether someone is bringing ``npc`` somewhere (an open ESCORT objective of
         an accepted quest): it goes where its escort goes, not where its day would."""
