@@ -18,9 +18,9 @@ from maid_stdlib.questgen.narrative import (
     TemplateRegistry,
     register_default_templates,
 )
-from maid_stdlib.questgen.narrative.templates import phrases_of
+from maid_stdlib.questgen.narrative.templates import _last_resort, phrases_of
 from maid_stdlib.questgen.narrative_context import NarrativeContext, QuestNarrative
-from maid_stdlib.text import lint_text
+from maid_stdlib.text import lint_text, pronouns
 from maid_stdlib.text.realiser import clause, clauses, person, place, render, thing
 
 
@@ -301,3 +301,11 @@ def test_a_giver_on_one_side_speaks_for_themselves(archetype: str, seed: int) ->
         found = lint_text(text, "third", ["Warden Tamsin"], speaker="Mara Reed")
         assert found == [], (text, found)
     assert "between Mara Reed and Warden Tamsin" not in narrative.summary
+
+
+def test_the_last_resort_text_refers_back_to_the_giver_by_their_pronouns() -> None:
+    hollin = person("Hollin", "giver", pronouns=pronouns("he"))
+    ctx = NarrativeContext(archetype_id="none", giver_name="Hollin", phrases={"npc": hollin})
+    assert "Speak with him to learn" in _last_resort(ctx)["description"]
+    bare = NarrativeContext(archetype_id="none", giver_name="Hollin")
+    assert "Speak with them to learn" in _last_resort(bare)["description"]

@@ -525,12 +525,14 @@ _LAST_RESORT = {
 
 def _last_resort(ctx: NarrativeContext) -> dict[str, str]:
     name = " ".join(ctx.giver_name.split())[:40] or "Someone"
+    giver = ctx.phrases.get("npc")
+    them = (giver.form("them") if giver is not None else None) or "them"
     return {
         "title": _fit_title(f"A Request from {name}"),
         "summary": f"{name} has asked for help with a pressing matter.",
         "description": (
             f"{name} has a problem that cannot wait and is looking for someone "
-            "capable enough to help. Speak with them to learn what needs to be done."
+            f"capable enough to help. Speak with {them} to learn what needs to be done."
         ),
         "offer": "I could use some help. Will you hear me out?",
         "progress": "Is there any news? I am counting on you.",
