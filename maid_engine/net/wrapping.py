@@ -32,6 +32,8 @@ _ATOMS_MARKUP = re.compile(rf"({_ESC}|{_MARKUP})|([ \t]+)|(\|\||[^ \t\x1b|]+|[\x
 
 
 _LIST_ITEM = re.compile(r"[-*\u2022] |\d+[.)] ")
+#: A labelled line ("Usage: ...", "Example: ...", "See also: ..."): it starts a line.
+_LABEL = re.compile(r"[A-Z][a-z]+(?: [a-z]+)?: ")
 
 
 def unwrap_paragraphs(text: str) -> str:
@@ -41,7 +43,8 @@ def unwrap_paragraphs(text: str) -> str:
     Text written hard-wrapped (a docstring, a help page) wrapped again at a
     narrower width leaves a word or two alone on every other line. A paragraph
     here is a run of lines that start at the margin; indented lines (a table of
-    commands), list items and blank lines keep their own lines.
+    commands), list items, labelled lines ("Example: ...") and blank lines keep
+    their own lines, and a "Usage:" line is never run on into the prose after it.
     """
     out: list[str] = []
     for line in text.split("\n"):
@@ -52,6 +55,8 @@ def unwrap_paragraphs(text: str) -> str:
             and not prev[0].isspace()
             and not line[0].isspace()
             and not _LIST_ITEM.match(line)
+            and not _LABEL.match(line)
+            and not prev.startswith("Usage:")
         ):
             out[-1] = f"{prev.rstrip()} {line.strip()}"
         else:

@@ -307,6 +307,12 @@ def test_command_help_is_unwrapped_into_paragraphs() -> None:
         """Sound the depth of the water under you: a line
         wrapped in the source.
 
+        Usage: fathom [<dir>]
+        The usage line is a line of its own, and so
+        is a labelled one.
+        Example: fathom north, fathom
+        south (an example may run on)
+
           fathom        sound here
           fathom <dir>  sound the next room
         - a list item stays on its line
@@ -314,6 +320,10 @@ def test_command_help_is_unwrapped_into_paragraphs() -> None:
 
     assert fathom.help.split("\n") == [
         "Sound the depth of the water under you: a line wrapped in the source.",
+        "",
+        "Usage: fathom [<dir>]",
+        "The usage line is a line of its own, and so is a labelled one.",
+        "Example: fathom north, fathom south (an example may run on)",
         "",
         "  fathom        sound here",
         "  fathom <dir>  sound the next room",
