@@ -186,16 +186,26 @@ async def buy(ctx: CommandContext) -> None:
         )
 
 
-def _price(
+def _refusal(
     ctx: CommandContext, ws: WorldService, keeper: UUID, shop: Shop, who: str, item: UUID
-) -> int:
-    """What the keeper pays for ``item``; a refusal (CommandError) if nothing."""
+) -> tuple[str, str, int]:
+    """Why the keeper will not take ``item`` now: the kind of refusal (a key of
+    ``_KEPT``; "" if they will take it), what they say, and the price."""
     price = market_of(ctx).buying_price(keeper, shop, item)
     if price is None:
-        raise CommandError(f"{who} doesn't buy that.")
+        return "none", f"{who} doesn't buy that.", 0
     if price <= 0:
-        raise CommandError(f"{who} would not give you anything for {name_of(ws, item)}.")
-    return price
+        return "worthless", f"{who} would not give you anything for {name_of(ws, item)}.", 0
+    items: ItemFactory = ctx.service(ItemFactory)
+    template = items.template_of(item)
+    carried = set(items.carried(keeper))
+    held = sum(1 for i in shop.bought if i in carried and items.template_of(i) == template)
+    if held >= shop.hold:
+        return "plenty", f"{who} has plenty of those already.", price
+    wealth = ctx.world.try_component(keeper, Wealth)
+    if wealth is not None and wealth.gold < price:
+        return "afford", f"{who} cannot afford to buy that right now.", price
+    return "", "", price
 
 
 def _offer(
@@ -209,7 +219,10 @@ def _offer(
     if not found:
         raise not_carrying(ws, items, actor, wanted)
     item = found[0]
-    return ws, actor, keeper, shop, who, item, _price(ctx, ws, keeper, shop, who, item)
+    refused, said, price = _refusal(ctx, ws, keeper, shop, who, item)
+    if refused in ("none", "worthless"):  # an appraisal: shelf and purse aside
+        raise CommandError(said)
+    return ws, actor, keeper, shop, who, item, price
 
 
 @command("value", aliases=("appraise",), category="shops")
@@ -231,24 +244,6 @@ class _Sale:
         self.items: ItemFactory = ctx.service(ItemFactory)
         self.trade = Trade(ctx.engine, actor, keeper)
         self.sold: list[tuple[UUID, str, int]] = []
-
-    def refusal(self, ws: WorldService, item: UUID) -> tuple[str, int]:
-        """Why the keeper will not take ``item`` now ("" if they will), and the price."""
-        try:
-            price = _price(self.ctx, ws, self.keeper, self.shop, self.who, item)
-        except CommandError as refused:
-            return str(refused), 0
-        template = self.items.template_of(item)
-        carried = set(self.items.carried(self.keeper))
-        held = sum(
-            1 for i in self.shop.bought if i in carried and self.items.template_of(i) == template
-        )
-        if held >= self.shop.hold:
-            return f"{self.who} has plenty of those already.", price
-        wealth = self.ctx.world.try_component(self.keeper, Wealth)
-        if wealth is not None and wealth.gold < price:
-            return f"{self.who} cannot afford to buy that right now.", price
-        return "", price
 
     def sell(self, item: UUID, price: int) -> None:
         ctx, keeper, shop = self.ctx, self.keeper, self.shop
@@ -309,24 +304,22 @@ async def sell(ctx: CommandContext) -> None:
         raise not_carrying(ws, sale.items, actor, wanted)
     if not many:
         item = found[0]
-        refused, price = sale.refusal(ws, item)
+        refused, said, price = _refusal(ctx, ws, keeper, shop, who, item)
         if refused:
-            raise CommandError(refused)
+            raise CommandError(said)
         thing = name_of(ws, item)
         sale.sell(item, price)
         await sale.close(ws, thing)
         ctx.send(f"You sell {thing} to {who} for {price} gold.")
         return
+    # Kept items by why: a kind of refusal, or what else needs them.
     kept: dict[str, list[UUID]] = {}
     market = market_of(ctx)
     for item in found:
         needed = market.kept(actor, sale.items.template_of(item) or "")
-        if needed:
-            kept.setdefault(f"You keep {{what}}: {needed}.", []).append(item)
-            continue
-        refused, price = sale.refusal(ws, item)
-        if refused:
-            kept.setdefault(_why_kept(refused, who), []).append(item)
+        refused, _, price = ("", "", 0) if needed else _refusal(ctx, ws, keeper, shop, who, item)
+        if needed or refused:
+            kept.setdefault(refused or f"You keep {{what}}: {needed}.", []).append(item)
         else:
             sale.sell(item, price)
     if not sale.sold:
@@ -338,19 +331,12 @@ async def sell(ctx: CommandContext) -> None:
     )
 
 
-def _why_kept(refusal: str, who: str) -> str:
-    """The kind of a refusal, to say once for all the items it kept."""
-    for kind in ("doesn't buy", "would not give", "has plenty", "cannot afford"):
-        if kind in refusal:
-            return kind
-    return refusal.replace("{", "{{").replace("}", "}}")  # one of its own, said as it is
-
-
+#: What a ``sell all`` says, once for all the items a kind of refusal kept.
 _KEPT = {
-    "doesn't buy": "{who} does not buy {what}.",
-    "would not give": "{who} would not give you anything for {what}.",
-    "has plenty": "{who} has plenty of those already: {what}.",
-    "cannot afford": "{who} cannot afford any more: {what}.",
+    "none": "{who} does not buy {what}.",
+    "worthless": "{who} would not give you anything for {what}.",
+    "plenty": "{who} has plenty of those already: {what}.",
+    "afford": "{who} cannot afford any more: {what}.",
 }
 
 
