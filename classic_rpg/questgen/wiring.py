@@ -42,8 +42,10 @@ from maid_stdlib.questgen.personalization import PlayStyle, styles_of_archetype
 from maid_stdlib.questgen.register import QuestGen
 from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.system_wiring import QuestGenerationPlugin
+from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.questgen.vocabulary import QuestDeliveryMethod, QuestState
 from maid_stdlib.world.events import EntityDiedEvent
+from maid_stdlib.world.text import capitalize
 
 __all__ = ["ConversationDelivery", "QuestDeliveryPlugin", "RpgQuestOffers"]
 
@@ -85,7 +87,8 @@ class RpgQuestOffers:
         return qlog is not None and (
             qlog.entry(quest_id) is not None
             or bool(qlog.turn_ins.get(quest_id))
-            or quest_id in qlog.declined
+            # Turned down a while ago, it may come back: people change their minds.
+            or self.manager.turned_down(character, quest_id)
         )
 
     def is_open(self, quest_id: str) -> bool:
@@ -101,6 +104,11 @@ class RpgQuestOffers:
                 taken.update(q for q, n in qlog.turn_ins.items() if n)
             self._accepted = (version, frozenset(taken))
         return quest_id in self._accepted[1]
+
+
+#: Words of "ask <giver> about <topic>" that mean any quest the giver has (stemmed
+#: as ``topic_tokens`` stems them).
+ASKING_FOR_WORK = topic_tokens("work job quest help task errand offer")
 
 
 class ConversationDelivery:
@@ -124,10 +132,48 @@ class ConversationDelivery:
         return not busy
 
     def topic(self, ctx: CommandContext, npc: UUID, topic: str) -> bool:
-        lines = self.generation.conversation(ctx.require_actor(), npc, topic)
+        actor = ctx.require_actor()
+        lines = self.generation.conversation(actor, npc, topic)
+        again = self._reconsidered(actor, npc, topic)
+        lines = [*(lines or []), *again]
         if lines:
             ctx.send("\n".join(lines))
-        return False  # the NPC still answers the question itself
+        # The NPC still answers the question itself, unless the answer was the
+        # quest the character turned down (asking about work is not a topic).
+        return bool(again)
+
+    def _reconsidered(self, actor: UUID, npc: UUID, topic: str) -> list[str]:
+        """Asking a giver about a quest one turned down (its words, or simply about
+        work) is changing one's mind: the giver offers it again, at once, while it
+        is open and the offer cap allows."""
+        manager = self.manager
+        qlog = manager.engine.world.try_component(actor, QuestLog)
+        if qlog is None or not qlog.declined:
+            return []
+        wanted = topic_tokens(topic)
+        out: list[str] = []
+        for quest in manager.quests_from(npc):
+            qid = quest.quest_id
+            if qid not in qlog.declined or qlog.entry(qid) is not None:
+                continue
+            oq = self.generation.open_quest(qid)
+            about = topic_tokens(quest.title) | (oq.topics if oq is not None else frozenset())
+            if not (wanted & (about | ASKING_FOR_WORK)) or not manager.is_open(qid):
+                continue
+            if manager.count_pending_offers(actor) >= self.generation.offer_cap(actor):
+                out.append("You already have as many offers as you can weigh: decline one first.")
+                break
+            try:
+                manager.reconsider(actor, qid)
+            except QuestError:
+                continue
+            speech = quest.accept_dialogue or quest.summary
+            name = capitalize(manager.name_of(npc))
+            out.append(f'{name} says, "{speech}"' if speech else f"{name} has work for you.")
+            out.append(
+                f"|yQuest offered again: '{quest.title}'.|n " + accept_hint(manager, actor, qid)
+            )
+        return out
 
 
 class AuthoredClaims:

@@ -16,12 +16,13 @@ evaluator's circuit breaker sees it and the next quest records its
 * **Retaliation**: every applied trust change below ``RETALIATION_THRESHOLD``
   toward the character raises RIVALRY_ESCALATION between the wronged NPC and the
   quest giver who benefited.
-* **Aftermath of a failure**: a FAILED or EXPIRED quest (nobody helped, or the
-  one who tried failed) raises, with a chance of its ``chain_potential`` (drawn
-  from the world's seeded random source), one "escalation" signal: a threat it
-  was meant to clear grows bolder where it holds (THREAT_DETECTED); anything else
-  becomes a CONSEQUENCE_CHAIN among its people. The situation does not wait for
-  the next adventurer politely.
+* **Aftermath of a failure**: a FAILED or EXPIRED quest raises one "escalation"
+  signal: a threat it was meant to clear grows bolder where it holds
+  (THREAT_DETECTED); anything else becomes a CONSEQUENCE_CHAIN among its people.
+  When someone came against the threat and failed (beaten, or out of time) it
+  always does, and says who; otherwise with a chance of the quest's
+  ``chain_potential`` (drawn from the world's seeded random source). The situation
+  does not wait for the next adventurer politely.
 * A follow-up's importance is the importance of the chain's first quest, or the
   finished quest's ``chain_potential`` if that is higher, x 0.7 per link (x1 after
   a standalone quest, x0.49 two links down): the stakes carry over and fade. (The
@@ -308,6 +309,13 @@ def generic_rule(ctx: ChainContext) -> StorySignal | None:
     return ctx.signal("CONSEQUENCE_CHAIN", npcs, "follow_up", situation=situation)
 
 
+def fights_threat(quest: GeneratedQuest) -> bool:
+    """Whether the quest sent its doer against a threat (foes to defeat, of a
+    known source)."""
+    kills = any(o.objective_type is ObjectiveType.KILL for o in quest.objectives)
+    return kills and threat_source(quest) is not None
+
+
 def escalation_signal(ctx: ChainContext) -> StorySignal | None:
     """What a failure leaves behind: the threat the quest was to clear, bolder where
     it still holds; else the quest's people left with the problem."""
@@ -328,6 +336,12 @@ def escalation_signal(ctx: ChainContext) -> StorySignal | None:
         place = facts.area_of(room) or room if room is not None else None
         if place is not None:
             where = facts.area_name(place) or facts.room_name(place)
+            doers = [facts.name(c) for c in ctx.characters if facts.name(c)]
+            what = (
+                f"{doers[0]} came against the {source} and failed"
+                if doers
+                else f"Nobody stopped the {source}"
+            )
             return ctx.signal(
                 StorySignalType.THREAT_DETECTED,
                 npcs,
@@ -336,7 +350,7 @@ def escalation_signal(ctx: ChainContext) -> StorySignal | None:
                 threat_location=place,
                 threat_location_key=place,
                 severity=round(min(1.0, ctx.importance), 3),
-                description=f"Nobody stopped the {source}; they grow bolder {where}.",
+                description=f"{what}; they grow bolder {where}.",
             )
     return ctx.signal("CONSEQUENCE_CHAIN", npcs, "escalation")
 
@@ -385,7 +399,11 @@ def detect_consequence_signals(
         follow = (rules or ChainRules.builtin()).follow_up(ctx)
         if follow is not None:
             signals.append(follow)
-    elif outcome in ESCALATION_OUTCOMES and ctx.rng.random() < quest.chain_potential:
+    elif outcome in ESCALATION_OUTCOMES and (
+        # Beaten or outrun, the one who came against a threat left it surer of
+        # itself than nobody coming would: a failed fight always leaves it worse.
+        (ctx.characters and fights_threat(quest)) or ctx.rng.random() < quest.chain_potential
+    ):
         worse = escalation_signal(ctx)
         if worse is not None:
             signals.append(worse)

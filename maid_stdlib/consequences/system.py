@@ -68,8 +68,10 @@ from maid_stdlib.consequences.sidetable import (
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.questgen.quest import ConsequenceType, GeneratedQuest, QuestConsequence
 from maid_stdlib.questgen.register import QuestGen
+from maid_stdlib.questgen.text import join_names
 from maid_stdlib.questgen.vocabulary import FailReason, QuestOutcome
 from maid_stdlib.story.signals import StorySignal, StorySignalEvent
+from maid_stdlib.world.text import capitalize
 
 if TYPE_CHECKING:
     from maid_engine.ports import Host
@@ -80,6 +82,13 @@ log = logging.getLogger("maid.consequences")
 
 #: Consequences that are about the character who did the quest (once per character).
 _PER_CHARACTER = frozenset({ConsequenceType.RELATIONSHIP_CHANGE, ConsequenceType.FACTION_STANDING})
+
+#: How a failed attempt ended, in the giver's words ("X took on ... and <how>").
+_FAILED_HOW: dict[QuestOutcome, str] = {
+    QuestOutcome.FAILED: "failed",
+    QuestOutcome.EXPIRED: "did not finish in time",
+    QuestOutcome.ABANDONED: "gave up on it",
+}
 
 #: ``hook(batch, attempt)``: runs after validation, before application.
 PreApplyHook = Callable[[WorldMutationBatch, int], None]
@@ -113,6 +122,9 @@ class ConsequenceSystem(System):
         #: The latest propagations, newest last (admin views and tests).
         self.recent: deque[Propagation] = deque(maxlen=100)
         self._done: set[str] = set()
+        #: Quests someone took on and failed (in memory: after a restart a quest that
+        #: then lapses is told as "nobody came" again).
+        self._tried: set[str] = set()
         self.audit = ConsequenceAudit(qg.engine)
         self._flush_task: asyncio.Task[None] | None = None
         # Retried every tick while the store is away: one line a minute.
@@ -284,7 +296,12 @@ class ConsequenceSystem(System):
             for character in characters:
                 out.extend(await self._branch_consequences(quest, character))
             return out
-        out = list(quest.failure_consequences)
+        tried = bool(characters) or quest.id in self._tried
+        # "Nobody came" is not what happened once someone took the quest on.
+        out = [c for c in quest.failure_consequences if not (tried and c.unattended_only)]
+        if characters:
+            self._tried.add(quest.id)
+            out.extend(self._failed_attempt(quest, outcome, characters))
         if outcome is QuestOutcome.ABANDONED:
             facts = self.qg.facts
             giver = quest.quest_giver_id
@@ -307,6 +324,37 @@ class ConsequenceSystem(System):
                         description="Word spreads that the task was left unfinished",
                     )
                 )
+        return out
+
+    def _failed_attempt(
+        self, quest: GeneratedQuest, outcome: QuestOutcome, characters: list[UUID]
+    ) -> list[QuestConsequence]:
+        """What a failure by someone who took the quest on adds to its planned
+        failure consequences: the giver remembers who failed them (the memory is
+        about the first of them), and, unless they walked away (an abandonment has
+        its own gossip), word spreads of who tried and how it ended."""
+        facts = self.qg.facts
+        giver = quest.quest_giver_id
+        doers = join_names([facts.name(c) or "an adventurer" for c in characters])
+        ended = _FAILED_HOW.get(outcome, "failed")
+        out = [
+            QuestConsequence(
+                consequence_type=ConsequenceType.MEMORY_CREATION,
+                target_npc=giver,
+                memory_content=f'{capitalize(doers)} took on "{quest.title}" for me, and {ended}.',
+                description=f"{facts.name(giver)} remembers who failed them",
+            )
+        ]
+        if outcome is not QuestOutcome.ABANDONED:
+            out.append(
+                QuestConsequence(
+                    consequence_type=ConsequenceType.GOSSIP_INJECTION,
+                    target_npc=giver,
+                    gossip_content=f"{capitalize(doers)} tried to help {facts.name(giver)} "
+                    f'("{quest.title}"), and {ended}',
+                    description="Word spreads of who tried and failed",
+                )
+            )
         return out
 
     async def _branch_consequences(

@@ -112,7 +112,7 @@ class ConsequencePlanner:
                     target_npc=giver,
                     target_key=key,
                     need_delta=self.FAILURE_NEED,
-                    description=f"{name}'s {key} need gets worse: nobody helped",
+                    description=f"{name}'s {key} need gets worse: the job was not done",
                 )
             )
 
@@ -195,6 +195,7 @@ class ConsequencePlanner:
                 target_npc=giver,
                 gossip_content=f"Nobody helped {name}{topic}",
                 description="Word spreads that nobody came",
+                unattended_only=True,
             )
         )
         plan.failure.append(
@@ -203,6 +204,7 @@ class ConsequencePlanner:
                 target_npc=giver,
                 memory_content=f"Nobody came when I asked for help{topic}.",
                 description=f"{name} remembers being let down",
+                unattended_only=True,
             )
         )
 

@@ -155,7 +155,8 @@ class QuestOffers(Protocol):
     def active_quests(self, character: UUID) -> list[str]: ...
 
     def has_quest(self, character: UUID, quest_id: str) -> bool:
-        """Offered, running or already done: never offer it again."""
+        """Offered, running, already done, or lately turned down: do not offer it
+        (now)."""
         ...
 
     def is_open(self, quest_id: str) -> bool: ...

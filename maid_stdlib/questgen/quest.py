@@ -109,6 +109,10 @@ class QuestConsequence:
     world_state_key: str | None = None
     world_state_value: str | None = None
     social_influence_delta: float | None = None
+    #: Words of a failure nobody tried to prevent ("nobody came"): applied only when
+    #: no character had taken the quest on. Someone who tried and failed is told
+    #: apart (the consequence layer says who).
+    unattended_only: bool = False
 
 
 @dataclass(kw_only=True)

@@ -292,15 +292,16 @@ async def test_a_completed_investigation_raises_its_follow_up(engine: GameEngine
 async def test_a_failure_may_escalate_with_a_chance_of_the_chain_potential(
     engine: GameEngine,
 ) -> None:
-    """A failed or expired quest's situation may get worse on its own: with a chance
-    of the quest's chain potential (the world's seeded random source) one
-    "escalation" signal; never after a success, never at potential 0."""
+    """A failed or expired quest may get worse on its own: with a
+    chance of the quest's chain potential (the world's seeded random source) one
+    "escalation" signal; never after a success, never at potential 0 (unless
+    someone fought its threat and lost: see below)."""
     facts = qg_of(engine).facts
     hero = new_hero(engine)
     quest = chained(engine, "let-down", 0, 0.9)
     quest.chain_potential = 1.0
     for outcome in (QuestOutcome.FAILED, QuestOutcome.EXPIRED):
-        [signal] = detect_consequence_signals(quest, outcome, [hero], [], facts)
+        [signal] = detect_consequence_signals(quest, outcome, [], [], facts)
         assert signal.signal_type == "CONSEQUENCE_CHAIN"
         assert signal.context["chain_type"] == "escalation"
         assert signal.context["previous_quest_id"] == "let-down"
@@ -311,7 +312,7 @@ async def test_a_failure_may_escalate_with_a_chance_of_the_chain_potential(
     # a chance, drawn from the world's seeded source: some do, some do not
     quest.chain_potential = 0.5
     fired = [
-        bool(detect_consequence_signals(quest, QuestOutcome.FAILED, [hero], [], facts))
+        bool(detect_consequence_signals(quest, QuestOutcome.FAILED, [], [], facts))
         for _ in range(40)
     ]
     assert 5 < sum(fired) < 35
@@ -344,7 +345,19 @@ async def test_a_failed_fight_leaves_the_threat_bolder_where_it_holds(engine: Ga
     assert signal.context["chain_type"] == "escalation"
     assert signal.context["threat_source"] == "wolves"
     assert signal.context["threat_location"] == (facts.area_of(den) or den)
+    assert signal.context["description"].startswith("Aria came against the wolves and failed;")
     assert "grow bolder" in signal.context["description"]
+    [unmet] = detect_consequence_signals(quest, QuestOutcome.EXPIRED, [], [], facts)
+    assert unmet.context["description"].startswith("Nobody stopped the wolves;")
+    # Someone who came against the threat and lost always leaves it bolder; when
+    # nobody came it is a chance (of the chain potential), walking away none.
+    quest.chain_potential = 0.0
+    for outcome in (QuestOutcome.FAILED, QuestOutcome.EXPIRED):
+        [signal] = detect_consequence_signals(quest, outcome, [hero], [], facts)
+        assert signal.signal_type == "THREAT_DETECTED"
+        assert signal.involved_players == [hero]
+    assert detect_consequence_signals(quest, QuestOutcome.EXPIRED, [], [], facts) == []
+    assert detect_consequence_signals(quest, QuestOutcome.ABANDONED, [hero], [], facts) == []
 
 
 async def test_a_minor_quests_follow_up_is_as_important_as_its_chain_potential(

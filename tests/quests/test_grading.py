@@ -17,8 +17,8 @@ from classic_rpg.systems.quests.grading import grade_outcome
 from classic_rpg.systems.quests.questlog import ObjectiveProgress
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd, session_for
-from maid_stdlib.questgen.events import QuestTurnedInEvent
-from maid_stdlib.questgen.vocabulary import QuestOutcome
+from maid_stdlib.questgen.events import QuestFailedEvent, QuestTurnedInEvent
+from maid_stdlib.questgen.vocabulary import FailReason, QuestOutcome, QuestState
 
 YARD = {"objective_id": "yard", "objective_type": "visit", "destination_room_id": "qtest:yard"}
 GATE = {"objective_id": "gate", "objective_type": "visit", "destination_room_id": "qtest:gate"}
@@ -201,3 +201,55 @@ def test_grade_outcome_table() -> None:
     assert grade_outcome(q, entry("yard", "gate", lowest=0.0), 1.0) is (
         QuestOutcome.PARTIAL_SUCCESS
     )
+
+
+async def test_telling_the_giver_you_failed_is_a_failed_outcome(engine: GameEngine) -> None:
+    """Below half done, 'turnin <quest>' asks to confirm; confirmed, the quest fails
+    (graded FAILED, no reward) and the giver heard it from the character."""
+    hero = new_character(engine)
+    q = quest(
+        "test-quest",
+        YARD,
+        GATE,
+        {**CAMP, "required": True},
+        partial_turn_in=True,
+        rewards={"experience": 10, "gold": 20},
+    )
+    await start(engine, hero, q)
+    stats = engine.world.get_component(hero, CharacterStats)
+    xp, gold = stats.experience, stats.gold
+    rec = Recorder(engine, QuestFailedEvent)
+    out = await cmd(engine, hero, "turnin test")
+    assert "less than half" in out, out
+    assert "turnin test confirm" in out, out
+    entry = qm(engine).entry(hero, "test-quest")
+    assert entry is not None
+    assert entry.state is QuestState.IN_PROGRESS
+    out = await cmd(engine, hero, "turnin test confirm")
+    assert "Quest failed" in out, out
+    assert "could not do it" in out, out
+    await engine.dispatch_events()
+    (event,) = rec.of(QuestFailedEvent)
+    assert (event.reason, event.outcome) == (FailReason.FAILED, QuestOutcome.FAILED)
+    assert event.previous_state is QuestState.IN_PROGRESS
+    assert (stats.experience, stats.gold) == (xp, gold)
+    # Authored quests without early turn-in keep the old answer.
+    other = quest("other-quest", YARD, GATE)
+    await start(engine, hero, other)
+    out = await cmd(engine, hero, "turnin other confirm")
+    assert "not finished" in out, out
+
+
+async def test_no_failure_report_away_from_the_giver_or_past_half(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    q = quest("test-quest", YARD, GATE, partial_turn_in=True)
+    await start(engine, hero, q)
+    place(engine, hero, "camp")
+    with pytest.raises(QuestError, match="need to be with"):
+        qm(engine).report_failure(hero, "test-quest")
+    place(engine, hero, "hall")
+    await finish_yard(engine, hero)
+    with pytest.raises(QuestError, match="enough"):
+        qm(engine).report_failure(hero, "test-quest")
+    with pytest.raises(QuestError, match="not working on"):
+        qm(engine).report_failure(new_character(engine, "Other"), "test-quest")

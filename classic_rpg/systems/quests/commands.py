@@ -12,6 +12,7 @@ from uuid import UUID
 
 from classic_rpg.components import CharacterStats
 from classic_rpg.systems.quests.errors import QuestError
+from classic_rpg.systems.quests.grading import required_ratio
 from classic_rpg.systems.quests.handles import handle_word, match_handle
 from classic_rpg.systems.quests.manager import QuestManager
 from classic_rpg.systems.quests.models import Quest, QuestObjective
@@ -306,12 +307,26 @@ async def turnin_cmd(ctx: CommandContext) -> None:
 
     Some quests (those the world raised on its own) may be turned in early once at
     least half their required objectives are done: name the quest. That is a
-    partial success: half the rewards, and the good done counts for half.
+    partial success: half the rewards, and the good done counts for half. With less
+    than half done, 'turnin <quest> confirm' tells the giver you could not do it:
+    the quest fails (no reward), and they remember who tried.
     """
     manager = manager_of(ctx)
     actor = ctx.require_actor()
-    if ctx.args.strip():
-        targets = [resolve(ctx, ctx.args)[0]]
+    words = ctx.args.split()
+    confirmed = len(words) > 1 and words[-1].lower() in CONFIRM_WORDS
+    wanted = " ".join(words[:-1] if confirmed else words)
+    if wanted:
+        quest, entry = resolve(ctx, wanted)
+        fitted = manager.quest_for(entry) or quest
+        if (
+            entry.state is QuestState.IN_PROGRESS
+            and fitted.partial_turn_in
+            and required_ratio(fitted, entry) < 0.5
+        ):
+            await _report_failure(ctx, manager, actor, fitted, wanted, confirmed)
+            return
+        targets = [quest]
     else:
         ws: WorldService = ctx.service(WorldService)
         here = ws.room_key_of(actor)
@@ -328,6 +343,29 @@ async def turnin_cmd(ctx: CommandContext) -> None:
             await manager.turn_in_quest(actor, quest.quest_id)
         except QuestError as exc:
             raise CommandError(str(exc)) from exc
+
+
+async def _report_failure(
+    ctx: CommandContext,
+    manager: QuestManager,
+    actor: UUID,
+    quest: Quest,
+    wanted: str,
+    confirmed: bool,
+) -> None:
+    """``turnin`` with less than half of a quest done: telling the giver it failed."""
+    npc = quest.turn_in_npc
+    name = manager.name_of(npc) if npc is not None else "them"
+    if not confirmed:
+        ctx.send(
+            f"You have done less than half of '{quest.title}'. Type 'turnin {wanted} "
+            f"confirm' to tell {name} you could not do it (the quest fails)."
+        )
+        return
+    try:
+        manager.report_failure(actor, quest.quest_id)
+    except QuestError as exc:
+        raise CommandError(str(exc)) from exc
 
 
 class QuestTalk:
@@ -413,8 +451,9 @@ class QuestTalk:
                 continue
             if qlog is not None and qlog.turn_ins.get(quest.quest_id) and not quest.repeatable:
                 continue
-            if entry is None and qlog is not None and quest.quest_id in qlog.declined:
-                # Turned down: the giver goes on to what the character did take on.
+            if entry is None and manager.turned_down(actor, quest.quest_id):
+                # Turned down (lately): the giver goes on to what the character did
+                # take on, and asks again after a while.
                 continue
             out.append(quest)
         return out

@@ -33,6 +33,7 @@ from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog, entry_of, 
 from classic_rpg.systems.quests.registry import QuestRegistry, resolve_room_ids
 from classic_rpg.systems.quests.rewards import TurnInLedger
 from classic_rpg.systems.quests.scaling import QuestScaling
+from maid_engine.clock import GAME_DAY
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_engine.ports import (
     ClockPort,
@@ -108,6 +109,11 @@ class QuestManagerHost(
 
 
 class QuestManager:
+    #: Game seconds after which an offer the character turned down (or let lapse)
+    #: may be made again while the quest is open: people change their minds. Asking
+    #: its giver about it brings it back at once (:meth:`reconsider`).
+    reoffer_after: float = GAME_DAY
+
     def __init__(self, engine: QuestManagerHost) -> None:
         self.engine = engine
         self.registry = QuestRegistry()
@@ -414,6 +420,27 @@ class QuestManager:
         self.engine.world.modified(character, qlog)
         self._log("quest offer lapsed" if lapsed else "quest declined", quest_id, character)
 
+    def turned_down(self, character: UUID, quest_id: str) -> bool:
+        """Did the character turn the quest down (or let the offer lapse) less than
+        ``reoffer_after`` ago? Then it is not offered again on its own."""
+        qlog = self.engine.world.try_component(character, QuestLog)
+        when = qlog.declined.get(quest_id) if qlog is not None else None
+        return when is not None and self.now - when < self.reoffer_after
+
+    def reconsider(self, character: UUID, quest_id: str) -> QuestEntry:
+        """The character changed their mind about an offer they turned down: offered
+        again, in person, while the quest is still open (a quest the world moved past
+        is closed, so what comes back is still grounded)."""
+        quest = self._require(quest_id)
+        qlog = self.log_of(character)
+        if quest_id not in qlog.declined or qlog.entry(quest_id) is not None:
+            raise QuestError(f"You did not turn down '{quest.title}'.")
+        if not self.is_open(quest_id):
+            raise QuestError(f"'{quest.title}' is no longer available.")
+        del qlog.declined[quest_id]
+        self._log("quest reconsidered", quest_id, character)
+        return self.offer_quest(character, quest_id, QuestDeliveryMethod.CONVERSATION)
+
     def lapse_offers(self, max_age: float) -> list[tuple[UUID, str]]:
         """Decline, for them, every offer older than ``max_age`` game seconds that
         the character never answered. Returns the (character, quest id) lapsed."""
@@ -453,6 +480,32 @@ class QuestManager:
         if entry is None or not entry.state.active:
             raise QuestError(f"You are not on '{quest.title}'.")
         return self._fail(character, self.quest_for(entry) or quest, entry, reason, detail)
+
+    def report_failure(self, character: UUID, quest_id: str) -> QuestOutcome:
+        """The character tells the quest's turn-in NPC that they could not do it: an
+        explicit failure, graded as one (less than half done: FAILED). Unlike
+        ``abandon`` (walking away) the giver hears it from them. Only quests that may
+        be turned in early (``partial_turn_in``) allow it, and only below half done:
+        from half on, turning in early is a partial success."""
+        quest = self._require(quest_id)
+        entry = self.entry(character, quest_id)
+        if entry is None or entry.state is not QuestState.IN_PROGRESS:
+            raise QuestError(f"You are not working on '{quest.title}'.")
+        quest = self.quest_for(entry) or quest
+        if not quest.partial_turn_in:
+            raise QuestError(f"You have not finished '{quest.title}' yet.")
+        if required_ratio(quest, entry) >= 0.5:
+            raise QuestError(f"You have done enough of '{quest.title}' to turn it in.")
+        npc = quest.turn_in_npc
+        name = self.name_of(npc) if npc is not None else "them"
+        if npc is not None:
+            ws = self.engine.services.get(WorldService)
+            here = ws.room_key_of(character)
+            if not self.engine.world.entity_exists(npc) or ws.room_key_of(npc) != here:
+                raise QuestError(f"You need to be with {name} to tell them.")
+        return self._fail(
+            character, quest, entry, FailReason.FAILED, f"you told {name} you could not do it"
+        )
 
     def _fail(
         self,
