@@ -38,7 +38,9 @@ from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.service import WorldService
 
 __all__ = [
+    "DECK",
     "DEFAULT_ORDER",
+    "LOSES_BELOW",
     "STYLES",
     "Bot",
     "Gear",
@@ -47,6 +49,7 @@ __all__ = [
     "create_bots",
     "log_out",
     "pick_gear",
+    "shuffled_deck",
 ]
 
 
@@ -120,6 +123,24 @@ STYLES: dict[str, Style] = {
         ),
     )
 }
+#: A bot's deck of fates (see the coordinator), shuffled anew by its seeded source
+#: when used up: one attempt in six settles, one comes too late, one is too weak,
+#: three are played through (a card that does not fit waits for a quest it fits).
+DECK = ("settles", "late", "weak", "", "", "")
+#: A bot too weak for its fight knows it has lost when its health falls below this
+#: share (or it dies): it gets away and owns up.
+LOSES_BELOW = 0.5
+#: At a decision a bot takes its style's option, but one time in this many another
+#: (drawn from its fate source): players do not always side the same way.
+OTHER_CHOICE = 3
+
+
+def shuffled_deck(rng: random.Random) -> list[str]:
+    deck = list(DECK)
+    rng.shuffle(deck)
+    return deck
+
+
 #: Styles of bots 1..K, repeating.
 DEFAULT_ORDER = ("fighter", "explorer", "talker", "completionist", "quitter")
 
@@ -152,6 +173,15 @@ class Bot:
     #: Where its fates come from (see the coordinator): seeded like ``rng`` but
     #: apart from it, so drawing a fate does not change where it wanders.
     fate_rng: random.Random = field(default_factory=random.Random)
+    #: Fates still to come (:data:`DECK`), drawn in order.
+    deck: list[str] = field(default_factory=list)
+    #: The option it chose at each decision ((quest, objective) -> 1-based option).
+    choices: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: On a quest it is too weak for and has not lost yet: it fights without resting
+    #: first or drinking, until it must flee.
+    over_reaching: bool = False
+    #: It lost a fight on its current quest (fled or died).
+    lost: bool = False
 
 
 @dataclass(frozen=True)
@@ -248,6 +278,7 @@ async def create_bot(engine: BotHost, style: Style, name: str, seed: int) -> Bot
         random.Random(f"{seed}:{name}"),
         fate_rng=random.Random(f"{seed}:{name}:fate"),
     )
+    bot.deck = shuffled_deck(bot.fate_rng)
     for line in _equip_lines(engine, uid):
         await engine.sessions.execute(session, line)
     session.sent.clear()

@@ -24,7 +24,12 @@ from uuid import UUID
 from classic_rpg.combat.components import PendingRespawn
 from classic_rpg.systems.quests import QuestManager
 from maid_engine.ports import ClockPort, EventsPort, MetricsPort, ServicesPort, WorldPort
-from maid_stdlib.consequences import ConsequencesAppliedEvent, GeneratedQuestIndex, QuestChainEvent
+from maid_stdlib.consequences import (
+    ConsequencesAppliedEvent,
+    ConsequenceSystem,
+    GeneratedQuestIndex,
+    QuestChainEvent,
+)
 from maid_stdlib.questgen import GeneratedQuest, QuestGen
 from maid_stdlib.questgen.events import (
     QuestAbandonedEvent,
@@ -157,6 +162,10 @@ class QuestRecord:
     outcomes: list[str] = field(default_factory=list)
 
 
+#: Outcomes whose consequences are the failure ones.
+_FAILURES = frozenset({"failed", "expired", "abandoned"})
+
+
 @dataclass
 class Collector:
     engine: CollectorHost
@@ -168,6 +177,9 @@ class Collector:
     offers: Counter[str] = field(default_factory=Counter)
     chain_events: list[tuple[str, int]] = field(default_factory=list)
     consequences_applied: int = 0
+    #: What each failure's consequences said: whether someone had tried, the
+    #: memories and gossip they left (nobody came vs tried and failed).
+    failures: list[dict[str, Any]] = field(default_factory=list)
     lint: LintReport = field(default_factory=LintReport)
     #: Named mentions in model prose, and those no fact held (quest id, name).
     mentions: int = 0
@@ -288,6 +300,23 @@ class Collector:
 
     def _on_consequences(self, event: ConsequencesAppliedEvent) -> None:
         self.consequences_applied += 1
+        if event.outcome not in _FAILURES:
+            return
+        system = self.engine.services.try_get(ConsequenceSystem)
+        done = [p for p in (system.recent if system else ()) if p.audit_key == event.audit_key]
+        words: dict[str, list[str]] = {"memory_creation": [], "gossip_injection": []}
+        for m in done[0].applied if done else []:
+            if m.mutation_type in words:
+                words[m.mutation_type].append(str(m.payload.get("content", "")))
+        self.failures.append(
+            {
+                "quest_id": event.quest_id,
+                "outcome": event.outcome,
+                "tried": bool(event.character_ids),
+                "memories": words["memory_creation"],
+                "gossip": words["gossip_injection"],
+            }
+        )
 
     # -- reading the pipeline's records ------------------------------------------------------
     def history(self) -> dict[str, dict[str, Any]]:

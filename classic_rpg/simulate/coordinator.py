@@ -15,13 +15,20 @@ in with its grade, failed, invalidated, expired, abandoned); a bot gives up (wit
 no progress for ``stuck_after`` game seconds, and the reason is kept.
 
 Players do not finish everything they take. Each proper attempt draws a *fate*
-from the bot's own seeded random source (so a run is reproducible), except on a
-chain's follow-up, which it always plays through: with
-``SETTLE_SHARE`` the bot settles for part of the job (once half the required
-objectives are done it turns the quest in early: a partial success); with
-``LATE_SHARE`` it comes too late (it accepts, then dawdles until a quest that
-expires within ``LATE_WITHIN`` runs out: a failure). The rest play it through,
-and choose at branch points as their style says.
+from the bot's own deck (:data:`DECK`, shuffled by the bot's seeded random source,
+so a run is reproducible), except on a chain's follow-up, which it always plays
+through. ``settles``: the bot settles for part of the job (once half the required
+objectives are done it turns the quest in early: a partial success). ``late``: it
+comes too late (it accepts, then goes about other things until a deadline within
+``LATE_WITHIN`` passes: the quest's time limit or the opportunity's expiry).
+``weak``: on a quest with a fight before half the job it is too weak and
+over-reaches (no rest before a fight, no potion); once it has lost a fight
+(beaten below ``LOSES_BELOW`` of its health it flees, or it died) it goes back to
+the giver and says so (``turnin <quest> confirm``: failed, or a partial success from half the
+job). After a failure of either kind the quest goes back to the others. A card
+that does not fit the quest (nothing to fight, a distant deadline, one objective)
+stays in the deck for a later quest. The rest play it through, and choose at
+branch points as their style says (or, now and then, otherwise).
 """
 
 from __future__ import annotations
@@ -33,12 +40,12 @@ from uuid import UUID
 from classic_rpg.combat.components import Fighting
 from classic_rpg.components import CharacterStats
 from classic_rpg.questgen.challenge import recommended_level
-from classic_rpg.simulate.bots import BotHost, create_bot, log_out
+from classic_rpg.simulate.bots import BotHost, create_bot, log_out, shuffled_deck
 from classic_rpg.simulate.play import Planner, Step
 from classic_rpg.systems.quests import QuestManager
 from classic_rpg.systems.quests.grading import required_ratio
 from classic_rpg.systems.quests.questlog import QuestLog
-from maid_engine.clock import GAME_DAY, GAME_HOUR
+from maid_engine.clock import GAME_HOUR
 from maid_engine.ports import ClockPort
 from maid_stdlib.consequences import GeneratedQuestIndex
 from maid_stdlib.grounding import QuestGroundingMonitor
@@ -51,7 +58,7 @@ from maid_stdlib.questgen.events import (
     QuestTurnedInEvent,
 )
 from maid_stdlib.questgen.service import QuestGenerationService
-from maid_stdlib.questgen.vocabulary import QuestState
+from maid_stdlib.questgen.vocabulary import ObjectiveType, QuestState
 from maid_stdlib.world.events import EntityDiedEvent
 from maid_stdlib.world.service import WorldService
 
@@ -70,14 +77,14 @@ QUITTER_SHARE = 3
 RETIRE_ABOVE = 1
 #: Times a bot asks a giver in person for a quest before it lets another try.
 ASK_TIMES = 2
-#: Share of proper attempts where the bot settles for partial success.
-SETTLE_SHARE = 0.15
-#: Share of proper attempts where the bot comes too late (the quest expires).
-LATE_SHARE = 0.1
-#: Only a quest expiring within this many game seconds of the claim is let lapse.
-LATE_WITHIN = GAME_DAY
-#: Fates of an attempt: played through, settled early, or too late.
-FATES = ("", "settles", "late")
+#: Only a quest whose deadline (its time limit, or the opportunity's expiry) falls
+#: within this many game seconds of the claim is let run out: a bot holding a quest
+#: it will not do for longer keeps its threat claimed and its giver waiting.
+LATE_WITHIN = 6 * GAME_HOUR
+#: How fated attempts that fail end; the quest goes back to the others after them.
+FATED_FAILURES = frozenset({"failed", "expired"})
+#: Fates of an attempt: played through, settled early, too late, or too weak.
+FATES = ("", "settles", "late", "weak")
 
 
 @dataclass
@@ -204,6 +211,7 @@ class Coordinator:
         del self._current[character]
         bot = self._by_uid[character]
         bot.quest_id, bot.idle_since = None, attempt.ended
+        bot.over_reaching = False
         self._claims.pop(quest_id, None)
 
     def _on_turned_in(self, event: QuestTurnedInEvent) -> None:
@@ -238,6 +246,8 @@ class Coordinator:
         if bot is not None:
             bot.deaths += 1
             bot.deaths_on_quest += 1
+            # A bot too weak for its quest has lost: it owns up, not fights on.
+            bot.over_reaching, bot.lost = False, True
 
     def decision_options(self, quest_id: str, objective_id: str) -> int:
         oq = self.generation.open_quest(quest_id)
@@ -261,7 +271,10 @@ class Coordinator:
         if not self.manager.is_open(info.quest_id):
             return True
         tried = [a for a in self.attempts if a.quest_id == info.quest_id]
-        if any(a.counts for a in tried) or any(a.bot == bot.name for a in tried):
+        # A bot too weak or too late failed on purpose: someone else may take the
+        # quest on (it is still open), as a player would after another's failure.
+        proper = [a for a in tried if a.counts and not (a.fate and a.result in FATED_FAILURES)]
+        if proper or any(a.bot == bot.name for a in tried):
             return True
         level = self.level_of(bot)
         return not info.min_level <= level <= info.recommended_level + LEVEL_ABOVE
@@ -278,8 +291,8 @@ class Coordinator:
         the offer cap and keep every generated offer away, whatever the style), or
         one that will never be its (:meth:`never_for`) -- by a bot of a declining
         style, or by any bot ``making_room`` for the quest it is about to ask for. An
-        offer turned down is never made again, so one someone else merely holds is
-        kept: it comes back when the quitter gives up."""
+        offer turned down is not made again for a game day, so one someone else
+        merely holds is kept: it comes back when the quitter gives up."""
         for quest_id in self._offered(bot):
             if quest_id == bot.quest_id:
                 continue
@@ -345,6 +358,7 @@ class Coordinator:
         )
         if attempt.counts:
             attempt.fate = self._fate(bot, info, now)
+        bot.over_reaching, bot.lost = attempt.fate == "weak", False
         self.attempts.append(attempt)
         self._current[bot.uid] = attempt
         self._claims[info.quest_id] = bot
@@ -353,20 +367,37 @@ class Coordinator:
         return info.quest_id
 
     def _fate(self, bot: Bot, info: QuestInfo, now: float) -> str:
-        """Drawn for every proper attempt (one draw each, so runs reproduce)."""
-        roll = bot.fate_rng.random()
-        quest = self.manager.get_quest(info.quest_id)
-        required = len(quest.required) if quest is not None else 0
+        """The first card of the bot's deck that fits the quest, taken from the deck
+        (a plain card always fits); "" without taking one on a chain's follow-up."""
         oq = self.generation.open_quest(info.quest_id)
         if oq is not None and oq.quest.chain_depth > 0:
             return ""  # a follow-up is the story it came back for: it sees it through
-        if roll < SETTLE_SHARE:
-            # Half of one objective is all of it: nothing to settle for.
-            return "settles" if required >= 2 else ""
-        if roll < SETTLE_SHARE + LATE_SHARE:
-            soon = oq is not None and oq.quest.expiry - now <= LATE_WITHIN
-            return "late" if soon else ""
+        if not bot.deck:
+            bot.deck = shuffled_deck(bot.fate_rng)
+        quest = self.manager.get_quest(info.quest_id)
+        for n, card in enumerate(bot.deck):
+            if not card or self._fits_fate(card, bot, info, quest, oq, now):
+                return bot.deck.pop(n)
         return ""
+
+    def _fits_fate(
+        self, card: str, bot: Bot, info: QuestInfo, quest: Any, oq: Any, now: float
+    ) -> bool:
+        if card == "settles":
+            # Half of one objective is all of it: nothing to settle for.
+            return quest is not None and len(quest.required) >= 2
+        if card == "late":
+            limit = quest.time_limit_seconds if quest is not None else None
+            soon = oq is not None and oq.quest.expiry - now <= LATE_WITHIN
+            return soon or (limit is not None and limit <= LATE_WITHIN)
+        if card == "weak":
+            # Too weak for a fight: a quest with foes to beat before half the job is
+            # done (beaten there, it has failed; later, it would have half of it).
+            required = sorted(quest.required, key=lambda o: o.order) if quest else []
+            kinds = [o.objective_type for o in required]
+            first = kinds.index(ObjectiveType.KILL) if ObjectiveType.KILL in kinds else None
+            return first is not None and first < len(required) / 2
+        return False
 
     def _fated_step(self, bot: Bot, attempt: Attempt, quest: Any, entry: Any) -> Step | None:
         """What a bot that will not play the quest through does instead, if anything."""
@@ -375,14 +406,19 @@ class Coordinator:
         if attempt.fate == "late":
             idle = self.planner.idle_step(bot, self.start_room, self.boards)
             return Step(idle.line, "in no hurry (the quest will run out)")
-        if attempt.fate == "settles" and required_ratio(quest, entry) >= 0.5:
+        lost = attempt.fate == "weak" and (bot.lost or bot.deaths_on_quest > 0)
+        if lost or (attempt.fate == "settles" and required_ratio(quest, entry) >= 0.5):
             npc = quest.turn_in_npc
-            doing = "settling for part of the job"
+            doing = (
+                "telling the giver it lost the fight" if lost else "settling for part of the job"
+            )
             room = self.ws.room_key_of(npc) if npc is not None else None
+            # Below half the job, turning in early is owning up to failure (confirmed).
+            line = f"turnin {quest.quest_id}" + (" confirm" if lost else "")
             if room is None:
-                return Step(f"turnin {quest.quest_id}", doing)
+                return Step(line, doing)
             step = self.planner.go_to(bot, room, doing)
-            return step if step is not None else Step(f"turnin {quest.quest_id}", doing)
+            return step if step is not None else Step(line, doing)
         return None
 
     # -- a turn ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from classic_rpg.combat.components import CombatRules, Fighting, LootTable, Pend
 from classic_rpg.components import Health
 from classic_rpg.items.components import ItemStats
 from classic_rpg.items.factory import ItemFactory
+from classic_rpg.simulate.bots import LOSES_BELOW, OTHER_CHOICE
 from classic_rpg.systems.quests.models import Quest, QuestObjective
 from classic_rpg.systems.quests.questlog import QuestEntry
 from maid_engine.accounts.components import PlayerCharacter
@@ -149,6 +150,8 @@ class Planner:
         return Step(f"go {path[0]}", doing)
 
     def fit_to_fight(self, bot: Bot) -> bool:
+        if bot.over_reaching:
+            return True  # it does not think it needs to rest first
         health = self.world.try_component(bot.uid, Health)
         return health is None or health.current >= ENGAGE_AT * health.maximum
 
@@ -190,6 +193,15 @@ class Planner:
         if health is None or health.maximum <= 0:
             return None
         share = health.current / health.maximum
+        if bot.over_reaching:
+            # Too weak for its quest and sure it is not: no rest, no potion; beaten
+            # down to half its health, it knows it has lost the fight and runs.
+            if not self.world.has_component(bot.uid, Fighting):
+                return None
+            if share < LOSES_BELOW:
+                bot.over_reaching, bot.lost = False, True
+                return Step("flee", "losing the fight")
+            return Step(None, "fighting beyond its strength")
         if self.world.has_component(bot.uid, Fighting):
             if share < bot.style.flee_below:
                 potion = self.potion(bot)
@@ -276,9 +288,23 @@ class Planner:
             count = self.options(quest.quest_id, o.objective_id)
             if count < 1:
                 return Step(None, doing, blocked=f"'{doing}' is not a decision a player can make")
-            choice = count if bot.style.choice == 0 else min(bot.style.choice, count)
-            return Step(f"choose {quest.quest_id} {choice}", doing)
+            return Step(f"choose {quest.quest_id} {self.choice(bot, quest, o, count)}", doing)
         return Step(None, doing, blocked=f"no way to do a {t.value} objective")
+
+    @staticmethod
+    def choice(bot: Bot, quest: Quest, o: QuestObjective, count: int) -> int:
+        """The option the bot picks at a decision of ``count`` options: its style's,
+        or one time in OTHER_CHOICE another, drawn once from its fate source (so
+        each seed has its own choices, the same on every run)."""
+        key = (quest.quest_id, o.objective_id)
+        if key not in bot.choices:
+            own = count if bot.style.choice == 0 else min(bot.style.choice, count)
+            others = [n for n in range(1, count + 1) if n != own]
+            rng = bot.fate_rng
+            bot.choices[key] = (
+                rng.choice(others) if others and rng.randrange(OTHER_CHOICE) == 0 else own
+            )
+        return bot.choices[key]
 
     def kill_step(self, bot: Bot, o: QuestObjective, doing: str) -> Step:
         if o.target_id is not None:

@@ -32,9 +32,10 @@ from classic_rpg.simulate.coordinator import SUCCESS, Attempt, QuestInfo
 from maid_engine.clock import GAME_DAY
 from maid_stdlib.questgen.narrative import QUEST_PURPOSES
 
-#: How a fated attempt ends: settled early, too late, or still waiting for its
-#: quest to run out when the run ended.
-FATED_RESULTS = frozenset({"partial_success", "expired", "waiting_out"})
+#: How a fated attempt ends: settled early (or owned up after half the job), too
+#: late, failed (too weak, it told the giver), or still waiting for its quest to
+#: run out when the run ended.
+FATED_RESULTS = frozenset({"partial_success", "expired", "failed", "waiting_out"})
 
 __all__ = ["PER_DAY", "build_report", "entropy_bits", "longest_run", "percentile", "summary"]
 
@@ -274,11 +275,17 @@ def _feasibility(
                 "attempts": [a.document() for a in mine],
             }
         )
+    fates: dict[str, Counter[str]] = {}
+    for a in attempts:
+        if a.counts:
+            fates.setdefault(a.fate or "played", Counter())[a.result] += 1
     return {
         "quests": due,
         "attempted": attempted,
         "completed": completed,
         "fated": fated,
+        # What each fate of the proper attempts came to (see the coordinator).
+        "fates": {f: dict(sorted(c.items())) for f, c in sorted(fates.items())},
         "not_completed": rows,
     }
 
@@ -486,6 +493,8 @@ def build_report(
             "batches_rolled_back": int(batches.get("conflict", 0) + batches.get("failed", 0)),
             "batches_invalid": int(batches.get("invalid", 0)),
             "applied_events": collector.consequences_applied,
+            # Each failure's words: nobody came, or someone tried and failed.
+            "failures": collector.failures,
         },
         "feasibility": feasibility,
         "ticks": {
@@ -573,6 +582,13 @@ def summary(report: dict[str, Any]) -> str:
         f"         - {row['quest_id']} ({row['archetype']}): {row['reason']}"
         for row in f["not_completed"][:10]
     ]
+    lines.append(
+        "  fates: "
+        + "; ".join(
+            f"{fate} " + ", ".join(f"{k} {n}" for k, n in results.items())
+            for fate, results in f["fates"].items()
+        )
+    )
     cons = report["consequences"]
     lines += [
         "  lifecycle: " + ", ".join(f"{k} {n}" for k, n in report["lifecycle"].items()),

@@ -78,3 +78,19 @@ def test_every_archetype_appears(report: dict[str, Any]) -> None:
 )
 def test_no_giver_gives_more_than_thirty_percent_of_a_day(report: dict[str, Any]) -> None:
     assert criteria(report)["givers"], _why(report, "quests", "days")
+
+
+def test_failures_tell_apart_nobody_coming_from_someone_failing(report: dict[str, Any]) -> None:
+    """Bots too weak, too late or settling make failures happen on every pinned seed;
+    one someone tried never says "nobody came" and the giver remembers who took it
+    on; one nobody tried says nobody came and remembers no one."""
+    failures = report["consequences"]["failures"]
+    tried = [f for f in failures if f["tried"]]
+    assert tried, _why(report, "outcomes", "feasibility")
+    for f in tried:
+        words = f["memories"] + f["gossip"]
+        assert not any(w.startswith("Nobody") for w in words), f
+        assert any(" took on " in m for m in f["memories"]), f
+    for f in failures:
+        if not f["tried"] and f["memories"]:
+            assert any(m.startswith("Nobody came") for m in f["memories"]), f

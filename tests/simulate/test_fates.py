@@ -1,6 +1,7 @@
 """Bots do not finish everything: each proper attempt draws a fate from the bot's
-own seeded random source (settle for part of the job, come too late, or play it
-through), so outcomes vary and a run reproduces."""
+own deck, shuffled by its seeded source (settle for part of the job, come too
+late, be too weak for the fight, or play it through), so outcomes vary and a run
+reproduces."""
 
 from __future__ import annotations
 
@@ -9,24 +10,34 @@ from types import SimpleNamespace
 from typing import Any
 from uuid import uuid4
 
-from classic_rpg.simulate.bots import STYLES
+from classic_rpg.simulate.bots import DECK, STYLES
 from classic_rpg.simulate.coordinator import (
-    LATE_SHARE,
     LATE_WITHIN,
-    SETTLE_SHARE,
     Attempt,
     Coordinator,
     QuestInfo,
 )
 from classic_rpg.simulate.report import FATED_RESULTS
+from maid_stdlib.questgen.vocabulary import ObjectiveType
 
 
 class _Manager:
-    def __init__(self, required: int) -> None:
-        self.required = required
+    def __init__(
+        self, required: int, kills: bool, limit: float | None = None, first: int = 0
+    ) -> None:
+        """``required`` objectives, the ``first`` of them talks, then kills (or
+        talks only)."""
+        self.required = [
+            SimpleNamespace(
+                objective_type=ObjectiveType.KILL if kills and n >= first else ObjectiveType.TALK,
+                order=n,
+            )
+            for n in range(required)
+        ]
+        self.limit = limit
 
     def get_quest(self, quest_id: str) -> Any:
-        return SimpleNamespace(required=[object()] * self.required)
+        return SimpleNamespace(required=self.required, time_limit_seconds=self.limit)
 
 
 class _Generation:
@@ -39,29 +50,83 @@ class _Generation:
 
 
 def fates(
-    seed: int, required: int = 3, expiry: float = 3600.0, n: int = 400, depth: int = 0
+    seed: int,
+    required: int = 3,
+    expiry: float = 3600.0,
+    n: int = 400,
+    depth: int = 0,
+    kills: bool = True,
+    level: int = 3,
+    first: int = 0,
 ) -> list[str]:
-    # Only what ``_fate`` reads: the quest's required objectives and its expiry.
+    # Only what ``_fate`` reads: the quest's required objectives, its expiry, its
+    # chain depth, and the bot's level and deck.
     coordinator = object.__new__(Coordinator)
-    coordinator.manager = _Manager(required)  # type: ignore[assignment]
+    coordinator.manager = _Manager(required, kills, first=first)  # type: ignore[assignment]
     coordinator.generation = _Generation(expiry, depth)  # type: ignore[assignment]
-    bot = SimpleNamespace(fate_rng=random.Random(seed))
+    vars(coordinator)["level_of"] = lambda bot: level
+    bot = SimpleNamespace(fate_rng=random.Random(seed), deck=[])
     info = QuestInfo("q", "threat_elimination", "threat_response", 0.0, 4, 3, ())
     return [coordinator._fate(bot, info, 0.0) for _ in range(n)]  # type: ignore[arg-type]
 
 
-def test_fates_come_from_the_bots_seeded_source_in_their_shares() -> None:
+def test_fates_come_from_the_bots_seeded_deck() -> None:
     drawn = fates(11)
     assert drawn == fates(11)  # reproducible
     assert drawn != fates(12)
-    settles, late = drawn.count("settles") / len(drawn), drawn.count("late") / len(drawn)
-    assert abs(settles - SETTLE_SHARE) < 0.06
-    assert abs(late - LATE_SHARE) < 0.05
+    # Every deck holds each fate once: a bot settles, comes late and is too weak
+    # once in every deck's worth of attempts that fit, whatever the seed.
+    for start in range(0, len(drawn) - len(DECK) + 1, len(DECK)):
+        deck = drawn[start : start + len(DECK)]
+        assert sorted(deck) == sorted(DECK)
 
 
-def test_no_settling_for_half_of_one_objective_nor_lateness_for_a_distant_expiry() -> None:
+def test_a_card_that_does_not_fit_waits_for_a_quest_it_fits() -> None:
     assert "settles" not in fates(11, required=1)
     assert "late" not in fates(11, expiry=LATE_WITHIN + 1.0)
+    # Too weak only for a fight that comes before half the job is done.
+    assert "weak" not in fates(11, kills=False)
+    assert "weak" in fates(11)
+    assert "weak" in fates(11, required=3, first=1)
+    assert "weak" not in fates(11, required=4, first=2)
+    # The waiting card is not lost: the first quest it fits gets it.
+    coordinator = object.__new__(Coordinator)
+    coordinator.manager = _Manager(3, kills=False)  # type: ignore[assignment]
+    coordinator.generation = _Generation(3600.0)  # type: ignore[assignment]
+    vars(coordinator)["level_of"] = lambda bot: 3
+    bot: Any = SimpleNamespace(fate_rng=random.Random(1), deck=["weak", ""])
+    info = QuestInfo("q", "threat_elimination", "threat_response", 0.0, 4, 3, ())
+    assert coordinator._fate(bot, info, 0.0) == ""
+    assert bot.deck == ["weak"]
+    coordinator.manager = _Manager(3, kills=True)  # type: ignore[assignment]
+    assert coordinator._fate(bot, info, 0.0) == "weak"
+
+
+def test_too_late_for_a_near_deadline_of_its_own_or_of_the_opportunity() -> None:
+    coordinator = object.__new__(Coordinator)
+    coordinator.manager = _Manager(3, kills=False, limit=LATE_WITHIN)  # type: ignore[assignment]
+    coordinator.generation = _Generation(expiry=10 * LATE_WITHIN)  # type: ignore[assignment]
+    bot: Any = SimpleNamespace(fate_rng=random.Random(1), deck=["late"])
+    info = QuestInfo("q", "threat_elimination", "threat_response", 0.0, 4, 3, ())
+    assert coordinator._fate(bot, info, 0.0) == "late"  # its time limit runs out soon
+
+
+def test_after_a_fated_failure_the_quest_goes_back_to_the_others() -> None:
+    """Too weak or too late, a bot fails on purpose; the quest stays open and another
+    bot may take it on (a settled or played-through attempt was the proper one)."""
+    coordinator = object.__new__(Coordinator)
+    failed = Attempt("gen-q", "Talker1", "talker", 3, 0.0, fate="weak", result="failed")
+    vars(coordinator).update(
+        attempts=[failed],
+        manager=SimpleNamespace(is_open=lambda quest_id: True),
+        level_of=lambda bot: 4,
+    )
+    info = QuestInfo("gen-q", "threat_elimination", "threat_response", 0, 4, 3, ())
+    explorer: Any = SimpleNamespace(name="Explorer1")
+    assert not coordinator.never_for(explorer, info)
+    assert coordinator.never_for(SimpleNamespace(name="Talker1"), info)  # type: ignore[arg-type]
+    failed.fate = ""  # played through and failed: that was its proper attempt
+    assert coordinator.never_for(explorer, info)
 
 
 def test_a_chains_follow_up_is_played_through() -> None:
