@@ -7,7 +7,10 @@ an item lying somewhere. Each such situation ("shape") is offered to the nearest
 NPCs who could plausibly ask for help with it; the first seed whose structure the
 real QuestBuilder can plan, for an archetype accepting the seed type, is queued on
 the QuestGenerationService, whose pipeline builds, validates, filters, registers
-and delivers it like any other seed (it is urgent, so on the next tick).
+and delivers it like any other seed (it is urgent, so on the next tick). The
+daily cap does not hold a forced seed back, nor reject its quest: an admin's
+explicit request is not the world's pacing (it still counts in the day's quests,
+so the world's own wait).
 """
 
 from __future__ import annotations
@@ -197,6 +200,8 @@ async def _try_seed(
         result.tried.append(f"{who}: {seed.reason}")
         return False
     seed.importance = max(seed.importance, FORCED_IMPORTANCE)
+    # An admin's explicit request: the daily cap does not hold it back.
+    seed.forced = True
     stale = generation.screen(seed)
     if stale is not None:
         result.tried.append(f"{who}: the giver's situation is stale ({stale.reason})")

@@ -132,6 +132,9 @@ class QuestSeed:
     """0 for a fresh seed; n for the n-th follow-up of a quest chain."""
     chain_parent_id: str | None = None
     """The quest this one follows up, in a chain."""
+    forced: bool = False
+    """Queued by an admin (``@quest force-generate``): an explicit request, not the
+    world's pacing, so the daily cap does not hold it back."""
 
     def is_expired(self, now: float) -> bool:
         """Whether the seed is past ``expires_at`` at game time ``now``."""

@@ -249,7 +249,11 @@ class QuestGenerationSystem(System):
         for seed in st.queue.pending:
             if seed.primary_npc not in given:
                 given[seed.primary_npc] = st.quotas.given_today(seed.primary_npc, now)
-        order = sorted(st.queue.pending, key=lambda s: (-s.importance, given[s.primary_npc]))
+        # An admin's forced seed first: the daily cap that stops the cycle for the
+        # others does not hold it.
+        order = sorted(
+            st.queue.pending, key=lambda s: (not s.forced, -s.importance, given[s.primary_npc])
+        )
         cycle = _Cycle(max_launches)
         over_share: list[QuestSeed] = []
         for seed in order:
@@ -289,7 +293,7 @@ class QuestGenerationSystem(System):
         if cycle.launched >= cycle.max_launches:
             return "stop"
         room = st.quotas.day_room(now, len(st.narrate) + cycle.judged)
-        if room is not None and room <= 0:
+        if room is not None and room <= 0 and not seed.forced:
             return "stop"  # the day is full: seeds wait, and it is not an attempt
         if seed.id in st.narrate or st.queue.backing_off(seed, now):
             return ""

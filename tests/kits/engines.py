@@ -14,9 +14,11 @@ from kits.hamlet.pack import HamletPack
 from kits.hamlet.rules import HamletRules
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
+from maid_engine.content import ContentPack, PackContext
 from maid_engine.engine import GameEngine
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.questgen import QuestGen
+from maid_stdlib.questgen.generation_config import QuestGenerationConfig
 from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.world import NPC, WorldService, data_uuid
 
@@ -137,3 +139,16 @@ def skip(engine: GameEngine, game_seconds: float) -> None:
     clock = engine.clock
     assert isinstance(clock, ManualClock), "only a ManualClock can skip"
     clock.skip(game_seconds)
+
+
+class QuestgenSettings(ContentPack):
+    """A test's generation config, provided before the stdlib builds the pipeline
+    (it requires nothing, so it registers first)."""
+
+    name = "questgen_settings"
+
+    def __init__(self, config: QuestGenerationConfig) -> None:
+        self.config = config
+
+    def register(self, ctx: PackContext) -> None:
+        ctx.provide(QuestGenerationConfig, self.config)

@@ -12,20 +12,28 @@ from uuid import UUID
 from admin import AdminContentPack
 from classic_rpg.components import CharacterStats
 from content_packs.heist.pack import HeistPack
+from kits.engines import QuestgenSettings, qg_of, questgen_of
 from kits.engines import make_engine as kits_engine
-from kits.engines import qg_of, questgen_of
 from kits.heroes import new_character
 from maid_engine.commands import Role
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
+from maid_stdlib.questgen.generation_config import QuestGenerationConfig
 
 
 def make_engine(
-    tmp_path: Path, *, store: bool = True, seed: int = 11, **settings: Any
+    tmp_path: Path,
+    *,
+    store: bool = True,
+    seed: int = 11,
+    config: QuestGenerationConfig | None = None,
+    **settings: Any,
 ) -> GameEngine:
-    return kits_engine(
-        tmp_path, [HeistPack, AdminContentPack], seed=seed, use_store=store, settings=settings
-    )
+    """The heist world with the admin pack; ``config``: the generation settings."""
+    packs: list[Any] = [HeistPack, AdminContentPack]
+    if config is not None:
+        packs.insert(0, QuestgenSettings(config))
+    return kits_engine(tmp_path, packs, seed=seed, use_store=store, settings=settings)
 
 
 async def settle() -> None:

@@ -3,8 +3,8 @@ classic_rpg packs): living world, story signals, the QuestGen toolkit, the RPG
 archetypes and hooks, the quest generation pipeline and its RPG delivery glue.
 Another world (the shipped game, for the end-to-end tests) is one ``world=`` away.
 
-:class:`QuestgenSettings` provides a test's generation config before the stdlib
-builds the pipeline with it; :class:`QuestgenTuning` silences the story detectors.
+``QuestgenSettings`` (``kits.engines``) provides a test's generation config before
+the stdlib builds the pipeline with it; :class:`QuestgenTuning` silences the story detectors.
 Tests talk to the pipeline through the :class:`QuestGenerationService`
 (``kits.engines.questgen_of``); ``pipeline_of`` gives the coordinator and its
 stages to the tests that check a stage itself.
@@ -21,7 +21,7 @@ from typing import Any
 from uuid import UUID
 
 import pytest
-from kits.engines import HAMLET_RPG, npc, questgen_of, room_key
+from kits.engines import HAMLET_RPG, QuestgenSettings, npc, questgen_of, room_key
 from kits.engines import make_engine as kits_engine
 from kits.heroes import new_character
 
@@ -42,19 +42,6 @@ from maid_stdlib.questgen.signals import BasicSignal
 from maid_stdlib.questgen.system import QuestGenerationSystem
 from maid_stdlib.story.signals import StorySignal
 from maid_stdlib.world import WorldService
-
-
-class QuestgenSettings(ContentPack):
-    """A test's generation config, provided before the stdlib builds the pipeline
-    (it requires nothing, so it registers first)."""
-
-    name = "questgen_settings"
-
-    def __init__(self, config: QuestGenerationConfig) -> None:
-        self.config = config
-
-    def register(self, ctx: PackContext) -> None:
-        ctx.provide(QuestGenerationConfig, self.config)
 
 
 class QuestgenTuning(ContentPack):

@@ -74,7 +74,8 @@ class CheckStage:
                 narrative, Rejection("validation", why, rules or ("world_changed",))
             )
         problems = [p for p in self._quality.check(quest) if p != "region_density"]
-        if self._quotas.over_daily_cap(quest):
+        if self._quotas.over_daily_cap(quest) and not plan.seed.forced:
+            # (An admin's forced quest is a request, not the world's pace.)
             problems.append("daily_cap")
         if problems:
             return CheckOutcome(
