@@ -81,12 +81,14 @@ def test_no_giver_gives_more_than_thirty_percent_of_a_day(report: dict[str, Any]
 
 
 def test_failures_tell_apart_nobody_coming_from_someone_failing(report: dict[str, Any]) -> None:
-    """Bots too weak, too late or settling make failures happen on every pinned seed;
-    one someone tried never says "nobody came" and the giver remembers who took it
-    on; one nobody tried says nobody came and remembers no one."""
+    """Every failure's consequences say which it was: one someone tried never says
+    "nobody came" and the giver remembers who took it on; one nobody tried says
+    nobody came. (Bots too weak, too late or quitting make failures happen.)"""
     failures = report["consequences"]["failures"]
     tried = [f for f in failures if f["tried"]]
-    assert tried, _why(report, "outcomes", "feasibility")
+    outcomes = report["outcomes"]
+    # every failed or abandoned attempt had its consequences, told as tried
+    assert len(tried) >= outcomes.get("failed", 0) + outcomes.get("abandoned", 0), failures
     for f in tried:
         words = f["memories"] + f["gossip"]
         assert not any(w.startswith("Nobody") for w in words), f
