@@ -261,15 +261,14 @@ def _own_indent(line: str, width: int) -> str:
     the text would be squeezed into a sliver.
     """
     indent = line[: len(line) - len(line.lstrip(" "))]
-    if not 0 < len(indent) <= width // 2:
-        return ""
-    # A table's row ("  look (or l)      see where you are"): its second column,
-    # where the row's text runs on, if that leaves the text room enough.
+    # A table's row ("  look (or l)      see where you are", a command's first usage
+    # line): its second column, where the row's text runs on, if that leaves the
+    # text room enough.
     column = _SECOND_COLUMN.match(line)
     if column is not None and column.end() <= width // 2:
         return " " * column.end()
-    return indent
+    return indent if 0 < len(indent) <= width // 2 else ""
 
 
-#: A row's first column (after its indentation) and the gap of blanks after it.
-_SECOND_COLUMN = re.compile(r" +\S(?:\S| (?! ))* {2,}(?=\S)")
+#: A row's first column (after its indentation, or "Usage: ") and the gap after it.
+_SECOND_COLUMN = re.compile(r"(?: +|Usage: )\S(?:\S| (?! ))* {2,}(?=\S)")

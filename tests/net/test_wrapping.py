@@ -197,6 +197,12 @@ def test_a_table_row_runs_on_under_its_second_column() -> None:
         "                 to say (quests start",
         "                 this way)",
     ]
+    # A command's usage lines are such a table, its first line at the margin too.
+    usage = "Usage: sell <item>    ('value <item>' first tells you the price)"
+    assert wrap_text(usage, 44).splitlines() == [
+        "Usage: sell <item>    ('value <item>' first",
+        "                      tells you the price)",
+    ]
     # A second column past half the window: under the row's own indent instead.
     wide = "  talk <name>                 hear what someone has to say"
     assert wrap_text(wide, 40).splitlines()[1] == "  someone has to say"
