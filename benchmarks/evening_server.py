@@ -75,6 +75,8 @@ async def serve(args: argparse.Namespace) -> int:
         database_url=f"sqlite+aiosqlite:///{args.data_dir / 'maid.db'}",
         telnet_port=0,
         metrics_port=0,
+        # The players come by telnet; a fixed web port may be taken on the machine.
+        web_enabled=False,
         telnet_host="127.0.0.1",
         metrics_host="127.0.0.1",
         random_seed=spec.seed,
