@@ -52,12 +52,17 @@ class WhoFlag:
 class WhoList:
     """What ``who`` shows besides names; filled in by other layers.
 
-    The rows (everything but the idle times, which are read fresh) are kept for the
-    rest of the tick (:meth:`next_tick`, called once per tick): a thousand players
-    typing ``who`` in one tick build the list once. Who is online, titles, AFK
-    marks and the flags or levels registered here drop the rows at once; a level
-    or flag that changes by other means shows from the next tick.
+    The rows (everything but the idle times, which are read fresh) are kept for
+    ``KEEP_TICKS`` ticks (:meth:`next_tick`, called once per tick; a second at the
+    default rate): a thousand players typing ``who`` in that time build the list
+    once. Kept only for the rest of one tick, they were built again for nearly
+    every ``who`` of an evening (ten ticks a second, a few ``who`` a second). Who
+    is online, titles, AFK marks and the flags or levels registered here drop the
+    rows at once; a level or flag that changes by other means shows within
+    ``KEEP_TICKS`` ticks.
     """
+
+    KEEP_TICKS = 10
 
     def __init__(self) -> None:
         self._level_of: Callable[[UUID], int | None] = lambda _uid: None
@@ -95,12 +100,12 @@ class WhoList:
 
     def cached_rows(self, key: tuple[object, ...]) -> list[WhoRow] | None:
         held = self._rows
-        if held is not None and held[0] == (self._tick, self._changes, *key):
+        if held is not None and held[0] == (self._tick // self.KEEP_TICKS, self._changes, *key):
             return held[1]
         return None
 
     def keep_rows(self, key: tuple[object, ...], rows: list[WhoRow]) -> None:
-        self._rows = ((self._tick, self._changes, *key), rows)
+        self._rows = ((self._tick // self.KEEP_TICKS, self._changes, *key), rows)
 
     def flags_of(self, uid: UUID) -> list[str]:
         flags = sorted(self._flags.values(), key=lambda f: (f.order, f.key))
