@@ -320,6 +320,7 @@ def run_evening(
     log_json = json.loads(ticks_json.read_text()) if ticks_json.exists() else {}
     ticks = log_json.get("ticks", [])
     out["deep_at_end"] = log_json.get("deep_at_end") or {}
+    out["dumps"] = log_json.get("dumps") or {}
     play = raw["phase_monotonic"]
     out.update(digest(raw))
     out["tick_warmup"] = tick_figures(ticks, *warmup)
@@ -569,6 +570,20 @@ def markdown(res: dict[str, Any]) -> str:
                     f"{fmt(c['p99'], 2)} / {fmt(c['max'], 1)} ms, {fmt(c['total_ms'], 0)} ms "
                     "in all."
                 )
+        dumps = sorted((m.get("dumps") or {}).items(), key=lambda kv: -kv[1][1])
+        if dumps:
+            total = sum(v[1] for _, v in dumps) or 1.0
+            parts.append(
+                "Components turned into JSON for checkpoints and commits, the costliest "
+                "types (count, ms in all, µs each, share): "
+                + "; ".join(
+                    f"{name} {n:.0f}, {sec * 1000:.0f} ms, {sec * 1e6 / n:.0f} µs, "
+                    f"{sec / total * 100:.0f}%"
+                    for name, (n, sec) in dumps[:6]
+                    if n
+                )
+                + "."
+            )
         deep = m.get("deep_at_end") or {}
         if deep:
             parts.append(

@@ -17,7 +17,8 @@ whether it had to wait for the world lock, the garbage collections inside it (ms
 whether a write of the world to the database was under way when it began, and its
 slowest system with that system's ms (what a slow tick was busy with); and every
 collection of changes under the world lock (a piece of a checkpoint or a commit's:
-when it ended and how long it held the world).
+when it ended and how long it held the world), and the time spent turning each
+component type into JSON for them.
 Settings come from the environment (``MAID_*``) like ``maid run``'s.
 ``--profile PATH`` profiles the process (cProfile) from the world being ready to the
 stop and writes the statistics there (``python -m pstats PATH``); it slows the
@@ -90,6 +91,8 @@ async def serve(args: argparse.Namespace) -> int:
     #: (end, seconds) of every collection of changes under the world lock: a piece
     #: of a checkpoint, or a commit's
     collections: list[tuple[float, float]] = []
+    #: component type -> [components turned into JSON for checkpoints, seconds]
+    dumps: dict[str, list[float]] = {}
     try:
         pack = make_pack(root / "pack", spec, layers)
         server = MaidServer(
@@ -128,6 +131,7 @@ async def serve(args: argparse.Namespace) -> int:
             observe(seconds, exemplar)
 
         engine.metrics.checkpoint_collect.observe = collected  # type: ignore[method-assign,assignment]
+        _time_dumps(dumps)
         gc.callbacks.append(probe.on_gc)
         await server.start()
         for system in engine.systems:
@@ -178,6 +182,7 @@ async def serve(args: argparse.Namespace) -> int:
             "layers": layers.status,
             "deep_at_end": deep,
             "collections": collections,
+            "dumps": dumps,
         }
         args.ticks_json.write_text(json.dumps(out))
     return 0
@@ -221,6 +226,23 @@ class _TickProbe:
                     self.slowest, self.slowest_s = name, spent
 
         return timed_update
+
+
+def _time_dumps(sink: dict[str, list[float]]) -> None:
+    """Time the checkpoints' JSON of each component, by type (what a piece costs)."""
+    from maid_engine import changes
+
+    dump = changes.dump_component  # type: ignore[attr-defined]
+
+    def timed(component: Any) -> dict[str, Any]:
+        t0 = time.perf_counter()
+        out = dump(component)
+        row = sink.setdefault(type(component).__name__, [0.0, 0.0])
+        row[0] += 1
+        row[1] += time.perf_counter() - t0
+        return out
+
+    changes.dump_component = timed  # type: ignore[attr-defined]
 
 
 def _deep_collection() -> dict[str, float]:
