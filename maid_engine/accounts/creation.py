@@ -93,6 +93,11 @@ async def settle(documents: Documents, group: list[NewCharacter]) -> dict[str, A
     return accounts
 
 
+def _consume(future: asyncio.Future[Account]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
 class CommitHost(WorldPort, WorldLockPort, Protocol):
     """What the group commit uses: the world (a character that could not be
     written leaves it), its lock and a commit of the world with the operation's
@@ -124,6 +129,9 @@ class CharacterWrites:
         """Queue ``item`` and wait until it is on disk; returns its account as
         written. Raises what refused it (NameTaken, AccountNotFound) or what made
         the commit fail (StoreUnavailable, ...)."""
+        # A waiter cancelled meanwhile (its connection dropped) never reads the
+        # outcome: read it here, or asyncio would log an unretrieved exception.
+        item.written.add_done_callback(_consume)
         self._queue.append(item)
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._drain())
