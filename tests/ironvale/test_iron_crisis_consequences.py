@@ -116,7 +116,7 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
             await walk(engine, hero, room)
             said = plain(await cmd(engine, hero, f"talk {who}"))
             assert "Nobody wants to do anything" not in said
-            assert "have been seen on" not in said, said
+            assert "Bandits have been seen on" not in said, said
         assert "open again" in said
 
         # -- the bandits stay away until they regroup, days later ---------------------

@@ -98,7 +98,9 @@ async def test_the_map_of_the_square(tmp_path: Path) -> None:
             "          ||",
             " [ ]-[ ]-[|y@|n]-[ ]-[ ]",
             "          ||",
-            "         [ ]-[^]",  # the tavern has an upstairs
-            "          ||",
+            # Miners' Row west of South Street (on to Lamp Lane), the tavern east
+            # with its upstairs; the chapel below the row, the gate below the street.
+            "    -[ ]-[ ]-[^]",
+            "      ||   ||",
             "         [ ]",
         ]
