@@ -77,7 +77,9 @@ async def test_the_valley_raises_its_own_troubles(tmp_path: Path) -> None:
                 if "tunnel crawlers" in s.context["blocker"]
             ]
             crawling = [
-                s for s in signals.of("THREAT_DETECTED") if s.context["threat_source"] == "tunnel_crawlers"
+                s
+                for s in signals.of("THREAT_DETECTED")
+                if s.context["threat_source"] == "tunnel_crawlers"
             ]
             if mine is None and blocked_now and crawling:
                 mine = await build(engine, [blocked_now[-1], crawling[-1]])
@@ -101,7 +103,9 @@ async def test_the_valley_raises_its_own_troubles(tmp_path: Path) -> None:
         assert scarcity
         assert live(engine, scarcity[0].involved_npcs)
         crawlers = [
-            s for s in signals.of("THREAT_DETECTED") if s.context["threat_source"] == "tunnel_crawlers"
+            s
+            for s in signals.of("THREAT_DETECTED")
+            if s.context["threat_source"] == "tunnel_crawlers"
         ]
         assert crawlers
         assert crawlers[-1].context["threat_room_key"] == "ironvale:deep_seam"
