@@ -72,14 +72,10 @@ async def test_the_valley_raises_its_own_troubles(tmp_path: Path) -> None:
             # from the afternoon, back in their cave by morning): a quest is built
             # while it holds.
             blocked_now = [
-                s
-                for s in _of(signals, "GOAL_BLOCKED", hilde)
-                if "tunnel crawlers" in s.context["blocker"]
+                s for s in _of(signals, "GOAL_BLOCKED", hilde) if "crawlers" in s.context["blocker"]
             ]
             crawling = [
-                s
-                for s in signals.of("THREAT_DETECTED")
-                if s.context["threat_source"] == "tunnel_crawlers"
+                s for s in signals.of("THREAT_DETECTED") if s.context["threat_source"] == "crawlers"
             ]
             if mine is None and blocked_now and crawling:
                 mine = await build(engine, [blocked_now[-1], crawling[-1]])
@@ -92,9 +88,7 @@ async def test_the_valley_raises_its_own_troubles(tmp_path: Path) -> None:
 
         # The failing mine: the crawlers hold the deep seam; Hilde's ore stops.
         blocked = [
-            s
-            for s in _of(signals, "GOAL_BLOCKED", hilde)
-            if "tunnel crawlers" in s.context["blocker"]
+            s for s in _of(signals, "GOAL_BLOCKED", hilde) if "crawlers" in s.context["blocker"]
         ]
         assert blocked, [s.context for s in signals.of("GOAL_BLOCKED")]
         scarcity = [
@@ -103,9 +97,7 @@ async def test_the_valley_raises_its_own_troubles(tmp_path: Path) -> None:
         assert scarcity
         assert live(engine, scarcity[0].involved_npcs)
         crawlers = [
-            s
-            for s in signals.of("THREAT_DETECTED")
-            if s.context["threat_source"] == "tunnel_crawlers"
+            s for s in signals.of("THREAT_DETECTED") if s.context["threat_source"] == "crawlers"
         ]
         assert crawlers
         assert crawlers[-1].context["threat_room_key"] == "ironvale:deep_seam"
