@@ -378,7 +378,9 @@ def _betrayal(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | Non
             "party_a": betrayer,
             "party_b": victim,
             "evidence_location": evidence,
-            "subject": f"the betrayal of {facts.name(victim)}",
+            # Not "of <victim>": the victim is the giver, and a sentence about
+            # the giver names them once ("Mara wants the truth about the betrayal").
+            "subject": "the betrayal",
         },
         involved_npcs=[betrayer],
         affected_area=[evidence],
