@@ -67,6 +67,7 @@ from maid_stdlib.questgen.pipeline.quotas import Quotas
 from maid_stdlib.questgen.pipeline.results import BuildRecord, RejectionRecord
 from maid_stdlib.questgen.pipeline.screen import ResolvedSituations, SeedScreen
 from maid_stdlib.questgen.pipeline.seed_store import SeedStore
+from maid_stdlib.questgen.pipeline.variety import NOVELTY_WINDOW, launch_priority, recent_kinds
 from maid_stdlib.questgen.quest import GeneratedQuest
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
@@ -250,9 +251,13 @@ class QuestGenerationSystem(System):
             if seed.primary_npc not in given:
                 given[seed.primary_npc] = st.quotas.given_today(seed.primary_npc, now)
         # An admin's forced seed first: the daily cap that stops the cycle for the
-        # others does not hold it.
+        # others does not hold it. Then discounted for the kinds the latest quests
+        # were of: the day's room goes to what players have not seen lately
+        # (pipeline.variety).
+        recent = recent_kinds(self._history.recent_types(NOVELTY_WINDOW))
         order = sorted(
-            st.queue.pending, key=lambda s: (not s.forced, -s.importance, given[s.primary_npc])
+            st.queue.pending,
+            key=lambda s: (not s.forced, -launch_priority(s, recent), given[s.primary_npc]),
         )
         cycle = _Cycle(max_launches)
         over_share: list[QuestSeed] = []
