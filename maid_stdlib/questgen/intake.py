@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
+from collections.abc import Callable
 from math import ceil
 
 from maid_engine.clock import GameClock
@@ -54,8 +55,12 @@ class SignalIntake:
         composer: CompoundSeedComposer,
         queue: SeedQueue,
         resolved: ResolvedSituations,
+        buildable: Callable[[QuestSeed], bool] = lambda _seed: True,
     ) -> None:
         self._settings = settings
+        #: Can any archetype make a quest of the seed? (Decided by the seed's type,
+        #: fields and importance alone: a seed no archetype fits never will be.)
+        self._buildable = buildable
         self._clock = clock
         self._metrics = metrics
         self._facts = facts
@@ -164,8 +169,7 @@ class SignalIntake:
                 for s in await self._composer.compose([s for _, s in recent])
                 if any(signal_key(x) == key for x in s.source_signals)
             ]
-        if compounds:
-            seed = max(compounds, key=lambda s: s.importance)
+        seed = self._best(seed, compounds)
         if isinstance(seed, Rejection):
             self._metrics.signal_rejected(seed.rules)
             if set(seed.rules) & RECONSIDERED:
@@ -173,6 +177,31 @@ class SignalIntake:
         else:
             self._queue.enqueue(seed)
         return seed
+
+    def buildable(self, seed: QuestSeed) -> bool:
+        """Whether some archetype can make a quest of ``seed``."""
+        return self._buildable(seed)
+
+    def _best(
+        self, single: QuestSeed | Rejection, compounds: list[QuestSeed]
+    ) -> QuestSeed | Rejection:
+        """The most important compound seed an archetype can build, else the signal's
+        own seed if one can, else why not. A seed no archetype fits is turned down
+        here, by its rule, rather than queued to be planned and rejected at every
+        retry (its type, fields and importance never change)."""
+        fit = [s for s in compounds if self._buildable(s)]
+        if fit:
+            return max(fit, key=lambda s: s.importance)
+        if isinstance(single, QuestSeed) and self._buildable(single):
+            return single
+        unfit = max(compounds, key=lambda s: s.importance) if compounds else single
+        if isinstance(unfit, Rejection):
+            return unfit
+        return Rejection(
+            "evaluate",
+            f"no archetype can make a quest of a {unfit.seed_type} seed",
+            ("no_archetype",),
+        )
 
     def turned_down(self, since: float) -> list[tuple[float, StorySignalLike, Rejection]]:
         """(arrival, signal, why) of the signals turned down since ``since`` for a

@@ -210,6 +210,15 @@ class QuestGen:
             self.validator.coherence,
         )
 
+    def fits_an_archetype(self, seed: QuestSeed) -> bool:
+        """Whether some archetype fits ``seed`` and its pattern can use the seed's
+        fields (no dice drawn: nothing of the seeded world changes)."""
+        return bool(
+            self.archetypes.ranked(
+                seed, usable=lambda a: self.objective_builder.can_build(a.objective_pattern, seed)
+            )
+        )
+
     def ranked_archetypes(self, seed: QuestSeed) -> list[QuestArchetype]:
         """Archetypes that fit ``seed`` and whose pattern can use its fields, best first."""
         recent = [e.archetype_id for e in self.history.recent(5)]

@@ -142,7 +142,17 @@ def build_quest_generation(
     resolved = ResolvedSituations()
     quotas = Quotas(settings, qg.history, qg.facts)
     side_table = GeneratedQuestTable(qg)
-    intake = SignalIntake(settings, clock, metrics, qg.facts, evaluator, composer, queue, resolved)
+    intake = SignalIntake(
+        settings,
+        clock,
+        metrics,
+        qg.facts,
+        evaluator,
+        composer,
+        queue,
+        resolved,
+        buildable=qg.fits_an_archetype,
+    )
     narrate = NarrateStage(generator, fallback)
     holds = SeedHolds(
         qg.facts, qg.history, quotas, open_quests, lambda: [j.plan for j in narrate.jobs()]

@@ -8,27 +8,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ironvale.ironkit import IRONVALE, iv
-from kits.engines import living_of, make_engine, questgen_of
+from ironvale.ironkit import ironvale_engine, iv
+from kits.engines import living_of, questgen_of
 from kits.quests import SignalLog
-from questgen_system.qskit import QuestgenSettings
 
 from classic_rpg.questgen.crafting import SIGNAL_TYPE, crafts_of
 from classic_rpg.shops.components import Shop
 from maid_engine.engine import GameEngine
 from maid_stdlib.living.components import GoalsComponent
 from maid_stdlib.questgen import GeneratedQuest, ObjectiveType, QuestGen, QuestSeedTypes
-from maid_stdlib.questgen.generation_config import QuestGenerationConfig
 from maid_stdlib.story import StorySituationResolvedEvent
 
 
 async def test_voss_wants_swords_and_gundrik_needs_ore(tmp_path: Path) -> None:
-    # The valley's other troubles (the mine, Wren, the weir) fill a day's quota of
-    # quests long before an order for swords comes up, and nobody plays them here:
-    # without a daily cap the pipeline shows this story on its own.
-    engine = make_engine(
-        tmp_path, [QuestgenSettings(QuestGenerationConfig(max_quests_per_day=None)), *IRONVALE]
-    )
+    engine = ironvale_engine(tmp_path)
     resolved: list[StorySituationResolvedEvent] = []
     engine.events.subscribe(StorySituationResolvedEvent, resolved.append)
     async with engine.lifespan():

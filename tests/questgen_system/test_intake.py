@@ -1,17 +1,21 @@
 """SignalIntake: a burst of admitted signals is evaluated over ticks, in order, each
-composed with the signals admitted before it; a long tick evaluates at once."""
+composed with the signals admitted before it; a long tick evaluates at once. A
+seed no archetype can build is turned down when its signal comes, by its rule,
+instead of being planned and rejected at every retry."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
-from kits.engines import npc, questgen_of
+from kits.engines import metric, npc, qg_of, questgen_of
 from questgen_system.qskit import blocked, grain_crisis, make_engine, pipeline_of, threat
 
 from maid_engine.engine import GameEngine
+from maid_stdlib.questgen.contract import SeedGrounding, SignalContract
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
@@ -167,3 +171,30 @@ async def test_a_late_evaluation_composes_with_what_arrived_before_it(tmp_path: 
         assert [sorted(str(x.signal_type) for x in s.source_signals) for s in compound] == [
             ["GOAL_BLOCKED", "THREAT_DETECTED"]
         ]
+
+
+def _ground_nowhere(signal: Any, facts: Any) -> SeedGrounding | None:
+    giver = signal.involved_npcs[0]
+    room = facts.room_of(giver)
+    return SeedGrounding(giver, room, {}) if room is not None else None
+
+
+async def test_a_seed_no_archetype_fits_is_turned_down_by_its_rule(tmp_path: Path) -> None:
+    async with _short(tmp_path, _spread()) as engine:
+        qg = qg_of(engine)
+        qg.seed_types.register("test_unbuildable", "Nothing can be made of it")
+        qg.contracts.register(
+            SignalContract("TEST_UNBUILDABLE", ("test_unbuildable",), (), _ground_nowhere)
+        )
+        system = questgen_of(engine)
+        signal = StorySignal(
+            "TEST_UNBUILDABLE", 0.9, [npc(engine, "hollin")], situation_key="test:nothing"
+        )
+        seed = await system.accept_signal(signal)
+        assert isinstance(seed, Rejection)
+        assert seed.rules == ("no_archetype",)
+        assert "test_unbuildable" in seed.reason
+        assert system.pending_seeds() == []
+        assert metric(engine, "maid_questgen_signal_rejections_total", rule="no_archetype") == 1
+        # A signal some archetype can build is queued as before.
+        assert isinstance(await system.accept_signal(threat(engine, "pell")), QuestSeed)

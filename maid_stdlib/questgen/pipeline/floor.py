@@ -132,6 +132,8 @@ class DailyFloor:
             seed = await self._evaluator.evaluate(signal, self._settings.floor_importance)
         if isinstance(seed, Rejection) or not isinstance(seed, QuestSeed):
             return False
+        if not self._intake.buildable(seed):
+            return False  # below every archetype's importance, or of a type none fits
         if seed.primary_npc in busy:
             return False  # its quest is open: the screen would drop the seed
         key = _situation(signal)
