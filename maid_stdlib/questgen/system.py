@@ -79,6 +79,12 @@ __all__ = ["BuildRecord", "QuestGenerationStages", "QuestGenerationSystem", "Rej
 log = logging.getLogger("maid.questgen.system")
 
 
+#: Verdicts of ``_attempt`` after which a giver's errand does not keep its giver
+#: for itself: it is under way, or the day, the giver's share or the giver's own
+#: open request stands in the way of any seed of that giver alike.
+_NOT_RESERVING = frozenset({"launched", "stop", "", "giver_busy", "giver_daily_cap"})
+
+
 @dataclass
 class _Cycle:
     """One generation cycle's count: launches (a plan refused unwritten counts,
@@ -251,17 +257,35 @@ class QuestGenerationSystem(System):
             if seed.primary_npc not in given:
                 given[seed.primary_npc] = st.quotas.given_today(seed.primary_npc, now)
         # An admin's forced seed first: the daily cap that stops the cycle for the
-        # others does not hold it. Then discounted for the kinds the latest quests
-        # were of: the day's room goes to what players have not seen lately
-        # (pipeline.variety).
+        # others does not hold it. Then an errand a giver keeps for itself (a
+        # chain's follow-up, an order standing alone): the valley raises more
+        # troubles than a day has room for, and a follow-up that waits behind them
+        # decays before the story it continues goes on. Then by importance,
+        # discounted for the kinds the latest quests were of: the day's room goes
+        # to what players have not seen lately (pipeline.variety).
         recent = recent_kinds(self._history.recent_types(NOVELTY_WINDOW))
         order = sorted(
             st.queue.pending,
-            key=lambda s: (not s.forced, -launch_priority(s, recent), given[s.primary_npc]),
+            key=lambda s: (
+                not s.forced,
+                not st.screen.keeps_its_giver(s),
+                -launch_priority(s, recent),
+                given[s.primary_npc],
+            ),
         )
         cycle = _Cycle(max_launches)
         over_share: list[QuestSeed] = []
+        #: Givers whose own errand (see ``SeedScreen.keeps_its_giver``) is held this
+        #: cycle: their later seeds wait with it.
+        reserved: set[UUID] = set()
         for seed in order:
+            if seed.primary_npc in reserved:
+                # The giver's errand that waited for them comes first: a newer
+                # trouble of theirs would make them busy again the moment the
+                # errand's own hold clears, and it would wait until it decays.
+                st.metrics.held(("giver_reserved",))
+                self._held.add(seed.id)
+                continue
             others = any(
                 s.primary_npc != seed.primary_npc
                 and s.id not in st.narrate
@@ -275,6 +299,8 @@ class QuestGenerationSystem(System):
                 break
             if verdict == "giver_daily_cap" and short:
                 over_share.append(seed)
+            elif verdict not in _NOT_RESERVING and st.screen.keeps_its_giver(seed):
+                reserved.add(seed.primary_npc)
         if short and cycle.launched == 0:
             # The others' seeds could not be built either: a day short of its floor
             # takes the work of a giver over its share rather than none.

@@ -69,11 +69,17 @@ class SeedScreen:
         self.giver_cooldown = giver_cooldown
         self._stands_alone = stands_alone
 
+    def keeps_its_giver(self, seed: QuestSeed) -> bool:
+        """Whether ``seed`` is an errand its giver still has to ask for whatever else
+        the giver asks meanwhile (a stand-alone type, or a chain's follow-up), not a
+        double of the giver's other requests."""
+        return self._stands_alone(seed.seed_type) or seed.chain_depth > 0
+
     def waits(self, seed: QuestSeed) -> bool:
         """Whether ``seed`` waits, unscreened, for its giver to be free: a stand-alone
         errand is another matter than the giver's open request (not its double), and
         a giver on cooldown asks for it later. It still expires like any seed."""
-        if not (self._stands_alone(seed.seed_type) or seed.chain_depth > 0):
+        if not self.keeps_its_giver(seed):
             return False
         giver = seed.primary_npc
         busy = any(
