@@ -212,7 +212,11 @@ class QuestGen:
 
     def fits_an_archetype(self, seed: QuestSeed) -> bool:
         """Whether some archetype fits ``seed`` and its pattern can use the seed's
-        fields (no dice drawn: nothing of the seeded world changes)."""
+        fields (no dice drawn: nothing of the seeded world changes). With no
+        archetype registered at all (the stdlib alone, no rules layer) there is
+        nothing to judge by: every seed is taken to fit."""
+        if not len(self.archetypes):
+            return True
         return bool(
             self.archetypes.ranked(
                 seed, usable=lambda a: self.objective_builder.can_build(a.objective_pattern, seed)
