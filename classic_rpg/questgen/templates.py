@@ -184,7 +184,9 @@ RESCUE_MISSION: Templates = {
 
 FACTION_CHOICE: Templates = {
     "title": (
-        "{party_a} or {party_b}",
+        # Not the bare "{party_a} or {party_b}": the decision objective of a later
+        # choice between the same two says that, and would read as this quest's title.
+        "Taking Sides: {party_a} or {party_b}",
         "A Choice near {location.short}",
         "{npc.poss} Side of the Story",
         "To {goal}",
