@@ -265,6 +265,9 @@ async def create_bot(engine: BotHost, style: Style, name: str, seed: int) -> Bot
     async with engine.world_lock:
         uid = factory.create_character(name, account)
         session = FakeSession()
+        # The fake session's own id counts sessions across the process: a run after
+        # another one in the same process would see other ids (and order by them).
+        session.id = f"simulate-{seed}-{name.lower()}"
         session.account_id = account
         engine.sessions.attach(session, uid)
         await engine.events.publish(CharacterConnectedEvent(uid, session.id))
