@@ -313,6 +313,9 @@ def ask(ctx: CommandContext) -> Awaitable[None]:
     """Ask someone about a topic.
 
     Usage: ask <npc> about <topic>     e.g. "ask voss about bandits"
+
+    Asked about work (or a word of a quest's title), someone whose offer you
+    turned down offers it again while the quest is still open.
     """
     who, topic = _split_about(ctx.args)
     if topic is None:

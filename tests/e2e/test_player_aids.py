@@ -28,9 +28,9 @@ async def test_guide_help_topics_search_and_suggestions(
     live: MaidServer, telnet: ClientPool
 ) -> None:
     client = await telnet.open("127.0.0.1", live.telnet_port)
-    out = flat(await client.create("Wren", "quiet-harbour-7"))
+    out = flat(await client.create("Orla", "quiet-harbour-7"))
     assert "New here? A short guide" in out
-    assert "A good start: walk north to the Guard Post" in out
+    assert "A good start: walk north up Watch Street to the Guard Post" in out
     assert "New here?" not in await client.command("look")
     combat = flat(await client.command("help combat"))
     assert combat.startswith("Fighting (help combat)")
