@@ -167,6 +167,11 @@ def _scaled_count(o: QuestObjective, factor: float) -> tuple[int, str]:
     cap = len(o.target_entity_ids)
     if cap and wanted > max(cap, o.quantity):
         return max(cap, o.quantity), f"capped: only {max(cap, o.quantity)} exist"
+    if o.item_template and wanted > o.quantity:
+        # An item count is what the world held when the quest was planned (a
+        # fetch asks for the lumps of ore lying about, no more): asking a stronger
+        # character for more sends them after items nobody can find.
+        return o.quantity, f"capped: only {o.quantity} to be had"
     return wanted, ""
 
 

@@ -219,3 +219,26 @@ def test_fit_quest_uses_the_archetypes_bounds_and_history_records_it() -> None:
     reloaded = QuestHistory()
     reloaded.load_documents([history.get(quest.id).document()])  # type: ignore[union-attr]
     assert reloaded.adjustment_of(quest.id, hero) == adj
+
+
+def test_an_item_count_is_never_scaled_above_what_the_world_held() -> None:
+    quest = _quest(wolves=3)
+    quest.objectives.append(
+        QuestObjective(
+            id="o4-collect",
+            objective_type=ObjectiveType.COLLECT,
+            description="Obtain 3 lumps of iron ore",
+            target="lump of iron ore",
+            item_template="iron_ore",
+            quantity=3,
+        )
+    )
+    # A level 4 character on a quest for level 2 is asked for more foes, not for
+    # ore that is not there (seed 12 asked for 5 lumps of the valley's 4).
+    adj = plan_adjustment(quest, [uuid4()], 1.5, "why")
+    assert adj.counts.get("o2-kill", 3) > 3
+    assert "o4-collect" not in adj.counts
+    [term] = [t for t in adj.terms if t.what == "count of o4-collect"]
+    assert (term.before, term.after, term.note) == (3, 3, "capped: only 3 to be had")
+    # A weaker character may still be asked for fewer.
+    assert plan_adjustment(quest, [uuid4()], 0.7, "why").counts["o4-collect"] == 2
