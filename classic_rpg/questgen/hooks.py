@@ -96,10 +96,15 @@ class RpgHooks:
 
     def dropped_by_loot(self, template: str) -> bool:
         """Some living NPC's loot table can drop ``template``."""
-        for uid, table in self.world.each(LootTable):
-            if any(e.item == template and e.chance > 0 for e in table.entries) and self.alive(uid):
-                return True
-        return False
+        return bool(self.droppers(template))
+
+    def droppers(self, template: str) -> list[UUID]:
+        """The living NPCs whose loot table can drop ``template``."""
+        return [
+            uid
+            for uid, table in self.world.each(LootTable)
+            if any(e.item == template and e.chance > 0 for e in table.entries) and self.alive(uid)
+        ]
 
     def pick_reward_items(
         self, seed: QuestSeed, difficulty: DifficultyTier, facts: WorldFacts, rng: random.Random
@@ -155,6 +160,7 @@ class RpgHooks:
 
         facts.challenge = LevelChallenge(self.world)
         facts.item_sources.append(self.dropped_by_loot)
+        facts.item_droppers.append(self.droppers)
         # Only an item with stats can be picked up ("get sack" on the mill's fixed
         # sacks is refused): fetch and delivery objectives ask for those alone.
         facts.portable_checks.append(self.portable)

@@ -58,6 +58,9 @@ from maid_stdlib.text.realiser import Phrase
 
 __all__ = ["QuestBuilder", "QuestPlan"]
 
+#: The tiers, easiest first.
+_TIER_ORDER = list(DifficultyTier)
+
 
 @dataclass
 class QuestPlan:
@@ -316,9 +319,28 @@ class QuestBuilder:
             if o.objective_type is ObjectiveType.KILL
             for u in o.target_entity_ids
         ]
-        if not targets:
-            return seed.estimated_difficulty
-        return estimate_difficulty(self.facts, targets, seed.importance)
+        tiers = [
+            estimate_difficulty(self.facts, targets, seed.importance)
+            if targets
+            else seed.estimated_difficulty
+        ]
+        for o in objectives:
+            template = o.item_template
+            if o.objective_type is not ObjectiveType.COLLECT or not template:
+                continue
+            if self.facts.item_room(template) is not None:
+                continue
+            # None of it lies about: it is had from whoever drops it, a fight as
+            # hard as the easiest of them (the valley's iron ore, once picked up,
+            # only from the bandit chief).
+            rated = [
+                self.facts.challenge.tier_of_threats([uid])
+                for uid in self.facts.droppers_of(template)
+            ]
+            known = [t for t in rated if t is not None]
+            if known:
+                tiers.append(min(known, key=_TIER_ORDER.index))
+        return max(tiers, key=_TIER_ORDER.index)
 
     def _roles(self, seed: QuestSeed, objectives: list[QuestObjective]) -> dict[UUID, str]:
         """Every NPC the quest involves besides its giver, and why. Kill targets are

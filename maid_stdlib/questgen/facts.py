@@ -51,6 +51,7 @@ __all__ = ["WorldFacts"]
 
 AliveCheck = Callable[[UUID], bool]
 ItemSource = Callable[[str], bool]
+ItemDroppers = Callable[[str], "list[UUID]"]
 RespawnPending = Callable[[str], bool]
 Respawner = Callable[[UUID], bool]
 #: ``() -> {entity id or room key: title}``: what the active hand-written quests use.
@@ -86,6 +87,9 @@ class WorldFacts(ThreatFacts):
         self.item_sources: list[ItemSource] = []
         """``(template) -> bool``: a rules layer can supply that item (a shop sells
         it, a monster drops it), for ``item_obtainable``."""
+        self.item_droppers: list[ItemDroppers] = []
+        """``(template) -> living entities that drop it`` (a monster's loot), for
+        ``droppers_of``: a quest for an item only they have is a fight with them."""
         self.portable_checks: list[Callable[[UUID], bool]] = []
         """``(item entity) -> bool``: a character can pick it up (a classic RPG: it
         has item stats; a sack of flour fixed to the mill's floor has not). None
@@ -481,6 +485,10 @@ class WorldFacts(ThreatFacts):
             if self.room_of(uid) is not None and self.item_portable(uid):
                 return True
         return any(source(template) for source in self.item_sources)
+
+    def droppers_of(self, template: str) -> list[UUID]:
+        """The living entities a rules layer says drop ``template``."""
+        return [uid for source in self.item_droppers for uid in source(template)]
 
     def item_room(self, template: str) -> str | None:
         """A room where an item of the template lies, if one does."""

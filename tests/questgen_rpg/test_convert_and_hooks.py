@@ -43,6 +43,7 @@ from maid_stdlib.questgen import (
 from maid_stdlib.questgen.objectives import grounding_problems
 from maid_stdlib.questgen.quest import ProgressionMode
 from maid_stdlib.questgen.rejection import Rejection
+from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.validator import ALLOWED_REWARD_TYPES
 
 
@@ -56,6 +57,13 @@ async def hamlet(tmp_path: Path) -> AsyncIterator[GameEngine]:
 
 
 async def _quest(engine: GameEngine) -> GeneratedQuest:
+    qg = engine.services.get(QuestGen)
+    quest = await qg.build_best(await _seed(engine), qg.builder(EchoNarrator()))
+    assert quest is not None
+    return quest
+
+
+async def _seed(engine: GameEngine) -> QuestSeed:
     qg = engine.services.get(QuestGen)
     hollin = npc(engine, "hamlet:hollin")
     signals = [
@@ -74,9 +82,7 @@ async def _quest(engine: GameEngine) -> GeneratedQuest:
     ]
     seeds = await qg.composer().compose(signals)
     assert seeds
-    quest = await qg.build_best(seeds[0], qg.builder(EchoNarrator()))
-    assert quest is not None
-    return quest
+    return seeds[0]
 
 
 def test_the_eight_archetypes_and_reward_fields() -> None:
@@ -318,3 +324,28 @@ async def test_the_rpg_allows_experience_as_an_extra_reward(hamlet: GameEngine) 
     assert limits.extra_reward_types == ALLOWED_REWARD_TYPES | RPG_EXTRA_REWARD_TYPES
     assert "xp" in limits.extra_reward_types
     assert "xp" not in ALLOWED_REWARD_TYPES
+
+
+async def test_an_item_only_a_foe_drops_rates_the_quest_by_that_foe(hamlet: GameEngine) -> None:
+    qg = hamlet.services.get(QuestGen)
+    facts = qg.facts
+    grey = npc(hamlet, "hamlet:old_grey")
+    assert facts.droppers_of("hamlet:grey_pelt") == [grey]
+    assert facts.item_room("hamlet:grey_pelt") is None  # none lies about
+    seed = dataclasses.replace(await _seed(hamlet), estimated_difficulty=DifficultyTier.EASY)
+    collect = QuestObjective(
+        objective_type=ObjectiveType.COLLECT,
+        description="Obtain a grey pelt",
+        target="grey pelt",
+        item_template="hamlet:grey_pelt",
+    )
+    builder = qg.builder(EchoNarrator())
+    # The pelt is had only by fighting Old Grey (level 5): not an easy errand (the
+    # valley's iron ore, once picked up, only from the bandit chief).
+    grey_tier = facts.challenge.tier_of_threats([grey])
+    assert grey_tier not in (None, DifficultyTier.EASY)
+    assert builder._difficulty(seed, [collect]) == grey_tier
+    # With Old Grey dead nobody drops it: the seed's own estimate stands.
+    hamlet.world.get_component(grey, Health).current = 0
+    assert facts.droppers_of("hamlet:grey_pelt") == []
+    assert builder._difficulty(seed, [collect]) == DifficultyTier.EASY
