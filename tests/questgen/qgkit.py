@@ -319,6 +319,21 @@ def threat_signal(town: Town, importance: float = 0.7, **extra: Any) -> BasicSig
     )
 
 
+def rivalry_signal(town: Town) -> BasicSignal:
+    """Orla and Tam quarrel over flour prices (Tam reports it)."""
+    return BasicSignal(
+        "RIVALRY_ESCALATION",
+        0.7,
+        [town.tam],
+        {
+            "npc_a": str(town.orla),
+            "npc_b": str(town.tam),
+            "cause": "flour prices",
+            "trust_level": -0.5,
+        },
+    )
+
+
 def goal_signal(town: Town, importance: float = 0.8, **extra: Any) -> BasicSignal:
     return BasicSignal(
         "GOAL_BLOCKED",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from questgen.qgkit import Town, goal_signal, threat_signal
+from questgen.qgkit import Town, goal_signal, rivalry_signal, threat_signal
 
 from maid_stdlib.questgen import BasicSignal, QuestSeedTypes
 from maid_stdlib.questgen.rejection import Rejection
@@ -47,19 +47,7 @@ async def test_clusters_by_shared_npc_by_area_and_by_topic(town: Town) -> None:
             )
         ),
         # Shares Orla with the threat signal.
-        "rivalry": evaluator.ground(
-            BasicSignal(
-                "RIVALRY_ESCALATION",
-                0.7,
-                [town.tam],
-                {
-                    "npc_a": str(town.orla),
-                    "npc_b": str(town.tam),
-                    "cause": "flour prices",
-                    "trust_level": -0.5,
-                },
-            )
-        ),
+        "rivalry": evaluator.ground(rivalry_signal(town)),
         # Only the town area in common with the rivalry (Orla's market).
         "discovery": evaluator.ground(
             BasicSignal(
@@ -98,19 +86,7 @@ async def test_a_bystander_who_heard_of_both_does_not_make_one_story(town: Town)
     # Brann reported the wolves and Orla heard of them; Orla's quarrel with Tam
     # over flour is another story, though she is named by both signals.
     threat = evaluator.ground(threat_signal(town))
-    rivalry = evaluator.ground(
-        BasicSignal(
-            "RIVALRY_ESCALATION",
-            0.7,
-            [town.tam],
-            {
-                "npc_a": str(town.orla),
-                "npc_b": str(town.tam),
-                "cause": "flour prices",
-                "trust_level": -0.5,
-            },
-        )
-    )
+    rivalry = evaluator.ground(rivalry_signal(town))
     assert not isinstance(threat, Rejection)
     assert not isinstance(rivalry, Rejection)
     assert town.orla in threat.signal.involved_npcs
