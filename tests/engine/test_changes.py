@@ -199,6 +199,16 @@ async def on_disk(engine: GameEngine) -> Disk:
     return await engine.store.entities.load_all()
 
 
+async def all_moods_changed(engine: GameEngine, count: int, level: int) -> list[UUID]:
+    """``count`` entities, each with a bag and a mood, saved, then every mood changed."""
+    world = engine.world
+    uids = [world.create_entity(Bag([f"i{n}"]), Mood()) for n in range(count)]
+    await engine.checkpoint()
+    for uid in uids:
+        world.get_component(uid, Mood).level = level
+    return uids
+
+
 def stepped(engine: GameEngine) -> list[float]:
     """The engine's real time, stepped by the test: ``now[0] += 10``."""
     now = [0.0]
@@ -214,10 +224,7 @@ async def test_the_engine_collects_a_checkpoint_between_ticks_in_pieces(
     now = stepped(engine)
     async with engine.lifespan():
         world = engine.world
-        uids = [world.create_entity(Bag([f"i{n}"]), Mood()) for n in range(180)]
-        await engine.checkpoint()
-        for uid in uids:
-            world.get_component(uid, Mood).level = 1
+        uids = await all_moods_changed(engine, 180, level=1)
         staged = engine.changes.staged_components
         now[0] += 10  # the checkpoint is due
         engine.between_ticks()
@@ -256,11 +263,7 @@ async def test_a_commit_while_a_checkpoint_is_collected_writes_it_whole(
     engine = GameEngine(s, clock=ManualClock(), packs=[])
     now = stepped(engine)
     async with engine.lifespan():
-        world = engine.world
-        uids = [world.create_entity(Bag([f"i{n}"]), Mood()) for n in range(40)]
-        await engine.checkpoint()
-        for uid in uids:
-            world.get_component(uid, Mood).level = 7
+        uids = await all_moods_changed(engine, 40, level=7)
         now[0] += 10
         engine.between_ticks()
         assert engine.changes.active
