@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+from uuid import UUID
+
 import pytest
 from kits.engines import qm
 from kits.heroes import Recorder, fight, make_strong, new_character, room_of
@@ -32,23 +35,25 @@ VISIT_CAMP = {
 }
 
 
+async def hero_on_quest(engine: GameEngine, *objectives: dict[str, Any]) -> UUID:
+    """A new character who has taken "test-quest", made of ``objectives``."""
+    hero = new_character(engine)
+    await start(engine, hero, quest("test-quest", *objectives))
+    return hero
+
+
 # -- order ---------------------------------------------------------------------------------
 async def test_same_order_is_parallel_and_higher_order_waits_for_all(engine: GameEngine) -> None:
-    hero = new_character(engine)
-    await start(
+    hero = await hero_on_quest(
         engine,
-        hero,
-        quest(
-            "test-quest",
-            VISIT_GATE,
-            VISIT_YARD,
-            {
-                "objective_id": "report",
-                "objective_type": "talk",
-                "target_id": npc("elder"),
-                "order": 1,
-            },
-        ),
+        VISIT_GATE,
+        VISIT_YARD,
+        {
+            "objective_id": "report",
+            "objective_type": "talk",
+            "target_id": npc("elder"),
+            "order": 1,
+        },
     )
     assert progress(engine, hero, "gate").unlocked
     assert progress(engine, hero, "yard").unlocked
@@ -69,22 +74,17 @@ async def test_same_order_is_parallel_and_higher_order_waits_for_all(engine: Gam
 
 
 async def test_optional_objectives_do_not_block_unlocking(engine: GameEngine) -> None:
-    hero = new_character(engine)
-    await start(
+    hero = await hero_on_quest(
         engine,
-        hero,
-        quest(
-            "test-quest",
-            VISIT_YARD,
-            {**VISIT_CAMP, "required": False},
-            {**VISIT_GATE, "order": 1},
-            {
-                "objective_id": "later-optional",
-                "objective_type": "custom",
-                "order": 2,
-                "required": False,
-            },
-        ),
+        VISIT_YARD,
+        {**VISIT_CAMP, "required": False},
+        {**VISIT_GATE, "order": 1},
+        {
+            "objective_id": "later-optional",
+            "objective_type": "custom",
+            "order": 2,
+            "required": False,
+        },
     )
     assert not progress(engine, hero, "gate").unlocked
     await cmd(engine, hero, "north")
@@ -100,10 +100,7 @@ async def test_optional_objectives_do_not_block_unlocking(engine: GameEngine) ->
 
 
 async def test_orders_need_not_be_consecutive(engine: GameEngine) -> None:
-    hero = new_character(engine)
-    await start(
-        engine, hero, quest("test-quest", {**VISIT_YARD, "order": 3}, {**VISIT_GATE, "order": 7})
-    )
+    hero = await hero_on_quest(engine, {**VISIT_YARD, "order": 3}, {**VISIT_GATE, "order": 7})
     assert progress(engine, hero, "yard").unlocked
     assert not progress(engine, hero, "gate").unlocked
 
@@ -250,19 +247,14 @@ async def test_talk_counts_conversations_with_the_target(engine: GameEngine) -> 
 
 
 async def test_protect_completes_when_its_duration_passes(engine: GameEngine) -> None:
-    hero = new_character(engine)
-    await start(
+    hero = await hero_on_quest(
         engine,
-        hero,
-        quest(
-            "test-quest",
-            {
-                "objective_id": "guard",
-                "objective_type": "protect",
-                "target_id": npc("pilgrim"),
-                "time_limit_seconds": 10,
-            },
-        ),
+        {
+            "objective_id": "guard",
+            "objective_type": "protect",
+            "target_id": npc("pilgrim"),
+            "time_limit_seconds": 10,
+        },
     )
     await engine.run_ticks(9)
     assert not progress(engine, hero, "guard").completed
@@ -299,15 +291,10 @@ async def test_protect_fails_the_quest_when_the_npc_dies(engine: GameEngine) -> 
 
 
 async def test_protect_watching_siblings_completes_with_them(engine: GameEngine) -> None:
-    hero = new_character(engine)
-    await start(
+    hero = await hero_on_quest(
         engine,
-        hero,
-        quest(
-            "test-quest",
-            VISIT_YARD,
-            {"objective_id": "guard", "objective_type": "protect", "target_id": npc("pilgrim")},
-        ),
+        VISIT_YARD,
+        {"objective_id": "guard", "objective_type": "protect", "target_id": npc("pilgrim")},
     )
     assert not progress(engine, hero, "guard").completed
     await cmd(engine, hero, "north")
@@ -384,20 +371,15 @@ async def test_timed_fails_when_too_slow(engine: GameEngine) -> None:
 
 
 async def test_timed_completes_within_the_limit(engine: GameEngine) -> None:
-    hero = new_character(engine)
-    await start(
+    hero = await hero_on_quest(
         engine,
-        hero,
-        quest(
-            "test-quest",
-            VISIT_GATE,
-            {
-                "objective_id": "hurry",
-                "objective_type": "timed",
-                "time_limit_seconds": 5,
-                "watch": ["gate"],
-            },
-        ),
+        VISIT_GATE,
+        {
+            "objective_id": "hurry",
+            "objective_type": "timed",
+            "time_limit_seconds": 5,
+            "watch": ["gate"],
+        },
     )
     await engine.run_ticks(3)
     await cmd(engine, hero, "east")
@@ -407,20 +389,15 @@ async def test_timed_completes_within_the_limit(engine: GameEngine) -> None:
 
 
 async def test_optional_timed_failing_only_fails_the_objective(engine: GameEngine) -> None:
-    hero = new_character(engine)
-    await start(
+    hero = await hero_on_quest(
         engine,
-        hero,
-        quest(
-            "test-quest",
-            VISIT_CAMP,
-            {
-                "objective_id": "hurry",
-                "objective_type": "timed",
-                "time_limit_seconds": 2,
-                "required": False,
-            },
-        ),
+        VISIT_CAMP,
+        {
+            "objective_id": "hurry",
+            "objective_type": "timed",
+            "time_limit_seconds": 2,
+            "required": False,
+        },
     )
     await engine.run_ticks(3)
     assert progress(engine, hero, "hurry").failed
@@ -428,15 +405,10 @@ async def test_optional_timed_failing_only_fails_the_objective(engine: GameEngin
 
 
 async def test_custom_is_completed_by_code(engine: GameEngine) -> None:
-    hero = new_character(engine)
-    await start(
+    hero = await hero_on_quest(
         engine,
-        hero,
-        quest(
-            "test-quest",
-            VISIT_YARD,
-            {"objective_id": "choice", "objective_type": "custom", "order": 1},
-        ),
+        VISIT_YARD,
+        {"objective_id": "choice", "objective_type": "custom", "order": 1},
     )
     manager = qm(engine)
     with pytest.raises(QuestError, match="not open yet"):
