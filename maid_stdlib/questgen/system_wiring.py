@@ -279,6 +279,8 @@ class QuestGenerationPlugin(ContentPack):
 class QuestBoardSection:
     """The open quests whose givers live in a notice board's area, for its text."""
 
+    HEADING = "Work on offer:"
+
     def __init__(self, service: QuestGenerationService, engine: ServicesPort) -> None:
         self.service = service
         self.engine = engine
@@ -292,7 +294,7 @@ class QuestBoardSection:
             if room is None or ws.area_of(room) != area:
                 continue
             out.append(f"  - {quest.title} (ask {name_of(ws, quest.quest_giver_id)})")
-        return ["Work on offer:", *sorted(out)] if out else []
+        return [self.HEADING, *sorted(out)] if out else []
 
 
 def service_of(ctx: CommandContext) -> QuestGenerationService:
@@ -310,6 +312,7 @@ def _show_board(ctx: CommandContext) -> None:
     if board is None:
         raise CommandError("There is no notice board here.")
     world = ctx.world
+    listed = False
     if isinstance(board, str):
         found = facts.ws.room(board)
         desc = found.name if found is not None else "this place"
@@ -317,10 +320,18 @@ def _show_board(ctx: CommandContext) -> None:
     else:
         look = world.try_component(board, Describable)
         text = (look.description or look.short) if look is not None else "A notice board."
+        listed = QuestBoardSection.HEADING in text
         # Its lines (what is pinned up) stay lines.
         ctx.send("\n".join(" ".join(ln.split()) for ln in text.splitlines() if ln.strip()))
     lines = service.read_board(actor)
-    ctx.send("\n".join(lines) if lines else "Nothing new has been posted for you.")
+    if lines:
+        ctx.send("\n".join(lines))
+    elif listed:
+        # The board's own text already lists the area's open work; "nothing new"
+        # under that list read as if the list were stale.
+        ctx.send("No fresh notice is pinned up for you; ask those named above about their work.")
+    else:
+        ctx.send("Nothing new has been posted for you.")
 
 
 @command("board", aliases=("noticeboard",), category="quests")

@@ -13,6 +13,8 @@ from kits.heroes import new_hero, walk
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
+from maid_stdlib.living import LivingWorld
+from maid_stdlib.questgen.system_wiring import QuestBoardSection
 
 
 async def until_hour(engine: GameEngine, hour: int) -> None:
@@ -81,3 +83,18 @@ async def test_the_notice_board_lists_what_the_village_needs(tmp_path: Path) -> 
         out = plain(await cmd(engine, hero, "look board"))
         assert "Gundrik: Source quality iron (held up by bandits at" in out
         assert "Source quality iron" in plain(await cmd(engine, hero, "read board"))
+
+
+async def test_reading_a_board_that_lists_work_points_to_those_named(tmp_path: Path) -> None:
+    engine = ironvale_engine(tmp_path, tick=60.0)
+    async with engine.lifespan():
+        engine.services.get(LivingWorld).presence.board_sections.append(
+            lambda area: [QuestBoardSection.HEADING, "  - Wolves at the Weir (ask Tam)"]
+        )
+        hero = new_hero(engine)
+        await walk(engine, hero, "ironvale:square")
+        await engine.run_ticks(2)
+        out = plain(await cmd(engine, hero, "read board"))
+        assert "Wolves at the Weir (ask Tam)" in out
+        assert "ask those named above about their work" in out
+        assert "Nothing new has been posted" not in out
