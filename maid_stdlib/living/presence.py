@@ -100,6 +100,8 @@ class NoticeBoard(Component):
 class Presence:
     """Works out what an NPC, a room or a board shows now."""
 
+    NOTHING_PINNED = "Nothing new is pinned up."
+
     def __init__(
         self,
         living: LivingView,
@@ -191,7 +193,7 @@ class Presence:
         for section in self.board_sections:
             lines.extend(section(board.area))
         if not needs and len(lines) == 1:
-            lines.append("Nothing new is pinned up.")
+            lines.append(self.NOTHING_PINNED)
         return "\n".join(lines)
 
     def public_needs(self, area: str) -> list[str]:

@@ -36,6 +36,7 @@ from maid_engine.ports import (
     StorePort,
     WorldPort,
 )
+from maid_stdlib.living.presence import Presence
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.questgen.delivery import DeliveryPlanner, OpenQuest
 from maid_stdlib.questgen.delivery_service import QuestDeliveryService
@@ -312,7 +313,7 @@ def _show_board(ctx: CommandContext) -> None:
     if board is None:
         raise CommandError("There is no notice board here.")
     world = ctx.world
-    listed = False
+    listed = quiet = False
     if isinstance(board, str):
         found = facts.ws.room(board)
         desc = found.name if found is not None else "this place"
@@ -321,6 +322,7 @@ def _show_board(ctx: CommandContext) -> None:
         look = world.try_component(board, Describable)
         text = (look.description or look.short) if look is not None else "A notice board."
         listed = QuestBoardSection.HEADING in text
+        quiet = Presence.NOTHING_PINNED in text
         # Its lines (what is pinned up) stay lines.
         ctx.send("\n".join(" ".join(ln.split()) for ln in text.splitlines() if ln.strip()))
     lines = service.read_board(actor)
@@ -330,7 +332,7 @@ def _show_board(ctx: CommandContext) -> None:
         # The board's own text already lists the area's open work; "nothing new"
         # under that list read as if the list were stale.
         ctx.send("No fresh notice is pinned up for you; ask those named above about their work.")
-    else:
+    elif not quiet:  # the board already said there is nothing new
         ctx.send("Nothing new has been posted for you.")
 
 

@@ -78,6 +78,10 @@ async def test_the_notice_board_lists_what_the_village_needs(tmp_path: Path) -> 
         before = plain(await cmd(engine, hero, "look board"))
         assert "AT YOUR OWN RISK" in before
         assert "Source quality iron" not in before
+        # A quiet board says so once, not twice in other words.
+        read = plain(await cmd(engine, hero, "read board"))
+        assert "Nothing new is pinned up." in read
+        assert "Nothing new has been posted" not in read
         # By the afternoon Gundrik is short of iron and it is known.
         await until_hour(engine, 15)
         out = plain(await cmd(engine, hero, "look board"))
