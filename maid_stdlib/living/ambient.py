@@ -182,6 +182,10 @@ class Ambient:
             return f"{text}, with {goal.blocker} in the way."
         return f"{text}. It will be done."
 
+    def said_in(self, room: str, key: str, now: float) -> None:
+        """``key`` (a topic) was just said in ``room``: talk there leaves it for a while."""
+        self._recent.setdefault(room, {})[key] = now
+
     def talk_line(self, room: str, now: float) -> str | None:
         """A line of talk among the people of ``room`` (not one said there lately),
         or None if there is nobody, or nothing new to say."""
@@ -256,7 +260,7 @@ class Ambient:
             said = phrase(item)
             text = f'{name} looks up as {who} comes in. "{said}"'
             to_text = f'{name} looks up as you come in. "{said}"'
-            self._recent.setdefault(room, {})[f"news:{item.id}"] = now
+            self.said_in(room, f"news:{item.id}", now)
         else:
             text = f"{name} looks up and nods to {who}."
             to_text = f"{name} looks up and nods to you."
@@ -326,7 +330,11 @@ class AmbientSystem(System):
             return
         item = max(items, key=lambda i: i.fact_time)
         how = speech_verb(item.content, cleared=event.cleared)
-        a.say(room, f'{a.name(event.npc_id)} {how}: "{item.content}"', self.engine.clock.game_time)
+        now = self.engine.clock.game_time
+        # Said aloud now, so not the room's talk again in a moment ("warns" at once,
+        # then "mutters" the same news).
+        a.said_in(room, f"news:{item.id}", now)
+        a.say(room, f'{a.name(event.npc_id)} {how}: "{item.content}"', now)
 
     def on_goal(self, event: GoalStatusChangedEvent) -> None:
         a = self.ambient

@@ -144,6 +144,9 @@ async def test_greetings_and_reactions(tmp_path: Path) -> None:
         await engine.dispatch_events()
         # News of a threat is a warning: no oath in it, so no "curses".
         assert ambient.said[-1][1] == 'Marta warns: "Bandits are on the mill road."'
+        # Warned once, the news is not the room's talk again straight after.
+        talk = [ambient.talk_line("hamlet:inn", engine.clock.game_time) for _ in range(12)]
+        assert not [line for line in talk if line and "mill road" in line]
         hollin = npc(engine, "hollin")
         place(engine, hollin, "hamlet:inn")
         engine.events.emit(GoalStatusChangedEvent(hollin, "get_iron", "blocked", "done"))
