@@ -60,6 +60,7 @@ class ItemFactory:
             self.add_to_inventory(uid, holder)
         elif room is not None:
             self.ws.place(uid, room, reason="spawn")
+            self._lies_here(uid)
         return uid
 
     def destroy(self, item: UUID) -> None:
@@ -141,10 +142,13 @@ class ItemFactory:
     def move_to_room(self, item: UUID, room: str, reason: str = "dropped") -> None:
         self.detach(item)
         self.ws.place(item, room, reason=reason)
+        self._lies_here(item)
+
+    def _lies_here(self, item: UUID) -> None:
         desc = self.world.try_component(item, Describable)
         if desc is not None and desc.short:
-            # The authored room line fits where the item was placed ("... stands on
-            # the bar"); wherever it is dropped it simply lies there.
+            # The authored room line fits where the builder placed the item ("...
+            # stands on the bar"); one dropped or fallen from a body simply lies there.
             desc.short = f"{capitalize(desc.name)} lies here."
 
     def has_room_for(self, holder: UUID, extra: int = 1) -> bool:

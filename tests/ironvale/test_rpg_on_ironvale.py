@@ -137,7 +137,7 @@ async def test_a_strong_character_clears_the_road(ironvale: GameEngine) -> None:
     killed = [e.template for e in rec.of(EntityDiedEvent) if e.killer_id == hero]
     assert sorted(killed) == ["ironvale:bandit_scout"] * 3 + ["ironvale:kral"]
     assert not any(e.is_player for e in rec.of(EntityDiedEvent))
-    assert "A notched axe is here." in await cmd(ironvale, hero, "look")
+    assert "A notched axe lies here." in await cmd(ironvale, hero, "look")
     assert world.get_component(hero, CharacterStats).experience == 3 * 40 + 150
 
 

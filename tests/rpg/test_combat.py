@@ -107,6 +107,10 @@ async def test_npc_death_loot_experience_gold_and_destruction(engine: GameEngine
     on_floor = [items.template_of(i) for i in ws_of(engine).items_in(FIELD)]
     assert sorted(on_floor) == ["rpgtest:insignia", "rpgtest:ore", "rpgtest:ore"]
     assert ws_of(engine).room_key_of(carried) == FIELD  # what it carried drops too
+    # Loot lies where it fell; the line the builder wrote is for where they put it.
+    seen = await cmd(engine, hero, "look")
+    assert "A lump of iron ore lies here. [x2]" in seen
+    assert "smelter" not in seen
     stats = engine.world.get_component(hero, CharacterStats)
     assert (stats.experience, stats.gold) == (30, 14)
     text = session_for(engine, hero).text()
