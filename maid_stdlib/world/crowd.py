@@ -5,9 +5,12 @@ A festival square with a thousand players is a place, not an error. Above
 
 * ``look`` names the first two and counts the rest ("Ann, Bo and 994 others are
   here."); ``look crowd`` or ``who here`` lists everyone, a page at a time;
-* arrivals and departures are collected and told once per tick, one line per way
-  in or out ("Ann, Bo and 12 others arrive from the north."), instead of one line
-  per mover to everyone there, which made a thousand logins a million lines.
+* arrivals and departures are collected and told at the end of the tick, one line
+  per way in or out ("Ann, Bo and 12 others arrive from the north."), instead of one
+  line per mover to everyone there, which made a thousand logins a million lines;
+  and a room that was just told waits a second (``GAP_TICKS``) before it is told
+  again, so a steady stream of newcomers -- a login storm, one or two a tick -- is
+  one line a second to everyone there, not one a tick.
 
 Rooms at or below the size are told at once, one line per mover, as always.
 """
@@ -106,13 +109,21 @@ class Rooms(Protocol):
 
 
 class RoomAnnouncements:
-    """Comings and goings told to a room: at once in a quiet room, collected per
-    tick in a crowded one (:meth:`flush`, run by :class:`CrowdSystem`)."""
+    """Comings and goings told to a room: at once in a quiet room, collected in a
+    crowded one and told at the end of a tick, at most once every ``GAP_TICKS``
+    ticks per room (:meth:`tick`, run by :class:`CrowdSystem`)."""
+
+    #: Ticks a crowded room that was just told waits before it is told again (a
+    #: second at the default rate).
+    GAP_TICKS = 10
 
     def __init__(self, ws: Rooms) -> None:
         self.ws = ws
         #: room key -> phrase -> batch, in the order the rooms and phrases came.
         self._pending: dict[str, dict[str, _Batch]] = {}
+        self._tick = 0
+        #: room key -> the tick it was last told at (only rooms told recently).
+        self._told_at: dict[str, int] = {}
 
     @property
     def pending(self) -> int:
@@ -140,28 +151,47 @@ class RoomAnnouncements:
             return False
         return len(ws.characters_in(room_key)) > ws.crowd_size
 
-    def flush(self) -> int:
-        """Send what was collected: one line per room and phrase to everyone there
-        now (a mover reads the others, not themselves). Returns the lines sent."""
+    def tick(self) -> int:
+        """The end of a tick: tell every room whose gap since it was last told is
+        over what was collected for it. Returns the lines sent."""
+        self._tick += 1
+        now, gap = self._tick, self.GAP_TICKS
+        if self._told_at:
+            # Forget rooms whose gap is over: the table stays as small as the rooms
+            # told within the last second.
+            self._told_at = {k: t for k, t in self._told_at.items() if now - t < gap}
         if not self._pending:
             return 0
+        due = [key for key in self._pending if key not in self._told_at]
+        sent = 0
+        for room_key in due:
+            sent += self._tell(room_key, self._pending.pop(room_key))
+            self._told_at[room_key] = now
+        return sent
+
+    def flush(self) -> int:
+        """Send everything collected now, whatever the gaps. Returns the lines sent."""
         pending, self._pending = self._pending, {}
+        return sum(self._tell(room_key, batches) for room_key, batches in pending.items())
+
+    def _tell(self, room_key: str, batches: dict[str, _Batch]) -> int:
+        """One line per phrase to everyone in the room now (a mover reads the
+        others, not themselves)."""
         ws = self.ws
         sent = 0
-        for room_key, batches in pending.items():
-            recipients = ws.characters_in(room_key)
-            for batch in batches.values():
-                shared = batch.line_for(None)
-                for uid in recipients:
-                    line = shared if uid not in batch.movers else batch.line_for(uid)
-                    if line is not None and ws.message_character(uid, line):
-                        sent += 1
+        recipients = ws.characters_in(room_key)
+        for batch in batches.values():
+            shared = batch.line_for(None)
+            for uid in recipients:
+                line = shared if uid not in batch.movers else batch.line_for(uid)
+                if line is not None and ws.message_character(uid, line):
+                    sent += 1
         return sent
 
 
 class CrowdSystem(System):
-    """Tells crowded rooms their comings and goings, once per tick, after the
-    tick's own movements (NPC schedules) were collected; then starts the next
+    """Tells crowded rooms their comings and goings at the end of the tick, after
+    the tick's own movements (NPC schedules) were collected; then starts the next
     tick of the per-tick caches (``who``'s rows) through ``ticked``."""
 
     phase: ClassVar[str] = "persistence"
@@ -174,7 +204,7 @@ class CrowdSystem(System):
         self.ticked = ticked
 
     async def update(self, delta: float) -> None:
-        self.announcements.flush()
+        self.announcements.tick()
         if self.ticked is not None:
             self.ticked()
 

@@ -132,6 +132,34 @@ async def test_arrivals_in_a_crowd_are_told_once_per_tick(engine: GameEngine) ->
     assert all(arrivals(engine, uid) == [] for uid in heroes)
 
 
+async def test_a_stream_of_arrivals_is_told_at_most_once_a_second(engine: GameEngine) -> None:
+    # A login storm: one newcomer a tick into a crowd. Told every tick, it would
+    # be a line (and a prompt) a tick to everyone there.
+    ws = ws_of(engine)
+    gap = ws.announcements.GAP_TICKS
+    heroes = crowd(engine, NAMES)
+    newcomers = crowd(engine, [f"Vis{letter}" for letter in "abcdefghijklmnopqrstuvwxyz"])
+    for uid in newcomers:
+        ws.move(uid, "hamlet:warden_hut")
+    await engine.dispatch_events()
+    for uid in heroes + newcomers:
+        sent(engine, uid).clear()
+    told: list[list[str]] = []
+    for uid in newcomers[: gap + 2]:
+        await cmd(engine, uid, "south")
+        await engine.tick()
+        told.append(arrivals(engine, heroes[0]))
+        sent(engine, heroes[0]).clear()
+    # The first at the end of its tick; the next ones wait out the gap, then all
+    # of them in one line.
+    assert told[0] == ["Visa arrives from the north."]
+    assert told[1:gap] == [[]] * (gap - 1)
+    assert told[gap] == [f"Visb, Visc and {gap - 2} others arrive from the north."]
+    assert told[gap + 1] == []
+    # Every other hero heard the same two lines and nothing more of them.
+    assert all(arrivals(engine, uid) == told[0] + told[gap] for uid in heroes[1:])
+
+
 async def test_departures_and_logins_in_a_crowd_are_batched_by_phrase(
     engine: GameEngine,
 ) -> None:
