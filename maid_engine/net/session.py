@@ -29,6 +29,8 @@ _GMCP_PACKAGE = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
 _MAX_SUPPORTS = 256
 #: Seconds a prompt waits after output that arrived on its own (see _schedule_reprompt).
 REPROMPT_DELAY = 0.5
+#: Up to this many seconds more, a different share of it for each session.
+REPROMPT_SPREAD = 0.1
 _Item = tuple[str, Any, Any]
 
 
@@ -79,6 +81,8 @@ class TelnetSession:
         self._line_open = False  # the cursor sits after a prompt, not at a line start
         self._handling = False  # the handler is working on one of our input items
         self._reprompt: asyncio.TimerHandle | None = None  # a prompt due after idle output
+        # This session's share of REPROMPT_SPREAD, from its random id.
+        self._spread = int(self.id[:4], 16) / 0xFFFF
         self._connected = True
         self._opened = False
         self._worker: asyncio.Task[None] | None = None
@@ -199,14 +203,18 @@ class TelnetSession:
         Like a MUD's pulse, the prompt waits a moment (``REPROMPT_DELAY``): a burst of
         messages gets one prompt, and a line the player sends meanwhile cancels it
         (its answer ends with the prompt), so the prompt never lands just before the
-        answer to what the player typed."""
+        answer to what the player typed. Sessions wait a little more or less
+        (``REPROMPT_SPREAD``): a crowd that heard the same line would otherwise be
+        prompted all in one turn of the event loop, hundreds of writes while other
+        players wait for their answers."""
         if self._reprompt is not None or not self._opened:
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        self._reprompt = loop.call_later(REPROMPT_DELAY, self._reprompt_due)
+        delay = REPROMPT_DELAY + self._spread * REPROMPT_SPREAD
+        self._reprompt = loop.call_later(delay, self._reprompt_due)
 
     def _cancel_reprompt(self) -> None:
         if self._reprompt is not None:

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from maid_engine.net import NetLimits, TelnetServer
-from maid_engine.net.session import TelnetSession
+from maid_engine.net.session import REPROMPT_DELAY, REPROMPT_SPREAD, TelnetSession
 
 if TYPE_CHECKING:
     from net.conftest import FakeHandler
@@ -294,6 +294,24 @@ async def test_output_without_a_prompt_is_written_within_the_loop_turn(
     await asyncio.sleep(0)
     assert writes == [b"Brin arrives from the north.\r\nBrin says, 'Hello.'\r\n"]  # ... once
     await client.wait_text("Hello.'\r\n")
+
+
+async def test_a_crowds_prompts_are_spread_over_a_moment(
+    server: TelnetServer, connect: Connect, handler: FakeHandler
+) -> None:
+    for index in range(4):
+        await connect(server, "refuse")
+        await handler.session(index)
+    loop = asyncio.get_running_loop()
+    delays = []
+    for session in handler.opened:
+        assert isinstance(session, TelnetSession)
+        session.send("Ann, Bo and 12 others arrive from the north.")
+        assert session._reprompt is not None
+        delays.append(session._reprompt.when() - loop.time())
+    assert all(REPROMPT_DELAY - 0.05 <= d <= REPROMPT_DELAY + REPROMPT_SPREAD for d in delays)
+    # Not one moment for all of them: each session's share of the spread is its own.
+    assert len({round(d, 4) for d in delays}) > 2
 
 
 async def test_queued_text_keeps_its_place_before_telnet_commands(
