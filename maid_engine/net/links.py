@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from maid_engine.net.limits import ByteBudget, NetLimits
 from maid_engine.net.mtts import Detected
+from maid_engine.net.pacing import Flushable
 from maid_engine.sessions import ClientCaps, SessionHandler
 
 __all__ = ["Admission", "Connection", "ConnectionEvents", "SessionOwner"]
@@ -95,6 +96,8 @@ class Admission(Protocol):
     def _new_session(self, protocol: Connection) -> ConnectionEvents: ...
 
     def _limit_hit(self, kind: str) -> None: ...
+
+    def _flush_later(self, connection: Flushable) -> None: ...
 
     def mssp_variables(self, *, tls: bool = False) -> dict[str, str | list[str]]: ...
 

@@ -60,7 +60,8 @@ _INPUT_SLICE = 512
 
 # Output is queued and written once per event-loop turn (or at once at the end of a
 # prompt), as MUD servers flush a descriptor's output queue once per pass: a command's
-# text, its prompt and the GA go out in one write instead of three. Past this many
+# text, its prompt and the GA go out in one write instead of three. The server's
+# OutputPacer writes the connections that have output a batch per turn. Past this many
 # queued bytes it is written at once.
 _OUTPUT_FLUSH_AT = 65536
 
@@ -130,7 +131,7 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         # In-band output not written yet (see write_bytes) and its flush callback.
         self._out: list[bytes] = []
         self._out_size = 0
-        self._flush_handle: asyncio.Handle | None = None
+        self._flush_asked = False  # the server's pacer will write this connection
 
     # -- connection lifecycle -------------------------------------------------------------
 
@@ -399,15 +400,18 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         self._out_size += len(data)
         if self._out_size >= _OUTPUT_FLUSH_AT:
             self.flush_output()
-        elif self._flush_handle is None:
-            self._flush_handle = asyncio.get_running_loop().call_soon(self.flush_output)
+        elif not self._flush_asked:
+            self._flush_asked = True
+            self.maid_server._flush_later(self)
+
+    def flush_queued(self) -> None:
+        """The pacer's turn for this connection: write what is still queued."""
+        if self._flush_asked:
+            self.flush_output()
 
     def flush_output(self, marker: bytes = b"") -> None:
         """Write the queued data, then ``marker`` (IAC commands, not escaped), in one write."""
-        handle = self._flush_handle
-        if handle is not None:
-            handle.cancel()
-            self._flush_handle = None
+        self._flush_asked = False
         if not self._out and not marker:
             return
         data = b"".join(self._out).replace(IAC, IAC + IAC) + marker
@@ -426,9 +430,7 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
             self.close_connection()
 
     def _drop_output(self) -> None:
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
-            self._flush_handle = None
+        self._flush_asked = False
         self._out.clear()
         self._out_size = 0
 

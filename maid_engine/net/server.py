@@ -14,6 +14,7 @@ from maid_engine.net.gate import ConnectionGate
 from maid_engine.net.limits import NetLimits
 from maid_engine.net.links import Connection
 from maid_engine.net.listener import Listener
+from maid_engine.net.pacing import Flushable, OutputPacer
 from maid_engine.net.protocol import MaidTelnetProtocol
 from maid_engine.net.session import TelnetSession
 from maid_engine.sessions import SessionHandler
@@ -60,6 +61,8 @@ class TelnetServer(Listener):
         self._tls_port = tls_port
         self._tls_context = tls_context
         self._listeners: list[asyncio.Server] = []
+        #: Writes the connections with queued output, a batch per loop turn.
+        self.output = OutputPacer()
 
     # -- public ---------------------------------------------------------------------------
 
@@ -191,6 +194,9 @@ class TelnetServer(Listener):
         return table
 
     # -- called by the protocol / sessions ------------------------------------------------
+
+    def _flush_later(self, connection: Flushable) -> None:
+        self.output.add(connection)
 
     def _new_session(self, protocol: Connection) -> TelnetSession:
         session = TelnetSession(protocol, self)

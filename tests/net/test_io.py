@@ -7,6 +7,8 @@ import random
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from maid_engine.net import NetLimits, TelnetServer
 from maid_engine.net.session import REPROMPT_DELAY, REPROMPT_SPREAD, TelnetSession
 
@@ -312,6 +314,73 @@ async def test_a_crowds_prompts_are_spread_over_a_moment(
     assert all(REPROMPT_DELAY - 0.05 <= d <= REPROMPT_DELAY + REPROMPT_SPREAD for d in delays)
     # Not one moment for all of them: each session's share of the spread is its own.
     assert len({round(d, 4) for d in delays}) > 2
+
+
+async def test_output_to_a_crowd_is_written_a_batch_of_connections_per_loop_turn(
+    server: TelnetServer, connect: Connect, handler: FakeHandler
+) -> None:
+    clients = [await connect(server, "refuse") for _ in range(3)]
+    sessions = [await handler.session(i) for i in range(3)]
+    writes = [count_writes(session) for session in sessions]
+    server.output.batch = 2
+    for session in sessions:
+        session.send("Ann, Bo and 12 others arrive from the north.")
+    assert server.output.waiting == 3
+    await asyncio.sleep(0)
+    # Two connections in this turn; the loop reads and answers before the third.
+    assert [len(w) for w in writes] == [1, 1, 0]
+    await asyncio.sleep(0)
+    assert [len(w) for w in writes] == [1, 1, 1]
+    assert server.output.waiting == 0
+    for client in clients:
+        await client.wait_text("north.\r\n")
+
+
+async def test_a_prompt_is_not_kept_waiting_by_a_crowds_output(
+    server: TelnetServer, connect: Connect, handler: FakeHandler
+) -> None:
+    await connect(server, "refuse")
+    await connect(server, "refuse")
+    crowd, player = await handler.session(0), await handler.session(1)
+    server.output.batch = 1
+    crowd.send("Someone shouts.")
+    player.send("Someone shouts.")
+    writes = count_writes(player)
+    # The answer ends with its prompt and goes at once, the text before it with it.
+    player.prompt("> ")
+    assert writes == [b"Someone shouts.\r\n> \xff\xf9"]
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert len(writes) == 1  # nothing was left for the pacer's turn
+
+
+def test_a_pacer_writes_in_the_order_asked_and_refuses_an_empty_batch() -> None:
+    from maid_engine.net.pacing import OutputPacer
+
+    with pytest.raises(ValueError, match="at least 1"):
+        OutputPacer(0)
+
+    async def run() -> list[int]:
+        written: list[int] = []
+
+        class Conn:
+            def __init__(self, n: int) -> None:
+                self.n = n
+
+            def flush_queued(self) -> None:
+                written.append(self.n)
+
+        pacer = OutputPacer(batch=2)
+        for n in range(5):
+            pacer.add(Conn(n))
+        turns = []
+        while pacer.waiting:
+            await asyncio.sleep(0)
+            turns.append(list(written))
+        assert turns == [[0, 1], [0, 1, 2, 3], [0, 1, 2, 3, 4]]
+        return written
+
+    assert asyncio.run(run()) == [0, 1, 2, 3, 4]
 
 
 async def test_queued_text_keeps_its_place_before_telnet_commands(
