@@ -3,7 +3,7 @@ memory, gossip, schedules and autonomy. See docs/living-world.md.
 
 Public API:
 
-* components: ``NeedsComponent`` (``NeedState``), ``GoalsComponent`` (``Goal``),
+* components: ``NeedsComponent`` (``NeedState``, ``NeedRule``), ``GoalsComponent`` (``Goal``),
   ``Relationships`` (``Relationship``), ``FactionMembership``, ``FactionStandings``,
   ``FactionRelations``, ``SocialInfluence``, ``Wealth``; world facts
   ``SupplyRoutes``, ``WatchedRooms``, ``TradeGoods``, ``Hostile``, ``Schedule``,
@@ -26,6 +26,7 @@ from maid_stdlib.living.components import (
     GoalTemplate,
     GoalType,
     NeedModifier,
+    NeedRule,
     NeedsComponent,
     NeedState,
     NeedType,
@@ -83,6 +84,7 @@ __all__ = [
     "MemoryService",
     "MemoryVisibility",
     "NeedModifier",
+    "NeedRule",
     "NeedState",
     "NeedType",
     "NeedsComponent",

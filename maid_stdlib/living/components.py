@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Annotated
 from uuid import UUID
+
+from pydantic import Field
 
 from maid_engine.ecs import Component
 
@@ -100,20 +103,69 @@ class GoalTemplate:
     completion_need_delta: float = 0.3
 
 
-@dataclass
-class NeedState:
-    value: float = 1.0
+@dataclass(frozen=True)
+class NeedRule:
+    """What a need is: how fast it falls, when it counts as unmet, what changes
+    its course and the goal it forms. It comes from the pack's data (seeding sets
+    it on every start) and is shared by the NPCs seeded from the same data; only
+    the value is stored (:class:`NeedState`). Never changed in place."""
+
     #: Loss per game hour before modifiers.
     decay: float = 0.0
     #: Below this the need is unmet: a goal forms and story detectors take notice.
     threshold: float = 0.3
-    modifiers: list[NeedModifier] = field(default_factory=list)
-    satisfied_by: list[Satisfier] = field(default_factory=list)
+    modifiers: tuple[NeedModifier, ...] = ()
+    satisfied_by: tuple[Satisfier, ...] = ()
     goal: GoalTemplate | None = None
+
+    def __deepcopy__(self, memo: dict[int, object]) -> NeedRule:
+        # Never changed in place: a copied component (a consequence's snapshot)
+        # keeps sharing it.
+        return self
+
+
+#: The rule of a need no data describes (yet): a stored need before seeding.
+NO_RULE = NeedRule()
+
+
+@dataclass
+class NeedState:
+    """One need of one NPC: its value (stored) and its rule (from the data).
+
+    The rule is left out of the stored component: it is the same for every NPC of a
+    template, it was three quarters of a stored NPC's needs, and a checkpoint wrote it
+    again whenever a value moved. A stored need loads with :data:`NO_RULE` until
+    seeding gives it the data's rule. Saves made before the split stored the rule's
+    fields beside the value; loading drops them the same way (the data refreshes
+    them on every start).
+    """
+
+    value: float = 1.0
+    rule: Annotated[NeedRule, Field(exclude=True)] = NO_RULE
+
+    @property
+    def decay(self) -> float:
+        return self.rule.decay
+
+    @property
+    def threshold(self) -> float:
+        return self.rule.threshold
+
+    @property
+    def modifiers(self) -> tuple[NeedModifier, ...]:
+        return self.rule.modifiers
+
+    @property
+    def satisfied_by(self) -> tuple[Satisfier, ...]:
+        return self.rule.satisfied_by
+
+    @property
+    def goal(self) -> GoalTemplate | None:
+        return self.rule.goal
 
     @property
     def unmet(self) -> bool:
-        return self.value < self.threshold
+        return self.value < self.rule.threshold
 
 
 @dataclass

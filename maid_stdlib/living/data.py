@@ -64,15 +64,18 @@ Format (keys local to the pack may omit the "pack:" prefix)::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from maid_engine.content import PackError
 from maid_engine.content.yamllines import YamlProblem, line_at, line_of, read_yaml
 from maid_stdlib.living.memory import EmotionalValence, MemoryVisibility
+
+if TYPE_CHECKING:
+    from maid_stdlib.living.components import NeedRule
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
 Signed = Annotated[float, Field(ge=-1.0, le=1.0)]
@@ -295,6 +298,10 @@ class LivingData:
     #: Where it was read from (None: built in code), for the lines of problems and
     #: for a reload, which reads it again.
     path: Path | None = None
+    #: id of a need's spec -> the rule seeding made of it, so that every NPC seeded
+    #: from one spec shares one rule (10,000 NPCs of a few templates hold a few
+    #: rules, not 10,000 copies). The specs live as long as this object.
+    need_rules: dict[int, NeedRule] = field(default_factory=dict, repr=False, compare=False)
 
     def qualify(self, ref: str) -> str:
         return ref if ":" in ref else f"{self.pack}:{ref}"

@@ -23,6 +23,7 @@ from maid_stdlib.living.components import (
     GoalsComponent,
     GoalTemplate,
     NeedModifier,
+    NeedRule,
     NeedsComponent,
     NeedState,
     Relationship,
@@ -441,15 +442,22 @@ def _template(spec: GoalTemplateSpec, data: LivingData) -> GoalTemplate:
     )
 
 
-def _need(spec: NeedSpec, data: LivingData, value: float) -> NeedState:
-    return NeedState(
-        value,
-        spec.decay,
-        spec.threshold,
-        [NeedModifier(data.qualify_condition(m.when), m.decay_x, m.add) for m in spec.modifiers],
-        [Satisfier(data.qualify_condition(s.when), s.rate) for s in spec.satisfied_by],
-        _template(spec.goal, data) if spec.goal is not None else None,
-    )
+def need_rule(spec: NeedSpec, data: LivingData) -> NeedRule:
+    """The rule of a need spec, made once per spec and shared by every NPC seeded
+    from it."""
+    rule = data.need_rules.get(id(spec))
+    if rule is None:
+        rule = data.need_rules[id(spec)] = NeedRule(
+            spec.decay,
+            spec.threshold,
+            tuple(
+                NeedModifier(data.qualify_condition(m.when), m.decay_x, m.add)
+                for m in spec.modifiers
+            ),
+            tuple(Satisfier(data.qualify_condition(s.when), s.rate) for s in spec.satisfied_by),
+            _template(spec.goal, data) if spec.goal is not None else None,
+        )
+    return rule
 
 
 def apply_npc(
@@ -486,7 +494,8 @@ def apply_npc(
         needs = {}
         for name, need in spec.needs.items():
             kept = old.needs.get(name) if old is not None and not first else None
-            needs[name] = _need(need, data, kept.value if kept is not None else need.value)
+            value = kept.value if kept is not None else need.value
+            needs[name] = NeedState(value, need_rule(need, data))
         world.add_component(uid, NeedsComponent(needs))
     if first and spec.goals:
         for goal in spec.goals:

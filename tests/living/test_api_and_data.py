@@ -118,6 +118,71 @@ async def test_bad_references_stop_startup_naming_each(tmp_path: Path) -> None:
     await engine.stop()
 
 
+async def test_stored_needs_hold_values_only_and_old_saves_load_alike(
+    db_url: str, tmp_path: Path
+) -> None:
+    """A need's rule (decay, threshold, modifiers, satisfiers, goal) comes from the
+    data and is not stored; a save made before the split, which stored it, loads to
+    the same component as a save made now."""
+    from maid_engine.store import EntityChangeSet
+    from maid_stdlib.living import NeedsComponent
+
+    pack = hamlet_pack(tmp_path / "p")
+    async with make_engine(tmp_path, [pack], db_url=db_url).lifespan() as engine:
+        smith = npc(engine, "hollin")
+        api.satisfy_need(engine.world, smith, -0.5, "economic")
+        seeded = copy.deepcopy(engine.world.get_component(smith, NeedsComponent))
+        assert seeded.needs["economic"].threshold == 0.4  # the data's rule is there
+    async with make_engine(tmp_path, [pack], db_url=db_url).lifespan() as engine:
+        stored = await engine.store.entities.load(smith)
+        assert stored is not None
+        assert stored["Needs"] == {"needs": {"economic": {"value": pytest.approx(0.4)}}}
+        from_new = engine.world.get_component(smith, NeedsComponent)
+        assert from_new == seeded
+        # The same state as the stores of earlier versions wrote it: rule and all
+        # (with a rule the data no longer has, which the data's replaces).
+        old_save = {
+            "needs": {
+                "economic": {
+                    "value": stored["Needs"]["needs"]["economic"]["value"],
+                    "decay": 0.5,
+                    "threshold": 0.9,
+                    "modifiers": [{"when": "supply_blocked", "decay_x": 3.0, "add": 0.0}],
+                    "satisfied_by": [],
+                    "goal": {"id": "old_goal", "type": "ACQUIRE"},
+                }
+            }
+        }
+        await engine.store.entities.save(EntityChangeSet(upserts={smith: {"Needs": old_save}}))
+    async with make_engine(tmp_path, [pack], db_url=db_url).lifespan() as engine:
+        assert engine.world.get_component(smith, NeedsComponent) == seeded
+    # Loaded on their own (before seeding), the two saves are the same component too.
+    from maid_engine.ecs.component import load_component
+
+    assert load_component("Needs", old_save) == load_component("Needs", stored["Needs"])
+
+
+def test_npcs_of_one_template_share_their_need_rules() -> None:
+    from maid_stdlib.living import NeedsComponent, NeedState
+    from maid_stdlib.living.data import LivingData
+    from maid_stdlib.living.seeding import need_rule
+
+    parsed, problems = parse_living(LIVING, "hamlet/living.yaml")
+    assert parsed is not None
+    assert not problems
+    data = LivingData("hamlet", "hamlet/living.yaml", parsed)
+    spec = data.spec.npcs["hollin"].needs["economic"]
+    rule = need_rule(spec, data)
+    assert need_rule(spec, data) is rule
+    # A copied component (a consequence's snapshot) still shares it.
+    needs = NeedsComponent({"economic": NeedState(0.5, rule)})
+    assert copy.deepcopy(needs).needs["economic"].rule is rule
+    assert rule.threshold == 0.4
+    assert rule.modifiers[0].when == "supply_blocked"
+    assert rule.goal is not None
+    assert rule.goal.id == "get_iron"
+
+
 async def test_restart_keeps_state_and_refreshes_configuration(db_url: str, tmp_path: Path) -> None:
     pack = hamlet_pack(tmp_path / "p")
     async with make_engine(tmp_path, [pack], db_url=db_url).lifespan() as engine:

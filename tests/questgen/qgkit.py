@@ -26,6 +26,7 @@ from maid_stdlib.living.components import (
     FactionMembership,
     Goal,
     GoalsComponent,
+    NeedRule,
     NeedsComponent,
     NeedState,
     Wealth,
@@ -199,7 +200,7 @@ def populate(engine: GameEngine) -> Town:
         hilda,
         NeedsComponent(
             {
-                "economic": NeedState(value=0.2, threshold=0.35),
+                "economic": NeedState(value=0.2, rule=NeedRule(threshold=0.35)),
                 "safety": NeedState(value=0.8),
             }
         ),
