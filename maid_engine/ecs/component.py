@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
+from uuid import UUID
 
 from pydantic import TypeAdapter
 
@@ -36,9 +37,11 @@ class Component:
     component_name: ClassVar[str] = ""
     name_field: ClassVar[str | None] = None
 
-    # Set by World.add_component; a plain attribute (not a dataclass field) so it is
-    # neither compared nor serialised.
-    _owner: Callable[[], None] | None = None
+    # Set by World.add_component: the holding world's change marker (one function
+    # per world, shared by all its components) and the entity holding this one.
+    # Plain attributes (not dataclass fields), so neither compared nor serialised.
+    _owner: Callable[[UUID, type[Component]], None] | None = None
+    _entity: UUID | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -54,9 +57,10 @@ class Component:
 
     def __setattr__(self, key: str, value: Any) -> None:
         object.__setattr__(self, key, value)
-        owner = self.__dict__.get("_owner")
+        held = self.__dict__
+        owner = held.get("_owner")
         if owner is not None and key != "_owner":
-            owner()
+            owner(held["_entity"], type(self))
 
 
 def _adapter(cls: type[Component]) -> TypeAdapter[Any]:

@@ -89,6 +89,8 @@ class World:
         self._hooks: dict[type[Component], list[ChangeHook]] = {}
         self._listing_types: set[type[Component]] = set()
         self._listing_version = 0
+        #: What a held component calls when a field of it is assigned.
+        self._marker = self._make_marker()
 
     # -- entities --------------------------------------------------------------
     def create_entity(
@@ -198,7 +200,9 @@ class World:
         if ctype in self._listing_types:
             self._listing_version += 1
         if entity_id in self._persistent:
-            component._owner = self._dirty_marker(entity_id, ctype)
+            # The entity first: setting the marker is what arms it.
+            object.__setattr__(component, "_entity", entity_id)
+            object.__setattr__(component, "_owner", self._marker)
             self._mark(entity_id, ctype)
         self._index(entity_id, component)
         for hook in self._hooks.get(ctype, ()):
@@ -427,13 +431,18 @@ class World:
             else:
                 parts.add(ctype)
 
-    def _dirty_marker(self, entity_id: UUID, ctype: type[Component]) -> Callable[[], None]:
-        # A closure, not a bound method: ``copy.deepcopy`` of a component copies a
-        # function by reference but would copy a bound method's World.
-        def mark() -> None:
-            self._mark(entity_id, ctype)
+    def _make_marker(self) -> Callable[[UUID, type[Component]], None]:
+        # One function per world, shared by every component it holds (each
+        # component keeps only its entity): a closure per component cost about
+        # 300 bytes, 2.4 KiB per NPC. A closure, not a bound method:
+        # ``copy.deepcopy`` of a component copies a function by reference but
+        # would copy a bound method's World.
+        mark = self._mark
 
-        return mark
+        def marker(entity_id: UUID, ctype: type[Component]) -> None:
+            mark(entity_id, ctype)
+
+        return marker
 
     @property
     def dirty_count(self) -> int:
