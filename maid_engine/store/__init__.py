@@ -15,16 +15,18 @@ not be reached (retry later with the same Store).
 
 from maid_engine.store.database import Store, Transaction
 from maid_engine.store.documents import DocumentStore
-from maid_engine.store.entities import EntityChangeSet, EntityStore
+from maid_engine.store.entities import EncodedJSON, EntityChangeSet, EntityStore, encode_upserts
 from maid_engine.store.errors import CollectionNotFound, StoreError, StoreUnavailable
 
 __all__ = [
     "CollectionNotFound",
     "DocumentStore",
+    "EncodedJSON",
     "EntityChangeSet",
     "EntityStore",
     "Store",
     "StoreError",
     "StoreUnavailable",
     "Transaction",
+    "encode_upserts",
 ]

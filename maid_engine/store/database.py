@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -27,6 +26,7 @@ from maid_engine.store.documents import DocumentStore
 from maid_engine.store.entities import EntityStore
 from maid_engine.store.errors import StoreError, translate, translated_errors
 from maid_engine.store.migrations import upgrade_to_head
+from maid_engine.store.schema import dump_json
 
 # The async driver used for each backend when the URL names none.
 _DRIVERS = {"sqlite": "aiosqlite", "postgresql": "asyncpg"}
@@ -39,9 +39,6 @@ _PING_TIMEOUT = 5.0
 _SQLITE_BUSY_TIMEOUT_MS = 10_000
 # Arbitrary constant identifying the store's migration lock among advisory locks.
 _MIGRATION_LOCK_ID = 0x4D414944
-
-# NaN/Infinity are not JSON: refuse them everywhere instead of only on PostgreSQL.
-_dumps = functools.partial(json.dumps, allow_nan=False, ensure_ascii=False)
 
 
 def _parse_url(url: str) -> URL:
@@ -100,14 +97,14 @@ def _create_engine(url: URL) -> AsyncEngine:
     # on checkout so the same Store recovers once the database is back.
     if url.get_backend_name() == "sqlite":
         engine = create_async_engine(
-            url, pool_pre_ping=True, json_serializer=_dumps, json_deserializer=json.loads
+            url, pool_pre_ping=True, json_serializer=dump_json, json_deserializer=json.loads
         )
         _configure_sqlite(engine)
         return engine
     return create_async_engine(
         url,
         pool_pre_ping=True,
-        json_serializer=_dumps,
+        json_serializer=dump_json,
         json_deserializer=json.loads,
         connect_args={"timeout": _CONNECT_TIMEOUT},
     )

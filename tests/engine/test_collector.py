@@ -11,6 +11,7 @@ import gc
 import sys
 import weakref
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -425,3 +426,44 @@ async def test_the_switch_interval_is_held_while_engines_run() -> None:
         assert sys.getswitchinterval() == pytest.approx(before)
     with pytest.raises(ValidationError):
         Settings.model_validate({"switch_interval": -1})
+
+
+async def test_the_first_checkpoint_runs_with_the_loaded_world_frozen(
+    gc_state: list[CollectorPolicy], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first checkpoint writes every entity of a new world: run before the freeze,
+    its allocations set off full collections of the whole world."""
+    real_checkpoint = GameEngine.checkpoint
+    frozen_at_checkpoints: list[int] = []
+
+    async def spy(self: GameEngine) -> int:
+        frozen_at_checkpoints.append(gc.get_freeze_count())
+        return await real_checkpoint(self)
+
+    monkeypatch.setattr(GameEngine, "checkpoint", spy)
+    engine = GameEngine(
+        Settings(data_dir=tmp_path, gc_freeze=True), clock=ManualClock(), packs=["stdlib"]
+    )
+    gc_state.append(engine.collector)
+    async with engine.lifespan():
+        assert len(frozen_at_checkpoints) == 1  # the one at start-up
+        assert frozen_at_checkpoints[0] > 0
+
+
+async def test_a_start_whose_first_checkpoint_fails_gives_the_collector_back(
+    gc_state: list[CollectorPolicy], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def failing(self: GameEngine) -> int:
+        raise RuntimeError("the database said no")
+
+    monkeypatch.setattr(GameEngine, "checkpoint", failing)
+    engine = GameEngine(
+        Settings(data_dir=tmp_path, gc_freeze=True), clock=ManualClock(), packs=["stdlib"]
+    )
+    gc_state.append(engine.collector)
+    with pytest.raises(RuntimeError, match="said no"):
+        await engine.start()
+    await engine.stop()
+    assert not engine.collector.active
+    assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == CUSTOM

@@ -154,6 +154,37 @@ async def test_a_write_collected_behind_a_failed_one_fails_too(db_url: str, tmp_
         assert (await gold_on_disk(engine, giver), await gold_on_disk(engine, taker)) == (5, 16)
 
 
+@dataclass
+class Ratio(Component):
+    value: float = 0.0
+
+
+async def test_a_component_that_is_not_json_fails_the_write_and_loses_nothing(
+    db_url: str, tmp_path: Path
+) -> None:
+    """The JSON is encoded before the transaction: a value JSON cannot hold fails
+    the whole write (the other side of a trade is not written alone) and the
+    changes go back to the world, written once the value is fixed."""
+    async with make(db_url, tmp_path).lifespan() as engine:
+        giver = engine.world.create_entity(Purse(10))
+        taker = engine.world.create_entity(Purse(10), Ratio(0.5))
+        await engine.checkpoint()
+        give(engine, giver, taker, 5)
+        engine.world.get_component(taker, Ratio).value = float("nan")
+        async with engine.world_lock:
+            pending = engine.commit_now(entry("turn-1"))
+        with pytest.raises(ValueError, match="JSON"):
+            await pending
+        assert (await gold_on_disk(engine, giver), await gold_on_disk(engine, taker)) == (10, 10)
+        assert await engine.store.documents.get(LEDGER, "turn-1") is None
+        engine.world.get_component(taker, Ratio).value = 0.75
+        assert await engine.checkpoint() == 2
+        assert (await gold_on_disk(engine, giver), await gold_on_disk(engine, taker)) == (5, 15)
+        stored = await engine.store.entities.load(taker)
+        assert stored is not None
+        assert stored["Ratio"] == {"value": 0.75}
+
+
 async def test_a_cancelled_caller_does_not_abort_the_write(db_url: str, tmp_path: Path) -> None:
     async with make(db_url, tmp_path).lifespan() as engine:
         purse = engine.world.create_entity(Purse(3))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,11 +87,20 @@ async def test_only_changed_components_are_written(
 ) -> None:
     from maid_engine.store.entities import EntityStore
 
-    saved: list[dict[UUID, dict[str, dict[str, Any]]]] = []
+    saved: list[dict[UUID, dict[str, Any]]] = []
     real_save = EntityStore.save
 
     async def spy(self: EntityStore, changes: EntityChangeSet) -> None:
-        saved.append(dict(changes.upserts))
+        # A checkpoint's rows come encoded already.
+        saved.append(
+            {
+                uid: {
+                    name: json.loads(data) if isinstance(data, str) else data
+                    for name, data in comps.items()
+                }
+                for uid, comps in changes.upserts.items()
+            }
+        )
         await real_save(self, changes)
 
     monkeypatch.setattr(EntityStore, "save", spy)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Iterator
+from typing import Any
 from uuid import UUID
 
 import pytest
@@ -12,6 +13,7 @@ import sqlalchemy as sa
 from pg import ThrowawayPostgres
 
 from maid_engine.store import EntityChangeSet, Store, StoreError, StoreUnavailable
+from maid_engine.store.entities import EncodedJSON, encode_upserts
 from maid_engine.store.schema import components, entities
 
 
@@ -152,6 +154,82 @@ async def test_ten_thousand_components_in_one_save(store: Store) -> None:
     assert all(
         loaded[entity]["Health"] == {"hp": i % 100} for i, entity in enumerate(ids[1250:1875], 1250)
     )
+
+
+async def test_encoded_rows_are_stored_as_the_same_json(store: Store) -> None:
+    """A change set whose data was encoded beforehand (a checkpoint's) loads back as
+    the data itself, mixed with rows given as dicts, and an update still counts the
+    row's version up."""
+    hero, sword = uuid.uuid4(), uuid.uuid4()
+    data: dict[UUID, dict[str, Any]] = {
+        hero: {
+            "Name": {"value": "Épée ⚔", "tags": ["a", "b"]},
+            "Stats": {"hp": 3, "ratio": 0.25, "flags": {"x": None, "y": True}},
+        },
+        sword: {"Name": {"value": "sword"}},
+    }
+    encoded = await encode_upserts(data)
+    assert all(isinstance(v, EncodedJSON) for comps in encoded.values() for v in comps.values())
+    # Encoding twice leaves encoded rows alone.
+    assert await encode_upserts(encoded) == encoded
+    await store.entities.save(EntityChangeSet(upserts=encoded))
+    assert await store.entities.load_all() == data
+    await store.entities.save(
+        EntityChangeSet(
+            upserts={
+                hero: {"Stats": EncodedJSON('{"hp": 1}'), "Mana": {"mp": 2}},
+            }
+        )
+    )
+    assert await store.entities.load(hero) == {
+        "Name": {"value": "Épée ⚔", "tags": ["a", "b"]},
+        "Stats": {"hp": 1},
+        "Mana": {"mp": 2},
+    }
+    async with store.sql_engine.connect() as conn:
+        versions = dict(
+            (
+                await conn.execute(
+                    sa.select(components.c.type, components.c.version).where(
+                        components.c.entity_id == str(hero)
+                    )
+                )
+            ).all()
+        )
+    assert versions == {"Name": 1, "Stats": 2, "Mana": 1}
+
+
+async def test_encoding_lets_other_tasks_run_between_slices() -> None:
+    rows = {uuid.uuid4(): {"Name": {"value": f"npc {i}"}} for i in range(100)}
+    turns = 0
+
+    async def other_task() -> None:
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    other = asyncio.create_task(other_task())
+    await asyncio.sleep(0)
+    try:
+        turns = 0
+        await encode_upserts(rows, slice_cost=10**9)
+        assert turns == 0  # in one slice: nothing else ran
+        await encode_upserts(rows, slice_cost=1)
+        assert turns >= 99  # a slice per row: the other task ran between them
+        turns = 0
+        # A row counts its text and a fixed cost: slices of about four rows.
+        await encode_upserts(rows, slice_cost=4 * 520)
+        assert 20 <= turns <= 34
+    finally:
+        other.cancel()
+
+
+async def test_data_that_is_not_json_fails_before_anything_is_written() -> None:
+    with pytest.raises(ValueError, match="JSON"):
+        await encode_upserts({uuid.uuid4(): {"Ratio": {"v": float("nan")}}})
+    with pytest.raises(TypeError):
+        await encode_upserts({uuid.uuid4(): {"Thing": {"v": object()}}})
 
 
 async def test_reopened_store_sees_the_data(db_url: str) -> None:
