@@ -7,7 +7,9 @@ The engine is built and torn down by one async lifespan::
 
 Ticks and player commands never interleave: both hold ``engine.world_lock`` while
 they touch the world, so a system that awaits inside ``update()`` cannot be
-surprised by a command half-way through.
+surprised by a command half-way through. A tick that falls due goes before the
+commands waiting for the lock then (:class:`~maid_engine.worldlock.WorldLock`): a
+burst of commands cannot make it late.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from maid_engine.ports import TransactionWrites
 from maid_engine.reliability import SaveMonitor
 from maid_engine.session_manager import SessionManager
 from maid_engine.sessions import Session
+from maid_engine.worldlock import WorldLock
 
 if TYPE_CHECKING:
     # maid_engine.store is imported where a store is opened or written: it pulls in
@@ -96,7 +99,9 @@ class GameEngine:
             self.settings.gc_deep_interval,
             freeze_survivors=self.settings.gc_freeze_survivors,
         )
-        self.world_lock = asyncio.Lock()
+        #: Ticks and commands take turns with the world; a tick that falls due goes
+        #: before the commands waiting then (maid_engine.worldlock).
+        self.world_lock = WorldLock()
         self.sessions = SessionManager(self._run_session_line, started_at=lambda: self.started_at)
         self._pack_refs = list(packs) if packs is not None else list(self.settings.packs)
         self.packs: list[ContentPack] = []
@@ -345,7 +350,7 @@ class GameEngine:
     async def tick(self) -> float:
         """Run every system once, in schedule order. Returns the tick's wall time."""
         started = time.perf_counter()
-        async with self.world_lock:
+        async with self.world_lock.first():
             delta = self.clock.advance()
             for system in self.systems:
                 t0 = time.perf_counter()
