@@ -183,7 +183,21 @@ def tick_figures(ticks: list[list[float]], start: float, end: float) -> dict[str
         ),
         "over_10ms": sum(1 for e in inside if e > 0.010),
         "slow": slow_ticks(rows),
+        "systems": system_tails(rows),
     }
+
+
+def system_tails(rows: list[list[Any]]) -> dict[str, dict[str, float | None]]:
+    """system -> p50 / p99 / max of its ms per tick over ``rows`` (a tick it took
+    under 0.1 ms in counts as 0), the largest p99 first: which systems make the
+    tick's tail, and by how much."""
+    per: dict[str, list[float]] = {}
+    timed = [row for row in rows if len(row) >= 8 and isinstance(row[7], dict)]
+    for i, row in enumerate(timed):
+        for name, ms in row[7].items():
+            per.setdefault(str(name), [0.0] * len(timed))[i] = float(ms)
+    out = {name: summary([ms / 1000 for ms in values]) for name, values in per.items()}
+    return dict(sorted(out.items(), key=lambda kv: -(kv[1]["p99"] or 0.0)))
 
 
 def collect_figures(rows: list[list[float]], start: float, end: float) -> dict[str, Any]:
@@ -556,6 +570,16 @@ def markdown(res: dict[str, Any]) -> str:
                     f"{culprits} (its p50 / p99 "
                     f"{fmt(slow['slowest_system_ms']['p50'])} / "
                     f"{fmt(slow['slowest_system_ms']['p99'])} ms)."
+                )
+            tails = list(((m.get(key) or {}).get("systems") or {}).items())[:6]
+            if tails:
+                parts.append(
+                    f"Systems' ms per tick {label} (p50 / p99 / max, the largest p99 first): "
+                    + "; ".join(
+                        f"{name} {fmt(t['p50'], 2)} / {fmt(t['p99'], 2)} / {fmt(t['max'], 1)}"
+                        for name, t in tails
+                    )
+                    + "."
                 )
         parts.append(between_ticks_line(m.get("metrics", {})))
         for label, key in (

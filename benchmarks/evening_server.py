@@ -84,8 +84,10 @@ async def serve(args: argparse.Namespace) -> int:
     )
     #: (start, seconds, 1.0 if the world lock was held when the tick began, ms of
     #: garbage collection inside it, 1.0 if a world write was under way when it
-    #: began, its slowest system, that system's ms)
-    ticks: list[tuple[float, float, float, float, float, str, float]] = []
+    #: began, its slowest system, that system's ms, and system -> ms of every system
+    #: that took 0.1 ms or more, with "(between systems)" for the rest of the tick:
+    #: its events, the lock)
+    ticks: list[tuple[float, float, float, float, float, str, float, dict[str, float]]] = []
     probe = _TickProbe()
     deep: dict[str, float] = {}
     #: (end, seconds) of every collection of changes under the world lock: a piece
@@ -109,7 +111,10 @@ async def serve(args: argparse.Namespace) -> int:
             writing = engine.writing_world
             probe.begin()
             elapsed = await untimed()
-            gc_ms, slowest, slowest_ms = probe.end()
+            gc_ms, slowest, slowest_ms, systems = probe.end()
+            rest = elapsed * 1000 - sum(probe.spent.values())
+            if rest >= 0.1:
+                systems["(between systems)"] = round(rest, 2)
             ticks.append(
                 (
                     started,
@@ -119,6 +124,7 @@ async def serve(args: argparse.Namespace) -> int:
                     1.0 if writing else 0.0,
                     slowest,
                     slowest_ms,
+                    systems,
                 )
             )
             return elapsed
@@ -197,13 +203,17 @@ class _TickProbe:
         self._gc_started = 0.0
         self.slowest = ""
         self.slowest_s = 0.0
+        #: system -> ms in this tick
+        self.spent: dict[str, float] = {}
 
     def begin(self) -> None:
         self.inside, self.gc_s, self.slowest, self.slowest_s = True, 0.0, "", 0.0
+        self.spent = {}
 
-    def end(self) -> tuple[float, str, float]:
+    def end(self) -> tuple[float, str, float, dict[str, float]]:
         self.inside = False
-        return self.gc_s * 1000, self.slowest, self.slowest_s * 1000
+        big = {name: round(ms, 2) for name, ms in self.spent.items() if ms >= 0.1}
+        return self.gc_s * 1000, self.slowest, self.slowest_s * 1000, big
 
     def on_gc(self, phase: str, _info: dict[str, int]) -> None:
         if not self.inside:
@@ -222,6 +232,7 @@ class _TickProbe:
                 await update(delta)
             finally:
                 spent = time.perf_counter() - t0
+                self.spent[name] = self.spent.get(name, 0.0) + spent * 1000
                 if spent > self.slowest_s:
                     self.slowest, self.slowest_s = name, spent
 
