@@ -78,6 +78,11 @@ class QuestGenerationConfig(BaseModel):
     #: at least ``signals_per_tick`` a tick (0: all at once, as they arrive).
     signal_spread: float = Field(default=60.0, ge=0)
     signals_per_tick: int = Field(default=1, ge=1)
+    #: A new quest is matched to the characters online within this many game
+    #: seconds, at least ``deliveries_per_tick`` of them a tick (0: all at once):
+    #: matching it to 200 players in one tick was a 25 ms tick.
+    delivery_spread: float = Field(default=24.0, ge=0)
+    deliveries_per_tick: int = Field(default=16, ge=1)
     max_concurrent_builds: int = Field(default=3, ge=1)
     build_timeout: float = Field(default=30.0, gt=0, description="wall seconds for both LLM calls")
     token_budget_window: float = Field(default=3600.0, gt=0, description="monotonic seconds")

@@ -12,7 +12,8 @@ runs them, in this order, every tick:
    supersedes pending seeds built from a subset of its signals);
 2. collects finished background builds: check (scores, content, validation,
    quality, region density), then publish (sink, history, side-table,
-   delivery); a rejection schedules the seed's retry;
+   delivery to the characters online, a few a tick); a rejection schedules
+   the seed's retry;
 3. lifecycle: expires open quests past their expiry (game time);
 4. backpressure: the throttle decides the cycle from the queue depth, the
    builds in flight and the LLM budget, and the gauges are published;
@@ -195,8 +196,10 @@ class QuestGenerationSystem(System):
         st, cfg = self.stages, self.settings
         now = self._clock.game_time
         st.intake.tick_started(delta)
+        st.publish.tick_started(delta)
         await st.intake.evaluate_waiting()
         st.queue.drain_incoming(st.narrate)
+        st.publish.deliver_waiting()
         await self._collect()
         st.lifecycle.check_expiry(now)
         depth = st.queue.depth(st.narrate)

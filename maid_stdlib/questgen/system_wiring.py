@@ -204,6 +204,8 @@ def build_quest_generation(
             side_table,
             deliveries,
             engine.sessions.characters_online,
+            settings.delivery_spread,
+            settings.deliveries_per_tick,
         ),
         lifecycle=OpenQuestLifecycle(open_quests, deliveries, qg.history, lambda: qg.sink),
         backpressure=Backpressure(settings, metrics, clock.monotonic),

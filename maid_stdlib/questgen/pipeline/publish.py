@@ -4,13 +4,17 @@ The rules layer's :class:`~maid_stdlib.questgen.register.QuestSink` registers it
 (no sink: stage ``no_sink``; the sink raising: stage ``register``), then it is
 recorded in the QuestHistory, leaves the seed queue, becomes an open quest (with
 the topics and gossip keys delivery matches on), goes to the ``generated_quests``
-side-table and is matched to the characters online.
+side-table and is matched to the characters online -- a few of them a tick
+(``delivery_spread``, ``deliveries_per_tick``): one character's match is
+independent of another's, and matching a quest to a crowd at once stalled a tick.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Callable
+from math import ceil
 from uuid import UUID
 
 from maid_stdlib.questgen.delivery import OpenQuest
@@ -42,6 +46,8 @@ class PublishStage:
         side_table: GeneratedQuestTable,
         deliveries: QuestDeliveryService,
         characters_online: Callable[[], list[UUID]],
+        delivery_spread: float = 0.0,
+        deliveries_per_tick: int = 1,
     ) -> None:
         self._sink = sink
         self._record = record
@@ -51,6 +57,15 @@ class PublishStage:
         self._side_table = side_table
         self._deliveries = deliveries
         self._characters_online = characters_online
+        self._spread = delivery_spread
+        self._per_tick = deliveries_per_tick
+        #: (quest id, the characters online when it opened not matched yet, how many
+        #: of them a game second), oldest first
+        self._waiting: deque[tuple[str, deque[UUID], float]] = deque()
+        #: Game seconds of the latest tick (the allowance follows game time).
+        self._delta = 0.0
+        self._allowance_at: float | None = None
+        self._matched = 0
 
     def register(self, quest: GeneratedQuest) -> Rejection | None:
         """Hand the quest to the rules layer; None when it took it."""
@@ -77,8 +92,52 @@ class PublishStage:
     def giver_name(self, quest: GeneratedQuest) -> str:
         return self._facts.name(quest.quest_giver_id)
 
+    def tick_started(self, delta: float) -> None:
+        self._delta = max(delta, 0.0)
+
     def deliver(self, quest: GeneratedQuest) -> None:
-        self._deliveries.match([quest.id], self._characters_online())
+        """Match the quest to the characters online now: this tick's share of them
+        at once, the rest on the next ticks (``deliver_waiting``)."""
+        characters = deque(self._characters_online())
+        rate = len(characters) / self._spread if self._spread > 0 else float("inf")
+        self._waiting.append((quest.id, characters, rate))
+        self.deliver_waiting()
+
+    @property
+    def waiting(self) -> int:
+        """Characters a new quest has still to be matched to."""
+        return sum(len(chars) for _, chars, _rate in self._waiting)
+
+    def deliver_waiting(self) -> int:
+        """Match waiting (quest, character) pairs, oldest first, within this tick's
+        allowance: each waiting quest's crowd spread evenly over ``delivery_spread``
+        game seconds from its opening, at least ``deliveries_per_tick`` a tick; a
+        tick as long as the spread (a simulation's) does all of them. Returns how
+        many characters were matched."""
+        if not self._waiting:
+            return 0
+        now = self._facts.now
+        if self._allowance_at != now:
+            self._allowance_at, self._matched = now, 0
+        rate = sum(r for _, _, r in self._waiting)
+        share = self._matched + self.waiting if rate == float("inf") else ceil(rate * self._delta)
+        limit = max(self._per_tick, share)
+        online = set(self._characters_online())
+        done = 0
+        while self._waiting and self._matched < limit:
+            quest_id, characters, _rate = self._waiting[0]
+            batch: list[UUID] = []
+            while characters and self._matched + len(batch) < limit:
+                character = characters.popleft()
+                if character in online:  # gone since: their next login matches them
+                    batch.append(character)
+            if not characters:
+                self._waiting.popleft()
+            if batch:
+                self._deliveries.match([quest_id], batch)
+            self._matched += len(batch)
+            done += len(batch)
+        return done
 
     def _open_quest(self, seed: QuestSeed, quest: GeneratedQuest) -> OpenQuest:
         facts = self._facts
