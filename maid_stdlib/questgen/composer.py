@@ -32,7 +32,7 @@ from maid_stdlib.questgen.evaluator import GroundedSignal, SeedEvaluator
 from maid_stdlib.questgen.facts import WorldFacts
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
-from maid_stdlib.questgen.signals import StorySignalLike
+from maid_stdlib.questgen.signals import StorySignalLike, signal_key
 from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.questgen.types import QuestSeedType, QuestSeedTypes
 
@@ -76,10 +76,15 @@ class CompoundSeedComposer:
     def facts(self) -> WorldFacts:
         return self.evaluator.facts
 
-    async def compose(self, signals: Sequence[StorySignalLike]) -> list[QuestSeed]:
+    async def compose(
+        self, signals: Sequence[StorySignalLike], keep: object | None = None
+    ) -> list[QuestSeed]:
         """Seeds for every cluster of two or more related, grounded signals.
 
-        Single signals are left to ``SeedEvaluator.evaluate``.
+        Single signals are left to ``SeedEvaluator.evaluate``. ``keep``: only the
+        seeds of clusters holding the signal of that ``signal_key`` are wanted; the
+        other clusters are judged and draw their seed's id, exactly as if they were
+        built, but are not written out (the world's dice stay the same).
         """
         types = self.evaluator.seed_types
         # A pack's seed type registered with merge=False always stands alone.
@@ -87,6 +92,9 @@ class CompoundSeedComposer:
         seeds: list[QuestSeed] = []
         for cluster in (story for group in self.cluster(grounded) for story in self.stories(group)):
             if len(cluster) < 2:
+                continue
+            if keep is not None and not any(signal_key(g.signal) == keep for g in cluster):
+                self._compose(cluster, draw_only=True)
                 continue
             seed = self._compose(cluster)
             if isinstance(seed, QuestSeed):
@@ -253,7 +261,9 @@ class CompoundSeedComposer:
         blocked = [g.priority for g in facts.open_goals(npc) if g.status == GoalStatus.BLOCKED]
         return (1.0 - lowest) + max(blocked, default=0.0)
 
-    def _compose(self, cluster: list[GroundedSignal]) -> QuestSeed | Rejection:
+    def _compose(
+        self, cluster: list[GroundedSignal], draw_only: bool = False
+    ) -> QuestSeed | Rejection | None:
         lead = self._lead(cluster)
         candidates: list[UUID] = []
         for g in sorted(cluster, key=lambda g: -g.signal.importance):
@@ -271,4 +281,7 @@ class CompoundSeedComposer:
                 "compound importance below threshold",
                 ("importance_below_threshold",),
             )
+        if draw_only:
+            self.evaluator.draw_seed_id(cluster, lead, importance, primary_npc=primary)
+            return None
         return self.evaluator.build_seed(cluster, lead, importance, primary_npc=primary)

@@ -101,6 +101,19 @@ class GroundedSignal:
     )
 
 
+@dataclass
+class _Checked:
+    """What passed ``SeedEvaluator.build_seed``'s filters, for building the seed."""
+
+    primary: UUID
+    location: str
+    fields: dict[str, Any]
+    involved: list[UUID]
+    factions: list[str]
+    area: list[str]
+    importance: float
+
+
 class SeedEvaluator:
     MIN_IMPORTANCE: ClassVar[float] = 0.4
     MIN_INVOLVED_NPCS: ClassVar[int] = 1
@@ -219,6 +232,37 @@ class SeedEvaluator:
         ``lead`` gives the seed type and location; ``parts`` (which include it)
         contribute typed fields and NPCs. The compound composer calls this too.
         """
+        checked = self._checked(parts, lead, importance, primary_npc, ignore_cooldown)
+        if isinstance(checked, Rejection):
+            return checked
+        return self._built(parts, lead, checked)
+
+    def draw_seed_id(
+        self,
+        parts: Sequence[GroundedSignal],
+        lead: GroundedSignal,
+        importance: float,
+        primary_npc: UUID | None = None,
+    ) -> bool:
+        """What ``build_seed`` does to the world's dice, without the seed: the id it
+        would draw is drawn when every check passes. The composer composes every
+        cluster of its window in turn (each draws its seed's id from the engine's
+        random stream) but keeps only the new signal's: the others need not be
+        written out, and a seeded world's later draws stay what they were."""
+        if isinstance(self._checked(parts, lead, importance, primary_npc, False), Rejection):
+            return False
+        self.facts.new_uuid()
+        return True
+
+    def _checked(
+        self,
+        parts: Sequence[GroundedSignal],
+        lead: GroundedSignal,
+        importance: float,
+        primary_npc: UUID | None,
+        ignore_cooldown: bool,
+    ) -> _Checked | Rejection:
+        """``build_seed``'s history and feasibility filters, and what passed them."""
         facts = self.facts
         now = facts.now
         primary = primary_npc or lead.grounding.primary_npc
@@ -298,7 +342,15 @@ class SeedEvaluator:
         involved = [n for n in involved if facts.claimed_by_authored(n) is None]
         if len(involved) + 1 < self.MIN_INVOLVED_NPCS:
             return self._reject("too_few_npcs", "too few NPCs involved")
+        return _Checked(primary, location, fields, involved, factions, area, importance)
 
+    def _built(
+        self, parts: Sequence[GroundedSignal], lead: GroundedSignal, c: _Checked
+    ) -> QuestSeed:
+        facts = self.facts
+        now = facts.now
+        primary, location, fields, involved = c.primary, c.location, c.fields, c.involved
+        factions, area, importance = c.factions, c.area, c.importance
         merged = SeedGrounding(
             primary, location, fields, involved, area, factions, lead.grounding.urgency
         )

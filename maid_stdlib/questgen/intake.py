@@ -159,14 +159,14 @@ class SignalIntake:
                         "rules": ",".join(seed.rules),
                     },
                 )
-            # Every cluster of the window is composed (each draws its seed's id
-            # from the engine's random stream: composing only the new signal's
-            # cluster would change every seeded world's dice); the one holding
-            # the new signal is kept.
+            # Every cluster of the window is judged (each draws its seed's id
+            # from the engine's random stream: skipping the others would change
+            # every seeded world's dice), but only the one holding the new signal
+            # is written out and kept.
             key = signal_key(signal)
             compounds = [
                 s
-                for s in await self._composer.compose([s for _, s in recent])
+                for s in await self._composer.compose([s for _, s in recent], keep=key)
                 if any(signal_key(x) == key for x in s.source_signals)
             ]
         seed = self._best(seed, compounds)

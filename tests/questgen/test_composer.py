@@ -7,6 +7,7 @@ from questgen.qgkit import Town, goal_signal, rivalry_signal, threat_signal
 
 from maid_stdlib.questgen import BasicSignal, QuestSeedTypes
 from maid_stdlib.questgen.rejection import Rejection
+from maid_stdlib.questgen.signals import signal_key
 
 
 async def test_goal_and_threat_compose_into_a_threat_response_for_the_one_at_stake(
@@ -156,3 +157,51 @@ async def test_merges_are_logged_and_a_type_can_stand_alone(
     types.register(goal, types.description(goal) or "", merge=False)
     assert not types.mergeable(goal)
     assert await town.qg.composer().compose(signals) == []
+
+
+async def test_composing_for_one_signal_keeps_its_seeds_and_the_worlds_dice(town: Town) -> None:
+    """Only the new signal's cluster is written out; every other cluster is judged
+    and draws its seed's id as if it were built, so what follows stays the same."""
+    composer = town.qg.composer()
+    quarrel = rivalry_signal(town)
+    grudge = BasicSignal(
+        "RIVALRY_ESCALATION",
+        0.7,
+        [town.orla],
+        {
+            "npc_a": str(town.tam),
+            "npc_b": str(town.orla),
+            "cause": "flour prices",
+            "trust_level": -0.4,
+        },
+    )
+    goal, threat = goal_signal(town), threat_signal(town)
+    window = [goal, threat, quarrel, grudge]
+    rng = town.engine.random
+    before = rng.getstate()
+    every = await composer.compose(window)
+    after = rng.getstate()
+    # The wolves and the flour quarrel are two stories, each a compound seed.
+    assert len(every) == 2
+    for new in (goal, grudge):
+        key = signal_key(new)
+        rng.setstate(before)
+        kept = await composer.compose(window, keep=key)
+        assert rng.getstate() == after
+        wanted = [s for s in every if any(signal_key(x) == key for x in s.source_signals)]
+        assert len(kept) == len(wanted) == 1
+        assert kept[0].id == wanted[0].id
+        assert kept[0].seed_type == wanted[0].seed_type
+        assert kept[0].primary_npc == wanted[0].primary_npc
+        assert kept[0].importance == wanted[0].importance
+        assert kept[0].source_signals == wanted[0].source_signals
+
+
+async def test_a_cluster_that_would_be_rejected_draws_nothing(town: Town) -> None:
+    composer = town.qg.composer()
+    window = [goal_signal(town, 0.2), threat_signal(town, 0.2), rivalry_signal(town)]
+    rng = town.engine.random
+    before = rng.getstate()
+    # Too unimportant a compound: no seed, and no id drawn for it.
+    assert await composer.compose(window, keep=signal_key(window[2])) == []
+    assert rng.getstate() == before
