@@ -84,10 +84,16 @@ def _reachable_npcs(facts: WorldFacts, seed: QuestSeed, npcs: list[UUID]) -> lis
 def _search_rooms(facts: WorldFacts, seed: QuestSeed) -> list[str]:
     """The seed's rooms and every room of their areas."""
     rooms = list(dict.fromkeys([seed.location, *seed.affected_area]))
+    seen = set(rooms)  # a list's ``in`` made this quadratic in a big area
+    areas: set[str] = set()
     for room in list(rooms):
         area = facts.area_of(room)
-        if area:
-            rooms.extend(r for r in facts.rooms_of_area(area) if r not in rooms)
+        if area and area not in areas:
+            areas.add(area)
+            for r in facts.rooms_of_area(area):
+                if r not in seen:
+                    seen.add(r)
+                    rooms.append(r)
     return rooms
 
 

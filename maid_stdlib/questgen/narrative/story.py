@@ -69,19 +69,34 @@ def _goal_phrase(description: str, target: str | None, goal_id: str) -> str:
     return desc[0].lower() + desc[1:]
 
 
-class _Places:
-    """Room and area names in free text replaced by their prose form."""
+class _RoomNames:
+    """(room key, name) of every room, read once per quest's story: a big world has
+    thousands, and each text of the story was checked against all of them."""
 
     def __init__(self, facts: WorldFacts) -> None:
         self.facts = facts
+        self._pairs: list[tuple[str, str]] | None = None
+
+    def pairs(self) -> list[tuple[str, str]]:
+        if self._pairs is None:
+            facts = self.facts
+            self._pairs = [(room, facts.room_name(room)) for room in facts.ws.room_keys()]
+        return self._pairs
+
+
+class _Places:
+    """Room and area names in free text replaced by their prose form."""
+
+    def __init__(self, facts: WorldFacts, rooms: _RoomNames | None = None) -> None:
+        self.facts = facts
+        self.rooms = rooms or _RoomNames(facts)
 
     def __call__(self, text: str) -> str:
         if not text:
             return text
         facts = self.facts
         found = {}
-        for room in facts.ws.room_keys():
-            name = facts.room_name(room)
+        for room, name in self.rooms.pairs():
             if name and name != room and name in text:
                 found[name] = facts.place(room)
         for name, prose in sorted(found.items(), key=lambda kv: -len(kv[0])):
@@ -110,7 +125,8 @@ def story_facts(
     giver = seed.primary_npc
     # A nameless giver is "the gate guard" in prose, never "a gate guard".
     name = person(facts.name(giver)).forms[""]
-    prose = _Places(facts)
+    rooms = _RoomNames(facts)
+    prose = _Places(facts, rooms)
     home = facts.room_of(giver)
 
     v["npc"] = person(
@@ -231,7 +247,7 @@ def story_facts(
     # Memories and reported events.
     told: list[set[str]] = []
     count = 0
-    fits = _Retellable(facts, name, seed.threat_source)
+    fits = _Retellable(facts, name, seed.threat_source, rooms)
     for memory in reversed(facts.public_memories(giver, limit=5)):
         text = prose(memory.content.strip())
         tokens = topic_tokens(text)
@@ -302,13 +318,14 @@ class _Retellable:
 
     _GONE = re.compile(r"\b(?:are|is) (?:gone|no longer)\b|\bno longer (?:hold|threaten)", re.I)
 
-    def __init__(self, facts: WorldFacts, giver: str, threat: str | None) -> None:
+    def __init__(
+        self, facts: WorldFacts, giver: str, threat: str | None, rooms: _RoomNames | None = None
+    ) -> None:
         self.facts = facts
         self.threat = topic_tokens(threat) if threat else set()
         self.threat_words = (threat or "").lower().split()
         names = {giver}
-        for room in facts.ws.room_keys():
-            names.add(facts.room_name(room))
+        names.update(name for _room, name in (rooms or _RoomNames(facts)).pairs())
         for area in facts.ws.area_keys():
             names.add(facts.area_name(area))
         self.places = " | ".join(n for n in names if n)
