@@ -184,17 +184,21 @@ def tick_figures(ticks: list[list[float]], start: float, end: float) -> dict[str
         "over_10ms": sum(1 for e in inside if e > 0.010),
         "slow": slow_ticks(rows),
         "systems": system_tails(rows),
+        # The tick's own CPU (thread time): what it cost without the moments the
+        # machine gave to other processes, which a shared machine's wall time holds.
+        "cpu_ms": summary([float(row[8]) / 1000 for row in rows if len(row) >= 10]),
+        "systems_cpu": system_tails(rows, 9),
     }
 
 
-def system_tails(rows: list[list[Any]]) -> dict[str, dict[str, float | None]]:
+def system_tails(rows: list[list[Any]], column: int = 7) -> dict[str, dict[str, float | None]]:
     """system -> p50 / p99 / max of its ms per tick over ``rows`` (a tick it took
     under 0.1 ms in counts as 0), the largest p99 first: which systems make the
-    tick's tail, and by how much."""
+    tick's tail, and by how much. ``column``: the rows' wall ms (7) or CPU ms (9)."""
     per: dict[str, list[float]] = {}
-    timed = [row for row in rows if len(row) >= 8 and isinstance(row[7], dict)]
+    timed = [row for row in rows if len(row) > column and isinstance(row[column], dict)]
     for i, row in enumerate(timed):
-        for name, ms in row[7].items():
+        for name, ms in row[column].items():
             per.setdefault(str(name), [0.0] * len(timed))[i] = float(ms)
     out = {name: summary([ms / 1000 for ms in values]) for name, values in per.items()}
     return dict(sorted(out.items(), key=lambda kv: -(kv[1]["p99"] or 0.0)))
@@ -571,16 +575,26 @@ def markdown(res: dict[str, Any]) -> str:
                     f"{fmt(slow['slowest_system_ms']['p50'])} / "
                     f"{fmt(slow['slowest_system_ms']['p99'])} ms)."
                 )
-            tails = list(((m.get(key) or {}).get("systems") or {}).items())[:6]
-            if tails:
+            figures = m.get(key) or {}
+            cpu = figures.get("cpu_ms") or {}
+            if cpu.get("n"):
                 parts.append(
-                    f"Systems' ms per tick {label} (p50 / p99 / max, the largest p99 first): "
-                    + "; ".join(
-                        f"{name} {fmt(t['p50'], 2)} / {fmt(t['p99'], 2)} / {fmt(t['max'], 1)}"
-                        for name, t in tails
-                    )
-                    + "."
+                    f"The tick's CPU {label} (thread time, without the machine's other "
+                    f"work): p50 / p99 / max {fmt(cpu['p50'], 2)} / {fmt(cpu['p99'], 2)} / "
+                    f"{fmt(cpu['max'], 1)} ms."
                 )
+            for what, column in (("ms", "systems"), ("CPU ms", "systems_cpu")):
+                tails = list((figures.get(column) or {}).items())[:6]
+                if tails:
+                    parts.append(
+                        f"Systems' {what} per tick {label} (p50 / p99 / max, the largest p99 "
+                        "first): "
+                        + "; ".join(
+                            f"{name} {fmt(t['p50'], 2)} / {fmt(t['p99'], 2)} / {fmt(t['max'], 1)}"
+                            for name, t in tails
+                        )
+                        + "."
+                    )
         parts.append(between_ticks_line(m.get("metrics", {})))
         for label, key in (
             ("with nobody on", "collect_idle"),

@@ -86,8 +86,13 @@ async def serve(args: argparse.Namespace) -> int:
     #: garbage collection inside it, 1.0 if a world write was under way when it
     #: began, its slowest system, that system's ms, and system -> ms of every system
     #: that took 0.1 ms or more, with "(between systems)" for the rest of the tick:
-    #: its events, the lock)
-    ticks: list[tuple[float, float, float, float, float, str, float, dict[str, float]]] = []
+    #: its events, the lock; then the tick's CPU ms and system -> CPU ms: the
+    #: process's own work, without the time the machine gave to others)
+    ticks: list[
+        tuple[
+            float, float, float, float, float, str, float, dict[str, float], float, dict[str, float]
+        ]
+    ] = []
     probe = _TickProbe()
     deep: dict[str, float] = {}
     #: (end, seconds) of every collection of changes under the world lock: a piece
@@ -110,7 +115,9 @@ async def serve(args: argparse.Namespace) -> int:
             waited = engine.world_lock.locked()
             writing = engine.writing_world
             probe.begin()
+            cpu0 = time.thread_time()
             elapsed = await untimed()
+            cpu_ms = (time.thread_time() - cpu0) * 1000
             gc_ms, slowest, slowest_ms, systems = probe.end()
             rest = elapsed * 1000 - sum(probe.spent.values())
             if rest >= 0.1:
@@ -125,6 +132,8 @@ async def serve(args: argparse.Namespace) -> int:
                     slowest,
                     slowest_ms,
                     systems,
+                    round(cpu_ms, 2),
+                    {name: round(ms, 2) for name, ms in probe.cpu.items() if ms >= 0.1},
                 )
             )
             return elapsed
@@ -203,12 +212,13 @@ class _TickProbe:
         self._gc_started = 0.0
         self.slowest = ""
         self.slowest_s = 0.0
-        #: system -> ms in this tick
+        #: system -> ms in this tick, and its CPU ms
         self.spent: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
 
     def begin(self) -> None:
         self.inside, self.gc_s, self.slowest, self.slowest_s = True, 0.0, "", 0.0
-        self.spent = {}
+        self.spent, self.cpu = {}, {}
 
     def end(self) -> tuple[float, str, float, dict[str, float]]:
         self.inside = False
@@ -228,11 +238,13 @@ class _TickProbe:
     ) -> Callable[[float], Awaitable[None]]:
         async def timed_update(delta: float) -> None:
             t0 = time.perf_counter()
+            c0 = time.thread_time()
             try:
                 await update(delta)
             finally:
                 spent = time.perf_counter() - t0
                 self.spent[name] = self.spent.get(name, 0.0) + spent * 1000
+                self.cpu[name] = self.cpu.get(name, 0.0) + (time.thread_time() - c0) * 1000
                 if spent > self.slowest_s:
                     self.slowest, self.slowest_s = name, spent
 

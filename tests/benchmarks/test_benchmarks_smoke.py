@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -112,3 +113,24 @@ def test_evening_benchmark_runs_the_mix_and_the_storm(tmp_path: Path) -> None:
     assert storm["rtt_before_ms"]["n"] > 0
     assert storm["rtt_during_ms"]["n"] > 0
     assert storm["exit_code"] is not None
+
+
+def test_the_evening_tick_figures_say_which_systems_make_the_tail() -> None:
+    from benchmarks.evening import tick_figures
+
+    rows: list[list[Any]] = []
+    for i in range(100):
+        slow = i in (48, 49, 50)
+        wall = {"AutonomySystem": 30.0 if slow else 1.0, "(between systems)": 0.2}
+        cpu = {"AutonomySystem": 3.0 if slow else 1.0}
+        if i % 10 == 0:
+            wall["QuestGenerationSystem"] = cpu["QuestGenerationSystem"] = 2.0
+        rows.append([float(i), 0.0312 if slow else 0.0012, 0.0, 0.0, 0.0, "x", 1.0, wall, 4.0, cpu])
+    rows.append([200.0, 0.5, 1.0, 0.0, 0.0, "x", 1.0])  # an old row: no per-system times
+    t = tick_figures(rows, 0.0, 300.0)
+    assert (t["ticks"], t["overruns"], t["overruns_waited"]) == (101, 1, 1)  # the old row
+    assert next(iter(t["systems"])) == "AutonomySystem"
+    assert t["systems"]["AutonomySystem"]["max"] == 30.0
+    assert t["systems"]["QuestGenerationSystem"]["p50"] == 0.0  # absent counts as 0
+    assert t["systems_cpu"]["AutonomySystem"]["max"] == 3.0
+    assert (t["cpu_ms"]["n"], t["cpu_ms"]["p99"]) == (100, 4.0)
