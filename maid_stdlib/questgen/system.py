@@ -199,6 +199,8 @@ class QuestGenerationSystem(System):
         st.publish.tick_started(delta)
         await st.intake.evaluate_waiting()
         st.queue.drain_incoming(st.narrate)
+        if await st.floor.collect():
+            st.queue.drain_incoming(st.narrate)
         st.publish.deliver_waiting()
         await self._collect()
         st.lifecycle.check_expiry(now)

@@ -23,7 +23,7 @@ import contextlib
 import logging
 import uuid
 from collections import deque
-from collections.abc import Collection, Generator
+from collections.abc import Collection, Generator, Iterable
 from dataclasses import asdict, dataclass, field
 from math import ceil
 from typing import Any
@@ -74,6 +74,22 @@ class RoundStats:
 
 
 @dataclass
+class SituationSearch:
+    """``situations_now`` spread over ticks (the daily floor's wider search): the
+    detectors of ``signal_types`` run on the story round's pace, and ``signals``
+    holds what they found once ``done``."""
+
+    signal_types: frozenset[str]
+    ctx: DetectionContext
+    queue: deque[Detector]
+    signals: list[StorySignal] = field(default_factory=list)
+    done: bool = False
+    #: The detector in progress and its work.
+    detector: Detector | None = None
+    work: Generator[int, None, Iterable[Detection] | None] | None = None
+
+
+@dataclass
 class _Round:
     ctx: DetectionContext
     queue: deque[Detector]
@@ -113,6 +129,10 @@ class StorySignalSystem(System):
         self._openings: dict[str, int] = {}
         self._last: float | None = None
         self._round: _Round | None = None
+        #: Wider searches in progress (``situations_later``).
+        self._searches: list[SituationSearch] = []
+        #: Game seconds of the latest tick; None before the first.
+        self._delta: float | None = None
         self._dirty = False
         self._save_task: asyncio.Task[None] | None = None
         # Saving is retried every tick while the store is away, and a broken detector
@@ -131,6 +151,13 @@ class StorySignalSystem(System):
 
     async def update(self, delta: float) -> None:
         now = self.engine.clock.game_time
+        self._delta = delta
+        budget = self._budget()
+        if self._searches:
+            for search in self._searches:
+                search.ctx.refresh(now)
+                self._search(search, budget)
+            self._searches = [s for s in self._searches if not s.done]
         if self._round is None:
             if self._last is not None and self._last <= now < self._last + self.interval:
                 return
@@ -138,17 +165,25 @@ class StorySignalSystem(System):
             self._round = _Round(DetectionContext(self.living, now), deque(self.detectors))
         else:
             self._round.ctx.refresh(now)
-        budget = None
-        if delta < self.round_seconds:
-            budget = max(1, ceil(self.work_per_second * max(delta, 0.0)))
         if self._advance(self._round, budget):
             self._round = None
         if self._dirty and self.engine.has_store:
             if self._save_task is None or self._save_task.done():
                 self._save_task = asyncio.create_task(self._save_in_background())
 
+    def _budget(self) -> int | None:
+        """This tick's units of detection work (None: a tick covering a whole round)."""
+        delta = self._delta
+        if delta is None or delta >= self.round_seconds:
+            return None
+        return max(1, ceil(self.work_per_second * max(delta, 0.0)))
+
     async def shutdown(self) -> None:
         self._abandon_round()
+        for search in self._searches:
+            if search.work is not None:
+                search.work.close()
+        self._searches = []
         self.engine.events.unsubscribe(EntityDestroyedEvent, self._on_destroyed)
         if self._save_task is not None and not self._save_task.done():
             with contextlib.suppress(Exception):
@@ -162,6 +197,8 @@ class StorySignalSystem(System):
     def _on_destroyed(self, event: EntityDestroyedEvent) -> None:
         if self._round is not None:
             self._round.ctx.forget(event.entity_id)
+        for search in self._searches:
+            search.ctx.forget(event.entity_id)
 
     # -- detection ------------------------------------------------------------------
     def detect_now(self) -> list[StorySignal]:
@@ -196,6 +233,60 @@ class StorySignalSystem(System):
                 ):
                     out.append(self._signal(d, self.now))
         return out
+
+    def situations_later(self, signal_types: Collection[str]) -> SituationSearch:
+        """``situations_now``, done at the story round's pace: a search of the whole
+        world in one tick was a 100 ms tick in a big one. A tick covering a whole
+        round (a simulation's), or a call before the first tick, finishes it at
+        once; otherwise each tick does its share until ``done``."""
+        types = frozenset(signal_types)
+        search = SituationSearch(
+            types,
+            DetectionContext(self.living, self.now),
+            deque(d for d in list(self.detectors) if any(d.emits(t) for t in types)),
+        )
+        self._search(search, self._budget())
+        if not search.done:
+            self._searches.append(search)
+        return search
+
+    def _search(self, search: SituationSearch, budget: int | None) -> None:
+        """Do up to ``budget`` units (None: all) of a wider search."""
+        spent = 0
+        while not search.done and (budget is None or spent < budget):
+            work, detector = search.work, search.detector
+            if work is None or detector is None:
+                if not search.queue:
+                    search.done = True
+                    break
+                detector = search.detector = search.queue.popleft()
+                try:
+                    search.work = detector.work(search.ctx)
+                except Exception:
+                    log.exception("story detector %s failed (situations)", detector.name)
+                    search.work = None
+                continue
+            try:
+                units = next(work)
+            except StopIteration as stop:
+                search.work = None
+                spent += 1 + search.ctx.debt
+                search.ctx.debt = 0
+                for d in stop.value or ():
+                    if (
+                        detector.emits(d.signal_type)
+                        and d.signal_type in search.signal_types
+                        and not missing_context(d.signal_type, d.context)
+                    ):
+                        search.signals.append(self._signal(d, self.now))
+                continue
+            except Exception:
+                log.exception("story detector %s failed (situations)", detector.name)
+                search.work = None
+                search.ctx.debt = 0
+                continue
+            spent += max(units if type(units) is int else 1, 1) + search.ctx.debt
+            search.ctx.debt = 0
 
     @property
     def now(self) -> float:

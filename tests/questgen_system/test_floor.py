@@ -13,7 +13,7 @@ from uuid import uuid4
 import pytest
 from kits.engines import metric, qg_of, questgen_of
 from pydantic import ValidationError
-from questgen_system.qskit import pipeline_of, seed_for, started, threat, ticks
+from questgen_system.qskit import pipeline_of, seed_for, started, threat, ticks, until
 
 from maid_engine.clock import GAME_HOUR, ManualClock
 from maid_engine.engine import GameEngine
@@ -32,9 +32,10 @@ class Story:
         self.signals = signals
         self.asked: list[Collection[str]] = []
 
-    def situations_now(self, signal_types: Collection[str]) -> list[StorySignalLike]:
+    def situations_later(self, signal_types: Collection[str]) -> SimpleNamespace:
         self.asked.append(signal_types)
-        return [s for s in self.signals if s.signal_type in signal_types]
+        found: list[StorySignalLike] = [s for s in self.signals if s.signal_type in signal_types]
+        return SimpleNamespace(done=True, signals=found)
 
     def is_active(self, situation_key: str) -> bool:
         return any(s.situation_key == situation_key for s in self.signals)
@@ -137,6 +138,8 @@ async def test_a_short_day_takes_up_a_situation_the_story_layer_still_sees(
         assert story.asked
         assert "THREAT_DETECTED" in story.asked[0]
         assert metric(quiet, "maid_questgen_floor_seeds_total", source="live_situation") == 1
+        # Queued now, built at the next generation cycle.
+        await until(quiet, system.build_records)
         [record] = system.build_records()
         assert record.outcome == "registered"
         # Searched once an hour at most while the day stays short.
@@ -224,3 +227,39 @@ async def test_a_follow_up_waits_for_its_givers_open_quest_and_is_asked_by_a_con
         assert rejection is not None
         assert rejection.rules == ("giver_content",)
         assert screen.screen(follow_up) is None
+
+
+class SlowStory(Story):
+    """A story layer whose search of the world is done only after a few ticks."""
+
+    def __init__(self, signals: list[StorySignal]) -> None:
+        super().__init__(signals)
+        self.searches: list[SimpleNamespace] = []
+
+    def situations_later(self, signal_types: Collection[str]) -> SimpleNamespace:
+        self.asked.append(signal_types)
+        search = SimpleNamespace(done=False, signals=[])
+        self.searches.append(search)
+        return search
+
+
+async def test_the_situations_found_by_a_search_over_ticks_are_taken_up_when_it_is_done(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with started(tmp_path) as quiet:
+        system = questgen_of(quiet)
+        wolves = threat(quiet, "pell", "tamsin")
+        story = SlowStory([wolves])
+        live_story(quiet, monkeypatch, story)
+        await ticks(quiet, 3)
+        [search] = story.searches
+        assert system.build_records() == []  # nothing found yet
+        await ticks(quiet, 3)
+        assert len(story.searches) == 1  # one search at a time
+        search.signals, search.done = [wolves], True
+        await ticks(quiet, 3)
+        assert metric(quiet, "maid_questgen_floor_seeds_total", source="live_situation") == 1
+        # Queued now, built at the next generation cycle.
+        await until(quiet, system.build_records)
+        [record] = system.build_records()
+        assert record.outcome == "registered"

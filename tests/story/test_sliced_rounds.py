@@ -380,3 +380,77 @@ async def test_builtin_detectors_are_sliced(tmp_path: Path, name: str) -> None:
         whole = list(result or ())
         assert steps >= 1
         assert [asdict(d) for d in sliced] == [asdict(d) for d in whole]
+
+
+async def test_a_wider_search_over_ticks_finds_what_situations_now_finds(tmp_path: Path) -> None:
+    engine = make_engine(tmp_path, [hamlet_pack(tmp_path / "p", _rich_living())])
+    async with engine.lifespan():
+        await _start(engine)
+        _change(engine)
+        story = story_of(engine)
+        types = ["RIVALRY_ESCALATION", "CRISIS_EMERGING", "FACTION_TENSION", "POWER_SHIFT"]
+        whole = story.situations_now(types)
+        assert whole
+        story.work_per_second = 1.0  # ceil(2.4) = 3 units per tick
+        skip(engine, SHORT)
+        await story.update(SHORT)  # a short tick, as a real server's
+        search = story.situations_later(types)
+        assert not search.done
+        ticks = 0
+        while not search.done:
+            skip(engine, SHORT)
+            await story.update(SHORT)
+            await engine.dispatch_events()
+            ticks += 1
+            assert ticks < 10_000
+        assert ticks > 5
+        assert _content(search.signals) == _content(whole)
+
+
+async def test_a_wider_search_is_done_at_once_when_a_tick_covers_a_round(tmp_path: Path) -> None:
+    engine = make_engine(tmp_path, [hamlet_pack(tmp_path / "p", _rich_living())])
+    async with engine.lifespan():
+        story = story_of(engine)
+        types = ["RIVALRY_ESCALATION", "CRISIS_EMERGING", "FACTION_TENSION", "POWER_SHIFT"]
+        before_any_tick = story.situations_later(types)
+        assert before_any_tick.done
+        await _start(engine)
+        _change(engine)
+        await story.update(story.round_seconds)
+        search = story.situations_later(types)
+        assert search.done
+        assert _content(search.signals) == _content(story.situations_now(types))
+        assert search.signals
+
+
+async def test_a_detector_failing_in_a_wider_search_is_logged_and_skipped(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        story = story_of(engine)
+
+        def broken(ctx: DetectionContext) -> DetectorWork:
+            yield 1
+            raise RuntimeError("boom")
+
+        def fine(ctx: DetectionContext) -> DetectorWork:
+            for chunk in ctx.scan(NPC, size=1):
+                yield len(chunk)
+            return [Detection("CUSTOM", "custom:one", 0.5, [npc(engine, "pell")], {})]
+
+        engine.registries.unlock()
+        detectors = engine.services.get(StoryDetectors)
+        detectors.register_sliced("broken", "CUSTOM", broken)
+        detectors.register_sliced("fine", "CUSTOM", fine)
+        skip(engine, SHORT)
+        await story.update(SHORT)
+        search = story.situations_later(["CUSTOM"])
+        while not search.done:
+            skip(engine, SHORT)
+            await story.update(SHORT)
+        assert [s.situation_key for s in search.signals] == ["custom:one"]
+        assert "story detector broken failed (situations)" in caplog.text
+        # A search still under way at shutdown is let go of.
+        story.situations_later(["CUSTOM"])
+        await story.shutdown()
+        assert story._searches == []

@@ -12,7 +12,10 @@ floor looks where the everyday path does not:
   holds;
 * the situations the story layer still sees (``LiveSituations``): a need or a
   feud signalled once, days ago, and never dealt with is still work. Each is
-  judged like a new signal, at the floor's threshold.
+  judged like a new signal, at the floor's threshold. Looking for them all is a
+  search of the whole world: the story layer does it at its round's pace, and the
+  floor judges what it found on the tick it is done (``collect``) -- at once
+  when a tick covers a whole round, as a simulation's does.
 
 Every seed found this way goes through the same evaluation, holds, plan, checks
 and quality rules as any other: the floor never makes up a problem, it only
@@ -43,15 +46,25 @@ from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.signals import StorySignalLike, chain_depth_of
 
-__all__ = ["DailyFloor", "LiveSituations"]
+__all__ = ["DailyFloor", "LiveSituations", "SituationsFound"]
 
 log = logging.getLogger("maid.questgen.system")
+
+
+class SituationsFound(Protocol):
+    """A search of the story layer's situations, done over ticks."""
+
+    @property
+    def done(self) -> bool: ...
+
+    @property
+    def signals(self) -> Sequence[StorySignalLike]: ...
 
 
 class LiveSituations(Protocol):
     """What the floor asks of the story layer (the StorySignalSystem answers)."""
 
-    def situations_now(self, signal_types: Collection[str]) -> Sequence[StorySignalLike]: ...
+    def situations_later(self, signal_types: Collection[str]) -> SituationsFound: ...
 
     def is_active(self, situation_key: str) -> bool: ...
 
@@ -87,6 +100,9 @@ class DailyFloor:
         self._metrics = metrics
         self._live = live
         self._next_at: float | None = None
+        #: The search of the live situations under way, with the situations the
+        #: queue covered and the givers busy when it began.
+        self._search: tuple[SituationsFound, set[str], set[UUID]] | None = None
 
     def short(self, now: float) -> bool:
         return self._quotas.day_short(now)
@@ -114,15 +130,33 @@ class DailyFloor:
             if await self._take(signal, covered, busy, "turned_down"):
                 self._intake.reconsidered(signal)
                 found += 1
-        if live is not None:
+        if live is not None and self._search is None:
             types = self._evaluator.contracts.signal_types()
-            for signal in live.situations_now(types):
-                if _situation(signal) in covered:
-                    continue
-                if await self._take(signal, covered, busy, "live_situation"):
-                    found += 1
+            self._search = (live.situations_later(types), covered, busy)
+        found += await self._judge_found()
         if found:
             log.info("the day is short of quests: the wider search found %d seed(s)", found)
+        return found
+
+    async def collect(self) -> int:
+        """Judge what a search of the live situations found, once it is done (every
+        tick); the seeds are queued. Returns how many."""
+        found = await self._judge_found()
+        if found:
+            log.info("the day is short of quests: the wider search found %d seed(s)", found)
+        return found
+
+    async def _judge_found(self) -> int:
+        if self._search is None or not self._search[0].done:
+            return 0
+        search, covered, busy = self._search
+        self._search = None
+        found = 0
+        for signal in search.signals:
+            if _situation(signal) in covered:
+                continue
+            if await self._take(signal, covered, busy, "live_situation"):
+                found += 1
         return found
 
     async def _take(
