@@ -197,6 +197,7 @@ class QuestGenerationSystem(System):
         now = self._clock.game_time
         st.intake.tick_started(delta)
         st.publish.tick_started(delta)
+        st.floor.tick_started(delta)
         await st.intake.evaluate_waiting()
         st.queue.drain_incoming(st.narrate)
         if await st.floor.collect():

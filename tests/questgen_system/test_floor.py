@@ -263,3 +263,42 @@ async def test_the_situations_found_by_a_search_over_ticks_are_taken_up_when_it_
         await until(quiet, system.build_records)
         [record] = system.build_records()
         assert record.outcome == "registered"
+
+
+async def test_a_wider_search_judges_a_few_candidates_a_tick_on_a_real_servers_short_ticks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with started(tmp_path) as quiet:
+        signals = []
+        for i, seer in enumerate(("pell", "tamsin", "hollin", "pell", "tamsin")):
+            signal = threat(quiet, seer, importance=0.1)  # below even the floor's threshold
+            signal.situation_key = f"threat:wolves:{i}"
+            signals.append(signal)
+        live_story(quiet, monkeypatch, Story(signals))
+        floor = pipeline_of(quiet).stages.floor
+        judged: list[str] = []
+        take = floor._take
+
+        async def counted(signal: StorySignalLike, *args: Any) -> bool:
+            judged.append(str(getattr(signal, "situation_key", "")))
+            return await take(signal, *args)
+
+        monkeypatch.setattr(floor, "_take", counted)
+        floor.tick_started(2.4)  # a real server's tick
+        await floor.widen(quiet.clock.game_time)
+        per_tick = [len(judged)]
+        while floor._search is not None:
+            before = len(judged)
+            await floor.collect()
+            per_tick.append(len(judged) - before)
+            assert len(per_tick) < 50
+        assert max(per_tick) == 1  # signals_per_tick
+        assert judged == [s.situation_key for s in signals]
+        # A tick as long as the spread (a simulation's) judges them all at once.
+        judged.clear()
+        floor.tick_started(60.0)
+        assert isinstance(quiet.clock, ManualClock)
+        quiet.clock.skip(GAME_HOUR)
+        await floor.widen(quiet.clock.game_time)
+        assert judged == [s.situation_key for s in signals]
+        assert floor._search is None

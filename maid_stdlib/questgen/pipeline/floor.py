@@ -28,7 +28,9 @@ other giver has anything to build.
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 from uuid import UUID
 
@@ -69,6 +71,20 @@ class LiveSituations(Protocol):
     def is_active(self, situation_key: str) -> bool: ...
 
 
+@dataclass
+class _Search:
+    """A wider search under way: the situations the queue covered and the givers
+    busy when it began, the candidates waiting to be judged (with where they came
+    from), and the story layer's search of its live situations until it is done."""
+
+    covered: set[str]
+    busy: set[UUID]
+    live: LiveSituations | None
+    waiting: deque[tuple[StorySignalLike, str]]
+    asked: bool = False
+    found: SituationsFound | None = None
+
+
 def _situation(signal: StorySignalLike) -> str:
     return str(getattr(signal, "situation_key", "") or "")
 
@@ -100,64 +116,89 @@ class DailyFloor:
         self._metrics = metrics
         self._live = live
         self._next_at: float | None = None
-        #: The search of the live situations under way, with the situations the
-        #: queue covered and the givers busy when it began.
-        self._search: tuple[SituationsFound, set[str], set[UUID]] | None = None
+        #: The wider search under way (None: none).
+        self._search: _Search | None = None
+        #: Game seconds of the latest tick; None before the first.
+        self._delta: float | None = None
 
     def short(self, now: float) -> bool:
         return self._quotas.day_short(now)
 
+    def tick_started(self, delta: float) -> None:
+        self._delta = delta
+
     async def widen(self, now: float) -> int:
         """If the day is short and the last search is ``floor_interval`` ago, look
-        further; the seeds found are queued. Returns how many."""
+        further: the signals turned down and the live situations are judged, the
+        seeds found queued (at once when a tick is ``signal_spread`` long, else a
+        few a tick, see ``collect``). Returns how many were found now."""
         if not self.short(now) or (self._next_at is not None and now < self._next_at):
             return 0
         self._next_at = now + self._settings.floor_interval
-        covered = {_situation(sig) for seed in self._queue.pending for sig in seed.source_signals}
-        covered.discard("")
-        busy = {oq.quest.quest_giver_id for oq in self._open_quests.values()}
-        live = self._live()
-        found = 0
-        for _, signal, _why in self._intake.turned_down(now - GAME_DAY):
-            key = _situation(signal)
-            # A follow-up's situation is what a finished quest left behind: the
-            # story layer never tracked it, so only its own resolution ends it.
-            story_gone = (
-                live is not None and chain_depth_of(signal) == 0 and not live.is_active(key)
+        if self._search is None:
+            covered = {
+                _situation(sig) for seed in self._queue.pending for sig in seed.source_signals
+            }
+            covered.discard("")
+            busy = {oq.quest.quest_giver_id for oq in self._open_quests.values()}
+            live = self._live()
+            turned_down = deque(
+                (signal, "turned_down")
+                for _, signal, _why in self._intake.turned_down(now - GAME_DAY)
             )
-            if key and (key in covered or self._resolved.all_resolved([key]) or story_gone):
-                continue
-            if await self._take(signal, covered, busy, "turned_down"):
-                self._intake.reconsidered(signal)
-                found += 1
-        if live is not None and self._search is None:
-            types = self._evaluator.contracts.signal_types()
-            self._search = (live.situations_later(types), covered, busy)
-        found += await self._judge_found()
-        if found:
-            log.info("the day is short of quests: the wider search found %d seed(s)", found)
-        return found
+            self._search = _Search(covered, busy, live, turned_down)
+        return await self.collect()
 
     async def collect(self) -> int:
-        """Judge what a search of the live situations found, once it is done (every
-        tick); the seeds are queued. Returns how many."""
-        found = await self._judge_found()
+        """Judge the wider search's next candidates (every tick): all of them when
+        the tick is ``signal_spread`` long (a simulation's) or before the first tick,
+        otherwise ``signals_per_tick`` -- each is a signal's whole evaluation, and
+        a search may find a few hundred. The seeds are queued; returns how many."""
+        search = self._search
+        if search is None:
+            return 0
+        delta, cfg = self._delta, self._settings
+        limit = None if delta is None or delta >= cfg.signal_spread else cfg.signals_per_tick
+        found = judged = 0
+        while limit is None or judged < limit:
+            if not search.waiting:
+                if search.live is not None and not search.asked:
+                    # Asked once the signals turned down are judged, as the story
+                    # layer's answer draws ids from the world's dice after theirs.
+                    search.asked = True
+                    types = self._evaluator.contracts.signal_types()
+                    search.found = search.live.situations_later(types)
+                    continue
+                if search.found is not None and search.found.done:
+                    search.waiting.extend((s, "live_situation") for s in search.found.signals)
+                    search.found = None
+                    continue
+                if search.found is None:
+                    self._search = None
+                break
+            signal, source = search.waiting.popleft()
+            if self._passed_over(signal, source, search):
+                continue
+            judged += 1
+            if await self._take(signal, search.covered, search.busy, source):
+                if source == "turned_down":
+                    self._intake.reconsidered(signal)
+                found += 1
         if found:
             log.info("the day is short of quests: the wider search found %d seed(s)", found)
         return found
 
-    async def _judge_found(self) -> int:
-        if self._search is None or not self._search[0].done:
-            return 0
-        search, covered, busy = self._search
-        self._search = None
-        found = 0
-        for signal in search.signals:
-            if _situation(signal) in covered:
-                continue
-            if await self._take(signal, covered, busy, "live_situation"):
-                found += 1
-        return found
+    def _passed_over(self, signal: StorySignalLike, source: str, search: _Search) -> bool:
+        key = _situation(signal)
+        if source != "turned_down":
+            return key in search.covered
+        live = search.live
+        # A follow-up's situation is what a finished quest left behind: the story
+        # layer never tracked it, so only its own resolution ends it.
+        story_gone = live is not None and chain_depth_of(signal) == 0 and not live.is_active(key)
+        return bool(key) and (
+            key in search.covered or self._resolved.all_resolved([key]) or story_gone
+        )
 
     async def _take(
         self, signal: StorySignalLike, covered: set[str], busy: set[UUID], source: str
