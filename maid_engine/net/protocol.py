@@ -128,6 +128,7 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         self._pending = b""
         self._pending_at = 0
         self._slice_handle: asyncio.Handle | None = None
+        self._settled = False  # negotiation is over and the session started
         # In-band output not written yet (see write_bytes) and its flush callback.
         self._out: list[bytes] = []
         self._out_size = 0
@@ -220,6 +221,23 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
 
     def _interpret(self, data: bytes) -> None:
         self.maid_server.input_bytes += len(data)
+        writer = self.writer
+        if (
+            self._settled
+            and self._tls_checked
+            and IAC[0] not in data
+            and writer is not None
+            and not writer.is_oob
+            and getattr(self, "_mccp3_decompressor", None) is None
+        ):
+            # Plain text outside any telnet command (a typed line, the usual read):
+            # all telnetlib3 would do is scan it for IAC and hand it to the reader,
+            # after timestamping it and re-arming a timeout we do not use; and no
+            # option can have changed. Straight to the session.
+            self._rx_bytes += len(data)
+            assert isinstance(self.reader, _InputSink)
+            self.reader.feed_data(data)
+            return
         try:
             super().data_received(data)
         except Exception:
@@ -275,6 +293,7 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         if future.cancelled() or future.exception() is not None:
             return
         if self.session is not None and not self._torn_down:
+            self._settled = True
             self.session._start()
 
     # -- negotiation hooks ----------------------------------------------------------------

@@ -15,6 +15,8 @@ from maid_engine.net.session import REPROMPT_DELAY, REPROMPT_SPREAD, TelnetSessi
 if TYPE_CHECKING:
     from net.conftest import FakeHandler
 
+IAC_, SB_, SE_, NAWS_ = 255, 250, 240, 31
+
 
 Connect = Callable[..., Awaitable[Any]]
 
@@ -381,6 +383,37 @@ def test_a_pacer_writes_in_the_order_asked_and_refuses_an_empty_batch() -> None:
         return written
 
     assert asyncio.run(run()) == [0, 1, 2, 3, 4]
+
+
+async def test_plain_typed_lines_skip_the_telnet_parser_and_commands_still_reach_it(
+    server: TelnetServer, connect: Connect, handler: FakeHandler, monkeypatch: Any
+) -> None:
+    import telnetlib3
+
+    parsed: list[bytes] = []
+    parse = telnetlib3.TelnetServer.data_received
+
+    def spy(self: Any, data: bytes) -> None:
+        parsed.append(data)
+        parse(self, data)
+
+    monkeypatch.setattr(telnetlib3.TelnetServer, "data_received", spy)
+    client = await connect(server, "mud")
+    session = await handler.session()
+    await handler.wait_until(lambda: session.caps.width == 100)  # NAWS was parsed
+    # (The first read after a telnet command may still go through telnetlib3: it
+    # is where telnetlib3 notes that the command is over.)
+    client.send_line("look")
+    await handler.wait_until(lambda: handler.lines_of(session) == ["look"])
+    parsed.clear()
+    client.send_line("north")
+    await handler.wait_until(lambda: handler.lines_of(session) == ["look", "north"])
+    assert parsed == []  # a plain line went straight to the session
+    # A read with a telnet command in it goes through telnetlib3, the text with it.
+    client.send_raw(b"say hi\r\n" + bytes([IAC_, SB_, NAWS_, 0, 90, 0, 30, IAC_, SE_]))
+    await handler.wait_until(lambda: session.caps.width == 90)
+    assert handler.lines_of(session) == ["look", "north", "say hi"]
+    assert len(parsed) == 1
 
 
 async def test_queued_text_keeps_its_place_before_telnet_commands(
