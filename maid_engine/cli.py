@@ -261,6 +261,30 @@ def _tls_cert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _admin_password(name: str) -> str | None:
+    """The new admin's password: MAID_ADMIN_PASSWORD, else asked twice at a terminal,
+    else the first line of standard input (a script pipes it in once). None, with
+    the reason on stderr, when there is none."""
+    password = os.environ.get("MAID_ADMIN_PASSWORD")
+    if password:
+        return password
+    if not sys.stdin.isatty():
+        line = sys.stdin.readline().rstrip("\r\n")
+        if not line:
+            print(
+                "error: no password: set MAID_ADMIN_PASSWORD, pipe it in on one line, "
+                "or run this at a terminal",
+                file=sys.stderr,
+            )
+            return None
+        return line
+    password = getpass.getpass(f"Password for {name}: ")
+    if getpass.getpass("Repeat the password: ") != password:
+        print("The passwords do not match.", file=sys.stderr)
+        return None
+    return password
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     line = list(sys.argv[1:] if argv is None else argv)
     if line[:1] == ["simulate"]:
@@ -303,14 +327,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "create-admin":
         from maid_engine.accounts.admin_cli import create_admin
 
-        password = os.environ.get("MAID_ADMIN_PASSWORD") or getpass.getpass(
-            f"Password for {args.name}: "
-        )
-        if not os.environ.get("MAID_ADMIN_PASSWORD"):
-            again = getpass.getpass("Repeat the password: ")
-            if again != password:
-                print("The passwords do not match.", file=sys.stderr)
-                return 1
+        password = _admin_password(args.name)
+        if password is None:
+            return 1
         try:
             print(asyncio.run(create_admin(settings, args.name, password, owner=args.owner)))
         except ValueError as exc:

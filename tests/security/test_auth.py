@@ -5,6 +5,7 @@ name and a wrong password."""
 
 from __future__ import annotations
 
+import io
 import re
 import statistics
 import time
@@ -346,3 +347,15 @@ def test_the_documented_rates_of_one_greedy_address() -> None:
         guesses += 1
     assert guesses == 5
     assert one.retry_after("bob", "10.0.0.2") == 60
+
+
+def test_create_admin_reads_a_piped_password_and_refuses_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("MAID_ADMIN_PASSWORD", raising=False)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["create-admin", "Morgan", "--data-dir", str(tmp_path)]) == 1
+    assert "no password" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.StringIO("morgan-pass-1\n"))
+    assert main(["create-admin", "Morgan", "--data-dir", str(tmp_path)]) == 0
+    assert "Morgan" in capsys.readouterr().out
