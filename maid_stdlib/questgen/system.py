@@ -146,6 +146,9 @@ class QuestGenerationSystem(System):
         #: Seeds held at the last cycle: an urgent one waits for the next cycle
         #: like any other (what holds it does not pass within a tick).
         self._held: set[UUID] = set()
+        #: Seed id -> game time since which its giver has been the only one with
+        #: work in the queue (kept while the seed waits).
+        self._alone_since: dict[UUID, float] = {}
         self.records: deque[BuildRecord] = deque(maxlen=100)
         #: The latest rejections at any stage, with their reasons (admin reports).
         self.rejections: deque[RejectionRecord] = deque(maxlen=100)
@@ -280,7 +283,8 @@ class QuestGenerationSystem(System):
             ),
         )
         cycle = _Cycle(max_launches)
-        over_share: list[QuestSeed] = []
+        waiting = {s.id for s in st.queue.pending}
+        self._alone_since = {k: t for k, t in self._alone_since.items() if k in waiting}
         #: Givers whose own errand (see ``SeedScreen.keeps_its_giver``) is held this
         #: cycle: their later seeds wait with it.
         reserved: set[UUID] = set()
@@ -292,28 +296,37 @@ class QuestGenerationSystem(System):
                 st.metrics.held(("giver_reserved",))
                 self._held.add(seed.id)
                 continue
-            others = any(
-                s.primary_npc != seed.primary_npc
-                and s.id not in st.narrate
-                and not st.queue.backing_off(s, now)
-                and not st.quotas.giver_at_share(s.primary_npc, now)
-                for s in st.queue.pending
-            )
-            # A giver over its share waits while someone else has work to give.
-            verdict = await self._attempt(seed, now, others or not short, cycle, template_only)
+            keeps = self.keeps_to_share(seed, now, short)
+            verdict = await self._attempt(seed, now, keeps, cycle, template_only)
             if verdict == "stop":
                 break
-            if verdict == "giver_daily_cap" and short:
-                over_share.append(seed)
-            elif verdict not in _NOT_RESERVING and st.screen.keeps_its_giver(seed):
+            if verdict not in _NOT_RESERVING and st.screen.keeps_its_giver(seed):
                 reserved.add(seed.primary_npc)
-        if short and cycle.launched == 0:
-            # The others' seeds could not be built either: a day short of its floor
-            # takes the work of a giver over its share rather than none.
-            for seed in over_share:
-                if await self._attempt(seed, now, False, cycle, template_only) == "stop":
-                    break
         return cycle.launched
+
+    def keeps_to_share(self, seed: QuestSeed, now: float, short: bool) -> bool:
+        """Does ``seed``'s giver keep to its share of the day? Always while another
+        giver has work; on a short day with nobody else's work, only until it has
+        been alone with ``seed`` for as long as the world may go without a quest
+        (``Quotas.quiet_spell``): at dawn the others' troubles come in hours after
+        the first giver's, and a giver let past its share before they do takes the
+        place of one of theirs (the valley's first giver gave two of the day's five)."""
+        if self.others_have_work(seed, now):
+            self._alone_since.pop(seed.id, None)
+            return True
+        since = self._alone_since.setdefault(seed.id, now)
+        return not short or now - since < self.stages.quotas.quiet_spell()
+
+    def others_have_work(self, seed: QuestSeed, now: float) -> bool:
+        """Has a giver other than ``seed``'s a seed in the queue, and room in their
+        own share of the day? A seed being written or waiting out a retry counts:
+        it is a grounded trouble of theirs that will come to a quest this day, and
+        a giver let past its share before it does takes that quest's place."""
+        st = self.stages
+        return any(
+            s.primary_npc != seed.primary_npc and not st.quotas.giver_at_share(s.primary_npc, now)
+            for s in st.queue.pending
+        )
 
     async def _attempt(
         self,

@@ -68,3 +68,45 @@ async def test_an_area_with_its_day_of_quests_holds_the_next(
     assert holds.before_plan(seed, quiet.clock.game_time, others_waiting=False) == (
         "area_daily_cap"
     )
+
+
+async def test_a_giver_keeps_to_its_share_while_another_giver_has_a_seed_in_any_state(
+    quiet: GameEngine,
+) -> None:
+    system = questgen_of(quiet)
+    pipeline = pipeline_of(quiet)
+    queue = pipeline.stages.queue
+    system.enqueue(seed_for(quiet, "pell"))
+    await ticks(quiet, 3)
+    _after_an_hour(quiet)
+    again = seed_for(quiet, "pell", seed_type="goal_assistance")
+    queue.enqueue(again)
+    queue.drain_incoming(())
+    now = quiet.clock.game_time
+    assert not pipeline.others_have_work(again, now)
+    # Nobody else has a seed: a short day lets Pell past his share, but only once
+    # he has been alone for as long as the world may go without a quest (at dawn
+    # the others' troubles come in hours later); a day that is not short never does.
+    assert pipeline.keeps_to_share(again, now, short=True)
+    assert pipeline.keeps_to_share(again, now, short=False)
+    assert isinstance(quiet.clock, ManualClock)
+    spell = pipeline.stages.quotas.quiet_spell()
+    assert spell == 8 * GAME_HOUR  # a floor of two
+    quiet.clock.skip(spell - 60)
+    assert pipeline.keeps_to_share(again, quiet.clock.game_time, short=True)
+    quiet.clock.skip(60)
+    now = quiet.clock.game_time
+    assert not pipeline.keeps_to_share(again, now, short=True)
+    assert pipeline.keeps_to_share(again, now, short=False)
+    other = seed_for(quiet, "marta", seed_type="goal_assistance")
+    queue.enqueue(other)
+    queue.drain_incoming(())
+    assert pipeline.others_have_work(again, now)
+    assert pipeline.keeps_to_share(again, now, short=True)
+    # Marta's seed waiting out a retry is still her trouble: Pell keeps to his share
+    # (a short day let the first giver with a seed at dawn give two of five).
+    queue.schedule_retry(other, now)
+    assert queue.backing_off(other, now)
+    assert pipeline.others_have_work(again, now)
+    # Pell, at his share already, is no one with work for Marta to wait for.
+    assert not pipeline.others_have_work(other, now)

@@ -22,7 +22,9 @@ and quality rules as any other: the floor never makes up a problem, it only
 stops overlooking the ones there are. Situations a waiting seed already covers,
 and givers who have an open quest, are skipped. The system also lets a giver go
 past its share of the day (``max_giver_share``) while the day is short and no
-other giver has anything to build.
+other giver has a seed in the queue (waiting, being written or waiting out a
+retry) with room in their own share, once its seed has waited alone for
+``Quotas.quiet_spell``.
 """
 
 from __future__ import annotations

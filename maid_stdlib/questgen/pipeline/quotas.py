@@ -87,9 +87,14 @@ class Quotas:
         floor = self._settings.min_quests_per_day
         if floor <= 0:
             return False
-        if self._generated_since(now - GAME_DAY / (floor + 1)) == 0:
+        if self._generated_since(now - self.quiet_spell()) == 0:
             return True
         return self._generated_since(now - GAME_DAY + self._settings.floor_lead) < floor
+
+    def quiet_spell(self) -> float:
+        """How long the world may go without a quest before its day counts as
+        short: ``GAME_DAY / (floor + 1)`` (a whole day without a floor)."""
+        return GAME_DAY / (max(0, self._settings.min_quests_per_day) + 1)
 
     def generated_today(self, now: float) -> int:
         """Generated quests in the rolling game day before ``now``."""
