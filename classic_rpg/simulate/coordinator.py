@@ -33,6 +33,7 @@ branch points as their style says (or, now and then, otherwise).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 from uuid import UUID
@@ -147,6 +148,11 @@ class Coordinator:
     retired: list[Bot] = field(default_factory=list)
     #: Where each bot's command and the game's answer are written, if anywhere.
     trace: TextIO | None = None
+    #: Quests generated after this game time are not taken on: the run's end, after
+    #: which the world runs on only so that the quests of the run can be finished.
+    #: A quest generated just before it is still claimed afterwards, or it could
+    #: never be finished by anyone free only a little later.
+    claims_until: float = math.inf
     _claims: dict[str, Bot] = field(default_factory=dict)
     _current: dict[UUID, Attempt] = field(default_factory=dict)
 
@@ -262,7 +268,11 @@ class Coordinator:
         return stats.level if stats is not None else 1
 
     def fits(self, bot: Bot, info: QuestInfo) -> bool:
-        return info.quest_id not in self._claims and not self.never_for(bot, info)
+        return (
+            info.generated_at <= self.claims_until
+            and info.quest_id not in self._claims
+            and not self.never_for(bot, info)
+        )
 
     def never_for(self, bot: Bot, info: QuestInfo) -> bool:
         """The quest will not be ``bot``'s: closed, had its proper attempt, tried by
@@ -442,9 +452,9 @@ class Coordinator:
             del self._by_uid[bot.uid]
             self._by_uid[fresh.uid] = fresh
 
-    async def step(self, claims_open: bool) -> None:
+    async def step(self) -> None:
         for bot in self.bots:
-            if bot.quest_id is None and claims_open:
+            if bot.quest_id is None:
                 self.claim(bot)
             line = self.decide(bot)
             if line is not None:

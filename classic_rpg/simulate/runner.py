@@ -4,9 +4,9 @@ Each tick: the engine ticks (every system, in schedule order), then quest builds
 started in the background are awaited (the QuestGenerationService's ``drain``), so
 a build always lands on the next tick whatever the machine's speed and the run is
 reproducible; then each bot types at most one command. After ``days`` game days
-the world runs on for ``drain_hours`` more, with no new claims, so that quests
-generated late can still be finished; quests generated in that time are counted
-apart (``generated_after_end``).
+the world runs on for ``drain_hours`` more, in which bots take on only the quests
+of the run, so that quests generated late can still be finished; quests generated
+in that time are counted apart (``generated_after_end``).
 
 A tick is ``tick_game_seconds`` (60 by default): finer than the story detectors'
 rounds (600 s), the generation interval (300 s) and the grounding sweep (600 s);
@@ -124,9 +124,9 @@ async def _run(options: SimulationOptions, data_dir: Path) -> dict[str, Any]:
         generation = engine.services.get(QuestGenerationService)
         bots = await create_bots(engine, options.bots, options.seed, options.styles)
         trace = options.trace.open("w", encoding="utf-8") if options.trace else None
-        coordinator = Coordinator(engine, bots, trace=trace)
         start = engine.clock.game_time
         end = start + run_ticks * tick
+        coordinator = Coordinator(engine, bots, trace=trace, claims_until=end)
         next_day = start + GAME_DAY
         for n in range(total):
             tick_ms.append(await engine.tick() * 1000)
@@ -136,7 +136,7 @@ async def _run(options: SimulationOptions, data_dir: Path) -> dict[str, Any]:
             engine.collector.maintain()  # the loop never sleeps: GC between ticks here
             await generation.drain()
             t0 = time.perf_counter()
-            await coordinator.step(claims_open=n < run_ticks)
+            await coordinator.step()
             await coordinator.retire_outgrown(options.seed)
             bot_ms.append((time.perf_counter() - t0) * 1000)
             if options.persist and (n + 1) % checkpoint_every == 0:

@@ -210,3 +210,24 @@ def test_an_offer_someone_merely_holds_is_kept_for_when_it_comes_back() -> None:
     assert coordinator.unwanted_offer(talker, making_room=True) is None
     quitter.counts = True  # a proper attempt: the quest will not be the talker's
     assert coordinator.unwanted_offer(talker) == "gen-q"
+
+
+def test_after_the_run_only_the_runs_own_quests_are_taken_on() -> None:
+    """The world runs on after the last day so that quests generated late can be
+    finished: a quest of the run is still taken on (a bot busy until the end would
+    otherwise leave it to expire), one generated after the end is not."""
+    coordinator = object.__new__(Coordinator)
+    vars(coordinator).update(
+        attempts=[],
+        manager=SimpleNamespace(is_open=lambda quest_id: True),
+        level_of=lambda bot: 3,
+        claims_until=100.0,
+        _claims={},
+    )
+    talker: Any = SimpleNamespace(name="Talker1")
+    late = QuestInfo("gen-late", "threat_elimination", "threat_response", 99.0, 2, 1, ())
+    after = QuestInfo("gen-after", "threat_elimination", "threat_response", 101.0, 2, 1, ())
+    assert coordinator.fits(talker, late)
+    assert not coordinator.fits(talker, after)
+    coordinator._claims["gen-late"] = talker
+    assert not coordinator.fits(talker, late)
