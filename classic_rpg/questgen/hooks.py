@@ -14,6 +14,7 @@ from uuid import UUID
 from classic_rpg.combat.components import CombatRules, LootTable, PendingRespawn
 from classic_rpg.components import Health
 from classic_rpg.items.components import HeldBy, ItemStats
+from classic_rpg.items.data import ItemStatsData
 from classic_rpg.questgen.challenge import LevelChallenge
 from classic_rpg.questgen.convert import registration_meta, to_quest_model
 from maid_engine.ecs import World
@@ -150,6 +151,16 @@ class RpgHooks:
             and bool(npc.template)
         )
 
+    def item_stats(self) -> list[ItemStatsData]:
+        """The ``stats:`` of every item template the packs define."""
+        data = self.engine.services.get(WorldData)
+        return [
+            stats
+            for pack in sorted(data.declared())
+            for entry in data.load(pack).of("item")
+            if isinstance(stats := entry.extensions.get("stats"), ItemStatsData)
+        ]
+
     def portable(self, item: UUID) -> bool:
         return self.world.has_component(item, ItemStats)
 
@@ -158,7 +169,7 @@ class RpgHooks:
         facts.respawn_pending.append(self.respawn_pending)
         facts.respawners.append(self.respawns)
 
-        facts.challenge = LevelChallenge(self.world)
+        facts.challenge = LevelChallenge(self.world, self.item_stats)
         facts.item_sources.append(self.dropped_by_loot)
         facts.item_droppers.append(self.droppers)
         # Only an item with stats can be picked up ("get sack" on the mill's fixed

@@ -88,7 +88,7 @@ async def test_gundriks_iron_becomes_a_quest_in_two_stages(tmp_path: Path) -> No
         manager = engine.services.get(QuestManager)
         factory = engine.services.get(CharacterFactory)  # type: ignore[type-abstract]
         hero = factory.create_character("Aria", "acct")
-        engine.world.get_component(hero, CharacterStats).level = 5
+        engine.world.get_component(hero, CharacterStats).level = 6
         ws = engine.services.get(WorldService)
         ws.move(hero, "ironvale:smithy")
         manager.offer_quest(hero, quest.id)

@@ -123,9 +123,11 @@ async def test_threat_elimination_names_voss_the_road_the_bandits_and_gundrik(
     assert kill_kral.target_location == "ironvale:bandit_camp"
     assert (report.objective_type, report.target_entity_id) == (ObjectiveType.TALK, gundrik)
     assert [o.order for o in quest.objectives] == [1, 2, 3, 4, 5]
-    # Kral is level 5 and there are four of them: a moderate quest for level 3+.
-    assert quest.difficulty.value == "moderate"
-    assert rpg_terms(quest).level_requirement == 3
+    # Kral is level 5 and there are four of them: moderate by the levels, but a level
+    # 3 character (moderate's lowest) in common gear loses to Kral one to one: a hard
+    # quest, for level 6 and up.
+    assert quest.difficulty.value == "hard"
+    assert rpg_terms(quest).level_requirement == 6
     qg = ironvale.services.get(QuestGen)
     assert (await qg.validator.validate(quest)).valid
     assert qg.quality_filter.check(quest) == []
@@ -138,11 +140,11 @@ async def test_rewards_scale_with_gundriks_wealth(ironvale: GameEngine) -> None:
     assert wealth.gold == 300  # from Ironvale's living data
     quest = await _quest(ironvale, seed)
     assert quest.rewards.gold == 90
-    assert rpg_terms(quest).experience == 200
-    wealth.gold = 1000
+    assert rpg_terms(quest).experience == 400  # hard (320) x 1.25
+    wealth.gold = 2000
     richer = await _quest(ironvale, seed)
-    assert richer.rewards.gold == 150  # no longer limited by his purse
-    assert rpg_terms(richer).experience == 200  # experience is not paid from his purse
+    assert richer.rewards.gold == 312  # no longer limited by his purse: 250 x 1.25
+    assert rpg_terms(richer).experience == 400  # experience is not paid from his purse
     assert quest.rewards.item_template_ids == []  # he carries nothing to give
 
 
@@ -193,7 +195,7 @@ async def test_the_quest_is_registered_and_playable_through_the_quest_manager(
 
     factory = ironvale.services.get(CharacterFactory)  # type: ignore[type-abstract]
     hero = factory.create_character("Aria", "acct")
-    ironvale.world.get_component(hero, CharacterStats).level = 3
+    ironvale.world.get_component(hero, CharacterStats).level = 6
     ws = ironvale.services.get(WorldService)
     manager.offer_quest(hero, quest.id)
     await manager.accept_quest(hero, quest.id)

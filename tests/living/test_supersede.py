@@ -88,6 +88,8 @@ async def test_a_driven_off_faction_stays_away_until_it_regroups(tmp_path: Path)
         await fight(engine, hero, "grey")
         assert not npcs(engine, "wolf")
         assert not npcs(engine, "old_grey")
+        # Home to the inn: waiting in the den, the hero would meet the pack's return.
+        await walk(engine, hero, room_key(engine, "inn"))
         # The quest consequence that says the players cleared them.
         env = MutationEnv(engine.world, clock.game_time, living)
         mutation = WorldMutation("world_state", None, WOLVES, None, payload={"value": "cleared"})
