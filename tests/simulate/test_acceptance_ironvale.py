@@ -20,6 +20,8 @@ pytestmark = pytest.mark.slow
 
 DAYS = 7
 SEEDS = (2, 4)
+#: Pinned seeds on which an archetype is still missing (see the known gap below).
+GAP_SEEDS = (4,)
 
 
 @pytest.fixture(scope="module", params=SEEDS, ids=[f"seed{s}" for s in SEEDS])
@@ -67,6 +69,15 @@ def test_grounded_varied_chained_feasible_and_not_always_perfect(report: dict[st
     "(clearing_the_way or investigation: the valley's threats are claimed by other quests)",
 )
 def test_every_archetype_appears(report: dict[str, Any]) -> None:
+    if report["simulation"]["seed"] not in GAP_SEEDS:
+        pytest.skip("every archetype appears on this seed: test_every_archetype_appears_here")
+    assert report["variety"]["missing_archetypes"] == [], _why(report, "variety")
+
+
+def test_every_archetype_appears_here(report: dict[str, Any]) -> None:
+    """The seeds the gap no longer shows on."""
+    if report["simulation"]["seed"] in GAP_SEEDS:
+        pytest.skip("a known gap on this seed: test_every_archetype_appears")
     assert report["variety"]["missing_archetypes"] == [], _why(report, "variety")
 
 
