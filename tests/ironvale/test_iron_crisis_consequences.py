@@ -130,7 +130,9 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
         while not rumours:
             await engine.run_ticks(6)
             assert not npcs(engine, "kral"), "Kral came back before any rumour"
-        assert clock.game_time - turned_in_at > 86400
+        # Ironvale's bandits regroup 1.5 days after the clearing and are rumoured 12
+        # hours before: not before a full day has passed (a tick may land on it).
+        assert clock.game_time - turned_in_at >= 86400
         assert any(s.signal_type == "THREAT_REGROUPING" for s in signals.signals)
         while not chains:
             await engine.run_ticks(6)
