@@ -19,6 +19,7 @@ import contextlib
 import logging
 import random
 import time
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,7 @@ from maid_engine.content import (
 from maid_engine.ecs import System, World
 from maid_engine.ecs.component import load_component
 from maid_engine.ecs.schedule import ScheduleRow, resolve_order, schedule_rows
+from maid_engine.ecs.world import seeded_ids
 from maid_engine.events import (
     EngineStartedEvent,
     EngineStoppingEvent,
@@ -83,7 +85,9 @@ class GameEngine:
         # engine itself; systems, commands and packs see it as the composite Host.
         self.settings = settings or Settings()
         self.clock = clock or GameClock(time_scale=self.settings.time_scale)
-        self.world = World()
+        seed = self.settings.random_seed
+        # Seeded: entity ids are part of what a seed reproduces (see seeded_ids).
+        self.world = World(seeded_ids(seed) if seed is not None else None)
         self.events = EventBus()
         self.commands = CommandRegistry()
         self.services = Services()
@@ -498,6 +502,10 @@ class GameEngine:
             self.world.create_entity(*components, entity_id=uid)
         # Loading is not a change: nothing needs to be written back.
         self.world.take_changes()
+        if stored:
+            # A world restored from the store is no longer a seeded run from scratch,
+            # and its seeded id sequence was used by the run that stored it.
+            self.world.use_ids(uuid.uuid4)
         for name in sorted(unknown):
             log.warning("stored component type %r is unknown and was kept untouched", name)
         if stored:

@@ -27,6 +27,7 @@ quality targets were measured with; insertion order measurably changed them
 from __future__ import annotations
 
 import itertools
+import random
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar, overload
@@ -57,10 +58,29 @@ class ComponentNotFound(KeyError):
         self.component_type = ctype
 
 
-class World:
-    """Entities, their components, a name index, and dirty tracking for persistence."""
+def seeded_ids(seed: int | str) -> Callable[[], UUID]:
+    """A reproducible source of version-4 UUIDs: the same ``seed`` gives the same
+    sequence in every process. It has its own random stream, so creating an entity
+    does not shift the engine's other seeded draws."""
+    rng = random.Random(f"entity-ids:{seed}")
 
-    def __init__(self) -> None:
+    def new_id() -> UUID:
+        return UUID(int=rng.getrandbits(128), version=4)
+
+    return new_id
+
+
+class World:
+    """Entities, their components, a name index, and dirty tracking for persistence.
+
+    ``new_id`` makes the UUID of an entity created without one (``uuid4`` unless
+    given). A seeded engine passes a seeded source: several systems order or
+    stagger entities by their UUID, so random ids would make a seeded run differ
+    from every other run of the same seed.
+    """
+
+    def __init__(self, new_id: Callable[[], UUID] | None = None) -> None:
+        self._new_id: Callable[[], UUID] = new_id or uuid.uuid4
         #: entity -> {component type: component}: the store (module docstring).
         self._entities: dict[UUID, dict[type[Component], Component]] = {}
         #: Entity numbers (module docstring), both ways.
@@ -93,6 +113,22 @@ class World:
         self._marker = self._make_marker()
 
     # -- entities --------------------------------------------------------------
+    def new_id(self) -> UUID:
+        """A fresh entity UUID from this world's id source (``create_entity`` takes
+        one when none is given)."""
+        return self._fresh_id()
+
+    def use_ids(self, new_id: Callable[[], UUID]) -> None:
+        """Draw the UUIDs of new entities from ``new_id`` from now on."""
+        self._new_id = new_id
+
+    def _fresh_id(self) -> UUID:
+        uid = self._new_id()
+        # A seeded source restarted over a world it already filled would repeat.
+        while uid in self._entities:
+            uid = self._new_id()
+        return uid
+
     def create_entity(
         self,
         *components: Component,
@@ -103,7 +139,7 @@ class World:
 
         ``persistent=False`` keeps it out of checkpoints (e.g. temporary effects).
         """
-        uid = entity_id or uuid.uuid4()
+        uid = entity_id or self._fresh_id()
         if uid in self._entities:
             raise ValueError(f"entity {uid} already exists")
         self._entities[uid] = {}

@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from uuid import UUID, uuid4
+from uuid import UUID
 
 from maid_engine.content import PackError
 from maid_engine.ecs import Component
@@ -387,7 +387,7 @@ def spawn_template(
     if entry is None or entry.kind not in ("npc", "item"):
         raise LookupError(f"no NPC or item template {template!r}")
     uid = engine.world.create_entity(
-        *thing_components(entry), entity_id=entity_id or uuid4(), persistent=persistent
+        *thing_components(entry), entity_id=entity_id, persistent=persistent
     )
     _apply_extensions(engine, data, entry, uid)
     if room is not None:

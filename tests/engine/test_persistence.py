@@ -73,6 +73,27 @@ async def test_checkpoint_and_restart_restore_entities(db_url: str, tmp_path: Pa
         assert await engine2.checkpoint() == 0
 
 
+async def test_a_restored_seeded_world_does_not_reuse_the_seeds_ids(
+    db_url: str, tmp_path: Path
+) -> None:
+    """The seeded id sequence was used by the run that stored the world: after a
+    restart a new entity must not take the id of one that was stored or destroyed."""
+
+    def seeded() -> GameEngine:
+        settings = Settings(data_dir=tmp_path, database_url=db_url, random_seed=3)
+        return GameEngine(settings, clock=ManualClock(), packs=[])
+
+    async with seeded().lifespan() as engine:
+        kept = engine.world.create_entity(Wallet(1))
+        gone = engine.world.create_entity(Wallet(2))
+        engine.world.destroy_entity(gone)
+        await engine.dispatch_events()
+    async with seeded().lifespan() as engine2:
+        assert engine2.world.entity_exists(kept)
+        new = [engine2.world.create_entity(Wallet(3)) for _ in range(3)]
+        assert {kept, gone}.isdisjoint(new)
+
+
 async def test_only_changed_entities_are_written(db_url: str, tmp_path: Path) -> None:
     async with make(db_url, tmp_path).lifespan() as engine:
         ids = [engine.world.create_entity(Wallet(i)) for i in range(50)]

@@ -1,11 +1,12 @@
 import copy
 from dataclasses import dataclass, field
-from uuid import uuid4
+from uuid import UUID, uuid4
 
 import pytest
 
 from maid_engine.ecs import Component, ComponentNotFound, EntityNotFound, World
 from maid_engine.ecs.component import dump_component, load_component
+from maid_engine.ecs.world import seeded_ids
 
 
 @dataclass
@@ -205,3 +206,31 @@ def test_query_multiple_components(world: World) -> None:
     assert [(u, p.room, lab.name) for u, (p, lab) in rows] == [(a, "a", "A")]
     assert [u for u, _ in world.each(Label)] == [a]
     assert world.count(Pos) == 2
+
+
+def test_a_seeded_world_draws_the_same_ids_in_the_same_order() -> None:
+    def made(seed: int) -> list[UUID]:
+        world = World(seeded_ids(seed))
+        return [world.create_entity(Pos()) for _ in range(3)] + [world.new_id()]
+
+    first = made(7)
+    assert first == made(7)
+    assert len(set(first)) == 4
+    assert all(uid.version == 4 for uid in first)
+    assert set(first).isdisjoint(made(8))
+
+
+def test_a_drawn_id_already_in_the_world_is_skipped() -> None:
+    taken = seeded_ids(7)()
+    world = World(seeded_ids(7))
+    world.create_entity(Pos("hall"), entity_id=taken)
+    fresh = world.create_entity(Pos())
+    assert fresh != taken
+    assert world.get_component(taken, Pos).room == "hall"
+
+
+def test_use_ids_switches_the_source_of_new_ids() -> None:
+    world = World(seeded_ids(7))
+    fixed = UUID(int=42, version=4)
+    world.use_ids(lambda: fixed)
+    assert world.create_entity(Pos()) == fixed

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import pytest
 
@@ -20,6 +22,7 @@ from classic_rpg.simulate.scripted import scripted_answer
 from maid_engine.cli import main as maid_main
 from maid_engine.llm import LLMRequest
 from maid_stdlib.questgen.system import QuestGenerationSystem
+from maid_stdlib.world.spawner import spawn_template
 
 REPORT_KEYS = {
     "simulation",
@@ -100,6 +103,42 @@ def test_the_same_seed_gives_the_same_report() -> None:
     first, second = _one_day(seed=5), _one_day(seed=5)
     assert first["quests"]["generated"] > 0
     assert _stable(first) == _stable(second)
+
+
+def test_a_run_does_not_depend_on_the_runs_before_it_nor_on_its_trace(tmp_path: Path) -> None:
+    """The acceptance check runs its seeds one after another in one process: each
+    must give what it gives alone, and writing a trace must not change it."""
+
+    async def runs() -> list[dict[str, Any]]:
+        opts = SimulationOptions(days=1, bots=4, progress=False, drain_hours=2)
+        alone = await run_simulation(replace(opts, seed=5, trace=tmp_path / "alone.txt"))
+        await run_simulation(replace(opts, seed=1))
+        after = await run_simulation(replace(opts, seed=5, trace=tmp_path / "after.txt"))
+        untraced = await run_simulation(replace(opts, seed=5))
+        return [alone, after, untraced]
+
+    alone, after, untraced = asyncio.run(runs())
+    assert alone["quests"]["generated"] > 0
+    assert _stable(after) == _stable(alone)
+    assert (tmp_path / "after.txt").read_text() == (tmp_path / "alone.txt").read_text()
+    assert _stable(untraced) == _stable(alone)
+
+
+async def test_a_seed_names_the_same_entities_in_every_engine(tmp_path: Path) -> None:
+    """Systems order and stagger entities by their UUID (the schedule's departures,
+    for one): under a seed, the ids of characters and of things spawned at run time
+    are the seed's, not the process's."""
+
+    async def ids(seed: int) -> list[UUID]:
+        engine = _engine(SimulationOptions(seed=seed, progress=False), tmp_path / str(seed))
+        async with engine.lifespan():
+            bots = await create_bots(engine, 2, seed=1)
+            crawler = spawn_template(engine, "ironvale:tunnel_crawler", "ironvale:mine_yard")
+            return [*(b.uid for b in bots), crawler]
+
+    first, again, other = await ids(5), await ids(5), await ids(6)
+    assert first == again
+    assert set(first).isdisjoint(other)
 
 
 def test_the_report_is_built_from_the_games_own_counts() -> None:
