@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
+from classic_rpg.questgen.terms import rpg_terms
 from classic_rpg.systems.quests.commands import resolve
 from classic_rpg.systems.quests.errors import QuestError
 from classic_rpg.systems.quests.manager import QuestManager
@@ -41,7 +42,7 @@ from maid_stdlib.questgen.events import (
     QuestGeneratedEvent,
     QuestTurnedInEvent,
 )
-from maid_stdlib.questgen.quest import BranchOption, QuestBranch
+from maid_stdlib.questgen.quest import BranchOption, GeneratedQuest, QuestBranch
 from maid_stdlib.questgen.vocabulary import QuestState
 from maid_stdlib.world.events import EntityDiedEvent
 
@@ -76,6 +77,10 @@ class RpgQuestBoard:
 
     def set_hint(self, quest_id: str, objective_id: str, hint: str) -> bool:
         return self.manager.set_objective_hint(quest_id, objective_id, hint)
+
+    def rerate(self, quest: GeneratedQuest) -> bool:
+        terms = rpg_terms(quest)
+        return self.manager.set_terms(quest.id, terms.level_requirement, terms.experience)
 
 
 class _Forwarder:

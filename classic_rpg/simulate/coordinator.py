@@ -56,6 +56,7 @@ from maid_stdlib.questgen.events import (
     QuestExpiredInternalEvent,
     QuestFailedEvent,
     QuestGeneratedEvent,
+    QuestReratedEvent,
     QuestTurnedInEvent,
 )
 from maid_stdlib.questgen.service import QuestGenerationService
@@ -170,6 +171,7 @@ class Coordinator:
         self._by_uid = {b.uid: b for b in self.bots}
         events = engine.events
         events.subscribe(QuestGeneratedEvent, self._on_generated)
+        events.subscribe(QuestReratedEvent, self._on_rerated)
         events.subscribe(QuestTurnedInEvent, self._on_turned_in)
         events.subscribe(QuestFailedEvent, self._on_failed)
         events.subscribe(QuestAbandonedEvent, self._on_abandoned)
@@ -202,6 +204,25 @@ class Coordinator:
             traits,
             len(self.quests) + 1,
         )
+
+    def _on_rerated(self, event: QuestReratedEvent) -> None:
+        """The world made the quest harder: the right level is the new one. A bot
+        below it that holds the quest now over-reaches, and its attempt no longer
+        says whether a bot of the right level can finish the quest."""
+        info = self.quests.get(event.quest_id)
+        if info is None:
+            return
+        quest = self.manager.get_quest(event.quest_id)
+        info.recommended_level = recommended_level(event.difficulty)
+        info.min_level = quest.level_requirement if quest is not None else info.min_level
+        for attempt in self._current.values():
+            if (
+                attempt.quest_id == event.quest_id
+                and attempt.counts
+                and attempt.level < info.min_level
+            ):
+                attempt.counts = False
+                attempt.reason = attempt.reason or "the quest was re-rated above the bot's level"
 
     def _attempt_of(self, character: UUID, quest_id: str) -> Attempt | None:
         attempt = self._current.get(character)

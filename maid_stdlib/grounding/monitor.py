@@ -16,6 +16,11 @@
   world as it is now, and a stale quest is refused (and invalidated) with why.
 * **Sweep**, every ``sweep_interval`` game seconds: offers are re-validated;
   accepted quests are invalidated once no accepted holder can still finish them.
+  A quest still open is re-rated when the items it asks for can no longer be
+  picked up without a fight (``QuestGen.rerate``): the free ones were taken, and
+  those left lie where foes stand or are had only from the foes who drop them.
+  Its difficulty rises to that fight, the rules layer's terms follow, the
+  objective's hint names the foe, and :class:`QuestReratedEvent` says so.
 
 Invalidation goes through the rules layer (:class:`QuestBoard`), which tells the
 holders that the quest is gone; the monitor then tells them why.
@@ -33,6 +38,8 @@ from maid_engine.events import EntityDestroyedEvent
 from maid_engine.logs import ThrottledLog
 from maid_stdlib.consequences.sidetable import GeneratedQuestIndex, connect_generation
 from maid_stdlib.grounding.port import Holder, QuestBoard
+from maid_stdlib.questgen.builder import Supply
+from maid_stdlib.questgen.events import QuestReratedEvent
 from maid_stdlib.questgen.quest import GeneratedQuest, QuestObjective
 from maid_stdlib.questgen.register import QuestGen
 from maid_stdlib.questgen.vocabulary import ObjectiveType
@@ -80,6 +87,10 @@ class QuestGroundingMonitor(System):
                 "periodic_sweep",
                 "stale_grounding_at_acceptance",
             ),
+        )
+        self._rerated = engine.metrics.counter(
+            "maid_grounding_rerated",
+            "Generated quests made harder because the items they ask for lie about no more",
         )
 
     async def startup(self) -> None:
@@ -301,6 +312,8 @@ class QuestGroundingMonitor(System):
             if why is not None:
                 self.invalidate(quest, "periodic_sweep", f"{quest.title}: {why}.")
                 out.append(quest_id)
+            else:
+                self.rerate(quest)
         await self.refresh()
         return out
 
@@ -323,6 +336,39 @@ class QuestGroundingMonitor(System):
             if o.target_location is not None and not facts.room_exists(o.target_location):
                 return f"{o.target_location} no longer exists"
         return None
+
+    def rerate(self, quest: GeneratedQuest) -> bool:
+        """Re-rate ``quest`` on the items it asks for (see the module's notes); True
+        if it became harder."""
+        if self.board is None:
+            return False
+        supplies = self.qg.rerate(quest)
+        if not supplies:
+            return False
+        self.board.rerate(quest)
+        for supply in supplies:
+            hint = self._supply_hint(supply)
+            supply.objective.hints = [hint, *supply.objective.hints[1:]]
+            self.board.set_hint(quest.id, supply.objective.id, hint)
+        self.index.update(quest)
+        self._rerated.inc()
+        log.info(
+            "generated quest re-rated",
+            extra={"quest_id": quest.id, "difficulty": quest.difficulty.value},
+        )
+        self.engine.events.emit(QuestReratedEvent(quest.id, quest.difficulty))
+        return True
+
+    def _supply_hint(self, supply: Supply) -> str:
+        facts = self.qg.facts
+        item = supply.objective.target or "it"
+        item = item[0].upper() + item[1:]
+        foe = self.name_of(supply.foe)
+        if supply.room is not None:
+            return f"{item} lies {located(facts.place(supply.room))}, where {foe} stands guard."
+        room = facts.room_of(supply.foe)
+        where = f" ({located(facts.place(room))})" if room else ""
+        return f"{item} no longer lies about; {foe}{where} has some."
 
 
 def _referenced(quest: GeneratedQuest) -> list[UUID]:

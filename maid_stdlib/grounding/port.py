@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 from uuid import UUID
 
+from maid_stdlib.questgen.quest import GeneratedQuest
+
 __all__ = ["Holder", "QuestBoard"]
 
 
@@ -44,4 +46,10 @@ class QuestBoard(Protocol):
 
     def set_hint(self, quest_id: str, objective_id: str, hint: str) -> bool:
         """Replace the hint players see for an objective; False if unknown."""
+        ...
+
+    def rerate(self, quest: GeneratedQuest) -> bool:
+        """Carry ``quest``'s raised difficulty into the rules layer's own terms for
+        it (classic_rpg: the level it asks for, the experience it pays); False if
+        the quest is unknown."""
         ...

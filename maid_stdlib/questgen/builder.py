@@ -56,10 +56,65 @@ from maid_stdlib.questgen.validator import clamp_rewards
 from maid_stdlib.questgen.vocabulary import ObjectiveType
 from maid_stdlib.text.realiser import Phrase
 
-__all__ = ["QuestBuilder", "QuestPlan"]
+__all__ = ["QuestBuilder", "QuestPlan", "Supply", "scarce_supplies"]
 
 #: The tiers, easiest first.
 _TIER_ORDER = list(DifficultyTier)
+
+
+@dataclass(frozen=True)
+class Supply:
+    """An item a quest asks for that cannot simply be picked up: it lies only where
+    hostile foes stand (``room``), or nowhere and is had from whoever drops it
+    (``room`` None). Either way it takes a fight as hard as the easiest of these."""
+
+    objective: QuestObjective
+    #: The foe of the easiest fight: the strongest guard of ``room``, or the dropper.
+    foe: UUID
+    tier: DifficultyTier
+    room: str | None = None
+
+
+def scarce_supplies(facts: WorldFacts, objectives: Sequence[QuestObjective]) -> list[Supply]:
+    """The items ``objectives`` collect that no one can pick up without a fight,
+    each with the easiest fight that gets one. Iron ore lying in the bandits' camp
+    is Kral's until he falls, and once the loose lumps are picked up it is had only
+    from him. An item lying in a room no hostile stands in is free; an item nobody
+    drops and nobody guards is left out (nothing rates it)."""
+    out: list[Supply] = []
+    for o in objectives:
+        template = o.item_template
+        if o.objective_type is not ObjectiveType.COLLECT or not template:
+            continue
+        rooms = sorted(
+            {r for uid in facts.items_with_template(template) if (r := facts.room_of(uid))}
+        )
+        fights: list[tuple[DifficultyTier, UUID, str | None]] = []
+        for room in rooms:
+            guarded = _guarded(facts, room)
+            if guarded is None:
+                break  # one lies free
+            fights.append((guarded[0], guarded[1], room))
+        else:
+            for uid in facts.droppers_of(template):
+                tier = facts.challenge.tier_of_threats([uid])
+                if tier is not None:
+                    fights.append((tier, uid, None))
+            if fights:
+                easiest = min(fights, key=lambda f: f[0].rank)
+                out.append(Supply(o, easiest[1], easiest[0], easiest[2]))
+    return out
+
+
+def _guarded(facts: WorldFacts, room: str) -> tuple[DifficultyTier, UUID] | None:
+    """The fight for what lies in ``room`` and its strongest foe; None when nothing
+    hostile stands there (or the rules layer cannot rate who does)."""
+    guards = facts.threats(None, [room])
+    tier = facts.challenge.tier_of_threats(guards) if guards else None
+    if tier is None:
+        return None
+    ranked = [(t.rank if (t := facts.challenge.tier_of_threats([g])) else -1, g) for g in guards]
+    return tier, max(ranked, key=lambda r: r[0])[1]
 
 
 @dataclass
@@ -324,22 +379,7 @@ class QuestBuilder:
             if targets
             else seed.estimated_difficulty
         ]
-        for o in objectives:
-            template = o.item_template
-            if o.objective_type is not ObjectiveType.COLLECT or not template:
-                continue
-            if self.facts.item_room(template) is not None:
-                continue
-            # None of it lies about: it is had from whoever drops it, a fight as
-            # hard as the easiest of them (the valley's iron ore, once picked up,
-            # only from the bandit chief).
-            rated = [
-                self.facts.challenge.tier_of_threats([uid])
-                for uid in self.facts.droppers_of(template)
-            ]
-            known = [t for t in rated if t is not None]
-            if known:
-                tiers.append(min(known, key=_TIER_ORDER.index))
+        tiers += [s.tier for s in scarce_supplies(self.facts, objectives)]
         return max(tiers, key=_TIER_ORDER.index)
 
     def _roles(self, seed: QuestSeed, objectives: list[QuestObjective]) -> dict[UUID, str]:

@@ -1,5 +1,5 @@
 """Quest lifecycle events: a quest was generated, offered, accepted, progressed,
-completed, turned in, failed, abandoned or its opportunity expired.
+completed, turned in, failed, abandoned, re-rated or its opportunity expired.
 
 They are the stdlib's, next to the quest vocabulary they carry, so that any layer
 can react to a quest's lifecycle without the rules layer's types; the rules
@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from uuid import UUID
 
 from maid_engine.events import Event
+from maid_stdlib.questgen.quest import DifficultyTier
 from maid_stdlib.questgen.vocabulary import FailReason, QuestOutcome, QuestState
 
 
@@ -108,3 +109,13 @@ class QuestExpiredInternalEvent(Event):
 
     quest_id: str
     character_ids: list[UUID] = field(default_factory=list)
+
+
+@dataclass
+class QuestReratedEvent(Event):
+    """The world made an open generated quest harder than it was rated (the grounding
+    monitor: the items it asks for lie about no more). The rules layer's terms (its
+    level, its experience) already follow ``difficulty`` when this is emitted."""
+
+    quest_id: str
+    difficulty: DifficultyTier

@@ -30,7 +30,7 @@ from typing import Protocol, runtime_checkable
 from maid_engine.content import Claims, ContentPack, PackContext, PackError
 from maid_engine.ports import StorePort
 from maid_stdlib.questgen.archetypes import ArchetypeRegistry, QuestArchetype
-from maid_stdlib.questgen.builder import QuestBuilder
+from maid_stdlib.questgen.builder import QuestBuilder, Supply, scarce_supplies
 from maid_stdlib.questgen.composer import CompoundSeedComposer
 from maid_stdlib.questgen.consequences import ConsequencePlanner
 from maid_stdlib.questgen.contract import SignalContract, SignalContracts, builtin_contracts
@@ -266,6 +266,25 @@ class QuestGen:
             objective_pattern=archetype.objective_pattern if archetype else "",
             requires_combat=archetype.requires_combat if archetype else False,
         )
+
+    def rerate(self, quest: GeneratedQuest) -> list[Supply]:
+        """Raise ``quest``'s difficulty (and the rules layers' terms that follow from
+        it) to what the items it asks for take now: it was rated on items free to
+        pick up, and once the last of them is taken the rest are had only by a fight.
+        Returns the supplies that raised it; empty, the quest is unchanged. It is
+        never lowered: players were told its level, and loot lying about again may
+        be gone the next minute."""
+        supplies = [
+            s
+            for s in scarce_supplies(self.facts, quest.objectives)
+            if s.tier.rank > quest.difficulty.rank
+        ]
+        if not supplies:
+            return []
+        quest.difficulty = max((s.tier for s in supplies), key=lambda t: t.rank)
+        for extension in self.extensions:
+            quest.extensions[extension.name] = extension.extend(quest)
+        return supplies
 
     # -- persistence --------------------------------------------------------------------
     async def startup(self) -> None:

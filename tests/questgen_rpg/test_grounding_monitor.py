@@ -12,16 +12,21 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
-from kits.engines import hamlet_engine, hv, plain, qg_of, qm, ws_of
-from kits.heroes import fight, new_hero, walk
+from kits.engines import hamlet_engine, hv, items_of, metric, plain, qg_of, qm, ws_of
+from kits.heroes import Recorder, fight, new_hero, walk
 from kits.quests import accept, consequences_of, deliver, monitor_of, simple_quest, trust
 
 from classic_rpg.combat.components import CombatRules
+from classic_rpg.questgen.challenge import min_level
+from classic_rpg.questgen.terms import rpg_terms
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd, session_for
 from maid_stdlib.consequences import GeneratedQuestIndex
 from maid_stdlib.questgen import GeneratedQuest, ObjectiveType, QuestObjective, QuestRewards
+from maid_stdlib.questgen.builder import scarce_supplies
+from maid_stdlib.questgen.events import QuestReratedEvent
+from maid_stdlib.questgen.quest import DifficultyTier
 from maid_stdlib.questgen.vocabulary import FailReason, QuestState
 
 
@@ -264,3 +269,94 @@ async def test_validation_never_rewrites_a_live_quest(engine: GameEngine) -> Non
     assert model is not None
     assert model.rewards.gold == 100_000
     assert trust(engine, hv("hollin"), hero) == 0.0
+
+
+def pelt_quest(engine: GameEngine, quest_id: str = "a-grey-pelt") -> GeneratedQuest:
+    """Bring Hollin Old Grey's pelt, rated easy: one lies at the mill for the taking."""
+    objectives = [
+        QuestObjective(
+            id="o1-collect",
+            objective_type=ObjectiveType.COLLECT,
+            description="Obtain Old Grey's pelt",
+            target="Old Grey's pelt",
+            item_template="hamlet:grey_pelt",
+            target_location="hamlet:mill",
+            order=1,
+            hints=["Old Grey's pelt can be found at The Mill."],
+        ),
+        QuestObjective(
+            id="o2-deliver",
+            objective_type=ObjectiveType.DELIVER,
+            description="Bring the pelt to Hollin",
+            target="Old Grey's pelt",
+            item_template="hamlet:grey_pelt",
+            target_entity_id=hv("hollin"),
+            target_location="hamlet:mill",
+            order=2,
+        ),
+    ]
+    return simple_quest(
+        engine, quest_id, objectives=objectives, involved_npcs={}, difficulty=DifficultyTier.EASY
+    )
+
+
+async def test_a_quest_whose_free_items_are_gone_is_rated_on_the_fight_left(
+    engine: GameEngine,
+) -> None:
+    hero = new_hero(engine, strong=False)
+    items_of(engine).spawn("hamlet:grey_pelt", room="hamlet:mill")
+    quest = pelt_quest(engine)
+    quest_id = await deliver(engine, quest)
+    seen = Recorder(engine, QuestReratedEvent)
+    monitor = monitor_of(engine)
+    assert await monitor.sweep() == []
+    # The pelt lies free at the mill (compared by rank: mypy would keep it EASY).
+    assert quest.difficulty.rank == DifficultyTier.EASY.rank
+    easy = qm(engine).get_quest(quest_id)
+    assert easy is not None
+    assert easy.level_requirement == min_level(DifficultyTier.EASY)
+
+    await walk(engine, hero, "hamlet:mill")
+    await cmd(engine, hero, "get pelt")
+    assert await monitor.sweep() == []  # harder is not gone: the quest stays open
+    await engine.dispatch_events()
+    assert quest.difficulty is DifficultyTier.MODERATE  # Old Grey's tier
+    assert [e.quest_id for e in seen.of(QuestReratedEvent)] == [quest_id]
+    moderate = qm(engine).get_quest(quest_id)
+    assert moderate is not None
+    assert moderate.level_requirement == min_level(DifficultyTier.MODERATE)
+    assert moderate.rewards.experience == rpg_terms(quest).experience > easy.rewards.experience
+    hint = "Old Grey's pelt no longer lies about; Old Grey (at the Wolf Den) has some."
+    assert moderate.objectives[0].hint == hint
+    assert quest.objectives[0].hints[0] == hint
+    assert metric(engine, "maid_grounding_rerated_total") == 1
+    # Once is enough: the next sweep finds nothing new; and a pelt lying free again
+    # does not make it easier on paper (players were told its level).
+    items_of(engine).spawn("hamlet:grey_pelt", room="hamlet:mill")
+    await monitor.sweep()
+    await engine.dispatch_events()
+    assert quest.difficulty is DifficultyTier.MODERATE
+    assert len(seen.of(QuestReratedEvent)) == 1
+
+
+async def test_an_item_lying_where_a_foe_stands_is_his_to_keep(engine: GameEngine) -> None:
+    """Loot lies where it fell: a pelt in the wolf den is Old Grey's until he falls,
+    for the quest built on it and for one rated on a pelt that has since gone."""
+    items_of(engine).spawn("hamlet:grey_pelt", room="hamlet:wolf_den")
+    facts = qg_of(engine).facts
+    [supply] = scarce_supplies(facts, pelt_quest(engine).objectives)
+    assert (supply.room, supply.foe, supply.tier) == (
+        "hamlet:wolf_den",
+        hv("old_grey"),
+        DifficultyTier.MODERATE,
+    )
+    quest = pelt_quest(engine)
+    await deliver(engine, quest)
+    await monitor_of(engine).sweep()
+    assert quest.difficulty is DifficultyTier.MODERATE
+    assert quest.objectives[0].hints[0] == (
+        "Old Grey's pelt lies at the Wolf Den, where Old Grey stands guard."
+    )
+    # A pelt anywhere no foe stands is free again: nothing to fight for.
+    items_of(engine).spawn("hamlet:grey_pelt", room="hamlet:mill")
+    assert scarce_supplies(facts, quest.objectives) == []

@@ -268,6 +268,19 @@ class QuestManager:
             listener(quest_id)
         return True
 
+    def set_terms(self, quest_id: str, level_requirement: int, experience: int) -> bool:
+        """Change the level a registered quest asks for and the experience it pays
+        (a generated quest the world made harder); False if it is unknown. Offers
+        and quests already taken keep going; acceptance checks the new level."""
+        quest = self.registry.get(quest_id)
+        if quest is None:
+            return False
+        rewards = quest.rewards.model_copy(update={"experience": experience})
+        self.registry.replace(
+            quest.model_copy(update={"level_requirement": level_requirement, "rewards": rewards})
+        )
+        return True
+
     def notify(self, character: UUID, text: str) -> None:
         self.engine.sessions.send_to(character, text)
 
