@@ -448,8 +448,17 @@ def _crisis(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     primary = _first_alive_npc(signal, facts)
     if not rooms or primary is None:
         return None
-    fields_: dict[str, Any] = {"threat_source": str(ctx.get("threat_source") or ctx["crisis_type"])}
-    if _crisis_type(ctx) == QuestSeedTypes.RESCUE:
+    rescue = _crisis_type(ctx) == QuestSeedTypes.RESCUE
+    fields_: dict[str, Any] = {}
+    # A crisis of fear names what people feel, not what they fear: "fear" matches
+    # no foe, and a seed that took it as its threat was held as if its threat had
+    # gone, in place of the real one a related signal (the crawlers in the seam)
+    # names. Without a threat of its own the seed takes that one when composed.
+    if ctx.get("threat_source"):
+        fields_["threat_source"] = str(ctx["threat_source"])
+    elif rescue:
+        fields_["threat_source"] = str(ctx["crisis_type"])
+    if rescue:
         victim = _npc(facts, ctx.get("victim"))
         if victim is None:
             return None

@@ -224,6 +224,11 @@ def build_investigation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjecti
             leads.append(n)
     leads = leads[:MAX_LEADS]
     evidence = seed.evidence_location
+    if evidence is not None and evidence == facts.room_of(seed.primary_npc):
+        # The giver stands where the evidence is (a paymistress in her pay office):
+        # a search there would be done the moment the quest is offered, so the
+        # case rests on the people who know something.
+        evidence = None
     if not leads and not evidence:
         return []
     objectives: list[QuestObjective] = []

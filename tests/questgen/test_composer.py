@@ -205,3 +205,26 @@ async def test_a_cluster_that_would_be_rejected_draws_nothing(town: Town) -> Non
     # Too unimportant a compound: no seed, and no id drawn for it.
     assert await composer.compose(window, keep=signal_key(window[2])) == []
     assert rng.getstate() == before
+
+
+def _fear(town: Town) -> BasicSignal:
+    return BasicSignal(
+        "CRISIS",
+        0.9,
+        [town.brann, town.orla],
+        {"crisis_type": "fear", "affected_area": "brookhaven:town", "severity": 0.8},
+    )
+
+
+async def test_a_crisis_of_fear_takes_its_threat_from_the_signal_that_names_it(
+    town: Town,
+) -> None:
+    """ "fear" is what people feel, not a foe: a fear crisis alone names no threat,
+    and composed with the wolves' sighting the story is about the wolves."""
+    alone = await town.qg.evaluator().evaluate(_fear(town))
+    assert not isinstance(alone, Rejection), alone
+    assert alone.seed_type == "threat_response"
+    assert alone.threat_source is None
+    (seed,) = await town.qg.composer().compose([_fear(town), threat_signal(town)])
+    assert seed.seed_type == "threat_response"
+    assert seed.threat_source == "wolves"

@@ -118,6 +118,32 @@ async def test_investigation_asks_people_who_know_and_searches(town: Town) -> No
     assert objectives[-1].order == 3
 
 
+async def test_investigation_leaves_out_a_search_where_the_giver_stands(town: Town) -> None:
+    """Orla finds her takings gone from the market where she keeps her stall: sent
+    to "search the market" the hero would be done the moment she asks, so the case
+    rests on who knows something and on the suspect."""
+    signal = BasicSignal(
+        "BETRAYAL",
+        0.8,
+        [town.orla],
+        {"betrayer": str(town.tam), "victim": str(town.orla), "evidence_location": "market"},
+    )
+    seed = await _seed(town, signal)
+    assert seed.primary_npc == town.orla
+    assert seed.evidence_location == "brookhaven:market" == town.qg.facts.room_of(town.orla)
+    objectives = await _build(town, seed, P.INVESTIGATE)
+    assert objectives, "the people who know something still make a case"
+    assert not any(o.objective_type is ObjectiveType.VISIT for o in objectives)
+    assert objectives[-1].target_entity_id == town.orla
+    assert any(o.target_entity_id == town.tam for o in objectives[:-1])
+    # Elsewhere the evidence is searched.
+    seed.evidence_location = "brookhaven:mill"
+    objectives = await _build(town, seed, P.INVESTIGATE)
+    assert [o.target_location for o in objectives if o.objective_type is ObjectiveType.VISIT] == [
+        "brookhaven:mill"
+    ]
+
+
 async def test_negotiation_hears_both_sides_and_has_a_decision(town: Town) -> None:
     seed = await _seed(
         town,
