@@ -8,7 +8,7 @@ would never choose a pack's archetype).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -67,6 +67,12 @@ class ArchetypeRegistry:
     FEATURE_FIT: ClassVar[float] = 0.2
     #: Subtracted for each of the last few quests that used the archetype.
     REPEAT_PENALTY: ClassVar[float] = 0.15
+    #: Added for an archetype none of the quests of the last days used (the
+    #: caller says which were used): a seed that can be told as a kind of quest
+    #: players have not met lately is told so, rather than as the kind the world
+    #: raises most. A secondary match with it (0.5 + 0.4) passes a primary one
+    #: among the last few quests (1.0 - 0.15), never a primary one not there.
+    NOVELTY_BONUS: ClassVar[float] = 0.4
 
     def __init__(self, archetypes: Iterable[QuestArchetype] = ()) -> None:
         self._archetypes: dict[str, QuestArchetype] = {}
@@ -95,9 +101,15 @@ class ArchetypeRegistry:
 
     # -- matching -----------------------------------------------------------------------
     def score(
-        self, archetype: QuestArchetype, seed: QuestSeed, recent_archetypes: Sequence[str] = ()
+        self,
+        archetype: QuestArchetype,
+        seed: QuestSeed,
+        recent_archetypes: Sequence[str] = (),
+        seen_lately: Collection[str] | None = None,
     ) -> float:
-        """How well ``archetype`` fits ``seed``; 0 means it cannot be used."""
+        """How well ``archetype`` fits ``seed``; 0 means it cannot be used.
+        ``seen_lately``: the archetypes of a longer stretch of recent quests (None:
+        no novelty counted)."""
         if seed.importance < archetype.min_importance:
             return 0.0
         if seed.seed_type in archetype.compatible_seed_types:
@@ -121,6 +133,8 @@ class ArchetypeRegistry:
             if needs:
                 score += self.FEATURE_FIT if offers else -self.FEATURE_FIT
         score -= self.REPEAT_PENALTY * list(recent_archetypes).count(archetype.archetype_id)
+        if seen_lately is not None and archetype.archetype_id not in seen_lately:
+            score += self.NOVELTY_BONUS
         return max(score, 0.01)
 
     def ranked(
@@ -129,6 +143,7 @@ class ArchetypeRegistry:
         recent_archetypes: list[str] | None = None,
         rng: random.Random | None = None,
         usable: Callable[[QuestArchetype], bool] | None = None,
+        seen_lately: Collection[str] | None = None,
     ) -> list[ArchetypeScore]:
         """Usable archetypes for ``seed``, best first. Ties are broken by ``rng``
         (the engine's seeded random) so equal archetypes take turns reproducibly."""
@@ -137,7 +152,7 @@ class ArchetypeRegistry:
         for archetype in self._archetypes.values():
             if usable is not None and not usable(archetype):
                 continue
-            s = self.score(archetype, seed, recent)
+            s = self.score(archetype, seed, recent, seen_lately)
             if s > 0.0:
                 tie = rng.random() if rng is not None else 0.0
                 scored.append((s, tie, archetype))

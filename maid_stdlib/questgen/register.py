@@ -53,6 +53,11 @@ __all__ = ["GENERATED_QUESTS_COLLECTION", "QuestGen", "QuestGenPlugin", "QuestSi
 
 #: Side-table of generation metadata (consequences, branches, scores).
 GENERATED_QUESTS_COLLECTION = "generated_quests"
+#: The latest quests whose archetypes count against another of the same kind.
+REPEAT_WINDOW = 5
+#: The latest quests (about four game days at the usual five a day) an archetype
+#: counts as seen lately in: one none of them used ranks higher.
+NOVELTY_WINDOW = 20
 
 
 @runtime_checkable
@@ -225,12 +230,13 @@ class QuestGen:
 
     def ranked_archetypes(self, seed: QuestSeed) -> list[QuestArchetype]:
         """Archetypes that fit ``seed`` and whose pattern can use its fields, best first."""
-        recent = [e.archetype_id for e in self.history.recent(5)]
+        lately = [e.archetype_id for e in self.history.recent(NOVELTY_WINDOW)]
         ranked = self.archetypes.ranked(
             seed,
-            recent,
+            lately[:REPEAT_WINDOW],
             self.engine.random,
             usable=lambda a: self.objective_builder.can_build(a.objective_pattern, seed),
+            seen_lately=set(lately),
         )
         return [r.archetype for r in ranked]
 

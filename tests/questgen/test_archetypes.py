@@ -88,3 +88,27 @@ async def test_archetypes_whose_pattern_cannot_use_the_seed_are_skipped(town: To
     assert [a.archetype_id for a in town.qg.ranked_archetypes(seed)] == []
     seed.item_template = "brookhaven:iron_ore"
     assert [a.archetype_id for a in town.qg.ranked_archetypes(seed)] == ["errand"]
+
+
+async def test_a_kind_unused_lately_ranks_over_one_used_lately(town: Town) -> None:
+    """The wolves keep Hilda from her iron: the seed fits a plain hunt (its primary
+    type) and, as a secondary match, clearing the way to the iron. Once hunts were
+    told lately and clearing the way was not, the seed is told as the latter."""
+    registry = ArchetypeRegistry()
+    (seed,) = await town.qg.composer().compose([goal_signal(town), threat_signal(town)])
+    hunt = _arch("hunt", "threat_response", requires_combat=True, requires_exploration=True)
+    clear_way = _arch("way", "goal_assistance", requires_combat=True, requires_exploration=True)
+    for archetype in (hunt, clear_way):
+        registry.register(archetype)
+
+    def order(recent: list[str], seen: set[str] | None) -> list[str]:
+        ranked = registry.ranked(seed, recent, seen_lately=seen)
+        return [r.archetype.archetype_id for r in ranked]
+
+    assert order([], None) == ["hunt", "way"]
+    assert order([], set()) == ["hunt", "way"]  # nothing told yet: both are new
+    assert order(["hunt"], {"hunt"}) == ["way", "hunt"]
+    assert order(["hunt"], {"hunt", "way"}) == ["hunt", "way"]  # both told lately
+    assert registry.score(clear_way, seed, seen_lately={"hunt"}) == pytest.approx(
+        registry.score(clear_way, seed) + ArchetypeRegistry.NOVELTY_BONUS
+    )
