@@ -182,7 +182,14 @@ def _item_template(facts: WorldFacts, ref: Any) -> str | None:
         return ref
     wanted = topic_tokens(ref)
     for uid, item in facts.engine.world.each(Item):
-        if item.template and wanted & topic_tokens(facts.name(uid), item.template.split(":")[-1]):
+        if (
+            item.template
+            and wanted & topic_tokens(facts.name(uid), item.template.split(":")[-1])
+            # Only a thing one can come by: "ore" is not the empty ore crate that
+            # lies by the smithy door (nobody can carry it off, and a quest for it
+            # had nothing to build on), it is the ore a foe drops.
+            and facts.item_obtainable(item.template)
+        ):
             return item.template
     # No such thing lies anywhere now, but the world may still make one: loot a
     # foe drops, goods a keeper sells ("iron" -> the ore the bandit chief carries).

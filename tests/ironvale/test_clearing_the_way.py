@@ -129,3 +129,18 @@ async def test_gundriks_iron_becomes_a_quest_in_two_stages(tmp_path: Path) -> No
 def _plural_ore(engine: GameEngine, seed: QuestSeed) -> str:
     assert seed.item_template is not None
     return plural(engine.services.get(QuestGen).facts.item_name(seed.item_template))
+
+
+async def test_the_ore_hilde_wants_is_ore_not_the_empty_crate(tmp_path: Path) -> None:
+    """Hilde's goal is after "ore": the thing one can come by is iron ore (Kral
+    carries some), not the empty ore crate by the smithy door, which nobody can
+    carry off (a quest for it had nothing to build on)."""
+    from maid_stdlib.questgen.contract import _item_template
+
+    async with ironvale_engine(tmp_path).lifespan() as engine:
+        facts = engine.services.get(QuestGen).facts
+        assert facts.items_with_template("ironvale:ore_crate")  # it lies about
+        assert not facts.item_obtainable("ironvale:ore_crate")
+        assert _item_template(facts, "ore") == "ironvale:iron_ore"
+        assert _item_template(facts, "iron") == "ironvale:iron_ore"
+        assert _item_template(facts, "timber") == "ironvale:timber_bundle"
