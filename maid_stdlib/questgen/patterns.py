@@ -522,9 +522,22 @@ def _clear_stage(seed: QuestSeed, facts: WorldFacts) -> tuple[str, list[QuestObj
     return f"Deal with {_about(seed.threat_source)}", build_clear(seed, facts)
 
 
+def _beyond_the_threat(seed: QuestSeed, facts: WorldFacts, template: str) -> bool:
+    """Whether the thing lies where the way is cleared, or a foe in the way carries
+    it: the ore past the crawlers, the iron the bandits took. Ore only a bandit
+    chief at the other end of the valley drops is no reason to clear a mine."""
+    rooms = set(_search_rooms(facts, seed))
+    if any(facts.room_of(uid) in rooms for uid in facts.items_with_template(template)):
+        return True
+    threats = set(clear_targets(seed, facts))
+    return any(uid in threats for uid in facts.droppers_of(template))
+
+
 def _supply_stage(seed: QuestSeed, facts: WorldFacts) -> tuple[str, list[QuestObjective]]:
     template = seed.item_template or ""
-    name = facts.item_name(template) if template else ""
+    if not template or not _beyond_the_threat(seed, facts, template):
+        return "", []
+    name = facts.item_name(template)
     if seed.recipient is not None and seed.recipient != seed.primary_npc:
         return f"Bring {definite(name)} to {facts.name(seed.recipient)}", build_deliver(seed, facts)
     return f"Bring back {plural(name)}", build_fetch(seed, facts)

@@ -132,8 +132,8 @@ def _plural_ore(engine: GameEngine, seed: QuestSeed) -> str:
 
 
 async def test_the_ore_hilde_wants_is_ore_not_the_empty_crate(tmp_path: Path) -> None:
-    """Hilde's goal is after "ore": the thing one can come by is iron ore (Kral
-    carries some), not the empty ore crate by the smithy door, which nobody can
+    """Hilde's goal is after "ore": a thing one can come by (the seam ore left in
+    the deep seam), not the empty ore crate by the smithy door, which nobody can
     carry off (a quest for it had nothing to build on)."""
     from maid_stdlib.questgen.contract import _item_template
 
@@ -141,6 +141,59 @@ async def test_the_ore_hilde_wants_is_ore_not_the_empty_crate(tmp_path: Path) ->
         facts = engine.services.get(QuestGen).facts
         assert facts.items_with_template("ironvale:ore_crate")  # it lies about
         assert not facts.item_obtainable("ironvale:ore_crate")
-        assert _item_template(facts, "ore") == "ironvale:iron_ore"
+        # The ore cut before the crawlers came lies in the deep seam.
+        assert _item_template(facts, "ore") == "ironvale:seam_ore"
         assert _item_template(facts, "iron") == "ironvale:iron_ore"
         assert _item_template(facts, "timber") == "ironvale:timber_bundle"
+
+
+async def test_hildes_ore_lies_past_the_crawlers_and_kral_s_does_not(tmp_path: Path) -> None:
+    """The crawlers keep Hilde from the deep seam: clearing the way is dealing with
+    them, then bringing back the seam ore cut before they came, which lies there.
+    Once that ore is gone, only ore Kral carries is left, at the other end of the
+    valley: no reason to clear the mine, and no quest in stages is built."""
+    async with ironvale_engine(tmp_path).lifespan() as engine:
+        hilde = npc(engine, "ironvale:hilde")
+        for _ in range(48):
+            await engine.run_ticks(60)
+            goals = engine.world.try_component(hilde, GoalsComponent)
+            goal = goals.get("reopen_deep_seam") if goals is not None else None
+            if goal is not None and goal.status == "blocked":
+                break
+        else:
+            raise AssertionError("Hilde's goal was never blocked by the crawlers")
+        qg = engine.services.get(QuestGen)
+        blocked = StorySignal(
+            "GOAL_BLOCKED",
+            0.8,
+            [hilde],
+            context={
+                "blocked_goal": goal.description,
+                "blocked_goal_id": goal.id,
+                "blocker": goal.blocker,
+                "threat_source": goal.blocker_source,
+                "npc_id": str(hilde),
+            },
+        )
+        seed = await qg.evaluator().evaluate(blocked)
+        assert not isinstance(seed, Rejection), seed
+        assert seed.item_template == "ironvale:seam_ore"
+        assert seed.threat_source
+        archetype = qg.archetypes.get("clearing_the_way")
+        assert archetype is not None
+        builder = qg.builder(EchoNarrator())
+        plan = await builder.prepare(seed, archetype)
+        assert not isinstance(plan, Rejection), plan
+        stages = list(dict.fromkeys(o.stage for o in plan.objectives))
+        assert (stages[0] or "").startswith("Stage 1 of 2: Deal with")
+        assert stages[1] == "Stage 2 of 2: Bring back lumps of seam ore"
+        collect = next(o for o in plan.objectives if o.objective_type is ObjectiveType.COLLECT)
+        assert collect.target_location == "ironvale:deep_seam"
+
+        # The seam ore carried off, the ore left is Kral's, far from the mine.
+        for uid in qg.facts.items_with_template("ironvale:seam_ore"):
+            engine.world.destroy_entity(uid)
+        seed.item_template = "ironvale:iron_ore"
+        assert qg.facts.item_obtainable("ironvale:iron_ore")
+        plan = await builder.prepare(seed, archetype)
+        assert isinstance(plan, Rejection)
