@@ -85,6 +85,18 @@ def test_no_giver_gives_more_than_thirty_percent_of_a_day(report: dict[str, Any]
     assert criteria(report)["givers"], _why(report, "quests", "days")
 
 
+def test_some_quest_fails_outright(report: dict[str, Any]) -> None:
+    """Not only partial successes: a bot too weak for the fight that comes before
+    half the job loses it, owns up to the giver (``turnin <quest> confirm``) and the
+    quest is graded FAILED, with its own consequences (told as someone who tried)."""
+    assert report["outcomes"].get("failed", 0) >= 1, _why(report, "outcomes", "feasibility")
+    failures = report["consequences"]["failures"]
+    owned_up = [f for f in failures if f["outcome"] == "failed" and f["tried"]]
+    assert owned_up, failures
+    # The giver remembers the one who took it on and failed.
+    assert all(any(m.endswith(", and failed.") for m in f["memories"]) for f in owned_up)
+
+
 def test_failures_tell_apart_nobody_coming_from_someone_failing(report: dict[str, Any]) -> None:
     """Every failure's consequences say which it was: one someone tried never says
     "nobody came" and the giver remembers who took it on; one nobody tried says
