@@ -476,14 +476,23 @@ class WorldFacts(ThreatFacts):
         """Whether a character can pick ``item`` up (every ``portable_checks`` says so)."""
         return all(check(item) for check in self.portable_checks)
 
+    def items_lying(self, template: str) -> list[UUID]:
+        """Items of the template lying in a room that a character can pick up: what
+        a hero can come by there. One an NPC holds (ore brought to the smith for an
+        earlier quest) is not to be had, though it still exists."""
+        return [
+            uid
+            for uid in self.items_with_template(template)
+            if self.room_of(uid) is not None and self.item_portable(uid)
+        ]
+
     def item_obtainable(self, template: str | None) -> bool:
         """A portable item lying in a room somewhere, or one a rules layer can
         supply (sold, dropped): what a fetch or delivery may ask for."""
         if not template:
             return False
-        for uid in self.items_with_template(template):
-            if self.room_of(uid) is not None and self.item_portable(uid):
-                return True
+        if self.items_lying(template):
+            return True
         return any(source(template) for source in self.item_sources)
 
     def droppers_of(self, template: str) -> list[UUID]:

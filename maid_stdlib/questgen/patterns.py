@@ -470,7 +470,9 @@ def build_fetch(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     if template is None:
         return []
     source = facts.item_room(template)
-    available = len(facts.items_with_template(template))
+    # Ask for no more than lies about to be picked up: a lump already handed to
+    # an NPC still exists but nobody can bring it back.
+    available = len(facts.items_lying(template))
     if source is None and not facts.item_obtainable(template):
         return []
     quantity = max(1, min(MAX_FETCH, available or 1))

@@ -189,6 +189,17 @@ async def test_hildes_ore_lies_past_the_crawlers_and_kral_s_does_not(tmp_path: P
         assert stages[1] == "Stage 2 of 2: Bring back lumps of seam ore"
         collect = next(o for o in plan.objectives if o.objective_type is ObjectiveType.COLLECT)
         assert collect.target_location == "ironvale:deep_seam"
+        assert collect.quantity == 3
+
+        # One lump brought to Hilde for another quest: it exists, in her hands, but
+        # nobody can bring it back, so the quest asks for the two still lying there.
+        lumps = qg.facts.items_with_template("ironvale:seam_ore")
+        engine.services.get(WorldService).remove_from_world(lumps[0], "given")
+        plan = await builder.prepare(seed, archetype)
+        assert not isinstance(plan, Rejection), plan
+        collect = next(o for o in plan.objectives if o.objective_type is ObjectiveType.COLLECT)
+        assert collect.quantity == 2
+        assert len(qg.facts.items_with_template("ironvale:seam_ore")) == 3
 
         # The seam ore carried off, the ore left is Kral's, far from the mine.
         for uid in qg.facts.items_with_template("ironvale:seam_ore"):
