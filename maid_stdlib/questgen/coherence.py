@@ -56,7 +56,6 @@ _CONFLICT_SEEDS = frozenset(
 #: Words the consequence layer uses for kinds of chain, not for situations.
 _CHAIN_KINDS = frozenset({"follow_up", "retaliation", "escalation", "consequence_chain"})
 _IDENTIFIER = re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)+$|^[a-z]+:[\w:.-]+$")
-_HOSTILE_KINDS = frozenset({"rival", "enemy"})
 
 
 @dataclass(frozen=True)
@@ -166,13 +165,7 @@ class CoherenceRules:
     def at_odds(self, a: UUID, b: UUID) -> bool:
         """Either of ``a`` and ``b`` distrusts or dislikes the other, or calls them a
         rival or an enemy."""
-        for x, y in ((a, b), (b, a)):
-            rel = self.facts.relationship(x, y)
-            if rel is None:
-                continue
-            if rel.trust < 0 or rel.affinity < 0 or rel.kind in _HOSTILE_KINDS:
-                return True
-        return False
+        return self.facts.at_odds(a, b)
 
     @staticmethod
     def _allied(seed: QuestSeed, a: UUID, b: UUID) -> bool:

@@ -476,6 +476,15 @@ def _crisis(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     )
 
 
+def _pair_at_odds(people: list[UUID], facts: WorldFacts) -> list[UUID]:
+    """The first two of ``people`` (in order) at odds with each other, or []."""
+    for i, a in enumerate(people):
+        for b in people[i + 1 :]:
+            if facts.at_odds(a, b):
+                return [a, b]
+    return []
+
+
 def _chain(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     ctx = signal.context
     npcs = _alive_npcs(signal, facts)
@@ -490,9 +499,15 @@ def _chain(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     if situation:
         fields_["subject"] = situation
     # The previous quest's people are the sides of what follows (a social
-    # follow-up -- negotiation or choice -- needs two of them).
+    # follow-up -- negotiation or choice -- needs two of them): two whom something
+    # sets against each other when there are such, since a dispute between
+    # friends is no dispute.
     others = npcs[1:]
-    sides = others[:2] if len(others) >= 2 else npcs[:2]
+    sides = (
+        _pair_at_odds(others, facts)
+        or _pair_at_odds(npcs, facts)
+        or (others[:2] if len(others) >= 2 else npcs[:2])
+    )
     if len(sides) == 2:
         fields_["party_a"], fields_["party_b"] = sides
     return SeedGrounding(primary, facts.room_of(primary), fields_, involved_npcs=others)

@@ -370,6 +370,7 @@ class SeedEvaluator:
         for p in parts:
             chain_parent = chain_parent or p.signal.context.get("previous_quest_id")
         urgency = extra.urgency
+        depth = max(p.chain_depth for p in parts)
         mood = fields.pop("mood", None) or extra.mood
         return QuestSeed(
             id=facts.new_uuid(),
@@ -391,8 +392,8 @@ class SeedEvaluator:
             estimated_difficulty=extra.difficulty,
             estimated_duration_minutes=extra.duration_minutes,
             created_at=now,
-            expires_at=seed_expiry(now, urgency),
-            chain_depth=max(p.chain_depth for p in parts),
+            expires_at=seed_expiry(now, urgency, follow_up=depth > 0),
+            chain_depth=depth,
             chain_parent_id=str(chain_parent) if chain_parent else None,
             **fields,
         )

@@ -47,7 +47,10 @@ from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.schema import ThingSpec
 from maid_stdlib.world.service import WorldService
 
-__all__ = ["WorldFacts"]
+__all__ = ["HOSTILE_KINDS", "WorldFacts"]
+
+#: Relationship kinds that set two people against each other.
+HOSTILE_KINDS = frozenset({"rival", "enemy"})
 
 AliveCheck = Callable[[UUID], bool]
 ItemSource = Callable[[str], bool]
@@ -397,6 +400,17 @@ class WorldFacts(ThreatFacts):
         """How ``source`` regards ``target`` (None: no relationship is modelled)."""
         rels = self.engine.world.try_component(source, Relationships)
         return rels.entries.get(str(target)) if rels is not None else None
+
+    def at_odds(self, a: UUID, b: UUID) -> bool:
+        """Either of ``a`` and ``b`` distrusts or dislikes the other, or calls them a
+        rival or an enemy."""
+        for x, y in ((a, b), (b, a)):
+            rel = self.relationship(x, y)
+            if rel is None:
+                continue
+            if rel.trust < 0 or rel.affinity < 0 or rel.kind in HOSTILE_KINDS:
+                return True
+        return False
 
     def trust(self, source: UUID, target: UUID) -> float | None:
         """How much ``source`` trusts ``target`` (None: no relationship)."""

@@ -22,13 +22,17 @@ __all__ = ["SEED_BASE_HOURS", "QuestSeed", "seed_expiry"]
 SEED_BASE_HOURS = 24.0
 
 
-def seed_expiry(created_at: float, urgency: float) -> float:
+def seed_expiry(created_at: float, urgency: float, *, follow_up: bool = False) -> float:
     """Game time at which a seed created at ``created_at`` decays.
 
     urgency 0 -> 24 game hours, 0.5 -> 14.4, 1 -> 4.8 (an imminent situation
-    resolves itself, one way or another, if nobody acts soon).
+    resolves itself, one way or another, if nobody acts soon). A chain's
+    ``follow_up`` keeps the full 24 hours whatever its urgency: what a finished
+    quest left behind does not go away within hours, and the follow-up often
+    waits out its giver's share of the rolling day (the quest just finished was
+    theirs or a neighbour's), which takes up to a day.
     """
-    urgency = min(1.0, max(0.0, urgency))
+    urgency = 0.0 if follow_up else min(1.0, max(0.0, urgency))
     return created_at + SEED_BASE_HOURS * (1.0 - urgency * 0.8) * GAME_HOUR
 
 

@@ -10,7 +10,7 @@ import pytest
 from questgen.qgkit import Town, goal_signal, threat_signal
 
 from maid_engine.clock import GAME_HOUR
-from maid_stdlib.living.components import Wealth
+from maid_stdlib.living.components import Relationship, Relationships, Wealth
 from maid_stdlib.questgen import (
     BasicSignal,
     GeneratedQuest,
@@ -301,3 +301,45 @@ async def test_the_evaluator_rejects_a_giver_who_is_a_threat(town: Town) -> None
     rejection = await town.qg.evaluator().evaluate(goal_signal(town))
     assert isinstance(rejection, Rejection)
     assert rejection.reason == "the giver is a threat"
+
+
+def _follow_up(town: Town, people: list[UUID], depth: int = 1) -> BasicSignal:
+    return BasicSignal(
+        "CONSEQUENCE_CHAIN",
+        0.9,
+        people,
+        {
+            "previous_quest_id": "gen-a-1",
+            "chain_type": "follow_up",
+            "chain_depth": depth,
+            "situation": "the dispute over the mill",
+        },
+        chain_depth=depth,
+    )
+
+
+async def test_a_follow_up_lives_a_full_game_day_whatever_its_urgency(town: Town) -> None:
+    """It often waits out its giver's share of the rolling day: an urgent follow-up
+    that decayed in five hours would never be asked for."""
+    seed = await town.qg.evaluator().evaluate(_follow_up(town, [town.hilda, town.brann]))
+    assert not isinstance(seed, Rejection), seed
+    assert seed.chain_depth == 1
+    assert seed.urgency > 0
+    assert seed.expires_at == pytest.approx(seed.created_at + 24 * GAME_HOUR)
+    assert seed_expiry(0.0, 1.0, follow_up=True) == pytest.approx(24 * GAME_HOUR)
+    assert seed_expiry(0.0, 1.0) < 5 * GAME_HOUR
+
+
+async def test_a_follow_ups_sides_are_two_of_its_people_at_odds(town: Town) -> None:
+    people = [town.hilda, town.brann, town.tam, town.orla]
+    evaluator = town.qg.evaluator()
+    seed = await evaluator.evaluate(_follow_up(town, people))
+    assert not isinstance(seed, Rejection), seed
+    # Nothing sets any of them against another: the first two after the giver.
+    assert (seed.primary_npc, seed.party_a, seed.party_b) == (town.hilda, town.brann, town.tam)
+    town.engine.world.add_component(
+        town.orla, Relationships({str(town.tam): Relationship(trust=-0.4, cause="flour")})
+    )
+    seed = await evaluator.evaluate(_follow_up(town, people))
+    assert not isinstance(seed, Rejection), seed
+    assert (seed.primary_npc, seed.party_a, seed.party_b) == (town.hilda, town.tam, town.orla)
