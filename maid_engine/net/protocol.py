@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import telnetlib3
+from telnetlib3 import slc
 from telnetlib3.stream_reader import TelnetReaderUnicode
 from telnetlib3.stream_writer import TelnetWriterUnicode
 from telnetlib3.telopt import (
@@ -95,6 +97,39 @@ class _Writer(TelnetWriterUnicode):
     MCCP3, and MCCP2 only ever compresses what we send.
     """
 
+    # The SLC table and buffer serve LINEMODE, which we never ask for, and input
+    # editing, which our LineAssembler does: telnetlib3 builds both for every
+    # connection (about 2.9 KiB a player: thirty SLC entries and a deque). They are
+    # built on first use instead; telnetlib3's own assignments in its __init__ are
+    # the defaults, dropped here and made again if a client ever needs them.
+    _slc_ready = False
+    _lazy_slctab: dict[bytes, slc.SLC] | None = None
+    _lazy_slc_buffer: deque[bytes] | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._slc_ready = True
+
+    @property
+    def slctab(self) -> dict[bytes, slc.SLC]:
+        if self._lazy_slctab is None:
+            self._lazy_slctab = slc.generate_slctab(self.default_slc_tab)
+        return self._lazy_slctab
+
+    @slctab.setter
+    def slctab(self, value: dict[bytes, slc.SLC]) -> None:
+        self._lazy_slctab = value if self._slc_ready else None
+
+    @property
+    def _slc_buffer(self) -> deque[bytes]:
+        if self._lazy_slc_buffer is None:
+            self._lazy_slc_buffer = deque()
+        return self._lazy_slc_buffer
+
+    @_slc_buffer.setter
+    def _slc_buffer(self, value: deque[bytes]) -> None:
+        self._lazy_slc_buffer = value if self._slc_ready else None
+
     def _handle_sb_mccp3(self, buf: Any) -> None:
         log.info("ignoring an MCCP3 start marker that was never negotiated")
 
@@ -122,6 +157,7 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         self.detector = TerminalDetector()
         self._ttype_replies = 0
         self.wire: WireTransport | None = None
+        self._raw: asyncio.BaseTransport | None = None  # the socket's, under the wire
         self._sb_guard = SubnegotiationGuard()
         self._budget: ByteBudget | None = None
         # Received bytes not interpreted yet (see data_received) and where they resume.
@@ -154,6 +190,7 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         # the one place where MCCP2 compresses it.
         self.wire = WireTransport(cast(asyncio.Transport, transport))
         super().connection_made(self.wire)
+        self._raw = transport
         assert isinstance(self.reader, _InputSink)
         assert self.writer is not None
         # MCCP3 (the client compressing its input) is refused: input is small, and a
@@ -398,7 +435,11 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
 
     @property
     def alive(self) -> bool:
-        return not self._torn_down and self.writer is not None and not self.writer.is_closing()
+        # Asked several times for every line written: the socket's own transport
+        # rather than telnetlib3's writer and our wire, which ask it in turn. Closing
+        # either of those closes it, and telnetlib3's close tears this down.
+        raw = self._raw
+        return raw is not None and not self._torn_down and not raw.is_closing()
 
     @property
     def gmcp_enabled(self) -> bool:

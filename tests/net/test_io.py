@@ -490,3 +490,43 @@ async def test_output_while_answering_input_waits_for_the_answers_prompt(
     client.send_raw(b"z" * 20_000 + b"\r\n")
     await client.wait_text("Line too long")
     await handler.wait_until(lambda: handler.idle_output == [session.id])
+
+
+async def test_a_connection_builds_no_slc_table_until_one_is_needed(
+    server: TelnetServer, connect: Connect, handler: FakeHandler
+) -> None:
+    from telnetlib3 import slc
+
+    await connect(server, "mud")
+    session = await handler.session()
+    assert isinstance(session, TelnetSession)
+    writer = session._proto.writer  # type: ignore[attr-defined]
+    # Nothing kept for LINEMODE's table while no client asked for it ...
+    assert writer._lazy_slctab is None
+    assert writer._lazy_slc_buffer is None
+    # ... and telnetlib3's default, the same as it would have built, when one does.
+    table = writer.slctab
+    default = slc.generate_slctab(writer.default_slc_tab)
+    assert {k: (v.mask, v.val) for k, v in table.items()} == {
+        k: (v.mask, v.val) for k, v in default.items()
+    }
+    assert writer.slctab is table
+    writer.slctab = {}
+    assert writer.slctab == {}
+    writer._slc_buffer.append(b"x")
+    assert list(writer._slc_buffer) == [b"x"]
+
+
+async def test_a_sessions_inbox_keeps_no_asyncio_queue(
+    server: TelnetServer, connect: Connect, handler: FakeHandler
+) -> None:
+    client = await connect(server, "refuse")
+    session = await handler.session()
+    assert isinstance(session, TelnetSession)
+    # What an asyncio.Queue would keep for a worker that is only ever one (three
+    # deques): one deque, and a future only while the worker waits.
+    assert not any(isinstance(v, asyncio.Queue) for v in vars(session).values())
+    client.send_line("one")
+    client.send_line("two")
+    await handler.wait_until(lambda: handler.lines_of(session) == ["one", "two"])
+    assert len(session._inbox) == 0
