@@ -97,6 +97,9 @@ class EngineMetrics:
             "maid_sessions", "Connected sessions, at the login screen or playing", ["state"]
         )
         self.commands = self.counter("maid_commands", "Commands executed", ["category"])
+        # The counter's child per category: labels() validates and looks the values
+        # up again on every call, and it is called for every command.
+        self._command_counts: dict[str, Any] = {}
         self.command_duration = self.histogram(
             "maid_command_duration_seconds", "Wall time of one command", buckets=TICK_BUCKETS
         )
@@ -110,7 +113,10 @@ class EngineMetrics:
 
     def command_executed(self, cmd: CommandLike, seconds: float) -> None:
         """Count one command run (the command registry's ``on_executed`` hook)."""
-        self.commands.labels(cmd.category).inc()
+        count = self._command_counts.get(cmd.category)
+        if count is None:
+            count = self._command_counts[cmd.category] = self.commands.labels(cmd.category)
+        count.inc()
         self.command_duration.observe(seconds)
 
     def _get(
