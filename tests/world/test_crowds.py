@@ -160,6 +160,39 @@ async def test_a_stream_of_arrivals_is_told_at_most_once_a_second(engine: GameEn
     assert all(arrivals(engine, uid) == told[0] + told[gap] for uid in heroes[1:])
 
 
+async def test_a_crowds_telling_inflects_each_phrase_once(
+    engine: GameEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each mover reads a line of their own (the others, not themselves): the plural
+    # verb is the same for all of them and is found once, not once per mover.
+    from maid_stdlib.world import crowd as crowd_module
+
+    inflected: list[str] = []
+    engine_inflect = crowd_module._inflect()
+    plural_verb = engine_inflect.plural_verb
+
+    def counted(verb: str, *args: object) -> str:
+        inflected.append(verb)
+        return plural_verb(verb)
+
+    monkeypatch.setattr(engine_inflect, "plural_verb", counted)
+    crowd_module.plural_phrase.cache_clear()
+    ws = ws_of(engine)
+    heroes = crowd(engine, NAMES)
+    newcomers = crowd(engine, [f"Vis{letter}" for letter in "abcdefghijklmnopqrstuvwxyz"])
+    for uid in newcomers:
+        ws.move(uid, "hamlet:warden_hut")
+    await engine.dispatch_events()
+    for uid in newcomers:
+        await cmd(engine, uid, "south")
+    ws.announcements.flush()
+    assert arrivals(engine, heroes[0])[-1] == "Visa, Visb and 24 others arrive from the north."
+    assert arrivals(engine, newcomers[0])[-1] == "Visb, Visc and 23 others arrive from the north."
+    # Once each for 26 movers: "leaves" in the hut they left (also a crowd), and
+    # "arrives" in the square.
+    assert sorted(inflected) == ["arrives", "leaves"]
+
+
 async def test_departures_and_logins_in_a_crowd_are_batched_by_phrase(
     engine: GameEngine,
 ) -> None:
