@@ -26,6 +26,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -61,6 +63,15 @@ class Sizes:
     #: quest builds; reported apart), then ``idle_s`` measured.
     warmup_s: float = 20.0
     idle_s: float = 10.0
+    #: Then, before the players come, the world's own RSS growth is waited out:
+    #: until it moved less than ``rss_settle_mib`` over ``rss_settle_window_s``
+    #: (at most ``rss_settle_max_s``). With nobody on, the 10,000-NPC world grows
+    #: about 40 MiB in its first two to three minutes (its memories, gossip and
+    #: quest records filling up, the checkpoints' buffers) and then stays flat:
+    #: measured from before that, 200 players were charged 200 KiB each for it.
+    rss_settle_window_s: float = 20.0
+    rss_settle_mib: float = 2.0
+    rss_settle_max_s: float = 240.0
     storm_players: int = 50
     storm: int = 200
     storm_after: float = 10.0
@@ -81,6 +92,8 @@ def sizes(mode: str) -> Sizes:
             think_ms=100.0,
             warmup_s=1.0,
             idle_s=1.0,
+            rss_settle_window_s=1.0,
+            rss_settle_max_s=3.0,
             storm_players=3,
             storm=20,
             storm_after=1.0,
@@ -88,6 +101,35 @@ def sizes(mode: str) -> Sizes:
             storm_scrypt_n=1024,
         )
     return Sizes()
+
+
+def wait_for_flat_rss(
+    read_rss: Callable[[], float | None],
+    window: float,
+    tolerance_mib: float,
+    limit: float,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> tuple[float, bool]:
+    """Wait until the RSS ``read_rss`` gives moved less than ``tolerance_mib`` over
+    the last ``window`` seconds, or ``limit`` seconds have passed. Returns the
+    seconds waited and whether it settled."""
+    start = clock()
+    samples: deque[tuple[float, float]] = deque()
+    while True:
+        now = clock()
+        rss = read_rss()
+        if rss is not None:
+            samples.append((now, rss))
+        while samples and samples[0][0] < now - window:
+            samples.popleft()
+        if now - start >= window and samples:
+            values = [v for _, v in samples]
+            if max(values) - min(values) < tolerance_mib:
+                return now - start, True
+        if now - start >= limit:
+            return now - start, False
+        sleep(0.5)
 
 
 class RssSampler:
@@ -319,6 +361,13 @@ def run_evening(
         warmup = (warmup[0], idle[0])
         time.sleep(sz.idle_s)
         idle = (idle[0], time.monotonic())
+        pid = proc.pid
+        out["rss_settle_s"], out["rss_settled"] = wait_for_flat_rss(
+            lambda: proc_rss_mib(pid),
+            sz.rss_settle_window_s,
+            sz.rss_settle_mib,
+            sz.rss_settle_max_s,
+        )
         rss_before = proc_rss_mib(proc.pid)
         with RssSampler(proc.pid) as rss:
             raw = load_client(port, proc.pid, sz.players, _mix_args(sz, "maid"), sz.duration + 900)
@@ -639,7 +688,9 @@ def markdown(res: dict[str, Any]) -> str:
             )
         parts.append(
             f"RSS: {fmt(m.get('rss_mib_idle_start'), 0)} MiB when the world was up, "
-            f"{fmt(m['rss_mib_before'], 0)} MiB before the players (after the idle), "
+            f"{fmt(m['rss_mib_before'], 0)} MiB before the players (after the idle and "
+            f"{fmt(m.get('rss_settle_s'), 0)} s more for the world's own growth to "
+            f"{'settle' if m.get('rss_settled', True) else 'settle, which it did not'}), "
             f"{fmt(m['rss_mib_peak_playing'], 0)} MiB at most while they played: "
             f"**{fmt(m['rss_kib_per_player'], 0)} KiB per connected player** (target < 100 KB)."
         )

@@ -134,3 +134,25 @@ def test_the_evening_tick_figures_say_which_systems_make_the_tail() -> None:
     assert t["systems"]["QuestGenerationSystem"]["p50"] == 0.0  # absent counts as 0
     assert t["systems_cpu"]["AutonomySystem"]["max"] == 3.0
     assert (t["cpu_ms"]["n"], t["cpu_ms"]["p99"]) == (100, 4.0)
+
+
+def test_the_players_rss_is_measured_once_the_worlds_own_growth_settled() -> None:
+    from benchmarks.evening import wait_for_flat_rss
+
+    # The idle world grows for a while, then stays flat: the wait ends once a
+    # whole window of samples is within the tolerance, not before.
+    now = [0.0]
+    rss = iter([100.0, 110.0, 125.0, 140.0, 141.0, 141.5, 141.2, 141.4, 141.3, 141.3])
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    waited, settled = wait_for_flat_rss(lambda: next(rss), 1.5, 2.0, 60.0, lambda: now[0], sleep)
+    assert settled
+    assert waited == 3.0  # the samples at 1.5-3.0 s (140-141.5 MiB)
+    # A world that keeps growing is measured after the limit, and says so.
+    now[0] = 0.0
+    growing = iter(float(n) * 5 for n in range(1000))
+    clock = lambda: now[0]  # noqa: E731
+    waited, settled = wait_for_flat_rss(lambda: next(growing), 1.5, 2.0, 10.0, clock, sleep)
+    assert (waited, settled) == (10.0, False)
