@@ -83,6 +83,11 @@ class QuestGenerationConfig(BaseModel):
     #: matching it to 200 players in one tick was a 25 ms tick.
     delivery_spread: float = Field(default=24.0, ge=0)
     deliveries_per_tick: int = Field(default=16, ge=1)
+    #: A launch cycle plans at most this many seeds a tick (a plan is 10-25 ms in
+    #: a big world); the rest of the cycle goes on over the next ticks. A tick
+    #: ``signal_spread`` long or longer (a simulation's) plans its whole cycle at
+    #: once, as the daily floor's search judges all its signals.
+    plans_per_tick: int = Field(default=1, ge=1)
     max_concurrent_builds: int = Field(default=3, ge=1)
     build_timeout: float = Field(default=30.0, gt=0, description="wall seconds for both LLM calls")
     token_budget_window: float = Field(default=3600.0, gt=0, description="monotonic seconds")

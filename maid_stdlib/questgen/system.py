@@ -25,7 +25,12 @@ runs them, in this order, every tick:
    (the giver's share of the day, the area's quests today, see
    :mod:`.pipeline.holds`), planned (no LLM) and its narrative launched in a
    background task. A held seed waits without spending an attempt; every
-   hold, drop and rejection is counted by its named rule.
+   hold, drop and rejection is counted by its named rule. A cycle plans at most
+   ``plans_per_tick`` seeds a tick (a plan reads much of the world): the rest
+   of its candidates, in the order fixed when it began, are tried on the next
+   ticks, and no new cycle begins before it ends. Builds finished meanwhile are
+   collected when it ends, so it decides as a cycle planned in one tick. A
+   simulation's long tick plans the whole cycle at once.
 
 The LLM is never awaited in ``update()``: only the narrative runs in the
 background task, on an immutable NarrativeContext, so it never touches the world
@@ -40,7 +45,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 from uuid import UUID
 
@@ -88,12 +93,23 @@ _NOT_RESERVING = frozenset({"launched", "stop", "", "giver_busy", "giver_daily_c
 
 @dataclass
 class _Cycle:
-    """One generation cycle's count: launches (a plan refused unwritten counts,
-    see ``_attempt``) and refusals that take a place in the day's room."""
+    """One generation cycle, which may go on over several ticks: its count of
+    launches (a plan refused unwritten counts, see ``_attempt``) and of refusals
+    that take a place in the day's room, and the candidates still to try."""
 
     max_launches: int
+    template_only: bool = False
+    #: Was the day short of its floor when the cycle began (see ``keeps_to_share``)?
+    short: bool = False
+    #: The candidates not tried yet, in launch order.
+    order: deque[QuestSeed] = field(default_factory=deque)
+    #: Givers whose own errand (see ``SeedScreen.keeps_its_giver``) is held this
+    #: cycle: their later seeds wait with it.
+    reserved: set[UUID] = field(default_factory=set)
     launched: int = 0
     judged: int = 0
+    #: Seeds planned in the current tick (``plans_per_tick`` bounds it).
+    planned: int = 0
 
 
 @dataclass(frozen=True)
@@ -149,6 +165,8 @@ class QuestGenerationSystem(System):
         #: Seed id -> game time since which its giver has been the only one with
         #: work in the queue (kept while the seed waits).
         self._alone_since: dict[UUID, float] = {}
+        #: The launch cycle under way (None: none), carried over ticks.
+        self._cycle: _Cycle | None = None
         self.records: deque[BuildRecord] = deque(maxlen=100)
         #: The latest rejections at any stage, with their reasons (admin reports).
         self.rejections: deque[RejectionRecord] = deque(maxlen=100)
@@ -206,7 +224,11 @@ class QuestGenerationSystem(System):
         if await st.floor.collect():
             st.queue.drain_incoming(st.narrate)
         st.publish.deliver_waiting()
-        await self._collect()
+        if self._cycle is None:
+            # Builds that finish while a cycle goes on over ticks are collected
+            # when it ends: every plan of a cycle sees the quests its first saw,
+            # so the cycle decides as it did when it was planned in one tick.
+            await self._collect()
         st.lifecycle.check_expiry(now)
         depth = st.queue.depth(st.narrate)
         budget = self.llm.budget
@@ -226,16 +248,17 @@ class QuestGenerationSystem(System):
             and not st.queue.backing_off(s, now)
             for s in st.queue.pending
         )
-        if self._next_cycle_at is not None and now < self._next_cycle_at and not urgent:
-            st.side_table.flush_in_background()
-            st.seed_store.save_in_background()
-            return
-        self._next_cycle_at = now + cfg.generation_interval
-        st.queue.evict(now, st.narrate)
-        self._prune(now)
-        if await st.floor.widen(now):
-            st.queue.drain_incoming(st.narrate)
-        await self._launch(state.max_quests_per_cycle, state.template_only)
+        if self._cycle is not None:
+            await self._go_on(delta)
+        elif self._next_cycle_at is None or now >= self._next_cycle_at or urgent:
+            self._next_cycle_at = now + cfg.generation_interval
+            st.queue.evict(now, st.narrate)
+            self._prune(now)
+            if await st.floor.widen(now):
+                st.queue.drain_incoming(st.narrate)
+            self._cycle = self._begin(state.max_quests_per_cycle, state.template_only)
+            if self._cycle is not None:
+                await self._go_on(delta)
         st.side_table.flush_in_background()
         st.seed_store.save_in_background()
 
@@ -252,10 +275,12 @@ class QuestGenerationSystem(System):
             self.stages.side_table.forget(pruned)
             log.info("pruned %d quests finished long ago from the history", len(pruned))
 
-    async def _launch(self, max_launches: int, template_only: bool) -> int:
+    def _begin(self, max_launches: int, template_only: bool) -> _Cycle | None:
+        """A new launch cycle with its candidates in order (None: the players have
+        as many quests unaccepted as they may)."""
         st = self.stages
         if st.quotas.unaccepted_full(st.open_quests, st.deliveries.offers):
-            return 0
+            return None
         now = self._clock.game_time
         short = st.floor.short(now)
         self._held = set()
@@ -282,27 +307,40 @@ class QuestGenerationSystem(System):
                 given[s.primary_npc],
             ),
         )
-        cycle = _Cycle(max_launches)
         waiting = {s.id for s in st.queue.pending}
         self._alone_since = {k: t for k, t in self._alone_since.items() if k in waiting}
-        #: Givers whose own errand (see ``SeedScreen.keeps_its_giver``) is held this
-        #: cycle: their later seeds wait with it.
-        reserved: set[UUID] = set()
-        for seed in order:
-            if seed.primary_npc in reserved:
+        return _Cycle(max_launches, template_only, short, deque(order))
+
+    async def _go_on(self, delta: float) -> None:
+        """Try the cycle's next candidates, until it ends or this tick has planned
+        ``plans_per_tick`` seeds (any number in a tick ``signal_spread`` long)."""
+        cycle, st, cfg = self._cycle, self.stages, self.settings
+        assert cycle is not None
+        limit = None if delta >= cfg.signal_spread else cfg.plans_per_tick
+        cycle.planned = 0
+        now = self._clock.game_time
+        # A candidate may have left the queue since the cycle began (built,
+        # dropped, superseded by a compound seed, evicted).
+        waiting = {s.id for s in st.queue.pending}
+        while cycle.order and (limit is None or cycle.planned < limit):
+            seed = cycle.order.popleft()
+            if seed.id not in waiting:
+                continue
+            if seed.primary_npc in cycle.reserved:
                 # The giver's errand that waited for them comes first: a newer
                 # trouble of theirs would make them busy again the moment the
                 # errand's own hold clears, and it would wait until it decays.
                 st.metrics.held(("giver_reserved",))
                 self._held.add(seed.id)
                 continue
-            keeps = self.keeps_to_share(seed, now, short)
-            verdict = await self._attempt(seed, now, keeps, cycle, template_only)
+            keeps = self.keeps_to_share(seed, now, cycle.short)
+            verdict = await self._attempt(seed, now, keeps, cycle, cycle.template_only)
             if verdict == "stop":
-                break
-            if verdict not in _NOT_RESERVING and st.screen.keeps_its_giver(seed):
-                reserved.add(seed.primary_npc)
-        return cycle.launched
+                cycle.order.clear()
+            elif verdict not in _NOT_RESERVING and st.screen.keeps_its_giver(seed):
+                cycle.reserved.add(seed.primary_npc)
+        if not cycle.order:
+            self._cycle = None
 
     def keeps_to_share(self, seed: QuestSeed, now: float, short: bool) -> bool:
         """Does ``seed``'s giver keep to its share of the day? Always while another
@@ -374,6 +412,7 @@ class QuestGenerationSystem(System):
             self._held.add(seed.id)
             return held
         seed.attempt_count += 1
+        cycle.planned += 1
         # The plan is judged before a word is written: no prose (nor a model
         # call) is spent on a quest its structure would get rejected.
         plan = await st.plan.plan(seed)
