@@ -148,3 +148,41 @@ def test_due_walkers_come_in_the_order_of_the_travel_table() -> None:
             assert system._take_due(now) == expected
             for u, t in expected:  # stepped: the next step is later
                 system._go(u, t, now + 2.0)
+
+
+async def test_a_late_tick_visits_a_capped_slice_and_the_cycle_still_ends_in_time(
+    tmp_path: Path,
+) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        ids = [engine.world.create_entity() for _ in range(200)]
+        seen: list[UUID] = []
+
+        class Paced(_Sliced):
+            min_batch = 1
+            interval = 100.0  # 200 members: 4 a tick of 2 game seconds
+
+            def members(self) -> list[UUID]:
+                return list(ids)
+
+            def visit(self, ev: Evaluation, uid: UUID, hours: float, now: float) -> None:
+                seen.append(uid)
+
+        probe = Paced(living_of(engine))
+        probe.bind(engine)
+        await probe.startup()
+        engine.clock.skip(probe.interval)  # type: ignore[attr-defined]
+        slices: list[int] = []
+        # Steady ticks, then one held up for ten ticks' time, then steady again.
+        for delta in [2.0] * 5 + [20.0] + [2.0] * 60:
+            before = len(seen)
+            await probe.update(delta)
+            slices.append(len(seen) - before)
+            if not probe._queue:
+                break
+        assert slices[:5] == [4] * 5
+        assert slices[5] == 6  # 40 were due: at most 1.5 times a typical slice
+        assert max(slices) == 6
+        assert sorted(seen) == sorted(ids)  # everyone, once
+        # The carried visits were done by the next ticks: the cycle ends on the
+        # tick it would have ended on had the late tick taken its whole share.
+        assert len(slices) == 5 + 1 + (200 - 5 * 4 - 40) // 4
