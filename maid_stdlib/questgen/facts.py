@@ -103,6 +103,10 @@ class WorldFacts(ThreatFacts):
         scheduled (a classic RPG's PendingRespawn)."""
         self.respawners: list[Respawner] = []
         """``(entity) -> bool``: this NPC will be respawned when it dies."""
+        self.item_claims: list[Callable[[str], int]] = []
+        """``(template) -> int``: how many items of the template the open generated
+        quests (and the builds in flight) already send someone to collect; a fetch
+        asks only for what they leave."""
         self.authored_claims: list[AuthoredClaims] = []
         """``() -> {entity id or room key: title}``: what the hand-written quests someone
         is on use (NPCs, rooms); generated quests leave it alone."""
@@ -500,6 +504,17 @@ class WorldFacts(ThreatFacts):
             if self.room_of(uid) is not None and self.item_portable(uid)
         ]
 
+    def items_to_spare(self, template: str) -> int:
+        """Items of the template lying about that no open quest already sends
+        someone to collect. Counts a claim until its quest closes, even once its
+        item is taken: too few rather than two quests racing for one lump."""
+        claimed = sum(claim(template) for claim in self.item_claims)
+        return max(0, len(self.items_lying(template)) - claimed)
+
+    def item_supplied(self, template: str) -> bool:
+        """A rules layer can supply the item (sold, dropped) whatever lies about."""
+        return any(source(template) for source in self.item_sources)
+
     def item_obtainable(self, template: str | None) -> bool:
         """A portable item lying in a room somewhere, or one a rules layer can
         supply (sold, dropped): what a fetch or delivery may ask for."""
@@ -507,7 +522,7 @@ class WorldFacts(ThreatFacts):
             return False
         if self.items_lying(template):
             return True
-        return any(source(template) for source in self.item_sources)
+        return self.item_supplied(template)
 
     def droppers_of(self, template: str) -> list[UUID]:
         """The living entities a rules layer says drop ``template``."""

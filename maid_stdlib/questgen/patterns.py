@@ -470,11 +470,14 @@ def build_fetch(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     if template is None:
         return []
     source = facts.item_room(template)
-    # Ask for no more than lies about to be picked up: a lump already handed to
-    # an NPC still exists but nobody can bring it back.
-    available = len(facts.items_lying(template))
+    # Ask for no more than lies about to be picked up and no other open quest
+    # wants: a lump already handed to an NPC still exists but nobody can bring it
+    # back, and two quests on the same three lumps leave one of them short.
+    available = facts.items_to_spare(template)
     if source is None and not facts.item_obtainable(template):
         return []
+    if available == 0 and not facts.item_supplied(template):
+        return []  # all that lies about is spoken for, and nothing makes more
     quantity = max(1, min(MAX_FETCH, available or 1))
     objectives: list[QuestObjective] = []
     if source is not None and source != facts.room_of(seed.primary_npc):

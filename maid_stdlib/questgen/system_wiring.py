@@ -158,6 +158,7 @@ def build_quest_generation(
     holds = SeedHolds(
         qg.facts, qg.history, quotas, open_quests, lambda: [j.plan for j in narrate.jobs()]
     )
+    qg.facts.item_claims.append(holds.items_claimed)
 
     stages = QuestGenerationStages(
         intake=intake,

@@ -201,6 +201,21 @@ async def test_hildes_ore_lies_past_the_crawlers_and_kral_s_does_not(tmp_path: P
         assert collect.quantity == 2
         assert len(qg.facts.items_with_template("ironvale:seam_ore")) == 3
 
+        # Another open quest sends someone for one of the two: this one asks for
+        # the other; when both are spoken for, nothing is built on them.
+        assert qg.facts.item_claims  # the pipeline's open quests and builds count
+        assert qg.facts.items_to_spare("ironvale:seam_ore") == 2  # none of them fetch ore
+        claims = {"ironvale:seam_ore": 1}
+        qg.facts.item_claims.append(lambda template: claims.get(template, 0))
+        plan = await builder.prepare(seed, archetype)
+        assert not isinstance(plan, Rejection), plan
+        collect = next(o for o in plan.objectives if o.objective_type is ObjectiveType.COLLECT)
+        assert collect.quantity == 1
+        claims["ironvale:seam_ore"] = 2
+        assert qg.facts.items_to_spare("ironvale:seam_ore") == 0
+        assert isinstance(await builder.prepare(seed, archetype), Rejection)
+        qg.facts.item_claims.pop()
+
         # The seam ore carried off, the ore left is Kral's, far from the mine.
         for uid in qg.facts.items_with_template("ironvale:seam_ore"):
             engine.world.destroy_entity(uid)

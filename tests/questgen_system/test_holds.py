@@ -110,3 +110,43 @@ async def test_a_giver_keeps_to_its_share_while_another_giver_has_a_seed_in_any_
     assert pipeline.others_have_work(again, now)
     # Pell, at his share already, is no one with work for Marta to wait for.
     assert not pipeline.others_have_work(other, now)
+
+
+def test_items_open_quests_and_builds_in_flight_collect_are_claimed() -> None:
+    """What a fetch may ask for leaves the items open quests (and builds being
+    written) already send someone to collect: the claims hook counts them."""
+    from types import SimpleNamespace
+    from typing import Any, cast
+
+    from maid_stdlib.questgen.pipeline.holds import SeedHolds
+    from maid_stdlib.questgen.quest import QuestObjective
+    from maid_stdlib.questgen.vocabulary import ObjectiveType
+
+    def objective(kind: ObjectiveType, template: str, quantity: int) -> QuestObjective:
+        return QuestObjective(
+            objective_type=kind,
+            description="x",
+            target="x",
+            item_template=template,
+            quantity=quantity,
+        )
+
+    ore, timber = "pack:ore", "pack:timber"
+    open_quest = SimpleNamespace(
+        quest=SimpleNamespace(
+            objectives=[
+                objective(ObjectiveType.COLLECT, ore, 2),
+                objective(ObjectiveType.DELIVER, ore, 2),  # the same lumps, not more
+            ]
+        )
+    )
+    plan = SimpleNamespace(objectives=[objective(ObjectiveType.COLLECT, ore, 1)])
+    holds = SeedHolds(
+        cast(Any, None),
+        cast(Any, None),
+        cast(Any, None),
+        cast(Any, {"q1": open_quest}),
+        lambda: cast(Any, [plan]),
+    )
+    assert holds.items_claimed(ore) == 3
+    assert holds.items_claimed(timber) == 0

@@ -109,6 +109,18 @@ class SeedHolds:
             return "threat_claimed"
         return None
 
+    def items_claimed(self, template: str) -> int:
+        """How many items of ``template`` the open generated quests and the builds
+        in flight send someone to collect (``WorldFacts.item_claims``)."""
+        quests = [oq.quest.objectives for oq in self._open_quests.values()]
+        quests += [plan.objectives for plan in self._in_flight()]
+        return sum(
+            o.quantity
+            for objectives in quests
+            for o in objectives
+            if o.objective_type is ObjectiveType.COLLECT and o.item_template == template
+        )
+
     def _claimed(self, threats: list[UUID]) -> bool:
         """Does an open generated quest already send someone after these threats
         (the same foes, foes of the same kind, or the same band)?"""
