@@ -452,9 +452,16 @@ def _the(name: str, quantity: int) -> str:
     return definite(name) if quantity == 1 else f"the {counted(quantity, name)}"
 
 
+def _to_be_had(facts: WorldFacts, template: str) -> bool:
+    """An item a new quest may send someone for: one lying about that no open quest
+    already wants, or one a rules layer sells or drops. (``item_obtainable`` alone
+    would let two quests race for the same lump.)"""
+    return facts.items_to_spare(template) > 0 or facts.item_supplied(template)
+
+
 def build_deliver(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     template, recipient = seed.item_template, seed.recipient
-    if template is None or recipient is None or not facts.item_obtainable(template):
+    if template is None or recipient is None or not _to_be_had(facts, template):
         return []
     objectives = [
         _collect(facts, template, 1, order=1),
@@ -474,10 +481,8 @@ def build_fetch(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     # wants: a lump already handed to an NPC still exists but nobody can bring it
     # back, and two quests on the same three lumps leave one of them short.
     available = facts.items_to_spare(template)
-    if source is None and not facts.item_obtainable(template):
+    if not _to_be_had(facts, template):
         return []
-    if available == 0 and not facts.item_supplied(template):
-        return []  # all that lies about is spoken for, and nothing makes more
     quantity = max(1, min(MAX_FETCH, available or 1))
     objectives: list[QuestObjective] = []
     if source is not None and source != facts.room_of(seed.primary_npc):
@@ -490,7 +495,7 @@ def build_fetch(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
 def build_craft_and_deliver(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     """Source the material, gather it, bring it to whoever works it."""
     template = seed.item_template
-    if template is None or not facts.item_obtainable(template):
+    if template is None or not _to_be_had(facts, template):
         return []
     objectives: list[QuestObjective] = []
     supplier = seed.supplier
