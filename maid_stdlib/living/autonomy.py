@@ -12,8 +12,7 @@ All of them run on game time (never tick counts), so the tick rate can change an
 test can run days in seconds. Work is spread over ticks so that no tick stalls on a
 big world: Autonomy and SocialFabric visit every NPC once per ``interval`` game
 seconds, a slice per tick, each NPC with the exact game time elapsed since its last
-visit (a late tick's slice is capped, the rest carried to the next ticks: see
-``TickAllowance``); walkers take their steps at staggered moments.
+visit; walkers take their steps at staggered moments.
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ from uuid import UUID
 
 from maid_engine.clock import GAME_DAY, GAME_HOUR
 from maid_engine.ecs import Component, System
-from maid_engine.pacing import TickAllowance
 from maid_stdlib.living import api, gossip
 from maid_stdlib.living.api import finish_goal
 from maid_stdlib.living.components import (
@@ -89,9 +87,6 @@ class _Sliced(System, abc.ABC):
         self._last: dict[UUID, float] = {}
         #: entity -> game time of its visit in this cycle (becomes ``_last``)
         self._seen: dict[UUID, float] = {}
-        #: A late tick visits at most 1.5 times a typical tick's slice; the rest
-        #: of its slice is carried to the next ticks.
-        self._allowance = TickAllowance()
 
     def members(self) -> list[UUID]:
         """Who this system visits, once per cycle (de-duplicated, in queue order).
@@ -134,8 +129,7 @@ class _Sliced(System, abc.ABC):
                 if self.member_types
                 else len(self._queue)
             )
-            self._allowance.forget_carried()
-        budget = self._allowance.take(delta, self.slice_for)
+        budget = max(self.min_batch, ceil(self._cycle_size * max(delta, 0.0) / self.interval))
         ev = Evaluation(self.living, now)
         world = self.living.world
         queue, seen = self._queue, self._seen
@@ -149,11 +143,6 @@ class _Sliced(System, abc.ABC):
             last = self._last.get(uid, self._cycle_start)
             seen[uid] = now
             self.visit(ev, uid, max(0.0, now - last) / GAME_HOUR, now)
-
-    def slice_for(self, delta: float) -> int:
-        """Members a tick of ``delta`` game seconds is due to visit: its share of
-        the cycle, ``min_batch`` at least."""
-        return max(self.min_batch, ceil(self._cycle_size * delta / self.interval))
 
     def run_now(self) -> None:
         """Visit every member at once (tests, admin tools)."""

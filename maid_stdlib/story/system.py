@@ -5,10 +5,8 @@ detector's pass once, in registration order, with one :class:`DetectionContext`.
 The round's work is paced by game time: a tick of ``delta`` game seconds does
 ``ceil(work_per_second * delta)`` units of it (a unit is an entity or item a sliced
 detector visits; a plain detector's whole pass counts as one), so a big world never
-stalls a tick on a whole scan; a late tick does at most 1.5 times a typical tick's
-units and carries the rest to the next ticks (``TickAllowance``); a tick that
-covers ``round_seconds`` or more (a fast simulation) runs the whole round at once,
-exactly as one pass over the world. Work
+stalls a tick on a whole scan; a tick that covers ``round_seconds`` or more (a fast
+simulation) runs the whole round at once, exactly as one pass over the world. Work
 is counted, never timed: the same seed gives the same story. A detector's detections
 are judged when its pass is finished: a situation (its ``situation_key``) is
 signalled once when it first appears, again only when its severity band changes,
@@ -33,7 +31,6 @@ from typing import Any
 from maid_engine.ecs import System
 from maid_engine.events import EntityDestroyedEvent
 from maid_engine.logs import ThrottledLog
-from maid_engine.pacing import TickAllowance
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.story.detectors import (
     DETECTION_UNITS,
@@ -136,7 +133,6 @@ class StorySignalSystem(System):
         self._searches: list[SituationSearch] = []
         #: Game seconds of the latest tick; None before the first.
         self._delta: float | None = None
-        self._allowance = TickAllowance()
         self._dirty = False
         self._save_task: asyncio.Task[None] | None = None
         # Saving is retried every tick while the store is away, and a broken detector
@@ -156,9 +152,7 @@ class StorySignalSystem(System):
     async def update(self, delta: float) -> None:
         now = self.engine.clock.game_time
         self._delta = delta
-        # A late tick does at most 1.5 times a typical tick's units; the rest is
-        # carried to the next ticks (a tick covering a whole round has no limit).
-        budget = None if self._budget() is None else self._allowance.take(delta, self._units)
+        budget = self._budget()
         if self._searches:
             for search in self._searches:
                 search.ctx.refresh(now)
@@ -169,7 +163,6 @@ class StorySignalSystem(System):
                 return
             self._last = now
             self._round = _Round(DetectionContext(self.living, now), deque(self.detectors))
-            self._allowance.forget_carried()
         else:
             self._round.ctx.refresh(now)
         if self._advance(self._round, budget):
@@ -183,10 +176,6 @@ class StorySignalSystem(System):
         delta = self._delta
         if delta is None or delta >= self.round_seconds:
             return None
-        return self._units(delta)
-
-    def _units(self, delta: float) -> int:
-        """The units of work ``delta`` game seconds are due."""
         return max(1, ceil(self.work_per_second * max(delta, 0.0)))
 
     async def shutdown(self) -> None:

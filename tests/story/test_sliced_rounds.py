@@ -190,43 +190,6 @@ async def test_work_per_tick_is_bounded_in_units(tmp_path: Path) -> None:
         assert ticks >= engine.world.count(NPC) // 3
 
 
-async def test_a_late_tick_does_a_capped_share_and_the_next_ticks_the_rest(
-    tmp_path: Path,
-) -> None:
-    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
-        story = story_of(engine)
-        story.work_per_second = 1.0  # ceil(2.4) = 3 units per tick
-        visits: Counter[float] = Counter()
-
-        def one_by_one(ctx: DetectionContext) -> DetectorWork:
-            for chunk in ctx.scan(NPC, size=1):
-                for _uid, _npc in chunk:
-                    visits[ctx.now] += 1
-                yield len(chunk)
-            return []
-
-        detectors = engine.services.get(StoryDetectors)
-        engine.registries.unlock()
-        for name in detectors.names():
-            detectors.unregister(name)
-        detectors.register_sliced("one_by_one", "CUSTOM", one_by_one)
-        await _sliced_round(engine)  # the system has seen ticks of the usual length
-        visits.clear()
-        skip(engine, story.interval)
-        late_at = 0.0
-        for i, delta in enumerate([SHORT, 24.0] + [SHORT] * 100):
-            skip(engine, delta)
-            if i == 1:
-                late_at = engine.clock.game_time
-            await story.update(delta)
-            if not story.round_in_progress:
-                break
-        # The late tick was due 24 units: it did 1.5 times a typical tick's 3.
-        assert visits[late_at] == 5
-        assert max(visits.values()) <= 5
-        assert sum(visits.values()) == engine.world.count(NPC)
-
-
 async def test_plain_detectors_run_whole_in_one_tick(tmp_path: Path) -> None:
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
         story = story_of(engine)
