@@ -45,6 +45,7 @@ from maid_stdlib.questgen.register import QuestGen
 from maid_stdlib.questgen.vocabulary import ObjectiveType
 from maid_stdlib.text.place import located
 from maid_stdlib.world.events import EntityRelocatedEvent
+from maid_stdlib.world.text import capitalize
 
 if TYPE_CHECKING:
     from maid_engine.ports import Host
@@ -361,8 +362,7 @@ class QuestGroundingMonitor(System):
 
     def _supply_hint(self, supply: Supply) -> str:
         facts = self.qg.facts
-        item = supply.objective.target or "it"
-        item = item[0].upper() + item[1:]
+        item = capitalize(supply.objective.target or "it")
         foe = self.name_of(supply.foe)
         if supply.room is not None:
             return f"{item} lies {located(facts.place(supply.room))}, where {foe} stands guard."
