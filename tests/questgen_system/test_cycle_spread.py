@@ -5,6 +5,7 @@ same seeds come to the same quests whichever way the cycle is cut."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -28,14 +29,19 @@ ROOMY = dict(max_quests_per_cycle=4, max_concurrent_builds=4, max_quests_per_day
 
 @asynccontextmanager
 async def _engine(
-    tmp_path: Path, tick: float, **config: Any
+    tmp_path: Path, tick: float, open_to: pytest.MonkeyPatch | None = None, **config: Any
 ) -> AsyncIterator[tuple[GameEngine, list[tuple[float, QuestSeed]]]]:
     """A quiet engine ticking ``tick`` game seconds, and the (game time, seed) of
-    every plan it makes, in order."""
+    every plan it makes, in order. With ``open_to``, no hold and no archetype rule
+    stops a seed (every one of them is planned)."""
+    if open_to is not None:
+        open_to.setattr(QuestQualityFilter, "archetype_blocked", lambda self, a: [])
     engine = make_engine(
         tmp_path, tick=tick, quiet=True, config=QuestGenerationConfig(**{**ROOMY, **config})
     )
     async with engine.lifespan():
+        if open_to is not None:
+            no_holds(engine, open_to)
         stage = pipeline_of(engine).stages.plan
         plan = stage.plan
         planned: list[tuple[float, QuestSeed]] = []
@@ -56,19 +62,14 @@ def _seeds(engine: GameEngine) -> list[QuestSeed]:
     return seeds
 
 
-def _per_tick(planned: list[tuple[float, QuestSeed]]) -> dict[float, int]:
-    counts: dict[float, int] = {}
-    for when, _seed in planned:
-        counts[when] = counts.get(when, 0) + 1
-    return counts
+def _per_tick(planned: list[tuple[float, QuestSeed]]) -> Counter[float]:
+    return Counter(when for when, _seed in planned)
 
 
 async def test_a_short_tick_plans_one_seed_and_the_cycle_goes_on_next_tick(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(QuestQualityFilter, "archetype_blocked", lambda self, a: [])
-    async with _engine(tmp_path, 2.4) as (engine, planned):
-        no_holds(engine, monkeypatch)
+    async with _engine(tmp_path, 2.4, monkeypatch) as (engine, planned):
         seeds = _seeds(engine)
         await ticks(engine)
         assert len(planned) == 1  # four seeds wait; the tick planned one
@@ -84,9 +85,7 @@ async def test_a_short_tick_plans_one_seed_and_the_cycle_goes_on_next_tick(
 async def test_a_budget_of_two_plans_two_a_tick(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(QuestQualityFilter, "archetype_blocked", lambda self, a: [])
-    async with _engine(tmp_path, 2.4, plans_per_tick=2) as (engine, planned):
-        no_holds(engine, monkeypatch)
+    async with _engine(tmp_path, 2.4, monkeypatch, plans_per_tick=2) as (engine, planned):
         _seeds(engine)
         await ticks(engine, 4)
         assert sorted(_per_tick(planned).values()) == [2, 2]
@@ -95,9 +94,7 @@ async def test_a_budget_of_two_plans_two_a_tick(
 async def test_a_tick_as_long_as_the_signal_spread_plans_the_whole_cycle(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(QuestQualityFilter, "archetype_blocked", lambda self, a: [])
-    async with _engine(tmp_path, 60.0) as (engine, planned):
-        no_holds(engine, monkeypatch)
+    async with _engine(tmp_path, 60.0, monkeypatch) as (engine, planned):
         seeds = _seeds(engine)
         await ticks(engine)
         assert [s.id for _, s in planned] == [s.id for s in seeds]
@@ -107,9 +104,7 @@ async def test_a_tick_as_long_as_the_signal_spread_plans_the_whole_cycle(
 async def test_a_candidate_gone_from_the_queue_is_not_planned_later_in_its_cycle(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(QuestQualityFilter, "archetype_blocked", lambda self, a: [])
-    async with _engine(tmp_path, 2.4) as (engine, planned):
-        no_holds(engine, monkeypatch)
+    async with _engine(tmp_path, 2.4, monkeypatch) as (engine, planned):
         seeds = _seeds(engine)
         await ticks(engine)
         pipeline_of(engine).stages.queue.withdraw(seeds[2])
