@@ -65,6 +65,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="evening: write the evening server's cProfile statistics here (slows it)",
     )
     p.add_argument(
+        "--memory",
+        type=Path,
+        help="evening: write the evening server's allocation snapshots (tracemalloc) to this "
+        "folder, before the players and every quarter of their play (slows it)",
+    )
+    p.add_argument(
         "--server-env",
         action="append",
         default=[],
@@ -138,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
             profile=args.profile,
             parts=parts,
             server_env=server_env,
+            memory=args.memory,
         )
         sections.append("## Evening and login storm\n\n" + evening.markdown(results["evening"]))
     results["finished"] = time.time()

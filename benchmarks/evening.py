@@ -19,8 +19,10 @@ the storm, the creations' times, and how many were told their place in line.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -159,6 +161,11 @@ class RssSampler:
     def max_between(self, start: float, end: float) -> float | None:
         inside = [rss for t, rss in self.samples if start <= t <= end]
         return max(inside) if inside else None
+
+    def at(self, when: float) -> float | None:
+        """The last RSS read at or before ``when``."""
+        before = [rss for t, rss in self.samples if t <= when]
+        return before[-1] if before else None
 
 
 def load_client(port: int, pid: int, players: int, extra: list[str], timeout: float) -> Any:
@@ -314,12 +321,46 @@ def between_ticks_line(metrics: dict[str, float]) -> str:
     )
 
 
+class MemorySnapshots:
+    """Asks the evening server (``--memory``) for allocation snapshots: one now,
+    waiting for it, then one every ``every`` seconds from a thread until stopped."""
+
+    def __init__(self, pid: int, directory: Path) -> None:
+        self.pid = pid
+        self.directory = directory
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def take(self, timeout: float = 300.0) -> None:
+        taken = len(list(self.directory.glob("snap-*.rss")))
+        os.kill(self.pid, signal.SIGHUP)
+        deadline = time.monotonic() + timeout
+        while len(list(self.directory.glob("snap-*.rss"))) <= taken:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the evening server wrote no memory snapshot")
+            time.sleep(0.5)
+
+    def every(self, seconds: float) -> None:
+        def run() -> None:
+            while not self._stop.wait(seconds):
+                self.take()
+
+        self._thread = threading.Thread(target=run, name="memory-snapshots", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+
 def run_evening(
     sz: Sizes,
     workdir: Path,
     log: Any,
     profile: Path | None = None,
     server_env: dict[str, str] | None = None,
+    memory: Path | None = None,
 ) -> dict[str, Any]:
     data = workdir / "evening-data"
     shutil.rmtree(data, ignore_errors=True)
@@ -342,6 +383,7 @@ def run_evening(
         "--ticks-json",
         str(ticks_json),
         *(["--profile", str(profile)] if profile is not None else []),
+        *(["--memory", str(memory)] if memory is not None else []),
     ]
     started = time.monotonic()
     proc = Proc("evening", argv, maid_env(1024, data, server_env or {}), workdir)
@@ -368,9 +410,16 @@ def run_evening(
             sz.rss_settle_mib,
             sz.rss_settle_max_s,
         )
+        if memory is not None:
+            snapshots = MemorySnapshots(proc.pid, memory)
+            snapshots.take()
         rss_before = proc_rss_mib(proc.pid)
         with RssSampler(proc.pid) as rss:
+            if memory is not None:
+                snapshots.every(sz.duration / 4)
             raw = load_client(port, proc.pid, sz.players, _mix_args(sz, "maid"), sz.duration + 900)
+        if memory is not None:
+            snapshots.stop()
         # Where the ticks' time went, system by system.
         out["metrics"] = scrape(
             metrics_port,
@@ -405,6 +454,16 @@ def run_evening(
         if peak is not None and rss_before is not None and raw["logged_in"]
         else None
     )
+    # Apart: what the players cost once in (sessions, characters, accounts) before
+    # they did anything, and what is left once they have gone.
+    in_game = rss.at(play[0])
+    out["rss_mib_logged_in"] = in_game
+    out["rss_kib_per_player_logged_in"] = (
+        (in_game - rss_before) * 1024 / raw["logged_in"]
+        if in_game is not None and rss_before is not None and raw["logged_in"]
+        else None
+    )
+    out["rss_mib_after"] = rss.samples[-1][1] if rss.samples else None
     return out
 
 
@@ -496,10 +555,13 @@ def run(
     profile: Path | None = None,
     parts: tuple[str, ...] = ("evening", "echo", "storm"),
     server_env: dict[str, str] | None = None,
+    memory: Path | None = None,
 ) -> dict[str, Any]:
     """The evening (``evening``), its echo baseline (``echo``) and the login storm
     (``storm``); ``profile``: the evening server's cProfile statistics go there;
-    ``server_env``: settings (``MAID_*``) for the evening server."""
+    ``server_env``: settings (``MAID_*``) for the evening server; ``memory``: the
+    evening server's allocation snapshots go there (before the players, then
+    every quarter of their play)."""
     sz = sizes(mode)
     workdir = Path(tempfile.mkdtemp(prefix="maid-bench-evening-"))
     res: dict[str, Any] = {
@@ -510,7 +572,7 @@ def run(
     try:
         if "evening" in parts:
             log(f"  evening: {sz.players} players on {sz.rooms} rooms / {sz.npcs} NPCs ...")
-            res["maid"] = run_evening(sz, workdir, log, profile, server_env or {})
+            res["maid"] = run_evening(sz, workdir, log, profile, server_env or {}, memory)
             m = res["maid"]
             log(
                 f"    answered {m['answered']}/{m['expected']}, rtt p99 "
@@ -691,8 +753,11 @@ def markdown(res: dict[str, Any]) -> str:
             f"{fmt(m['rss_mib_before'], 0)} MiB before the players (after the idle and "
             f"{fmt(m.get('rss_settle_s'), 0)} s more for the world's own growth to "
             f"{'settle' if m.get('rss_settled', True) else 'settle, which it did not'}), "
+            f"{fmt(m.get('rss_mib_logged_in'), 0)} MiB once all had logged in, before they "
+            f"played ({fmt(m.get('rss_kib_per_player_logged_in'), 0)} KiB a player), "
             f"{fmt(m['rss_mib_peak_playing'], 0)} MiB at most while they played: "
-            f"**{fmt(m['rss_kib_per_player'], 0)} KiB per connected player** (target < 100 KB)."
+            f"**{fmt(m['rss_kib_per_player'], 0)} KiB per connected player** (target < 100 KB); "
+            f"{fmt(m.get('rss_mib_after'), 0)} MiB once they had gone."
         )
     s = res.get("storm")
     if s:

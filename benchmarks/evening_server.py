@@ -23,6 +23,10 @@ Settings come from the environment (``MAID_*``) like ``maid run``'s.
 ``--profile PATH`` profiles the process (cProfile) from the world being ready to the
 stop and writes the statistics there (``python -m pstats PATH``); it slows the
 server, so its figures are for finding where the time goes, not for the report.
+``--memory DIR`` traces allocations (tracemalloc) from the world being ready and
+writes a snapshot to ``DIR/snap-N.pickle`` on every SIGHUP (with the RSS then in
+``DIR/snap-N.rss``): what the process holds that it did not hold before, for
+finding where memory goes (it slows the server too).
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ import signal
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -58,6 +63,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--data-dir", type=Path, required=True)
     p.add_argument("--ticks-json", type=Path, required=True)
     p.add_argument("--profile", type=Path, help="write cProfile statistics here on stop")
+    p.add_argument("--memory", type=Path, help="trace allocations; snapshot here on SIGHUP")
     return p.parse_args(argv)
 
 
@@ -162,6 +168,9 @@ async def serve(args: argparse.Namespace) -> int:
                 ws.move(uid, rooms[rng.randrange(len(rooms))], reason="bench")
 
             engine.services.get(WorldCharacterFactory).creation_hooks.append(spread)
+            if args.memory is not None:
+                args.memory.mkdir(parents=True, exist_ok=True)
+                tracemalloc.start(12)
             print(
                 f"EVENING ready telnet {server.telnet_port} metrics {server.metrics_port} "
                 f"entities {engine.world.entity_count}",
@@ -175,6 +184,8 @@ async def serve(args: argparse.Namespace) -> int:
             # loop still turns), SIGUSR2 every thread's (even when it does not).
             faulthandler.register(signal.SIGUSR2, all_threads=True)
             loop.add_signal_handler(signal.SIGUSR1, _print_tasks)
+            if args.memory is not None:
+                loop.add_signal_handler(signal.SIGHUP, _snapshot, args.memory)
             profiler = cProfile.Profile() if args.profile else None
             if profiler is not None:
                 profiler.enable()
@@ -279,6 +290,15 @@ def _deep_collection() -> dict[str, float]:
     seconds = time.perf_counter() - started
     gc.freeze()
     return {"frozen_objects": frozen, "freed_objects": freed, "ms": seconds * 1000}
+
+
+def _snapshot(directory: Path) -> None:
+    taken = len(list(directory.glob("snap-*.pickle")))
+    gc.collect()
+    tracemalloc.take_snapshot().dump(str(directory / f"snap-{taken}.pickle"))
+    status = Path("/proc/self/status").read_text().splitlines()
+    rss = next((line for line in status if line.startswith("VmRSS")), "")
+    (directory / f"snap-{taken}.rss").write_text(rss)
 
 
 def _print_tasks() -> None:
