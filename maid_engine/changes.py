@@ -35,10 +35,11 @@ collection did (tests compare it with what changed, not with time).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from uuid import UUID
 
-from maid_engine.ecs.component import Component, dump_component
+from maid_engine.ecs.component import Component, dump_component, dump_component_json
+from maid_engine.jsontext import ComponentData, EncodedJSON
 
 if TYPE_CHECKING:
     from maid_engine.ecs.world import World
@@ -58,7 +59,7 @@ class CollectedChanges:
     """A finished collection: the JSON to write, and what was taken from the world
     (handed back to it if the write fails, so the next checkpoint retries it)."""
 
-    upserts: dict[UUID, dict[str, dict[str, Any]]]
+    upserts: dict[UUID, dict[str, ComponentData]]
     removed: list[tuple[UUID, str]]
     destroyed: list[UUID]
     taken: dict[UUID, Parts]
@@ -71,7 +72,7 @@ class ChangeCollector:
     def __init__(self, world: World) -> None:
         self.world = world
         #: entity -> {component name: JSON}: staged, not yet written.
-        self._staged: dict[UUID, dict[str, dict[str, Any]]] = {}
+        self._staged: dict[UUID, dict[str, ComponentData]] = {}
         #: Taken from the world, not yet staged (in the order taken).
         self._pending: dict[UUID, Parts] = {}
         #: Everything taken since the last finish (for handing it back).
@@ -155,7 +156,7 @@ class ChangeCollector:
         if not world.entity_exists(uid):
             return
         comps = {
-            c.component_name: dump_component(c)
+            c.component_name: _staged_data(c)
             for c in world.components_of(uid)
             if c.persist and (parts is None or type(c) in parts)
         }
@@ -165,3 +166,19 @@ class ChangeCollector:
             held.update(comps)
         elif comps or parts is None:
             self._staged[uid] = comps
+
+
+def _staged_data(component: Component) -> ComponentData:
+    """A component as a checkpoint keeps it until the write: JSON text, made in
+    one step. Text is a tenth of the memory of the same data as dicts and lists,
+    and a busy world's checkpoint stages thousands of components while players
+    play; it is also cheaper to make than the objects and then the text.
+
+    pydantic writes NaN and infinities as ``null`` where the store refuses them
+    (the write fails and the changes go back to the world): a component whose
+    text holds ``null`` anywhere is staged as objects instead, for the store's
+    encoder to judge."""
+    text = dump_component_json(component)
+    if b"null" in text:
+        return dump_component(component)
+    return EncodedJSON(text.decode())

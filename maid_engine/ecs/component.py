@@ -80,6 +80,16 @@ def dump_component(component: Component) -> dict[str, Any]:
     return data
 
 
+def dump_component_json(component: Component) -> bytes:
+    """A component's fields as JSON text (UTF-8), encoded in one step: the data
+    :func:`dump_component` gives, without building it as Python objects first.
+
+    NaN and infinities come out as ``null`` here (pydantic's choice), where the
+    store's encoder refuses them: a caller that must not write them silently
+    checks for ``null`` and takes :func:`dump_component` instead."""
+    return _adapter(type(component)).dump_json(component)
+
+
 def load_component(name: str, data: dict[str, Any]) -> Component:
     """Rebuild a stored component; unknown names raise ``KeyError`` naming the type."""
     cls = _REGISTRY.get(name)

@@ -13,9 +13,10 @@ Every database failure is a StoreError; StoreUnavailable means the database coul
 not be reached (retry later with the same Store).
 """
 
+from maid_engine.jsontext import EncodedJSON
 from maid_engine.store.database import Store, Transaction
 from maid_engine.store.documents import DocumentStore
-from maid_engine.store.entities import EncodedJSON, EntityChangeSet, EntityStore, encode_upserts
+from maid_engine.store.entities import EntityChangeSet, EntityStore, encode_upserts
 from maid_engine.store.errors import CollectionNotFound, StoreError, StoreUnavailable
 
 __all__ = [

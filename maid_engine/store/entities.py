@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from maid_engine.jsontext import ComponentData, EncodedJSON
 from maid_engine.store.connection import ConnectionSource
 from maid_engine.store.schema import components, dump_json, entities, upsert_statement
 
@@ -28,17 +29,6 @@ ENCODE_SLICE = 128 * 1024
 _ROW_COST = 500
 
 _T = TypeVar("_T")
-
-
-class EncodedJSON(str):
-    """A component's data already turned into JSON text (see :func:`encode_upserts`);
-    written as it is."""
-
-    __slots__ = ()
-
-
-#: A component's data in a change set: JSON-ready, or already encoded.
-ComponentData = dict[str, Any] | EncodedJSON
 
 
 async def encode_upserts(
