@@ -68,7 +68,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--memory",
         type=Path,
         help="evening: write the evening server's allocation snapshots (tracemalloc) to this "
-        "folder, before the players and every quarter of their play (slows it)",
+        "folder, before the players, every quarter of their play and once they have gone "
+        "(slows it)",
     )
     p.add_argument(
         "--server-env",

@@ -321,6 +321,17 @@ def between_ticks_line(metrics: dict[str, float]) -> str:
     )
 
 
+def by_command(rtts: list[float], verbs: list[str]) -> dict[str, dict[str, float | None]]:
+    """Answer times (ms) of each command of the mix apart: which commands make the
+    tail. Empty when the load client did not say which command each answer was."""
+    if len(verbs) != len(rtts):
+        return {}
+    grouped: dict[str, list[float]] = {}
+    for rtt, verb in zip(rtts, verbs, strict=True):
+        grouped.setdefault(verb, []).append(rtt)
+    return {verb: summary(values) for verb, values in sorted(grouped.items())}
+
+
 class MemorySnapshots:
     """Asks the evening server (``--memory``) for allocation snapshots: one now,
     waiting for it, then one every ``every`` seconds from a thread until stopped."""
@@ -420,6 +431,7 @@ def run_evening(
             raw = load_client(port, proc.pid, sz.players, _mix_args(sz, "maid"), sz.duration + 900)
         if memory is not None:
             snapshots.stop()
+            snapshots.take()  # once they have gone
         # Where the ticks' time went, system by system.
         out["metrics"] = scrape(
             metrics_port,
@@ -439,6 +451,7 @@ def run_evening(
     out["dumps"] = log_json.get("dumps") or {}
     play = raw["phase_monotonic"]
     out.update(digest(raw))
+    out["rtt_ms_by_command"] = by_command(raw.get("rtts", []), raw.get("rtt_verbs", []))
     out["tick_warmup"] = tick_figures(ticks, *warmup)
     out["tick_idle"] = tick_figures(ticks, *idle)
     out["tick_play"] = tick_figures(ticks, play[0], play[1])
@@ -560,8 +573,8 @@ def run(
     """The evening (``evening``), its echo baseline (``echo``) and the login storm
     (``storm``); ``profile``: the evening server's cProfile statistics go there;
     ``server_env``: settings (``MAID_*``) for the evening server; ``memory``: the
-    evening server's allocation snapshots go there (before the players, then
-    every quarter of their play)."""
+    evening server's allocation snapshots go there (before the players, every
+    quarter of their play, and once they have gone)."""
     sz = sizes(mode)
     workdir = Path(tempfile.mkdtemp(prefix="maid-bench-evening-"))
     res: dict[str, Any] = {
@@ -641,6 +654,17 @@ def markdown(res: dict[str, Any]) -> str:
     )
     if m:
         parts.append(f"Command p99, MAID / echo: **{fmt(res.get('ratio_p99'), 2)}** (target < 2).")
+        verbs = m.get("rtt_ms_by_command") or {}
+        if verbs:
+            slowest = sorted(verbs.items(), key=lambda kv: -(kv[1]["p99"] or 0.0))
+            parts.append(
+                "MAID's answers by command (n, p50 / p99 / max ms, the slowest p99 first): "
+                + "; ".join(
+                    f"`{verb}` {f['n']}, {fmt(f['p50'])} / {fmt(f['p99'])} / {fmt(f['max'])}"
+                    for verb, f in slowest
+                )
+                + "."
+            )
         tick_rows = []
         for label, key in (
             (f"the world's first {sz.get('warmup_s', 0):.0f} s, nobody on", "tick_warmup"),

@@ -170,7 +170,7 @@ async def serve(args: argparse.Namespace) -> int:
             engine.services.get(WorldCharacterFactory).creation_hooks.append(spread)
             if args.memory is not None:
                 args.memory.mkdir(parents=True, exist_ok=True)
-                tracemalloc.start(12)
+                tracemalloc.start(8)
             print(
                 f"EVENING ready telnet {server.telnet_port} metrics {server.metrics_port} "
                 f"entities {engine.world.entity_count}",

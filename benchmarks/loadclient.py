@@ -278,6 +278,8 @@ class Client:
         self.rtts: list[float] = []
         #: perf_counter() at which each answered command was sent.
         self.sent_at: list[float] = []
+        #: The command of each answer in ``rtts`` (its first word).
+        self.verbs: list[str] = []
         self.timeouts = 0
         #: Whether the login's text told a place in the hashing line.
         self.queued = False
@@ -351,6 +353,7 @@ class Client:
                 return
             self.rtts.append(time.perf_counter() - t0)
             self.sent_at.append(t0)
+            self.verbs.append(command.split()[0])
             if until is not None and args.think_ms > 0:
                 await asyncio.sleep(self.rng.uniform(0, 2 * args.think_ms) / 1000.0)
 
@@ -457,6 +460,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "login_wall": login_wall,
         "login_cpu": _delta(cpu0, cpu1),
         "rtts": rtts,
+        "rtt_verbs": [v for c in clients for v in c.verbs],
         "answered": len(rtts),
         # By time, every command sent is expected: those answered and those timed out.
         "expected": len(rtts) + sum(c.timeouts for c in clients)

@@ -156,3 +156,13 @@ def test_the_players_rss_is_measured_once_the_worlds_own_growth_settled() -> Non
     clock = lambda: now[0]  # noqa: E731
     waited, settled = wait_for_flat_rss(lambda: next(growing), 1.5, 2.0, 10.0, clock, sleep)
     assert (waited, settled) == (10.0, False)
+
+
+def test_the_evening_tells_each_commands_answers_apart() -> None:
+    from benchmarks.evening import by_command
+
+    got = by_command([0.001, 0.003, 0.040], ["look", "look", "kill"])
+    assert list(got) == ["kill", "look"]
+    assert got["look"]["n"] == 2 and got["kill"]["max"] == 40.0
+    # A load client that did not say which command each answer was: nothing.
+    assert by_command([0.001], []) == {}
