@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from maid_engine.ecs.component import Component, dump_component, dump_component_json
-from maid_engine.jsontext import ComponentData, EncodedJSON
+from maid_engine.jsontext import ComponentData, EncodedJSON, dump_json
 
 if TYPE_CHECKING:
     from maid_engine.ecs.world import World
@@ -169,16 +169,20 @@ class ChangeCollector:
 
 
 def _staged_data(component: Component) -> ComponentData:
-    """A component as a checkpoint keeps it until the write: JSON text, made in
-    one step. Text is a tenth of the memory of the same data as dicts and lists,
-    and a busy world's checkpoint stages thousands of components while players
-    play; it is also cheaper to make than the objects and then the text.
+    """A component as a checkpoint keeps it until the write: JSON text. Text is a
+    tenth of the memory of the same data as dicts and lists, and a busy world's
+    checkpoint stages thousands of components while players play; pydantic's
+    one-step encoding is also cheaper than the objects and then the text.
 
-    pydantic writes NaN and infinities as ``null`` where the store refuses them
+    pydantic writes NaN and infinities as ``null``, where the store refuses them
     (the write fails and the changes go back to the world): a component whose
-    text holds ``null`` anywhere is staged as objects instead, for the store's
-    encoder to judge."""
+    text holds ``null`` anywhere is encoded again by the store's encoder, and
+    staged as data when that refuses it, for the write to fail on as before."""
     text = dump_component_json(component)
-    if b"null" in text:
-        return dump_component(component)
-    return EncodedJSON(text.decode())
+    if b"null" not in text:
+        return EncodedJSON(text.decode())
+    data = dump_component(component)
+    try:
+        return EncodedJSON(dump_json(data))
+    except ValueError:
+        return data

@@ -8,7 +8,13 @@ text is encoded already, where a plain ``str`` would be a mistake to refuse.
 
 from __future__ import annotations
 
+import functools
+import json
 from typing import Any
+
+#: The store's JSON encoder. NaN and infinities are not JSON: refused everywhere
+#: (ValueError), not only on PostgreSQL.
+dump_json = functools.partial(json.dumps, allow_nan=False, ensure_ascii=False)
 
 
 class EncodedJSON(str):

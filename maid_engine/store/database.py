@@ -16,6 +16,7 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from maid_engine.jsontext import dump_json
 from maid_engine.store.connection import (
     WRITE_OPTION,
     EngineConnections,
@@ -26,7 +27,6 @@ from maid_engine.store.documents import DocumentStore
 from maid_engine.store.entities import EntityStore
 from maid_engine.store.errors import StoreError, translate, translated_errors
 from maid_engine.store.migrations import upgrade_to_head
-from maid_engine.store.schema import dump_json
 
 # The async driver used for each backend when the URL names none.
 _DRIVERS = {"sqlite": "aiosqlite", "postgresql": "asyncpg"}

@@ -12,9 +12,9 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from maid_engine.jsontext import ComponentData, EncodedJSON
+from maid_engine.jsontext import ComponentData, EncodedJSON, dump_json
 from maid_engine.store.connection import ConnectionSource
-from maid_engine.store.schema import components, dump_json, entities, upsert_statement
+from maid_engine.store.schema import components, entities, upsert_statement
 
 # Keeps IN (...) lists well below the bound-parameter limits of both backends.
 _DELETE_CHUNK = 500

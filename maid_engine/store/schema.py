@@ -7,8 +7,6 @@ Alembic's autogenerate comparison.
 
 from __future__ import annotations
 
-import functools
-import json
 from typing import Any
 
 import sqlalchemy as sa
@@ -16,9 +14,6 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import JSONB
 
 from maid_engine.store.errors import unsupported_backend
-
-# NaN/Infinity are not JSON: refuse them everywhere instead of only on PostgreSQL.
-dump_json = functools.partial(json.dumps, allow_nan=False, ensure_ascii=False)
 
 # Same JSON on both backends, but JSONB on PostgreSQL so documents can be indexed
 # and compared server-side.
