@@ -17,6 +17,7 @@ from maid_stdlib.questgen.pipeline.seed_store import (
     QUEUE_KEY,
     SEEDS_COLLECTION,
     seed_from_document,
+    seed_key,
     seed_to_document,
 )
 from maid_stdlib.questgen.signals import StoredSignal
@@ -99,9 +100,13 @@ async def test_an_unreadable_stored_seed_is_logged_and_the_rest_load(
     try:
         doc = await store.documents.get(SEEDS_COLLECTION, QUEUE_KEY)
         assert doc is not None
-        broken = dict(doc["seeds"][0], id="7e1f5a52-0000-4000-8000-000000000001")
+        written = await store.documents.get(SEEDS_COLLECTION, seed_key(good.id))
+        assert written is not None
+        broken_id = "7e1f5a52-0000-4000-8000-000000000001"
+        broken = dict(written, id=broken_id)
         del broken["primary_npc"]
-        doc["seeds"].append(broken)
+        doc["seeds"].append(broken_id)
+        await store.documents.put(SEEDS_COLLECTION, seed_key(broken_id), broken)
         await store.documents.put(SEEDS_COLLECTION, QUEUE_KEY, doc)
     finally:
         await store.close()
@@ -109,7 +114,67 @@ async def test_an_unreadable_stored_seed_is_logged_and_the_rest_load(
     with caplog.at_level(logging.WARNING, "maid.questgen.seeds"):
         async with engine.lifespan():
             assert [s.id for s in questgen_of(engine).pending_seeds()] == [good.id]
+            # The next write leaves it out for good.
+            await pipeline_of(engine).stages.seed_store.save()
+            keys = await engine.store.documents.keys(SEEDS_COLLECTION)
+            assert sorted(keys) == sorted([QUEUE_KEY, seed_key(good.id)])
     assert any("unreadable stored seed" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_write_puts_only_the_seeds_that_changed(tmp_path: Path, db_url: str) -> None:
+    """Each seed is a document of its own, written again only when one of its
+    fields moved: a write of a busy queue is not every seed's signals again."""
+    engine = make_engine(tmp_path, quiet=True, db_url=db_url, config=WAITING)
+    async with engine.lifespan():
+        await ticks(engine)
+        system = questgen_of(engine)
+        store = pipeline_of(engine).stages.seed_store
+        first = seed_for(engine, "hollin", importance=0.5, threat_source="wolves")
+        second = seed_for(engine, "hollin", importance=0.4, threat_source="boars")
+        system.enqueue(first)
+        system.enqueue(second)
+        put, gone, _ = store.changes()
+        assert sorted(put) == sorted([QUEUE_KEY, seed_key(first.id), seed_key(second.id)])
+        await store.save()
+        put, gone, _ = store.changes()
+        assert (list(put), gone) == ([QUEUE_KEY], [])
+        second.attempt_count += 1
+        queue = pipeline_of(engine).stages.queue
+        queue.schedule_retry(second, engine.clock.game_time)
+        put, gone, _ = store.changes()
+        assert (sorted(put), gone) == (sorted([QUEUE_KEY, seed_key(second.id)]), [])
+        await store.save()
+        queue.withdraw(first)
+        put, gone, _ = store.changes()
+        assert (list(put), gone) == ([QUEUE_KEY], [seed_key(first.id)])
+        assert put[QUEUE_KEY]["seeds"] == [str(second.id)]
+        await store.save()
+        keys = await engine.store.documents.keys(SEEDS_COLLECTION)
+        assert sorted(keys) == sorted([QUEUE_KEY, seed_key(second.id)])
+    engine = make_engine(tmp_path, quiet=True, db_url=db_url, config=WAITING)
+    async with engine.lifespan():
+        (back,) = questgen_of(engine).pending_seeds()
+        assert (back.id, back.attempt_count) == (second.id, second.attempt_count)
+
+
+async def test_a_queue_written_whole_by_the_version_before_still_loads(
+    tmp_path: Path, db_url: str
+) -> None:
+    """Format 1 kept every seed inline in ``queue``: read, then written anew."""
+    engine = make_engine(tmp_path, quiet=True, db_url=db_url, config=WAITING)
+    async with engine.lifespan():
+        await ticks(engine)
+        seed = seed_for(engine, "hollin", importance=0.5, threat_source="wolves")
+        old = {"format": 1, "seeds": [seed_to_document(seed)], "retry_at": {}}
+        await engine.store.documents.put(SEEDS_COLLECTION, QUEUE_KEY, old)
+    engine = make_engine(tmp_path, quiet=True, db_url=db_url, config=WAITING)
+    async with engine.lifespan():
+        assert [s.id for s in questgen_of(engine).pending_seeds()] == [seed.id]
+        await pipeline_of(engine).stages.seed_store.save()
+        doc = await engine.store.documents.get(SEEDS_COLLECTION, QUEUE_KEY)
+        assert doc is not None
+        assert (doc["format"], doc["seeds"]) == (2, [str(seed.id)])
+        assert await engine.store.documents.get(SEEDS_COLLECTION, seed_key(seed.id)) is not None
 
 
 async def test_a_story_signal_round_trips_as_a_stored_signal(tmp_path: Path) -> None:

@@ -3,8 +3,8 @@
 The story layer signals a situation again only when it changes, so a seed lost at
 a restart may be work the world never asks for again. The queue -- seeds queued,
 pending and being built, with their attempt counts and retry times -- is written
-as one document of the ``questgen_seeds`` collection whenever it changed, off the
-tick, and read back at startup. A build that was in flight is not resumed half
+to the ``questgen_seeds`` collection whenever it changed, off the tick, and read
+back at startup. A build that was in flight is not resumed half
 way: its seed comes back pending and is planned and written again, since the plan
 must be judged against the world as it is after the restart anyway. Seeds that
 expired while the server was down are evicted by the next cycle as usual.
@@ -12,6 +12,15 @@ expired while the server was down are evicted by the next cycle as usual.
 The source signals of a seed are kept as :class:`StoredSignal` (type, importance,
 people, a JSON copy of the context, chain depth, id and situation key): the
 stages read nothing else of them once the seed is grounded.
+
+Each seed is a document of its own (``seed:<id>``), written again only when one
+of its fields moved, and the queue's order and retry times are the small
+``queue`` document; a write puts the changed seeds, removes the gone ones and
+replaces ``queue`` in one transaction, so a restart reads the queue as it stood
+at one write, never half of two. A compound seed gathers dozens of signals that
+each name the people who saw the threat: in a 10,000-NPC world the queue came
+to 9.5 MB of JSON, which writing whole at every change of the queue built,
+encoded and held (tens of MiB of objects) again and again.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ import dataclasses
 import logging
 import typing
 from typing import Any, Protocol
+from uuid import UUID
 
 from pydantic import BaseModel, TypeAdapter, ValidationError, create_model
 from pydantic_core import to_jsonable_python
@@ -31,7 +41,14 @@ from maid_stdlib.questgen.pipeline.queue import SeedQueue
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.signals import StoredSignal, StorySignalLike
 
-__all__ = ["QUEUE_KEY", "SEEDS_COLLECTION", "SeedStore", "seed_from_document", "seed_to_document"]
+__all__ = [
+    "QUEUE_KEY",
+    "SEEDS_COLLECTION",
+    "SEED_KEY_PREFIX",
+    "SeedStore",
+    "seed_from_document",
+    "seed_to_document",
+]
 
 # Its own logger: in a database outage its throttled warning is one cause beside
 # the side-table's, each said once a minute.
@@ -39,8 +56,10 @@ log = logging.getLogger("maid.questgen.seeds")
 
 SEEDS_COLLECTION = "questgen_seeds"
 QUEUE_KEY = "queue"
-#: Bumped when the document's shape changes in a way older readers cannot take.
-FORMAT = 1
+SEED_KEY_PREFIX = "seed:"
+#: Bumped when the documents' shape changes in a way older readers cannot take.
+#: 1: the whole queue, every seed inline, in ``queue`` (still read).
+FORMAT = 2
 
 
 class SeedStoreHost(StorePort, ClockPort, Protocol):
@@ -109,6 +128,26 @@ def seed_from_document(doc: dict[str, Any]) -> QuestSeed:
     return QuestSeed(**values, source_signals=list(restored))
 
 
+_FIELDS = tuple(f.name for f in dataclasses.fields(QuestSeed))
+#: A seed's field values as they stood when its document was made.
+Fields = tuple[object, ...]
+
+
+def _fields_of(seed: QuestSeed) -> Fields:
+    """The seed's field values as they stand, lists copied (a list changed in
+    place then compares unequal to its copy): what its document was made from.
+    Comparing two of these is cheap: their items are the same objects."""
+    return tuple(
+        list(value) if isinstance(value, list) else value
+        for value in map(seed.__dict__.__getitem__, _FIELDS)
+    )
+
+
+def seed_key(seed_id: UUID | str) -> str:
+    """The key of a seed's own document."""
+    return f"{SEED_KEY_PREFIX}{seed_id}"
+
+
 class SeedStore:
     """Writes the queue when it changed and reads it back at startup."""
 
@@ -119,37 +158,78 @@ class SeedStore:
         self._written: int | None = None
         self._task: asyncio.Task[None] | None = None
         self._failures = ThrottledLog(log, clock=lambda: host.clock.monotonic())
+        #: seed id -> its fields when its document was last written; seeds whose
+        #: document is on disk.
+        self._stored: dict[UUID, Fields] = {}
+        #: Stored seed documents to remove at the next write that are not in
+        #: ``_stored`` (a format-1 queue read at startup has none).
+        self._stale: set[str] = set()
 
-    def document(self) -> dict[str, Any]:
+    def changes(
+        self,
+    ) -> tuple[dict[str, dict[str, Any]], list[str], dict[UUID, tuple[object, ...]]]:
+        """What the next write puts (the changed seeds' documents and ``queue``),
+        the seed documents it removes, and every seed's fields as written."""
         seeds, retry_at = self._queue.snapshot()
-        return {
+        stored = self._stored
+        fields: dict[UUID, Fields] = {}
+        put: dict[str, dict[str, Any]] = {}
+        for seed in seeds:
+            now = _fields_of(seed)
+            fields[seed.id] = now
+            if stored.get(seed.id) != now:
+                put[seed_key(seed.id)] = seed_to_document(seed)
+        gone = sorted({seed_key(uid) for uid in stored if uid not in fields} | self._stale)
+        put[QUEUE_KEY] = {
             "format": FORMAT,
-            "seeds": [seed_to_document(s) for s in seeds],
+            "seeds": [str(s.id) for s in seeds],
             "retry_at": {str(k): v for k, v in retry_at.items()},
         }
+        return put, gone, fields
 
     async def load(self) -> int:
         """Put the stored seeds back in the queue; how many came back. A seed that
-        does not read (a field renamed since) is logged and left out."""
+        does not read (a field renamed since) or is missing is logged and left out."""
         if not self._host.has_store:
             return 0
-        doc = await self._host.store.documents.get(SEEDS_COLLECTION, QUEUE_KEY)
+        documents = self._host.store.documents
+        doc = await documents.get(SEEDS_COLLECTION, QUEUE_KEY)
         if doc is None:
             return 0
-        if doc.get("format") != FORMAT:
-            log.warning(
-                "stored seed queue has format %r, not %r: ignored", doc.get("format"), FORMAT
-            )
+        form = doc.get("format")
+        if form == 1:
+            raws = list(doc.get("seeds") or [])
+        elif form == FORMAT:
+            ids = [str(i) for i in doc.get("seeds") or []]
+            found = await documents.get_many(SEEDS_COLLECTION, [seed_key(i) for i in ids])
+            raws = []
+            for ident in ids:
+                raw = found.get(seed_key(ident))
+                if raw is None:
+                    log.warning("stored seed %s is missing: left out", ident)
+                else:
+                    raws.append(raw)
+        else:
+            log.warning("stored seed queue has format %r, not %r: ignored", form, FORMAT)
             return 0
         seeds: list[QuestSeed] = []
-        for raw in doc.get("seeds") or []:
+        for raw in raws:
             try:
                 seeds.append(seed_from_document(raw))
             except ValueError as exc:
                 log.warning("unreadable stored seed %s left out: %s", raw.get("id"), exc)
         retry_at = {str(k): float(v) for k, v in (doc.get("retry_at") or {}).items()}
         self._queue.restore(seeds, retry_at)
-        self._written = self._queue.changes
+        # What is on disk now: the seeds that read as they were written (a restored
+        # seed is the seed of its document); the rest is removed by the next write.
+        on_disk = set(await documents.keys(SEEDS_COLLECTION))
+        self._stored = {
+            s.id: _fields_of(s) for s in seeds if form == FORMAT and seed_key(s.id) in on_disk
+        }
+        self._stale = {k for k in on_disk if k.startswith(SEED_KEY_PREFIX)} - {
+            seed_key(uid) for uid in self._stored
+        }
+        self._written = self._queue.changes if form == FORMAT and not self._stale else None
         return len(seeds)
 
     def save_in_background(self) -> None:
@@ -178,5 +258,11 @@ class SeedStore:
         changes = self._queue.changes
         if changes == self._written:
             return
-        await self._host.store.documents.put(SEEDS_COLLECTION, QUEUE_KEY, self.document())
+        put, gone, fields = self.changes()
+        async with self._host.store.atomic() as tx:
+            await tx.documents.put_many(SEEDS_COLLECTION, put)
+            for key in gone:
+                await tx.documents.delete(SEEDS_COLLECTION, key)
+        self._stored = fields
+        self._stale = set()
         self._written = changes
