@@ -163,6 +163,6 @@ def test_the_evening_tells_each_commands_answers_apart() -> None:
 
     got = by_command([0.001, 0.003, 0.040], ["look", "look", "kill"])
     assert list(got) == ["kill", "look"]
-    assert got["look"]["n"] == 2 and got["kill"]["max"] == 40.0
+    assert (got["look"]["n"], got["kill"]["max"]) == (2, 40.0)
     # A load client that did not say which command each answer was: nothing.
     assert by_command([0.001], []) == {}

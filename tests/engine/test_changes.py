@@ -158,11 +158,12 @@ def test_staged_components_are_json_text_unless_they_hold_a_nan() -> None:
         "Bag": '{"items":["rope"]}',
         "Reading": '{"value":0.5,"note":"steady"}',
     }
-    assert json.loads(staged[empty]["Reading"]) == {"value": 1.0, "note": None}
-    for text in (*staged[plain].values(), staged[empty]["Reading"]):
-        assert isinstance(text, EncodedJSON)
-    assert isinstance(staged[odd]["Reading"], dict)
-    assert math.isnan(staged[odd]["Reading"]["value"])
+    with_null, with_nan = staged[empty]["Reading"], staged[odd]["Reading"]
+    assert isinstance(with_null, EncodedJSON)
+    assert json.loads(with_null) == {"value": 1.0, "note": None}
+    assert all(isinstance(text, EncodedJSON) for text in staged[plain].values())
+    assert isinstance(with_nan, dict)
+    assert math.isnan(with_nan["value"])
 
 
 def random_change(world: World, rng: random.Random, holders: list[UUID], serial: list[int]) -> None:

@@ -12,8 +12,8 @@ import pytest
 import sqlalchemy as sa
 from pg import ThrowawayPostgres
 
-from maid_engine.store import EntityChangeSet, Store, StoreError, StoreUnavailable
-from maid_engine.store.entities import EncodedJSON, encode_upserts
+from maid_engine.store import EncodedJSON, EntityChangeSet, Store, StoreError, StoreUnavailable
+from maid_engine.store.entities import encode_upserts
 from maid_engine.store.schema import components, entities
 
 
