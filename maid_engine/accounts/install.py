@@ -9,9 +9,10 @@ from maid_engine.accounts.bans import MODERATION_COLLECTION
 from maid_engine.accounts.commands import ACCOUNT_COMMANDS
 from maid_engine.accounts.login import LoginFlow, LoginHost
 from maid_engine.accounts.model import ACCOUNTS_COLLECTION
+from maid_engine.accounts.passwords import common_passwords
 from maid_engine.accounts.service import DEFAULT_MAX_CHARACTERS, AccountHost, AccountService
 from maid_engine.commands.command import CommandsPort
-from maid_engine.events import EngineStoppingEvent
+from maid_engine.events import EngineStartedEvent, EngineStoppingEvent
 
 
 class InstallHost(AccountHost, LoginHost, CommandsPort, Protocol):
@@ -49,5 +50,11 @@ def install_accounts(
     async def finish_background_work(_event: EngineStoppingEvent) -> None:
         await service.drain()
 
+    def read_common_passwords(_event: EngineStartedEvent) -> None:
+        # Read once, at start: the first account created would otherwise pay for
+        # it on the event loop, and its 1.5 MiB is the server's, not a player's.
+        common_passwords()
+
+    engine.events.subscribe(EngineStartedEvent, read_common_passwords)
     engine.events.subscribe(EngineStoppingEvent, finish_background_work)
     return service

@@ -6,13 +6,14 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from uuid import UUID
 
 import pytest
-from accounts.account_helpers import PASSWORD, Client, Events
+from accounts.account_helpers import PASSWORD, Client, Events, build_engine
 
 from maid_engine.accounts import AccountService, PlayerCharacter
-from maid_engine.accounts.passwords import scrypt_kdf
+from maid_engine.accounts.passwords import common_passwords, scrypt_kdf
 from maid_engine.commands import Role
 from maid_engine.engine import GameEngine
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
@@ -583,3 +584,16 @@ async def test_concurrent_creation_of_one_name(accounts: AccountService) -> None
     errors = [r for r in results if isinstance(r, Exception)]
     assert len(errors) == 1
     assert "already taken" in str(errors[0])
+
+
+async def test_the_common_password_list_is_read_when_the_server_starts(tmp_path: Path) -> None:
+    """Not at the first account created: that login would pay for reading it on the
+    event loop, and the evening's memory per player would count the server's list."""
+    common_passwords.cache_clear()
+    engine = build_engine(tmp_path)
+    assert common_passwords.cache_info().currsize == 0
+    await engine.start()
+    try:
+        assert common_passwords.cache_info().currsize == 1
+    finally:
+        await engine.stop()
