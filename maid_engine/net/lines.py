@@ -35,6 +35,22 @@ class LineAssembler:
 
     def feed(self, data: bytes, echo: bool = False) -> tuple[list[bytes | None], bytes]:
         """Consume ``data``; return (complete lines or OVERFLOW markers, bytes to echo)."""
+        if (
+            data.endswith(b"\r\n")
+            and not echo
+            and not self._buf
+            and not self._cr_pending
+            and not self._discarding
+        ):
+            # The usual read: one whole line, ended by CR LF, nothing held before it.
+            line = data[:-2]
+            if (
+                b"\r" not in line
+                and b"\n" not in line
+                and (self.max_bytes <= 0 or len(line) <= self.max_bytes)
+            ):
+                self._echo_col = 0
+                return [line], b""
         events: list[bytes | None] = []
         echo_out = bytearray()
         if self._cr_pending and data[:1] in (b"\n", b"\x00"):

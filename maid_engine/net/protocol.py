@@ -448,7 +448,9 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
 
     def server_echoes(self) -> bool:
         """True when the client agreed that we echo its input (it will not echo itself)."""
-        return self.writer is not None and self.writer.local_option.enabled(ECHO)
+        # Asked for every line read: what Option.enabled answers, without its call.
+        writer = self.writer
+        return writer is not None and writer.local_option.get(ECHO) is True
 
     def write_bytes(self, data: bytes) -> None:
         """Queue in-band data (every IAC byte is doubled when it is written): written
@@ -516,10 +518,11 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
         if not self.alive:
             return
         assert self.writer is not None
+        # After every answer: what Option.enabled answers, without its calls.
         options = self.writer.local_option
-        if options.enabled(EOR):
+        if options.get(EOR) is True:
             self.flush_output(IAC + CMD_EOR)
-        elif not options.enabled(SGA):
+        elif options.get(SGA) is not True:
             self.flush_output(IAC + GA)
         else:
             self.flush_output()

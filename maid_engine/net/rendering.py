@@ -9,6 +9,8 @@ caches:
 
 * whole texts (``TEXT_CACHE_SIZE``): the same listing sent to clients with the same
   capabilities is rendered once;
+* the same, as the bytes a telnet client is sent (:func:`render_wire`: CRLF line
+  ends, UTF-8), so a crowd's answers are not translated and encoded again each;
 * single lines (``LINE_CACHE_SIZE``), used when a whole text is new: each player's
   listing of a crowded room differs only in leaving that player out, so the first
   look of 200 players is 200 new texts made of the same 200 lines. Rendering line by
@@ -30,7 +32,13 @@ from maid_engine.net.sanitize import needs_sanitizing, sanitize_output
 from maid_engine.net.wrapping import wrap_text
 from maid_engine.sessions import ColorMode
 
-__all__ = ["LINE_CACHE_SIZE", "MAX_CACHED_TEXT", "TEXT_CACHE_SIZE", "render_output"]
+__all__ = [
+    "LINE_CACHE_SIZE",
+    "MAX_CACHED_TEXT",
+    "TEXT_CACHE_SIZE",
+    "render_output",
+    "render_wire",
+]
 
 #: Whole texts remembered.
 TEXT_CACHE_SIZE = 256
@@ -92,3 +100,22 @@ def render_output(text: str, color: ColorMode, width: int) -> str:
     if len(text) > MAX_CACHED_TEXT:
         return _pipeline(text, color, width)
     return _text(text, color, width)
+
+
+def _to_wire(out: str, newline: bool) -> bytes:
+    if newline and not out.endswith("\n"):
+        out += "\n"
+    return out.replace("\n", "\r\n").encode("utf-8")
+
+
+@lru_cache(maxsize=TEXT_CACHE_SIZE)
+def _wire(text: str, color: ColorMode, width: int, newline: bool) -> bytes:
+    return _to_wire(_text(text, color, width), newline)
+
+
+def render_wire(text: str, color: ColorMode, width: int, newline: bool) -> bytes:
+    """:func:`render_output` as telnet sends it: ending in a newline if ``newline``
+    (and not already), every newline CRLF, encoded as UTF-8."""
+    if len(text) > MAX_CACHED_TEXT:
+        return _to_wire(_pipeline(text, color, width), newline)
+    return _wire(text, color, width, newline)

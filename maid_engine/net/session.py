@@ -19,7 +19,7 @@ from maid_engine.net.limits import (
 )
 from maid_engine.net.lines import OVERFLOW, LineAssembler
 from maid_engine.net.links import Connection, SessionOwner
-from maid_engine.net.rendering import render_output
+from maid_engine.net.rendering import render_wire
 from maid_engine.net.sanitize import clean_input_line, decode_input
 from maid_engine.net.wrapping import effective_width
 from maid_engine.sessions import ClientCaps, gmcp_wanted
@@ -229,13 +229,12 @@ class TelnetSession:
         if not self.connected:
             return False
         try:
-            out = render_output(text, self.caps.color, self.caps.width)
-            if newline and not out.endswith("\n"):
-                out += "\n"
+            caps = self.caps
+            out = render_wire(text, caps.color, caps.width, newline)
             if self._line_open:
-                out = "\n" + out
+                out = b"\r\n" + out
             self._line_open = not newline
-            self._proto.write_bytes(out.replace("\n", "\r\n").encode("utf-8"))
+            self._proto.write_bytes(out)
             if newline and not self._handling:
                 self._schedule_reprompt()
             return True

@@ -128,3 +128,26 @@ def test_marked_lines_hang_in_every_path() -> None:
 
 def _plain(line: str) -> str:
     return re.sub(r"\x1b\[[0-9;]*m", "", line)
+
+
+def test_the_wire_form_is_the_rendered_text_with_crlf_in_utf8() -> None:
+    # What the telnet session used to make of render_output's answer each time.
+    def by_hand(text: str, mode: ColorMode, width: int, newline: bool) -> bytes:
+        out = render_output(text, mode, width)
+        if newline and not out.endswith("\n"):
+            out += "\n"
+        return out.replace("\n", "\r\n").encode("utf-8")
+
+    texts = [
+        "|cRoom|n\nA |rred|n door, a café " + "word " * 30,
+        "ends with a newline\n",
+        "<20/20hp 5/5mp> ",
+        "",
+        "x\n" * (rendering.MAX_CACHED_TEXT // 2 + 10),  # too long to cache
+    ]
+    for text in texts:
+        for mode in (ColorMode.NONE, ColorMode.ANSI16):
+            for newline in (True, False):
+                want = by_hand(text, mode, 80, newline)
+                assert rendering.render_wire(text, mode, 80, newline) == want
+                assert rendering.render_wire(text, mode, 80, newline) == want  # cached

@@ -149,3 +149,19 @@ def test_net_limits_validation() -> None:
         NetLimits(rate_burst=-1)
     assert NetLimits(idle_timeout=None).idle_timeout is None
     assert NetLimits().max_line_bytes == 4 * 4096
+
+
+def test_line_assembler_whole_line_reads_match_the_general_path() -> None:
+    # A read of one whole CR LF line takes a short cut; what it gives must be what
+    # the byte-by-byte rules give, whatever came before.
+    reads = [b"look\r\n", b"\r\n", b"x" * 10 + b"\r\n", b"x" * 11 + b"\r\n", b"a\rb\r\n"]
+    reads += [b"a\nb\r\n", b"part", b"ial\r\n", b"cr\r", b"\r\n", b"lf\n", b"say hi\r\n"]
+    fast, slow = LineAssembler(10), LineAssembler(10)
+    for data in reads:
+        got = fast.feed(data)
+        # The general path, one byte at a time (no read is then a whole line).
+        lines: list[bytes | None] = []
+        for i in range(len(data)):
+            lines += slow.feed(data[i : i + 1])[0]
+        assert got == (lines, b""), data
+        assert fast.buffered == slow.buffered
