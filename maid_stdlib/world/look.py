@@ -117,6 +117,7 @@ class _RoomListing:
         "_sorted_names",
         "counts",
         "crowd_in",
+        "crowd_text",
         "entries",
         "first",
         "full_text",
@@ -167,6 +168,15 @@ class _RoomListing:
         self.group_index = {line: i + len(lead) for i, line in enumerate(counts)}
         self.crowd_in = crowd_line(names, skip=NAMED) if crowded else ""
         self.full_text = "\n".join([header, *self.groups])
+        self.crowd_text = self._crowd_text()
+
+    def _crowd_text(self) -> str:
+        """What every character in the crowd but the two named reads: made once, so
+        a crowd's looks are one string (the telnet layer's caches then find it by
+        identity instead of hashing and comparing a new text for each player)."""
+        if not self.crowded:
+            return ""
+        return "\n".join([self.header, self.crowd_in, *self.groups[1:]])
 
     @property
     def crowded(self) -> bool:
@@ -183,6 +193,7 @@ class _RoomListing:
         self.header_key = header_key
         self.header = header
         self.full_text = "\n".join([header, *self.groups])
+        self.crowd_text = self._crowd_text()
 
     def text_for(self, viewer: UUID | None) -> str:
         i = self.position.get(viewer) if viewer is not None else None
@@ -190,7 +201,9 @@ class _RoomListing:
             return self.full_text
         if i < self.rest:
             # A character in the crowd: everyone past the named two reads one text.
-            line = self.crowd_in if i >= NAMED else crowd_line(self.names, skip=i)
+            if i >= NAMED:
+                return self.crowd_text
+            line = crowd_line(self.names, skip=i)
             return "\n".join([self.header, line, *self.groups[1:]])
         line = self.entries[i][1]
         n = self.counts[line]

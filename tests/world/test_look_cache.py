@@ -12,7 +12,7 @@ from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.engine import GameEngine
 from maid_stdlib.world import Describable, WorldService, data_uuid
 from maid_stdlib.world.components import NPC, Item
-from maid_stdlib.world.look import _grouped, render_exits, render_room
+from maid_stdlib.world.look import _grouped, _render_uncached, render_exits, render_room
 from maid_stdlib.world.text import capitalize
 
 SQUARE = "hamlet:green"
@@ -166,3 +166,34 @@ async def test_look_alike_viewers_and_room_header_changes(engine: GameEngine) ->
     ws.set_exit(SQUARE, "up", "hamlet:mill_lane")
     check(ws, [*twins, other])
     assert "up" in render_room(ws, SQUARE, other)
+
+
+async def test_a_crowds_shared_look_follows_the_room_header(engine: GameEngine) -> None:
+    # Everyone in a crowd but the two named reads one text, made once per listing:
+    # a changed description or a new exit must reach it too.
+    ws = ws_of(engine)
+    ws.crowd_size = 3
+    chars = [new_character(engine, f"Crowd{c}", online=False) for c in "ABCDEF"]
+    for c in chars:
+        await connect(engine, c)
+    room = ws.room(SQUARE)
+    assert room is not None
+
+    def uncached(viewer: UUID) -> str:
+        assert room is not None
+        return _render_uncached(ws, SQUARE, room, viewer)
+
+    def crowd_text() -> str:
+        texts = {render_room(ws, SQUARE, c) for c in chars[2:]}
+        assert len(texts) == 1  # the two named read their own texts
+        return texts.pop()
+
+    for c in chars:
+        assert render_room(ws, SQUARE, c) == uncached(c)
+    assert "A changed square." not in crowd_text()
+    room.description = "A changed square."
+    assert "A changed square." in crowd_text()
+    ws.set_exit(SQUARE, "up", "hamlet:mill_lane")
+    assert "up" in crowd_text()
+    for c in chars:
+        assert render_room(ws, SQUARE, c) == uncached(c)
