@@ -53,11 +53,18 @@ def make_prompt(engine: WorldPort) -> Any:
     """The classic ``<hp mp>`` prompt for characters with vitals."""
 
     def prompt(session: Session) -> str:
+        # After every command of every player: the two components read once each,
+        # without vitals_of's dict (what GMCP sends).
         uid = session.character_id
-        if uid is None or not engine.world.has_component(uid, Health):
+        if uid is None:
             return "> "
-        v = vitals_of(engine, uid)
-        return f"<{v['hp']}/{v['maxhp']}hp {v['mp']}/{v['maxmp']}mp> "
+        world = engine.world
+        health = world.try_component(uid, Health)
+        if health is None:
+            return "> "
+        mana = world.try_component(uid, Mana)
+        mp, maxmp = (mana.current, mana.maximum) if mana is not None else (0, 0)
+        return f"<{health.current}/{health.maximum}hp {mp}/{maxmp}mp> "
 
     return prompt
 

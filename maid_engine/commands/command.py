@@ -84,7 +84,9 @@ class Command:
 
     async def run(self, ctx: CommandContext) -> None:
         result = self.func(ctx)
-        if inspect.isawaitable(result):
+        # Most commands are plain functions (None): no need to ask inspect, a
+        # Python-level call, on every command a crowd sends.
+        if result is not None and inspect.isawaitable(result):
             await result
 
 
