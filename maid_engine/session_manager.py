@@ -111,7 +111,9 @@ class SessionManager:
             session.send(text)
 
     def role_of(self, session: Session) -> Role:
-        return Role.parse(session.data.get("role", Role.PLAYER))
+        role = session.data.get("role", Role.PLAYER)
+        # Asked for every command: a Role as stored needs no parsing.
+        return role if type(role) is Role else Role.parse(role)
 
     def prompt(self, session: Session) -> None:
         if self.prompt_provider is not None and session.character_id is not None:

@@ -193,7 +193,10 @@ class World:
         return done
 
     def entity_exists(self, entity_id: UUID) -> bool:
-        return entity_id in self._entities and entity_id not in self._pending_destroy
+        # Hashing a UUID is a Python call: the pending set is asked only when not empty
+        # (asked before every command a player runs).
+        pending = self._pending_destroy
+        return entity_id in self._entities and not (pending and entity_id in pending)
 
     def is_persistent(self, entity_id: UUID) -> bool:
         return entity_id in self._persistent
