@@ -174,12 +174,13 @@ def _staged_data(component: Component) -> ComponentData:
     checkpoint stages thousands of components while players play; pydantic's
     one-step encoding is also cheaper than the objects and then the text.
 
-    pydantic writes NaN and infinities as ``null``, where the store refuses them
-    (the write fails and the changes go back to the world): a component whose
-    text holds ``null`` anywhere is encoded again by the store's encoder, and
-    staged as data when that refuses it, for the write to fail on as before."""
+    A NaN or an infinity in a float field is not JSON and the store refuses it
+    (the write fails and the changes go back to the world). pydantic writes one
+    as ``NaN`` / ``Infinity`` there, so a component whose text holds either word
+    is encoded again by the store's encoder, and staged as data when that refuses
+    it, for the write to fail on as before."""
     text = dump_component_json(component)
-    if b"null" not in text:
+    if b"NaN" not in text and b"Infinity" not in text:
         return EncodedJSON(text.decode())
     data = dump_component(component)
     try:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 from uuid import UUID
 
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter
 
 C = TypeVar("C", bound="Component")
 
@@ -36,6 +36,9 @@ class Component:
     persist: ClassVar[bool] = True
     component_name: ClassVar[str] = ""
     name_field: ClassVar[str | None] = None
+    # pydantic writes a NaN or an infinity in a float field as NaN / Infinity
+    # (not JSON) instead of null: the checkpoints tell it from a None that way.
+    __pydantic_config__: ClassVar[ConfigDict] = ConfigDict(ser_json_inf_nan="constants")
 
     # Set by World.add_component: the holding world's change marker (one function
     # per world, shared by all its components) and the entity holding this one.
@@ -84,9 +87,11 @@ def dump_component_json(component: Component) -> bytes:
     """A component's fields as JSON text (UTF-8), encoded in one step: the data
     :func:`dump_component` gives, without building it as Python objects first.
 
-    NaN and infinities come out as ``null`` here (pydantic's choice), where the
-    store's encoder refuses them: a caller that must not write them silently
-    checks for ``null`` and takes :func:`dump_component` instead."""
+    A NaN or an infinity in a float field comes out as ``NaN`` / ``Infinity``,
+    which is not JSON: a caller that must not write them checks for those words
+    and takes :func:`dump_component` instead, for the store's encoder to refuse.
+    One where no type says float (``Any``, a bare ``dict``) comes out as ``null``
+    in both, as pydantic's JSON mode always wrote it."""
     return _adapter(type(component)).dump_json(component)
 
 
