@@ -20,6 +20,7 @@ from __future__ import annotations
 import abc
 import logging
 from collections import deque
+from dataclasses import dataclass
 from math import ceil
 from uuid import UUID
 
@@ -38,7 +39,7 @@ from maid_stdlib.living.components import (
     clamp_unit,
     target_uuid,
 )
-from maid_stdlib.living.conditions import Evaluation, ThreatGroup
+from maid_stdlib.living.conditions import Evaluation, ThreatGroup, ThreatMap
 from maid_stdlib.living.events import GoalFormedEvent, GoalStatusChangedEvent, ThreatObservedEvent
 from maid_stdlib.living.facts import Misdeeds
 from maid_stdlib.living.memory import EmotionalValence, EpisodicMemory, MemoryVisibility
@@ -360,6 +361,16 @@ class AutonomySystem(_Sliced):
         )
 
 
+@dataclass(frozen=True)
+class _Sighting:
+    """What every NPC that sees one threat group learns: the gossip, the memory of
+    a first sighting, and the room it is placed in."""
+
+    content: str
+    memory: str
+    room: str
+
+
 class SocialFabricSystem(_Sliced):
     phase = "living"
     after = (AutonomySystem,)
@@ -369,6 +380,11 @@ class SocialFabricSystem(_Sliced):
         super().__init__(living)
         self._rooms: dict[str, list[UUID]] = {}
         self._rooms_at: float | None = None
+        #: Threat key -> its sighting, for the threat map they were made from: the
+        #: NPCs that see one group (dozens on a busy road) learn the same words,
+        #: and a map never changes once built.
+        self._sightings: dict[str, _Sighting] = {}
+        self._sightings_of: ThreatMap | None = None
 
     member_types = (gossip.KnownGossip, Relationships)
 
@@ -420,37 +436,48 @@ class SocialFabricSystem(_Sliced):
     ) -> None:
         world = self.living.world
         first = group.key not in known.items
-        place = ev.threats.place_of(group)
-        have = "have" if is_plural(group.source_name) else "has"
-        content = f"{capitalize(group.source_name)} {have} been seen {located(place)}."
+        seen = self._sighting(ev.threats, group)
         gossip.observe(
             world,
             uid,
             group.key,
-            content,
+            seen.content,
             now,
             subject=group.key,
             tags=["threat", group.source],
-            location=group.primary_room,
+            location=seen.room,
         )
         if first:
             self.living.memory.add(
                 EpisodicMemory(
                     uid,
-                    f"I learned that {group.source_name} {_be(group.source_name)} "
-                    f"{located(place)}.",
+                    seen.memory,
                     0.6,
                     EmotionalValence.NEGATIVE,
                     0.6,
                     ["threat", group.source],
                     MemoryVisibility.PUBLIC,
-                    location=group.primary_room,
+                    location=seen.room,
                     game_time=now,
                 )
             )
-            self.engine.events.emit(
-                ThreatObservedEvent(uid, group.key, group.source, group.primary_room)
+            self.engine.events.emit(ThreatObservedEvent(uid, group.key, group.source, seen.room))
+
+    def _sighting(self, threats: ThreatMap, group: ThreatGroup) -> _Sighting:
+        """The words of a sighting of ``group``, made once per threat map."""
+        if threats is not self._sightings_of:
+            self._sightings, self._sightings_of = {}, threats
+        found = self._sightings.get(group.key)
+        if found is None:
+            name = group.source_name
+            where = located(threats.place_of(group))
+            have = "have" if is_plural(name) else "has"
+            found = self._sightings[group.key] = _Sighting(
+                f"{capitalize(name)} {have} been seen {where}.",
+                f"I learned that {name} {_be(name)} {where}.",
+                group.primary_room,
             )
+        return found
 
     def _observe_cleared(self, uid: UUID, item: gossip.GossipItem, now: float) -> None:
         source = next((t for t in item.tags if t != "threat"), "threat")
