@@ -241,16 +241,13 @@ class QuestGenerationSystem(System):
             [oq.quest.chain_depth for oq in st.open_quests.values()],
             st.intake.signals_in_window(),
         )
-        urgent = any(
-            s.importance >= cfg.urgent_importance
-            and s.id not in st.narrate
-            and s.id not in self._held
-            and not st.queue.backing_off(s, now)
-            for s in st.queue.pending
-        )
         if self._cycle is not None:
             await self._go_on(delta)
-        elif self._next_cycle_at is None or now >= self._next_cycle_at or urgent:
+        elif (
+            self._next_cycle_at is None
+            or now >= self._next_cycle_at
+            or (self._urgent_waits(now) and self._could_launch(now, state.max_quests_per_cycle))
+        ):
             self._next_cycle_at = now + cfg.generation_interval
             st.queue.evict(now, st.narrate)
             self._prune(now)
@@ -261,6 +258,33 @@ class QuestGenerationSystem(System):
                 await self._go_on(delta)
         st.side_table.flush_in_background()
         st.seed_store.save_in_background()
+
+    def _urgent_waits(self, now: float) -> bool:
+        """Is an urgent seed waiting that no cycle has held yet?"""
+        st, cfg = self.stages, self.settings
+        return any(
+            s.importance >= cfg.urgent_importance
+            and s.id not in st.narrate
+            and s.id not in self._held
+            and not st.queue.backing_off(s, now)
+            for s in st.queue.pending
+        )
+
+    def _could_launch(self, now: float, max_launches: int) -> bool:
+        """Could a cycle begun now launch anything? Not with no launches allowed,
+        every build slot taken, the day's cap reached (an admin's forced seed
+        excepted: the cap does not hold it) or too many quests unaccepted: such a
+        cycle stops at its first candidate, and an urgent seed that began one every
+        tick until the room came spent a tick's eviction and ordering of the whole
+        queue on nothing. It begins a cycle on the first tick the room is there."""
+        st, cfg = self.stages, self.settings
+        in_flight = len(st.narrate)
+        if max_launches <= 0 or in_flight >= cfg.max_concurrent_builds:
+            return False
+        room = st.quotas.day_room(now, in_flight)
+        if room is not None and room <= 0 and not any(s.forced for s in st.queue.pending):
+            return False
+        return not st.quotas.unaccepted_full(st.open_quests, st.deliveries.offers)
 
     def _prune(self, now: float) -> None:
         """Once a game day: forget quests finished a retention period ago (the
