@@ -288,6 +288,10 @@ class WorldFacts(ThreatFacts):
         found = self.ws.room(room) if room else None
         return found.name if found is not None and found.name else (room or "")
 
+    def room_names(self) -> list[tuple[str, str]]:
+        """(room key, ``room_name``) of every room, in the world index's order."""
+        return [(room, name or room) for room, name in self.ws.room_names()]
+
     def place(self, room: str | None) -> str:
         """The room as it reads in a sentence ("the Broken Wagon on the Old Trade Road")."""
         return place_phrase(self.room_name(room), self.area_name(self.area_of(room)))
@@ -357,8 +361,8 @@ class WorldFacts(ThreatFacts):
                 self.area_name(area_key).casefold() == wanted
             ):
                 return self.rooms_of_area(area_key)
-        for key in ws.room_keys():
-            if self.room_name(key).casefold() == wanted or key.split(":")[-1] == text:
+        for key, name in self.room_names():
+            if name.casefold() == wanted or key.split(":")[-1] == text:
                 return [key]
         return []
 

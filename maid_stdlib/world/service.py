@@ -57,6 +57,9 @@ class WorldService:
         #: (area key -> room keys, region -> room keys), in room registration order;
         #: built on demand, dropped whenever rooms or areas change.
         self._placement: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None
+        #: (``version_of(Room)``, every (room key, its Room)) for ``room_names``;
+        #: dropped with ``_placement``.
+        self._named: tuple[int, list[tuple[str, Room | None]]] | None = None
         #: Room new characters start in (set by the world data of the top pack).
         self.start_room: str | None = None
         #: Extra visibility rules (invisibility, darkness ...) other layers add.
@@ -90,6 +93,7 @@ class WorldService:
             self._index(uid, pos.room)
         self._graph = None
         self._placement = None
+        self._named = None
         self.look_cache.clear()
         unknown = {k for k in self._contents if k not in self._rooms}
         if unknown:
@@ -112,6 +116,7 @@ class WorldService:
         self._room_keys[entity_id] = room.key
         self._graph = None
         self._placement = None
+        self._named = None
         self.look_cache.clear()
 
     def register_area(self, entity_id: UUID) -> None:
@@ -161,6 +166,7 @@ class WorldService:
             self._rooms.pop(key, None)
             self._graph = None
             self._placement = None
+            self._named = None
         for area_key, area_id in list(self._areas.items()):
             if area_id == uid:
                 del self._areas[area_key]
@@ -179,6 +185,22 @@ class WorldService:
 
     def room_keys(self) -> list[str]:
         return list(self._rooms)
+
+    def room_names(self) -> list[tuple[str, str]]:
+        """(room key, name) of every room, in ``room_keys`` order ("" for a room
+        without a name or a Room). The rooms are kept until the index changes or a
+        Room is added, replaced or removed; the names are read as they stand, so a
+        rename shows at once however it is made (a builder's ``@set`` reloads the
+        pack, which replaces the component; code may assign the field, which
+        changes no version). Quest generation reads every name for each quest it
+        plans: asking the index for each of 2,000 rooms was most of a plan."""
+        world = self.world
+        stamp = world.version_of(Room)
+        named = self._named
+        if named is None or named[0] != stamp:
+            rooms = [(key, world.try_component(uid, Room)) for key, uid in self._rooms.items()]
+            named = self._named = (stamp, rooms)
+        return [(key, room.name if room is not None else "") for key, room in named[1]]
 
     @property
     def room_count(self) -> int:

@@ -1,5 +1,6 @@
-"""A quest's story reads the world's room names once, however many texts it
-checks; and the rooms a clearing quest searches are its areas' rooms, once each."""
+"""A quest's story reads the world's list of room names once, however many texts
+it checks, and looks no room up by itself; and the rooms a clearing quest
+searches are its areas' rooms, once each."""
 
 from __future__ import annotations
 
@@ -27,10 +28,15 @@ class _Ws:
 class _Facts:
     ws: _Ws = field(default_factory=_Ws)
     reads: int = 0
+    lists: int = 0
 
     def room_name(self, room: str | None) -> str:
         self.reads += 1
         return ROOMS.get(room or "", room or "")
+
+    def room_names(self) -> list[tuple[str, str]]:
+        self.lists += 1
+        return list(ROOMS.items())
 
     def place(self, room: str | None) -> str:
         return f"{ROOMS[room or '']} by the river"
@@ -60,7 +66,8 @@ def test_the_room_names_are_read_once_for_every_text_of_a_story() -> None:
     assert prose("Nothing of note.") == "Nothing of note."
     assert fits("Hollin saw wolves near Room 12.")
     assert not fits("Aldric saw wolves near Room 12.")  # a name the world does not know
-    assert facts.reads == len(ROOMS)
+    # The world's kept list, once; no room looked up one by one.
+    assert (facts.lists, facts.reads) == (1, 0)
 
 
 def test_the_search_covers_each_area_once_in_order() -> None:

@@ -79,8 +79,7 @@ class _RoomNames:
 
     def pairs(self) -> list[tuple[str, str]]:
         if self._pairs is None:
-            facts = self.facts
-            self._pairs = [(room, facts.room_name(room)) for room in facts.ws.room_keys()]
+            self._pairs = self.facts.room_names()
         return self._pairs
 
 

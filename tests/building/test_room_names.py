@@ -1,0 +1,59 @@
+"""The world's list of room names (which quest generation reads for every quest it
+plans) is kept, and a change shows in it at once: a builder's ``@set`` and
+``@dig``, a name assigned by code, a room destroyed."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+import pytest
+from kits.engines import ws_of
+
+from maid_engine.commands import Role
+from maid_engine.engine import GameEngine
+from maid_engine.testing import cmd
+from maid_stdlib.world import Room
+
+
+def names(engine: GameEngine) -> dict[str, str]:
+    return dict(ws_of(engine).room_names())
+
+
+async def test_the_rooms_are_looked_up_once_while_none_changes(
+    engine: GameEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    looked: list[UUID] = []
+    world = engine.world
+    real = world.try_component
+
+    def counted(uid: UUID, ctype: Any) -> Any:
+        if ctype is Room:
+            looked.append(uid)
+        return real(uid, ctype)
+
+    monkeypatch.setattr(world, "try_component", counted)
+    first = ws_of(engine).room_names()
+    assert len(looked) == len(first) == len(ws_of(engine).room_keys())
+    assert ws_of(engine).room_names() == first
+    assert len(looked) == len(first)  # the second read looked nothing up
+
+
+async def test_a_renamed_room_reads_by_its_new_name(engine: GameEngine, builder: UUID) -> None:
+    ws = ws_of(engine)
+    assert names(engine)["hamlet:green"] == "Ashford Green"
+    assert [k for k, _ in ws.room_names()] == ws.room_keys()
+    out = await cmd(engine, builder, "@set here name The Old Green", role=Role.BUILDER)
+    assert not out.startswith("Not changed"), out
+    assert names(engine)["hamlet:green"] == "The Old Green"
+    out = await cmd(engine, builder, "@dig ne The Stable Yard", role=Role.BUILDER)
+    assert names(engine)["hamlet:stable_yard"] == "The Stable Yard"
+    # Code that assigns the field (no version changes) is read as it stands too.
+    yard = ws.room_id("hamlet:stable_yard")
+    assert yard is not None
+    engine.world.get_component(yard, Room).name = "The Mews"
+    assert names(engine)["hamlet:stable_yard"] == "The Mews"
+    engine.world.destroy_entity(yard)
+    await engine.dispatch_events()
+    assert "hamlet:stable_yard" not in names(engine)
+    assert list(names(engine)) == ws.room_keys()
