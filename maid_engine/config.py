@@ -72,6 +72,10 @@ class Settings(BaseSettings):
     # visits only what was made since (maid_engine.collector).
     gc_freeze_survivors: bool = True
     gc_deep_interval: float = Field(default=6 * 3600.0, ge=0, description="0: never")
+    # Real seconds at least between two full collections that fall due; each walks
+    # what survived since the one before (after a login storm: everything the new
+    # players' connections hold), so a shorter gap means shorter, more pauses.
+    gc_collect_gap: float = Field(default=5.0, gt=0, description="real seconds")
     # How long another thread may run Python code before the event loop gets the
     # GIL back (sys.setswitchinterval, set while the engine runs; 0: Python's 5 ms).
     # The database driver's and the hashing threads' Python code otherwise makes a

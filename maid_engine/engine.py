@@ -101,6 +101,7 @@ class GameEngine:
         self.collector = CollectorPolicy(
             self.settings.gc_refreeze_interval,
             self.settings.gc_deep_interval,
+            collect_gap=self.settings.gc_collect_gap,
             freeze_survivors=self.settings.gc_freeze_survivors,
         )
         #: Ticks and commands take turns with the world; a tick that falls due goes

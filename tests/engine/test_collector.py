@@ -410,6 +410,12 @@ def test_freeze_survivors_is_a_setting_the_engine_passes_on() -> None:
     assert not engine.collector.freeze_survivors
 
 
+def test_the_collect_gap_is_a_setting_the_engine_passes_on() -> None:
+    assert GameEngine(Settings(), packs=[], use_store=False).collector.collect_gap == 5.0
+    engine = GameEngine(Settings(gc_collect_gap=1.0), packs=[], use_store=False)
+    assert engine.collector.collect_gap == 1.0
+
+
 async def test_the_switch_interval_is_held_while_engines_run() -> None:
     before = sys.getswitchinterval()
     first = gc_engine(ManualClock(), gc_freeze=False, switch_interval=0.0005)
