@@ -164,6 +164,9 @@ async def test_a_queue_written_whole_by_the_version_before_still_loads(
     engine = make_engine(tmp_path, quiet=True, db_url=db_url, config=WAITING)
     async with engine.lifespan():
         await ticks(engine)
+        # The tick started a write of the (empty) queue in the background: let it
+        # finish first, or it may land after the old document and replace it.
+        await pipeline_of(engine).stages.seed_store.save()
         seed = seed_for(engine, "hollin", importance=0.5, threat_source="wolves")
         old = {"format": 1, "seeds": [seed_to_document(seed)], "retry_at": {}}
         await engine.store.documents.put(SEEDS_COLLECTION, QUEUE_KEY, old)
