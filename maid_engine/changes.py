@@ -178,8 +178,13 @@ def _staged_data(component: Component) -> ComponentData:
     (the write fails and the changes go back to the world). pydantic writes one
     as ``NaN`` / ``Infinity`` there, so a component whose text holds either word
     is encoded again by the store's encoder, and staged as data when that refuses
-    it, for the write to fail on as before."""
-    text = dump_component_json(component)
+    it, for the write to fail on as before. Text that cannot be UTF-8 (a lone
+    surrogate, which JSON from outside may carry) is staged as data too: this
+    runs under the world lock between ticks, where it must not raise."""
+    try:
+        text = dump_component_json(component)
+    except ValueError:
+        return dump_component(component)
     if b"NaN" not in text and b"Infinity" not in text:
         return EncodedJSON(text.decode())
     data = dump_component(component)

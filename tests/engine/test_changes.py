@@ -205,6 +205,15 @@ def test_a_nan_in_a_float_is_staged_as_data_for_the_store_to_refuse(component: C
         json.dumps(data, allow_nan=False)
 
 
+def test_text_that_cannot_be_utf8_is_staged_as_data_not_raised() -> None:
+    """A lone surrogate (JSON from outside may carry one) cannot be encoded: the
+    collection, under the world lock between ticks, stages the data instead of
+    raising, and the write fails on it as it did before components were staged as
+    text (the changes then go back to the world)."""
+    (data,) = staged_after_one_collection(Badge("a\ud800b")).values()
+    assert data == {"text": "a\ud800b"}
+
+
 def test_a_nan_where_no_type_says_float_is_written_as_null_as_it_always_was() -> None:
     """pydantic's JSON mode (the data the store encoded before components were
     staged as text) writes it as null too: nothing changed for it."""
