@@ -169,8 +169,9 @@ class ChangeCollector:
 
 
 def _staged_data(component: Component) -> ComponentData:
-    """A component as a checkpoint keeps it until the write: JSON text. Text is a
-    tenth of the memory of the same data as dicts and lists, and a busy world's
+    """A component as a checkpoint keeps it until the write: JSON text. Text takes
+    about a third of the memory of the same data as dicts and lists (the
+    10,000-NPC world's components: 22 MiB against 60), and a busy world's
     checkpoint stages thousands of components while players play; pydantic's
     one-step encoding is also cheaper than the objects and then the text.
 

@@ -172,7 +172,7 @@ def staged_after_one_collection(*components: Component) -> dict[str, Any]:
 
 def test_staged_components_are_json_text() -> None:
     """A checkpoint keeps what it collected until the write: as text, not as the
-    objects (a tenth of the memory), None fields included."""
+    objects (about a third of the memory), None fields included."""
     staged = staged_after_one_collection(
         Bag(["rope"]), Reading(1.0, None), Samples({"a": Sample(0.5)}, [1.5]), Loose({"k": 1})
     )
