@@ -252,7 +252,8 @@ def _rivalry(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None
 def _faction(signal: StorySignalLike, facts: WorldFacts) -> SeedGrounding | None:
     ctx = signal.context
     fa, fb = str(ctx["faction_a"]), str(ctx["faction_b"])
-    rep_a, rep_b = facts.faction_representative(fa), facts.faction_representative(fb)
+    reps = facts.faction_representatives(fa, fb)
+    rep_a, rep_b = reps[fa], reps[fb]
     if rep_a is None or rep_b is None:
         return None
     primary = _first_alive_npc(signal, facts) or rep_a
