@@ -137,10 +137,8 @@ def _fields_of(seed: QuestSeed) -> Fields:
     """The seed's field values as they stand, lists copied (a list changed in
     place then compares unequal to its copy): what its document was made from.
     Comparing two of these is cheap: their items are the same objects."""
-    return tuple(
-        list(value) if isinstance(value, list) else value
-        for value in map(seed.__dict__.__getitem__, _FIELDS)
-    )
+    held = seed.__dict__
+    return tuple([list(v) if isinstance(v, list) else v for v in map(held.__getitem__, _FIELDS)])
 
 
 def seed_key(seed_id: UUID | str) -> str:
@@ -165,9 +163,7 @@ class SeedStore:
         #: ``_stored`` (a format-1 queue read at startup has none).
         self._stale: set[str] = set()
 
-    def changes(
-        self,
-    ) -> tuple[dict[str, dict[str, Any]], list[str], dict[UUID, tuple[object, ...]]]:
+    def next_write(self) -> tuple[dict[str, dict[str, Any]], list[str], dict[UUID, Fields]]:
         """What the next write puts (the changed seeds' documents and ``queue``),
         the seed documents it removes, and every seed's fields as written."""
         seeds, retry_at = self._queue.snapshot()
@@ -258,7 +254,7 @@ class SeedStore:
         changes = self._queue.changes
         if changes == self._written:
             return
-        put, gone, fields = self.changes()
+        put, gone, fields = self.next_write()
         async with self._host.store.atomic() as tx:
             await tx.documents.put_many(SEEDS_COLLECTION, put)
             for key in gone:
