@@ -185,6 +185,37 @@ async def test_a_component_that_is_not_json_fails_the_write_and_loses_nothing(
         assert stored["Ratio"] == {"value": 0.75}
 
 
+@dataclass
+class Label(Component):
+    text: str = ""
+
+
+async def test_text_that_cannot_be_utf8_fails_the_write_and_loses_nothing(
+    db_url: str, tmp_path: Path
+) -> None:
+    """A lone surrogate (JSON from outside may carry one) cannot be written: the
+    collection does not raise under the world lock, the write fails as a whole,
+    and the changes go back to the world, written once the text is fixed."""
+    async with make(db_url, tmp_path).lifespan() as engine:
+        giver = engine.world.create_entity(Purse(10))
+        taker = engine.world.create_entity(Purse(10), Label("ok"))
+        await engine.checkpoint()
+        give(engine, giver, taker, 5)
+        engine.world.get_component(taker, Label).text = "a\ud800b"
+        async with engine.world_lock:
+            pending = engine.commit_now(entry("turn-1"))
+        # SQLite's driver raises the encoding error itself; PostgreSQL's is a StoreError.
+        with pytest.raises((UnicodeEncodeError, StoreError), match="surrogate"):
+            await pending
+        assert (await gold_on_disk(engine, giver), await gold_on_disk(engine, taker)) == (10, 10)
+        engine.world.get_component(taker, Label).text = "fixed"
+        assert await engine.checkpoint() == 2
+        assert (await gold_on_disk(engine, giver), await gold_on_disk(engine, taker)) == (5, 15)
+        stored = await engine.store.entities.load(taker)
+        assert stored is not None
+        assert stored["Label"] == {"text": "fixed"}
+
+
 async def test_a_cancelled_caller_does_not_abort_the_write(db_url: str, tmp_path: Path) -> None:
     async with make(db_url, tmp_path).lifespan() as engine:
         purse = engine.world.create_entity(Purse(3))
