@@ -12,7 +12,8 @@ All of them run on game time (never tick counts), so the tick rate can change an
 test can run days in seconds. Work is spread over ticks so that no tick stalls on a
 big world: Autonomy and SocialFabric visit every NPC once per ``interval`` game
 seconds, a slice per tick, each NPC with the exact game time elapsed since its last
-visit; walkers take their steps at staggered moments.
+visit (a world too big for ``max_batch`` visits a tick takes longer over a round:
+its tick stays bounded); walkers take their steps at staggered moments.
 """
 
 from __future__ import annotations
@@ -76,6 +77,13 @@ class _Sliced(System, abc.ABC):
     #: (76 at 10,000 NPCs), and each member costs ~0.1 ms, so a large floor made
     #: every busy tick a spike (256 members: ~30 ms) for the same work per cycle.
     min_batch = 32
+    #: Members handled per tick at most. A tick's cost grows with the slice, and
+    #: the slice with the world (80 a tick at 10,000 NPCs, 160 at 20,000): past
+    #: this, a cycle takes longer than ``interval`` instead (at 10,000 NPCs, 8
+    #: game minutes rather than 5). Each visit still gets the exact game time
+    #: since the last, so a need falls at its rate all the same; what a bigger
+    #: world loses is how soon a member notices a change (a blocked road).
+    max_batch = 48
     #: Holders of any of these component types are the members.
     member_types: tuple[type[Component], ...] = ()
 
@@ -131,6 +139,7 @@ class _Sliced(System, abc.ABC):
                 else len(self._queue)
             )
         budget = max(self.min_batch, ceil(self._cycle_size * max(delta, 0.0) / self.interval))
+        budget = min(budget, max(self.max_batch, self.min_batch))
         ev = Evaluation(self.living, now)
         world = self.living.world
         queue, seen = self._queue, self._seen

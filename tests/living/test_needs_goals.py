@@ -250,3 +250,43 @@ async def test_a_sliced_system_visits_everyone_once_per_cycle_in_small_slices(
             slices.append(len(seen))
         assert slices == [32, 64, 96, 100, 100]
         assert sorted(seen) == sorted(ids)
+
+
+async def test_a_sliced_system_caps_its_slice_and_takes_longer_over_a_big_cycle(
+    tmp_path: Path,
+) -> None:
+    from uuid import UUID
+
+    from maid_stdlib.living.autonomy import _Sliced
+    from maid_stdlib.living.conditions import Evaluation
+
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        ids = [engine.world.create_entity() for _ in range(200)]
+        hours: dict[UUID, tuple[float, float]] = {}
+
+        class Probe(_Sliced):
+            def members(self) -> list[UUID]:
+                return list(ids)
+
+            def visit(self, ev: Evaluation, uid: UUID, h: float, now: float) -> None:
+                hours[uid] = (h, now)
+
+        probe = Probe(living_of(engine))
+        probe.bind(engine)
+        await probe.startup()
+        assert probe.max_batch == 48
+        start = engine.clock.game_time
+        engine.clock.skip(probe.interval)  # type: ignore[attr-defined]
+        # A third of the interval in one tick asks for 67 of the 200: the cap holds it
+        # at 48, and the cycle goes on over the next ticks instead.
+        slices = []
+        for _ in range(5):
+            await probe.update(probe.interval / 3)
+            slices.append(len(hours))
+            engine.clock.skip(probe.interval / 3)  # type: ignore[attr-defined]
+        assert slices == [48, 96, 144, 192, 200]
+        # Everyone was visited once, each with the exact game time since its last
+        # visit (startup), however late in the stretched cycle its turn came.
+        assert sorted(hours) == sorted(ids)
+        assert all(h == pytest.approx((now - start) / 3600) for h, now in hours.values())
+        assert max(now for _, now in hours.values()) == start + probe.interval * 7 / 3
