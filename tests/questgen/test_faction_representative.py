@@ -63,3 +63,50 @@ async def test_a_dead_leader_gives_way_to_a_living_one_then_to_the_members(town:
     assert facts.faction_representative("reeds") == second
     dead.add(second)
     assert facts.faction_representative("reeds") == member
+
+
+async def test_the_representative_follows_joins_role_changes_departures_and_deaths(
+    town: Town,
+) -> None:
+    """Asked between random changes of the world (the members are kept between
+    questions, not gathered again), the answer is always the rule's."""
+    world = town.engine.world
+    facts = town.qg.facts
+    rng = random.Random(11)
+    dead: set[UUID] = set()
+    facts.alive_checks.append(lambda uid: uid not in dead)
+    factions = ["ash", "birch"]
+    people: list[UUID] = []
+
+    def join(uid: UUID) -> None:
+        faction = rng.choice(factions)
+        api.join_faction(world, uid, faction, "leader" if rng.random() < 0.1 else "member")
+
+    for _ in range(60):
+        uid = world.create_entity(*([NPC("kit:someone")] if rng.random() < 0.8 else []))
+        people.append(uid)
+        join(uid)
+    for step in range(400):
+        assert facts.faction_representatives(*factions) == {
+            f: by_definition(facts, f) for f in factions
+        }, step
+        uid = rng.choice(people)
+        what = rng.random()
+        if what < 0.2:
+            uid = world.create_entity(NPC("kit:newcomer"))
+            people.append(uid)
+            join(uid)
+        elif what < 0.4 and world.entity_exists(uid):
+            join(uid)  # another faction, or a new role in the same one
+        elif what < 0.55 and world.entity_exists(uid):
+            membership = world.try_component(uid, FactionMembership)
+            if membership is not None and membership.factions:
+                del membership.factions[rng.choice(sorted(membership.factions))]
+                world.modified(uid, membership)
+        elif what < 0.7:
+            (dead.discard if uid in dead else dead.add)(uid)  # killed, or brought back
+        elif what < 0.8 and world.entity_exists(uid):
+            world.destroy_entity(uid)
+            world.flush_destroyed()
+        elif what < 0.9 and world.entity_exists(uid):
+            world.remove_component(uid, FactionMembership)
