@@ -220,9 +220,11 @@ class WorldFacts(ThreatFacts):
         )
 
     def warm(self) -> None:
-        """Build the indexes the pipeline keeps (NPCs by template) now, at start-up,
-        rather than in the first tick that asks (milliseconds in a big world)."""
+        """Build the indexes the pipeline keeps (NPCs by template, faction members
+        by role) now, at start-up, rather than in the first tick that asks
+        (milliseconds in a big world)."""
         self.npcs_of_template("")
+        self._role_holders("", False)
 
     def npcs_of_template(self, template: str) -> list[UUID]:
         """NPC entities of ``template``, in world order.
