@@ -17,14 +17,13 @@ from dataclasses import dataclass, field
 from typing import Protocol
 from uuid import UUID
 
-import inflect
-
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.accounts.errors import AccountError, AuthenticationFailed, LoginThrottled
 from maid_engine.accounts.model import Account, CharacterRef
 from maid_engine.accounts.names import validate_name
 from maid_engine.accounts.passwords import check_password_policy, queue_listener
 from maid_engine.accounts.service import AccountService
+from maid_engine.english import english
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_engine.ports import ClockPort, EventsPort, SessionsPort, WorldLockPort, WorldPort
 from maid_engine.reliability import DATABASE_UNAVAILABLE
@@ -50,15 +49,10 @@ TAKEOVER_MESSAGE = "Your character was taken over by another connection."
 TOO_MANY_FAILURES = "Too many failed attempts. Goodbye."
 
 
-@functools.cache
-def _inflect() -> inflect.engine:
-    return inflect.engine()
-
-
 def tell_place_in_line(session: Session, position: int) -> None:
     """Tell a player waiting for the password check where they are in line."""
     if session.connected:
-        place = _inflect().ordinal(str(position))
+        place = english().ordinal(str(position))
         session.send(f"Many players are logging in right now; you are {place} in line.")
 
 

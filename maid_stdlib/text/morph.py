@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cache, lru_cache
+from functools import lru_cache
 
-import inflect
+from maid_engine.english import english
 
 __all__ = [
     "counted",
@@ -29,11 +29,6 @@ __all__ = [
 
 _ARTICLES = ("a ", "an ", "the ", "some ")
 _SENTENCE_START = re.compile(r"(^|[.!?]\s+|\n\s*)([\"'\u201c\u2018(]?)([a-z])")
-
-
-@cache
-def _engine() -> inflect.engine:
-    return inflect.engine()
 
 
 def strip_article(noun: str) -> str:
@@ -66,11 +61,11 @@ def is_plural(noun: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def _plural_word(last: str) -> bool:
-    # inflect checks its arguments' types at run time on every call; the living
-    # world asks about the same few threat names for thousands of NPCs each tick.
+    # The living world asks about the same few threat names for thousands of NPCs
+    # each tick; inflect's rules are tens of microseconds a word.
     if last in _SINGULAR_S:
         return False
-    return bool(_engine().singular_noun(last))
+    return bool(english().singular_noun(last))
 
 
 # Words inflect would read as plurals that are singular in prose.
@@ -82,7 +77,7 @@ def indefinite(noun: str) -> str:
     text = noun.strip()
     if not text or _has_article(text) or is_proper(text) or is_plural(text):
         return text
-    return str(_engine().a(text))
+    return str(english().a(text))
 
 
 def definite(noun: str) -> str:
@@ -98,7 +93,7 @@ def plural(noun: str) -> str:
     base = strip_article(noun)
     if not base or is_plural(base):
         return base
-    return str(_engine().plural_noun(base))
+    return str(english().plural_noun(base))
 
 
 def counted(count: int, noun: str) -> str:

@@ -18,13 +18,12 @@ Rooms at or below the size are told at once, one line per mover, as always.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import ClassVar, Protocol
 from uuid import UUID
 
-import inflect
-
 from maid_engine.ecs import System
+from maid_engine.english import english
 from maid_stdlib.text.morph import join
 from maid_stdlib.world.text import capitalize
 
@@ -33,11 +32,6 @@ CROWD_SIZE = 12
 #: How many of a crowd are named before "and N others".
 NAMED = 2
 CROWD_HINT = "('look crowd' lists everyone.)"
-
-
-@cache
-def _inflect() -> inflect.engine:
-    return inflect.engine()
 
 
 @lru_cache(maxsize=512)
@@ -50,7 +44,7 @@ def plural_phrase(phrase: str) -> str:
     reads the others) -- a hundred newcomers in the square would be 20 ms of a tick.
     The phrases are few (a verb, a way in or out)."""
     verb, space, rest = phrase.partition(" ")
-    plural = _inflect().plural_verb(verb)
+    plural = english().plural_verb(verb)
     return f"{plural}{space}{rest}"
 
 

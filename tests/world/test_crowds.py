@@ -10,6 +10,7 @@ from kits.engines import ws_of
 from kits.heroes import new_character
 
 from maid_engine.engine import GameEngine
+from maid_engine.english import english
 from maid_engine.testing import cmd, session_for
 from maid_stdlib.world.crowd import CROWD_HINT, crowd_phrase, plural_phrase
 from maid_stdlib.world.gmcp import ROOM_PLAYERS, GmcpFeeds
@@ -168,7 +169,7 @@ async def test_a_crowds_telling_inflects_each_phrase_once(
     from maid_stdlib.world import crowd as crowd_module
 
     inflected: list[str] = []
-    engine_inflect = crowd_module._inflect()
+    engine_inflect = english()
     plural_verb = engine_inflect.plural_verb
 
     def counted(verb: str, *args: object) -> str:
