@@ -37,7 +37,7 @@ from maid_stdlib.questgen.signals import (
 )
 from maid_stdlib.questgen.types import QuestSeedType, SeedTypeRegistry
 
-__all__ = ["GroundedSignal", "SeedEvaluator", "SignalThrottle"]
+__all__ = ["GroundedSignal", "SeedDraft", "SeedEvaluator", "SignalThrottle"]
 
 #: Typed fields a compound seed takes from its other signals when the lead lacks them.
 SHARED_FIELDS = frozenset(
@@ -114,6 +114,27 @@ class _Checked:
     importance: float
 
 
+@dataclass
+class SeedDraft:
+    """A seed that passed every check and drew its id, not yet written out.
+
+    Writing a seed (its motivation, stakes, the threats counted for its difficulty,
+    the walk to its place) is most of what a signal's evaluation costs, and the
+    intake throws the signal's own seed away whenever a compound seed of the
+    signals around it can be built, which in a busy world is most of the time. The
+    id is drawn at once, where the eager build drew it, so the world's dice are the
+    same whether the draft is written or not."""
+
+    evaluator: SeedEvaluator = field(repr=False)
+    parts: Sequence[GroundedSignal]
+    lead: GroundedSignal
+    checked: _Checked
+    seed_id: UUID
+
+    def build(self) -> QuestSeed:
+        return self.evaluator.write(self)
+
+
 class SeedEvaluator:
     MIN_IMPORTANCE: ClassVar[float] = 0.4
     MIN_INVOLVED_NPCS: ClassVar[int] = 1
@@ -160,6 +181,14 @@ class SeedEvaluator:
     ) -> QuestSeed | Rejection:
         """The seed of one signal, or why none. ``min_importance`` lowers the
         importance threshold (the daily floor's wider search); None: ``MIN_IMPORTANCE``."""
+        draft = self.draft(signal, min_importance)
+        return draft if isinstance(draft, Rejection) else draft.build()
+
+    def draft(
+        self, signal: StorySignalLike, min_importance: float | None = None
+    ) -> SeedDraft | Rejection:
+        """``evaluate`` without writing the seed: every check is made and its id is
+        drawn; ``SeedDraft.build`` writes it."""
         now = self.facts.now
         if self.throttle is not None and not self.throttle.admit(signal, now):
             return self._reject("throttled", "throttled")
@@ -170,7 +199,10 @@ class SeedEvaluator:
         threshold = self.MIN_IMPORTANCE if min_importance is None else min_importance
         if signal.importance < threshold:
             return self._reject("importance_below_threshold", "importance below threshold")
-        return self.build_seed([grounded], grounded, signal.importance)
+        checked = self._checked([grounded], grounded, signal.importance, None, False)
+        if isinstance(checked, Rejection):
+            return checked
+        return SeedDraft(self, [grounded], grounded, checked, self.facts.new_uuid())
 
     def ground_cached(self, signal: StorySignalLike) -> GroundedSignal | Rejection:
         """``ground(signal)``, reused for ``GROUND_TTL`` game seconds."""
@@ -344,8 +376,16 @@ class SeedEvaluator:
             return self._reject("too_few_npcs", "too few NPCs involved")
         return _Checked(primary, location, fields, involved, factions, area, importance)
 
+    def write(self, draft: SeedDraft) -> QuestSeed:
+        """The seed ``draft`` stands for, with the id it drew."""
+        return self._built(draft.parts, draft.lead, draft.checked, draft.seed_id)
+
     def _built(
-        self, parts: Sequence[GroundedSignal], lead: GroundedSignal, c: _Checked
+        self,
+        parts: Sequence[GroundedSignal],
+        lead: GroundedSignal,
+        c: _Checked,
+        seed_id: UUID | None = None,
     ) -> QuestSeed:
         facts = self.facts
         now = facts.now
@@ -373,7 +413,7 @@ class SeedEvaluator:
         depth = max(p.chain_depth for p in parts)
         mood = fields.pop("mood", None) or extra.mood
         return QuestSeed(
-            id=facts.new_uuid(),
+            id=facts.new_uuid() if seed_id is None else seed_id,
             source_signals=[p.signal for p in parts],
             seed_type=lead.seed_type,
             secondary_seed_types=secondary,

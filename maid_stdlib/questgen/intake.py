@@ -22,7 +22,7 @@ from math import ceil
 
 from maid_engine.clock import GameClock
 from maid_stdlib.questgen.composer import CompoundSeedComposer
-from maid_stdlib.questgen.evaluator import SeedEvaluator
+from maid_stdlib.questgen.evaluator import SeedDraft, SeedEvaluator
 from maid_stdlib.questgen.facts import WorldFacts
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig, SignalGate
 from maid_stdlib.questgen.metrics import QuestGenMetrics
@@ -87,6 +87,10 @@ class SignalIntake:
         )
 
     @property
+    def evaluator(self) -> SeedEvaluator:
+        return self._evaluator
+
+    @property
     def waiting(self) -> list[tuple[float, StorySignalLike]]:
         """(arrival, signal) of the admitted signals not evaluated yet, oldest first."""
         return list(self._waiting)
@@ -149,14 +153,14 @@ class SignalIntake:
         ):
             recent.popleft()
         with self._facts.steady():  # nothing below changes the world
-            seed = await self._evaluator.evaluate(signal)
-            if isinstance(seed, Rejection):
+            single = self._evaluator.draft(signal)
+            if isinstance(single, Rejection):
                 log.info(
                     "seed rejected",
                     extra={
                         "signal_type": signal_type_of(signal),
-                        "reason": seed.reason,
-                        "rules": ",".join(seed.rules),
+                        "reason": single.reason,
+                        "rules": ",".join(single.rules),
                     },
                 )
             # Every cluster of the window is judged (each draws its seed's id
@@ -169,7 +173,7 @@ class SignalIntake:
                 for s in await self._composer.compose([s for _, s in recent], keep=key)
                 if any(signal_key(x) == key for x in s.source_signals)
             ]
-        seed = self._best(seed, compounds)
+            seed = self._best(single, compounds)
         if isinstance(seed, Rejection):
             self._metrics.signal_rejected(seed.rules)
             if set(seed.rules) & RECONSIDERED:
@@ -183,15 +187,17 @@ class SignalIntake:
         return self._buildable(seed)
 
     def _best(
-        self, single: QuestSeed | Rejection, compounds: list[QuestSeed]
+        self, draft: SeedDraft | Rejection, compounds: list[QuestSeed]
     ) -> QuestSeed | Rejection:
         """The most important compound seed an archetype can build, else the signal's
         own seed if one can, else why not. A seed no archetype fits is turned down
         here, by its rule, rather than queued to be planned and rejected at every
-        retry (its type, fields and importance never change)."""
+        retry (its type, fields and importance never change). The signal's own seed
+        is written only when no compound takes its place."""
         fit = [s for s in compounds if self._buildable(s)]
         if fit:
             return max(fit, key=lambda s: s.importance)
+        single = draft if isinstance(draft, Rejection) else draft.build()
         if isinstance(single, QuestSeed) and self._buildable(single):
             return single
         unfit = max(compounds, key=lambda s: s.importance) if compounds else single

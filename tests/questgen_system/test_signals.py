@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
+from uuid import UUID
 
 import pytest
 from kits.engines import HAMLET, hv, metric, questgen_of
@@ -13,6 +15,7 @@ from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig, SignalGate
 from maid_stdlib.questgen.rejection import Rejection
+from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.signals import BasicSignal
 from maid_stdlib.story.signals import StorySignalEvent, StorySituationResolvedEvent
 
@@ -89,6 +92,39 @@ async def test_a_goal_and_a_threat_compose_and_the_compound_supersedes_the_singl
     # The single threat seed is part of the compound: only the compound waits.
     assert [s.id for s in system.pending_seeds()] == [compound.id]
     assert metric(quiet, "maid_questgen_seeds_total", outcome="superseded") == 1
+
+
+async def test_a_signal_a_compound_takes_is_not_written_on_its_own(
+    quiet: GameEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Writing a seed is most of an evaluation's cost. The blocked goal's own seed
+    # would be superseded by its compound with the threat at once: it draws its id
+    # (the world's dice stay those of writing it) and is never written.
+    system = questgen_of(quiet)
+    grain_crisis(quiet)
+    first = await system.accept_signal(threat(quiet, "pell", "tamsin"))
+    assert not isinstance(first, Rejection), first
+    evaluator = pipeline_of(quiet).stages.intake.evaluator
+    written: list[int] = []
+    drawn: list[UUID] = []
+    built, new_uuid = evaluator._built, evaluator.facts.new_uuid
+
+    def writing(*args: Any, **kwargs: Any) -> QuestSeed:
+        written.append(len(args[0]))
+        return built(*args, **kwargs)
+
+    def drawing() -> UUID:
+        drawn.append(new_uuid())
+        return drawn[-1]
+
+    monkeypatch.setattr(evaluator, "_built", writing)
+    monkeypatch.setattr(evaluator.facts, "new_uuid", drawing)
+    compound = await system.accept_signal(blocked(quiet))
+    assert not isinstance(compound, Rejection), compound
+    assert len(compound.source_signals) == 2
+    assert written == [2]  # the compound only
+    assert len(drawn) == 2
+    assert drawn[1] == compound.id  # the single's id was drawn first
 
 
 async def test_a_resolved_situation_makes_its_seeds_stale(tmp_path: Path) -> None:
