@@ -23,7 +23,7 @@ become seeds of their own type.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from typing import ClassVar
 from uuid import UUID
 
@@ -77,12 +77,12 @@ class CompoundSeedComposer:
         return self.evaluator.facts
 
     async def compose(
-        self, signals: Sequence[StorySignalLike], keep: object | None = None
+        self, signals: Sequence[StorySignalLike], keep: Container[object] | None = None
     ) -> list[QuestSeed]:
         """Seeds for every cluster of two or more related, grounded signals.
 
         Single signals are left to ``SeedEvaluator.evaluate``. ``keep``: only the
-        seeds of clusters holding the signal of that ``signal_key`` are wanted; the
+        seeds of clusters holding a signal of one of these ``signal_key``s are wanted; the
         other clusters are judged and draw their seed's id, exactly as if they were
         built, but are not written out (the world's dice stay the same).
         """
@@ -93,7 +93,7 @@ class CompoundSeedComposer:
         for cluster in (story for group in self.cluster(grounded) for story in self.stories(group)):
             if len(cluster) < 2:
                 continue
-            if keep is not None and not any(signal_key(g.signal) == keep for g in cluster):
+            if keep is not None and not any(signal_key(g.signal) in keep for g in cluster):
                 self._compose(cluster, draw_only=True)
                 continue
             seed = self._compose(cluster)

@@ -78,6 +78,10 @@ class QuestGenerationConfig(BaseModel):
     #: at least ``signals_per_tick`` a tick (0: all at once, as they arrive).
     signal_spread: float = Field(default=60.0, ge=0)
     signals_per_tick: int = Field(default=1, ge=1)
+    #: A burst's signals are composed together, this many at most at once (each
+    #: signal's compound held all the burst's signals before it, and was
+    #: superseded by the next at once). 1: each signal as its turn comes.
+    compose_batch: int = Field(default=8, ge=1)
     #: A new quest is matched to the characters online within this many game
     #: seconds, at least ``deliveries_per_tick`` of them a tick (0: all at once):
     #: matching it to 200 players in one tick was a 25 ms tick.

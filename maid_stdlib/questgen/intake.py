@@ -19,6 +19,7 @@ import logging
 from collections import deque
 from collections.abc import Callable
 from math import ceil
+from uuid import UUID
 
 from maid_engine.clock import GameClock
 from maid_stdlib.questgen.composer import CompoundSeedComposer
@@ -75,6 +76,9 @@ class SignalIntake:
         self._recent: deque[tuple[float, StorySignalLike]] = deque()
         #: Admitted signals waiting for evaluation, oldest first.
         self._waiting: deque[tuple[float, StorySignalLike]] = deque()
+        #: Signals taken from ``_waiting`` (and into the composition window) whose
+        #: evaluation waits for the rest of their burst: see ``evaluate_waiting``.
+        self._taken: list[tuple[float, StorySignalLike]] = []
         #: Game seconds of the latest tick (the allowance follows game time).
         self._delta = 0.0
         self._allowance_at: float | None = None
@@ -93,7 +97,7 @@ class SignalIntake:
     @property
     def waiting(self) -> list[tuple[float, StorySignalLike]]:
         """(arrival, signal) of the admitted signals not evaluated yet, oldest first."""
-        return list(self._waiting)
+        return [*self._taken, *self._waiting]
 
     def tick_started(self, delta: float) -> None:
         self._delta = max(delta, 0.0)
@@ -125,9 +129,18 @@ class SignalIntake:
         return True
 
     async def evaluate_waiting(self) -> None:
-        """Evaluate waiting signals, oldest first, within this tick's allowance."""
+        """Take waiting signals, oldest first, within this tick's allowance, and
+        evaluate what was taken once the burst is through or ``compose_batch``
+        signals were taken.
+
+        Composing is most of an evaluation's cost, and in a burst each signal's
+        compound seed held every signal of the burst before it: the next one's
+        superseded it at once. So a burst's signals enter the composition window
+        as their turn comes and are composed together, a batch at a time."""
         waiting = self._waiting
         if not waiting:
+            if self._taken:
+                await self._evaluate_taken()
             return
         now = self._clock.game_time
         if self._allowance_at != now:
@@ -140,11 +153,17 @@ class SignalIntake:
             if self._evaluated >= max(cfg.signals_per_tick, share):
                 break
             self._evaluated += 1
-            arrived, signal = waiting.popleft()
-            await self.evaluate(arrived, signal)
+            self._take(*waiting.popleft())
+            if not waiting or len(self._taken) >= cfg.compose_batch:
+                await self._evaluate_taken()
 
     async def evaluate(self, arrived: float, signal: StorySignalLike) -> QuestSeed | Rejection:
-        """Evaluate and compose one admitted signal; the seed queued, or why none."""
+        """Evaluate and compose one admitted signal now (with any taken before it);
+        its seed queued, or why none."""
+        self._take(arrived, signal)
+        return (await self._evaluate_taken())[-1]
+
+    def _take(self, arrived: float, signal: StorySignalLike) -> None:
         cfg = self._settings
         recent = self._recent
         recent.append((arrived, signal))
@@ -152,35 +171,47 @@ class SignalIntake:
             arrived - recent[0][0] > cfg.compose_window or len(recent) > cfg.compose_max_signals
         ):
             recent.popleft()
+        self._taken.append((arrived, signal))
+
+    async def _evaluate_taken(self) -> list[QuestSeed | Rejection]:
+        """Evaluate the taken signals, each alone and all composed at once with the
+        window; each signal's seed queued (a compound once), or why none."""
+        taken, self._taken = self._taken, []
         with self._facts.steady():  # nothing below changes the world
-            single = self._evaluator.draft(signal)
-            if isinstance(single, Rejection):
-                log.info(
-                    "seed rejected",
-                    extra={
-                        "signal_type": signal_type_of(signal),
-                        "reason": single.reason,
-                        "rules": ",".join(single.rules),
-                    },
-                )
+            drafts = [self._evaluator.draft(signal) for _, signal in taken]
+            for (_, signal), draft in zip(taken, drafts, strict=True):
+                if isinstance(draft, Rejection):
+                    log.info(
+                        "seed rejected",
+                        extra={
+                            "signal_type": signal_type_of(signal),
+                            "reason": draft.reason,
+                            "rules": ",".join(draft.rules),
+                        },
+                    )
             # Every cluster of the window is judged (each draws its seed's id
             # from the engine's random stream: skipping the others would change
-            # every seeded world's dice), but only the one holding the new signal
-            # is written out and kept.
-            key = signal_key(signal)
-            compounds = [
-                s
-                for s in await self._composer.compose([s for _, s in recent], keep=key)
-                if any(signal_key(x) == key for x in s.source_signals)
+            # every seeded world's dice), but only those holding a taken signal
+            # are written out and kept.
+            keys = [signal_key(signal) for _, signal in taken]
+            composed = await self._composer.compose([s for _, s in self._recent], keep=set(keys))
+            seeds = [
+                self._best(
+                    draft,
+                    [c for c in composed if any(signal_key(x) == key for x in c.source_signals)],
+                )
+                for key, draft in zip(keys, drafts, strict=True)
             ]
-            seed = self._best(single, compounds)
-        if isinstance(seed, Rejection):
-            self._metrics.signal_rejected(seed.rules)
-            if set(seed.rules) & RECONSIDERED:
-                self._turned_down.append((arrived, signal, seed))
-        else:
-            self._queue.enqueue(seed)
-        return seed
+        queued: set[UUID] = set()
+        for (arrived, signal), seed in zip(taken, seeds, strict=True):
+            if isinstance(seed, Rejection):
+                self._metrics.signal_rejected(seed.rules)
+                if set(seed.rules) & RECONSIDERED:
+                    self._turned_down.append((arrived, signal, seed))
+            elif seed.id not in queued:
+                queued.add(seed.id)
+                self._queue.enqueue(seed)
+        return seeds
 
     def buildable(self, seed: QuestSeed) -> bool:
         """Whether some archetype can make a quest of ``seed``."""

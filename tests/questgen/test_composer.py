@@ -186,7 +186,7 @@ async def test_composing_for_one_signal_keeps_its_seeds_and_the_worlds_dice(town
     for new in (goal, grudge):
         key = signal_key(new)
         rng.setstate(before)
-        kept = await composer.compose(window, keep=key)
+        kept = await composer.compose(window, keep={key})
         assert rng.getstate() == after
         wanted = [s for s in every if any(signal_key(x) == key for x in s.source_signals)]
         assert len(kept) == len(wanted) == 1
@@ -203,7 +203,7 @@ async def test_a_cluster_that_would_be_rejected_draws_nothing(town: Town) -> Non
     rng = town.engine.random
     before = rng.getstate()
     # Too unimportant a compound: no seed, and no id drawn for it.
-    assert await composer.compose(window, keep=signal_key(window[2])) == []
+    assert await composer.compose(window, keep={signal_key(window[2])}) == []
     assert rng.getstate() == before
 
 

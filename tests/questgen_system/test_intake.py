@@ -1,7 +1,7 @@
-"""SignalIntake: a burst of admitted signals is evaluated over ticks, in order, each
-composed with the signals admitted before it; a long tick evaluates at once. A
-seed no archetype can build is turned down when its signal comes, by its rule,
-instead of being planned and rejected at every retry."""
+"""SignalIntake: a burst of admitted signals is taken over ticks, in order, into the
+composition window and evaluated a batch at a time, composed together; a long tick
+evaluates at once. A seed no archetype can build is turned down when its signal
+comes, by its rule, instead of being planned and rejected at every retry."""
 
 from __future__ import annotations
 
@@ -59,17 +59,31 @@ def _burst(engine: GameEngine, n: int) -> list[StorySignal]:
 
 
 def _record(engine: GameEngine) -> list[tuple[float, StorySignalLike]]:
-    """(game time, signal) of every evaluation, in order."""
+    """(game time, signal) of every signal taken into the composition window, in order."""
     intake = pipeline_of(engine).stages.intake
     seen: list[tuple[float, StorySignalLike]] = []
-    evaluate = intake.evaluate
+    take = intake._take
 
-    async def recording(arrived: float, signal: StorySignalLike) -> QuestSeed | Rejection:
+    def recording(arrived: float, signal: StorySignalLike) -> None:
         seen.append((engine.clock.game_time, signal))
-        return await evaluate(arrived, signal)
+        take(arrived, signal)
 
-    intake.evaluate = recording  # type: ignore[method-assign]
+    intake._take = recording  # type: ignore[method-assign]
     return seen
+
+
+def _batches(engine: GameEngine) -> list[tuple[float, int]]:
+    """(game time, signals) of every evaluation of the taken signals, in order."""
+    intake = pipeline_of(engine).stages.intake
+    batches: list[tuple[float, int]] = []
+    evaluate = intake._evaluate_taken
+
+    async def recording() -> list[QuestSeed | Rejection]:
+        batches.append((engine.clock.game_time, len(intake._taken)))
+        return await evaluate()
+
+    intake._evaluate_taken = recording  # type: ignore[method-assign]
+    return batches
 
 
 async def test_a_burst_is_evaluated_over_ticks_in_arrival_order(
@@ -78,17 +92,23 @@ async def test_a_burst_is_evaluated_over_ticks_in_arrival_order(
     engine, system = short_ticks, questgen_of(short_ticks)
     await engine.run_ticks(1)  # the system has seen one tick's length
     seen = _record(engine)
+    batches = _batches(engine)
     burst = _burst(engine, 60)
     for signal in burst:
         engine.events.emit(StorySignalEvent(signal))
     await engine.dispatch_events()
     # 60 waiting * 2.4 s / 60 s: 3 a tick at first, never fewer than 2.
     assert len(seen) == 3
-    assert system.signals_waiting() == 57
+    # The first two came with nothing waiting behind them: evaluated at once. The
+    # third waits for the rest of its batch.
+    assert [n for _, n in batches] == [1, 1]
+    assert system.signals_waiting() == 58
     for _ in range(40):
         await engine.run_ticks(1)
     assert system.signals_waiting() == 0
     assert [s for _, s in seen] == burst  # first come, first evaluated
+    # Then eight at a time (compose_batch), the rest when the burst was through.
+    assert [n for _, n in batches] == [1, 1] + [8] * 7 + [2]
     per_tick: dict[float, int] = {}
     for when, _ in seen:
         per_tick[when] = per_tick.get(when, 0) + 1
@@ -171,6 +191,47 @@ async def test_a_late_evaluation_composes_with_what_arrived_before_it(tmp_path: 
         assert [sorted(str(x.signal_type) for x in s.source_signals) for s in compound] == [
             ["GOAL_BLOCKED", "THREAT_DETECTED"]
         ]
+
+
+async def test_a_bursts_signals_are_composed_together_once(tmp_path: Path) -> None:
+    """In a burst each signal's compound held the burst's signals before it and was
+    superseded by the next at once: the burst is composed a batch at a time, and a
+    signal inside a compound is never queued alone."""
+    config = _spread(signal_spread=600.0, signals_per_tick=1)
+    async with _short(tmp_path, config) as engine:
+        await engine.run_ticks(1)
+        grain_crisis(engine)
+        batches = _batches(engine)
+        queued: list[QuestSeed] = []
+        queue = pipeline_of(engine).stages.queue
+        enqueue = queue.enqueue
+
+        def recording(seed: QuestSeed) -> None:
+            queued.append(seed)
+            enqueue(seed)
+
+        queue.enqueue = recording  # type: ignore[method-assign]
+        first, *others, last = [
+            threat(engine, "pell", "tamsin"),
+            *_burst(engine, 3),
+            blocked(engine),
+            threat(engine, "marta"),
+        ]
+        for signal in [first, *others, last]:
+            engine.events.emit(StorySignalEvent(signal))
+        await engine.dispatch_events()
+        for _ in range(10):
+            await engine.run_ticks(1)
+        # The first came alone; the rest were taken a tick apart and evaluated
+        # together when the last was taken.
+        assert [n for _, n in batches] == [1, 5]
+        compounds = [s for s in queued if len(s.source_signals) > 1]
+        assert len(compounds) == 1
+        assert last in compounds[0].source_signals
+        singles = [s.source_signals[0] for s in queued if len(s.source_signals) == 1]
+        # The threat's own seed was queued once, when it came alone; no signal of
+        # the batch that the compound holds was queued alone.
+        assert not set(map(id, singles[1:])) & set(map(id, compounds[0].source_signals))
 
 
 def _ground_nowhere(signal: Any, facts: Any) -> SeedGrounding | None:
