@@ -76,9 +76,10 @@ class SignalIntake:
         self._recent: deque[tuple[float, StorySignalLike]] = deque()
         #: Admitted signals waiting for evaluation, oldest first.
         self._waiting: deque[tuple[float, StorySignalLike]] = deque()
-        #: Signals taken from ``_waiting`` (and into the composition window) whose
-        #: evaluation waits for the rest of their burst: see ``evaluate_waiting``.
-        self._taken: list[tuple[float, StorySignalLike]] = []
+        #: Signals taken from ``_waiting`` into the composition window, with their
+        #: own seed's draft (or why none), whose composition waits for the rest of
+        #: their burst: see ``evaluate_waiting``.
+        self._taken: list[tuple[float, StorySignalLike, SeedDraft | Rejection]] = []
         #: Game seconds of the latest tick (the allowance follows game time).
         self._delta = 0.0
         self._allowance_at: float | None = None
@@ -97,7 +98,7 @@ class SignalIntake:
     @property
     def waiting(self) -> list[tuple[float, StorySignalLike]]:
         """(arrival, signal) of the admitted signals not evaluated yet, oldest first."""
-        return [*self._taken, *self._waiting]
+        return [*((arrived, signal) for arrived, signal, _ in self._taken), *self._waiting]
 
     def tick_started(self, delta: float) -> None:
         self._delta = max(delta, 0.0)
@@ -136,7 +137,8 @@ class SignalIntake:
         Composing is most of an evaluation's cost, and in a burst each signal's
         compound seed held every signal of the burst before it: the next one's
         superseded it at once. So a burst's signals enter the composition window
-        as their turn comes and are composed together, a batch at a time."""
+        (and are judged alone) as their turn comes, and are composed together, a
+        batch at a time."""
         waiting = self._waiting
         if not waiting:
             if self._taken:
@@ -164,6 +166,7 @@ class SignalIntake:
         return (await self._evaluate_taken())[-1]
 
     def _take(self, arrived: float, signal: StorySignalLike) -> None:
+        """Into the composition window, judged alone (its own seed drafted)."""
         cfg = self._settings
         recent = self._recent
         recent.append((arrived, signal))
@@ -171,39 +174,39 @@ class SignalIntake:
             arrived - recent[0][0] > cfg.compose_window or len(recent) > cfg.compose_max_signals
         ):
             recent.popleft()
-        self._taken.append((arrived, signal))
+        with self._facts.steady():  # nothing below changes the world
+            draft = self._evaluator.draft(signal)
+        if isinstance(draft, Rejection):
+            log.info(
+                "seed rejected",
+                extra={
+                    "signal_type": signal_type_of(signal),
+                    "reason": draft.reason,
+                    "rules": ",".join(draft.rules),
+                },
+            )
+        self._taken.append((arrived, signal, draft))
 
     async def _evaluate_taken(self) -> list[QuestSeed | Rejection]:
-        """Evaluate the taken signals, each alone and all composed at once with the
-        window; each signal's seed queued (a compound once), or why none."""
+        """Compose the taken signals at once with the window; each signal's seed
+        queued (a compound once), or why none."""
         taken, self._taken = self._taken, []
         with self._facts.steady():  # nothing below changes the world
-            drafts = [self._evaluator.draft(signal) for _, signal in taken]
-            for (_, signal), draft in zip(taken, drafts, strict=True):
-                if isinstance(draft, Rejection):
-                    log.info(
-                        "seed rejected",
-                        extra={
-                            "signal_type": signal_type_of(signal),
-                            "reason": draft.reason,
-                            "rules": ",".join(draft.rules),
-                        },
-                    )
             # Every cluster of the window is judged (each draws its seed's id
             # from the engine's random stream: skipping the others would change
             # every seeded world's dice), but only those holding a taken signal
             # are written out and kept.
-            keys = [signal_key(signal) for _, signal in taken]
+            keys = [signal_key(signal) for _, signal, _ in taken]
             composed = await self._composer.compose([s for _, s in self._recent], keep=set(keys))
             seeds = [
                 self._best(
                     draft,
                     [c for c in composed if any(signal_key(x) == key for x in c.source_signals)],
                 )
-                for key, draft in zip(keys, drafts, strict=True)
+                for key, (_, _, draft) in zip(keys, taken, strict=True)
             ]
         queued: set[UUID] = set()
-        for (arrived, signal), seed in zip(taken, seeds, strict=True):
+        for (arrived, signal, _), seed in zip(taken, seeds, strict=True):
             if isinstance(seed, Rejection):
                 self._metrics.signal_rejected(seed.rules)
                 if set(seed.rules) & RECONSIDERED:
