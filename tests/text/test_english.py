@@ -54,3 +54,32 @@ def test_a_typeguard_imported_before_is_put_back() -> None:
         """
     )
     assert out == "True False arrive"
+
+
+def test_a_server_loads_the_engine_before_its_first_tick() -> None:
+    # The import costs ~20 ms: paid at start, not inside the first tick that
+    # writes a plural.
+    out = _run(
+        """
+        import asyncio, sys, tempfile
+        from maid_engine.app import MaidServer
+        from maid_engine.config import Settings
+
+        async def main():
+            with tempfile.TemporaryDirectory() as d:
+                settings = Settings(
+                    data_dir=d, database_url=f"sqlite+aiosqlite:///{d}/maid.db",
+                    telnet_enabled=False, web_enabled=False, metrics_enabled=False,
+                )
+                server = MaidServer(settings, packs=["stdlib"], announce=lambda _l: None)
+                before = "inflect" in sys.modules
+                await server.start()
+                try:
+                    print(before, "inflect" in sys.modules)
+                finally:
+                    await server.stop()
+
+        asyncio.run(main())
+        """
+    )
+    assert out.splitlines()[-1] == "False True"
