@@ -10,7 +10,8 @@ typeguard whose ``typechecked`` returns what it is given; the real typeguard, if
 something imported it already, is put back at once.
 
 Loaded on first use (no import-time side effects), once per process, under a lock:
-prose is written on the event loop and in worker threads.
+prose is written on the event loop and in worker threads. ``MaidServer.start``
+loads it, so that no tick pays the import.
 """
 
 from __future__ import annotations

@@ -5,12 +5,13 @@ dedup window, world-wide rolling cap). Evaluation -- the signal alone, then
 composed with the recent signals it relates to -- is the costly part, and a
 detection round in a big world admits dozens of signals in one event dispatch:
 evaluating them all there stalled that tick (seconds at 10,000 NPCs). So each
-tick evaluates at least ``signals_per_tick`` and enough for a burst to be through
-within ``signal_spread`` game seconds. When a tick is that long (``maid
+tick takes at least ``signals_per_tick`` into the composition window (stamped with
+its arrival time, judged alone) and enough for a burst to be through within
+``signal_spread`` game seconds; what was taken is composed at once when the burst
+is through or ``compose_batch`` were taken. When a tick is that long (``maid
 simulate``'s 60 s ticks) everything is evaluated at once, as it arrives, exactly
-as if there were no queue. Order is kept, and each signal is composed with the
-window of signals admitted before it, stamped with its arrival time. The best
-seed goes to the :class:`~maid_stdlib.questgen.pipeline.queue.SeedQueue`.
+as if there were no queue. Order is kept. The best seed holding each signal goes
+to the :class:`~maid_stdlib.questgen.pipeline.queue.SeedQueue`.
 """
 
 from __future__ import annotations
@@ -231,6 +232,9 @@ class SignalIntake:
         fit = [s for s in compounds if self._buildable(s)]
         if fit:
             return max(fit, key=lambda s: s.importance)
+        # Written from the world as it is now; the checks are those of the tick
+        # the signal was taken, a few ticks ago at most in a burst (planning
+        # grounds the seed again).
         single = draft if isinstance(draft, Rejection) else draft.build()
         if isinstance(single, QuestSeed) and self._buildable(single):
             return single

@@ -86,6 +86,20 @@ def _batches(engine: GameEngine) -> list[tuple[float, int]]:
     return batches
 
 
+def _queued(engine: GameEngine) -> list[QuestSeed]:
+    """Every seed the intake queues, in order."""
+    queue = pipeline_of(engine).stages.queue
+    queued: list[QuestSeed] = []
+    enqueue = queue.enqueue
+
+    def recording(seed: QuestSeed) -> None:
+        queued.append(seed)
+        enqueue(seed)
+
+    queue.enqueue = recording  # type: ignore[method-assign]
+    return queued
+
+
 async def test_a_burst_is_evaluated_over_ticks_in_arrival_order(
     short_ticks: GameEngine,
 ) -> None:
@@ -170,15 +184,7 @@ async def test_a_late_evaluation_composes_with_what_arrived_before_it(tmp_path: 
         await engine.run_ticks(1)
         grain_crisis(engine)
         seen = _record(engine)
-        queued: list[QuestSeed] = []
-        queue = pipeline_of(engine).stages.queue
-        enqueue = queue.enqueue
-
-        def recording(seed: QuestSeed) -> None:
-            queued.append(seed)
-            enqueue(seed)
-
-        queue.enqueue = recording  # type: ignore[method-assign]
+        queued = _queued(engine)
         signals = [threat(engine, "pell", "tamsin"), *_burst(engine, 3), blocked(engine)]
         for signal in signals:
             engine.events.emit(StorySignalEvent(signal))
@@ -202,15 +208,7 @@ async def test_a_bursts_signals_are_composed_together_once(tmp_path: Path) -> No
         await engine.run_ticks(1)
         grain_crisis(engine)
         batches = _batches(engine)
-        queued: list[QuestSeed] = []
-        queue = pipeline_of(engine).stages.queue
-        enqueue = queue.enqueue
-
-        def recording(seed: QuestSeed) -> None:
-            queued.append(seed)
-            enqueue(seed)
-
-        queue.enqueue = recording  # type: ignore[method-assign]
+        queued = _queued(engine)
         first, *others, last = [
             threat(engine, "pell", "tamsin"),
             *_burst(engine, 3),
