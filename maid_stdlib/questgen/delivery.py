@@ -191,6 +191,16 @@ class DeliveryPolicy:
 CarrierKey = tuple[str, str]
 
 
+class _Carriers:
+    """The entities whose gossip is indexed under exactly ``keys``."""
+
+    __slots__ = ("keys", "members")
+
+    def __init__(self, keys: frozenset[CarrierKey]) -> None:
+        self.keys = keys
+        self.members: set[UUID] = set()
+
+
 class GossipCarriers:
     """Which entities carry (not secret) gossip under which statement ids and topic
     words: the candidates for telling a quest's rumour.
@@ -199,24 +209,44 @@ class GossipCarriers:
     gossip changed, and it is read again at the next question, so a question costs
     the changes since the last one and the size of its answer, never a walk over
     every NPC. Entities that lost their gossip or were destroyed (which runs no
-    hook) are dropped when a question meets them."""
+    hook) are dropped when a question meets them.
+
+    Entities are kept in groups of the same keys: gossip spreads by copies, so
+    thousands of NPCs hold the same few statements, and a set of holders per key
+    (each of thousands) made the index 1.5-2 KiB a carrier; now it is about 75
+    bytes."""
 
     def __init__(self, world: World) -> None:
         self.world = world
         self._started = False
         self._dirty: set[UUID] = set()
-        self._keys: dict[UUID, frozenset[CarrierKey]] = {}
-        self._holders: dict[CarrierKey, set[UUID]] = {}
+        self._group_of: dict[UUID, _Carriers] = {}
+        self._groups: dict[frozenset[CarrierKey], _Carriers] = {}
+        self._holders: dict[CarrierKey, list[_Carriers]] = {}
         #: KnownGossip components read (what tests of its cost count).
         self.reads = 0
 
     def _start(self) -> None:
-        # Hooked on first use: a world that never plans a delivery pays nothing.
+        # Hooked on first use or at start-up (``warm``), whichever comes first.
         if self._started:
             return
         self._started = True
         self.world.on_changed(KnownGossip, self._changed)
         self._dirty.update(uid for uid, _ in self.world.each(KnownGossip))
+
+    def warm(self) -> None:
+        """Index every entity's gossip now: the server calls it at start-up, so the
+        first delivery planned (a player logging in) neither waits for the whole
+        world's gossip to be read nor makes the index's memory look like that
+        player's."""
+        self._start()
+        self._refresh()
+
+    def _refresh(self) -> None:
+        if self._dirty:
+            for entity in self._dirty:
+                self._reindex(entity)
+            self._dirty.clear()
 
     def _changed(self, entity: UUID, _known: KnownGossip) -> None:
         self._dirty.add(entity)
@@ -234,32 +264,42 @@ class GossipCarriers:
         self._set_keys(entity, frozenset(keys))
 
     def _set_keys(self, entity: UUID, keys: frozenset[CarrierKey]) -> None:
-        old = self._keys.pop(entity, frozenset())
-        for key in old - keys:
-            holders = self._holders.get(key)
-            if holders is not None:
-                holders.discard(entity)
-                if not holders:
-                    del self._holders[key]
-        for key in keys - old:
-            self._holders.setdefault(key, set()).add(entity)
-        if keys:
-            self._keys[entity] = keys
+        old = self._group_of.get(entity)
+        if old is not None:
+            if old.keys == keys:
+                return
+            del self._group_of[entity]
+            old.members.discard(entity)
+            if not old.members:
+                self._drop(old)
+        if not keys:
+            return
+        group = self._groups.get(keys)
+        if group is None:
+            group = self._groups[keys] = _Carriers(keys)
+            for key in keys:
+                self._holders.setdefault(key, []).append(group)
+        group.members.add(entity)
+        self._group_of[entity] = group
+
+    def _drop(self, group: _Carriers) -> None:
+        del self._groups[group.keys]
+        for key in group.keys:
+            holding = self._holders[key]
+            holding.remove(group)
+            if not holding:
+                del self._holders[key]
 
     def about(self, oq: OpenQuest) -> set[UUID]:
         """Entities holding a copy of a statement about the quest's situation or one
         that shares a topic word with it (``DeliveryPlanner.gossip_about`` agrees)."""
         self._start()
-        if self._dirty:
-            for entity in self._dirty:
-                self._reindex(entity)
-            self._dirty.clear()
+        self._refresh()
+        wanted = [("id", gossip_id) for gossip_id in oq.gossip_ids]
+        wanted.extend(("topic", word) for word in oq.topics)
         found: set[UUID] = set()
-        holders = self._holders
-        for gossip_id in oq.gossip_ids:
-            found |= holders.get(("id", gossip_id), set())
-        for word in oq.topics:
-            found |= holders.get(("topic", word), set())
+        for group in {g for key in wanted for g in self._holders.get(key, ())}:
+            found |= group.members
         world = self.world
         gone = [
             uid
@@ -305,6 +345,10 @@ class DeliveryPlanner:
         if self._carriers is None:
             self._carriers = GossipCarriers(self.facts.engine.world)
         return self._carriers
+
+    def warm(self) -> None:
+        """Build the gossip carriers' index now (see :meth:`GossipCarriers.warm`)."""
+        self.carriers.warm()
 
     # -- who knows what -----------------------------------------------------------------
     def gossip_about(self, npc: UUID, oq: OpenQuest) -> GossipItem | None:

@@ -178,6 +178,7 @@ class QuestGenerationSystem(System):
         for oq in await self.stages.side_table.load(self._history.active_generated_quest_ids()):
             open_quests[oq.quest.id] = oq
         seeds = await self.stages.seed_store.load()
+        self.stages.deliveries.planner.warm()
         log.info(
             "quest generation started: %d open generated quests, %d seeds waiting",
             len(open_quests),
