@@ -111,24 +111,44 @@ async def test_a_burst_is_evaluated_over_ticks_in_arrival_order(
     for signal in burst:
         engine.events.emit(StorySignalEvent(signal))
     await engine.dispatch_events()
-    # 60 waiting * 2.4 s / 60 s: 3 a tick at first, never fewer than 2.
+    # The dispatch gates them, one by one; the update sees the whole burst.
+    assert seen == []
+    assert system.signals_waiting() == 60
+    await engine.run_ticks(1)
+    # 60 waiting * 2.4 s / 60 s: 3 a tick at first, never fewer than 2, and they
+    # wait for the rest of their batch.
     assert len(seen) == 3
-    # The first two came with nothing waiting behind them: evaluated at once. The
-    # third waits for the rest of its batch.
-    assert [n for _, n in batches] == [1, 1]
-    assert system.signals_waiting() == 58
+    assert batches == []
+    assert system.signals_waiting() == 60  # the 3 taken wait for their batch
     for _ in range(40):
         await engine.run_ticks(1)
     assert system.signals_waiting() == 0
     assert [s for _, s in seen] == burst  # first come, first evaluated
-    # Then eight at a time (compose_batch), the rest when the burst was through.
-    assert [n for _, n in batches] == [1, 1] + [8] * 7 + [2]
+    # Eight at a time (compose_batch), the rest when the burst was through: none
+    # composed alone.
+    assert [n for _, n in batches] == [8] * 7 + [4]
     per_tick: dict[float, int] = {}
     for when, _ in seen:
         per_tick[when] = per_tick.get(when, 0) + 1
     assert max(per_tick.values()) == 3
     assert min(per_tick.values()) >= 1
     assert len(per_tick) >= 20  # spread: no tick took the whole burst
+
+
+async def test_a_lone_signal_is_evaluated_in_the_tick_it_comes(short_ticks: GameEngine) -> None:
+    engine = short_ticks
+    await engine.run_ticks(1)
+    batches = _batches(engine)
+    queued = _queued(engine)
+    signal = threat(engine, "pell", "tamsin")
+    engine.events.emit(StorySignalEvent(signal))
+    await engine.dispatch_events()
+    assert batches == []  # gated only
+    tick = engine.clock.game_time
+    await engine.run_ticks(1)
+    assert [n for _, n in batches] == [1]
+    assert batches[0][0] > tick  # in the tick's update
+    assert [s.source_signals for s in queued] == [[signal]]
 
 
 async def test_a_tick_as_long_as_the_spread_evaluates_everything_as_it_arrives(
@@ -172,8 +192,7 @@ async def test_signals_are_gated_when_they_arrive_not_when_evaluated(tmp_path: P
             engine.events.emit(StorySignalEvent(signal))
         await engine.dispatch_events()
         waiting = [s for _, s in pipeline_of(engine).stages.intake.waiting]
-        assert len(waiting) == 4 - 1  # one evaluated at once, 3 wait; 4 were duplicates
-        assert waiting == burst[1:4]
+        assert waiting == burst[:4]  # 4 were duplicates
 
 
 async def test_a_late_evaluation_composes_with_what_arrived_before_it(tmp_path: Path) -> None:
@@ -220,16 +239,14 @@ async def test_a_bursts_signals_are_composed_together_once(tmp_path: Path) -> No
         await engine.dispatch_events()
         for _ in range(10):
             await engine.run_ticks(1)
-        # The first came alone; the rest were taken a tick apart and evaluated
-        # together when the last was taken.
-        assert [n for _, n in batches] == [1, 5]
+        # Taken a tick apart and evaluated together when the last was taken.
+        assert [n for _, n in batches] == [6]
         compounds = [s for s in queued if len(s.source_signals) > 1]
         assert len(compounds) == 1
         assert last in compounds[0].source_signals
         singles = [s.source_signals[0] for s in queued if len(s.source_signals) == 1]
-        # The threat's own seed was queued once, when it came alone; no signal of
-        # the batch that the compound holds was queued alone.
-        assert not set(map(id, singles[1:])) & set(map(id, compounds[0].source_signals))
+        # No signal the compound holds was queued alone.
+        assert not set(map(id, singles)) & set(map(id, compounds[0].source_signals))
 
 
 def _ground_nowhere(signal: Any, facts: Any) -> SeedGrounding | None:
