@@ -98,24 +98,32 @@ class ThreatMap:
         self._facts: dict[tuple[tuple[str, ...], str], Fact | None] = {}
         self._groups_in: dict[tuple[str, ...], list[ThreatGroup]] = {}
         self._places: dict[str, str] = {}
-        seen: set[UUID] = set()
+        # Rebuilt whenever a threat moves or dies: with 200 players fighting in
+        # the 10,000-NPC world, every other tick. So the loop looks each key up
+        # once per (source, room), not once per threat, and binds what it calls.
+        world = living.engine.world
+        room_key_of, area_of = ws.room_key_of, ws.area_of
+        by_room, groups, ids, group_of = self.by_room, self.groups, self.ids, self._group_of
         for uid, source in pairs:
-            room = ws.room_key_of(uid)
-            if uid in seen or room is None or not living.engine.world.entity_exists(uid):
+            if uid in ids:
                 continue
-            seen.add(uid)
-            self.ids.add(uid)
-            self.by_room.setdefault(room, []).append((uid, source))
-            place = ws.area_of(room) or room
-            key = f"threat:{source}:{place}"
-            group = self.groups.get(key)
-            if group is None:
-                group = self.groups[key] = ThreatGroup(
-                    key, source, living.source_name(source), place
-                )
+            room = room_key_of(uid)
+            if room is None or not world.entity_exists(uid):
+                continue
+            ids.add(uid)
+            here = by_room.get(room)
+            if here is None:
+                here = by_room[room] = []
+            here.append((uid, source))
+            key = group_of.get((source, room))
+            if key is None:
+                place = area_of(room) or room
+                key = group_of[(source, room)] = f"threat:{source}:{place}"
+                if key not in groups:
+                    groups[key] = ThreatGroup(key, source, living.source_name(source), place)
+            group = groups[key]
             group.entities.append(uid)
             group.rooms[room] = group.rooms.get(room, 0) + 1
-            self._group_of[(source, room)] = key
 
     def __bool__(self) -> bool:
         return bool(self.groups)
