@@ -291,7 +291,21 @@ class LivingWorld:
         return self._threats
 
     def is_threat(self, entity: UUID) -> bool:
-        return entity in self.threat_map().ids
+        threats = self._threats
+        if threats is not None:
+            return entity in threats.ids
+        # The map is out of date (a threat moved or died) and rebuilding it is
+        # milliseconds in a big world; the NPCs met on every arrival (greetings)
+        # are asked about one at a time, so ask the providers' checks instead,
+        # the way the map would: a located, living entity some provider names.
+        checks = self.threat_checks
+        providers = self.threat_providers
+        if not all(provider in checks for provider in providers):
+            return entity in self.threat_map().ids
+        world = self.world
+        if not world.entity_exists(entity) or self.world_service.room_key_of(entity) is None:
+            return False
+        return any(checks[provider](world, entity) for provider in providers)
 
     def known_threat_keys(self, npc: UUID) -> list[str]:
         known = self.world.try_component(npc, KnownGossip)

@@ -3,6 +3,7 @@ replaced: sliced cycles, the spawned NPC's template lookup, hostile members."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from uuid import UUID
 
@@ -16,7 +17,10 @@ from maid_stdlib.living import api
 from maid_stdlib.living.autonomy import _Sliced
 from maid_stdlib.living.components import FactionMembership, NeedsComponent, Relationships
 from maid_stdlib.living.conditions import Evaluation
+from maid_stdlib.living.facts import Hostile
 from maid_stdlib.living.seeding import first_npc_lookup, npc_index
+from maid_stdlib.world import WorldService
+from maid_stdlib.world.components import NPC
 
 
 class _Probe(_Sliced):
@@ -120,6 +124,53 @@ async def test_who_joins_a_hostile_faction_later_is_a_threat_in_world_order(
         world.destroy_entity(trader)
         living.invalidate_threats()
         assert trader not in living.threat_map().ids
+
+
+async def test_asking_about_one_entity_agrees_with_the_map_and_builds_none(
+    tmp_path: Path,
+) -> None:
+    """With the threat map out of date, ``is_threat`` asks the providers' checks:
+    the same answer as the rebuilt map's, and no map is built."""
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        living, world, ws = living_of(engine), engine.world, engine.services.get(WorldService)
+        rng = random.Random(8)
+        people = [uid for uid, _ in world.each(NPC)]
+        rooms = ws.room_keys()
+        threats_seen = 0
+        for _step in range(60):
+            uid = rng.choice(people)
+            change = rng.randrange(5)
+            if change == 0:
+                api.join_faction(world, uid, rng.choice(["bandits", "villagers"]))
+            elif change == 1:
+                membership = world.try_component(uid, FactionMembership)
+                if membership is not None and membership.factions:
+                    membership.factions.pop(sorted(membership.factions)[0])
+                    world.modified(uid, membership)
+            elif change == 2:
+                world.add_component(uid, Hostile(source="wolves", active=rng.random() < 0.7))
+            elif change == 3:
+                if rng.random() < 0.3:
+                    ws.remove_from_world(uid)  # nowhere: no threat to anyone
+                else:
+                    ws.place(uid, rng.choice(rooms))
+            elif world.has_component(uid, Hostile):
+                world.remove_component(uid, Hostile)
+            living.invalidate_threats()
+            asked = {uid: living.is_threat(uid) for uid in people}
+            assert living._threats is None  # no map was built to answer
+            truth = living.threat_map().ids
+            assert asked == {uid: uid in truth for uid in people}
+            threats_seen += len(truth & set(people))
+        assert threats_seen > 0
+        # The destroyed (scheduled or done) are no threat.
+        gone = next(uid for uid in people if living.is_threat(uid))
+        world.destroy_entity(gone)
+        living.invalidate_threats()
+        assert not living.is_threat(gone)
+        world.flush_destroyed()
+        living.invalidate_threats()
+        assert not living.is_threat(gone)
 
 
 def test_due_walkers_come_in_the_order_of_the_travel_table() -> None:
