@@ -5,10 +5,12 @@ quests, 50 fights) served by a real server (``benchmarks.evening_server``), tick
 in real time, while 200 players, each starting in a room drawn from the whole world,
 play the mix of ``benchmarks.loadclient.EVENING_MIX`` (look, walk, say, quest log,
 talk to villagers and accept their offers, fight bandits, score, who, inventory)
-with a think time between commands. The same clients, mix and pauses run against
-the echo server in the same run (its p99 is the baseline). Reported: command round
-trips (and the ratio to echo), tick times and overruns while the world idles and
-while the players play, and the server's RSS growth per connected player.
+with a think time before each command; half-way, every player sends a command at
+once (the burst, reported apart). The same clients, mix, pauses and burst run
+against the echo server in the same run (its p99 is the baseline). Reported:
+command round trips (and the ratio to echo), the burst's answers and the ticks
+during it, tick times and overruns while the world idles and while the players
+play, and the server's RSS growth per connected player.
 
 **Login storm**: a real ``maid run`` (Ironvale) with MAID's real scrypt parameters;
 players already in the game send ``look`` with a think time; after a while 200 new
@@ -60,6 +62,9 @@ class Sizes:
     #: Seconds of play, and the mean pause between a player's commands.
     duration: float = 40.0
     think_ms: float = 1000.0
+    #: Seconds into the play when every player sends a command at once (the
+    #: burst, reported apart from the mix's answers).
+    burst_at: float = 20.0
     #: Seconds the world ticks with nobody on before the players come: first
     #: ``warmup_s`` (the world's first minutes run its first detection rounds and
     #: quest builds; reported apart), then ``idle_s`` measured.
@@ -92,6 +97,7 @@ def sizes(mode: str) -> Sizes:
             players=5,
             duration=3.0,
             think_ms=100.0,
+            burst_at=1.5,
             warmup_s=1.0,
             idle_s=1.0,
             rss_settle_window_s=1.0,
@@ -205,6 +211,8 @@ def _mix_args(sz: Sizes, mode: str) -> list[str]:
         str(sz.duration),
         "--think-ms",
         str(sz.think_ms),
+        "--burst-at",
+        str(sz.burst_at),
         "--stagger-ms",
         "10",
         "--settle",
@@ -251,6 +259,26 @@ def system_tails(rows: list[list[Any]], column: int = 7) -> dict[str, dict[str, 
             per.setdefault(str(name), [0.0] * len(timed))[i] = float(ms)
     out = {name: summary([ms / 1000 for ms in values]) for name, values in per.items()}
     return dict(sorted(out.items(), key=lambda kv: -(kv[1]["p99"] or 0.0)))
+
+
+def burst_figures(
+    burst: dict[str, Any] | None, ticks: list[list[float]] | None = None
+) -> dict[str, Any] | None:
+    """The burst's answers (``burst``: the load client's ``burst``) and, given the
+    server's tick rows, the ticks from the burst until its last answer."""
+    if not burst:
+        return None
+    rtts = burst["rtts"]
+    out: dict[str, Any] = {"rtt_ms": summary(rtts)}
+    if ticks is not None:
+        start = burst["at_monotonic"]
+        # A tick that began just before the burst may be the one the commands wait for.
+        end = start + (max(rtts) if rtts else 0.0)
+        inside = [row[1] for row in ticks if start - TICK_INTERVAL_S <= row[0] <= end]
+        out["ticks"] = len(inside)
+        out["tick_max_ms"] = max(inside) * 1000 if inside else None
+        out["overruns"] = sum(1 for e in inside if e > TICK_INTERVAL_S)
+    return out
 
 
 def collect_figures(rows: list[list[float]], start: float, end: float) -> dict[str, Any]:
@@ -455,6 +483,7 @@ def run_evening(
     out["tick_warmup"] = tick_figures(ticks, *warmup)
     out["tick_idle"] = tick_figures(ticks, *idle)
     out["tick_play"] = tick_figures(ticks, play[0], play[1])
+    out["burst"] = burst_figures(raw.get("burst"), ticks)
     collections = log_json.get("collections", [])
     out["collect_idle"] = collect_figures(collections, *idle)
     out["collect_play"] = collect_figures(collections, play[0], play[1])
@@ -486,6 +515,7 @@ def run_echo(sz: Sizes, workdir: Path) -> dict[str, Any]:
         cpu0 = proc_cpu(proc.pid)
         raw = load_client(port, proc.pid, sz.players, _mix_args(sz, "echo"), sz.duration + 600)
         out = digest(raw)
+        out["burst"] = burst_figures(raw.get("burst"))
         out["server_cpu_total_s"] = (proc_cpu(proc.pid) or 0.0) - (cpu0 or 0.0)
     finally:
         out["exit_code"] = proc.stop()
@@ -627,7 +657,7 @@ def markdown(res: dict[str, Any]) -> str:
         + f"{sz['players']} players spread over {sz['rooms']} rooms ({sz['npcs']} NPCs, "
         f"{sz['quests']} accepted quests, {sz['fights']} fights at the start), each "
         f"playing the evening mix for {sz['duration']:.0f} s with {sz['think_ms']:.0f} ms "
-        f"of thought on average between commands; the world ticked "
+        f"of thought on average before each command; the world ticked "
         f"{sz.get('warmup_s', 0) + sz['idle_s']:.0f} s with nobody on before they came "
         f"(the first {sz.get('warmup_s', 0):.0f} s reported apart)."
     ]
@@ -654,6 +684,24 @@ def markdown(res: dict[str, Any]) -> str:
     )
     if m:
         parts.append(f"Command p99, MAID / echo: **{fmt(res.get('ratio_p99'), 2)}** (target < 2).")
+        burst = m.get("burst")
+        if burst:
+            b, eb = burst["rtt_ms"], (e.get("burst") or {}).get("rtt_ms")
+            parts.append(
+                f"The burst, {sz.get('burst_at', 0):.0f} s into the play, every player "
+                f"sending a command at once (not in the figures above): MAID answered "
+                f"{b['n']} in p50 / p99 / max {fmt(b['p50'])} / {fmt(b['p99'])} / "
+                f"{fmt(b['max'])} ms"
+                + (
+                    f" (echo: {eb['n']} in {fmt(eb['p50'])} / {fmt(eb['p99'])} / "
+                    f"{fmt(eb['max'])} ms)"
+                    if eb
+                    else ""
+                )
+                + f"; the ticks from it to its last answer: {burst.get('ticks', 0)}, the "
+                f"longest {fmt(burst.get('tick_max_ms'), 1)} ms, "
+                f"{burst.get('overruns', 0)} overruns."
+            )
         verbs = m.get("rtt_ms_by_command") or {}
         if verbs:
             slowest = sorted(verbs.items(), key=lambda kv: -(kv[1]["p99"] or 0.0))

@@ -17,12 +17,20 @@ Phases, each bounded in time:
    commands one after another, each waiting for the answer's prompt.
 
 With ``--duration`` the second phase is a time instead of a count: each player
-sends a command, waits for its answer, thinks (``--think-ms`` on average, uniformly
-0 to twice that) and goes on until the time is up. ``--mix evening`` draws each
+thinks (``--think-ms`` on average, uniformly 0 to twice that), sends a command, waits
+for its answer and goes on until the time is up. The first command comes after a
+think too: players who all sent their first command in the same millisecond were a
+burst of one command per player, and those answers, queued behind each other, made
+the whole phase's p99. ``--mix evening`` draws each
 command from :data:`EVENING_MIX` (a seeded random per player) instead of repeating
 ``--command``; the answer to a look or a step is the prompt after "Exits:" (or the
 refusal), to a say the prompt after "You say", so a prompt that followed unasked-for
 text (someone arriving, an NPC talking, a round of a fight) is not taken for it.
+
+``--burst-at S`` makes that burst on purpose, S seconds into the second phase:
+every player sends its next command at once (a player thinking stops; one waiting
+for an answer sends right after it). Those answers are reported apart
+(``burst_rtts``, with the burst's ``time.monotonic()``), not in ``rtts``.
 
 ``--storm N`` opens N more connections ``--storm-after`` seconds into the second
 phase, each creating an account at once (the login storm); the players' answer
@@ -280,6 +288,9 @@ class Client:
         self.sent_at: list[float] = []
         #: The command of each answer in ``rtts`` (its first word).
         self.verbs: list[str] = []
+        #: The answer to this player's command of the burst (``--burst-at``), if
+        #: it made one.
+        self.burst_rtt: float | None = None
         self.timeouts = 0
         #: Whether the login's text told a place in the hashing line.
         self.queued = False
@@ -320,16 +331,36 @@ class Client:
         _, command, marks = self.rng.choices(EVENING_MIX, weights)[0]
         return command, (marks if args.mode == "maid" else None)
 
-    async def run_commands(self, deadline: float, until: list[float] | None = None) -> None:
+    async def _think(self, burst: asyncio.Event | None) -> None:
+        """A pause of ``--think-ms`` on average, cut short by the burst (``burst``
+        set) unless this player already took part in it."""
+        pause = self.rng.uniform(0, 2 * self.args.think_ms) / 1000.0
+        if burst is None or self.burst_rtt is not None:
+            await asyncio.sleep(pause)
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(burst.wait(), pause)
+
+    async def run_commands(
+        self,
+        deadline: float,
+        until: list[float] | None = None,
+        burst: asyncio.Event | None = None,
+    ) -> None:
         """``--commands`` commands, or with ``until`` (``[perf_counter time]``, which
-        the storm may bring forward) as many as fit before it, thinking between them."""
+        the storm may bring forward) as many as fit before it, thinking before each;
+        when ``burst`` is set, the next command is this player's part of the burst."""
         conn = self.conn
         if conn is None or self.login_time is None:
             return
         args = self.args
+        thinking = until is not None and args.think_ms > 0
         sent = 0
+        if thinking:
+            await self._think(burst)
         while (sent < args.commands) if until is None else (time.perf_counter() < until[0]):
             sent += 1
+            in_burst = burst is not None and burst.is_set() and self.burst_rtt is None
             command, marks = self._next()
             left = min(args.command_timeout, deadline - time.perf_counter())
             if left <= 0:
@@ -351,11 +382,14 @@ class Client:
             except ConnectionError:
                 self.error = "closed during commands"
                 return
-            self.rtts.append(time.perf_counter() - t0)
-            self.sent_at.append(t0)
-            self.verbs.append(command.split()[0])
-            if until is not None and args.think_ms > 0:
-                await asyncio.sleep(self.rng.uniform(0, 2 * args.think_ms) / 1000.0)
+            if in_burst:
+                self.burst_rtt = time.perf_counter() - t0
+            else:
+                self.rtts.append(time.perf_counter() - t0)
+                self.sent_at.append(t0)
+                self.verbs.append(command.split()[0])
+            if thinking:
+                await self._think(burst)
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -387,7 +421,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     deadline = t1 + args.phase_timeout
     until = [t1 + args.duration] if args.duration > 0 else None
     loop_cpu_start = proc_cpu(pid, pid) if pid else None
-    cmd_tasks = [loop.create_task(c.run_commands(deadline, until)) for c in logged_in]
+    burst = asyncio.Event() if until is not None and 0 < args.burst_at < args.duration else None
+    cmd_tasks = [loop.create_task(c.run_commands(deadline, until, burst)) for c in logged_in]
+    burst_at: list[float] = []
+    if burst is not None:
+
+        def fire() -> None:
+            burst_at.append(time.monotonic())
+            burst.set()
+
+        loop.call_later(args.burst_at, fire)
     storm: list[Client] = []
     storm_window: tuple[float, float] | None = None
     if args.storm > 0 and cmd_tasks:
@@ -446,6 +489,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         }
 
     rtts = [r for c in clients for r in c.rtts]
+    burst_rtts = [c.burst_rtt for c in clients if c.burst_rtt is not None]
     errors: dict[str, int] = {}
     for c in clients:
         if c.error:
@@ -461,9 +505,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "login_cpu": _delta(cpu0, cpu1),
         "rtts": rtts,
         "rtt_verbs": [v for c in clients for v in c.verbs],
-        "answered": len(rtts),
+        "answered": len(rtts) + len(burst_rtts),
         # By time, every command sent is expected: those answered and those timed out.
-        "expected": len(rtts) + sum(c.timeouts for c in clients)
+        "expected": len(rtts) + len(burst_rtts) + sum(c.timeouts for c in clients)
         if args.duration > 0
         else len(logged_in) * args.commands,
         "timeouts": sum(c.timeouts for c in clients),
@@ -492,6 +536,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "client_cpu": time.process_time(),
         "phase_monotonic": [mono1, mono2],
         "storm": storm_out,
+        "burst": {"at_monotonic": burst_at[0], "rtts": burst_rtts} if burst_at else None,
     }
 
 
@@ -519,6 +564,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--mix", choices=("fixed", "evening"), default="fixed")
     p.add_argument("--duration", type=float, default=0.0, help="seconds of commands (0: count)")
     p.add_argument("--think-ms", type=float, default=0.0, help="mean pause between commands")
+    p.add_argument(
+        "--burst-at",
+        type=float,
+        default=0.0,
+        help="with --duration: seconds into it when every player sends a command at once",
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--storm", type=int, default=0, help="account creations during the commands")
     p.add_argument("--storm-after", type=float, default=5.0)

@@ -102,7 +102,9 @@ def test_evening_benchmark_runs_the_mix_and_the_storm(tmp_path: Path) -> None:
         assert figures["answered"] == figures["expected"] > 0
         assert _number(figures["rtt_ms"]["p99"])
         assert figures["exit_code"] is not None
+        assert figures["burst"]["rtt_ms"]["n"] == players
     maid = res["maid"]
+    assert maid["burst"]["ticks"] >= 1
     assert maid["tick_play"]["ticks"] > 0
     assert _number(maid["tick_play"]["ms"]["p99"])
     assert 0 <= maid["tick_play"]["overruns_waited"] <= maid["tick_play"]["overruns"]
@@ -113,6 +115,23 @@ def test_evening_benchmark_runs_the_mix_and_the_storm(tmp_path: Path) -> None:
     assert storm["rtt_before_ms"]["n"] > 0
     assert storm["rtt_during_ms"]["n"] > 0
     assert storm["exit_code"] is not None
+
+
+def test_the_burst_is_told_with_the_ticks_it_met() -> None:
+    from benchmarks.evening import burst_figures
+
+    assert burst_figures(None) is None
+    burst = {"at_monotonic": 100.0, "rtts": [0.010, 0.030, 0.020]}
+    # (start, seconds, ...): one tick just before the burst (the one its commands
+    # may wait for), two during its 30 ms, one after its last answer.
+    ticks = [[99.95, 0.004], [100.01, 0.150], [100.02, 0.005], [100.2, 0.009]]
+    out = burst_figures(burst, ticks)
+    assert out is not None
+    assert out["rtt_ms"]["n"] == 3
+    assert out["ticks"] == 3
+    assert out["tick_max_ms"] == pytest.approx(150.0)
+    assert out["overruns"] == 1
+    assert "ticks" not in (burst_figures(burst) or {})
 
 
 def test_the_evening_tick_figures_say_which_systems_make_the_tail() -> None:
