@@ -5,11 +5,16 @@ The engine is built and torn down by one async lifespan::
     async with GameEngine(settings).lifespan() as engine:
         await engine.run_ticks(10)
 
-Ticks and player commands never interleave: both hold ``engine.world_lock`` while
-they touch the world, so a system that awaits inside ``update()`` cannot be
-surprised by a command half-way through. A tick that falls due goes before the
-commands waiting for the lock then (:class:`~maid_engine.worldlock.WorldLock`): a
-burst of commands cannot make it late.
+Ticks and player commands take turns with the world: both hold
+``engine.world_lock`` while they touch it, so a system that awaits inside
+``update()`` cannot be surprised by a command half-way through. A tick that falls
+due goes before the commands waiting for the lock then
+(:class:`~maid_engine.worldlock.WorldLock`): a burst of commands cannot make it
+late. A command that comes in during a tick need not wait for all of it: between
+two systems, once the tick has worked ``settings.tick_lend_after`` since it last
+looked and while anyone is connected, it lends the world to the players' commands
+waiting, one whole command at a time, for at most ``settings.tick_lend_budget`` a
+tick.
 """
 
 from __future__ import annotations
@@ -56,7 +61,7 @@ from maid_engine.ports import TransactionWrites
 from maid_engine.reliability import SaveMonitor
 from maid_engine.session_manager import SessionManager
 from maid_engine.sessions import Session
-from maid_engine.worldlock import WorldLock
+from maid_engine.worldlock import Holding, WorldLock
 
 if TYPE_CHECKING:
     # maid_engine.store is imported where a store is opened or written: it pulls in
@@ -161,7 +166,7 @@ class GameEngine:
 
     async def _run_session_line(self, session: Session, line: str) -> None:
         """A puppeting session's command line (the SessionManager's ``run_line``): run
-        under the world lock, so it never interleaves with a tick."""
+        under the world lock, so it never runs inside a system's update."""
         ctx = CommandContext(
             engine=self,
             session=session,
@@ -169,7 +174,7 @@ class GameEngine:
             role=self.sessions.role_of(session),
             account_id=session.account_id,
         )
-        async with self.world_lock:
+        async with self.world_lock.command():
             await run_line(self, ctx, line)
 
     # -- registration -------------------------------------------------------------
@@ -353,10 +358,15 @@ class GameEngine:
             await self.events.dispatch_pending()
 
     async def tick(self) -> float:
-        """Run every system once, in schedule order. Returns the tick's wall time."""
+        """Run every system once, in schedule order. Returns the tick's own wall
+        time: the moments it lent the world to commands are not in it."""
         started = time.perf_counter()
-        async with self.world_lock.first():
+        lent = 0.0
+        lend_after = self.settings.tick_lend_after
+        budget = self.settings.tick_lend_budget
+        async with self.world_lock.first() as holding:
             delta = self.clock.advance()
+            looked = time.perf_counter()
             for system in self.systems:
                 t0 = time.perf_counter()
                 try:
@@ -365,13 +375,36 @@ class GameEngine:
                     self._system_failed(system, exc)
                 self.metrics.system_duration.labels(system.name).observe(time.perf_counter() - t0)
                 await self.dispatch_events()
+                now = time.perf_counter()
+                # Nobody connected: no command can come in, and other tasks wait
+                # for the tick's end as they always did.
+                if lent < budget and now - looked >= lend_after and self.sessions.connected_count:
+                    lent += await self._lend(holding, budget - lent)
+                    looked = time.perf_counter()
         self.tick_count += 1
         self._system_failure_log.flush_due()
-        elapsed = time.perf_counter() - started
+        elapsed = time.perf_counter() - started - lent
         self.metrics.ticks.inc()
         self.metrics.tick_duration.observe(elapsed)
         self.metrics.entities.set(self.world.entity_count)
         return elapsed
+
+    async def _lend(self, holding: Holding, budget: float) -> float:
+        """Between two systems: let the loop read what came in, then lend the world
+        to the commands waiting for it, one after another while ``budget`` (seconds)
+        lasts. Returns the time given away."""
+        started = time.perf_counter()
+        # A line on a socket reaches the lock in three turns of the loop: one reads
+        # it into the session's inbox, one wakes the session's worker, whose command
+        # then asks for the world.
+        for _ in range(3):
+            await asyncio.sleep(0)
+        lent = 0
+        while time.perf_counter() - started < budget and await holding.lend():
+            lent += 1
+        if lent:
+            self.metrics.commands_lent.inc(lent)
+        return time.perf_counter() - started
 
     def _system_failed(self, system: System, exc: Exception) -> None:
         count = self._system_errors.get(system.name, 0) + 1

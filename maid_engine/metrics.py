@@ -117,7 +117,13 @@ class EngineMetrics:
         self.registry = CollectorRegistry(auto_describe=True)
         self._made: dict[str, Any] = {}
         self.tick_duration = self.histogram(
-            "maid_tick_duration_seconds", "Wall time of one engine tick", buckets=TICK_BUCKETS
+            "maid_tick_duration_seconds",
+            "Wall time of one engine tick, less the moments it lent the world to commands",
+            buckets=TICK_BUCKETS,
+        )
+        self.commands_lent = self.counter(
+            "maid_tick_commands_lent",
+            "Commands that ran between two systems of a tick instead of after it",
         )
         self.system_duration = self.histogram(
             "maid_system_update_duration_seconds",

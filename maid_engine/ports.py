@@ -223,7 +223,8 @@ class RandomPort(Protocol):
 
 
 class WorldLockPort(Protocol):
-    """The lock that keeps ticks and player commands from interleaving."""
+    """The lock ticks and player commands take turns with (a command never runs
+    inside a system's update)."""
 
     @property
     def world_lock(self) -> asyncio.Lock: ...

@@ -59,6 +59,12 @@ class SessionManager:
         return list(self._by_character)
 
     @property
+    def connected_count(self) -> int:
+        """Sessions that came through a server (at the login screen or playing):
+        those that can send a command line at any moment."""
+        return len(self._sessions)
+
+    @property
     def online_count(self) -> int:
         """Characters online (a cheap test before looking for them anywhere)."""
         return len(self._by_character)

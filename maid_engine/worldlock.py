@@ -11,6 +11,12 @@ interval, and every command waiting when the tick ends goes before the next tick
 
 The lock is handed over directly on release (the next waiter holds it before it
 runs again), so nobody arriving in between can take it out of turn.
+
+The holder of :meth:`WorldLock.first` may also lend the world, between two steps
+of its own, to the waiters that took it with :meth:`WorldLock.command` (a
+player's command line): each runs whole, and the lock comes back to the lender
+before any other waiter. Other waiters (a checkpoint, a quest build registering
+its quest) are never lent it: they keep their place and wait for the holder to end.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from typing import Literal
 
-__all__ = ["WorldLock"]
+__all__ = ["Holding", "WorldLock"]
 
 
 class WorldLock(asyncio.Lock):
@@ -35,6 +41,8 @@ class WorldLock(asyncio.Lock):
         super().__init__()
         self._first: deque[asyncio.Future[None]] = deque()
         self._rest: deque[asyncio.Future[None]] = deque()
+        #: The waiters of ``_rest`` that came through :meth:`command`.
+        self._commands: set[asyncio.Future[None]] = set()
 
     def waiting(self) -> tuple[int, int]:
         """(priority waiters, ordinary waiters) queued now."""
@@ -48,20 +56,36 @@ class WorldLock(asyncio.Lock):
         return await self._acquire(self._rest)
 
     @contextlib.asynccontextmanager
-    async def first(self) -> AsyncIterator[None]:
-        """Hold the lock, served before every ordinary waiter (the tick)."""
-        await self._acquire(self._first)
+    async def command(self) -> AsyncIterator[None]:
+        """Hold the lock in arrival order, as ``async with lock`` does; a holder of
+        :meth:`first` may lend it to this waiter (:meth:`Holding.lend`)."""
+        await self._acquire(self._rest, command=True)
         try:
             yield
         finally:
             self.release()
 
-    async def _acquire(self, queue: deque[asyncio.Future[None]]) -> Literal[True]:
+    @contextlib.asynccontextmanager
+    async def first(self) -> AsyncIterator[Holding]:
+        """Hold the lock, served before every ordinary waiter (the tick)."""
+        await self._acquire(self._first)
+        holding = Holding(self)
+        try:
+            yield holding
+        finally:
+            if holding.held:
+                self.release()
+
+    async def _acquire(
+        self, queue: deque[asyncio.Future[None]], command: bool = False
+    ) -> Literal[True]:
         if not self._locked and not self._first and not self._rest:
             self._locked = True
             return True
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         queue.append(fut)
+        if command:
+            self._commands.add(fut)
         try:
             await fut
         except asyncio.CancelledError:
@@ -72,6 +96,8 @@ class WorldLock(asyncio.Lock):
                 with contextlib.suppress(ValueError):
                     queue.remove(fut)
             raise
+        finally:
+            self._commands.discard(fut)
         return True
 
     def release(self) -> None:
@@ -84,3 +110,33 @@ class WorldLock(asyncio.Lock):
                     fut.set_result(None)  # handed over: the lock stays held
                     return
         self._locked = False
+
+
+class Holding:
+    """The tick's hold on a :class:`WorldLock` (what ``first()`` gives)."""
+
+    __slots__ = ("_lock", "held")
+
+    def __init__(self, lock: WorldLock) -> None:
+        self._lock = lock
+        #: False only while the world is lent (or if taking it back was cancelled:
+        #: then it is not ours to release).
+        self.held = True
+
+    async def lend(self) -> bool:
+        """Hand the world to the command (:meth:`WorldLock.command`) that has waited
+        longest, if one waits, and take it back, before every other ordinary
+        waiter, once that one lets go. False (and nothing done) when no command
+        waits."""
+        lock = self._lock
+        for fut in lock._rest:
+            if not fut.done() and fut in lock._commands:
+                break
+        else:
+            return False
+        lock._rest.remove(fut)
+        self.held = False
+        fut.set_result(None)  # handed over: the lock stays held
+        await lock._acquire(lock._first)
+        self.held = True
+        return True

@@ -84,13 +84,16 @@ def _quiet(verbose: bool) -> Iterator[None]:
 
 def _engine(options: SimulationOptions, data_dir: Path) -> GameEngine:
     db = f"sqlite+aiosqlite:///{data_dir / 'simulate.db'}" if options.persist else ""
-    # Explicit settings: a model configured in the environment is never called.
+    # Explicit settings: a model configured in the environment is never called. The
+    # bots play between ticks, so a tick never lends the world (which would make a
+    # report hang on how fast the machine ran it).
     settings = Settings(
         data_dir=data_dir,
         random_seed=options.seed,
         packs=options.packs,
         llm_model="",
         database_url=db,
+        tick_lend_budget=0.0,
     )
     engine = GameEngine(
         settings,

@@ -1,6 +1,9 @@
 """The world lock: the tick goes before waiting commands, which all still run."""
 
 import asyncio
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any, cast
 
 import pytest
 
@@ -8,6 +11,7 @@ from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.ecs import System
 from maid_engine.engine import GameEngine
+from maid_engine.sessions import Session
 from maid_engine.worldlock import WorldLock
 
 
@@ -18,6 +22,12 @@ async def _settle() -> None:
 
 async def _hold(lock: WorldLock, name: str, order: list[str]) -> None:
     async with lock:
+        order.append(name)
+        await asyncio.sleep(0)
+
+
+async def _command(lock: WorldLock, name: str, order: list[str]) -> None:
+    async with lock.command():
         order.append(name)
         await asyncio.sleep(0)
 
@@ -130,3 +140,194 @@ async def test_a_tick_due_during_a_burst_of_commands_runs_before_them() -> None:
     engine.world_lock.release()
     await asyncio.gather(tick, *burst)
     assert order == ["tick", *(f"c{i}" for i in range(20))]
+
+
+async def test_the_holder_lends_the_world_to_one_waiter_and_gets_it_back_first() -> None:
+    lock = WorldLock()
+    order: list[str] = []
+    async with lock.first() as holding:
+        commands = [asyncio.create_task(_command(lock, f"c{i}", order)) for i in range(3)]
+        await _settle()
+        assert await holding.lend()
+        order.append("holder")
+        # c0 ran whole; the holder came back before c1 and c2, still waiting.
+        assert order == ["c0", "holder"]
+        assert lock.waiting() == (0, 2)
+        assert holding.held
+    await asyncio.gather(*commands)
+    assert order == ["c0", "holder", "c1", "c2"]
+    assert not lock.locked()
+
+
+async def test_lending_with_nobody_waiting_does_nothing() -> None:
+    lock = WorldLock()
+    async with lock.first() as holding:
+        assert not await holding.lend()
+        assert holding.held
+        assert lock.locked()
+    assert not lock.locked()
+
+
+async def test_only_commands_are_lent_the_world_and_the_others_keep_their_place() -> None:
+    lock = WorldLock()
+    order: list[str] = []
+    async with lock.first() as holding:
+        waiters = [
+            asyncio.create_task(_hold(lock, "checkpoint", order)),
+            asyncio.create_task(_command(lock, "command", order)),
+        ]
+        await _settle()
+        assert await holding.lend()
+        assert not await holding.lend()  # the checkpoint is not lent it
+        order.append("holder")
+    await asyncio.gather(*waiters)
+    assert order == ["command", "holder", "checkpoint"]
+
+
+async def test_a_holder_cancelled_while_the_world_is_lent_does_not_release_it() -> None:
+    lock = WorldLock()
+    order: list[str] = []
+    borrowed = asyncio.Event()
+    go_on = asyncio.Event()
+
+    async def borrower() -> None:
+        async with lock.command():
+            order.append("borrower")
+            borrowed.set()
+            await go_on.wait()
+
+    async def holder() -> None:
+        async with lock.first() as holding:
+            await holding.lend()
+            order.append("holder again")  # never reached
+
+    task = asyncio.create_task(borrower())
+    await _settle()  # not yet waiting: the holder must find it queued
+    lock_holder = asyncio.create_task(holder())
+    await borrowed.wait()
+    lock_holder.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await lock_holder
+    # The borrower still holds the world; releasing it was not the holder's to do.
+    assert lock.locked()
+    go_on.set()
+    await task
+    assert order == ["borrower"]
+    assert not lock.locked()
+
+
+class _StepA(System):
+    """Notes its turn, and a command comes in during it (``arrive``)."""
+
+    phase = "living"
+
+    def __init__(self, seen: list[str], arrive: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        self.seen = seen
+        self.arrive = arrive
+        self.command: asyncio.Task[None] | None = None
+
+    async def update(self, delta: float) -> None:
+        self.seen.append("A")
+        self.command = asyncio.create_task(self.arrive())
+
+
+class _StepB(System):
+    phase = "living"
+    after = (_StepA,)
+
+    def __init__(self, seen: list[str]) -> None:
+        self.seen = seen
+
+    async def update(self, delta: float) -> None:
+        self.seen.append("B")
+
+
+def _lent(engine: GameEngine) -> float | None:
+    return engine.metrics.registry.get_sample_value("maid_tick_commands_lent_total")
+
+
+def _stepping_engine(
+    seen: list[str],
+    settings: Settings,
+    arrive: Callable[[GameEngine], Coroutine[Any, Any, None]] | None = None,
+) -> tuple[GameEngine, _StepA]:
+    engine = GameEngine(settings, clock=ManualClock(), packs=[], use_store=False)
+
+    def command() -> Coroutine[Any, Any, None]:
+        if arrive is not None:
+            return arrive(engine)
+        return _command(engine.world_lock, "command", seen)
+
+    first = _StepA(seen, command)
+    engine.add_system(_StepB(seen))
+    engine.add_system(first)
+    return engine, first
+
+
+class _Connection:
+    """Enough of a session to be connected (``SessionManager.session_opened``)."""
+
+    def __init__(self) -> None:
+        self.id = "connection"
+        self.data: dict[str, Any] = {}
+
+    def send(self, text: str) -> None:
+        pass
+
+
+async def _connect(engine: GameEngine) -> Session:
+    # Someone is connected: with nobody, no command can come in and the tick never
+    # looks.
+    session = cast(Session, _Connection())
+    await engine.sessions.session_opened(session)
+    return session
+
+
+async def test_a_command_that_comes_in_during_a_tick_runs_between_two_systems() -> None:
+    seen: list[str] = []
+    engine, first = _stepping_engine(seen, Settings(tick_lend_after=0.0))
+    await _connect(engine)
+    await engine.tick()
+    assert seen == ["A", "command", "B"]
+    assert first.command is not None
+    assert first.command.done()
+    assert _lent(engine) == 1
+
+
+async def test_with_nobody_connected_the_tick_never_looks() -> None:
+    seen: list[str] = []
+    engine, first = _stepping_engine(seen, Settings(tick_lend_after=0.0))
+    await engine.tick()
+    assert first.command is not None
+    await first.command
+    assert seen == ["A", "B", "command"]
+
+
+async def test_without_a_budget_the_command_waits_for_the_tick() -> None:
+    seen: list[str] = []
+    engine, first = _stepping_engine(seen, Settings(tick_lend_after=0.0, tick_lend_budget=0.0))
+    await _connect(engine)
+    await engine.tick()
+    assert first.command is not None
+    await first.command
+    assert seen == ["A", "B", "command"]
+    assert _lent(engine) == 0
+
+
+async def test_the_tick_time_leaves_out_what_it_lent() -> None:
+    seen: list[str] = []
+
+    async def busy(engine: GameEngine) -> None:
+        async with engine.world_lock.command():
+            seen.append("busy")
+            until = time.perf_counter() + 0.02
+            while time.perf_counter() < until:  # a slow command's CPU
+                pass
+
+    engine, _ = _stepping_engine(seen, Settings(tick_lend_after=0.0, tick_lend_budget=0.5), busy)
+    await _connect(engine)
+    started = time.perf_counter()
+    own = await engine.tick()
+    wall = time.perf_counter() - started
+    assert seen == ["A", "busy", "B"]
+    assert wall >= 0.02 > own
