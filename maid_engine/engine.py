@@ -367,7 +367,10 @@ class GameEngine:
         async with self.world_lock.first() as holding:
             delta = self.clock.advance()
             looked = time.perf_counter()
-            for system in self.systems:
+            systems = self.systems
+            # After the last system the tick lets go anyway: no point looking there.
+            last = systems[-1] if systems else None
+            for system in systems:
                 t0 = time.perf_counter()
                 try:
                     await system.update(delta)
@@ -378,7 +381,12 @@ class GameEngine:
                 now = time.perf_counter()
                 # Nobody connected: no command can come in, and other tasks wait
                 # for the tick's end as they always did.
-                if lent < budget and now - looked >= lend_after and self.sessions.connected_count:
+                if (
+                    system is not last
+                    and lent < budget
+                    and now - looked >= lend_after
+                    and self.sessions.connected_count
+                ):
                     lent += await self._lend(holding, budget - lent)
                     looked = time.perf_counter()
         self.tick_count += 1
