@@ -55,7 +55,7 @@ class Settings(BaseSettings):
     tick_rate: float = Field(default=10.0, gt=0, le=1000, description="ticks per real second")
     # Commands that come in during a tick need not wait for its end: at a gap between
     # two systems, once the tick has worked this long since it last looked, it lends
-    # the world to them, one whole command at a time, for at most
+    # the world to them, one whole command at a time, starting none once it has given
     # tick_lend_budget in one tick (0: never; they wait for the tick to end).
     tick_lend_after: float = Field(default=0.001, ge=0, le=1, description="real seconds")
     tick_lend_budget: float = Field(default=0.004, ge=0, le=1, description="real seconds")

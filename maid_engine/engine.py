@@ -13,8 +13,8 @@ due goes before the commands waiting for the lock then
 late. A command that comes in during a tick need not wait for all of it: between
 two systems, once the tick has worked ``settings.tick_lend_after`` since it last
 looked and while anyone is connected, it lends the world to the players' commands
-waiting, one whole command at a time, for at most ``settings.tick_lend_budget`` a
-tick.
+waiting, one whole command at a time; once it has given ``settings.tick_lend_budget``
+in one tick it starts no more (a command already lent still runs to its end).
 """
 
 from __future__ import annotations
@@ -359,7 +359,8 @@ class GameEngine:
 
     async def tick(self) -> float:
         """Run every system once, in schedule order. Returns the tick's own wall
-        time: the moments it lent the world to commands are not in it."""
+        time: the moments it gave the loop (to read what came in and run the
+        commands it lent the world to) are not in it."""
         started = time.perf_counter()
         lent = 0.0
         lend_after = self.settings.tick_lend_after
@@ -399,8 +400,8 @@ class GameEngine:
 
     async def _lend(self, holding: Holding, budget: float) -> float:
         """Between two systems: let the loop read what came in, then lend the world
-        to the commands waiting for it, one after another while ``budget`` (seconds)
-        lasts. Returns the time given away."""
+        to the commands waiting for it, one after another, starting none once
+        ``budget`` (seconds) is spent. Returns the time given away."""
         started = time.perf_counter()
         # A line on a socket reaches the lock in three turns of the loop: one reads
         # it into the session's inbox, one wakes the session's worker, whose command

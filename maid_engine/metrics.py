@@ -118,7 +118,7 @@ class EngineMetrics:
         self._made: dict[str, Any] = {}
         self.tick_duration = self.histogram(
             "maid_tick_duration_seconds",
-            "Wall time of one engine tick, less the moments it lent the world to commands",
+            "Wall time of one engine tick, less the moments it gave the loop and commands",
             buckets=TICK_BUCKETS,
         )
         self.commands_lent = self.counter(
