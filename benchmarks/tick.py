@@ -181,7 +181,7 @@ async def run_async(
                 # What a server's loop does after each tick (checkpoint start, the
                 # collector's scheduled collections), timed apart from the tick.
                 b0 = time.perf_counter()
-                engine.between_ticks()
+                await engine.between_ticks()
                 between.append(time.perf_counter() - b0)
                 # A server sleeps between ticks; background tasks (quest builds,
                 # document writes) run then, outside the tick's time.

@@ -24,7 +24,10 @@ So a checkpoint is collected in pieces, one between each pair of ticks:
   left.
 
 Each piece holds the world for as long as it takes to stage its entities, so a
-checkpoint's cost is spread over ticks instead of stopping the world once. A
+checkpoint's cost is spread over ticks instead of stopping the world once. The
+server stages a piece in slices (``step`` then ``resume``, each told when it has
+done ``enough``) and lets waiting commands have the world between them, so a
+command waits for a slice, not for the piece. A
 component changing every tick is staged once per piece while a checkpoint is being
 collected (not once per checkpoint), which is why the pieces run only while one is.
 
@@ -34,6 +37,7 @@ collection did (tests compare it with what changed, not with time).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from uuid import UUID
@@ -100,18 +104,28 @@ class ChangeCollector:
         ``budget`` entities (an estimate: the world's count of dirty entities)."""
         return len(self._pending) + self.world.dirty_count <= budget
 
-    def step(self, budget: int) -> int:
-        """One piece: take the world's changes, stage up to ``budget`` entities.
-        Call it where nothing is half-way through changing the world. Returns the
-        entities staged."""
+    def step(self, budget: int, enough: Callable[[], bool] | None = None) -> int:
+        """One piece: take the world's changes, stage up to ``budget`` entities,
+        fewer if ``enough()`` says so after one of them (a piece staged in slices,
+        the rest of it by :meth:`resume`). Call it where nothing is half-way
+        through changing the world. Returns the entities staged."""
         self._active = True
         self.pieces += 1
+        return self.resume(budget, enough)
+
+    def resume(self, budget: int, enough: Callable[[], bool] | None = None) -> int:
+        """More of the current piece, after other code has had the world: take
+        what changed meanwhile, stage up to ``budget`` more entities (fewer if
+        ``enough()``). Returns the entities staged."""
         self._take()
+        pending = self._pending
         staged = 0
-        while self._pending and staged < budget:
-            uid = next(iter(self._pending))
-            self._stage(uid, self._pending.pop(uid))
+        while pending and staged < budget:
+            uid = next(iter(pending))
+            self._stage(uid, pending.pop(uid))
             staged += 1
+            if enough is not None and enough():
+                break
         return staged
 
     def finish(self) -> CollectedChanges | None:

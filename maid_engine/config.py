@@ -64,6 +64,10 @@ class Settings(BaseSettings):
     # A checkpoint is collected in pieces between ticks (maid_engine.changes): at
     # most this many changed entities turned into JSON per piece; 0: in one piece.
     checkpoint_piece: int = Field(default=250, ge=0, description="entities per piece")
+    # A piece is staged in slices of at most this long, the waiting commands given
+    # the world between two (0: a piece in one go); the collection is finished once
+    # what is left fits one slice.
+    checkpoint_slice: float = Field(default=0.0005, ge=0, le=1, description="real seconds")
     # A checkpoint still not collected after this many pieces (the world changing
     # faster than the pieces stage it) is finished in one piece.
     checkpoint_max_pieces: int = Field(default=30, ge=1)

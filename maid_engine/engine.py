@@ -71,6 +71,16 @@ if TYPE_CHECKING:
 log = logging.getLogger("maid.engine")
 
 ENGINE_COLLECTION = "engine_state"
+
+
+async def _loop_turns() -> None:
+    """Give the loop the turns a line on a socket takes to reach the world lock: one
+    reads it into the session's inbox, one wakes the session's worker, whose
+    command then asks for the world."""
+    for _ in range(3):
+        await asyncio.sleep(0)
+
+
 #: Tries of the last checkpoint at shutdown (0.5 s, 1 s, 2 s ... apart).
 FINAL_CHECKPOINT_ATTEMPTS = 4
 FINAL_CHECKPOINT_FIRST_DELAY = 0.5
@@ -134,6 +144,10 @@ class GameEngine:
         #: Real time for the checkpoint schedule (a test steps its own).
         self.real_time: Callable[[], float] = time.monotonic
         self._last_checkpoint = self.real_time()
+        #: Entities one checkpoint slice stages here (measured; 0 until a slice
+        #: has run its whole time): the rest of a collection is finished in one
+        #: go once it fits.
+        self._slice_entities = 0
         self.started = False
         self.tick_count = 0
         self.tick_overruns = 0
@@ -403,11 +417,7 @@ class GameEngine:
         to the commands waiting for it, one after another, starting none once
         ``budget`` (seconds) is spent. Returns the time given away."""
         started = time.perf_counter()
-        # A line on a socket reaches the lock in three turns of the loop: one reads
-        # it into the session's inbox, one wakes the session's worker, whose command
-        # then asks for the world.
-        for _ in range(3):
-            await asyncio.sleep(0)
+        await _loop_turns()
         lent = 0
         while time.perf_counter() - started < budget and await holding.lend():
             lent += 1
@@ -464,27 +474,33 @@ class GameEngine:
             if pacer.monotonic() - started > interval:
                 self.tick_overruns += 1
                 self.metrics.tick_overruns.inc()
-            self.between_ticks()
+            await self.between_ticks()
             deadline += interval
             now = pacer.monotonic()
             if now - deadline > interval:
                 deadline = now
             await pacer.wait(max(0.0, deadline - now), stop)
 
-    def between_ticks(self) -> None:
+    async def between_ticks(self) -> None:
         """Housekeeping that must not run inside a tick: a piece of the checkpoint
         being collected (one starts when one is due) and the garbage collection the
-        collector policy schedules. ``run()`` calls it after every tick (a
-        benchmark stepping ticks by hand calls it too)."""
+        collector policy schedules. ``run()`` awaits it after every tick (a
+        benchmark stepping ticks by hand does too)."""
         if self._store is not None:
-            self._checkpoint_piece()
+            await self._checkpoint_piece()
         record = self.collector.maintain()
         if record is not None:
             self.metrics.gc_pauses.labels(record.kind).observe(record.seconds)
 
-    def _checkpoint_piece(self) -> None:
+    async def _checkpoint_piece(self) -> None:
         """Collect the next piece of a checkpoint, or start one when it is due; write
-        it once the rest fits one piece (maid_engine.changes)."""
+        it once the rest fits one slice (maid_engine.changes).
+
+        The piece is staged in slices of ``checkpoint_slice`` real seconds with the
+        loop given its turns between them: a command that comes in meanwhile has
+        the world after one slice instead of after the whole piece (a few ms at
+        10,000 NPCs). A command may change the world between two slices; the
+        collector takes those changes with the next, as it does a tick's."""
         changes = self.changes
         if not changes.active:
             if self.real_time() - self._last_checkpoint < self.settings.checkpoint_interval:
@@ -492,24 +508,49 @@ class GameEngine:
             if self._checkpoint_task is not None and not self._checkpoint_task.done():
                 return  # the previous checkpoint is still being written
             self._last_checkpoint = self.real_time()
-        if self.world_lock.locked():
-            # A command holds the world, perhaps half-way through a change: the
-            # piece waits for the next gap between ticks.
-            return
         budget = self.settings.checkpoint_piece
-        if (
-            budget <= 0
-            or changes.ready(budget)
-            or changes.pieces >= (self.settings.checkpoint_max_pieces)
-        ):
-            # Nothing else runs while this synchronous code does: the world is
-            # between changes, as commit_now requires.
-            pending = self.commit_now()
-            self._checkpoint_task = asyncio.create_task(self._await_checkpoint_write(pending))
-            return
-        started = time.perf_counter()
-        changes.step(budget)
-        self._collected_for(time.perf_counter() - started)
+        slice_seconds = self.settings.checkpoint_slice
+        staged = 0
+        first = True
+        while True:
+            if self.world_lock.locked():
+                # A command holds the world, perhaps half-way through a change: the
+                # piece waits for the next gap between ticks.
+                return
+            if not first and not changes.active:
+                return  # a commit finished the collection meanwhile
+            # What is left fits one slice (or the whole piece when pieces are not
+            # sliced): finish now. Nothing else runs while this synchronous code
+            # does: the world is between changes, as commit_now requires.
+            fits = budget if slice_seconds <= 0 else self._slice_entities
+            if (
+                budget <= 0
+                or changes.ready(fits)
+                or (first and changes.pieces >= self.settings.checkpoint_max_pieces)
+            ):
+                pending = self.commit_now()
+                self._checkpoint_task = asyncio.create_task(self._await_checkpoint_write(pending))
+                return
+            enough = (
+                self._slice_over(self.real_time() + slice_seconds) if slice_seconds > 0 else None
+            )
+            t0 = time.perf_counter()
+            if first:
+                count = changes.step(budget - staged, enough)
+            else:
+                count = changes.resume(budget - staged, enough)
+            self._collected_for(time.perf_counter() - t0)
+            if enough is not None and count and enough():
+                # A slice that ran its time: what one slice stages on this machine.
+                self._slice_entities = count
+            staged += count
+            first = False
+            if staged >= budget or slice_seconds <= 0:
+                return
+            await _loop_turns()
+
+    def _slice_over(self, until: float) -> Callable[[], bool]:
+        return lambda: self.real_time() >= until
 
     async def _await_checkpoint_write(self, pending: Awaitable[int]) -> None:
         try:

@@ -10,6 +10,7 @@ being collected are never on disk twice nor nowhere.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import random
@@ -119,6 +120,38 @@ def test_each_piece_stages_at_most_its_budget_and_the_whole_only_what_changed() 
     assert not collector.active
     assert collector.pending == 0
     assert collector.finish() is None  # nothing changed since
+
+
+def test_a_piece_in_slices_stops_when_told_and_resumes_with_what_changed_between() -> None:
+    world, uids = populated(100)
+    collector = ChangeCollector(world)
+    for uid in uids[:60]:
+        world.get_component(uid, Mood).level += 1
+    calls = [0]
+
+    def after_three() -> bool:
+        calls[0] += 1
+        return calls[0] % 3 == 0
+
+    assert collector.step(50, after_three) == 3
+    assert (collector.pieces, collector.pending) == (1, 57)
+    # Between two slices a command changes the 60 again (3 of them staged) and
+    # a new one.
+    for uid in uids[:60] + uids[99:]:
+        world.get_component(uid, Mood).level += 1
+    assert collector.resume(47, after_three) == 3
+    assert collector.pieces == 1  # the same piece
+    # Taken: the 57 left, the 3 to stage again and the new one, 3 of them staged.
+    assert collector.pending == 58
+    assert collector.resume(100) == 58
+    collected = collector.finish()
+    assert collected is not None
+    assert len(collected.upserts) == 61
+    assert all(
+        decoded(comps)["Mood"]["level"] == world.get_component(uid, Mood).level
+        for uid, comps in collected.upserts.items()
+    )
+    assert collector.staged_components == 64  # the first 3 twice
 
 
 def test_a_new_entity_is_staged_whole_and_a_runtime_component_never() -> None:
@@ -326,7 +359,7 @@ async def test_the_engine_collects_a_checkpoint_between_ticks_in_pieces(
         uids = await all_moods_changed(engine, 180, level=1)
         staged = engine.changes.staged_components
         now[0] += 10  # the checkpoint is due
-        engine.between_ticks()
+        await engine.between_ticks()
         assert engine.changes.active
         assert engine.changes.staged_components - staged == 50
         # A trade between pieces, then the rest: 180 changed, 50 a piece -> 3 pieces
@@ -338,8 +371,8 @@ async def test_the_engine_collects_a_checkpoint_between_ticks_in_pieces(
         pieces = 1
         while engine.changes.active:
             async with engine.world_lock:
-                engine.between_ticks()  # a command holds the world: no piece
-            engine.between_ticks()
+                await engine.between_ticks()  # a command holds the world: no piece
+            await engine.between_ticks()
             pieces += 1
         assert pieces == 4
         # 180 Moods and the two Bags, each once: a Bag changed after its holder's Mood
@@ -355,6 +388,65 @@ async def test_the_engine_collects_a_checkpoint_between_ticks_in_pieces(
         assert engine.metrics.checkpoint_collect_longest > 0
 
 
+class Ticking:
+    """The engine's real time, moving ``step`` seconds each time it is read."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.step = 0.0
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+async def test_a_command_has_the_world_between_two_slices_of_a_piece(
+    tmp_path: Path, db_url: str
+) -> None:
+    s = settings(
+        tmp_path, db_url, checkpoint_interval=5, checkpoint_piece=50, checkpoint_slice=0.001
+    )
+    engine = GameEngine(s, clock=ManualClock(), packs=[])
+    clock = Ticking()
+    engine.real_time = clock
+    async with engine.lifespan():
+        uids = await all_moods_changed(engine, 180, level=2)
+        staged = engine.changes.staged_components
+        seen: list[int] = []
+
+        async def command() -> None:
+            async with engine.world_lock.command():
+                seen.append(engine.changes.staged_components - staged)
+                for uid in uids:
+                    engine.world.get_component(uid, Mood).level = 3
+
+        clock.now += 10  # the checkpoint is due
+        clock.step = 0.0004  # a slice of 1 ms ends after its third entity
+        waiting = asyncio.create_task(command())
+        await engine.between_ticks()
+        await waiting
+        # The command came in after the first slice, not after the piece...
+        assert seen == [3]
+        # ...and the piece went on to its 50 entities, in one piece; the three
+        # staged before the command changed them are to be staged again.
+        assert engine.changes.staged_components - staged == 50
+        assert engine.changes.pieces == 1
+        assert engine.changes.pending == 180 - 50 + 3
+        # The rest, gap after gap (50, 50, 33); the collection ends once what is
+        # left fits one slice, and the write is the world at that instant.
+        gaps = 1
+        while engine.changes.active:
+            await engine.between_ticks()
+            gaps += 1
+        assert gaps == 4
+        assert engine.changes.staged_components - staged == 183
+        task = engine._checkpoint_task
+        assert task is not None
+        await task
+        disk = await on_disk(engine)
+        assert all(disk[u]["Mood"]["level"] == 3 for u in uids)
+
+
 async def test_a_commit_while_a_checkpoint_is_collected_writes_it_whole(
     tmp_path: Path, db_url: str
 ) -> None:
@@ -364,7 +456,7 @@ async def test_a_commit_while_a_checkpoint_is_collected_writes_it_whole(
     async with engine.lifespan():
         uids = await all_moods_changed(engine, 40, level=7)
         now[0] += 10
-        engine.between_ticks()
+        await engine.between_ticks()
         assert engine.changes.active
         assert engine.changes.pending == 30
         async with engine.world_lock:
@@ -382,7 +474,7 @@ async def test_a_checkpoint_in_one_piece_when_pieces_are_off(tmp_path: Path, db_
     async with engine.lifespan():
         uids = [engine.world.create_entity(Mood(3)) for _ in range(30)]
         now[0] += 10
-        engine.between_ticks()
+        await engine.between_ticks()
         assert not engine.changes.active
         task = engine._checkpoint_task
         assert task is not None
@@ -408,7 +500,7 @@ async def test_a_collection_that_does_not_converge_is_finished_after_the_last_pi
             # fits one piece.
             for uid in uids:
                 engine.world.get_component(uid, Mood).level = n + 1
-            engine.between_ticks()
+            await engine.between_ticks()
             assert engine.changes.active == (n < 3)
         task = engine._checkpoint_task
         assert task is not None

@@ -279,19 +279,19 @@ async def test_between_ticks_runs_due_collections_and_counts_them(
         engine.collector.use_clock(clock.monotonic)
         for _ in range(29):  # as run() does: a tick, then the housekeeping
             await engine.tick()
-            engine.between_ticks()
+            await engine.between_ticks()
         assert pauses(engine, "refreeze") == 0
         await engine.tick()
-        engine.between_ticks()
+        await engine.between_ticks()
         assert pauses(engine, "refreeze") == 1
-        engine.between_ticks()
+        await engine.between_ticks()
         assert pauses(engine, "refreeze") == 1  # not due again yet
         clock.advance_wall(30)
-        engine.between_ticks()
+        await engine.between_ticks()
         assert pauses(engine, "refreeze") == 2
         assert pauses(engine, "deep") == 0
         clock.advance_wall(15)  # 75 s since use_clock
-        engine.between_ticks()
+        await engine.between_ticks()
         assert (pauses(engine, "refreeze"), pauses(engine, "deep")) == (2, 1)
         assert [r.kind for r in engine.collector.history] == ["refreeze", "refreeze", "deep"]
     assert not engine.collector.active
@@ -308,7 +308,7 @@ async def test_without_gc_freeze_the_policy_is_inactive(gc_state: list[Collector
         engine.collector.use_clock(clock.monotonic)
         for _ in range(5):
             clock.advance_wall(10)
-            engine.between_ticks()
+            await engine.between_ticks()
         assert gc.get_freeze_count() == 0
         assert gc.get_threshold() == CUSTOM
         assert engine.collector.history == []

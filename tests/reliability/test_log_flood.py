@@ -140,7 +140,7 @@ async def _ticks(engine: GameEngine, n: int) -> None:
     for _ in range(n):
         before = asyncio.all_tasks()
         await engine.tick()
-        engine.between_ticks()
+        await engine.between_ticks()
         started = asyncio.all_tasks() - before
         await asyncio.gather(*started, return_exceptions=True)
 
