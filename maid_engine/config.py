@@ -86,6 +86,10 @@ class Settings(BaseSettings):
     # what survived since the one before (after a login storm: everything the new
     # players' connections hold), so a shorter gap means shorter, more pauses.
     gc_collect_gap: float = Field(default=5.0, gt=0, description="real seconds")
+    # Young collections between two collections of the middle generation (Python's
+    # second threshold, 10 by default). Each of those visits what survived the young
+    # ones since the last: fewer young runs between two, shorter pauses.
+    gc_young_runs: int = Field(default=3, ge=1, le=100)
     # How long another thread may run Python code before the event loop gets the
     # GIL back (sys.setswitchinterval, set while the engine runs; 0: Python's 5 ms).
     # The database driver's and the hashing threads' Python code otherwise makes a

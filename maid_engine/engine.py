@@ -118,6 +118,7 @@ class GameEngine:
             self.settings.gc_deep_interval,
             collect_gap=self.settings.gc_collect_gap,
             freeze_survivors=self.settings.gc_freeze_survivors,
+            young_runs=self.settings.gc_young_runs,
         )
         #: Ticks and commands take turns with the world; a tick that falls due goes
         #: before the commands waiting then (maid_engine.worldlock).

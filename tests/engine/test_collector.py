@@ -99,6 +99,33 @@ def test_start_freezes_and_raises_the_third_threshold_stop_restores(make: Policy
     assert gc.get_threshold() == CUSTOM
 
 
+def test_young_runs_sets_the_second_threshold_and_a_full_collection_stays_as_far(
+    make: PolicyFactory,
+) -> None:
+    """The middle generation is collected after ``young_runs`` young collections;
+    a full collection still falls due after as many young collections as before
+    (CUSTOM: 9 x 11 = 99, now 33 middle ones of 3)."""
+    clock = FakeMonotonic(1000.0)
+    policy = make(refreeze_interval=3600.0, deep_interval=0.0, monotonic=clock, young_runs=3)
+    gc.disable()
+    policy.start()
+    first, second, third = gc.get_threshold()
+    assert (first, second) == (CUSTOM[0], 3)
+    assert third >= 1 << 30
+    clock.now += 10.0
+    for _ in range(32):
+        gc.collect(1)
+    assert policy.maintain() is None
+    gc.collect(1)
+    record = policy.maintain()
+    assert record is not None
+    assert record.kind == "collect"
+    policy.stop()
+    assert gc.get_threshold() == CUSTOM
+    with pytest.raises(ValueError, match="young_runs"):
+        CollectorPolicy(young_runs=0)
+
+
 def test_start_and_stop_twice_are_harmless(make: PolicyFactory) -> None:
     policy = make(monotonic=FakeMonotonic())
     policy.start()
@@ -408,6 +435,12 @@ def test_freeze_survivors_is_a_setting_the_engine_passes_on() -> None:
     assert Settings().gc_freeze_survivors
     engine = GameEngine(Settings(gc_freeze_survivors=False), packs=[], use_store=False)
     assert not engine.collector.freeze_survivors
+
+
+def test_young_runs_is_a_setting_the_engine_passes_on() -> None:
+    assert GameEngine(Settings(), packs=[], use_store=False).collector.young_runs == 3
+    engine = GameEngine(Settings(gc_young_runs=10), packs=[], use_store=False)
+    assert engine.collector.young_runs == 10
 
 
 def test_the_collect_gap_is_a_setting_the_engine_passes_on() -> None:
