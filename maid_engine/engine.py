@@ -26,6 +26,7 @@ import random
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from maid_engine.changes import ChangeCollector, CollectedChanges
@@ -71,6 +72,17 @@ if TYPE_CHECKING:
 log = logging.getLogger("maid.engine")
 
 ENGINE_COLLECTION = "engine_state"
+
+
+@dataclass
+class _Lending:
+    """A tick's lending of the world to commands (``GameEngine.lend_point``)."""
+
+    holding: Holding
+    #: When the tick last gave the commands their chance.
+    looked: float
+    #: Real seconds given away so far in this tick.
+    lent: float = 0.0
 
 
 async def _loop_turns() -> None:
@@ -149,6 +161,8 @@ class GameEngine:
         #: has run its whole time): the rest of a collection is finished in one
         #: go once it fits.
         self._slice_entities = 0
+        #: The running tick's lending (None between ticks).
+        self._lending: _Lending | None = None
         self.started = False
         self.tick_count = 0
         self.tick_overruns = 0
@@ -377,54 +391,76 @@ class GameEngine:
         time: the moments it gave the loop (to read what came in and run the
         commands it lent the world to) are not in it."""
         started = time.perf_counter()
-        lent = 0.0
-        lend_after = self.settings.tick_lend_after
-        budget = self.settings.tick_lend_budget
         async with self.world_lock.first() as holding:
-            delta = self.clock.advance()
-            looked = time.perf_counter()
-            systems = self.systems
-            # After the last system the tick lets go anyway: no point looking there.
-            last = systems[-1] if systems else None
-            for system in systems:
-                t0 = time.perf_counter()
-                try:
-                    await system.update(delta)
-                except Exception as exc:
-                    self._system_failed(system, exc)
-                self.metrics.system_duration.labels(system.name).observe(time.perf_counter() - t0)
-                await self.dispatch_events()
-                now = time.perf_counter()
-                # Nobody connected: no command can come in, and other tasks wait
-                # for the tick's end as they always did.
-                if (
-                    system is not last
-                    and lent < budget
-                    and now - looked >= lend_after
-                    and self.sessions.connected_count
-                ):
-                    lent += await self._lend(holding, budget - lent)
-                    looked = time.perf_counter()
+            lending = self._lending = _Lending(holding, time.perf_counter())
+            try:
+                delta = self.clock.advance()
+                systems = self.systems
+                # After the last system the tick lets go anyway: no point looking there.
+                last = systems[-1] if systems else None
+                for system in systems:
+                    t0 = time.perf_counter()
+                    lent_before = lending.lent
+                    try:
+                        await system.update(delta)
+                    except Exception as exc:
+                        self._system_failed(system, exc)
+                    self.metrics.system_duration.labels(system.name).observe(
+                        time.perf_counter() - t0 - (lending.lent - lent_before)
+                    )
+                    await self.dispatch_events()
+                    if system is not last:
+                        await self._lend_if_due(lending)
+            finally:
+                self._lending = None
         self.tick_count += 1
         self._system_failure_log.flush_due()
-        elapsed = time.perf_counter() - started - lent
+        elapsed = time.perf_counter() - started - lending.lent
         self.metrics.ticks.inc()
         self.metrics.tick_duration.observe(elapsed)
         self.metrics.entities.set(self.world.entity_count)
         return elapsed
 
-    async def _lend(self, holding: Holding, budget: float) -> float:
-        """Between two systems: let the loop read what came in, then lend the world
-        to the commands waiting for it, one after another, starting none once
-        ``budget`` (seconds) is spent. Returns the time given away."""
+    async def lend_point(self) -> bool:
+        """A point inside a system's update where the world and the system's own
+        state are whole (between two NPCs of a batch, say): if the tick has worked
+        ``tick_lend_after`` since it last looked, the events so far are delivered
+        and the world is lent to the commands waiting, as between two systems.
+        Returns whether any command ran (what the system read of the world before
+        may have changed). Outside a tick it does nothing; cheap when not due."""
+        lending = self._lending
+        if lending is None or time.perf_counter() - lending.looked < self.settings.tick_lend_after:
+            return False
+        await self.dispatch_events()
+        return await self._lend_if_due(lending)
+
+    async def _lend_if_due(self, lending: _Lending) -> bool:
+        # Nobody connected: no command can come in, and other tasks wait for the
+        # tick's end as they always did.
+        budget = self.settings.tick_lend_budget
+        if (
+            lending.lent >= budget
+            or time.perf_counter() - lending.looked < self.settings.tick_lend_after
+            or not self.sessions.connected_count
+        ):
+            return False
+        return await self._lend(lending, budget - lending.lent) > 0
+
+    async def _lend(self, lending: _Lending, budget: float) -> int:
+        """Let the loop read what came in, then lend the world to the commands
+        waiting for it, one after another, starting none once ``budget`` (seconds)
+        is spent. The time given away goes to ``lending.lent``; returns the
+        commands lent it."""
         started = time.perf_counter()
         await _loop_turns()
         lent = 0
-        while time.perf_counter() - started < budget and await holding.lend():
+        while time.perf_counter() - started < budget and await lending.holding.lend():
             lent += 1
         if lent:
             self.metrics.commands_lent.inc(lent)
-        return time.perf_counter() - started
+        lending.looked = time.perf_counter()
+        lending.lent += lending.looked - started
+        return lent
 
     def _system_failed(self, system: System, exc: Exception) -> None:
         count = self._system_errors.get(system.name, 0) + 1

@@ -223,11 +223,19 @@ class RandomPort(Protocol):
 
 
 class WorldLockPort(Protocol):
-    """The lock ticks and player commands take turns with (a command never runs
-    inside a system's update)."""
+    """The lock ticks and player commands take turns with (a command runs inside a
+    system's update only at a point the system offers, ``LendPort``)."""
 
     @property
     def world_lock(self) -> asyncio.Lock: ...
+
+
+class LendPort(Protocol):
+    """Where a long system lets the players' commands in: a point inside its
+    update where the world and its own state are whole (``GameEngine.lend_point``;
+    True: commands ran, what it read of the world before may have changed)."""
+
+    async def lend_point(self) -> bool: ...
 
 
 class DispatchPort(Protocol):
@@ -280,6 +288,7 @@ class Host(
     SettingsPort,
     RandomPort,
     WorldLockPort,
+    LendPort,
     DispatchPort,
     MetricsPort,
     LLMPort,

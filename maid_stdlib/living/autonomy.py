@@ -143,6 +143,7 @@ class _Sliced(System, abc.ABC):
         ev = Evaluation(self.living, now)
         world = self.living.world
         queue, seen = self._queue, self._seen
+        engine = self.engine
         while queue and budget > 0:
             uid = queue.popleft()
             if uid in seen:
@@ -153,6 +154,11 @@ class _Sliced(System, abc.ABC):
             last = self._last.get(uid, self._cycle_start)
             seen[uid] = now
             self.visit(ev, uid, max(0.0, now - last) / GAME_HOUR, now)
+            # Between two members the world is whole: players' commands that came
+            # in may run here (a batch takes a few ms at 10,000 NPCs). What they
+            # changed (who is where, threats) is read afresh for the next member.
+            if await engine.lend_point():
+                ev = Evaluation(self.living, now)
 
     def run_now(self) -> None:
         """Visit every member at once (tests, admin tools)."""

@@ -331,3 +331,56 @@ async def test_the_tick_time_leaves_out_what_it_lent() -> None:
     wall = time.perf_counter() - started
     assert seen == ["A", "busy", "B"]
     assert wall >= 0.02 > own
+
+
+class _Batch(System):
+    """A system working through members, offering a point between two of them
+    (``lend_point``); a command comes in after the first."""
+
+    phase = "living"
+
+    def __init__(self, seen: list[str]) -> None:
+        self.seen = seen
+        self.lent: list[bool] = []
+        self.command: asyncio.Task[None] | None = None
+
+    async def update(self, delta: float) -> None:
+        for member in ("m1", "m2", "m3"):
+            self.seen.append(member)
+            if member == "m1":
+                lock = self.engine.world_lock
+                assert isinstance(lock, WorldLock)
+                self.command = asyncio.create_task(_command(lock, "command", self.seen))
+            self.lent.append(await self.engine.lend_point())
+
+
+async def test_a_command_runs_at_a_point_a_system_offers_inside_its_update() -> None:
+    seen: list[str] = []
+    engine = GameEngine(
+        Settings(tick_lend_after=0.0), clock=ManualClock(), packs=[], use_store=False
+    )
+    batch = _Batch(seen)
+    engine.add_system(batch)
+    await _connect(engine)
+    await engine.tick()
+    assert seen == ["m1", "command", "m2", "m3"]
+    # The system learns that the world may have changed where it did.
+    assert batch.lent == [True, False, False]
+    assert _lent(engine) == 1
+    # Outside a tick the point does nothing.
+    assert not await engine.lend_point()
+
+
+async def test_a_point_inside_a_system_waits_for_the_tick_to_have_worked_a_while() -> None:
+    seen: list[str] = []
+    engine = GameEngine(
+        Settings(tick_lend_after=1.0), clock=ManualClock(), packs=[], use_store=False
+    )
+    batch = _Batch(seen)
+    engine.add_system(batch)
+    await _connect(engine)
+    await engine.tick()
+    assert batch.command is not None
+    await batch.command
+    assert seen == ["m1", "m2", "m3", "command"]
+    assert batch.lent == [False, False, False]
