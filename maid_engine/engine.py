@@ -429,22 +429,23 @@ class GameEngine:
         Returns whether any command ran (what the system read of the world before
         may have changed). Outside a tick it does nothing; cheap when not due."""
         lending = self._lending
-        if lending is None or time.perf_counter() - lending.looked < self.settings.tick_lend_after:
+        if lending is None or not self._lend_due(lending):
             return False
         await self.dispatch_events()
-        return await self._lend_if_due(lending)
+        return await self._lend(lending, self.settings.tick_lend_budget - lending.lent) > 0
 
-    async def _lend_if_due(self, lending: _Lending) -> bool:
+    def _lend_due(self, lending: _Lending) -> bool:
         # Nobody connected: no command can come in, and other tasks wait for the
         # tick's end as they always did.
-        budget = self.settings.tick_lend_budget
-        if (
-            lending.lent >= budget
-            or time.perf_counter() - lending.looked < self.settings.tick_lend_after
-            or not self.sessions.connected_count
-        ):
-            return False
-        return await self._lend(lending, budget - lending.lent) > 0
+        return (
+            time.perf_counter() - lending.looked >= self.settings.tick_lend_after
+            and lending.lent < self.settings.tick_lend_budget
+            and self.sessions.connected_count > 0
+        )
+
+    async def _lend_if_due(self, lending: _Lending) -> None:
+        if self._lend_due(lending):
+            await self._lend(lending, self.settings.tick_lend_budget - lending.lent)
 
     async def _lend(self, lending: _Lending, budget: float) -> int:
         """Let the loop read what came in, then lend the world to the commands

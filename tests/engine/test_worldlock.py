@@ -3,6 +3,7 @@
 import asyncio
 import time
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any, cast
 
 import pytest
@@ -11,6 +12,7 @@ from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.ecs import System
 from maid_engine.engine import GameEngine
+from maid_engine.events import Event
 from maid_engine.sessions import Session
 from maid_engine.worldlock import WorldLock
 
@@ -384,3 +386,35 @@ async def test_a_point_inside_a_system_waits_for_the_tick_to_have_worked_a_while
     await batch.command
     assert seen == ["m1", "m2", "m3", "command"]
     assert batch.lent == [False, False, False]
+
+
+class _Emitting(System):
+    """Emits an event before offering a point: a point that lends nothing must not
+    deliver it in the middle of the update."""
+
+    phase = "living"
+
+    def __init__(self, seen: list[str]) -> None:
+        self.seen = seen
+
+    async def update(self, delta: float) -> None:
+        self.engine.events.emit(_Noted())
+        await self.engine.lend_point()
+        self.seen.append("update done")
+
+
+@dataclass
+class _Noted(Event):
+    pass
+
+
+async def test_a_point_that_lends_nothing_delivers_no_event_early() -> None:
+    seen: list[str] = []
+    engine = GameEngine(
+        Settings(tick_lend_after=0.0), clock=ManualClock(), packs=[], use_store=False
+    )
+    engine.events.subscribe(_Noted, lambda _ev: seen.append("event"))
+    engine.add_system(_Emitting(seen))
+    # Nobody connected: nothing is lent, the event comes after the system as ever.
+    await engine.tick()
+    assert seen == ["update done", "event"]
