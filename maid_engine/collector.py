@@ -22,8 +22,9 @@ The policy:
   ten, a third of that at three, for the same work in all;
 * a full collection of what is not frozen -- only what survived since the last
   refreeze, so it is cheap -- runs between ticks when the collector's own count
-  says one is due (as many generation-1 runs as the third threshold it would have
-  used) and ``collect_gap`` real seconds have passed since the last full one; it
+  says one is due (as many young collections as Python's own thresholds would
+  have let pass before one, counted in generation-1 runs) and ``collect_gap`` real
+  seconds have passed since the last full one; it
   frees the reference cycles that died meanwhile (a server under connection churn
   would otherwise grow by the dead connections' cycles), at most that often, so
   a burst of commands is not interrupted by one collection after another;
