@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +154,32 @@ def test_the_evening_tick_figures_say_which_systems_make_the_tail() -> None:
     assert t["systems"]["QuestGenerationSystem"]["p50"] == 0.0  # absent counts as 0
     assert t["systems_cpu"]["AutonomySystem"]["max"] == 3.0
     assert (t["cpu_ms"]["n"], t["cpu_ms"]["p99"]) == (100, 4.0)
+
+
+async def test_a_systems_time_in_the_evening_leaves_out_what_it_lent() -> None:
+    from benchmarks.evening_server import _TickProbe
+
+    probe = _TickProbe()
+
+    async def lend(_lending: Any, _budget: float) -> int:
+        # A command lent the world: busy for a while (real time and CPU).
+        until = time.perf_counter() + 0.02
+        while time.perf_counter() < until:
+            pass
+        return 1
+
+    lending = probe.lending(lend)
+
+    async def update(_delta: float) -> None:
+        await lending(None, 1.0)
+
+    probe.begin()
+    await probe.timed("Batch", update)(0.1)
+    probe.end()
+    assert probe.lent_s >= 0.02
+    assert probe.lent_cpu > 0.0
+    assert probe.spent["Batch"] < 10.0
+    assert probe.cpu["Batch"] < 10.0
 
 
 def test_the_players_rss_is_measured_once_the_worlds_own_growth_settled() -> None:

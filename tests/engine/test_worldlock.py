@@ -356,15 +356,21 @@ class _Batch(System):
             self.lent.append(await self.engine.lend_point())
 
 
-async def test_a_command_runs_at_a_point_a_system_offers_inside_its_update() -> None:
-    seen: list[str] = []
+async def _batch_tick(seen: list[str], tick_lend_after: float) -> tuple[GameEngine, _Batch]:
+    """One tick of an engine running only ``_Batch``, with someone connected."""
     engine = GameEngine(
-        Settings(tick_lend_after=0.0), clock=ManualClock(), packs=[], use_store=False
+        Settings(tick_lend_after=tick_lend_after), clock=ManualClock(), packs=[], use_store=False
     )
     batch = _Batch(seen)
     engine.add_system(batch)
     await _connect(engine)
     await engine.tick()
+    return engine, batch
+
+
+async def test_a_command_runs_at_a_point_a_system_offers_inside_its_update() -> None:
+    seen: list[str] = []
+    engine, batch = await _batch_tick(seen, tick_lend_after=0.0)
     assert seen == ["m1", "command", "m2", "m3"]
     # The system learns that the world may have changed where it did.
     assert batch.lent == [True, False, False]
@@ -375,13 +381,7 @@ async def test_a_command_runs_at_a_point_a_system_offers_inside_its_update() -> 
 
 async def test_a_point_inside_a_system_waits_for_the_tick_to_have_worked_a_while() -> None:
     seen: list[str] = []
-    engine = GameEngine(
-        Settings(tick_lend_after=1.0), clock=ManualClock(), packs=[], use_store=False
-    )
-    batch = _Batch(seen)
-    engine.add_system(batch)
-    await _connect(engine)
-    await engine.tick()
+    _, batch = await _batch_tick(seen, tick_lend_after=1.0)
     assert batch.command is not None
     await batch.command
     assert seen == ["m1", "m2", "m3", "command"]
