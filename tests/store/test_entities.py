@@ -225,6 +225,67 @@ async def test_encoding_lets_other_tasks_run_between_slices() -> None:
         other.cancel()
 
 
+async def test_a_writes_rows_go_to_the_driver_as_they_are_a_statement_at_a_time(
+    store: Store,
+) -> None:
+    """The rows are bound by the driver (no SQLAlchemy parameter processing per row
+    on the event loop), at most ``_ROW_CHUNK`` per statement, and other tasks run
+    between two statements."""
+    ids = [uuid.uuid4() for _ in range(1200)]
+    upserts: dict[UUID, dict[str, Any]] = {
+        e: {"Name": {"value": f"npc {i}"}, "Health": {"hp": i}} for i, e in enumerate(ids)
+    }
+    turns = 0
+    #: (first words of the SQL, rows, compiled by SQLAlchemy, turns so far)
+    seen: list[tuple[str, int, bool, int]] = []
+
+    def before(_conn: Any, _cursor: Any, sql: str, params: Any, context: Any, many: bool) -> None:
+        rows = len(params) if many else 1
+        seen.append((" ".join(sql.split()[:3]), rows, context.compiled is not None, turns))
+
+    async def other_task() -> None:
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    other = asyncio.create_task(other_task())
+    engine = store.sql_engine.sync_engine
+    sa.event.listen(engine, "before_cursor_execute", before)
+    try:
+        await store.entities.save(
+            EntityChangeSet(
+                upserts=await encode_upserts(upserts), removed=[(e, "Health") for e in ids[:5]]
+            )
+        )
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", before)
+        other.cancel()
+    writes = [row for row in seen if row[0].split()[0] in ("INSERT", "DELETE")]
+    assert [(what, rows, compiled) for what, rows, compiled, _ in writes] == [
+        ("INSERT INTO entities", 1000, False),
+        ("INSERT INTO entities", 200, False),
+        ("INSERT INTO components", 1000, False),
+        ("INSERT INTO components", 1000, False),
+        ("INSERT INTO components", 400, False),
+        ("DELETE FROM components", 5, False),
+    ]
+    turns_seen = [t for *_, t in writes]
+    assert turns_seen == sorted(set(turns_seen))  # the other task ran between any two
+    loaded = await store.entities.load_all()
+    assert loaded[ids[0]] == {"Name": {"value": "npc 0"}}
+    assert loaded[ids[-1]] == upserts[ids[-1]]
+
+
+def test_a_driver_that_binds_by_name_is_refused_clearly() -> None:
+    from sqlalchemy.dialects import sqlite
+
+    from maid_engine.store.entities import _COMPONENT_UPSERT
+
+    with pytest.raises(StoreError, match="positional"):
+        _COMPONENT_UPSERT.sql(sqlite.dialect(paramstyle="named"))
+
+
 async def test_data_that_is_not_json_fails_before_anything_is_written() -> None:
     with pytest.raises(ValueError, match="JSON"):
         await encode_upserts({uuid.uuid4(): {"Ratio": {"v": float("nan")}}})
