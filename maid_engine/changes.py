@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 from uuid import UUID
 
 from maid_engine.ecs.component import Component, dump_component, dump_component_json
-from maid_engine.jsontext import ComponentData, EncodedJSON, dump_json
+from maid_engine.jsontext import ComponentData, dump_json
 
 if TYPE_CHECKING:
     from maid_engine.ecs.world import World
@@ -201,9 +201,9 @@ def _staged_data(component: Component) -> ComponentData:
     except ValueError:
         return dump_component(component)
     if b"NaN" not in text and b"Infinity" not in text:
-        return EncodedJSON(text.decode())
+        return text
     data = dump_component(component)
     try:
-        return EncodedJSON(dump_json(data))
+        return dump_json(data).encode()
     except ValueError:
         return data

@@ -14,7 +14,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from maid_engine.jsontext import ComponentData, EncodedJSON, dump_json
+from maid_engine.jsontext import ComponentData, dump_json
 from maid_engine.store.connection import ConnectionSource
 from maid_engine.store.errors import StoreError
 from maid_engine.store.schema import components, entities, upsert_statement
@@ -37,8 +37,8 @@ _T = TypeVar("_T")
 async def encode_upserts(
     upserts: Mapping[UUID, Mapping[str, ComponentData]], slice_cost: int = ENCODE_SLICE
 ) -> dict[UUID, dict[str, ComponentData]]:
-    """``upserts`` with every component's data turned into JSON text, a slice at a
-    time: between slices other tasks run.
+    """``upserts`` with every component's data turned into JSON text (UTF-8
+    bytes), a slice at a time: between slices other tasks run.
 
     Encoding a checkpoint's rows in one go (as the database driver's JSON type
     would, when the rows are bound) held the event loop for as long as it took --
@@ -51,10 +51,10 @@ async def encode_upserts(
     for entity_id, comps in upserts.items():
         encoded: dict[str, ComponentData] = {}
         for type_name, data in comps.items():
-            if isinstance(data, EncodedJSON):
+            if isinstance(data, bytes):
                 encoded[type_name] = data
                 continue
-            text = EncodedJSON(dump_json(data))
+            text = dump_json(data).encode()
             encoded[type_name] = text
             spent += len(text) + _ROW_COST
             if spent >= slice_cost:
@@ -74,7 +74,7 @@ class EntityChangeSet:
 
     # entity -> {component type name -> JSON data}, only the components that changed.
     # An entity with an empty dict is still created (it may have no components yet).
-    # The data may be encoded already (``encode_upserts``).
+    # The data may be JSON text already, as UTF-8 bytes (``encode_upserts``).
     upserts: dict[UUID, dict[str, ComponentData]] = field(default_factory=dict)
     # Components removed from entities that still exist.
     removed: list[tuple[UUID, str]] = field(default_factory=list)
@@ -98,9 +98,9 @@ def _check(changes: EntityChangeSet) -> None:
         for type_name, data in comps.items():
             if not isinstance(type_name, str) or not type_name:
                 raise ValueError(f"component type must be a non-empty string: {type_name!r}")
-            if not isinstance(data, (dict, EncodedJSON)):
+            if not isinstance(data, (dict, bytes)):
                 raise TypeError(
-                    f"component {type_name!r} of {entity_id} must be a dict, "
+                    f"component {type_name!r} of {entity_id} must be a dict or JSON bytes, "
                     f"not {type(data).__name__}"
                 )
     for entity_id, type_name in changes.removed:
@@ -178,7 +178,7 @@ def _component_rows(
     for entity_id, comps in upserts.items():
         entity = str(entity_id)
         for type_name, data in comps.items():
-            yield entity, type_name, data if isinstance(data, EncodedJSON) else dump_json(data)
+            yield entity, type_name, data.decode() if isinstance(data, bytes) else dump_json(data)
 
 
 class _RowStatement:

@@ -116,7 +116,7 @@ async def test_only_changed_components_are_written(
         saved.append(
             {
                 uid: {
-                    name: json.loads(data) if isinstance(data, str) else data
+                    name: json.loads(data) if isinstance(data, bytes) else data
                     for name, data in comps.items()
                 }
                 for uid, comps in changes.upserts.items()
