@@ -52,14 +52,14 @@ class WhoFlag:
 class WhoList:
     """What ``who`` shows besides names; filled in by other layers.
 
-    The rows (everything but the idle times, which are read fresh) are kept for
+    The listing (every line but the idle times, which are read fresh) is kept for
     ``KEEP_TICKS`` ticks (:meth:`next_tick`, called once per tick; a second at the
-    default rate): a thousand players typing ``who`` in that time build the list
-    once. Kept only for the rest of one tick, they were built again for nearly
-    every ``who`` of an evening (ten ticks a second, a few ``who`` a second). Who
-    is online, titles, AFK marks and the flags or levels registered here drop the
-    rows at once; a level or flag that changes by other means shows within
-    ``KEEP_TICKS`` ticks.
+    default rate): a thousand players typing ``who`` in that time build it once.
+    Kept only for the rest of one tick, it was built again for nearly every
+    ``who`` of an evening (ten ticks a second, a few ``who`` a second). Who is
+    online, titles, AFK marks and the flags or levels registered here drop it at
+    once; a level or flag that changes by other means shows within ``KEEP_TICKS``
+    ticks.
     """
 
     KEEP_TICKS = 10
@@ -69,7 +69,7 @@ class WhoList:
         self._flags: dict[str, WhoFlag] = {}
         self._tick = 0
         self._changes = 0
-        self._rows: tuple[tuple[object, ...], list[WhoRow]] | None = None
+        self._kept: tuple[tuple[object, ...], WhoListing] | None = None
 
     @property
     def level_of(self) -> Callable[[UUID], int | None]:
@@ -91,21 +91,22 @@ class WhoList:
         return self._flags.pop(key, None) is not None
 
     def changed(self) -> None:
-        """Drop the rows kept for this tick (something ``who`` shows changed)."""
+        """Drop the listing kept (something ``who`` shows changed)."""
         self._changes += 1
 
     def next_tick(self) -> None:
-        """A new tick: the rows are built again at the next ``who``."""
+        """A new tick: the listing is built again at the next ``who`` once
+        ``KEEP_TICKS`` have passed."""
         self._tick += 1
 
-    def cached_rows(self, key: tuple[object, ...]) -> list[WhoRow] | None:
-        held = self._rows
+    def kept(self, key: tuple[object, ...]) -> WhoListing | None:
+        held = self._kept
         if held is not None and held[0] == (self._tick // self.KEEP_TICKS, self._changes, *key):
             return held[1]
         return None
 
-    def keep_rows(self, key: tuple[object, ...], rows: list[WhoRow]) -> None:
-        self._rows = ((self._tick // self.KEEP_TICKS, self._changes, *key), rows)
+    def keep(self, key: tuple[object, ...], listing: WhoListing) -> None:
+        self._kept = ((self._tick // self.KEEP_TICKS, self._changes, *key), listing)
 
     def flags_of(self, uid: UUID) -> list[str]:
         flags = sorted(self._flags.values(), key=lambda f: (f.order, f.key))
@@ -138,14 +139,42 @@ class WhoRow:
     level: int | None
     title: str
     flags: list[str]
-    idle: str
 
 
-def who_rows(ctx: CommandContext, now: float) -> list[WhoRow]:
+@dataclass
+class WhoListing:
+    """``who``'s rows with their lines as shown but for the idle time, and the
+    session each idle time is read from (a new session for a character changes
+    the presence the listing is kept for).
+
+    With 200 players on, building the rows and their text for every ``who`` took
+    a millisecond and more of the event loop, while every other command waited:
+    the most expensive command of an evening. Only the idle times are read per
+    ``who`` now, and an idle time is only written out from a minute on."""
+
+    rows: list[WhoRow]
+    lines: list[str]
+    sessions: list[Session | None]
+
+    def text(self, now: float) -> str:
+        if not self.rows:
+            return "Nobody is playing right now."
+        out = ["|cPlayers online:|n"]
+        for line, session in zip(self.lines, self.sessions, strict=True):
+            last = session.data.get("last_input") if session is not None else None
+            if last is not None and now - float(last) >= IDLE_SHOWN:
+                line = f"{line} (idle {idle_text(now - float(last))})"
+            out.append(line)
+        count = len(self.rows)
+        out.append(f"{count} player{'s' if count != 1 else ''} online.")
+        return "\n".join(out)
+
+
+def who_listing(ctx: CommandContext) -> WhoListing:
     """One row per connected character: highest level first, then by name."""
     world = ctx.world
     sessions = ctx.engine.sessions
-    listing: WhoList = ctx.service(WhoList)
+    whos: WhoList = ctx.service(WhoList)
     key = (
         world,
         sessions.presence_version,
@@ -153,52 +182,41 @@ def who_rows(ctx: CommandContext, now: float) -> list[WhoRow]:
         world.version_of(Away),
         world.version_of(PlayerCharacter),
     )
-    rows = listing.cached_rows(key)
-    if rows is None:
-        rows = []
-        for uid in sessions.characters_online():
-            pc = world.try_component(uid, PlayerCharacter)
-            if pc is None or not world.entity_exists(uid):
-                continue
-            flags = []
-            role = _staff(sessions.session_for(uid))
-            if role >= Role.ADMIN:
-                flags.append("Admin")
-            elif role >= Role.BUILDER:
-                flags.append("Builder")
-            flags.extend(listing.flags_of(uid))
-            title = world.try_component(uid, Title)
-            rows.append(
-                WhoRow(uid, pc.name, listing.level_of(uid), title.text if title else "", flags, "")
-            )
-        rows.sort(key=lambda r: (-(r.level or 0), r.name.casefold()))
-        listing.keep_rows(key, rows)
-    out = []
-    for row in rows:
-        session = sessions.session_for(row.uid)
-        last = session.data.get("last_input") if session is not None else None
-        idle = idle_text(now - float(last)) if last is not None else ""
-        out.append(WhoRow(row.uid, row.name, row.level, row.title, row.flags, idle))
-    return out
-
-
-def render_who(rows: list[WhoRow]) -> str:
-    if not rows:
-        return "Nobody is playing right now."
+    listing = whos.kept(key)
+    if listing is not None:
+        return listing
+    rows = []
+    for uid in sessions.characters_online():
+        pc = world.try_component(uid, PlayerCharacter)
+        if pc is None or not world.entity_exists(uid):
+            continue
+        flags = []
+        role = _staff(sessions.session_for(uid))
+        if role >= Role.ADMIN:
+            flags.append("Admin")
+        elif role >= Role.BUILDER:
+            flags.append("Builder")
+        flags.extend(whos.flags_of(uid))
+        title = world.try_component(uid, Title)
+        rows.append(WhoRow(uid, pc.name, whos.level_of(uid), title.text if title else "", flags))
+    rows.sort(key=lambda r: (-(r.level or 0), r.name.casefold()))
     levels = any(r.level is not None for r in rows)
-    lines = ["|cPlayers online:|n"]
-    for row in rows:
-        parts = []
-        if levels:
-            parts.append(f"[{row.level:>3}]" if row.level is not None else "[   ]")
-        parts.append(row.name + (f" {row.title}" if row.title else ""))
-        parts.extend(f"|y[{flag}]|n" for flag in row.flags)
-        if row.idle:
-            parts.append(f"(idle {row.idle})")
-        lines.append("  " + " ".join(parts))
-    count = len(rows)
-    lines.append(f"{count} player{'s' if count != 1 else ''} online.")
-    return "\n".join(lines)
+    listing = WhoListing(
+        rows,
+        [_line(row, levels) for row in rows],
+        [sessions.session_for(row.uid) for row in rows],
+    )
+    whos.keep(key, listing)
+    return listing
+
+
+def _line(row: WhoRow, levels: bool) -> str:
+    parts = []
+    if levels:
+        parts.append(f"[{row.level:>3}]" if row.level is not None else "[   ]")
+    parts.append(row.name + (f" {row.title}" if row.title else ""))
+    parts.extend(f"|y[{flag}]|n" for flag in row.flags)
+    return "  " + " ".join(parts)
 
 
 @command("who", category="general", needs_character=False)
@@ -222,7 +240,7 @@ def who(ctx: CommandContext) -> None:
             raise CommandError("You are nowhere. (Ask an admin to @goto you somewhere.)")
         page(ctx, crowd_listing(crowd_names(ws, room, actor)))
         return
-    ctx.send(render_who(who_rows(ctx, time.time())))
+    ctx.send(who_listing(ctx).text(time.time()))
 
 
 @command("title", category="general")

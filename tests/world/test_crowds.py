@@ -3,6 +3,7 @@ batched per tick in a crowded room, and ``who``'s rows kept for a tick."""
 
 from __future__ import annotations
 
+import time
 from uuid import UUID
 
 import pytest
@@ -12,6 +13,7 @@ from kits.heroes import new_character
 from maid_engine.engine import GameEngine
 from maid_engine.english import english
 from maid_engine.testing import cmd, session_for
+from maid_stdlib.world import who as who_module
 from maid_stdlib.world.crowd import CROWD_HINT, crowd_phrase, plural_phrase
 from maid_stdlib.world.gmcp import ROOM_PLAYERS, GmcpFeeds
 from maid_stdlib.world.pager import PAGE_LENGTH_KEY
@@ -251,6 +253,27 @@ async def test_who_rows_are_kept_for_a_second_of_ticks(engine: GameEngine) -> No
     await cmd(engine, heroes[1], "who")
     assert len(calls) == n + 4
     assert engine.world.get_component(heroes[0], Title).text == "the brave"
+
+
+async def test_a_kept_who_listing_reads_only_the_idle_times_again(
+    engine: GameEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    heroes = crowd(engine, NAMES[:3])
+    lines: list[str] = []
+    line = who_module._line
+
+    def counted(row: who_module.WhoRow, levels: bool) -> str:
+        lines.append(row.name)
+        return line(row, levels)
+
+    monkeypatch.setattr(who_module, "_line", counted)
+    first = await cmd(engine, heroes[0], "who")
+    assert len(lines) == 3
+    session_for(engine, heroes[2]).data["last_input"] = time.time() - 5 * 60 - 3
+    again = await cmd(engine, heroes[0], "who")
+    assert len(lines) == 3  # no line made again
+    assert again != first
+    assert f"  {NAMES[2]} (idle 5m)" in again.splitlines()
 
 
 @pytest.mark.parametrize("size", [0, 3])
