@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from uuid import UUID
 
@@ -199,30 +200,36 @@ async def test_encoded_rows_are_stored_as_the_same_json(store: Store) -> None:
     assert versions == {"Name": 1, "Stats": 2, "Mana": 1}
 
 
-async def test_encoding_lets_other_tasks_run_between_slices() -> None:
-    rows = {uuid.uuid4(): {"Name": {"value": f"npc {i}"}} for i in range(100)}
-    turns = 0
+@contextlib.asynccontextmanager
+async def _turns() -> AsyncIterator[list[int]]:
+    """Counts the turns another task gets while the block awaits (``[count]``)."""
+    turns = [0]
 
     async def other_task() -> None:
-        nonlocal turns
         while True:
-            turns += 1
+            turns[0] += 1
             await asyncio.sleep(0)
 
     other = asyncio.create_task(other_task())
     await asyncio.sleep(0)
+    turns[0] = 0
     try:
-        turns = 0
-        await encode_upserts(rows, slice_cost=10**9)
-        assert turns == 0  # in one slice: nothing else ran
-        await encode_upserts(rows, slice_cost=1)
-        assert turns >= 99  # a slice per row: the other task ran between them
-        turns = 0
-        # A row counts its text and a fixed cost: slices of about four rows.
-        await encode_upserts(rows, slice_cost=4 * 520)
-        assert 20 <= turns <= 34
+        yield turns
     finally:
         other.cancel()
+
+
+async def test_encoding_lets_other_tasks_run_between_slices() -> None:
+    rows = {uuid.uuid4(): {"Name": {"value": f"npc {i}"}} for i in range(100)}
+    async with _turns() as turns:
+        await encode_upserts(rows, slice_cost=10**9)
+        assert turns[0] == 0  # in one slice: nothing else ran
+        await encode_upserts(rows, slice_cost=1)
+        assert turns[0] >= 99  # a slice per row: the other task ran between them
+        turns[0] = 0
+        # A row counts its text and a fixed cost: slices of about four rows.
+        await encode_upserts(rows, slice_cost=4 * 520)
+        assert 20 <= turns[0] <= 34
 
 
 async def test_a_writes_rows_go_to_the_driver_as_they_are_a_statement_at_a_time(
@@ -235,32 +242,25 @@ async def test_a_writes_rows_go_to_the_driver_as_they_are_a_statement_at_a_time(
     upserts: dict[UUID, dict[str, Any]] = {
         e: {"Name": {"value": f"npc {i}"}, "Health": {"hp": i}} for i, e in enumerate(ids)
     }
-    turns = 0
+    changes = EntityChangeSet(
+        upserts=await encode_upserts(upserts), removed=[(e, "Health") for e in ids[:5]]
+    )
     #: (first words of the SQL, rows, compiled by SQLAlchemy, turns so far)
     seen: list[tuple[str, int, bool, int]] = []
-
-    def before(_conn: Any, _cursor: Any, sql: str, params: Any, context: Any, many: bool) -> None:
-        rows = len(params) if many else 1
-        seen.append((" ".join(sql.split()[:3]), rows, context.compiled is not None, turns))
-
-    async def other_task() -> None:
-        nonlocal turns
-        while True:
-            turns += 1
-            await asyncio.sleep(0)
-
-    other = asyncio.create_task(other_task())
     engine = store.sql_engine.sync_engine
-    sa.event.listen(engine, "before_cursor_execute", before)
-    try:
-        await store.entities.save(
-            EntityChangeSet(
-                upserts=await encode_upserts(upserts), removed=[(e, "Health") for e in ids[:5]]
-            )
-        )
-    finally:
-        sa.event.remove(engine, "before_cursor_execute", before)
-        other.cancel()
+    async with _turns() as turns:
+
+        def before(
+            _conn: Any, _cursor: Any, sql: str, params: Any, context: Any, many: bool
+        ) -> None:
+            rows = len(params) if many else 1
+            seen.append((" ".join(sql.split()[:3]), rows, context.compiled is not None, turns[0]))
+
+        sa.event.listen(engine, "before_cursor_execute", before)
+        try:
+            await store.entities.save(changes)
+        finally:
+            sa.event.remove(engine, "before_cursor_execute", before)
     writes = [row for row in seen if row[0].split()[0] in ("INSERT", "DELETE")]
     assert [(what, rows, compiled) for what, rows, compiled, _ in writes] == [
         ("INSERT INTO entities", 1000, False),
