@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, TypeVar
@@ -85,9 +85,11 @@ class EntityChangeSet:
         return not (self.upserts or self.removed or self.destroyed)
 
 
-def _chunks(items: Sequence[_T], size: int) -> Iterator[Sequence[_T]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
+def _chunks(items: Iterable[_T], size: int) -> Iterator[list[_T]]:
+    """``items`` in lists of ``size`` (the last one shorter), taken as they come."""
+    it = iter(items)
+    while chunk := list(islice(it, size)):
+        yield chunk
 
 
 def _check(changes: EntityChangeSet) -> None:
@@ -214,8 +216,7 @@ class _RowStatement:
 
     async def run(self, conn: AsyncConnection, rows: Iterable[tuple[str, ...]]) -> None:
         sql = self.sql(conn.dialect)
-        it = iter(rows)
-        while chunk := list(islice(it, _ROW_CHUNK)):
+        for chunk in _chunks(rows, _ROW_CHUNK):
             await conn.exec_driver_sql(sql, chunk)
 
 
