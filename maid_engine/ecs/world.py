@@ -277,6 +277,26 @@ class World:
         held = self._entities.get(entity_id)
         return held.get(ctype) if held is not None else None  # type: ignore[return-value]
 
+    @overload
+    def try_components(
+        self, entity_id: UUID, c1: type[C], c2: type[C2], /
+    ) -> tuple[C | None, C2 | None]: ...
+    @overload
+    def try_components(
+        self, entity_id: UUID, c1: type[C], c2: type[C2], c3: type[C3], /
+    ) -> tuple[C | None, C2 | None, C3 | None]: ...
+
+    def try_components(
+        self, entity_id: UUID, *ctypes: type[Component]
+    ) -> tuple[Component | None, ...]:
+        """``try_component`` of each type (None for each if the entity is gone), with
+        one look-up of the entity: hashing a UUID is a Python call, and a pass over a
+        crowded room asks each entity for several types."""
+        held = self._entities.get(entity_id)
+        if held is None:
+            return (None,) * len(ctypes)
+        return tuple([held.get(t) for t in ctypes])
+
     def has_component(self, entity_id: UUID, ctype: type[Component]) -> bool:
         held = self._entities.get(entity_id)
         return held is not None and ctype in held

@@ -98,6 +98,35 @@ def _classified(world: World, uids: list[UUID]) -> tuple[list[tuple[UUID, str]],
     return chars + npcs + things, len(chars)
 
 
+def _seen_by_all(ws: WorldService, room_key: str) -> tuple[list[tuple[UUID, str]], list[str]]:
+    """What ``_classified(ws.visible_in(room_key))`` gives with no visibility checks
+    and no viewer, and the characters' names, in one pass that looks each entity up
+    once: a listing is rebuilt for a crowd at every arrival there, and each look-up
+    by UUID is a Python call to hash it."""
+    world = ws.world
+    online = ws.engine.sessions.is_online
+    look_up = world.try_components
+    chars: list[tuple[UUID, str]] = []
+    names: list[str] = []
+    npcs: list[tuple[UUID, str]] = []
+    things: list[tuple[UUID, str]] = []
+    for uid in ws.contents(room_key):
+        desc, pc, npc = look_up(uid, Describable, PlayerCharacter, NPC)
+        if desc is None:
+            continue
+        line = desc.short or f"{capitalize(desc.name)} is here."
+        if pc is not None:
+            if not online(uid):
+                continue  # an offline character is in the room but not seen
+            chars.append((uid, line))
+            names.append(desc.name or pc.name or "something")  # as name_of reads it
+        elif npc is not None:
+            npcs.append((uid, line))
+        else:
+            things.append((uid, line))
+    return chars + npcs + things, names
+
+
 class _RoomListing:
     """A room's rendered header and its listing as seen by nobody in particular.
 
@@ -241,8 +270,7 @@ def _listing(ws: WorldService, room_key: str, room: Room) -> _RoomListing:
         if listing.header_key != header_key:
             listing.set_header(header_key, _header(ws, room_key, room))
         return listing
-    entries, n_chars = _classified(world, ws.visible_in(room_key, None))
-    names = [name_of(ws, uid) for uid, _ in entries[:n_chars]]
+    entries, names = _seen_by_all(ws, room_key)
     header = _header(ws, room_key, room)
     listing = _RoomListing(key, header_key, header, entries, names, ws.crowd_size)
     cache[room_key] = listing

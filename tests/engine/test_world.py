@@ -56,6 +56,20 @@ def test_missing_entity_and_component_errors(world: World) -> None:
     assert not world.has_component(ghost, Pos)
 
 
+def test_try_components_reads_several_types_as_try_component_does(world: World) -> None:
+    uid = world.create_entity(Pos("hall"), Label("Hollin"))
+    pos, label, scratch = world.try_components(uid, Pos, Label, Scratch)
+    assert pos is world.get_component(uid, Pos)
+    assert label is world.get_component(uid, Label)
+    assert scratch is None
+    assert world.try_components(uuid4(), Pos, Label) == (None, None)
+    # Scheduled for destruction: still readable, like try_component; gone after the flush.
+    world.destroy_entity(uid)
+    assert world.try_components(uid, Label, Pos) == (label, pos)
+    world.flush_destroyed()
+    assert world.try_components(uid, Pos, Label) == (None, None)
+
+
 def test_deferred_destroy_during_iteration(world: World) -> None:
     ids = [world.create_entity(Pos(str(i))) for i in range(5)]
     seen = []

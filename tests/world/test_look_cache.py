@@ -197,3 +197,31 @@ async def test_a_crowds_shared_look_follows_the_room_header(engine: GameEngine) 
     assert "up" in crowd_text()
     for c in chars:
         assert render_room(ws, SQUARE, c) == uncached(c)
+
+
+async def test_a_crowds_names_and_lines_as_the_uncached_look_reads_them(
+    engine: GameEngine,
+) -> None:
+    # The cached listing is built in one pass of its own; it must list and name
+    # exactly what the uncached look does: a character goes by its description's
+    # name, or by its character name if that is empty; offline ones are not there;
+    # things follow the characters.
+    ws = ws_of(engine)
+    ws.crowd_size = 3
+    chars = [new_character(engine, f"Crowd{c}", online=False) for c in "ABCDEFG"]
+    for c in chars[:-1]:
+        await connect(engine, c)  # the last stays offline
+    engine.world.get_component(chars[0], Describable).name = ""
+    second = engine.world.get_component(chars[1], Describable)
+    engine.world.rename(chars[1], second, "a hooded stranger")
+    coin = engine.world.create_entity(Describable(name="a coin"), Item())
+    ws.place(coin, SQUARE, "drop")
+    room = ws.room(SQUARE)
+    assert room is not None
+    for viewer in [*chars, coin, None]:
+        assert render_room(ws, SQUARE, viewer) == _render_uncached(ws, SQUARE, room, viewer)
+    everyone = render_room(ws, SQUARE, None)
+    assert "CrowdA" in everyone  # named by the character name, first in the crowd
+    assert "a hooded stranger" in everyone  # the description's name leads
+    assert "CrowdG" not in everyone
+    assert "A coin is here." in everyone
