@@ -27,6 +27,7 @@ from maid_engine.ecs import System
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_engine.ports import Sessions
 from maid_engine.sessions import gmcp_wanted
+from maid_stdlib.world.components import NPC
 from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
 from maid_stdlib.world.look import name_of
 
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 
 ROOM_INFO = "Room.Info"
 ROOM_PLAYERS = "Room.Players"
+ROOM_ADD_PLAYER = "Room.AddPlayer"
+ROOM_REMOVE_PLAYER = "Room.RemovePlayer"
 
 
 def room_num(room_id: UUID) -> int:
@@ -151,6 +154,16 @@ class GmcpFeeds:
         self._sessions.gmcp_to(character, package, data)
         return True
 
+    def send_delta(self, character: UUID, package: str, data: Any, changes: str) -> None:
+        """Send ``data`` now: a change to the ``changes`` package this connection
+        holds (a player added to its ``Room.Players``). What was last sent of
+        ``changes`` is then no longer what the client holds, so the next one is
+        sent whatever it is."""
+        held = self._sent.get(character)
+        if held is not None:
+            held[1].pop(changes, None)
+        self._sessions.gmcp_to(character, package, data)
+
     def takes(self, character: UUID, package: str) -> bool:
         """Whether ``character``'s connection would receive ``package``: building the
         data for a client that refused GMCP (or did not ask for the module) is
@@ -223,8 +236,15 @@ SILENT_REASONS = frozenset({"created", "login"})
 
 
 class GmcpRelay:
-    """Sends ``Room.Info`` to a connected character after each of its moves, and
-    marks who stays in the rooms it left and entered (they see it come and go)."""
+    """Sends ``Room.Info`` and ``Room.Players`` to a connected character after each
+    of its moves, and tells whoever stays in a room what changed there.
+
+    A player coming or going is told to those who stay as IRE games do it:
+    ``Room.AddPlayer`` (``{"name", "fullname"}``) and ``Room.RemovePlayer`` (the
+    name), one small message each, never the room's whole list again: in a crowd
+    of a thousand clients every arrival would otherwise build, encode and send a
+    thousand-name list to each of them. An NPC coming, going or dying marks the
+    room's ``Room.Info`` (its ``npcs``) for the end of the tick."""
 
     def __init__(self, ws: WorldService, feeds: GmcpFeeds) -> None:
         self.ws = ws
@@ -240,29 +260,56 @@ class GmcpRelay:
         room = self.ws.room_key_of(character)
         return players_in(self.ws, room, character) if room is not None else None
 
-    def _mark_room(self, room: str | None, exclude: UUID | None = None) -> None:
+    def _mark_npcs(self, room: str | None) -> None:
         if room is None or not self.ws.engine.sessions.online_count:
             return
-        here = [c for c in self.ws.characters_in(room) if c != exclude]
-        self.feeds.mark(ROOM_INFO, here)
-        self.feeds.mark(ROOM_PLAYERS, here)
+        self.feeds.mark(ROOM_INFO, self.ws.characters_in(room))
+
+    def _tell_room(self, room: str | None, player: UUID, arrived: bool) -> None:
+        """Tell the players in ``room`` who see ``player`` that it arrived or left."""
+        if room is None:
+            return
+        ws, feeds = self.ws, self.feeds
+        name = name_of(ws, player)
+        package = ROOM_ADD_PLAYER if arrived else ROOM_REMOVE_PLAYER
+        data: Any = {"name": name, "fullname": name} if arrived else name
+        # The player is online (or was, until now): only the other rules of who
+        # sees whom are asked.
+        checks = ws.visibility_checks
+        for other in ws.characters_in(room):
+            if (
+                other != player
+                and feeds.takes(other, package)
+                and all(check(other, player) for check in checks)
+            ):
+                feeds.send_delta(other, package, data, ROOM_PLAYERS)
 
     def on_relocated(self, event: EntityRelocatedEvent) -> None:
         mover = event.entity_id
-        self._mark_room(event.from_room, mover)
-        self._mark_room(event.to_room, mover)
-        if event.to_room is None or event.reason in SILENT_REASONS:
-            return
-        if self.ws.engine.sessions.is_online(mover):
+        online = self.ws.engine.sessions.is_online(mover)
+        if online and event.reason in SILENT_REASONS:
+            pass  # placed as it logs in: on_presence tells the room
+        elif online:
+            self._tell_room(event.from_room, mover, arrived=False)
+            self._tell_room(event.to_room, mover, arrived=True)
+        elif self.ws.world.has_component(mover, NPC):
+            self._mark_npcs(event.from_room)
+            self._mark_npcs(event.to_room)
+        # Anything else (a thing, an offline character) is in neither package.
+        if online and event.to_room is not None and event.reason not in SILENT_REASONS:
             send_room_info(self.ws, mover, self.feeds)
 
     def on_died(self, event: EntityDiedEvent) -> None:
-        self._mark_room(event.room)
+        self._mark_npcs(event.room)
 
     def on_presence(self, event: CharacterConnectedEvent | CharacterDisconnectedEvent) -> None:
         """Someone came online or went offline where others stand."""
+        character = event.character_id
+        room = self.ws.room_key_of(character)
         if isinstance(event, CharacterDisconnectedEvent):
-            self.feeds.forget(event.character_id)
-        else:
-            self.feeds.mark_all(event.character_id)
-        self._mark_room(self.ws.room_key_of(event.character_id), event.character_id)
+            self.feeds.forget(character)
+            self._tell_room(room, character, arrived=False)
+            return
+        self.feeds.mark_all(character)
+        if not event.takeover:  # a takeover is a new connection to one already there
+            self._tell_room(room, character, arrived=True)

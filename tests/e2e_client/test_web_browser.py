@@ -1,7 +1,8 @@
 """The web client in a real browser against the shipped world, with the narrated room
 on the real LLM path (LiteLLM talking to a local OpenAI-compatible server).
 
-A player creates a character, walks, sees colour, takes Voss's quest and finds it in
+A player creates a character, walks, sees colour, sees another player come and go in
+the room panel, takes Voss's quest and finds it in
 the quest panel, acts in the narrated cellar and sees the state panel change; the
 command line keeps the focus and recalls history from the keyboard alone; when the
 web port closes and opens again the page reconnects by itself; the page logs no error. Screenshots
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e.client import TelnetClient
 from e2e.fixtures import served
 from e2e_client.browser import Browser, require_browser
 from fakellm import Behaviour, FakeOpenAIServer
@@ -106,6 +108,15 @@ async def test_play_in_a_browser_quest_panel_and_narrated_state(tmp_path: Path) 
                 assert await browser.active_id() == "command"
                 await browser.type_line("north")
                 await browser.wait_text("room", "Watch Street")
+
+                # Another player walks in and out: the panel follows them (one
+                # Room.AddPlayer, then one Room.RemovePlayer).
+                async with await TelnetClient.open("127.0.0.1", server.telnet_port) as bryn:
+                    await bryn.create("Bryn", "correct-horse-battery")
+                    await bryn.command("north")
+                    await browser.wait_text("room", "Bryn")
+                    await bryn.command("south")
+                    await browser.wait_text_gone("room", "Bryn")
 
                 [hero] = engine.sessions.characters_online()
                 async with engine.world_lock:

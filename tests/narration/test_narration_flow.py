@@ -70,7 +70,8 @@ async def test_the_command_returns_before_the_story_and_everyone_reads_it(
         assert data["clamped"] == []
         assert data["rejected"] == []
     assert "finds a key" not in outsider.text()
-    assert outsider.gmcp == []
+    # Outside, only the two leaving for the cellar were told (Room.RemovePlayer).
+    assert [p for p, _ in outsider.gmcp if not p.startswith("Room.RemovePlayer")] == []
 
 
 async def test_undo_restores_every_value_and_retry_never_applies_twice(

@@ -9,13 +9,15 @@ from uuid import UUID
 import pytest
 from kits.engines import ws_of
 from kits.heroes import new_character
+from world.worldkit import connect
 
 from maid_engine.engine import GameEngine
 from maid_engine.english import english
+from maid_engine.events import CharacterConnectedEvent
 from maid_engine.testing import cmd, session_for
 from maid_stdlib.world import who as who_module
 from maid_stdlib.world.crowd import CROWD_HINT, crowd_phrase, plural_phrase
-from maid_stdlib.world.gmcp import ROOM_PLAYERS, GmcpFeeds
+from maid_stdlib.world.gmcp import ROOM_INFO, ROOM_PLAYERS, GmcpFeeds
 from maid_stdlib.world.pager import PAGE_LENGTH_KEY
 from maid_stdlib.world.who import Title, WhoList
 
@@ -307,3 +309,37 @@ async def test_gmcp_room_players_are_built_only_for_clients_that_take_them(
     feeds.mark(ROOM_PLAYERS, heroes)
     assert feeds.flush() == 1
     assert [p for p, _ in session_for(engine, heroes[0]).gmcp] == [ROOM_PLAYERS]
+
+
+async def test_a_player_coming_or_going_is_one_small_gmcp_message_to_each_there(
+    engine: GameEngine,
+) -> None:
+    # Every arrival in a crowd used to send the room's whole Room.Players, and
+    # Room.Info with it, to everyone there: a thousand-name list built, encoded and
+    # sent to each of a thousand clients.
+    ws = ws_of(engine)
+    heroes = crowd(engine, NAMES)
+    await engine.tick()
+    for uid in heroes:
+        session_for(engine, uid).gmcp.clear()
+    zoe = new_character(engine, "Zoe", online=False)
+    s_zoe = await connect(engine, zoe)
+    await engine.tick()
+    added = ("Room.AddPlayer", {"name": "Zoe", "fullname": "Zoe"})
+    assert all(session_for(engine, uid).gmcp == [added] for uid in heroes)
+    # A new connection to Zoe (a takeover) is nobody new in the room.
+    for uid in heroes:
+        session_for(engine, uid).gmcp.clear()
+    await engine.events.publish(CharacterConnectedEvent(zoe, s_zoe.id, takeover=True))
+    assert all(session_for(engine, uid).gmcp == [] for uid in heroes)
+    # Whoever cannot see Zoe is not told she left.
+    ann = heroes[0]
+    ws.visibility_checks.append(lambda viewer, target: not (viewer == ann and target == zoe))
+    ws.move(zoe, "hamlet:mill_lane")
+    await engine.dispatch_events()
+    await engine.tick()
+    assert session_for(engine, ann).gmcp == []
+    assert all(
+        session_for(engine, uid).gmcp == [("Room.RemovePlayer", "Zoe")] for uid in heroes[1:]
+    )
+    assert [p for p, _ in s_zoe.gmcp][-2:] == [ROOM_INFO, ROOM_PLAYERS]

@@ -7,7 +7,7 @@ from uuid import UUID
 import pytest
 from kits.engines import ws_of
 from kits.heroes import new_character
-from world.worldkit import connect
+from world.worldkit import connect, disconnect
 
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
@@ -214,9 +214,10 @@ async def test_room_info_gmcp_on_every_move_of_a_connected_character(
     assert session.gmcp == []
 
 
-async def test_room_info_follows_who_comes_and_goes_once_a_tick(engine: GameEngine) -> None:
-    """Who is in the room is sent again when it changed (at the end of the tick),
-    never when nothing did."""
+async def test_room_info_follows_who_comes_and_goes(engine: GameEngine) -> None:
+    """An NPC coming sends Room.Info again (at the end of the tick); a player coming
+    or going is one Room.AddPlayer / Room.RemovePlayer, never the whole list again;
+    nothing is sent when nothing changed."""
     ws = ws_of(engine)
     hero = new_character(engine, "Alice", online=False)
     session = await connect(engine, hero)
@@ -236,16 +237,32 @@ async def test_room_info_follows_who_comes_and_goes_once_a_tick(engine: GameEngi
     assert {"id": entity_num(HOLLIN), "name": "Hollin"} in info["npcs"]
     session.gmcp.clear()
     bob = new_character(engine, "Bob", online=False)
-    ws.move(bob, "hamlet:green", reason="teleport")
-    await connect(engine, bob)
+    ws.move(bob, "hamlet:green", reason="teleport")  # offline: nobody sees it
+    await engine.dispatch_events()
+    assert session.gmcp == []
+    s_bob = await connect(engine, bob)
     await engine.tick()
-    players = dict(session.gmcp)["Room.Players"]
-    assert {"name": "Bob", "fullname": "Bob"} in players
-    assert {"name": "Alice", "fullname": "Alice"} in players
-    assert {"name": "Bob", "fullname": "Bob"} in dict(session.gmcp)["Room.Info"]["players"]
+    assert session.gmcp == [("Room.AddPlayer", {"name": "Bob", "fullname": "Bob"})]
+    session.gmcp.clear()
+    ws.move(bob, "hamlet:mill_lane")
+    await engine.dispatch_events()
+    ws.move(bob, "hamlet:green")
+    await engine.dispatch_events()
+    await engine.tick()
+    assert session.gmcp == [
+        ("Room.RemovePlayer", "Bob"),
+        ("Room.AddPlayer", {"name": "Bob", "fullname": "Bob"}),
+    ]
+    session.gmcp.clear()
+    await disconnect(engine, s_bob)
+    assert session.gmcp == [("Room.RemovePlayer", "Bob")]
     session.gmcp.clear()
     await engine.tick()
     assert session.gmcp == []
+    # Alice's next Room.Players is the whole list again, whatever she was sent before.
+    ws.move(hero, "hamlet:mill_lane")
+    await engine.dispatch_events()
+    assert dict(session.gmcp)["Room.Players"] == [{"name": "Alice", "fullname": "Alice"}]
 
 
 async def test_message_room_reaches_connected_characters_there(engine: GameEngine) -> None:

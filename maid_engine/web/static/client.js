@@ -629,6 +629,18 @@
       case "Room.Players":
         if (roomInfo) { roomInfo.players = data; drawRoom(); }
         break;
+      // Who comes and goes afterwards arrives one player at a time (IRE's deltas).
+      case "Room.AddPlayer":
+        if (roomInfo && data && data.name) {
+          const others = (roomInfo.players || []).filter((p) => p.name !== data.name);
+          roomInfo.players = others.concat([data]); drawRoom();
+        }
+        break;
+      case "Room.RemovePlayer":
+        if (roomInfo && typeof data === "string") {
+          roomInfo.players = (roomInfo.players || []).filter((p) => p.name !== data); drawRoom();
+        }
+        break;
       case "World.State":
         drawState(data); break;
       default:
