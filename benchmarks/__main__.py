@@ -52,6 +52,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument(
         "--clients", default="", help="telnet: comma-separated client counts instead of the mode's"
     )
+    p.add_argument(
+        "--telnet-targets",
+        default="",
+        help="telnet: comma-separated targets instead of the scenario's "
+        "(echo, maid, maid+mccp, maid+gmcp)",
+    )
     p.add_argument("--json", type=Path, help="write every figure (JSON) here")
     p.add_argument("--markdown", type=Path, help="write the report (markdown) here")
     p.add_argument(
@@ -107,7 +113,10 @@ def main(argv: list[str] | None = None) -> int:
         from benchmarks import telnet_load
 
         log("telnet load test ...")
-        results["telnet"] = telnet_load.run(args.mode, clients, log, keep=args.keep_logs)
+        targets = tuple(t for t in args.telnet_targets.split(",") if t) or None
+        results["telnet"] = telnet_load.run(
+            args.mode, clients, log, keep=args.keep_logs, targets=targets
+        )
         sections.append(
             "## Telnet load\n\n"
             + results["telnet"]["settings"]

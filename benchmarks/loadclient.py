@@ -3,7 +3,8 @@
     python -m benchmarks.loadclient --port P --clients 200 --commands 20 \
         --mode maid --server-pid PID
 
-Each connection refuses every option the server offers (DONT/WONT, once per option),
+Each connection refuses every option the server offers (DONT/WONT, once per option;
+``--mccp`` and ``--gmcp`` ask for those two up front),
 reads until a prompt marker (IAC GA or IAC EOR: what MAID and the echo server send
 after a prompt to a client that refused everything), and never decodes text except
 to check that a login worked. Connections start ``--stagger-ms`` apart.
@@ -58,6 +59,12 @@ from typing import Any
 
 IAC, DONT, DO, WONT, WILL, SB, SE, GA, EOR = 255, 254, 253, 252, 251, 250, 240, 249, 239
 COMPRESS2 = 86
+GMCP = 201
+#: What a ``--gmcp`` client says it takes, as Mudlet does for an IRE-style game.
+GMCP_HELLO = (
+    b'Core.Hello {"client": "maid-bench", "version": "1"}',
+    b'Core.Supports.Set ["Char 1", "Room 1"]',
+)
 _IAC_B = b"\xff"
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -124,6 +131,8 @@ class Conn(asyncio.Protocol):
         "_waiter",
         "capture",
         "closed",
+        "gmcp",
+        "gmcp_received",
         "mccp",
         "plain",
         "received",
@@ -131,7 +140,7 @@ class Conn(asyncio.Protocol):
         "transport",
     )
 
-    def __init__(self, mccp: bool = False) -> None:
+    def __init__(self, mccp: bool = False, gmcp: bool = False) -> None:
         self.transport: asyncio.Transport | None = None
         self._answered: set[tuple[int, int]] = set()
         self._tail = b""
@@ -147,6 +156,11 @@ class Conn(asyncio.Protocol):
         #: Ask for MCCP2, and inflate what follows the start marker.
         self.mccp = mccp
         self._inflate: Any = None
+        #: Ask for GMCP and take the Char and Room modules (the server's messages
+        #: are read and dropped, as a UI would read them elsewhere).
+        self.gmcp = gmcp
+        #: GMCP messages the server sent (any package).
+        self.gmcp_received = 0
 
     # -- asyncio.Protocol --------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -161,6 +175,8 @@ class Conn(asyncio.Protocol):
             # (telnetlib3 offers options only to clients that agreed to something).
             self._answered.add((WILL, COMPRESS2))
             transport.write(bytes((IAC, DO, COMPRESS2)))
+        if self.gmcp:
+            transport.write(bytes((IAC, DO, GMCP)))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -216,6 +232,8 @@ class Conn(asyncio.Protocol):
                     self._tail = data[i:]
                     return
                 pos = end + 2
+                if data[i + 2] == GMCP:
+                    self.gmcp_received += 1
                 if self.mccp and data[i + 2 : end] == bytes((COMPRESS2,)):
                     # Everything after the marker is the zlib stream.
                     self._inflate = zlib.decompressobj()
@@ -235,8 +253,14 @@ class Conn(asyncio.Protocol):
 
     # -- telnet ------------------------------------------------------------------------
     def _negotiate(self, cmd: int, opt: int) -> None:
-        # Refuse everything (MCCP2 was asked for up front, if at all), answering each
-        # (verb, option) once (no loops).
+        # Refuse everything (MCCP2 and GMCP were asked for up front, if at all),
+        # answering each (verb, option) once (no loops).
+        if cmd == WILL and opt == GMCP and self.gmcp:
+            if (cmd, opt) not in self._answered and self.transport is not None:
+                self._answered.add((cmd, opt))
+                for message in GMCP_HELLO:
+                    self.transport.write(bytes((IAC, SB, GMCP)) + message + bytes((IAC, SE)))
+            return
         if cmd in (DO, WILL) and (cmd, opt) not in self._answered:
             self._answered.add((cmd, opt))
             reply = WONT if cmd == DO else DONT
@@ -301,7 +325,7 @@ class Client:
         started = time.perf_counter()
         try:
             _, conn = await asyncio.wait_for(
-                loop.create_connection(lambda: Conn(args.mccp), args.host, args.port),
+                loop.create_connection(lambda: Conn(args.mccp, args.gmcp), args.host, args.port),
                 args.login_timeout,
             )
             self.conn = conn
@@ -528,9 +552,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "login_wire_bytes": login_wire,
         "login_plain_bytes": login_plain,
         "mccp": args.mccp,
+        "gmcp": args.gmcp,
         "compressed_connections": sum(
             1 for c in logged_in if c.conn is not None and c.conn.received != c.conn.plain
         ),
+        "gmcp_messages": sum(c.conn.gmcp_received for c in logged_in if c.conn is not None),
         "errors": errors,
         "error_samples": [c.error for c in clients if c.error][:3],
         "client_cpu": time.process_time(),
@@ -574,6 +600,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--storm", type=int, default=0, help="account creations during the commands")
     p.add_argument("--storm-after", type=float, default=5.0)
     p.add_argument("--mccp", action="store_true", help="agree to MCCP2 compression")
+    p.add_argument(
+        "--gmcp", action="store_true", help="agree to GMCP and take its Char and Room modules"
+    )
     return p.parse_args(argv)
 
 

@@ -39,6 +39,11 @@ from benchmarks.common import REPO, fmt, loadavg, proc_cpu, proc_rss_mib, summar
 #: MAID's own default (maid_engine.config.Settings.scrypt_n).
 DEFAULT_SCRYPT = "default (n=2^14, r=8, p=1)"
 
+#: Every server and client pairing: the echo server, MAID with clients that refuse
+#: every option, MAID with clients that take MCCP2, MAID with clients that take GMCP
+#: (Char and Room, as Mudlet would for an IRE-style game).
+TARGETS = ("echo", "maid", "maid+mccp", "maid+gmcp")
+
 _MAID_LISTEN = re.compile(r"MAID (\w+) listening on ([\d.]+):(\d+)")
 _ECHO_LISTEN = re.compile(r"ECHO listening on ([\d.]+):(\d+)")
 
@@ -288,6 +293,7 @@ def run_client(port: int, pid: int, sc: Scenario, target: str) -> dict[str, Any]
         "--phase-timeout",
         str(sc.phase_timeout),
         *(["--mccp"] if target == "maid+mccp" else []),
+        *(["--gmcp"] if target == "maid+gmcp" else []),
     ]
     limit = sc.login_timeout + sc.phase_timeout + 60
     done = subprocess.run(
@@ -331,6 +337,7 @@ def digest(raw: dict[str, Any]) -> dict[str, Any]:
         "wire_bytes_per_command": raw["command_wire_bytes"] / answered if answered else None,
         "plain_bytes_per_command": raw["command_plain_bytes"] / answered if answered else None,
         "compressed_connections": raw["compressed_connections"],
+        "gmcp_messages": raw["gmcp_messages"],
         "login_wire_bytes_each": raw["login_wire_bytes"] / raw["logged_in"]
         if raw["logged_in"]
         else None,
@@ -420,12 +427,23 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 
 
 def run(
-    mode: str, clients: list[int] | None = None, log: Any = print, keep: bool = False
+    mode: str,
+    clients: list[int] | None = None,
+    log: Any = print,
+    keep: bool = False,
+    targets: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
+    """The mode's scenarios; ``targets``: the servers and clients each runs instead
+    of the scenario's own (echo, maid, maid+mccp, maid+gmcp)."""
+    unknown = set(targets or ()) - set(TARGETS)
+    if unknown:
+        raise ValueError(f"unknown telnet targets {sorted(unknown)}; known: {', '.join(TARGETS)}")
     workdir = Path(tempfile.mkdtemp(prefix="maid-bench-telnet-"))
     results = []
     try:
         for sc in scenarios(mode, clients):
+            if targets:
+                sc.targets = targets
             results.append(run_scenario(sc, workdir, log))
     finally:
         if not keep:
@@ -444,7 +462,7 @@ def run(
 def markdown(res: dict[str, Any]) -> str:
     rows = []
     for sc in res["scenarios"]:
-        for target in ("echo", "maid", "maid+mccp"):
+        for target in TARGETS:
             out = sc.get(target)
             if out is None:
                 continue

@@ -90,6 +90,35 @@ def test_telnet_benchmark_runs_against_maid_and_echo(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc for server CPU time")
+def test_telnet_benchmark_runs_clients_that_take_gmcp(tmp_path: Path) -> None:
+    out = tmp_path / "telnet.json"
+    code = bench_main(
+        ["--quick", "--only", "telnet", "--telnet-targets", "maid,maid+gmcp", "--json", str(out)]
+    )
+    assert code == 0
+    (scenario,) = json.loads(out.read_text())["telnet"]["scenarios"]
+    assert "echo" not in scenario
+    assert "maid+mccp" not in scenario
+    plain, gmcp = scenario["maid"], scenario["maid+gmcp"]
+    for figures in (plain, gmcp):
+        assert "error" not in figures, figures.get("error")
+        assert figures["logged_in"] == 5
+    # The GMCP clients were sent GMCP (Room.Info, Room.Players, the Char packages ...);
+    # the others were not.
+    assert plain["gmcp_messages"] == 0
+    assert gmcp["gmcp_messages"] >= 5 * 2
+    assert gmcp["login_wire_bytes_each"] > plain["login_wire_bytes_each"]
+
+
+def test_an_unknown_telnet_target_is_refused() -> None:
+    from benchmarks import telnet_load
+
+    with pytest.raises(ValueError, match="maid\\+gmcp"):
+        telnet_load.run("quick", targets=("maid", "mayd"))
+
+
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="reads /proc for server CPU time and RSS")
 def test_evening_benchmark_runs_the_mix_and_the_storm(tmp_path: Path) -> None:
     out = tmp_path / "evening.json"
