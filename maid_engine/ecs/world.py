@@ -289,9 +289,10 @@ class World:
     def try_components(
         self, entity_id: UUID, *ctypes: type[Component]
     ) -> tuple[Component | None, ...]:
-        """``try_component`` of each type (None for each if the entity is gone), with
-        one look-up of the entity: hashing a UUID is a Python call, and a pass over a
-        crowded room asks each entity for several types."""
+        """``try_component`` of each type, with one look-up of the entity: hashing a
+        UUID is a Python call, and a pass over a crowded room asks each entity for
+        several types. Like ``try_component``, an entity scheduled for destruction
+        still reads until the flush, and one that does not exist reads all None."""
         held = self._entities.get(entity_id)
         if held is None:
             return (None,) * len(ctypes)
