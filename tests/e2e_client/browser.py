@@ -75,6 +75,15 @@ class Browser:
 
     async def wait_text(self, element_id: str, needle: str, within: float = WITHIN) -> str:
         """Wait until the element's visible text contains ``needle``; return the text."""
+        return await self._wait_for_text(element_id, needle, True, within)
+
+    async def wait_text_gone(self, element_id: str, needle: str, within: float = WITHIN) -> str:
+        """Wait until the element's visible text no longer contains ``needle``."""
+        return await self._wait_for_text(element_id, needle, False, within)
+
+    async def _wait_for_text(
+        self, element_id: str, needle: str, present: bool, within: float
+    ) -> str:
         from selenium.webdriver.support.ui import WebDriverWait
 
         def check(_driver: Any) -> str | bool:
@@ -84,38 +93,17 @@ class Browser:
                     element_id,
                 )
             )
-            return text if needle in text else False
+            return text if (needle in text) == present else False
 
         try:
             found = await self.call(WebDriverWait(self.driver, within, 0.1).until, check)
         except Exception as exc:
             shown = await self.text_of(element_id)
+            where = "not in" if present else "still in"
             raise AssertionError(
-                f"{needle!r} not in #{element_id} within {within}s:\n{shown[-3000:]}"
+                f"{needle!r} {where} #{element_id} after {within}s:\n{shown[-3000:]}"
             ) from exc
         return str(found)
-
-    async def wait_text_gone(self, element_id: str, needle: str, within: float = WITHIN) -> str:
-        """Wait until the element's visible text no longer contains ``needle``."""
-        from selenium.webdriver.support.ui import WebDriverWait
-
-        def check(_driver: Any) -> str | bool:
-            text = str(
-                self.driver.execute_script(
-                    "const e = document.getElementById(arguments[0]);return e ? e.innerText : '';",
-                    element_id,
-                )
-            )
-            return text if needle not in text else False
-
-        try:
-            gone = await self.call(WebDriverWait(self.driver, within, 0.1).until, check)
-        except Exception as exc:
-            shown = await self.text_of(element_id)
-            raise AssertionError(
-                f"{needle!r} still in #{element_id} after {within}s:\n{shown[-3000:]}"
-            ) from exc
-        return str(gone)
 
     async def type_line(self, line: str) -> None:
         """Type into the command line with real key events and press Enter."""
