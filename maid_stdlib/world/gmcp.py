@@ -286,18 +286,17 @@ class GmcpRelay:
 
     def on_relocated(self, event: EntityRelocatedEvent) -> None:
         mover = event.entity_id
-        online = self.ws.engine.sessions.is_online(mover)
-        if online and event.reason in SILENT_REASONS:
-            pass  # placed as it logs in: on_presence tells the room
-        elif online:
+        if self.ws.engine.sessions.is_online(mover):
+            if event.reason in SILENT_REASONS:
+                return  # placed as it logs in: the connect handlers tell it and the room
             self._tell_room(event.from_room, mover, arrived=False)
             self._tell_room(event.to_room, mover, arrived=True)
+            if event.to_room is not None:
+                send_room_info(self.ws, mover, self.feeds)
         elif self.ws.world.has_component(mover, NPC):
             self._mark_npcs(event.from_room)
             self._mark_npcs(event.to_room)
         # Anything else (a thing, an offline character) is in neither package.
-        if online and event.to_room is not None and event.reason not in SILENT_REASONS:
-            send_room_info(self.ws, mover, self.feeds)
 
     def on_died(self, event: EntityDiedEvent) -> None:
         self._mark_npcs(event.room)
