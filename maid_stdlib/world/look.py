@@ -73,11 +73,20 @@ def _render_uncached(ws: WorldService, room_key: str, room: Room, viewer: UUID |
     world = ws.world
     lines = [_header(ws, room_key, room)]
     entries, n_chars = _classified(world, ws.visible_in(room_key, viewer))
-    if n_chars > ws.crowd_size:
+    if n_chars + _one_of_them(ws, room_key, viewer) > ws.crowd_size:
         lines.append(crowd_line([name_of(ws, uid) for uid, _ in entries[:n_chars]]))
         entries = entries[n_chars:]
     lines.extend(_grouped([line for _, line in entries]))
     return "\n".join(lines)
+
+
+def _one_of_them(ws: WorldService, room_key: str, viewer: UUID | None) -> int:
+    """1 if ``viewer`` is one of the characters seen in the room (a crowd is the
+    room's characters, the viewer among them, whoever looks), else 0."""
+    if viewer is None or ws.room_key_of(viewer) != room_key:
+        return 0
+    desc, pc = ws.world.try_components(viewer, Describable, PlayerCharacter)
+    return int(desc is not None and pc is not None and ws.engine.sessions.is_online(viewer))
 
 
 def _classified(world: World, uids: list[UUID]) -> tuple[list[tuple[UUID, str]], int]:
@@ -229,8 +238,9 @@ class _RoomListing:
         if i is None:
             return self.full_text
         if i < self.rest:
-            # A character in the crowd: everyone past the named two reads one text.
-            if i >= NAMED:
+            # A character in the crowd: everyone past the named two reads one text
+            # (unless the crowd is so small that the line names all of the others).
+            if i >= NAMED and self.n_chars > NAMED + 2:
                 return self.crowd_text
             line = crowd_line(self.names, skip=i)
             return "\n".join([self.header, line, *self.groups[1:]])

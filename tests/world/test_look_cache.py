@@ -225,3 +225,18 @@ async def test_a_crowds_names_and_lines_as_the_uncached_look_reads_them(
     assert "a hooded stranger" in everyone  # the description's name leads
     assert "CrowdG" not in everyone
     assert "A coin is here." in everyone
+
+
+async def test_the_uncached_look_counts_the_viewer_in_the_crowd(engine: GameEngine) -> None:
+    # Four characters with a crowd size of three are a crowd, for each of them too
+    # (three others in one line), whether the look is cached or, with a visibility
+    # rule in force, not.
+    ws = ws_of(engine)
+    ws.crowd_size = 3
+    chars = [new_character(engine, f"Crowd{c}", online=False) for c in "ABCD"]
+    for c in chars:
+        await connect(engine, c)
+    cached = [render_room(ws, SQUARE, c) for c in chars]
+    assert "CrowdA, CrowdB and CrowdC are here." in cached[3]
+    ws.visibility_checks.append(lambda viewer, target: True)
+    assert [render_room(ws, SQUARE, c) for c in chars] == cached
