@@ -41,6 +41,7 @@ class SessionManager:
         #: Bumped whenever a character comes online or goes offline (attach/detach);
         #: caches of what is visible (room listings) key on it.
         self.presence_version = 0
+        self._presence_hooks: list[Callable[[UUID], None]] = []
 
     # -- registry -------------------------------------------------------------------
     def all(self) -> list[Session]:
@@ -69,26 +70,43 @@ class SessionManager:
         """Characters online (a cheap test before looking for them anywhere)."""
         return len(self._by_character)
 
+    def watch_presence(self, hook: Callable[[UUID], None]) -> None:
+        """Run ``hook(character)`` right after a character comes online or goes
+        offline (before anyone is told): for caches of what the players in a place
+        see, which a login elsewhere must not empty."""
+        if hook not in self._presence_hooks:
+            self._presence_hooks.append(hook)
+
+    def _presence_changed(self, character_id: UUID) -> None:
+        self.presence_version += 1
+        for hook in self._presence_hooks:
+            hook(character_id)
+
     def attach(self, session: Session, character_id: UUID) -> Session | None:
         """Bind ``session`` to a character. Returns the session it took over, if any."""
         old = self._by_character.get(character_id)
         if old is session:
             return None
-        self.presence_version += 1
-        if session.character_id is not None:
-            self._by_character.pop(session.character_id, None)
+        previous = session.character_id
+        if previous is not None and self._by_character.pop(previous, None) is not None:
+            self._presence_changed(previous)
         session.character_id = character_id
         self._by_character[character_id] = session
         if old is not None:
-            old.character_id = None
+            old.character_id = None  # a takeover: the character stays online
+            self.presence_version += 1
+        else:
+            self._presence_changed(character_id)
         return old
 
     def detach(self, session: Session) -> UUID | None:
         char = session.character_id
-        self.presence_version += 1
+        session.character_id = None
         if char is not None and self._by_character.get(char) is session:
             del self._by_character[char]
-        session.character_id = None
+            self._presence_changed(char)
+        else:
+            self.presence_version += 1  # who is playing changed all the same
         return char
 
     # -- messaging ------------------------------------------------------------------

@@ -41,6 +41,8 @@ C3 = TypeVar("C3", bound=Component)
 
 #: ``fn(entity, component)``: see :meth:`World.on_changed`.
 ChangeHook = Callable[[UUID, Any], None]
+#: ``fn(entity)``: see :meth:`World.watch_holders`.
+HolderHook = Callable[[UUID], None]
 
 
 class EntityNotFound(KeyError):
@@ -107,8 +109,9 @@ class World:
         self._removed: list[tuple[UUID, str]] = []
         self._destroyed: list[UUID] = []
         self._hooks: dict[type[Component], list[ChangeHook]] = {}
-        self._listing_types: set[type[Component]] = set()
-        self._listing_version = 0
+        #: ``watch_holders``: component type -> who hears that an entity gained or
+        #: lost one; and every hook once, for destruction.
+        self._holder_hooks: dict[type[Component], list[HolderHook]] = {}
         #: What a held component calls when a field of it is assigned.
         self._marker = self._make_marker()
 
@@ -163,10 +166,11 @@ class World:
         held = self._entities.get(entity_id)
         if held is not None and entity_id not in self._pending_destroy:
             self._pending_destroy[entity_id] = None
-            self._listing_version += 1
             # It leaves every query at once: caches keyed on versions must see it.
             for ctype in held:
                 self._bump(ctype)
+            if self._holder_hooks:
+                self._tell_holders(entity_id, held)
 
     def flush_destroyed(self) -> list[UUID]:
         """Destroy everything scheduled. Called by the engine between systems."""
@@ -236,8 +240,6 @@ class World:
         order.add(number)
         self._rows[ctype][number] = (entity_id, component)
         self._bump(ctype)
-        if ctype in self._listing_types:
-            self._listing_version += 1
         if entity_id in self._persistent:
             # The entity first: setting the marker is what arms it.
             object.__setattr__(component, "_entity", entity_id)
@@ -246,6 +248,8 @@ class World:
         self._index(entity_id, component)
         for hook in self._hooks.get(ctype, ()):
             hook(entity_id, component)
+        for holder_hook in self._holder_hooks.get(ctype, ()):
+            holder_hook(entity_id)
 
     def remove_component(self, entity_id: UUID, ctype: type[C]) -> C | None:
         held = self._held(entity_id)
@@ -255,12 +259,12 @@ class World:
         assert isinstance(component, ctype)
         self._unorder(self._number_of[entity_id], ctype)
         self._bump(ctype)
-        if ctype in self._listing_types:
-            self._listing_version += 1
         self._unindex(entity_id, component)
         component._owner = None
         if entity_id in self._persistent and ctype.persist:
             self._removed.append((entity_id, ctype.component_name))
+        for holder_hook in self._holder_hooks.get(ctype, ()):
+            holder_hook(entity_id)
         return component
 
     def get_component(self, entity_id: UUID, ctype: type[C]) -> C:
@@ -340,15 +344,23 @@ class World:
         a cache derived from the holders of a type keys on it."""
         return self._versions.get(ctype, 0)
 
-    def track_listing(self, *ctypes: type[Component]) -> None:
-        """Make adding or removing any of ``ctypes`` bump ``listing_version``."""
-        self._listing_types.update(ctypes)
+    def watch_holders(self, hook: HolderHook, *ctypes: type[Component]) -> None:
+        """Run ``hook(entity)`` after an entity is given (or has replaced) or loses a
+        component of one of ``ctypes``, and once when an entity holding one is
+        scheduled for destruction: for caches of what is where that key on the
+        places those entities are in, not on the components' contents."""
+        for ctype in ctypes:
+            hooks = self._holder_hooks.setdefault(ctype, [])
+            if hook not in hooks:
+                hooks.append(hook)
 
-    def listing_version(self) -> int:
-        """Bumped when a component of a tracked type (``track_listing``) is added,
-        replaced or removed, and when any entity is scheduled for destruction: for
-        caches of what is where, which do not care about the contents."""
-        return self._listing_version
+    def _tell_holders(self, entity_id: UUID, held: dict[type[Component], Component]) -> None:
+        told: list[HolderHook] = []
+        for ctype in held:
+            for hook in self._holder_hooks.get(ctype, ()):
+                if hook not in told:
+                    told.append(hook)
+                    hook(entity_id)
 
     def _bump(self, ctype: type[Component]) -> None:
         self._versions[ctype] = self._versions.get(ctype, 0) + 1

@@ -77,11 +77,14 @@ class Describable(Component):
     pronouns: str = ""
 
     #: Bumped whenever any Describable's ``name`` or ``short`` is assigned (renames
-    #: included): cached room listings key on it.
+    #: included) after it was made: cached room listings key on it. Making one
+    #: does not: it is in no listing until an entity holds it, and an entity taking
+    #: it is news to its room's listing (``WorldService.shown_version``) -- two
+    #: hundred characters created in a minute would otherwise empty every listing.
     listing_version: ClassVar[int] = 0
 
     def __setattr__(self, key: str, value: Any) -> None:
-        if key == "name" or key == "short":
+        if (key == "name" or key == "short") and key in self.__dict__:
             Describable.listing_version += 1
         super().__setattr__(key, value)
 

@@ -139,12 +139,12 @@ def _seen_by_all(ws: WorldService, room_key: str) -> tuple[list[tuple[UUID, str]
 class _RoomListing:
     """A room's rendered header and its listing as seen by nobody in particular.
 
-    Valid while ``key`` is unchanged: the world, the room's version (every arrival
-    and departure goes through ``WorldService._index`` / ``_unindex``), who is online
-    (``SessionManager.presence_version``), which entities are Describable / characters
-    / NPCs or being destroyed (``World.listing_version()``), every Describable name
-    or short (``Describable.listing_version``) and the crowd size. The header is
-    re-checked against the room's name, description and exits.
+    Valid while ``key`` is unchanged: the world, what can be seen in the room
+    (``WorldService.shown_version``: who and what came or went, who there came
+    online or went offline, which of them are Describable / characters / NPCs or
+    being destroyed), every Describable name or short (``Describable.listing_version``)
+    and the crowd size. The header is re-checked against the room's name,
+    description and exits.
 
     In a crowd (more characters than ``crowd_size``) the characters' lines give way
     to one line naming two of them; a viewer among the characters reads the line
@@ -262,13 +262,9 @@ class _RoomListing:
 
 
 def _listing(ws: WorldService, room_key: str, room: Room) -> _RoomListing:
-    world = ws.world
-    world.track_listing(Describable, PlayerCharacter, NPC)
     key = (
-        world,
-        ws.room_version(room_key),
-        ws.engine.sessions.presence_version,
-        world.listing_version(),
+        ws.world,
+        ws.shown_version(room_key),
         Describable.listing_version,
         ws.crowd_size,
     )

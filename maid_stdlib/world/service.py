@@ -65,8 +65,11 @@ class WorldService:
         #: Extra visibility rules (invisibility, darkness ...) other layers add.
         self.visibility_checks: list[VisibilityCheck] = []
         #: room key -> version, bumped whenever something enters or leaves the room
-        #: (``_index`` / ``_unindex``); the room-listing cache in ``look`` keys on it.
+        #: (``_index`` / ``_unindex``).
         self._room_versions: dict[str, int] = {}
+        #: room key -> version, bumped whenever what anyone there could see may have
+        #: changed (see ``shown_version``); the room-listing cache in ``look`` keys on it.
+        self._shown_versions: dict[str, int] = {}
         #: Bumped with every room version: changes whenever anything moves anywhere.
         self.placement_version = 0
         #: Cache of ``look``'s room listings (owned by maid_stdlib.world.look).
@@ -75,6 +78,8 @@ class WorldService:
         #: their comings and goings are told once per tick (maid_stdlib.world.crowd).
         self.crowd_size = CROWD_SIZE
         self.announcements = RoomAnnouncements(self)
+        engine.world.watch_holders(self._seen_changed, Describable, PlayerCharacter, NPC)
+        engine.sessions.watch_presence(self._seen_changed)
 
     @property
     def world(self) -> World:
@@ -134,13 +139,35 @@ class WorldService:
         """Changes whenever an entity enters or leaves ``room_key``."""
         return self._room_versions.get(room_key, 0)
 
-    def _bump_room(self, room_key: str) -> None:
+    def shown_version(self, room_key: str) -> int:
+        """Changes whenever what anyone in ``room_key`` could see there may have
+        changed: something seen entering or leaving, a character there coming online
+        or going offline, an entity there becoming or ceasing to be Describable, a
+        character or an NPC, or being destroyed. Not when an offline character is
+        placed or moved (nobody sees it), nor for anything happening elsewhere: a
+        crowd's listing outlives the logins and spawns in the rest of the world."""
+        return self._shown_versions.get(room_key, 0)
+
+    def _bump_shown(self, room_key: str) -> None:
+        shown = self._shown_versions
+        shown[room_key] = shown.get(room_key, 0) + 1
+
+    def _seen_changed(self, entity_id: UUID) -> None:
+        room_key = self._where.get(entity_id)
+        if room_key is not None:
+            self._bump_shown(room_key)
+
+    def _bump_room(self, room_key: str, entity_id: UUID) -> None:
         self.placement_version += 1
         versions = self._room_versions
         versions[room_key] = versions.get(room_key, 0) + 1
+        if self.engine.sessions.is_online(entity_id) or not self.world.has_component(
+            entity_id, PlayerCharacter
+        ):
+            self._bump_shown(room_key)
 
     def _index(self, entity_id: UUID, room_key: str) -> None:
-        self._bump_room(room_key)
+        self._bump_room(room_key, entity_id)
         self._where[entity_id] = room_key
         bucket = self._contents.get(room_key)
         if bucket is None:
@@ -150,7 +177,7 @@ class WorldService:
     def _unindex(self, entity_id: UUID) -> str | None:
         room_key = self._where.pop(entity_id, None)
         if room_key is not None:
-            self._bump_room(room_key)
+            self._bump_room(room_key, entity_id)
             bucket = self._contents.get(room_key)
             if bucket is not None:
                 bucket.pop(entity_id, None)

@@ -1,5 +1,5 @@
 """The World's storage (maid_engine.ecs.world): the order queries iterate in,
-deferred destroys, version_of, modified() and the change hooks, listing_version.
+deferred destroys, version_of, modified() and the change hooks, watch_holders.
 
 The random test checks every read against a model of the documented order: the
 iteration order of a Python set of entity numbers (1, 2, 3, ... in creation order)
@@ -382,29 +382,32 @@ def test_hooks_run_in_registration_order(world: World) -> None:
     assert calls == ["first", "second", "first", "second"]
 
 
-# -- listing_version -------------------------------------------------------------------
+# -- watch_holders ---------------------------------------------------------------------
 
 
-def test_listing_version_follows_the_tracked_types_and_destruction(world: World) -> None:
-    def bumps(action: Any) -> bool:
-        before = world.listing_version()
+def test_holder_hooks_hear_of_the_watched_types_and_destruction(world: World) -> None:
+    heard: list[UUID] = []
+
+    def told(action: Any) -> list[UUID]:
+        heard.clear()
         action()
-        return world.listing_version() != before
+        return list(heard)
 
     uid = world.create_entity()
-    assert not bumps(lambda: world.add_component(uid, Ax()))  # not tracked yet
-    world.track_listing(Ax, Bx)
-    world.track_listing(Ax)  # idempotent
-    assert bumps(lambda: world.add_component(uid, Bx()))
-    assert bumps(lambda: world.add_component(uid, Ax(2)))  # replaced
-    assert not bumps(lambda: world.modified(uid, world.get_component(uid, Ax)))  # contents
-    assert not bumps(lambda: world.add_component(uid, Cx()))
-    assert bumps(lambda: world.remove_component(uid, Bx))
-    assert not bumps(lambda: world.remove_component(uid, Bx))  # nothing to remove
-    other = world.create_entity(Cx())
-    assert bumps(lambda: world.destroy_entity(other))  # any entity
-    assert not bumps(lambda: world.destroy_entity(other))  # already pending
-    assert not bumps(world.flush_destroyed)
+    assert told(lambda: world.add_component(uid, Ax())) == []  # not watched yet
+    world.watch_holders(heard.append, Ax, Bx)
+    world.watch_holders(heard.append, Ax)  # idempotent
+    assert told(lambda: world.add_component(uid, Bx())) == [uid]
+    assert told(lambda: world.add_component(uid, Ax(2))) == [uid]  # replaced
+    assert told(lambda: world.modified(uid, world.get_component(uid, Ax))) == []  # contents
+    assert told(lambda: world.add_component(uid, Cx())) == []
+    assert told(lambda: world.remove_component(uid, Bx)) == [uid]
+    assert told(lambda: world.remove_component(uid, Bx)) == []  # nothing to remove
+    assert told(lambda: world.destroy_entity(uid)) == [uid]  # once, though it holds two
+    assert told(lambda: world.destroy_entity(uid)) == []  # already pending
+    unwatched = world.create_entity(Cx())
+    assert told(lambda: world.destroy_entity(unwatched)) == []
+    assert told(world.flush_destroyed) == []
 
 
 # -- replaced components --------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from uuid import UUID
 
 from kits.engines import ws_of
@@ -10,9 +11,16 @@ from world.worldkit import connect, disconnect
 
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.engine import GameEngine
+from maid_engine.testing import FakeSession
 from maid_stdlib.world import Describable, WorldService, data_uuid
 from maid_stdlib.world.components import NPC, Item
-from maid_stdlib.world.look import _grouped, _render_uncached, render_exits, render_room
+from maid_stdlib.world.look import (
+    _grouped,
+    _render_uncached,
+    crowd_names,
+    render_exits,
+    render_room,
+)
 from maid_stdlib.world.text import capitalize
 
 SQUARE = "hamlet:green"
@@ -240,3 +248,105 @@ async def test_the_uncached_look_counts_the_viewer_in_the_crowd(engine: GameEngi
     assert "CrowdA, CrowdB and CrowdC are here." in cached[3]
     ws.visibility_checks.append(lambda viewer, target: True)
     assert [render_room(ws, SQUARE, c) for c in chars] == cached
+
+
+def as_uncached(
+    ws: WorldService,
+    viewers: list[UUID],
+    rooms: tuple[str, ...] = (SQUARE,),
+    after: str = "",
+) -> None:
+    """Every look in ``rooms`` reads as the uncached look (crowds summarised)."""
+    for room_key in rooms:
+        room = ws.room(room_key)
+        assert room is not None
+        for viewer in [*viewers, None]:
+            expected = _render_uncached(ws, room_key, room, viewer)
+            assert render_room(ws, room_key, viewer) == expected, (after, room_key, viewer)
+
+
+async def test_a_listing_outlives_what_happens_elsewhere_and_what_nobody_sees(
+    engine: GameEngine,
+) -> None:
+    # A crowd's listing is rebuilt only when what its room shows may have changed:
+    # a character created into the room while offline, a login or a spawn in
+    # another room, keep it; the newcomer coming online there does not.
+    ws = ws_of(engine)
+    ws.crowd_size = 3
+    chars = [new_character(engine, f"Crowd{c}", online=False) for c in "ABCDE"]
+    for c in chars:
+        await connect(engine, c)
+    as_uncached(ws, list(chars))
+    listing = ws.look_cache[SQUARE]
+
+    newcomer = new_character(engine, "Late", online=False)  # placed in the square
+    assert ws.room_key_of(newcomer) == SQUARE
+    as_uncached(ws, [*chars, newcomer])
+    elsewhere = new_character(engine, "Far", online=False)
+    ws.move(elsewhere, "hamlet:mill_lane")
+    await connect(engine, elsewhere)
+    wolf = engine.world.create_entity(Describable(name="a wolf"), NPC())
+    ws.place(wolf, "hamlet:mill_lane", "spawned")
+    as_uncached(ws, [*chars, newcomer])
+    assert ws.look_cache[SQUARE] is listing
+
+    await connect(engine, newcomer)
+    as_uncached(ws, [*chars, newcomer])
+    assert ws.look_cache[SQUARE] is not listing
+    assert "Late" in crowd_names(ws, SQUARE, None)
+
+
+async def test_the_cached_look_reads_as_the_uncached_one_through_random_changes(
+    engine: GameEngine,
+) -> None:
+    # Whatever happens, in whatever order, every look reads as it would uncached:
+    # a change that should empty a room's listing and does not shows here.
+    ws = ws_of(engine)
+    ws.crowd_size = 3
+    rng = random.Random(21)
+    rooms = (SQUARE, "hamlet:mill_lane", "hamlet:road_copse")
+    chars = [new_character(engine, f"Walker{c}", online=False) for c in "ABCDEFGH"]
+    sessions: dict[UUID, FakeSession] = {}
+    things: list[UUID] = []
+    world = engine.world
+
+    async def step() -> str:
+        what = rng.choice(
+            ["move", "move", "online", "offline", "takeover", "thing", "destroy", "npc", "name"]
+        )
+        uid = rng.choice(chars)
+        if what == "move":
+            mover = rng.choice([*chars, *things]) if things else uid
+            ws.move(mover, rng.choice(rooms))
+        elif what == "online" and uid not in sessions:
+            sessions[uid] = await connect(engine, uid)
+        elif what == "offline" and uid in sessions:
+            await disconnect(engine, sessions.pop(uid))
+        elif what == "takeover" and uid in sessions:
+            new = FakeSession()
+            await engine.sessions.session_opened(new)
+            engine.sessions.attach(new, uid)
+            sessions[uid] = new
+        elif what == "thing":
+            thing = world.create_entity(Describable(name=rng.choice(["a coin", "a stick"])), Item())
+            ws.place(thing, rng.choice(rooms), "drop")
+            things.append(thing)
+        elif what == "destroy" and things:
+            world.destroy_entity(things.pop(rng.randrange(len(things))))
+            if rng.random() < 0.5:
+                world.flush_destroyed()
+                await engine.dispatch_events()
+        elif what == "npc" and things:
+            thing = rng.choice(things)
+            if world.has_component(thing, NPC):
+                world.remove_component(thing, NPC)
+            else:
+                world.add_component(thing, NPC())
+        elif what == "name":
+            desc = world.get_component(uid, Describable)
+            world.rename(uid, desc, rng.choice(["", "a hooded stranger", desc.name or "Someone"]))
+        return what
+
+    for _ in range(300):
+        what = await step()
+        as_uncached(ws, list(chars), rooms, what)
