@@ -227,6 +227,46 @@ class _RoomListing:
             self._sorted_names = sorted(self.names, key=str.casefold)
         return self._sorted_names
 
+    def take_arrival(self, ws: WorldService, room_key: str, key: tuple[object, ...]) -> bool:
+        """Bring a crowd's listing to ``key`` by adding the character that came
+        into view with the room's last change (``WorldService.last_change``: one
+        it did not list, now an online character, the last to have come in), if
+        the listing was current just before it; False if it cannot (then it is
+        rebuilt). A crowd's lines but the first are its NPCs' and things', so one
+        more character moves them along and changes the crowd line only: the
+        arrival costs what the room's NPCs and things do, not what its crowd does."""
+        old = self.key
+        if not (
+            self.crowded
+            and old[0] is key[0]
+            and old[2:] == key[2:]
+            and isinstance(old[1], int)
+            and old[1] + 1 == key[1]
+        ):
+            return False
+        uid = ws.last_change(room_key)
+        if uid is None or uid in self.position or not ws.engine.sessions.is_online(uid):
+            return False
+        desc, pc = ws.world.try_components(uid, Describable, PlayerCharacter)
+        if desc is None or pc is None:
+            return False
+        at = self.n_chars
+        entries = self.entries
+        entries.insert(at, (uid, desc.short or f"{capitalize(desc.name)} is here."))
+        position = self.position
+        for i in range(at, len(entries)):
+            position[entries[i][0]] = i
+        self.first = {line: i + 1 for line, i in self.first.items()}
+        self.names.append(desc.name or pc.name or "something")  # as name_of reads it
+        self.n_chars = self.rest = at + 1
+        self._sorted_names = None
+        self.groups[0] = crowd_line(self.names)
+        self.crowd_in = crowd_line(self.names, skip=NAMED)
+        self.full_text = "\n".join([self.header, *self.groups])
+        self.crowd_text = self._crowd_text()
+        self.key = key
+        return True
+
     def set_header(self, header_key: tuple[object, ...], header: str) -> None:
         self.header_key = header_key
         self.header = header
@@ -272,7 +312,9 @@ def _listing(ws: WorldService, room_key: str, room: Room) -> _RoomListing:
     header_key = (room, room.name, room.description, exits)
     cache = ws.look_cache
     listing = cache.get(room_key)
-    if isinstance(listing, _RoomListing) and listing.key == key:
+    if isinstance(listing, _RoomListing) and (
+        listing.key == key or listing.take_arrival(ws, room_key, key)
+    ):
         if listing.header_key != header_key:
             listing.set_header(header_key, _header(ws, room_key, room))
         return listing

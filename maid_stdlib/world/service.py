@@ -70,6 +70,8 @@ class WorldService:
         #: room key -> version, bumped whenever what anyone there could see may have
         #: changed (see ``shown_version``); the room-listing cache in ``look`` keys on it.
         self._shown_versions: dict[str, int] = {}
+        #: room key -> the entity whose change last changed its shown version.
+        self._last_change: dict[str, UUID] = {}
         #: Bumped with every room version: changes whenever anything moves anywhere.
         self.placement_version = 0
         #: Cache of ``look``'s room listings (owned by maid_stdlib.world.look).
@@ -148,14 +150,28 @@ class WorldService:
         crowd's listing outlives the logins and spawns in the rest of the world."""
         return self._shown_versions.get(room_key, 0)
 
-    def _bump_shown(self, room_key: str) -> None:
-        shown = self._shown_versions
-        shown[room_key] = shown.get(room_key, 0) + 1
+    def last_change(self, room_key: str) -> UUID | None:
+        """The entity whose change (entering or leaving, coming online or going
+        offline, gaining or losing a Describable, character or NPC component) last
+        changed ``shown_version(room_key)``, if it still exists and is the last to
+        have come into the room: a listing in arrival order that lacked it need
+        only gain it at its end (a character walking into a crowd, or coming online
+        there), not be rebuilt."""
+        uid = self._last_change.get(room_key)
+        if uid is None or not self.world.entity_exists(uid):
+            return None
+        bucket = self._contents.get(room_key)
+        return uid if bucket and next(reversed(bucket)) == uid else None
 
     def _seen_changed(self, entity_id: UUID) -> None:
         room_key = self._where.get(entity_id)
         if room_key is not None:
-            self._bump_shown(room_key)
+            self._bump_shown(room_key, entity_id)
+
+    def _bump_shown(self, room_key: str, entity_id: UUID) -> None:
+        shown = self._shown_versions
+        shown[room_key] = shown.get(room_key, 0) + 1
+        self._last_change[room_key] = entity_id
 
     def _bump_room(self, room_key: str, entity_id: UUID) -> None:
         self.placement_version += 1
@@ -164,7 +180,7 @@ class WorldService:
         if self.engine.sessions.is_online(entity_id) or not self.world.has_component(
             entity_id, PlayerCharacter
         ):
-            self._bump_shown(room_key)
+            self._bump_shown(room_key, entity_id)
 
     def _index(self, entity_id: UUID, room_key: str) -> None:
         self._bump_room(room_key, entity_id)

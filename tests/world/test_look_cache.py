@@ -270,30 +270,84 @@ async def test_a_listing_outlives_what_happens_elsewhere_and_what_nobody_sees(
 ) -> None:
     # A crowd's listing is rebuilt only when what its room shows may have changed:
     # a character created into the room while offline, a login or a spawn in
-    # another room, keep it; the newcomer coming online there does not.
+    # another room, keep it; a character coming into view there is added to it.
     ws = ws_of(engine)
     ws.crowd_size = 3
     chars = [new_character(engine, f"Crowd{c}", online=False) for c in "ABCDE"]
     for c in chars:
         await connect(engine, c)
-    as_uncached(ws, list(chars))
+    # Things that look alike: the first coin reading the room without itself
+    # moves the coins after the stick.
+    things = [
+        engine.world.create_entity(Describable(name=name), Item())
+        for name in ("a coin", "a stick", "a coin")
+    ]
+    for thing in things:
+        ws.place(thing, SQUARE, "drop")
+    as_uncached(ws, [*chars, *things])
     listing = ws.look_cache[SQUARE]
 
     newcomer = new_character(engine, "Late", online=False)  # placed in the square
     assert ws.room_key_of(newcomer) == SQUARE
-    as_uncached(ws, [*chars, newcomer])
+    as_uncached(ws, [*chars, newcomer, *things])
     elsewhere = new_character(engine, "Far", online=False)
     ws.move(elsewhere, "hamlet:mill_lane")
     await connect(engine, elsewhere)
     wolf = engine.world.create_entity(Describable(name="a wolf"), NPC())
     ws.place(wolf, "hamlet:mill_lane", "spawned")
-    as_uncached(ws, [*chars, newcomer])
+    as_uncached(ws, [*chars, newcomer, *things])
     assert ws.look_cache[SQUARE] is listing
 
+    # Coming online there, the newcomer is taken into the crowd's listing as it is.
     await connect(engine, newcomer)
-    as_uncached(ws, [*chars, newcomer])
-    assert ws.look_cache[SQUARE] is not listing
+    as_uncached(ws, [*chars, newcomer, *things])
+    assert ws.look_cache[SQUARE] is listing
     assert "Late" in crowd_names(ws, SQUARE, None)
+    walker = new_character(engine, "Walker", online=False)
+    ws.move(walker, "hamlet:mill_lane")
+    await connect(engine, walker)
+    ws.move(walker, SQUARE)  # walking in too
+    as_uncached(ws, [*chars, newcomer, walker, *things])
+    assert ws.look_cache[SQUARE] is listing
+    # Any other last change is a new listing: a listed character becoming an NPC
+    # too, an offline one given a new look, an NPC walking in.
+    others = [*chars, newcomer, walker, *things]
+    engine.world.add_component(walker, NPC())
+    as_uncached(ws, others)
+    engine.world.remove_component(walker, NPC)
+    as_uncached(ws, others)
+    ghost = new_character(engine, "Ghost", online=False)
+    engine.world.add_component(ghost, Describable(name="Ghost", short="A ghost is here."))
+    as_uncached(ws, others)
+    ws.move(wolf, SQUARE)
+    as_uncached(ws, [*others, wolf])
+    ws.move(wolf, "hamlet:mill_lane")
+    as_uncached(ws, others)
+    await connect(engine, wolf)  # an NPC someone plays walks in: still an NPC
+    ws.move(wolf, SQUARE)
+    as_uncached(ws, [*others, wolf])
+    plain = new_character(engine, "Plain", online=False)  # with no look at all
+    ws.move(plain, "hamlet:mill_lane")
+    engine.world.remove_component(plain, Describable)
+    await connect(engine, plain)
+    ws.move(plain, SQUARE)
+    as_uncached(ws, [*others, wolf, plain])
+    # An arrival after another change, unseen in between: a new listing.
+    late = [new_character(engine, name, online=False) for name in ("Mo", "Ned")]
+    for character in late:
+        ws.move(character, "hamlet:mill_lane")
+        await connect(engine, character)
+    coin = engine.world.create_entity(Describable(name="a coin"), Item())
+    ws.place(coin, SQUARE, "drop")
+    ws.move(late[0], SQUARE)
+    as_uncached(ws, [*others, wolf, coin, *late])
+    engine.world.rename(coin, engine.world.get_component(coin, Describable), "a gold coin")
+    ws.move(late[1], SQUARE)
+    as_uncached(ws, [*others, wolf, coin, *late])
+    # Leaving is a new listing.
+    ws.move(chars[0], "hamlet:mill_lane")
+    as_uncached(ws, [*chars, newcomer, walker, *things])
+    assert ws.look_cache[SQUARE] is not listing
 
 
 async def test_the_cached_look_reads_as_the_uncached_one_through_random_changes(
@@ -349,4 +403,5 @@ async def test_the_cached_look_reads_as_the_uncached_one_through_random_changes(
 
     for _ in range(300):
         what = await step()
-        as_uncached(ws, list(chars), rooms, what)
+        # Things and NPCs look too: their own line leaves the listing they read.
+        as_uncached(ws, [*chars, *things], rooms, what)
