@@ -50,6 +50,13 @@ class WorldService:
         # dict-as-ordered-set: O(1) add/remove and a stable arrival order, which
         # makes "2.scout" mean the same thing on every call.
         self._contents: dict[str, dict[UUID, None]] = {}
+        #: Of each room's contents, the NPCs and the player characters (in the same
+        #: order): who is where by kind without looking at everyone there -- a
+        #: crowd of players is asked for its NPCs at every arrival.
+        self._kinds: dict[type[Component], dict[str, dict[UUID, None]]] = {
+            NPC: {},
+            PlayerCharacter: {},
+        }
         self._where: dict[UUID, str] = {}
         #: The exits as a graph, built on demand; dropped whenever rooms or exits
         #: change.
@@ -81,6 +88,7 @@ class WorldService:
         self.crowd_size = CROWD_SIZE
         self.announcements = RoomAnnouncements(self)
         engine.world.watch_holders(self._seen_changed, Describable, PlayerCharacter, NPC)
+        engine.world.watch_holders(self._kind_changed, PlayerCharacter, NPC)
         engine.sessions.watch_presence(self._seen_changed)
 
     @property
@@ -96,6 +104,8 @@ class WorldService:
         self._areas = {area.key: uid for uid, area in world.each(Area)}
         self._contents = {}
         self._where = {}
+        for rooms in self._kinds.values():
+            rooms.clear()
         for uid, pos in world.each(Position):
             self._index(uid, pos.room)
         self._graph = None
@@ -189,6 +199,13 @@ class WorldService:
         if bucket is None:
             bucket = self._contents[room_key] = {}
         bucket[entity_id] = None
+        has = self.world.has_component
+        for ctype, rooms in self._kinds.items():
+            if has(entity_id, ctype):
+                kind = rooms.get(room_key)
+                if kind is None:
+                    kind = rooms[room_key] = {}
+                kind[entity_id] = None
 
     def _unindex(self, entity_id: UUID) -> str | None:
         room_key = self._where.pop(entity_id, None)
@@ -199,7 +216,33 @@ class WorldService:
                 bucket.pop(entity_id, None)
                 if not bucket:
                     del self._contents[room_key]
+            for rooms in self._kinds.values():
+                kind = rooms.get(room_key)
+                if kind is not None:
+                    kind.pop(entity_id, None)
+                    if not kind:
+                        del rooms[room_key]
         return room_key
+
+    def _kind_changed(self, entity_id: UUID) -> None:
+        """An entity became or stopped being an NPC or a character (or is being
+        destroyed: it stays listed until it is gone, unseen as it no longer
+        exists)."""
+        room_key = self._where.get(entity_id)
+        if room_key is None:
+            return
+        has = self.world.has_component
+        for ctype, rooms in self._kinds.items():
+            kind = rooms.get(room_key)
+            listed = kind is not None and entity_id in kind
+            if has(entity_id, ctype) == listed:
+                continue
+            # Made again from the contents: it keeps its place in their order.
+            fresh = {u: None for u in self._contents.get(room_key, ()) if has(u, ctype)}
+            if fresh:
+                rooms[room_key] = fresh
+            else:
+                rooms.pop(room_key, None)
 
     def on_destroyed(self, event: EntityDestroyedEvent) -> None:
         uid = event.entity_id
@@ -378,6 +421,13 @@ class WorldService:
         return len(self._contents.get(room_key, ()))
 
     def _with(self, room_key: str, ctype: type[Component]) -> list[UUID]:
+        rooms = self._kinds.get(ctype)
+        if rooms is not None:
+            kind = rooms.get(room_key)
+            if not kind:
+                return []
+            exists = self.world.entity_exists
+            return [uid for uid in kind if exists(uid)]
         has = self.world.has_component
         return [uid for uid in self.contents(room_key) if has(uid, ctype)]
 

@@ -350,7 +350,7 @@ async def test_a_listing_outlives_what_happens_elsewhere_and_what_nobody_sees(
     assert ws.look_cache[SQUARE] is not listing
 
 
-async def test_the_cached_look_reads_as_the_uncached_one_through_random_changes(
+async def test_the_cached_look_and_the_index_by_kind_hold_through_random_changes(
     engine: GameEngine,
 ) -> None:
     # Whatever happens, in whatever order, every look reads as it would uncached:
@@ -405,3 +405,12 @@ async def test_the_cached_look_reads_as_the_uncached_one_through_random_changes(
         what = await step()
         # Things and NPCs look too: their own line leaves the listing they read.
         as_uncached(ws, [*chars, *things], rooms, what)
+        # The index by kind lists what the room's contents hold, in their order.
+        for room_key in rooms:
+            here = ws.contents(room_key)
+            npcs = [u for u in here if world.has_component(u, NPC)]
+            assert ws.npcs_in(room_key) == npcs, (what, room_key)
+            pcs = [u for u in here if world.has_component(u, PlayerCharacter)]
+            assert ws.characters_in(room_key, include_offline=True) == pcs, (what, room_key)
+            online = [u for u in pcs if engine.sessions.is_online(u)]
+            assert ws.characters_in(room_key) == online, (what, room_key)
