@@ -38,8 +38,8 @@ class SessionManager:
         self.mssp_providers: dict[str, Callable[[], str | list[str]]] = {}
         self.prompt_provider: Callable[[Session], str] | None = None
         self.commands_total = 0
-        #: Bumped whenever a character comes online or goes offline (attach/detach);
-        #: caches of what is visible (room listings) key on it.
+        #: Bumped whenever a character comes online or goes offline, or a session
+        #: changes character (attach/detach): the ``who`` listing keys on it.
         self.presence_version = 0
         self._presence_hooks: list[Callable[[UUID], None]] = []
 

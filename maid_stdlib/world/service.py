@@ -71,15 +71,12 @@ class WorldService:
         self.start_room: str | None = None
         #: Extra visibility rules (invisibility, darkness ...) other layers add.
         self.visibility_checks: list[VisibilityCheck] = []
-        #: room key -> version, bumped whenever something enters or leaves the room
-        #: (``_index`` / ``_unindex``).
-        self._room_versions: dict[str, int] = {}
         #: room key -> version, bumped whenever what anyone there could see may have
         #: changed (see ``shown_version``); the room-listing cache in ``look`` keys on it.
         self._shown_versions: dict[str, int] = {}
         #: room key -> the entity whose change last changed its shown version.
         self._last_change: dict[str, UUID] = {}
-        #: Bumped with every room version: changes whenever anything moves anywhere.
+        #: Changes whenever anything enters or leaves any room.
         self.placement_version = 0
         #: Cache of ``look``'s room listings (owned by maid_stdlib.world.look).
         self.look_cache: dict[str, object] = {}
@@ -147,10 +144,6 @@ class WorldService:
         if pos is not None:
             self._index(entity_id, pos.room)
 
-    def room_version(self, room_key: str) -> int:
-        """Changes whenever an entity enters or leaves ``room_key``."""
-        return self._room_versions.get(room_key, 0)
-
     def shown_version(self, room_key: str) -> int:
         """Changes whenever what anyone in ``room_key`` could see there may have
         changed: something seen entering or leaving, a character there coming online
@@ -185,8 +178,7 @@ class WorldService:
 
     def _bump_room(self, room_key: str, entity_id: UUID) -> None:
         self.placement_version += 1
-        versions = self._room_versions
-        versions[room_key] = versions.get(room_key, 0) + 1
+        # An offline character is not seen: placing or moving one shows nothing.
         if self.engine.sessions.is_online(entity_id) or not self.world.has_component(
             entity_id, PlayerCharacter
         ):
