@@ -61,6 +61,17 @@ def check(ws: WorldService, viewers: list[UUID | None], rooms: tuple[str, ...] =
                 assert render_room(ws, room, UUID(str(viewer))) == expected
 
 
+async def online_crowd(engine: GameEngine, letters: str) -> tuple[WorldService, list[UUID]]:
+    """The square with a crowd size of three and a character online in it for each
+    letter (CrowdA, CrowdB ...)."""
+    ws = ws_of(engine)
+    ws.crowd_size = 3
+    chars = [new_character(engine, f"Crowd{c}", online=False) for c in letters]
+    for c in chars:
+        await connect(engine, c)
+    return ws, chars
+
+
 async def test_arrivals_departures_and_several_viewers(engine: GameEngine) -> None:
     ws = ws_of(engine)
     chars = [new_character(engine, name, online=False) for name in ("Alice", "Bob", "Cara", "Dan")]
@@ -179,11 +190,7 @@ async def test_look_alike_viewers_and_room_header_changes(engine: GameEngine) ->
 async def test_a_crowds_shared_look_follows_the_room_header(engine: GameEngine) -> None:
     # Everyone in a crowd but the two named reads one text, made once per listing:
     # a changed description or a new exit must reach it too.
-    ws = ws_of(engine)
-    ws.crowd_size = 3
-    chars = [new_character(engine, f"Crowd{c}", online=False) for c in "ABCDEF"]
-    for c in chars:
-        await connect(engine, c)
+    ws, chars = await online_crowd(engine, "ABCDEF")
     room = ws.room(SQUARE)
     assert room is not None
 
@@ -239,11 +246,7 @@ async def test_the_uncached_look_counts_the_viewer_in_the_crowd(engine: GameEngi
     # Four characters with a crowd size of three are a crowd, for each of them too
     # (three others in one line), whether the look is cached or, with a visibility
     # rule in force, not.
-    ws = ws_of(engine)
-    ws.crowd_size = 3
-    chars = [new_character(engine, f"Crowd{c}", online=False) for c in "ABCD"]
-    for c in chars:
-        await connect(engine, c)
+    ws, chars = await online_crowd(engine, "ABCD")
     cached = [render_room(ws, SQUARE, c) for c in chars]
     assert "CrowdA, CrowdB and CrowdC are here." in cached[3]
     ws.visibility_checks.append(lambda viewer, target: True)
@@ -271,11 +274,7 @@ async def test_a_listing_outlives_what_happens_elsewhere_and_what_nobody_sees(
     # A crowd's listing is rebuilt only when what its room shows may have changed:
     # a character created into the room while offline, a login or a spawn in
     # another room, keep it; a character coming into view there is added to it.
-    ws = ws_of(engine)
-    ws.crowd_size = 3
-    chars = [new_character(engine, f"Crowd{c}", online=False) for c in "ABCDE"]
-    for c in chars:
-        await connect(engine, c)
+    ws, chars = await online_crowd(engine, "ABCDE")
     # Things that look alike: the first coin reading the room without itself
     # moves the coins after the stick.
     things = [
