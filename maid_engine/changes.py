@@ -135,10 +135,15 @@ class ChangeCollector:
         self._take()
         for uid, parts in self._pending.items():
             self._stage(uid, parts)
-        world = self.world
         # An entity scheduled for destruction is left out (its destruction comes
         # with the next collection), as is a removal the entity has since undone.
-        upserts = {uid: comps for uid, comps in self._staged.items() if world.entity_exists(uid)}
+        # Those destroyed already were dropped as their destruction was taken:
+        # only the scheduled ones are looked for (a checkpoint stages thousands,
+        # and asking each whether it exists took milliseconds).
+        upserts = self._staged
+        doomed = self.world.destruction_scheduled
+        if doomed:
+            upserts = {uid: comps for uid, comps in upserts.items() if uid not in doomed}
         removed = [(u, n) for (u, n) in self._removed if n not in upserts.get(u, {})]
         out = CollectedChanges(upserts, removed, self._destroyed, self._taken)
         empty = not (self._taken or self._removed or self._destroyed)

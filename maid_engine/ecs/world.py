@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import random
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from typing import Any, TypeVar, overload
 from uuid import UUID
 
@@ -195,6 +195,12 @@ class World:
                 self._parts.pop(uid, None)
                 self._destroyed.append(uid)
         return done
+
+    @property
+    def destruction_scheduled(self) -> Collection[UUID]:
+        """Entities scheduled for destruction and not destroyed yet (they no longer
+        exist, ``entity_exists``; the next safe point destroys them)."""
+        return self._pending_destroy.keys()
 
     def entity_exists(self, entity_id: UUID) -> bool:
         # Hashing a UUID is a Python call: the pending set is asked only when not empty

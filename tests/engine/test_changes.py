@@ -154,6 +154,27 @@ def test_a_piece_in_slices_stops_when_told_and_resumes_with_what_changed_between
     assert collector.staged_components == 64  # the first 3 twice
 
 
+def test_an_entity_scheduled_for_destruction_is_left_out_until_destroyed() -> None:
+    world, uids = populated(5)
+    collector = ChangeCollector(world)
+    for uid in uids:
+        world.get_component(uid, Mood).level += 1
+    assert collector.step(5) == 5
+    doomed = uids[0]
+    world.destroy_entity(doomed)  # scheduled: the next safe point destroys it
+    assert doomed in world.destruction_scheduled
+    collected = collector.finish()
+    assert collected is not None
+    assert set(collected.upserts) == set(uids[1:])
+    assert collected.destroyed == []
+    world.flush_destroyed()
+    assert not world.destruction_scheduled
+    collected = collector.finish()
+    assert collected is not None
+    assert collected.upserts == {}
+    assert collected.destroyed == [doomed]
+
+
 def test_a_new_entity_is_staged_whole_and_a_runtime_component_never() -> None:
     world, _ = populated(3)
     collector = ChangeCollector(world)
