@@ -177,7 +177,8 @@ class World:
         if not self._pending_destroy:
             return []
         done = list(self._pending_destroy)
-        self._pending_destroy = {}
+        # Emptied in place: ``destruction_scheduled`` hands out a view of it.
+        self._pending_destroy.clear()
         for uid in done:
             held = self._entities.pop(uid, None)
             if held is None:
@@ -199,7 +200,7 @@ class World:
     @property
     def destruction_scheduled(self) -> Collection[UUID]:
         """Entities scheduled for destruction and not destroyed yet (they no longer
-        exist, ``entity_exists``; the next safe point destroys them)."""
+        exist, ``entity_exists``; the next safe point destroys them): a live view."""
         return self._pending_destroy.keys()
 
     def entity_exists(self, entity_id: UUID) -> bool:

@@ -162,13 +162,15 @@ def test_an_entity_scheduled_for_destruction_is_left_out_until_destroyed() -> No
     assert collector.step(5) == 5
     doomed = uids[0]
     world.destroy_entity(doomed)  # scheduled: the next safe point destroys it
-    assert doomed in world.destruction_scheduled
+    scheduled = world.destruction_scheduled
+    assert doomed in scheduled
     collected = collector.finish()
     assert collected is not None
     assert set(collected.upserts) == set(uids[1:])
     assert collected.destroyed == []
     world.flush_destroyed()
     assert not world.destruction_scheduled
+    assert not scheduled  # a view taken before the flush is not left stale
     collected = collector.finish()
     assert collected is not None
     assert collected.upserts == {}
