@@ -74,7 +74,7 @@ class LivingConnectionPlugin(ContentPack):
             rules = world.try_component(uid, CombatRules)
             return rules is not None and bool(rules.hostile)
 
-        living.add_threat_provider(hostiles, is_hostile)
+        living.add_threat_provider(hostiles, is_hostile, sources=(CombatRules,))
         living.movement_guards.append(lambda uid: not combat.is_fighting(uid))
         services = ctx.engine.services
 

@@ -16,7 +16,7 @@ from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.content import Claims, PackContext
-from maid_engine.ecs import World
+from maid_engine.ecs import Component, World
 from maid_stdlib.living.api import adjust_relationship, get_relationship
 from maid_stdlib.living.components import FactionMembership, Stranded
 from maid_stdlib.living.conditions import (
@@ -98,12 +98,15 @@ class LivingWorld:
             self._hostile_faction_threats: self._in_hostile_faction,
         }
         self._threats: ThreatMap | None = None
+        #: Component types whose changes may change who is a threat.
+        self._threat_sources: set[type[Component]] = set()
         #: (membership version, hostile factions) -> [(member, faction)]
         self._hostile_members: tuple[object, list[tuple[UUID, str]]] | None = None
         #: (hostile factions, entities that joined one since): a superset of the
         #: hostile factions' members (``_hostile_faction_threats``)
         self._hostile_candidates: tuple[frozenset[str], set[UUID]] | None = None
         engine.world.on_changed(FactionMembership, self._on_membership)
+        self.watch_threat_sources(Hostile, FactionMembership)
         #: Threats players cleared, held until their faction regroups.
         self.clearances = Clearances(self)
         #: What NPCs, rooms and notice boards show.
@@ -254,14 +257,39 @@ class LivingWorld:
         return any((f := factions.get(k)) is not None and f.hostile for k in membership.factions)
 
     def add_threat_provider(
-        self, provider: ThreatProvider, check: Callable[[World, UUID], bool] | None = None
+        self,
+        provider: ThreatProvider,
+        check: Callable[[World, UUID], bool] | None = None,
+        *,
+        sources: Iterable[type[Component]] = (),
     ) -> None:
         """Add a source of threats; ``check(world, entity)`` tells whether it would
-        name ``entity`` (without it, any move invalidates the threat map)."""
+        name ``entity`` (without it, any move invalidates the threat map).
+        ``sources``: the component types it reads (see :meth:`watch_threat_sources`)."""
         self.threat_providers.append(provider)
         if check is not None:
             self.threat_checks[provider] = check
+        self.watch_threat_sources(*sources)
         self.invalidate_threats()
+
+    def watch_threat_sources(self, *ctypes: type[Component]) -> None:
+        """Keep the threat map in step with ``ctypes``: giving an entity one,
+        taking it away, replacing it or reporting it ``modified`` rebuilds the map
+        when the entity was or now is a threat. (A field assigned in place is not
+        seen: as for ``World.version_of``, report it with ``World.modified``.)"""
+        world = self.world
+        for ctype in ctypes:
+            if ctype in self._threat_sources:
+                continue
+            self._threat_sources.add(ctype)
+            world.watch_holders(self._threat_source_changed, ctype)
+            world.on_changed(ctype, lambda uid, _c: self._threat_source_changed(uid))
+
+    def _threat_source_changed(self, entity: UUID) -> None:
+        # A marker taken away leaves the entity in the map's ids; one given makes
+        # a provider's check name it: either way ``may_be_threat`` says so.
+        if self._threats is not None and self.may_be_threat(entity):
+            self._threats = None
 
     def may_be_threat(self, entity: UUID) -> bool:
         """Whether ``entity`` is, or in the cached map was, a threat: its moves and

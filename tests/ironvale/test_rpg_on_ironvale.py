@@ -67,15 +67,17 @@ async def test_the_rules_hostile_flag_reaches_the_living_threat_map(
     world, ws = ironvale.world, ws_of(ironvale)
     [smith] = npcs(ironvale, "ironvale:gundrik")
     assert not living.is_threat(smith)
+    assert smith not in living.threat_map().ids  # the map is kept from here on
     # Gundrik, in no hostile faction and with no Hostile marker, turns on the town.
     rules = world.get_component(smith, CombatRules)
-    world.remove_component(smith, CombatRules)
     world.add_component(smith, replace(rules, hostile=True))
-    living.invalidate_threats()  # what a new hostile calls (the map is cached)
     assert living.is_threat(smith)
     room = ws.room_key_of(smith)
     assert room is not None
     assert (smith, "hostiles") in living.threat_map().by_room[room]
+    # And calms down: the kept map hears that too.
+    world.add_component(smith, replace(rules, hostile=False))
+    assert smith not in living.threat_map().ids
 
 
 async def test_villagers_talk_and_do_not_fight(ironvale: GameEngine) -> None:

@@ -173,6 +173,68 @@ async def test_asking_about_one_entity_agrees_with_the_map_and_builds_none(
         assert not living.is_threat(gone)
 
 
+async def test_the_kept_threat_map_follows_markers_and_memberships(tmp_path: Path) -> None:
+    """Nobody calls ``invalidate_threats`` here: giving, taking away, replacing or
+    reporting ``modified`` a Hostile marker or a faction membership keeps the
+    cached map equal to one built afresh."""
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        living, world, ws = living_of(engine), engine.world, engine.services.get(WorldService)
+        rng = random.Random(21)
+        people = [uid for uid, _ in world.each(NPC)]
+        rooms = ws.room_keys()
+
+        def afresh() -> set[UUID]:
+            kept = living._threats
+            living.invalidate_threats()
+            ids = set(living.threat_map().ids)
+            living._threats = kept
+            return ids
+
+        changes = 0
+        for _step in range(120):
+            living.threat_map()  # kept from here on
+            uid = rng.choice(people)
+            change = rng.randrange(7)
+            if change == 0:
+                api.join_faction(world, uid, rng.choice(["bandits", "villagers"]))
+            elif change == 6:
+                ws.place(uid, rng.choice(rooms))
+            elif change == 1:
+                membership = world.try_component(uid, FactionMembership)
+                if membership is not None and membership.factions:
+                    membership.factions.pop(sorted(membership.factions)[0])
+                    world.modified(uid, membership)
+            elif change == 2:
+                world.add_component(uid, Hostile(source="wolves", active=rng.random() < 0.7))
+            elif change == 3:
+                marker = world.try_component(uid, Hostile)
+                if marker is not None:
+                    marker.active = not marker.active
+                    world.modified(uid, marker)
+            elif change == 4:
+                world.remove_component(uid, Hostile)
+            else:
+                world.remove_component(uid, FactionMembership)
+            before = living._threats
+            truth = afresh()
+            changes += before is None
+            assert set(living.threat_map().ids) == truth
+        assert changes > 10  # the map was dropped, not rebuilt every step
+
+        # The plain story: a smith's rage passes, a trader turns bandit.
+        smith, trader = npc(engine, "hollin"), npc(engine, "pell")
+        world.add_component(smith, FactionMembership())
+        world.add_component(smith, Hostile(source="rage"))
+        assert smith in living.threat_map().ids
+        world.remove_component(smith, Hostile)
+        assert smith not in living.threat_map().ids
+        world.remove_component(trader, Hostile)
+        world.remove_component(trader, FactionMembership)
+        assert trader not in living.threat_map().ids
+        api.join_faction(world, trader, "bandits")
+        assert trader in living.threat_map().ids
+
+
 def test_due_walkers_come_in_the_order_of_the_travel_table() -> None:
     """The heap of next steps finds exactly the walkers a scan of ``_travel`` would,
     in its order, through arbitrary re-plans, stops and steps."""
