@@ -15,7 +15,6 @@ from maid_engine.engine import GameEngine
 from maid_engine.english import english
 from maid_engine.events import CharacterConnectedEvent
 from maid_engine.testing import cmd, session_for
-from maid_stdlib.world import who as who_module
 from maid_stdlib.world.crowd import CROWD_HINT, crowd_phrase, plural_phrase
 from maid_stdlib.world.gmcp import ROOM_INFO, ROOM_PLAYERS, GmcpFeeds
 from maid_stdlib.world.pager import PAGE_LENGTH_KEY
@@ -257,25 +256,22 @@ async def test_who_rows_are_kept_for_a_second_of_ticks(engine: GameEngine) -> No
     assert engine.world.get_component(heroes[0], Title).text == "the brave"
 
 
-async def test_a_kept_who_listing_reads_only_the_idle_times_again(
-    engine: GameEngine, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_a_kept_who_listing_reads_only_the_idle_times_again(engine: GameEngine) -> None:
     heroes = crowd(engine, NAMES[:3])
-    lines: list[str] = []
-    line = who_module._line
+    asked: list[UUID] = []
 
-    def counted(row: who_module.WhoRow, levels: bool) -> str:
-        lines.append(row.name)
-        return line(row, levels)
+    def hero(uid: UUID) -> bool:
+        asked.append(uid)
+        return True
 
-    monkeypatch.setattr(who_module, "_line", counted)
+    engine.services.get(WhoList).add_flag("hero", hero, "Hero")
     first = await cmd(engine, heroes[0], "who")
-    assert len(lines) == 3
+    assert len(asked) == 3
     session_for(engine, heroes[2]).data["last_input"] = time.time() - 5 * 60 - 3
     again = await cmd(engine, heroes[0], "who")
-    assert len(lines) == 3  # no line made again
+    assert len(asked) == 3  # no row made again
     assert again != first
-    assert f"  {NAMES[2]} (idle 5m)" in again.splitlines()
+    assert f"  {NAMES[2]} |y[Hero]|n (idle 5m)" in again.splitlines()
 
 
 @pytest.mark.parametrize("size", [0, 3])
