@@ -69,7 +69,7 @@ class WorldPlugin(ContentPack):
         ctx.provide(WorldData, data)
         ctx.add_registry(data.claims)
         ctx.provide(ScoreSheet, default_score_sheet())
-        listing = WhoList()
+        listing = WhoList(engine)
         listing.add_flag("afk", lambda uid: engine.world.has_component(uid, Away), "AFK")
         ctx.provide(WhoList, listing)
         ctx.provide(LookExtras, LookExtras())

@@ -11,11 +11,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, Role, command
-from maid_engine.ecs import Component
+from maid_engine.ecs import Component, World
+from maid_engine.ports import Sessions
 from maid_engine.sessions import Session
 from maid_stdlib.world.components import Away
 from maid_stdlib.world.crowd import crowd_listing
@@ -49,27 +51,47 @@ class WhoFlag:
     order: int = 100
 
 
-class WhoList:
-    """What ``who`` shows besides names; filled in by other layers.
+class WhoHost(Protocol):
+    """What ``who``'s listing reads: the world and who is online."""
 
-    The listing (every line but the idle times, which are read fresh) is kept for
-    ``KEEP_TICKS`` ticks (:meth:`next_tick`, called once per tick; a second at the
-    default rate): a thousand players typing ``who`` in that time build it once.
-    Kept only for the rest of one tick, it was built again for nearly every
-    ``who`` of an evening (ten ticks a second, a few ``who`` a second). Who is
-    online, titles, AFK marks and the flags or levels registered here drop it at
-    once; a level or flag that changes by other means shows within ``KEEP_TICKS``
-    ticks.
+    @property
+    def world(self) -> World: ...
+
+    @property
+    def sessions(self) -> Sessions: ...
+
+
+class WhoList:
+    """What ``who`` shows besides names, filled in by other layers; and the listing
+    itself, kept between ``who``s.
+
+    Who is online, titles, AFK marks and the flags or levels registered here drop
+    the kept listing at once: the next ``who`` builds it again. A level, role or
+    flag that changes by other means is seen by the rows' refresh: each tick
+    (:meth:`next_tick`) reads ``1 / KEEP_TICKS`` of the rows again, so every row is
+    at most ``KEEP_TICKS`` ticks old (a second at the default rate). Building all
+    200 rows of an evening at the next ``who`` once a second instead took two
+    milliseconds and more of the event loop -- the slowest ``who``s, and every
+    command that arrived meanwhile. The refresh stops when nobody asked for a
+    while (``IDLE_TICKS``), and the listing with it.
     """
 
     KEEP_TICKS = 10
+    IDLE_TICKS = 100
 
-    def __init__(self) -> None:
+    def __init__(self, host: WhoHost) -> None:
+        self._host = host
         self._level_of: Callable[[UUID], int | None] = lambda _uid: None
         self._flags: dict[str, WhoFlag] = {}
+        #: The flags in the order they are shown.
+        self._shown: list[WhoFlag] = []
         self._tick = 0
         self._changes = 0
-        self._kept: tuple[tuple[object, ...], WhoListing] | None = None
+        self._key: tuple[object, ...] | None = None
+        self._rows: dict[UUID, tuple[WhoRow, Session | None]] = {}
+        self._listing: WhoListing | None = None
+        self._asked = 0
+        self._cursor = 0
 
     @property
     def level_of(self) -> Callable[[UUID], int | None]:
@@ -87,30 +109,92 @@ class WhoList:
         self.changed()
 
     def remove_flag(self, key: str) -> bool:
+        removed = self._flags.pop(key, None) is not None
         self.changed()
-        return self._flags.pop(key, None) is not None
+        return removed
 
     def changed(self) -> None:
         """Drop the listing kept (something ``who`` shows changed)."""
         self._changes += 1
-
-    def next_tick(self) -> None:
-        """A new tick: the listing is built again at the next ``who`` once
-        ``KEEP_TICKS`` have passed."""
-        self._tick += 1
-
-    def kept(self, key: tuple[object, ...]) -> WhoListing | None:
-        held = self._kept
-        if held is not None and held[0] == (self._tick // self.KEEP_TICKS, self._changes, *key):
-            return held[1]
-        return None
-
-    def keep(self, key: tuple[object, ...], listing: WhoListing) -> None:
-        self._kept = ((self._tick // self.KEEP_TICKS, self._changes, *key), listing)
+        self._shown = sorted(self._flags.values(), key=lambda f: (f.order, f.key))
 
     def flags_of(self, uid: UUID) -> list[str]:
-        flags = sorted(self._flags.values(), key=lambda f: (f.order, f.key))
-        return [f.label for f in flags if f.test(uid)]
+        return [f.label for f in self._shown if f.test(uid)]
+
+    def _presence(self) -> tuple[object, ...]:
+        world = self._host.world
+        return (
+            world,
+            self._host.sessions.presence_version,
+            world.version_of(Title),
+            world.version_of(Away),
+            world.version_of(PlayerCharacter),
+            self._changes,
+        )
+
+    def _row(self, uid: UUID) -> tuple[WhoRow, Session | None] | None:
+        world = self._host.world
+        pc = world.try_component(uid, PlayerCharacter)
+        if pc is None or not world.entity_exists(uid):
+            return None
+        session = self._host.sessions.session_for(uid)
+        role = _staff(session)
+        flags = ["Admin"] if role >= Role.ADMIN else ["Builder"] if role >= Role.BUILDER else []
+        flags.extend(self.flags_of(uid))
+        title = world.try_component(uid, Title)
+        row = WhoRow(uid, pc.name, self._level_of(uid), title.text if title else "", flags)
+        return row, session
+
+    def listing(self) -> WhoListing:
+        """One row per connected character: highest level first, then by name."""
+        self._asked = self._tick
+        key = self._presence()
+        if key != self._key:
+            rows = (self._row(uid) for uid in self._host.sessions.characters_online())
+            self._rows = {held[0].uid: held for held in rows if held is not None}
+            self._key = key
+            self._listing = None
+        listing = self._listing
+        if listing is None:
+            held = sorted(
+                self._rows.values(), key=lambda r: (-(r[0].level or 0), r[0].name.casefold())
+            )
+            levels = any(row.level is not None for row, _ in held)
+            listing = WhoListing(
+                [row for row, _ in held],
+                [_line(row, levels) for row, _ in held],
+                [session for _, session in held],
+            )
+            self._listing = listing
+        return listing
+
+    def next_tick(self) -> None:
+        """A new tick: read the next share of the rows again (see the class)."""
+        self._tick += 1
+        if self._key is None:
+            return
+        if self._tick - self._asked > self.IDLE_TICKS or self._presence() != self._key:
+            # Nobody asked lately, or the next ``who`` builds it all anyway.
+            self._key = None
+            self._rows = {}
+            self._listing = None
+            return
+        uids = list(self._rows)
+        if not uids:
+            return
+        share = -(-len(uids) // self.KEEP_TICKS)
+        start = self._cursor % len(uids)
+        self._cursor = start + share
+        for uid in uids[start : start + share] + uids[: max(0, start + share - len(uids))]:
+            held = self._rows[uid]
+            fresh = self._row(uid)
+            if fresh is None or fresh[0] != held[0]:
+                # Gone (without a presence change: destroyed) or changed.
+                if fresh is None:
+                    del self._rows[uid]
+                else:
+                    self._rows[uid] = fresh
+                self._listing = None
 
 
 def idle_text(seconds: float) -> str:
@@ -170,46 +254,6 @@ class WhoListing:
         return "\n".join(out)
 
 
-def who_listing(ctx: CommandContext) -> WhoListing:
-    """One row per connected character: highest level first, then by name."""
-    world = ctx.world
-    sessions = ctx.engine.sessions
-    whos: WhoList = ctx.service(WhoList)
-    key = (
-        world,
-        sessions.presence_version,
-        world.version_of(Title),
-        world.version_of(Away),
-        world.version_of(PlayerCharacter),
-    )
-    listing = whos.kept(key)
-    if listing is not None:
-        return listing
-    rows = []
-    for uid in sessions.characters_online():
-        pc = world.try_component(uid, PlayerCharacter)
-        if pc is None or not world.entity_exists(uid):
-            continue
-        flags = []
-        role = _staff(sessions.session_for(uid))
-        if role >= Role.ADMIN:
-            flags.append("Admin")
-        elif role >= Role.BUILDER:
-            flags.append("Builder")
-        flags.extend(whos.flags_of(uid))
-        title = world.try_component(uid, Title)
-        rows.append(WhoRow(uid, pc.name, whos.level_of(uid), title.text if title else "", flags))
-    rows.sort(key=lambda r: (-(r.level or 0), r.name.casefold()))
-    levels = any(r.level is not None for r in rows)
-    listing = WhoListing(
-        rows,
-        [_line(row, levels) for row in rows],
-        [sessions.session_for(row.uid) for row in rows],
-    )
-    whos.keep(key, listing)
-    return listing
-
-
 def _line(row: WhoRow, levels: bool) -> str:
     parts = []
     if levels:
@@ -240,7 +284,8 @@ def who(ctx: CommandContext) -> None:
             raise CommandError("You are nowhere. (Ask an admin to @goto you somewhere.)")
         page(ctx, crowd_listing(crowd_names(ws, room, actor)))
         return
-    ctx.send(who_listing(ctx).text(time.time()))
+    whos: WhoList = ctx.service(WhoList)
+    ctx.send(whos.listing().text(time.time()))
 
 
 @command("title", category="general")

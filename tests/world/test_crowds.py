@@ -222,14 +222,15 @@ async def test_a_quiet_room_is_told_at_once(engine: GameEngine) -> None:
     assert ws_of(engine).announcements.pending == 0
 
 
-async def test_who_rows_are_kept_for_a_second_of_ticks(engine: GameEngine) -> None:
+async def test_who_rows_are_kept_and_refreshed_a_share_a_tick(engine: GameEngine) -> None:
     heroes = crowd(engine, NAMES[:3])
     listing = engine.services.get(WhoList)
+    levels = dict.fromkeys(heroes, 1)
     calls: list[UUID] = []
 
     def level(uid: UUID) -> int:
         calls.append(uid)
-        return 1
+        return levels.get(uid, 1)
 
     listing.level_of = level
     first = await cmd(engine, heroes[0], "who")
@@ -244,15 +245,28 @@ async def test_who_rows_are_kept_for_a_second_of_ticks(engine: GameEngine) -> No
     # Someone coming online shows at once.
     crowd(engine, ["Dee"])
     assert "4 players online." in await cmd(engine, heroes[1], "who")
-    # The rows are built again after KEEP_TICKS ticks (a level may have changed),
-    # not at every tick: at ten ticks a second nearly every `who` would build them.
+    # A level changing by other means shows within KEEP_TICKS ticks: each tick
+    # reads a share of the rows again, and no `who` reads them all.
+    levels[heroes[2]] = 9
     n = len(calls)
     for _ in range(listing.KEEP_TICKS):
+        before = len(calls)
         await cmd(engine, heroes[1], "who")
-        assert len(calls) == n
+        assert len(calls) == before  # the `who` itself read no row
         await engine.tick()
-    await cmd(engine, heroes[1], "who")
-    assert len(calls) == n + 4
+        assert len(calls) - before == 1  # one row of four a tick: all in ten
+    assert len(calls) == n + listing.KEEP_TICKS
+    text = await cmd(engine, heroes[1], "who")
+    assert text.splitlines()[1] == "  [  9] Cy"  # highest level first
+    # Nobody asking for a while: the refresh stops (and the rows are let go).
+    for _ in range(listing.IDLE_TICKS + 1):
+        await engine.tick()
+    quiet = len(calls)
+    for _ in range(listing.KEEP_TICKS):
+        await engine.tick()
+    assert len(calls) == quiet
+    assert "[  9] Cy" in await cmd(engine, heroes[1], "who")
+    assert len(calls) == quiet + 4  # built afresh
     assert engine.world.get_component(heroes[0], Title).text == "the brave"
 
 
