@@ -230,6 +230,11 @@ async def test_encoding_lets_other_tasks_run_between_slices() -> None:
         # A row counts its text and a fixed cost: slices of about four rows.
         await encode_upserts(rows, slice_cost=4 * 520)
         assert 20 <= turns[0] <= 34
+        # Rows encoded already (a checkpoint's) are passed on, and count too.
+        staged = await encode_upserts(rows)
+        turns[0] = 0
+        await encode_upserts(staged, slice_cost=4 * 40)
+        assert 20 <= turns[0] <= 34
 
 
 async def test_a_writes_rows_go_to_the_driver_as_they_are_a_statement_at_a_time(
