@@ -87,7 +87,11 @@ class RulesPlugin(ContentPack):
         ctx.subscribe(ProgressChangedEvent, StatusRelay(engine).on_progress_changed)
 
         ctx.service(ScoreSheet).add("rpg", rpg_score, order=SCORE_ORDER)
-        ctx.service(WhoList).level_of = LevelOf(engine)
+        whos = ctx.service(WhoList)
+        whos.level_of = LevelOf(engine)
+        # A level gained shows in the next `who` (the kept rows are read again
+        # only a share a tick otherwise).
+        ctx.subscribe(ProgressChangedEvent, lambda event: whos.refresh(event.character_id))
         ctx.service(LookExtras).add("equipment", gear.WornOnLook(engine))
         RpgTokens(engine).add_to(ctx.service(PromptTokens))
         if engine.sessions.prompt_provider is None:

@@ -66,17 +66,20 @@ class WhoList:
     itself, kept between ``who``s.
 
     Who is online, titles, AFK marks and the flags or levels registered here drop
-    the kept listing at once: the next ``who`` builds it again. A level, role or
-    flag that changes by other means is seen by the rows' refresh: each tick
-    (:meth:`next_tick`) reads ``1 / KEEP_TICKS`` of the rows again, so every row is
-    at most ``KEEP_TICKS`` ticks old (a second at the default rate). Building all
-    200 rows of an evening at the next ``who`` once a second instead took two
-    milliseconds and more of the event loop -- the slowest ``who``s, and every
-    command that arrived meanwhile. The refresh stops when nobody asked for a
-    while (``IDLE_TICKS``), and the listing with it.
+    the kept listing at once: the next ``who`` builds it again. A layer that knows
+    when a row changed (a level gained) says so with :meth:`refresh`: the next
+    ``who`` reads that row again. Anything else (a role, a flag's own state) is
+    seen by the rows' slow refresh: each tick (:meth:`next_tick`) reads
+    ``1 / KEEP_TICKS`` of the rows again, so no row is more than ``KEEP_TICKS``
+    ticks old (five seconds at the default rate). Building all 200 rows of an
+    evening at the next ``who`` once a second instead took two milliseconds and
+    more of the event loop -- the slowest ``who``s, and every command that arrived
+    meanwhile; reading a tenth of them every tick cost the tick 0.2 ms. The
+    refresh stops when nobody asked for a while (``IDLE_TICKS``), and the listing
+    with it.
     """
 
-    KEEP_TICKS = 10
+    KEEP_TICKS = 50
     IDLE_TICKS = 100
 
     def __init__(self, host: WhoHost) -> None:
@@ -90,6 +93,7 @@ class WhoList:
         self._key: tuple[object, ...] | None = None
         self._rows: dict[UUID, tuple[WhoRow, Session | None]] = {}
         self._listing: WhoListing | None = None
+        self._stale: set[UUID] = set()
         self._asked = 0
         self._cursor = 0
 
@@ -120,6 +124,12 @@ class WhoList:
 
     def flags_of(self, uid: UUID) -> list[str]:
         return [f.label for f in self._shown if f.test(uid)]
+
+    def refresh(self, uid: UUID) -> None:
+        """``uid``'s row may have changed (its level, say): read it again at the next
+        ``who``, without building the others."""
+        if uid in self._rows:
+            self._stale.add(uid)
 
     def _presence(self) -> tuple[object, ...]:
         world = self._host.world
@@ -154,6 +164,11 @@ class WhoList:
             self._rows = {held[0].uid: held for held in rows if held is not None}
             self._key = key
             self._listing = None
+            self._stale.clear()
+        elif self._stale:
+            for uid in self._stale:
+                self._reread(uid)
+            self._stale.clear()
         listing = self._listing
         if listing is None:
             held = sorted(
@@ -177,6 +192,7 @@ class WhoList:
             # Nobody asked lately, or the next ``who`` builds it all anyway.
             self._key = None
             self._rows = {}
+            self._stale.clear()
             self._listing = None
             return
         uids = list(self._rows)
@@ -186,15 +202,20 @@ class WhoList:
         start = self._cursor % len(uids)
         self._cursor = start + share
         for uid in uids[start : start + share] + uids[: max(0, start + share - len(uids))]:
-            held = self._rows[uid]
-            fresh = self._row(uid)
-            if fresh is None or fresh[0] != held[0]:
-                # Gone (without a presence change: destroyed) or changed.
-                if fresh is None:
-                    del self._rows[uid]
-                else:
-                    self._rows[uid] = fresh
-                self._listing = None
+            self._reread(uid)
+
+    def _reread(self, uid: UUID) -> None:
+        held = self._rows.get(uid)
+        if held is None:
+            return
+        fresh = self._row(uid)
+        if fresh is None or fresh[0] != held[0]:
+            # Gone (without a presence change: destroyed) or changed.
+            if fresh is None:
+                del self._rows[uid]
+            else:
+                self._rows[uid] = fresh
+            self._listing = None
 
 
 def idle_text(seconds: float) -> str:

@@ -10,6 +10,7 @@ from uuid import UUID
 from kits.engines import items_of
 from kits.heroes import new_character
 
+from classic_rpg.characters.levels import Progression, xp_for_level
 from classic_rpg.components import CharacterStats
 from classic_rpg.systems.quests.questlog import QuestLog
 from maid_engine.commands import Role
@@ -43,6 +44,14 @@ async def test_who_sorts_by_level_and_shows_titles_flags_and_idle(engine: GameEn
     ]
     assert engine.services.get(WhoList).remove_flag("pk")
     assert "[PK]" not in await cmd(engine, ada, "who")
+
+
+async def test_a_level_gained_shows_in_the_next_who(engine: GameEngine) -> None:
+    ada, bob = (new_character(engine, n) for n in ("Ada", "Bob"))
+    assert "  [  1] Ada" in (await cmd(engine, bob, "who")).splitlines()
+    engine.services.get(Progression).award_experience(ada, xp_for_level(3))
+    await engine.dispatch_events()
+    assert (await cmd(engine, bob, "who")).splitlines()[1] == "  [  3] Ada"
 
 
 def test_idle_times_read_as_minutes_and_hours() -> None:

@@ -258,6 +258,12 @@ async def test_who_rows_are_kept_and_refreshed_a_share_a_tick(engine: GameEngine
     assert len(calls) == n + listing.KEEP_TICKS
     text = await cmd(engine, heroes[1], "who")
     assert text.splitlines()[1] == "  [  9] Cy"  # highest level first
+    # A layer that knows a row changed says so: that row alone is read again.
+    levels[heroes[0]] = 12
+    listing.refresh(heroes[0])
+    n = len(calls)
+    assert (await cmd(engine, heroes[1], "who")).splitlines()[1] == "  [ 12] Ann the brave"
+    assert len(calls) == n + 1
     # Nobody asking for a while: the refresh stops (and the rows are let go).
     for _ in range(listing.IDLE_TICKS + 1):
         await engine.tick()
