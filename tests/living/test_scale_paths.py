@@ -126,36 +126,47 @@ async def test_who_joins_a_hostile_faction_later_is_a_threat_in_world_order(
         assert trader not in living.threat_map().ids
 
 
+def _change_threat_facts(engine: GameEngine, rng: random.Random, uid: UUID) -> None:
+    """One random change to what makes ``uid`` a threat: a faction joined or left,
+    a Hostile marker given, switched or taken away, a move, or leaving the world."""
+    world, ws = engine.world, engine.services.get(WorldService)
+    change = rng.randrange(8)
+    if change == 0:
+        api.join_faction(world, uid, rng.choice(["bandits", "villagers"]))
+    elif change == 1:
+        membership = world.try_component(uid, FactionMembership)
+        if membership is not None and membership.factions:
+            membership.factions.pop(sorted(membership.factions)[0])
+            world.modified(uid, membership)
+    elif change == 2:
+        world.add_component(uid, Hostile(source="wolves", active=rng.random() < 0.7))
+    elif change == 3:
+        marker = world.try_component(uid, Hostile)
+        if marker is not None:
+            marker.active = not marker.active
+            world.modified(uid, marker)
+    elif change == 4:
+        world.remove_component(uid, Hostile)
+    elif change == 5:
+        world.remove_component(uid, FactionMembership)
+    elif change == 6 and rng.random() < 0.3:
+        ws.remove_from_world(uid)  # nowhere: no threat to anyone
+    else:
+        ws.place(uid, rng.choice(ws.room_keys()))
+
+
 async def test_asking_about_one_entity_agrees_with_the_map_and_builds_none(
     tmp_path: Path,
 ) -> None:
     """With the threat map out of date, ``is_threat`` asks the providers' checks:
     the same answer as the rebuilt map's, and no map is built."""
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
-        living, world, ws = living_of(engine), engine.world, engine.services.get(WorldService)
+        living, world = living_of(engine), engine.world
         rng = random.Random(8)
         people = [uid for uid, _ in world.each(NPC)]
-        rooms = ws.room_keys()
         threats_seen = 0
         for _step in range(60):
-            uid = rng.choice(people)
-            change = rng.randrange(5)
-            if change == 0:
-                api.join_faction(world, uid, rng.choice(["bandits", "villagers"]))
-            elif change == 1:
-                membership = world.try_component(uid, FactionMembership)
-                if membership is not None and membership.factions:
-                    membership.factions.pop(sorted(membership.factions)[0])
-                    world.modified(uid, membership)
-            elif change == 2:
-                world.add_component(uid, Hostile(source="wolves", active=rng.random() < 0.7))
-            elif change == 3:
-                if rng.random() < 0.3:
-                    ws.remove_from_world(uid)  # nowhere: no threat to anyone
-                else:
-                    ws.place(uid, rng.choice(rooms))
-            elif world.has_component(uid, Hostile):
-                world.remove_component(uid, Hostile)
+            _change_threat_facts(engine, rng, rng.choice(people))
             living.invalidate_threats()
             asked = {uid: living.is_threat(uid) for uid in people}
             assert living._threats is None  # no map was built to answer
@@ -175,13 +186,12 @@ async def test_asking_about_one_entity_agrees_with_the_map_and_builds_none(
 
 async def test_the_kept_threat_map_follows_markers_and_memberships(tmp_path: Path) -> None:
     """Nobody calls ``invalidate_threats`` here: giving, taking away, replacing or
-    reporting ``modified`` a Hostile marker or a faction membership keeps the
-    cached map equal to one built afresh."""
+    reporting ``modified`` a Hostile marker or a faction membership (and moves,
+    through their events) keep the cached map equal to one built afresh."""
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
-        living, world, ws = living_of(engine), engine.world, engine.services.get(WorldService)
+        living, world = living_of(engine), engine.world
         rng = random.Random(21)
         people = [uid for uid, _ in world.each(NPC)]
-        rooms = ws.room_keys()
 
         def afresh() -> set[UUID]:
             kept = living._threats
@@ -193,28 +203,8 @@ async def test_the_kept_threat_map_follows_markers_and_memberships(tmp_path: Pat
         changes = 0
         for _step in range(120):
             living.threat_map()  # kept from here on
-            uid = rng.choice(people)
-            change = rng.randrange(7)
-            if change == 0:
-                api.join_faction(world, uid, rng.choice(["bandits", "villagers"]))
-            elif change == 6:
-                ws.place(uid, rng.choice(rooms))
-            elif change == 1:
-                membership = world.try_component(uid, FactionMembership)
-                if membership is not None and membership.factions:
-                    membership.factions.pop(sorted(membership.factions)[0])
-                    world.modified(uid, membership)
-            elif change == 2:
-                world.add_component(uid, Hostile(source="wolves", active=rng.random() < 0.7))
-            elif change == 3:
-                marker = world.try_component(uid, Hostile)
-                if marker is not None:
-                    marker.active = not marker.active
-                    world.modified(uid, marker)
-            elif change == 4:
-                world.remove_component(uid, Hostile)
-            else:
-                world.remove_component(uid, FactionMembership)
+            _change_threat_facts(engine, rng, rng.choice(people))
+            await engine.dispatch_events()  # a move is told by its event
             before = living._threats
             truth = afresh()
             changes += before is None
@@ -223,6 +213,10 @@ async def test_the_kept_threat_map_follows_markers_and_memberships(tmp_path: Pat
 
         # The plain story: a smith's rage passes, a trader turns bandit.
         smith, trader = npc(engine, "hollin"), npc(engine, "pell")
+        ws = engine.services.get(WorldService)
+        for uid in (smith, trader):  # the shuffle may have taken them out of the world
+            ws.place(uid, ws.room_keys()[0])
+        await engine.dispatch_events()
         world.add_component(smith, FactionMembership())
         world.add_component(smith, Hostile(source="rage"))
         assert smith in living.threat_map().ids
