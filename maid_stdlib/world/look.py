@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 from uuid import UUID
 
 from maid_engine.accounts.components import PlayerCharacter
@@ -136,6 +136,17 @@ def _seen_by_all(ws: WorldService, room_key: str) -> tuple[list[tuple[UUID, str]
     return chars + npcs + things, names
 
 
+class _ListingKey(NamedTuple):
+    """What a room's kept listing was built for: it stays while this is equal."""
+
+    world: World
+    #: ``WorldService.shown_version`` of the room.
+    shown: int
+    #: ``Describable.listing_version``: a name or a room line changed anywhere.
+    lines: int
+    crowd_size: int
+
+
 class _RoomListing:
     """A room's rendered header and its listing as seen by nobody in particular.
 
@@ -172,7 +183,7 @@ class _RoomListing:
 
     def __init__(
         self,
-        key: tuple[object, ...],
+        key: _ListingKey,
         header_key: tuple[object, ...],
         header: str,
         entries: list[tuple[UUID, str]],
@@ -227,7 +238,7 @@ class _RoomListing:
             self._sorted_names = sorted(self.names, key=str.casefold)
         return self._sorted_names
 
-    def take_arrival(self, ws: WorldService, room_key: str, key: tuple[object, ...]) -> bool:
+    def take_arrival(self, ws: WorldService, room_key: str, key: _ListingKey) -> bool:
         """Bring a crowd's listing to ``key`` by adding the character that came
         into view with the room's last change (``WorldService.last_change``: one
         it did not list, now an online character, the last to have come in), if
@@ -238,10 +249,10 @@ class _RoomListing:
         old = self.key
         if not (
             self.crowded
-            and old[0] is key[0]
-            and old[2:] == key[2:]
-            and isinstance(old[1], int)
-            and old[1] + 1 == key[1]
+            and old.world is key.world
+            and old.shown + 1 == key.shown
+            and old.lines == key.lines
+            and old.crowd_size == key.crowd_size
         ):
             return False
         uid = ws.last_change(room_key)
@@ -302,11 +313,8 @@ class _RoomListing:
 
 
 def _listing(ws: WorldService, room_key: str, room: Room) -> _RoomListing:
-    key = (
-        ws.world,
-        ws.shown_version(room_key),
-        Describable.listing_version,
-        ws.crowd_size,
+    key = _ListingKey(
+        ws.world, ws.shown_version(room_key), Describable.listing_version, ws.crowd_size
     )
     exits = ws.exits_of(room_key)
     header_key = (room, room.name, room.description, exits)
