@@ -274,9 +274,10 @@ class LivingWorld:
 
     def watch_threat_sources(self, *ctypes: type[Component]) -> None:
         """Keep the threat map in step with ``ctypes``: giving an entity one,
-        taking it away, replacing it or reporting it ``modified`` rebuilds the map
-        when the entity was or now is a threat. (A field assigned in place is not
-        seen: as for ``World.version_of``, report it with ``World.modified``.)"""
+        taking it away, replacing it or reporting it ``modified`` drops the map
+        (rebuilt when next needed) when the entity was or now is a threat. (A
+        field assigned in place is not seen: as for ``World.version_of``, report
+        it with ``World.modified``.)"""
         world = self.world
         for ctype in ctypes:
             if ctype in self._threat_sources:

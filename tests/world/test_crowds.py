@@ -254,7 +254,7 @@ async def test_who_rows_are_kept_and_refreshed_a_share_a_tick(engine: GameEngine
         await cmd(engine, heroes[1], "who")
         assert len(calls) == before  # the `who` itself read no row
         await engine.tick()
-        assert len(calls) - before == 1  # one row of four a tick: all in ten
+        assert len(calls) - before == 1  # one row of four a tick: all in four ticks
     assert len(calls) == n + listing.KEEP_TICKS
     text = await cmd(engine, heroes[1], "who")
     assert text.splitlines()[1] == "  [  9] Cy"  # highest level first
