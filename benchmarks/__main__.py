@@ -82,7 +82,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="evening: a setting for the evening server (MAID_GC_FREEZE_SURVIVORS=0); repeatable",
+        help="evening: a setting for MAID's servers, the evening's and the storm's "
+        "(MAID_EVENT_LOOP=asyncio); repeatable",
+    )
+    p.add_argument(
+        "--echo-loop",
+        choices=["asyncio", "uvloop"],
+        default="asyncio",
+        help="evening: the echo baseline's event loop (asyncio: the one the peer figures used)",
     )
     p.add_argument(
         "--keep-logs",
@@ -155,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             parts=parts,
             server_env=server_env,
             memory=args.memory,
+            echo_loop=args.echo_loop,
         )
         sections.append("## Evening and login storm\n\n" + evening.markdown(results["evening"]))
     results["finished"] = time.time()

@@ -19,6 +19,8 @@ from typing import Any
 
 import telnetlib3
 
+from maid_engine import loops
+
 PROMPT = "> "
 
 
@@ -64,4 +66,11 @@ async def main(port: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0)
-    asyncio.run(main(parser.parse_args().port))
+    parser.add_argument(
+        "--event-loop",
+        choices=["asyncio", "uvloop"],
+        default="asyncio",
+        help="the loop it runs on (asyncio: the baseline the peer figures were taken on)",
+    )
+    args = parser.parse_args()
+    loops.run(main(args.port), args.event_loop)

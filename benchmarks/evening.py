@@ -477,6 +477,7 @@ def run_evening(
     ticks = log_json.get("ticks", [])
     out["deep_at_end"] = log_json.get("deep_at_end") or {}
     out["dumps"] = log_json.get("dumps") or {}
+    out["event_loop"] = log_json.get("event_loop", "")
     play = raw["phase_monotonic"]
     out.update(digest(raw))
     out["rtt_ms_by_command"] = by_command(raw.get("rtts", []), raw.get("rtt_verbs", []))
@@ -509,8 +510,8 @@ def run_evening(
     return out
 
 
-def run_echo(sz: Sizes, workdir: Path) -> dict[str, Any]:
-    proc, port = start_echo(workdir)
+def run_echo(sz: Sizes, workdir: Path, loop: str = "asyncio") -> dict[str, Any]:
+    proc, port = start_echo(workdir, loop)
     try:
         cpu0 = proc_cpu(proc.pid)
         raw = load_client(port, proc.pid, sz.players, _mix_args(sz, "echo"), sz.duration + 600)
@@ -522,14 +523,14 @@ def run_echo(sz: Sizes, workdir: Path) -> dict[str, Any]:
     return out
 
 
-def run_storm(sz: Sizes, workdir: Path) -> dict[str, Any]:
+def run_storm(sz: Sizes, workdir: Path, server_env: dict[str, str] | None = None) -> dict[str, Any]:
     data = workdir / "storm-data"
     shutil.rmtree(data, ignore_errors=True)
     data.mkdir(parents=True)
     proc = Proc(
         "storm",
         [*maid_argv(), "--data-dir", str(data)],
-        maid_env(sz.storm_scrypt_n, data, {}),
+        maid_env(sz.storm_scrypt_n, data, server_env or {}),
         workdir,
     )
     try:
@@ -599,10 +600,12 @@ def run(
     parts: tuple[str, ...] = ("evening", "echo", "storm"),
     server_env: dict[str, str] | None = None,
     memory: Path | None = None,
+    echo_loop: str = "asyncio",
 ) -> dict[str, Any]:
     """The evening (``evening``), its echo baseline (``echo``) and the login storm
     (``storm``); ``profile``: the evening server's cProfile statistics go there;
-    ``server_env``: settings (``MAID_*``) for the evening server; ``memory``: the
+    ``server_env``: settings (``MAID_*``) for MAID's servers, the evening's and
+    the storm's; ``echo_loop``: the echo server's event loop; ``memory``: the
     evening server's allocation snapshots go there (before the players, every
     quarter of their play, and once they have gone)."""
     sz = sizes(mode)
@@ -611,6 +614,7 @@ def run(
         "sizes": asdict(sz),
         "loadavg_before": loadavg(),
         "server_env": dict(server_env or {}),
+        "echo_loop": echo_loop,
     }
     try:
         if "evening" in parts:
@@ -624,14 +628,14 @@ def run(
             )
         if "echo" in parts:
             log("  evening: echo baseline ...")
-            res["echo"] = run_echo(sz, workdir)
+            res["echo"] = run_echo(sz, workdir, echo_loop)
             e = res["echo"]
             if e["rtt_ms"]["p99"] and "maid" in res:
                 res["ratio_p99"] = res["maid"]["rtt_ms"]["p99"] / e["rtt_ms"]["p99"]
             log(f"    echo rtt p99 {fmt(e['rtt_ms']['p99'])} ms")
         if "storm" in parts:
             log(f"  login storm: {sz.storm} creations while {sz.storm_players} play ...")
-            res["storm"] = run_storm(sz, workdir)
+            res["storm"] = run_storm(sz, workdir, server_env)
             s = res["storm"]
             log(
                 f"    created {s['created']}/{s['storm']}, p99 before "

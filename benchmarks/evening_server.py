@@ -38,6 +38,7 @@ import faulthandler
 import gc
 import json
 import logging
+import os
 import random
 import shutil
 import signal
@@ -51,6 +52,7 @@ from typing import Any
 from uuid import UUID
 
 from benchmarks.worldgen import Layers, WorldSpec, add_quests, make_pack, start_fights
+from maid_engine import loops
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -211,6 +213,7 @@ async def serve(args: argparse.Namespace) -> int:
             "deep_at_end": deep,
             "collections": collections,
             "dumps": dumps,
+            "event_loop": loops.loop_name(asyncio.get_running_loop()),
         }
         args.ticks_json.write_text(json.dumps(out))
     return 0
@@ -334,7 +337,13 @@ def _print_tasks() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return asyncio.run(serve(parse_args(argv)))
+    from pydantic import TypeAdapter
+
+    # The loop the settings name (MAID_EVENT_LOOP), as ``maid run`` chooses it.
+    choice = TypeAdapter(loops.EventLoopChoice).validate_python(
+        os.environ.get("MAID_EVENT_LOOP", "auto")
+    )
+    return loops.run(serve(parse_args(argv)), choice)
 
 
 if __name__ == "__main__":

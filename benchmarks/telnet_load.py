@@ -225,10 +225,10 @@ def start_maid(workdir: Path, sc: Scenario) -> tuple[Proc, int, int]:
     return proc, ports["telnet"], ports["metrics"]
 
 
-def start_echo(workdir: Path) -> tuple[Proc, int]:
+def start_echo(workdir: Path, loop: str = "asyncio") -> tuple[Proc, int]:
     proc = Proc(
         "echo",
-        [sys.executable, "-m", "benchmarks.echo_server", "--port", "0"],
+        [sys.executable, "-m", "benchmarks.echo_server", "--port", "0", "--event-loop", loop],
         _clean_env(),
         workdir,
     )

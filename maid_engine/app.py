@@ -22,6 +22,7 @@ from maid_engine.config import Settings
 from maid_engine.content import ContentPack
 from maid_engine.engine import GameEngine
 from maid_engine.english import english
+from maid_engine.loops import loop_name
 from maid_engine.metrics import MetricsServer
 from maid_engine.tls import server_context
 
@@ -68,6 +69,9 @@ class MaidServer:
         tls = tls_context(self.settings) if self.settings.telnet_enabled else None
         web_tls = web_tls_context(self.settings) if self.settings.web_enabled else None
         install_accounts(self.engine)
+        running = loop_name(asyncio.get_running_loop())
+        self.engine.metrics.event_loop.labels(running).set(1)
+        log.info("event loop: %s", running)
         # Loaded now rather than by the first plural a tick writes (~20 ms).
         english()
         await self.engine.start()

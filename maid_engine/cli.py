@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from maid_engine import loops
 from maid_engine.config import ConfigError, Settings, load_settings, needed_extras
 from maid_engine.content import PackError, render_registries
 from maid_engine.ecs.schedule import ScheduleError, render_markdown, render_text
@@ -337,7 +338,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         return 0
     try:
-        return asyncio.run(_run(settings))
+        return loops.run(_run(settings), settings.event_loop)
+    except loops.LoopUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
     except (PackError, ScheduleError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 3

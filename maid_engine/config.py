@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from maid_engine.loops import EventLoopChoice
+
 
 class ConfigError(Exception):
     """Invalid configuration; ``str()`` has one line per problem."""
@@ -95,6 +97,9 @@ class Settings(BaseSettings):
     # The database driver's and the hashing threads' Python code otherwise makes a
     # command's answer wait up to 5 ms at each hand-over.
     switch_interval: float = Field(default=0.0005, ge=0, le=0.1, description="real seconds")
+    # uvloop (C, libuv) where installed: the loop's own part of each command's round
+    # trip is smaller. ``asyncio``: the standard library's loop (maid_engine.loops).
+    event_loop: EventLoopChoice = "auto"
     random_seed: int | None = None
 
     # Off the event loop: scrypt parameters (n=2**14, r=8, p=1 is ~16 MiB, ~50 ms).

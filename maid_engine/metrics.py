@@ -169,6 +169,9 @@ class EngineMetrics:
             ["kind"],
             buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
         )
+        self.event_loop = self.gauge(
+            "maid_event_loop", "The event loop the server runs on: 1 for it", ["loop"]
+        )
         self.sessions = self.gauge(
             "maid_sessions", "Connected sessions, at the login screen or playing", ["state"]
         )
