@@ -335,7 +335,18 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
 
     # -- negotiation hooks ----------------------------------------------------------------
 
+    def begin_negotiation(self) -> None:
+        # telnetlib3 schedules this from connection_made. asyncio's loop starts
+        # reading a socket only after that, but uvloop reads it at once: a client
+        # that connects and hangs up is lost before negotiation begins, and
+        # negotiating then would settle the future connection_lost cancelled.
+        if self._torn_down:
+            return
+        super().begin_negotiation()
+
     def begin_advanced_negotiation(self) -> None:
+        if self._torn_down:
+            return
         super().begin_advanced_negotiation()
         assert self.writer is not None
         # telnetlib3 agrees to these when asked but never offers them itself.

@@ -4,6 +4,9 @@ asyncio's own when MAID_EVENT_LOOP says so; players play the same on both, and
 
 from __future__ import annotations
 
+import asyncio
+import socket
+import struct
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -45,3 +48,35 @@ async def test_two_players_play_on_the_chosen_loop(
     await ada.quit()
     await bo.quit()
     assert await server.terminate() == 0
+
+
+async def test_clients_that_hang_up_at_once_leave_no_error_on_uvloop(
+    tmp_path: Path, maid_server: Callable[..., Awaitable[ServerProcess]], telnet: ClientPool
+) -> None:
+    # uvloop reads a new socket at once, before telnetlib3's negotiation (scheduled
+    # when the connection is made) begins: a client gone by then must not be
+    # negotiated with.
+    server = await maid_server(tmp_path, env={"MAID_MAX_PRELOGIN_PER_IP": "100"})
+
+    async def flap(n: int) -> None:
+        for i in range(n):
+            _, writer = await asyncio.open_connection(server.host, server.telnet_port)
+            if i % 3 == 0:
+                writer.write(b"hello?\r\n")
+            if i % 2:
+                # A reset rather than a goodbye.
+                sock = writer.get_extra_info("socket")
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                writer.transport.abort()
+            else:
+                writer.close()
+
+    await asyncio.gather(*(flap(50) for _ in range(4)))
+    player = await telnet.open(server.host, server.telnet_port)
+    await player.read_until_prompt()
+    await player.create("Quillon", "quiet-door-62")
+    assert "Exits:" in await player.command("look")
+    await player.quit()
+    assert await server.terminate() == 0
+    assert "Traceback" not in server.stderr() + server.stdout()
+    assert "InvalidStateError" not in server.stderr() + server.stdout()
