@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from classic_rpg.combat.components import CombatRules, LootTable, PendingRespawn
+from classic_rpg.combat.data import LootData
 from classic_rpg.components import Health
 from classic_rpg.items.components import HeldBy, ItemStats
 from classic_rpg.items.data import ItemStatsData
@@ -22,6 +23,7 @@ from maid_engine.ports import ServicesPort, WorldPort
 from maid_stdlib.questgen import DifficultyTier, GeneratedQuest, QuestSeed, WorldFacts
 from maid_stdlib.world.components import NPC, Describable, Item
 from maid_stdlib.world.loader import WorldData
+from maid_stdlib.world.schema import qualify
 from maid_stdlib.world.spawner import SpawnGates
 
 if TYPE_CHECKING:
@@ -134,11 +136,34 @@ class RpgHooks:
     def respawn_pending(self, template: str) -> bool:
         """The RespawnSystem has a respawn of ``template`` scheduled (one held back
         until its faction regroups does not count: nobody could fight it now)."""
+        return template in self._due_templates()
+
+    def dropped_after_respawn(self, template: str) -> bool:
+        """An NPC due to respawn (not held back) has ``template`` in its loot: the
+        ore its only dropper carried is to be had again once the chief is back, as
+        a kill objective's kind is."""
+        data = self.engine.services.try_get(WorldData)
+        if data is None:
+            return False
+        for npc in self._due_templates():
+            entry = data.template(npc, "npc")
+            loot = entry.extensions.get("loot") if entry is not None else None
+            if isinstance(loot, LootData):
+                pack = npc.partition(":")[0]
+                if any(
+                    line.chance > 0 and qualify(pack, line.item) == template for line in loot.root
+                ):
+                    return True
+        return False
+
+    def _due_templates(self) -> set[str]:
+        """The NPC templates with a respawn scheduled and not held back."""
         gates = self.engine.services.try_get(SpawnGates)
-        return any(
-            p.template == template and (gates is None or not gates.held(p.template, p.room))
+        return {
+            p.template
             for _, p in self.world.each(PendingRespawn)
-        )
+            if gates is None or not gates.held(p.template, p.room)
+        }
 
     def respawns(self, entity: UUID) -> bool:
         """``entity`` is an NPC the RespawnSystem brings back when it dies."""
@@ -171,6 +196,7 @@ class RpgHooks:
 
         facts.challenge = LevelChallenge(self.world, self.item_stats)
         facts.item_sources.append(self.dropped_by_loot)
+        facts.item_returns.append(self.dropped_after_respawn)
         facts.item_droppers.append(self.droppers)
         # Only an item with stats can be picked up ("get sack" on the mill's fixed
         # sacks is refused): fetch and delivery objectives ask for those alone.

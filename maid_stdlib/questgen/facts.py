@@ -6,7 +6,8 @@ living layer (``maid_stdlib.living``). Rules layers add what the stdlib cannot
 know through hooks: ``alive_checks`` (a classic RPG: health above zero),
 ``challenge`` (how characters and threats measure up to difficulty tiers; a
 classic RPG rates them by character level), ``item_sources`` (an item template that
-can be bought or looted counts as obtainable), ``portable_checks`` (an item a
+can be bought or looted counts as obtainable; ``item_returns``: one whose dropper is
+due to respawn still does for a quest already offered), ``portable_checks`` (an item a
 character can pick up; only those are asked for), ``respawn_pending`` (a respawn of
 an NPC template is scheduled), ``respawners`` (this NPC comes back when killed) and
 ``authored_claims`` (the NPCs and rooms of hand-written quests someone is on, which
@@ -91,6 +92,11 @@ class WorldFacts(ThreatFacts):
         self.item_sources: list[ItemSource] = []
         """``(template) -> bool``: a rules layer can supply that item (a shop sells
         it, a monster drops it), for ``item_obtainable``."""
+        self.item_returns: list[ItemSource] = []
+        """``(template) -> bool``: none can be had now, but the rules layer will
+        supply it again (the only monster that drops it is dead and due to respawn).
+        An offered quest asking for it still stands (``item_obtainable``); a new one
+        is not made for it (``item_supplied``)."""
         self.item_droppers: list[ItemDroppers] = []
         """``(template) -> living entities that drop it`` (a monster's loot), for
         ``droppers_of``: a quest for an item only they have is a fight with them."""
@@ -592,12 +598,13 @@ class WorldFacts(ThreatFacts):
 
     def item_obtainable(self, template: str | None) -> bool:
         """A portable item lying in a room somewhere, or one a rules layer can
-        supply (sold, dropped): what a fetch or delivery may ask for."""
+        supply (sold, dropped) now or once a dropper respawns: what a fetch or
+        delivery may ask for."""
         if not template:
             return False
-        if self.items_lying(template):
+        if self.items_lying(template) or self.item_supplied(template):
             return True
-        return self.item_supplied(template)
+        return any(returns(template) for returns in self.item_returns)
 
     def droppers_of(self, template: str) -> list[UUID]:
         """The living entities a rules layer says drop ``template``."""

@@ -319,6 +319,37 @@ async def test_kills_match_by_kind_and_respawns_keep_them_grounded(hamlet: GameE
     assert grounding_problems([kill], facts) == []
 
 
+async def test_loot_whose_only_dropper_respawns_keeps_an_offer_but_makes_no_new_quest(
+    hamlet: GameEngine,
+) -> None:
+    from classic_rpg.combat.components import PendingRespawn
+    from maid_stdlib.world.spawner import SpawnGates
+
+    facts = hamlet.services.get(QuestGen).facts
+    grey = npc(hamlet, "hamlet:old_grey")
+    collect = QuestObjective(
+        id="o1-collect",
+        objective_type=ObjectiveType.COLLECT,
+        description="Obtain a grey pelt",
+        target="grey pelt",
+        item_template="hamlet:grey_pelt",
+    )
+    assert grounding_problems([collect], facts) == []
+    hamlet.world.get_component(grey, Health).current = 0
+    assert grounding_problems([collect], facts)  # dead, no respawn scheduled yet
+    hamlet.world.create_entity(PendingRespawn(template="hamlet:old_grey", room="x", due=1.0))
+    # Old Grey will be back with a pelt: a quest already offered still stands ...
+    assert facts.item_obtainable("hamlet:grey_pelt")
+    assert grounding_problems([collect], facts) == []
+    # ... but none is to be had now, so no new quest is made for it.
+    assert not facts.item_supplied("hamlet:grey_pelt")
+    assert facts.droppers_of("hamlet:grey_pelt") == []
+    # A respawn held back (the pack driven off until it regroups) brings none.
+    hamlet.services.get(SpawnGates).add(lambda template, room: template == "hamlet:old_grey")
+    assert not facts.item_obtainable("hamlet:grey_pelt")
+    assert grounding_problems([collect], facts)
+
+
 async def test_the_rpg_allows_experience_as_an_extra_reward(hamlet: GameEngine) -> None:
     limits = hamlet.services.get(QuestGen).validator.limits
     assert limits.extra_reward_types == ALLOWED_REWARD_TYPES | RPG_EXTRA_REWARD_TYPES
