@@ -265,6 +265,9 @@ class AccountService:
             ]
             if len(left) == len(holders):
                 return left[0]
+        if not any(world.has_component(uid, PlayerCharacter) for uid in holders):
+            # Not another player's: say so, or the newcomer looks for them in `who`.
+            raise NameTaken(f"The name {shown} belongs to someone or something in this world.")
         raise NameTaken(f"The name {shown} is already taken.")
 
     # -- accounts -------------------------------------------------------------------

@@ -190,6 +190,19 @@ async def test_character_names_and_account_names_share_one_namespace(
     assert "The name Bryn is already taken." in await c.line(f"create bryn {PASSWORD}")
 
 
+async def test_a_name_someone_in_the_world_has_is_refused_saying_so(
+    engine: GameEngine, client: MakeClient
+) -> None:
+    from maid_stdlib.world.components import Describable
+
+    engine.world.create_entity(Describable(name="Wenna", description="The miller's daughter."))
+    c = client()
+    await c.open()
+    out = await c.line(f"create WENNA {PASSWORD}")
+    assert "The name Wenna belongs to someone or something in this world." in out
+    assert c.session.character_id is None
+
+
 async def test_one_line_create_then_connect(engine: GameEngine, client: MakeClient) -> None:
     first = await create(client, "Elin")
     uid = first.session.character_id
