@@ -319,6 +319,17 @@ async def test_kills_match_by_kind_and_respawns_keep_them_grounded(hamlet: GameE
     assert grounding_problems([kill], facts) == []
 
 
+def _grey_pelt() -> QuestObjective:
+    """Collect a pelt only Old Grey drops (none lies about)."""
+    return QuestObjective(
+        id="o1-collect",
+        objective_type=ObjectiveType.COLLECT,
+        description="Obtain a grey pelt",
+        target="grey pelt",
+        item_template="hamlet:grey_pelt",
+    )
+
+
 async def test_loot_whose_only_dropper_respawns_keeps_an_offer_but_makes_no_new_quest(
     hamlet: GameEngine,
 ) -> None:
@@ -327,13 +338,7 @@ async def test_loot_whose_only_dropper_respawns_keeps_an_offer_but_makes_no_new_
 
     facts = hamlet.services.get(QuestGen).facts
     grey = npc(hamlet, "hamlet:old_grey")
-    collect = QuestObjective(
-        id="o1-collect",
-        objective_type=ObjectiveType.COLLECT,
-        description="Obtain a grey pelt",
-        target="grey pelt",
-        item_template="hamlet:grey_pelt",
-    )
+    collect = _grey_pelt()
     assert grounding_problems([collect], facts) == []
     hamlet.world.get_component(grey, Health).current = 0
     assert grounding_problems([collect], facts)  # dead, no respawn scheduled yet
@@ -364,12 +369,7 @@ async def test_an_item_only_a_foe_drops_rates_the_quest_by_that_foe(hamlet: Game
     assert facts.droppers_of("hamlet:grey_pelt") == [grey]
     assert facts.item_room("hamlet:grey_pelt") is None  # none lies about
     seed = dataclasses.replace(await _seed(hamlet), estimated_difficulty=DifficultyTier.EASY)
-    collect = QuestObjective(
-        objective_type=ObjectiveType.COLLECT,
-        description="Obtain a grey pelt",
-        target="grey pelt",
-        item_template="hamlet:grey_pelt",
-    )
+    collect = _grey_pelt()
     builder = qg.builder(EchoNarrator())
     # The pelt is had only by fighting Old Grey (level 5): not an easy errand (the
     # valley's iron ore, once picked up, only from the bandit chief).
