@@ -16,7 +16,7 @@ import importlib.util
 from collections.abc import Callable, Coroutine
 from typing import Any, Literal, TypeVar
 
-__all__ = ["EventLoopChoice", "loop_factory", "loop_name", "run"]
+__all__ = ["EventLoopChoice", "LoopUnavailable", "loop_factory", "loop_name", "run"]
 
 #: ``auto``: uvloop when it can be imported, else asyncio's own loop.
 EventLoopChoice = Literal["auto", "uvloop", "asyncio"]
@@ -50,7 +50,7 @@ def run(main: Coroutine[Any, Any, T], choice: EventLoopChoice) -> T:
     try:
         factory = loop_factory(choice)
     except LoopUnavailable:
-        main.close()  # never awaited: say so to nobody
+        main.close()  # it never ran: closed, Python does not warn it was never awaited
         raise
     with asyncio.Runner(loop_factory=factory) as runner:
         return runner.run(main)
