@@ -664,6 +664,12 @@ def markdown(res: dict[str, Any]) -> str:
         f"of thought on average before each command; the world ticked "
         f"{sz.get('warmup_s', 0) + sz['idle_s']:.0f} s with nobody on before they came "
         f"(the first {sz.get('warmup_s', 0):.0f} s reported apart)."
+        + (
+            f" Event loops: MAID {m.get('event_loop') or '?'}, "
+            f"echo {res.get('echo_loop', 'asyncio')}."
+            if m and e
+            else ""
+        )
     ]
     rows = []
     for name, out in (("echo", e), ("maid", m)):
