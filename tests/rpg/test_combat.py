@@ -293,12 +293,16 @@ async def test_kill_errors(engine: GameEngine) -> None:
 async def test_consider(engine: GameEngine) -> None:
     hero = new_character(engine)
     place(engine, hero, FIELD)
-    # Both sides' health, level, damage and armor count, not the level alone.
-    assert (
-        await cmd(engine, hero, "consider rat") == "You can kill a giant rat naked and weaponless."
-    )
+    # Both sides' health, level, damage and armor count, not the level alone. At
+    # full health the rat would cost the hero about 0.15 of it, at 10 of 30 hit
+    # points about 0.45: "no match" is never said of a fight costing a quarter.
+    assert await cmd(engine, hero, "consider rat") == "A giant rat is no match for you."
+    engine.world.add_component(hero, Health(10, 30))
+    assert await cmd(engine, hero, "con rat") == "A giant rat looks like an easy kill."
     engine.world.add_component(hero, Health(5, 30))
     assert await cmd(engine, hero, "con rat") == "The perfect match!"
+    engine.world.add_component(hero, Health(3, 30))
+    assert await cmd(engine, hero, "con rat") == "A giant rat says 'Do you feel lucky, punk?'."
     engine.world.add_component(hero, Health(2, 30))
     assert await cmd(engine, hero, "con rat") == "A giant rat laughs at you mercilessly."
     engine.world.add_component(hero, Health(30, 30))
