@@ -264,14 +264,12 @@ async def converse(ctx: CommandContext, who: str, topic: str | None) -> None:
             elif dialogue is not None:
                 # Nothing written fits the moment: a nod, and the news.
                 ctx.send(f"{name} nods to you.{topic_hint(dialogue)}")
-                for line in gossip:
-                    ctx.send(line)
+                _tell(ctx, name, "says", gossip)
             else:
                 ctx.send(f"{name} has nothing to say to you.")
             return
         ctx.send(f'{name} says, "{greeting}"{topic_hint(dialogue)}')
-        for line in gossip:
-            ctx.send(line)
+        _tell(ctx, name, "adds", gossip)
         return
     if await talk.run_topic(ctx, npc, topic):
         return
@@ -284,6 +282,13 @@ async def converse(ctx: CommandContext, who: str, topic: str | None) -> None:
         ctx.send(f"{name} has nothing to say about {key.split()[0]} just now.")
         return
     ctx.send(f'{name} says, "{answer}"')
+
+
+def _tell(ctx: CommandContext, name: str, verb: str, news: list[str]) -> None:
+    """The news an NPC passes on, in its own voice: a bare line after its greeting
+    read as nobody's."""
+    for line in news:
+        ctx.send(f'{name} {verb}, "{line}"')
 
 
 def _split_about(args: str) -> tuple[str, str | None]:

@@ -9,6 +9,7 @@ from uuid import UUID
 import pytest
 from kits.engines import plain, qm
 from kits.heroes import Recorder, make_strong, new_character
+from kits.heroes import walk as walk_to
 
 from classic_rpg.combat.components import Fighting
 from classic_rpg.components import CharacterStats, Inventory
@@ -16,6 +17,7 @@ from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
+from maid_stdlib.living import gossip
 from maid_stdlib.questgen.events import QuestTurnedInEvent
 from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
 from maid_stdlib.world import NPC, Item, WorldService
@@ -114,3 +116,18 @@ async def test_scouts_on_the_road(ironvale: GameEngine) -> None:
     scouts = [u for u, n in engine.world.each(NPC) if n.template == "ironvale:bandit_scout"]
     assert ("Nobody wants to do anything" in said) == bool(scouts)
     assert ("The road is quiet" in said) == (not scouts)
+
+
+async def test_news_an_npc_passes_on_is_said_in_its_voice(ironvale: GameEngine) -> None:
+    engine = ironvale
+    hero = new_character(engine, "Aldric")
+    [selena] = [u for u, n in engine.world.each(NPC) if n.template == "ironvale:selena"]
+    room = engine.services.get(WorldService).room_key_of(selena)
+    assert room is not None
+    await walk_to(engine, hero, room)
+    news = "The ford has flooded past the second stone."
+    gossip.inject(engine.world, [selena], "test:ford", news, engine.clock.game_time)
+    out = await cmd(engine, hero, "talk selena")
+    # After her greeting, in her voice; not a line of nobody's.
+    assert f'Selena adds, "{news}' in plain(out)
+    assert f"\n{news}" not in out
