@@ -95,8 +95,8 @@ class WorldFacts(ThreatFacts):
         self.item_returns: list[ItemSource] = []
         """``(template) -> bool``: none can be had now, but the rules layer will
         supply it again (the only monster that drops it is dead and due to respawn).
-        An offered quest asking for it still stands (``item_obtainable``); a new one
-        is not made for it (``item_supplied``)."""
+        An offered quest asking for it still stands (``item_obtainable``); a new
+        fetch or delivery is not built for it (the builders ask ``item_supplied``)."""
         self.item_droppers: list[ItemDroppers] = []
         """``(template) -> living entities that drop it`` (a monster's loot), for
         ``droppers_of``: a quest for an item only they have is a fight with them."""
