@@ -306,12 +306,6 @@ class SeedEvaluator:
             importance *= self.VARIETY_FACTOR
         if not facts.is_alive(primary) or not facts.is_npc(primary):
             return self._reject("giver_not_alive", "the giver is not a living NPC")
-        if facts.is_threat(primary):
-            # Nobody walks up to a hostile bandit chief to ask for work. The screen
-            # would drop the seed before delivery; turned down here, it takes no
-            # place in the queue (the daily floor's wider search found faction
-            # conflicts whose giver led the hostile side).
-            return self._reject("giver_is_threat", "the giver is a threat")
         giver_room = facts.room_of(primary)
         location = lead.grounding.location or giver_room
         if giver_room is None or location is None or not facts.room_exists(location):

@@ -289,6 +289,11 @@ async def test_unknown_wealth_or_missing_living_state_still_enriches(town: Town)
     assert "wolves threaten darkwood" in seed.primary_npc_motivation.lower()
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap (docs/quest-generation.md): a giver who is a threat is dropped by "
+    "the seed screen, not rejected by the evaluator",
+)
 async def test_the_evaluator_rejects_a_giver_who_is_a_threat(town: Town) -> None:
     # Hilda turns hostile: a giver candidate who is also a threat.
     town.qg.facts.threat_providers.append(lambda world: [(town.hilda, "bandits")])

@@ -115,8 +115,9 @@ class SeedScreen:
         ]
         if self._resolved.all_resolved(situations):
             return "situation_resolved", "every situation of the seed is resolved"
-        if facts.is_threat(seed.primary_npc):
-            # The giver turned hostile since the evaluator took the seed.
+        living = facts.living
+        if living is not None and living.is_threat(seed.primary_npc):
+            # Nobody can walk up to a hostile bandit chief and ask for work.
             return "giver_is_threat", "the giver is a threat"
         giver = seed.primary_npc
         if any(oq.quest.quest_giver_id == giver for oq in self._open_quests.values()):
