@@ -18,6 +18,7 @@ from uuid import UUID
 from classic_rpg.components import Attributes, CharacterStats, Health, Mana
 from classic_rpg.events import LevelUpEvent, ProgressChangedEvent, VitalsChangedEvent
 from maid_engine.ports import EventsPort, SessionsPort, WorldPort
+from maid_stdlib.world.text import capitalize
 
 if TYPE_CHECKING:
     pass
@@ -131,18 +132,31 @@ class Progression:
         stats = world.get_component(uid, CharacterStats)
         attrs = world.try_component(uid, Attributes)
         stats.level += 1
+        # The message names what grew: "you feel stronger" read as a lie beside a
+        # score whose attributes had not moved.
+        grown: list[tuple[str, int]] = []
         health = world.try_component(uid, Health)
         if health is not None:
             health.maximum += health_per_level(attrs)
             health.current = health.maximum
+            grown.append(("health", health.maximum))
         mana = world.try_component(uid, Mana)
         if mana is not None:
             mana.maximum += mana_per_level(attrs)
             mana.current = mana.maximum
+            grown.append(("mana", mana.maximum))
         log.info("%s reached level %d", uid, stats.level)
         self.engine.events.emit(LevelUpEvent(uid, stats.level))
         self.engine.events.emit(VitalsChangedEvent(uid))
-        self._tell(uid, f"|YYou have reached level {stats.level}!|n You feel stronger.")
+        told = f"|YYou have reached level {stats.level}!|n"
+        if grown:
+            rises = " and ".join(
+                f"your maximum {what} {'rises ' if i == 0 else ''}to {value}"
+                for i, (what, value) in enumerate(grown)
+            )
+            full = "both are" if len(grown) > 1 else "it is"
+            told += f" {capitalize(rises)}; {full} full again."
+        self._tell(uid, told)
         return stats.level
 
     def award_gold(self, uid: UUID, amount: int, reason: str = "") -> int:

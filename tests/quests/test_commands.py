@@ -7,6 +7,7 @@ from kits.heroes import new_character
 from quests.questkit import npc, place, quest, start, state
 
 from classic_rpg.components import CharacterStats
+from classic_rpg.systems.quests.commands import accept_hint
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
 from maid_stdlib.questgen.vocabulary import QuestState
@@ -185,3 +186,42 @@ async def test_unanswered_offers_lapse(engine: GameEngine) -> None:
     assert manager.lapse_offers(GAME_DAY) == [(hero, "wolf-trouble")]
     assert state(engine, hero, "wolf-trouble") is None
     assert manager.count_pending_offers(hero) == 0
+
+
+async def test_the_quest_says_how_long_it_should_take_before_it_turns_pyrrhic(
+    engine: GameEngine,
+) -> None:
+    hero = new_character(engine)
+    slow = quest("slow-quest", YARD, estimated_duration_seconds=1800)
+    qm(engine).register_quest(slow)
+    qm(engine).offer_quest(hero, "slow-quest")
+    out = plain(await cmd(engine, hero, "quest slow"))
+    assert (
+        "It should take about 30 game minutes (30 real minutes); taking more than "
+        "60 game minutes (60 real minutes) makes it a pyrrhic victory."
+    ) in out
+    await cmd(engine, hero, "accept slow")
+    assert "Finish within 60 game minutes (60 real minutes) for a clean win." in plain(
+        await cmd(engine, hero, "quests")
+    )
+    await engine.run_ticks(3000)
+    out = plain(await cmd(engine, hero, "quests"))
+    assert "Finish within 10 game minutes (10 real minutes) for a clean win." in out
+    await engine.run_ticks(700)
+    out = plain(await cmd(engine, hero, "quest 1"))
+    assert "It has taken too long for a clean win: finishing it is a pyrrhic victory." in out
+
+
+async def test_an_offer_above_the_characters_level_says_so(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    qm(engine).register_quest(quest("hard-quest", YARD, level_requirement=3))
+    qm(engine).offer_quest(hero, "hard-quest")
+    out = plain(await cmd(engine, hero, "quests"))
+    assert "1. Hard Quest  [offered, needs level 3]" in out
+    hint = accept_hint(qm(engine), hero, "hard-quest")
+    assert hint == "(You can take it on once you reach level 3.)"
+    assert "You must be level 3" in await cmd(engine, hero, "accept hard")
+    engine.world.get_component(hero, CharacterStats).level = 3
+    out = plain(await cmd(engine, hero, "quests"))
+    assert "1. Hard Quest  [offered]" in out
+    assert accept_hint(qm(engine), hero, "hard-quest").startswith("(Type 'accept 1'")

@@ -68,6 +68,9 @@ async def test_experience_levels_up_raising_vitals(engine: GameEngine) -> None:
     text = session_for(engine, hero).text()
     assert "You gain 300 experience" in text
     assert "You have reached level 3!" in text
+    assert (
+        "Your maximum health rises to 54 and your maximum mana to 25; both are full again."
+    ) in text
     status = [d for p, d in session_for(engine, hero).gmcp if p == "Char.Status"]
     assert status[-1] == {"level": 3, "xp": 399, "xp_next_level": 903, "gold": 10}
 

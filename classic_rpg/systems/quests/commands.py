@@ -12,7 +12,7 @@ from uuid import UUID
 
 from classic_rpg.components import CharacterStats
 from classic_rpg.systems.quests.errors import QuestError
-from classic_rpg.systems.quests.grading import required_ratio
+from classic_rpg.systems.quests.grading import PYRRHIC_DURATION_FACTOR, required_ratio
 from classic_rpg.systems.quests.handles import handle_word, match_handle
 from classic_rpg.systems.quests.manager import QuestManager
 from classic_rpg.systems.quests.models import Quest, QuestObjective
@@ -100,7 +100,12 @@ def handles_of(manager: QuestManager, character: UUID, quest_id: str) -> list[st
 
 
 def accept_hint(manager: QuestManager, character: UUID, quest_id: str) -> str:
-    """The line under an offer: "(Type 'accept 2' or 'accept smithy' to take it on.)"."""
+    """The line under an offer: "(Type 'accept 2' or 'accept smithy' to take it on.)",
+    or the level it waits for."""
+    quest = manager.get_quest(quest_id)
+    needed = level_needed(manager, quest, character) if quest is not None else None
+    if needed is not None:
+        return f"(You can take it on once you reach level {needed}.)"
     handles = handles_of(manager, character, quest_id)
     if not handles:
         return "(Type 'quests' to see it.)"
@@ -151,8 +156,62 @@ def _stage_locked(quest: Quest, entry: QuestEntry, stage: str) -> bool:
     return all(p is None or not p.unlocked for p in progress)
 
 
-def describe(manager: QuestManager, quest: Quest, entry: QuestEntry, full: bool) -> list[str]:
-    lines = [f"|c{quest.title}|n  [{_LABEL.get(entry.state, entry.state.value)}]"]
+def game_span(manager: QuestManager, seconds: float) -> str:
+    """A span of game time as a player can plan by: "40 game minutes (2 real
+    minutes)". Game time runs faster than the player's own, so the real span is
+    given beside it."""
+    minutes = max(1, round(seconds / 60))
+    if minutes < 90:
+        told = f"{minutes} game minute{'s' if minutes != 1 else ''}"
+    else:
+        hours = round(seconds / 3600, 1)
+        told = f"{hours:g} game hour{'s' if hours != 1 else ''}"
+    real = seconds / manager.engine.clock.time_scale
+    if real < 60:
+        return f"{told} (under a real minute)"
+    real_minutes = round(real / 60)
+    return f"{told} ({real_minutes} real minute{'s' if real_minutes != 1 else ''})"
+
+
+def pace_line(manager: QuestManager, quest: Quest, entry: QuestEntry) -> str | None:
+    """How long the quest should take, and how long is left before finishing it
+    counts only as a pyrrhic victory: that grade must never come as a surprise."""
+    estimate = quest.estimated_duration_seconds
+    if not estimate:
+        return None
+    slow = PYRRHIC_DURATION_FACTOR * estimate
+    if entry.state is QuestState.AVAILABLE:
+        return (
+            f"It should take about {game_span(manager, estimate)}; taking more than "
+            f"{game_span(manager, slow)} makes it a pyrrhic victory."
+        )
+    if entry.state is not QuestState.IN_PROGRESS or entry.accepted_at is None:
+        return None  # done (its clock stopped) or over
+    left = entry.accepted_at + slow - manager.now
+    if left <= 0:
+        return "   |yIt has taken too long for a clean win: finishing it is a pyrrhic victory.|n"
+    return f"   |xFinish within {game_span(manager, left)} for a clean win.|n"
+
+
+def level_needed(manager: QuestManager, quest: Quest, character: UUID) -> int | None:
+    """The level the quest asks for, when the character has not reached it."""
+    stats = manager.engine.world.try_component(character, CharacterStats)
+    level = stats.level if stats is not None else 1
+    return quest.level_requirement if level < quest.level_requirement else None
+
+
+def describe(
+    manager: QuestManager,
+    quest: Quest,
+    entry: QuestEntry,
+    full: bool,
+    character: UUID | None = None,
+) -> list[str]:
+    label = _LABEL.get(entry.state, entry.state.value)
+    needed = level_needed(manager, quest, character) if character is not None else None
+    if needed is not None and entry.state is QuestState.AVAILABLE:
+        label += f", |rneeds level {needed}|n"
+    lines = [f"|c{quest.title}|n  [{label}]"]
     if full:
         text = quest.description or quest.summary
         if text:
@@ -173,6 +232,9 @@ def describe(manager: QuestManager, quest: Quest, entry: QuestEntry, full: bool)
             lines.append(f"   |yTime left: {max(0.0, left) / 3600:.1f} game hours.|n")
     elif full:
         lines += [f"   - {o.description}" for o in quest.objectives if o.required]
+    pace = pace_line(manager, quest, entry)
+    if pace is not None and (full or entry.state.active):
+        lines.append(pace)
     if full:
         r = quest.rewards
         parts = [f"{r.experience} experience"] if r.experience else []
@@ -198,7 +260,7 @@ def quests_cmd(ctx: CommandContext) -> None:
     else:
         out = ["|wYour quests:|n"]
         for n, (quest, entry) in enumerate(rows, 1):
-            head, *rest = describe(manager, quest, entry, full=False)
+            head, *rest = describe(manager, quest, entry, full=False, character=actor)
             out.append(f"{n}. {head}")
             out += rest
         if any(e.state is QuestState.AVAILABLE for _, e in rows):
@@ -217,7 +279,7 @@ def quest_cmd(ctx: CommandContext) -> None:
     Usage: quest <number|word>    (the number in 'quests', or a word of the title)
     """
     quest, entry = resolve(ctx, ctx.args)
-    ctx.send("\n".join(describe(manager_of(ctx), quest, entry, full=True)))
+    ctx.send("\n".join(describe(manager_of(ctx), quest, entry, True, ctx.require_actor())))
 
 
 @command("accept", category="quests")
@@ -404,7 +466,7 @@ class QuestTalk:
             for quest, entry in mine:
                 if quest.progress_dialogue:
                     ctx.send(f'{name} says, "{quest.progress_dialogue}"')
-                ctx.send("\n".join(describe(manager, quest, entry, full=False)))
+                ctx.send("\n".join(describe(manager, quest, entry, full=False, character=actor)))
             return True
         return False
 
