@@ -45,7 +45,7 @@ from maid_stdlib.world.extensions import ExtensionContext
 from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.movement import here
-from maid_stdlib.world.text import capitalize
+from maid_stdlib.world.text import capitalize, speaker
 
 log = logging.getLogger("maid.rpg.dialogue")
 
@@ -241,7 +241,7 @@ async def converse(ctx: CommandContext, who: str, topic: str | None) -> None:
     # heard lately (gossip, including news of finished quests).
     living = ctx.engine.services.try_get(LivingWorld)
     gossip = living.note_conversation(npc, actor) if living is not None else []
-    name = capitalize(name_of(ws, npc))
+    name = speaker(name_of(ws, npc))
     dialogue = ctx.world.try_component(npc, Dialogue)
 
     def holds(when: list[str]) -> bool:

@@ -45,7 +45,7 @@ from maid_stdlib.questgen.system_wiring import QuestGenerationPlugin
 from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.questgen.vocabulary import QuestDeliveryMethod, QuestState
 from maid_stdlib.world.events import EntityDiedEvent
-from maid_stdlib.world.text import capitalize
+from maid_stdlib.world.text import speaker
 
 __all__ = ["ConversationDelivery", "QuestDeliveryPlugin", "RpgQuestOffers"]
 
@@ -168,7 +168,7 @@ class ConversationDelivery:
             except QuestError:
                 continue
             speech = quest.accept_dialogue or quest.summary
-            name = capitalize(manager.name_of(npc))
+            name = speaker(manager.name_of(npc))
             out.append(f'{name} says, "{speech}"' if speech else f"{name} has work for you.")
             out.append(
                 f"|yQuest offered again: '{quest.title}'.|n " + accept_hint(manager, actor, qid)

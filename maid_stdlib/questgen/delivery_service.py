@@ -37,7 +37,7 @@ from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.questgen.vocabulary import QuestDeliveryMethod
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.events import EntityRelocatedEvent
-from maid_stdlib.world.text import capitalize
+from maid_stdlib.world.text import speaker
 
 __all__ = ["OnlineCharacters", "QuestDeliveryService"]
 
@@ -259,7 +259,11 @@ class QuestDeliveryService:
         return False
 
     def name(self, entity: UUID | None) -> str:
-        return capitalize(self.facts.name(entity)) if entity is not None else "Someone"
+        return speaker(self.facts.name(entity)) if entity is not None else "Someone"
+
+    def signer(self, entity: UUID | None) -> str:
+        """A name inside a sentence: "signed by a gate guard"."""
+        return self.facts.name(entity) if entity is not None else "someone"
 
     def _quest(self, pending: PendingDelivery) -> GeneratedQuest | None:
         oq = self.open_quests.get(pending.quest_id)
@@ -445,7 +449,7 @@ class QuestDeliveryService:
                 M.NOTICE_BOARD,
                 [
                     f"A fresh notice is pinned to the board, signed by "
-                    f"{self.name(pending.giver_id)}:",
+                    f"{self.signer(pending.giver_id)}:",
                     f'"{quest.title}. {quest.summary}"',
                 ],
             )

@@ -62,6 +62,19 @@ def capitalize(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def speaker(name: str) -> str:
+    """How one known person or creature is named at the head of what it says or
+    does to you: "a gate guard" -> "The gate guard" (the one you are talking to,
+    not any), "Selena" stays "Selena"."""
+    text = name.strip()
+    lower = text.lower()
+    for article in ("a ", "an ", "some "):
+        if lower.startswith(article):
+            text = "the " + text[len(article) :]
+            break
+    return capitalize(text)
+
+
 def join_words(words: Iterable[str]) -> str:
     items = list(words)
     if len(items) <= 1:

@@ -58,9 +58,9 @@ async def test_talk_errors_and_npcs_without_dialogue(engine: GameEngine) -> None
     assert await cmd(engine, hero, "talk bob") == "Use 'say' or 'tell' to talk to other players."
     assert await cmd(engine, hero, "ask elder") == "Usage: ask <npc> about <topic>"
     place(engine, hero, "rpgtest:field")
-    assert await cmd(engine, hero, "talk rat") == "A giant rat has nothing to say to you."
+    assert await cmd(engine, hero, "talk rat") == "The giant rat has nothing to say to you."
     place(engine, hero, "rpgtest:camp")
-    assert (await cmd(engine, hero, "talk bandit")).startswith("A bandit snarls at you.")
+    assert (await cmd(engine, hero, "talk bandit")).startswith("The bandit snarls at you.")
 
 
 async def test_talk_handlers_run_first_and_can_take_over(engine: GameEngine) -> None:

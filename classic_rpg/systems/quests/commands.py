@@ -21,7 +21,7 @@ from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.vocabulary import QuestDeliveryMethod, QuestState
 from maid_stdlib.world.service import WorldService
-from maid_stdlib.world.text import capitalize
+from maid_stdlib.world.text import speaker
 
 _LABEL = {
     QuestState.AVAILABLE: "|yoffered|n",
@@ -442,7 +442,7 @@ class QuestTalk:
         # ``talk`` queued its TalkedToEvent but it is dispatched after this handler;
         # count the conversation now so "report to X" completes before the turn-in.
         manager.objectives.talk_now(actor, npc)
-        name = capitalize(manager.name_of(npc))
+        name = speaker(manager.name_of(npc))
         running = manager.objectives.running(actor)
         ready = [q for q, e in running if e.state is QuestState.COMPLETED and q.turn_in_npc == npc]
         if ready:

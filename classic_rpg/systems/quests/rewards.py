@@ -43,7 +43,7 @@ from maid_stdlib.questgen.events import QuestTurnedInEvent
 from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
 from maid_stdlib.world.extensions import ExtensionHost
 from maid_stdlib.world.spawner import spawn_template
-from maid_stdlib.world.text import capitalize
+from maid_stdlib.world.text import speaker
 
 if TYPE_CHECKING:
     from maid_engine.ecs import World
@@ -126,8 +126,8 @@ class TurnInLedger:
         rewards = rewards_for(quest, outcome)
         npc = quest.turn_in_npc
         if quest.complete_dialogue and npc is not None:
-            speaker = capitalize(display_name(self.world, npc))
-            self._notify(character, f'{speaker} says, "{quest.complete_dialogue}"')
+            who = speaker(display_name(self.world, npc))
+            self._notify(character, f'{who} says, "{quest.complete_dialogue}"')
         snapshot = self._components(character)
         spawned: list[UUID] = []
         try:
