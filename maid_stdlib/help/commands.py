@@ -71,7 +71,8 @@ def search(ctx: CommandContext, topics: HelpTopics, word: str) -> str:
 def _topic_with_command(topic: HelpTopic, cmd: Command | None) -> str:
     if cmd is None:
         return topic.render()
-    return f"{topic.render()}\n\n{command_page(cmd)}"
+    # Labelled, so the command's page does not read as more of the topic's.
+    return f"{topic.render()}\n\n|wThe command:|n {command_page(cmd)}"
 
 
 def lookup(ctx: CommandContext, topics: HelpTopics, wanted: str) -> str:

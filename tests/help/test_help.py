@@ -58,7 +58,7 @@ async def test_a_topic_and_a_command_of_one_name_show_both(rpg: GameEngine) -> N
     hero = new_character(rpg, "Ada")
     out = await cmd(rpg, hero, "help quests")
     assert out.startswith("|cQuests|n  (help quests)")
-    assert "\n\n|cquests|n (also: questlog, journal)\n" in out
+    assert "\n\n|wThe command:|n |cquests|n (also: questlog, journal)\n" in out
 
 
 async def test_command_help_prefixes_and_unknown_words(engine: GameEngine) -> None:
