@@ -104,3 +104,19 @@ async def test_the_map_of_the_square(tmp_path: Path) -> None:
             "      ||   ||",
             "         [ ]",
         ]
+
+
+async def test_no_room_says_twice_what_stands_in_it(tmp_path: Path) -> None:
+    # A thing's line follows the room's description: the same sentence in both
+    # read twice in a row (the square's notice board did).
+    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as engine:
+        ws = ws_of(engine)
+        repeated = []
+        for key in ws.room_keys():
+            room = ws.room(key)
+            assert room is not None
+            for uid in ws.contents(key):
+                desc = engine.world.try_component(uid, Describable)
+                if desc is not None and desc.short and desc.short.strip() in room.description:
+                    repeated.append((key, desc.short))
+        assert repeated == []
