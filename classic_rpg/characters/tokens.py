@@ -5,6 +5,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from classic_rpg.characters.levels import xp_for_level
+from classic_rpg.characters.vitals import foe_health
 from classic_rpg.components import CharacterStats, Health, Mana
 from maid_engine.ports import WorldPort
 from maid_stdlib.options import PromptTokens
@@ -38,6 +39,10 @@ class RpgTokens:
         s = self.engine.world.try_component(uid, CharacterStats)
         return max(0, xp_for_level(s.level + 1) - s.experience) if s is not None else None
 
+    def foe(self, uid: UUID) -> str:
+        found = foe_health(self.engine.world, uid)
+        return f"{found[1]}%" if found is not None else ""
+
     def add_to(self, tokens: PromptTokens) -> None:
         tokens.add("h", "your health", self.health)
         tokens.add("H", "your maximum health", self.max_health)
@@ -45,3 +50,4 @@ class RpgTokens:
         tokens.add("M", "your maximum mana", self.max_mana)
         tokens.add("g", "your gold", self.gold)
         tokens.add("x", "experience to the next level", self.to_level)
+        tokens.add("e", "your foe's health, in a fight (60%)", self.foe)

@@ -11,8 +11,10 @@ from classic_rpg.characters.posture import regen_factor
 from classic_rpg.combat.components import Fighting
 from classic_rpg.components import Health, Mana
 from classic_rpg.events import VitalsChangedEvent
-from maid_engine.ecs import System
+from maid_engine.ecs import System, World
 from maid_engine.ports import EventsPort, SessionsPort, WorldPort
+from maid_stdlib.text import strip_article
+from maid_stdlib.world.components import Describable
 
 if TYPE_CHECKING:
     from maid_engine.sessions import Session
@@ -49,8 +51,21 @@ class VitalsRelay:
         send_vitals(self.engine, event.entity_id)
 
 
+def foe_health(world: World, uid: UUID) -> tuple[UUID, int] | None:
+    """Whom ``uid`` is fighting and what share of its health (%) it has left: a
+    fight must show how the other side is doing, not only your own hit points."""
+    fighting = world.try_component(uid, Fighting)
+    if fighting is None or fighting.target is None:
+        return None
+    health = world.try_component(fighting.target, Health)
+    if health is None or health.current <= 0:
+        return None
+    return fighting.target, max(1, round(100 * health.current / max(1, health.maximum)))
+
+
 def make_prompt(engine: WorldPort) -> Any:
-    """The classic ``<hp mp>`` prompt for characters with vitals."""
+    """The classic ``<hp mp>`` prompt for characters with vitals; in a fight, the
+    foe's name and health follow it (``[bandit scout: 60%]``)."""
 
     def prompt(session: Session) -> str:
         # After every command of every player: the two components read once each,
@@ -64,7 +79,13 @@ def make_prompt(engine: WorldPort) -> Any:
             return "> "
         mana = world.try_component(uid, Mana)
         mp, maxmp = (mana.current, mana.maximum) if mana is not None else (0, 0)
-        return f"<{health.current}/{health.maximum}hp {mp}/{maxmp}mp> "
+        prompt = f"<{health.current}/{health.maximum}hp {mp}/{maxmp}mp> "
+        foe = foe_health(world, uid)
+        if foe is None:
+            return prompt
+        desc = world.try_component(foe[0], Describable)
+        name = strip_article(desc.name) if desc is not None and desc.name else "foe"
+        return f"{prompt}[{name}: {foe[1]}%] "
 
     return prompt
 

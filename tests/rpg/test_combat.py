@@ -374,3 +374,26 @@ async def test_regeneration_visits_only_the_wounded(engine: GameEngine) -> None:
     assert health.current == health.maximum
     await engine.run_ticks(10)
     assert hero not in regen._wounded
+
+
+async def test_the_prompt_in_a_fight_shows_how_the_foe_is_doing(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    make_strong(engine, hero, dexterity=16)
+    place(engine, hero, FIELD)
+    rat = the(engine, "rpgtest:rat")
+    engine.world.add_component(rat, Health(1000, 1000))
+    session = session_for(engine, hero)
+    await cmd(engine, hero, "config prompt <%hhp foe %e>")
+    engine.sessions.prompt(session)
+    assert session.prompts[-1] == "<200hp foe > "
+    await cmd(engine, hero, "config prompt default")
+    await cmd(engine, hero, "kill rat")
+    engine.world.get_component(rat, Health).current = 600
+    engine.sessions.prompt(session)
+    assert session.prompts[-1].endswith("mp> [giant rat: 60%] ")
+    await cmd(engine, hero, "config prompt <%hhp foe %e>")
+    engine.sessions.prompt(session)
+    assert session.prompts[-1] == "<200hp foe 60%> "
+    engine.world.remove_component(hero, Fighting)
+    engine.sessions.prompt(session)
+    assert session.prompts[-1] == "<200hp foe > "
