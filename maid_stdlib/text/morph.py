@@ -15,6 +15,7 @@ from maid_engine.english import english
 
 __all__ = [
     "counted",
+    "counted_line",
     "definite",
     "indefinite",
     "is_plural",
@@ -101,6 +102,41 @@ def counted(count: int, noun: str) -> str:
     if count == 1:
         return indefinite(strip_article(noun))
     return f"{count} {plural(noun)}"
+
+
+#: Third-person verbs inflect reads as plural nouns ("lies" -> "ly").
+_PLURAL_VERBS = {"lies": "lie", "dies": "die", "ties": "tie", "vies": "vie"}
+_LINE_VERB = re.compile(r"\s+([A-Za-z]+)\b(.*)$", re.S)
+
+
+@lru_cache(maxsize=4096)
+def counted_line(line: str, name: str, count: int) -> str | None:
+    """A line about one thing said of ``count`` of them: "A grey wolf slinks between
+    the hazels." and 3 -> "Three grey wolves slink between the hazels." None when
+    the line does not start with the thing's name (its article too) and a verb in
+    the third person, which is all it can rewrite."""
+    noun = name.strip()
+    if not noun or is_proper(noun) or count < 2:
+        return None
+    head = noun if _has_article(noun) else indefinite(noun)
+    text = line.strip()
+    if not text.lower().startswith(head.lower()):
+        return None
+    found = _LINE_VERB.match(text[len(head) :])
+    if found is None:
+        return None
+    verb, tail = found.groups()
+    lowered = verb.lower()
+    if lowered in _PLURAL_VERBS:
+        verb = _PLURAL_VERBS[lowered]
+    elif lowered in ("is", "has", "was", "does") or (
+        lowered.endswith("s") and not lowered.endswith("ss")
+    ):
+        verb = str(english().plural_verb(verb))
+    else:
+        return None
+    number = str(english().number_to_words(str(count))) if count <= 12 else str(count)
+    return f"{number[:1].upper()}{number[1:]} {plural(noun)} {verb}{tail}"
 
 
 def possessive(name: str) -> str:

@@ -9,6 +9,7 @@ from uuid import UUID
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.ecs import World
 from maid_stdlib.options.components import PlayerOptions
+from maid_stdlib.text.morph import counted_line
 from maid_stdlib.world.components import NPC, Describable, Room
 from maid_stdlib.world.crowd import NAMED, crowd_line
 from maid_stdlib.world.text import capitalize, exit_order
@@ -76,7 +77,7 @@ def _render_uncached(ws: WorldService, room_key: str, room: Room, viewer: UUID |
     if n_chars + _one_of_them(ws, room_key, viewer) > ws.crowd_size:
         lines.append(crowd_line([name_of(ws, uid) for uid, _ in entries[:n_chars]]))
         entries = entries[n_chars:]
-    lines.extend(_grouped([line for _, line in entries]))
+    lines.extend(_grouped(world, entries))
     return "\n".join(lines)
 
 
@@ -213,7 +214,9 @@ class _RoomListing:
         self.counts = counts
         self.first = first
         lead = [crowd_line(names)] if crowded else []
-        self.groups = lead + [line if n == 1 else f"{line} [x{n}]" for line, n in counts.items()]
+        self.groups = lead + [
+            _group_line(line, n, key.world, entries[first[line]][0]) for line, n in counts.items()
+        ]
         self.group_index = {line: i + len(lead) for i, line in enumerate(counts)}
         self.crowd_in = crowd_line(names, skip=NAMED) if crowded else ""
         self.full_text = "\n".join([header, *self.groups])
@@ -305,10 +308,10 @@ class _RoomListing:
             # The viewer's line leads its group: without them the group's place in
             # the order moves. Rare (someone else looks exactly like the viewer).
             lead = groups[:1] if self.crowded else []
-            others = [ln for j, (_, ln) in enumerate(self.entries) if j != i and j >= self.rest]
-            return "\n".join([self.header, *lead, *_grouped(others)])
+            others = [e for j, e in enumerate(self.entries) if j != i and j >= self.rest]
+            return "\n".join([self.header, *lead, *_grouped(self.key.world, others)])
         else:
-            groups[g] = line if n == 2 else f"{line} [x{n - 1}]"
+            groups[g] = _group_line(line, n - 1, self.key.world, self.entries[self.first[line]][0])
         return "\n".join([self.header, *groups])
 
 
@@ -353,12 +356,25 @@ def crowd_names(ws: WorldService, room_key: str, viewer: UUID | None) -> list[st
     return out
 
 
-def _grouped(lines: list[str]) -> list[str]:
-    """Identical lines once, with a count: three scouts read "... [x3]"."""
+def _group_line(line: str, n: int, world: World, uid: UUID) -> str:
+    """The line of ``n`` entities that read ``line`` each (``uid`` one of them):
+    "Three bandit scouts keep watch here." where the line starts with the name and
+    a verb, else the line with a count, "... [x3]"."""
+    if n == 1:
+        return line
+    desc = world.try_component(uid, Describable)
+    said = counted_line(line, desc.name, n) if desc is not None else None
+    return said if said is not None else f"{line} [x{n}]"
+
+
+def _grouped(world: World, entries: list[tuple[UUID, str]]) -> list[str]:
+    """Identical lines once, for as many as read them (see :func:`_group_line`)."""
     counts: dict[str, int] = {}
-    for line in lines:
+    first: dict[str, UUID] = {}
+    for uid, line in entries:
         counts[line] = counts.get(line, 0) + 1
-    return [line if n == 1 else f"{line} [x{n}]" for line, n in counts.items()]
+        first.setdefault(line, uid)
+    return [_group_line(line, n, world, first[line]) for line, n in counts.items()]
 
 
 #: ``provider(target, viewer) -> lines`` shown after someone or something is looked

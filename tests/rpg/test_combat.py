@@ -109,7 +109,7 @@ async def test_npc_death_loot_experience_gold_and_destruction(engine: GameEngine
     assert ws_of(engine).room_key_of(carried) == FIELD  # what it carried drops too
     # Loot lies where it fell; the line the builder wrote is for where they put it.
     seen = await cmd(engine, hero, "look")
-    assert "A lump of iron ore lies here. [x2]" in seen
+    assert "Two lumps of iron ore lie here." in seen
     assert "smelter" not in seen
     stats = engine.world.get_component(hero, CharacterStats)
     assert (stats.experience, stats.gold) == (30, 14)

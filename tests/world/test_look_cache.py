@@ -33,19 +33,19 @@ def reference(ws: WorldService, room_key: str, viewer: UUID | None = None) -> st
         return "You are nowhere. (Ask an admin to @goto you somewhere.)"
     lines = [f"|c{room.name}|n", room.description, render_exits(ws, room_key)]
     world = ws.world
-    chars: list[str] = []
-    npcs: list[str] = []
-    things: list[str] = []
+    chars: list[tuple[UUID, str]] = []
+    npcs: list[tuple[UUID, str]] = []
+    things: list[tuple[UUID, str]] = []
     for uid in ws.visible_in(room_key, viewer):
         desc = world.get_component(uid, Describable)
         line = desc.short or f"{capitalize(desc.name)} is here."
         if world.has_component(uid, PlayerCharacter):
-            chars.append(line)
+            chars.append((uid, line))
         elif world.has_component(uid, NPC):
-            npcs.append(line)
+            npcs.append((uid, line))
         else:
-            things.append(line)
-    lines.extend(_grouped(chars + npcs + things))
+            things.append((uid, line))
+    lines.extend(_grouped(world, chars + npcs + things))
     return "\n".join(lines)
 
 

@@ -39,7 +39,11 @@ async def test_look_shows_room_exits_and_what_is_here(engine: GameEngine, hero: 
 async def test_look_groups_identical_things(engine: GameEngine, hero: UUID) -> None:
     ws_of(engine).move(hero, "hamlet:road_copse")
     out = await cmd(engine, hero, "look")
-    assert "A grey wolf slinks between the hazels. [x2]" in out
+    assert "Two grey wolves slink between the hazels." in out
+    # A line that does not start with the thing's name keeps a count.
+    for wolf in ws_of(engine).npcs_in("hamlet:road_copse"):
+        engine.world.get_component(wolf, Describable).short = "Grey shapes slink about."
+    assert "Grey shapes slink about. [x2]" in await cmd(engine, hero, "look")
 
 
 async def test_look_at_things_details_directions_and_self(engine: GameEngine, hero: UUID) -> None:
