@@ -106,7 +106,9 @@ def counted(count: int, noun: str) -> str:
 
 #: Third-person verbs inflect reads as plural nouns ("lies" -> "ly").
 _PLURAL_VERBS = {"lies": "lie", "dies": "die", "ties": "tie", "vies": "vie"}
-_LINE_VERB = re.compile(r"\s+([A-Za-z]+)\b(.*)$", re.S)
+#: After the name: an aside between commas ("a plough share, not yet fetched,"),
+#: then the verb and the rest.
+_LINE_VERB = re.compile(r"(,[^,]+,)?\s+([A-Za-z]+)\b(.*)$", re.S)
 
 
 @lru_cache(maxsize=4096)
@@ -125,7 +127,7 @@ def counted_line(line: str, name: str, count: int) -> str | None:
     found = _LINE_VERB.match(text[len(head) :])
     if found is None:
         return None
-    verb, tail = found.groups()
+    aside, verb, tail = found.groups()
     lowered = verb.lower()
     if lowered in _PLURAL_VERBS:
         verb = _PLURAL_VERBS[lowered]
@@ -136,7 +138,7 @@ def counted_line(line: str, name: str, count: int) -> str | None:
     else:
         return None
     number = str(english().number_to_words(str(count))) if count <= 12 else str(count)
-    return f"{number[:1].upper()}{number[1:]} {plural(noun)} {verb}{tail}"
+    return f"{number[:1].upper()}{number[1:]} {plural(noun)}{aside or ''} {verb}{tail}"
 
 
 def possessive(name: str) -> str:

@@ -198,10 +198,10 @@ async def test_the_quest_says_how_long_it_should_take_before_it_turns_pyrrhic(
     out = plain(await cmd(engine, hero, "quest slow"))
     assert (
         "It should take about 30 game minutes (30 real minutes); taking more than "
-        "60 game minutes (60 real minutes) makes it a pyrrhic victory."
+        "1 game hour (60 real minutes) makes it a pyrrhic victory."
     ) in out
     await cmd(engine, hero, "accept slow")
-    assert "Finish within 60 game minutes (60 real minutes) for a clean win." in plain(
+    assert "Finish within 1 game hour (60 real minutes) for a clean win." in plain(
         await cmd(engine, hero, "quests")
     )
     await engine.run_ticks(3000)

@@ -26,9 +26,16 @@ from maid_stdlib.text.morph import counted_line
         ("A gate guard is here.", "a gate guard", 14, "14 gate guards are here."),
         ("An old miner watches the road.", "old miner", 2, "Two old miners watch the road."),
         ("A scout has a bow.", "a scout", 4, "Four scouts have a bow."),
+        (
+            "A new plough share, finished but not yet fetched, leans against the anvil.",
+            "a new plough share",
+            3,
+            "Three new plough shares, finished but not yet fetched, lean against the anvil.",
+        ),
+        ("A sword, rusted, lies here.", "a sword", 2, "Two swords, rusted, lie here."),
         # What it cannot rewrite: left to a count after the line.
+        ("A sword, rusted lies here.", "a sword", 2, None),
         ("Kral is here.", "Kral", 2, None),
-        ("A sword, rusted, lies here.", "a sword", 2, None),
         ("Grey shapes slink about.", "a grey wolf", 2, None),
         ("A wolf here.", "a wolf", 2, None),
         ("A wolf slinks here.", "a wolf", 1, None),

@@ -161,7 +161,7 @@ def game_span(manager: QuestManager, seconds: float) -> str:
     minutes)". Game time runs faster than the player's own, so the real span is
     given beside it."""
     minutes = max(1, round(seconds / 60))
-    if minutes < 90:
+    if minutes < 60:
         told = f"{minutes} game minute{'s' if minutes != 1 else ''}"
     else:
         hours = round(seconds / 3600, 1)
@@ -169,7 +169,7 @@ def game_span(manager: QuestManager, seconds: float) -> str:
     real = seconds / manager.engine.clock.time_scale
     if real < 60:
         return f"{told} (under a real minute)"
-    real_minutes = round(real / 60)
+    real_minutes = int(real / 60 + 0.5)
     return f"{told} ({real_minutes} real minute{'s' if real_minutes != 1 else ''})"
 
 
