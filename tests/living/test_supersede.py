@@ -138,4 +138,4 @@ async def test_plain_creatures_respawn_as_before(tmp_path: Path) -> None:
         # A threat that is no faction's is not held at all.
         assert living_of(engine).clearances.clear("threat:hostiles:hamlet:mill_road", 0.0) is None
         await walk(engine, hero, room_key(engine, "road_copse"))
-        assert "grey wolf" in await cmd(engine, hero, "look")
+        assert "Two grey wolves slink" in await cmd(engine, hero, "look")

@@ -35,7 +35,7 @@ from maid_stdlib.text.morph import counted_line
         ("A sword, rusted, lies here.", "a sword", 2, "Two swords, rusted, lie here."),
         # What it cannot rewrite: left to a count after the line.
         ("A sword, rusted lies here.", "a sword", 2, None),
-        ("Kral is here.", "Kral", 2, None),
+        ("Pell is here.", "Pell", 2, None),
         ("Grey shapes slink about.", "a grey wolf", 2, None),
         ("A wolf here.", "a wolf", 2, None),
         ("A wolf slinks here.", "a wolf", 1, None),

@@ -13,7 +13,7 @@ from maid_stdlib.world.text import speaker
         ("a gate guard", "The gate guard"),
         ("An old miner", "The old miner"),
         ("some bandits", "The bandits"),
-        ("Selena", "Selena"),
+        ("Pell", "Pell"),
         ("the reeve", "The reeve"),
         ("apple-seller Nan", "Apple-seller Nan"),
     ],
