@@ -279,7 +279,8 @@ def quest_cmd(ctx: CommandContext) -> None:
     Usage: quest <number|word>    (the number in 'quests', or a word of the title)
     """
     quest, entry = resolve(ctx, ctx.args)
-    ctx.send("\n".join(describe(manager_of(ctx), quest, entry, True, ctx.require_actor())))
+    lines = describe(manager_of(ctx), quest, entry, full=True, character=ctx.require_actor())
+    ctx.send("\n".join(lines))
 
 
 @command("accept", category="quests")
