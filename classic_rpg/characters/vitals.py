@@ -14,7 +14,7 @@ from classic_rpg.events import VitalsChangedEvent
 from maid_engine.ecs import System, World
 from maid_engine.ports import EventsPort, SessionsPort, WorldPort
 from maid_stdlib.text import strip_article
-from maid_stdlib.world.components import Describable
+from maid_stdlib.world.components import Describable, Position
 
 if TYPE_CHECKING:
     from maid_engine.sessions import Session
@@ -59,6 +59,10 @@ def foe_health(world: World, uid: UUID) -> tuple[UUID, int] | None:
         return None
     health = world.try_component(fighting.target, Health)
     if health is None or health.current <= 0:
+        return None
+    # Walked away, the fight is over even before the combat system notices.
+    here, there = world.try_component(uid, Position), world.try_component(fighting.target, Position)
+    if here is None or there is None or here.room != there.room:
         return None
     return fighting.target, max(1, round(100 * health.current / max(1, health.maximum)))
 

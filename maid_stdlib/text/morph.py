@@ -108,6 +108,9 @@ def counted(count: int, noun: str) -> str:
 _PLURAL_VERBS = {"lies": "lie", "dies": "die", "ties": "tie", "vies": "vie"}
 #: After the name: an aside between commas ("a plough share, not yet fetched,"),
 #: then the verb and the rest.
+#: What one says of itself, said of several ("click its mandibles" -> "their").
+_THEIR = {"its": "their", "his": "their", "itself": "themselves", "himself": "themselves"}
+_OWN = re.compile(r"\b(?:its|his|itself|himself)\b", re.IGNORECASE)
 _LINE_VERB = re.compile(r"(,[^,]+,)?\s+([A-Za-z]+)\b(.*)$", re.S)
 
 
@@ -138,6 +141,7 @@ def counted_line(line: str, name: str, count: int) -> str | None:
     else:
         return None
     number = str(english().number_to_words(str(count))) if count <= 12 else str(count)
+    tail = _OWN.sub(lambda m: _THEIR[m.group(0).lower()], tail)
     return f"{number[:1].upper()}{number[1:]} {plural(noun)}{aside or ''} {verb}{tail}"
 
 

@@ -394,6 +394,6 @@ async def test_the_prompt_in_a_fight_shows_how_the_foe_is_doing(engine: GameEngi
     await cmd(engine, hero, "config prompt <%hhp foe %e>")
     engine.sessions.prompt(session)
     assert session.prompts[-1] == "<200hp foe 60%> "
-    engine.world.remove_component(hero, Fighting)
+    ws_of(engine).move(hero, ROAD)  # walked away: no foe in the prompt
     engine.sessions.prompt(session)
     assert session.prompts[-1] == "<200hp foe > "

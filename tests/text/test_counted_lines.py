@@ -33,6 +33,18 @@ from maid_stdlib.text.morph import counted_line
             "Three new plough shares, finished but not yet fetched, lean against the anvil.",
         ),
         ("A sword, rusted, lies here.", "a sword", 2, "Two swords, rusted, lie here."),
+        (
+            "A tunnel crawler clicks its mandibles in the dark.",
+            "a tunnel crawler",
+            2,
+            "Two tunnel crawlers click their mandibles in the dark.",
+        ),
+        (
+            "A gate guard leans on his spear, keeping himself awake.",
+            "a gate guard",
+            2,
+            "Two gate guards lean on their spear, keeping themselves awake.",
+        ),
         # What it cannot rewrite: left to a count after the line.
         ("A sword, rusted lies here.", "a sword", 2, None),
         ("Pell is here.", "Pell", 2, None),
