@@ -40,6 +40,7 @@ from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_engine.content import PackError
 from maid_stdlib.living import LivingWorld
 from maid_stdlib.living.data import qualify_condition
+from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.extensions import ExtensionContext
 from maid_stdlib.world.loader import WorldData
@@ -48,6 +49,10 @@ from maid_stdlib.world.movement import here
 from maid_stdlib.world.text import capitalize, speaker
 
 log = logging.getLogger("maid.rpg.dialogue")
+
+#: Words of "ask <npc> about <topic>" that mean any work the NPC has (stemmed as
+#: ``topic_tokens`` stems them).
+ASKING_FOR_WORK = topic_tokens("work job quest help task errand offer")
 
 #: ``handler(ctx, npc_id)``; True (or an awaitable of True) = conversation handled.
 TalkHandler = Callable[[CommandContext, UUID], bool | Awaitable[bool]]
@@ -274,6 +279,13 @@ async def converse(ctx: CommandContext, who: str, topic: str | None) -> None:
     if await talk.run_topic(ctx, npc, topic):
         return
     key = find_topic(dialogue, topic) if dialogue is not None else None
+    if key is None and topic_tokens(topic) & ASKING_FOR_WORK:
+        # Asking about work is asking for what talking brings up: the quests this
+        # NPC has for the actor, or how they are getting on.
+        if await talk.run(ctx, npc):
+            return
+        ctx.send(f"{name} has no work for you just now.")
+        return
     if key is None or dialogue is None:
         ctx.send(f"{name} does not know anything about '{topic}'.")
         return

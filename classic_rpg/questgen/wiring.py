@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from uuid import UUID
 
-from classic_rpg.characters.dialogue import TalkService
+from classic_rpg.characters.dialogue import ASKING_FOR_WORK, TalkService
 from classic_rpg.events import CombatStartedEvent, ItemGivenEvent, ItemPickedUpEvent, TalkedToEvent
 from classic_rpg.groups.service import Groups
 from classic_rpg.questgen.register import RpgQuestGenPlugin
@@ -104,11 +104,6 @@ class RpgQuestOffers:
                 taken.update(q for q, n in qlog.turn_ins.items() if n)
             self._accepted = (version, frozenset(taken))
         return quest_id in self._accepted[1]
-
-
-#: Words of "ask <giver> about <topic>" that mean any quest the giver has (stemmed
-#: as ``topic_tokens`` stems them).
-ASKING_FOR_WORK = topic_tokens("work job quest help task errand offer")
 
 
 class ConversationDelivery:

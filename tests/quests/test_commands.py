@@ -225,3 +225,18 @@ async def test_an_offer_above_the_characters_level_says_so(engine: GameEngine) -
     out = plain(await cmd(engine, hero, "quests"))
     assert "1. Hard Quest  [offered]" in out
     assert accept_hint(qm(engine), hero, "hard-quest").startswith("(Type 'accept 1'")
+
+
+async def test_asking_about_work_is_asking_for_the_npcs_quests(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    out = plain(await cmd(engine, hero, "ask elder about work"))
+    assert "Quest offered: 'Wolf Trouble'." in out
+    await cmd(engine, hero, "accept 1")
+    out = plain(await cmd(engine, hero, "ask elder about a job"))
+    assert "[ ] Kill a grey wolf in the yard." in out  # how it is going
+    place(engine, hero, "yard")
+    out = plain(await cmd(engine, hero, "ask smith about work"))
+    assert out == "The smith has no work for you just now."
+    assert "does not know anything about 'sparks'" in await cmd(
+        engine, hero, "ask smith about sparks"
+    )
