@@ -93,6 +93,7 @@ class RulesPlugin(ContentPack):
         # only a share a tick otherwise).
         ctx.subscribe(ProgressChangedEvent, lambda event: whos.refresh(event.character_id))
         ctx.service(LookExtras).add("equipment", gear.WornOnLook(engine))
+        ctx.service(LookExtras).add_finder("carried", gear.CarriedOnLook(engine))
         RpgTokens(engine).add_to(ctx.service(PromptTokens))
         if engine.sessions.prompt_provider is None:
             engine.sessions.prompt_provider = make_prompt(engine)

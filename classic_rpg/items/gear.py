@@ -77,6 +77,23 @@ class WornHost(WorldPort, ServicesPort, Protocol):
     """What listing someone's equipment reads: their components and the item factory."""
 
 
+class CarriedOnLook:
+    """``look <thing>`` finds what the viewer carries or wears when the room has no
+    such thing (a LookExtras finder): 'look sword' with the sword in hand."""
+
+    def __init__(self, engine: WornHost) -> None:
+        self.engine = engine
+
+    def __call__(self, viewer: UUID, wanted: str) -> UUID | None:
+        ws: WorldService = self.engine.services.get(WorldService)
+        items = self.engine.services.get(ItemFactory)
+        for pool in (items.carried(viewer), list(items.equipped(viewer).values())):
+            _, found = select(ws, pool, wanted)
+            if found:
+                return found[0]
+        return None
+
+
 class WornOnLook:
     """``look <someone>`` lists what they wear and wield (a LookExtras provider)."""
 

@@ -214,8 +214,9 @@ class Ambient:
         name = self.name(speaker)
         to = self.living.name_of(listener) if listener is not None else ""
         out: list[tuple[str, str]] = []
+        own = self.living.name_of(speaker)
         for item in self.news_items(speaker, listener)[:3]:
-            said = phrase(item)
+            said = phrase(item, own)
             if listener is not None:
                 out.append((f"news:{item.id}", f'{name} says to {to}, "{said}"'))
             else:
@@ -257,7 +258,7 @@ class Ambient:
         name = self.name(npc)
         item = self.news(npc, character)
         if item is not None and self.rng.random() < 0.5:
-            said = phrase(item)
+            said = phrase(item, self.living.name_of(npc))
             text = f'{name} looks up as {who} comes in. "{said}"'
             to_text = f'{name} looks up as you come in. "{said}"'
             self.said_in(room, f"news:{item.id}", now)

@@ -30,6 +30,9 @@ from uuid import UUID
 
 from maid_engine.ecs import Component, World
 from maid_stdlib.living.components import Relationships, clamp_unit, target_uuid
+from maid_stdlib.text.morph import is_proper
+from maid_stdlib.text.voice import in_own_voice
+from maid_stdlib.world.components import Describable
 
 DIRECT_CONFIDENCE = 1.0
 GENERATED_CONFIDENCE_CAP = 0.9
@@ -299,12 +302,18 @@ def gossip_lines(world: World, npc: UUID, limit: int = 3) -> list[str]:
         return []
     items = [i for i in known.items.values() if not i.is_secret]
     items.sort(key=lambda i: (-i.confidence, -i.heard_at, i.id))
-    return [phrase(i) for i in items[:limit]]
+    desc = world.try_component(npc, Describable)
+    speaker = desc.name if desc is not None else ""
+    return [phrase(i, speaker) for i in items[:limit]]
 
 
-def phrase(item: GossipItem) -> str:
-    """The statement as an NPC says it, hedged by how sure it is."""
-    return hedge(item.content, item.confidence)
+def phrase(item: GossipItem, speaker: str = "") -> str:
+    """The statement as ``speaker`` says it, hedged by how sure it is: news about
+    themselves in their own voice ("An adventurer helped me.", not their name)."""
+    content = item.content
+    if speaker and is_proper(speaker):
+        content = in_own_voice(content, speaker)
+    return hedge(content, item.confidence)
 
 
 #: How sure a speaker sounds, by the least confidence it takes; said after the news.

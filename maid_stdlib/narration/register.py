@@ -54,8 +54,17 @@ class NarrationPlugin(ContentPack):
             check=make_check(engine),
             owner=ctx.pack.name,
         )
+        facts = ctx.service(FactBook)
+
+        def started(_event: EngineStartedEvent) -> None:
+            svc.start()
+            # Only a storyteller makes these facts true: without one, quests that
+            # wait on them cannot be finished (and are not offered).
+            for name in svc.bound_facts():
+                facts.add_source(name, svc.has_storyteller)
+
         # After every pack built its world (and the world plugin rebuilt the room index).
-        ctx.subscribe(EngineStartedEvent, lambda _event: svc.start())
+        ctx.subscribe(EngineStartedEvent, started)
         ctx.subscribe(EngineStoppingEvent, lambda _event: svc.shutdown())
         ctx.add_commands(COMMANDS)
         engine.commands.add_fallback(make_fallback(svc))

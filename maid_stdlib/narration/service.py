@@ -111,6 +111,20 @@ class NarrationService:
     def provider(self, value: LLMProvider | None) -> None:
         self._provider, self._provider_set = value, True
 
+    def has_storyteller(self) -> bool:
+        """Whether a model tells the narrated rooms' turns (without one, a turn is
+        a sketch that changes nothing)."""
+        return self.provider is not None
+
+    def bound_facts(self) -> set[str]:
+        """The world facts a narrated room's milestones or flags make true."""
+        return {
+            bound.target.name
+            for setup in self.rooms.values()
+            for bound in setup.bindings.values()
+            if bound.binder.name == "world.fact"
+        }
+
     @property
     def log(self) -> TurnLog:
         """Where turns are stored: the engine's store, or memory without one."""

@@ -16,6 +16,7 @@ detector reads it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from uuid import UUID
@@ -84,6 +85,21 @@ class FactBook:
 
     def __init__(self, engine: FactsHost) -> None:
         self.engine = engine
+        #: Fact name -> whether each thing that can make it true can do so now.
+        self._sources: dict[str, list[Callable[[], bool]]] = {}
+
+    def add_source(self, name: str, available: Callable[[], bool]) -> None:
+        """Declare something that can make fact ``name`` true (a narrated room's
+        milestone: only while a storyteller is configured)."""
+        self._sources.setdefault(name, []).append(available)
+
+    def reachable(self, name: str) -> bool:
+        """Whether fact ``name`` can still come true: it holds already, or nothing
+        declared a source for it (an admin, a script or a pack may set it), or one
+        of its sources can now. A quest waiting on an unreachable fact cannot be
+        finished, so it is not offered."""
+        sources = self._sources.get(name)
+        return not sources or self.holds(name) or any(available() for available in sources)
 
     def _records(self, create: bool) -> WorldFactRecords | None:
         world = self.engine.world

@@ -380,6 +380,8 @@ def _grouped(world: World, entries: list[tuple[UUID, str]]) -> list[str]:
 #: ``provider(target, viewer) -> lines`` shown after someone or something is looked
 #: at; a str is one line, None/[] adds nothing.
 LookExtra = Callable[[UUID, UUID | None], "Iterable[str] | str | None"]
+#: ``finder(viewer, wanted) -> entity`` that ``look <wanted>`` means, outside the room.
+LookFinder = Callable[[UUID, str], "UUID | None"]
 
 
 class LookExtras:
@@ -391,10 +393,23 @@ class LookExtras:
 
     def __init__(self) -> None:
         self._extras: dict[str, LookExtra] = {}
+        self._finders: dict[str, LookFinder] = {}
 
     def add(self, key: str, provider: LookExtra) -> None:
         """Add a provider (or replace the one with the same key)."""
         self._extras[key] = provider
+
+    def add_finder(self, key: str, finder: LookFinder) -> None:
+        """Add (or replace) a place ``look <thing>`` searches when the room has no
+        such thing: a rules layer's inventory and equipment."""
+        self._finders[key] = finder
+
+    def find(self, viewer: UUID, wanted: str) -> UUID | None:
+        for key in sorted(self._finders):
+            found = self._finders[key](viewer, wanted)
+            if found is not None:
+                return found
+        return None
 
     def remove(self, key: str) -> bool:
         return self._extras.pop(key, None) is not None

@@ -71,6 +71,10 @@ def look(ctx: CommandContext) -> None:
         ctx.send(f"Looking {direction}, you see: |c{where}|n.")
         return
     found = ws.find_in_room(room, target, viewer=actor)
+    if found is None:
+        # Not here: something the actor carries or wears, if a layer keeps those.
+        extras: LookExtras = ctx.service(LookExtras)
+        found = extras.find(actor, target)
     if found is not None:
         ctx.send(_looked_at(ctx, ws, found, actor))
         return

@@ -23,6 +23,7 @@ from maid_stdlib.world.components import NPC, Area, Describable, Exits, Item, Po
 from maid_stdlib.world.crowd import CROWD_SIZE, RoomAnnouncements
 from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.graph import RoomGraph
+from maid_stdlib.world.text import singular
 
 log = logging.getLogger("maid.world")
 
@@ -470,9 +471,10 @@ class WorldService:
         return [w for w in words if w]
 
     def matches(self, entity_id: UUID, words: Iterable[str]) -> bool:
-        """Every word is a prefix of one of the entity's keywords (classic MUD rule)."""
+        """Every word is a prefix of one of the entity's keywords (classic MUD rule),
+        or a plural of one: "casks" after "Three small casks ... wait here"."""
         keywords = self.keywords_of(entity_id)
-        return all(any(k.startswith(w) for k in keywords) for w in words)
+        return all(any(k.startswith(w) for k in keywords) or singular(w) in keywords for w in words)
 
     def find_in_room(
         self,

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import cast
 
+from maid_engine.english import english
 from maid_engine.net.markup import HANG
 from maid_engine.net.sanitize import clean_authored
 
@@ -60,6 +62,16 @@ def departure_phrase(direction: str) -> str:
 def capitalize(text: str) -> str:
     """First letter upper-case, the rest untouched ("a rusty key" -> "A rusty key")."""
     return text[:1].upper() + text[1:]
+
+
+@lru_cache(maxsize=2048)
+def singular(word: str) -> str:
+    """The singular of a plural noun ("casks" -> "cask", "wolves" -> "wolf"); ""
+    when ``word`` is not a plural."""
+    if len(word) < 3 or not word.isalpha():
+        return ""
+    found = english().singular_noun(word)
+    return found if isinstance(found, str) else ""
 
 
 def speaker(name: str) -> str:

@@ -16,10 +16,13 @@ from classic_rpg.components import CharacterStats, Inventory
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
+from maid_engine.llm import ScriptedProvider
 from maid_engine.testing import cmd
 from maid_stdlib.living import gossip
+from maid_stdlib.narration import NarrationService
 from maid_stdlib.questgen.events import QuestTurnedInEvent
 from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
+from maid_stdlib.story.facts import FactBook
 from maid_stdlib.world import NPC, Item, WorldService
 
 TO_VOSS = ["north", "north"]  # from the square
@@ -60,6 +63,8 @@ async def test_scouts_on_the_road(ironvale: GameEngine) -> None:
     q = manager.get_quest("road-scouts")
     assert q is not None
     assert q.source == "authored"
+    # A storyteller for the narrated cellar, where Voss's second job is done.
+    engine.services.get(NarrationService).provider = ScriptedProvider([])
     hero = new_character(engine, "Aldric")
     make_strong(engine, hero, hp=600)  # the dice must not decide
     rec = Recorder(engine, QuestTurnedInEvent)
@@ -131,3 +136,21 @@ async def test_news_an_npc_passes_on_is_said_in_its_voice(ironvale: GameEngine) 
     # After her greeting, in her voice; not a line of nobody's.
     assert f'Selena adds, "{news}' in plain(out)
     assert f"\n{news}" not in out
+
+
+async def test_the_caged_ranger_waits_for_a_storyteller(ironvale: GameEngine) -> None:
+    # Gwen is freed only in the narrated cellar: with no model to tell its turns
+    # nothing there changes, so Voss does not send anyone to do it.
+    engine = ironvale
+    hero = new_character(engine, "Wren")
+    engine.world.get_component(hero, CharacterStats).level = 2
+    await walk(engine, hero, TO_VOSS)
+    facts = engine.services.get(FactBook)
+    assert not facts.reachable("rescue_gwen")
+    out = plain(await cmd(engine, hero, "talk voss"))
+    assert "Quest offered: 'Scouts on the Road'" in out
+    assert "Caged Ranger" not in out
+    engine.services.get(NarrationService).provider = ScriptedProvider([])
+    assert facts.reachable("rescue_gwen")
+    out = plain(await cmd(engine, hero, "talk voss"))
+    assert "Quest offered: 'The Caged Ranger'" in out

@@ -166,3 +166,11 @@ async def test_talk_hook_remembers_the_speaker_and_returns_news(tmp_path: Path) 
         await run_hours(engine, 1)
         living.note_conversation(smith, trader)
         assert len(living.memory.get_recent(smith, tags=["conversation"])) == 2
+
+
+async def test_news_about_the_speaker_is_told_in_their_own_voice(tmp_path: Path) -> None:
+    data = quiet_world()
+    data["npcs"]["marta"]["gossip"] = [{"content": "An adventurer helped Marta."}]
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p", data)]).lifespan() as engine:
+        lines = living_of(engine).gossip_lines(npc(engine, "marta"))
+        assert lines == ["An adventurer helped me."]

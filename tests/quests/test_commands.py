@@ -9,7 +9,7 @@ from quests.questkit import npc, place, quest, start, state
 from classic_rpg.components import CharacterStats
 from classic_rpg.systems.quests.commands import accept_hint
 from maid_engine.engine import GameEngine
-from maid_engine.testing import cmd
+from maid_engine.testing import cmd, session_for
 from maid_stdlib.questgen.vocabulary import QuestState
 
 YARD = {
@@ -197,19 +197,21 @@ async def test_the_quest_says_how_long_it_should_take_before_it_turns_pyrrhic(
     qm(engine).offer_quest(hero, "slow-quest")
     out = plain(await cmd(engine, hero, "quest slow"))
     assert (
-        "It should take about 30 game minutes (30 real minutes); taking more than "
-        "1 game hour (60 real minutes) makes it a pyrrhic victory."
+        "It should take about 30 game minutes (30 real minutes) once accepted; taking "
+        "more than 1 game hour (60 real minutes) makes it a pyrrhic victory."
     ) in out
     await cmd(engine, hero, "accept slow")
-    assert "Finish within 1 game hour (60 real minutes) for a clean win." in plain(
+    assert "Left for a clean win: 1 game hour (60 real minutes)." in plain(
         await cmd(engine, hero, "quests")
     )
     await engine.run_ticks(3000)
     out = plain(await cmd(engine, hero, "quests"))
-    assert "Finish within 10 game minutes (10 real minutes) for a clean win." in out
+    assert "Left for a clean win: 10 game minutes (10 real minutes)." in out
     await engine.run_ticks(700)
     out = plain(await cmd(engine, hero, "quest 1"))
     assert "It has taken too long for a clean win: finishing it is a pyrrhic victory." in out
+    told = "'Slow Quest' has taken too long for a clean win: finishing it now is a pyrrhic victory."
+    assert session_for(engine, hero).text().count(told) == 1  # told once, as it happened
 
 
 async def test_an_offer_above_the_characters_level_says_so(engine: GameEngine) -> None:

@@ -268,3 +268,14 @@ async def test_a_dropped_item_lies_where_it_is_dropped(engine: GameEngine) -> No
     out = await cmd(engine, hero, "look")
     assert "stands on the altar" not in out
     assert "A healing draught lies here." in out
+
+
+async def test_look_finds_what_you_carry_and_answers_to_plurals(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    out = await cmd(engine, hero, "look sword")  # not in the room: in hand
+    assert out.startswith("|cA rusty sword|n\nPitted, but sharp enough.")
+    place(engine, hero, "rpgtest:field")
+    for _ in range(2):
+        items_of(engine).spawn("rpgtest:draught", room="rpgtest:field")
+    assert (await cmd(engine, hero, "look draughts")).startswith("|cA healing draught|n")
+    assert await cmd(engine, hero, "look unicorns") == "You do not see 'unicorns' here."

@@ -19,7 +19,8 @@ from classic_rpg.systems.quests.models import Quest, QuestObjective
 from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog
 from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_stdlib.questgen.service import QuestGenerationService
-from maid_stdlib.questgen.vocabulary import QuestDeliveryMethod, QuestState
+from maid_stdlib.questgen.vocabulary import ObjectiveType, QuestDeliveryMethod, QuestState
+from maid_stdlib.story.facts import FactBook
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import speaker
 
@@ -182,15 +183,15 @@ def pace_line(manager: QuestManager, quest: Quest, entry: QuestEntry) -> str | N
     slow = PYRRHIC_DURATION_FACTOR * estimate
     if entry.state is QuestState.AVAILABLE:
         return (
-            f"It should take about {game_span(manager, estimate)}; taking more than "
-            f"{game_span(manager, slow)} makes it a pyrrhic victory."
+            f"It should take about {game_span(manager, estimate)} once accepted; taking "
+            f"more than {game_span(manager, slow)} makes it a pyrrhic victory."
         )
     if entry.state is not QuestState.IN_PROGRESS or entry.accepted_at is None:
         return None  # done (its clock stopped) or over
     left = entry.accepted_at + slow - manager.now
     if left <= 0:
         return "   |yIt has taken too long for a clean win: finishing it is a pyrrhic victory.|n"
-    return f"   |xFinish within {game_span(manager, left)} for a clean win.|n"
+    return f"   |xLeft for a clean win: {game_span(manager, left)}.|n"
 
 
 def level_needed(manager: QuestManager, quest: Quest, character: UUID) -> int | None:
@@ -489,6 +490,17 @@ class QuestTalk:
             return False
         return generation.would_offer_in_person(quest_id, actor)
 
+    def _finishable(self, quest: Quest) -> bool:
+        """Whether every fact the quest waits on can still come true here (a
+        narrated room's milestone needs a storyteller): one that cannot be
+        finished is not offered."""
+        facts = self.manager.engine.services.try_get(FactBook)
+        return facts is None or all(
+            facts.reachable(o.fact)
+            for o in quest.required
+            if o.objective_type is ObjectiveType.FACT and o.fact
+        )
+
     def _offers(self, actor: UUID, npc: UUID) -> list[Quest]:
         manager = self.manager
         stats = manager.engine.world.try_component(actor, CharacterStats)
@@ -511,6 +523,8 @@ class QuestTalk:
             if level < quest.level_requirement:
                 continue
             if entry is not None and entry.state.active:
+                continue
+            if entry is None and not self._finishable(quest):
                 continue
             if qlog is not None and qlog.turn_ins.get(quest.quest_id) and not quest.repeatable:
                 continue

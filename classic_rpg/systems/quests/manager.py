@@ -24,7 +24,7 @@ from uuid import UUID
 from classic_rpg.components import CharacterStats
 from classic_rpg.systems.quests.errors import QuestError
 from classic_rpg.systems.quests.foes import QuestFoes
-from classic_rpg.systems.quests.grading import required_ratio
+from classic_rpg.systems.quests.grading import PYRRHIC_DURATION_FACTOR, required_ratio
 from classic_rpg.systems.quests.history import QuestHistory, QuestHistoryEntry
 from classic_rpg.systems.quests.matching import display_name
 from classic_rpg.systems.quests.models import Quest
@@ -283,6 +283,32 @@ class QuestManager:
 
     def notify(self, character: UUID, text: str) -> None:
         self.engine.sessions.send_to(character, text)
+
+    def warn_slow(self, warned: set[tuple[UUID, str, int]]) -> None:
+        """Tell each character online, once per run (``warned`` keeps who was told),
+        that a quest of theirs has gone past twice its estimate: finishing it is now
+        a pyrrhic victory, which must not come as a surprise at the turn-in."""
+        world, now = self.engine.world, self.now
+        for uid in self.engine.sessions.characters_online():
+            qlog = world.try_component(uid, QuestLog)
+            if qlog is None:
+                continue
+            for entry in qlog.quests.values():
+                if entry.state is not QuestState.IN_PROGRESS or entry.accepted_at is None:
+                    continue
+                quest = self.quest_for(entry)
+                estimate = quest.estimated_duration_seconds if quest is not None else None
+                if quest is None or not estimate:
+                    continue
+                key = (uid, entry.quest_id, entry.run)
+                if now - entry.accepted_at <= PYRRHIC_DURATION_FACTOR * estimate or key in warned:
+                    continue
+                warned.add(key)
+                self.notify(
+                    uid,
+                    f"|y'{quest.title}' has taken too long for a clean win: finishing it "
+                    "now is a pyrrhic victory.|n",
+                )
 
     def _require(self, quest_id: str) -> Quest:
         quest = self.registry.get(quest_id)

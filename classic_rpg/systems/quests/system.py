@@ -6,6 +6,7 @@ import asyncio
 import logging
 import re
 from typing import TYPE_CHECKING, ClassVar
+from uuid import UUID
 
 from classic_rpg.systems.quests.data import load_pack_quests
 from maid_engine.clock import GAME_DAY
@@ -37,12 +38,17 @@ class QuestSystem(System):
     LAPSE_CHECK_INTERVAL: ClassVar[float] = 600.0
     #: Game seconds between sweeps for quest foes nobody hunts any more.
     FOE_SWEEP_INTERVAL: ClassVar[float] = 60.0
+    #: Game seconds between looks for quests run past twice their estimate.
+    PACE_CHECK_INTERVAL: ClassVar[float] = 60.0
 
     def __init__(self, manager: QuestManager) -> None:
         self.manager = manager
         self._flush_task: asyncio.Task[None] | None = None
         self._next_lapse_check = 0.0
         self._next_foe_sweep = 0.0
+        self._next_pace_check = 0.0
+        #: (character, quest, run) already told they took too long.
+        self._told_slow: set[tuple[UUID, str, int]] = set()
         # Retried every tick while the store is away: one line a minute.
         self._flush_failures = ThrottledLog(log, clock=lambda: self.engine.clock.monotonic())
 
@@ -77,6 +83,9 @@ class QuestSystem(System):
         if self.offer_lapse is not None and now >= self._next_lapse_check:
             self._next_lapse_check = now + self.LAPSE_CHECK_INTERVAL
             self.manager.lapse_offers(self.offer_lapse)
+        if now >= self._next_pace_check:
+            self._next_pace_check = now + self.PACE_CHECK_INTERVAL
+            self.manager.warn_slow(self._told_slow)
         if now >= self._next_foe_sweep:
             self._next_foe_sweep = now + self.FOE_SWEEP_INTERVAL
             self.manager.foes.sweep(self.engine.sessions.is_online)
