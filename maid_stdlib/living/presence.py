@@ -100,7 +100,7 @@ class NoticeBoard(Component):
 class Presence:
     """Works out what an NPC, a room or a board shows now."""
 
-    NOTHING_PINNED = "Nothing new is pinned up."
+    NOTHING_PINNED = "Nothing else has been pinned up lately."
 
     def __init__(
         self,

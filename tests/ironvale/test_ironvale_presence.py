@@ -80,7 +80,7 @@ async def test_the_notice_board_lists_what_the_village_needs(tmp_path: Path) -> 
         assert "Source quality iron" not in before
         # A quiet board says so once, not twice in other words.
         read = plain(await cmd(engine, hero, "read board"))
-        assert "Nothing new is pinned up." in read
+        assert "Nothing else has been pinned up lately." in read
         assert "Nothing new has been posted" not in read
         # By the afternoon Gundrik is short of iron and it is known.
         await until_hour(engine, 15)
