@@ -117,7 +117,7 @@ _CONSIDER = (
     (0.25, "{N} is no match for you."),
     (0.5, "{N} looks like an easy kill."),
     (1.0, "The perfect match!"),
-    (2.0, "{N} says 'Do you feel lucky, punk?'."),
+    (2.0, "You would need some luck against {n}."),
     (4.0, "{N} laughs at you mercilessly."),
 )
 _HOPELESS = "Death will thank you for your gift."

@@ -302,7 +302,7 @@ async def test_consider(engine: GameEngine) -> None:
     engine.world.add_component(hero, Health(5, 30))
     assert await cmd(engine, hero, "con rat") == "The perfect match!"
     engine.world.add_component(hero, Health(3, 30))
-    assert await cmd(engine, hero, "con rat") == "A giant rat says 'Do you feel lucky, punk?'."
+    assert await cmd(engine, hero, "con rat") == "You would need some luck against a giant rat."
     engine.world.add_component(hero, Health(2, 30))
     assert await cmd(engine, hero, "con rat") == "A giant rat laughs at you mercilessly."
     engine.world.add_component(hero, Health(30, 30))
