@@ -287,6 +287,16 @@ async def converse(ctx: CommandContext, who: str, topic: str | None) -> None:
         ctx.send(f"{name} has no work for you just now.")
         return
     if key is None or dialogue is None:
+        # Nothing written on it: what the NPC has heard on the subject, if anything.
+        wanted = topic_tokens(topic)
+        heard = (
+            living.gossip_lines(npc, 2, about=lambda text: bool(wanted & topic_tokens(text)))
+            if living is not None and wanted
+            else []
+        )
+        if heard:
+            _tell(ctx, name, "says", heard)
+            return
         ctx.send(f"{name} does not know anything about '{topic}'.")
         return
     answer = line_for(dialogue, key, holds)

@@ -24,7 +24,7 @@ relationship, over game time.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from uuid import UUID
 
@@ -294,13 +294,18 @@ def tell_round(
     return told
 
 
-def gossip_lines(world: World, npc: UUID, limit: int = 3) -> list[str]:
-    """What ``npc`` mentions when talked to: its most confident, freshest news,
+def gossip_lines(
+    world: World, npc: UUID, limit: int = 3, about: Callable[[str], bool] | None = None
+) -> list[str]:
+    """What ``npc`` mentions when talked to: its most confident, freshest news
+    (only news whose text ``about`` accepts, when given: asked about something),
     hedged by confidence. Secrets are kept."""
     known = world.try_component(npc, KnownGossip)
     if known is None:
         return []
-    items = [i for i in known.items.values() if not i.is_secret]
+    items = [
+        i for i in known.items.values() if not i.is_secret and (about is None or about(i.content))
+    ]
     items.sort(key=lambda i: (-i.confidence, -i.heard_at, i.id))
     desc = world.try_component(npc, Describable)
     speaker = desc.name if desc is not None else ""

@@ -349,9 +349,12 @@ class LivingWorld:
         return all(ev.holds(spec, npc) for spec in when)
 
     # -- dialogue hooks -------------------------------------------------------------
-    def gossip_lines(self, npc: UUID, limit: int = 3) -> list[str]:
-        """Lines an NPC offers when talked to (for the RPG ``talk`` command)."""
-        return gossip_lines(self.world, npc, limit)
+    def gossip_lines(
+        self, npc: UUID, limit: int = 3, about: Callable[[str], bool] | None = None
+    ) -> list[str]:
+        """Lines an NPC offers when talked to (for the RPG ``talk`` command), or when
+        asked about something (``about`` picks the news that is on the subject)."""
+        return gossip_lines(self.world, npc, limit, about)
 
     def note_conversation(self, npc: UUID, speaker: UUID) -> list[str]:
         """``speaker`` talked to ``npc``: the NPC remembers it (at most once per game

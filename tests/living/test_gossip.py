@@ -174,3 +174,17 @@ async def test_news_about_the_speaker_is_told_in_their_own_voice(tmp_path: Path)
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p", data)]).lifespan() as engine:
         lines = living_of(engine).gossip_lines(npc(engine, "marta"))
         assert lines == ["An adventurer helped me."]
+
+
+async def test_asked_about_something_an_npc_tells_what_it_heard_of_it(tmp_path: Path) -> None:
+    data = quiet_world()
+    data["npcs"]["marta"]["gossip"] = [
+        {"content": "Wolves were seen at the weir."},
+        {"content": "Ale is cheap today.", "confidence": 0.5},
+    ]
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p", data)]).lifespan() as engine:
+        living = living_of(engine)
+        marta = npc(engine, "marta")
+        assert living.gossip_lines(marta, about=lambda text: "ale" in text.lower()) == [
+            "Ale is cheap today. That is the word, anyway."
+        ]

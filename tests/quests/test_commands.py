@@ -10,6 +10,7 @@ from classic_rpg.components import CharacterStats
 from classic_rpg.systems.quests.commands import accept_hint
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd, session_for
+from maid_stdlib.living import gossip
 from maid_stdlib.questgen.vocabulary import QuestState
 
 YARD = {
@@ -242,3 +243,27 @@ async def test_asking_about_work_is_asking_for_the_npcs_quests(engine: GameEngin
     assert "does not know anything about 'sparks'" in await cmd(
         engine, hero, "ask smith about sparks"
     )
+
+
+async def test_asking_about_a_quests_subject_brings_it_up(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    out = await cmd(engine, hero, "ask elder about wolves")
+    assert "does not know anything about 'wolves'" in out
+    qm(engine).offer_quest(hero, "wolf-trouble")
+    out = plain(await cmd(engine, hero, "ask elder about wolves"))
+    assert 'The elder says, "Wolves got into my yard, north of here. Will you help?"' in out
+    assert "(Type 'accept 1'" in out
+    await cmd(engine, hero, "accept 1")
+    out = plain(await cmd(engine, hero, "ask elder about the yard"))
+    assert 'The elder says, "Still wolves in my yard, I hear."' in out
+    assert "[ ] Kill a grey wolf in the yard." in out
+
+
+async def test_asked_about_something_an_npc_tells_what_it_heard_of_it(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    place(engine, hero, "yard")
+    gossip.observe(engine.world, npc("smith"), "w1", "Wolves were seen at the weir.", 0.0)
+    out = await cmd(engine, hero, "ask smith about the wolves")
+    assert out == 'The smith says, "Wolves were seen at the weir. I know it for a fact."'
+    out = await cmd(engine, hero, "ask smith about bread")
+    assert "does not know anything about 'bread'" in out

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from uuid import UUID
 
+from classic_rpg.characters.components import Dialogue
+from classic_rpg.characters.dialogue import find_topic
 from classic_rpg.components import CharacterStats
 from classic_rpg.systems.quests.errors import QuestError
 from classic_rpg.systems.quests.grading import PYRRHIC_DURATION_FACTOR, required_ratio
@@ -19,6 +21,7 @@ from classic_rpg.systems.quests.models import Quest, QuestObjective
 from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog
 from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_stdlib.questgen.service import QuestGenerationService
+from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.questgen.vocabulary import ObjectiveType, QuestDeliveryMethod, QuestState
 from maid_stdlib.story.facts import FactBook
 from maid_stdlib.world.service import WorldService
@@ -489,6 +492,38 @@ class QuestTalk:
         if pending >= generation.offer_cap(actor):
             return False
         return generation.would_offer_in_person(quest_id, actor)
+
+    async def topic(self, ctx: CommandContext, npc: UUID, topic: str) -> bool:
+        """A TalkService topic handler: ``ask <npc> about <words>`` naming one of the
+        NPC's quests the actor was offered or is on ("ask voss about gwen") brings
+        up its offer or how it stands, as talking would, unless the NPC has words
+        of its own on the subject."""
+        manager = self.manager
+        actor = ctx.require_actor()
+        wanted = topic_tokens(topic)
+        dialogue = ctx.world.try_component(npc, Dialogue)
+        if not wanted or (dialogue is not None and find_topic(dialogue, topic) is not None):
+            return False
+        name = speaker(manager.name_of(npc))
+        mine = manager.quests_of(
+            actor, QuestState.AVAILABLE, QuestState.IN_PROGRESS, QuestState.COMPLETED
+        )
+        for quest, entry in mine:
+            if npc not in (quest.giver_npc_id, quest.turn_in_npc):
+                continue
+            if not wanted & topic_tokens(quest.title, quest.summary, quest.description):
+                continue
+            if entry.state is QuestState.AVAILABLE:
+                speech = quest.accept_dialogue or quest.description or quest.summary
+                if speech:
+                    ctx.send(f'{name} says, "{speech}"')
+                ctx.send(accept_hint(manager, actor, quest.quest_id))
+            else:
+                if quest.progress_dialogue:
+                    ctx.send(f'{name} says, "{quest.progress_dialogue}"')
+                ctx.send("\n".join(describe(manager, quest, entry, full=False, character=actor)))
+            return True
+        return False
 
     def _finishable(self, quest: Quest) -> bool:
         """Whether every fact the quest waits on can still come true here (a
