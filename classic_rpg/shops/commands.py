@@ -35,8 +35,15 @@ def market_of(ctx: CommandContext) -> Market:
 
 def _keeper(ctx: CommandContext) -> tuple[WorldService, UUID, UUID, Shop, str]:
     ws, actor, room = here(ctx)
-    found = market_of(ctx).keeper_in(room)
+    market = market_of(ctx)
+    found = market.keeper_in(room)
     if found is None:
+        away = market.absent_keeper(room)
+        if away is not None:
+            # The shop is here, its keeper is not (their day takes them elsewhere).
+            raise CommandError(
+                f"{capitalize(name_of(ws, away))} keeps shop here, but is away just now."
+            )
         raise CommandError("There is nobody here to trade with.")
     keeper, shop = found
     return ws, actor, keeper, shop, capitalize(name_of(ws, keeper))

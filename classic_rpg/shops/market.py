@@ -93,6 +93,13 @@ class Market:
                 return uid, shop
         return None
 
+    def absent_keeper(self, room: str) -> UUID | None:
+        """A shopkeeper whose shop is ``room`` but who is elsewhere just now."""
+        for uid, shop in self.world.each(Shop):
+            if shop.room == room and self.world.has_component(uid, NPC):
+                return uid
+        return None
+
     # -- the living world's supply -------------------------------------------------------
     def _living(self) -> LivingWorld | None:
         living: LivingWorld | None = self.engine.services.try_get(LivingWorld)

@@ -110,6 +110,10 @@ async def test_clear_errors_and_nothing_changes(engine: GameEngine) -> None:
     # Hollin trades only at his mill, not over a drink at the inn.
     keep_at(engine, "hollin", "hamlet:green")
     assert await cmd(engine, hero, "list") == "There is nobody here to trade with."
+    # At the inn with Marta out: her shop is here, she is not.
+    keep_at(engine, "marta", "hamlet:green")
+    place(engine, hero, "hamlet:inn")
+    assert await cmd(engine, hero, "list") == "Marta keeps shop here, but is away just now."
 
 
 async def test_sold_out_then_restocked_on_game_time(engine: GameEngine) -> None:
