@@ -96,7 +96,7 @@ def _buys_text(market: Market, shop: Shop) -> str:
         "weapon": "weapons",
         "armour": "armour",
         "consumable": "food and drink",
-        "any": "anything",
+        "any": "anything of value",
     }
     words: list[str] = []
     for rule in shop.buys:
@@ -104,8 +104,9 @@ def _buys_text(market: Market, shop: Shop) -> str:
             words.append(kinds.get(rule.kind, rule.kind))
         elif rule.template:
             words.append(market.template_names(rule.template)[0])
-    if "anything" in words:
-        return "anything"
+    if "anything of value" in words:
+        # Worthless things (a bandit's rag, a crawler's mandible) are refused.
+        return "anything of value"
     if shop.stock:
         words.append("anything on this list")
     words = list(dict.fromkeys(words))
