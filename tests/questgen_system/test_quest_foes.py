@@ -47,7 +47,7 @@ async def _built(engine: GameEngine) -> tuple[GeneratedQuest, QuestObjective]:
 async def _accept(engine: GameEngine, hero: UUID, quest_id: str) -> None:
     manager = qm(engine)
     manager.offer_quest(hero, quest_id)
-    await manager.accept_quest(hero, quest_id)
+    assert "You accept" in await cmd(engine, hero, f"accept {quest_id}")
     await engine.dispatch_events()
 
 
@@ -108,11 +108,14 @@ async def test_a_novice_and_a_veteran_face_their_own_foes_at_their_own_level(
     # entities no checkpoint writes.
     assert {w: _level(quiet, w) for w in world_wolves} == before
     assert not any(quiet.world.is_persistent(f) for f in mine + theirs)
-    # The hunters are told where their quarry stands.
-    assert (
+    # The hunters are told where their quarry stands, once they have accepted.
+    told = plain(veteran_session.text())
+    quarry = (
         f"Your quarry: {theirs_count_words(veteran_count)} of level 3 at the Copse. "
         "Yours alone to hunt ('kill quarry'); the others of the kind count too."
-    ) in plain(veteran_session.text())
+    )
+    assert quarry in told
+    assert told.index("You accept") < told.index(quarry)
 
     # @quest inspect records the foes with the rest of the fitting.
     lines = await inspect_lines(QuestOps(quiet), quest)

@@ -309,12 +309,12 @@ async def accept_cmd(ctx: CommandContext) -> None:
             )
         quest = offers[0][0]
     try:
-        await manager.accept_quest(actor, quest.quest_id)
+        # accept_dialogue is the giver's offer, spoken when the quest was offered,
+        # so acceptance only confirms, before the quarry it may bring is told.
+        told = f"|gYou accept '{quest.title}'.|n Type 'quests' to see what to do."
+        await manager.accept_quest(actor, quest.quest_id, told=told)
     except QuestError as exc:
         raise CommandError(str(exc)) from exc
-    # accept_dialogue is the giver's offer (seed: QuestDialogue.offer), spoken when
-    # the quest is offered, so acceptance only confirms.
-    ctx.send(f"|gYou accept '{quest.title}'.|n Type 'quests' to see what to do.")
 
 
 #: Words that confirm ``abandon <quest> ...``.

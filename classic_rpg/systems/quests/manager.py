@@ -358,8 +358,10 @@ class QuestManager:
         self._log("quest offered", quest_id, character, delivery_method=method_value)
         return entry
 
-    async def accept_quest(self, character: UUID, quest_id: str) -> QuestEntry:
-        """Accept an offered quest; re-validates it first (see ``accept_validators``)."""
+    async def accept_quest(self, character: UUID, quest_id: str, told: str = "") -> QuestEntry:
+        """Accept an offered quest; re-validates it first (see ``accept_validators``).
+        ``told`` is said to the character once it is accepted, before what the
+        acceptance brings (the quarry spawned for them)."""
         quest = self._require(quest_id)
         entry = self.entry(character, quest_id)
         if entry is not None and entry.state.active:
@@ -389,6 +391,8 @@ class QuestManager:
         entry.fail_reason, entry.fail_detail, entry.outcome = None, "", None
         entry.lowest_health_pct = 1.0
         entry.clear_scaling()
+        if told:
+            self.notify(character, told)
         for adjuster in list(self.accept_adjusters):
             scaling = adjuster(quest, character)
             if scaling is not None:
