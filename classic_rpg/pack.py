@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
-from classic_rpg.characters.bound_vitals import VitalsHp
+from classic_rpg.characters.bound_vitals import VitalsHp, VitalsMana
 from classic_rpg.combat.components import CombatRules
 from classic_rpg.combat.service import CombatService
 from classic_rpg.consequences_glue import ConsequencesGluePlugin
@@ -115,6 +115,7 @@ class NarrationConnectionPlugin(ContentPack):
 
     def register(self, ctx: PackContext) -> None:
         ctx.service(Binders).register(VitalsHp(ctx.engine))
+        ctx.service(Binders).register(VitalsMana(ctx.engine))
 
 
 class ClassicRPGContentPack(PluginGroup):

@@ -9,7 +9,7 @@ import pytest
 from narration.narrkit import block, fast, player, scripted, service, settle
 
 from classic_rpg.characters.bound_vitals import VitalsHp
-from classic_rpg.components import CharacterStats, Health
+from classic_rpg.components import CharacterStats, Health, Mana
 from classic_rpg.systems.quests import QuestManager
 from maid_engine.commands import Role
 from maid_engine.engine import GameEngine
@@ -66,6 +66,29 @@ async def test_hp_is_the_characters_own_capped_per_turn_and_by_their_maximum(
     # Healed at most 10 a turn, and never above the character's own maximum.
     assert health(narrated_ironvale, hero).current == top
     assert "Your hp +10 (limited" in session.text()
+
+
+async def test_mana_is_the_characters_own_from_zero_to_their_maximum(
+    narrated_ironvale: GameEngine,
+) -> None:
+    # The cellar's sheet showed "mana 20/50" beside a prompt of 15/15.
+    fast(
+        narrated_ironvale,
+        scripted(
+            block('{"player.mana": -12}', "You mutter a word of warding; it takes its toll."),
+            block('{"player.mana": -12}', "Again, weaker."),
+        ),
+    )
+    hero, session = player(narrated_ironvale, "Aldric", room=CELLAR)
+    mana = narrated_ironvale.world.get_component(hero, Mana)
+    top = mana.maximum
+    sheet = await cmd(narrated_ironvale, hero, "state")
+    assert f"mana           {top}/{top}" in sheet
+    await turn(narrated_ironvale, hero, "ward the cage")
+    assert mana.current == top - 12
+    await turn(narrated_ironvale, hero, "ward it again")
+    assert mana.current == 0  # not below nothing
+    assert "Your mana -12" in session.text()
 
 
 async def test_a_story_wounds_but_never_kills(narrated_ironvale: GameEngine) -> None:
@@ -280,7 +303,7 @@ async def test_binds_are_checked(narrated_ironvale: GameEngine) -> None:
     problems = binders(narrated_ironvale).problems(schema)
     assert problems == [
         "player.hp.bind: no binder 'vitals.hpp' (did you mean vitals.hp?); known: "
-        "relationship.trust, vitals.hp, world.fact",
+        "relationship.trust, vitals.hp, vitals.mana, world.fact",
         "player.mana.bind: leave out min and max: a character's hit points run to their "
         "own maximum",
         "player.luck.bind: bands of a bound stat are percentages of its live range and must "
