@@ -24,7 +24,17 @@ SEEDS = (2, 4)
 #: would carry its known gap on its own parameter (``marks=pytest.mark.xfail(
 #: strict=True, reason="known gap (docs/simulate.md): ...")``, listed in the doc
 #: as ``test_every_archetype_appears[seedN]``), so the others still must pass.
-ARCHETYPE_SEEDS = [pytest.param(2, id="seed2"), pytest.param(4, id="seed4")]
+ARCHETYPE_SEEDS = [
+    pytest.param(
+        2,
+        id="seed2",
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="known gap (docs/simulate.md): seed 2 sees no theft to investigate",
+        ),
+    ),
+    pytest.param(4, id="seed4"),
+]
 
 
 @pytest.fixture(scope="module", params=SEEDS, ids=[f"seed{s}" for s in SEEDS])
