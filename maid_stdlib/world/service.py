@@ -25,6 +25,10 @@ from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.graph import RoomGraph
 from maid_stdlib.world.text import singular
 
+#: Characters still offline that ``last_change`` looks past to find the one that
+#: came online (a login storm places a few newcomers ahead of the first to log in).
+_LATER_ARRIVALS_WALKED = 64
+
 log = logging.getLogger("maid.world")
 
 #: ``check(viewer, target) -> bool``; False hides ``target`` from ``viewer``.
@@ -157,12 +161,27 @@ class WorldService:
     def last_change(self, room_key: str) -> UUID | None:
         """The entity whose change (entering or leaving, coming online or going
         offline, gaining or losing a Describable, character or NPC component) last
-        changed ``shown_version(room_key)``, if it still exists and is the last to
-        have come into the room: a listing in arrival order that lacked it need
+        changed ``shown_version(room_key)``, if it still exists and nothing seen
+        came into the room after it: a listing in arrival order that lacked it need
         only gain it at its end (a character walking into a crowd, or coming online
-        there), not be rebuilt."""
+        there), not be rebuilt.
+
+        For a character, "nothing seen after it" means no character online: the
+        listing puts the characters before the NPCs and things, so those may have
+        come in later, and so may characters still offline -- in a login storm
+        several newcomers are placed in the square before the first of them comes
+        online, and each would otherwise have the crowd's listing rebuilt."""
         uid = self._last_change.get(room_key)
         if uid is None or not self.world.entity_exists(uid):
+            return None
+        chars = self._kinds[PlayerCharacter].get(room_key)
+        if chars is not None and uid in chars:
+            online = self.engine.sessions.is_online
+            for walked, other in enumerate(reversed(chars)):
+                if other == uid:
+                    return uid
+                if online(other) or walked >= _LATER_ARRIVALS_WALKED:
+                    return None
             return None
         bucket = self._contents.get(room_key)
         return uid if bucket and next(reversed(bucket)) == uid else None

@@ -349,6 +349,45 @@ async def test_a_listing_outlives_what_happens_elsewhere_and_what_nobody_sees(
     assert ws.look_cache[SQUARE] is not listing
 
 
+async def test_newcomers_placed_together_join_the_listing_as_each_comes_online(
+    engine: GameEngine,
+) -> None:
+    # A login storm: several characters are created into the square (offline)
+    # before the first of them comes online. Each is taken into the crowd's
+    # listing as it comes online, in the order they came in, as long as nobody
+    # online came in after it; otherwise the listing is made again.
+    ws, chars = await online_crowd(engine, "ABCDE")
+    coin = engine.world.create_entity(Describable(name="a coin"), Item())
+    ws.place(coin, SQUARE, "drop")
+    as_uncached(ws, [*chars, coin])
+    listing = ws.look_cache[SQUARE]
+    first, second, third = (
+        new_character(engine, name, online=False) for name in ("Mo", "Ned", "Ola")
+    )
+    stick = engine.world.create_entity(Describable(name="a stick"), Item())
+    ws.place(stick, SQUARE, "drop")  # came in after them: in a group of its own
+    as_uncached(ws, [*chars, coin, stick])
+    listing = ws.look_cache[SQUARE]
+    for newcomer in (first, second):
+        await connect(engine, newcomer)
+        as_uncached(ws, [*chars, first, second, coin, stick])
+        assert ws.look_cache[SQUARE] is listing, newcomer
+    names = crowd_names(ws, SQUARE, None)
+    assert names[-2:] == ["Mo", "Ned"]
+    # One online after it: the third cannot be put at the end of the characters'
+    # lines (an earlier arrival reads before a later one), so the listing is new.
+    walker = new_character(engine, "Walker", online=False)
+    ws.move(walker, "hamlet:mill_lane")
+    await connect(engine, walker)
+    ws.move(walker, SQUARE)
+    as_uncached(ws, [*chars, first, second, walker, coin, stick])
+    listing = ws.look_cache[SQUARE]
+    await connect(engine, third)
+    as_uncached(ws, [*chars, first, second, third, walker, coin, stick])
+    assert ws.look_cache[SQUARE] is not listing
+    assert crowd_names(ws, SQUARE, None)[-3:] == ["Ned", "Ola", "Walker"]
+
+
 async def test_the_cached_look_and_the_index_by_kind_hold_through_random_changes(
     engine: GameEngine,
 ) -> None:
