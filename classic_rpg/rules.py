@@ -3,7 +3,8 @@
 ``RulesPlugin`` (``classic_rpg.rules``, in the ``classic_rpg`` group) wires it in:
 
 * data extensions: npc ``stats:``, ``combat:``, ``loot:``, ``dialogue:``; item ``stats:``
-* services: Progression, ItemFactory, CombatService, TalkService
+* services: Progression, ItemFactory, Gifts (what NPCs take when given it),
+  CombatService, TalkService
 * systems: RegenSystem, CombatSystem, RespawnSystem (phase combat)
 * a WorldCharacterFactory creation hook giving new characters their components,
   a ``score`` section, the ``<hp mp>`` prompt and GMCP Char.Vitals/Char.Status
@@ -32,6 +33,7 @@ from classic_rpg.items import commands as item_commands
 from classic_rpg.items import gear
 from classic_rpg.items.data import register_item_data
 from classic_rpg.items.factory import ItemFactory
+from classic_rpg.items.gifts import Gifts
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_stdlib.options import PromptTokens
@@ -52,7 +54,7 @@ SCORE_ORDER = 10
 class RulesPlugin(ContentPack):
     name = "classic_rpg.rules"
     requires = (WorldPlugin,)
-    provides = (Progression, ItemFactory, CombatService, TalkService)
+    provides = (Progression, ItemFactory, Gifts, CombatService, TalkService)
     description = "Characters, NPC stats, items, combat and dialogue."
 
     def register(self, ctx: PackContext) -> None:
@@ -68,6 +70,7 @@ class RulesPlugin(ContentPack):
         combat.round_seconds = engine.settings.combat_round_seconds
         ctx.provide(Progression, Progression(engine))
         ctx.provide(ItemFactory, ItemFactory(engine))
+        ctx.provide(Gifts, Gifts())
         ctx.provide(CombatService, combat)
         ctx.provide(TalkService, TalkService())
 

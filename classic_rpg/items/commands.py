@@ -14,6 +14,7 @@ from classic_rpg.events import (
     ItemPickedUpEvent,
 )
 from classic_rpg.items.factory import ItemFactory
+from classic_rpg.items.gifts import Gifts
 from classic_rpg.items.select import group_names, select
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, command
@@ -150,6 +151,10 @@ def give(ctx: CommandContext) -> None:
     Usage:
       give <item> [to] <someone>     e.g. "give insignia to voss"
       give <n> gold [to] <someone>
+
+    A player takes whatever they can carry. Someone of the world takes only what
+    they have a use for (what a quest of yours is to bring them); anything else
+    stays with you. Gold is always taken.
     """
     ws, actor, room = here(ctx)
     what, whom = _split_give(ctx.args)
@@ -168,10 +173,14 @@ def give(ctx: CommandContext) -> None:
     _, found = select(ws, items.carried(actor), what)
     if not found:
         raise not_carrying(ws, items, actor, what)
-    if ctx.world.has_component(target, PlayerCharacter) and not items.has_room_for(
-        target, len(found)
-    ):
-        raise CommandError(f"{capitalize(name_of(ws, target))} cannot carry that much.")
+    refusal = ""
+    if ctx.world.has_component(target, PlayerCharacter):
+        if not items.has_room_for(target, len(found)):
+            raise CommandError(f"{capitalize(name_of(ws, target))} cannot carry that much.")
+    else:
+        found, refusal = _wanted_by(ctx, actor, target, found)
+        if not found:
+            raise CommandError(refusal)
     for item in found:
         items.add_to_inventory(item, target)
         ctx.engine.events.emit(ItemGivenEvent(actor, target, item, items.template_of(item)))
@@ -180,6 +189,39 @@ def give(ctx: CommandContext) -> None:
     ctx.send(f"You give {thing} to {t_name}.")
     ctx.engine.sessions.send_to(target, f"{a_name} gives you {thing}.")
     ws.message_room(room, f"{a_name} gives {thing} to {t_name}.", exclude=(actor, target))
+    if refusal:
+        ctx.send(refusal)
+
+
+def _wanted_by(
+    ctx: CommandContext, actor: UUID, npc: UUID, found: list[UUID]
+) -> tuple[list[UUID], str]:
+    """The items of ``found`` the NPC takes (``Gifts``: as many of each kind as it
+    wants), and what the giver is told about the rest ("" if it takes them all)."""
+    ws: WorldService = ctx.service(WorldService)
+    items = items_of(ctx)
+    gifts: Gifts = ctx.service(Gifts)
+    wanted: dict[str, tuple[int, str | None]] = {}
+    taken: list[UUID] = []
+    kept: list[UUID] = []
+    why: str | None = None
+    for item in found:
+        template = items.template_of(item)
+        if template not in wanted:
+            wanted[template] = gifts.answer(actor, npc, template)
+        left, reason = wanted[template]
+        if left > 0:
+            taken.append(item)
+            wanted[template] = (left - 1, reason)
+        else:
+            kept.append(item)
+            why = why or reason
+    if not kept:
+        return taken, ""
+    if why is None:
+        thing = join_words(group_names(ws, kept))
+        why = f"{capitalize(name_of(ws, npc))} has no use for {thing}."
+    return taken, why
 
 
 COMMANDS: list[Command] = [get, drop, give]

@@ -122,6 +122,20 @@ class Planner:
                         return keyword if ordinal == 1 else f"{ordinal}.{keyword}"
         return None
 
+    def carried_phrase(self, bot: Bot, item: UUID) -> str | None:
+        """What to type to name ``item`` among what the bot carries ("seam",
+        "2.ore"): the first keyword of a seam ore would name the iron ore carried
+        before it, which the one it is for turns down."""
+        carried = self.items.carried(bot.uid)
+        for keyword in self.ws.keywords_of(item):
+            ordinal = 0
+            for uid in carried:
+                if self.ws.matches(uid, [keyword]):
+                    ordinal += 1
+                    if uid == item:
+                        return keyword if ordinal == 1 else f"{ordinal}.{keyword}"
+        return None
+
     def hostile_in(self, room: str) -> bool:
         for uid in self.ws.npcs_in(room):
             rules = self.world.try_component(uid, CombatRules)
@@ -330,8 +344,8 @@ class Planner:
             recipient = o.target_id or self.nearest(bot, self.npcs(o.target_template))
             if recipient is None:
                 return Step(None, doing, blocked="nobody to deliver to")
-            words = self.ws.keywords_of(carried[0])
-            return self.meet(bot, recipient, f"give {words[0] if words else 'it'} to", doing)
+            what = self.carried_phrase(bot, carried[0])
+            return self.meet(bot, recipient, f"give {what or 'it'} to", doing)
         lying = [
             uid
             for uid, item in self.world.each(Item)

@@ -205,12 +205,55 @@ async def test_deliver_needs_the_item_given_to_the_recipient(engine: GameEngine)
             },
         ),
     )
-    await cmd(engine, hero, "give letter to elder")  # the wrong person
+    # The wrong person has no use for it: the letter stays with the hero.
+    out = await cmd(engine, hero, "give letter to elder")
+    assert out == "The elder has no use for a sealed letter."
     assert progress(engine, hero, "letter").count == 0
+    assert items.count(hero, "qtest:letter") == 2
     place(engine, hero, "yard")
-    out = await cmd(engine, hero, "give letter to smith")
-    assert "You give a sealed letter to the smith" in out
+    # One letter is owed: of two given, the second is the hero's to keep.
+    out = await cmd(engine, hero, "give all.letter to smith")
+    given = "You give a sealed letter to the smith."
+    assert f"{given}\nThe smith has no use for a sealed letter." in out
     assert progress(engine, hero, "letter").completed
+    assert items.count(hero, "qtest:letter") == 1
+    out = await cmd(engine, hero, "give letter to smith")
+    assert out == "The smith has no use for a sealed letter."
+
+
+async def test_what_a_quest_collects_is_kept_when_given_to_its_giver(engine: GameEngine) -> None:
+    # Collecting counts what the hero carries: handing it to the one who asked for
+    # it would undo the objective, so it is turned down, saying what to do instead.
+    hero = new_character(engine)
+    items = engine.services.get(ItemFactory)
+    items.spawn("qtest:pelt", holder=hero)
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            {
+                "objective_id": "pelts",
+                "objective_type": "collect",
+                "item_template": "qtest:pelt",
+                "target_count": 2,
+            },
+        ),
+    )
+    assert await cmd(engine, hero, "give pelt to elder") == (
+        "Keep it: 'Test Quest' counts what you carry. Talk to the elder once you have all of it."
+    )
+    assert progress(engine, hero, "pelts").count == 1
+    items.spawn("qtest:pelt", holder=hero)
+    place(engine, hero, "yard")
+    await cmd(engine, hero, "get pelt")
+    assert state(engine, hero) is QuestState.COMPLETED
+    place(engine, hero, "hall")
+    assert await cmd(engine, hero, "give all.pelt to elder") == (
+        "Keep it: 'Test Quest' only asks that you carry it. Talk to the elder to turn the quest in."
+    )
+    assert items.count(hero, "qtest:pelt") == 3
+    assert state(engine, hero) is QuestState.COMPLETED
 
 
 async def test_visit_by_walking_and_when_already_there(engine: GameEngine) -> None:

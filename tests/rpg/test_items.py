@@ -14,6 +14,7 @@ from classic_rpg.events import (
     ItemPickedUpEvent,
 )
 from classic_rpg.items.components import HeldBy, ItemStats
+from classic_rpg.items.gifts import Gifts
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd, session_for
 from maid_stdlib.world import Describable, Position
@@ -158,6 +159,19 @@ async def test_give_to_npc_and_player(engine: GameEngine) -> None:
     [elder] = npcs(engine, "rpgtest:elder")
     insignia = items.spawn("rpgtest:insignia", holder=alice)
 
+    # An NPC takes only what it has a use for: nothing wants the elder to have it.
+    assert await cmd(engine, alice, "give insignia to elder") == (
+        "The village elder has no use for a bandit insignia."
+    )
+    assert items.holder_of(insignia) == alice
+    assert rec.of(ItemGivenEvent) == []
+    # A pack's taker gives it one (it may also say why it turns a thing down).
+    gifts = engine.services.get(Gifts)
+    gifts.add_taker(lambda giver, receiver, template: int(template == "rpgtest:insignia"))
+    gifts.add_taker(lambda giver, receiver, template: "The elder waves it away.")
+    sword = items.spawn("rpgtest:sword", holder=alice)
+    assert await cmd(engine, alice, "give sword to elder") == "The elder waves it away."
+    assert items.holder_of(sword) == alice
     assert await cmd(engine, alice, "give insignia to elder") == (
         "You give a bandit insignia to the village elder."
     )
@@ -171,7 +185,6 @@ async def test_give_to_npc_and_player(engine: GameEngine) -> None:
         "rpgtest:insignia",
     )
 
-    sword = items.spawn("rpgtest:sword", holder=alice)
     assert await cmd(engine, alice, "give sword bob") == "You give a rusty sword to Bob."
     assert items.carried(bob) == [sword]
     assert "Alice gives you a rusty sword." in session_for(engine, bob).text()
@@ -279,3 +292,4 @@ async def test_look_finds_what_you_carry_and_answers_to_plurals(engine: GameEngi
         items_of(engine).spawn("rpgtest:draught", room="rpgtest:field")
     assert (await cmd(engine, hero, "look draughts")).startswith("|cA healing draught|n")
     assert await cmd(engine, hero, "look unicorns") == "You do not see 'unicorns' here."
+

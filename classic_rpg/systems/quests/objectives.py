@@ -45,6 +45,7 @@ from maid_stdlib.questgen.quest import ProgressionMode
 from maid_stdlib.questgen.vocabulary import FailReason, ObjectiveType, QuestState
 from maid_stdlib.story.facts import FactBook, FactSetEvent
 from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
+from maid_stdlib.world.look import name_of
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize
 
@@ -433,6 +434,41 @@ class ObjectiveTracker:
                     count = entry.objectives[o.objective_id].count + 1
                     self._set(event.giver_id, quest, entry, o, count)
         self._recount(event.receiver_id, event.template)
+
+    def takes_gift(self, giver: UUID, receiver: UUID, template: str) -> int | str | None:
+        """The items' GiftTaker: an NPC takes as many as the giver's open deliveries
+        still bring it. What a quest of theirs collects for that NPC it turns down,
+        saying why: collecting counts what the giver carries, so handing it over
+        would undo the objective instead of finishing it."""
+        owed = 0
+        for _, entry, o in self._each_open(giver, ObjectiveType.DELIVER):
+            if (
+                o.item_template == template
+                and entry.state.active
+                and self._npc_matches(o, receiver)
+            ):
+                owed += max(0, o.target_count - entry.objectives[o.objective_id].count)
+        if owed:
+            return owed
+        for quest, entry in self.running(giver):
+            if receiver not in (quest.turn_in_npc, quest.giver_npc_id):
+                continue
+            if not any(
+                o.objective_type is ObjectiveType.COLLECT and o.item_template == template
+                for o in quest.objectives
+            ):
+                continue
+            name = name_of(self._ws(), receiver)
+            if entry.state is QuestState.COMPLETED:
+                return (
+                    f"Keep it: '{quest.title}' only asks that you carry it. Talk to "
+                    f"{name} to turn the quest in."
+                )
+            return (
+                f"Keep it: '{quest.title}' counts what you carry. Talk to {name} once "
+                "you have all of it."
+            )
+        return None
 
     def _recount(self, character: UUID, template: str) -> None:
         for quest, entry, o in self._each_open(character, ObjectiveType.COLLECT):

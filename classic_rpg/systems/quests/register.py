@@ -7,6 +7,7 @@ from uuid import UUID
 from classic_rpg.characters.dialogue import TalkService
 from classic_rpg.combat.service import CombatService
 from classic_rpg.events import DamageDealtEvent, ItemGivenEvent, ItemPickedUpEvent, TalkedToEvent
+from classic_rpg.items.gifts import Gifts
 from classic_rpg.rules import RulesPlugin
 from classic_rpg.systems.quests.commands import COMMANDS, QuestTalk
 from classic_rpg.systems.quests.gmcp import add_quests_feed
@@ -60,6 +61,7 @@ class QuestsPlugin(ContentPack):
         ctx.subscribe(EntityDiedEvent, tracker.on_died)
         ctx.subscribe(ItemPickedUpEvent, tracker.on_picked_up)
         ctx.subscribe(ItemGivenEvent, tracker.on_given)
+        ctx.service(Gifts).add_taker(tracker.takes_gift)
         ctx.subscribe(TalkedToEvent, tracker.on_talked)
         ctx.subscribe(EntityRelocatedEvent, tracker.on_relocated)
         ctx.subscribe(DamageDealtEvent, tracker.on_damage)
