@@ -49,6 +49,8 @@ class LootEntry:
     chance: float = 1.0
     min_count: int = 1
     max_count: int = 1
+    #: At most this many of ``item`` in the world once it dropped (0: no limit).
+    max_exist: int = 0
 
 
 @dataclass

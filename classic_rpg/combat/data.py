@@ -156,6 +156,10 @@ class LootItemData(BaseModel):
     chance: float = Field(default=1.0, ge=0.0, le=1.0)
     #: How many drop: a number or [min, max].
     count: int | tuple[int, int] = 1
+    #: At most this many of the item in the whole world (carried, worn, lying
+    #: about, in any NPC): a named weapon stays one of a kind however often its
+    #: owner respawns. None: no limit.
+    max_exist: int | None = Field(default=None, ge=1)
 
     @property
     def count_range(self) -> tuple[int, int]:
@@ -165,7 +169,8 @@ class LootItemData(BaseModel):
 class LootData(RootModel[list[LootItemData]]):
     """The ``loot:`` section of an NPC entry: what it drops when it dies.
 
-    ``loot: [{item: rusty_sword, chance: 0.5}, {item: coin_pouch, count: [1, 3]}]``
+    ``loot: [{item: rusty_sword, chance: 0.5}, {item: coin_pouch, count: [1, 3]}]``;
+    ``{item: kral_axe, max_exist: 1}`` drops only while no other exists.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -185,7 +190,9 @@ def apply_loot(ctx: ExtensionContext, value: LootData) -> None:
     entries = []
     for line in value.root:
         low, high = line.count_range
-        entries.append(LootEntry(qualify(ctx.pack, line.item), line.chance, low, high))
+        entries.append(
+            LootEntry(qualify(ctx.pack, line.item), line.chance, low, high, line.max_exist or 0)
+        )
     ctx.world.add_component(ctx.entity_id, LootTable(entries))
 
 

@@ -22,6 +22,7 @@ from classic_rpg.characters.levels import Progression, send_status
 from classic_rpg.combat.components import (
     CombatProfile,
     CombatRules,
+    LootEntry,
     LootTable,
     PendingRespawn,
     SpawnPoint,
@@ -59,6 +60,20 @@ class DeathHost(WorldPort, EventsPort, ClockPort, ServicesPort, SessionsPort, Ra
     the seeded random source (loot rolls)."""
 
 
+def room_for(entry: LootEntry, items: ItemFactory) -> int:
+    """How many of ``entry``'s item may still drop: its ``max_exist`` less what the
+    world already has (a one-of-a-kind weapon), or no limit."""
+    if not entry.max_exist:
+        return entry.max_count
+    return max(0, entry.max_exist - items.existing(entry.item))
+
+
+def can_drop(entry: LootEntry, template: str, items: ItemFactory) -> bool:
+    """Whether killing the entry's owner may drop ``template`` now (quests and the
+    simulation's bots ask, so neither counts on an axe that cannot fall)."""
+    return entry.item == template and entry.chance > 0 and room_for(entry, items) > 0
+
+
 def handle_death(engine: DeathHost, event: EntityDiedEvent) -> None:
     """The death rules, given to CombatService as its ``on_death`` handler: it has
     already stopped the fights and emitted ``event``."""
@@ -84,7 +99,10 @@ def _npc_death(engine: DeathHost, victim: UUID, killer: UUID | None, room: str) 
         for entry in table.entries if table is not None else []:
             if engine.random.random() >= entry.chance:
                 continue
-            for _ in range(engine.random.randint(entry.min_count, entry.max_count)):
+            count = min(
+                engine.random.randint(entry.min_count, entry.max_count), room_for(entry, items)
+            )
+            for _ in range(count):
                 try:
                     item = items.spawn(entry.item, room=room)
                 except LookupError:

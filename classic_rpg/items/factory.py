@@ -97,6 +97,11 @@ class ItemFactory:
         marker = self.world.try_component(item, Item)
         return marker.template if marker is not None else ""
 
+    def existing(self, template: str) -> int:
+        """How many items of ``template`` exist in the whole world (wherever they
+        are). Walks every item: for the rare question of a one-of-a-kind drop."""
+        return sum(1 for _, marker in self.world.each(Item) if marker.template == template)
+
     def count(self, holder: UUID, template: str, include_worn: bool = True) -> int:
         """How many items of ``template`` the holder has (quests' COLLECT checks)."""
         items = self.all_items(holder) if include_worn else self.carried(holder)

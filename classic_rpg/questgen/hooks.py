@@ -13,9 +13,11 @@ from uuid import UUID
 
 from classic_rpg.combat.components import CombatRules, LootTable, PendingRespawn
 from classic_rpg.combat.data import LootData
+from classic_rpg.combat.death import can_drop
 from classic_rpg.components import Health
 from classic_rpg.items.components import HeldBy, ItemStats
 from classic_rpg.items.data import ItemStatsData
+from classic_rpg.items.factory import ItemFactory
 from classic_rpg.questgen.challenge import LevelChallenge
 from classic_rpg.questgen.convert import registration_meta, to_quest_model
 from maid_engine.ecs import World
@@ -102,11 +104,13 @@ class RpgHooks:
         return bool(self.droppers(template))
 
     def droppers(self, template: str) -> list[UUID]:
-        """The living NPCs whose loot table can drop ``template``."""
+        """The living NPCs whose loot table can drop ``template`` (not a
+        one-of-a-kind item the world already has)."""
+        items = self.engine.services.get(ItemFactory)
         return [
             uid
             for uid, table in self.world.each(LootTable)
-            if any(e.item == template and e.chance > 0 for e in table.entries) and self.alive(uid)
+            if any(can_drop(e, template, items) for e in table.entries) and self.alive(uid)
         ]
 
     def pick_reward_items(
@@ -151,10 +155,16 @@ class RpgHooks:
             if isinstance(loot, LootData):
                 pack = npc.partition(":")[0]
                 if any(
-                    line.chance > 0 and qualify(pack, line.item) == template for line in loot.root
+                    line.chance > 0
+                    and qualify(pack, line.item) == template
+                    and (line.max_exist is None or self._existing(template) < line.max_exist)
+                    for line in loot.root
                 ):
                     return True
         return False
+
+    def _existing(self, template: str) -> int:
+        return self.engine.services.get(ItemFactory).existing(template)
 
     def _due_templates(self) -> set[str]:
         """The NPC templates with a respawn scheduled and not held back."""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from classic_rpg.combat.components import CombatRules, Fighting, LootTable, PendingRespawn
+from classic_rpg.combat.death import can_drop
 from classic_rpg.components import Health
 from classic_rpg.items.components import ItemStats
 from classic_rpg.items.factory import ItemFactory
@@ -361,7 +362,7 @@ class Planner:
         droppers = [
             uid
             for uid, table in self.world.each(LootTable)
-            if any(e.item == template and e.chance > 0 for e in table.entries)
+            if any(can_drop(e, template, self.items) for e in table.entries)
         ]
         dropper = self.nearest(bot, droppers)
         if dropper is not None:

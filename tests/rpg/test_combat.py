@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from uuid import UUID
 
+import pytest
 from kits.engines import items_of, npcs, ws_of
 from kits.heroes import Recorder, make_strong, new_character, place
+from pydantic import ValidationError
 
-from classic_rpg.combat.components import Fighting, PendingRespawn
+from classic_rpg.combat.components import Fighting, LootEntry, LootTable, PendingRespawn
+from classic_rpg.combat.data import LootItemData
 from classic_rpg.combat.service import CombatService
 from classic_rpg.components import CharacterStats, Health
 from classic_rpg.events import CombatStartedEvent, DamageDealtEvent, VitalsChangedEvent
@@ -117,6 +120,32 @@ async def test_npc_death_loot_experience_gold_and_destruction(engine: GameEngine
     assert "A giant rat falls to the ground, dead." in text
     assert "A giant rat drops a bandit insignia and a lump of iron ore (x2)." in text
     assert "You gain 30 experience for killing a giant rat." in text
+
+
+async def test_loot_of_a_kind_the_world_has_enough_of_does_not_drop(engine: GameEngine) -> None:
+    # A named weapon stays one of a kind however often its owner respawns: an entry
+    # with max_exist drops only as many as keep that many in the world.
+    hero = new_character(engine)
+    make_strong(engine, hero, dexterity=16)
+    place(engine, hero, FIELD)
+    rat = the(engine, "rpgtest:rat")
+    engine.world.add_component(rat, LootTable([LootEntry("rpgtest:ore", 1.0, 2, 2, max_exist=3)]))
+    items = items_of(engine)
+    items.spawn("rpgtest:ore", holder=hero)
+    items.spawn("rpgtest:ore", room=CAMP)
+    assert items.existing("rpgtest:ore") == 2
+    rec = Recorder(engine, EntityDestroyedEvent)
+    await cmd(engine, hero, "kill rat")
+    await run_until(engine, lambda: bool(rec.of(EntityDestroyedEvent)))
+    on_floor = [items.template_of(i) for i in ws_of(engine).items_in(FIELD)]
+    assert on_floor == ["rpgtest:ore"]  # two rolled, one allowed
+    assert items.existing("rpgtest:ore") == 3
+    assert "A giant rat drops a lump of iron ore." in session_for(engine, hero).text()
+    # The data section reads it, and a limit below one is a data error.
+    entry = LootItemData.model_validate({"item": "kral_axe", "max_exist": 1})
+    assert entry.max_exist == 1
+    with pytest.raises(ValidationError):
+        LootItemData.model_validate({"item": "kral_axe", "max_exist": 0})
 
 
 async def test_npc_respawns_as_a_new_entity_after_its_delay(engine: GameEngine) -> None:
