@@ -110,6 +110,10 @@ def heal(engine: HealHost, uid: UUID, amount: int) -> int:
     return gained
 
 
+#: Told to a resting or sleeping character once their health and mana are full.
+FULLY_RESTED = "You feel fully rested. (Type 'stand' to get up.)"
+
+
 class RegenSystem(System):
     """Every ``interval`` real seconds (the engine's monotonic clock: a player
     waits the same whatever the time scale), everyone not fighting regains 5% of
@@ -186,6 +190,10 @@ class RegenSystem(System):
                 mana is None or mana.current >= mana.maximum
             ):
                 full.append(uid)
+                if uid in changed and factor > 1:
+                    # Whoever lay down to recover is told it is done: the prompt
+                    # alone would leave them resting on, not knowing.
+                    engine.sessions.send_to(uid, FULLY_RESTED)
         self._wounded.difference_update(full)
         for uid in changed:
             self.engine.events.emit(VitalsChangedEvent(uid))

@@ -11,6 +11,7 @@ from kits.heroes import make_strong, new_character, place
 from rpg.rpgkit import make_engine
 
 from classic_rpg.characters.posture import Posture, Stance
+from classic_rpg.characters.vitals import FULLY_RESTED
 from classic_rpg.combat.components import Fighting, Wimpy
 from classic_rpg.combat.service import CombatService
 from classic_rpg.components import CharacterStats, Health
@@ -240,3 +241,19 @@ async def test_resting_and_sleeping_heal_faster_in_real_seconds(engine: GameEngi
     await engine.run_ticks(10)  # one share: 5% of 100, twice resting, three times asleep
     gains = [engine.world.get_component(u, Health).current - 1 for u in (stander, rester, sleeper)]
     assert gains == [5, 10, 15]
+
+
+async def test_a_rester_is_told_once_they_are_full(engine: GameEngine) -> None:
+    stander, rester, sleeper = (new_character(engine, n) for n in ("Ann", "Bea", "Cal"))
+    for uid in (stander, rester, sleeper):
+        place(engine, uid, SQUARE)
+        engine.world.add_component(uid, Health(85, 100))
+    await cmd(engine, rester, "rest")
+    await cmd(engine, sleeper, "sleep")
+    await engine.run_ticks(1)
+    await engine.run_ticks(10)  # resting +10, asleep +15: only the sleeper is full
+    told = [FULLY_RESTED in session_for(engine, u).sent for u in (stander, rester, sleeper)]
+    assert told == [False, False, True]
+    await engine.run_ticks(10)  # the rester fills up; the stander (85 + 10) does not
+    told = [session_for(engine, u).sent.count(FULLY_RESTED) for u in (stander, rester, sleeper)]
+    assert told == [0, 1, 1]
