@@ -19,7 +19,7 @@ from classic_rpg.items.select import group_names, select
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_stdlib.world.components import NPC, Item
-from maid_stdlib.world.look import name_of
+from maid_stdlib.world.look import find_detail, name_of
 from maid_stdlib.world.movement import here
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize, join_words
@@ -62,6 +62,10 @@ def get(ctx: CommandContext) -> None:
         other = ws.find_in_room(room, wanted, viewer=actor)
         if other is not None:
             raise CommandError(f"You cannot pick up {name_of(ws, other)}.")
+        if find_detail(ws, room, wanted) is not None:
+            # Scenery the room describes ('look horn' shows it): there, but not a thing
+            # to carry off.
+            raise CommandError("You cannot take that: it is part of the place.")
         raise CommandError(f"You do not see '{wanted}' here.")
     picked: list[UUID] = []
     full = False

@@ -31,6 +31,7 @@ async def test_guide_help_topics_search_and_suggestions(
     out = flat(await client.create("Orla", "quiet-harbour-7"))
     assert "New here? A short guide" in out
     assert "A good start: walk north up Watch Street to the Guard Post" in out
+    assert "lost? back to the village square (not in a fight)" in out
     assert "New here?" not in await client.command("look")
     combat = flat(await client.command("help combat"))
     assert combat.startswith("Fighting (help combat)")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from kits.engines import items_of, npcs, ws_of
+from kits.engines import hamlet_engine, items_of, npcs, ws_of
 from kits.heroes import Recorder, new_character, place
 
 from classic_rpg.components import CharacterStats, Equipment, Health, Inventory
@@ -293,3 +295,16 @@ async def test_look_finds_what_you_carry_and_answers_to_plurals(engine: GameEngi
     assert (await cmd(engine, hero, "look draughts")).startswith("|cA healing draught|n")
     assert await cmd(engine, hero, "look unicorns") == "You do not see 'unicorns' here."
 
+
+async def test_scenery_the_room_describes_cannot_be_taken(tmp_path: Path) -> None:
+    # 'look trough' shows the green's trough (a detail of the room): 'get trough'
+    # says it is part of the place instead of that there is no such thing.
+    engine = hamlet_engine(tmp_path, rpg=True)
+    async with engine.lifespan():
+        hero = new_character(engine)
+        ws_of(engine).move(hero, "hamlet:green")
+        assert "drowned leaf" in await cmd(engine, hero, "look trough")
+        assert await cmd(engine, hero, "get trough") == (
+            "You cannot take that: it is part of the place."
+        )
+        assert await cmd(engine, hero, "get dragon") == "You do not see 'dragon' here."
