@@ -50,7 +50,7 @@ async def test_quest_log_lists_objectives_progress_locks_and_hints(engine: GameE
     assert "Given by the elder; turn in to the elder." in out
     out = plain(await cmd(engine, hero, "quest wolf"))  # by the start of the title
     assert "Wolf Trouble  [offered]" in out
-    assert "Reward: 40 experience, 15 gold, 1 item(s)." in out
+    assert "Reward: 40 experience, 15 gold, a silver ring." in out
     assert "You have no quest number 7" in await cmd(engine, hero, "quest 7")
     assert "You have no quest 'dragons'" in await cmd(engine, hero, "quest dragons")
 

@@ -8,6 +8,7 @@ ordinary greeting runs.
 
 from __future__ import annotations
 
+from collections import Counter
 from uuid import UUID
 
 from classic_rpg.characters.components import Dialogue
@@ -17,6 +18,7 @@ from classic_rpg.systems.quests.errors import QuestError
 from classic_rpg.systems.quests.grading import PYRRHIC_DURATION_FACTOR, required_ratio
 from classic_rpg.systems.quests.handles import handle_word, match_handle
 from classic_rpg.systems.quests.manager import QuestManager
+from classic_rpg.systems.quests.matching import template_name
 from classic_rpg.systems.quests.models import Quest, QuestObjective
 from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog
 from maid_engine.commands import Command, CommandContext, CommandError, command
@@ -204,6 +206,13 @@ def level_needed(manager: QuestManager, quest: Quest, character: UUID) -> int | 
     return quest.level_requirement if level < quest.level_requirement else None
 
 
+def reward_items(manager: QuestManager, templates: list[str]) -> list[str]:
+    """The reward's items by name ("a copper ring", "a healing draught (x2)"): a
+    count of "item(s)" told the player nothing about what they would get."""
+    counts = Counter(template_name(manager.engine, t) or "something" for t in templates)
+    return [name if n == 1 else f"{name} (x{n})" for name, n in counts.items()]
+
+
 def describe(
     manager: QuestManager,
     quest: Quest,
@@ -243,7 +252,7 @@ def describe(
         r = quest.rewards
         parts = [f"{r.experience} experience"] if r.experience else []
         parts += [f"{r.gold} gold"] if r.gold else []
-        parts += [f"{len(r.item_template_ids)} item(s)"] if r.item_template_ids else []
+        parts += reward_items(manager, r.item_template_ids)
         if parts:
             lines.append("Reward: " + ", ".join(parts) + ".")
     return lines
