@@ -161,10 +161,10 @@ async def test_kill_by_entity_id_and_by_keyword(engine: GameEngine) -> None:
     assert state(engine, hero) is QuestState.COMPLETED
 
 
-async def test_collect_counts_pickups_and_what_is_already_carried(engine: GameEngine) -> None:
+async def hero_collecting_pelts(engine: GameEngine, count: int) -> UUID:
+    """A new character carrying one pelt, who has taken a quest to collect ``count``."""
     hero = new_character(engine)
-    items = engine.services.get(ItemFactory)
-    items.spawn("qtest:pelt", holder=hero)
+    engine.services.get(ItemFactory).spawn("qtest:pelt", holder=hero)
     await start(
         engine,
         hero,
@@ -174,10 +174,15 @@ async def test_collect_counts_pickups_and_what_is_already_carried(engine: GameEn
                 "objective_id": "pelts",
                 "objective_type": "collect",
                 "item_template": "qtest:pelt",
-                "target_count": 3,
+                "target_count": count,
             },
         ),
     )
+    return hero
+
+
+async def test_collect_counts_pickups_and_what_is_already_carried(engine: GameEngine) -> None:
+    hero = await hero_collecting_pelts(engine, 3)
     assert progress(engine, hero, "pelts").count == 1  # already carried at acceptance
     place(engine, hero, "yard")
     await cmd(engine, hero, "get pelt")
@@ -224,22 +229,8 @@ async def test_deliver_needs_the_item_given_to_the_recipient(engine: GameEngine)
 async def test_what_a_quest_collects_is_kept_when_given_to_its_giver(engine: GameEngine) -> None:
     # Collecting counts what the hero carries: handing it to the one who asked for
     # it would undo the objective, so it is turned down, saying what to do instead.
-    hero = new_character(engine)
+    hero = await hero_collecting_pelts(engine, 2)
     items = engine.services.get(ItemFactory)
-    items.spawn("qtest:pelt", holder=hero)
-    await start(
-        engine,
-        hero,
-        quest(
-            "test-quest",
-            {
-                "objective_id": "pelts",
-                "objective_type": "collect",
-                "item_template": "qtest:pelt",
-                "target_count": 2,
-            },
-        ),
-    )
     assert await cmd(engine, hero, "give pelt to elder") == (
         "Keep it: 'Test Quest' counts what you carry. Talk to the elder once you have all of it."
     )

@@ -227,13 +227,19 @@ async def test_no_rest_or_sleep_in_a_fight_and_an_attack_wakes(engine: GameEngin
     assert engine.world.has_component(sleeper, Fighting)
 
 
-async def test_resting_and_sleeping_heal_faster_in_real_seconds(engine: GameEngine) -> None:
+async def stander_rester_sleeper(engine: GameEngine, health: int) -> tuple[UUID, UUID, UUID]:
+    """Three in the square at ``health`` of 100: one standing, one resting, one asleep."""
     stander, rester, sleeper = (new_character(engine, n) for n in ("Ann", "Bea", "Cal"))
     for uid in (stander, rester, sleeper):
         place(engine, uid, SQUARE)
-        engine.world.add_component(uid, Health(1, 100))
+        engine.world.add_component(uid, Health(health, 100))
     await cmd(engine, rester, "rest")
     await cmd(engine, sleeper, "sleep")
+    return stander, rester, sleeper
+
+
+async def test_resting_and_sleeping_heal_faster_in_real_seconds(engine: GameEngine) -> None:
+    stander, rester, sleeper = await stander_rester_sleeper(engine, 1)
     assert isinstance(engine.clock, ManualClock)
     engine.clock.game_time += 100_000.0  # game time alone heals nobody
     await engine.run_ticks(1)
@@ -244,16 +250,11 @@ async def test_resting_and_sleeping_heal_faster_in_real_seconds(engine: GameEngi
 
 
 async def test_a_rester_is_told_once_they_are_full(engine: GameEngine) -> None:
-    stander, rester, sleeper = (new_character(engine, n) for n in ("Ann", "Bea", "Cal"))
-    for uid in (stander, rester, sleeper):
-        place(engine, uid, SQUARE)
-        engine.world.add_component(uid, Health(85, 100))
-    await cmd(engine, rester, "rest")
-    await cmd(engine, sleeper, "sleep")
+    stander, rester, sleeper = await stander_rester_sleeper(engine, 85)
     await engine.run_ticks(1)
     await engine.run_ticks(10)  # resting +10, asleep +15: only the sleeper is full
-    told = [FULLY_RESTED in session_for(engine, u).sent for u in (stander, rester, sleeper)]
-    assert told == [False, False, True]
+    told = [session_for(engine, u).sent.count(FULLY_RESTED) for u in (stander, rester, sleeper)]
+    assert told == [0, 0, 1]
     await engine.run_ticks(10)  # the rester fills up; the stander (85 + 10) does not
     told = [session_for(engine, u).sent.count(FULLY_RESTED) for u in (stander, rester, sleeper)]
     assert told == [0, 1, 1]
