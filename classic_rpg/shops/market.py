@@ -25,8 +25,10 @@ from maid_stdlib.living import LivingWorld, NeedsComponent, SupplyRoutes
 from maid_stdlib.living.conditions import Evaluation
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.loader import WorldData
+from maid_stdlib.world.look import name_of
 from maid_stdlib.world.schema import ThingSpec
 from maid_stdlib.world.service import WorldService
+from maid_stdlib.world.text import capitalize
 
 if TYPE_CHECKING:
     from maid_engine.ecs import World
@@ -205,6 +207,22 @@ class Market:
     def is_material(self, shop: Shop, template: str) -> bool:
         """Bought to be worked (a rule naming a resource), not to be sold on."""
         return any(r.template == template and r.resource for r in shop.buys)
+
+    def gift_answer(self, giver: UUID, receiver: UUID, template: str) -> str | None:
+        """The items' GiftTaker for shopkeepers: one given what it buys says it
+        would rather buy it (a player handing goods to a keeper means to sell
+        them); anything else is no business of the shop's."""
+        shop = self.world.try_component(receiver, Shop)
+        if shop is None:
+            return None
+        items = self.items
+        item = next((i for i in items.carried(giver) if items.template_of(i) == template), None)
+        if item is None or self.rule_for(shop, item) is None:
+            return None
+        ws: WorldService = self.engine.services.get(WorldService)
+        keywords = ws.keywords_of(item)
+        what = keywords[0] if keywords else "it"
+        return f"{capitalize(name_of(ws, receiver))} would rather buy it: type 'sell {what}'."
 
     # -- the list ------------------------------------------------------------------------
     def goods(self, keeper: UUID, shop: Shop) -> list[Goods]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
+from classic_rpg.items.gifts import Gifts
 from classic_rpg.rules import RulesPlugin
 from classic_rpg.shops import commands
 from classic_rpg.shops.data import register_shop_data
@@ -39,5 +40,6 @@ class ShopsPlugin(ContentPack):
                 return "a quest of yours needs it" if template in needed else None
 
             market.keep_guards.append(for_a_quest)
+        ctx.service(Gifts).add_taker(market.gift_answer)
         ctx.add_system(RestockSystem())
         ctx.add_commands(commands.COMMANDS)

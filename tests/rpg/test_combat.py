@@ -142,10 +142,10 @@ async def test_loot_of_a_kind_the_world_has_enough_of_does_not_drop(engine: Game
     assert items.existing("rpgtest:ore") == 3
     assert "A giant rat drops a lump of iron ore." in session_for(engine, hero).text()
     # The data section reads it, and a limit below one is a data error.
-    entry = LootItemData.model_validate({"item": "kral_axe", "max_exist": 1})
+    entry = LootItemData.model_validate({"item": "old_blade", "max_exist": 1})
     assert entry.max_exist == 1
     with pytest.raises(ValidationError):
-        LootItemData.model_validate({"item": "kral_axe", "max_exist": 0})
+        LootItemData.model_validate({"item": "old_blade", "max_exist": 0})
 
 
 async def test_npc_respawns_as_a_new_entity_after_its_delay(engine: GameEngine) -> None:

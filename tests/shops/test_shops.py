@@ -137,6 +137,12 @@ async def test_value_and_sell_to_a_keeper_who_buys_it(engine: GameEngine) -> Non
     horn = items.spawn("hamlet:horn", holder=hero)
     rec = Recorder(engine, ItemSoldEvent)
     assert await cmd(engine, hero, "value pelt") == "Marta would give you 1 gold for a wolf pelt."
+    # Handing her what she buys is meant as a sale: she says how; the rest she has
+    # no use for.
+    assert await cmd(engine, hero, "give pelt to marta") == (
+        "Marta would rather buy it: type 'sell pelt'."
+    )
+    assert await cmd(engine, hero, "give horn to marta") == "Marta has no use for a warden's horn."
     assert await cmd(engine, hero, "sell horn") == "Marta doesn't buy that."
     assert await cmd(engine, hero, "sell pelt") == "You sell a wolf pelt to Marta for 1 gold."
     assert gold(engine, hero) == 1
