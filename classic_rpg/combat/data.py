@@ -170,7 +170,7 @@ class LootData(RootModel[list[LootItemData]]):
     """The ``loot:`` section of an NPC entry: what it drops when it dies.
 
     ``loot: [{item: rusty_sword, chance: 0.5}, {item: coin_pouch, count: [1, 3]}]``;
-    ``{item: kral_axe, max_exist: 1}`` drops only while no other exists.
+    ``{item: chiefs_axe, max_exist: 1}`` drops only while no other exists.
     """
 
     model_config = ConfigDict(frozen=True)

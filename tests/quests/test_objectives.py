@@ -480,3 +480,22 @@ async def test_the_tick_advances_only_quests_with_time_watchers(engine: GameEngi
     assert advanced
     assert set(advanced) == {"timed"}
     assert state(engine, hero, "limit-only") is QuestState.IN_PROGRESS
+
+
+async def test_what_a_quest_collects_is_to_be_turned_in_where_it_says(
+    engine: GameEngine,
+) -> None:
+    # Given by the elder, turned in to the smith: giving the elder a pelt points to
+    # the smith.
+    hero = new_character(engine)
+    engine.services.get(ItemFactory).spawn("qtest:pelt", holder=hero)
+    collect = {
+        "objective_id": "pelts",
+        "objective_type": "collect",
+        "item_template": "qtest:pelt",
+        "target_count": 2,
+    }
+    await start(engine, hero, quest("test-quest", collect, turn_in_npc_id=npc("smith")))
+    assert await cmd(engine, hero, "give pelt to elder") == (
+        "Keep it: 'Test Quest' counts what you carry. Talk to the smith once you have all of it."
+    )

@@ -458,7 +458,7 @@ class ObjectiveTracker:
                 for o in quest.objectives
             ):
                 continue
-            name = name_of(self._ws(), receiver)
+            name = name_of(self._ws(), quest.turn_in_npc or receiver)
             if entry.state is QuestState.COMPLETED:
                 return (
                     f"Keep it: '{quest.title}' only asks that you carry it. Talk to "
