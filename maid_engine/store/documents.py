@@ -3,18 +3,55 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeAlias
 
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from maid_engine.jsontext import dump_json
 from maid_engine.store import filters
 from maid_engine.store.connection import ConnectionSource
 from maid_engine.store.errors import CollectionNotFound
+from maid_engine.store.rows import RowStatement
 from maid_engine.store.schema import collections, documents, upsert_statement
+from maid_engine.turns import in_turns
+
+#: A document: JSON-ready objects, or its JSON text encoded already (UTF-8 bytes).
+Document: TypeAlias = dict[str, Any] | bytes
 
 # Keys per query of get_many: far below every backend's limit on bound parameters.
 _MANY_CHUNK = 500
+
+
+def _document_upsert(dialect: str) -> Any:
+    """Insert or replace a document whose data is bound as JSON text (encoded
+    already, so the driver's JSON type does not encode it again on the loop)."""
+    data: Any = sa.bindparam("b_data", type_=sa.Text())
+    if dialect == "postgresql":
+        data = sa.cast(data, JSONB)
+    insert = upsert_statement(dialect, documents).values(
+        collection=sa.bindparam("b_collection"), key=sa.bindparam("b_key"), data=data
+    )
+    return insert.on_conflict_do_update(
+        index_elements=[documents.c.collection, documents.c.key],
+        set_={
+            "data": insert.excluded.data,
+            # Literals: a bound 1 would be one more parameter in every row.
+            "version": documents.c.version + sa.literal_column("1"),
+            "updated_at": sa.func.current_timestamp(),
+        },
+    )
+
+
+_DOCUMENT_UPSERT = RowStatement(_document_upsert, ("b_collection", "b_key", "b_data"))
+
+# Built once: a statement made for every call costs its construction and its
+# cache key on the event loop each time (several hundred microseconds).
+_SELECT_MANY = sa.select(documents.c.key, documents.c.data).where(
+    documents.c.collection == sa.bindparam("b_collection"),
+    documents.c.key.in_(sa.bindparam("b_keys", expanding=True)),
+)
 
 
 def _check_name(what: str, value: object) -> None:
@@ -23,7 +60,11 @@ def _check_name(what: str, value: object) -> None:
 
 
 def _check_document(key: str, doc: object) -> None:
-    if not isinstance(doc, dict):
+    if isinstance(doc, bytes):
+        # Encoded already: a JSON object is all it can be (read back, it is a dict).
+        if not doc.lstrip().startswith(b"{"):
+            raise TypeError(f"document {key!r} must be the JSON text of an object")
+    elif not isinstance(doc, dict):
         raise TypeError(f"document {key!r} must be a dict, not {type(doc).__name__}")
 
 
@@ -62,32 +103,33 @@ class DocumentStore:
             await conn.execute(stmt, {"name": name})
         self._remember(name)
 
-    async def put(self, collection: str, key: str, doc: dict[str, Any]) -> None:
+    async def put(self, collection: str, key: str, doc: Document) -> None:
         """Insert or replace one document."""
         await self.put_many(collection, {key: doc})
 
-    async def put_many(self, collection: str, items: Mapping[str, dict[str, Any]]) -> None:
-        """Insert or replace several documents in one statement batch."""
+    async def put_many(self, collection: str, items: Mapping[str, Document]) -> None:
+        """Insert or replace several documents in one statement batch.
+
+        A document is a dict, or its JSON text already encoded (UTF-8 ``bytes`` of
+        a JSON object, written as it is). Dicts are encoded here, with the event
+        loop given its turns between documents (a memory flush or a seed queue
+        is hundreds of them). Raises ``ValueError`` (NaN, infinity) or
+        ``TypeError`` (not JSON, not a dict) for a document that cannot be
+        stored, before anything is sent.
+        """
         _check_name("collection name", collection)
-        rows: list[dict[str, Any]] = []
         for key, doc in items.items():
             _check_name("document key", key)
             _check_document(key, doc)
-            rows.append({"collection": collection, "key": key, "data": doc})
+        rows: list[tuple[str, str, str]] = []
+        async for key, doc in in_turns(list(items.items())):
+            rows.append(
+                (collection, key, doc.decode() if isinstance(doc, bytes) else dump_json(doc))
+            )
         async with self._connections.writing() as conn:
             await self._require(conn, collection)
-            if not rows:
-                return
-            insert = upsert_statement(conn.dialect.name, documents)
-            stmt = insert.on_conflict_do_update(
-                index_elements=[documents.c.collection, documents.c.key],
-                set_={
-                    "data": insert.excluded.data,
-                    "version": documents.c.version + 1,
-                    "updated_at": sa.func.current_timestamp(),
-                },
-            )
-            await conn.execute(stmt, rows)
+            if rows:
+                await _DOCUMENT_UPSERT.run(conn, rows)
 
     async def get(self, collection: str, key: str) -> dict[str, Any] | None:
         """The document, or None if there is none under ``key``."""
@@ -115,10 +157,8 @@ class DocumentStore:
             await self._require(conn, collection)
             for start in range(0, len(wanted), _MANY_CHUNK):
                 result = await conn.execute(
-                    sa.select(documents.c.key, documents.c.data).where(
-                        documents.c.collection == collection,
-                        documents.c.key.in_(wanted[start : start + _MANY_CHUNK]),
-                    )
+                    _SELECT_MANY,
+                    {"b_collection": collection, "b_keys": wanted[start : start + _MANY_CHUNK]},
                 )
                 found.update((key, data) for key, data in result if isinstance(data, dict))
         return found

@@ -3,39 +3,31 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from itertools import islice
-from typing import Any, TypeVar
+from typing import Any
 from uuid import UUID
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from maid_engine.jsontext import ComponentData, dump_json
 from maid_engine.store.connection import ConnectionSource
-from maid_engine.store.errors import StoreError
+from maid_engine.store.rows import RowStatement, chunks
 from maid_engine.store.schema import components, entities, upsert_statement
 
 # Keeps IN (...) lists well below the bound-parameter limits of both backends.
 _DELETE_CHUNK = 500
-# Rows per statement: a statement's rows are made on the event loop (about 1 ms for
-# 1,000 at a normal machine speed), and between two statements the loop serves
-# everything else (the first checkpoint of a big world is over 100,000 rows).
-_ROW_CHUNK = 1000
 # Encoding yields to the loop after this much work: a row counts its JSON text
 # plus a fixed cost per call (most rows are small, so the calls dominate). About
-# 2 ms of encoding at a normal machine speed.
-ENCODE_SLICE = 128 * 1024
+# half a millisecond of encoding at a normal machine speed.
+ENCODE_SLICE = 32 * 1024
 _ROW_COST = 500
 # A row already encoded (a checkpoint stages its rows as JSON text) is only
 # passed on: about a twelfth of an encoding call. A busy checkpoint hands over
 # thousands of them, a millisecond and more in one go if they did not count.
 _KEPT_COST = 40
-
-_T = TypeVar("_T")
 
 
 async def encode_upserts(
@@ -88,13 +80,6 @@ class EntityChangeSet:
 
     def is_empty(self) -> bool:
         return not (self.upserts or self.removed or self.destroyed)
-
-
-def _chunks(items: Iterable[_T], size: int) -> Iterator[list[_T]]:
-    """``items`` in lists of ``size`` (the last one shorter), taken as they come."""
-    it = iter(items)
-    while chunk := list(islice(it, size)):
-        yield chunk
 
 
 def _check(changes: EntityChangeSet) -> None:
@@ -171,7 +156,7 @@ class EntityStore:
             await _COMPONENT_DELETE.run(conn, ((str(e), t) for e, t in set(changes.removed)))
         if changes.destroyed:
             ids = sorted({str(e) for e in changes.destroyed})
-            for chunk in _chunks(ids, _DELETE_CHUNK):
+            for chunk in chunks(ids, _DELETE_CHUNK):
                 # ON DELETE CASCADE would do on its own; deleting components
                 # explicitly keeps this correct even where foreign keys are off.
                 await conn.execute(sa.delete(components).where(components.c.entity_id.in_(chunk)))
@@ -186,43 +171,6 @@ def _component_rows(
         entity = str(entity_id)
         for type_name, data in comps.items():
             yield entity, type_name, data.decode() if isinstance(data, bytes) else dump_json(data)
-
-
-class _RowStatement:
-    """A statement run for many rows, handed to the driver as its own SQL with the
-    rows as tuples (``exec_driver_sql``).
-
-    Through SQLAlchemy's ``execute`` each row's dict becomes the driver's
-    parameters on the event loop, about 3 ms per 1,000 rows at a normal machine
-    speed, in one go per statement: a checkpoint's write stopped the loop that long
-    once per statement. The driver binds tuples itself (aiosqlite in its thread,
-    asyncpg in its C code). Both drivers the store uses take positional
-    parameters, in the order ``params`` names them.
-    """
-
-    def __init__(self, build: Callable[[str], Any], params: tuple[str, ...]) -> None:
-        self._build = build
-        self._params = params
-        self._sql: dict[tuple[str, str], str] = {}
-
-    def sql(self, dialect: Dialect) -> str:
-        key = (dialect.name, dialect.paramstyle)
-        cached = self._sql.get(key)
-        if cached is None:
-            compiled = self._build(dialect.name).compile(dialect=dialect)
-            order = tuple(compiled.positiontup or ())
-            if order != self._params:
-                raise StoreError(
-                    f"the {dialect.name} driver binds {order or dialect.paramstyle!r}, "
-                    f"not the positional {self._params!r} this statement's rows are made for"
-                )
-            cached = self._sql[key] = str(compiled)
-        return cached
-
-    async def run(self, conn: AsyncConnection, rows: Iterable[tuple[str, ...]]) -> None:
-        sql = self.sql(conn.dialect)
-        for chunk in _chunks(rows, _ROW_CHUNK):
-            await conn.exec_driver_sql(sql, chunk)
 
 
 def _new_entity(dialect: str) -> Any:
@@ -256,6 +204,6 @@ def _component_delete(_dialect: str) -> Any:
     )
 
 
-_NEW_ENTITY = _RowStatement(_new_entity, ("b_id",))
-_COMPONENT_UPSERT = _RowStatement(_component_upsert, ("b_entity", "b_type", "b_data"))
-_COMPONENT_DELETE = _RowStatement(_component_delete, ("b_entity", "b_type"))
+_NEW_ENTITY = RowStatement(_new_entity, ("b_id",))
+_COMPONENT_UPSERT = RowStatement(_component_upsert, ("b_entity", "b_type", "b_data"))
+_COMPONENT_DELETE = RowStatement(_component_delete, ("b_entity", "b_type"))

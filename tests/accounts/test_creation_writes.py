@@ -21,10 +21,16 @@ from maid_engine.store.roundtrips import RoundTripCounter
 # Database round trips of one `create <name> <password>` (connection checkouts with
 # their ping, statements, commits, rollbacks, connection resets), measured: one
 # transaction reading the account documents again and writing the account, the
-# character's entity and components and the clock (9 on SQLite). Before the group
-# commit it was 42: the name read twice, the account, the character and the account
-# again each written alone. Raise this only knowingly: a login storm pays it 200 times.
+# character's entity and components and the clock (9 on SQLite; PostgreSQL's
+# connection is pinged at its checkout as well). Before the group commit it was 42:
+# the name read twice, the account, the character and the account again each
+# written alone. Raise this only knowingly: a login storm pays it 200 times.
 MAX_ROUND_TRIPS_PER_CREATION = 9
+
+
+def _most_round_trips(engine: GameEngine) -> int:
+    pinged = 1 if engine.store.dialect == "postgresql" else 0
+    return MAX_ROUND_TRIPS_PER_CREATION + pinged
 
 
 async def _started(tmp_path: Path, db_url: str) -> GameEngine:
@@ -45,7 +51,7 @@ async def test_one_creation_makes_few_round_trips(tmp_path: Path, db_url: str) -
         with RoundTripCounter(engine.store.sql_engine) as trips:
             out = await c.line(f"create Aldric {PASSWORD}")
         assert "Welcome, Aldric." in out
-        assert trips.total <= MAX_ROUND_TRIPS_PER_CREATION, (trips.kinds, trips.statements)
+        assert trips.total <= _most_round_trips(engine), (trips.kinds, trips.statements)
         # Exactly one write transaction, and it carried the account and the character.
         assert trips.kinds["commit"] == 1, trips.statements
         outside = Store(db_url)
@@ -69,7 +75,7 @@ async def test_a_new_character_from_the_menu_is_one_commit(tmp_path: Path) -> No
         assert account is not None
         with RoundTripCounter(engine.store.sql_engine) as trips:
             uid = await accounts.add_character(account, "Bryn")
-        assert trips.total <= MAX_ROUND_TRIPS_PER_CREATION, (trips.kinds, trips.statements)
+        assert trips.total <= _most_round_trips(engine), (trips.kinds, trips.statements)
         assert trips.kinds["commit"] == 1
         stored = await accounts.get("warmup")
         assert stored is not None
@@ -93,7 +99,7 @@ async def test_creations_at_once_share_commits(tmp_path: Path, db_url: str) -> N
         commits = accounts._writes.commits - commits_before
         assert 1 <= commits < len(names) // 2, commits
         assert trips.kinds["commit"] == commits
-        assert trips.total < len(names) * MAX_ROUND_TRIPS_PER_CREATION // 2
+        assert trips.total < len(names) * _most_round_trips(engine) // 2
         for name, (account, uid) in zip(names, made, strict=True):
             assert account.character_ids == [uid]
             stored = await accounts.get(name)

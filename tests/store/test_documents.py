@@ -306,3 +306,61 @@ async def test_get_many_reads_the_documents_that_exist(
         await store.documents.get_many("things", [""])
     with pytest.raises(CollectionNotFound):
         await store.documents.get_many("missing", ["k0"])
+
+
+async def test_a_document_encoded_already_is_written_as_it_is(store: Store) -> None:
+    docs = store.documents
+    await docs.ensure_collection("c")
+    await docs.put_many("c", {"a": b'{"name": "Ann", "tags": ["x"]}', "b": {"name": "Bo"}})
+    assert await docs.get("c", "a") == {"name": "Ann", "tags": ["x"]}
+    assert await docs.get_many("c", ["a", "b"]) == {
+        "a": {"name": "Ann", "tags": ["x"]},
+        "b": {"name": "Bo"},
+    }
+    # Text that is not a JSON object is refused before anything is sent, as a
+    # document that is not a dict is.
+    with pytest.raises(TypeError, match="JSON text of an object"):
+        await docs.put_many("c", {"d": {"fine": 1}, "e": b'["a", "list"]'})
+    assert await docs.keys("c") == ["a", "b"]
+
+
+async def test_writing_many_documents_gives_the_loop_turns_while_it_encodes(
+    store: Store,
+) -> None:
+    """A flush of hundreds of documents is encoded with the loop given its turns,
+    not in one go before the first statement (SQLite: the connection is taken
+    from the pool without a round trip, so every turn before it is encoding's)."""
+    if store.dialect != "sqlite":
+        pytest.skip("PostgreSQL pings the connection it takes: a turn of its own")
+    from sqlalchemy import event
+
+    docs = store.documents
+    await docs.ensure_collection("c")
+    await docs.put("c", "warm", {})  # a connection in the pool
+    checked_out = False
+
+    def on_checkout(*_args: Any) -> None:
+        nonlocal checked_out
+        checked_out = True
+
+    turns_before = 0
+
+    async def watch() -> None:
+        nonlocal turns_before
+        while not checked_out:
+            turns_before += 1
+            await asyncio.sleep(0)
+
+    pool = store.sql_engine.sync_engine.pool
+    event.listen(pool, "checkout", on_checkout)
+    try:
+        watcher = asyncio.create_task(watch())
+        await asyncio.sleep(0)
+        turns_before = 0
+        body = {"text": "x" * 2000, "numbers": list(range(200))}
+        await docs.put_many("c", {f"k{i}": dict(body) for i in range(2000)})
+        await watcher
+    finally:
+        event.remove(pool, "checkout", on_checkout)
+    assert turns_before >= 2
+    assert await docs.count("c") == 2001

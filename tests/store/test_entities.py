@@ -15,6 +15,7 @@ from pg import ThrowawayPostgres
 
 from maid_engine.store import EntityChangeSet, Store, StoreError, StoreUnavailable
 from maid_engine.store.entities import encode_upserts
+from maid_engine.store.rows import ROW_CHUNK
 from maid_engine.store.schema import components, entities
 
 
@@ -241,7 +242,7 @@ async def test_a_writes_rows_go_to_the_driver_as_they_are_a_statement_at_a_time(
     store: Store,
 ) -> None:
     """The rows are bound by the driver (no SQLAlchemy parameter processing per row
-    on the event loop), at most ``_ROW_CHUNK`` per statement, and other tasks run
+    on the event loop), at most ``ROW_CHUNK`` per statement, and other tasks run
     between two statements."""
     ids = [uuid.uuid4() for _ in range(1200)]
     upserts: dict[UUID, dict[str, Any]] = {
@@ -267,14 +268,19 @@ async def test_a_writes_rows_go_to_the_driver_as_they_are_a_statement_at_a_time(
         finally:
             sa.event.remove(engine, "before_cursor_execute", before)
     writes = [row for row in seen if row[0].split()[0] in ("INSERT", "DELETE")]
+
+    def batches(what: str, total: int) -> list[tuple[str, int, bool]]:
+        sizes = [ROW_CHUNK] * (total // ROW_CHUNK) + (
+            [total % ROW_CHUNK] if total % ROW_CHUNK else []
+        )
+        return [(what, size, False) for size in sizes]
+
     assert [(what, rows, compiled) for what, rows, compiled, _ in writes] == [
-        ("INSERT INTO entities", 1000, False),
-        ("INSERT INTO entities", 200, False),
-        ("INSERT INTO components", 1000, False),
-        ("INSERT INTO components", 1000, False),
-        ("INSERT INTO components", 400, False),
+        *batches("INSERT INTO entities", 1200),
+        *batches("INSERT INTO components", 2400),
         ("DELETE FROM components", 5, False),
     ]
+    assert len(writes) > 4  # the rows did not all go in one statement each
     turns_seen = [t for *_, t in writes]
     assert turns_seen == sorted(set(turns_seen))  # the other task ran between any two
     loaded = await store.entities.load_all()
