@@ -33,8 +33,10 @@ from uuid import UUID
 from pydantic import TypeAdapter
 
 from maid_engine.ecs import System
+from maid_engine.jsontext import dump_json
 from maid_engine.logs import ThrottledLog
 from maid_engine.ports import ClockPort, RandomPort, StorePort
+from maid_engine.turns import in_turns
 from maid_stdlib.living.components import clamp_unit
 
 log = logging.getLogger("maid.living.memory")
@@ -300,9 +302,15 @@ class MemoryService:
                 return 0
             batch, self._dirty = self._dirty, {}
             self._last_flush = time.monotonic()
-            upserts = {str(k): memory_to_doc(m) for k, m in batch.items() if m is not None}
             deletes = [str(k) for k, m in batch.items() if m is None]
             try:
+                # Encoded a memory at a time, with the loop given its turns (a
+                # busy minute queues hundreds); a memory that changes meanwhile
+                # is queued again and written by the next flush.
+                upserts: dict[str, bytes] = {}
+                async for memory_id, memory in in_turns(list(batch.items())):
+                    if memory is not None:
+                        upserts[str(memory_id)] = dump_json(memory_to_doc(memory)).encode()
                 async with self.engine.store.atomic() as tx:
                     if upserts:
                         await tx.documents.put_many(COLLECTION, upserts)

@@ -24,13 +24,14 @@ import logging
 import uuid
 from collections import deque
 from collections.abc import Collection, Generator, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from math import ceil
-from typing import Any
 
 from maid_engine.ecs import System
 from maid_engine.events import EntityDestroyedEvent
+from maid_engine.jsontext import dump_json
 from maid_engine.logs import ThrottledLog
+from maid_engine.turns import in_turns
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.story.detectors import (
     DETECTION_UNITS,
@@ -464,9 +465,18 @@ class StorySignalSystem(System):
 
     # -- persistence ----------------------------------------------------------------
     async def save(self) -> None:
+        """Write the situations that hold. A busy world holds a thousand and more:
+        each is encoded on its own, with the loop given its turns between them, and
+        the document is written as the text they make. A situation that changes
+        meanwhile marks the system dirty again and is written by the next save."""
         self._dirty = False
-        doc: dict[str, Any] = {"situations": {k: asdict(s) for k, s in self.active.items()}}
         try:
+            parts: list[str] = []
+            async for key, situation in in_turns(list(self.active.items())):
+                # Its fields are flat (text and numbers): its __dict__ is asdict's
+                # result without asdict's recursive copy.
+                parts.append(f"{dump_json(key)}:{dump_json(vars(situation))}")
+            doc = ('{"situations":{' + ",".join(parts) + "}}").encode()
             await self.engine.store.documents.put(COLLECTION, _DOC, doc)
         except Exception:
             self._dirty = True

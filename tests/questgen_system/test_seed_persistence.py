@@ -133,19 +133,19 @@ async def test_a_write_puts_only_the_seeds_that_changed(tmp_path: Path, db_url: 
         second = seed_for(engine, "hollin", importance=0.4, threat_source="boars")
         system.enqueue(first)
         system.enqueue(second)
-        put, gone, _ = store.next_write()
+        put, gone, _ = await store.next_write()
         assert sorted(put) == sorted([QUEUE_KEY, seed_key(first.id), seed_key(second.id)])
         await store.save()
-        put, gone, _ = store.next_write()
+        put, gone, _ = await store.next_write()
         assert (list(put), gone) == ([QUEUE_KEY], [])
         second.attempt_count += 1
         queue = pipeline_of(engine).stages.queue
         queue.schedule_retry(second, engine.clock.game_time)
-        put, gone, _ = store.next_write()
+        put, gone, _ = await store.next_write()
         assert (sorted(put), gone) == (sorted([QUEUE_KEY, seed_key(second.id)]), [])
         await store.save()
         queue.withdraw(first)
-        put, gone, _ = store.next_write()
+        put, gone, _ = await store.next_write()
         assert (list(put), gone) == ([QUEUE_KEY], [seed_key(first.id)])
         assert put[QUEUE_KEY]["seeds"] == [str(second.id)]
         await store.save()

@@ -37,6 +37,7 @@ from pydantic_core import to_jsonable_python
 
 from maid_engine.logs import ThrottledLog
 from maid_engine.ports import ClockPort, StorePort
+from maid_engine.turns import in_turns
 from maid_stdlib.questgen.pipeline.queue import SeedQueue
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.signals import StoredSignal, StorySignalLike
@@ -163,14 +164,18 @@ class SeedStore:
         #: ``_stored`` (a format-1 queue read at startup has none).
         self._stale: set[str] = set()
 
-    def next_write(self) -> tuple[dict[str, dict[str, Any]], list[str], dict[UUID, Fields]]:
+    async def next_write(self) -> tuple[dict[str, dict[str, Any]], list[str], dict[UUID, Fields]]:
         """What the next write puts (the changed seeds' documents and ``queue``),
-        the seed documents it removes, and every seed's fields as written."""
+        the seed documents it removes, and every seed's fields as written.
+
+        A queue of hundreds of seeds is walked with the loop given its turns; a
+        seed that changes after its turn compares unequal to the fields recorded
+        here, and the queue's change count moves, so the next write takes it."""
         seeds, retry_at = self._queue.snapshot()
         stored = self._stored
         fields: dict[UUID, Fields] = {}
         put: dict[str, dict[str, Any]] = {}
-        for seed in seeds:
+        async for seed in in_turns(seeds):
             now = _fields_of(seed)
             fields[seed.id] = now
             if stored.get(seed.id) != now:
@@ -254,7 +259,7 @@ class SeedStore:
         changes = self._queue.changes
         if changes == self._written:
             return
-        put, gone, fields = self.next_write()
+        put, gone, fields = await self.next_write()
         async with self._host.store.atomic() as tx:
             await tx.documents.put_many(SEEDS_COLLECTION, put)
             for key in gone:
