@@ -86,11 +86,11 @@ def _tell_room(ctx: CommandContext, ws: WorldService, actor: UUID, room: str, te
     ws.message_room(room, f"{capitalize(name_of(ws, actor))} {text}", exclude=(actor,))
 
 
-@command("rest", category="general")
+@command("rest", aliases=("sit",), category="general")
 def rest(ctx: CommandContext) -> None:
     """Sit down and rest: health and mana come back twice as fast.
 
-    Usage: rest
+    Usage: rest     (or sit)
     You must stand up before you can walk away; an attack gets you on your feet.
     """
     ws, actor, room = here(ctx)

@@ -208,6 +208,8 @@ async def test_rest_sleep_wake_and_stand(engine: GameEngine) -> None:
     assert await cmd(engine, hero, "wake") == "You wake and stand up."
     assert "Alice wakes and stands up." in session_for(engine, bob).text()
     assert not engine.world.has_component(hero, Posture)
+    assert await cmd(engine, hero, "sit") == "You sit down and rest."
+    assert await cmd(engine, hero, "stand") == "You stand up."
     assert "The Road" in await cmd(engine, hero, "east")
 
 

@@ -211,7 +211,7 @@ async def test_bots_get_the_level_and_kit_of_their_style(tmp_path: Path) -> None
             assert engine.sessions.is_online(bot.uid)
         # The fighter's tier cap allows Kral's axe; the explorer's does not.
         assert pick_gear(engine, 2).weapon == "ironvale:kral_axe"
-        assert pick_gear(engine, 1).weapon == "ironvale:rusty_sword"
+        assert pick_gear(engine, 1).weapon == "ironvale:iron_shortsword"
         assert pick_gear(engine, 1).armour == ("ironvale:leather_armour",)
         assert pick_gear(engine, 1).potion == "ironvale:healing_draught"
 
