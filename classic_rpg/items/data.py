@@ -62,21 +62,23 @@ def check_item_stats(value: ItemStatsData, scope: CheckScope) -> Iterable[str]:
             yield "damage needs slot: weapon"
 
 
-def apply_item_stats(ctx: ExtensionContext, value: ItemStatsData) -> None:
+def stats_of(value: ItemStatsData) -> ItemStats:
+    """The component an item of this ``stats:`` section is spawned with."""
     low, high = value.damage if value.damage is not None else (0, 0)
-    ctx.world.add_component(
-        ctx.entity_id,
-        ItemStats(
-            tier=value.tier,
-            value=value.value,
-            slot=value.slot,
-            damage_min=low,
-            damage_max=high,
-            armor=value.armor,
-            stackable=value.stackable,
-            heal=value.heal,
-        ),
+    return ItemStats(
+        tier=value.tier,
+        value=value.value,
+        slot=value.slot,
+        damage_min=low,
+        damage_max=high,
+        armor=value.armor,
+        stackable=value.stackable,
+        heal=value.heal,
     )
+
+
+def apply_item_stats(ctx: ExtensionContext, value: ItemStatsData) -> None:
+    ctx.world.add_component(ctx.entity_id, stats_of(value))
 
 
 def register_item_data(data: WorldData, owner: str) -> None:

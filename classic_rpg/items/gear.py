@@ -16,7 +16,7 @@ from classic_rpg.items.select import group_names, select
 from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_engine.ecs import World
 from maid_engine.ports import ServicesPort, WorldPort
-from maid_stdlib.world.look import find_detail, name_of, render_entity
+from maid_stdlib.world.look import LookExtras, find_detail, name_of, render_entity
 from maid_stdlib.world.movement import here
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize
@@ -177,8 +177,11 @@ def remove(ctx: CommandContext) -> None:
 
 def item_lines(world: World, item: UUID) -> list[str]:
     stats = world.try_component(item, ItemStats)
-    if stats is None:
-        return []
+    return [] if stats is None else stats_lines(stats)
+
+
+def stats_lines(stats: ItemStats) -> list[str]:
+    """What ``examine`` tells of an item's rules: tier, value, slot, damage, armour."""
     parts = [
         f"|cTier:|n {stats.tier} ({TIER_NAMES.get(stats.tier, '?')})",
         f"|cValue:|n {stats.value} gold",
@@ -245,6 +248,8 @@ def examine(ctx: CommandContext) -> None:
         target = ws.find_in_room(room, wanted, viewer=actor)
     if target is None:
         detail = find_detail(ws, room, wanted)
+        if detail is None:
+            detail = ctx.service(LookExtras).describe(actor, wanted)
         if detail is not None:
             ctx.send(detail)
             return

@@ -8,13 +8,17 @@ from uuid import UUID
 from classic_rpg.characters.levels import send_status
 from classic_rpg.components import CharacterStats
 from classic_rpg.items.commands import not_carrying
+from classic_rpg.items.components import ItemStats
+from classic_rpg.items.data import stats_of
 from classic_rpg.items.factory import ItemFactory
+from classic_rpg.items.gear import stats_lines
 from classic_rpg.items.select import group_names, select
 from classic_rpg.shops.components import Shop
 from classic_rpg.shops.events import ItemBoughtEvent, ItemSoldEvent
 from classic_rpg.shops.market import Goods, Market
 from classic_rpg.shops.trade import Trade
 from maid_engine.commands import Command, CommandContext, CommandError, command
+from maid_engine.ports import ServicesPort
 from maid_stdlib.living import NeedsComponent, Wealth
 from maid_stdlib.text import join
 from maid_stdlib.world.look import name_of
@@ -67,7 +71,8 @@ def list_goods(ctx: CommandContext) -> None:
 
     Usage: list
     Prices follow the village's supply: when deliveries stop, goods get dear and
-    keepers pay more for what they are short of.
+    keepers pay more for what they are short of. 'look <item>' shows something on
+    the list before you buy it, beside what you use in its place.
     """
     _ws, actor, keeper, shop, who = _keeper(ctx)
     market = market_of(ctx)
@@ -131,6 +136,48 @@ def _find_goods(goods: list[Goods], wanted: str) -> Goods | None:
         if words and all(any(k.startswith(w) for k in keywords) for w in words):
             return g
     return None
+
+
+def describe_goods(engine: ServicesPort, viewer: UUID, wanted: str) -> str | None:
+    """What ``look``/``examine <goods>`` shows of something a keeper here sells: its
+    description and rules, its price and stock, and what the viewer uses in its
+    place, so a buyer can weigh it up before paying. None: nothing here sold as that."""
+    ws: WorldService = engine.services.get(WorldService)
+    market: Market = engine.services.get(Market)
+    room = ws.room_key_of(viewer)
+    found = market.keeper_in(room) if room is not None else None
+    if found is None:
+        return None
+    keeper, shop = found
+    goods = _find_goods(market.goods(keeper, shop), wanted)
+    if goods is None:
+        return None
+    description, data = market.template_look(goods.template)
+    name = capitalize(goods.name)
+    lines = [f"|c{name}|n", description.strip() or f"You see nothing special about {goods.name}."]
+    stats = stats_of(data) if data is not None else None
+    if stats is not None:
+        lines.extend(stats_lines(stats))
+    who = capitalize(name_of(ws, keeper))
+    have = f"{goods.count} in stock" if goods.count else "sold out just now"
+    lines.append(f"{who} sells it for {goods.price} gold ({have}).")
+    if stats is not None and stats.slot is not None:
+        items: ItemFactory = engine.services.get(ItemFactory)
+        used = items.equipped(viewer).get(stats.slot)
+        if used is None:
+            lines.append(f"You have nothing in its place ({stats.slot}).")
+        else:
+            lines.append(f"In its place you use {name_of(ws, used)}: {_rules_of(ws, used)}.")
+    return "\n".join(lines)
+
+
+def _rules_of(ws: WorldService, item: UUID) -> str:
+    stats = ws.world.try_component(item, ItemStats)
+    if stats is None:
+        return "nothing to compare"
+    if stats.is_weapon:
+        return f"damage {stats.damage_min}-{stats.damage_max}"
+    return f"armor {stats.armor}"
 
 
 @command("buy", category="shops")

@@ -148,6 +148,15 @@ class Market:
         stats = entry.extensions.get("stats") if entry is not None else None
         return stats.value if isinstance(stats, ItemStatsData) else 0
 
+    def template_look(self, template: str) -> tuple[str, ItemStatsData | None]:
+        """An item template's description and ``stats:`` (what a keeper's goods are
+        like before one is made by a sale)."""
+        entry = self.engine.services.get(WorldData).template(template, "item")
+        if entry is None or not isinstance(entry.spec, ThingSpec):
+            return "", None
+        stats = entry.extensions.get("stats")
+        return entry.spec.description, stats if isinstance(stats, ItemStatsData) else None
+
     def template_names(self, template: str) -> tuple[str, list[str]]:
         entry = self.engine.services.get(WorldData).template(template, "item")
         if entry is None or not isinstance(entry.spec, ThingSpec):

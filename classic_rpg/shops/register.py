@@ -2,7 +2,8 @@
 
 It adds the npc ``shop:`` data section, the ``Market`` service (goods and prices,
 read from the living world's supply when it is loaded), the RestockSystem (phase
-living) and the commands list, buy, sell and value. See docs/rpg.md, "Shops".
+living), the commands list, buy, sell and value, and `look`/`examine` of the goods on a
+keeper's list. See docs/rpg.md, "Shops".
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from classic_rpg.shops.system import RestockSystem
 from classic_rpg.systems.quests import QuestManager
 from maid_engine.content import ContentPack, PackContext
 from maid_stdlib.world.loader import WorldData
+from maid_stdlib.world.look import LookExtras
 
 __all__ = ["ShopsPlugin"]
 
@@ -41,5 +43,10 @@ class ShopsPlugin(ContentPack):
 
             market.keep_guards.append(for_a_quest)
         ctx.service(Gifts).add_taker(market.gift_answer)
+        engine = ctx.engine
+        # `look sword` in a shop: the keeper's goods are looked at before buying.
+        ctx.service(LookExtras).add_describer(
+            "shops", lambda viewer, wanted: commands.describe_goods(engine, viewer, wanted)
+        )
         ctx.add_system(RestockSystem())
         ctx.add_commands(commands.COMMANDS)

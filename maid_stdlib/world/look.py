@@ -382,6 +382,9 @@ def _grouped(world: World, entries: list[tuple[UUID, str]]) -> list[str]:
 LookExtra = Callable[[UUID, UUID | None], "Iterable[str] | str | None"]
 #: ``finder(viewer, wanted) -> entity`` that ``look <wanted>`` means, outside the room.
 LookFinder = Callable[[UUID, str], "UUID | None"]
+#: ``describer(viewer, wanted) -> text`` of something ``look <wanted>`` means that is
+#: no entity here (a shop's goods on its list), or None.
+LookDescriber = Callable[[UUID, str], "str | None"]
 
 
 class LookExtras:
@@ -394,6 +397,7 @@ class LookExtras:
     def __init__(self) -> None:
         self._extras: dict[str, LookExtra] = {}
         self._finders: dict[str, LookFinder] = {}
+        self._describers: dict[str, LookDescriber] = {}
 
     def add(self, key: str, provider: LookExtra) -> None:
         """Add a provider (or replace the one with the same key)."""
@@ -409,6 +413,19 @@ class LookExtras:
             found = self._finders[key](viewer, wanted)
             if found is not None:
                 return found
+        return None
+
+    def add_describer(self, key: str, describer: LookDescriber) -> None:
+        """Add (or replace) what ``look``/``examine <thing>`` asks last, when nothing
+        here, carried or in the room's scenery is called that: a rules layer's
+        things that are not entities (a keeper's goods, made when bought)."""
+        self._describers[key] = describer
+
+    def describe(self, viewer: UUID, wanted: str) -> str | None:
+        for key in sorted(self._describers):
+            text = self._describers[key](viewer, wanted)
+            if text is not None:
+                return text
         return None
 
     def remove(self, key: str) -> bool:

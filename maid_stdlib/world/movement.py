@@ -79,6 +79,8 @@ def look(ctx: CommandContext) -> None:
         ctx.send(_looked_at(ctx, ws, found, actor))
         return
     detail = find_detail(ws, room, target)
+    if detail is None:
+        detail = ctx.service(LookExtras).describe(actor, target)
     if detail is not None:
         ctx.send(detail)
         return

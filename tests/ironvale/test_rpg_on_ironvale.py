@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
@@ -154,3 +155,27 @@ async def test_a_newcomer_at_the_wagon_faces_one_scout_at_a_time(ironvale: GameE
     assert len(scouts) == 3
     assert len(fighters) == 1  # the other two hold back: the hero is no stronger than them
     assert world.get_component(fighters[0], Fighting).target == hero
+
+
+async def test_a_buyer_looks_at_a_keepers_goods_beside_what_they_use(
+    ironvale: GameEngine,
+) -> None:
+    """`look`/`examine` a sword on Gundrik's list before buying: what it is, its
+    damage, his price and stock, and the sword the buyer already wields."""
+    items = items_of(ironvale)
+    hero = new_character(ironvale)
+    place(ironvale, hero, "ironvale:smithy")
+    place(ironvale, npcs(ironvale, "ironvale:gundrik")[0], "ironvale:smithy")
+    out = await cmd(ironvale, hero, "look shortsword")
+    assert out.startswith("|cAn iron shortsword|n\nA plain shortsword of good bar iron")
+    assert "|cDamage:|n 2-6" in out
+    assert re.search(r"Gundrik sells it for \d+ gold \(1 in stock\)\.", out), out
+    assert "You have nothing in its place (weapon)." in out
+    items.equip(hero, items.spawn("ironvale:rusty_sword", holder=hero))
+    out = await cmd(ironvale, hero, "examine iron sword")
+    assert "In its place you use a rusty sword: damage 2-5." in out
+    # What the hero carries is looked at first: "sword" is their own.
+    assert "An iron shortsword" not in await cmd(ironvale, hero, "examine sword")
+    # Away from the shop the goods are not there to look at.
+    place(ironvale, hero, "ironvale:square")
+    assert "You do not see 'shortsword' here." in await cmd(ironvale, hero, "look shortsword")

@@ -6,6 +6,7 @@ are) and works flour brought to him into his stock; Marta sells cider at the inn
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from maid_stdlib.living import LivingWorld, NeedsComponent, Wealth
 from maid_stdlib.questgen.vocabulary import ObjectiveType
 from maid_stdlib.world.extensions import CheckScope
 from maid_stdlib.world.schema import Entry
+from maid_stdlib.world.service import WorldService
 
 
 @pytest.fixture
@@ -376,3 +378,23 @@ async def test_a_keeper_who_buys_anything_says_so_once(engine: GameEngine) -> No
     keep_at(engine, "marta", "hamlet:inn")
     shop(engine, "marta").buys[0].kind = "any"
     assert "Marta buys anything of value.\n" in await cmd(engine, hero, "list")
+
+
+async def test_goods_on_a_keepers_list_are_looked_at_before_buying(engine: GameEngine) -> None:
+    hero = rich(engine)
+    keep_at(engine, "marta", "hamlet:inn")
+    # The jug on the inn's table is a thing here: looked at first, as it is.
+    assert "Marta sells it" not in await cmd(engine, hero, "look cider")
+    items = items_of(engine)
+    for jug in engine.services.get(WorldService).items_in("hamlet:inn"):
+        if items.template_of(jug) == "hamlet:cider":
+            items.destroy(jug)
+    out = await cmd(engine, hero, "look cider")
+    assert out.startswith("|cA jug of cider|n\nCloudy and sharp")
+    assert "Drinking or eating it restores 5 health." in out
+    assert re.search(r"Marta sells it for \d+ gold \(3 in stock\)\.", out), out
+    assert "in its place" not in out.lower()  # nothing is worn or wielded as cider
+    assert "Marta sells it for" in await cmd(engine, hero, "examine cider")
+    # With the keeper away, the shelf is not there to look at.
+    keep_at(engine, "marta", "hamlet:green")
+    assert "You do not see 'cider' here." in await cmd(engine, hero, "look cider")
