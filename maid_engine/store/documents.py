@@ -6,14 +6,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TypeAlias
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from maid_engine.jsontext import dump_json
 from maid_engine.store import filters
 from maid_engine.store.connection import ConnectionSource
 from maid_engine.store.errors import CollectionNotFound
-from maid_engine.store.rows import RowStatement
+from maid_engine.store.rows import RowStatement, json_text
 from maid_engine.store.schema import collections, documents, upsert_statement
 from maid_engine.turns import in_turns
 
@@ -25,13 +24,9 @@ _MANY_CHUNK = 500
 
 
 def _document_upsert(dialect: str) -> Any:
-    """Insert or replace a document whose data is bound as JSON text (encoded
-    already, so the driver's JSON type does not encode it again on the loop)."""
-    data: Any = sa.bindparam("b_data", type_=sa.Text())
-    if dialect == "postgresql":
-        data = sa.cast(data, JSONB)
+    """Insert or replace a document whose data is bound as JSON text."""
     insert = upsert_statement(dialect, documents).values(
-        collection=sa.bindparam("b_collection"), key=sa.bindparam("b_key"), data=data
+        collection=sa.bindparam("b_collection"), key=sa.bindparam("b_key"), data=json_text(dialect)
     )
     return insert.on_conflict_do_update(
         index_elements=[documents.c.collection, documents.c.key],

@@ -9,12 +9,11 @@ from typing import Any
 from uuid import UUID
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from maid_engine.jsontext import ComponentData, dump_json
 from maid_engine.store.connection import ConnectionSource
-from maid_engine.store.rows import RowStatement, chunks
+from maid_engine.store.rows import RowStatement, chunks, json_text
 from maid_engine.store.schema import components, entities, upsert_statement
 
 # Keeps IN (...) lists well below the bound-parameter limits of both backends.
@@ -179,13 +178,9 @@ def _new_entity(dialect: str) -> Any:
 
 
 def _component_upsert(dialect: str) -> Any:
-    """Insert or replace a component row whose data is bound as JSON text (encoded
-    already, so the driver does not encode it again on the loop)."""
-    data: Any = sa.bindparam("b_data", type_=sa.Text())
-    if dialect == "postgresql":
-        data = sa.cast(data, JSONB)
+    """Insert or replace a component row whose data is bound as JSON text."""
     insert = upsert_statement(dialect, components).values(
-        entity_id=sa.bindparam("b_entity"), type=sa.bindparam("b_type"), data=data
+        entity_id=sa.bindparam("b_entity"), type=sa.bindparam("b_type"), data=json_text(dialect)
     )
     return insert.on_conflict_do_update(
         index_elements=[components.c.entity_id, components.c.type],

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import Any, TypeVar
 
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -27,6 +29,13 @@ from maid_engine.store.errors import StoreError
 ROW_CHUNK = 250
 
 _T = TypeVar("_T")
+
+
+def json_text(dialect: str, name: str = "b_data") -> Any:
+    """A parameter bound to JSON already encoded as text, so the driver's JSON type
+    does not encode it again on the loop; PostgreSQL's column is JSONB."""
+    data: Any = sa.bindparam(name, type_=sa.Text())
+    return sa.cast(data, JSONB) if dialect == "postgresql" else data
 
 
 def chunks(items: Iterable[_T], size: int) -> Iterator[list[_T]]:
