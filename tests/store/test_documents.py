@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -325,42 +326,46 @@ async def test_a_document_encoded_already_is_written_as_it_is(store: Store) -> N
 
 
 async def test_writing_many_documents_gives_the_loop_turns_while_it_encodes(
-    store: Store,
+    tmp_path: Path,
 ) -> None:
     """A flush of hundreds of documents is encoded with the loop given its turns,
-    not in one go before the first statement (SQLite: the connection is taken
-    from the pool without a round trip, so every turn before it is encoding's)."""
-    if store.dialect != "sqlite":
-        pytest.skip("PostgreSQL pings the connection it takes: a turn of its own")
+    not in one go before the first statement. On SQLite the connection is taken
+    from the pool without a round trip, so every turn before it is encoding's
+    (PostgreSQL pings the connection it takes: turns of its own, so not there)."""
     from sqlalchemy import event
 
-    docs = store.documents
-    await docs.ensure_collection("c")
-    await docs.put("c", "warm", {})  # a connection in the pool
-    checked_out = False
-
-    def on_checkout(*_args: Any) -> None:
-        nonlocal checked_out
-        checked_out = True
-
-    turns_before = 0
-
-    async def watch() -> None:
-        nonlocal turns_before
-        while not checked_out:
-            turns_before += 1
-            await asyncio.sleep(0)
-
-    pool = store.sql_engine.sync_engine.pool
-    event.listen(pool, "checkout", on_checkout)
+    store = Store(f"sqlite+aiosqlite:///{tmp_path / 'turns.db'}")
+    await store.open()
     try:
-        watcher = asyncio.create_task(watch())
-        await asyncio.sleep(0)
+        docs = store.documents
+        await docs.ensure_collection("c")
+        await docs.put("c", "warm", {})  # a connection in the pool
+        checked_out = False
+
+        def on_checkout(*_args: Any) -> None:
+            nonlocal checked_out
+            checked_out = True
+
         turns_before = 0
-        body = {"text": "x" * 2000, "numbers": list(range(200))}
-        await docs.put_many("c", {f"k{i}": dict(body) for i in range(2000)})
-        await watcher
+
+        async def watch() -> None:
+            nonlocal turns_before
+            while not checked_out:
+                turns_before += 1
+                await asyncio.sleep(0)
+
+        pool = store.sql_engine.sync_engine.pool
+        event.listen(pool, "checkout", on_checkout)
+        try:
+            watcher = asyncio.create_task(watch())
+            await asyncio.sleep(0)
+            turns_before = 0
+            body = {"text": "x" * 2000, "numbers": list(range(200))}
+            await docs.put_many("c", {f"k{i}": dict(body) for i in range(2000)})
+            await watcher
+        finally:
+            event.remove(pool, "checkout", on_checkout)
+        assert turns_before >= 2
+        assert await docs.count("c") == 2001
     finally:
-        event.remove(pool, "checkout", on_checkout)
-    assert turns_before >= 2
-    assert await docs.count("c") == 2001
+        await store.close()
