@@ -344,6 +344,16 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
             return
         super().begin_negotiation()
 
+    def _check_negotiation_timer(self) -> None:
+        # uvloop can hand a client's first bytes over before begin_negotiation runs; if
+        # they hold telnet commands, telnetlib3 checks (and may settle) the negotiation
+        # then and arms its timer, and begin_negotiation schedules another check
+        # without disarming that one. Whichever check comes after the settling would
+        # settle it again (InvalidStateError): a settled negotiation needs no check.
+        if self._waiter_connected.done():
+            return
+        super()._check_negotiation_timer()
+
     def begin_advanced_negotiation(self) -> None:
         if self._torn_down:
             return

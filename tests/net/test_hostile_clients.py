@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from functools import partial
@@ -39,6 +40,7 @@ Connect = Callable[..., Awaitable[Any]]
 MakeServer = Callable[..., Awaitable[TelnetServer]]
 
 IAC, SB, SE, TTYPE, GMCP = 255, 250, 240, 24, 201
+WONT, NEW_ENVIRON = 252, 39
 BASE = NetLimits(negotiation_timeout=0.3, stop_timeout=2.0)
 
 
@@ -491,3 +493,38 @@ async def test_an_address_paying_off_a_flood_cannot_reconnect_meanwhile(
     clock.now += 1.0  # the debt is paid
     await connect(server)
     await handler.session(1)
+
+
+# -- negotiation settled once ---------------------------------------------------------------
+
+
+def test_commands_sent_before_negotiation_begins_settle_it_once() -> None:
+    """uvloop reads a socket as soon as it is accepted, before telnetlib3's scheduled
+    start of negotiation: a client whose telnet commands are already waiting makes
+    telnetlib3 arm its negotiation timer twice, and the second timer used to settle the
+    finished negotiation again (InvalidStateError in the loop's log)."""
+    from net.conftest import FakeHandler
+
+    from maid_engine import loops
+
+    timeout = 0.05
+    errors: list[dict[str, Any]] = []
+
+    async def scenario() -> None:
+        asyncio.get_running_loop().set_exception_handler(lambda _loop, ctx: errors.append(ctx))
+        handler = FakeHandler()
+        limits = NetLimits(negotiation_timeout=timeout, stop_timeout=2.0)
+        server = TelnetServer(handler, host="127.0.0.1", port=0, limits=limits)
+        await server.start()
+        try:
+            # Connected and written before the server's loop accepts the connection.
+            with socket.create_connection((server.host, server.port)) as raw:
+                raw.sendall(bytes([IAC, WONT, TTYPE, IAC, WONT, NEW_ENVIRON]))
+                await handler.session()
+                # Past the moment every negotiation timer of this connection was due.
+                await asyncio.sleep(timeout * 3)
+        finally:
+            await server.stop()
+
+    loops.run(scenario(), "uvloop")
+    assert errors == []
