@@ -4,6 +4,7 @@ in flight when the server stopped (their seeds come back and are built again).""
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
@@ -147,7 +148,7 @@ async def test_a_write_puts_only_the_seeds_that_changed(tmp_path: Path, db_url: 
         queue.withdraw(first)
         put, gone, _ = await store.next_write()
         assert (list(put), gone) == ([QUEUE_KEY], [seed_key(first.id)])
-        assert put[QUEUE_KEY]["seeds"] == [str(second.id)]
+        assert json.loads(put[QUEUE_KEY])["seeds"] == [str(second.id)]
         await store.save()
         keys = await engine.store.documents.keys(SEEDS_COLLECTION)
         assert sorted(keys) == sorted([QUEUE_KEY, seed_key(second.id)])
@@ -155,6 +156,56 @@ async def test_a_write_puts_only_the_seeds_that_changed(tmp_path: Path, db_url: 
     async with engine.lifespan():
         (back,) = questgen_of(engine).pending_seeds()
         assert (back.id, back.attempt_count) == (second.id, second.attempt_count)
+
+
+async def test_a_write_is_encoded_before_it_begins_and_signals_once(
+    tmp_path: Path, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The documents reach the store encoded (nothing is encoded while the write's
+    transaction holds the database), and a seed's signals, most of a compound
+    seed's document, are encoded again only when they are other signals."""
+    from maid_stdlib.questgen.pipeline import seed_store as module
+
+    encoded: list[object] = []
+    real = module._signal_document
+
+    def counting(signal: object) -> dict[str, object]:
+        encoded.append(signal)
+        return real(signal)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(module, "_signal_document", counting)
+    engine = make_engine(tmp_path, quiet=True, db_url=db_url, config=WAITING)
+    async with engine.lifespan():
+        await ticks(engine)
+        store = pipeline_of(engine).stages.seed_store
+        await store.save()
+        seed = seed_for(engine, "hollin", importance=0.5, threat_source="wolves")
+        questgen_of(engine).enqueue(seed)
+        put, _, _ = await store.next_write()
+        assert all(isinstance(doc, bytes) for doc in put.values())
+        monkeypatch.setattr(module, "_signal_document", real)
+        assert json.loads(put[seed_key(seed.id)]) == seed_to_document(seed)
+        monkeypatch.setattr(module, "_signal_document", counting)
+        await store.save()
+        assert len(encoded) == 1  # once, though two writes were made up
+        encoded.clear()
+
+        seed.attempt_count += 1
+        pipeline_of(engine).stages.queue.schedule_retry(seed, engine.clock.game_time)
+        await store.save()
+        assert encoded == []
+        doc = await engine.store.documents.get(SEEDS_COLLECTION, seed_key(seed.id))
+        assert doc is not None
+        assert doc["attempt_count"] == seed.attempt_count
+        assert [s["signal_type"] for s in doc["source_signals"]] == ["TEST"]
+
+        seed.source_signals = [*seed.source_signals, StorySignal("MORE", 0.3)]
+        pipeline_of(engine).stages.queue.schedule_retry(seed, engine.clock.game_time)
+        await store.save()
+        assert len(encoded) == 2
+        doc = await engine.store.documents.get(SEEDS_COLLECTION, seed_key(seed.id))
+        assert doc is not None
+        assert [s["signal_type"] for s in doc["source_signals"]] == ["TEST", "MORE"]
 
 
 async def test_a_queue_written_whole_by_the_version_before_still_loads(

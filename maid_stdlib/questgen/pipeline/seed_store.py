@@ -35,6 +35,7 @@ from uuid import UUID
 from pydantic import BaseModel, TypeAdapter, ValidationError, create_model
 from pydantic_core import to_jsonable_python
 
+from maid_engine.jsontext import dump_json
 from maid_engine.logs import ThrottledLog
 from maid_engine.ports import ClockPort, StorePort
 from maid_engine.turns import in_turns
@@ -107,12 +108,18 @@ def _signal_document(signal: StorySignalLike) -> dict[str, Any]:
     }
 
 
+def _fields_document(seed: QuestSeed) -> dict[str, Any]:
+    """The JSON-ready document of ``seed`` but its signals."""
+    values = {f.name: getattr(seed, f.name) for f in dataclasses.fields(QuestSeed)}
+    del values["source_signals"]
+    doc: dict[str, Any] = to_jsonable_python(_SEED_MODEL(**values).model_dump(mode="json"))
+    return doc
+
+
 def seed_to_document(seed: QuestSeed) -> dict[str, Any]:
     """The JSON-ready document of ``seed``, its signals included."""
-    values = {f.name: getattr(seed, f.name) for f in dataclasses.fields(QuestSeed)}
-    signals = values.pop("source_signals")
-    doc: dict[str, Any] = to_jsonable_python(_SEED_MODEL(**values).model_dump(mode="json"))
-    doc["source_signals"] = [_signal_document(s) for s in signals]
+    doc = _fields_document(seed)
+    doc["source_signals"] = [_signal_document(s) for s in seed.source_signals]
     return doc
 
 
@@ -142,6 +149,10 @@ def _fields_of(seed: QuestSeed) -> Fields:
     return tuple([list(v) if isinstance(v, list) else v for v in map(held.__getitem__, _FIELDS)])
 
 
+def _same_items(held: list[StorySignalLike], now: list[StorySignalLike]) -> bool:
+    return len(held) == len(now) and all(a is b for a, b in zip(held, now, strict=True))
+
+
 def seed_key(seed_id: UUID | str) -> str:
     """The key of a seed's own document."""
     return f"{SEED_KEY_PREFIX}{seed_id}"
@@ -163,29 +174,51 @@ class SeedStore:
         #: Stored seed documents to remove at the next write that are not in
         #: ``_stored`` (a format-1 queue read at startup has none).
         self._stale: set[str] = set()
+        #: seed id -> its signals and their JSON text. A compound seed's signals
+        #: are most of its document (milliseconds to encode) and stay as they were
+        #: while its attempts and retries move.
+        self._signals: dict[UUID, tuple[list[StorySignalLike], str]] = {}
 
-    async def next_write(self) -> tuple[dict[str, dict[str, Any]], list[str], dict[UUID, Fields]]:
-        """What the next write puts (the changed seeds' documents and ``queue``),
-        the seed documents it removes, and every seed's fields as written.
+    def _encode(self, seed: QuestSeed) -> bytes:
+        """The seed's document as UTF-8 JSON, its signals' part reused while they
+        are the same signals (a seed's signals are not changed in place)."""
+        signals = seed.source_signals
+        cached = self._signals.get(seed.id)
+        if cached is None or not _same_items(cached[0], signals):
+            cached = (list(signals), dump_json([_signal_document(s) for s in signals]))
+            self._signals[seed.id] = cached
+        head = dump_json(_fields_document(seed))
+        # The fields' object, reopened for one more member: a seed has fields, so
+        # the object is never empty.
+        return f'{head[:-1]},"source_signals":{cached[1]}}}'.encode()
 
-        A queue of hundreds of seeds is walked with the loop given its turns; a
-        seed that changes after its turn compares unequal to the fields recorded
-        here, and the queue's change count moves, so the next write takes it."""
+    async def next_write(self) -> tuple[dict[str, bytes], list[str], dict[UUID, Fields]]:
+        """What the next write puts (the changed seeds' documents and ``queue``,
+        encoded), the seed documents it removes, and every seed's fields as written.
+
+        A queue of hundreds of seeds is walked and encoded with the loop given its
+        turns, before the write's transaction begins (SQLite's write lock is not
+        held across them); a seed that changes after its turn compares unequal to
+        the fields recorded here, and the queue's change count moves, so the next
+        write takes it."""
         seeds, retry_at = self._queue.snapshot()
         stored = self._stored
         fields: dict[UUID, Fields] = {}
-        put: dict[str, dict[str, Any]] = {}
+        put: dict[str, bytes] = {}
         async for seed in in_turns(seeds):
             now = _fields_of(seed)
             fields[seed.id] = now
             if stored.get(seed.id) != now:
-                put[seed_key(seed.id)] = seed_to_document(seed)
+                put[seed_key(seed.id)] = self._encode(seed)
+        for uid in [uid for uid in self._signals if uid not in fields]:
+            del self._signals[uid]
         gone = sorted({seed_key(uid) for uid in stored if uid not in fields} | self._stale)
-        put[QUEUE_KEY] = {
+        queue = {
             "format": FORMAT,
             "seeds": [str(s.id) for s in seeds],
             "retry_at": {str(k): v for k, v in retry_at.items()},
         }
+        put[QUEUE_KEY] = dump_json(queue).encode()
         return put, gone, fields
 
     async def load(self) -> int:
