@@ -108,7 +108,7 @@ def _buys_text(market: Market, shop: Shop) -> str:
         if rule.kind:
             words.append(kinds.get(rule.kind, rule.kind))
         elif rule.template:
-            words.append(market.template_names(rule.template)[0])
+            words.append(market.item_template(rule.template).name)
     if "anything of value" in words:
         # Worthless things (a bandit's rag, a crawler's mandible) are refused.
         return "anything of value"
@@ -152,10 +152,13 @@ def describe_goods(engine: ServicesPort, viewer: UUID, wanted: str) -> str | Non
     goods = _find_goods(market.goods(keeper, shop), wanted)
     if goods is None:
         return None
-    description, data = market.template_look(goods.template)
+    made = market.item_template(goods.template)
     name = capitalize(goods.name)
-    lines = [f"|c{name}|n", description.strip() or f"You see nothing special about {goods.name}."]
-    stats = stats_of(data) if data is not None else None
+    lines = [
+        f"|c{name}|n",
+        made.description.strip() or f"You see nothing special about {goods.name}.",
+    ]
+    stats = stats_of(made.stats) if made.stats is not None else None
     if stats is not None:
         lines.extend(stats_lines(stats))
     who = capitalize(name_of(ws, keeper))

@@ -42,6 +42,21 @@ class MarketHost(WorldPort, ServicesPort, ClockPort, Protocol):
     supply (through services), and game time for the supply's state."""
 
 
+@dataclass(frozen=True)
+class ItemTemplate:
+    """An item template as a keeper's list shows it: a template the world data
+    does not know is shown by its key's name, and is worth nothing."""
+
+    name: str
+    keywords: list[str] = field(default_factory=list)
+    description: str = ""
+    stats: ItemStatsData | None = None
+
+    @property
+    def value(self) -> int:
+        return self.stats.value if self.stats is not None else 0
+
+
 @dataclass
 class Goods:
     """One line of a keeper's list: a kind of item with its price and how many."""
@@ -143,25 +158,17 @@ class Market:
         return 0.0 if need is None else min(1.0, max(0.0, 1.0 - need))
 
     # -- item templates ------------------------------------------------------------------
-    def template_value(self, template: str) -> int:
+    def item_template(self, template: str) -> ItemTemplate:
+        """What the item ``template`` makes, before one is made by a sale."""
         entry = self.engine.services.get(WorldData).template(template, "item")
-        stats = entry.extensions.get("stats") if entry is not None else None
-        return stats.value if isinstance(stats, ItemStatsData) else 0
-
-    def template_look(self, template: str) -> tuple[str, ItemStatsData | None]:
-        """An item template's description and ``stats:`` (what a keeper's goods are
-        like before one is made by a sale)."""
-        entry = self.engine.services.get(WorldData).template(template, "item")
-        if entry is None or not isinstance(entry.spec, ThingSpec):
-            return "", None
+        if entry is None:
+            return ItemTemplate(template.partition(":")[2] or template)
         stats = entry.extensions.get("stats")
-        return entry.spec.description, stats if isinstance(stats, ItemStatsData) else None
-
-    def template_names(self, template: str) -> tuple[str, list[str]]:
-        entry = self.engine.services.get(WorldData).template(template, "item")
-        if entry is None or not isinstance(entry.spec, ThingSpec):
-            return template.partition(":")[2] or template, []
-        return entry.spec.name, list(entry.spec.keywords)
+        data = stats if isinstance(stats, ItemStatsData) else None
+        spec = entry.spec
+        if not isinstance(spec, ThingSpec):
+            return ItemTemplate(template.partition(":")[2] or template, stats=data)
+        return ItemTemplate(spec.name, list(spec.keywords), spec.description, data)
 
     # -- prices --------------------------------------------------------------------------
     def _line(self, shop: Shop, template: str) -> StockLine | None:
@@ -175,7 +182,7 @@ class Market:
 
     def selling_price(self, keeper: UUID, shop: Shop, template: str) -> int:
         """What the keeper asks for one ``template``."""
-        value = max(1, self.template_value(template))
+        value = max(1, self.item_template(template).value)
         factor = shop.markup * (
             1.0 + shop.surge * self.scarcity(keeper, self._resource_of(shop, template))
         )
@@ -239,9 +246,11 @@ class Market:
         then what players sold it, but not the materials it works."""
         out: dict[str, Goods] = {}
         for line in shop.stock:
-            name, keywords = self.template_names(line.template)
+            made = self.item_template(line.template)
             price = self.selling_price(keeper, shop, line.template)
-            out[line.template] = Goods(line.template, name, keywords, price, in_stock=line.count)
+            out[line.template] = Goods(
+                line.template, made.name, made.keywords, price, in_stock=line.count
+            )
         carried = set(self.items.carried(keeper))
         for item in shop.bought:
             if item not in carried:
@@ -251,9 +260,9 @@ class Market:
                 continue
             goods = out.get(template)
             if goods is None:
-                name, keywords = self.template_names(template)
+                made = self.item_template(template)
                 price = self.selling_price(keeper, shop, template)
-                goods = out[template] = Goods(template, name, keywords, price)
+                goods = out[template] = Goods(template, made.name, made.keywords, price)
             goods.carried.append(item)
         return list(out.values())
 
