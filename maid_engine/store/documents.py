@@ -25,8 +25,14 @@ _MANY_CHUNK = 500
 
 def _document_upsert(dialect: str) -> Any:
     """Insert or replace a document whose data is bound as JSON text."""
+    data = json_text(dialect)
+    if dialect == "sqlite":
+        # PostgreSQL's JSONB refuses text that is not JSON; SQLite's json() does too
+        # (in the driver's thread, off the loop), so a document handed over encoded
+        # is never stored broken on either.
+        data = sa.func.json(data)
     insert = upsert_statement(dialect, documents).values(
-        collection=sa.bindparam("b_collection"), key=sa.bindparam("b_key"), data=json_text(dialect)
+        collection=sa.bindparam("b_collection"), key=sa.bindparam("b_key"), data=data
     )
     return insert.on_conflict_do_update(
         index_elements=[documents.c.collection, documents.c.key],
@@ -106,11 +112,13 @@ class DocumentStore:
         """Insert or replace several documents in one statement batch.
 
         A document is a dict, or its JSON text already encoded (UTF-8 ``bytes`` of
-        a JSON object, written as it is). Dicts are encoded here, with the event
-        loop given its turns between documents (a memory flush or a seed queue
-        is hundreds of them). Raises ``ValueError`` (NaN, infinity) or
-        ``TypeError`` (not JSON, not a dict) for a document that cannot be
-        stored, before anything is sent.
+        a JSON object, parsed by the database alone). Dicts are encoded here, with
+        the event loop given its turns between documents (a memory flush or a seed
+        queue is hundreds of them). Raises ``ValueError`` (NaN, infinity) or
+        ``TypeError`` (not JSON, not a dict, bytes not of an object) for a document
+        that cannot be stored, before anything is sent; ``StoreError`` when the
+        database finds encoded text is not JSON (then nothing of the call is
+        written).
         """
         _check_name("collection name", collection)
         for key, doc in items.items():

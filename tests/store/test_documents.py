@@ -323,6 +323,12 @@ async def test_a_document_encoded_already_is_written_as_it_is(store: Store) -> N
     with pytest.raises(TypeError, match="JSON text of an object"):
         await docs.put_many("c", {"d": {"fine": 1}, "e": b'["a", "list"]'})
     assert await docs.keys("c") == ["a", "b"]
+    # Nor is text that is not JSON at all stored (the database refuses it): the
+    # whole call fails, and the documents before it in the call are not written.
+    with pytest.raises(StoreError):
+        await docs.put_many("c", {"d": {"fine": 1}, "e": b'{"cut": "sho'})
+    assert await docs.keys("c") == ["a", "b"]
+    assert await docs.get("c", "a") == {"name": "Ann", "tags": ["x"]}
 
 
 async def test_writing_many_documents_gives_the_loop_turns_while_it_encodes(
