@@ -163,7 +163,7 @@ async def test_a_write_is_encoded_before_it_begins_and_signals_once(
 ) -> None:
     """The documents reach the store encoded (nothing is encoded while the write's
     transaction holds the database), and a seed's signals, most of a compound
-    seed's document, are encoded again only when they are other signals."""
+    seed's document, are each encoded once."""
     from maid_stdlib.questgen.pipeline import seed_store as module
 
     encoded: list[object] = []
@@ -199,13 +199,19 @@ async def test_a_write_is_encoded_before_it_begins_and_signals_once(
         assert doc["attempt_count"] == seed.attempt_count
         assert [s["signal_type"] for s in doc["source_signals"]] == ["TEST"]
 
-        seed.source_signals = [*seed.source_signals, StorySignal("MORE", 0.3)]
+        # A signal joining the seed is the only one encoded.
+        more = StorySignal("MORE", 0.3)
+        seed.source_signals = [*seed.source_signals, more]
         pipeline_of(engine).stages.queue.schedule_retry(seed, engine.clock.game_time)
         await store.save()
-        assert len(encoded) == 2
+        assert encoded == [more]
         doc = await engine.store.documents.get(SEEDS_COLLECTION, seed_key(seed.id))
         assert doc is not None
         assert [s["signal_type"] for s in doc["source_signals"]] == ["TEST", "MORE"]
+        # The text of a seed's signals goes with the seed.
+        pipeline_of(engine).stages.queue.withdraw(seed)
+        await store.save()
+        assert store._signal_text == {}
 
 
 async def test_a_queue_written_whole_by_the_version_before_still_loads(

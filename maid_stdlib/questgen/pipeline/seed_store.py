@@ -149,10 +149,6 @@ def _fields_of(seed: QuestSeed) -> Fields:
     return tuple([list(v) if isinstance(v, list) else v for v in map(held.__getitem__, _FIELDS)])
 
 
-def _same_items(held: list[StorySignalLike], now: list[StorySignalLike]) -> bool:
-    return len(held) == len(now) and all(a is b for a, b in zip(held, now, strict=True))
-
-
 def seed_key(seed_id: UUID | str) -> str:
     """The key of a seed's own document."""
     return f"{SEED_KEY_PREFIX}{seed_id}"
@@ -174,23 +170,28 @@ class SeedStore:
         #: Stored seed documents to remove at the next write that are not in
         #: ``_stored`` (a format-1 queue read at startup has none).
         self._stale: set[str] = set()
-        #: seed id -> its signals and their JSON text. A compound seed's signals
-        #: are most of its document (milliseconds to encode) and stay as they were
-        #: while its attempts and retries move.
-        self._signals: dict[UUID, tuple[list[StorySignalLike], str]] = {}
+        #: id() of a signal of a queued seed -> the signal and its JSON text. A
+        #: compound seed's signals are most of its document (each a few hundred
+        #: people and its context, up to half a millisecond to encode), and are
+        #: the same objects while its attempts and retries move and new signals
+        #: join it; the signal is held so its id() is not reused meanwhile.
+        self._signal_text: dict[int, tuple[StorySignalLike, str]] = {}
 
-    def _encode(self, seed: QuestSeed) -> bytes:
-        """The seed's document as UTF-8 JSON, its signals' part reused while they
-        are the same signals (a seed's signals are not changed in place)."""
-        signals = seed.source_signals
-        cached = self._signals.get(seed.id)
-        if cached is None or not _same_items(cached[0], signals):
-            cached = (list(signals), dump_json([_signal_document(s) for s in signals]))
-            self._signals[seed.id] = cached
+    async def _encode(self, seed: QuestSeed) -> bytes:
+        """The seed's document as UTF-8 JSON, each signal's part encoded once (a
+        seed's signals are not changed in place), with the loop given its turns
+        between signals not encoded before."""
+        cache = self._signal_text
+        texts: list[str] = []
+        async for signal in in_turns(seed.source_signals):
+            held = cache.get(id(signal))
+            if held is None or held[0] is not signal:
+                held = cache[id(signal)] = (signal, dump_json(_signal_document(signal)))
+            texts.append(held[1])
         head = dump_json(_fields_document(seed))
         # The fields' object, reopened for one more member: a seed has fields, so
         # the object is never empty.
-        return f'{head[:-1]},"source_signals":{cached[1]}}}'.encode()
+        return f'{head[:-1]},"source_signals":[{",".join(texts)}]}}'.encode()
 
     async def next_write(self) -> tuple[dict[str, bytes], list[str], dict[UUID, Fields]]:
         """What the next write puts (the changed seeds' documents and ``queue``,
@@ -209,9 +210,11 @@ class SeedStore:
             now = _fields_of(seed)
             fields[seed.id] = now
             if stored.get(seed.id) != now:
-                put[seed_key(seed.id)] = self._encode(seed)
-        for uid in [uid for uid in self._signals if uid not in fields]:
-            del self._signals[uid]
+                put[seed_key(seed.id)] = await self._encode(seed)
+        # Only the signals of seeds still queued are worth keeping.
+        queued = {id(signal) for seed in seeds for signal in seed.source_signals}
+        for gone_id in [i for i in self._signal_text if i not in queued]:
+            del self._signal_text[gone_id]
         gone = sorted({seed_key(uid) for uid in stored if uid not in fields} | self._stale)
         queue = {
             "format": FORMAT,
