@@ -13,7 +13,7 @@ from quests.questkit import npc, place, progress, quest, start, state
 from classic_rpg.items.factory import ItemFactory
 from classic_rpg.systems.quests import QuestError
 from maid_engine.engine import GameEngine
-from maid_engine.testing import cmd
+from maid_engine.testing import cmd, session_for
 from maid_stdlib.questgen.events import QuestFailedEvent, QuestProgressEvent
 from maid_stdlib.questgen.vocabulary import QuestState
 from maid_stdlib.world import WorldService
@@ -232,7 +232,8 @@ async def test_what_a_quest_collects_is_kept_when_given_to_its_giver(engine: Gam
     hero = await hero_collecting_pelts(engine, 2)
     items = engine.services.get(ItemFactory)
     assert await cmd(engine, hero, "give pelt to elder") == (
-        "Keep it: 'Test Quest' counts what you carry. Talk to the elder once you have all of it."
+        "Keep it for now: 'Test Quest' counts what you carry. Talk to the elder once you "
+        "have all of it, and it is handed over then."
     )
     assert progress(engine, hero, "pelts").count == 1
     items.spawn("qtest:pelt", holder=hero)
@@ -241,7 +242,8 @@ async def test_what_a_quest_collects_is_kept_when_given_to_its_giver(engine: Gam
     assert state(engine, hero) is QuestState.COMPLETED
     place(engine, hero, "hall")
     assert await cmd(engine, hero, "give all.pelt to elder") == (
-        "Keep it: 'Test Quest' only asks that you carry it. Talk to the elder to turn the quest in."
+        "Keep it for now: talk to the elder to turn in 'Test Quest', and all you gathered "
+        "is handed over then."
     )
     assert items.count(hero, "qtest:pelt") == 3
     assert state(engine, hero) is QuestState.COMPLETED
@@ -497,5 +499,44 @@ async def test_what_a_quest_collects_is_to_be_turned_in_where_it_says(
     }
     await start(engine, hero, quest("test-quest", collect, turn_in_npc_id=npc("smith")))
     assert await cmd(engine, hero, "give pelt to elder") == (
-        "Keep it: 'Test Quest' counts what you carry. Talk to the smith once you have all of it."
+        "Keep it for now: 'Test Quest' counts what you carry. Talk to the smith once you "
+        "have all of it, and it is handed over then."
     )
+
+
+async def test_the_turn_in_hands_over_what_was_gathered(engine: GameEngine) -> None:
+    hero = await hero_collecting_pelts(engine, 2)
+    items = engine.services.get(ItemFactory)
+    items.spawn("qtest:pelt", holder=hero)
+    items.spawn("qtest:pelt", holder=hero)  # one more than asked for
+    qm(engine).objectives.recount(hero, "qtest:pelt")
+    assert state(engine, hero) is QuestState.COMPLETED
+    place(engine, hero, "hall")
+    watcher = new_character(engine, "Watcher")
+    place(engine, watcher, "hall")
+    seen = session_for(engine, watcher)
+    out = await cmd(engine, hero, "talk elder")
+    assert "You hand a wolf pelt (x2) to the elder." in out
+    assert state(engine, hero) is QuestState.TURNED_IN
+    assert items.count(hero, "qtest:pelt") == 1
+    assert items.count(npc("elder"), "qtest:pelt") == 2
+    assert "hands a wolf pelt (x2) to the elder." in seen.text()
+
+
+async def test_a_turn_in_without_what_was_gathered_is_refused(engine: GameEngine) -> None:
+    hero = await hero_collecting_pelts(engine, 2)
+    place(engine, hero, "yard")
+    await cmd(engine, hero, "get pelt")
+    assert state(engine, hero) is QuestState.COMPLETED
+    await cmd(engine, hero, "drop pelt")
+    place(engine, hero, "hall")
+    with pytest.raises(QuestError) as refused:
+        await qm(engine).turn_in_quest(hero, "test-quest")
+    assert str(refused.value) == (
+        "The elder wants what you gathered for 'Test Quest': 2 wolf pelts. "
+        "You have 1 of them with you."
+    )
+    items = engine.services.get(ItemFactory)
+    assert state(engine, hero) is QuestState.COMPLETED
+    assert items.count(hero, "qtest:pelt") == 1
+    assert items.count(npc("elder"), "qtest:pelt") == 0

@@ -9,9 +9,10 @@ from uuid import UUID
 import pytest
 from kits.engines import qm
 from kits.heroes import new_character
-from quests.questkit import make_engine, place, quest, start, state
+from quests.questkit import make_engine, npc, place, quest, start, state
 
 from classic_rpg.components import CharacterStats, Inventory
+from classic_rpg.items.factory import ItemFactory
 from classic_rpg.systems.quests import QuestError
 from classic_rpg.systems.quests.rewards import COLLECTION as TURNINS
 from maid_engine.engine import GameEngine
@@ -197,3 +198,55 @@ async def test_quest_state_history_and_generated_quests_survive_a_restart(
     async with make_engine(tmp_path, db_url=db_url).lifespan() as engine:
         assert qm(engine).registry.status("gen-1") == ("resolved", "turned in by Alice")
         assert not qm(engine).is_open("gen-1")
+
+
+PELTS = {
+    "objective_id": "pelts",
+    "objective_type": "collect",
+    "item_template": "qtest:pelt",
+    "target_count": 2,
+}
+
+
+async def test_gathered_items_change_hands_once_whatever_the_store_does(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a COLLECT gathered goes to the turn-in NPC in the turn-in's own commit:
+    a failed write leaves it with the hero, a crash right after finds it with the
+    NPC alone (never both, never neither)."""
+    engine = await started(db_url, tmp_path)
+    qm(engine).register_quest(quest("pelt-quest", PELTS, rewards=REWARDS))
+    factory = engine.services.get(ItemFactory)
+    hero = new_character(engine)
+    pelts = [factory.spawn("qtest:pelt", holder=hero) for _ in range(2)]
+    quest_model = qm(engine).get_quest("pelt-quest")
+    assert quest_model is not None
+    await start(engine, hero, quest_model)
+    assert state(engine, hero, "pelt-quest") is QuestState.COMPLETED
+    place(engine, hero, "hall")
+    elder = npc("elder")
+    await engine.checkpoint()
+
+    async def broken(*args: Any) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(qm(engine).ledger, "_write", broken)
+    with pytest.raises(QuestError, match="could not be recorded just now"):
+        await qm(engine).turn_in_quest(hero, "pelt-quest")
+    monkeypatch.undo()
+    assert sorted(factory.carried(hero)) == sorted(pelts)
+    assert factory.count(elder, "qtest:pelt") == 0
+    assert all(factory.holder_of(p) == hero for p in pelts)
+
+    await qm(engine).turn_in_quest(hero, "pelt-quest")
+    assert factory.count(hero, "qtest:pelt") == 0
+    await crash(engine)
+
+    engine = await started(db_url, tmp_path)
+    try:
+        factory = engine.services.get(ItemFactory)
+        assert factory.count(hero, "qtest:pelt") == 0
+        assert sorted(p for p in factory.carried(elder) if p in pelts) == sorted(pelts)
+        assert all(factory.holder_of(p) == elder for p in pelts)
+    finally:
+        await crash(engine)

@@ -27,7 +27,7 @@ from maid_engine.engine import GameEngine
 from maid_engine.store import StoreUnavailable
 from maid_engine.testing import cmd
 from maid_stdlib.living import LivingWorld, NeedsComponent, Wealth
-from maid_stdlib.questgen.vocabulary import ObjectiveType
+from maid_stdlib.questgen.vocabulary import ObjectiveType, QuestState
 from maid_stdlib.world.extensions import CheckScope
 from maid_stdlib.world.schema import Entry
 from maid_stdlib.world.service import WorldService
@@ -225,6 +225,15 @@ async def test_sell_all_keeps_what_a_quest_still_asks_for(engine: GameEngine) ->
     )
     assert items.carried(hero) == pelts
     assert "You sell a wolf pelt" in await cmd(engine, hero, "sell pelt")
+    # Gathered in full, they are still kept: the turn-in hands them over.
+    pelts = [items.spawn("hamlet:wolf_pelt", holder=hero) for _ in range(2)]
+    qm(engine).objectives.recount(hero, "hamlet:wolf_pelt")
+    entry = qm(engine).entry(hero, "pelts")
+    assert entry is not None
+    assert entry.state is QuestState.COMPLETED
+    assert await cmd(engine, hero, "sell all") == (
+        "You keep a wolf pelt (x3): a quest of yours needs it."
+    )
 
 
 async def test_a_sell_all_that_cannot_be_saved_changes_nothing(engine: GameEngine) -> None:

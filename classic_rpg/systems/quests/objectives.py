@@ -321,10 +321,21 @@ class ObjectiveTracker:
         return out
 
     def needed_templates(self, character: UUID) -> set[str]:
-        """The items the character's open objectives still ask for (to collect or to
-        deliver): what they should not sell by accident."""
-        found = self._each_open(character, ObjectiveType.COLLECT, ObjectiveType.DELIVER)
-        return {o.item_template for _, _, o in found if o.item_template}
+        """The items the character's quests still ask for (to deliver, or collected
+        for a turn-in that hands them over, done or not): what they should not sell
+        by accident."""
+        found = {
+            o.item_template
+            for _, _, o in self._each_open(character, ObjectiveType.DELIVER)
+            if o.item_template
+        }
+        for quest, _entry in self.running(character):
+            found.update(
+                o.item_template
+                for o in quest.objectives
+                if o.objective_type is ObjectiveType.COLLECT and o.item_template
+            )
+        return found
 
     def is_escorted(self, npc: UUID) -> bool:
         """Whether someone is bringing ``npc`` somewhere (an open ESCORT objective of
@@ -461,14 +472,19 @@ class ObjectiveTracker:
             name = name_of(self._ws(), quest.turn_in_npc or receiver)
             if entry.state is QuestState.COMPLETED:
                 return (
-                    f"Keep it: '{quest.title}' only asks that you carry it. Talk to "
-                    f"{name} to turn the quest in."
+                    f"Keep it for now: talk to {name} to turn in '{quest.title}', and "
+                    "all you gathered is handed over then."
                 )
             return (
-                f"Keep it: '{quest.title}' counts what you carry. Talk to {name} once "
-                "you have all of it."
+                f"Keep it for now: '{quest.title}' counts what you carry. Talk to {name} "
+                "once you have all of it, and it is handed over then."
             )
         return None
+
+    def recount(self, character: UUID, template: str) -> None:
+        """Count again what the character's COLLECT objectives of ``template`` hold
+        (items of it left the character some way no event reports)."""
+        self._recount(character, template)
 
     def _recount(self, character: UUID, template: str) -> None:
         for quest, entry, o in self._each_open(character, ObjectiveType.COLLECT):

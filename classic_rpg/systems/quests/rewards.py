@@ -27,11 +27,12 @@ from uuid import UUID
 from classic_rpg.characters.levels import Progression
 from classic_rpg.components import CharacterStats, Inventory
 from classic_rpg.items.factory import ItemFactory
+from classic_rpg.items.select import group_names
 from classic_rpg.systems.quests.errors import QuestError
 from classic_rpg.systems.quests.grading import grade_outcome, pyrrhic_reason
 from classic_rpg.systems.quests.history import COLLECTION as HISTORY
 from classic_rpg.systems.quests.history import QuestHistory
-from classic_rpg.systems.quests.matching import display_name
+from classic_rpg.systems.quests.matching import display_name, template_name
 from classic_rpg.systems.quests.models import Quest, QuestRewards
 from classic_rpg.systems.quests.objectives import ObjectiveTracker
 from classic_rpg.systems.quests.questlog import QuestEntry, QuestLog, log_of
@@ -40,10 +41,13 @@ from maid_engine.ecs import dump_component, load_component
 from maid_engine.ports import SessionsPort, StorePort, WorldLockPort
 from maid_engine.store import Transaction
 from maid_stdlib.questgen.events import QuestTurnedInEvent
-from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
+from maid_stdlib.questgen.vocabulary import ObjectiveType, QuestOutcome, QuestState
+from maid_stdlib.text.morph import counted
 from maid_stdlib.world.extensions import ExtensionHost
+from maid_stdlib.world.look import name_of
+from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.spawner import spawn_template
-from maid_stdlib.world.text import speaker
+from maid_stdlib.world.text import capitalize, join_words, speaker
 
 if TYPE_CHECKING:
     from maid_engine.ecs import World
@@ -122,15 +126,20 @@ class TurnInLedger:
                 self.restore(existing)
                 raise QuestError(f"You have already turned in '{quest.title}'.")
         now = engine.clock.game_time
+        npc = quest.turn_in_npc
+        handed = self.gathered(character, quest, entry)
         outcome = grade_outcome(quest, entry, now)
         rewards = rewards_for(quest, outcome)
-        npc = quest.turn_in_npc
         if quest.complete_dialogue and npc is not None:
             who = speaker(display_name(self.world, npc))
             self._notify(character, f'{who} says, "{quest.complete_dialogue}"')
-        snapshot = self._components(character)
+        # Everything the turn-in may change, as it was: put back if it is not saved.
+        parties = [character, *([npc] if handed and npc is not None else []), *handed]
+        snapshot = {uid: self._components(uid) for uid in parties}
         spawned: list[UUID] = []
         try:
+            if handed and npc is not None:
+                self._hand_over(npc, handed)
             spawned = self._pay(character, quest, rewards)
             entry.state, entry.outcome, entry.finished_at = QuestState.TURNED_IN, outcome, now
             qlog.turn_ins[quest.quest_id] = previous + 1
@@ -143,9 +152,14 @@ class TurnInLedger:
             if store is not None:
                 upserts = {
                     uid: self._components(uid)
-                    for uid in (character, *spawned)
+                    for uid in (*parties, *spawned)
                     if self.world.entity_exists(uid)
                 }
+                if npc in upserts and npc != character:
+                    # Of the NPC only what it was handed: the rest of it (its needs,
+                    # its day) moves on, and a repair must not set it back.
+                    name = Inventory.component_name
+                    upserts[npc] = {k: v for k, v in upserts[npc].items() if k == name}
                 record = {
                     "key": key,
                     "quest_id": quest.quest_id,
@@ -160,7 +174,7 @@ class TurnInLedger:
                 history_doc = self.history.take_run(history_key)
                 await self._write(key, record, history_key, history_doc)
         except Exception as exc:
-            self._rollback(character, snapshot, spawned)
+            self._rollback(snapshot, spawned)
             self.objectives.rebuild()
             log.exception(
                 "quest turn-in could not be saved; rolled back",
@@ -179,6 +193,12 @@ class TurnInLedger:
                 "outcome": outcome.value,
             },
         )
+        if handed and npc is not None:
+            self._tell_handed(character, npc, handed)
+            # Other quests collecting the same things count what is left.
+            items = self.engine.services.get(ItemFactory)
+            for template in {items.template_of(i) for i in handed}:
+                self.objectives.recount(character, template)
         grade = outcome.value.replace("_", " ")
         self._notify(character, f"|gQuest complete: '{quest.title}' ({grade}).|n")
         if outcome is QuestOutcome.PYRRHIC_VICTORY:
@@ -192,6 +212,54 @@ class TurnInLedger:
             names = ", ".join(display_name(self.world, i) for i in spawned)
             self._notify(character, f"You receive {names}.")
         return outcome
+
+    # -- what was gathered ---------------------------------------------------------------
+    def gathered(self, character: UUID, quest: Quest, entry: QuestEntry) -> list[UUID]:
+        """The items the quest's COLLECT objectives asked for, which its turn-in NPC
+        takes: as many as each objective counted (all it asked for, once done),
+        carried ones first. QuestError when a finished objective's items are no
+        longer all there (dropped, sold or given away since)."""
+        items = self.engine.services.try_get(ItemFactory)
+        if items is None or quest.turn_in_npc is None:
+            return []
+        chosen: list[UUID] = []
+        for o in quest.objectives:
+            if o.objective_type is not ObjectiveType.COLLECT or not o.item_template:
+                continue
+            progress = entry.objectives.get(o.objective_id)
+            wanted = min(o.target_count, progress.count if progress is not None else 0)
+            found = [
+                i
+                for i in items.all_items(character)
+                if i not in chosen and items.template_of(i) == o.item_template
+            ][:wanted]
+            if progress is not None and progress.completed and len(found) < wanted:
+                who = capitalize(display_name(self.world, quest.turn_in_npc))
+                name = template_name(self.engine, o.item_template) or o.item_template
+                raise QuestError(
+                    f"{who} wants what you gathered for '{quest.title}': "
+                    f"{counted(wanted, name)}. You have {len(found)} of them with you."
+                )
+            chosen.extend(found)
+        return chosen
+
+    def _hand_over(self, npc: UUID, handed: list[UUID]) -> None:
+        items = self.engine.services.get(ItemFactory)
+        for item in handed:
+            items.add_to_inventory(item, npc)
+
+    def _tell_handed(self, character: UUID, npc: UUID, handed: list[UUID]) -> None:
+        ws = self.engine.services.get(WorldService)
+        things = join_words(group_names(ws, handed))
+        who = display_name(self.world, npc)
+        self._notify(character, f"You hand {things} to {who}.")
+        room = ws.room_key_of(character)
+        if room is not None:
+            ws.message_room(
+                room,
+                f"{capitalize(name_of(ws, character))} hands {things} to {who}.",
+                exclude=(character,),
+            )
 
     def _pay(self, character: UUID, quest: Quest, rewards: QuestRewards) -> list[UUID]:
         services = self.engine.services
@@ -252,12 +320,19 @@ class TurnInLedger:
         await self.engine.commit_now(put)
 
     def _rollback(
-        self, character: UUID, snapshot: dict[str, dict[str, Any]], spawned: list[UUID]
+        self, snapshot: dict[UUID, dict[str, dict[str, Any]]], spawned: list[UUID]
     ) -> None:
         for uid in spawned:
             self.world.destroy_entity(uid)
-        for name, data in snapshot.items():
-            self.world.add_component(character, load_component(name, data))
+        for uid, comps in snapshot.items():
+            if not self.world.entity_exists(uid):
+                continue
+            # A component the turn-in added (an item's holder) goes too.
+            for comp in list(self.world.components_of(uid)):
+                if comp.persist and comp.component_name not in comps:
+                    self.world.remove_component(uid, type(comp))
+            for name, data in comps.items():
+                self.world.add_component(uid, load_component(name, data))
 
     # -- recovery ------------------------------------------------------------------------
     def restore(self, record: dict[str, Any]) -> bool:
