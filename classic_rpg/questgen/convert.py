@@ -48,6 +48,7 @@ def _objective(o: QuestObjective) -> QuestObjectiveModel:
         hint=o.hints[0] if o.hints else "",
         time_limit_seconds=o.time_limit_seconds,
         stage=o.stage or "",
+        reply=o.reply,
     )
 
 

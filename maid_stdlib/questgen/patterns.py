@@ -36,7 +36,12 @@ def _where_hint(facts: WorldFacts, npc: UUID) -> list[str]:
 
 
 def _talk(
-    facts: WorldFacts, npc: UUID, description: str, order: int, optional: bool = False
+    facts: WorldFacts,
+    npc: UUID,
+    description: str,
+    order: int,
+    optional: bool = False,
+    reply: str = "",
 ) -> QuestObjective:
     return QuestObjective(
         objective_type=ObjectiveType.TALK,
@@ -48,7 +53,22 @@ def _talk(
         optional=optional,
         hints=_where_hint(facts, npc),
         target_template=facts.template(npc),
+        reply=reply,
     )
+
+
+# The replies say what the person does or says once the step is done, from what the
+# step itself names and no more: what they know is not invented for them.
+
+
+def _does(facts: WorldFacts, npc: UUID, rest: str) -> str:
+    """ "Mira tells you what she knows.": the person, then what they do."""
+    name = _person(facts, npc)
+    return f"{name[:1].upper()}{name[1:]} {rest}"
+
+
+def _says(facts: WorldFacts, npc: UUID, words: str) -> str:
+    return _does(facts, npc, f'says, "{words}"')
 
 
 def _visit(facts: WorldFacts, room: str, description: str, order: int) -> QuestObjective:
@@ -179,6 +199,11 @@ def build_clear(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
                 informant,
                 f"Speak with {_person(facts, informant)} about {_about(seed.threat_source)}",
                 order=1,
+                reply=_does(
+                    facts,
+                    informant,
+                    f"tells you what {_knows(facts, informant)} of {_about(seed.threat_source)}.",
+                ),
             )
         )
     area = facts.area_of(seed.location)
@@ -239,11 +264,19 @@ def build_investigation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjecti
                 leads[0],
                 f"Ask {facts.name(leads[0])} what {_knows(facts, leads[0])}",
                 order=1,
+                reply=_does(facts, leads[0], f"tells you what {_knows(facts, leads[0])}."),
             )
         )
     for i, npc in enumerate(leads[1:], start=2):
         objectives.append(
-            _talk(facts, npc, f"Speak with {_person(facts, npc)} as well", order=2, optional=i > 3)
+            _talk(
+                facts,
+                npc,
+                f"Speak with {_person(facts, npc)} as well",
+                order=2,
+                optional=i > 3,
+                reply=_does(facts, npc, f"adds what {_knows(facts, npc)}."),
+            )
         )
     if evidence and facts.reachable(facts.room_of(seed.primary_npc), evidence):
         objectives.append(
@@ -252,7 +285,14 @@ def build_investigation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjecti
     suspect = seed.party_a
     if suspect is not None and suspect != seed.primary_npc and facts.is_alive(suspect):
         objectives.append(
-            _talk(facts, suspect, f"Confront {_person(facts, suspect)}", order=3, optional=True)
+            _talk(
+                facts,
+                suspect,
+                f"Confront {_person(facts, suspect)}",
+                order=3,
+                optional=True,
+                reply=_does(facts, suspect, "hears out what you have found."),
+            )
         )
     objectives.append(_report(facts, seed, 3, "with what you found"))
     return objectives
@@ -305,7 +345,17 @@ def build_negotiation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective
     # A giver who is one of the sides tells theirs when asking for help: only the
     # other side is a step (a quest never sends the hero to hear its own giver).
     objectives = [
-        _talk(facts, side, f"Hear {_person(facts, side)}'s side of the dispute{about}", order=1)
+        _talk(
+            facts,
+            side,
+            f"Hear {_person(facts, side)}'s side of the dispute{about}",
+            order=1,
+            reply=_does(
+                facts,
+                side,
+                f"gives you {facts.pronouns(side).determiner} side of the dispute{about}.",
+            ),
+        )
         for side in (a, b)
         if side != seed.primary_npc
     ]
@@ -326,6 +376,15 @@ def _knows(facts: WorldFacts, uid: UUID) -> str:
     return f"{p.subject} {'know' if p.plural_verbs else 'knows'}"
 
 
+def _wants(facts: WorldFacts, uid: UUID, side: str) -> str:
+    """ "she wants", "the miners want": what the side wants, referred to from the
+    person who speaks for it."""
+    if side == _person(facts, uid):
+        p = facts.pronouns(uid)
+        return f"{p.subject} {'want' if p.plural_verbs else 'wants'}"
+    return f"{side} {verb_for(side, 'want')}"
+
+
 def _meet(person: str, side: str, them: str = "them") -> str:
     if side == person:
         return f"Meet {person} and hear {them} out"
@@ -341,7 +400,13 @@ def build_choice(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     name_a = facts.faction_name(seed.faction_a) if seed.faction_a else _person(facts, a)
     name_b = facts.faction_name(seed.faction_b) if seed.faction_b else _person(facts, b)
     objectives = [
-        _talk(facts, side, _meet(_person(facts, side), name, facts.pronouns(side).object), order=1)
+        _talk(
+            facts,
+            side,
+            _meet(_person(facts, side), name, facts.pronouns(side).object),
+            order=1,
+            reply=_does(facts, side, f"tells you what {_wants(facts, side, name)}."),
+        )
         for side, name in ((a, name_a), (b, name_b))
         if side != seed.primary_npc  # the giver says what they want when asking
     ]
@@ -369,8 +434,9 @@ def build_envoy(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
     other = _person(facts, ally)
     them = facts.pronouns(ally).object
     word = f"Tell {other} that {_person(facts, giver)} will stand with {them}{against}"
+    answer = f"Tell {_person(facts, giver)} I will stand with {facts.pronouns(giver).object}"
     return [
-        _talk(facts, ally, word, order=1),
+        _talk(facts, ally, word, order=1, reply=_says(facts, ally, f"{answer}{against}.")),
         _report(facts, seed, 2, f"with {other}'s answer"),
     ]
 
@@ -503,7 +569,11 @@ def build_craft_and_deliver(seed: QuestSeed, facts: WorldFacts) -> list[QuestObj
     if supplier is not None and supplier != seed.primary_npc and facts.is_alive(supplier):
         objectives.append(
             _talk(
-                facts, supplier, f"Ask {_person(facts, supplier)} where to get {material}", order=1
+                facts,
+                supplier,
+                f"Ask {_person(facts, supplier)} where to get {material}",
+                order=1,
+                reply=_does(facts, supplier, f"tells you where {material} can be had."),
             )
         )
     objectives.append(_collect(facts, template, 1, order=2))
@@ -516,6 +586,7 @@ def build_craft_and_deliver(seed: QuestSeed, facts: WorldFacts) -> list[QuestObj
                 seed.recipient,
                 f"Tell {_person(facts, seed.recipient)} the order is under way",
                 order=4,
+                reply=_does(facts, seed.recipient, "nods at the news that the order is under way."),
             )
         )
     return _renumber(objectives)

@@ -158,6 +158,9 @@ class QuestObjective:
     #: The stage of a multi-stage quest it belongs to ("Stage 1 of 2: Deal with
     #: the bandits"); None in a quest of one stage.
     stage: str | None = None
+    #: TALK: what the one talked to says or does once the step is done, built
+    #: from the same facts as the step ("Gundrik says, ..."); "" for none.
+    reply: str = ""
 
 
 @dataclass(kw_only=True)

@@ -242,6 +242,11 @@ async def test_allies_get_a_message_to_carry_not_a_side_to_take(town: Town) -> N
         ("Tell Captain Brann that Hilda will stand with her against the wolves", 1),
         ("Report back to Hilda with Captain Brann's answer", 2),
     ]
+    # The answer the hero carries back, in the ally's words, naming only the step's facts.
+    assert [o.reply for o in plan.objectives] == [
+        'Captain Brann says, "Tell Hilda I will stand with them against the wolves."',
+        "",
+    ]
     assert rules(town, builder.draft(plan), seed) == []
     # A giver who is not one of the allies has no word of their own to send.
     other = dataclasses.replace(seed, primary_npc=town.orla)
@@ -257,6 +262,7 @@ async def test_a_clause_is_no_topic_for_the_dispute_over(town: Town) -> None:
     plan = await builder.prepare(short, mediate(town))
     assert not isinstance(plan, Rejection), plan
     assert plan.objectives[0].description == "Hear Orla's side of the dispute over iron prices"
+    assert plan.objectives[0].reply == "Orla gives you their side of the dispute over iron prices."
     # "the dispute over Orla blames the captain for ..." would not be English.
     long = await rivalry_seed(
         town, town.brann, town.orla, cause="Orla blames the captain for the wolves"

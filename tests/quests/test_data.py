@@ -214,3 +214,18 @@ def test_model_rules() -> None:
         objectives=[QuestObjective.model_validate(visit), QuestObjective.model_validate(timed)],
     )
     assert ok.watched(ok.objectives[1]) == ["v"]
+
+
+async def test_a_talk_step_may_have_its_answer_written(tmp_path: Path) -> None:
+    from classic_rpg.pack import ClassicRPGContentPack
+    from maid_stdlib.pack import StdlibContentPack
+
+    answer = 'The smith says, "Tell the elder I will look into it."'
+    step = {"id": "o", "type": "talk", "npc": "smith", "description": "Ask.", "reply": answer}
+    world = world_copy(tmp_path, one(objectives=[step]))
+    async with make_engine(
+        tmp_path, packs=[StdlibContentPack(), ClassicRPGContentPack(), world()]
+    ).lifespan() as engine:
+        q = qm(engine).get_quest("q1")
+        assert q is not None
+        assert q.objectives[0].reply == answer

@@ -540,3 +540,66 @@ async def test_a_turn_in_without_what_was_gathered_is_refused(engine: GameEngine
     assert state(engine, hero) is QuestState.COMPLETED
     assert items.count(hero, "qtest:pelt") == 1
     assert items.count(npc("elder"), "qtest:pelt") == 0
+
+
+async def test_what_the_quest_delivered_is_not_asked_for_again(engine: GameEngine) -> None:
+    # Gather a letter, then bring it to the smith: the turn-in has nothing more to take.
+    hero = new_character(engine)
+    items = engine.services.get(ItemFactory)
+    items.spawn("qtest:letter", holder=hero)
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            {"objective_id": "get", "objective_type": "collect", "item_template": "qtest:letter"},
+            {
+                "objective_id": "bring",
+                "objective_type": "deliver",
+                "item_template": "qtest:letter",
+                "target_template": "qtest:smith",
+                "order": 1,
+            },
+        ),
+    )
+    place(engine, hero, "yard")
+    await cmd(engine, hero, "give letter to smith")
+    assert state(engine, hero) is QuestState.COMPLETED
+    place(engine, hero, "hall")
+    out = await cmd(engine, hero, "talk elder")
+    assert "You hand" not in out
+    assert state(engine, hero) is QuestState.TURNED_IN
+    assert items.count(npc("smith"), "qtest:letter") == 1
+
+
+async def test_a_talk_step_is_answered_in_place_of_a_greeting(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    word = 'The smith says, "Tell the elder the blades will be ready by spring."'
+    await start(
+        engine,
+        hero,
+        quest(
+            "test-quest",
+            {
+                "objective_id": "word",
+                "objective_type": "talk",
+                "target_id": str(npc("smith")),
+                "description": "Tell the smith the elder needs blades",
+                "reply": word,
+            },
+            {
+                "objective_id": "back",
+                "objective_type": "talk",
+                "target_id": str(npc("elder")),
+                "description": "Report back to the elder",
+                "order": 1,
+            },
+        ),
+    )
+    place(engine, hero, "yard")
+    out = await cmd(engine, hero, "talk smith")
+    assert out.splitlines()[0] == word
+    assert "Mind the sparks." not in out
+    assert progress(engine, hero, "word").completed
+    # Once the step is done the smith greets the hero as ever.
+    assert 'The smith says, "Mind the sparks."' in await cmd(engine, hero, "talk smith")

@@ -453,6 +453,11 @@ class QuestTalk:
     async def __call__(self, ctx: CommandContext, npc: UUID) -> bool:
         manager = self.manager
         actor = ctx.require_actor()
+        # What the NPC answers to a step this conversation finishes comes first, in
+        # place of its greeting ("Gundrik says, ..."), then the step's own line.
+        replies = manager.objectives.replies(actor, npc)
+        for line in replies:
+            ctx.send(line)
         # ``talk`` queued its TalkedToEvent but it is dispatched after this handler;
         # count the conversation now so "report to X" completes before the turn-in.
         manager.objectives.talk_now(actor, npc)
@@ -482,7 +487,7 @@ class QuestTalk:
                     ctx.send(f'{name} says, "{quest.progress_dialogue}"')
                 ctx.send("\n".join(describe(manager, quest, entry, full=False, character=actor)))
             return True
-        return False
+        return bool(replies)
 
     def _may_offer(self, actor: UUID, quest_id: str, offering: int) -> bool:
         engine = self.manager.engine

@@ -66,6 +66,8 @@ class ObjectiveSpec(_Spec):
     watch: list[str] = Field(default_factory=list)
     #: FACT: the world fact to make true (a narrated room's milestone bound to it).
     fact: str | None = None
+    #: TALK: what the NPC says or does once the step is done, in place of its greeting.
+    reply: str = ""
 
 
 class RewardSpec(_Spec):
@@ -178,6 +180,7 @@ def _objective(o: ObjectiveSpec, i: int, r: _Resolver, rooms: set[str]) -> dict[
         "time_limit_seconds": o.time_limit_seconds,
         "watch": o.watch,
         "fact": o.fact,
+        "reply": o.reply,
     }
 
 

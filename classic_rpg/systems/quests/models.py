@@ -89,6 +89,9 @@ class QuestObjective(_Model):
     stage: str = ""
     #: FACT: the world fact (``rescue_gwen``) the character has to make true.
     fact: str | None = None
+    #: TALK: what the one talked to says or does once the step is done (a line as
+    #: it is shown: "Gundrik says, ..."), in place of their greeting; "" for none.
+    reply: str = Field(default="", max_length=600)
 
     @field_validator("destination_room_id", mode="before")
     @classmethod

@@ -491,6 +491,20 @@ class ObjectiveTracker:
             if o.item_template == template and entry.state.active:
                 self._set(character, quest, entry, o, self.count_items(character, template))
 
+    def replies(self, character: UUID, npc: UUID) -> list[str]:
+        """What ``npc`` answers to the character's TALK steps a conversation now
+        would finish (their ``reply``, where one is written)."""
+        out = []
+        for _quest, entry, o in self._each_open(character, ObjectiveType.TALK):
+            if (
+                o.reply
+                and entry.state.active
+                and self._npc_matches(o, npc)
+                and entry.objectives[o.objective_id].count + 1 >= o.target_count
+            ):
+                out.append(o.reply)
+        return out
+
     def talk_now(self, character: UUID, npc: UUID) -> None:
         """Count a conversation before its queued TalkedToEvent is dispatched (the
         ``talk`` handler turns quests in right away); that event is then skipped."""

@@ -216,18 +216,29 @@ class TurnInLedger:
     # -- what was gathered ---------------------------------------------------------------
     def gathered(self, character: UUID, quest: Quest, entry: QuestEntry) -> list[UUID]:
         """The items the quest's COLLECT objectives asked for, which its turn-in NPC
-        takes: as many as each objective counted (all it asked for, once done),
-        carried ones first. QuestError when a finished objective's items are no
-        longer all there (dropped, sold or given away since)."""
+        takes: as many as each objective counted (all it asked for, once done) less
+        what the quest's DELIVER steps already took of the kind, carried ones
+        first. QuestError when a finished objective's items are no longer all
+        there (dropped, sold or given away since)."""
         items = self.engine.services.try_get(ItemFactory)
         if items is None or quest.turn_in_npc is None:
             return []
+        # What the quest's own DELIVER steps took of a kind was gathered for them
+        # (collect the ore, then bring it to the smith): nothing more to hand over.
+        delivered: dict[str, int] = {}
+        for o in quest.objectives:
+            done = entry.objectives.get(o.objective_id)
+            if o.objective_type is ObjectiveType.DELIVER and o.item_template and done:
+                delivered[o.item_template] = delivered.get(o.item_template, 0) + done.count
         chosen: list[UUID] = []
         for o in quest.objectives:
             if o.objective_type is not ObjectiveType.COLLECT or not o.item_template:
                 continue
             progress = entry.objectives.get(o.objective_id)
-            wanted = min(o.target_count, progress.count if progress is not None else 0)
+            counted_now = min(o.target_count, progress.count if progress is not None else 0)
+            given = min(counted_now, delivered.get(o.item_template, 0))
+            delivered[o.item_template] = delivered.get(o.item_template, 0) - given
+            wanted = counted_now - given
             found = [
                 i
                 for i in items.all_items(character)
