@@ -496,6 +496,15 @@ def _collect(facts: WorldFacts, template: str, quantity: int, order: int) -> Que
     )
 
 
+def _where_to_get(facts: WorldFacts, supplier: UUID, template: str, material: str) -> str:
+    """What a supplier tells of a material: where it lies, when it lies anywhere
+    (the collect step after it sends the hero there); else what they know of it."""
+    room = facts.item_room(template)
+    if room is None:
+        return f"tells you what {_knows(facts, supplier)} of {material}."
+    return f"tells you {material} can be had at {facts.place(room)}."
+
+
 def _deliver(
     facts: WorldFacts, template: str, recipient: UUID, quantity: int, order: int, why: str = ""
 ) -> QuestObjective:
@@ -573,7 +582,7 @@ def build_craft_and_deliver(seed: QuestSeed, facts: WorldFacts) -> list[QuestObj
                 supplier,
                 f"Ask {_person(facts, supplier)} where to get {material}",
                 order=1,
-                reply=_does(facts, supplier, f"tells you where {material} can be had."),
+                reply=_does(facts, supplier, _where_to_get(facts, supplier, template, material)),
             )
         )
     objectives.append(_collect(facts, template, 1, order=2))

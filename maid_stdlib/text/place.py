@@ -27,13 +27,17 @@ _ALONG = frozenset({"road", "street", "lane", "way", "path", "track", "trail", "
 
 
 def with_article(name: str) -> str:
-    """ "the Old Trade Road", "the Guard Post", "Ironvale", "Gundrik's Smithy"."""
+    """ "the Old Trade Road", "the Guard Post", "Ironvale", "Gundrik's Smithy", "a
+    Trail Through the Pines"."""
     text = " ".join(name.split())
     if not text:
         return text
     first, _, rest = text.partition(" ")
     if first.lower() == "the":
         return "the " + rest if rest else text
+    if first.lower() in ("a", "an") and rest:
+        # "A Trail Through the Pines": its own article, in a sentence's lower case.
+        return f"{first.lower()} {rest}"
     words = text.split()
     if any(w.endswith(("'s", "s'")) for w in words):
         return text  # "Gundrik's Smithy": the possessive already determines it

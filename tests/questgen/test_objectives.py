@@ -209,6 +209,12 @@ async def test_item_patterns_use_obtainable_items_only(town: Town) -> None:
     assert fetch[2].target_entity_id == town.hilda
     craft = await _build(town, seed, P.CRAFT_AND_DELIVER)
     assert [o.objective_type for o in craft] == [ObjectiveType.COLLECT, ObjectiveType.DELIVER]
+    # Asked first, a supplier says where the material lies: where the next step goes.
+    seed.supplier = town.orla
+    ask = (await _build(town, seed, P.CRAFT_AND_DELIVER))[0]
+    assert (ask.objective_type, ask.target_entity_id) == (ObjectiveType.TALK, town.orla)
+    assert ask.reply == "Orla tells you lumps of iron ore can be had at a Clearing."
+    seed.supplier = None
     seed.recipient = town.orla
     seed.item_template = "brookhaven:letter"
     deliver = await _build(town, seed, P.DELIVER)

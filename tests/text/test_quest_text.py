@@ -38,6 +38,9 @@ def test_a_room_reads_as_prose() -> None:
     assert place_phrase("Mill Road, Below the Weir") == "the Mill Road below the Weir"
     assert place_phrase("The Barracks") == "the Barracks"
     assert place_phrase("Hollin's Mill") == "Hollin's Mill"
+    # A name with its own article keeps it, not "the A Trail Through the Pines".
+    assert place_phrase("A Trail Through the Pines") == "a Trail Through the Pines"
+    assert place_phrase("An Old Well") == "an Old Well"
 
 
 def test_a_first_person_memory_is_retold_in_the_third_person() -> None:
