@@ -192,6 +192,14 @@ async def test_collect_counts_pickups_and_what_is_already_carried(engine: GameEn
     assert state(engine, hero) is QuestState.COMPLETED
 
 
+#: A DELIVER step: a sealed letter to the smith.
+LETTER_TO_SMITH: dict[str, Any] = {
+    "objective_type": "deliver",
+    "item_template": "qtest:letter",
+    "target_template": "qtest:smith",
+}
+
+
 async def test_deliver_needs_the_item_given_to_the_recipient(engine: GameEngine) -> None:
     hero = new_character(engine)
     items = engine.services.get(ItemFactory)
@@ -200,15 +208,7 @@ async def test_deliver_needs_the_item_given_to_the_recipient(engine: GameEngine)
     await start(
         engine,
         hero,
-        quest(
-            "test-quest",
-            {
-                "objective_id": "letter",
-                "objective_type": "deliver",
-                "item_template": "qtest:letter",
-                "target_template": "qtest:smith",
-            },
-        ),
+        quest("test-quest", {"objective_id": "letter", **LETTER_TO_SMITH}),
     )
     # The wrong person has no use for it: the letter stays with the hero.
     out = await cmd(engine, hero, "give letter to elder")
@@ -553,13 +553,7 @@ async def test_what_the_quest_delivered_is_not_asked_for_again(engine: GameEngin
         quest(
             "test-quest",
             {"objective_id": "get", "objective_type": "collect", "item_template": "qtest:letter"},
-            {
-                "objective_id": "bring",
-                "objective_type": "deliver",
-                "item_template": "qtest:letter",
-                "target_template": "qtest:smith",
-                "order": 1,
-            },
+            {"objective_id": "bring", **LETTER_TO_SMITH, "order": 1},
         ),
     )
     place(engine, hero, "yard")
