@@ -28,8 +28,8 @@ def _document_upsert(dialect: str) -> Any:
     data = json_text(dialect)
     if dialect == "sqlite":
         # PostgreSQL's JSONB refuses text that is not JSON; SQLite's json() does too
-        # (in the driver's thread, off the loop), so a document handed over encoded
-        # is never stored broken on either.
+        # (in the driver's thread, off the loop) and stores what it takes as plain
+        # JSON, so a document handed over encoded is never stored broken on either.
         data = sa.func.json(data)
     insert = upsert_statement(dialect, documents).values(
         collection=sa.bindparam("b_collection"), key=sa.bindparam("b_key"), data=data

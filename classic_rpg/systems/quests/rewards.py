@@ -228,7 +228,7 @@ class TurnInLedger:
         delivered: dict[str, int] = {}
         for o in quest.objectives:
             done = entry.objectives.get(o.objective_id)
-            if o.objective_type is ObjectiveType.DELIVER and o.item_template and done:
+            if o.objective_type is ObjectiveType.DELIVER and o.item_template and done is not None:
                 delivered[o.item_template] = delivered.get(o.item_template, 0) + done.count
         chosen: list[UUID] = []
         for o in quest.objectives:
