@@ -552,6 +552,22 @@ class WorldFacts(ThreatFacts):
                 score += 2.0
         return score
 
+    def heard(self, npc: UUID, topics: set[str]) -> str | None:
+        """The gossip ``npc`` holds on the topics that it is surest of (its words as
+        it passes them on), or None."""
+        known = self.engine.world.try_component(npc, KnownGossip) if topics else None
+        if known is None:
+            return None
+        matching = [
+            item
+            for item in known.items.values()
+            if item.content.strip() and topics & topic_tokens(item.content, item.subject)
+        ]
+        if not matching:
+            return None
+        best = max(matching, key=lambda item: item.confidence)
+        return best.content.strip()
+
     def npcs_in_region(self, region: str | None) -> list[UUID]:
         """Living NPCs in a region (every region for None), sorted."""
         out = []

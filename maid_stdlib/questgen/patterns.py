@@ -71,6 +71,16 @@ def _says(facts: WorldFacts, npc: UUID, words: str) -> str:
     return _does(facts, npc, f'says, "{words}"')
 
 
+def _tells(facts: WorldFacts, npc: UUID, topics: set[str], of: str = "") -> str:
+    """What someone asked for what they know answers: the word on the topic they
+    hold surest, in their words, else that they tell it (what they know then came
+    from what they saw, which has no words here)."""
+    heard = facts.heard(npc, topics)
+    if heard:
+        return _says(facts, npc, heard)
+    return _does(facts, npc, f"tells you what {_knows(facts, npc)}{of}.")
+
+
 def _visit(facts: WorldFacts, room: str, description: str, order: int) -> QuestObjective:
     return QuestObjective(
         objective_type=ObjectiveType.VISIT,
@@ -199,11 +209,7 @@ def build_clear(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjective]:
                 informant,
                 f"Speak with {_person(facts, informant)} about {_about(seed.threat_source)}",
                 order=1,
-                reply=_does(
-                    facts,
-                    informant,
-                    f"tells you what {_knows(facts, informant)} of {_about(seed.threat_source)}.",
-                ),
+                reply=_tells(facts, informant, topics, f" of {_about(seed.threat_source)}"),
             )
         )
     area = facts.area_of(seed.location)
@@ -264,7 +270,7 @@ def build_investigation(seed: QuestSeed, facts: WorldFacts) -> list[QuestObjecti
                 leads[0],
                 f"Ask {facts.name(leads[0])} what {_knows(facts, leads[0])}",
                 order=1,
-                reply=_does(facts, leads[0], f"tells you what {_knows(facts, leads[0])}."),
+                reply=_tells(facts, leads[0], topics),
             )
         )
     for i, npc in enumerate(leads[1:], start=2):

@@ -52,6 +52,8 @@ async def test_clear_targets_the_real_threats_with_the_leader_last(town: Town) -
     assert talk.target_entity_id == town.brann  # he watches the woods
     assert "wolves" in talk.description
     assert talk.hints == ["Captain Brann is usually found at the Barracks."]
+    # What the captain saw has no words here: the answer says that she tells it.
+    assert talk.reply == "Captain Brann tells you what she knows of the wolves."
     assert visit.description == "Travel to Darkwood"
     assert visit.target_location == "brookhaven:clearing"
     assert wolves.description == "Defeat 2 grey wolves"
@@ -63,6 +65,26 @@ async def test_clear_targets_the_real_threats_with_the_leader_last(town: Town) -
     assert alpha.description == "Defeat the alpha wolf"
     assert report.target_entity_id == seed.primary_npc
     assert [o.id for o in objectives] == ["o1-talk", "o2-visit", "o3-kill", "o4-kill", "o5-talk"]
+
+
+async def test_an_informant_answers_with_the_word_they_hold_surest(town: Town) -> None:
+    from maid_stdlib.living.gossip import GossipItem, learn
+
+    seeds = await town.qg.composer().compose(
+        [goal_signal(town), threat_signal(town, threat_location="Darkwood")]
+    )
+    for ident, content, confidence in (
+        ("g1", "Wolves were heard near the mill.", 0.4),
+        ("g2", "Wolves have been seen at the clearing in Darkwood.", 0.8),
+        ("g3", "The miller owes everyone money.", 0.9),
+    ):
+        item = GossipItem(id=ident, content=content, confidence=confidence)
+        learn(town.engine.world, town.brann, item)
+    talk = (await _build(town, seeds[0], P.CLEAR))[0]
+    assert talk.target_entity_id == town.brann
+    assert talk.reply == (
+        'Captain Brann says, "Wolves have been seen at the clearing in Darkwood."'
+    )
 
 
 async def test_clear_without_real_threats_builds_nothing(town: Town) -> None:

@@ -47,6 +47,10 @@ async def test_wolf_trouble_start_to_finish(engine: GameEngine) -> None:
     xp, gold = stats.experience, stats.gold
     out = plain(await cmd(engine, hero, "talk elder"))
     assert 'The elder says, "The yard is safe again. Take this."' in out
+    # Finished by this very talk, which turns it in: no "talk to her to turn it in".
+    assert "You have completed the objectives of 'Wolf Trouble'." in out
+    assert "right here" not in out
+    assert "You hand a wolf pelt to the elder." in out
     assert "Quest complete: 'Wolf Trouble' (completed)." in out  # the camp was not visited
     assert "You receive a silver ring." in out
     assert (stats.experience, stats.gold) == (xp + 40, gold + 15)

@@ -440,8 +440,10 @@ class QuestManager:
             ws = self.engine.services.get(WorldService)
             giver = self.name_of(turn_in)
             here = ws.room_key_of(character)
+            if self.objectives.talking == (character, turn_in):
+                pass  # finished by talking to them: the same talk turns it in
             # Nobody "returns" to the person they are standing next to.
-            if here is not None and ws.room_key_of(turn_in) == here:
+            elif here is not None and ws.room_key_of(turn_in) == here:
                 desc = self.engine.world.try_component(turn_in, Describable)
                 them = pronouns(desc.pronouns if desc is not None else None).object
                 where = f" {capitalize(giver)} is right here: talk to {them} to turn it in."

@@ -105,6 +105,9 @@ class ObjectiveTracker:
         self._limit_only: dict[_Key, tuple[float, float]] = {}
         #: Conversations already counted by ``talk_now`` -> how many events to skip.
         self._talked: dict[tuple[UUID, UUID], int] = {}
+        #: (character, NPC) while ``talk_now`` counts their conversation: a quest it
+        #: completes for that NPC is turned in by the same ``talk``.
+        self.talking: tuple[UUID, UUID] | None = None
 
     @property
     def world(self) -> World:
@@ -509,7 +512,11 @@ class ObjectiveTracker:
         """Count a conversation before its queued TalkedToEvent is dispatched (the
         ``talk`` handler turns quests in right away); that event is then skipped."""
         self._talked[(character, npc)] = self._talked.get((character, npc), 0) + 1
-        self._on_talk(character, npc)
+        self.talking = (character, npc)
+        try:
+            self._on_talk(character, npc)
+        finally:
+            self.talking = None
 
     def on_talked(self, event: TalkedToEvent) -> None:
         key = (event.character_id, event.npc_id)
