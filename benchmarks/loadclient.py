@@ -34,9 +34,14 @@ for an answer sends right after it). Those answers are reported apart
 (``burst_rtts``, with the burst's ``time.monotonic()``), not in ``rtts``.
 
 ``--storm N`` opens N more connections ``--storm-after`` seconds into the second
-phase, each creating an account at once (the login storm); the players' answer
-times are then reported apart, before the storm and while it lasts, with how long
-each creation took and how many were told their place in line.
+phase, each creating an account at once (the login storm), from a second load
+client process (``--storm-only``, started with the phase and told when to begin),
+so that the newcomers' telnet and text never hold up this process's reading of the
+players' answers; it runs at the lowest priority. The players' answer times are
+then reported apart, before the storm and while it lasts, with how long each
+creation took, how many were told their place in line, and how often a timer of
+this client ran more than ``LATE_S`` late (its own delays, which its answer times
+include).
 
 ``/proc/<server-pid>/stat`` is sampled at the phase boundaries, so the server's
 CPU time of each phase is exact. One JSON object is printed on stdout at the end.
@@ -66,6 +71,10 @@ GMCP_HELLO = (
     b'Core.Supports.Set ["Char 1", "Room 1"]',
 )
 _IAC_B = b"\xff"
+#: How much lower the storm's client runs than the players' (a nice value, added).
+STORM_NICENESS = 19
+#: A timer of the players' client this late (seconds) counts as the client's own delay.
+LATE_S = 0.002
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -435,6 +444,20 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     login_wire = sum(c.conn.received for c in logged_in if c.conn is not None)
     login_plain = sum(c.conn.plain for c in logged_in if c.conn is not None)
 
+    storm_proc: asyncio.subprocess.Process | None = None
+    if args.storm > 0:
+        # The newcomers are other people's connections: a load client of their own
+        # (started now, told when to begin), so their telnet and text never hold up
+        # this loop's reading of the players' answers, which is what their round
+        # trips measure.
+        storm_proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "benchmarks.loadclient",
+            *storm_argv(args),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
     if args.settle > 0:
         await asyncio.sleep(args.settle)  # let arrival announcements drain
     cpu2 = proc_cpu(pid) if pid else None
@@ -447,6 +470,19 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     loop_cpu_start = proc_cpu(pid, pid) if pid else None
     burst = asyncio.Event() if until is not None and 0 < args.burst_at < args.duration else None
     cmd_tasks = [loop.create_task(c.run_commands(deadline, until, burst)) for c in logged_in]
+    # This client's own lateness: a timer due every millisecond, noted when it ran
+    # more than LATE_S after it was due (the loop was busy or had no CPU). Its
+    # answers' times include it; in a storm it tells the client from the server.
+    late: list[float] = []
+
+    async def probe() -> None:
+        while True:
+            due = time.perf_counter() + 0.001
+            await asyncio.sleep(0.001)
+            if time.perf_counter() - due > LATE_S:
+                late.append(due)
+
+    probe_task = loop.create_task(probe()) if args.storm > 0 else None
     burst_at: list[float] = []
     if burst is not None:
 
@@ -455,21 +491,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             burst.set()
 
         loop.call_later(args.burst_at, fire)
-    storm: list[Client] = []
-    storm_window: tuple[float, float] | None = None
+    storm_out: dict[str, Any] | None = None
     if args.storm > 0 and cmd_tasks:
         await asyncio.sleep(args.storm_after)
-        storm = [Client(i, args, prefix="storm") for i in range(args.storm)]
-        s0 = time.perf_counter()
-        # The event loop's own CPU (the server's main thread), before and during.
-        loop_cpu = [proc_cpu(pid, pid) if pid else None]
-        storm_tasks = []
-        for client in storm:
-            storm_tasks.append(loop.create_task(client.login(loop)))
-            await asyncio.sleep(args.stagger_ms / 1000.0)
-        await asyncio.wait(storm_tasks, timeout=args.login_timeout + 5)
-        storm_window = (s0, time.perf_counter())
-        loop_cpu.append(proc_cpu(pid, pid) if pid else None)
+        assert storm_proc is not None
+        assert storm_proc.stdin is not None
+        assert storm_proc.stdout is not None
+        storm_proc.stdin.write(b"go\n")
+        line = await storm_proc.stdout.readline()
+        storm_out = json.loads(line) if line else {"errors": ["the storm's client failed"]}
         if until is not None:
             # The players go on a little after the storm, then stop.
             until[0] = min(until[0], time.perf_counter() + 2.0)
@@ -481,13 +511,23 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     wire1 = sum(c.conn.received for c in logged_in if c.conn is not None)
     plain1 = sum(c.conn.plain for c in logged_in if c.conn is not None)
 
-    for c in [*clients, *storm]:
+    for c in clients:
         if c.conn is not None:
             c.conn.close()
+    if storm_proc is not None:
+        assert storm_proc.stdin is not None
+        storm_proc.stdin.close()  # the newcomers leave now
+        await storm_proc.wait()
     await asyncio.sleep(0)
-    storm_out: dict[str, Any] | None = None
-    if storm_window is not None:
-        s0, s1 = storm_window
+    if probe_task is not None:
+        probe_task.cancel()
+    if storm_out is not None and "window" in storm_out:
+        s0, s1 = storm_out.pop("window")
+        storm_out["client_late_per_s"] = [
+            sum(1 for t in late if t1 <= t < s0) / max(s0 - t1, 1e-9),
+            sum(1 for t in late if s0 <= t < s1) / max(s1 - s0, 1e-9),
+        ]
+        loop_cpu = storm_out.pop("loop_cpu")
         before = [r for c in logged_in for r, t in zip(c.rtts, c.sent_at, strict=True) if t < s0]
         during_at = sorted(
             (t - s0, r)
@@ -495,22 +535,21 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             for r, t in zip(c.rtts, c.sent_at, strict=True)
             if s0 <= t < s1
         )
-        during = [r for _, r in during_at]
-        storm_out = {
-            "connections": len(storm),
-            "created": sum(1 for c in storm if c.login_time is not None),
-            "create_times": [c.login_time for c in storm if c.login_time is not None],
-            "told_place_in_line": sum(1 for c in storm if c.queued),
-            "wall": s1 - s0,
-            "loop_cpu_before_s": _spent(loop_cpu_start, loop_cpu[0]),
-            "before_s": s0 - t1,
-            "loop_cpu_during_s": _spent(loop_cpu[0], loop_cpu[1]),
-            "rtts_before": before,
-            "rtts_during": during,
-            # (seconds into the storm, rtt): where in the storm the slow answers fall.
-            "rtts_during_at": during_at,
-            "errors": [c.error for c in storm if c.error][:3],
-        }
+        storm_out.update(
+            {
+                "wall": s1 - s0,
+                # The machine's monotonic clock (``time.monotonic()``) at its start,
+                # to line it up with the server's own records.
+                "started_monotonic": s0,
+                "loop_cpu_before_s": _spent(loop_cpu_start, loop_cpu[0]),
+                "before_s": s0 - t1,
+                "loop_cpu_during_s": _spent(loop_cpu[0], loop_cpu[1]),
+                "rtts_before": before,
+                "rtts_during": [r for _, r in during_at],
+                # (seconds into the storm, rtt): where in the storm the slow answers fall.
+                "rtts_during_at": during_at,
+            }
+        )
 
     rtts = [r for c in clients for r in c.rtts]
     burst_rtts = [c.burst_rtt for c in clients if c.burst_rtt is not None]
@@ -566,6 +605,70 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def storm_argv(args: argparse.Namespace) -> list[str]:
+    """The command line of the storm's own load client (``--storm-only``)."""
+    argv = [
+        "--host",
+        args.host,
+        "--port",
+        str(args.port),
+        "--password",
+        args.password,
+        "--stagger-ms",
+        str(args.stagger_ms),
+        "--login-timeout",
+        str(args.login_timeout),
+        "--server-pid",
+        str(args.server_pid),
+        "--storm",
+        str(args.storm),
+        "--storm-only",
+    ]
+    return [*argv, *(["--mccp"] if args.mccp else []), *(["--gmcp"] if args.gmcp else [])]
+
+
+async def run_storm_only(args: argparse.Namespace) -> None:
+    """``--storm`` connections, each creating an account at once; one JSON line on
+    stdout when they are done (the window in ``perf_counter`` time, which is the
+    machine's monotonic clock and so the players' client's too), then the
+    connections stay until stdin closes. It begins at a line on stdin."""
+    # Below the players' client, which may share its CPUs: the newcomers' own
+    # client work must not make the players' answers late.
+    os.nice(STORM_NICENESS)
+    loop = asyncio.get_running_loop()
+    pid = args.server_pid
+    storm = [Client(i, args, prefix="storm") for i in range(args.storm)]
+    if not await loop.run_in_executor(None, sys.stdin.readline):  # "go"
+        return  # the players' client ended first
+    s0 = time.perf_counter()
+    # The event loop's own CPU (the server's main thread), before and during.
+    loop_cpu = [proc_cpu(pid, pid) if pid else None]
+    tasks = []
+    for client in storm:
+        tasks.append(loop.create_task(client.login(loop)))
+        await asyncio.sleep(args.stagger_ms / 1000.0)
+    await asyncio.wait(tasks, timeout=args.login_timeout + 5)
+    s1 = time.perf_counter()
+    loop_cpu.append(proc_cpu(pid, pid) if pid else None)
+    out = {
+        "connections": len(storm),
+        "created": sum(1 for c in storm if c.login_time is not None),
+        "create_times": [c.login_time for c in storm if c.login_time is not None],
+        "told_place_in_line": sum(1 for c in storm if c.queued),
+        "window": [s0, s1],
+        "loop_cpu": loop_cpu,
+        "errors": [c.error for c in storm if c.error][:3],
+        "client_cpu": time.process_time(),
+    }
+    sys.stdout.write(json.dumps(out) + "\n")
+    sys.stdout.flush()
+    await loop.run_in_executor(None, sys.stdin.read)
+    for c in storm:
+        if c.conn is not None:
+            c.conn.close()
+    await asyncio.sleep(0)
+
+
 def _delta(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else b - a
 
@@ -599,6 +702,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--storm", type=int, default=0, help="account creations during the commands")
     p.add_argument("--storm-after", type=float, default=5.0)
+    p.add_argument(
+        "--storm-only",
+        action="store_true",
+        help="only the --storm connections (the players' client runs this itself)",
+    )
     p.add_argument("--mccp", action="store_true", help="agree to MCCP2 compression")
     p.add_argument(
         "--gmcp", action="store_true", help="agree to GMCP and take its Char and Room modules"
@@ -608,6 +716,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.storm_only:
+        asyncio.run(run_storm_only(args))
+        return 0
     result = asyncio.run(run(args))
     json.dump(result, sys.stdout)
     sys.stdout.write("\n")

@@ -7,6 +7,7 @@ from ``python -m benchmarks``; these tests only check that the machinery runs.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -145,6 +146,14 @@ def test_evening_benchmark_runs_the_mix_and_the_storm(tmp_path: Path) -> None:
     assert storm["rtt_before_ms"]["n"] > 0
     assert storm["rtt_during_ms"]["n"] > 0
     assert storm["exit_code"] is not None
+    # The newcomers came from a client of their own; on two CPUs or more the
+    # server and the clients ran on CPUs of their own.
+    assert all(v >= 0 for v in storm["client_late_per_s"])
+    if len(os.sched_getaffinity(0)) >= 2:
+        cpus = storm["cpus"]
+        assert cpus["server"]
+        assert cpus["clients"]
+        assert not set(cpus["server"]) & set(cpus["clients"])
 
 
 def test_the_burst_is_told_with_the_ticks_it_met() -> None:
