@@ -143,19 +143,29 @@ queue_listener: contextvars.ContextVar[QueueListener | None] = contextvars.Conte
 )
 
 
-#: How much lower than the game the hashing threads run (a nice value, added).
+#: How much lower than the game the hashing threads run where the idle scheduling
+#: class is not to be had (a nice value, added).
 HASH_NICENESS = 10
 
 
 def _background_priority() -> None:
     """Run in each hashing thread as it starts: on Linux every thread has its own
-    nice value, so on a busy machine the scheduler gives the event loop (the
-    players already in the game) the CPU first and the logins what is left."""
+    scheduling, so the hashing threads run in the idle class (``SCHED_IDLE``: a
+    CPU goes to them only when no other thread wants it, and the event loop
+    waking up takes it back at once), or failing that ten nice levels down. A
+    nice level only weighs the share: on a busy machine a hash at nice 10 still
+    held a CPU for a whole scheduler slice, a few milliseconds, while the event
+    loop waited for it with the players' commands. Logins beyond what is left
+    wait in the hashing line, which tells them their place."""
+    native = threading.get_native_id()
+    try:
+        os.sched_setscheduler(native, os.SCHED_IDLE, os.sched_param(0))
+        return
+    except (OSError, AttributeError):
+        pass
     with contextlib.suppress(OSError, AttributeError):
         os.setpriority(
-            os.PRIO_PROCESS,
-            threading.get_native_id(),
-            os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) + HASH_NICENESS,
+            os.PRIO_PROCESS, native, os.getpriority(os.PRIO_PROCESS, native) + HASH_NICENESS
         )
 
 

@@ -165,8 +165,27 @@ async def test_the_login_screen_tells_a_waiting_player_their_place(
     accounts.hasher.pool.close()
 
 
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="per-thread scheduling is Linux's")
+async def test_hashing_threads_run_in_the_idle_class() -> None:
+    pool = HashPool(1)
+
+    def policy() -> int:
+        return os.sched_getscheduler(threading.get_native_id())
+
+    game = policy()
+    assert await pool.run(policy) == os.SCHED_IDLE
+    assert policy() == game  # the event loop's own thread is left alone
+    pool.close()
+
+
 @pytest.mark.skipif(not hasattr(os, "getpriority"), reason="per-thread nice values are Linux's")
-async def test_hashing_threads_run_below_the_game() -> None:
+async def test_hashing_threads_run_below_the_game_where_the_idle_class_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refused(*args: object) -> None:
+        raise PermissionError("not here")
+
+    monkeypatch.setattr(os, "sched_setscheduler", refused)
     pool = HashPool(1)
 
     def niceness() -> int:
@@ -174,5 +193,5 @@ async def test_hashing_threads_run_below_the_game() -> None:
 
     game = niceness()
     assert await pool.run(niceness) == min(game + HASH_NICENESS, 19)
-    assert niceness() == game  # the event loop's own thread is left alone
+    assert niceness() == game
     pool.close()
