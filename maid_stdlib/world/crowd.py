@@ -10,14 +10,18 @@ A festival square with a thousand players is a place, not an error. Above
   line per mover to everyone there, which made a thousand logins a million lines;
   and a room that was just told waits a second (``GAP_TICKS``) before it is told
   again, so a steady stream of newcomers -- a login storm, one or two a tick -- is
-  one line a second to everyone there, not one a tick.
+  one line a second to everyone there, not one a tick. The tick tells a crowd a
+  slice of it at a time (``TELL_SLICE``) and lets the players' commands in between
+  (``lend_point``): a line to a thousand people is a few milliseconds of work that
+  would otherwise come in one piece, every second of a storm, ahead of every command
+  that arrived meanwhile.
 
 Rooms at or below the size are told at once, one line per mover, as always.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import ClassVar, Protocol
 from uuid import UUID
@@ -32,6 +36,9 @@ CROWD_SIZE = 12
 #: How many of a crowd are named before "and N others".
 NAMED = 2
 CROWD_HINT = "('look crowd' lists everyone.)"
+#: Recipients of a crowd's line told between two chances for the players' commands
+#: to run (a few hundredths of a millisecond each).
+TELL_SLICE = 32
 
 
 @lru_cache(maxsize=512)
@@ -107,6 +114,8 @@ class Rooms(Protocol):
 
     def message_character(self, character: UUID, text: str) -> bool: ...
 
+    def room_key_of(self, entity_id: UUID) -> str | None: ...
+
 
 class RoomAnnouncements:
     """Comings and goings told to a room: at once in a quiet room, collected in a
@@ -152,8 +161,25 @@ class RoomAnnouncements:
         return len(ws.characters_in(room_key)) > ws.crowd_size
 
     def tick(self) -> int:
+        """The end of a tick, told in one go (tests; :class:`CrowdSystem` uses
+        :meth:`tell_due`). Returns the lines sent."""
+        return sum(sum(self._telling(key, batches)) for key, batches in self._take_due())
+
+    async def tell_due(self, pause: Callable[[], Awaitable[object]]) -> int:
         """The end of a tick: tell every room whose gap since it was last told is
-        over what was collected for it. Returns the lines sent."""
+        over what was collected for it, ``TELL_SLICE`` recipients at a time with
+        ``await pause()`` between (where commands may run: someone told nothing yet
+        may leave the room, and is then not told). Returns the lines sent."""
+        sent = 0
+        for room_key, batches in self._take_due():
+            for lines in self._telling(room_key, batches):
+                sent += lines
+                await pause()
+        return sent
+
+    def _take_due(self) -> list[tuple[str, dict[str, _Batch]]]:
+        """Count a tick; the rooms whose gap is over, with what was collected for
+        them (no longer pending), marked as told now."""
         self._tick += 1
         now, gap = self._tick, self.GAP_TICKS
         if self._told_at:
@@ -161,32 +187,35 @@ class RoomAnnouncements:
             # told within the last second.
             self._told_at = {k: t for k, t in self._told_at.items() if now - t < gap}
         if not self._pending:
-            return 0
+            return []
         due = [key for key in self._pending if key not in self._told_at]
-        sent = 0
         for room_key in due:
-            sent += self._tell(room_key, self._pending.pop(room_key))
             self._told_at[room_key] = now
-        return sent
+        return [(room_key, self._pending.pop(room_key)) for room_key in due]
 
     def flush(self) -> int:
         """Send everything collected now, whatever the gaps. Returns the lines sent."""
         pending, self._pending = self._pending, {}
-        return sum(self._tell(room_key, batches) for room_key, batches in pending.items())
+        return sum(sum(self._telling(room_key, batches)) for room_key, batches in pending.items())
 
-    def _tell(self, room_key: str, batches: dict[str, _Batch]) -> int:
-        """One line per phrase to everyone in the room now (a mover reads the
-        others, not themselves)."""
+    def _telling(self, room_key: str, batches: dict[str, _Batch]) -> Iterator[int]:
+        """One line per phrase to everyone in the room (a mover reads the others,
+        not themselves), yielding the lines sent after each ``TELL_SLICE``
+        recipients; whoever is no longer in the room when their turn comes is
+        skipped."""
         ws = self.ws
-        sent = 0
         recipients = ws.characters_in(room_key)
-        for batch in batches.values():
-            shared = batch.line_for(None)
-            for uid in recipients:
-                line = shared if uid not in batch.movers else batch.line_for(uid)
-                if line is not None and ws.message_character(uid, line):
-                    sent += 1
-        return sent
+        lines = [(batch, batch.line_for(None)) for batch in batches.values()]
+        for start in range(0, len(recipients), TELL_SLICE):
+            sent = 0
+            for uid in recipients[start : start + TELL_SLICE]:
+                if start and ws.room_key_of(uid) != room_key:
+                    continue  # left while the slices before were told
+                for batch, shared in lines:
+                    line = shared if uid not in batch.movers else batch.line_for(uid)
+                    if line is not None and ws.message_character(uid, line):
+                        sent += 1
+            yield sent
 
 
 class CrowdSystem(System):
@@ -204,7 +233,7 @@ class CrowdSystem(System):
         self.ticked = ticked
 
     async def update(self, delta: float) -> None:
-        self.announcements.tick()
+        await self.announcements.tell_due(self.engine.lend_point)
         if self.ticked is not None:
             self.ticked()
 

@@ -119,6 +119,10 @@ class GmcpFeeds:
         self._marked: dict[str, set[UUID]] = {}
         #: character -> (session id, package -> the JSON last sent).
         self._sent: dict[UUID, tuple[str, dict[str, str]]] = {}
+        #: Counts the packages sent (:meth:`stamp`); character -> package -> the
+        #: count when it was last sent one.
+        self._count = 0
+        self._sent_at: dict[UUID, dict[str, int]] = {}
 
     def add(self, feed: GmcpFeed) -> None:
         if feed.package in self._feeds:
@@ -152,7 +156,18 @@ class GmcpFeeds:
             return False
         held[1][package] = body
         self._sessions.gmcp_to(character, package, data)
+        self._count += 1
+        self._sent_at.setdefault(character, {})[package] = self._count
         return True
+
+    def stamp(self) -> int:
+        """A mark of this moment among the sends (for :meth:`sent_since`)."""
+        return self._count
+
+    def sent_since(self, character: UUID, package: str, stamp: int) -> bool:
+        """Whether ``character`` was sent ``package`` (through :meth:`send`) after
+        the moment :meth:`stamp` marked."""
+        return self._sent_at.get(character, {}).get(package, 0) > stamp
 
     def send_delta(self, character: UUID, package: str, data: Any, changes: str) -> None:
         """Send ``data`` now: a change to the ``changes`` package this connection
@@ -173,6 +188,7 @@ class GmcpFeeds:
 
     def forget(self, character: UUID) -> None:
         self._sent.pop(character, None)
+        self._sent_at.pop(character, None)
 
     def flush(self) -> int:
         """Build and send the marked characters' packages; returns how many were sent."""
@@ -203,10 +219,15 @@ class GmcpSystem(System):
     phase: ClassVar[str] = "persistence"
     order: ClassVar[int] = 100
 
-    def __init__(self, feeds: GmcpFeeds) -> None:
+    def __init__(self, feeds: GmcpFeeds, tell_first: Callable[[], object] | None = None) -> None:
         self.feeds = feeds
+        #: Sends what was collected to tell before the feeds (the relay's comings
+        #: and goings).
+        self.tell_first = tell_first
 
     async def update(self, delta: float) -> None:
+        if self.tell_first is not None:
+            self.tell_first()
         self.feeds.flush()
 
 
@@ -243,12 +264,20 @@ class GmcpRelay:
     ``Room.AddPlayer`` (``{"name", "fullname"}``) and ``Room.RemovePlayer`` (the
     name), one small message each, never the room's whole list again: in a crowd
     of a thousand clients every arrival would otherwise build, encode and send a
-    thousand-name list to each of them. An NPC coming, going or dying marks the
-    room's ``Room.Info`` (its ``npcs``) for the end of the tick."""
+    thousand-name list to each of them. They are collected and sent at the end of
+    the tick (:meth:`tell_presence`), in the order they happened, the room's
+    people looked up once for all of that tick's comings and goings there: a
+    login storm into a crowd walked the whole crowd for each newcomer, inside the
+    step that puts the newcomer into the game. Someone sent the room's whole list
+    after a coming or going (they arrived meanwhile) is not told it again. An NPC
+    coming, going or dying marks the room's ``Room.Info`` (its ``npcs``) for the
+    end of the tick."""
 
     def __init__(self, ws: WorldService, feeds: GmcpFeeds) -> None:
         self.ws = ws
         self.feeds = feeds
+        #: room key -> (player, their name, arrived, the feeds' stamp), in order.
+        self._presence: dict[str, list[tuple[UUID, str, bool, int]]] = {}
         feeds.add(GmcpFeed(ROOM_INFO, self._info))
         feeds.add(GmcpFeed(ROOM_PLAYERS, self._players))
 
@@ -266,23 +295,46 @@ class GmcpRelay:
         self.feeds.mark(ROOM_INFO, self.ws.characters_in(room))
 
     def _tell_room(self, room: str | None, player: UUID, arrived: bool) -> None:
-        """Tell the players in ``room`` who see ``player`` that it arrived or left."""
+        """Tell the players in ``room`` who see ``player`` that it arrived or left
+        (at the end of the tick)."""
         if room is None:
             return
+        entry = (player, name_of(self.ws, player), arrived, self.feeds.stamp())
+        self._presence.setdefault(room, []).append(entry)
+
+    def tell_presence(self) -> int:
+        """Send the comings and goings collected since the last call. Returns the
+        messages sent."""
+        if not self._presence:
+            return 0
+        pending, self._presence = self._presence, {}
         ws, feeds = self.ws, self.feeds
-        name = name_of(ws, player)
-        package = ROOM_ADD_PLAYER if arrived else ROOM_REMOVE_PLAYER
-        data: Any = {"name": name, "fullname": name} if arrived else name
         # The player is online (or was, until now): only the other rules of who
         # sees whom are asked.
         checks = ws.visibility_checks
-        for other in ws.characters_in(room):
-            if (
-                other != player
-                and feeds.takes(other, package)
-                and all(check(other, player) for check in checks)
-            ):
-                feeds.send_delta(other, package, data, ROOM_PLAYERS)
+        sent = 0
+        for room, entries in pending.items():
+            for other in ws.characters_in(room):
+                adds = feeds.takes(other, ROOM_ADD_PLAYER)
+                removes = feeds.takes(other, ROOM_REMOVE_PLAYER)
+                if not (adds or removes):
+                    continue
+                for player, name, arrived, stamp in entries:
+                    if (
+                        not (adds if arrived else removes)
+                        or other == player
+                        or feeds.sent_since(other, ROOM_PLAYERS, stamp)
+                        or not all(check(other, player) for check in checks)
+                    ):
+                        continue
+                    if arrived:
+                        feeds.send_delta(
+                            other, ROOM_ADD_PLAYER, {"name": name, "fullname": name}, ROOM_PLAYERS
+                        )
+                    else:
+                        feeds.send_delta(other, ROOM_REMOVE_PLAYER, name, ROOM_PLAYERS)
+                    sent += 1
+        return sent
 
     def on_relocated(self, event: EntityRelocatedEvent) -> None:
         mover = event.entity_id

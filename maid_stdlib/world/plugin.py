@@ -94,9 +94,9 @@ class WorldPlugin(ContentPack):
         ctx.subscribe(EngineStartedEvent, started)
         feeds = GmcpFeeds(engine.sessions)
         ctx.provide(GmcpFeeds, feeds)
-        ctx.add_system(GmcpSystem(feeds))
-        ctx.add_system(CrowdSystem(ws.announcements, listing.next_tick))
         relay = GmcpRelay(ws, feeds)
+        ctx.add_system(GmcpSystem(feeds, relay.tell_presence))
+        ctx.add_system(CrowdSystem(ws.announcements, listing.next_tick))
         factory.gmcp = feeds
         ctx.subscribe(EntityRelocatedEvent, relay.on_relocated)
         ctx.subscribe(EntityDiedEvent, relay.on_died)

@@ -9,13 +9,13 @@ from uuid import UUID
 import pytest
 from kits.engines import ws_of
 from kits.heroes import new_character
-from world.worldkit import connect
+from world.worldkit import connect, disconnect
 
 from maid_engine.engine import GameEngine
 from maid_engine.english import english
 from maid_engine.events import CharacterConnectedEvent
 from maid_engine.testing import cmd, session_for
-from maid_stdlib.world.crowd import CROWD_HINT, crowd_phrase, plural_phrase
+from maid_stdlib.world.crowd import CROWD_HINT, TELL_SLICE, crowd_phrase, plural_phrase
 from maid_stdlib.world.gmcp import ROOM_INFO, ROOM_PLAYERS, GmcpFeeds
 from maid_stdlib.world.pager import PAGE_LENGTH_KEY
 from maid_stdlib.world.who import Title, WhoList
@@ -359,3 +359,98 @@ async def test_a_player_coming_or_going_is_one_small_gmcp_message_to_each_there(
         session_for(engine, uid).gmcp == [("Room.RemovePlayer", "Zoe")] for uid in heroes[1:]
     )
     assert [p for p, _ in s_zoe.gmcp][-2:] == [ROOM_INFO, ROOM_PLAYERS]
+
+
+async def test_a_ticks_comings_and_goings_reach_gmcp_clients_at_its_end_in_order(
+    engine: GameEngine,
+) -> None:
+    # A login storm into a crowd walked the whole crowd for every newcomer, inside
+    # the step that puts the newcomer into the game: now the room's people are
+    # looked up once a tick for all its comings and goings.
+    heroes = crowd(engine, NAMES)
+    await engine.tick()
+    for uid in heroes:
+        session_for(engine, uid).gmcp.clear()
+    feeds = engine.services.get(GmcpFeeds)
+    asked: list[UUID] = []
+    takes = feeds.takes
+
+    def counted(character: UUID, package: str) -> bool:
+        if package == "Room.AddPlayer":
+            asked.append(character)
+        return takes(character, package)
+
+    feeds.takes = counted  # type: ignore[method-assign]
+    zoe = new_character(engine, "Zoe", online=False)
+    yan = new_character(engine, "Yan", online=False)
+    await connect(engine, zoe)
+    s_yan = await connect(engine, yan)
+    await disconnect(engine, s_yan)
+    # Nothing before the end of the tick, and nobody in the room asked about yet.
+    assert all(session_for(engine, uid).gmcp == [] for uid in heroes)
+    assert asked == []
+    await engine.tick()
+    # One walk of the room for the three: each there asked once.
+    assert sorted(asked) == sorted([*heroes, zoe])
+    told = [
+        ("Room.AddPlayer", {"name": "Zoe", "fullname": "Zoe"}),
+        ("Room.AddPlayer", {"name": "Yan", "fullname": "Yan"}),
+        ("Room.RemovePlayer", "Yan"),
+    ]
+    assert all(session_for(engine, uid).gmcp == told for uid in heroes)
+    # Zoe, who came in the same tick, was sent the room's whole list when she
+    # arrived; she is told of Yan (after it), not of those already in her list.
+    assert [m for m in session_for(engine, zoe).gmcp if m in told or m[0] == "Room.AddPlayer"] == [
+        told[1],
+        told[2],
+    ]
+
+
+async def test_someone_sent_the_whole_list_after_an_arrival_is_not_told_it_again(
+    engine: GameEngine,
+) -> None:
+    ws = ws_of(engine)
+    heroes = crowd(engine, NAMES[:3])
+    await engine.tick()
+    zoe = new_character(engine, "Zoe", online=False)
+    await connect(engine, zoe)
+    # Ann walks out and back in before the tick ends: she is sent the green's
+    # whole list (Zoe in it) on coming back, and Zoe's arrival is not repeated.
+    ann = heroes[0]
+    ws.move(ann, "hamlet:mill_lane")
+    await engine.dispatch_events()
+    ws.move(ann, "hamlet:green")
+    await engine.dispatch_events()
+    session_for(engine, ann).gmcp.clear()
+    session_for(engine, heroes[1]).gmcp.clear()
+    await engine.tick()
+    added = ("Room.AddPlayer", {"name": "Zoe", "fullname": "Zoe"})
+    assert added not in session_for(engine, ann).gmcp
+    assert added in session_for(engine, heroes[1]).gmcp
+
+
+async def test_a_crowd_is_told_a_slice_at_a_time_with_commands_let_in_between(
+    engine: GameEngine,
+) -> None:
+    # A line to a thousand people is milliseconds of work: the tick tells a slice
+    # of them, then lets the players' commands in (lend_point), then the next.
+    ws = ws_of(engine)
+    names = [f"{first}{second}" for first in NAMES[:5] for second in ("ba", "ce", "di", "fo")]
+    heroes = crowd(engine, NAMES + names + ["Zed"])
+    zed, leaver = heroes[-1], heroes[-2]
+    assert len(heroes) > TELL_SLICE
+    ws.announcements.announce("hamlet:green", zed, "Zed", "arrives from the north")
+    pauses: list[int] = []
+
+    async def pause() -> None:
+        pauses.append(len([uid for uid in heroes if arrivals(engine, uid)]))
+        if len(pauses) == 1:
+            # A command run here takes someone not told yet out of the room.
+            ws.move(leaver, "hamlet:mill_lane")
+
+    # Its gap has not begun: due at this tick.
+    told = await ws.announcements.tell_due(pause)
+    assert pauses == [TELL_SLICE, len(heroes) - 2]
+    assert told == len(heroes) - 2  # not Zed, who arrived; not who left meanwhile
+    assert arrivals(engine, heroes[0]) == ["Zed arrives from the north."]
+    assert arrivals(engine, leaver) == []

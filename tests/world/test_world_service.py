@@ -255,6 +255,8 @@ async def test_room_info_follows_who_comes_and_goes(engine: GameEngine) -> None:
     ]
     session.gmcp.clear()
     await disconnect(engine, s_bob)
+    assert session.gmcp == []  # at the end of the tick, with the rest of it
+    await engine.tick()
     assert session.gmcp == [("Room.RemovePlayer", "Bob")]
     session.gmcp.clear()
     await engine.tick()
