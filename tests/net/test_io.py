@@ -385,6 +385,39 @@ def test_a_pacer_writes_in_the_order_asked_and_refuses_an_empty_batch() -> None:
     assert asyncio.run(run()) == [0, 1, 2, 3, 4]
 
 
+def test_a_pacer_stops_a_turn_when_its_time_is_spent() -> None:
+    # What a write costs is the kernel's and moves with the machine: a count of
+    # connections that is 1 ms on a quiet machine was 3 ms on a busy one.
+    from maid_engine.net.pacing import OutputPacer
+
+    with pytest.raises(ValueError, match="positive"):
+        OutputPacer(budget=0)
+
+    async def run() -> list[list[int]]:
+        now = [0.0]
+        written: list[int] = []
+
+        class Conn:
+            def __init__(self, n: int, cost: float) -> None:
+                self.n, self.cost = n, cost
+
+            def flush_queued(self) -> None:
+                written.append(self.n)
+                now[0] += self.cost
+
+        pacer = OutputPacer(batch=48, budget=0.0005, clock=lambda: now[0])
+        # Two cheap writes fit a turn; a slow one ends it on its own; the rest wait.
+        for n, cost in enumerate((0.0002, 0.0002, 0.0002, 0.002, 0.0001, 0.0001)):
+            pacer.add(Conn(n, cost))
+        turns = []
+        while pacer.waiting:
+            await asyncio.sleep(0)
+            turns.append(list(written))
+        return turns
+
+    assert asyncio.run(run()) == [[0, 1, 2], [0, 1, 2, 3], [0, 1, 2, 3, 4, 5]]
+
+
 async def test_plain_typed_lines_skip_the_telnet_parser_and_commands_still_reach_it(
     server: TelnetServer, connect: Connect, handler: FakeHandler, monkeypatch: Any
 ) -> None:
