@@ -62,6 +62,7 @@ from maid_engine.ports import TransactionWrites
 from maid_engine.reliability import SaveMonitor
 from maid_engine.session_manager import SessionManager
 from maid_engine.sessions import Session
+from maid_engine.turns import give_way
 from maid_engine.worldlock import Holding, WorldLock
 
 if TYPE_CHECKING:
@@ -83,14 +84,6 @@ class _Lending:
     looked: float
     #: Real seconds given away so far in this tick.
     lent: float = 0.0
-
-
-async def _loop_turns() -> None:
-    """Give the loop the turns a line on a socket takes to reach the world lock: one
-    reads it into the session's inbox, one wakes the session's worker, whose
-    command then asks for the world."""
-    for _ in range(3):
-        await asyncio.sleep(0)
 
 
 #: Tries of the last checkpoint at shutdown (0.5 s, 1 s, 2 s ... apart).
@@ -453,7 +446,7 @@ class GameEngine:
         is spent. The time given away goes to ``lending.lent``; returns the
         commands lent it."""
         started = time.perf_counter()
-        await _loop_turns()
+        await give_way()
         lent = 0
         while time.perf_counter() - started < budget and await lending.holding.lend():
             lent += 1
@@ -585,7 +578,7 @@ class GameEngine:
             first = False
             if staged >= budget or slice_seconds <= 0:
                 return
-            await _loop_turns()
+            await give_way()
 
     def _slice_over(self, until: float) -> Callable[[], bool]:
         return lambda: self.real_time() >= until

@@ -14,7 +14,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import TypeVar
 
-__all__ = ["TURN_SECONDS", "in_turns"]
+__all__ = ["TURN_SECONDS", "give_way", "in_turns"]
 
 #: Work between two turns of the loop: a command that comes in meanwhile waits
 #: at most about this long for it (half a millisecond is about what a command's
@@ -22,6 +22,17 @@ __all__ = ["TURN_SECONDS", "in_turns"]
 TURN_SECONDS = 0.0005
 
 _T = TypeVar("_T")
+
+
+async def give_way() -> None:
+    """Give the loop the turns a line on a socket takes to reach the world lock: one
+    reads it into the session's inbox, one wakes the session's worker, whose
+    command then asks for the world. Awaited before taking the world lock for a
+    piece of work that is not a player's command (the tick lending the world, a
+    login entering the game), it lets the commands that came in meanwhile queue
+    for the lock first instead of waiting behind that piece too."""
+    for _ in range(3):
+        await asyncio.sleep(0)
 
 
 async def in_turns(

@@ -29,6 +29,7 @@ from maid_engine.ports import ClockPort, EventsPort, SessionsPort, WorldLockPort
 from maid_engine.reliability import DATABASE_UNAVAILABLE
 from maid_engine.sessions import Session
 from maid_engine.store.errors import StoreUnavailable
+from maid_engine.turns import give_way
 
 log = logging.getLogger("maid.login")
 
@@ -452,6 +453,10 @@ class LoginFlow:
         self, session: Session, state: LoginState, account: Account, character_id: UUID
     ) -> None:
         engine = self.engine
+        # Entering the game is a piece of the loop's work of its own (most of a
+        # millisecond in a crowd), and in a login storm the next login's piece
+        # follows it: the players' commands that came in meanwhile go first.
+        await give_way()
         async with engine.world_lock:
             if state.closed or not session.connected:
                 return

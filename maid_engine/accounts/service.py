@@ -51,6 +51,7 @@ from maid_engine.ports import (
     WorldLockPort,
     WorldPort,
 )
+from maid_engine.turns import give_way
 
 log = logging.getLogger("maid.accounts")
 
@@ -500,6 +501,7 @@ class AccountService:
         )
 
     async def _new_entity(self, name: str, account: Account) -> UUID:
+        await give_way()  # the players' commands that came in meanwhile go first
         async with self.engine.world_lock:
             uid = self._create_entity(name, account)
             # Deliver what the factory emitted (e.g. "character created") now,

@@ -610,3 +610,50 @@ async def test_the_common_password_list_is_read_when_the_server_starts(tmp_path:
         assert common_passwords.cache_info().currsize == 1
     finally:
         await engine.stop()
+
+
+async def _a_command_from_a_socket(engine: GameEngine, seen: Callable[[], str]) -> str:
+    """What a line read from a socket does: it goes into the session's inbox, and a
+    turn later the session's worker asks for the world. Returns what ``seen``
+    found once it had the world."""
+    await asyncio.sleep(0)
+    async with engine.world_lock.command():
+        return seen()
+
+
+async def test_a_command_that_came_in_during_a_logins_step_goes_before_the_next(
+    engine: GameEngine, client: MakeClient, accounts: AccountService
+) -> None:
+    # In a login storm the pieces of the logins' work on the event loop follow each
+    # other; a player's command that came in during one is served before the next
+    # (making the character, entering the game), not after all of them.
+    def where_is_cara() -> str:
+        if not any(pc.name == "Cara" for _, pc in engine.world.each(PlayerCharacter)):
+            return "not made yet"
+        online = engine.sessions.is_online(character_named(engine, "Cara"))
+        return "in the game" if online else "made"
+
+    commands: list[asyncio.Task[str]] = []
+    hash_password = accounts.hasher.hash
+
+    async def hashed(password: str) -> str:
+        digest = await hash_password(password)
+        # The hash is back: the step that makes the character comes next.
+        commands.append(asyncio.create_task(_a_command_from_a_socket(engine, where_is_cara)))
+        return digest
+
+    accounts.hasher.hash = hashed  # type: ignore[method-assign]
+    c = client()
+    await c.open()
+    send = c.session.send
+
+    def sent(text: str) -> None:
+        send(text)
+        if text.startswith("Account Cara created."):
+            # Written: the step that puts her into the game comes next.
+            commands.append(asyncio.create_task(_a_command_from_a_socket(engine, where_is_cara)))
+
+    c.session.send = sent  # type: ignore[method-assign]
+    out = await c.line(f"create cara {PASSWORD}")
+    assert "Welcome, Cara." in out
+    assert [await task for task in commands] == ["not made yet", "made"]
