@@ -23,7 +23,7 @@ load clients on the other half (``split_cpus``), the newcomers' client below the
 players' in priority: what the players' round trips measure is then the server,
 not the load clients' own work and scheduling on the server's CPUs, which on two
 shared cores made most of the storm's tail (the players' client was late for its
-own timers five times as often during the storm as before it). Players and
+own timers three to ten times as often during the storm as before it). Players and
 newcomers come from other machines in a real game.
 """
 
@@ -923,7 +923,7 @@ def markdown(res: dict[str, Any]) -> str:
                         else f"{s['cpus']['server']} / {s['cpus']['clients']}",
                     ],
                     [
-                        "players' client late > 2 ms a second: before / during",
+                        "times a second the players' client ran > 2 ms late: before / during",
                         " / ".join(fmt(v) for v in s.get("client_late_per_s") or [None, None]),
                     ],
                     [

@@ -538,8 +538,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         storm_out.update(
             {
                 "wall": s1 - s0,
-                # The machine's monotonic clock (``time.monotonic()``) at its start,
-                # to line it up with the server's own records.
+                # Its start on the machine's monotonic clock (on Linux what
+                # ``time.monotonic()`` reads too), to line it up with the server's
+                # own records.
                 "started_monotonic": s0,
                 "loop_cpu_before_s": _spent(loop_cpu_start, loop_cpu[0]),
                 "before_s": s0 - t1,

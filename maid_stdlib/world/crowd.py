@@ -120,7 +120,7 @@ class Rooms(Protocol):
 class RoomAnnouncements:
     """Comings and goings told to a room: at once in a quiet room, collected in a
     crowded one and told at the end of a tick, at most once every ``GAP_TICKS``
-    ticks per room (:meth:`tick`, run by :class:`CrowdSystem`)."""
+    ticks per room (:meth:`tell_due`, run by :class:`CrowdSystem`)."""
 
     #: Ticks a crowded room that was just told waits before it is told again (a
     #: second at the default rate).
@@ -159,11 +159,6 @@ class RoomAnnouncements:
         if ws.count_in(room_key) <= ws.crowd_size:
             return False
         return len(ws.characters_in(room_key)) > ws.crowd_size
-
-    def tick(self) -> int:
-        """The end of a tick, told in one go (tests; :class:`CrowdSystem` uses
-        :meth:`tell_due`). Returns the lines sent."""
-        return sum(sum(self._telling(key, batches)) for key, batches in self._take_due())
 
     async def tell_due(self, pause: Callable[[], Awaitable[object]]) -> int:
         """The end of a tick: tell every room whose gap since it was last told is
