@@ -106,9 +106,9 @@ class Settings(BaseSettings):
     scrypt_n: int = Field(default=2**14, ge=2**10)
     scrypt_r: int = Field(default=8, ge=1)
     scrypt_p: int = Field(default=1, ge=1)
-    #: Threads that hash passwords; 0: one less than the cores, at least one, so a
-    #: storm of logins leaves a core to the players already in the game. Logins
-    #: beyond it wait in line and are told their place.
+    #: Threads that hash passwords; 0: one less than the CPUs the server may run
+    #: on, at least one, so a storm of logins leaves a CPU to the players already
+    #: in the game. Logins beyond it wait in line and are told their place.
     hash_workers: int = Field(default=0, ge=0, le=64)
 
     max_line_length: int = Field(default=4096, ge=80)

@@ -170,8 +170,14 @@ def _background_priority() -> None:
 
 
 def default_workers() -> int:
-    """One less than the cores, at least one: hashing must leave the event loop a core."""
-    return max(1, (os.cpu_count() or 1) - 1)
+    """One less than the CPUs this process may run on, at least one: hashing must
+    leave the event loop a CPU. The CPUs it may use, not the machine's: a server
+    pinned to some of them (``taskset``, a container's cpuset) has only those."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, cpus - 1)
 
 
 class _Waiter:

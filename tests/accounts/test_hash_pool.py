@@ -66,8 +66,15 @@ async def hash_as(hasher: PasswordHasher, told: list[tuple[str, int]], who: str)
     return await hasher.hash(PASSWORD)
 
 
-def test_the_default_leaves_a_core_to_the_game() -> None:
+def test_the_default_leaves_a_core_to_the_game(monkeypatch: pytest.MonkeyPatch) -> None:
     assert default_workers() >= 1
+    # The CPUs the server may run on count, not the machine's.
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    assert default_workers() == 3
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {2}, raising=False)
+    assert default_workers() == 1
+    monkeypatch.undo()
     assert HashPool().workers == default_workers()
     assert HashPool(3).workers == 3
     assert PasswordHasher.from_settings(Settings(hash_workers=2)).pool.workers == 2
