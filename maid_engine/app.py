@@ -20,6 +20,7 @@ from maid_engine.accounts import install_accounts
 from maid_engine.clock import GameClock
 from maid_engine.config import Settings
 from maid_engine.content import ContentPack
+from maid_engine.descriptors import make_room
 from maid_engine.engine import GameEngine
 from maid_engine.english import english
 from maid_engine.loops import loop_name
@@ -68,6 +69,10 @@ class MaidServer:
         # A certificate that cannot be used stops the start before the world is loaded.
         tls = tls_context(self.settings) if self.settings.telnet_enabled else None
         web_tls = web_tls_context(self.settings) if self.settings.web_enabled else None
+        if self.settings.telnet_enabled or self.settings.web_enabled:
+            # Before the engine starts its threads: the table then grows without
+            # waiting for the other threads (see maid_engine.descriptors).
+            make_room(self.settings.max_connections)
         install_accounts(self.engine)
         running = loop_name(asyncio.get_running_loop())
         self.engine.metrics.event_loop.labels(running).set(1)

@@ -5,19 +5,23 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import resource
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 LISTEN = re.compile(rb"MAID (\w+) listening on ([\d.]+):(\d+)")
 
 
 async def start_server(
-    tmp_path: Path, *extra: str
+    tmp_path: Path, *extra: str, env_extra: dict[str, str] | None = None, **popen: Any
 ) -> tuple[asyncio.subprocess.Process, dict[str, int]]:
     env = {**os.environ, "MAID_DATA_DIR": str(tmp_path), "PYTHONUNBUFFERED": "1"}
+    env.update(env_extra or {})
     env.pop("MAID_CONFIG", None)
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -32,6 +36,7 @@ async def start_server(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         env=env,
+        **popen,
     )
     ports: dict[str, int] = {}
     assert proc.stdout is not None
@@ -44,6 +49,13 @@ async def start_server(
         if m:
             ports[m.group(1).decode()] = int(m.group(3))
     return proc, ports
+
+
+def proc_line(pid: int, name: str, start: str) -> list[str]:
+    """The words of the line of ``/proc/PID/NAME`` that starts with ``start``."""
+    text = Path(f"/proc/{pid}/{name}").read_text()
+    (line,) = [ln for ln in text.splitlines() if ln.startswith(start)]
+    return line.split()
 
 
 async def http_get(port: int, path: str) -> tuple[int, str]:
@@ -85,6 +97,29 @@ async def test_run_serves_metrics_and_stops_cleanly_on_sigterm(tmp_path: Path) -
     assert "MAID stopped" in out
     assert "Traceback" not in err
     assert (tmp_path / "maid.db").exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+async def test_the_server_makes_room_for_max_connections_before_players_come(
+    tmp_path: Path,
+) -> None:
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1800:
+        pytest.skip("this machine's hard open-file limit is below 1,800")
+
+    def low_soft_limit() -> None:  # as many systems start a service
+        resource.setrlimit(resource.RLIMIT_NOFILE, (512, hard))
+
+    proc, _ = await start_server(
+        tmp_path, env_extra={"MAID_MAX_CONNECTIONS": "1500"}, preexec_fn=low_soft_limit
+    )
+    try:
+        # Max open files: soft, hard, unit; FDSize: the descriptor table's slots.
+        assert int(proc_line(proc.pid, "limits", "Max open files")[3]) == 1500 + 256
+        assert int(proc_line(proc.pid, "status", "FDSize:")[1]) >= 1500 + 256
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(proc.wait(), timeout=30) == 0
 
 
 async def test_bad_config_exits_nonzero_with_one_line_per_problem(tmp_path: Path) -> None:
