@@ -58,8 +58,10 @@ class Settings(BaseSettings):
     # Commands that come in during a tick need not wait for its end: at a gap between
     # two systems, once the tick has worked this long since it last looked, it lends
     # the world to them, one whole command at a time, starting none once it has given
-    # tick_lend_budget in one tick (0: never; they wait for the tick to end).
-    tick_lend_after: float = Field(default=0.001, ge=0, le=1, description="real seconds")
+    # tick_lend_budget in one tick (0: never; they wait for the tick to end). Half a
+    # millisecond: a command that came in waits about that long for the tick to
+    # look, as long as a turn of the output pacer's writes to a crowd.
+    tick_lend_after: float = Field(default=0.0005, ge=0, le=1, description="real seconds")
     tick_lend_budget: float = Field(default=0.004, ge=0, le=1, description="real seconds")
     time_scale: float = Field(default=24.0, gt=0, description="game seconds per real second")
     checkpoint_interval: float = Field(default=5.0, gt=0, description="real seconds")
