@@ -13,7 +13,7 @@ from maid_stdlib.world.components import Away, ReplyTo
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.movement import here, world_of
 from maid_stdlib.world.social import note_sender, send_tell, tell_if_away
-from maid_stdlib.world.text import capitalize, player_words, spoken
+from maid_stdlib.world.text import capitalize, player_words, quoted_words, spoken
 
 #: The longest away message kept.
 MAX_AWAY = 120
@@ -26,7 +26,7 @@ def shout(ctx: CommandContext) -> None:
     Usage: shout <message>
     """
     ws, actor, room = here(ctx)
-    safe = player_words(ctx.args).strip()
+    safe = quoted_words(ctx.args)
     if not safe:
         raise CommandError("Shout what?")
     area = ws.area_of(room)
@@ -47,7 +47,7 @@ def whisper(ctx: CommandContext) -> None:
     """
     ws, actor, room = here(ctx)
     name, _, text = ctx.args.strip().partition(" ")
-    safe = player_words(text).strip()
+    safe = quoted_words(text)
     if not name or not safe:
         raise CommandError("Usage: whisper <name> <message>")
     if name.lower() in ("me", "self", "myself") or ws.matches(actor, [name.lower()]):
@@ -73,7 +73,7 @@ def reply(ctx: CommandContext) -> None:
     last = ctx.world.try_component(actor, ReplyTo)
     if last is None or last.sender is None or not ctx.world.entity_exists(last.sender):
         raise CommandError("Nobody has sent you a tell or a whisper to reply to.")
-    safe = player_words(ctx.args).strip()
+    safe = quoted_words(ctx.args)
     if not safe:
         raise CommandError("Reply what?")
     if not ctx.engine.sessions.is_online(last.sender):

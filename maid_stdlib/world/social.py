@@ -18,7 +18,7 @@ from maid_stdlib.world.components import Away, ReplyTo
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.movement import here, world_of
 from maid_stdlib.world.service import WorldService
-from maid_stdlib.world.text import player_words, spoken
+from maid_stdlib.world.text import player_words, quoted_words, spoken
 
 
 @command("say", category="communication")
@@ -28,7 +28,7 @@ def say(ctx: CommandContext) -> None:
     Usage: say <message>     (or 'message)
     """
     ws, actor, room = here(ctx)
-    safe = player_words(ctx.args).strip()
+    safe = quoted_words(ctx.args)
     if not safe:
         raise CommandError("Say what?")
     ctx.send(spoken(f'You say, "{safe}"'))
@@ -86,7 +86,7 @@ def tell(ctx: CommandContext) -> None:
     """
     actor = ctx.require_actor()
     name, _, text = ctx.args.strip().partition(" ")
-    safe = player_words(text).strip()
+    safe = quoted_words(text)
     if not name or not safe:
         raise CommandError("Usage: tell <name> <message>")
     target = find_online(ctx, name)

@@ -126,6 +126,25 @@ def player_words(text: str) -> str:
     return escape_markup(clean_authored(text))
 
 
+#: An opening quotation mark and the one that closes it.
+_QUOTE_PAIRS = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019"}
+#: Double quotation marks inside speech, as single ones.
+_INNER_QUOTES = str.maketrans({'"': "'", "\u201c": "\u2018", "\u201d": "\u2019"})
+
+
+def quoted_words(text: str) -> str:
+    """What a player typed, ready to be shown inside double quotes (``You say,
+    "..."``): :func:`player_words`, without the quotation marks the player put
+    around all of it (``say "hello"`` reads ``"hello"``, not ``""hello""``) and
+    with double quotation marks inside made single, so a quotation in the speech
+    does not seem to close it (``He said 'run'``). Empty when nothing but quotes
+    was typed."""
+    safe = player_words(text).strip()
+    if len(safe) >= 2 and _QUOTE_PAIRS.get(safe[0]) == safe[-1]:
+        safe = safe[1:-1].strip()
+    return safe.translate(_INNER_QUOTES)
+
+
 def spoken(line: str) -> str:
     """Mark ``line`` as carrying someone's words: if it wraps, its continuation lines
     are indented, so padding the words can never start a line with text that looks

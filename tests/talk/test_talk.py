@@ -100,6 +100,7 @@ async def test_shout_reaches_the_whole_area_only(engine: GameEngine) -> None:
     assert 'Alice shouts, "Wolves!"' in heard(engine, bob)
     assert "Wolves" not in heard(engine, carl)
     assert await cmd(engine, alice, "shout") == "Shout what?"
+    assert 'You shout, "Run!"' in await cmd(engine, alice, 'shout "Run!"')
 
 
 async def test_whisper_is_private_but_seen(engine: GameEngine) -> None:
@@ -116,6 +117,9 @@ async def test_whisper_is_private_but_seen(engine: GameEngine) -> None:
     assert "nobody called 'dave' here" in await cmd(engine, alice, "whisper dave hi")
     assert "to yourself" in await cmd(engine, alice, "whisper alice hi")
     assert "Usage: whisper" in await cmd(engine, alice, "whisper bob")
+    assert "Usage: whisper" in await cmd(engine, alice, 'whisper bob ""')
+    out = await cmd(engine, alice, 'whisper bob "the old "mill" key"')
+    assert "You whisper to Bob,|n \"the old 'mill' key\"" in out
 
 
 async def test_reply_answers_the_last_tell_or_whisper(engine: GameEngine) -> None:
@@ -129,6 +133,9 @@ async def test_reply_answers_the_last_tell_or_whisper(engine: GameEngine) -> Non
     await cmd(engine, alice, "r good")
     assert 'Alice tells you,|n "good"' in heard(engine, bob)
     assert await cmd(engine, alice, "reply") == "Reply what?"
+    # Quoting what was said (gossip, a tell) does not nest quotation marks.
+    await cmd(engine, alice, 'reply Tam says "the wolves are back"')
+    assert "Alice tells you,|n \"Tam says 'the wolves are back'\"" in heard(engine, bob)
     engine.sessions.detach(session_for(engine, bob))
     assert await cmd(engine, alice, "reply still there?") == "Bob is not playing right now."
 

@@ -163,6 +163,13 @@ async def test_say_and_emote_reach_the_room_escaped(engine: GameEngine, hero: UU
     assert await cmd(engine, hero, ":'s hat tilts.") == "|>Alice's hat tilts."
     assert far_session.sent == []
     assert await cmd(engine, hero, "say") == "Say what?"
+    # Words typed in quotes are not quoted twice; a quotation inside is single-quoted.
+    assert await cmd(engine, hero, 'say "Wolves?"') == '|>You say, "Wolves?"'
+    assert await cmd(engine, hero, "say 'Wolves?'") == '|>You say, "Wolves?"'
+    assert await cmd(engine, hero, "say \u201cWolves?\u201d") == '|>You say, "Wolves?"'
+    assert await cmd(engine, hero, 'say He said "run".') == "|>You say, \"He said 'run'.\""
+    assert await cmd(engine, hero, "say it's Tam's") == "|>You say, \"it's Tam's\""
+    assert await cmd(engine, hero, 'say " "') == "Say what?"
     assert await cmd(engine, hero, "emote") == "Emote what?"
 
 
