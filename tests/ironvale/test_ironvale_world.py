@@ -120,3 +120,13 @@ async def test_no_room_says_twice_what_stands_in_it(tmp_path: Path) -> None:
                 if desc is not None and desc.short and desc.short.strip() in room.description:
                     repeated.append((key, desc.short))
         assert repeated == []
+
+
+async def test_what_the_flooded_drift_names_can_be_looked_at(tmp_path: Path) -> None:
+    # A player read of a broken pump and marks on the wall, and could look at neither.
+    async with make_engine(tmp_path, packs=["ironvale"]).lifespan() as engine:
+        hero = new_character(engine, "Alice", online=False)
+        ws_of(engine).move(hero, "ironvale:flooded_drift")
+        assert "riveted iron" in await cmd(engine, hero, "look pump")
+        assert "tally" in await cmd(engine, hero, "look marks")
+        assert "nothing of the floor" in await cmd(engine, hero, "look water")
