@@ -98,6 +98,13 @@ async def test_scouts_on_the_road(ironvale: GameEngine) -> None:
     assert entry.objectives["see-ridge"].completed
     await walk(engine, hero, ["north", *WAGON_TO_VOSS])
     assert ws.room_key_of(hero) == "ironvale:guard_post"
+    # Talking first: he sees what is in hand and does not ask for it again.
+    out = plain(await cmd(engine, hero, "talk voss"))
+    assert (
+        "Captain Voss sees a bandit insignia in your hands. "
+        "(Type 'give insignia to voss' to hand it over.)"
+    ) in out
+    assert "Bring me one of their insignia" not in out
     out = plain(await cmd(engine, hero, "give insignia to voss"))
     assert "Give a bandit insignia to Captain Voss. - done" in out
     assert "You have completed the objectives of 'Scouts on the Road'." in out

@@ -14,6 +14,7 @@ from uuid import UUID
 from classic_rpg.characters.components import Dialogue
 from classic_rpg.characters.dialogue import find_topic
 from classic_rpg.components import CharacterStats
+from classic_rpg.items.factory import ItemFactory
 from classic_rpg.systems.quests.errors import QuestError
 from classic_rpg.systems.quests.grading import PYRRHIC_DURATION_FACTOR, required_ratio
 from classic_rpg.systems.quests.handles import handle_word, match_handle
@@ -26,6 +27,7 @@ from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.questgen.vocabulary import ObjectiveType, QuestDeliveryMethod, QuestState
 from maid_stdlib.story.facts import FactBook
+from maid_stdlib.world.look import name_of
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import speaker
 
@@ -480,14 +482,43 @@ class QuestTalk:
                 hint = accept_hint(manager, actor, quest.quest_id)
                 ctx.send(f"|yQuest offered: '{quest.title}'.|n {hint}")
             return True
+        # What the player carries for a step of theirs that ends with this NPC: the
+        # progress line ("bring me one...") would ask for what is already in hand.
+        in_hand = manager.objectives.deliverable(actor, npc)
+        for line in self._hand_over(ctx, npc, in_hand):
+            ctx.send(line)
+        handing = {quest.quest_id for quest, _ in in_hand}
         mine = [(q, e) for q, e in running if npc in (q.giver_npc_id, q.turn_in_npc)]
         if mine:
             for quest, entry in mine:
-                if quest.progress_dialogue:
+                if quest.progress_dialogue and quest.quest_id not in handing:
                     ctx.send(f'{name} says, "{quest.progress_dialogue}"')
                 ctx.send("\n".join(describe(manager, quest, entry, full=False, character=actor)))
             return True
-        return bool(replies)
+        return bool(replies) or bool(in_hand)
+
+    def _hand_over(
+        self, ctx: CommandContext, npc: UUID, steps: list[tuple[Quest, QuestObjective]]
+    ) -> list[str]:
+        """One line per item the NPC waits for and the player carries: that they see
+        it, and the ``give`` that hands it over."""
+        ws = ctx.engine.services.get(WorldService)
+        actor = ctx.require_actor()
+        npc_words = ws.keywords_of(npc)
+        to = npc_words[0] if npc_words else "them"
+        lines = []
+        items = ctx.service(ItemFactory)
+        for template in dict.fromkeys(o.item_template for _, o in steps if o.item_template):
+            item = next((i for i in items.carried(actor) if items.template_of(i) == template), None)
+            if item is None:
+                continue
+            words = ws.keywords_of(item)
+            what = words[0] if words else "it"
+            lines.append(
+                f"{speaker(self.manager.name_of(npc))} sees {name_of(ws, item)} in your "
+                f"hands. |y(Type 'give {what} to {to}' to hand it over.)|n"
+            )
+        return lines
 
     def _may_offer(self, actor: UUID, quest_id: str, offering: int) -> bool:
         engine = self.manager.engine

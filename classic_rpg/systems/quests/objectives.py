@@ -508,6 +508,19 @@ class ObjectiveTracker:
                 out.append(o.reply)
         return out
 
+    def deliverable(self, character: UUID, npc: UUID) -> list[tuple[Quest, QuestObjective]]:
+        """The character's open DELIVER steps to ``npc`` that what they carry could
+        finish now (a ``give`` away): talking to the NPC then says so, instead of
+        asking for what is already in hand."""
+        return [
+            (quest, o)
+            for quest, entry, o in self._each_open(character, ObjectiveType.DELIVER)
+            if o.item_template
+            and entry.state.active
+            and self._npc_matches(o, npc)
+            and self.count_items(character, o.item_template) > 0
+        ]
+
     def talk_now(self, character: UUID, npc: UUID) -> None:
         """Count a conversation before its queued TalkedToEvent is dispatched (the
         ``talk`` handler turns quests in right away); that event is then skipped."""
