@@ -35,10 +35,18 @@ def _visible(ctx: CommandContext) -> list[Command]:
     return ctx.engine.commands.visible_to(ctx.role)
 
 
+def _index_name(cmd: Command) -> str:
+    """A command as the index lists it: its key, and the other words that run it
+    ("drink/eat/quaff": a player looking for ``eat`` finds it), but not the
+    abbreviations and signs ("l", "inv", "'")."""
+    words = [a for a in cmd.aliases if len(a) >= 3 and a.isalpha() and not cmd.key.startswith(a)]
+    return "/".join([cmd.key, *sorted(words)])
+
+
 def index(ctx: CommandContext, topics: HelpTopics) -> str:
     groups: dict[str, list[str]] = {}
     for cmd in _visible(ctx):
-        groups.setdefault(cmd.category, []).append(cmd.key)
+        groups.setdefault(cmd.category, []).append(_index_name(cmd))
     lines = ["Commands you can use (type 'help <command>' for details):"]
     for category in sorted(groups, key=_category_key):
         lines.append(f"|c{category.capitalize()}:|n {', '.join(sorted(groups[category]))}")

@@ -39,6 +39,16 @@ async def test_index_groups_commands_and_topics(engine: GameEngine) -> None:
     assert "combat" not in topics
 
 
+async def test_the_index_names_the_other_words_a_command_answers_to(rpg: GameEngine) -> None:
+    # A player looking for "eat" found nothing: it runs drink.
+    flat = " ".join((await cmd(rpg, new_character(rpg, "Ada"), "help")).split())
+    assert "drink/eat/quaff," in flat
+    assert "kill/attack," in flat
+    assert " look," in flat  # not "look/l": abbreviations are left out
+    assert " inventory," in flat
+    assert "inventory/" not in flat
+
+
 async def test_topics_of_a_later_pack_add_and_replace(rpg: GameEngine) -> None:
     hero = new_character(rpg, "Ada")
     combat = await cmd(rpg, hero, "help combat")
