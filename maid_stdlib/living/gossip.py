@@ -294,22 +294,55 @@ def tell_round(
     return told
 
 
-def gossip_lines(
-    world: World, npc: UUID, limit: int = 3, about: Callable[[str], bool] | None = None
-) -> list[str]:
-    """What ``npc`` mentions when talked to: its most confident, freshest news
-    (only news whose text ``about`` accepts, when given: asked about something),
-    hedged by confidence. Secrets are kept."""
+@dataclass
+class HeardNews(Component):
+    """The news a player was told in conversation, by statement id, with the game
+    time: talking to the people of a village does not bring the same rumour after
+    every greeting (asking about it still does). Runtime only."""
+
+    component_name = "HeardNews"
+    persist = False
+    told: dict[str, float] = field(default_factory=dict)
+
+
+#: Game seconds before news a player was told comes up unasked again (a game day).
+RETELL_TO_PLAYER_AFTER = 86400.0
+
+
+def gossip_items(
+    world: World,
+    npc: UUID,
+    limit: int = 3,
+    about: Callable[[str], bool] | None = None,
+    skip: Callable[[GossipItem], bool] | None = None,
+) -> list[GossipItem]:
+    """The news ``npc`` mentions when talked to: its most confident and freshest
+    (only news whose text ``about`` accepts, when given: asked about something;
+    none that ``skip`` turns down). Secrets are kept."""
     known = world.try_component(npc, KnownGossip)
     if known is None:
         return []
     items = [
-        i for i in known.items.values() if not i.is_secret and (about is None or about(i.content))
+        i
+        for i in known.items.values()
+        if not i.is_secret and (about is None or about(i.content)) and (skip is None or not skip(i))
     ]
     items.sort(key=lambda i: (-i.confidence, -i.heard_at, i.id))
+    return items[:limit]
+
+
+def said_by(world: World, npc: UUID, items: list[GossipItem]) -> list[str]:
+    """``items`` as ``npc`` says them, hedged by confidence."""
     desc = world.try_component(npc, Describable)
     speaker = desc.name if desc is not None else ""
-    return [phrase(i, speaker) for i in items[:limit]]
+    return [phrase(i, speaker) for i in items]
+
+
+def gossip_lines(
+    world: World, npc: UUID, limit: int = 3, about: Callable[[str], bool] | None = None
+) -> list[str]:
+    """What ``npc`` mentions when talked to (see :func:`gossip_items`), as it says it."""
+    return said_by(world, npc, gossip_items(world, npc, limit, about))
 
 
 def phrase(item: GossipItem, speaker: str = "") -> str:

@@ -30,7 +30,15 @@ from maid_stdlib.living.conditions import (
 )
 from maid_stdlib.living.data import LivingData, NpcSpec, read_living_file
 from maid_stdlib.living.facts import Hostile
-from maid_stdlib.living.gossip import KnownGossip, gossip_lines
+from maid_stdlib.living.gossip import (
+    RETELL_TO_PLAYER_AFTER,
+    GossipItem,
+    HeardNews,
+    KnownGossip,
+    gossip_items,
+    gossip_lines,
+    said_by,
+)
 from maid_stdlib.living.memory import EpisodicMemory, MemoryHost, MemoryService
 from maid_stdlib.living.presence import Presence
 from maid_stdlib.living.registries import (
@@ -358,8 +366,9 @@ class LivingWorld:
 
     def note_conversation(self, npc: UUID, speaker: UUID) -> list[str]:
         """``speaker`` talked to ``npc``: the NPC remembers it (at most once per game
-        hour per speaker) and warms a little to them. Returns ``gossip_lines(npc)``,
-        so a ``talk`` command needs this one call."""
+        hour per speaker) and warms a little to them. Returns the news it mentions,
+        so a ``talk`` command needs this one call: ``gossip_lines(npc)``, but to a
+        player not what they were told in the last game day (``HeardNews``)."""
         now = self.engine.clock.game_time
         rel = get_relationship(self.world, npc, speaker)
         if rel is None or rel.last_seen is None or now - rel.last_seen >= CONVERSATION_GAP:
@@ -376,7 +385,22 @@ class LivingWorld:
                 )
             )
             adjust_relationship(self.world, npc, speaker, trust=0.01, affinity=0.01, now=now)
-        return self.gossip_lines(npc)
+        if not self.world.has_component(speaker, PlayerCharacter):
+            return self.gossip_lines(npc)
+        heard = self.world.try_component(speaker, HeardNews)
+        if heard is None:
+            heard = HeardNews()
+            self.world.add_component(speaker, heard)
+        told = heard.told
+
+        def fresh_to_them(item: GossipItem) -> bool:
+            when = told.get(item.id)
+            return when is not None and now - when < RETELL_TO_PLAYER_AFTER
+
+        items = gossip_items(self.world, npc, skip=fresh_to_them)
+        for item in items:
+            told[item.id] = now
+        return said_by(self.world, npc, items)
 
     def name_of(self, entity: UUID) -> str:
         desc = self.world.try_component(entity, Describable)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from ironvale.ironkit import iron_crisis_quest, ironvale_engine, iv, play_iron_crisis
 from kits.engines import living_of, npcs, plain, qg_of, ws_of
-from kits.heroes import new_hero, walk
+from kits.heroes import new_hero, place, walk
 from kits.narrators import EchoNarrator
 from kits.quests import SignalLog, applied_delta, assert_trust, build, consequences_of, deliver
 
@@ -101,7 +101,13 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
         bram_room = ws_of(engine).room_key_of(bram)
         assert bram_room is not None
         await walk(engine, hero, bram_room)
-        assert CLEARED in plain(await cmd(engine, hero, "talk bram"))
+        # The hero was told it at the smithy: Bram does not bring it up again
+        # unasked, but says it when asked, and tells someone who had not heard.
+        assert CLEARED not in plain(await cmd(engine, hero, "talk bram"))
+        assert CLEARED in plain(await cmd(engine, hero, "ask bram about the adventurer"))
+        newcomer = new_hero(engine, "Wren")
+        place(engine, newcomer, bram_room)
+        assert CLEARED in plain(await cmd(engine, newcomer, "talk bram"))
 
         # Gundrik remembers, publicly, and his next quest's prompt says so.
         memories = living_of(engine).memory.get_recent(gundrik, 5, MemoryVisibility.PUBLIC)

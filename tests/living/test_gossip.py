@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from kits.engines import living_of, ws_of
+from kits.heroes import new_character
 from living.livingkit import LIVING, hamlet_pack, make_engine, npc, run_hours
 
 from maid_stdlib.living import KnownGossip, MemoryVisibility, ThreatObservedEvent, api, gossip
@@ -166,6 +167,24 @@ async def test_talk_hook_remembers_the_speaker_and_returns_news(tmp_path: Path) 
         await run_hours(engine, 1)
         living.note_conversation(smith, trader)
         assert len(living.memory.get_recent(smith, tags=["conversation"])) == 2
+
+
+async def test_a_player_is_not_told_the_same_news_after_every_greeting(tmp_path: Path) -> None:
+    # A fresh player heard "Bandits have been seen..." from nearly everyone they
+    # greeted, again and again.
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        living = living_of(engine)
+        smith = npc(engine, "hollin")
+        hero = new_character(engine, "Alice", online=False)
+        await run_hours(engine, 0.5)
+        said = ["Bandits have been seen on the Mill Road. I know it for a fact."]
+        assert living.note_conversation(smith, hero) == said
+        assert living.note_conversation(smith, hero) == []
+        assert living.gossip_lines(smith) == said  # asked about it, it is still said
+        other = new_character(engine, "Bob", online=False)
+        assert living.note_conversation(smith, other) == said  # news to them
+        await run_hours(engine, 24)
+        assert living.note_conversation(smith, hero) == said  # a day on, it comes up again
 
 
 async def test_news_about_the_speaker_is_told_in_their_own_voice(tmp_path: Path) -> None:
