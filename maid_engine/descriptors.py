@@ -13,7 +13,7 @@ show only under load:
   when a descriptor past its end is opened (at 256, 512, 1,024, ...). In a
   process with more than one thread -- the server has its database and hashing
   threads -- each doubling waits for the kernel's read-copy-update grace period
-  (``synchronize_rcu``): measured here at 7-15 ms, with the event loop stopped
+  (``synchronize_rcu``): 7-15 ms on a two-CPU Linux machine, with the event loop stopped
   inside ``accept()``, every player's command waiting behind it. A login storm
   of 200 crosses one or two doublings. Opening one descriptor near the top of
   the room needed, once at start-up, grows the table in one step; the kernel

@@ -392,10 +392,11 @@ class LivingWorld:
             heard = HeardNews()
             self.world.add_component(speaker, heard)
         told = heard.told
+        for key in [k for k, at in told.items() if now - at >= RETELL_TO_PLAYER_AFTER]:
+            del told[key]  # may be told again: no need to keep it
 
         def fresh_to_them(item: GossipItem) -> bool:
-            when = told.get(item.id)
-            return when is not None and now - when < RETELL_TO_PLAYER_AFTER
+            return item.id in told
 
         items = gossip_items(self.world, npc, skip=fresh_to_them)
         for item in items:
