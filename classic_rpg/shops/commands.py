@@ -13,7 +13,7 @@ from classic_rpg.items.data import stats_of
 from classic_rpg.items.factory import ItemFactory
 from classic_rpg.items.gear import stats_lines
 from classic_rpg.items.select import group_names, select
-from classic_rpg.shops.components import Shop
+from classic_rpg.shops.components import PricesSeen, Shop
 from classic_rpg.shops.events import ItemBoughtEvent, ItemSoldEvent
 from classic_rpg.shops.market import Goods, Market
 from classic_rpg.shops.trade import Trade
@@ -80,6 +80,7 @@ def list_goods(ctx: CommandContext) -> None:
     lines = [f"|c{who} sells:|n"]
     if not goods:
         lines.append("  nothing at the moment.")
+    seen(ctx, actor, keeper, goods)
     width = max((len(g.name) for g in goods), default=0)
     for g in goods:
         have = f"{g.count} in stock" if g.count else "|rsold out|n"
@@ -94,6 +95,31 @@ def list_goods(ctx: CommandContext) -> None:
     stats = ctx.world.try_component(actor, CharacterStats)
     lines.append(f"You have {stats.gold if stats else 0} gold.")
     ctx.send("\n".join(lines))
+
+
+def seen(ctx: CommandContext, actor: UUID, keeper: UUID, goods: list[Goods]) -> None:
+    """Note the prices ``actor`` just read on ``keeper``'s list."""
+    noted = ctx.world.try_component(actor, PricesSeen)
+    if noted is None:
+        noted = PricesSeen()
+        ctx.world.add_component(actor, noted)
+    if noted.keeper != keeper:
+        noted.keeper, noted.prices = keeper, {}
+    noted.prices.update((g.template, g.price) for g in goods)
+
+
+def price_moved(ctx: CommandContext, actor: UUID, keeper: UUID, goods: Goods) -> str:
+    """What a purchase adds when the price ``actor`` last read for ``goods`` on this
+    keeper's list is not today's (" The price went up from 29 to 32 gold since you
+    looked."), else "". What was read stays what was read until the next list."""
+    noted = ctx.world.try_component(actor, PricesSeen)
+    if noted is None or noted.keeper != keeper:
+        return ""
+    before = noted.prices.get(goods.template)
+    if before is None or before == goods.price:
+        return ""
+    way = "up" if goods.price > before else "down"
+    return f" The price went {way} from {before} to {goods.price} gold since you looked."
 
 
 def _buys_text(market: Market, shop: Shop) -> str:
@@ -236,7 +262,8 @@ async def buy(ctx: CommandContext) -> None:
         ctx.engine.events.emit(ItemBoughtEvent(actor, keeper, item, goods.template, goods.price))
     send_status(ctx.engine, actor)
     what = _plural(goods.name, qty)
-    ctx.send(f"You buy {what} from {who} for {total} gold.")
+    moved = price_moved(ctx, actor, keeper, goods)
+    ctx.send(f"You buy {what} from {who} for {total} gold.{moved}")
     room = ws.room_key_of(actor)
     if room is not None:
         ws.message_room(

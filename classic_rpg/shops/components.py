@@ -58,3 +58,16 @@ class Shop(Component):
     room: str = ""
     #: Items the keeper bought from players and still carries.
     bought: list[UUID] = field(default_factory=list)
+
+
+@dataclass
+class PricesSeen(Component):
+    """The prices a player last read on a keeper's list (``list``, or ``look`` at
+    the goods): prices follow the village's supply, and a purchase at a price that
+    moved since says so. Runtime only, one keeper at a time."""
+
+    component_name = "PricesSeen"
+    persist = False
+    keeper: UUID | None = None
+    #: Item template -> the price read.
+    prices: dict[str, int] = field(default_factory=dict)

@@ -95,6 +95,30 @@ async def test_buying_takes_gold_gives_the_item_and_lowers_the_stock(engine: Gam
     assert "You buy a jug of cider from Marta" in await cmd(engine, hero, "buy 1 cider")
 
 
+async def test_a_purchase_says_when_the_price_moved_since_the_list(engine: GameEngine) -> None:
+    # A player read 29 gold on the list and paid 32 a little later, untold.
+    hero = rich(engine, room="hamlet:mill")
+    keep_at(engine, "hollin", "hamlet:mill")
+    needs = engine.world.get_component(hv("hollin"), NeedsComponent)
+    needs.needs["economic"].value = 1.0
+    listed = await cmd(engine, hero, "list")
+    read = re.search(r"(\d+) gold", listed.split("\n")[1])
+    assert read is not None, listed
+    price = int(read.group(1))
+    needs.needs["economic"].value = 0.1  # the mill road is cut: flour gets dear
+    out = await cmd(engine, hero, "buy flour")
+    moved = re.fullmatch(
+        r"You buy a sack of flour from Hollin for (\d+) gold\. The price went up from "
+        rf"{price} to (\d+) gold since you looked\.",
+        out,
+    )
+    assert moved is not None, out
+    assert moved.group(1) == moved.group(2)
+    # Read again on the list, the price it is bought at says nothing more.
+    await cmd(engine, hero, "list")
+    assert "since you looked" not in await cmd(engine, hero, "buy flour")
+
+
 async def test_clear_errors_and_nothing_changes(engine: GameEngine) -> None:
     hero = rich(engine, gold=1)
     keep_at(engine, "marta", "hamlet:inn")
