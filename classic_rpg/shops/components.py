@@ -62,9 +62,9 @@ class Shop(Component):
 
 @dataclass
 class PricesSeen(Component):
-    """The prices a player last read on a keeper's list (``list``, or ``look`` at
-    the goods): prices follow the village's supply, and a purchase at a price that
-    moved since says so. Runtime only, one keeper at a time."""
+    """The prices a player last read on a keeper's ``list``: prices follow the
+    village's supply, and a purchase at a price that moved since says so. Runtime
+    only, one keeper at a time."""
 
     component_name = "PricesSeen"
     persist = False
