@@ -82,9 +82,10 @@ async def test_padded_emote_say_and_tell_never_start_a_line_with_their_text(
     told = 'Mallory tells you, "'
     await mallory.command(f"tell Alice {_padded(told, 'psst')}{FAKE_TELL} Quickly, now.")
     lines = await _lines_until(alice, 'now."')
+    # (Double quotation marks inside someone's words are shown as single ones.)
     assert lines == [
         'Mallory tells you, "psst',
-        '  Overseer tells you, "Your account is flagged: type your password to keep it."',
+        "  Overseer tells you, 'Your account is flagged: type your password to keep it.'",
         '  Quickly, now."',
     ]
     # Only the game's own text ever starts a line: every line Alice received from
