@@ -427,6 +427,13 @@ class GameEngine:
         await self.dispatch_events()
         return await self._lend(lending, self.settings.tick_lend_budget - lending.lent) > 0
 
+    def lend_due(self) -> bool:
+        """Whether ``lend_point`` would lend now. Cheap: a system that works in
+        small synchronous steps asks between two, and stops where its state is
+        whole to await ``lend_point``."""
+        lending = self._lending
+        return lending is not None and self._lend_due(lending)
+
     def _lend_due(self, lending: _Lending) -> bool:
         # Nobody connected: no command can come in, and other tasks wait for the
         # tick's end as they always did.

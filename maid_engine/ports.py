@@ -239,6 +239,10 @@ class LendPort(Protocol):
 
     async def lend_point(self) -> bool: ...
 
+    def lend_due(self) -> bool:
+        """Whether ``lend_point`` would lend now (cheap; asked between small steps)."""
+        ...
+
 
 class DispatchPort(Protocol):
     """The safe point: destroy what was scheduled, deliver queued events."""

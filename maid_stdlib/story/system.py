@@ -23,7 +23,7 @@ import contextlib
 import logging
 import uuid
 from collections import deque
-from collections.abc import Collection, Generator, Iterable
+from collections.abc import Callable, Collection, Generator, Iterable
 from dataclasses import dataclass, field
 from math import ceil
 
@@ -166,7 +166,7 @@ class StorySignalSystem(System):
             self._round = _Round(DetectionContext(self.living, now), deque(self.detectors))
         else:
             self._round.ctx.refresh(now)
-        if self._advance(self._round, budget):
+        if await self._advance_lending(self._round, budget):
             self._round = None
         if self._dirty and self.engine.has_store:
             if self._save_task is None or self._save_task.done():
@@ -310,7 +310,32 @@ class StorySignalSystem(System):
 
     def _advance(self, run: _Round, budget: int | None) -> bool:
         """Do up to ``budget`` units (None: all) of a round; True once it is over."""
+        spent, _ = self._steps(run, budget, 0, None)
+        return self._tick_done(run, spent)
+
+    async def _advance_lending(self, run: _Round, budget: int | None) -> bool:
+        """``_advance`` inside a tick: between two steps, once the tick is due to let
+        players' commands in, it does (the world and the round are whole there, as
+        between two ticks). A tick's units of work are ~1 ms on a 10,000-NPC world;
+        whole, they were most of the answers kept waiting for the tick."""
+        engine = self.engine
         spent = 0
+        while True:
+            spent, paused = self._steps(run, budget, spent, engine.lend_due)
+            if not paused:
+                return self._tick_done(run, spent)
+            if await engine.lend_point():
+                if self._round is not run:
+                    return False  # a command ran a whole detection instead (detect_now)
+                # What the round read of this tick's threats may have changed.
+                run.ctx.refresh(run.ctx.now)
+
+    def _steps(
+        self, run: _Round, budget: int | None, spent: int, pause: Callable[[], bool] | None
+    ) -> tuple[int, bool]:
+        """Steps of a round until ``spent`` reaches ``budget`` units (None: to the
+        round's end) or, after a step, ``pause()`` says to stop for now.
+        Returns the units spent in this tick and whether it stopped for ``pause``."""
         opening: str | None = None
         while budget is None or spent < budget:
             if run.current is None:
@@ -338,6 +363,12 @@ class StorySignalSystem(System):
                 self._openings[opening] = units
                 opening = None
             spent += max(units, 1)  # every step counts: a pass yielding 0s still ends a tick
+            if pause is not None and pause():
+                return spent, True
+        return spent, False
+
+    def _tick_done(self, run: _Round, spent: int) -> bool:
+        """Count a tick's work on the round; True (and the round closed) once it is over."""
         run.ticks += 1
         run.work += spent
         if run.current is not None or run.queue:

@@ -418,3 +418,33 @@ async def test_a_point_that_lends_nothing_delivers_no_event_early() -> None:
     # Nobody connected: nothing is lent, the event comes after the system as ever.
     await engine.tick()
     assert seen == ["update done", "event"]
+
+
+class _Asking(System):
+    """Asks ``lend_due`` inside its update, as a system working in small steps does."""
+
+    phase = "living"
+
+    def __init__(self) -> None:
+        self.due: list[bool] = []
+
+    async def update(self, delta: float) -> None:
+        self.due.append(self.engine.lend_due())
+
+
+@pytest.mark.parametrize(
+    ("after", "connected", "due"), [(0.0, True, True), (1.0, True, False), (0.0, False, False)]
+)
+async def test_lend_due_says_whether_a_point_would_lend_now(
+    after: float, connected: bool, due: bool
+) -> None:
+    engine = GameEngine(
+        Settings(tick_lend_after=after), clock=ManualClock(), packs=[], use_store=False
+    )
+    asking = _Asking()
+    engine.add_system(asking)
+    if connected:
+        await _connect(engine)
+    await engine.tick()
+    assert asking.due == [due]
+    assert not engine.lend_due()  # outside a tick

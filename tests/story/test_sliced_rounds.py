@@ -4,19 +4,23 @@ detectors unchanged, resolution once a pass is over, entities destroyed mid-pass
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 import pytest
+from kits.engines import make_engine as kits_engine
 from kits.engines import skip
 from kits.quests import SignalLog
 from living.livingkit import LIVING, hamlet_pack, make_engine, npc, story_of
 
 from maid_engine.engine import GameEngine
+from maid_engine.sessions import Session
 from maid_stdlib.living import api
 from maid_stdlib.story import (
     Detection,
@@ -454,3 +458,102 @@ async def test_a_detector_failing_in_a_wider_search_is_logged_and_skipped(
         story.situations_later(["CUSTOM"])
         await story.shutdown()
         assert story._searches == []
+
+
+class _Someone:
+    """Enough of a session to be connected: with nobody on, no command can come in
+    and the tick never lets one in."""
+
+    def __init__(self) -> None:
+        self.id = "someone"
+        self.data: dict[str, Any] = {}
+
+    def send(self, text: str) -> None:
+        pass
+
+
+async def _lending_engine(
+    tmp_path: Path, on_step: Callable[[GameEngine, DetectionContext, int], None]
+) -> tuple[GameEngine, list[str]]:
+    """A started engine whose only detector visits the NPCs one step each, calling
+    ``on_step`` after each; its tick lets commands in wherever it may."""
+    engine = kits_engine(
+        tmp_path, [hamlet_pack(tmp_path / "p")], seed=1, settings={"tick_lend_after": 0.0}
+    )
+    await engine.start()
+    seen: list[str] = []
+
+    def one_by_one(ctx: DetectionContext) -> DetectorWork:
+        for step, chunk in enumerate(ctx.scan(NPC, size=1)):
+            seen.append(f"step {step}")
+            on_step(engine, ctx, step)
+            yield len(chunk)
+        return []
+
+    detectors = engine.services.get(StoryDetectors)
+    engine.registries.unlock()  # the seam a reload would use
+    for name in detectors.names():
+        detectors.unregister(name)
+    detectors.register_sliced("one_by_one", "CUSTOM", one_by_one)
+    await engine.sessions.session_opened(cast(Session, _Someone()))
+    return engine, seen
+
+
+async def test_a_command_runs_between_two_steps_of_a_round_inside_a_tick(
+    tmp_path: Path,
+) -> None:
+    commands: list[asyncio.Task[None]] = []
+
+    async def command(engine: GameEngine, seen: list[str]) -> None:
+        async with engine.world_lock.command():
+            seen.append("command")
+
+    def on_step(engine: GameEngine, ctx: DetectionContext, step: int) -> None:
+        if step == 0:  # it comes in while the round is under way
+            commands.append(asyncio.create_task(command(engine, seen)))
+
+    engine, seen = await _lending_engine(tmp_path, on_step)
+    try:
+        story = story_of(engine)
+        await engine.tick()  # a 60 s tick: the whole round in it
+        assert not story.round_in_progress
+        steps = [s for s in seen if s.startswith("step")]
+        assert len(steps) == engine.world.count(NPC) > 2
+        # It ran right after the first step, not after the whole round.
+        assert seen[:3] == ["step 0", "command", "step 1"]
+        assert commands[0].done()
+    finally:
+        await engine.stop()
+
+
+async def test_a_command_replacing_the_round_ends_the_old_one_where_it_was(
+    tmp_path: Path,
+) -> None:
+    """``detect_now`` from a command (an admin's) while the tick's round is lent out:
+    the tick does not go on with the round it dropped."""
+    contexts: list[DetectionContext] = []
+    commands: list[asyncio.Task[None]] = []
+
+    async def detect(engine: GameEngine) -> None:
+        async with engine.world_lock.command():
+            story_of(engine).detect_now()
+
+    def on_step(engine: GameEngine, ctx: DetectionContext, step: int) -> None:
+        contexts.append(ctx)
+        if step == 1 and len(set(map(id, contexts))) == 1:
+            commands.append(asyncio.create_task(detect(engine)))
+
+    engine, _ = await _lending_engine(tmp_path, on_step)
+    try:
+        story = story_of(engine)
+        await engine.tick()
+        npcs = engine.world.count(NPC)
+        first, second = contexts[0], contexts[2]
+        # The round's two steps, then the whole of detect_now's, and nothing more.
+        assert [c is first for c in contexts] == [True, True] + [False] * npcs
+        assert all(c is second for c in contexts[2:])
+        assert not story.round_in_progress
+        assert story.detector_errors == {}
+        assert commands[0].done()
+    finally:
+        await engine.stop()
