@@ -182,6 +182,17 @@ class CollectorPolicy:
                 gc.set_threshold(*_Process.saved)
                 _Process.saved = None
 
+    def due(self) -> bool:
+        """Whether ``maintain`` would collect now."""
+        if not self._active:
+            return False
+        now = self.monotonic()
+        return (
+            (self.deep_interval > 0 and now >= self._next_deep)
+            or now >= self._next_refreeze
+            or (gc.get_count()[2] >= self._due_after and now - self._last_full >= self.collect_gap)
+        )
+
     def maintain(self) -> CollectionRecord | None:
         """Run the collection that is due, if any (call between ticks)."""
         if not self._active:

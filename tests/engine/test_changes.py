@@ -446,12 +446,21 @@ async def test_a_command_has_the_world_between_two_slices_of_a_piece(
                 for uid in uids:
                     engine.world.get_component(uid, Mood).level = 3
 
+        waiting: list[asyncio.Task[None]] = []
+        step = engine.changes.step
+
+        def step_as_a_command_comes_in(*args: Any) -> int:
+            if not waiting:  # in the first piece's first slice
+                waiting.append(asyncio.create_task(command()))
+            return step(*args)
+
+        engine.changes.step = step_as_a_command_comes_in  # type: ignore[method-assign,assignment]
         clock.now += 10  # the checkpoint is due
         clock.step = 0.0004  # a slice of 1 ms ends after its third entity
-        waiting = asyncio.create_task(command())
         await engine.between_ticks()
-        await waiting
-        # The command came in after the first slice, not after the piece...
+        await waiting[0]
+        # The command came in during the first slice: it ran after it, not after
+        # the piece...
         assert seen == [3]
         # ...and the piece went on to its 50 entities, in one piece; the three
         # staged before the command changed them are to be staged again.
@@ -471,6 +480,31 @@ async def test_a_command_has_the_world_between_two_slices_of_a_piece(
         await task
         disk = await on_disk(engine)
         assert all(disk[u]["Mood"]["level"] == 3 for u in uids)
+
+
+async def test_a_command_waiting_as_the_tick_ends_runs_before_the_piece(
+    tmp_path: Path, db_url: str
+) -> None:
+    s = settings(tmp_path, db_url, checkpoint_interval=5, checkpoint_piece=50)
+    engine = GameEngine(s, clock=ManualClock(), packs=[])
+    now = stepped(engine)
+    async with engine.lifespan():
+        await all_moods_changed(engine, 180, level=2)
+        staged = engine.changes.staged_components
+        seen: list[int] = []
+
+        async def command() -> None:
+            async with engine.world_lock.command():
+                seen.append(engine.changes.staged_components - staged)
+
+        now[0] += 10  # the checkpoint is due
+        async with engine.world_lock.first():  # the tick holds the world ...
+            waiting = asyncio.create_task(command())
+            await asyncio.sleep(0)  # ... as a command comes in
+        await engine.between_ticks()
+        await waiting
+        assert seen == [0]  # it had the world before any of the piece
+        assert engine.changes.staged_components - staged == 50
 
 
 async def test_a_commit_while_a_checkpoint_is_collected_writes_it_whole(

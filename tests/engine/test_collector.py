@@ -7,6 +7,7 @@ made and restores the thresholds, the freeze and gc.enable() even if it fails.""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import sys
 import weakref
@@ -162,7 +163,9 @@ def test_maintain_runs_refreezes_and_deep_collections_when_due(make: PolicyFacto
     kinds = []
     for now in (1000, 1009.9, 1010, 1015, 1020, 1099, 1100, 1109.5, 1110, 1200):
         clock.now = now
+        due = policy.due()
         record = policy.maintain()
+        assert due == (record is not None)
         kinds.append(None if record is None else record.kind)
     # A deep collection restarts the refreeze schedule too (1109.5 < 1100 + 10).
     assert kinds == [
@@ -372,9 +375,11 @@ def test_a_due_full_collection_runs_between_ticks_at_most_once_a_gap(make: Polic
         gc.collect(1)  # each young collection counts towards a due full one
     assert gc.get_count()[2] >= CUSTOM[2]
     clock.now += 4.0
+    assert not policy.due()
     assert policy.maintain() is None  # due, but within the gap since start
     assert dead() is not None
     clock.now += 1.0
+    assert policy.due()
     record = policy.maintain()
     assert record is not None
     assert record.kind == "collect"
@@ -506,3 +511,37 @@ async def test_a_start_whose_first_checkpoint_fails_gives_the_collector_back(
     assert not engine.collector.active
     assert gc.get_freeze_count() == 0
     assert gc.get_threshold() == CUSTOM
+
+
+async def test_commands_waiting_at_the_ticks_end_run_before_a_collection(
+    gc_state: list[CollectorPolicy],
+) -> None:
+    """The world is handed to a command waiting as the tick lets go; a collection
+    due then (15-30 ms in a big world) waits for the loop's turns, so the command
+    runs first."""
+    clock = ManualClock(tick_game_seconds=1.0)
+    engine = gc_engine(clock, gc_freeze=True, gc_refreeze_interval=30, gc_deep_interval=0)
+    gc_state.append(engine.collector)
+    seen: list[str] = []
+
+    async def command() -> None:
+        async with engine.world_lock.command():
+            seen.append("command")
+
+    async with engine.lifespan():
+        engine.collector.use_clock(clock.monotonic)
+        maintain = engine.collector.maintain
+
+        def recorded() -> Any:
+            seen.append("collection")
+            return maintain()
+
+        engine.collector.maintain = recorded  # type: ignore[method-assign]
+        async with engine.world_lock.first():  # the tick holds the world ...
+            waiting = asyncio.create_task(command())
+            await asyncio.sleep(0)  # ... as a command comes in
+        clock.advance_wall(30)  # a refreeze is due
+        await engine.between_ticks()
+        await waiting
+        assert seen == ["command", "collection"]
+        assert pauses(engine, "refreeze") == 1
