@@ -174,6 +174,8 @@ async def test_quest_state_history_and_generated_quests_survive_a_restart(
         gen = manager.get_quest("gen-1")
         assert gen is not None
         assert gen.source == "generated"
+        # Their giver has them again (``talk`` asks by giver).
+        assert {"gen-1", "gen-2"} <= {q.quest_id for q in manager.quests_from(npc("elder"))}
         assert state(engine, hero, "gen-1") is QuestState.IN_PROGRESS
         assert not manager.is_open("gen-2")
         assert state(engine, late, "gen-2") is QuestState.FAILED

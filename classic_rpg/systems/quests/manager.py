@@ -188,7 +188,7 @@ class QuestManager:
         return self.registry.get(quest_id) is not None and self.registry.status(quest_id) is None
 
     def quests_from(self, npc: UUID) -> list[Quest]:
-        return [q for q in self.registry.all() if q.giver_npc_id == npc]
+        return self.registry.from_giver(npc)
 
     def _history_entry(self, quest: Quest, **meta: Any) -> QuestHistoryEntry:
         return QuestHistoryEntry(

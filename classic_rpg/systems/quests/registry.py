@@ -36,6 +36,10 @@ class QuestRegistry:
         #: quest id -> (status, reason) for closed quests.
         self._closed: dict[str, tuple[str, str]] = {}
         self._pending: dict[str, dict[str, Any]] = {}
+        #: Giver -> their quests by id, in registration order: ``talk`` asks for
+        #: one NPC's quests, and scanning every definition was most of its cost
+        #: once a world held a few hundred.
+        self._by_giver: dict[UUID, dict[str, Quest]] = {}
         #: Bumped whenever a definition is added or replaced (for caches of
         #: what the definitions say).
         self.version = 0
@@ -45,8 +49,7 @@ class QuestRegistry:
         old = self._quests.get(quest.quest_id)
         if old is not None and old != quest:
             raise ValueError(f"quest id {quest.quest_id!r} is already registered")
-        self._quests[quest.quest_id] = quest
-        self.version += 1
+        self._set(quest)
         self._drop_fitted(quest.quest_id)
         if persist:
             self._pending[quest.quest_id] = self._document(quest.quest_id)
@@ -55,13 +58,33 @@ class QuestRegistry:
         """Update the definition of a registered quest (same id), persisted."""
         if quest.quest_id not in self._quests:
             raise KeyError(f"quest {quest.quest_id!r} is not registered")
-        self._quests[quest.quest_id] = quest
-        self.version += 1
+        self._set(quest)
         self._drop_fitted(quest.quest_id)
         self._pending[quest.quest_id] = self._document(quest.quest_id)
 
+    def _set(self, quest: Quest) -> None:
+        quest_id, giver = quest.quest_id, quest.giver_npc_id
+        old = self._quests.get(quest_id)
+        self._quests[quest_id] = quest
+        self.version += 1
+        if old is not None and old.giver_npc_id != giver:
+            # A definition that changed hands: both givers' lists again, in the
+            # order of registration, as a scan of every definition would give.
+            for who in (old.giver_npc_id, giver):
+                if who is not None:
+                    self._by_giver[who] = {
+                        q.quest_id: q for q in self._quests.values() if q.giver_npc_id == who
+                    }
+        elif giver is not None:
+            self._by_giver.setdefault(giver, {})[quest_id] = quest
+
     def get(self, quest_id: str) -> Quest | None:
         return self._quests.get(quest_id)
+
+    def from_giver(self, npc: UUID) -> list[Quest]:
+        """The quests ``npc`` gives, in the order they were registered."""
+        mine = self._by_giver.get(npc)
+        return list(mine.values()) if mine else []
 
     def _drop_fitted(self, quest_id: str) -> None:
         for key in [k for k in self._fitted if k[0] == quest_id]:
@@ -130,8 +153,7 @@ class QuestRegistry:
             if not isinstance(quest_id, str):
                 continue
             if doc.get("quest") and quest_id not in self._quests:
-                self._quests[quest_id] = Quest.model_validate(doc["quest"])
-                self.version += 1
+                self._set(Quest.model_validate(doc["quest"]))
             if doc.get("status") in CLOSED_STATUSES:
                 self._closed[quest_id] = (str(doc["status"]), str(doc.get("reason", "")))
         return len(docs)
