@@ -530,7 +530,6 @@ class GameEngine:
         tick let go) run before it, not after a slice of checkpoint or a
         collection of 15-30 ms."""
         if self._store is not None:
-            await give_way()
             await self._checkpoint_piece()
         if self.collector.due():
             await give_way()
@@ -554,6 +553,8 @@ class GameEngine:
             if self._checkpoint_task is not None and not self._checkpoint_task.done():
                 return  # the previous checkpoint is still being written
             self._last_checkpoint = self.real_time()
+        # A command that came in as the tick let go runs first (between_ticks).
+        await give_way()
         budget = self.settings.checkpoint_piece
         slice_seconds = self.settings.checkpoint_slice
         staged = 0
