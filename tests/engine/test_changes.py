@@ -367,6 +367,14 @@ async def all_moods_changed(engine: GameEngine, count: int, level: int) -> list[
     return uids
 
 
+def piece_engine(tmp_path: Path, db_url: str, **kw: Any) -> tuple[GameEngine, list[float]]:
+    """An engine checkpointing every 5 s in pieces (``kw``: more settings), on a
+    real time the test steps (see ``stepped``)."""
+    s = settings(tmp_path, db_url, checkpoint_interval=5, **kw)
+    engine = GameEngine(s, clock=ManualClock(), packs=[])
+    return engine, stepped(engine)
+
+
 def stepped(engine: GameEngine) -> list[float]:
     """The engine's real time, stepped by the test: ``now[0] += 10``."""
     now = [0.0]
@@ -377,9 +385,7 @@ def stepped(engine: GameEngine) -> list[float]:
 async def test_the_engine_collects_a_checkpoint_between_ticks_in_pieces(
     tmp_path: Path, db_url: str
 ) -> None:
-    s = settings(tmp_path, db_url, checkpoint_interval=5, checkpoint_piece=50)
-    engine = GameEngine(s, clock=ManualClock(), packs=[])
-    now = stepped(engine)
+    engine, now = piece_engine(tmp_path, db_url, checkpoint_piece=50)
     async with engine.lifespan():
         world = engine.world
         uids = await all_moods_changed(engine, 180, level=1)
@@ -485,9 +491,7 @@ async def test_a_command_has_the_world_between_two_slices_of_a_piece(
 async def test_a_command_waiting_as_the_tick_ends_runs_before_the_piece(
     tmp_path: Path, db_url: str
 ) -> None:
-    s = settings(tmp_path, db_url, checkpoint_interval=5, checkpoint_piece=50)
-    engine = GameEngine(s, clock=ManualClock(), packs=[])
-    now = stepped(engine)
+    engine, now = piece_engine(tmp_path, db_url, checkpoint_piece=50)
     async with engine.lifespan():
         await all_moods_changed(engine, 180, level=2)
         staged = engine.changes.staged_components
@@ -510,9 +514,7 @@ async def test_a_command_waiting_as_the_tick_ends_runs_before_the_piece(
 async def test_a_commit_while_a_checkpoint_is_collected_writes_it_whole(
     tmp_path: Path, db_url: str
 ) -> None:
-    s = settings(tmp_path, db_url, checkpoint_interval=5, checkpoint_piece=10)
-    engine = GameEngine(s, clock=ManualClock(), packs=[])
-    now = stepped(engine)
+    engine, now = piece_engine(tmp_path, db_url, checkpoint_piece=10)
     async with engine.lifespan():
         uids = await all_moods_changed(engine, 40, level=7)
         now[0] += 10
@@ -528,9 +530,7 @@ async def test_a_commit_while_a_checkpoint_is_collected_writes_it_whole(
 
 
 async def test_a_checkpoint_in_one_piece_when_pieces_are_off(tmp_path: Path, db_url: str) -> None:
-    s = settings(tmp_path, db_url, checkpoint_interval=5, checkpoint_piece=0)
-    engine = GameEngine(s, clock=ManualClock(), packs=[])
-    now = stepped(engine)
+    engine, now = piece_engine(tmp_path, db_url, checkpoint_piece=0)
     async with engine.lifespan():
         uids = [engine.world.create_entity(Mood(3)) for _ in range(30)]
         now[0] += 10
@@ -546,11 +546,7 @@ async def test_a_checkpoint_in_one_piece_when_pieces_are_off(tmp_path: Path, db_
 async def test_a_collection_that_does_not_converge_is_finished_after_the_last_piece(
     tmp_path: Path, db_url: str
 ) -> None:
-    s = settings(
-        tmp_path, db_url, checkpoint_interval=5, checkpoint_piece=5, checkpoint_max_pieces=3
-    )
-    engine = GameEngine(s, clock=ManualClock(), packs=[])
-    now = stepped(engine)
+    engine, now = piece_engine(tmp_path, db_url, checkpoint_piece=5, checkpoint_max_pieces=3)
     async with engine.lifespan():
         uids = [engine.world.create_entity(Mood()) for _ in range(50)]
         await engine.checkpoint()
