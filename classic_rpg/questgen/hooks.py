@@ -50,7 +50,7 @@ class HooksHost(WorldPort, ServicesPort, Protocol):
 class RpgHooks:
     def __init__(self, engine: HooksHost) -> None:
         self.engine = engine
-        self._hostiles: tuple[tuple[int, int, int], list[tuple[UUID, str]]] | None = None
+        self._hostiles: tuple[tuple[int, int, int], tuple[tuple[UUID, str], ...]] | None = None
 
     @property
     def world(self) -> World:
@@ -65,7 +65,8 @@ class RpgHooks:
 
         Kept until combat rules, NPC markers or descriptions are added or removed
         (``World.version_of``): quest generation asks on every tick it works, and
-        walking every NPC's rules each time was most of a seed's cost."""
+        walking every NPC's rules each time was most of a seed's cost. The same
+        tuple while it is kept: quest generation keeps what it derived from it."""
         key = (world.version_of(CombatRules), world.version_of(NPC), world.version_of(Describable))
         if self._hostiles is None or self._hostiles[0] != key:
             found = []
@@ -82,8 +83,8 @@ class RpgHooks:
                     else "hostiles"
                 )
                 found.append((uid, source))
-            self._hostiles = (key, found)
-        return iter(self._hostiles[1])
+            self._hostiles = (key, tuple(found))
+        return self._hostiles[1]
 
     def item_tier(self, template: str) -> int | None:
         entry = self.engine.services.get(WorldData).template(template, "item")

@@ -3,13 +3,14 @@
 Which living, hostile entities stand in a place and what names them: the living
 layer's threat map, the Hostile markers, and providers a rules layer adds (a
 classic RPG's hostile flag). Kept apart from the rest of the facts because it
-has its own caches: the providers' answers per game time and, inside
-:meth:`ThreatFacts.steady`, the threats of each place.
+has its own caches: the providers' answers (asked once per game time, and kept
+with what was derived from them while each provider returns the very same
+tuple) and, inside :meth:`ThreatFacts.steady`, the threats of each place.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 from uuid import UUID
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
     from maid_stdlib.world.service import WorldService
 
 __all__ = ["ThreatFacts"]
+
+#: (entity, the source it is a threat of)
+Pair = tuple[UUID, str]
 
 
 class ThreatFacts:
@@ -47,13 +51,15 @@ class ThreatFacts:
         #: Extra ``(world) -> [(entity, source)]`` threats the living layer does not
         #: know of (a rules layer's hostile flag); merged with its threat map.
         self.threat_providers: list[ThreatProvider] = []
-        #: (game time, [(entity, source)] the providers named then, their ids):
-        #: see ``_provider_pairs``
-        self._threat_cache: tuple[float, list[tuple[UUID, str]], set[UUID] | None] | None = None
-        #: ((game time, placement version), pairs, room -> their indexes, unindexed):
-        #: see ``_provider_rooms``
+        #: (game time, each provider's answer then, [(entity, source)] they named,
+        #: their ids): see ``_provider_pairs``
+        self._threat_cache: (
+            tuple[float, list[Iterable[Pair]], list[Pair], set[UUID] | None] | None
+        ) = None
+        #: (placement version, pairs, room -> their indexes, unindexed): see
+        #: ``_provider_rooms``
         self._provider_index: (
-            tuple[tuple[float, int], list[tuple[UUID, str]], dict[str, list[int]], list[int]] | None
+            tuple[int, list[tuple[UUID, str]], dict[str, list[int]], list[int]] | None
         ) = None
         #: (source, rooms, limit) -> threats, inside ``steady`` only
         self._threats_memo: dict[tuple[str | None, tuple[str, ...], int | None], list[UUID]] | (
@@ -148,30 +154,39 @@ class ThreatFacts:
         if ids is None:
             ids = {uid for uid, _ in pairs}
             assert self._threat_cache is not None
-            self._threat_cache = (self._threat_cache[0], pairs, ids)
+            self._threat_cache = (*self._threat_cache[:3], ids)
         return entity in ids
 
     def _provider_pairs(self) -> tuple[list[tuple[UUID, str]], set[UUID] | None]:
-        """What the threat providers name (and, once asked, their ids), computed
-        once per game time: a provider may walk every entity (a rules layer's
-        hostile flag), and seed evaluation asks about each involved NPC and the
-        threats of each place."""
+        """What the threat providers name (and, once asked, their ids). The
+        providers are asked once per game time: one may walk every entity, and seed
+        evaluation asks about each involved NPC and the threats of each place.
+        When each answers with the very tuple it gave before (a provider keeping
+        its answer until the world changes), the pairs and ids stay as they were:
+        gathering them again, and hashing thousands of ids, cost each tick that
+        composed a seed milliseconds."""
         if not self.threat_providers:
             return [], set()
         now = self.now
         cached = self._threat_cache
         if cached is None or cached[0] != now:
-            pairs = [p for provider in self.threat_providers for p in provider(self.engine.world)]
-            self._threat_cache = cached = (now, pairs, None)
-        return cached[1], cached[2]
+            world = self.engine.world
+            answers = [provider(world) for provider in self.threat_providers]
+            if cached is not None and _unchanged(answers, cached[1]):
+                cached = (now, cached[1], cached[2], cached[3])
+            else:
+                pairs = [p for answer in answers for p in answer]
+                cached = (now, answers, pairs, None)
+            self._threat_cache = cached
+        return cached[2], cached[3]
 
     def _provider_rooms(self) -> tuple[list[tuple[UUID, str]], dict[str, list[int]], list[int]]:
         """The providers' pairs, and their indexes by the room each entity stands in
         (``loose``: entities the WorldService has not indexed, looked up each time).
-        Kept while the game time and every entity's place are unchanged."""
+        Kept while the pairs and every entity's place are unchanged."""
         pairs = self._provider_pairs()[0]
         ws = self.ws
-        key = (self.now, ws.placement_version)
+        key = ws.placement_version
         cached = self._provider_index
         if cached is None or cached[0] != key or cached[1] is not pairs:
             by_room: dict[str, list[int]] = {}
@@ -202,3 +217,11 @@ class ThreatFacts:
         if desc is None:
             return False
         return bool(wanted & topic_tokens(desc.name, " ".join(desc.keywords)))
+
+
+def _unchanged(answers: list[Iterable[Pair]], before: list[Iterable[Pair]]) -> bool:
+    """Whether every provider answered with the very tuple it answered before (a
+    tuple cannot have changed since; a list or an iterator may have)."""
+    return len(answers) == len(before) and all(
+        type(a) is tuple and a is b for a, b in zip(answers, before, strict=True)
+    )

@@ -11,6 +11,7 @@ import pytest
 from kits.engines import hamlet_engine, npc, npcs
 from kits.narrators import EchoNarrator
 
+from classic_rpg.combat.components import CombatRules
 from classic_rpg.components import Health
 from classic_rpg.items.factory import ItemFactory
 from classic_rpg.questgen import (
@@ -246,6 +247,23 @@ async def test_rules_hooks(hamlet: GameEngine) -> None:
     assert limits.item_tier("hamlet:nothing") is None
     assert facts.item_obtainable("hamlet:wolf_pelt")  # the wolves drop them
     assert not facts.item_obtainable("hamlet:grey_pelt")  # Old Grey is dead now
+
+
+async def test_the_hostile_hook_answers_with_one_tuple_until_the_rules_change(
+    hamlet: GameEngine,
+) -> None:
+    """The same tuple while no combat rules come or go: quest generation keeps
+    what it built from it (the pairs, their ids) across game times."""
+    [provider] = hamlet.services.get(QuestGen).facts.threat_providers
+    first = provider(hamlet.world)
+    assert isinstance(first, tuple)
+    assert set(npcs(hamlet, "hamlet:wolf")) <= {uid for uid, _ in first}
+    assert provider(hamlet.world) is first
+    wolf = npcs(hamlet, "hamlet:wolf")[0]
+    hamlet.world.remove_component(wolf, CombatRules)
+    second = provider(hamlet.world)
+    assert second is not first
+    assert wolf not in {uid for uid, _ in second}
 
 
 async def test_reward_items_come_from_what_the_giver_owns(hamlet: GameEngine) -> None:

@@ -1,5 +1,6 @@
 """WorldFacts.is_threat and threats: the threat providers are asked once per game
-time, and what they name is indexed by room until anything moves."""
+time (what they named kept while each answers with the same tuple), and what they
+name is indexed by room until anything moves."""
 
 from __future__ import annotations
 
@@ -44,6 +45,55 @@ async def test_provider_threats_are_computed_once_per_game_time(quiet: GameEngin
     assert facts.is_threat(warden)  # game time moved: recomputed
     assert facts.is_threat(warden)
     assert len(calls) == 2
+
+
+async def test_a_provider_answering_with_the_same_tuple_keeps_what_was_derived(
+    quiet: GameEngine,
+) -> None:
+    """Asked again at each new game time; while the answer is the very tuple it
+    was, the pairs, their ids and their index by room are not built again."""
+    facts = qg_of(quiet).facts
+    warden, miller = hv("tamsin"), hv("hollin")
+    answer: tuple[tuple[UUID, str], ...] = ((warden, "bandits"),)
+    calls: list[float] = []
+
+    def provider(world: object) -> tuple[tuple[UUID, str], ...]:
+        calls.append(facts.now)
+        return answer
+
+    facts.threat_providers.append(provider)
+    assert facts.is_threat(warden)
+    assert not facts.is_threat(miller)
+    pairs, ids = facts._provider_pairs()
+    index = facts._provider_rooms()
+    assert isinstance(quiet.clock, ManualClock)
+    quiet.clock.skip(1.0)
+    assert facts.is_threat(warden)
+    assert len(calls) == 2  # asked again, at the new game time
+    assert facts._provider_pairs() == (pairs, ids)
+    assert facts._provider_pairs()[0] is pairs  # kept, not gathered again
+    assert facts._provider_rooms()[1] is index[1]
+    answer = ((miller, "bandits"),)  # a new tuple: a new answer
+    quiet.clock.skip(1.0)
+    assert facts.is_threat(miller)
+    assert not facts.is_threat(warden)
+    assert facts._provider_pairs()[0] == [(miller, "bandits")]
+    assert facts._provider_rooms()[1] is not index[1]
+
+
+async def test_a_provider_answering_with_a_list_is_gathered_at_each_game_time(
+    quiet: GameEngine,
+) -> None:
+    """A list may have changed in place since it was given: never kept."""
+    facts = qg_of(quiet).facts
+    warden = hv("tamsin")
+    answer: list[tuple[UUID, str]] = []
+    facts.threat_providers.append(lambda world: answer)
+    assert not facts.is_threat(warden)
+    answer.append((warden, "bandits"))
+    assert isinstance(quiet.clock, ManualClock)
+    quiet.clock.skip(1.0)
+    assert facts.is_threat(warden)
 
 
 async def test_provider_threats_of_a_place_follow_moves_at_the_same_game_time(
