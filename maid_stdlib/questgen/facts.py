@@ -123,6 +123,9 @@ class WorldFacts(ThreatFacts):
         #: and those integers sorted: see ``faction_representatives``
         self._faction_roles: dict[tuple[str, bool], dict[int, UUID]] | None = None
         self._faction_order: dict[tuple[str, bool], list[int]] = {}
+        #: (the WorldService's names and the area names they were made of,
+        #: ``room_names``, ``place_names``)
+        self._names: tuple[object, tuple[str, ...], list[tuple[str, str]], str] | None = None
 
     # -- plumbing ---------------------------------------------------------------------
     @property
@@ -227,10 +230,11 @@ class WorldFacts(ThreatFacts):
 
     def warm(self) -> None:
         """Build the indexes the pipeline keeps (NPCs by template, faction members
-        by role) now, at start-up, rather than in the first tick that asks
-        (milliseconds in a big world)."""
+        by role, the names of every place) now, at start-up, rather than in the
+        first tick that asks (milliseconds in a big world)."""
         self.npcs_of_template("")
         self._role_holders("", False)
+        self._named()
 
     def npcs_of_template(self, template: str) -> list[UUID]:
         """NPC entities of ``template``, in world order.
@@ -302,8 +306,25 @@ class WorldFacts(ThreatFacts):
         return found.name if found is not None and found.name else (room or "")
 
     def room_names(self) -> list[tuple[str, str]]:
-        """(room key, ``room_name``) of every room, in the world index's order."""
-        return [(room, name or room) for room, name in self.ws.room_names()]
+        """(room key, ``room_name``) of every room, in the world index's order: the
+        same list while the WorldService's names are the same (do not change it)."""
+        return self._named()[2]
+
+    def place_names(self) -> str:
+        """The names of every room and area, in one text (" | " between them): a
+        name mentioned in a quest's text is a place when it is part of this."""
+        return self._named()[3]
+
+    def _named(self) -> tuple[object, tuple[str, ...], list[tuple[str, str]], str]:
+        ws = self.ws
+        names = ws.room_names()
+        areas = tuple(self.area_name(a) for a in ws.area_keys())
+        cached = self._names
+        if cached is None or cached[0] is not names or cached[1] != areas:
+            pairs = [(room, name or room) for room, name in names]
+            text = " | ".join([*(name for _, name in pairs), *(a for a in areas if a)])
+            cached = self._names = (names, areas, pairs, text)
+        return cached
 
     def place(self, room: str | None) -> str:
         """The room as it reads in a sentence ("the Broken Wagon on the Old Trade Road")."""

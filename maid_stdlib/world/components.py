@@ -39,6 +39,17 @@ class Room(Component):
     #: Scenery players can look at: "anvil scarred" (its keywords) -> description.
     details: dict[str, str] = field(default_factory=dict)
 
+    #: Bumped whenever a Room's name is assigned, in any world: the world's
+    #: versions count components added, replaced, removed or reported modified,
+    #: not fields assigned, and the WorldService's list of room names (read for
+    #: every quest planned) is kept by both.
+    names_assigned: ClassVar[int] = 0
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        super().__setattr__(key, value)
+        if key == "name":
+            Room.names_assigned += 1
+
 
 @dataclass
 class Exits(Component):

@@ -69,9 +69,9 @@ class WorldService:
         #: (area key -> room keys, region -> room keys), in room registration order;
         #: built on demand, dropped whenever rooms or areas change.
         self._placement: tuple[dict[str, list[str]], dict[str, list[str]]] | None = None
-        #: (``version_of(Room)``, every (room key, its Room)) for ``room_names``;
-        #: dropped with ``_placement``.
-        self._named: tuple[int, list[tuple[str, Room | None]]] | None = None
+        #: ((``version_of(Room)``, ``Room.names_assigned``), every (room key, its
+        #: name)) for ``room_names``; dropped with ``_placement``.
+        self._named: tuple[tuple[int, int], tuple[tuple[str, str], ...]] | None = None
         #: Room new characters start in (set by the world data of the top pack).
         self.start_room: str | None = None
         #: Extra visibility rules (invisibility, darkness ...) other layers add.
@@ -119,11 +119,15 @@ class WorldService:
             log.warning("entities are positioned in unknown rooms: %s", sorted(unknown))
 
     def warm(self) -> None:
-        """Build the derived indexes now -- the room graph with its components, the
-        rooms of each area and region -- so the first tick that needs them (in a
-        big world, tens of ms) is not the one that pays."""
-        self.graph().components()
+        """Build the derived indexes now -- the room graph with its components and
+        its exits' reverse, the rooms of each area and region, the rooms' names --
+        so the first tick that needs them (in a big world, tens of ms) is not the
+        one that pays."""
+        graph = self.graph()
+        graph.components()
+        graph.reverse()
         self._placements()
+        self.room_names()
 
     def register_room(self, entity_id: UUID) -> None:
         """Index a room entity created (or re-keyed) after the last rebuild."""
@@ -284,21 +288,21 @@ class WorldService:
     def room_keys(self) -> list[str]:
         return list(self._rooms)
 
-    def room_names(self) -> list[tuple[str, str]]:
+    def room_names(self) -> tuple[tuple[str, str], ...]:
         """(room key, name) of every room, in ``room_keys`` order ("" for a room
-        without a name or a Room). The rooms are kept until the index changes or a
-        Room is added, replaced or removed; the names are read as they stand, so a
-        rename shows at once however it is made (a builder's ``@set`` reloads the
-        pack, which replaces the component; code may assign the field, which
-        changes no version). Quest generation reads every name for each quest it
-        plans: asking the index for each of 2,000 rooms was most of a plan."""
+        without a name or a Room): the same tuple until the index changes, a Room
+        is added, replaced or removed, or a room's name is assigned
+        (``Room.names_assigned``), so a rename shows at once however it is made.
+        Quest generation reads every name for each quest it plans: looking the
+        rooms up, then reading each name again, was most of a plan."""
         world = self.world
-        stamp = world.version_of(Room)
+        stamp = (world.version_of(Room), Room.names_assigned)
         named = self._named
         if named is None or named[0] != stamp:
-            rooms = [(key, world.try_component(uid, Room)) for key, uid in self._rooms.items()]
-            named = self._named = (stamp, rooms)
-        return [(key, room.name if room is not None else "") for key, room in named[1]]
+            rooms = ((key, world.try_component(uid, Room)) for key, uid in self._rooms.items())
+            names = tuple((key, room.name if room is not None else "") for key, room in rooms)
+            named = self._named = (stamp, names)
+        return named[1]
 
     @property
     def room_count(self) -> int:

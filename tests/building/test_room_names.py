@@ -1,6 +1,7 @@
 """The world's list of room names (which quest generation reads for every quest it
-plans) is kept, and a change shows in it at once: a builder's ``@set`` and
-``@dig``, a name assigned by code, a room destroyed."""
+plans) is kept, and so are quest generation's lists made of it; a change shows in
+them at once: a builder's ``@set`` and ``@dig``, a name assigned by code, a room
+destroyed."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from kits.engines import ws_of
 from maid_engine.commands import Role
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
+from maid_stdlib.questgen import QuestGen
 from maid_stdlib.world import Room
 
 
@@ -35,7 +37,7 @@ async def test_the_rooms_are_looked_up_once_while_none_changes(
     monkeypatch.setattr(world, "try_component", counted)
     first = ws_of(engine).room_names()
     assert len(looked) == len(first) == len(ws_of(engine).room_keys())
-    assert ws_of(engine).room_names() == first
+    assert ws_of(engine).room_names() is first
     assert len(looked) == len(first)  # the second read looked nothing up
 
 
@@ -57,3 +59,25 @@ async def test_a_renamed_room_reads_by_its_new_name(engine: GameEngine, builder:
     await engine.dispatch_events()
     assert "hamlet:stable_yard" not in names(engine)
     assert list(names(engine)) == ws.room_keys()
+
+
+async def test_quest_generations_lists_of_names_are_kept_until_a_name_changes(
+    engine: GameEngine,
+) -> None:
+    facts = engine.services.get(QuestGen).facts
+    rooms, places = facts.room_names(), facts.place_names()
+    assert ("hamlet:green", "Ashford Green") in rooms
+    assert "Ashford Green" in places.split(" | ")
+    assert facts.room_names() is rooms
+    assert facts.place_names() is places
+    green = ws_of(engine).room_id("hamlet:green")
+    assert green is not None
+    engine.world.get_component(green, Room).name = "The Old Green"
+    assert ("hamlet:green", "The Old Green") in facts.room_names()
+    assert "The Old Green" in facts.place_names().split(" | ")
+    assert "Ashford Green" not in facts.place_names()
+    # An area renamed: the places follow.
+    area = ws_of(engine).area("hamlet:hamlet")
+    assert area is not None
+    area.name = "Ashford Vale"
+    assert "Ashford Vale" in facts.place_names().split(" | ")

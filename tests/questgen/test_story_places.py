@@ -1,6 +1,6 @@
-"""A quest's story reads the world's list of room names once, however many texts
-it checks, and looks no room up by itself; and the rooms a clearing quest
-searches are its areas' rooms, once each."""
+"""A quest's story reads the world's kept lists of room and place names, however
+many texts it checks, and looks no room up by itself; and the rooms a clearing
+quest searches are its areas' rooms, once each."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from maid_stdlib.questgen.facts import WorldFacts
-from maid_stdlib.questgen.narrative.story import _Places, _Retellable, _RoomNames
+from maid_stdlib.questgen.narrative.story import _Places, _Retellable
 from maid_stdlib.questgen.patterns import _search_rooms
 from maid_stdlib.questgen.seed import QuestSeed
 
@@ -38,6 +38,10 @@ class _Facts:
         self.lists += 1
         return list(ROOMS.items())
 
+    def place_names(self) -> str:
+        self.lists += 1
+        return " | ".join([*ROOMS.values(), "Vale"])
+
     def place(self, room: str | None) -> str:
         return f"{ROOMS[room or '']} by the river"
 
@@ -54,11 +58,10 @@ class _Facts:
         return [r for r in ROOMS if r.startswith(f"{area}:")]
 
 
-def test_the_room_names_are_read_once_for_every_text_of_a_story() -> None:
+def test_the_story_reads_the_worlds_lists_of_names_and_looks_no_room_up() -> None:
     facts = _Facts()
-    rooms = _RoomNames(cast(WorldFacts, facts))
-    prose = _Places(cast(WorldFacts, facts), rooms)
-    fits = _Retellable(cast(WorldFacts, facts), "Hollin", "wolves", rooms)
+    prose = _Places(cast(WorldFacts, facts))
+    fits = _Retellable(cast(WorldFacts, facts), "Hollin", "wolves")
     assert (
         prose("Wolves were seen at the Old Mill.")
         == "Wolves were seen at the Old Mill by the river."
@@ -66,8 +69,8 @@ def test_the_room_names_are_read_once_for_every_text_of_a_story() -> None:
     assert prose("Nothing of note.") == "Nothing of note."
     assert fits("Hollin saw wolves near Room 12.")
     assert not fits("Aldric saw wolves near Room 12.")  # a name the world does not know
-    # The world's kept list, once; no room looked up one by one.
-    assert (facts.lists, facts.reads) == (1, 0)
+    # The world's kept lists, once a text; no room looked up one by one.
+    assert (facts.lists, facts.reads) == (3, 0)
 
 
 def test_the_search_covers_each_area_once_in_order() -> None:

@@ -69,33 +69,18 @@ def _goal_phrase(description: str, target: str | None, goal_id: str) -> str:
     return desc[0].lower() + desc[1:]
 
 
-class _RoomNames:
-    """(room key, name) of every room, read once per quest's story: a big world has
-    thousands, and each text of the story was checked against all of them."""
-
-    def __init__(self, facts: WorldFacts) -> None:
-        self.facts = facts
-        self._pairs: list[tuple[str, str]] | None = None
-
-    def pairs(self) -> list[tuple[str, str]]:
-        if self._pairs is None:
-            self._pairs = self.facts.room_names()
-        return self._pairs
-
-
 class _Places:
     """Room and area names in free text replaced by their prose form."""
 
-    def __init__(self, facts: WorldFacts, rooms: _RoomNames | None = None) -> None:
+    def __init__(self, facts: WorldFacts) -> None:
         self.facts = facts
-        self.rooms = rooms or _RoomNames(facts)
 
     def __call__(self, text: str) -> str:
         if not text:
             return text
         facts = self.facts
         found = {}
-        for room, name in self.rooms.pairs():
+        for room, name in facts.room_names():
             if name and name != room and name in text:
                 found[name] = facts.place(room)
         for name, prose in sorted(found.items(), key=lambda kv: -len(kv[0])):
@@ -124,8 +109,7 @@ def story_facts(
     giver = seed.primary_npc
     # A nameless giver is "the gate guard" in prose, never "a gate guard".
     name = person(facts.name(giver)).forms[""]
-    rooms = _RoomNames(facts)
-    prose = _Places(facts, rooms)
+    prose = _Places(facts)
     home = facts.room_of(giver)
 
     v["npc"] = person(
@@ -246,7 +230,7 @@ def story_facts(
     # Memories and reported events.
     told: list[set[str]] = []
     count = 0
-    fits = _Retellable(facts, name, seed.threat_source, rooms)
+    fits = _Retellable(facts, name, seed.threat_source)
     for memory in reversed(facts.public_memories(giver, limit=5)):
         text = prose(memory.content.strip())
         tokens = topic_tokens(text)
@@ -317,17 +301,13 @@ class _Retellable:
 
     _GONE = re.compile(r"\b(?:are|is) (?:gone|no longer)\b|\bno longer (?:hold|threaten)", re.I)
 
-    def __init__(
-        self, facts: WorldFacts, giver: str, threat: str | None, rooms: _RoomNames | None = None
-    ) -> None:
+    def __init__(self, facts: WorldFacts, giver: str, threat: str | None) -> None:
         self.facts = facts
         self.threat = topic_tokens(threat) if threat else set()
         self.threat_words = (threat or "").lower().split()
-        names = {giver}
-        names.update(name for _room, name in (rooms or _RoomNames(facts)).pairs())
-        for area in facts.ws.area_keys():
-            names.add(facts.area_name(area))
-        self.places = " | ".join(n for n in names if n)
+        # Every room's and area's name, and the giver's: the world's text is kept
+        # by the facts (thousands of names in a big world, for each quest).
+        self.places = f"{facts.place_names()} | {giver}" if giver else facts.place_names()
 
     def __call__(self, text: str) -> bool:
         if any(q in text for q in '"\u201c\u201d'):
