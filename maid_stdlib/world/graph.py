@@ -13,7 +13,13 @@ exactly one shape of the world:
 * ``path`` remembers the latest ``PATH_CACHE_SIZE`` answers: quest generation and
   personalization ask the same giver-to-place distances again and again;
 * ``distance`` with a ``limit`` searches only that many rooms deep ("is it within
-  five rooms?" needs a few dozen rooms, not the whole world);
+  five rooms?" needs a few dozen rooms, not the whole world); without one it
+  searches from both ends at once, until the searches for one target room have
+  walked as many rooms as the world has: from then on it answers from that
+  room's distance field (every room's distance to it, one search backwards from
+  it, which costs as much), the latest fields kept up to ``FIELD_ROOMS`` rooms in
+  all. Quest generation asks how far givers, wherever they walk, are from the
+  same few places: mostly a few rooms away, at times across the world;
 * ``closest`` answers "which of these rooms is nearest?" with one search from the
   source that stops at the first ring holding one, and ``nearest_labels`` answers
   it for every room at once (one search outwards from the rooms, against the
@@ -25,10 +31,13 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from collections.abc import Container, Mapping
 
-__all__ = ["PATH_CACHE_SIZE", "RoomGraph"]
+__all__ = ["FIELD_ROOMS", "PATH_CACHE_SIZE", "RoomGraph"]
 
 #: Shortest paths remembered.
 PATH_CACHE_SIZE = 4096
+#: Rooms of the distance fields remembered, in all (a field holds every room that
+#: can reach its room: 2,000 in a world of 2,000 rooms).
+FIELD_ROOMS = 100_000
 
 #: room key -> [(neighbour room key, exit name)]
 Adjacency = dict[str, list[tuple[str, str]]]
@@ -41,6 +50,13 @@ class RoomGraph:
         self.adjacency = adjacency
         self._components: dict[str, int] | None = None
         self._paths: OrderedDict[tuple[str, str], tuple[str, ...] | None] = OrderedDict()
+        #: target room -> every room that can reach it -> its distance, the
+        #: latest asked about last; ``_field_rooms`` counts their rooms
+        self._fields: OrderedDict[str, dict[str, int]] = OrderedDict()
+        self._field_rooms = 0
+        #: Target rooms without a field -> rooms their searches walked (the
+        #: latest asked about last).
+        self._walked: OrderedDict[str, int] = OrderedDict()
         self._reverse: Adjacency | None = None
         #: Rooms visited by ``closest`` and ``nearest_labels`` (what tests of their
         #: cost count).
@@ -120,10 +136,16 @@ class RoomGraph:
     def distance(self, source: str, target: str, limit: int | None = None) -> int | None:
         """Rooms walked on a shortest way (0: the same room); None if there is no
         way or, with ``limit``, if it is longer than ``limit``."""
-        if limit is None or (source, target) in self._paths:
+        if (source, target) in self._paths:
             steps = self.path(source, target)
             found = None if steps is None else len(steps)
             return found if found is None or limit is None or found <= limit else None
+        if limit is None:
+            field = self._fields.get(target)
+            if field is None:
+                return self._length(source, target)
+            self._fields.move_to_end(target)
+            return field.get(source)
         if source == target:
             return 0
         adjacency = self.adjacency
@@ -142,6 +164,50 @@ class RoomGraph:
                         outer.append(there)
             frontier = outer
         return None
+
+    def _length(self, source: str, target: str) -> int | None:
+        """The length of a shortest walk, searched from both ends at once, the
+        smaller side a ring further each time, exits followed forwards from
+        ``source`` and backwards from ``target``. Every room either side reaches
+        is checked against the other side's as it is reached, so the first ring
+        that meets it holds the shortest walk: the least of the meetings in that
+        ring (a walk shorter than it would have met before). Once the searches
+        for ``target`` have walked as many rooms as its field would, it gets one
+        (paying for a field at once would cost a whole world's walk for targets
+        a few rooms from everyone who asks)."""
+        if source == target:
+            return 0
+        found: int | None = None
+        ahead, behind = {source: 0}, {target: 0}
+        front, back = [source], [target]
+        forward, backward = self.adjacency, self.reverse()
+        while front and back and found is None:
+            if len(front) <= len(back):
+                front, found = _ring(front, forward, ahead, behind)
+            else:
+                back, found = _ring(back, backward, behind, ahead)
+        walked = self._walked
+        total = walked.pop(target, 0) + len(ahead) + len(behind)
+        if total < len(forward):
+            walked[target] = total
+            if len(walked) > PATH_CACHE_SIZE:
+                walked.popitem(last=False)
+        else:
+            self._add_field(target)
+        return found
+
+    def _add_field(self, target: str) -> None:
+        """Every room's distance to ``target``: one search backwards from it."""
+        field = {target: 0}
+        frontier = [target]
+        backward = self.reverse()
+        while frontier:
+            frontier = _ring(frontier, backward, field, {})[0]
+        fields = self._fields
+        fields[target] = field
+        self._field_rooms += len(field)
+        while self._field_rooms > FIELD_ROOMS and len(fields) > 1:
+            self._field_rooms -= len(fields.popitem(last=False)[1])
 
     def closest(self, source: str, targets: Container[str]) -> tuple[int, list[str]] | None:
         """The distance from ``source`` to the nearest of ``targets`` and every target
@@ -233,3 +299,23 @@ class RoomGraph:
         if len(paths) > PATH_CACHE_SIZE:
             paths.popitem(last=False)
         return steps
+
+
+def _ring(
+    frontier: list[str], links: Adjacency, mine: dict[str, int], theirs: Mapping[str, int]
+) -> tuple[list[str], int | None]:
+    """One side of a two-ended search a ring further: the next ring, and the
+    shortest walk through a room the other side had reached (None: no meeting)."""
+    depth = mine[frontier[0]] + 1
+    best: int | None = None
+    outer: list[str] = []
+    for here in frontier:
+        for there, _ in links.get(here, ()):
+            if there in mine:
+                continue
+            mine[there] = depth
+            other = theirs.get(there)
+            if other is not None and (best is None or depth + other < best):
+                best = depth + other
+            outer.append(there)
+    return outer, best
