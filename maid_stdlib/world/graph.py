@@ -14,7 +14,10 @@ exactly one shape of the world:
   personalization ask the same giver-to-place distances again and again;
 * ``distance`` with a ``limit`` searches only that many rooms deep ("is it within
   five rooms?" needs a few dozen rooms, not the whole world); without one it
-  searches from both ends at once, until the searches for one target room have
+  answers from the zones' routes when the graph was given the rooms' zones and
+  they split it well (``maid_stdlib.world.zones``: a few lookups, whatever lies
+  between the rooms); otherwise it searches from both ends at once, until the
+  searches for one target room have
   walked as many rooms as the world has: from then on it answers from that
   room's distance field (every room's distance to it, one search backwards from
   it, which costs as much), the latest fields kept up to ``FIELD_ROOMS`` rooms in
@@ -31,6 +34,8 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from collections.abc import Container, Mapping
 
+from maid_stdlib.world.zones import ZoneRoutes
+
 __all__ = ["FIELD_ROOMS", "PATH_CACHE_SIZE", "RoomGraph"]
 
 #: Shortest paths remembered.
@@ -46,8 +51,12 @@ SearchTree = dict[str, "tuple[str, str] | None"]
 
 
 class RoomGraph:
-    def __init__(self, adjacency: Adjacency) -> None:
+    def __init__(self, adjacency: Adjacency, zones: Mapping[str, str] | None = None) -> None:
         self.adjacency = adjacency
+        #: room -> its zone (its area), for ``routes``
+        self.zones = zones
+        self._routes: ZoneRoutes | None = None
+        self._routed = zones is None
         self._components: dict[str, int] | None = None
         self._paths: OrderedDict[tuple[str, str], tuple[str, ...] | None] = OrderedDict()
         #: target room -> every room that can reach it -> its distance, the
@@ -141,6 +150,9 @@ class RoomGraph:
             found = None if steps is None else len(steps)
             return found if found is None or limit is None or found <= limit else None
         if limit is None:
+            routes = self.routes()
+            if routes is not None:
+                return routes.distance(source, target)
             field = self._fields.get(target)
             if field is None:
                 return self._length(source, target)
@@ -164,6 +176,15 @@ class RoomGraph:
                         outer.append(there)
             frontier = outer
         return None
+
+    def routes(self) -> ZoneRoutes | None:
+        """The zones' routes, built when first asked for; None without zones or
+        when they do not split the world well."""
+        if not self._routed:
+            self._routed = True
+            assert self.zones is not None
+            self._routes = ZoneRoutes.build(self.adjacency, self.reverse(), self.zones)
+        return self._routes
 
     def _length(self, source: str, target: str) -> int | None:
         """The length of a shortest walk, searched from both ends at once, the

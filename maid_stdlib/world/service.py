@@ -120,12 +120,12 @@ class WorldService:
 
     def warm(self) -> None:
         """Build the derived indexes now -- the room graph with its components and
-        its exits' reverse, the rooms of each area and region, the rooms' names --
+        its zones' routes, the rooms of each area and region, the rooms' names --
         so the first tick that needs them (in a big world, tens of ms) is not the
         one that pays."""
         graph = self.graph()
         graph.components()
-        graph.reverse()
+        graph.routes()
         self._placements()
         self.room_names()
 
@@ -533,6 +533,7 @@ class WorldService:
         graph = self._graph
         if graph is None:
             adjacency = {}
+            zones: dict[str, str] = {}
             world = self.world
             rooms = self._rooms
             for key, uid in rooms.items():
@@ -542,7 +543,11 @@ class WorldService:
                     if exits is None
                     else [(target, name) for name, target in exits.exits.items() if target in rooms]
                 )
-            graph = self._graph = RoomGraph(adjacency)
+                room = world.try_component(uid, Room)
+                zones[key] = room.area if room is not None else ""
+            # The rooms' areas as they are now: the routes are exact for any split
+            # of the rooms, so an area changed later costs speed, never a wrong answer.
+            graph = self._graph = RoomGraph(adjacency, zones)
         return graph
 
     def is_reachable(self, from_room: str, to_room: str) -> bool:
