@@ -16,13 +16,7 @@ exactly one shape of the world:
   five rooms?" needs a few dozen rooms, not the whole world); without one it
   answers from the zones' routes when the graph was given the rooms' zones and
   they split it well (``maid_stdlib.world.zones``: a few lookups, whatever lies
-  between the rooms); otherwise it searches from both ends at once, until the
-  searches for one target room have
-  walked as many rooms as the world has: from then on it answers from that
-  room's distance field (every room's distance to it, one search backwards from
-  it, which costs as much), the latest fields kept up to ``FIELD_ROOMS`` rooms in
-  all. Quest generation asks how far givers, wherever they walk, are from the
-  same few places: mostly a few rooms away, at times across the world;
+  between the two rooms), and otherwise searches from both ends at once;
 * ``closest`` answers "which of these rooms is nearest?" with one search from the
   source that stops at the first ring holding one, and ``nearest_labels`` answers
   it for every room at once (one search outwards from the rooms, against the
@@ -36,13 +30,10 @@ from collections.abc import Container, Mapping
 
 from maid_stdlib.world.zones import ZoneRoutes
 
-__all__ = ["FIELD_ROOMS", "PATH_CACHE_SIZE", "RoomGraph"]
+__all__ = ["PATH_CACHE_SIZE", "RoomGraph"]
 
 #: Shortest paths remembered.
 PATH_CACHE_SIZE = 4096
-#: Rooms of the distance fields remembered, in all (a field holds every room that
-#: can reach its room: 2,000 in a world of 2,000 rooms).
-FIELD_ROOMS = 100_000
 
 #: room key -> [(neighbour room key, exit name)]
 Adjacency = dict[str, list[tuple[str, str]]]
@@ -59,13 +50,6 @@ class RoomGraph:
         self._routed = zones is None
         self._components: dict[str, int] | None = None
         self._paths: OrderedDict[tuple[str, str], tuple[str, ...] | None] = OrderedDict()
-        #: target room -> every room that can reach it -> its distance, the
-        #: latest asked about last; ``_field_rooms`` counts their rooms
-        self._fields: OrderedDict[str, dict[str, int]] = OrderedDict()
-        self._field_rooms = 0
-        #: Target rooms without a field -> rooms their searches walked (the
-        #: latest asked about last).
-        self._walked: OrderedDict[str, int] = OrderedDict()
         self._reverse: Adjacency | None = None
         #: Rooms visited by ``closest`` and ``nearest_labels`` (what tests of their
         #: cost count).
@@ -153,11 +137,7 @@ class RoomGraph:
             routes = self.routes()
             if routes is not None:
                 return routes.distance(source, target)
-            field = self._fields.get(target)
-            if field is None:
-                return self._length(source, target)
-            self._fields.move_to_end(target)
-            return field.get(source)
+            return self._length(source, target)
         if source == target:
             return 0
         adjacency = self.adjacency
@@ -192,10 +172,9 @@ class RoomGraph:
         ``source`` and backwards from ``target``. Every room either side reaches
         is checked against the other side's as it is reached, so the first ring
         that meets it holds the shortest walk: the least of the meetings in that
-        ring (a walk shorter than it would have met before). Once the searches
-        for ``target`` have walked as many rooms as its field would, it gets one
-        (paying for a field at once would cost a whole world's walk for targets
-        a few rooms from everyone who asks)."""
+        ring (a walk shorter than it would have met before). Where rooms branch
+        out, each end walks a few rooms where one end would walk most of the
+        world."""
         if source == target:
             return 0
         found: int | None = None
@@ -207,28 +186,7 @@ class RoomGraph:
                 front, found = _ring(front, forward, ahead, behind)
             else:
                 back, found = _ring(back, backward, behind, ahead)
-        walked = self._walked
-        total = walked.pop(target, 0) + len(ahead) + len(behind)
-        if total < len(forward):
-            walked[target] = total
-            if len(walked) > PATH_CACHE_SIZE:
-                walked.popitem(last=False)
-        else:
-            self._add_field(target)
         return found
-
-    def _add_field(self, target: str) -> None:
-        """Every room's distance to ``target``: one search backwards from it."""
-        field = {target: 0}
-        frontier = [target]
-        backward = self.reverse()
-        while frontier:
-            frontier = _ring(frontier, backward, field, {})[0]
-        fields = self._fields
-        fields[target] = field
-        self._field_rooms += len(field)
-        while self._field_rooms > FIELD_ROOMS and len(fields) > 1:
-            self._field_rooms -= len(fields.popitem(last=False)[1])
 
     def closest(self, source: str, targets: Container[str]) -> tuple[int, list[str]] | None:
         """The distance from ``source`` to the nearest of ``targets`` and every target

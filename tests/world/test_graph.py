@@ -168,7 +168,9 @@ def tree_of_roads(depth: int) -> Adjacency:
     return adjacency
 
 
-def watched(adjacency: Adjacency) -> tuple[RoomGraph, list[str]]:
+def watched(
+    adjacency: Adjacency, zones: dict[str, str] | None = None
+) -> tuple[RoomGraph, list[str]]:
     """A graph over ``adjacency`` and the rooms whose exits it has looked up
     forwards (the backward search reads the exits' reverse, built once)."""
     looked: list[str] = []
@@ -178,10 +180,10 @@ def watched(adjacency: Adjacency) -> tuple[RoomGraph, list[str]]:
             looked.append(key)
             return super().get(key, default)
 
-    return RoomGraph(Watched(adjacency)), looked
+    return RoomGraph(Watched(adjacency), zones), looked
 
 
-def test_a_first_distance_is_searched_from_both_ends() -> None:
+def test_a_distance_without_zones_is_searched_from_both_ends() -> None:
     """From one leaf of a tree to the far side, a search from one end walks most of
     the tree; the distance searches from both ends, a few rooms each."""
     graph, looked = watched(tree_of_roads(9))  # 1023 rooms; leaves r511 .. r1022
@@ -192,49 +194,6 @@ def test_a_first_distance_is_searched_from_both_ends() -> None:
     assert graph._paths == {}  # a length is not a path
     assert graph.distance("r1022", "r1022") == 0
     assert graph.distance("r1022", "nowhere") is None
-
-
-def test_a_room_searched_for_as_much_as_the_world_answers_from_its_distance_field() -> None:
-    """Once the searches for a room have walked as many rooms as the world has,
-    every room's distance to it is searched for at once (backwards); from then on,
-    from anywhere, no search."""
-    adjacency = tree_of_roads(9)
-    graph, looked = watched(adjacency)
-    expected = bfs_distances({r: [(t, n) for t, n in adjacency[r]] for r in adjacency}, "r1022")
-    walked = 0
-    for leaf in range(511, 1022):
-        before = len(looked)
-        assert graph.distance(f"r{leaf}", "r1022") == expected[f"r{leaf}"]
-        if "r1022" in graph._fields:
-            break
-        walked = graph._walked["r1022"]
-        assert walked > 0
-        assert len(looked) > before
-    assert walked < len(adjacency) <= walked + 100  # the last search crossed the line
-    assert leaf >= 514  # not at once: a part of the tree walked each time
-    del looked[:]
-    assert {room: graph.distance(room, "r1022") for room in adjacency} == {
-        room: bfs_distances(adjacency, room)["r1022"] for room in adjacency
-    }
-    assert looked == []
-    assert "r1022" not in graph._walked
-    # One-way exits: the field holds only the rooms that can reach its room.
-    graph = RoomGraph({"a": [("b", "east")], "b": [("c", "east")], "c": [], "d": []})
-    assert graph.distance("a", "b") == graph.distance("a", "b") == 1
-    assert graph._fields["b"] == {"b": 0, "a": 1}  # 3 rooms walked each time, of 4
-    assert [graph.distance(r, "b") for r in "abcd"] == [1, 0, None, None]
-
-
-def test_distance_fields_are_bounded_by_their_rooms(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(graph_module, "FIELD_ROOMS", 18)
-    graph = RoomGraph({f"r{i}": [(f"r{i + 1}", "next")] for i in range(10)})  # r10 has no row
-    for target in ("r9", "r5", "r2"):
-        while target not in graph._fields:  # a corridor: the searches walk it
-            graph.distance("r0", target)
-    assert list(graph._fields) == ["r5", "r2"]  # r9 (10 rooms) went: 10 + 6 + 3 > 18
-    assert graph._field_rooms == 9
-    assert graph.distance("r1", "r5") == 4
-    assert list(graph._fields) == ["r2", "r5"]  # the latest asked about last
 
 
 def test_a_repeated_path_is_an_equal_but_distinct_list() -> None:

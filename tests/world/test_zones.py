@@ -5,10 +5,9 @@ lookups, not a search."""
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import pytest
-from world.test_graph import all_nodes, bfs_distances, random_adjacency
+from world.test_graph import all_nodes, bfs_distances, random_adjacency, watched
 
 from maid_stdlib.world import zones as zones_module
 from maid_stdlib.world.graph import Adjacency, RoomGraph
@@ -62,14 +61,7 @@ def test_distances_through_the_zones_are_the_shortest_walks(seed: int, count: in
 
 def test_a_walk_across_the_world_is_looked_up_not_searched() -> None:
     adjacency, zone_of = grid_zones(20, 10)  # 2,000 rooms
-    looked: list[str] = []
-
-    class Watched(dict[str, list[tuple[str, str]]]):
-        def get(self, key: str, default: Any = None) -> Any:
-            looked.append(key)
-            return super().get(key, default)
-
-    graph = RoomGraph(Watched(adjacency), zone_of)
+    graph, looked = watched(adjacency, zone_of)
     assert graph.routes() is not None
     del looked[:]
     # From inside the third zone to inside the seventeenth: 8 rooms to its far
