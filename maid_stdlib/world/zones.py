@@ -125,7 +125,9 @@ class ZoneRoutes:
             return 0
         zone_of = self.zone_of
         here, there = zone_of.get(source, ""), zone_of.get(target, "")
-        best = _within(source, target, self.adjacency, zone_of) if here == there else None
+        best = (
+            _in_zone(source, self.adjacency, zone_of, target).get(target) if here == there else None
+        )
         entries = [
             (portal, steps)
             for portal in self.entries_of.get(there, ())
@@ -145,8 +147,11 @@ class ZoneRoutes:
         return best
 
 
-def _in_zone(start: str, links: Adjacency, zone_of: Mapping[str, str]) -> dict[str, int]:
-    """Breadth-first from ``start`` along ``links``, inside its zone: room -> depth."""
+def _in_zone(
+    start: str, links: Adjacency, zone_of: Mapping[str, str], target: str | None = None
+) -> dict[str, int]:
+    """Breadth-first from ``start`` along ``links``, inside its zone: room -> depth
+    (stopping once ``target`` is reached, if given)."""
     zone = zone_of.get(start, "")
     seen = {start: 0}
     frontier = [start]
@@ -158,26 +163,8 @@ def _in_zone(start: str, links: Adjacency, zone_of: Mapping[str, str]) -> dict[s
             for there, _ in links.get(here, ()):
                 if there not in seen and zone_of.get(there, "") == zone:
                     seen[there] = depth
+                    if there == target:
+                        return seen
                     outer.append(there)
         frontier = outer
     return seen
-
-
-def _within(source: str, target: str, links: Adjacency, zone_of: Mapping[str, str]) -> int | None:
-    """The shortest walk from ``source`` to ``target`` that stays in their zone."""
-    zone = zone_of.get(source, "")
-    seen = {source}
-    frontier = [source]
-    depth = 0
-    while frontier:
-        depth += 1
-        outer: list[str] = []
-        for here in frontier:
-            for there, _ in links.get(here, ()):
-                if there not in seen and zone_of.get(there, "") == zone:
-                    if there == target:
-                        return depth
-                    seen.add(there)
-                    outer.append(there)
-        frontier = outer
-    return None
