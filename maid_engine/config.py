@@ -63,6 +63,13 @@ class Settings(BaseSettings):
     # look, as long as a turn of the output pacer's writes to a crowd.
     tick_lend_after: float = Field(default=0.0005, ge=0, le=1, description="real seconds")
     tick_lend_budget: float = Field(default=0.004, ge=0, le=1, description="real seconds")
+    # A system that spreads its work over ticks (the NPCs' visits, the story's
+    # detection) does at most this much of it in one tick, its time lent to commands
+    # aside, and leaves the rest for the next (0: no limit). Its count of work a
+    # tick, sized by game time, bounds it on a fast machine; this keeps a slow one
+    # (or a slow moment) from making each such system's share two or three times
+    # as long. On a manual clock (simulations) it never cuts.
+    tick_slice: float = Field(default=0.002, ge=0, le=1, description="real seconds")
     time_scale: float = Field(default=24.0, gt=0, description="game seconds per real second")
     checkpoint_interval: float = Field(default=5.0, gt=0, description="real seconds")
     # A checkpoint is collected in pieces between ticks (maid_engine.changes): at

@@ -62,6 +62,7 @@ from maid_engine.ports import TransactionWrites
 from maid_engine.reliability import SaveMonitor
 from maid_engine.session_manager import SessionManager
 from maid_engine.sessions import Session
+from maid_engine.slicing import TickSlice
 from maid_engine.turns import give_way
 from maid_engine.worldlock import Holding, WorldLock
 
@@ -84,6 +85,10 @@ class _Lending:
     looked: float
     #: Real seconds given away so far in this tick.
     lent: float = 0.0
+
+
+def _nothing_lent() -> float:
+    return 0.0
 
 
 #: Tries of the last checkpoint at shutdown (0.5 s, 1 s, 2 s ... apart).
@@ -433,6 +438,18 @@ class GameEngine:
         whole to await ``lend_point``."""
         lending = self._lending
         return lending is not None and self._lend_due(lending)
+
+    def tick_slice(self, system: str) -> TickSlice:
+        """``system``'s share of this tick's real time, from now
+        (``settings.tick_slice``; what the tick lends to commands meanwhile is not
+        counted). Outside a tick it counts from now all the same."""
+        lending = self._lending
+        return TickSlice(
+            self.clock.monotonic,
+            self.settings.tick_slice,
+            (lambda: lending.lent) if lending is not None else _nothing_lent,
+            self.metrics.slices_spent.labels(system).inc,
+        )
 
     def _lend_due(self, lending: _Lending) -> bool:
         # Nobody connected: no command can come in, and other tasks wait for the

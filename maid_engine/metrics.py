@@ -125,6 +125,12 @@ class EngineMetrics:
             "maid_tick_commands_lent",
             "Commands that ran between two systems of a tick instead of after it",
         )
+        self.slices_spent = self.counter(
+            "maid_tick_slices_spent",
+            "Updates in which a system stopped its spread work for the tick's time "
+            "limit (tick_slice), leaving the rest for the next tick",
+            ["system"],
+        )
         self.system_duration = self.histogram(
             "maid_system_update_duration_seconds",
             "Wall time of one system update",

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from maid_engine.llm.service import LLMService
     from maid_engine.metrics import EngineMetrics
     from maid_engine.sessions import Session
+    from maid_engine.slicing import TickSlice
     from maid_engine.store import Store, Transaction
 
 T = TypeVar("T")
@@ -241,6 +242,12 @@ class LendPort(Protocol):
 
     def lend_due(self) -> bool:
         """Whether ``lend_point`` would lend now (cheap; asked between small steps)."""
+        ...
+
+    def tick_slice(self, system: str) -> TickSlice:
+        """``system``'s share of this tick's real time (``settings.tick_slice``),
+        from now: asked at the start of an update whose work is spread over ticks,
+        and between two of its steps whether it is spent."""
         ...
 
 

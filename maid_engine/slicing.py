@@ -1,0 +1,67 @@
+"""A system's share of one tick, in real time.
+
+Systems that spread their work over ticks (the NPCs' visits, the story's
+detection rounds) size a tick's part by the game time it covers, so that a cycle
+ends when it should. On a fast machine that count is also what bounds the tick;
+on a slow one, or in a slow moment of a shared one, the same count takes two or
+three times as long and the tick grows with it. A :class:`TickSlice` says when a
+system has used its share of the tick's real time: the system stops at its next
+whole point and leaves the rest for the next tick. Its work is paced by game
+time, so it ends later, not wrongly.
+
+Only the system's own work counts: the time a tick lends to players' commands in
+the middle of it is not the system's. The clock is the engine's, so a simulation
+or a test on a manual clock, whose time does not move within a tick, is never
+cut: what it decides never depends on the machine's speed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+__all__ = ["TickSlice"]
+
+
+def _nothing_lent() -> float:
+    return 0.0
+
+
+class TickSlice:
+    """Real time a system may work in this tick (``limit`` seconds; 0: no limit).
+
+    ``clock`` is a monotonic clock in seconds; ``lent`` the seconds the tick has
+    lent to commands so far (they are taken out of the system's time); ``cut`` is
+    called once, the first time the share is found spent (a metric).
+    """
+
+    __slots__ = ("_clock", "_cut", "_lent", "_lent_at", "_limit", "_started", "_told")
+
+    def __init__(
+        self,
+        clock: Callable[[], float],
+        limit: float,
+        lent: Callable[[], float] = _nothing_lent,
+        cut: Callable[[], None] | None = None,
+    ) -> None:
+        self._clock = clock
+        self._limit = limit
+        self._lent = lent
+        self._cut = cut
+        self._started = clock()
+        self._lent_at = lent()
+        self._told = False
+
+    @property
+    def used(self) -> float:
+        """Seconds of the system's own work since the slice began."""
+        return self._clock() - self._started - (self._lent() - self._lent_at)
+
+    def spent(self) -> bool:
+        """Whether the share is used up: stop at the next whole point."""
+        if self._limit <= 0 or self.used < self._limit:
+            return False
+        if not self._told:
+            self._told = True
+            if self._cut is not None:
+                self._cut()
+        return True

@@ -1,0 +1,173 @@
+"""A system's share of a tick in real time: spent at its limit, never with none,
+the time lent to commands left out, counted once per update in a metric."""
+
+import asyncio
+import time
+from typing import Any, cast
+
+import pytest
+
+from maid_engine.clock import GameClock, ManualClock
+from maid_engine.config import Settings
+from maid_engine.ecs import System
+from maid_engine.engine import GameEngine
+from maid_engine.sessions import Session
+from maid_engine.slicing import TickSlice
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_slice_is_spent_once_its_time_is_used() -> None:
+    clock = _Clock()
+    cuts: list[int] = []
+    share = TickSlice(clock, 0.002, cut=lambda: cuts.append(1))
+    clock.now += 0.0015
+    assert not share.spent()
+    assert share.used == pytest.approx(0.0015)
+    clock.now += 0.001
+    assert share.spent()
+    assert share.spent()
+    # The metric hears of it once, however often the system asks.
+    assert cuts == [1]
+
+
+def test_the_time_lent_to_commands_is_not_the_systems() -> None:
+    clock = _Clock()
+    lent = [0.5]
+    share = TickSlice(clock, 0.002, lent=lambda: lent[0])
+    clock.now += 0.001
+    # A command ran for 30 ms at a point the system offered.
+    clock.now += 0.030
+    lent[0] += 0.030
+    assert not share.spent()
+    assert share.used == pytest.approx(0.001)
+    clock.now += 0.001
+    assert share.spent()
+
+
+def test_a_limit_of_zero_never_cuts() -> None:
+    clock = _Clock()
+    share = TickSlice(clock, 0.0)
+    clock.now += 60.0
+    assert not share.spent()
+
+
+def _spent(engine: GameEngine, system: str) -> float | None:
+    return engine.metrics.registry.get_sample_value(
+        "maid_tick_slices_spent_total", {"system": system}
+    )
+
+
+class _Working(System):
+    """Works in steps of ``step`` real seconds on a manual clock until its share of
+    the tick is spent."""
+
+    phase = "living"
+
+    def __init__(self, step: float, most: int = 100) -> None:
+        self.step = step
+        self.most = most
+        self.steps: list[int] = []
+
+    async def update(self, delta: float) -> None:
+        share = self.engine.tick_slice(self.name)
+        clock = self.engine.clock
+        assert isinstance(clock, ManualClock)
+        done = 0
+        while done < self.most:
+            clock.advance_wall(self.step)
+            done += 1
+            if share.spent():
+                break
+        self.steps.append(done)
+
+
+async def test_the_engine_gives_each_update_its_share_from_the_settings() -> None:
+    engine = GameEngine(Settings(tick_slice=0.002), clock=ManualClock(), packs=[], use_store=False)
+    working = _Working(0.00075)
+    engine.add_system(working)
+    await engine.run_ticks(3)
+    # 1.5 ms of work leaves it some, 2.25 ms is past: three steps a tick.
+    assert working.steps == [3, 3, 3]
+    assert _spent(engine, "_Working") == 3
+
+
+async def test_a_manual_clock_or_no_limit_never_cuts() -> None:
+    # A simulation's clock does not move within a tick: nothing it decides may hang
+    # on the machine's speed.
+    engine = GameEngine(Settings(), clock=ManualClock(), packs=[], use_store=False)
+    working = _Working(0.0, most=500)
+    engine.add_system(working)
+    await engine.tick()
+    assert working.steps == [500]
+    unlimited = GameEngine(Settings(tick_slice=0.0), clock=ManualClock(), packs=[], use_store=False)
+    working = _Working(0.01, most=50)
+    unlimited.add_system(working)
+    await unlimited.tick()
+    assert working.steps == [50]
+    assert _spent(unlimited, "_Working") == 0
+
+
+class _Connection:
+    """Enough of a session to be connected (``SessionManager.session_opened``)."""
+
+    def __init__(self) -> None:
+        self.id = "connection"
+        self.data: dict[str, Any] = {}
+
+    def send(self, text: str) -> None:
+        pass
+
+
+def _busy(seconds: float) -> None:
+    until = time.perf_counter() + seconds
+    while time.perf_counter() < until:  # CPU work, not a sleep
+        pass
+
+
+class _Lending(System):
+    """Lends the world to a slow command in the middle of its work, then asks
+    whether its share is spent."""
+
+    phase = "living"
+
+    def __init__(self) -> None:
+        self.first: bool | None = None
+        self.then: bool | None = None
+
+    async def update(self, delta: float) -> None:
+        share = self.engine.tick_slice(self.name)
+        lock = self.engine.world_lock
+
+        async def slow_command() -> None:
+            async with lock.command():  # type: ignore[attr-defined]
+                _busy(0.2)
+
+        task = asyncio.create_task(slow_command())
+        assert await self.engine.lend_point()
+        assert task.done()
+        self.first = share.spent()
+        _busy(0.12)
+        self.then = share.spent()
+
+
+async def test_inside_a_tick_the_time_lent_to_commands_is_left_out() -> None:
+    engine = GameEngine(
+        Settings(tick_slice=0.1, tick_lend_after=0.0),
+        clock=GameClock(),
+        packs=[],
+        use_store=False,
+    )
+    system = _Lending()
+    engine.add_system(system)
+    await engine.sessions.session_opened(cast(Session, _Connection()))
+    await engine.tick()
+    # 200 ms of the command's did not spend a 100-ms share; 120 ms of its own did.
+    assert system.first is False
+    assert system.then is True
