@@ -320,9 +320,17 @@ class StorySignalSystem(System):
         whole, they were most of the answers kept waiting for the tick."""
         engine = self.engine
         spent = 0
+        # A tick covering a whole round does it whole; a shorter one also stops
+        # once the story has used its share of the tick's real time (a slow machine
+        # makes each unit longer), and the round goes on next tick.
+        share = engine.tick_slice(self.name) if budget is not None else None
+
+        def pause() -> bool:
+            return engine.lend_due() or (share is not None and share.spent())
+
         while True:
-            spent, paused = self._steps(run, budget, spent, engine.lend_due)
-            if not paused:
+            spent, paused = self._steps(run, budget, spent, pause)
+            if not paused or (share is not None and share.spent()):
                 return self._tick_done(run, spent)
             if await engine.lend_point():
                 if self._round is not run:

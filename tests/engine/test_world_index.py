@@ -120,7 +120,9 @@ def check(world: World, model: Model, rng: random.Random) -> None:
     for ctypes in QUERIES:
         got = [(u, tuple(map(id, cs))) for u, cs in world.query(*ctypes)]
         assert got == model.query(ctypes), ctypes
-    assert world.count_any(Ax, Bx) == len({u for t in (Ax, Bx) for u in model.holders(t)})
+    for ctypes in ((Ax, Bx), (Cx, Ax, Bx), (Bx,)):
+        each_once = dict.fromkeys(u for t in ctypes for u, _ in model.each(t))
+        assert world.holders_any(*ctypes) == list(each_once), ctypes
     for uid, held in model.held.items():
         assert list(world.components_of(uid)) == list(held.values())
 

@@ -290,3 +290,84 @@ async def test_a_sliced_system_caps_its_slice_and_takes_longer_over_a_big_cycle(
         assert sorted(hours) == sorted(ids)
         assert all(h == pytest.approx((now - start) / 3600) for h, now in hours.values())
         assert max(now for _, now in hours.values()) == start + probe.interval * 7 / 3
+
+
+async def test_a_sliced_system_stops_its_slice_once_it_has_worked_its_share_of_the_tick(
+    tmp_path: Path,
+) -> None:
+    from uuid import UUID
+
+    from maid_engine.clock import ManualClock
+    from maid_stdlib.living.autonomy import _Sliced
+    from maid_stdlib.living.conditions import Evaluation
+
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        assert isinstance(engine.clock, ManualClock)
+        clock: ManualClock = engine.clock
+        assert engine.settings.tick_slice == 0.002
+        ids = [engine.world.create_entity() for _ in range(20)]
+        hours: dict[UUID, tuple[float, float]] = {}
+
+        class Probe(_Sliced):
+            def members(self) -> list[UUID]:
+                return list(ids)
+
+            def visit(self, ev: Evaluation, uid: UUID, h: float, now: float) -> None:
+                hours[uid] = (h, now)
+                clock.advance_wall(0.0007)  # a slow machine: 0.7 ms a visit
+
+        probe = Probe(living_of(engine))
+        probe.bind(engine)
+        await probe.startup()
+        start = clock.game_time
+        clock.skip(probe.interval)
+        slices = []
+        for _ in range(8):
+            await probe.update(1.0)
+            slices.append(len(hours))
+            clock.skip(1.0)
+        # 32 are due a tick; the third visit spends the 2 ms share, and the rest of
+        # the cycle waits for the next tick.
+        assert slices == [3, 6, 9, 12, 15, 18, 20, 20]
+        assert all(h == pytest.approx((now - start) / 3600) for h, now in hours.values())
+        cut = engine.metrics.registry.get_sample_value(
+            "maid_tick_slices_spent_total", {"system": "Probe"}
+        )
+        assert cut == 6
+
+
+async def test_a_member_of_two_kinds_is_queued_once(tmp_path: Path) -> None:
+    from uuid import UUID
+
+    from maid_stdlib.living.autonomy import _Sliced
+    from maid_stdlib.living.conditions import Evaluation
+
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        world = engine.world
+        both = [world.create_entity() for _ in range(40)]
+        goals_only = [world.create_entity() for _ in range(5)]
+        for uid in both:
+            world.add_component(uid, NeedsComponent())
+        for uid in [*goals_only, *both]:
+            world.add_component(uid, GoalsComponent())
+        visits: list[UUID] = []
+
+        class Probe(_Sliced):
+            member_types = (NeedsComponent, GoalsComponent)
+
+            def visit(self, ev: Evaluation, uid: UUID, h: float, now: float) -> None:
+                visits.append(uid)
+
+        probe = Probe(living_of(engine))
+        probe.bind(engine)
+        await probe.startup()
+        members = probe.members()
+        # Those of the first kind first, then the rest of the second: each once.
+        assert members == list(dict.fromkeys([*world.holders(NeedsComponent), *goals_only]))
+        assert set(both) <= set(members)
+        engine.clock.skip(probe.interval)  # type: ignore[attr-defined]
+        await probe.update(probe.interval)
+        assert probe._cycle_size == len(members)
+        while probe._queue:
+            await probe.update(1.0)
+        assert visits == members

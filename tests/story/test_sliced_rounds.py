@@ -19,6 +19,7 @@ from kits.engines import skip
 from kits.quests import SignalLog
 from living.livingkit import LIVING, hamlet_pack, make_engine, npc, story_of
 
+from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
 from maid_engine.sessions import Session
 from maid_stdlib.living import api
@@ -192,6 +193,41 @@ async def test_work_per_tick_is_bounded_in_units(tmp_path: Path) -> None:
         assert sum(visits.values()) == engine.world.count(NPC)
         assert max(visits.values()) <= 3
         assert ticks >= engine.world.count(NPC) // 3
+
+
+async def test_a_tick_stops_the_round_once_it_has_worked_its_share(tmp_path: Path) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        story = story_of(engine)
+        story.work_per_second = 1_000.0  # 2,400 units a tick: the units never bound it
+        clock = engine.clock
+        assert isinstance(clock, ManualClock)
+        steps: Counter[float] = Counter()
+
+        def slow(ctx: DetectionContext) -> DetectorWork:
+            for _ in range(30):
+                steps[ctx.now] += 1
+                clock.advance_wall(0.0007)  # a slow machine: 0.7 ms a step
+                yield 1
+            return []
+
+        detectors = engine.services.get(StoryDetectors)
+        # The test changes a registry of the running engine (the seam a reload would use).
+        engine.registries.unlock()
+        for name in detectors.names():
+            detectors.unregister(name)
+        detectors.register_sliced("slow", "CUSTOM", slow)
+        # The third step spends the tick's 2 ms: ten ticks for the thirty, and one
+        # more to close the pass.
+        ticks = await _sliced_round(engine)
+        assert sum(steps.values()) == 30
+        assert max(steps.values()) == 3
+        assert ticks == 11
+        # A tick covering a whole round still does it whole, however long it takes.
+        steps.clear()
+        skip(engine, story.interval)
+        await engine.tick()
+        assert list(steps.values()) == [30]
+        assert not story.round_in_progress
 
 
 async def test_plain_detectors_run_whole_in_one_tick(tmp_path: Path) -> None:
