@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import calibration_ms, loadavg, machine
+from benchmarks.common import calibration_ms, cpu_stat, loadavg, machine, stolen_share
 
 ALL = ("telnet", "tick", "budget", "evening")
 
@@ -169,7 +169,14 @@ def main(argv: list[str] | None = None) -> int:
     m = results["machine"]
     m["calibration_ms_at_end"] = calibration_ms()
     m["loadavg_at_end"] = loadavg()
+    m["stolen_share"] = stolen_share(m.get("cpu_stat_at_start"), cpu_stat())
     took = results["finished"] - results["started"]
+    stolen = (
+        f" Of the CPU time the machine wanted during the run, its host gave"
+        f" {m['stolen_share']:.1%} to others (steal, `/proc/stat`)."
+        if m["stolen_share"] is not None
+        else ""
+    )
     header = (
         f"# MAID benchmarks ({args.mode})\n\n"
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, Python "
@@ -178,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         f"Took {took:.0f} s. Machine speed "
         f"(`benchmarks.common.calibration_ms`, a fixed Python workload; lower is "
         f"faster): {m['calibration_ms_at_start']} ms at the start, "
-        f"{m['calibration_ms_at_end']} ms at the end."
+        f"{m['calibration_ms_at_end']} ms at the end.{stolen}"
     )
     report = "\n\n".join([header, *sections]) + "\n"
     print(report)

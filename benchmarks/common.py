@@ -78,6 +78,32 @@ def loadavg() -> float | None:
         return None
 
 
+def cpu_stat() -> tuple[int, int] | None:
+    """(wanted, stolen) clock ticks of the machine's CPUs since boot
+    (``/proc/stat``; None where it cannot be read): ``wanted`` every tick but the
+    idle ones, ``stolen`` those a virtual machine's host gave to others while
+    this machine wanted to run. A benchmark's tail moves with them, whatever the
+    code."""
+    try:
+        first = Path("/proc/stat").read_text().split("\n", 1)[0].split()
+    except OSError:
+        return None
+    if len(first) < 9 or first[0] != "cpu":
+        return None
+    # user nice system idle iowait irq softirq steal (guest time is inside user)
+    values = [int(v) for v in first[1:9]]
+    return sum(values) - values[3] - values[4], values[7]
+
+
+def stolen_share(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+    """The share of the CPU time the machine wanted that its host gave to others
+    between two ``cpu_stat`` readings (0-1; None without both, or with nothing
+    wanted between)."""
+    if before is None or after is None or after[0] <= before[0]:
+        return None
+    return (after[1] - before[1]) / (after[0] - before[0])
+
+
 def calibration_ms(rounds: int = 3) -> float:
     """Milliseconds of a fixed pure-Python workload (the best of ``rounds``).
 
@@ -123,6 +149,7 @@ def machine() -> dict[str, Any]:
         "commit": git_commit(),
         "loadavg_at_start": loadavg(),
         "calibration_ms_at_start": calibration_ms(),
+        "cpu_stat_at_start": cpu_stat(),
     }
 
 

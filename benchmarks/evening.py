@@ -46,7 +46,17 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import REPO, fmt, loadavg, proc_cpu, proc_rss_mib, summary, table
+from benchmarks.common import (
+    REPO,
+    cpu_stat,
+    fmt,
+    loadavg,
+    proc_cpu,
+    proc_rss_mib,
+    stolen_share,
+    summary,
+    table,
+)
 from benchmarks.telnet_load import (
     Proc,
     _clean_env,
@@ -151,19 +161,25 @@ def wait_for_flat_rss(
 
 
 class RssSampler:
-    """The server's RSS every quarter second, with the monotonic time."""
+    """The server's RSS every quarter second, with the monotonic time, and the
+    machine's CPU ticks (all, stolen by its host) read with it."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.samples: list[tuple[float, float]] = []
+        self.cpu: list[tuple[float, tuple[int, int]]] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         while not self._stop.is_set():
             rss = proc_rss_mib(self.pid)
+            now = time.monotonic()
             if rss is not None:
-                self.samples.append((time.monotonic(), rss))
+                self.samples.append((now, rss))
+            stat = cpu_stat()
+            if stat is not None:
+                self.cpu.append((now, stat))
             self._stop.wait(0.25)
 
     def __enter__(self) -> RssSampler:
@@ -177,6 +193,12 @@ class RssSampler:
     def max_between(self, start: float, end: float) -> float | None:
         inside = [rss for t, rss in self.samples if start <= t <= end]
         return max(inside) if inside else None
+
+    def stolen_between(self, start: float, end: float) -> float | None:
+        """The share of the CPU time the machine wanted that its host gave to
+        others, between the readings nearest ``start`` and ``end`` inside them."""
+        inside = [stat for t, stat in self.cpu if start <= t <= end]
+        return stolen_share(inside[0], inside[-1]) if len(inside) > 1 else None
 
     def at(self, when: float) -> float | None:
         """The last RSS read at or before ``when``."""
@@ -504,6 +526,8 @@ def run_evening(
     out["tick_warmup"] = tick_figures(ticks, *warmup)
     out["tick_idle"] = tick_figures(ticks, *idle)
     out["tick_play"] = tick_figures(ticks, play[0], play[1])
+    out["stolen_idle"] = rss.stolen_between(*idle)
+    out["stolen_play"] = rss.stolen_between(play[0], play[1])
     out["burst"] = burst_figures(raw.get("burst"), ticks)
     collections = log_json.get("collections", [])
     out["collect_idle"] = collect_figures(collections, *idle)
@@ -794,6 +818,21 @@ def markdown(res: dict[str, Any]) -> str:
                 tick_rows,
             )
         )
+        stolen = [
+            f"{share:.1%} {label}"
+            for label, share in (
+                ("with nobody on", m.get("stolen_idle")),
+                ("while they played", m.get("stolen_play")),
+            )
+            if share is not None
+        ]
+        if stolen:
+            # A virtual machine's host taking the CPU away stretches a tick or an
+            # answer whatever the code: the tails read with it.
+            parts.append(
+                "Of the CPU time the machine wanted, its host gave to others "
+                "(steal, `/proc/stat`): " + ", ".join(stolen) + "."
+            )
         for label, key in (
             ("in the world's first seconds", "tick_warmup"),
             ("with nobody on", "tick_idle"),

@@ -141,6 +141,8 @@ def test_evening_benchmark_runs_the_mix_and_the_storm(tmp_path: Path) -> None:
     assert 0 <= maid["tick_play"]["overruns_waited"] <= maid["tick_play"]["overruns"]
     assert maid["systems_ms_per_tick"], "no system timings scraped"
     assert _number(maid["rss_mib_before"])
+    if Path("/proc/stat").exists():
+        assert 0 <= maid["stolen_play"] <= 1
     storm = res["storm"]
     assert storm["created"] == storm["storm"] == res["sizes"]["storm"]
     assert storm["rtt_before_ms"]["n"] > 0
@@ -250,3 +252,21 @@ def test_the_evening_tells_each_commands_answers_apart() -> None:
     assert (got["look"]["n"], got["kill"]["max"]) == (2, 40.0)
     # A load client that did not say which command each answer was: nothing.
     assert by_command([0.001], []) == {}
+
+
+def test_the_share_the_host_stole_is_read_between_two_readings() -> None:
+    from benchmarks.common import cpu_stat, stolen_share
+    from benchmarks.evening import RssSampler
+
+    # (wanted, stolen) ticks: 400 wanted between the two, 30 of them stolen.
+    assert stolen_share((1000, 50), (1400, 80)) == pytest.approx(0.075)
+    assert stolen_share(None, (1400, 80)) is None
+    assert stolen_share((1400, 80), (1400, 80)) is None  # no time between
+    sampler = RssSampler(os.getpid())
+    sampler.cpu = [(1.0, (1000, 50)), (2.0, (1200, 60)), (3.0, (1400, 80)), (4.0, (2000, 80))]
+    assert sampler.stolen_between(1.5, 3.5) == pytest.approx(0.1)  # (1200..1400)
+    assert sampler.stolen_between(3.5, 3.9) is None
+    if Path("/proc/stat").exists():
+        now = cpu_stat()
+        assert now is not None
+        assert now[0] >= now[1] >= 0
