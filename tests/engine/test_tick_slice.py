@@ -3,15 +3,14 @@ the time lent to commands left out, counted once per update in a metric."""
 
 import asyncio
 import time
-from typing import Any, cast
 
 import pytest
+from kits.engines import connect_someone
 
 from maid_engine.clock import GameClock, ManualClock
 from maid_engine.config import Settings
 from maid_engine.ecs import System
 from maid_engine.engine import GameEngine
-from maid_engine.sessions import Session
 from maid_engine.slicing import TickSlice
 
 
@@ -114,17 +113,6 @@ async def test_a_manual_clock_or_no_limit_never_cuts() -> None:
     assert _spent(unlimited, "_Working") == 0
 
 
-class _Connection:
-    """Enough of a session to be connected (``SessionManager.session_opened``)."""
-
-    def __init__(self) -> None:
-        self.id = "connection"
-        self.data: dict[str, Any] = {}
-
-    def send(self, text: str) -> None:
-        pass
-
-
 def _busy(seconds: float) -> None:
     until = time.perf_counter() + seconds
     while time.perf_counter() < until:  # CPU work, not a sleep
@@ -166,7 +154,7 @@ async def test_inside_a_tick_the_time_lent_to_commands_is_left_out() -> None:
     )
     system = _Lending()
     engine.add_system(system)
-    await engine.sessions.session_opened(cast(Session, _Connection()))
+    await connect_someone(engine)
     await engine.tick()
     # 200 ms of the command's did not spend a 100-ms share; 120 ms of its own did.
     assert system.first is False

@@ -4,16 +4,16 @@ import asyncio
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import pytest
+from kits.engines import connect_someone
 
 from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.ecs import System
 from maid_engine.engine import GameEngine
 from maid_engine.events import Event
-from maid_engine.sessions import Session
 from maid_engine.worldlock import WorldLock
 
 
@@ -266,29 +266,10 @@ def _stepping_engine(
     return engine, first
 
 
-class _Connection:
-    """Enough of a session to be connected (``SessionManager.session_opened``)."""
-
-    def __init__(self) -> None:
-        self.id = "connection"
-        self.data: dict[str, Any] = {}
-
-    def send(self, text: str) -> None:
-        pass
-
-
-async def _connect(engine: GameEngine) -> Session:
-    # Someone is connected: with nobody, no command can come in and the tick never
-    # looks.
-    session = cast(Session, _Connection())
-    await engine.sessions.session_opened(session)
-    return session
-
-
 async def test_a_command_that_comes_in_during_a_tick_runs_between_two_systems() -> None:
     seen: list[str] = []
     engine, first = _stepping_engine(seen, Settings(tick_lend_after=0.0))
-    await _connect(engine)
+    await connect_someone(engine)
     await engine.tick()
     assert seen == ["A", "command", "B"]
     assert first.command is not None
@@ -308,7 +289,7 @@ async def test_with_nobody_connected_the_tick_never_looks() -> None:
 async def test_without_a_budget_the_command_waits_for_the_tick() -> None:
     seen: list[str] = []
     engine, first = _stepping_engine(seen, Settings(tick_lend_after=0.0, tick_lend_budget=0.0))
-    await _connect(engine)
+    await connect_someone(engine)
     await engine.tick()
     assert first.command is not None
     await first.command
@@ -327,7 +308,7 @@ async def test_the_tick_time_leaves_out_what_it_lent() -> None:
                 pass
 
     engine, _ = _stepping_engine(seen, Settings(tick_lend_after=0.0, tick_lend_budget=0.5), busy)
-    await _connect(engine)
+    await connect_someone(engine)
     started = time.perf_counter()
     own = await engine.tick()
     wall = time.perf_counter() - started
@@ -363,7 +344,7 @@ async def _batch_tick(seen: list[str], tick_lend_after: float) -> tuple[GameEngi
     )
     batch = _Batch(seen)
     engine.add_system(batch)
-    await _connect(engine)
+    await connect_someone(engine)
     await engine.tick()
     return engine, batch
 
@@ -444,7 +425,7 @@ async def test_lend_due_says_whether_a_point_would_lend_now(
     asking = _Asking()
     engine.add_system(asking)
     if connected:
-        await _connect(engine)
+        await connect_someone(engine)
     await engine.tick()
     assert asking.due == [due]
     assert not engine.lend_due()  # outside a tick

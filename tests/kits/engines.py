@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from classic_rpg.items.factory import ItemFactory
@@ -16,6 +16,7 @@ from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.engine import GameEngine
+from maid_engine.sessions import Session
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.questgen import QuestGen
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
@@ -152,3 +153,22 @@ class QuestgenSettings(ContentPack):
 
     def register(self, ctx: PackContext) -> None:
         ctx.provide(QuestGenerationConfig, self.config)
+
+
+class _Connection:
+    """Enough of a session to be connected (``SessionManager.session_opened``)."""
+
+    def __init__(self) -> None:
+        self.id = "connection"
+        self.data: dict[str, Any] = {}
+
+    def send(self, text: str) -> None:
+        pass
+
+
+async def connect_someone(engine: GameEngine) -> Session:
+    """Someone is connected: with nobody, no command can come in and a tick never
+    lends the world."""
+    session = cast(Session, _Connection())
+    await engine.sessions.session_opened(session)
+    return session
