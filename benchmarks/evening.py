@@ -162,7 +162,7 @@ def wait_for_flat_rss(
 
 class RssSampler:
     """The server's RSS every quarter second, with the monotonic time, and the
-    machine's CPU ticks (all, stolen by its host) read with it."""
+    machine's CPU ticks (wanted, stolen by its host) read with it."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
