@@ -85,10 +85,9 @@ class _Lending:
     looked: float
     #: Real seconds given away so far in this tick.
     lent: float = 0.0
-
-
-def _nothing_lent() -> float:
-    return 0.0
+    #: The same, on the engine's clock: what a system's share of the tick
+    #: (``TickSlice``, which reads that clock) leaves out.
+    lent_on_clock: float = 0.0
 
 
 #: Tries of the last checkpoint at shutdown (0.5 s, 1 s, 2 s ... apart).
@@ -444,11 +443,11 @@ class GameEngine:
         (``settings.tick_slice``; what the tick lends to commands meanwhile is not
         counted). Outside a tick it counts from now all the same."""
         lending = self._lending
+        cut = self.metrics.slices_spent.labels(system).inc
+        if lending is None:
+            return TickSlice(self.clock.monotonic, self.settings.tick_slice, cut=cut)
         return TickSlice(
-            self.clock.monotonic,
-            self.settings.tick_slice,
-            (lambda: lending.lent) if lending is not None else _nothing_lent,
-            self.metrics.slices_spent.labels(system).inc,
+            self.clock.monotonic, self.settings.tick_slice, lambda: lending.lent_on_clock, cut
         )
 
     def _lend_due(self, lending: _Lending) -> bool:
@@ -470,6 +469,7 @@ class GameEngine:
         is spent. The time given away goes to ``lending.lent``; returns the
         commands lent it."""
         started = time.perf_counter()
+        started_on_clock = self.clock.monotonic()
         await give_way()
         lent = 0
         while time.perf_counter() - started < budget and await lending.holding.lend():
@@ -478,6 +478,7 @@ class GameEngine:
             self.metrics.commands_lent.inc(lent)
         lending.looked = time.perf_counter()
         lending.lent += lending.looked - started
+        lending.lent_on_clock += self.clock.monotonic() - started_on_clock
         return lent
 
     def _system_failed(self, system: System, exc: Exception) -> None:

@@ -2,12 +2,11 @@
 the time lent to commands left out, counted once per update in a metric."""
 
 import asyncio
-import time
 
 import pytest
 from kits.engines import connect_someone
 
-from maid_engine.clock import GameClock, ManualClock
+from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.ecs import System
 from maid_engine.engine import GameEngine
@@ -113,15 +112,10 @@ async def test_a_manual_clock_or_no_limit_never_cuts() -> None:
     assert _spent(unlimited, "_Working") == 0
 
 
-def _busy(seconds: float) -> None:
-    until = time.perf_counter() + seconds
-    while time.perf_counter() < until:  # CPU work, not a sleep
-        pass
-
-
 class _Lending(System):
     """Lends the world to a slow command in the middle of its work, then asks
-    whether its share is spent."""
+    whether its share is spent. Time moves on a manual clock: the command's 200
+    ms, then the system's own 120."""
 
     phase = "living"
 
@@ -132,23 +126,25 @@ class _Lending(System):
     async def update(self, delta: float) -> None:
         share = self.engine.tick_slice(self.name)
         lock = self.engine.world_lock
+        clock = self.engine.clock
+        assert isinstance(clock, ManualClock)
 
         async def slow_command() -> None:
             async with lock.command():  # type: ignore[attr-defined]
-                _busy(0.2)
+                clock.advance_wall(0.2)
 
         task = asyncio.create_task(slow_command())
         assert await self.engine.lend_point()
         assert task.done()
         self.first = share.spent()
-        _busy(0.12)
+        clock.advance_wall(0.12)
         self.then = share.spent()
 
 
 async def test_inside_a_tick_the_time_lent_to_commands_is_left_out() -> None:
     engine = GameEngine(
         Settings(tick_slice=0.1, tick_lend_after=0.0),
-        clock=GameClock(),
+        clock=ManualClock(),
         packs=[],
         use_store=False,
     )
