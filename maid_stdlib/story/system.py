@@ -31,6 +31,7 @@ from maid_engine.ecs import System
 from maid_engine.events import EntityDestroyedEvent
 from maid_engine.jsontext import dump_json
 from maid_engine.logs import ThrottledLog
+from maid_engine.slicing import TickSlice
 from maid_engine.turns import in_turns
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.story.detectors import (
@@ -154,10 +155,15 @@ class StorySignalSystem(System):
         now = self.engine.clock.game_time
         self._delta = delta
         budget = self._budget()
+        # A tick covering a whole round does it whole; a shorter one also stops once
+        # the story has used its share of the tick's real time (a slow machine makes
+        # each unit longer), wider searches and the round together; the rest goes on
+        # next tick.
+        share = self.engine.tick_slice(self.name) if budget is not None else None
         if self._searches:
             for search in self._searches:
                 search.ctx.refresh(now)
-                self._search(search, budget)
+                self._search(search, budget, share)
             self._searches = [s for s in self._searches if not s.done]
         if self._round is None:
             if self._last is not None and self._last <= now < self._last + self.interval:
@@ -166,7 +172,7 @@ class StorySignalSystem(System):
             self._round = _Round(DetectionContext(self.living, now), deque(self.detectors))
         else:
             self._round.ctx.refresh(now)
-        if await self._advance_lending(self._round, budget):
+        if await self._advance_lending(self._round, budget, share):
             self._round = None
         if self._dirty and self.engine.has_store:
             if self._save_task is None or self._save_task.done():
@@ -246,15 +252,21 @@ class StorySignalSystem(System):
             DetectionContext(self.living, self.now),
             deque(d for d in list(self.detectors) if any(d.emits(t) for t in types)),
         )
-        self._search(search, self._budget())
+        budget = self._budget()
+        self._search(
+            search, budget, self.engine.tick_slice(self.name) if budget is not None else None
+        )
         if not search.done:
             self._searches.append(search)
         return search
 
-    def _search(self, search: SituationSearch, budget: int | None) -> None:
-        """Do up to ``budget`` units (None: all) of a wider search."""
+    def _search(self, search: SituationSearch, budget: int | None, share: TickSlice | None) -> None:
+        """Do up to ``budget`` units (None: all) of a wider search, stopping early
+        once ``share`` is spent (after one step at least)."""
         spent = 0
         while not search.done and (budget is None or spent < budget):
+            if spent and share is not None and share.spent():
+                return
             work, detector = search.work, search.detector
             if work is None or detector is None:
                 if not search.queue:
@@ -313,17 +325,15 @@ class StorySignalSystem(System):
         spent, _ = self._steps(run, budget, 0, None)
         return self._tick_done(run, spent)
 
-    async def _advance_lending(self, run: _Round, budget: int | None) -> bool:
+    async def _advance_lending(
+        self, run: _Round, budget: int | None, share: TickSlice | None
+    ) -> bool:
         """``_advance`` inside a tick: between two steps, once the tick is due to let
         players' commands in, it does (the world and the round are whole there, as
         between two ticks). A tick's units of work are ~1 ms on a 10,000-NPC world;
         whole, they were most of the answers kept waiting for the tick."""
         engine = self.engine
         spent = 0
-        # A tick covering a whole round does it whole; a shorter one also stops
-        # once the story has used its share of the tick's real time (a slow machine
-        # makes each unit longer), and the round goes on next tick.
-        share = engine.tick_slice(self.name) if budget is not None else None
 
         def pause() -> bool:
             return engine.lend_due() or (share is not None and share.spent())

@@ -447,6 +447,51 @@ async def test_a_wider_search_over_ticks_finds_what_situations_now_finds(tmp_pat
         assert _content(search.signals) == _content(whole)
 
 
+async def test_a_wider_search_and_the_round_share_the_storys_slice(tmp_path: Path) -> None:
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        story = story_of(engine)
+        story.work_per_second = 1_000.0  # 2,400 units a tick: the units never bound it
+        clock = engine.clock
+        assert isinstance(clock, ManualClock)
+        #: Steps per context (a search's or a round's) and tick.
+        steps: Counter[tuple[int, int]] = Counter()
+        tick = [0]
+
+        def slow(ctx: DetectionContext) -> DetectorWork:
+            for _ in range(30):
+                steps[id(ctx), tick[0]] += 1
+                clock.advance_wall(0.0007)  # a slow machine: 0.7 ms a step
+                yield 1
+            return [Detection("CUSTOM", "slow", 0.5, [], {})]
+
+        detectors = engine.services.get(StoryDetectors)
+        # The test changes a registry of the running engine (the seam a reload would use).
+        engine.registries.unlock()
+        for name in detectors.names():
+            detectors.unregister(name)
+        detectors.register_sliced("slow", "CUSTOM", slow)
+        skip(engine, SHORT)
+        await story.update(SHORT)  # a short tick first, as a real server's: a round starts
+        # An admin's search, from a command, has its own share: three steps of 0.7 ms.
+        search = story.situations_later(["CUSTOM"])
+        mine = id(search.ctx)
+        assert steps[mine, 0] == 3
+        while not search.done:
+            tick[0] += 1
+            skip(engine, SHORT)
+            await story.update(SHORT)
+            await engine.dispatch_events()
+            assert tick[0] < 100
+        for t in range(1, tick[0] + 1):
+            in_tick = sum(n for (_, at), n in steps.items() if at == t)
+            # The search spends the story's share of the tick, and the round still
+            # moves a step: four at most, where the units alone allowed all of it.
+            assert steps[mine, t] <= 3
+            assert in_tick <= 4
+        assert sum(n for (ctx, _), n in steps.items() if ctx == mine) == 30
+        assert [s.situation_key for s in search.signals] == ["slow"]
+
+
 async def test_a_wider_search_is_done_at_once_when_a_tick_covers_a_round(tmp_path: Path) -> None:
     engine = make_engine(tmp_path, [hamlet_pack(tmp_path / "p", _rich_living())])
     async with engine.lifespan():
