@@ -17,9 +17,16 @@ cut: what it decides never depends on the machine's speed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from typing import TypeVar, cast
 
-__all__ = ["TickSlice"]
+__all__ = ["UNFINISHED", "Steps", "TickSlice", "run_steps", "step_within"]
+
+R = TypeVar("R")
+
+#: Work in steps: a generator that yields where the work may wait for the next
+#: tick (its state whole there) and returns the work's result.
+Steps = Generator[None, None, R]
 
 
 def _nothing_lent() -> float:
@@ -65,3 +72,33 @@ class TickSlice:
             if self._cut is not None:
                 self._cut()
         return True
+
+
+def run_steps(steps: Steps[R]) -> R:
+    """Every step of ``steps`` now; its result."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return cast(R, stop.value)
+
+
+class _Unfinished:
+    __slots__ = ()
+
+
+#: What :func:`step_within` returns when the share ran out before the work's end.
+UNFINISHED = _Unfinished()
+
+
+def step_within(steps: Steps[R], share: TickSlice | None) -> R | _Unfinished:
+    """Steps of ``steps`` until it ends (its result) or, after a step, ``share`` is
+    spent (``UNFINISHED``: go on with the same generator next tick). One step at
+    least; ``share`` None: to the end."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return cast(R, stop.value)
+        if share is not None and share.spent():
+            return UNFINISHED

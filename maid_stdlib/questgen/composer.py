@@ -27,6 +27,7 @@ from collections.abc import Container, Sequence
 from typing import ClassVar
 from uuid import UUID
 
+from maid_engine.slicing import Steps, run_steps
 from maid_stdlib.living.components import GoalStatus
 from maid_stdlib.questgen.evaluator import GroundedSignal, SeedEvaluator
 from maid_stdlib.questgen.facts import WorldFacts
@@ -86,36 +87,60 @@ class CompoundSeedComposer:
         other clusters are judged and draw their seed's id, exactly as if they were
         built, but are not written out (the world's dice stay the same).
         """
+        return run_steps(self.compose_steps(signals, keep))
+
+    def compose_steps(
+        self, signals: Sequence[StorySignalLike], keep: Container[object] | None = None
+    ) -> Steps[list[QuestSeed]]:
+        """``compose`` in steps: it yields after each signal's grounding, each
+        group's stories and each story's seed, where it may wait for the next tick
+        (a 40-signal window's composition is milliseconds in a big world). What it
+        decides does not depend on where it waits, as long as the world does not
+        change meanwhile; when it does, each step reads the world as it is then."""
         types = self.evaluator.seed_types
         # A pack's seed type registered with merge=False always stands alone.
-        grounded = [g for g in self.grounded(signals) if types.mergeable(g.seed_type)]
+        grounded = [
+            g for g in (yield from self._grounding(signals)) if types.mergeable(g.seed_type)
+        ]
         seeds: list[QuestSeed] = []
-        for cluster in (story for group in self.cluster(grounded) for story in self.stories(group)):
-            if len(cluster) < 2:
-                continue
-            if keep is not None and not any(signal_key(g.signal) in keep for g in cluster):
-                self._compose(cluster, draw_only=True)
-                continue
-            seed = self._compose(cluster)
-            if isinstance(seed, QuestSeed):
-                # Builders read in the log why their signal became another seed.
-                log.info(
-                    "merged %d related signals into one %s seed (giver %s): %s",
-                    len(cluster),
-                    seed.seed_type,
-                    self.facts.name(seed.primary_npc),
-                    ", ".join(f"{g.signal.signal_type} as {g.seed_type}" for g in cluster),
-                )
-                seeds.append(seed)
+        groups = self.cluster(grounded)
+        yield
+        for group in groups:
+            stories = self.stories(group)
+            yield
+            for cluster in stories:
+                if len(cluster) < 2:
+                    continue
+                if keep is not None and not any(signal_key(g.signal) in keep for g in cluster):
+                    self._compose(cluster, draw_only=True)
+                    yield
+                    continue
+                seed = self._compose(cluster)
+                if isinstance(seed, QuestSeed):
+                    # Builders read in the log why their signal became another seed.
+                    log.info(
+                        "merged %d related signals into one %s seed (giver %s): %s",
+                        len(cluster),
+                        seed.seed_type,
+                        self.facts.name(seed.primary_npc),
+                        ", ".join(f"{g.signal.signal_type} as {g.seed_type}" for g in cluster),
+                    )
+                    seeds.append(seed)
+                yield
         return seeds
 
     def grounded(self, signals: Sequence[StorySignalLike]) -> list[GroundedSignal]:
         """Each signal grounded once (a signal may be listed twice), in order;
         groundings are reused for ``SeedEvaluator.GROUND_TTL`` game seconds."""
+        return run_steps(self._grounding(signals))
+
+    def _grounding(self, signals: Sequence[StorySignalLike]) -> Steps[list[GroundedSignal]]:
+        """``grounded``, a step a signal."""
         memo: dict[int, GroundedSignal | Rejection] = {}
         for s in signals:
             if id(s) not in memo:
                 memo[id(s)] = self.evaluator.ground_cached(s)
+                yield
         return [g for g in memo.values() if isinstance(g, GroundedSignal)]
 
     # -- clustering -------------------------------------------------------------------

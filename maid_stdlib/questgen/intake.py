@@ -20,9 +20,11 @@ import logging
 from collections import deque
 from collections.abc import Callable
 from math import ceil
+from typing import cast
 from uuid import UUID
 
 from maid_engine.clock import GameClock
+from maid_engine.slicing import UNFINISHED, Steps, TickSlice, step_within
 from maid_stdlib.questgen.composer import CompoundSeedComposer
 from maid_stdlib.questgen.evaluator import SeedDraft, SeedEvaluator
 from maid_stdlib.questgen.facts import WorldFacts
@@ -81,6 +83,9 @@ class SignalIntake:
         #: own seed's draft (or why none), whose composition waits for the rest of
         #: their burst: see ``evaluate_waiting``.
         self._taken: list[tuple[float, StorySignalLike, SeedDraft | Rejection]] = []
+        #: A composition under way over ticks (``_composition``): no signal is
+        #: taken until it ends, so the order is kept.
+        self._composing: Steps[list[QuestSeed | Rejection]] | None = None
         #: Game seconds of the latest tick (the allowance follows game time).
         self._delta = 0.0
         self._allowance_at: float | None = None
@@ -137,7 +142,7 @@ class SignalIntake:
         self._resolved.reopen(getattr(signal, "situation_key", "") or "")
         return True
 
-    async def evaluate_waiting(self) -> None:
+    async def evaluate_waiting(self, share: TickSlice | None = None) -> None:
         """Take waiting signals, oldest first, within this tick's allowance, and
         evaluate what was taken once the burst is through or ``compose_batch``
         signals were taken.
@@ -146,11 +151,15 @@ class SignalIntake:
         compound seed held every signal of the burst before it: the next one's
         superseded it at once. So a burst's signals enter the composition window
         (and are judged alone) as their turn comes, and are composed together, a
-        batch at a time."""
+        batch at a time. A composition stops once ``share`` (the system's share of
+        the tick) is spent and goes on next tick; nothing is taken meanwhile."""
+        if self._composing is not None and not self._compose_on(share):
+            return
         waiting = self._waiting
         if not waiting:
             if self._taken:
-                await self._evaluate_taken()
+                self._begin_composition()
+                self._compose_on(share)
             return
         now = self._clock.game_time
         if self._allowance_at != now:
@@ -159,19 +168,26 @@ class SignalIntake:
         while waiting:
             backlog = self._evaluated + len(waiting)
             spread = cfg.signal_spread
-            share = backlog if spread <= 0 else ceil(backlog * self._delta / spread)
-            if self._evaluated >= max(cfg.signals_per_tick, share):
+            due = backlog if spread <= 0 else ceil(backlog * self._delta / spread)
+            if self._evaluated >= max(cfg.signals_per_tick, due):
                 break
             self._evaluated += 1
             self._take(*waiting.popleft())
             if not waiting or len(self._taken) >= cfg.compose_batch:
-                await self._evaluate_taken()
+                self._begin_composition()
+                if not self._compose_on(share):
+                    return
 
     async def evaluate(self, arrived: float, signal: StorySignalLike) -> QuestSeed | Rejection:
         """Evaluate and compose one admitted signal now (with any taken before it);
         its seed queued, or why none."""
+        if self._composing is not None:
+            self._compose_on(None)  # the one under way first: the order is kept
         self._take(arrived, signal)
-        return (await self._evaluate_taken())[-1]
+        self._begin_composition()
+        seeds = self._compose_on(None)
+        assert seeds is not None
+        return seeds[-1]
 
     def _take(self, arrived: float, signal: StorySignalLike) -> None:
         """Into the composition window, judged alone (its own seed drafted)."""
@@ -195,24 +211,50 @@ class SignalIntake:
             )
         self._taken.append((arrived, signal, draft))
 
-    async def _evaluate_taken(self) -> list[QuestSeed | Rejection]:
-        """Compose the taken signals at once with the window; each signal's seed
-        queued (a compound once), or why none."""
+    def _begin_composition(self) -> None:
+        """The taken signals' composition, with the window as it is now."""
         taken, self._taken = self._taken, []
-        with self._facts.steady():  # nothing below changes the world
-            # Every cluster of the window is judged (each draws its seed's id
-            # from the engine's random stream: skipping the others would change
-            # every seeded world's dice), but only those holding a taken signal
-            # are written out and kept.
-            keys = [signal_key(signal) for _, signal, _ in taken]
-            composed = await self._composer.compose([s for _, s in self._recent], keep=set(keys))
-            seeds = [
+        self._composing = self._composition(taken, [s for _, s in self._recent])
+
+    def _compose_on(self, share: TickSlice | None) -> list[QuestSeed | Rejection] | None:
+        """Steps of the composition under way until it ends (each taken signal's
+        seed, or why none) or ``share`` is spent (None: it goes on next tick)."""
+        composing = self._composing
+        assert composing is not None
+        try:
+            # Nothing below changes the world; between two ticks it may have.
+            with self._facts.steady():
+                done = step_within(composing, share)
+        except BaseException:
+            self._composing = None
+            raise
+        if done is UNFINISHED:
+            return None
+        self._composing = None
+        return cast(list[QuestSeed | Rejection], done)
+
+    def _composition(
+        self,
+        taken: list[tuple[float, StorySignalLike, SeedDraft | Rejection]],
+        window: list[StorySignalLike],
+    ) -> Steps[list[QuestSeed | Rejection]]:
+        """Compose the taken signals with the window; each signal's seed queued (a
+        compound once), or why none. Steps: the composer's, then one a signal."""
+        # Every cluster of the window is judged (each draws its seed's id from the
+        # engine's random stream: skipping the others would change every seeded
+        # world's dice), but only those holding a taken signal are written out and
+        # kept.
+        keys = [signal_key(signal) for _, signal, _ in taken]
+        composed = yield from self._composer.compose_steps(window, keep=set(keys))
+        seeds: list[QuestSeed | Rejection] = []
+        for key, (_, _, draft) in zip(keys, taken, strict=True):
+            seeds.append(
                 self._best(
                     draft,
                     [c for c in composed if any(signal_key(x) == key for x in c.source_signals)],
                 )
-                for key, (_, _, draft) in zip(keys, taken, strict=True)
-            ]
+            )
+            yield
         queued: set[UUID] = set()
         for (arrived, signal, _), seed in zip(taken, seeds, strict=True):
             if isinstance(seed, Rejection):

@@ -220,7 +220,11 @@ class QuestGenerationSystem(System):
         st.intake.tick_started(delta)
         st.publish.tick_started(delta)
         st.floor.tick_started(delta)
-        await st.intake.evaluate_waiting()
+        # A tick shorter than the spread composes within the system's share of the
+        # tick's real time, the rest next tick; a longer one (a simulation's)
+        # evaluates everything as it arrives, whole.
+        share = self.engine.tick_slice(self.name) if delta < cfg.signal_spread else None
+        await st.intake.evaluate_waiting(share)
         st.queue.drain_incoming(st.narrate)
         if await st.floor.collect():
             st.queue.drain_incoming(st.narrate)

@@ -14,7 +14,9 @@ import pytest
 from kits.engines import metric, npc, qg_of, questgen_of
 from questgen_system.qskit import blocked, grain_crisis, make_engine, pipeline_of, threat
 
+from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
+from maid_engine.slicing import TickSlice
 from maid_stdlib.questgen.contract import SeedGrounding, SignalContract
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
 from maid_stdlib.questgen.rejection import Rejection
@@ -73,16 +75,16 @@ def _record(engine: GameEngine) -> list[tuple[float, StorySignalLike]]:
 
 
 def _batches(engine: GameEngine) -> list[tuple[float, int]]:
-    """(game time, signals) of every evaluation of the taken signals, in order."""
+    """(game time, signals) of every composition of the taken signals begun, in order."""
     intake = pipeline_of(engine).stages.intake
     batches: list[tuple[float, int]] = []
-    evaluate = intake._evaluate_taken
+    begin = intake._begin_composition
 
-    async def recording() -> list[QuestSeed | Rejection]:
+    def recording() -> None:
         batches.append((engine.clock.game_time, len(intake._taken)))
-        return await evaluate()
+        begin()
 
-    intake._evaluate_taken = recording  # type: ignore[method-assign]
+    intake._begin_composition = recording  # type: ignore[method-assign]
     return batches
 
 
@@ -274,3 +276,128 @@ async def test_a_seed_no_archetype_fits_is_turned_down_by_its_rule(tmp_path: Pat
         assert metric(engine, "maid_questgen_signal_rejections_total", rule="no_archetype") == 1
         # A signal some archetype can build is queued as before.
         assert isinstance(await system.accept_signal(threat(engine, "pell")), QuestSeed)
+
+
+async def _compose_burst(tmp_path: Path, step: float) -> tuple[list[tuple[Any, ...]], int, float]:
+    """The burst of ``test_a_bursts_signals_are_composed_together_once`` on a machine
+    where each grounding and each story's seed takes ``step`` real seconds (a manual
+    clock moved by the step): what was queued, the ticks the composition was under
+    way at their end, and the updates cut by the system's share."""
+    config = _spread(signal_spread=600.0, signals_per_tick=1)
+    async with _short(tmp_path, config) as engine:
+        clock = engine.clock
+        assert isinstance(clock, ManualClock)
+        await engine.run_ticks(1)
+        grain_crisis(engine)
+        intake = pipeline_of(engine).stages.intake
+        evaluator, composer = intake.evaluator, intake._composer
+        ground, compose = evaluator.ground_cached, composer._compose
+
+        def slow_ground(signal: StorySignalLike) -> Any:
+            clock.advance_wall(step)
+            return ground(signal)
+
+        def slow_compose(*args: Any, **kwargs: Any) -> Any:
+            clock.advance_wall(step)
+            return compose(*args, **kwargs)
+
+        evaluator.ground_cached = slow_ground  # type: ignore[method-assign]
+        composer._compose = slow_compose  # type: ignore[method-assign]
+        seen = _record(engine)
+        queued = _queued(engine)
+        signals = [
+            threat(engine, "pell", "tamsin"),
+            *_burst(engine, 3),
+            blocked(engine),
+            threat(engine, "marta"),
+        ]
+        for signal in signals:
+            engine.events.emit(StorySignalEvent(signal))
+        await engine.dispatch_events()
+        under_way = 0
+        for _ in range(20):
+            taken = len(seen)
+            was_composing = intake._composing is not None
+            await engine.run_ticks(1)
+            if was_composing:
+                # Nothing is taken while a composition is under way: order is kept.
+                assert len(seen) == taken
+            under_way += intake._composing is not None
+        assert intake._composing is None
+        content = [
+            (
+                s.seed_type,
+                [next(i for i, y in enumerate(signals) if y is x) for x in s.source_signals],
+                s.primary_npc,
+                s.importance,
+            )
+            for s in queued
+        ]
+        return (
+            content,
+            under_way,
+            metric(engine, "maid_tick_slices_spent_total", system="QuestGenerationSystem"),
+        )
+
+
+async def test_a_composition_goes_on_over_ticks_once_the_share_is_spent(tmp_path: Path) -> None:
+    whole, whole_ticks, whole_cuts = await _compose_burst(tmp_path / "whole", 0.0)
+    assert whole_ticks == 0
+    assert whole_cuts == 0
+    # 0.7 ms a step against the 2-ms share: three steps a tick. Six groundings fill
+    # two ticks; the third clusters, builds the compound and queues.
+    sliced, sliced_ticks, sliced_cuts = await _compose_burst(tmp_path / "sliced", 0.0007)
+    assert sliced_ticks == 2
+    assert sliced_cuts == 2
+    # The same seeds, in the same order, whether composed in one tick or several.
+    assert sliced == whole
+    assert any(len(sources) > 1 for _, sources, _, _ in whole)
+
+
+async def test_an_evaluation_at_once_finishes_the_composition_under_way_first(
+    tmp_path: Path,
+) -> None:
+    config = _spread(signal_spread=600.0, signals_per_tick=1)
+    async with _short(tmp_path, config) as engine:
+        await engine.run_ticks(1)
+        grain_crisis(engine)
+        intake = pipeline_of(engine).stages.intake
+        queued = _queued(engine)
+        first, second = blocked(engine), threat(engine, "pell")
+        await intake.receive(first)
+        intake._take(*intake._waiting.popleft())
+        intake._begin_composition()
+        now = [0.0]
+        spent = TickSlice(lambda: now[0], 0.002)
+        now[0] += 1.0
+        assert intake._compose_on(spent) is None  # one step, then the share is out
+        assert intake._composing is not None
+        seed = await intake.accept(second)
+        assert intake._composing is None
+        assert isinstance(seed, QuestSeed)
+        # The composition under way queued its seed before the new signal's.
+        assert [s.source_signals[0] for s in queued][:1] == [first]
+        assert queued[-1] is seed
+
+
+async def test_a_failing_step_ends_the_composition(tmp_path: Path) -> None:
+    config = _spread(signal_spread=600.0, signals_per_tick=1)
+    async with _short(tmp_path, config) as engine:
+        await engine.run_ticks(1)
+        intake = pipeline_of(engine).stages.intake
+        composer = intake._composer
+
+        def broken(*_args: Any, **_kwargs: Any) -> Any:
+            raise RuntimeError("a broken grounder")
+
+        composer._grounding = broken  # type: ignore[method-assign]
+        await intake.receive(blocked(engine))
+        intake._take(*intake._waiting.popleft())
+        intake._begin_composition()
+        with pytest.raises(RuntimeError):
+            intake._compose_on(None)
+        assert intake._composing is None
+        # The next signal is composed as usual.
+        composer._grounding = type(composer)._grounding.__get__(composer)  # type: ignore[method-assign]
+        seed = await intake.accept(threat(engine, "pell"))
+        assert isinstance(seed, QuestSeed)
