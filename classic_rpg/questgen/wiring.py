@@ -180,32 +180,63 @@ class AuthoredClaims:
         self.manager = manager
         self.world = world
         # The quest generator asks for every NPC it considers, many times a tick;
-        # the claims change only when a quest log or a definition does.
+        # the claims change only when a quest log or a hand-written definition
+        # does. Every accept or step of 200 players changes some quest log: the
+        # logs changed since are read again, not the hundreds of others.
         self._cached: tuple[tuple[int, int], dict[UUID | str, str]] | None = None
+        #: Holder of a quest log -> what its log claims (only logs claiming any).
+        self._per_log: dict[UUID, dict[UUID | str, str]] = {}
+        #: Logs given, changed or gone since the last reading; None: read them all.
+        self._changed: set[UUID] | None = None
+        self._authored_version: int | None = None
+        world.watch_holders(self._log_changed, QuestLog)
+        world.on_changed(QuestLog, lambda entity, _log: self._log_changed(entity))
+
+    def _log_changed(self, entity: UUID) -> None:
+        if self._changed is not None:
+            self._changed.add(entity)
 
     def __call__(self) -> Mapping[UUID | str, str]:
-        key = (self.world.version_of(QuestLog), self.manager.registry.version)
+        registry = self.manager.registry
+        key = (self.world.version_of(QuestLog), registry.authored_version)
         if self._cached is not None and self._cached[0] == key:
             return self._cached[1]
-        claims = self._claims()
+        changed = self._changed
+        if changed is None or self._authored_version != registry.authored_version:
+            self._per_log = {
+                uid: found for uid, qlog in self.world.each(QuestLog) if (found := self._of(qlog))
+            }
+        else:
+            for uid in changed:
+                self._per_log.pop(uid, None)
+            for uid, qlog in self.world.each_in(QuestLog, changed):
+                if found := self._of(qlog):
+                    self._per_log[uid] = found
+        self._changed = set()
+        self._authored_version = registry.authored_version
+        # In the logs' order, as one walk over every log would claim them.
+        claims: dict[UUID | str, str] = {}
+        for uid, _ in self.world.each_in(QuestLog, self._per_log):
+            for ref, title in self._per_log[uid].items():
+                claims.setdefault(ref, title)
         self._cached = (key, claims)
         return claims
 
-    def _claims(self) -> dict[UUID | str, str]:
+    def _of(self, qlog: QuestLog) -> dict[UUID | str, str]:
+        """What one quest log claims."""
         claims: dict[UUID | str, str] = {}
-        for _, qlog in self.world.each(QuestLog):
-            for entry in qlog.quests.values():
-                if not entry.state.active:
-                    continue
-                quest = self.manager.get_quest(entry.quest_id)
-                if quest is None or quest.source != "authored":
-                    continue
-                refs: list[UUID | str | None] = [quest.giver_npc_id, quest.turn_in_npc]
-                for o in quest.objectives:
-                    refs += [o.target_id, o.destination_room_id]
-                for ref in refs:
-                    if ref is not None:
-                        claims.setdefault(ref, quest.title)
+        for entry in qlog.quests.values():
+            if not entry.state.active:
+                continue
+            quest = self.manager.get_quest(entry.quest_id)
+            if quest is None or quest.source != "authored":
+                continue
+            refs: list[UUID | str | None] = [quest.giver_npc_id, quest.turn_in_npc]
+            for o in quest.objectives:
+                refs += [o.target_id, o.destination_room_id]
+            for ref in refs:
+                if ref is not None:
+                    claims.setdefault(ref, quest.title)
         return claims
 
 

@@ -72,34 +72,56 @@ async def test_the_claims_are_gathered_again_only_when_a_quest_log_or_definition
     tmp_path: Path,
 ) -> None:
     from classic_rpg.questgen.wiring import AuthoredClaims
+    from classic_rpg.systems.quests.questlog import QuestLog
 
     engine = make_engine(tmp_path, quiet=True)
     async with engine.lifespan():
         facts = qg_of(engine).facts
         (hook,) = [h for h in facts.authored_claims if isinstance(h, AuthoredClaims)]
-        gathered = 0
-        gather = hook._claims
+        read: list[int] = []  # how many quest logs each gathering read
+        read_one = hook._of
 
-        def counted() -> dict[UUID | str, str]:
-            nonlocal gathered
-            gathered += 1
-            return gather()
+        def counted(qlog: QuestLog) -> dict[UUID | str, str]:
+            read[-1] += 1
+            return read_one(qlog)
 
-        hook._claims = counted  # type: ignore[method-assign]
+        hook._of = counted  # type: ignore[method-assign]
+
+        def claimed(who: UUID) -> tuple[UUID | str, str] | None:
+            read.append(0)
+            return facts.claimed_by_authored(who)
+
         tamsin = npc(engine, "tamsin")
         hero, _ = await online(engine, "Aldric", room="hamlet:warden_hut", level=2)
+        other, _ = await online(engine, "Brenna", room="hamlet:warden_hut", level=2)
+        bystander, _ = await online(engine, "Cora", room="hamlet:warden_hut", level=2)
         manager = qm(engine)
+        manager.offer_quest(bystander, "wolf-watch")  # a log that never changes again
         manager.offer_quest(hero, "wolf-watch")
         await manager.accept_quest(hero, "wolf-watch")
         for _ in range(50):
-            assert facts.claimed_by_authored(tamsin) == (tamsin, "Watch the Road")
-        assert gathered == 1
-        # A definition replaced (a new title) is read again at once.
+            assert claimed(tamsin) == (tamsin, "Watch the Road")
+        logs = engine.world.count(QuestLog)
+        assert read[0] == logs  # every log, once
+        assert sum(read[1:]) == 0
+        # A definition replaced (a new title) is read again at once, every log.
         quest = manager.get_quest("wolf-watch")
         assert quest is not None
         manager.registry.replace(quest.model_copy(update={"title": "Guard the Road"}))
-        assert facts.claimed_by_authored(tamsin) == (tamsin, "Guard the Road")
-        assert gathered == 2
+        assert claimed(tamsin) == (tamsin, "Guard the Road")
+        assert read[-1] == engine.world.count(QuestLog)
+        # A generated quest registered, or another's log changing, reads no log
+        # but the changed one.
+        generated = quest.model_copy(update={"quest_id": "gen-1", "source": "generated"})
+        manager.registry.add(generated)
+        assert claimed(tamsin) == (tamsin, "Guard the Road")
+        assert read[-1] == 0
+        manager.offer_quest(other, "wolf-watch")
+        await manager.accept_quest(other, "wolf-watch")
         manager.abandon_quest(hero, "wolf-watch")
-        assert facts.claimed_by_authored(tamsin) is None
-        assert gathered == 3
+        assert claimed(tamsin) == (tamsin, "Guard the Road")  # Brenna is on it now
+        assert read[-1] == 2  # her new log and his
+        assert engine.world.count(QuestLog) == 3  # Cora's was not read
+        manager.abandon_quest(other, "wolf-watch")
+        assert claimed(tamsin) is None
+        assert read[-1] == 1

@@ -43,6 +43,10 @@ class QuestRegistry:
         #: Bumped whenever a definition is added or replaced (for caches of
         #: what the definitions say).
         self.version = 0
+        #: Bumped only when an authored definition comes, goes or changes (a
+        #: generated quest is registered every few minutes; caches of what the
+        #: hand-written quests say need not follow those).
+        self.authored_version = 0
 
     def add(self, quest: Quest, persist: bool = False) -> None:
         """Register ``quest``; an id already used by a different quest is an error."""
@@ -67,6 +71,8 @@ class QuestRegistry:
         old = self._quests.get(quest_id)
         self._quests[quest_id] = quest
         self.version += 1
+        if quest.source == "authored" or (old is not None and old.source == "authored"):
+            self.authored_version += 1
         if old is not None and old.giver_npc_id != giver:
             # A definition that changed hands: both givers' lists again, in the
             # order of registration, as a scan of every definition would give.
