@@ -52,6 +52,7 @@ from uuid import UUID
 from maid_engine.clock import GAME_DAY, GameClock
 from maid_engine.ecs import System
 from maid_engine.llm.service import LLMService
+from maid_engine.slicing import TickSlice
 from maid_stdlib.questgen.builder import QuestPlan
 from maid_stdlib.questgen.delivery import OpenQuest
 from maid_stdlib.questgen.delivery_service import QuestDeliveryService
@@ -220,9 +221,9 @@ class QuestGenerationSystem(System):
         st.intake.tick_started(delta)
         st.publish.tick_started(delta)
         st.floor.tick_started(delta)
-        # A tick shorter than the spread composes within the system's share of the
-        # tick's real time, the rest next tick; a longer one (a simulation's)
-        # evaluates everything as it arrives, whole.
+        # A tick shorter than the spread composes and collects finished builds
+        # within the system's share of the tick's real time, the rest next tick; a
+        # longer one (a simulation's) does everything as it comes, whole.
         share = self.engine.tick_slice(self.name) if delta < cfg.signal_spread else None
         await st.intake.evaluate_waiting(share)
         st.queue.drain_incoming(st.narrate)
@@ -233,7 +234,7 @@ class QuestGenerationSystem(System):
             # Builds that finish while a cycle goes on over ticks are collected
             # when it ends: every plan of a cycle sees the quests its first saw,
             # so the cycle decides as it did when it was planned in one tick.
-            await self._collect()
+            await self._collect(share)
         st.lifecycle.check_expiry(now)
         depth = st.queue.depth(st.narrate)
         budget = self.llm.budget
@@ -466,14 +467,22 @@ class QuestGenerationSystem(System):
         cycle.launched += 1
         return "launched"
 
-    async def _collect(self) -> None:
+    async def _collect(self, share: TickSlice | None) -> None:
+        """Check and publish the finished builds, oldest first. A cycle's builds
+        finish together and each is milliseconds in a big world: once ``share``
+        is spent (after one at least) the rest wait for the next tick, as if
+        their prose had come a little later."""
         st = self.stages
+        collected = 0
         for job in st.narrate.jobs():
+            if collected and share is not None and share.spent():
+                return
             narrated = st.narrate.take(job)
             if narrated is None:
                 continue
             st.backpressure.narrated(narrated)
             await self.complete(job.seed, job.plan, narrated.narrative)
+            collected += 1
 
     # -- finishing a quest -----------------------------------------------------------
     async def complete(

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kits.engines import questgen_of
+from kits.engines import metric, questgen_of
 from questgen_system.qskit import make_engine, no_holds, pipeline_of, seed_for, ticks
 
+from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
 from maid_stdlib.questgen import QuestSeed
 from maid_stdlib.questgen.builder import QuestPlan
@@ -111,6 +112,47 @@ async def test_a_candidate_gone_from_the_queue_is_not_planned_later_in_its_cycle
         await ticks(engine, 6)
         assert [s.id for _, s in planned] == [seeds[0].id, seeds[1].id, seeds[3].id]
         assert seeds[2].attempt_count == 0
+
+
+async def _completed_per_tick(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: float
+) -> tuple[list[int], float]:
+    """A cycle of four seeds whose checks take ``step`` real seconds each (a
+    manual clock moved by the step): the quests completed in each tick that
+    completed any, and the updates cut by the system's share."""
+    async with _engine(tmp_path, 2.4, monkeypatch) as (engine, _planned):
+        system = pipeline_of(engine)
+        clock = engine.clock
+        assert isinstance(clock, ManualClock)
+        completed: list[float] = []
+        complete = system.complete
+
+        async def slow(seed: QuestSeed, plan: QuestPlan, narrative: Any) -> Any:
+            completed.append(clock.game_time)
+            clock.advance_wall(step)
+            return await complete(seed, plan, narrative)
+
+        system.complete = slow  # type: ignore[method-assign]
+        _seeds(engine)
+        await ticks(engine, 12)
+        per_tick = Counter(completed)
+        return [per_tick[t] for t in sorted(per_tick)], metric(
+            engine, "maid_tick_slices_spent_total", system="QuestGenerationSystem"
+        )
+
+
+async def test_finished_builds_are_collected_within_the_systems_share(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The cycle's four builds finish while it goes on and are collected when it
+    # ends: all in one tick at the machine's full speed...
+    fast, cuts = await _completed_per_tick(tmp_path / "fast", monkeypatch, 0.0)
+    assert fast == [4]
+    assert cuts == 0
+    # ...and two a tick when each check takes 1.5 ms of a 2-ms share.
+    slow, cuts = await _completed_per_tick(tmp_path / "slow", monkeypatch, 0.0015)
+    assert slow == [2, 2]
+    assert cuts == 1  # the second tick had nothing left to stop
 
 
 #: Per seed: its giver, attempts, builds (archetype, outcome) and rejections' rules.
