@@ -112,10 +112,10 @@ class CompoundSeedComposer:
                 if len(cluster) < 2:
                     continue
                 if keep is not None and not any(signal_key(g.signal) in keep for g in cluster):
-                    self._compose(cluster, draw_only=True)
+                    yield from self._compose_steps(cluster, draw_only=True)
                     yield
                     continue
-                seed = self._compose(cluster)
+                seed = yield from self._compose_steps(cluster)
                 if isinstance(seed, QuestSeed):
                     # Builders read in the log why their signal became another seed.
                     log.info(
@@ -286,9 +286,9 @@ class CompoundSeedComposer:
         blocked = [g.priority for g in facts.open_goals(npc) if g.status == GoalStatus.BLOCKED]
         return (1.0 - lowest) + max(blocked, default=0.0)
 
-    def _compose(
+    def _compose_steps(
         self, cluster: list[GroundedSignal], draw_only: bool = False
-    ) -> QuestSeed | Rejection | None:
+    ) -> Steps[QuestSeed | Rejection | None]:
         lead = self._lead(cluster)
         candidates: list[UUID] = []
         for g in sorted(cluster, key=lambda g: -g.signal.importance):
@@ -309,4 +309,8 @@ class CompoundSeedComposer:
         if draw_only:
             self.evaluator.draw_seed_id(cluster, lead, importance, primary_npc=primary)
             return None
-        return self.evaluator.build_seed(cluster, lead, importance, primary_npc=primary)
+        return (
+            yield from self.evaluator.build_seed_steps(
+                cluster, lead, importance, primary_npc=primary
+            )
+        )

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from uuid import UUID
 
 from maid_engine.clock import GAME_HOUR
+from maid_engine.slicing import Steps, run_steps
 from maid_stdlib.questgen.contract import SeedGrounding, SignalContracts
 from maid_stdlib.questgen.enrich import enrich
 from maid_stdlib.questgen.facts import WorldFacts
@@ -264,9 +265,28 @@ class SeedEvaluator:
         ``lead`` gives the seed type and location; ``parts`` (which include it)
         contribute typed fields and NPCs. The compound composer calls this too.
         """
+        return run_steps(
+            self.build_seed_steps(
+                parts, lead, importance, primary_npc, ignore_cooldown=ignore_cooldown
+            )
+        )
+
+    def build_seed_steps(
+        self,
+        parts: Sequence[GroundedSignal],
+        lead: GroundedSignal,
+        importance: float,
+        primary_npc: UUID | None = None,
+        *,
+        ignore_cooldown: bool = False,
+    ) -> Steps[QuestSeed | Rejection]:
+        """``build_seed`` in two steps, the checks and then the seed written (in a
+        big world a compound's are milliseconds each): the composer may wait for
+        the next tick between them."""
         checked = self._checked(parts, lead, importance, primary_npc, ignore_cooldown)
         if isinstance(checked, Rejection):
             return checked
+        yield
         return self._built(parts, lead, checked)
 
     def draw_seed_id(

@@ -5,7 +5,7 @@ comes, by its rule, instead of being planned and rejected at every retry."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -16,12 +16,13 @@ from questgen_system.qskit import blocked, grain_crisis, make_engine, pipeline_o
 
 from maid_engine.clock import ManualClock
 from maid_engine.engine import GameEngine
-from maid_engine.slicing import TickSlice
+from maid_engine.slicing import TickSlice, run_steps
 from maid_stdlib.questgen.contract import SeedGrounding, SignalContract
+from maid_stdlib.questgen.evaluator import GroundedSignal
 from maid_stdlib.questgen.generation_config import QuestGenerationConfig
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
-from maid_stdlib.questgen.signals import StorySignalLike
+from maid_stdlib.questgen.signals import BasicSignal, StorySignalLike
 from maid_stdlib.story.signals import StorySignal, StorySignalEvent
 
 #: Every signal passes the gate, none is evaluated twice by the test's doing.
@@ -280,9 +281,10 @@ async def test_a_seed_no_archetype_fits_is_turned_down_by_its_rule(tmp_path: Pat
 
 async def _compose_burst(tmp_path: Path, step: float) -> tuple[list[tuple[Any, ...]], int, float]:
     """The burst of ``test_a_bursts_signals_are_composed_together_once`` on a machine
-    where each grounding and each story's seed takes ``step`` real seconds (a manual
-    clock moved by the step): what was queued, the ticks the composition was under
-    way at their end, and the updates cut by the system's share."""
+    where each grounding, each seed's checks and each seed's writing take ``step``
+    real seconds (a manual clock moved by the step): what was queued, the ticks the
+    composition was under way at their end, and the updates cut by the system's
+    share."""
     config = _spread(signal_spread=600.0, signals_per_tick=1)
     async with _short(tmp_path, config) as engine:
         clock = engine.clock
@@ -290,19 +292,9 @@ async def _compose_burst(tmp_path: Path, step: float) -> tuple[list[tuple[Any, .
         await engine.run_ticks(1)
         grain_crisis(engine)
         intake = pipeline_of(engine).stages.intake
-        evaluator, composer = intake.evaluator, intake._composer
-        ground, compose = evaluator.ground_cached, composer._compose
-
-        def slow_ground(signal: StorySignalLike) -> Any:
-            clock.advance_wall(step)
-            return ground(signal)
-
-        def slow_compose(*args: Any, **kwargs: Any) -> Any:
-            clock.advance_wall(step)
-            return compose(*args, **kwargs)
-
-        evaluator.ground_cached = slow_ground  # type: ignore[method-assign]
-        composer._compose = slow_compose  # type: ignore[method-assign]
+        evaluator = intake.evaluator
+        for name in ("ground_cached", "_checked", "_built"):
+            setattr(evaluator, name, _slowed(getattr(evaluator, name), clock, step))
         seen = _record(engine)
         queued = _queued(engine)
         signals = [
@@ -340,15 +332,24 @@ async def _compose_burst(tmp_path: Path, step: float) -> tuple[list[tuple[Any, .
         )
 
 
+def _slowed(work: Callable[..., Any], clock: ManualClock, step: float) -> Callable[..., Any]:
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        clock.advance_wall(step)
+        return work(*args, **kwargs)
+
+    return slow
+
+
 async def test_a_composition_goes_on_over_ticks_once_the_share_is_spent(tmp_path: Path) -> None:
     whole, whole_ticks, whole_cuts = await _compose_burst(tmp_path / "whole", 0.0)
     assert whole_ticks == 0
     assert whole_cuts == 0
     # 0.7 ms a step against the 2-ms share: three steps a tick. Six groundings fill
-    # two ticks; the third clusters, builds the compound and queues.
+    # two ticks; the third checks and writes the compound and the first signal's
+    # best seed; the fourth the others' and queues.
     sliced, sliced_ticks, sliced_cuts = await _compose_burst(tmp_path / "sliced", 0.0007)
-    assert sliced_ticks == 2
-    assert sliced_cuts == 2
+    assert sliced_ticks == 3
+    assert sliced_cuts == 3
     # The same seeds, in the same order, whether composed in one tick or several.
     assert sliced == whole
     assert any(len(sources) > 1 for _, sources, _, _ in whole)
@@ -401,3 +402,31 @@ async def test_a_failing_step_ends_the_composition(tmp_path: Path) -> None:
         composer._grounding = type(composer)._grounding.__get__(composer)  # type: ignore[method-assign]
         seed = await intake.accept(threat(engine, "pell"))
         assert isinstance(seed, QuestSeed)
+
+
+async def test_a_seed_is_checked_and_written_in_two_steps(tmp_path: Path) -> None:
+    async with _short(tmp_path, _spread()) as engine:
+        evaluator = pipeline_of(engine).stages.intake.evaluator
+        calls: list[str] = []
+        for name in ("_checked", "_built"):
+            work = getattr(evaluator, name)
+            setattr(evaluator, name, _noting(work, calls, name))
+        giver = npc(engine, "pell")
+        grounding = SeedGrounding(giver, "hamlet:road_copse", {"threat_source": "wolves"})
+        part = GroundedSignal(BasicSignal("TEST", 0.9, [giver]), "threat_response", grounding, 0)
+        steps = evaluator.build_seed_steps([part], part, 0.9)
+        next(steps)
+        # The compound composer may wait for the next tick here.
+        assert calls == ["_checked"]
+        seed = run_steps(steps)
+        assert calls == ["_checked", "_built"]
+        assert isinstance(seed, QuestSeed)
+        assert seed.primary_npc == giver
+
+
+def _noting(work: Callable[..., Any], calls: list[str], name: str) -> Callable[..., Any]:
+    def noted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(name)
+        return work(*args, **kwargs)
+
+    return noted
