@@ -74,8 +74,9 @@ class TickSlice:
         return True
 
 
-def run_steps(steps: Steps[R]) -> R:
-    """Every step of ``steps`` now; its result."""
+def run_steps(steps: Generator[object, None, R]) -> R:
+    """Every step of ``steps`` (any generator's: what it yields is not read) now;
+    its result."""
     while True:
         try:
             next(steps)

@@ -44,6 +44,7 @@ from uuid import UUID
 
 from maid_engine.content import Claims
 from maid_engine.ecs import Component
+from maid_engine.slicing import run_steps
 from maid_stdlib.living.components import (
     FactionMembership,
     SocialInfluence,
@@ -116,11 +117,7 @@ SlicedDetectorFunc = Callable[["DetectionContext"], DetectorWork]
 
 def run_whole(work: Work[R]) -> R:
     """Run sliced work to its end at once and return its result."""
-    while True:
-        try:
-            next(work)
-        except StopIteration as stop:
-            return cast(R, stop.value)
+    return run_steps(work)
 
 
 def _whole(func: DetectorFunc, ctx: DetectionContext) -> DetectorWork:
