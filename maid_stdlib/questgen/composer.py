@@ -92,9 +92,10 @@ class CompoundSeedComposer:
     def compose_steps(
         self, signals: Sequence[StorySignalLike], keep: Container[object] | None = None
     ) -> Steps[list[QuestSeed]]:
-        """``compose`` in steps: it yields after each signal's grounding, each
-        group's stories and each story's seed, where it may wait for the next tick
-        (a 40-signal window's composition is milliseconds in a big world). What it
+        """``compose`` in steps: it yields after each signal's grounding, the
+        clustering, each group's stories, a compound seed's checks and each story's
+        seed, where it may wait for the next tick (a 40-signal window's composition
+        is milliseconds in a big world). What it
         decides does not depend on where it waits, as long as the world does not
         change meanwhile; when it does, each step reads the world as it is then."""
         types = self.evaluator.seed_types
