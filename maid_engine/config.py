@@ -64,7 +64,8 @@ class Settings(BaseSettings):
     tick_lend_after: float = Field(default=0.0005, ge=0, le=1, description="real seconds")
     tick_lend_budget: float = Field(default=0.004, ge=0, le=1, description="real seconds")
     # A system that spreads its work over ticks (the NPCs' visits, the story's
-    # detection) does at most this much of it in one tick, its time lent to commands
+    # detection, quest generation's compositions and finished builds) does at
+    # most this much of it in one tick, its time lent to commands
     # aside, and leaves the rest for the next (0: no limit). Its count of work a
     # tick, sized by game time, bounds it on a fast machine; this keeps a slow one
     # (or a slow moment) from making each such system's share two or three times
