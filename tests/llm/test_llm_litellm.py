@@ -427,3 +427,34 @@ async def test_aclose_releases_clients_and_the_provider_stays_usable(
     await provider.aclose()
     fake_llm.ok("still here")
     assert (await provider.complete(request())).text == "still here"
+
+
+def test_a_module_litellm_imports_after_the_test_that_imported_it_does_not_fail(
+    tmp_path: Path,
+) -> None:
+    """LiteLLM adds warning filters when imported; pytest drops them after the test
+    that imported it. A LiteLLM module imported in a later test (its GitHub Copilot
+    authenticator, which pydantic warns about) must still import under the suite's
+    warning filters: once it failed, every LiteLLM call of the run failed with it."""
+    (tmp_path / "test_order.py").write_text(
+        "import importlib\n"
+        "def test_first_imports_litellm():\n"
+        "    importlib.import_module('litellm')\n"
+        "def test_then_a_module_of_it():\n"
+        "    importlib.import_module('litellm.llms.github_copilot.authenticator')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAID_")}
+    env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--no-cov"]
+    command += ["-c", str(ROOT / "pyproject.toml"), "--rootdir", str(tmp_path)]
+    proc = subprocess.run(
+        [*command, str(tmp_path / "test_order.py")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 passed" in proc.stdout
