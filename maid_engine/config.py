@@ -71,6 +71,11 @@ class Settings(BaseSettings):
     # (or a slow moment) from making each such system's share two or three times
     # as long. On a manual clock (simulations) it never cuts.
     tick_slice: float = Field(default=0.002, ge=0, le=1, description="real seconds")
+    # The tick's own time (what it lent to commands aside) past which each of those
+    # systems does one step of its spread work and leaves the rest (0: no such
+    # bound). Each share is counted alone; this keeps the shares of several such
+    # systems, added to the work that cannot wait, from making one tick too long.
+    tick_budget: float = Field(default=0.006, ge=0, le=1, description="real seconds")
     time_scale: float = Field(default=24.0, gt=0, description="game seconds per real second")
     checkpoint_interval: float = Field(default=5.0, gt=0, description="real seconds")
     # A checkpoint is collected in pieces between ticks (maid_engine.changes): at

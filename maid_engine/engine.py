@@ -62,7 +62,7 @@ from maid_engine.ports import TransactionWrites
 from maid_engine.reliability import SaveMonitor
 from maid_engine.session_manager import SessionManager
 from maid_engine.sessions import Session
-from maid_engine.slicing import TickSlice
+from maid_engine.slicing import ONE_STEP, TickSlice
 from maid_engine.turns import give_way
 from maid_engine.worldlock import Holding, WorldLock
 
@@ -88,6 +88,9 @@ class _Lending:
     #: The same, on the engine's clock: what a system's share of the tick
     #: (``TickSlice``, which reads that clock) leaves out.
     lent_on_clock: float = 0.0
+    #: The engine's clock when the tick's systems began (what is left of
+    #: ``tick_budget``).
+    began_on_clock: float = 0.0
 
 
 #: Tries of the last checkpoint at shutdown (0.5 s, 1 s, 2 s ... apart).
@@ -392,6 +395,8 @@ class GameEngine:
             lending = self._lending = _Lending(holding, time.perf_counter())
             try:
                 delta = self.clock.advance()
+                # After the advance: a manual clock's moves its monotonic time.
+                lending.began_on_clock = self.clock.monotonic()
                 systems = self.systems
                 # After the last system the tick lets go anyway: no point looking there.
                 last = systems[-1] if systems else None
@@ -441,14 +446,20 @@ class GameEngine:
     def tick_slice(self, system: str) -> TickSlice:
         """``system``'s share of this tick's real time, from now
         (``settings.tick_slice``; what the tick lends to commands meanwhile is not
-        counted). Outside a tick it counts from now all the same."""
+        counted), and no more than what is left of the tick's ``tick_budget``: a
+        tick already past it leaves the system one step. Outside a tick it counts
+        ``tick_slice`` from now."""
         lending = self._lending
         cut = self.metrics.slices_spent.labels(system).inc
+        clock = self.clock.monotonic
+        limit = self.settings.tick_slice
         if lending is None:
-            return TickSlice(self.clock.monotonic, self.settings.tick_slice, cut=cut)
-        return TickSlice(
-            self.clock.monotonic, self.settings.tick_slice, lambda: lending.lent_on_clock, cut
-        )
+            return TickSlice(clock, limit, cut=cut)
+        budget = self.settings.tick_budget
+        if budget > 0:
+            left = budget - (clock() - lending.began_on_clock - lending.lent_on_clock)
+            limit = max(min(limit, left) if limit > 0 else left, ONE_STEP)
+        return TickSlice(clock, limit, lambda: lending.lent_on_clock, cut)
 
     def _lend_due(self, lending: _Lending) -> bool:
         # Nobody connected: no command can come in, and other tasks wait for the

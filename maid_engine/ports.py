@@ -245,9 +245,10 @@ class LendPort(Protocol):
         ...
 
     def tick_slice(self, system: str) -> TickSlice:
-        """``system``'s share of this tick's real time (``settings.tick_slice``),
-        from now: asked at the start of an update whose work is spread over ticks,
-        and between two of its steps whether it is spent."""
+        """``system``'s share of this tick's real time (``settings.tick_slice``,
+        within what is left of ``settings.tick_budget``), from now: asked at the
+        start of an update whose work is spread over ticks, and between two of its
+        steps whether it is spent."""
         ...
 
 

@@ -13,6 +13,11 @@ Only the system's own work counts: the time a tick lends to players' commands in
 the middle of it is not the system's. The clock is the engine's, so a simulation
 or a test on a manual clock, whose time does not move within a tick, is never
 cut: what it decides never depends on the machine's speed.
+
+The shares are counted one by one, and the engine bounds them together too: a
+share never reaches past what is left of the tick's budget (the tick's own time
+so far, what it lent aside), so that several systems' shares on top of the work
+that cannot wait do not add up to a late tick.
 """
 
 from __future__ import annotations
@@ -20,13 +25,18 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import TypeVar, cast
 
-__all__ = ["UNFINISHED", "Steps", "TickSlice", "run_steps", "step_within"]
+__all__ = ["ONE_STEP", "UNFINISHED", "Steps", "TickSlice", "run_steps", "step_within"]
 
 R = TypeVar("R")
 
 #: Work in steps: a generator that yields where the work may wait for the next
 #: tick (its state whole there) and returns the work's result.
 Steps = Generator[None, None, R]
+
+
+#: A limit so short that a share given it is spent after the system's first step:
+#: a tick already past its budget still lets each such system move on a little.
+ONE_STEP = 1e-9
 
 
 def _nothing_lent() -> float:

@@ -104,7 +104,9 @@ async def test_a_manual_clock_or_no_limit_never_cuts() -> None:
     engine.add_system(working)
     await engine.tick()
     assert working.steps == [500]
-    unlimited = GameEngine(Settings(tick_slice=0.0), clock=ManualClock(), packs=[], use_store=False)
+    unlimited = GameEngine(
+        Settings(tick_slice=0.0, tick_budget=0.0), clock=ManualClock(), packs=[], use_store=False
+    )
     working = _Working(0.01, most=50)
     unlimited.add_system(working)
     await unlimited.tick()
@@ -155,3 +157,104 @@ async def test_inside_a_tick_the_time_lent_to_commands_is_left_out() -> None:
     # 200 ms of the command's did not spend a 100-ms share; 120 ms of its own did.
     assert system.first is False
     assert system.then is True
+
+
+class _Heavy(System):
+    """Work that cannot wait: ``took`` real seconds on a manual clock each tick."""
+
+    phase = "living"
+
+    def __init__(self, took: float) -> None:
+        self.took = took
+
+    async def update(self, delta: float) -> None:
+        clock = self.engine.clock
+        assert isinstance(clock, ManualClock)
+        clock.advance_wall(self.took)
+
+
+class _LaterWorking(_Working):
+    """A second spread system, after the first."""
+
+
+def _budgeted(budget: float) -> tuple[GameEngine, _Working, _LaterWorking]:
+    engine = GameEngine(
+        Settings(tick_slice=0.002, tick_budget=budget),
+        clock=ManualClock(),
+        packs=[],
+        use_store=False,
+    )
+    engine.add_system(_Heavy(0.0045))
+    first, then = _Working(0.00075), _LaterWorking(0.00075)
+    engine.add_system(first)
+    engine.add_system(then)
+    return engine, first, then
+
+
+async def test_the_shares_stop_where_the_ticks_budget_ends() -> None:
+    engine, first, then = _budgeted(0.006)
+    await engine.run_ticks(2)
+    # 4.5 ms went to work that could not wait: 1.5 ms of the budget is left, two
+    # steps of 0.75; the next system finds it spent and does one step.
+    assert first.steps == [2, 2]
+    assert then.steps == [1, 1]
+    assert _spent(engine, "_Working") == 2
+    assert _spent(engine, "_LaterWorking") == 2
+
+
+async def test_without_a_budget_each_share_counts_alone() -> None:
+    engine, first, then = _budgeted(0.0)
+    await engine.run_ticks(2)
+    assert first.steps == [3, 3]
+    assert then.steps == [3, 3]
+
+
+async def test_a_share_asked_outside_a_tick_is_not_bounded_by_a_budget() -> None:
+    engine = GameEngine(
+        Settings(tick_slice=0.002, tick_budget=0.000001),
+        clock=ManualClock(),
+        packs=[],
+        use_store=False,
+    )
+    clock = engine.clock
+    assert isinstance(clock, ManualClock)
+    share = engine.tick_slice("a command's search")
+    clock.advance_wall(0.0015)
+    assert not share.spent()
+    clock.advance_wall(0.001)
+    assert share.spent()
+
+
+class _LendingFirst(System):
+    """Lends the world to a command that takes 200 ms before the next system."""
+
+    phase = "living"
+
+    async def update(self, delta: float) -> None:
+        lock = self.engine.world_lock
+        clock = self.engine.clock
+        assert isinstance(clock, ManualClock)
+
+        async def slow_command() -> None:
+            async with lock.command():  # type: ignore[attr-defined]
+                clock.advance_wall(0.2)
+
+        task = asyncio.create_task(slow_command())
+        assert await self.engine.lend_point()
+        assert task.done()
+
+
+async def test_the_time_lent_to_commands_is_not_the_ticks_budget() -> None:
+    engine = GameEngine(
+        Settings(tick_slice=0.002, tick_budget=0.006, tick_lend_after=0.0),
+        clock=ManualClock(),
+        packs=[],
+        use_store=False,
+    )
+    engine.add_system(_LendingFirst())
+    working = _Working(0.00075)
+    engine.add_system(working)
+    await connect_someone(engine)
+    await engine.tick()
+    # 200 ms of a command's: the tick's own time is still nothing, the full share.
+    assert working.steps == [3]
