@@ -362,6 +362,27 @@ def system_times(metrics: dict[str, float]) -> dict[str, float]:
     return dict(sorted(means.items(), key=lambda kv: -kv[1]))
 
 
+def slices_line(metrics: dict[str, float]) -> str | None:
+    """How often the systems that spread their work stopped at their share of a
+    tick (``tick_slice``, or what was left of ``tick_budget``), over the whole run:
+    work put off to later ticks."""
+    ticks = metrics.get("maid_ticks_total", 0.0)
+    cut = {
+        name.split('"')[1]: value
+        for name, value in metrics.items()
+        if name.startswith("maid_tick_slices_spent_total{")
+    }
+    if not ticks or not cut:
+        return None
+    return (
+        "Updates that stopped at their share of the tick (their own `tick_slice`, or "
+        f"what was left of the tick's `tick_budget`), over the whole run's {ticks:.0f} "
+        "ticks: "
+        + ", ".join(f"{system} {n:.0f}" for system, n in sorted(cut.items(), key=lambda kv: -kv[1]))
+        + "."
+    )
+
+
 def between_ticks_line(metrics: dict[str, float]) -> str:
     """The collector's full collections and the checkpoints, from the scraped
     counters: what runs between ticks and holds up commands meanwhile."""
@@ -509,6 +530,7 @@ def run_evening(
                 "maid_system_update_duration_seconds_sum{",
                 "maid_system_update_duration_seconds_count{",
                 "maid_checkpoint_collect",
+                "maid_tick_slices_spent_total{",
             ),
         )
     finally:
@@ -873,6 +895,9 @@ def markdown(res: dict[str, Any]) -> str:
                         + "."
                     )
         parts.append(between_ticks_line(m.get("metrics", {})))
+        sliced = slices_line(m.get("metrics", {}))
+        if sliced:
+            parts.append(sliced)
         for label, key in (
             ("with nobody on", "collect_idle"),
             ("while they played", "collect_play"),

@@ -196,6 +196,20 @@ def test_the_evening_tick_figures_say_which_systems_make_the_tail() -> None:
     assert (t["cpu_ms"]["n"], t["cpu_ms"]["p99"]) == (100, 4.0)
 
 
+def test_the_evening_says_how_often_the_spread_systems_stopped_at_their_share() -> None:
+    from benchmarks.evening import slices_line
+
+    metrics = {
+        "maid_ticks_total": 900.0,
+        'maid_tick_slices_spent_total{system="StorySignalSystem"}': 12.0,
+        'maid_tick_slices_spent_total{system="AutonomySystem"}': 40.0,
+    }
+    line = slices_line(metrics)
+    assert line is not None
+    assert line.endswith("900 ticks: AutonomySystem 40, StorySignalSystem 12.")
+    assert slices_line({"maid_ticks_total": 900.0}) is None
+
+
 async def test_a_systems_time_in_the_evening_leaves_out_what_it_lent() -> None:
     from benchmarks.evening_server import _TickProbe
 
