@@ -86,6 +86,12 @@ class RpgHooks:
             self._hostiles = (key, tuple(found))
         return self._hostiles[1]
 
+    def is_hostile(self, world: World, entity: UUID) -> bool:
+        """Whether ``hostile_threats`` names ``entity`` (an existing entity whose
+        combat rules are hostile), asked of the one entity."""
+        rules = world.try_component(entity, CombatRules)
+        return rules is not None and rules.hostile and world.entity_exists(entity)
+
     def item_tier(self, template: str) -> int | None:
         entry = self.engine.services.get(WorldData).template(template, "item")
         if entry is not None:
@@ -213,6 +219,7 @@ class RpgHooks:
         # sacks is refused): fetch and delivery objectives ask for those alone.
         facts.portable_checks.append(self.portable)
         facts.threat_providers.append(self.hostile_threats)
+        facts.threat_checks[self.hostile_threats] = self.is_hostile
 
 
 class RpgQuestSink:

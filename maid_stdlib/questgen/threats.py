@@ -10,7 +10,7 @@ tuple) and, inside :meth:`ThreatFacts.steady`, the threats of each place.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 from uuid import UUID
@@ -22,6 +22,7 @@ from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.world.components import Describable
 
 if TYPE_CHECKING:
+    from maid_engine.ecs import World
     from maid_stdlib.living.service import LivingWorld
     from maid_stdlib.world.service import WorldService
 
@@ -51,6 +52,11 @@ class ThreatFacts:
         #: Extra ``(world) -> [(entity, source)]`` threats the living layer does not
         #: know of (a rules layer's hostile flag); merged with its threat map.
         self.threat_providers: list[ThreatProvider] = []
+        #: provider -> ``(world, entity) -> bool``: whether it would name ``entity``.
+        #: When every provider has one, ``is_threat`` asks them about the one
+        #: entity instead of gathering everything they name (a walk of every
+        #: hostile, again after each kill or spawn anywhere).
+        self.threat_checks: dict[ThreatProvider, Callable[[World, UUID], bool]] = {}
         #: (game time, each provider's answer then, [(entity, source)] they named,
         #: their ids): see ``_provider_pairs``
         self._threat_cache: (
@@ -148,8 +154,13 @@ class ThreatFacts:
         marker = self.engine.world.try_component(entity, Hostile)
         if marker is not None and marker.active:
             return True
-        if not self.threat_providers:
+        providers = self.threat_providers
+        if not providers:
             return False
+        checks = self.threat_checks
+        if all(provider in checks for provider in providers):
+            world = self.engine.world
+            return any(checks[provider](world, entity) for provider in providers)
         pairs, ids = self._provider_pairs()
         if ids is None:
             ids = {uid for uid, _ in pairs}

@@ -46,6 +46,7 @@ from maid_stdlib.questgen.quest import ProgressionMode
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.validator import ALLOWED_REWARD_TYPES
+from maid_stdlib.world.components import NPC
 
 
 @pytest.fixture
@@ -264,6 +265,23 @@ async def test_the_hostile_hook_answers_with_one_tuple_until_the_rules_change(
     second = provider(hamlet.world)
     assert second is not first
     assert wolf not in {uid for uid, _ in second}
+
+
+async def test_the_hostile_check_names_whom_the_hostile_walk_names(hamlet: GameEngine) -> None:
+    """``is_threat`` asks the RPG's check about the one entity: it answers as the
+    walk of every hostile would, a removed rule and a destruction included."""
+    facts = hamlet.services.get(QuestGen).facts
+    [provider] = facts.threat_providers
+    check = facts.threat_checks[provider]
+    world = hamlet.world
+    wolf, other, *_ = npcs(hamlet, "hamlet:wolf")
+    world.remove_component(wolf, CombatRules)
+    world.destroy_entity(other)
+    named = {uid for uid, _ in provider(world)}
+    everyone = [uid for uid, _ in world.each(NPC)] + [wolf, other, npc(hamlet, "hamlet:hollin")]
+    assert {uid for uid in everyone if check(world, uid)} == named
+    assert named
+    assert all(facts.is_threat(uid) for uid in named)
 
 
 async def test_reward_items_come_from_what_the_giver_owns(hamlet: GameEngine) -> None:

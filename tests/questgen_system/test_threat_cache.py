@@ -126,3 +126,28 @@ async def test_provider_threats_of_a_place_follow_moves_at_the_same_game_time(
     # An entity the WorldService does not index is looked up by its Position.
     quiet.services.get(WorldService)._unindex(carter)
     assert facts.threats(None, [mill]) == [warden, carter]
+
+
+async def test_providers_with_checks_are_asked_about_the_one_entity(quiet: GameEngine) -> None:
+    """Every provider has a check: ``is_threat`` asks the checks about the entity
+    and never gathers what the providers name; one provider without a check and
+    the answers are gathered again, as before."""
+    facts = qg_of(quiet).facts
+    warden, miller = hv("tamsin"), hv("hollin")
+    hostile = {warden}
+    gathered: list[float] = []
+
+    def provider(world: object) -> list[tuple[UUID, str]]:
+        gathered.append(facts.now)
+        return [(uid, "bandits") for uid in hostile]
+
+    facts.threat_providers.append(provider)
+    facts.threat_checks[provider] = lambda world, uid: uid in hostile
+    assert facts.is_threat(warden)
+    assert not facts.is_threat(miller)
+    hostile.add(miller)  # seen at once, at the same game time
+    assert facts.is_threat(miller)
+    assert gathered == []
+    facts.threat_providers.append(lambda world: [])
+    assert facts.is_threat(warden)
+    assert len(gathered) == 1
