@@ -383,6 +383,24 @@ def slices_line(metrics: dict[str, float]) -> str | None:
     )
 
 
+def questgen_line(metrics: dict[str, float]) -> str | None:
+    """What quest generation took in and registered over the whole run: whether
+    work put off to later ticks left it with less done."""
+
+    def total(prefix: str) -> float:
+        return sum(v for name, v in metrics.items() if name.startswith(prefix))
+
+    signals = total("maid_questgen_signals_total{")
+    accepted = metrics.get('maid_questgen_signals_total{outcome="accepted"}', 0.0)
+    built = total("maid_questgen_quests_built_total{")
+    if not signals and not built:
+        return None
+    return (
+        f"Quest generation over the whole run: {signals:.0f} story signals seen "
+        f"({accepted:.0f} accepted), {built:.0f} quests registered."
+    )
+
+
 def between_ticks_line(metrics: dict[str, float]) -> str:
     """The collector's full collections and the checkpoints, from the scraped
     counters: what runs between ticks and holds up commands meanwhile."""
@@ -531,6 +549,8 @@ def run_evening(
                 "maid_system_update_duration_seconds_count{",
                 "maid_checkpoint_collect",
                 "maid_tick_slices_spent_total{",
+                "maid_questgen_signals_total{",
+                "maid_questgen_quests_built_total{",
             ),
         )
     finally:
@@ -895,9 +915,9 @@ def markdown(res: dict[str, Any]) -> str:
                         + "."
                     )
         parts.append(between_ticks_line(m.get("metrics", {})))
-        sliced = slices_line(m.get("metrics", {}))
-        if sliced:
-            parts.append(sliced)
+        for line in (slices_line(m.get("metrics", {})), questgen_line(m.get("metrics", {}))):
+            if line:
+                parts.append(line)
         for label, key in (
             ("with nobody on", "collect_idle"),
             ("while they played", "collect_play"),

@@ -210,6 +210,21 @@ def test_the_evening_says_how_often_the_spread_systems_stopped_at_their_share() 
     assert slices_line({"maid_ticks_total": 900.0}) is None
 
 
+def test_the_evening_says_what_quest_generation_took_in_and_registered() -> None:
+    from benchmarks.evening import questgen_line
+
+    metrics = {
+        'maid_questgen_signals_total{outcome="accepted"}': 30.0,
+        'maid_questgen_signals_total{outcome="duplicate"}': 12.0,
+        'maid_questgen_quests_built_total{narrative="template"}': 3.0,
+    }
+    assert questgen_line(metrics) == (
+        "Quest generation over the whole run: 42 story signals seen (30 accepted), "
+        "3 quests registered."
+    )
+    assert questgen_line({}) is None
+
+
 async def test_a_systems_time_in_the_evening_leaves_out_what_it_lent() -> None:
     from benchmarks.evening_server import _TickProbe
 
