@@ -384,8 +384,8 @@ def slices_line(metrics: dict[str, float]) -> str | None:
 
 
 def questgen_line(metrics: dict[str, float]) -> str | None:
-    """What quest generation took in and registered over the whole run: whether
-    work put off to later ticks left it with less done."""
+    """What quest generation saw and registered over the whole run: whether work
+    put off to later ticks left it with less done."""
 
     def total(prefix: str) -> float:
         return sum(v for name, v in metrics.items() if name.startswith(prefix))

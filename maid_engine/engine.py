@@ -62,7 +62,7 @@ from maid_engine.ports import TransactionWrites
 from maid_engine.reliability import SaveMonitor
 from maid_engine.session_manager import SessionManager
 from maid_engine.sessions import Session
-from maid_engine.slicing import ONE_STEP, TickSlice
+from maid_engine.slicing import TickSlice
 from maid_engine.turns import give_way
 from maid_engine.worldlock import Holding, WorldLock
 
@@ -92,6 +92,11 @@ class _Lending:
     #: ``tick_budget``).
     began_on_clock: float = 0.0
 
+
+#: A share's limit so short that it is spent after the system's first step: a
+#: tick already past its budget still lets each spread system move on a little
+#: (a limit of 0 would mean no limit at all).
+_ONE_STEP = 1e-9
 
 #: Tries of the last checkpoint at shutdown (0.5 s, 1 s, 2 s ... apart).
 FINAL_CHECKPOINT_ATTEMPTS = 4
@@ -458,7 +463,7 @@ class GameEngine:
         budget = self.settings.tick_budget
         if budget > 0:
             left = budget - (clock() - lending.began_on_clock - lending.lent_on_clock)
-            limit = max(min(limit, left) if limit > 0 else left, ONE_STEP)
+            limit = max(min(limit, left) if limit > 0 else left, _ONE_STEP)
         return TickSlice(clock, limit, lambda: lending.lent_on_clock, cut)
 
     def _lend_due(self, lending: _Lending) -> bool:

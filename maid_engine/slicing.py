@@ -25,18 +25,13 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from typing import TypeVar, cast
 
-__all__ = ["ONE_STEP", "UNFINISHED", "Steps", "TickSlice", "run_steps", "step_within"]
+__all__ = ["UNFINISHED", "Steps", "TickSlice", "run_steps", "step_within"]
 
 R = TypeVar("R")
 
 #: Work in steps: a generator that yields where the work may wait for the next
 #: tick (its state whole there) and returns the work's result.
 Steps = Generator[None, None, R]
-
-
-#: A limit so short that a share given it is spent after the system's first step:
-#: a tick already past its budget still lets each such system move on a little.
-ONE_STEP = 1e-9
 
 
 def _nothing_lent() -> float:

@@ -6,6 +6,8 @@ classic RPG's hostile flag). Kept apart from the rest of the facts because it
 has its own caches: the providers' answers (asked once per game time, and kept
 with what was derived from them while each provider returns the very same
 tuple) and, inside :meth:`ThreatFacts.steady`, the threats of each place.
+Whether one entity is a threat is asked of the providers' checks instead, when
+each has one.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.ecs import System
 from maid_engine.engine import GameEngine
+from maid_engine.ports import Host
 from maid_engine.slicing import TickSlice
 
 
@@ -114,6 +115,23 @@ async def test_a_manual_clock_or_no_limit_never_cuts() -> None:
     assert _spent(unlimited, "_Working") == 0
 
 
+async def _lend_to_a_slow_command(engine: Host) -> ManualClock:
+    """Lend the world, at a point inside the tick, to a command that takes 200 ms
+    on the engine's manual clock (returned)."""
+    lock = engine.world_lock
+    clock = engine.clock
+    assert isinstance(clock, ManualClock)
+
+    async def slow_command() -> None:
+        async with lock.command():  # type: ignore[attr-defined]
+            clock.advance_wall(0.2)
+
+    task = asyncio.create_task(slow_command())
+    assert await engine.lend_point()
+    assert task.done()
+    return clock
+
+
 class _Lending(System):
     """Lends the world to a slow command in the middle of its work, then asks
     whether its share is spent. Time moves on a manual clock: the command's 200
@@ -127,17 +145,7 @@ class _Lending(System):
 
     async def update(self, delta: float) -> None:
         share = self.engine.tick_slice(self.name)
-        lock = self.engine.world_lock
-        clock = self.engine.clock
-        assert isinstance(clock, ManualClock)
-
-        async def slow_command() -> None:
-            async with lock.command():  # type: ignore[attr-defined]
-                clock.advance_wall(0.2)
-
-        task = asyncio.create_task(slow_command())
-        assert await self.engine.lend_point()
-        assert task.done()
+        clock = await _lend_to_a_slow_command(self.engine)
         self.first = share.spent()
         clock.advance_wall(0.12)
         self.then = share.spent()
@@ -231,17 +239,7 @@ class _LendingFirst(System):
     phase = "living"
 
     async def update(self, delta: float) -> None:
-        lock = self.engine.world_lock
-        clock = self.engine.clock
-        assert isinstance(clock, ManualClock)
-
-        async def slow_command() -> None:
-            async with lock.command():  # type: ignore[attr-defined]
-                clock.advance_wall(0.2)
-
-        task = asyncio.create_task(slow_command())
-        assert await self.engine.lend_point()
-        assert task.done()
+        await _lend_to_a_slow_command(self.engine)
 
 
 async def test_the_time_lent_to_commands_is_not_the_ticks_budget() -> None:
