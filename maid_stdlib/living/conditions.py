@@ -15,7 +15,7 @@ layer free of any import of it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 from uuid import UUID
 
@@ -98,18 +98,23 @@ class ThreatMap:
         self._facts: dict[tuple[tuple[str, ...], str], Fact | None] = {}
         self._groups_in: dict[tuple[str, ...], list[ThreatGroup]] = {}
         self._places: dict[str, str] = {}
-        # Rebuilt whenever a threat moves or dies: with 200 players fighting in
+        #: threat -> (its place in the order the providers named them, its room,
+        #: its source): what ``without`` needs to give a rebuild's answer.
+        self._at: dict[UUID, tuple[int, str, str]] = {}
+        # Rebuilt whenever a threat moves or appears: with 200 players fighting in
         # the 10,000-NPC world, every other tick. So the loop looks each key up
         # once per (source, room), not once per threat, and binds what it calls.
         world = living.engine.world
         room_key_of, area_of = ws.room_key_of, ws.area_of
         by_room, groups, ids, group_of = self.by_room, self.groups, self.ids, self._group_of
+        at = self._at
         for uid, source in pairs:
             if uid in ids:
                 continue
             room = room_key_of(uid)
             if room is None or not world.entity_exists(uid):
                 continue
+            at[uid] = (len(ids), room, source)
             ids.add(uid)
             here = by_room.get(room)
             if here is None:
@@ -127,6 +132,48 @@ class ThreatMap:
 
     def __bool__(self) -> bool:
         return bool(self.groups)
+
+    def without(self, entity: UUID) -> ThreatMap | None:
+        """This map less ``entity`` (one of its threats, being destroyed): what a
+        rebuild would give once it is gone, to the order of the groups and of
+        their rooms, without asking every provider again (a kill in a big world
+        rebuilt the map in 4-5 ms). None when ``entity`` is not in it."""
+        at = self._at.get(entity)
+        if at is None:
+            return None
+        _, room, source = at
+        out = ThreatMap.__new__(ThreatMap)
+        out.living = self.living
+        out.by_room = dict(self.by_room)
+        here = [pair for pair in self.by_room[room] if pair[0] != entity]
+        if here:
+            out.by_room[room] = here
+        else:
+            del out.by_room[room]
+        out.ids = self.ids - {entity}
+        out._at = dict(self._at)
+        del out._at[entity]
+        out._group_of = self._group_of
+        key = self._group_of[(source, room)]
+        group = self.groups[key]
+        members = [uid for uid in group.entities if uid != entity]
+        groups = dict(self.groups)
+        if members:
+            rooms: dict[str, int] = {}
+            for uid in members:
+                where = out._at[uid][1]
+                rooms[where] = rooms.get(where, 0) + 1
+            groups[key] = replace(group, entities=members, rooms=rooms)
+        else:
+            del groups[key]
+        # A rebuild meets the groups in the order of their first threats.
+        out.groups = {
+            g.key: g for g in sorted(groups.values(), key=lambda g: out._at[g.entities[0]][0])
+        }
+        out._facts = {}
+        out._groups_in = {}
+        out._places = {k: v for k, v in self._places.items() if k != key}
+        return out
 
     def place_of(self, group: ThreatGroup) -> str:
         """``LivingWorld.place_name`` of the group's rooms (kept: every NPC that

@@ -295,9 +295,18 @@ class LivingWorld:
             world.on_changed(ctype, lambda uid, _c: self._threat_source_changed(uid))
 
     def _threat_source_changed(self, entity: UUID) -> None:
+        threats = self._threats
+        if threats is None:
+            return
+        if not self.world.entity_exists(entity):
+            # Being destroyed (or already scheduled): a rebuild would leave it out
+            # and change nothing else, so the map is kept less the entity.
+            if entity in threats.ids:
+                self._threats = threats.without(entity)
+            return
         # A marker taken away leaves the entity in the map's ids; one given makes
         # a provider's check name it: either way ``may_be_threat`` says so.
-        if self._threats is not None and self.may_be_threat(entity):
+        if self.may_be_threat(entity):
             self._threats = None
 
     def may_be_threat(self, entity: UUID) -> bool:

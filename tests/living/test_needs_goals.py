@@ -220,6 +220,43 @@ async def test_the_threat_map_changes_only_when_a_threat_moves_or_dies(tmp_path:
         assert living.threat_map() is not second
 
 
+async def test_a_threats_death_keeps_the_map_less_it(tmp_path: Path) -> None:
+    """A threat destroyed: the map is kept without it, the providers not asked
+    again, and it reads as a rebuild would."""
+    from uuid import UUID
+
+    from maid_engine.ecs import World
+    from maid_stdlib.living.conditions import ThreatMap
+
+    def state(threats: ThreatMap) -> object:
+        groups = [(k, list(g.entities), list(g.rooms.items())) for k, g in threats.groups.items()]
+        return threats.by_room, groups, threats.ids
+
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        living, ws = living_of(engine), ws_of(engine)
+        asked: list[int] = []
+
+        def counting(world: World) -> list[tuple[UUID, str]]:
+            asked.append(1)
+            return []
+
+        living.threat_checks[counting] = lambda world, uid: False
+        living.threat_providers.append(counting)
+        living.invalidate_threats()
+        bandit = ws.npcs_in("hamlet:road_copse")[0]
+        before = living.threat_map()
+        assert bandit in before.ids
+        engine.world.destroy_entity(bandit)
+        await engine.dispatch_events()
+        kept = living.threat_map()
+        assert kept is not before
+        assert bandit not in kept.ids
+        assert len(asked) == 1
+        living.invalidate_threats()
+        assert state(kept) == state(living.threat_map())
+        assert len(asked) == 2
+
+
 async def test_a_sliced_system_visits_everyone_once_per_cycle_in_small_slices(
     tmp_path: Path,
 ) -> None:
