@@ -14,6 +14,7 @@ layer free of any import of it.
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -138,41 +139,77 @@ class ThreatMap:
         rebuild would give once it is gone, to the order of the groups and of
         their rooms, without asking every provider again (a kill in a big world
         rebuilt the map in 4-5 ms). None when ``entity`` is not in it."""
+        if entity not in self._at:
+            return None
+        return self._placed(entity, None)
+
+    def moved(self, entity: UUID, room: str | None) -> ThreatMap | None:
+        """This map with ``entity`` (one of its threats) in ``room`` (None: nowhere,
+        so out of the map): what a rebuild would give when the providers name the
+        same threats in the same order and only this one has moved. None when
+        ``entity`` is not in it."""
         at = self._at.get(entity)
         if at is None:
             return None
-        _, room, source = at
+        if at[1] == room:
+            return self
+        return self._placed(entity, room)
+
+    def _placed(self, entity: UUID, room: str | None) -> ThreatMap:
+        index, old, source = self._at[entity]
         out = ThreatMap.__new__(ThreatMap)
         out.living = self.living
         out.by_room = dict(self.by_room)
-        here = [pair for pair in self.by_room[room] if pair[0] != entity]
-        if here:
-            out.by_room[room] = here
-        else:
-            del out.by_room[room]
-        out.ids = self.ids - {entity}
         out._at = dict(self._at)
-        del out._at[entity]
         out._group_of = self._group_of
-        key = self._group_of[(source, room)]
-        group = self.groups[key]
-        members = [uid for uid in group.entities if uid != entity]
+        here = [pair for pair in self.by_room[old] if pair[0] != entity]
+        if here:
+            out.by_room[old] = here
+        else:
+            del out.by_room[old]
         groups = dict(self.groups)
-        if members:
+        changed = [self._group_of[(source, old)]]
+        if room is None:
+            out.ids = self.ids - {entity}
+            del out._at[entity]
+        else:
+            out.ids = self.ids
+            out._at[entity] = (index, room, source)
+            # A rebuild lists a room's threats, and a group's, in the providers'
+            # order: the moved one goes back in at its place in it.
+            there = list(out.by_room.get(room, ()))
+            insort(there, (entity, source), key=lambda pair: out._at[pair[0]][0])
+            out.by_room[room] = there
+            place = self.living.world_service.area_of(room) or room
+            key = self._group_of.get((source, room))
+            if key is None:
+                key = f"threat:{source}:{place}"
+                out._group_of = {**self._group_of, (source, room): key}
+            if key not in groups:
+                groups[key] = ThreatGroup(key, source, self.living.source_name(source), place)
+            if key != changed[0]:
+                changed.append(key)
+        for key in changed:
+            group = groups[key]
+            members = [uid for uid in group.entities if uid != entity]
+            if key == changed[-1] and room is not None:
+                insort(members, entity, key=lambda uid: out._at[uid][0])
+            if not members:
+                del groups[key]
+                continue
+            # A group's rooms count its threats in its threats' order.
             rooms: dict[str, int] = {}
             for uid in members:
                 where = out._at[uid][1]
                 rooms[where] = rooms.get(where, 0) + 1
             groups[key] = replace(group, entities=members, rooms=rooms)
-        else:
-            del groups[key]
         # A rebuild meets the groups in the order of their first threats.
         out.groups = {
             g.key: g for g in sorted(groups.values(), key=lambda g: out._at[g.entities[0]][0])
         }
         out._facts = {}
         out._groups_in = {}
-        out._places = {k: v for k, v in self._places.items() if k != key}
+        out._places = {k: v for k, v in self._places.items() if k not in changed}
         return out
 
     def place_of(self, group: ThreatGroup) -> str:

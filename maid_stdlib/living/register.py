@@ -40,8 +40,7 @@ class _Handlers:
         uid = event.entity_id
         # Only a threat's moves change the threat map (a spawn's living data, which
         # may make it one, invalidates it in apply_spawned).
-        if living.may_be_threat(uid):
-            living.invalidate_threats()
+        living.threat_moved(uid)
         if not living.started:
             return
         if event.from_room is None:

@@ -273,7 +273,11 @@ class LivingWorld:
     ) -> None:
         """Add a source of threats; ``check(world, entity)`` tells whether it would
         name ``entity`` (without it, any move invalidates the threat map).
-        ``sources``: the component types it reads (see :meth:`watch_threat_sources`)."""
+        ``sources``: the component types it reads (see :meth:`watch_threat_sources`).
+
+        A provider names threats by what they are, not by where they stand, and
+        in an order their moves do not change: while every provider has a check,
+        a threat's move is made in the kept map (:meth:`threat_moved`)."""
         self.threat_providers.append(provider)
         if check is not None:
             self.threat_checks[provider] = check
@@ -307,6 +311,21 @@ class LivingWorld:
         # A marker taken away leaves the entity in the map's ids; one given makes
         # a provider's check name it: either way ``may_be_threat`` says so.
         if self.may_be_threat(entity):
+            self._threats = None
+
+    def threat_moved(self, entity: UUID) -> None:
+        """``entity`` changed rooms, or came into the world: the kept map follows
+        a threat it holds to where it is now (a rebuild is 4-5 ms in a big world,
+        and threats walk); anyone else who may be a threat drops it."""
+        threats = self._threats
+        if threats is None:
+            return
+        providers, checks = self.threat_providers, self.threat_checks
+        if entity in threats.ids and all(provider in checks for provider in providers):
+            world = self.world
+            room = self.world_service.room_key_of(entity) if world.entity_exists(entity) else None
+            self._threats = threats.moved(entity, room)
+        elif self.may_be_threat(entity):
             self._threats = None
 
     def may_be_threat(self, entity: UUID) -> bool:

@@ -257,6 +257,49 @@ async def test_a_threats_death_keeps_the_map_less_it(tmp_path: Path) -> None:
         assert len(asked) == 2
 
 
+async def test_a_threats_move_is_made_in_the_kept_map(tmp_path: Path) -> None:
+    """A threat walking: the map follows it without asking the providers again,
+    and reads as a rebuild would; with a provider that has no check, a move
+    rebuilds it (such a provider may name threats by where they stand)."""
+    from uuid import UUID
+
+    from maid_engine.ecs import World
+    from maid_stdlib.living.conditions import ThreatMap
+
+    def state(threats: ThreatMap) -> object:
+        groups = [(k, list(g.entities), list(g.rooms.items())) for k, g in threats.groups.items()]
+        return threats.by_room, groups, threats.ids
+
+    async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
+        living, ws = living_of(engine), ws_of(engine)
+        asked: list[int] = []
+
+        def counting(world: World) -> list[tuple[UUID, str]]:
+            asked.append(1)
+            return []
+
+        living.threat_checks[counting] = lambda world, uid: False
+        living.threat_providers.append(counting)
+        living.invalidate_threats()
+        bandit = ws.npcs_in("hamlet:road_copse")[0]
+        before = living.threat_map()
+        ws.move(bandit, "hamlet:road_bridge")
+        await engine.dispatch_events()
+        kept = living.threat_map()
+        assert kept is not before
+        assert (bandit, "bandits") in kept.by_room["hamlet:road_bridge"]
+        assert len(asked) == 1
+        living.invalidate_threats()
+        assert state(kept) == state(living.threat_map())
+        assert len(asked) == 2
+        # Without a check, the provider is asked again after a move.
+        del living.threat_checks[counting]
+        ws.move(bandit, "hamlet:road_copse")
+        await engine.dispatch_events()
+        assert bandit in living.threat_map().by_room["hamlet:road_copse"][0]
+        assert len(asked) == 3
+
+
 async def test_a_sliced_system_visits_everyone_once_per_cycle_in_small_slices(
     tmp_path: Path,
 ) -> None:

@@ -99,3 +99,67 @@ def test_a_kept_map_answers_afresh() -> None:
     assert kept is not None
     assert [g.key for g in kept.groups_in(["wild:x", "road:a"])] == ["threat:wolves:road"]
     assert len(threats.groups_in(["wild:x"])) == 1  # the old map is untouched
+
+
+def test_a_map_with_a_threat_moved_is_the_map_rebuilt_after_the_move() -> None:
+    rooms = ["road:a", "road:b", "road:c", "camp:a", "camp:b", "wild:x", "wild:y", "new:z"]
+    for seed in range(30):
+        rng = random.Random(seed)
+        places, pairs = _world(rng)
+        living = cast(LivingView, places)
+        threats = ThreatMap(living, pairs)
+        for _ in range(60):
+            if not threats.ids:
+                break
+            uid = rng.choice(sorted(threats.ids))
+            # Now and then one walks out of every room: it leaves the map.
+            room = rng.choice(rooms) if rng.random() > 0.05 else None
+            places.rooms[uid] = room
+            moved = threats.moved(uid, room)
+            assert moved is not None
+            assert _state(moved) == _state(ThreatMap(living, pairs)), (seed, uid, room)
+            threats = moved
+
+
+def test_a_threat_moved_to_where_it_is_keeps_the_map_and_a_stranger_gives_none() -> None:
+    places, pairs = _world(random.Random(3))
+    threats = ThreatMap(cast(LivingView, places), pairs)
+    uid = sorted(threats.ids)[0]
+    assert threats.moved(uid, places.rooms[uid]) is threats
+    nowhere = next(uid for uid, room in places.rooms.items() if room is None)
+    assert threats.moved(nowhere, "road:a") is None
+
+
+def test_a_moved_threats_places_are_told_anew() -> None:
+    """The place names kept for the groups it left and joined are dropped; the
+    others are kept."""
+    places, pairs = _world(random.Random(5))
+    living = cast(LivingView, places)
+    names: list[list[str]] = []
+
+    def place_name(rooms: list[str]) -> str:
+        names.append(rooms)
+        return " and ".join(rooms)
+
+    places.place_name = place_name  # type: ignore[attr-defined]
+    threats = ThreatMap(living, pairs)
+    for group in threats.groups.values():
+        threats.place_of(group)
+    told = len(names)
+    # One walks over to another group of its kind (whose place name was kept).
+    left, joined = next(
+        (a, b)
+        for a in threats.groups.values()
+        for b in threats.groups.values()
+        if a.source == b.source and a.key != b.key
+    )
+    uid = left.entities[0]
+    moved = threats.moved(uid, joined.primary_room)
+    assert moved is not None
+    for group in moved.groups.values():
+        assert moved.place_of(group) == " and ".join(sorted(group.rooms))
+    # Only the group it left and the one it joined (the groups it changed) were
+    # named again.
+    changed = [k for k, g in moved.groups.items() if threats.groups.get(k) is not g]
+    assert joined.key in changed
+    assert len(names) - told == len(changed)
