@@ -64,11 +64,8 @@ class ThreatFacts:
         self._threat_cache: (
             tuple[float, list[Iterable[Pair]], list[Pair], set[UUID] | None] | None
         ) = None
-        #: (placement version, pairs, room -> their indexes, unindexed): see
-        #: ``_provider_rooms``
-        self._provider_index: (
-            tuple[int, list[tuple[UUID, str]], dict[str, list[int]], list[int]] | None
-        ) = None
+        #: (pairs, their entities): see ``_provider_rooms``
+        self._provider_index: tuple[list[tuple[UUID, str]], list[UUID]] | None = None
         #: (source, rooms, limit) -> threats, inside ``steady`` only
         self._threats_memo: dict[tuple[str | None, tuple[str, ...], int | None], list[UUID]] | (
             None
@@ -119,12 +116,15 @@ class ThreatFacts:
                 if marker.active and self.room_of(uid) in room_set:
                     pairs.append((uid, marker.source))
         if self.threat_providers:
-            named_pairs, by_room, loose = self._provider_rooms()
-            # In the providers' order, as if each of their pairs were tested in turn.
-            picked = [i for room in room_set for i in by_room.get(room, ())]
-            picked.extend(i for i in loose if self.room_of(named_pairs[i][0]) in room_set)
-            picked.sort()
-            pairs.extend(named_pairs[i] for i in picked)
+            named_pairs, uids = self._provider_rooms()
+            # In the providers' order, as if each of their pairs were tested in
+            # turn; one the WorldService has not placed is looked up by Position.
+            room_of = self.room_of
+            pairs.extend(
+                named_pairs[i]
+                for i, room in enumerate(self.ws.rooms_of(uids))
+                if (room if room else room_of(uids[i])) in room_set
+            )
         out: list[UUID] = []
         taken: set[UUID] = set()
         #: threat source -> whether its name matches ``source``
@@ -193,26 +193,16 @@ class ThreatFacts:
             self._threat_cache = cached
         return cached[2], cached[3]
 
-    def _provider_rooms(self) -> tuple[list[tuple[UUID, str]], dict[str, list[int]], list[int]]:
-        """The providers' pairs, and their indexes by the room each entity stands in
-        (``loose``: entities the WorldService has not indexed, looked up each time).
-        Kept while the pairs and every entity's place are unchanged."""
+    def _provider_rooms(self) -> tuple[list[tuple[UUID, str]], list[UUID]]:
+        """The providers' pairs and their entities, in order (kept with the pairs).
+        A place's threats are those whose room is among its rooms, read for all of
+        them at once: the pairs indexed by room again after anyone's move was half
+        a millisecond, and a place is a hundred rooms or more."""
         pairs = self._provider_pairs()[0]
-        ws = self.ws
-        key = ws.placement_version
         cached = self._provider_index
-        if cached is None or cached[0] != key or cached[1] is not pairs:
-            by_room: dict[str, list[int]] = {}
-            loose: list[int] = []
-            room_key_of = ws.room_key_of
-            for i, (uid, _) in enumerate(pairs):
-                room = room_key_of(uid)
-                if room:
-                    by_room.setdefault(room, []).append(i)
-                else:
-                    loose.append(i)
-            self._provider_index = cached = (key, pairs, by_room, loose)
-        return cached[1], cached[2], cached[3]
+        if cached is None or cached[0] is not pairs:
+            cached = self._provider_index = (pairs, [uid for uid, _ in pairs])
+        return cached
 
     def threat_keys(self, entities: list[UUID]) -> list[str]:
         """The living layer's keys ("threat:bandits:ironvale:old_trade_road") of the

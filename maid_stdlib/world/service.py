@@ -393,6 +393,10 @@ class WorldService:
     def room_key_of(self, entity_id: UUID) -> str | None:
         return self._where.get(entity_id)
 
+    def rooms_of(self, entities: Iterable[UUID]) -> list[str | None]:
+        """``room_key_of`` each of ``entities``, in order: for hundreds at once."""
+        return list(map(self._where.get, entities))
+
     def place(self, entity_id: UUID, room_key: str, reason: str = "spawn") -> None:
         """Put an entity into a room (adding its Position), as from nowhere."""
         self.move(entity_id, room_key, reason)

@@ -1,6 +1,7 @@
 """WorldFacts.is_threat and threats: the threat providers are asked once per game
-time (what they named kept while each answers with the same tuple), and what they
-name is indexed by room until anything moves."""
+time (what they named kept while each answers with the same tuple); a place's
+threats are those of their entities standing in its rooms, in the providers'
+order."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ async def test_a_provider_answering_with_the_same_tuple_keeps_what_was_derived(
     quiet: GameEngine,
 ) -> None:
     """Asked again at each new game time; while the answer is the very tuple it
-    was, the pairs, their ids and their index by room are not built again."""
+    was, the pairs, their ids and their entities are not gathered again."""
     facts = qg_of(quiet).facts
     warden, miller = hv("tamsin"), hv("hollin")
     answer: tuple[tuple[UUID, str], ...] = ((warden, "bandits"),)
@@ -99,9 +100,10 @@ async def test_a_provider_answering_with_a_list_is_gathered_at_each_game_time(
 async def test_provider_threats_of_a_place_follow_moves_at_the_same_game_time(
     quiet: GameEngine,
 ) -> None:
-    """The providers' pairs are indexed by room once per game time and placement;
-    a move in between (a command, say) is seen at once, and the providers' order
-    is kept whichever rooms are asked for."""
+    """A place's threats are read from where each named entity stands, so a move
+    in between two game times (a command, say) is seen at once without indexing
+    the providers' pairs again, and the providers' order is kept whichever rooms
+    are asked for."""
     facts = qg_of(quiet).facts
     miller, warden, carter = hv("hollin"), hv("tamsin"), hv("pell")
     facts.threat_providers.append(
@@ -113,9 +115,11 @@ async def test_provider_threats_of_a_place_follow_moves_at_the_same_game_time(
     mill, inn = "hamlet:mill", "hamlet:inn"
     assert facts.threats(None, [mill]) == [warden, miller, carter]
     assert facts.threats("wolves", [mill]) == [carter]
+    kept = facts._provider_rooms()
     await move(quiet, warden, "hamlet:inn", reason="goto")
     assert facts.now == now  # no tick: only the placement changed
     assert facts.threats(None, [mill]) == [miller, carter]
+    assert facts._provider_rooms() is kept  # nothing indexed again
     assert facts.threats(None, [inn, mill]) == [warden, miller, carter]
     assert facts.threats(None, [inn], limit=1) == [warden]
     await move(quiet, warden, "hamlet:mill", reason="goto")
