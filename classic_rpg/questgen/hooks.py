@@ -51,6 +51,8 @@ class RpgHooks:
     def __init__(self, engine: HooksHost) -> None:
         self.engine = engine
         self._hostiles: tuple[tuple[int, int, int], tuple[tuple[UUID, str], ...]] | None = None
+        #: hostile -> its source in ``hostile_threats``
+        self._sources: dict[UUID, str] = {}
 
     @property
     def world(self) -> World:
@@ -69,22 +71,31 @@ class RpgHooks:
         tuple while it is kept: quest generation keeps what it derived from it."""
         key = (world.version_of(CombatRules), world.version_of(NPC), world.version_of(Describable))
         if self._hostiles is None or self._hostiles[0] != key:
+            # Each one's source is kept until its NPC marker or description changes
+            # (``install``): naming all 500 hostiles of a big world again after
+            # each kill or spawn anywhere was a millisecond or more.
+            sources = self._sources
             found = []
             for uid, rules in world.each(CombatRules):
                 if not rules.hostile:
                     continue
-                npc = world.try_component(uid, NPC)
-                desc = world.try_component(uid, Describable)
-                source = (
-                    npc.template.split(":")[-1]
-                    if npc is not None and npc.template
-                    else desc.name
-                    if desc is not None
-                    else "hostiles"
-                )
+                source = sources.get(uid)
+                if source is None:
+                    source = sources[uid] = self._source_of(world, uid)
                 found.append((uid, source))
             self._hostiles = (key, tuple(found))
         return self._hostiles[1]
+
+    @staticmethod
+    def _source_of(world: World, uid: UUID) -> str:
+        npc = world.try_component(uid, NPC)
+        if npc is not None and npc.template:
+            return npc.template.split(":")[-1]
+        desc = world.try_component(uid, Describable)
+        return desc.name if desc is not None else "hostiles"
+
+    def _forget_source(self, uid: UUID) -> None:
+        self._sources.pop(uid, None)
 
     def is_hostile(self, world: World, entity: UUID) -> bool:
         """Whether ``hostile_threats`` names ``entity`` (an existing entity whose
@@ -219,6 +230,10 @@ class RpgHooks:
         # sacks is refused): fetch and delivery objectives ask for those alone.
         facts.portable_checks.append(self.portable)
         facts.threat_providers.append(self.hostile_threats)
+        world = self.world
+        for ctype in (NPC, Describable):
+            world.on_changed(ctype, lambda uid, _c: self._forget_source(uid))
+        world.watch_holders(self._forget_source, NPC, Describable)
         facts.threat_checks[self.hostile_threats] = self.is_hostile
 
 

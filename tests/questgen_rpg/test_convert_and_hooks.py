@@ -46,7 +46,7 @@ from maid_stdlib.questgen.quest import ProgressionMode
 from maid_stdlib.questgen.rejection import Rejection
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.validator import ALLOWED_REWARD_TYPES
-from maid_stdlib.world.components import NPC
+from maid_stdlib.world.components import NPC, Describable
 
 
 @pytest.fixture
@@ -265,6 +265,36 @@ async def test_the_hostile_hook_answers_with_one_tuple_until_the_rules_change(
     second = provider(hamlet.world)
     assert second is not first
     assert wolf not in {uid for uid, _ in second}
+
+
+async def test_the_hostile_hook_names_each_by_its_template_or_description_now(
+    hamlet: GameEngine,
+) -> None:
+    """A hostile's source is kept until its NPC marker or description changes: a
+    wolf given another template, or a hostile with no template renamed, is named
+    anew at the next answer; the others' names are not read again."""
+    world = hamlet.world
+    [provider] = hamlet.services.get(QuestGen).facts.threat_providers
+    wolf, other, *_ = npcs(hamlet, "hamlet:wolf")
+    assert dict(provider(world))[wolf] == "wolf"
+    world.add_component(
+        wolf, dataclasses.replace(world.get_component(wolf, NPC), template="hamlet:warg")
+    )
+    assert dict(provider(world))[wolf] == "warg"
+    marker = world.get_component(wolf, NPC)
+    marker.template = ""
+    desc = world.get_component(wolf, Describable)
+    desc.name = "a grey shape"
+    world.modified(wolf, marker)
+    world.modified(wolf, desc)
+    named = dict(provider(world))
+    assert named[wolf] == "a grey shape"
+    assert named[other] == "wolf"
+    # A name read once is kept: the description changed in place, unreported,
+    # is not seen until the next change to that wolf.
+    world.get_component(other, Describable).name = "unseen"
+    world.remove_component(wolf, CombatRules)
+    assert dict(provider(world))[other] == "wolf"
 
 
 async def test_the_hostile_check_names_whom_the_hostile_walk_names(hamlet: GameEngine) -> None:
