@@ -64,7 +64,7 @@ class ThreatFacts:
         self._threat_cache: (
             tuple[float, list[Iterable[Pair]], list[Pair], set[UUID] | None] | None
         ) = None
-        #: (pairs, their entities): see ``_provider_rooms``
+        #: (pairs, their entities): see ``_provider_entities``
         self._provider_index: tuple[list[tuple[UUID, str]], list[UUID]] | None = None
         #: (source, rooms, limit) -> threats, inside ``steady`` only
         self._threats_memo: dict[tuple[str | None, tuple[str, ...], int | None], list[UUID]] | (
@@ -116,7 +116,7 @@ class ThreatFacts:
                 if marker.active and self.room_of(uid) in room_set:
                     pairs.append((uid, marker.source))
         if self.threat_providers:
-            named_pairs, uids = self._provider_rooms()
+            named_pairs, uids = self._provider_entities()
             # In the providers' order, as if each of their pairs were tested in
             # turn; one the WorldService has not placed is looked up by Position.
             room_of = self.room_of
@@ -193,7 +193,7 @@ class ThreatFacts:
             self._threat_cache = cached
         return cached[2], cached[3]
 
-    def _provider_rooms(self) -> tuple[list[tuple[UUID, str]], list[UUID]]:
+    def _provider_entities(self) -> tuple[list[tuple[UUID, str]], list[UUID]]:
         """The providers' pairs and their entities, in order (kept with the pairs).
         A place's threats are those whose room is among its rooms, read for all of
         them at once: the pairs indexed by room again after anyone's move was half

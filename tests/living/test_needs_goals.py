@@ -5,11 +5,13 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import pytest
 from kits.engines import living_of, ws_of
 from living.livingkit import LIVING, hamlet_pack, make_engine, npc, run_hours
 
+from maid_engine.ecs import World
 from maid_engine.engine import GameEngine
 from maid_stdlib.living import (
     GoalFormedEvent,
@@ -18,6 +20,8 @@ from maid_stdlib.living import (
     GoalStatusChangedEvent,
     NeedsComponent,
 )
+from maid_stdlib.living.conditions import ThreatMap, ThreatProvider
+from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.world import data_uuid
 
 
@@ -220,90 +224,71 @@ async def test_the_threat_map_changes_only_when_a_threat_moves_or_dies(tmp_path:
         assert living.threat_map() is not second
 
 
-async def test_a_threats_death_keeps_the_map_less_it(tmp_path: Path) -> None:
-    """A threat destroyed: the map is kept without it, the providers not asked
-    again, and it reads as a rebuild would."""
-    from uuid import UUID
+def _threat_state(threats: ThreatMap) -> object:
+    groups = [(k, list(g.entities), list(g.rooms.items())) for k, g in threats.groups.items()]
+    return threats.by_room, groups, threats.ids
 
-    from maid_engine.ecs import World
-    from maid_stdlib.living.conditions import ThreatMap
 
-    def state(threats: ThreatMap) -> object:
-        groups = [(k, list(g.entities), list(g.rooms.items())) for k, g in threats.groups.items()]
-        return threats.by_room, groups, threats.ids
+def _counting_provider(living: LivingWorld) -> tuple[ThreatProvider, list[int]]:
+    """A provider that names nobody (with a check), and the list of its askings."""
+    asked: list[int] = []
 
+    def counting(world: World) -> list[tuple[UUID, str]]:
+        asked.append(1)
+        return []
+
+    living.threat_checks[counting] = lambda world, uid: False
+    living.threat_providers.append(counting)
+    living.invalidate_threats()
+    return counting, asked
+
+
+@pytest.mark.parametrize("change", ["death", "walk"])
+async def test_a_threats_death_or_walk_keeps_the_map(tmp_path: Path, change: str) -> None:
+    """A threat destroyed, or walking: the map is kept (less it, or with it where it
+    went), the providers not asked again, and it reads as a rebuild would."""
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
         living, ws = living_of(engine), ws_of(engine)
-        asked: list[int] = []
-
-        def counting(world: World) -> list[tuple[UUID, str]]:
-            asked.append(1)
-            return []
-
-        living.threat_checks[counting] = lambda world, uid: False
-        living.threat_providers.append(counting)
-        living.invalidate_threats()
+        _, asked = _counting_provider(living)
         bandit = ws.npcs_in("hamlet:road_copse")[0]
         before = living.threat_map()
         assert bandit in before.ids
-        engine.world.destroy_entity(bandit)
+        if change == "death":
+            engine.world.destroy_entity(bandit)
+        else:
+            ws.move(bandit, "hamlet:road_bridge")
         await engine.dispatch_events()
         kept = living.threat_map()
         assert kept is not before
-        assert bandit not in kept.ids
+        if change == "death":
+            assert bandit not in kept.ids
+        else:
+            assert (bandit, "bandits") in kept.by_room["hamlet:road_bridge"]
         assert len(asked) == 1
         living.invalidate_threats()
-        assert state(kept) == state(living.threat_map())
+        assert _threat_state(kept) == _threat_state(living.threat_map())
         assert len(asked) == 2
 
 
-async def test_a_threats_move_is_made_in_the_kept_map(tmp_path: Path) -> None:
-    """A threat walking: the map follows it without asking the providers again,
-    and reads as a rebuild would; with a provider that has no check, a move
-    rebuilds it (such a provider may name threats by where they stand)."""
-    from uuid import UUID
-
-    from maid_engine.ecs import World
-    from maid_stdlib.living.conditions import ThreatMap
-
-    def state(threats: ThreatMap) -> object:
-        groups = [(k, list(g.entities), list(g.rooms.items())) for k, g in threats.groups.items()]
-        return threats.by_room, groups, threats.ids
-
+async def test_a_threats_walk_with_a_provider_without_a_check_rebuilds_the_map(
+    tmp_path: Path,
+) -> None:
+    """Such a provider may name threats by where they stand: it is asked again."""
     async with make_engine(tmp_path, [hamlet_pack(tmp_path / "p")]).lifespan() as engine:
         living, ws = living_of(engine), ws_of(engine)
-        asked: list[int] = []
-
-        def counting(world: World) -> list[tuple[UUID, str]]:
-            asked.append(1)
-            return []
-
-        living.threat_checks[counting] = lambda world, uid: False
-        living.threat_providers.append(counting)
-        living.invalidate_threats()
+        counting, asked = _counting_provider(living)
+        del living.threat_checks[counting]
         bandit = ws.npcs_in("hamlet:road_copse")[0]
-        before = living.threat_map()
+        living.threat_map()
         ws.move(bandit, "hamlet:road_bridge")
         await engine.dispatch_events()
-        kept = living.threat_map()
-        assert kept is not before
-        assert (bandit, "bandits") in kept.by_room["hamlet:road_bridge"]
-        assert len(asked) == 1
-        living.invalidate_threats()
-        assert state(kept) == state(living.threat_map())
+        assert (bandit, "bandits") in living.threat_map().by_room["hamlet:road_bridge"]
         assert len(asked) == 2
-        # Without a check, the provider is asked again after a move.
-        del living.threat_checks[counting]
-        ws.move(bandit, "hamlet:road_copse")
-        await engine.dispatch_events()
-        assert bandit in living.threat_map().by_room["hamlet:road_copse"][0]
-        assert len(asked) == 3
 
 
 async def test_a_sliced_system_visits_everyone_once_per_cycle_in_small_slices(
     tmp_path: Path,
 ) -> None:
-    from uuid import UUID
 
     from maid_stdlib.living.autonomy import _Sliced
     from maid_stdlib.living.conditions import Evaluation
@@ -335,7 +320,6 @@ async def test_a_sliced_system_visits_everyone_once_per_cycle_in_small_slices(
 async def test_a_sliced_system_caps_its_slice_and_takes_longer_over_a_big_cycle(
     tmp_path: Path,
 ) -> None:
-    from uuid import UUID
 
     from maid_stdlib.living.autonomy import _Sliced
     from maid_stdlib.living.conditions import Evaluation
@@ -375,7 +359,6 @@ async def test_a_sliced_system_caps_its_slice_and_takes_longer_over_a_big_cycle(
 async def test_a_sliced_system_stops_its_slice_once_it_has_worked_its_share_of_the_tick(
     tmp_path: Path,
 ) -> None:
-    from uuid import UUID
 
     from maid_engine.clock import ManualClock
     from maid_stdlib.living.autonomy import _Sliced
@@ -417,7 +400,6 @@ async def test_a_sliced_system_stops_its_slice_once_it_has_worked_its_share_of_t
 
 
 async def test_a_member_of_two_kinds_is_queued_once(tmp_path: Path) -> None:
-    from uuid import UUID
 
     from maid_stdlib.living.autonomy import _Sliced
     from maid_stdlib.living.conditions import Evaluation

@@ -66,20 +66,20 @@ async def test_a_provider_answering_with_the_same_tuple_keeps_what_was_derived(
     assert facts.is_threat(warden)
     assert not facts.is_threat(miller)
     pairs, ids = facts._provider_pairs()
-    index = facts._provider_rooms()
+    index = facts._provider_entities()
     assert isinstance(quiet.clock, ManualClock)
     quiet.clock.skip(1.0)
     assert facts.is_threat(warden)
     assert len(calls) == 2  # asked again, at the new game time
     assert facts._provider_pairs() == (pairs, ids)
     assert facts._provider_pairs()[0] is pairs  # kept, not gathered again
-    assert facts._provider_rooms()[1] is index[1]
+    assert facts._provider_entities()[1] is index[1]
     answer = ((miller, "bandits"),)  # a new tuple: a new answer
     quiet.clock.skip(1.0)
     assert facts.is_threat(miller)
     assert not facts.is_threat(warden)
     assert facts._provider_pairs()[0] == [(miller, "bandits")]
-    assert facts._provider_rooms()[1] is not index[1]
+    assert facts._provider_entities()[1] is not index[1]
 
 
 async def test_a_provider_answering_with_a_list_is_gathered_at_each_game_time(
@@ -115,11 +115,11 @@ async def test_provider_threats_of_a_place_follow_moves_at_the_same_game_time(
     mill, inn = "hamlet:mill", "hamlet:inn"
     assert facts.threats(None, [mill]) == [warden, miller, carter]
     assert facts.threats("wolves", [mill]) == [carter]
-    kept = facts._provider_rooms()
+    kept = facts._provider_entities()
     await move(quiet, warden, "hamlet:inn", reason="goto")
     assert facts.now == now  # no tick: only the placement changed
     assert facts.threats(None, [mill]) == [miller, carter]
-    assert facts._provider_rooms() is kept  # nothing indexed again
+    assert facts._provider_entities() is kept  # nothing indexed again
     assert facts.threats(None, [inn, mill]) == [warden, miller, carter]
     assert facts.threats(None, [inn], limit=1) == [warden]
     await move(quiet, warden, "hamlet:mill", reason="goto")
