@@ -102,9 +102,10 @@ class ThreatMap:
         #: threat -> (its place in the order the providers named them, its room,
         #: its source): what ``without`` needs to give a rebuild's answer.
         self._at: dict[UUID, tuple[int, str, str]] = {}
-        # Rebuilt whenever a threat moves or appears: with 200 players fighting in
-        # the 10,000-NPC world, every other tick. So the loop looks each key up
-        # once per (source, room), not once per threat, and binds what it calls.
+        # Rebuilt whenever a threat appears (a death or a walk is made in the kept
+        # map): after each respawn in the 10,000-NPC world. So the loop looks each
+        # key up once per (source, room), not once per threat, and binds what it
+        # calls.
         world = living.engine.world
         room_key_of, area_of = ws.room_key_of, ws.area_of
         by_room, groups, ids, group_of = self.by_room, self.groups, self.ids, self._group_of
