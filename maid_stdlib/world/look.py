@@ -241,37 +241,51 @@ class _RoomListing:
             self._sorted_names = sorted(self.names, key=str.casefold)
         return self._sorted_names
 
-    def take_arrival(self, ws: WorldService, room_key: str, key: _ListingKey) -> bool:
-        """Bring a crowd's listing to ``key`` by adding the character that came
-        into view with the room's last change (``WorldService.last_change``: one
-        it did not list, now an online character, the last to have come in), if
-        the listing was current just before it; False if it cannot (then it is
-        rebuilt). A crowd's lines but the first are its NPCs' and things', so one
-        more character moves them along and changes the crowd line only: the
-        arrival costs what the room's NPCs and things do, not what its crowd does."""
+    def arrival(
+        self, ws: WorldService, room_key: str, key: _ListingKey
+    ) -> tuple[UUID, str, str] | None:
+        """The character that came into view with the room's last change
+        (``WorldService.last_change``: one it did not list, now an online
+        character, the last to have come in) as ``(uid, line, name)``, if the
+        listing was current just before it; None if anything else changed."""
         old = self.key
         if not (
-            self.crowded
-            and old.world is key.world
+            old.world is key.world
             and old.shown + 1 == key.shown
             and old.lines == key.lines
             and old.crowd_size == key.crowd_size
         ):
-            return False
+            return None
         uid = ws.last_change(room_key)
         if uid is None or uid in self.position or not ws.engine.sessions.is_online(uid):
-            return False
+            return None
         desc, pc = ws.world.try_components(uid, Describable, PlayerCharacter)
         if desc is None or pc is None:
+            return None
+        # As _seen_by_all reads the line and the name.
+        line = desc.short or f"{capitalize(desc.name)} is here."
+        return uid, line, desc.name or pc.name or "something"
+
+    def take_arrival(self, ws: WorldService, room_key: str, key: _ListingKey) -> bool:
+        """Bring a crowd's listing to ``key`` by adding the character of
+        :meth:`arrival` in place; False if it cannot (then it is rebuilt). A crowd's
+        lines but the first are its NPCs' and things', so one more character moves
+        them along and changes the crowd line only: the arrival costs what the
+        room's NPCs and things do, not what its crowd does."""
+        if not self.crowded:
             return False
+        came = self.arrival(ws, room_key, key)
+        if came is None:
+            return False
+        uid, line, name = came
         at = self.n_chars
         entries = self.entries
-        entries.insert(at, (uid, desc.short or f"{capitalize(desc.name)} is here."))
+        entries.insert(at, (uid, line))
         position = self.position
         for i in range(at, len(entries)):
             position[entries[i][0]] = i
         self.first = {line: i + 1 for line, i in self.first.items()}
-        self.names.append(desc.name or pc.name or "something")  # as name_of reads it
+        self.names.append(name)
         self.n_chars = self.rest = at + 1
         self._sorted_names = None
         self.groups[0] = crowd_line(self.names)
@@ -280,6 +294,25 @@ class _RoomListing:
         self.crowd_text = self._crowd_text()
         self.key = key
         return True
+
+    def with_arrival(
+        self, ws: WorldService, room_key: str, key: _ListingKey
+    ) -> _RoomListing | None:
+        """A room that is no crowd, as this listing and the character of
+        :meth:`arrival` after its characters (None: not just an arrival). Someone
+        walking in is what changes a room most often, and reading the room's
+        entities and its header again for it was most of a step's ``look``."""
+        if self.crowded:
+            return None
+        came = self.arrival(ws, room_key, key)
+        if came is None:
+            return None
+        uid, line, name = came
+        entries = self.entries.copy()
+        entries.insert(self.n_chars, (uid, line))
+        return _RoomListing(
+            key, self.header_key, self.header, entries, [*self.names, name], key.crowd_size
+        )
 
     def set_header(self, header_key: tuple[object, ...], header: str) -> None:
         self.header_key = header_key
@@ -322,15 +355,25 @@ def _listing(ws: WorldService, room_key: str, room: Room) -> _RoomListing:
     exits = ws.exits_of(room_key)
     header_key = (room, room.name, room.description, exits)
     cache = ws.look_cache
-    listing = cache.get(room_key)
-    if isinstance(listing, _RoomListing) and (
-        listing.key == key or listing.take_arrival(ws, room_key, key)
-    ):
+    cached = cache.get(room_key)
+    kept = cached if isinstance(cached, _RoomListing) else None
+    listing: _RoomListing | None = None
+    if kept is not None:
+        if kept.key == key or kept.take_arrival(ws, room_key, key):
+            listing = kept
+        else:
+            listing = kept.with_arrival(ws, room_key, key)
+            if listing is not None:
+                cache[room_key] = listing
+    if listing is not None:
         if listing.header_key != header_key:
             listing.set_header(header_key, _header(ws, room_key, room))
         return listing
     entries, names = _seen_by_all(ws, room_key)
-    header = _header(ws, room_key, room)
+    if kept is not None and kept.header_key == header_key:
+        header = kept.header
+    else:
+        header = _header(ws, room_key, room)
     listing = _RoomListing(key, header_key, header, entries, names, ws.crowd_size)
     cache[room_key] = listing
     return listing

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from uuid import UUID
 
+import pytest
 from kits.engines import ws_of
 from kits.heroes import new_character
 from world.worldkit import connect, disconnect
@@ -12,7 +13,7 @@ from world.worldkit import connect, disconnect
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.engine import GameEngine
 from maid_engine.testing import FakeSession
-from maid_stdlib.world import Describable, WorldService, data_uuid
+from maid_stdlib.world import Describable, WorldService, data_uuid, look
 from maid_stdlib.world.components import NPC, Item
 from maid_stdlib.world.look import (
     _grouped,
@@ -85,6 +86,39 @@ async def test_arrivals_departures_and_several_viewers(engine: GameEngine) -> No
     check(ws, list(chars), (SQUARE, "hamlet:mill_lane"))
     assert "Bob" in render_room(ws, SQUARE, chars[0])
     assert "Bob" not in render_room(ws, SQUARE, chars[1])
+
+
+async def test_a_walk_into_a_room_that_is_no_crowd_adds_the_walker_to_its_listing(
+    engine: GameEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The listing from before the walk, with the walker after its characters: the
+    # room's entities are not read again (nor its header rendered).
+    ws = ws_of(engine)
+    chars = [new_character(engine, name, online=False) for name in ("Alice", "Bob", "Cara")]
+    for c in chars:
+        await connect(engine, c)
+    ws.move(chars[2], "hamlet:mill_lane")
+    guard = engine.world.create_entity(Describable(name="a guard"), NPC())
+    ws.place(guard, SQUARE, "spawn")
+    check(ws, list(chars), (SQUARE, "hamlet:mill_lane"))
+    reads: list[str] = []
+    read = look._seen_by_all
+
+    def counted(w: WorldService, room: str) -> tuple[list[tuple[UUID, str]], list[str]]:
+        reads.append(room)
+        return read(w, room)
+
+    monkeypatch.setattr(look, "_seen_by_all", counted)
+    monkeypatch.setattr(look, "_header", lambda *a: pytest.fail("header rendered again"))
+    ws.move(chars[2], SQUARE)
+    check(ws, list(chars), (SQUARE,))
+    assert reads == []
+    assert "Cara" in render_room(ws, SQUARE, chars[0])
+    # Anything besides the walk since the listing was made: the room is read again.
+    ws.move(chars[1], "hamlet:mill_lane")
+    ws.move(chars[1], SQUARE)
+    check(ws, list(chars), (SQUARE,))
+    assert reads == [SQUARE]
 
 
 async def test_players_going_offline_and_online(engine: GameEngine) -> None:
