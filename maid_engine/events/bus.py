@@ -37,7 +37,6 @@ class EventBus:
         self._queue: deque[Event] = deque()
         self.dispatched = 0
         self.handler_errors = 0
-        self.on_dispatch: Callable[[Event], None] | None = None
 
     def subscribe(self, event_type: type[E], handler: Callable[[E], Any]) -> None:
         """Call ``handler`` (sync or async) for ``event_type`` and its subclasses."""
@@ -73,12 +72,12 @@ class EventBus:
     async def publish(self, event: Event) -> None:
         """Deliver ``event`` to its handlers now."""
         self.dispatched += 1
-        if self.on_dispatch is not None:
-            self.on_dispatch(event)
         for handler in self.handlers_for(type(event)):
             try:
                 result = handler(event)
-                if inspect.isawaitable(result):
+                # Most handlers are plain functions: asking inspect of their None
+                # was a tenth of a step's event delivery.
+                if result is not None and inspect.isawaitable(result):
                     await result
             except Exception:
                 self.handler_errors += 1

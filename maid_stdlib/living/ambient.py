@@ -31,7 +31,7 @@ from maid_stdlib.living.events import GoalStatusChangedEvent, ThreatObservedEven
 from maid_stdlib.living.gossip import MIN_RETELL_CONFIDENCE, GossipItem, KnownGossip, phrase
 from maid_stdlib.living.presence import Presence
 from maid_stdlib.living.registries import AmbientSettings
-from maid_stdlib.world.components import NPC, Describable
+from maid_stdlib.world.components import Describable
 from maid_stdlib.world.events import EntityDiedEvent, EntityRelocatedEvent
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import capitalize
@@ -123,14 +123,13 @@ class Ambient:
     def people(self, room: str) -> list[UUID]:
         """The NPCs of the room who talk: people of the living world (they hold
         news), not threats, with a name."""
-        world = self.living.world
+        look_up = self.living.world.try_components
         out = []
-        for uid in self.living.world_service.contents(room):
-            if not world.has_component(uid, KnownGossip) or not world.has_component(uid, NPC):
-                continue
-            if not world.has_component(uid, Describable):
-                continue
-            if self.living.is_threat(uid):
+        # The room's NPCs from the index by kind, each looked up once: asked at
+        # every step a player takes (the greeting).
+        for uid in self.living.world_service.npcs_in(room):
+            gossip, desc = look_up(uid, KnownGossip, Describable)
+            if gossip is None or desc is None or self.living.is_threat(uid):
                 continue
             out.append(uid)
         return sorted(out)
@@ -248,9 +247,11 @@ class Ambient:
     def greet(self, character: UUID, room: str, now: float) -> bool:
         if not self.settings.greet:
             return False
-        people = self.people(room)
         last = self._greeted.get((room, character))
-        if not people or (last is not None and 0 <= now - last < GREET_AGAIN_AFTER):
+        if last is not None and 0 <= now - last < GREET_AGAIN_AFTER:
+            return False
+        people = self.people(room)
+        if not people:
             return False
         npc = self.rng.choice(people)
         self._greeted[(room, character)] = now

@@ -358,9 +358,12 @@ class QuestDeliveryService:
         """Givers present offer open quests never planned for the character."""
         made = 0
         pending = self.pending(character)
-        for oq in sorted(self.open_quests.values(), key=lambda o: -o.quest.importance):
+        # Of the open quests (hundreds), only those of the givers here are ordered:
+        # this runs at every step a player takes.
+        here = [oq for oq in self.open_quests.values() if oq.quest.quest_giver_id in npcs_here]
+        for oq in sorted(here, key=lambda o: -o.quest.importance):
             quest = oq.quest
-            if quest.quest_giver_id not in npcs_here or quest.id in pending:
+            if quest.id in pending:
                 continue
             if self._open(quest.id) is None:
                 continue
