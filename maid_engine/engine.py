@@ -174,7 +174,7 @@ class GameEngine:
         self.checkpoint_failures = 0
         self.final_checkpoint_failed = False
         self.started_at = time.time()
-        self.events.on_dispatch = lambda _e: self.metrics.events_dispatched.inc()
+        self.metrics.watch_events(self.events)
         #: Tells players when checkpoints cannot reach the database (and when they can again).
         self.saving = SaveMonitor(self.metrics, self.sessions)
         self.metrics.watch_sessions(self.sessions)

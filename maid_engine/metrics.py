@@ -55,6 +55,37 @@ def _le(bound: float) -> str:
     return label
 
 
+class EventCounts(Protocol):
+    """What the event bus counts as it delivers (``EventBus``)."""
+
+    dispatched: int
+    handler_errors: int
+
+
+class EventStats(Collector):
+    """``maid_events_dispatched_total`` and ``maid_event_handler_errors_total``, read
+    from the event bus's own counts when scraped: the library's counter took a
+    lock for every event delivered (a player's step is one, to a dozen handlers)."""
+
+    def __init__(self, events: EventCounts) -> None:
+        self._events = events
+        self._since = time.time()
+
+    def collect(self) -> Iterable[Metric]:
+        events = self._events
+        for name, documentation, value in (
+            ("maid_events_dispatched", "Events delivered", events.dispatched),
+            (
+                "maid_event_handler_errors",
+                "Exceptions raised by event handlers",
+                events.handler_errors,
+            ),
+        ):
+            counter = CounterMetricFamily(name, documentation)
+            counter.add_metric([], value, created=self._since)
+            yield counter
+
+
 class CommandStats(Collector):
     """``maid_commands_total{category}`` and ``maid_command_duration_seconds``, kept
     in plain numbers and exposed as the client library's counter and histogram are.
@@ -145,10 +176,6 @@ class EngineMetrics:
         )
         self.ticks = self.counter("maid_ticks", "Engine ticks run")
         self.entities = self.gauge("maid_entities", "Live entities in the world")
-        self.events_dispatched = self.counter("maid_events_dispatched", "Events delivered")
-        self.event_handler_errors = self.counter(
-            "maid_event_handler_errors", "Exceptions raised by event handlers"
-        )
         self.checkpoint_duration = self.histogram(
             "maid_checkpoint_duration_seconds",
             "Wall time of one checkpoint",
@@ -192,6 +219,11 @@ class EngineMetrics:
         playing.set_function(lambda: len(sessions.playing()))
         login = self.sessions.labels("login")
         login.set_function(lambda: len(sessions.all()) - len(sessions.playing()))
+
+    def watch_events(self, events: EventCounts) -> None:
+        """Read the events delivered and the handlers' errors from ``events`` at
+        scrape time."""
+        self.registry.register(EventStats(events))
 
     def command_executed(self, cmd: CommandLike, seconds: float) -> None:
         """Count one command run (the command registry's ``on_executed`` hook)."""

@@ -76,7 +76,7 @@ class EventBus:
             try:
                 result = handler(event)
                 # Most handlers are plain functions: asking inspect of their None
-                # was a tenth of a step's event delivery.
+                # was nearly a tenth of delivering a step's event.
                 if result is not None and inspect.isawaitable(result):
                     await result
             except Exception:

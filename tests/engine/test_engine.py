@@ -220,6 +220,10 @@ async def test_events_emitted_during_a_tick_reach_handlers_in_order() -> None:
     assert [n for kind, n in got if kind == "sync"] == [0, 1, 2, 100]
     assert [n for kind, n in got if kind == "async"] == [0, 1, 2, 100]
     assert engine.events.handler_errors == 4
+    # Operators read both on /metrics, counted as the bus counts them.
+    sample = engine.metrics.registry.get_sample_value
+    assert sample("maid_event_handler_errors_total") == 4
+    assert sample("maid_events_dispatched_total") == engine.events.dispatched >= 4
 
 
 async def test_publish_awaits_handlers_now() -> None:
