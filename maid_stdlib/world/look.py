@@ -299,9 +299,11 @@ class _RoomListing:
         self, ws: WorldService, room_key: str, key: _ListingKey
     ) -> _RoomListing | None:
         """A room that is no crowd, as this listing and the character of
-        :meth:`arrival` after its characters (None: not just an arrival). Someone
-        walking in is what changes a room most often, and reading the room's
-        entities and its header again for it was most of a step's ``look``."""
+        :meth:`arrival` after its characters (None: not just an arrival): the
+        room's entities are not read again nor its header rendered. It applies
+        when the room's listing was current just before the walk (a group walking
+        together, a room someone had just looked at); in the evening benchmark
+        the room has usually changed more than once since, and is read again."""
         if self.crowded:
             return None
         came = self.arrival(ws, room_key, key)
