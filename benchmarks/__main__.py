@@ -92,6 +92,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="evening: the echo baseline's event loop (asyncio: the one the peer figures used)",
     )
     p.add_argument(
+        "--evening-cpus",
+        choices=["apart", "shared"],
+        default="apart",
+        help="evening: the evening's server and the echo server on half the CPUs and "
+        "their load client on the other half (apart, as the storm always runs), or all "
+        "of them on every CPU (shared)",
+    )
+    p.add_argument(
         "--keep-logs",
         action="store_true",
         help="telnet: keep the servers' data and logs (path printed)",
@@ -163,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
             server_env=server_env,
             memory=args.memory,
             echo_loop=args.echo_loop,
+            cpus=args.evening_cpus,
         )
         sections.append("## Evening and login storm\n\n" + evening.markdown(results["evening"]))
     results["finished"] = time.time()

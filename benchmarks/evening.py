@@ -24,7 +24,11 @@ players' in priority: what the players' round trips measure is then the server,
 not the load clients' own work and scheduling on the server's CPUs, which on two
 shared cores made most of the storm's tail (the players' client was late for its
 own timers three to ten times as often during the storm as before it). Players and
-newcomers come from other machines in a real game.
+newcomers come from other machines in a real game. The evening and its echo
+baseline are run the same way (``cpus="apart"``, the default; ``"shared"``: every
+process on every CPU, as before): on two shared cores each answer's write to the
+load client on loopback woke the client onto the server's CPU, a write then
+taking 0.13-0.15 ms of the server's wall time against 0.04 ms apart.
 """
 
 from __future__ import annotations
@@ -481,6 +485,7 @@ def run_evening(
     profile: Path | None = None,
     server_env: dict[str, str] | None = None,
     memory: Path | None = None,
+    apart: bool = True,
 ) -> dict[str, Any]:
     data = workdir / "evening-data"
     shutil.rmtree(data, ignore_errors=True)
@@ -534,10 +539,19 @@ def run_evening(
             snapshots = MemorySnapshots(proc.pid, memory)
             snapshots.take()
         rss_before = proc_rss_mib(proc.pid)
+        cpus = pin_apart(proc.pid) if apart else None
+        out["cpus"] = cpu_figures(cpus)
         with RssSampler(proc.pid) as rss:
             if memory is not None:
                 snapshots.every(sz.duration / 4)
-            raw = load_client(port, proc.pid, sz.players, _mix_args(sz, "maid"), sz.duration + 900)
+            raw = load_client(
+                port,
+                proc.pid,
+                sz.players,
+                _mix_args(sz, "maid"),
+                sz.duration + 900,
+                cpus=None if cpus is None else cpus[1],
+            )
         if memory is not None:
             snapshots.stop()
             snapshots.take()  # once they have gone
@@ -596,12 +610,21 @@ def run_evening(
     return out
 
 
-def run_echo(sz: Sizes, workdir: Path, loop: str = "asyncio") -> dict[str, Any]:
+def run_echo(sz: Sizes, workdir: Path, loop: str = "asyncio", apart: bool = True) -> dict[str, Any]:
     proc, port = start_echo(workdir, loop)
     try:
+        cpus = pin_apart(proc.pid) if apart else None
         cpu0 = proc_cpu(proc.pid)
-        raw = load_client(port, proc.pid, sz.players, _mix_args(sz, "echo"), sz.duration + 600)
+        raw = load_client(
+            port,
+            proc.pid,
+            sz.players,
+            _mix_args(sz, "echo"),
+            sz.duration + 600,
+            cpus=None if cpus is None else cpus[1],
+        )
         out = digest(raw)
+        out["cpus"] = cpu_figures(cpus)
         out["burst"] = burst_figures(raw.get("burst"))
         out["server_cpu_total_s"] = (proc_cpu(proc.pid) or 0.0) - (cpu0 or 0.0)
     finally:
@@ -627,6 +650,21 @@ def pin(pid: int, cpus: set[int]) -> None:
             os.sched_setaffinity(int(tid), cpus)
 
 
+def pin_apart(pid: int) -> tuple[set[int], set[int]] | None:
+    """Process ``pid`` (a server) onto its half of the CPUs (``split_cpus``);
+    returns both halves for the load clients to take the other, or None on a
+    machine with one CPU."""
+    cpus = split_cpus()
+    if cpus is not None:
+        pin(pid, cpus[0])
+    return cpus
+
+
+def cpu_figures(cpus: tuple[set[int], set[int]] | None) -> dict[str, list[int]] | None:
+    """The CPUs of the server and of the load clients, for the report."""
+    return None if cpus is None else {"server": sorted(cpus[0]), "clients": sorted(cpus[1])}
+
+
 def run_storm(sz: Sizes, workdir: Path, server_env: dict[str, str] | None = None) -> dict[str, Any]:
     data = workdir / "storm-data"
     shutil.rmtree(data, ignore_errors=True)
@@ -640,9 +678,7 @@ def run_storm(sz: Sizes, workdir: Path, server_env: dict[str, str] | None = None
     try:
         found = proc.wait_for(_MAID_LISTEN, 2, timeout=120)
         port = {m.group(1): int(m.group(3)) for m in found}["telnet"]
-        cpus = split_cpus()
-        if cpus is not None:
-            pin(proc.pid, cpus[0])
+        cpus = pin_apart(proc.pid)
         raw = load_client(
             port,
             proc.pid,
@@ -688,7 +724,7 @@ def run_storm(sz: Sizes, workdir: Path, server_env: dict[str, str] | None = None
         "told_place_in_line": storm.get("told_place_in_line", 0),
         "storm_wall_s": storm.get("wall"),
         "storm_started_monotonic": storm.get("started_monotonic"),
-        "cpus": None if cpus is None else {"server": sorted(cpus[0]), "clients": sorted(cpus[1])},
+        "cpus": cpu_figures(cpus),
         "client_late_per_s": storm.get("client_late_per_s"),
         "rtt_before_ms": before,
         "rtt_during_ms": during,
@@ -712,13 +748,20 @@ def run(
     server_env: dict[str, str] | None = None,
     memory: Path | None = None,
     echo_loop: str = "asyncio",
+    cpus: str = "apart",
 ) -> dict[str, Any]:
     """The evening (``evening``), its echo baseline (``echo``) and the login storm
     (``storm``); ``profile``: the evening server's cProfile statistics go there;
     ``server_env``: settings (``MAID_*``) for MAID's servers, the evening's and
     the storm's; ``echo_loop``: the echo server's event loop; ``memory``: the
     evening server's allocation snapshots go there (before the players, every
-    quarter of their play, and once they have gone)."""
+    quarter of their play, and once they have gone); ``cpus``: ``apart`` runs the
+    evening's server and the echo server on half the CPUs and their load client
+    on the other half, ``shared`` all of them on every CPU (the storm always runs
+    apart)."""
+    if cpus not in ("apart", "shared"):
+        raise ValueError(f"cpus must be 'apart' or 'shared', not {cpus!r}")
+    apart = cpus == "apart"
     sz = sizes(mode)
     workdir = Path(tempfile.mkdtemp(prefix="maid-bench-evening-"))
     res: dict[str, Any] = {
@@ -726,11 +769,12 @@ def run(
         "loadavg_before": loadavg(),
         "server_env": dict(server_env or {}),
         "echo_loop": echo_loop,
+        "cpus": cpus,
     }
     try:
         if "evening" in parts:
             log(f"  evening: {sz.players} players on {sz.rooms} rooms / {sz.npcs} NPCs ...")
-            res["maid"] = run_evening(sz, workdir, log, profile, server_env or {}, memory)
+            res["maid"] = run_evening(sz, workdir, log, profile, server_env or {}, memory, apart)
             m = res["maid"]
             log(
                 f"    answered {m['answered']}/{m['expected']}, rtt p99 "
@@ -739,7 +783,7 @@ def run(
             )
         if "echo" in parts:
             log("  evening: echo baseline ...")
-            res["echo"] = run_echo(sz, workdir, echo_loop)
+            res["echo"] = run_echo(sz, workdir, echo_loop, apart)
             e = res["echo"]
             if e["rtt_ms"]["p99"] and "maid" in res:
                 res["ratio_p99"] = res["maid"]["rtt_ms"]["p99"] / e["rtt_ms"]["p99"]
@@ -757,6 +801,18 @@ def run(
             shutil.rmtree(workdir, ignore_errors=True)
     res["loadavg_after"] = loadavg()
     return res
+
+
+def _cpus_line(out: dict[str, Any]) -> str:
+    cpus = out.get("cpus") if out else None
+    if not out:
+        return ""
+    if not cpus:
+        return " The servers and their load client shared every CPU."
+    return (
+        f" The servers ran on CPU {', '.join(map(str, cpus['server']))}, their load "
+        f"client on CPU {', '.join(map(str, cpus['clients']))}."
+    )
 
 
 def markdown(res: dict[str, Any]) -> str:
@@ -781,6 +837,7 @@ def markdown(res: dict[str, Any]) -> str:
             if m and e
             else ""
         )
+        + _cpus_line(m or e)
     ]
     rows = []
     for name, out in (("echo", e), ("maid", m)):

@@ -151,11 +151,12 @@ def test_evening_benchmark_runs_the_mix_and_the_storm(tmp_path: Path) -> None:
     # The newcomers came from a client of their own; on two CPUs or more the
     # server and the clients ran on CPUs of their own.
     assert all(v >= 0 for v in storm["client_late_per_s"])
+    # So did the evening's server and the echo server, apart from their client.
     if len(os.sched_getaffinity(0)) >= 2:
-        cpus = storm["cpus"]
-        assert cpus["server"]
-        assert cpus["clients"]
-        assert not set(cpus["server"]) & set(cpus["clients"])
+        for cpus in (storm["cpus"], res["maid"]["cpus"], res["echo"]["cpus"]):
+            assert cpus["server"]
+            assert cpus["clients"]
+            assert not set(cpus["server"]) & set(cpus["clients"])
 
 
 def test_the_burst_is_told_with_the_ticks_it_met() -> None:
