@@ -12,7 +12,11 @@ So a checkpoint is collected in pieces, one between each pair of ticks:
 
 * ``step(budget)`` takes what changed since the previous piece from the world and
   turns up to ``budget`` of the changed entities into JSON (their changed
-  components only). What it turned is kept ("staged"), not written.
+  components only). What it turned is kept ("staged"), not written. The world
+  hands its record of the changes over whole (``World.take_change_log``) and it
+  is merged into what is pending ``merge_slice`` entities at a time, a slice
+  that has done ``enough`` ending there too: five seconds of a 10,000-NPC
+  world's changes took several milliseconds to merge in one go.
 * A component changed after it was staged is reported changed by the world again
   (assigning a field, ``World.modified``), so a later piece takes it again and
   stages it anew over the old JSON.
@@ -37,7 +41,8 @@ collection did (tests compare it with what changed, not with time).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from uuid import UUID
@@ -46,7 +51,7 @@ from maid_engine.ecs.component import Component, dump_component, dump_component_
 from maid_engine.jsontext import ComponentData, dump_json
 
 if TYPE_CHECKING:
-    from maid_engine.ecs.world import World
+    from maid_engine.ecs.world import ChangeLog, World
 
 #: A dirty entity's changed component types; None: all of them (a new entity).
 Parts = frozenset[type[Component]] | None
@@ -72,9 +77,29 @@ class CollectedChanges:
         world.restore_changes(self.taken, self.removed, self.destroyed)
 
 
+class _Taking:
+    """A change log taken from the world and not yet merged into the collection:
+    its dirty entities are merged a slice at a time, then its removals and
+    destructions (a later log's changes come after all of this one's)."""
+
+    __slots__ = ("left", "log", "uids")
+
+    def __init__(self, log: ChangeLog) -> None:
+        self.log = log
+        self.uids: Iterator[UUID] = iter(log.dirty)
+        self.left = len(log.dirty)
+
+
 class ChangeCollector:
+    #: Dirty entities merged between two questions to ``enough``: an entity takes
+    #: 1-2 microseconds (its id hashed half a dozen times), so a slice's merge
+    #: stays under a quarter of a millisecond.
+    merge_slice: int = 128
+
     def __init__(self, world: World) -> None:
         self.world = world
+        #: Change logs taken from the world, oldest first, not yet merged.
+        self._backlog: deque[_Taking] = deque()
         #: entity -> {component name: JSON}: staged, not yet written.
         self._staged: dict[UUID, dict[str, ComponentData]] = {}
         #: Taken from the world, not yet staged (in the order taken).
@@ -97,12 +122,12 @@ class ChangeCollector:
     @property
     def pending(self) -> int:
         """Entities taken from the world and not staged yet."""
-        return len(self._pending)
+        return len(self._pending) + sum(t.left for t in self._backlog)
 
     def ready(self, budget: int) -> bool:
         """What is pending, with what changed since, would fit one piece of
         ``budget`` entities (an estimate: the world's count of dirty entities)."""
-        return len(self._pending) + self.world.dirty_count <= budget
+        return self.pending + self.world.dirty_count <= budget
 
     def step(self, budget: int, enough: Callable[[], bool] | None = None) -> int:
         """One piece: take the world's changes, stage up to ``budget`` entities,
@@ -116,8 +141,12 @@ class ChangeCollector:
     def resume(self, budget: int, enough: Callable[[], bool] | None = None) -> int:
         """More of the current piece, after other code has had the world: take
         what changed meanwhile, stage up to ``budget`` more entities (fewer if
-        ``enough()``). Returns the entities staged."""
+        ``enough()``). Returns the entities staged: none when the slice went to
+        merging what was taken (five seconds of a busy world's changes are
+        merged over several slices)."""
         self._take()
+        if not self._merge(enough):
+            return 0
         pending = self._pending
         staged = 0
         while pending and staged < budget:
@@ -133,6 +162,7 @@ class ChangeCollector:
         the world as it is now (None: nothing changed). The collector starts
         afresh."""
         self._take()
+        self._merge(None)
         for uid, parts in self._pending.items():
             self._stage(uid, parts)
         # An entity scheduled for destruction is left out (its destruction comes
@@ -154,11 +184,42 @@ class ChangeCollector:
         return None if empty else out
 
     def _take(self) -> None:
-        dirty, removed, destroyed = self.world.take_changed_parts()
+        """Take the world's changes since the last take (at once, whatever their
+        size: :meth:`_merge` reads them)."""
+        log = self.world.take_change_log()
+        if log.dirty or log.removed or log.destroyed:
+            self._backlog.append(_Taking(log))
+
+    def _merge(self, enough: Callable[[], bool] | None) -> bool:
+        """Merge the logs taken into what is pending, oldest first; with ``enough``,
+        asked after every ``merge_slice`` entities, stop early. Returns whether
+        all were merged."""
+        backlog = self._backlog
+        pending, taken = self._pending, self._taken
+        step = max(self.merge_slice, 1)
+        while backlog:
+            taking = backlog[0]
+            log = taking.log
+            whole, parts_of = log.whole, log.parts
+            done = 0
+            for uid in taking.uids:
+                parts = None if uid in whole else frozenset(parts_of.get(uid, ()))
+                pending[uid] = _union(pending[uid], parts) if uid in pending else parts
+                taken[uid] = _union(taken[uid], parts) if uid in taken else parts
+                done += 1
+                if done == step:
+                    taking.left -= done
+                    done = 0
+                    if enough is not None and enough():
+                        return False
+            taking.left = 0
+            backlog.popleft()
+            self._settle(log.removed, log.destroyed)
+        return True
+
+    def _settle(self, removed: list[tuple[UUID, str]], destroyed: list[UUID]) -> None:
+        """A merged log's removed components and destroyed entities."""
         pending, taken, staged = self._pending, self._taken, self._staged
-        for uid, parts in dirty.items():
-            pending[uid] = _union(pending[uid], parts) if uid in pending else parts
-            taken[uid] = _union(taken[uid], parts) if uid in taken else parts
         for uid, name in removed:
             comps = staged.get(uid)
             if comps is not None:

@@ -72,6 +72,33 @@ def seeded_ids(seed: int | str) -> Callable[[], UUID]:
     return new_id
 
 
+class ChangeLog:
+    """The world's changes taken by :meth:`World.take_change_log`: the dirty
+    entities, the component types changed on each (``whole``: all of them), the
+    components removed and the entities destroyed, in the world's own
+    collections (no longer the world's once taken)."""
+
+    __slots__ = ("destroyed", "dirty", "parts", "removed", "whole")
+
+    def __init__(
+        self,
+        dirty: set[UUID],
+        parts: dict[UUID, set[type[Component]]],
+        whole: set[UUID],
+        removed: list[tuple[UUID, str]],
+        destroyed: list[UUID],
+    ) -> None:
+        self.dirty = dirty
+        self.parts = parts
+        self.whole = whole
+        self.removed = removed
+        self.destroyed = destroyed
+
+    def parts_of(self, uid: UUID) -> frozenset[type[Component]] | None:
+        """A dirty entity's changed component types; None: all of them."""
+        return None if uid in self.whole else frozenset(self.parts.get(uid, ()))
+
+
 class World:
     """Entities, their components, a name index, and dirty tracking for persistence.
 
@@ -552,14 +579,19 @@ class World:
         (None: all of them -- a new entity, or one handed back whole): a checkpoint
         writes only those. In a living world most of an NPC's components stay as
         they are while one of them (its needs, its place) changes every tick."""
-        whole, parts = self._whole, self._parts
-        dirty: dict[UUID, frozenset[type[Component]] | None] = {
-            uid: None if uid in whole else frozenset(parts.get(uid, ())) for uid in self._dirty
-        }
-        removed, destroyed = self._removed, self._destroyed
+        taken = self.take_change_log()
+        dirty = {uid: taken.parts_of(uid) for uid in taken.dirty}
+        return dirty, taken.removed, taken.destroyed
+
+    def take_change_log(self) -> ChangeLog:
+        """What :meth:`take_changed_parts` takes, as the world kept it: taken at once
+        whatever its size, to be read afterwards a piece at a time (the world keeps
+        its next changes apart). Five seconds of a 10,000-NPC world's changes took
+        several milliseconds to turn into :meth:`take_changed_parts`'s mapping."""
+        taken = ChangeLog(self._dirty, self._parts, self._whole, self._removed, self._destroyed)
         self._dirty, self._parts, self._whole = set(), {}, set()
         self._removed, self._destroyed = [], []
-        return dirty, removed, destroyed
+        return taken
 
     def restore_changes(
         self,

@@ -15,6 +15,7 @@ import gc
 import json
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -152,6 +153,36 @@ def test_a_piece_in_slices_stops_when_told_and_resumes_with_what_changed_between
         for uid, comps in collected.upserts.items()
     )
     assert collector.staged_components == 64  # the first 3 twice
+
+
+def test_a_big_take_is_merged_into_the_collection_a_slice_at_a_time() -> None:
+    world, uids = populated(1000)
+    collector = ChangeCollector(world)
+    collector.merge_slice = 100
+    for uid in uids:
+        world.get_component(uid, Mood).level += 1
+    asked = [0]
+
+    def always() -> bool:
+        asked[0] += 1
+        return True
+
+    # Five seconds of changes are taken at once and merged 100 at a time, a
+    # question to ``enough`` after each hundred: ten slices stage nothing.
+    assert collector.step(50, always) == 0
+    for slices in range(1, 10):
+        assert asked[0] == slices
+        assert collector.pending == 1000
+        assert collector.resume(50, always) == 0
+    assert collector.pending == 1000
+    assert not collector.ready(999)
+    # The eleventh finds them merged and stages (one, as ``enough`` says).
+    assert collector.resume(50, always) == 1
+    assert collector.pending == 999
+    collected = collector.finish()
+    assert collected is not None
+    assert len(collected.upserts) == 1000
+    assert collector.staged_components == 1000
 
 
 def test_an_entity_scheduled_for_destruction_is_left_out_until_destroyed() -> None:
@@ -319,9 +350,10 @@ def random_change(world: World, rng: random.Random, holders: list[UUID], serial:
         world.flush_destroyed()  # the engine's safe point between systems
 
 
+@pytest.mark.parametrize("merged", ["whole", "in slices"])
 @pytest.mark.parametrize("seed", range(8))
 def test_whatever_happens_between_pieces_the_write_is_the_world_at_the_finish(
-    seed: int,
+    seed: int, merged: str
 ) -> None:
     rng = random.Random(seed)
     world = World()
@@ -329,12 +361,23 @@ def test_whatever_happens_between_pieces_the_write_is_the_world_at_the_finish(
     all_items = items_on(snapshot(world))
     disk: Disk = {}
     collector = ChangeCollector(world)
+
+    def coin() -> bool:
+        return rng.random() < 0.5
+
+    enough: Callable[[], bool] | None = None
+    if merged == "in slices":
+        # What was taken is merged two entities at a time, a slice often ending
+        # half-way through one take with the next taken after it.
+        collector.merge_slice = 2
+        enough = coin
+
     serial = [0]
     for checkpoint in range(12):
         for _ in range(rng.randrange(1, 8)):
             for _ in range(rng.randrange(0, 6)):
                 random_change(world, rng, holders, serial)
-            collector.step(rng.randrange(1, 6))
+            collector.step(rng.randrange(1, 6), enough)
         for _ in range(rng.randrange(0, 4)):
             random_change(world, rng, holders, serial)
         world.flush_destroyed()
@@ -461,6 +504,9 @@ async def test_a_command_has_the_world_between_two_slices_of_a_piece(
             return step(*args)
 
         engine.changes.step = step_as_a_command_comes_in  # type: ignore[method-assign,assignment]
+        # What was taken is merged in one go (no question to the clock): the
+        # slices counted here are the staging's.
+        engine.changes.merge_slice = 1000
         clock.now += 10  # the checkpoint is due
         clock.step = 0.0004  # a slice of 1 ms ends after its third entity
         await engine.between_ticks()
