@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import contextvars
 import functools
 import gzip
@@ -21,7 +20,6 @@ import hashlib
 import hmac
 import logging
 import os
-import threading
 import unicodedata
 from collections import deque
 from collections.abc import Callable
@@ -31,6 +29,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from maid_engine.accounts.errors import InvalidPassword
+from maid_engine.background import BACKGROUND_NICENESS, run_in_background
 
 if TYPE_CHECKING:
     from maid_engine.config import Settings
@@ -145,28 +144,14 @@ queue_listener: contextvars.ContextVar[QueueListener | None] = contextvars.Conte
 
 #: How much lower than the game the hashing threads run where the idle scheduling
 #: class is not to be had (a nice value, added).
-HASH_NICENESS = 10
+HASH_NICENESS = BACKGROUND_NICENESS
 
 
 def _background_priority() -> None:
-    """Run in each hashing thread as it starts: on Linux every thread has its own
-    scheduling, so the hashing threads run in the idle class (``SCHED_IDLE``: a
-    CPU goes to them only when no other thread wants it, and the event loop
-    waking up takes it back at once), or failing that ten nice levels down. A
-    nice level only weighs the share: on a busy machine a hash at nice 10 still
-    held a CPU for a whole scheduler slice, a few milliseconds, while the event
-    loop waited for it with the players' commands. Logins beyond what is left
-    wait in the hashing line, which tells them their place."""
-    native = threading.get_native_id()
-    try:
-        os.sched_setscheduler(native, os.SCHED_IDLE, os.sched_param(0))
-        return
-    except (OSError, AttributeError):
-        pass
-    with contextlib.suppress(OSError, AttributeError):
-        os.setpriority(
-            os.PRIO_PROCESS, native, os.getpriority(os.PRIO_PROCESS, native) + HASH_NICENESS
-        )
+    """Run in each hashing thread as it starts: the hashing threads run below the
+    event loop (:func:`maid_engine.background.run_in_background`). Logins beyond
+    what is left wait in the hashing line, which tells them their place."""
+    run_in_background()
 
 
 def default_workers() -> int:

@@ -16,6 +16,7 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from maid_engine.background import run_in_background
 from maid_engine.jsontext import dump_json
 from maid_engine.store.connection import (
     WRITE_OPTION,
@@ -67,9 +68,24 @@ def _sqlite_file(url: URL) -> Path | None:
     return Path(database)
 
 
+def _driver_thread_in_background(dbapi_connection: Any) -> None:
+    """aiosqlite runs each connection's statements in a thread of its own, which
+    writes a checkpoint's rows for tens of milliseconds beside the event loop: on
+    a server of one or two CPUs that thread at the loop's priority held the CPU
+    for scheduler slices of a few milliseconds while the players' commands
+    waited. It runs below the loop (:mod:`maid_engine.background`). A driver
+    connection without a thread is left as it is."""
+    driver = getattr(dbapi_connection, "driver_connection", None)
+    thread = getattr(driver, "_thread", driver)
+    native = getattr(thread, "native_id", None)
+    if isinstance(native, int):
+        run_in_background(native)
+
+
 def _configure_sqlite(engine: AsyncEngine) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        _driver_thread_in_background(dbapi_connection)
         # Stop the sqlite3 module from issuing its own BEGIN, so that _on_begin
         # decides how transactions start (and DDL is transactional too).
         dbapi_connection.isolation_level = None

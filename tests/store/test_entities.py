@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -422,5 +424,24 @@ async def test_open_while_postgres_is_down_raises_store_unavailable(
     await store.open()
     try:
         assert await store.ping() is True
+    finally:
+        await store.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="per-thread scheduling is Linux's")
+async def test_the_sqlite_drivers_thread_runs_below_the_event_loop(tmp_path: Path) -> None:
+    store = Store(f"sqlite+aiosqlite:///{tmp_path / 'maid.db'}")
+    await store.open()
+    try:
+        async with store.sql_engine.connect() as conn:
+            raw = await conn.get_raw_connection()
+            driver = raw.driver_connection
+            assert driver is not None
+            # A SQL function runs in the thread running the statement: the driver's.
+            await driver.create_function("policy", 0, lambda: os.sched_getscheduler(0))
+            result = await conn.exec_driver_sql("SELECT policy()")
+            assert result.scalar_one() == os.SCHED_IDLE
+        # The event loop's own thread is left as it was.
+        assert os.sched_getscheduler(0) != os.SCHED_IDLE
     finally:
         await store.close()
