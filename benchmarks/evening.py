@@ -804,9 +804,9 @@ def run(
 
 
 def _cpus_line(out: dict[str, Any]) -> str:
-    cpus = out.get("cpus") if out else None
     if not out:
         return ""
+    cpus = out.get("cpus")
     if not cpus:
         return " The servers and their load client shared every CPU."
     return (

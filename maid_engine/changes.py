@@ -200,10 +200,10 @@ class ChangeCollector:
         while backlog:
             taking = backlog[0]
             log = taking.log
-            whole, parts_of = log.whole, log.parts
+            parts_of = log.parts_of
             done = 0
             for uid in taking.uids:
-                parts = None if uid in whole else frozenset(parts_of.get(uid, ()))
+                parts = parts_of(uid)
                 pending[uid] = _union(pending[uid], parts) if uid in pending else parts
                 taken[uid] = _union(taken[uid], parts) if uid in taken else parts
                 done += 1
