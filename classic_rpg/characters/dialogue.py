@@ -44,7 +44,7 @@ from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.extensions import ExtensionContext
 from maid_stdlib.world.loader import WorldData
-from maid_stdlib.world.look import name_of
+from maid_stdlib.world.look import find_detail, name_of
 from maid_stdlib.world.movement import here
 from maid_stdlib.world.text import capitalize, speaker
 
@@ -150,6 +150,19 @@ def line_for(dialogue: Dialogue, topic: str, holds: Callable[[list[str]], bool])
     return dialogue.topics.get(topic, "")
 
 
+def own_line_about(dialogue: Dialogue, wanted: set[str], holds: Callable[[list[str]], bool]) -> str:
+    """The first line the NPC would say now (its greeting, then its topics'
+    answers) whose words take in ``wanted`` (``topic_tokens`` of the question);
+    "" if none does."""
+    if not wanted:
+        return ""
+    for topic in ("", *dialogue.topics):
+        line = line_for(dialogue, topic, holds)
+        if line and wanted <= topic_tokens(line):
+            return line
+    return ""
+
+
 def register_dialogue_data(data: WorldData, owner: str) -> None:
     data.register_extension("npc", "dialogue", DialogueData, apply_dialogue, owner=owner)
 
@@ -231,6 +244,12 @@ def _find_npc(ctx: CommandContext, wanted: str) -> tuple[UUID, str]:
     ws, actor, room = here(ctx)
     target = ws.find_in_room(room, wanted, kinds=(NPC, PlayerCharacter), viewer=actor)
     if target is None:
+        thing = ws.find_in_room(room, wanted, viewer=actor)
+        if thing is not None:
+            # There, but a thing (a notice board): saying "not here" would deny it.
+            raise CommandError(f"{capitalize(name_of(ws, thing))} is not someone you can talk to.")
+        if find_detail(ws, room, wanted) is not None:
+            raise CommandError("That is part of the place, not someone you can talk to.")
         raise CommandError(f"You do not see '{wanted}' here.")
     if ctx.world.has_component(target, PlayerCharacter):
         raise CommandError("Use 'say' or 'tell' to talk to other players.")
@@ -296,6 +315,12 @@ async def converse(ctx: CommandContext, who: str, topic: str | None) -> None:
         )
         if heard:
             _tell(ctx, name, "says", heard)
+            return
+        # Something it brought up itself (a greeting asking for moonwort): it says
+        # that line again rather than deny knowing what it just spoke of.
+        said = own_line_about(dialogue, wanted, holds) if dialogue is not None else ""
+        if said:
+            ctx.send(f'{name} says, "{said}"')
             return
         ctx.send(f"{name} does not know anything about '{topic}'.")
         return

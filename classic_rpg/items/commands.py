@@ -142,6 +142,9 @@ def _give_gold(ctx: CommandContext, actor: UUID, target: UUID, amount: int) -> N
     send_status(ctx.engine, target)
     t_name, a_name = name_of(ws, target), capitalize(name_of(ws, actor))
     ctx.send(f"You give {amount} gold to {t_name}.")
+    if not world.has_component(target, PlayerCharacter):
+        # Someone of the world takes gold as a person would, not in silence.
+        ctx.send(f"{capitalize(t_name)} takes it with a nod of thanks.")
     ctx.engine.sessions.send_to(target, f"{a_name} gives you {amount} gold.")
     room = ws.room_key_of(actor)
     if room is not None:

@@ -240,8 +240,8 @@ async def test_asking_about_work_is_asking_for_the_npcs_quests(engine: GameEngin
     place(engine, hero, "yard")
     out = plain(await cmd(engine, hero, "ask smith about work"))
     assert out == "The smith has no work for you just now."
-    assert "does not know anything about 'sparks'" in await cmd(
-        engine, hero, "ask smith about sparks"
+    assert "does not know anything about 'horses'" in await cmd(
+        engine, hero, "ask smith about horses"
     )
 
 

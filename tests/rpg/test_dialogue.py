@@ -50,11 +50,29 @@ async def test_topics(engine: GameEngine) -> None:
     assert [e.topic for e in rec.of(TalkedToEvent)] == ["camp", "weath", "bandits", "dragons"]
 
 
+async def test_asked_about_what_it_said_itself_an_npc_says_it_again(engine: GameEngine) -> None:
+    # Not a topic of its own, but words of its lines: it does not deny them.
+    hero = new_character(engine)
+    assert await cmd(engine, hero, "ask elder about rain") == (
+        'The village elder says, "It will rain."'
+    )
+    assert await cmd(engine, hero, "ask elder about travellers") == (
+        'The village elder says, "Welcome, traveller."'
+    )
+    assert await cmd(engine, hero, "ask elder about the rain dragons") == (
+        "The village elder does not know anything about 'the rain dragons'."
+    )
+
+
 async def test_talk_errors_and_npcs_without_dialogue(engine: GameEngine) -> None:
     hero = new_character(engine)
     new_character(engine, "Bob")
     assert await cmd(engine, hero, "talk") == "Talk to whom?"
     assert await cmd(engine, hero, "talk ghost") == "You do not see 'ghost' here."
+    assert await cmd(engine, hero, "talk sword") == "A rusty sword is not someone you can talk to."
+    assert await cmd(engine, hero, "ask jerkin about rats") == (
+        "A leather jerkin is not someone you can talk to."
+    )
     assert await cmd(engine, hero, "talk bob") == "Use 'say' or 'tell' to talk to other players."
     assert await cmd(engine, hero, "ask elder") == "Usage: ask <npc> about <topic>"
     place(engine, hero, "rpgtest:field")

@@ -197,6 +197,9 @@ async def test_give_to_npc_and_player(engine: GameEngine) -> None:
     assert world.get_component(bob, CharacterStats).gold == 14
     [gold] = rec.of(GoldGivenEvent)
     assert (gold.giver_id, gold.receiver_id, gold.amount) == (alice, bob, 4)
+    assert await cmd(engine, alice, "give 1 gold to elder") == (
+        "You give 1 gold to the village elder.\nThe village elder takes it with a nod of thanks."
+    )
 
 
 async def test_give_errors(engine: GameEngine) -> None:
