@@ -110,3 +110,4 @@ class RulesPlugin(ContentPack):
         ):
             ctx.add_commands(group)
         ctx.add_command_guard(posture.posture_guard)
+        ctx.add_command_guard(combat_commands.fighting_guard)

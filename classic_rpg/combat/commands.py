@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from classic_rpg.combat.components import Wimpy
+from classic_rpg.combat.components import Fighting, Wimpy
 from classic_rpg.combat.formulas import defense_of, expected_damage, level_of, offense_of
 from classic_rpg.combat.service import CombatService
 from classic_rpg.components import CharacterStats, Health
@@ -16,7 +16,10 @@ from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_engine.ecs import World
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.movement import here
-from maid_stdlib.world.text import capitalize
+from maid_stdlib.world.text import DIRECTIONS, capitalize
+
+#: The commands that walk out of a room (recall has its own guard).
+_WALKING = frozenset({*DIRECTIONS, "go"})
 
 
 def combat_of(ctx: CommandContext) -> CombatService:
@@ -67,6 +70,26 @@ def flee(ctx: CommandContext) -> None:
         raise CommandError("You are not fighting anyone.")
     for line in combat.run_away(actor):
         ctx.send(line)
+
+
+def fighting_guard(ctx: CommandContext, cmd: Command) -> str | None:
+    """The command guard: nobody walks out of a fight; ``flee`` is the way out,
+    with its chance and its cost (walking away would cost nothing)."""
+    actor = ctx.actor
+    if actor is None or cmd.key not in _WALKING:
+        return None
+    combat = combat_of(ctx)
+    fighting = ctx.world.try_component(actor, Fighting)
+    if fighting is None:
+        return None
+    # A foe just killed leaves the fight marked until the next round: over, unless
+    # someone else here is still attacking.
+    foe = fighting.target
+    if foe is None or not combat.valid_target(actor, foe):
+        foe = combat.new_target(actor)
+        if foe is None:
+            return None
+    return f"You are fighting {combat.name(foe)} for your life! (Type 'flee' to try to get away.)"
 
 
 @command("wimpy", category="combat")
@@ -170,7 +193,16 @@ def consider(ctx: CommandContext) -> None:
     if diff:
         more = "higher" if diff > 0 else "lower"
         plural = "s" if abs(diff) > 1 else ""
-        ctx.send(f"({capitalize(name)} is {abs(diff)} level{plural} {more} than you.)")
+        # The verdict weighs more than levels; where the two point different ways
+        # it says which counts, or "no match ... 1 level higher" reads as a slip
+        # ("The perfect match!" a level up or down is no contradiction).
+        if diff > 0 and ratio < 0.5:
+            more += " than you, but your health and gear count for more"
+        elif diff < 0 and ratio >= 1.0:
+            more += " than you, but health and gear count for more"
+        else:
+            more += " than you"
+        ctx.send(f"({capitalize(name)} is {abs(diff)} level{plural} {more}.)")
 
 
 COMMANDS: list[Command] = [kill, flee, wimpy, consider]

@@ -26,6 +26,7 @@ from e2e.client import TelnetClient, flat
 from ironvale.ironkit import CLEARED_NEWS, iv
 from kits.heroes import VETERAN_HP, VETERAN_LEVEL, make_strong
 
+from classic_rpg.combat.service import CombatService
 from classic_rpg.systems.quests import QuestManager
 from maid_engine.app import MaidServer
 from maid_engine.clock import ManualClock
@@ -52,14 +53,20 @@ async def until(check: Callable[[], object], what: str, within: float = 60.0) ->
 
 
 async def walk_to(client: TelnetClient, engine: GameEngine, hero: UUID, npc: UUID) -> None:
-    """Walk to wherever ``npc`` is, one exit at a time (NPCs keep their schedules)."""
+    """Walk to wherever ``npc`` is, one exit at a time (NPCs keep their schedules).
+    Whoever attacks on the way is fought first: nobody walks out of a fight."""
     ws = engine.services.get(WorldService)
+    combat = engine.services.get(CombatService)
     for _ in range(60):
         here, there = ws.room_key_of(hero), ws.room_key_of(npc)
         assert here is not None
         assert there is not None
         if here == there:
             return
+        foe = next((o for o in combat.opponents_of(hero) if combat.valid_target(hero, o)), None)
+        if foe is not None:
+            await fight(client, engine, hero, ws.keywords_of(foe)[0])
+            continue
         steps = ws.path(here, there)
         assert steps, f"no way from {here} to {there}"
         await client.command(f"go {steps[0]}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TypeVar
 from uuid import UUID
 
+from classic_rpg.combat.service import CombatService
 from classic_rpg.components import Attributes, CharacterStats, Health
 from kits.engines import ws_of
 from maid_engine.engine import GameEngine
@@ -64,13 +65,20 @@ def room_of(engine: GameEngine, uid: UUID) -> str | None:
 
 
 async def walk(engine: GameEngine, hero: UUID, room: str) -> None:
-    """Walk ``hero`` to ``room`` exit by exit, with real movement commands."""
+    """Walk ``hero`` to ``room`` exit by exit, with real movement commands.
+
+    A fight met on the way is ended before each step (nobody walks out of one; a
+    player would have to flee or win it): these walks are how tests get somewhere,
+    and the fights on the way are not what they test."""
     ws = ws_of(engine)
+    combat = engine.services.try_get(CombatService)
     here = ws.room_key_of(hero)
     assert here is not None
     steps = ws.path(here, room)
     assert steps is not None, f"no way from {here} to {room}"
     for step in steps:
+        if combat is not None:
+            combat.disengage(hero)
         await cmd(engine, hero, f"go {step}")
     assert ws.room_key_of(hero) == room
 

@@ -276,16 +276,38 @@ async def test_flee_leaves_the_fight(engine: GameEngine) -> None:
     assert not engine.world.has_component(bandit, Fighting)
 
 
-async def test_walking_away_ends_the_fight(engine: GameEngine) -> None:
+async def fighting_a_rat(engine: GameEngine) -> tuple[UUID, UUID]:
+    """A hero in the field fighting a rat that will not die soon."""
     hero = new_character(engine)
     place(engine, hero, FIELD)
     rat = the(engine, "rpgtest:rat")
     engine.world.add_component(rat, Health(1000, 1000))
     await cmd(engine, hero, "kill rat")
-    await cmd(engine, hero, "north")
+    return hero, rat
+
+
+async def test_nobody_walks_out_of_a_fight(engine: GameEngine) -> None:
+    # Walking off would be a flee without its chance or its cost.
+    hero, rat = await fighting_a_rat(engine)
+    refusal = "You are fighting a giant rat for your life! (Type 'flee' to try to get away.)"
+    assert await cmd(engine, hero, "north") == refusal
+    assert await cmd(engine, hero, "go north") == refusal
+    assert ws_of(engine).room_key_of(hero) == FIELD
+    assert engine.world.has_component(hero, Fighting)
+    assert (await cmd(engine, hero, "look")).startswith("|c")  # only leaving is refused
+    # The foe dead, the fight is over though marked until the next round.
+    engine.world.destroy_entity(rat)
+    assert engine.world.has_component(hero, Fighting)
+    assert (await cmd(engine, hero, "north")).startswith("|cTown Square|n")
+
+
+async def test_moved_out_of_the_room_the_fight_ends(engine: GameEngine) -> None:
+    hero, rat = await fighting_a_rat(engine)
+    place(engine, hero, SQUARE)  # a summons, a builder's teleport
     await engine.run_ticks(1)
     assert not engine.world.has_component(hero, Fighting)
     assert not engine.world.has_component(rat, Fighting)
+    assert (await cmd(engine, hero, "west")).startswith("|cThe Temple|n")
 
 
 async def test_disconnecting_ends_fights(engine: GameEngine) -> None:
@@ -339,6 +361,19 @@ async def test_consider(engine: GameEngine) -> None:
     out = await cmd(engine, hero, "con rat")
     assert out == (
         "You can kill a giant rat naked and weaponless.\n(A giant rat is 8 levels lower than you.)"
+    )
+    # Where levels and the verdict point different ways, it says which counts.
+    engine.world.get_component(hero, CharacterStats).level = 1
+    engine.world.get_component(the(engine, "rpgtest:rat"), CharacterStats).level = 2
+    assert await cmd(engine, hero, "con rat") == (
+        "A giant rat is no match for you.\n(A giant rat is 1 level higher than you, but your "
+        "health and gear count for more.)"
+    )
+    engine.world.get_component(hero, CharacterStats).level = 3
+    engine.world.add_component(hero, Health(2, 30))
+    assert await cmd(engine, hero, "con rat") == (
+        "You would need some luck against a giant rat.\n(A giant rat is 1 level lower than "
+        "you, but health and gear count for more.)"
     )
     assert await cmd(engine, hero, "con scarecrow") == "A scarecrow is not someone you can fight."
     assert await cmd(engine, hero, "consider") == "Consider whom?"
