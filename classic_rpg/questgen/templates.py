@@ -273,7 +273,7 @@ CLEARING_THE_WAY: Templates = {
     ),
     "offer": (
         "{threat} {threat.v_be} between me and {item}. Will you {objective}?",
-        "{need.first}. Clear the way and bring me {item}?",
+        "{need.first}. Will you clear the way and bring me {item}?",
     ),
     "progress": (
         "Are {threat.the} still in the way? Without {item}, {stake.first}.",

@@ -102,3 +102,39 @@ async def test_reading_a_board_that_lists_work_points_to_those_named(tmp_path: P
         assert "Wolves at the Weir (ask Tam)" in out
         assert "ask those named above about their work" in out
         assert "Nothing new has been posted" not in out
+
+
+async def test_bram_greets_by_where_he_is(tmp_path: Path) -> None:
+    # At the well of a morning he does not welcome anyone to his tavern.
+    engine = ironvale_engine(tmp_path, tick=60.0)
+    async with engine.lifespan():
+        hero = new_hero(engine)
+        await until_hour(engine, 9)
+        await walk(engine, hero, "ironvale:square")
+        out = plain(await cmd(engine, hero, "talk bram"))
+        assert "Mind the bucket. The Tankard opens once I have the water in" in out
+        assert "Welcome to the Rusty Tankard" not in out
+        # The well he draws from is the square's, not someone to talk to.
+        assert plain(await cmd(engine, hero, "talk well")) == (
+            "That is part of the place, not someone you can talk to."
+        )
+        await until_hour(engine, 11)
+        await walk(engine, hero, "ironvale:tavern")
+        out = plain(await cmd(engine, hero, "talk bram"))
+        assert "Welcome to the Rusty Tankard" in out
+
+
+async def test_the_toll_bridge_agrees_with_its_keeper(tmp_path: Path) -> None:
+    # The room does not call the booth empty with Osric sitting in it, and he does
+    # not ask a toll that nobody is charged.
+    engine = ironvale_engine(tmp_path, tick=60.0)
+    async with engine.lifespan():
+        hero = new_hero(engine)
+        await until_hour(engine, 9)
+        await walk(engine, hero, "ironvale:toll_bridge")
+        out = plain(await cmd(engine, hero, "look"))
+        assert "Osric the toll-keeper sits in his booth by the raised pole" in out
+        assert "empty" not in out
+        assert "barred" not in out
+        out = plain(await cmd(engine, hero, "talk osric"))
+        assert "the pole has stayed up since the road closed" in out

@@ -309,3 +309,18 @@ def test_the_last_resort_text_refers_back_to_the_giver_by_their_pronouns() -> No
     assert "Speak with him to learn" in _last_resort(ctx)["description"]
     bare = NarrativeContext(archetype_id="none", giver_name="Hollin")
     assert "Speak with them to learn" in _last_resort(bare)["description"]
+
+
+#: How a question the game's people ask begins (an offer or a progress line ending in "?").
+_ASKING = ("Will ", "Would ", "Can ", "Could ", "Have ", "Are ", "Is ", "Do ", "Did ")
+
+
+@pytest.mark.parametrize("archetype", sorted(RPG_TEMPLATES))
+def test_a_line_ending_in_a_question_mark_asks_a_question(archetype: str) -> None:
+    # "Clear the way and bring me ore?" was a request with a question mark.
+    for part, lines in RPG_TEMPLATES[archetype].items():
+        for line in lines:
+            if not line.rstrip().endswith("?"):
+                continue
+            last = line.replace(".\n", ". ").rsplit(". ", 1)[-1].strip()
+            assert last.startswith(_ASKING), (part, line)
