@@ -126,7 +126,7 @@ async def test_scouts_on_the_road(ironvale: GameEngine) -> None:
     assert "Quest offered" not in said
     # What he says follows the road: scouts still at the wagon, the crisis line.
     scouts = [u for u, n in engine.world.each(NPC) if n.template == "ironvale:bandit_scout"]
-    assert ("Nobody wants to do anything" in said) == bool(scouts)
+    assert ("Few want to do anything" in said) == bool(scouts)
     assert ("The road is quiet" in said) == (not scouts)
 
 

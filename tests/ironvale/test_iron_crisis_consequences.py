@@ -121,7 +121,7 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
             assert room is not None
             await walk(engine, hero, room)
             said = plain(await cmd(engine, hero, f"talk {who}"))
-            assert "Nobody wants to do anything" not in said
+            assert "Few want to do anything" not in said
             assert "Bandits have been seen on" not in said, said
         assert "open again" in said
 
