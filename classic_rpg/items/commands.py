@@ -46,7 +46,7 @@ def not_carrying(ws: WorldService, items: ItemFactory, actor: UUID, wanted: str)
 def get(ctx: CommandContext) -> None:
     """Pick something up.
 
-    Usage: get <item>     (also: take; "get 2.ore", "get all", "get all.ore")
+    Usage: get <item>     (also: take; "get 2.ore", "get all", "get all.ore" or "get all ore")
     """
     ws, actor, room = here(ctx)
     wanted = ctx.args.strip()

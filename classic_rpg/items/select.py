@@ -15,7 +15,8 @@ def select(ws: WorldService, candidates: Sequence[UUID], wanted: str) -> tuple[b
     text = wanted.strip().lower()
     if text == "all":
         return True, list(candidates)
-    if text.startswith("all."):
+    if text.startswith(("all.", "all ")):
+        # "all.ore" as in Diku, and "all ore" as people type it.
         words = text[4:].split()
         return True, [u for u in candidates if words and ws.matches(u, words)]
     ordinal, words = parse_ordinal(text)

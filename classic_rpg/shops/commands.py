@@ -276,9 +276,14 @@ def _refusal(
 ) -> tuple[str, str, int]:
     """Why the keeper will not take ``item`` now: the kind of refusal (a key of
     ``_KEPT``; "" if they will take it), what they say, and the price."""
-    price = market_of(ctx).buying_price(keeper, shop, item)
+    market = market_of(ctx)
+    price = market.buying_price(keeper, shop, item)
     if price is None:
-        return "none", f"{who} doesn't buy that.", 0
+        # What they do buy, or a player with ore the smith will not take cannot
+        # tell whether it is the wrong ore or the wrong smith.
+        bought = _buys_text(market, shop)
+        also = f" ({who} buys {bought}.)" if bought else ""
+        return "none", f"{who} doesn't buy that.{also}", 0
     if price <= 0:
         return "worthless", f"{who} would not give you anything for {name_of(ws, item)}.", 0
     items: ItemFactory = ctx.service(ItemFactory)

@@ -101,6 +101,9 @@ async def test_stackables_are_listed_with_counts(engine: GameEngine) -> None:
     assert items.count(hero, "rpgtest:ore") == 3
     assert await cmd(engine, hero, "drop 2.ore") == "You drop a lump of iron ore."
     assert items.count(hero, "rpgtest:ore") == 2
+    # "all ore", as people type it, is "all.ore".
+    assert await cmd(engine, hero, "drop all ore") == "You drop a lump of iron ore (x2)."
+    assert await cmd(engine, hero, "get all iron ore") == "You pick up a lump of iron ore (x3)."
 
 
 async def test_inventory_when_empty(engine: GameEngine) -> None:

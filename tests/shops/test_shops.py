@@ -169,7 +169,10 @@ async def test_value_and_sell_to_a_keeper_who_buys_it(engine: GameEngine) -> Non
         "Marta would rather buy it: type 'sell pelt'."
     )
     assert await cmd(engine, hero, "give horn to marta") == "Marta has no use for a warden's horn."
-    assert await cmd(engine, hero, "sell horn") == "Marta doesn't buy that."
+    assert await cmd(engine, hero, "sell horn") == (
+        "Marta doesn't buy that. (Marta buys food and drink, weapons, a wolf pelt and anything "
+        "on this list.)"
+    )
     assert await cmd(engine, hero, "sell pelt") == "You sell a wolf pelt to Marta for 1 gold."
     assert gold(engine, hero) == 1
     assert items.holder_of(pelt) == hv("marta")
