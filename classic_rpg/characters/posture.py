@@ -161,6 +161,8 @@ def stand(ctx: CommandContext) -> None:
 #: What a sleeper may still do: get up, and things that need no eyes or hands.
 _AWAKE_ONLY_CATEGORIES = frozenset({"movement", "combat", "items"})
 _ASLEEP_ALLOWED = frozenset({"inventory", "equipment"})
+#: Movement commands that move nobody: a rester may look at the exits and the map.
+_SEATED = frozenset({"exits", "map"})
 _ASLEEP_REFUSED = frozenset(
     {"look", "say", "emote", "talk", "ask", "act", "read", "examine", "accept", "turnin"}
 )
@@ -177,7 +179,7 @@ def posture_guard(ctx: CommandContext, cmd: Command) -> str | None:
             return None
         if cmd.category in _AWAKE_ONLY_CATEGORIES or cmd.key in _ASLEEP_REFUSED:
             return "You are asleep. (Type 'wake' to get up.)"
-    elif stance is Stance.RESTING and cmd.category == "movement":
+    elif stance is Stance.RESTING and cmd.category == "movement" and cmd.key not in _SEATED:
         return "You are resting. (Type 'stand' to get up first.)"
     return None
 

@@ -195,6 +195,7 @@ async def test_rest_sleep_wake_and_stand(engine: GameEngine) -> None:
     assert "Alice sits down and rests." in session_for(engine, bob).text()
     assert await cmd(engine, hero, "rest") == "You are already resting."
     assert await cmd(engine, hero, "east") == "You are resting. (Type 'stand' to get up first.)"
+    assert (await cmd(engine, hero, "exits")).startswith("|gObvious exits:|n")  # moves nobody
     assert await cmd(engine, hero, "stand") == "You stand up."
     assert await cmd(engine, hero, "sleep") == "You lie down and go to sleep."
     assert engine.world.get_component(hero, Posture).stance is Stance.SLEEPING
