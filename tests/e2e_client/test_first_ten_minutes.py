@@ -27,6 +27,8 @@ StartServer = Callable[..., Awaitable[ServerProcess]]
 
 #: What a try to flee ends in.
 FLED = re.compile(r"You flee (\w+)!|You try to flee, but cannot get away!")
+#: Walking north from the wagon: there, held by a fight, or back at the wagon.
+NORTH_OR_HELD = re.compile(r"Washed-out Bend|for your life!|The Broken Wagon")
 #: How a fight for the first quest ends.
 KILLED_OR_SLAIN = re.compile(
     r"\[Scouts on the Road\] Kill a bandit scout|You have been slain by a bandit scout!"
@@ -149,8 +151,25 @@ async def test_a_new_players_first_ten_minutes(
             raise AssertionError("slain three times by the scouts")
         await tt.type("get insignia", "insignia")
 
-        # Back to Captain Voss with the proof.
-        await tt.type("north", "Washed-out Bend")
+        # Back to Captain Voss with the proof. Another scout may have taken up the
+        # fight: nobody walks out of one, so (as a player would) flee it, and come
+        # back north through the wagon if the dice sent us south.
+        for _ in range(10):
+            tt.send("north")
+            _, step = await tt.expect_re(NORTH_OR_HELD)
+            if step.group(0) == "Washed-out Bend":
+                break
+            if step.group(0) == "for your life!":
+                for _ in range(10):
+                    tt.send("flee")
+                    _, fled = await tt.expect_re(FLED)
+                    if fled.group(0).startswith("You flee"):
+                        break
+                if fled.group(1) == "north":
+                    await tt.expect("Washed-out Bend")
+                    break
+        else:
+            raise AssertionError("never got away north of the wagon")
         await walk(tt, "north", *reversed(ROAD_SOUTH[:-1]))
         await tt.type("north", "The Guard Post")
         await tt.type(
