@@ -138,3 +138,15 @@ async def test_the_toll_bridge_agrees_with_its_keeper(tmp_path: Path) -> None:
         assert "barred" not in out
         out = plain(await cmd(engine, hero, "talk osric"))
         assert "the pole has stayed up since the road closed" in out
+
+
+async def test_the_old_oak_is_there_to_look_at(tmp_path: Path) -> None:
+    # A room named for a thing it shows has that thing to look at.
+    engine = ironvale_engine(tmp_path, tick=60.0)
+    async with engine.lifespan():
+        hero = new_hero(engine)
+        await walk(engine, hero, "ironvale:old_oak")
+        assert "would take four people to ring" in plain(await cmd(engine, hero, "look oak"))
+        assert plain(await cmd(engine, hero, "talk oak")) == (
+            "That is part of the place, not someone you can talk to."
+        )
