@@ -34,6 +34,7 @@ from classic_rpg.items import gear
 from classic_rpg.items.data import register_item_data
 from classic_rpg.items.factory import ItemFactory
 from classic_rpg.items.gifts import Gifts
+from classic_rpg.items.ownership import BackInItsPlace, ReturnToOwner, register_owner_data
 from maid_engine.content import ContentPack, PackContext
 from maid_engine.events import CharacterConnectedEvent, CharacterDisconnectedEvent
 from maid_stdlib.options import PromptTokens
@@ -65,12 +66,16 @@ class RulesPlugin(ContentPack):
         register_npc_data(data, owner)
         register_dialogue_data(data, owner)
         register_item_data(data, owner)
+        register_owner_data(data, owner)
 
         combat = CombatService(engine, on_death=lambda event: handle_death(engine, event))
         combat.round_seconds = engine.settings.combat_round_seconds
         ctx.provide(Progression, Progression(engine))
         ctx.provide(ItemFactory, ItemFactory(engine))
-        ctx.provide(Gifts, Gifts())
+        gifts = Gifts()
+        gifts.add_taker(ReturnToOwner(engine))
+        gifts.add_taken_hook(BackInItsPlace(engine))
+        ctx.provide(Gifts, gifts)
         ctx.provide(CombatService, combat)
         ctx.provide(TalkService, TalkService())
 

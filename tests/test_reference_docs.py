@@ -28,6 +28,7 @@ DOCUMENTED = {
     "maid_stdlib.narration.rooms": ["NarratedData"],
     "classic_rpg.combat.data": ["NpcStatsData", "CombatData", "LootData"],
     "classic_rpg.items.data": ["ItemStatsData"],
+    "classic_rpg.items.ownership": ["OwnerData"],
     "classic_rpg.characters.dialogue": ["DialogueData"],
 }
 #: Members every class has from its base (pydantic's, the spec's entry kind).

@@ -15,6 +15,7 @@ from classic_rpg.events import (
 )
 from classic_rpg.items.factory import ItemFactory
 from classic_rpg.items.gifts import Gifts
+from classic_rpg.items.ownership import owner_of
 from classic_rpg.items.select import group_names, select
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, command
@@ -177,7 +178,9 @@ def give(ctx: CommandContext) -> None:
         _give_gold(ctx, actor, target, int(gold.group(1)))
         return
     items = items_of(ctx)
-    _, found = select(ws, items.carried(actor), what)
+    # What is theirs is handed back before another of the kind ("give cider").
+    carried = sorted(items.carried(actor), key=lambda item: owner_of(ctx.world, item) != target)
+    _, found = select(ws, carried, what)
     if not found:
         raise not_carrying(ws, items, actor, what)
     refusal = ""
@@ -196,6 +199,9 @@ def give(ctx: CommandContext) -> None:
     ctx.send(f"You give {thing} to {t_name}.")
     ctx.engine.sessions.send_to(target, f"{a_name} gives you {thing}.")
     ws.message_room(room, f"{a_name} gives {thing} to {t_name}.", exclude=(actor, target))
+    if not ctx.world.has_component(target, PlayerCharacter):
+        for line in ctx.service(Gifts).taken(actor, target, found):
+            ctx.send(line)
     if refusal:
         ctx.send(refusal)
 

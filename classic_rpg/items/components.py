@@ -50,3 +50,16 @@ class HeldBy(Component):
 
     component_name = "HeldBy"
     holder: UUID | None = None
+
+
+@dataclass
+class BelongsTo(Component):
+    """Whose the item is, when it is someone's in the world's story (the lamp oil
+    chalked for the mine at Selena's stall): anyone may carry it where it is
+    wanted, but no shopkeeper buys it from anyone else, and its owner takes it
+    back when given it, and puts it back where it waits. ``owner`` is a placed
+    NPC's id, ``home`` the room the item was placed in ("pack:room")."""
+
+    component_name = "BelongsTo"
+    owner: UUID | None = None
+    home: str = ""

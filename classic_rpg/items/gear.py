@@ -12,6 +12,7 @@ from classic_rpg.components import CharacterStats, Equipment, Health, Inventory
 from classic_rpg.items.commands import items_of, not_carrying
 from classic_rpg.items.components import SLOTS, TIER_NAMES, ItemStats
 from classic_rpg.items.factory import ItemFactory
+from classic_rpg.items.ownership import belongs_line
 from classic_rpg.items.select import group_names, select
 from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_engine.ecs import World
@@ -255,6 +256,9 @@ def examine(ctx: CommandContext) -> None:
             return
         raise CommandError(f"You do not see '{wanted}' here.")
     lines = [render_entity(ws, target), *item_lines(world, target)]
+    belongs = belongs_line(world, ws, target)
+    if belongs is not None:
+        lines.append(belongs)
     lines.extend(condition_of(world, ws, target))
     worn = items.equipped(target)
     if worn and target != actor:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Protocol
 from uuid import UUID
 
-__all__ = ["GiftTaker", "Gifts"]
+__all__ = ["GiftTaker", "Gifts", "TakenHook"]
 
 
 class GiftTaker(Protocol):
@@ -23,14 +23,29 @@ class GiftTaker(Protocol):
         says why; None or 0: no opinion."""
 
 
+class TakenHook(Protocol):
+    def __call__(self, giver: UUID, receiver: UUID, items: list[UUID]) -> list[str]:
+        """What ``receiver`` does with ``items`` it has just taken from ``giver``
+        (an owner puts its goods back in their place): lines for the giver."""
+
+
 class Gifts:
-    """Service: the takers asked when an NPC is given something."""
+    """Service: the takers asked when an NPC is given something, and what is done
+    with what it took."""
 
     def __init__(self) -> None:
         self._takers: list[GiftTaker] = []
+        self._taken: list[TakenHook] = []
 
     def add_taker(self, taker: GiftTaker) -> None:
         self._takers.append(taker)
+
+    def add_taken_hook(self, hook: TakenHook) -> None:
+        self._taken.append(hook)
+
+    def taken(self, giver: UUID, receiver: UUID, items: list[UUID]) -> list[str]:
+        """Run the hooks on what an NPC took; the lines they have for the giver."""
+        return [line for hook in self._taken for line in hook(giver, receiver, items)]
 
     def answer(self, giver: UUID, receiver: UUID, template: str) -> tuple[int, str | None]:
         """How many of ``template`` the receiver takes (the most any taker takes),

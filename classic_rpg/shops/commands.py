@@ -12,6 +12,7 @@ from classic_rpg.items.components import ItemStats
 from classic_rpg.items.data import stats_of
 from classic_rpg.items.factory import ItemFactory
 from classic_rpg.items.gear import stats_lines
+from classic_rpg.items.ownership import owner_of
 from classic_rpg.items.select import group_names, select
 from classic_rpg.shops.components import PricesSeen, Shop
 from classic_rpg.shops.events import ItemBoughtEvent, ItemSoldEvent
@@ -21,6 +22,8 @@ from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_engine.ports import ServicesPort
 from maid_stdlib.living import NeedsComponent, Wealth
 from maid_stdlib.text import join
+from maid_stdlib.text.pronouns import pronouns
+from maid_stdlib.world.components import Describable
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.movement import here
 from maid_stdlib.world.service import WorldService
@@ -278,6 +281,15 @@ def _refusal(
     ``_KEPT``; "" if they will take it), what they say, and the price."""
     market = market_of(ctx)
     price = market.buying_price(keeper, shop, item)
+    owner = owner_of(ctx.world, item)
+    if price is not None and owner is not None and owner != ctx.actor:
+        # Someone's goods are carried where they are wanted, not turned into gold.
+        thing = name_of(ws, item)
+        if owner == keeper:
+            desc = ctx.world.try_component(keeper, Describable)
+            theirs = pronouns(desc.pronouns if desc is not None else None).possessive
+            return "owned", f"{who} will not buy {thing}: it is {theirs} already.", 0
+        return "owned", f"{who} will not buy {thing}: it belongs to {name_of(ws, owner)}.", 0
     if price is None:
         # What they do buy, or a player with ore the smith will not take cannot
         # tell whether it is the wrong ore or the wrong smith.
@@ -310,7 +322,7 @@ def _offer(
         raise not_carrying(ws, items, actor, wanted)
     item = found[0]
     refused, said, price = _refusal(ctx, ws, keeper, shop, who, item)
-    if refused in ("none", "worthless"):  # an appraisal: shelf and purse aside
+    if refused in ("none", "worthless", "owned"):  # an appraisal: shelf and purse aside
         raise CommandError(said)
     return ws, actor, keeper, shop, who, item, price
 
@@ -427,6 +439,7 @@ _KEPT = {
     "worthless": "{who} would not give you anything for {what}.",
     "plenty": "{who} has plenty of those already: {what}.",
     "afford": "{who} cannot afford any more: {what}.",
+    "owned": "{who} will not buy what is not yours to sell: {what}.",
 }
 
 

@@ -86,6 +86,9 @@ class CheckScope:
     """Full keys of the pack's NPC entries."""
     item_keys: frozenset[str]
     """Full keys of the pack's item entries."""
+    placed_npc_keys: frozenset[str] = frozenset()
+    """Full keys of the pack's NPC entries placed once (a room, no ``count``): the
+    ones a reference can name as one person."""
 
     def qualify(self, ref: str) -> str:
         """A reference as a full key ("smithy" -> "pack:smithy")."""

@@ -25,6 +25,7 @@ from maid_stdlib.world.schema import (
     KeyedSpec,
     PackManifest,
     RoomSpec,
+    ThingSpec,
     qualify,
 )
 
@@ -458,13 +459,14 @@ class _Reader:
     def check_extensions(self, rooms: frozenset[str]) -> None:
         npcs = frozenset(e.full_key for e in self.data.of("npc"))
         items = frozenset(e.full_key for e in self.data.of("item"))
+        placed = frozenset(e.full_key for e in self.data.of("npc") if _placed_once(e))
         for kind in KINDS:
             for entry in self.data.of(kind):
                 for name, value in entry.extensions.items():
                     ext = self.extensions[(kind, name)]
                     if ext.check is None:
                         continue
-                    scope = CheckScope(self.pack, entry, rooms, npcs, items)
+                    scope = CheckScope(self.pack, entry, rooms, npcs, items, placed)
                     for message in _as_list(ext.check(value, scope)):
                         if isinstance(message, ProblemAt):
                             # Written in another file: named where it is.
@@ -474,6 +476,12 @@ class _Reader:
                         self.problem(
                             entry.file, f"{kind} {entry.key!r}", f"{name}: {message}", entry.line
                         )
+
+
+def _placed_once(entry: Entry) -> bool:
+    """An entry of one entity in the world (its id is ``data_uuid`` of its key)."""
+    spec = entry.spec
+    return isinstance(spec, ThingSpec) and spec.room is not None and spec.count == 1
 
 
 def _as_list(messages: Iterable[str] | None) -> list[str]:

@@ -112,6 +112,33 @@ async def test_cross_checks(tmp_path: Path) -> None:
     assert "item 'gem': stats: damage needs slot: weapon" in problems
 
 
+def test_an_owner_is_one_placed_npc_of_the_pack(tmp_path: Path) -> None:
+    def thing(key: str, owner: str) -> dict[str, Any]:
+        return {"key": key, "name": key, "keywords": [key], "room": "room", "owner": owner}
+
+    pack = data_pack(
+        tmp_path,
+        [npc(), npc(key="rat", count=3), npc(key="tmpl", room=None)],
+        [
+            thing("cup", "orc"),
+            thing("jug", "nobody"),
+            thing("pot", "rat"),
+            thing("pan", "tmpl"),
+            thing("mug", "other:orc"),
+            {"key": "kit", "name": "kit", "keywords": ["kit"], "owner": "orc"},
+        ],
+    )
+    problems = "\n".join(pack.validate_data(_ctx(tmp_path, pack)))
+    assert "item 'cup'" not in problems
+    assert "item 'jug': owner: unknown NPC 'dp:nobody' (an owner is an NPC of this pack)" in (
+        problems
+    )
+    assert "item 'pot': owner: NPC 'dp:rat' is not one placed NPC" in problems
+    assert "item 'pan': owner: NPC 'dp:tmpl' is not one placed NPC" in problems
+    assert "item 'mug': owner: unknown NPC 'other:orc'" in problems
+    assert "item 'kit': owner: an owner needs the item placed in a room" in problems
+
+
 def _ctx(tmp_path: Path, pack: Any) -> Any:
     from maid_engine.content import PackContext, collect_packs, register_packs
 

@@ -17,6 +17,7 @@ from kits.engines import hamlet_engine, hv, items_of, npcs, qm
 from kits.heroes import Recorder, new_character, place
 
 from classic_rpg.components import CharacterStats
+from classic_rpg.items.components import BelongsTo
 from classic_rpg.items.gifts import Gifts
 from classic_rpg.shops.components import Shop
 from classic_rpg.shops.data import ShopData, check_shop
@@ -28,6 +29,7 @@ from maid_engine.store import StoreUnavailable
 from maid_engine.testing import cmd
 from maid_stdlib.living import LivingWorld, NeedsComponent, Wealth
 from maid_stdlib.questgen.vocabulary import ObjectiveType, QuestState
+from maid_stdlib.world.components import data_uuid
 from maid_stdlib.world.extensions import CheckScope
 from maid_stdlib.world.schema import Entry
 from maid_stdlib.world.service import WorldService
@@ -184,6 +186,73 @@ async def test_value_and_sell_to_a_keeper_who_buys_it(engine: GameEngine) -> Non
     assert "A wolf pelt" in await cmd(engine, other, "list")
     assert "You buy a wolf pelt from Marta" in await cmd(engine, other, "buy pelt")
     assert items.holder_of(pelt) == other
+
+
+async def test_someones_goods_are_carried_not_sold(engine: GameEngine) -> None:
+    # The cider on the inn's long table is Marta's: a player may pick it up, but
+    # not sell it to her (or anyone) for gold; she takes it back when given it.
+    hero = rich(engine, gold=0)
+    keep_at(engine, "marta", "hamlet:inn")
+    items = items_of(engine)
+    cider = data_uuid("hamlet", "item", "cider")
+    assert "You pick up a jug of cider" in await cmd(engine, hero, "get cider")
+    assert "It belongs to Marta." in await cmd(engine, hero, "examine cider")
+    theirs = "Marta will not buy a jug of cider: it is hers already."
+    assert await cmd(engine, hero, "value cider") == theirs
+    assert await cmd(engine, hero, "sell cider") == theirs
+    items.spawn("hamlet:wolf_pelt", holder=hero)
+    assert await cmd(engine, hero, "sell all") == (
+        "You sell a wolf pelt to Marta for 1 gold.\n"
+        "Marta will not buy what is not yours to sell: a jug of cider."
+    )
+    assert (gold(engine, hero), items.holder_of(cider)) == (1, hero)
+    # Given back (hers handed over before a jug of her stock), it is put back where
+    # it waits for the trades that want it, with its own room line (not "... lies
+    # here.").
+    bought = items.spawn("hamlet:cider", holder=hero)
+    items.add_to_inventory(cider, hero)  # listed after the bought one
+    keep_at(engine, "marta", "hamlet:mill_lane")
+    place(engine, hero, "hamlet:mill_lane")
+    assert await cmd(engine, hero, "give cider to marta") == (
+        "You give a jug of cider to Marta.\nMarta sends it back to The Sheaf Inn."
+    )
+    ws = engine.services.get(WorldService)
+    assert (items.holder_of(cider), ws.room_key_of(cider)) == (None, "hamlet:inn")
+    assert items.holder_of(bought) == hero
+    items.destroy(bought)
+    place(engine, hero, "hamlet:inn")
+    assert "A jug of cider stands on the long table." in await cmd(engine, hero, "look")
+    keep_at(engine, "marta", "hamlet:inn")
+    # Someone else's: she will neither buy nor take it, and says why.
+    tamsins = items.spawn("hamlet:cider", holder=hero)
+    engine.world.add_component(tamsins, BelongsTo(hv("tamsin"), "hamlet:warden_hut"))
+    assert await cmd(engine, hero, "sell cider") == (
+        "Marta will not buy a jug of cider: it belongs to Warden Tamsin."
+    )
+    assert await cmd(engine, hero, "give cider to marta") == (
+        "A jug of cider is Warden Tamsin's, not yours to give."
+    )
+    keep_at(engine, "tamsin", "hamlet:inn")
+    assert await cmd(engine, hero, "give cider to tamsin") == (
+        "You give a jug of cider to Warden Tamsin.\n"
+        "Warden Tamsin sends it back to The Warden's Hut."
+    )
+    assert ws.room_key_of(tamsins) == "hamlet:warden_hut"
+    # Several at once: one line for what goes back to one place.
+    jugs = [items.spawn("hamlet:cider", holder=hero) for _ in range(2)]
+    for jug in jugs:
+        engine.world.add_component(jug, BelongsTo(hv("marta"), "hamlet:inn"))
+    assert await cmd(engine, hero, "give all.cider to marta") == (
+        "You give a jug of cider (x2) to Marta.\nMarta puts them back in their place."
+    )
+    assert [ws.room_key_of(jug) for jug in jugs] == ["hamlet:inn"] * 2
+    # A copy made from the same entry (a keeper's stock, loot) is nobody's: only
+    # the price stands in the way.
+    items.spawn("hamlet:cider", holder=hero)
+    assert "It belongs" not in await cmd(engine, hero, "examine cider")
+    assert await cmd(engine, hero, "sell cider") == (
+        "Marta would not give you anything for a jug of cider."
+    )
 
 
 async def test_keeper_refuses_when_full_or_broke(engine: GameEngine) -> None:
