@@ -8,7 +8,7 @@ from uuid import UUID
 
 import pytest
 from kits.engines import plain, qm
-from kits.heroes import Recorder, make_strong, new_character
+from kits.heroes import Recorder, fight, make_strong, new_character
 from kits.heroes import walk as walk_to
 
 from classic_rpg.combat.components import Fighting
@@ -161,3 +161,61 @@ async def test_the_caged_ranger_waits_for_a_storyteller(ironvale: GameEngine) ->
     assert facts.reachable("rescue_gwen")
     out = plain(await cmd(engine, hero, "talk voss"))
     assert "Quest offered: 'The Caged Ranger'" in out
+
+
+@pytest.mark.parametrize(
+    ("quest_id", "giver", "level", "foes", "proof", "xp"),
+    [
+        ("glade-wolves", "fenn", 2, ("ironvale:herb_glade", "wolf"), "pelt", 100),
+        ("seam-crawlers", "hilde", 3, ("ironvale:old_workings", "crawler"), "mandible", 140),
+    ],
+)
+async def test_a_newcomers_work_after_the_scouts_needs_no_storyteller(
+    ironvale: GameEngine,
+    quest_id: str,
+    giver: str,
+    level: int,
+    foes: tuple[str, str],
+    proof: str,
+    xp: int,
+) -> None:
+    # With no model configured, a newcomer still has work after Voss's scouts:
+    # Fenn's wolves and Hilde's crawlers, two kills and proof brought back each.
+    engine = ironvale
+    manager = qm(engine)
+    hero = new_character(engine, "Aldric")
+    stats = engine.world.get_component(hero, CharacterStats)
+    stats.level = level - 1
+    [npc] = [u for u, n in engine.world.each(NPC) if n.template == f"ironvale:{giver}"]
+    ws = engine.services.get(WorldService)
+    home = ws.room_key_of(npc)
+    assert home is not None
+    await walk_to(engine, hero, home)
+    out = plain(await cmd(engine, hero, f"talk {giver}"))
+    assert "Quest offered" not in out  # not before its level
+    make_strong(engine, hero, level=level, hp=600)  # the dice must not decide
+    out = plain(await cmd(engine, hero, f"talk {giver}"))
+    quest = manager.get_quest(quest_id)
+    assert quest is not None
+    assert f"Quest offered: '{quest.title}'" in out
+    assert f"You accept '{quest.title}'" in await cmd(engine, hero, f"accept {quest_id}")
+    room, keyword = foes
+    await walk_to(engine, hero, room)
+    entry = manager.entry(hero, quest_id)
+    assert entry is not None
+    kills = next(iter(entry.objectives.values()))
+    # Both come at whoever walks in: one fight may end with both dead.
+    for _ in range(2):
+        if not kills.completed:
+            await fight(engine, hero, keyword)
+            await fight_it_out(engine, hero)
+    assert kills.completed
+    assert proof in await cmd(engine, hero, f"get all.{proof}")
+    await walk_to(engine, hero, home)
+    out = plain(await cmd(engine, hero, f"give all.{proof} to {giver}"))
+    assert f"You have completed the objectives of '{quest.title}'." in out
+    before = stats.experience
+    out = plain(await cmd(engine, hero, f"talk {giver}"))
+    assert f"Quest complete: '{quest.title}'" in out
+    assert stats.experience == before + xp
+    assert manager.quest_state(hero, quest_id) is QuestState.TURNED_IN
