@@ -58,6 +58,8 @@ ASKING_FOR_WORK = topic_tokens("work job quest help task errand offer")
 TalkHandler = Callable[[CommandContext, UUID], bool | Awaitable[bool]]
 #: ``handler(ctx, npc_id, topic)``; True = the question was answered.
 TopicHandler = Callable[[CommandContext, UUID, str], bool | Awaitable[bool]]
+#: ``afterword(ctx, npc_id)``: lines said after a greeting (see ``TalkService``).
+Afterword = Callable[[CommandContext, UUID], list[str]]
 
 
 class LineData(BaseModel):
@@ -180,6 +182,7 @@ class TalkService:
     def __init__(self) -> None:
         self.handlers: list[TalkHandler] = []
         self.topic_handlers: list[TopicHandler] = []
+        self.afterwords: list[Afterword] = []
 
     def add_handler(self, handler: TalkHandler, first: bool = False) -> None:
         """Called on ``talk <npc>`` before the greeting (``first``: before the others)."""
@@ -197,6 +200,21 @@ class TalkService:
     def add_topic_handler(self, handler: TopicHandler) -> None:
         """Called on ``ask <npc> about <topic>`` before the NPC's own topics."""
         self.topic_handlers.append(handler)
+
+    def add_afterword(self, afterword: Afterword) -> None:
+        """Called after the greeting of a ``talk <npc>`` no handler took (and on
+        ``ask <npc> about work`` that finds none): lines said after it (work the
+        NPC keeps for a more seasoned character)."""
+        self.afterwords.append(afterword)
+
+    def after_greeting(self, ctx: CommandContext, npc: UUID) -> list[str]:
+        lines: list[str] = []
+        for afterword in self.afterwords:
+            try:
+                lines.extend(afterword(ctx, npc))
+            except Exception:
+                log.exception("talk afterword %r failed", afterword)
+        return lines
 
     async def run(self, ctx: CommandContext, npc: UUID) -> bool:
         for handler in list(self.handlers):
@@ -291,9 +309,13 @@ async def converse(ctx: CommandContext, who: str, topic: str | None) -> None:
                 _tell(ctx, name, "says", gossip)
             else:
                 ctx.send(f"{name} has nothing to say to you.")
+            for line in talk.after_greeting(ctx, npc):
+                ctx.send(line)
             return
         ctx.send(f'{name} says, "{greeting}"{topic_hint(dialogue)}')
         _tell(ctx, name, "adds", gossip)
+        for line in talk.after_greeting(ctx, npc):
+            ctx.send(line)
         return
     if await talk.run_topic(ctx, npc, topic):
         return
@@ -303,7 +325,9 @@ async def converse(ctx: CommandContext, who: str, topic: str | None) -> None:
         # NPC has for the actor, or how they are getting on.
         if await talk.run(ctx, npc):
             return
-        ctx.send(f"{name} has no work for you just now.")
+        ctx.send(
+            "\n".join(talk.after_greeting(ctx, npc)) or f"{name} has no work for you just now."
+        )
         return
     if key is None or dialogue is None:
         # Nothing written on it: what the NPC has heard on the subject, if anything.

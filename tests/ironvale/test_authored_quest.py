@@ -24,6 +24,7 @@ from maid_stdlib.questgen.events import QuestTurnedInEvent
 from maid_stdlib.questgen.vocabulary import QuestOutcome, QuestState
 from maid_stdlib.story.facts import FactBook
 from maid_stdlib.world import NPC, Item, WorldService
+from maid_stdlib.world.text import speaker
 
 TO_VOSS = ["north", "north"]  # from the square
 VOSS_TO_WAGON = ["south", "south", "south", "south", "south", "south", "south", "south"]
@@ -192,7 +193,12 @@ async def test_a_newcomers_work_after_the_scouts_needs_no_storyteller(
     assert home is not None
     await walk_to(engine, hero, home)
     out = plain(await cmd(engine, hero, f"talk {giver}"))
-    assert "Quest offered" not in out  # not before its level
+    # Not before its level, but the giver says it is there to come back for.
+    assert "Quest offered" not in out
+    name = speaker(manager.name_of(npc))
+    assert out.endswith(f"{name} has work for you once you reach level {level}.")
+    out = plain(await cmd(engine, hero, f"ask {giver} about work"))
+    assert out == f"{name} has work for you once you reach level {level}."
     make_strong(engine, hero, level=level, hp=600)  # the dice must not decide
     out = plain(await cmd(engine, hero, f"talk {giver}"))
     quest = manager.get_quest(quest_id)
@@ -219,3 +225,4 @@ async def test_a_newcomers_work_after_the_scouts_needs_no_storyteller(
     assert f"Quest complete: '{quest.title}'" in out
     assert stats.experience == before + xp
     assert manager.quest_state(hero, quest_id) is QuestState.TURNED_IN
+    assert "has work for you" not in plain(await cmd(engine, hero, f"talk {giver}"))

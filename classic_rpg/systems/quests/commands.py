@@ -615,5 +615,29 @@ class QuestTalk:
             out.append(quest)
         return out
 
+    def afterword(self, ctx: CommandContext, npc: UUID) -> list[str]:
+        """The TalkService afterword: a hand-written quest of the NPC's the actor is
+        not seasoned enough for yet is named by its level, so a player sent to this
+        NPC knows to come back rather than that there is nothing."""
+        manager = self.manager
+        actor = ctx.require_actor()
+        stats = ctx.world.try_component(actor, CharacterStats)
+        level = stats.level if stats is not None else 1
+        qlog = ctx.world.try_component(actor, QuestLog)
+        waiting = [
+            quest.level_requirement
+            for quest in manager.quests_from(npc)
+            if quest.source != "generated"
+            and level < quest.level_requirement
+            and manager.is_open(quest.quest_id)
+            and self._finishable(quest)
+            and (qlog is None or qlog.entry(quest.quest_id) is None)
+            and (qlog is None or not qlog.turn_ins.get(quest.quest_id))
+        ]
+        if not waiting:
+            return []
+        name = speaker(manager.name_of(npc))
+        return [f"{name} has work for you once you reach level {min(waiting)}."]
+
 
 COMMANDS: list[Command] = [quests_cmd, quest_cmd, accept_cmd, decline_cmd, abandon_cmd, turnin_cmd]

@@ -74,6 +74,7 @@ class QuestsPlugin(ContentPack):
         ctx.subscribe(CharacterDisconnectedEvent, manager.foes_away)
         talk = QuestTalk(manager)
         ctx.service(TalkService).add_handler(talk)
+        ctx.service(TalkService).add_afterword(talk.afterword)
         ctx.service(TalkService).add_topic_handler(talk.topic)
         ctx.add_commands(COMMANDS)
         ctx.service(ScoreSheet).add("quests", quest_score, order=QUEST_SCORE_ORDER)
