@@ -47,12 +47,17 @@ class Gifts:
         """Run the hooks on what an NPC took; the lines they have for the giver."""
         return [line for hook in self._taken for line in hook(giver, receiver, items)]
 
-    def answer(self, giver: UUID, receiver: UUID, template: str) -> tuple[int, str | None]:
+    def answer(
+        self, giver: UUID, receiver: UUID, template: str, skip: GiftTaker | None = None
+    ) -> tuple[int, str | None]:
         """How many of ``template`` the receiver takes (the most any taker takes),
-        and the first reason given for not taking it."""
+        and the first reason given for not taking it. ``skip``: a taker not asked
+        (what the others want of it)."""
         most = 0
         why: str | None = None
         for taker in self._takers:
+            if taker is skip:
+                continue
             said = taker(giver, receiver, template)
             if isinstance(said, str):
                 if why is None:

@@ -27,6 +27,7 @@ from pydantic import RootModel
 
 from classic_rpg.items.components import BelongsTo
 from classic_rpg.items.factory import ItemFactory
+from classic_rpg.items.gifts import Gifts
 from classic_rpg.items.select import group_names
 from maid_engine.ecs import World
 from maid_engine.ports import ServicesPort, WorldPort
@@ -133,21 +134,33 @@ class BackInItsPlace:
     back in the room they were placed in, with their own room line, instead of
     keeping them in a pocket where the trades that want them cannot find them."""
 
-    def __init__(self, engine: OwnershipHost) -> None:
+    def __init__(self, engine: OwnershipHost, taker: ReturnToOwner) -> None:
         self.engine = engine
+        #: The owners' taker: what the other takers want is kept (a quest's
+        #: delivery to the owner is not put back for the next one to carry).
+        self.taker = taker
 
     def __call__(self, giver: UUID, receiver: UUID, items: list[UUID]) -> list[str]:
         world = self.engine.world
         services = self.engine.services
         factory: ItemFactory = services.get(ItemFactory)
         ws: WorldService = services.get(WorldService)
+        gifts: Gifts = services.get(Gifts)
+        wanted: dict[str, int] = {}
         homes: dict[str, list[UUID]] = {}
         for item in items:
             belongs = world.try_component(item, BelongsTo)
             if belongs is None or belongs.owner != receiver or ws.room(belongs.home) is None:
                 continue
-            if factory.holder_of(item) == receiver:
-                homes.setdefault(belongs.home, []).append(item)
+            if factory.holder_of(item) != receiver:
+                continue
+            template = factory.template_of(item) or ""
+            if template not in wanted:
+                wanted[template] = gifts.answer(giver, receiver, template, skip=self.taker)[0]
+            if wanted[template] > 0:
+                wanted[template] -= 1
+                continue
+            homes.setdefault(belongs.home, []).append(item)
         lines = []
         owner = capitalize(name_of(ws, receiver))
         for home, back in homes.items():

@@ -83,12 +83,13 @@ class CheckScope:
     room_keys: frozenset[str]
     """Full keys of every room the pack may name (its own and its requirements')."""
     npc_keys: frozenset[str]
-    """Full keys of the pack's NPC entries."""
+    """Full keys of the pack's NPC entries (a broken one's too: it was reported
+    already, and a reference to it is not a second problem)."""
     item_keys: frozenset[str]
-    """Full keys of the pack's item entries."""
+    """Full keys of the pack's item entries (a broken one's too)."""
     placed_npc_keys: frozenset[str] = frozenset()
     """Full keys of the pack's NPC entries placed once (a room, no ``count``): the
-    ones a reference can name as one person."""
+    ones a reference can name as one person (a broken one's too)."""
 
     def qualify(self, ref: str) -> str:
         """A reference as a full key ("smithy" -> "pack:smithy")."""

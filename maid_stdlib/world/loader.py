@@ -457,9 +457,14 @@ class _Reader:
         return ""
 
     def check_extensions(self, rooms: frozenset[str]) -> None:
-        npcs = frozenset(e.full_key for e in self.data.of("npc"))
-        items = frozenset(e.full_key for e in self.data.of("item"))
-        placed = frozenset(e.full_key for e in self.data.of("npc") if _placed_once(e))
+        # A broken entry was reported once already: a reference to it is no
+        # second problem ("unknown NPC"), whatever it would have been.
+        broken = {kind: {full for k, full in self.data.broken if k == kind} for kind in KINDS}
+        npcs = frozenset(e.full_key for e in self.data.of("npc")) | broken["npc"]
+        items = frozenset(e.full_key for e in self.data.of("item")) | broken["item"]
+        placed = (
+            frozenset(e.full_key for e in self.data.of("npc") if _placed_once(e)) | broken["npc"]
+        )
         for kind in KINDS:
             for entry in self.data.of(kind):
                 for name, value in entry.extensions.items():

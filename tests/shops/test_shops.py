@@ -255,6 +255,36 @@ async def test_someones_goods_are_carried_not_sold(engine: GameEngine) -> None:
     )
 
 
+async def test_goods_a_quest_brings_their_owner_stay_with_the_owner(engine: GameEngine) -> None:
+    # A delivery of Marta's own cider to her is the quest's: it is not put back on
+    # the table for the next player to carry to her again.
+    hero = rich(engine, gold=0)
+    keep_at(engine, "marta", "hamlet:inn")
+    items = items_of(engine)
+    cider = data_uuid("hamlet", "item", "cider")
+    deliver = QuestObjective(
+        objective_id="bring",
+        objective_type=ObjectiveType.DELIVER,
+        description="Bring Marta her cider.",
+        item_template="hamlet:cider",
+        target_id=hv("marta"),
+    )
+    manager = qm(engine)
+    manager.register_quest(
+        Quest(quest_id="jug", title="Jug", objectives=[deliver], giver_npc_id=hv("marta"))
+    )
+    manager.offer_quest(hero, "jug")
+    await manager.accept_quest(hero, "jug")
+    await cmd(engine, hero, "get cider")
+    out = await cmd(engine, hero, "give cider to marta")
+    assert out.startswith("You give a jug of cider to Marta.")
+    assert "back" not in out
+    assert items.holder_of(cider) == hv("marta")
+    entry = manager.entry(hero, "jug")
+    assert entry is not None
+    assert entry.objectives["bring"].completed
+
+
 async def test_keeper_refuses_when_full_or_broke(engine: GameEngine) -> None:
     hero = rich(engine)
     keep_at(engine, "marta", "hamlet:inn")
