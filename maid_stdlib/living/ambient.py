@@ -260,8 +260,8 @@ class Ambient:
         item = self.news(npc, character)
         if item is not None and self.rng.random() < 0.5:
             said = phrase(item, self.living.name_of(npc))
-            text = f'{name} looks up as {who} comes in. "{said}"'
-            to_text = f'{name} looks up as you come in. "{said}"'
+            text = f'{name} looks up as {who} arrives. "{said}"'
+            to_text = f'{name} looks up as you arrive. "{said}"'
             self.said_in(room, f"news:{item.id}", now)
         else:
             text = f"{name} looks up and nods to {who}."

@@ -120,9 +120,9 @@ async def test_greetings_and_reactions(tmp_path: Path) -> None:
         place(engine, alice, "hamlet:green")
         seen = await cmd(engine, alice, "east")  # walking in: greeted
         greeting = ambient.said[-1][1]
-        assert "looks up and nods to Alice." in greeting or "as Alice comes in" in greeting
+        assert "looks up and nods to Alice." in greeting or "looks up as Alice arrives." in greeting
         # Alice herself is greeted in the second person, never by her own name.
-        assert "nods to you." in seen or "as you come in" in seen
+        assert "nods to you." in seen or "as you arrive" in seen
         assert "Alice" not in seen
         # Not again on the way back in within the hour.
         await cmd(engine, alice, "west")
@@ -175,17 +175,17 @@ async def test_a_greeting_is_for_the_one_who_comes_in(tmp_path: Path) -> None:
         await engine.dispatch_events()
         session_for(engine, bob).take()
         seen = await cmd(engine, alice, "east")
-        assert "nods to you." in seen or "as you come in" in seen
+        assert "nods to you." in seen or "as you arrive" in seen
         # Bob, already there, reads Alice arriving but no greeting meant for her.
         heard = session_for(engine, bob).take()
         assert "Alice" in heard  # the arrival itself
         assert "nods to" not in heard, heard
-        assert "comes in" not in heard, heard
+        assert "looks up as" not in heard, heard
         # Greeted once per cooldown, however often she comes and goes.
         await cmd(engine, alice, "west")
         again = await cmd(engine, alice, "east")
         assert "nods to you" not in again
-        assert "as you come in" not in again
+        assert "as you arrive" not in again
 
 
 def test_the_speech_verb_fits_the_line() -> None:
