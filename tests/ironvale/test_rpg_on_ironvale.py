@@ -179,3 +179,24 @@ async def test_a_buyer_looks_at_a_keepers_goods_beside_what_they_use(
     # Away from the shop the goods are not there to look at.
     place(ironvale, hero, "ironvale:square")
     assert "You do not see 'shortsword' here." in await cmd(ironvale, hero, "look shortsword")
+
+
+async def test_lark_sells_from_her_tray_wherever_she_is(ironvale: GameEngine) -> None:
+    # The pedlar who calls "Buy something" has a tray to buy from, at the bridge
+    # or on Market Row alike (no shop room binds her).
+    [lark] = npcs(ironvale, "lark")
+    hero = new_character(ironvale, "Aldric")
+    ironvale.world.get_component(hero, CharacterStats).gold = 20
+    for room in ("ironvale:toll_bridge", "ironvale:market_row"):
+        place(ironvale, lark, room)
+        place(ironvale, hero, room)
+        listing = await cmd(ironvale, hero, "list")
+        assert "Lark the pedlar sells:" in listing, listing
+        assert "A length of ribbon" in listing
+    assert "You buy a packet of needles from Lark the pedlar" in await cmd(
+        ironvale, hero, "buy needles"
+    )
+    # Like every keeper she buys back what is on her list, for less.
+    assert "You sell a packet of needles to Lark the pedlar for 1 gold." in await cmd(
+        ironvale, hero, "sell needles"
+    )
