@@ -111,17 +111,21 @@ class ReturnToOwner:
         world = self.engine.world
         theirs = 0
         other: tuple[UUID, UUID] | None = None
+        free = False
         for item in items.carried(giver):
             if items.template_of(item) != template:
                 continue
             owner = owner_of(world, item)
             if owner == receiver:
                 theirs += 1
-            elif owner is not None and owner != giver and other is None:
-                other = (item, owner)
+            elif owner is not None and owner != giver:
+                other = other or (item, owner)
+            else:
+                free = True
         if theirs:
             return theirs
-        if other is None:
+        if other is None or free:
+            # One of the kind is the giver's to give: the other takers answer.
             return None
         ws: WorldService = self.engine.services.get(WorldService)
         thing, owner = other

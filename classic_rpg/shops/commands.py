@@ -310,6 +310,13 @@ def _refusal(
     return "", "", price
 
 
+def _yours_first(ctx: CommandContext, carried: list[UUID]) -> list[UUID]:
+    """What the seller carries, their own things before someone else's of the same
+    kind: "sell draught" with Bram's draught and one's own sells one's own."""
+    actor = ctx.require_actor()
+    return sorted(carried, key=lambda item: owner_of(ctx.world, item) not in (None, actor))
+
+
 def _offer(
     ctx: CommandContext, wanted: str
 ) -> tuple[WorldService, UUID, UUID, Shop, str, UUID, int]:
@@ -317,7 +324,7 @@ def _offer(
     if not wanted:
         raise CommandError(f"{ctx.name.capitalize()} what?")
     items: ItemFactory = ctx.service(ItemFactory)
-    _, found = select(ws, items.carried(actor), wanted)
+    _, found = select(ws, _yours_first(ctx, items.carried(actor)), wanted)
     if not found:
         raise not_carrying(ws, items, actor, wanted)
     item = found[0]
@@ -401,7 +408,7 @@ async def sell(ctx: CommandContext) -> None:
     if not wanted:
         raise CommandError("Sell what?")
     sale = _Sale(ctx, actor, keeper, shop, who)
-    many, found = select(ws, sale.items.carried(actor), wanted)
+    many, found = select(ws, _yours_first(ctx, sale.items.carried(actor)), wanted)
     if not found:
         raise not_carrying(ws, sale.items, actor, wanted)
     if not many:

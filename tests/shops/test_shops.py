@@ -206,6 +206,14 @@ async def test_someones_goods_are_carried_not_sold(engine: GameEngine) -> None:
         "Marta will not buy what is not yours to sell: a jug of cider."
     )
     assert (gold(engine, hero), items.holder_of(cider)) == (1, hero)
+    # A jug of one's own beside hers: "sell cider" sells one's own.
+    mine = items.spawn("hamlet:cider", holder=hero)
+    items.add_to_inventory(cider, hero)  # hers listed last...
+    items.add_to_inventory(mine, hero)  # ...then mine after it
+    assert "Marta would not give you anything for a jug of cider." == await cmd(
+        engine, hero, "value cider"
+    )
+    items.destroy(mine)
     # Given back (hers handed over before a jug of her stock), it is put back where
     # it waits for the trades that want it, with its own room line (not "... lies
     # here.").
@@ -232,6 +240,10 @@ async def test_someones_goods_are_carried_not_sold(engine: GameEngine) -> None:
     assert await cmd(engine, hero, "give cider to marta") == (
         "A jug of cider is Warden Tamsin's, not yours to give."
     )
+    # With a jug of one's own too, it is that one which is offered: no word of Tamsin.
+    mine = items.spawn("hamlet:cider", holder=hero)
+    assert "Tamsin" not in await cmd(engine, hero, "give cider to marta")
+    items.destroy(mine)
     keep_at(engine, "tamsin", "hamlet:inn")
     assert await cmd(engine, hero, "give cider to tamsin") == (
         "You give a jug of cider to Warden Tamsin.\n"
