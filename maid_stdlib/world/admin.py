@@ -9,9 +9,10 @@ import time
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, Role, command
 from maid_engine.net.markup import escape_markup
+from maid_stdlib.world.components import NPC
 from maid_stdlib.world.look import name_of, render_room
 from maid_stdlib.world.movement import world_of
-from maid_stdlib.world.resolve import resolve_entity
+from maid_stdlib.world.resolve import LISTED, describe, find_entities, resolve_entity
 from maid_stdlib.world.service import WorldService
 
 log = logging.getLogger("maid.admin")
@@ -34,6 +35,20 @@ def resolve_room(ws: WorldService, wanted: str) -> str:
             room = ws.room_key_of(uid)
             if room is not None and ws.has_room(room):
                 return room
+        # Then whoever the words name as staff commands read them ("lark" for Lark
+        # the pedlar, wherever her day has taken her).
+        people = [
+            uid
+            for uid in find_entities(ws, text, (NPC, PlayerCharacter))
+            if (room := ws.room_key_of(uid)) is not None and ws.has_room(room)
+        ]
+        if len(people) > 1:
+            listed = "; ".join(describe(ws, uid) for uid in people[:LISTED])
+            raise CommandError(f"'{text}' could be: {listed}. Use the full name or the key.")
+        if people:
+            room = ws.room_key_of(people[0])
+            assert room is not None
+            return room
         raise CommandError(f"No room or character matches '{text}'.")
     if len(candidates) > 1:
         listed = ", ".join(sorted(candidates)[:8])
@@ -45,8 +60,9 @@ def resolve_room(ws: WorldService, wanted: str) -> str:
 def goto(ctx: CommandContext) -> None:
     """Teleport to a room.
 
-    Usage: @goto <room key | room name | character name>
-    Examples: @goto ironvale:smithy, @goto smithy, @goto village square, @goto Gundrik
+    Usage: @goto <room key | room name | someone's name or keyword>
+    Examples: @goto ironvale:smithy, @goto smithy, @goto village square, @goto Gundrik,
+              @goto lark (wherever Lark the pedlar is now)
     """
     ws = world_of(ctx)
     actor = ctx.require_actor()

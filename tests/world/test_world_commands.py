@@ -5,8 +5,8 @@ from __future__ import annotations
 from uuid import UUID
 
 import pytest
-from kits.engines import ws_of
-from kits.heroes import new_character
+from kits.engines import hv, ws_of
+from kits.heroes import new_character, place
 from world.worldkit import connect
 
 from maid_engine.commands import Role
@@ -268,6 +268,12 @@ async def test_goto_by_key_local_key_name_or_character(engine: GameEngine, hero:
     assert at(engine, hero) == "hamlet:wolf_den"
     await cmd(engine, hero, "@goto warden tamsin", role=Role.BUILDER)
     assert at(engine, hero) == "hamlet:warden_hut"
+    # Someone named by a keyword, wherever they are now.
+    place(engine, hv("marta"), "hamlet:mill_lane")
+    await cmd(engine, hero, "@goto innkeeper", role=Role.BUILDER)
+    assert at(engine, hero) == "hamlet:mill_lane"
+    assert "could be:" in await cmd(engine, hero, "@goto grey", role=Role.BUILDER)
+    await cmd(engine, hero, "@goto warden tamsin", role=Role.BUILDER)
     out = await cmd(engine, hero, "@goto the", role=Role.BUILDER)
     assert "matches several rooms" in out
     assert "No room or character matches 'atlantis'" in await cmd(
