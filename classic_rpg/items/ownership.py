@@ -20,7 +20,7 @@ once.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Protocol, cast
 from uuid import UUID
 
 from pydantic import RootModel
@@ -32,13 +32,13 @@ from classic_rpg.items.select import group_names
 from maid_engine.ecs import World
 from maid_engine.ports import ServicesPort, WorldPort
 from maid_stdlib.text import join, possessive
-from maid_stdlib.world.components import DataOrigin, Describable, data_uuid
+from maid_stdlib.world.components import Describable, data_uuid
 from maid_stdlib.world.extensions import CheckScope, ExtensionContext
 from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.schema import ThingSpec, qualify
 from maid_stdlib.world.service import WorldService
-from maid_stdlib.world.spawner import instance_keys
+from maid_stdlib.world.spawner import instance_keys, thing_components
 from maid_stdlib.world.text import capitalize
 
 __all__ = [
@@ -170,13 +170,14 @@ class BackInItsPlace:
         for home, back in homes.items():
             for item in back:
                 factory.move_to_room(item, home, reason="returned")
-                self._own_line(item)
+                self._own_line(factory, item)
             # After "You give X to Selena.", "it" or "them" says which, unless only
             # some of what was given goes back.
             several = len(back) > 1
             what = ("them" if several else "it") if len(back) == len(items) else None
             room = ws.room(home)
-            if ws.room_key_of(receiver) == home or room is None:
+            assert room is not None  # only rooms there are were kept above
+            if ws.room_key_of(receiver) == home:
                 where = "back in their place" if several else "back in its place"
                 verb = "puts"
             else:
@@ -185,15 +186,13 @@ class BackInItsPlace:
             lines.append(f"{owner} {verb} {named} {where}.")
         return lines
 
-    def _own_line(self, item: UUID) -> None:
-        """The room line its entry gives (a dropped item's is "... lies here.")."""
+    def _own_line(self, factory: ItemFactory, item: UUID) -> None:
+        """The room line its entry spawns it with (a dropped item's is "... lies
+        here.")."""
         world = self.engine.world
-        origin = world.try_component(item, DataOrigin)
         desc = world.try_component(item, Describable)
         data = self.engine.services.try_get(WorldData)
-        if origin is None or desc is None or data is None:
-            return
-        entry = data.template(f"{origin.pack}:{origin.key.partition('#')[0]}", "item")
-        if entry is not None and isinstance(entry.spec, ThingSpec) and entry.spec.short:
-            desc.short = entry.spec.short
+        entry = data.template(factory.template_of(item) or "", "item") if data else None
+        if desc is not None and entry is not None:
+            desc.short = cast(Describable, thing_components(entry)[1]).short
             world.modified(item, desc)
