@@ -9,6 +9,14 @@ collect the world's changes hundreds of times and hand each write between the
 event loop and the database driver a dozen times. So characters created while a
 commit is under way wait and go together in the next one: a group commit.
 
+In a storm, though, the single hashing thread hands out one password at a time,
+so without more each commit would still carry one character and cost the event
+loop a whole transaction's work. A creation therefore says it is on its way
+while its password is hashed (:meth:`CharacterWrites.expect`), and a commit
+waits a moment (at most ``gather`` seconds) for the creations on their way to
+join it, as PostgreSQL's ``commit_delay`` waits for sibling transactions. A
+creation with none behind it is written at once.
+
 Inside the transaction the account documents are read again, so that an account
 created meanwhile by another process on the same database (or ``maid
 create-admin``) is never overwritten: such a character is refused with
@@ -93,6 +101,33 @@ async def settle(documents: Documents, group: list[NewCharacter]) -> dict[str, A
     return accounts
 
 
+#: How long a commit waits for creations on their way (seconds). A storm's hashing
+#: thread finishes a password every few tens of milliseconds, so a commit gathers
+#: a handful; a player creating alone never waits.
+GATHER_S = 0.2
+#: The most characters one commit carries.
+MAX_GROUP = 64
+
+
+class Expected:
+    """A creation on its way to the group commit (its password being hashed).
+
+    Settled when its character is queued, or when it gives up before that; a
+    commit waiting for creations on their way stops waiting for this one then.
+    """
+
+    __slots__ = ("_settled", "_writes")
+
+    def __init__(self, writes: CharacterWrites) -> None:
+        self._writes = writes
+        self._settled = False
+
+    def settle(self) -> None:
+        if not self._settled:
+            self._settled = True
+            self._writes._arrived()
+
+
 def _consume(future: asyncio.Future[Account]) -> None:
     if not future.cancelled():
         future.exception()
@@ -116,32 +151,79 @@ class CharacterWrites:
     (nothing is on disk then; the accounts live in memory).
     """
 
-    def __init__(self, engine: CommitHost, memory: Callable[[], Documents]) -> None:
+    def __init__(
+        self,
+        engine: CommitHost,
+        memory: Callable[[], Documents],
+        *,
+        gather: float = GATHER_S,
+        max_group: int = MAX_GROUP,
+    ) -> None:
         self.engine = engine
         self._memory = memory
+        self.gather = gather
+        self.max_group = max_group
         self._queue: list[NewCharacter] = []
         self._writer: asyncio.Task[None] | None = None
+        #: Creations on their way (see Expected), and a wake-up for a commit
+        #: gathering them: one more is queued or gave up.
+        self._coming = 0
+        self._changed = asyncio.Event()
         #: Commits made and characters written (tests and the storm benchmark).
         self.commits = 0
         self.written = 0
 
-    async def write(self, item: NewCharacter) -> Account:
+    def expect(self) -> Expected:
+        """Say that a creation is on its way (call before hashing its password);
+        settle what this returns once it is queued or has given up."""
+        self._coming += 1
+        return Expected(self)
+
+    def _arrived(self) -> None:
+        self._coming -= 1
+        self._changed.set()
+
+    async def write(self, item: NewCharacter, expected: Expected | None = None) -> Account:
         """Queue ``item`` and wait until it is on disk; returns its account as
         written. Raises what refused it (NameTaken, AccountNotFound) or what made
-        the commit fail (StoreUnavailable, ...)."""
+        the commit fail (StoreUnavailable, ...). ``expected``: what :meth:`expect`
+        gave for this creation."""
         # A waiter cancelled meanwhile (its connection dropped) never reads the
         # outcome: read it here, or asyncio would log an unretrieved exception.
         item.written.add_done_callback(_consume)
         self._queue.append(item)
+        self._changed.set()
+        if expected is not None:
+            expected.settle()
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._drain())
         # The waiter may be cancelled (its connection dropped); the write goes on.
         return await asyncio.shield(item.written)
 
+    @property
+    def coming(self) -> int:
+        """Creations on their way that are not queued yet."""
+        return self._coming
+
     async def _drain(self) -> None:
         while self._queue:
-            group, self._queue = self._queue, []
+            await self._gather()
+            group = self._queue[: self.max_group]
+            del self._queue[: self.max_group]
             await self._write_group(group)
+
+    async def _gather(self) -> None:
+        """Wait (at most ``gather`` seconds) while creations on their way may
+        still join the next commit."""
+        if self.gather <= 0:
+            return
+        try:
+            async with asyncio.timeout(self.gather):
+                while self._coming and len(self._queue) < self.max_group:
+                    self._changed.clear()
+                    await self._changed.wait()
+        except TimeoutError:
+            pass
 
     async def _write_group(self, group: list[NewCharacter]) -> None:
         while group:

@@ -306,22 +306,29 @@ class LoginFlow:
     async def _confirm_password(self, session: Session, state: LoginState, password: str) -> None:
         pending = state.pending_hash
         state.pending_hash = None
-        if pending is None or not await self.accounts.hasher.verify(password, pending):
+        # On its way to the group commit while the confirmation is checked.
+        expected = self.accounts.expect_creation()
+        try:
+            if pending is None or not await self.accounts.hasher.verify(password, pending):
+                if state.closed or not session.connected:
+                    return
+                session.send("The passwords do not match. Let's try again.")
+                state.stage = Stage.NEW_PASSWORD
+                self._ask_password(session, "Choose a password: ")
+                return
             if state.closed or not session.connected:
                 return
-            session.send("The passwords do not match. Let's try again.")
-            state.stage = Stage.NEW_PASSWORD
-            self._ask_password(session, "Choose a password: ")
-            return
-        if state.closed or not session.connected:
-            return
-        try:
-            account, uid = await self.accounts.create_player_from_hash(state.name, pending)
-        except AccountError as exc:
-            if session.connected and not state.closed:
-                session.send(escape(str(exc)))
-                self._ask_name(session, state)
-            return
+            try:
+                account, uid = await self.accounts.create_player_from_hash(
+                    state.name, pending, expected=expected
+                )
+            except AccountError as exc:
+                if session.connected and not state.closed:
+                    session.send(escape(str(exc)))
+                    self._ask_name(session, state)
+                return
+        finally:
+            expected.settle()
         if state.closed or not session.connected:
             return
         await self._logged_in(session, state, account, wanted=None, created=uid)

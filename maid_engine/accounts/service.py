@@ -21,7 +21,7 @@ from uuid import UUID
 
 from maid_engine.accounts.bans import BanList
 from maid_engine.accounts.components import CharacterFactory, PlayerCharacter
-from maid_engine.accounts.creation import CharacterWrites, NewCharacter
+from maid_engine.accounts.creation import CharacterWrites, Expected, NewCharacter
 from maid_engine.accounts.errors import (
     AccountNotFound,
     AuthenticationFailed,
@@ -290,11 +290,25 @@ class AccountService:
         check_password_policy(password, display)
         # Fail fast before paying for a hash; the write checks again.
         await self.check_name_available(display, new_account=True)
-        password_hash = await self.hasher.hash(password)
-        return await self.create_player_from_hash(display, password_hash, role)
+        expected = self.expect_creation()
+        try:
+            password_hash = await self.hasher.hash(password)
+            return await self.create_player_from_hash(display, password_hash, role, expected)
+        finally:
+            expected.settle()
+
+    def expect_creation(self) -> Expected:
+        """Say that a new player is on its way (its password being hashed): a
+        commit of new characters under way may wait a moment for it. Settle what
+        this returns when it is done or has given up."""
+        return self._writes.expect()
 
     async def create_player_from_hash(
-        self, name: str, password_hash: str, role: Role = Role.PLAYER
+        self,
+        name: str,
+        password_hash: str,
+        role: Role = Role.PLAYER,
+        expected: Expected | None = None,
     ) -> tuple[Account, UUID]:
         """:meth:`create_player` with a password the caller already hashed.
 
@@ -302,6 +316,8 @@ class AccountService:
         (shared with the other creations of the moment, see
         :mod:`maid_engine.accounts.creation`): no database read or write here
         besides it. Until it lands the character in the world holds the name.
+        ``expected``: what :meth:`expect_creation` gave for this creation, so
+        that a commit waiting for it stops waiting once it is queued.
         """
         display = validate_name(name)
         key = name_key(display)
@@ -323,7 +339,8 @@ class AccountService:
             self._unsettled.add(uid)
         try:
             account = await self._writes.write(
-                NewCharacter(uid, key, key, new_account=account, adopted=orphan is not None)
+                NewCharacter(uid, key, key, new_account=account, adopted=orphan is not None),
+                expected,
             )
         finally:
             self._unsettled.discard(uid)

@@ -5,7 +5,9 @@ creations of one moment share it (a group commit)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 from uuid import UUID, uuid4
 
 import pytest
@@ -14,6 +16,7 @@ from accounts.account_helpers import PASSWORD, Client, build_engine
 from maid_engine.accounts import AccountNotFound, AccountService, NameTaken, PlayerCharacter
 from maid_engine.accounts.creation import NewCharacter, Refused, settle
 from maid_engine.accounts.model import ACCOUNTS_COLLECTION, Account, MemoryDocuments
+from maid_engine.accounts.passwords import PasswordHasher
 from maid_engine.engine import GameEngine
 from maid_engine.store import Store, StoreUnavailable
 from maid_engine.store.roundtrips import RoundTripCounter
@@ -258,5 +261,204 @@ async def test_a_name_taken_while_the_password_is_typed_is_refused_clearly(
         account = await engine.services.get(AccountService).get("pell")
         assert account is not None
         assert account.character_ids == [fast.session.character_id]
+    finally:
+        await engine.stop()
+
+
+class _GatedHasher:
+    """A hasher whose hashes finish when the test says so (one gate a password),
+    or fail: a storm's single hashing thread, handing out passwords one by one.
+    Every password gets the one hash made up front, so nothing runs in a thread."""
+
+    def __init__(self, password_hash: str) -> None:
+        self._hash = password_hash
+        self.gates: dict[str, asyncio.Future[bool]] = {}
+
+    def gate(self, password: str) -> asyncio.Future[bool]:
+        return self.gates.setdefault(password, asyncio.get_running_loop().create_future())
+
+    async def hash(self, password: str) -> str:
+        if not await self.gate(password):
+            raise RuntimeError("hashing failed: test")
+        return self._hash
+
+    async def verify(self, password: str, encoded: str) -> bool:
+        return await self.gate(f"verify {password}")
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    """Give the loop turns until ``condition`` holds (never the clock's time)."""
+    for _ in range(1000):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the condition never held")
+
+
+async def _gated(tmp_path: Path, db_url: str, gather: float) -> tuple[GameEngine, _GatedHasher]:
+    engine = await _started(tmp_path, db_url)
+    accounts = engine.services.get(AccountService)
+    hasher = _GatedHasher(await accounts.hasher.hash(PASSWORD))
+    accounts.hasher = cast(PasswordHasher, hasher)
+    accounts._writes.gather = gather
+    return engine, hasher
+
+
+async def test_a_commit_waits_for_the_creations_still_hashing(tmp_path: Path, db_url: str) -> None:
+    # Without the wait, the first creation's commit carries it alone and the
+    # second pays a transaction of its own.
+    engine, hasher = await _gated(tmp_path, db_url, gather=60.0)
+    accounts = engine.services.get(AccountService)
+    writes = accounts._writes
+    try:
+        before = writes.commits
+        first = asyncio.create_task(accounts.create_player("Ansel", "first-pass-word"))
+        second = asyncio.create_task(accounts.create_player("Berit", "second-pass-word"))
+        await _until(lambda: writes.coming == 2)
+        hasher.gate("first-pass-word").set_result(True)
+        await _until(lambda: len(writes._queue) == 1)
+        assert writes.coming == 1
+        # The commit waits for Berit: many turns later nothing is written yet.
+        for _ in range(200):
+            await asyncio.sleep(0)
+        assert not first.done()
+        assert writes.commits == before
+        hasher.gate("second-pass-word").set_result(True)
+        (_a, a_uid), (_b, b_uid) = await asyncio.wait_for(asyncio.gather(first, second), 30)
+        assert writes.commits == before + 1
+        assert writes.coming == 0
+        for name, uid in (("ansel", a_uid), ("berit", b_uid)):
+            stored = await accounts.get(name)
+            assert stored is not None
+            assert stored.character_ids == [uid]
+    finally:
+        await engine.stop()
+
+
+async def test_a_creation_that_gives_up_is_not_waited_for(tmp_path: Path, db_url: str) -> None:
+    engine, hasher = await _gated(tmp_path, db_url, gather=60.0)
+    accounts = engine.services.get(AccountService)
+    writes = accounts._writes
+    try:
+        first = asyncio.create_task(accounts.create_player("Corin", "first-pass-word"))
+        failing = asyncio.create_task(accounts.create_player("Dagny", "second-pass-word"))
+        await _until(lambda: writes.coming == 2)
+        hasher.gate("first-pass-word").set_result(True)
+        await _until(lambda: len(writes._queue) == 1)
+        for _ in range(200):
+            await asyncio.sleep(0)
+        assert not first.done()
+        hasher.gate("second-pass-word").set_result(False)
+        _account, uid = await asyncio.wait_for(first, 30)
+        with pytest.raises(RuntimeError, match="hashing failed"):
+            await failing
+        assert writes.coming == 0
+        stored = await accounts.get("corin")
+        assert stored is not None
+        assert stored.character_ids == [uid]
+        assert await accounts.get("dagny") is None
+        assert engine.world.find_by_name("dagny") == []
+    finally:
+        await engine.stop()
+
+
+async def test_a_creation_alone_is_written_at_once(tmp_path: Path) -> None:
+    # Nothing on its way: a minute's gathering window is never waited for.
+    engine, hasher = await _gated(tmp_path, "", gather=60.0)
+    accounts = engine.services.get(AccountService)
+    try:
+        hasher.gate("lone-pass-word").set_result(True)
+        _account, uid = await asyncio.wait_for(
+            accounts.create_player("Eirik", "lone-pass-word"), 30
+        )
+        assert engine.world.get_component(uid, PlayerCharacter).name == "Eirik"
+    finally:
+        await engine.stop()
+
+
+async def test_a_commit_waits_no_longer_than_its_window(tmp_path: Path) -> None:
+    engine, hasher = await _gated(tmp_path, "", gather=0.05)
+    accounts = engine.services.get(AccountService)
+    writes = accounts._writes
+    try:
+        before = writes.commits
+        first = asyncio.create_task(accounts.create_player("Freya", "first-pass-word"))
+        stuck = asyncio.create_task(accounts.create_player("Gorm", "second-pass-word"))
+        await _until(lambda: writes.coming == 2)
+        hasher.gate("first-pass-word").set_result(True)
+        await asyncio.wait_for(first, 30)
+        assert writes.commits == before + 1
+        assert not stuck.done()
+        assert writes.coming == 1
+        hasher.gate("second-pass-word").set_result(True)
+        await asyncio.wait_for(stuck, 30)
+        assert writes.commits == before + 2
+    finally:
+        await engine.stop()
+
+
+async def test_a_commit_carries_at_most_max_group(tmp_path: Path) -> None:
+    engine = await _started(tmp_path, "")
+    accounts = engine.services.get(AccountService)
+    accounts._writes.max_group = 3
+    password_hash = await accounts.hasher.hash(PASSWORD)
+    names = [f"Group{chr(97 + i)}" for i in range(7)]
+    try:
+        before = accounts._writes.commits
+        await asyncio.gather(*(accounts.create_player_from_hash(n, password_hash) for n in names))
+        assert accounts._writes.commits - before >= 3
+        assert accounts._writes.written >= 7
+    finally:
+        await engine.stop()
+
+
+async def test_a_player_confirming_a_password_is_waited_for(tmp_path: Path, db_url: str) -> None:
+    # The interactive creation checks the repeated password with a hash too; a
+    # commit under way waits for it as for a one-line creation.
+    engine, hasher = await _gated(tmp_path, db_url, gather=60.0)
+    writes = engine.services.get(AccountService)._writes
+    try:
+        before = writes.commits
+        hasher.gate("first-pass-word").set_result(True)
+        typing = Client(engine)
+        await typing.open()
+        await typing.line("hallam")
+        await typing.line("yes")
+        await typing.line("first-pass-word")
+        assert typing.last_prompt == "Type the password again: "
+        confirming = asyncio.create_task(typing.line("first-pass-word"))
+        await _until(lambda: writes.coming == 1)
+        quick = Client(engine)
+        await quick.open()
+        one_line = asyncio.create_task(quick.line("create Ingrid second-pass-word"))
+        await _until(lambda: writes.coming == 2)
+        hasher.gate("second-pass-word").set_result(True)
+        await _until(lambda: len(writes._queue) == 1)
+        for _ in range(200):
+            await asyncio.sleep(0)
+        assert writes.commits == before
+        assert not one_line.done()
+        hasher.gate("verify first-pass-word").set_result(True)
+        out_a, out_b = await asyncio.wait_for(asyncio.gather(confirming, one_line), 30)
+        assert "Welcome, Hallam." in out_a
+        assert "Welcome, Ingrid." in out_b
+        assert writes.commits == before + 1
+    finally:
+        await engine.stop()
+
+
+async def test_a_mistyped_confirmation_is_not_waited_for(tmp_path: Path) -> None:
+    engine, hasher = await _gated(tmp_path, "", gather=60.0)
+    writes = engine.services.get(AccountService)._writes
+    try:
+        hasher.gate("first-pass-word").set_result(True)
+        hasher.gate("verify other-pass-word").set_result(False)
+        c = Client(engine)
+        await c.open()
+        for line in ("jorunn", "yes", "first-pass-word"):
+            await c.line(line)
+        out = await c.line("other-pass-word")
+        assert "The passwords do not match." in out
+        assert writes.coming == 0
     finally:
         await engine.stop()
