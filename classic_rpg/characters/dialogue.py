@@ -41,6 +41,7 @@ from maid_engine.content import PackError
 from maid_stdlib.living import LivingWorld
 from maid_stdlib.living.data import qualify_condition
 from maid_stdlib.questgen.text import topic_tokens
+from maid_stdlib.text.morph import possessive
 from maid_stdlib.world.components import NPC
 from maid_stdlib.world.extensions import ExtensionContext
 from maid_stdlib.world.loader import WorldData
@@ -345,6 +346,22 @@ async def converse(ctx: CommandContext, who: str, topic: str | None) -> None:
         said = own_line_about(dialogue, wanted, holds) if dialogue is not None else ""
         if said:
             ctx.send(f'{name} says, "{said}"')
+            return
+        # A grudge it is seen to bear (the sharp words by the weir): asked about
+        # its subject or the other party, it shows where it stands.
+        ties = (
+            living.ties_about(npc, lambda text: bool(wanted & topic_tokens(text)))
+            if living is not None and wanted
+            else []
+        )
+        if ties:
+            tie = ties[0]
+            if tie.sour:
+                ctx.send(
+                    f"{possessive(name)} face darkens at the mention of {tie.other}: {tie.cause}."
+                )
+            else:
+                ctx.send(f"{name} speaks of {tie.other}: {tie.cause}.")
             return
         ctx.send(f"{name} does not know anything about '{topic}'.")
         return

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 from uuid import UUID
@@ -18,7 +19,7 @@ from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.content import Claims, PackContext
 from maid_engine.ecs import Component, World
 from maid_stdlib.living.api import adjust_relationship, get_relationship
-from maid_stdlib.living.components import FactionMembership, Stranded
+from maid_stdlib.living.components import FactionMembership, Relationships, Stranded
 from maid_stdlib.living.conditions import (
     ConditionsHost,
     Evaluation,
@@ -75,6 +76,16 @@ class LivingHost(ConditionsHost, SeedingHost, MemoryHost, Protocol):
     """What the living world uses of the engine: the world and who is online
     (conditions, schedules), the world data and game time (seeding), and what its
     memory service uses."""
+
+
+@dataclass(frozen=True)
+class Tie:
+    """One of an NPC's relationships as it speaks of it: the other's name, why it
+    is the way it is, and whether it is a grudge."""
+
+    other: str
+    cause: str
+    sour: bool
 
 
 class LivingWorld:
@@ -391,6 +402,30 @@ class LivingWorld:
         """Lines an NPC offers when talked to (for the RPG ``talk`` command), or when
         asked about something (``about`` picks the news that is on the subject)."""
         return gossip_lines(self.world, npc, limit, about)
+
+    def ties_about(self, npc: UUID, about: Callable[[str], bool]) -> list[Tie]:
+        """``npc``'s relationships that have a written cause, where ``about``
+        accepts the cause or the other's name (what it says when asked about the
+        subject of a grudge it is seen to bear), the sourest first."""
+        rels = self.world.try_component(npc, Relationships)
+        if rels is None:
+            return []
+        ties: list[tuple[float, Tie]] = []
+        for key, rel in rels.entries.items():
+            if not rel.cause:
+                continue
+            try:
+                other = UUID(key)
+            except ValueError:
+                continue
+            if not self.world.entity_exists(other):
+                continue
+            name = self.name_of(other)
+            if about(rel.cause) or about(name):
+                sour = rel.trust < 0 or rel.kind == "rival"
+                ties.append((rel.trust, Tie(name, rel.cause.rstrip("."), sour)))
+        ties.sort(key=lambda item: item[0])
+        return [tie for _, tie in ties]
 
     def note_conversation(self, npc: UUID, speaker: UUID) -> list[str]:
         """``speaker`` talked to ``npc``: the NPC remembers it (at most once per game

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from kits.engines import items_of, npcs, ws_of
-from kits.heroes import Recorder, make_strong, new_character, place
+from kits.heroes import Recorder, make_strong, new_character, place, room_of
 
 from classic_rpg.characters.components import Dialogue
 from classic_rpg.combat.components import CombatProfile, CombatRules, Fighting
@@ -19,6 +19,7 @@ from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
+from maid_stdlib.living import Relationships
 from maid_stdlib.living.service import LivingWorld
 from maid_stdlib.world.events import EntityDiedEvent
 
@@ -93,6 +94,39 @@ async def test_villagers_talk_and_do_not_fight(ironvale: GameEngine) -> None:
     assert await cmd(ironvale, hero, "kill gundrik") == "Gundrik is not someone you can fight."
     place(ironvale, hero, "ironvale:guard_post")
     assert "Kral" in await cmd(ironvale, hero, "ask voss about leader")
+
+
+async def test_asked_about_a_grudge_an_npc_shows_where_it_stands(ironvale: GameEngine) -> None:
+    # The valley sees Brin and Aldous trade sharp words over the weir; asking
+    # either about it (or about the other) is not met with a blank.
+    hero = new_character(ironvale)
+    [brin] = npcs(ironvale, "ironvale:brin")
+    [aldous] = npcs(ironvale, "ironvale:aldous")
+    place(ironvale, hero, str(room_of(ironvale, brin)))
+    assert await cmd(ironvale, hero, "ask brin about the weir") == (
+        "Brin Harrow's face darkens at the mention of Aldous Miller: Aldous Miller"
+        " raised the weir and stole the Harrows' water."
+    )
+    # What it said itself on the subject comes first.
+    assert "because Aldous Miller wants his wheel" in await cmd(
+        ironvale, hero, "ask brin about aldous"
+    )
+    # A tie that is no grudge is spoken of as such.
+    [nell] = npcs(ironvale, "ironvale:nell")
+    ties = ironvale.world.get_component(brin, Relationships).entries
+    ties[str(nell)].cause = "Nell keeps the farm's accounts"
+    assert await cmd(ironvale, hero, "ask brin about accounts") == (
+        "Brin Harrow speaks of Nell Harrow: Nell keeps the farm's accounts."
+    )
+    place(ironvale, hero, str(room_of(ironvale, aldous)))
+    assert await cmd(ironvale, hero, "ask aldous about brin") == (
+        "Aldous Miller's face darkens at the mention of Brin Harrow: Brin Harrow calls him"
+        " a water thief before the whole valley."
+    )
+    # Nothing of the kind: still a plain "does not know".
+    assert await cmd(ironvale, hero, "ask aldous about dragons") == (
+        "Aldous Miller does not know anything about 'dragons'."
+    )
 
 
 async def test_item_templates(ironvale: GameEngine) -> None:
