@@ -18,7 +18,15 @@ from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.text import is_prose, join_names, topic_tokens
 from maid_stdlib.questgen.types import ObjectivePatterns
 from maid_stdlib.questgen.vocabulary import ObjectiveType
-from maid_stdlib.text import counted, definite, indefinite, plural, strip_article, verb_for
+from maid_stdlib.text import (
+    counted,
+    counted_definite,
+    definite,
+    indefinite,
+    plural,
+    strip_article,
+    verb_for,
+)
 from maid_stdlib.text.place import located, place_phrase
 
 __all__ = ["BUILTIN_PATTERNS", "MAX_LEADS", "MAX_THREATS", "MULTI_STAGES"]
@@ -517,7 +525,7 @@ def _deliver(
     name = facts.item_name(template)
     return QuestObjective(
         objective_type=ObjectiveType.DELIVER,
-        description=f"Bring {_the(name, quantity)} to {_person(facts, recipient)}{why}",
+        description=f"Bring {counted_definite(quantity, name)} to {_person(facts, recipient)}{why}",
         target=name,
         item_template=template,
         target_entity_id=recipient,
@@ -526,11 +534,6 @@ def _deliver(
         order=order,
         hints=_where_hint(facts, recipient),
     )
-
-
-def _the(name: str, quantity: int) -> str:
-    """ "the lump of iron ore" (the one the step before obtained), "the 3 lumps ..."."""
-    return definite(name) if quantity == 1 else f"the {counted(quantity, name)}"
 
 
 def _to_be_had(facts: WorldFacts, template: str) -> bool:

@@ -14,6 +14,7 @@ realiser uses it today; NPC dialogue can use the same pieces.
 from maid_stdlib.text.lint import Defect, lint_text
 from maid_stdlib.text.morph import (
     counted,
+    counted_definite,
     definite,
     indefinite,
     is_plural,
@@ -32,6 +33,7 @@ __all__ = [
     "Defect",
     "Pronouns",
     "counted",
+    "counted_definite",
     "definite",
     "indefinite",
     "is_first_person",

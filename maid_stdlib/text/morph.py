@@ -104,6 +104,12 @@ def counted(count: int, noun: str) -> str:
     return f"{count} {plural(noun)}"
 
 
+def counted_definite(count: int, noun: str) -> str:
+    """ "the lump of iron ore" for one, "the 3 lumps of iron ore" for more: what was
+    counted out before, spoken of again."""
+    return definite(noun) if count == 1 else f"the {counted(count, noun)}"
+
+
 #: Third-person verbs inflect reads as plural nouns ("lies" -> "ly").
 _PLURAL_VERBS = {"lies": "lie", "dies": "die", "ties": "tie", "vies": "vie"}
 #: After the name: an aside between commas ("a plough share, not yet fetched,"),

@@ -8,9 +8,12 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from maid_stdlib.questgen.facts import WorldFacts
-from maid_stdlib.questgen.narrative.story import _Places, _Retellable
+from maid_stdlib.questgen.narrative.story import _after, _Places, _Retellable
 from maid_stdlib.questgen.patterns import _search_rooms
+from maid_stdlib.questgen.quest import QuestObjective
 from maid_stdlib.questgen.seed import QuestSeed
+from maid_stdlib.questgen.vocabulary import ObjectiveType
+from maid_stdlib.text.realiser import clause, clauses
 
 ROOMS = {f"vale:r{i}": f"Room {i}" for i in range(300)} | {"vale:mill": "the Old Mill"}
 
@@ -85,3 +88,38 @@ def test_the_search_covers_each_area_once_in_order() -> None:
     assert rooms[:3] == ["vale:mill", "vale:r3", "vale:r7"]
     assert len(rooms) == len(set(rooms)) == len(ROOMS)
     assert rooms[3:] == [r for r in ROOMS if r not in ("vale:mill", "vale:r3", "vale:r7")]
+
+
+def _step(
+    kind: ObjectiveType, description: str, quantity: int = 1, order: int = 0
+) -> QuestObjective:
+    return QuestObjective(
+        objective_type=kind,
+        description=description,
+        target="a lump of iron ore",
+        item_template="vale:ore",
+        quantity=quantity,
+        order=order,
+    )
+
+
+def test_goods_just_obtained_are_it_or_them_in_the_next_step() -> None:
+    obtain = _step(ObjectiveType.COLLECT, "Obtain a lump of iron ore")
+    bring = _step(ObjectiveType.DELIVER, "Bring the lump of iron ore to Hollin the miller", order=1)
+    steps = [_after(None, obtain), _after(obtain, bring)]
+    assert clauses([clause(s) for s in steps]).forms[""] == (
+        "obtain a lump of iron ore and bring it to Hollin the miller"
+    )
+    three = _step(ObjectiveType.COLLECT, "Obtain 3 lumps of iron ore", quantity=3)
+    them = _step(ObjectiveType.DELIVER, "Bring the 3 lumps of iron ore to Hollin", quantity=3)
+    assert _after(three, them) == "Bring them to Hollin"
+    # Other goods, or a step that is not the delivery of what was obtained, stay.
+    other = QuestObjective(
+        objective_type=ObjectiveType.DELIVER,
+        description="Bring the plough share to Brin",
+        target="a plough share",
+        item_template="vale:share",
+    )
+    assert _after(obtain, other) == "Bring the plough share to Brin"
+    assert _after(bring, bring) == bring.description
+    assert _after(None, bring) == bring.description

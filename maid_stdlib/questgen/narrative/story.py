@@ -21,7 +21,8 @@ from maid_stdlib.questgen.narrative_context import StoryFact
 from maid_stdlib.questgen.quest import QuestObjective
 from maid_stdlib.questgen.seed import QuestSeed
 from maid_stdlib.questgen.text import is_prose, topic_tokens
-from maid_stdlib.text import join, third_person
+from maid_stdlib.questgen.vocabulary import ObjectiveType
+from maid_stdlib.text import counted_definite, join, third_person
 from maid_stdlib.text.mentions import named_mentions
 from maid_stdlib.text.place import with_article
 from maid_stdlib.text.realiser import Phrase, clause, clauses, person, place, statement, thing
@@ -259,10 +260,13 @@ def story_facts(
 
     # The steps.
     steps: list[Phrase] = []
+    before: QuestObjective | None = None
     for i, o in enumerate(sorted(objectives, key=lambda o: o.order), start=1):
         if o.optional:
             continue
-        steps.append(clause(o.description, out.fact(f"objective:{i}", "objective", o.description)))
+        key = out.fact(f"objective:{i}", "objective", o.description)
+        steps.append(clause(_after(before, o), key))
+        before = o
     if steps:
         v["objective"] = steps[0]
         v["final_objective"] = steps[-1]
@@ -287,6 +291,25 @@ def story_facts(
     elif "event" in v:
         v["backstory"] = v["event"]
     return out
+
+
+def _after(before: QuestObjective | None, step: QuestObjective) -> str:
+    """A step as it reads after the one before it: "obtain a lump of iron ore and
+    bring it to Gundrik", not "... and bring the lump of iron ore to Gundrik"."""
+    if (
+        before is None
+        or step.objective_type is not ObjectiveType.DELIVER
+        or before.objective_type is not ObjectiveType.COLLECT
+        or not step.item_template
+        or step.item_template != before.item_template
+        or not step.target
+    ):
+        return step.description
+    goods = counted_definite(step.quantity, step.target)
+    head, found, tail = step.description.partition(f" {goods} ")
+    if not found:
+        return step.description
+    return f"{head} {'it' if step.quantity == 1 else 'them'} {tail}"
 
 
 class _Retellable:
