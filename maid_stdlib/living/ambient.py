@@ -235,7 +235,7 @@ class Ambient:
                 )
             elif rel is not None and max(rel.trust, rel.affinity) >= 0.4:
                 out.append((f"friend:{speaker}:{listener}", f"{name} shares a joke with {to}."))
-        activity = self.living.presence.activity_now(speaker, now)
+        activity = self.living.presence.seen_doing(speaker, now)
         if activity:
             what = activity.replace("_", " ")
             out.append((f"doing:{speaker}:{activity}", f"{name} goes on {what}."))

@@ -49,7 +49,8 @@ Format (keys local to the pack may omit the "pack:" prefix)::
              content: Coin is missing from the wage chest., need: economic, relief: 0.4}
         gossip: [{content: ..., subject: ..., confidence: 0.9, secret: false}]
         presence:                   # what it shows, by condition (first that holds)
-          - {when: [at:smithy, supply_blocked]}     # the world data's own line
+          - {when: [at:smithy, supply_blocked],     # the world data's own line,
+             activity: glowering_at_the_cold_forge} # and what it is seen doing
           - {when: [doing:working], short: Gundrik hammers at the anvil.}
     rooms:
       square:                       # "{hammer}" in the room's description
@@ -195,11 +196,14 @@ class MisdeedSpec(_Model):
 
 class ShownSpec(_Model):
     """A room line (and ``look`` text) valid while every condition holds; without
-    ``short`` it marks the world data's own line as valid only then."""
+    ``short`` it marks the world data's own line as valid only then. ``activity``:
+    what the NPC is seen doing meanwhile ("Gundrik goes on glowering at the cold
+    forge."), in place of its schedule's, which that line may contradict."""
 
     when: list[Text] = Field(default_factory=list)
     short: Text | None = None
     description: Text | None = None
+    activity: Text | None = None
 
 
 class PartSpec(_Model):

@@ -61,6 +61,8 @@ class ShownLine:
     #: None: the world data's own line.
     short: str | None = None
     description: str | None = None
+    #: What it is seen doing while the line holds (None: its schedule's activity).
+    activity: str | None = None
 
 
 @dataclass
@@ -130,15 +132,30 @@ class Presence:
             return short, spec.description
         return desc.short, desc.description
 
-    def npc_text(self, ev: Evaluation, npc: UUID) -> tuple[str, str]:
-        """(room line, description) the NPC shows now."""
+    def _shown(self, ev: Evaluation, npc: UUID) -> ShownLine | None:
+        """The first of the NPC's lines whose conditions hold."""
         shown = self.world.try_component(npc, PresenceLines)
-        short, description = self._data_text(npc)
         if shown is not None:
             for line in shown.lines:
                 if all(ev.holds(spec, npc) for spec in line.when):
-                    return (line.short or short, line.description or description)
+                    return line
+        return None
+
+    def npc_text(self, ev: Evaluation, npc: UUID) -> tuple[str, str]:
+        """(room line, description) the NPC shows now."""
+        short, description = self._data_text(npc)
+        line = self._shown(ev, npc)
+        if line is not None:
+            return (line.short or short, line.description or description)
         return self.made_line(ev, npc), description
+
+    def seen_doing(self, npc: UUID, now: float) -> str:
+        """What the NPC is seen doing now: the activity of the line it shows, if
+        that line names one, else its schedule's (what "goes on ..." tells)."""
+        line = self._shown(Evaluation(self.living, now), npc)
+        if line is not None and line.activity:
+            return line.activity
+        return self.activity_now(npc, now)
 
     def made_line(self, ev: Evaluation, npc: UUID) -> str:
         """ "Gundrik is here, drinking, looking worried." """

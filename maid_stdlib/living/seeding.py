@@ -562,6 +562,7 @@ def apply_npc(
                         [data.qualify_condition(c) for c in line.when],
                         " ".join(line.short.split()) if line.short else None,
                         " ".join(line.description.split()) if line.description else None,
+                        line.activity.strip() if line.activity else None,
                     )
                     for line in spec.presence
                 ]

@@ -9,7 +9,7 @@ import asyncio
 import re
 from pathlib import Path
 
-from ironvale.ironkit import ironvale_engine
+from ironvale.ironkit import ironvale_engine, iv
 from kits.heroes import new_hero, walk
 
 from maid_engine.app import MaidServer
@@ -17,6 +17,9 @@ from maid_engine.clock import ManualClock
 from maid_engine.config import Settings
 from maid_engine.engine import GameEngine
 from maid_engine.testing import session_for
+from maid_stdlib.living import LivingWorld
+from maid_stdlib.living.ambient import Ambient
+from maid_stdlib.world import WorldService
 
 #: What a line of village life looks like (greetings, talk, reactions).
 LIFE = re.compile(
@@ -111,3 +114,25 @@ async def test_village_life_over_telnet(tmp_path: Path) -> None:
         finally:
             writer.close()
             await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_a_smith_at_a_cold_forge_is_not_seen_working(tmp_path: Path) -> None:
+    # His room line glowers at the cold forge; the idle line must not say he goes
+    # on working there. The line he shows names what he is seen doing instead.
+    engine = ironvale_engine(tmp_path, tick=60.0)
+    async with engine.lifespan():
+        clock = engine.clock
+        while int(clock.game_time // 3600) % 24 != 8:
+            await engine.run_ticks(1)
+        living = engine.services.get(LivingWorld)
+        gundrik, aldous = iv("gundrik"), iv("aldous")
+        now = clock.game_time
+        assert engine.services.get(WorldService).room_key_of(gundrik) == "ironvale:smithy"
+        assert living.presence.activity_now(gundrik, now) == "working"
+        assert living.presence.seen_doing(gundrik, now) == "glowering_at_the_cold_forge"
+        lines = [line for _, line in Ambient(living).topics(gundrik, None, now)]
+        assert "Gundrik goes on glowering at the cold forge." in lines
+        assert not [line for line in lines if "working" in line]
+        # Where the line he shows names nothing, his schedule says what he does.
+        assert living.presence.seen_doing(aldous, now) == living.presence.activity_now(aldous, now)
+        assert living.presence.seen_doing(aldous, now)
