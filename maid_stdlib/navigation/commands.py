@@ -11,11 +11,12 @@ from maid_engine.net.markup import escape_markup
 from maid_stdlib.navigation.drawing import LEGEND, draw
 from maid_stdlib.navigation.layout import Coords, MapCoords, lay_out
 from maid_stdlib.navigation.service import Navigation
+from maid_stdlib.text import counted
 from maid_stdlib.world.look import name_of, render_room
 from maid_stdlib.world.movement import here
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.social import find_online, online_characters
-from maid_stdlib.world.text import exit_order
+from maid_stdlib.world.text import capitalize, exit_order
 
 #: Narrowest map drawn, whatever the client says its width is.
 MIN_WIDTH = 20
@@ -102,21 +103,30 @@ def _area_name(ws: WorldService, room_key: str | None) -> tuple[str | None, str]
 
 @command("where", category="general")
 def where(ctx: CommandContext) -> None:
-    """List the players in your area and the room each is in, or find one.
+    """List the players in your area and the room each is in, or find someone.
 
     Usage:
       where           everyone playing in the same area as you
-      where <name>    where that player is, if they are in your area
+      where <name>    where that player is, if they are in your area; else where
+                      the people and creatures of your area called so are
+                      ("where fenn", "where wolf")
     """
     ws, actor, room = here(ctx)
     mine, area_name = _area_name(ws, room)
     name = ctx.args.strip()
     if name:
-        target = find_online(ctx, name)
-        theirs = ws.room_key_of(target)
-        if _area_name(ws, theirs)[0] != mine or theirs is None:
-            raise CommandError(f"{name_of(ws, target)} is not anywhere near you.")
-        ctx.send(f"{name_of(ws, target)} is in {leads_to(ws, theirs)}.")
+        wanted = name.casefold()
+        if any(n.casefold().startswith(wanted) for n, _ in online_characters(ctx)):
+            target = find_online(ctx, name)
+            theirs = ws.room_key_of(target)
+            if _area_name(ws, theirs)[0] != mine or theirs is None:
+                raise CommandError(f"{name_of(ws, target)} is not anywhere near you.")
+            ctx.send(f"{name_of(ws, target)} is in {leads_to(ws, theirs)}.")
+            return
+        found = _npcs_called(ws, actor, mine, name)
+        if not found:
+            raise CommandError(f"Nobody called '{name}' is anywhere near you.")
+        ctx.send("\n".join(found))
         return
     nearby: list[tuple[str, UUID, str]] = []
     for who, uid in online_characters(ctx):
@@ -131,6 +141,42 @@ def where(ctx: CommandContext) -> None:
     if len(nearby) <= 1:
         lines.append("Nobody else is around.")
     ctx.send("\n".join(lines))
+
+
+#: The most places ``where <name>`` lists for the NPCs of an area.
+WHERE_MOST = 8
+
+
+def _npcs_called(ws: WorldService, actor: UUID, area: str | None, name: str) -> list[str]:
+    """ "Fenn the hunter is in the Greywood Path.", one line a name and room, for
+    the NPCs of ``area`` that ``name`` names (its words prefix their keywords), as
+    ``actor`` sees them; the nearest places first."""
+    if area is None:
+        return []
+    words = name.casefold().split()
+    here_room = ws.room_key_of(actor)
+    counts: dict[tuple[str, str], int] = {}
+    for room in ws.rooms_of_area(area):
+        for npc in ws.npcs_in(room):
+            if ws.is_visible(npc, actor) and ws.matches(npc, words):
+                key = (name_of(ws, npc), room)
+                counts[key] = counts.get(key, 0) + 1
+
+    def steps(item: tuple[tuple[str, str], int]) -> int:
+        distance = ws.distance(here_room, item[0][1], limit=64) if here_room else None
+        return 65 if distance is None else distance
+
+    ordered = sorted(counts.items(), key=steps)
+    lines = []
+    for (who, room), count in ordered[:WHERE_MOST]:
+        place = leads_to(ws, room)
+        if count == 1:
+            lines.append(f"{capitalize(who)} is in {place}.")
+        else:
+            lines.append(f"{capitalize(counted(count, who))} are in {place}.")
+    if len(ordered) > WHERE_MOST:
+        lines.append(f"... and {len(ordered) - WHERE_MOST} more places.")
+    return lines
 
 
 @command("time", category="general")

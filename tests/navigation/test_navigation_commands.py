@@ -110,7 +110,24 @@ async def test_where_lists_the_players_of_your_area(engine: GameEngine) -> None:
     assert await cmd(engine, cara, "where") == "\n".join(
         ["|cPlayers in The Mill Road:|n", "  Cara  The Ford |x(you)|n", "Nobody else is around."]
     )
-    assert "Nobody called 'zed'" in await cmd(engine, alice, "where zed")
+    assert await cmd(engine, alice, "where zed") == "Nobody called 'zed' is anywhere near you."
+
+
+async def test_where_finds_the_people_and_creatures_of_your_area(engine: GameEngine) -> None:
+    # Not only players: a quest giver gone about their day, a beast to hunt.
+    alice = new_character(engine, "Alice")
+    assert await cmd(engine, alice, "where hollin") == "Hollin is in The Mill."
+    assert await cmd(engine, alice, "where keeper") == "Marta is in The Sheaf Inn."
+    # The wolves are on the Mill Road, another area.
+    assert await cmd(engine, alice, "where wolf") == ("Nobody called 'wolf' is anywhere near you.")
+    place(engine, alice, "hamlet:road_bridge")
+    assert await cmd(engine, alice, "where wolf") == "\n".join(
+        ["2 grey wolves are in The Copse.", "Old Grey is in The Wolf Den."]
+    )
+    # A player of that name comes first.
+    pell = new_character(engine, "Pellam")
+    place(engine, pell, "hamlet:road_ford")
+    assert await cmd(engine, alice, "where pell") == "Pellam is in The Ford."
 
 
 async def test_time_names_the_hour_the_weekday_and_the_season(engine: GameEngine) -> None:
