@@ -10,14 +10,15 @@
   a ``score`` section, the ``<hp mp>`` prompt and GMCP Char.Vitals/Char.Status
 * commands: get/take, drop, give, inventory, equipment, wear/wield, remove,
   examine, drink, kill/attack, flee, wimpy, consider, talk, ask, rest, sleep,
-  wake, stand (and a command guard: what a sleeper or rester may not do)
+  wake, stand (and a command guard: what a sleeper or rester may not do); staff:
+  @advance
 
 See docs/rpg.md.
 """
 
 from __future__ import annotations
 
-from classic_rpg.characters import dialogue, posture
+from classic_rpg.characters import admin, dialogue, posture
 from classic_rpg.characters.dialogue import TalkService, register_dialogue_data
 from classic_rpg.characters.levels import Progression, StatusRelay
 from classic_rpg.characters.setup import CharacterSetup, LevelOf, rpg_score
@@ -113,6 +114,7 @@ class RulesPlugin(ContentPack):
             combat_commands.COMMANDS,
             dialogue.COMMANDS,
             posture.COMMANDS,
+            admin.COMMANDS,
         ):
             ctx.add_commands(group)
         ctx.add_command_guard(posture.posture_guard)

@@ -20,6 +20,7 @@ from classic_rpg.components import (
     Mana,
 )
 from classic_rpg.events import LevelUpEvent
+from maid_engine.commands import Role
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd, session_for
 
@@ -127,3 +128,35 @@ async def test_login_backfills_missing_components(engine: GameEngine) -> None:
     await engine.dispatch_events()
     assert engine.world.get_component(hero, Health).maximum == 30
     assert engine.world.has_component(hero, Inventory)
+
+
+async def test_advance_raises_a_level_as_if_earned(engine: GameEngine) -> None:
+    admin = new_character(engine, "Wren")
+    bob = new_character(engine, "Bob")
+    levels = Recorder(engine, LevelUpEvent)
+    health = engine.world.get_component(bob, Health)
+    before = health.maximum
+    out = await cmd(engine, admin, "@advance bob 4", role=Role.ADMIN)
+    assert out == "Bob goes from level 1 to level 4."
+    stats = engine.world.get_component(bob, CharacterStats)
+    assert (stats.level, stats.experience) == (4, xp_for_level(4))
+    assert [e.level for e in levels.of(LevelUpEvent)] == [2, 3, 4]
+    assert health.maximum == before + 3 * 10
+    assert health.current == health.maximum
+    told = session_for(engine, bob).text()
+    assert "You gain 903 experience (granted by the staff)." in told
+    assert "You have reached level 4!" in told
+    # A level is never taken away; bad input says how to use it.
+    assert await cmd(engine, admin, "@advance bob 3", role=Role.ADMIN) == (
+        "Bob is already level 4; @advance only raises a level (taking levels back"
+        " would take back what each one gave)."
+    )
+    usage = f"Usage: @advance <character> <level> (2 to {MAX_LEVEL})"
+    for bad in ("@advance bob", "@advance bob high", "@advance bob 51", "@advance bob 1"):
+        assert await cmd(engine, admin, bad, role=Role.ADMIN) == usage
+    assert await cmd(engine, admin, "@advance nobody 5", role=Role.ADMIN) == (
+        "There is no character called 'nobody'."
+    )
+    # Staff only.
+    assert "goes from" not in await cmd(engine, bob, "@advance bob 9")
+    assert stats.level == 4
