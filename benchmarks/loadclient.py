@@ -102,12 +102,14 @@ def _spent(start: float | None, end: float | None) -> float | None:
 #: talk to villagers and accept what they offer, read their quest log, say things,
 #: pick fights with bandits (one room in twenty holds some), check score and who.
 #: ``None``: any prompt is the answer.
+#: What answers a step: the room, a wall, or (in a fight) the refusal to walk out.
+STEP_ANSWERS = (b"Exits:", b"cannot go", b"nowhere", b"for your life")
 EVENING_MIX: list[tuple[int, str, tuple[bytes, ...] | None]] = [
     (20, "look", (b"Exits:",)),
-    (7, "north", (b"Exits:", b"cannot go", b"nowhere")),
-    (6, "south", (b"Exits:", b"cannot go", b"nowhere")),
-    (6, "east", (b"Exits:", b"cannot go", b"nowhere")),
-    (6, "west", (b"Exits:", b"cannot go", b"nowhere")),
+    (7, "north", STEP_ANSWERS),
+    (6, "south", STEP_ANSWERS),
+    (6, "east", STEP_ANSWERS),
+    (6, "west", STEP_ANSWERS),
     (10, "say Good evening, everyone.", (b"You say",)),
     (10, "quests", None),
     (10, "talk villager", None),
