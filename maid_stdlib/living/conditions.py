@@ -424,6 +424,12 @@ def _threat_near(ev: Evaluation, npc: UUID, _arg: str) -> Fact | None:
     return ev.threats.fact_for(ev.observed_rooms(npc))
 
 
+def _threat_in(ev: Evaluation, npc: UUID, room: str) -> Fact | None:
+    """``threat_in:<room>``: a threat is in that room now, wherever the NPC is (a
+    hunter at his lodge speaks of the wolves in the glade while they are there)."""
+    return ev.threats.fact_for([room]) if room else None
+
+
 def _at(ev: Evaluation, npc: UUID, room: str) -> Fact | None:
     here = ev.ws.room_key_of(npc)
     if here is None or here != room:
@@ -488,6 +494,7 @@ def builtin_conditions() -> ConditionRegistry:
         ("threat_known", _threat_known),
         ("no_threat_known", _no_threat_known),
         ("threat_near", _threat_near),
+        ("threat_in", _threat_in),
         ("at", _at),
         ("away", _away),
         ("always", lambda _ev, npc, _a: Fact("always", "always")),

@@ -311,8 +311,13 @@ class LivingData:
         return ref if ":" in ref else f"{self.pack}:{ref}"
 
     def qualify_condition(self, spec: str) -> str:
-        """Room arguments of "at:"/"away:" become full room keys (also under "not:")."""
+        """Room arguments ("at:", "away:", "threat_in:") become full room keys (also
+        under "not:")."""
         return qualify_condition(self.pack, spec)
+
+
+#: Conditions whose argument is a room ("at:tavern").
+ROOM_CONDITIONS = ("at", "away", "threat_in")
 
 
 def qualify_condition(pack: str, spec: str) -> str:
@@ -320,7 +325,7 @@ def qualify_condition(pack: str, spec: str) -> str:
     name, sep, arg = spec.strip().partition(":")
     if sep and name == "not":
         return f"not:{qualify_condition(pack, arg)}"
-    if sep and name in ("at", "away"):
+    if sep and name in ROOM_CONDITIONS:
         return f"{name}:{arg if ':' in arg else f'{pack}:{arg}'}"
     return spec.strip()
 

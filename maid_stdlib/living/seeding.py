@@ -34,6 +34,7 @@ from maid_stdlib.living.components import (
 )
 from maid_stdlib.living.conditions import ConditionRegistry
 from maid_stdlib.living.data import (
+    ROOM_CONDITIONS,
     GoalTemplateSpec,
     LivingData,
     NeedSpec,
@@ -248,7 +249,9 @@ def check(
                 f"(known: {', '.join(living.conditions.names())})",
             )
         name, sep, arg = cond.partition(":")
-        if sep and name in ("at", "away"):
+        if name == "not":
+            name, sep, arg = arg.partition(":")
+        if sep and name in ROOM_CONDITIONS:
             room(entry, where, arg)
 
     for rel in spec.faction_relations:

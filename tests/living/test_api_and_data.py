@@ -99,6 +99,7 @@ async def test_bad_references_stop_startup_naming_each(tmp_path: Path) -> None:
     smith = data["npcs"]["hollin"]
     smith["supply"][0]["route"] = ["road_bridge", "roda2"]
     smith["needs"]["economic"]["modifiers"][0]["when"] = "supply_blockd"
+    smith["needs"]["economic"]["modifiers"].append({"when": "not:threat_in:glade", "add": 0.01})
     smith["relationships"] = {"nobody": {"trust": 0.2}}
     smith["schedule"] = [{"hour": 9, "room": "inn"}, {"hour": 20, "room": "pub"}]
     data["npcs"]["ghost"] = {}
@@ -110,6 +111,8 @@ async def test_bad_references_stop_startup_naming_each(tmp_path: Path) -> None:
         "p/living.yaml: npc 'hollin': supply[0].route: unknown room 'hamlet:roda2'",
         "p/living.yaml: npc 'hollin': needs.economic.modifiers[0].when: "
         "unknown condition 'supply_blockd'",
+        "p/living.yaml: npc 'hollin': needs.economic.modifiers[1].when: "
+        "unknown room 'hamlet:glade'",
         "p/living.yaml: npc 'hollin': relationships: no NPC 'hamlet:nobody' in the world",
         "p/living.yaml: npc 'hollin': schedule[1].room: unknown room 'hamlet:pub'",
         "p/living.yaml: npc 'ghost': no NPC 'hamlet:ghost' in the world data",
