@@ -84,7 +84,8 @@ async def test_a_newcomer_is_offered_gundriks_quest_in_the_smithy(tmp_path: Path
             level = rpg_terms(quest).level_requirement
             hero_level = engine.world.get_component(hero, CharacterStats).level
             hint = (
-                f"(You can take it on once you reach level {level}.)"
+                # Followed by the fight that asks for it, if one does.
+                f"(You can take it on once you reach level {level}"
                 if level > hero_level
                 else f"(Type 'accept 1' or 'accept {word}' to take it on.)"
             )

@@ -230,6 +230,33 @@ async def test_an_offer_above_the_characters_level_says_so(engine: GameEngine) -
     assert accept_hint(qm(engine), hero, "hard-quest").startswith("(Type 'accept 1'")
 
 
+async def test_a_fight_that_asks_for_a_level_is_named(engine: GameEngine) -> None:
+    # "Speak with the guard" first, a fight after: the level is the fight's.
+    hero = new_character(engine)
+    talk = {
+        "objective_type": "talk",
+        "target_id": npc("elder"),
+        "description": "Speak with the elder",
+    }
+    kill = {
+        "objective_type": "kill",
+        "target_name": "a wolf",
+        "target_keyword": "wolf",
+        "target_count": 3,
+        "description": "Kill 3 wolves",
+        "order": 1,
+    }
+    boss = {**kill, "target_name": "Old Grey", "target_count": 1, "description": "Kill Old Grey"}
+    qm(engine).register_quest(quest("wolf-hunt", talk, kill, boss, level_requirement=4))
+    qm(engine).offer_quest(hero, "wolf-hunt")
+    assert accept_hint(qm(engine), hero, "wolf-hunt") == (
+        "(You can take it on once you reach level 4: it means fighting 3 wolves and Old Grey.)"
+    )
+    assert "Requires level 4 (it means fighting 3 wolves and Old Grey)." in plain(
+        await cmd(engine, hero, "quest wolf")
+    )
+
+
 async def test_asking_about_work_is_asking_for_the_npcs_quests(engine: GameEngine) -> None:
     hero = new_character(engine)
     out = plain(await cmd(engine, hero, "ask elder about work"))

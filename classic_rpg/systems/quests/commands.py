@@ -27,6 +27,7 @@ from maid_stdlib.questgen.service import QuestGenerationService
 from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.questgen.vocabulary import ObjectiveType, QuestDeliveryMethod, QuestState
 from maid_stdlib.story.facts import FactBook
+from maid_stdlib.text import counted, join
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.text import speaker
@@ -112,8 +113,12 @@ def accept_hint(manager: QuestManager, character: UUID, quest_id: str) -> str:
     or the level it waits for."""
     quest = manager.get_quest(quest_id)
     needed = level_needed(manager, quest, character) if quest is not None else None
-    if needed is not None:
-        return f"(You can take it on once you reach level {needed}.)"
+    if quest is not None and needed is not None:
+        # Why, when a fight is what asks for the level: a quest that opens with
+        # "Speak with the gate guard" read as a talk that needed level 6.
+        foes = fight_of(quest)
+        why = f": it means fighting {foes}" if foes else ""
+        return f"(You can take it on once you reach level {needed}{why}.)"
     handles = handles_of(manager, character, quest_id)
     if not handles:
         return "(Type 'quests' to see it.)"
@@ -201,6 +206,16 @@ def pace_line(manager: QuestManager, quest: Quest, entry: QuestEntry) -> str | N
     return f"   |xLeft for a clean win: {game_span(manager, left)}.|n"
 
 
+def fight_of(quest: Quest) -> str:
+    """Whom the quest's required kills are of ("3 bandit scouts and Kral"), or ""."""
+    foes = [
+        counted(o.target_count, o.target_name)
+        for o in quest.objectives
+        if o.objective_type is ObjectiveType.KILL and o.required and o.target_name
+    ]
+    return join(list(dict.fromkeys(foes)))
+
+
 def level_needed(manager: QuestManager, quest: Quest, character: UUID) -> int | None:
     """The level the quest asks for, when the character has not reached it."""
     stats = manager.engine.world.try_component(character, CharacterStats)
@@ -237,7 +252,9 @@ def describe(
                 f"{manager.name_of(quest.turn_in_npc)}."
             )
         if quest.level_requirement > 1:
-            lines.append(f"Requires level {quest.level_requirement}.")
+            foes = fight_of(quest)
+            why = f" (it means fighting {foes})" if foes else ""
+            lines.append(f"Requires level {quest.level_requirement}{why}.")
     elif quest.summary:
         lines.append(f"   {quest.summary}")
     if entry.state.active:
