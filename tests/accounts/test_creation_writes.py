@@ -304,6 +304,17 @@ async def _gated(tmp_path: Path, db_url: str, gather: float) -> tuple[GameEngine
     return engine, hasher
 
 
+async def _two_hashing(
+    accounts: AccountService, first: str, second: str
+) -> tuple[asyncio.Task[tuple[Account, UUID]], asyncio.Task[tuple[Account, UUID]]]:
+    """Two one-line creations, both waiting for their hashes (passwords
+    "first-pass-word" and "second-pass-word")."""
+    one = asyncio.create_task(accounts.create_player(first, "first-pass-word"))
+    two = asyncio.create_task(accounts.create_player(second, "second-pass-word"))
+    await _until(lambda: accounts._writes.coming == 2)
+    return one, two
+
+
 async def test_a_commit_waits_for_the_creations_still_hashing(tmp_path: Path, db_url: str) -> None:
     # Without the wait, the first creation's commit carries it alone and the
     # second pays a transaction of its own.
@@ -312,9 +323,7 @@ async def test_a_commit_waits_for_the_creations_still_hashing(tmp_path: Path, db
     writes = accounts._writes
     try:
         before = writes.commits
-        first = asyncio.create_task(accounts.create_player("Ansel", "first-pass-word"))
-        second = asyncio.create_task(accounts.create_player("Berit", "second-pass-word"))
-        await _until(lambda: writes.coming == 2)
+        first, second = await _two_hashing(accounts, "Ansel", "Berit")
         hasher.gate("first-pass-word").set_result(True)
         await _until(lambda: len(writes._queue) == 1)
         assert writes.coming == 1
@@ -340,9 +349,7 @@ async def test_a_creation_that_gives_up_is_not_waited_for(tmp_path: Path, db_url
     accounts = engine.services.get(AccountService)
     writes = accounts._writes
     try:
-        first = asyncio.create_task(accounts.create_player("Corin", "first-pass-word"))
-        failing = asyncio.create_task(accounts.create_player("Dagny", "second-pass-word"))
-        await _until(lambda: writes.coming == 2)
+        first, failing = await _two_hashing(accounts, "Corin", "Dagny")
         hasher.gate("first-pass-word").set_result(True)
         await _until(lambda: len(writes._queue) == 1)
         for _ in range(200):
@@ -382,9 +389,7 @@ async def test_a_commit_waits_no_longer_than_its_window(tmp_path: Path) -> None:
     writes = accounts._writes
     try:
         before = writes.commits
-        first = asyncio.create_task(accounts.create_player("Freya", "first-pass-word"))
-        stuck = asyncio.create_task(accounts.create_player("Gorm", "second-pass-word"))
-        await _until(lambda: writes.coming == 2)
+        first, stuck = await _two_hashing(accounts, "Freya", "Gorm")
         hasher.gate("first-pass-word").set_result(True)
         await asyncio.wait_for(first, 30)
         assert writes.commits == before + 1
