@@ -18,6 +18,7 @@ from maid_stdlib.questgen.narrative import (
     TemplateRegistry,
     register_default_templates,
 )
+from maid_stdlib.questgen.narrative.default_templates import GENERIC
 from maid_stdlib.questgen.narrative.templates import _last_resort, phrases_of
 from maid_stdlib.questgen.narrative_context import NarrativeContext, QuestNarrative
 from maid_stdlib.text import lint_text, pronouns
@@ -315,10 +316,14 @@ def test_the_last_resort_text_refers_back_to_the_giver_by_their_pronouns() -> No
 _ASKING = ("Will ", "Would ", "Can ", "Could ", "Have ", "Are ", "Is ", "Do ", "Did ")
 
 
-@pytest.mark.parametrize("archetype", sorted(RPG_TEMPLATES))
-def test_a_line_ending_in_a_question_mark_asks_a_question(archetype: str) -> None:
+#: Every template set shipped: the RPG layer's archetypes and the stdlib's generic set.
+_SHIPPED = {**{f"rpg:{a}": t for a, t in RPG_TEMPLATES.items()}, "stdlib:generic": GENERIC}
+
+
+@pytest.mark.parametrize("name", sorted(_SHIPPED))
+def test_a_line_ending_in_a_question_mark_asks_a_question(name: str) -> None:
     # "Clear the way and bring me ore?" was a request with a question mark.
-    for part, lines in RPG_TEMPLATES[archetype].items():
+    for part, lines in _SHIPPED[name].items():
         for line in lines:
             if not line.rstrip().endswith("?"):
                 continue
