@@ -257,6 +257,35 @@ async def test_a_fight_that_asks_for_a_level_is_named(engine: GameEngine) -> Non
     )
 
 
+async def test_the_log_says_where_the_people_a_quest_sends_you_to_are_now(
+    engine: GameEngine,
+) -> None:
+    # People go about their day: the log follows them, not where they stood.
+    hero = new_character(engine)
+    place(engine, hero, "yard")
+    talk = {
+        "objective_type": "talk",
+        "target_id": npc("elder"),
+        "description": "Speak with the elder",
+    }
+    await start(engine, hero, quest("errand", talk))
+    out = plain(await cmd(engine, hero, "quests"))
+    assert "[ ] Speak with the elder (now in The Hall)" in out
+    place(engine, npc("elder"), "gate")
+    assert "[ ] Speak with the elder (now in The Gate)" in plain(await cmd(engine, hero, "quests"))
+    place(engine, hero, "gate")
+    assert "[ ] Speak with the elder (here)" in plain(await cmd(engine, hero, "quests"))
+    # Done, but not yet turned in: where to take it.
+    place(engine, npc("elder"), "hall")
+    visit = {"objective_type": "visit", "destination_room_id": "qtest:yard"}
+    await start(engine, hero, quest("walk", {**visit, "description": "Go to the yard"}))
+    place(engine, hero, "yard")
+    await engine.dispatch_events()
+    assert qm(engine).quest_state(hero, "walk") is QuestState.COMPLETED
+    out = plain(await cmd(engine, hero, "quests"))
+    assert "Turn it in to the elder (now in The Hall)." in out
+
+
 async def test_asking_about_work_is_asking_for_the_npcs_quests(engine: GameEngine) -> None:
     hero = new_character(engine)
     out = plain(await cmd(engine, hero, "ask elder about work"))

@@ -126,8 +126,31 @@ def accept_hint(manager: QuestManager, character: UUID, quest_id: str) -> str:
     return f"(Type {typed} to take it on.)"
 
 
+#: Objectives done in someone's presence: an open one says where they are now.
+_MEET = (ObjectiveType.TALK, ObjectiveType.DELIVER)
+
+
+def whereabouts(manager: QuestManager, npc: UUID | None, viewer: UUID | None) -> str:
+    """ " (here)" or " (now in The Guard Post)": where someone a quest sends the
+    player to is at the moment (people go about their day), or "" if nowhere."""
+    if npc is None:
+        return ""
+    ws = manager.engine.services.get(WorldService)
+    room = ws.room_key_of(npc)
+    if room is None:
+        return ""
+    if viewer is not None and ws.room_key_of(viewer) == room:
+        return " (here)"
+    where = ws.room(room)
+    return f" (now in {where.name})" if where is not None else ""
+
+
 def objective_line(
-    manager: QuestManager, quest: Quest, entry: QuestEntry, o: QuestObjective
+    manager: QuestManager,
+    quest: Quest,
+    entry: QuestEntry,
+    o: QuestObjective,
+    viewer: UUID | None = None,
 ) -> str:
     p = entry.objectives.get(o.objective_id)
     optional = " (optional)" if not o.required else ""
@@ -137,7 +160,10 @@ def objective_line(
         return f"   |r[failed]|n{optional} {o.description}"
     mark = "|g[x]|n" if p.completed else "[ ]"
     tally = f" ({p.count}/{o.target_count})" if o.target_count > 1 else ""
-    line = f"   {mark}{optional} {o.description}{tally}"
+    met = ""
+    if not p.completed and o.objective_type in _MEET:
+        met = whereabouts(manager, o.target_id, viewer)
+    line = f"   {mark}{optional} {o.description}{tally}{met}"
     if o.hint and not p.completed:
         line += f"\n       |xHint: {o.hint}|n"
     if o.time_limit_seconds and p.open and p.unlocked_at is not None:
@@ -146,7 +172,9 @@ def objective_line(
     return line
 
 
-def objective_lines(manager: QuestManager, quest: Quest, entry: QuestEntry) -> list[str]:
+def objective_lines(
+    manager: QuestManager, quest: Quest, entry: QuestEntry, viewer: UUID | None = None
+) -> list[str]:
     """Every objective's line; in a quest in stages, each stage's name above its
     objectives. A stage still locked is that one line: what it holds is not told
     before the stage before it is done."""
@@ -160,7 +188,7 @@ def objective_lines(manager: QuestManager, quest: Quest, entry: QuestEntry) -> l
             if stage:
                 lines.append(f"  |x{stage} [locked]|n" if locked else f"  |w{stage}|n")
         if not locked:
-            lines.append(objective_line(manager, quest, entry, o))
+            lines.append(objective_line(manager, quest, entry, o, viewer))
     return lines
 
 
@@ -258,7 +286,10 @@ def describe(
     elif quest.summary:
         lines.append(f"   {quest.summary}")
     if entry.state.active:
-        lines += objective_lines(manager, quest, entry)
+        lines += objective_lines(manager, quest, entry, character)
+        if entry.state is QuestState.COMPLETED and quest.turn_in_npc is not None:
+            where = whereabouts(manager, quest.turn_in_npc, character)
+            lines.append(f"   Turn it in to {manager.name_of(quest.turn_in_npc)}{where}.")
         if quest.time_limit_seconds and entry.accepted_at is not None:
             left = entry.accepted_at + quest.time_limit_seconds - manager.now
             lines.append(f"   |yTime left: {max(0.0, left) / 3600:.1f} game hours.|n")
