@@ -40,6 +40,7 @@ from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_engine.content import PackError
 from maid_stdlib.living import LivingWorld
 from maid_stdlib.living.data import qualify_condition
+from maid_stdlib.living.service import Tie
 from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.text.morph import possessive
 from maid_stdlib.world.components import NPC
@@ -355,13 +356,7 @@ async def converse(ctx: CommandContext, who: str, topic: str | None) -> None:
             else []
         )
         if ties:
-            tie = ties[0]
-            if tie.sour:
-                ctx.send(
-                    f"{possessive(name)} face darkens at the mention of {tie.other}: {tie.cause}."
-                )
-            else:
-                ctx.send(f"{name} speaks of {tie.other}: {tie.cause}.")
+            ctx.send(_tie_line(name, ties[0]))
             return
         ctx.send(f"{name} does not know anything about '{topic}'.")
         return
@@ -370,6 +365,27 @@ async def converse(ctx: CommandContext, who: str, topic: str | None) -> None:
         ctx.send(f"{name} has nothing to say about {key.split()[0]} just now.")
         return
     ctx.send(f'{name} says, "{answer}"')
+
+
+def _tie_line(name: str, tie: Tie) -> str:
+    """How an NPC takes a question about someone it has a tie with (or about what
+    the tie is over): "Brin Harrow's face darkens at the mention of Aldous Miller:
+    Aldous Miller raised the weir ...", "Sefa speaks fondly of Old Jory, family."."""
+    why = f": {tie.cause}" if tie.cause else ""
+    if tie.sour:
+        rival = " (a rival)" if tie.kind == "rival" and not why else ""
+        return f"{possessive(name)} face darkens at the mention of {tie.other}{rival}{why}."
+    if why:
+        return f"{name} speaks of {tie.other}{why}."
+    if tie.kind == "family":
+        return f"{name} speaks fondly of {tie.other}, family."
+    if tie.kind == "friend":
+        return f"{name} speaks warmly of {tie.other}, a friend."
+    if tie.kind == "sweetheart":
+        return f"{name} colours at the mention of {tie.other}."
+    if tie.warm:
+        return f"{name} speaks warmly of {tie.other}."
+    return f"{name} knows {tie.other}, and says no more."
 
 
 def _tell(ctx: CommandContext, name: str, verb: str, news: list[str]) -> None:

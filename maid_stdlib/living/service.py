@@ -78,14 +78,21 @@ class LivingHost(ConditionsHost, SeedingHost, MemoryHost, Protocol):
     memory service uses."""
 
 
+#: Above this trust or affinity a tie is a warm one.
+WARM = 0.4
+
+
 @dataclass(frozen=True)
 class Tie:
     """One of an NPC's relationships as it speaks of it: the other's name, why it
-    is the way it is, and whether it is a grudge."""
+    is the way it is ("" when nothing is written), its kind ("family", "rival"
+    ...), and whether it is a grudge or a warm tie."""
 
     other: str
     cause: str
     sour: bool
+    kind: str = ""
+    warm: bool = False
 
 
 class LivingWorld:
@@ -404,16 +411,15 @@ class LivingWorld:
         return gossip_lines(self.world, npc, limit, about)
 
     def ties_about(self, npc: UUID, about: Callable[[str], bool]) -> list[Tie]:
-        """``npc``'s relationships that have a written cause, where ``about``
-        accepts the cause or the other's name (what it says when asked about the
-        subject of a grudge it is seen to bear), the sourest first."""
+        """``npc``'s relationships that ``about`` accepts, by the other's name or
+        the written cause (what it says when asked about someone it knows, or the
+        subject of a grudge it is seen to bear): those with a cause first, then
+        the sourest first."""
         rels = self.world.try_component(npc, Relationships)
         if rels is None:
             return []
-        ties: list[tuple[float, Tie]] = []
+        ties: list[tuple[bool, float, Tie]] = []
         for key, rel in rels.entries.items():
-            if not rel.cause:
-                continue
             try:
                 other = UUID(key)
             except ValueError:
@@ -421,11 +427,13 @@ class LivingWorld:
             if not self.world.entity_exists(other):
                 continue
             name = self.name_of(other)
-            if about(rel.cause) or about(name):
+            if about(name) or (rel.cause and about(rel.cause)):
                 sour = rel.trust < 0 or rel.kind == "rival"
-                ties.append((rel.trust, Tie(name, rel.cause.rstrip("."), sour)))
-        ties.sort(key=lambda item: item[0])
-        return [tie for _, tie in ties]
+                warm = not sour and max(rel.trust, rel.affinity) >= WARM
+                tie = Tie(name, rel.cause.rstrip("."), sour, rel.kind, warm)
+                ties.append((not rel.cause, rel.trust, tie))
+        ties.sort(key=lambda item: item[:2])
+        return [tie for _, _, tie in ties]
 
     def note_conversation(self, npc: UUID, speaker: UUID) -> list[str]:
         """``speaker`` talked to ``npc``: the NPC remembers it (at most once per game

@@ -109,7 +109,10 @@ def where(ctx: CommandContext) -> None:
       where           everyone playing in the same area as you
       where <name>    where that player is, if they are in your area; else where
                       the people and creatures of your area called so are
-                      ("where fenn", "where wolf")
+                      ("where voss", "where wolf")
+
+    Only the area you are in is searched (its name heads the list of players);
+    'quests' says where the people your quests send you to are, wherever they are.
     """
     ws, actor, room = here(ctx)
     mine, area_name = _area_name(ws, room)
@@ -125,7 +128,10 @@ def where(ctx: CommandContext) -> None:
             return
         found = _npcs_called(ws, actor, mine, name)
         if not found:
-            raise CommandError(f"Nobody called '{name}' is anywhere near you.")
+            raise CommandError(
+                f"Nobody called '{name}' is anywhere in {area_name}."
+                " (Only the area you are in is searched.)"
+            )
         ctx.send("\n".join(found))
         return
     nearby: list[tuple[str, UUID, str]] = []

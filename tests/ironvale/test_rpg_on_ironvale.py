@@ -129,6 +129,22 @@ async def test_asked_about_a_grudge_an_npc_shows_where_it_stands(ironvale: GameE
     )
 
 
+async def test_asked_about_someone_an_npc_knows_it_says_how_it_stands(
+    ironvale: GameEngine,
+) -> None:
+    # Sefa is "Jory's granddaughter" in her room line; Gundrik and Bram are friends.
+    hero = new_character(ironvale)
+    for key, question, answer in (
+        ("sefa", "ask sefa about jory", "Sefa speaks fondly of Old Jory, family."),
+        ("gundrik", "ask gundrik about bram", "Gundrik speaks warmly of Bram Holloway, a friend."),
+        ("gundrik", "ask gundrik about selena", "Gundrik knows Selena, and says no more."),
+        ("cade", "ask cade about ivy", "Cade Miller colours at the mention of Ivy Harrow."),
+    ):
+        [uid] = npcs(ironvale, f"ironvale:{key}")
+        place(ironvale, hero, str(room_of(ironvale, uid)))
+        assert await cmd(ironvale, hero, question) == answer
+
+
 async def test_item_templates(ironvale: GameEngine) -> None:
     items = items_of(ironvale)
     hero = new_character(ironvale)

@@ -110,7 +110,9 @@ async def test_where_lists_the_players_of_your_area(engine: GameEngine) -> None:
     assert await cmd(engine, cara, "where") == "\n".join(
         ["|cPlayers in The Mill Road:|n", "  Cara  The Ford |x(you)|n", "Nobody else is around."]
     )
-    assert await cmd(engine, alice, "where zed") == "Nobody called 'zed' is anywhere near you."
+    assert await cmd(engine, alice, "where zed") == (
+        "Nobody called 'zed' is anywhere in Ashford. (Only the area you are in is searched.)"
+    )
 
 
 async def test_where_finds_the_people_and_creatures_of_your_area(engine: GameEngine) -> None:
@@ -119,7 +121,9 @@ async def test_where_finds_the_people_and_creatures_of_your_area(engine: GameEng
     assert await cmd(engine, alice, "where hollin") == "Hollin is in The Mill."
     assert await cmd(engine, alice, "where keeper") == "Marta is in The Sheaf Inn."
     # The wolves are on the Mill Road, another area.
-    assert await cmd(engine, alice, "where wolf") == ("Nobody called 'wolf' is anywhere near you.")
+    assert await cmd(engine, alice, "where wolf") == (
+        "Nobody called 'wolf' is anywhere in Ashford. (Only the area you are in is searched.)"
+    )
     place(engine, alice, "hamlet:road_bridge")
     assert await cmd(engine, alice, "where wolf") == "\n".join(
         ["2 grey wolves are in The Copse.", "Old Grey is in The Wolf Den."]

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from uuid import UUID
 
+import pytest
 from kits.engines import npcs
 from kits.heroes import Recorder, new_character, place
 
-from classic_rpg.characters.dialogue import TalkService
+from classic_rpg.characters.dialogue import TalkService, _tie_line
 from classic_rpg.events import TalkedToEvent
 from maid_engine.commands import CommandContext
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd, session_for
+from maid_stdlib.living.service import Tie
 
 
 async def test_talk_shows_the_greeting_and_emits_talked_to(engine: GameEngine) -> None:
@@ -126,3 +128,24 @@ async def test_topic_handlers(engine: GameEngine) -> None:
     engine.services.get(TalkService).add_topic_handler(quests)
     assert await cmd(engine, hero, "ask elder about work") == "There is work for you."
     assert "It will rain." in await cmd(engine, hero, "ask elder about weather")
+
+
+@pytest.mark.parametrize(
+    ("tie", "line"),
+    [
+        (
+            Tie("Ann", "Ann took the well", True, "rival"),
+            "Bo's face darkens at the mention of Ann: Ann took the well.",
+        ),
+        (Tie("Ann", "", True, "rival"), "Bo's face darkens at the mention of Ann (a rival)."),
+        (Tie("Ann", "", True), "Bo's face darkens at the mention of Ann."),
+        (Tie("Ann", "Ann keeps the books", False), "Bo speaks of Ann: Ann keeps the books."),
+        (Tie("Ann", "", False, "family", True), "Bo speaks fondly of Ann, family."),
+        (Tie("Ann", "", False, "friend", True), "Bo speaks warmly of Ann, a friend."),
+        (Tie("Ann", "", False, "sweetheart", True), "Bo colours at the mention of Ann."),
+        (Tie("Ann", "", False, "", True), "Bo speaks warmly of Ann."),
+        (Tie("Ann", "", False), "Bo knows Ann, and says no more."),
+    ],
+)
+def test_how_an_npc_speaks_of_someone_it_has_a_tie_with(tie: Tie, line: str) -> None:
+    assert _tie_line("Bo", tie) == line
