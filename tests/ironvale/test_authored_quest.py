@@ -129,6 +129,11 @@ async def test_scouts_on_the_road(ironvale: GameEngine) -> None:
     scouts = [u for u, n in engine.world.each(NPC) if n.template == "ironvale:bandit_scout"]
     assert ("Few want to do anything" in said) == bool(scouts)
     assert ("The road is quiet" in said) == (not scouts)
+    # What he said on thanking the hero, asked about afterwards, he says again.
+    for question in ("ask voss about fenn", "ask voss about the deep seam"):
+        out = plain(await cmd(engine, hero, question))
+        assert out.startswith('Captain Voss says, "A black knife on red.'), out
+        assert "Fenn the hunter has wolves" in out
 
 
 async def test_news_an_npc_passes_on_is_said_in_its_voice(ironvale: GameEngine) -> None:

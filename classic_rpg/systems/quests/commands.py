@@ -590,7 +590,8 @@ class QuestTalk:
         """A TalkService topic handler: ``ask <npc> about <words>`` naming one of the
         NPC's quests the actor was offered or is on ("ask voss about gwen") brings
         up its offer or how it stands, as talking would, unless the NPC has words
-        of its own on the subject."""
+        of its own on the subject; words of what it said on taking in one of the
+        actor's quests bring that line back ("ask voss about fenn")."""
         manager = self.manager
         actor = ctx.require_actor()
         wanted = topic_tokens(topic)
@@ -616,6 +617,13 @@ class QuestTalk:
                     ctx.send(f'{name} says, "{quest.progress_dialogue}"')
                 ctx.send("\n".join(describe(manager, quest, entry, full=False, character=actor)))
             return True
+        # What it said on thanking the actor for a quest (Voss pointing to Fenn's
+        # wolves): asked about it afterwards, it does not deny having said it.
+        for quest, _entry in manager.quests_of(actor, QuestState.TURNED_IN):
+            said = quest.complete_dialogue
+            if npc == quest.turn_in_npc and said and wanted <= topic_tokens(said):
+                ctx.send(f'{name} says, "{said}"')
+                return True
         return False
 
     def _finishable(self, quest: Quest) -> bool:
