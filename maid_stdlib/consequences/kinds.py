@@ -235,6 +235,7 @@ class GossipInjection(MutationKind):
             tags=list(p.get("tags") or []),
             source=str(p.get("source") or ""),
             location=p.get("location"),
+            doer=str(p.get("character_id") or ""),
         )
         return None
 

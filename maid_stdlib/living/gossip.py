@@ -73,6 +73,9 @@ class GossipItem:
     #: Game time the fact was established (first seen, or the deed done); a
     #: retelling keeps it. 0: unknown (older copies), read as ``heard_at``.
     at: float = 0.0
+    #: UUID string of the character whose deed it tells ("" if none): news of
+    #: their own deed is not told back to them ("An adventurer helped me.").
+    doer: str = ""
 
     @property
     def is_secret(self) -> bool:
@@ -186,9 +189,11 @@ def inject(
     location: str | None = None,
     supersedes: str | None = None,
     at: float = 0.0,
+    doer: str = "",
 ) -> list[UUID]:
     """Generated gossip (a quest consequence): confidence capped at 0.9. Returns the
-    NPCs who now know it. ``at``: when its fact was established (default ``now``)."""
+    NPCs who now know it. ``at``: when its fact was established (default ``now``);
+    ``doer``: the character whose deed it tells, if any."""
     capped = min(confidence, GENERATED_CONFIDENCE_CAP)
     out = []
     for npc in tellers:
@@ -205,6 +210,7 @@ def inject(
             location,
             supersedes,
             at or now,
+            doer,
         )
         if learn(world, npc, item):
             out.append(npc)
@@ -226,6 +232,7 @@ def retell(world: World, teller: UUID, listener: UUID, item: GossipItem, now: fl
         item.location,
         item.supersedes,
         item.fact_time,
+        item.doer,
     )
     return learn(world, listener, copy)
 

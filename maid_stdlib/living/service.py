@@ -466,8 +466,11 @@ class LivingWorld:
         for key in [k for k, at in told.items() if now - at >= RETELL_TO_PLAYER_AFTER]:
             del told[key]  # may be told again: no need to keep it
 
+        mine = str(speaker)
+
         def fresh_to_them(item: GossipItem) -> bool:
-            return item.id in told
+            # Nor their own deed told back to them ("An adventurer helped me.").
+            return item.id in told or item.doer == mine
 
         items = gossip_items(self.world, npc, skip=fresh_to_them)
         for item in items:

@@ -32,6 +32,7 @@ from maid_stdlib.living import (
     NeedsComponent,
     SocialInfluence,
 )
+from maid_stdlib.living import gossip as gossip_api
 from maid_stdlib.living.api import (
     add_goal,
     adjust_faction_standing,
@@ -314,3 +315,25 @@ async def test_restored_components_are_the_same_objects(engine: GameEngine) -> N
     assert batch.apply().status == "failed"
     assert engine.world.get_component(miller, SocialInfluence) is influence
     assert influence.value == 0.5
+
+
+async def test_news_of_a_players_deed_is_not_told_back_to_them(engine: GameEngine) -> None:
+    # "An adventurer helped me.", said to the adventurer who did it, read oddly.
+    miller = hv("hollin")
+    hero = new_character(engine, "Alice", online=False)
+    other = new_character(engine, "Bob", online=False)
+    deed = gossip(miller, "An adventurer helped Hollin")
+    deed.payload["character_id"] = str(hero)
+    batch = WorldMutationBatch(env(engine))
+    batch.add(deed)
+    assert batch.validate()
+    assert batch.apply().ok
+    [item] = engine.world.get_component(miller, KnownGossip).items.values()
+    assert item.doer == str(hero)
+    living = living_of(engine)
+    assert "An adventurer helped me." not in " ".join(living.note_conversation(miller, hero))
+    assert "An adventurer helped me." in " ".join(living.note_conversation(miller, other))
+    # Passed on, it stays theirs.
+    marta = hv("marta")
+    assert gossip_api.retell(engine.world, miller, marta, item, engine.clock.game_time)
+    assert engine.world.get_component(marta, KnownGossip).items[item.id].doer == str(hero)
