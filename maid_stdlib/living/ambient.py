@@ -28,7 +28,15 @@ from maid_engine.ecs import System, World
 from maid_stdlib.living.api import get_relationship
 from maid_stdlib.living.components import GoalsComponent
 from maid_stdlib.living.events import GoalStatusChangedEvent, ThreatObservedEvent
-from maid_stdlib.living.gossip import MIN_RETELL_CONFIDENCE, GossipItem, KnownGossip, phrase
+from maid_stdlib.living.gossip import (
+    MIN_RETELL_CONFIDENCE,
+    RETELL_TO_PLAYER_AFTER,
+    GossipItem,
+    HeardNews,
+    KnownGossip,
+    phrase,
+    told_to,
+)
 from maid_stdlib.living.presence import Presence
 from maid_stdlib.living.registries import AmbientSettings
 from maid_stdlib.world.components import Describable
@@ -171,6 +179,21 @@ class Ambient:
         items = self.news_items(npc, unknown_to)
         return items[0] if items else None
 
+    def news_for(self, npc: UUID, character: UUID, now: float) -> GossipItem | None:
+        """The news ``npc`` greets ``character`` with: none they were told in the
+        last game day (by anyone: the village's greetings are not one rumour over
+        and over), nor news of their own deed."""
+        heard = self.living.world.try_component(character, HeardNews)
+        told = heard.told if heard is not None else {}
+        mine = str(character)
+        for item in self.news_items(npc, character):
+            if item.doer == mine:
+                continue
+            at = told.get(item.id)
+            if at is None or not 0 <= now - at < RETELL_TO_PLAYER_AFTER:
+                return item
+        return None
+
     def worry(self, npc: UUID) -> str:
         goals = self.living.world.try_component(npc, GoalsComponent)
         goal = goals.primary() if goals is not None else None
@@ -257,8 +280,9 @@ class Ambient:
         self._greeted[(room, character)] = now
         who = self.living.name_of(character)
         name = self.name(npc)
-        item = self.news(npc, character)
+        item = self.news_for(npc, character, now)
         if item is not None and self.rng.random() < 0.5:
+            told_to(self.living.world, character).told[item.id] = now
             said = phrase(item, self.living.name_of(npc))
             text = f'{name} looks up as {who} arrives. "{said}"'
             to_text = f'{name} looks up as you arrive. "{said}"'

@@ -316,6 +316,15 @@ class HeardNews(Component):
 RETELL_TO_PLAYER_AFTER = 86400.0
 
 
+def told_to(world: World, character: UUID) -> HeardNews:
+    """The news ``character`` was told (made on first use)."""
+    heard = world.try_component(character, HeardNews)
+    if heard is None:
+        heard = HeardNews()
+        world.add_component(character, heard)
+    return heard
+
+
 def gossip_items(
     world: World,
     npc: UUID,

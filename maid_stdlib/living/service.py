@@ -34,11 +34,11 @@ from maid_stdlib.living.facts import Hostile
 from maid_stdlib.living.gossip import (
     RETELL_TO_PLAYER_AFTER,
     GossipItem,
-    HeardNews,
     KnownGossip,
     gossip_items,
     gossip_lines,
     said_by,
+    told_to,
 )
 from maid_stdlib.living.memory import EpisodicMemory, MemoryHost, MemoryService
 from maid_stdlib.living.presence import Presence
@@ -458,11 +458,7 @@ class LivingWorld:
             adjust_relationship(self.world, npc, speaker, trust=0.01, affinity=0.01, now=now)
         if not self.world.has_component(speaker, PlayerCharacter):
             return self.gossip_lines(npc)
-        heard = self.world.try_component(speaker, HeardNews)
-        if heard is None:
-            heard = HeardNews()
-            self.world.add_component(speaker, heard)
-        told = heard.told
+        told = told_to(self.world, speaker).told
         for key in [k for k, at in told.items() if now - at >= RETELL_TO_PLAYER_AFTER]:
             del told[key]  # may be told again: no need to keep it
 

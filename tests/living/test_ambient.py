@@ -194,3 +194,31 @@ def test_the_speech_verb_fits_the_line() -> None:
     assert speech_verb("Has anyone seen the wolves?") == "asks"
     assert speech_verb("The wolves are at the gate!") == "exclaims"
     assert speech_verb("The bandits are gone from the road.", cleared=True) == "sighs with relief"
+
+
+async def test_an_arrival_is_not_greeted_with_news_it_was_told_today(tmp_path: Path) -> None:
+    # A newcomer heard "Bandits have been seen on the Old Trade Road" from nearly
+    # everyone they walked in on, many times each.
+    engine = _engine(tmp_path, interval=10**9, budget=10)
+    async with engine.lifespan():
+        ambient: Ambient = system(engine).ambient
+        marta, hollin = npc(engine, "marta"), npc(engine, "hollin")
+        alice = new_character(engine)
+        now = engine.clock.game_time
+        for who in (marta, hollin):
+            gossip.inject(engine.world, [who], "road", "Bandits are on the mill road.", now)
+        item = ambient.news_for(marta, alice, now)
+        assert item is not None
+        assert item.id == "road"
+        # Told by Marta (greeting or talk): Hollin does not greet her with it again.
+        gossip.told_to(engine.world, alice).told["road"] = now
+        assert ambient.news_for(hollin, alice, now) is None
+        # A day on it may come up again.
+        assert ambient.news_for(hollin, alice, now + gossip.RETELL_TO_PLAYER_AFTER) is not None
+        # News of her own deed is never her greeting.
+        gossip.inject(
+            engine.world, [hollin], "deed", "An adventurer helped Hollin.", now, doer=str(alice)
+        )
+        assert ambient.news_for(hollin, alice, now) is None
+        bob = new_character(engine, "Bob")
+        assert ambient.news_for(hollin, bob, now) is not None
