@@ -260,17 +260,21 @@ def story_facts(
 
     # The steps.
     steps: list[Phrase] = []
+    # Joined into one sentence, goods just obtained are "it" in the next step;
+    # each step alone (the first, the last) keeps its own words.
+    joined: list[Phrase] = []
     before: QuestObjective | None = None
     for i, o in enumerate(sorted(objectives, key=lambda o: o.order), start=1):
         if o.optional:
             continue
         key = out.fact(f"objective:{i}", "objective", o.description)
-        steps.append(clause(_after(before, o), key))
+        steps.append(clause(o.description, key))
+        joined.append(clause(_after(before, o), key))
         before = o
     if steps:
         v["objective"] = steps[0]
         v["final_objective"] = steps[-1]
-        v["objectives"] = clauses(steps)
+        v["objectives"] = clauses(joined)
 
     # The composites older templates use.
     if "goal" in v:
