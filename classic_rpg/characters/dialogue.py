@@ -157,14 +157,27 @@ def line_for(dialogue: Dialogue, topic: str, holds: Callable[[list[str]], bool])
 def own_line_about(dialogue: Dialogue, wanted: set[str], holds: Callable[[list[str]], bool]) -> str:
     """The first line the NPC would say now (its greeting, then its topics'
     answers) whose words take in ``wanted`` (``topic_tokens`` of the question);
-    "" if none does."""
+    else the line it would say now in the place of one whose other version does
+    (asked about "the deep seam" its crisis greeting spoke of, it says what it
+    says of the seam now); "" if none does."""
     if not wanted:
         return ""
-    for topic in ("", *dialogue.topics):
+    slots = ("", *dialogue.topics)
+    for topic in slots:
         line = line_for(dialogue, topic, holds)
         if line and wanted <= topic_tokens(line):
             return line
+    for topic in slots:
+        line = line_for(dialogue, topic, holds)
+        if line and wanted <= _words_of_every_version(dialogue, topic):
+            return line
     return ""
+
+
+def _words_of_every_version(dialogue: Dialogue, topic: str) -> set[str]:
+    unconditional = dialogue.greeting if topic == "" else dialogue.topics.get(topic, "")
+    texts = [line.text for line in dialogue.lines if line.topic == topic]
+    return topic_tokens(unconditional, *texts)
 
 
 def register_dialogue_data(data: WorldData, owner: str) -> None:

@@ -8,12 +8,14 @@ import pytest
 from kits.engines import npcs
 from kits.heroes import Recorder, new_character, place
 
-from classic_rpg.characters.dialogue import TalkService, _tie_line
+from classic_rpg.characters.components import Dialogue, DialogueLine
+from classic_rpg.characters.dialogue import TalkService, _tie_line, own_line_about
 from classic_rpg.events import TalkedToEvent
 from maid_engine.commands import CommandContext
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd, session_for
 from maid_stdlib.living.service import Tie
+from maid_stdlib.questgen.text import topic_tokens
 
 
 async def test_talk_shows_the_greeting_and_emits_talked_to(engine: GameEngine) -> None:
@@ -149,3 +151,23 @@ async def test_topic_handlers(engine: GameEngine) -> None:
 )
 def test_how_an_npc_speaks_of_someone_it_has_a_tie_with(tie: Tie, line: str) -> None:
     assert _tie_line("Bo", tie) == line
+
+
+def test_asked_about_words_of_another_version_it_says_the_line_of_now() -> None:
+    # The crisis greeting spoke of "the deep seam"; the quiet one only of "the
+    # seam". Asked about the deep seam while quiet, it says what it says now.
+    dialogue = Dialogue(
+        greeting="The deep seam is the only good ore left.",
+        lines=[DialogueLine("", "The seam lies quiet by day.", ["quiet"])],
+    )
+
+    def quiet(when: list[str]) -> bool:
+        return when == ["quiet"]
+
+    def crisis(when: list[str]) -> bool:
+        return not when
+
+    deep = topic_tokens("deep seam")
+    assert own_line_about(dialogue, deep, crisis) == "The deep seam is the only good ore left."
+    assert own_line_about(dialogue, deep, quiet) == "The seam lies quiet by day."
+    assert own_line_about(dialogue, topic_tokens("dragons"), quiet) == ""
