@@ -139,10 +139,14 @@ async def test_asked_about_someone_an_npc_knows_it_says_how_it_stands(
         ("gundrik", "ask gundrik about bram", "Gundrik speaks warmly of Bram Holloway, a friend."),
         ("gundrik", "ask gundrik about selena", "Gundrik knows Selena, and says no more."),
         ("cade", "ask cade about ivy", "Cade Miller colours at the mention of Ivy Harrow."),
+        # People know their own work and what comes to them.
+        ("mara", "ask mara about the mine", 'Mara the paymistress says, "The mine pays by'),
+        ("maud", "ask maud about the weir", 'Elder Maud says, "Aldous raised the weir'),
+        ("maud", "ask maud about bandits", 'Elder Maud says, "The young ones talk'),
     ):
         [uid] = npcs(ironvale, f"ironvale:{key}")
         place(ironvale, hero, str(room_of(ironvale, uid)))
-        assert await cmd(ironvale, hero, question) == answer
+        assert (await cmd(ironvale, hero, question)).startswith(answer), question
 
 
 async def test_item_templates(ironvale: GameEngine) -> None:
