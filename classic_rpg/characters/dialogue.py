@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -39,12 +39,12 @@ from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_engine.content import PackError
 from maid_stdlib.living import LivingWorld
-from maid_stdlib.living.data import qualify_condition
+from maid_stdlib.living.data import ROOM_CONDITIONS, qualify_condition
 from maid_stdlib.living.service import Tie
 from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.text.morph import possessive
 from maid_stdlib.world.components import NPC
-from maid_stdlib.world.extensions import ExtensionContext
+from maid_stdlib.world.extensions import CheckScope, ExtensionContext
 from maid_stdlib.world.loader import WorldData
 from maid_stdlib.world.look import find_detail, name_of
 from maid_stdlib.world.movement import here
@@ -180,8 +180,26 @@ def _words_of_every_version(dialogue: Dialogue, topic: str) -> set[str]:
     return topic_tokens(unconditional, *texts)
 
 
+def check_dialogue(value: DialogueData, scope: CheckScope) -> Iterable[str]:
+    """A condition naming a room ("at:tavern", "not:threat_in:herb_glade") names one
+    the pack may use: a mistyped room would make the line never, or always, said."""
+    said = [("greeting", value.greeting), *((f"topic {k!r}", v) for k, v in value.topics.items())]
+    for where, answer in said:
+        if isinstance(answer, str):
+            continue
+        for line in answer:
+            for cond in line.when:
+                name, _, arg = cond.strip().partition(":")
+                if name == "not":
+                    name, _, arg = arg.partition(":")
+                if name in ROOM_CONDITIONS and arg and not scope.room_exists(arg):
+                    yield f"{where}: unknown room {scope.qualify(arg)!r} in {cond!r}"
+
+
 def register_dialogue_data(data: WorldData, owner: str) -> None:
-    data.register_extension("npc", "dialogue", DialogueData, apply_dialogue, owner=owner)
+    data.register_extension(
+        "npc", "dialogue", DialogueData, apply_dialogue, check=check_dialogue, owner=owner
+    )
 
 
 async def _call(handler: Callable[..., bool | Awaitable[bool]], *args: object) -> bool:

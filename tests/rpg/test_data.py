@@ -177,3 +177,15 @@ async def test_sections_become_components_with_defaults(tmp_path: Path) -> None:
         [entry] = world.get_component(orc, LootTable).entries
         assert (entry.item, entry.chance, entry.min_count, entry.max_count) == ("dp:gem", 0.5, 1, 2)
         assert world.get_component(orc, Dialogue).topics == {"gold coins": "Mine!"}
+
+
+def test_a_dialogue_condition_names_a_room_the_pack_has(tmp_path: Path) -> None:
+    # A mistyped room would leave "not:threat_in:glad" holding for ever.
+    line = {"text": "The glade is quiet.", "when": ["not:threat_in:glad"]}
+    topic = [{"text": "At the inn.", "when": ["at:room"]}, {"text": "Out."}]
+    pack = data_pack(tmp_path, [npc(dialogue={"greeting": [line], "topics": {"where": topic}})], [])
+    problems = "\n".join(pack.validate_data(_ctx(tmp_path, pack)))
+    assert (
+        "npc 'orc': dialogue: greeting: unknown room 'dp:glad' in 'not:threat_in:glad'" in problems
+    )
+    assert "topic 'where'" not in problems
