@@ -80,9 +80,12 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
         ]
         assert not chains
 
-        # NPCs mention it: Gundrik ...
-        out = plain(await cmd(engine, hero, "talk gundrik"))
-        assert CLEARED in out
+        # NPCs mention it: Gundrik, to someone who was not there (not to the hero
+        # who did it: "An adventurer cleared ..." said to them read oddly) ...
+        assert CLEARED not in plain(await cmd(engine, hero, "talk gundrik"))
+        witness = new_hero(engine, "Ashe")
+        place(engine, witness, ws_of(engine).room_key_of(gundrik) or "ironvale:smithy")
+        assert CLEARED in plain(await cmd(engine, witness, "talk gundrik"))
         # ... and, once the gossip has spread through the village, others.
         for _ in range(12 * 4):
             await engine.run_ticks(30)  # 12 game hours
@@ -101,8 +104,8 @@ async def test_the_iron_crisis_changes_ironvale_and_leads_to_revenge(tmp_path: P
         bram_room = ws_of(engine).room_key_of(bram)
         assert bram_room is not None
         await walk(engine, hero, bram_room)
-        # The hero was told it at the smithy: Bram does not bring it up again
-        # unasked, but says it when asked, and tells someone who had not heard.
+        # Bram does not bring the hero's own deed up unasked, but says it when
+        # asked, and tells someone who had not heard.
         assert CLEARED not in plain(await cmd(engine, hero, "talk bram"))
         assert CLEARED in plain(await cmd(engine, hero, "ask bram about the adventurer"))
         newcomer = new_hero(engine, "Wren")
