@@ -197,7 +197,7 @@ def test_the_speech_verb_fits_the_line() -> None:
 
 
 async def test_an_arrival_is_not_greeted_with_news_it_was_told_today(tmp_path: Path) -> None:
-    # A newcomer heard "Bandits have been seen on the Old Trade Road" from nearly
+    # A newcomer heard the same "Bandits have been seen ..." rumour from nearly
     # everyone they walked in on, many times each.
     engine = _engine(tmp_path, interval=10**9, budget=10)
     async with engine.lifespan():
