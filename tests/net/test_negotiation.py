@@ -223,7 +223,9 @@ async def test_prompt_ends_with_eor_when_negotiated(
 ) -> None:
     client = await connect(server)
     session = await handler.session()
-    assert client.saw(WILL, EOR)
+    # The offer is on the wire before the session exists, but the client may not
+    # have read it yet: waiting for it (not asserting it) keeps this from racing.
+    await client.wait_for(lambda: client.saw(WILL, EOR))
     session.prompt("HP 10> ")
     await client.wait_for(lambda: client.eor_count == 1)
     assert client.text().endswith("HP 10> ")
