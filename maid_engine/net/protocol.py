@@ -286,7 +286,17 @@ class MaidTelnetProtocol(telnetlib3.TelnetServer):
             # failing telnetlib3 callback could cause that): trust what it buffered.
             self._drop("subnegotiation_too_long", MSG_SUBNEGOTIATION)
             return
+        if self._waiter_connected.done() and not self._advanced:
+            self._advance_late()
         self._sync_options()
+
+    def _advance_late(self) -> None:
+        # telnetlib3 looks for the client's first agreement only while negotiating. One
+        # that arrives after the timeout (a slow link, a loop that stalled) would leave
+        # the connection without EOR, GMCP, MSSP, NAWS or compression for good.
+        if self.writer is not None and self.negotiation_should_advance():
+            self._advanced = True
+            self.begin_advanced_negotiation()
 
     def _drop(self, kind: str, message: str) -> None:
         """Refuse this connection's input for good: tell the client why and close."""

@@ -318,6 +318,14 @@ class RawClient:
 
     # -- sending --------------------------------------------------------------------------
 
+    def wake(self) -> None:
+        """Start answering negotiation, beginning with what was asked while silent (a
+        client whose answers arrive late: a slow link, or a server that stalled)."""
+        self.silent = False
+        for verb, opt in list(self.commands):
+            if verb in (DO, DONT, WILL, WONT):
+                self._negotiate(verb, opt)
+
     def send_raw(self, data: bytes) -> None:
         if not self.writer.is_closing():
             self.writer.write(data)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from net.conftest import decode_mssp
-from telnetlib3.telopt import DO, ECHO, EOR, GMCP, MSSP, SGA, WILL, WONT
+from telnetlib3.telopt import DO, ECHO, EOR, GMCP, MSSP, NAWS, SGA, WILL, WONT
 
 from maid_engine.net import TelnetServer
 from maid_engine.sessions import ColorMode
@@ -233,6 +233,23 @@ async def test_prompt_ends_with_eor_when_negotiated(
     session.send("news")  # starts on a fresh line, not glued to the prompt
     await client.wait_text("news")
     assert client.text().endswith("HP 10> \r\nnews\r\n")
+
+
+async def test_answers_after_the_negotiation_timeout_still_bring_the_offers(
+    server: TelnetServer, connect: Connect, handler: FakeHandler
+) -> None:
+    # The first answer comes only once negotiation has timed out and the session
+    # started: the options offered after a first answer must follow it all the same.
+    client = await connect(server, silent=True)
+    session = await handler.session()
+    assert not client.saw(WILL, EOR)
+    client.wake()
+    await client.wait_for(lambda: client.saw(WILL, EOR) and client.saw(WILL, GMCP))
+    await client.wait_for(lambda: client.saw(DO, NAWS))
+    await handler.wait_until(lambda: session.caps.gmcp and session.caps.width == 100)
+    session.prompt("> ")
+    await client.wait_for(lambda: client.eor_count == 1)
+    assert client.ga_count == 0
 
 
 async def test_prompt_ends_with_ga_without_eor_or_sga(
