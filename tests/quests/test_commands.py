@@ -8,6 +8,7 @@ from quests.questkit import npc, place, quest, start, state
 
 from classic_rpg.components import CharacterStats
 from classic_rpg.systems.quests.commands import accept_hint
+from classic_rpg.systems.quests.questlog import QuestLog
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd, session_for
 from maid_stdlib.living import gossip
@@ -55,6 +56,42 @@ async def test_quest_log_lists_objectives_progress_locks_and_hints(engine: GameE
     assert "You have no quest 'dragons'" in await cmd(engine, hero, "quest dragons")
 
 
+async def test_a_quest_keeps_its_number_while_others_are_taken_on_or_end(
+    engine: GameEngine,
+) -> None:
+    hero = new_character(engine)
+    manager = qm(engine)
+    manager.register_quest(quest("road-quest", YARD, title="Trouble on the Road"))
+    manager.offer_quest(hero, "road-quest")
+    manager.offer_quest(hero, "wolf-trouble")
+    await cmd(engine, hero, "accept 2")
+    assert "Wolf Trouble  [in progress]" in plain(await cmd(engine, hero, "quest 2"))
+    out = plain(await cmd(engine, hero, "quests"))
+    assert "1. Trouble on the Road  [offered]" in out
+    assert "2. Wolf Trouble  [in progress]" in out
+    await cmd(engine, hero, "decline 1")
+    assert "2. Wolf Trouble  [in progress]" in plain(await cmd(engine, hero, "quests"))
+    assert "You have no quest number 1" in await cmd(engine, hero, "quest 1")
+    manager.register_quest(quest("yard-quest", YARD, title="The Yard"))
+    manager.offer_quest(hero, "yard-quest")  # the lowest free number
+    out = plain(await cmd(engine, hero, "quests"))
+    assert out.index("1. The Yard  [offered]") < out.index("2. Wolf Trouble")
+
+
+async def test_a_log_from_before_numbers_is_numbered_once(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    manager = qm(engine)
+    manager.register_quest(quest("road-quest", YARD, title="Trouble on the Road"))
+    manager.offer_quest(hero, "road-quest")
+    manager.offer_quest(hero, "wolf-trouble")
+    qlog = engine.world.get_component(hero, QuestLog)
+    for entry in qlog.quests.values():
+        entry.number = 0
+    assert "1. Trouble on the Road" in plain(await cmd(engine, hero, "quests"))
+    assert [e.number for e in qlog.live()] == [1, 2]
+    assert "Wolf Trouble  [offered]" in plain(await cmd(engine, hero, "quest 2"))
+
+
 async def test_accept_and_abandon_by_number(engine: GameEngine) -> None:
     hero = new_character(engine)
     assert "Nobody has offered you a quest" in await cmd(engine, hero, "accept")
@@ -85,11 +122,11 @@ async def test_offers_are_taken_by_a_word_of_the_title_and_shared_words_list_the
         manager.register_quest(quest(qid, YARD, title=title))
         manager.offer_quest(hero, qid)
     out = plain(await cmd(engine, hero, "quests"))
-    assert "1. Trouble on the Road  [offered]" in out  # same time: by id
-    assert "2. Trouble at the Smithy  [offered]" in out
+    assert "1. Trouble at the Smithy  [offered]" in out  # in the order offered
+    assert "2. Trouble on the Road  [offered]" in out
     out = plain(await cmd(engine, hero, "accept trouble"))
-    assert "Which one do you mean? 'Trouble on the Road' (accept 1); " in out
-    assert "'Trouble at the Smithy' (accept 2)" in out
+    assert "Which one do you mean? 'Trouble at the Smithy' (accept 1); " in out
+    assert "'Trouble on the Road' (accept 2)" in out
     assert state(engine, hero, "gen-threat_elimination-6c09f8f3") is QuestState.AVAILABLE
     out = plain(await cmd(engine, hero, "quest SMITH"))  # a word's start, any case
     assert "Trouble at the Smithy  [offered]" in out

@@ -48,22 +48,20 @@ def manager_of(ctx: CommandContext) -> QuestManager:
 
 
 def listed(manager: QuestManager, character: UUID) -> list[tuple[Quest, QuestEntry]]:
-    """The numbered list of ``quests``: accepted quests first, then offers."""
+    """The list of ``quests``, offers and quests under way, each by its number."""
     qlog = manager.engine.world.try_component(character, QuestLog)
     if qlog is None:
         return []
+    unnumbered = any(e.number <= 0 for e in qlog.quests.values() if not e.state.terminal)
+    live = qlog.live()
+    if unnumbered:
+        # A log kept from before quests had numbers: they are given once, for good.
+        manager.engine.world.modified(character, qlog)
     rows = []
-    for entry in qlog.quests.values():
+    for entry in live:
         quest = manager.quest_for(entry)
-        if quest is not None and not entry.state.terminal:
+        if quest is not None:
             rows.append((quest, entry))
-    rows.sort(
-        key=lambda r: (
-            r[1].state is QuestState.AVAILABLE,
-            r[1].accepted_at or r[1].offered_at or 0.0,
-            r[0].quest_id,
-        )
-    )
     return rows
 
 
@@ -77,8 +75,9 @@ def resolve(ctx: CommandContext, what: str) -> tuple[Quest, QuestEntry]:
         raise CommandError("Which quest? (See 'quests' for the numbers.)")
     if what.isdigit():
         n = int(what)
-        if 1 <= n <= len(rows):
-            return rows[n - 1]
+        for row in rows:
+            if row[1].number == n:
+                return row
         raise CommandError(f"You have no quest number {n}. (See 'quests'.)")
     qlog = ctx.world.try_component(ctx.require_actor(), QuestLog)
     exact = qlog.entry(what.casefold()) if qlog is not None else None
@@ -91,7 +90,9 @@ def resolve(ctx: CommandContext, what: str) -> tuple[Quest, QuestEntry]:
     if found.positions:
         # The commands that take a quest alone can be typed again with its number.
         verb = ctx.name if ctx.name in _ONE_QUEST_VERBS else "quest"
-        choices = "; ".join(f"'{rows[i][0].title}' ({verb} {i + 1})" for i in found.positions)
+        choices = "; ".join(
+            f"'{rows[i][0].title}' ({verb} {rows[i][1].number})" for i in found.positions
+        )
         raise CommandError(f"Which one do you mean? {choices}")
     raise CommandError(f"You have no quest '{what}'. (See 'quests'.)")
 
@@ -100,11 +101,12 @@ def handles_of(manager: QuestManager, character: UUID, quest_id: str) -> list[st
     """What the character can type for the quest: its number in 'quests' and, when
     one is free, a word of its title no other quest of theirs shares."""
     rows = listed(manager, character)
-    for n, (quest, _) in enumerate(rows, 1):
+    for quest, entry in rows:
         if quest.quest_id == quest_id:
             others = [q.title for q, _ in rows if q.quest_id != quest_id]
             word = handle_word(quest.title, others)
-            return [str(n), word] if word else [str(n)]
+            n = str(entry.number)
+            return [n, word] if word else [n]
     return []
 
 
@@ -314,6 +316,8 @@ def quests_cmd(ctx: CommandContext) -> None:
 
     Usage: quests
     Objectives show [x] done, [ ] open, [locked] (opens after earlier steps).
+    A quest keeps its number until it ends: taking on or finishing another
+    never renumbers it.
     """
     manager = manager_of(ctx)
     actor = ctx.require_actor()
@@ -322,9 +326,9 @@ def quests_cmd(ctx: CommandContext) -> None:
         ctx.send("You have no quests. Talk to people; some of them may need help.")
     else:
         out = ["|wYour quests:|n"]
-        for n, (quest, entry) in enumerate(rows, 1):
+        for quest, entry in rows:
             head, *rest = describe(manager, quest, entry, full=False, character=actor)
-            out.append(f"{n}. {head}")
+            out.append(f"{entry.number}. {head}")
             out += rest
         if any(e.state is QuestState.AVAILABLE for _, e in rows):
             out.append("Type 'accept <number>' to take on an offered quest.")

@@ -62,7 +62,7 @@ def _quest(manager: QuestManager, n: int, quest: Quest, entry: QuestEntry) -> di
 
 def quests_data(manager: QuestManager, character: UUID) -> dict[str, Any]:
     rows = listed(manager, character)
-    quests = [_quest(manager, n, q, e) for n, (q, e) in enumerate(rows, 1)]
+    quests = [_quest(manager, e.number, q, e) for q, e in rows]
     qlog = manager.engine.world.try_component(character, QuestLog)
     return {
         "active": [q for q in quests if q["state"] != QuestState.AVAILABLE.value],

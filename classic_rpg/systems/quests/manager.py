@@ -348,6 +348,7 @@ class QuestManager:
             quest_id,
             QuestState.AVAILABLE,
             run=old.run if old is not None else 0,
+            number=qlog.free_number(),
             offered_at=self.now,
             offer_method=method_value,
             match_score=match_score,

@@ -57,6 +57,9 @@ class FoeSpec:
 class QuestEntry:
     quest_id: str
     state: QuestState = QuestState.AVAILABLE
+    #: Its number in the character's quest list, kept while the quest lasts so that
+    #: accepting or ending another quest never renumbers it (0: none given yet).
+    number: int = 0
     #: How many times the character accepted this quest (1 on the first run).
     run: int = 0
     offered_at: float | None = None
@@ -118,12 +121,39 @@ class QuestLog(Component):
     def entry(self, quest_id: str) -> QuestEntry | None:
         return self.quests.get(quest_id)
 
+    def live(self) -> list[QuestEntry]:
+        """The entries still offered or under way, by their number; an entry without
+        one (or sharing another's) is given the lowest free number first."""
+        live = [e for e in self.quests.values() if not e.state.terminal]
+        taken: set[int] = set()
+        unnumbered: list[QuestEntry] = []
+        for entry in sorted(live, key=lambda e: (e.number, e.offered_at or 0.0, e.quest_id)):
+            if entry.number > 0 and entry.number not in taken:
+                taken.add(entry.number)
+            else:
+                unnumbered.append(entry)
+        for entry in unnumbered:
+            entry.number = _lowest_free(taken)
+            taken.add(entry.number)
+        return sorted(live, key=lambda e: e.number)
+
+    def free_number(self) -> int:
+        """The number a quest entering the list now gets: the lowest no live one has."""
+        return _lowest_free({e.number for e in self.live()})
+
     def in_state(self, *states: QuestState) -> list[QuestEntry]:
         return [e for e in self.quests.values() if e.state in states]
 
     @property
     def active(self) -> list[QuestEntry]:
         return [e for e in self.quests.values() if e.state.active]
+
+
+def _lowest_free(taken: set[int]) -> int:
+    n = 1
+    while n in taken:
+        n += 1
+    return n
 
 
 def log_of(world: World, character: UUID) -> QuestLog:
