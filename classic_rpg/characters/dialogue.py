@@ -38,9 +38,8 @@ from classic_rpg.events import TalkedToEvent
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_engine.content import PackError
-from maid_stdlib.living import LivingWorld
-from maid_stdlib.living.data import ROOM_CONDITIONS, qualify_condition
-from maid_stdlib.living.service import Tie
+from maid_stdlib.living import LivingWorld, Tie
+from maid_stdlib.living.data import condition_room, qualify_condition
 from maid_stdlib.questgen.text import topic_tokens
 from maid_stdlib.text.morph import possessive
 from maid_stdlib.world.components import NPC
@@ -189,11 +188,9 @@ def check_dialogue(value: DialogueData, scope: CheckScope) -> Iterable[str]:
             continue
         for line in answer:
             for cond in line.when:
-                name, _, arg = cond.strip().partition(":")
-                if name == "not":
-                    name, _, arg = arg.partition(":")
-                if name in ROOM_CONDITIONS and arg and not scope.room_exists(arg):
-                    yield f"{where}: unknown room {scope.qualify(arg)!r} in {cond!r}"
+                room = condition_room(cond)
+                if room is not None and not scope.room_exists(room):
+                    yield f"{where}: unknown room {scope.qualify(room)!r} in {cond!r}"
 
 
 def register_dialogue_data(data: WorldData, owner: str) -> None:

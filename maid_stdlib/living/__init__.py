@@ -11,7 +11,8 @@ Public API:
 * bounded mutations: :mod:`maid_stdlib.living.api`
 * ``MemoryService`` / ``EpisodicMemory`` / ``MemoryVisibility`` / ``EmotionalValence``
 * gossip: :mod:`maid_stdlib.living.gossip` (``observe``, ``inject``, ``gossip_lines``)
-* ``LivingWorld`` (service), ``LivingPlugin``, ``load_living_data(ctx, path)``
+* ``LivingWorld`` (service; ``Tie``: how an NPC stands with someone), ``LivingPlugin``,
+  ``load_living_data(ctx, path)``
 * systems: ``ScheduleSystem``, ``AutonomySystem``, ``SocialFabricSystem`` (phase living)
 """
 
@@ -57,7 +58,7 @@ from maid_stdlib.living.memory import (
 )
 from maid_stdlib.living.register import LivingPlugin
 from maid_stdlib.living.registries import CrisisRule, FactionDef
-from maid_stdlib.living.service import LivingWorld, load_living_data
+from maid_stdlib.living.service import LivingWorld, Tie, load_living_data
 
 __all__ = [
     "AutonomySystem",
@@ -100,6 +101,7 @@ __all__ = [
     "SupplyRoute",
     "SupplyRoutes",
     "ThreatObservedEvent",
+    "Tie",
     "TradeGoods",
     "WatchedRooms",
     "Wealth",

@@ -320,6 +320,15 @@ class LivingData:
 ROOM_CONDITIONS = ("at", "away", "threat_in")
 
 
+def condition_room(spec: str) -> str | None:
+    """The room a condition names ("at:tavern", "not:threat_in:glade" -> the
+    room, as written), or None for a condition about no room."""
+    name, sep, arg = spec.strip().partition(":")
+    if name == "not":
+        name, sep, arg = arg.partition(":")
+    return arg if sep and arg and name in ROOM_CONDITIONS else None
+
+
 def qualify_condition(pack: str, spec: str) -> str:
     """ "at:tavern" -> "at:<pack>:tavern"; "not:at:tavern" likewise."""
     name, sep, arg = spec.strip().partition(":")

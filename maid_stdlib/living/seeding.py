@@ -34,11 +34,11 @@ from maid_stdlib.living.components import (
 )
 from maid_stdlib.living.conditions import ConditionRegistry
 from maid_stdlib.living.data import (
-    ROOM_CONDITIONS,
     GoalTemplateSpec,
     LivingData,
     NeedSpec,
     NpcSpec,
+    condition_room,
     problems_error,
 )
 from maid_stdlib.living.facts import (
@@ -248,11 +248,9 @@ def check(
                 f"{where}: unknown condition {cond!r} "
                 f"(known: {', '.join(living.conditions.names())})",
             )
-        name, sep, arg = cond.partition(":")
-        if name == "not":
-            name, sep, arg = arg.partition(":")
-        if sep and name in ROOM_CONDITIONS:
-            room(entry, where, arg)
+        named = condition_room(cond)
+        if named is not None:
+            room(entry, where, named)
 
     for rel in spec.faction_relations:
         for f in (rel.a, rel.b):
