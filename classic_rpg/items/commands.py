@@ -132,10 +132,7 @@ def _give_gold(ctx: CommandContext, actor: UUID, target: UUID, amount: int) -> N
         raise CommandError("You cannot give nothing.")
     if mine is None or mine.gold < amount:
         raise CommandError("You do not have that much gold.")
-    theirs = world.try_component(target, CharacterStats)
-    if theirs is None:
-        theirs = CharacterStats()
-        world.add_component(target, theirs)
+    theirs = world.get_or_add(target, CharacterStats)
     mine.gold -= amount
     theirs.gold += amount
     ctx.engine.events.emit(GoldGivenEvent(actor, target, amount))

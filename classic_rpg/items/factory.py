@@ -136,10 +136,7 @@ class ItemFactory:
         """Move the item (from anywhere) into ``holder``'s inventory."""
         self.detach(item)
         world = self.world
-        inv = world.try_component(holder, Inventory)
-        if inv is None:
-            inv = Inventory()
-            world.add_component(holder, inv)
+        inv = world.get_or_add(holder, Inventory)
         inv.items.append(item)
         world.modified(holder, inv)
         world.add_component(item, HeldBy(holder))
@@ -173,10 +170,7 @@ class ItemFactory:
         self.detach(item)
         if replaced is not None:
             self.add_to_inventory(replaced, holder)
-        eq = world.try_component(holder, Equipment)
-        if eq is None:
-            eq = Equipment()
-            world.add_component(holder, eq)
+        eq = world.get_or_add(holder, Equipment)
         eq.slots[stats.slot] = item
         world.modified(holder, eq)
         world.add_component(item, HeldBy(holder))

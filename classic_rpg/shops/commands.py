@@ -57,11 +57,7 @@ def _keeper(ctx: CommandContext) -> tuple[WorldService, UUID, UUID, Shop, str]:
 
 
 def _gold(ctx: CommandContext, uid: UUID) -> CharacterStats:
-    stats = ctx.world.try_component(uid, CharacterStats)
-    if stats is None:
-        stats = CharacterStats()
-        ctx.world.add_component(uid, stats)
-    return stats
+    return ctx.world.get_or_add(uid, CharacterStats)
 
 
 def _plural(name: str, count: int) -> str:
@@ -102,10 +98,7 @@ def list_goods(ctx: CommandContext) -> None:
 
 def seen(ctx: CommandContext, actor: UUID, keeper: UUID, goods: list[Goods]) -> None:
     """Note the prices ``actor`` just read on ``keeper``'s list."""
-    noted = ctx.world.try_component(actor, PricesSeen)
-    if noted is None:
-        noted = PricesSeen()
-        ctx.world.add_component(actor, noted)
+    noted = ctx.world.get_or_add(actor, PricesSeen)
     if noted.keeper != keeper:
         noted.keeper, noted.prices = keeper, {}
     noted.prices.update((g.template, g.price) for g in goods)

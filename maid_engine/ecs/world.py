@@ -311,6 +311,15 @@ class World:
             raise ComponentNotFound(entity_id, ctype)
         return component  # type: ignore[return-value]
 
+    def get_or_add(self, entity_id: UUID, ctype: type[C]) -> C:
+        """The entity's component of ``ctype``, given a new one (made with no
+        arguments) first if it has none; ``EntityNotFound`` for an unknown entity."""
+        component = self.try_component(entity_id, ctype)
+        if component is None:
+            component = ctype()
+            self.add_component(entity_id, component)
+        return component
+
     def try_component(self, entity_id: UUID, ctype: type[C]) -> C | None:
         held = self._entities.get(entity_id)
         return held.get(ctype) if held is not None else None  # type: ignore[return-value]

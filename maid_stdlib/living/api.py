@@ -146,10 +146,7 @@ def complete_goal(
 
 
 def add_goal(world: World, npc: UUID, goal: Goal) -> Goal:
-    goals = world.try_component(npc, GoalsComponent)
-    if goals is None:
-        goals = GoalsComponent()
-        world.add_component(npc, goals)
+    goals = world.get_or_add(npc, GoalsComponent)
     goals.add(goal)
     world.modified(npc, goals)
     return goal
@@ -170,10 +167,7 @@ def adjust_relationship(
     now: float | None = None,
 ) -> Relationship:
     """Shift how ``source`` sees ``target`` (clamped to [-1, 1]); creates it if new."""
-    rels = world.try_component(source, Relationships)
-    if rels is None:
-        rels = Relationships()
-        world.add_component(source, rels)
+    rels = world.get_or_add(source, Relationships)
     rel = rels.entries.get(str(target))
     if rel is None:
         rel = rels.entries[str(target)] = Relationship()
@@ -192,10 +186,7 @@ def get_faction_standing(world: World, entity: UUID, faction: str) -> float:
 
 
 def adjust_faction_standing(world: World, entity: UUID, faction: str, delta: float) -> float:
-    standings = world.try_component(entity, FactionStandings)
-    if standings is None:
-        standings = FactionStandings()
-        world.add_component(entity, standings)
+    standings = world.get_or_add(entity, FactionStandings)
     value = clamp_signed(standings.standings.get(faction, 0.0) + delta)
     standings.standings[faction] = value
     world.modified(entity, standings)
@@ -203,10 +194,7 @@ def adjust_faction_standing(world: World, entity: UUID, faction: str, delta: flo
 
 
 def join_faction(world: World, entity: UUID, faction: str, role: str = "member") -> None:
-    membership = world.try_component(entity, FactionMembership)
-    if membership is None:
-        membership = FactionMembership()
-        world.add_component(entity, membership)
+    membership = world.get_or_add(entity, FactionMembership)
     membership.factions[faction] = role
     world.modified(entity, membership)  # LivingWorld keeps who is in a hostile faction
 
@@ -264,9 +252,6 @@ def wealth_of(world: World, entity: UUID) -> int:
 
 
 def adjust_wealth(world: World, entity: UUID, delta: int) -> int:
-    wealth = world.try_component(entity, Wealth)
-    if wealth is None:
-        wealth = Wealth()
-        world.add_component(entity, wealth)
+    wealth = world.get_or_add(entity, Wealth)
     wealth.gold = max(0, wealth.gold + delta)
     return wealth.gold

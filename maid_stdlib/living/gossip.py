@@ -95,10 +95,7 @@ class KnownGossip(Component):
 def learn(world: World, npc: UUID, item: GossipItem) -> bool:
     """Give ``npc`` its copy of ``item``; keeps the more confident copy. Returns
     whether anything changed. Learning a superseding statement drops the old one."""
-    known = world.try_component(npc, KnownGossip)
-    if known is None:
-        known = KnownGossip()
-        world.add_component(npc, known)
+    known = world.get_or_add(npc, KnownGossip)
     item.confidence = clamp_unit(item.confidence)
     if not item.at:
         item.at = item.heard_at
@@ -318,11 +315,7 @@ RETELL_TO_PLAYER_AFTER = 86400.0
 
 def told_to(world: World, character: UUID) -> HeardNews:
     """The news ``character`` was told (made on first use)."""
-    heard = world.try_component(character, HeardNews)
-    if heard is None:
-        heard = HeardNews()
-        world.add_component(character, heard)
-    return heard
+    return world.get_or_add(character, HeardNews)
 
 
 def gossip_items(

@@ -506,10 +506,7 @@ def apply_npc(
             if existing is None or not existing.is_open:
                 api.add_goal(world, uid, made)
     if spec.relationships:
-        rels = world.try_component(uid, Relationships)
-        if rels is None:
-            rels = Relationships()
-            world.add_component(uid, rels)
+        rels = world.get_or_add(uid, Relationships)
         for ref, rspec in spec.relationships.items():
             other = target(ref)
             if other is None or other == uid:

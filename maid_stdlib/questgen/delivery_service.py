@@ -175,10 +175,7 @@ class QuestDeliveryService:
 
     def schedule(self, pq: PersonalizedQuest) -> PendingDelivery:
         world, d = self.world, pq.delivery
-        comp = world.try_component(pq.character_id, PendingDeliveries)
-        if comp is None:
-            comp = PendingDeliveries()
-            world.add_component(pq.character_id, comp)
+        comp = world.get_or_add(pq.character_id, PendingDeliveries)
         pending = PendingDelivery(
             pq.quest.id,
             d.method,

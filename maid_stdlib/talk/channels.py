@@ -66,10 +66,7 @@ class Channels:
 
     def set_listening(self, uid: UUID, key: str, on: bool) -> None:
         world = self.engine.world
-        prefs = world.try_component(uid, ChannelPrefs)
-        if prefs is None:
-            prefs = ChannelPrefs()
-            world.add_component(uid, prefs)
+        prefs = world.get_or_add(uid, ChannelPrefs)
         if on and key in prefs.off:
             prefs.off.remove(key)
         elif not on and key not in prefs.off:

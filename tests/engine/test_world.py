@@ -56,6 +56,17 @@ def test_missing_entity_and_component_errors(world: World) -> None:
     assert not world.has_component(ghost, Pos)
 
 
+def test_get_or_add_keeps_what_is_there_and_adds_what_is_not(world: World) -> None:
+    uid = world.create_entity(Pos("hall"))
+    pos = world.get_component(uid, Pos)
+    assert world.get_or_add(uid, Pos) is pos
+    label = world.get_or_add(uid, Label)
+    assert label == Label()
+    assert world.get_component(uid, Label) is label
+    with pytest.raises(EntityNotFound):
+        world.get_or_add(uuid4(), Label)
+
+
 def test_try_components_reads_several_types_as_try_component_does(world: World) -> None:
     uid = world.create_entity(Pos("hall"), Label("Hollin"))
     pos, label, scratch = world.try_components(uid, Pos, Label, Scratch)

@@ -158,11 +158,7 @@ def _lowest_free(taken: set[int]) -> int:
 
 def log_of(world: World, character: UUID) -> QuestLog:
     """The character's QuestLog, created on first use (EntityNotFound for a bad id)."""
-    qlog = world.try_component(character, QuestLog)
-    if qlog is None:
-        qlog = QuestLog()
-        world.add_component(character, qlog)
-    return qlog
+    return world.get_or_add(character, QuestLog)
 
 
 def entry_of(world: World, character: UUID, quest_id: str) -> QuestEntry | None:

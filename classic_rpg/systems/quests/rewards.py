@@ -280,10 +280,7 @@ class TurnInLedger:
             progression.award_experience(character, rewards.experience, reason)
             progression.award_gold(character, rewards.gold, reason)
         elif rewards.experience or rewards.gold:
-            stats = self.world.try_component(character, CharacterStats)
-            if stats is None:
-                stats = CharacterStats()
-                self.world.add_component(character, stats)
+            stats = self.world.get_or_add(character, CharacterStats)
             stats.experience += rewards.experience
             stats.gold += rewards.gold
         factory = services.try_get(ItemFactory)
@@ -305,10 +302,7 @@ class TurnInLedger:
 
     def _spawn_plain(self, template: str, character: UUID) -> UUID:
         uid = spawn_template(self.engine, template, None, kind="item")
-        inv = self.world.try_component(character, Inventory)
-        if inv is None:
-            inv = Inventory()
-            self.world.add_component(character, inv)
+        inv = self.world.get_or_add(character, Inventory)
         inv.items.append(uid)
         self.world.modified(character, inv)
         return uid
