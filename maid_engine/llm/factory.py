@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Collection
 
 from maid_engine.config import Settings, llm_configured
 from maid_engine.llm.cache import CachingProvider, NarrativeContextCache
-from maid_engine.llm.limiter import Clock, LLMLimiter
+from maid_engine.llm.limiter import Clock, LLMLimiter, Sleep
 from maid_engine.llm.litellm_provider import LiteLLMProvider
 from maid_engine.llm.metrics import LLMMetrics
 from maid_engine.llm.provider import LLMProvider
@@ -17,6 +18,12 @@ from maid_engine.metrics import EngineMetrics
 
 #: The token budget window: settings give tokens per hour.
 BUDGET_WINDOW_SECONDS = 3600.0
+#: How long a request may wait for its turn under ``llm_requests_per_minute``. The
+#: bucket holds a burst of ten: a request arriving just after a burst would be
+#: refused though a slot comes a second later (a few milliseconds at a high rate),
+#: and a narrated turn refused shows the player the turn's failure. Past this, the
+#: rate is truly exceeded and the request is refused at once.
+RATE_WAIT_SECONDS = 2.0
 #: OpenAI-compatible clients insist on a key even when the local server ignores it.
 PLACEHOLDER_API_KEY = "sk-no-key-required"
 
@@ -26,6 +33,7 @@ def build_limiter(
     metrics: EngineMetrics | LLMMetrics | None = None,
     *,
     clock: Clock = time.monotonic,
+    sleep: Sleep = asyncio.sleep,
 ) -> LLMLimiter:
     """The shared limiter for ``settings`` (use one per process)."""
     limiter = LLMLimiter.from_limits(
@@ -33,6 +41,8 @@ def build_limiter(
         settings.llm_tokens_per_hour,
         BUDGET_WINDOW_SECONDS,
         clock=clock,
+        max_wait=RATE_WAIT_SECONDS,
+        sleep=sleep,
         character_tokens=settings.llm_character_tokens_per_window,
         account_tokens=settings.llm_account_tokens_per_window,
         quota_window_seconds=settings.llm_quota_window,

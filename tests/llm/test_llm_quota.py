@@ -360,6 +360,31 @@ async def test_a_refusal_after_the_queue_gives_the_slot_back(clock: ManualClock)
 
 
 # -- settings ------------------------------------------------------------------------------
+async def test_a_request_just_past_a_burst_waits_for_its_slot() -> None:
+    now = [0.0]
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    def limiter(per_minute: int) -> LLMLimiter:
+        s = Settings(llm_requests_per_minute=per_minute, llm_character_tokens_per_window=0)
+        return build_limiter(s, clock=lambda: now[0], sleep=sleep)
+
+    fast = limiter(600)  # a slot every 0.1 s
+    for _ in range(10):  # the burst
+        (await fast.admit(player())).settle(0)
+    assert not slept
+    (await fast.admit(player())).settle(0)
+    assert slept == [pytest.approx(0.1)]
+    slow = limiter(1)  # the next slot a minute away: refused at once
+    (await slow.admit(player())).settle(0)
+    with pytest.raises(LLMRateLimited):
+        await slow.admit(player())
+    assert slept == [pytest.approx(0.1)]
+
+
 def test_the_settings_build_the_shares(clock: ManualClock) -> None:
     limiter = build_limiter(Settings(), clock=clock.monotonic)
     assert limiter.characters is not None
