@@ -356,6 +356,7 @@ class CombatService:
             room=self.ws.room_key_of(victim) or "",
             template=npc.template if npc is not None else "",
             is_player=self.is_player(victim),
+            name=name_of(self.ws, victim),
         )
         self.disengage(victim)
         self.engine.events.emit(event)

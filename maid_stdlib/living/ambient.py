@@ -338,8 +338,12 @@ class AmbientSystem(System):
         people = [p for p in a.people(room) if p != event.entity_id]
         if not people:
             return
+        dead = event.name
+        if not dead and a.living.world.entity_exists(event.entity_id):
+            dead = a.living.name_of(event.entity_id)
+        if not dead:
+            return  # gone, and nobody wrote down who it was: no id read out as a name
         npc = a.rng.choice(people)
-        dead = a.living.name_of(event.entity_id)
         a.say(room, f"{a.name(npc)} stares at the body of {dead}.", self.engine.clock.game_time)
 
     def on_threat(self, event: ThreatObservedEvent) -> None:

@@ -45,6 +45,8 @@ class EntityDiedEvent(Event):
     room: str
     template: str = ""
     is_player: bool = False
+    #: What it was called: a handler may run once the entity is gone.
+    name: str = ""
 
 
 @dataclass

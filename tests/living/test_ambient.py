@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 from typing import Any
+from uuid import uuid4
 
 from kits.engines import living_of
 from kits.heroes import new_character, place
@@ -156,6 +157,16 @@ async def test_greetings_and_reactions(tmp_path: Path) -> None:
         engine.events.emit(GoalStatusChangedEvent(hollin, "get_iron", "blocked", "done"))
         await engine.dispatch_events()
         assert ambient.said[-1][1] == 'Hollin looks relieved. "Get iron: done, at last."'
+        # A body already taken away is named as the death had it, never by its id.
+        pell = npc(engine, "pell")
+        engine.events.emit(EntityDiedEvent(pell, None, "hamlet:inn", name="Pell"))
+        engine.events.emit(EntityDiedEvent(uuid4(), None, "hamlet:inn"))  # nameless, gone
+        engine.world.destroy_entity(pell)
+        engine.world.flush_destroyed()
+        count = len(ambient.said)
+        await engine.dispatch_events()
+        [(_, line)] = ambient.said[count:]
+        assert line in ("Marta stares at the body of Pell.", "Hollin stares at the body of Pell.")
         # Elsewhere, with nobody to see it, nothing is said.
         count = len(ambient.said)
         engine.events.emit(EntityDiedEvent(hollin, None, "hamlet:mill"))
