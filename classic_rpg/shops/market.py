@@ -237,7 +237,12 @@ class Market:
             return None
         ws: WorldService = self.engine.services.get(WorldService)
         keywords = ws.keywords_of(item)
-        what = keywords[0] if keywords else "it"
+        # A word no other thing carried answers to: 'sell ore' would sell the first
+        # ore found, which may be one the keeper does not buy.
+        carried = items.carried(giver)
+        others = {k for i in carried if items.template_of(i) != template for k in ws.keywords_of(i)}
+        own = [k for k in keywords if k not in others]
+        what = (own or keywords or ["it"])[0]
         return f"{capitalize(name_of(ws, receiver))} would rather buy it: type 'sell {what}'."
 
     # -- the list ------------------------------------------------------------------------

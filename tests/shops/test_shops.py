@@ -171,6 +171,12 @@ async def test_value_and_sell_to_a_keeper_who_buys_it(engine: GameEngine) -> Non
         "Marta would rather buy it: type 'sell pelt'."
     )
     assert await cmd(engine, hero, "give horn to marta") == "Marta has no use for a warden's horn."
+    # With another pelt carried, the word she names is one only hers answers to.
+    grey = items.spawn("hamlet:grey_pelt", holder=hero)
+    assert await cmd(engine, hero, "give wolf to marta") == (
+        "Marta would rather buy it: type 'sell wolf'."
+    )
+    items.destroy(grey)
     assert await cmd(engine, hero, "sell horn") == (
         "Marta doesn't buy that. (Marta buys food and drink, weapons, a wolf pelt and anything "
         "on this list.)"
