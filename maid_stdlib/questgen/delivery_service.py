@@ -47,6 +47,15 @@ M = QuestDeliveryMethod
 HEARSAY = 0.5
 
 
+def quoted(sentence: str) -> str:
+    """A sentence as it reads inside quotes before "one of them mutters": its full
+    stop becomes a comma ("... asking for help," one of them mutters)."""
+    said = sentence.strip()
+    if said.endswith("."):
+        return said[:-1] + ","
+    return said if said.endswith(("?", "!", ",")) else said + ","
+
+
 class OnlineCharacters(Protocol):
     """The sessions delivery talks through (the engine's SessionManager)."""
 
@@ -345,8 +354,8 @@ class QuestDeliveryService:
                     M.OVERHEARD,
                     [
                         f"You overhear {a} and {b} talking in low voices.",
-                        f'"{quest.summary}" one of them mutters. "{giver} is looking for '
-                        f'someone to help," the other replies.',
+                        f'"{quoted(quest.summary)}" one of them mutters. "Someone ought to '
+                        f'go and see {giver}," the other replies.',
                     ],
                 )
         return None

@@ -162,6 +162,9 @@ async def test_overheard_when_two_npcs_who_know_are_in_the_room(quiet: GameEngin
         "You overhear Marta and Pell talking in low voices." in session.text()
         or "You overhear Pell and Marta talking in low voices." in session.text()
     )
+    # The summary's full stop is a comma before the tag; the reply adds, not repeats.
+    assert f'"{quest.summary.rstrip(".")}," one of them mutters.' in session.text()
+    assert '"Someone ought to go and see Hollin," the other replies.' in session.text()
 
 
 async def test_a_social_character_hears_of_it_in_conversation(quiet: GameEngine) -> None:
