@@ -40,5 +40,6 @@ class ReputationSection:
         for key, value in sorted(standings.standings.items()):
             faction = self.factions.get(key)
             name = faction.name if faction is not None else key
-            parts.append(f"{name} {standing_word(value)} ({value:+.1f})")
-        return "|cReputation:|n " + ", ".join(parts)
+            # "the village: neutral", not "the village neutral": a name may be a phrase.
+            parts.append(f"{name}: {standing_word(value)} ({value:+.1f})")
+        return "|cReputation:|n " + "; ".join(parts)

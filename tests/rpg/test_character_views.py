@@ -84,7 +84,7 @@ async def test_score_shows_level_xp_vitals_stats_reputation_and_quests(
     log = QuestLog(turn_ins={"a": 2, "b": 1})
     engine.world.add_component(ada, log)
     out = await cmd(engine, ada, "score")
-    assert "|cReputation:|n raiders hated (-0.8), village friendly (+0.4)" in out
+    assert "|cReputation:|n raiders: hated (-0.8); village: friendly (+0.4)" in out
     assert "|cQuests:|n 3 done, 0 under way" in out
     assert [standing_word(v) for v in (1.0, 0.2, 0.0, -0.5, -1.0)] == [
         "honoured",
