@@ -16,7 +16,7 @@ from maid_stdlib.world.look import name_of, render_room
 from maid_stdlib.world.movement import here
 from maid_stdlib.world.service import WorldService
 from maid_stdlib.world.social import find_online, online_characters
-from maid_stdlib.world.text import capitalize, exit_order
+from maid_stdlib.world.text import capitalize, exit_order, in_place
 
 #: Narrowest map drawn, whatever the client says its width is.
 MIN_WIDTH = 20
@@ -124,7 +124,7 @@ def where(ctx: CommandContext) -> None:
             theirs = ws.room_key_of(target)
             if _area_name(ws, theirs)[0] != mine or theirs is None:
                 raise CommandError(f"{name_of(ws, target)} is not anywhere near you.")
-            ctx.send(f"{name_of(ws, target)} is in {leads_to(ws, theirs)}.")
+            ctx.send(f"{name_of(ws, target)} is {in_place(leads_to(ws, theirs))}.")
             return
         found = _npcs_called(ws, actor, mine, name)
         if not found:
@@ -177,9 +177,9 @@ def _npcs_called(ws: WorldService, actor: UUID, area: str | None, name: str) -> 
     for (who, room), count in ordered[:WHERE_MOST]:
         place = leads_to(ws, room)
         if count == 1:
-            lines.append(f"{capitalize(who)} is in {place}.")
+            lines.append(f"{capitalize(who)} is {in_place(place)}.")
         else:
-            lines.append(f"{capitalize(counted(count, who))} are in {place}.")
+            lines.append(f"{capitalize(counted(count, who))} are {in_place(place)}.")
     if len(ordered) > WHERE_MOST:
         lines.append(f"... and {len(ordered) - WHERE_MOST} more places.")
     return lines

@@ -54,6 +54,22 @@ def arrival_phrase(direction: str) -> str:
     return ""
 
 
+#: First words of a room's name that already say where ("Atop the Watchtower"): such
+#: a name follows "is" without "in".
+_PLACE_WORDS = frozenset(
+    "above across along among at atop before behind below beneath beside between "
+    "beyond by in inside near on outside over under underneath upon within".split()
+)
+
+
+def in_place(name: str) -> str:
+    """A room's name as it follows "is": "in The Guard Post", "atop the Watchtower"."""
+    first, _, rest = name.partition(" ")
+    if rest and first.casefold() in _PLACE_WORDS:
+        return f"{first.casefold()} {rest}"
+    return f"in {name}"
+
+
 def departure_phrase(direction: str) -> str:
     """How leaving by ``direction`` reads: "north", "up", "via the gate"."""
     return direction if direction in OPPOSITE else f"via {direction}"

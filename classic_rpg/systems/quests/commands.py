@@ -30,7 +30,7 @@ from maid_stdlib.story.facts import FactBook
 from maid_stdlib.text import counted, join
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.service import WorldService
-from maid_stdlib.world.text import speaker
+from maid_stdlib.world.text import in_place, speaker
 
 _LABEL = {
     QuestState.AVAILABLE: "|yoffered|n",
@@ -144,7 +144,7 @@ def whereabouts(manager: QuestManager, npc: UUID | None, viewer: UUID | None) ->
     if viewer is not None and ws.room_key_of(viewer) == room:
         return " (here)"
     where = ws.room(room)
-    return f" (now in {where.name})" if where is not None else ""
+    return f" (now {in_place(where.name)})" if where is not None else ""
 
 
 def objective_line(
