@@ -16,7 +16,7 @@ from classic_rpg.events import (
 from classic_rpg.items.factory import ItemFactory
 from classic_rpg.items.gifts import Gifts
 from classic_rpg.items.ownership import owner_of
-from classic_rpg.items.select import group_names, select
+from classic_rpg.items.select import counted_ask, group_names, select
 from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.commands import Command, CommandContext, CommandError, command
 from maid_stdlib.world.components import NPC, Item
@@ -40,6 +40,8 @@ def not_carrying(ws: WorldService, items: ItemFactory, actor: UUID, wanted: str)
         return CommandError(f"You are using {name_of(ws, worn[0])}; remove it first.")
     if wanted.strip().lower().startswith("all"):
         return CommandError("You are not carrying anything like that.")
+    if counted_ask(wanted) and select(ws, items.carried(actor), wanted.partition(" ")[2])[1]:
+        return CommandError("You are not carrying that many.")
     return CommandError(f"You are not carrying '{wanted}'.")
 
 
@@ -47,7 +49,8 @@ def not_carrying(ws: WorldService, items: ItemFactory, actor: UUID, wanted: str)
 def get(ctx: CommandContext) -> None:
     """Pick something up.
 
-    Usage: get <item>     (also: take; "get 2.ore", "get all", "get all.ore" or "get all ore")
+    Usage: get <item>     (also: take; "get 2.ore" (the second), "get 2 ore" (two),
+                           "get pelts" (every one), "get all", "get all.ore")
     """
     ws, actor, room = here(ctx)
     wanted = ctx.args.strip()
@@ -58,6 +61,8 @@ def get(ctx: CommandContext) -> None:
     here_items = [u for u in ws.visible_in(room, actor) if world.has_component(u, Item)]
     is_all, found = select(ws, here_items, wanted)
     if not found:
+        if counted_ask(wanted) and select(ws, here_items, wanted.partition(" ")[2])[1]:
+            raise CommandError("There are not that many here.")
         if is_all:
             raise CommandError("There is nothing like that here.")
         other = ws.find_in_room(room, wanted, viewer=actor)
@@ -97,7 +102,7 @@ def get(ctx: CommandContext) -> None:
 def drop(ctx: CommandContext) -> None:
     """Put something you carry on the ground.
 
-    Usage: drop <item>     ("drop all", "drop all.ore")
+    Usage: drop <item>     ("drop all", "drop all.ore", "drop pelts", "drop 2 pelts")
     """
     ws, actor, room = here(ctx)
     wanted = ctx.args.strip()
@@ -154,7 +159,8 @@ def give(ctx: CommandContext) -> None:
     """Give something you carry (or gold) to someone here.
 
     Usage:
-      give <item> [to] <someone>     e.g. "give insignia to voss"
+      give <item> [to] <someone>     e.g. "give insignia to voss",
+                                     "give 2 mandibles to hilde", "give pelts to fenn"
       give <n> gold [to] <someone>
 
     A player takes whatever they can carry. Someone of the world takes only what

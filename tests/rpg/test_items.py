@@ -291,6 +291,26 @@ async def test_a_dropped_item_lies_where_it_is_dropped(engine: GameEngine) -> No
     assert "A healing draught lies here." in out
 
 
+async def test_a_plural_takes_every_one_and_a_number_that_many(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    place(engine, hero, "rpgtest:field")
+    for _ in range(3):
+        items_of(engine).spawn("rpgtest:draught", room="rpgtest:field")
+    assert await cmd(engine, hero, "get 2 draughts") == "You pick up a healing draught (x2)."
+    assert await cmd(engine, hero, "get 2 draughts") == "There are not that many here."
+    assert await cmd(engine, hero, "get draughts") == "You pick up a healing draught."
+    assert await cmd(engine, hero, "drop 4 draughts") == "You are not carrying that many."
+    assert await cmd(engine, hero, "drop 2 unicorns") == "You are not carrying '2 unicorns'."
+    assert await cmd(engine, hero, "drop draughts") == "You drop a healing draught (x3)."
+    assert await cmd(engine, hero, "get draught") == "You pick up a healing draught."
+    assert await cmd(engine, hero, "get 2.draught") == "You pick up a healing draught."
+    bob = new_character(engine, "Bob")
+    place(engine, bob, "rpgtest:field")
+    out = await cmd(engine, hero, "give 2 draughts to bob")
+    assert out == "You give a healing draught (x2) to Bob."
+    assert items_of(engine).count(bob, "rpgtest:draught") == 2
+
+
 async def test_look_finds_what_you_carry_and_answers_to_plurals(engine: GameEngine) -> None:
     hero = new_character(engine)
     out = await cmd(engine, hero, "look sword")  # not in the room: in hand
