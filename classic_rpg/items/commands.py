@@ -236,7 +236,14 @@ def _wanted_by(
         return taken, ""
     if why is None:
         thing = join_words(group_names(ws, kept))
-        why = f"{capitalize(name_of(ws, npc))} has no use for {thing}."
+        who = capitalize(name_of(ws, npc))
+        took = {items.template_of(item) for item in taken}
+        if all(items.template_of(item) in took for item in kept):
+            # Some of the kind were taken: "has no use for a pelt" would read as if
+            # the one just handed over had been refused too.
+            why = f"{who} needs no more than that; you keep {thing}."
+        else:
+            why = f"{who} has no use for {thing}."
     return taken, why
 
 
