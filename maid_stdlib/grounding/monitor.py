@@ -271,7 +271,9 @@ class QuestGroundingMonitor(System):
         if result.valid:
             return None
         self._invalidations.labels("stale_grounding_at_acceptance").inc()
-        return self.explain(quest) or result.errors[0]
+        log.info("quest %s refused at acceptance: %s", quest_id, "; ".join(result.errors))
+        # Said to the player: the validator's words (objective ids, rules) are not.
+        return self.explain(quest) or "things have moved on"
 
     def explain(self, quest: GeneratedQuest) -> str | None:
         """What in the world no longer fits the quest, in words a player understands."""
@@ -309,9 +311,13 @@ class QuestGroundingMonitor(System):
                 why = stuck[0] if all(stuck) else None
             else:
                 result = await self.qg.validator.validate(quest, offered=True)
-                why = None if result.valid else (self.explain(quest) or result.errors[0])
+                if not result.valid:
+                    log.info("quest %s no longer valid: %s", quest_id, "; ".join(result.errors))
+                # The validator's words name objective ids and rules: for the log. A
+                # player is told what changed in the world, or only that it did.
+                why = None if result.valid else (self.explain(quest) or "")
             if why is not None:
-                self.invalidate(quest, "periodic_sweep", f"{quest.title}: {why}.")
+                self.invalidate(quest, "periodic_sweep", f"{quest.title}: {why}." if why else "")
                 out.append(quest_id)
             else:
                 self.rerate(quest)

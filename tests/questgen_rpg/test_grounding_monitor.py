@@ -262,6 +262,10 @@ async def test_validation_never_rewrites_a_live_quest(engine: GameEngine) -> Non
     assert any("Gold reward" in e for e in result.errors)
     assert greedy.rewards.gold == 100_000  # no clamping while validating
     assert await monitor_of(engine).sweep() == ["greedy"]
+    # The player is told it is gone, not the validator's rule.
+    told = output(engine, hero)
+    assert told == "The situation has changed: 'The Miller's Errand' is no longer available."
+    assert "Gold reward" not in told
     cached = engine.services.get(GeneratedQuestIndex).cached("greedy")
     assert cached is not None
     assert cached.rewards.gold == 100_000
@@ -269,6 +273,19 @@ async def test_validation_never_rewrites_a_live_quest(engine: GameEngine) -> Non
     assert model is not None
     assert model.rewards.gold == 100_000
     assert trust(engine, hv("hollin"), hero) == 0.0
+
+
+async def test_a_refusal_at_acceptance_is_told_in_words_for_players(engine: GameEngine) -> None:
+    hero = new_hero(engine)
+    greedy = simple_quest(engine, "greedy", rewards=QuestRewards(gold=100_000))
+    await deliver(engine, greedy)
+    qm(engine).offer_quest(hero, "greedy")
+    out = plain(await cmd(engine, hero, "accept greedy"))
+    assert out.endswith(
+        "The situation has changed: 'The Miller's Errand' is no longer available "
+        "(things have moved on)."
+    )
+    assert "Gold reward" not in out
 
 
 def pelt_quest(engine: GameEngine, quest_id: str = "a-grey-pelt") -> GeneratedQuest:
