@@ -381,7 +381,7 @@ class QuestManager:
             result = validator(quest, character)
             reason = await result if inspect.isawaitable(result) else result
             if reason:
-                self.invalidate_quest(quest_id, reason)
+                self.invalidate_quest(quest_id, reason, told=character)
                 raise QuestError(
                     f"The situation has changed: '{quest.title}' is no longer available ({reason})."
                 )
@@ -615,12 +615,16 @@ class QuestManager:
         self._log("quest expired", quest_id, None, characters=len(accepted))
         return accepted
 
-    def invalidate_quest(self, quest_id: str, reason: str, explanation: str = "") -> list[UUID]:
+    def invalidate_quest(
+        self, quest_id: str, reason: str, explanation: str = "", told: UUID | None = None
+    ) -> list[UUID]:
         """The world changed underneath the quest: it fails for every holder.
 
         Emits QuestFailedEvent(reason=invalidated, detail=reason) per holder (offered
         or accepted) and tells them in game, with ``explanation`` (what happened,
-        in words for players) when given. Returns the characters affected.
+        in words for players) when given; ``told`` is a holder who hears of it
+        otherwise (the one whose acceptance was refused). Returns the characters
+        affected.
         """
         quest = self._require(quest_id)
         if not self.is_open(quest_id):
@@ -630,6 +634,8 @@ class QuestManager:
         for character, entry in self.holders(quest_id):
             affected.append(character)
             self._fail(character, quest, entry, FailReason.INVALIDATED, reason)
+            if character == told:
+                continue
             self.notify(
                 character,
                 f"The situation has changed: '{quest.title}' is no longer available."
