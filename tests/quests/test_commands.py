@@ -78,6 +78,15 @@ async def test_a_quest_keeps_its_number_while_others_are_taken_on_or_end(
     assert out.index("1. The Yard  [offered]") < out.index("2. Wolf Trouble")
 
 
+async def test_an_offer_shows_its_optional_steps_too(engine: GameEngine) -> None:
+    hero = new_character(engine)
+    manager = qm(engine)
+    manager.register_quest(quest("yard-quest", YARD, {**LATER, "required": False}))
+    manager.offer_quest(hero, "yard-quest")
+    out = plain(await cmd(engine, hero, "quest 1"))
+    assert "   - Look at the yard.\n   - (optional) Go to the gate." in out
+
+
 async def test_a_log_from_before_numbers_is_numbered_once(engine: GameEngine) -> None:
     hero = new_character(engine)
     manager = qm(engine)

@@ -296,7 +296,10 @@ def describe(
             left = entry.accepted_at + quest.time_limit_seconds - manager.now
             lines.append(f"   |yTime left: {max(0.0, left) / 3600:.1f} game hours.|n")
     elif full:
-        lines += [f"   - {o.description}" for o in quest.objectives if o.required]
+        # Optional steps too: the accepted quest lists them, so the offer should.
+        lines += [
+            f"   - {'' if o.required else '(optional) '}{o.description}" for o in quest.objectives
+        ]
     pace = pace_line(manager, quest, entry)
     if pace is not None and (full or entry.state.active):
         lines.append(pace)
