@@ -269,9 +269,14 @@ class TalkService:
         return False
 
 
+#: Words a question may put before its subject ("ask hilde about the crawlers").
+_ARTICLES = frozenset({"a", "an", "the", "some"})
+
+
 def find_topic(dialogue: Dialogue, topic: str) -> str | None:
-    """The topic key ``topic`` names ("road" -> "bandits road"), if any."""
-    words = topic.lower().split()
+    """The topic key ``topic`` names ("road" -> "bandits road", "the road" too), if
+    any."""
+    words = [w for w in topic.lower().split() if w not in _ARTICLES]
     if not words:
         return None
     for keys in dialogue.topics:

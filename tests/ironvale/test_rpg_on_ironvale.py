@@ -143,6 +143,8 @@ async def test_asked_about_someone_an_npc_knows_it_says_how_it_stands(
         ("mara", "ask mara about the mine", 'Mara the paymistress says, "The mine pays by'),
         ("maud", "ask maud about the weir", 'Elder Maud says, "Aldous raised the weir'),
         ("maud", "ask maud about bandits", 'Elder Maud says, "The young ones talk'),
+        ("hilde", "ask hilde about the crawlers", 'Hilde Stonehand says, "Pale things'),
+        ("hilde", "ask hilde about tobin", 'Hilde Stonehand says, "Tobin was in the seam'),
     ):
         [uid] = npcs(ironvale, f"ironvale:{key}")
         place(ironvale, hero, str(room_of(ironvale, uid)))
