@@ -26,6 +26,23 @@ _COMMON_HEADS = frozenset(
 _ALONG = frozenset({"road", "street", "lane", "way", "path", "track", "trail", "ridge", "river"})
 
 
+#: First words of a place's name that already say where it is ("Atop the
+#: Watchtower"): such a name takes no preposition of ours.
+_PLACE_WORDS = frozenset(
+    "above across along among at atop before behind below beneath beside between "
+    "beyond by in inside near on outside over under underneath upon within".split()
+)
+
+
+def says_where(name: str) -> str | None:
+    """ "atop the Watchtower" for a name that opens with where it is ("Atop the
+    Watchtower"), else None."""
+    first, _, rest = " ".join(name.split()).partition(" ")
+    if rest and first.casefold() in _PLACE_WORDS:
+        return f"{first.casefold()} {rest}"
+    return None
+
+
 def with_article(name: str) -> str:
     """ "the Old Trade Road", "the Guard Post", "Ironvale", "Gundrik's Smithy", "a
     Trail Through the Pines"."""
@@ -70,6 +87,9 @@ def located(prose: str) -> str:
     text = " ".join(prose.split())
     if not text:
         return text
+    own = says_where(text)
+    if own is not None:
+        return own  # "atop the Watchtower", not "in Atop the Watchtower"
     head = text.split(" on ")[0].split(" in ")[0]
     if head != text:
         return f"at {text}"  # a landmark on a longer way

@@ -10,6 +10,7 @@ from typing import cast
 from maid_engine.english import english
 from maid_engine.net.markup import HANG
 from maid_engine.net.sanitize import clean_authored
+from maid_stdlib.text.place import says_where
 
 #: The ten directions in display order, with their short forms and opposites.
 DIRECTIONS: tuple[str, ...] = (
@@ -54,20 +55,9 @@ def arrival_phrase(direction: str) -> str:
     return ""
 
 
-#: First words of a room's name that already say where ("Atop the Watchtower"): such
-#: a name follows "is" without "in".
-_PLACE_WORDS = frozenset(
-    "above across along among at atop before behind below beneath beside between "
-    "beyond by in inside near on outside over under underneath upon within".split()
-)
-
-
 def in_place(name: str) -> str:
     """A room's name as it follows "is": "in The Guard Post", "atop the Watchtower"."""
-    first, _, rest = name.partition(" ")
-    if rest and first.casefold() in _PLACE_WORDS:
-        return f"{first.casefold()} {rest}"
-    return f"in {name}"
+    return says_where(name) or f"in {name}"
 
 
 def departure_phrase(direction: str) -> str:

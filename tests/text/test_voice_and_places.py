@@ -44,6 +44,8 @@ def test_a_place_takes_its_preposition() -> None:
     assert located("the Old Oak on the Mill Road") == ("at the Old Oak on the Mill Road")
     assert located("the Guard Post") == "at the Guard Post"
     assert located("Ashford") == "in Ashford"
+    # A name that says where it is keeps its own word.
+    assert located("Atop the Watchtower") == "atop the Watchtower"
 
 
 @pytest.mark.parametrize(
