@@ -38,6 +38,7 @@ from maid_engine.ecs.component import Component
 C = TypeVar("C", bound=Component)
 C2 = TypeVar("C2", bound=Component)
 C3 = TypeVar("C3", bound=Component)
+C4 = TypeVar("C4", bound=Component)
 
 #: ``fn(entity, component)``: see :meth:`World.on_changed`.
 ChangeHook = Callable[[UUID, Any], None]
@@ -332,6 +333,10 @@ class World:
     def try_components(
         self, entity_id: UUID, c1: type[C], c2: type[C2], c3: type[C3], /
     ) -> tuple[C | None, C2 | None, C3 | None]: ...
+    @overload
+    def try_components(
+        self, entity_id: UUID, c1: type[C], c2: type[C2], c3: type[C3], c4: type[C4], /
+    ) -> tuple[C | None, C2 | None, C3 | None, C4 | None]: ...
 
     def try_components(
         self, entity_id: UUID, *ctypes: type[Component]

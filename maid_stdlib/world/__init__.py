@@ -3,7 +3,7 @@
 Public API (see docs/world.md):
 
 * components: Room, Exits, Position, Describable, Area, NPC, Item (+ DataOrigin,
-  SpawnLedger), ``data_uuid``
+  SpawnLedger, SeenAs), ``data_uuid``
 * events: EntityRelocatedEvent, CharacterCreatedEvent, EntityDiedEvent
 * services: WorldService, WorldData (data + extensions), ScoreSheet,
   WorldCharacterFactory (provided as ``CharacterFactory``)
@@ -20,6 +20,7 @@ from maid_stdlib.world.components import (
     Item,
     Position,
     Room,
+    SeenAs,
     SpawnLedger,
     data_uuid,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "Position",
     "Room",
     "ScoreSheet",
+    "SeenAs",
     "SpawnLedger",
     "UnknownRoom",
     "WorldCharacterFactory",

@@ -101,6 +101,26 @@ class Describable(Component):
 
 
 @dataclass
+class SeenAs(Component):
+    """The room line particular viewers read instead of ``Describable.short``: a
+    quest's quarry is "hunted by Ann" to everyone but Ann, who reads "your quarry".
+
+    Runtime only. Assign ``lines`` whole rather than changing it in place: an
+    assignment is what tells the kept room listings to read it again.
+    """
+
+    component_name = "SeenAs"
+    persist: ClassVar[bool] = False
+    #: viewer -> the line that viewer reads.
+    lines: dict[UUID, str] = field(default_factory=dict)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        if key == "lines" and key in self.__dict__:
+            Describable.listing_version += 1
+        super().__setattr__(key, value)
+
+
+@dataclass
 class Area(Component):
     """An area (a set of rooms) and the region it belongs to."""
 

@@ -10,7 +10,7 @@ from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.ecs import World
 from maid_stdlib.options.components import PlayerOptions
 from maid_stdlib.text.morph import counted_line
-from maid_stdlib.world.components import NPC, Describable, Room
+from maid_stdlib.world.components import NPC, Describable, Room, SeenAs
 from maid_stdlib.world.crowd import NAMED, crowd_line
 from maid_stdlib.world.text import capitalize, exit_order
 
@@ -73,7 +73,7 @@ def _header(ws: WorldService, room_key: str, room: Room) -> str:
 def _render_uncached(ws: WorldService, room_key: str, room: Room, viewer: UUID | None) -> str:
     world = ws.world
     lines = [_header(ws, room_key, room)]
-    entries, n_chars = _classified(world, ws.visible_in(room_key, viewer))
+    entries, n_chars = _classified(world, ws.visible_in(room_key, viewer), viewer)
     if n_chars + _one_of_them(ws, room_key, viewer) > ws.crowd_size:
         lines.append(crowd_line([name_of(ws, uid) for uid, _ in entries[:n_chars]]))
         entries = entries[n_chars:]
@@ -90,15 +90,20 @@ def _one_of_them(ws: WorldService, room_key: str, viewer: UUID | None) -> int:
     return int(desc is not None and pc is not None and ws.engine.sessions.is_online(viewer))
 
 
-def _classified(world: World, uids: list[UUID]) -> tuple[list[tuple[UUID, str]], int]:
-    """``(uid, line)`` of each entity -- characters first, then NPCs, then things --
-    and how many of them are characters."""
+def _classified(
+    world: World, uids: list[UUID], viewer: UUID | None = None
+) -> tuple[list[tuple[UUID, str]], int]:
+    """``(uid, line)`` of each entity as ``viewer`` reads it -- characters first,
+    then NPCs, then things -- and how many of them are characters."""
     chars: list[tuple[UUID, str]] = []
     npcs: list[tuple[UUID, str]] = []
     things: list[tuple[UUID, str]] = []
     for uid in uids:
-        desc = world.get_component(uid, Describable)
+        desc, seen_as = world.try_components(uid, Describable, SeenAs)
+        assert desc is not None  # visible_in lists only what can be seen
         line = desc.short or f"{capitalize(desc.name)} is here."
+        if seen_as is not None and viewer is not None:
+            line = seen_as.lines.get(viewer, line)
         if world.has_component(uid, PlayerCharacter):
             chars.append((uid, line))
         elif world.has_component(uid, NPC):
@@ -108,11 +113,18 @@ def _classified(world: World, uids: list[UUID]) -> tuple[list[tuple[UUID, str]],
     return chars + npcs + things, len(chars)
 
 
-def _seen_by_all(ws: WorldService, room_key: str) -> tuple[list[tuple[UUID, str]], list[str]]:
+#: viewer -> {entity: the line that viewer reads of it instead of its own}.
+Personal = dict[UUID, dict[UUID, str]]
+
+
+def _seen_by_all(
+    ws: WorldService, room_key: str
+) -> tuple[list[tuple[UUID, str]], list[str], Personal]:
     """What ``_classified(ws.visible_in(room_key))`` gives with no visibility checks
-    and no viewer, and the characters' names, in one pass that looks each entity up
-    once: a listing is rebuilt for a crowd at every arrival there, and each look-up
-    by UUID is a Python call to hash it."""
+    and no viewer, the characters' names and the lines some viewers read instead
+    (:class:`SeenAs`), in one pass that looks each entity up once: a listing is
+    rebuilt for a crowd at every arrival there, and each look-up by UUID is a Python
+    call to hash it."""
     world = ws.world
     online = ws.engine.sessions.is_online
     look_up = world.try_components
@@ -120,11 +132,15 @@ def _seen_by_all(ws: WorldService, room_key: str) -> tuple[list[tuple[UUID, str]
     names: list[str] = []
     npcs: list[tuple[UUID, str]] = []
     things: list[tuple[UUID, str]] = []
+    personal: Personal = {}
     for uid in ws.contents(room_key):
-        desc, pc, npc = look_up(uid, Describable, PlayerCharacter, NPC)
+        desc, pc, npc, seen_as = look_up(uid, Describable, PlayerCharacter, NPC, SeenAs)
         if desc is None:
             continue
         line = desc.short or f"{capitalize(desc.name)} is here."
+        if seen_as is not None:
+            for viewer, own in seen_as.lines.items():
+                personal.setdefault(viewer, {})[uid] = own
         if pc is not None:
             if not online(uid):
                 continue  # an offline character is in the room but not seen
@@ -134,7 +150,7 @@ def _seen_by_all(ws: WorldService, room_key: str) -> tuple[list[tuple[UUID, str]
             npcs.append((uid, line))
         else:
             things.append((uid, line))
-    return chars + npcs + things, names
+    return chars + npcs + things, names, personal
 
 
 class _ListingKey(NamedTuple):
@@ -150,6 +166,9 @@ class _ListingKey(NamedTuple):
 
 class _RoomListing:
     """A room's rendered header and its listing as seen by nobody in particular.
+
+    A viewer with lines of their own (:class:`SeenAs`, in ``personal``) has the
+    listing put together for them when they look: rare, so not kept.
 
     Valid while ``key`` is unchanged: the world, what can be seen in the room
     (``WorldService.shown_version``: who and what came or went, who there came
@@ -178,6 +197,7 @@ class _RoomListing:
         "key",
         "n_chars",
         "names",
+        "personal",
         "position",
         "rest",
     )
@@ -190,8 +210,10 @@ class _RoomListing:
         entries: list[tuple[UUID, str]],
         names: list[str],
         crowd_size: int,
+        personal: Personal | None = None,
     ) -> None:
         self.key = key
+        self.personal: Personal = personal or {}
         self.header_key = header_key
         self.header = header
         self.entries = entries
@@ -259,9 +281,9 @@ class _RoomListing:
         uid = ws.last_change(room_key)
         if uid is None or uid in self.position or not ws.engine.sessions.is_online(uid):
             return None
-        desc, pc = ws.world.try_components(uid, Describable, PlayerCharacter)
-        if desc is None or pc is None:
-            return None
+        desc, pc, seen_as = ws.world.try_components(uid, Describable, PlayerCharacter, SeenAs)
+        if desc is None or pc is None or seen_as is not None:
+            return None  # (one seen otherwise by some: read the room again)
         # As _seen_by_all reads the line and the name.
         line = desc.short or f"{capitalize(desc.name)} is here."
         return uid, line, desc.name or pc.name or "something"
@@ -313,7 +335,13 @@ class _RoomListing:
         entries = self.entries.copy()
         entries.insert(self.n_chars, (uid, line))
         return _RoomListing(
-            key, self.header_key, self.header, entries, [*self.names, name], key.crowd_size
+            key,
+            self.header_key,
+            self.header,
+            entries,
+            [*self.names, name],
+            key.crowd_size,
+            self.personal,
         )
 
     def set_header(self, header_key: tuple[object, ...], header: str) -> None:
@@ -323,6 +351,8 @@ class _RoomListing:
         self.crowd_text = self._crowd_text()
 
     def text_for(self, viewer: UUID | None) -> str:
+        if viewer is not None and viewer in self.personal:
+            return self._personal_text(viewer)
         i = self.position.get(viewer) if viewer is not None else None
         if i is None:
             return self.full_text
@@ -349,6 +379,21 @@ class _RoomListing:
             groups[g] = _group_line(line, n - 1, self.key.world, self.entries[self.first[line]][0])
         return "\n".join([self.header, *groups])
 
+    def _personal_text(self, viewer: UUID) -> str:
+        """The listing for a viewer who reads some of its lines their own way."""
+        own = self.personal[viewer]
+        i = self.position.get(viewer)
+        lead: list[str] = []
+        if self.crowded:
+            in_crowd = i is not None and i < self.rest
+            lead = [crowd_line(self.names, skip=i) if in_crowd else self.groups[0]]
+        others = [
+            (uid, own.get(uid, line))
+            for j, (uid, line) in enumerate(self.entries)
+            if j != i and j >= self.rest
+        ]
+        return "\n".join([self.header, *lead, *_grouped(self.key.world, others)])
+
 
 def _listing(ws: WorldService, room_key: str, room: Room) -> _RoomListing:
     key = _ListingKey(
@@ -371,12 +416,12 @@ def _listing(ws: WorldService, room_key: str, room: Room) -> _RoomListing:
         if listing.header_key != header_key:
             listing.set_header(header_key, _header(ws, room_key, room))
         return listing
-    entries, names = _seen_by_all(ws, room_key)
+    entries, names, personal = _seen_by_all(ws, room_key)
     if kept is not None and kept.header_key == header_key:
         header = kept.header
     else:
         header = _header(ws, room_key, room)
-    listing = _RoomListing(key, header_key, header, entries, names, ws.crowd_size)
+    listing = _RoomListing(key, header_key, header, entries, names, ws.crowd_size, personal)
     cache[room_key] = listing
     return listing
 

@@ -19,7 +19,16 @@ from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.ecs import Component, World
 from maid_engine.events import EntityDestroyedEvent
 from maid_engine.ports import EventsPort, SessionsPort, WorldPort
-from maid_stdlib.world.components import NPC, Area, Describable, Exits, Item, Position, Room
+from maid_stdlib.world.components import (
+    NPC,
+    Area,
+    Describable,
+    Exits,
+    Item,
+    Position,
+    Room,
+    SeenAs,
+)
 from maid_stdlib.world.crowd import CROWD_SIZE, RoomAnnouncements
 from maid_stdlib.world.events import EntityRelocatedEvent
 from maid_stdlib.world.graph import RoomGraph
@@ -89,7 +98,7 @@ class WorldService:
         #: their comings and goings are told once per tick (maid_stdlib.world.crowd).
         self.crowd_size = CROWD_SIZE
         self.announcements = RoomAnnouncements(self)
-        engine.world.watch_holders(self._seen_changed, Describable, PlayerCharacter, NPC)
+        engine.world.watch_holders(self._seen_changed, Describable, PlayerCharacter, NPC, SeenAs)
         engine.world.watch_holders(self._kind_changed, PlayerCharacter, NPC)
         engine.sessions.watch_presence(self._seen_changed)
 

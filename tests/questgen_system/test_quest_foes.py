@@ -153,6 +153,12 @@ async def test_only_your_own_quarry_counts_and_nobody_else_may_fight_it(
         f"{'A grey wolf is' if len(mine) == 1 else 'Two grey wolves are'} here, hunted by Hunter."
     )
     assert hunted in look
+    # The hunter reads the quarry as theirs, not as hunted by themselves.
+    own_look = await cmd(quiet, hero, "look")
+    yours = f"{'A grey wolf is' if len(mine) == 1 else 'Two grey wolves are'} here: your quarry."
+    assert yours in own_look
+    assert "hunted by" not in own_look
+    assert hunted in await cmd(quiet, stranger, "look")
 
     # The hunter's quarry counts for them, and the world's wolves (the real
     # threat) still do; the hunter's quarry counts for nobody else's quest.

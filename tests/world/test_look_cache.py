@@ -14,7 +14,7 @@ from maid_engine.accounts.components import PlayerCharacter
 from maid_engine.engine import GameEngine
 from maid_engine.testing import FakeSession
 from maid_stdlib.world import Describable, WorldService, data_uuid, look
-from maid_stdlib.world.components import NPC, Item
+from maid_stdlib.world.components import NPC, Item, SeenAs
 from maid_stdlib.world.look import (
     _grouped,
     _render_uncached,
@@ -40,6 +40,9 @@ def reference(ws: WorldService, room_key: str, viewer: UUID | None = None) -> st
     for uid in ws.visible_in(room_key, viewer):
         desc = world.get_component(uid, Describable)
         line = desc.short or f"{capitalize(desc.name)} is here."
+        seen_as = world.try_component(uid, SeenAs)
+        if seen_as is not None and viewer is not None:
+            line = seen_as.lines.get(viewer, line)
         if world.has_component(uid, PlayerCharacter):
             chars.append((uid, line))
         elif world.has_component(uid, NPC):
@@ -104,7 +107,9 @@ async def test_a_walk_into_a_room_that_is_no_crowd_adds_the_walker_to_its_listin
     reads: list[str] = []
     read = look._seen_by_all
 
-    def counted(w: WorldService, room: str) -> tuple[list[tuple[UUID, str]], list[str]]:
+    def counted(
+        w: WorldService, room: str
+    ) -> tuple[list[tuple[UUID, str]], list[str], look.Personal]:
         reads.append(room)
         return read(w, room)
 
@@ -160,6 +165,48 @@ async def test_renamed_npc_and_changed_short(engine: GameEngine) -> None:
     check(ws, [hero], rooms)
     engine.world.remove_component(second, NPC)
     check(ws, [hero], rooms)
+
+
+async def test_a_line_of_its_own_for_one_viewer(engine: GameEngine) -> None:
+    # A quest's quarry reads "hunted by Alice" to everyone but Alice. The listing
+    # stays shared; Alice's look is put together for her, in a crowd too.
+    ws = ws_of(engine)
+    chars = [new_character(engine, name, online=False) for name in ("Alice", "Bob", "Cara")]
+    for c in chars:
+        await connect(engine, c)
+    alice, bob, _ = chars
+    wolves = [
+        engine.world.create_entity(
+            Describable(name="a grey wolf", short="A grey wolf is here, hunted by Alice."),
+            NPC(),
+            SeenAs(lines={alice: "A grey wolf is here: your quarry."}),
+        )
+        for _ in range(2)
+    ]
+    for wolf in wolves:
+        ws.place(wolf, SQUARE, "spawn")
+    check(ws, list(chars))
+    assert "Two grey wolves are here: your quarry." in render_room(ws, SQUARE, alice)
+    assert "hunted by" not in render_room(ws, SQUARE, alice)
+    assert "Two grey wolves are here, hunted by Alice." in render_room(ws, SQUARE, bob)
+    # A line assigned anew is read anew.
+    engine.world.get_component(wolves[0], SeenAs).lines = {bob: "A wolf eyes you, Bob."}
+    check(ws, list(chars))
+    assert "A wolf eyes you, Bob." in render_room(ws, SQUARE, bob)
+    # The line goes with the component.
+    engine.world.remove_component(wolves[1], SeenAs)
+    check(ws, list(chars))
+    assert "your quarry" not in render_room(ws, SQUARE, alice)
+    # In a crowd, the viewer's own line and the crowd line without them.
+    engine.world.add_component(wolves[1], SeenAs(lines={alice: "A grey wolf: yours."}))
+    ws.crowd_size = 1
+    room = ws.room(SQUARE)
+    assert room is not None
+    for viewer in [*chars, None]:
+        assert render_room(ws, SQUARE, viewer) == _render_uncached(ws, SQUARE, room, viewer)
+    mine = render_room(ws, SQUARE, alice)
+    assert "Bob and Cara are here." in mine
+    assert "A grey wolf: yours." in mine
 
 
 async def test_items_dropped_picked_up_spawned_and_destroyed(engine: GameEngine) -> None:

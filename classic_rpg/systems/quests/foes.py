@@ -38,7 +38,7 @@ from maid_engine.ecs import Component
 from maid_engine.ports import SessionsPort, WorldPort
 from maid_stdlib.text import counted
 from maid_stdlib.text.place import located, place_phrase
-from maid_stdlib.world.components import Describable
+from maid_stdlib.world.components import Describable, SeenAs
 from maid_stdlib.world.extensions import ExtensionHost
 from maid_stdlib.world.look import name_of
 from maid_stdlib.world.service import WorldService
@@ -223,6 +223,9 @@ class QuestFoes:
             desc.short = f"{capitalize(desc.name)} is here, hunted by {hunter}."
             desc.keywords = [*desc.keywords, QUARRY]
             world.modified(uid, desc)
+            # The hunter reads it as theirs, not as someone else's.
+            mine = f"{capitalize(desc.name)} is here: your quarry."
+            world.add_component(uid, SeenAs(lines={owner: mine}))
         ws.place(uid, spec.room, reason="quest")
         ws.message_room(spec.room, f"{capitalize(name_of(ws, uid))} arrives.", exclude=(uid,))
         return uid
