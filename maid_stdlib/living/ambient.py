@@ -238,7 +238,7 @@ class Ambient:
         out: list[tuple[str, str]] = []
         own = self.living.name_of(speaker)
         for item in self.news_items(speaker, listener)[:3]:
-            said = phrase(item, own)
+            said = phrase(item, own, now)
             if listener is not None:
                 out.append((f"news:{item.id}", f'{name} says to {to}, "{said}"'))
             else:
@@ -283,7 +283,7 @@ class Ambient:
         item = self.news_for(npc, character, now)
         if item is not None and self.rng.random() < 0.5:
             told_to(self.living.world, character).told[item.id] = now
-            said = phrase(item, self.living.name_of(npc))
+            said = phrase(item, self.living.name_of(npc), now)
             text = f'{name} looks up as {who} arrives. "{said}"'
             to_text = f'{name} looks up as you arrive. "{said}"'
             self.said_in(room, f"news:{item.id}", now)

@@ -24,6 +24,7 @@ relationship, over game time.
 from __future__ import annotations
 
 import random
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from uuid import UUID
@@ -340,31 +341,57 @@ def gossip_items(
     return items[:limit]
 
 
-def said_by(world: World, npc: UUID, items: list[GossipItem]) -> list[str]:
-    """``items`` as ``npc`` says them, hedged by confidence."""
+def said_by(
+    world: World, npc: UUID, items: list[GossipItem], now: float | None = None
+) -> list[str]:
+    """``items`` as ``npc`` says them at game time ``now``, hedged by confidence."""
     desc = world.try_component(npc, Describable)
     speaker = desc.name if desc is not None else ""
-    return [phrase(i, speaker) for i in items]
+    return [phrase(i, speaker, now) for i in items]
 
 
 def gossip_lines(
-    world: World, npc: UUID, limit: int = 3, about: Callable[[str], bool] | None = None
+    world: World,
+    npc: UUID,
+    limit: int = 3,
+    about: Callable[[str], bool] | None = None,
+    now: float | None = None,
 ) -> list[str]:
     """What ``npc`` mentions when talked to (see :func:`gossip_items`), as it says it."""
-    return said_by(world, npc, gossip_items(world, npc, limit, about))
+    return said_by(world, npc, gossip_items(world, npc, limit, about), now)
 
 
-def phrase(item: GossipItem, speaker: str = "") -> str:
-    """The statement as ``speaker`` says it, hedged by how sure it is: news about
-    themselves in their own voice ("An adventurer helped me.", not their name)."""
+#: First-hand news not seen again for this long (game seconds) is told as of when
+#: it was seen: a band gone from the road may be back by now.
+SEEN_LONG_AGO = 2 * 3600.0
+#: How a speaker vouches for what they saw themselves; each speaker keeps one.
+_SEEN_IT = (
+    "I know it for a fact.",
+    "I saw it myself.",
+    "Saw it with my own eyes.",
+    "You can be sure of that.",
+)
+_SEEN_THEN = "So it was when I last looked, anyway."
+
+
+def phrase(item: GossipItem, speaker: str = "", now: float | None = None) -> str:
+    """The statement as ``speaker`` says it at game time ``now``, hedged by how sure
+    it is: news about themselves in their own voice ("An adventurer helped me.",
+    not their name). Without ``now`` what they saw is told as current."""
     content = item.content
     if speaker and is_proper(speaker):
         content = in_own_voice(content, speaker)
-    return hedge(content, item.confidence)
+    if item.confidence < _FIRST_HAND:
+        return hedge(content, item.confidence)
+    if now is not None and now - item.heard_at >= SEEN_LONG_AGO:
+        return _with(content, _SEEN_THEN)
+    # A stable pick: Python's own str hash changes from run to run.
+    return _with(content, _SEEN_IT[zlib.crc32(speaker.encode()) % len(_SEEN_IT)])
 
 
 #: How sure a speaker sounds, by the least confidence it takes; said after the news.
-_HEDGES = ((0.95, "I know it for a fact."), (0.7, ""), (0.45, "That is the word, anyway."))
+_FIRST_HAND = 0.95
+_HEDGES = ((_FIRST_HAND, _SEEN_IT[0]), (0.7, ""), (0.45, "That is the word, anyway."))
 _RUMOUR = "Only a rumour, mind."
 
 
@@ -374,8 +401,12 @@ def hedge(content: str, confidence: float) -> str:
     The hedge follows the news as a sentence of its own: put before it ("Word is:
     bandits ...") the news's first word would have to lose its capital, and only a
     dictionary tells "Bandits" (lower it) from "Gundrik" (keep it)."""
+    said = next((h for floor, h in _HEDGES if confidence >= floor), _RUMOUR)
+    return _with(content, said)
+
+
+def _with(content: str, said: str) -> str:
     text = content.strip()
     if text and text[-1] not in ".!?\"'\u201d":
         text += "."
-    said = next((h for floor, h in _HEDGES if confidence >= floor), _RUMOUR)
     return f"{text} {said}" if said and text else text

@@ -408,7 +408,7 @@ class LivingWorld:
     ) -> list[str]:
         """Lines an NPC offers when talked to (for the RPG ``talk`` command), or when
         asked about something (``about`` picks the news that is on the subject)."""
-        return gossip_lines(self.world, npc, limit, about)
+        return gossip_lines(self.world, npc, limit, about, self.engine.clock.game_time)
 
     def ties_about(self, npc: UUID, about: Callable[[str], bool]) -> list[Tie]:
         """``npc``'s relationships that ``about`` accepts, by the other's name or
@@ -471,7 +471,7 @@ class LivingWorld:
         items = gossip_items(self.world, npc, skip=fresh_to_them)
         for item in items:
             told[item.id] = now
-        return said_by(self.world, npc, items)
+        return said_by(self.world, npc, items, now)
 
     def name_of(self, entity: UUID) -> str:
         desc = self.world.try_component(entity, Describable)

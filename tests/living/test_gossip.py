@@ -207,3 +207,24 @@ async def test_asked_about_something_an_npc_tells_what_it_heard_of_it(tmp_path: 
         assert living.gossip_lines(marta, about=lambda text: "ale" in text.lower()) == [
             "Ale is cheap today. That is the word, anyway."
         ]
+
+
+def test_what_a_speaker_saw_is_vouched_for_in_their_own_words_while_it_is_fresh() -> None:
+    seen = gossip.GossipItem(
+        "s", "The bandits are gone from the Copse.", confidence=1.0, heard_at=1000.0
+    )
+    # Each speaker keeps one way of vouching; not everyone says the same words.
+    said = {gossip.phrase(seen, name, 1000.0) for name in ("Hollin", "Marta", "Pell", "Tamsin")}
+    assert len(said) > 1
+    assert all(s.startswith("The bandits are gone from the Copse. ") for s in said)
+    assert gossip.phrase(seen, "Marta", 1000.0) == gossip.phrase(seen, "Marta", 1500.0)
+    # Not seen again for hours, it is told as of then: the band may be back.
+    late = 1000.0 + gossip.SEEN_LONG_AGO
+    assert gossip.phrase(seen, "Marta", late) == (
+        "The bandits are gone from the Copse. So it was when I last looked, anyway."
+    )
+    # Heard from others, it is hedged by confidence, however old.
+    heard = gossip.GossipItem("h", "Wolves prowl at the weir", confidence=0.5, heard_at=0.0)
+    assert gossip.phrase(heard, "Marta", late) == (
+        "Wolves prowl at the weir. That is the word, anyway."
+    )

@@ -364,8 +364,9 @@ async def test_asking_about_a_quests_subject_brings_it_up(engine: GameEngine) ->
 async def test_asked_about_something_an_npc_tells_what_it_heard_of_it(engine: GameEngine) -> None:
     hero = new_character(engine)
     place(engine, hero, "yard")
-    gossip.observe(engine.world, npc("smith"), "w1", "Wolves were seen at the weir.", 0.0)
+    now = engine.clock.game_time
+    gossip.observe(engine.world, npc("smith"), "w1", "Wolves were seen at the weir.", now)
     out = await cmd(engine, hero, "ask smith about the wolves")
-    assert out == 'The smith says, "Wolves were seen at the weir. I know it for a fact."'
+    assert out == 'The smith says, "Wolves were seen at the weir. You can be sure of that."'
     out = await cmd(engine, hero, "ask smith about bread")
     assert "does not know anything about 'bread'" in out
