@@ -133,6 +133,35 @@ async def test_kill_by_template_counts_only_own_kills(engine: GameEngine) -> Non
     assert state(engine, hero) is QuestState.IN_PROGRESS
 
 
+async def test_a_kill_before_accepting_does_not_count_and_the_killer_is_told(
+    engine: GameEngine,
+) -> None:
+    hero = new_character(engine)
+    make_strong(engine, hero)
+    place(engine, hero, "yard")
+    manager = qm(engine)
+    wolves = {
+        "objective_id": "wolves",
+        "objective_type": "kill",
+        "target_template": "qtest:wolf",
+        "target_count": 2,
+    }
+    manager.register_quest(quest("test-quest", wolves, title="Wolves at the Door"))
+    manager.offer_quest(hero, "test-quest")
+    session = session_for(engine, hero)
+    await fight(engine, hero, "wolf")
+    told = (
+        "(That kill does not count for 'Wolves at the Door' until you accept it: type 'accept 1'.)"
+    )
+    assert told in session.take()
+    # Once a quest: the next kill says nothing more.
+    await fight(engine, hero, "wolf")
+    assert "does not count" not in session.take()
+    await manager.accept_quest(hero, "test-quest")
+    await engine.dispatch_events()
+    assert progress(engine, hero, "wolves").count == 0
+
+
 async def test_kill_by_entity_id_and_by_keyword(engine: GameEngine) -> None:
     hero = new_character(engine)
     make_strong(engine, hero)

@@ -108,6 +108,8 @@ class ObjectiveTracker:
         #: (character, NPC) while ``talk_now`` counts their conversation: a quest it
         #: completes for that NPC is turned in by the same ``talk``.
         self.talking: tuple[UUID, UUID] | None = None
+        #: (character, quest id) told that a kill did not count for it as offered.
+        self._told_uncounted: set[_Key] = set()
 
     @property
     def world(self) -> World:
@@ -415,7 +417,35 @@ class ObjectiveTracker:
                 ):
                     name = o.target_name or self._dead_name(event.template)
                     self._fail_objective(character, quest, entry, o, f"{name} died")
+        if killer is not None:
+            self._tell_uncounted(killer, event.entity_id, event.template)
         self.counted(event.entity_id)
+
+    def _tell_uncounted(self, killer: UUID, npc: UUID, template: str) -> None:
+        """A kill that a quest only offered to the killer would have counted: say
+        so, once a quest. Kills count from the acceptance on; without a word a
+        player who cleared the road first wonders why the quest asks for it all."""
+        qlog = self.world.try_component(killer, QuestLog)
+        if qlog is None or self.quarry(npc) is not None:
+            return
+        for entry in list(qlog.quests.values()):
+            key = (killer, entry.quest_id)
+            if entry.state is not QuestState.AVAILABLE or key in self._told_uncounted:
+                continue
+            quest = self.registry.for_entry(entry)
+            if quest is None or not any(
+                o.objective_type is ObjectiveType.KILL and self._npc_matches(o, npc, template)
+                for o in quest.objectives
+            ):
+                continue
+            self._told_uncounted.add(key)
+            if not entry.number:
+                qlog.live()  # numbers the offers as the quest list shows them
+            self._notify(
+                killer,
+                f"(That kill does not count for '{quest.title}' until you accept it: "
+                f"type 'accept {entry.number}'.)",
+            )
 
     def _kill_counts(
         self,
