@@ -32,6 +32,7 @@ from classic_rpg.combat.system import CombatSystem
 from classic_rpg.events import ProgressChangedEvent, VitalsChangedEvent
 from classic_rpg.items import commands as item_commands
 from classic_rpg.items import gear
+from classic_rpg.items.bounty import BountyOnLook, PaysBounty, register_bounty_data
 from classic_rpg.items.data import register_item_data
 from classic_rpg.items.factory import ItemFactory
 from classic_rpg.items.gifts import Gifts
@@ -68,6 +69,7 @@ class RulesPlugin(ContentPack):
         register_dialogue_data(data, owner)
         register_item_data(data, owner)
         register_owner_data(data, owner)
+        register_bounty_data(data, owner)
 
         combat = CombatService(engine, on_death=lambda event: handle_death(engine, event))
         combat.round_seconds = engine.settings.combat_round_seconds
@@ -77,6 +79,9 @@ class RulesPlugin(ContentPack):
         back = ReturnToOwner(engine)
         gifts.add_taker(back)
         gifts.add_taken_hook(BackInItsPlace(engine, back))
+        bounty = PaysBounty(engine)
+        gifts.add_taker(bounty.taker)
+        gifts.add_taken_hook(bounty.taken)
         ctx.provide(Gifts, gifts)
         ctx.provide(CombatService, combat)
         ctx.provide(TalkService, TalkService())
@@ -103,6 +108,7 @@ class RulesPlugin(ContentPack):
         # only a share a tick otherwise).
         ctx.subscribe(ProgressChangedEvent, lambda event: whos.refresh(event.character_id))
         ctx.service(LookExtras).add("equipment", gear.WornOnLook(engine))
+        ctx.service(LookExtras).add("bounty", BountyOnLook(engine))
         ctx.service(LookExtras).add_finder("carried", gear.CarriedOnLook(engine))
         RpgTokens(engine).add_to(ctx.service(PromptTokens))
         if engine.sessions.prompt_provider is None:

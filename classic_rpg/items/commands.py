@@ -164,8 +164,8 @@ def give(ctx: CommandContext) -> None:
       give <n> gold [to] <someone>
 
     A player takes whatever they can carry. Someone of the world takes only what
-    they have a use for (what a quest of yours is to bring them); anything else
-    stays with you. Gold is always taken.
+    they have a use for (what a quest of yours is to bring them, or what they pay a
+    bounty for); anything else stays with you. Gold is always taken.
     """
     ws, actor, room = here(ctx)
     what, whom = _split_give(ctx.args)

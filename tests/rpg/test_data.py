@@ -112,6 +112,19 @@ async def test_cross_checks(tmp_path: Path) -> None:
     assert "item 'gem': stats: damage needs slot: weapon" in problems
 
 
+def test_a_bounty_names_items_of_the_pack_once_each(tmp_path: Path) -> None:
+    bounty = [{"item": "nope", "pays": 2}, {"item": "gem", "pays": 1}, {"item": "gem", "pays": 3}]
+    pack = data_pack(
+        tmp_path,
+        [npc(bounty=bounty)],
+        [{"key": "gem", "name": "a gem", "keywords": ["gem"]}],
+    )
+    problems = "\n".join(pack.validate_data(_ctx(tmp_path, pack)))
+    assert "npc 'orc': bounty: [0].item: unknown item template 'dp:nope'" in problems
+    assert "npc 'orc': bounty: [2].item: 'dp:gem' is paid for twice" in problems
+    assert "[1].item" not in problems
+
+
 def test_an_owner_is_one_placed_npc_of_the_pack(tmp_path: Path) -> None:
     def thing(key: str, owner: str) -> dict[str, Any]:
         return {"key": key, "name": key, "keywords": [key], "room": "room", "owner": owner}
