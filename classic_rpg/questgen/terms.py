@@ -10,7 +10,10 @@ Experience is scaled and capped like the giver's gold (by difficulty, by the
 effort the quest's required objectives take, ``RewardPolicy.effort``, and at
 ``RewardLimits.cap_factor`` times the tier's base) but does not come out of
 anyone's purse, so wealth does not cap it. The level requirement is the lowest
-level the quest's difficulty tier allows.
+level the quest's difficulty tier allows, except for a quest of words and walks
+(every required objective a talk or a visit): its tier comes from how much it
+matters to the giver, not from a fight, and a message for the gate guard asked
+for level 3.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from classic_rpg.questgen.challenge import min_level
-from maid_stdlib.questgen import DifficultyTier, GeneratedQuest, RewardPolicy
+from maid_stdlib.questgen import DifficultyTier, GeneratedQuest, ObjectiveType, RewardPolicy
 
 __all__ = [
     "EXTENSION",
@@ -36,6 +39,11 @@ EXTENSION: Final = "classic_rpg"
 #: Extra reward kinds the classic RPG allows beyond the stdlib's
 #: (``RewardLimits.extra_reward_types``).
 RPG_EXTRA_REWARD_TYPES: Final = frozenset({"xp"})
+
+#: The objectives of a quest of words and walks, which asks for no level: the
+#: others mean a fight, or items that may be had only from one (a pelt Old Grey
+#: wears rates the quest at his tier).
+WORDS_AND_WALKS: Final = frozenset({ObjectiveType.TALK, ObjectiveType.VISIT})
 
 #: Experience for a quest of each difficulty at an effort of 1.
 RPG_BASE_EXPERIENCE: Final[dict[DifficultyTier, int]] = {
@@ -80,11 +88,15 @@ class RpgQuestTerms:
         cap = int(base * self.rewards.limits.cap_factor)
         return RpgTerms(
             experience=max(0, min(cap, round(base * effort))),
-            level_requirement=min_level(quest.difficulty),
+            level_requirement=1 if _words_and_walks(quest) else min_level(quest.difficulty),
         )
 
     def extend(self, quest: GeneratedQuest) -> dict[str, Any]:
         return self.terms(quest).to_document()
+
+
+def _words_and_walks(quest: GeneratedQuest) -> bool:
+    return all(o.objective_type in WORDS_AND_WALKS for o in quest.objectives if not o.optional)
 
 
 def rpg_terms(quest: GeneratedQuest) -> RpgTerms:

@@ -39,6 +39,7 @@ from maid_stdlib.questgen import (
     QuestGen,
     QuestObjective,
     QuestRewards,
+    RewardPolicy,
     quest_from_document,
 )
 from maid_stdlib.questgen.objectives import grounding_problems
@@ -185,6 +186,28 @@ async def test_rpg_terms_are_the_quests_extension_and_capped_like_gold(
     assert rpg_terms(capped).experience == 80  # 160 x 0.5
     with pytest.raises(ValueError, match="already added"):
         qg.add_extension(RpgQuestTerms(qg.rewards))
+
+
+async def test_a_quest_of_words_and_walks_asks_for_no_level(hamlet: GameEngine) -> None:
+    quest = await _quest(hamlet)
+    assert quest.difficulty is DifficultyTier.MODERATE
+    terms = RpgQuestTerms(RewardPolicy())
+    assert terms.terms(quest).level_requirement == 3
+    talk_and_walk = [
+        o
+        for o in quest.objectives
+        if o.objective_type in (ObjectiveType.TALK, ObjectiveType.VISIT) or o.optional
+    ]
+    others = [o for o in quest.objectives if o not in talk_and_walk]
+    assert talk_and_walk
+    assert others  # the quest asks for more than words: its tier's level
+    words = dataclasses.replace(quest, objectives=talk_and_walk)
+    assert terms.terms(words).level_requirement == 1
+    # An optional fight does not make it one.
+    optional = [dataclasses.replace(o, optional=True) for o in others]
+    assert terms.terms(dataclasses.replace(quest, objectives=talk_and_walk + optional)) == (
+        RpgTerms(experience=terms.terms(words).experience, level_requirement=1)
+    )
 
 
 async def test_a_generated_quest_stored_in_the_old_shape_still_loads(
