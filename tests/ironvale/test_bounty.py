@@ -38,7 +38,7 @@ async def test_voss_pays_for_insignias_and_keeps_none(village: GameEngine) -> No
     assert "Captain Voss pays a bounty of 2 gold for each bandit insignia brought to him." in look
     out = plain(await cmd(village, hero, "give 2 insignias to voss"))
     assert "You give a bandit insignia (x2) to Captain Voss." in out
-    assert "Captain Voss makes a mark on his map for each one" in out
+    assert "Captain Voss makes a mark on his map and drops the insignia in a box." in out
     assert "Captain Voss pays you 4 gold for 2 bandit insignias." in out
     assert stats.gold == gold + 4
     assert [village.world.entity_exists(i) for i in given].count(False) == 2
