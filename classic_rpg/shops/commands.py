@@ -1,4 +1,10 @@
-"""Trading with a shopkeeper in the room: ``list``, ``buy``, ``sell``, ``value``."""
+"""Trading with a shopkeeper in the room: ``list``, ``buy``, ``sell``, ``value``.
+
+Several keepers may trade in one room (the baker at her market stall while the
+pedlar passes through): ``list`` shows each one's goods, ``buy`` goes to the one
+who sells what is asked for, ``sell`` and ``value`` to the one who buys it, and a
+keeper may be named ("list nell", "buy bread from nell", "sell pelt to marta").
+"""
 
 from __future__ import annotations
 
@@ -33,6 +39,8 @@ from maid_stdlib.world.text import capitalize
 MAX_QUANTITY = 20
 _QTY_FIRST = re.compile(r"^(\d+)\s+(.+)$")
 _QTY_LAST = re.compile(r"^(.+?)\s+(\d+)$")
+#: "bread 2 from nell": what is traded, and the keeper it is traded with.
+_WITH = re.compile(r"^(?P<what>.+?)\s+(?:from|to|with)\s+(?P<who>\S.*)$", re.IGNORECASE)
 
 
 def market_of(ctx: CommandContext) -> Market:
@@ -40,11 +48,16 @@ def market_of(ctx: CommandContext) -> Market:
     return market
 
 
-def _keeper(ctx: CommandContext) -> tuple[WorldService, UUID, UUID, Shop, str]:
+#: A keeper trading here, with the name they go by in what is said.
+Keeper = tuple[UUID, Shop, str]
+
+
+def _keepers(ctx: CommandContext, named: str = "") -> tuple[WorldService, UUID, list[Keeper]]:
+    """The keepers trading in the actor's room (only the one ``named``, if given)."""
     ws, actor, room = here(ctx)
     market = market_of(ctx)
-    found = market.keeper_in(room)
-    if found is None:
+    found = market.keepers_in(room)
+    if not found:
         away = market.absent_keeper(room)
         if away is not None:
             # The shop is here, its keeper is not (their day takes them elsewhere).
@@ -52,8 +65,36 @@ def _keeper(ctx: CommandContext) -> tuple[WorldService, UUID, UUID, Shop, str]:
                 f"{capitalize(name_of(ws, away))} keeps shop here, but is away just now."
             )
         raise CommandError("There is nobody here to trade with.")
-    keeper, shop = found
-    return ws, actor, keeper, shop, capitalize(name_of(ws, keeper))
+    keepers = [(uid, shop, capitalize(name_of(ws, uid))) for uid, shop in found]
+    if not named:
+        return ws, actor, keepers
+    target = ws.find_in_room(room, named, viewer=actor)
+    chosen = [k for k in keepers if k[0] == target]
+    if chosen:
+        return ws, actor, chosen
+    if target is not None:
+        raise CommandError(f"{capitalize(name_of(ws, target))} does not trade here.")
+    raise CommandError(f"You do not see '{named}' here.")
+
+
+def _with_keeper(ctx: CommandContext, args: str) -> tuple[str, str]:
+    """``args`` without a keeper named at its end ("bread from nell" -> "bread",
+    "nell"), when that names someone here; else ``(args, "")``: an item's own
+    name may hold "to" or "from"."""
+    text = " ".join(args.split())
+    found = _WITH.match(text)
+    if found is None or not _someone_here(ctx, found["who"]):
+        return text, ""
+    return found["what"], found["who"]
+
+
+def _someone_here(ctx: CommandContext, words: str) -> str:
+    """``words`` if they name someone or something in the room, else ""."""
+    words = " ".join(words.split())
+    if not words:
+        return ""
+    ws, actor, room = here(ctx)
+    return words if ws.find_in_room(room, words, viewer=actor) is not None else ""
 
 
 def _gold(ctx: CommandContext, uid: UUID) -> CharacterStats:
@@ -68,29 +109,34 @@ def _plural(name: str, count: int) -> str:
 def list_goods(ctx: CommandContext) -> None:
     """See what the shopkeeper here sells, at today's prices.
 
-    Usage: list
+    Usage: list [<keeper>]     e.g. "list", "list nell"
     Prices follow the village's supply: when deliveries stop, goods get dear and
     keepers pay more for what they are short of. 'look <item>' shows something on
-    the list before you buy it, beside what you use in its place.
+    the list before you buy it, beside what you use in its place. Where several
+    keepers trade, each one's goods are listed; 'buy' goes to the one who sells
+    what you ask for, or name them: 'buy bread from nell'.
     """
-    _ws, actor, keeper, shop, who = _keeper(ctx)
+    # Words that name nobody here ("list swords") list every keeper's goods.
+    _ws, actor, keepers = _keepers(ctx, _someone_here(ctx, ctx.args))
     market = market_of(ctx)
-    goods = market.goods(keeper, shop)
-    lines = [f"|c{who} sells:|n"]
-    if not goods:
-        lines.append("  nothing at the moment.")
-    seen(ctx, actor, keeper, goods)
-    width = max((len(g.name) for g in goods), default=0)
-    for g in goods:
-        have = f"{g.count} in stock" if g.count else "|rsold out|n"
-        lines.append(f"  {capitalize(g.name):<{width}}  {g.price:>4} gold  ({have})")
-    bought = _buys_text(market, shop)
-    lines.append(f"{who} buys {bought}." if bought else f"{who} buys nothing.")
-    short = sorted({line.resource for line in shop.stock if line.resource})
-    for resource in short:
-        blocker = market.blocker(keeper, resource)
-        if blocker is not None:
-            lines.append(f"|yShort of {resource}: {blocker}.|n")
+    lines: list[str] = []
+    for keeper, shop, who in keepers:
+        goods = market.goods(keeper, shop)
+        lines.append(f"|c{who} sells:|n")
+        if not goods:
+            lines.append("  nothing at the moment.")
+        seen(ctx, actor, keeper, goods)
+        width = max((len(g.name) for g in goods), default=0)
+        for g in goods:
+            have = f"{g.count} in stock" if g.count else "|rsold out|n"
+            lines.append(f"  {capitalize(g.name):<{width}}  {g.price:>4} gold  ({have})")
+        bought = _buys_text(market, shop)
+        lines.append(f"{who} buys {bought}." if bought else f"{who} buys nothing.")
+        short = sorted({line.resource for line in shop.stock if line.resource})
+        for resource in short:
+            blocker = market.blocker(keeper, resource)
+            if blocker is not None:
+                lines.append(f"|yShort of {resource}: {blocker}.|n")
     stats = ctx.world.try_component(actor, CharacterStats)
     lines.append(f"You have {stats.gold if stats else 0} gold.")
     ctx.send("\n".join(lines))
@@ -167,12 +213,10 @@ def describe_goods(engine: ServicesPort, viewer: UUID, wanted: str) -> str | Non
     ws: WorldService = engine.services.get(WorldService)
     market: Market = engine.services.get(Market)
     room = ws.room_key_of(viewer)
-    found = market.keeper_in(room) if room is not None else None
-    if found is None:
-        return None
-    keeper, shop = found
-    goods = _find_goods(market.goods(keeper, shop), wanted)
-    if goods is None:
+    keepers = market.keepers_in(room) if room is not None else []
+    sold = ((k, _find_goods(market.goods(k, shop), wanted)) for k, shop in keepers)
+    keeper, goods = next(((k, g) for k, g in sold if g is not None), (None, None))
+    if keeper is None or goods is None:
         return None
     made = market.item_template(goods.template)
     name = capitalize(goods.name)
@@ -209,18 +253,28 @@ def _rules_of(ws: WorldService, item: UUID) -> str:
 async def buy(ctx: CommandContext) -> None:
     """Buy something from the shopkeeper here.
 
-    Usage: buy <item> [<quantity>]     e.g. "buy knife", "buy ale 3", "buy 2 bread"
+    Usage: buy <item> [<quantity>] [from <keeper>]
+    e.g. "buy knife", "buy ale 3", "buy 2 bread", "buy bread from nell"
     """
-    ws, actor, keeper, shop, who = _keeper(ctx)
-    wanted, qty = _parse_quantity(ctx.args)
+    asked, named = _with_keeper(ctx, ctx.args)
+    ws, actor, keepers = _keepers(ctx, named)
+    wanted, qty = _parse_quantity(asked)
     if not wanted:
         raise CommandError("Buy what? ('list' shows what is for sale.)")
     if not 1 <= qty <= MAX_QUANTITY:
         raise CommandError(f"You can buy between 1 and {MAX_QUANTITY} at a time.")
     market = market_of(ctx)
-    goods = _find_goods(market.goods(keeper, shop), wanted)
-    if goods is None:
-        raise CommandError(f"{who} does not sell '{wanted}'. ('list' shows what is for sale.)")
+    sellers = [
+        (keeper, shop, who, goods)
+        for keeper, shop, who in keepers
+        if (goods := _find_goods(market.goods(keeper, shop), wanted)) is not None
+    ]
+    if not sellers:
+        nobody = keepers[0][2] if len(keepers) == 1 else "Nobody here"
+        sells = "does not sell" if len(keepers) == 1 else "sells"
+        raise CommandError(f"{nobody} {sells} '{wanted}'. ('list' shows what is for sale.)")
+    # The first who has enough of it, else the first who sells it (to say why not).
+    keeper, shop, who, goods = next((s for s in sellers if s[3].count >= qty), sellers[0])
     if goods.count == 0:
         raise CommandError(f"{who} has sold out of those; come back later.")
     if goods.count < qty:
@@ -310,10 +364,25 @@ def _yours_first(ctx: CommandContext, carried: list[UUID]) -> list[UUID]:
     return sorted(carried, key=lambda item: owner_of(ctx.world, item) not in (None, actor))
 
 
-def _offer(
-    ctx: CommandContext, wanted: str
-) -> tuple[WorldService, UUID, UUID, Shop, str, UUID, int]:
-    ws, actor, keeper, shop, who = _keeper(ctx)
+def _buyer(
+    ctx: CommandContext, ws: WorldService, keepers: list[Keeper], items: list[UUID]
+) -> Keeper:
+    """The keeper here to sell ``items`` to: the first who would buy one of them
+    now, else the first who buys the kind at all, else the first."""
+    kinds: Keeper | None = None
+    for keeper, shop, who in keepers:
+        for item in items:
+            refused = _refusal(ctx, ws, keeper, shop, who, item)[0]
+            if not refused:
+                return keeper, shop, who
+            if kinds is None and refused != "none":
+                kinds = (keeper, shop, who)
+    return kinds or keepers[0]
+
+
+def _offer(ctx: CommandContext, args: str) -> tuple[WorldService, UUID, UUID, Shop, str, UUID, int]:
+    wanted, named = _with_keeper(ctx, args)
+    ws, actor, keepers = _keepers(ctx, named)
     if not wanted:
         raise CommandError(f"{ctx.name.capitalize()} what?")
     items: ItemFactory = ctx.service(ItemFactory)
@@ -321,6 +390,7 @@ def _offer(
     if not found:
         raise not_carrying(ws, items, actor, wanted)
     item = found[0]
+    keeper, shop, who = _buyer(ctx, ws, keepers, [item])
     refused, said, price = _refusal(ctx, ws, keeper, shop, who, item)
     if refused in ("none", "worthless", "owned"):  # an appraisal: shelf and purse aside
         raise CommandError(said)
@@ -331,7 +401,7 @@ def _offer(
 def value(ctx: CommandContext) -> None:
     """Ask the shopkeeper here what they would pay for something you carry.
 
-    Usage: value <item>
+    Usage: value <item> [to <keeper>]
     """
     ws, _, _, _, who, item, price = _offer(ctx, ctx.args.strip())
     ctx.send(f"{who} would give you {price} gold for {name_of(ws, item)}.")
@@ -390,20 +460,23 @@ class _Sale:
 async def sell(ctx: CommandContext) -> None:
     """Sell what you carry to the shopkeeper here.
 
-    Usage: sell <item>       ('value <item>' first tells you the price)
+    Usage: sell <item> [to <keeper>]   ('value <item>' first tells you the price)
            sell all.<item>   every one of those you carry
            sell all          everything you carry that the keeper buys
     What you wear is never sold; 'sell all' keeps what the keeper does not want and
-    what a quest of yours still asks for.
+    what a quest of yours still asks for. Where several keepers trade, it goes to
+    the one who buys it.
     """
-    ws, actor, keeper, shop, who = _keeper(ctx)
-    wanted = ctx.args.strip()
+    wanted, named = _with_keeper(ctx, ctx.args)
+    ws, actor, keepers = _keepers(ctx, named)
     if not wanted:
         raise CommandError("Sell what?")
-    sale = _Sale(ctx, actor, keeper, shop, who)
-    many, found = select(ws, _yours_first(ctx, sale.items.carried(actor)), wanted)
+    items: ItemFactory = ctx.service(ItemFactory)
+    many, found = select(ws, _yours_first(ctx, items.carried(actor)), wanted)
     if not found:
-        raise not_carrying(ws, sale.items, actor, wanted)
+        raise not_carrying(ws, items, actor, wanted)
+    keeper, shop, who = _buyer(ctx, ws, keepers, found)
+    sale = _Sale(ctx, actor, keeper, shop, who)
     if not many:
         item = found[0]
         refused, said, price = _refusal(ctx, ws, keeper, shop, who, item)

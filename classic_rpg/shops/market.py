@@ -99,16 +99,26 @@ class Market:
 
     # -- keepers -------------------------------------------------------------------------
     def keeper_in(self, room: str) -> tuple[UUID, Shop] | None:
-        """The first shopkeeper minding a shop in ``room`` (a keeper bound to a shop
-        room does not trade elsewhere, e.g. over a drink in the tavern)."""
+        """The first of :meth:`keepers_in`."""
+        keepers = self.keepers_in(room)
+        return keepers[0] if keepers else None
+
+    def keepers_in(self, room: str) -> list[tuple[UUID, Shop]]:
+        """The shopkeepers trading in ``room``: those whose shop it is first, then
+        those who trade wherever they are (a pedlar). A keeper bound to a shop room
+        does not trade elsewhere (e.g. over a drink in the tavern)."""
         ws: WorldService = self.engine.services.get(WorldService)
+        own: list[tuple[UUID, Shop]] = []
+        roaming: list[tuple[UUID, Shop]] = []
         for uid in ws.contents(room):
             shop = self.world.try_component(uid, Shop)
             if shop is None or not self.world.has_component(uid, NPC):
                 continue
-            if not shop.room or shop.room == room:
-                return uid, shop
-        return None
+            if shop.room == room:
+                own.append((uid, shop))
+            elif not shop.room:
+                roaming.append((uid, shop))
+        return own + roaming
 
     def absent_keeper(self, room: str) -> UUID | None:
         """A shopkeeper whose shop is ``room`` but who is elsewhere just now."""

@@ -19,7 +19,7 @@ from kits.heroes import Recorder, new_character, place
 from classic_rpg.components import CharacterStats
 from classic_rpg.items.components import BelongsTo
 from classic_rpg.items.gifts import Gifts
-from classic_rpg.shops.components import Shop
+from classic_rpg.shops.components import BuyRule, Shop, StockLine
 from classic_rpg.shops.data import ShopData, check_shop
 from classic_rpg.shops.events import ItemBoughtEvent, ItemSoldEvent
 from classic_rpg.shops.market import Market
@@ -192,6 +192,45 @@ async def test_value_and_sell_to_a_keeper_who_buys_it(engine: GameEngine) -> Non
     assert "A wolf pelt" in await cmd(engine, other, "list")
     assert "You buy a wolf pelt from Marta" in await cmd(engine, other, "buy pelt")
     assert items.holder_of(pelt) == other
+
+
+async def test_several_keepers_in_one_room_each_trade_their_own(engine: GameEngine) -> None:
+    # Pell turns pedlar: his tray of flour goes wherever he does, here the inn,
+    # where Marta keeps her own shop.
+    engine.world.add_component(
+        hv("pell"),
+        Shop(stock=[StockLine("hamlet:flour", count=2, maximum=2)], buys=[BuyRule(kind="any")]),
+    )
+    keep_at(engine, "marta", "hamlet:inn")
+    keep_at(engine, "pell", "hamlet:inn")
+    hero = rich(engine)
+    out = await cmd(engine, hero, "list")
+    # The inn's own keeper first, then the one passing through; the purse once.
+    assert out.index("Marta sells:") < out.index("Pell sells:") < out.index("You have 100 gold.")
+    assert out.count("You have 100 gold.") == 1
+    only_pell = await cmd(engine, hero, "list pell")
+    assert "Pell sells:" in only_pell
+    assert "Marta" not in only_pell
+    assert "Marta sells:" in await cmd(engine, hero, "list swords")  # names nobody: all
+    # Each purchase goes to whoever sells it.
+    assert "from Pell for" in await cmd(engine, hero, "buy flour")
+    assert "from Marta for" in await cmd(engine, hero, "buy cider")
+    assert await cmd(engine, hero, "buy cider from pell") == (
+        "Pell does not sell 'cider'. ('list' shows what is for sale.)"
+    )
+    assert await cmd(engine, hero, "buy turnips") == (
+        "Nobody here sells 'turnips'. ('list' shows what is for sale.)"
+    )
+    rich(engine, "Bob")
+    assert await cmd(engine, hero, "list bob") == "Bob does not trade here."
+    # A sale goes to whoever buys it: Marta takes pelts, Pell anything of value.
+    items = items_of(engine)
+    items.spawn("hamlet:wolf_pelt", holder=hero)
+    assert await cmd(engine, hero, "value pelt") == "Marta would give you 1 gold for a wolf pelt."
+    assert (await cmd(engine, hero, "value pelt to pell")).startswith("Pell would give you")
+    assert (await cmd(engine, hero, "sell pelt to pell")).startswith("You sell a wolf pelt to Pell")
+    items.spawn("hamlet:horn", holder=hero)
+    assert "to Pell" in await cmd(engine, hero, "sell horn")
 
 
 async def test_someones_goods_are_carried_not_sold(engine: GameEngine) -> None:
