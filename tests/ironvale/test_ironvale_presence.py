@@ -15,6 +15,7 @@ from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
 from maid_stdlib.living import LivingWorld
 from maid_stdlib.questgen.system_wiring import QuestBoardSection
+from maid_stdlib.world import WorldService
 
 
 async def until_hour(engine: GameEngine, hour: int) -> None:
@@ -150,3 +151,30 @@ async def test_the_old_oak_is_there_to_look_at(tmp_path: Path) -> None:
         assert plain(await cmd(engine, hero, "talk oak")) == (
             "That is part of the place, not someone you can talk to."
         )
+
+
+async def test_the_camp_is_heard_while_someone_holds_it(tmp_path: Path) -> None:
+    engine = ironvale_engine(tmp_path, tick=60.0)
+    async with engine.lifespan():
+        hero = new_hero(engine)
+        await engine.run_ticks(2)
+        await walk(engine, hero, "ironvale:camp_trail")
+        out = plain(await cmd(engine, hero, "look"))
+        assert "somewhere ahead a voice laughs, loud and harsh" in out
+        assert "{" not in out
+        # Kral dead (a new Kral comes back later, and with him the laughter).
+        for uid in npcs(engine, "kral"):
+            engine.world.destroy_entity(uid)
+        engine.services.get(LivingWorld).invalidate_threats()
+        await engine.run_ticks(2)
+        out = plain(await cmd(engine, hero, "look"))
+        assert "no voice carries from the camp ahead" in out
+        assert "laughs" not in out
+        ws = engine.services.get(WorldService)
+        ws.move(hero, "ironvale:camp_cellar", reason="test")
+        out = plain(await cmd(engine, hero, "look"))
+        assert "The boards overhead are silent." in out
+        assert "laughter" not in out
+        ws.move(hero, "ironvale:guard_post", reason="test")
+        said = plain(await cmd(engine, hero, "ask voss about kral"))
+        assert "His camp in the pines stands empty" in said
