@@ -178,3 +178,20 @@ async def test_the_camp_is_heard_while_someone_holds_it(tmp_path: Path) -> None:
         ws.move(hero, "ironvale:guard_post", reason="test")
         said = plain(await cmd(engine, hero, "ask voss about kral"))
         assert "His camp in the pines stands empty" in said
+
+
+async def test_wren_speaks_of_her_jars_only_among_them(tmp_path: Path) -> None:
+    engine = ironvale_engine(tmp_path, tick=60.0)
+    async with engine.lifespan():
+        hero = new_hero(engine)
+        ws = engine.services.get(WorldService)
+        wren = next(iter(npcs(engine, "wren")))
+        for room, said in (
+            ("ironvale:herb_house", "Mind the jars."),
+            ("ironvale:herb_glade", "Quietly, if you please."),
+            ("ironvale:square", "My jars at home are near empty"),
+        ):
+            ws.move(wren, room, reason="test")
+            ws.move(hero, room, reason="test")
+            out = plain(await cmd(engine, hero, "talk wren"))
+            assert said in out, (room, out)
