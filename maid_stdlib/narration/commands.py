@@ -41,6 +41,13 @@ ARRIVAL_HINT = (
     "|x(A storyteller runs this place: type what you do in your own words, e.g. "
     "'search the sacks', or 'act <anything>'. Commands still work; 'help narrated' says more.)|n"
 )
+#: The same where no storyteller is configured: what the player types there is only
+#: sketched, and a player who tries to open a cage should know that before trying.
+ARRIVAL_HINT_NO_STORYTELLER = (
+    "|x(A storyteller would run this place, but this server has none: what you do "
+    "here in your own words is only sketched and changes nothing. Commands still "
+    "work; 'help narrated' says more.)|n"
+)
 #: The ways a player arrives somewhere on their own account (a move made by a script
 #: or a test is not an arrival the player needs explaining).
 ARRIVALS = frozenset({"walk", "login", "goto", "flee", "follow", "recall", "respawn"})
@@ -266,7 +273,8 @@ def make_arrival_hint(svc: NarrationService) -> Callable[[EntityRelocatedEvent],
             return
         if not svc.engine.world.has_component(event.entity_id, PlayerCharacter):
             return
-        svc.engine.sessions.send_to(event.entity_id, ARRIVAL_HINT)
+        hint = ARRIVAL_HINT if svc.has_storyteller() else ARRIVAL_HINT_NO_STORYTELLER
+        svc.engine.sessions.send_to(event.entity_id, hint)
 
     return arrived
 

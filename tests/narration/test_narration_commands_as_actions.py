@@ -7,7 +7,7 @@ from narration.narrkit import CAMP, CELLAR, fast, player, scripted, service, set
 
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
-from maid_stdlib.narration.commands import ARRIVAL_HINT
+from maid_stdlib.narration.commands import ARRIVAL_HINT, ARRIVAL_HINT_NO_STORYTELLER
 
 
 async def test_look_for_something_is_told_as_an_action(engine: GameEngine) -> None:
@@ -50,6 +50,7 @@ async def test_a_busy_story_says_so_instead_of_the_command_error(engine: GameEng
 
 
 async def test_arriving_in_a_narrated_room_tells_how_to_play_it(engine: GameEngine) -> None:
+    fast(engine, scripted())
     hero, session = player(engine, "Aldric", room=CAMP)
     session.take()
     await cmd(engine, hero, "down")
@@ -59,3 +60,8 @@ async def test_arriving_in_a_narrated_room_tells_how_to_play_it(engine: GameEngi
     session.take()
     await cmd(engine, hero, "up")
     assert "storyteller" not in session.text()
+    # A server with no storyteller says so at the door, not after a first try.
+    fast(engine, None)
+    await cmd(engine, hero, "down")
+    assert ARRIVAL_HINT_NO_STORYTELLER in session.sent
+    assert ARRIVAL_HINT not in session.take()
