@@ -364,13 +364,17 @@ class CombatService:
 
     # -- fleeing ------------------------------------------------------------------------
     def flee(self, uid: UUID) -> str | None:
-        """Try to run from the fight through a random exit. Returns the exit taken,
-        or None if the attempt failed (the fight goes on)."""
+        """Try to run from the fight through a random exit, one into a room where
+        nothing hostile would jump the runner if there is such a way (someone
+        running for their life runs away from the cave, not deeper into it).
+        Returns the exit taken, or None if the attempt failed (the fight goes on)."""
         ws = self.ws
         room = ws.room_key_of(uid)
         if room is None:
             return None
         exits = sorted((name, t) for name, t in ws.exits_of(room).items() if ws.has_room(t))
+        safe = [(name, t) for name, t in exits if not self._lies_in_wait(t, uid)]
+        exits = safe or exits
         rng = self.engine.random
         if not exits or rng.random() >= self.flee_chance:
             # The failed attempt took the time of an attack.
@@ -385,6 +389,13 @@ class CombatService:
         ws.move(uid, target, reason="flee")
         ws.message_room(target, f"{name} stumbles in, out of breath.", exclude=(uid,))
         return direction
+
+    def _lies_in_wait(self, room: str, uid: UUID) -> bool:
+        """Whether something hostile in ``room`` would jump ``uid`` coming in."""
+        return any(
+            self.is_hostile(npc) and self.can_fight(npc) and self.will_aggress(npc, uid)
+            for npc in self.ws.npcs_in(room)
+        )
 
     def flee_cost(self, uid: UUID) -> int:
         """Take the experience a successful flee costs a player (never below what

@@ -276,6 +276,34 @@ async def test_flee_leaves_the_fight(engine: GameEngine) -> None:
     assert not engine.world.has_component(bandit, Fighting)
 
 
+async def test_a_flight_runs_away_from_what_lies_in_wait(engine: GameEngine) -> None:
+    # From the square: east is the road, where the bandit now waits; south and west
+    # are empty. Someone running for their life does not run into him.
+    combat = engine.services.get(CombatService)
+    combat.flee_chance = 1.0
+    hero = new_character(engine)
+    rat = the(engine, "rpgtest:rat")
+    engine.world.add_component(rat, Health(1000, 1000))
+    place(engine, rat, SQUARE)
+
+    async def flights(times: int) -> set[str]:
+        ways = set()
+        for _ in range(times):
+            place(engine, hero, SQUARE)
+            combat.engage(hero, rat)
+            way = combat.flee(hero)
+            assert way is not None
+            ways.add(way)
+            combat.disengage(hero)
+        return ways
+
+    place(engine, the(engine, "rpgtest:bandit"), ROAD)
+    assert await flights(30) == {"south", "west"}
+    # With the road clear again, any way out will do.
+    place(engine, the(engine, "rpgtest:bandit"), CAMP)
+    assert "east" in await flights(30)
+
+
 async def fighting_a_rat(engine: GameEngine) -> tuple[UUID, UUID]:
     """A hero in the field fighting a rat that will not die soon."""
     hero = new_character(engine)
