@@ -5,6 +5,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from maid_engine.commands import Command, CommandContext, CommandError, command
+from maid_stdlib.text.morph import plural
 from maid_stdlib.world.crowd import crowd_listing
 from maid_stdlib.world.look import (
     LookExtras,
@@ -71,10 +72,14 @@ def look(ctx: CommandContext) -> None:
         ctx.send(f"Looking {direction}, you see: |c{where}|n.")
         return
     found = ws.find_in_room(room, target, viewer=actor)
-    if found is None:
-        # Not here: something the actor carries or wears, if a layer keeps those.
-        extras: LookExtras = ctx.service(LookExtras)
-        found = extras.find(actor, target)
+    # Something the actor carries or wears, if a layer keeps those: looked at when
+    # nothing here answers, or when only it is called so ('look ore' with a lump
+    # of ore in hand means the ore, not the room's ore crate).
+    carried = ctx.service(LookExtras).find(actor, target)
+    if found is None or (
+        carried is not None and _called(ws, carried, target) and not _called(ws, found, target)
+    ):
+        found = carried
     if found is not None:
         ctx.send(_looked_at(ctx, ws, found, actor))
         return
@@ -89,6 +94,18 @@ def look(ctx: CommandContext) -> None:
         page(ctx, crowd_listing(crowd_names(ws, room, actor)))
         return
     raise CommandError(f"You do not see '{target}' here.")
+
+
+def _called(ws: WorldService, entity: UUID, wanted: str) -> bool:
+    """Whether ``wanted``'s last word is what ``entity``'s name calls it (its last
+    word, or that word's plural): "ore" calls a lump of ore, not an ore crate."""
+    words = wanted.lower().split()
+    noun = name_of(ws, entity).lower().split()
+    if not words or not noun:
+        return False
+    last = noun[-1].strip(".,;:!?'\"")
+    said = words[-1].rpartition(".")[2]  # "2.ore" -> "ore"
+    return said in (last, plural(last))
 
 
 def _looked_at(ctx: CommandContext, ws: WorldService, target: UUID, viewer: UUID) -> str:

@@ -19,7 +19,7 @@ from classic_rpg.items.components import HeldBy, ItemStats
 from classic_rpg.items.gifts import Gifts
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd, session_for
-from maid_stdlib.world import Describable, Position
+from maid_stdlib.world import Describable, Item, Position
 
 
 async def test_templates_become_item_stats(engine: GameEngine) -> None:
@@ -320,6 +320,15 @@ async def test_look_finds_what_you_carry_and_answers_to_plurals(engine: GameEngi
         items_of(engine).spawn("rpgtest:draught", room="rpgtest:field")
     assert (await cmd(engine, hero, "look draughts")).startswith("|cA healing draught|n")
     assert await cmd(engine, hero, "look unicorns") == "You do not see 'unicorns' here."
+    # 'look ore' with ore in hand and an ore crate here means the ore; 'look crate'
+    # the crate.
+    crate = engine.world.create_entity(
+        Describable(name="an empty ore crate", keywords=["crate", "ore"]), Item("test:crate")
+    )
+    ws_of(engine).place(crate, "rpgtest:field", reason="test")
+    items_of(engine).spawn("rpgtest:ore", holder=hero)
+    assert (await cmd(engine, hero, "look ore")).startswith("|cA lump of iron ore|n")
+    assert (await cmd(engine, hero, "look crate")).startswith("|cAn empty ore crate|n")
 
 
 async def test_scenery_the_room_describes_cannot_be_taken(tmp_path: Path) -> None:
