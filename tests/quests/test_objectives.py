@@ -162,6 +162,21 @@ async def test_a_kill_before_accepting_does_not_count_and_the_killer_is_told(
     assert progress(engine, hero, "wolves").count == 0
 
 
+async def test_no_accept_hint_for_a_kill_quest_above_the_killers_level(
+    engine: GameEngine,
+) -> None:
+    hero = new_character(engine)
+    make_strong(engine, hero, level=2)
+    place(engine, hero, "yard")
+    manager = qm(engine)
+    wolves = {"objective_type": "kill", "target_template": "qtest:wolf", "target_count": 2}
+    manager.register_quest(quest("test-quest", wolves, level_requirement=5))
+    manager.offer_quest(hero, "test-quest")
+    session = session_for(engine, hero)
+    await fight(engine, hero, "wolf")
+    assert "does not count" not in session.take()
+
+
 async def test_kill_by_entity_id_and_by_keyword(engine: GameEngine) -> None:
     hero = new_character(engine)
     make_strong(engine, hero)

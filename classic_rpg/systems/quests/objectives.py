@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
+from classic_rpg.components import CharacterStats
 from classic_rpg.events import DamageDealtEvent, ItemGivenEvent, ItemPickedUpEvent, TalkedToEvent
 from classic_rpg.systems.quests.errors import QuestError
 from classic_rpg.systems.quests.matching import (
@@ -428,14 +429,21 @@ class ObjectiveTracker:
         qlog = self.world.try_component(killer, QuestLog)
         if qlog is None or self.quarry(npc) is not None:
             return
+        stats = self.world.try_component(killer, CharacterStats)
+        level = stats.level if stats is not None else 1
         for entry in list(qlog.quests.values()):
             key = (killer, entry.quest_id)
             if entry.state is not QuestState.AVAILABLE or key in self._told_uncounted:
                 continue
             quest = self.registry.for_entry(entry)
-            if quest is None or not any(
-                o.objective_type is ObjectiveType.KILL and self._npc_matches(o, npc, template)
-                for o in quest.objectives
+            # One they may not take on yet is no advice ("type 'accept 1'") to give.
+            if (
+                quest is None
+                or level < quest.level_requirement
+                or not any(
+                    o.objective_type is ObjectiveType.KILL and self._npc_matches(o, npc, template)
+                    for o in quest.objectives
+                )
             ):
                 continue
             self._told_uncounted.add(key)
