@@ -99,6 +99,9 @@ class CombatService:
         self.attack_refusals: list[Callable[[UUID, UUID], str | None]] = []
         #: ``allows(npc, victim) -> bool``: whether a hostile NPC may jump a victim.
         self.aggression_filters: list[Callable[[UUID, UUID], bool]] = []
+        #: Player character -> the room they came into their room from (runtime):
+        #: a flight goes back that way when it is safe.
+        self._came_from: dict[UUID, str] = {}
 
     def now(self) -> float:
         """Real seconds on the engine's monotonic clock: fights are paced by it, not
@@ -266,6 +269,8 @@ class CombatService:
 
     def on_relocated(self, event: EntityRelocatedEvent) -> None:
         if event.to_room is not None and self.world.entity_exists(event.entity_id):
+            if event.from_room is not None and self.is_player(event.entity_id):
+                self._came_from[event.entity_id] = event.from_room
             self.check_aggression(event.entity_id, event.to_room)
 
     def on_connected(self, event: CharacterConnectedEvent) -> None:
@@ -275,6 +280,7 @@ class CombatService:
 
     def on_disconnected(self, event: CharacterDisconnectedEvent) -> None:
         # Offline characters are invisible and cannot act: nobody fights them.
+        self._came_from.pop(event.character_id, None)
         if self.world.entity_exists(event.character_id):
             self.disengage(event.character_id)
 
@@ -364,10 +370,11 @@ class CombatService:
 
     # -- fleeing ------------------------------------------------------------------------
     def flee(self, uid: UUID) -> str | None:
-        """Try to run from the fight through a random exit, one into a room where
-        nothing hostile would jump the runner if there is such a way (someone
-        running for their life runs away from the cave, not deeper into it).
-        Returns the exit taken, or None if the attempt failed (the fight goes on)."""
+        """Try to run from the fight: back the way the runner came, else through a
+        random exit; into a room where nothing hostile would jump them if there is
+        such a way (someone running for their life runs out of the cave, not
+        deeper into it). Returns the exit taken, or None if the attempt failed (the
+        fight goes on)."""
         ws = self.ws
         room = ws.room_key_of(uid)
         if room is None:
@@ -382,7 +389,8 @@ class CombatService:
             if fighting is not None:
                 fighting.next_round = max(fighting.next_round, self.now()) + self.round_seconds
             return None
-        direction, target = exits[rng.randrange(len(exits))]
+        back = [e for e in safe if e[1] == self._came_from.get(uid)]
+        direction, target = back[0] if back else exits[rng.randrange(len(exits))]
         self.disengage(uid)
         name = capitalize(self.name(uid))
         ws.message_room(room, f"{name} flees {direction}!", exclude=(uid,))

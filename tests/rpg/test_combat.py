@@ -276,20 +276,24 @@ async def test_flee_leaves_the_fight(engine: GameEngine) -> None:
     assert not engine.world.has_component(bandit, Fighting)
 
 
-async def test_a_flight_runs_away_from_what_lies_in_wait(engine: GameEngine) -> None:
-    # From the square: east is the road, where the bandit now waits; south and west
-    # are empty. Someone running for their life does not run into him.
+async def test_a_flight_goes_back_the_way_it_came_and_away_from_what_lies_in_wait(
+    engine: GameEngine,
+) -> None:
+    # From the square: east is the road, south the field, west the temple.
     combat = engine.services.get(CombatService)
     combat.flee_chance = 1.0
     hero = new_character(engine)
     rat = the(engine, "rpgtest:rat")
     engine.world.add_component(rat, Health(1000, 1000))
     place(engine, rat, SQUARE)
+    bandit = the(engine, "rpgtest:bandit")
 
-    async def flights(times: int) -> set[str]:
+    async def flights(times: int, came_from: str) -> set[str]:
         ways = set()
         for _ in range(times):
+            place(engine, hero, came_from)
             place(engine, hero, SQUARE)
+            await engine.dispatch_events()
             combat.engage(hero, rat)
             way = combat.flee(hero)
             assert way is not None
@@ -297,11 +301,15 @@ async def test_a_flight_runs_away_from_what_lies_in_wait(engine: GameEngine) -> 
             combat.disengage(hero)
         return ways
 
-    place(engine, the(engine, "rpgtest:bandit"), ROAD)
-    assert await flights(30) == {"south", "west"}
+    # Back the way they came: in from the field, out to the field.
+    assert await flights(5, FIELD) == {"south"}
+    # The bandit waits on the road: someone running for their life does not run
+    # into him (they came from further off, so no way is the way back).
+    place(engine, bandit, ROAD)
+    assert await flights(30, CAMP) == {"south", "west"}
     # With the road clear again, any way out will do.
-    place(engine, the(engine, "rpgtest:bandit"), CAMP)
-    assert "east" in await flights(30)
+    engine.world.destroy_entity(bandit)
+    assert "east" in await flights(30, CAMP)
 
 
 async def fighting_a_rat(engine: GameEngine) -> tuple[UUID, UUID]:
