@@ -13,8 +13,10 @@ from uuid import UUID
 from classic_rpg.items.gifts import Gifts
 from classic_rpg.rules import RulesPlugin
 from classic_rpg.shops import commands
+from classic_rpg.shops.components import Shop
 from classic_rpg.shops.data import register_shop_data
 from classic_rpg.shops.market import Market
+from classic_rpg.shops.needs import NeedsMet
 from classic_rpg.shops.system import RestockSystem
 from classic_rpg.systems.quests import QuestManager
 from maid_engine.content import ContentPack, PackContext
@@ -42,7 +44,11 @@ class ShopsPlugin(ContentPack):
                 return "a quest of yours needs it" if template in needed else None
 
             market.keep_guards.append(for_a_quest)
-        ctx.service(Gifts).add_taker(market.gift_answer)
+        gifts = ctx.service(Gifts)
+        gifts.add_taker(market.gift_answer)
+        needs = NeedsMet(ctx.engine, lambda npc: market.world.has_component(npc, Shop))
+        gifts.add_taker(needs.taker)
+        gifts.add_taken_hook(needs.taken)
         engine = ctx.engine
         # `look sword` in a shop: the keeper's goods are looked at before buying.
         ctx.service(LookExtras).add_describer(

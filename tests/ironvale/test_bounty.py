@@ -1,5 +1,6 @@
 """Voss pays for bandit insignias and Hilde for crawler mandibles: the proof their
-descriptions say someone would want to see."""
+descriptions say someone would want to see. Old Jory takes the lamp oil his lamp
+room needs."""
 
 from __future__ import annotations
 
@@ -9,12 +10,21 @@ from pathlib import Path
 import pytest
 from ironvale.ironkit import ironvale_engine, iv
 from kits.engines import items_of, plain, qm
-from kits.heroes import new_character, place
+from kits.heroes import Recorder, new_character, place
 
 from classic_rpg.components import CharacterStats
 from classic_rpg.systems.quests.models import Quest, QuestObjective
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
+from maid_stdlib.living import (
+    Goal,
+    GoalStatus,
+    GoalStatusChangedEvent,
+    GoalType,
+    LivingWorld,
+    api,
+)
+from maid_stdlib.world import WorldService
 
 INSIGNIA = "ironvale:bandit_insignia"
 VOSS = iv("voss")
@@ -88,3 +98,50 @@ async def test_hilde_pays_for_mandibles(village: GameEngine) -> None:
     out = plain(await cmd(village, hero, "give mandible to hilde"))
     assert "Hilde Stonehand holds the proof up to the lamp and grunts." in out
     assert "Hilde Stonehand pays you 3 gold for a crawler mandible." in out
+
+
+async def test_jory_takes_the_lamp_oil_his_lamp_room_needs(village: GameEngine) -> None:
+    living = village.services.get(LivingWorld)
+    jory = iv("jory")
+    goal = api.add_goal(
+        village.world,
+        jory,
+        Goal(
+            id="lamp_oil",
+            type=GoalType.ACQUIRE,
+            target="lamp oil",
+            description="Fill the lamp room's oil casks",
+        ),
+    )
+    hero = new_character(village, "Aldric")
+    place(village, jory, "ironvale:lamp_room")
+    place(village, hero, "ironvale:lamp_room")
+    items = items_of(village)
+    flasks = [items.spawn("ironvale:lamp_oil", holder=hero) for _ in range(2)]
+    seen = Recorder(village, GoalStatusChangedEvent)
+    out = plain(await cmd(village, hero, "give 2 oil to jory"))
+    assert "You give a flask of lamp oil to Old Jory." in out
+    assert "Old Jory takes it gratefully. (Fill the lamp room's oil casks: done.)" in out
+    assert "Old Jory needs no more than that; you keep a flask of lamp oil." in out
+    assert goal.status == GoalStatus.DONE
+    assert [(e.goal_id, e.new_status) for e in seen.of(GoalStatusChangedEvent)] == [
+        ("lamp_oil", GoalStatus.DONE)
+    ]
+    assert items.holder_of(flasks[0]) == jory
+    assert items.holder_of(flasks[1]) == hero
+    remembered = living.memory.get_recent(jory, tags=["need_met"])
+    assert [m.content for m in remembered] == [
+        "Aldric brought me a flask of lamp oil when I needed it."
+    ]
+    # Done, he has no use for more; and Selena's cask, chalked for the mine, is hers
+    # to send, not the carrier's to give.
+    out = plain(await cmd(village, hero, "give oil to jory"))
+    assert "Old Jory has no use for a flask of lamp oil." in out
+    api.add_goal(village.world, jory, Goal(id="more", target="lamp oil"))
+    ws = village.services.get(WorldService)
+    cask = next(
+        i for i in ws.items_in("ironvale:selena_stall") if items.template_of(i).endswith("cask")
+    )
+    items.add_to_inventory(cask, hero)
+    out = plain(await cmd(village, hero, "give cask to jory"))
+    assert out == "A small cask of lamp oil is Selena's, not yours to give."
