@@ -54,6 +54,8 @@ log = logging.getLogger("maid.rpg.dialogue")
 #: Words of "ask <npc> about <topic>" that mean any work the NPC has (stemmed as
 #: ``topic_tokens`` stems them).
 ASKING_FOR_WORK = topic_tokens("work job quest help task errand offer")
+#: Words asking for whatever someone has heard lately ("ask greta about news").
+ASKING_FOR_NEWS = topic_tokens("news rumours rumors gossip tidings")
 
 #: ``handler(ctx, npc_id)``; True (or an awaitable of True) = conversation handled.
 TalkHandler = Callable[[CommandContext, UUID], bool | Awaitable[bool]]
@@ -363,6 +365,14 @@ async def converse(ctx: CommandContext, who: str, topic: str | None) -> None:
         ctx.send(
             "\n".join(talk.after_greeting(ctx, npc)) or f"{name} has no work for you just now."
         )
+        return
+    if key is None and living is not None and topic_tokens(topic) & ASKING_FOR_NEWS:
+        # Asking for the news is asking for what it has heard, whatever it is about.
+        news = living.gossip_lines(npc, 3)
+        if news:
+            _tell(ctx, name, "says", news)
+        else:
+            ctx.send(f"{name} has heard nothing worth telling.")
         return
     if key is None or dialogue is None:
         # Nothing written on it: what the NPC has heard on the subject, if anything.

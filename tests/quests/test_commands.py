@@ -370,3 +370,10 @@ async def test_asked_about_something_an_npc_tells_what_it_heard_of_it(engine: Ga
     assert out == 'The smith says, "Wolves were seen at the weir. You can be sure of that."'
     out = await cmd(engine, hero, "ask smith about bread")
     assert "does not know anything about 'bread'" in out
+    # Asked for the news, whatever it is about.
+    out = await cmd(engine, hero, "ask smith about the news")
+    assert out == 'The smith says, "Wolves were seen at the weir. You can be sure of that."'
+    place(engine, npc("elder"), "yard")
+    assert await cmd(engine, hero, "ask elder about rumours") == (
+        "The elder has heard nothing worth telling."
+    )
