@@ -26,14 +26,7 @@ SEEDS = (2, 4)
 #: as ``test_name[seedN]``), so the others still must pass.
 FAILING_SEEDS = [
     pytest.param(2, id="seed2"),
-    pytest.param(
-        4,
-        id="seed4",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="known gap (docs/simulate.md): on seed 4 no bot is too weak for its quest",
-        ),
-    ),
+    pytest.param(4, id="seed4"),
 ]
 
 
