@@ -87,7 +87,11 @@ def attack_line(engine: WorldPort, uid: UUID) -> str:
     off = offense_of(engine.world, uid)
     dfn = defense_of(engine.world, uid)
     low, high = off.damage_min + off.bonus, off.damage_max + off.bonus
-    return f"|cAttack:|n {max(1, low)}-{max(1, high)} ({off.weapon})   |cArmor:|n {dfn.armor}"
+    # The weapon's own numbers too: a shop's "damage 2-5" must be findable here.
+    own = f"{off.weapon} {off.damage_min}-{off.damage_max}"
+    if off.bonus:
+        own += f", {off.bonus:+d} from strength and level"
+    return f"|cAttack:|n {max(1, low)}-{max(1, high)} ({own})   |cArmor:|n {dfn.armor}"
 
 
 class LevelOf:

@@ -102,7 +102,7 @@ async def test_score_shows_real_values(engine: GameEngine) -> None:
     assert "Gold:|n 37" in out
     assert "Str|n 14" in out
     # rusty sword 2-6, +2 strength, +1 for level 3
-    assert "Attack:|n 5-9 (a rusty sword)" in out
+    assert "Attack:|n 5-9 (a rusty sword 2-6, +3 from strength and level)" in out
     assert "Carrying:|n 0/30 items, wearing 1" in out
 
 
