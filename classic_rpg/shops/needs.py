@@ -1,11 +1,12 @@
 """What someone of the world takes because they need it: a gift that meets one of
-their open ACQUIRE goals.
+their needs' ACQUIRE goals, formed or not yet.
 
-Old Jory's lamp room runs dry (his goal: acquire lamp oil). A player who brings
-him a flask of lamp oil and types ``give oil to jory`` sees him take it: the goal
-is done, the need behind it eased, he remembers who brought it and thinks better
-of them. Without this, "No oil, no lamps." was followed by "Old Jory has no use
-for a flask of lamp oil."
+Old Jory's lamp room runs dry (his need for supplies forms the goal: acquire lamp
+oil). A player who brings him a flask of lamp oil and types ``give oil to jory``
+sees him take it: an open goal is done, the need behind it eased as the goal's
+completion would ease it, he remembers who brought it and thinks better of them.
+Without this, "No oil, no lamps." was followed by "Old Jory has no use for a flask
+of lamp oil." A need nearly full (:data:`FULL`) takes nothing.
 
 An item meets a goal when every word of the goal's target is a word of the item's
 name or one of its keywords ("lamp oil" and "a flask of lamp oil"). Keepers are
@@ -18,6 +19,7 @@ It lives with the shops because the shops know who keeps one.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 from uuid import UUID
 
@@ -32,6 +34,7 @@ from maid_stdlib.living import (
     GoalStatusChangedEvent,
     GoalType,
     LivingWorld,
+    NeedsComponent,
     api,
 )
 from maid_stdlib.world.components import Describable
@@ -43,6 +46,20 @@ __all__ = ["NeedsMet"]
 
 #: How much warmer someone is to whoever brought what they needed.
 GRATITUDE = 0.05
+#: A need at least this full takes no gift.
+FULL = 0.9
+
+
+@dataclass(frozen=True)
+class Want:
+    """A need a gift meets, and the open goal it formed (None: not yet formed)."""
+
+    need: str
+    goal: str | None
+    #: The goal's description ("Fill the lamp room's oil casks").
+    description: str
+    #: How much the need recovers (the goal's completion).
+    delta: float
 
 
 class NeedsHost(WorldPort, ServicesPort, EventsPort, ClockPort, Protocol):
@@ -66,11 +83,11 @@ class NeedsMet:
         living = self.engine.services.try_get(LivingWorld)
         return living if living is not None and living.started else None
 
-    def goal_met_by(self, receiver: UUID, item: UUID) -> str | None:
-        """The id of the receiver's open ACQUIRE goal ``item`` meets, if any."""
+    def want_met_by(self, receiver: UUID, item: UUID) -> Want | None:
+        """The receiver's need ``item`` meets, if any."""
         world = self.engine.world
-        goals = world.try_component(receiver, GoalsComponent)
-        if goals is None or self.keeps_shop(receiver) or self._living() is None:
+        needs = world.try_component(receiver, NeedsComponent)
+        if needs is None or self.keeps_shop(receiver) or self._living() is None:
             return None
         desc = world.try_component(item, Describable)
         if desc is None:
@@ -79,17 +96,24 @@ class NeedsMet:
         if owner is not None and owner != receiver:
             return None
         called = _words(desc.name) | {k.lower() for k in desc.keywords}
-        for goal in goals.goals:
-            wanted = _words(goal.target or "")
-            if goal.type == GoalType.ACQUIRE and goal.is_open and wanted and wanted <= called:
-                return goal.id
+        goals = world.try_component(receiver, GoalsComponent)
+        for name, state in sorted(needs.needs.items()):
+            template = state.rule.goal
+            if template is None or template.type != GoalType.ACQUIRE or state.value >= FULL:
+                continue
+            wanted = _words(template.target or "")
+            if not wanted or not wanted <= called:
+                continue
+            formed = goals.get(template.id) if goals is not None else None
+            open_goal = formed.id if formed is not None and formed.is_open else None
+            return Want(name, open_goal, template.description, template.completion_need_delta)
         return None
 
     def _takes(self, giver: UUID, receiver: UUID, template: str) -> int | None:
         items: ItemFactory = self.engine.services.get(ItemFactory)
-        # One meets the goal: the rest stay with the giver.
+        # One meets the need: the rest stay with the giver.
         for item in items.carried(giver):
-            if items.template_of(item) == template and self.goal_met_by(receiver, item):
+            if items.template_of(item) == template and self.want_met_by(receiver, item):
                 return 1
         return None
 
@@ -102,15 +126,10 @@ class NeedsMet:
         now = self.engine.clock.game_time
         lines: list[str] = []
         for item in items:
-            goal_id = self.goal_met_by(receiver, item)
-            if goal_id is None:
+            want = self.want_met_by(receiver, item)
+            if want is None:
                 continue
-            goals = world.get_component(receiver, GoalsComponent)
-            before = next(g.status for g in goals.goals if g.id == goal_id)
-            goal = api.complete_goal(world, receiver, goal_id, now)
-            if goal is None:
-                continue
-            self.engine.events.emit(GoalStatusChangedEvent(receiver, goal.id, before, goal.status))
+            self._meet(receiver, want, now)
             who, giver_name = capitalize(name_of(ws, receiver)), name_of(ws, giver)
             thing = name_of(ws, item)
             living.memory.add(
@@ -130,6 +149,20 @@ class NeedsMet:
             api.adjust_relationship(
                 world, receiver, giver, trust=GRATITUDE, affinity=GRATITUDE, now=now
             )
-            what = (goal.description or "what they needed").rstrip(".")
-            lines.append(f"{who} takes it gratefully. ({what}: done.)")
+            done = f" ({want.description.rstrip('.')}: done.)" if want.goal else ""
+            lines.append(f"{who} takes it gratefully.{done}")
         return lines
+
+    def _meet(self, receiver: UUID, want: Want, now: float) -> None:
+        """The goal done (which eases the need), or the need eased as it would."""
+        world = self.engine.world
+        goals = world.try_component(receiver, GoalsComponent)
+        goal = goals.get(want.goal) if goals is not None and want.goal else None
+        if goal is not None:
+            before = goal.status
+            api.complete_goal(world, receiver, goal.id, now)
+            self.engine.events.emit(GoalStatusChangedEvent(receiver, goal.id, before, goal.status))
+            return
+        needs = world.get_component(receiver, NeedsComponent)
+        needs.satisfy(want.need, want.delta)
+        world.modified(receiver, needs)

@@ -13,6 +13,7 @@ from kits.engines import items_of, plain, qm
 from kits.heroes import Recorder, new_character, place
 
 from classic_rpg.components import CharacterStats
+from classic_rpg.shops.needs import FULL
 from classic_rpg.systems.quests.models import Quest, QuestObjective
 from maid_engine.engine import GameEngine
 from maid_engine.testing import cmd
@@ -22,6 +23,7 @@ from maid_stdlib.living import (
     GoalStatusChangedEvent,
     GoalType,
     LivingWorld,
+    NeedsComponent,
     api,
 )
 from maid_stdlib.world import WorldService
@@ -103,41 +105,46 @@ async def test_hilde_pays_for_mandibles(village: GameEngine) -> None:
 async def test_jory_takes_the_lamp_oil_his_lamp_room_needs(village: GameEngine) -> None:
     living = village.services.get(LivingWorld)
     jory = iv("jory")
-    goal = api.add_goal(
-        village.world,
-        jory,
-        Goal(
-            id="lamp_oil",
-            type=GoalType.ACQUIRE,
-            target="lamp oil",
-            description="Fill the lamp room's oil casks",
-        ),
-    )
+    needs = village.world.get_component(jory, NeedsComponent)
     hero = new_character(village, "Aldric")
     place(village, jory, "ironvale:lamp_room")
     place(village, hero, "ironvale:lamp_room")
     items = items_of(village)
-    flasks = [items.spawn("ironvale:lamp_oil", holder=hero) for _ in range(2)]
-    seen = Recorder(village, GoalStatusChangedEvent)
+    flasks = [items.spawn("ironvale:lamp_oil", holder=hero) for _ in range(3)]
+    # Running low before his goal has even formed, he takes one and is the better
+    # for it (as much as the goal's completion would give).
+    low = needs.value("supplies")
+    assert low is not None
+    assert low < FULL
     out = plain(await cmd(village, hero, "give 2 oil to jory"))
     assert "You give a flask of lamp oil to Old Jory." in out
-    assert "Old Jory takes it gratefully. (Fill the lamp room's oil casks: done.)" in out
+    assert "Old Jory takes it gratefully." in out
     assert "Old Jory needs no more than that; you keep a flask of lamp oil." in out
-    assert goal.status == GoalStatus.DONE
-    assert [(e.goal_id, e.new_status) for e in seen.of(GoalStatusChangedEvent)] == [
-        ("lamp_oil", GoalStatus.DONE)
-    ]
+    assert needs.value("supplies") == pytest.approx(min(1.0, low + 0.5))
     assert items.holder_of(flasks[0]) == jory
-    assert items.holder_of(flasks[1]) == hero
     remembered = living.memory.get_recent(jory, tags=["need_met"])
     assert [m.content for m in remembered] == [
         "Aldric brought me a flask of lamp oil when I needed it."
     ]
-    # Done, he has no use for more; and Selena's cask, chalked for the mine, is hers
-    # to send, not the carrier's to give.
+    # Full, he has no use for more.
     out = plain(await cmd(village, hero, "give oil to jory"))
     assert "Old Jory has no use for a flask of lamp oil." in out
-    api.add_goal(village.world, jory, Goal(id="more", target="lamp oil"))
+    # Run dry with his goal formed: the gift does it.
+    needs.needs["supplies"].value = 0.2
+    goal = api.add_goal(
+        village.world,
+        jory,
+        Goal(id="lamp_oil", type=GoalType.ACQUIRE, target="lamp oil"),
+    )
+    seen = Recorder(village, GoalStatusChangedEvent)
+    out = plain(await cmd(village, hero, "give oil to jory"))
+    assert "Old Jory takes it gratefully. (Fill the lamp room's oil casks: done.)" in out
+    assert goal.status == GoalStatus.DONE
+    assert [(e.goal_id, e.new_status) for e in seen.of(GoalStatusChangedEvent)] == [
+        ("lamp_oil", GoalStatus.DONE)
+    ]
+    # Selena's cask, chalked for the mine, is hers to send, not the carrier's to give.
+    needs.needs["supplies"].value = 0.2
     ws = village.services.get(WorldService)
     cask = next(
         i for i in ws.items_in("ironvale:selena_stall") if items.template_of(i).endswith("cask")
