@@ -267,12 +267,17 @@ async def test_an_offer_above_the_characters_level_says_so(engine: GameEngine) -
     qm(engine).offer_quest(hero, "hard-quest")
     out = plain(await cmd(engine, hero, "quests"))
     assert "1. Hard Quest  [offered, needs level 3]" in out
+    # Nothing to take on yet: how one gets there, not "type 'accept <number>'".
+    assert "Every offer here asks for level 3 or more. Experience comes from fights" in out
+    assert "Type 'accept <number>'" not in out
     hint = accept_hint(qm(engine), hero, "hard-quest")
     assert hint == "(You can take it on once you reach level 3.)"
     assert "You must be level 3" in await cmd(engine, hero, "accept hard")
     engine.world.get_component(hero, CharacterStats).level = 3
     out = plain(await cmd(engine, hero, "quests"))
     assert "1. Hard Quest  [offered]" in out
+    assert "Type 'accept <number>' to take on an offered quest." in out
+    assert "Every offer here" not in out
     assert accept_hint(qm(engine), hero, "hard-quest").startswith("(Type 'accept 1'")
 
 

@@ -333,7 +333,16 @@ def quests_cmd(ctx: CommandContext) -> None:
             head, *rest = describe(manager, quest, entry, full=False, character=actor)
             out.append(f"{entry.number}. {head}")
             out += rest
-        if any(e.state is QuestState.AVAILABLE for _, e in rows):
+        offers = [(q, e) for q, e in rows if e.state is QuestState.AVAILABLE]
+        waiting = [q for q, _ in offers if level_needed(manager, q, actor) is not None]
+        if offers and len(waiting) == len(offers) and len(offers) == len(rows):
+            # Nothing to do but wait for a level: say how one gets there.
+            lowest = min(q.level_requirement for q in waiting)
+            out.append(
+                f"Every offer here asks for level {lowest} or more. Experience comes "
+                "from fights: 'consider <foe>' tells you which are fair game."
+            )
+        elif offers:
             out.append("Type 'accept <number>' to take on an offered quest.")
         ctx.send("\n".join(out))
     qlog = ctx.world.try_component(actor, QuestLog)
