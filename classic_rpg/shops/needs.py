@@ -151,6 +151,7 @@ class NeedsMet:
             )
             done = f" ({want.description.rstrip('.')}: done.)" if want.goal else ""
             lines.append(f"{who} takes it gratefully.{done}")
+            break  # one meets the need (more, taken for a quest, are the quest's)
         return lines
 
     def _meet(self, receiver: UUID, want: Want, now: float) -> None:
