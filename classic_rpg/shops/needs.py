@@ -60,6 +60,8 @@ class Want:
     description: str
     #: How much the need recovers (the goal's completion).
     delta: float
+    #: What the goal would acquire ("lamp oil").
+    target: str = ""
 
 
 class NeedsHost(WorldPort, ServicesPort, EventsPort, ClockPort, Protocol):
@@ -83,8 +85,9 @@ class NeedsMet:
         living = self.engine.services.try_get(LivingWorld)
         return living if living is not None and living.started else None
 
-    def want_met_by(self, receiver: UUID, item: UUID) -> Want | None:
-        """The receiver's need ``item`` meets, if any."""
+    def want_met_by(self, receiver: UUID, item: UUID, *, full_too: bool = False) -> Want | None:
+        """The receiver's need ``item`` meets, if any (``full_too``: a need it would
+        meet but for being full counts)."""
         world = self.engine.world
         needs = world.try_component(receiver, NeedsComponent)
         if needs is None or self.keeps_shop(receiver) or self._living() is None:
@@ -99,22 +102,35 @@ class NeedsMet:
         goals = world.try_component(receiver, GoalsComponent)
         for name, state in sorted(needs.needs.items()):
             template = state.rule.goal
-            if template is None or template.type != GoalType.ACQUIRE or state.value >= FULL:
+            if template is None or template.type != GoalType.ACQUIRE:
+                continue
+            if state.value >= FULL and not full_too:
                 continue
             wanted = _words(template.target or "")
             if not wanted or not wanted <= called:
                 continue
             formed = goals.get(template.id) if goals is not None else None
             open_goal = formed.id if formed is not None and formed.is_open else None
-            return Want(name, open_goal, template.description, template.completion_need_delta)
+            return Want(
+                name,
+                open_goal,
+                template.description,
+                template.completion_need_delta,
+                template.target or "",
+            )
         return None
 
-    def _takes(self, giver: UUID, receiver: UUID, template: str) -> int | None:
+    def _takes(self, giver: UUID, receiver: UUID, template: str) -> int | str | None:
         items: ItemFactory = self.engine.services.get(ItemFactory)
+        kind = [item for item in items.carried(giver) if items.template_of(item) == template]
         # One meets the need: the rest stay with the giver.
-        for item in items.carried(giver):
-            if items.template_of(item) == template and self.want_met_by(receiver, item):
-                return 1
+        if any(self.want_met_by(receiver, item) for item in kind):
+            return 1
+        full = next((w for i in kind if (w := self.want_met_by(receiver, i, full_too=True))), None)
+        if full is not None:
+            ws: WorldService = self.engine.services.get(WorldService)
+            target = full.target or "that"
+            return f"{capitalize(name_of(ws, receiver))} has enough {target} for now."
         return None
 
     def taken(self, giver: UUID, receiver: UUID, items: list[UUID]) -> list[str]:
